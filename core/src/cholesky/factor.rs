@@ -1,0 +1,262 @@
+//! The Cholesky factor type, its construction (full factorization), queries and solves.
+
+use core::marker::PhantomData;
+
+use crate::error::check_len;
+use crate::linalg::{Triangle, dot_prefix, packed_len, solve_lower, solve_lower_transposed};
+use crate::real::check_finite;
+use crate::storage::{Storage, check_capacity};
+use crate::{Error, Real};
+
+/// Scalars a factor of capacity `k` needs: the packed triangle `k(k+1)/2` plus two
+/// rotation buffers of `k` (saturating, so an absurd capacity fails the constructor's
+/// check instead of overflowing).
+pub const fn storage_len(capacity: usize) -> usize {
+    packed_len(capacity).saturating_add(capacity.saturating_mul(2))
+}
+
+/// Bytes a factor of capacity `k` with scalar `T` needs: `storage_len(k)·size_of::<T>()`.
+///
+/// ```
+/// use kestrel_core::cholesky::bytes_needed;
+/// assert_eq!(bytes_needed::<f32>(64), (64 * 65 / 2 + 128) * 4);
+/// ```
+pub const fn bytes_needed<T>(capacity: usize) -> usize {
+    storage_len(capacity).saturating_mul(core::mem::size_of::<T>())
+}
+
+/// The lower-triangular Cholesky factor `L` of a `k × k` SPD matrix `A = L·Lᵀ`, `k` at
+/// most the capacity fixed at construction, in storage `S` (see [`crate::storage`]).
+///
+/// Invariant: the diagonal of `L` is positive and finite.
+///
+/// # Examples
+/// ```
+/// use kestrel_core::cholesky::{storage_len, Cholesky};
+/// // A = [[4, 2], [2, 3]]
+/// let a = [4.0f64, 2.0, 2.0, 3.0];
+/// let mut chol = Cholesky::from_matrix_in([0.0; storage_len(3)], 3, &a, 2)?;
+/// let mut x = [6.0, 5.0];
+/// chol.solve_in_place(&mut x)?; // A x = b
+/// assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] - 1.0).abs() < 1e-12);
+/// chol.append_column(&[0.0, 1.0, 2.0])?; // A grows to 3 × 3
+/// assert_eq!(chol.dim(), 3);
+/// # Ok::<(), kestrel_core::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Cholesky<T, S> {
+    storage: S,
+    capacity: usize,
+    dim: usize,
+    scalar: PhantomData<T>,
+}
+
+/// A factor in an owned array of `N` scalars; take `N` from [`storage_len`].
+pub type ArrayCholesky<T, const N: usize> = Cholesky<T, [T; N]>;
+
+impl<T: Real, S: Storage<T>> Cholesky<T, S> {
+    /// An empty factor (`k = 0`) of the given capacity, working in `storage`.
+    ///
+    /// # Errors
+    /// `CapacityExceeded` when `storage` holds fewer than [`storage_len`]`(capacity)` scalars.
+    pub fn new_in(storage: S, capacity: usize) -> Result<Self, Error> {
+        check_capacity(storage_len(capacity), storage.as_ref().len())?;
+        Ok(Cholesky { storage, capacity, dim: 0, scalar: PhantomData })
+    }
+
+    /// Full factorization of the `n × n` matrix whose lower-triangle entries `entry(i, j)`
+    /// (`j ≤ i`) are read once each, in row order. O(n³/3).
+    ///
+    /// # Errors
+    /// As [`new_in`](Self::new_in); `CapacityExceeded` when `n > capacity`; `NonFinite`
+    /// when an entry is NaN or infinite; `NotPositiveDefinite { pivot }` at the first
+    /// leading block that is not (numerically) positive definite.
+    pub fn factor_in(
+        storage: S,
+        capacity: usize,
+        n: usize,
+        mut entry: impl FnMut(usize, usize) -> T,
+    ) -> Result<Self, Error> {
+        let mut chol = Self::new_in(storage, capacity)?;
+        check_capacity(n, capacity)?;
+        for i in 0..n {
+            let row = chol.next_row_mut();
+            for (j, r) in row.iter_mut().enumerate().take(i) {
+                *r = entry(i, j);
+            }
+            check_finite(&row[..i])?;
+            let diagonal = entry(i, i);
+            check_finite(&[diagonal])?;
+            chol.push_row(diagonal)?;
+        }
+        Ok(chol)
+    }
+
+    /// Full factorization of a row-major `n × n` matrix `a` (only its lower triangle is read).
+    ///
+    /// # Errors
+    /// As [`factor_in`](Self::factor_in); `DimensionMismatch` when `a.len() ≠ n²`.
+    pub fn from_matrix_in(storage: S, capacity: usize, a: &[T], n: usize) -> Result<Self, Error> {
+        check_len(n.saturating_mul(n), a.len())?;
+        Self::factor_in(storage, capacity, n, |i, j| a[i * n + j])
+    }
+
+    /// Current dimension `k` of the factored matrix.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Largest dimension the storage allows.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// `true` when `k = 0`.
+    pub fn is_empty(&self) -> bool {
+        self.dim == 0
+    }
+
+    /// Drops every row and column (`k = 0`); the storage is kept.
+    pub fn clear(&mut self) {
+        self.dim = 0;
+    }
+
+    /// Entry `L[i][j]` (0 above the diagonal), or `None` outside `k × k`.
+    pub fn get(&self, i: usize, j: usize) -> Option<T> {
+        if i >= self.dim || j >= self.dim {
+            None
+        } else if j > i {
+            Some(T::ZERO)
+        } else {
+            self.triangle().get(packed_len(i) + j).copied()
+        }
+    }
+
+    /// Row `i` of `L` up to the diagonal (`i + 1` entries), or `None` when `i ≥ k`.
+    pub fn row(&self, i: usize) -> Option<&[T]> {
+        if i >= self.dim {
+            return None;
+        }
+        self.triangle().get(packed_len(i)..packed_len(i + 1))
+    }
+
+    /// The packed lower triangle, `k(k+1)/2` scalars (layout [`Triangle::Packed`]).
+    pub fn packed(&self) -> &[T] {
+        self.triangle()
+    }
+
+    /// `log det A = 2 Σ log Lᵢᵢ`.
+    pub fn log_det(&self) -> T {
+        let two = T::ONE + T::ONE;
+        (0..self.dim).fold(T::ZERO, |acc, i| acc + two * self.diagonal(i).ln())
+    }
+
+    /// Solves `A x = b` in place (`L y = b`, then `Lᵀ x = y`). O(k²).
+    ///
+    /// # Errors
+    /// `DimensionMismatch` when `b.len() ≠ k`; `NonFinite` when `b` has NaN/∞ (`b` untouched).
+    pub fn solve_in_place(&self, b: &mut [T]) -> Result<(), Error> {
+        self.solve_lower_in_place(b)?;
+        solve_lower_transposed(self.triangle(), self.dim, Triangle::Packed, b)
+    }
+
+    /// Solves `L y = b` in place: `‖y‖² = bᵀA⁻¹b`. O(k²).
+    ///
+    /// # Errors
+    /// As [`solve_in_place`](Self::solve_in_place).
+    pub fn solve_lower_in_place(&self, b: &mut [T]) -> Result<(), Error> {
+        check_len(self.dim, b.len())?;
+        check_finite(b)?;
+        solve_lower(self.triangle(), self.dim, Triangle::Packed, b)
+    }
+
+    /// Gives the storage back.
+    pub fn into_storage(self) -> S {
+        self.storage
+    }
+
+    /// `L[i][i]` for `i < k`.
+    pub(super) fn diagonal(&self, i: usize) -> T {
+        self.triangle()[packed_len(i) + i]
+    }
+
+    /// The packed triangle of the current `k × k` factor.
+    fn triangle(&self) -> &[T] {
+        &self.storage.as_ref()[..packed_len(self.dim)]
+    }
+
+    /// `(triangle of the full capacity, rotation cosines, rotation sines)`.
+    pub(super) fn parts_mut(&mut self) -> (&mut [T], &mut [T], &mut [T]) {
+        let capacity = self.capacity;
+        let (triangle, work) = self.storage.as_mut().split_at_mut(packed_len(capacity));
+        let (cosines, rest) = work.split_at_mut(capacity);
+        (triangle, cosines, &mut rest[..capacity])
+    }
+
+    /// Storage of row `k` (its `k + 1` entries); callers have checked `k < capacity`.
+    pub(super) fn next_row_mut(&mut self) -> &mut [T] {
+        let k = self.dim;
+        &mut self.storage.as_mut()[packed_len(k)..packed_len(k + 1)]
+    }
+
+    /// Completes row `k`, whose first `k` entries hold the new column `a[..k]` of `A`,
+    /// with `A[k][k] = diagonal`: `l = L⁻¹a`, `L[k][k] = √(diagonal − ‖l‖²)`, `k ← k + 1`.
+    ///
+    /// # Errors
+    /// `NotPositiveDefinite { pivot: k }` when the Schur complement is not above the
+    /// rounding error `ε·|diagonal|`; `k` is then unchanged (row `k` is scratch).
+    pub(super) fn push_row(&mut self, diagonal: T) -> Result<(), Error> {
+        let k = self.dim;
+        let (done, rest) = self.storage.as_mut().split_at_mut(packed_len(k));
+        let row = &mut rest[..=k];
+        for j in 0..k {
+            let lj = &done[packed_len(j)..packed_len(j + 1)];
+            row[j] = (row[j] - dot_prefix(&lj[..j], &row[..j])) / lj[j];
+        }
+        let schur = diagonal - dot_prefix(&row[..k], &row[..k]);
+        if !(schur > T::EPSILON * diagonal.abs() && schur.is_finite()) {
+            return Err(Error::NotPositiveDefinite { pivot: k });
+        }
+        row[k] = schur.sqrt();
+        self.dim = k + 1;
+        Ok(())
+    }
+
+    pub(super) fn set_dim(&mut self, dim: usize) {
+        self.dim = dim;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn factor_by_hand() {
+        // A = [[4, 2, -2], [2, 10, 2], [-2, 2, 6]] = L Lᵀ with L = [[2,0,0],[1,3,0],[-1,1,2]]
+        let a = [4.0, 2.0, -2.0, 2.0, 10.0, 2.0, -2.0, 2.0, 6.0];
+        let chol = Cholesky::from_matrix_in([0.0; storage_len(3)], 3, &a, 3).unwrap();
+        assert_eq!(chol.packed(), &[2.0, 1.0, 3.0, -1.0, 1.0, 2.0]);
+        assert_eq!(chol.get(0, 2), Some(0.0));
+        assert_eq!(chol.get(3, 0), None);
+        assert_eq!(chol.row(2), Some(&[-1.0, 1.0, 2.0][..]));
+        assert!((chol.log_det() - (144.0f64).ln()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn factor_rejects_bad_matrices() {
+        let indefinite = [1.0, 2.0, 2.0, 1.0];
+        let r = Cholesky::from_matrix_in([0.0; storage_len(2)], 2, &indefinite, 2);
+        assert_eq!(r.err(), Some(Error::NotPositiveDefinite { pivot: 1 }));
+        let nan = [1.0, f64::NAN, f64::NAN, 1.0];
+        let r = Cholesky::from_matrix_in([0.0; storage_len(2)], 2, &nan, 2);
+        assert_eq!(r.err(), Some(Error::NonFinite));
+        let r = Cholesky::from_matrix_in([0.0; storage_len(1)], 1, &indefinite, 2);
+        assert_eq!(r.err(), Some(Error::CapacityExceeded { needed: 2, capacity: 1 }));
+        let r = Cholesky::from_matrix_in([0.0; storage_len(2)], 2, &indefinite, 3);
+        assert_eq!(r.err(), Some(Error::DimensionMismatch { expected: 9, got: 4 }));
+        let r = Cholesky::<f32, _>::new_in([0.0; 4], 2);
+        assert_eq!(r.err(), Some(Error::CapacityExceeded { needed: 7, capacity: 4 }));
+        assert!(Cholesky::<f32, _>::new_in([0.0; 4], usize::MAX).is_err());
+    }
+}

@@ -1,0 +1,225 @@
+//! O(k²) changes of a Cholesky factor: append, remove, rank-1 update and downdate.
+//!
+//! All three are written with Givens rotations applied row by row to the packed triangle
+//! (contiguous memory), following LINPACK's `dchud`/`dchdd` transposed to a lower factor:
+//!
+//! - **update** `L'L'ᵀ = LLᵀ + xxᵀ`: rotate each column `q` of `L` against `x` so that
+//!   `x_q` vanishes; rotation `q` is fixed by `(L_qq, x_q)` and row `r` needs rotations
+//!   `q < r` only, so one pass over the rows suffices.
+//! - **downdate** `L'L'ᵀ = LLᵀ − xxᵀ`: with `p = L⁻¹x` and `ρ² = 1 − ‖p‖²` (> 0 exactly
+//!   when the result is positive definite), rotations chosen bottom-up to map `(p, ρ)` to
+//!   `(0, 1)` turn `[Lᵀ; 0]` into `[L'ᵀ; xᵀ]`. The cosines are `ρ_{old}/ρ_{new} > 0`, so
+//!   `L'` keeps a positive diagonal. Orthogonal rotations make this stable, unlike the
+//!   hyperbolic form.
+//! - **remove** row/column `i`: with `L = [L₁₁ 0 0; l₂₁ᵀ l₂₂ 0; L₃₁ l₃₂ L₃₃]`, the new
+//!   factor is `[L₁₁ 0; L₃₁ L₃₃']` where `L₃₃'L₃₃'ᵀ = L₃₃L₃₃ᵀ + l₃₂l₃₂ᵀ`: shift the rows,
+//!   then update the trailing block.
+//!
+//! Each call validates all of its input before writing, so an error leaves the factor as
+//! it was. Memory: the two rotation buffers of the factor's storage, nothing else.
+
+use super::Cholesky;
+use crate::error::check_len;
+use crate::linalg::{Triangle, packed_len, solve_lower};
+use crate::real::check_finite;
+use crate::storage::{Storage, check_capacity};
+use crate::{Error, Real};
+
+impl<T: Real, S: Storage<T>> Cholesky<T, S> {
+    /// Grows `A` by a last row and column: `column[..k]` is the new off-diagonal column,
+    /// `column[k]` the new diagonal entry. O(k²).
+    ///
+    /// # Errors
+    /// `DimensionMismatch` unless `column.len() = k + 1`; `NonFinite`; `CapacityExceeded`
+    /// when `k` is at capacity; `NotPositiveDefinite { pivot: k }` when the grown matrix is
+    /// not positive definite. The factor is unchanged on error.
+    pub fn append_column(&mut self, column: &[T]) -> Result<(), Error> {
+        let k = self.dim();
+        check_len(k + 1, column.len())?;
+        check_finite(column)?;
+        check_capacity(k + 1, self.capacity())?;
+        self.next_row_mut()[..k].copy_from_slice(&column[..k]);
+        self.push_row(column[k])
+    }
+
+    /// Removes row and column `index` of `A`. O(k²).
+    ///
+    /// # Errors
+    /// `IndexOutOfRange` when `index ≥ k` (factor unchanged).
+    pub fn remove_column(&mut self, index: usize) -> Result<(), Error> {
+        let k = self.dim();
+        if index >= k {
+            return Err(Error::IndexOutOfRange { index, len: k });
+        }
+        let (triangle, cosines, sines) = self.parts_mut();
+        // l₃₂ goes to sines[index..k-1]: the vector the trailing block is updated with.
+        for r in index + 1..k {
+            sines[r - 1] = triangle[packed_len(r) + index];
+        }
+        for r in index + 1..k {
+            let (from, to) = (packed_len(r), packed_len(r - 1));
+            triangle.copy_within(from..from + index, to);
+            triangle.copy_within(from + index + 1..from + r + 1, to + index);
+        }
+        rotate_in_update(triangle, index, k - 1, cosines, sines);
+        self.set_dim(k - 1);
+        Ok(())
+    }
+
+    /// `A ← A + σxxᵀ`: an update when `σ > 0`, a downdate when `σ < 0`. O(k²).
+    ///
+    /// # Errors
+    /// `DimensionMismatch` unless `x.len() = k`; `NonFinite` for NaN/∞ in `x` or `σ` (or a
+    /// product `√|σ|·x` that overflows); `NotPositiveDefinite { pivot }` when a downdate would
+    /// leave `A` not positive definite, `pivot` being the first leading block that fails.
+    /// The factor is unchanged on error.
+    pub fn rank_one_update(&mut self, x: &[T], sigma: T) -> Result<(), Error> {
+        let k = self.dim();
+        check_len(k, x.len())?;
+        check_finite(x)?;
+        check_finite(&[sigma])?;
+        if sigma == T::ZERO {
+            return Ok(());
+        }
+        let scale = sigma.abs().sqrt();
+        let (triangle, cosines, sines) = self.parts_mut();
+        let scaled = &mut sines[..k];
+        for (s, &xi) in scaled.iter_mut().zip(x) {
+            *s = scale * xi;
+        }
+        check_finite(scaled)?;
+        if sigma > T::ZERO {
+            rotate_in_update(triangle, 0, k, cosines, sines);
+            return Ok(());
+        }
+        let triangle = &mut triangle[..packed_len(k)];
+        solve_lower(triangle, k, Triangle::Packed, scaled)?;
+        let rho2 = downdate_margin(scaled)?;
+        rotate_in_downdate(triangle, k, rho2.sqrt(), cosines, sines);
+        Ok(())
+    }
+}
+
+/// `ρ² = 1 − ‖p‖²` for `p = L⁻¹x`, or the first `i` whose leading `‖p[..=i]‖²` reaches 1
+/// (`A − xxᵀ`'s leading `(i+1) × (i+1)` block is then not positive definite).
+fn downdate_margin<T: Real>(p: &[T]) -> Result<T, Error> {
+    let mut rho2 = T::ONE;
+    for (i, &pi) in p.iter().enumerate() {
+        rho2 -= pi * pi;
+        if !(rho2 > T::EPSILON) {
+            return Err(Error::NotPositiveDefinite { pivot: i });
+        }
+    }
+    Ok(rho2)
+}
+
+/// Rank-1 update of the trailing block (rows and columns `start..end`) of the packed
+/// triangle by the vector held in `sines[start..end]`; `cosines` is scratch.
+fn rotate_in_update<T: Real>(
+    triangle: &mut [T],
+    start: usize,
+    end: usize,
+    cosines: &mut [T],
+    sines: &mut [T],
+) {
+    for r in start..end {
+        let row = &mut triangle[packed_len(r) + start..packed_len(r) + r + 1];
+        let mut x = sines[r];
+        let (off_diagonal, diagonal) = row.split_at_mut(r - start);
+        for ((l, &c), &s) in off_diagonal.iter_mut().zip(&cosines[start..r]).zip(&sines[start..r]) {
+            let rotated = c * *l + s * x;
+            x = c * x - s * *l;
+            *l = rotated;
+        }
+        let d = diagonal[0];
+        let h = d.hypot(x);
+        cosines[r] = d / h;
+        sines[r] = x / h;
+        diagonal[0] = h;
+    }
+}
+
+/// Downdate of the `k × k` packed triangle by `x = L·p`, `p` held in `sines[..k]`, with
+/// `rho = √(1 − ‖p‖²) > 0`; `cosines` is scratch.
+fn rotate_in_downdate<T: Real>(triangle: &mut [T], k: usize, mut rho: T, cosines: &mut [T], sines: &mut [T]) {
+    for i in (0..k).rev() {
+        let p = sines[i];
+        let h = rho.hypot(p);
+        cosines[i] = rho / h;
+        sines[i] = p / h;
+        rho = h;
+    }
+    for j in 0..k {
+        let row = &mut triangle[packed_len(j)..packed_len(j) + j + 1];
+        let mut x = T::ZERO;
+        for i in (0..=j).rev() {
+            let (c, s) = (cosines[i], sines[i]);
+            let l = row[i];
+            row[i] = c * l - s * x;
+            x = s * l + c * x;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cholesky::storage_len;
+    use crate::linalg::dot_prefix;
+
+    /// `(L·Lᵀ)[i][j]`.
+    fn reconstruct(triangle: &[f64], i: usize, j: usize) -> f64 {
+        let (ri, rj) = (&triangle[packed_len(i)..], &triangle[packed_len(j)..]);
+        dot_prefix(&ri[..=i.min(j)], &rj[..=i.min(j)])
+    }
+
+    fn assert_factor_of<S: Storage<f64>>(chol: &Cholesky<f64, S>, a: &[f64], n: usize) {
+        assert_eq!(chol.dim(), n);
+        for i in 0..n {
+            for j in 0..n {
+                let got = reconstruct(chol.packed(), i, j);
+                assert!((got - a[i * n + j]).abs() < 1e-12, "({i},{j}) {got} vs {}", a[i * n + j]);
+            }
+        }
+    }
+
+    #[test]
+    fn update_downdate_append_remove_by_hand() {
+        let a = [4.0, 2.0, -2.0, 2.0, 10.0, 2.0, -2.0, 2.0, 6.0];
+        let mut chol = Cholesky::from_matrix_in([0.0; storage_len(5)], 5, &a, 3).unwrap();
+        let x = [1.0, -1.0, 2.0];
+        chol.rank_one_update(&x, 2.0).unwrap();
+        let mut b = a;
+        for i in 0..3 {
+            for j in 0..3 {
+                b[i * 3 + j] += 2.0 * x[i] * x[j];
+            }
+        }
+        assert_factor_of(&chol, &b, 3);
+        chol.rank_one_update(&x, -2.0).unwrap();
+        assert_factor_of(&chol, &a, 3);
+        chol.append_column(&[1.0, 0.0, 1.0, 5.0]).unwrap();
+        chol.remove_column(1).unwrap();
+        let expected = [4.0, -2.0, 1.0, -2.0, 6.0, 1.0, 1.0, 1.0, 5.0];
+        assert_factor_of(&chol, &expected, 3);
+    }
+
+    #[test]
+    fn rejected_calls_leave_the_factor_unchanged() {
+        let a = [4.0, 2.0, 2.0, 3.0];
+        let mut chol = Cholesky::from_matrix_in([0.0; storage_len(2)], 2, &a, 2).unwrap();
+        let before: [f64; 3] = chol.packed().try_into().unwrap();
+        let e = chol.rank_one_update(&[3.0, 0.0], -1.0);
+        assert_eq!(e, Err(Error::NotPositiveDefinite { pivot: 0 }));
+        assert_eq!(chol.rank_one_update(&[1.0, f64::NAN], 1.0), Err(Error::NonFinite));
+        assert_eq!(chol.rank_one_update(&[1.0], 1.0), Err(Error::DimensionMismatch { expected: 2, got: 1 }));
+        assert_eq!(chol.rank_one_update(&[1.0, 1.0], f64::INFINITY), Err(Error::NonFinite));
+        assert_eq!(chol.rank_one_update(&[1e300, 1.0], 1e300), Err(Error::NonFinite));
+        assert_eq!(chol.append_column(&[0.0, 0.0, 1.0]), Err(Error::CapacityExceeded { needed: 3, capacity: 2 }));
+        assert_eq!(chol.remove_column(2), Err(Error::IndexOutOfRange { index: 2, len: 2 }));
+        assert_eq!(chol.packed(), &before);
+        chol.remove_column(1).unwrap();
+        assert_eq!(chol.append_column(&[2.0, 1.0]), Err(Error::NotPositiveDefinite { pivot: 1 }));
+        assert_eq!(chol.packed(), &before[..1]);
+    }
+}

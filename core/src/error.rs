@@ -1,0 +1,106 @@
+//! The one error type of the core.
+//!
+//! Every fallible call in `kestrel-core` returns `Result<_, Error>`. An `Error` is small,
+//! `Copy` and carries the numbers that explain it, so it can travel through an embedded
+//! log line as easily as through `anyhow` on a host. A call that returns an `Error` has left
+//! the structure it was called on exactly as it was.
+
+use core::fmt;
+
+/// What went wrong in a call to the core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A structure or buffer is too small: `needed` items were required, `capacity` are
+    /// available. Items are scalars for storage buffers and rows/columns for factors.
+    CapacityExceeded {
+        /// Items the call required.
+        needed: usize,
+        /// Items available.
+        capacity: usize,
+    },
+    /// A slice or dimension did not have the length the call requires.
+    DimensionMismatch {
+        /// The length required.
+        expected: usize,
+        /// The length given.
+        got: usize,
+    },
+    /// An input contained NaN or ±∞.
+    NonFinite,
+    /// A matrix is not (numerically) positive definite: the Schur complement at `pivot`
+    /// is not larger than the rounding error of its diagonal.
+    NotPositiveDefinite {
+        /// Row/column index (0-based) at which positive definiteness is lost.
+        pivot: usize,
+    },
+    /// A triangular system has a zero (or non-finite) diagonal entry at `pivot`.
+    Singular {
+        /// Row index (0-based) of the offending diagonal entry.
+        pivot: usize,
+    },
+    /// A parameter is out of its valid range; `name` says which.
+    InvalidParam {
+        /// The parameter's name as it appears in the API.
+        name: &'static str,
+    },
+    /// An index is outside `0..len`.
+    IndexOutOfRange {
+        /// The index given.
+        index: usize,
+        /// The number of valid indices.
+        len: usize,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Error::CapacityExceeded { needed, capacity } => {
+                write!(f, "capacity exceeded: needs {needed}, has {capacity}")
+            }
+            Error::DimensionMismatch { expected, got } => {
+                write!(f, "dimension mismatch: expected {expected}, got {got}")
+            }
+            Error::NonFinite => f.write_str("input contains NaN or infinity"),
+            Error::NotPositiveDefinite { pivot } => {
+                write!(f, "matrix is not positive definite (pivot {pivot})")
+            }
+            Error::Singular { pivot } => {
+                write!(f, "triangular matrix is singular (diagonal {pivot})")
+            }
+            Error::InvalidParam { name } => write!(f, "invalid parameter `{name}`"),
+            Error::IndexOutOfRange { index, len } => {
+                write!(f, "index {index} out of range for length {len}")
+            }
+        }
+    }
+}
+
+impl core::error::Error for Error {}
+
+/// Returns `DimensionMismatch` unless `got == expected`.
+pub(crate) fn check_len(expected: usize, got: usize) -> Result<(), Error> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::DimensionMismatch { expected, got })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::string::ToString;
+
+    #[test]
+    fn display_names_the_numbers() {
+        let e = Error::CapacityExceeded { needed: 10, capacity: 4 };
+        assert_eq!(e.to_string(), "capacity exceeded: needs 10, has 4");
+        let e = Error::NotPositiveDefinite { pivot: 3 };
+        assert!(e.to_string().contains("pivot 3"));
+        assert_eq!(check_len(2, 3), Err(Error::DimensionMismatch { expected: 2, got: 3 }));
+        assert_eq!(check_len(2, 2), Ok(()));
+    }
+}

@@ -1,0 +1,21 @@
+#![doc = include_str!("../README.md")]
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+#[cfg(any(test, feature = "std"))]
+extern crate std;
+
+pub mod cholesky;
+mod error;
+pub mod kernel;
+pub mod linalg;
+mod real;
+mod rng;
+pub mod storage;
+
+pub use cholesky::{Cholesky, IncompleteCholesky};
+pub use error::Error;
+pub use kernel::{Kernel, KernelKind};
+pub use real::Real;
+pub use rng::Rng;

@@ -1,0 +1,242 @@
+//! Dense linear-algebra kernels over slices with run-time dimensions.
+//!
+//! Matrices are row-major slices. A lower-triangular `n × n` matrix is stored either
+//! [`Triangle::Full`] (`n²` scalars, row `i` at `i·n`) or [`Triangle::Packed`]
+//! (`n(n+1)/2` scalars, row `i` at `i(i+1)/2`, only its `i + 1` leading entries) — the
+//! packed form is what the Cholesky factors of this crate use, at half the memory.
+//!
+//! Every function checks its dimensions and returns [`Error::DimensionMismatch`] rather
+//! than panicking; a rejected call writes nothing. Costs: `dot`/`axpy` O(n), `gemv` O(rc),
+//! triangular solves O(n²). None allocates.
+
+use crate::error::check_len;
+use crate::{Error, Real};
+
+/// How a lower-triangular matrix is laid out in its slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Triangle {
+    /// `n × n` row-major; entries above the diagonal are ignored.
+    Full,
+    /// Row-major packed lower triangle: row `i` holds `i + 1` entries at `i(i+1)/2`.
+    Packed,
+}
+
+impl Triangle {
+    /// Scalars an `n × n` triangle needs in this layout (saturating).
+    pub const fn len(self, n: usize) -> usize {
+        match self {
+            Triangle::Full => n.saturating_mul(n),
+            Triangle::Packed => packed_len(n),
+        }
+    }
+
+    /// Offset of row `i`.
+    fn row_start(self, n: usize, i: usize) -> usize {
+        match self {
+            Triangle::Full => i * n,
+            Triangle::Packed => packed_len(i),
+        }
+    }
+}
+
+/// `n(n+1)/2`, the length of a packed `n × n` triangle (saturating).
+pub const fn packed_len(n: usize) -> usize {
+    if n % 2 == 0 {
+        (n / 2).saturating_mul(n.saturating_add(1))
+    } else {
+        n.saturating_mul(n.div_ceil(2))
+    }
+}
+
+/// `Σ aᵢbᵢ`.
+///
+/// # Errors
+/// `DimensionMismatch` when the lengths differ.
+///
+/// # Examples
+/// ```
+/// # use kestrel_core::linalg::dot;
+/// assert_eq!(dot(&[1.0, 2.0], &[3.0, 4.0]), Ok(11.0));
+/// assert!(dot(&[1.0f32], &[]).is_err());
+/// ```
+pub fn dot<T: Real>(a: &[T], b: &[T]) -> Result<T, Error> {
+    check_len(a.len(), b.len())?;
+    Ok(dot_prefix(a, b))
+}
+
+/// `Σ aᵢbᵢ` over the common prefix (the unchecked kernel behind [`dot`]).
+pub(crate) fn dot_prefix<T: Real>(a: &[T], b: &[T]) -> T {
+    a.iter().zip(b).fold(T::ZERO, |acc, (&x, &y)| acc + x * y)
+}
+
+/// `‖a − b‖²`.
+///
+/// # Errors
+/// `DimensionMismatch` when the lengths differ.
+pub fn squared_distance<T: Real>(a: &[T], b: &[T]) -> Result<T, Error> {
+    check_len(a.len(), b.len())?;
+    Ok(squared_distance_prefix(a, b))
+}
+
+/// `‖a − b‖²` over the common prefix (the unchecked kernel behind [`squared_distance`]).
+pub(crate) fn squared_distance_prefix<T: Real>(a: &[T], b: &[T]) -> T {
+    a.iter().zip(b).fold(T::ZERO, |acc, (&x, &y)| {
+        let d = x - y;
+        acc + d * d
+    })
+}
+
+/// `y ← y + αx`.
+///
+/// # Errors
+/// `DimensionMismatch` when the lengths differ.
+pub fn axpy<T: Real>(alpha: T, x: &[T], y: &mut [T]) -> Result<(), Error> {
+    check_len(x.len(), y.len())?;
+    axpy_prefix(alpha, x, y);
+    Ok(())
+}
+
+pub(crate) fn axpy_prefix<T: Real>(alpha: T, x: &[T], y: &mut [T]) {
+    for (yi, &xi) in y.iter_mut().zip(x) {
+        *yi += alpha * xi;
+    }
+}
+
+/// `y ← A x` for a row-major `rows × cols` matrix `A`.
+///
+/// # Errors
+/// `DimensionMismatch` when `a.len() ≠ rows·cols`, `x.len() ≠ cols` or `y.len() ≠ rows`.
+///
+/// # Examples
+/// ```
+/// # use kestrel_core::linalg::gemv;
+/// let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2 × 3
+/// let mut y = [0.0; 2];
+/// gemv(&a, 2, 3, &[1.0, 0.0, -1.0], &mut y)?;
+/// assert_eq!(y, [-2.0, -2.0]);
+/// # Ok::<(), kestrel_core::Error>(())
+/// ```
+pub fn gemv<T: Real>(a: &[T], rows: usize, cols: usize, x: &[T], y: &mut [T]) -> Result<(), Error> {
+    check_len(rows.saturating_mul(cols), a.len())?;
+    check_len(cols, x.len())?;
+    check_len(rows, y.len())?;
+    if cols == 0 {
+        y.fill(T::ZERO);
+        return Ok(());
+    }
+    for (yi, row) in y.iter_mut().zip(a.chunks_exact(cols)) {
+        *yi = dot_prefix(row, x);
+    }
+    Ok(())
+}
+
+/// Checks the triangle's storage and right-hand side, and that its diagonal is usable.
+fn check_triangle<T: Real>(l: &[T], n: usize, layout: Triangle, b: &[T]) -> Result<(), Error> {
+    let needed = layout.len(n);
+    if l.len() < needed {
+        return Err(Error::CapacityExceeded { needed, capacity: l.len() });
+    }
+    check_len(n, b.len())?;
+    for i in 0..n {
+        let d = l[layout.row_start(n, i) + i];
+        if d == T::ZERO || !d.is_finite() {
+            return Err(Error::Singular { pivot: i });
+        }
+    }
+    Ok(())
+}
+
+/// Solves `L x = b` in place (forward substitution); `b` becomes `x`.
+///
+/// # Errors
+/// `CapacityExceeded` when `l` is shorter than the layout needs, `DimensionMismatch` when
+/// `b.len() ≠ n`, `Singular` when a diagonal entry is zero or non-finite (`b` untouched).
+///
+/// # Examples
+/// ```
+/// # use kestrel_core::linalg::{solve_lower, Triangle};
+/// let l = [2.0, 1.0, 4.0]; // packed [[2, 0], [1, 4]]
+/// let mut b = [2.0, 9.0];
+/// solve_lower(&l, 2, Triangle::Packed, &mut b)?;
+/// assert_eq!(b, [1.0, 2.0]);
+/// # Ok::<(), kestrel_core::Error>(())
+/// ```
+pub fn solve_lower<T: Real>(l: &[T], n: usize, layout: Triangle, b: &mut [T]) -> Result<(), Error> {
+    check_triangle(l, n, layout, b)?;
+    for i in 0..n {
+        let row = &l[layout.row_start(n, i)..][..=i];
+        let (solved, rest) = b.split_at_mut(i);
+        rest[0] = (rest[0] - dot_prefix(&row[..i], solved)) / row[i];
+    }
+    Ok(())
+}
+
+/// Solves `Lᵀ x = b` in place (back substitution with the transpose); `b` becomes `x`.
+///
+/// # Errors
+/// As [`solve_lower`].
+pub fn solve_lower_transposed<T: Real>(
+    l: &[T],
+    n: usize,
+    layout: Triangle,
+    b: &mut [T],
+) -> Result<(), Error> {
+    check_triangle(l, n, layout, b)?;
+    for i in (0..n).rev() {
+        let row = &l[layout.row_start(n, i)..][..=i];
+        let (head, rest) = b.split_at_mut(i);
+        rest[0] /= row[i];
+        axpy_prefix(-rest[0], &row[..i], head);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_len_matches_formula() {
+        for n in 0..50usize {
+            assert_eq!(packed_len(n), n * (n + 1) / 2);
+        }
+        assert_eq!(packed_len(usize::MAX), usize::MAX);
+    }
+
+    #[test]
+    fn full_and_packed_solves_agree() {
+        // L = [[2,0,0],[1,3,0],[-1,2,4]]
+        let full = [2.0, 9.0, 9.0, 1.0, 3.0, 9.0, -1.0, 2.0, 4.0];
+        let packed = [2.0, 1.0, 3.0, -1.0, 2.0, 4.0];
+        let x = [1.0, -2.0, 0.5];
+        // b = L x
+        let b = [2.0, 1.0 - 6.0, -1.0 - 4.0 + 2.0];
+        for (l, layout) in [(&full[..], Triangle::Full), (&packed[..], Triangle::Packed)] {
+            let mut y = b;
+            solve_lower(l, 3, layout, &mut y).unwrap();
+            assert_eq!(y, x);
+            // Lᵀ x = c
+            let c = [2.0 * 1.0 + 1.0 * -2.0 - 0.5, 3.0 * -2.0 + 2.0 * 0.5, 4.0 * 0.5];
+            let mut z = c;
+            solve_lower_transposed(l, 3, layout, &mut z).unwrap();
+            assert_eq!(z, x);
+        }
+    }
+
+    #[test]
+    fn errors_leave_inputs_untouched() {
+        let l = [1.0, 2.0, 0.0];
+        let mut b = [1.0, 1.0];
+        assert_eq!(solve_lower(&l, 2, Triangle::Packed, &mut b), Err(Error::Singular { pivot: 1 }));
+        assert_eq!(b, [1.0, 1.0]);
+        assert_eq!(
+            solve_lower(&l, 3, Triangle::Packed, &mut b),
+            Err(Error::CapacityExceeded { needed: 6, capacity: 3 })
+        );
+        let mut y = [0.0; 2];
+        assert_eq!(gemv(&l, 2, 2, &b, &mut y), Err(Error::DimensionMismatch { expected: 4, got: 3 }));
+        assert!(axpy(1.0, &[1.0], &mut y).is_err());
+        assert_eq!(y, [0.0, 0.0]);
+        assert!(squared_distance(&[1.0], &[1.0, 2.0]).is_err());
+    }
+}

@@ -1,0 +1,5 @@
+//! The `kestrel` command-line tool.
+
+fn main() -> anyhow::Result<()> {
+    Ok(())
+}
