@@ -204,7 +204,8 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
     ///
     /// # Errors
     /// `NotPositiveDefinite { pivot: k }` when the Schur complement is not above the
-    /// rounding error `ε·|diagonal|`; `k` is then unchanged (row `k` is scratch).
+    /// rounding error of its computation, `(k+1)·ε·|diagonal|`; `k` is then unchanged
+    /// (row `k` is scratch).
     pub(super) fn push_row(&mut self, diagonal: T) -> Result<(), Error> {
         let k = self.dim;
         let (done, rest) = self.storage.as_mut().split_at_mut(packed_len(k));
@@ -214,7 +215,7 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
             row[j] = (row[j] - dot_prefix(&lj[..j], &row[..j])) / lj[j];
         }
         let schur = diagonal - dot_prefix(&row[..k], &row[..k]);
-        if !(schur > T::EPSILON * diagonal.abs() && schur.is_finite()) {
+        if !(schur > rounding_floor::<T>(k + 1) * diagonal.abs() && schur.is_finite()) {
             return Err(Error::NotPositiveDefinite { pivot: k });
         }
         row[k] = schur.sqrt();
@@ -225,6 +226,12 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
     pub(super) fn set_dim(&mut self, dim: usize) {
         self.dim = dim;
     }
+}
+
+/// `n·ε`: the relative size below which a pivot computed from `n` products is rounding
+/// noise and the matrix is treated as singular.
+pub(super) fn rounding_floor<T: Real>(n: usize) -> T {
+    T::from_f64(n as f64) * T::EPSILON
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@
 //! it was. Memory: the two rotation buffers of the factor's storage, nothing else.
 
 use super::Cholesky;
+use super::factor::rounding_floor;
 use crate::error::check_len;
 use crate::linalg::{Triangle, packed_len, solve_lower};
 use crate::real::check_finite;
@@ -101,12 +102,13 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
 }
 
 /// `ρ² = 1 − ‖p‖²` for `p = L⁻¹x`, or the first `i` whose leading `‖p[..=i]‖²` reaches 1
-/// (`A − xxᵀ`'s leading `(i+1) × (i+1)` block is then not positive definite).
+/// within rounding, `(i+1)·ε` (`A − xxᵀ`'s leading `(i+1) × (i+1)` block is then not
+/// numerically positive definite).
 fn downdate_margin<T: Real>(p: &[T]) -> Result<T, Error> {
     let mut rho2 = T::ONE;
     for (i, &pi) in p.iter().enumerate() {
         rho2 -= pi * pi;
-        if !(rho2 > T::EPSILON) {
+        if !(rho2 > rounding_floor(i + 1)) {
             return Err(Error::NotPositiveDefinite { pivot: i });
         }
     }

@@ -1,0 +1,6 @@
+//! `kestrel-core` against nalgebra.
+
+mod cholesky_errors;
+mod cholesky_properties;
+mod cholesky_sequence;
+mod incomplete;
