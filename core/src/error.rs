@@ -96,11 +96,20 @@ mod tests {
 
     #[test]
     fn display_names_the_numbers() {
-        let e = Error::CapacityExceeded { needed: 10, capacity: 4 };
+        let e = Error::CapacityExceeded {
+            needed: 10,
+            capacity: 4,
+        };
         assert_eq!(e.to_string(), "capacity exceeded: needs 10, has 4");
         let e = Error::NotPositiveDefinite { pivot: 3 };
         assert!(e.to_string().contains("pivot 3"));
-        assert_eq!(check_len(2, 3), Err(Error::DimensionMismatch { expected: 2, got: 3 }));
+        assert_eq!(
+            check_len(2, 3),
+            Err(Error::DimensionMismatch {
+                expected: 2,
+                got: 3
+            })
+        );
         assert_eq!(check_len(2, 2), Ok(()));
     }
 }

@@ -134,7 +134,10 @@ pub fn gemv<T: Real>(a: &[T], rows: usize, cols: usize, x: &[T], y: &mut [T]) ->
 fn check_triangle<T: Real>(l: &[T], n: usize, layout: Triangle, b: &[T]) -> Result<(), Error> {
     let needed = layout.len(n);
     if l.len() < needed {
-        return Err(Error::CapacityExceeded { needed, capacity: l.len() });
+        return Err(Error::CapacityExceeded {
+            needed,
+            capacity: l.len(),
+        });
     }
     check_len(n, b.len())?;
     for i in 0..n {
@@ -216,7 +219,11 @@ mod tests {
             solve_lower(l, 3, layout, &mut y).unwrap();
             assert_eq!(y, x);
             // Lᵀ x = c
-            let c = [2.0 * 1.0 + 1.0 * -2.0 - 0.5, 3.0 * -2.0 + 2.0 * 0.5, 4.0 * 0.5];
+            let c = [
+                2.0 * 1.0 + 1.0 * -2.0 - 0.5,
+                3.0 * -2.0 + 2.0 * 0.5,
+                4.0 * 0.5,
+            ];
             let mut z = c;
             solve_lower_transposed(l, 3, layout, &mut z).unwrap();
             assert_eq!(z, x);
@@ -227,14 +234,26 @@ mod tests {
     fn errors_leave_inputs_untouched() {
         let l = [1.0, 2.0, 0.0];
         let mut b = [1.0, 1.0];
-        assert_eq!(solve_lower(&l, 2, Triangle::Packed, &mut b), Err(Error::Singular { pivot: 1 }));
+        assert_eq!(
+            solve_lower(&l, 2, Triangle::Packed, &mut b),
+            Err(Error::Singular { pivot: 1 })
+        );
         assert_eq!(b, [1.0, 1.0]);
         assert_eq!(
             solve_lower(&l, 3, Triangle::Packed, &mut b),
-            Err(Error::CapacityExceeded { needed: 6, capacity: 3 })
+            Err(Error::CapacityExceeded {
+                needed: 6,
+                capacity: 3
+            })
         );
         let mut y = [0.0; 2];
-        assert_eq!(gemv(&l, 2, 2, &b, &mut y), Err(Error::DimensionMismatch { expected: 4, got: 3 }));
+        assert_eq!(
+            gemv(&l, 2, 2, &b, &mut y),
+            Err(Error::DimensionMismatch {
+                expected: 4,
+                got: 3
+            })
+        );
         assert!(axpy(1.0, &[1.0], &mut y).is_err());
         assert_eq!(y, [0.0, 0.0]);
         assert!(squared_distance(&[1.0], &[1.0, 2.0]).is_err());

@@ -195,7 +195,10 @@ mod tests {
     #[test]
     fn finite_check() {
         assert!(check_finite(&[1.0f32, 2.0]).is_ok());
-        assert_eq!(check_finite(&[1.0f64, f64::NAN]), Err(crate::Error::NonFinite));
+        assert_eq!(
+            check_finite(&[1.0f64, f64::NAN]),
+            Err(crate::Error::NonFinite)
+        );
         assert_eq!(check_finite(&[f32::INFINITY]), Err(crate::Error::NonFinite));
     }
 }

@@ -39,6 +39,9 @@ pub(crate) fn check_capacity(needed: usize, len: usize) -> Result<(), Error> {
     if needed <= len {
         Ok(())
     } else {
-        Err(Error::CapacityExceeded { needed, capacity: len })
+        Err(Error::CapacityExceeded {
+            needed,
+            capacity: len,
+        })
     }
 }

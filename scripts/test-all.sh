@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Every test of Kestrel, from a fresh machine: installs what is missing (the Cortex-M4F
+# Rust target, rustfmt/clippy/llvm-tools, QEMU), then runs, stopping at the first failure:
+#   1. cargo fmt --check
+#   2. cargo clippy, warnings denied (host workspace and firmware)
+#   3. host tests (unit, integration, doc tests)
+#   4. kestrel-core built for thumbv7em-none-eabihf without default features (any use of
+#      std in the core breaks this step)
+#   5. the firmware's on-device tests under QEMU (closing line `N passed, N failed`)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+TARGET=thumbv7em-none-eabihf
+step() { printf '\n==> %s\n' "$*"; }
+die() { printf 'test-all: %s\n' "$*" >&2; exit 1; }
+
+step "Installing what is missing"
+command -v cargo >/dev/null || die "cargo not found: install Rust with rustup first"
+rustup component list --installed | grep -q '^rustfmt' || rustup component add rustfmt || die "cannot add rustfmt"
+rustup component list --installed | grep -q '^clippy' || rustup component add clippy || die "cannot add clippy"
+rustup component list --installed | grep -q '^llvm-tools' || rustup component add llvm-tools || die "cannot add llvm-tools"
+rustup target list --installed | grep -qx "$TARGET" || rustup target add "$TARGET" || die "cannot add target $TARGET"
+if ! command -v qemu-system-arm >/dev/null; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update || die "apt-get update failed"
+    $sudo apt-get install -y qemu-system-arm || die "cannot install qemu-system-arm"
+fi
+qemu-system-arm --version | head -n 1
+
+step "Format"
+cargo fmt --all -- --check
+(cd firmware-demo && cargo fmt -- --check)
+
+step "Clippy (warnings denied)"
+cargo clippy --workspace --all-targets -- -D warnings
+(cd firmware-demo && cargo clippy --release --all-targets -- -D warnings)
+
+step "Host tests"
+cargo test --workspace
+
+step "kestrel-core, no default features, for $TARGET"
+cargo build -p kestrel-core --no-default-features --target "$TARGET"
+RUSTDOCFLAGS="-D warnings" cargo doc -p kestrel-core --no-deps
+
+step "On-device tests under QEMU"
+bash firmware-demo/run-qemu-tests.sh
