@@ -65,8 +65,28 @@ pub fn dot<T: Real>(a: &[T], b: &[T]) -> Result<T, Error> {
 }
 
 /// `Σ aᵢbᵢ` over the common prefix (the unchecked kernel behind [`dot`]).
+///
+/// Eight independent partial sums, added pairwise at the end: the compiler can keep them
+/// in vector registers (one chain of dependent additions cannot be vectorised), and the
+/// order of operations is fixed, so every platform gets the same bits.
 pub(crate) fn dot_prefix<T: Real>(a: &[T], b: &[T]) -> T {
-    a.iter().zip(b).fold(T::ZERO, |acc, (&x, &y)| acc + x * y)
+    const LANES: usize = 8;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let (a_chunks, b_chunks) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let tail = a_chunks
+        .remainder()
+        .iter()
+        .zip(b_chunks.remainder())
+        .fold(T::ZERO, |acc, (&x, &y)| acc + x * y);
+    let mut lanes = [T::ZERO; LANES];
+    for (x, y) in a_chunks.zip(b_chunks) {
+        for ((lane, &xi), &yi) in lanes.iter_mut().zip(x).zip(y) {
+            *lane += xi * yi;
+        }
+    }
+    let [l0, l1, l2, l3, l4, l5, l6, l7] = lanes;
+    ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) + tail
 }
 
 /// `‖a − b‖²`.
@@ -197,6 +217,17 @@ pub fn solve_lower_transposed<T: Real>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dot_handles_every_tail_length() {
+        for n in 0..40usize {
+            let a: [f64; 40] = core::array::from_fn(|i| i as f64 + 1.0);
+            let b: [f64; 40] = core::array::from_fn(|i| if i % 2 == 0 { 1.0 } else { -2.0 });
+            let expected: f64 = (0..n).map(|i| a[i] * b[i]).sum();
+            assert_eq!(dot(&a[..n], &b[..n]), Ok(expected));
+            assert_eq!(dot_prefix(&a[..n], &b[..n + 1]), expected);
+        }
+    }
 
     #[test]
     fn packed_len_matches_formula() {
