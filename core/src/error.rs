@@ -44,6 +44,8 @@ pub enum Error {
         /// The parameter's name as it appears in the API.
         name: &'static str,
     },
+    /// Model bytes were rejected (see [`ModelError`](crate::model::ModelError)).
+    Model(crate::model::ModelError),
     /// An index is outside `0..len`.
     IndexOutOfRange {
         /// The index given.
@@ -70,6 +72,7 @@ impl fmt::Display for Error {
                 write!(f, "triangular matrix is singular (diagonal {pivot})")
             }
             Error::InvalidParam { name } => write!(f, "invalid parameter `{name}`"),
+            Error::Model(e) => write!(f, "{e}"),
             Error::IndexOutOfRange { index, len } => {
                 write!(f, "index {index} out of range for length {len}")
             }

@@ -10,6 +10,7 @@ pub mod cholesky;
 mod error;
 pub mod kernel;
 pub mod linalg;
+pub mod model;
 mod real;
 mod rng;
 pub mod storage;

@@ -1,0 +1,436 @@
+//! The model file format: one self-describing envelope for every learner.
+//!
+//! ```text
+//! offset  size  field
+//! 0       4     magic "KSTL"
+//! 4       2     format version (u16, little endian), currently 1
+//! 6       1     model kind (ModelKind)
+//! 7       1     scalar type (ScalarKind)
+//! 8       4     payload length P (u32, little endian)
+//! 12      P     payload: the learner's model, postcard-encoded (serde)
+//! 12+P    4     CRC-32 (ISO-HDLC, as zlib/PNG) of bytes 0 .. 12+P, little endian
+//! ```
+//!
+//! The same bytes decode on a host and on a device (`include_bytes!` a model the CLI
+//! trained). Decoding checks, in order: length, magic, version, checksum, kind, scalar; a
+//! truncated, corrupted or foreign file is an [`Error::Model`] naming which, never a panic.
+//! Payloads with variable-length sequences decode into caller storage through
+//! [`SliceSeed`], so nothing allocates.
+//!
+//! Memory: encoding writes into a caller buffer of at least `12 + P + 4` bytes; decoding
+//! borrows the input.
+
+use core::fmt;
+
+use crc::{CRC_32_ISO_HDLC, Crc};
+use serde::de::{DeserializeSeed, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::Error;
+
+/// The first four bytes of every model file.
+pub const MAGIC: [u8; 4] = *b"KSTL";
+/// The envelope version this build writes and reads.
+pub const FORMAT_VERSION: u16 = 1;
+/// Bytes before the payload.
+pub const HEADER_LEN: usize = 12;
+/// Bytes after the payload (the checksum).
+pub const TRAILER_LEN: usize = 4;
+
+const CRC32: Crc<u32> = Crc::<u32>::new(&CRC_32_ISO_HDLC);
+
+/// Which learner a model file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ModelKind {
+    /// A linear SVM (dual coordinate descent), binary or one-vs-rest.
+    LinearSvm = 1,
+    /// An SLKL kernel regressor.
+    Slkl = 2,
+    /// A reduced-kernel SVM.
+    ReducedSvm = 3,
+}
+
+impl ModelKind {
+    fn from_byte(b: u8) -> Option<Self> {
+        match b {
+            1 => Some(ModelKind::LinearSvm),
+            2 => Some(ModelKind::Slkl),
+            3 => Some(ModelKind::ReducedSvm),
+            _ => None,
+        }
+    }
+}
+
+/// The scalar type a model was trained in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarKind {
+    /// `f32`.
+    F32 = 1,
+    /// `f64`.
+    F64 = 2,
+}
+
+impl ScalarKind {
+    fn from_byte(b: u8) -> Option<Self> {
+        match b {
+            1 => Some(ScalarKind::F32),
+            2 => Some(ScalarKind::F64),
+            _ => None,
+        }
+    }
+
+    /// The kind of scalar `T`.
+    pub fn of<T: crate::Real>() -> Self {
+        if T::BYTES == 4 {
+            ScalarKind::F32
+        } else {
+            ScalarKind::F64
+        }
+    }
+}
+
+/// Why model bytes were rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// Fewer bytes than the header announces.
+    Truncated {
+        /// Bytes the envelope needs.
+        needed: usize,
+        /// Bytes given.
+        got: usize,
+    },
+    /// Not a Kestrel model file.
+    BadMagic,
+    /// Written by an incompatible format version.
+    UnsupportedVersion {
+        /// The version in the file.
+        found: u16,
+    },
+    /// The checksum does not match: the bytes were altered.
+    ChecksumMismatch {
+        /// Checksum stored in the file.
+        stored: u32,
+        /// Checksum of the bytes read.
+        computed: u32,
+    },
+    /// A model kind or scalar byte this build does not know.
+    UnknownTag {
+        /// The byte found.
+        found: u8,
+    },
+    /// The file holds another kind of model than the caller asked for.
+    WrongKind,
+    /// The file holds another scalar type than the caller asked for.
+    WrongScalar,
+    /// The payload does not decode as the model it claims to be.
+    Payload,
+    /// Bytes follow the checksum.
+    TrailingBytes,
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ModelError::Truncated { needed, got } => {
+                write!(f, "truncated model: needs {needed} bytes, has {got}")
+            }
+            ModelError::BadMagic => f.write_str("not a Kestrel model (bad magic number)"),
+            ModelError::UnsupportedVersion { found } => {
+                write!(
+                    f,
+                    "model format version {found} is not supported (this build reads {FORMAT_VERSION})"
+                )
+            }
+            ModelError::ChecksumMismatch { stored, computed } => {
+                write!(
+                    f,
+                    "corrupted model: checksum {computed:#010x} does not match stored {stored:#010x}"
+                )
+            }
+            ModelError::UnknownTag { found } => {
+                write!(f, "unknown model kind or scalar tag {found}")
+            }
+            ModelError::WrongKind => f.write_str("the file holds another kind of model"),
+            ModelError::WrongScalar => f.write_str("the file holds a model of another scalar type"),
+            ModelError::Payload => f.write_str("corrupted model payload"),
+            ModelError::TrailingBytes => f.write_str("unexpected bytes after the model's checksum"),
+        }
+    }
+}
+
+/// A checked envelope: its header fields and the payload bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Envelope<'a> {
+    /// The learner.
+    pub kind: ModelKind,
+    /// The scalar type.
+    pub scalar: ScalarKind,
+    /// The postcard-encoded payload.
+    pub payload: &'a [u8],
+}
+
+impl<'a> Envelope<'a> {
+    /// Checks `bytes` (length, magic, version, checksum, tags) and splits off the payload.
+    ///
+    /// # Errors
+    /// [`Error::Model`] with the first check that failed.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
+        let fail = |e| Err(Error::Model(e));
+        let truncated = |needed| {
+            Error::Model(ModelError::Truncated {
+                needed,
+                got: bytes.len(),
+            })
+        };
+        let header: &[u8; HEADER_LEN] = bytes
+            .first_chunk()
+            .ok_or(truncated(HEADER_LEN + TRAILER_LEN))?;
+        if header[..4] != MAGIC {
+            return fail(ModelError::BadMagic);
+        }
+        let version = u16::from_le_bytes([header[4], header[5]]);
+        if version != FORMAT_VERSION {
+            return fail(ModelError::UnsupportedVersion { found: version });
+        }
+        let payload_len =
+            u32::from_le_bytes([header[8], header[9], header[10], header[11]]) as usize;
+        let total = HEADER_LEN
+            .saturating_add(payload_len)
+            .saturating_add(TRAILER_LEN);
+        let body = bytes.get(..total - TRAILER_LEN).ok_or(truncated(total))?;
+        let stored = bytes
+            .get(total - TRAILER_LEN..total)
+            .ok_or(truncated(total))?;
+        let stored = u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]);
+        let computed = CRC32.checksum(body);
+        if stored != computed {
+            return fail(ModelError::ChecksumMismatch { stored, computed });
+        }
+        if bytes.len() > total {
+            return fail(ModelError::TrailingBytes);
+        }
+        let kind = ModelKind::from_byte(header[6])
+            .ok_or(Error::Model(ModelError::UnknownTag { found: header[6] }))?;
+        let scalar = ScalarKind::from_byte(header[7])
+            .ok_or(Error::Model(ModelError::UnknownTag { found: header[7] }))?;
+        Ok(Envelope {
+            kind,
+            scalar,
+            payload: &body[HEADER_LEN..],
+        })
+    }
+
+    /// `Ok` when the envelope holds `kind` in scalar `scalar`.
+    ///
+    /// # Errors
+    /// `Error::Model(WrongKind | WrongScalar)`.
+    pub fn expect(&self, kind: ModelKind, scalar: ScalarKind) -> Result<(), Error> {
+        if self.kind != kind {
+            return Err(Error::Model(ModelError::WrongKind));
+        }
+        if self.scalar != scalar {
+            return Err(Error::Model(ModelError::WrongScalar));
+        }
+        Ok(())
+    }
+}
+
+/// Writes the envelope of `payload` into `out` and returns the bytes used.
+///
+/// # Errors
+/// `CapacityExceeded` when `out` is too small (`needed` is a lower bound then: the header,
+/// the trailer and the bytes the payload had used when it ran out of room).
+///
+/// # Examples
+/// ```
+/// use kestrel_core::model::{encode, Envelope, ModelKind, ScalarKind};
+/// let mut buf = [0u8; 64];
+/// let n = encode(ModelKind::Slkl, ScalarKind::F32, &(3u32, [1.5f32, -2.0]), &mut buf)?;
+/// let env = Envelope::parse(&buf[..n])?;
+/// assert_eq!((env.kind, env.scalar), (ModelKind::Slkl, ScalarKind::F32));
+/// let (dim, w): (u32, [f32; 2]) = postcard::from_bytes(env.payload).unwrap();
+/// assert_eq!((dim, w), (3, [1.5, -2.0]));
+/// # Ok::<(), kestrel_core::Error>(())
+/// ```
+pub fn encode<P: Serialize>(
+    kind: ModelKind,
+    scalar: ScalarKind,
+    payload: &P,
+    out: &mut [u8],
+) -> Result<usize, Error> {
+    let too_small = Error::CapacityExceeded {
+        needed: HEADER_LEN + TRAILER_LEN + 1,
+        capacity: out.len(),
+    };
+    let (header, rest) = out.split_first_chunk_mut::<HEADER_LEN>().ok_or(too_small)?;
+    let room = rest.len().saturating_sub(TRAILER_LEN);
+    let payload_len = postcard::to_slice(payload, &mut rest[..room])
+        .map_err(|_| too_small)?
+        .len();
+    let payload_len_u32 =
+        u32::try_from(payload_len).map_err(|_| Error::InvalidParam { name: "payload" })?;
+    header[..4].copy_from_slice(&MAGIC);
+    header[4..6].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    header[6] = kind as u8;
+    header[7] = scalar as u8;
+    header[8..12].copy_from_slice(&payload_len_u32.to_le_bytes());
+    let body_len = HEADER_LEN + payload_len;
+    let crc = CRC32.checksum(&out[..body_len]);
+    out[body_len..body_len + TRAILER_LEN].copy_from_slice(&crc.to_le_bytes());
+    Ok(body_len + TRAILER_LEN)
+}
+
+/// Decodes a whole payload into `P` (a type with no borrowed or variable-length storage).
+///
+/// # Errors
+/// `Error::Model(ModelError::Payload)` when the bytes do not decode as `P`.
+pub fn decode_payload<'de, P: Deserialize<'de>>(payload: &'de [u8]) -> Result<P, Error> {
+    postcard::from_bytes(payload).map_err(|_| Error::Model(ModelError::Payload))
+}
+
+/// Deserializes a sequence of `T` into a caller slice; the value is the count written.
+/// Fails (never panics) when the sequence is longer than the slice.
+pub struct SliceSeed<'a, T>(pub &'a mut [T]);
+
+impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for SliceSeed<'_, T> {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for SliceSeed<'_, T> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a sequence of at most {} values", self.0.len())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+        let capacity = self.0.len();
+        let mut count = 0;
+        while let Some(value) = seq.next_element::<T>()? {
+            let Some(slot) = self.0.get_mut(count) else {
+                return Err(serde::de::Error::invalid_length(
+                    count + 1,
+                    &TooLong(capacity),
+                ));
+            };
+            *slot = value;
+            count += 1;
+        }
+        Ok(count)
+    }
+}
+
+/// What a too-long sequence was expected to be, for serde's error message.
+struct TooLong(usize);
+
+impl serde::de::Expected for TooLong {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a sequence of at most {} values", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> ([u8; 64], usize) {
+        let mut buf = [0u8; 64];
+        let n = encode(
+            ModelKind::LinearSvm,
+            ScalarKind::F64,
+            &(7u32, [0.25f64, -1.0]),
+            &mut buf,
+        )
+        .unwrap();
+        (buf, n)
+    }
+
+    #[test]
+    fn round_trip_and_checksum_of_known_bytes() {
+        let (buf, n) = sample();
+        assert_eq!(&buf[..8], b"KSTL\x01\x00\x01\x02");
+        let env = Envelope::parse(&buf[..n]).unwrap();
+        assert_eq!(env.expect(ModelKind::LinearSvm, ScalarKind::F64), Ok(()));
+        assert_eq!(
+            decode_payload::<(u32, [f64; 2])>(env.payload),
+            Ok((7, [0.25, -1.0]))
+        );
+        // CRC-32/ISO-HDLC check value of "123456789" (the catalogue's reference).
+        assert_eq!(CRC32.checksum(b"123456789"), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn every_corruption_is_named() {
+        let (buf, n) = sample();
+        let model = |e| Err(Error::Model(e));
+        assert_eq!(
+            Envelope::parse(&buf[..5]),
+            model(ModelError::Truncated { needed: 16, got: 5 })
+        );
+        assert_eq!(
+            Envelope::parse(&buf[..n - 1]),
+            model(ModelError::Truncated {
+                needed: n,
+                got: n - 1
+            })
+        );
+        let mut bad = buf;
+        bad[0] = b'X';
+        assert_eq!(Envelope::parse(&bad[..n]), model(ModelError::BadMagic));
+        let mut bad = buf;
+        bad[4] = 9;
+        assert_eq!(
+            Envelope::parse(&bad[..n]),
+            model(ModelError::UnsupportedVersion { found: 9 })
+        );
+        for i in 6..n {
+            let mut bad = buf;
+            bad[i] ^= 0x10;
+            assert!(
+                matches!(Envelope::parse(&bad[..n]), Err(Error::Model(_))),
+                "byte {i}"
+            );
+        }
+        assert_eq!(
+            Envelope::parse(&buf[..n + 1]),
+            model(ModelError::TrailingBytes)
+        );
+        let env = Envelope::parse(&buf[..n]).unwrap();
+        assert_eq!(
+            env.expect(ModelKind::Slkl, ScalarKind::F64),
+            Err(Error::Model(ModelError::WrongKind))
+        );
+        assert_eq!(
+            env.expect(ModelKind::LinearSvm, ScalarKind::F32),
+            Err(Error::Model(ModelError::WrongScalar))
+        );
+        assert_eq!(
+            decode_payload::<(u32, [f64; 3])>(env.payload),
+            Err(Error::Model(ModelError::Payload))
+        );
+        let mut small = [0u8; 20];
+        assert!(matches!(
+            encode(ModelKind::Slkl, ScalarKind::F32, &[1.0f64; 4], &mut small),
+            Err(Error::CapacityExceeded { .. })
+        ));
+    }
+
+    #[test]
+    fn slice_seed_fills_and_refuses_overflow() {
+        let mut buf = [0u8; 64];
+        let bytes = postcard::to_slice(&[1.0f32, 2.0, 3.0][..], &mut buf).unwrap();
+        let mut out = [0.0f32; 4];
+        let mut de = postcard::Deserializer::from_bytes(bytes);
+        assert_eq!(SliceSeed(&mut out[..]).deserialize(&mut de), Ok(3));
+        assert_eq!(out, [1.0, 2.0, 3.0, 0.0]);
+        let mut short = [0.0f32; 2];
+        let mut de = postcard::Deserializer::from_bytes(bytes);
+        assert!(SliceSeed(&mut short[..]).deserialize(&mut de).is_err());
+    }
+}
