@@ -84,11 +84,7 @@ impl core::error::Error for Error {}
 
 /// Returns `DimensionMismatch` unless `got == expected`.
 pub(crate) fn check_len(expected: usize, got: usize) -> Result<(), Error> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(Error::DimensionMismatch { expected, got })
-    }
+    if expected == got { Ok(()) } else { Err(Error::DimensionMismatch { expected, got }) }
 }
 
 #[cfg(test)]
@@ -99,20 +95,11 @@ mod tests {
 
     #[test]
     fn display_names_the_numbers() {
-        let e = Error::CapacityExceeded {
-            needed: 10,
-            capacity: 4,
-        };
+        let e = Error::CapacityExceeded { needed: 10, capacity: 4 };
         assert_eq!(e.to_string(), "capacity exceeded: needs 10, has 4");
         let e = Error::NotPositiveDefinite { pivot: 3 };
         assert!(e.to_string().contains("pivot 3"));
-        assert_eq!(
-            check_len(2, 3),
-            Err(Error::DimensionMismatch {
-                expected: 2,
-                got: 3
-            })
-        );
+        assert_eq!(check_len(2, 3), Err(Error::DimensionMismatch { expected: 2, got: 3 }));
         assert_eq!(check_len(2, 2), Ok(()));
     }
 }

@@ -63,10 +63,7 @@ pub enum KernelKind<T> {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "KernelKind<T>", into = "KernelKind<T>")]
-#[serde(bound(
-    serialize = "T: Real + Serialize",
-    deserialize = "T: Real + Deserialize<'de>"
-))]
+#[serde(bound(serialize = "T: Real + Serialize", deserialize = "T: Real + Deserialize<'de>"))]
 pub struct Kernel<T> {
     kind: KernelKind<T>,
 }
@@ -106,18 +103,12 @@ impl<T: Real> Kernel<T> {
     /// `InvalidParam` naming `degree` (must be ≥ 1), `gamma` (finite, > 0) or `coef0`
     /// (finite, ≥ 0).
     pub fn polynomial(degree: u32, gamma: T, coef0: T) -> Result<Self, Error> {
-        Self::new(KernelKind::Polynomial {
-            degree,
-            gamma,
-            coef0,
-        })
+        Self::new(KernelKind::Polynomial { degree, gamma, coef0 })
     }
 
     /// Linear `⟨x, x'⟩`.
     pub fn linear() -> Self {
-        Kernel {
-            kind: KernelKind::Linear,
-        }
+        Kernel { kind: KernelKind::Linear }
     }
 
     /// Validates `kind`.
@@ -131,9 +122,7 @@ impl<T: Real> Kernel<T> {
                 Err(Error::InvalidParam { name: "gamma" })
             }
             KernelKind::Polynomial { degree: 0, .. } => Err(Error::InvalidParam { name: "degree" }),
-            KernelKind::Polynomial { gamma, .. } if !positive(gamma) => {
-                Err(Error::InvalidParam { name: "gamma" })
-            }
+            KernelKind::Polynomial { gamma, .. } if !positive(gamma) => Err(Error::InvalidParam { name: "gamma" }),
             KernelKind::Polynomial { coef0, .. } if !(coef0 >= T::ZERO && coef0.is_finite()) => {
                 Err(Error::InvalidParam { name: "coef0" })
             }
@@ -160,17 +149,10 @@ impl<T: Real> Kernel<T> {
         match self.kind {
             KernelKind::Rbf { gamma } => (-gamma * squared_distance_prefix(a, b)).exp(),
             KernelKind::Laplacian { gamma } => {
-                let d1 = a
-                    .iter()
-                    .zip(b)
-                    .fold(T::ZERO, |acc, (&x, &y)| acc + (x - y).abs());
+                let d1 = a.iter().zip(b).fold(T::ZERO, |acc, (&x, &y)| acc + (x - y).abs());
                 (-gamma * d1).exp()
             }
-            KernelKind::Polynomial {
-                degree,
-                gamma,
-                coef0,
-            } => (gamma * dot_prefix(a, b) + coef0).powi(degree),
+            KernelKind::Polynomial { degree, gamma, coef0 } => (gamma * dot_prefix(a, b) + coef0).powi(degree),
             KernelKind::Linear => dot_prefix(a, b),
         }
     }
@@ -256,26 +238,11 @@ mod tests {
 
     #[test]
     fn invalid_parameters_are_named() {
-        assert_eq!(
-            Kernel::rbf(0.0f32),
-            Err(Error::InvalidParam { name: "gamma" })
-        );
-        assert_eq!(
-            Kernel::rbf(f64::NAN),
-            Err(Error::InvalidParam { name: "gamma" })
-        );
-        assert_eq!(
-            Kernel::polynomial(0, 1.0f64, 0.0),
-            Err(Error::InvalidParam { name: "degree" })
-        );
-        assert_eq!(
-            Kernel::polynomial(2, 1.0f64, -1.0),
-            Err(Error::InvalidParam { name: "coef0" })
-        );
-        assert_eq!(
-            Kernel::gaussian_sigma(0.0f64),
-            Err(Error::InvalidParam { name: "sigma" })
-        );
+        assert_eq!(Kernel::rbf(0.0f32), Err(Error::InvalidParam { name: "gamma" }));
+        assert_eq!(Kernel::rbf(f64::NAN), Err(Error::InvalidParam { name: "gamma" }));
+        assert_eq!(Kernel::polynomial(0, 1.0f64, 0.0), Err(Error::InvalidParam { name: "degree" }));
+        assert_eq!(Kernel::polynomial(2, 1.0f64, -1.0), Err(Error::InvalidParam { name: "coef0" }));
+        assert_eq!(Kernel::gaussian_sigma(0.0f64), Err(Error::InvalidParam { name: "sigma" }));
         let k = Kernel::rbf(1.0f64).unwrap();
         assert!(k.eval(&[1.0], &[1.0, 2.0]).is_err());
         let mut out = [7.0; 2];

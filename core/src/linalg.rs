@@ -41,11 +41,7 @@ impl Triangle {
 
 /// `n(n+1)/2`, the length of a packed `n × n` triangle (saturating).
 pub const fn packed_len(n: usize) -> usize {
-    if n % 2 == 0 {
-        (n / 2).saturating_mul(n.saturating_add(1))
-    } else {
-        n.saturating_mul(n.div_ceil(2))
-    }
+    if n % 2 == 0 { (n / 2).saturating_mul(n.saturating_add(1)) } else { n.saturating_mul(n.div_ceil(2)) }
 }
 
 /// `Σ aᵢbᵢ`.
@@ -74,11 +70,7 @@ pub(crate) fn dot_prefix<T: Real>(a: &[T], b: &[T]) -> T {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let (a_chunks, b_chunks) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let tail = a_chunks
-        .remainder()
-        .iter()
-        .zip(b_chunks.remainder())
-        .fold(T::ZERO, |acc, (&x, &y)| acc + x * y);
+    let tail = a_chunks.remainder().iter().zip(b_chunks.remainder()).fold(T::ZERO, |acc, (&x, &y)| acc + x * y);
     let mut lanes = [T::ZERO; LANES];
     for (x, y) in a_chunks.zip(b_chunks) {
         for ((lane, &xi), &yi) in lanes.iter_mut().zip(x).zip(y) {
@@ -154,10 +146,7 @@ pub fn gemv<T: Real>(a: &[T], rows: usize, cols: usize, x: &[T], y: &mut [T]) ->
 fn check_triangle<T: Real>(l: &[T], n: usize, layout: Triangle, b: &[T]) -> Result<(), Error> {
     let needed = layout.len(n);
     if l.len() < needed {
-        return Err(Error::CapacityExceeded {
-            needed,
-            capacity: l.len(),
-        });
+        return Err(Error::CapacityExceeded { needed, capacity: l.len() });
     }
     check_len(n, b.len())?;
     for i in 0..n {
@@ -198,12 +187,7 @@ pub fn solve_lower<T: Real>(l: &[T], n: usize, layout: Triangle, b: &mut [T]) ->
 ///
 /// # Errors
 /// As [`solve_lower`].
-pub fn solve_lower_transposed<T: Real>(
-    l: &[T],
-    n: usize,
-    layout: Triangle,
-    b: &mut [T],
-) -> Result<(), Error> {
+pub fn solve_lower_transposed<T: Real>(l: &[T], n: usize, layout: Triangle, b: &mut [T]) -> Result<(), Error> {
     check_triangle(l, n, layout, b)?;
     for i in (0..n).rev() {
         let row = &l[layout.row_start(n, i)..][..=i];
@@ -250,11 +234,7 @@ mod tests {
             solve_lower(l, 3, layout, &mut y).unwrap();
             assert_eq!(y, x);
             // Lᵀ x = c
-            let c = [
-                2.0 * 1.0 + 1.0 * -2.0 - 0.5,
-                3.0 * -2.0 + 2.0 * 0.5,
-                4.0 * 0.5,
-            ];
+            let c = [2.0 * 1.0 + 1.0 * -2.0 - 0.5, 3.0 * -2.0 + 2.0 * 0.5, 4.0 * 0.5];
             let mut z = c;
             solve_lower_transposed(l, 3, layout, &mut z).unwrap();
             assert_eq!(z, x);
@@ -265,26 +245,14 @@ mod tests {
     fn errors_leave_inputs_untouched() {
         let l = [1.0, 2.0, 0.0];
         let mut b = [1.0, 1.0];
-        assert_eq!(
-            solve_lower(&l, 2, Triangle::Packed, &mut b),
-            Err(Error::Singular { pivot: 1 })
-        );
+        assert_eq!(solve_lower(&l, 2, Triangle::Packed, &mut b), Err(Error::Singular { pivot: 1 }));
         assert_eq!(b, [1.0, 1.0]);
         assert_eq!(
             solve_lower(&l, 3, Triangle::Packed, &mut b),
-            Err(Error::CapacityExceeded {
-                needed: 6,
-                capacity: 3
-            })
+            Err(Error::CapacityExceeded { needed: 6, capacity: 3 })
         );
         let mut y = [0.0; 2];
-        assert_eq!(
-            gemv(&l, 2, 2, &b, &mut y),
-            Err(Error::DimensionMismatch {
-                expected: 4,
-                got: 3
-            })
-        );
+        assert_eq!(gemv(&l, 2, 2, &b, &mut y), Err(Error::DimensionMismatch { expected: 4, got: 3 }));
         assert!(axpy(1.0, &[1.0], &mut y).is_err());
         assert_eq!(y, [0.0, 0.0]);
         assert!(squared_distance(&[1.0], &[1.0, 2.0]).is_err());

@@ -82,11 +82,7 @@ impl ScalarKind {
 
     /// The kind of scalar `T`.
     pub fn of<T: crate::Real>() -> Self {
-        if T::BYTES == 4 {
-            ScalarKind::F32
-        } else {
-            ScalarKind::F64
-        }
+        if T::BYTES == 4 { ScalarKind::F32 } else { ScalarKind::F64 }
     }
 }
 
@@ -138,16 +134,10 @@ impl fmt::Display for ModelError {
             }
             ModelError::BadMagic => f.write_str("not a Kestrel model (bad magic number)"),
             ModelError::UnsupportedVersion { found } => {
-                write!(
-                    f,
-                    "model format version {found} is not supported (this build reads {FORMAT_VERSION})"
-                )
+                write!(f, "model format version {found} is not supported (this build reads {FORMAT_VERSION})")
             }
             ModelError::ChecksumMismatch { stored, computed } => {
-                write!(
-                    f,
-                    "corrupted model: checksum {computed:#010x} does not match stored {stored:#010x}"
-                )
+                write!(f, "corrupted model: checksum {computed:#010x} does not match stored {stored:#010x}")
             }
             ModelError::UnknownTag { found } => {
                 write!(f, "unknown model kind or scalar tag {found}")
@@ -178,15 +168,8 @@ impl<'a> Envelope<'a> {
     /// [`Error::Model`] with the first check that failed.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
         let fail = |e| Err(Error::Model(e));
-        let truncated = |needed| {
-            Error::Model(ModelError::Truncated {
-                needed,
-                got: bytes.len(),
-            })
-        };
-        let header: &[u8; HEADER_LEN] = bytes
-            .first_chunk()
-            .ok_or(truncated(HEADER_LEN + TRAILER_LEN))?;
+        let truncated = |needed| Error::Model(ModelError::Truncated { needed, got: bytes.len() });
+        let header: &[u8; HEADER_LEN] = bytes.first_chunk().ok_or(truncated(HEADER_LEN + TRAILER_LEN))?;
         if header[..4] != MAGIC {
             return fail(ModelError::BadMagic);
         }
@@ -194,15 +177,10 @@ impl<'a> Envelope<'a> {
         if version != FORMAT_VERSION {
             return fail(ModelError::UnsupportedVersion { found: version });
         }
-        let payload_len =
-            u32::from_le_bytes([header[8], header[9], header[10], header[11]]) as usize;
-        let total = HEADER_LEN
-            .saturating_add(payload_len)
-            .saturating_add(TRAILER_LEN);
+        let payload_len = u32::from_le_bytes([header[8], header[9], header[10], header[11]]) as usize;
+        let total = HEADER_LEN.saturating_add(payload_len).saturating_add(TRAILER_LEN);
         let body = bytes.get(..total - TRAILER_LEN).ok_or(truncated(total))?;
-        let stored = bytes
-            .get(total - TRAILER_LEN..total)
-            .ok_or(truncated(total))?;
+        let stored = bytes.get(total - TRAILER_LEN..total).ok_or(truncated(total))?;
         let stored = u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]);
         let computed = CRC32.checksum(body);
         if stored != computed {
@@ -211,15 +189,10 @@ impl<'a> Envelope<'a> {
         if bytes.len() > total {
             return fail(ModelError::TrailingBytes);
         }
-        let kind = ModelKind::from_byte(header[6])
-            .ok_or(Error::Model(ModelError::UnknownTag { found: header[6] }))?;
-        let scalar = ScalarKind::from_byte(header[7])
-            .ok_or(Error::Model(ModelError::UnknownTag { found: header[7] }))?;
-        Ok(Envelope {
-            kind,
-            scalar,
-            payload: &body[HEADER_LEN..],
-        })
+        let kind = ModelKind::from_byte(header[6]).ok_or(Error::Model(ModelError::UnknownTag { found: header[6] }))?;
+        let scalar =
+            ScalarKind::from_byte(header[7]).ok_or(Error::Model(ModelError::UnknownTag { found: header[7] }))?;
+        Ok(Envelope { kind, scalar, payload: &body[HEADER_LEN..] })
     }
 
     /// `Ok` when the envelope holds `kind` in scalar `scalar`.
@@ -254,23 +227,12 @@ impl<'a> Envelope<'a> {
 /// assert_eq!((dim, w), (3, [1.5, -2.0]));
 /// # Ok::<(), kestrel_core::Error>(())
 /// ```
-pub fn encode<P: Serialize>(
-    kind: ModelKind,
-    scalar: ScalarKind,
-    payload: &P,
-    out: &mut [u8],
-) -> Result<usize, Error> {
-    let too_small = Error::CapacityExceeded {
-        needed: HEADER_LEN + TRAILER_LEN + 1,
-        capacity: out.len(),
-    };
+pub fn encode<P: Serialize>(kind: ModelKind, scalar: ScalarKind, payload: &P, out: &mut [u8]) -> Result<usize, Error> {
+    let too_small = Error::CapacityExceeded { needed: HEADER_LEN + TRAILER_LEN + 1, capacity: out.len() };
     let (header, rest) = out.split_first_chunk_mut::<HEADER_LEN>().ok_or(too_small)?;
     let room = rest.len().saturating_sub(TRAILER_LEN);
-    let payload_len = postcard::to_slice(payload, &mut rest[..room])
-        .map_err(|_| too_small)?
-        .len();
-    let payload_len_u32 =
-        u32::try_from(payload_len).map_err(|_| Error::InvalidParam { name: "payload" })?;
+    let payload_len = postcard::to_slice(payload, &mut rest[..room]).map_err(|_| too_small)?.len();
+    let payload_len_u32 = u32::try_from(payload_len).map_err(|_| Error::InvalidParam { name: "payload" })?;
     header[..4].copy_from_slice(&MAGIC);
     header[4..6].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
     header[6] = kind as u8;
@@ -314,10 +276,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for SliceSeed<'_, T> {
         let mut count = 0;
         while let Some(value) = seq.next_element::<T>()? {
             let Some(slot) = self.0.get_mut(count) else {
-                return Err(serde::de::Error::invalid_length(
-                    count + 1,
-                    &TooLong(capacity),
-                ));
+                return Err(serde::de::Error::invalid_length(count + 1, &TooLong(capacity)));
             };
             *slot = value;
             count += 1;
@@ -341,13 +300,7 @@ mod tests {
 
     fn sample() -> ([u8; 64], usize) {
         let mut buf = [0u8; 64];
-        let n = encode(
-            ModelKind::LinearSvm,
-            ScalarKind::F64,
-            &(7u32, [0.25f64, -1.0]),
-            &mut buf,
-        )
-        .unwrap();
+        let n = encode(ModelKind::LinearSvm, ScalarKind::F64, &(7u32, [0.25f64, -1.0]), &mut buf).unwrap();
         (buf, n)
     }
 
@@ -357,10 +310,7 @@ mod tests {
         assert_eq!(&buf[..8], b"KSTL\x01\x00\x01\x02");
         let env = Envelope::parse(&buf[..n]).unwrap();
         assert_eq!(env.expect(ModelKind::LinearSvm, ScalarKind::F64), Ok(()));
-        assert_eq!(
-            decode_payload::<(u32, [f64; 2])>(env.payload),
-            Ok((7, [0.25, -1.0]))
-        );
+        assert_eq!(decode_payload::<(u32, [f64; 2])>(env.payload), Ok((7, [0.25, -1.0])));
         // CRC-32/ISO-HDLC check value of "123456789" (the catalogue's reference).
         assert_eq!(CRC32.checksum(b"123456789"), 0xCBF4_3926);
     }
@@ -369,51 +319,24 @@ mod tests {
     fn every_corruption_is_named() {
         let (buf, n) = sample();
         let model = |e| Err(Error::Model(e));
-        assert_eq!(
-            Envelope::parse(&buf[..5]),
-            model(ModelError::Truncated { needed: 16, got: 5 })
-        );
-        assert_eq!(
-            Envelope::parse(&buf[..n - 1]),
-            model(ModelError::Truncated {
-                needed: n,
-                got: n - 1
-            })
-        );
+        assert_eq!(Envelope::parse(&buf[..5]), model(ModelError::Truncated { needed: 16, got: 5 }));
+        assert_eq!(Envelope::parse(&buf[..n - 1]), model(ModelError::Truncated { needed: n, got: n - 1 }));
         let mut bad = buf;
         bad[0] = b'X';
         assert_eq!(Envelope::parse(&bad[..n]), model(ModelError::BadMagic));
         let mut bad = buf;
         bad[4] = 9;
-        assert_eq!(
-            Envelope::parse(&bad[..n]),
-            model(ModelError::UnsupportedVersion { found: 9 })
-        );
+        assert_eq!(Envelope::parse(&bad[..n]), model(ModelError::UnsupportedVersion { found: 9 }));
         for i in 6..n {
             let mut bad = buf;
             bad[i] ^= 0x10;
-            assert!(
-                matches!(Envelope::parse(&bad[..n]), Err(Error::Model(_))),
-                "byte {i}"
-            );
+            assert!(matches!(Envelope::parse(&bad[..n]), Err(Error::Model(_))), "byte {i}");
         }
-        assert_eq!(
-            Envelope::parse(&buf[..n + 1]),
-            model(ModelError::TrailingBytes)
-        );
+        assert_eq!(Envelope::parse(&buf[..n + 1]), model(ModelError::TrailingBytes));
         let env = Envelope::parse(&buf[..n]).unwrap();
-        assert_eq!(
-            env.expect(ModelKind::Slkl, ScalarKind::F64),
-            Err(Error::Model(ModelError::WrongKind))
-        );
-        assert_eq!(
-            env.expect(ModelKind::LinearSvm, ScalarKind::F32),
-            Err(Error::Model(ModelError::WrongScalar))
-        );
-        assert_eq!(
-            decode_payload::<(u32, [f64; 3])>(env.payload),
-            Err(Error::Model(ModelError::Payload))
-        );
+        assert_eq!(env.expect(ModelKind::Slkl, ScalarKind::F64), Err(Error::Model(ModelError::WrongKind)));
+        assert_eq!(env.expect(ModelKind::LinearSvm, ScalarKind::F32), Err(Error::Model(ModelError::WrongScalar)));
+        assert_eq!(decode_payload::<(u32, [f64; 3])>(env.payload), Err(Error::Model(ModelError::Payload)));
         let mut small = [0u8; 20];
         assert!(matches!(
             encode(ModelKind::Slkl, ScalarKind::F32, &[1.0f64; 4], &mut small),

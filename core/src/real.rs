@@ -166,11 +166,7 @@ impl Real for f32 {
 
 /// `Ok` when every value of `xs` is finite, `Err(NonFinite)` otherwise.
 pub(crate) fn check_finite<T: Real>(xs: &[T]) -> Result<(), crate::Error> {
-    if xs.iter().all(|x| x.is_finite()) {
-        Ok(())
-    } else {
-        Err(crate::Error::NonFinite)
-    }
+    if xs.iter().all(|x| x.is_finite()) { Ok(()) } else { Err(crate::Error::NonFinite) }
 }
 
 #[cfg(test)]
@@ -195,10 +191,7 @@ mod tests {
     #[test]
     fn finite_check() {
         assert!(check_finite(&[1.0f32, 2.0]).is_ok());
-        assert_eq!(
-            check_finite(&[1.0f64, f64::NAN]),
-            Err(crate::Error::NonFinite)
-        );
+        assert_eq!(check_finite(&[1.0f64, f64::NAN]), Err(crate::Error::NonFinite));
         assert_eq!(check_finite(&[f32::INFINITY]), Err(crate::Error::NonFinite));
     }
 }

@@ -151,10 +151,7 @@ mod tests {
         }
         let mean = sum / n as f64;
         let var = sum_sq / n as f64 - mean * mean;
-        assert!(
-            mean.abs() < 0.03 && (var - 1.0).abs() < 0.05,
-            "{mean} {var}"
-        );
+        assert!(mean.abs() < 0.03 && (var - 1.0).abs() < 0.05, "{mean} {var}");
     }
 
     #[test]

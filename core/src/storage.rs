@@ -36,12 +36,5 @@ impl<T, S: AsRef<[T]> + AsMut<[T]> + ?Sized> Storage<T> for S {}
 
 /// `Ok` when a buffer of `len` items holds the `needed` ones.
 pub(crate) fn check_capacity(needed: usize, len: usize) -> Result<(), Error> {
-    if needed <= len {
-        Ok(())
-    } else {
-        Err(Error::CapacityExceeded {
-            needed,
-            capacity: len,
-        })
-    }
+    if needed <= len { Ok(()) } else { Err(Error::CapacityExceeded { needed, capacity: len }) }
 }

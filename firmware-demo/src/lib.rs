@@ -19,11 +19,7 @@ use cortex_m_semihosting::{debug, heprintln, hprintln};
 /// Ends the program, reporting success or failure to the host; under QEMU with
 /// `-semihosting-config enable=on,target=native`, QEMU exits with status 0 or 1.
 pub fn exit(success: bool) -> ! {
-    debug::exit(if success {
-        debug::EXIT_SUCCESS
-    } else {
-        debug::EXIT_FAILURE
-    });
+    debug::exit(if success { debug::EXIT_SUCCESS } else { debug::EXIT_FAILURE });
     // Reached only if a debugger resumes the program after the exit request.
     loop {
         cortex_m::asm::wfi();
@@ -56,11 +52,7 @@ impl fmt::Display for Failure {
 
 /// `Ok` when `condition` holds, otherwise [`Failure::Check`]`(what)`.
 pub fn ensure(condition: bool, what: &'static str) -> Result<(), Failure> {
-    if condition {
-        Ok(())
-    } else {
-        Err(Failure::Check(what))
-    }
+    if condition { Ok(()) } else { Err(Failure::Check(what)) }
 }
 
 /// Counts checks, printing `test NAME ... ok|FAILED` for each and `N passed, N failed` at

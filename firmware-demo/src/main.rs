@@ -18,11 +18,7 @@ const A: [f32; 9] = [4.0, 2.0, -2.0, 2.0, 10.0, 2.0, -2.0, 2.0, 6.0];
 fn main() -> ! {
     match Cholesky::from_matrix_in([0.0f32; storage_len(3)], 3, &A, 3) {
         Ok(chol) => {
-            hprintln!(
-                "kestrel: 3x3 Cholesky, packed L = {:?}, log det A = {}",
-                chol.packed(),
-                chol.log_det()
-            );
+            hprintln!("kestrel: 3x3 Cholesky, packed L = {:?}, log det A = {}", chol.packed(), chol.log_det());
             exit(true)
         }
         Err(e) => {

@@ -22,9 +22,7 @@ pub fn run(seed: u64) -> Result<()> {
     print_budget_table();
     let points = spiral(seed);
     let kernel = Kernel::rbf(GAMMA)?;
-    println!(
-        "\nData: {POINTS} points of a noisy 2-D spiral (seed {seed}), RBF kernel exp(-{GAMMA}·‖x−x'‖²)."
-    );
+    println!("\nData: {POINTS} points of a noisy 2-D spiral (seed {seed}), RBF kernel exp(-{GAMMA}·‖x−x'‖²).");
     incomplete(&kernel, &points)?;
     sliding_window(&kernel, &points)?;
     Ok(())
@@ -35,11 +33,7 @@ fn print_budget_table() {
     println!("  {:<44} {:>12} {:>12}", "structure", "f32", "f64");
     for k in [16, 64, 256, 1024] {
         let name = format!("updatable Cholesky, capacity {k}");
-        println!(
-            "  {name:<44} {:>12} {:>12}",
-            cholesky::bytes_needed::<f32>(k),
-            cholesky::bytes_needed::<f64>(k)
-        );
+        println!("  {name:<44} {:>12} {:>12}", cholesky::bytes_needed::<f32>(k), cholesky::bytes_needed::<f64>(k));
     }
     for (n, r) in [(2_000, 64), (10_000, 100), (100_000, 256)] {
         let name = format!("incomplete Cholesky, n = {n}, rank ≤ {r}");
@@ -67,13 +61,8 @@ fn spiral(seed: u64) -> Vec<f64> {
 }
 
 fn incomplete(kernel: &Kernel<f64>, points: &[f64]) -> Result<()> {
-    println!(
-        "\nPivoted incomplete Cholesky (columns read on demand, the Gram matrix never stored):"
-    );
-    println!(
-        "  {:>10} {:>6} {:>16} {:>12} {:>10}",
-        "tolerance", "rank", "residual/trace", "bytes", "ms"
-    );
+    println!("\nPivoted incomplete Cholesky (columns read on demand, the Gram matrix never stored):");
+    println!("  {:>10} {:>6} {:>16} {:>12} {:>10}", "tolerance", "rank", "residual/trace", "bytes", "ms");
     for tolerance in [1e-2, 1e-4, 1e-6, 1e-8] {
         let max_rank = 400;
         let mut values = vec![0.0; budget::values_len(POINTS, max_rank)];
@@ -105,11 +94,7 @@ fn incomplete(kernel: &Kernel<f64>, points: &[f64]) -> Result<()> {
 fn sliding_window(kernel: &Kernel<f64>, points: &[f64]) -> Result<()> {
     let ridge = 1e-3;
     let point = |i: usize| &points[i * DIM..(i + 1) * DIM];
-    let entry = |i: usize, j: usize| {
-        kernel
-            .eval(point(i), point(j))
-            .map(|k| k + if i == j { ridge } else { 0.0 })
-    };
+    let entry = |i: usize, j: usize| kernel.eval(point(i), point(j)).map(|k| k + if i == j { ridge } else { 0.0 });
     let mut chol = Cholesky::new_in(vec![0.0; cholesky::storage_len(WINDOW)], WINDOW)?;
     let mut column = Vec::with_capacity(WINDOW);
     let start = Instant::now();
@@ -122,32 +107,21 @@ fn sliding_window(kernel: &Kernel<f64>, points: &[f64]) -> Result<()> {
         for i in oldest..=newest {
             column.push(entry(newest, i)?);
         }
-        chol.append_column(&column)
-            .with_context(|| format!("appending point {newest}"))?;
+        chol.append_column(&column).with_context(|| format!("appending point {newest}"))?;
     }
     let update_ms = start.elapsed().as_secs_f64() * 1e3;
     let first = POINTS - WINDOW;
     let start = Instant::now();
     let mut failure = None;
-    let fresh = Cholesky::factor_in(
-        vec![0.0; cholesky::storage_len(WINDOW)],
-        WINDOW,
-        WINDOW,
-        |i, j| {
-            entry(first + i, first + j).unwrap_or_else(|e| {
-                failure = Some(e);
-                f64::NAN
-            })
-        },
-    );
+    let fresh = Cholesky::factor_in(vec![0.0; cholesky::storage_len(WINDOW)], WINDOW, WINDOW, |i, j| {
+        entry(first + i, first + j).unwrap_or_else(|e| {
+            failure = Some(e);
+            f64::NAN
+        })
+    });
     let fresh = fresh.map_err(|e| failure.unwrap_or(e))?;
     let refactor_ms = start.elapsed().as_secs_f64() * 1e3;
-    let max_difference = chol
-        .packed()
-        .iter()
-        .zip(fresh.packed())
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max);
+    let max_difference = chol.packed().iter().zip(fresh.packed()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
     println!(
         "\nSliding window of {WINDOW} points over all {POINTS}: {} appends and {} removals in {update_ms:.1} ms \
          ({:.1} µs per step; one refactorization takes {refactor_ms:.2} ms).",
@@ -155,12 +129,7 @@ fn sliding_window(kernel: &Kernel<f64>, points: &[f64]) -> Result<()> {
         POINTS - WINDOW,
         update_ms * 1e3 / (2 * POINTS - WINDOW) as f64
     );
-    println!(
-        "  largest difference from a fresh factorization of the final window: {max_difference:.2e}"
-    );
-    println!(
-        "  log det of the window's kernel matrix: {:.4}",
-        chol.log_det()
-    );
+    println!("  largest difference from a fresh factorization of the final window: {max_difference:.2e}");
+    println!("  log det of the window's kernel matrix: {:.4}", chol.log_det());
     Ok(())
 }

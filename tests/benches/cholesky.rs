@@ -30,10 +30,7 @@ const ICHOL_GAMMA: f64 = 0.5;
 
 /// A kestrel factor of the leading `k × k` block of `a`, with room for `capacity` rows.
 fn kestrel_factor(a: &DMatrix<f64>, k: usize, capacity: usize) -> Cholesky<f64, Vec<f64>> {
-    Cholesky::factor_in(vec![0.0; storage_len(capacity)], capacity, k, |i, j| {
-        a[(i, j)]
-    })
-    .expect("random SPD matrix")
+    Cholesky::factor_in(vec![0.0; storage_len(capacity)], capacity, k, |i, j| a[(i, j)]).expect("random SPD matrix")
 }
 
 /// Small samples and short measurement: the whole bench must run in minutes on 2 cores.
@@ -102,20 +99,16 @@ fn rank_one(c: &mut Criterion) {
         assert!(relative_error(&lower_factor(&kestrel_updated), &reference.l()) < AGREEMENT);
         assert!(relative_error(&na_updated.l(), &reference.l()) < AGREEMENT);
 
-        group.bench_with_input(
-            BenchmarkId::new("kestrel rank_one_update", k),
-            &k,
-            |b, _| {
-                b.iter_batched(
-                    || chol.clone(),
-                    |mut chol| {
-                        chol.rank_one_update(black_box(&x), 1.0).expect("update");
-                        chol
-                    },
-                    BatchSize::LargeInput,
-                );
-            },
-        );
+        group.bench_with_input(BenchmarkId::new("kestrel rank_one_update", k), &k, |b, _| {
+            b.iter_batched(
+                || chol.clone(),
+                |mut chol| {
+                    chol.rank_one_update(black_box(&x), 1.0).expect("update");
+                    chol
+                },
+                BatchSize::LargeInput,
+            );
+        });
         group.bench_with_input(BenchmarkId::new("nalgebra refactor", k), &k, |b, _| {
             b.iter_batched(
                 || updated.clone(),
@@ -123,20 +116,16 @@ fn rank_one(c: &mut Criterion) {
                 BatchSize::LargeInput,
             );
         });
-        group.bench_with_input(
-            BenchmarkId::new("nalgebra rank_one_update", k),
-            &k,
-            |b, _| {
-                b.iter_batched(
-                    || na_chol.clone(),
-                    |mut chol| {
-                        chol.rank_one_update(black_box(&xv), 1.0);
-                        chol
-                    },
-                    BatchSize::LargeInput,
-                );
-            },
-        );
+        group.bench_with_input(BenchmarkId::new("nalgebra rank_one_update", k), &k, |b, _| {
+            b.iter_batched(
+                || na_chol.clone(),
+                |mut chol| {
+                    chol.rank_one_update(black_box(&xv), 1.0);
+                    chol
+                },
+                BatchSize::LargeInput,
+            );
+        });
     }
     group.finish();
 }
@@ -153,16 +142,8 @@ fn incomplete(c: &mut Criterion) {
     let pivots = vec![0usize; budget::pivots_len(r)];
 
     let (mut v, mut p) = (values.clone(), pivots.clone());
-    let ich = IncompleteCholesky::from_kernel_in(
-        &mut v[..],
-        &mut p[..],
-        &kernel,
-        &points,
-        ICHOL_DIM,
-        r,
-        0.0,
-    )
-    .expect("kernel matrix");
+    let ich = IncompleteCholesky::from_kernel_in(&mut v[..], &mut p[..], &kernel, &points, ICHOL_DIM, r, 0.0)
+        .expect("kernel matrix");
     assert_eq!((ich.rank(), ich.stop_reason()), (r, StopReason::RankBudget));
     let dense_bytes = n * n * size_of::<f64>();
     eprintln!(
@@ -176,29 +157,25 @@ fn incomplete(c: &mut Criterion) {
         (n * r) as f64,
     );
 
-    group.bench_with_input(
-        BenchmarkId::new("kestrel rbf n=10000 d=8", r),
-        &r,
-        |b, _| {
-            b.iter_batched_ref(
-                || (values.clone(), pivots.clone()),
-                |(v, p)| {
-                    let ich = IncompleteCholesky::from_kernel_in(
-                        &mut v[..],
-                        &mut p[..],
-                        &kernel,
-                        black_box(&points),
-                        ICHOL_DIM,
-                        r,
-                        0.0,
-                    )
-                    .expect("kernel matrix");
-                    ich.residual()
-                },
-                BatchSize::LargeInput,
-            );
-        },
-    );
+    group.bench_with_input(BenchmarkId::new("kestrel rbf n=10000 d=8", r), &r, |b, _| {
+        b.iter_batched_ref(
+            || (values.clone(), pivots.clone()),
+            |(v, p)| {
+                let ich = IncompleteCholesky::from_kernel_in(
+                    &mut v[..],
+                    &mut p[..],
+                    &kernel,
+                    black_box(&points),
+                    ICHOL_DIM,
+                    r,
+                    0.0,
+                )
+                .expect("kernel matrix");
+                ich.residual()
+            },
+            BatchSize::LargeInput,
+        );
+    });
     group.finish();
 }
 

@@ -15,9 +15,7 @@ pub fn uniform_points<T: Real>(rng: &mut Rng, n: usize, dim: usize) -> Vec<T> {
 pub fn gram_matrix<T: Real>(kernel: &Kernel<T>, points: &[T], dim: usize) -> DMatrix<f64> {
     let n = points.len() / dim;
     let p = |i: usize| &points[i * dim..(i + 1) * dim];
-    DMatrix::from_fn(n, n, |i, j| {
-        kernel.eval(p(i), p(j)).expect("equal dimensions").to_f64()
-    })
+    DMatrix::from_fn(n, n, |i, j| kernel.eval(p(i), p(j)).expect("equal dimensions").to_f64())
 }
 
 /// A random symmetric positive-definite `n × n` matrix `BBᵀ/n + shift·I` in `f64`.
@@ -27,17 +25,13 @@ pub fn random_spd(rng: &mut Rng, n: usize, shift: f64) -> DMatrix<f64> {
 }
 
 /// `L·Lᵀ` of a core factor, in `f64`.
-pub fn reconstruct<T: Real, S: kestrel_core::storage::Storage<T>>(
-    chol: &Cholesky<T, S>,
-) -> DMatrix<f64> {
+pub fn reconstruct<T: Real, S: kestrel_core::storage::Storage<T>>(chol: &Cholesky<T, S>) -> DMatrix<f64> {
     let l = lower_factor(chol);
     &l * l.transpose()
 }
 
 /// The factor `L` of a core Cholesky as a dense `f64` matrix.
-pub fn lower_factor<T: Real, S: kestrel_core::storage::Storage<T>>(
-    chol: &Cholesky<T, S>,
-) -> DMatrix<f64> {
+pub fn lower_factor<T: Real, S: kestrel_core::storage::Storage<T>>(chol: &Cholesky<T, S>) -> DMatrix<f64> {
     let k = chol.dim();
     DMatrix::from_fn(k, k, |i, j| chol.get(i, j).expect("inside k × k").to_f64())
 }

@@ -61,12 +61,7 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
     /// `CapacityExceeded` when `storage` holds fewer than [`storage_len`]`(capacity)` scalars.
     pub fn new_in(storage: S, capacity: usize) -> Result<Self, Error> {
         check_capacity(storage_len(capacity), storage.as_ref().len())?;
-        Ok(Cholesky {
-            storage,
-            capacity,
-            dim: 0,
-            scalar: PhantomData,
-        })
+        Ok(Cholesky { storage, capacity, dim: 0, scalar: PhantomData })
     }
 
     /// Full factorization of the `n × n` matrix whose lower-triangle entries `entry(i, j)`
@@ -264,29 +259,11 @@ mod tests {
         let r = Cholesky::from_matrix_in([0.0; storage_len(2)], 2, &nan, 2);
         assert_eq!(r.err(), Some(Error::NonFinite));
         let r = Cholesky::from_matrix_in([0.0; storage_len(1)], 1, &indefinite, 2);
-        assert_eq!(
-            r.err(),
-            Some(Error::CapacityExceeded {
-                needed: 2,
-                capacity: 1
-            })
-        );
+        assert_eq!(r.err(), Some(Error::CapacityExceeded { needed: 2, capacity: 1 }));
         let r = Cholesky::from_matrix_in([0.0; storage_len(2)], 2, &indefinite, 3);
-        assert_eq!(
-            r.err(),
-            Some(Error::DimensionMismatch {
-                expected: 9,
-                got: 4
-            })
-        );
+        assert_eq!(r.err(), Some(Error::DimensionMismatch { expected: 9, got: 4 }));
         let r = Cholesky::<f32, _>::new_in([0.0; 4], 2);
-        assert_eq!(
-            r.err(),
-            Some(Error::CapacityExceeded {
-                needed: 7,
-                capacity: 4
-            })
-        );
+        assert_eq!(r.err(), Some(Error::CapacityExceeded { needed: 7, capacity: 4 }));
         assert!(Cholesky::<f32, _>::new_in([0.0; 4], usize::MAX).is_err());
     }
 }

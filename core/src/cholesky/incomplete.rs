@@ -147,10 +147,7 @@ impl<T: Real, S: Storage<T>, P: Storage<usize>> IncompleteCholesky<T, S, P> {
         }
         if points.len() % dim != 0 {
             let expected = (points.len() / dim + 1) * dim;
-            return Err(Error::DimensionMismatch {
-                expected,
-                got: points.len(),
-            });
+            return Err(Error::DimensionMismatch { expected, got: points.len() });
         }
         check_finite(points)?;
         let point = |i: usize| &points[i * dim..(i + 1) * dim];
@@ -185,9 +182,7 @@ impl<T: Real, S: Storage<T>, P: Storage<usize>> IncompleteCholesky<T, S, P> {
         if i >= self.n {
             return None;
         }
-        self.values
-            .as_ref()
-            .get(i * self.max_rank..i * self.max_rank + self.rank)
+        self.values.as_ref().get(i * self.max_rank..i * self.max_rank + self.rank)
     }
 
     /// The residual diagonal `diag(K − GGᵀ)` (clamped at 0 against rounding).
@@ -245,16 +240,8 @@ impl<T: Real, S: Storage<T>, P: Storage<usize>> IncompleteCholesky<T, S, P> {
             if !k.is_finite() {
                 return Err(Error::NonFinite);
             }
-            let sum = if i == p {
-                T::ZERO
-            } else {
-                dot_prefix(&g[i * r..i * r + t], &g[p * r..p * r + t])
-            };
-            g[i * r + t] = if i == p {
-                pivot_value
-            } else {
-                (k - sum) / pivot_value
-            };
+            let sum = if i == p { T::ZERO } else { dot_prefix(&g[i * r..i * r + t], &g[p * r..p * r + t]) };
+            g[i * r + t] = if i == p { pivot_value } else { (k - sum) / pivot_value };
         }
         for (i, di) in d.iter_mut().enumerate() {
             let gi = g[i * r + t];
@@ -289,9 +276,7 @@ mod tests {
         let v = [1.0, 2.0, 0.5, -1.0];
         let w = [0.0, 1.0, 3.0, 1.0];
         let k = |i: usize, j: usize| v[i] * v[j] + w[i] * w[j];
-        let ich =
-            IncompleteCholesky::factor_in([0.0; 20], [0usize; 4], 4, 4, 1e-12, |i| k(i, i), k)
-                .unwrap();
+        let ich = IncompleteCholesky::factor_in([0.0; 20], [0usize; 4], 4, 4, 1e-12, |i| k(i, i), k).unwrap();
         assert_eq!(ich.rank(), 2);
         assert_eq!(ich.stop_reason(), StopReason::Tolerance);
         assert_eq!(ich.pivots()[0], 2); // largest diagonal 9.25
@@ -307,70 +292,20 @@ mod tests {
     fn errors() {
         let k = |_: usize, _: usize| 1.0f64;
         let r = IncompleteCholesky::factor_in([0.0; 3], [0usize; 2], 2, 2, 0.0, |_| 1.0, k);
-        assert_eq!(
-            r.err(),
-            Some(Error::CapacityExceeded {
-                needed: 6,
-                capacity: 3
-            })
-        );
+        assert_eq!(r.err(), Some(Error::CapacityExceeded { needed: 6, capacity: 3 }));
         let r = IncompleteCholesky::factor_in([0.0; 6], [0usize; 1], 2, 2, 0.0, |_| 1.0, k);
-        assert_eq!(
-            r.err(),
-            Some(Error::CapacityExceeded {
-                needed: 2,
-                capacity: 1
-            })
-        );
+        assert_eq!(r.err(), Some(Error::CapacityExceeded { needed: 2, capacity: 1 }));
         let r = IncompleteCholesky::factor_in([0.0; 6], [0usize; 2], 2, 2, -1.0, |_| 1.0, k);
         assert_eq!(r.err(), Some(Error::InvalidParam { name: "tolerance" }));
-        let r = IncompleteCholesky::factor_in(
-            [0.0; 6],
-            [0usize; 2],
-            2,
-            2,
-            0.0,
-            |i| 1.0 - 2.0 * i as f64,
-            k,
-        );
+        let r = IncompleteCholesky::factor_in([0.0; 6], [0usize; 2], 2, 2, 0.0, |i| 1.0 - 2.0 * i as f64, k);
         assert_eq!(r.err(), Some(Error::NotPositiveDefinite { pivot: 1 }));
-        let r = IncompleteCholesky::factor_in(
-            [0.0; 6],
-            [0usize; 2],
-            2,
-            2,
-            0.0,
-            |_| 1.0,
-            |_, _| f64::NAN,
-        );
+        let r = IncompleteCholesky::factor_in([0.0; 6], [0usize; 2], 2, 2, 0.0, |_| 1.0, |_, _| f64::NAN);
         assert_eq!(r.err(), Some(Error::NonFinite));
         let kernel = Kernel::rbf(1.0).unwrap();
-        let r = IncompleteCholesky::from_kernel_in(
-            [0.0; 6],
-            [0usize; 2],
-            &kernel,
-            &[1.0, f64::NAN],
-            1,
-            2,
-            0.0,
-        );
+        let r = IncompleteCholesky::from_kernel_in([0.0; 6], [0usize; 2], &kernel, &[1.0, f64::NAN], 1, 2, 0.0);
         assert_eq!(r.err(), Some(Error::NonFinite));
-        let r = IncompleteCholesky::from_kernel_in(
-            [0.0; 6],
-            [0usize; 2],
-            &kernel,
-            &[1.0, 2.0, 3.0],
-            2,
-            2,
-            0.0,
-        );
-        assert_eq!(
-            r.err(),
-            Some(Error::DimensionMismatch {
-                expected: 4,
-                got: 3
-            })
-        );
+        let r = IncompleteCholesky::from_kernel_in([0.0; 6], [0usize; 2], &kernel, &[1.0, 2.0, 3.0], 2, 2, 0.0);
+        assert_eq!(r.err(), Some(Error::DimensionMismatch { expected: 4, got: 3 }));
         let r = IncompleteCholesky::from_kernel_in([0.0; 6], [0usize; 2], &kernel, &[], 0, 2, 0.0);
         assert_eq!(r.err(), Some(Error::InvalidParam { name: "dim" }));
     }

@@ -118,22 +118,12 @@ fn downdate_margin<T: Real>(p: &[T]) -> Result<T, Error> {
 
 /// Rank-1 update of the trailing block (rows and columns `start..end`) of the packed
 /// triangle by the vector held in `sines[start..end]`; `cosines` is scratch.
-fn rotate_in_update<T: Real>(
-    triangle: &mut [T],
-    start: usize,
-    end: usize,
-    cosines: &mut [T],
-    sines: &mut [T],
-) {
+fn rotate_in_update<T: Real>(triangle: &mut [T], start: usize, end: usize, cosines: &mut [T], sines: &mut [T]) {
     for r in start..end {
         let row = &mut triangle[packed_len(r) + start..packed_len(r) + r + 1];
         let mut x = sines[r];
         let (off_diagonal, diagonal) = row.split_at_mut(r - start);
-        for ((l, &c), &s) in off_diagonal
-            .iter_mut()
-            .zip(&cosines[start..r])
-            .zip(&sines[start..r])
-        {
+        for ((l, &c), &s) in off_diagonal.iter_mut().zip(&cosines[start..r]).zip(&sines[start..r]) {
             let rotated = c * *l + s * x;
             x = c * x - s * *l;
             *l = rotated;
@@ -148,13 +138,7 @@ fn rotate_in_update<T: Real>(
 
 /// Downdate of the `k × k` packed triangle by `x = L·p`, `p` held in `sines[..k]`, with
 /// `rho = √(1 − ‖p‖²) > 0`; `cosines` is scratch.
-fn rotate_in_downdate<T: Real>(
-    triangle: &mut [T],
-    k: usize,
-    mut rho: T,
-    cosines: &mut [T],
-    sines: &mut [T],
-) {
+fn rotate_in_downdate<T: Real>(triangle: &mut [T], k: usize, mut rho: T, cosines: &mut [T], sines: &mut [T]) {
     for i in (0..k).rev() {
         let p = sines[i];
         let h = rho.hypot(p);
@@ -191,11 +175,7 @@ mod tests {
         for i in 0..n {
             for j in 0..n {
                 let got = reconstruct(chol.packed(), i, j);
-                assert!(
-                    (got - a[i * n + j]).abs() < 1e-12,
-                    "({i},{j}) {got} vs {}",
-                    a[i * n + j]
-                );
+                assert!((got - a[i * n + j]).abs() < 1e-12, "({i},{j}) {got} vs {}", a[i * n + j]);
             }
         }
     }
@@ -228,42 +208,15 @@ mod tests {
         let before: [f64; 3] = chol.packed().try_into().unwrap();
         let e = chol.rank_one_update(&[3.0, 0.0], -1.0);
         assert_eq!(e, Err(Error::NotPositiveDefinite { pivot: 0 }));
-        assert_eq!(
-            chol.rank_one_update(&[1.0, f64::NAN], 1.0),
-            Err(Error::NonFinite)
-        );
-        assert_eq!(
-            chol.rank_one_update(&[1.0], 1.0),
-            Err(Error::DimensionMismatch {
-                expected: 2,
-                got: 1
-            })
-        );
-        assert_eq!(
-            chol.rank_one_update(&[1.0, 1.0], f64::INFINITY),
-            Err(Error::NonFinite)
-        );
-        assert_eq!(
-            chol.rank_one_update(&[1e300, 1.0], 1e300),
-            Err(Error::NonFinite)
-        );
-        assert_eq!(
-            chol.append_column(&[0.0, 0.0, 1.0]),
-            Err(Error::CapacityExceeded {
-                needed: 3,
-                capacity: 2
-            })
-        );
-        assert_eq!(
-            chol.remove_column(2),
-            Err(Error::IndexOutOfRange { index: 2, len: 2 })
-        );
+        assert_eq!(chol.rank_one_update(&[1.0, f64::NAN], 1.0), Err(Error::NonFinite));
+        assert_eq!(chol.rank_one_update(&[1.0], 1.0), Err(Error::DimensionMismatch { expected: 2, got: 1 }));
+        assert_eq!(chol.rank_one_update(&[1.0, 1.0], f64::INFINITY), Err(Error::NonFinite));
+        assert_eq!(chol.rank_one_update(&[1e300, 1.0], 1e300), Err(Error::NonFinite));
+        assert_eq!(chol.append_column(&[0.0, 0.0, 1.0]), Err(Error::CapacityExceeded { needed: 3, capacity: 2 }));
+        assert_eq!(chol.remove_column(2), Err(Error::IndexOutOfRange { index: 2, len: 2 }));
         assert_eq!(chol.packed(), &before);
         chol.remove_column(1).unwrap();
-        assert_eq!(
-            chol.append_column(&[2.0, 1.0]),
-            Err(Error::NotPositiveDefinite { pivot: 1 })
-        );
+        assert_eq!(chol.append_column(&[2.0, 1.0]), Err(Error::NotPositiveDefinite { pivot: 1 }));
         assert_eq!(chol.packed(), &before[..1]);
     }
 }

@@ -18,13 +18,7 @@ fn rounded<T: Real>(m: &DMatrix<f64>) -> DMatrix<f64> {
 /// Factor of `a` (symmetric) in a factor of capacity `capacity`.
 fn factor<T: Real>(a: &DMatrix<f64>, capacity: usize) -> Cholesky<T, Vec<T>> {
     let n = a.nrows();
-    Cholesky::from_matrix_in(
-        vec![T::ZERO; storage_len(capacity)],
-        capacity,
-        &to_scalars::<T>(a),
-        n,
-    )
-    .unwrap()
+    Cholesky::from_matrix_in(vec![T::ZERO; storage_len(capacity)], capacity, &to_scalars::<T>(a), n).unwrap()
 }
 
 /// `‖L − L_ref‖/‖L_ref‖` where `L_ref` is nalgebra's factor of `a`.
@@ -48,12 +42,7 @@ fn check_all<T: Real>(seed: u64, n: usize) -> Result<(), TestCaseError> {
     let b = DVector::from_fn(n, |_, _| T::from_f64(rng.normal()).to_f64());
     let mut x: Vec<T> = b.iter().map(|&v| T::from_f64(v)).collect();
     chol.solve_in_place(&mut x).unwrap();
-    let expected = a
-        .view((0, 0), (n, n))
-        .into_owned()
-        .cholesky()
-        .unwrap()
-        .solve(&b);
+    let expected = a.view((0, 0), (n, n)).into_owned().cholesky().unwrap().solve(&b);
     let x = DVector::from_iterator(n, x.iter().map(|v| v.to_f64()));
     prop_assert!((&x - &expected).norm() <= tol * expected.norm().max(1.0));
 

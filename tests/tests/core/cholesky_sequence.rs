@@ -36,32 +36,19 @@ struct Reference {
 impl Reference {
     fn new<T: Real>(rng: &mut Rng, n: usize) -> Self {
         let features: Vec<_> = (0..n).map(|_| random_feature(rng)).collect();
-        let base = DMatrix::from_fn(n, n, |i, j| {
-            round::<T>(features[i].dot(&features[j]) + f64::from(i == j))
-        });
-        Reference {
-            features,
-            base,
-            active: Vec::new(),
-        }
+        let base = DMatrix::from_fn(n, n, |i, j| round::<T>(features[i].dot(&features[j]) + f64::from(i == j)));
+        Reference { features, base, active: Vec::new() }
     }
 
     fn assembled(&self) -> DMatrix<f64> {
-        self.active
-            .iter()
-            .fold(self.base.clone(), |a, x| a + x * x.transpose())
+        self.active.iter().fold(self.base.clone(), |a, x| a + x * x.transpose())
     }
 
     /// A new last row and column of `A` for the feature `f`, rounded to `T`.
     fn append<T: Real>(&mut self, f: DVector<f64>) -> Vec<f64> {
         let k = self.features.len();
-        let column: Vec<f64> = self
-            .features
-            .iter()
-            .map(|g| g.dot(&f))
-            .chain([f.dot(&f) + 1.0])
-            .map(round::<T>)
-            .collect();
+        let column: Vec<f64> =
+            self.features.iter().map(|g| g.dot(&f)).chain([f.dot(&f) + 1.0]).map(round::<T>).collect();
         let mut grown = self.base.clone().insert_row(k, 0.0).insert_column(k, 0.0);
         for (i, &c) in column.iter().enumerate() {
             grown[(k, i)] = c;
@@ -96,8 +83,7 @@ fn run<T: Real>(seed: u64) -> (f64, f64, [usize; 4]) {
     let n0 = 32;
     let mut reference = Reference::new::<T>(&mut rng, n0);
     let a0: Vec<T> = to_scalars(reference.base.iter()); // symmetric: column-major = row-major
-    let mut chol =
-        Cholesky::from_matrix_in(vec![T::ZERO; storage_len(CAPACITY)], CAPACITY, &a0, n0).unwrap();
+    let mut chol = Cholesky::from_matrix_in(vec![T::ZERO; storage_len(CAPACITY)], CAPACITY, &a0, n0).unwrap();
     let mut counts = [0usize; 4];
     let mut worst = 0.0f64;
     for step in 1..=OPERATIONS {
@@ -116,17 +102,13 @@ fn run<T: Real>(seed: u64) -> (f64, f64, [usize; 4]) {
             }
             2 if reference.active.len() < 24 => {
                 let x = DVector::from_fn(k, |_, _| round::<T>(0.4 * rng.normal::<f64>()));
-                chol.rank_one_update(&to_scalars::<T>(x.iter()), T::ONE)
-                    .unwrap();
+                chol.rank_one_update(&to_scalars::<T>(x.iter()), T::ONE).unwrap();
                 reference.active.push(x);
                 counts[2] += 1;
             }
             3 if !reference.active.is_empty() => {
-                let x = reference
-                    .active
-                    .swap_remove(rng.below(reference.active.len()));
-                chol.rank_one_update(&to_scalars::<T>(x.iter()), -T::ONE)
-                    .unwrap();
+                let x = reference.active.swap_remove(rng.below(reference.active.len()));
+                chol.rank_one_update(&to_scalars::<T>(x.iter()), -T::ONE).unwrap();
                 counts[3] += 1;
             }
             _ => {}
@@ -135,11 +117,7 @@ fn run<T: Real>(seed: u64) -> (f64, f64, [usize; 4]) {
             worst = worst.max(relative_error(&reconstruct(&chol), &reference.assembled()));
         }
     }
-    let fresh = reference
-        .assembled()
-        .cholesky()
-        .expect("assembled matrix is SPD")
-        .l();
+    let fresh = reference.assembled().cholesky().expect("assembled matrix is SPD").l();
     (worst, relative_error(&lower_factor(&chol), &fresh), counts)
 }
 

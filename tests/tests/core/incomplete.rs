@@ -39,11 +39,7 @@ fn run<T: Real>(tolerance: f64) -> Outcome {
         tolerance,
     )
     .unwrap();
-    assert_eq!(
-        ich.stop_reason(),
-        StopReason::Tolerance,
-        "rank budget {MAX_RANK} too small"
-    );
+    assert_eq!(ich.stop_reason(), StopReason::Tolerance, "rank budget {MAX_RANK} too small");
     let r = ich.rank();
     let g = DMatrix::from_fn(N, r, |i, t| ich.row(i).unwrap()[t].to_f64());
 
@@ -54,10 +50,7 @@ fn run<T: Real>(tolerance: f64) -> Outcome {
     // Rows of the reference factor in the original order: L₂₁ = K[:, p] L₁₁⁻ᵀ for every row
     // (at the pivots this gives L₁₁ itself).
     let k_cols = DMatrix::from_fn(N, r, |i, t| k[(i, p[t])]);
-    let reference = l11
-        .solve_lower_triangular(&k_cols.transpose())
-        .unwrap()
-        .transpose();
+    let reference = l11.solve_lower_triangular(&k_cols.transpose()).unwrap().transpose();
     let factor_error = (&g - &reference).norm() / reference.norm();
 
     // Greedy rule: pivot t has the largest residual diagonal after t columns, up to the
@@ -74,21 +67,13 @@ fn run<T: Real>(tolerance: f64) -> Outcome {
             *d -= reference[(i, t)] * reference[(i, t)];
         }
     }
-    Outcome {
-        rank: r,
-        residual_ratio: ich.residual().to_f64() / ich.trace().to_f64(),
-        factor_error,
-        greedy_violations,
-    }
+    Outcome { rank: r, residual_ratio: ich.residual().to_f64() / ich.trace().to_f64(), factor_error, greedy_violations }
 }
 
 #[test]
 fn rbf_gram_2000_points_f64() {
     let o = run::<f64>(1e-6);
-    println!(
-        "f64: rank {}, residual/trace {:.2e}, factor error {:.2e}",
-        o.rank, o.residual_ratio, o.factor_error
-    );
+    println!("f64: rank {}, residual/trace {:.2e}, factor error {:.2e}", o.rank, o.residual_ratio, o.factor_error);
     assert!(o.residual_ratio < 1e-6);
     assert!(o.factor_error < 1e-9, "factor error {:e}", o.factor_error);
     assert_eq!(o.greedy_violations, 0);
@@ -97,10 +82,7 @@ fn rbf_gram_2000_points_f64() {
 #[test]
 fn rbf_gram_2000_points_f32() {
     let o = run::<f32>(1e-6);
-    println!(
-        "f32: rank {}, residual/trace {:.2e}, factor error {:.2e}",
-        o.rank, o.residual_ratio, o.factor_error
-    );
+    println!("f32: rank {}, residual/trace {:.2e}, factor error {:.2e}", o.rank, o.residual_ratio, o.factor_error);
     assert!(o.residual_ratio < 1e-6);
     assert!(o.factor_error < 5e-3, "factor error {:e}", o.factor_error);
     assert_eq!(o.greedy_violations, 0);

@@ -1,0 +1,4 @@
+//! Streaming for Kestrel: sources of labelled samples (files, pipes, serial ports) and the
+//! machinery behind the `kestrel` command-line tool.
+
+pub mod source;

@@ -1,0 +1,186 @@
+//! CSV rows with a header: one column is the label or target (the last by default, or the
+//! one named by `--label-column`), every other column a feature. Serial streams have no
+//! header: there the label is the last field.
+//!
+//! Parsing is the `csv` crate's; line numbers are counted here, because the crate's own
+//! count skips blank lines. A row quoted across several lines is reported at its last.
+
+use std::collections::VecDeque;
+use std::io::{self, Read};
+
+use super::record::{ReadError, ReadErrorKind, Record};
+use super::{RecordReader, parse_finite};
+
+/// Reads CSV rows one at a time (constant memory).
+pub struct CsvReader<R> {
+    reader: csv::Reader<LineCounter<R>>,
+    name: String,
+    row: csv::StringRecord,
+    fields: usize,
+    label_field: usize,
+}
+
+impl<R: Read> CsvReader<R> {
+    /// A reader whose first line is a header; `label_column` names the label column
+    /// (default: the last).
+    ///
+    /// # Errors
+    /// `Header` when the header cannot be read or lacks the named column.
+    pub fn with_header(input: R, name: impl Into<String>, label_column: Option<&str>) -> Result<Self, ReadError> {
+        let name = name.into();
+        let mut reader = builder(true).from_reader(LineCounter::new(input));
+        let header_error = |message: String| ReadError {
+            source_name: name.clone(),
+            line: 1,
+            column: 1,
+            kind: ReadErrorKind::Header(message),
+        };
+        let header = reader.headers().map_err(|e| header_error(format!("cannot read the header: {e}")))?.clone();
+        if header.len() < 2 {
+            return Err(header_error("the header needs a label column and at least one feature".into()));
+        }
+        let label_field = match label_column {
+            None => header.len() - 1,
+            Some(wanted) => header
+                .iter()
+                .position(|h| h == wanted)
+                .ok_or_else(|| header_error(format!("no column named `{wanted}` in the header")))?,
+        };
+        Ok(CsvReader { reader, name, row: csv::StringRecord::new(), fields: header.len(), label_field })
+    }
+
+    /// A reader of header-less rows of `fields` fields, the label last (serial streams).
+    pub fn without_header(input: R, name: impl Into<String>, fields: usize) -> Self {
+        let reader = builder(false).from_reader(LineCounter::new(input));
+        CsvReader { reader, name: name.into(), row: csv::StringRecord::new(), fields, label_field: fields - 1 }
+    }
+
+    fn error(&self, line: u64, column: usize, kind: ReadErrorKind) -> ReadError {
+        ReadError { source_name: self.name.clone(), line, column, kind }
+    }
+
+    /// Fills `record` from the current row, which starts on `line`.
+    fn convert(&self, line: u64, record: &mut Record) -> Result<(), ReadError> {
+        if self.row.len() != self.fields {
+            let kind = ReadErrorKind::FieldCount { expected: self.fields, got: self.row.len() };
+            return Err(self.error(line, 1, kind));
+        }
+        record.clear(line);
+        let mut column = 1;
+        let mut feature = 0u32;
+        for (i, field) in self.row.iter().enumerate() {
+            let value = parse_finite(field.trim()).map_err(|kind| self.error(line, column, kind))?;
+            if i == self.label_field {
+                record.label = value;
+            } else {
+                if value != 0.0 {
+                    record.indices.push(feature);
+                    record.values.push(value);
+                }
+                feature += 1;
+            }
+            column += field.chars().count() + 1;
+        }
+        Ok(())
+    }
+}
+
+/// Counts lines under the CSV parser: remembers the byte offsets of the newlines read
+/// ahead of the parser (at most one buffer's worth) and answers which line a byte is on.
+struct LineCounter<R> {
+    inner: R,
+    offset: u64,
+    pending_newlines: VecDeque<u64>,
+    lines_before: u64,
+}
+
+impl<R> LineCounter<R> {
+    fn new(inner: R) -> Self {
+        LineCounter { inner, offset: 0, pending_newlines: VecDeque::new(), lines_before: 0 }
+    }
+
+    /// 1-based line of byte `byte`; bytes must be asked in non-decreasing order.
+    fn line_of(&mut self, byte: u64) -> u64 {
+        while self.pending_newlines.front().is_some_and(|&nl| nl < byte) {
+            self.pending_newlines.pop_front();
+            self.lines_before += 1;
+        }
+        self.lines_before + 1
+    }
+}
+
+impl<R: Read> Read for LineCounter<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        for (i, _) in buf[..n].iter().enumerate().filter(|&(_, &b)| b == b'\n') {
+            self.pending_newlines.push_back(self.offset + i as u64);
+        }
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
+fn builder(has_headers: bool) -> csv::ReaderBuilder {
+    let mut b = csv::ReaderBuilder::new();
+    b.has_headers(has_headers).flexible(true).comment(Some(b'#'));
+    b
+}
+
+impl<R: Read> RecordReader for CsvReader<R> {
+    fn next_record(&mut self, record: &mut Record) -> Result<bool, ReadError> {
+        let read = self.reader.read_record(&mut self.row);
+        // The row ends on the line of the last byte read (csv's start positions point at
+        // the blank or comment lines it skipped before the row).
+        let last_byte = self.reader.position().byte().saturating_sub(1);
+        let line = self.reader.get_mut().line_of(last_byte);
+        match read {
+            Ok(false) => Ok(false),
+            Ok(true) => self.convert(line, record).map(|()| true),
+            Err(e) => Err(self.error(line, 1, ReadErrorKind::Io(e.to_string()))),
+        }
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn dim_hint(&self) -> Option<usize> {
+        Some(self.fields - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_rows_and_picks_the_label_column() {
+        let text = "a,b,y\n1.5,0,-1\n\n2,3,1\n";
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None).unwrap();
+        assert_eq!(reader.dim_hint(), Some(2));
+        let mut r = Record::default();
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.label, r.indices.clone(), r.values.clone(), r.line), (-1.0, vec![0], vec![1.5], 2));
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.label, r.line), (1.0, 4));
+        assert!(!reader.next_record(&mut r).unwrap());
+
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", Some("a")).unwrap();
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.label, r.indices.clone()), (1.5, vec![1]));
+    }
+
+    #[test]
+    fn names_line_and_column_of_faults() {
+        let text = "a,b,y\n1,2,1\n# note\n10,NaN,1\n\n1,2\n";
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None).unwrap();
+        let mut r = Record::default();
+        assert!(reader.next_record(&mut r).unwrap());
+        let e = reader.next_record(&mut r).unwrap_err();
+        assert_eq!(e.to_string(), "t.csv:4:4: `NaN` is not finite");
+        let e = reader.next_record(&mut r).unwrap_err();
+        assert_eq!((e.line, e.kind), (6, ReadErrorKind::FieldCount { expected: 3, got: 2 }));
+        let e = CsvReader::with_header("a,b\n".as_bytes(), "t.csv", Some("z")).err().unwrap();
+        assert_eq!(e.to_string(), "t.csv:1:1: no column named `z` in the header");
+    }
+}

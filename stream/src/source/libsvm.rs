@@ -1,0 +1,138 @@
+//! LibSVM / SVMlight rows: `label index:value index:value ... [# comment]`.
+//!
+//! Indices are 1-based and strictly increasing; zeros may be omitted; the label is any
+//! finite number (±1, 0/1, a class, a regression target). Blank lines and lines starting
+//! with `#` are skipped.
+
+use std::io::BufRead;
+
+use super::record::{ReadError, ReadErrorKind, Record};
+use super::{RecordReader, parse_finite};
+
+/// Reads LibSVM rows from a buffered input, one line at a time (constant memory).
+pub struct LibSvmReader<R> {
+    input: R,
+    name: String,
+    line: String,
+    line_number: u64,
+}
+
+impl<R: BufRead> LibSvmReader<R> {
+    /// A reader over `input`, named `name` in error messages; `first_line` is the line
+    /// number of the first line `input` yields.
+    pub fn new(input: R, name: impl Into<String>, first_line: u64) -> Self {
+        LibSvmReader { input, name: name.into(), line: String::new(), line_number: first_line - 1 }
+    }
+}
+
+impl<R: BufRead> RecordReader for LibSvmReader<R> {
+    fn next_record(&mut self, record: &mut Record) -> Result<bool, ReadError> {
+        loop {
+            self.line.clear();
+            self.line_number += 1;
+            let read = self.input.read_line(&mut self.line).map_err(|e| ReadError {
+                source_name: self.name.clone(),
+                line: self.line_number,
+                column: 1,
+                kind: ReadErrorKind::Io(e.to_string()),
+            })?;
+            if read == 0 {
+                return Ok(false);
+            }
+            let content = self.line.split('#').next().unwrap_or("").trim_end();
+            if content.trim().is_empty() {
+                continue;
+            }
+            record.clear(self.line_number);
+            return parse_line(content, record).map(|()| true).map_err(|(column, kind)| ReadError {
+                source_name: self.name.clone(),
+                line: self.line_number,
+                column,
+                kind,
+            });
+        }
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Parses one non-empty line into `record`; on error, the 1-based character column of the
+/// offending token and what is wrong.
+pub fn parse_line(line: &str, record: &mut Record) -> Result<(), (usize, ReadErrorKind)> {
+    let mut tokens = tokens_with_columns(line);
+    let (column, label) = tokens.next().ok_or((1, ReadErrorKind::MissingLabel))?;
+    record.label = parse_finite(label).map_err(|k| (column, k))?;
+    let mut previous = 0usize;
+    for (column, token) in tokens {
+        let (index, value) = token.split_once(':').ok_or((column, ReadErrorKind::NotAPair(token.to_string())))?;
+        let index_number = match index.parse::<u32>() {
+            Ok(i) if i >= 1 => i as usize,
+            _ => return Err((column, ReadErrorKind::BadIndex(index.to_string()))),
+        };
+        if index_number <= previous {
+            return Err((column, ReadErrorKind::IndexOrder { previous, index: index_number }));
+        }
+        let value = parse_finite(value).map_err(|k| (column + index.len() + 1, k))?;
+        previous = index_number;
+        record.indices.push((index_number - 1) as u32);
+        record.values.push(value);
+    }
+    Ok(())
+}
+
+/// Whitespace-separated tokens with their 1-based character columns.
+fn tokens_with_columns(line: &str) -> impl Iterator<Item = (usize, &str)> {
+    line.split_ascii_whitespace().map(move |token| {
+        let byte_offset = token.as_ptr() as usize - line.as_ptr() as usize;
+        (line[..byte_offset].chars().count() + 1, token)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Result<Record, (usize, ReadErrorKind)> {
+        let mut r = Record::default();
+        parse_line(line, &mut r).map(|()| r)
+    }
+
+    #[test]
+    fn reads_labels_and_sparse_features() {
+        let r = parse("+1 1:0.5 3:-2 10:1e-3").unwrap();
+        assert_eq!(r.label, 1.0);
+        assert_eq!(r.indices, [0, 2, 9]);
+        assert_eq!(r.values, [0.5, -2.0, 1e-3]);
+        assert_eq!(r.dim(), 10);
+        assert_eq!(parse("2.5").unwrap().indices, Vec::<u32>::new());
+    }
+
+    #[test]
+    fn names_the_column_of_each_fault() {
+        assert_eq!(parse("1 1:0.5 1:2"), Err((9, ReadErrorKind::IndexOrder { previous: 1, index: 1 })));
+        assert_eq!(parse("1 0:1"), Err((3, ReadErrorKind::BadIndex("0".into()))));
+        assert_eq!(parse("1 x:1"), Err((3, ReadErrorKind::BadIndex("x".into()))));
+        assert_eq!(parse("1  2:nan"), Err((6, ReadErrorKind::NonFinite("nan".into()))));
+        assert_eq!(parse("1 2:abc"), Err((5, ReadErrorKind::NotANumber("abc".into()))));
+        assert_eq!(parse("1 2"), Err((3, ReadErrorKind::NotAPair("2".into()))));
+        assert_eq!(parse("inf 1:2"), Err((1, ReadErrorKind::NonFinite("inf".into()))));
+        assert_eq!(parse("é 1:2"), Err((1, ReadErrorKind::NotANumber("é".into()))));
+        assert_eq!(parse("1 é:2 x"), Err((3, ReadErrorKind::BadIndex("é".into()))));
+    }
+
+    #[test]
+    fn reader_skips_comments_and_counts_lines() {
+        let text = "# header comment\n1 1:1\n\n-1 2:3 # trailing\n1 1:x\n";
+        let mut reader = LibSvmReader::new(text.as_bytes(), "data.svm", 1);
+        let mut r = Record::default();
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.line, r.label), (2, 1.0));
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.line, r.label, r.indices.clone()), (4, -1.0, vec![1]));
+        let e = reader.next_record(&mut r).unwrap_err();
+        assert_eq!(e.to_string(), "data.svm:5:5: `x` is not a number");
+        assert!(!reader.next_record(&mut r).unwrap());
+    }
+}

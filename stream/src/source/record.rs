@@ -1,0 +1,113 @@
+//! One labelled sample as the readers deliver it, and the errors they report.
+
+use thiserror::Error;
+
+/// A labelled sample in sparse form: `values[k]` is feature `indices[k]` (0-based,
+/// strictly increasing); absent features are 0. Readers reuse one `Record`, so reading
+/// allocates only while a row is longer than every row before it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Record {
+    /// The label (±1, 0/1, a class 0..k−1) or regression target.
+    pub label: f64,
+    /// Feature indices, 0-based, strictly increasing.
+    pub indices: Vec<u32>,
+    /// Feature values, finite.
+    pub values: Vec<f64>,
+    /// 1-based line of the input the record was read from.
+    pub line: u64,
+}
+
+impl Record {
+    /// One past the largest feature index (0 for an empty row).
+    pub fn dim(&self) -> usize {
+        self.indices.last().map_or(0, |&i| i as usize + 1)
+    }
+
+    /// Writes the features into a dense row of `dense.len()` columns.
+    ///
+    /// # Errors
+    /// `IndexBeyond` when an index does not fit (the row is then partly written).
+    pub fn to_dense(&self, dense: &mut [f64]) -> Result<(), ReadErrorKind> {
+        dense.fill(0.0);
+        let dim = dense.len();
+        for (&i, &v) in self.indices.iter().zip(&self.values) {
+            let index = i as usize;
+            *dense.get_mut(index).ok_or(ReadErrorKind::IndexBeyond { index: index + 1, dim })? = v;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn clear(&mut self, line: u64) {
+        self.label = 0.0;
+        self.indices.clear();
+        self.values.clear();
+        self.line = line;
+    }
+}
+
+/// A row that could not be read, with where it is.
+#[derive(Debug, Error, PartialEq)]
+#[error("{source_name}:{line}:{column}: {kind}")]
+pub struct ReadError {
+    /// The file name, `<stdin>` or the serial device.
+    pub source_name: String,
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based character column where the offending token starts.
+    pub column: usize,
+    /// What is wrong.
+    pub kind: ReadErrorKind,
+}
+
+/// What is wrong with a row.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ReadErrorKind {
+    /// A token that is not a number.
+    #[error("`{0}` is not a number")]
+    NotANumber(String),
+    /// NaN or an infinity.
+    #[error("`{0}` is not finite")]
+    NonFinite(String),
+    /// A LibSVM feature without `index:value` form.
+    #[error("`{0}` is not an index:value pair")]
+    NotAPair(String),
+    /// A feature index that is not a positive integer.
+    #[error("feature index `{0}` is not a positive integer (indices are 1-based)")]
+    BadIndex(String),
+    /// Indices must increase strictly along a row.
+    #[error("feature index {index} follows {previous}: indices must increase")]
+    IndexOrder {
+        /// The previous index on the row (1-based).
+        previous: usize,
+        /// This index (1-based).
+        index: usize,
+    },
+    /// A feature index beyond the dimension of the model or data set.
+    #[error("feature index {index} is beyond the dimension {dim}")]
+    IndexBeyond {
+        /// The index (1-based).
+        index: usize,
+        /// The dimension.
+        dim: usize,
+    },
+    /// A CSV row with another number of fields than the header.
+    #[error("{got} fields where the header has {expected}")]
+    FieldCount {
+        /// Fields in the header.
+        expected: usize,
+        /// Fields in the row.
+        got: usize,
+    },
+    /// A row without a label.
+    #[error("the row has no label")]
+    MissingLabel,
+    /// A label the learner cannot use (e.g. not ±1 for a binary SVM).
+    #[error("label {0} is not valid here: {1}")]
+    BadLabel(f64, &'static str),
+    /// The CSV header is missing or lacks the label column.
+    #[error("{0}")]
+    Header(String),
+    /// The input could not be read.
+    #[error("read failed: {0}")]
+    Io(String),
+}
