@@ -2,3 +2,4 @@
 //! machinery behind the `kestrel` command-line tool.
 
 pub mod source;
+pub mod model_file;
