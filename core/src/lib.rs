@@ -12,6 +12,7 @@ pub mod kernel;
 pub mod linalg;
 pub mod model;
 mod real;
+pub mod reduced_set;
 mod rng;
 pub mod storage;
 

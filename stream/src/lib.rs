@@ -1,5 +1,5 @@
 //! Streaming for Kestrel: sources of labelled samples (files, pipes, serial ports) and the
 //! machinery behind the `kestrel` command-line tool.
 
-pub mod source;
 pub mod model_file;
+pub mod source;

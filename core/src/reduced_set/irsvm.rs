@@ -1,0 +1,274 @@
+//! IRSVM: incremental reduced-set selection (seed 003, Sect. 3.1, Algorithm 1).
+//!
+//! With `K̃ = K(A, Ã)` (`n × m`) and a candidate column `k = K(A, x_j)`, the distance of
+//! `k` to the column space of `K̃` is
+//!
+//! ```text
+//! r² = min_β ‖K̃β − k‖² = ‖k‖² − (K̃ᵀk)ᵀ(K̃ᵀK̃)⁻¹(K̃ᵀk) = ‖k‖² − ‖L⁻¹K̃ᵀk‖²      (eq. 25-28)
+//! ```
+//!
+//! where `LLᵀ = K̃ᵀK̃` is kept as an updatable [`Cholesky`] factor: accepting `x_j`
+//! appends the column `[K̃ᵀk; ‖k‖²]`, whose Schur complement is exactly `r²`. Candidates
+//! are visited in a random order; the first `initial` independent ones form `Ã₀`; after
+//! that a candidate joins when `r ≥ δ`. Selection stops after `max_rejections` rejections
+//! in a row, at capacity, or when every point has been tried.
+//!
+//! `r` is the Euclidean distance in `ℝⁿ`, so it grows like `√n`: `δ/√n` is the root mean
+//! square, over the `n` training points, of what the span fails to explain of the
+//! candidate's kernel column — a scale-free way to choose `δ`.
+//!
+//! Cost per candidate: `n` kernel evaluations (O(nd)), `K̃ᵀk` (O(nm)) and a triangular
+//! solve (O(m²)); per accepted point one more O(m²) append.
+//!
+//! **Memory** for `n` points and capacity `c`: the features `K(A, Ã)` (`n·c` scalars,
+//! row `i` = `z(x_i)`, ready for a linear solver), a candidate column (`n`), a projection
+//! (`c + 1`) — [`Irsvm::values_len`]; the factor ([`cholesky::storage_len`]`(c)`); and
+//! `n + c` indices (visiting order, selected points) — [`Irsvm::indices_len`].
+
+use crate::cholesky::{self, Cholesky};
+use crate::linalg::{axpy_prefix, dot_prefix};
+use crate::real::check_finite;
+use crate::storage::{Storage, check_capacity};
+use crate::{Error, Kernel, Real, Rng};
+
+/// IRSVM's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IrsvmParams<T> {
+    delta: T,
+    initial: usize,
+    max_rejections: usize,
+}
+
+impl<T: Real> IrsvmParams<T> {
+    /// Threshold `δ` on the distance `r`, with an initial set of 2 and a stop after 50
+    /// rejections in a row.
+    pub fn new(delta: T) -> Self {
+        IrsvmParams { delta, initial: 2, max_rejections: 50 }
+    }
+
+    /// Size of the initial reduced set `Ã₀` (the paper: "typically a size of 2").
+    pub fn initial(mut self, initial: usize) -> Self {
+        self.initial = initial;
+        self
+    }
+
+    /// Rejections in a row after which selection stops (Algorithm 1, step 4).
+    pub fn max_rejections(mut self, max_rejections: usize) -> Self {
+        self.max_rejections = max_rejections;
+        self
+    }
+
+    /// Validates the parameters.
+    ///
+    /// # Errors
+    /// `InvalidParam` naming `delta` (finite, > 0), `initial` or `max_rejections` (≥ 1).
+    pub fn check(self) -> Result<Self, Error> {
+        if !(self.delta > T::ZERO && self.delta.is_finite()) {
+            return Err(Error::InvalidParam { name: "delta" });
+        }
+        if self.initial == 0 {
+            return Err(Error::InvalidParam { name: "initial" });
+        }
+        if self.max_rejections == 0 {
+            return Err(Error::InvalidParam { name: "max_rejections" });
+        }
+        Ok(self)
+    }
+}
+
+/// Why a selection ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelectionStop {
+    /// `max_rejections` candidates in a row were rejected.
+    Rejections,
+    /// The reduced set reached its capacity.
+    Capacity,
+    /// Every point was tried.
+    Exhausted,
+}
+
+/// A reduced set chosen by IRSVM, with its reduced kernel `K(A, Ã)` and the factor of
+/// `K(A, Ã)ᵀK(A, Ã)`.
+///
+/// # Examples
+/// ```
+/// use kestrel_core::cholesky::{self, Cholesky};
+/// use kestrel_core::reduced_set::{Irsvm, IrsvmParams};
+/// use kestrel_core::{Kernel, Rng};
+/// let points: Vec<f64> = (0..200).map(|i| (i as f64 * 0.37).sin()).collect(); // 100 × 2
+/// let (n, capacity) = (100, 20);
+/// let selection = Irsvm::select_in(
+///     vec![0.0; Irsvm::values_len(n, capacity)],
+///     Cholesky::new_in(vec![0.0; cholesky::storage_len(capacity)], capacity)?,
+///     vec![0; Irsvm::indices_len(n, capacity)],
+///     &points, 2, &Kernel::rbf(1.0)?, IrsvmParams::new(0.5), &mut Rng::seed_from_u64(3))?;
+/// assert!(selection.len() >= 2 && selection.len() <= capacity);
+/// assert_eq!(selection.features(0).unwrap().len(), selection.len());
+/// # Ok::<(), kestrel_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Irsvm<T, S, C, I> {
+    values: S,
+    factor: Cholesky<T, C>,
+    indices: I,
+    n: usize,
+    stop: SelectionStop,
+}
+
+impl Irsvm<(), (), (), ()> {
+    /// Scalars of the value storage for `n` points and capacity `c`: `n·c + n + c + 1`.
+    pub const fn values_len(n: usize, capacity: usize) -> usize {
+        n.saturating_mul(capacity).saturating_add(n).saturating_add(capacity).saturating_add(1)
+    }
+
+    /// `usize` entries of the index storage: `n + c`.
+    pub const fn indices_len(n: usize, capacity: usize) -> usize {
+        n.saturating_add(capacity)
+    }
+
+    /// Bytes of all three storages for scalar `T`.
+    pub const fn bytes_needed<T>(n: usize, capacity: usize) -> usize {
+        let scalars = Self::values_len(n, capacity).saturating_add(cholesky::storage_len(capacity));
+        let indices = Self::indices_len(n, capacity).saturating_mul(core::mem::size_of::<usize>());
+        scalars.saturating_mul(core::mem::size_of::<T>()).saturating_add(indices)
+    }
+}
+
+impl<T: Real, S: Storage<T>, C: Storage<T>, I: Storage<usize>> Irsvm<T, S, C, I> {
+    /// Runs Algorithm 1 on the rows of `points` (row-major, `dim` columns); the capacity is
+    /// the factor's.
+    ///
+    /// # Errors
+    /// `InvalidParam` for bad parameters or `dim = 0`; `DimensionMismatch` when
+    /// `points.len()` is not a multiple of `dim`; `NonFinite` for NaN/∞ points;
+    /// `CapacityExceeded` when a storage is too small or the capacity is below `initial`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn select_in(
+        values: S,
+        factor: Cholesky<T, C>,
+        indices: I,
+        points: &[T],
+        dim: usize,
+        kernel: &Kernel<T>,
+        params: IrsvmParams<T>,
+        rng: &mut Rng,
+    ) -> Result<Self, Error> {
+        let params = params.check()?;
+        let n = point_count(points, dim)?;
+        let capacity = factor.capacity();
+        check_capacity(params.initial, capacity)?;
+        check_capacity(Irsvm::values_len(n, capacity), values.as_ref().len())?;
+        check_capacity(Irsvm::indices_len(n, capacity), indices.as_ref().len())?;
+        let mut selection = Irsvm { values, factor, indices, n, stop: SelectionStop::Exhausted };
+        selection.factor.clear();
+        selection.run(points, dim, kernel, params, rng);
+        Ok(selection)
+    }
+
+    /// Number of points selected, `m = |Ã|`.
+    pub fn len(&self) -> usize {
+        self.factor.dim()
+    }
+
+    /// `true` when nothing was selected (only for `n = 0`).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Indices (rows of `points`) of the reduced set, in the order they joined.
+    pub fn indices(&self) -> &[usize] {
+        &self.indices.as_ref()[self.n..self.n + self.len()]
+    }
+
+    /// Row `i` of the reduced kernel: `z(x_i) = K(x_i, Ã)` (`m` entries), or `None` for
+    /// `i ≥ n`.
+    pub fn features(&self, i: usize) -> Option<&[T]> {
+        let stride = self.factor.capacity();
+        self.values.as_ref().get(i.checked_mul(stride)?..)?.get(..self.len()).filter(|_| i < self.n)
+    }
+
+    /// The factor `L` of `K(A, Ã)ᵀK(A, Ã) = LLᵀ`.
+    pub fn factor(&self) -> &Cholesky<T, C> {
+        &self.factor
+    }
+
+    /// Why selection stopped.
+    pub fn stop(&self) -> SelectionStop {
+        self.stop
+    }
+
+    fn run(&mut self, points: &[T], dim: usize, kernel: &Kernel<T>, params: IrsvmParams<T>, rng: &mut Rng) {
+        let (n, capacity) = (self.n, self.factor.capacity());
+        let order = &mut self.indices.as_mut()[..n];
+        for (i, slot) in order.iter_mut().enumerate() {
+            *slot = i;
+        }
+        rng.shuffle(order);
+        let delta2 = params.delta * params.delta;
+        let mut rejections = 0;
+        for t in 0..n {
+            if self.len() == capacity {
+                self.stop = SelectionStop::Capacity;
+                return;
+            }
+            let candidate = self.indices.as_ref()[t];
+            let threshold = if self.len() < params.initial { T::ZERO } else { delta2 };
+            if self.try_add(points, dim, kernel, candidate, threshold) {
+                rejections = 0;
+            } else if self.len() >= params.initial {
+                rejections += 1;
+                if rejections == params.max_rejections {
+                    self.stop = SelectionStop::Rejections;
+                    return;
+                }
+            }
+        }
+        self.stop = if self.len() == capacity { SelectionStop::Capacity } else { SelectionStop::Exhausted };
+    }
+
+    /// Adds `candidate` when its squared distance `r²` to the span reaches `threshold` (and
+    /// the factor accepts it); returns whether it joined.
+    fn try_add(&mut self, points: &[T], dim: usize, kernel: &Kernel<T>, candidate: usize, threshold: T) -> bool {
+        let (n, capacity, m) = (self.n, self.factor.capacity(), self.len());
+        let (features, rest) = self.values.as_mut().split_at_mut(n * capacity);
+        let (column, projection) = rest.split_at_mut(n);
+        let x = &points[candidate * dim..(candidate + 1) * dim];
+        for (i, c) in column.iter_mut().enumerate() {
+            *c = kernel.eval_prefix(x, &points[i * dim..(i + 1) * dim]);
+        }
+        let projection = &mut projection[..=m];
+        projection.fill(T::ZERO);
+        for (&c, row) in column.iter().zip(features.chunks_exact(capacity)) {
+            axpy_prefix(c, &row[..m], &mut projection[..m]);
+        }
+        let norm2 = dot_prefix(column, column);
+        projection[m] = norm2;
+        if self.factor.append_column(projection).is_err() {
+            return false;
+        }
+        // The new diagonal of L is r = √(‖k‖² − ‖L⁻¹K̃ᵀk‖²) (the Schur complement).
+        let r = self.factor.row(m).and_then(|row| row.last().copied()).unwrap_or(T::ZERO);
+        if r * r < threshold {
+            // Rejected: drop the row just appended (the last one, so nothing else moves).
+            let _ = self.factor.remove_column(m);
+            return false;
+        }
+        for (&c, row) in column.iter().zip(features.chunks_exact_mut(capacity)) {
+            row[m] = c;
+        }
+        self.indices.as_mut()[n + m] = candidate;
+        true
+    }
+}
+
+/// Number of rows of a row-major `points` slice with `dim` columns, all finite.
+pub(super) fn point_count<T: Real>(points: &[T], dim: usize) -> Result<usize, Error> {
+    if dim == 0 {
+        return Err(Error::InvalidParam { name: "dim" });
+    }
+    if points.len() % dim != 0 {
+        return Err(Error::DimensionMismatch { expected: (points.len() / dim + 1) * dim, got: points.len() });
+    }
+    check_finite(points)?;
+    Ok(points.len() / dim)
+}
