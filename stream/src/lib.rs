@@ -1,5 +1,6 @@
 //! Streaming for Kestrel: sources of labelled samples (files, pipes, serial ports) and the
 //! machinery behind the `kestrel` command-line tool.
 
+pub mod dataset;
 pub mod model_file;
 pub mod source;

@@ -1,0 +1,130 @@
+//! A training set held in compact form: compressed sparse rows of the scalar the learner
+//! runs in, plus the labels.
+//!
+//! Memory: one `u32` index and one scalar per non-zero feature, one offset and one label
+//! per row — for dense data about `(4 + size_of T)·n·d` bytes, the least that holds it.
+
+use kestrel_core::Real;
+
+use crate::source::{ReadError, Record, RecordReader};
+
+/// What to do with a row that cannot be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OnError {
+    /// Stop at the first bad row (the default).
+    #[default]
+    Stop,
+    /// Count the row as skipped, report it, and go on.
+    Skip,
+}
+
+/// Labelled rows in compressed sparse form.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Dataset<T> {
+    offsets: Vec<usize>,
+    indices: Vec<u32>,
+    values: Vec<T>,
+    labels: Vec<f64>,
+    dim: usize,
+}
+
+impl<T: Real> Dataset<T> {
+    /// An empty data set.
+    pub fn new() -> Self {
+        Dataset { offsets: vec![0], indices: Vec::new(), values: Vec::new(), labels: Vec::new(), dim: 0 }
+    }
+
+    /// Appends a record (its values rounded to `T`).
+    pub fn push(&mut self, record: &Record) {
+        self.indices.extend_from_slice(&record.indices);
+        self.values.extend(record.values.iter().map(|&v| T::from_f64(v)));
+        self.offsets.push(self.indices.len());
+        self.labels.push(record.label);
+        self.dim = self.dim.max(record.dim());
+    }
+
+    /// Reads every record of `reader`. With [`OnError::Skip`], bad rows are passed to
+    /// `skipped` and left out; with [`OnError::Stop`], the first one is returned.
+    ///
+    /// # Errors
+    /// The first bad row under [`OnError::Stop`].
+    pub fn read(
+        reader: &mut dyn RecordReader,
+        on_error: OnError,
+        mut skipped: impl FnMut(&ReadError),
+    ) -> Result<Self, ReadError> {
+        let mut data = Dataset::new();
+        data.dim = reader.dim_hint().unwrap_or(0);
+        let mut record = Record::default();
+        loop {
+            match reader.next_record(&mut record) {
+                Ok(true) => data.push(&record),
+                Ok(false) => return Ok(data),
+                Err(e) if on_error == OnError::Skip => skipped(&e),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// `true` without rows.
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+
+    /// Number of features: one past the largest index seen (or the CSV header's count).
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The labels, one per row.
+    pub fn labels(&self) -> &[f64] {
+        &self.labels
+    }
+
+    /// Row `i` as `(indices, values)`.
+    pub fn row(&self, i: usize) -> Option<(&[u32], &[T])> {
+        let (start, end) = (*self.offsets.get(i)?, *self.offsets.get(i + 1)?);
+        Some((&self.indices[start..end], &self.values[start..end]))
+    }
+
+    /// The CSR arrays `(offsets, indices, values)`.
+    pub fn csr(&self) -> (&[usize], &[u32], &[T]) {
+        (&self.offsets, &self.indices, &self.values)
+    }
+
+    /// Bytes the rows and labels occupy.
+    pub fn bytes(&self) -> usize {
+        self.offsets.len() * size_of::<usize>()
+            + self.indices.len() * size_of::<u32>()
+            + self.values.len() * size_of::<T>()
+            + self.labels.len() * size_of::<f64>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::LibSvmReader;
+
+    #[test]
+    fn reads_rows_and_skips_or_stops_on_bad_ones() {
+        let text = "1 1:0.5 3:2\n-1 x\n-1 2:1\n";
+        let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1);
+        let mut seen = Vec::new();
+        let data: Dataset<f32> = Dataset::read(&mut reader, OnError::Skip, |e| seen.push(e.line)).unwrap();
+        assert_eq!((data.len(), data.dim(), seen), (2, 3, vec![2]));
+        assert_eq!(data.row(0), Some((&[0u32, 2][..], &[0.5f32, 2.0][..])));
+        assert_eq!(data.row(1), Some((&[1u32][..], &[1.0f32][..])));
+        assert_eq!(data.labels(), &[1.0, -1.0]);
+        assert_eq!(data.row(2), None);
+
+        let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1);
+        let e = Dataset::<f64>::read(&mut reader, OnError::Stop, |_| {}).unwrap_err();
+        assert_eq!(e.to_string(), "d.svm:2:4: `x` is not an index:value pair");
+    }
+}
