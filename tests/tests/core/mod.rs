@@ -3,4 +3,5 @@
 mod cholesky_errors;
 mod cholesky_properties;
 mod cholesky_sequence;
+mod dcd;
 mod incomplete;
