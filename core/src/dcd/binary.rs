@@ -129,11 +129,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> LinearSvm<T, S, I> {
         let binary = |label| label == 1 || label == -1;
         check_problem(rows, labels, self.dim, self.capacity, bias, binary)?;
         let n = rows.len();
-        let problem = Problem {
-            labels,
-            positive: 1,
-            params: self.params,
-        };
+        let problem = Problem::new(labels, 1, self.params);
         let outcome = solve(rows, &problem, self.workspace(n), rng, &mut observer);
         self.rows = n;
         Ok(outcome)

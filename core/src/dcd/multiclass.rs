@@ -133,12 +133,8 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
             support_vectors: 0,
         };
         for class in 0..classes {
-            let problem = Problem {
-                labels,
-                // `class < classes`, and a label array of i32 cannot name more classes.
-                positive: class as i32,
-                params: self.params,
-            };
+            // `class < classes`, and i32 labels cannot name more classes than i32::MAX.
+            let problem = Problem::new(labels, class as i32, self.params);
             let ws = self.workspace(class, rows.len());
             let outcome = solve(rows, &problem, ws, rng, &mut |pass| observer(class, pass));
             if outcome.exit == Exit::Capped {

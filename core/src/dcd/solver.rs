@@ -86,18 +86,31 @@ impl<T: Real> Pass<'_, T> {
 /// One binary problem: `yᵢ = +1` when `labels[i] = positive`, else −1.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Problem<'a, T> {
-    pub(crate) labels: &'a [i32],
-    pub(crate) positive: i32,
-    pub(crate) params: ValidParams<T>,
+    labels: &'a [i32],
+    positive: i32,
+    params: ValidParams<T>,
+    /// The box and diagonal of the rows labelled +1 and −1, computed once.
+    coordinates: [Coordinate<T>; 2],
 }
 
-impl<T: Real> Problem<'_, T> {
-    /// `yᵢ` as a scalar; callers pass `i < labels.len()` (a row index of the problem).
-    fn sign(&self, i: usize) -> T {
+impl<'a, T: Real> Problem<'a, T> {
+    pub(crate) fn new(labels: &'a [i32], positive: i32, params: ValidParams<T>) -> Self {
+        let coordinates = [params.coordinate(T::ONE), params.coordinate(-T::ONE)];
+        Problem {
+            labels,
+            positive,
+            params,
+            coordinates,
+        }
+    }
+
+    /// `yᵢ` and the box and diagonal of `αᵢ`; callers pass `i < labels.len()` (a row
+    /// index of the problem).
+    fn row(&self, i: usize) -> (T, Coordinate<T>) {
         if self.labels[i] == self.positive {
-            T::ONE
+            (T::ONE, self.coordinates[0])
         } else {
-            -T::ONE
+            (-T::ONE, self.coordinates[1])
         }
     }
 
@@ -106,7 +119,7 @@ impl<T: Real> Problem<'_, T> {
         let half = T::from_f64(0.5);
         let norm = crate::linalg::dot_prefix(w, w);
         let dual = alpha.iter().enumerate().fold(T::ZERO, |acc, (i, &a)| {
-            let d = self.params.coordinate(self.sign(i)).diagonal;
+            let d = self.row(i).1.diagonal;
             acc + a * (half * d * a - T::ONE)
         });
         half * norm + dual
@@ -179,11 +192,7 @@ impl<T: Real, R: Rows<T> + ?Sized> Solver<'_, '_, T, R> {
         self.ws.w.fill(T::ZERO);
         self.ws.alpha.fill(T::ZERO);
         for (i, q) in self.ws.q_diagonal.iter_mut().enumerate() {
-            let diagonal = self
-                .problem
-                .params
-                .coordinate(self.problem.sign(i))
-                .diagonal;
+            let diagonal = self.problem.row(i).1.diagonal;
             *q = self.rows.row(i).squared_norm() + bias * bias + diagonal;
         }
         for (i, slot) in self.ws.order.iter_mut().enumerate() {
@@ -240,8 +249,7 @@ impl<T: Real, R: Rows<T> + ?Sized> Solver<'_, '_, T, R> {
 
     /// Coordinate step on `αᵢ`; `None` when `i` is shrunk, else its projected gradient.
     fn visit(&mut self, i: usize, thresholds: Thresholds<T>) -> Option<T> {
-        let y = self.problem.sign(i);
-        let Coordinate { upper, diagonal } = self.problem.params.coordinate(y);
+        let (y, Coordinate { upper, diagonal }) = self.problem.row(i);
         let alpha = self.ws.alpha[i];
         let g = y * self.margin(i) - T::ONE + diagonal * alpha;
         let pg = projected_gradient(alpha, upper, g, thresholds)?;
@@ -421,11 +429,7 @@ mod tests {
             .epsilon(1e-9)
             .check()
             .unwrap();
-        let problem = Problem {
-            labels: &labels,
-            positive: 1,
-            params,
-        };
+        let problem = Problem::new(&labels, 1, params);
         let (mut w, mut alpha, mut q, mut order) = ([9.0; 2], [9.0; 2], [0.0; 2], [0; 2]);
         let ws = Workspace {
             w: &mut w,
