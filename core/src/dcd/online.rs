@@ -47,7 +47,7 @@ pub const fn online_bytes<T>(window: usize, dim: usize) -> usize {
 /// // Window of 16 samples of 2 features, 4 coordinate steps per arrival.
 /// let mut svm = OnlineSvm::new_in([0.0f32; online_scalars_len(16, 2)], 16, 2, params, 4)?;
 /// let mut rng = Rng::seed_from_u64(7);
-/// for t in 0..100 {
+/// for _ in 0..100 {
 ///     let x = [rng.normal::<f32>(), rng.normal::<f32>()];
 ///     let y = if x[0] + x[1] > 0.0 { 1 } else { -1 };
 ///     svm.push(Row::Dense(&x), y, &mut rng)?;

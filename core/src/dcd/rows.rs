@@ -183,6 +183,7 @@ impl<'a, T: Real> DenseRows<'a, T> {
 
 impl<T: Real> Rows<T> for DenseRows<'_, T> {
     fn len(&self) -> usize {
+        // The constructor rejected dim = 0.
         self.values.len() / self.dim
     }
     fn dim(&self) -> usize {
@@ -256,6 +257,7 @@ impl<'a, T: Real> SparseRows<'a, T> {
 
 impl<T: Real> Rows<T> for SparseRows<'_, T> {
     fn len(&self) -> usize {
+        // The constructor rejected empty offsets.
         self.offsets.len() - 1
     }
     fn dim(&self) -> usize {

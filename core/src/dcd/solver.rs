@@ -38,7 +38,7 @@ pub struct Outcome<T> {
     /// Outer passes run (LIBLINEAR's `#iter`).
     pub passes: usize,
     /// The dual objective `f(α) = ½αᵀQ̄α − eᵀα` at the returned `α`, which LIBLINEAR prints
-    /// as `Objective value` (negative: `f(0) = 0` and every step decreases it).
+    /// as `Objective value` (negative: `f(0) = 0` and no step increases it).
     pub objective: T,
     /// Rows with `αᵢ > 0` (LIBLINEAR's `nSV`).
     pub support_vectors: usize,
@@ -61,7 +61,7 @@ impl<T: Real> Pass<'_, T> {
     pub fn number(&self) -> usize {
         self.number
     }
-    /// Coordinates visited in this pass (all rows without shrinking).
+    /// Size of the active set at the end of this pass (`n` without shrinking).
     pub fn active(&self) -> usize {
         self.active
     }
@@ -248,6 +248,7 @@ impl<T: Real, R: Rows<T> + ?Sized> Solver<'_, '_, T, R> {
     }
 
     /// Coordinate step on `αᵢ`; `None` when `i` is shrunk, else its projected gradient.
+    /// `i` comes from `order`, a permutation of `0..n`, so it indexes every slice of `n`.
     fn visit(&mut self, i: usize, thresholds: Thresholds<T>) -> Option<T> {
         let (y, Coordinate { upper, diagonal }) = self.problem.row(i);
         let alpha = self.ws.alpha[i];
