@@ -53,6 +53,12 @@ pub enum Error {
         /// The number of valid indices.
         len: usize,
     },
+    /// A training label is not one the model accepts (±1 for a binary classifier,
+    /// `0..k` for `k` classes); `row` is its 0-based row.
+    InvalidLabel {
+        /// Row of the offending label.
+        row: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -76,6 +82,7 @@ impl fmt::Display for Error {
             Error::IndexOutOfRange { index, len } => {
                 write!(f, "index {index} out of range for length {len}")
             }
+            Error::InvalidLabel { row } => write!(f, "invalid label at row {row}"),
         }
     }
 }

@@ -7,6 +7,7 @@
 extern crate std;
 
 pub mod cholesky;
+pub mod dcd;
 mod error;
 pub mod kernel;
 pub mod linalg;

@@ -2,6 +2,11 @@
 //!
 //! Everything here allocates freely and uses nalgebra's dense decompositions: it is the
 //! yardstick the allocation-free core is measured against, never part of the product.
+//! [`libsvm`] reads the shared datasets and [`linear`] trains the core's linear SVMs on
+//! them as LIBLINEAR's command line does.
+
+pub mod libsvm;
+pub mod linear;
 
 use kestrel_core::{Cholesky, Kernel, Real, Rng};
 use nalgebra::DMatrix;

@@ -3,5 +3,6 @@
 mod cholesky_errors;
 mod cholesky_properties;
 mod cholesky_sequence;
+mod dcd;
 mod incomplete;
 mod reduced_set;
