@@ -63,7 +63,7 @@ pub enum KernelKind<T> {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "KernelKind<T>", into = "KernelKind<T>")]
-#[serde(bound(serialize = "T: Real + Serialize", deserialize = "T: Real + Deserialize<'de>"))]
+#[serde(bound = "T: Real")]
 pub struct Kernel<T> {
     kind: KernelKind<T>,
 }

@@ -27,6 +27,8 @@ pub trait Real:
     + Send
     + Sync
     + 'static
+    + serde::Serialize
+    + serde::de::DeserializeOwned
     + Add<Output = Self>
     + Sub<Output = Self>
     + Mul<Output = Self>

@@ -38,6 +38,7 @@
 //! - [`LinearSvm`]: binary, labels ±1, batch training → [`Outcome`].
 //! - [`OneVsRest`]: `k` classes, labels `0..k`.
 //! - [`OnlineSvm`]: a window of the last `N` samples, a few coordinate steps per arrival.
+//! - [`LinearModel`]: the trained weights alone, as stored in a model file and used to predict.
 //!
 //! # Cost
 //!
@@ -67,6 +68,7 @@
 //! ```
 
 mod binary;
+mod model;
 mod multiclass;
 mod online;
 mod params;
@@ -77,6 +79,7 @@ pub mod solver;
 mod test_support;
 
 pub use binary::{LinearSvm, batch_bytes, batch_indices_len, batch_scalars_len};
+pub use model::LinearModel;
 pub use multiclass::{OneVsRest, ovr_bytes, ovr_indices_len, ovr_scalars_len};
 pub use online::{OnlineSvm, online_bytes, online_scalars_len};
 pub use params::{Loss, Params, ValidParams};

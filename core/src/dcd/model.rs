@@ -1,0 +1,234 @@
+//! [`LinearModel`]: a trained linear classifier as it is stored, shipped and used for
+//! prediction — only the weights, no training state.
+//!
+//! `outputs` weight vectors `ŵ_c = [w_c, w_{c,b}]` of `d + 1` scalars: one for a binary
+//! model (class = sign of `ŵᵀx̂`), `k` for one-vs-rest (class = argmax). `labels` maps a
+//! class to the label the user gave: `[negative, positive]` for binary, `0..k` otherwise.
+//!
+//! Payload in the model file (postcard): `(dim: u32, outputs: u32, bias B: T,
+//! weights: [T; outputs·(d+1)], labels: [T; classes])`, decoded straight into caller
+//! storage.
+//!
+//! **Memory**: [`LinearModel::storage_len`]`(d, outputs) = outputs·(d+1) + classes`
+//! scalars. Prediction: O(outputs · nnz(x)).
+
+use serde::de::DeserializeSeed;
+
+use super::rows::Row;
+use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed};
+use crate::storage::{Storage, check_capacity};
+use crate::{Error, Real};
+
+/// A linear classifier's weights and label map in storage `S`.
+///
+/// # Examples
+/// ```
+/// use kestrel_core::dcd::{LinearModel, Row};
+/// let mut model = LinearModel::new_in(vec![0.0f32; LinearModel::storage_len(2, 1)], 2, 1, 1.0)?;
+/// model.weights_mut(0).unwrap().copy_from_slice(&[1.0, -1.0, 0.5]); // w = (1, −1), w_b = 0.5
+/// model.labels_mut().copy_from_slice(&[0.0, 1.0]); // the user's labels were 0/1
+/// assert_eq!(model.predict(Row::Dense(&[2.0, 1.0]))?, 1.0);
+/// let mut buf = [0u8; 64];
+/// let n = model.encode(&mut buf)?;
+/// let copy = LinearModel::<f32, _>::decode_in(&buf[..n], [0.0f32; 5])?;
+/// assert_eq!(copy.predict(Row::Dense(&[-2.0, 1.0]))?, 0.0);
+/// # Ok::<(), kestrel_core::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinearModel<T, S> {
+    storage: S,
+    dim: usize,
+    outputs: usize,
+    bias: T,
+}
+
+impl LinearModel<(), ()> {
+    /// Scalars for `outputs` weight vectors of dimension `dim` and the label map.
+    pub const fn storage_len(dim: usize, outputs: usize) -> usize {
+        outputs.saturating_mul(dim.saturating_add(1)).saturating_add(Self::classes(outputs))
+    }
+
+    /// Classes a model with `outputs` weight vectors tells apart (2 for one output).
+    pub const fn classes(outputs: usize) -> usize {
+        if outputs == 1 { 2 } else { outputs }
+    }
+}
+
+impl<T: Real, S: Storage<T>> LinearModel<T, S> {
+    /// A zero model; fill it with [`weights_mut`](Self::weights_mut) and
+    /// [`labels_mut`](Self::labels_mut) (labels default to −1/+1 or `0..k`).
+    ///
+    /// # Errors
+    /// `InvalidParam` naming `dim` (0), `outputs` (0 or 2: two classes need one output)
+    /// or `bias` (non-finite); `CapacityExceeded` when `storage` is too short.
+    pub fn new_in(mut storage: S, dim: usize, outputs: usize, bias: T) -> Result<Self, Error> {
+        check_shape(dim, outputs, bias)?;
+        let len = LinearModel::storage_len(dim, outputs);
+        check_capacity(len, storage.as_ref().len())?;
+        let (weights, labels) = storage.as_mut()[..len].split_at_mut(outputs * (dim + 1));
+        weights.fill(T::ZERO);
+        for (c, label) in labels.iter_mut().enumerate() {
+            *label = if outputs == 1 { T::from_f64(2.0 * c as f64 - 1.0) } else { T::from_f64(c as f64) };
+        }
+        Ok(LinearModel { storage, dim, outputs, bias })
+    }
+
+    /// `ŵ_c = [w_c, w_{c,b}]` (`d + 1` scalars), or `None` for `c ≥ outputs`.
+    pub fn weights_mut(&mut self, c: usize) -> Option<&mut [T]> {
+        let stride = self.dim + 1;
+        (c < self.outputs).then(|| &mut self.storage.as_mut()[c * stride..(c + 1) * stride])
+    }
+
+    /// The label of each class.
+    pub fn labels_mut(&mut self) -> &mut [T] {
+        let (start, classes) = (self.outputs * (self.dim + 1), LinearModel::classes(self.outputs));
+        &mut self.storage.as_mut()[start..start + classes]
+    }
+
+    /// The label of each class.
+    pub fn labels(&self) -> &[T] {
+        let (start, classes) = (self.outputs * (self.dim + 1), LinearModel::classes(self.outputs));
+        &self.storage.as_ref()[start..start + classes]
+    }
+
+    /// Number of features `d`.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Number of weight vectors (1 binary, `k` one-vs-rest).
+    pub fn outputs(&self) -> usize {
+        self.outputs
+    }
+
+    /// The bias feature's value `B`.
+    pub fn bias(&self) -> T {
+        self.bias
+    }
+
+    /// Decision value of output `c`: `w_cᵀx + w_{c,b}·B`.
+    ///
+    /// # Errors
+    /// As [`Row::check`]; `IndexOutOfRange` for `c ≥ outputs`.
+    pub fn decision(&self, c: usize, row: Row<'_, T>) -> Result<T, Error> {
+        row.check(self.dim)?;
+        if c >= self.outputs {
+            return Err(Error::IndexOutOfRange { index: c, len: self.outputs });
+        }
+        let w = &self.storage.as_ref()[c * (self.dim + 1)..(c + 1) * (self.dim + 1)];
+        Ok(row.dot(&w[..self.dim]) + w[self.dim] * self.bias)
+    }
+
+    /// The predicted label: by the sign of the decision value for a binary model (0 counts
+    /// as positive, as LIBLINEAR does), by the largest decision value otherwise.
+    ///
+    /// # Errors
+    /// As [`Row::check`].
+    pub fn predict(&self, row: Row<'_, T>) -> Result<T, Error> {
+        let mut best = (0, self.decision(0, row)?);
+        if self.outputs == 1 {
+            best.0 = usize::from(best.1 >= T::ZERO);
+        }
+        for c in 1..self.outputs {
+            let value = self.decision(c, row)?;
+            if value > best.1 {
+                best = (c, value);
+            }
+        }
+        Ok(self.labels()[best.0])
+    }
+
+    /// Writes the model file bytes into `out`; returns their length.
+    ///
+    /// # Errors
+    /// `CapacityExceeded` when `out` is too small.
+    pub fn encode(&self, out: &mut [u8]) -> Result<usize, Error> {
+        let (weights, labels) = self.storage.as_ref()[..LinearModel::storage_len(self.dim, self.outputs)]
+            .split_at(self.outputs * (self.dim + 1));
+        let payload = (self.dim as u32, self.outputs as u32, self.bias, weights, labels);
+        model::encode(ModelKind::LinearSvm, ScalarKind::of::<T>(), &payload, out)
+    }
+
+    /// Decodes model file bytes into `storage`.
+    ///
+    /// # Errors
+    /// `Error::Model` for bytes that are not a valid linear model of scalar `T`;
+    /// `CapacityExceeded` when `storage` is too short for it.
+    pub fn decode_in(bytes: &[u8], mut storage: S) -> Result<Self, Error> {
+        let corrupt = |_| Error::Model(ModelError::Payload);
+        let envelope = Envelope::parse(bytes)?;
+        envelope.expect(ModelKind::LinearSvm, ScalarKind::of::<T>())?;
+        // A postcard tuple is its fields back to back: read the shape, then the sequences.
+        let ((dim, outputs, bias), rest) =
+            postcard::take_from_bytes::<(u32, u32, T)>(envelope.payload).map_err(corrupt)?;
+        let (dim, outputs) = (dim as usize, outputs as usize);
+        check_shape(dim, outputs, bias).map_err(|_| Error::Model(ModelError::Payload))?;
+        let len = LinearModel::storage_len(dim, outputs);
+        check_capacity(len, storage.as_ref().len())?;
+        let (weights, labels) = storage.as_mut()[..len].split_at_mut(outputs * (dim + 1));
+        let mut deserializer = postcard::Deserializer::from_bytes(rest);
+        let weights_read = SliceSeed(&mut *weights).deserialize(&mut deserializer).map_err(corrupt)?;
+        let labels_read = SliceSeed(&mut *labels).deserialize(&mut deserializer).map_err(corrupt)?;
+        let trailing = deserializer.finalize().map_err(corrupt)?;
+        if weights_read != weights.len() || labels_read != labels.len() || !trailing.is_empty() {
+            return Err(Error::Model(ModelError::Payload));
+        }
+        Ok(LinearModel { storage, dim, outputs, bias })
+    }
+}
+
+fn check_shape<T: Real>(dim: usize, outputs: usize, bias: T) -> Result<(), Error> {
+    if dim == 0 {
+        return Err(Error::InvalidParam { name: "dim" });
+    }
+    if outputs == 0 || outputs == 2 {
+        return Err(Error::InvalidParam { name: "outputs" });
+    }
+    if !bias.is_finite() {
+        return Err(Error::InvalidParam { name: "bias" });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> LinearModel<f64, [f64; 12]> {
+        let mut m = LinearModel::new_in([0.0; 12], 2, 3, 1.0).unwrap();
+        m.weights_mut(0).unwrap().copy_from_slice(&[1.0, 0.0, 0.0]);
+        m.weights_mut(1).unwrap().copy_from_slice(&[0.0, 1.0, 0.0]);
+        m.weights_mut(2).unwrap().copy_from_slice(&[-1.0, -1.0, 0.5]);
+        m
+    }
+
+    #[test]
+    fn one_vs_rest_prediction_and_round_trip() {
+        let m = model();
+        assert_eq!(m.labels(), &[0.0, 1.0, 2.0]);
+        assert_eq!(m.predict(Row::Dense(&[2.0, 1.0])), Ok(0.0));
+        assert_eq!(m.predict(Row::Sparse { indices: &[1], values: &[3.0] }), Ok(1.0));
+        assert_eq!(m.predict(Row::Dense(&[-1.0, -1.0])), Ok(2.0));
+        let mut buf = [0u8; 200];
+        let n = m.encode(&mut buf).unwrap();
+        let copy = LinearModel::<f64, _>::decode_in(&buf[..n], [0.0; 12]).unwrap();
+        assert_eq!(copy, m);
+        let short = LinearModel::<f64, _>::decode_in(&buf[..n], [0.0; 11]);
+        assert_eq!(short.err(), Some(Error::CapacityExceeded { needed: 12, capacity: 11 }));
+        assert_eq!(
+            LinearModel::<f32, _>::decode_in(&buf[..n], [0.0f32; 11]),
+            Err(Error::Model(ModelError::WrongScalar))
+        );
+    }
+
+    #[test]
+    fn bad_shapes_and_rows_are_errors() {
+        assert_eq!(LinearModel::new_in([0.0f32; 8], 2, 2, 1.0).err(), Some(Error::InvalidParam { name: "outputs" }));
+        assert_eq!(LinearModel::new_in([0.0f32; 8], 0, 1, 1.0).err(), Some(Error::InvalidParam { name: "dim" }));
+        assert!(matches!(LinearModel::new_in([0.0f32; 4], 2, 1, 1.0), Err(Error::CapacityExceeded { .. })));
+        let m = model();
+        assert_eq!(m.predict(Row::Dense(&[1.0])), Err(Error::DimensionMismatch { expected: 2, got: 1 }));
+        assert_eq!(m.predict(Row::Dense(&[f64::NAN, 1.0])), Err(Error::NonFinite));
+        assert_eq!(m.decision(3, Row::Dense(&[1.0, 1.0])), Err(Error::IndexOutOfRange { index: 3, len: 3 }));
+    }
+}
