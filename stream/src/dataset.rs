@@ -66,6 +66,19 @@ impl<T: Real> Dataset<T> {
         }
     }
 
+    /// The last `window` rows (all of them when there are fewer).
+    pub fn last(&self, window: usize) -> Self {
+        let first = self.len().saturating_sub(window);
+        let start = self.offsets[first];
+        Dataset {
+            offsets: self.offsets[first..].iter().map(|o| o - start).collect(),
+            indices: self.indices[start..].to_vec(),
+            values: self.values[start..].to_vec(),
+            labels: self.labels[first..].to_vec(),
+            dim: self.dim,
+        }
+    }
+
     /// Number of rows.
     pub fn len(&self) -> usize {
         self.labels.len()

@@ -2,5 +2,7 @@
 //! machinery behind the `kestrel` command-line tool.
 
 pub mod dataset;
+pub mod linear;
+pub mod model;
 pub mod model_file;
 pub mod source;

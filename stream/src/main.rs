@@ -2,33 +2,22 @@
 //!
 //! Exit codes: 0 success, 1 runtime or data error, 2 usage error (clap's own).
 
+mod args;
+mod commands;
 mod demo;
 
-use clap::{Parser, Subcommand};
-
-/// Kernel learning under a fixed memory budget.
-#[derive(Parser)]
-#[command(name = "kestrel", version, about)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Runs the built-in demonstration: memory budgets and factorizations of a kernel
-    /// matrix on a deterministic data set. Needs no arguments.
-    Demo {
-        /// Seed of the generated data set.
-        #[arg(long, default_value_t = 7)]
-        seed: u64,
-    },
-}
+use args::{Cli, Command};
+use clap::Parser;
 
 fn main() {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Demo { seed } => demo::run(seed),
+    let result = match &cli.command {
+        Command::Train(args) => commands::train(args),
+        Command::Predict(args) => commands::predict(args),
+        Command::Eval(args) => commands::eval(args),
+        Command::Inspect(args) => commands::inspect(args),
+        Command::Budget(args) => commands::budget(args),
+        Command::Demo { seed } => demo::run(*seed),
     };
     if let Err(error) = result {
         eprintln!("kestrel: error: {error:#}");

@@ -15,20 +15,20 @@ use kestrel_core::model::Envelope;
 #[derive(Debug, thiserror::Error)]
 pub enum ModelFileError {
     /// The file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The model file.
         path: PathBuf,
         /// The failure.
-        source: io::Error,
+        error: io::Error,
     },
     /// The bytes are not a valid model (truncated, corrupted, foreign, wrong kind).
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Invalid {
         /// The model file.
         path: PathBuf,
         /// What the core's decoder found.
-        source: kestrel_core::Error,
+        error: kestrel_core::Error,
     },
 }
 
@@ -37,7 +37,7 @@ pub enum ModelFileError {
 /// # Errors
 /// `Io` when the directory is not writable or the disk is full; the target is untouched.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ModelFileError> {
-    let io_error = |source| ModelFileError::Io { path: path.to_path_buf(), source };
+    let io_error = |error| ModelFileError::Io { path: path.to_path_buf(), error };
     let file_name = path.file_name().ok_or_else(|| io_error(io::Error::other("not a file name")))?;
     let mut temporary_name = file_name.to_os_string();
     temporary_name.push(format!(".tmp-{}", std::process::id()));
@@ -60,8 +60,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ModelFileError> {
 /// # Errors
 /// `Io` when it cannot be read, `Invalid` naming what is wrong with the bytes.
 pub fn read(path: &Path) -> Result<Vec<u8>, ModelFileError> {
-    let bytes = fs::read(path).map_err(|source| ModelFileError::Io { path: path.to_path_buf(), source })?;
-    Envelope::parse(&bytes).map_err(|source| ModelFileError::Invalid { path: path.to_path_buf(), source })?;
+    let bytes = fs::read(path).map_err(|error| ModelFileError::Io { path: path.to_path_buf(), error })?;
+    Envelope::parse(&bytes).map_err(|error| ModelFileError::Invalid { path: path.to_path_buf(), error })?;
     Ok(bytes)
 }
 

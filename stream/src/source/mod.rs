@@ -50,12 +50,12 @@ pub enum Format {
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     /// A file or standard input failed.
-    #[error("{name}: {source}")]
+    #[error("{name}: {error}")]
     Io {
         /// The input's name.
         name: String,
         /// The failure.
-        source: io::Error,
+        error: io::Error,
     },
     /// A serial port could not be opened or the spec is malformed.
     #[error("{name}: {message}")]
@@ -82,7 +82,7 @@ pub fn open(input: &str, format: Format, label_column: Option<&str>) -> Result<B
     if let Some(spec) = input.strip_prefix("serial:") {
         return open_serial(input, spec, format);
     }
-    let io_error = |source| OpenError::Io { name: input.to_string(), source };
+    let io_error = |error| OpenError::Io { name: input.to_string(), error };
     let file = BufReader::new(File::open(input).map_err(io_error)?);
     let format = match format {
         Format::Auto => format_from_extension(input),
@@ -109,7 +109,7 @@ fn from_buffered<R: BufRead + 'static>(
     has_header: bool,
 ) -> Result<Box<dyn RecordReader>, OpenError> {
     let mut first = String::new();
-    input.read_line(&mut first).map_err(|source| OpenError::Io { name: name.to_string(), source })?;
+    input.read_line(&mut first).map_err(|error| OpenError::Io { name: name.to_string(), error })?;
     let format = match format {
         Format::Auto => detect(&first),
         given => given,

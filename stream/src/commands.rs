@@ -1,0 +1,251 @@
+//! `kestrel train`, `predict`, `eval`, `inspect` and `budget`.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use kestrel_core::Real;
+use kestrel_core::dcd::{self, Loss};
+use kestrel_stream::dataset::{Dataset, OnError};
+use kestrel_stream::model::{self, scalar_name};
+use kestrel_stream::source::{self, Format, Record, RecordReader};
+use kestrel_stream::{linear, model_file};
+use serde_json::json;
+
+use crate::args::{
+    BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, LossArg, OnErrorArg, PredictArgs, ScalarArg,
+    TrainArgs,
+};
+
+fn open(input: &InputArgs) -> Result<Box<dyn RecordReader>> {
+    let format = match input.format {
+        FormatArg::Auto => Format::Auto,
+        FormatArg::Csv => Format::Csv,
+        FormatArg::Libsvm => Format::LibSvm,
+    };
+    Ok(source::open(&input.input, format, input.label_column.as_deref())?)
+}
+
+fn on_error(input: &InputArgs) -> OnError {
+    match input.on_error {
+        OnErrorArg::Skip => OnError::Skip,
+        OnErrorArg::Stop => OnError::Stop,
+    }
+}
+
+/// `kestrel train`.
+pub fn train(args: &TrainArgs) -> Result<()> {
+    match args.scalar {
+        ScalarArg::F64 => train_in::<f64>(args),
+        ScalarArg::F32 => train_in::<f32>(args),
+    }
+}
+
+fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
+    let start = Instant::now();
+    let mut reader = open(&args.input)?;
+    let mut skipped = 0usize;
+    let mut data: Dataset<T> = Dataset::read(reader.as_mut(), on_error(&args.input), |e| {
+        skipped += 1;
+        eprintln!("kestrel: skipped {e}");
+    })?;
+    if let Some(window) = args.window {
+        data = data.last(window);
+    }
+    let (bytes, summary) = match args.learner {
+        Learner::Svm => train_svm(args, &data)?,
+        Learner::Slkl | Learner::Rsvm => bail!("learner {:?} is not available in this build yet", args.learner),
+    };
+    model_file::write_atomic(&args.out, &bytes)?;
+    let seconds = start.elapsed().as_secs_f64();
+    if args.json {
+        let mut summary = summary;
+        summary["n"] = json!(data.len());
+        summary["dim"] = json!(data.dim());
+        summary["skipped"] = json!(skipped);
+        summary["seconds"] = json!(seconds);
+        summary["model_bytes"] = json!(bytes.len());
+        summary["scalar"] = json!(scalar_name::<T>());
+        println!("{summary}");
+    } else {
+        eprintln!(
+            "kestrel: trained on {} rows of {} features in {seconds:.3} s ({skipped} skipped); model {} ({} bytes)",
+            data.len(),
+            data.dim(),
+            args.out.display(),
+            bytes.len()
+        );
+    }
+    Ok(())
+}
+
+fn train_svm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, serde_json::Value)> {
+    let loss = match args.loss {
+        LossArg::Hinge => Loss::Hinge,
+        LossArg::SquaredHinge => Loss::SquaredHinge,
+    };
+    let params = dcd::Params::new()
+        .loss(loss)
+        .c(T::from_f64(args.c))
+        .bias(T::from_f64(args.bias))
+        .epsilon(T::from_f64(args.eps.unwrap_or(0.1)))
+        .check()
+        .context("SVM parameters")?;
+    let (model, summary) = linear::train(data, params, args.seed, args.budget)?;
+    let mut bytes = vec![0u8; 64 + 16 * (model.dim() + 1) * model.outputs()];
+    let len = model.encode(&mut bytes)?;
+    bytes.truncate(len);
+    let summary = json!({
+        "learner": "svm",
+        "objective": summary.objective,
+        "passes": summary.passes,
+        "iterations": summary.passes,
+        "converged": summary.converged,
+        "support_vectors": summary.support_vectors,
+        "centers": 0,
+        "classes": linear::LabelMap::of(data.labels()).map(|m| match m {
+            linear::LabelMap::Binary(_) => 2,
+            linear::LabelMap::Classes(k) => k,
+        }).unwrap_or(0),
+        "solver_bytes": summary.solver_bytes,
+    });
+    Ok((bytes, summary))
+}
+
+/// Reads every record of `input`, handing each to `each`; bad rows per the policy.
+/// Returns the rows skipped.
+fn for_each_record(input: &InputArgs, mut each: impl FnMut(&Record) -> Result<()>) -> Result<usize> {
+    let mut reader = open(input)?;
+    let mut record = Record::default();
+    let mut skipped = 0;
+    loop {
+        match reader.next_record(&mut record) {
+            Ok(true) => each(&record)?,
+            Ok(false) => return Ok(skipped),
+            Err(e) if input.on_error == OnErrorArg::Skip => {
+                skipped += 1;
+                eprintln!("kestrel: skipped {e}");
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+fn load(path: &std::path::Path) -> Result<Box<dyn model::Predictor>> {
+    let bytes = model_file::read(path)?;
+    model::load(&bytes).with_context(|| format!("{}", path.display()))
+}
+
+/// `kestrel predict`.
+pub fn predict(args: &PredictArgs) -> Result<()> {
+    let mut model = load(&args.model)?;
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(path) => Box::new(BufWriter::new(File::create(path).with_context(|| format!("{}", path.display()))?)),
+        None => Box::new(BufWriter::new(io::stdout().lock())),
+    };
+    let name = args.input.input.clone();
+    for_each_record(&args.input, |record| {
+        let value = model.predict(record).with_context(|| format!("{name}:{}", record.line))?;
+        writeln!(out, "{value}")?;
+        Ok(())
+    })?;
+    out.flush()?;
+    Ok(())
+}
+
+/// `kestrel eval`.
+pub fn eval(args: &EvalArgs) -> Result<()> {
+    let mut model = load(&args.model)?;
+    let classifier = model.is_classifier();
+    let (mut n, mut correct, mut squared, mut absolute) = (0usize, 0usize, 0.0f64, 0.0f64);
+    let name = args.input.input.clone();
+    let skipped = for_each_record(&args.input, |record| {
+        let value = model.predict(record).with_context(|| format!("{name}:{}", record.line))?;
+        n += 1;
+        correct += usize::from(value == record.label);
+        let error = value - record.label;
+        squared += error * error;
+        absolute += error.abs();
+        Ok(())
+    })?;
+    let per_row = |sum: f64| if n == 0 { 0.0 } else { sum / n as f64 };
+    let summary = if classifier {
+        json!({"n": n, "accuracy": per_row(correct as f64), "skipped": skipped})
+    } else {
+        json!({"n": n, "mse": per_row(squared), "mae": per_row(absolute), "skipped": skipped})
+    };
+    if args.json {
+        println!("{summary}");
+    } else if classifier {
+        println!("accuracy {:.4} on {n} rows ({correct} correct)", per_row(correct as f64));
+    } else {
+        println!("mse {:.6}, mae {:.6} on {n} rows", per_row(squared), per_row(absolute));
+    }
+    Ok(())
+}
+
+/// `kestrel inspect`.
+pub fn inspect(args: &InspectArgs) -> Result<()> {
+    let bytes = std::fs::read(&args.model).with_context(|| format!("{}", args.model.display()))?;
+    let info = match model::load(&bytes) {
+        Ok(model) => model.info(),
+        Err(e) => bail!("{}: {e}", args.model.display()),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&info)?);
+    } else {
+        println!(
+            "{}: {} {} ({}), {} features, {} centres, kernel {}, {} bytes, checksum ok",
+            args.model.display(),
+            info.kind,
+            info.task,
+            info.scalar,
+            info.dim,
+            info.centers,
+            info.kernel,
+            info.bytes
+        );
+    }
+    Ok(())
+}
+
+/// `kestrel budget`.
+pub fn budget(args: &BudgetArgs) -> Result<()> {
+    match args.scalar {
+        ScalarArg::F64 => budget_in::<f64>(args),
+        ScalarArg::F32 => budget_in::<f32>(args),
+    }
+}
+
+fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
+    let outputs = if args.classes <= 2 { 1 } else { args.classes };
+    let bytes_for = |window: usize| -> Result<usize> {
+        Ok(match args.learner {
+            // Batch training over a window of N rows: solver state plus the rows (dense).
+            Learner::Svm => linear::solver_bytes::<T>(window, args.dim, outputs) + window * args.dim * size_of::<T>(),
+            Learner::Slkl | Learner::Rsvm => bail!("learner {:?} is not available in this build yet", args.learner),
+        })
+    };
+    let (key, value) = match args.fit {
+        None => ("bytes", bytes_for(args.window)?),
+        Some(budget) => {
+            // bytes_for grows with the window: bisect for the largest that fits.
+            let (mut lo, mut hi) = (0usize, 1usize << 40);
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                if bytes_for(mid)? <= budget { lo = mid } else { hi = mid - 1 }
+            }
+            ("window", lo)
+        }
+    };
+    if args.json {
+        println!(
+            "{}",
+            json!({ "learner": format!("{:?}", args.learner).to_lowercase(), "scalar": scalar_name::<T>(), key: value })
+        );
+    } else {
+        println!("{key}: {value}");
+    }
+    Ok(())
+}

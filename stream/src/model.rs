@@ -1,0 +1,103 @@
+//! A model loaded from a file, whatever its kind and scalar: one interface to predict
+//! and describe it.
+
+use kestrel_core::dcd::{LinearModel, Row};
+use kestrel_core::model::{Envelope, ModelKind, ScalarKind};
+use kestrel_core::{Error, Real};
+use serde::Serialize;
+
+use crate::source::Record;
+
+/// What `kestrel inspect` shows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModelInfo {
+    /// `linear-svm`, `slkl` or `rsvm`.
+    pub kind: &'static str,
+    /// `f32` or `f64`.
+    pub scalar: &'static str,
+    /// Number of features.
+    pub dim: usize,
+    /// Centres the model stores (0 for a linear model).
+    pub centers: usize,
+    /// Size of the model file.
+    pub bytes: usize,
+    /// The checksum matched (a model that loads always has `true`).
+    pub crc_ok: bool,
+    /// The kernel, `linear` for a linear model.
+    pub kernel: String,
+    /// `classifier` or `regressor`.
+    pub task: &'static str,
+}
+
+/// A model ready to predict.
+pub trait Predictor {
+    /// The prediction for `record`'s features: a label or a regression value.
+    ///
+    /// # Errors
+    /// A feature index past the model's dimension or a non-finite value.
+    fn predict(&mut self, record: &Record) -> Result<f64, Error>;
+    /// The description of the model.
+    fn info(&self) -> ModelInfo;
+    /// `true` for a classifier, `false` for a regressor.
+    fn is_classifier(&self) -> bool;
+}
+
+/// Decodes model file bytes into a predictor of the right kind and scalar.
+///
+/// # Errors
+/// `Error::Model` for bytes that are not a model this build reads.
+pub fn load(bytes: &[u8]) -> Result<Box<dyn Predictor>, Error> {
+    let envelope = Envelope::parse(bytes)?;
+    Ok(match (envelope.kind, envelope.scalar) {
+        (ModelKind::LinearSvm, ScalarKind::F32) => Box::new(Linear::<f32>::decode(bytes)?),
+        (ModelKind::LinearSvm, ScalarKind::F64) => Box::new(Linear::<f64>::decode(bytes)?),
+        _ => return Err(Error::Model(kestrel_core::model::ModelError::WrongKind)),
+    })
+}
+
+/// The name of a scalar type.
+pub fn scalar_name<T: Real>() -> &'static str {
+    if T::BYTES == 4 { "f32" } else { "f64" }
+}
+
+/// A linear SVM with a buffer for the record's values in its scalar.
+struct Linear<T> {
+    model: LinearModel<T, Vec<T>>,
+    values: Vec<T>,
+    bytes: usize,
+}
+
+impl<T: Real> Linear<T> {
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let envelope = Envelope::parse(bytes)?;
+        // Postcard writes each scalar in `T::BYTES` bytes, so the payload bounds the storage.
+        let model = LinearModel::decode_in(bytes, vec![T::ZERO; envelope.payload.len() / T::BYTES + 1])?;
+        Ok(Linear { model, values: Vec::new(), bytes: bytes.len() })
+    }
+}
+
+impl<T: Real> Predictor for Linear<T> {
+    fn predict(&mut self, record: &Record) -> Result<f64, Error> {
+        self.values.clear();
+        self.values.extend(record.values.iter().map(|&v| T::from_f64(v)));
+        let row = Row::Sparse { indices: &record.indices, values: &self.values };
+        Ok(self.model.predict(row)?.to_f64())
+    }
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            kind: "linear-svm",
+            scalar: scalar_name::<T>(),
+            dim: self.model.dim(),
+            centers: 0,
+            bytes: self.bytes,
+            crc_ok: true,
+            kernel: "linear".into(),
+            task: "classifier",
+        }
+    }
+
+    fn is_classifier(&self) -> bool {
+        true
+    }
+}
