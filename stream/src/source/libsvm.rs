@@ -61,20 +61,24 @@ impl<R: BufRead> RecordReader for LibSvmReader<R> {
 /// Parses one non-empty line into `record`; on error, the 1-based character column of the
 /// offending token and what is wrong.
 pub fn parse_line(line: &str, record: &mut Record) -> Result<(), (usize, ReadErrorKind)> {
-    let mut tokens = tokens_with_columns(line);
-    let (column, label) = tokens.next().ok_or((1, ReadErrorKind::MissingLabel))?;
-    record.label = parse_finite(label).map_err(|k| (column, k))?;
+    // Work in byte offsets; only an error pays for converting one to a character column.
+    let column = |byte: usize| line[..byte].chars().count() + 1;
+    let mut tokens = tokens_with_offsets(line);
+    let (offset, label) = tokens.next().ok_or((1, ReadErrorKind::MissingLabel))?;
+    record.label = parse_finite(label).map_err(|k| (column(offset), k))?;
     let mut previous = 0usize;
-    for (column, token) in tokens {
-        let (index, value) = token.split_once(':').ok_or((column, ReadErrorKind::NotAPair(token.to_string())))?;
+    for (offset, token) in tokens {
+        let Some((index, value)) = token.split_once(':') else {
+            return Err((column(offset), ReadErrorKind::NotAPair(token.to_string())));
+        };
         let index_number = match index.parse::<u32>() {
             Ok(i) if i >= 1 => i as usize,
-            _ => return Err((column, ReadErrorKind::BadIndex(index.to_string()))),
+            _ => return Err((column(offset), ReadErrorKind::BadIndex(index.to_string()))),
         };
         if index_number <= previous {
-            return Err((column, ReadErrorKind::IndexOrder { previous, index: index_number }));
+            return Err((column(offset), ReadErrorKind::IndexOrder { previous, index: index_number }));
         }
-        let value = parse_finite(value).map_err(|k| (column + index.len() + 1, k))?;
+        let value = parse_finite(value).map_err(|k| (column(offset + index.len() + 1), k))?;
         previous = index_number;
         record.indices.push((index_number - 1) as u32);
         record.values.push(value);
@@ -82,12 +86,9 @@ pub fn parse_line(line: &str, record: &mut Record) -> Result<(), (usize, ReadErr
     Ok(())
 }
 
-/// Whitespace-separated tokens with their 1-based character columns.
-fn tokens_with_columns(line: &str) -> impl Iterator<Item = (usize, &str)> {
-    line.split_ascii_whitespace().map(move |token| {
-        let byte_offset = token.as_ptr() as usize - line.as_ptr() as usize;
-        (line[..byte_offset].chars().count() + 1, token)
-    })
+/// Whitespace-separated tokens with their byte offsets in `line`.
+fn tokens_with_offsets(line: &str) -> impl Iterator<Item = (usize, &str)> {
+    line.split_ascii_whitespace().map(move |token| (token.as_ptr() as usize - line.as_ptr() as usize, token))
 }
 
 #[cfg(test)]
