@@ -143,9 +143,15 @@ pub struct TrainArgs {
     /// Reduced-set selection (rsvm).
     #[arg(long, value_enum, default_value_t = SelectArg::Irsvm)]
     pub select: SelectArg,
-    /// IRSVM distance threshold.
+    /// IRSVM threshold on the distance of a candidate's kernel column to the span of the
+    /// centres' (rsvm), as a root-mean-square residual per training point: δ/√n
+    /// (default 0.005).
     #[arg(long)]
     pub delta: Option<f64>,
+    /// Train the reduced-kernel SVM on the raw features K(x, Ã) instead of the Nyström
+    /// features L⁻¹K(x, Ã) (rsvm).
+    #[arg(long)]
+    pub raw_features: bool,
     /// Scalar type of the computation and the model.
     #[arg(long, value_enum, default_value_t = ScalarArg::F64)]
     pub scalar: ScalarArg,

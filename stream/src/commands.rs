@@ -5,17 +5,19 @@ use std::io::{self, BufWriter, Write};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use kestrel_core::Real;
 use kestrel_core::dcd::{self, Loss};
+use kestrel_core::reduced_set::ReducedKernelModel;
+use kestrel_core::{Kernel, Real};
 use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::model::{self, scalar_name};
+use kestrel_stream::rsvm::{self, RsvmConfig, Selection};
 use kestrel_stream::source::{self, Format, Record, RecordReader};
 use kestrel_stream::{linear, model_file};
 use serde_json::json;
 
 use crate::args::{
-    BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, LossArg, OnErrorArg, PredictArgs, ScalarArg,
-    TrainArgs,
+    BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, KernelArg, Learner, LossArg, OnErrorArg, PredictArgs,
+    ScalarArg, SelectArg, TrainArgs,
 };
 
 fn open(input: &InputArgs) -> Result<Box<dyn RecordReader>> {
@@ -55,7 +57,8 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     }
     let (bytes, summary) = match args.learner {
         Learner::Svm => train_svm(args, &data)?,
-        Learner::Slkl | Learner::Rsvm => bail!("learner {:?} is not available in this build yet", args.learner),
+        Learner::Rsvm => train_rsvm(args, &data)?,
+        Learner::Slkl => bail!("learner {:?} is not available in this build yet", args.learner),
     };
     model_file::write_atomic(&args.out, &bytes)?;
     let seconds = start.elapsed().as_secs_f64();
@@ -80,7 +83,7 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     Ok(())
 }
 
-fn train_svm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, serde_json::Value)> {
+fn svm_params<T: Real>(args: &TrainArgs) -> Result<dcd::ValidParams<T>> {
     let loss = match args.loss {
         LossArg::Hinge => Loss::Hinge,
         LossArg::SquaredHinge => Loss::SquaredHinge,
@@ -92,6 +95,61 @@ fn train_svm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, s
         .epsilon(T::from_f64(args.eps.unwrap_or(0.1)))
         .check()
         .context("SVM parameters")?;
+    Ok(params)
+}
+
+fn kernel<T: Real>(args: &TrainArgs) -> Result<Kernel<T>> {
+    let gamma = T::from_f64(args.gamma);
+    Ok(match args.kernel {
+        KernelArg::Rbf => Kernel::rbf(gamma),
+        KernelArg::Poly => Kernel::polynomial(args.degree, gamma, T::from_f64(args.coef0)),
+        KernelArg::Linear => Ok(Kernel::linear()),
+    }
+    .context("kernel parameters")?)
+}
+
+fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, serde_json::Value)> {
+    let selection = match args.select {
+        SelectArg::Irsvm => Selection::Irsvm { rms: args.delta.unwrap_or(0.005) },
+        SelectArg::Random => Selection::Random,
+    };
+    let config = RsvmConfig {
+        kernel: kernel::<T>(args)?,
+        centres: args.centers.unwrap_or(64),
+        selection,
+        whiten: !args.raw_features,
+        params: svm_params::<T>(args)?,
+        seed: args.seed,
+    };
+    let (model, summary) = rsvm::train(data, &config)?;
+    if let Some(budget) = args.budget {
+        let needed = summary.working_bytes + data.bytes();
+        if needed > budget {
+            bail!("training needs {needed} bytes, over the budget of {budget}");
+        }
+    }
+    let mut bytes = vec![
+        0u8;
+        64 + 10
+            * ReducedKernelModel::storage_len(model.dim(), model.centres_len(), model.outputs())
+            * size_of::<T>()
+    ];
+    let len = model.encode(&mut bytes)?;
+    bytes.truncate(len);
+    let summary = json!({
+        "learner": "rsvm",
+        "objective": summary.objective,
+        "passes": summary.passes,
+        "iterations": summary.passes,
+        "converged": summary.converged,
+        "centers": summary.centres,
+        "working_bytes": summary.working_bytes,
+    });
+    Ok((bytes, summary))
+}
+
+fn train_svm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, serde_json::Value)> {
+    let params = svm_params::<T>(args)?;
     let (model, summary) = linear::train(data, params, args.seed, args.budget)?;
     let mut bytes = vec![0u8; 64 + 16 * (model.dim() + 1) * model.outputs()];
     let len = model.encode(&mut bytes)?;

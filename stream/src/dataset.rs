@@ -110,6 +110,20 @@ impl<T: Real> Dataset<T> {
         (&self.offsets, &self.indices, &self.values)
     }
 
+    /// The rows as a dense row-major `n × dim` matrix (features past `dim` are dropped).
+    pub fn dense(&self, dim: usize) -> Vec<T> {
+        let mut dense = vec![T::ZERO; self.len() * dim];
+        for (i, row) in dense.chunks_exact_mut(dim.max(1)).enumerate() {
+            let (start, end) = (self.offsets[i], self.offsets[i + 1]);
+            for (&j, &v) in self.indices[start..end].iter().zip(&self.values[start..end]) {
+                if let Some(slot) = row.get_mut(j as usize) {
+                    *slot = v;
+                }
+            }
+        }
+        dense
+    }
+
     /// Bytes the rows and labels occupy.
     pub fn bytes(&self) -> usize {
         self.offsets.len() * size_of::<usize>()

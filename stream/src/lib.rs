@@ -5,4 +5,5 @@ pub mod dataset;
 pub mod linear;
 pub mod model;
 pub mod model_file;
+pub mod rsvm;
 pub mod source;

@@ -85,7 +85,7 @@ impl LabelMap {
     }
 
     /// The solver's label for a user label (±1, or the class index).
-    fn solver_label(&self, label: f64) -> i32 {
+    pub(crate) fn solver_label(&self, label: f64) -> i32 {
         match self {
             LabelMap::Binary([negative, _]) => {
                 if label == *negative {

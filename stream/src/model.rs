@@ -2,7 +2,9 @@
 //! and describe it.
 
 use kestrel_core::dcd::{LinearModel, Row};
+use kestrel_core::kernel::KernelKind;
 use kestrel_core::model::{Envelope, ModelKind, ScalarKind};
+use kestrel_core::reduced_set::ReducedKernelModel;
 use kestrel_core::{Error, Real};
 use serde::Serialize;
 
@@ -51,6 +53,8 @@ pub fn load(bytes: &[u8]) -> Result<Box<dyn Predictor>, Error> {
     Ok(match (envelope.kind, envelope.scalar) {
         (ModelKind::LinearSvm, ScalarKind::F32) => Box::new(Linear::<f32>::decode(bytes)?),
         (ModelKind::LinearSvm, ScalarKind::F64) => Box::new(Linear::<f64>::decode(bytes)?),
+        (ModelKind::ReducedSvm, ScalarKind::F32) => Box::new(Reduced::<f32>::decode(bytes)?),
+        (ModelKind::ReducedSvm, ScalarKind::F64) => Box::new(Reduced::<f64>::decode(bytes)?),
         _ => return Err(Error::Model(kestrel_core::model::ModelError::WrongKind)),
     })
 }
@@ -99,5 +103,61 @@ impl<T: Real> Predictor for Linear<T> {
 
     fn is_classifier(&self) -> bool {
         true
+    }
+}
+
+/// A reduced-kernel SVM with a dense buffer for the record's features.
+struct Reduced<T> {
+    model: ReducedKernelModel<T, Vec<T>>,
+    dense: Vec<T>,
+    bytes: usize,
+}
+
+impl<T: Real> Reduced<T> {
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let envelope = Envelope::parse(bytes)?;
+        let model = ReducedKernelModel::decode_in(bytes, vec![T::ZERO; envelope.payload.len() / T::BYTES + 1])?;
+        Ok(Reduced { dense: vec![T::ZERO; model.dim()], model, bytes: bytes.len() })
+    }
+}
+
+impl<T: Real> Predictor for Reduced<T> {
+    fn predict(&mut self, record: &Record) -> Result<f64, Error> {
+        self.dense.fill(T::ZERO);
+        for (&j, &v) in record.indices.iter().zip(&record.values) {
+            let dim = self.dense.len();
+            *self.dense.get_mut(j as usize).ok_or(Error::IndexOutOfRange { index: j as usize, len: dim })? =
+                T::from_f64(v);
+        }
+        Ok(self.model.predict(&self.dense)?.to_f64())
+    }
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            kind: "rsvm",
+            scalar: scalar_name::<T>(),
+            dim: self.model.dim(),
+            centers: self.model.centres_len(),
+            bytes: self.bytes,
+            crc_ok: true,
+            kernel: kernel_name(self.model.kernel().kind()),
+            task: "classifier",
+        }
+    }
+
+    fn is_classifier(&self) -> bool {
+        true
+    }
+}
+
+/// A kernel as text, e.g. `rbf(gamma=0.5)`.
+pub fn kernel_name<T: Real>(kind: KernelKind<T>) -> String {
+    match kind {
+        KernelKind::Rbf { gamma } => format!("rbf(gamma={gamma})"),
+        KernelKind::Laplacian { gamma } => format!("laplacian(gamma={gamma})"),
+        KernelKind::Polynomial { degree, gamma, coef0 } => {
+            format!("poly(degree={degree}, gamma={gamma}, coef0={coef0})")
+        }
+        KernelKind::Linear => "linear".into(),
     }
 }

@@ -12,11 +12,16 @@
 //! - [`StreamingSelector`]: for a stream, where `A` is never whole: the distance of
 //!   `φ(x)` to the span of `φ(Ã)` in feature space, `k(x,x) − kᵀK(Ã,Ã)⁻¹k`, through an
 //!   updatable Cholesky factor of `K(Ã, Ã)`.
+//!
+//! The trained classifier, `h(x) = Σ_j u_j K(x, x̃_j) + b` with only the centres, the
+//! kernel and the coefficients, is a [`ReducedKernelModel`].
 
 mod irsvm;
+mod model;
 mod streaming;
 
 pub use irsvm::{Irsvm, IrsvmParams, SelectionStop};
+pub use model::ReducedKernelModel;
 pub use streaming::{Offer, StreamingSelector};
 
 use crate::storage::check_capacity;
