@@ -12,6 +12,7 @@ pub mod kernel;
 pub mod linalg;
 mod real;
 mod rng;
+pub mod slkl;
 pub mod storage;
 
 pub use cholesky::{Cholesky, IncompleteCholesky};

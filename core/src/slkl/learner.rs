@@ -1,0 +1,349 @@
+//! The batch SLKL learner (Algorithm 2 with the corrections of the module docs).
+
+use crate::error::check_len;
+use crate::real::check_finite;
+use crate::storage::Storage;
+use crate::{Error, Kernel, Real, Rng};
+
+use super::columns::Data;
+use super::layout::{Dims, Region};
+use super::params::ValidParams;
+use super::predictor::Predictor;
+use super::solver::{Engine, Stats, Step, Summary};
+
+/// The candidate set `S` of `M` rank-1 columns (eq. 3).
+#[derive(Clone, Copy, Debug)]
+pub enum Candidates<'c, T> {
+    /// `min(M, n)` distinct training points drawn uniformly (the paper's choice).
+    Random,
+    /// These training points (e.g. the IRSVM reduced set); repeats are allowed.
+    Indices(&'c [usize]),
+    /// These points, row-major, `dim` features each (need not be training points).
+    Points(&'c [T]),
+}
+
+/// Batch SLKL on `n` borrowed samples: learns `μ ≥ 0` minimising eq. (14) by coordinate
+/// steps and predicts with eq. (16)-(17).
+///
+/// Time: a step costs O(n) kernel-free work when the drawn coordinate stays at 0 (plus
+/// O(n·d) kernel work on the fly), O(n·m0 + m0²) when it changes. Memory:
+/// [`Dims::bytes`], O(n·m0 + m0²) on the fly; the samples are borrowed, not copied.
+///
+/// # Examples
+/// ```
+/// use kestrel_core::slkl::{Candidates, Dims, Params, Slkl, ExitReason};
+/// // y = sin(x) on 50 points of [0, 3].
+/// let x: Vec<f64> = (0..50).map(|i| 3.0 * i as f64 / 49.0).collect();
+/// let y: Vec<f64> = x.iter().map(|v| v.sin()).collect();
+/// let dims = Dims::new(50, 1, 20, 20);
+/// let params = Params::new().nu(1e-3).check()?;
+/// let mut scalars = vec![0.0; dims.scalars_len()];
+/// let mut indices = vec![0; dims.indices_len()];
+/// let mut slkl = Slkl::new_in(&mut scalars[..], &mut indices[..], dims, params, &x, &y,
+///     Candidates::Random)?;
+/// let summary = slkl.run()?;
+/// assert_eq!(summary.reason, ExitReason::Converged);
+/// assert!(slkl.active_len() > 0 && slkl.active_len() <= 20);
+/// assert!((slkl.predict(&[1.5])? - 1.5f64.sin()).abs() < 0.05);
+/// # Ok::<(), kestrel_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Slkl<'d, T, S, I> {
+    scalars: S,
+    indices: I,
+    dims: Dims,
+    x: &'d [T],
+    y: &'d [T],
+    mean: T,
+    engine: Engine<T>,
+}
+
+/// Checks that `points` holds finite `dim`-vectors whose `k(x, x)` is finite (so every
+/// kernel value against them is, by Cauchy–Schwarz); returns how many.
+pub(crate) fn check_points<T: Real>(
+    kernel: &Kernel<T>,
+    points: &[T],
+    dim: usize,
+) -> Result<usize, Error> {
+    if points.len() % dim != 0 {
+        return Err(Error::DimensionMismatch {
+            expected: (points.len() / dim + 1) * dim,
+            got: points.len(),
+        });
+    }
+    check_finite(points)?;
+    for p in points.chunks_exact(dim) {
+        check_finite(&[kernel.diagonal(p)])?;
+    }
+    Ok(points.len() / dim)
+}
+
+impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
+    /// A learner on samples `x` (row-major, `dims.dim()` features) and targets `y`, with
+    /// `μ = 0`. The targets are centred by their mean, which the model adds back.
+    ///
+    /// # Errors
+    /// - `InvalidParam` naming `dim`, `rows`, `candidates` or `max_active` when one is 0,
+    ///   `samples` when `y` is empty, `lag` when the stopping lag exceeds `M`;
+    /// - `CapacityExceeded` when a buffer is shorter than [`Dims::scalars_len`] /
+    ///   [`Dims::indices_len`], when `n > rows`, or when more than `M` candidates are given;
+    /// - `DimensionMismatch` when `x.len() ≠ n·dim` or candidate points are not `dim`-vectors;
+    /// - `NonFinite` for NaN/∞ in `x`, `y` or candidate points (or a kernel value that
+    ///   overflows); `IndexOutOfRange` for a candidate index `≥ n`.
+    pub fn new_in(
+        mut scalars: S,
+        mut indices: I,
+        dims: Dims,
+        params: ValidParams<T>,
+        x: &'d [T],
+        y: &'d [T],
+        candidates: Candidates<'_, T>,
+    ) -> Result<Self, Error> {
+        dims.check(
+            scalars.as_ref().len(),
+            dims.scalars_len(),
+            indices.as_ref().len(),
+        )?;
+        let (d, n) = (dims.dim(), y.len());
+        if n == 0 {
+            return Err(Error::InvalidParam { name: "samples" });
+        }
+        if n > dims.rows() {
+            return Err(Error::CapacityExceeded {
+                needed: n,
+                capacity: dims.rows(),
+            });
+        }
+        check_len(n.saturating_mul(d), x.len())?;
+        check_finite(y)?;
+        let kernel = params.kernel();
+        check_points(&kernel, x, d)?;
+        let m = match candidates {
+            Candidates::Random => dims.candidates().min(n),
+            Candidates::Indices(ix) => {
+                if let Some(&index) = ix.iter().find(|&&i| i >= n) {
+                    return Err(Error::IndexOutOfRange { index, len: n });
+                }
+                ix.len()
+            }
+            Candidates::Points(p) => check_points(&kernel, p, d)?,
+        };
+        if m == 0 {
+            return Err(Error::InvalidParam { name: "candidates" });
+        }
+        if m > dims.candidates() {
+            return Err(Error::CapacityExceeded {
+                needed: m,
+                capacity: dims.candidates(),
+            });
+        }
+        let mut engine = Engine::new(&dims, params, m)?;
+        let mean = y.iter().fold(T::ZERO, |acc, &v| acc + v) / T::from_f64(n as f64);
+        let data = Data { x, y, dim: d, mean };
+        let mut parts = dims.split(scalars.as_mut());
+        let mut idx = dims.split_indices(indices.as_mut());
+        let centres = &mut parts.centres[..m * d];
+        match candidates {
+            Candidates::Random => {
+                // Selection sampling (Knuth's Algorithm S): m of n, in order, O(n).
+                let mut rng = Rng::seed_from_u64(params.seed() ^ 0x5eed_ca4d_1da7_e5c0_u64);
+                let mut chosen = 0;
+                for i in 0..n {
+                    if chosen < m && rng.below(n - i) < m - chosen {
+                        centres[chosen * d..(chosen + 1) * d].copy_from_slice(data.row(i));
+                        chosen += 1;
+                    }
+                }
+            }
+            Candidates::Indices(ix) => {
+                for (c, &i) in centres.chunks_exact_mut(d).zip(ix) {
+                    c.copy_from_slice(data.row(i));
+                }
+            }
+            Candidates::Points(p) => centres.copy_from_slice(p),
+        }
+        engine.init(&mut parts, &mut idx, &data)?;
+        Ok(Slkl {
+            scalars,
+            indices,
+            dims,
+            x,
+            y,
+            mean,
+            engine,
+        })
+    }
+
+    /// Runs `f` on the engine with the buffers split and the samples in view.
+    fn with<R>(
+        &mut self,
+        f: impl FnOnce(
+            &mut Engine<T>,
+            &mut super::layout::Parts<'_, T>,
+            &mut super::layout::Indices<'_>,
+            &Data<'_, T>,
+        ) -> R,
+    ) -> R {
+        let data = Data {
+            x: self.x,
+            y: self.y,
+            dim: self.dims.dim(),
+            mean: self.mean,
+        };
+        let mut parts = self.dims.split(self.scalars.as_mut());
+        let mut idx = self.dims.split_indices(self.indices.as_mut());
+        f(&mut self.engine, &mut parts, &mut idx, &data)
+    }
+
+    /// One coordinate step (anytime: `F`, `m0` and the model are valid after every step).
+    /// Draws a coordinate uniformly from the pool (all candidates without shrinking),
+    /// moves it by the step rule, updates the factor, and keeps the stopping rule's books.
+    ///
+    /// # Errors
+    /// Only an internal inconsistency of the buffers; never for a numerical outcome
+    /// (see [`Case`](super::Case)).
+    pub fn step(&mut self) -> Result<Step<T>, Error> {
+        self.with(|e, p, i, d| e.step(p, i, d))
+    }
+
+    /// Steps until `F(μ^{k−lag}) − F(μ^k) ≤ ε·F(μ^{k−lag})` (confirmed by a full sweep when
+    /// shrinking), or `max_steps` steps.
+    ///
+    /// # Errors
+    /// As [`step`](Self::step).
+    pub fn run(&mut self) -> Result<Summary<T>, Error> {
+        self.with(|e, p, i, d| e.run(p, i, d))
+    }
+
+    /// `(∂F/∂μ_m, ∂²F/∂μ_m²)` at the current `μ` (eq. 20-21), O(n·m0 + m0²).
+    ///
+    /// # Errors
+    /// `IndexOutOfRange` for `m ≥ M`.
+    pub fn derivatives(&mut self, m: usize) -> Result<(T, T), Error> {
+        self.check_candidate(m)?;
+        self.with(|e, p, i, d| e.derivatives(p, i, d, m))
+    }
+
+    /// Sets `μ_m` (e.g. a warm start) through the matching case of eq. (25)-(27).
+    ///
+    /// # Errors
+    /// `IndexOutOfRange` for `m ≥ M`; `NonFinite`; `InvalidParam { name: "mu" }` for
+    /// `μ < 0`; `CapacityExceeded` when `m0` is at `max_active`; `NotPositiveDefinite` when
+    /// the update is numerically singular. The learner is unchanged on error.
+    pub fn set_weight(&mut self, m: usize, mu: T) -> Result<(), Error> {
+        self.with(|e, p, i, d| e.set_weight(p, i, d, m, mu))
+    }
+
+    /// Recomputes the factor of `D⁻¹ + CᵀC/λ` from scratch, O(n·m0² + m0³).
+    ///
+    /// # Errors
+    /// As [`step`](Self::step).
+    pub fn refactor(&mut self) -> Result<(), Error> {
+        self.with(|e, p, i, d| {
+            let columns = e.columns;
+            let lambda = e.params.lambda();
+            e.set.refactor(p, i, &columns, d.n(), lambda)?;
+            e.refresh(p, i, d)
+        })
+    }
+
+    fn check_candidate(&self, m: usize) -> Result<(), Error> {
+        if m < self.engine.candidates {
+            Ok(())
+        } else {
+            Err(Error::IndexOutOfRange {
+                index: m,
+                len: self.engine.candidates,
+            })
+        }
+    }
+
+    /// `F(μ)` of eq. (14).
+    pub fn objective(&self) -> T {
+        self.engine.objective
+    }
+    /// `m0`, the number of non-zero weights.
+    pub fn active_len(&self) -> usize {
+        self.engine.set.len
+    }
+    /// `M`, the number of candidates.
+    pub fn candidates_len(&self) -> usize {
+        self.engine.candidates
+    }
+    /// Whether the stopping rule has held since the last change from outside.
+    pub fn converged(&self) -> bool {
+        self.engine.converged
+    }
+    /// Counters since construction.
+    pub fn stats(&self) -> Stats {
+        self.engine.stats()
+    }
+    /// The capacities.
+    pub fn dims(&self) -> Dims {
+        self.dims
+    }
+    /// The training-target mean `ȳ` (the model's offset).
+    pub fn mean(&self) -> T {
+        self.mean
+    }
+    /// The active candidates in factor order.
+    pub fn active(&self) -> &[usize] {
+        &self.indices.as_ref()[..self.engine.set.len]
+    }
+    /// `μ_m`, or `None` for `m ≥ M`.
+    pub fn weight(&self, m: usize) -> Option<T> {
+        self.check_candidate(m).ok()?;
+        self.scalars
+            .as_ref()
+            .get(self.dims.region(Region::Mu))
+            .and_then(|mu| mu.get(m).copied())
+    }
+    /// Candidate `m`'s centre `s_m`, or `None` for `m ≥ M`.
+    pub fn centre(&self, m: usize) -> Option<&[T]> {
+        self.check_candidate(m).ok()?;
+        let d = self.dims.dim();
+        let centres = &self.scalars.as_ref()[self.dims.region(Region::Centres)];
+        centres.get(m * d..(m + 1) * d)
+    }
+    /// The packed lower factor `L` of `D⁻¹ + CᵀC/λ` (rows in [`active`](Self::active)
+    /// order, layout [`Triangle::Packed`](crate::linalg::Triangle::Packed)).
+    pub fn factor_packed(&self) -> &[T] {
+        let start = self.dims.region(Region::Factor).start;
+        &self.scalars.as_ref()[start..start + crate::linalg::packed_len(self.engine.set.len)]
+    }
+
+    /// `f(x)` of eq. (16)-(17). O(m0·d).
+    ///
+    /// # Errors
+    /// `DimensionMismatch` when `x.len() ≠ dim`; `NonFinite` for NaN/∞ in `x`.
+    pub fn predict(&self, x: &[T]) -> Result<T, Error> {
+        check_len(self.dims.dim(), x.len())?;
+        check_finite(x)?;
+        let buf = self.scalars.as_ref();
+        let centres = &buf[self.dims.region(Region::Centres)];
+        let z = &buf[self.dims.region(Region::Z)];
+        Ok(self.mean + self.engine.predict_centred(centres, z, self.active(), x))
+    }
+
+    /// The model (`m0` centres, weights, mean) in `storage` of at least
+    /// [`predictor::scalars_len`](super::predictor::scalars_len)`(m0, dim)` scalars.
+    ///
+    /// # Errors
+    /// `CapacityExceeded` when `storage` is too short.
+    pub fn predictor_in<P: Storage<T>>(&self, storage: P) -> Result<Predictor<T, P>, Error> {
+        let buf = self.scalars.as_ref();
+        super::predictor::from_engine(
+            storage,
+            &self.engine,
+            &self.dims,
+            buf,
+            self.active(),
+            self.mean,
+        )
+    }
+
+    /// Gives the buffers back.
+    pub fn into_storage(self) -> (S, I) {
+        (self.scalars, self.indices)
+    }
+}

@@ -1,0 +1,644 @@
+//! The coordinate step shared by the batch and the sliding-window learner, and its
+//! schedule: random coordinate choice (Algorithm 1), shrinking, the stopping rule.
+//!
+//! **Caches.** After every change of `μ` the solver refreshes, in O(m0² + n·m0),
+//! `z = H⁻¹Cᵀy` (two triangular solves), `r = K_λ⁻¹y = (y − Cz/λ)/λ` (eq. 22) and
+//! `F(μ) = λ²‖r‖² + zᵀD⁻¹z/λ + νΣμ`. That form of eq. (14) is the value of the ridge
+//! problem `min_β ‖y − Cβ‖² + λβᵀD⁻¹β` at `β = z/λ`: a sum of non-negative terms,
+//! free of the cancellation in `yᵀy − yᵀC H⁻¹Cᵀy/λ`.
+//!
+//! **One step** on candidate `m` (eq. 18-21), `a = yᵀK_λ⁻¹c_m = rᵀc_m` (O(n)):
+//! - `μ_m = 0` and `λa² ≤ ν`: `∂F/∂μ_m = ν − λa² ≥ 0`, the weight stays 0 (eq. 24)
+//!   whatever `b` — no O(n·m0) work at all; this is what makes rejecting (and shrinking)
+//!   a zero coordinate cheap;
+//! - `μ_m = 0`, entering: `b = (‖c‖² − ‖L⁻¹Cᵀc‖²/λ)/λ` (O(n·m0 + m0²)), then eq. (27);
+//! - `μ_p > 0`: `b = (1 − (H⁻¹)_pp/μ_p)/μ_p` (O(m0²); it follows from
+//!   `CᵀK_λ⁻¹C = D⁻¹ − D⁻¹H⁻¹D⁻¹`), falling back to the general form when the
+//!   difference cancels; then eq. (25) or (26).
+//!
+//! The new weight comes from the [`StepRule`]: by default the exact coordinate minimiser
+//! `max(0, μ + (√(λa²/ν) − 1)/b)`, so `F` is non-increasing.
+//!
+//! **Shrinking** (Sect. 5.4's future work, after Hsieh et al. 2008): a coordinate that
+//! stays at 0 leaves the pool drawn from. When the stopping rule holds on the pool, a
+//! sweep over all `M` candidates follows; it ends the run when `F` fell by at most
+//! `ε·F` over the sweep, otherwise the pool is restored and the run resumes.
+
+use crate::linalg::dot_prefix;
+use crate::{Error, Real, Rng};
+
+use super::active_set::ActiveSet;
+use super::columns::{Columns, Data, inverse_norm};
+use super::layout::{Dims, Indices, NONE, Parts};
+use super::params::{StepRule, ValidParams};
+
+/// What one coordinate step did: the paper's four cases (eq. 24-27) and three outcomes
+/// of Kestrel's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Case {
+    /// `μ` was 0 and stays 0 (eq. 24): `λa² ≤ ν`.
+    StayZero,
+    /// `μ` changed and stays positive (eq. 25).
+    Change,
+    /// `μ` went to 0: the column left the active set (eq. 26).
+    Leave,
+    /// `μ` became positive: the column entered (eq. 27).
+    Enter,
+    /// The new weight equals the old one to rounding; nothing was updated.
+    Unchanged,
+    /// The column should enter but `m0` is at `max_active`; it stays at 0.
+    AtCapacity,
+    /// The update was numerically singular even after a fresh factorization; the weight
+    /// kept its value.
+    IllConditioned,
+}
+
+/// One step's report.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Step<T> {
+    /// Candidate index `m` drawn.
+    pub candidate: usize,
+    /// What happened to `μ_m`.
+    pub case: Case,
+    /// `F(μ)` after the step.
+    pub objective: T,
+    /// `m0` after the step.
+    pub active: usize,
+}
+
+/// Why [`run`](super::Slkl::run) returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitReason {
+    /// The stopping rule held (after a confirming sweep when shrinking).
+    Converged,
+    /// `max_steps` steps were taken first.
+    StepCap,
+}
+
+/// The outcome of a run: non-convergence is an outcome, not an error.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary<T> {
+    /// Why the run stopped.
+    pub reason: ExitReason,
+    /// Steps taken in this run.
+    pub steps: u64,
+    /// `F(μ)` at the end.
+    pub objective: T,
+    /// `m0` at the end.
+    pub active: usize,
+}
+
+/// Counters since construction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Coordinate steps taken.
+    pub steps: u64,
+    /// Steps whose coordinate stayed at 0: the paper's wasted iterations.
+    pub stay_zero: u64,
+    /// Steps that changed a positive weight.
+    pub change: u64,
+    /// Steps after which a column left.
+    pub leave: u64,
+    /// Steps after which a column entered.
+    pub enter: u64,
+    /// Steps with no change to rounding.
+    pub unchanged: u64,
+    /// Entries refused because `m0` was at capacity.
+    pub at_capacity: u64,
+    /// Numerically singular updates skipped.
+    pub ill_conditioned: u64,
+    /// Coordinates removed from the pool by shrinking.
+    pub shrunk: u64,
+    /// Confirming sweeps over all candidates.
+    pub sweeps: u64,
+    /// Candidate columns computed on the fly (`n` kernel evaluations each).
+    pub column_evaluations: u64,
+    /// Full refactorizations of `D⁻¹ + CᵀC/λ`.
+    pub refactorizations: u64,
+    /// Drift checks of the maintained factor.
+    pub drift_checks: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Phase<T> {
+    Normal,
+    Verify { cursor: usize, start: T },
+}
+
+/// The state of a learner apart from its buffers.
+#[derive(Clone, Debug)]
+pub(crate) struct Engine<T> {
+    pub params: ValidParams<T>,
+    pub columns: Columns,
+    pub set: ActiveSet,
+    /// Live candidates `M' ≤ M`.
+    pub candidates: usize,
+    pub objective: T,
+    /// `z`, `r`, `F` need a refresh.
+    pub stale: bool,
+    /// `Cᵀy` needs recomputing (the samples changed).
+    pub stale_cty: bool,
+    pub converged: bool,
+    pub stats: Stats,
+    rng: Rng,
+    pool_len: usize,
+    phase: Phase<T>,
+    lag: usize,
+    hist_len: usize,
+    hist_pos: usize,
+}
+
+/// The new weight from `a`, `b > 0` under `rule`.
+fn next_weight<T: Real>(rule: StepRule, mu: T, a: T, b: T, lambda: T, nu: T) -> T {
+    let la2 = lambda * a * a;
+    let two = T::ONE + T::ONE;
+    let moved = match rule {
+        StepRule::Exact => mu + ((la2 / nu).sqrt() - T::ONE) / b,
+        _ if la2 == T::ZERO => T::ZERO,
+        StepRule::Newton => mu + (la2 - nu) / (two * la2 * b),
+        StepRule::NewtonAsPrinted => mu + (la2 - nu) / (la2 * b),
+    };
+    if moved > T::ZERO && moved.is_finite() {
+        moved
+    } else {
+        T::ZERO
+    }
+}
+
+impl<T: Real> Engine<T> {
+    /// # Errors
+    /// `InvalidParam { name: "lag" }` when the lag exceeds the candidate capacity.
+    pub fn new(dims: &Dims, params: ValidParams<T>, candidates: usize) -> Result<Self, Error> {
+        let lag = if params.lag() == 0 {
+            candidates
+        } else {
+            params.lag()
+        };
+        if lag > dims.candidates() {
+            return Err(Error::InvalidParam { name: "lag" });
+        }
+        Ok(Engine {
+            params,
+            columns: Columns {
+                mode: dims.column_mode(),
+                rows: dims.rows(),
+                max_active: dims.max_active(),
+            },
+            set: ActiveSet::new(dims.max_active()),
+            candidates,
+            objective: T::ZERO,
+            stale: true,
+            stale_cty: false,
+            converged: false,
+            stats: Stats::default(),
+            rng: Rng::seed_from_u64(params.seed()),
+            pool_len: candidates,
+            phase: Phase::Normal,
+            lag,
+            hist_len: 0,
+            hist_pos: 0,
+        })
+    }
+
+    /// `μ = 0`, the columns precomputed if so configured, caches fresh.
+    pub fn init(
+        &mut self,
+        parts: &mut Parts<'_, T>,
+        idx: &mut Indices<'_>,
+        data: &Data<'_, T>,
+    ) -> Result<(), Error> {
+        parts.mu.fill(T::ZERO);
+        idx.position.fill(NONE);
+        for (i, p) in idx.pool.iter_mut().enumerate() {
+            *p = i;
+        }
+        let kernel = self.params.kernel();
+        self.columns
+            .precompute(parts.cols, self.candidates, parts.centres, &kernel, data);
+        self.refresh(parts, idx, data)?;
+        self.reset_schedule(parts);
+        Ok(())
+    }
+
+    /// The live part of active column `p`.
+    fn active_range(&self, idx: &Indices<'_>, p: usize, n: usize) -> core::ops::Range<usize> {
+        self.columns.active(p, idx.active[p], n)
+    }
+
+    /// Recomputes `Cᵀy` (if stale), `z`, `r` and `F`. O(m0² + n·m0).
+    pub fn refresh(
+        &mut self,
+        parts: &mut Parts<'_, T>,
+        idx: &Indices<'_>,
+        data: &Data<'_, T>,
+    ) -> Result<(), Error> {
+        let (m0, n) = (self.set.len, data.n());
+        let (lambda, nu) = (self.params.lambda(), self.params.nu());
+        if self.stale_cty {
+            for p in 0..m0 {
+                parts.cty[p] = data.dot_centred(&parts.cols[self.active_range(idx, p, n)]);
+            }
+            self.stale_cty = false;
+        }
+        self.set.solve_z(parts)?;
+        let r = &mut parts.r[..n];
+        for (ri, &yi) in r.iter_mut().zip(data.y) {
+            *ri = yi - data.mean;
+        }
+        for p in 0..m0 {
+            let scale = parts.z[p] / lambda;
+            for (ri, &ci) in r.iter_mut().zip(&parts.cols[self.active_range(idx, p, n)]) {
+                *ri -= scale * ci;
+            }
+        }
+        for ri in r.iter_mut() {
+            *ri /= lambda;
+        }
+        let (mut quadratic, mut l1) = (T::ZERO, T::ZERO);
+        for (p, &j) in idx.active[..m0].iter().enumerate() {
+            quadratic += parts.z[p] * parts.z[p] / parts.mu[j];
+            l1 += parts.mu[j];
+        }
+        self.objective = lambda * lambda * dot_prefix(r, r) + quadratic / lambda + nu * l1;
+        self.stale = false;
+        Ok(())
+    }
+
+    /// Fills `w1[..m0]` with `Cᵀc` for the column at `range` and returns
+    /// `(‖c‖², ‖L⁻¹Cᵀc‖²)` (`w2` holds `L⁻¹Cᵀc`). O(n·m0 + m0²).
+    fn project(
+        &self,
+        parts: &mut Parts<'_, T>,
+        idx: &Indices<'_>,
+        range: core::ops::Range<usize>,
+    ) -> Result<(T, T), Error> {
+        let (m0, n) = (self.set.len, range.len());
+        let col = &parts.cols[range.clone()];
+        for p in 0..m0 {
+            parts.w1[p] = dot_prefix(&parts.cols[self.active_range(idx, p, n)], col);
+        }
+        let cc = dot_prefix(col, col);
+        parts.w2[..m0].copy_from_slice(&parts.w1[..m0]);
+        let quad = self.set.inverse_quadratic(parts.factor, parts.w2)?;
+        Ok((cc, quad))
+    }
+
+    /// `b = c_mᵀK_λ⁻¹c_m` in the general form, with a floor `ε‖c‖²/λ` (`b > 0` holds
+    /// exactly; the floor only catches cancellation).
+    fn general_b(&self, cc: T, quad: T) -> T {
+        let lambda = self.params.lambda();
+        let b = (cc - quad / lambda) / lambda;
+        let floor = T::EPSILON * cc / lambda;
+        if b > floor { b } else { floor }
+    }
+
+    /// Makes candidate `j`'s column available (the stored one when active, else computed
+    /// on the fly or precomputed); returns its live range.
+    fn prepare(
+        &mut self,
+        parts: &mut Parts<'_, T>,
+        idx: &Indices<'_>,
+        data: &Data<'_, T>,
+        j: usize,
+    ) -> core::ops::Range<usize> {
+        let p = idx.position[j];
+        if p != NONE {
+            return self.active_range(idx, p, data.n());
+        }
+        let kernel = self.params.kernel();
+        let (range, evaluated) = self
+            .columns
+            .prepare(parts.cols, j, parts.centres, &kernel, data);
+        if evaluated {
+            self.stats.column_evaluations += 1;
+        }
+        range
+    }
+
+    /// Moves coordinate `j` by the step rule. Leaves the caches fresh.
+    pub fn coordinate_step(
+        &mut self,
+        parts: &mut Parts<'_, T>,
+        idx: &mut Indices<'_>,
+        data: &Data<'_, T>,
+        j: usize,
+    ) -> Result<Case, Error> {
+        if self.stale {
+            self.refresh(parts, idx, data)?;
+        }
+        let (lambda, nu, rule) = (self.params.lambda(), self.params.nu(), self.params.rule());
+        let n = data.n();
+        let range = self.prepare(parts, idx, data, j);
+        let a = dot_prefix(&parts.cols[range.clone()], &parts.r[..n]);
+        let p = idx.position[j];
+        let case = if p == NONE {
+            let descends = lambda * a * a > nu; // false for NaN too
+            if !descends {
+                return Ok(Case::StayZero);
+            }
+            if self.set.len >= self.set.capacity {
+                return Ok(Case::AtCapacity);
+            }
+            let (cc, quad) = self.project(parts, idx, range.clone())?;
+            let b = self.general_b(cc, quad);
+            let mu = next_weight(rule, T::ZERO, a, b, lambda, nu);
+            if mu == T::ZERO {
+                return Ok(Case::StayZero);
+            }
+            let cty_j = data.dot_centred(&parts.cols[range]);
+            let columns = self.columns;
+            match self
+                .set
+                .enter(parts, idx, &columns, j, mu, cc, cty_j, lambda)
+            {
+                Ok(()) => Case::Enter,
+                Err(Error::NotPositiveDefinite { .. }) => {
+                    self.set.refactor(parts, idx, &columns, n, lambda)?;
+                    self.refresh(parts, idx, data)?;
+                    return Ok(Case::IllConditioned);
+                }
+                Err(e) => return Err(e),
+            }
+        } else {
+            let mu_old = parts.mu[j];
+            let h = self.set.inverse_diagonal(parts.factor, p, parts.w2)?;
+            let q = T::ONE - h / mu_old;
+            let b = if q > T::EPSILON.sqrt() {
+                q / mu_old
+            } else {
+                let (cc, quad) = self.project(parts, idx, range)?;
+                self.general_b(cc, quad)
+            };
+            let mu_new = next_weight(rule, mu_old, a, b, lambda, nu);
+            let columns = self.columns;
+            if mu_new == T::ZERO {
+                self.set.leave(parts, idx, &columns, p)?;
+                Case::Leave
+            } else if (mu_new - mu_old).abs() <= T::from_f64(4.0) * T::EPSILON * mu_old {
+                return Ok(Case::Unchanged);
+            } else {
+                match self.set.change(parts, idx, p, mu_new) {
+                    Ok(()) => Case::Change,
+                    Err(Error::NotPositiveDefinite { .. }) => {
+                        self.set.refactor(parts, idx, &columns, n, lambda)?;
+                        match self.set.change(parts, idx, p, mu_new) {
+                            Ok(()) => Case::Change,
+                            Err(Error::NotPositiveDefinite { .. }) => {
+                                self.refresh(parts, idx, data)?;
+                                return Ok(Case::IllConditioned);
+                            }
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        };
+        self.after_change(parts, idx, data)?;
+        Ok(case)
+    }
+
+    /// Drift check when due, then a refresh of the caches.
+    pub fn after_change(
+        &mut self,
+        parts: &mut Parts<'_, T>,
+        idx: &mut Indices<'_>,
+        data: &Data<'_, T>,
+    ) -> Result<(), Error> {
+        if self.set.note_change(self.params.drift_check_every()) {
+            let columns = self.columns;
+            let (lambda, tol) = (self.params.lambda(), self.params.drift_tolerance());
+            self.set
+                .drift_check(parts, idx, &columns, data.n(), lambda, tol)?;
+        }
+        self.refresh(parts, idx, data)
+    }
+
+    /// One step of Algorithm 1 on a coordinate drawn from the pool (or the next one of a
+    /// confirming sweep), with the stopping rule's bookkeeping.
+    pub fn step(
+        &mut self,
+        parts: &mut Parts<'_, T>,
+        idx: &mut Indices<'_>,
+        data: &Data<'_, T>,
+    ) -> Result<Step<T>, Error> {
+        if let Phase::Normal = self.phase {
+            if self.pool_len == 0 {
+                self.start_sweep();
+            }
+        }
+        let (j, slot) = match self.phase {
+            Phase::Normal => {
+                let slot = self.rng.below(self.pool_len);
+                (idx.pool[slot], Some(slot))
+            }
+            Phase::Verify { cursor, .. } => (cursor, None),
+        };
+        let case = self.coordinate_step(parts, idx, data, j)?;
+        self.record(case);
+        match (self.phase, slot) {
+            (Phase::Normal, Some(slot)) => {
+                if self.params.shrinking() && case == Case::StayZero {
+                    idx.pool.swap(slot, self.pool_len - 1);
+                    self.pool_len -= 1;
+                    self.stats.shrunk += 1;
+                }
+                if let Some(old) = self.push_history(parts.history) {
+                    if old - self.objective <= self.params.epsilon() * old {
+                        if self.pool_len < self.candidates {
+                            self.start_sweep();
+                        } else {
+                            self.converged = true;
+                        }
+                    }
+                }
+            }
+            (Phase::Verify { cursor, start }, _) => {
+                if cursor + 1 < self.candidates {
+                    self.phase = Phase::Verify {
+                        cursor: cursor + 1,
+                        start,
+                    };
+                } else {
+                    self.converged = start - self.objective <= self.params.epsilon() * start;
+                    self.phase = Phase::Normal;
+                    self.reset_history(parts.history);
+                }
+            }
+            (Phase::Normal, None) => {}
+        }
+        Ok(Step {
+            candidate: j,
+            case,
+            objective: self.objective,
+            active: self.set.len,
+        })
+    }
+
+    fn start_sweep(&mut self) {
+        self.pool_len = self.candidates;
+        self.stats.sweeps += 1;
+        self.phase = Phase::Verify {
+            cursor: 0,
+            start: self.objective,
+        };
+    }
+
+    fn record(&mut self, case: Case) {
+        let s = &mut self.stats;
+        s.steps += 1;
+        match case {
+            Case::StayZero => s.stay_zero += 1,
+            Case::Change => s.change += 1,
+            Case::Leave => s.leave += 1,
+            Case::Enter => s.enter += 1,
+            Case::Unchanged => s.unchanged += 1,
+            Case::AtCapacity => s.at_capacity += 1,
+            Case::IllConditioned => s.ill_conditioned += 1,
+        }
+    }
+
+    /// Appends `F` to the ring; returns `F` of `lag` steps ago once there is one.
+    fn push_history(&mut self, history: &mut [T]) -> Option<T> {
+        let size = self.lag + 1;
+        history[self.hist_pos] = self.objective;
+        self.hist_pos = (self.hist_pos + 1) % size;
+        self.hist_len = (self.hist_len + 1).min(size);
+        (self.hist_len == size).then(|| history[self.hist_pos])
+    }
+
+    fn reset_history(&mut self, history: &mut [T]) {
+        self.hist_len = 0;
+        self.hist_pos = 0;
+        self.push_history(history);
+    }
+
+    /// Back to a full pool, a fresh stopping history and not converged (after the
+    /// samples or the weights changed from outside).
+    pub fn reset_schedule(&mut self, parts: &mut Parts<'_, T>) {
+        self.pool_len = self.candidates;
+        self.phase = Phase::Normal;
+        self.converged = false;
+        self.reset_history(parts.history);
+    }
+
+    /// Steps until the stopping rule holds or `max_steps` steps were taken.
+    pub fn run(
+        &mut self,
+        parts: &mut Parts<'_, T>,
+        idx: &mut Indices<'_>,
+        data: &Data<'_, T>,
+    ) -> Result<Summary<T>, Error> {
+        let mut steps = 0;
+        while !self.converged && steps < self.params.max_steps() {
+            self.step(parts, idx, data)?;
+            steps += 1;
+        }
+        Ok(Summary {
+            reason: if self.converged {
+                ExitReason::Converged
+            } else {
+                ExitReason::StepCap
+            },
+            steps,
+            objective: self.objective,
+            active: self.set.len,
+        })
+    }
+
+    /// `(∂F/∂μ_j, ∂²F/∂μ_j²) = (ν − λa², 2λa²b)` (eq. 20-21). O(n·m0 + m0²).
+    pub fn derivatives(
+        &mut self,
+        parts: &mut Parts<'_, T>,
+        idx: &Indices<'_>,
+        data: &Data<'_, T>,
+        j: usize,
+    ) -> Result<(T, T), Error> {
+        if self.stale {
+            self.refresh(parts, idx, data)?;
+        }
+        let (lambda, nu) = (self.params.lambda(), self.params.nu());
+        let range = self.prepare(parts, idx, data, j);
+        let a = dot_prefix(&parts.cols[range.clone()], &parts.r[..data.n()]);
+        let (cc, quad) = self.project(parts, idx, range)?;
+        let b = (cc - quad / lambda) / lambda;
+        let la2 = lambda * a * a;
+        Ok((nu - la2, (T::ONE + T::ONE) * la2 * b))
+    }
+
+    /// Sets `μ_j = mu` through the matching case. On error nothing changed.
+    pub fn set_weight(
+        &mut self,
+        parts: &mut Parts<'_, T>,
+        idx: &mut Indices<'_>,
+        data: &Data<'_, T>,
+        j: usize,
+        mu: T,
+    ) -> Result<(), Error> {
+        if j >= self.candidates {
+            return Err(Error::IndexOutOfRange {
+                index: j,
+                len: self.candidates,
+            });
+        }
+        if !mu.is_finite() {
+            return Err(Error::NonFinite);
+        }
+        if mu < T::ZERO {
+            return Err(Error::InvalidParam { name: "mu" });
+        }
+        if self.stale {
+            self.refresh(parts, idx, data)?;
+        }
+        let columns = self.columns;
+        let lambda = self.params.lambda();
+        let p = idx.position[j];
+        if p == NONE {
+            if mu == T::ZERO {
+                return Ok(());
+            }
+            if self.set.len >= self.set.capacity {
+                return Err(Error::CapacityExceeded {
+                    needed: self.set.len + 1,
+                    capacity: self.set.capacity,
+                });
+            }
+            let range = self.prepare(parts, idx, data, j);
+            let (cc, _) = self.project(parts, idx, range.clone())?;
+            let cty_j = data.dot_centred(&parts.cols[range]);
+            self.set
+                .enter(parts, idx, &columns, j, mu, cc, cty_j, lambda)?;
+        } else if mu == T::ZERO {
+            self.set.leave(parts, idx, &columns, p)?;
+        } else {
+            self.set.change(parts, idx, p, mu)?;
+        }
+        self.after_change(parts, idx, data)?;
+        self.reset_schedule(parts);
+        Ok(())
+    }
+
+    /// `f(x) − ȳ = Σ_p (z_p/λ)·k(x, s_p)/√k(s_p, s_p)`: eq. (16)-(17), since
+    /// `α* = 2λK_λ⁻¹y = 2λr` (eq. 15), `α~_p = 2λμ_p c_pᵀr/√k(s_p, s_p)` and
+    /// `μ_p c_pᵀr = μ_p (D⁻¹z/λ)_p = z_p/λ`. O(m0·d).
+    pub fn predict_centred(&self, centres: &[T], z: &[T], active: &[usize], x: &[T]) -> T {
+        let kernel = self.params.kernel();
+        let lambda = self.params.lambda();
+        let dim = x.len();
+        let mut f = T::ZERO;
+        for (&zp, &j) in z.iter().zip(active).take(self.set.len) {
+            let s = &centres[j * dim..(j + 1) * dim];
+            f += zp / lambda * kernel.eval_prefix(x, s) * inverse_norm(&kernel, s);
+        }
+        f
+    }
+
+    /// Counters, with the active set's.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            refactorizations: self.set.refactorizations,
+            drift_checks: self.set.drift_checks,
+            ..self.stats
+        }
+    }
+}
