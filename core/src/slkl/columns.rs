@@ -55,12 +55,31 @@ impl<T: Real> Data<'_, T> {
     pub fn row(&self, i: usize) -> &[T] {
         &self.x[i * self.dim..(i + 1) * self.dim]
     }
-    /// `Σᵢ vᵢ (yᵢ − ȳ)`: `vᵀy` for the centred targets.
+    /// `Σᵢ vᵢ (yᵢ − ȳ)`: `vᵀy` for the centred targets, compensated.
     pub fn dot_centred(&self, v: &[T]) -> T {
-        v.iter()
-            .zip(self.y)
-            .fold(T::ZERO, |acc, (&vi, &yi)| acc + vi * (yi - self.mean))
+        compensated_sum(v.iter().zip(self.y).map(|(&vi, &yi)| vi * (yi - self.mean)))
     }
+
+    /// `‖y − ȳ‖²`, compensated.
+    pub fn centred_norm2(&self) -> T {
+        compensated_sum(self.y.iter().map(|&yi| (yi - self.mean) * (yi - self.mean)))
+    }
+}
+
+/// `Σ xᵢ` with Neumaier's compensation: error O(ε) instead of O(nε), so the sums that
+/// enter `F` once (`‖y‖²`, `Cᵀy`, the mean) are as accurate in `f32` as the factor.
+pub(crate) fn compensated_sum<T: Real>(xs: impl Iterator<Item = T>) -> T {
+    let (mut sum, mut carry) = (T::ZERO, T::ZERO);
+    for x in xs {
+        let t = sum + x;
+        carry += if sum.abs() >= x.abs() {
+            (sum - t) + x
+        } else {
+            (x - t) + sum
+        };
+        sum = t;
+    }
+    sum + carry
 }
 
 /// `1/√k(s, s)`, the normalisation of the column of centre `s`; 0 if `k(s, s) ≤ 0` (such

@@ -5,7 +5,7 @@ use crate::real::check_finite;
 use crate::storage::Storage;
 use crate::{Error, Kernel, Real, Rng};
 
-use super::columns::Data;
+use super::columns::{Data, compensated_sum};
 use super::layout::{Dims, Region};
 use super::params::ValidParams;
 use super::predictor::Predictor;
@@ -138,7 +138,7 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
             });
         }
         let mut engine = Engine::new(&dims, params, m)?;
-        let mean = y.iter().fold(T::ZERO, |acc, &v| acc + v) / T::from_f64(n as f64);
+        let mean = compensated_sum(y.iter().copied()) / T::from_f64(n as f64);
         let data = Data { x, y, dim: d, mean };
         let mut parts = dims.split(scalars.as_mut());
         let mut idx = dims.split_indices(indices.as_mut());

@@ -51,11 +51,12 @@
 //!
 //! | operation | time | note |
 //! |---|---|---|
-//! | step, coordinate stays at 0 | O(n) (+ O(n·d) kernel work on the fly) | no factor work |
-//! | step, weight changes / enters / leaves | O(n·m0 + m0²) | one factor update, caches refreshed |
+//! | step, coordinate stays at 0 | O(n) (+ O(n·d) kernel work on the fly) | + O(n·m0) once after a change, to refresh `K_λ⁻¹y` |
+//! | step, active weight changes or leaves | O(m0²) | one factor update, `z` and `F` refreshed |
+//! | step, a column enters | O(n·m0 + m0²) | `Cᵀc_m`, one append |
 //! | drift check (every 64 changes by default) | O(n·m0 + m0²) | one column of `H` |
 //! | refactorization (on drift only) | O(n·m0² + m0³) | |
-//! | window arrival | O(m0² + m0·d) | caches refreshed lazily, O(N·m0) |
+//! | window arrival | O(m0² + m0·d) | `Cᵀy` and the rest refreshed lazily, O(N·m0) |
 //! | prediction | O(m0·d) | |
 //!
 //! Memory ([`Dims`]): `n·(m0_max + 1)` column scalars on the fly (`n·M` precomputed), the

@@ -1,18 +1,22 @@
 //! The coordinate step shared by the batch and the sliding-window learner, and its
 //! schedule: random coordinate choice (Algorithm 1), shrinking, the stopping rule.
 //!
-//! **Caches.** After every change of `μ` the solver refreshes, in O(m0² + n·m0),
-//! `z = H⁻¹Cᵀy` (two triangular solves), `r = K_λ⁻¹y = (y − Cz/λ)/λ` (eq. 22) and
-//! `F(μ) = λ²‖r‖² + zᵀD⁻¹z/λ + νΣμ`. That form of eq. (14) is the value of the ridge
-//! problem `min_β ‖y − Cβ‖² + λβᵀD⁻¹β` at `β = z/λ`: a sum of non-negative terms,
-//! free of the cancellation in `yᵀy − yᵀC H⁻¹Cᵀy/λ`.
+//! **Caches.** After every change of `μ` the solver refreshes, in O(m0²),
+//! `z = H⁻¹Cᵀy` (two triangular solves with the factor) and
+//! `F(μ) = ‖y‖² − (Cᵀy)ᵀz/λ + νΣμ` (eq. 14 through eq. 22). The residual vector
+//! `r = K_λ⁻¹y = (y − Cz/λ)/λ` (eq. 22, O(n·m0)) is refreshed lazily, only when a step
+//! needs it: for an active coordinate `a = yᵀK_λ⁻¹c_p = z_p/(λμ_p)` follows from
+//! `CᵀK_λ⁻¹y = D⁻¹z/λ` in O(1), so a run of steps on active coordinates (what shrinking
+//! leaves) costs O(m0²) each, not O(n·m0). `‖y‖²` and `Cᵀy` are sums over the samples taken
+//! once (per arrival in the window), with compensated summation.
 //!
-//! **One step** on candidate `m` (eq. 18-21), `a = yᵀK_λ⁻¹c_m = rᵀc_m` (O(n)):
-//! - `μ_m = 0` and `λa² ≤ ν`: `∂F/∂μ_m = ν − λa² ≥ 0`, the weight stays 0 (eq. 24)
-//!   whatever `b` — no O(n·m0) work at all; this is what makes rejecting (and shrinking)
-//!   a zero coordinate cheap;
+//! **One step** on candidate `m` (eq. 18-21):
+//! - `μ_m = 0`: `a = rᵀc_m`, O(n); if `λa² ≤ ν`, `∂F/∂μ_m = ν − λa² ≥ 0` and the weight
+//!   stays 0 (eq. 24) whatever `b`: no `Cᵀc_m`, no solve, no factor work — only `r`
+//!   brought up to date if a change since made it stale. This is what makes rejecting
+//!   (and shrinking) a zero coordinate cheap;
 //! - `μ_m = 0`, entering: `b = (‖c‖² − ‖L⁻¹Cᵀc‖²/λ)/λ` (O(n·m0 + m0²)), then eq. (27);
-//! - `μ_p > 0`: `b = (1 − (H⁻¹)_pp/μ_p)/μ_p` (O(m0²); it follows from
+//! - `μ_p > 0`: `a = z_p/(λμ_p)`, `b = (1 − (H⁻¹)_pp/μ_p)/μ_p` (O(m0²); it follows from
 //!   `CᵀK_λ⁻¹C = D⁻¹ − D⁻¹H⁻¹D⁻¹`), falling back to the general form when the
 //!   difference cancels; then eq. (25) or (26).
 //!
@@ -134,9 +138,13 @@ pub(crate) struct Engine<T> {
     /// Live candidates `M' ≤ M`.
     pub candidates: usize,
     pub objective: T,
-    /// `z`, `r`, `F` need a refresh.
+    /// `‖y − ȳ‖²`.
+    yy: T,
+    /// `z` and `F` (and so `r`) need a refresh.
     pub stale: bool,
-    /// `Cᵀy` needs recomputing (the samples changed).
+    /// `r` needs a refresh.
+    stale_r: bool,
+    /// `Cᵀy` and `‖y − ȳ‖²` need recomputing (the samples changed).
     pub stale_cty: bool,
     pub converged: bool,
     pub stats: Stats,
@@ -187,8 +195,10 @@ impl<T: Real> Engine<T> {
             set: ActiveSet::new(dims.max_active()),
             candidates,
             objective: T::ZERO,
+            yy: T::ZERO,
             stale: true,
-            stale_cty: false,
+            stale_r: true,
+            stale_cty: true,
             converged: false,
             stats: Stats::default(),
             rng: Rng::seed_from_u64(params.seed()),
@@ -225,7 +235,8 @@ impl<T: Real> Engine<T> {
         self.columns.active(p, idx.active[p], n)
     }
 
-    /// Recomputes `Cᵀy` (if stale), `z`, `r` and `F`. O(m0² + n·m0).
+    /// Recomputes `z` and `F` (and first `Cᵀy`, `‖y − ȳ‖²` if the samples changed, O(n·m0)).
+    /// O(m0²). Leaves `r` stale.
     pub fn refresh(
         &mut self,
         parts: &mut Parts<'_, T>,
@@ -238,9 +249,34 @@ impl<T: Real> Engine<T> {
             for p in 0..m0 {
                 parts.cty[p] = data.dot_centred(&parts.cols[self.active_range(idx, p, n)]);
             }
+            self.yy = data.centred_norm2();
             self.stale_cty = false;
         }
         self.set.solve_z(parts)?;
+        let explained = dot_prefix(&parts.cty[..m0], &parts.z[..m0]);
+        let l1 = idx.active[..m0]
+            .iter()
+            .fold(T::ZERO, |acc, &j| acc + parts.mu[j]);
+        self.objective = self.yy - explained / lambda + nu * l1;
+        self.stale = false;
+        self.stale_r = true;
+        Ok(())
+    }
+
+    /// Brings `r = K_λ⁻¹y = (y − Cz/λ)/λ` up to date (eq. 22). O(n·m0) when stale.
+    fn refresh_r(
+        &mut self,
+        parts: &mut Parts<'_, T>,
+        idx: &Indices<'_>,
+        data: &Data<'_, T>,
+    ) -> Result<(), Error> {
+        if self.stale {
+            self.refresh(parts, idx, data)?;
+        }
+        if !self.stale_r {
+            return Ok(());
+        }
+        let (m0, n, lambda) = (self.set.len, data.n(), self.params.lambda());
         let r = &mut parts.r[..n];
         for (ri, &yi) in r.iter_mut().zip(data.y) {
             *ri = yi - data.mean;
@@ -254,14 +290,26 @@ impl<T: Real> Engine<T> {
         for ri in r.iter_mut() {
             *ri /= lambda;
         }
-        let (mut quadratic, mut l1) = (T::ZERO, T::ZERO);
-        for (p, &j) in idx.active[..m0].iter().enumerate() {
-            quadratic += parts.z[p] * parts.z[p] / parts.mu[j];
-            l1 += parts.mu[j];
-        }
-        self.objective = lambda * lambda * dot_prefix(r, r) + quadratic / lambda + nu * l1;
-        self.stale = false;
+        self.stale_r = false;
         Ok(())
+    }
+
+    /// `a = yᵀK_λ⁻¹c_j`: `z_p/(λμ_j)` for an active `j` at position `p` (from
+    /// `CᵀK_λ⁻¹y = D⁻¹z/λ`), O(1); `c_jᵀr` otherwise, O(n) (plus O(n·m0) if `r` is stale).
+    fn coordinate_a(
+        &mut self,
+        parts: &mut Parts<'_, T>,
+        idx: &Indices<'_>,
+        data: &Data<'_, T>,
+        j: usize,
+        range: core::ops::Range<usize>,
+    ) -> Result<T, Error> {
+        let p = idx.position[j];
+        if p != NONE {
+            return Ok(parts.z[p] / (self.params.lambda() * parts.mu[j]));
+        }
+        self.refresh_r(parts, idx, data)?;
+        Ok(dot_prefix(&parts.cols[range], &parts.r[..data.n()]))
     }
 
     /// Fills `w1[..m0]` with `Cᵀc` for the column at `range` and returns
@@ -329,7 +377,7 @@ impl<T: Real> Engine<T> {
         let (lambda, nu, rule) = (self.params.lambda(), self.params.nu(), self.params.rule());
         let n = data.n();
         let range = self.prepare(parts, idx, data, j);
-        let a = dot_prefix(&parts.cols[range.clone()], &parts.r[..n]);
+        let a = self.coordinate_a(parts, idx, data, j, range.clone())?;
         let p = idx.position[j];
         let case = if p == NONE {
             let descends = lambda * a * a > nu; // false for NaN too
@@ -559,7 +607,7 @@ impl<T: Real> Engine<T> {
         }
         let (lambda, nu) = (self.params.lambda(), self.params.nu());
         let range = self.prepare(parts, idx, data, j);
-        let a = dot_prefix(&parts.cols[range.clone()], &parts.r[..data.n()]);
+        let a = self.coordinate_a(parts, idx, data, j, range.clone())?;
         let (cc, quad) = self.project(parts, idx, range)?;
         let b = (cc - quad / lambda) / lambda;
         let la2 = lambda * a * a;

@@ -25,7 +25,7 @@ use crate::real::check_finite;
 use crate::storage::Storage;
 use crate::{Error, Real};
 
-use super::columns::Data;
+use super::columns::{Data, compensated_sum};
 use super::layout::{Dims, Indices, Parts, Region};
 use super::learner::check_points;
 use super::params::ValidParams;
@@ -331,7 +331,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         }
         let start = self.dims.scalars_len() + self.dims.rows() * self.dims.dim();
         let ys = &self.scalars.as_ref()[start..start + self.len];
-        ys.iter().fold(T::ZERO, |acc, &v| acc + v) / T::from_f64(self.len as f64)
+        compensated_sum(ys.iter().copied()) / T::from_f64(self.len as f64)
     }
     /// The window's samples `(x, y)` in arrival order, oldest first.
     pub fn sample(&self, age: usize) -> Option<(&[T], T)> {

@@ -4,3 +4,4 @@ mod cholesky_errors;
 mod cholesky_properties;
 mod cholesky_sequence;
 mod incomplete;
+mod slkl;
