@@ -307,3 +307,168 @@ impl ActiveSet {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Kernel;
+    use crate::slkl::columns::{ColumnMode, Data};
+    use crate::slkl::layout::Dims;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// `H = D⁻¹ + CᵀC/λ` over the active set, assembled directly.
+    fn assembled<T: Real>(
+        parts: &Parts<'_, T>,
+        idx: &Indices<'_>,
+        set: &ActiveSet,
+        columns: &Columns,
+        n: usize,
+        lambda: T,
+    ) -> Vec<T> {
+        let k = set.len;
+        let mut h = vec![T::ZERO; k * k];
+        for p in 0..k {
+            for q in 0..k {
+                let cp = &parts.cols[columns.active(p, idx.active[p], n)];
+                let cq = &parts.cols[columns.active(q, idx.active[q], n)];
+                h[p * k + q] = dot_prefix(cp, cq) / lambda;
+            }
+            h[p * k + p] += T::ONE / parts.mu[idx.active[p]];
+        }
+        h
+    }
+
+    fn assert_factor_of<T: Real>(parts: &mut Parts<'_, T>, set: &ActiveSet, h: &[T]) {
+        let k = set.len;
+        let chol = set.factor(parts.factor).unwrap();
+        let tol = T::from_f64(1e3) * T::EPSILON;
+        for i in 0..k {
+            for j in 0..k {
+                let m = i.min(j) + 1;
+                let (ri, rj) = (chol.row(i).unwrap(), chol.row(j).unwrap());
+                let llt = dot_prefix(&ri[..m], &rj[..m]);
+                let want = h[i * k + j];
+                assert!(
+                    (llt - want).abs() <= tol * (T::ONE + want.abs()),
+                    "({i}, {j}) {llt} vs {want}"
+                );
+            }
+        }
+    }
+
+    fn four_cases<T: Real>(mode: ColumnMode) {
+        let dims = Dims::new(6, 1, 4, 3).columns(mode);
+        let mut buf = vec![T::ZERO; dims.scalars_len()];
+        let mut ibuf = vec![0usize; dims.indices_len()];
+        let mut parts = dims.split(&mut buf);
+        let mut idx = dims.split_indices(&mut ibuf);
+        idx.position.fill(NONE);
+        let x: Vec<T> = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5]
+            .iter()
+            .map(|&v| T::from_f64(v))
+            .collect();
+        let y: Vec<T> = x.iter().map(|&v| v * v).collect();
+        let data = Data {
+            x: &x,
+            y: &y,
+            dim: 1,
+            mean: T::ZERO,
+        };
+        let kernel = Kernel::rbf(T::ONE).unwrap();
+        for (c, v) in parts.centres.iter_mut().zip([0.0, 1.0, 2.0, 3.0]) {
+            *c = T::from_f64(v);
+        }
+        let columns = Columns {
+            mode,
+            rows: 6,
+            max_active: 3,
+        };
+        columns.precompute(parts.cols, 4, parts.centres, &kernel, &data);
+        let lambda = T::from_f64(0.5);
+        let mut set = ActiveSet::new(3);
+        // Case 4 (eq. 27) three times, the third at capacity fails without a change.
+        for (j, mu) in [(2usize, 0.5), (0, 2.0), (3, 1.0)] {
+            let (range, _) = columns.prepare(parts.cols, j, parts.centres, &kernel, &data);
+            let m0 = set.len;
+            for p in 0..m0 {
+                parts.w1[p] = dot_prefix(
+                    &parts.cols[columns.active(p, idx.active[p], 6)],
+                    &parts.cols[range.clone()],
+                );
+            }
+            let cc = dot_prefix(&parts.cols[range.clone()], &parts.cols[range]);
+            set.enter(
+                &mut parts,
+                &mut idx,
+                &columns,
+                j,
+                T::from_f64(mu),
+                cc,
+                T::ZERO,
+                lambda,
+            )
+            .unwrap();
+        }
+        assert_eq!(&idx.active[..3], &[2, 0, 3]);
+        let h = assembled(&parts, &idx, &set, &columns, 6, lambda);
+        assert_factor_of(&mut parts, &set, &h);
+        assert!(matches!(
+            set.enter(
+                &mut parts,
+                &mut idx,
+                &columns,
+                1,
+                T::ONE,
+                T::ONE,
+                T::ZERO,
+                lambda
+            ),
+            Err(Error::CapacityExceeded { .. })
+        ));
+        // Case 2 (eq. 25): up (a downdate of D⁻¹) and down.
+        set.change(&mut parts, &idx, 1, T::from_f64(7.0)).unwrap();
+        set.change(&mut parts, &idx, 2, T::from_f64(0.1)).unwrap();
+        let h = assembled(&parts, &idx, &set, &columns, 6, lambda);
+        assert_factor_of(&mut parts, &set, &h);
+        // (H⁻¹)_pp against the inverse of the assembled 3 × 3 (cofactor of entry (1, 1)).
+        let w = &mut [T::ZERO; 3];
+        let hpp = set.inverse_diagonal(parts.factor, 1, w).unwrap();
+        let det = h[0] * (h[4] * h[8] - h[5] * h[7]) - h[1] * (h[3] * h[8] - h[5] * h[6])
+            + h[2] * (h[3] * h[7] - h[4] * h[6]);
+        let cofactor = h[0] * h[8] - h[2] * h[6];
+        assert!((hpp - cofactor / det).abs() <= T::from_f64(1e-3) * hpp);
+        // Case 3 (eq. 26): the middle column leaves; positions shift.
+        set.leave(&mut parts, &mut idx, &columns, 1).unwrap();
+        assert_eq!(&idx.active[..2], &[2, 3]);
+        assert_eq!((idx.position[0], idx.position[3]), (NONE, 1));
+        assert_eq!(parts.mu[0], T::ZERO);
+        let h = assembled(&parts, &idx, &set, &columns, 6, lambda);
+        assert_factor_of(&mut parts, &set, &h);
+        // A fresh factorization gives the same factor; a drift check within tolerance
+        // leaves it alone.
+        set.refactor(&mut parts, &mut idx, &columns, 6, lambda)
+            .unwrap();
+        assert_eq!(set.refactorizations, 1);
+        assert_factor_of(&mut parts, &set, &h);
+        assert!(
+            !set.drift_check(&mut parts, &mut idx, &columns, 6, lambda, T::ONE)
+                .unwrap()
+        );
+    }
+
+    macro_rules! gen_tests {
+        ($($name:ident: $t:ty,)*) => {$(
+            #[test]
+            fn $name() {
+                four_cases::<$t>(ColumnMode::OnTheFly);
+                four_cases::<$t>(ColumnMode::Precomputed);
+            }
+        )*};
+    }
+
+    gen_tests! {
+        four_cases_f32: f32,
+        four_cases_f64: f64,
+    }
+}

@@ -281,3 +281,80 @@ pub(crate) struct Indices<'b> {
 
 /// Position of an inactive candidate.
 pub(crate) const NONE: usize = usize::MAX;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::vec;
+
+    #[test]
+    fn regions_tile_the_buffer() {
+        for dims in [Dims::new(10, 3, 7, 4), Dims::new(10, 3, 7, 4).precomputed()] {
+            let total = dims.scalars_len();
+            let mut buf = vec![0.0f32; total];
+            let parts = dims.split(&mut buf);
+            let lens = [
+                parts.factor.len(),
+                parts.cols.len(),
+                parts.r.len(),
+                parts.cty.len(),
+                parts.z.len(),
+                parts.w1.len(),
+                parts.w2.len(),
+                parts.mu.len(),
+                parts.centres.len(),
+                parts.history.len(),
+            ];
+            assert_eq!(lens.iter().sum::<usize>(), total);
+            assert_eq!(dims.region(Region::History).end, total);
+            assert_eq!(dims.region(Region::Mu).len(), 7);
+            assert_eq!(dims.region(Region::Centres).len(), 21);
+            let expected_cols = match dims.column_mode() {
+                ColumnMode::OnTheFly => 10 * 5,
+                ColumnMode::Precomputed => 10 * 7,
+            };
+            assert_eq!(parts.cols.len(), expected_cols);
+            assert_eq!(dims.window_scalars_len(), total + 40);
+            assert_eq!(dims.indices_len(), 4 + 14);
+            assert_eq!(
+                dims.bytes::<f64>(),
+                8 * total + 18 * core::mem::size_of::<usize>()
+            );
+            let mut ibuf = vec![0usize; dims.indices_len()];
+            let idx = dims.split_indices(&mut ibuf);
+            assert_eq!(
+                (idx.active.len(), idx.position.len(), idx.pool.len()),
+                (4, 7, 7)
+            );
+        }
+    }
+
+    #[test]
+    fn check_names_zero_capacities_and_short_buffers() {
+        let ok = Dims::new(10, 3, 7, 4);
+        let need = ok.scalars_len();
+        assert_eq!(ok.check(need, need, 18), Ok(()));
+        assert_eq!(
+            ok.check(need - 1, need, 18),
+            Err(Error::CapacityExceeded {
+                needed: need,
+                capacity: need - 1
+            })
+        );
+        assert!(ok.check(need, need, 17).is_err());
+        for (dims, name) in [
+            (Dims::new(10, 0, 7, 4), "dim"),
+            (Dims::new(0, 3, 7, 4), "rows"),
+            (Dims::new(10, 3, 0, 4), "candidates"),
+            (Dims::new(10, 3, 7, 0), "max_active"),
+        ] {
+            assert_eq!(
+                dims.check(need, need, 18),
+                Err(Error::InvalidParam { name })
+            );
+        }
+        let huge = Dims::new(usize::MAX, 2, 2, 2);
+        assert_eq!(huge.scalars_len(), usize::MAX);
+        assert!(huge.check(100, huge.scalars_len(), 100).is_err());
+    }
+}

@@ -347,3 +347,82 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
         (self.scalars, self.indices)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::slkl::{Case, Params};
+    use std::vec;
+
+    /// One candidate: `F(μ) = ‖y‖² − μ(cᵀy)²/(λ + μ‖c‖²) + νμ`, minimised in closed form at
+    /// `μ* = max(0, (√(λa₀²/ν) − 1)/b₀)` with `a₀ = cᵀy/λ`, `b₀ = ‖c‖²/λ`; one exact step
+    /// from `μ = 0` lands on it.
+    fn one_column<T: Real>() {
+        let x: [T; 4] = [0.0, 1.0, 2.0, 3.0].map(T::from_f64);
+        let y: [T; 4] = [1.0, 2.0, 2.5, 4.5].map(T::from_f64);
+        let (lambda, nu) = (2.0, 0.05);
+        let params = Params::new()
+            .kernel(Kernel::linear())
+            .lambda(T::from_f64(lambda))
+            .nu(T::from_f64(nu))
+            .check()
+            .unwrap();
+        let dims = Dims::new(4, 1, 1, 1);
+        let centre = [T::from_f64(2.0)];
+        let mut slkl = Slkl::new_in(
+            vec![T::ZERO; dims.scalars_len()],
+            vec![0; dims.indices_len()],
+            dims,
+            params,
+            &x,
+            &y,
+            Candidates::Points(&centre),
+        )
+        .unwrap();
+        let mean = 2.5;
+        let yc = [1.0 - mean, 2.0 - mean, 2.5 - mean, 4.5 - mean];
+        let c = [0.0, 1.0, 2.0, 3.0]; // x·s/√(s·s) with s = 2
+        let cy: f64 = c.iter().zip(&yc).map(|(a, b)| a * b).sum();
+        let cc: f64 = c.iter().map(|a| a * a).sum();
+        let yy: f64 = yc.iter().map(|a| a * a).sum();
+        let (a0, b0) = (cy / lambda, cc / lambda);
+        let mu = ((lambda * a0 * a0 / nu).sqrt() - 1.0) / b0;
+        let f = yy - mu * cy * cy / (lambda + mu * cc) + nu * mu;
+        let tol = 1e3 * T::EPSILON.to_f64();
+        assert!((slkl.objective().to_f64() - yy).abs() <= tol * yy);
+        let step = slkl.step().unwrap();
+        assert_eq!(
+            (step.candidate, step.case, step.active),
+            (0, Case::Enter, 1)
+        );
+        assert!((slkl.weight(0).unwrap().to_f64() - mu).abs() <= tol * mu);
+        assert!((slkl.objective().to_f64() - f).abs() <= tol * f);
+        let (g, _) = slkl.derivatives(0).unwrap();
+        assert!(g.to_f64().abs() <= tol, "∂F = {g} at the optimum");
+        let again = slkl.step().unwrap().case;
+        assert!(matches!(again, Case::Unchanged | Case::Change), "{again:?}");
+        assert!((slkl.weight(0).unwrap().to_f64() - mu).abs() <= tol * mu);
+        let summary = slkl.run().unwrap();
+        assert_eq!(summary.reason, crate::slkl::ExitReason::Converged);
+        let stats = slkl.stats();
+        assert_eq!(
+            stats.steps,
+            stats.stay_zero + stats.change + stats.leave + stats.enter + stats.unchanged
+        );
+        assert_eq!(slkl.mean().to_f64(), mean);
+        // The model: ȳ + β k(x, s) with β = z/(λ√k(s, s)).
+        let p = slkl.predict(&[T::ONE]).unwrap().to_f64();
+        let fitted = mean + mu * cy / (lambda + mu * cc) * 1.0; // c(x=1) = 1
+        assert!((p - fitted).abs() <= tol, "{p} vs {fitted}");
+    }
+
+    #[test]
+    fn one_column_closed_form_f32() {
+        one_column::<f32>();
+    }
+
+    #[test]
+    fn one_column_closed_form_f64() {
+        one_column::<f64>();
+    }
+}

@@ -165,10 +165,12 @@ impl<T: Real> Params<T> {
     /// Validates the ranges.
     ///
     /// # Errors
-    /// `InvalidParam` naming `nu` or `lambda` (must be finite and > 0), `epsilon` (finite,
+    /// `InvalidParam` naming `nu` or `lambda` (must be finite and > 0 with a finite
+    /// reciprocal), `epsilon` (finite,
     /// ≥ 0), `max_steps` (≥ 1), `drift_tolerance` (finite, > 0) or `drift_check_every` (≥ 1).
     pub fn check(self) -> Result<ValidParams<T>, Error> {
-        let positive = |x: T| x > T::ZERO && x.is_finite();
+        // Positive, finite, with a finite reciprocal (`1/λ` scales every update).
+        let positive = |x: T| x > T::ZERO && x.is_finite() && (T::ONE / x).is_finite();
         if !positive(self.nu) {
             return Err(Error::InvalidParam { name: "nu" });
         }

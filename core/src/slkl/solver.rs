@@ -166,7 +166,8 @@ fn next_weight<T: Real>(rule: StepRule, mu: T, a: T, b: T, lambda: T, nu: T) -> 
         StepRule::Newton => mu + (la2 - nu) / (two * la2 * b),
         StepRule::NewtonAsPrinted => mu + (la2 - nu) / (la2 * b),
     };
-    if moved > T::ZERO && moved.is_finite() {
+    // `1/μ` enters `D⁻¹`: a weight whose reciprocal overflows counts as 0.
+    if moved > T::ZERO && moved.is_finite() && (T::ONE / moved).is_finite() {
         moved
     } else {
         T::ZERO
@@ -226,7 +227,7 @@ impl<T: Real> Engine<T> {
         self.columns
             .precompute(parts.cols, self.candidates, parts.centres, &kernel, data);
         self.refresh(parts, idx, data)?;
-        self.reset_schedule(parts);
+        self.reset_schedule();
         Ok(())
     }
 
@@ -390,7 +391,10 @@ impl<T: Real> Engine<T> {
             let (cc, quad) = self.project(parts, idx, range.clone())?;
             let b = self.general_b(cc, quad);
             let mu = next_weight(rule, T::ZERO, a, b, lambda, nu);
-            if mu == T::ZERO {
+            // A weight whose column adds less than rounding to λI would only make the
+            // factor singular: it stays 0.
+            let visible = mu * cc > T::EPSILON * lambda; // false for NaN too
+            if !visible {
                 return Ok(Case::StayZero);
             }
             let cty_j = data.dot_centred(&parts.cols[range]);
@@ -428,8 +432,16 @@ impl<T: Real> Engine<T> {
                 match self.set.change(parts, idx, p, mu_new) {
                     Ok(()) => Case::Change,
                     Err(Error::NotPositiveDefinite { .. }) => {
+                        // A fresh factor, then one retry (the refactorization may have
+                        // dropped columns, so look the position up again).
                         self.set.refactor(parts, idx, &columns, n, lambda)?;
-                        match self.set.change(parts, idx, p, mu_new) {
+                        let p = idx.position[j];
+                        let retried = if p == NONE {
+                            Err(Error::NotPositiveDefinite { pivot: 0 })
+                        } else {
+                            self.set.change(parts, idx, p, mu_new)
+                        };
+                        match retried {
                             Ok(()) => Case::Change,
                             Err(Error::NotPositiveDefinite { .. }) => {
                                 self.refresh(parts, idx, data)?;
@@ -470,6 +482,9 @@ impl<T: Real> Engine<T> {
         idx: &mut Indices<'_>,
         data: &Data<'_, T>,
     ) -> Result<Step<T>, Error> {
+        if self.stale {
+            self.refresh(parts, idx, data)?;
+        }
         if let Phase::Normal = self.phase {
             if self.pool_len == 0 {
                 self.start_sweep();
@@ -510,7 +525,7 @@ impl<T: Real> Engine<T> {
                 } else {
                     self.converged = start - self.objective <= self.params.epsilon() * start;
                     self.phase = Phase::Normal;
-                    self.reset_history(parts.history);
+                    self.reset_history();
                 }
             }
             (Phase::Normal, None) => {}
@@ -555,19 +570,20 @@ impl<T: Real> Engine<T> {
         (self.hist_len == size).then(|| history[self.hist_pos])
     }
 
-    fn reset_history(&mut self, history: &mut [T]) {
+    /// Empties the ring: the rule compares values of steps taken from now on (the current
+    /// `F` may be stale after an arrival).
+    fn reset_history(&mut self) {
         self.hist_len = 0;
         self.hist_pos = 0;
-        self.push_history(history);
     }
 
     /// Back to a full pool, a fresh stopping history and not converged (after the
     /// samples or the weights changed from outside).
-    pub fn reset_schedule(&mut self, parts: &mut Parts<'_, T>) {
+    pub fn reset_schedule(&mut self) {
         self.pool_len = self.candidates;
         self.phase = Phase::Normal;
         self.converged = false;
-        self.reset_history(parts.history);
+        self.reset_history();
     }
 
     /// Steps until the stopping rule holds or `max_steps` steps were taken.
@@ -632,7 +648,7 @@ impl<T: Real> Engine<T> {
         if !mu.is_finite() {
             return Err(Error::NonFinite);
         }
-        if mu < T::ZERO {
+        if mu < T::ZERO || (mu > T::ZERO && !(T::ONE / mu).is_finite()) {
             return Err(Error::InvalidParam { name: "mu" });
         }
         if self.stale {
@@ -651,18 +667,24 @@ impl<T: Real> Engine<T> {
                     capacity: self.set.capacity,
                 });
             }
+            let stats = self.stats;
             let range = self.prepare(parts, idx, data, j);
             let (cc, _) = self.project(parts, idx, range.clone())?;
             let cty_j = data.dot_centred(&parts.cols[range]);
-            self.set
-                .enter(parts, idx, &columns, j, mu, cc, cty_j, lambda)?;
+            let entered = self
+                .set
+                .enter(parts, idx, &columns, j, mu, cc, cty_j, lambda);
+            if entered.is_err() {
+                self.stats = stats; // a rejected call leaves even the counters as they were
+            }
+            entered?;
         } else if mu == T::ZERO {
             self.set.leave(parts, idx, &columns, p)?;
         } else {
             self.set.change(parts, idx, p, mu)?;
         }
         self.after_change(parts, idx, data)?;
-        self.reset_schedule(parts);
+        self.reset_schedule();
         Ok(())
     }
 
@@ -688,5 +710,58 @@ impl<T: Real> Engine<T> {
             drift_checks: self.set.drift_checks,
             ..self.stats
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `φ(t) = −λa²t/(1 + tb) + νt`: `F(μ + t e_m) − F(μ)` by Sherman–Morrison.
+    fn phi(t: f64, a: f64, b: f64, lambda: f64, nu: f64) -> f64 {
+        -lambda * a * a * t / (1.0 + t * b) + nu * t
+    }
+
+    #[test]
+    fn exact_rule_minimises_the_coordinate_restriction() {
+        for &(mu, a, b, lambda, nu) in &[
+            (0.0, 0.5, 2.0, 1.0, 0.01),
+            (1.5, 0.05, 0.3, 1.0, 0.01),
+            (0.2, 0.01, 4.0, 2.0, 0.5),
+            (3.0, 0.3, 0.25, 1.0, 0.01),
+        ] {
+            let new = next_weight(StepRule::Exact, mu, a, b, lambda, nu);
+            let best = phi(new - mu, a, b, lambda, nu);
+            // No point of a fine grid over [0, μ + 10/b] does better.
+            for k in 0..=10_000 {
+                let v = (mu + 10.0 / b) * k as f64 / 10_000.0;
+                assert!(
+                    best <= phi(v - mu, a, b, lambda, nu) + 1e-12,
+                    "{mu} {a} {b}: {new} vs {v}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn newton_rules_follow_eq_19_and_algorithm_2() {
+        let (mu, a, b, lambda, nu) = (1.0f64, 0.2, 0.5, 1.0, 0.01);
+        let la2 = lambda * a * a;
+        let newton = mu + (la2 - nu) / (2.0 * la2 * b);
+        assert_eq!(next_weight(StepRule::Newton, mu, a, b, lambda, nu), newton);
+        let printed = next_weight(StepRule::NewtonAsPrinted, mu, a, b, lambda, nu);
+        assert!((printed - mu - 2.0 * (newton - mu)).abs() < 1e-12);
+        // Projection on μ ≥ 0; a = 0 gives 0 (Prop. 1, "otherwise").
+        assert_eq!(next_weight(StepRule::Newton, 0.0, 0.0, b, lambda, nu), 0.0);
+        assert_eq!(next_weight(StepRule::Exact, 0.1, 0.001, b, lambda, nu), 0.0);
+        assert_eq!(
+            next_weight(StepRule::Exact, 0.0f32, 0.05, 1.0, 1.0, 0.01),
+            0.0
+        );
+        // A weight whose reciprocal overflows counts as 0.
+        assert_eq!(
+            next_weight(StepRule::Exact, 1e-320, 1e-160, 1e300, 1.0, 1.0),
+            0.0
+        );
     }
 }

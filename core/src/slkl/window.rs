@@ -218,7 +218,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
                 let tol = e.params.drift_tolerance();
                 e.set.drift_check(p, i, &columns, data.n(), lambda, tol)?;
             }
-            e.reset_schedule(p);
+            e.reset_schedule();
             Ok(())
         })
     }
@@ -396,4 +396,47 @@ fn split<'b, T: Real>(dims: &Dims, scalars: &'b mut [T], indices: &'b mut [usize
     let (xs, rest) = samples.split_at_mut(dims.rows() * dims.dim());
     let (ys, _) = rest.split_at_mut(dims.rows());
     (dims.split(engine), dims.split_indices(indices), xs, ys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::slkl::Params;
+    use std::vec;
+
+    macro_rules! gen_tests {
+        ($($name:ident: $t:ty,)*) => {$(
+            #[test]
+            fn $name() {
+                let dims = Dims::new(3, 1, 2, 2);
+                let params = Params::new().check().unwrap();
+                let mut w = SlklWindow::new_in(
+                    vec![0.0 as $t; dims.window_scalars_len()],
+                    vec![0; dims.indices_len()],
+                    dims,
+                    params,
+                    &[0.0, 1.0],
+                )
+                .unwrap();
+                assert!(w.is_empty() && w.mean() == 0.0 && w.sample(0).is_none());
+                assert_eq!(w.objective().unwrap(), 0.0);
+                for t in 0..5 {
+                    w.push(&[t as $t], (t * t) as $t).unwrap();
+                    w.step().unwrap();
+                }
+                // Samples 2, 3, 4 remain, oldest first.
+                assert!(w.is_full());
+                let kept: std::vec::Vec<_> = (0..3).map(|a| w.sample(a).unwrap()).collect();
+                assert_eq!(kept, [(&[2.0][..], 4.0), (&[3.0][..], 9.0), (&[4.0][..], 16.0)]);
+                assert_eq!(w.mean(), 29.0 / 3.0);
+                assert!(w.objective().unwrap() > 0.0);
+                assert!(w.stats().steps == 5);
+            }
+        )*};
+    }
+
+    gen_tests! {
+        ring_order_and_mean_f32: f32,
+        ring_order_and_mean_f64: f64,
+    }
 }
