@@ -102,9 +102,9 @@ fn rows_f64<T: Real>(points: &[T], dim: usize) -> Vec<Vec<f64>> {
         .collect()
 }
 
-/// `k(a, b)` in `f64` for a kernel given in `T`.
-fn kernel_f64<T: Real>(kernel: &Kernel<T>, a: &[f64], b: &[f64]) -> f64 {
-    let k64: Kernel<f64> = match kernel.kind() {
+/// The same kernel with `f64` parameters.
+pub fn kernel_f64<T: Real>(kernel: &Kernel<T>) -> Kernel<f64> {
+    match kernel.kind() {
         kestrel_core::KernelKind::Rbf { gamma } => Kernel::rbf(gamma.to_f64()),
         kestrel_core::KernelKind::Laplacian { gamma } => Kernel::laplacian(gamma.to_f64()),
         kestrel_core::KernelKind::Polynomial {
@@ -114,8 +114,12 @@ fn kernel_f64<T: Real>(kernel: &Kernel<T>, a: &[f64], b: &[f64]) -> f64 {
         } => Kernel::polynomial(degree, gamma.to_f64(), coef0.to_f64()),
         kestrel_core::KernelKind::Linear => Ok(Kernel::linear()),
     }
-    .expect("valid kernel");
-    k64.eval(a, b).expect("equal dimensions")
+    .expect("valid kernel")
+}
+
+/// `k(a, b)` in `f64`.
+fn eval(kernel: &Kernel<f64>, a: &[f64], b: &[f64]) -> f64 {
+    kernel.eval(a, b).expect("equal dimensions")
 }
 
 /// Dense kernel ridge regression on all training points, targets centred by their mean:
@@ -128,11 +132,12 @@ pub fn krr_predictions<T: Real>(
     lambda: f64,
     x_test: &[T],
 ) -> Vec<f64> {
+    let kernel = &kernel_f64(kernel);
     let train = rows_f64(x, dim);
     let n = train.len();
     let mean = y.iter().map(|v| v.to_f64()).sum::<f64>() / n as f64;
     let k = DMatrix::from_fn(n, n, |i, j| {
-        kernel_f64(kernel, &train[i], &train[j]) + if i == j { lambda } else { 0.0 }
+        eval(kernel, &train[i], &train[j]) + if i == j { lambda } else { 0.0 }
     });
     let yc = DVector::from_iterator(n, y.iter().map(|v| v.to_f64() - mean));
     let alpha = k.cholesky().expect("K + λI is SPD").solve(&yc);
@@ -142,7 +147,7 @@ pub fn krr_predictions<T: Real>(
             mean + train
                 .iter()
                 .zip(alpha.iter())
-                .map(|(xi, a)| a * kernel_f64(kernel, xi, t))
+                .map(|(xi, a)| a * eval(kernel, xi, t))
                 .sum::<f64>()
         })
         .collect()
@@ -183,11 +188,12 @@ impl DenseSlkl {
         lambda: f64,
         nu: f64,
     ) -> Self {
+        let kernel = &kernel_f64(kernel);
         let samples = rows_f64(x, dim);
         let centres = rows_f64(centres, dim);
         let c = DMatrix::from_fn(samples.len(), centres.len(), |i, m| {
             let s = &centres[m];
-            kernel_f64(kernel, &samples[i], s) / kernel_f64(kernel, s, s).sqrt()
+            eval(kernel, &samples[i], s) / eval(kernel, s, s).sqrt()
         });
         let n = samples.len();
         let mean = y.iter().map(|v| v.to_f64()).sum::<f64>() / n as f64;

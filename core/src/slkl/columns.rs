@@ -18,7 +18,10 @@ use core::ops::Range;
 
 use crate::{Kernel, Real};
 
-/// Where the columns `c_m` live; see the [module docs](self).
+/// Where the rank-1 Nyström columns `c_m = K(·, s_m)/√k(s_m, s_m)` (eq. 1-2) live
+/// (Sect. 4.2 of the SLKL paper): only the `m0` active ones, the drawn candidate computed
+/// when needed (memory O(n·m0)), or all `M` computed at construction (memory O(n·M), no
+/// kernel work per step).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ColumnMode {
     /// Active columns stored, candidates computed when drawn: memory O(n·m0).
