@@ -7,9 +7,10 @@ use crate::{Error, Kernel, Real, Rng};
 
 use super::columns::{Data, compensated_sum};
 use super::layout::{Dims, Region};
+use super::outcome::{Stats, Step, Summary};
 use super::params::ValidParams;
 use super::predictor::Predictor;
-use super::solver::{Engine, Stats, Step, Summary};
+use super::solver::Engine;
 
 /// The candidate set `S` of `M` rank-1 columns (eq. 3).
 #[derive(Clone, Copy, Debug)]

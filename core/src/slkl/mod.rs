@@ -93,15 +93,17 @@ mod active_set;
 mod columns;
 mod layout;
 mod learner;
+mod outcome;
 mod params;
 pub mod predictor;
+mod schedule;
 mod solver;
 mod window;
 
 pub use columns::ColumnMode;
 pub use layout::Dims;
 pub use learner::{Candidates, Slkl};
+pub use outcome::{Case, ExitReason, Stats, Step, Summary};
 pub use params::{Params, StepRule, ValidParams};
 pub use predictor::Predictor;
-pub use solver::{Case, ExitReason, Stats, Step, Summary};
 pub use window::SlklWindow;

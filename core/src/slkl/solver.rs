@@ -1,5 +1,4 @@
-//! The coordinate step shared by the batch and the sliding-window learner, and its
-//! schedule: random coordinate choice (Algorithm 1), shrinking, the stopping rule.
+//! The coordinate step shared by the batch and the sliding-window learner.
 //!
 //! **Caches.** After every change of `μ` the solver refreshes, in O(m0²),
 //! `z = H⁻¹Cᵀy` (two triangular solves with the factor) and
@@ -23,10 +22,7 @@
 //! The new weight comes from the [`StepRule`]: by default the exact coordinate minimiser
 //! `max(0, μ + (√(λa²/ν) − 1)/b)`, so `F` is non-increasing.
 //!
-//! **Shrinking** (Sect. 5.4's future work, after Hsieh et al. 2008): a coordinate that
-//! stays at 0 leaves the pool drawn from. When the stopping rule holds on the pool, a
-//! sweep over all `M` candidates follows; it ends the run when `F` fell by at most
-//! `ε·F` over the sweep, otherwise the pool is restored and the run resumes.
+//! The schedule around the step (draws, shrinking, stopping) is in `schedule.rs`.
 
 use crate::linalg::dot_prefix;
 use crate::{Error, Real, Rng};
@@ -34,100 +30,9 @@ use crate::{Error, Real, Rng};
 use super::active_set::ActiveSet;
 use super::columns::{Columns, Data, inverse_norm};
 use super::layout::{Dims, Indices, NONE, Parts};
+use super::outcome::{Case, Stats};
 use super::params::{StepRule, ValidParams};
-
-/// What one coordinate step did: the paper's four cases (eq. 24-27) and three outcomes
-/// of Kestrel's own.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Case {
-    /// `μ` was 0 and stays 0 (eq. 24): `λa² ≤ ν`.
-    StayZero,
-    /// `μ` changed and stays positive (eq. 25).
-    Change,
-    /// `μ` went to 0: the column left the active set (eq. 26).
-    Leave,
-    /// `μ` became positive: the column entered (eq. 27).
-    Enter,
-    /// The new weight equals the old one to rounding; nothing was updated.
-    Unchanged,
-    /// The column should enter but `m0` is at `max_active`; it stays at 0.
-    AtCapacity,
-    /// The update was numerically singular even after a fresh factorization; the weight
-    /// kept its value.
-    IllConditioned,
-}
-
-/// One step's report.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Step<T> {
-    /// Candidate index `m` drawn.
-    pub candidate: usize,
-    /// What happened to `μ_m`.
-    pub case: Case,
-    /// `F(μ)` after the step.
-    pub objective: T,
-    /// `m0` after the step.
-    pub active: usize,
-}
-
-/// Why [`run`](super::Slkl::run) returned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExitReason {
-    /// The stopping rule held (after a confirming sweep when shrinking).
-    Converged,
-    /// `max_steps` steps were taken first.
-    StepCap,
-}
-
-/// The outcome of a run: non-convergence is an outcome, not an error.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Summary<T> {
-    /// Why the run stopped.
-    pub reason: ExitReason,
-    /// Steps taken in this run.
-    pub steps: u64,
-    /// `F(μ)` at the end.
-    pub objective: T,
-    /// `m0` at the end.
-    pub active: usize,
-}
-
-/// Counters since construction.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Coordinate steps taken.
-    pub steps: u64,
-    /// Steps whose coordinate stayed at 0: the paper's wasted iterations.
-    pub stay_zero: u64,
-    /// Steps that changed a positive weight.
-    pub change: u64,
-    /// Steps after which a column left.
-    pub leave: u64,
-    /// Steps after which a column entered.
-    pub enter: u64,
-    /// Steps with no change to rounding.
-    pub unchanged: u64,
-    /// Entries refused because `m0` was at capacity.
-    pub at_capacity: u64,
-    /// Numerically singular updates skipped.
-    pub ill_conditioned: u64,
-    /// Coordinates removed from the pool by shrinking.
-    pub shrunk: u64,
-    /// Confirming sweeps over all candidates.
-    pub sweeps: u64,
-    /// Candidate columns computed on the fly (`n` kernel evaluations each).
-    pub column_evaluations: u64,
-    /// Full refactorizations of `D⁻¹ + CᵀC/λ`.
-    pub refactorizations: u64,
-    /// Drift checks of the maintained factor.
-    pub drift_checks: u64,
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Phase<T> {
-    Normal,
-    Verify { cursor: usize, start: T },
-}
+use super::schedule::Phase;
 
 /// The state of a learner apart from its buffers.
 #[derive(Clone, Debug)]
@@ -148,12 +53,12 @@ pub(crate) struct Engine<T> {
     pub stale_cty: bool,
     pub converged: bool,
     pub stats: Stats,
-    rng: Rng,
-    pool_len: usize,
-    phase: Phase<T>,
-    lag: usize,
-    hist_len: usize,
-    hist_pos: usize,
+    pub(super) rng: Rng,
+    pub(super) pool_len: usize,
+    pub(super) phase: Phase<T>,
+    pub(super) lag: usize,
+    pub(super) hist_len: usize,
+    pub(super) hist_pos: usize,
 }
 
 /// The new weight from `a`, `b > 0` under `rule`.
@@ -472,142 +377,6 @@ impl<T: Real> Engine<T> {
                 .drift_check(parts, idx, &columns, data.n(), lambda, tol)?;
         }
         self.refresh(parts, idx, data)
-    }
-
-    /// One step of Algorithm 1 on a coordinate drawn from the pool (or the next one of a
-    /// confirming sweep), with the stopping rule's bookkeeping.
-    pub fn step(
-        &mut self,
-        parts: &mut Parts<'_, T>,
-        idx: &mut Indices<'_>,
-        data: &Data<'_, T>,
-    ) -> Result<Step<T>, Error> {
-        if self.stale {
-            self.refresh(parts, idx, data)?;
-        }
-        if let Phase::Normal = self.phase {
-            if self.pool_len == 0 {
-                self.start_sweep();
-            }
-        }
-        let (j, slot) = match self.phase {
-            Phase::Normal => {
-                let slot = self.rng.below(self.pool_len);
-                (idx.pool[slot], Some(slot))
-            }
-            Phase::Verify { cursor, .. } => (cursor, None),
-        };
-        let case = self.coordinate_step(parts, idx, data, j)?;
-        self.record(case);
-        match (self.phase, slot) {
-            (Phase::Normal, Some(slot)) => {
-                if self.params.shrinking() && case == Case::StayZero {
-                    idx.pool.swap(slot, self.pool_len - 1);
-                    self.pool_len -= 1;
-                    self.stats.shrunk += 1;
-                }
-                if let Some(old) = self.push_history(parts.history) {
-                    if old - self.objective <= self.params.epsilon() * old {
-                        if self.pool_len < self.candidates {
-                            self.start_sweep();
-                        } else {
-                            self.converged = true;
-                        }
-                    }
-                }
-            }
-            (Phase::Verify { cursor, start }, _) => {
-                if cursor + 1 < self.candidates {
-                    self.phase = Phase::Verify {
-                        cursor: cursor + 1,
-                        start,
-                    };
-                } else {
-                    self.converged = start - self.objective <= self.params.epsilon() * start;
-                    self.phase = Phase::Normal;
-                    self.reset_history();
-                }
-            }
-            (Phase::Normal, None) => {}
-        }
-        Ok(Step {
-            candidate: j,
-            case,
-            objective: self.objective,
-            active: self.set.len,
-        })
-    }
-
-    fn start_sweep(&mut self) {
-        self.pool_len = self.candidates;
-        self.stats.sweeps += 1;
-        self.phase = Phase::Verify {
-            cursor: 0,
-            start: self.objective,
-        };
-    }
-
-    fn record(&mut self, case: Case) {
-        let s = &mut self.stats;
-        s.steps += 1;
-        match case {
-            Case::StayZero => s.stay_zero += 1,
-            Case::Change => s.change += 1,
-            Case::Leave => s.leave += 1,
-            Case::Enter => s.enter += 1,
-            Case::Unchanged => s.unchanged += 1,
-            Case::AtCapacity => s.at_capacity += 1,
-            Case::IllConditioned => s.ill_conditioned += 1,
-        }
-    }
-
-    /// Appends `F` to the ring; returns `F` of `lag` steps ago once there is one.
-    fn push_history(&mut self, history: &mut [T]) -> Option<T> {
-        let size = self.lag + 1;
-        history[self.hist_pos] = self.objective;
-        self.hist_pos = (self.hist_pos + 1) % size;
-        self.hist_len = (self.hist_len + 1).min(size);
-        (self.hist_len == size).then(|| history[self.hist_pos])
-    }
-
-    /// Empties the ring: the rule compares values of steps taken from now on (the current
-    /// `F` may be stale after an arrival).
-    fn reset_history(&mut self) {
-        self.hist_len = 0;
-        self.hist_pos = 0;
-    }
-
-    /// Back to a full pool, a fresh stopping history and not converged (after the
-    /// samples or the weights changed from outside).
-    pub fn reset_schedule(&mut self) {
-        self.pool_len = self.candidates;
-        self.phase = Phase::Normal;
-        self.converged = false;
-        self.reset_history();
-    }
-
-    /// Steps until the stopping rule holds or `max_steps` steps were taken.
-    pub fn run(
-        &mut self,
-        parts: &mut Parts<'_, T>,
-        idx: &mut Indices<'_>,
-        data: &Data<'_, T>,
-    ) -> Result<Summary<T>, Error> {
-        let mut steps = 0;
-        while !self.converged && steps < self.params.max_steps() {
-            self.step(parts, idx, data)?;
-            steps += 1;
-        }
-        Ok(Summary {
-            reason: if self.converged {
-                ExitReason::Converged
-            } else {
-                ExitReason::StepCap
-            },
-            steps,
-            objective: self.objective,
-            active: self.set.len,
-        })
     }
 
     /// `(∂F/∂μ_j, ∂²F/∂μ_j²) = (ν − λa², 2λa²b)` (eq. 20-21). O(n·m0 + m0²).

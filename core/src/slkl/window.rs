@@ -28,9 +28,10 @@ use crate::{Error, Real};
 use super::columns::{Data, compensated_sum};
 use super::layout::{Dims, Indices, Parts, Region};
 use super::learner::check_points;
+use super::outcome::{Stats, Step, Summary};
 use super::params::ValidParams;
 use super::predictor::{Predictor, from_engine};
-use super::solver::{Engine, Stats, Step, Summary};
+use super::solver::Engine;
 
 /// SLKL over the last `N` samples of a stream, with fixed candidate centres.
 ///
