@@ -201,8 +201,10 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
     /// moves it by the step rule, updates the factor, and keeps the stopping rule's books.
     ///
     /// # Errors
-    /// Only an internal inconsistency of the buffers; never for a numerical outcome
-    /// (see [`Case`](super::Case)).
+    /// `NonFinite` only when intermediate sums overflow `T` (samples or targets of extreme
+    /// scale for a polynomial or linear kernel); never for an ordinary numerical outcome,
+    /// which is a [`Case`](super::Case) (a singular update is retried after a fresh
+    /// factorization, then skipped as `IllConditioned`).
     pub fn step(&mut self) -> Result<Step<T>, Error> {
         self.with(|e, p, i, d| e.step(p, i, d))
     }
@@ -415,6 +417,37 @@ mod tests {
         let p = slkl.predict(&[T::ONE]).unwrap().to_f64();
         let fitted = mean + mu * cy / (lambda + mu * cc) * 1.0; // c(x=1) = 1
         assert!((p - fitted).abs() <= tol, "{p} vs {fitted}");
+    }
+
+    /// Owned fixed-capacity buffers sized by the `const fn`s: the learner can live in a
+    /// `static` and the linker enforces its budget.
+    #[test]
+    fn owned_arrays_and_constant_targets() {
+        const DIMS: Dims = Dims::new(8, 1, 4, 4);
+        let x = [0.0f32, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
+        let y = [2.5f32; 8];
+        let params = Params::new().check().unwrap();
+        let mut slkl = Slkl::new_in(
+            [0.0f32; DIMS.scalars_len()],
+            [0usize; DIMS.indices_len()],
+            DIMS,
+            params,
+            &x,
+            &y,
+            Candidates::Random,
+        )
+        .unwrap();
+        // Centred targets are 0: F = 0, nothing enters, the model is the mean.
+        let summary = slkl.run().unwrap();
+        assert_eq!(summary.reason, crate::slkl::ExitReason::Converged);
+        assert_eq!((slkl.active_len(), slkl.objective()), (0, 0.0));
+        assert_eq!(slkl.predict(&[3.5]), Ok(2.5));
+        assert_eq!(slkl.stats().stay_zero, slkl.stats().steps);
+        let (scalars, indices) = slkl.into_storage();
+        assert_eq!(
+            core::mem::size_of_val(&scalars) + core::mem::size_of_val(&indices),
+            DIMS.bytes::<f32>()
+        );
     }
 
     #[test]

@@ -227,7 +227,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
     /// One coordinate step on the current window (anytime; see [`Slkl::step`]).
     ///
     /// # Errors
-    /// Only an internal inconsistency of the buffers.
+    /// As [`Slkl::step`](super::Slkl::step).
     ///
     /// [`Slkl::step`]: super::Slkl::step
     pub fn step(&mut self) -> Result<Step<T>, Error> {
