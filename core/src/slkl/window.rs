@@ -131,6 +131,15 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
             self.mean = self.mean();
             self.mean_stale = false;
         }
+        self.with_stale_mean(f)
+    }
+
+    /// As [`with`](Self::with) without bringing the mean up to date (O(N)): for the
+    /// factor work of an arrival, which does not read the targets.
+    fn with_stale_mean<R>(
+        &mut self,
+        f: impl FnOnce(&mut Engine<T>, &mut Parts<'_, T>, &mut Indices<'_>, &Data<'_, T>) -> R,
+    ) -> R {
         let (d, len) = (self.dims.dim(), self.len);
         let (mut parts, mut idx, xs, ys) =
             split(&self.dims, self.scalars.as_mut(), self.indices.as_mut());
@@ -145,7 +154,9 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
 
     /// Adds sample `(x, y)`, evicting the oldest one when the window is full: one row of
     /// `C` changes, the factor takes a rank-1 update and (when full) a rank-1 downdate.
-    /// O(m0² + m0·d). Resets the stopping rule and the shrinking pool.
+    /// O(m0² + m0·d) (`M·d` kernel work with precomputed columns), plus a drift check,
+    /// O(N·m0), every `drift_check_every / 2` arrivals. Resets the stopping rule and the
+    /// shrinking pool.
     ///
     /// # Errors
     /// `DimensionMismatch` when `x.len() ≠ dim`; `NonFinite` for NaN/∞ in `x` or `y` (or
@@ -211,7 +222,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         self.engine.stale_cty = true;
         let every = self.engine.params.drift_check_every();
         let due = self.engine.set.note_change(every) | self.engine.set.note_change(every);
-        self.with(|e, p, i, data| {
+        self.with_stale_mean(|e, p, i, data| {
             let columns = e.columns;
             if singular {
                 e.set.refactor(p, i, &columns, data.n(), lambda)?;
