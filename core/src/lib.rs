@@ -15,6 +15,7 @@ pub mod model;
 mod real;
 pub mod reduced_set;
 mod rng;
+pub mod slkl;
 pub mod storage;
 
 pub use cholesky::{Cholesky, IncompleteCholesky};

@@ -64,6 +64,19 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
         Ok(Cholesky { storage, capacity, dim: 0, scalar: PhantomData })
     }
 
+    /// A view of a factor of dimension `dim` already held in `storage` (as left there by
+    /// an earlier factor of the same capacity): lets a structure keep the factor inside a
+    /// larger buffer and rebuild the handle for each operation.
+    ///
+    /// # Errors
+    /// As [`new_in`](Self::new_in); `CapacityExceeded` when `dim > capacity`.
+    pub(crate) fn from_parts(storage: S, capacity: usize, dim: usize) -> Result<Self, Error> {
+        check_capacity(dim, capacity)?;
+        let mut chol = Self::new_in(storage, capacity)?;
+        chol.dim = dim;
+        Ok(chol)
+    }
+
     /// Full factorization of the `n × n` matrix whose lower-triangle entries `entry(i, j)`
     /// (`j ≤ i`) are read once each, in row order. O(n³/3).
     ///

@@ -6,3 +6,5 @@ mod cholesky_sequence;
 mod dcd;
 mod incomplete;
 mod reduced_set;
+mod slkl;
+

@@ -1,0 +1,218 @@
+//! The learned regression function of eq. (16)-(17), stored as `m0` centres and weights.
+//!
+//! `f(x) = ȳ + Σ_p β_p k(x, s_p)` over the active centres `s_p`, with
+//! `β_p = α~_p/(2λ)` in the paper's notation (eq. 16-17). The learner computes
+//! `β_p = z_p/(λ√k(s_p, s_p))` where `z = H⁻¹Cᵀy` (see [`Slkl`](super::Slkl)); on the
+//! training points `f − ȳ = K~(μ)(K~(μ) + λI)⁻¹(y − ȳ)`. The model has no intercept in the
+//! paper; Kestrel centres the targets by their training (or window) mean `ȳ` and adds it
+//! back here, so data with a non-zero mean need no preprocessing.
+//!
+//! Memory: `m0·(d + 1)` scalars ([`scalars_len`]); a prediction costs `m0` kernel
+//! evaluations, O(m0·d).
+
+use crate::error::check_len;
+use crate::real::check_finite;
+use crate::storage::{Storage, check_capacity};
+use crate::{Error, Kernel, Real};
+
+use super::columns::inverse_norm;
+use super::layout::{Dims, Region};
+use super::solver::Engine;
+
+/// Scalars a predictor of up to `max_active` centres in `dim` dimensions needs:
+/// `max_active·(dim + 1)` (saturating).
+pub const fn scalars_len(max_active: usize, dim: usize) -> usize {
+    max_active.saturating_mul(dim.saturating_add(1))
+}
+
+/// Bytes of [`scalars_len`] scalars of type `T`.
+pub const fn bytes<T>(max_active: usize, dim: usize) -> usize {
+    scalars_len(max_active, dim).saturating_mul(core::mem::size_of::<T>())
+}
+
+/// An SLKL model: `len` centres with their weights, the kernel and the target mean.
+///
+/// # Examples
+/// ```
+/// use kestrel_core::Kernel;
+/// use kestrel_core::slkl::{predictor, Predictor};
+/// let kernel = Kernel::gaussian_sigma(1.0)?;
+/// let centres = [0.0, 0.0, 1.0, 1.0]; // two centres in 2-D
+/// let weights = [0.5, -0.25];
+/// let model = Predictor::from_parts_in(
+///     [0.0f64; predictor::scalars_len(2, 2)], kernel, 2, 3.0, &centres, &weights)?;
+/// let f = model.predict(&[0.0, 0.0])?;
+/// assert!((f - (3.0 + 0.5 - 0.25 * (-1.0f64).exp())).abs() < 1e-12);
+/// assert!(model.predict(&[0.0]).is_err());
+/// # Ok::<(), kestrel_core::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Predictor<T, S> {
+    storage: S,
+    kernel: Kernel<T>,
+    dim: usize,
+    len: usize,
+    mean: T,
+}
+
+impl<T: Real, S: Storage<T>> Predictor<T, S> {
+    /// A model from its parts: `centres` row-major (`len·dim`), `weights` (`len`).
+    ///
+    /// # Errors
+    /// `InvalidParam { name: "dim" }` for `dim = 0`; `DimensionMismatch` when
+    /// `centres.len() ≠ weights.len()·dim`; `CapacityExceeded` when `storage` is shorter
+    /// than [`scalars_len`]`(len, dim)`; `NonFinite` for NaN/∞ anywhere.
+    pub fn from_parts_in(
+        storage: S,
+        kernel: Kernel<T>,
+        dim: usize,
+        mean: T,
+        centres: &[T],
+        weights: &[T],
+    ) -> Result<Self, Error> {
+        if dim == 0 {
+            return Err(Error::InvalidParam { name: "dim" });
+        }
+        check_len(weights.len().saturating_mul(dim), centres.len())?;
+        check_finite(centres)?;
+        check_finite(weights)?;
+        check_finite(&[mean])?;
+        let len = weights.len();
+        Self::build_in(storage, kernel, dim, mean, len, |p, centre| {
+            centre.copy_from_slice(&centres[p * dim..(p + 1) * dim]);
+            weights[p]
+        })
+    }
+
+    /// A model of `len` centres whose `p`-th centre and weight `fill(p, centre)` writes
+    /// and returns.
+    pub(crate) fn build_in(
+        mut storage: S,
+        kernel: Kernel<T>,
+        dim: usize,
+        mean: T,
+        len: usize,
+        mut fill: impl FnMut(usize, &mut [T]) -> T,
+    ) -> Result<Self, Error> {
+        check_capacity(scalars_len(len, dim), storage.as_ref().len())?;
+        let (weights, centres) = storage.as_mut().split_at_mut(len);
+        for (p, (w, c)) in weights
+            .iter_mut()
+            .zip(centres.chunks_exact_mut(dim))
+            .enumerate()
+        {
+            *w = fill(p, c);
+        }
+        Ok(Predictor {
+            storage,
+            kernel,
+            dim,
+            len,
+            mean,
+        })
+    }
+
+    /// `f(x)`. O(m0·d).
+    ///
+    /// # Errors
+    /// `DimensionMismatch` when `x.len() ≠ dim`; `NonFinite` for NaN/∞ in `x`.
+    pub fn predict(&self, x: &[T]) -> Result<T, Error> {
+        check_len(self.dim, x.len())?;
+        check_finite(x)?;
+        let f = self
+            .weights()
+            .iter()
+            .zip(self.centres().chunks_exact(self.dim))
+            .fold(T::ZERO, |acc, (&w, s)| {
+                acc + w * self.kernel.eval_prefix(x, s)
+            });
+        Ok(self.mean + f)
+    }
+
+    /// Number of centres `m0`.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// `true` without centres (the model predicts the mean).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Features per sample.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+    /// The target mean `ȳ` added to every prediction.
+    pub fn mean(&self) -> T {
+        self.mean
+    }
+    /// The kernel.
+    pub fn kernel(&self) -> Kernel<T> {
+        self.kernel
+    }
+    /// The weights `β_p`.
+    pub fn weights(&self) -> &[T] {
+        &self.storage.as_ref()[..self.len]
+    }
+    /// The centres, row-major.
+    pub fn centres(&self) -> &[T] {
+        &self.storage.as_ref()[self.len..self.len + self.len * self.dim]
+    }
+    /// Gives the storage back.
+    pub fn into_storage(self) -> S {
+        self.storage
+    }
+}
+
+/// The model of a learner's current state: `β_p = z_p/(λ√k(s_p, s_p))` (eq. 16-17).
+pub(crate) fn from_engine<T: Real, P: Storage<T>>(
+    storage: P,
+    engine: &Engine<T>,
+    dims: &Dims,
+    buf: &[T],
+    active: &[usize],
+    mean: T,
+) -> Result<Predictor<T, P>, Error> {
+    let kernel = engine.params.kernel();
+    let lambda = engine.params.lambda();
+    let d = dims.dim();
+    let centres = &buf[dims.region(Region::Centres)];
+    let z = &buf[dims.region(Region::Z)];
+    Predictor::build_in(storage, kernel, d, mean, active.len(), |p, c| {
+        let s = &centres[active[p] * d..(active[p] + 1) * d];
+        c.copy_from_slice(s);
+        z[p] / lambda * inverse_norm(&kernel, s)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    macro_rules! gen_tests {
+        ($($name:ident: $t:ty,)*) => {$(
+            #[test]
+            fn $name() {
+                let kernel = Kernel::<$t>::linear();
+                let model = Predictor::from_parts_in(
+                    [0.0; 6], kernel, 2, 1.0, &[1.0, 0.0, 0.0, 1.0], &[2.0, 3.0]).unwrap();
+                assert_eq!(model.predict(&[1.0, 1.0]), Ok(6.0));
+                assert_eq!((model.len(), model.dim(), model.mean()), (2, 2, 1.0));
+                assert_eq!(model.predict(&[<$t>::NAN, 1.0]), Err(Error::NonFinite));
+                let short = Predictor::from_parts_in([0.0; 5], kernel, 2, 1.0, &[1.0, 0.0, 0.0, 1.0], &[2.0, 3.0]);
+                assert_eq!(short.err(), Some(Error::CapacityExceeded { needed: 6, capacity: 5 }));
+                let bad = Predictor::from_parts_in([0.0; 6], kernel, 2, 1.0, &[1.0, 0.0, 0.0], &[2.0, 3.0]);
+                assert_eq!(bad.err(), Some(Error::DimensionMismatch { expected: 4, got: 3 }));
+                let nan = Predictor::from_parts_in([0.0; 6], kernel, 2, <$t>::INFINITY, &[1.0, 0.0, 0.0, 1.0], &[2.0, 3.0]);
+                assert_eq!(nan.err(), Some(Error::NonFinite));
+                let empty = Predictor::from_parts_in([0.0; 0], kernel, 2, 4.0, &[], &[]).unwrap();
+                assert!(empty.is_empty());
+                assert_eq!(empty.predict(&[1.0, 1.0]), Ok(4.0));
+            }
+        )*};
+    }
+
+    gen_tests! {
+        predictor_f32: f32,
+        predictor_f64: f64,
+    }
+}
