@@ -119,12 +119,15 @@ pub struct TrainArgs {
     /// Polynomial offset.
     #[arg(long, default_value_t = 0.0)]
     pub coef0: f64,
-    /// SLKL's sparsity parameter ν.
-    #[arg(long, default_value_t = 0.01)]
+    /// SLKL's sparsity parameter, in units of the target variance: ν = nu·Var(y).
+    #[arg(long, default_value_t = 0.1)]
     pub nu: f64,
-    /// Candidate centres (slkl) or the most centres (rsvm).
+    /// Candidate centres (slkl, default 256) or the most centres (rsvm, default 64).
     #[arg(long)]
     pub centers: Option<usize>,
+    /// Most active centres m0 (slkl; default: as many as candidates).
+    #[arg(long)]
+    pub max_active: Option<usize>,
     /// Train on the last N rows only.
     #[arg(long)]
     pub window: Option<usize>,

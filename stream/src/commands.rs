@@ -6,11 +6,14 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use kestrel_core::dcd::{self, Loss};
-use kestrel_core::reduced_set::ReducedKernelModel;
+use kestrel_core::reduced_set::{Irsvm, ReducedKernelModel};
+use kestrel_core::slkl;
+use kestrel_core::slkl::Dims;
 use kestrel_core::{Kernel, Real};
 use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::model::{self, scalar_name};
 use kestrel_stream::rsvm::{self, RsvmConfig, Selection};
+use kestrel_stream::slkl::{self as slkl_train, SlklConfig};
 use kestrel_stream::source::{self, Format, Record, RecordReader};
 use kestrel_stream::{linear, model_file};
 use serde_json::json;
@@ -58,7 +61,7 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     let (bytes, summary) = match args.learner {
         Learner::Svm => train_svm(args, &data)?,
         Learner::Rsvm => train_rsvm(args, &data)?,
-        Learner::Slkl => bail!("learner {:?} is not available in this build yet", args.learner),
+        Learner::Slkl => train_slkl(args, &data)?,
     };
     model_file::write_atomic(&args.out, &bytes)?;
     let seconds = start.elapsed().as_secs_f64();
@@ -100,12 +103,12 @@ fn svm_params<T: Real>(args: &TrainArgs) -> Result<dcd::ValidParams<T>> {
 
 fn kernel<T: Real>(args: &TrainArgs) -> Result<Kernel<T>> {
     let gamma = T::from_f64(args.gamma);
-    Ok(match args.kernel {
+    match args.kernel {
         KernelArg::Rbf => Kernel::rbf(gamma),
         KernelArg::Poly => Kernel::polynomial(args.degree, gamma, T::from_f64(args.coef0)),
         KernelArg::Linear => Ok(Kernel::linear()),
     }
-    .context("kernel parameters")?)
+    .context("kernel parameters")
 }
 
 fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, serde_json::Value)> {
@@ -144,6 +147,40 @@ fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, 
         "converged": summary.converged,
         "centers": summary.centres,
         "working_bytes": summary.working_bytes,
+    });
+    Ok((bytes, summary))
+}
+
+fn train_slkl<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, serde_json::Value)> {
+    // ν in units of the target variance: F(μ) scales with y², so this keeps --nu meaningful
+    // whatever the units of the target (Prop. 3: only λν matters, λ = 1).
+    let labels = data.labels();
+    let mean = labels.iter().sum::<f64>() / labels.len().max(1) as f64;
+    let variance = labels.iter().map(|y| (y - mean) * (y - mean)).sum::<f64>() / labels.len().max(1) as f64;
+    let nu = args.nu * variance.max(f64::MIN_POSITIVE);
+    let mut params = slkl::Params::new().kernel(kernel::<T>(args)?).nu(T::from_f64(nu)).seed(args.seed);
+    if let Some(eps) = args.eps {
+        params = params.epsilon(T::from_f64(eps));
+    }
+    let candidates = args.centers.unwrap_or(256);
+    let config = SlklConfig {
+        params: params.check().context("SLKL parameters")?,
+        candidates,
+        max_active: args.max_active.unwrap_or(candidates),
+        budget: args.budget,
+    };
+    let (model, summary) = slkl_train::train(data, &config)?;
+    let bytes = slkl_train::encode(&model)?;
+    let summary = json!({
+        "learner": "slkl",
+        "nu_effective": nu,
+        "objective": summary.objective,
+        "steps": summary.steps,
+        "iterations": summary.steps,
+        "converged": summary.converged,
+        "centers": summary.centres,
+        "working_bytes": summary.working_bytes,
+        "precomputed_columns": summary.precomputed,
     });
     Ok((bytes, summary))
 }
@@ -282,7 +319,16 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
         Ok(match args.learner {
             // Batch training over a window of N rows: solver state plus the rows (dense).
             Learner::Svm => linear::solver_bytes::<T>(window, args.dim, outputs) + window * args.dim * size_of::<T>(),
-            Learner::Slkl | Learner::Rsvm => bail!("learner {:?} is not available in this build yet", args.learner),
+            Learner::Slkl => slkl_train::dims_for::<T>(window, args.dim, args.centers, args.centers, None)
+                .map_or(usize::MAX, |d| d.bytes::<T>())
+                .min(Dims::new(window, args.dim, args.centers, args.centers).bytes::<T>()),
+            Learner::Rsvm => {
+                // IRSVM selection (features n·c, factor, order) then the linear solver.
+                let c = args.centers.min(window);
+                Irsvm::bytes_needed::<T>(window, c)
+                    + linear::solver_bytes::<T>(window, c, outputs)
+                    + window * args.dim * size_of::<T>()
+            }
         })
     };
     let (key, value) = match args.fit {

@@ -6,4 +6,5 @@ pub mod linear;
 pub mod model;
 pub mod model_file;
 pub mod rsvm;
+pub mod slkl;
 pub mod source;

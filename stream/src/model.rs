@@ -5,6 +5,7 @@ use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::kernel::KernelKind;
 use kestrel_core::model::{Envelope, ModelKind, ScalarKind};
 use kestrel_core::reduced_set::ReducedKernelModel;
+use kestrel_core::slkl::Predictor as SlklModel;
 use kestrel_core::{Error, Real};
 use serde::Serialize;
 
@@ -55,6 +56,8 @@ pub fn load(bytes: &[u8]) -> Result<Box<dyn Predictor>, Error> {
         (ModelKind::LinearSvm, ScalarKind::F64) => Box::new(Linear::<f64>::decode(bytes)?),
         (ModelKind::ReducedSvm, ScalarKind::F32) => Box::new(Reduced::<f32>::decode(bytes)?),
         (ModelKind::ReducedSvm, ScalarKind::F64) => Box::new(Reduced::<f64>::decode(bytes)?),
+        (ModelKind::Slkl, ScalarKind::F32) => Box::new(Regressor::<f32>::decode(bytes)?),
+        (ModelKind::Slkl, ScalarKind::F64) => Box::new(Regressor::<f64>::decode(bytes)?),
         _ => return Err(Error::Model(kestrel_core::model::ModelError::WrongKind)),
     })
 }
@@ -103,6 +106,55 @@ impl<T: Real> Predictor for Linear<T> {
 
     fn is_classifier(&self) -> bool {
         true
+    }
+}
+
+/// Writes a sparse record into a dense buffer of the model's dimension.
+fn densify<T: Real>(record: &Record, dense: &mut [T]) -> Result<(), Error> {
+    dense.fill(T::ZERO);
+    let dim = dense.len();
+    for (&j, &v) in record.indices.iter().zip(&record.values) {
+        *dense.get_mut(j as usize).ok_or(Error::IndexOutOfRange { index: j as usize, len: dim })? = T::from_f64(v);
+    }
+    Ok(())
+}
+
+/// An SLKL regressor with a dense buffer for the record's features.
+struct Regressor<T> {
+    model: SlklModel<T, Vec<T>>,
+    dense: Vec<T>,
+    bytes: usize,
+}
+
+impl<T: Real> Regressor<T> {
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let envelope = Envelope::parse(bytes)?;
+        let model = SlklModel::decode_in(bytes, vec![T::ZERO; envelope.payload.len() / T::BYTES + 1])?;
+        Ok(Regressor { dense: vec![T::ZERO; model.dim()], model, bytes: bytes.len() })
+    }
+}
+
+impl<T: Real> Predictor for Regressor<T> {
+    fn predict(&mut self, record: &Record) -> Result<f64, Error> {
+        densify(record, &mut self.dense)?;
+        Ok(self.model.predict(&self.dense)?.to_f64())
+    }
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            kind: "slkl",
+            scalar: scalar_name::<T>(),
+            dim: self.model.dim(),
+            centers: self.model.len(),
+            bytes: self.bytes,
+            crc_ok: true,
+            kernel: kernel_name(self.model.kernel().kind()),
+            task: "regressor",
+        }
+    }
+
+    fn is_classifier(&self) -> bool {
+        false
     }
 }
 

@@ -21,22 +21,13 @@ const D: usize = 8;
 fn friedman(seed: u64, n: usize, n_test: usize) -> Regression<f64> {
     let mut rng = Rng::seed_from_u64(seed);
     let f = |x: &[f64]| {
-        10.0 * (std::f64::consts::PI * x[0] * x[1]).sin()
-            + 20.0 * (x[2] - 0.5).powi(2)
-            + 10.0 * x[3]
-            + 5.0 * x[4]
+        10.0 * (std::f64::consts::PI * x[0] * x[1]).sin() + 20.0 * (x[2] - 0.5).powi(2) + 10.0 * x[3] + 5.0 * x[4]
     };
     let x: Vec<f64> = (0..n * D).map(|_| rng.uniform()).collect();
     let y: Vec<f64> = x.chunks(D).map(|p| f(p) + rng.normal::<f64>()).collect();
     let x_test: Vec<f64> = (0..n_test * D).map(|_| rng.uniform()).collect();
     let y_test: Vec<f64> = x_test.chunks(D).map(f).collect();
-    Regression {
-        x,
-        y,
-        x_test,
-        y_test,
-        dim: D,
-    }
+    Regression { x, y, x_test, y_test, dim: D }
 }
 
 struct Outcome {
@@ -49,37 +40,17 @@ struct Outcome {
 fn slkl(task: &Regression<f64>, m: usize, max_active: usize, nu: f64) -> Outcome {
     let n = task.y.len();
     let dims = Dims::new(n, D, m, max_active);
-    let params = Params::new()
-        .nu(nu)
-        .seed(1)
-        .check()
-        .expect("valid parameters");
+    let params = Params::new().nu(nu).seed(1).check().expect("valid parameters");
     let start = Instant::now();
     let mut scalars = vec![0.0; dims.scalars_len()];
     let mut indices = vec![0; dims.indices_len()];
-    let mut learner = Slkl::new_in(
-        &mut scalars[..],
-        &mut indices[..],
-        dims,
-        params,
-        &task.x,
-        &task.y,
-        Candidates::Random,
-    )
-    .expect("valid configuration");
+    let mut learner =
+        Slkl::new_in(&mut scalars[..], &mut indices[..], dims, params, &task.x, &task.y, Candidates::Random)
+            .expect("valid configuration");
     learner.run().expect("run");
     let seconds = start.elapsed().as_secs_f64();
-    let predictions: Vec<f64> = task
-        .x_test
-        .chunks(D)
-        .map(|p| learner.predict(p).expect("8-D point"))
-        .collect();
-    Outcome {
-        seconds,
-        mse: mse(&predictions, &task.y_test),
-        m0: learner.active_len(),
-        steps: learner.stats().steps,
-    }
+    let predictions: Vec<f64> = task.x_test.chunks(D).map(|p| learner.predict(p).expect("8-D point")).collect();
+    Outcome { seconds, mse: mse(&predictions, &task.y_test), m0: learner.active_len(), steps: learner.stats().steps }
 }
 
 fn mib(bytes: usize) -> f64 {
@@ -93,11 +64,7 @@ fn main() {
     println!("Working set (buffers of the learner; the samples are borrowed):");
     println!("| n | M | m0 max | f64 | f32 | dense K, f64 |");
     println!("|---|---|---|---|---|---|");
-    for (n, m, a) in [
-        (20_000, 2_000, 200),
-        (20_000, 2_000, 400),
-        (4_000, 1_000, 200),
-    ] {
+    for (n, m, a) in [(20_000, 2_000, 200), (20_000, 2_000, 400), (4_000, 1_000, 200)] {
         let dims = Dims::new(n, D, m, a);
         println!(
             "| {n} | {m} | {a} | {:.1} MiB | {:.1} MiB | {:.0} MiB |",

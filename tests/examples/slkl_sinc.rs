@@ -16,8 +16,7 @@ use kestrel_core::slkl::{Candidates, Dims, ExitReason, Params, Slkl, Stats};
 use kestrel_tests::{krr_predictions, mse, sinc_task};
 
 /// Table 2 of the paper: (M, SLKL MSE, m0); KRR on all n points: 0.009.
-const TABLE_2: [(usize, f64, usize); 3] =
-    [(256, 0.0106, 83), (512, 0.0103, 108), (1000, 0.0104, 139)];
+const TABLE_2: [(usize, f64, usize); 3] = [(256, 0.0106, 83), (512, 0.0103, 108), (1000, 0.0104, 139)];
 const TABLE_2_KRR: f64 = 0.009;
 
 struct Run {
@@ -29,36 +28,15 @@ struct Run {
 fn run(seed: u64, m: usize, shrinking: bool) -> Run {
     let task = sinc_task::<f64>(seed, 1000, 1000);
     let dims = Dims::new(1000, 2, m, 400);
-    let params = Params::new()
-        .nu(0.01)
-        .shrinking(shrinking)
-        .seed(seed)
-        .check()
-        .expect("valid parameters");
+    let params = Params::new().nu(0.01).shrinking(shrinking).seed(seed).check().expect("valid parameters");
     let mut scalars = vec![0.0; dims.scalars_len()];
     let mut indices = vec![0; dims.indices_len()];
-    let mut slkl = Slkl::new_in(
-        &mut scalars[..],
-        &mut indices[..],
-        dims,
-        params,
-        &task.x,
-        &task.y,
-        Candidates::Random,
-    )
-    .expect("valid configuration");
+    let mut slkl = Slkl::new_in(&mut scalars[..], &mut indices[..], dims, params, &task.x, &task.y, Candidates::Random)
+        .expect("valid configuration");
     let summary = slkl.run().expect("run");
     assert_eq!(summary.reason, ExitReason::Converged);
-    let predictions: Vec<f64> = task
-        .x_test
-        .chunks(2)
-        .map(|p| slkl.predict(p).expect("2-D point"))
-        .collect();
-    Run {
-        mse: mse(&predictions, &task.y_test),
-        m0: slkl.active_len(),
-        stats: slkl.stats(),
-    }
+    let predictions: Vec<f64> = task.x_test.chunks(2).map(|p| slkl.predict(p).expect("2-D point")).collect();
+    Run { mse: mse(&predictions, &task.y_test), m0: slkl.active_len(), stats: slkl.stats() }
 }
 
 fn mean_sd(xs: &[f64]) -> (f64, f64) {
@@ -69,10 +47,7 @@ fn mean_sd(xs: &[f64]) -> (f64, f64) {
 }
 
 fn main() {
-    let seeds: u64 = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20);
+    let seeds: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(20);
     let kernel = Params::<f64>::new().check().expect("defaults").kernel();
     let krr: Vec<f64> = (0..seeds)
         .map(|seed| {

@@ -74,8 +74,7 @@ pub fn sinc(x: &[f64]) -> f64 {
 /// `seed`, then rounded to `T`.
 pub fn sinc_task<T: Real>(seed: u64, n: usize, n_test: usize) -> Regression<T> {
     let mut rng = Rng::seed_from_u64(seed);
-    let mut points =
-        |count: usize| -> Vec<f64> { (0..2 * count).map(|_| rng.uniform_in(-5.0, 5.0)).collect() };
+    let mut points = |count: usize| -> Vec<f64> { (0..2 * count).map(|_| rng.uniform_in(-5.0, 5.0)).collect() };
     let x = points(n);
     let x_test = points(n_test);
     let clean: Vec<f64> = x.chunks(2).map(sinc).collect();
@@ -84,21 +83,12 @@ pub fn sinc_task<T: Real>(seed: u64, n: usize, n_test: usize) -> Regression<T> {
     let y: Vec<f64> = clean.iter().map(|v| v + sd * rng.normal::<f64>()).collect();
     let y_test: Vec<f64> = x_test.chunks(2).map(sinc).collect();
     let cast = |v: &[f64]| v.iter().map(|&a| T::from_f64(a)).collect::<Vec<T>>();
-    Regression {
-        x: cast(&x),
-        y: cast(&y),
-        x_test: cast(&x_test),
-        y_test: cast(&y_test),
-        dim: 2,
-    }
+    Regression { x: cast(&x), y: cast(&y), x_test: cast(&x_test), y_test: cast(&y_test), dim: 2 }
 }
 
 /// Rows of a row-major `T` matrix as `f64` slices' owner.
 fn rows_f64<T: Real>(points: &[T], dim: usize) -> Vec<Vec<f64>> {
-    points
-        .chunks(dim)
-        .map(|p| p.iter().map(|v| v.to_f64()).collect())
-        .collect()
+    points.chunks(dim).map(|p| p.iter().map(|v| v.to_f64()).collect()).collect()
 }
 
 /// The same kernel with `f64` parameters.
@@ -106,11 +96,9 @@ pub fn kernel_f64<T: Real>(kernel: &Kernel<T>) -> Kernel<f64> {
     match kernel.kind() {
         kestrel_core::KernelKind::Rbf { gamma } => Kernel::rbf(gamma.to_f64()),
         kestrel_core::KernelKind::Laplacian { gamma } => Kernel::laplacian(gamma.to_f64()),
-        kestrel_core::KernelKind::Polynomial {
-            degree,
-            gamma,
-            coef0,
-        } => Kernel::polynomial(degree, gamma.to_f64(), coef0.to_f64()),
+        kestrel_core::KernelKind::Polynomial { degree, gamma, coef0 } => {
+            Kernel::polynomial(degree, gamma.to_f64(), coef0.to_f64())
+        }
         kestrel_core::KernelKind::Linear => Ok(Kernel::linear()),
     }
     .expect("valid kernel")
@@ -135,30 +123,18 @@ pub fn krr_predictions<T: Real>(
     let train = rows_f64(x, dim);
     let n = train.len();
     let mean = y.iter().map(|v| v.to_f64()).sum::<f64>() / n as f64;
-    let k = DMatrix::from_fn(n, n, |i, j| {
-        eval(kernel, &train[i], &train[j]) + if i == j { lambda } else { 0.0 }
-    });
+    let k = DMatrix::from_fn(n, n, |i, j| eval(kernel, &train[i], &train[j]) + if i == j { lambda } else { 0.0 });
     let yc = DVector::from_iterator(n, y.iter().map(|v| v.to_f64() - mean));
     let alpha = k.cholesky().expect("K + λI is SPD").solve(&yc);
     rows_f64(x_test, dim)
         .iter()
-        .map(|t| {
-            mean + train
-                .iter()
-                .zip(alpha.iter())
-                .map(|(xi, a)| a * eval(kernel, xi, t))
-                .sum::<f64>()
-        })
+        .map(|t| mean + train.iter().zip(alpha.iter()).map(|(xi, a)| a * eval(kernel, xi, t)).sum::<f64>())
         .collect()
 }
 
 /// Mean squared error of `predictions` against `targets`.
 pub fn mse<T: Real>(predictions: &[f64], targets: &[T]) -> f64 {
-    let sum: f64 = predictions
-        .iter()
-        .zip(targets)
-        .map(|(p, t)| (p - t.to_f64()).powi(2))
-        .sum();
+    let sum: f64 = predictions.iter().zip(targets).map(|(p, t)| (p - t.to_f64()).powi(2)).sum();
     sum / targets.len() as f64
 }
 
@@ -178,15 +154,7 @@ pub struct DenseSlkl {
 
 impl DenseSlkl {
     /// The columns of `centres` against the samples `x`; `y` is centred by its mean.
-    pub fn new<T: Real>(
-        kernel: &Kernel<T>,
-        x: &[T],
-        y: &[T],
-        dim: usize,
-        centres: &[T],
-        lambda: f64,
-        nu: f64,
-    ) -> Self {
+    pub fn new<T: Real>(kernel: &Kernel<T>, x: &[T], y: &[T], dim: usize, centres: &[T], lambda: f64, nu: f64) -> Self {
         let kernel = &kernel_f64(kernel);
         let samples = rows_f64(x, dim);
         let centres = rows_f64(centres, dim);
@@ -209,10 +177,7 @@ impl DenseSlkl {
 
     /// `K_λ⁻¹y`.
     fn k_inv_y(&self, mu: &[f64]) -> DVector<f64> {
-        self.k_lambda(mu)
-            .cholesky()
-            .expect("K_λ is SPD")
-            .solve(&self.y)
+        self.k_lambda(mu).cholesky().expect("K_λ is SPD").solve(&self.y)
     }
 
     /// `F(μ) = yᵀ(I + K~(μ)/λ)⁻¹y + νΣμ` (eq. 14).
@@ -225,14 +190,7 @@ impl DenseSlkl {
         let chol = self.k_lambda(mu).cholesky().expect("K_λ is SPD");
         let r = chol.solve(&self.y);
         let kc = chol.solve(&self.c);
-        (0..self.c.ncols())
-            .map(|m| {
-                (
-                    self.c.column(m).dot(&r),
-                    self.c.column(m).dot(&kc.column(m)),
-                )
-            })
-            .collect()
+        (0..self.c.ncols()).map(|m| (self.c.column(m).dot(&r), self.c.column(m).dot(&kc.column(m)))).collect()
     }
 
     /// `(∂F/∂μ_m, ∂²F/∂μ_m²) = (ν − λa², 2λa²b)` for every `m` (eq. 20-21 with `p = 2`).
@@ -264,11 +222,5 @@ impl DenseSlkl {
 
 /// The lower factor `L` held as a packed row-major triangle of dimension `k`.
 pub fn lower_factor_packed<T: Real>(packed: &[T], k: usize) -> DMatrix<f64> {
-    DMatrix::from_fn(k, k, |i, j| {
-        if j > i {
-            0.0
-        } else {
-            packed[i * (i + 1) / 2 + j].to_f64()
-        }
-    })
+    DMatrix::from_fn(k, k, |i, j| if j > i { 0.0 } else { packed[i * (i + 1) / 2 + j].to_f64() })
 }

@@ -49,31 +49,17 @@ pub(crate) struct ActiveSet {
 }
 
 /// A view of the factor kept in `factor`.
-fn view<T: Real>(
-    factor: &mut [T],
-    capacity: usize,
-    len: usize,
-) -> Result<Cholesky<T, &mut [T]>, Error> {
+fn view<T: Real>(factor: &mut [T], capacity: usize, len: usize) -> Result<Cholesky<T, &mut [T]>, Error> {
     Cholesky::from_parts(factor, capacity, len)
 }
 
 impl ActiveSet {
     pub fn new(capacity: usize) -> Self {
-        ActiveSet {
-            capacity,
-            len: 0,
-            changes: 0,
-            cursor: 0,
-            refactorizations: 0,
-            drift_checks: 0,
-        }
+        ActiveSet { capacity, len: 0, changes: 0, cursor: 0, refactorizations: 0, drift_checks: 0 }
     }
 
     /// The factor of the current active set.
-    pub fn factor<'b, T: Real>(
-        &self,
-        factor: &'b mut [T],
-    ) -> Result<Cholesky<T, &'b mut [T]>, Error> {
+    pub fn factor<'b, T: Real>(&self, factor: &'b mut [T]) -> Result<Cholesky<T, &'b mut [T]>, Error> {
         view(factor, self.capacity, self.len)
     }
 
@@ -85,12 +71,7 @@ impl ActiveSet {
     }
 
     /// `(H⁻¹)_pp = ‖L⁻¹e_p‖²`, with `w` as scratch. O(m0²).
-    pub fn inverse_diagonal<T: Real>(
-        &self,
-        factor: &mut [T],
-        p: usize,
-        w: &mut [T],
-    ) -> Result<T, Error> {
+    pub fn inverse_diagonal<T: Real>(&self, factor: &mut [T], p: usize, w: &mut [T]) -> Result<T, Error> {
         w[..self.len].fill(T::ZERO);
         w[p] = T::ONE;
         self.inverse_quadratic(factor, w)
@@ -124,10 +105,7 @@ impl ActiveSet {
     ) -> Result<(), Error> {
         let p = self.len;
         if p >= self.capacity {
-            return Err(Error::CapacityExceeded {
-                needed: p + 1,
-                capacity: self.capacity,
-            });
+            return Err(Error::CapacityExceeded { needed: p + 1, capacity: self.capacity });
         }
         let column = &mut parts.w1[..=p];
         for v in &mut column[..p] {
@@ -158,13 +136,7 @@ impl ActiveSet {
     }
 
     /// The bookkeeping of a leave, without touching the factor.
-    fn forget<T: Real>(
-        &mut self,
-        parts: &mut Parts<'_, T>,
-        idx: &mut Indices<'_>,
-        columns: &Columns,
-        p: usize,
-    ) {
+    fn forget<T: Real>(&mut self, parts: &mut Parts<'_, T>, idx: &mut Indices<'_>, columns: &Columns, p: usize) {
         let m0 = self.len;
         let j = idx.active[p];
         columns.leave(parts.cols, p, m0);
@@ -290,11 +262,7 @@ impl ActiveSet {
             let entry = |i: usize, k: usize| {
                 let ci = &cols[columns.active(i, active[i], n)];
                 let ck = &cols[columns.active(k, active[k], n)];
-                let diagonal = if i == k {
-                    T::ONE / mu[active[i]]
-                } else {
-                    T::ZERO
-                };
+                let diagonal = if i == k { T::ONE / mu[active[i]] } else { T::ZERO };
                 dot_prefix(ci, ck) / lambda + diagonal
             };
             match Cholesky::factor_in(&mut *parts.factor, self.capacity, m0, entry) {
@@ -349,10 +317,7 @@ mod tests {
                 let (ri, rj) = (chol.row(i).unwrap(), chol.row(j).unwrap());
                 let llt = dot_prefix(&ri[..m], &rj[..m]);
                 let want = h[i * k + j];
-                assert!(
-                    (llt - want).abs() <= tol * (T::ONE + want.abs()),
-                    "({i}, {j}) {llt} vs {want}"
-                );
+                assert!((llt - want).abs() <= tol * (T::ONE + want.abs()), "({i}, {j}) {llt} vs {want}");
             }
         }
     }
@@ -364,26 +329,14 @@ mod tests {
         let mut parts = dims.split(&mut buf);
         let mut idx = dims.split_indices(&mut ibuf);
         idx.position.fill(NONE);
-        let x: Vec<T> = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5]
-            .iter()
-            .map(|&v| T::from_f64(v))
-            .collect();
+        let x: Vec<T> = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5].iter().map(|&v| T::from_f64(v)).collect();
         let y: Vec<T> = x.iter().map(|&v| v * v).collect();
-        let data = Data {
-            x: &x,
-            y: &y,
-            dim: 1,
-            mean: T::ZERO,
-        };
+        let data = Data { x: &x, y: &y, dim: 1, mean: T::ZERO };
         let kernel = Kernel::rbf(T::ONE).unwrap();
         for (c, v) in parts.centres.iter_mut().zip([0.0, 1.0, 2.0, 3.0]) {
             *c = T::from_f64(v);
         }
-        let columns = Columns {
-            mode,
-            rows: 6,
-            max_active: 3,
-        };
+        let columns = Columns { mode, rows: 6, max_active: 3 };
         columns.precompute(parts.cols, 4, parts.centres, &kernel, &data);
         let lambda = T::from_f64(0.5);
         let mut set = ActiveSet::new(3);
@@ -392,38 +345,16 @@ mod tests {
             let (range, _) = columns.prepare(parts.cols, j, parts.centres, &kernel, &data);
             let m0 = set.len;
             for p in 0..m0 {
-                parts.w1[p] = dot_prefix(
-                    &parts.cols[columns.active(p, idx.active[p], 6)],
-                    &parts.cols[range.clone()],
-                );
+                parts.w1[p] = dot_prefix(&parts.cols[columns.active(p, idx.active[p], 6)], &parts.cols[range.clone()]);
             }
             let cc = dot_prefix(&parts.cols[range.clone()], &parts.cols[range]);
-            set.enter(
-                &mut parts,
-                &mut idx,
-                &columns,
-                j,
-                T::from_f64(mu),
-                cc,
-                T::ZERO,
-                lambda,
-            )
-            .unwrap();
+            set.enter(&mut parts, &mut idx, &columns, j, T::from_f64(mu), cc, T::ZERO, lambda).unwrap();
         }
         assert_eq!(&idx.active[..3], &[2, 0, 3]);
         let h = assembled(&parts, &idx, &set, &columns, 6, lambda);
         assert_factor_of(&mut parts, &set, &h);
         assert!(matches!(
-            set.enter(
-                &mut parts,
-                &mut idx,
-                &columns,
-                1,
-                T::ONE,
-                T::ONE,
-                T::ZERO,
-                lambda
-            ),
+            set.enter(&mut parts, &mut idx, &columns, 1, T::ONE, T::ONE, T::ZERO, lambda),
             Err(Error::CapacityExceeded { .. })
         ));
         // Case 2 (eq. 25): up (a downdate of D⁻¹) and down.
@@ -447,14 +378,10 @@ mod tests {
         assert_factor_of(&mut parts, &set, &h);
         // A fresh factorization gives the same factor; a drift check within tolerance
         // leaves it alone.
-        set.refactor(&mut parts, &mut idx, &columns, 6, lambda)
-            .unwrap();
+        set.refactor(&mut parts, &mut idx, &columns, 6, lambda).unwrap();
         assert_eq!(set.refactorizations, 1);
         assert_factor_of(&mut parts, &set, &h);
-        assert!(
-            !set.drift_check(&mut parts, &mut idx, &columns, 6, lambda, T::ONE)
-                .unwrap()
-        );
+        assert!(!set.drift_check(&mut parts, &mut idx, &columns, 6, lambda, T::ONE).unwrap());
     }
 
     macro_rules! gen_tests {

@@ -75,11 +75,7 @@ pub(crate) fn compensated_sum<T: Real>(xs: impl Iterator<Item = T>) -> T {
     let (mut sum, mut carry) = (T::ZERO, T::ZERO);
     for x in xs {
         let t = sum + x;
-        carry += if sum.abs() >= x.abs() {
-            (sum - t) + x
-        } else {
-            (x - t) + sum
-        };
+        carry += if sum.abs() >= x.abs() { (sum - t) + x } else { (x - t) + sum };
         sum = t;
     }
     sum + carry
@@ -89,11 +85,7 @@ pub(crate) fn compensated_sum<T: Real>(xs: impl Iterator<Item = T>) -> T {
 /// a column is identically 0 for a positive kernel and never enters).
 pub(crate) fn inverse_norm<T: Real>(kernel: &Kernel<T>, s: &[T]) -> T {
     let d = kernel.diagonal(s);
-    if d > T::ZERO && d.is_finite() {
-        T::ONE / d.sqrt()
-    } else {
-        T::ZERO
-    }
+    if d > T::ZERO && d.is_finite() { T::ONE / d.sqrt() } else { T::ZERO }
 }
 
 /// `out[i] = k(xᵢ, s)/√k(s, s)` for the live samples.

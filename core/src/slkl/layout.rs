@@ -43,13 +43,7 @@ pub struct Dims {
 impl Dims {
     /// Capacities with columns computed on the fly.
     pub const fn new(rows: usize, dim: usize, candidates: usize, max_active: usize) -> Self {
-        Dims {
-            rows,
-            dim,
-            candidates,
-            max_active,
-            columns: ColumnMode::OnTheFly,
-        }
+        Dims { rows, dim, candidates, max_active, columns: ColumnMode::OnTheFly }
     }
 
     /// The same capacities with all `M` columns precomputed.
@@ -132,38 +126,24 @@ impl Dims {
 
     /// `usize` indices of either learner: `max_active + 2·candidates`.
     pub const fn indices_len(&self) -> usize {
-        self.max_active
-            .saturating_add(self.candidates.saturating_mul(2))
+        self.max_active.saturating_add(self.candidates.saturating_mul(2))
     }
 
     /// Bytes of a batch learner's two buffers for scalar `T` (not counting the borrowed
     /// training data).
     pub const fn bytes<T>(&self) -> usize {
         let scalars = self.scalars_len().saturating_mul(core::mem::size_of::<T>());
-        scalars.saturating_add(
-            self.indices_len()
-                .saturating_mul(core::mem::size_of::<usize>()),
-        )
+        scalars.saturating_add(self.indices_len().saturating_mul(core::mem::size_of::<usize>()))
     }
 
     /// Bytes of a sliding-window learner's two buffers for scalar `T`.
     pub const fn window_bytes<T>(&self) -> usize {
-        let scalars = self
-            .window_scalars_len()
-            .saturating_mul(core::mem::size_of::<T>());
-        scalars.saturating_add(
-            self.indices_len()
-                .saturating_mul(core::mem::size_of::<usize>()),
-        )
+        let scalars = self.window_scalars_len().saturating_mul(core::mem::size_of::<T>());
+        scalars.saturating_add(self.indices_len().saturating_mul(core::mem::size_of::<usize>()))
     }
 
     /// `InvalidParam` for a zero capacity; `CapacityExceeded` when the buffers are short.
-    pub(crate) fn check(
-        &self,
-        scalars: usize,
-        needed_scalars: usize,
-        indices: usize,
-    ) -> Result<(), Error> {
+    pub(crate) fn check(&self, scalars: usize, needed_scalars: usize, indices: usize) -> Result<(), Error> {
         if self.dim == 0 {
             return Err(Error::InvalidParam { name: "dim" });
         }
@@ -177,10 +157,7 @@ impl Dims {
             return Err(Error::InvalidParam { name: "max_active" });
         }
         if needed_scalars == usize::MAX || self.indices_len() == usize::MAX {
-            return Err(Error::CapacityExceeded {
-                needed: usize::MAX,
-                capacity: scalars,
-            });
+            return Err(Error::CapacityExceeded { needed: usize::MAX, capacity: scalars });
         }
         check_capacity(needed_scalars, scalars)?;
         check_capacity(self.indices_len(), indices)
@@ -200,18 +177,7 @@ impl Dims {
         let (mu, rest) = rest.split_at_mut(mu);
         let (centres, rest) = rest.split_at_mut(centres);
         let (history, _) = rest.split_at_mut(history);
-        Parts {
-            factor,
-            cols,
-            r,
-            cty,
-            z,
-            w1,
-            w2,
-            mu,
-            centres,
-            history,
-        }
+        Parts { factor, cols, r, cty, z, w1, w2, mu, centres, history }
     }
 
     /// Splits the index buffer: active candidates in factor order, each candidate's
@@ -220,11 +186,7 @@ impl Dims {
         let (active, rest) = buf.split_at_mut(self.max_active);
         let (position, rest) = rest.split_at_mut(self.candidates);
         let (pool, _) = rest.split_at_mut(self.candidates);
-        Indices {
-            active,
-            position,
-            pool,
-        }
+        Indices { active, position, pool }
     }
 }
 
@@ -316,16 +278,10 @@ mod tests {
             assert_eq!(parts.cols.len(), expected_cols);
             assert_eq!(dims.window_scalars_len(), total + 40);
             assert_eq!(dims.indices_len(), 4 + 14);
-            assert_eq!(
-                dims.bytes::<f64>(),
-                8 * total + 18 * core::mem::size_of::<usize>()
-            );
+            assert_eq!(dims.bytes::<f64>(), 8 * total + 18 * core::mem::size_of::<usize>());
             let mut ibuf = vec![0usize; dims.indices_len()];
             let idx = dims.split_indices(&mut ibuf);
-            assert_eq!(
-                (idx.active.len(), idx.position.len(), idx.pool.len()),
-                (4, 7, 7)
-            );
+            assert_eq!((idx.active.len(), idx.position.len(), idx.pool.len()), (4, 7, 7));
         }
     }
 
@@ -334,13 +290,7 @@ mod tests {
         let ok = Dims::new(10, 3, 7, 4);
         let need = ok.scalars_len();
         assert_eq!(ok.check(need, need, 18), Ok(()));
-        assert_eq!(
-            ok.check(need - 1, need, 18),
-            Err(Error::CapacityExceeded {
-                needed: need,
-                capacity: need - 1
-            })
-        );
+        assert_eq!(ok.check(need - 1, need, 18), Err(Error::CapacityExceeded { needed: need, capacity: need - 1 }));
         assert!(ok.check(need, need, 17).is_err());
         for (dims, name) in [
             (Dims::new(10, 0, 7, 4), "dim"),
@@ -348,10 +298,7 @@ mod tests {
             (Dims::new(10, 3, 0, 4), "candidates"),
             (Dims::new(10, 3, 7, 0), "max_active"),
         ] {
-            assert_eq!(
-                dims.check(need, need, 18),
-                Err(Error::InvalidParam { name })
-            );
+            assert_eq!(dims.check(need, need, 18), Err(Error::InvalidParam { name }));
         }
         let huge = Dims::new(usize::MAX, 2, 2, 2);
         assert_eq!(huge.scalars_len(), usize::MAX);

@@ -61,16 +61,9 @@ pub struct Slkl<'d, T, S, I> {
 
 /// Checks that `points` holds finite `dim`-vectors whose `k(x, x)` is finite (so every
 /// kernel value against them is, by Cauchy–Schwarz); returns how many.
-pub(crate) fn check_points<T: Real>(
-    kernel: &Kernel<T>,
-    points: &[T],
-    dim: usize,
-) -> Result<usize, Error> {
+pub(crate) fn check_points<T: Real>(kernel: &Kernel<T>, points: &[T], dim: usize) -> Result<usize, Error> {
     if points.len() % dim != 0 {
-        return Err(Error::DimensionMismatch {
-            expected: (points.len() / dim + 1) * dim,
-            got: points.len(),
-        });
+        return Err(Error::DimensionMismatch { expected: (points.len() / dim + 1) * dim, got: points.len() });
     }
     check_finite(points)?;
     for p in points.chunks_exact(dim) {
@@ -100,20 +93,13 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
         y: &'d [T],
         candidates: Candidates<'_, T>,
     ) -> Result<Self, Error> {
-        dims.check(
-            scalars.as_ref().len(),
-            dims.scalars_len(),
-            indices.as_ref().len(),
-        )?;
+        dims.check(scalars.as_ref().len(), dims.scalars_len(), indices.as_ref().len())?;
         let (d, n) = (dims.dim(), y.len());
         if n == 0 {
             return Err(Error::InvalidParam { name: "samples" });
         }
         if n > dims.rows() {
-            return Err(Error::CapacityExceeded {
-                needed: n,
-                capacity: dims.rows(),
-            });
+            return Err(Error::CapacityExceeded { needed: n, capacity: dims.rows() });
         }
         check_len(n.saturating_mul(d), x.len())?;
         check_finite(y)?;
@@ -133,10 +119,7 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
             return Err(Error::InvalidParam { name: "candidates" });
         }
         if m > dims.candidates() {
-            return Err(Error::CapacityExceeded {
-                needed: m,
-                capacity: dims.candidates(),
-            });
+            return Err(Error::CapacityExceeded { needed: m, capacity: dims.candidates() });
         }
         let mut engine = Engine::new(&dims, params, m)?;
         let mean = compensated_sum(y.iter().copied()) / T::from_f64(n as f64);
@@ -164,33 +147,15 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
             Candidates::Points(p) => centres.copy_from_slice(p),
         }
         engine.init(&mut parts, &mut idx, &data)?;
-        Ok(Slkl {
-            scalars,
-            indices,
-            dims,
-            x,
-            y,
-            mean,
-            engine,
-        })
+        Ok(Slkl { scalars, indices, dims, x, y, mean, engine })
     }
 
     /// Runs `f` on the engine with the buffers split and the samples in view.
     fn with<R>(
         &mut self,
-        f: impl FnOnce(
-            &mut Engine<T>,
-            &mut super::layout::Parts<'_, T>,
-            &mut super::layout::Indices<'_>,
-            &Data<'_, T>,
-        ) -> R,
+        f: impl FnOnce(&mut Engine<T>, &mut super::layout::Parts<'_, T>, &mut super::layout::Indices<'_>, &Data<'_, T>) -> R,
     ) -> R {
-        let data = Data {
-            x: self.x,
-            y: self.y,
-            dim: self.dims.dim(),
-            mean: self.mean,
-        };
+        let data = Data { x: self.x, y: self.y, dim: self.dims.dim(), mean: self.mean };
         let mut parts = self.dims.split(self.scalars.as_mut());
         let mut idx = self.dims.split_indices(self.indices.as_mut());
         f(&mut self.engine, &mut parts, &mut idx, &data)
@@ -254,10 +219,7 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
         if m < self.engine.candidates {
             Ok(())
         } else {
-            Err(Error::IndexOutOfRange {
-                index: m,
-                len: self.engine.candidates,
-            })
+            Err(Error::IndexOutOfRange { index: m, len: self.engine.candidates })
         }
     }
 
@@ -296,10 +258,7 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
     /// `μ_m`, or `None` for `m ≥ M`.
     pub fn weight(&self, m: usize) -> Option<T> {
         self.check_candidate(m).ok()?;
-        self.scalars
-            .as_ref()
-            .get(self.dims.region(Region::Mu))
-            .and_then(|mu| mu.get(m).copied())
+        self.scalars.as_ref().get(self.dims.region(Region::Mu)).and_then(|mu| mu.get(m).copied())
     }
     /// Candidate `m`'s centre `s_m`, or `None` for `m ≥ M`.
     pub fn centre(&self, m: usize) -> Option<&[T]> {
@@ -335,14 +294,7 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
     /// `CapacityExceeded` when `storage` is too short.
     pub fn predictor_in<P: Storage<T>>(&self, storage: P) -> Result<Predictor<T, P>, Error> {
         let buf = self.scalars.as_ref();
-        super::predictor::from_engine(
-            storage,
-            &self.engine,
-            &self.dims,
-            buf,
-            self.active(),
-            self.mean,
-        )
+        super::predictor::from_engine(storage, &self.engine, &self.dims, buf, self.active(), self.mean)
     }
 
     /// Gives the buffers back.
@@ -364,12 +316,8 @@ mod tests {
         let x: [T; 4] = [0.0, 1.0, 2.0, 3.0].map(T::from_f64);
         let y: [T; 4] = [1.0, 2.0, 2.5, 4.5].map(T::from_f64);
         let (lambda, nu) = (2.0, 0.05);
-        let params = Params::new()
-            .kernel(Kernel::linear())
-            .lambda(T::from_f64(lambda))
-            .nu(T::from_f64(nu))
-            .check()
-            .unwrap();
+        let params =
+            Params::new().kernel(Kernel::linear()).lambda(T::from_f64(lambda)).nu(T::from_f64(nu)).check().unwrap();
         let dims = Dims::new(4, 1, 1, 1);
         let centre = [T::from_f64(2.0)];
         let mut slkl = Slkl::new_in(
@@ -394,10 +342,7 @@ mod tests {
         let tol = 1e3 * T::EPSILON.to_f64();
         assert!((slkl.objective().to_f64() - yy).abs() <= tol * yy);
         let step = slkl.step().unwrap();
-        assert_eq!(
-            (step.candidate, step.case, step.active),
-            (0, Case::Enter, 1)
-        );
+        assert_eq!((step.candidate, step.case, step.active), (0, Case::Enter, 1));
         assert!((slkl.weight(0).unwrap().to_f64() - mu).abs() <= tol * mu);
         assert!((slkl.objective().to_f64() - f).abs() <= tol * f);
         let (g, _) = slkl.derivatives(0).unwrap();
@@ -408,10 +353,7 @@ mod tests {
         let summary = slkl.run().unwrap();
         assert_eq!(summary.reason, crate::slkl::ExitReason::Converged);
         let stats = slkl.stats();
-        assert_eq!(
-            stats.steps,
-            stats.stay_zero + stats.change + stats.leave + stats.enter + stats.unchanged
-        );
+        assert_eq!(stats.steps, stats.stay_zero + stats.change + stats.leave + stats.enter + stats.unchanged);
         assert_eq!(slkl.mean().to_f64(), mean);
         // The model: ȳ + β k(x, s) with β = z/(λ√k(s, s)).
         let p = slkl.predict(&[T::ONE]).unwrap().to_f64();
@@ -444,10 +386,7 @@ mod tests {
         assert_eq!(slkl.predict(&[3.5]), Ok(2.5));
         assert_eq!(slkl.stats().stay_zero, slkl.stats().steps);
         let (scalars, indices) = slkl.into_storage();
-        assert_eq!(
-            core::mem::size_of_val(&scalars) + core::mem::size_of_val(&indices),
-            DIMS.bytes::<f32>()
-        );
+        assert_eq!(core::mem::size_of_val(&scalars) + core::mem::size_of_val(&indices), DIMS.bytes::<f32>());
     }
 
     #[test]

@@ -184,14 +184,10 @@ impl<T: Real> Params<T> {
             return Err(Error::InvalidParam { name: "max_steps" });
         }
         if !positive(self.drift_tolerance) {
-            return Err(Error::InvalidParam {
-                name: "drift_tolerance",
-            });
+            return Err(Error::InvalidParam { name: "drift_tolerance" });
         }
         if self.drift_check_every == 0 {
-            return Err(Error::InvalidParam {
-                name: "drift_check_every",
-            });
+            return Err(Error::InvalidParam { name: "drift_check_every" });
         }
         Ok(ValidParams(self))
     }

@@ -10,7 +10,11 @@
 //! Memory: `m0·(d + 1)` scalars ([`scalars_len`]); a prediction costs `m0` kernel
 //! evaluations, O(m0·d).
 
+use serde::de::DeserializeSeed;
+
 use crate::error::check_len;
+use crate::kernel::KernelKind;
+use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed};
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Kernel, Real};
@@ -96,20 +100,10 @@ impl<T: Real, S: Storage<T>> Predictor<T, S> {
     ) -> Result<Self, Error> {
         check_capacity(scalars_len(len, dim), storage.as_ref().len())?;
         let (weights, centres) = storage.as_mut().split_at_mut(len);
-        for (p, (w, c)) in weights
-            .iter_mut()
-            .zip(centres.chunks_exact_mut(dim))
-            .enumerate()
-        {
+        for (p, (w, c)) in weights.iter_mut().zip(centres.chunks_exact_mut(dim)).enumerate() {
             *w = fill(p, c);
         }
-        Ok(Predictor {
-            storage,
-            kernel,
-            dim,
-            len,
-            mean,
-        })
+        Ok(Predictor { storage, kernel, dim, len, mean })
     }
 
     /// `f(x)`. O(m0·d).
@@ -123,9 +117,7 @@ impl<T: Real, S: Storage<T>> Predictor<T, S> {
             .weights()
             .iter()
             .zip(self.centres().chunks_exact(self.dim))
-            .fold(T::ZERO, |acc, (&w, s)| {
-                acc + w * self.kernel.eval_prefix(x, s)
-            });
+            .fold(T::ZERO, |acc, (&w, s)| acc + w * self.kernel.eval_prefix(x, s));
         Ok(self.mean + f)
     }
 
@@ -161,6 +153,46 @@ impl<T: Real, S: Storage<T>> Predictor<T, S> {
     pub fn into_storage(self) -> S {
         self.storage
     }
+
+    /// Writes the model file bytes into `out`; returns their length. Payload (postcard):
+    /// `((dim: u32, m0: u32, mean: T, kernel), weights: [T; m0], centres: [T; m0·d])`.
+    ///
+    /// # Errors
+    /// `CapacityExceeded` when `out` is too small.
+    pub fn encode(&self, out: &mut [u8]) -> Result<usize, Error> {
+        let shape = (self.dim as u32, self.len as u32, self.mean, self.kernel.kind());
+        let payload = (shape, self.weights(), self.centres());
+        model::encode(ModelKind::Slkl, ScalarKind::of::<T>(), &payload, out)
+    }
+
+    /// Decodes model file bytes into `storage`.
+    ///
+    /// # Errors
+    /// `Error::Model` for bytes that are not a valid SLKL model of scalar `T`;
+    /// `CapacityExceeded` when `storage` is too short for it.
+    pub fn decode_in(bytes: &[u8], mut storage: S) -> Result<Self, Error> {
+        let corrupt = |_| Error::Model(ModelError::Payload);
+        let envelope = Envelope::parse(bytes)?;
+        envelope.expect(ModelKind::Slkl, ScalarKind::of::<T>())?;
+        let ((dim, len, mean, kind), rest) =
+            postcard::take_from_bytes::<(u32, u32, T, KernelKind<T>)>(envelope.payload).map_err(corrupt)?;
+        let (dim, len) = (dim as usize, len as usize);
+        let kernel = Kernel::new(kind).map_err(|_| Error::Model(ModelError::Payload))?;
+        if dim == 0 || !mean.is_finite() {
+            return Err(Error::Model(ModelError::Payload));
+        }
+        let needed = scalars_len(len, dim);
+        check_capacity(needed, storage.as_ref().len())?;
+        let (weights, centres) = storage.as_mut()[..needed].split_at_mut(len);
+        let mut deserializer = postcard::Deserializer::from_bytes(rest);
+        let weights_read = SliceSeed(&mut *weights).deserialize(&mut deserializer).map_err(corrupt)?;
+        let centres_read = SliceSeed(&mut *centres).deserialize(&mut deserializer).map_err(corrupt)?;
+        let trailing = deserializer.finalize().map_err(corrupt)?;
+        if weights_read != len || centres_read != len * dim || !trailing.is_empty() {
+            return Err(Error::Model(ModelError::Payload));
+        }
+        Ok(Predictor { storage, kernel, dim, len, mean })
+    }
 }
 
 /// The model of a learner's current state: `β_p = z_p/(λ√k(s_p, s_p))` (eq. 16-17).
@@ -187,6 +219,26 @@ pub(crate) fn from_engine<T: Real, P: Storage<T>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn encode_decode_round_trip_and_corruption() {
+        let kernel = Kernel::rbf(0.5).unwrap();
+        let model =
+            Predictor::from_parts_in([0.0f32; 6], kernel, 2, 1.5, &[0.0, 1.0, 2.0, -1.0], &[0.25, -0.5]).unwrap();
+        let mut buf = [0u8; 128];
+        let n = model.encode(&mut buf).unwrap();
+        let copy = Predictor::<f32, _>::decode_in(&buf[..n], [0.0f32; 6]).unwrap();
+        assert_eq!((copy.len(), copy.dim(), copy.mean()), (2, 2, 1.5));
+        assert_eq!((copy.weights(), copy.centres()), (model.weights(), model.centres()));
+        assert_eq!(copy.predict(&[0.5, 0.5]), model.predict(&[0.5, 0.5]));
+        assert_eq!(
+            Predictor::<f32, _>::decode_in(&buf[..n], [0.0f32; 5]).err(),
+            Some(Error::CapacityExceeded { needed: 6, capacity: 5 })
+        );
+        assert!(matches!(Predictor::<f64, _>::decode_in(&buf[..n], [0.0f64; 6]), Err(Error::Model(_))));
+        buf[n - 6] ^= 0x40;
+        assert!(matches!(Predictor::<f32, _>::decode_in(&buf[..n], [0.0f32; 6]), Err(Error::Model(_))));
+    }
 
     macro_rules! gen_tests {
         ($($name:ident: $t:ty,)*) => {$(

@@ -70,10 +70,7 @@ impl<T: Real> Engine<T> {
             }
             (Phase::Verify { cursor, start }, _) => {
                 if cursor + 1 < self.candidates {
-                    self.phase = Phase::Verify {
-                        cursor: cursor + 1,
-                        start,
-                    };
+                    self.phase = Phase::Verify { cursor: cursor + 1, start };
                 } else {
                     self.converged = start - self.objective <= self.params.epsilon() * start;
                     self.phase = Phase::Normal;
@@ -82,21 +79,13 @@ impl<T: Real> Engine<T> {
             }
             (Phase::Normal, None) => {}
         }
-        Ok(Step {
-            candidate: j,
-            case,
-            objective: self.objective,
-            active: self.set.len,
-        })
+        Ok(Step { candidate: j, case, objective: self.objective, active: self.set.len })
     }
 
     fn start_sweep(&mut self) {
         self.pool_len = self.candidates;
         self.stats.sweeps += 1;
-        self.phase = Phase::Verify {
-            cursor: 0,
-            start: self.objective,
-        };
+        self.phase = Phase::Verify { cursor: 0, start: self.objective };
     }
 
     fn record(&mut self, case: Case) {
@@ -151,11 +140,7 @@ impl<T: Real> Engine<T> {
             steps += 1;
         }
         Ok(Summary {
-            reason: if self.converged {
-                ExitReason::Converged
-            } else {
-                ExitReason::StepCap
-            },
+            reason: if self.converged { ExitReason::Converged } else { ExitReason::StepCap },
             steps,
             objective: self.objective,
             active: self.set.len,

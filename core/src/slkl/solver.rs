@@ -72,32 +72,20 @@ fn next_weight<T: Real>(rule: StepRule, mu: T, a: T, b: T, lambda: T, nu: T) -> 
         StepRule::NewtonAsPrinted => mu + (la2 - nu) / (la2 * b),
     };
     // `1/μ` enters `D⁻¹`: a weight whose reciprocal overflows counts as 0.
-    if moved > T::ZERO && moved.is_finite() && (T::ONE / moved).is_finite() {
-        moved
-    } else {
-        T::ZERO
-    }
+    if moved > T::ZERO && moved.is_finite() && (T::ONE / moved).is_finite() { moved } else { T::ZERO }
 }
 
 impl<T: Real> Engine<T> {
     /// # Errors
     /// `InvalidParam { name: "lag" }` when the lag exceeds the candidate capacity.
     pub fn new(dims: &Dims, params: ValidParams<T>, candidates: usize) -> Result<Self, Error> {
-        let lag = if params.lag() == 0 {
-            candidates
-        } else {
-            params.lag()
-        };
+        let lag = if params.lag() == 0 { candidates } else { params.lag() };
         if lag > dims.candidates() {
             return Err(Error::InvalidParam { name: "lag" });
         }
         Ok(Engine {
             params,
-            columns: Columns {
-                mode: dims.column_mode(),
-                rows: dims.rows(),
-                max_active: dims.max_active(),
-            },
+            columns: Columns { mode: dims.column_mode(), rows: dims.rows(), max_active: dims.max_active() },
             set: ActiveSet::new(dims.max_active()),
             candidates,
             objective: T::ZERO,
@@ -117,20 +105,14 @@ impl<T: Real> Engine<T> {
     }
 
     /// `μ = 0`, the columns precomputed if so configured, caches fresh.
-    pub fn init(
-        &mut self,
-        parts: &mut Parts<'_, T>,
-        idx: &mut Indices<'_>,
-        data: &Data<'_, T>,
-    ) -> Result<(), Error> {
+    pub fn init(&mut self, parts: &mut Parts<'_, T>, idx: &mut Indices<'_>, data: &Data<'_, T>) -> Result<(), Error> {
         parts.mu.fill(T::ZERO);
         idx.position.fill(NONE);
         for (i, p) in idx.pool.iter_mut().enumerate() {
             *p = i;
         }
         let kernel = self.params.kernel();
-        self.columns
-            .precompute(parts.cols, self.candidates, parts.centres, &kernel, data);
+        self.columns.precompute(parts.cols, self.candidates, parts.centres, &kernel, data);
         self.refresh(parts, idx, data)?;
         self.reset_schedule();
         Ok(())
@@ -143,12 +125,7 @@ impl<T: Real> Engine<T> {
 
     /// Recomputes `z` and `F` (and first `Cᵀy`, `‖y − ȳ‖²` if the samples changed, O(n·m0)).
     /// O(m0²). Leaves `r` stale.
-    pub fn refresh(
-        &mut self,
-        parts: &mut Parts<'_, T>,
-        idx: &Indices<'_>,
-        data: &Data<'_, T>,
-    ) -> Result<(), Error> {
+    pub fn refresh(&mut self, parts: &mut Parts<'_, T>, idx: &Indices<'_>, data: &Data<'_, T>) -> Result<(), Error> {
         let (m0, n) = (self.set.len, data.n());
         let (lambda, nu) = (self.params.lambda(), self.params.nu());
         if self.stale_cty {
@@ -160,9 +137,7 @@ impl<T: Real> Engine<T> {
         }
         self.set.solve_z(parts)?;
         let explained = dot_prefix(&parts.cty[..m0], &parts.z[..m0]);
-        let l1 = idx.active[..m0]
-            .iter()
-            .fold(T::ZERO, |acc, &j| acc + parts.mu[j]);
+        let l1 = idx.active[..m0].iter().fold(T::ZERO, |acc, &j| acc + parts.mu[j]);
         self.objective = self.yy - explained / lambda + nu * l1;
         self.stale = false;
         self.stale_r = true;
@@ -170,12 +145,7 @@ impl<T: Real> Engine<T> {
     }
 
     /// Brings `r = K_λ⁻¹y = (y − Cz/λ)/λ` up to date (eq. 22). O(n·m0) when stale.
-    fn refresh_r(
-        &mut self,
-        parts: &mut Parts<'_, T>,
-        idx: &Indices<'_>,
-        data: &Data<'_, T>,
-    ) -> Result<(), Error> {
+    fn refresh_r(&mut self, parts: &mut Parts<'_, T>, idx: &Indices<'_>, data: &Data<'_, T>) -> Result<(), Error> {
         if self.stale {
             self.refresh(parts, idx, data)?;
         }
@@ -260,9 +230,7 @@ impl<T: Real> Engine<T> {
             return self.active_range(idx, p, data.n());
         }
         let kernel = self.params.kernel();
-        let (range, evaluated) = self
-            .columns
-            .prepare(parts.cols, j, parts.centres, &kernel, data);
+        let (range, evaluated) = self.columns.prepare(parts.cols, j, parts.centres, &kernel, data);
         if evaluated {
             self.stats.column_evaluations += 1;
         }
@@ -304,10 +272,7 @@ impl<T: Real> Engine<T> {
             }
             let cty_j = data.dot_centred(&parts.cols[range]);
             let columns = self.columns;
-            match self
-                .set
-                .enter(parts, idx, &columns, j, mu, cc, cty_j, lambda)
-            {
+            match self.set.enter(parts, idx, &columns, j, mu, cc, cty_j, lambda) {
                 Ok(()) => Case::Enter,
                 Err(Error::NotPositiveDefinite { .. }) => {
                     self.set.refactor(parts, idx, &columns, n, lambda)?;
@@ -373,8 +338,7 @@ impl<T: Real> Engine<T> {
         if self.set.note_change(self.params.drift_check_every()) {
             let columns = self.columns;
             let (lambda, tol) = (self.params.lambda(), self.params.drift_tolerance());
-            self.set
-                .drift_check(parts, idx, &columns, data.n(), lambda, tol)?;
+            self.set.drift_check(parts, idx, &columns, data.n(), lambda, tol)?;
         }
         self.refresh(parts, idx, data)
     }
@@ -409,10 +373,7 @@ impl<T: Real> Engine<T> {
         mu: T,
     ) -> Result<(), Error> {
         if j >= self.candidates {
-            return Err(Error::IndexOutOfRange {
-                index: j,
-                len: self.candidates,
-            });
+            return Err(Error::IndexOutOfRange { index: j, len: self.candidates });
         }
         if !mu.is_finite() {
             return Err(Error::NonFinite);
@@ -431,18 +392,13 @@ impl<T: Real> Engine<T> {
                 return Ok(());
             }
             if self.set.len >= self.set.capacity {
-                return Err(Error::CapacityExceeded {
-                    needed: self.set.len + 1,
-                    capacity: self.set.capacity,
-                });
+                return Err(Error::CapacityExceeded { needed: self.set.len + 1, capacity: self.set.capacity });
             }
             let stats = self.stats;
             let range = self.prepare(parts, idx, data, j);
             let (cc, _) = self.project(parts, idx, range.clone())?;
             let cty_j = data.dot_centred(&parts.cols[range]);
-            let entered = self
-                .set
-                .enter(parts, idx, &columns, j, mu, cc, cty_j, lambda);
+            let entered = self.set.enter(parts, idx, &columns, j, mu, cc, cty_j, lambda);
             if entered.is_err() {
                 self.stats = stats; // a rejected call leaves even the counters as they were
             }
@@ -474,11 +430,7 @@ impl<T: Real> Engine<T> {
 
     /// Counters, with the active set's.
     pub fn stats(&self) -> Stats {
-        Stats {
-            refactorizations: self.set.refactorizations,
-            drift_checks: self.set.drift_checks,
-            ..self.stats
-        }
+        Stats { refactorizations: self.set.refactorizations, drift_checks: self.set.drift_checks, ..self.stats }
     }
 }
 
@@ -504,10 +456,7 @@ mod tests {
             // No point of a fine grid over [0, μ + 10/b] does better.
             for k in 0..=10_000 {
                 let v = (mu + 10.0 / b) * k as f64 / 10_000.0;
-                assert!(
-                    best <= phi(v - mu, a, b, lambda, nu) + 1e-12,
-                    "{mu} {a} {b}: {new} vs {v}"
-                );
+                assert!(best <= phi(v - mu, a, b, lambda, nu) + 1e-12, "{mu} {a} {b}: {new} vs {v}");
             }
         }
     }
@@ -523,14 +472,8 @@ mod tests {
         // Projection on μ ≥ 0; a = 0 gives 0 (Prop. 1, "otherwise").
         assert_eq!(next_weight(StepRule::Newton, 0.0, 0.0, b, lambda, nu), 0.0);
         assert_eq!(next_weight(StepRule::Exact, 0.1, 0.001, b, lambda, nu), 0.0);
-        assert_eq!(
-            next_weight(StepRule::Exact, 0.0f32, 0.05, 1.0, 1.0, 0.01),
-            0.0
-        );
+        assert_eq!(next_weight(StepRule::Exact, 0.0f32, 0.05, 1.0, 1.0, 0.01), 0.0);
         // A weight whose reciprocal overflows counts as 0.
-        assert_eq!(
-            next_weight(StepRule::Exact, 1e-320, 1e-160, 1e300, 1.0, 1.0),
-            0.0
-        );
+        assert_eq!(next_weight(StepRule::Exact, 1e-320, 1e-160, 1e300, 1.0, 1.0), 0.0);
     }
 }

@@ -85,48 +85,24 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         params: ValidParams<T>,
         centres: &[T],
     ) -> Result<Self, Error> {
-        dims.check(
-            scalars.as_ref().len(),
-            dims.window_scalars_len(),
-            indices.as_ref().len(),
-        )?;
+        dims.check(scalars.as_ref().len(), dims.window_scalars_len(), indices.as_ref().len())?;
         let m = check_points(&params.kernel(), centres, dims.dim())?;
         if m == 0 {
             return Err(Error::InvalidParam { name: "candidates" });
         }
         if m > dims.candidates() {
-            return Err(Error::CapacityExceeded {
-                needed: m,
-                capacity: dims.candidates(),
-            });
+            return Err(Error::CapacityExceeded { needed: m, capacity: dims.candidates() });
         }
         let mut engine = Engine::new(&dims, params, m)?;
         let (mut parts, mut idx, _, _) = split(&dims, scalars.as_mut(), indices.as_mut());
         parts.centres[..centres.len()].copy_from_slice(centres);
-        let data = Data {
-            x: &[],
-            y: &[],
-            dim: dims.dim(),
-            mean: T::ZERO,
-        };
+        let data = Data { x: &[], y: &[], dim: dims.dim(), mean: T::ZERO };
         engine.init(&mut parts, &mut idx, &data)?;
-        Ok(SlklWindow {
-            scalars,
-            indices,
-            dims,
-            engine,
-            len: 0,
-            head: 0,
-            mean: T::ZERO,
-            mean_stale: false,
-        })
+        Ok(SlklWindow { scalars, indices, dims, engine, len: 0, head: 0, mean: T::ZERO, mean_stale: false })
     }
 
     /// Runs `f` with the buffers split and the window's samples in view.
-    fn with<R>(
-        &mut self,
-        f: impl FnOnce(&mut Engine<T>, &mut Parts<'_, T>, &mut Indices<'_>, &Data<'_, T>) -> R,
-    ) -> R {
+    fn with<R>(&mut self, f: impl FnOnce(&mut Engine<T>, &mut Parts<'_, T>, &mut Indices<'_>, &Data<'_, T>) -> R) -> R {
         if self.mean_stale {
             self.mean = self.mean();
             self.mean_stale = false;
@@ -141,14 +117,8 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         f: impl FnOnce(&mut Engine<T>, &mut Parts<'_, T>, &mut Indices<'_>, &Data<'_, T>) -> R,
     ) -> R {
         let (d, len) = (self.dims.dim(), self.len);
-        let (mut parts, mut idx, xs, ys) =
-            split(&self.dims, self.scalars.as_mut(), self.indices.as_mut());
-        let data = Data {
-            x: &xs[..len * d],
-            y: &ys[..len],
-            dim: d,
-            mean: self.mean,
-        };
+        let (mut parts, mut idx, xs, ys) = split(&self.dims, self.scalars.as_mut(), self.indices.as_mut());
+        let data = Data { x: &xs[..len * d], y: &ys[..len], dim: d, mean: self.mean };
         f(&mut self.engine, &mut parts, &mut idx, &data)
     }
 
@@ -176,39 +146,18 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         let columns = self.engine.columns;
         let mut singular = false;
         {
-            let (parts, idx, xs, ys) =
-                split(&self.dims, self.scalars.as_mut(), self.indices.as_mut());
+            let (parts, idx, xs, ys) = split(&self.dims, self.scalars.as_mut(), self.indices.as_mut());
             let active = &idx.active[..m0];
-            columns.read_row(
-                parts.cols,
-                slot,
-                x,
-                parts.centres,
-                active,
-                &kernel,
-                parts.w2,
-                parts.w1,
-            );
+            columns.read_row(parts.cols, slot, x, parts.centres, active, &kernel, parts.w2, parts.w1);
             let mut factor = self.engine.set.factor(parts.factor)?;
             factor.rank_one_update(&parts.w1[..m0], T::ONE / lambda)?;
             if replacing {
                 // The update is applied: from here on the call cannot be rejected, and a
                 // downdate judged singular is repaired by a fresh factorization below.
-                singular = factor
-                    .rank_one_update(&parts.w2[..m0], -T::ONE / lambda)
-                    .is_err();
+                singular = factor.rank_one_update(&parts.w2[..m0], -T::ONE / lambda).is_err();
             }
             let candidates = self.engine.candidates;
-            columns.write_row(
-                parts.cols,
-                slot,
-                x,
-                parts.centres,
-                active,
-                candidates,
-                &kernel,
-                &parts.w1[..m0],
-            );
+            columns.write_row(parts.cols, slot, x, parts.centres, active, candidates, &kernel, &parts.w1[..m0]);
             xs[slot * d..(slot + 1) * d].copy_from_slice(x);
             ys[slot] = y;
         }
@@ -273,10 +222,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
     /// `IndexOutOfRange` for `m ≥ M`.
     pub fn derivatives(&mut self, m: usize) -> Result<(T, T), Error> {
         if m >= self.engine.candidates {
-            return Err(Error::IndexOutOfRange {
-                index: m,
-                len: self.engine.candidates,
-            });
+            return Err(Error::IndexOutOfRange { index: m, len: self.engine.candidates });
         }
         self.with(|e, p, i, d| e.derivatives(p, i, d, m))
     }
@@ -314,14 +260,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
     pub fn predictor_in<P: Storage<T>>(&mut self, storage: P) -> Result<Predictor<T, P>, Error> {
         self.refresh()?;
         let active = &self.indices.as_ref()[..self.engine.set.len];
-        from_engine(
-            storage,
-            &self.engine,
-            &self.dims,
-            self.scalars.as_ref(),
-            active,
-            self.mean,
-        )
+        from_engine(storage, &self.engine, &self.dims, self.scalars.as_ref(), active, self.mean)
     }
 
     /// Samples in the window.
@@ -351,11 +290,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
             return None;
         }
         let (d, rows) = (self.dims.dim(), self.dims.rows());
-        let slot = if self.is_full() {
-            (self.head + age) % rows
-        } else {
-            age
-        };
+        let slot = if self.is_full() { (self.head + age) % rows } else { age };
         let xs = self.dims.scalars_len();
         let buf = self.scalars.as_ref();
         let x = buf.get(xs + slot * d..xs + (slot + 1) * d)?;
@@ -375,9 +310,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         if m >= self.engine.candidates {
             return None;
         }
-        self.scalars.as_ref()[self.dims.region(Region::Mu)]
-            .get(m)
-            .copied()
+        self.scalars.as_ref()[self.dims.region(Region::Mu)].get(m).copied()
     }
     /// The packed lower factor of `D⁻¹ + CᵀC/λ`, rows in [`active`](Self::active) order.
     pub fn factor_packed(&self) -> &[T] {

@@ -7,4 +7,3 @@ mod dcd;
 mod incomplete;
 mod reduced_set;
 mod slkl;
-

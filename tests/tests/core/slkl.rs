@@ -37,16 +37,12 @@ fn learner<'d, T: Real>(
 
 /// `μ` of every candidate, in `f64`.
 fn weights<T: Real>(slkl: &Slkl<'_, T, Vec<T>, Vec<usize>>) -> Vec<f64> {
-    (0..slkl.candidates_len())
-        .map(|m| slkl.weight(m).expect("in range").to_f64())
-        .collect()
+    (0..slkl.candidates_len()).map(|m| slkl.weight(m).expect("in range").to_f64()).collect()
 }
 
 /// The candidate centres, row-major.
 fn centres<T: Real>(slkl: &Slkl<'_, T, Vec<T>, Vec<usize>>) -> Vec<T> {
-    (0..slkl.candidates_len())
-        .flat_map(|m| slkl.centre(m).expect("in range").to_vec())
-        .collect()
+    (0..slkl.candidates_len()).flat_map(|m| slkl.centre(m).expect("in range").to_vec()).collect()
 }
 
 /// The dense reference of `slkl`'s problem.

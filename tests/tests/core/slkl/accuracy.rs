@@ -20,26 +20,13 @@ const SEEDS: u64 = 20;
 fn one_seed<T: Real>(seed: u64, mode: ColumnMode) -> (f64, f64, usize, u64) {
     let task = sinc_task::<T>(seed, 1000, 1000);
     let dims = Dims::new(1000, 2, 1000, 300).columns(mode);
-    let params = Params::new()
-        .nu(T::from_f64(0.01))
-        .seed(seed)
-        .check()
-        .unwrap();
+    let params = Params::new().nu(T::from_f64(0.01)).seed(seed).check().unwrap();
     let mut slkl = learner(&task, dims, params, Candidates::Random);
     let summary = slkl.run().unwrap();
     assert_eq!(summary.reason, ExitReason::Converged, "seed {seed}");
-    let predictions: Vec<f64> = task
-        .x_test
-        .chunks(2)
-        .map(|p| slkl.predict(p).unwrap().to_f64())
-        .collect();
+    let predictions: Vec<f64> = task.x_test.chunks(2).map(|p| slkl.predict(p).unwrap().to_f64()).collect();
     let krr = krr_predictions(&params.kernel(), &task.x, &task.y, 2, 1.0, &task.x_test);
-    (
-        mse(&predictions, &task.y_test),
-        mse(&krr, &task.y_test),
-        slkl.active_len(),
-        slkl.stats().steps,
-    )
+    (mse(&predictions, &task.y_test), mse(&krr, &task.y_test), slkl.active_len(), slkl.stats().steps)
 }
 
 fn accuracy<T: Real>(seeds: u64, mode: ColumnMode) {
@@ -49,17 +36,11 @@ fn accuracy<T: Real>(seeds: u64, mode: ColumnMode) {
         let workers: Vec<_> = (0..2)
             .map(|w| {
                 scope.spawn(move || {
-                    (0..seeds)
-                        .filter(|s| s % 2 == w)
-                        .map(|s| (s, one_seed::<T>(s, mode)))
-                        .collect::<Vec<_>>()
+                    (0..seeds).filter(|s| s % 2 == w).map(|s| (s, one_seed::<T>(s, mode))).collect::<Vec<_>>()
                 })
             })
             .collect();
-        let mut all: Vec<_> = workers
-            .into_iter()
-            .flat_map(|h| h.join().expect("worker"))
-            .collect();
+        let mut all: Vec<_> = workers.into_iter().flat_map(|h| h.join().expect("worker")).collect();
         all.sort_by_key(|&(s, _)| s);
         all
     });

@@ -36,14 +36,8 @@ fn matches_dense<T: Real>(mode: ColumnMode) {
             let la2 = dense.lambda * a * a;
             let (g, h) = (dense.nu - la2, 2.0 * la2 * b);
             let scale = dense.nu + la2;
-            assert!(
-                (g_got.to_f64() - g).abs() <= tol * scale,
-                "round {round}, m {m}: ∂F {g_got} vs {g}"
-            );
-            assert!(
-                (h_got.to_f64() - h).abs() <= tol * 2.0 * b * scale,
-                "round {round}, m {m}: ∂²F {h_got} vs {h}"
-            );
+            assert!((g_got.to_f64() - g).abs() <= tol * scale, "round {round}, m {m}: ∂F {g_got} vs {g}");
+            assert!((h_got.to_f64() - h).abs() <= tol * 2.0 * b * scale, "round {round}, m {m}: ∂²F {h_got} vs {h}");
         }
         let k = slkl.active_len();
         let active = slkl.active().to_vec();
@@ -55,19 +49,14 @@ fn matches_dense<T: Real>(mode: ColumnMode) {
         }
         // Eq. (15)-(17): the model reproduces K~(K~ + λI)⁻¹y on the training points.
         let fitted = dense.fitted(&mu);
-        let model = slkl
-            .predictor_in(vec![T::ZERO; predictor::scalars_len(k, 2)])
-            .unwrap();
+        let model = slkl.predictor_in(vec![T::ZERO; predictor::scalars_len(k, 2)]).unwrap();
         assert_eq!(model.len(), k);
         for (i, p) in task.x.chunks(2).enumerate() {
             let want = fitted[i] + slkl.mean().to_f64();
             let direct = slkl.predict(p).unwrap().to_f64();
             let stored = model.predict(p).unwrap().to_f64();
             assert!((direct - want).abs() <= tol, "fit {i}: {direct} vs {want}");
-            assert!(
-                (stored - direct).abs() <= tol,
-                "model {i}: {stored} vs {direct}"
-            );
+            assert!((stored - direct).abs() <= tol, "model {i}: {stored} vs {direct}");
         }
     }
     assert!(slkl.active_len() > 0);
@@ -77,12 +66,7 @@ fn matches_dense<T: Real>(mode: ColumnMode) {
 fn monotone<T: Real>(rule: StepRule) -> usize {
     let task = sinc_task::<T>(4, 100, 0);
     let dims = Dims::new(100, 2, 100, 100).precomputed();
-    let params = Params::new()
-        .nu(T::from_f64(1e-3))
-        .rule(rule)
-        .seed(9)
-        .check()
-        .unwrap();
+    let params = Params::new().nu(T::from_f64(1e-3)).rule(rule).seed(9).check().unwrap();
     let mut slkl = learner(&task, dims, params, Candidates::Random);
     let slack = 1e3 * T::EPSILON.to_f64();
     let mut increases = 0;

@@ -45,12 +45,7 @@ fn long_run<T: Real>(task: &Regression<T>) -> (f64, f64, f64, usize) {
         slkl.stats()
     );
     assert!((objective - dense_objective).abs() <= 1e-4 * dense_objective);
-    (
-        relative_error(&llt, &h),
-        relative_error(&l, &fresh),
-        objective,
-        k,
-    )
+    (relative_error(&llt, &h), relative_error(&l, &fresh), objective, k)
 }
 
 #[test]

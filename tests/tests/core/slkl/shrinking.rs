@@ -11,12 +11,7 @@ use super::learner;
 fn run(seed: u64, shrinking: bool) -> (f64, Stats) {
     let task = sinc_task::<f64>(seed, 1000, 0);
     let dims = Dims::new(1000, 2, 1000, 300);
-    let params = Params::new()
-        .nu(0.01)
-        .shrinking(shrinking)
-        .seed(seed)
-        .check()
-        .unwrap();
+    let params = Params::new().nu(0.01).shrinking(shrinking).seed(seed).check().unwrap();
     let mut slkl = learner(&task, dims, params, Candidates::Random);
     assert_eq!(slkl.run().unwrap().reason, ExitReason::Converged);
     (slkl.objective(), slkl.stats())
@@ -57,8 +52,5 @@ fn shrinking_saves_most_wasted_steps_and_reaches_the_same_objective() {
         100.0 * saved,
         100.0 * columns_saved
     );
-    assert!(
-        saved > 0.5 && columns_saved > 0.5,
-        "{saved} {columns_saved}"
-    );
+    assert!(saved > 0.5 && columns_saved > 0.5, "{saved} {columns_saved}");
 }

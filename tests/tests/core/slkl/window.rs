@@ -26,21 +26,10 @@ fn window_task<T: Real>(window: &Window<T>) -> Regression<T> {
         x.extend_from_slice(xi);
         y.push(yi);
     }
-    Regression {
-        x,
-        y,
-        x_test: Vec::new(),
-        y_test: Vec::new(),
-        dim: 2,
-    }
+    Regression { x, y, x_test: Vec::new(), y_test: Vec::new(), dim: 2 }
 }
 
-fn compare<T: Real>(
-    window: &mut Window<T>,
-    centres: &[T],
-    params: ValidParams<T>,
-    mode: ColumnMode,
-) {
+fn compare<T: Real>(window: &mut Window<T>, centres: &[T], params: ValidParams<T>, mode: ColumnMode) {
     let tol = tolerance::<T>();
     let task = window_task(window);
     let n = task.y.len();
@@ -54,65 +43,35 @@ fn compare<T: Real>(
     let k = active.len();
     let (window_llt, _) = factor_of(window.factor_packed(), k);
     let (batch_llt, _) = factor_of(batch.factor_packed(), k);
-    let dense = DenseSlkl::new(
-        &params.kernel(),
-        &task.x,
-        &task.y,
-        2,
-        centres,
-        params.lambda().to_f64(),
-        params.nu().to_f64(),
-    );
+    let dense =
+        DenseSlkl::new(&params.kernel(), &task.x, &task.y, 2, centres, params.lambda().to_f64(), params.nu().to_f64());
     let mu: Vec<f64> = (0..M).map(|m| window.weight(m).unwrap().to_f64()).collect();
     let h = dense.h_matrix(&mu, &active);
     if k > 0 {
-        assert!(
-            relative_error(&window_llt, &batch_llt) <= tol,
-            "window vs batch factor"
-        );
-        assert!(
-            relative_error(&window_llt, &h) <= tol,
-            "window factor vs dense H"
-        );
+        assert!(relative_error(&window_llt, &batch_llt) <= tol, "window vs batch factor");
+        assert!(relative_error(&window_llt, &h) <= tol, "window factor vs dense H");
     }
     let f = dense.objective(&mu);
-    let (fw, fb) = (
-        window.objective().unwrap().to_f64(),
-        batch.objective().to_f64(),
-    );
-    assert!(
-        (fw - f).abs() <= tol * f && (fb - f).abs() <= tol * f,
-        "F {fw} {fb} {f}"
-    );
+    let (fw, fb) = (window.objective().unwrap().to_f64(), batch.objective().to_f64());
+    assert!((fw - f).abs() <= tol * f && (fb - f).abs() <= tol * f, "F {fw} {fb} {f}");
     for (m, &(a, _)) in dense.coordinates(&mu).iter().enumerate() {
         let (gw, hw) = window.derivatives(m).unwrap();
         let (gb, hb) = batch.derivatives(m).unwrap();
         let scale = dense.nu + dense.lambda * a * a;
-        assert!(
-            (gw.to_f64() - gb.to_f64()).abs() <= tol * scale,
-            "∂F {m}: {gw} {gb}"
-        );
-        assert!(
-            (hw.to_f64() - hb.to_f64()).abs() <= tol * (hb.to_f64().abs() + scale),
-            "∂²F {m}"
-        );
+        assert!((gw.to_f64() - gb.to_f64()).abs() <= tol * scale, "∂F {m}: {gw} {gb}");
+        assert!((hw.to_f64() - hb.to_f64()).abs() <= tol * (hb.to_f64().abs() + scale), "∂²F {m}");
     }
     for p in [[0.5, -1.0], [3.0, 2.0], [-4.0, 0.0]] {
         let x = [T::from_f64(p[0]), T::from_f64(p[1])];
         let (pw, pb) = (window.predict(&x).unwrap(), batch.predict(&x).unwrap());
-        assert!(
-            (pw.to_f64() - pb.to_f64()).abs() <= tol,
-            "predict {pw} {pb}"
-        );
+        assert!((pw.to_f64() - pb.to_f64()).abs() <= tol, "predict {pw} {pb}");
     }
 }
 
 fn window_equals_batch<T: Real>(mode: ColumnMode) {
     let stream = sinc_task::<T>(17, 400, 0);
     let mut rng = Rng::seed_from_u64(23);
-    let centres: Vec<T> = (0..2 * M)
-        .map(|_| rng.uniform_in(T::from_f64(-5.0), T::from_f64(5.0)))
-        .collect();
+    let centres: Vec<T> = (0..2 * M).map(|_| rng.uniform_in(T::from_f64(-5.0), T::from_f64(5.0))).collect();
     let params = Params::new().nu(T::from_f64(0.01)).seed(3).check().unwrap();
     let dims = Dims::new(N, 2, M, M).columns(mode);
     let mut window: Window<T> = SlklWindow::new_in(
@@ -147,14 +106,8 @@ fn window_equals_batch<T: Real>(mode: ColumnMode) {
     }
     let mean = clean.iter().sum::<f64>() / N as f64;
     let variance = clean.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / N as f64;
-    eprintln!(
-        "window fit MSE {err:.5}, variance {variance:.5}, m0 {}",
-        window.active_len()
-    );
-    assert!(
-        err < 0.5 * variance,
-        "window fit MSE {err}, variance {variance}"
-    );
+    eprintln!("window fit MSE {err:.5}, variance {variance:.5}, m0 {}", window.active_len());
+    assert!(err < 0.5 * variance, "window fit MSE {err}, variance {variance}");
     compare(&mut window, &centres, params, mode);
 }
 
