@@ -75,6 +75,12 @@ pub enum ScalarArg {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TargetArg {
+    Host,
+    CortexM,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum OnErrorArg {
     Skip,
     Stop,
@@ -202,6 +208,8 @@ pub struct InspectArgs {
     pub json: bool,
 }
 
+/// The learners' memory in their streaming (windowed) form, as `kestrel stream` and the
+/// firmware run them: a window of N samples (svm: one windowed SVM per one-vs-rest class).
 #[derive(Args)]
 pub struct BudgetArgs {
     /// The learner.
@@ -222,6 +230,10 @@ pub struct BudgetArgs {
     /// Scalar type.
     #[arg(long, value_enum, default_value_t = ScalarArg::F64)]
     pub scalar: ScalarArg,
+    /// Where the learner runs: the width of its index type (8 bytes on a 64-bit host,
+    /// 4 on a Cortex-M).
+    #[arg(long, value_enum, default_value_t = TargetArg::Host)]
+    pub target: TargetArg,
     /// Instead of the bytes, print the largest window that fits this many bytes.
     #[arg(long, value_parser = parse_bytes)]
     pub fit: Option<usize>,

@@ -5,8 +5,9 @@ use std::io::{self, BufWriter, Write};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
+use kestrel_core::cholesky;
 use kestrel_core::dcd::{self, Loss};
-use kestrel_core::reduced_set::{Irsvm, ReducedKernelModel};
+use kestrel_core::reduced_set::{ReducedKernelModel, StreamingSelector};
 use kestrel_core::slkl;
 use kestrel_core::slkl::Dims;
 use kestrel_core::{Kernel, Real};
@@ -20,7 +21,7 @@ use serde_json::json;
 
 use crate::args::{
     BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, KernelArg, Learner, LossArg, OnErrorArg, PredictArgs,
-    ScalarArg, SelectArg, TrainArgs,
+    ScalarArg, SelectArg, TargetArg, TrainArgs,
 };
 
 fn open(input: &InputArgs) -> Result<Box<dyn RecordReader>> {
@@ -314,22 +315,28 @@ pub fn budget(args: &BudgetArgs) -> Result<()> {
 }
 
 fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
-    let outputs = if args.classes <= 2 { 1 } else { args.classes };
+    // The streaming (windowed) learners, as `kestrel stream` and the firmware run them:
+    // scalars of T plus indices of the target's pointer width.
+    let index_bytes = match args.target {
+        TargetArg::Host => size_of::<usize>(),
+        TargetArg::CortexM => 4,
+    };
+    let scalar_bytes = size_of::<T>();
     let bytes_for = |window: usize| -> Result<usize> {
-        Ok(match args.learner {
-            // Batch training over a window of N rows: solver state plus the rows (dense).
-            Learner::Svm => linear::solver_bytes::<T>(window, args.dim, outputs) + window * args.dim * size_of::<T>(),
-            Learner::Slkl => slkl_train::dims_for::<T>(window, args.dim, args.centers, args.centers, None)
-                .map_or(usize::MAX, |d| d.bytes::<T>())
-                .min(Dims::new(window, args.dim, args.centers, args.centers).bytes::<T>()),
-            Learner::Rsvm => {
-                // IRSVM selection (features n·c, factor, order) then the linear solver.
-                let c = args.centers.min(window);
-                Irsvm::bytes_needed::<T>(window, c)
-                    + linear::solver_bytes::<T>(window, c, outputs)
-                    + window * args.dim * size_of::<T>()
+        let (scalars, indices) = match args.learner {
+            Learner::Svm => (dcd::online_scalars_len(window, args.dim).saturating_mul(args.classes.max(2) - 1), 0),
+            Learner::Slkl => {
+                let dims = Dims::new(window, args.dim, args.centers, args.centers);
+                (dims.window_scalars_len(), dims.indices_len())
             }
-        })
+            Learner::Rsvm => {
+                // Streaming selection of the centres, then the windowed SVM on their features.
+                let c = args.centers;
+                let selector = StreamingSelector::values_len(c, args.dim) + cholesky::storage_len(c);
+                (selector + dcd::online_scalars_len(window, c).saturating_mul(args.classes.max(2) - 1), 0)
+            }
+        };
+        Ok(scalars.saturating_mul(scalar_bytes).saturating_add(indices.saturating_mul(index_bytes)))
     };
     let (key, value) = match args.fit {
         None => ("bytes", bytes_for(args.window)?),
