@@ -16,6 +16,8 @@ pub struct Cli {
 pub enum Command {
     /// Trains a model on a data set and writes the model file.
     Train(TrainArgs),
+    /// Prequential (test-then-train) learning from a file, a pipe or a serial port.
+    Stream(StreamArgs),
     /// Writes one prediction per input row.
     Predict(PredictArgs),
     /// Scores a model on a labelled data set.
@@ -171,6 +173,66 @@ pub struct TrainArgs {
     #[arg(long, value_parser = parse_bytes)]
     pub budget: Option<usize>,
     /// Print a JSON summary on standard output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct StreamArgs {
+    /// The learner (windowed).
+    #[arg(long, value_enum)]
+    pub learner: Learner,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Number of features (required for LibSVM input; a CSV header states it).
+    #[arg(long)]
+    pub dim: Option<usize>,
+    /// Samples the learner keeps.
+    #[arg(long, default_value_t = 256)]
+    pub window: usize,
+    /// Centres (slkl): the first M samples of the stream.
+    #[arg(long, default_value_t = 32)]
+    pub centers: usize,
+    /// Coordinate steps after each arrival.
+    #[arg(long, default_value_t = 5)]
+    pub steps_per_sample: usize,
+    /// Kernel (slkl).
+    #[arg(long, value_enum, default_value_t = KernelArg::Rbf)]
+    pub kernel: KernelArg,
+    /// Kernel width γ (RBF exp(−γ‖x−x'‖²)).
+    #[arg(long, default_value_t = 0.5)]
+    pub gamma: f64,
+    /// Polynomial degree.
+    #[arg(long, default_value_t = 3)]
+    pub degree: u32,
+    /// Polynomial offset.
+    #[arg(long, default_value_t = 0.0)]
+    pub coef0: f64,
+    /// SLKL's ν (absolute: a stream's target variance is not known in advance).
+    #[arg(long, default_value_t = 0.01)]
+    pub nu: f64,
+    /// SVM cost C.
+    #[arg(long, default_value_t = 1.0)]
+    pub c: f64,
+    /// SVM loss.
+    #[arg(long, value_enum, default_value_t = LossArg::SquaredHinge)]
+    pub loss: LossArg,
+    /// SVM bias feature value.
+    #[arg(long, default_value_t = 1.0)]
+    pub bias: f64,
+    /// Scalar type.
+    #[arg(long, value_enum, default_value_t = ScalarArg::F64)]
+    pub scalar: ScalarArg,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print rolling metrics every K samples.
+    #[arg(long, default_value_t = 1000)]
+    pub report_every: usize,
+    /// Write the final model here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// JSON lines: one per report, then the summary.
     #[arg(long)]
     pub json: bool,
 }

@@ -5,6 +5,7 @@ pub mod dataset;
 pub mod linear;
 pub mod model;
 pub mod model_file;
+pub mod online;
 pub mod rsvm;
 pub mod slkl;
 pub mod source;

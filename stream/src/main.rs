@@ -5,6 +5,7 @@
 mod args;
 mod commands;
 mod demo;
+mod stream_command;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -13,6 +14,7 @@ fn main() {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Train(args) => commands::train(args),
+        Command::Stream(args) => stream_command::run(args),
         Command::Predict(args) => commands::predict(args),
         Command::Eval(args) => commands::eval(args),
         Command::Inspect(args) => commands::inspect(args),

@@ -188,6 +188,11 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
         Ok(if self.decision(row)? > T::ZERO { 1 } else { -1 })
     }
 
+    /// The solver's parameters (loss, C, bias B, ...).
+    pub fn params(&self) -> &ValidParams<T> {
+        &self.params
+    }
+
     /// `w` over the `d` features.
     pub fn weights(&self) -> &[T] {
         &self.weights_with_bias()[..self.dim]
