@@ -26,9 +26,9 @@
 //!
 //! # Pieces
 //!
-//! - [`Laplacian`] (`graph.rs`): the exact kNN graph and the sparse `L` of eq. (1).
+//! - [`Laplacian`] (`graph.rs`, `knn.rs`): the exact kNN graph and the sparse `L` of eq. (1).
 //! - [`Constraints`] (`constraints.rs`): the pairs `T`, given or drawn from labels.
-//! - [`Npkl`] (`bcd.rs`, `column.rs`, `qp.rs`): Algorithm 1 (BCDKL).
+//! - [`Npkl`] (`bcd.rs`, `params.rs`, `column.rs`, `qp.rs`): Algorithm 1 (BCDKL).
 //! - [`Extension`] (`extension.rs`): out-of-sample columns by (13) (Sect. III-E).
 //! - [`KMeans`] (`kmeans.rs`): kernel k-means on `K = VᵀV`, i.e. k-means on the columns
 //!   of `V`, with k-means++ seeding and restarts.
@@ -102,17 +102,21 @@ mod constraints;
 mod extension;
 mod graph;
 mod kmeans;
+mod knn;
+mod params;
 mod qp;
 mod rand_index;
 mod sort;
 #[cfg(test)]
 mod testing;
 
-pub use bcd::{ColumnUpdate, Embedding, Npkl, NpklParams, Outcome, StopReason, SweepReport};
+pub use bcd::Npkl;
 pub use constraints::{Constraints, ConstraintsView, Link, Pair};
 pub use extension::Extension;
-pub use graph::{GraphParams, Laplacian, LaplacianView, Search};
+pub use graph::{GraphParams, Laplacian, LaplacianView};
 pub use kmeans::{KMeans, KMeansParams};
+pub use knn::Search;
+pub use params::{ColumnUpdate, Embedding, NpklParams, Outcome, StopReason, SweepReport};
 pub use rand_index::{rand_index, rand_index_table};
 
 /// The loss `ℓ(T_ij K_ij)` between the learned kernel and a pair (Fig. 1 of the paper).
