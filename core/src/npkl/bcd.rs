@@ -1,7 +1,8 @@
 //! Algorithm 1 (BCDKL): block coordinate descent over the columns of `V`, `K = VᵀV`.
 //!
 //! A sweep visits the constrained points `L` in a fresh random order, then the
-//! unconstrained points `U` in a fresh random order (steps 5-11), and replaces each
+//! unconstrained points `U` in a fresh random order (steps 5-11; index order with
+//! [`NpklParams::random_order`]`(false)`), and replaces each
 //! column by the minimiser of its subproblem (18) (see the `column` module for the four
 //! losses). A candidate is kept only when it does not raise `φ_i` (it cannot in exact
 //! arithmetic; the check guards against rounding and an inexact QP), so the objective (10)
@@ -106,15 +107,12 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
         }
         // Constrained points first (the set L), then the others (U).
         let order = &mut npkl.order.as_mut()[..n];
-        let mut front = 0;
-        let mut back = n;
-        for i in 0..n {
-            if constraints.encoded(i).is_some_and(|p| !p.is_empty()) {
-                order[front] = i as u32;
-                front += 1;
-            } else {
-                back -= 1;
-                order[back] = i as u32;
+        let constrained = |i: usize| constraints.encoded(i).is_some_and(|p| !p.is_empty());
+        let mut slot = 0;
+        for first in [true, false] {
+            for i in (0..n).filter(|&i| constrained(i) == first) {
+                order[slot] = i as u32;
+                slot += 1;
             }
         }
         npkl.objective = npkl.objective();
@@ -125,9 +123,11 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
     pub fn sweep(&mut self, rng: &mut Rng) -> SweepReport<T> {
         let l = self.constraints.constrained_points();
         let order = &mut self.order.as_mut()[..self.n];
-        let (constrained, free) = order.split_at_mut(l.min(order.len()));
-        rng.shuffle(constrained);
-        rng.shuffle(free);
+        if self.params.random_order {
+            let (constrained, free) = order.split_at_mut(l.min(order.len()));
+            rng.shuffle(constrained);
+            rng.shuffle(free);
+        }
         let (mut change, mut rejected) = (T::ZERO, 0);
         for p in 0..self.n {
             let i = self.order.as_ref()[p] as usize;
@@ -421,6 +421,13 @@ mod tests {
                     let mut npkl = Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), t.view(), params, &mut rng).unwrap();
                     let outcome = npkl.run(&mut rng);
                     assert_eq!((outcome.reason, outcome.sweeps, npkl.sweeps()), (StopReason::SweepCap, 2, 2));
+                    // In index order the sweeps do not draw from the generator.
+                    let params = NpklParams::new(3, Loss::Hinge).random_order(false);
+                    let mut a = Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), t.view(), params, &mut Rng::seed_from_u64(1)).unwrap();
+                    let mut b = Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), t.view(), params, &mut Rng::seed_from_u64(1)).unwrap();
+                    a.sweep(&mut Rng::seed_from_u64(2));
+                    b.sweep(&mut Rng::seed_from_u64(3));
+                    assert_eq!(a.columns(), b.columns());
                 }
             }
         )*};

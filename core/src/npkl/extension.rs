@@ -29,9 +29,9 @@ use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
 
-use super::params::Embedding;
 use super::graph::LaplacianView;
 use super::knn::{offer, point_count};
+use super::params::Embedding;
 
 /// Columns for new points by eq. (13) against a learned [`Embedding`].
 ///

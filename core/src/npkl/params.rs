@@ -15,13 +15,22 @@ pub struct NpklParams<T> {
     pub(super) tolerance: T,
     pub(super) max_sweeps: usize,
     pub(super) bound: T,
+    pub(super) random_order: bool,
 }
 
 impl<T: Real> NpklParams<T> {
     /// Rank `r` and loss, with `γ = 1`, `ε = 10⁻⁵`, at most 1000 sweeps and `b = 1` (the
     /// paper's settings, Sect. IV-A; it does not state `γ`).
     pub fn new(rank: usize, loss: Loss) -> Self {
-        NpklParams { rank, loss, gamma: T::ONE, tolerance: T::from_f64(1e-5), max_sweeps: 1000, bound: T::ONE }
+        NpklParams {
+            rank,
+            loss,
+            gamma: T::ONE,
+            tolerance: T::from_f64(1e-5),
+            max_sweeps: 1000,
+            bound: T::ONE,
+            random_order: true,
+        }
     }
 
     /// The trade-off `γ > 0` of eq. (3).
@@ -45,6 +54,19 @@ impl<T: Real> NpklParams<T> {
     /// The norm bound `b > 0` of the linear loss (31).
     pub fn bound(mut self, bound: T) -> Self {
         self.bound = bound;
+        self
+    }
+
+    /// Whether each sweep visits the points in a fresh random order (step 5 of Algorithm 1,
+    /// the default) or in index order (constrained points first either way).
+    ///
+    /// Index order is not the paper's, but it is deterministic without the generator and,
+    /// when points are numbered so that graph neighbours are close (e.g. along a
+    /// space-filling curve), cache-friendly: with `V` larger than the cache a random order
+    /// costs a few cache misses per column (about 3× slower per sweep at `n = 10⁵`,
+    /// `r = 44`, see the evaluation).
+    pub fn random_order(mut self, random: bool) -> Self {
+        self.random_order = random;
         self
     }
 
