@@ -4,4 +4,5 @@ mod cholesky_errors;
 mod cholesky_properties;
 mod cholesky_sequence;
 mod incomplete;
+mod npkl;
 mod reduced_set;
