@@ -12,7 +12,8 @@
 //!
 //! **Width.** By default `σ²` is the mean squared distance over the `n·k` directed kNN
 //! edges (a typical edge weighs `e^{−1/2}`); [`GraphParams::sigma`] sets it instead. When
-//! every kNN distance is 0, `σ = 1` (any width gives weight 1 then).
+//! every kNN distance is 0 (or so small that `1/(2σ²)` overflows), `σ = 1`: the weights
+//! are then 1, as any width gives for coinciding points.
 //!
 //! **Neighbour search** is exact either way:
 //! - [`Search::BruteForce`]: every pair, `O(n²d)` time.
@@ -91,15 +92,16 @@ impl<T: Real> GraphParams<T> {
     /// Validates the parameters.
     ///
     /// # Errors
-    /// `InvalidParam` naming `neighbors` (`k = 0`), `sigma` (not finite and positive, or
-    /// `σ²` not finite and positive) or `delta` (not finite and positive).
+    /// `InvalidParam` naming `neighbors` (`k = 0`), `sigma` (unless `σ`, `σ²` and
+    /// `1/(2σ²)` are finite and positive) or `delta` (not finite and positive).
     pub fn check(self) -> Result<Self, Error> {
         if self.neighbors == 0 {
             return Err(Error::InvalidParam { name: "neighbors" });
         }
         if let Some(s) = self.sigma {
             let s2 = s * s;
-            if !(s > T::ZERO && s.is_finite() && s2 > T::ZERO && s2.is_finite()) {
+            let scale = T::ONE / (s2 + s2);
+            if !(s > T::ZERO && s.is_finite() && s2 > T::ZERO && s2.is_finite() && scale.is_finite()) {
                 return Err(Error::InvalidParam { name: "sigma" });
             }
         }
@@ -318,14 +320,17 @@ impl<'a, T: Real> LaplacianView<'a, T> {
     }
 }
 
-/// `σ`: given, or the root mean squared kNN distance (1 when that is 0).
+/// `σ`: given, or the root mean squared kNN distance (1 when that is 0 or so small that
+/// `1/(2σ²)` overflows).
 fn width<T: Real>(squared_distances: &[T], given: Option<T>) -> T {
     if let Some(sigma) = given {
         return sigma;
     }
     let sum = squared_distances.iter().fold(T::ZERO, |acc, &d| acc + d);
     let mean = sum / T::from_f64(squared_distances.len() as f64);
-    if mean > T::ZERO && mean.is_finite() { mean.sqrt() } else { T::ONE }
+    // A width whose 1/(2σ²) overflows means all points (nearly) coincide: weights 1.
+    let usable = mean > T::ZERO && mean.is_finite() && (T::ONE / (mean + mean)).is_finite();
+    if usable { mean.sqrt() } else { T::ONE }
 }
 
 /// Turns the directed lists (`cols[ik..ik+k]`, weights in `vals`) into the compressed rows
@@ -476,6 +481,18 @@ mod tests {
     }
 
     gen_tests!(f32_graph: f32, f64_graph: f64);
+
+    #[test]
+    fn widths_whose_scale_overflows_are_rejected() {
+        let points = random_points::<f32>(2, 10, 2);
+        let r = build(&points, 2, GraphParams::new().sigma(1e-20f32));
+        assert_eq!(r.err(), Some(Error::InvalidParam { name: "sigma" }));
+        // Nearly coinciding points: the automatic width falls back to 1 (weights 1).
+        let tiny: Vec<f32> = (0..20).map(|i| i as f32 * 1e-22).collect();
+        let g = build(&tiny, 2, GraphParams::new().neighbors(3)).unwrap();
+        assert_eq!(g.sigma(), 1.0);
+        assert!((0..10).all(|i| g.row(i).unwrap().1.iter().all(|v| v.is_finite() && *v < 0.0)));
+    }
 
     #[test]
     fn budget() {

@@ -116,8 +116,8 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> KMeans<T, S, I> {
     /// Clusters the rows of `points` (row-major, `dim` columns).
     ///
     /// # Errors
-    /// `InvalidParam` for bad parameters, `dim = 0`, or more clusters than points
-    /// (`clusters`); `DimensionMismatch` when `points.len()` is not a multiple of `dim`;
+    /// `InvalidParam` for bad parameters, `dim = 0`, more clusters than points
+    /// (`clusters`) or `n ≥ 2³²` (`n`); `DimensionMismatch` when `points.len()` is not a multiple of `dim`;
     /// `NonFinite` for NaN/∞; `CapacityExceeded` when a storage is too short.
     pub fn fit_in(
         values: S,
@@ -130,8 +130,11 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> KMeans<T, S, I> {
         let params = params.check()?;
         let n = point_count(points, dim)?;
         let c = params.clusters;
-        if c > n || c >= u32::MAX as usize {
+        if c > n {
             return Err(Error::InvalidParam { name: "clusters" });
+        }
+        if n >= u32::MAX as usize {
+            return Err(Error::InvalidParam { name: "n" });
         }
         check_capacity(KMeans::values_len(n, dim, c), values.as_ref().len())?;
         check_capacity(KMeans::indices_len(n, c), indices.as_ref().len())?;

@@ -72,17 +72,18 @@ pub fn rand_index_table(truth: &[u32], predicted: &[u32], table: &mut [u64]) -> 
     for (&a, &b) in truth.iter().zip(predicted) {
         table[a as usize * cols + b as usize] += 1;
     }
-    let same_both: u128 = table.iter().map(|&c| u128::from(pairs(c))).sum();
-    let same_truth: u128 = table.chunks_exact(cols).map(|row| u128::from(pairs(row.iter().sum()))).sum();
-    let same_predicted: u128 = (0..cols).map(|j| u128::from(pairs(table.iter().skip(j).step_by(cols).sum()))).sum();
-    let total = u128::from(pairs(n as u64));
+    let same_both: u128 = table.iter().map(|&c| pairs(c)).sum();
+    let same_truth: u128 = table.chunks_exact(cols).map(|row| pairs(row.iter().sum())).sum();
+    let same_predicted: u128 = (0..cols).map(|j| pairs(table.iter().skip(j).step_by(cols).sum())).sum();
+    let total = pairs(n as u64);
     let agree = total + 2 * same_both - same_truth - same_predicted;
     Ok(agree as f64 / total as f64)
 }
 
-/// `C(c, 2)`.
-fn pairs(c: u64) -> u64 {
-    if c < 2 { 0 } else { c / 2 * (c - 1) + (c % 2) * ((c - 1) / 2) }
+/// `C(c, 2)`, exact for every `u64`.
+fn pairs(c: u64) -> u128 {
+    let c = u128::from(c);
+    c * c.saturating_sub(1) / 2
 }
 
 #[cfg(test)]
@@ -107,8 +108,7 @@ mod tests {
             rand_index_table(&truth, &predicted, &mut table[..3]),
             Err(Error::CapacityExceeded { needed: 4, capacity: 3 })
         );
-        for c in 0..50u64 {
-            assert_eq!(pairs(c), c * c.saturating_sub(1) / 2);
-        }
+        assert_eq!((pairs(0), pairs(1), pairs(2), pairs(5)), (0, 0, 1, 10));
+        assert_eq!(pairs(u64::MAX), u128::from(u64::MAX) * u128::from(u64::MAX - 1) / 2);
     }
 }
