@@ -36,7 +36,30 @@ use super::params::{ColumnUpdate, Embedding, NpklParams, Outcome, StopReason, Sw
 
 /// BCDKL (Algorithm 1) on a graph and a set of constraints, `V` in caller storage.
 ///
-/// See the [module docs](super) for an example.
+/// # Examples
+/// The objective (3) after every sweep, and the stopping rule:
+/// ```
+/// use kestrel_core::npkl::{Constraints, GraphParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair, StopReason};
+/// use kestrel_core::Rng;
+/// let points: Vec<f32> = (0..40).map(|i| (i as f32 * 0.37).sin() + if i < 20 { 0.0 } else { 3.0 }).collect();
+/// let (n, k) = (40, 4); // 40 points in 1-D
+/// let graph = Laplacian::build_in(vec![0.0; Laplacian::values_len(n, k)], vec![0; Laplacian::indices_len(n, k)],
+///     &points, 1, GraphParams::new().neighbors(k))?;
+/// let pairs = [Pair::new(0, 5, Link::Must), Pair::new(25, 30, Link::Must), Pair::new(5, 30, Link::Cannot)];
+/// let t = Constraints::new_in([0u32; Constraints::indices_len(40, 3)], n, &pairs)?;
+/// // Storage for V and the scratch, known before anything runs: r = 2, at most 2 pairs per point.
+/// let mut values = [0.0f32; Npkl::values_len(40, 2, 2)];
+/// let mut order = [0u32; Npkl::order_len(40)];
+/// let mut rng = Rng::seed_from_u64(7);
+/// let mut npkl = Npkl::new_in(&mut values[..], &mut order[..], graph.view(), t.view(),
+///     NpklParams::new(2, Loss::SquaredHinge).tolerance(1e-4), &mut rng)?;
+/// let mut objectives = Vec::new();
+/// let outcome = npkl.run_with(&mut rng, |report| objectives.push(report.objective));
+/// assert_eq!(outcome.reason, StopReason::Converged);
+/// assert!(objectives.windows(2).all(|w| w[1] <= w[0]));
+/// assert!(npkl.kernel(0, 5).unwrap() > 0.0 && npkl.kernel(5, 30).unwrap() < 0.0);
+/// # Ok::<(), kestrel_core::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Npkl<'a, T, S, I> {
     values: S,
