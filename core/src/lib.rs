@@ -12,6 +12,7 @@ mod error;
 pub mod kernel;
 pub mod linalg;
 pub mod model;
+pub mod npkl;
 mod real;
 pub mod reduced_set;
 mod rng;

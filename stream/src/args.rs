@@ -26,6 +26,8 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Bytes a configuration needs, or the largest one that fits a budget.
     Budget(BudgetArgs),
+    /// Learns a kernel from must-link / cannot-link pairs (NPKL-BCD) and clusters with it.
+    Npkl(crate::npkl_command::NpklArgs),
     /// Runs the built-in demonstration on a deterministic data set. Needs no arguments.
     Demo {
         /// Seed of the generated data set.

@@ -5,6 +5,7 @@
 mod args;
 mod commands;
 mod demo;
+mod npkl_command;
 mod stream_command;
 
 use args::{Cli, Command};
@@ -19,6 +20,7 @@ fn main() {
         Command::Eval(args) => commands::eval(args),
         Command::Inspect(args) => commands::inspect(args),
         Command::Budget(args) => commands::budget(args),
+        Command::Npkl(args) => npkl_command::run(args),
         Command::Demo { seed } => demo::run(*seed),
     };
     if let Err(error) = result {

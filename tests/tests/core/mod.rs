@@ -5,5 +5,6 @@ mod cholesky_properties;
 mod cholesky_sequence;
 mod dcd;
 mod incomplete;
+mod npkl;
 mod reduced_set;
 mod slkl;

@@ -1,0 +1,424 @@
+//! `kestrel npkl`: learn a kernel matrix from must-link / cannot-link pairs (NPKL by block
+//! coordinate descent, seed 004) and cluster with it.
+//!
+//! The input is read whole (CSV with a header and the label last, or LibSVM; `-` for
+//! standard input) into dense rows. The steps are the core's: the kNN graph Laplacian
+//! ([`Laplacian`]), the pairs ([`Constraints`]), BCDKL ([`Npkl`]) until
+//! `‖V(t) − V(t−1)‖/‖V(t)‖ < 10⁻⁵` or 1000 sweeps, then k-means with 20 k-means++
+//! restarts on the columns of `V` (kernel k-means on `K = VᵀV`). With labels, the RAND
+//! index of the clustering is printed.
+//!
+//! **Labels.** Every row of the input formats carries a label; the labels count as present
+//! unless they are all equal (a constant dummy column). They are used only to draw pairs
+//! (`--constraints-from-labels`) and to score the clustering.
+//!
+//! **PAIRS file** (`--constraints`): one pair per line, `i j must` or `i j cannot`, where
+//! `i` and `j` are 0-based row numbers of the input (data rows, the CSV header not
+//! counted); fields separated by spaces, tabs or commas; `ml`/`cl` are accepted for
+//! `must`/`cannot`; blank lines and text after `#` are ignored. A pair naming a row that
+//! does not exist, a self-pair, a pair given twice, or a pair both must- and cannot-link is
+//! an error naming its line.
+//!
+//! **Output** (`--output PATH`): CSV with a header, one row per input row:
+//! `row,cluster,v0,…,v{r−1}` — the cluster assignment and the learned representation
+//! `v_i` (so `K_ij = v_i·v_j`).
+//!
+//! Exit status as the rest of `kestrel`: 0 on success, 1 on a data or runtime error.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use kestrel_core::Rng;
+use kestrel_core::npkl::{
+    Constraints, GraphParams, KMeans, KMeansParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair, StopReason,
+    rand_index_table, rank_for_pairs,
+};
+
+use kestrel_stream::dataset::{Dataset, OnError};
+use kestrel_stream::source::{self, Format};
+
+/// k-means++ restarts (the paper's 20).
+const RESTARTS: usize = 20;
+
+/// The loss between the learned kernel and the pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LossArg {
+    /// `max(1 − z, 0)`.
+    Hinge,
+    /// `max(1 − z, 0)²`.
+    SquaredHinge,
+    /// `(1 − z)²`.
+    Square,
+    /// `−z`, with `‖v_i‖ ≤ 1`.
+    Linear,
+}
+
+impl LossArg {
+    fn loss(self) -> Loss {
+        match self {
+            LossArg::Hinge => Loss::Hinge,
+            LossArg::SquaredHinge => Loss::SquaredHinge,
+            LossArg::Square => Loss::Square,
+            LossArg::Linear => Loss::Linear,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            LossArg::Hinge => "hinge",
+            LossArg::SquaredHinge => "squared-hinge",
+            LossArg::Square => "square",
+            LossArg::Linear => "linear",
+        }
+    }
+}
+
+/// Learns a kernel from pairwise constraints (NPKL-BCD) and clusters with it.
+#[derive(Debug, clap::Args)]
+pub struct NpklArgs {
+    /// Data set: CSV with a header (label in the last column) or LibSVM; `-` for stdin.
+    #[arg(long, value_name = "DATA")]
+    pub input: String,
+    /// Pairs file: one `i j must|cannot` per line, 0-based row numbers of DATA.
+    #[arg(long, value_name = "PAIRS", required_unless_present = "constraints_from_labels")]
+    pub constraints: Option<PathBuf>,
+    /// Draw FRACTION·n must-link and FRACTION·n cannot-link pairs from the labels.
+    #[arg(long, value_name = "FRACTION", conflicts_with = "constraints")]
+    pub constraints_from_labels: Option<f64>,
+    /// Rank r of K = VᵀV [default: the largest r with r(r+1)/2 ≤ number of pairs].
+    #[arg(long, value_name = "R")]
+    pub rank: Option<usize>,
+    /// Nearest neighbours k of the graph.
+    #[arg(long, value_name = "K", default_value_t = 5)]
+    pub neighbors: usize,
+    /// Loss between the kernel and the pairs.
+    #[arg(long, value_enum)]
+    pub loss: LossArg,
+    /// Number of clusters for k-means on the learned kernel.
+    #[arg(long, value_name = "C")]
+    pub clusters: usize,
+    /// Seed of the pair draw, the initial V, the visiting orders and k-means.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+    /// Print a JSON summary on stdout instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Write `row,cluster,v0,…` (assignments and learned representation) as CSV here.
+    #[arg(long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+}
+
+/// Runs `kestrel npkl`.
+///
+/// # Errors
+/// Unreadable input or pairs, invalid parameters, or any core error, with context.
+pub fn run(args: &NpklArgs) -> Result<()> {
+    let started = Instant::now();
+    let mut reader =
+        source::open(&args.input, Format::Auto, None).with_context(|| format!("cannot open {}", args.input))?;
+    let data: Dataset<f64> = Dataset::read(reader.as_mut(), OnError::Stop, |_| {})?;
+    let (n, dim) = (data.len(), data.dim());
+    if n < 2 || dim == 0 {
+        bail!("{}: needs at least two rows with features (found {n} rows, {dim} features)", args.input);
+    }
+    if args.clusters == 0 || args.clusters > n {
+        bail!("--clusters must be between 1 and the number of rows ({n})");
+    }
+    let points = dense_rows(&data)?;
+    let (classes, class_count) = class_ids(data.labels());
+    let labelled = class_count > 1;
+    let mut rng = Rng::seed_from_u64(args.seed);
+
+    let constraints = match (&args.constraints, args.constraints_from_labels) {
+        (Some(path), _) => {
+            let pairs = read_pairs(path, n)?;
+            Constraints::new_in(vec![0; Constraints::indices_len(n, pairs.len())], n, &pairs)
+                .with_context(|| format!("{}: invalid pairs", path.display()))?
+        }
+        (None, Some(fraction)) => {
+            if !(fraction >= 0.0 && fraction.is_finite()) {
+                bail!("--constraints-from-labels must be a non-negative number (got {fraction})");
+            }
+            if !labelled {
+                bail!("--constraints-from-labels needs labels: every row of {} has the same label", args.input);
+            }
+            let per_kind = (fraction * n as f64) as usize;
+            Constraints::from_labels_in(
+                vec![0; Constraints::indices_len(n, 2 * per_kind)],
+                &classes,
+                per_kind,
+                per_kind,
+                &mut rng,
+            )
+            .with_context(|| format!("cannot draw {per_kind} must-link and {per_kind} cannot-link distinct pairs"))?
+        }
+        (None, None) => bail!("give --constraints PAIRS or --constraints-from-labels FRACTION"),
+    };
+    let m = constraints.len();
+    let must = constraints.pairs().filter(|p| p.link == Link::Must).count();
+    let rank = match args.rank {
+        Some(r) => r,
+        None if m == 0 => bail!("no pairs: give --rank"),
+        None => rank_for_pairs(m),
+    };
+    if rank == 0 {
+        bail!("--rank must be at least 1");
+    }
+
+    let k = args.neighbors;
+    if k == 0 || k >= n {
+        bail!("--neighbors must be between 1 and {} (one less than the number of rows)", n - 1);
+    }
+    let t0 = Instant::now();
+    let graph = Laplacian::build_in(
+        vec![0.0; Laplacian::values_len(n, k)],
+        vec![0; Laplacian::indices_len(n, k)],
+        &points,
+        dim,
+        GraphParams::new().neighbors(k),
+    )
+    .context("cannot build the kNN graph")?;
+    let graph_seconds = t0.elapsed().as_secs_f64();
+
+    let loss = args.loss.loss();
+    let t_max = constraints.max_degree();
+    let t0 = Instant::now();
+    let mut npkl = Npkl::new_in(
+        vec![0.0; Npkl::values_len(n, rank, t_max)],
+        vec![0; Npkl::order_len(n)],
+        graph.view(),
+        constraints.view(),
+        NpklParams::new(rank, loss),
+        &mut rng,
+    )
+    .context("invalid learner parameters")?;
+    let mut objectives = Vec::new();
+    let progress = std::io::stderr().is_terminal() && !args.json;
+    let outcome = npkl.run_with(&mut rng, |report| {
+        objectives.push(report.objective);
+        if progress && report.sweep % 10 == 0 {
+            eprint!(
+                "\rsweep {:>5}  objective {:>14.6}  change {:.2e}",
+                report.sweep, report.objective, report.relative_change
+            );
+        }
+    });
+    if progress {
+        eprint!("\r{:70}\r", "");
+    }
+    let learn_seconds = t0.elapsed().as_secs_f64();
+
+    let t0 = Instant::now();
+    let km = KMeans::fit_in(
+        vec![0.0; KMeans::values_len(n, rank, args.clusters)],
+        vec![0; KMeans::indices_len(n, args.clusters)],
+        npkl.columns(),
+        rank,
+        KMeansParams::new(args.clusters).restarts(RESTARTS),
+        &mut rng,
+    )
+    .context("k-means failed")?;
+    let cluster_seconds = t0.elapsed().as_secs_f64();
+    let rand = if labelled {
+        let mut table = vec![0u64; class_count * args.clusters];
+        Some(rand_index_table(&classes, km.assignments(), &mut table)?)
+    } else {
+        None
+    };
+    if let Some(path) = &args.output {
+        write_output(path, km.assignments(), npkl.columns(), rank)?;
+    }
+
+    let bytes = [
+        ("graph", Laplacian::bytes_needed::<f64>(n, k)),
+        ("pairs", Constraints::bytes_needed(n, m)),
+        ("solver", Npkl::bytes_needed::<f64>(n, rank, t_max)),
+        ("kmeans", KMeans::bytes_needed::<f64>(n, rank, args.clusters)),
+    ];
+    let stop = match outcome.reason {
+        StopReason::Converged => "converged",
+        StopReason::SweepCap => "sweep_cap",
+    };
+    if args.json {
+        let mut summary = serde_json::json!({
+            "input": args.input,
+            "n": n,
+            "dim": dim,
+            "neighbors": k,
+            "sigma": graph.sigma(),
+            "pairs": m,
+            "must_link": must,
+            "cannot_link": m - must,
+            "rank": rank,
+            "loss": args.loss.name(),
+            "seed": args.seed,
+            "stop": stop,
+            "sweeps": outcome.sweeps,
+            "initial_objective": outcome.initial_objective,
+            "objective": outcome.objective,
+            "objective_per_sweep": objectives,
+            "relative_change": outcome.relative_change,
+            "clusters": args.clusters,
+            "restarts": RESTARTS,
+            "inertia": km.inertia(),
+            "seconds": { "graph": graph_seconds, "learn": learn_seconds, "cluster": cluster_seconds,
+                         "total": started.elapsed().as_secs_f64() },
+            "bytes": bytes.iter().map(|&(name, b)| (name.to_string(), serde_json::Value::from(b))).collect::<serde_json::Map<_, _>>(),
+        });
+        if let Some(rand) = rand {
+            summary["rand"] = serde_json::Value::from(rand);
+        }
+        if let Some(path) = &args.output {
+            summary["output"] = serde_json::Value::from(path.display().to_string());
+        }
+        println!("{summary}");
+        return Ok(());
+    }
+    let mut text = String::new();
+    writeln!(text, "data: {} — {n} rows, {dim} features", args.input)?;
+    writeln!(
+        text,
+        "pairs: {m} ({must} must-link, {} cannot-link) on {} points",
+        m - must,
+        constraints.constrained_points()
+    )?;
+    writeln!(text, "graph: {k}-NN, {} entries, σ = {:.4} ({graph_seconds:.3} s)", graph.nnz(), graph.sigma())?;
+    writeln!(
+        text,
+        "BCDKL: loss {}, rank {rank}, {stop} after {} sweeps, objective {:.6} → {:.6} ({learn_seconds:.3} s)",
+        args.loss.name(),
+        outcome.sweeps,
+        outcome.initial_objective,
+        outcome.objective
+    )?;
+    writeln!(
+        text,
+        "k-means: {} clusters, {RESTARTS} restarts, inertia {:.6} ({cluster_seconds:.3} s)",
+        args.clusters,
+        km.inertia()
+    )?;
+    let memory: Vec<String> = bytes.iter().map(|(name, b)| format!("{name} {b}")).collect();
+    writeln!(text, "memory (bytes, f64): {}", memory.join(", "))?;
+    if let Some(rand) = rand {
+        writeln!(text, "RAND index: {:.2} %", 100.0 * rand)?;
+    }
+    if let Some(path) = &args.output {
+        writeln!(text, "wrote {}", path.display())?;
+    }
+    print!("{text}");
+    Ok(())
+}
+
+/// The rows as a dense row-major matrix.
+fn dense_rows(data: &Dataset<f64>) -> Result<Vec<f64>> {
+    let dim = data.dim();
+    let mut points = vec![0.0; data.len() * dim];
+    for (i, row) in points.chunks_exact_mut(dim).enumerate() {
+        let (indices, values) = data.row(i).context("row out of range")?;
+        for (&j, &v) in indices.iter().zip(values) {
+            row[j as usize] = v;
+        }
+    }
+    Ok(points)
+}
+
+/// Class ids `0..c` for the labels (in increasing label order) and `c`.
+fn class_ids(labels: &[f64]) -> (Vec<u32>, usize) {
+    let mut distinct: Vec<f64> = labels.to_vec();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    let ids = labels.iter().map(|l| distinct.partition_point(|d| d.total_cmp(l).is_lt()) as u32).collect();
+    (ids, distinct.len())
+}
+
+/// Reads a PAIRS file, checking every line against `n` rows.
+fn read_pairs(path: &Path, n: usize) -> Result<Vec<Pair>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    parse_pairs(&text, n).with_context(|| format!("{}", path.display()))
+}
+
+fn parse_pairs(text: &str, n: usize) -> Result<Vec<Pair>> {
+    let mut pairs = Vec::new();
+    let mut seen: HashMap<(usize, usize), (usize, Link)> = HashMap::new();
+    for (number, line) in text.lines().enumerate().map(|(l, s)| (l + 1, s)) {
+        let content = line.split('#').next().unwrap_or("");
+        let fields: Vec<&str> =
+            content.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty()).collect();
+        if fields.is_empty() {
+            continue;
+        }
+        let [i, j, kind] = fields[..] else {
+            bail!("line {number}: expected `i j must|cannot`, found {} fields", fields.len());
+        };
+        let index = |s: &str| -> Result<usize> {
+            let v: usize = s.parse().with_context(|| format!("line {number}: `{s}` is not a row number"))?;
+            if v >= n {
+                bail!("line {number}: row {v} does not exist (the input has {n} rows, numbered from 0)");
+            }
+            Ok(v)
+        };
+        let (i, j) = (index(i)?, index(j)?);
+        let link = match kind.to_ascii_lowercase().as_str() {
+            "must" | "ml" => Link::Must,
+            "cannot" | "cl" => Link::Cannot,
+            other => bail!("line {number}: `{other}` is neither `must` nor `cannot`"),
+        };
+        if i == j {
+            bail!("line {number}: a point cannot be paired with itself ({i})");
+        }
+        if let Some(&(first, previous)) = seen.get(&(i.min(j), i.max(j))) {
+            if previous == link {
+                bail!("line {number}: the pair ({i}, {j}) was already given on line {first}");
+            }
+            bail!("line {number}: the pair ({i}, {j}) is both must-link and cannot-link (see line {first})");
+        }
+        seen.insert((i.min(j), i.max(j)), (number, link));
+        pairs.push(Pair::new(i, j, link));
+    }
+    Ok(pairs)
+}
+
+fn write_output(path: &Path, assignments: &[u32], columns: &[f64], rank: usize) -> Result<()> {
+    let file = std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    let header: Vec<String> = (0..rank).map(|a| format!("v{a}")).collect();
+    writeln!(out, "row,cluster,{}", header.join(","))?;
+    for (i, (&c, v)) in assignments.iter().zip(columns.chunks_exact(rank)).enumerate() {
+        let values: Vec<String> = v.iter().map(|x| format!("{x}")).collect();
+        writeln!(out, "{i},{c},{}", values.join(","))?;
+    }
+    out.flush().with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_file_format_and_errors() {
+        let text = "# comment\n0 1 must\n\n2,3,cannot  # trailing\n4\t0\tML\n";
+        let pairs = parse_pairs(text, 5).unwrap();
+        assert_eq!(pairs, [Pair::new(0, 1, Link::Must), Pair::new(2, 3, Link::Cannot), Pair::new(4, 0, Link::Must)]);
+        let error = |text: &str| format!("{:#}", parse_pairs(text, 5).unwrap_err());
+        assert_eq!(error("0 5 must\n"), "line 1: row 5 does not exist (the input has 5 rows, numbered from 0)");
+        assert_eq!(
+            error("0 1 must\n1 0 cannot\n"),
+            "line 2: the pair (1, 0) is both must-link and cannot-link (see line 1)"
+        );
+        assert_eq!(error("0 1 must\n\n1 0 must\n"), "line 3: the pair (1, 0) was already given on line 1");
+        assert_eq!(error("2 2 cannot\n"), "line 1: a point cannot be paired with itself (2)");
+        assert_eq!(error("0 1 maybe\n"), "line 1: `maybe` is neither `must` nor `cannot`");
+        assert_eq!(error("0 1\n"), "line 1: expected `i j must|cannot`, found 2 fields");
+        assert!(error("x 1 must\n").starts_with("line 1: `x` is not a row number"));
+    }
+
+    #[test]
+    fn class_ids_follow_label_order() {
+        assert_eq!(class_ids(&[3.0, -1.0, 3.0, 0.5]), (vec![2, 0, 2, 1], 3));
+        assert_eq!(class_ids(&[7.0, 7.0]).1, 1);
+    }
+}
