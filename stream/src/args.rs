@@ -192,7 +192,7 @@ pub struct StreamArgs {
     /// Samples the learner keeps.
     #[arg(long, default_value_t = 256)]
     pub window: usize,
-    /// Centres (slkl): the first M samples of the stream.
+    /// Centres (slkl): M samples spread over the first window of the stream.
     #[arg(long, default_value_t = 32)]
     pub centers: usize,
     /// Coordinate steps after each arrival.

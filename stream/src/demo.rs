@@ -1,135 +1,169 @@
-//! `kestrel demo`: what the core does today, on a deterministic data set.
+//! `kestrel demo`: the main job on a built-in default — a deterministic simulated sensor
+//! stream learned on the fly, as a device would, with a report of how well it went.
 //!
-//! Prints the bytes each structure needs before it is built, then factors the RBF kernel
-//! matrix of 2,000 points from a noisy 2-D spiral three ways: pivoted incomplete Cholesky
-//! (how few columns reach a given trace residual), a full factorization of the pivots'
-//! block, and a sliding window kept as an updatable factor (append the newest point,
-//! remove the oldest) compared with refactorizing from scratch.
+//! The stream is a weather station sampled every 10 minutes for 20,000 samples (~139 days):
+//! time of day (as sin/cos), relative humidity (a slow random walk) and wind. Two targets:
+//! the temperature (nonlinear in the features, with a seasonal drift and sensor noise), for
+//! windowed SLKL regression; and a "frost alarm" event, for the windowed linear SVM.
+//! Both learners predict each sample before learning from it (prequential evaluation) and
+//! are compared with the naive forecasts a device could make without learning.
 
+use std::f64::consts::TAU;
+use std::io::IsTerminal;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
-use kestrel_core::cholesky::{self, Cholesky, IncompleteCholesky, budget};
-use kestrel_core::{Kernel, Rng};
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use kestrel_core::slkl::Dims;
+use kestrel_core::{Kernel, Rng, dcd, slkl};
+use kestrel_stream::online::{OnlineLearner, Prequential, WindowSlkl, WindowSvm};
+use kestrel_stream::source::Record;
 
-const POINTS: usize = 2_000;
-const DIM: usize = 2;
-const GAMMA: f64 = 4.0;
-const WINDOW: usize = 128;
+const SAMPLES: usize = 20_000;
+const DIM: usize = 4;
+const WINDOW: usize = 256;
+const CENTRES: usize = 32;
+const STEPS: usize = 4;
+/// Standard deviation of the temperature sensor's noise, °C.
+const NOISE: f64 = 0.3;
 
-/// Runs the demo with the data set drawn from `seed`.
+/// One reading: features and the two targets.
+struct Reading {
+    features: [f64; DIM],
+    temperature: f64,
+    frost: bool,
+}
+
+/// The simulated station: deterministic given the seed.
+struct Station {
+    rng: Rng,
+    t: usize,
+    humidity: f64,
+}
+
+impl Station {
+    fn next(&mut self) -> Reading {
+        let day = self.t as f64 / 144.0;
+        self.t += 1;
+        let phase = TAU * day.fract();
+        self.humidity = (self.humidity + 0.02 * self.rng.normal::<f64>()).clamp(-1.0, 1.0);
+        let wind = self.rng.uniform_in(0.0, 1.0);
+        let season = -4.0 * (day / 140.0); // autumn: it gets colder
+        let temperature = 8.0 + season + 6.0 * phase.sin() - 3.0 * self.humidity * phase.cos().max(0.0)
+            + 2.0 * (1.0 - wind) * (-phase.sin()).max(0.0).powi(2)
+            + NOISE * self.rng.normal::<f64>();
+        let frost = temperature < 4.0;
+        Reading { features: [phase.sin(), phase.cos(), self.humidity, wind], temperature, frost }
+    }
+}
+
+/// Runs the demo on the stream drawn from `seed`.
 pub fn run(seed: u64) -> Result<()> {
-    print_budget_table();
-    let points = spiral(seed);
-    let kernel = Kernel::rbf(GAMMA)?;
-    println!("\nData: {POINTS} points of a noisy 2-D spiral (seed {seed}), RBF kernel exp(-{GAMMA}·‖x−x'‖²).");
-    incomplete(&kernel, &points)?;
-    sliding_window(&kernel, &points)?;
-    Ok(())
-}
+    let kernel = Kernel::rbf(1.0)?;
+    let slkl_params = slkl::Params::new().kernel(kernel).nu(0.05).seed(seed).check()?;
+    let svm_params = dcd::Params::new().c(1.0).bias(1.0).check()?;
+    let mut regressor = WindowSlkl::<f32>::new(WINDOW, DIM, CENTRES, slkl_params_f32(&slkl_params)?, STEPS);
+    let mut classifier = WindowSvm::<f32>::new(WINDOW, DIM, svm_params_f32(&svm_params)?, STEPS, seed)?;
+    let mut station = Station { rng: Rng::seed_from_u64(seed), t: 0, humidity: 0.0 };
 
-fn print_budget_table() {
-    println!("Memory budget (bytes, computed before anything is built):");
-    println!("  {:<44} {:>12} {:>12}", "structure", "f32", "f64");
-    for k in [16, 64, 256, 1024] {
-        let name = format!("updatable Cholesky, capacity {k}");
-        println!("  {name:<44} {:>12} {:>12}", cholesky::bytes_needed::<f32>(k), cholesky::bytes_needed::<f64>(k));
-    }
-    for (n, r) in [(2_000, 64), (10_000, 100), (100_000, 256)] {
-        let name = format!("incomplete Cholesky, n = {n}, rank ≤ {r}");
-        let dense = n * n * 4;
-        println!(
-            "  {name:<44} {:>12} {:>12}   (dense f32 Gram matrix: {dense})",
-            budget::bytes_needed::<f32>(n, r),
-            budget::bytes_needed::<f64>(n, r)
-        );
-    }
-}
+    println!("Kestrel demo: a weather station streams {SAMPLES} readings (every 10 min, ~139 days).");
+    println!("Each reading is predicted first, then learned from, by learners that fit a microcontroller (f32):");
+    let slkl_bytes = Dims::new(WINDOW, DIM, CENTRES, CENTRES).window_scalars_len() * 4
+        + Dims::new(WINDOW, DIM, CENTRES, CENTRES).indices_len() * 4;
+    let svm_bytes = dcd::online_scalars_len(WINDOW, DIM) * 4;
+    println!("  temperature: windowed SLKL, last {WINDOW} readings, {CENTRES} centres   — {slkl_bytes} bytes");
+    println!("  frost alarm: windowed linear SVM, last {WINDOW} readings          — {svm_bytes} bytes\n");
 
-/// Two interleaved spiral arms with Gaussian noise, row-major.
-fn spiral(seed: u64) -> Vec<f64> {
-    let mut rng = Rng::seed_from_u64(seed);
-    let mut points = Vec::with_capacity(POINTS * DIM);
-    for i in 0..POINTS {
-        let t = 3.0 * std::f64::consts::PI * rng.next_f64();
-        let arm = if i % 2 == 0 { 1.0 } else { -1.0 };
-        let r = 0.15 * t;
-        points.push(arm * r * t.cos() + 0.03 * rng.normal::<f64>());
-        points.push(arm * r * t.sin() + 0.03 * rng.normal::<f64>());
-    }
-    points
-}
-
-fn incomplete(kernel: &Kernel<f64>, points: &[f64]) -> Result<()> {
-    println!("\nPivoted incomplete Cholesky (columns read on demand, the Gram matrix never stored):");
-    println!("  {:>10} {:>6} {:>16} {:>12} {:>10}", "tolerance", "rank", "residual/trace", "bytes", "ms");
-    for tolerance in [1e-2, 1e-4, 1e-6, 1e-8] {
-        let max_rank = 400;
-        let mut values = vec![0.0; budget::values_len(POINTS, max_rank)];
-        let mut pivots = vec![0; budget::pivots_len(max_rank)];
-        let start = Instant::now();
-        let ich = IncompleteCholesky::from_kernel_in(
-            &mut values[..],
-            &mut pivots[..],
-            kernel,
-            points,
-            DIM,
-            max_rank,
-            tolerance,
-        )
-        .context("incomplete Cholesky")?;
-        let ms = start.elapsed().as_secs_f64() * 1e3;
-        let bytes = budget::bytes_needed::<f64>(POINTS, ich.rank());
-        println!(
-            "  {tolerance:>10.0e} {:>6} {:>16.3e} {bytes:>12} {ms:>10.1}",
-            ich.rank(),
-            ich.residual() / ich.trace()
-        );
-    }
-    Ok(())
-}
-
-/// Keeps the kernel matrix of the last `WINDOW` points (plus a small ridge) factored while
-/// the window slides over all points, then checks it against a fresh factorization.
-fn sliding_window(kernel: &Kernel<f64>, points: &[f64]) -> Result<()> {
-    let ridge = 1e-3;
-    let point = |i: usize| &points[i * DIM..(i + 1) * DIM];
-    let entry = |i: usize, j: usize| kernel.eval(point(i), point(j)).map(|k| k + if i == j { ridge } else { 0.0 });
-    let mut chol = Cholesky::new_in(vec![0.0; cholesky::storage_len(WINDOW)], WINDOW)?;
-    let mut column = Vec::with_capacity(WINDOW);
+    let progress = progress_bar();
+    let (mut temperature, mut alarm) = (Prequential::default(), Prequential::default());
+    let (mut average, mut late, mut late_average) =
+        (Prequential::default(), Prequential::default(), Prequential::default());
+    let (mut majority, mut frost_seen) = (Prequential::default(), 0usize);
+    let mut recent = std::collections::VecDeque::with_capacity(WINDOW);
+    let mut record = Record { indices: (0..DIM as u32).collect(), ..Record::default() };
     let start = Instant::now();
-    for newest in 0..POINTS {
-        if chol.dim() == WINDOW {
-            chol.remove_column(0)?;
+    for i in 0..SAMPLES {
+        let reading = station.next();
+        record.values.clear();
+        record.values.extend_from_slice(&reading.features);
+
+        record.label = reading.temperature;
+        if let Some(p) = regressor.predict(&record)? {
+            temperature.record(p, reading.temperature);
+            if i >= SAMPLES / 2 {
+                late.record(p, reading.temperature);
+            }
         }
-        let oldest = newest + 1 - (chol.dim() + 1);
-        column.clear();
-        for i in oldest..=newest {
-            column.push(entry(newest, i)?);
+        if !recent.is_empty() {
+            // What a device reports without a model: the average of the same window.
+            let mean = recent.iter().sum::<f64>() / recent.len() as f64;
+            average.record(mean, reading.temperature);
+            if i >= SAMPLES / 2 {
+                late_average.record(mean, reading.temperature);
+            }
         }
-        chol.append_column(&column).with_context(|| format!("appending point {newest}"))?;
+        if recent.len() == WINDOW {
+            recent.pop_front();
+        }
+        recent.push_back(reading.temperature);
+        regressor.learn(&record)?;
+
+        record.label = if reading.frost { 1.0 } else { -1.0 };
+        if let Some(p) = classifier.predict(&record)? {
+            alarm.record(p, record.label);
+            majority.record(if 2 * frost_seen > i { 1.0 } else { -1.0 }, record.label);
+        }
+        frost_seen += usize::from(reading.frost);
+        classifier.learn(&record)?;
+        progress.inc(1);
     }
-    let update_ms = start.elapsed().as_secs_f64() * 1e3;
-    let first = POINTS - WINDOW;
-    let start = Instant::now();
-    let mut failure = None;
-    let fresh = Cholesky::factor_in(vec![0.0; cholesky::storage_len(WINDOW)], WINDOW, WINDOW, |i, j| {
-        entry(first + i, first + j).unwrap_or_else(|e| {
-            failure = Some(e);
-            f64::NAN
-        })
-    });
-    let fresh = fresh.map_err(|e| failure.unwrap_or(e))?;
-    let refactor_ms = start.elapsed().as_secs_f64() * 1e3;
-    let max_difference = chol.packed().iter().zip(fresh.packed()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    progress.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+
+    println!("What was learned, and how well (prequential: every reading predicted before it was learned):");
     println!(
-        "\nSliding window of {WINDOW} points over all {POINTS}: {} appends and {} removals in {update_ms:.1} ms \
-         ({:.1} µs per step; one refactorization takes {refactor_ms:.2} ms).",
-        POINTS,
-        POINTS - WINDOW,
-        update_ms * 1e3 / (2 * POINTS - WINDOW) as f64
+        "  temperature RMSE {:.2} °C over all readings, {:.2} °C over the second half",
+        temperature.mse().sqrt(),
+        late.mse().sqrt()
     );
-    println!("  largest difference from a fresh factorization of the final window: {max_difference:.2e}");
-    println!("  log det of the window's kernel matrix: {:.4}", chol.log_det());
+    println!(
+        "    without a model (average of the same {WINDOW} readings): {:.2} °C, {:.2} °C; sensor noise alone: {NOISE:.2} °C",
+        average.mse().sqrt(),
+        late_average.mse().sqrt()
+    );
+    println!(
+        "  frost alarm accuracy {:.1} % ({} alarms in {} readings); always answering the majority so far: {:.1} %",
+        100.0 * alarm.accuracy(),
+        frost_seen,
+        SAMPLES,
+        100.0 * majority.accuracy()
+    );
+    println!(
+        "\n{} readings in {:.2} s ({:.0} readings/s, both learners), in {} bytes of learner state.",
+        SAMPLES,
+        seconds,
+        SAMPLES as f64 / seconds,
+        slkl_bytes + svm_bytes
+    );
+    println!("Next: `kestrel train --help`, `kestrel stream --help`, `kestrel budget --help`.");
     Ok(())
+}
+
+fn slkl_params_f32(p: &slkl::ValidParams<f64>) -> Result<slkl::ValidParams<f32>> {
+    Ok(slkl::Params::new().kernel(Kernel::rbf(1.0f32)?).nu(p.nu() as f32).seed(p.seed()).check()?)
+}
+
+fn svm_params_f32(p: &dcd::ValidParams<f64>) -> Result<dcd::ValidParams<f32>> {
+    Ok(dcd::Params::new().c(p.c_pos() as f32).bias(p.bias() as f32).check()?)
+}
+
+fn progress_bar() -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(SAMPLES as u64);
+    let style = ProgressStyle::with_template("{bar:40} {pos}/{len} readings, {per_sec}")
+        .unwrap_or(ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
 }

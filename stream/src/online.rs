@@ -7,8 +7,9 @@
 //! - [`WindowSvm`]: the windowed DCD SVM (`kestrel_core::dcd::OnlineSvm`), labels ±1 or
 //!   0/1, a few coordinate steps per arrival.
 //! - [`WindowSlkl`]: windowed SLKL (`kestrel_core::slkl::SlklWindow`) for a regression
-//!   target; its `M` centres are the first `M` samples of the stream, after which it learns
-//!   from every sample (the first `M` included) with a few coordinate steps per arrival.
+//!   target; its `M` centres are spread evenly over the first window of the stream (every
+//!   `N/M`-th sample), after which it learns from every sample (the first window included)
+//!   with a few coordinate steps per arrival.
 
 use kestrel_core::dcd::{self, LinearModel, OnlineSvm, Row};
 use kestrel_core::slkl::{self, Dims, SlklWindow, predictor};
@@ -126,7 +127,7 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
     }
 }
 
-/// Windowed SLKL; the first `M` samples become its centres.
+/// Windowed SLKL; `M` samples spread over the first window become its centres.
 pub struct WindowSlkl<T> {
     dims: Dims,
     params: slkl::ValidParams<T>,
@@ -180,8 +181,15 @@ impl<T: Real> OnlineLearner for WindowSlkl<T> {
             return Err(Error::NonFinite);
         }
         self.warmup.push((self.dense.clone(), y));
-        if self.warmup.len() == self.dims.candidates() {
-            let centres: Vec<T> = self.warmup.iter().flat_map(|(x, _)| x.iter().copied()).collect();
+        if self.warmup.len() == self.dims.rows().max(self.dims.candidates()) {
+            let stride = self.warmup.len() / self.dims.candidates();
+            let centres: Vec<T> = self
+                .warmup
+                .iter()
+                .step_by(stride)
+                .take(self.dims.candidates())
+                .flat_map(|(x, _)| x.iter().copied())
+                .collect();
             let mut learner = SlklWindow::new_in(
                 vec![T::ZERO; self.dims.window_scalars_len()],
                 vec![0usize; self.dims.indices_len()],
