@@ -1,0 +1,271 @@
+//! End-to-end tests of the `kestrel` binary: every command, bad input of each kind, stdin,
+//! and train → save → load → predict round trips.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn kestrel(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kestrel")).args(args).output().expect("the kestrel binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kestrel-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A separable binary problem in LibSVM form: label = sign(x₁ − x₂).
+fn binary_libsvm(dir: &Path, rows: usize) -> PathBuf {
+    let mut text = String::new();
+    for i in 0..rows {
+        let (a, b) = ((i * 37 % 101) as f64 / 50.0 - 1.0, (i * 53 % 97) as f64 / 48.0 - 1.0);
+        let label = if a > b { "+1" } else { "-1" };
+        text.push_str(&format!("{label} 1:{a:.4} 2:{b:.4}\n"));
+    }
+    let path = dir.join("binary.libsvm");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A smooth regression problem in CSV form: y = sin(2x) + x².
+fn regression_csv(dir: &Path, rows: usize) -> PathBuf {
+    let mut text = String::from("x,y\n");
+    for i in 0..rows {
+        let x = (i * 61 % 199) as f64 / 50.0 - 2.0;
+        text.push_str(&format!("{x:.5},{:.5}\n", (2.0 * x).sin() + x * x));
+    }
+    let path = dir.join("regression.csv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    let out = stdout(o);
+    serde_json::from_str(out.lines().last().unwrap_or("")).unwrap_or_else(|e| panic!("{e}: {out} {}", stderr(o)))
+}
+
+#[test]
+fn demo_runs_without_arguments_and_reports() {
+    let o = kestrel(&["demo"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("temperature RMSE") && out.contains("frost alarm accuracy"), "{out}");
+}
+
+#[test]
+fn svm_train_predict_eval_inspect_round_trip() {
+    let dir = scratch("svm");
+    let data = binary_libsvm(&dir, 300);
+    let model = dir.join("m.kestrel");
+    for scalar in ["f64", "f32"] {
+        let data_arg = data.to_str().unwrap();
+        let o = kestrel(&[
+            "train",
+            "--learner",
+            "svm",
+            "--input",
+            data_arg,
+            "--out",
+            model.to_str().unwrap(),
+            "--scalar",
+            scalar,
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let summary = json(&o);
+        assert_eq!(summary["n"], 300);
+        assert_eq!(summary["centers"], 0);
+        assert!(summary["objective"].as_f64().unwrap() < 0.0);
+
+        let o = kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", data_arg, "--json"]);
+        assert!(json(&o)["accuracy"].as_f64().unwrap() > 0.95, "{}", stdout(&o));
+        // Predicting twice from the saved model gives identical output; labels as given.
+        let first = stdout(&kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", data_arg]));
+        let second = stdout(&kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", data_arg]));
+        assert_eq!(first, second);
+        assert_eq!(first.lines().count(), 300);
+        assert!(first.lines().all(|l| l == "1" || l == "-1"), "{first}");
+
+        let info = json(&kestrel(&["inspect", model.to_str().unwrap(), "--json"]));
+        assert_eq!((info["kind"].as_str(), info["scalar"].as_str()), (Some("linear-svm"), Some(scalar)));
+        assert_eq!((info["dim"].as_u64(), info["crc_ok"].as_bool()), (Some(2), Some(true)));
+    }
+}
+
+#[test]
+fn slkl_and_rsvm_round_trips() {
+    let dir = scratch("kernels");
+    let data = regression_csv(&dir, 400);
+    let model = dir.join("slkl.kestrel");
+    let o = kestrel(&[
+        "train",
+        "--learner",
+        "slkl",
+        "--input",
+        data.to_str().unwrap(),
+        "--out",
+        model.to_str().unwrap(),
+        "--gamma",
+        "2",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let centres = json(&o)["centers"].as_u64().unwrap();
+    let eval =
+        json(&kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", data.to_str().unwrap(), "--json"]));
+    assert!(eval["mse"].as_f64().unwrap() < 0.05, "{eval}");
+    let info = json(&kestrel(&["inspect", model.to_str().unwrap(), "--json"]));
+    assert_eq!((info["kind"].as_str(), info["centers"].as_u64()), (Some("slkl"), Some(centres)));
+
+    let data = binary_libsvm(&dir, 300);
+    let model = dir.join("rsvm.kestrel");
+    let o = kestrel(&[
+        "train",
+        "--learner",
+        "rsvm",
+        "--input",
+        data.to_str().unwrap(),
+        "--out",
+        model.to_str().unwrap(),
+        "--centers",
+        "20",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let eval =
+        json(&kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", data.to_str().unwrap(), "--json"]));
+    assert!(eval["accuracy"].as_f64().unwrap() > 0.9, "{eval}");
+    let info = json(&kestrel(&["inspect", model.to_str().unwrap(), "--json"]));
+    assert_eq!(info["kind"].as_str(), Some("rsvm"));
+    assert!((1..=20).contains(&info["centers"].as_u64().unwrap()));
+}
+
+#[test]
+fn bad_rows_are_reported_with_line_and_column() {
+    let dir = scratch("bad");
+    let path = dir.join("bad.libsvm");
+    std::fs::write(&path, "1 1:0.5 2:1\n-1 1:nan\n1 2:1 1:3\n-1 1:2\n").unwrap();
+    let model = dir.join("m.kestrel");
+    let args = ["train", "--learner", "svm", "--input", path.to_str().unwrap(), "--out", model.to_str().unwrap()];
+    let o = kestrel(&args);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("bad.libsvm:2:6: `nan` is not finite"), "{}", stderr(&o));
+    assert!(!model.exists());
+
+    let mut skip = args.to_vec();
+    skip.extend(["--on-error", "skip", "--json"]);
+    let o = kestrel(&skip);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!((json(&o)["n"].as_u64(), json(&o)["skipped"].as_u64()), (Some(2), Some(2)));
+    assert!(stderr(&o).contains("bad.libsvm:3:7: feature index 1 follows 2"), "{}", stderr(&o));
+
+    let csv = dir.join("bad.csv");
+    std::fs::write(&csv, "a,b,y\n1,2,1\n3,x,-1\n4,5\n").unwrap();
+    let o = kestrel(&["train", "--learner", "svm", "--input", csv.to_str().unwrap(), "--out", model.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("bad.csv:3:3: `x` is not a number"), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_model_files_and_usage_errors() {
+    let dir = scratch("models");
+    let data = binary_libsvm(&dir, 50);
+    let model = dir.join("m.kestrel");
+    assert!(
+        kestrel(&["train", "--learner", "svm", "--input", data.to_str().unwrap(), "--out", model.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let bytes = std::fs::read(&model).unwrap();
+    let broken = dir.join("broken.kestrel");
+    let cases: [(&[u8], &str); 3] = [
+        (&bytes[..bytes.len() - 3], "truncated model"),
+        (b"PK\x03\x04 definitely a zip file, not a model", "not a Kestrel model"),
+        (&[&bytes[..20], &[bytes[20] ^ 0xff], &bytes[21..]].concat(), "checksum"),
+    ];
+    for (content, message) in cases {
+        std::fs::write(&broken, content).unwrap();
+        for args in [
+            vec!["inspect", broken.to_str().unwrap()],
+            vec!["predict", "--model", broken.to_str().unwrap(), "--input", data.to_str().unwrap()],
+        ] {
+            let o = kestrel(&args);
+            assert_eq!(o.status.code(), Some(1));
+            assert!(stderr(&o).contains(message), "{message}: {}", stderr(&o));
+        }
+    }
+    assert_eq!(kestrel(&["train", "--learner", "nope"]).status.code(), Some(2));
+    assert_eq!(kestrel(&["frobnicate"]).status.code(), Some(2));
+    let o = kestrel(&["train", "--learner", "svm", "--input", "/nonexistent/x.csv", "--out", "/tmp/x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/nonexistent/x.csv"), "{}", stderr(&o));
+}
+
+#[test]
+fn stdin_input_and_stream() {
+    let dir = scratch("stdin");
+    let data = std::fs::read(binary_libsvm(&dir, 400)).unwrap();
+    let model = dir.join("m.kestrel");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+        .args(["stream", "--learner", "svm", "--input", "-", "--dim", "2", "--report-every", "100", "--json"])
+        .args(["--out", model.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&data).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<_> = stdout(&o).lines().map(String::from).collect();
+    assert_eq!(lines.len(), 5, "four reports and a summary: {lines:?}");
+    let summary: serde_json::Value = serde_json::from_str(&lines[4]).unwrap();
+    assert_eq!((summary["n"].as_u64(), summary["skipped"].as_u64()), (Some(399), Some(0)));
+    assert!(summary["accuracy"].as_f64().unwrap() > 0.8, "{summary}");
+    assert!(model.exists());
+}
+
+#[test]
+fn budget_reports_and_fits() {
+    let o = kestrel(&["budget", "--learner", "svm", "--dim", "16", "--window", "1000", "--scalar", "f32", "--json"]);
+    let bytes = json(&o)["bytes"].as_u64().unwrap();
+    assert_eq!(bytes, ((1000 * (16 + 3) + 16 + 1) * 4) as u64);
+    let o = kestrel(&[
+        "budget",
+        "--learner",
+        "svm",
+        "--dim",
+        "16",
+        "--scalar",
+        "f32",
+        "--fit",
+        &bytes.to_string(),
+        "--json",
+    ]);
+    assert_eq!(json(&o)["window"].as_u64(), Some(1000));
+    let o = kestrel(&[
+        "budget",
+        "--learner",
+        "slkl",
+        "--dim",
+        "3",
+        "--window",
+        "128",
+        "--centers",
+        "32",
+        "--target",
+        "cortex-m",
+    ]);
+    assert!(o.status.success() && stdout(&o).starts_with("bytes: "));
+}
