@@ -91,16 +91,7 @@ pub fn train<T: Real>(
     model.centres_mut().copy_from_slice(&centres);
     let bias = config.params.bias();
     let fold = |model: &mut ReducedKernelModel<T, Vec<T>>, c: usize, w: &[T], bias_weight: T| {
-        let mut u = w[..m].to_vec();
-        if let Some(factor) = &factor {
-            // h = wᵀL⁻¹z + w_b·B = (L⁻ᵀw)ᵀz + w_b·B.
-            kestrel_core::linalg::solve_lower_transposed(
-                factor.packed(),
-                m,
-                kestrel_core::linalg::Triangle::Packed,
-                &mut u,
-            )?;
-        }
+        let u = fold_whitening(factor.as_ref(), &w[..m])?;
         if let Some(target) = model.coefficients_mut(c) {
             target[..m].copy_from_slice(&u);
             target[m] = bias_weight * bias;
@@ -141,6 +132,22 @@ pub fn train<T: Real>(
     let working_bytes = (features.len() + cholesky::storage_len(m)) * size_of::<T>() + solver_bytes;
     let summary = RsvmSummary { centres: m, objective: outcome_objective.to_f64(), passes, converged, working_bytes };
     Ok((model, summary))
+}
+
+/// Coefficients on the raw features `z = K(x, Ã)` of a linear model `w` trained on the
+/// whitened ones `L⁻¹z`: `wᵀL⁻¹z = (L⁻ᵀw)ᵀz`, so `u = L⁻ᵀw` (`w` itself without whitening).
+fn fold_whitening<T: Real>(factor: Option<&Cholesky<T, Vec<T>>>, w: &[T]) -> Result<Vec<T>, kestrel_core::Error> {
+    let mut u = w.to_vec();
+    if let Some(factor) = factor {
+        let m = factor.dim();
+        kestrel_core::linalg::solve_lower_transposed(
+            factor.packed(),
+            m,
+            kestrel_core::linalg::Triangle::Packed,
+            &mut u,
+        )?;
+    }
+    Ok(u)
 }
 
 /// The chosen rows and their features `K(A, Ã)` (row-major `n × m`).
@@ -206,4 +213,62 @@ fn whiten<T: Real>(
         factor.solve_lower_in_place(row)?;
     }
     Ok(factor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kestrel_core::linalg::dot;
+
+    #[test]
+    fn folded_coefficients_on_raw_features_equal_the_whitened_model() {
+        let kernel = Kernel::rbf(0.7).unwrap();
+        let centres = [0.0, 0.0, 1.0, 0.5, -0.5, 1.0, 0.3, -0.8];
+        let mut rng = Rng::seed_from_u64(5);
+        let points: Vec<f64> = (0..20).map(|_| rng.uniform_in(-1.0, 1.0)).collect();
+        let mut features = vec![0.0; 10 * 4];
+        for (x, row) in points.chunks_exact(2).zip(features.chunks_exact_mut(4)) {
+            kernel.column(x, &centres, row).unwrap();
+        }
+        let raw = features.clone();
+        let factor = whiten(&kernel, &centres, 2, &mut features, 4).unwrap();
+        let w = [0.5, -1.0, 2.0, 0.25];
+        let u = fold_whitening(Some(&factor), &w).unwrap();
+        for (z, whitened) in raw.chunks_exact(4).zip(features.chunks_exact(4)) {
+            let (on_raw, on_whitened) = (dot(&u, z).unwrap(), dot(&w, whitened).unwrap());
+            assert!((on_raw - on_whitened).abs() < 1e-9 * (1.0 + on_whitened.abs()), "{on_raw} vs {on_whitened}");
+        }
+        assert_eq!(fold_whitening::<f64>(None, &w).unwrap(), w);
+    }
+
+    #[test]
+    fn learns_a_nonlinear_problem_with_few_centres() {
+        use crate::source::Record;
+        // XOR-like quadrants: not linearly separable.
+        let mut data = Dataset::<f64>::new();
+        let mut rng = Rng::seed_from_u64(9);
+        for _ in 0..400 {
+            let (a, b) = (rng.uniform_in(-1.0, 1.0), rng.uniform_in(-1.0, 1.0));
+            let label = if a * b > 0.0 { 1.0 } else { -1.0 };
+            data.push(&Record { label, indices: vec![0, 1], values: vec![a, b], line: 0 });
+        }
+        let params = kestrel_core::dcd::Params::new().c(10.0).bias(1.0).check().unwrap();
+        for selection in [Selection::Irsvm { rms: 0.005 }, Selection::Random] {
+            let config =
+                RsvmConfig { kernel: Kernel::rbf(2.0).unwrap(), centres: 30, selection, whiten: true, params, seed: 1 };
+            let (model, summary) = train(&data, &config).unwrap();
+            assert!(summary.centres <= 30 && summary.centres == model.centres_len());
+            let correct = (0..data.len())
+                .filter(|&i| {
+                    let (idx, values) = data.row(i).unwrap();
+                    let mut x = [0.0; 2];
+                    for (&j, &v) in idx.iter().zip(values) {
+                        x[j as usize] = v;
+                    }
+                    model.predict(&x).unwrap() == data.labels()[i]
+                })
+                .count();
+            assert!(correct > 360, "{selection:?}: {correct} of 400");
+        }
+    }
 }
