@@ -195,6 +195,22 @@ impl<T: Real> Kernel<T> {
     }
 }
 
+/// Number of rows of a row-major `points` slice with `dim` columns, all finite.
+///
+/// # Errors
+/// `InvalidParam { name: "dim" }` for `dim = 0`; `DimensionMismatch` when `points.len()`
+/// is not a multiple of `dim`; `NonFinite` for NaN/∞.
+pub(crate) fn point_count<T: Real>(points: &[T], dim: usize) -> Result<usize, Error> {
+    if dim == 0 {
+        return Err(Error::InvalidParam { name: "dim" });
+    }
+    if points.len() % dim != 0 {
+        return Err(Error::DimensionMismatch { expected: (points.len() / dim + 1) * dim, got: points.len() });
+    }
+    crate::real::check_finite(points)?;
+    Ok(points.len() / dim)
+}
+
 impl<T: Real> TryFrom<KernelKind<T>> for Kernel<T> {
     type Error = Error;
     fn try_from(kind: KernelKind<T>) -> Result<Self, Error> {

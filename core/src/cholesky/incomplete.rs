@@ -20,9 +20,8 @@
 //! **Memory**: `n·r + n` scalars (`G` row-major, then the residual diagonal) plus `r`
 //! pivot indices; see [`bytes_needed`].
 
-use crate::kernel::Kernel;
+use crate::kernel::{Kernel, point_count};
 use crate::linalg::dot_prefix;
-use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
 
@@ -142,19 +141,12 @@ impl<T: Real, S: Storage<T>, P: Storage<usize>> IncompleteCholesky<T, S, P> {
         max_rank: usize,
         tolerance: T,
     ) -> Result<Self, Error> {
-        if dim == 0 {
-            return Err(Error::InvalidParam { name: "dim" });
-        }
-        if points.len() % dim != 0 {
-            let expected = (points.len() / dim + 1) * dim;
-            return Err(Error::DimensionMismatch { expected, got: points.len() });
-        }
-        check_finite(points)?;
+        let n = point_count(points, dim)?;
         let point = |i: usize| &points[i * dim..(i + 1) * dim];
         Self::factor_in(
             values,
             pivots,
-            points.len() / dim,
+            n,
             max_rank,
             tolerance,
             |i| kernel.diagonal(point(i)),

@@ -30,8 +30,9 @@ use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
 
 use super::graph::LaplacianView;
-use super::knn::{offer, point_count};
+use super::knn::offer;
 use super::params::Embedding;
+use crate::kernel::point_count;
 
 /// Columns for new points by eq. (13) against a learned [`Embedding`].
 ///

@@ -36,7 +36,8 @@ use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
 
-use super::knn::{Search, brute_force, point_count, sorted_projection};
+use super::knn::{Search, brute_force, sorted_projection};
+use crate::kernel::point_count;
 
 /// Parameters of the graph: `k`, the width `σ`, the shift `δ` and the search.
 #[derive(Clone, Copy, Debug, PartialEq)]

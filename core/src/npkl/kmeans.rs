@@ -21,7 +21,7 @@ use crate::linalg::squared_distance_prefix;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real, Rng};
 
-use super::knn::point_count;
+use crate::kernel::point_count;
 
 /// Parameters of k-means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,9 +15,8 @@
 //!
 //! No memory besides the caller's lists.
 
+use crate::Real;
 use crate::linalg::squared_distance_prefix;
-use crate::real::check_finite;
-use crate::{Error, Real};
 
 /// How the exact nearest neighbours are found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -27,18 +26,6 @@ pub enum Search {
     SortedProjection,
     /// Compare every pair of points, `O(n²d)`.
     BruteForce,
-}
-
-/// Number of rows of a row-major `points` slice with `dim` columns, all finite.
-pub(super) fn point_count<T: Real>(points: &[T], dim: usize) -> Result<usize, Error> {
-    if dim == 0 {
-        return Err(Error::InvalidParam { name: "dim" });
-    }
-    if points.len() % dim != 0 {
-        return Err(Error::DimensionMismatch { expected: (points.len() / dim + 1) * dim, got: points.len() });
-    }
-    check_finite(points)?;
-    Ok(points.len() / dim)
 }
 
 /// Offers `j` at squared distance `d2` to the list `(idx, dist)` of its `len` best so far,

@@ -26,8 +26,8 @@
 //! `n + c` indices (visiting order, selected points) — [`Irsvm::indices_len`].
 
 use crate::cholesky::{self, Cholesky};
+use crate::kernel::point_count;
 use crate::linalg::{axpy_prefix, dot_prefix};
-use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Kernel, Real, Rng};
 
@@ -259,16 +259,4 @@ impl<T: Real, S: Storage<T>, C: Storage<T>, I: Storage<usize>> Irsvm<T, S, C, I>
         self.indices.as_mut()[n + m] = candidate;
         true
     }
-}
-
-/// Number of rows of a row-major `points` slice with `dim` columns, all finite.
-pub(super) fn point_count<T: Real>(points: &[T], dim: usize) -> Result<usize, Error> {
-    if dim == 0 {
-        return Err(Error::InvalidParam { name: "dim" });
-    }
-    if points.len() % dim != 0 {
-        return Err(Error::DimensionMismatch { expected: (points.len() / dim + 1) * dim, got: points.len() });
-    }
-    check_finite(points)?;
-    Ok(points.len() / dim)
 }

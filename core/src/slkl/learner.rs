@@ -62,14 +62,11 @@ pub struct Slkl<'d, T, S, I> {
 /// Checks that `points` holds finite `dim`-vectors whose `k(x, x)` is finite (so every
 /// kernel value against them is, by Cauchy–Schwarz); returns how many.
 pub(crate) fn check_points<T: Real>(kernel: &Kernel<T>, points: &[T], dim: usize) -> Result<usize, Error> {
-    if points.len() % dim != 0 {
-        return Err(Error::DimensionMismatch { expected: (points.len() / dim + 1) * dim, got: points.len() });
-    }
-    check_finite(points)?;
+    let n = crate::kernel::point_count(points, dim)?;
     for p in points.chunks_exact(dim) {
         check_finite(&[kernel.diagonal(p)])?;
     }
-    Ok(points.len() / dim)
+    Ok(n)
 }
 
 impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
