@@ -109,6 +109,21 @@ impl<T: Real> Predictor for Linear<T> {
     }
 }
 
+/// The most features a kernel model may declare. Its payload bounds its centres, but a model
+/// without centres could claim any dimension, and prediction needs a dense row of it.
+pub const MAX_DIM: usize = 1 << 24;
+
+/// A dense row for a model of `dim` features.
+///
+/// # Errors
+/// `CapacityExceeded` beyond [`MAX_DIM`] (a corrupted or hostile file), before allocating.
+fn dense_buffer<T: Real>(dim: usize) -> Result<Vec<T>, Error> {
+    if dim > MAX_DIM {
+        return Err(Error::CapacityExceeded { needed: dim, capacity: MAX_DIM });
+    }
+    Ok(vec![T::ZERO; dim])
+}
+
 /// Writes a sparse record into a dense buffer of the model's dimension.
 fn densify<T: Real>(record: &Record, dense: &mut [T]) -> Result<(), Error> {
     dense.fill(T::ZERO);
@@ -130,7 +145,7 @@ impl<T: Real> Regressor<T> {
     fn decode(bytes: &[u8]) -> Result<Self, Error> {
         let envelope = Envelope::parse(bytes)?;
         let model = SlklModel::decode_in(bytes, vec![T::ZERO; envelope.payload.len() / T::BYTES + 1])?;
-        Ok(Regressor { dense: vec![T::ZERO; model.dim()], model, bytes: bytes.len() })
+        Ok(Regressor { dense: dense_buffer(model.dim())?, model, bytes: bytes.len() })
     }
 }
 
@@ -169,7 +184,7 @@ impl<T: Real> Reduced<T> {
     fn decode(bytes: &[u8]) -> Result<Self, Error> {
         let envelope = Envelope::parse(bytes)?;
         let model = ReducedKernelModel::decode_in(bytes, vec![T::ZERO; envelope.payload.len() / T::BYTES + 1])?;
-        Ok(Reduced { dense: vec![T::ZERO; model.dim()], model, bytes: bytes.len() })
+        Ok(Reduced { dense: dense_buffer(model.dim())?, model, bytes: bytes.len() })
     }
 }
 
@@ -211,5 +226,22 @@ pub fn kernel_name<T: Real>(kind: KernelKind<T>) -> String {
             format!("poly(degree={degree}, gamma={gamma}, coef0={coef0})")
         }
         KernelKind::Linear => "linear".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kestrel_core::Kernel;
+
+    #[test]
+    fn a_model_claiming_a_huge_dimension_is_refused_before_allocating() {
+        // An SLKL model with no centres and dim = 2³² − 1 (found by fuzzing the decoder).
+        let kind = Kernel::<f64>::rbf(0.5).unwrap().kind();
+        let payload = ((u32::MAX, 0u32, 1.0f64, kind), &[] as &[f64], &[] as &[f64]);
+        let mut bytes = [0u8; 128];
+        let n = kestrel_core::model::encode(ModelKind::Slkl, ScalarKind::F64, &payload, &mut bytes).unwrap();
+        let error = load(&bytes[..n]).err().unwrap();
+        assert_eq!(error, Error::CapacityExceeded { needed: u32::MAX as usize, capacity: MAX_DIM });
     }
 }
