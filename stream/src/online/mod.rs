@@ -9,12 +9,27 @@
 //! - [`WindowSlkl`]: windowed SLKL (`kestrel_core::slkl::SlklWindow`) for a regression
 //!   target; its `M` centres are the first `M` samples of the stream, after which it learns
 //!   from every sample (the first `M` included) with a few coordinate steps per arrival.
+//! - [`WindowRsvm`]: a reduced-kernel SVM; `kestrel_core::reduced_set::StreamingSelector`
+//!   picks its centres during a warm-up, then a windowed DCD SVM learns on the Nyström
+//!   features of every sample.
+//!
+//! Every learner can save its complete state and restore it into a learner of the same
+//! configuration ([`OnlineLearner::save_state`], [`OnlineLearner::restore_state`]): the
+//! restored learner continues bit for bit, which is what `kestrel stream --checkpoint`
+//! relies on.
 
-use kestrel_core::dcd::{self, LinearModel, OnlineSvm, Row};
-use kestrel_core::slkl::{self, Dims, SlklWindow, predictor};
-use kestrel_core::{Error, Real, Rng};
+mod rsvm;
+mod slkl;
+mod svm;
+
+use kestrel_core::{Error, Real};
+use serde::{Deserialize, Serialize};
 
 use crate::source::Record;
+
+pub use rsvm::{RsvmSettings, WindowRsvm};
+pub use slkl::WindowSlkl;
+pub use svm::WindowSvm;
 
 /// A learner that predicts, then learns, one sample at a time.
 pub trait OnlineLearner {
@@ -35,6 +50,41 @@ pub trait OnlineLearner {
     /// # Errors
     /// None for a valid model; `InvalidParam` before anything was learned.
     fn encode(&mut self) -> Result<Vec<u8>, Error>;
+    /// The learner's complete state (buffers, counters, random generator), postcard-encoded.
+    ///
+    /// # Errors
+    /// [`StateError::Encode`] only if serialization fails, which it does not for these types.
+    fn save_state(&self) -> Result<Vec<u8>, StateError>;
+    /// Replaces the state with one [`save_state`](Self::save_state) wrote for a learner of
+    /// the same configuration; learning then continues exactly where that one stopped.
+    ///
+    /// # Errors
+    /// [`StateError`] when the bytes do not decode, describe another configuration, or are
+    /// inconsistent; the learner is unchanged then.
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError>;
+}
+
+/// Why a learner's state could not be saved or restored.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    /// The bytes are not a state of this learner (or serialization failed).
+    #[error("learner state does not decode: {0}")]
+    Encode(#[from] postcard::Error),
+    /// The state is for another configuration (window, dimension, centres...).
+    #[error("learner state is for another configuration: {0}")]
+    Mismatch(String),
+    /// The core rejected the state as inconsistent.
+    #[error("learner state is inconsistent: {0}")]
+    Invalid(#[from] Error),
+}
+
+/// `Err(Mismatch)` naming `what` unless the saved and configured values agree.
+fn expect_same<V: PartialEq + std::fmt::Debug>(what: &str, saved: V, configured: V) -> Result<(), StateError> {
+    if saved == configured {
+        Ok(())
+    } else {
+        Err(StateError::Mismatch(format!("{what} {saved:?} saved, {configured:?} configured")))
+    }
 }
 
 /// Writes a sparse record into a dense buffer; an index past it is an error.
@@ -47,173 +97,27 @@ pub fn densify<T: Real>(record: &Record, dense: &mut [T]) -> Result<(), Error> {
     Ok(())
 }
 
-/// The windowed linear SVM.
-pub struct WindowSvm<T> {
-    svm: OnlineSvm<T, Vec<T>>,
-    rng: Rng,
-    dense: Vec<T>,
-    /// The labels are 0/1 rather than −1/+1.
-    zero_one: bool,
-    learned: usize,
-}
-
-impl<T: Real> WindowSvm<T> {
-    /// A window of `window` samples of `dim` features, `steps` coordinate steps per arrival.
-    ///
-    /// # Errors
-    /// As `OnlineSvm::new_in`.
-    pub fn new(window: usize, dim: usize, params: dcd::ValidParams<T>, steps: usize, seed: u64) -> Result<Self, Error> {
-        let svm = OnlineSvm::new_in(vec![T::ZERO; dcd::online_scalars_len(window, dim)], window, dim, params, steps)?;
-        Ok(WindowSvm { svm, rng: Rng::seed_from_u64(seed), dense: vec![T::ZERO; dim], zero_one: false, learned: 0 })
-    }
-
-    fn label(&mut self, label: f64) -> Result<i32, Error> {
-        match label {
-            1.0 => Ok(1),
-            -1.0 => Ok(-1),
-            0.0 => {
-                self.zero_one = true;
-                Ok(-1)
-            }
-            _ => Err(Error::InvalidLabel { row: 0 }),
-        }
+/// A label ±1 or 0/1 as the SVMs' ±1, and whether it was written 0.
+fn binary_label(label: f64) -> Result<(i32, bool), Error> {
+    match label {
+        1.0 => Ok((1, false)),
+        -1.0 => Ok((-1, false)),
+        0.0 => Ok((-1, true)),
+        _ => Err(Error::InvalidLabel { row: 0 }),
     }
 }
 
-impl<T: Real> OnlineLearner for WindowSvm<T> {
-    fn predict(&mut self, record: &Record) -> Result<Option<f64>, Error> {
-        if self.learned == 0 {
-            return Ok(None);
-        }
-        densify(record, &mut self.dense)?;
-        let class = self.svm.predict(Row::Dense(&self.dense))?;
-        Ok(Some(if class > 0 {
-            1.0
-        } else if self.zero_one {
-            0.0
-        } else {
-            -1.0
-        }))
-    }
-
-    fn learn(&mut self, record: &Record) -> Result<(), Error> {
-        densify(record, &mut self.dense)?;
-        let label = self.label(record.label)?;
-        self.svm.push(Row::Dense(&self.dense), label, &mut self.rng)?;
-        self.learned += 1;
-        Ok(())
-    }
-
-    fn is_classifier(&self) -> bool {
-        true
-    }
-
-    fn encode(&mut self) -> Result<Vec<u8>, Error> {
-        let dim = self.dense.len();
-        let mut model =
-            LinearModel::new_in(vec![T::ZERO; LinearModel::storage_len(dim, 1)], dim, 1, self.svm.params().bias())?;
-        if let Some(w) = model.weights_mut(0) {
-            w[..dim].copy_from_slice(self.svm.weights());
-            w[dim] = self.svm.bias_weight();
-        }
-        if self.zero_one {
-            model.labels_mut().copy_from_slice(&[T::ZERO, T::ONE]);
-        }
-        let mut bytes = vec![0u8; 64 + 2 * T::BYTES * (dim + 3)];
-        let len = model.encode(&mut bytes)?;
-        bytes.truncate(len);
-        Ok(bytes)
-    }
-}
-
-/// Windowed SLKL; the first `M` samples become its centres.
-pub struct WindowSlkl<T> {
-    dims: Dims,
-    params: slkl::ValidParams<T>,
-    steps: usize,
-    warmup: Vec<(Vec<T>, T)>,
-    learner: Option<SlklWindow<T, Vec<T>, Vec<usize>>>,
-    dense: Vec<T>,
-}
-
-impl<T: Real> WindowSlkl<T> {
-    /// A window of `window` samples of `dim` features with `centres` centres, `steps`
-    /// coordinate steps per arrival.
-    pub fn new(window: usize, dim: usize, centres: usize, params: slkl::ValidParams<T>, steps: usize) -> Self {
-        let dims = Dims::new(window, dim, centres, centres);
-        WindowSlkl { dims, params, steps, warmup: Vec::new(), learner: None, dense: vec![T::ZERO; dim] }
-    }
-
-    /// Bytes of the learner's buffers ([`Dims::window_bytes`]).
-    pub fn bytes(&self) -> usize {
-        self.dims.window_bytes::<T>()
-    }
-
-    fn push(learner: &mut SlklWindow<T, Vec<T>, Vec<usize>>, x: &[T], y: T, steps: usize) -> Result<(), Error> {
-        learner.push(x, y)?;
-        for _ in 0..steps {
-            learner.step()?;
-        }
-        Ok(())
-    }
-}
-
-impl<T: Real> OnlineLearner for WindowSlkl<T> {
-    fn predict(&mut self, record: &Record) -> Result<Option<f64>, Error> {
-        densify(record, &mut self.dense)?;
-        match &mut self.learner {
-            Some(learner) => Ok(Some(learner.predict(&self.dense)?.to_f64())),
-            None if self.warmup.is_empty() => Ok(None),
-            // Before the centres are complete: the mean of the targets seen.
-            None => Ok(Some(self.warmup.iter().map(|(_, y)| y.to_f64()).sum::<f64>() / self.warmup.len() as f64)),
-        }
-    }
-
-    fn learn(&mut self, record: &Record) -> Result<(), Error> {
-        densify(record, &mut self.dense)?;
-        let y = T::from_f64(record.label);
-        if let Some(learner) = &mut self.learner {
-            return Self::push(learner, &self.dense, y, self.steps);
-        }
-        kestrel_core::linalg::dot(&self.dense, &self.dense)?; // same checks as the learner: finite
-        if !self.dense.iter().all(|v| v.is_finite()) || !y.is_finite() {
-            return Err(Error::NonFinite);
-        }
-        self.warmup.push((self.dense.clone(), y));
-        if self.warmup.len() == self.dims.candidates() {
-            let centres: Vec<T> = self.warmup.iter().flat_map(|(x, _)| x.iter().copied()).collect();
-            let mut learner = SlklWindow::new_in(
-                vec![T::ZERO; self.dims.window_scalars_len()],
-                vec![0usize; self.dims.indices_len()],
-                self.dims,
-                self.params,
-                &centres,
-            )?;
-            for (x, y) in std::mem::take(&mut self.warmup) {
-                Self::push(&mut learner, &x, y, self.steps)?;
-            }
-            self.learner = Some(learner);
-        }
-        Ok(())
-    }
-
-    fn is_classifier(&self) -> bool {
-        false
-    }
-
-    fn encode(&mut self) -> Result<Vec<u8>, Error> {
-        let learner = self.learner.as_mut().ok_or(Error::InvalidParam { name: "centers" })?;
-        let m0 = learner.active_len();
-        let model = learner.predictor_in(vec![T::ZERO; predictor::scalars_len(m0, self.dims.dim())])?;
-        let mut bytes = vec![0u8; 64 + 2 * predictor::bytes::<T>(m0, self.dims.dim())];
-        let len = model.encode(&mut bytes)?;
-        bytes.truncate(len);
-        Ok(bytes)
+/// The user's label of class `class` (±1): −1 or 0 for the negative class.
+fn user_label(class: i32, zero_one: bool) -> f64 {
+    match (class > 0, zero_one) {
+        (true, _) => 1.0,
+        (false, true) => 0.0,
+        (false, false) => -1.0,
     }
 }
 
 /// Prequential metrics: cumulative and over the last report period.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Prequential {
     /// Samples scored.
     pub n: usize,
@@ -267,54 +171,54 @@ fn ratio(sum: f64, n: usize) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn record(x: &[f64], label: f64) -> Record {
+    /// A dense record.
+    pub(crate) fn record(x: &[f64], label: f64) -> Record {
         Record { label, indices: (0..x.len() as u32).collect(), values: x.to_vec(), line: 0 }
     }
 
-    #[test]
-    fn window_svm_learns_a_separable_stream() {
-        let params = dcd::Params::new().bias(1.0).check().unwrap();
-        let mut svm = WindowSvm::<f64>::new(50, 2, params, 10, 1).unwrap();
-        let mut rng = Rng::seed_from_u64(2);
+    /// Feeds `records` prequentially; returns the metrics over the records from `late` on.
+    pub(crate) fn prequential(learner: &mut dyn OnlineLearner, records: &[Record], late: usize) -> Prequential {
         let mut metrics = Prequential::default();
-        for _ in 0..600 {
-            let x = [rng.uniform_in(-1.0, 1.0), rng.uniform_in(-1.0, 1.0)];
-            let r = record(&x, if x[0] + x[1] > 0.0 { 1.0 } else { 0.0 });
-            if let Some(p) = svm.predict(&r).unwrap() {
-                metrics.record(p, r.label);
+        for (t, r) in records.iter().enumerate() {
+            if let Some(p) = learner.predict(r).unwrap() {
+                if t >= late {
+                    metrics.record(p, r.label);
+                }
             }
-            svm.learn(&r).unwrap();
+            learner.learn(r).unwrap();
         }
-        assert!(metrics.accuracy() > 0.9, "{}", metrics.accuracy());
-        assert_eq!(svm.learn(&record(&[0.0, 0.0], 2.0)), Err(Error::InvalidLabel { row: 0 }));
-        let bytes = svm.encode().unwrap();
-        let model = LinearModel::<f64, _>::decode_in(&bytes, vec![0.0; 5]).unwrap();
-        assert_eq!(model.labels(), &[0.0, 1.0]);
+        metrics
+    }
+
+    /// Saves `a`'s state after `split` records into `b` (built alike), feeds both the
+    /// rest, and checks they end with the same state and the same model bytes.
+    pub(crate) fn restored_learner_continues(
+        a: &mut dyn OnlineLearner,
+        b: &mut dyn OnlineLearner,
+        records: &[Record],
+        split: usize,
+    ) {
+        prequential(a, &records[..split], 0);
+        b.restore_state(&a.save_state().unwrap()).unwrap();
+        assert_eq!(a.save_state().unwrap(), b.save_state().unwrap());
+        let rest = &records[split..];
+        assert_eq!(prequential(a, rest, 0), prequential(b, rest, 0));
+        assert_eq!(a.save_state().unwrap(), b.save_state().unwrap());
+        assert_eq!(a.encode().unwrap(), b.encode().unwrap());
     }
 
     #[test]
-    fn window_slkl_tracks_a_smooth_target() {
-        let params = slkl::Params::new().kernel(kestrel_core::Kernel::rbf(2.0).unwrap()).nu(1e-3).check().unwrap();
-        let mut slkl = WindowSlkl::<f64>::new(100, 1, 20, params, 5);
-        let mut rng = Rng::seed_from_u64(3);
-        let mut metrics = Prequential::default();
-        let mut late = Prequential::default();
-        for t in 0..600 {
-            let x = rng.uniform_in(-2.0, 2.0);
-            let r = record(&[x], (2.0 * x).sin());
-            if let Some(p) = slkl.predict(&r).unwrap() {
-                metrics.record(p, r.label);
-                if t >= 300 {
-                    late.record(p, r.label);
-                }
-            }
-            slkl.learn(&r).unwrap();
-        }
-        // sin(2x) on [−2, 2] has variance ≈ 0.5: once learned, the error is a small fraction.
-        assert!(late.mse() < 0.02 && late.mse() < metrics.mse(), "late {} all {}", late.mse(), metrics.mse());
-        assert!(slkl.encode().is_ok());
+    fn prequential_periods_restart() {
+        let mut m = Prequential::default();
+        m.record(1.0, 1.0);
+        m.record(1.0, -1.0);
+        assert_eq!(m.take_period(), (0.5, 2.0));
+        m.record(0.5, 1.0);
+        assert_eq!((m.n, m.accuracy(), m.take_period()), (3, 1.0 / 3.0, (0.0, 0.25)));
+        assert_eq!(binary_label(2.0), Err(Error::InvalidLabel { row: 0 }));
+        assert_eq!(user_label(-1, true), 0.0);
     }
 }
