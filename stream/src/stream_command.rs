@@ -1,7 +1,7 @@
 //! `kestrel stream`: prequential learning with rolling metrics, checkpoints and signals.
 //!
-//! Records are read on a thread of their own ([`Background`]), so the loop can notice
-//! SIGINT/SIGTERM between waits even while a pipe or a serial port is silent. The loop
+//! Records from a pipe or a serial port are read on a thread of their own ([`Records`]),
+//! so the loop notices SIGINT/SIGTERM between waits even while the input is silent. The loop
 //! counts the input rows it consumes (records read, bad ones included): a checkpoint holds
 //! that count with the learner's state and the metrics, and `--resume` reads the input
 //! again from its start, skips as many rows, and continues where the checkpoint was — so
@@ -21,7 +21,7 @@ use kestrel_core::Real;
 use kestrel_stream::checkpoint::{Checkpoint, RunConfig};
 use kestrel_stream::model_file;
 use kestrel_stream::online::{OnlineLearner, Prequential};
-use kestrel_stream::source::{Background, Next, Record};
+use kestrel_stream::source::{Next, Record, Records};
 use serde_json::{Value, json};
 
 use crate::args::{OnErrorArg, ScalarArg, StreamArgs};
@@ -120,7 +120,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         (Some(path), true) => session.resume(path)?,
         _ => 0,
     };
-    let mut input = Background::spawn(reader);
+    let mut input = Records::new(reader, &args.input.input);
     let progress = progress_bar();
     progress.set_position(session.seen);
     let (mut record, mut to_skip) = (Record::default(), resume_rows);

@@ -6,6 +6,11 @@
 //! (so memory stays constant), and [`Background::next`] waits at most a given time: the
 //! caller can check for a signal between waits. Records are recycled back to the thread,
 //! so reading allocates no more than reading in place.
+//!
+//! The hand-over costs about a third of the throughput of a fast learner (a linear SVM
+//! at d = 16 streams 4.8·10⁵ samples/s read in place, 3·10⁵ through the channel), so
+//! [`Records`] reads a regular file — which never blocks for long — in place, and only
+//! anything else in the background.
 
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::thread;
@@ -27,6 +32,37 @@ pub enum Next {
     End,
     /// Nothing arrived within the wait.
     Waiting,
+}
+
+/// Records from an input: read in place from a regular file, in the [`Background`]
+/// from anything that may block (standard input, a pipe, a serial port).
+pub enum Records {
+    /// Read on the caller's thread.
+    InPlace(Box<dyn RecordReader + Send>),
+    /// Read on a thread of its own.
+    Background(Background),
+}
+
+impl Records {
+    /// Reads `reader`, opened from `input` as named on the command line, the way that suits it.
+    pub fn new(reader: Box<dyn RecordReader + Send>, input: &str) -> Self {
+        let named_file = input != "-" && !input.starts_with("serial:");
+        let regular_file = named_file && std::fs::metadata(input).is_ok_and(|m| m.file_type().is_file());
+        if regular_file { Records::InPlace(reader) } else { Records::Background(Background::spawn(reader)) }
+    }
+
+    /// The next record into `record`, waiting at most `wait` for it from the background
+    /// (a read in place returns when the read does: never [`Next::Waiting`]).
+    pub fn next(&mut self, record: &mut Record, wait: Duration) -> Next {
+        match self {
+            Records::InPlace(reader) => match reader.next_record(record) {
+                Ok(true) => Next::Record,
+                Ok(false) => Next::End,
+                Err(e) => Next::Bad(e),
+            },
+            Records::Background(background) => background.next(record, wait),
+        }
+    }
 }
 
 /// A [`RecordReader`] running on its own thread.
@@ -96,6 +132,21 @@ mod tests {
             self.1.drain(..n);
             Ok(n)
         }
+    }
+
+    #[test]
+    fn regular_files_are_read_in_place() {
+        let path = std::env::temp_dir().join(format!("kestrel-records-{}.libsvm", std::process::id()));
+        std::fs::write(&path, "1 1:2\n").unwrap();
+        let name = path.to_str().unwrap();
+        let mut records = Records::new(crate::source::open(name, Default::default(), None).unwrap(), name);
+        assert!(matches!(records, Records::InPlace(_)));
+        let mut r = Record::default();
+        assert_eq!((records.next(&mut r, Duration::ZERO), r.values.clone()), (Next::Record, vec![2.0]));
+        assert_eq!(records.next(&mut r, Duration::ZERO), Next::End);
+        std::fs::remove_file(&path).unwrap();
+        let stdin = Records::new(Box::new(LibSvmReader::new(&b""[..], "-", 1)), "-");
+        assert!(matches!(stdin, Records::Background(_)));
     }
 
     #[test]

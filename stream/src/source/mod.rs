@@ -15,7 +15,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::time::Duration;
 
-pub use self::background::{Background, Next};
+pub use self::background::{Background, Next, Records};
 pub use self::csv::CsvReader;
 pub use self::libsvm::{LibSvmReader, parse_line as parse_libsvm_line};
 pub use self::record::{ReadError, ReadErrorKind, Record};
