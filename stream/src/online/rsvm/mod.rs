@@ -20,14 +20,15 @@
 //! learner `N(m + 3) + m + 1` (the window) `+ m·d + m(m+1)/2 + m` (centres, `L`, scratch).
 
 use kestrel_core::cholesky::{self, Cholesky};
-use kestrel_core::dcd::{self, OnlineSvm, OnlineSvmState, Row};
+use kestrel_core::dcd::{self, OnlineSvm, Row};
 use kestrel_core::linalg::{Triangle, packed_len, solve_lower, solve_lower_transposed};
-use kestrel_core::reduced_set::{Offer, ReducedKernelModel, StreamingSelector};
+use kestrel_core::reduced_set::{ReducedKernelModel, StreamingSelector};
 use kestrel_core::{Error, Kernel, Real, Rng};
-use serde::{Deserialize, Serialize};
 
-use super::{OnlineLearner, StateError, binary_label, densify, expect_same, user_label};
+use super::{OnlineLearner, StateError, binary_label, densify, user_label};
 use crate::source::Record;
+
+mod state;
 
 /// The configuration of a [`WindowRsvm`].
 #[derive(Clone, Copy, Debug)]
@@ -78,31 +79,6 @@ struct Frozen<T> {
     factor: Vec<T>,
     svm: OnlineSvm<T, Vec<T>>,
     features: Vec<T>,
-}
-
-/// Everything [`WindowRsvm::save_state`](OnlineLearner::save_state) writes.
-#[derive(Serialize, Deserialize)]
-struct RsvmState<T> {
-    rng: [u64; 4],
-    zero_one: bool,
-    phase: PhaseState<T>,
-}
-
-#[derive(Serialize, Deserialize)]
-enum PhaseState<T> {
-    /// The selector is restored by offering it its centres again, in order: the factor
-    /// depends on them alone (a rejected offer leaves no trace), so this is exact.
-    Warmup {
-        centres: Vec<T>,
-        samples: Vec<T>,
-        labels: Vec<i32>,
-    },
-    Learning {
-        centres: Vec<T>,
-        factor: Vec<T>,
-        svm: OnlineSvmState,
-        scalars: Vec<T>,
-    },
 }
 
 impl<T: Real> Warmup<T> {
@@ -217,50 +193,6 @@ impl<T: Real> WindowRsvm<T> {
         frozen.fill_features(&self.settings.kernel, &self.dense)?;
         Ok(Some(frozen.svm.decision(Row::Dense(&frozen.features))?.to_f64()))
     }
-
-    fn restore_phase(&self, phase: PhaseState<T>) -> Result<Phase<T>, StateError> {
-        let (dim, settings) = (self.dim, &self.settings);
-        let centres = match &phase {
-            PhaseState::Warmup { centres, .. } | PhaseState::Learning { centres, .. } => centres,
-        };
-        expect_same("centre values a multiple of the dimension", centres.len() % dim.max(1), 0)?;
-        expect_same("centres within the capacity", centres.len() / dim.max(1) <= settings.centres, true)?;
-        match phase {
-            PhaseState::Warmup { centres, samples, labels } => {
-                expect_same("samples", samples.len(), labels.len() * dim)?;
-                expect_same("warm-up within the window", labels.len() <= settings.window, true)?;
-                if labels.iter().any(|&l| l != 1 && l != -1) {
-                    return Err(StateError::Invalid(Error::InvalidParam { name: "labels" }));
-                }
-                if !samples.iter().all(|v| v.is_finite()) {
-                    return Err(StateError::Invalid(Error::NonFinite));
-                }
-                let mut warmup = Warmup::new(settings, dim)?;
-                for (j, centre) in centres.chunks_exact(dim).enumerate() {
-                    if !matches!(warmup.selector.offer(centre)?, Offer::Accepted { index, .. } if index == j) {
-                        return Err(StateError::Invalid(Error::InvalidParam { name: "centers" }));
-                    }
-                }
-                Ok(Phase::Warmup(Warmup { samples, labels, ..warmup }))
-            }
-            PhaseState::Learning { centres, factor, svm, scalars } => {
-                let m = factor_dim(&factor);
-                if m == 0 || factor.len() != packed_len(m) || centres.len() != m * dim {
-                    return Err(StateError::Invalid(Error::InvalidParam { name: "factor" }));
-                }
-                if !centres.iter().chain(&factor).all(|v| v.is_finite()) {
-                    return Err(StateError::Invalid(Error::NonFinite));
-                }
-                if let Some(pivot) = (0..m).find(|&i| factor[packed_len(i) + i] <= T::ZERO) {
-                    return Err(StateError::Invalid(Error::NotPositiveDefinite { pivot }));
-                }
-                expect_same("window", svm.window(), settings.window)?;
-                expect_same("features", svm.dim(), m)?;
-                let svm = OnlineSvm::from_state_in(scalars, settings.params, svm)?;
-                Ok(Phase::Learning(Frozen { centres, factor, svm, features: vec![T::ZERO; m] }))
-            }
-        }
-    }
 }
 
 impl<T: Real> OnlineLearner for WindowRsvm<T> {
@@ -327,37 +259,20 @@ impl<T: Real> OnlineLearner for WindowRsvm<T> {
     }
 
     fn save_state(&self) -> Result<Vec<u8>, StateError> {
-        let phase = match &self.phase {
-            Phase::Warmup(w) => {
-                PhaseState::Warmup { centres: w.centres(), samples: w.samples.clone(), labels: w.labels.clone() }
-            }
-            Phase::Learning(f) => PhaseState::Learning {
-                centres: f.centres.clone(),
-                factor: f.factor.clone(),
-                svm: f.svm.state(),
-                scalars: f.svm.storage().to_vec(),
-            },
-        };
-        let state = RsvmState { rng: self.rng.state(), zero_one: self.zero_one, phase };
-        Ok(postcard::to_stdvec(&state)?)
+        Ok(postcard::to_stdvec(&self.state())?)
     }
 
     fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
-        let state: RsvmState<T> = postcard::from_bytes(bytes)?;
-        let rng = Rng::from_state(state.rng)?;
-        self.phase = self.restore_phase(state.phase)?;
-        self.rng = rng;
-        self.zero_one = state.zero_one;
-        Ok(())
+        self.restore(postcard::from_bytes(bytes)?)
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::online::tests::{prequential, record, restored_learner_continues};
 
-    fn rsvm<T: Real>() -> WindowRsvm<T> {
+    pub(in crate::online) fn rsvm<T: Real>() -> WindowRsvm<T> {
         let settings = RsvmSettings {
             kernel: Kernel::rbf(T::from_f64(2.0)).unwrap(),
             centres: 40,
@@ -372,7 +287,7 @@ mod tests {
 
     /// XOR on [−1, 1]²: the label is the sign of x₀x₁ (0/1 labels), which no linear
     /// model gets better than chance.
-    fn xor(n: usize, seed: u64) -> Vec<Record> {
+    pub(in crate::online) fn xor(n: usize, seed: u64) -> Vec<Record> {
         let mut rng = Rng::seed_from_u64(seed);
         (0..n)
             .map(|_| {
@@ -431,30 +346,5 @@ mod tests {
         assert_eq!(fresh.encode(), Err(Error::InvalidParam { name: "centers" }));
         assert_eq!(fresh.predict(&records[0]), Ok(None));
         restored_learner_continues(&mut rsvm::<f32>(), &mut fresh, &records, 300);
-    }
-
-    #[test]
-    fn inconsistent_states_are_rejected() {
-        let mut learner = rsvm::<f64>();
-        prequential(&mut learner, &xor(30, 4), 0);
-        let PhaseState::Warmup { centres, samples, labels } =
-            postcard::from_bytes::<RsvmState<f64>>(&learner.save_state().unwrap()).unwrap().phase
-        else {
-            panic!("still warming up")
-        };
-        let restore = |phase| rsvm::<f64>().restore_phase(phase).err().map(|e| e.to_string());
-        let mut twice = centres.clone();
-        twice.extend_from_slice(&centres[..2]);
-        let e = restore(PhaseState::Warmup { centres: twice, samples: samples.clone(), labels: labels.clone() });
-        assert_eq!(e.as_deref(), Some("learner state is inconsistent: invalid parameter `centers`"));
-        let e = restore(PhaseState::Warmup { centres: centres.clone(), samples: samples[2..].to_vec(), labels });
-        assert!(e.unwrap().starts_with("learner state is for another configuration: samples"));
-        let factor = vec![1.0, 0.5, -1.0];
-        let svm =
-            OnlineSvm::new_in(vec![0.0; dcd::online_scalars_len(200, 2)], 200, 2, rsvm::<f64>().settings.params, 1)
-                .unwrap();
-        let (state, scalars) = (svm.state(), svm.storage().to_vec());
-        let e = restore(PhaseState::Learning { centres: centres[..4].to_vec(), factor, svm: state, scalars });
-        assert_eq!(e.as_deref(), Some("learner state is inconsistent: matrix is not positive definite (pivot 1)"));
     }
 }
