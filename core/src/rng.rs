@@ -34,6 +34,34 @@ impl Rng {
         Rng { state }
     }
 
+    /// The generator's whole state, to save it (e.g. in a checkpoint) and continue the
+    /// same stream later with [`from_state`](Self::from_state).
+    ///
+    /// # Examples
+    /// ```
+    /// use kestrel_core::Rng;
+    /// let mut a = Rng::seed_from_u64(7);
+    /// a.next_u64();
+    /// let mut b = Rng::from_state(a.state())?;
+    /// assert_eq!(a.next_u64(), b.next_u64());
+    /// # Ok::<(), kestrel_core::Error>(())
+    /// ```
+    pub fn state(&self) -> [u64; 4] {
+        self.state
+    }
+
+    /// A generator continuing from a saved [`state`](Self::state).
+    ///
+    /// # Errors
+    /// `InvalidParam { name: "state" }` for the all-zero state, which xoshiro256++ never
+    /// reaches (it would output zeros forever).
+    pub fn from_state(state: [u64; 4]) -> Result<Self, crate::Error> {
+        if state == [0; 4] {
+            return Err(crate::Error::InvalidParam { name: "state" });
+        }
+        Ok(Rng { state })
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         let s = &mut self.state;

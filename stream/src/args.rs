@@ -192,13 +192,14 @@ pub struct StreamArgs {
     /// Samples the learner keeps.
     #[arg(long, default_value_t = 256)]
     pub window: usize,
-    /// Centres (slkl): M samples spread over the first window of the stream.
+    /// Centres: M samples spread over the first window of the stream (slkl), or the most
+    /// centres the streaming selection keeps during the warm-up (rsvm).
     #[arg(long, default_value_t = 32)]
     pub centers: usize,
     /// Coordinate steps after each arrival.
     #[arg(long, default_value_t = 5)]
     pub steps_per_sample: usize,
-    /// Kernel (slkl).
+    /// Kernel (slkl, rsvm).
     #[arg(long, value_enum, default_value_t = KernelArg::Rbf)]
     pub kernel: KernelArg,
     /// Kernel width γ (RBF exp(−γ‖x−x'‖²)).
@@ -213,21 +214,40 @@ pub struct StreamArgs {
     /// SLKL's ν (absolute: a stream's target variance is not known in advance).
     #[arg(long, default_value_t = 0.01)]
     pub nu: f64,
-    /// SVM cost C.
+    /// SVM cost C (svm, rsvm).
     #[arg(long, default_value_t = 1.0)]
     pub c: f64,
-    /// SVM loss.
+    /// SVM loss (svm, rsvm).
     #[arg(long, value_enum, default_value_t = LossArg::SquaredHinge)]
     pub loss: LossArg,
-    /// SVM bias feature value.
+    /// SVM bias feature value (svm, rsvm).
     #[arg(long, default_value_t = 1.0)]
     pub bias: f64,
+    /// Centre selection threshold (rsvm): during the warm-up (the first --window samples)
+    /// a sample becomes a centre when the feature-space distance of φ(x) to the span of
+    /// the centres is at least δ; for RBF that is the sine of the angle, in (0, 1].
+    #[arg(long, default_value_t = 0.3)]
+    pub delta: f64,
     /// Scalar type.
     #[arg(long, value_enum, default_value_t = ScalarArg::F64)]
     pub scalar: ScalarArg,
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Checkpoint file: the learner's state, the metrics and the input rows consumed,
+    /// written atomically every --checkpoint-every rows, at the end of the input, on
+    /// SIGINT/SIGTERM and before stopping on a bad row.
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Input rows (skipped ones included) between checkpoints; 0 writes only the final one.
+    #[arg(long, default_value_t = 10_000, requires = "checkpoint")]
+    pub checkpoint_every: u64,
+    /// Continue from --checkpoint: the same flags are required; the input is read again
+    /// from its start and the rows the checkpoint consumed are skipped. Exact for a file;
+    /// for standard input or a serial port the producer must send the stream again from
+    /// its start (or the rows it skips are lost).
+    #[arg(long, requires = "checkpoint")]
+    pub resume: bool,
     /// Print rolling metrics every K samples.
     #[arg(long, default_value_t = 1000)]
     pub report_every: usize,

@@ -24,7 +24,8 @@ use crate::args::{
     ScalarArg, SelectArg, TargetArg, TrainArgs,
 };
 
-fn open(input: &InputArgs) -> Result<Box<dyn RecordReader>> {
+/// Opens the input the flags name (shared with `kestrel stream`).
+pub fn open(input: &InputArgs) -> Result<Box<dyn RecordReader + Send>> {
     let format = match input.format {
         FormatArg::Auto => Format::Auto,
         FormatArg::Csv => Format::Csv,

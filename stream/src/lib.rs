@@ -1,6 +1,7 @@
 //! Streaming for Kestrel: sources of labelled samples (files, pipes, serial ports) and the
 //! machinery behind the `kestrel` command-line tool.
 
+pub mod checkpoint;
 pub mod dataset;
 pub mod linear;
 pub mod model;

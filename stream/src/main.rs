@@ -6,7 +6,9 @@ mod args;
 mod commands;
 mod demo;
 mod npkl_command;
+mod signals;
 mod stream_command;
+mod stream_setup;
 
 use args::{Cli, Command};
 use clap::Parser;

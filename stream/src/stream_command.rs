@@ -1,17 +1,35 @@
-//! `kestrel stream`: prequential learning with rolling metrics.
+//! `kestrel stream`: prequential learning with rolling metrics, checkpoints and signals.
+//!
+//! Records from a pipe or a serial port are read on a thread of their own ([`Records`]),
+//! so the loop notices SIGINT/SIGTERM between waits even while the input is silent. The loop
+//! counts the input rows it consumes (records read, bad ones included): a checkpoint holds
+//! that count with the learner's state and the metrics, and `--resume` reads the input
+//! again from its start, skips as many rows, and continues where the checkpoint was — so
+//! the final model is the one an uninterrupted run gives.
+//!
+//! Nothing learned is lost on the way out: at the end of the input, on SIGINT/SIGTERM
+//! (exit code 130/143) and before stopping on a bad row (exit code 1) the checkpoint and
+//! the model are written when `--checkpoint` and `--out` are set.
 
 use std::io::IsTerminal;
-use std::time::Instant;
+use std::path::Path;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use kestrel_core::{Kernel, Real, dcd, slkl};
+use kestrel_core::Real;
+use kestrel_stream::checkpoint::{Checkpoint, RunConfig};
 use kestrel_stream::model_file;
-use kestrel_stream::online::{OnlineLearner, Prequential, WindowSlkl, WindowSvm};
-use kestrel_stream::source::{self, Format, Record};
-use serde_json::json;
+use kestrel_stream::online::{OnlineLearner, Prequential};
+use kestrel_stream::source::{Next, Record, Records};
+use serde_json::{Value, json};
 
-use crate::args::{FormatArg, KernelArg, Learner, LossArg, OnErrorArg, ScalarArg, StreamArgs};
+use crate::args::{OnErrorArg, ScalarArg, StreamArgs};
+use crate::signals::{self, Signals};
+use crate::{commands, stream_setup};
+
+/// The longest the loop waits for a record before it looks for a signal again.
+const POLL: Duration = Duration::from_millis(100);
 
 /// `kestrel stream`.
 pub fn run(args: &StreamArgs) -> Result<()> {
@@ -21,114 +39,170 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     }
 }
 
-fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineLearner>> {
-    Ok(match args.learner {
-        Learner::Svm => {
-            let loss = match args.loss {
-                LossArg::Hinge => dcd::Loss::Hinge,
-                LossArg::SquaredHinge => dcd::Loss::SquaredHinge,
-            };
-            let params = dcd::Params::new().loss(loss).c(T::from_f64(args.c)).bias(T::from_f64(args.bias)).check()?;
-            Box::new(WindowSvm::<T>::new(args.window, dim, params, args.steps_per_sample, args.seed)?)
+/// The learner and the run's counters: what a checkpoint holds.
+struct Session<'a> {
+    args: &'a StreamArgs,
+    config: RunConfig,
+    learner: Box<dyn OnlineLearner>,
+    /// Input rows consumed, bad ones included.
+    rows: u64,
+    seen: u64,
+    skipped: u64,
+    metrics: Prequential,
+}
+
+impl Session<'_> {
+    /// Loads `--checkpoint` into the session after checking it was written with the same
+    /// flags; returns the rows to skip.
+    fn resume(&mut self, path: &Path) -> Result<u64> {
+        let saved = Checkpoint::read(path).context("cannot resume")?;
+        if let Some(difference) = saved.config.difference(&self.config) {
+            bail!("cannot resume from {}: {difference}", path.display());
         }
-        Learner::Slkl => {
-            let gamma = T::from_f64(args.gamma);
-            let kernel = match args.kernel {
-                KernelArg::Rbf => Kernel::rbf(gamma)?,
-                KernelArg::Poly => Kernel::polynomial(args.degree, gamma, T::from_f64(args.coef0))?,
-                KernelArg::Linear => Kernel::linear(),
-            };
-            let params = slkl::Params::new().kernel(kernel).nu(T::from_f64(args.nu)).seed(args.seed).check()?;
-            Box::new(WindowSlkl::<T>::new(args.window, dim, args.centers, params, args.steps_per_sample))
+        self.learner.restore_state(&saved.learner).with_context(|| format!("cannot resume from {}", path.display()))?;
+        (self.rows, self.seen, self.skipped, self.metrics) = (saved.rows, saved.seen, saved.skipped, saved.metrics);
+        Ok(saved.rows)
+    }
+
+    /// Writes the checkpoint when `--checkpoint` is set.
+    fn checkpoint(&self) -> Result<()> {
+        let Some(path) = &self.args.checkpoint else { return Ok(()) };
+        let checkpoint = Checkpoint {
+            config: self.config.clone(),
+            rows: self.rows,
+            seen: self.seen,
+            skipped: self.skipped,
+            metrics: self.metrics.clone(),
+            learner: self.learner.save_state()?,
+        };
+        Ok(checkpoint.write(path)?)
+    }
+
+    /// Writes the checkpoint and the model (each when asked for): what was learned so far
+    /// is kept whatever ends the run.
+    fn save(&mut self) -> Result<()> {
+        self.checkpoint()?;
+        if let Some(path) = &self.args.out {
+            match self.learner.encode() {
+                Ok(bytes) => model_file::write_atomic(path, &bytes)?,
+                Err(e) => eprintln!("kestrel: no model written to {}: {e}", path.display()),
+            }
         }
-        Learner::Rsvm => bail!("`kestrel stream --learner rsvm` is not available yet: use `train --learner rsvm`"),
-    })
+        Ok(())
+    }
+
+    /// A bad row under `--on-error skip`: counted, reported, consumed.
+    fn skip(&mut self, progress: &ProgressBar, message: String) {
+        self.skipped += 1;
+        self.rows += 1;
+        progress.suspend(|| eprintln!("kestrel: skipped {message}"));
+    }
+
+    fn summary(&self, rate: f64) -> Value {
+        let (n, skipped) = (self.metrics.n, self.skipped);
+        if self.learner.is_classifier() {
+            json!({"n": n, "accuracy": self.metrics.accuracy(), "skipped": skipped, "samples_per_sec": rate})
+        } else {
+            json!({"n": n, "mse": self.metrics.mse(), "skipped": skipped, "samples_per_sec": rate})
+        }
+    }
 }
 
 fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
-    let format = match args.input.format {
-        FormatArg::Auto => Format::Auto,
-        FormatArg::Csv => Format::Csv,
-        FormatArg::Libsvm => Format::LibSvm,
-    };
-    let mut reader = source::open(&args.input.input, format, args.input.label_column.as_deref())?;
+    let signals = Signals::install().context("cannot install the SIGINT/SIGTERM handlers")?;
+    let reader = commands::open(&args.input)?;
+    let name = reader.name().to_string();
     let dim = args.dim.or(reader.dim_hint()).context("LibSVM input needs --dim (a CSV header states it)")?;
-    let mut learner = learner::<T>(args, dim)?;
+    let learner = stream_setup::learner::<T>(args, dim)?;
+    let config = stream_setup::run_config(args, dim);
+    let mut session = Session { args, config, learner, rows: 0, seen: 0, skipped: 0, metrics: Prequential::default() };
+    let resume_rows = match (&args.checkpoint, args.resume) {
+        (Some(path), true) => session.resume(path)?,
+        _ => 0,
+    };
+    let mut input = Records::new(reader, &args.input.input);
     let progress = progress_bar();
-    let mut metrics = Prequential::default();
-    let (mut record, mut skipped, mut seen) = (Record::default(), 0usize, 0usize);
-    let start = Instant::now();
+    progress.set_position(session.seen);
+    let (mut record, mut to_skip) = (Record::default(), resume_rows);
+    let (start, seen_at_start) = (Instant::now(), session.seen);
+    let rate = |session: &Session| {
+        let seconds = start.elapsed().as_secs_f64();
+        if seconds > 0.0 { (session.seen - seen_at_start) as f64 / seconds } else { 0.0 }
+    };
+    let skip_bad = args.input.on_error == OnErrorArg::Skip;
     loop {
-        match reader.next_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) if args.input.on_error == OnErrorArg::Skip => {
-                skipped += 1;
-                progress.suspend(|| eprintln!("kestrel: skipped {e}"));
-                continue;
+        if let Some(signal) = signals.received() {
+            progress.finish_and_clear();
+            session.save()?;
+            println!("{}", session.summary(rate(&session)));
+            eprintln!("kestrel: stopped by {} after {} input rows", signals::name(signal), session.rows);
+            std::process::exit(128 + signal);
+        }
+        let next = input.next(&mut record, POLL);
+        if to_skip > 0 && next != Next::Waiting {
+            if next == Next::End {
+                let read = resume_rows - to_skip;
+                bail!("{name} ended after {read} rows, but the checkpoint had consumed {resume_rows}");
             }
-            Err(e) => {
-                save(args, learner.as_mut())?;
+            to_skip -= 1;
+            continue;
+        }
+        match next {
+            Next::Waiting => continue,
+            Next::End => break,
+            Next::Bad(e) if skip_bad => session.skip(&progress, e.to_string()),
+            Next::Bad(e) => {
+                session.save()?;
                 return Err(e.into());
             }
-        }
-        let name = reader.name().to_string();
-        let outcome = learner.predict(&record).and_then(|p| learner.learn(&record).map(|()| p));
-        match outcome {
-            Ok(prediction) => {
-                if let Some(p) = prediction {
-                    metrics.record(p, record.label);
+            Next::Record => {
+                match session.learner.predict(&record).and_then(|p| session.learner.learn(&record).map(|()| p)) {
+                    Ok(prediction) => {
+                        if let Some(p) = prediction {
+                            session.metrics.record(p, record.label);
+                        }
+                        session.rows += 1;
+                        session.seen += 1;
+                        progress.inc(1);
+                        report(&mut session, &progress);
+                    }
+                    Err(e) if skip_bad => session.skip(&progress, format!("{name}:{}: {e}", record.line)),
+                    Err(e) => {
+                        session.save()?;
+                        bail!("{name}:{}: {e}", record.line);
+                    }
                 }
             }
-            Err(e) if args.input.on_error == OnErrorArg::Skip => {
-                skipped += 1;
-                progress.suspend(|| eprintln!("kestrel: skipped {name}:{}: {e}", record.line));
-                continue;
-            }
-            Err(e) => {
-                save(args, learner.as_mut())?;
-                bail!("{name}:{}: {e}", record.line);
-            }
         }
-        seen += 1;
-        progress.inc(1);
-        if args.report_every > 0 && seen % args.report_every == 0 {
-            let (accuracy, mse) = metrics.take_period();
-            let line = if learner.is_classifier() {
-                json!({"n": seen, "rolling_accuracy": accuracy, "accuracy": metrics.accuracy()})
-            } else {
-                json!({"n": seen, "rolling_mse": mse, "mse": metrics.mse()})
-            };
-            progress.suspend(|| if args.json { println!("{line}") } else { eprintln!("kestrel: {line}") });
+        if args.checkpoint_every > 0 && session.rows % args.checkpoint_every == 0 {
+            session.checkpoint()?;
         }
     }
     progress.finish_and_clear();
-    save(args, learner.as_mut())?;
-    let seconds = start.elapsed().as_secs_f64();
-    let rate = if seconds > 0.0 { seen as f64 / seconds } else { 0.0 };
-    let summary = if learner.is_classifier() {
-        json!({"n": metrics.n, "accuracy": metrics.accuracy(), "skipped": skipped, "samples_per_sec": rate})
-    } else {
-        json!({"n": metrics.n, "mse": metrics.mse(), "skipped": skipped, "samples_per_sec": rate})
-    };
-    println!("{summary}");
+    session.save()?;
+    println!("{}", session.summary(rate(&session)));
     Ok(())
 }
 
-/// Writes the current model when `--out` is set (also on the way out of a failed run, so
-/// nothing learned is lost).
-fn save(args: &StreamArgs, learner: &mut dyn OnlineLearner) -> Result<()> {
-    if let Some(path) = &args.out {
-        match learner.encode() {
-            Ok(bytes) => model_file::write_atomic(path, &bytes)?,
-            Err(e) => eprintln!("kestrel: no model written to {}: {e}", path.display()),
-        }
+/// Rolling metrics every `--report-every` samples: JSON lines on stdout with `--json`,
+/// else on stderr.
+fn report(session: &mut Session, progress: &ProgressBar) {
+    let (every, seen) = (session.args.report_every as u64, session.seen);
+    if every == 0 || seen % every != 0 {
+        return;
     }
-    Ok(())
+    let (accuracy, mse) = session.metrics.take_period();
+    let metrics = &session.metrics;
+    let line = if session.learner.is_classifier() {
+        json!({"n": seen, "rolling_accuracy": accuracy, "accuracy": metrics.accuracy()})
+    } else {
+        json!({"n": seen, "rolling_mse": mse, "mse": metrics.mse()})
+    };
+    progress.suspend(|| if session.args.json { println!("{line}") } else { eprintln!("kestrel: {line}") });
 }
 
 /// A spinner with a count on stderr, only when stderr is a terminal.
-pub fn progress_bar() -> ProgressBar {
+fn progress_bar() -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }

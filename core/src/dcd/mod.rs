@@ -37,7 +37,8 @@
 //! - [`Row`], [`Rows`], [`DenseRows`], [`SparseRows`]: how rows reach the solvers.
 //! - [`LinearSvm`]: binary, labels ±1, batch training → [`Outcome`].
 //! - [`OneVsRest`]: `k` classes, labels `0..k`.
-//! - [`OnlineSvm`]: a window of the last `N` samples, a few coordinate steps per arrival.
+//! - [`OnlineSvm`]: a window of the last `N` samples, a few coordinate steps per arrival;
+//!   [`OnlineSvmState`] and [`OnlineSvm::from_state_in`] save and restore it exactly.
 //! - [`LinearModel`]: the trained weights alone, as stored in a model file and used to predict.
 //!
 //! # Cost
@@ -71,6 +72,7 @@ mod binary;
 mod model;
 mod multiclass;
 mod online;
+mod online_state;
 mod params;
 mod rows;
 pub mod solver;
@@ -82,6 +84,7 @@ pub use binary::{LinearSvm, batch_bytes, batch_indices_len, batch_scalars_len};
 pub use model::LinearModel;
 pub use multiclass::{OneVsRest, ovr_bytes, ovr_indices_len, ovr_scalars_len};
 pub use online::{OnlineSvm, online_bytes, online_scalars_len};
+pub use online_state::OnlineSvmState;
 pub use params::{Loss, Params, ValidParams};
 pub use rows::{DenseRows, Row, Rows, SparseRows};
 pub use solver::{Exit, Outcome, Pass};

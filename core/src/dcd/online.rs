@@ -58,13 +58,13 @@ pub const fn online_bytes<T>(window: usize, dim: usize) -> usize {
 /// ```
 #[derive(Clone, Debug)]
 pub struct OnlineSvm<T, S> {
-    scalars: S,
-    window: usize,
-    dim: usize,
-    params: ValidParams<T>,
-    steps_per_arrival: usize,
-    oldest: usize,
-    len: usize,
+    pub(super) scalars: S,
+    pub(super) window: usize,
+    pub(super) dim: usize,
+    pub(super) params: ValidParams<T>,
+    pub(super) steps_per_arrival: usize,
+    pub(super) oldest: usize,
+    pub(super) len: usize,
 }
 
 impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
@@ -229,7 +229,7 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     }
 
     /// Storage slot of the `k`-th oldest sample (`k < N`).
-    fn slot(&self, k: usize) -> usize {
+    pub(super) fn slot(&self, k: usize) -> usize {
         (self.oldest + k) % self.window
     }
 
@@ -263,7 +263,7 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
 
     /// `(w with bias weight, window rows N × d, per-sample fields 3N)`; the constructor
     /// checked the storage holds them all.
-    fn parts(&self) -> (&[T], &[T], &[T]) {
+    pub(super) fn parts(&self) -> (&[T], &[T], &[T]) {
         let (w, rest) = self.scalars.as_ref().split_at(self.dim + 1);
         let (rows, fields) = rest.split_at(self.window * self.dim);
         (w, rows, &fields[..3 * self.window])
@@ -279,7 +279,7 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
 
 /// The per-sample scalars, three arrays of `N` after the window's rows.
 #[derive(Clone, Copy)]
-enum Field {
+pub(super) enum Field {
     /// The dual variable `αᵢ`.
     Alpha = 0,
     /// `Q̄ᵢᵢ = ‖xᵢ‖² + B² + Dᵢᵢ`.
@@ -290,7 +290,7 @@ enum Field {
 
 impl Field {
     /// Index of this field of `slot < window` in the fields array.
-    fn at(self, window: usize, slot: usize) -> usize {
+    pub(super) fn at(self, window: usize, slot: usize) -> usize {
         self as usize * window + slot
     }
 }

@@ -34,7 +34,7 @@ use super::layout::{Indices, NONE, Parts};
 
 /// Size, counters and drift-check state of the active set; the data lives in the
 /// learner's buffers.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ActiveSet {
     /// Largest `m0`.
     pub capacity: usize,

@@ -22,7 +22,7 @@ use crate::{Kernel, Real};
 /// (Sect. 4.2 of the SLKL paper): only the `m0` active ones, the drawn candidate computed
 /// when needed (memory O(n·m0)), or all `M` computed at construction (memory O(n·M), no
 /// kernel work per step).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum ColumnMode {
     /// Active columns stored, candidates computed when drawn: memory O(n·m0).
     #[default]

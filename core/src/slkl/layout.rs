@@ -31,7 +31,7 @@ use super::columns::{ColumnMode, columns_len};
 /// // Precomputing all M columns costs n·M scalars instead of n·(m0 max + 1).
 /// assert!(DIMS.precomputed().scalars_len() > DIMS.scalars_len());
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Dims {
     rows: usize,
     dim: usize,

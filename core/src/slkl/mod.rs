@@ -98,6 +98,7 @@ mod params;
 pub mod predictor;
 mod schedule;
 mod solver;
+mod state;
 mod window;
 
 pub use columns::ColumnMode;
@@ -106,4 +107,5 @@ pub use learner::{Candidates, Slkl};
 pub use outcome::{Case, ExitReason, Stats, Step, Summary};
 pub use params::{Params, StepRule, ValidParams};
 pub use predictor::Predictor;
+pub use state::SlklWindowState;
 pub use window::SlklWindow;

@@ -58,7 +58,7 @@ pub struct Summary<T> {
 }
 
 /// Counters since construction.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Stats {
     /// Coordinate steps taken.
     pub steps: u64,

@@ -17,7 +17,7 @@ use super::outcome::{Case, ExitReason, Step, Summary};
 use super::solver::Engine;
 
 /// Where the schedule is: drawing from the pool, or sweeping all candidates.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Phase<T> {
     /// Uniform draws from the pool.
     Normal,

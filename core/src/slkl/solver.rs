@@ -44,11 +44,11 @@ pub(crate) struct Engine<T> {
     pub candidates: usize,
     pub objective: T,
     /// `‖y − ȳ‖²`.
-    yy: T,
+    pub(super) yy: T,
     /// `z` and `F` (and so `r`) need a refresh.
     pub stale: bool,
     /// `r` needs a refresh.
-    stale_r: bool,
+    pub(super) stale_r: bool,
     /// `Cᵀy` and `‖y − ȳ‖²` need recomputing (the samples changed).
     pub stale_cty: bool,
     pub converged: bool,

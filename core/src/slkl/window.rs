@@ -57,14 +57,14 @@ use super::solver::Engine;
 /// ```
 #[derive(Debug)]
 pub struct SlklWindow<T, S, I> {
-    scalars: S,
-    indices: I,
-    dims: Dims,
-    engine: Engine<T>,
-    len: usize,
-    head: usize,
-    mean: T,
-    mean_stale: bool,
+    pub(super) scalars: S,
+    pub(super) indices: I,
+    pub(super) dims: Dims,
+    pub(super) engine: Engine<T>,
+    pub(super) len: usize,
+    pub(super) head: usize,
+    pub(super) mean: T,
+    pub(super) mean_stale: bool,
 }
 
 type Split<'b, T> = (Parts<'b, T>, Indices<'b>, &'b mut [T], &'b mut [T]);
@@ -336,7 +336,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
 }
 
 /// The engine's regions, then the window's samples and targets.
-fn split<'b, T: Real>(dims: &Dims, scalars: &'b mut [T], indices: &'b mut [usize]) -> Split<'b, T> {
+pub(super) fn split<'b, T: Real>(dims: &Dims, scalars: &'b mut [T], indices: &'b mut [usize]) -> Split<'b, T> {
     let (engine, samples) = scalars.split_at_mut(dims.scalars_len());
     let (xs, rest) = samples.split_at_mut(dims.rows() * dims.dim());
     let (ys, _) = rest.split_at_mut(dims.rows());

@@ -6,6 +6,7 @@
 //! file extension (`.csv`; `.libsvm`, `.svm`, `.svmlight`), else from the first line (a
 //! token with `:` after the label means LibSVM, a comma means CSV).
 
+mod background;
 mod csv;
 mod libsvm;
 mod record;
@@ -14,6 +15,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::time::Duration;
 
+pub use self::background::{Background, Next, Records};
 pub use self::csv::CsvReader;
 pub use self::libsvm::{LibSvmReader, parse_line as parse_libsvm_line};
 pub use self::record::{ReadError, ReadErrorKind, Record};
@@ -74,7 +76,11 @@ pub enum OpenError {
 ///
 /// # Errors
 /// [`OpenError`] when the input cannot be opened or its header read.
-pub fn open(input: &str, format: Format, label_column: Option<&str>) -> Result<Box<dyn RecordReader>, OpenError> {
+pub fn open(
+    input: &str,
+    format: Format,
+    label_column: Option<&str>,
+) -> Result<Box<dyn RecordReader + Send>, OpenError> {
     if input == "-" {
         let stdin = BufReader::new(io::stdin());
         return from_buffered(stdin, "<stdin>", format, label_column, true);
@@ -101,13 +107,13 @@ fn format_from_extension(path: &str) -> Format {
 }
 
 /// Builds the reader for a buffered input; detection reads the first line and replays it.
-fn from_buffered<R: BufRead + 'static>(
+fn from_buffered<R: BufRead + Send + 'static>(
     mut input: R,
     name: &str,
     format: Format,
     label_column: Option<&str>,
     has_header: bool,
-) -> Result<Box<dyn RecordReader>, OpenError> {
+) -> Result<Box<dyn RecordReader + Send>, OpenError> {
     let mut first = String::new();
     input.read_line(&mut first).map_err(|error| OpenError::Io { name: name.to_string(), error })?;
     let format = match format {
@@ -135,7 +141,7 @@ pub fn detect(first_line: &str) -> Format {
     }
 }
 
-fn open_serial(name: &str, spec: &str, format: Format) -> Result<Box<dyn RecordReader>, OpenError> {
+fn open_serial(name: &str, spec: &str, format: Format) -> Result<Box<dyn RecordReader + Send>, OpenError> {
     let serial_error = |message: String| OpenError::Serial { name: name.to_string(), message };
     let (device, baud) = match spec.split_once('@') {
         Some((d, b)) => (d, b.parse::<u32>().map_err(|_| serial_error(format!("`{b}` is not a baud rate")))?),

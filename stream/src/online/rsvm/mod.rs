@@ -1,0 +1,350 @@
+//! [`WindowRsvm`]: the streaming reduced-kernel SVM of `kestrel stream --learner rsvm`.
+//!
+//! Two phases (the streaming form of seed 003's reduced SVM, with the centres chosen by
+//! feature-space distance as in `kestrel_core::reduced_set::StreamingSelector`):
+//!
+//! 1. **Warm-up**, the first `N` samples (fewer when the centres fill up first): each is
+//!    offered to the selector, which keeps it as a centre when the distance of `φ(x)` to
+//!    the span of the centres is at least `δ`, and is kept in a buffer. Until then the
+//!    prediction is the majority label so far.
+//! 2. **Learning**: the centres `Ã` are frozen together with the selector's factor
+//!    `K(Ã, Ã) = LLᵀ`, and a windowed DCD SVM of `N` samples learns on the Nyström features
+//!    `z(x) = L⁻¹K(x, Ã)` (eq. 10-11 of seed 003) — first the buffered samples, then every
+//!    arrival. Since `wᵀL⁻¹k = (L⁻ᵀw)ᵀk`, the model is a
+//!    [`ReducedKernelModel`](kestrel_core::reduced_set::ReducedKernelModel) with
+//!    `u = L⁻ᵀw` and `b = w_b·B`, as `crate::rsvm` folds it for batch training.
+//!
+//! Time per arrival while learning: `m` kernel evaluations (O(m·d)), one O(m²) triangular
+//! solve, O(m) per coordinate step. Memory, in scalars, for `c` centres at most, `m` kept:
+//! the warm-up holds `N·d` samples and the selector's `c·d + c + 1 + c(c+1)/2 + 2c`; the
+//! learner `N(m + 3) + m + 1` (the window) `+ m·d + m(m+1)/2 + m` (centres, `L`, scratch).
+
+use kestrel_core::cholesky::{self, Cholesky};
+use kestrel_core::dcd::{self, OnlineSvm, Row};
+use kestrel_core::linalg::{Triangle, packed_len, solve_lower, solve_lower_transposed};
+use kestrel_core::reduced_set::{ReducedKernelModel, StreamingSelector};
+use kestrel_core::{Error, Kernel, Real, Rng};
+
+use super::{OnlineLearner, StateError, binary_label, densify, user_label};
+use crate::source::Record;
+
+mod state;
+
+/// The configuration of a [`WindowRsvm`].
+#[derive(Clone, Copy, Debug)]
+pub struct RsvmSettings<T> {
+    /// Base kernel.
+    pub kernel: Kernel<T>,
+    /// Most centres `c`.
+    pub centres: usize,
+    /// Feature-space distance a sample needs from the centres' span to become one.
+    pub delta: T,
+    /// Window `N` of the SVM, and length of the warm-up.
+    pub window: usize,
+    /// The linear solver's parameters (loss, C, bias B).
+    pub params: dcd::ValidParams<T>,
+    /// Coordinate steps per arrival.
+    pub steps: usize,
+    /// Seed of the coordinate draws.
+    pub seed: u64,
+}
+
+/// The streaming reduced-kernel SVM: centres from a warm-up, then a windowed SVM on
+/// Nyström features. Labels ±1 or 0/1.
+pub struct WindowRsvm<T> {
+    settings: RsvmSettings<T>,
+    dim: usize,
+    rng: Rng,
+    dense: Vec<T>,
+    /// The labels are 0/1 rather than −1/+1.
+    zero_one: bool,
+    phase: Phase<T>,
+}
+
+enum Phase<T> {
+    Warmup(Warmup<T>),
+    Learning(Frozen<T>),
+}
+
+/// The selector and the samples seen so far (row-major) with their labels ±1.
+struct Warmup<T> {
+    selector: StreamingSelector<T, Vec<T>, Vec<T>>,
+    samples: Vec<T>,
+    labels: Vec<i32>,
+}
+
+/// Frozen centres (`m × d`), the packed factor `L` of `K(Ã, Ã)`, the SVM on `L⁻¹K(x, Ã)`.
+struct Frozen<T> {
+    centres: Vec<T>,
+    factor: Vec<T>,
+    svm: OnlineSvm<T, Vec<T>>,
+    features: Vec<T>,
+}
+
+impl<T: Real> Warmup<T> {
+    fn new(settings: &RsvmSettings<T>, dim: usize) -> Result<Self, Error> {
+        let c = settings.centres;
+        let values = vec![T::ZERO; StreamingSelector::values_len(c, dim)];
+        let factor = Cholesky::new_in(vec![T::ZERO; cholesky::storage_len(c)], c)?;
+        let selector = StreamingSelector::new_in(values, factor, settings.kernel, dim, settings.delta)?;
+        Ok(Warmup { selector, samples: Vec::new(), labels: Vec::new() })
+    }
+
+    /// The centres, row-major.
+    fn centres(&self) -> Vec<T> {
+        (0..self.selector.len()).flat_map(|j| self.selector.centre(j).unwrap_or(&[]).iter().copied()).collect()
+    }
+
+    /// The learner the warm-up hands over to: centres frozen, the buffered samples learned
+    /// (drawing from `rng`).
+    fn freeze(&self, settings: &RsvmSettings<T>, dim: usize, rng: &mut Rng) -> Result<Frozen<T>, Error> {
+        let m = self.selector.len();
+        if m == 0 {
+            return Err(Error::InvalidParam { name: "centers" });
+        }
+        let factor = self.selector.factor().packed().to_vec();
+        let mut frozen = Frozen::new(self.centres(), factor, settings)?;
+        for (x, &label) in self.samples.chunks_exact(dim).zip(&self.labels) {
+            frozen.push(&settings.kernel, x, label, rng)?;
+        }
+        Ok(frozen)
+    }
+}
+
+impl<T: Real> Frozen<T> {
+    fn new(centres: Vec<T>, factor: Vec<T>, settings: &RsvmSettings<T>) -> Result<Self, Error> {
+        let m = factor_dim(&factor);
+        let (window, params, steps) = (settings.window, settings.params, settings.steps);
+        let svm = OnlineSvm::new_in(vec![T::ZERO; dcd::online_scalars_len(window, m)], window, m, params, steps)?;
+        Ok(Frozen { centres, factor, svm, features: vec![T::ZERO; m] })
+    }
+
+    /// `features ← L⁻¹K(x, Ã)`. O(m·d + m²).
+    fn fill_features(&mut self, kernel: &Kernel<T>, x: &[T]) -> Result<(), Error> {
+        kernel.column(x, &self.centres, &mut self.features)?;
+        solve_lower(&self.factor, self.features.len(), Triangle::Packed, &mut self.features)
+    }
+
+    fn push(&mut self, kernel: &Kernel<T>, x: &[T], label: i32, rng: &mut Rng) -> Result<(), Error> {
+        self.fill_features(kernel, x)?;
+        self.svm.push(Row::Dense(&self.features), label, rng)
+    }
+
+    /// The reduced-kernel model: `u = L⁻ᵀw`, `b = w_b·B`.
+    fn model(&self, settings: &RsvmSettings<T>, zero_one: bool) -> Result<ReducedKernelModel<T, Vec<T>>, Error> {
+        let m = self.features.len();
+        let dim = self.centres.len() / m;
+        let storage = vec![T::ZERO; ReducedKernelModel::storage_len(dim, m, 1)];
+        let mut model = ReducedKernelModel::new_in(storage, settings.kernel, dim, m, 1)?;
+        model.centres_mut().copy_from_slice(&self.centres);
+        let mut u = self.svm.weights().to_vec();
+        solve_lower_transposed(&self.factor, m, Triangle::Packed, &mut u)?;
+        if let Some(coefficients) = model.coefficients_mut(0) {
+            coefficients[..m].copy_from_slice(&u);
+            coefficients[m] = self.svm.bias_weight() * settings.params.bias();
+        }
+        if zero_one {
+            model.labels_mut().copy_from_slice(&[T::ZERO, T::ONE]);
+        }
+        Ok(model)
+    }
+}
+
+/// `m` for a packed triangle of `m(m+1)/2` entries (the largest `m` that fits).
+fn factor_dim<T>(packed: &[T]) -> usize {
+    let mut m = 0;
+    while packed_len(m + 1) <= packed.len() {
+        m += 1;
+    }
+    m
+}
+
+impl<T: Real> WindowRsvm<T> {
+    /// An empty learner for samples of `dim` features.
+    ///
+    /// # Errors
+    /// `InvalidParam` naming `dim`, `delta` or `window` (0), as the core's selector and
+    /// online SVM check them; `CapacityExceeded` for absurd capacities.
+    pub fn new(settings: RsvmSettings<T>, dim: usize) -> Result<Self, Error> {
+        if settings.window == 0 {
+            return Err(Error::InvalidParam { name: "window" });
+        }
+        let phase = Phase::Warmup(Warmup::new(&settings, dim)?);
+        let rng = Rng::seed_from_u64(settings.seed);
+        Ok(WindowRsvm { settings, dim, rng, dense: vec![T::ZERO; dim], zero_one: false, phase })
+    }
+
+    /// Centres chosen so far (frozen once learning).
+    pub fn centres(&self) -> usize {
+        match &self.phase {
+            Phase::Warmup(w) => w.selector.len(),
+            Phase::Learning(f) => f.features.len(),
+        }
+    }
+
+    /// The SVM's decision value `wᵀL⁻¹K(x, Ã) + w_b·B` for `record` (`None` during the
+    /// warm-up).
+    ///
+    /// # Errors
+    /// A record the model cannot read (dimension, NaN).
+    pub fn decision(&mut self, record: &Record) -> Result<Option<f64>, Error> {
+        let Phase::Learning(frozen) = &mut self.phase else { return Ok(None) };
+        densify(record, &mut self.dense)?;
+        frozen.fill_features(&self.settings.kernel, &self.dense)?;
+        Ok(Some(frozen.svm.decision(Row::Dense(&frozen.features))?.to_f64()))
+    }
+}
+
+impl<T: Real> OnlineLearner for WindowRsvm<T> {
+    fn predict(&mut self, record: &Record) -> Result<Option<f64>, Error> {
+        densify(record, &mut self.dense)?;
+        let class = match &mut self.phase {
+            Phase::Warmup(w) if w.labels.is_empty() => return Ok(None),
+            Phase::Warmup(w) => {
+                let positives = w.labels.iter().filter(|&&l| l > 0).count();
+                if 2 * positives >= w.labels.len() { 1 } else { -1 }
+            }
+            Phase::Learning(frozen) => {
+                frozen.fill_features(&self.settings.kernel, &self.dense)?;
+                frozen.svm.predict(Row::Dense(&frozen.features))?
+            }
+        };
+        Ok(Some(user_label(class, self.zero_one)))
+    }
+
+    fn learn(&mut self, record: &Record) -> Result<(), Error> {
+        densify(record, &mut self.dense)?;
+        let (label, zero) = binary_label(record.label)?;
+        let (settings, dim) = (&self.settings, self.dim);
+        match &mut self.phase {
+            Phase::Learning(frozen) => frozen.push(&settings.kernel, &self.dense, label, &mut self.rng)?,
+            Phase::Warmup(warmup) => {
+                warmup.selector.offer(&self.dense)?;
+                warmup.samples.extend_from_slice(&self.dense);
+                warmup.labels.push(label);
+                if warmup.labels.len() > settings.window {
+                    // No centre yet after a whole window: keep the last N samples only.
+                    warmup.samples.drain(..dim);
+                    warmup.labels.remove(0);
+                }
+                let full = warmup.selector.len() == settings.centres;
+                if full || (warmup.labels.len() == settings.window && !warmup.selector.is_empty()) {
+                    self.phase = Phase::Learning(warmup.freeze(settings, dim, &mut self.rng)?);
+                }
+            }
+        }
+        self.zero_one |= zero;
+        Ok(())
+    }
+
+    fn is_classifier(&self) -> bool {
+        true
+    }
+
+    fn encode(&mut self) -> Result<Vec<u8>, Error> {
+        let model = match &self.phase {
+            Phase::Learning(frozen) => frozen.model(&self.settings, self.zero_one)?,
+            // The stream ended during the warm-up: the model the learner would hand over
+            // to now, without changing the learner.
+            Phase::Warmup(warmup) => {
+                let frozen = warmup.freeze(&self.settings, self.dim, &mut self.rng.clone())?;
+                frozen.model(&self.settings, self.zero_one)?
+            }
+        };
+        let len = ReducedKernelModel::storage_len(self.dim, model.centres_len(), 1);
+        let mut bytes = vec![0u8; 64 + 2 * T::BYTES * len];
+        let written = model.encode(&mut bytes)?;
+        bytes.truncate(written);
+        Ok(bytes)
+    }
+
+    fn save_state(&self) -> Result<Vec<u8>, StateError> {
+        Ok(postcard::to_stdvec(&self.state())?)
+    }
+
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
+        self.restore(postcard::from_bytes(bytes)?)
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::online::tests::{prequential, record, restored_learner_continues};
+
+    pub(in crate::online) fn rsvm<T: Real>() -> WindowRsvm<T> {
+        let settings = RsvmSettings {
+            kernel: Kernel::rbf(T::from_f64(2.0)).unwrap(),
+            centres: 40,
+            delta: T::from_f64(0.3),
+            window: 200,
+            params: dcd::Params::new().c(T::from_f64(10.0)).bias(T::ONE).check().unwrap(),
+            steps: 10,
+            seed: 5,
+        };
+        WindowRsvm::new(settings, 2).unwrap()
+    }
+
+    /// XOR on [−1, 1]²: the label is the sign of x₀x₁ (0/1 labels), which no linear
+    /// model gets better than chance.
+    pub(in crate::online) fn xor(n: usize, seed: u64) -> Vec<Record> {
+        let mut rng = Rng::seed_from_u64(seed);
+        (0..n)
+            .map(|_| {
+                let x = [rng.uniform_in(-1.0, 1.0), rng.uniform_in(-1.0, 1.0)];
+                record(&x, if x[0] * x[1] > 0.0 { 1.0 } else { 0.0 })
+            })
+            .collect()
+    }
+
+    fn learns_xor_and_encodes_its_own_predictions<T: Real>() {
+        let mut learner = rsvm::<T>();
+        let records = xor(3000, 1);
+        let late = prequential(&mut learner, &records, 1500);
+        // The windowed linear SVM on the same stream, for scale: about chance.
+        let params = dcd::Params::new().c(T::from_f64(10.0)).bias(T::ONE).check().unwrap();
+        let linear =
+            prequential(&mut super::super::WindowSvm::<T>::new(200, 2, params, 10, 5).unwrap(), &records, 1500);
+        assert!(late.accuracy() > 0.85 && linear.accuracy() < 0.65, "{} vs {}", late.accuracy(), linear.accuracy());
+        assert!(learner.centres() > 4 && learner.centres() <= 40, "{}", learner.centres());
+        let bytes = learner.encode().unwrap();
+        let len = ReducedKernelModel::storage_len(2, learner.centres(), 1);
+        let model = ReducedKernelModel::<T, _>::decode_in(&bytes, vec![T::ZERO; len]).unwrap();
+        assert_eq!(model.labels(), &[T::ZERO, T::ONE]);
+        let tolerance = 1e3 * T::EPSILON.to_f64();
+        for r in xor(500, 2) {
+            let ours = learner.decision(&r).unwrap().unwrap();
+            let x: Vec<T> = r.values.iter().map(|&v| T::from_f64(v)).collect();
+            let mut theirs = [T::ZERO];
+            model.decision_values(&x, &mut theirs).unwrap();
+            let theirs = theirs[0].to_f64();
+            assert!((ours - theirs).abs() <= tolerance * (1.0 + ours.abs()), "{ours} vs {theirs}");
+            if ours.abs() > tolerance {
+                assert_eq!(model.predict(&x).unwrap().to_f64(), learner.predict(&r).unwrap().unwrap());
+            }
+        }
+    }
+
+    #[test]
+    fn learns_xor_and_encodes_its_own_predictions_f64() {
+        learns_xor_and_encodes_its_own_predictions::<f64>();
+    }
+
+    #[test]
+    fn learns_xor_and_encodes_its_own_predictions_f32() {
+        learns_xor_and_encodes_its_own_predictions::<f32>();
+    }
+
+    #[test]
+    fn restored_state_continues_exactly() {
+        let records = xor(600, 3);
+        // Saved during the warm-up (50 < N = 200) and while learning.
+        for split in [50, 400] {
+            restored_learner_continues(&mut rsvm::<f64>(), &mut rsvm::<f64>(), &records, split);
+        }
+        let mut fresh = rsvm::<f32>();
+        assert_eq!(fresh.encode(), Err(Error::InvalidParam { name: "centers" }));
+        assert_eq!(fresh.predict(&records[0]), Ok(None));
+        restored_learner_continues(&mut rsvm::<f32>(), &mut fresh, &records, 300);
+    }
+}

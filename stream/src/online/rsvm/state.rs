@@ -1,0 +1,145 @@
+//! Saving and restoring a [`WindowRsvm`]: the random generator, the 0/1 flag, and the
+//! phase — during the warm-up the centres, samples and labels; while learning the frozen
+//! centres, the factor `L` and the online SVM's state and storage.
+
+use kestrel_core::dcd::{OnlineSvm, OnlineSvmState};
+use kestrel_core::linalg::packed_len;
+use kestrel_core::reduced_set::Offer;
+use kestrel_core::{Error, Real, Rng};
+use serde::{Deserialize, Serialize};
+
+use super::{Frozen, Phase, Warmup, WindowRsvm, factor_dim};
+use crate::online::{StateError, expect_same};
+
+/// Everything [`WindowRsvm::save_state`](crate::online::OnlineLearner::save_state) writes.
+#[derive(Serialize, Deserialize)]
+pub(super) struct RsvmState<T> {
+    rng: [u64; 4],
+    zero_one: bool,
+    phase: PhaseState<T>,
+}
+
+#[derive(Serialize, Deserialize)]
+enum PhaseState<T> {
+    /// The selector is restored by offering it its centres again, in order: its factor
+    /// depends on them alone (a rejected offer leaves no trace), so this is exact.
+    Warmup {
+        centres: Vec<T>,
+        samples: Vec<T>,
+        labels: Vec<i32>,
+    },
+    Learning {
+        centres: Vec<T>,
+        factor: Vec<T>,
+        svm: OnlineSvmState,
+        scalars: Vec<T>,
+    },
+}
+
+fn invalid(error: Error) -> StateError {
+    StateError::Invalid(error)
+}
+
+impl<T: Real> WindowRsvm<T> {
+    pub(super) fn state(&self) -> RsvmState<T> {
+        let phase = match &self.phase {
+            Phase::Warmup(w) => {
+                PhaseState::Warmup { centres: w.centres(), samples: w.samples.clone(), labels: w.labels.clone() }
+            }
+            Phase::Learning(f) => PhaseState::Learning {
+                centres: f.centres.clone(),
+                factor: f.factor.clone(),
+                svm: f.svm.state(),
+                scalars: f.svm.storage().to_vec(),
+            },
+        };
+        RsvmState { rng: self.rng.state(), zero_one: self.zero_one, phase }
+    }
+
+    /// Replaces the state with `state` after checking it; unchanged on error.
+    pub(super) fn restore(&mut self, state: RsvmState<T>) -> Result<(), StateError> {
+        let rng = Rng::from_state(state.rng)?;
+        self.phase = self.restore_phase(state.phase)?;
+        self.rng = rng;
+        self.zero_one = state.zero_one;
+        Ok(())
+    }
+
+    fn restore_phase(&self, phase: PhaseState<T>) -> Result<Phase<T>, StateError> {
+        let (dim, settings) = (self.dim, &self.settings);
+        let centres = match &phase {
+            PhaseState::Warmup { centres, .. } | PhaseState::Learning { centres, .. } => centres,
+        };
+        expect_same("centre values a multiple of the dimension", centres.len() % dim, 0)?;
+        expect_same("centres within the capacity", centres.len() / dim <= settings.centres, true)?;
+        match phase {
+            PhaseState::Warmup { centres, samples, labels } => {
+                expect_same("samples", samples.len(), labels.len() * dim)?;
+                expect_same("warm-up within the window", labels.len() <= settings.window, true)?;
+                if labels.iter().any(|&l| l != 1 && l != -1) {
+                    return Err(invalid(Error::InvalidParam { name: "labels" }));
+                }
+                if !samples.iter().all(|v| v.is_finite()) {
+                    return Err(invalid(Error::NonFinite));
+                }
+                let mut warmup = Warmup::new(settings, dim)?;
+                for (j, centre) in centres.chunks_exact(dim).enumerate() {
+                    if !matches!(warmup.selector.offer(centre)?, Offer::Accepted { index, .. } if index == j) {
+                        return Err(invalid(Error::InvalidParam { name: "centers" }));
+                    }
+                }
+                Ok(Phase::Warmup(Warmup { samples, labels, ..warmup }))
+            }
+            PhaseState::Learning { centres, factor, svm, scalars } => {
+                let m = factor_dim(&factor);
+                if m == 0 || factor.len() != packed_len(m) || centres.len() != m * dim {
+                    return Err(invalid(Error::InvalidParam { name: "factor" }));
+                }
+                if !centres.iter().chain(&factor).all(|v| v.is_finite()) {
+                    return Err(invalid(Error::NonFinite));
+                }
+                if let Some(pivot) = (0..m).find(|&i| factor[packed_len(i) + i] <= T::ZERO) {
+                    return Err(invalid(Error::NotPositiveDefinite { pivot }));
+                }
+                expect_same("window", svm.window(), settings.window)?;
+                expect_same("features", svm.dim(), m)?;
+                let svm = OnlineSvm::from_state_in(scalars, settings.params, svm)?;
+                Ok(Phase::Learning(Frozen { centres, factor, svm, features: vec![T::ZERO; m] }))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kestrel_core::dcd;
+
+    use super::super::tests::{rsvm, xor};
+    use super::*;
+    use crate::online::OnlineLearner;
+    use crate::online::tests::prequential;
+
+    #[test]
+    fn inconsistent_states_are_rejected() {
+        let mut learner = rsvm::<f64>();
+        prequential(&mut learner, &xor(30, 4), 0);
+        let PhaseState::Warmup { centres, samples, labels } =
+            postcard::from_bytes::<RsvmState<f64>>(&learner.save_state().unwrap()).unwrap().phase
+        else {
+            panic!("still warming up")
+        };
+        let restore = |phase| rsvm::<f64>().restore_phase(phase).err().map(|e| e.to_string());
+        let mut twice = centres.clone();
+        twice.extend_from_slice(&centres[..2]);
+        let e = restore(PhaseState::Warmup { centres: twice, samples: samples.clone(), labels: labels.clone() });
+        assert_eq!(e.as_deref(), Some("learner state is inconsistent: invalid parameter `centers`"));
+        let e = restore(PhaseState::Warmup { centres: centres.clone(), samples: samples[2..].to_vec(), labels });
+        assert!(e.unwrap().starts_with("learner state is for another configuration: samples"));
+        let factor = vec![1.0, 0.5, -1.0];
+        let params = rsvm::<f64>().settings.params;
+        let svm = OnlineSvm::new_in(vec![0.0; dcd::online_scalars_len(200, 2)], 200, 2, params, 1).unwrap();
+        let (state, scalars) = (svm.state(), svm.storage().to_vec());
+        let e = restore(PhaseState::Learning { centres: centres[..4].to_vec(), factor, svm: state, scalars });
+        assert_eq!(e.as_deref(), Some("learner state is inconsistent: matrix is not positive definite (pivot 1)"));
+    }
+}

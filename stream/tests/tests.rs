@@ -1,0 +1,4 @@
+//! Integration tests of the `kestrel` binary.
+
+mod cli;
+mod resume;
