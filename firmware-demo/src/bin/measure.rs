@@ -52,8 +52,7 @@ impl Stat {
         Ok(())
     }
     fn print(&self) {
-        if self.n > 0 {
-            let mean = (self.sum + self.n / 2) / self.n;
+        if let Some(mean) = (self.sum + self.n / 2).checked_div(self.n) {
             hprintln!("measure {}: mean {}, min {}, max {}, n {}", self.name, mean, self.min, self.max, self.n);
         }
     }
