@@ -39,9 +39,9 @@ const SLKL_LEN: usize = predictor::scalars_len(32, 10);
 #[entry]
 fn main() -> ! {
     let mut tests = Tests::default();
-    tests.run("slkl_predictions_bit_identical_to_host", || check_slkl());
-    tests.run("linear_svm_predictions_bit_identical_to_host", || check_svm());
-    tests.run("reduced_svm_predictions_bit_identical_to_host", || check_rsvm());
+    tests.run("slkl_predictions_bit_identical_to_host", check_slkl);
+    tests.run("linear_svm_predictions_bit_identical_to_host", check_svm);
+    tests.run("reduced_svm_predictions_bit_identical_to_host", check_rsvm);
     tests.run("envelopes_name_kind_and_scalar", envelopes);
     tests.run("decoded_slkl_model_encodes_to_the_same_bytes", reencode);
     tests.run("corrupted_truncated_and_foreign_bytes_are_errors", decoding_errors);
