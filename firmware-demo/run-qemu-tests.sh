@@ -4,15 +4,17 @@
 # script can:
 #   1. the on-device tests (`cargo test --release`, `test NAME ... ok|FAILED` per check);
 #   2. the demo (`cargo run --release`): it exits with failure unless both learners learn;
-#   3. the measurement binary counts instructions under QEMU `-icount` (100 `nop`s count
+#   3. a hard-float binary on the FPU-less CPU ends in the HardFault handler, which
+#      exits with failure instead of hanging;
+#   4. the measurement binary counts instructions under QEMU `-icount` (100 `nop`s count
 #      as 100 instructions; measure.sh prints the full tables);
-#   4. the demo prints the same lines on both targets (f32 arithmetic is IEEE on both; only
+#   5. the demo prints the same lines on both targets (f32 arithmetic is IEEE on both; only
 #      the peak-stack line may differ);
-#   5. `kestrel budget` (the host CLI, --target cortex-m --scalar f32, the demo's
+#   6. `kestrel budget` (the host CLI, --target cortex-m --scalar f32, the demo's
 #      configuration) is within 5 % of the bytes the learners' statics occupy in the demo
 #      ELF (llvm-nm --print-size);
-#   6. the section sizes of the demo ELFs.
-# Steps 2-5 print `test NAME ... ok|FAILED` lines too. The last line aggregates every test
+#   7. the section sizes of the demo ELFs.
+# Steps 2-6 print `test NAME ... ok|FAILED` lines too. The last line aggregates every test
 # of both targets: `N passed, N failed`; the exit status is non-zero when anything failed.
 #
 # Needs both Rust targets and qemu-system-arm (scripts/test-all.sh installs them);
@@ -45,6 +47,18 @@ for target in "${targets[@]}"; do
     cargo run --quiet --release --target "$target" --bin kestrel-firmware-demo | tee "$out/demo-$target" || demo=$?
     report "demo_learns_on_$target" "$demo"
 done
+
+printf '\n==> the HardFault handler: the hard-float demo on the FPU-less Cortex-M3\n'
+# Its first floating-point instruction faults; the handler must report and exit with
+# failure (status 1) instead of hanging until the time-out (status 124).
+fault=0
+timeout 20 qemu-system-arm -machine mps2-an385 -cpu cortex-m3 -display none -monitor none -serial none \
+    -semihosting-config enable=on,target=native -kernel target/thumbv7em-none-eabihf/release/kestrel-firmware-demo \
+    >/dev/null 2>"$out/fault" || fault=$?
+cat "$out/fault"
+handled=1
+[[ "$fault" == 1 ]] && grep -q '^HardFault' "$out/fault" && handled=0
+report hardfault_handler_exits_with_failure "$handled"
 
 printf '\n==> instruction counting under -icount (measure.sh prints the full tables)\n'
 declare -A machine=([thumbv7em-none-eabihf]="mps2-an386 -cpu cortex-m4" [thumbv7m-none-eabi]="mps2-an385 -cpu cortex-m3")
@@ -92,7 +106,7 @@ for target in "${targets[@]}"; do
             awk -v c="$cli" -v d="$device" 'BEGIN { e = (c > d ? c - d : d - c) / d; exit !(e <= 0.05) }' && within=0
         fi
         diff="$(awk -v c="${cli:-0}" -v d="$device" 'BEGIN { if (d > 0) printf "%+.1f %%", 100 * (d - c) / d }')"
-        echo "$target $learner: kestrel budget ${cli:-?} B, learner statics ${device} B ($diff of the statics)"
+        echo "$target $learner: kestrel budget ${cli:-?} B, learner statics ${device} B (statics − budget: $diff)"
         report "budget_${learner}_within_5_percent_on_$target" "$within"
     done
 done

@@ -72,7 +72,7 @@ pub fn ensure(condition: bool, what: &'static str) -> Result<(), Failure> {
 }
 
 /// Counts checks, printing `test NAME ... ok|FAILED` for each and `N passed, N failed` at
-/// the end, as libtest does. `tests/core_on_device.rs` shows the use: `Tests::default()`,
+/// the end, as libtest does. `tests/kernels_linalg.rs` shows the use: `Tests::default()`,
 /// one [`run`](Self::run) per check, then [`finish`](Self::finish).
 #[derive(Debug, Default)]
 pub struct Tests {
