@@ -93,13 +93,16 @@ declare -A label=(
     [svm_predict]="DCD prediction"
     [sensor_read]="sensor read (driver + simulated device)"
     [demo_iteration]="one demo iteration (read, 2 predictions, 2 updates, 4 + 32 steps)"
+    [libm_expf]="\`libm::expf\` (kernel values)"
+    [libm_sqrtf]="\`libm::sqrtf\`"
+    [f32_hypot]="\`f32::hypot\` via \`libm::hypotf\` (one per Givens rotation)"
 )
 stat() { # file name -> "mean (min-max)" mean
     sed -n "s/^measure $2: mean \([0-9]*\), min \([0-9]*\), max \([0-9]*\), n [0-9]*$/\1 \2 \3/p" "$1"
 }
 for name in slkl_step_all slkl_step_first_after_arrival slkl_step_later slkl_step_stay_zero slkl_step_change \
     slkl_step_enter slkl_step_leave slkl_window_update slkl_predict svm_step svm_arrival_32_steps svm_predict \
-    sensor_read demo_iteration; do
+    sensor_read demo_iteration libm_expf libm_sqrtf f32_hypot; do
     read -r em emin emax < <(stat "$out/measure-$e" "$name")
     read -r mm mmin mmax < <(stat "$out/measure-$m" "$name")
     ratio="$(awk -v a="$mm" -v b="$em" 'BEGIN { printf "%.1f×", a / b }')"

@@ -86,6 +86,15 @@ fn run() -> Result<(), Failure> {
             .1,
     )?;
     calibration.print();
+    // The transcendentals under the learners, on inputs the optimiser cannot see.
+    let x = core::hint::black_box(0.7f32);
+    let mut math = [Stat::new("libm_expf"), Stat::new("libm_sqrtf"), Stat::new("f32_hypot")];
+    math[0].add(counter.measure(|| libm::expf(-x)).1)?;
+    math[1].add(counter.measure(|| libm::sqrtf(x)).1)?;
+    math[2].add(counter.measure(|| kestrel_core::Real::hypot(x, 1.3)).1)?;
+    for stat in &math {
+        stat.print();
+    }
 
     let mut sensor = Mpu6050::new(SimulatedMpu6050::new(ADDRESS, 2024), ADDRESS);
     sensor.init().map_err(|_| Failure::Check("sensor init"))?;
