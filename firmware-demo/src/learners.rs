@@ -41,7 +41,7 @@ pub const SVM_SCALARS_LEN: usize = online_scalars_len(WINDOW, DIM);
 
 /// Gaussian kernel width of SLKL, `exp(−γ‖x − x'‖²)` on accelerations in g.
 pub const GAMMA: f32 = 4.0;
-/// SLKL's sparsity weight `ν` (°C², about 1 % of the target's variance in a window).
+/// SLKL's sparsity weight `ν`, °C² (about 0.5 % of the temperature's variance over a window).
 pub const NU: f32 = 0.01;
 /// SVM cost `C`.
 pub const SVM_C: f32 = 1.0;
