@@ -1,33 +1,120 @@
 #!/usr/bin/env bash
-# Runs the firmware in QEMU: the on-device tests (`cargo test --release`), then the demo
-# (`cargo run --release`), then prints the demo ELF's section sizes. Exits non-zero when a
-# test or the demo fails; the last line is the tests' aggregated `N passed, N failed`.
+# Runs the firmware in QEMU on both targets — Cortex-M4F (thumbv7em-none-eabihf, mps2-an386)
+# and Cortex-M3 without FPU (thumbv7m-none-eabi, mps2-an385) — and checks what only a
+# script can:
+#   1. the on-device tests (`cargo test --release`, `test NAME ... ok|FAILED` per check);
+#   2. the demo (`cargo run --release`): it exits with failure unless both learners learn;
+#   3. a hard-float binary on the FPU-less CPU ends in the HardFault handler, which
+#      exits with failure instead of hanging;
+#   4. the measurement binary counts instructions under QEMU `-icount` (100 `nop`s count
+#      as 100 instructions; measure.sh prints the full tables);
+#   5. the demo prints the same lines on both targets (f32 arithmetic is IEEE on both; only
+#      the peak-stack line may differ);
+#   6. `kestrel budget` (the host CLI, --target cortex-m --scalar f32, the demo's
+#      configuration) is within 5 % of the bytes the learners' statics occupy in the demo
+#      ELF (llvm-nm --print-size);
+#   7. the section sizes of the demo ELFs.
+# Steps 2-6 print `test NAME ... ok|FAILED` lines too. The last line aggregates every test
+# of both targets: `N passed, N failed`; the exit status is non-zero when anything failed.
 #
-# Needs the thumbv7em-none-eabihf target and qemu-system-arm installed (the caller's job);
-# installs rustup's llvm-tools for llvm-size when missing. Runs from any directory.
+# Needs both Rust targets and qemu-system-arm (scripts/test-all.sh installs them);
+# installs rustup's llvm-tools when missing. Runs from any directory.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+targets=(thumbv7em-none-eabihf thumbv7m-none-eabi)
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+log="$out/log"
+touch "$log"
 
 status=0
-cargo test --release --no-fail-fast 2>&1 | tee "$log" || status=$?
-cargo run --release || status=$?
+report() { # name condition-status
+    if [[ "$2" == 0 ]]; then
+        echo "test $1 ... ok" | tee -a "$log"
+    else
+        echo "test $1 ... FAILED" | tee -a "$log"
+        status=1
+    fi
+}
+
+for target in "${targets[@]}"; do
+    printf '\n==> %s: on-device tests\n' "$target"
+    cargo test --release --target "$target" --no-fail-fast 2>&1 | tee -a "$log" || status=$?
+    printf '\n==> %s: demo\n' "$target"
+    demo=0
+    cargo run --quiet --release --target "$target" --bin kestrel-firmware-demo | tee "$out/demo-$target" || demo=$?
+    report "demo_learns_on_$target" "$demo"
+done
+
+printf '\n==> the HardFault handler: the hard-float demo on the FPU-less Cortex-M3\n'
+# Its first floating-point instruction faults; the handler must report and exit with
+# failure (status 1) instead of hanging until the time-out (status 124).
+fault=0
+timeout 20 qemu-system-arm -machine mps2-an385 -cpu cortex-m3 -display none -monitor none -serial none \
+    -semihosting-config enable=on,target=native -kernel target/thumbv7em-none-eabihf/release/kestrel-firmware-demo \
+    >/dev/null 2>"$out/fault" || fault=$?
+cat "$out/fault"
+handled=1
+[[ "$fault" == 1 ]] && grep -q '^HardFault' "$out/fault" && handled=0
+report hardfault_handler_exits_with_failure "$handled"
+
+printf '\n==> instruction counting under -icount (measure.sh prints the full tables)\n'
+declare -A machine=([thumbv7em-none-eabihf]="mps2-an386 -cpu cortex-m4" [thumbv7m-none-eabi]="mps2-an385 -cpu cortex-m3")
+for target in "${targets[@]}"; do
+    counted=1
+    if cargo build --quiet --release --target "$target" --bin measure; then
+        # shellcheck disable=SC2086 # the machine options are words
+        timeout 120 qemu-system-arm -machine ${machine[$target]} -display none -monitor none -serial none \
+            -semihosting-config enable=on,target=native -icount shift=7,align=off,sleep=off \
+            -kernel "target/$target/release/measure" >"$out/measure-$target" || true
+        grep -E '^measure (calibration_100_nops|slkl_step_all|slkl_window_update|slkl_predict|svm_step):' "$out/measure-$target" || true
+        # 100 nops must count as 100 instructions, and every operation must have been counted.
+        grep -q '^measure calibration_100_nops: mean 100,' "$out/measure-$target" &&
+            grep -q '^measure demo_iteration: ' "$out/measure-$target" && counted=0
+    fi
+    report "instruction_counts_calibrated_on_$target" "$counted"
+done
+
+printf '\n==> demo output on both targets\n'
+same=0
+diff <(grep -v '^peak stack' "$out/demo-${targets[0]}") <(grep -v '^peak stack' "$out/demo-${targets[1]}") || same=$?
+report demo_prints_the_same_on_m4f_and_m3 "$same"
 
 host="$(rustc -vV | sed -n 's/^host: //p')"
-llvm_size="$(rustc --print sysroot)/lib/rustlib/$host/bin/llvm-size"
-if [[ ! -x "$llvm_size" ]]; then
-    rustup component add llvm-tools >&2 || true
-fi
-elf=target/thumbv7em-none-eabihf/release/kestrel-firmware-demo
-if [[ -x "$llvm_size" && -f "$elf" ]]; then
-    echo "Section sizes of $elf (flash = text + data, static RAM = data + bss):"
-    "$llvm_size" "$elf"
-else
-    echo "llvm-size or the demo ELF unavailable: section sizes skipped"
-fi
+tools="$(rustc --print sysroot)/lib/rustlib/$host/bin"
+[[ -x "$tools/llvm-nm" ]] || rustup component add llvm-tools >&2 || true
+
+printf '\n==> kestrel budget against the demo'"'"'s statics\n'
+# The host CLI is built from the workspace root: inside firmware-demo/, cargo builds for the
+# Cortex-M.
+kestrel() { (cd .. && cargo run --quiet --release -p kestrel-stream -- "$@"); }
+for target in "${targets[@]}"; do
+    elf="target/$target/release/kestrel-firmware-demo"
+    for learner in slkl svm; do
+        prefix="$(tr '[:lower:]' '[:upper:]' <<<"$learner")_"
+        cli="$(kestrel budget --learner "$learner" --dim 3 --window 128 --centers 32 --scalar f32 --target cortex-m |
+            sed -n 's/^bytes: //p')" || cli=""
+        # Every static of the learner: its buffers and the learner struct over them.
+        device=0
+        while read -r _ size _ name; do
+            [[ "$name" == *"learners::$prefix"* ]] && device=$((device + 16#$size))
+        done < <("$tools/llvm-nm" --print-size --demangle "$elf" 2>/dev/null || true)
+        within=1
+        if [[ -n "$cli" && "$device" -gt 0 ]]; then
+            awk -v c="$cli" -v d="$device" 'BEGIN { e = (c > d ? c - d : d - c) / d; exit !(e <= 0.05) }' && within=0
+        fi
+        diff="$(awk -v c="${cli:-0}" -v d="$device" 'BEGIN { if (d > 0) printf "%+.1f %%", 100 * (d - c) / d }')"
+        echo "$target $learner: kestrel budget ${cli:-?} B, learner statics ${device} B (statics − budget: $diff)"
+        report "budget_${learner}_within_5_percent_on_$target" "$within"
+    done
+done
+
+printf '\n==> section sizes (flash = text + data, which includes rodata and the vector table; static RAM = data + bss)\n'
+for target in "${targets[@]}"; do
+    "$tools/llvm-size" "target/$target/release/kestrel-firmware-demo" 2>/dev/null || echo "llvm-size unavailable"
+done
 
 # Count the `test NAME ... ok|FAILED` lines; a binary that started but printed no closing
 # `N passed, N failed` (a panic, a fault, a time-out) counts as one more failure.

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# Every test of Kestrel, from a fresh machine: installs what is missing (the Cortex-M4F
-# Rust target, rustfmt/clippy/llvm-tools, QEMU), then runs, stopping at the first failure:
+# Every test of Kestrel, from a fresh machine: installs what is missing (the Cortex-M4F and
+# Cortex-M3 Rust targets, rustfmt/clippy/llvm-tools, QEMU), then runs, stopping at the
+# first failure:
 #   1. cargo fmt --check
-#   2. cargo clippy, warnings denied (host workspace and firmware)
+#   2. cargo clippy, warnings denied (host workspace and firmware, both Cortex-M targets)
 #   3. host tests (unit, integration, doc tests)
 #   4. kestrel-core built for thumbv7em-none-eabihf without default features (any use of
 #      std in the core breaks this step)
-#   5. the firmware's on-device tests under QEMU (closing line `N passed, N failed`)
+#   5. the firmware under QEMU on the Cortex-M4F and the Cortex-M3 (no FPU): on-device
+#      tests, demo, instruction counting, `kestrel budget` against the ELF's statics
+#      (closing line `N passed, N failed` over both)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 TARGET=thumbv7em-none-eabihf
+# The firmware's no-FPU build.
+TARGET_NO_FPU=thumbv7m-none-eabi
 step() { printf '\n==> %s\n' "$*"; }
 die() { printf 'test-all: %s\n' "$*" >&2; exit 1; }
 
@@ -19,7 +24,9 @@ command -v cargo >/dev/null || die "cargo not found: install Rust with rustup fi
 rustup component list --installed | grep -q '^rustfmt' || rustup component add rustfmt || die "cannot add rustfmt"
 rustup component list --installed | grep -q '^clippy' || rustup component add clippy || die "cannot add clippy"
 rustup component list --installed | grep -q '^llvm-tools' || rustup component add llvm-tools || die "cannot add llvm-tools"
-rustup target list --installed | grep -qx "$TARGET" || rustup target add "$TARGET" || die "cannot add target $TARGET"
+for target in "$TARGET" "$TARGET_NO_FPU"; do
+    rustup target list --installed | grep -qx "$target" || rustup target add "$target" || die "cannot add target $target"
+done
 if ! command -v qemu-system-arm >/dev/null; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -35,6 +42,7 @@ cargo fmt --all -- --check
 step "Clippy (warnings denied)"
 cargo clippy --workspace --all-targets -- -D warnings
 (cd firmware-demo && cargo clippy --release --all-targets -- -D warnings)
+(cd firmware-demo && cargo clippy --release --all-targets --target "$TARGET_NO_FPU" -- -D warnings)
 
 step "Host tests"
 cargo test --workspace

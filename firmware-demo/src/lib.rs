@@ -1,6 +1,15 @@
-//! What every binary of the firmware shares: a panic handler and a HardFault handler that
-//! report over semihosting and exit with failure, a semihosting [`exit`], and [`Tests`], a
-//! tiny runner for `harness = false` test binaries.
+//! Kestrel on a Cortex-M: what the demo, the measurement binary and the on-device tests
+//! share.
+//!
+//! - [`sensor`]: an MPU-6050-style motion-sensor driver, generic over embedded-hal 1.0's
+//!   `I2c`; [`sim`]: the simulated sensor and machine that implement `I2c` under QEMU.
+//! - [`learners`]: the demo's windowed SLKL regressor and DCD SVM in statics sized by
+//!   kestrel-core's `const fn`s.
+//! - [`icount`]: instruction counts from SysTick under QEMU `-icount`; [`stack`]: peak
+//!   stack by stack painting; [`report`]: fixed-point printing.
+//! - A panic handler and a HardFault handler that report over semihosting and exit with
+//!   failure, a semihosting [`exit`], and [`Tests`], a tiny runner for `harness = false`
+//!   test binaries.
 //!
 //! Without the HardFault handler, a hard-float binary booted on a CPU without an FPU would
 //! fault at its first floating-point instruction and QEMU would hang. Both handlers write to
@@ -9,6 +18,13 @@
 //! A binary links these handlers by using anything from this crate.
 
 #![no_std]
+
+pub mod icount;
+pub mod learners;
+pub mod report;
+pub mod sensor;
+pub mod sim;
+pub mod stack;
 
 use core::fmt;
 use core::panic::PanicInfo;
@@ -26,7 +42,7 @@ pub fn exit(success: bool) -> ! {
     }
 }
 
-/// Why a check failed.
+/// Why a check (or the set-up of a learner) failed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Failure {
     /// A call into kestrel-core returned an error the check did not expect.
@@ -56,7 +72,7 @@ pub fn ensure(condition: bool, what: &'static str) -> Result<(), Failure> {
 }
 
 /// Counts checks, printing `test NAME ... ok|FAILED` for each and `N passed, N failed` at
-/// the end, as libtest does. `tests/core_on_device.rs` shows the use: `Tests::default()`,
+/// the end, as libtest does. `tests/kernels_linalg.rs` shows the use: `Tests::default()`,
 /// one [`run`](Self::run) per check, then [`finish`](Self::finish).
 #[derive(Debug, Default)]
 pub struct Tests {

@@ -1,29 +1,183 @@
-//! The demo firmware: factors a 3×3 symmetric positive-definite matrix with kestrel-core in
-//! `f32`, prints the factor and `log det A` over semihosting, and exits.
+//! The demo: a Cortex-M learns on the device from a motion sensor read through
+//! embedded-hal, test-then-train, in a RAM budget fixed at link time.
 //!
-//! `cargo run --release` (from this crate's directory) boots it in QEMU.
+//! Each of [`SAMPLES`] iterations reads one sample from the MPU-6050-style sensor (under
+//! QEMU the simulated part of `kestrel_firmware_demo::sim`, a machine whose temperature
+//! follows its orientation under a slow drift), then
+//!
+//! 1. **predicts**: the die temperature from the three acceleration axes with windowed
+//!    SLKL, and the tilt alarm with the windowed DCD linear SVM;
+//! 2. **learns**: the sample enters both windows (the oldest leaves), SLKL takes
+//!    [`SLKL_STEPS`] coordinate steps, the SVM its configured DCD steps.
+//!
+//! Every [`BLOCK`] samples it prints the block's rolling errors over semihosting beside
+//! naive baselines (the window's mean temperature; the block's majority class), and at the
+//! end the peak stack. It exits with success when, after the first window, SLKL's RMSE is
+//! below half the baseline's and the SVM's error rate below half the majority class's.
+//!
+//! `cargo run --release` (from this crate's directory) boots it in QEMU; add
+//! `--target thumbv7m-none-eabi` for the Cortex-M3 build without FPU.
 
 #![no_std]
 #![no_main]
 
+use core::fmt;
+
 use cortex_m_rt::entry;
 use cortex_m_semihosting::hprintln;
-use kestrel_core::cholesky::{Cholesky, storage_len};
-use kestrel_firmware_demo::exit;
+use embedded_hal::i2c::ErrorKind;
+use kestrel_core::Rng;
+use kestrel_core::dcd::Row;
+use kestrel_firmware_demo::report::Fixed;
+use kestrel_firmware_demo::sensor::{self, ADDRESS, Mpu6050};
+use kestrel_firmware_demo::sim::SimulatedMpu6050;
+use kestrel_firmware_demo::{Failure, exit, learners, stack};
 
-/// `A = L·Lᵀ` with `L = [[2, 0, 0], [1, 3, 0], [-1, 1, 2]]`, so `log det A = ln 144 ≈ 4.9698`.
-const A: [f32; 9] = [4.0, 2.0, -2.0, 2.0, 10.0, 2.0, -2.0, 2.0, 6.0];
+/// Samples the demo reads.
+const SAMPLES: u32 = 2048;
+/// Samples per report line.
+const BLOCK: u32 = 256;
+/// SLKL coordinate steps after each arrival.
+const SLKL_STEPS: usize = 4;
+/// Seed of the simulated machine.
+const SCENE_SEED: u64 = 2024;
+
+/// Why the demo stopped.
+#[derive(Debug)]
+enum DemoError {
+    Sensor(sensor::Error<ErrorKind>),
+    Learner(Failure),
+}
+
+impl From<sensor::Error<ErrorKind>> for DemoError {
+    fn from(e: sensor::Error<ErrorKind>) -> Self {
+        DemoError::Sensor(e)
+    }
+}
+
+impl From<Failure> for DemoError {
+    fn from(e: Failure) -> Self {
+        DemoError::Learner(e)
+    }
+}
+
+impl From<kestrel_core::Error> for DemoError {
+    fn from(e: kestrel_core::Error) -> Self {
+        DemoError::Learner(Failure::Core(e))
+    }
+}
+
+impl fmt::Display for DemoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DemoError::Sensor(e) => write!(f, "sensor: {e}"),
+            DemoError::Learner(e) => write!(f, "learner: {e}"),
+        }
+    }
+}
+
+/// Errors over one block (or the whole run after the first window).
+#[derive(Clone, Copy, Debug, Default)]
+struct Score {
+    samples: u32,
+    squared: f32,
+    squared_baseline: f32,
+    wrong: u32,
+    alarms: u32,
+}
+
+impl Score {
+    fn add(&mut self, error: f32, baseline_error: f32, wrong: bool, alarm: bool) {
+        self.samples += 1;
+        self.squared += error * error;
+        self.squared_baseline += baseline_error * baseline_error;
+        self.wrong += u32::from(wrong);
+        self.alarms += u32::from(alarm);
+    }
+    fn rmse(&self) -> f32 {
+        libm::sqrtf(self.squared / self.samples.max(1) as f32)
+    }
+    fn baseline_rmse(&self) -> f32 {
+        libm::sqrtf(self.squared_baseline / self.samples.max(1) as f32)
+    }
+    /// Error rate of the SVM, %.
+    fn error_rate(&self) -> f32 {
+        100.0 * self.wrong as f32 / self.samples.max(1) as f32
+    }
+    /// Error rate of always answering the block's majority class, %.
+    fn majority_error_rate(&self) -> f32 {
+        100.0 * self.alarms.min(self.samples - self.alarms) as f32 / self.samples.max(1) as f32
+    }
+}
 
 #[entry]
 fn main() -> ! {
-    match Cholesky::from_matrix_in([0.0f32; storage_len(3)], 3, &A, 3) {
-        Ok(chol) => {
-            hprintln!("kestrel: 3x3 Cholesky, packed L = {:?}, log det A = {}", chol.packed(), chol.log_det());
-            exit(true)
-        }
+    match run() {
+        Ok(passed) => exit(passed),
         Err(e) => {
-            hprintln!("kestrel: 3x3 Cholesky failed: {e}");
+            hprintln!("kestrel demo: {e}");
             exit(false)
         }
     }
+}
+
+fn run() -> Result<bool, DemoError> {
+    let mut sensor = Mpu6050::new(SimulatedMpu6050::new(ADDRESS, SCENE_SEED), ADDRESS);
+    sensor.init()?;
+    let regressor = learners::regressor()?;
+    let classifier = learners::classifier()?;
+    hprintln!(
+        "kestrel demo: SLKL window {} x {} features, {} centres ({} B of statics); DCD SVM window {} ({} B)",
+        learners::WINDOW,
+        learners::DIM,
+        learners::CENTRES,
+        core::mem::size_of_val(&*regressor) + (learners::SLKL_SCALARS_LEN + learners::SLKL_INDICES_LEN) * 4,
+        learners::WINDOW,
+        core::mem::size_of_val(&*classifier) + learners::SVM_SCALARS_LEN * 4,
+    );
+    let mut rng = Rng::seed_from_u64(SCENE_SEED + 1);
+    let (mut block, mut total) = (Score::default(), Score::default());
+    for t in 0..SAMPLES {
+        let reading = sensor.read()?;
+        let x = &reading.accel;
+        // Test...
+        let (predicted, baseline) =
+            if regressor.is_empty() { (0.0, 0.0) } else { (regressor.predict(x)?, regressor.mean()) };
+        let alarm_predicted = classifier.predict(Row::Dense(x))? == 1;
+        // ...then train.
+        regressor.push(x, reading.temperature)?;
+        for _ in 0..SLKL_STEPS {
+            regressor.step()?;
+        }
+        classifier.push(Row::Dense(x), if reading.motion { 1 } else { -1 }, &mut rng)?;
+        if t >= learners::WINDOW as u32 {
+            let wrong = alarm_predicted != reading.motion;
+            let errors = (predicted - reading.temperature, baseline - reading.temperature);
+            block.add(errors.0, errors.1, wrong, reading.motion);
+            total.add(errors.0, errors.1, wrong, reading.motion);
+        }
+        if (t + 1) % BLOCK == 0 && block.samples > 0 {
+            hprintln!(
+                "samples {:>4}: temperature RMSE {} C (window mean: {} C), m0 = {:>2}; tilt alarm errors {} % (majority class: {} %)",
+                t + 1,
+                Fixed::new(block.rmse(), 3),
+                Fixed::new(block.baseline_rmse(), 3),
+                regressor.active_len(),
+                Fixed::new(block.error_rate(), 1),
+                Fixed::new(block.majority_error_rate(), 1),
+            );
+            block = Score::default();
+        }
+    }
+    let passed = total.rmse() < 0.5 * total.baseline_rmse() && total.error_rate() < 0.5 * total.majority_error_rate();
+    hprintln!(
+        "after the first window: temperature RMSE {} C vs {} C, alarm errors {} % vs {} %: {}",
+        Fixed::new(total.rmse(), 3),
+        Fixed::new(total.baseline_rmse(), 3),
+        Fixed::new(total.error_rate(), 1),
+        Fixed::new(total.majority_error_rate(), 1),
+        if passed { "learning works" } else { "NOT LEARNING" }
+    );
+    hprintln!("peak stack: {} B of {} B", stack::peak_bytes(), stack::capacity_bytes());
+    Ok(passed)
 }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Regenerates the host-trained models the firmware embeds (tests/host_models.rs), their
+# fixed inputs and the host's predictions on them:
+#
+#   slkl.kestrel  SLKL regressor, diabetes (10 features), 32 candidate centres
+#   svm.kestrel   linear SVM (DCD), breast_cancer (30 features)
+#   rsvm.kestrel  reduced-kernel SVM, moons (2 features), at most 16 centres
+#
+# each trained by `kestrel train --scalar f32` on ../shared/data/NAME/train.csv; NAME.csv is
+# the header and first 32 rows of NAME's test.csv; NAME.expected holds, per row, the f32
+# bit pattern of `kestrel predict`'s output (the CLI prints the f64 of an f32 prediction
+# with `{}`, the shortest decimal that reads back to the same f64, so the bits are exact),
+# then the decimal as printed. The device test compares bits.
+#
+# Usage: bash firmware-demo/models/regenerate.sh [DATA_DIR]   (needs cargo and python3)
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+data="$(cd "${1:-$root/../shared/data}" && pwd)"
+
+# From the workspace root: inside firmware-demo/, cargo would build for the Cortex-M.
+(cd "$root" && cargo build --quiet --release -p kestrel-stream)
+kestrel="$root/target/release/kestrel"
+
+# name dataset learner options...
+models=(
+    "slkl diabetes slkl --centers 32"
+    "svm breast_cancer svm"
+    "rsvm moons rsvm --centers 16"
+)
+for spec in "${models[@]}"; do
+    read -r name dataset learner options <<<"$spec"
+    # shellcheck disable=SC2086 # options are words
+    "$kestrel" train --learner "$learner" --input "$data/$dataset/train.csv" --out "$here/$name.kestrel" \
+        --scalar f32 --seed 1 $options
+    head -n 33 "$data/$dataset/test.csv" >"$here/$name.csv"
+    "$kestrel" predict --model "$here/$name.kestrel" --input "$here/$name.csv" | python3 -c '
+import struct, sys
+for line in sys.stdin:
+    text = line.strip()
+    bits = struct.unpack("<I", struct.pack("<f", float(text)))[0]
+    # The printed value is an f32 widened to f64: packing it to f32 must be exact.
+    assert struct.unpack("<f", struct.pack("<I", bits))[0] == float(text), text
+    print(f"{bits:#010x} {text}")
+' >"$here/$name.expected"
+    echo "$name: $(wc -c <"$here/$name.kestrel") bytes, $(wc -l <"$here/$name.expected") predictions"
+done

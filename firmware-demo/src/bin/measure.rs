@@ -1,0 +1,176 @@
+//! Executed instructions per learner operation, in the demo's configuration (window 128,
+//! 32 centres, d = 3, f32), counted by SysTick under QEMU `-icount shift=7` (see
+//! `kestrel_firmware_demo::icount`). Run by `measure.sh`, which passes `-icount`; under
+//! the plain runner of `.cargo/config.toml` the numbers are host time, not instructions.
+//!
+//! It builds the demo's learners in the same statics, warms them up on [`WARM_UP`]
+//! samples of the simulated sensor exactly as the demo does (read, predict, push, steps),
+//! then measures [`SAMPLES`] more iterations of the demo's loop operation by operation,
+//! and prints one line per operation:
+//! `measure NAME: mean M, min A, max B, n N` (instructions; `mean` rounded).
+
+#![no_std]
+#![no_main]
+
+use cortex_m_rt::entry;
+use cortex_m_semihosting::hprintln;
+use kestrel_core::Rng;
+use kestrel_core::dcd::Row;
+use kestrel_core::slkl::Case;
+use kestrel_firmware_demo::icount::Counter;
+use kestrel_firmware_demo::sensor::{ADDRESS, Mpu6050};
+use kestrel_firmware_demo::sim::SimulatedMpu6050;
+use kestrel_firmware_demo::{Failure, exit, learners};
+
+/// Samples before measuring: two windows.
+const WARM_UP: u32 = 256;
+/// Samples measured.
+const SAMPLES: u32 = 256;
+/// SLKL steps per arrival, as in the demo.
+const SLKL_STEPS: usize = 4;
+
+/// Count, sum, min and max of one operation's instruction counts.
+#[derive(Clone, Copy, Debug)]
+struct Stat {
+    name: &'static str,
+    n: u64,
+    sum: u64,
+    min: u64,
+    max: u64,
+}
+
+impl Stat {
+    const fn new(name: &'static str) -> Self {
+        Stat { name, n: 0, sum: 0, min: u64::MAX, max: 0 }
+    }
+    fn add(&mut self, instructions: Option<u64>) -> Result<(), Failure> {
+        let count = instructions.ok_or(Failure::Check("an operation ran past SysTick's 2^24 ticks"))?;
+        self.n += 1;
+        self.sum += count;
+        self.min = self.min.min(count);
+        self.max = self.max.max(count);
+        Ok(())
+    }
+    fn print(&self) {
+        if let Some(mean) = (self.sum + self.n / 2).checked_div(self.n) {
+            hprintln!("measure {}: mean {}, min {}, max {}, n {}", self.name, mean, self.min, self.max, self.n);
+        }
+    }
+}
+
+#[entry]
+fn main() -> ! {
+    match run() {
+        Ok(()) => exit(true),
+        Err(e) => {
+            hprintln!("measure: {e}");
+            exit(false)
+        }
+    }
+}
+
+fn run() -> Result<(), Failure> {
+    let peripherals = cortex_m::Peripherals::take().ok_or(Failure::Check("peripherals already taken"))?;
+    let mut counter = Counter::new(peripherals.SYST);
+    let mut calibration = Stat::new("calibration_100_nops");
+    calibration.add(
+        counter
+            .measure(|| {
+                for _ in 0..25 {
+                    cortex_m::asm::nop();
+                    cortex_m::asm::nop();
+                    cortex_m::asm::nop();
+                    cortex_m::asm::nop();
+                }
+            })
+            .1,
+    )?;
+    calibration.print();
+    // The transcendentals under the learners, on inputs the optimiser cannot see.
+    let x = core::hint::black_box(0.7f32);
+    let mut math = [Stat::new("libm_expf"), Stat::new("libm_sqrtf"), Stat::new("f32_hypot")];
+    math[0].add(counter.measure(|| libm::expf(-x)).1)?;
+    math[1].add(counter.measure(|| libm::sqrtf(x)).1)?;
+    math[2].add(counter.measure(|| kestrel_core::Real::hypot(x, 1.3)).1)?;
+    for stat in &math {
+        stat.print();
+    }
+
+    let mut sensor = Mpu6050::new(SimulatedMpu6050::new(ADDRESS, 2024), ADDRESS);
+    sensor.init().map_err(|_| Failure::Check("sensor init"))?;
+    let regressor = learners::regressor()?;
+    let classifier = learners::classifier()?;
+    let mut rng = Rng::seed_from_u64(2025);
+    let mut stats = [
+        Stat::new("sensor_read"),
+        Stat::new("slkl_predict"),
+        Stat::new("slkl_window_update"),
+        Stat::new("slkl_step_first_after_arrival"),
+        Stat::new("slkl_step_later"),
+        Stat::new("slkl_step_all"),
+        Stat::new("slkl_step_stay_zero"),
+        Stat::new("slkl_step_change"),
+        Stat::new("slkl_step_enter"),
+        Stat::new("slkl_step_leave"),
+        Stat::new("slkl_step_unchanged"),
+        Stat::new("svm_predict"),
+        Stat::new("svm_arrival_32_steps"),
+        Stat::new("svm_step"),
+        Stat::new("demo_iteration"),
+    ];
+    let mut active = 0;
+    for t in 0..WARM_UP + SAMPLES {
+        let measuring = t >= WARM_UP;
+        let mut one = Stat::new("iteration");
+        let (reading, n) = counter.measure(|| sensor.read());
+        let reading = reading.map_err(|_| Failure::Check("sensor read"))?;
+        let x = &reading.accel;
+        let mut record = |i: usize, count: Option<u64>, stats: &mut [Stat]| -> Result<(), Failure> {
+            if measuring {
+                stats[i].add(count)?;
+                one.add(count)?;
+            }
+            Ok(())
+        };
+        record(0, n, &mut stats)?;
+        let (prediction, n) = counter.measure(|| regressor.predict(x));
+        prediction?;
+        record(1, n, &mut stats)?;
+        let (alarm, n) = counter.measure(|| classifier.predict(Row::Dense(x)));
+        alarm?;
+        record(11, n, &mut stats)?;
+        let (pushed, n) = counter.measure(|| regressor.push(x, reading.temperature));
+        pushed?;
+        record(2, n, &mut stats)?;
+        for k in 0..SLKL_STEPS {
+            let (step, n) = counter.measure(|| regressor.step());
+            let step = step?;
+            record(if k == 0 { 3 } else { 4 }, n, &mut stats)?;
+            record(5, n, &mut stats)?;
+            let case = match step.case {
+                Case::StayZero => 6,
+                Case::Change => 7,
+                Case::Enter => 8,
+                Case::Leave => 9,
+                _ => 10,
+            };
+            record(case, n, &mut stats)?;
+        }
+        let label = if reading.motion { 1 } else { -1 };
+        let (pushed, n) = counter.measure(|| classifier.push(Row::Dense(x), label, &mut rng));
+        pushed?;
+        record(12, n, &mut stats)?;
+        // One more DCD step, outside the demo's iteration.
+        let ((), n) = counter.measure(|| classifier.steps(1, &mut rng));
+        if measuring {
+            stats[13].add(n)?;
+            stats[14].add(Some(one.sum))?;
+            active += regressor.active_len();
+        }
+    }
+    hprintln!("measure m0_mean: {}", (active + SAMPLES as usize / 2) / SAMPLES as usize);
+    for stat in &stats {
+        stat.print();
+    }
+    Ok(())
+}

@@ -1,0 +1,129 @@
+//! Models trained on the host by `kestrel train --scalar f32`, embedded with
+//! `include_bytes!`, decoded on the device by kestrel-core without std, predict bit for
+//! bit what `kestrel predict` printed on the host for the same inputs.
+//!
+//! The files are in `models/` and `models/regenerate.sh` rebuilds them: `NAME.kestrel`
+//! (the model file), `NAME.csv` (32 rows with a header, label last) and `NAME.expected`
+//! (the host's predictions as f32 bit patterns). Inputs are read as the host's CSV reader
+//! reads them — each field parsed as `f64` by core's parser, then converted to `f32` — so
+//! the device sees the same bits. Model decoding errors are checked too.
+
+#![no_std]
+#![no_main]
+
+use cortex_m_rt::entry;
+use kestrel_core::dcd::{LinearModel, Row};
+use kestrel_core::model::{Envelope, ModelError, ModelKind, ScalarKind};
+use kestrel_core::reduced_set::ReducedKernelModel;
+use kestrel_core::slkl::{Predictor, predictor};
+use kestrel_core::{Error, KernelKind};
+use kestrel_firmware_demo::{Failure, Tests, ensure};
+
+const SLKL: &[u8] = include_bytes!("../models/slkl.kestrel");
+const SLKL_INPUTS: &str = include_str!("../models/slkl.csv");
+const SLKL_EXPECTED: &str = include_str!("../models/slkl.expected");
+const SVM: &[u8] = include_bytes!("../models/svm.kestrel");
+const SVM_INPUTS: &str = include_str!("../models/svm.csv");
+const SVM_EXPECTED: &str = include_str!("../models/svm.expected");
+const RSVM: &[u8] = include_bytes!("../models/rsvm.kestrel");
+const RSVM_INPUTS: &str = include_str!("../models/rsvm.csv");
+const RSVM_EXPECTED: &str = include_str!("../models/rsvm.expected");
+
+/// Most features of an input file.
+const MAX_DIM: usize = 30;
+/// Rows each input file holds.
+const ROWS: usize = 32;
+/// Storage for the SLKL model: up to 32 centres of 10 features.
+const SLKL_LEN: usize = predictor::scalars_len(32, 10);
+
+#[entry]
+fn main() -> ! {
+    let mut tests = Tests::default();
+    tests.run("slkl_predictions_bit_identical_to_host", check_slkl);
+    tests.run("linear_svm_predictions_bit_identical_to_host", check_svm);
+    tests.run("reduced_svm_predictions_bit_identical_to_host", check_rsvm);
+    tests.run("envelopes_name_kind_and_scalar", envelopes);
+    tests.run("decoded_slkl_model_encodes_to_the_same_bytes", reencode);
+    tests.run("corrupted_truncated_and_foreign_bytes_are_errors", decoding_errors);
+    tests.finish()
+}
+
+/// Runs `predict` on every row of `inputs` and compares the bits with `expected`.
+fn compare(inputs: &str, expected: &str, mut predict: impl FnMut(&[f32]) -> Result<f32, Error>) -> Result<(), Failure> {
+    let mut rows = inputs.lines().skip(1).filter(|l| !l.trim().is_empty());
+    let mut expected = expected.lines().filter(|l| !l.trim().is_empty());
+    let mut count = 0;
+    loop {
+        match (rows.next(), expected.next()) {
+            (None, None) => break,
+            (Some(row), Some(bits)) => {
+                let mut x = [0.0f32; MAX_DIM];
+                let fields = row.split(',').count();
+                ensure(fields >= 2 && fields - 1 <= MAX_DIM, "input row has 1 to 30 features and a label")?;
+                for (xi, field) in x.iter_mut().zip(row.split(',').take(fields - 1)) {
+                    let value: f64 = field.trim().parse().map_err(|_| Failure::Check("input is not a number"))?;
+                    *xi = value as f32; // as the host: T::from_f64
+                }
+                let hex = bits.split_whitespace().next().unwrap_or("").trim_start_matches("0x");
+                let want = u32::from_str_radix(hex, 16).map_err(|_| Failure::Check("expected bits are not hex"))?;
+                let got = predict(&x[..fields - 1])?;
+                ensure(got.to_bits() == want, "prediction has the host's bits")?;
+                count += 1;
+            }
+            _ => return Err(Failure::Check("as many expected predictions as input rows")),
+        }
+    }
+    ensure(count == ROWS, "all 32 rows compared")
+}
+
+fn check_slkl() -> Result<(), Failure> {
+    let model = Predictor::decode_in(SLKL, [0.0f32; SLKL_LEN])?;
+    ensure(model.dim() == 10 && !model.is_empty() && model.len() <= 32, "10 features, 1 to 32 centres")?;
+    ensure(matches!(model.kernel().kind(), KernelKind::Rbf { .. }), "RBF kernel")?;
+    compare(SLKL_INPUTS, SLKL_EXPECTED, |x| model.predict(x))
+}
+
+fn check_svm() -> Result<(), Failure> {
+    let model = LinearModel::decode_in(SVM, [0.0f32; LinearModel::storage_len(30, 1)])?;
+    ensure(model.dim() == 30 && model.outputs() == 1, "binary model of 30 features")?;
+    compare(SVM_INPUTS, SVM_EXPECTED, |x| model.predict(Row::Dense(x)))
+}
+
+fn check_rsvm() -> Result<(), Failure> {
+    let model = ReducedKernelModel::decode_in(RSVM, [0.0f32; ReducedKernelModel::storage_len(2, 16, 1)])?;
+    ensure(model.dim() == 2 && model.centres_len() <= 16 && model.outputs() == 1, "binary, 2 features")?;
+    compare(RSVM_INPUTS, RSVM_EXPECTED, |x| model.predict(x))
+}
+
+fn envelopes() -> Result<(), Failure> {
+    for (bytes, kind) in [(SLKL, ModelKind::Slkl), (SVM, ModelKind::LinearSvm), (RSVM, ModelKind::ReducedSvm)] {
+        let envelope = Envelope::parse(bytes)?;
+        ensure(envelope.kind == kind && envelope.scalar == ScalarKind::F32, "kind and f32")?;
+    }
+    Ok(())
+}
+
+/// Decoding then encoding gives back the host's file byte for byte.
+fn reencode() -> Result<(), Failure> {
+    let model = Predictor::decode_in(SLKL, [0.0f32; SLKL_LEN])?;
+    let mut out = [0u8; 2048];
+    let n = model.encode(&mut out)?;
+    ensure(out[..n] == *SLKL, "same bytes")
+}
+
+fn decoding_errors() -> Result<(), Failure> {
+    let mut copy = [0u8; 2048];
+    let len = SLKL.len();
+    copy[..len].copy_from_slice(SLKL);
+    copy[len / 2] ^= 0x10;
+    let corrupted = Predictor::decode_in(&copy[..len], [0.0f32; SLKL_LEN]).err();
+    ensure(matches!(corrupted, Some(Error::Model(ModelError::ChecksumMismatch { .. }))), "flipped bit: checksum")?;
+    let truncated = Predictor::decode_in(&SLKL[..len - 1], [0.0f32; SLKL_LEN]).err();
+    ensure(matches!(truncated, Some(Error::Model(ModelError::Truncated { .. }))), "one byte short: truncated")?;
+    let foreign = LinearModel::decode_in(SLKL, [0.0f32; SLKL_LEN]).err();
+    ensure(foreign == Some(Error::Model(ModelError::WrongKind)), "SLKL bytes as a linear model: wrong kind")?;
+    let small = Predictor::decode_in(SLKL, [0.0f32; 8]).err();
+    ensure(matches!(small, Some(Error::CapacityExceeded { .. })), "storage too small: capacity")?;
+    let garbage = Predictor::decode_in(b"this is not a model at all", [0.0f32; SLKL_LEN]).err();
+    ensure(garbage == Some(Error::Model(ModelError::BadMagic)), "garbage: bad magic")
+}
