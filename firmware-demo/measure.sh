@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures the release demo on both targets and prints Markdown tables (the text of
-# MEASUREMENTS.md's tables):
+# the firmware tables of BENCHMARKS.md):
 #   - flash (.vector_table + .text + .rodata + .data) and static RAM (.data + .bss + .uninit)
 #     of the demo ELF, from `llvm-size -A`;
 #   - peak stack of a full demo run, by stack painting (cortex-m-rt `paint-stack`);
