@@ -90,6 +90,38 @@ pub enum OnErrorArg {
     Stop,
 }
 
+/// The kernel of the kernel learners (slkl, rsvm).
+#[derive(Args, Clone)]
+pub struct KernelArgs {
+    /// Kernel (slkl, rsvm).
+    #[arg(long, value_enum, default_value_t = KernelArg::Rbf)]
+    pub kernel: KernelArg,
+    /// Kernel width: RBF is exp(−gamma‖x−x'‖²); polynomial (gamma⟨x,x'⟩ + coef0)^degree.
+    #[arg(long, default_value_t = 0.5)]
+    pub gamma: f64,
+    /// Polynomial degree.
+    #[arg(long, default_value_t = 3)]
+    pub degree: u32,
+    /// Polynomial offset.
+    #[arg(long, default_value_t = 0.0)]
+    pub coef0: f64,
+}
+
+impl KernelArgs {
+    /// The kernel these flags describe.
+    ///
+    /// # Errors
+    /// `InvalidParam` naming the parameter out of range.
+    pub fn build<T: kestrel_core::Real>(&self) -> Result<kestrel_core::Kernel<T>, kestrel_core::Error> {
+        let gamma = T::from_f64(self.gamma);
+        match self.kernel {
+            KernelArg::Rbf => kestrel_core::Kernel::rbf(gamma),
+            KernelArg::Poly => kestrel_core::Kernel::polynomial(self.degree, gamma, T::from_f64(self.coef0)),
+            KernelArg::Linear => Ok(kestrel_core::Kernel::linear()),
+        }
+    }
+}
+
 /// Where the data comes from and how to read it.
 #[derive(Args, Clone)]
 pub struct InputArgs {
@@ -117,18 +149,8 @@ pub struct TrainArgs {
     /// Where to write the model file.
     #[arg(long)]
     pub out: PathBuf,
-    /// Kernel (slkl, rsvm).
-    #[arg(long, value_enum, default_value_t = KernelArg::Rbf)]
-    pub kernel: KernelArg,
-    /// Kernel width: RBF is exp(−gamma‖x−x'‖²); polynomial (gamma⟨x,x'⟩ + coef0)^degree.
-    #[arg(long, default_value_t = 0.5)]
-    pub gamma: f64,
-    /// Polynomial degree.
-    #[arg(long, default_value_t = 3)]
-    pub degree: u32,
-    /// Polynomial offset.
-    #[arg(long, default_value_t = 0.0)]
-    pub coef0: f64,
+    #[command(flatten)]
+    pub kernel: KernelArgs,
     /// SLKL's sparsity parameter, in units of the target variance: ν = nu·Var(y).
     #[arg(long, default_value_t = 0.1)]
     pub nu: f64,
@@ -199,18 +221,8 @@ pub struct StreamArgs {
     /// Coordinate steps after each arrival.
     #[arg(long, default_value_t = 5)]
     pub steps_per_sample: usize,
-    /// Kernel (slkl, rsvm).
-    #[arg(long, value_enum, default_value_t = KernelArg::Rbf)]
-    pub kernel: KernelArg,
-    /// Kernel width γ (RBF exp(−γ‖x−x'‖²)).
-    #[arg(long, default_value_t = 0.5)]
-    pub gamma: f64,
-    /// Polynomial degree.
-    #[arg(long, default_value_t = 3)]
-    pub degree: u32,
-    /// Polynomial offset.
-    #[arg(long, default_value_t = 0.0)]
-    pub coef0: f64,
+    #[command(flatten)]
+    pub kernel: KernelArgs,
     /// SLKL's ν (absolute: a stream's target variance is not known in advance).
     #[arg(long, default_value_t = 0.01)]
     pub nu: f64,

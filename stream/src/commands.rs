@@ -20,8 +20,8 @@ use kestrel_stream::{linear, model_file};
 use serde_json::json;
 
 use crate::args::{
-    BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, KernelArg, Learner, LossArg, OnErrorArg, PredictArgs,
-    ScalarArg, SelectArg, TargetArg, TrainArgs,
+    BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, LossArg, OnErrorArg, PredictArgs, ScalarArg,
+    SelectArg, TargetArg, TrainArgs,
 };
 
 /// Opens the input the flags name (shared with `kestrel stream`).
@@ -104,13 +104,7 @@ fn svm_params<T: Real>(args: &TrainArgs) -> Result<dcd::ValidParams<T>> {
 }
 
 fn kernel<T: Real>(args: &TrainArgs) -> Result<Kernel<T>> {
-    let gamma = T::from_f64(args.gamma);
-    match args.kernel {
-        KernelArg::Rbf => Kernel::rbf(gamma),
-        KernelArg::Poly => Kernel::polynomial(args.degree, gamma, T::from_f64(args.coef0)),
-        KernelArg::Linear => Ok(Kernel::linear()),
-    }
-    .context("kernel parameters")
+    args.kernel.build().context("kernel parameters")
 }
 
 fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, serde_json::Value)> {

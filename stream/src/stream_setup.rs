@@ -43,12 +43,7 @@ fn svm_params<T: Real>(args: &StreamArgs) -> Result<dcd::ValidParams<T>> {
 }
 
 fn kernel<T: Real>(args: &StreamArgs) -> Result<Kernel<T>> {
-    let gamma = T::from_f64(args.gamma);
-    Ok(match args.kernel {
-        KernelArg::Rbf => Kernel::rbf(gamma)?,
-        KernelArg::Poly => Kernel::polynomial(args.degree, gamma, T::from_f64(args.coef0))?,
-        KernelArg::Linear => Kernel::linear(),
-    })
+    Ok(args.kernel.build()?)
 }
 
 /// The flags that shape the model (and the input it is learned from), with `dim` as
@@ -68,13 +63,14 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> RunConfig {
     config.push("--steps-per-sample", args.steps_per_sample);
     if args.learner != Learner::Svm {
         config.push("--centers", args.centers);
-        config.push("--kernel", value_name(&args.kernel));
-        if args.kernel != KernelArg::Linear {
-            config.push("--gamma", args.gamma);
+        let kernel = &args.kernel;
+        config.push("--kernel", value_name(&kernel.kernel));
+        if kernel.kernel != KernelArg::Linear {
+            config.push("--gamma", kernel.gamma);
         }
-        if args.kernel == KernelArg::Poly {
-            config.push("--degree", args.degree);
-            config.push("--coef0", args.coef0);
+        if kernel.kernel == KernelArg::Poly {
+            config.push("--degree", kernel.degree);
+            config.push("--coef0", kernel.coef0);
         }
     }
     if args.learner == Learner::Slkl {
