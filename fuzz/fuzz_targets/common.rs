@@ -1,0 +1,50 @@
+//! Checks shared by the fuzz targets: what every record a reader yields must satisfy, and
+//! a bounded drain loop that also catches a reader that stops making progress.
+
+#![allow(dead_code)]
+
+use kestrel_stream::source::{ReadError, Record, RecordReader};
+
+/// Invariants of a record a reader accepted (stream/src/source/record.rs).
+pub fn check_record(r: &Record) {
+    assert!(r.label.is_finite(), "non-finite label {}", r.label);
+    assert_eq!(r.indices.len(), r.values.len(), "indices and values differ in length");
+    assert!(r.indices.windows(2).all(|w| w[0] < w[1]), "indices not strictly increasing: {:?}", r.indices);
+    assert!(r.values.iter().all(|v| v.is_finite()), "non-finite value in {:?}", r.values);
+    assert_eq!(r.dim(), r.indices.last().map_or(0, |&i| i as usize + 1));
+    assert!(r.line >= 1, "line numbers are 1-based");
+    // Densifying into a small row must fail cleanly, never panic.
+    let mut dense = [0.0f64; 16];
+    let fits = r.indices.iter().all(|&i| (i as usize) < dense.len());
+    assert_eq!(r.to_dense(&mut dense).is_ok(), fits);
+}
+
+/// Invariants of a reported bad row.
+pub fn check_error(e: &ReadError) {
+    assert!(e.line >= 1 && e.column >= 1, "position {}:{} is not 1-based", e.line, e.column);
+    let _ = e.to_string();
+}
+
+/// Reads until the end; every call must consume input, so `len` bytes give at most
+/// `len + 1` records and errors before the end (the CLI's `--on-error skip` would spin
+/// forever otherwise). Line numbers never go backwards.
+pub fn drain(reader: &mut dyn RecordReader, len: usize) {
+    let mut record = Record::default();
+    let mut last_line = 0u64;
+    for _ in 0..len + 2 {
+        match reader.next_record(&mut record) {
+            Ok(false) => return,
+            Ok(true) => {
+                check_record(&record);
+                assert!(record.line >= last_line, "line {} after line {last_line}", record.line);
+                last_line = record.line;
+            }
+            Err(e) => {
+                check_error(&e);
+                assert!(e.line >= last_line, "error on line {} after line {last_line}", e.line);
+                last_line = e.line;
+            }
+        }
+    }
+    panic!("{}: no end after {} calls on {len} bytes: the reader makes no progress", reader.name(), len + 2);
+}

@@ -1,0 +1,121 @@
+//! The model decoder on arbitrary bytes: `kestrel_stream::model::load` (what `inspect`,
+//! `predict` and `eval` call) and the core's `LinearModel`, `slkl::Predictor` and
+//! `ReducedKernelModel` `decode_in`, in f32 and f64.
+//!
+//! Each input is tried twice: as raw file bytes (exercising length, magic, version and
+//! checksum checks), and as `kind, scalar, payload…` wrapped in a valid envelope with a
+//! correct CRC-32, so that the fuzzer reaches the payload decoders, which a random
+//! checksum would almost always keep it from.
+//!
+//! Checks: no panic and no huge allocation (libFuzzer's `-rss_limit_mb`/`-malloc_limit_mb`),
+//! a loaded model predicts or refuses a row cleanly, and every model that decodes
+//! re-encodes to bytes that decode to the same bytes again (encode ∘ decode is a fixed
+//! point after one step).
+
+#![no_main]
+
+use crc::{CRC_32_ISO_HDLC, Crc};
+use kestrel_core::Real;
+use kestrel_core::dcd::LinearModel;
+use kestrel_core::model::{Envelope, FORMAT_VERSION, MAGIC, ModelKind};
+use kestrel_core::reduced_set::ReducedKernelModel;
+use kestrel_core::slkl::Predictor;
+use kestrel_stream::source::Record;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    decode_everything(data);
+    if let [kind, scalar, payload @ ..] = data {
+        decode_everything(&envelope(kind % 4, scalar % 3, payload));
+    }
+});
+
+/// `payload` in a well-formed envelope (header, CRC-32) of the given tags.
+fn envelope(kind: u8, scalar: u8, payload: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(payload.len() + 16);
+    bytes.extend_from_slice(&MAGIC);
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&[kind, scalar]);
+    bytes.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(payload);
+    let crc = Crc::<u32>::new(&CRC_32_ISO_HDLC).checksum(&bytes);
+    bytes.extend_from_slice(&crc.to_le_bytes());
+    bytes
+}
+
+fn decode_everything(bytes: &[u8]) {
+    if skip_known_bugs() && is_known_huge_slkl(bytes) {
+        return;
+    }
+    if let Ok(mut model) = kestrel_stream::model::load(bytes) {
+        let info = model.info();
+        assert_eq!(info.bytes, bytes.len());
+        let _ = format!("{info:?}");
+        // A row inside the model's dimension, one with an index past it, and an empty one.
+        let inside = (info.dim.min(4) as u32).max(1);
+        for record in [
+            Record { label: 1.0, indices: (0..inside).collect(), values: vec![0.5; inside as usize], line: 1 },
+            Record { label: -1.0, indices: vec![u32::MAX], values: vec![1.0], line: 2 },
+            Record::default(),
+        ] {
+            let _ = model.predict(&record);
+        }
+    }
+    round_trips::<f32>(bytes);
+    round_trips::<f64>(bytes);
+}
+
+/// `KESTREL_FUZZ_SKIP_KNOWN=1` (set by scripts/fuzz.sh while fuzzing, not while replaying
+/// fuzz/regressions) steps around bugs already reported, so a run can find new ones.
+fn skip_known_bugs() -> bool {
+    static SKIP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SKIP.get_or_init(|| std::env::var_os("KESTREL_FUZZ_SKIP_KNOWN").is_some_and(|v| v == "1"))
+}
+
+/// Known bug (fuzz/regressions/model_decode/slkl_huge_dim_*.kestrel): an SLKL model with
+/// no centres bounds its dimension by nothing, and `model::load` allocates a dense row of
+/// `dim` scalars (up to 2³²−1, 32 GiB in f64).
+fn is_known_huge_slkl(bytes: &[u8]) -> bool {
+    let Ok(envelope) = Envelope::parse(bytes) else { return false };
+    envelope.kind == ModelKind::Slkl
+        && postcard::take_from_bytes::<(u32, u32)>(envelope.payload)
+            .is_ok_and(|((dim, centres), _)| centres == 0 && dim > 1 << 16)
+}
+
+/// Scalars the payload can hold: postcard writes each `T` in `T::BYTES` bytes.
+fn storage<T: Real>(bytes: &[u8]) -> Vec<T> {
+    let payload = Envelope::parse(bytes).map_or(0, |e| e.payload.len());
+    vec![T::ZERO; payload / T::BYTES + 1]
+}
+
+fn round_trips<T: Real>(bytes: &[u8]) {
+    let mut out = vec![0u8; 2 * bytes.len() + 64];
+    if let Ok(m) = LinearModel::<T, _>::decode_in(bytes, storage::<T>(bytes)) {
+        let n = m.encode(&mut out).expect("a decoded linear model re-encodes");
+        let again = LinearModel::<T, _>::decode_in(&out[..n], storage::<T>(&out[..n])).expect("re-decodes");
+        let mut out2 = vec![0u8; n + 64];
+        let n2 = again.encode(&mut out2).expect("re-encodes");
+        assert_eq!(&out[..n], &out2[..n2], "linear model: encode/decode is not a fixed point");
+        let _ = m.predict(kestrel_core::dcd::Row::Dense(&vec![T::ZERO; m.dim().min(64)]));
+    }
+    if let Ok(m) = Predictor::<T, _>::decode_in(bytes, storage::<T>(bytes)) {
+        let n = m.encode(&mut out).expect("a decoded SLKL model re-encodes");
+        let again = Predictor::<T, _>::decode_in(&out[..n], storage::<T>(&out[..n])).expect("re-decodes");
+        let mut out2 = vec![0u8; n + 64];
+        let n2 = again.encode(&mut out2).expect("re-encodes");
+        assert_eq!(&out[..n], &out2[..n2], "SLKL model: encode/decode is not a fixed point");
+        if m.dim() <= 64 {
+            let _ = m.predict(&vec![T::ZERO; m.dim()]);
+        }
+    }
+    if let Ok(m) = ReducedKernelModel::<T, _>::decode_in(bytes, storage::<T>(bytes)) {
+        let n = m.encode(&mut out).expect("a decoded reduced-kernel model re-encodes");
+        let again = ReducedKernelModel::<T, _>::decode_in(&out[..n], storage::<T>(&out[..n])).expect("re-decodes");
+        let mut out2 = vec![0u8; n + 64];
+        let n2 = again.encode(&mut out2).expect("re-encodes");
+        assert_eq!(&out[..n], &out2[..n2], "reduced-kernel model: encode/decode is not a fixed point");
+        if m.dim() <= 64 {
+            let _ = m.predict(&vec![T::ZERO; m.dim()]);
+        }
+    }
+}
