@@ -9,8 +9,6 @@
 # in fuzz/corpus/TARGET and crashes land in fuzz/artifacts/TARGET (both git-ignored).
 # Inputs that once crashed a target live in fuzz/regressions/TARGET and are replayed
 # first, so a fixed bug stays fixed: a replay that still crashes is reported, not fatal.
-# While fuzzing, KESTREL_FUZZ_SKIP_KNOWN=1 lets a target step around bugs already reported
-# (see the target's source), so that a run can find new ones.
 #
 # Needs cargo-fuzz (`cargo install cargo-fuzz`) and, on a stable toolchain,
 # RUSTC_BOOTSTRAP=1 for the sanitizer flags cargo fuzz passes (set here). Not run in CI.
@@ -44,7 +42,7 @@ for target in "${targets[@]}"; do
     before=$(ls "artifacts/$target" | wc -l)
     log="artifacts/$target.log"
     # -rss_limit_mb also caps single allocations: a decoder asking for gigabytes is a bug.
-    KESTREL_FUZZ_SKIP_KNOWN=1 cargo fuzz run -O -a "$target" "corpus/$target" "seeds/$target" -- \
+    cargo fuzz run -O -a "$target" "corpus/$target" "seeds/$target" -- \
         -max_total_time="$seconds" -rss_limit_mb=1024 -timeout=10 \
         -dict="dicts/$target.dict" -print_final_stats=1 >"$log" 2>&1
     code=$?

@@ -44,9 +44,6 @@ fn envelope(kind: u8, scalar: u8, payload: &[u8]) -> Vec<u8> {
 }
 
 fn decode_everything(bytes: &[u8]) {
-    if skip_known_bugs() && is_known_huge_slkl(bytes) {
-        return;
-    }
     if let Ok(mut model) = kestrel_stream::model::load(bytes) {
         let info = model.info();
         assert_eq!(info.bytes, bytes.len());
@@ -63,23 +60,6 @@ fn decode_everything(bytes: &[u8]) {
     }
     round_trips::<f32>(bytes);
     round_trips::<f64>(bytes);
-}
-
-/// `KESTREL_FUZZ_SKIP_KNOWN=1` (set by scripts/fuzz.sh while fuzzing, not while replaying
-/// fuzz/regressions) steps around bugs already reported, so a run can find new ones.
-fn skip_known_bugs() -> bool {
-    static SKIP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *SKIP.get_or_init(|| std::env::var_os("KESTREL_FUZZ_SKIP_KNOWN").is_some_and(|v| v == "1"))
-}
-
-/// Known bug (fuzz/regressions/model_decode/slkl_huge_dim_*.kestrel): an SLKL model with
-/// no centres bounds its dimension by nothing, and `model::load` allocates a dense row of
-/// `dim` scalars (up to 2³²−1, 32 GiB in f64).
-fn is_known_huge_slkl(bytes: &[u8]) -> bool {
-    let Ok(envelope) = Envelope::parse(bytes) else { return false };
-    envelope.kind == ModelKind::Slkl
-        && postcard::take_from_bytes::<(u32, u32)>(envelope.payload)
-            .is_ok_and(|((dim, centres), _)| centres == 0 && dim > 1 << 16)
 }
 
 /// Scalars the payload can hold: postcard writes each `T` in `T::BYTES` bytes.
