@@ -17,7 +17,7 @@
 use crc::{CRC_32_ISO_HDLC, Crc};
 use kestrel_core::Real;
 use kestrel_core::dcd::LinearModel;
-use kestrel_core::model::{Envelope, FORMAT_VERSION, MAGIC, ModelKind};
+use kestrel_core::model::{Envelope, FORMAT_VERSION, MAGIC};
 use kestrel_core::reduced_set::ReducedKernelModel;
 use kestrel_core::slkl::Predictor;
 use kestrel_stream::source::Record;
