@@ -311,3 +311,23 @@ fn npkl_learns_a_kernel_from_pairs_and_clusters() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("pairs.txt: line 2: a point cannot be paired with itself"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_feature_beyond_the_model_dimension_is_an_error_naming_the_line() {
+    let dir = scratch("beyond");
+    let data = binary_libsvm(&dir, 50);
+    let model = dir.join("m.kestrel");
+    assert!(
+        kestrel(&["train", "--learner", "svm", "--input", data.to_str().unwrap(), "--out", model.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let wide = dir.join("wide.libsvm");
+    std::fs::write(&wide, "1 1:0.5 2:0.1\n-1 1:0.2 7:1.0\n").unwrap();
+    let o = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", wide.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("wide.libsvm:2"), "{}", stderr(&o));
+    let o = kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", wide.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("wide.libsvm:2"), "{}", stderr(&o));
+}
