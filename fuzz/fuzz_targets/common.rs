@@ -16,7 +16,7 @@ pub fn check_record(r: &Record) {
     // Densifying into a small row must fail cleanly, never panic.
     let mut dense = [0.0f64; 16];
     let fits = r.indices.iter().all(|&i| (i as usize) < dense.len());
-    assert_eq!(r.to_dense(&mut dense).is_ok(), fits);
+    assert_eq!(r.write_dense(&mut dense).is_ok(), fits);
 }
 
 /// Invariants of a reported bad row.

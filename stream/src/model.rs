@@ -124,16 +124,6 @@ fn dense_buffer<T: Real>(dim: usize) -> Result<Vec<T>, Error> {
     Ok(vec![T::ZERO; dim])
 }
 
-/// Writes a sparse record into a dense buffer of the model's dimension.
-fn densify<T: Real>(record: &Record, dense: &mut [T]) -> Result<(), Error> {
-    dense.fill(T::ZERO);
-    let dim = dense.len();
-    for (&j, &v) in record.indices.iter().zip(&record.values) {
-        *dense.get_mut(j as usize).ok_or(Error::IndexOutOfRange { index: j as usize, len: dim })? = T::from_f64(v);
-    }
-    Ok(())
-}
-
 /// An SLKL regressor with a dense buffer for the record's features.
 struct Regressor<T> {
     model: SlklModel<T, Vec<T>>,
@@ -151,7 +141,7 @@ impl<T: Real> Regressor<T> {
 
 impl<T: Real> Predictor for Regressor<T> {
     fn predict(&mut self, record: &Record) -> Result<f64, Error> {
-        densify(record, &mut self.dense)?;
+        record.write_dense(&mut self.dense)?;
         Ok(self.model.predict(&self.dense)?.to_f64())
     }
 

@@ -128,7 +128,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     if args.clusters == 0 || args.clusters > n {
         bail!("--clusters must be between 1 and the number of rows ({n})");
     }
-    let points = dense_rows(&data)?;
+    let points = data.dense(data.dim());
     let (classes, class_count) = class_ids(data.labels());
     let labelled = class_count > 1;
     let mut rng = Rng::seed_from_u64(args.seed);
@@ -311,19 +311,6 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     }
     print!("{text}");
     Ok(())
-}
-
-/// The rows as a dense row-major matrix.
-fn dense_rows(data: &Dataset<f64>) -> Result<Vec<f64>> {
-    let dim = data.dim();
-    let mut points = vec![0.0; data.len() * dim];
-    for (i, row) in points.chunks_exact_mut(dim).enumerate() {
-        let (indices, values) = data.row(i).context("row out of range")?;
-        for (&j, &v) in indices.iter().zip(values) {
-            row[j as usize] = v;
-        }
-    }
-    Ok(points)
 }
 
 /// Class ids `0..c` for the labels (in increasing label order) and `c`.

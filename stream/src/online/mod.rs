@@ -23,7 +23,7 @@ mod rsvm;
 mod slkl;
 mod svm;
 
-use kestrel_core::{Error, Real};
+use kestrel_core::Error;
 use serde::{Deserialize, Serialize};
 
 use crate::source::Record;
@@ -86,16 +86,6 @@ fn expect_same<V: PartialEq + std::fmt::Debug>(what: &str, saved: V, configured:
     } else {
         Err(StateError::Mismatch(format!("{what} {saved:?} saved, {configured:?} configured")))
     }
-}
-
-/// Writes a sparse record into a dense buffer; an index past it is an error.
-pub fn densify<T: Real>(record: &Record, dense: &mut [T]) -> Result<(), Error> {
-    dense.fill(T::ZERO);
-    let dim = dense.len();
-    for (&j, &v) in record.indices.iter().zip(&record.values) {
-        *dense.get_mut(j as usize).ok_or(Error::IndexOutOfRange { index: j as usize, len: dim })? = T::from_f64(v);
-    }
-    Ok(())
 }
 
 /// A label ±1 or 0/1 as the SVMs' ±1, and whether it was written 0.

@@ -4,7 +4,7 @@ use kestrel_core::slkl::{self, Dims, SlklWindow, SlklWindowState, predictor};
 use kestrel_core::{Error, Real};
 use serde::{Deserialize, Serialize};
 
-use super::{OnlineLearner, StateError, densify, expect_same};
+use super::{OnlineLearner, StateError, expect_same};
 use crate::source::Record;
 
 /// Windowed SLKL; `M` samples spread over the first window become its centres.
@@ -79,7 +79,7 @@ impl<T: Real> WindowSlkl<T> {
 
 impl<T: Real> OnlineLearner for WindowSlkl<T> {
     fn predict(&mut self, record: &Record) -> Result<Option<f64>, Error> {
-        densify(record, &mut self.dense)?;
+        record.write_dense(&mut self.dense)?;
         match &mut self.learner {
             Some(learner) => Ok(Some(learner.predict(&self.dense)?.to_f64())),
             None if self.warmup.is_empty() => Ok(None),
@@ -89,12 +89,11 @@ impl<T: Real> OnlineLearner for WindowSlkl<T> {
     }
 
     fn learn(&mut self, record: &Record) -> Result<(), Error> {
-        densify(record, &mut self.dense)?;
+        record.write_dense(&mut self.dense)?;
         let y = T::from_f64(record.label);
         if let Some(learner) = &mut self.learner {
             return Self::push(learner, &self.dense, y, self.steps);
         }
-        kestrel_core::linalg::dot(&self.dense, &self.dense)?; // same checks as the learner: finite
         if !self.dense.iter().all(|v| v.is_finite()) || !y.is_finite() {
             return Err(Error::NonFinite);
         }

@@ -4,7 +4,7 @@ use kestrel_core::dcd::{self, LinearModel, OnlineSvm, OnlineSvmState, Row};
 use kestrel_core::{Error, Real, Rng};
 use serde::{Deserialize, Serialize};
 
-use super::{OnlineLearner, StateError, binary_label, densify, expect_same, user_label};
+use super::{OnlineLearner, StateError, binary_label, expect_same, user_label};
 use crate::source::Record;
 
 /// The windowed linear SVM (`kestrel_core::dcd::OnlineSvm`), labels ±1 or 0/1.
@@ -43,13 +43,13 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
         if self.learned == 0 {
             return Ok(None);
         }
-        densify(record, &mut self.dense)?;
+        record.write_dense(&mut self.dense)?;
         let class = self.svm.predict(Row::Dense(&self.dense))?;
         Ok(Some(user_label(class, self.zero_one)))
     }
 
     fn learn(&mut self, record: &Record) -> Result<(), Error> {
-        densify(record, &mut self.dense)?;
+        record.write_dense(&mut self.dense)?;
         let (label, zero) = binary_label(record.label)?;
         self.svm.push(Row::Dense(&self.dense), label, &mut self.rng)?;
         self.zero_one |= zero;

@@ -1,5 +1,6 @@
 //! One labelled sample as the readers deliver it, and the errors they report.
 
+use kestrel_core::Real;
 use thiserror::Error;
 
 /// A labelled sample in sparse form: `values[k]` is feature `indices[k]` (0-based,
@@ -23,16 +24,16 @@ impl Record {
         self.indices.last().map_or(0, |&i| i as usize + 1)
     }
 
-    /// Writes the features into a dense row of `dense.len()` columns.
+    /// Writes the features, rounded to `T`, into a dense row of `dense.len()` columns.
     ///
     /// # Errors
-    /// `IndexBeyond` when an index does not fit (the row is then partly written).
-    pub fn to_dense(&self, dense: &mut [f64]) -> Result<(), ReadErrorKind> {
-        dense.fill(0.0);
-        let dim = dense.len();
-        for (&i, &v) in self.indices.iter().zip(&self.values) {
-            let index = i as usize;
-            *dense.get_mut(index).ok_or(ReadErrorKind::IndexBeyond { index: index + 1, dim })? = v;
+    /// `IndexOutOfRange` when an index does not fit (the row is then partly written).
+    pub fn write_dense<T: Real>(&self, dense: &mut [T]) -> Result<(), kestrel_core::Error> {
+        dense.fill(T::ZERO);
+        let len = dense.len();
+        for (&j, &v) in self.indices.iter().zip(&self.values) {
+            let index = j as usize;
+            *dense.get_mut(index).ok_or(kestrel_core::Error::IndexOutOfRange { index, len })? = T::from_f64(v);
         }
         Ok(())
     }
@@ -81,14 +82,6 @@ pub enum ReadErrorKind {
         previous: usize,
         /// This index (1-based).
         index: usize,
-    },
-    /// A feature index beyond the dimension of the model or data set.
-    #[error("feature index {index} is beyond the dimension {dim}")]
-    IndexBeyond {
-        /// The index (1-based).
-        index: usize,
-        /// The dimension.
-        dim: usize,
     },
     /// A CSV row with another number of fields than the header.
     #[error("{got} fields where the header has {expected}")]

@@ -25,7 +25,7 @@ use kestrel_core::linalg::{Triangle, packed_len, solve_lower, solve_lower_transp
 use kestrel_core::reduced_set::{ReducedKernelModel, StreamingSelector};
 use kestrel_core::{Error, Kernel, Real, Rng};
 
-use super::{OnlineLearner, StateError, binary_label, densify, user_label};
+use super::{OnlineLearner, StateError, binary_label, user_label};
 use crate::source::Record;
 
 mod state;
@@ -189,7 +189,7 @@ impl<T: Real> WindowRsvm<T> {
     /// A record the model cannot read (dimension, NaN).
     pub fn decision(&mut self, record: &Record) -> Result<Option<f64>, Error> {
         let Phase::Learning(frozen) = &mut self.phase else { return Ok(None) };
-        densify(record, &mut self.dense)?;
+        record.write_dense(&mut self.dense)?;
         frozen.fill_features(&self.settings.kernel, &self.dense)?;
         Ok(Some(frozen.svm.decision(Row::Dense(&frozen.features))?.to_f64()))
     }
@@ -197,7 +197,7 @@ impl<T: Real> WindowRsvm<T> {
 
 impl<T: Real> OnlineLearner for WindowRsvm<T> {
     fn predict(&mut self, record: &Record) -> Result<Option<f64>, Error> {
-        densify(record, &mut self.dense)?;
+        record.write_dense(&mut self.dense)?;
         let class = match &mut self.phase {
             Phase::Warmup(w) if w.labels.is_empty() => return Ok(None),
             Phase::Warmup(w) => {
@@ -213,7 +213,7 @@ impl<T: Real> OnlineLearner for WindowRsvm<T> {
     }
 
     fn learn(&mut self, record: &Record) -> Result<(), Error> {
-        densify(record, &mut self.dense)?;
+        record.write_dense(&mut self.dense)?;
         let (label, zero) = binary_label(record.label)?;
         let (settings, dim) = (&self.settings, self.dim);
         match &mut self.phase {
