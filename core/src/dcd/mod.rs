@@ -69,7 +69,7 @@
 //! ```
 
 mod binary;
-mod model;
+pub(crate) mod model;
 mod multiclass;
 mod online;
 mod online_state;

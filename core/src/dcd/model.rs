@@ -67,9 +67,7 @@ impl<T: Real, S: Storage<T>> LinearModel<T, S> {
         check_capacity(len, storage.as_ref().len())?;
         let (weights, labels) = storage.as_mut()[..len].split_at_mut(outputs * (dim + 1));
         weights.fill(T::ZERO);
-        for (c, label) in labels.iter_mut().enumerate() {
-            *label = if outputs == 1 { T::from_f64(2.0 * c as f64 - 1.0) } else { T::from_f64(c as f64) };
-        }
+        fill_default_labels(labels, outputs);
         Ok(LinearModel { storage, dim, outputs, bias })
     }
 
@@ -174,6 +172,14 @@ impl<T: Real, S: Storage<T>> LinearModel<T, S> {
             return Err(Error::Model(ModelError::Payload));
         }
         Ok(LinearModel { storage, dim, outputs, bias })
+    }
+}
+
+/// The labels a classifier with `outputs` outputs reports before it is told the user's:
+/// −1/+1 for one output, `0..k` for `k`.
+pub(crate) fn fill_default_labels<T: Real>(labels: &mut [T], outputs: usize) {
+    for (c, label) in labels.iter_mut().enumerate() {
+        *label = if outputs == 1 { T::from_f64(2.0 * c as f64 - 1.0) } else { T::from_f64(c as f64) };
     }
 }
 

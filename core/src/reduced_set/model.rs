@@ -18,6 +18,7 @@
 use serde::de::DeserializeSeed;
 
 use crate::dcd::LinearModel;
+use crate::dcd::model::fill_default_labels;
 use crate::error::check_len;
 use crate::kernel::KernelKind;
 use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed};
@@ -78,9 +79,7 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
         let values = &mut storage.as_mut()[..len];
         let labels_start = len - LinearModel::classes(outputs);
         values[..labels_start].fill(T::ZERO);
-        for (c, label) in values[labels_start..].iter_mut().enumerate() {
-            *label = if outputs == 1 { T::from_f64(2.0 * c as f64 - 1.0) } else { T::from_f64(c as f64) };
-        }
+        fill_default_labels(&mut values[labels_start..], outputs);
         Ok(ReducedKernelModel { storage, kernel, dim, centres, outputs })
     }
 
