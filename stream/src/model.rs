@@ -52,14 +52,20 @@ pub trait Predictor {
 pub fn load(bytes: &[u8]) -> Result<Box<dyn Predictor>, Error> {
     let envelope = Envelope::parse(bytes)?;
     Ok(match (envelope.kind, envelope.scalar) {
-        (ModelKind::LinearSvm, ScalarKind::F32) => Box::new(Linear::<f32>::decode(bytes)?),
-        (ModelKind::LinearSvm, ScalarKind::F64) => Box::new(Linear::<f64>::decode(bytes)?),
-        (ModelKind::ReducedSvm, ScalarKind::F32) => Box::new(Reduced::<f32>::decode(bytes)?),
-        (ModelKind::ReducedSvm, ScalarKind::F64) => Box::new(Reduced::<f64>::decode(bytes)?),
-        (ModelKind::Slkl, ScalarKind::F32) => Box::new(Regressor::<f32>::decode(bytes)?),
-        (ModelKind::Slkl, ScalarKind::F64) => Box::new(Regressor::<f64>::decode(bytes)?),
+        (ModelKind::LinearSvm, ScalarKind::F32) => Box::new(Linear::<f32>::decode(bytes, envelope.payload.len())?),
+        (ModelKind::LinearSvm, ScalarKind::F64) => Box::new(Linear::<f64>::decode(bytes, envelope.payload.len())?),
+        (ModelKind::ReducedSvm, ScalarKind::F32) => Box::new(Reduced::<f32>::decode(bytes, envelope.payload.len())?),
+        (ModelKind::ReducedSvm, ScalarKind::F64) => Box::new(Reduced::<f64>::decode(bytes, envelope.payload.len())?),
+        (ModelKind::Slkl, ScalarKind::F32) => Box::new(Regressor::<f32>::decode(bytes, envelope.payload.len())?),
+        (ModelKind::Slkl, ScalarKind::F64) => Box::new(Regressor::<f64>::decode(bytes, envelope.payload.len())?),
         _ => return Err(Error::Model(kestrel_core::model::ModelError::WrongKind)),
     })
+}
+
+/// Storage for a model whose payload has `payload_len` bytes: postcard writes each scalar
+/// in `T::BYTES` bytes, so the payload bounds the scalars it can hold.
+fn storage_for<T: Real>(payload_len: usize) -> Vec<T> {
+    vec![T::ZERO; payload_len / T::BYTES + 1]
 }
 
 /// The name of a scalar type.
@@ -75,10 +81,8 @@ struct Linear<T> {
 }
 
 impl<T: Real> Linear<T> {
-    fn decode(bytes: &[u8]) -> Result<Self, Error> {
-        let envelope = Envelope::parse(bytes)?;
-        // Postcard writes each scalar in `T::BYTES` bytes, so the payload bounds the storage.
-        let model = LinearModel::decode_in(bytes, vec![T::ZERO; envelope.payload.len() / T::BYTES + 1])?;
+    fn decode(bytes: &[u8], payload_len: usize) -> Result<Self, Error> {
+        let model = LinearModel::decode_in(bytes, storage_for(payload_len))?;
         Ok(Linear { model, values: Vec::new(), bytes: bytes.len() })
     }
 }
@@ -132,9 +136,8 @@ struct Regressor<T> {
 }
 
 impl<T: Real> Regressor<T> {
-    fn decode(bytes: &[u8]) -> Result<Self, Error> {
-        let envelope = Envelope::parse(bytes)?;
-        let model = SlklModel::decode_in(bytes, vec![T::ZERO; envelope.payload.len() / T::BYTES + 1])?;
+    fn decode(bytes: &[u8], payload_len: usize) -> Result<Self, Error> {
+        let model = SlklModel::decode_in(bytes, storage_for(payload_len))?;
         Ok(Regressor { dense: dense_buffer(model.dim())?, model, bytes: bytes.len() })
     }
 }
@@ -171,9 +174,8 @@ struct Reduced<T> {
 }
 
 impl<T: Real> Reduced<T> {
-    fn decode(bytes: &[u8]) -> Result<Self, Error> {
-        let envelope = Envelope::parse(bytes)?;
-        let model = ReducedKernelModel::decode_in(bytes, vec![T::ZERO; envelope.payload.len() / T::BYTES + 1])?;
+    fn decode(bytes: &[u8], payload_len: usize) -> Result<Self, Error> {
+        let model = ReducedKernelModel::decode_in(bytes, storage_for(payload_len))?;
         Ok(Reduced { dense: dense_buffer(model.dim())?, model, bytes: bytes.len() })
     }
 }
