@@ -9,6 +9,7 @@ extern crate std;
 pub mod cholesky;
 pub mod dcd;
 mod error;
+pub mod frame;
 pub mod kernel;
 pub mod linalg;
 pub mod model;

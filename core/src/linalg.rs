@@ -143,7 +143,7 @@ pub fn gemv<T: Real>(a: &[T], rows: usize, cols: usize, x: &[T], y: &mut [T]) ->
 }
 
 /// Checks the triangle's storage and right-hand side, and that its diagonal is usable.
-fn check_triangle<T: Real>(l: &[T], n: usize, layout: Triangle, b: &[T]) -> Result<(), Error> {
+pub(crate) fn check_triangle<T: Real>(l: &[T], n: usize, layout: Triangle, b: &[T]) -> Result<(), Error> {
     let needed = layout.len(n);
     if l.len() < needed {
         return Err(Error::CapacityExceeded { needed, capacity: l.len() });

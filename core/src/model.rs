@@ -1,4 +1,6 @@
-//! The model file format: one self-describing envelope for every learner.
+//! The model file format: one self-describing envelope for every learner, a
+//! [`frame`] with magic "KSTL" whose two tag bytes are the model kind and
+//! the scalar type.
 //!
 //! ```text
 //! offset  size  field
@@ -22,22 +24,19 @@
 
 use core::fmt;
 
-use crc::{CRC_32_ISO_HDLC, Crc};
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::Error;
+use crate::frame::{self, Format, FrameError};
+pub use crate::frame::{HEADER_LEN, TRAILER_LEN};
 
 /// The first four bytes of every model file.
 pub const MAGIC: [u8; 4] = *b"KSTL";
 /// The envelope version this build writes and reads.
 pub const FORMAT_VERSION: u16 = 1;
-/// Bytes before the payload.
-pub const HEADER_LEN: usize = 12;
-/// Bytes after the payload (the checksum).
-pub const TRAILER_LEN: usize = 4;
-
-const CRC32: Crc<u32> = Crc::<u32>::new(&CRC_32_ISO_HDLC);
+/// The model file's frame format.
+pub const FORMAT: Format = Format::new(MAGIC, FORMAT_VERSION);
 
 /// Which learner a model file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,6 +149,18 @@ impl fmt::Display for ModelError {
     }
 }
 
+impl From<FrameError> for ModelError {
+    fn from(e: FrameError) -> Self {
+        match e {
+            FrameError::Truncated { needed, got } => ModelError::Truncated { needed, got },
+            FrameError::BadMagic => ModelError::BadMagic,
+            FrameError::UnsupportedVersion { found } => ModelError::UnsupportedVersion { found },
+            FrameError::ChecksumMismatch { stored, computed } => ModelError::ChecksumMismatch { stored, computed },
+            FrameError::TrailingBytes => ModelError::TrailingBytes,
+        }
+    }
+}
+
 /// A checked envelope: its header fields and the payload bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Envelope<'a> {
@@ -167,32 +178,11 @@ impl<'a> Envelope<'a> {
     /// # Errors
     /// [`Error::Model`] with the first check that failed.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
-        let fail = |e| Err(Error::Model(e));
-        let truncated = |needed| Error::Model(ModelError::Truncated { needed, got: bytes.len() });
-        let header: &[u8; HEADER_LEN] = bytes.first_chunk().ok_or(truncated(HEADER_LEN + TRAILER_LEN))?;
-        if header[..4] != MAGIC {
-            return fail(ModelError::BadMagic);
-        }
-        let version = u16::from_le_bytes([header[4], header[5]]);
-        if version != FORMAT_VERSION {
-            return fail(ModelError::UnsupportedVersion { found: version });
-        }
-        let payload_len = u32::from_le_bytes([header[8], header[9], header[10], header[11]]) as usize;
-        let total = HEADER_LEN.saturating_add(payload_len).saturating_add(TRAILER_LEN);
-        let body = bytes.get(..total - TRAILER_LEN).ok_or(truncated(total))?;
-        let stored = bytes.get(total - TRAILER_LEN..total).ok_or(truncated(total))?;
-        let stored = u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]);
-        let computed = CRC32.checksum(body);
-        if stored != computed {
-            return fail(ModelError::ChecksumMismatch { stored, computed });
-        }
-        if bytes.len() > total {
-            return fail(ModelError::TrailingBytes);
-        }
-        let kind = ModelKind::from_byte(header[6]).ok_or(Error::Model(ModelError::UnknownTag { found: header[6] }))?;
-        let scalar =
-            ScalarKind::from_byte(header[7]).ok_or(Error::Model(ModelError::UnknownTag { found: header[7] }))?;
-        Ok(Envelope { kind, scalar, payload: &body[HEADER_LEN..] })
+        let frame = FORMAT.open(bytes).map_err(|e| Error::Model(e.into()))?;
+        let [kind, scalar] = frame.tags;
+        let kind = ModelKind::from_byte(kind).ok_or(Error::Model(ModelError::UnknownTag { found: kind }))?;
+        let scalar = ScalarKind::from_byte(scalar).ok_or(Error::Model(ModelError::UnknownTag { found: scalar }))?;
+        Ok(Envelope { kind, scalar, payload: frame.payload })
     }
 
     /// `Ok` when the envelope holds `kind` in scalar `scalar`.
@@ -229,19 +219,26 @@ impl<'a> Envelope<'a> {
 /// ```
 pub fn encode<P: Serialize>(kind: ModelKind, scalar: ScalarKind, payload: &P, out: &mut [u8]) -> Result<usize, Error> {
     let too_small = Error::CapacityExceeded { needed: HEADER_LEN + TRAILER_LEN + 1, capacity: out.len() };
-    let (header, rest) = out.split_first_chunk_mut::<HEADER_LEN>().ok_or(too_small)?;
-    let room = rest.len().saturating_sub(TRAILER_LEN);
-    let payload_len = postcard::to_slice(payload, &mut rest[..room]).map_err(|_| too_small)?.len();
-    let payload_len_u32 = u32::try_from(payload_len).map_err(|_| Error::InvalidParam { name: "payload" })?;
-    header[..4].copy_from_slice(&MAGIC);
-    header[4..6].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-    header[6] = kind as u8;
-    header[7] = scalar as u8;
-    header[8..12].copy_from_slice(&payload_len_u32.to_le_bytes());
-    let body_len = HEADER_LEN + payload_len;
-    let crc = CRC32.checksum(&out[..body_len]);
-    out[body_len..body_len + TRAILER_LEN].copy_from_slice(&crc.to_le_bytes());
-    Ok(body_len + TRAILER_LEN)
+    let payload_len = postcard::to_slice(payload, frame::payload_mut(out)).map_err(|_| too_small)?.len();
+    FORMAT.seal([kind as u8, scalar as u8], payload_len, out)
+}
+
+/// Bytes [`encode`] writes for `payload`: header, payload and trailer, the payload's size
+/// counted by postcard without writing it.
+///
+/// # Errors
+/// As postcard's serializer (never, for the models of this crate).
+pub fn encoded_len<P: Serialize>(payload: &P) -> Result<usize, Error> {
+    let size = postcard::serialize_with_flavor(payload, postcard::ser_flavors::Size::default());
+    size.map(frame::framed_len).map_err(|_| Error::InvalidParam { name: "payload" })
+}
+
+/// A size as the `u32` a payload stores it in.
+///
+/// # Errors
+/// `InvalidParam { name }` when `value` does not fit.
+pub(crate) fn u32_field(value: usize, name: &'static str) -> Result<u32, Error> {
+    u32::try_from(value).map_err(|_| Error::InvalidParam { name })
 }
 
 /// Decodes a whole payload into `P` (a type with no borrowed or variable-length storage).
@@ -311,8 +308,7 @@ mod tests {
         let env = Envelope::parse(&buf[..n]).unwrap();
         assert_eq!(env.expect(ModelKind::LinearSvm, ScalarKind::F64), Ok(()));
         assert_eq!(decode_payload::<(u32, [f64; 2])>(env.payload), Ok((7, [0.25, -1.0])));
-        // CRC-32/ISO-HDLC check value of "123456789" (the catalogue's reference).
-        assert_eq!(CRC32.checksum(b"123456789"), 0xCBF4_3926);
+        assert_eq!(encoded_len(&(7u32, [0.25f64, -1.0])), Ok(n));
     }
 
     #[test]

@@ -15,7 +15,7 @@
 use serde::de::DeserializeSeed;
 
 use super::rows::Row;
-use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed};
+use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed, u32_field};
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
 
@@ -136,15 +136,26 @@ impl<T: Real, S: Storage<T>> LinearModel<T, S> {
         Ok(self.labels()[best.0])
     }
 
-    /// Writes the model file bytes into `out`; returns their length.
+    /// Writes the model file bytes into `out`; returns their length,
+    /// [`encoded_len`](Self::encoded_len).
     ///
     /// # Errors
     /// `CapacityExceeded` when `out` is too small.
     pub fn encode(&self, out: &mut [u8]) -> Result<usize, Error> {
+        model::encode(ModelKind::LinearSvm, ScalarKind::of::<T>(), &self.payload()?, out)
+    }
+
+    /// Bytes [`encode`](Self::encode) writes: header, payload and trailer (`usize::MAX` for
+    /// a model whose shape does not fit the file's `u32` fields, which cannot be encoded).
+    pub fn encoded_len(&self) -> usize {
+        self.payload().and_then(|payload| model::encoded_len(&payload)).unwrap_or(usize::MAX)
+    }
+
+    /// The payload: `(dim, outputs, bias, weights, labels)`.
+    fn payload(&self) -> Result<Payload<'_, T>, Error> {
         let (weights, labels) = self.storage.as_ref()[..LinearModel::storage_len(self.dim, self.outputs)]
             .split_at(self.outputs * (self.dim + 1));
-        let payload = (self.dim as u32, self.outputs as u32, self.bias, weights, labels);
-        model::encode(ModelKind::LinearSvm, ScalarKind::of::<T>(), &payload, out)
+        Ok((u32_field(self.dim, "dim")?, u32_field(self.outputs, "outputs")?, self.bias, weights, labels))
     }
 
     /// Decodes model file bytes into `storage`.
@@ -196,6 +207,9 @@ fn check_shape<T: Real>(dim: usize, outputs: usize, bias: T) -> Result<(), Error
     Ok(())
 }
 
+/// The model file payload, in the order postcard writes it.
+type Payload<'a, T> = (u32, u32, T, &'a [T], &'a [T]);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +239,31 @@ mod tests {
             LinearModel::<f32, _>::decode_in(&buf[..n], [0.0f32; 11]),
             Err(Error::Model(ModelError::WrongScalar))
         );
+    }
+
+    macro_rules! gen_tests {
+        ($($name:ident: $t:ty,)*) => {$(
+            #[test]
+            fn $name() {
+                for (dim, outputs) in [(1, 1), (3, 1), (2, 4), (130, 3)] {
+                    let len = LinearModel::storage_len(dim, outputs);
+                    let mut m = LinearModel::<$t, _>::new_in(std::vec![0.0; len], dim, outputs, 0.5).unwrap();
+                    for (i, w) in m.weights_mut(0).unwrap().iter_mut().enumerate() {
+                        *w = i as $t * 0.37 - 1.0;
+                    }
+                    let n = m.encoded_len();
+                    let mut exact = std::vec![0u8; n];
+                    assert_eq!(m.encode(&mut exact), Ok(n));
+                    assert!(matches!(m.encode(&mut exact[..n - 1]), Err(Error::CapacityExceeded { .. })));
+                    assert_eq!(LinearModel::<$t, _>::decode_in(&exact, std::vec![0.0; len]), Ok(m));
+                }
+            }
+        )*};
+    }
+
+    gen_tests! {
+        encoded_len_is_exact_f32: f32,
+        encoded_len_is_exact_f64: f64,
     }
 
     #[test]

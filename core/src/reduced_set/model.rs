@@ -21,7 +21,8 @@ use crate::dcd::LinearModel;
 use crate::dcd::model::fill_default_labels;
 use crate::error::check_len;
 use crate::kernel::KernelKind;
-use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed};
+use crate::linalg::{Triangle, check_triangle, solve_lower_transposed};
+use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed, u32_field};
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Kernel, Real};
@@ -98,6 +99,62 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
     pub fn coefficients_mut(&mut self, c: usize) -> Option<&mut [T]> {
         let (start, stride) = (self.centres * self.dim, self.centres + 1);
         (c < self.outputs).then(|| &mut self.storage.as_mut()[start + c * stride..start + (c + 1) * stride])
+    }
+
+    /// Sets output `c`'s coefficients `[u_c, b_c]` from a linear model `(w, w_b)` trained on
+    /// the features of the centres: `u = L⁻ᵀw` and `b_c = w_b·B`.
+    ///
+    /// With `whitening = Some(L)`, the packed lower factor of `K(Ã, Ã) = LLᵀ`
+    /// ([`Triangle::Packed`], `m(m+1)/2` scalars), `w` was trained on the whitened Nyström
+    /// features `L⁻¹z(x)`, `z(x) = K(x, Ã)` (seed 003, eq. 10-11); since
+    /// `wᵀL⁻¹z = (L⁻ᵀw)ᵀz`, the model on the raw kernel values needs `u = L⁻ᵀw`, one
+    /// back substitution solved in place in the coefficient slot. With `None`, `w` was
+    /// trained on `z` itself and `u = w`. Either way `h_c(x) = uᵀz(x) + w_b·B` (eq. 13) is the
+    /// linear model's decision value, and prediction needs no factor.
+    ///
+    /// Cost: O(m²) with whitening, O(m) without; no scratch.
+    ///
+    /// # Errors
+    /// `IndexOutOfRange` for `output ≥ outputs`; `DimensionMismatch` unless
+    /// `weights.len() = m`; `CapacityExceeded` for a factor shorter than `m(m+1)/2`;
+    /// `Singular` for a zero or non-finite diagonal in it. The model is unchanged then.
+    ///
+    /// # Examples
+    /// ```
+    /// use kestrel_core::reduced_set::ReducedKernelModel;
+    /// use kestrel_core::Kernel;
+    /// let len = ReducedKernelModel::storage_len(1, 2, 1);
+    /// let mut model = ReducedKernelModel::new_in(vec![0.0; len], Kernel::rbf(1.0)?, 1, 2, 1)?;
+    /// // L = [[2, 0], [1, 1]] packed; w = (4, 1), w_b = 0.5, B = 2.
+    /// model.set_coefficients(0, &[4.0, 1.0], 0.5, 2.0, Some(&[2.0, 1.0, 1.0]))?;
+    /// // Lᵀu = w: u₁ = 1, 2u₀ + u₁ = 4 → u₀ = 1.5.
+    /// assert_eq!(model.coefficients_mut(0).unwrap(), &[1.5, 1.0, 1.0]);
+    /// # Ok::<(), kestrel_core::Error>(())
+    /// ```
+    pub fn set_coefficients(
+        &mut self,
+        output: usize,
+        weights: &[T],
+        bias_weight: T,
+        bias: T,
+        whitening: Option<&[T]>,
+    ) -> Result<(), Error> {
+        let m = self.centres;
+        let outputs = self.outputs;
+        check_len(m, weights.len())?;
+        if let Some(l) = whitening {
+            check_triangle(l, m, Triangle::Packed, weights)?;
+        }
+        let slot = self.coefficients_mut(output).ok_or(Error::IndexOutOfRange { index: output, len: outputs })?;
+        let (u, b) = slot.split_at_mut(m);
+        u.copy_from_slice(weights);
+        if let Some(l) = whitening {
+            solve_lower_transposed(l, m, Triangle::Packed, u)?;
+        }
+        if let Some(b) = b.first_mut() {
+            *b = bias_weight * bias;
+        }
+        Ok(())
     }
 
     /// The label of each class.
@@ -193,17 +250,33 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
             .fold(u[self.centres], |acc, (centre, &uj)| acc + uj * self.kernel.eval_prefix(x, centre))
     }
 
-    /// Writes the model file bytes into `out`; returns their length.
+    /// Writes the model file bytes into `out`; returns their length,
+    /// [`encoded_len`](Self::encoded_len).
     ///
     /// # Errors
     /// `CapacityExceeded` when `out` is too small.
     pub fn encode(&self, out: &mut [u8]) -> Result<usize, Error> {
+        model::encode(ModelKind::ReducedSvm, ScalarKind::of::<T>(), &self.payload()?, out)
+    }
+
+    /// Bytes [`encode`](Self::encode) writes: header, payload and trailer (`usize::MAX` for
+    /// a model whose shape does not fit the file's `u32` fields, which cannot be encoded).
+    pub fn encoded_len(&self) -> usize {
+        self.payload().and_then(|payload| model::encoded_len(&payload)).unwrap_or(usize::MAX)
+    }
+
+    /// The payload: `((dim, centres, outputs, kernel), centres, coefficients, labels)`.
+    fn payload(&self) -> Result<Payload<'_, T>, Error> {
         let values = &self.storage.as_ref()[..ReducedKernelModel::storage_len(self.dim, self.centres, self.outputs)];
         let (centres, rest) = values.split_at(self.centres * self.dim);
         let (coefficients, labels) = rest.split_at(self.outputs * (self.centres + 1));
-        let shape = (self.dim as u32, self.centres as u32, self.outputs as u32, self.kernel.kind());
-        let payload = (shape, centres, coefficients, labels);
-        model::encode(ModelKind::ReducedSvm, ScalarKind::of::<T>(), &payload, out)
+        let shape = (
+            u32_field(self.dim, "dim")?,
+            u32_field(self.centres, "centres")?,
+            u32_field(self.outputs, "outputs")?,
+            self.kernel.kind(),
+        );
+        Ok((shape, centres, coefficients, labels))
     }
 
     /// Decodes model file bytes into `storage`.
@@ -258,6 +331,9 @@ fn argmax<T: Real>(values: &[T]) -> (usize, T) {
         .fold((0, values.first().copied().unwrap_or(T::ZERO)), |best, (i, &v)| if v > best.1 { (i, v) } else { best })
 }
 
+/// The model file payload, in the order postcard writes it.
+type Payload<'a, T> = ((u32, u32, u32, KernelKind<T>), &'a [T], &'a [T], &'a [T]);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,6 +343,73 @@ mod tests {
     fn storage_len_counts_every_part() {
         assert_eq!(ReducedKernelModel::storage_len(2, 3, 1), 6 + 4 + 2);
         assert_eq!(ReducedKernelModel::storage_len(2, 3, 3), 6 + 12 + 3);
+    }
+
+    macro_rules! gen_tests {
+        ($($encoded_len:ident, $whitening:ident: $t:ty,)*) => {$(
+            #[test]
+            fn $encoded_len() {
+                let kernel = Kernel::<$t>::rbf(0.5).unwrap();
+                for outputs in [1, 3] {
+                    let len = ReducedKernelModel::storage_len(2, 3, outputs);
+                    let mut m = ReducedKernelModel::new_in(vec![0.0; len], kernel, 2, 3, outputs).unwrap();
+                    m.centres_mut().copy_from_slice(&[0.5, -1.0, 2.0, 0.0, 1e-3, 7.0]);
+                    let n = m.encoded_len();
+                    let mut exact = vec![0u8; n];
+                    assert_eq!(m.encode(&mut exact), Ok(n));
+                    assert!(m.encode(&mut exact[..n - 1]).is_err());
+                    let copy = ReducedKernelModel::<$t, _>::decode_in(&exact, vec![0.0; len]).unwrap();
+                    assert_eq!(copy, m);
+                }
+            }
+
+            /// `set_coefficients` against the unfolded computation: the linear model on
+            /// the whitened features `L⁻¹K(x, Ã)` and the folded model on `K(x, Ã)` agree.
+            #[test]
+            fn $whitening() {
+                let kernel = Kernel::<$t>::rbf(0.7).unwrap();
+                let (dim, m) = (2, 4);
+                let centres: [$t; 8] = [0.0, 0.0, 1.0, 0.2, -0.5, 1.0, 0.3, -0.8];
+                // L with L·Lᵀ = K(Ã, Ã), packed.
+                let centre = |i: usize| &centres[i * dim..(i + 1) * dim];
+                let chol = crate::Cholesky::factor_in(vec![0.0; crate::cholesky::storage_len(m)], m, m, |i, j| {
+                    kernel.eval(centre(i), centre(j)).unwrap()
+                })
+                .unwrap();
+                let l = chol.packed().to_vec();
+                let (w, w_b, bias): ([$t; 4], $t, $t) = ([0.8, -1.5, 0.25, 2.0], -0.3, 1.5);
+                let len = ReducedKernelModel::storage_len(dim, m, 3);
+                let mut model = ReducedKernelModel::new_in(vec![0.0; len], kernel, dim, m, 3).unwrap();
+                model.centres_mut().copy_from_slice(&centres);
+                model.set_coefficients(1, &w, w_b, bias, Some(&l)).unwrap();
+                model.set_coefficients(2, &w, w_b, bias, None).unwrap();
+                let tolerance = 64.0 * <$t>::EPSILON;
+                for x in [[0.1, 0.1], [1.0, -1.0], [-0.4, 0.9]] {
+                    let mut z: std::vec::Vec<$t> =
+                        centres.chunks_exact(dim).map(|c| kernel.eval(&x, c).unwrap()).collect();
+                    let raw = crate::linalg::dot(&w, &z).unwrap() + w_b * bias;
+                    crate::linalg::solve_lower(&l, m, Triangle::Packed, &mut z).unwrap();
+                    let whitened = crate::linalg::dot(&w, &z).unwrap() + w_b * bias;
+                    let mut h = [0.0; 3];
+                    model.decision_values(&x, &mut h).unwrap();
+                    assert_eq!(h[0], 0.0);
+                    assert!((h[1] - whitened).abs() <= tolerance * (1.0 + whitened.abs()), "{} vs {whitened}", h[1]);
+                    assert!((h[2] - raw).abs() <= tolerance * (1.0 + raw.abs()), "{} vs {raw}", h[2]);
+                }
+                let before = model.clone();
+                let singular = [1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+                assert_eq!(model.set_coefficients(0, &w, w_b, bias, Some(&singular)), Err(Error::Singular { pivot: 1 }));
+                assert_eq!(model.set_coefficients(0, &w, w_b, bias, Some(&l[..9])), Err(Error::CapacityExceeded { needed: 10, capacity: 9 }));
+                assert_eq!(model.set_coefficients(0, &w[..3], w_b, bias, None), Err(Error::DimensionMismatch { expected: 4, got: 3 }));
+                assert_eq!(model.set_coefficients(3, &w, w_b, bias, None), Err(Error::IndexOutOfRange { index: 3, len: 3 }));
+                assert_eq!(model, before);
+            }
+        )*};
+    }
+
+    gen_tests! {
+        encoded_len_is_exact_f32, whitening_fold_f32: f32,
+        encoded_len_is_exact_f64, whitening_fold_f64: f64,
     }
 
     #[test]

@@ -14,7 +14,7 @@ use serde::de::DeserializeSeed;
 
 use crate::error::check_len;
 use crate::kernel::KernelKind;
-use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed};
+use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed, u32_field};
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Kernel, Real};
@@ -154,15 +154,26 @@ impl<T: Real, S: Storage<T>> Predictor<T, S> {
         self.storage
     }
 
-    /// Writes the model file bytes into `out`; returns their length. Payload (postcard):
+    /// Writes the model file bytes into `out`; returns their length,
+    /// [`encoded_len`](Self::encoded_len). Payload (postcard):
     /// `((dim: u32, m0: u32, mean: T, kernel), weights: [T; m0], centres: [T; m0·d])`.
     ///
     /// # Errors
     /// `CapacityExceeded` when `out` is too small.
     pub fn encode(&self, out: &mut [u8]) -> Result<usize, Error> {
-        let shape = (self.dim as u32, self.len as u32, self.mean, self.kernel.kind());
-        let payload = (shape, self.weights(), self.centres());
-        model::encode(ModelKind::Slkl, ScalarKind::of::<T>(), &payload, out)
+        model::encode(ModelKind::Slkl, ScalarKind::of::<T>(), &self.payload()?, out)
+    }
+
+    /// Bytes [`encode`](Self::encode) writes: header, payload and trailer (`usize::MAX` for
+    /// a model whose shape does not fit the file's `u32` fields, which cannot be encoded).
+    pub fn encoded_len(&self) -> usize {
+        self.payload().and_then(|payload| model::encoded_len(&payload)).unwrap_or(usize::MAX)
+    }
+
+    /// The payload: `((dim, m0, mean, kernel), weights, centres)`.
+    fn payload(&self) -> Result<Payload<'_, T>, Error> {
+        let shape = (u32_field(self.dim, "dim")?, u32_field(self.len, "len")?, self.mean, self.kernel.kind());
+        Ok((shape, self.weights(), self.centres()))
     }
 
     /// Decodes model file bytes into `storage`.
@@ -216,6 +227,9 @@ pub(crate) fn from_engine<T: Real, P: Storage<T>>(
     })
 }
 
+/// The model file payload, in the order postcard writes it.
+type Payload<'a, T> = ((u32, u32, T, KernelKind<T>), &'a [T], &'a [T]);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +254,15 @@ mod tests {
         assert!(matches!(Predictor::<f32, _>::decode_in(&buf[..n], [0.0f32; 6]), Err(Error::Model(_))));
     }
 
+    fn encodes_in_exactly_encoded_len<T: Real, S: Storage<T>>(m: &Predictor<T, S>) {
+        let n = m.encoded_len();
+        let mut exact = std::vec![0u8; n];
+        assert_eq!(m.encode(&mut exact), Ok(n));
+        assert!(matches!(m.encode(&mut exact[..n - 1]), Err(Error::CapacityExceeded { .. })));
+        let copy = Predictor::<T, _>::decode_in(&exact, std::vec![T::ZERO; 6]).unwrap();
+        assert_eq!((copy.weights(), copy.centres(), copy.mean()), (m.weights(), m.centres(), m.mean()));
+    }
+
     macro_rules! gen_tests {
         ($($name:ident: $t:ty,)*) => {$(
             #[test]
@@ -259,6 +282,10 @@ mod tests {
                 let empty = Predictor::from_parts_in([0.0; 0], kernel, 2, 4.0, &[], &[]).unwrap();
                 assert!(empty.is_empty());
                 assert_eq!(empty.predict(&[1.0, 1.0]), Ok(4.0));
+                encodes_in_exactly_encoded_len(&model);
+                encodes_in_exactly_encoded_len(&empty);
+                encodes_in_exactly_encoded_len(&Predictor::from_parts_in(
+                    [0.0; 6], Kernel::<$t>::rbf(0.25).unwrap(), 2, -1.0, &[1.0, 0.0, 0.0, 1.0], &[2.0, 3.0]).unwrap());
             }
         )*};
     }
