@@ -3,38 +3,38 @@
 //! A [`Checkpoint`] holds the run's configuration (the flags that shape the model, so a
 //! resume with other flags is refused, naming the flag), how many input rows were consumed
 //! (records read, bad ones included), the prequential metrics, and the learner's complete
-//! state ([`OnlineLearner::save_state`](crate::online::OnlineLearner::save_state)). On
-//! disk it is self-describing and checksummed, like a model file but with its own magic,
-//! since it is not a model:
+//! state ([`OnlineLearner::save_state`](crate::online::OnlineLearner::save_state), which
+//! carries the learner's own format version). On disk it is self-describing and
+//! checksummed in the core's frame ([`kestrel_core::frame`]), the framing of model files
+//! with a magic of its own, since it is not a model:
 //!
 //! ```text
 //! offset  size  field
 //! 0       4     magic "KSCK"
-//! 4       2     format version (u16, little endian), currently 1
-//! 6       8     payload length P (u64, little endian)
-//! 14      P     payload: the Checkpoint, postcard-encoded
-//! 14+P    4     CRC-32 (ISO-HDLC) of bytes 0 .. 14+P, little endian
+//! 4       2     format version (u16, little endian), currently 2
+//! 6       2     tags, 0 0
+//! 8       4     payload length P (u32, little endian)
+//! 12      P     payload: the Checkpoint, postcard-encoded
+//! 12+P    4     CRC-32 (ISO-HDLC) of bytes 0 .. 12+P, little endian
 //! ```
 //!
-//! Files are written atomically ([`model_file::write_atomic`]): a crash, even a
-//! `SIGKILL`, leaves the previous checkpoint or the new one, never half of one.
+//! Files are written atomically ([`file::write_atomic`]): a crash, even a `SIGKILL`,
+//! leaves the previous checkpoint or the new one, never half of one. A checkpoint file is
+//! read whole, up to [`MAX_FILE_BYTES`].
 
 use std::fmt::Display;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crc::{CRC_32_ISO_HDLC, Crc};
+use kestrel_core::frame::{self, Format, FrameError};
 use serde::{Deserialize, Serialize};
 
-use crate::model_file::{self, ModelFileError};
+use crate::file::{self, FileError};
+use crate::limits::{MAX_FILE_BYTES, zeroed};
 use crate::online::Prequential;
 
-/// The first four bytes of every checkpoint.
-pub const MAGIC: [u8; 4] = *b"KSCK";
-/// The checkpoint format version this build writes and reads.
-pub const FORMAT_VERSION: u16 = 1;
-const HEADER_LEN: usize = 14;
-const TRAILER_LEN: usize = 4;
-const CRC32: Crc<u32> = Crc::<u32>::new(&CRC_32_ISO_HDLC);
+/// The frame of a checkpoint: magic "KSCK" and the format version this build writes and
+/// reads (1 had a 64-bit length and no tags).
+pub const FORMAT: Format = Format::new(*b"KSCK", 2);
 
 /// The flags a run was started with, as `(flag, value)` pairs in a fixed order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,18 +81,13 @@ pub struct Checkpoint {
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
     /// The file could not be read or written.
-    #[error("{path}: {error}")]
-    Io {
-        /// The checkpoint file.
-        path: PathBuf,
-        /// The failure.
-        error: std::io::Error,
-    },
+    #[error(transparent)]
+    File(#[from] FileError),
     /// The bytes are not a valid checkpoint.
     #[error("{path}: {error}")]
     Invalid {
         /// The checkpoint file.
-        path: PathBuf,
+        path: std::path::PathBuf,
         /// What is wrong with them.
         error: FormatError,
     },
@@ -101,50 +96,44 @@ pub enum CheckpointError {
 /// What is wrong with checkpoint bytes.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum FormatError {
-    /// Fewer bytes than the header announces.
-    #[error("truncated checkpoint: needs {needed} bytes, has {got}")]
-    Truncated {
-        /// Bytes the checkpoint needs.
-        needed: u64,
-        /// Bytes there are.
-        got: u64,
-    },
-    /// Not a Kestrel checkpoint.
-    #[error("not a Kestrel checkpoint (bad magic number)")]
-    BadMagic,
-    /// Written by an incompatible version.
-    #[error("checkpoint format version {0} is not supported (this build reads {FORMAT_VERSION})")]
-    UnsupportedVersion(u16),
-    /// The checksum does not match.
-    #[error("corrupted checkpoint: checksum {computed:#010x} does not match stored {stored:#010x}")]
-    ChecksumMismatch {
-        /// Stored in the file.
-        stored: u32,
-        /// Of the bytes read.
-        computed: u32,
-    },
-    /// Bytes follow the checksum.
-    #[error("unexpected bytes after the checkpoint's checksum")]
-    TrailingBytes,
+    /// The frame is truncated, foreign, of another version, corrupted or followed by bytes.
+    #[error("{}", frame_message(.0))]
+    Frame(FrameError),
     /// The payload does not decode.
     #[error("corrupted checkpoint payload: {0}")]
     Payload(#[from] postcard::Error),
+    /// The payload is larger than a frame can hold.
+    #[error("a checkpoint of {0} bytes is larger than a frame can hold")]
+    TooLarge(usize),
+}
+
+/// What a frame error means for a checkpoint.
+fn frame_message(error: &FrameError) -> String {
+    match *error {
+        FrameError::Truncated { needed, got } => format!("truncated checkpoint: needs {needed} bytes, has {got}"),
+        FrameError::BadMagic => "not a Kestrel checkpoint (bad magic number)".into(),
+        FrameError::UnsupportedVersion { found } => {
+            format!("checkpoint format version {found} is not supported (this build reads {})", FORMAT.version)
+        }
+        FrameError::ChecksumMismatch { stored, computed } => {
+            format!("corrupted checkpoint: checksum {computed:#010x} does not match stored {stored:#010x}")
+        }
+        FrameError::TrailingBytes => "unexpected bytes after the checkpoint's checksum".into(),
+    }
 }
 
 impl Checkpoint {
     /// The file bytes.
     ///
     /// # Errors
-    /// Only if serialization fails, which it does not for these types.
+    /// `TooLarge` for a payload a frame cannot hold (4 GiB), or if serialization fails,
+    /// which it does not for these types.
     pub fn to_bytes(&self) -> Result<Vec<u8>, FormatError> {
-        let payload = postcard::to_stdvec(self)?;
-        let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len() + TRAILER_LEN);
-        bytes.extend_from_slice(&MAGIC);
-        bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&payload);
-        let crc = CRC32.checksum(&bytes);
-        bytes.extend_from_slice(&crc.to_le_bytes());
+        let payload_len = postcard::experimental::serialized_size(self)?;
+        let too_large = || FormatError::TooLarge(payload_len);
+        let mut bytes = zeroed(frame::framed_len(payload_len), "a checkpoint").map_err(|_| too_large())?;
+        postcard::to_slice(self, frame::payload_mut(&mut bytes))?;
+        FORMAT.seal([0, 0], payload_len, &mut bytes).map_err(|_| too_large())?;
         Ok(bytes)
     }
 
@@ -153,55 +142,27 @@ impl Checkpoint {
     /// # Errors
     /// [`FormatError`] with the first check that failed.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        let got = bytes.len() as u64;
-        let truncated = |needed| FormatError::Truncated { needed, got };
-        let header: &[u8; HEADER_LEN] = bytes.first_chunk().ok_or(truncated((HEADER_LEN + TRAILER_LEN) as u64))?;
-        if header[..4] != MAGIC {
-            return Err(FormatError::BadMagic);
-        }
-        let version = u16::from_le_bytes([header[4], header[5]]);
-        if version != FORMAT_VERSION {
-            return Err(FormatError::UnsupportedVersion(version));
-        }
-        let payload_len = u64::from_le_bytes(header[6..14].try_into().unwrap_or_default());
-        let needed = payload_len.saturating_add((HEADER_LEN + TRAILER_LEN) as u64);
-        if got < needed {
-            return Err(truncated(needed));
-        }
-        let body_len = HEADER_LEN + payload_len as usize;
-        let (body, rest) = bytes.split_at(body_len);
-        let stored = u32::from_le_bytes(rest[..TRAILER_LEN].try_into().unwrap_or_default());
-        let computed = CRC32.checksum(body);
-        if stored != computed {
-            return Err(FormatError::ChecksumMismatch { stored, computed });
-        }
-        if rest.len() > TRAILER_LEN {
-            return Err(FormatError::TrailingBytes);
-        }
-        Ok(postcard::from_bytes(&body[HEADER_LEN..])?)
+        let frame = FORMAT.open(bytes).map_err(FormatError::Frame)?;
+        Ok(postcard::from_bytes(frame.payload)?)
     }
 
     /// Writes the checkpoint to `path` atomically (temporary file, fsync, rename).
     ///
     /// # Errors
-    /// `Io` when the directory is not writable or the disk is full; the previous file is
-    /// untouched then.
+    /// `File` when `path` is not a regular file, the directory is not writable or the disk
+    /// is full; the previous file is untouched then.
     pub fn write(&self, path: &Path) -> Result<(), CheckpointError> {
         let bytes = self.to_bytes().map_err(|error| CheckpointError::Invalid { path: path.to_path_buf(), error })?;
-        model_file::write_atomic(path, &bytes).map_err(|e| match e {
-            ModelFileError::Io { path, error } => CheckpointError::Io { path, error },
-            ModelFileError::Invalid { path, error } => {
-                CheckpointError::Io { path, error: std::io::Error::other(error.to_string()) }
-            }
-        })
+        Ok(file::write_atomic(path, &bytes)?)
     }
 
     /// Reads and checks the checkpoint at `path`.
     ///
     /// # Errors
-    /// `Io` when it cannot be read, `Invalid` naming what is wrong with the bytes.
+    /// `File` when it cannot be read or is larger than [`MAX_FILE_BYTES`], `Invalid`
+    /// naming what is wrong with the bytes.
     pub fn read(path: &Path) -> Result<Self, CheckpointError> {
-        let bytes = std::fs::read(path).map_err(|error| CheckpointError::Io { path: path.to_path_buf(), error })?;
+        let bytes = file::read_bounded(path, MAX_FILE_BYTES)?;
         Self::from_bytes(&bytes).map_err(|error| CheckpointError::Invalid { path: path.to_path_buf(), error })
     }
 }
@@ -223,31 +184,33 @@ mod tests {
     fn round_trip_and_every_corruption_named() {
         let checkpoint = sample();
         let bytes = checkpoint.to_bytes().unwrap();
-        assert_eq!(&bytes[..6], b"KSCK\x01\x00");
+        assert_eq!(&bytes[..8], b"KSCK\x02\x00\x00\x00");
         assert_eq!(Checkpoint::from_bytes(&bytes).unwrap(), checkpoint);
-        let n = bytes.len() as u64;
-        assert_eq!(Checkpoint::from_bytes(&bytes[..5]), Err(FormatError::Truncated { needed: 18, got: 5 }));
-        assert_eq!(
-            Checkpoint::from_bytes(&bytes[..bytes.len() - 1]),
-            Err(FormatError::Truncated { needed: n, got: n - 1 })
-        );
+        let n = bytes.len();
+        let frame = |e| Err(FormatError::Frame(e));
+        assert_eq!(Checkpoint::from_bytes(&bytes[..5]), frame(FrameError::Truncated { needed: 16, got: 5 }));
+        assert_eq!(Checkpoint::from_bytes(&bytes[..n - 1]), frame(FrameError::Truncated { needed: n, got: n - 1 }));
         let mut bad = bytes.clone();
         bad[0] = b'X';
-        assert_eq!(Checkpoint::from_bytes(&bad), Err(FormatError::BadMagic));
+        let e = Checkpoint::from_bytes(&bad).unwrap_err();
+        assert_eq!(e.to_string(), "not a Kestrel checkpoint (bad magic number)");
         let mut bad = bytes.clone();
-        bad[4] = 7;
-        assert_eq!(Checkpoint::from_bytes(&bad), Err(FormatError::UnsupportedVersion(7)));
-        for i in 14..bytes.len() {
+        bad[4] = 1;
+        let e = Checkpoint::from_bytes(&bad).unwrap_err();
+        assert_eq!(e.to_string(), "checkpoint format version 1 is not supported (this build reads 2)");
+        for i in 12..bytes.len() {
             let mut bad = bytes.clone();
             bad[i] ^= 0x20;
-            assert!(matches!(Checkpoint::from_bytes(&bad), Err(FormatError::ChecksumMismatch { .. })), "byte {i}");
+            let error = Checkpoint::from_bytes(&bad);
+            assert!(matches!(error, Err(FormatError::Frame(FrameError::ChecksumMismatch { .. }))), "byte {i}");
         }
         let mut long = bytes.clone();
         long.push(0);
-        assert_eq!(Checkpoint::from_bytes(&long), Err(FormatError::TrailingBytes));
+        assert_eq!(Checkpoint::from_bytes(&long), frame(FrameError::TrailingBytes));
         let mut huge = bytes;
-        huge[6..14].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert_eq!(Checkpoint::from_bytes(&huge), Err(FormatError::Truncated { needed: u64::MAX, got: n }));
+        huge[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
+        let needed = frame::framed_len(u32::MAX as usize);
+        assert_eq!(Checkpoint::from_bytes(&huge), frame(FrameError::Truncated { needed, got: n }));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use kestrel_core::Real;
 
+use crate::limits::{AllocError, zeroed};
 use crate::source::{ReadError, Record, RecordReader};
 
 /// What to do with a row that cannot be read.
@@ -110,9 +111,17 @@ impl<T: Real> Dataset<T> {
         (&self.offsets, &self.indices, &self.values)
     }
 
+    /// Bytes of the dense copy [`dense`](Self::dense) makes for `dim` features.
+    pub fn dense_bytes(&self, dim: usize) -> usize {
+        self.len().saturating_mul(dim).saturating_mul(size_of::<T>())
+    }
+
     /// The rows as a dense row-major `n × dim` matrix (features past `dim` are dropped).
-    pub fn dense(&self, dim: usize) -> Vec<T> {
-        let mut dense = vec![T::ZERO; self.len() * dim];
+    ///
+    /// # Errors
+    /// [`AllocError`] when the `n·dim` scalars cannot be allocated.
+    pub fn dense(&self, dim: usize) -> Result<Vec<T>, AllocError> {
+        let mut dense = zeroed(self.len().saturating_mul(dim), "a dense copy of the data set")?;
         for (i, row) in dense.chunks_exact_mut(dim.max(1)).enumerate() {
             let (start, end) = (self.offsets[i], self.offsets[i + 1]);
             for (&j, &v) in self.indices[start..end].iter().zip(&self.values[start..end]) {
@@ -121,7 +130,7 @@ impl<T: Real> Dataset<T> {
                 }
             }
         }
-        dense
+        Ok(dense)
     }
 
     /// Bytes the rows and labels occupy.
@@ -141,7 +150,7 @@ mod tests {
     #[test]
     fn reads_rows_and_skips_or_stops_on_bad_ones() {
         let text = "1 1:0.5 3:2\n-1 x\n-1 2:1\n";
-        let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1);
+        let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1024);
         let mut seen = Vec::new();
         let data: Dataset<f32> = Dataset::read(&mut reader, OnError::Skip, |e| seen.push(e.line)).unwrap();
         assert_eq!((data.len(), data.dim(), seen), (2, 3, vec![2]));
@@ -150,7 +159,7 @@ mod tests {
         assert_eq!(data.labels(), &[1.0, -1.0]);
         assert_eq!(data.row(2), None);
 
-        let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1);
+        let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1024);
         let e = Dataset::<f64>::read(&mut reader, OnError::Stop, |_| {}).unwrap_err();
         assert_eq!(e.to_string(), "d.svm:2:4: `x` is not an index:value pair");
     }

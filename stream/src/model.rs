@@ -1,15 +1,107 @@
-//! A model loaded from a file, whatever its kind and scalar: one interface to predict
-//! and describe it.
+//! Model files: the bytes of a trained model, and a model loaded from a file whatever its
+//! kind and scalar, behind one interface to predict and describe it.
+//!
+//! The bytes are the core's envelope ([`kestrel_core::model`]): magic, format version,
+//! kind, scalar, postcard payload, CRC-32. Loading parses (and checksums) the envelope once
+//! and decodes the payload into storage sized by it; a file is read whole, up to
+//! [`MAX_FILE_BYTES`].
+//!
+//! # Examples
+//! ```
+//! use kestrel_core::dcd::LinearModel;
+//! use kestrel_stream::model;
+//! # let dir = std::env::temp_dir().join(format!("kestrel-doc-model-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir)?;
+//! // w = (1, −1), no bias: the sign of x₀ − x₁.
+//! let mut svm = LinearModel::new_in(vec![0.0f64; LinearModel::storage_len(2, 1)], 2, 1, 0.0)?;
+//! svm.weights_mut(0).unwrap().copy_from_slice(&[1.0, -1.0, 0.0]);
+//! let path = dir.join("svm.kestrel");
+//! kestrel_stream::file::write_atomic(&path, &model::to_bytes(&svm)?)?;
+//!
+//! let mut loaded = model::read_file(&path)?;
+//! let record = kestrel_stream::source::Record { indices: vec![0, 1], values: vec![2.0, 0.5], ..Default::default() };
+//! assert_eq!((loaded.predict(&record)?, loaded.info().kind), (1.0, "linear-svm"));
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::path::{Path, PathBuf};
 
 use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::kernel::KernelKind;
 use kestrel_core::model::{Envelope, ModelKind, ScalarKind};
 use kestrel_core::reduced_set::ReducedKernelModel;
 use kestrel_core::slkl::Predictor as SlklModel;
+use kestrel_core::storage::Storage;
 use kestrel_core::{Error, Real};
 use serde::Serialize;
 
+use crate::file::{self, FileError};
+use crate::limits::{MAX_DIM, MAX_FILE_BYTES};
 use crate::source::Record;
+
+/// A core model that writes its model file bytes.
+pub trait Encode {
+    /// The exact length of the model file bytes.
+    fn encoded_len(&self) -> usize;
+    /// Writes the model file bytes into `out`; returns their length.
+    ///
+    /// # Errors
+    /// `CapacityExceeded` when `out` is too small.
+    fn encode(&self, out: &mut [u8]) -> Result<usize, Error>;
+}
+
+macro_rules! encode_for {
+    ($($model:ident),*) => {$(
+        impl<T: Real, S: Storage<T>> Encode for $model<T, S> {
+            fn encoded_len(&self) -> usize {
+                $model::encoded_len(self)
+            }
+
+            fn encode(&self, out: &mut [u8]) -> Result<usize, Error> {
+                $model::encode(self, out)
+            }
+        }
+    )*};
+}
+
+encode_for!(LinearModel, SlklModel, ReducedKernelModel);
+
+/// The model file bytes of `model`, in a buffer of exactly their length.
+///
+/// # Errors
+/// Only if the encoder rejects the model, which it does not for a valid one.
+pub fn to_bytes(model: &impl Encode) -> Result<Vec<u8>, Error> {
+    let mut bytes = vec![0u8; model.encoded_len()];
+    let len = model.encode(&mut bytes)?;
+    bytes.truncate(len);
+    Ok(bytes)
+}
+
+/// Why a model file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelFileError {
+    /// The file could not be read.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// The bytes are not a valid model (truncated, corrupted, foreign, wrong kind).
+    #[error("{path}: {error}")]
+    Invalid {
+        /// The model file.
+        path: PathBuf,
+        /// What the core's decoder found.
+        error: Error,
+    },
+}
+
+/// Reads and loads the model file at `path`.
+///
+/// # Errors
+/// [`ModelFileError`] when it cannot be read or is not a valid model.
+pub fn read_file(path: &Path) -> Result<Box<dyn Predictor>, ModelFileError> {
+    let bytes = file::read_bounded(path, MAX_FILE_BYTES)?;
+    load(&bytes).map_err(|error| ModelFileError::Invalid { path: path.to_path_buf(), error })
+}
 
 /// What `kestrel inspect` shows.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -51,21 +143,22 @@ pub trait Predictor {
 /// `Error::Model` for bytes that are not a model this build reads.
 pub fn load(bytes: &[u8]) -> Result<Box<dyn Predictor>, Error> {
     let envelope = Envelope::parse(bytes)?;
+    let size = bytes.len();
     Ok(match (envelope.kind, envelope.scalar) {
-        (ModelKind::LinearSvm, ScalarKind::F32) => Box::new(Linear::<f32>::decode(bytes, envelope.payload.len())?),
-        (ModelKind::LinearSvm, ScalarKind::F64) => Box::new(Linear::<f64>::decode(bytes, envelope.payload.len())?),
-        (ModelKind::ReducedSvm, ScalarKind::F32) => Box::new(Reduced::<f32>::decode(bytes, envelope.payload.len())?),
-        (ModelKind::ReducedSvm, ScalarKind::F64) => Box::new(Reduced::<f64>::decode(bytes, envelope.payload.len())?),
-        (ModelKind::Slkl, ScalarKind::F32) => Box::new(Regressor::<f32>::decode(bytes, envelope.payload.len())?),
-        (ModelKind::Slkl, ScalarKind::F64) => Box::new(Regressor::<f64>::decode(bytes, envelope.payload.len())?),
+        (ModelKind::LinearSvm, ScalarKind::F32) => Box::new(Linear::<f32>::decode(&envelope, size)?),
+        (ModelKind::LinearSvm, ScalarKind::F64) => Box::new(Linear::<f64>::decode(&envelope, size)?),
+        (ModelKind::ReducedSvm, ScalarKind::F32) => Box::new(Reduced::<f32>::decode(&envelope, size)?),
+        (ModelKind::ReducedSvm, ScalarKind::F64) => Box::new(Reduced::<f64>::decode(&envelope, size)?),
+        (ModelKind::Slkl, ScalarKind::F32) => Box::new(Regressor::<f32>::decode(&envelope, size)?),
+        (ModelKind::Slkl, ScalarKind::F64) => Box::new(Regressor::<f64>::decode(&envelope, size)?),
         _ => return Err(Error::Model(kestrel_core::model::ModelError::WrongKind)),
     })
 }
 
-/// Storage for a model whose payload has `payload_len` bytes: postcard writes each scalar
-/// in `T::BYTES` bytes, so the payload bounds the scalars it can hold.
-fn storage_for<T: Real>(payload_len: usize) -> Vec<T> {
-    vec![T::ZERO; payload_len / T::BYTES + 1]
+/// Storage for the model in `envelope`: postcard writes each scalar in `T::BYTES` bytes,
+/// so the payload bounds the scalars it can hold.
+fn storage_for<T: Real>(envelope: &Envelope<'_>) -> Vec<T> {
+    vec![T::ZERO; envelope.payload.len() / T::BYTES + 1]
 }
 
 /// The name of a scalar type.
@@ -81,9 +174,9 @@ struct Linear<T> {
 }
 
 impl<T: Real> Linear<T> {
-    fn decode(bytes: &[u8], payload_len: usize) -> Result<Self, Error> {
-        let model = LinearModel::decode_in(bytes, storage_for(payload_len))?;
-        Ok(Linear { model, values: Vec::new(), bytes: bytes.len() })
+    fn decode(envelope: &Envelope<'_>, bytes: usize) -> Result<Self, Error> {
+        let model = LinearModel::from_envelope_in(envelope, storage_for(envelope))?;
+        Ok(Linear { model, values: Vec::new(), bytes })
     }
 }
 
@@ -113,11 +206,8 @@ impl<T: Real> Predictor for Linear<T> {
     }
 }
 
-/// The most features a kernel model may declare. Its payload bounds its centres, but a model
-/// without centres could claim any dimension, and prediction needs a dense row of it.
-pub const MAX_DIM: usize = 1 << 24;
-
-/// A dense row for a model of `dim` features.
+/// A dense row for a kernel model of `dim` features. Its payload bounds its centres, but a
+/// model without centres could claim any dimension, and prediction needs a dense row of it.
 ///
 /// # Errors
 /// `CapacityExceeded` beyond [`MAX_DIM`] (a corrupted or hostile file), before allocating.
@@ -136,9 +226,9 @@ struct Regressor<T> {
 }
 
 impl<T: Real> Regressor<T> {
-    fn decode(bytes: &[u8], payload_len: usize) -> Result<Self, Error> {
-        let model = SlklModel::decode_in(bytes, storage_for(payload_len))?;
-        Ok(Regressor { dense: dense_buffer(model.dim())?, model, bytes: bytes.len() })
+    fn decode(envelope: &Envelope<'_>, bytes: usize) -> Result<Self, Error> {
+        let model = SlklModel::from_envelope_in(envelope, storage_for(envelope))?;
+        Ok(Regressor { dense: dense_buffer(model.dim())?, model, bytes })
     }
 }
 
@@ -174,20 +264,15 @@ struct Reduced<T> {
 }
 
 impl<T: Real> Reduced<T> {
-    fn decode(bytes: &[u8], payload_len: usize) -> Result<Self, Error> {
-        let model = ReducedKernelModel::decode_in(bytes, storage_for(payload_len))?;
-        Ok(Reduced { dense: dense_buffer(model.dim())?, model, bytes: bytes.len() })
+    fn decode(envelope: &Envelope<'_>, bytes: usize) -> Result<Self, Error> {
+        let model = ReducedKernelModel::from_envelope_in(envelope, storage_for(envelope))?;
+        Ok(Reduced { dense: dense_buffer(model.dim())?, model, bytes })
     }
 }
 
 impl<T: Real> Predictor for Reduced<T> {
     fn predict(&mut self, record: &Record) -> Result<f64, Error> {
-        self.dense.fill(T::ZERO);
-        for (&j, &v) in record.indices.iter().zip(&record.values) {
-            let dim = self.dense.len();
-            *self.dense.get_mut(j as usize).ok_or(Error::IndexOutOfRange { index: j as usize, len: dim })? =
-                T::from_f64(v);
-        }
+        record.write_dense(&mut self.dense)?;
         Ok(self.model.predict(&self.dense)?.to_f64())
     }
 

@@ -163,9 +163,17 @@ impl<T: Real, S: Storage<T>> LinearModel<T, S> {
     /// # Errors
     /// `Error::Model` for bytes that are not a valid linear model of scalar `T`;
     /// `CapacityExceeded` when `storage` is too short for it.
-    pub fn decode_in(bytes: &[u8], mut storage: S) -> Result<Self, Error> {
+    pub fn decode_in(bytes: &[u8], storage: S) -> Result<Self, Error> {
+        Self::from_envelope_in(&Envelope::parse(bytes)?, storage)
+    }
+
+    /// Decodes the payload of an envelope already parsed (and so checked) into `storage`:
+    /// a loader that dispatches on the envelope's kind parses it once.
+    ///
+    /// # Errors
+    /// As [`decode_in`](Self::decode_in), for everything after the envelope.
+    pub fn from_envelope_in(envelope: &Envelope<'_>, mut storage: S) -> Result<Self, Error> {
         let corrupt = |_| Error::Model(ModelError::Payload);
-        let envelope = Envelope::parse(bytes)?;
         envelope.expect(ModelKind::LinearSvm, ScalarKind::of::<T>())?;
         // A postcard tuple is its fields back to back: read the shape, then the sequences.
         let ((dim, outputs, bias), rest) =

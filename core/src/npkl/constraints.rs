@@ -168,6 +168,7 @@ impl<I: Storage<u32>> Constraints<I> {
         if m > 0 && n < 2 {
             return Err(Error::InvalidParam { name: if must > 0 { "must" } else { "cannot" } });
         }
+        check_available(labels, must, cannot)?;
         let list = pair_list(indices.as_mut(), n, m);
         let (mut need_must, mut need_cannot, mut filled) = (must, cannot, 0);
         let mut budget = 1000usize.saturating_add(m.saturating_mul(1000));
@@ -373,6 +374,30 @@ fn pair_key(a: u32, b: u32) -> u64 {
     (u64::from(a) << 32) | u64::from(b >> 1)
 }
 
+/// `InvalidParam` naming `must` or `cannot` when the labels have fewer distinct pairs of
+/// that kind than asked (the draw would never finish). Counts pairs row by row and stops
+/// as soon as both counts suffice: O(n) per row, O(n²) only when nearly every pair is asked.
+fn check_available<L: PartialEq>(labels: &[L], must: usize, cannot: usize) -> Result<(), Error> {
+    let (mut same, mut different) = (0usize, 0usize);
+    for (i, a) in labels.iter().enumerate() {
+        if same >= must && different >= cannot {
+            break;
+        }
+        for b in labels.get(i + 1..).unwrap_or_default() {
+            if a == b {
+                same += 1;
+            } else {
+                different += 1;
+            }
+        }
+    }
+    match (same >= must, different >= cannot) {
+        (false, _) => Err(Error::InvalidParam { name: "must" }),
+        (true, false) => Err(Error::InvalidParam { name: "cannot" }),
+        (true, true) => Ok(()),
+    }
+}
+
 fn check_sizes(n: usize, m: usize, capacity: usize) -> Result<(), Error> {
     if n >= 1 << 31 {
         return Err(Error::InvalidParam { name: "n" });
@@ -446,5 +471,11 @@ mod tests {
         let one_class = [7u8; 5];
         let r = Constraints::from_labels_in(vec![0; Constraints::indices_len(5, 1)], &one_class, 0, 1, &mut rng);
         assert_eq!(r.err(), Some(Error::InvalidParam { name: "cannot" }));
+        // More pairs than exist are refused before anything is drawn (the draw would never end).
+        let before = rng.state();
+        let r = Constraints::from_labels_in(vec![0; Constraints::indices_len(12, 200)], small, 100, 100, &mut rng);
+        assert_eq!((r.err(), rng.state()), (Some(Error::InvalidParam { name: "must" }), before));
+        let r = Constraints::from_labels_in(vec![0; Constraints::indices_len(12, 60)], small, 10, 50, &mut rng);
+        assert_eq!((r.err(), rng.state()), (Some(Error::InvalidParam { name: "cannot" }), before));
     }
 }

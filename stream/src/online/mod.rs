@@ -14,18 +14,48 @@
 //!   picks its centres during a warm-up, then a windowed DCD SVM learns on the Nyström
 //!   features of every sample.
 //!
+//! The classifiers take any two labels ([`crate::labels`]: the first label seen is the
+//! SVM's `+1`). A configuration the learner cannot run is refused when it is built
+//! ([`BuildError`]), never while learning. Each learner states its memory before it is
+//! built ([`Footprint`]) and allocates all of it then, fallibly; [`OnlineLearner::test_then_train`]
+//! reads a sample once (one dense row, one set of features) to predict and learn from it.
+//!
 //! Every learner can save its complete state and restore it into a learner of the same
 //! configuration ([`OnlineLearner::save_state`], [`OnlineLearner::restore_state`]): the
 //! restored learner continues bit for bit, which is what `kestrel stream --checkpoint`
-//! relies on.
+//! relies on. The state starts with the learner's own format version.
+//!
+//! # Examples
+//! ```
+//! use kestrel_stream::online::{OnlineLearner, WindowSvm};
+//! use kestrel_stream::source::Record;
+//! let params = kestrel_core::dcd::Params::new().c(1.0).check()?;
+//! // A window of 64 samples of 2 features, 5 coordinate steps per arrival, seed 1.
+//! let mut svm = WindowSvm::<f64>::new(64, 2, params, 5, 1)?;
+//! let mut correct = 0;
+//! for t in 0..500 {
+//!     let x = [((t * 37) % 101) as f64 / 50.0 - 1.0, ((t * 53) % 97) as f64 / 48.0 - 1.0];
+//!     let label = if x[0] > x[1] { "up" } else { "down" }.len() as f64; // labels 2 and 4
+//!     let record = Record { label, indices: vec![0, 1], values: x.to_vec(), line: t };
+//!     if svm.test_then_train(&record)? == Some(label) {
+//!         correct += 1;
+//!     }
+//! }
+//! assert!(correct > 450, "{correct}");
+//! let model_bytes = svm.encode()?; // a model file, as `kestrel predict` reads it
+//! # assert!(!model_bytes.is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod rsvm;
 mod slkl;
 mod svm;
 
 use kestrel_core::Error;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::limits::AllocError;
 use crate::source::Record;
 
 pub use rsvm::{RsvmSettings, WindowRsvm};
@@ -44,6 +74,13 @@ pub trait OnlineLearner {
     /// # Errors
     /// A record the learner rejects; the learner is unchanged then.
     fn learn(&mut self, record: &Record) -> Result<(), Error>;
+    /// The prediction for `record` by the model before it, then learns from it: what
+    /// [`predict`](Self::predict) and [`learn`](Self::learn) do, reading the sample once.
+    ///
+    /// # Errors
+    /// A record the learner rejects; the learner is unchanged then (and the prediction
+    /// is not given).
+    fn test_then_train(&mut self, record: &Record) -> Result<Option<f64>, Error>;
     /// `true` for a classifier (scored by accuracy), `false` for a regressor (MSE).
     fn is_classifier(&self) -> bool;
     /// The model file bytes of the current model.
@@ -65,18 +102,83 @@ pub trait OnlineLearner {
     fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError>;
 }
 
+/// Why a learner could not be built.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum BuildError {
+    /// The core rejected the configuration.
+    #[error(transparent)]
+    Core(#[from] Error),
+    /// The learner's memory could not be allocated.
+    #[error(transparent)]
+    Alloc(#[from] AllocError),
+}
+
+/// The memory of an online learner, known before it is built: what the core's learner
+/// holds (as on a device) and what the host adds (warm-up buffers, a dense row, labels).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Footprint {
+    /// Scalars of the core's learner.
+    pub core_scalars: usize,
+    /// Index entries of the core's learner (`usize` on the host, `u32` on a Cortex-M).
+    pub core_indices: usize,
+    /// Scalars the host adds.
+    pub host_scalars: usize,
+    /// Other bytes the host adds.
+    pub host_bytes: usize,
+}
+
+impl Footprint {
+    /// Bytes in scalar `T` with indices of `index_bytes` bytes; with `host`, the host's
+    /// buffers counted too.
+    pub fn bytes<T>(&self, index_bytes: usize, host: bool) -> usize {
+        let core = self
+            .core_scalars
+            .saturating_mul(size_of::<T>())
+            .saturating_add(self.core_indices.saturating_mul(index_bytes));
+        if !host {
+            return core;
+        }
+        core.saturating_add(self.host_scalars.saturating_mul(size_of::<T>())).saturating_add(self.host_bytes)
+    }
+}
+
 /// Why a learner's state could not be saved or restored.
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
     /// The bytes are not a state of this learner (or serialization failed).
     #[error("learner state does not decode: {0}")]
     Encode(#[from] postcard::Error),
+    /// The state was written in another format version.
+    #[error("learner state format version {found} is not supported (this build reads {supported})")]
+    Version {
+        /// The version in the state.
+        found: u16,
+        /// The version this build reads.
+        supported: u16,
+    },
     /// The state is for another configuration (window, dimension, centres...).
     #[error("learner state is for another configuration: {0}")]
     Mismatch(String),
     /// The core rejected the state as inconsistent.
     #[error("learner state is inconsistent: {0}")]
     Invalid(#[from] Error),
+    /// The state's buffers could not be allocated.
+    #[error(transparent)]
+    Alloc(#[from] AllocError),
+}
+
+/// A learner's state as saved: its format `version` (u16), then `state`, postcard-encoded.
+fn encode_state<S: Serialize>(version: u16, state: &S) -> Result<Vec<u8>, StateError> {
+    Ok(postcard::to_stdvec(&(version, state))?)
+}
+
+/// The state saved by [`encode_state`] in format `version`.
+fn decode_state<S: DeserializeOwned>(version: u16, bytes: &[u8]) -> Result<S, StateError> {
+    let (found, rest) = postcard::take_from_bytes::<u16>(bytes)?;
+    if found != version {
+        return Err(StateError::Version { found, supported: version });
+    }
+    Ok(postcard::from_bytes(rest)?)
 }
 
 /// `Err(Mismatch)` naming `what` unless the saved and configured values agree.
@@ -88,22 +190,24 @@ fn expect_same<V: PartialEq + std::fmt::Debug>(what: &str, saved: V, configured:
     }
 }
 
-/// A label ±1 or 0/1 as the SVMs' ±1, and whether it was written 0.
-fn binary_label(label: f64) -> Result<(i32, bool), Error> {
-    match label {
-        1.0 => Ok((1, false)),
-        -1.0 => Ok((-1, false)),
-        0.0 => Ok((-1, true)),
-        _ => Err(Error::InvalidLabel { row: 0 }),
-    }
+/// The binary classifiers' labels: two at most, the first seen is `+1`.
+fn binary_labels() -> crate::labels::Labels {
+    crate::labels::Labels::new(2)
 }
 
-/// The user's label of class `class` (±1): −1 or 0 for the negative class.
-fn user_label(class: i32, zero_one: bool) -> f64 {
-    match (class > 0, zero_one) {
-        (true, _) => 1.0,
-        (false, true) => 0.0,
-        (false, false) => -1.0,
+/// The SVMs' `±1` for `label`, adding it to `labels` when it is new; `labels` is unchanged
+/// on error.
+fn sign_of(labels: &mut crate::labels::Labels, label: f64) -> Result<i32, Error> {
+    let class = labels.class(label).map_err(|_| Error::InvalidLabel { row: 0 })?;
+    Ok(if class == 0 { 1 } else { -1 })
+}
+
+/// `labels.class(label)` without keeping a new label: the sign `label` would get.
+fn sign_if_learned(labels: &crate::labels::Labels, label: f64) -> Result<i32, Error> {
+    match labels.sign(label) {
+        Some(sign) => Ok(sign),
+        None if labels.len() < 2 && label.is_finite() => Ok(if labels.is_empty() { 1 } else { -1 }),
+        None => Err(Error::InvalidLabel { row: 0 }),
     }
 }
 
@@ -174,12 +278,11 @@ pub(crate) mod tests {
     pub(crate) fn prequential(learner: &mut dyn OnlineLearner, records: &[Record], late: usize) -> Prequential {
         let mut metrics = Prequential::default();
         for (t, r) in records.iter().enumerate() {
-            if let Some(p) = learner.predict(r).unwrap() {
+            if let Some(p) = learner.test_then_train(r).unwrap() {
                 if t >= late {
                     metrics.record(p, r.label);
                 }
             }
-            learner.learn(r).unwrap();
         }
         metrics
     }
@@ -209,7 +312,25 @@ pub(crate) mod tests {
         assert_eq!(m.take_period(), (0.5, 2.0));
         m.record(0.5, 1.0);
         assert_eq!((m.n, m.accuracy(), m.take_period()), (3, 1.0 / 3.0, (0.0, 0.25)));
-        assert_eq!(binary_label(2.0), Err(Error::InvalidLabel { row: 0 }));
-        assert_eq!(user_label(-1, true), 0.0);
+    }
+
+    #[test]
+    fn binary_labels_take_the_first_two_seen() {
+        let mut labels = binary_labels();
+        assert_eq!(sign_if_learned(&labels, 4.0), Ok(1));
+        assert_eq!(sign_of(&mut labels, 4.0), Ok(1));
+        assert_eq!(sign_if_learned(&labels, 2.0), Ok(-1));
+        assert_eq!(sign_of(&mut labels, 2.0), Ok(-1));
+        assert_eq!(sign_if_learned(&labels, 3.0), Err(Error::InvalidLabel { row: 0 }));
+        assert_eq!(sign_of(&mut labels, 3.0), Err(Error::InvalidLabel { row: 0 }));
+        assert_eq!(labels.values(), &[4.0, 2.0]);
+    }
+
+    #[test]
+    fn states_carry_their_version() {
+        let bytes = encode_state(3, &(7u32, 1.5f64)).unwrap();
+        assert_eq!(decode_state::<(u32, f64)>(3, &bytes).unwrap(), (7, 1.5));
+        let e = decode_state::<(u32, f64)>(4, &bytes).unwrap_err();
+        assert_eq!(e.to_string(), "learner state format version 3 is not supported (this build reads 4)");
     }
 }

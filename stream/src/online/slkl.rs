@@ -1,42 +1,97 @@
 //! [`WindowSlkl`]: the windowed SLKL regressor of `kestrel stream --learner slkl`.
+//!
+//! The first `max(N, M)` samples are a warm-up: every `len/M`-th of them becomes a centre,
+//! then the window learner takes all of them and every arrival after. Memory: the core's
+//! window ([`Dims::window_scalars_len`], [`Dims::indices_len`]), allocated when the learner
+//! is built, plus the warm-up's `max(N, M)·(d + 1)` scalars, a dense row and the `M·d`
+//! centres gathered when learning starts ([`WindowSlkl::footprint`]).
 
 use kestrel_core::slkl::{self, Dims, SlklWindow, SlklWindowState, predictor};
 use kestrel_core::{Error, Real};
 use serde::{Deserialize, Serialize};
 
-use super::{OnlineLearner, StateError, expect_same};
+use super::{BuildError, Footprint, OnlineLearner, StateError, decode_state, encode_state, expect_same};
+use crate::limits::{AllocError, reserve, zeroed};
+use crate::model;
 use crate::source::Record;
+
+/// The format version of [`WindowSlkl`]'s saved state.
+const STATE_VERSION: u16 = 1;
+
+/// The core learner's buffers.
+type Window<T> = SlklWindow<T, Vec<T>, Vec<usize>>;
 
 /// Windowed SLKL; `M` samples spread over the first window become its centres.
 pub struct WindowSlkl<T> {
     dims: Dims,
     params: slkl::ValidParams<T>,
     steps: usize,
-    warmup: Vec<(Vec<T>, T)>,
-    learner: Option<SlklWindow<T, Vec<T>, Vec<usize>>>,
+    /// The warm-up's samples (row-major) and targets.
+    warmup_x: Vec<T>,
+    warmup_y: Vec<T>,
+    /// The window's buffers until learning starts.
+    storage: Option<(Vec<T>, Vec<usize>)>,
+    learner: Option<Window<T>>,
     dense: Vec<T>,
 }
 
 /// Everything [`WindowSlkl::save_state`](OnlineLearner::save_state) writes.
 #[derive(Serialize, Deserialize)]
 enum SlklState<T> {
-    /// Collecting the centres: the samples so far.
-    Warmup(Vec<(Vec<T>, T)>),
+    /// Collecting the centres: the samples (row-major) and targets so far.
+    Warmup { x: Vec<T>, y: Vec<T> },
     /// Learning: the core learner's fields and buffers.
     Learning { state: Box<SlklWindowState<T>>, scalars: Vec<T>, indices: Vec<usize> },
 }
 
 impl<T: Real> WindowSlkl<T> {
     /// A window of `window` samples of `dim` features with `centres` centres, `steps`
-    /// coordinate steps per arrival.
-    pub fn new(window: usize, dim: usize, centres: usize, params: slkl::ValidParams<T>, steps: usize) -> Self {
+    /// coordinate steps per arrival; its memory is allocated now.
+    ///
+    /// # Errors
+    /// `InvalidParam` naming `window`, `centers` or `dim` when one is 0, or what the core's
+    /// window learner rejects; [`BuildError::Alloc`] when the memory cannot be had.
+    pub fn new(
+        window: usize,
+        dim: usize,
+        centres: usize,
+        params: slkl::ValidParams<T>,
+        steps: usize,
+    ) -> Result<Self, BuildError> {
+        for (name, value) in [("window", window), ("centers", centres), ("dim", dim)] {
+            if value == 0 {
+                return Err(Error::InvalidParam { name }.into());
+            }
+        }
         let dims = Dims::new(window, dim, centres, centres);
-        WindowSlkl { dims, params, steps, warmup: Vec::new(), learner: None, dense: vec![T::ZERO; dim] }
+        let warmup_len = window.max(centres);
+        let (mut warmup_x, mut warmup_y) = (Vec::new(), Vec::new());
+        reserve(&mut warmup_x, warmup_len.saturating_mul(dim), "the warm-up")?;
+        reserve(&mut warmup_y, warmup_len, "the warm-up")?;
+        // Built once on a placeholder centre: the core checks the configuration now, and
+        // its buffers wait for the real centres.
+        let (scalars, indices) = Self::buffers(dims)?;
+        let trial = SlklWindow::new_in(scalars, indices, dims, params, &zeroed(dim, "a centre")?)?;
+        let storage = Some(trial.into_storage());
+        let dense = zeroed(dim, "a dense row")?;
+        Ok(WindowSlkl { dims, params, steps, warmup_x, warmup_y, storage, learner: None, dense })
     }
 
-    /// Bytes of the learner's buffers ([`Dims::window_bytes`]).
-    pub fn bytes(&self) -> usize {
-        self.dims.window_bytes::<T>()
+    /// The memory of a learner of `window` samples of `dim` features and `centres` centres.
+    pub fn footprint(window: usize, dim: usize, centres: usize) -> Footprint {
+        let dims = Dims::new(window, dim, centres, centres);
+        let warmup = window.max(centres).saturating_mul(dim.saturating_add(1));
+        Footprint {
+            core_scalars: dims.window_scalars_len(),
+            core_indices: dims.indices_len(),
+            host_scalars: warmup.saturating_add(dim).saturating_add(centres.saturating_mul(dim)),
+            host_bytes: 0,
+        }
+    }
+
+    /// The core learner's two buffers, zeroed.
+    fn buffers(dims: Dims) -> Result<(Vec<T>, Vec<usize>), AllocError> {
+        Ok((zeroed(dims.window_scalars_len(), "the SLKL window")?, zeroed(dims.indices_len(), "the SLKL window")?))
     }
 
     /// Samples collected before learning starts: a full window (at least `M`).
@@ -46,32 +101,64 @@ impl<T: Real> WindowSlkl<T> {
 
     /// The window learner with `M` centres spread evenly over the warm-up (every
     /// `len/M`-th sample), fed the whole warm-up.
-    fn start_learning(&self) -> Result<SlklWindow<T, Vec<T>, Vec<usize>>, Error> {
-        let stride = self.warmup.len() / self.dims.candidates();
-        let centres: Vec<T> = self
-            .warmup
-            .iter()
-            .step_by(stride)
-            .take(self.dims.candidates())
-            .flat_map(|(x, _)| x.iter().copied())
-            .collect();
-        let mut learner = SlklWindow::new_in(
-            vec![T::ZERO; self.dims.window_scalars_len()],
-            vec![0usize; self.dims.indices_len()],
-            self.dims,
-            self.params,
-            &centres,
-        )?;
-        for (x, y) in &self.warmup {
-            Self::push(&mut learner, x, *y, self.steps)?;
+    fn start_learning(&mut self) -> Result<Window<T>, Error> {
+        let (dim, candidates) = (self.dims.dim(), self.dims.candidates());
+        let stride = (self.warmup_y.len() / candidates).max(1);
+        let centres: Vec<T> =
+            self.warmup_x.chunks_exact(dim).step_by(stride).take(candidates).flatten().copied().collect();
+        let (scalars, indices) = match self.storage.take() {
+            Some(buffers) => buffers,
+            // Only after a rejected start: the core learner took the buffers with it.
+            None => Self::buffers(self.dims).map_err(|e| Error::CapacityExceeded { needed: e.bytes, capacity: 0 })?,
+        };
+        let mut learner = SlklWindow::new_in(scalars, indices, self.dims, self.params, &centres)?;
+        for (x, &y) in self.warmup_x.chunks_exact(dim).zip(&self.warmup_y) {
+            Self::push(&mut learner, x, y, self.steps)?;
         }
         Ok(learner)
     }
 
-    fn push(learner: &mut SlklWindow<T, Vec<T>, Vec<usize>>, x: &[T], y: T, steps: usize) -> Result<(), Error> {
+    fn push(learner: &mut Window<T>, x: &[T], y: T, steps: usize) -> Result<(), Error> {
         learner.push(x, y)?;
         for _ in 0..steps {
             learner.step()?;
+        }
+        Ok(())
+    }
+
+    /// The prediction for the sample in the dense row.
+    fn predict_dense(&mut self) -> Result<Option<f64>, Error> {
+        match &mut self.learner {
+            Some(learner) => Ok(Some(learner.predict(&self.dense)?.to_f64())),
+            None if self.warmup_y.is_empty() => Ok(None),
+            // Before the centres are complete: the mean of the targets seen.
+            None => Ok(Some(self.warmup_y.iter().map(|y| y.to_f64()).sum::<f64>() / self.warmup_y.len() as f64)),
+        }
+    }
+
+    /// Learns the sample in the dense row.
+    fn learn_dense(&mut self, label: f64) -> Result<(), Error> {
+        let y = T::from_f64(label);
+        if let Some(learner) = &mut self.learner {
+            return Self::push(learner, &self.dense, y, self.steps);
+        }
+        if !self.dense.iter().all(|v| v.is_finite()) || !y.is_finite() {
+            return Err(Error::NonFinite);
+        }
+        self.warmup_x.extend_from_slice(&self.dense);
+        self.warmup_y.push(y);
+        if self.warmup_y.len() == self.warmup_len() {
+            match self.start_learning() {
+                Ok(learner) => self.learner = Some(learner),
+                Err(e) => {
+                    // Rejected: the sample leaves the warm-up again, the learner is unchanged.
+                    self.warmup_x.truncate(self.warmup_x.len() - self.dense.len());
+                    self.warmup_y.pop();
+                    return Err(e);
+                }
+            }
+            self.warmup_x.clear();
+            self.warmup_y.clear();
         }
         Ok(())
     }
@@ -80,36 +167,19 @@ impl<T: Real> WindowSlkl<T> {
 impl<T: Real> OnlineLearner for WindowSlkl<T> {
     fn predict(&mut self, record: &Record) -> Result<Option<f64>, Error> {
         record.write_dense(&mut self.dense)?;
-        match &mut self.learner {
-            Some(learner) => Ok(Some(learner.predict(&self.dense)?.to_f64())),
-            None if self.warmup.is_empty() => Ok(None),
-            // Before the centres are complete: the mean of the targets seen.
-            None => Ok(Some(self.warmup.iter().map(|(_, y)| y.to_f64()).sum::<f64>() / self.warmup.len() as f64)),
-        }
+        self.predict_dense()
     }
 
     fn learn(&mut self, record: &Record) -> Result<(), Error> {
         record.write_dense(&mut self.dense)?;
-        let y = T::from_f64(record.label);
-        if let Some(learner) = &mut self.learner {
-            return Self::push(learner, &self.dense, y, self.steps);
-        }
-        if !self.dense.iter().all(|v| v.is_finite()) || !y.is_finite() {
-            return Err(Error::NonFinite);
-        }
-        self.warmup.push((self.dense.clone(), y));
-        if self.warmup.len() == self.warmup_len() {
-            match self.start_learning() {
-                Ok(learner) => self.learner = Some(learner),
-                Err(e) => {
-                    // Rejected: the sample leaves the warm-up again, the learner is unchanged.
-                    self.warmup.pop();
-                    return Err(e);
-                }
-            }
-            self.warmup.clear();
-        }
-        Ok(())
+        self.learn_dense(record.label)
+    }
+
+    fn test_then_train(&mut self, record: &Record) -> Result<Option<f64>, Error> {
+        record.write_dense(&mut self.dense)?;
+        let prediction = self.predict_dense()?;
+        self.learn_dense(record.label)?;
+        Ok(prediction)
     }
 
     fn is_classifier(&self) -> bool {
@@ -120,41 +190,43 @@ impl<T: Real> OnlineLearner for WindowSlkl<T> {
         let learner = self.learner.as_mut().ok_or(Error::InvalidParam { name: "centers" })?;
         let m0 = learner.active_len();
         let model = learner.predictor_in(vec![T::ZERO; predictor::scalars_len(m0, self.dims.dim())])?;
-        let mut bytes = vec![0u8; 64 + 2 * predictor::bytes::<T>(m0, self.dims.dim())];
-        let len = model.encode(&mut bytes)?;
-        bytes.truncate(len);
-        Ok(bytes)
+        model::to_bytes(&model)
     }
 
     fn save_state(&self) -> Result<Vec<u8>, StateError> {
         let state = match &self.learner {
-            None => SlklState::Warmup(self.warmup.clone()),
+            None => SlklState::Warmup { x: self.warmup_x.clone(), y: self.warmup_y.clone() },
             Some(learner) => {
                 let (scalars, indices) = learner.storage();
                 let state = Box::new(learner.state());
                 SlklState::Learning { state, scalars: scalars.to_vec(), indices: indices.to_vec() }
             }
         };
-        Ok(postcard::to_stdvec(&state)?)
+        encode_state(STATE_VERSION, &state)
     }
 
     fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
-        match postcard::from_bytes::<SlklState<T>>(bytes)? {
-            SlklState::Warmup(warmup) => {
-                expect_same("warm-up samples below a window", warmup.len() < self.warmup_len(), true)?;
-                for (x, y) in &warmup {
-                    expect_same("dimension", x.len(), self.dims.dim())?;
-                    if !x.iter().chain([y]).all(|v| v.is_finite()) {
-                        return Err(StateError::Invalid(Error::NonFinite));
-                    }
+        match decode_state::<SlklState<T>>(STATE_VERSION, bytes)? {
+            SlklState::Warmup { x, y } => {
+                expect_same("warm-up samples below a window", y.len() < self.warmup_len(), true)?;
+                expect_same("warm-up values", x.len(), y.len() * self.dims.dim())?;
+                if !x.iter().chain(&y).all(|v| v.is_finite()) {
+                    return Err(StateError::Invalid(Error::NonFinite));
                 }
-                self.warmup = warmup;
-                self.learner = None;
+                self.warmup_x.clear();
+                self.warmup_x.extend_from_slice(&x);
+                self.warmup_y.clear();
+                self.warmup_y.extend_from_slice(&y);
+                if let Some(learner) = self.learner.take() {
+                    self.storage = Some(learner.into_storage());
+                }
             }
             SlklState::Learning { state, scalars, indices } => {
                 expect_same("capacities", state.dims(), self.dims)?;
                 self.learner = Some(SlklWindow::from_state_in(scalars, indices, self.params, *state)?);
-                self.warmup.clear();
+                self.storage = None;
+                self.warmup_x.clear();
+                self.warmup_y.clear();
             }
         }
         Ok(())
@@ -172,7 +244,7 @@ mod tests {
     }
 
     fn slkl() -> WindowSlkl<f64> {
-        WindowSlkl::<f64>::new(100, 1, 20, params(), 5)
+        WindowSlkl::<f64>::new(100, 1, 20, params(), 5).unwrap()
     }
 
     fn stream(n: usize) -> Vec<Record> {
@@ -197,13 +269,21 @@ mod tests {
     }
 
     #[test]
+    fn a_configuration_the_learner_cannot_run_is_refused_when_built() {
+        let build = |window, centres| WindowSlkl::<f64>::new(window, 1, centres, params(), 5).err();
+        assert_eq!(build(100, 0), Some(BuildError::Core(Error::InvalidParam { name: "centers" })));
+        assert_eq!(build(0, 20), Some(BuildError::Core(Error::InvalidParam { name: "window" })));
+        assert!(matches!(build(usize::MAX / 4, 20), Some(BuildError::Alloc(_))));
+    }
+
+    #[test]
     fn restored_state_continues_exactly() {
         let records = stream(400);
         // Saved during the warm-up (the first window) and while learning.
         for split in [10, 250] {
             restored_learner_continues(&mut slkl(), &mut slkl(), &records, split);
         }
-        let mut other = WindowSlkl::<f64>::new(50, 1, 20, params(), 5);
+        let mut other = WindowSlkl::<f64>::new(50, 1, 20, params(), 5).unwrap();
         let mut learner = slkl();
         prequential(&mut learner, &records[..150], 0); // past the warm-up (one window)
         let e = other.restore_state(&learner.save_state().unwrap()).unwrap_err();

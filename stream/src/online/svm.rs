@@ -4,16 +4,21 @@ use kestrel_core::dcd::{self, LinearModel, OnlineSvm, OnlineSvmState, Row};
 use kestrel_core::{Error, Real, Rng};
 use serde::{Deserialize, Serialize};
 
-use super::{OnlineLearner, StateError, binary_label, expect_same, user_label};
+use super::{BuildError, Footprint, OnlineLearner, StateError, decode_state, encode_state, expect_same, sign_of};
+use crate::labels::Labels;
+use crate::limits::zeroed;
+use crate::model;
 use crate::source::Record;
 
-/// The windowed linear SVM (`kestrel_core::dcd::OnlineSvm`), labels ±1 or 0/1.
+/// The format version of [`WindowSvm`]'s saved state.
+const STATE_VERSION: u16 = 1;
+
+/// The windowed linear SVM (`kestrel_core::dcd::OnlineSvm`) for any two labels.
 pub struct WindowSvm<T> {
     svm: OnlineSvm<T, Vec<T>>,
     rng: Rng,
     dense: Vec<T>,
-    /// The labels are 0/1 rather than −1/+1.
-    zero_one: bool,
+    labels: Labels,
     learned: u64,
 }
 
@@ -23,7 +28,7 @@ struct SvmState<T> {
     svm: OnlineSvmState,
     scalars: Vec<T>,
     rng: [u64; 4],
-    zero_one: bool,
+    labels: Labels,
     learned: u64,
 }
 
@@ -31,30 +36,60 @@ impl<T: Real> WindowSvm<T> {
     /// A window of `window` samples of `dim` features, `steps` coordinate steps per arrival.
     ///
     /// # Errors
-    /// As `OnlineSvm::new_in`.
-    pub fn new(window: usize, dim: usize, params: dcd::ValidParams<T>, steps: usize, seed: u64) -> Result<Self, Error> {
-        let svm = OnlineSvm::new_in(vec![T::ZERO; dcd::online_scalars_len(window, dim)], window, dim, params, steps)?;
-        Ok(WindowSvm { svm, rng: Rng::seed_from_u64(seed), dense: vec![T::ZERO; dim], zero_one: false, learned: 0 })
+    /// As `OnlineSvm::new_in`; [`BuildError::Alloc`] when the window cannot be allocated.
+    pub fn new(
+        window: usize,
+        dim: usize,
+        params: dcd::ValidParams<T>,
+        steps: usize,
+        seed: u64,
+    ) -> Result<Self, BuildError> {
+        let scalars = zeroed(dcd::online_scalars_len(window, dim), "the SVM's window")?;
+        let svm = OnlineSvm::new_in(scalars, window, dim, params, steps)?;
+        let (rng, dense) = (Rng::seed_from_u64(seed), zeroed(dim, "a dense row")?);
+        Ok(WindowSvm { svm, rng, dense, labels: super::binary_labels(), learned: 0 })
+    }
+
+    /// The memory of a window of `window` samples of `dim` features.
+    pub fn footprint(window: usize, dim: usize) -> Footprint {
+        Footprint { core_scalars: dcd::online_scalars_len(window, dim), host_scalars: dim, ..Footprint::default() }
+    }
+
+    /// The prediction for the sample in the dense row.
+    fn predict_dense(&self) -> Result<Option<f64>, Error> {
+        if self.learned == 0 {
+            return Ok(None);
+        }
+        let sign = self.svm.predict(Row::Dense(&self.dense))?;
+        Ok(Some(self.labels.of_sign(sign)))
+    }
+
+    /// Learns the sample in the dense row.
+    fn learn_dense(&mut self, label: f64) -> Result<(), Error> {
+        let sign = super::sign_if_learned(&self.labels, label)?;
+        self.svm.push(Row::Dense(&self.dense), sign, &mut self.rng)?;
+        sign_of(&mut self.labels, label)?;
+        self.learned += 1;
+        Ok(())
     }
 }
 
 impl<T: Real> OnlineLearner for WindowSvm<T> {
     fn predict(&mut self, record: &Record) -> Result<Option<f64>, Error> {
-        if self.learned == 0 {
-            return Ok(None);
-        }
         record.write_dense(&mut self.dense)?;
-        let class = self.svm.predict(Row::Dense(&self.dense))?;
-        Ok(Some(user_label(class, self.zero_one)))
+        self.predict_dense()
     }
 
     fn learn(&mut self, record: &Record) -> Result<(), Error> {
         record.write_dense(&mut self.dense)?;
-        let (label, zero) = binary_label(record.label)?;
-        self.svm.push(Row::Dense(&self.dense), label, &mut self.rng)?;
-        self.zero_one |= zero;
-        self.learned += 1;
-        Ok(())
+        self.learn_dense(record.label)
+    }
+
+    fn test_then_train(&mut self, record: &Record) -> Result<Option<f64>, Error> {
+        record.write_dense(&mut self.dense)?;
+        let prediction = self.predict_dense()?;
+        self.learn_dense(record.label)?;
+        Ok(prediction)
     }
 
     fn is_classifier(&self) -> bool {
@@ -63,19 +98,16 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
 
     fn encode(&mut self) -> Result<Vec<u8>, Error> {
         let dim = self.dense.len();
-        let mut model =
-            LinearModel::new_in(vec![T::ZERO; LinearModel::storage_len(dim, 1)], dim, 1, self.svm.params().bias())?;
+        let storage = vec![T::ZERO; LinearModel::storage_len(dim, 1)];
+        let mut model = LinearModel::new_in(storage, dim, 1, self.svm.params().bias())?;
         if let Some(w) = model.weights_mut(0) {
             w[..dim].copy_from_slice(self.svm.weights());
             w[dim] = self.svm.bias_weight();
         }
-        if self.zero_one {
-            model.labels_mut().copy_from_slice(&[T::ZERO, T::ONE]);
+        for (slot, label) in model.labels_mut().iter_mut().zip(self.labels.model_labels()) {
+            *slot = T::from_f64(label);
         }
-        let mut bytes = vec![0u8; 64 + 2 * T::BYTES * (dim + 3)];
-        let len = model.encode(&mut bytes)?;
-        bytes.truncate(len);
-        Ok(bytes)
+        model::to_bytes(&model)
     }
 
     fn save_state(&self) -> Result<Vec<u8>, StateError> {
@@ -83,20 +115,21 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
             svm: self.svm.state(),
             scalars: self.svm.storage().to_vec(),
             rng: self.rng.state(),
-            zero_one: self.zero_one,
+            labels: self.labels.clone(),
             learned: self.learned,
         };
-        Ok(postcard::to_stdvec(&state)?)
+        encode_state(STATE_VERSION, &state)
     }
 
     fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
-        let state: SvmState<T> = postcard::from_bytes(bytes)?;
+        let state: SvmState<T> = decode_state(STATE_VERSION, bytes)?;
         expect_same("window", state.svm.window(), self.svm.window())?;
         expect_same("dimension", state.svm.dim(), self.dense.len())?;
+        expect_same("at most two labels", state.labels.len() <= 2, true)?;
         let svm = OnlineSvm::from_state_in(state.scalars, *self.svm.params(), state.svm)?;
         self.rng = Rng::from_state(state.rng)?;
         self.svm = svm;
-        self.zero_one = state.zero_one;
+        self.labels = state.labels;
         self.learned = state.learned;
         Ok(())
     }
@@ -125,12 +158,25 @@ mod tests {
     #[test]
     fn learns_a_separable_stream() {
         let mut svm = svm(50);
-        let metrics = prequential(&mut svm, &stream(600), 0);
+        let records = stream(600);
+        let metrics = prequential(&mut svm, &records, 0);
         assert!(metrics.accuracy() > 0.9, "{}", metrics.accuracy());
+        let before = svm.save_state().unwrap();
         assert_eq!(svm.learn(&record(&[0.0, 0.0], 2.0)), Err(Error::InvalidLabel { row: 0 }));
+        assert_eq!(svm.save_state().unwrap(), before, "a rejected sample changes nothing");
         let bytes = svm.encode().unwrap();
         let model = LinearModel::<f64, _>::decode_in(&bytes, vec![0.0; 5]).unwrap();
-        assert_eq!(model.labels(), &[0.0, 1.0]);
+        // The first label of the stream is the positive class: [negative, positive].
+        let first = records[0].label;
+        assert_eq!(model.labels(), &[1.0 - first, first]);
+    }
+
+    #[test]
+    fn an_impossible_window_is_refused_when_built() {
+        let params = dcd::Params::new().check().unwrap();
+        let error = WindowSvm::<f64>::new(usize::MAX / 64, 2, params, 1, 1).err().unwrap();
+        assert!(matches!(error, BuildError::Alloc(_)), "{error:?}");
+        assert_eq!(WindowSvm::<f64>::new(0, 2, params, 1, 1).err(), Some(BuildError::Core(Error::InvalidParam { name: "window" })));
     }
 
     #[test]

@@ -139,20 +139,20 @@ mod tests {
         let path = std::env::temp_dir().join(format!("kestrel-records-{}.libsvm", std::process::id()));
         std::fs::write(&path, "1 1:2\n").unwrap();
         let name = path.to_str().unwrap();
-        let mut records = Records::new(crate::source::open(name, Default::default(), None).unwrap(), name);
+        let mut records = Records::new(crate::source::open(name, &Default::default()).unwrap(), name);
         assert!(matches!(records, Records::InPlace(_)));
         let mut r = Record::default();
         assert_eq!((records.next(&mut r, Duration::ZERO), r.values.clone()), (Next::Record, vec![2.0]));
         assert_eq!(records.next(&mut r, Duration::ZERO), Next::End);
         std::fs::remove_file(&path).unwrap();
-        let stdin = Records::new(Box::new(LibSvmReader::new(&b""[..], "-", 1)), "-");
+        let stdin = Records::new(Box::new(LibSvmReader::new(&b""[..], "-", 1024)), "-");
         assert!(matches!(stdin, Records::Background(_)));
     }
 
     #[test]
     fn waits_without_blocking_and_delivers_in_order() {
         let (feed, input) = std::sync::mpsc::channel();
-        let reader = LibSvmReader::new(BufReader::new(Stalling(input, Vec::new())), "t", 1);
+        let reader = LibSvmReader::new(BufReader::new(Stalling(input, Vec::new())), "t", 1024);
         let mut background = Background::spawn(Box::new(reader));
         let mut r = Record::default();
         let wait = Duration::from_millis(20);

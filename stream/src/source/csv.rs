@@ -4,31 +4,42 @@
 //!
 //! Parsing is the `csv` crate's; line numbers are counted here, because the crate's own
 //! count skips blank lines. A row quoted across several lines is reported at its last.
+//! Lines longer than the reader's limit are bad rows; a header of more than
+//! [`MAX_DIM`] features is refused.
 
 use std::collections::VecDeque;
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 
+use super::lines::{self, BoundedLines};
 use super::record::{ReadError, ReadErrorKind, Record};
 use super::{RecordReader, parse_finite};
+use crate::limits::MAX_DIM;
 
-/// Reads CSV rows one at a time (constant memory).
+/// Reads CSV rows one at a time (constant memory: one line of at most `max_line_bytes`).
 pub struct CsvReader<R> {
-    reader: csv::Reader<LineCounter<R>>,
+    reader: csv::Reader<LineCounter<BoundedLines<R>>>,
+    max_line_bytes: usize,
     name: String,
     row: csv::StringRecord,
     fields: usize,
     label_field: usize,
 }
 
-impl<R: Read> CsvReader<R> {
+impl<R: BufRead> CsvReader<R> {
     /// A reader whose first line is a header; `label_column` names the label column
-    /// (default: the last).
+    /// (default: the last); lines up to `max_line_bytes` long.
     ///
     /// # Errors
-    /// `Header` when the header cannot be read or lacks the named column.
-    pub fn with_header(input: R, name: impl Into<String>, label_column: Option<&str>) -> Result<Self, ReadError> {
+    /// `Header` when the header cannot be read, is too long, lacks the named column or
+    /// names more than [`MAX_DIM`] features.
+    pub fn with_header(
+        input: R,
+        name: impl Into<String>,
+        label_column: Option<&str>,
+        max_line_bytes: usize,
+    ) -> Result<Self, ReadError> {
         let name = name.into();
-        let mut reader = builder(true).from_reader(LineCounter::new(input));
+        let mut reader = builder(true).from_reader(LineCounter::new(BoundedLines::new(input, max_line_bytes)));
         let header_error = |message: String| ReadError {
             source_name: name.clone(),
             line: 1,
@@ -36,6 +47,12 @@ impl<R: Read> CsvReader<R> {
             kind: ReadErrorKind::Header(message),
         };
         let header = reader.headers().map_err(|e| header_error(format!("cannot read the header: {e}")))?.clone();
+        if header.len() == 1 && lines::is_too_long(&header[0]) {
+            return Err(header_error(format!("the header is longer than the limit of {max_line_bytes} bytes")));
+        }
+        if header.len() > MAX_DIM + 1 {
+            return Err(header_error(format!("the header names more than {MAX_DIM} features")));
+        }
         if header.len() < 2 {
             return Err(header_error("the header needs a label column and at least one feature".into()));
         }
@@ -46,13 +63,16 @@ impl<R: Read> CsvReader<R> {
                 .position(|h| h == wanted)
                 .ok_or_else(|| header_error(format!("no column named `{wanted}` in the header")))?,
         };
-        Ok(CsvReader { reader, name, row: csv::StringRecord::new(), fields: header.len(), label_field })
+        let row = csv::StringRecord::new();
+        Ok(CsvReader { reader, max_line_bytes, name, row, fields: header.len(), label_field })
     }
 
-    /// A reader of header-less rows of `fields` fields, the label last (serial streams).
-    pub fn without_header(input: R, name: impl Into<String>, fields: usize) -> Self {
-        let reader = builder(false).from_reader(LineCounter::new(input));
-        CsvReader { reader, name: name.into(), row: csv::StringRecord::new(), fields, label_field: fields - 1 }
+    /// A reader of header-less rows of `fields` fields (at least 2), the label last (serial
+    /// streams); lines up to `max_line_bytes` long.
+    pub fn without_header(input: R, name: impl Into<String>, fields: usize, max_line_bytes: usize) -> Self {
+        let reader = builder(false).from_reader(LineCounter::new(BoundedLines::new(input, max_line_bytes)));
+        let (row, fields) = (csv::StringRecord::new(), fields.clamp(2, MAX_DIM + 1));
+        CsvReader { reader, max_line_bytes, name: name.into(), row, fields, label_field: fields - 1 }
     }
 
     fn error(&self, line: u64, column: usize, kind: ReadErrorKind) -> ReadError {
@@ -61,6 +81,9 @@ impl<R: Read> CsvReader<R> {
 
     /// Fills `record` from the current row, which starts on `line`.
     fn convert(&self, line: u64, record: &mut Record) -> Result<(), ReadError> {
+        if self.row.len() == 1 && lines::is_too_long(&self.row[0]) {
+            return Err(self.error(line, 1, ReadErrorKind::LineTooLong(self.max_line_bytes)));
+        }
         if self.row.len() != self.fields {
             let kind = ReadErrorKind::FieldCount { expected: self.fields, got: self.row.len() };
             return Err(self.error(line, 1, kind));
@@ -126,7 +149,7 @@ fn builder(has_headers: bool) -> csv::ReaderBuilder {
     b
 }
 
-impl<R: Read> RecordReader for CsvReader<R> {
+impl<R: BufRead> RecordReader for CsvReader<R> {
     fn next_record(&mut self, record: &mut Record) -> Result<bool, ReadError> {
         let read = self.reader.read_record(&mut self.row);
         // The row ends on the line of the last byte read (csv's start positions point at
@@ -156,7 +179,7 @@ mod tests {
     #[test]
     fn reads_rows_and_picks_the_label_column() {
         let text = "a,b,y\n1.5,0,-1\n\n2,3,1\n";
-        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None).unwrap();
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
         assert_eq!(reader.dim_hint(), Some(2));
         let mut r = Record::default();
         assert!(reader.next_record(&mut r).unwrap());
@@ -165,7 +188,7 @@ mod tests {
         assert_eq!((r.label, r.line), (1.0, 4));
         assert!(!reader.next_record(&mut r).unwrap());
 
-        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", Some("a")).unwrap();
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", Some("a"), 1024).unwrap();
         assert!(reader.next_record(&mut r).unwrap());
         assert_eq!((r.label, r.indices.clone()), (1.5, vec![1]));
     }
@@ -173,14 +196,28 @@ mod tests {
     #[test]
     fn names_line_and_column_of_faults() {
         let text = "a,b,y\n1,2,1\n# note\n10,NaN,1\n\n1,2\n";
-        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None).unwrap();
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
         let mut r = Record::default();
         assert!(reader.next_record(&mut r).unwrap());
         let e = reader.next_record(&mut r).unwrap_err();
         assert_eq!(e.to_string(), "t.csv:4:4: `NaN` is not finite");
         let e = reader.next_record(&mut r).unwrap_err();
         assert_eq!((e.line, e.kind), (6, ReadErrorKind::FieldCount { expected: 3, got: 2 }));
-        let e = CsvReader::with_header("a,b\n".as_bytes(), "t.csv", Some("z")).err().unwrap();
+        let e = CsvReader::with_header("a,b\n".as_bytes(), "t.csv", Some("z"), 1024).err().unwrap();
         assert_eq!(e.to_string(), "t.csv:1:1: no column named `z` in the header");
+        let e = CsvReader::with_header("a,b,c\n".as_bytes(), "t.csv", None, 4).err().unwrap();
+        assert_eq!(e.to_string(), "t.csv:1:1: the header is longer than the limit of 4 bytes");
+    }
+
+    #[test]
+    fn a_long_line_is_a_bad_row_and_reading_goes_on() {
+        let text = format!("a,y\n1,2\n{},1\n\n3,4\n", "9".repeat(100));
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 16).unwrap();
+        let mut r = Record::default();
+        assert!(reader.next_record(&mut r).unwrap());
+        let e = reader.next_record(&mut r).unwrap_err();
+        assert_eq!(e.to_string(), "t.csv:3:1: the line is longer than the limit of 16 bytes");
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.line, r.label), (5, 4.0));
     }
 }

@@ -2,26 +2,32 @@
 //!
 //! Indices are 1-based and strictly increasing; zeros may be omitted; the label is any
 //! finite number (±1, 0/1, a class, a regression target). Blank lines and lines starting
-//! with `#` are skipped.
+//! with `#` are skipped. Indices past [`MAX_DIM`] and lines longer than the reader's limit
+//! are bad rows.
 
 use std::io::BufRead;
 
+use super::lines::{self, BoundedLines};
 use super::record::{ReadError, ReadErrorKind, Record};
 use super::{RecordReader, parse_finite};
+use crate::limits::MAX_DIM;
 
-/// Reads LibSVM rows from a buffered input, one line at a time (constant memory).
+/// Reads LibSVM rows from a buffered input, one line at a time (constant memory: one
+/// line of at most `max_line_bytes`).
 pub struct LibSvmReader<R> {
-    input: R,
+    input: BoundedLines<R>,
     name: String,
     line: String,
     line_number: u64,
+    max_line_bytes: usize,
 }
 
 impl<R: BufRead> LibSvmReader<R> {
-    /// A reader over `input`, named `name` in error messages; `first_line` is the line
-    /// number of the first line `input` yields.
-    pub fn new(input: R, name: impl Into<String>, first_line: u64) -> Self {
-        LibSvmReader { input, name: name.into(), line: String::new(), line_number: first_line - 1 }
+    /// A reader over `input`, named `name` in error messages, of lines up to
+    /// `max_line_bytes` long.
+    pub fn new(input: R, name: impl Into<String>, max_line_bytes: usize) -> Self {
+        let input = BoundedLines::new(input, max_line_bytes);
+        LibSvmReader { input, name: name.into(), line: String::new(), line_number: 0, max_line_bytes }
     }
 }
 
@@ -38,6 +44,10 @@ impl<R: BufRead> RecordReader for LibSvmReader<R> {
             })?;
             if read == 0 {
                 return Ok(false);
+            }
+            if lines::is_too_long(&self.line) {
+                let kind = ReadErrorKind::LineTooLong(self.max_line_bytes);
+                return Err(ReadError { source_name: self.name.clone(), line: self.line_number, column: 1, kind });
             }
             let content = self.line.split('#').next().unwrap_or("").trim_end();
             if content.trim().is_empty() {
@@ -71,8 +81,9 @@ pub fn parse_line(line: &str, record: &mut Record) -> Result<(), (usize, ReadErr
         let Some((index, value)) = token.split_once(':') else {
             return Err((column(offset), ReadErrorKind::NotAPair(token.to_string())));
         };
-        let index_number = match index.parse::<u32>() {
-            Ok(i) if i >= 1 => i as usize,
+        let index_number = match index.parse::<usize>() {
+            Ok(i) if i > MAX_DIM => return Err((column(offset), ReadErrorKind::IndexTooLarge(i))),
+            Ok(i) if i >= 1 => i,
             _ => return Err((column(offset), ReadErrorKind::BadIndex(index.to_string()))),
         };
         if index_number <= previous {
@@ -80,7 +91,9 @@ pub fn parse_line(line: &str, record: &mut Record) -> Result<(), (usize, ReadErr
         }
         let value = parse_finite(value).map_err(|k| (column(offset + index.len() + 1), k))?;
         previous = index_number;
-        record.indices.push((index_number - 1) as u32);
+        let index = u32::try_from(index_number - 1)
+            .map_err(|_| (column(offset), ReadErrorKind::IndexTooLarge(index_number)))?;
+        record.indices.push(index);
         record.values.push(value);
     }
     Ok(())
@@ -121,12 +134,14 @@ mod tests {
         assert_eq!(parse("inf 1:2"), Err((1, ReadErrorKind::NonFinite("inf".into()))));
         assert_eq!(parse("é 1:2"), Err((1, ReadErrorKind::NotANumber("é".into()))));
         assert_eq!(parse("1 é:2 x"), Err((3, ReadErrorKind::BadIndex("é".into()))));
+        assert_eq!(parse("1 4000000000:1"), Err((3, ReadErrorKind::IndexTooLarge(4_000_000_000))));
+        assert_eq!(parse("1 16777216:1").unwrap().dim(), MAX_DIM);
     }
 
     #[test]
     fn reader_skips_comments_and_counts_lines() {
         let text = "# header comment\n1 1:1\n\n-1 2:3 # trailing\n1 1:x\n";
-        let mut reader = LibSvmReader::new(text.as_bytes(), "data.svm", 1);
+        let mut reader = LibSvmReader::new(text.as_bytes(), "data.svm", 1024);
         let mut r = Record::default();
         assert!(reader.next_record(&mut r).unwrap());
         assert_eq!((r.line, r.label), (2, 1.0));
@@ -135,5 +150,17 @@ mod tests {
         let e = reader.next_record(&mut r).unwrap_err();
         assert_eq!(e.to_string(), "data.svm:5:5: `x` is not a number");
         assert!(!reader.next_record(&mut r).unwrap());
+    }
+
+    #[test]
+    fn a_long_line_is_a_bad_row_and_reading_goes_on() {
+        let text = format!("1 1:1\n-1 {}\n-1 2:3\n", "1:0 ".repeat(100));
+        let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 64);
+        let mut r = Record::default();
+        assert!(reader.next_record(&mut r).unwrap());
+        let e = reader.next_record(&mut r).unwrap_err();
+        assert_eq!(e.to_string(), "d.svm:2:1: the line is longer than the limit of 64 bytes");
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.line, r.indices.clone()), (3, vec![1]));
     }
 }

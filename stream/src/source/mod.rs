@@ -5,15 +5,41 @@
 //! `serial:DEVICE[@BAUD]` (default 115200 baud). The format is given or detected: by the
 //! file extension (`.csv`; `.libsvm`, `.svm`, `.svmlight`), else from the first line (a
 //! token with `:` after the label means LibSVM, a comma means CSV).
+//!
+//! Memory is bounded whatever the input sends: a line is read whole only up to
+//! [`Options::max_line_bytes`] (a longer one is a bad row, see [`lines`]), feature indices
+//! and CSV headers are capped at [`MAX_DIM`](crate::limits::MAX_DIM).
+//!
+//! # Examples
+//! ```
+//! use kestrel_stream::source::{self, Options, Record};
+//! # let dir = std::env::temp_dir().join(format!("kestrel-doc-source-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir)?;
+//! let path = dir.join("data.csv");
+//! std::fs::write(&path, "temperature,humidity,rain\n21.5,0.40,0\n18.0,0.85,1\n")?;
+//! let mut reader = source::open(path.to_str().unwrap(), &Options::default())?;
+//! let mut record = Record::default();
+//! let mut labels = Vec::new();
+//! while reader.next_record(&mut record)? {
+//!     labels.push(record.label);
+//! }
+//! assert_eq!((labels, reader.dim_hint()), (vec![0.0, 1.0], Some(2)));
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod background;
 mod csv;
 mod libsvm;
+pub mod lines;
 mod record;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::time::Duration;
+
+use self::lines::BoundedLines;
+use crate::limits::DEFAULT_MAX_LINE_BYTES;
 
 pub use self::background::{Background, Next, Records};
 pub use self::csv::CsvReader;
@@ -72,29 +98,42 @@ pub enum OpenError {
     Read(#[from] ReadError),
 }
 
-/// Opens `input` (a path, `-`, or `serial:DEVICE[@BAUD]`) in `format`.
+/// How to read an input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The format, or [`Format::Auto`] to detect it.
+    pub format: Format,
+    /// The CSV column holding the label (default: the last).
+    pub label_column: Option<String>,
+    /// The longest line read; a longer one is a bad row.
+    pub max_line_bytes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { format: Format::Auto, label_column: None, max_line_bytes: DEFAULT_MAX_LINE_BYTES }
+    }
+}
+
+/// Opens `input` (a path, `-`, or `serial:DEVICE[@BAUD]`).
 ///
 /// # Errors
 /// [`OpenError`] when the input cannot be opened or its header read.
-pub fn open(
-    input: &str,
-    format: Format,
-    label_column: Option<&str>,
-) -> Result<Box<dyn RecordReader + Send>, OpenError> {
+pub fn open(input: &str, options: &Options) -> Result<Box<dyn RecordReader + Send>, OpenError> {
     if input == "-" {
         let stdin = BufReader::new(io::stdin());
-        return from_buffered(stdin, "<stdin>", format, label_column, true);
+        return from_buffered(stdin, "<stdin>", options, true);
     }
     if let Some(spec) = input.strip_prefix("serial:") {
-        return open_serial(input, spec, format);
+        return open_serial(input, spec, options);
     }
     let io_error = |error| OpenError::Io { name: input.to_string(), error };
     let file = BufReader::new(File::open(input).map_err(io_error)?);
-    let format = match format {
+    let format = match options.format {
         Format::Auto => format_from_extension(input),
         given => given,
     };
-    from_buffered(file, input, format, label_column, true)
+    from_buffered(file, input, &Options { format, ..options.clone() }, true)
 }
 
 fn format_from_extension(path: &str) -> Format {
@@ -106,26 +145,29 @@ fn format_from_extension(path: &str) -> Format {
     }
 }
 
-/// Builds the reader for a buffered input; detection reads the first line and replays it.
+/// Builds the reader for a buffered input; detection reads the first line (bounded, as
+/// every line) and replays it.
 fn from_buffered<R: BufRead + Send + 'static>(
-    mut input: R,
+    input: R,
     name: &str,
-    format: Format,
-    label_column: Option<&str>,
+    options: &Options,
     has_header: bool,
 ) -> Result<Box<dyn RecordReader + Send>, OpenError> {
-    let mut first = String::new();
-    input.read_line(&mut first).map_err(|error| OpenError::Io { name: name.to_string(), error })?;
-    let format = match format {
-        Format::Auto => detect(&first),
+    let limit = options.max_line_bytes;
+    let mut input = BoundedLines::new(input, limit);
+    let mut first = Vec::new();
+    input.read_until(b'\n', &mut first).map_err(|error| OpenError::Io { name: name.to_string(), error })?;
+    let format = match options.format {
+        Format::Auto => detect(&String::from_utf8_lossy(&first)),
         given => given,
     };
-    let fields = first.split(',').count();
-    let replay = Cursor::new(first.into_bytes()).chain(input);
+    let fields = first.split(|&b| b == b',').count();
+    let replay = Cursor::new(first).chain(input);
+    let label_column = options.label_column.as_deref();
     Ok(match format {
-        Format::LibSvm | Format::Auto => Box::new(LibSvmReader::new(replay, name, 1)),
-        Format::Csv if has_header => Box::new(CsvReader::with_header(replay, name, label_column)?),
-        Format::Csv => Box::new(CsvReader::without_header(replay, name, fields.max(2))),
+        Format::LibSvm | Format::Auto => Box::new(LibSvmReader::new(replay, name, limit)),
+        Format::Csv if has_header => Box::new(CsvReader::with_header(replay, name, label_column, limit)?),
+        Format::Csv => Box::new(CsvReader::without_header(replay, name, fields, limit)),
     })
 }
 
@@ -141,7 +183,7 @@ pub fn detect(first_line: &str) -> Format {
     }
 }
 
-fn open_serial(name: &str, spec: &str, format: Format) -> Result<Box<dyn RecordReader + Send>, OpenError> {
+fn open_serial(name: &str, spec: &str, options: &Options) -> Result<Box<dyn RecordReader + Send>, OpenError> {
     let serial_error = |message: String| OpenError::Serial { name: name.to_string(), message };
     let (device, baud) = match spec.split_once('@') {
         Some((d, b)) => (d, b.parse::<u32>().map_err(|_| serial_error(format!("`{b}` is not a baud rate")))?),
@@ -154,7 +196,7 @@ fn open_serial(name: &str, spec: &str, format: Format) -> Result<Box<dyn RecordR
         .timeout(Duration::from_secs(3600))
         .open()
         .map_err(|e| serial_error(e.to_string()))?;
-    from_buffered(BufReader::new(port), device, format, None, false)
+    from_buffered(BufReader::new(port), device, &Options { label_column: None, ..options.clone() }, false)
 }
 
 /// A finite `f64`, or what is wrong with the token.
@@ -183,25 +225,41 @@ mod tests {
     #[test]
     fn detection_replays_the_first_line() {
         let csv = "a,y\n1,2\n";
-        let mut reader = from_buffered(csv.as_bytes(), "t", Format::Auto, None, true).unwrap();
+        let mut reader = from_buffered(csv.as_bytes(), "t", &Options::default(), true).unwrap();
         let mut r = Record::default();
         assert!(reader.next_record(&mut r).unwrap());
         assert_eq!((r.label, r.values.clone(), r.line), (2.0, vec![1.0], 2));
         let svm = "1 2:3\n-1 1:1\n";
-        let mut reader = from_buffered(svm.as_bytes(), "t", Format::Auto, None, true).unwrap();
+        let mut reader = from_buffered(svm.as_bytes(), "t", &Options::default(), true).unwrap();
         assert!(reader.next_record(&mut r).unwrap());
         assert_eq!((r.label, r.indices.clone(), r.line), (1.0, vec![1], 1));
         assert!(reader.next_record(&mut r).unwrap());
         assert_eq!(r.line, 2);
     }
 
+    fn libsvm() -> Options {
+        Options { format: Format::LibSvm, ..Options::default() }
+    }
+
+    #[test]
+    fn a_first_line_over_the_limit_is_a_bad_row() {
+        let text = format!("{}\n1 1:2\n", "1 1:1".repeat(50));
+        let options = Options { max_line_bytes: 32, ..Options::default() };
+        let mut reader = from_buffered(std::io::Cursor::new(text.into_bytes()), "t", &options, true).unwrap();
+        let mut r = Record::default();
+        let e = reader.next_record(&mut r).unwrap_err();
+        assert_eq!((e.line, e.kind), (1, ReadErrorKind::LineTooLong(32)));
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.line, r.values.clone()), (2, vec![2.0]));
+    }
+
     #[test]
     fn serial_spec_errors_are_clear() {
-        let e = open("serial:/dev/nonexistent-kestrel@9600", Format::LibSvm, None).err().unwrap();
+        let e = open("serial:/dev/nonexistent-kestrel@9600", &libsvm()).err().unwrap();
         assert!(e.to_string().starts_with("serial:/dev/nonexistent-kestrel@9600: "), "{e}");
-        let e = open("serial:/dev/x@fast", Format::LibSvm, None).err().unwrap();
+        let e = open("serial:/dev/x@fast", &libsvm()).err().unwrap();
         assert_eq!(e.to_string(), "serial:/dev/x@fast: `fast` is not a baud rate");
-        let e = open("/nonexistent/file.csv", Format::Auto, None).err().unwrap();
+        let e = open("/nonexistent/file.csv", &Options::default()).err().unwrap();
         assert!(e.to_string().starts_with("/nonexistent/file.csv: "));
     }
 
@@ -212,7 +270,7 @@ mod tests {
         let (mut master, slave) = serialport::TTYPort::pair().expect("pseudo-terminal pair");
         let device = slave.name().expect("pty name");
         master.write_all(b"1 1:0.5 2:1\n-1 2:2\n").unwrap();
-        let mut reader = open(&format!("serial:{device}@9600"), Format::Auto, None).unwrap();
+        let mut reader = open(&format!("serial:{device}@9600"), &Options::default()).unwrap();
         let mut r = Record::default();
         assert!(reader.next_record(&mut r).unwrap());
         assert_eq!((r.label, r.values.clone()), (1.0, vec![0.5, 1.0]));

@@ -103,4 +103,10 @@ pub enum ReadErrorKind {
     /// The input could not be read.
     #[error("read failed: {0}")]
     Io(String),
+    /// A line longer than the reader's limit (it is skipped whole).
+    #[error("the line is longer than the limit of {0} bytes")]
+    LineTooLong(usize),
+    /// A feature index past [`MAX_DIM`](crate::limits::MAX_DIM).
+    #[error("feature index {0} is past the limit of {max} features", max = crate::limits::MAX_DIM)]
+    IndexTooLarge(usize),
 }

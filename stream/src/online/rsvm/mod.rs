@@ -12,23 +12,31 @@
 //!    `z(x) = L⁻¹K(x, Ã)` (eq. 10-11 of seed 003) — first the buffered samples, then every
 //!    arrival. Since `wᵀL⁻¹k = (L⁻ᵀw)ᵀk`, the model is a
 //!    [`ReducedKernelModel`](kestrel_core::reduced_set::ReducedKernelModel) with
-//!    `u = L⁻ᵀw` and `b = w_b·B`, as `crate::rsvm` folds it for batch training.
+//!    `u = L⁻ᵀw` and `b = w_b·B`, folded by the core as for batch training.
 //!
 //! Time per arrival while learning: `m` kernel evaluations (O(m·d)), one O(m²) triangular
-//! solve, O(m) per coordinate step. Memory, in scalars, for `c` centres at most, `m` kept:
-//! the warm-up holds `N·d` samples and the selector's `c·d + c + 1 + c(c+1)/2 + 2c`; the
-//! learner `N(m + 3) + m + 1` (the window) `+ m·d + m(m+1)/2 + m` (centres, `L`, scratch).
+//! solve — once per arrival, shared by the prediction and the update — and O(m) per
+//! coordinate step. Memory, in scalars, for `c` centres at most, `m` kept: the warm-up holds
+//! `N·d` samples and the selector's `c·d + c + 1 + c(c+1)/2 + 2c`; the learner
+//! `N(m + 3) + m + 1` (the window) `+ m·d + m(m+1)/2 + m` (centres, `L`, scratch)
+//! ([`WindowRsvm::footprint`]).
 
 use kestrel_core::cholesky::{self, Cholesky};
 use kestrel_core::dcd::{self, OnlineSvm, Row};
-use kestrel_core::linalg::{Triangle, packed_len, solve_lower, solve_lower_transposed};
+use kestrel_core::linalg::{Triangle, packed_len, solve_lower};
 use kestrel_core::reduced_set::{ReducedKernelModel, StreamingSelector};
 use kestrel_core::{Error, Kernel, Real, Rng};
 
-use super::{OnlineLearner, StateError, binary_label, user_label};
+use super::{BuildError, Footprint, OnlineLearner, StateError, sign_if_learned, sign_of};
+use crate::labels::Labels;
+use crate::limits::{reserve, zeroed};
+use crate::model;
 use crate::source::Record;
 
 mod state;
+
+/// The format version of [`WindowRsvm`]'s saved state.
+const STATE_VERSION: u16 = 1;
 
 /// The configuration of a [`WindowRsvm`].
 #[derive(Clone, Copy, Debug)]
@@ -50,14 +58,13 @@ pub struct RsvmSettings<T> {
 }
 
 /// The streaming reduced-kernel SVM: centres from a warm-up, then a windowed SVM on
-/// Nyström features. Labels ±1 or 0/1.
+/// Nyström features, for any two labels.
 pub struct WindowRsvm<T> {
     settings: RsvmSettings<T>,
     dim: usize,
     rng: Rng,
     dense: Vec<T>,
-    /// The labels are 0/1 rather than −1/+1.
-    zero_one: bool,
+    labels: Labels,
     phase: Phase<T>,
 }
 
@@ -82,12 +89,18 @@ struct Frozen<T> {
 }
 
 impl<T: Real> Warmup<T> {
-    fn new(settings: &RsvmSettings<T>, dim: usize) -> Result<Self, Error> {
+    /// The selector and the room for a window of samples, allocated now.
+    fn new(settings: &RsvmSettings<T>, dim: usize) -> Result<Self, BuildError> {
         let c = settings.centres;
-        let values = vec![T::ZERO; StreamingSelector::values_len(c, dim)];
-        let factor = Cholesky::new_in(vec![T::ZERO; cholesky::storage_len(c)], c)?;
+        let values = zeroed(StreamingSelector::values_len(c, dim), "the centre selection")?;
+        let factor = Cholesky::new_in(zeroed(cholesky::storage_len(c), "the centre selection")?, c)?;
         let selector = StreamingSelector::new_in(values, factor, settings.kernel, dim, settings.delta)?;
-        Ok(Warmup { selector, samples: Vec::new(), labels: Vec::new() })
+        let (mut samples, mut labels) = (Vec::new(), Vec::new());
+        // One sample more than the window: the oldest leaves after the newest arrives.
+        let room = settings.window.saturating_add(1);
+        reserve(&mut samples, room.saturating_mul(dim), "the warm-up")?;
+        reserve(&mut labels, room, "the warm-up")?;
+        Ok(Warmup { selector, samples, labels })
     }
 
     /// The centres, row-major.
@@ -131,20 +144,16 @@ impl<T: Real> Frozen<T> {
     }
 
     /// The reduced-kernel model: `u = L⁻ᵀw`, `b = w_b·B`.
-    fn model(&self, settings: &RsvmSettings<T>, zero_one: bool) -> Result<ReducedKernelModel<T, Vec<T>>, Error> {
+    fn model(&self, settings: &RsvmSettings<T>, labels: &Labels) -> Result<ReducedKernelModel<T, Vec<T>>, Error> {
         let m = self.features.len();
         let dim = self.centres.len() / m;
         let storage = vec![T::ZERO; ReducedKernelModel::storage_len(dim, m, 1)];
         let mut model = ReducedKernelModel::new_in(storage, settings.kernel, dim, m, 1)?;
         model.centres_mut().copy_from_slice(&self.centres);
-        let mut u = self.svm.weights().to_vec();
-        solve_lower_transposed(&self.factor, m, Triangle::Packed, &mut u)?;
-        if let Some(coefficients) = model.coefficients_mut(0) {
-            coefficients[..m].copy_from_slice(&u);
-            coefficients[m] = self.svm.bias_weight() * settings.params.bias();
-        }
-        if zero_one {
-            model.labels_mut().copy_from_slice(&[T::ZERO, T::ONE]);
+        let (w, bias_weight, bias) = (self.svm.weights(), self.svm.bias_weight(), settings.params.bias());
+        model.set_coefficients(0, w, bias_weight, bias, Some(&self.factor))?;
+        for (slot, label) in model.labels_mut().iter_mut().zip(labels.model_labels()) {
+            *slot = T::from_f64(label);
         }
         Ok(model)
     }
@@ -160,18 +169,37 @@ fn factor_dim<T>(packed: &[T]) -> usize {
 }
 
 impl<T: Real> WindowRsvm<T> {
-    /// An empty learner for samples of `dim` features.
+    /// An empty learner for samples of `dim` features; the selector and the warm-up's room
+    /// are allocated now.
     ///
     /// # Errors
-    /// `InvalidParam` naming `dim`, `delta` or `window` (0), as the core's selector and
-    /// online SVM check them; `CapacityExceeded` for absurd capacities.
-    pub fn new(settings: RsvmSettings<T>, dim: usize) -> Result<Self, Error> {
-        if settings.window == 0 {
-            return Err(Error::InvalidParam { name: "window" });
+    /// `InvalidParam` naming `window`, `centers` or `dim` when one is 0, or `delta` as the
+    /// core's selector checks it; [`BuildError::Alloc`] when the memory cannot be had.
+    pub fn new(settings: RsvmSettings<T>, dim: usize) -> Result<Self, BuildError> {
+        for (name, value) in [("window", settings.window), ("centers", settings.centres), ("dim", dim)] {
+            if value == 0 {
+                return Err(Error::InvalidParam { name }.into());
+            }
         }
         let phase = Phase::Warmup(Warmup::new(&settings, dim)?);
-        let rng = Rng::seed_from_u64(settings.seed);
-        Ok(WindowRsvm { settings, dim, rng, dense: vec![T::ZERO; dim], zero_one: false, phase })
+        let (rng, dense) = (Rng::seed_from_u64(settings.seed), zeroed(dim, "a dense row")?);
+        Ok(WindowRsvm { settings, dim, rng, dense, labels: super::binary_labels(), phase })
+    }
+
+    /// The memory of a learner of `window` samples of `dim` features and at most `centres`
+    /// centres: the selector and the windowed SVM (as on a device), and on the host the
+    /// warm-up's samples and labels, the frozen centres and factor, a dense row and the
+    /// features.
+    pub fn footprint(window: usize, dim: usize, centres: usize) -> Footprint {
+        let selector = StreamingSelector::values_len(centres, dim).saturating_add(cholesky::storage_len(centres));
+        let room = window.saturating_add(1);
+        let frozen = centres.saturating_mul(dim).saturating_add(packed_len(centres)).saturating_add(centres);
+        Footprint {
+            core_scalars: selector.saturating_add(dcd::online_scalars_len(window, centres)),
+            core_indices: 0,
+            host_scalars: room.saturating_mul(dim).saturating_add(dim).saturating_add(frozen),
+            host_bytes: room.saturating_mul(size_of::<i32>()),
+        }
     }
 
     /// Centres chosen so far (frozen once learning).
@@ -188,40 +216,45 @@ impl<T: Real> WindowRsvm<T> {
     /// # Errors
     /// A record the model cannot read (dimension, NaN).
     pub fn decision(&mut self, record: &Record) -> Result<Option<f64>, Error> {
-        let Phase::Learning(frozen) = &mut self.phase else { return Ok(None) };
-        record.write_dense(&mut self.dense)?;
-        frozen.fill_features(&self.settings.kernel, &self.dense)?;
+        self.load(record)?;
+        let Phase::Learning(frozen) = &self.phase else { return Ok(None) };
         Ok(Some(frozen.svm.decision(Row::Dense(&frozen.features))?.to_f64()))
     }
-}
 
-impl<T: Real> OnlineLearner for WindowRsvm<T> {
-    fn predict(&mut self, record: &Record) -> Result<Option<f64>, Error> {
+    /// Reads `record` into the dense row and, while learning, its features `L⁻¹K(x, Ã)`:
+    /// once per arrival.
+    fn load(&mut self, record: &Record) -> Result<(), Error> {
         record.write_dense(&mut self.dense)?;
-        let class = match &mut self.phase {
+        if let Phase::Learning(frozen) = &mut self.phase {
+            frozen.fill_features(&self.settings.kernel, &self.dense)?;
+        }
+        Ok(())
+    }
+
+    /// The prediction for the loaded sample.
+    fn predict_loaded(&self) -> Result<Option<f64>, Error> {
+        let sign = match &self.phase {
             Phase::Warmup(w) if w.labels.is_empty() => return Ok(None),
+            // Until the centres are frozen: the majority label so far.
             Phase::Warmup(w) => {
                 let positives = w.labels.iter().filter(|&&l| l > 0).count();
                 if 2 * positives >= w.labels.len() { 1 } else { -1 }
             }
-            Phase::Learning(frozen) => {
-                frozen.fill_features(&self.settings.kernel, &self.dense)?;
-                frozen.svm.predict(Row::Dense(&frozen.features))?
-            }
+            Phase::Learning(frozen) => frozen.svm.predict(Row::Dense(&frozen.features))?,
         };
-        Ok(Some(user_label(class, self.zero_one)))
+        Ok(Some(self.labels.of_sign(sign)))
     }
 
-    fn learn(&mut self, record: &Record) -> Result<(), Error> {
-        record.write_dense(&mut self.dense)?;
-        let (label, zero) = binary_label(record.label)?;
+    /// Learns the loaded sample.
+    fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
+        let sign = sign_if_learned(&self.labels, label)?;
         let (settings, dim) = (&self.settings, self.dim);
         match &mut self.phase {
-            Phase::Learning(frozen) => frozen.push(&settings.kernel, &self.dense, label, &mut self.rng)?,
+            Phase::Learning(frozen) => frozen.svm.push(Row::Dense(&frozen.features), sign, &mut self.rng)?,
             Phase::Warmup(warmup) => {
                 warmup.selector.offer(&self.dense)?;
                 warmup.samples.extend_from_slice(&self.dense);
-                warmup.labels.push(label);
+                warmup.labels.push(sign);
                 if warmup.labels.len() > settings.window {
                     // No centre yet after a whole window: keep the last N samples only.
                     warmup.samples.drain(..dim);
@@ -233,8 +266,27 @@ impl<T: Real> OnlineLearner for WindowRsvm<T> {
                 }
             }
         }
-        self.zero_one |= zero;
+        sign_of(&mut self.labels, label)?;
         Ok(())
+    }
+}
+
+impl<T: Real> OnlineLearner for WindowRsvm<T> {
+    fn predict(&mut self, record: &Record) -> Result<Option<f64>, Error> {
+        self.load(record)?;
+        self.predict_loaded()
+    }
+
+    fn learn(&mut self, record: &Record) -> Result<(), Error> {
+        self.load(record)?;
+        self.learn_loaded(record.label)
+    }
+
+    fn test_then_train(&mut self, record: &Record) -> Result<Option<f64>, Error> {
+        self.load(record)?;
+        let prediction = self.predict_loaded()?;
+        self.learn_loaded(record.label)?;
+        Ok(prediction)
     }
 
     fn is_classifier(&self) -> bool {
@@ -243,27 +295,23 @@ impl<T: Real> OnlineLearner for WindowRsvm<T> {
 
     fn encode(&mut self) -> Result<Vec<u8>, Error> {
         let model = match &self.phase {
-            Phase::Learning(frozen) => frozen.model(&self.settings, self.zero_one)?,
+            Phase::Learning(frozen) => frozen.model(&self.settings, &self.labels)?,
             // The stream ended during the warm-up: the model the learner would hand over
             // to now, without changing the learner.
             Phase::Warmup(warmup) => {
                 let frozen = warmup.freeze(&self.settings, self.dim, &mut self.rng.clone())?;
-                frozen.model(&self.settings, self.zero_one)?
+                frozen.model(&self.settings, &self.labels)?
             }
         };
-        let len = ReducedKernelModel::storage_len(self.dim, model.centres_len(), 1);
-        let mut bytes = vec![0u8; 64 + 2 * T::BYTES * len];
-        let written = model.encode(&mut bytes)?;
-        bytes.truncate(written);
-        Ok(bytes)
+        model::to_bytes(&model)
     }
 
     fn save_state(&self) -> Result<Vec<u8>, StateError> {
-        Ok(postcard::to_stdvec(&self.state())?)
+        super::encode_state(STATE_VERSION, &self.state())
     }
 
     fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
-        self.restore(postcard::from_bytes(bytes)?)
+        self.restore(super::decode_state(STATE_VERSION, bytes)?)
     }
 }
 
@@ -310,7 +358,9 @@ pub(super) mod tests {
         let bytes = learner.encode().unwrap();
         let len = ReducedKernelModel::storage_len(2, learner.centres(), 1);
         let model = ReducedKernelModel::<T, _>::decode_in(&bytes, vec![T::ZERO; len]).unwrap();
-        assert_eq!(model.labels(), &[T::ZERO, T::ONE]);
+        // The first label of the stream is the positive class: [negative, positive].
+        let first = T::from_f64(records[0].label);
+        assert_eq!(model.labels(), &[T::ONE - first, first]);
         let tolerance = 1e3 * T::EPSILON.to_f64();
         for r in xor(500, 2) {
             let ours = learner.decision(&r).unwrap().unwrap();
@@ -344,6 +394,10 @@ pub(super) mod tests {
         }
         let mut fresh = rsvm::<f32>();
         assert_eq!(fresh.encode(), Err(Error::InvalidParam { name: "centers" }));
+        let zero = RsvmSettings { centres: 0, ..fresh.settings };
+        assert_eq!(WindowRsvm::new(zero, 2).err(), Some(BuildError::Core(Error::InvalidParam { name: "centers" })));
+        let huge = RsvmSettings { centres: 1 << 40, ..fresh.settings };
+        assert!(matches!(WindowRsvm::new(huge, 2), Err(BuildError::Alloc(_))));
         assert_eq!(fresh.predict(&records[0]), Ok(None));
         restored_learner_continues(&mut rsvm::<f32>(), &mut fresh, &records, 300);
     }

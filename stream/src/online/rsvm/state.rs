@@ -1,4 +1,4 @@
-//! Saving and restoring a [`WindowRsvm`]: the random generator, the 0/1 flag, and the
+//! Saving and restoring a [`WindowRsvm`]: the random generator, the labels, and the
 //! phase — during the warm-up the centres, samples and labels; while learning the frozen
 //! centres, the factor `L` and the online SVM's state and storage.
 
@@ -9,13 +9,14 @@ use kestrel_core::{Error, Real, Rng};
 use serde::{Deserialize, Serialize};
 
 use super::{Frozen, Phase, Warmup, WindowRsvm, factor_dim};
+use crate::labels::Labels;
 use crate::online::{StateError, expect_same};
 
 /// Everything [`WindowRsvm::save_state`](crate::online::OnlineLearner::save_state) writes.
 #[derive(Serialize, Deserialize)]
 pub(super) struct RsvmState<T> {
     rng: [u64; 4],
-    zero_one: bool,
+    labels: Labels,
     phase: PhaseState<T>,
 }
 
@@ -53,15 +54,16 @@ impl<T: Real> WindowRsvm<T> {
                 scalars: f.svm.storage().to_vec(),
             },
         };
-        RsvmState { rng: self.rng.state(), zero_one: self.zero_one, phase }
+        RsvmState { rng: self.rng.state(), labels: self.labels.clone(), phase }
     }
 
     /// Replaces the state with `state` after checking it; unchanged on error.
     pub(super) fn restore(&mut self, state: RsvmState<T>) -> Result<(), StateError> {
         let rng = Rng::from_state(state.rng)?;
+        expect_same("at most two labels", state.labels.len() <= 2, true)?;
         self.phase = self.restore_phase(state.phase)?;
         self.rng = rng;
-        self.zero_one = state.zero_one;
+        self.labels = state.labels;
         Ok(())
     }
 
@@ -82,13 +84,18 @@ impl<T: Real> WindowRsvm<T> {
                 if !samples.iter().all(|v| v.is_finite()) {
                     return Err(invalid(Error::NonFinite));
                 }
-                let mut warmup = Warmup::new(settings, dim)?;
+                let mut warmup = Warmup::new(settings, dim).map_err(|e| match e {
+                    crate::online::BuildError::Core(e) => StateError::Invalid(e),
+                    crate::online::BuildError::Alloc(e) => StateError::Alloc(e),
+                })?;
                 for (j, centre) in centres.chunks_exact(dim).enumerate() {
                     if !matches!(warmup.selector.offer(centre)?, Offer::Accepted { index, .. } if index == j) {
                         return Err(invalid(Error::InvalidParam { name: "centers" }));
                     }
                 }
-                Ok(Phase::Warmup(Warmup { samples, labels, ..warmup }))
+                warmup.samples.extend_from_slice(&samples);
+                warmup.labels.extend_from_slice(&labels);
+                Ok(Phase::Warmup(warmup))
             }
             PhaseState::Learning { centres, factor, svm, scalars } => {
                 let m = factor_dim(&factor);
@@ -124,7 +131,7 @@ mod tests {
         let mut learner = rsvm::<f64>();
         prequential(&mut learner, &xor(30, 4), 0);
         let PhaseState::Warmup { centres, samples, labels } =
-            postcard::from_bytes::<RsvmState<f64>>(&learner.save_state().unwrap()).unwrap().phase
+            crate::online::decode_state::<RsvmState<f64>>(super::super::STATE_VERSION, &learner.save_state().unwrap()).unwrap().phase
         else {
             panic!("still warming up")
         };

@@ -4,19 +4,18 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
-use kestrel_core::cholesky;
+use anyhow::{Context, Result};
 use kestrel_core::dcd::{self, Loss};
-use kestrel_core::reduced_set::{ReducedKernelModel, StreamingSelector};
 use kestrel_core::slkl;
-use kestrel_core::slkl::Dims;
 use kestrel_core::{Kernel, Real};
+use kestrel_stream::batch::rsvm::{self, RsvmConfig, Selection};
+use kestrel_stream::batch::slkl::{self as slkl_train, SlklConfig};
+use kestrel_stream::batch::linear;
 use kestrel_stream::dataset::{Dataset, OnError};
+use kestrel_stream::file;
 use kestrel_stream::model::{self, scalar_name};
-use kestrel_stream::rsvm::{self, RsvmConfig, Selection};
-use kestrel_stream::slkl::{self as slkl_train, SlklConfig};
+use kestrel_stream::online::{Footprint, WindowRsvm, WindowSlkl, WindowSvm};
 use kestrel_stream::source::{self, Format, Record, RecordReader};
-use kestrel_stream::{linear, model_file};
 use serde_json::json;
 
 use crate::args::{
@@ -31,7 +30,9 @@ pub fn open(input: &InputArgs) -> Result<Box<dyn RecordReader + Send>> {
         FormatArg::Csv => Format::Csv,
         FormatArg::Libsvm => Format::LibSvm,
     };
-    Ok(source::open(&input.input, format, input.label_column.as_deref())?)
+    let options =
+        source::Options { format, label_column: input.label_column.clone(), max_line_bytes: input.max_line_bytes };
+    Ok(source::open(&input.input, &options)?)
 }
 
 fn on_error(input: &InputArgs) -> OnError {
@@ -65,7 +66,7 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
         Learner::Rsvm => train_rsvm(args, &data)?,
         Learner::Slkl => train_slkl(args, &data)?,
     };
-    model_file::write_atomic(&args.out, &bytes)?;
+    file::write_atomic(&args.out, &bytes)?;
     let seconds = start.elapsed().as_secs_f64();
     if args.json {
         let mut summary = summary;
@@ -119,22 +120,10 @@ fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, 
         whiten: !args.raw_features,
         params: svm_params::<T>(args)?,
         seed: args.seed,
+        budget: args.budget,
     };
     let (model, summary) = rsvm::train(data, &config)?;
-    if let Some(budget) = args.budget {
-        let needed = summary.working_bytes + data.bytes();
-        if needed > budget {
-            bail!("training needs {needed} bytes, over the budget of {budget}");
-        }
-    }
-    let mut bytes = vec![
-        0u8;
-        64 + 10
-            * ReducedKernelModel::storage_len(model.dim(), model.centres_len(), model.outputs())
-            * size_of::<T>()
-    ];
-    let len = model.encode(&mut bytes)?;
-    bytes.truncate(len);
+    let bytes = model::to_bytes(&model)?;
     let summary = json!({
         "learner": "rsvm",
         "objective": summary.objective,
@@ -166,7 +155,7 @@ fn train_slkl<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, 
         budget: args.budget,
     };
     let (model, summary) = slkl_train::train(data, &config)?;
-    let bytes = slkl_train::encode(&model)?;
+    let bytes = model::to_bytes(&model)?;
     let summary = json!({
         "learner": "slkl",
         "nu_effective": nu,
@@ -184,9 +173,7 @@ fn train_slkl<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, 
 fn train_svm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, serde_json::Value)> {
     let params = svm_params::<T>(args)?;
     let (model, summary) = linear::train(data, params, args.seed, args.budget)?;
-    let mut bytes = vec![0u8; 64 + 16 * (model.dim() + 1) * model.outputs()];
-    let len = model.encode(&mut bytes)?;
-    bytes.truncate(len);
+    let bytes = model::to_bytes(&model)?;
     let summary = json!({
         "learner": "svm",
         "objective": summary.objective,
@@ -195,10 +182,7 @@ fn train_svm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, s
         "converged": summary.converged,
         "support_vectors": summary.support_vectors,
         "centers": 0,
-        "classes": linear::LabelMap::of(data.labels()).map(|m| match m {
-            linear::LabelMap::Binary(_) => 2,
-            linear::LabelMap::Classes(k) => k,
-        }).unwrap_or(0),
+        "classes": summary.classes,
         "solver_bytes": summary.solver_bytes,
     });
     Ok((bytes, summary))
@@ -223,14 +207,9 @@ fn for_each_record(input: &InputArgs, mut each: impl FnMut(&Record) -> Result<()
     }
 }
 
-fn load(path: &std::path::Path) -> Result<Box<dyn model::Predictor>> {
-    let bytes = model_file::read(path)?;
-    model::load(&bytes).with_context(|| format!("{}", path.display()))
-}
-
 /// `kestrel predict`.
 pub fn predict(args: &PredictArgs) -> Result<()> {
-    let mut model = load(&args.model)?;
+    let mut model = model::read_file(&args.model)?;
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => Box::new(BufWriter::new(File::create(path).with_context(|| format!("{}", path.display()))?)),
         None => Box::new(BufWriter::new(io::stdout().lock())),
@@ -247,7 +226,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
 
 /// `kestrel eval`.
 pub fn eval(args: &EvalArgs) -> Result<()> {
-    let mut model = load(&args.model)?;
+    let mut model = model::read_file(&args.model)?;
     let classifier = model.is_classifier();
     let (mut n, mut correct, mut squared, mut absolute) = (0usize, 0usize, 0.0f64, 0.0f64);
     let name = args.input.input.clone();
@@ -278,11 +257,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
 
 /// `kestrel inspect`.
 pub fn inspect(args: &InspectArgs) -> Result<()> {
-    let bytes = std::fs::read(&args.model).with_context(|| format!("{}", args.model.display()))?;
-    let info = match model::load(&bytes) {
-        Ok(model) => model.info(),
-        Err(e) => bail!("{}: {e}", args.model.display()),
-    };
+    let info = model::read_file(&args.model)?.info();
     if args.json {
         println!("{}", serde_json::to_string(&info)?);
     } else {
@@ -311,27 +286,26 @@ pub fn budget(args: &BudgetArgs) -> Result<()> {
 
 fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
     // The streaming (windowed) learners, as `kestrel stream` and the firmware run them:
-    // scalars of T plus indices of the target's pointer width.
-    let index_bytes = match args.target {
-        TargetArg::Host => size_of::<usize>(),
-        TargetArg::CortexM => 4,
-    };
-    let scalar_bytes = size_of::<T>();
+    // scalars of T plus indices of the target's pointer width; on the host also the
+    // buffers the host's learners add (warm-up, dense row).
+    let host = args.target == TargetArg::Host;
+    let index_bytes = if host { size_of::<usize>() } else { 4 };
+    // Weight vectors beyond the first: one windowed SVM per one-vs-rest class.
+    let more_outputs = args.classes - 2;
     let bytes_for = |window: usize| -> Result<usize> {
-        let (scalars, indices) = match args.learner {
-            Learner::Svm => (dcd::online_scalars_len(window, args.dim).saturating_mul(args.classes.max(2) - 1), 0),
-            Learner::Slkl => {
-                let dims = Dims::new(window, args.dim, args.centers, args.centers);
-                (dims.window_scalars_len(), dims.indices_len())
+        let footprint = match args.learner {
+            Learner::Svm => {
+                let one = WindowSvm::<T>::footprint(window, args.dim);
+                Footprint { core_scalars: one.core_scalars.saturating_mul(more_outputs + 1), ..one }
             }
+            Learner::Slkl => WindowSlkl::<T>::footprint(window, args.dim, args.centers),
             Learner::Rsvm => {
-                // Streaming selection of the centres, then the windowed SVM on their features.
-                let c = args.centers;
-                let selector = StreamingSelector::values_len(c, args.dim) + cholesky::storage_len(c);
-                (selector + dcd::online_scalars_len(window, c).saturating_mul(args.classes.max(2) - 1), 0)
+                let one = WindowRsvm::<T>::footprint(window, args.dim, args.centers);
+                let more = dcd::online_scalars_len(window, args.centers).saturating_mul(more_outputs);
+                Footprint { core_scalars: one.core_scalars.saturating_add(more), ..one }
             }
         };
-        Ok(scalars.saturating_mul(scalar_bytes).saturating_add(indices.saturating_mul(index_bytes)))
+        Ok(footprint.bytes::<T>(index_bytes, host))
     };
     let (key, value) = match args.fit {
         None => ("bytes", bytes_for(args.window)?),

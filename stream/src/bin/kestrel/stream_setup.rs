@@ -1,23 +1,42 @@
-//! What `kestrel stream` builds from its flags: the learner, and the run's configuration
-//! a checkpoint records so that a resume with other flags is refused.
+//! What `kestrel stream` builds from its flags: the learner — checked against `--budget`
+//! and built before the first row is read, so that a configuration it refuses is a usage
+//! error (exit code 2) — and the run's configuration a checkpoint records so that a resume
+//! with other flags is refused.
+
 
 use anyhow::Result;
 use clap::ValueEnum;
-use kestrel_core::{Kernel, Real, dcd, slkl};
+use kestrel_core::{Error, Kernel, Real, dcd, slkl};
 use kestrel_stream::checkpoint::RunConfig;
-use kestrel_stream::online::{OnlineLearner, RsvmSettings, WindowRsvm, WindowSlkl, WindowSvm};
+use kestrel_stream::online::{BuildError, OnlineLearner, RsvmSettings, WindowRsvm, WindowSlkl, WindowSvm};
 
+use crate::Usage;
 use crate::args::{KernelArg, Learner, LossArg, StreamArgs};
 
 /// The learner the flags describe, for samples of `dim` features.
+///
+/// # Errors
+/// [`Usage`] naming the flag for a configuration the learner refuses or one over
+/// `--budget`.
 pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineLearner>> {
-    Ok(match args.learner {
-        Learner::Svm => {
-            Box::new(WindowSvm::<T>::new(args.window, dim, svm_params(args)?, args.steps_per_sample, args.seed)?)
-        }
+    let footprint = match args.learner {
+        Learner::Svm => WindowSvm::<T>::footprint(args.window, dim),
+        Learner::Slkl => WindowSlkl::<T>::footprint(args.window, dim, args.centers),
+        Learner::Rsvm => WindowRsvm::<T>::footprint(args.window, dim, args.centers),
+    };
+    let bytes = footprint.bytes::<T>(size_of::<usize>(), true);
+    if let Some(budget) = args.budget.filter(|&budget| bytes > budget) {
+        return Err(Usage(format!("the learner needs {bytes} bytes, over --budget {budget}")).into());
+    }
+    let learner: Box<dyn OnlineLearner> = match args.learner {
+        Learner::Svm => Box::new(
+            WindowSvm::<T>::new(args.window, dim, svm_params(args)?, args.steps_per_sample, args.seed)
+                .map_err(refused)?,
+        ),
         Learner::Slkl => {
-            let params = slkl::Params::new().kernel(kernel(args)?).nu(T::from_f64(args.nu)).seed(args.seed).check()?;
-            Box::new(WindowSlkl::<T>::new(args.window, dim, args.centers, params, args.steps_per_sample))
+            let params = slkl::Params::new().kernel(kernel(args)?).nu(T::from_f64(args.nu)).seed(args.seed);
+            let params = params.check().map_err(refused)?;
+            Box::new(WindowSlkl::<T>::new(args.window, dim, args.centers, params, args.steps_per_sample).map_err(refused)?)
         }
         Learner::Rsvm => {
             let settings = RsvmSettings {
@@ -29,9 +48,21 @@ pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineL
                 steps: args.steps_per_sample,
                 seed: args.seed,
             };
-            Box::new(WindowRsvm::new(settings, dim)?)
+            Box::new(WindowRsvm::new(settings, dim).map_err(refused)?)
         }
-    })
+    };
+    Ok(learner)
+}
+
+/// A configuration the learner refuses, as a usage error naming the flag.
+fn refused(error: impl Into<BuildError>) -> Usage {
+    match error.into() {
+        BuildError::Core(Error::InvalidParam { name }) => {
+            Usage(format!("invalid value for --{}: the learner refuses it", name.replace('_', "-")))
+        }
+        BuildError::Core(other) => Usage(format!("the learner refuses this configuration: {other}")),
+        BuildError::Alloc(alloc) => Usage(format!("the learner's memory cannot be had: {alloc}")),
+    }
 }
 
 fn svm_params<T: Real>(args: &StreamArgs) -> Result<dcd::ValidParams<T>> {
@@ -39,11 +70,11 @@ fn svm_params<T: Real>(args: &StreamArgs) -> Result<dcd::ValidParams<T>> {
         LossArg::Hinge => dcd::Loss::Hinge,
         LossArg::SquaredHinge => dcd::Loss::SquaredHinge,
     };
-    Ok(dcd::Params::new().loss(loss).c(T::from_f64(args.c)).bias(T::from_f64(args.bias)).check()?)
+    Ok(dcd::Params::new().loss(loss).c(T::from_f64(args.c)).bias(T::from_f64(args.bias)).check().map_err(refused)?)
 }
 
 fn kernel<T: Real>(args: &StreamArgs) -> Result<Kernel<T>> {
-    Ok(args.kernel.build()?)
+    Ok(args.kernel.build().map_err(refused)?)
 }
 
 /// The flags that shape the model (and the input it is learned from), with `dim` as

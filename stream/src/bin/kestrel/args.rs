@@ -1,8 +1,59 @@
 //! The command-line contract of `kestrel` (flag names are fixed: scripts use them).
+//!
+//! Every flag that sizes memory is range-checked here, so an impossible value is a usage
+//! error naming the flag (exit code 2) before anything is allocated. The ranges:
+//!
+//! | flag | range |
+//! |---|---|
+//! | `--dim` | 1 ..= 2²⁴ (`MAX_DIM`) |
+//! | `--window` | 1 ..= 2²⁴ samples |
+//! | `--centers`, `--max-active` | 1 ..= 2¹⁴ |
+//! | `--steps-per-sample` | 0 ..= 2¹⁶ |
+//! | `--classes` | 2 ..= 2¹⁶ (`MAX_CLASSES`) |
+//! | `--max-line-bytes` | 16 B ..= 1 GiB |
+//! | `--degree` | 1 ..= 32 |
+//! | `--c`, `--gamma`, `--eps` | finite, > 0 |
+//! | `--nu`, `--delta`, `--bias` | finite, ≥ 0 |
+//!
+//! Their products (a window of `--window` samples of `--dim` features) are checked when
+//! the learner is built: against `--budget` when given, and by allocating fallibly.
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use kestrel_stream::limits::{DEFAULT_MAX_LINE_BYTES, MAX_CLASSES, MAX_DIM};
+
+/// The longest window of a learner, in samples.
+pub const MAX_WINDOW: usize = 1 << 24;
+/// The most centres of a kernel learner.
+pub const MAX_CENTERS: usize = 1 << 14;
+/// The most coordinate steps per arrival.
+pub const MAX_STEPS: usize = 1 << 16;
+
+/// A count in `min ..= max`; clap's error names the flag and the range.
+pub fn count(min: usize, max: usize) -> impl TypedValueParser<Value = usize> {
+    let bound = |v: usize| u64::try_from(v).unwrap_or(u64::MAX);
+    clap::value_parser!(u64).range(bound(min)..=bound(max)).try_map(usize::try_from)
+}
+
+/// A finite number above 0.
+pub fn positive(text: &str) -> Result<f64, String> {
+    number(text).and_then(|v| if v > 0.0 { Ok(v) } else { Err(format!("`{text}` is not above 0")) })
+}
+
+/// A finite number of at least 0.
+pub fn non_negative(text: &str) -> Result<f64, String> {
+    number(text).and_then(|v| if v >= 0.0 { Ok(v) } else { Err(format!("`{text}` is negative")) })
+}
+
+/// A finite number.
+pub fn number(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("`{text}` is not a finite number")),
+    }
+}
 
 /// Kernel learning under a fixed memory budget: train, predict, evaluate and stream.
 #[derive(Parser)]
@@ -97,13 +148,13 @@ pub struct KernelArgs {
     #[arg(long, value_enum, default_value_t = KernelArg::Rbf)]
     pub kernel: KernelArg,
     /// Kernel width: RBF is exp(−gamma‖x−x'‖²); polynomial (gamma⟨x,x'⟩ + coef0)^degree.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.5, value_parser = positive)]
     pub gamma: f64,
     /// Polynomial degree.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=32))]
     pub degree: u32,
     /// Polynomial offset.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = number)]
     pub coef0: f64,
 }
 
@@ -137,6 +188,9 @@ pub struct InputArgs {
     /// What to do with a bad row: stop with exit code 1, or skip it and count it.
     #[arg(long, value_enum, default_value_t = OnErrorArg::Stop)]
     pub on_error: OnErrorArg,
+    /// The longest input line (bytes, or with KiB / MiB); a longer line is a bad row.
+    #[arg(long, default_value_t = DEFAULT_MAX_LINE_BYTES, value_parser = bytes_in(16, 1 << 30))]
+    pub max_line_bytes: usize,
 }
 
 #[derive(Args)]
@@ -152,28 +206,28 @@ pub struct TrainArgs {
     #[command(flatten)]
     pub kernel: KernelArgs,
     /// SLKL's sparsity parameter, in units of the target variance: ν = nu·Var(y).
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = 0.1, value_parser = non_negative)]
     pub nu: f64,
     /// Candidate centres (slkl, default 256) or the most centres (rsvm, default 64).
-    #[arg(long)]
+    #[arg(long, value_parser = count(1, MAX_CENTERS))]
     pub centers: Option<usize>,
     /// Most active centres m0 (slkl; default: as many as candidates).
-    #[arg(long)]
+    #[arg(long, value_parser = count(1, MAX_CENTERS))]
     pub max_active: Option<usize>,
     /// Train on the last N rows only.
-    #[arg(long)]
+    #[arg(long, value_parser = count(1, usize::MAX))]
     pub window: Option<usize>,
     /// SVM cost C.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = positive)]
     pub c: f64,
     /// SVM loss (LIBLINEAR -s 3 is hinge, -s 1 squared hinge).
     #[arg(long, value_enum, default_value_t = LossArg::SquaredHinge)]
     pub loss: LossArg,
     /// Value of the constant bias feature (LIBLINEAR -B); 0 disables it.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = non_negative)]
     pub bias: f64,
     /// Stopping tolerance (LIBLINEAR -e for the SVMs, relative decrease for SLKL).
-    #[arg(long)]
+    #[arg(long, value_parser = positive)]
     pub eps: Option<f64>,
     /// Reduced-set selection (rsvm).
     #[arg(long, value_enum, default_value_t = SelectArg::Irsvm)]
@@ -181,7 +235,7 @@ pub struct TrainArgs {
     /// IRSVM threshold on the distance of a candidate's kernel column to the span of the
     /// centres' (rsvm), as a root-mean-square residual per training point: δ/√n
     /// (default 0.005).
-    #[arg(long)]
+    #[arg(long, value_parser = non_negative)]
     pub delta: Option<f64>,
     /// Train the reduced-kernel SVM on the raw features K(x, Ã) instead of the Nyström
     /// features L⁻¹K(x, Ã) (rsvm).
@@ -193,7 +247,8 @@ pub struct TrainArgs {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Memory budget for the learner: a number of bytes, or with KiB / MiB.
+    /// Memory budget for training — the data set, its copies and the solver — in bytes or
+    /// with KiB / MiB, checked before training.
     #[arg(long, value_parser = parse_bytes)]
     pub budget: Option<usize>,
     /// Print a JSON summary on standard output.
@@ -209,37 +264,41 @@ pub struct StreamArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Number of features (required for LibSVM input; a CSV header states it).
-    #[arg(long)]
+    #[arg(long, value_parser = count(1, MAX_DIM))]
     pub dim: Option<usize>,
     /// Samples the learner keeps.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = count(1, MAX_WINDOW))]
     pub window: usize,
     /// Centres: M samples spread over the first window of the stream (slkl), or the most
     /// centres the streaming selection keeps during the warm-up (rsvm).
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = count(1, MAX_CENTERS))]
     pub centers: usize,
     /// Coordinate steps after each arrival.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = count(0, MAX_STEPS))]
     pub steps_per_sample: usize,
     #[command(flatten)]
     pub kernel: KernelArgs,
     /// SLKL's ν (absolute: a stream's target variance is not known in advance).
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, default_value_t = 0.01, value_parser = non_negative)]
     pub nu: f64,
     /// SVM cost C (svm, rsvm).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = positive)]
     pub c: f64,
     /// SVM loss (svm, rsvm).
     #[arg(long, value_enum, default_value_t = LossArg::SquaredHinge)]
     pub loss: LossArg,
     /// SVM bias feature value (svm, rsvm).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = non_negative)]
     pub bias: f64,
     /// Centre selection threshold (rsvm): during the warm-up (the first --window samples)
     /// a sample becomes a centre when the feature-space distance of φ(x) to the span of
     /// the centres is at least δ; for RBF that is the sine of the angle, in (0, 1].
-    #[arg(long, default_value_t = 0.3)]
+    #[arg(long, default_value_t = 0.3, value_parser = positive)]
     pub delta: f64,
+    /// Memory budget for the learner, warm-up buffers included (`kestrel budget` prints
+    /// it), in bytes or with KiB / MiB: a larger configuration is refused at start-up.
+    #[arg(long, value_parser = parse_bytes)]
+    pub budget: Option<usize>,
     /// Scalar type.
     #[arg(long, value_enum, default_value_t = ScalarArg::F64)]
     pub scalar: ScalarArg,
@@ -312,16 +371,16 @@ pub struct BudgetArgs {
     #[arg(long, value_enum)]
     pub learner: Learner,
     /// Number of features.
-    #[arg(long)]
+    #[arg(long, value_parser = count(1, MAX_DIM))]
     pub dim: usize,
     /// Rows held for training (the window).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = count(1, MAX_WINDOW))]
     pub window: usize,
     /// Centres (candidates for slkl).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = count(1, MAX_CENTERS))]
     pub centers: usize,
     /// Classes (svm, rsvm): 2 is one weight vector, more is one-vs-rest.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = count(2, MAX_CLASSES))]
     pub classes: usize,
     /// Scalar type.
     #[arg(long, value_enum, default_value_t = ScalarArg::F64)]
@@ -338,12 +397,21 @@ pub struct BudgetArgs {
     pub json: bool,
 }
 
+/// A size (as [`parse_bytes`]) in `min ..= max` bytes.
+fn bytes_in(min: usize, max: usize) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
+    move |text| match parse_bytes(text)? {
+        bytes if (min..=max).contains(&bytes) => Ok(bytes),
+        _ => Err(format!("`{text}` is not between {min} and {max} bytes")),
+    }
+}
+
 /// `4096`, `64KiB`, `1.5MiB` (also `KB`/`MB` as 1000s, `K`/`M` as 1024s).
 pub fn parse_bytes(text: &str) -> Result<usize, String> {
     let text = text.trim();
     let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let number: f64 = number.parse().map_err(|_| format!("`{text}` is not a size (e.g. 4096, 64KiB, 2MiB)"))?;
+    let not_a_size = || format!("`{text}` is not a size (e.g. 4096, 64KiB, 2MiB)");
+    let number: f64 = number.parse().map_err(|_| not_a_size())?;
     let scale = match unit.trim() {
         "" | "B" => 1.0,
         "KiB" | "K" | "k" => 1024.0,
@@ -354,7 +422,13 @@ pub fn parse_bytes(text: &str) -> Result<usize, String> {
         "GB" => 1e9,
         other => return Err(format!("unknown unit `{other}` (use B, KiB, MiB, GiB)")),
     };
-    Ok((number * scale) as usize)
+    let bytes = (number * scale).floor();
+    // Beyond 2⁶³ bytes no machine has; refused rather than saturated.
+    if !(bytes < 2f64.powi(63)) {
+        return Err(not_a_size());
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "0 ≤ bytes < 2⁶³, an integer")]
+    Ok(bytes as usize)
 }
 
 #[cfg(test)]
@@ -369,6 +443,10 @@ mod tests {
         assert_eq!(parse_bytes("2MB"), Ok(2_000_000));
         assert!(parse_bytes("lots").is_err());
         assert!(parse_bytes("3 parsecs").is_err());
+        assert!(parse_bytes("1e30").is_err() && parse_bytes("99999999999999999999GiB").is_err());
+        assert_eq!(bytes_in(16, 64)("65"), Err("`65` is not between 16 and 64 bytes".into()));
+        assert_eq!((positive("0"), non_negative("0")), (Err("`0` is not above 0".into()), Ok(0.0)));
+        assert_eq!(number("nan"), Err("`nan` is not a finite number".into()));
     }
 
     #[test]

@@ -8,8 +8,9 @@ use kestrel_core::dcd::{self, DenseRows, Exit, LinearSvm, OneVsRest, ValidParams
 use kestrel_core::reduced_set::{Irsvm, IrsvmParams, ReducedKernelModel, select_random};
 use kestrel_core::{Kernel, Real, Rng};
 
+use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
-use crate::linear::{LabelMap, TrainError};
+use crate::limits::{reserve, zeroed};
 
 /// How the centres are chosen.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -38,6 +39,8 @@ pub struct RsvmConfig<T> {
     pub params: ValidParams<T>,
     /// Seed of the selection and the solver.
     pub seed: u64,
+    /// Memory budget in bytes for training (see [`crate::batch`]).
+    pub budget: Option<usize>,
 }
 
 /// What training did.
@@ -51,103 +54,80 @@ pub struct RsvmSummary {
     pub passes: usize,
     /// The solver met its stopping rule.
     pub converged: bool,
-    /// Bytes of the working set besides the data set: features, factor, solver state.
+    /// Bytes training held at most besides the data set: dense copy, selection, features,
+    /// factor, solver state, model.
     pub working_bytes: usize,
 }
 
-/// Trains a reduced-kernel SVM on `data`.
+/// Bytes training holds at most for `n` rows of `dim` features, `capacity` centres and
+/// `outputs` weight vectors, besides the data set: the dense copy, the selection's buffers,
+/// the features, the factor, the labels, the solver's state and the model.
+pub fn working_bytes<T>(n: usize, dim: usize, capacity: usize, outputs: usize, selection: Selection) -> usize {
+    let scalars = |count: usize| count.saturating_mul(size_of::<T>());
+    let selection = match selection {
+        Selection::Irsvm { .. } => Irsvm::bytes_needed::<T>(n, capacity),
+        Selection::Random => scalars(capacity.saturating_mul(dim)).saturating_add(capacity * size_of::<usize>()),
+    };
+    let solver = if outputs == 1 { dcd::batch_bytes::<T>(n, capacity) } else { dcd::ovr_bytes::<T>(n, capacity, outputs) };
+    scalars(n.saturating_mul(dim))
+        .saturating_add(selection)
+        .saturating_add(scalars(n.saturating_mul(capacity)))
+        .saturating_add(scalars(cholesky::storage_len(capacity)))
+        .saturating_add(n.saturating_mul(size_of::<i32>()))
+        .saturating_add(solver)
+        .saturating_add(scalars(ReducedKernelModel::storage_len(dim, capacity, outputs)))
+}
+
+/// Trains a reduced-kernel SVM on `data`, after checking the budget.
 ///
 /// # Errors
-/// [`TrainError`] for bad labels or data the core rejects.
+/// [`TrainError`] for bad labels, data the core rejects or a budget too small.
 pub fn train<T: Real>(
     data: &Dataset<T>,
     config: &RsvmConfig<T>,
 ) -> Result<(ReducedKernelModel<T, Vec<T>>, RsvmSummary), TrainError> {
-    let map = LabelMap::of(data.labels())?;
-    let (n, dim) = (data.len(), data.dim().max(1));
-    let points = data.dense(dim);
+    let (classes, labels) = classes(data.labels())?;
+    let (n, dim, outputs) = (data.len(), data.dim().max(1), classes.outputs());
     let capacity = config.centres.clamp(1, n);
+    let working_bytes = working_bytes::<T>(n, dim, capacity, outputs, config.selection);
+    check_budget(data.bytes().saturating_add(working_bytes), config.budget)?;
+    let points = data.dense(dim)?;
     let mut rng = Rng::seed_from_u64(config.seed);
     let (chosen, mut features) = choose_centres(&points, dim, capacity, config, &mut rng)?;
     let m = chosen.len();
-    let mut centres = Vec::with_capacity(m * dim);
+    let mut centres = Vec::new();
+    reserve(&mut centres, m * dim, "the centres")?;
     for &i in &chosen {
         centres.extend_from_slice(&points[i * dim..(i + 1) * dim]);
     }
     let factor = if config.whiten { Some(whiten(&config.kernel, &centres, dim, &mut features, m)?) } else { None };
-    let outputs = match map {
-        LabelMap::Binary(_) => 1,
-        LabelMap::Classes(k) => k,
-    };
-    let labels: Vec<i32> = data.labels().iter().map(|&l| map.solver_label(l)).collect();
     let rows = DenseRows::new(&features, m)?;
-    let mut model = ReducedKernelModel::new_in(
-        vec![T::ZERO; ReducedKernelModel::storage_len(dim, m, outputs)],
-        config.kernel,
-        dim,
-        m,
-        outputs,
-    )?;
+    let storage = zeroed(ReducedKernelModel::storage_len(dim, m, outputs), "the model")?;
+    let mut model = ReducedKernelModel::new_in(storage, config.kernel, dim, m, outputs)?;
     model.centres_mut().copy_from_slice(&centres);
-    let bias = config.params.bias();
-    let fold = |model: &mut ReducedKernelModel<T, Vec<T>>, c: usize, w: &[T], bias_weight: T| {
-        let u = fold_whitening(factor.as_ref(), &w[..m])?;
-        if let Some(target) = model.coefficients_mut(c) {
-            target[..m].copy_from_slice(&u);
-            target[m] = bias_weight * bias;
+    let (bias, whitening) = (config.params.bias(), factor.as_ref().map(Cholesky::packed));
+    let (objective, passes, converged) = if outputs == 1 {
+        let scalars = zeroed(dcd::batch_scalars_len(n, m), "the solver")?;
+        let mut svm = LinearSvm::new_in(scalars, zeroed(dcd::batch_indices_len(n), "the solver")?, n, m, config.params)?;
+        let outcome = svm.train(&rows, &labels, &mut rng)?;
+        model.set_coefficients(0, svm.weights(), svm.bias_weight(), bias, whitening)?;
+        (outcome.objective, outcome.passes, outcome.exit == Exit::Converged)
+    } else {
+        let scalars = zeroed(dcd::ovr_scalars_len(n, m, outputs), "the solver")?;
+        let indices = zeroed(dcd::ovr_indices_len(n), "the solver")?;
+        let mut svm = OneVsRest::new_in(scalars, indices, n, m, outputs, config.params)?;
+        let outcome = svm.train(&rows, &labels, &mut rng)?;
+        for c in 0..outputs {
+            let (w, bias_weight) = (svm.weights(c).unwrap_or(&[]), svm.bias_weight(c).unwrap_or(T::ZERO));
+            model.set_coefficients(c, w, bias_weight, bias, whitening)?;
         }
-        Ok::<(), kestrel_core::Error>(())
+        (outcome.objective, outcome.passes, outcome.exit == Exit::Converged)
     };
-    let (outcome_objective, passes, converged, solver_bytes) = match map {
-        LabelMap::Binary(pair) => {
-            let mut svm = LinearSvm::new_in(
-                vec![T::ZERO; dcd::batch_scalars_len(n, m)],
-                vec![0; dcd::batch_indices_len(n)],
-                n,
-                m,
-                config.params,
-            )?;
-            let outcome = svm.train(&rows, &labels, &mut rng)?;
-            fold(&mut model, 0, svm.weights(), svm.bias_weight())?;
-            model.labels_mut().copy_from_slice(&pair.map(T::from_f64));
-            (outcome.objective, outcome.passes, outcome.exit == Exit::Converged, dcd::batch_bytes::<T>(n, m))
-        }
-        LabelMap::Classes(k) => {
-            let mut svm = OneVsRest::new_in(
-                vec![T::ZERO; dcd::ovr_scalars_len(n, m, k)],
-                vec![0; dcd::ovr_indices_len(n)],
-                n,
-                m,
-                k,
-                config.params,
-            )?;
-            let outcome = svm.train(&rows, &labels, &mut rng)?;
-            for c in 0..k {
-                let w = svm.weights(c).unwrap_or(&[]).to_vec();
-                fold(&mut model, c, &w, svm.bias_weight(c).unwrap_or(T::ZERO))?;
-            }
-            (outcome.objective, outcome.passes, outcome.exit == Exit::Converged, dcd::ovr_bytes::<T>(n, m, k))
-        }
-    };
-    let working_bytes = (features.len() + cholesky::storage_len(m)) * size_of::<T>() + solver_bytes;
-    let summary = RsvmSummary { centres: m, objective: outcome_objective.to_f64(), passes, converged, working_bytes };
-    Ok((model, summary))
-}
-
-/// Coefficients on the raw features `z = K(x, Ã)` of a linear model `w` trained on the
-/// whitened ones `L⁻¹z`: `wᵀL⁻¹z = (L⁻ᵀw)ᵀz`, so `u = L⁻ᵀw` (`w` itself without whitening).
-fn fold_whitening<T: Real>(factor: Option<&Cholesky<T, Vec<T>>>, w: &[T]) -> Result<Vec<T>, kestrel_core::Error> {
-    let mut u = w.to_vec();
-    if let Some(factor) = factor {
-        let m = factor.dim();
-        kestrel_core::linalg::solve_lower_transposed(
-            factor.packed(),
-            m,
-            kestrel_core::linalg::Triangle::Packed,
-            &mut u,
-        )?;
+    for (slot, label) in model.labels_mut().iter_mut().zip(classes.model_labels()) {
+        *slot = T::from_f64(label);
     }
-    Ok(u)
+    let summary = RsvmSummary { centres: m, objective: objective.to_f64(), passes, converged, working_bytes };
+    Ok((model, summary))
 }
 
 /// The chosen rows and their features `K(A, Ã)` (row-major `n × m`).
@@ -163,9 +143,9 @@ fn choose_centres<T: Real>(
         Selection::Irsvm { rms } => {
             let delta = T::from_f64(rms * (n as f64).sqrt());
             let selection = Irsvm::select_in(
-                vec![T::ZERO; Irsvm::values_len(n, capacity)],
-                Cholesky::new_in(vec![T::ZERO; cholesky::storage_len(capacity)], capacity)?,
-                vec![0; Irsvm::indices_len(n, capacity)],
+                zeroed(Irsvm::values_len(n, capacity), "the selection")?,
+                Cholesky::new_in(zeroed(cholesky::storage_len(capacity), "the selection")?, capacity)?,
+                zeroed(Irsvm::indices_len(n, capacity), "the selection")?,
                 points,
                 dim,
                 &config.kernel,
@@ -173,16 +153,17 @@ fn choose_centres<T: Real>(
                 rng,
             )?;
             let m = selection.len();
-            let mut features = Vec::with_capacity(n * m);
+            let mut features = Vec::new();
+            reserve(&mut features, n * m, "the features")?;
             for i in 0..n {
                 features.extend_from_slice(selection.features(i).unwrap_or(&[]));
             }
             Ok((selection.indices().to_vec(), features))
         }
         Selection::Random => {
-            let mut chosen = vec![0; capacity];
+            let mut chosen = zeroed(capacity, "the selection")?;
             select_random(n, rng, &mut chosen)?;
-            let mut features = vec![T::ZERO; n * capacity];
+            let mut features = zeroed(n * capacity, "the features")?;
             let centres: Vec<T> = chosen.iter().flat_map(|&i| points[i * dim..(i + 1) * dim].iter().copied()).collect();
             for (x, row) in points.chunks_exact(dim).zip(features.chunks_exact_mut(capacity)) {
                 config.kernel.column(x, &centres, row)?;
@@ -205,7 +186,7 @@ fn whiten<T: Real>(
     let centre = |i: usize| &centres[i * dim..(i + 1) * dim];
     let largest = (0..m).map(|i| kernel.diagonal(centre(i)).to_f64()).fold(0.0, f64::max);
     let jitter = T::from_f64(largest * m as f64 * T::EPSILON.to_f64());
-    let factor = Cholesky::factor_in(vec![T::ZERO; cholesky::storage_len(m)], m, m, |i, j| {
+    let factor = Cholesky::factor_in(zeroed(cholesky::storage_len(m), "the factor")?, m, m, |i, j| {
         let k = kernel.eval(centre(i), centre(j)).unwrap_or(T::ZERO);
         if i == j { k + jitter } else { k }
     })?;
@@ -221,24 +202,21 @@ mod tests {
     use kestrel_core::linalg::dot;
 
     #[test]
-    fn folded_coefficients_on_raw_features_equal_the_whitened_model() {
+    fn whitened_features_are_the_nystrom_features() {
+        // L⁻¹z with LLᵀ = K(Ã, Ã): their inner products reproduce the kernel on the centres.
         let kernel = Kernel::rbf(0.7).unwrap();
         let centres = [0.0, 0.0, 1.0, 0.5, -0.5, 1.0, 0.3, -0.8];
-        let mut rng = Rng::seed_from_u64(5);
-        let points: Vec<f64> = (0..20).map(|_| rng.uniform_in(-1.0, 1.0)).collect();
-        let mut features = vec![0.0; 10 * 4];
-        for (x, row) in points.chunks_exact(2).zip(features.chunks_exact_mut(4)) {
+        let mut features = vec![0.0; 4 * 4];
+        for (x, row) in centres.chunks_exact(2).zip(features.chunks_exact_mut(4)) {
             kernel.column(x, &centres, row).unwrap();
         }
-        let raw = features.clone();
-        let factor = whiten(&kernel, &centres, 2, &mut features, 4).unwrap();
-        let w = [0.5, -1.0, 2.0, 0.25];
-        let u = fold_whitening(Some(&factor), &w).unwrap();
-        for (z, whitened) in raw.chunks_exact(4).zip(features.chunks_exact(4)) {
-            let (on_raw, on_whitened) = (dot(&u, z).unwrap(), dot(&w, whitened).unwrap());
-            assert!((on_raw - on_whitened).abs() < 1e-9 * (1.0 + on_whitened.abs()), "{on_raw} vs {on_whitened}");
+        whiten(&kernel, &centres, 2, &mut features, 4).unwrap();
+        for (i, a) in features.chunks_exact(4).enumerate() {
+            for (j, b) in features.chunks_exact(4).enumerate() {
+                let k = kernel.eval(&centres[2 * i..2 * i + 2], &centres[2 * j..2 * j + 2]).unwrap();
+                assert!((dot(a, b).unwrap() - k).abs() < 1e-9, "({i}, {j})");
+            }
         }
-        assert_eq!(fold_whitening::<f64>(None, &w).unwrap(), w);
     }
 
     #[test]
@@ -254,8 +232,8 @@ mod tests {
         }
         let params = kestrel_core::dcd::Params::new().c(10.0).bias(1.0).check().unwrap();
         for selection in [Selection::Irsvm { rms: 0.005 }, Selection::Random] {
-            let config =
-                RsvmConfig { kernel: Kernel::rbf(2.0).unwrap(), centres: 30, selection, whiten: true, params, seed: 1 };
+            let kernel = Kernel::rbf(2.0).unwrap();
+            let config = RsvmConfig { kernel, centres: 30, selection, whiten: true, params, seed: 1, budget: None };
             let (model, summary) = train(&data, &config).unwrap();
             assert!(summary.centres <= 30 && summary.centres == model.centres_len());
             let correct = (0..data.len())
@@ -269,6 +247,9 @@ mod tests {
                 })
                 .count();
             assert!(correct > 360, "{selection:?}: {correct} of 400");
+            let small = RsvmConfig { budget: Some(100_000), ..config };
+            let error = train(&data, &small).err();
+            assert!(matches!(error, Some(TrainError::OverBudget { budget: 100_000, .. })), "{error:?}");
         }
     }
 }

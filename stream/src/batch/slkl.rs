@@ -1,13 +1,15 @@
 //! Training SLKL (kernel regression) on a [`Dataset`] and packing its [`Predictor`].
 //!
-//! The columns `c_m` are precomputed (`n·M` scalars) when that fits the memory budget,
-//! and computed on the fly (`n·(m0_max + 1)`) otherwise.
+//! The data set is copied into a dense `n × d` matrix. The columns `c_m` are precomputed
+//! (`n·M` scalars) when that fits the memory budget, and computed on the fly
+//! (`n·(m0_max + 1)`) otherwise.
 
+use kestrel_core::Real;
 use kestrel_core::slkl::{self, Candidates, Dims, ExitReason, Predictor, Slkl, ValidParams, predictor};
-use kestrel_core::{Error, Real};
 
+use super::{TrainError, check_budget};
 use crate::dataset::Dataset;
-use crate::linear::TrainError;
+use crate::limits::zeroed;
 
 /// SLKL's capacities.
 #[derive(Clone, Copy, Debug)]
@@ -18,7 +20,7 @@ pub struct SlklConfig<T> {
     pub candidates: usize,
     /// Most active centres `m0`.
     pub max_active: usize,
-    /// Memory budget in bytes for the learner (the data set not included).
+    /// Memory budget in bytes for training (see [`crate::batch`]).
     pub budget: Option<usize>,
 }
 
@@ -61,17 +63,34 @@ pub fn train<T: Real>(
     config: &SlklConfig<T>,
 ) -> Result<(Predictor<T, Vec<T>>, SlklSummary), TrainError> {
     let (n, dim) = (data.len(), data.dim().max(1));
-    let candidates = config.candidates.clamp(1, n.max(1));
+    if n == 0 {
+        return Err(TrainError::Empty);
+    }
+    let candidates = config.candidates.clamp(1, n);
     let max_active = config.max_active.clamp(1, candidates);
-    let dims = dims_for::<T>(n, dim, candidates, max_active, config.budget).ok_or(TrainError::OverBudget {
-        needed: Dims::new(n, dim, candidates, max_active).bytes::<T>(),
-        budget: config.budget.unwrap_or(0),
-    })?;
-    let x = data.dense(dim);
-    let y: Vec<T> = data.labels().iter().map(|&v| T::from_f64(v)).collect();
+    // The data set, its dense copy and the targets, besides the learner and the model.
+    let fixed = data
+        .bytes()
+        .saturating_add(data.dense_bytes(dim))
+        .saturating_add(n.saturating_mul(size_of::<T>()))
+        .saturating_add(predictor::bytes::<T>(max_active, dim));
+    let learner_budget = config.budget.map(|b| b.saturating_sub(fixed));
+    let dims = match dims_for::<T>(n, dim, candidates, max_active, learner_budget) {
+        Some(dims) => dims,
+        None => {
+            let needed = fixed.saturating_add(Dims::new(n, dim, candidates, max_active).bytes::<T>());
+            return Err(TrainError::OverBudget { needed, budget: config.budget.unwrap_or(0) });
+        }
+    };
+    check_budget(fixed.saturating_add(dims.bytes::<T>()), config.budget)?;
+    let x = data.dense(dim)?;
+    let mut y = zeroed(n, "the targets")?;
+    for (target, &label) in y.iter_mut().zip(data.labels()) {
+        *target = T::from_f64(label);
+    }
     let mut learner = Slkl::new_in(
-        vec![T::ZERO; dims.scalars_len()],
-        vec![0usize; dims.indices_len()],
+        zeroed(dims.scalars_len(), "the learner")?,
+        zeroed(dims.indices_len(), "the learner")?,
         dims,
         config.params,
         &x,
@@ -80,7 +99,7 @@ pub fn train<T: Real>(
     )?;
     let summary = learner.run()?;
     let m0 = learner.active_len();
-    let model = learner.predictor_in(vec![T::ZERO; predictor::scalars_len(m0, dim)])?;
+    let model = learner.predictor_in(zeroed(predictor::scalars_len(m0, dim), "the model")?)?;
     let summary = SlklSummary {
         objective: summary.objective.to_f64(),
         steps: summary.steps,
@@ -90,15 +109,4 @@ pub fn train<T: Real>(
         precomputed: dims.column_mode() == slkl::ColumnMode::Precomputed,
     };
     Ok((model, summary))
-}
-
-/// The model file bytes of a predictor.
-///
-/// # Errors
-/// Only if the encoder rejects the model (it does not for a valid one).
-pub fn encode<T: Real>(model: &Predictor<T, Vec<T>>) -> Result<Vec<u8>, Error> {
-    let mut bytes = vec![0u8; 64 + 2 * predictor::bytes::<T>(model.len(), model.dim())];
-    let len = model.encode(&mut bytes)?;
-    bytes.truncate(len);
-    Ok(bytes)
 }

@@ -19,11 +19,12 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
 use kestrel_stream::checkpoint::{Checkpoint, RunConfig};
-use kestrel_stream::model_file;
+use kestrel_stream::file;
 use kestrel_stream::online::{OnlineLearner, Prequential};
 use kestrel_stream::source::{Next, Record, Records};
 use serde_json::{Value, json};
 
+use crate::Usage;
 use crate::args::{OnErrorArg, ScalarArg, StreamArgs};
 use crate::signals::{self, Signals};
 use crate::{commands, stream_setup};
@@ -84,7 +85,7 @@ impl Session<'_> {
         self.checkpoint()?;
         if let Some(path) = &self.args.out {
             match self.learner.encode() {
-                Ok(bytes) => model_file::write_atomic(path, &bytes)?,
+                Ok(bytes) => file::write_atomic(path, &bytes)?,
                 Err(e) => eprintln!("kestrel: no model written to {}: {e}", path.display()),
             }
         }
@@ -112,7 +113,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     let signals = Signals::install().context("cannot install the SIGINT/SIGTERM handlers")?;
     let reader = commands::open(&args.input)?;
     let name = reader.name().to_string();
-    let dim = args.dim.or(reader.dim_hint()).context("LibSVM input needs --dim (a CSV header states it)")?;
+    let dim = args.dim.or(reader.dim_hint()).ok_or(Usage("LibSVM input needs --dim (a CSV header states it)".into()))?;
     let learner = stream_setup::learner::<T>(args, dim)?;
     let config = stream_setup::run_config(args, dim);
     let mut session = Session { args, config, learner, rows: 0, seen: 0, skipped: 0, metrics: Prequential::default() };
@@ -156,7 +157,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
                 return Err(e.into());
             }
             Next::Record => {
-                match session.learner.predict(&record).and_then(|p| session.learner.learn(&record).map(|()| p)) {
+                match session.learner.test_then_train(&record) {
                     Ok(prediction) => {
                         if let Some(p) = prediction {
                             session.metrics.record(p, record.label);

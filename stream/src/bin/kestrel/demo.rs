@@ -14,7 +14,6 @@ use std::time::Instant;
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
-use kestrel_core::slkl::Dims;
 use kestrel_core::{Kernel, Rng, dcd, slkl};
 use kestrel_stream::online::{OnlineLearner, Prequential, WindowSlkl, WindowSvm};
 use kestrel_stream::source::Record;
@@ -62,15 +61,15 @@ pub fn run(seed: u64) -> Result<()> {
     let kernel = Kernel::rbf(1.0)?;
     let slkl_params = slkl::Params::new().kernel(kernel).nu(0.05).seed(seed).check()?;
     let svm_params = dcd::Params::new().c(1.0).bias(1.0).check()?;
-    let mut regressor = WindowSlkl::<f32>::new(WINDOW, DIM, CENTRES, slkl_params_f32(&slkl_params)?, STEPS);
+    let mut regressor = WindowSlkl::<f32>::new(WINDOW, DIM, CENTRES, slkl_params_f32(&slkl_params)?, STEPS)?;
     let mut classifier = WindowSvm::<f32>::new(WINDOW, DIM, svm_params_f32(&svm_params)?, STEPS, seed)?;
     let mut station = Station { rng: Rng::seed_from_u64(seed), t: 0, humidity: 0.0 };
 
     println!("Kestrel demo: a weather station streams {SAMPLES} readings (every 10 min, ~139 days).");
     println!("Each reading is predicted first, then learned from, by learners that fit a microcontroller (f32):");
-    let slkl_bytes = Dims::new(WINDOW, DIM, CENTRES, CENTRES).window_scalars_len() * 4
-        + Dims::new(WINDOW, DIM, CENTRES, CENTRES).indices_len() * 4;
-    let svm_bytes = dcd::online_scalars_len(WINDOW, DIM) * 4;
+    // As on a Cortex-M: f32 scalars, 4-byte indices, no host buffers.
+    let slkl_bytes = WindowSlkl::<f32>::footprint(WINDOW, DIM, CENTRES).bytes::<f32>(4, false);
+    let svm_bytes = WindowSvm::<f32>::footprint(WINDOW, DIM).bytes::<f32>(4, false);
     println!("  temperature: windowed SLKL, last {WINDOW} readings, {CENTRES} centres   — {slkl_bytes} bytes");
     println!("  frost alarm: windowed linear SVM, last {WINDOW} readings          — {svm_bytes} bytes\n");
 
@@ -88,7 +87,7 @@ pub fn run(seed: u64) -> Result<()> {
         record.values.extend_from_slice(&reading.features);
 
         record.label = reading.temperature;
-        if let Some(p) = regressor.predict(&record)? {
+        if let Some(p) = regressor.test_then_train(&record)? {
             temperature.record(p, reading.temperature);
             if i >= SAMPLES / 2 {
                 late.record(p, reading.temperature);
@@ -106,15 +105,13 @@ pub fn run(seed: u64) -> Result<()> {
             recent.pop_front();
         }
         recent.push_back(reading.temperature);
-        regressor.learn(&record)?;
 
         record.label = if reading.frost { 1.0 } else { -1.0 };
-        if let Some(p) = classifier.predict(&record)? {
+        if let Some(p) = classifier.test_then_train(&record)? {
             alarm.record(p, record.label);
             majority.record(if 2 * frost_seen > i { 1.0 } else { -1.0 }, record.label);
         }
         frost_seen += usize::from(reading.frost);
-        classifier.learn(&record)?;
         progress.inc(1);
     }
     progress.finish_and_clear();

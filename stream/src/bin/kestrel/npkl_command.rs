@@ -39,7 +39,17 @@ use kestrel_core::npkl::{
 };
 
 use kestrel_stream::dataset::{Dataset, OnError};
-use kestrel_stream::source::{self, Format};
+use kestrel_stream::file;
+use kestrel_stream::labels::Labels;
+use kestrel_stream::limits::{MAX_FILE_BYTES, zeroed};
+use kestrel_stream::source;
+
+use crate::args::{count, non_negative};
+
+/// The largest rank of the learned kernel.
+const MAX_RANK: usize = 1 << 12;
+/// The most neighbours or clusters.
+const MAX_GROUPS: usize = 1 << 16;
 
 /// k-means++ restarts (the paper's 20).
 const RESTARTS: usize = 20;
@@ -87,19 +97,19 @@ pub struct NpklArgs {
     #[arg(long, value_name = "PAIRS", required_unless_present = "constraints_from_labels")]
     pub constraints: Option<PathBuf>,
     /// Draw FRACTION·n must-link and FRACTION·n cannot-link pairs from the labels.
-    #[arg(long, value_name = "FRACTION", conflicts_with = "constraints")]
+    #[arg(long, value_name = "FRACTION", conflicts_with = "constraints", value_parser = non_negative)]
     pub constraints_from_labels: Option<f64>,
-    /// Rank r of K = VᵀV [default: the largest r with r(r+1)/2 ≤ number of pairs].
-    #[arg(long, value_name = "R")]
+    /// Rank r of K = VᵀV [default: the largest r with r(r+1)/2 ≤ number of pairs], at most 4096.
+    #[arg(long, value_name = "R", value_parser = count(1, MAX_RANK))]
     pub rank: Option<usize>,
     /// Nearest neighbours k of the graph.
-    #[arg(long, value_name = "K", default_value_t = 5)]
+    #[arg(long, value_name = "K", default_value_t = 5, value_parser = count(1, MAX_GROUPS))]
     pub neighbors: usize,
     /// Loss between the kernel and the pairs.
     #[arg(long, value_enum)]
     pub loss: LossArg,
     /// Number of clusters for k-means on the learned kernel.
-    #[arg(long, value_name = "C")]
+    #[arg(long, value_name = "C", value_parser = count(1, MAX_GROUPS))]
     pub clusters: usize,
     /// Seed of the pair draw, the initial V, the visiting orders and k-means.
     #[arg(long, value_name = "S", default_value_t = 0)]
@@ -118,8 +128,8 @@ pub struct NpklArgs {
 /// Unreadable input or pairs, invalid parameters, or any core error, with context.
 pub fn run(args: &NpklArgs) -> Result<()> {
     let started = Instant::now();
-    let mut reader =
-        source::open(&args.input, Format::Auto, None).with_context(|| format!("cannot open {}", args.input))?;
+    let mut reader = source::open(&args.input, &source::Options::default())
+        .with_context(|| format!("cannot open {}", args.input))?;
     let data: Dataset<f64> = Dataset::read(reader.as_mut(), OnError::Stop, |_| {})?;
     let (n, dim) = (data.len(), data.dim());
     if n < 2 || dim == 0 {
@@ -128,28 +138,35 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     if args.clusters == 0 || args.clusters > n {
         bail!("--clusters must be between 1 and the number of rows ({n})");
     }
-    let points = data.dense(data.dim());
-    let (classes, class_count) = class_ids(data.labels());
-    let labelled = class_count > 1;
+    let points = data.dense(data.dim())?;
+    // Labels with more distinct values than a classifier takes are not classes.
+    let classes = Labels::of(data.labels()).ok().filter(|classes| classes.len() > 1);
+    let class_ids: Vec<usize> = match &classes {
+        Some(classes) => data.labels().iter().map(|&l| classes.find(l).unwrap_or(0)).collect(),
+        None => Vec::new(),
+    };
+    let (labelled, class_count) = (classes.is_some(), classes.as_ref().map_or(0, Labels::len));
     let mut rng = Rng::seed_from_u64(args.seed);
 
     let constraints = match (&args.constraints, args.constraints_from_labels) {
         (Some(path), _) => {
             let pairs = read_pairs(path, n)?;
-            Constraints::new_in(vec![0; Constraints::indices_len(n, pairs.len())], n, &pairs)
+            Constraints::new_in(zeroed(Constraints::indices_len(n, pairs.len()), "the pairs")?, n, &pairs)
                 .with_context(|| format!("{}: invalid pairs", path.display()))?
         }
         (None, Some(fraction)) => {
-            if !(fraction >= 0.0 && fraction.is_finite()) {
-                bail!("--constraints-from-labels must be a non-negative number (got {fraction})");
-            }
             if !labelled {
                 bail!("--constraints-from-labels needs labels: every row of {} has the same label", args.input);
             }
-            let per_kind = (fraction * n as f64) as usize;
+            let (per_kind, pairs) = (fraction * n as f64, n as f64 * (n as f64 - 1.0) / 2.0);
+            if 2.0 * per_kind.floor() > pairs {
+                bail!("--constraints-from-labels {fraction} asks for 2 × {per_kind:.0} pairs; {n} rows have {pairs:.0}");
+            }
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "0 ≤ per_kind ≤ n(n−1)/4")]
+            let per_kind = per_kind as usize;
             Constraints::from_labels_in(
-                vec![0; Constraints::indices_len(n, 2 * per_kind)],
-                &classes,
+                zeroed(Constraints::indices_len(n, 2 * per_kind), "the pairs")?,
+                &class_ids,
                 per_kind,
                 per_kind,
                 &mut rng,
@@ -175,8 +192,8 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     }
     let t0 = Instant::now();
     let graph = Laplacian::build_in(
-        vec![0.0; Laplacian::values_len(n, k)],
-        vec![0; Laplacian::indices_len(n, k)],
+        zeroed(Laplacian::values_len(n, k), "the graph")?,
+        zeroed(Laplacian::indices_len(n, k), "the graph")?,
         &points,
         dim,
         GraphParams::new().neighbors(k),
@@ -188,8 +205,8 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     let t_max = constraints.max_degree();
     let t0 = Instant::now();
     let mut npkl = Npkl::new_in(
-        vec![0.0; Npkl::values_len(n, rank, t_max)],
-        vec![0; Npkl::order_len(n)],
+        zeroed(Npkl::values_len(n, rank, t_max), "the solver")?,
+        zeroed(Npkl::order_len(n), "the solver")?,
         graph.view(),
         constraints.view(),
         NpklParams::new(rank, loss),
@@ -214,8 +231,8 @@ pub fn run(args: &NpklArgs) -> Result<()> {
 
     let t0 = Instant::now();
     let km = KMeans::fit_in(
-        vec![0.0; KMeans::values_len(n, rank, args.clusters)],
-        vec![0; KMeans::indices_len(n, args.clusters)],
+        zeroed(KMeans::values_len(n, rank, args.clusters), "k-means")?,
+        zeroed(KMeans::indices_len(n, args.clusters), "k-means")?,
         npkl.columns(),
         rank,
         KMeansParams::new(args.clusters).restarts(RESTARTS),
@@ -224,7 +241,8 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     .context("k-means failed")?;
     let cluster_seconds = t0.elapsed().as_secs_f64();
     let rand = if labelled {
-        let mut table = vec![0u64; class_count * args.clusters];
+        let mut table = zeroed(class_count * args.clusters, "the RAND index")?;
+        let classes: Vec<u32> = class_ids.iter().map(|&c| u32::try_from(c).unwrap_or(u32::MAX)).collect();
         Some(rand_index_table(&classes, km.assignments(), &mut table)?)
     } else {
         None
@@ -313,18 +331,10 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     Ok(())
 }
 
-/// Class ids `0..c` for the labels (in increasing label order) and `c`.
-fn class_ids(labels: &[f64]) -> (Vec<u32>, usize) {
-    let mut distinct: Vec<f64> = labels.to_vec();
-    distinct.sort_by(f64::total_cmp);
-    distinct.dedup();
-    let ids = labels.iter().map(|l| distinct.partition_point(|d| d.total_cmp(l).is_lt()) as u32).collect();
-    (ids, distinct.len())
-}
-
-/// Reads a PAIRS file, checking every line against `n` rows.
+/// Reads a PAIRS file (at most `MAX_FILE_BYTES`), checking every line against `n` rows.
 fn read_pairs(path: &Path, n: usize) -> Result<Vec<Pair>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = file::read_bounded(path, MAX_FILE_BYTES).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = String::from_utf8(bytes).with_context(|| format!("{}: not UTF-8 text", path.display()))?;
     parse_pairs(&text, n).with_context(|| format!("{}", path.display()))
 }
 
@@ -403,9 +413,4 @@ mod tests {
         assert!(error("x 1 must\n").starts_with("line 1: `x` is not a row number"));
     }
 
-    #[test]
-    fn class_ids_follow_label_order() {
-        assert_eq!(class_ids(&[3.0, -1.0, 3.0, 0.5]), (vec![2, 0, 2, 1], 3));
-        assert_eq!(class_ids(&[7.0, 7.0]).1, 1);
-    }
 }

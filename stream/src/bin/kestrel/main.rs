@@ -1,6 +1,7 @@
 //! The `kestrel` command-line tool.
 //!
-//! Exit codes: 0 success, 1 runtime or data error, 2 usage error (clap's own).
+//! Exit codes: 0 success, 1 runtime or data error, 2 usage error: a flag out of its range
+//! (clap's own) or a configuration the learner refuses ([`Usage`]).
 
 mod args;
 mod commands;
@@ -12,6 +13,11 @@ mod stream_setup;
 
 use args::{Cli, Command};
 use clap::Parser;
+
+/// A configuration refused before any work: reported like clap's usage errors, exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Usage(String);
 
 fn main() {
     let cli = Cli::parse();
@@ -27,6 +33,7 @@ fn main() {
     };
     if let Err(error) = result {
         eprintln!("kestrel: error: {error:#}");
-        std::process::exit(1);
+        let usage = error.downcast_ref::<Usage>().is_some();
+        std::process::exit(if usage { 2 } else { 1 });
     }
 }

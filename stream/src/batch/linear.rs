@@ -1,0 +1,140 @@
+//! Training the linear SVM (dual coordinate descent) on a [`Dataset`]: labels, one-vs-rest,
+//! and the [`LinearModel`] the model file stores.
+//!
+//! Labels map to classes as [`crate::labels`] says: two distinct labels make a binary
+//! problem, `k > 2` make `k` one-vs-rest problems; the model predicts the labels
+//! themselves, whatever their values.
+
+use kestrel_core::Real;
+use kestrel_core::Rng;
+use kestrel_core::dcd::{self, Exit, LinearModel, LinearSvm, OneVsRest, Outcome, SparseRows, ValidParams};
+
+use super::{TrainError, check_budget, classes};
+use crate::dataset::Dataset;
+use crate::limits::zeroed;
+
+/// What training did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinearSummary {
+    /// Dual objective `f(α)` (summed over one-vs-rest problems).
+    pub objective: f64,
+    /// Outer passes (summed over one-vs-rest problems).
+    pub passes: usize,
+    /// Every problem met the stopping rule (none hit the pass cap).
+    pub converged: bool,
+    /// Support vectors (`α > 0`), summed over problems.
+    pub support_vectors: usize,
+    /// Number of classes.
+    pub classes: usize,
+    /// Bytes of solver state, besides the data set.
+    pub solver_bytes: usize,
+}
+
+/// Bytes the solver state needs for `n` rows, `dim` features and `outputs` weight vectors.
+pub fn solver_bytes<T>(n: usize, dim: usize, outputs: usize) -> usize {
+    if outputs == 1 { dcd::batch_bytes::<T>(n, dim) } else { dcd::ovr_bytes::<T>(n, dim, outputs) }
+}
+
+/// Trains on `data`; `budget` (bytes) bounds the data set, the labels and the solver state,
+/// checked before anything is allocated.
+///
+/// # Errors
+/// [`TrainError`] for bad labels, rejected data or parameters, or a budget too small.
+pub fn train<T: Real>(
+    data: &Dataset<T>,
+    params: ValidParams<T>,
+    seed: u64,
+    budget: Option<usize>,
+) -> Result<(LinearModel<T, Vec<T>>, LinearSummary), TrainError> {
+    let (classes, labels) = classes(data.labels())?;
+    let (n, dim, outputs) = (data.len(), data.dim().max(1), classes.outputs());
+    let model_len = LinearModel::storage_len(dim, outputs);
+    let solver_bytes = solver_bytes::<T>(n, dim, outputs)
+        .saturating_add(n.saturating_mul(size_of::<i32>()))
+        .saturating_add(model_len.saturating_mul(size_of::<T>()));
+    check_budget(data.bytes().saturating_add(solver_bytes), budget)?;
+    let (offsets, indices, values) = data.csr();
+    let rows = SparseRows::new(dim, offsets, indices, values)?;
+    let mut rng = Rng::seed_from_u64(seed);
+    let mut model = LinearModel::new_in(zeroed(model_len, "the model")?, dim, outputs, params.bias())?;
+    let outcome = if outputs == 1 {
+        let scalars = zeroed(dcd::batch_scalars_len(n, dim), "the solver")?;
+        let idx = zeroed(dcd::batch_indices_len(n), "the solver")?;
+        let mut svm = LinearSvm::new_in(scalars, idx, n, dim, params)?;
+        let outcome = svm.train(&rows, &labels, &mut rng)?;
+        copy_weights(&mut model, 0, svm.weights(), svm.bias_weight());
+        outcome
+    } else {
+        let scalars = zeroed(dcd::ovr_scalars_len(n, dim, outputs), "the solver")?;
+        let indices = zeroed(dcd::ovr_indices_len(n), "the solver")?;
+        let mut svm = OneVsRest::new_in(scalars, indices, n, dim, outputs, params)?;
+        let outcome = svm.train(&rows, &labels, &mut rng)?;
+        for c in 0..outputs {
+            let (w, b) = (svm.weights(c).unwrap_or(&[]), svm.bias_weight(c).unwrap_or(T::ZERO));
+            copy_weights(&mut model, c, w, b);
+        }
+        outcome
+    };
+    for (slot, label) in model.labels_mut().iter_mut().zip(classes.model_labels()) {
+        *slot = T::from_f64(label);
+    }
+    Ok((model, summary(&outcome, classes.len(), solver_bytes)))
+}
+
+fn copy_weights<T: Real>(model: &mut LinearModel<T, Vec<T>>, c: usize, w: &[T], bias_weight: T) {
+    if let Some(target) = model.weights_mut(c) {
+        let dim = target.len() - 1;
+        target[..dim].copy_from_slice(&w[..dim]);
+        target[dim] = bias_weight;
+    }
+}
+
+fn summary<T: Real>(outcome: &Outcome<T>, classes: usize, solver_bytes: usize) -> LinearSummary {
+    LinearSummary {
+        objective: outcome.objective.to_f64(),
+        passes: outcome.passes,
+        converged: outcome.exit == Exit::Converged,
+        support_vectors: outcome.support_vectors,
+        classes,
+        solver_bytes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::labels::LabelError;
+    use crate::source::Record;
+
+    fn data(rows: &[(f64, f64)]) -> Dataset<f64> {
+        let mut data = Dataset::new();
+        for &(label, x) in rows {
+            data.push(&Record { label, indices: vec![0], values: vec![x], line: 0 });
+        }
+        data
+    }
+
+    #[test]
+    fn any_label_values_make_classes_and_the_model_predicts_them() {
+        let params = dcd::Params::new().c(10.0).check().unwrap();
+        let rows = [(0.0, -3.0), (4e9, 0.0), (7.0, 3.0), (0.0, -2.5), (4e9, 0.2), (7.0, 2.8)];
+        let (model, summary) = train(&data(&rows), params, 1, None).unwrap();
+        assert_eq!((summary.classes, model.labels()), (3, &[0.0, 4e9, 7.0][..]));
+        let (binary, _) = train(&data(&[(4.0, 1.0), (2.0, -1.0)]), params, 1, None).unwrap();
+        assert_eq!(binary.labels(), &[2.0, 4.0]);
+        assert_eq!(binary.predict(dcd::Row::Dense(&[3.0])), Ok(4.0));
+    }
+
+    #[test]
+    fn labels_without_two_classes_and_budgets_are_errors() {
+        let params = dcd::Params::new().check().unwrap();
+        assert_eq!(train(&data(&[(3.0, 1.0), (3.0, 2.0)]), params, 1, None).err(), Some(TrainError::SingleClass(3.0)));
+        assert_eq!(train(&Dataset::<f64>::new(), params, 1, None).err(), Some(TrainError::Empty));
+        let many: Vec<(f64, f64)> = (0..=crate::limits::MAX_CLASSES).map(|i| (i as f64, 1.0)).collect();
+        let error = train(&data(&many), params, 1, None).err();
+        let limit = crate::limits::MAX_CLASSES;
+        assert_eq!(error, Some(TrainError::Label { row: limit + 1, error: LabelError::TooMany { label: limit as f64, limit } }));
+        let error = train(&data(&[(1.0, 1.0), (-1.0, 2.0)]), params, 1, Some(10)).err();
+        assert!(matches!(error, Some(TrainError::OverBudget { budget: 10, .. })), "{error:?}");
+    }
+}

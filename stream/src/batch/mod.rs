@@ -1,0 +1,77 @@
+//! Training on a whole [`Dataset`](crate::dataset::Dataset): the linear SVM ([`linear`]),
+//! SLKL kernel regression ([`slkl`]) and the reduced-kernel SVM ([`rsvm`]).
+//!
+//! **Memory budget.** Each trainer takes an optional budget in bytes for everything training
+//! holds: the data set as read, the copies training makes of it (a dense matrix for the
+//! kernel learners, features for the reduced-kernel SVM) and the solver's state. It is
+//! checked from the data set's shape *before* anything is allocated, and every buffer is
+//! then allocated fallibly ([`crate::limits::zeroed`]).
+
+pub mod linear;
+pub mod rsvm;
+pub mod slkl;
+
+use crate::labels::{LabelError, Labels};
+use crate::limits::{AllocError, MAX_CLASSES, reserve};
+
+/// Why a data set could not be trained on.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum TrainError {
+    /// The core rejected the data or parameters.
+    #[error(transparent)]
+    Core(#[from] kestrel_core::Error),
+    /// A label has no class (too many distinct labels, or not finite).
+    #[error("row {row}: {error}")]
+    Label {
+        /// 1-based row of the data set.
+        row: usize,
+        /// What is wrong with it.
+        error: LabelError,
+    },
+    /// Fewer than two distinct labels.
+    #[error("the training set has a single label value ({0}): nothing to separate")]
+    SingleClass(f64),
+    /// No rows to train on.
+    #[error("the training set has no rows")]
+    Empty,
+    /// Training would need more memory than the budget.
+    #[error("training needs {needed} bytes, over the budget of {budget}")]
+    OverBudget {
+        /// Bytes the configuration needs.
+        needed: usize,
+        /// The budget.
+        budget: usize,
+    },
+    /// A buffer could not be allocated.
+    #[error(transparent)]
+    Alloc(#[from] AllocError),
+}
+
+/// `Err(OverBudget)` when `needed` bytes exceed the budget.
+pub(crate) fn check_budget(needed: usize, budget: Option<usize>) -> Result<(), TrainError> {
+    match budget {
+        Some(budget) if needed > budget => Err(TrainError::OverBudget { needed, budget }),
+        _ => Ok(()),
+    }
+}
+
+/// The classes of a classifier's training labels (two at least), and each row's label for
+/// the solver: `±1` for two classes ([`Labels::sign`]), the class index for more (the
+/// one-vs-rest problems).
+pub(crate) fn classes(labels: &[f64]) -> Result<(Labels, Vec<i32>), TrainError> {
+    let mut classes = Labels::new(MAX_CLASSES);
+    let mut solver = Vec::new();
+    reserve(&mut solver, labels.len(), "the labels")?;
+    for (row, &label) in labels.iter().enumerate() {
+        let class = classes.class(label).map_err(|error| TrainError::Label { row: row + 1, error })?;
+        // At most MAX_CLASSES = 2¹⁶ classes.
+        solver.push(i32::try_from(class).unwrap_or(i32::MAX));
+    }
+    match classes.values() {
+        [] => return Err(TrainError::Empty),
+        [single] => return Err(TrainError::SingleClass(*single)),
+        [_, _] => solver.iter_mut().for_each(|class| *class = if *class == 0 { 1 } else { -1 }),
+        _ => {}
+    }
+    Ok((classes, solver))
+}
