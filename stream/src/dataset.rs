@@ -70,12 +70,13 @@ impl<T: Real> Dataset<T> {
     /// The last `window` rows (all of them when there are fewer).
     pub fn last(&self, window: usize) -> Self {
         let first = self.len().saturating_sub(window);
-        let start = self.offsets[first];
+        let offsets = self.offsets.get(first..).unwrap_or_default();
+        let start = offsets.first().copied().unwrap_or(0);
         Dataset {
-            offsets: self.offsets[first..].iter().map(|o| o - start).collect(),
-            indices: self.indices[start..].to_vec(),
-            values: self.values[start..].to_vec(),
-            labels: self.labels[first..].to_vec(),
+            offsets: offsets.iter().map(|o| o - start).collect(),
+            indices: self.indices.get(start..).unwrap_or_default().to_vec(),
+            values: self.values.get(start..).unwrap_or_default().to_vec(),
+            labels: self.labels.get(first..).unwrap_or_default().to_vec(),
             dim: self.dim,
         }
     }
@@ -103,7 +104,7 @@ impl<T: Real> Dataset<T> {
     /// Row `i` as `(indices, values)`.
     pub fn row(&self, i: usize) -> Option<(&[u32], &[T])> {
         let (start, end) = (*self.offsets.get(i)?, *self.offsets.get(i + 1)?);
-        Some((&self.indices[start..end], &self.values[start..end]))
+        Some((self.indices.get(start..end)?, self.values.get(start..end)?))
     }
 
     /// The CSR arrays `(offsets, indices, values)`.
@@ -123,8 +124,8 @@ impl<T: Real> Dataset<T> {
     pub fn dense(&self, dim: usize) -> Result<Vec<T>, AllocError> {
         let mut dense = zeroed(self.len().saturating_mul(dim), "a dense copy of the data set")?;
         for (i, row) in dense.chunks_exact_mut(dim.max(1)).enumerate() {
-            let (start, end) = (self.offsets[i], self.offsets[i + 1]);
-            for (&j, &v) in self.indices[start..end].iter().zip(&self.values[start..end]) {
+            let (indices, values) = self.row(i).unwrap_or_default();
+            for (&j, &v) in indices.iter().zip(values) {
                 if let Some(slot) = row.get_mut(j as usize) {
                     *slot = v;
                 }

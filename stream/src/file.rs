@@ -136,11 +136,17 @@ mod tests {
     }
 
     #[test]
-    fn devices_and_directories_are_never_replaced() {
+    fn fifos_and_directories_are_never_replaced() {
+        use std::os::unix::fs::FileTypeExt;
         let dir = scratch("special");
-        let e = write_atomic(Path::new("/dev/null"), b"x").unwrap_err();
-        assert_eq!(e.to_string(), "/dev/null: exists and is not a regular file; refusing to replace it");
-        assert!(std::os::unix::fs::FileTypeExt::is_char_device(&fs::metadata("/dev/null").unwrap().file_type()));
+        let fifo = dir.join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let e = write_atomic(&fifo, b"x").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("{}: exists and is not a regular file; refusing to replace it", fifo.display())
+        );
+        assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());
         assert!(matches!(write_atomic(&dir, b"x"), Err(FileError::NotRegular { .. })));
         // A device read with no end stops at the limit.
         assert!(matches!(read_bounded(Path::new("/dev/zero"), 1000), Err(FileError::TooLarge { .. })));

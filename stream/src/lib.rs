@@ -34,6 +34,20 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// Nothing from input may panic: no unwrap/expect/panic/unreachable, no unchecked indexing
+// or truncating casts outside tests (a provably safe site says why it is allowed).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::indexing_slicing,
+        clippy::cast_possible_truncation
+    )
+)]
+
 pub mod batch;
 pub mod checkpoint;
 pub mod dataset;

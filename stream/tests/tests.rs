@@ -1,4 +1,5 @@
 //! Integration tests of the `kestrel` binary.
 
 mod cli;
+mod hostile;
 mod resume;

@@ -81,11 +81,13 @@ pub fn train<T: Real>(
     Ok((model, summary(&outcome, classes.len(), solver_bytes)))
 }
 
+/// Output `c`'s weights `w` and bias weight into the model (`dim + 1` entries).
 fn copy_weights<T: Real>(model: &mut LinearModel<T, Vec<T>>, c: usize, w: &[T], bias_weight: T) {
-    if let Some(target) = model.weights_mut(c) {
-        let dim = target.len() - 1;
-        target[..dim].copy_from_slice(&w[..dim]);
-        target[dim] = bias_weight;
+    if let Some((last, target)) = model.weights_mut(c).and_then(<[T]>::split_last_mut) {
+        for (to, from) in target.iter_mut().zip(w) {
+            *to = *from;
+        }
+        *last = bias_weight;
     }
 }
 
@@ -133,7 +135,10 @@ mod tests {
         let many: Vec<(f64, f64)> = (0..=crate::limits::MAX_CLASSES).map(|i| (i as f64, 1.0)).collect();
         let error = train(&data(&many), params, 1, None).err();
         let limit = crate::limits::MAX_CLASSES;
-        assert_eq!(error, Some(TrainError::Label { row: limit + 1, error: LabelError::TooMany { label: limit as f64, limit } }));
+        assert_eq!(
+            error,
+            Some(TrainError::Label { row: limit + 1, error: LabelError::TooMany { label: limit as f64, limit } })
+        );
         let error = train(&data(&[(1.0, 1.0), (-1.0, 2.0)]), params, 1, Some(10)).err();
         assert!(matches!(error, Some(TrainError::OverBudget { budget: 10, .. })), "{error:?}");
     }

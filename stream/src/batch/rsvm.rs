@@ -68,7 +68,8 @@ pub fn working_bytes<T>(n: usize, dim: usize, capacity: usize, outputs: usize, s
         Selection::Irsvm { .. } => Irsvm::bytes_needed::<T>(n, capacity),
         Selection::Random => scalars(capacity.saturating_mul(dim)).saturating_add(capacity * size_of::<usize>()),
     };
-    let solver = if outputs == 1 { dcd::batch_bytes::<T>(n, capacity) } else { dcd::ovr_bytes::<T>(n, capacity, outputs) };
+    let solver =
+        if outputs == 1 { dcd::batch_bytes::<T>(n, capacity) } else { dcd::ovr_bytes::<T>(n, capacity, outputs) };
     scalars(n.saturating_mul(dim))
         .saturating_add(selection)
         .saturating_add(scalars(n.saturating_mul(capacity)))
@@ -98,7 +99,7 @@ pub fn train<T: Real>(
     let mut centres = Vec::new();
     reserve(&mut centres, m * dim, "the centres")?;
     for &i in &chosen {
-        centres.extend_from_slice(&points[i * dim..(i + 1) * dim]);
+        centres.extend_from_slice(row(&points, dim, i)?);
     }
     let factor = if config.whiten { Some(whiten(&config.kernel, &centres, dim, &mut features, m)?) } else { None };
     let rows = DenseRows::new(&features, m)?;
@@ -108,7 +109,8 @@ pub fn train<T: Real>(
     let (bias, whitening) = (config.params.bias(), factor.as_ref().map(Cholesky::packed));
     let (objective, passes, converged) = if outputs == 1 {
         let scalars = zeroed(dcd::batch_scalars_len(n, m), "the solver")?;
-        let mut svm = LinearSvm::new_in(scalars, zeroed(dcd::batch_indices_len(n), "the solver")?, n, m, config.params)?;
+        let mut svm =
+            LinearSvm::new_in(scalars, zeroed(dcd::batch_indices_len(n), "the solver")?, n, m, config.params)?;
         let outcome = svm.train(&rows, &labels, &mut rng)?;
         model.set_coefficients(0, svm.weights(), svm.bias_weight(), bias, whitening)?;
         (outcome.objective, outcome.passes, outcome.exit == Exit::Converged)
@@ -128,6 +130,12 @@ pub fn train<T: Real>(
     }
     let summary = RsvmSummary { centres: m, objective: objective.to_f64(), passes, converged, working_bytes };
     Ok((model, summary))
+}
+
+/// Row `i` of a row-major matrix of `dim` columns.
+fn row<T>(points: &[T], dim: usize, i: usize) -> Result<&[T], kestrel_core::Error> {
+    let len = points.len() / dim.max(1);
+    points.get(i * dim..(i + 1) * dim).ok_or(kestrel_core::Error::IndexOutOfRange { index: i, len })
 }
 
 /// The chosen rows and their features `K(A, Ã)` (row-major `n × m`).
@@ -164,7 +172,11 @@ fn choose_centres<T: Real>(
             let mut chosen = zeroed(capacity, "the selection")?;
             select_random(n, rng, &mut chosen)?;
             let mut features = zeroed(n * capacity, "the features")?;
-            let centres: Vec<T> = chosen.iter().flat_map(|&i| points[i * dim..(i + 1) * dim].iter().copied()).collect();
+            let mut centres = Vec::new();
+            reserve(&mut centres, capacity * dim, "the centres")?;
+            for &i in &chosen {
+                centres.extend_from_slice(row(points, dim, i)?);
+            }
             for (x, row) in points.chunks_exact(dim).zip(features.chunks_exact_mut(capacity)) {
                 config.kernel.column(x, &centres, row)?;
             }
@@ -183,7 +195,7 @@ fn whiten<T: Real>(
     features: &mut [T],
     m: usize,
 ) -> Result<Cholesky<T, Vec<T>>, TrainError> {
-    let centre = |i: usize| &centres[i * dim..(i + 1) * dim];
+    let centre = |i: usize| centres.get(i * dim..(i + 1) * dim).unwrap_or_default();
     let largest = (0..m).map(|i| kernel.diagonal(centre(i)).to_f64()).fold(0.0, f64::max);
     let jitter = T::from_f64(largest * m as f64 * T::EPSILON.to_f64());
     let factor = Cholesky::factor_in(zeroed(cholesky::storage_len(m), "the factor")?, m, m, |i, j| {

@@ -100,9 +100,9 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
         let dim = self.dense.len();
         let storage = vec![T::ZERO; LinearModel::storage_len(dim, 1)];
         let mut model = LinearModel::new_in(storage, dim, 1, self.svm.params().bias())?;
-        if let Some(w) = model.weights_mut(0) {
-            w[..dim].copy_from_slice(self.svm.weights());
-            w[dim] = self.svm.bias_weight();
+        if let Some((bias, w)) = model.weights_mut(0).and_then(<[T]>::split_last_mut) {
+            w.copy_from_slice(self.svm.weights());
+            *bias = self.svm.bias_weight();
         }
         for (slot, label) in model.labels_mut().iter_mut().zip(self.labels.model_labels()) {
             *slot = T::from_f64(label);
@@ -176,7 +176,10 @@ mod tests {
         let params = dcd::Params::new().check().unwrap();
         let error = WindowSvm::<f64>::new(usize::MAX / 64, 2, params, 1, 1).err().unwrap();
         assert!(matches!(error, BuildError::Alloc(_)), "{error:?}");
-        assert_eq!(WindowSvm::<f64>::new(0, 2, params, 1, 1).err(), Some(BuildError::Core(Error::InvalidParam { name: "window" })));
+        assert_eq!(
+            WindowSvm::<f64>::new(0, 2, params, 1, 1).err(),
+            Some(BuildError::Core(Error::InvalidParam { name: "window" }))
+        );
     }
 
     #[test]

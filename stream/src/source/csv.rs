@@ -47,7 +47,7 @@ impl<R: BufRead> CsvReader<R> {
             kind: ReadErrorKind::Header(message),
         };
         let header = reader.headers().map_err(|e| header_error(format!("cannot read the header: {e}")))?.clone();
-        if header.len() == 1 && lines::is_too_long(&header[0]) {
+        if header.len() == 1 && header.get(0).is_some_and(lines::is_too_long) {
             return Err(header_error(format!("the header is longer than the limit of {max_line_bytes} bytes")));
         }
         if header.len() > MAX_DIM + 1 {
@@ -81,7 +81,7 @@ impl<R: BufRead> CsvReader<R> {
 
     /// Fills `record` from the current row, which starts on `line`.
     fn convert(&self, line: u64, record: &mut Record) -> Result<(), ReadError> {
-        if self.row.len() == 1 && lines::is_too_long(&self.row[0]) {
+        if self.row.len() == 1 && self.row.get(0).is_some_and(lines::is_too_long) {
             return Err(self.error(line, 1, ReadErrorKind::LineTooLong(self.max_line_bytes)));
         }
         if self.row.len() != self.fields {
@@ -135,7 +135,7 @@ impl<R> LineCounter<R> {
 impl<R: Read> Read for LineCounter<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        for (i, _) in buf[..n].iter().enumerate().filter(|&(_, &b)| b == b'\n') {
+        for (i, _) in buf.iter().take(n).enumerate().filter(|&(_, &b)| b == b'\n') {
             self.pending_newlines.push_back(self.offset + i as u64);
         }
         self.offset += n as u64;

@@ -16,7 +16,7 @@ pub const TOO_LONG: &[u8] = b"\0line-too-long\0\n";
 
 /// A line without its end, as the readers compare it with [`TOO_LONG`].
 pub(crate) fn is_too_long(line: &str) -> bool {
-    line.trim_end_matches(['\n', '\r']).as_bytes() == &TOO_LONG[..TOO_LONG.len() - 1]
+    TOO_LONG.strip_suffix(b"\n") == Some(line.trim_end_matches(['\n', '\r']).as_bytes())
 }
 
 /// An input read one line at a time, each at most `limit` bytes.
@@ -52,7 +52,9 @@ impl<R: BufRead> Read for BoundedLines<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let available = self.fill_buf()?;
         let n = available.len().min(buf.len());
-        buf[..n].copy_from_slice(&available[..n]);
+        for (to, from) in buf.iter_mut().zip(available) {
+            *to = *from;
+        }
         self.consume(n);
         Ok(n)
     }
@@ -63,7 +65,7 @@ impl<R: BufRead> BufRead for BoundedLines<R> {
         if self.consumed == self.line.len() {
             self.next_line()?;
         }
-        Ok(&self.line[self.consumed..])
+        Ok(self.line.get(self.consumed..).unwrap_or_default())
     }
 
     fn consume(&mut self, amount: usize) {

@@ -424,7 +424,7 @@ pub fn parse_bytes(text: &str) -> Result<usize, String> {
     };
     let bytes = (number * scale).floor();
     // Beyond 2⁶³ bytes no machine has; refused rather than saturated.
-    if !(bytes < 2f64.powi(63)) {
+    if bytes.is_nan() || bytes >= 2f64.powi(63) {
         return Err(not_a_size());
     }
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "0 ≤ bytes < 2⁶³, an integer")]

@@ -8,9 +8,9 @@ use anyhow::{Context, Result};
 use kestrel_core::dcd::{self, Loss};
 use kestrel_core::slkl;
 use kestrel_core::{Kernel, Real};
+use kestrel_stream::batch::linear;
 use kestrel_stream::batch::rsvm::{self, RsvmConfig, Selection};
 use kestrel_stream::batch::slkl::{self as slkl_train, SlklConfig};
-use kestrel_stream::batch::linear;
 use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::file;
 use kestrel_stream::model::{self, scalar_name};
@@ -70,12 +70,16 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     let seconds = start.elapsed().as_secs_f64();
     if args.json {
         let mut summary = summary;
-        summary["n"] = json!(data.len());
-        summary["dim"] = json!(data.dim());
-        summary["skipped"] = json!(skipped);
-        summary["seconds"] = json!(seconds);
-        summary["model_bytes"] = json!(bytes.len());
-        summary["scalar"] = json!(scalar_name::<T>());
+        if let serde_json::Value::Object(fields) = &mut summary {
+            fields.extend([
+                ("n".to_string(), json!(data.len())),
+                ("dim".to_string(), json!(data.dim())),
+                ("skipped".to_string(), json!(skipped)),
+                ("seconds".to_string(), json!(seconds)),
+                ("model_bytes".to_string(), json!(bytes.len())),
+                ("scalar".to_string(), json!(scalar_name::<T>())),
+            ]);
+        }
         println!("{summary}");
     } else {
         eprintln!(

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
-use kestrel_core::{Kernel, Rng, dcd, slkl};
+use kestrel_core::{Kernel, Real, Rng, dcd, slkl};
 use kestrel_stream::online::{OnlineLearner, Prequential, WindowSlkl, WindowSvm};
 use kestrel_stream::source::Record;
 
@@ -79,7 +79,7 @@ pub fn run(seed: u64) -> Result<()> {
         (Prequential::default(), Prequential::default(), Prequential::default());
     let (mut majority, mut frost_seen) = (Prequential::default(), 0usize);
     let mut recent = std::collections::VecDeque::with_capacity(WINDOW);
-    let mut record = Record { indices: (0..DIM as u32).collect(), ..Record::default() };
+    let mut record = Record { indices: (0u32..).take(DIM).collect(), ..Record::default() };
     let start = Instant::now();
     for i in 0..SAMPLES {
         let reading = station.next();
@@ -147,11 +147,11 @@ pub fn run(seed: u64) -> Result<()> {
 }
 
 fn slkl_params_f32(p: &slkl::ValidParams<f64>) -> Result<slkl::ValidParams<f32>> {
-    Ok(slkl::Params::new().kernel(Kernel::rbf(1.0f32)?).nu(p.nu() as f32).seed(p.seed()).check()?)
+    Ok(slkl::Params::new().kernel(Kernel::rbf(1.0f32)?).nu(f32::from_f64(p.nu())).seed(p.seed()).check()?)
 }
 
 fn svm_params_f32(p: &dcd::ValidParams<f64>) -> Result<dcd::ValidParams<f32>> {
-    Ok(dcd::Params::new().c(p.c_pos() as f32).bias(p.bias() as f32).check()?)
+    Ok(dcd::Params::new().c(f32::from_f64(p.c_pos())).bias(f32::from_f64(p.bias())).check()?)
 }
 
 fn progress_bar() -> ProgressBar {

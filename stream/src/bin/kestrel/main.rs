@@ -3,6 +3,20 @@
 //! Exit codes: 0 success, 1 runtime or data error, 2 usage error: a flag out of its range
 //! (clap's own) or a configuration the learner refuses ([`Usage`]).
 
+// Nothing from input may panic: no unwrap/expect/panic/unreachable, no unchecked indexing
+// or truncating casts outside tests (a provably safe site says why it is allowed).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::indexing_slicing,
+        clippy::cast_possible_truncation
+    )
+)]
+
 mod args;
 mod commands;
 mod demo;

@@ -160,7 +160,9 @@ pub fn run(args: &NpklArgs) -> Result<()> {
             }
             let (per_kind, pairs) = (fraction * n as f64, n as f64 * (n as f64 - 1.0) / 2.0);
             if 2.0 * per_kind.floor() > pairs {
-                bail!("--constraints-from-labels {fraction} asks for 2 × {per_kind:.0} pairs; {n} rows have {pairs:.0}");
+                bail!(
+                    "--constraints-from-labels {fraction} asks for 2 × {per_kind:.0} pairs; {n} rows have {pairs:.0}"
+                );
             }
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "0 ≤ per_kind ≤ n(n−1)/4")]
             let per_kind = per_kind as usize;
@@ -287,11 +289,13 @@ pub fn run(args: &NpklArgs) -> Result<()> {
                          "total": started.elapsed().as_secs_f64() },
             "bytes": bytes.iter().map(|&(name, b)| (name.to_string(), serde_json::Value::from(b))).collect::<serde_json::Map<_, _>>(),
         });
-        if let Some(rand) = rand {
-            summary["rand"] = serde_json::Value::from(rand);
-        }
-        if let Some(path) = &args.output {
-            summary["output"] = serde_json::Value::from(path.display().to_string());
+        if let serde_json::Value::Object(fields) = &mut summary {
+            if let Some(rand) = rand {
+                fields.insert("rand".to_string(), serde_json::Value::from(rand));
+            }
+            if let Some(path) = &args.output {
+                fields.insert("output".to_string(), serde_json::Value::from(path.display().to_string()));
+            }
         }
         println!("{summary}");
         return Ok(());
@@ -412,5 +416,4 @@ mod tests {
         assert_eq!(error("0 1\n"), "line 1: expected `i j must|cannot`, found 2 fields");
         assert!(error("x 1 must\n").starts_with("line 1: `x` is not a row number"));
     }
-
 }

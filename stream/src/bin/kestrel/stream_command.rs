@@ -113,7 +113,8 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     let signals = Signals::install().context("cannot install the SIGINT/SIGTERM handlers")?;
     let reader = commands::open(&args.input)?;
     let name = reader.name().to_string();
-    let dim = args.dim.or(reader.dim_hint()).ok_or(Usage("LibSVM input needs --dim (a CSV header states it)".into()))?;
+    let dim =
+        args.dim.or(reader.dim_hint()).ok_or(Usage("LibSVM input needs --dim (a CSV header states it)".into()))?;
     let learner = stream_setup::learner::<T>(args, dim)?;
     let config = stream_setup::run_config(args, dim);
     let mut session = Session { args, config, learner, rows: 0, seen: 0, skipped: 0, metrics: Prequential::default() };
@@ -156,24 +157,22 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
                 session.save()?;
                 return Err(e.into());
             }
-            Next::Record => {
-                match session.learner.test_then_train(&record) {
-                    Ok(prediction) => {
-                        if let Some(p) = prediction {
-                            session.metrics.record(p, record.label);
-                        }
-                        session.rows += 1;
-                        session.seen += 1;
-                        progress.inc(1);
-                        report(&mut session, &progress);
+            Next::Record => match session.learner.test_then_train(&record) {
+                Ok(prediction) => {
+                    if let Some(p) = prediction {
+                        session.metrics.record(p, record.label);
                     }
-                    Err(e) if skip_bad => session.skip(&progress, format!("{name}:{}: {e}", record.line)),
-                    Err(e) => {
-                        session.save()?;
-                        bail!("{name}:{}: {e}", record.line);
-                    }
+                    session.rows += 1;
+                    session.seen += 1;
+                    progress.inc(1);
+                    report(&mut session, &progress);
                 }
-            }
+                Err(e) if skip_bad => session.skip(&progress, rejected(&name, &record, e)),
+                Err(e) => {
+                    session.save()?;
+                    bail!(rejected(&name, &record, e));
+                }
+            },
         }
         if args.checkpoint_every > 0 && session.rows % args.checkpoint_every == 0 {
             session.checkpoint()?;
@@ -183,6 +182,19 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     session.save()?;
     println!("{}", session.summary(rate(&session)));
     Ok(())
+}
+
+/// Why the learner rejected `record`, naming its line.
+fn rejected(name: &str, record: &Record, error: kestrel_core::Error) -> String {
+    match error {
+        kestrel_core::Error::InvalidLabel { .. } => {
+            format!(
+                "{name}:{}: label {} is a third class; an online classifier takes two labels",
+                record.line, record.label
+            )
+        }
+        other => format!("{name}:{}: {other}", record.line),
+    }
 }
 
 /// Rolling metrics every `--report-every` samples: JSON lines on stdout with `--json`,

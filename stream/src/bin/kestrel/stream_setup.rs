@@ -3,7 +3,6 @@
 //! error (exit code 2) — and the run's configuration a checkpoint records so that a resume
 //! with other flags is refused.
 
-
 use anyhow::Result;
 use clap::ValueEnum;
 use kestrel_core::{Error, Kernel, Real, dcd, slkl};
@@ -36,7 +35,9 @@ pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineL
         Learner::Slkl => {
             let params = slkl::Params::new().kernel(kernel(args)?).nu(T::from_f64(args.nu)).seed(args.seed);
             let params = params.check().map_err(refused)?;
-            Box::new(WindowSlkl::<T>::new(args.window, dim, args.centers, params, args.steps_per_sample).map_err(refused)?)
+            Box::new(
+                WindowSlkl::<T>::new(args.window, dim, args.centers, params, args.steps_per_sample).map_err(refused)?,
+            )
         }
         Learner::Rsvm => {
             let settings = RsvmSettings {

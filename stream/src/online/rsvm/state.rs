@@ -105,7 +105,7 @@ impl<T: Real> WindowRsvm<T> {
                 if !centres.iter().chain(&factor).all(|v| v.is_finite()) {
                     return Err(invalid(Error::NonFinite));
                 }
-                if let Some(pivot) = (0..m).find(|&i| factor[packed_len(i) + i] <= T::ZERO) {
+                if let Some(pivot) = (0..m).find(|&i| factor.get(packed_len(i) + i).is_none_or(|&d| d <= T::ZERO)) {
                     return Err(invalid(Error::NotPositiveDefinite { pivot }));
                 }
                 expect_same("window", svm.window(), settings.window)?;
@@ -131,7 +131,9 @@ mod tests {
         let mut learner = rsvm::<f64>();
         prequential(&mut learner, &xor(30, 4), 0);
         let PhaseState::Warmup { centres, samples, labels } =
-            crate::online::decode_state::<RsvmState<f64>>(super::super::STATE_VERSION, &learner.save_state().unwrap()).unwrap().phase
+            crate::online::decode_state::<RsvmState<f64>>(super::super::STATE_VERSION, &learner.save_state().unwrap())
+                .unwrap()
+                .phase
         else {
             panic!("still warming up")
         };

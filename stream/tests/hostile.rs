@@ -1,0 +1,240 @@
+//! Input a hostile or careless user gives: every case here once crashed, hung or lost a
+//! device node. Each must end promptly with a clear error (exit code 1 for bad data, 2
+//! for a bad flag or configuration) — or succeed, where the input was in fact fine.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs `kestrel` on `args` with `stdin` as input; fails the test if it has not ended after
+/// `limit` (a hang, not a timing: the cases end in seconds).
+fn kestrel_within(args: &[&str], stdin: &[u8], limit: Duration) -> Output {
+    run_within(Command::new(env!("CARGO_BIN_EXE_kestrel")).args(args), args, stdin, limit)
+}
+
+/// As [`kestrel_within`], with the process's address space capped at `kib` KiB
+/// (`ulimit -v`): an allocation that grows with the input aborts under the cap.
+fn kestrel_capped(kib: u64, args: &[&str], stdin: &[u8], limit: Duration) -> Output {
+    let mut command = Command::new("sh");
+    command.args(["-c", &format!("ulimit -v {kib} && exec \"$0\" \"$@\""), env!("CARGO_BIN_EXE_kestrel")]);
+    run_within(command.args(args), args, stdin, limit)
+}
+
+fn run_within(command: &mut Command, args: &[&str], stdin: &[u8], limit: Duration) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the kestrel binary runs");
+    let mut input = child.stdin.take().expect("stdin");
+    let stdin = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        // The child may stop reading early (an error): a broken pipe is expected then.
+        let _ = input.write_all(&stdin);
+    });
+    let output = wait(child, limit, args);
+    feeder.join().expect("stdin feeder");
+    output
+}
+
+fn wait(mut child: Child, limit: Duration, args: &[&str]) -> Output {
+    let start = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("kestrel {args:?} still running after {limit:?}: it hangs");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+fn kestrel(args: &[&str]) -> Output {
+    kestrel_within(args, b"", Duration::from_secs(120))
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Exit code `code` and a message containing `text`, without a panic or an abort.
+fn assert_refused(o: &Output, code: i32, text: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "{err}");
+    assert!(err.contains(text), "`{text}` not in: {err}");
+    assert!(!err.contains("panicked") && !err.contains("memory allocation"), "{err}");
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kestrel-hostile-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// 60 rows of 2 features in 3 classes, LibSVM.
+fn sixty(dir: &Path) -> String {
+    let text: String = (0..60).map(|i| format!("{} 1:{} 2:{}\n", i % 3, i % 11, (i * 7) % 13)).collect();
+    write(dir, "sixty.libsvm", &text)
+}
+
+/// 300 rows of a smooth regression target, CSV.
+fn regression(dir: &Path) -> String {
+    let text: String = std::iter::once("x,y\n".to_string())
+        .chain((0..300).map(|i| format!("{},{}\n", i as f64 / 100.0, (i as f64 / 50.0).sin())))
+        .collect();
+    write(dir, "regression.csv", &text)
+}
+
+#[test]
+fn a_huge_label_is_a_class_like_any_other() {
+    let dir = scratch("labels");
+    let data = write(&dir, "labels.libsvm", "0 1:-3\n4000000000 1:0\n1 1:3\n0 1:-2.5\n4000000000 1:0.2\n1 1:2.8\n");
+    let model = dir.join("m.kestrel");
+    let o = kestrel(&["train", "--learner", "svm", "--input", &data, "--out", model.to_str().unwrap(), "--c", "10"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", &data]);
+    let predictions = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(predictions, "0\n4000000000\n1\n0\n4000000000\n1\n");
+}
+
+#[test]
+fn a_huge_feature_index_names_its_line() {
+    let dir = scratch("index");
+    let data = write(&dir, "dims.libsvm", "2 1:1\n1 4000000000:1\n");
+    let out = dir.join("m.kestrel");
+    let o = kestrel(&["train", "--learner", "slkl", "--input", &data, "--out", out.to_str().unwrap()]);
+    assert_refused(&o, 1, "dims.libsvm:2:3: feature index 4000000000 is past the limit of 16777216 features");
+}
+
+#[test]
+fn sizes_out_of_range_are_usage_errors_naming_the_flag() {
+    let dir = scratch("flags");
+    let (data, csv) = (sixty(&dir), regression(&dir));
+    let stream = |extra: &[&str]| {
+        let mut args = vec!["stream", "--input", data.as_str(), "--dim", "2"];
+        args.extend_from_slice(extra);
+        kestrel(&args)
+    };
+    assert_refused(&stream(&["--learner", "svm", "--window", "100000000000"]), 2, "--window");
+    assert_refused(&stream(&["--learner", "rsvm", "--centers", "1000000000"]), 2, "--centers");
+    assert_refused(&stream(&["--learner", "slkl", "--centers", "0"]), 2, "--centers");
+    assert_refused(&stream(&["--learner", "svm", "--dim", "100000000000"]), 2, "--dim");
+    let npkl = |extra: &[&str]| {
+        let mut args = vec!["npkl", "--input", data.as_str(), "--loss", "hinge", "--clusters", "3"];
+        args.extend_from_slice(extra);
+        kestrel(&args)
+    };
+    assert_refused(&npkl(&["--rank", "100000000000", "--constraints-from-labels", "0.5"]), 2, "--rank");
+    assert_refused(&npkl(&["--constraints-from-labels", "1e30"]), 1, "asks for");
+    // Once an endless draw: more pairs asked than 60 rows have.
+    let o = kestrel_within(
+        &["npkl", "--input", &data, "--loss", "hinge", "--clusters", "3", "--constraints-from-labels", "1e6"],
+        b"",
+        Duration::from_secs(60),
+    );
+    assert_refused(&o, 1, "asks for");
+    let o = kestrel(&["train", "--learner", "slkl", "--input", &csv, "--out", "/nonexistent/m", "--centers", "0"]);
+    assert_refused(&o, 2, "--centers");
+}
+
+#[test]
+fn a_configuration_the_learner_refuses_fails_at_start_up_not_as_skipped_rows() {
+    let dir = scratch("config");
+    let (data, csv) = (sixty(&dir), regression(&dir));
+    let o = kestrel(&["stream", "--learner", "slkl", "--input", &csv, "--window", "0", "--on-error", "skip"]);
+    assert_refused(&o, 2, "--window");
+    let o = kestrel(&[
+        "stream",
+        "--learner",
+        "rsvm",
+        "--input",
+        &data,
+        "--dim",
+        "2",
+        "--centers",
+        "0",
+        "--on-error",
+        "skip",
+    ]);
+    assert_refused(&o, 2, "--centers");
+    // A valid configuration whose memory cannot be had: refused before the first row.
+    let o = kestrel(&["stream", "--learner", "svm", "--input", &data, "--dim", "16777216", "--window", "16777216"]);
+    assert_refused(&o, 2, "cannot allocate");
+    assert!(o.stdout.is_empty(), "no row was read");
+}
+
+#[test]
+fn budgets_are_checked_before_training_for_every_learner() {
+    let dir = scratch("budget");
+    let (data, csv) = (sixty(&dir), regression(&dir));
+    let out = dir.join("m.kestrel");
+    let out = out.to_str().unwrap();
+    for (learner, input) in [("svm", &data), ("rsvm", &data), ("slkl", &csv)] {
+        let o = kestrel(&["train", "--learner", learner, "--input", input, "--out", out, "--budget", "1KiB"]);
+        assert_refused(&o, 1, "over the budget of 1024");
+        assert!(!Path::new(out).exists(), "{learner}: nothing trained, nothing written");
+    }
+    let binary: String = (0..60).map(|i| format!("{} 1:{} 2:{}\n", 2 * (i % 2) - 1, i % 11, (i * 7) % 13)).collect();
+    let binary = write(&dir, "binary.libsvm", &binary);
+    let o = kestrel(&["stream", "--learner", "rsvm", "--input", &binary, "--dim", "2", "--budget", "4KiB"]);
+    assert_refused(&o, 2, "over --budget 4096");
+    // What `kestrel budget` prints for the host is what the stream needs.
+    let o = kestrel(&["budget", "--learner", "rsvm", "--dim", "2", "--window", "256", "--centers", "32"]);
+    let needed: usize = String::from_utf8_lossy(&o.stdout).trim().trim_start_matches("bytes: ").parse().unwrap();
+    let fits = format!("{needed}");
+    let o = kestrel(&["stream", "--learner", "rsvm", "--input", &binary, "--dim", "2", "--budget", &fits]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let less = format!("{}", needed - 1);
+    let o = kestrel(&["stream", "--learner", "rsvm", "--input", &binary, "--dim", "2", "--budget", &less]);
+    assert_refused(&o, 2, "over --budget");
+}
+
+#[test]
+fn a_line_over_the_limit_is_a_bad_row_naming_its_line() {
+    let long = format!("1 1:1\n{}\n-1 1:2\n", "1 1:0.5 ".repeat(20_000));
+    let args = ["stream", "--learner", "svm", "--input", "-", "--dim", "1", "--max-line-bytes", "64KiB"];
+    let o = kestrel_within(&args, long.as_bytes(), Duration::from_secs(120));
+    assert_refused(&o, 1, "<stdin>:2:1: the line is longer than the limit of 65536 bytes");
+    let skip = [&args[..], &["--on-error", "skip"]].concat();
+    let o = kestrel_within(&skip, long.as_bytes(), Duration::from_secs(120));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"skipped\":1"));
+    // A line that never ends: 384 MiB without a newline, read under a 300 MiB address
+    // space — in constant memory, or the process aborts.
+    let endless = vec![b'1'; 384 << 20];
+    let stream = ["stream", "--learner", "svm", "--input", "-", "--dim", "1", "--on-error", "skip"];
+    let o = kestrel_capped(300 << 10, &stream, &endless, Duration::from_secs(300));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"skipped\":1"));
+}
+
+#[test]
+fn outputs_that_are_not_regular_files_are_never_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("outputs");
+    let data = sixty(&dir);
+    let fifo = dir.join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let fifo_arg = fifo.to_str().unwrap();
+    let o = kestrel(&["train", "--learner", "svm", "--input", &data, "--out", fifo_arg]);
+    assert_refused(&o, 1, "is not a regular file; refusing to replace it");
+    let o = kestrel(&["stream", "--learner", "svm", "--input", &data, "--dim", "2", "--checkpoint", fifo_arg]);
+    assert_refused(&o, 1, "is not a regular file; refusing to replace it");
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "the FIFO is still a FIFO");
+    // A symbolic link is followed: the target is written, the link stays.
+    let link = dir.join("link.kestrel");
+    std::os::unix::fs::symlink("target.kestrel", &link).unwrap();
+    let o = kestrel(&["train", "--learner", "svm", "--input", &data, "--out", link.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(dir.join("target.kestrel").is_file());
+}
