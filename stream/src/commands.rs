@@ -5,11 +5,11 @@ use std::io::{self, BufWriter, Write};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use kestrel_core::cholesky;
-use kestrel_core::dcd::{self, Loss};
+use kestrel_core::Cholesky;
+use kestrel_core::dcd::{self, Loss, OnlineSvm};
 use kestrel_core::reduced_set::{ReducedKernelModel, StreamingSelector};
 use kestrel_core::slkl;
-use kestrel_core::slkl::Dims;
+use kestrel_core::slkl::{Dims, SlklWindow};
 use kestrel_core::{Kernel, Real};
 use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::model::{self, scalar_name};
@@ -130,7 +130,7 @@ fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, 
     let mut bytes = vec![
         0u8;
         64 + 10
-            * ReducedKernelModel::storage_len(model.dim(), model.centres_len(), model.outputs())
+            * ReducedKernelModel::scalars_len(model.dim(), model.centres_len(), model.outputs())
             * size_of::<T>()
     ];
     let len = model.encode(&mut bytes)?;
@@ -319,16 +319,16 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
     let scalar_bytes = size_of::<T>();
     let bytes_for = |window: usize| -> Result<usize> {
         let (scalars, indices) = match args.learner {
-            Learner::Svm => (dcd::online_scalars_len(window, args.dim).saturating_mul(args.classes.max(2) - 1), 0),
+            Learner::Svm => (OnlineSvm::scalars_len(window, args.dim).saturating_mul(args.classes.max(2) - 1), 0),
             Learner::Slkl => {
                 let dims = Dims::new(window, args.dim, args.centers, args.centers);
-                (dims.window_scalars_len(), dims.indices_len())
+                (SlklWindow::scalars_len(dims), SlklWindow::indices_len(dims))
             }
             Learner::Rsvm => {
                 // Streaming selection of the centres, then the windowed SVM on their features.
                 let c = args.centers;
-                let selector = StreamingSelector::values_len(c, args.dim) + cholesky::storage_len(c);
-                (selector + dcd::online_scalars_len(window, c).saturating_mul(args.classes.max(2) - 1), 0)
+                let selector = StreamingSelector::scalars_len(c, args.dim) + Cholesky::scalars_len(c);
+                (selector + OnlineSvm::scalars_len(window, c).saturating_mul(args.classes.max(2) - 1), 0)
             }
         };
         Ok(scalars.saturating_mul(scalar_bytes).saturating_add(indices.saturating_mul(index_bytes)))

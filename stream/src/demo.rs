@@ -14,7 +14,8 @@ use std::time::Instant;
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
-use kestrel_core::slkl::Dims;
+use kestrel_core::dcd::OnlineSvm;
+use kestrel_core::slkl::{Dims, SlklWindow};
 use kestrel_core::{Kernel, Rng, dcd, slkl};
 use kestrel_stream::online::{OnlineLearner, Prequential, WindowSlkl, WindowSvm};
 use kestrel_stream::source::Record;
@@ -68,9 +69,9 @@ pub fn run(seed: u64) -> Result<()> {
 
     println!("Kestrel demo: a weather station streams {SAMPLES} readings (every 10 min, ~139 days).");
     println!("Each reading is predicted first, then learned from, by learners that fit a microcontroller (f32):");
-    let slkl_bytes = Dims::new(WINDOW, DIM, CENTRES, CENTRES).window_scalars_len() * 4
-        + Dims::new(WINDOW, DIM, CENTRES, CENTRES).indices_len() * 4;
-    let svm_bytes = dcd::online_scalars_len(WINDOW, DIM) * 4;
+    let slkl_bytes = SlklWindow::scalars_len(Dims::new(WINDOW, DIM, CENTRES, CENTRES)) * 4
+        + SlklWindow::indices_len(Dims::new(WINDOW, DIM, CENTRES, CENTRES)) * 4;
+    let svm_bytes = OnlineSvm::scalars_len(WINDOW, DIM) * 4;
     println!("  temperature: windowed SLKL, last {WINDOW} readings, {CENTRES} centres   — {slkl_bytes} bytes");
     println!("  frost alarm: windowed linear SVM, last {WINDOW} readings          — {svm_bytes} bytes\n");
 

@@ -7,7 +7,7 @@
 
 use kestrel_core::Real;
 use kestrel_core::Rng;
-use kestrel_core::dcd::{self, Exit, LinearModel, LinearSvm, OneVsRest, Outcome, SparseRows, ValidParams};
+use kestrel_core::dcd::{Exit, LinearModel, LinearSvm, OneVsRest, Outcome, SparseRows, ValidParams};
 
 use crate::dataset::Dataset;
 
@@ -108,7 +108,7 @@ impl LabelMap {
 
 /// Bytes the solver state needs for `n` rows, `dim` features and `outputs` weight vectors.
 pub fn solver_bytes<T>(n: usize, dim: usize, outputs: usize) -> usize {
-    if outputs == 1 { dcd::batch_bytes::<T>(n, dim) } else { dcd::ovr_bytes::<T>(n, dim, outputs) }
+    if outputs == 1 { LinearSvm::bytes::<T>(n, dim) } else { OneVsRest::bytes::<T>(n, dim, outputs) }
 }
 
 /// Trains on `data`; `budget` (bytes) bounds the data set plus the solver state.
@@ -135,10 +135,10 @@ pub fn train<T: Real>(
     let rows = SparseRows::new(dim, offsets, indices, values)?;
     let mut rng = Rng::seed_from_u64(seed);
     let mut model =
-        LinearModel::new_in(vec![T::ZERO; LinearModel::storage_len(dim, outputs)], dim, outputs, params.bias())?;
+        LinearModel::new_in(vec![T::ZERO; LinearModel::scalars_len(dim, outputs)], dim, outputs, params.bias())?;
     let outcome = match map {
         LabelMap::Binary(pair) => {
-            let (scalars, idx) = (vec![T::ZERO; dcd::batch_scalars_len(n, dim)], vec![0; dcd::batch_indices_len(n)]);
+            let (scalars, idx) = (vec![T::ZERO; LinearSvm::scalars_len(n, dim)], vec![0; LinearSvm::indices_len(n)]);
             let mut svm = LinearSvm::new_in(scalars, idx, n, dim, params)?;
             let outcome = svm.train(&rows, &labels, &mut rng)?;
             copy_weights(&mut model, 0, svm.weights(), svm.bias_weight());
@@ -146,8 +146,8 @@ pub fn train<T: Real>(
             outcome
         }
         LabelMap::Classes(k) => {
-            let scalars = vec![T::ZERO; dcd::ovr_scalars_len(n, dim, k)];
-            let mut svm = OneVsRest::new_in(scalars, vec![0; dcd::ovr_indices_len(n)], n, dim, k, params)?;
+            let scalars = vec![T::ZERO; OneVsRest::scalars_len(n, dim, k)];
+            let mut svm = OneVsRest::new_in(scalars, vec![0; OneVsRest::indices_len(n)], n, dim, k, params)?;
             let outcome = svm.train(&rows, &labels, &mut rng)?;
             for c in 0..k {
                 let (w, b) = (svm.weights(c).unwrap_or(&[]), svm.bias_weight(c).unwrap_or(T::ZERO));

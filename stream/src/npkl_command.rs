@@ -175,7 +175,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     }
     let t0 = Instant::now();
     let graph = Laplacian::build_in(
-        vec![0.0; Laplacian::values_len(n, k)],
+        vec![0.0; Laplacian::scalars_len(n, k)],
         vec![0; Laplacian::indices_len(n, k)],
         &points,
         dim,
@@ -188,8 +188,8 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     let t_max = constraints.max_degree();
     let t0 = Instant::now();
     let mut npkl = Npkl::new_in(
-        vec![0.0; Npkl::values_len(n, rank, t_max)],
-        vec![0; Npkl::order_len(n)],
+        vec![0.0; Npkl::scalars_len(n, rank, t_max)],
+        vec![0; Npkl::indices_len(n)],
         graph.view(),
         constraints.view(),
         NpklParams::new(rank, loss),
@@ -214,7 +214,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
 
     let t0 = Instant::now();
     let km = KMeans::fit_in(
-        vec![0.0; KMeans::values_len(n, rank, args.clusters)],
+        vec![0.0; KMeans::scalars_len(n, rank, args.clusters)],
         vec![0; KMeans::indices_len(n, args.clusters)],
         npkl.columns(),
         rank,
@@ -234,10 +234,10 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     }
 
     let bytes = [
-        ("graph", Laplacian::bytes_needed::<f64>(n, k)),
-        ("pairs", Constraints::bytes_needed(n, m)),
-        ("solver", Npkl::bytes_needed::<f64>(n, rank, t_max)),
-        ("kmeans", KMeans::bytes_needed::<f64>(n, rank, args.clusters)),
+        ("graph", Laplacian::bytes::<f64>(n, k)),
+        ("pairs", Constraints::bytes(n, m)),
+        ("solver", Npkl::bytes::<f64>(n, rank, t_max)),
+        ("kmeans", KMeans::bytes::<f64>(n, rank, args.clusters)),
     ];
     let stop = match outcome.reason {
         StopReason::Converged => "converged",

@@ -3,8 +3,8 @@
 //! `L⁻¹z(x)`, `LLᵀ = K(Ã, Ã)`, unless asked not to — train the linear SVM on them, and fold
 //! everything into a [`ReducedKernelModel`] that predicts with `m` kernel evaluations.
 
-use kestrel_core::cholesky::{self, Cholesky};
-use kestrel_core::dcd::{self, DenseRows, Exit, LinearSvm, OneVsRest, ValidParams};
+use kestrel_core::cholesky::Cholesky;
+use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, OneVsRest, ValidParams};
 use kestrel_core::reduced_set::{Irsvm, IrsvmParams, ReducedKernelModel, select_random};
 use kestrel_core::{Kernel, Real, Rng};
 
@@ -82,7 +82,7 @@ pub fn train<T: Real>(
     let labels: Vec<i32> = data.labels().iter().map(|&l| map.solver_label(l)).collect();
     let rows = DenseRows::new(&features, m)?;
     let mut model = ReducedKernelModel::new_in(
-        vec![T::ZERO; ReducedKernelModel::storage_len(dim, m, outputs)],
+        vec![T::ZERO; ReducedKernelModel::scalars_len(dim, m, outputs)],
         config.kernel,
         dim,
         m,
@@ -101,8 +101,8 @@ pub fn train<T: Real>(
     let (outcome_objective, passes, converged, solver_bytes) = match map {
         LabelMap::Binary(pair) => {
             let mut svm = LinearSvm::new_in(
-                vec![T::ZERO; dcd::batch_scalars_len(n, m)],
-                vec![0; dcd::batch_indices_len(n)],
+                vec![T::ZERO; LinearSvm::scalars_len(n, m)],
+                vec![0; LinearSvm::indices_len(n)],
                 n,
                 m,
                 config.params,
@@ -110,12 +110,12 @@ pub fn train<T: Real>(
             let outcome = svm.train(&rows, &labels, &mut rng)?;
             fold(&mut model, 0, svm.weights(), svm.bias_weight())?;
             model.labels_mut().copy_from_slice(&pair.map(T::from_f64));
-            (outcome.objective, outcome.passes, outcome.exit == Exit::Converged, dcd::batch_bytes::<T>(n, m))
+            (outcome.objective, outcome.passes, outcome.exit == Exit::Converged, LinearSvm::bytes::<T>(n, m))
         }
         LabelMap::Classes(k) => {
             let mut svm = OneVsRest::new_in(
-                vec![T::ZERO; dcd::ovr_scalars_len(n, m, k)],
-                vec![0; dcd::ovr_indices_len(n)],
+                vec![T::ZERO; OneVsRest::scalars_len(n, m, k)],
+                vec![0; OneVsRest::indices_len(n)],
                 n,
                 m,
                 k,
@@ -126,10 +126,10 @@ pub fn train<T: Real>(
                 let w = svm.weights(c).unwrap_or(&[]).to_vec();
                 fold(&mut model, c, &w, svm.bias_weight(c).unwrap_or(T::ZERO))?;
             }
-            (outcome.objective, outcome.passes, outcome.exit == Exit::Converged, dcd::ovr_bytes::<T>(n, m, k))
+            (outcome.objective, outcome.passes, outcome.exit == Exit::Converged, OneVsRest::bytes::<T>(n, m, k))
         }
     };
-    let working_bytes = (features.len() + cholesky::storage_len(m)) * size_of::<T>() + solver_bytes;
+    let working_bytes = (features.len() + Cholesky::scalars_len(m)) * size_of::<T>() + solver_bytes;
     let summary = RsvmSummary { centres: m, objective: outcome_objective.to_f64(), passes, converged, working_bytes };
     Ok((model, summary))
 }
@@ -163,8 +163,8 @@ fn choose_centres<T: Real>(
         Selection::Irsvm { rms } => {
             let delta = T::from_f64(rms * (n as f64).sqrt());
             let selection = Irsvm::select_in(
-                vec![T::ZERO; Irsvm::values_len(n, capacity)],
-                Cholesky::new_in(vec![T::ZERO; cholesky::storage_len(capacity)], capacity)?,
+                vec![T::ZERO; Irsvm::scalars_len(n, capacity)],
+                Cholesky::new_in(vec![T::ZERO; Cholesky::scalars_len(capacity)], capacity)?,
                 vec![0; Irsvm::indices_len(n, capacity)],
                 points,
                 dim,
@@ -205,7 +205,7 @@ fn whiten<T: Real>(
     let centre = |i: usize| &centres[i * dim..(i + 1) * dim];
     let largest = (0..m).map(|i| kernel.diagonal(centre(i)).to_f64()).fold(0.0, f64::max);
     let jitter = T::from_f64(largest * m as f64 * T::EPSILON.to_f64());
-    let factor = Cholesky::factor_in(vec![T::ZERO; cholesky::storage_len(m)], m, m, |i, j| {
+    let factor = Cholesky::factor_in(vec![T::ZERO; Cholesky::scalars_len(m)], m, m, |i, j| {
         let k = kernel.eval(centre(i), centre(j)).unwrap_or(T::ZERO);
         if i == j { k + jitter } else { k }
     })?;

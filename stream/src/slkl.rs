@@ -3,7 +3,7 @@
 //! The columns `c_m` are precomputed (`n·M` scalars) when that fits the memory budget,
 //! and computed on the fly (`n·(m0_max + 1)`) otherwise.
 
-use kestrel_core::slkl::{self, Candidates, Dims, ExitReason, Predictor, Slkl, ValidParams, predictor};
+use kestrel_core::slkl::{self, Candidates, Dims, ExitReason, Predictor, Slkl, ValidParams};
 use kestrel_core::{Error, Real};
 
 use crate::dataset::Dataset;
@@ -46,8 +46,8 @@ pub fn dims_for<T>(n: usize, dim: usize, candidates: usize, max_active: usize, b
     let precomputed = on_the_fly.precomputed();
     match budget {
         None => Some(precomputed),
-        Some(b) if precomputed.bytes::<T>() <= b => Some(precomputed),
-        Some(b) if on_the_fly.bytes::<T>() <= b => Some(on_the_fly),
+        Some(b) if Slkl::bytes::<T>(precomputed) <= b => Some(precomputed),
+        Some(b) if Slkl::bytes::<T>(on_the_fly) <= b => Some(on_the_fly),
         Some(_) => None,
     }
 }
@@ -64,14 +64,14 @@ pub fn train<T: Real>(
     let candidates = config.candidates.clamp(1, n.max(1));
     let max_active = config.max_active.clamp(1, candidates);
     let dims = dims_for::<T>(n, dim, candidates, max_active, config.budget).ok_or(TrainError::OverBudget {
-        needed: Dims::new(n, dim, candidates, max_active).bytes::<T>(),
+        needed: Slkl::bytes::<T>(Dims::new(n, dim, candidates, max_active)),
         budget: config.budget.unwrap_or(0),
     })?;
     let x = data.dense(dim);
     let y: Vec<T> = data.labels().iter().map(|&v| T::from_f64(v)).collect();
     let mut learner = Slkl::new_in(
-        vec![T::ZERO; dims.scalars_len()],
-        vec![0usize; dims.indices_len()],
+        vec![T::ZERO; Slkl::scalars_len(dims)],
+        vec![0usize; Slkl::indices_len(dims)],
         dims,
         config.params,
         &x,
@@ -80,13 +80,13 @@ pub fn train<T: Real>(
     )?;
     let summary = learner.run()?;
     let m0 = learner.active_len();
-    let model = learner.predictor_in(vec![T::ZERO; predictor::scalars_len(m0, dim)])?;
+    let model = learner.predictor_in(vec![T::ZERO; Predictor::scalars_len(m0, dim)])?;
     let summary = SlklSummary {
         objective: summary.objective.to_f64(),
         steps: summary.steps,
         converged: summary.reason == ExitReason::Converged,
         centres: m0,
-        working_bytes: dims.bytes::<T>(),
+        working_bytes: Slkl::bytes::<T>(dims),
         precomputed: dims.column_mode() == slkl::ColumnMode::Precomputed,
     };
     Ok((model, summary))
@@ -97,7 +97,7 @@ pub fn train<T: Real>(
 /// # Errors
 /// Only if the encoder rejects the model (it does not for a valid one).
 pub fn encode<T: Real>(model: &Predictor<T, Vec<T>>) -> Result<Vec<u8>, Error> {
-    let mut bytes = vec![0u8; 64 + 2 * predictor::bytes::<T>(model.len(), model.dim())];
+    let mut bytes = vec![0u8; 64 + 2 * Predictor::bytes::<T>(model.len(), model.dim())];
     let len = model.encode(&mut bytes)?;
     bytes.truncate(len);
     Ok(bytes)

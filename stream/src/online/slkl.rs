@@ -1,6 +1,6 @@
 //! [`WindowSlkl`]: the windowed SLKL regressor of `kestrel stream --learner slkl`.
 
-use kestrel_core::slkl::{self, Dims, SlklWindow, SlklWindowState, predictor};
+use kestrel_core::slkl::{self, Dims, Predictor, SlklWindow, SlklWindowState};
 use kestrel_core::{Error, Real};
 use serde::{Deserialize, Serialize};
 
@@ -34,9 +34,9 @@ impl<T: Real> WindowSlkl<T> {
         WindowSlkl { dims, params, steps, warmup: Vec::new(), learner: None, dense: vec![T::ZERO; dim] }
     }
 
-    /// Bytes of the learner's buffers ([`Dims::window_bytes`]).
+    /// Bytes of the learner's buffers ([`SlklWindow::bytes`]).
     pub fn bytes(&self) -> usize {
-        self.dims.window_bytes::<T>()
+        SlklWindow::bytes::<T>(self.dims)
     }
 
     /// Samples collected before learning starts: a full window (at least `M`).
@@ -56,8 +56,8 @@ impl<T: Real> WindowSlkl<T> {
             .flat_map(|(x, _)| x.iter().copied())
             .collect();
         let mut learner = SlklWindow::new_in(
-            vec![T::ZERO; self.dims.window_scalars_len()],
-            vec![0usize; self.dims.indices_len()],
+            vec![T::ZERO; SlklWindow::scalars_len(self.dims)],
+            vec![0usize; SlklWindow::indices_len(self.dims)],
             self.dims,
             self.params,
             &centres,
@@ -119,8 +119,8 @@ impl<T: Real> OnlineLearner for WindowSlkl<T> {
     fn encode(&mut self) -> Result<Vec<u8>, Error> {
         let learner = self.learner.as_mut().ok_or(Error::InvalidParam { name: "centers" })?;
         let m0 = learner.active_len();
-        let model = learner.predictor_in(vec![T::ZERO; predictor::scalars_len(m0, self.dims.dim())])?;
-        let mut bytes = vec![0u8; 64 + 2 * predictor::bytes::<T>(m0, self.dims.dim())];
+        let model = learner.predictor_in(vec![T::ZERO; Predictor::scalars_len(m0, self.dims.dim())])?;
+        let mut bytes = vec![0u8; 64 + 2 * Predictor::bytes::<T>(m0, self.dims.dim())];
         let len = model.encode(&mut bytes)?;
         bytes.truncate(len);
         Ok(bytes)

@@ -33,7 +33,7 @@ impl<T: Real> WindowSvm<T> {
     /// # Errors
     /// As `OnlineSvm::new_in`.
     pub fn new(window: usize, dim: usize, params: dcd::ValidParams<T>, steps: usize, seed: u64) -> Result<Self, Error> {
-        let svm = OnlineSvm::new_in(vec![T::ZERO; dcd::online_scalars_len(window, dim)], window, dim, params, steps)?;
+        let svm = OnlineSvm::new_in(vec![T::ZERO; OnlineSvm::scalars_len(window, dim)], window, dim, params, steps)?;
         Ok(WindowSvm { svm, rng: Rng::seed_from_u64(seed), dense: vec![T::ZERO; dim], zero_one: false, learned: 0 })
     }
 }
@@ -64,7 +64,7 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
     fn encode(&mut self) -> Result<Vec<u8>, Error> {
         let dim = self.dense.len();
         let mut model =
-            LinearModel::new_in(vec![T::ZERO; LinearModel::storage_len(dim, 1)], dim, 1, self.svm.params().bias())?;
+            LinearModel::new_in(vec![T::ZERO; LinearModel::scalars_len(dim, 1)], dim, 1, self.svm.params().bias())?;
         if let Some(w) = model.weights_mut(0) {
             w[..dim].copy_from_slice(self.svm.weights());
             w[dim] = self.svm.bias_weight();

@@ -19,7 +19,7 @@
 //! the warm-up holds `N·d` samples and the selector's `c·d + c + 1 + c(c+1)/2 + 2c`; the
 //! learner `N(m + 3) + m + 1` (the window) `+ m·d + m(m+1)/2 + m` (centres, `L`, scratch).
 
-use kestrel_core::cholesky::{self, Cholesky};
+use kestrel_core::cholesky::Cholesky;
 use kestrel_core::dcd::{self, OnlineSvm, Row};
 use kestrel_core::linalg::{Triangle, packed_len, solve_lower, solve_lower_transposed};
 use kestrel_core::reduced_set::{ReducedKernelModel, StreamingSelector};
@@ -84,8 +84,8 @@ struct Frozen<T> {
 impl<T: Real> Warmup<T> {
     fn new(settings: &RsvmSettings<T>, dim: usize) -> Result<Self, Error> {
         let c = settings.centres;
-        let values = vec![T::ZERO; StreamingSelector::values_len(c, dim)];
-        let factor = Cholesky::new_in(vec![T::ZERO; cholesky::storage_len(c)], c)?;
+        let values = vec![T::ZERO; StreamingSelector::scalars_len(c, dim)];
+        let factor = Cholesky::new_in(vec![T::ZERO; Cholesky::scalars_len(c)], c)?;
         let selector = StreamingSelector::new_in(values, factor, settings.kernel, dim, settings.delta)?;
         Ok(Warmup { selector, samples: Vec::new(), labels: Vec::new() })
     }
@@ -115,7 +115,7 @@ impl<T: Real> Frozen<T> {
     fn new(centres: Vec<T>, factor: Vec<T>, settings: &RsvmSettings<T>) -> Result<Self, Error> {
         let m = factor_dim(&factor);
         let (window, params, steps) = (settings.window, settings.params, settings.steps);
-        let svm = OnlineSvm::new_in(vec![T::ZERO; dcd::online_scalars_len(window, m)], window, m, params, steps)?;
+        let svm = OnlineSvm::new_in(vec![T::ZERO; OnlineSvm::scalars_len(window, m)], window, m, params, steps)?;
         Ok(Frozen { centres, factor, svm, features: vec![T::ZERO; m] })
     }
 
@@ -134,7 +134,7 @@ impl<T: Real> Frozen<T> {
     fn model(&self, settings: &RsvmSettings<T>, zero_one: bool) -> Result<ReducedKernelModel<T, Vec<T>>, Error> {
         let m = self.features.len();
         let dim = self.centres.len() / m;
-        let storage = vec![T::ZERO; ReducedKernelModel::storage_len(dim, m, 1)];
+        let storage = vec![T::ZERO; ReducedKernelModel::scalars_len(dim, m, 1)];
         let mut model = ReducedKernelModel::new_in(storage, settings.kernel, dim, m, 1)?;
         model.centres_mut().copy_from_slice(&self.centres);
         let mut u = self.svm.weights().to_vec();
@@ -251,7 +251,7 @@ impl<T: Real> OnlineLearner for WindowRsvm<T> {
                 frozen.model(&self.settings, self.zero_one)?
             }
         };
-        let len = ReducedKernelModel::storage_len(self.dim, model.centres_len(), 1);
+        let len = ReducedKernelModel::scalars_len(self.dim, model.centres_len(), 1);
         let mut bytes = vec![0u8; 64 + 2 * T::BYTES * len];
         let written = model.encode(&mut bytes)?;
         bytes.truncate(written);
@@ -308,7 +308,7 @@ pub(super) mod tests {
         assert!(late.accuracy() > 0.85 && linear.accuracy() < 0.65, "{} vs {}", late.accuracy(), linear.accuracy());
         assert!(learner.centres() > 4 && learner.centres() <= 40, "{}", learner.centres());
         let bytes = learner.encode().unwrap();
-        let len = ReducedKernelModel::storage_len(2, learner.centres(), 1);
+        let len = ReducedKernelModel::scalars_len(2, learner.centres(), 1);
         let model = ReducedKernelModel::<T, _>::decode_in(&bytes, vec![T::ZERO; len]).unwrap();
         assert_eq!(model.labels(), &[T::ZERO, T::ONE]);
         let tolerance = 1e3 * T::EPSILON.to_f64();
