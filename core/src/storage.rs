@@ -3,7 +3,7 @@
 //! A structure of the core never allocates. Its constructor takes a buffer `S` of scalars
 //! and checks it against the bytes the configuration needs, which a `const fn` next to
 //! each structure computes before anything is built (e.g.
-//! [`cholesky::storage_len`](crate::cholesky::storage_len)). Any `S` that dereferences to a
+//! [`Cholesky::scalars_len`](crate::Cholesky::scalars_len)). Any `S` that dereferences to a
 //! mutable slice will do, so one algorithm serves three forms of storage:
 //!
 //! - a buffer **lent** by the caller: `&mut [T]` (a `static` region on a device, a stack
@@ -15,9 +15,9 @@
 //!   simply satisfies the same bound).
 //!
 //! ```
-//! use kestrel_core::cholesky::{self, Cholesky};
+//! use kestrel_core::Cholesky;
 //! // Owned: the array length is computed at compile time from the capacity.
-//! let owned = Cholesky::<f32, _>::new_in([0.0f32; cholesky::storage_len(16)], 16)?;
+//! let owned = Cholesky::<f32, _>::new_in([0.0f32; Cholesky::scalars_len(16)], 16)?;
 //! // Lent: any mutable slice long enough.
 //! let mut buf = [0.0f64; 64];
 //! let lent = Cholesky::new_in(&mut buf[..], 4)?;

@@ -7,7 +7,7 @@
 //!   axes, same window.
 //!
 //! Every buffer is a static whose length is a `const fn` of the configuration
-//! ([`Dims::window_scalars_len`], [`Dims::indices_len`], [`online_scalars_len`]), so the
+//! ([`SlklWindow::scalars_len`], [`SlklWindow::indices_len`], [`OnlineSvm::scalars_len`]), so the
 //! linker places them in `.bss` and refuses a configuration that does not fit the RAM of
 //! `memory.x`. The learner structs themselves (a few hundred bytes of bookkeeping over
 //! borrowed buffers) live in statics too; nothing learner-sized is on the stack.
@@ -17,7 +17,7 @@
 //!
 //! Statics are taken once ([`ConstStaticCell`], [`StaticCell`]), never `static mut`.
 
-use kestrel_core::dcd::{self, OnlineSvm, online_scalars_len};
+use kestrel_core::dcd::{self, OnlineSvm};
 use kestrel_core::slkl::{self, Dims, SlklWindow};
 use kestrel_core::{Error, Kernel};
 use static_cell::{ConstStaticCell, StaticCell};
@@ -33,11 +33,11 @@ pub const CENTRES: usize = 32;
 /// SLKL's capacities.
 pub const SLKL_DIMS: Dims = Dims::new(WINDOW, DIM, CENTRES, CENTRES);
 /// Scalars of SLKL's buffer.
-pub const SLKL_SCALARS_LEN: usize = SLKL_DIMS.window_scalars_len();
+pub const SLKL_SCALARS_LEN: usize = SlklWindow::scalars_len(SLKL_DIMS);
 /// Indices of SLKL's buffer.
-pub const SLKL_INDICES_LEN: usize = SLKL_DIMS.indices_len();
+pub const SLKL_INDICES_LEN: usize = SlklWindow::indices_len(SLKL_DIMS);
 /// Scalars of the SVM's buffer.
-pub const SVM_SCALARS_LEN: usize = online_scalars_len(WINDOW, DIM);
+pub const SVM_SCALARS_LEN: usize = OnlineSvm::scalars_len(WINDOW, DIM);
 
 /// Gaussian kernel width of SLKL, `exp(−γ‖x − x'‖²)` on accelerations in g.
 pub const GAMMA: f32 = 4.0;

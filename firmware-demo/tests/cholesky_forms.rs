@@ -15,7 +15,7 @@ mod common;
 
 use common::{Dense, close};
 use cortex_m_rt::entry;
-use kestrel_core::cholesky::{ArrayCholesky, Cholesky, IncompleteCholesky, StopReason, budget, storage_len};
+use kestrel_core::cholesky::{ArrayCholesky, Cholesky, IncompleteCholesky, StopReason};
 use kestrel_core::{Error, Kernel, Rng};
 use kestrel_firmware_demo::{Failure, Tests, ensure};
 
@@ -60,12 +60,16 @@ fn spd(seed: u64, n: usize) -> ([f32; N * N], Dense) {
     (a32, a)
 }
 
-fn factor(a: &[f32], n: usize) -> Result<ArrayCholesky<f32, { storage_len(CAP) }>, Error> {
-    Cholesky::from_matrix_in([0.0; storage_len(CAP)], CAP, &a[..n * n], n)
+fn factor(a: &[f32], n: usize) -> Result<ArrayCholesky<f32, { Cholesky::scalars_len(CAP) }>, Error> {
+    Cholesky::from_matrix_in([0.0; Cholesky::scalars_len(CAP)], CAP, &a[..n * n], n)
 }
 
 /// `max |L·Lᵀ − A| ≤ tol_factor·n·ε·max|A|`.
-fn reproduces(chol: &ArrayCholesky<f32, { storage_len(CAP) }>, a: &Dense, tol_factor: f64) -> Result<(), Failure> {
+fn reproduces(
+    chol: &ArrayCholesky<f32, { Cholesky::scalars_len(CAP) }>,
+    a: &Dense,
+    tol_factor: f64,
+) -> Result<(), Failure> {
     ensure(chol.dim() == a.n, "factor has the matrix's order")?;
     let product = Dense::from_packed_product(chol.packed(), a.n);
     let tol = tol_factor * a.n as f64 * EPS * a.max_abs();
@@ -112,7 +116,7 @@ fn indefinite_matrix() -> Result<(), Failure> {
 /// Growing the factor column by column from empty gives the factor of the whole matrix.
 fn appending_columns() -> Result<(), Failure> {
     let (a32, a) = spd(4, N);
-    let mut chol = Cholesky::new_in([0.0f32; storage_len(CAP)], CAP)?;
+    let mut chol = Cholesky::new_in([0.0f32; Cholesky::scalars_len(CAP)], CAP)?;
     for k in 0..N {
         let column: [f32; N] = core::array::from_fn(|i| a32[k * N + i]);
         chol.append_column(&column[..=k])?;
@@ -183,7 +187,7 @@ fn downdate_rejected() -> Result<(), Failure> {
 
 /// Capacity 2: a third column is `CapacityExceeded`, the factor unchanged.
 fn append_beyond_capacity() -> Result<(), Failure> {
-    let mut chol = Cholesky::new_in([0.0f32; storage_len(2)], 2)?;
+    let mut chol = Cholesky::new_in([0.0f32; Cholesky::scalars_len(2)], 2)?;
     chol.append_column(&[2.0])?;
     chol.append_column(&[1.0, 3.0])?;
     let mut before = [0.0f32; 3];
@@ -226,8 +230,8 @@ fn product<S: AsRef<[f32]> + AsMut<[f32]>, P: AsRef<[usize]> + AsMut<[usize]>>(
 /// Rank 16 of 16 points: `G·Gᵀ = K`.
 fn incomplete_full_rank() -> Result<(), Failure> {
     let (points, k, kernel) = gram(8);
-    let mut values = [0.0f32; budget::values_len(16, 16)];
-    let mut pivots = [0usize; budget::pivots_len(16)];
+    let mut values = [0.0f32; IncompleteCholesky::scalars_len(16, 16)];
+    let mut pivots = [0usize; IncompleteCholesky::indices_len(16)];
     let ich = IncompleteCholesky::from_kernel_in(&mut values[..], &mut pivots[..], &kernel, &points, 2, 16, 0.0)?;
     ensure(ich.rank() == 16, "full rank")?;
     ensure(product(&ich).max_diff(&k) <= 64.0 * EPS, "G Gt = K")
@@ -238,8 +242,8 @@ fn incomplete_full_rank() -> Result<(), Failure> {
 /// with `K` on the pivots' rows and columns.
 fn incomplete_low_rank() -> Result<(), Failure> {
     let (points, k, kernel) = gram(9);
-    let mut values = [0.0f32; budget::values_len(16, 6)];
-    let mut pivots = [0usize; budget::pivots_len(6)];
+    let mut values = [0.0f32; IncompleteCholesky::scalars_len(16, 6)];
+    let mut pivots = [0usize; IncompleteCholesky::indices_len(6)];
     let ich = IncompleteCholesky::from_kernel_in(&mut values[..], &mut pivots[..], &kernel, &points, 2, 6, 0.0)?;
     ensure(ich.rank() == 6 && ich.stop_reason() == StopReason::RankBudget, "stopped at the rank budget")?;
     let g = product(&ich);
@@ -262,8 +266,8 @@ fn incomplete_low_rank() -> Result<(), Failure> {
 /// With tolerance 10⁻², it stops as soon as `tr(K − GGᵀ) ≤ 10⁻²·tr(K)`, below rank 16.
 fn incomplete_tolerance() -> Result<(), Failure> {
     let (points, _, kernel) = gram(10);
-    let mut values = [0.0f32; budget::values_len(16, 16)];
-    let mut pivots = [0usize; budget::pivots_len(16)];
+    let mut values = [0.0f32; IncompleteCholesky::scalars_len(16, 16)];
+    let mut pivots = [0usize; IncompleteCholesky::indices_len(16)];
     let ich = IncompleteCholesky::from_kernel_in(&mut values[..], &mut pivots[..], &kernel, &points, 2, 16, 1e-2)?;
     ensure(ich.stop_reason() == StopReason::Tolerance && ich.rank() < 16, "stopped on the tolerance")?;
     ensure(ich.residual() <= 1e-2 * ich.trace() && ich.trace() == 16.0, "residual within tolerance")
@@ -271,7 +275,7 @@ fn incomplete_tolerance() -> Result<(), Failure> {
 
 fn incomplete_non_finite() -> Result<(), Failure> {
     let points = [0.0f32, 1.0, f32::NAN, 0.5];
-    let mut values = [0.0f32; budget::values_len(2, 2)];
+    let mut values = [0.0f32; IncompleteCholesky::scalars_len(2, 2)];
     let mut pivots = [0usize; 2];
     let kernel = Kernel::rbf(1.0f32)?;
     let result = IncompleteCholesky::from_kernel_in(&mut values[..], &mut pivots[..], &kernel, &points, 2, 2, 0.0);

@@ -16,10 +16,7 @@ mod common;
 
 use common::close;
 use cortex_m_rt::entry;
-use kestrel_core::dcd::{
-    DenseRows, Exit, LinearSvm, Loss, OneVsRest, OnlineSvm, Params, Row, batch_indices_len, batch_scalars_len,
-    online_scalars_len, ovr_indices_len, ovr_scalars_len,
-};
+use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, Loss, OneVsRest, OnlineSvm, Params, Row};
 use kestrel_core::{Error, Rng};
 use kestrel_firmware_demo::{Failure, Tests, ensure};
 
@@ -80,7 +77,8 @@ fn margin(w: &[f64], x: &[f32]) -> f64 {
 fn batch(loss: Loss, c: f32) -> Result<(), Failure> {
     let (x, y) = data(1, 0.3);
     let params = Params::new().loss(loss).c(c).bias(BIAS).epsilon(EPSILON).check()?;
-    let mut svm = LinearSvm::new_in([0.0f32; batch_scalars_len(N, D)], [0usize; batch_indices_len(N)], N, D, params)?;
+    let mut svm =
+        LinearSvm::new_in([0.0f32; LinearSvm::scalars_len(N, D)], [0usize; LinearSvm::indices_len(N)], N, D, params)?;
     let mut previous = f32::INFINITY;
     let mut monotone = true;
     let outcome = svm.train_observed(&DenseRows::new(&x, D)?, &y, &mut Rng::seed_from_u64(2), |pass| {
@@ -130,7 +128,8 @@ fn batch(loss: Loss, c: f32) -> Result<(), Failure> {
 fn separable() -> Result<(), Failure> {
     let (x, y) = data(3, 0.0);
     let params = Params::new().loss(Loss::Hinge).c(100.0).bias(BIAS).epsilon(1e-4).check()?;
-    let mut svm = LinearSvm::new_in([0.0f32; batch_scalars_len(N, D)], [0usize; batch_indices_len(N)], N, D, params)?;
+    let mut svm =
+        LinearSvm::new_in([0.0f32; LinearSvm::scalars_len(N, D)], [0usize; LinearSvm::indices_len(N)], N, D, params)?;
     svm.train(&DenseRows::new(&x, D)?, &y, &mut Rng::seed_from_u64(4))?;
     for i in 0..N {
         ensure(svm.predict(Row::Dense(&x[i * D..(i + 1) * D]))? == y[i], "training row classified")?;
@@ -145,7 +144,14 @@ fn one_vs_rest() -> Result<(), Failure> {
     let labels: [i32; N] = core::array::from_fn(|i| (i % 3) as i32);
     let x: [f32; N * D] = core::array::from_fn(|k| CENTRES[(k / D) % 3][k % D] + 0.3 * rng.normal::<f32>());
     let params = Params::new().c(1.0).bias(BIAS).epsilon(1e-3).check()?;
-    let mut ovr = OneVsRest::new_in([0.0f32; ovr_scalars_len(N, D, 3)], [0usize; ovr_indices_len(N)], N, D, 3, params)?;
+    let mut ovr = OneVsRest::new_in(
+        [0.0f32; OneVsRest::scalars_len(N, D, 3)],
+        [0usize; OneVsRest::indices_len(N)],
+        N,
+        D,
+        3,
+        params,
+    )?;
     ovr.train(&DenseRows::new(&x, D)?, &labels, &mut Rng::seed_from_u64(6))?;
     for i in 0..N {
         ensure(ovr.predict(Row::Dense(&x[i * D..(i + 1) * D]))? == labels[i] as usize, "cluster classified")?;
@@ -154,11 +160,11 @@ fn one_vs_rest() -> Result<(), Failure> {
 }
 
 const WINDOW: usize = 16;
-type Online = OnlineSvm<f32, [f32; online_scalars_len(WINDOW, D)]>;
+type Online = OnlineSvm<f32, [f32; OnlineSvm::scalars_len(WINDOW, D)]>;
 
 fn online(steps: usize) -> Result<Online, Failure> {
     let params = Params::new().loss(Loss::Hinge).c(1.0).bias(BIAS).check()?;
-    Ok(OnlineSvm::new_in([0.0f32; online_scalars_len(WINDOW, D)], WINDOW, D, params, steps)?)
+    Ok(OnlineSvm::new_in([0.0f32; OnlineSvm::scalars_len(WINDOW, D)], WINDOW, D, params, steps)?)
 }
 
 /// 40 arrivals into a window of 16: after each, the window holds the last samples in

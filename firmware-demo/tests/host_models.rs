@@ -15,7 +15,7 @@ use cortex_m_rt::entry;
 use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::model::{Envelope, ModelError, ModelKind, ScalarKind};
 use kestrel_core::reduced_set::ReducedKernelModel;
-use kestrel_core::slkl::{Predictor, predictor};
+use kestrel_core::slkl::Predictor;
 use kestrel_core::{Error, KernelKind};
 use kestrel_firmware_demo::{Failure, Tests, ensure};
 
@@ -34,7 +34,7 @@ const MAX_DIM: usize = 30;
 /// Rows each input file holds.
 const ROWS: usize = 32;
 /// Storage for the SLKL model: up to 32 centres of 10 features.
-const SLKL_LEN: usize = predictor::scalars_len(32, 10);
+const SLKL_LEN: usize = Predictor::scalars_len(32, 10);
 
 #[entry]
 fn main() -> ! {
@@ -84,13 +84,13 @@ fn check_slkl() -> Result<(), Failure> {
 }
 
 fn check_svm() -> Result<(), Failure> {
-    let model = LinearModel::decode_in(SVM, [0.0f32; LinearModel::storage_len(30, 1)])?;
+    let model = LinearModel::decode_in(SVM, [0.0f32; LinearModel::scalars_len(30, 1)])?;
     ensure(model.dim() == 30 && model.outputs() == 1, "binary model of 30 features")?;
     compare(SVM_INPUTS, SVM_EXPECTED, |x| model.predict(Row::Dense(x)))
 }
 
 fn check_rsvm() -> Result<(), Failure> {
-    let model = ReducedKernelModel::decode_in(RSVM, [0.0f32; ReducedKernelModel::storage_len(2, 16, 1)])?;
+    let model = ReducedKernelModel::decode_in(RSVM, [0.0f32; ReducedKernelModel::scalars_len(2, 16, 1)])?;
     ensure(model.dim() == 2 && model.centres_len() <= 16 && model.outputs() == 1, "binary, 2 features")?;
     compare(RSVM_INPUTS, RSVM_EXPECTED, |x| model.predict(x))
 }

@@ -174,8 +174,8 @@ fn set_weights_match_dense() -> Result<(), Failure> {
     let data = data(1);
     let reference = Reference { x: &data.x, y: &data.y, centres: &data.centres };
     let mut slkl = Slkl::new_in(
-        [0.0f32; DIMS.scalars_len()],
-        [0usize; DIMS.indices_len()],
+        [0.0f32; Slkl::scalars_len(DIMS)],
+        [0usize; Slkl::indices_len(DIMS)],
         DIMS,
         params()?,
         &data.x,
@@ -204,7 +204,7 @@ fn set_weights_match_dense() -> Result<(), Failure> {
 fn steps_monotone() -> Result<(), Failure> {
     let data = data(2);
     let reference = Reference { x: &data.x, y: &data.y, centres: &data.centres };
-    let (mut scalars, mut indices) = ([0.0f32; DIMS.scalars_len()], [0usize; DIMS.indices_len()]);
+    let (mut scalars, mut indices) = ([0.0f32; Slkl::scalars_len(DIMS)], [0usize; Slkl::indices_len(DIMS)]);
     let mut slkl = Slkl::new_in(
         &mut scalars[..],
         &mut indices[..],
@@ -232,7 +232,7 @@ fn run_converges() -> Result<(), Failure> {
     let data = data(3);
     let reference = Reference { x: &data.x, y: &data.y, centres: &data.centres };
     let params = Params::new().kernel(Kernel::rbf(GAMMA)?).nu(NU).epsilon(1e-6).seed(4).check()?;
-    let (mut scalars, mut indices) = ([0.0f32; DIMS.scalars_len()], [0usize; DIMS.indices_len()]);
+    let (mut scalars, mut indices) = ([0.0f32; Slkl::scalars_len(DIMS)], [0usize; Slkl::indices_len(DIMS)]);
     let mut slkl = Slkl::new_in(
         &mut scalars[..],
         &mut indices[..],
@@ -259,7 +259,7 @@ fn run_converges() -> Result<(), Failure> {
 fn max_active_caps_m0() -> Result<(), Failure> {
     let data = data(4);
     let dims = Dims::new(N, D, M, 2);
-    let (mut scalars, mut indices) = ([0.0f32; DIMS.scalars_len()], [0usize; DIMS.indices_len()]);
+    let (mut scalars, mut indices) = ([0.0f32; Slkl::scalars_len(DIMS)], [0usize; Slkl::indices_len(DIMS)]);
     let params = Params::new().kernel(Kernel::rbf(GAMMA)?).nu(1e-4).seed(5).check()?;
     let mut slkl = Slkl::new_in(
         &mut scalars[..],
@@ -304,7 +304,8 @@ fn window_samples(window: &Window<'_>) -> Result<([f32; WINDOW * D], [f32; WINDO
 /// them.
 fn window_matches_dense() -> Result<(), Failure> {
     let data = data(5);
-    let (mut scalars, mut indices) = ([0.0f32; WDIMS.window_scalars_len()], [0usize; WDIMS.indices_len()]);
+    let (mut scalars, mut indices) =
+        ([0.0f32; SlklWindow::scalars_len(WDIMS)], [0usize; SlklWindow::indices_len(WDIMS)]);
     let mut window = SlklWindow::new_in(&mut scalars[..], &mut indices[..], WDIMS, params()?, &data.centres)?;
     for end in [13, N] {
         feed(&mut window, &data, if end == 13 { 0 } else { 13 }, end)?;
@@ -331,12 +332,13 @@ fn window_matches_dense() -> Result<(), Failure> {
 /// window's weights: same `F` and predictions.
 fn window_equals_batch() -> Result<(), Failure> {
     let data = data(6);
-    let (mut scalars, mut indices) = ([0.0f32; WDIMS.window_scalars_len()], [0usize; WDIMS.indices_len()]);
+    let (mut scalars, mut indices) =
+        ([0.0f32; SlklWindow::scalars_len(WDIMS)], [0usize; SlklWindow::indices_len(WDIMS)]);
     let mut window = SlklWindow::new_in(&mut scalars[..], &mut indices[..], WDIMS, params()?, &data.centres)?;
     feed(&mut window, &data, 0, N)?;
     let (x, y) = window_samples(&window)?;
     let bdims = Dims::new(WINDOW, D, M, M);
-    let (mut bs, mut bi) = ([0.0f32; WDIMS.scalars_len()], [0usize; WDIMS.indices_len()]);
+    let (mut bs, mut bi) = ([0.0f32; Slkl::scalars_len(WDIMS)], [0usize; Slkl::indices_len(WDIMS)]);
     let mut batch =
         Slkl::new_in(&mut bs[..], &mut bi[..], bdims, params()?, &x, &y, Candidates::Points(&data.centres))?;
     for m in 0..M {
@@ -354,7 +356,8 @@ fn window_equals_batch() -> Result<(), Failure> {
 /// NaN, ∞ and wrong lengths are errors; the window keeps its samples, `F` and model.
 fn window_rejects_bad_samples() -> Result<(), Failure> {
     let data = data(7);
-    let (mut scalars, mut indices) = ([0.0f32; WDIMS.window_scalars_len()], [0usize; WDIMS.indices_len()]);
+    let (mut scalars, mut indices) =
+        ([0.0f32; SlklWindow::scalars_len(WDIMS)], [0usize; SlklWindow::indices_len(WDIMS)]);
     let mut window = SlklWindow::new_in(&mut scalars[..], &mut indices[..], WDIMS, params()?, &data.centres)?;
     feed(&mut window, &data, 0, 10)?;
     let (before, f_before) = (window_samples(&window)?, window.objective()?);

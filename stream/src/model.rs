@@ -13,7 +13,7 @@
 //! # let dir = std::env::temp_dir().join(format!("kestrel-doc-model-{}", std::process::id()));
 //! # std::fs::create_dir_all(&dir)?;
 //! // w = (1, −1), no bias: the sign of x₀ − x₁.
-//! let mut svm = LinearModel::new_in(vec![0.0f64; LinearModel::storage_len(2, 1)], 2, 1, 0.0)?;
+//! let mut svm = LinearModel::new_in(vec![0.0f64; LinearModel::scalars_len(2, 1)], 2, 1, 0.0)?;
 //! svm.weights_mut(0).unwrap().copy_from_slice(&[1.0, -1.0, 0.0]);
 //! let path = dir.join("svm.kestrel");
 //! kestrel_stream::file::write_atomic(&path, &model::to_bytes(&svm)?)?;

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode};
-use kestrel_core::cholesky::{IncompleteCholesky, StopReason, budget, storage_len};
+use kestrel_core::cholesky::{IncompleteCholesky, StopReason};
 use kestrel_core::{Cholesky, Kernel, Rng};
 use kestrel_tests::{lower_factor, random_spd, relative_error, uniform_points};
 use nalgebra::{DMatrix, DVector};
@@ -30,7 +30,8 @@ const ICHOL_GAMMA: f64 = 0.5;
 
 /// A kestrel factor of the leading `k × k` block of `a`, with room for `capacity` rows.
 fn kestrel_factor(a: &DMatrix<f64>, k: usize, capacity: usize) -> Cholesky<f64, Vec<f64>> {
-    Cholesky::factor_in(vec![0.0; storage_len(capacity)], capacity, k, |i, j| a[(i, j)]).expect("random SPD matrix")
+    Cholesky::factor_in(vec![0.0; Cholesky::scalars_len(capacity)], capacity, k, |i, j| a[(i, j)])
+        .expect("random SPD matrix")
 }
 
 /// Small samples and short measurement: the whole bench must run in minutes on 2 cores.
@@ -138,8 +139,8 @@ fn incomplete(c: &mut Criterion) {
     let mut rng = Rng::seed_from_u64(0x1C40_1E5C);
     let points: Vec<f64> = uniform_points(&mut rng, n, ICHOL_DIM);
     let kernel = Kernel::rbf(ICHOL_GAMMA).expect("positive gamma");
-    let values = vec![0.0f64; budget::values_len(n, r)];
-    let pivots = vec![0usize; budget::pivots_len(r)];
+    let values = vec![0.0f64; IncompleteCholesky::scalars_len(n, r)];
+    let pivots = vec![0usize; IncompleteCholesky::indices_len(r)];
 
     let (mut v, mut p) = (values.clone(), pivots.clone());
     let ich = IncompleteCholesky::from_kernel_in(&mut v[..], &mut p[..], &kernel, &points, ICHOL_DIM, r, 0.0)
@@ -151,7 +152,7 @@ fn incomplete(c: &mut Criterion) {
          tr(K - GG^T) / tr(K) = {:.3e}; storage {} bytes vs dense Gram {} bytes; \
          ~n r^2 = {:.2e} flops in the dot products, r n = {:.1e} kernel evaluations",
         ich.residual() / ich.trace(),
-        budget::bytes_needed::<f64>(n, r),
+        IncompleteCholesky::bytes::<f64>(n, r),
         dense_bytes,
         (n * r * r) as f64,
         (n * r) as f64,

@@ -23,7 +23,7 @@
 
 use std::time::Instant;
 
-use kestrel_core::cholesky::{IncompleteCholesky, budget};
+use kestrel_core::cholesky::IncompleteCholesky;
 use kestrel_core::npkl::{
     Constraints, GraphParams, KMeans, KMeansParams, Laplacian, Loss, Npkl, NpklParams, rand_index_table, rank_for_pairs,
 };
@@ -106,7 +106,7 @@ fn rand(data: &Data, assignments: &[u32]) -> f64 {
 fn kmeans(points: &[f64], dim: usize, clusters: usize, rng: &mut Rng) -> Vec<u32> {
     let n = points.len() / dim;
     let km = KMeans::fit_in(
-        vec![0.0; KMeans::values_len(n, dim, clusters)],
+        vec![0.0; KMeans::scalars_len(n, dim, clusters)],
         vec![0; KMeans::indices_len(n, clusters)],
         points,
         dim,
@@ -120,7 +120,7 @@ fn kmeans(points: &[f64], dim: usize, clusters: usize, rng: &mut Rng) -> Vec<u32
 fn graph(points: &[f64], dim: usize, delta: f64) -> Laplacian<f64, Vec<f64>, Vec<u32>> {
     let (n, k) = (points.len() / dim, 5);
     Laplacian::build_in(
-        vec![0.0; Laplacian::values_len(n, k)],
+        vec![0.0; Laplacian::scalars_len(n, k)],
         vec![0; Laplacian::indices_len(n, k)],
         points,
         dim,
@@ -174,8 +174,8 @@ fn protocol(o: &Options) {
         let mut seconds = vec![Stat::default(); LOSSES.len()];
         let kernel = Kernel::rbf(1.0 / d as f64).expect("gamma");
         let max_rank = n.min(600);
-        let mut values = vec![0.0; budget::values_len(n, max_rank)];
-        let mut pivots = vec![0; budget::pivots_len(max_rank)];
+        let mut values = vec![0.0; IncompleteCholesky::scalars_len(n, max_rank)];
+        let mut pivots = vec![0; IncompleteCholesky::indices_len(max_rank)];
         let ich = IncompleteCholesky::from_kernel_in(
             &mut values[..],
             &mut pivots[..],
@@ -196,7 +196,7 @@ fn protocol(o: &Options) {
                 let mut rng = Rng::seed_from_u64(1000 + seed);
                 let start = Instant::now();
                 let mut npkl = Npkl::new_in(
-                    vec![0.0; Npkl::values_len(n, r, constraints.max_degree())],
+                    vec![0.0; Npkl::scalars_len(n, r, constraints.max_degree())],
                     vec![0; n],
                     g.view(),
                     constraints.view(),
@@ -289,7 +289,7 @@ fn scaling(o: &Options) {
         let r = rank_for_pairs(1000);
         for (loss, name) in LOSSES {
             let mut npkl = Npkl::new_in(
-                vec![0.0; Npkl::values_len(n, r, constraints.max_degree())],
+                vec![0.0; Npkl::scalars_len(n, r, constraints.max_degree())],
                 vec![0; n],
                 g.view(),
                 constraints.view(),

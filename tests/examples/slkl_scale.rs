@@ -42,8 +42,8 @@ fn slkl(task: &Regression<f64>, m: usize, max_active: usize, nu: f64) -> Outcome
     let dims = Dims::new(n, D, m, max_active);
     let params = Params::new().nu(nu).seed(1).check().expect("valid parameters");
     let start = Instant::now();
-    let mut scalars = vec![0.0; dims.scalars_len()];
-    let mut indices = vec![0; dims.indices_len()];
+    let mut scalars = vec![0.0; Slkl::scalars_len(dims)];
+    let mut indices = vec![0; Slkl::indices_len(dims)];
     let mut learner =
         Slkl::new_in(&mut scalars[..], &mut indices[..], dims, params, &task.x, &task.y, Candidates::Random)
             .expect("valid configuration");
@@ -68,8 +68,8 @@ fn main() {
         let dims = Dims::new(n, D, m, a);
         println!(
             "| {n} | {m} | {a} | {:.1} MiB | {:.1} MiB | {:.0} MiB |",
-            mib(dims.bytes::<f64>()),
-            mib(dims.bytes::<f32>()),
+            mib(Slkl::bytes::<f64>(dims)),
+            mib(Slkl::bytes::<f32>(dims)),
             mib(n * n * 8)
         );
     }

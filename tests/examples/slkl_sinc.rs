@@ -29,8 +29,8 @@ fn run(seed: u64, m: usize, shrinking: bool) -> Run {
     let task = sinc_task::<f64>(seed, 1000, 1000);
     let dims = Dims::new(1000, 2, m, 400);
     let params = Params::new().nu(0.01).shrinking(shrinking).seed(seed).check().expect("valid parameters");
-    let mut scalars = vec![0.0; dims.scalars_len()];
-    let mut indices = vec![0; dims.indices_len()];
+    let mut scalars = vec![0.0; Slkl::scalars_len(dims)];
+    let mut indices = vec![0; Slkl::indices_len(dims)];
     let mut slkl = Slkl::new_in(&mut scalars[..], &mut indices[..], dims, params, &task.x, &task.y, Candidates::Random)
         .expect("valid configuration");
     let summary = slkl.run().expect("run");

@@ -2,9 +2,7 @@
 //! `liblinear-train` and `liblinear-predict` do: binary when the labels are ±1,
 //! one-vs-rest over `0..k` otherwise.
 
-use kestrel_core::dcd::{
-    LinearSvm, OneVsRest, Outcome, ValidParams, batch_indices_len, batch_scalars_len, ovr_indices_len, ovr_scalars_len,
-};
+use kestrel_core::dcd::{LinearSvm, OneVsRest, Outcome, ValidParams};
 use kestrel_core::{Error, Real, Rng};
 
 use crate::libsvm::LibSvm;
@@ -29,15 +27,15 @@ pub fn fit<T: Real>(
     let n = train.len();
     let mut rng = Rng::seed_from_u64(seed);
     if train.labels.iter().all(|&y| y == 1 || y == -1) {
-        let scalars = vec![T::ZERO; batch_scalars_len(n, dim)];
-        let indices = vec![0; batch_indices_len(n)];
+        let scalars = vec![T::ZERO; LinearSvm::scalars_len(n, dim)];
+        let indices = vec![0; LinearSvm::indices_len(n)];
         let mut svm = LinearSvm::new_in(scalars, indices, n, dim, params)?;
         let outcome = svm.train(&rows, &train.labels, &mut rng)?;
         Ok((Classifier::Binary(svm), outcome))
     } else {
         let classes = train.labels.iter().copied().max().unwrap_or(0).max(1) as usize + 1;
-        let scalars = vec![T::ZERO; ovr_scalars_len(n, dim, classes)];
-        let indices = vec![0; ovr_indices_len(n)];
+        let scalars = vec![T::ZERO; OneVsRest::scalars_len(n, dim, classes)];
+        let indices = vec![0; OneVsRest::indices_len(n)];
         let mut ovr = OneVsRest::new_in(scalars, indices, n, dim, classes, params)?;
         let outcome = ovr.train(&rows, &train.labels, &mut rng)?;
         Ok((Classifier::OneVsRest(ovr), outcome))

@@ -8,23 +8,6 @@ use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
 
-/// Scalars a factor of capacity `k` needs: the packed triangle `k(k+1)/2` plus two
-/// rotation buffers of `k` (saturating, so an absurd capacity fails the constructor's
-/// check instead of overflowing).
-pub const fn storage_len(capacity: usize) -> usize {
-    packed_len(capacity).saturating_add(capacity.saturating_mul(2))
-}
-
-/// Bytes a factor of capacity `k` with scalar `T` needs: `storage_len(k)·size_of::<T>()`.
-///
-/// ```
-/// use kestrel_core::cholesky::bytes_needed;
-/// assert_eq!(bytes_needed::<f32>(64), (64 * 65 / 2 + 128) * 4);
-/// ```
-pub const fn bytes_needed<T>(capacity: usize) -> usize {
-    storage_len(capacity).saturating_mul(core::mem::size_of::<T>())
-}
-
 /// The lower-triangular Cholesky factor `L` of a `k × k` SPD matrix `A = L·Lᵀ`, `k` at
 /// most the capacity fixed at construction, in storage `S` (see [`crate::storage`]).
 ///
@@ -32,10 +15,10 @@ pub const fn bytes_needed<T>(capacity: usize) -> usize {
 ///
 /// # Examples
 /// ```
-/// use kestrel_core::cholesky::{storage_len, Cholesky};
+/// use kestrel_core::Cholesky;
 /// // A = [[4, 2], [2, 3]]
 /// let a = [4.0f64, 2.0, 2.0, 3.0];
-/// let mut chol = Cholesky::from_matrix_in([0.0; storage_len(3)], 3, &a, 2)?;
+/// let mut chol = Cholesky::from_matrix_in([0.0; Cholesky::scalars_len(3)], 3, &a, 2)?;
 /// let mut x = [6.0, 5.0];
 /// chol.solve_in_place(&mut x)?; // A x = b
 /// assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] - 1.0).abs() < 1e-12);
@@ -51,16 +34,35 @@ pub struct Cholesky<T, S> {
     scalar: PhantomData<T>,
 }
 
-/// A factor in an owned array of `N` scalars; take `N` from [`storage_len`].
+/// A factor in an owned array of `N` scalars; take `N` from [`Cholesky::scalars_len`].
 pub type ArrayCholesky<T, const N: usize> = Cholesky<T, [T; N]>;
+
+impl Cholesky<(), ()> {
+    /// Scalars a factor of capacity `k` needs: the packed triangle `k(k+1)/2` plus two
+    /// rotation buffers of `k` (saturating, so an absurd capacity fails the constructor's
+    /// check instead of overflowing).
+    pub const fn scalars_len(capacity: usize) -> usize {
+        packed_len(capacity).saturating_add(capacity.saturating_mul(2))
+    }
+
+    /// Bytes a factor of capacity `k` with scalar `T` needs: `scalars_len(k)·size_of::<T>()`.
+    ///
+    /// ```
+    /// use kestrel_core::Cholesky;
+    /// assert_eq!(Cholesky::bytes::<f32>(64), (64 * 65 / 2 + 128) * 4);
+    /// ```
+    pub const fn bytes<T>(capacity: usize) -> usize {
+        Self::scalars_len(capacity).saturating_mul(core::mem::size_of::<T>())
+    }
+}
 
 impl<T: Real, S: Storage<T>> Cholesky<T, S> {
     /// An empty factor (`k = 0`) of the given capacity, working in `storage`.
     ///
     /// # Errors
-    /// `CapacityExceeded` when `storage` holds fewer than [`storage_len`]`(capacity)` scalars.
+    /// `CapacityExceeded` when `storage` holds fewer than [`Cholesky::scalars_len`]`(capacity)` scalars.
     pub fn new_in(storage: S, capacity: usize) -> Result<Self, Error> {
-        check_capacity(storage_len(capacity), storage.as_ref().len())?;
+        check_capacity(Cholesky::scalars_len(capacity), storage.as_ref().len())?;
         Ok(Cholesky { storage, capacity, dim: 0, scalar: PhantomData })
     }
 
@@ -255,7 +257,7 @@ mod tests {
     fn factor_by_hand() {
         // A = [[4, 2, -2], [2, 10, 2], [-2, 2, 6]] = L Lᵀ with L = [[2,0,0],[1,3,0],[-1,1,2]]
         let a = [4.0, 2.0, -2.0, 2.0, 10.0, 2.0, -2.0, 2.0, 6.0];
-        let chol = Cholesky::from_matrix_in([0.0; storage_len(3)], 3, &a, 3).unwrap();
+        let chol = Cholesky::from_matrix_in([0.0; Cholesky::scalars_len(3)], 3, &a, 3).unwrap();
         assert_eq!(chol.packed(), &[2.0, 1.0, 3.0, -1.0, 1.0, 2.0]);
         assert_eq!(chol.get(0, 2), Some(0.0));
         assert_eq!(chol.get(3, 0), None);
@@ -266,14 +268,14 @@ mod tests {
     #[test]
     fn factor_rejects_bad_matrices() {
         let indefinite = [1.0, 2.0, 2.0, 1.0];
-        let r = Cholesky::from_matrix_in([0.0; storage_len(2)], 2, &indefinite, 2);
+        let r = Cholesky::from_matrix_in([0.0; Cholesky::scalars_len(2)], 2, &indefinite, 2);
         assert_eq!(r.err(), Some(Error::NotPositiveDefinite { pivot: 1 }));
         let nan = [1.0, f64::NAN, f64::NAN, 1.0];
-        let r = Cholesky::from_matrix_in([0.0; storage_len(2)], 2, &nan, 2);
+        let r = Cholesky::from_matrix_in([0.0; Cholesky::scalars_len(2)], 2, &nan, 2);
         assert_eq!(r.err(), Some(Error::NonFinite));
-        let r = Cholesky::from_matrix_in([0.0; storage_len(1)], 1, &indefinite, 2);
+        let r = Cholesky::from_matrix_in([0.0; Cholesky::scalars_len(1)], 1, &indefinite, 2);
         assert_eq!(r.err(), Some(Error::CapacityExceeded { needed: 2, capacity: 1 }));
-        let r = Cholesky::from_matrix_in([0.0; storage_len(2)], 2, &indefinite, 3);
+        let r = Cholesky::from_matrix_in([0.0; Cholesky::scalars_len(2)], 2, &indefinite, 3);
         assert_eq!(r.err(), Some(Error::DimensionMismatch { expected: 9, got: 4 }));
         let r = Cholesky::<f32, _>::new_in([0.0; 4], 2);
         assert_eq!(r.err(), Some(Error::CapacityExceeded { needed: 7, capacity: 4 }));

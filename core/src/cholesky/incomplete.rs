@@ -18,28 +18,12 @@
 //! the cost of one entry (O(d) for a kernel on d-dimensional points).
 //!
 //! **Memory**: `n·r + n` scalars (`G` row-major, then the residual diagonal) plus `r`
-//! pivot indices; see [`bytes_needed`].
+//! pivot indices; see [`IncompleteCholesky::bytes`].
 
 use crate::kernel::{Kernel, point_count};
 use crate::linalg::dot_prefix;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
-
-/// Scalars of the value storage: `G` (`n × max_rank`) and the residual diagonal (`n`).
-pub const fn values_len(n: usize, max_rank: usize) -> usize {
-    n.saturating_mul(max_rank).saturating_add(n)
-}
-
-/// `usize` entries of the pivot storage: `max_rank`.
-pub const fn pivots_len(max_rank: usize) -> usize {
-    max_rank
-}
-
-/// Bytes of both storages together for scalar `T`.
-pub const fn bytes_needed<T>(n: usize, max_rank: usize) -> usize {
-    let values = values_len(n, max_rank).saturating_mul(core::mem::size_of::<T>());
-    values.saturating_add(pivots_len(max_rank).saturating_mul(core::mem::size_of::<usize>()))
-}
 
 /// Why the factorization stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,12 +39,12 @@ pub enum StopReason {
 /// # Examples
 /// ```
 /// use kestrel_core::Kernel;
-/// use kestrel_core::cholesky::{budget, IncompleteCholesky};
+/// use kestrel_core::IncompleteCholesky;
 /// // 50 points on a line, RBF kernel: the Gram matrix has a fast-decaying spectrum.
 /// let points: Vec<f64> = (0..50).map(|i| i as f64 / 49.0).collect();
 /// let (n, r) = (50, 20);
-/// let mut values = vec![0.0; budget::values_len(n, r)];
-/// let mut pivots = vec![0; budget::pivots_len(r)];
+/// let mut values = vec![0.0; IncompleteCholesky::scalars_len(n, r)];
+/// let mut pivots = vec![0; IncompleteCholesky::indices_len(r)];
 /// let ich = IncompleteCholesky::from_kernel_in(
 ///     &mut values[..], &mut pivots[..], &Kernel::rbf(1.0)?, &points, 1, r, 1e-9)?;
 /// assert!(ich.rank() < r);
@@ -79,6 +63,24 @@ pub struct IncompleteCholesky<T, S, P> {
     stop: StopReason,
 }
 
+impl IncompleteCholesky<(), (), ()> {
+    /// Scalars of the value storage: `G` (`n × max_rank`) and the residual diagonal (`n`).
+    pub const fn scalars_len(n: usize, max_rank: usize) -> usize {
+        n.saturating_mul(max_rank).saturating_add(n)
+    }
+
+    /// `usize` entries of the pivot storage: `max_rank`.
+    pub const fn indices_len(max_rank: usize) -> usize {
+        max_rank
+    }
+
+    /// Bytes of both storages together for scalar `T`.
+    pub const fn bytes<T>(n: usize, max_rank: usize) -> usize {
+        let values = Self::scalars_len(n, max_rank).saturating_mul(core::mem::size_of::<T>());
+        values.saturating_add(Self::indices_len(max_rank).saturating_mul(core::mem::size_of::<usize>()))
+    }
+}
+
 impl<T: Real, S: Storage<T>, P: Storage<usize>> IncompleteCholesky<T, S, P> {
     /// Factors the `n × n` matrix with diagonal `diagonal(i)` and entries `entry(i, j)`.
     ///
@@ -87,8 +89,8 @@ impl<T: Real, S: Storage<T>, P: Storage<usize>> IncompleteCholesky<T, S, P> {
     ///
     /// # Errors
     /// `InvalidParam { name: "tolerance" }` unless `0 ≤ tolerance` and finite;
-    /// `CapacityExceeded` when `values` or `pivots` is shorter than [`values_len`] /
-    /// [`pivots_len`]; `NonFinite` when an entry is NaN/∞; `NotPositiveDefinite { pivot }`
+    /// `CapacityExceeded` when `values` or `pivots` is shorter than [`IncompleteCholesky::scalars_len`] /
+    /// [`IncompleteCholesky::indices_len`]; `NonFinite` when an entry is NaN/∞; `NotPositiveDefinite { pivot }`
     /// when a diagonal entry is negative (the matrix cannot be a kernel matrix).
     pub fn factor_in(
         values: S,
@@ -102,8 +104,8 @@ impl<T: Real, S: Storage<T>, P: Storage<usize>> IncompleteCholesky<T, S, P> {
         if !(tolerance >= T::ZERO && tolerance.is_finite()) {
             return Err(Error::InvalidParam { name: "tolerance" });
         }
-        check_capacity(values_len(n, max_rank), values.as_ref().len())?;
-        check_capacity(pivots_len(max_rank), pivots.as_ref().len())?;
+        check_capacity(IncompleteCholesky::scalars_len(n, max_rank), values.as_ref().len())?;
+        check_capacity(IncompleteCholesky::indices_len(max_rank), pivots.as_ref().len())?;
         let mut ich = IncompleteCholesky {
             values,
             pivots,

@@ -15,8 +15,10 @@
 //! memory of a square array; row `i` starts at `i(i+1)/2` whatever the capacity, so
 //! appending a row writes past the current end and nothing moves.
 //!
-//! **Memory**: a factor of capacity `k` needs [`storage_len`]`(k) = k(k+1)/2 + 2k` scalars
-//! (the triangle and two rotation buffers); see [`bytes_needed`].
+//! **Memory**: a factor of capacity `k` needs [`Cholesky::scalars_len`]`(k) = k(k+1)/2 + 2k`
+//! scalars (the triangle and two rotation buffers); see [`Cholesky::bytes`]. An incomplete
+//! factor needs [`IncompleteCholesky::scalars_len`] scalars and
+//! [`IncompleteCholesky::indices_len`] pivots.
 //!
 //! [`linalg::Triangle`]: crate::linalg::Triangle
 
@@ -24,10 +26,5 @@ mod factor;
 mod incomplete;
 mod update;
 
-pub use factor::{ArrayCholesky, Cholesky, bytes_needed, storage_len};
+pub use factor::{ArrayCholesky, Cholesky};
 pub use incomplete::{IncompleteCholesky, StopReason};
-
-/// Incomplete-factorization budgets.
-pub mod budget {
-    pub use super::incomplete::{bytes_needed, pivots_len, values_len};
-}

@@ -161,7 +161,6 @@ fn rotate_in_downdate<T: Real>(triangle: &mut [T], k: usize, mut rho: T, cosines
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cholesky::storage_len;
     use crate::linalg::dot_prefix;
 
     /// `(L·Lᵀ)[i][j]`.
@@ -183,7 +182,7 @@ mod tests {
     #[test]
     fn update_downdate_append_remove_by_hand() {
         let a = [4.0, 2.0, -2.0, 2.0, 10.0, 2.0, -2.0, 2.0, 6.0];
-        let mut chol = Cholesky::from_matrix_in([0.0; storage_len(5)], 5, &a, 3).unwrap();
+        let mut chol = Cholesky::from_matrix_in([0.0; Cholesky::scalars_len(5)], 5, &a, 3).unwrap();
         let x = [1.0, -1.0, 2.0];
         chol.rank_one_update(&x, 2.0).unwrap();
         let mut b = a;
@@ -204,7 +203,7 @@ mod tests {
     #[test]
     fn rejected_calls_leave_the_factor_unchanged() {
         let a = [4.0, 2.0, 2.0, 3.0];
-        let mut chol = Cholesky::from_matrix_in([0.0; storage_len(2)], 2, &a, 2).unwrap();
+        let mut chol = Cholesky::from_matrix_in([0.0; Cholesky::scalars_len(2)], 2, &a, 2).unwrap();
         let before: [f64; 3] = chol.packed().try_into().unwrap();
         let e = chol.rank_one_update(&[3.0, 0.0], -1.0);
         assert_eq!(e, Err(Error::NotPositiveDefinite { pivot: 0 }));

@@ -1,9 +1,9 @@
 //! [`LinearSvm`]: a binary linear SVM trained in batch by the solver of [`super::solver`].
 //!
-//! **Memory**: [`batch_scalars_len`]`(n, d) = 2n + d + 1` scalars (`w` with its bias
-//! weight, `α`, the cached `Q̄ᵢᵢ`) and [`batch_indices_len`]`(n) = n` indices (the
+//! **Memory**: [`LinearSvm::scalars_len`]`(n, d) = 2n + d + 1` scalars (`w` with its bias
+//! weight, `α`, the cached `Q̄ᵢᵢ`) and [`LinearSvm::indices_len`]`(n) = n` indices (the
 //! permutation and active set), for at most `n` training rows of `d` features; the rows
-//! themselves stay in the caller's memory. See [`batch_bytes`].
+//! themselves stay in the caller's memory. See [`LinearSvm::bytes`].
 
 use super::params::ValidParams;
 use super::rows::{Row, Rows};
@@ -11,38 +11,13 @@ use super::solver::{Outcome, Pass, Problem, Workspace, check_problem, margin, so
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real, Rng};
 
-/// Scalars a [`LinearSvm`] for up to `rows` rows of `dim` features needs: `2·rows + dim + 1`
-/// (saturating, so an absurd size fails the constructor's check instead of overflowing).
-pub const fn batch_scalars_len(rows: usize, dim: usize) -> usize {
-    rows.saturating_mul(2).saturating_add(dim).saturating_add(1)
-}
-
-/// Indices a [`LinearSvm`] for up to `rows` rows needs: `rows`.
-pub const fn batch_indices_len(rows: usize) -> usize {
-    rows
-}
-
-/// Bytes of both storages of a [`LinearSvm`] with scalar `T`.
-///
-/// ```
-/// use kestrel_core::dcd::batch_bytes;
-/// // 1000 rows of 30 features in f32 on a 32-bit device: 8124 + 4000 bytes.
-/// let usize_bytes = core::mem::size_of::<usize>();
-/// assert_eq!(batch_bytes::<f32>(1000, 30), 2031 * 4 + 1000 * usize_bytes);
-/// ```
-pub const fn batch_bytes<T>(rows: usize, dim: usize) -> usize {
-    let scalars = batch_scalars_len(rows, dim).saturating_mul(core::mem::size_of::<T>());
-    let indices = batch_indices_len(rows).saturating_mul(core::mem::size_of::<usize>());
-    scalars.saturating_add(indices)
-}
-
 /// A binary linear classifier `sign(wᵀx + w_b·B)` trained by dual coordinate descent
 /// (Hsieh et al. 2008, Algorithm 1 with the shrinking of Sect. 3.2; seed 000, Problem 1),
 /// labels ±1, in caller-lent storage `S` (scalars) and `I` (indices).
 ///
 /// # Examples
 /// ```
-/// use kestrel_core::dcd::{batch_indices_len, batch_scalars_len, DenseRows, Exit, LinearSvm, Loss, Params, Row};
+/// use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, Loss, Params, Row};
 /// use kestrel_core::Rng;
 /// // Four points in the plane, separable by x₀ + x₁ > 0.
 /// let x = [1.0, 1.0, 2.0, 0.5, -1.0, -1.5, -0.5, -2.0];
@@ -50,7 +25,7 @@ pub const fn batch_bytes<T>(rows: usize, dim: usize) -> usize {
 /// let rows = DenseRows::new(&x, 2)?;
 /// let params = Params::new().loss(Loss::Hinge).bias(1.0).check()?;
 /// let mut svm = LinearSvm::new_in(
-///     [0.0f64; batch_scalars_len(4, 2)], [0usize; batch_indices_len(4)], 4, 2, params)?;
+///     [0.0f64; LinearSvm::scalars_len(4, 2)], [0usize; LinearSvm::indices_len(4)], 4, 2, params)?;
 /// let outcome = svm.train(&rows, &labels, &mut Rng::seed_from_u64(1))?;
 /// assert_eq!(outcome.exit, Exit::Converged);
 /// assert!(outcome.objective < 0.0);
@@ -68,12 +43,39 @@ pub struct LinearSvm<T, S, I> {
     rows: usize,
 }
 
+impl LinearSvm<(), (), ()> {
+    /// Scalars a [`LinearSvm`] for up to `rows` rows of `dim` features needs: `2·rows + dim + 1`
+    /// (saturating, so an absurd size fails the constructor's check instead of overflowing).
+    pub const fn scalars_len(rows: usize, dim: usize) -> usize {
+        rows.saturating_mul(2).saturating_add(dim).saturating_add(1)
+    }
+
+    /// Indices a [`LinearSvm`] for up to `rows` rows needs: `rows`.
+    pub const fn indices_len(rows: usize) -> usize {
+        rows
+    }
+
+    /// Bytes of both storages of a [`LinearSvm`] with scalar `T`.
+    ///
+    /// ```
+    /// use kestrel_core::dcd::LinearSvm;
+    /// // 1000 rows of 30 features in f32 on a 32-bit device: 8124 + 4000 bytes.
+    /// let usize_bytes = core::mem::size_of::<usize>();
+    /// assert_eq!(LinearSvm::bytes::<f32>(1000, 30), 2031 * 4 + 1000 * usize_bytes);
+    /// ```
+    pub const fn bytes<T>(rows: usize, dim: usize) -> usize {
+        let scalars = Self::scalars_len(rows, dim).saturating_mul(core::mem::size_of::<T>());
+        let indices = Self::indices_len(rows).saturating_mul(core::mem::size_of::<usize>());
+        scalars.saturating_add(indices)
+    }
+}
+
 impl<T: Real, S: Storage<T>, I: Storage<usize>> LinearSvm<T, S, I> {
     /// An untrained classifier (`w = 0`) for up to `capacity` rows of `dim` features.
     ///
     /// # Errors
-    /// `CapacityExceeded` when `scalars` holds fewer than [`batch_scalars_len`] scalars or
-    /// `indices` fewer than [`batch_indices_len`].
+    /// `CapacityExceeded` when `scalars` holds fewer than [`LinearSvm::scalars_len`] scalars or
+    /// `indices` fewer than [`LinearSvm::indices_len`].
     pub fn new_in(
         mut scalars: S,
         indices: I,
@@ -81,8 +83,8 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> LinearSvm<T, S, I> {
         dim: usize,
         params: ValidParams<T>,
     ) -> Result<Self, Error> {
-        check_capacity(batch_scalars_len(capacity, dim), scalars.as_ref().len())?;
-        check_capacity(batch_indices_len(capacity), indices.as_ref().len())?;
+        check_capacity(LinearSvm::scalars_len(capacity, dim), scalars.as_ref().len())?;
+        check_capacity(LinearSvm::indices_len(capacity), indices.as_ref().len())?;
         scalars.as_mut()[..=dim].fill(T::ZERO);
         Ok(LinearSvm { scalars, indices, capacity, dim, params, rows: 0 })
     }
@@ -202,8 +204,8 @@ mod tests {
     type VecSvm<T> = LinearSvm<T, Vec<T>, Vec<usize>>;
 
     fn svm<T: Real>(n: usize, dim: usize, params: ValidParams<T>) -> VecSvm<T> {
-        let scalars = vec![T::ZERO; batch_scalars_len(n, dim)];
-        LinearSvm::new_in(scalars, vec![0; batch_indices_len(n)], n, dim, params).unwrap()
+        let scalars = vec![T::ZERO; LinearSvm::scalars_len(n, dim)];
+        LinearSvm::new_in(scalars, vec![0; LinearSvm::indices_len(n)], n, dim, params).unwrap()
     }
 
     fn params<T: Real>(loss: Loss, epsilon: f64) -> ValidParams<T> {
@@ -394,11 +396,11 @@ mod tests {
     fn storage_is_checked() {
         let params = Params::<f32>::new().check().unwrap();
         let small = LinearSvm::new_in([0.0f32; 10], [0usize; 4], 4, 3, params);
-        let needed = batch_scalars_len(4, 3);
+        let needed = LinearSvm::scalars_len(4, 3);
         assert_eq!(small.err(), Some(Error::CapacityExceeded { needed, capacity: 10 }));
         let few = LinearSvm::new_in([0.0f32; 12], [0usize; 3], 4, 3, params);
         assert!(few.is_err());
         assert!(LinearSvm::new_in([0.0f32; 1], [0usize; 1], usize::MAX, 3, params).is_err());
-        assert_eq!(batch_bytes::<f64>(4, 3), 12 * 8 + 4 * core::mem::size_of::<usize>());
+        assert_eq!(LinearSvm::bytes::<f64>(4, 3), 12 * 8 + 4 * core::mem::size_of::<usize>());
     }
 }

@@ -46,21 +46,22 @@
 //! One pass is O(nnz) time for the active rows (`nnz` their non-zeros; O(n·d) dense);
 //! Hsieh et al. show linear convergence, `O(log(1/ε))` passes. Memory, besides the rows
 //! (which stay where the caller keeps them): `2n + d + 1` scalars and `n` indices for
-//! [`LinearSvm`] ([`batch_scalars_len`], [`batch_indices_len`], [`batch_bytes`]);
-//! `k(d + 1) + 2n` scalars and `n` indices for [`OneVsRest`] ([`ovr_scalars_len`],
-//! [`ovr_indices_len`], [`ovr_bytes`]); `N(d + 3) + d + 1` scalars for [`OnlineSvm`]
-//! ([`online_scalars_len`], [`online_bytes`]).
+//! [`LinearSvm`] ([`LinearSvm::scalars_len`], [`LinearSvm::indices_len`],
+//! [`LinearSvm::bytes`]); `k(d + 1) + 2n` scalars and `n` indices for [`OneVsRest`]
+//! ([`OneVsRest::scalars_len`], [`OneVsRest::indices_len`], [`OneVsRest::bytes`]);
+//! `N(d + 3) + d + 1` scalars for [`OnlineSvm`] ([`OnlineSvm::scalars_len`],
+//! [`OnlineSvm::bytes`]).
 //!
 //! # Examples
 //! ```
-//! use kestrel_core::dcd::{batch_indices_len, batch_scalars_len, LinearSvm, Loss, Params, Row, SparseRows};
+//! use kestrel_core::dcd::{LinearSvm, Loss, Params, Row, SparseRows};
 //! use kestrel_core::Rng;
 //! // Three sparse rows of 4 features (CSR), labels ±1.
 //! let rows = SparseRows::new(4, &[0, 2, 3, 5], &[0, 3, 1, 0, 2], &[1.0, 2.0, -1.0, -2.0, 0.5])?;
 //! let labels = [1, -1, -1];
 //! let params = Params::new().loss(Loss::Hinge).c(1.0).bias(1.0).epsilon(1e-3).check()?;
-//! let mut scalars = vec![0.0f64; batch_scalars_len(3, 4)];
-//! let mut indices = vec![0usize; batch_indices_len(3)];
+//! let mut scalars = vec![0.0f64; LinearSvm::scalars_len(3, 4)];
+//! let mut indices = vec![0usize; LinearSvm::indices_len(3)];
 //! let mut svm = LinearSvm::new_in(&mut scalars[..], &mut indices[..], 3, 4, params)?;
 //! let outcome = svm.train(&rows, &labels, &mut Rng::seed_from_u64(42))?;
 //! println!("{:?} after {} passes, f(α) = {}", outcome.exit, outcome.passes, outcome.objective);
@@ -80,10 +81,10 @@ pub mod solver;
 #[cfg(test)]
 mod test_support;
 
-pub use binary::{LinearSvm, batch_bytes, batch_indices_len, batch_scalars_len};
+pub use binary::LinearSvm;
 pub use model::LinearModel;
-pub use multiclass::{OneVsRest, ovr_bytes, ovr_indices_len, ovr_scalars_len};
-pub use online::{OnlineSvm, online_bytes, online_scalars_len};
+pub use multiclass::OneVsRest;
+pub use online::OnlineSvm;
 pub use online_state::OnlineSvmState;
 pub use params::{Loss, Params, ValidParams};
 pub use rows::{DenseRows, Row, Rows, SparseRows};

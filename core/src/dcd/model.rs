@@ -9,7 +9,7 @@
 //! weights: [T; outputs·(d+1)], labels: [T; classes])`, decoded straight into caller
 //! storage.
 //!
-//! **Memory**: [`LinearModel::storage_len`]`(d, outputs) = outputs·(d+1) + classes`
+//! **Memory**: [`LinearModel::scalars_len`]`(d, outputs) = outputs·(d+1) + classes`
 //! scalars. Prediction: O(outputs · nnz(x)).
 
 use serde::de::DeserializeSeed;
@@ -24,7 +24,7 @@ use crate::{Error, Real};
 /// # Examples
 /// ```
 /// use kestrel_core::dcd::{LinearModel, Row};
-/// let mut model = LinearModel::new_in(vec![0.0f32; LinearModel::storage_len(2, 1)], 2, 1, 1.0)?;
+/// let mut model = LinearModel::new_in(vec![0.0f32; LinearModel::scalars_len(2, 1)], 2, 1, 1.0)?;
 /// model.weights_mut(0).unwrap().copy_from_slice(&[1.0, -1.0, 0.5]); // w = (1, −1), w_b = 0.5
 /// model.labels_mut().copy_from_slice(&[0.0, 1.0]); // the user's labels were 0/1
 /// assert_eq!(model.predict(Row::Dense(&[2.0, 1.0]))?, 1.0);
@@ -44,8 +44,13 @@ pub struct LinearModel<T, S> {
 
 impl LinearModel<(), ()> {
     /// Scalars for `outputs` weight vectors of dimension `dim` and the label map.
-    pub const fn storage_len(dim: usize, outputs: usize) -> usize {
+    pub const fn scalars_len(dim: usize, outputs: usize) -> usize {
         outputs.saturating_mul(dim.saturating_add(1)).saturating_add(Self::classes(outputs))
+    }
+
+    /// Bytes of [`scalars_len`](Self::scalars_len) scalars of type `T`.
+    pub const fn bytes<T>(dim: usize, outputs: usize) -> usize {
+        Self::scalars_len(dim, outputs).saturating_mul(core::mem::size_of::<T>())
     }
 
     /// Classes a model with `outputs` weight vectors tells apart (2 for one output).
@@ -63,7 +68,7 @@ impl<T: Real, S: Storage<T>> LinearModel<T, S> {
     /// or `bias` (non-finite); `CapacityExceeded` when `storage` is too short.
     pub fn new_in(mut storage: S, dim: usize, outputs: usize, bias: T) -> Result<Self, Error> {
         check_shape(dim, outputs, bias)?;
-        let len = LinearModel::storage_len(dim, outputs);
+        let len = LinearModel::scalars_len(dim, outputs);
         check_capacity(len, storage.as_ref().len())?;
         let (weights, labels) = storage.as_mut()[..len].split_at_mut(outputs * (dim + 1));
         weights.fill(T::ZERO);
@@ -153,7 +158,7 @@ impl<T: Real, S: Storage<T>> LinearModel<T, S> {
 
     /// The payload: `(dim, outputs, bias, weights, labels)`.
     fn payload(&self) -> Result<Payload<'_, T>, Error> {
-        let (weights, labels) = self.storage.as_ref()[..LinearModel::storage_len(self.dim, self.outputs)]
+        let (weights, labels) = self.storage.as_ref()[..LinearModel::scalars_len(self.dim, self.outputs)]
             .split_at(self.outputs * (self.dim + 1));
         Ok((u32_field(self.dim, "dim")?, u32_field(self.outputs, "outputs")?, self.bias, weights, labels))
     }
@@ -180,7 +185,7 @@ impl<T: Real, S: Storage<T>> LinearModel<T, S> {
             postcard::take_from_bytes::<(u32, u32, T)>(envelope.payload).map_err(corrupt)?;
         let (dim, outputs) = (dim as usize, outputs as usize);
         check_shape(dim, outputs, bias).map_err(|_| Error::Model(ModelError::Payload))?;
-        let len = LinearModel::storage_len(dim, outputs);
+        let len = LinearModel::scalars_len(dim, outputs);
         check_capacity(len, storage.as_ref().len())?;
         let (weights, labels) = storage.as_mut()[..len].split_at_mut(outputs * (dim + 1));
         let mut deserializer = postcard::Deserializer::from_bytes(rest);
@@ -254,7 +259,7 @@ mod tests {
             #[test]
             fn $name() {
                 for (dim, outputs) in [(1, 1), (3, 1), (2, 4), (130, 3)] {
-                    let len = LinearModel::storage_len(dim, outputs);
+                    let len = LinearModel::scalars_len(dim, outputs);
                     let mut m = LinearModel::<$t, _>::new_in(std::vec![0.0; len], dim, outputs, 0.5).unwrap();
                     for (i, w) in m.weights_mut(0).unwrap().iter_mut().enumerate() {
                         *w = i as $t * 0.37 - 1.0;

@@ -5,8 +5,8 @@
 //! The `k` problems are solved one after the other in the same `α`, `Q̄ᵢᵢ` and order
 //! buffers; only the `k` weight vectors are kept. Time: `k` batch trainings.
 //!
-//! **Memory**: [`ovr_scalars_len`]`(n, d, k) = k(d + 1) + 2n` scalars and
-//! [`ovr_indices_len`]`(n) = n` indices; see [`ovr_bytes`].
+//! **Memory**: [`OneVsRest::scalars_len`]`(n, d, k) = k(d + 1) + 2n` scalars and
+//! [`OneVsRest::indices_len`]`(n) = n` indices; see [`OneVsRest::bytes`].
 
 use super::params::ValidParams;
 use super::rows::{Row, Rows};
@@ -14,38 +14,19 @@ use super::solver::{Exit, Outcome, Pass, Problem, Workspace, check_problem, marg
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real, Rng};
 
-/// Scalars a [`OneVsRest`] for up to `rows` rows of `dim` features and `classes` classes
-/// needs: `classes·(dim + 1) + 2·rows` (saturating).
-pub const fn ovr_scalars_len(rows: usize, dim: usize, classes: usize) -> usize {
-    let weights = classes.saturating_mul(dim.saturating_add(1));
-    weights.saturating_add(rows.saturating_mul(2))
-}
-
-/// Indices a [`OneVsRest`] for up to `rows` rows needs: `rows`.
-pub const fn ovr_indices_len(rows: usize) -> usize {
-    rows
-}
-
-/// Bytes of both storages of a [`OneVsRest`] with scalar `T`.
-pub const fn ovr_bytes<T>(rows: usize, dim: usize, classes: usize) -> usize {
-    let scalars = ovr_scalars_len(rows, dim, classes).saturating_mul(core::mem::size_of::<T>());
-    let indices = ovr_indices_len(rows).saturating_mul(core::mem::size_of::<usize>());
-    scalars.saturating_add(indices)
-}
-
 /// A `k`-class linear classifier, one-vs-rest, labels `0..k`.
 ///
 /// # Examples
 /// ```
-/// use kestrel_core::dcd::{ovr_indices_len, ovr_scalars_len, DenseRows, OneVsRest, Params, Row};
+/// use kestrel_core::dcd::{DenseRows, OneVsRest, Params, Row};
 /// use kestrel_core::Rng;
 /// // Three clusters on a line, classes 0, 1, 2.
 /// let x = [-5.0, -4.0, 0.0, 0.5, 4.0, 5.0];
 /// let labels = [0, 0, 1, 1, 2, 2];
 /// let rows = DenseRows::new(&x, 1)?;
 /// let params = Params::new().c(10.0).bias(1.0).check()?;
-/// let mut scalars = vec![0.0f64; ovr_scalars_len(6, 1, 3)];
-/// let mut indices = vec![0usize; ovr_indices_len(6)];
+/// let mut scalars = vec![0.0f64; OneVsRest::scalars_len(6, 1, 3)];
+/// let mut indices = vec![0usize; OneVsRest::indices_len(6)];
 /// let mut ovr = OneVsRest::new_in(&mut scalars[..], &mut indices[..], 6, 1, 3, params)?;
 /// ovr.train(&rows, &labels, &mut Rng::seed_from_u64(3))?;
 /// assert_eq!(ovr.predict(Row::Dense(&[-6.0]))?, 0);
@@ -62,13 +43,34 @@ pub struct OneVsRest<T, S, I> {
     params: ValidParams<T>,
 }
 
+impl OneVsRest<(), (), ()> {
+    /// Scalars a [`OneVsRest`] for up to `rows` rows of `dim` features and `classes` classes
+    /// needs: `classes·(dim + 1) + 2·rows` (saturating).
+    pub const fn scalars_len(rows: usize, dim: usize, classes: usize) -> usize {
+        let weights = classes.saturating_mul(dim.saturating_add(1));
+        weights.saturating_add(rows.saturating_mul(2))
+    }
+
+    /// Indices a [`OneVsRest`] for up to `rows` rows needs: `rows`.
+    pub const fn indices_len(rows: usize) -> usize {
+        rows
+    }
+
+    /// Bytes of both storages of a [`OneVsRest`] with scalar `T`.
+    pub const fn bytes<T>(rows: usize, dim: usize, classes: usize) -> usize {
+        let scalars = Self::scalars_len(rows, dim, classes).saturating_mul(core::mem::size_of::<T>());
+        let indices = Self::indices_len(rows).saturating_mul(core::mem::size_of::<usize>());
+        scalars.saturating_add(indices)
+    }
+}
+
 impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
     /// An untrained classifier (all weights 0) for up to `capacity` rows of `dim` features
     /// and `classes ≥ 2` classes.
     ///
     /// # Errors
     /// `InvalidParam { name: "classes" }` for fewer than 2 classes; `CapacityExceeded`
-    /// when `scalars` or `indices` is shorter than [`ovr_scalars_len`] / [`ovr_indices_len`].
+    /// when `scalars` or `indices` is shorter than [`OneVsRest::scalars_len`] / [`OneVsRest::indices_len`].
     pub fn new_in(
         mut scalars: S,
         indices: I,
@@ -80,8 +82,8 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
         if classes < 2 {
             return Err(Error::InvalidParam { name: "classes" });
         }
-        check_capacity(ovr_scalars_len(capacity, dim, classes), scalars.as_ref().len())?;
-        check_capacity(ovr_indices_len(capacity), indices.as_ref().len())?;
+        check_capacity(OneVsRest::scalars_len(capacity, dim, classes), scalars.as_ref().len())?;
+        check_capacity(OneVsRest::indices_len(capacity), indices.as_ref().len())?;
         scalars.as_mut()[..classes * (dim + 1)].fill(T::ZERO);
         Ok(OneVsRest { scalars, indices, capacity, dim, classes, params })
     }
@@ -237,7 +239,7 @@ mod tests {
         let epsilon = 1e-3;
         let p = Params::new().loss(Loss::Hinge).bias(T::ONE);
         let params = p.epsilon(T::from_f64(epsilon)).check().unwrap();
-        let scalars = vec![T::ZERO; ovr_scalars_len(180, 2, 3)];
+        let scalars = vec![T::ZERO; OneVsRest::scalars_len(180, 2, 3)];
         let mut ovr = OneVsRest::new_in(scalars, vec![0; 180], 180, 2, 3, params).unwrap();
         let mut last_alpha = vec![Vec::new(); 3];
         let mut rng = Rng::seed_from_u64(22);
@@ -271,7 +273,7 @@ mod tests {
         let (x, labels) = clusters::<T>();
         let rows = DenseRows::new(&x, 2).unwrap();
         let params = Params::new().check().unwrap();
-        let scalars = vec![T::ZERO; ovr_scalars_len(180, 2, 3)];
+        let scalars = vec![T::ZERO; OneVsRest::scalars_len(180, 2, 3)];
         let mut ovr = OneVsRest::new_in(scalars, vec![0; 180], 180, 2, 3, params).unwrap();
         let mut rng = Rng::seed_from_u64(23);
         ovr.train(&rows, &labels, &mut rng).unwrap();

@@ -9,8 +9,8 @@
 //! closed-form step of the batch solver (no shrinking: the window keeps changing).
 //!
 //! Time: O(d) per arrival plus O(d) per coordinate step. **Memory**, fixed at
-//! construction: [`online_scalars_len`]`(N, d) = N·d + 3N + d + 1` scalars — the window's
-//! dense rows, `α`, `Q̄ᵢᵢ` and labels, and `w` with its bias weight; see [`online_bytes`].
+//! construction: [`OnlineSvm::scalars_len`]`(N, d) = N·d + 3N + d + 1` scalars — the window's
+//! dense rows, `α`, `Q̄ᵢᵢ` and labels, and `w` with its bias weight; see [`OnlineSvm::bytes`].
 //! Sparse rows are stored densely in the window.
 
 use super::params::ValidParams;
@@ -19,33 +19,15 @@ use super::solver::{Thresholds, add_scaled, margin, minimiser, projected_gradien
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real, Rng};
 
-/// Scalars an [`OnlineSvm`] with a window of `window` samples of `dim` features needs:
-/// `window·(dim + 3) + dim + 1` (saturating).
-pub const fn online_scalars_len(window: usize, dim: usize) -> usize {
-    let samples = window.saturating_mul(dim.saturating_add(3));
-    samples.saturating_add(dim).saturating_add(1)
-}
-
-/// Bytes of an [`OnlineSvm`]'s storage with scalar `T`.
-///
-/// ```
-/// use kestrel_core::dcd::online_bytes;
-/// // A window of 64 samples of 8 features in f32: 2,852 bytes.
-/// assert_eq!(online_bytes::<f32>(64, 8), (64 * 11 + 9) * 4);
-/// ```
-pub const fn online_bytes<T>(window: usize, dim: usize) -> usize {
-    online_scalars_len(window, dim).saturating_mul(core::mem::size_of::<T>())
-}
-
 /// A binary linear SVM learning from a stream, over a window of at most `N` samples.
 ///
 /// # Examples
 /// ```
-/// use kestrel_core::dcd::{online_scalars_len, OnlineSvm, Params, Row};
+/// use kestrel_core::dcd::{OnlineSvm, Params, Row};
 /// use kestrel_core::Rng;
 /// let params = Params::new().bias(1.0).check()?;
 /// // Window of 16 samples of 2 features, 4 coordinate steps per arrival.
-/// let mut svm = OnlineSvm::new_in([0.0f32; online_scalars_len(16, 2)], 16, 2, params, 4)?;
+/// let mut svm = OnlineSvm::new_in([0.0f32; OnlineSvm::scalars_len(16, 2)], 16, 2, params, 4)?;
 /// let mut rng = Rng::seed_from_u64(7);
 /// for _ in 0..100 {
 ///     let x = [rng.normal::<f32>(), rng.normal::<f32>()];
@@ -67,6 +49,26 @@ pub struct OnlineSvm<T, S> {
     pub(super) len: usize,
 }
 
+impl OnlineSvm<(), ()> {
+    /// Scalars an [`OnlineSvm`] with a window of `window` samples of `dim` features needs:
+    /// `window·(dim + 3) + dim + 1` (saturating).
+    pub const fn scalars_len(window: usize, dim: usize) -> usize {
+        let samples = window.saturating_mul(dim.saturating_add(3));
+        samples.saturating_add(dim).saturating_add(1)
+    }
+
+    /// Bytes of an [`OnlineSvm`]'s storage with scalar `T`.
+    ///
+    /// ```
+    /// use kestrel_core::dcd::OnlineSvm;
+    /// // A window of 64 samples of 8 features in f32: 2,852 bytes.
+    /// assert_eq!(OnlineSvm::bytes::<f32>(64, 8), (64 * 11 + 9) * 4);
+    /// ```
+    pub const fn bytes<T>(window: usize, dim: usize) -> usize {
+        Self::scalars_len(window, dim).saturating_mul(core::mem::size_of::<T>())
+    }
+}
+
 impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     /// An empty window of `window ≥ 1` samples of `dim` features, `steps_per_arrival`
     /// coordinate steps after each arrival. `params`' stopping rule and shrinking are not
@@ -74,7 +76,7 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     ///
     /// # Errors
     /// `InvalidParam { name: "window" }` for `window = 0`; `CapacityExceeded` when
-    /// `scalars` holds fewer than [`online_scalars_len`] scalars.
+    /// `scalars` holds fewer than [`OnlineSvm::scalars_len`] scalars.
     pub fn new_in(
         mut scalars: S,
         window: usize,
@@ -85,7 +87,7 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
         if window == 0 {
             return Err(Error::InvalidParam { name: "window" });
         }
-        check_capacity(online_scalars_len(window, dim), scalars.as_ref().len())?;
+        check_capacity(OnlineSvm::scalars_len(window, dim), scalars.as_ref().len())?;
         scalars.as_mut()[..=dim].fill(T::ZERO);
         Ok(OnlineSvm { scalars, window, dim, params, steps_per_arrival, oldest: 0, len: 0 })
     }
@@ -308,7 +310,7 @@ mod tests {
 
     fn online<T: Real>(window: usize, dim: usize, loss: Loss, steps: usize) -> VecOnline<T> {
         let params = Params::new().loss(loss).bias(T::ONE).check().unwrap();
-        let scalars = vec![T::ZERO; online_scalars_len(window, dim)];
+        let scalars = vec![T::ZERO; OnlineSvm::scalars_len(window, dim)];
         OnlineSvm::new_in(scalars, window, dim, params, steps).unwrap()
     }
 
@@ -370,7 +372,7 @@ mod tests {
         svm.steps(20_000, &mut rng);
         svm.refresh_weights();
         let p = Params::new().loss(Loss::Hinge).bias(T::ONE).epsilon(T::from_f64(1e-4));
-        let scalars = vec![T::ZERO; crate::dcd::batch_scalars_len(n, dim)];
+        let scalars = vec![T::ZERO; crate::dcd::LinearSvm::scalars_len(n, dim)];
         let mut batch = LinearSvm::new_in(scalars, vec![0; n], n, dim, p.check().unwrap()).unwrap();
         let optimum = batch.train(&rows, &data.labels, &mut rng).unwrap().objective;
         let (online, optimum) = (svm.objective().to_f64(), optimum.to_f64());
@@ -406,7 +408,7 @@ mod tests {
         let zero = OnlineSvm::new_in(vec![T::ZERO; 10], 0, 2, params, 1);
         assert_eq!(zero.err(), Some(Error::InvalidParam { name: "window" }));
         let small = OnlineSvm::new_in(vec![T::ZERO; 10], 2, 2, params, 1);
-        let needed = online_scalars_len(2, 2);
+        let needed = OnlineSvm::scalars_len(2, 2);
         assert_eq!(small.err(), Some(Error::CapacityExceeded { needed, capacity: 10 }));
     }
 

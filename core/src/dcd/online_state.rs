@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::online::{Field, OnlineSvm, online_scalars_len};
+use super::online::{Field, OnlineSvm};
 use super::params::ValidParams;
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
@@ -45,9 +45,9 @@ impl OnlineSvmState {
         self.len
     }
 
-    /// Scalars the storage of the learner holds: [`online_scalars_len`]`(N, d)`.
+    /// Scalars the storage of the learner holds: [`OnlineSvm::scalars_len`]`(N, d)`.
     pub fn scalars_len(&self) -> usize {
-        online_scalars_len(self.window, self.dim)
+        OnlineSvm::scalars_len(self.window, self.dim)
     }
 }
 
@@ -58,10 +58,10 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
         OnlineSvmState { window, dim, steps_per_arrival, oldest: self.oldest, len: self.len }
     }
 
-    /// The scalars in use, [`online_scalars_len`]`(N, d)` of them: `w`, the window's rows
+    /// The scalars in use, [`OnlineSvm::scalars_len`]`(N, d)` of them: `w`, the window's rows
     /// and their per-sample fields.
     pub fn storage(&self) -> &[T] {
-        &self.scalars.as_ref()[..online_scalars_len(self.window, self.dim)]
+        &self.scalars.as_ref()[..OnlineSvm::scalars_len(self.window, self.dim)]
     }
 
     /// The learner [`state`](Self::state) and [`storage`](Self::storage) describe, working
@@ -77,10 +77,10 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     ///
     /// # Examples
     /// ```
-    /// use kestrel_core::dcd::{online_scalars_len, OnlineSvm, Params, Row};
+    /// use kestrel_core::dcd::{OnlineSvm, Params, Row};
     /// use kestrel_core::Rng;
     /// let params = Params::new().bias(1.0).check()?;
-    /// let mut svm = OnlineSvm::new_in(vec![0.0f64; online_scalars_len(8, 1)], 8, 1, params, 2)?;
+    /// let mut svm = OnlineSvm::new_in(vec![0.0f64; OnlineSvm::scalars_len(8, 1)], 8, 1, params, 2)?;
     /// let mut rng = Rng::seed_from_u64(1);
     /// svm.push(Row::Dense(&[1.0]), 1, &mut rng)?;
     /// // Save, then continue in a copy: both take the same steps.
@@ -97,7 +97,7 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
         if window == 0 {
             return Err(Error::InvalidParam { name: "window" });
         }
-        check_capacity(online_scalars_len(window, dim), scalars.as_ref().len())?;
+        check_capacity(OnlineSvm::scalars_len(window, dim), scalars.as_ref().len())?;
         // A window that is not full has never evicted: its oldest sample is in slot 0.
         if oldest >= window || (len < window && oldest != 0) {
             return Err(Error::InvalidParam { name: "oldest" });
@@ -142,7 +142,7 @@ mod tests {
     fn fed<T: Real>(loss: Loss, n: usize, rng: &mut Rng) -> (VecOnline<T>, Synthetic<T>) {
         let data = Synthetic::<T>::new(41, 100, 3, 0.8);
         let params = Params::new().loss(loss).bias(T::ONE).check().unwrap();
-        let mut svm = OnlineSvm::new_in(vec![T::ZERO; online_scalars_len(16, 3)], 16, 3, params, 4).unwrap();
+        let mut svm = OnlineSvm::new_in(vec![T::ZERO; OnlineSvm::scalars_len(16, 3)], 16, 3, params, 4).unwrap();
         let rows = data.dense_rows();
         for i in 0..n {
             svm.push(rows.row(i), data.labels[i], rng).unwrap();
@@ -190,7 +190,7 @@ mod tests {
         let partial = with(|s| s.len = 3);
         assert_eq!(restore(saved.clone(), partial), Some(Error::InvalidParam { name: "oldest" }));
         assert_eq!(restore(saved.clone(), with(|s| s.len = 17)), Some(Error::InvalidParam { name: "len" }));
-        let needed = online_scalars_len(16, 3);
+        let needed = OnlineSvm::scalars_len(16, 3);
         assert_eq!(restore(saved[..5].to_vec(), state), Some(Error::CapacityExceeded { needed, capacity: 5 }));
         let wide = with(|s| s.dim = 1000);
         assert!(matches!(restore(saved.clone(), wide), Some(Error::CapacityExceeded { .. })));

@@ -21,7 +21,7 @@
 //!
 //! **Memory**: `r·n` scalars for `V` plus the scratch of one column update,
 //! `3r + t² + 3t + m + m(m+1)/2 + 2m` with `t = max_i |T(i)|`, `m = max(r, t)`
-//! ([`Npkl::values_len`]); `n` `u32` for the visiting order ([`Npkl::order_len`]).
+//! ([`Npkl::scalars_len`]); `n` `u32` for the visiting order ([`Npkl::indices_len`]).
 
 use crate::linalg::{axpy_prefix, dot_prefix};
 use crate::real::check_finite;
@@ -43,13 +43,13 @@ use super::params::{ColumnUpdate, Embedding, NpklParams, Outcome, StopReason, Sw
 /// use kestrel_core::Rng;
 /// let points: Vec<f32> = (0..40).map(|i| (i as f32 * 0.37).sin() + if i < 20 { 0.0 } else { 3.0 }).collect();
 /// let (n, k) = (40, 4); // 40 points in 1-D
-/// let graph = Laplacian::build_in(vec![0.0; Laplacian::values_len(n, k)], vec![0; Laplacian::indices_len(n, k)],
+/// let graph = Laplacian::build_in(vec![0.0; Laplacian::scalars_len(n, k)], vec![0; Laplacian::indices_len(n, k)],
 ///     &points, 1, GraphParams::new().neighbors(k))?;
 /// let pairs = [Pair::new(0, 5, Link::Must), Pair::new(25, 30, Link::Must), Pair::new(5, 30, Link::Cannot)];
 /// let t = Constraints::new_in([0u32; Constraints::indices_len(40, 3)], n, &pairs)?;
 /// // Storage for V and the scratch, known before anything runs: r = 2, at most 2 pairs per point.
-/// let mut values = [0.0f32; Npkl::values_len(40, 2, 2)];
-/// let mut order = [0u32; Npkl::order_len(40)];
+/// let mut values = [0.0f32; Npkl::scalars_len(40, 2, 2)];
+/// let mut order = [0u32; Npkl::indices_len(40)];
 /// let mut rng = Rng::seed_from_u64(7);
 /// let mut npkl = Npkl::new_in(&mut values[..], &mut order[..], graph.view(), t.view(),
 ///     NpklParams::new(2, Loss::SquaredHinge).tolerance(1e-4), &mut rng)?;
@@ -75,19 +75,19 @@ pub struct Npkl<'a, T, S, I> {
 impl Npkl<'static, (), (), ()> {
     /// Scalars of the value storage for `n` points, rank `r` and at most `t` constraints
     /// on one point ([`Constraints::max_degree`](super::Constraints::max_degree)).
-    pub const fn values_len(n: usize, rank: usize, max_degree: usize) -> usize {
+    pub const fn scalars_len(n: usize, rank: usize, max_degree: usize) -> usize {
         n.saturating_mul(rank).saturating_add(rank.saturating_mul(3)).saturating_add(work_len(rank, max_degree))
     }
 
     /// `u32` entries of the order storage: `n`.
-    pub const fn order_len(n: usize) -> usize {
+    pub const fn indices_len(n: usize) -> usize {
         n
     }
 
     /// Bytes of both storages for scalar `T`.
-    pub const fn bytes_needed<T>(n: usize, rank: usize, max_degree: usize) -> usize {
-        let values = Self::values_len(n, rank, max_degree).saturating_mul(core::mem::size_of::<T>());
-        values.saturating_add(Self::order_len(n).saturating_mul(4))
+    pub const fn bytes<T>(n: usize, rank: usize, max_degree: usize) -> usize {
+        let values = Self::scalars_len(n, rank, max_degree).saturating_mul(core::mem::size_of::<T>());
+        values.saturating_add(Self::indices_len(n).saturating_mul(4))
     }
 }
 
@@ -98,8 +98,8 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
     /// # Errors
     /// `InvalidParam` for bad parameters (see [`NpklParams::check`]);
     /// `DimensionMismatch` when the graph and the constraints have different `n`;
-    /// `CapacityExceeded` when a storage is shorter than [`Npkl::values_len`] /
-    /// [`Npkl::order_len`].
+    /// `CapacityExceeded` when a storage is shorter than [`Npkl::scalars_len`] /
+    /// [`Npkl::indices_len`].
     pub fn new_in(
         values: S,
         order: I,
@@ -113,7 +113,7 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
         if constraints.n() != n {
             return Err(Error::DimensionMismatch { expected: n, got: constraints.n() });
         }
-        check_capacity(Npkl::values_len(n, params.rank, constraints.max_degree()), values.as_ref().len())?;
+        check_capacity(Npkl::scalars_len(n, params.rank, constraints.max_degree()), values.as_ref().len())?;
         check_capacity(n, order.as_ref().len())?;
         let mut npkl = Npkl { values, order, graph, constraints, params, n, sweeps: 0, objective: T::ZERO };
         let r = params.rank;
@@ -384,7 +384,7 @@ mod tests {
                         let r = 4;
                         let mut rng = Rng::seed_from_u64(3);
                         let mut npkl = Npkl::new_in(
-                            vec![0.0; Npkl::values_len(60, r, t.max_degree())], vec![0; 60],
+                            vec![0.0; Npkl::scalars_len(60, r, t.max_degree())], vec![0; 60],
                             g.view(), t.view(), NpklParams::new(r, loss), &mut rng).unwrap();
                         let mut previous = npkl.objective();
                         let slack = 1e2 * T::EPSILON;
@@ -407,7 +407,7 @@ mod tests {
                     let make = |params: NpklParams<T>, len: usize, rng: &mut Rng| {
                         Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), t.view(), params, rng).map(|_| ())
                     };
-                    let len = Npkl::values_len(30, 2, t.max_degree());
+                    let len = Npkl::scalars_len(30, 2, t.max_degree());
                     assert_eq!(make(NpklParams::new(0, Loss::Hinge), len, &mut rng), Err(Error::InvalidParam { name: "rank" }));
                     assert_eq!(make(NpklParams::new(2, Loss::Hinge).gamma(-1.0), len, &mut rng), Err(Error::InvalidParam { name: "gamma" }));
                     assert_eq!(make(NpklParams::new(2, Loss::Linear).bound(T::NAN), len, &mut rng), Err(Error::InvalidParam { name: "bound" }));
@@ -433,7 +433,7 @@ mod tests {
                     let g = graph(&points, 2, 3);
                     let t = drawn(&labels, 6, 6, 3);
                     let mut rng = Rng::seed_from_u64(9);
-                    let len = Npkl::values_len(30, 3, t.max_degree());
+                    let len = Npkl::scalars_len(30, 3, t.max_degree());
                     let params = NpklParams::new(3, Loss::Square).tolerance(1e-3).max_sweeps(500);
                     let mut npkl = Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), t.view(), params, &mut rng).unwrap();
                     let mut seen = 0;
@@ -466,7 +466,7 @@ mod tests {
         let mut rng = Rng::seed_from_u64(5);
         let params = NpklParams::new(3, Loss::Linear).gamma(50.0).bound(0.5);
         let mut npkl = Npkl::new_in(
-            vec![0.0; Npkl::values_len(30, 3, t.max_degree())],
+            vec![0.0; Npkl::scalars_len(30, 3, t.max_degree())],
             vec![0; 30],
             g.view(),
             t.view(),

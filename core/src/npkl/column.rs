@@ -21,7 +21,7 @@
 //! With the linear loss every column, constrained or not, is projected on the ball.
 
 use crate::Real;
-use crate::cholesky::{Cholesky, storage_len};
+use crate::cholesky::Cholesky;
 use crate::linalg::{axpy_prefix, dot_prefix};
 
 use super::Loss;
@@ -31,7 +31,7 @@ use super::qp::{self, QpScratch};
 /// Scalars of scratch a column update needs for rank `r` and at most `t` partners.
 pub(super) const fn work_len(r: usize, t: usize) -> usize {
     let m = if r > t { r } else { t };
-    t.saturating_mul(t).saturating_add(t.saturating_mul(3)).saturating_add(m).saturating_add(storage_len(m))
+    t.saturating_mul(t).saturating_add(t.saturating_mul(3)).saturating_add(m).saturating_add(Cholesky::scalars_len(m))
 }
 
 /// The data of one column's subproblem.
@@ -156,7 +156,7 @@ impl<'a, T: Real> Column<'a, T> {
     fn square_direct(&self, out: &mut [T], work: &mut [T]) -> bool {
         let r = self.rank;
         self.combination(self.gamma, out); // b = γ Σ T_ij v_j − g
-        let chol = &mut work[..storage_len(r)];
+        let chol = &mut work[..Cholesky::scalars_len(r)];
         let factor = Cholesky::factor_in(chol, r, r, |a, b| {
             let base = if a == b { self.diagonal } else { T::ZERO };
             self.partners.iter().fold(base, |acc, &e| {
@@ -176,7 +176,7 @@ impl<'a, T: Real> Column<'a, T> {
             *ys = dot_prefix(self.partner(e).0, out); // Aᵀb
         }
         let ridge = self.diagonal / self.gamma;
-        let factor = Cholesky::factor_in(&mut chol[..storage_len(t)], t, t, |a, b| {
+        let factor = Cholesky::factor_in(&mut chol[..Cholesky::scalars_len(t)], t, t, |a, b| {
             let va = self.partner(self.partners[a]).0;
             let vb = self.partner(self.partners[b]).0;
             dot_prefix(va, vb) + if a == b { ridge } else { T::ZERO }

@@ -106,7 +106,7 @@ impl Constraints<()> {
     }
 
     /// Bytes of the storage.
-    pub const fn bytes_needed(n: usize, m: usize) -> usize {
+    pub const fn bytes(n: usize, m: usize) -> usize {
         Self::indices_len(n, m).saturating_mul(4)
     }
 }

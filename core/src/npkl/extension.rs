@@ -21,7 +21,7 @@
 //!
 //! Cost per point: `O(n·d)` for the exact neighbour search (brute force) and `O(k·r)` for
 //! the column. **Memory**: `k` scalars and `k` `u32` of scratch
-//! ([`Extension::values_len`], [`Extension::indices_len`]), which also keep the last
+//! ([`Extension::scalars_len`], [`Extension::indices_len`]), which also keep the last
 //! point's neighbours.
 
 use crate::linalg::{axpy_prefix, dot_prefix, squared_distance_prefix};
@@ -42,11 +42,11 @@ use crate::kernel::point_count;
 /// use kestrel_core::Rng;
 /// let points: Vec<f64> = (0..30).map(|i| (i as f64 * 0.7).sin()).collect(); // 15 × 2
 /// let (n, k, r) = (15, 3, 2);
-/// let graph = Laplacian::build_in(vec![0.0; Laplacian::values_len(n, k)], vec![0; Laplacian::indices_len(n, k)],
+/// let graph = Laplacian::build_in(vec![0.0; Laplacian::scalars_len(n, k)], vec![0; Laplacian::indices_len(n, k)],
 ///     &points, 2, GraphParams::new().neighbors(k))?;
 /// let none = Constraints::new_in(vec![0; Constraints::indices_len(n, 0)], n, &[])?;
 /// let mut rng = Rng::seed_from_u64(2);
-/// let npkl = Npkl::new_in(vec![0.0; Npkl::values_len(n, r, 0)], vec![0; n], graph.view(), none.view(),
+/// let npkl = Npkl::new_in(vec![0.0; Npkl::scalars_len(n, r, 0)], vec![0; n], graph.view(), none.view(),
 ///     NpklParams::new(r, Loss::Square), &mut rng)?;
 /// let mut ext = Extension::new_in([0.0; 3], [0u32; 3], graph.view(), &points, 2, npkl.embedding())?;
 /// let mut v = [0.0; 2];
@@ -68,13 +68,19 @@ pub struct Extension<'a, T, S, I> {
 
 impl Extension<'static, (), (), ()> {
     /// Scalars of the distance scratch: `k`.
-    pub const fn values_len(k: usize) -> usize {
+    pub const fn scalars_len(k: usize) -> usize {
         k
     }
 
     /// `u32` entries of the neighbour scratch: `k`.
     pub const fn indices_len(k: usize) -> usize {
         k
+    }
+
+    /// Bytes of both scratch buffers for scalar `T`.
+    pub const fn bytes<T>(k: usize) -> usize {
+        let values = Self::scalars_len(k).saturating_mul(core::mem::size_of::<T>());
+        values.saturating_add(Self::indices_len(k).saturating_mul(4))
     }
 }
 
@@ -189,7 +195,7 @@ mod tests {
                 let g = graph(&points, 2, k);
                 let t = drawn(&labels, 6, 6, 2);
                 let mut rng = Rng::seed_from_u64(4);
-                let mut npkl = Npkl::new_in(vec![0.0; Npkl::values_len(n, r, t.max_degree())], vec![0; n],
+                let mut npkl = Npkl::new_in(vec![0.0; Npkl::scalars_len(n, r, t.max_degree())], vec![0; n],
                     g.view(), t.view(), NpklParams::new(r, Loss::Hinge), &mut rng).unwrap();
                 npkl.sweep(&mut rng);
                 // Unconstrained points whose row is exactly their own k nearest neighbours.

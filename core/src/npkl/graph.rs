@@ -29,7 +29,7 @@
 //!
 //! **Memory** for `n` points and `k` neighbours: `2nk + n` scalars (entries of `L`, at most
 //! `2nk` since every directed edge appears in two rows at most, and the degrees) —
-//! [`Laplacian::values_len`]; `2nk + 2n + 1` `u32` (column indices, row offsets, and `n`
+//! [`Laplacian::scalars_len`]; `2nk + 2n + 1` `u32` (column indices, row offsets, and `n`
 //! used while building) — [`Laplacian::indices_len`]. Indices are `u32`: `2nk` must fit.
 
 use crate::real::check_finite;
@@ -121,7 +121,7 @@ impl<T: Real> GraphParams<T> {
 /// let points = [0.0f64, 0.1, 0.2, 5.0, 5.1, 5.3]; // six points on a line
 /// let (n, k) = (6, 2);
 /// let graph = Laplacian::build_in(
-///     [0.0; Laplacian::values_len(6, 2)], [0u32; Laplacian::indices_len(6, 2)],
+///     [0.0; Laplacian::scalars_len(6, 2)], [0u32; Laplacian::indices_len(6, 2)],
 ///     &points, 1, GraphParams::new().neighbors(k))?;
 /// let (cols, vals) = graph.row(0).unwrap();
 /// assert_eq!(cols, &[1, 2]); // nearest first
@@ -142,7 +142,7 @@ pub struct Laplacian<T, S, I> {
 
 impl Laplacian<(), (), ()> {
     /// Scalars of the value storage for `n` points and `k` neighbours: `2nk + n`.
-    pub const fn values_len(n: usize, k: usize) -> usize {
+    pub const fn scalars_len(n: usize, k: usize) -> usize {
         n.saturating_mul(k).saturating_mul(2).saturating_add(n)
     }
 
@@ -152,8 +152,8 @@ impl Laplacian<(), (), ()> {
     }
 
     /// Bytes of both storages for scalar `T`.
-    pub const fn bytes_needed<T>(n: usize, k: usize) -> usize {
-        let values = Self::values_len(n, k).saturating_mul(core::mem::size_of::<T>());
+    pub const fn bytes<T>(n: usize, k: usize) -> usize {
+        let values = Self::scalars_len(n, k).saturating_mul(core::mem::size_of::<T>());
         values.saturating_add(Self::indices_len(n, k).saturating_mul(4))
     }
 }
@@ -166,7 +166,7 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> Laplacian<T, S, I> {
     /// (`dim`), `k ≥ n` (`neighbors`) or `2nk ≥ 2³²` (`n`); `DimensionMismatch` when
     /// `points.len()` is not a multiple of `dim`; `NonFinite` for NaN/∞ coordinates or
     /// squared distances that overflow; `CapacityExceeded` when a storage is shorter than
-    /// [`Laplacian::values_len`] / [`Laplacian::indices_len`].
+    /// [`Laplacian::scalars_len`] / [`Laplacian::indices_len`].
     pub fn build_in(
         mut values: S,
         mut indices: I,
@@ -183,7 +183,7 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> Laplacian<T, S, I> {
         if n.saturating_mul(k).saturating_mul(2) >= u32::MAX as usize {
             return Err(Error::InvalidParam { name: "n" });
         }
-        check_capacity(Laplacian::values_len(n, k), values.as_ref().len())?;
+        check_capacity(Laplacian::scalars_len(n, k), values.as_ref().len())?;
         check_capacity(Laplacian::indices_len(n, k), indices.as_ref().len())?;
 
         let nk = n * k;
@@ -413,7 +413,7 @@ mod tests {
         let n = points.len() / dim.max(1);
         let k = params.k();
         Laplacian::build_in(
-            vec![T::ZERO; Laplacian::values_len(n, k)],
+            vec![T::ZERO; Laplacian::scalars_len(n, k)],
             vec![0; Laplacian::indices_len(n, k)],
             points,
             dim,
@@ -465,7 +465,7 @@ mod tests {
                     nan[3] = <$t>::NAN;
                     assert_eq!(build(&nan, 2, GraphParams::new()).err(), Some(Error::NonFinite));
                     let r = Laplacian::build_in(vec![0.0 as $t; 3], vec![0u32; Laplacian::indices_len(10, 5)], &points, 2, GraphParams::new());
-                    assert_eq!(r.err(), Some(Error::CapacityExceeded { needed: Laplacian::values_len(10, 5), capacity: 3 }));
+                    assert_eq!(r.err(), Some(Error::CapacityExceeded { needed: Laplacian::scalars_len(10, 5), capacity: 3 }));
                 }
 
                 #[test]
@@ -497,6 +497,6 @@ mod tests {
 
     #[test]
     fn budget() {
-        assert_eq!(Laplacian::bytes_needed::<f32>(10, 5), (110 + 121) * 4);
+        assert_eq!(Laplacian::bytes::<f32>(10, 5), (110 + 121) * 4);
     }
 }

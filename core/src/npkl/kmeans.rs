@@ -14,7 +14,7 @@
 //! kept.
 //!
 //! Cost: `O(n·c·d)` per Lloyd iteration and per seeding. **Memory**: `2cd + n` scalars
-//! (best and current centres, distances; [`KMeans::values_len`]) and `2n + c` `u32`
+//! (best and current centres, distances; [`KMeans::scalars_len`]) and `2n + c` `u32`
 //! (best and current assignments, cluster sizes; [`KMeans::indices_len`]).
 
 use crate::linalg::squared_distance_prefix;
@@ -74,7 +74,7 @@ impl KMeansParams {
 /// use kestrel_core::npkl::{KMeans, KMeansParams};
 /// use kestrel_core::Rng;
 /// let points = [0.0f64, 0.1, 0.2, 10.0, 10.1, 10.2]; // 6 points in 1-D
-/// let km = KMeans::fit_in([0.0; KMeans::values_len(6, 1, 2)], [0u32; KMeans::indices_len(6, 2)],
+/// let km = KMeans::fit_in([0.0; KMeans::scalars_len(6, 1, 2)], [0u32; KMeans::indices_len(6, 2)],
 ///     &points, 1, KMeansParams::new(2), &mut Rng::seed_from_u64(4))?;
 /// let a = km.assignments();
 /// assert!(a[0] == a[1] && a[1] == a[2] && a[3] == a[4] && a[4] == a[5] && a[0] != a[3]);
@@ -96,7 +96,7 @@ pub struct KMeans<T, S, I> {
 impl KMeans<(), (), ()> {
     /// Scalars of the value storage for `n` points of `dim` coordinates and `c`
     /// clusters: `2cd + n`.
-    pub const fn values_len(n: usize, dim: usize, clusters: usize) -> usize {
+    pub const fn scalars_len(n: usize, dim: usize, clusters: usize) -> usize {
         clusters.saturating_mul(dim).saturating_mul(2).saturating_add(n)
     }
 
@@ -106,8 +106,8 @@ impl KMeans<(), (), ()> {
     }
 
     /// Bytes of both storages for scalar `T`.
-    pub const fn bytes_needed<T>(n: usize, dim: usize, clusters: usize) -> usize {
-        let values = Self::values_len(n, dim, clusters).saturating_mul(core::mem::size_of::<T>());
+    pub const fn bytes<T>(n: usize, dim: usize, clusters: usize) -> usize {
+        let values = Self::scalars_len(n, dim, clusters).saturating_mul(core::mem::size_of::<T>());
         values.saturating_add(Self::indices_len(n, clusters).saturating_mul(4))
     }
 }
@@ -136,7 +136,7 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> KMeans<T, S, I> {
         if n >= u32::MAX as usize {
             return Err(Error::InvalidParam { name: "n" });
         }
-        check_capacity(KMeans::values_len(n, dim, c), values.as_ref().len())?;
+        check_capacity(KMeans::scalars_len(n, dim, c), values.as_ref().len())?;
         check_capacity(KMeans::indices_len(n, c), indices.as_ref().len())?;
         let mut km = KMeans { values, indices, n, dim, clusters: c, inertia: T::ZERO, iterations: 0, converged: false };
         for restart in 0..params.restarts {
@@ -299,7 +299,7 @@ mod tests {
         }
         let fit = |points: &[f64], params: KMeansParams, rng: &mut Rng| {
             KMeans::fit_in(
-                vec![0.0; KMeans::values_len(60, 2, 3)],
+                vec![0.0; KMeans::scalars_len(60, 2, 3)],
                 vec![0; KMeans::indices_len(60, 3)],
                 points,
                 2,
@@ -330,7 +330,7 @@ mod tests {
     fn identical_points_fill_every_cluster() {
         let points = [1.0f32; 10];
         let km = KMeans::fit_in(
-            [0.0; KMeans::values_len(5, 2, 3)],
+            [0.0; KMeans::scalars_len(5, 2, 3)],
             [0u32; KMeans::indices_len(5, 3)],
             &points,
             2,

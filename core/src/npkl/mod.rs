@@ -77,20 +77,20 @@
 //! let labels: Vec<u32> = (0..n as u32).map(|i| i / 20).collect();
 //!
 //! let graph = Laplacian::build_in(
-//!     vec![0.0; Laplacian::values_len(n, k)], vec![0; Laplacian::indices_len(n, k)],
+//!     vec![0.0; Laplacian::scalars_len(n, k)], vec![0; Laplacian::indices_len(n, k)],
 //!     &points, dim, GraphParams::new().neighbors(k))?;
 //! let pairs = [Pair::new(0, 1, Link::Must), Pair::new(21, 22, Link::Must), Pair::new(0, 21, Link::Cannot)];
 //! let constraints = Constraints::new_in(vec![0; Constraints::indices_len(n, pairs.len())], n, &pairs)?;
 //! let (rank, t) = (2, constraints.max_degree());
 //! let mut npkl = Npkl::new_in(
-//!     vec![0.0; Npkl::values_len(n, rank, t)], vec![0; Npkl::order_len(n)],
+//!     vec![0.0; Npkl::scalars_len(n, rank, t)], vec![0; Npkl::indices_len(n)],
 //!     graph.view(), constraints.view(), NpklParams::new(rank, Loss::Hinge), &mut rng)?;
 //! let outcome = npkl.run(&mut rng);
 //! assert!(outcome.objective <= outcome.initial_objective);
 //!
 //! let c = 2;
 //! let km = KMeans::fit_in(
-//!     vec![0.0; KMeans::values_len(n, rank, c)], vec![0; KMeans::indices_len(n, c)],
+//!     vec![0.0; KMeans::scalars_len(n, rank, c)], vec![0; KMeans::indices_len(n, c)],
 //!     npkl.columns(), rank, KMeansParams::new(c), &mut rng)?;
 //! assert!(rand_index(&labels, km.assignments())? > 0.9);
 //! # Ok::<(), kestrel_core::Error>(())

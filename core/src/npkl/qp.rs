@@ -17,11 +17,11 @@
 //! Memory: the caller's scratch, `3t + t(t+1)/2 + 2t` scalars besides `H` and `q`.
 
 use crate::Real;
-use crate::cholesky::{Cholesky, storage_len};
+use crate::cholesky::Cholesky;
 use crate::linalg::dot_prefix;
 
 /// Scratch of the QP solver, each of at least `t` scalars, `chol` of
-/// [`storage_len`]`(t)`.
+/// [`Cholesky::scalars_len`]`(t)`.
 pub(super) struct QpScratch<'a, T> {
     pub alpha: &'a mut [T],
     pub grad: &'a mut [T],
@@ -113,7 +113,7 @@ fn polish<T: Real>(t: usize, h: &[T], q: &[T], upper: Option<T>, scratch: &mut Q
     let free =
         |alpha: &[T], a: usize| alpha.iter().enumerate().filter(|&(_, &x)| is_free(x)).nth(a).map_or(0, |(s, _)| s);
     let current: &[T] = alpha;
-    let factor = Cholesky::factor_in(&mut chol[..storage_len(free_count)], free_count, free_count, |a, b| {
+    let factor = Cholesky::factor_in(&mut chol[..Cholesky::scalars_len(free_count)], free_count, free_count, |a, b| {
         h[free(current, a) * t + free(current, b)]
     });
     let Ok(factor) = factor else { return };
@@ -172,7 +172,7 @@ mod tests {
     fn solve_with<T: Real>(h: &[T], q: &[T], upper: Option<T>) -> Vec<T> {
         let t = q.len();
         let (mut alpha, mut grad, mut rhs, mut chol) =
-            (vec![T::ZERO; t], vec![T::ZERO; t], vec![T::ZERO; t], vec![T::ZERO; storage_len(t)]);
+            (vec![T::ZERO; t], vec![T::ZERO; t], vec![T::ZERO; t], vec![T::ZERO; Cholesky::scalars_len(t)]);
         let mut scratch = QpScratch { alpha: &mut alpha, grad: &mut grad, rhs: &mut rhs, chol: &mut chol };
         solve(t, h, q, upper, &mut scratch);
         alpha

@@ -28,7 +28,7 @@ pub type Graph<T> = Laplacian<T, Vec<T>, Vec<u32>>;
 pub fn graph<T: Real>(points: &[T], dim: usize, k: usize) -> Graph<T> {
     let n = points.len() / dim;
     Laplacian::build_in(
-        vec![T::ZERO; Laplacian::values_len(n, k)],
+        vec![T::ZERO; Laplacian::scalars_len(n, k)],
         vec![0; Laplacian::indices_len(n, k)],
         points,
         dim,

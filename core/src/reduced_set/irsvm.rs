@@ -22,10 +22,10 @@
 //!
 //! **Memory** for `n` points and capacity `c`: the features `K(A, Ã)` (`n·c` scalars,
 //! row `i` = `z(x_i)`, ready for a linear solver), a candidate column (`n`), a projection
-//! (`c + 1`) — [`Irsvm::values_len`]; the factor ([`cholesky::storage_len`]`(c)`); and
+//! (`c + 1`) — [`Irsvm::scalars_len`]; the factor ([`Cholesky::scalars_len`]`(c)`); and
 //! `n + c` indices (visiting order, selected points) — [`Irsvm::indices_len`].
 
-use crate::cholesky::{self, Cholesky};
+use crate::cholesky::Cholesky;
 use crate::kernel::point_count;
 use crate::linalg::{axpy_prefix, dot_prefix};
 use crate::storage::{Storage, check_capacity};
@@ -92,14 +92,14 @@ pub enum SelectionStop {
 ///
 /// # Examples
 /// ```
-/// use kestrel_core::cholesky::{self, Cholesky};
+/// use kestrel_core::cholesky::Cholesky;
 /// use kestrel_core::reduced_set::{Irsvm, IrsvmParams};
 /// use kestrel_core::{Kernel, Rng};
 /// let points: Vec<f64> = (0..200).map(|i| (i as f64 * 0.37).sin()).collect(); // 100 × 2
 /// let (n, capacity) = (100, 20);
 /// let selection = Irsvm::select_in(
-///     vec![0.0; Irsvm::values_len(n, capacity)],
-///     Cholesky::new_in(vec![0.0; cholesky::storage_len(capacity)], capacity)?,
+///     vec![0.0; Irsvm::scalars_len(n, capacity)],
+///     Cholesky::new_in(vec![0.0; Cholesky::scalars_len(capacity)], capacity)?,
 ///     vec![0; Irsvm::indices_len(n, capacity)],
 ///     &points, 2, &Kernel::rbf(1.0)?, IrsvmParams::new(0.5), &mut Rng::seed_from_u64(3))?;
 /// assert!(selection.len() >= 2 && selection.len() <= capacity);
@@ -117,7 +117,7 @@ pub struct Irsvm<T, S, C, I> {
 
 impl Irsvm<(), (), (), ()> {
     /// Scalars of the value storage for `n` points and capacity `c`: `n·c + n + c + 1`.
-    pub const fn values_len(n: usize, capacity: usize) -> usize {
+    pub const fn scalars_len(n: usize, capacity: usize) -> usize {
         n.saturating_mul(capacity).saturating_add(n).saturating_add(capacity).saturating_add(1)
     }
 
@@ -127,8 +127,8 @@ impl Irsvm<(), (), (), ()> {
     }
 
     /// Bytes of all three storages for scalar `T`.
-    pub const fn bytes_needed<T>(n: usize, capacity: usize) -> usize {
-        let scalars = Self::values_len(n, capacity).saturating_add(cholesky::storage_len(capacity));
+    pub const fn bytes<T>(n: usize, capacity: usize) -> usize {
+        let scalars = Self::scalars_len(n, capacity).saturating_add(Cholesky::scalars_len(capacity));
         let indices = Self::indices_len(n, capacity).saturating_mul(core::mem::size_of::<usize>());
         scalars.saturating_mul(core::mem::size_of::<T>()).saturating_add(indices)
     }
@@ -157,7 +157,7 @@ impl<T: Real, S: Storage<T>, C: Storage<T>, I: Storage<usize>> Irsvm<T, S, C, I>
         let n = point_count(points, dim)?;
         let capacity = factor.capacity();
         check_capacity(params.initial, capacity)?;
-        check_capacity(Irsvm::values_len(n, capacity), values.as_ref().len())?;
+        check_capacity(Irsvm::scalars_len(n, capacity), values.as_ref().len())?;
         check_capacity(Irsvm::indices_len(n, capacity), indices.as_ref().len())?;
         let mut selection = Irsvm { values, factor, indices, n, stop: SelectionStop::Exhausted };
         selection.factor.clear();

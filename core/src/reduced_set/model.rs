@@ -12,7 +12,7 @@
 //! Payload (postcard): `(dim: u32, centres m: u32, outputs: u32, kernel, centres: [T; m·d],
 //! coefficients: [T; outputs·(m+1)], labels: [T; classes])`.
 //!
-//! **Memory**: [`ReducedKernelModel::storage_len`]`(d, m, outputs) = m·d + outputs·(m+1)
+//! **Memory**: [`ReducedKernelModel::scalars_len`]`(d, m, outputs) = m·d + outputs·(m+1)
 //! + classes` scalars.
 
 use serde::de::DeserializeSeed;
@@ -34,7 +34,7 @@ use crate::{Error, Kernel, Real};
 /// use kestrel_core::reduced_set::ReducedKernelModel;
 /// use kestrel_core::Kernel;
 /// // Two centres on a line; positive near 1, negative near −1.
-/// let len = ReducedKernelModel::storage_len(1, 2, 1);
+/// let len = ReducedKernelModel::scalars_len(1, 2, 1);
 /// let mut model = ReducedKernelModel::new_in(vec![0.0; len], Kernel::rbf(1.0)?, 1, 2, 1)?;
 /// model.centres_mut().copy_from_slice(&[1.0, -1.0]);
 /// model.coefficients_mut(0).unwrap().copy_from_slice(&[1.0, -1.0, 0.0]); // u₀, u₁, b
@@ -53,9 +53,14 @@ pub struct ReducedKernelModel<T, S> {
 
 impl ReducedKernelModel<(), ()> {
     /// Scalars for `centres` centres of dimension `dim` and `outputs` outputs.
-    pub const fn storage_len(dim: usize, centres: usize, outputs: usize) -> usize {
+    pub const fn scalars_len(dim: usize, centres: usize, outputs: usize) -> usize {
         let coefficients = outputs.saturating_mul(centres.saturating_add(1));
         centres.saturating_mul(dim).saturating_add(coefficients).saturating_add(LinearModel::classes(outputs))
+    }
+
+    /// Bytes of [`scalars_len`](Self::scalars_len) scalars of type `T`.
+    pub const fn bytes<T>(dim: usize, centres: usize, outputs: usize) -> usize {
+        Self::scalars_len(dim, centres, outputs).saturating_mul(core::mem::size_of::<T>())
     }
 }
 
@@ -75,7 +80,7 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
         outputs: usize,
     ) -> Result<Self, Error> {
         check_shape(dim, centres, outputs)?;
-        let len = ReducedKernelModel::storage_len(dim, centres, outputs);
+        let len = ReducedKernelModel::scalars_len(dim, centres, outputs);
         check_capacity(len, storage.as_ref().len())?;
         let values = &mut storage.as_mut()[..len];
         let labels_start = len - LinearModel::classes(outputs);
@@ -123,7 +128,7 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
     /// ```
     /// use kestrel_core::reduced_set::ReducedKernelModel;
     /// use kestrel_core::Kernel;
-    /// let len = ReducedKernelModel::storage_len(1, 2, 1);
+    /// let len = ReducedKernelModel::scalars_len(1, 2, 1);
     /// let mut model = ReducedKernelModel::new_in(vec![0.0; len], Kernel::rbf(1.0)?, 1, 2, 1)?;
     /// // L = [[2, 0], [1, 1]] packed; w = (4, 1), w_b = 0.5, B = 2.
     /// model.set_coefficients(0, &[4.0, 1.0], 0.5, 2.0, Some(&[2.0, 1.0, 1.0]))?;
@@ -267,7 +272,7 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
 
     /// The payload: `((dim, centres, outputs, kernel), centres, coefficients, labels)`.
     fn payload(&self) -> Result<Payload<'_, T>, Error> {
-        let values = &self.storage.as_ref()[..ReducedKernelModel::storage_len(self.dim, self.centres, self.outputs)];
+        let values = &self.storage.as_ref()[..ReducedKernelModel::scalars_len(self.dim, self.centres, self.outputs)];
         let (centres, rest) = values.split_at(self.centres * self.dim);
         let (coefficients, labels) = rest.split_at(self.outputs * (self.centres + 1));
         let shape = (
@@ -301,7 +306,7 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
         let (dim, centres, outputs) = (dim as usize, centres as usize, outputs as usize);
         let kernel = Kernel::new(kind).map_err(|_| Error::Model(ModelError::Payload))?;
         check_shape(dim, centres, outputs).map_err(|_| Error::Model(ModelError::Payload))?;
-        let len = ReducedKernelModel::storage_len(dim, centres, outputs);
+        let len = ReducedKernelModel::scalars_len(dim, centres, outputs);
         check_capacity(len, storage.as_ref().len())?;
         let (centre_values, rest_values) = storage.as_mut()[..len].split_at_mut(centres * dim);
         let (coefficients, labels) = rest_values.split_at_mut(outputs * (centres + 1));
@@ -348,9 +353,9 @@ mod tests {
     use std::vec;
 
     #[test]
-    fn storage_len_counts_every_part() {
-        assert_eq!(ReducedKernelModel::storage_len(2, 3, 1), 6 + 4 + 2);
-        assert_eq!(ReducedKernelModel::storage_len(2, 3, 3), 6 + 12 + 3);
+    fn scalars_len_counts_every_part() {
+        assert_eq!(ReducedKernelModel::scalars_len(2, 3, 1), 6 + 4 + 2);
+        assert_eq!(ReducedKernelModel::scalars_len(2, 3, 3), 6 + 12 + 3);
     }
 
     macro_rules! gen_tests {
@@ -359,7 +364,7 @@ mod tests {
             fn $encoded_len() {
                 let kernel = Kernel::<$t>::rbf(0.5).unwrap();
                 for outputs in [1, 3] {
-                    let len = ReducedKernelModel::storage_len(2, 3, outputs);
+                    let len = ReducedKernelModel::scalars_len(2, 3, outputs);
                     let mut m = ReducedKernelModel::new_in(vec![0.0; len], kernel, 2, 3, outputs).unwrap();
                     m.centres_mut().copy_from_slice(&[0.5, -1.0, 2.0, 0.0, 1e-3, 7.0]);
                     let n = m.encoded_len();
@@ -380,13 +385,13 @@ mod tests {
                 let centres: [$t; 8] = [0.0, 0.0, 1.0, 0.2, -0.5, 1.0, 0.3, -0.8];
                 // L with L·Lᵀ = K(Ã, Ã), packed.
                 let centre = |i: usize| &centres[i * dim..(i + 1) * dim];
-                let chol = crate::Cholesky::factor_in(vec![0.0; crate::cholesky::storage_len(m)], m, m, |i, j| {
+                let chol = crate::Cholesky::factor_in(vec![0.0; crate::Cholesky::scalars_len(m)], m, m, |i, j| {
                     kernel.eval(centre(i), centre(j)).unwrap()
                 })
                 .unwrap();
                 let l = chol.packed().to_vec();
                 let (w, w_b, bias): ([$t; 4], $t, $t) = ([0.8, -1.5, 0.25, 2.0], -0.3, 1.5);
-                let len = ReducedKernelModel::storage_len(dim, m, 3);
+                let len = ReducedKernelModel::scalars_len(dim, m, 3);
                 let mut model = ReducedKernelModel::new_in(vec![0.0; len], kernel, dim, m, 3).unwrap();
                 model.centres_mut().copy_from_slice(&centres);
                 model.set_coefficients(1, &w, w_b, bias, Some(&l)).unwrap();
@@ -422,7 +427,7 @@ mod tests {
 
     #[test]
     fn one_vs_rest_round_trip_and_errors() {
-        let len = ReducedKernelModel::storage_len(2, 3, 3);
+        let len = ReducedKernelModel::scalars_len(2, 3, 3);
         let mut m = ReducedKernelModel::new_in(vec![0.0; len], Kernel::rbf(2.0).unwrap(), 2, 3, 3).unwrap();
         m.centres_mut().copy_from_slice(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0]);
         for c in 0..3 {

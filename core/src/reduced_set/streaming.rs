@@ -16,10 +16,10 @@
 //! Cost per offered point: `m` kernel evaluations (O(md)) and one O(m²) solve.
 //!
 //! **Memory** for capacity `c` in dimension `d`: the centres and a work column,
-//! `c·d + c + 1` scalars ([`StreamingSelector::values_len`]), and the factor
-//! ([`cholesky::storage_len`]`(c)`).
+//! `c·d + c + 1` scalars ([`StreamingSelector::scalars_len`]), and the factor
+//! ([`Cholesky::scalars_len`]`(c)`).
 
-use crate::cholesky::{self, Cholesky};
+use crate::cholesky::Cholesky;
 use crate::error::check_len;
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
@@ -48,13 +48,13 @@ pub enum Offer<T> {
 ///
 /// # Examples
 /// ```
-/// use kestrel_core::cholesky::{self, Cholesky};
+/// use kestrel_core::cholesky::Cholesky;
 /// use kestrel_core::reduced_set::{Offer, StreamingSelector};
 /// use kestrel_core::Kernel;
 /// let capacity = 8;
 /// let mut selector = StreamingSelector::new_in(
-///     [0.0; StreamingSelector::values_len(8, 1)],
-///     Cholesky::new_in([0.0; cholesky::storage_len(8)], capacity)?,
+///     [0.0; StreamingSelector::scalars_len(8, 1)],
+///     Cholesky::new_in([0.0; Cholesky::scalars_len(8)], capacity)?,
 ///     Kernel::rbf(1.0)?, 1, 0.3)?;
 /// assert!(matches!(selector.offer(&[0.0])?, Offer::Accepted { index: 0, .. }));
 /// assert!(matches!(selector.offer(&[0.01])?, Offer::Rejected { .. })); // nearly the same point
@@ -73,13 +73,13 @@ pub struct StreamingSelector<T, S, C> {
 
 impl StreamingSelector<(), (), ()> {
     /// Scalars of the value storage for capacity `c` in dimension `d`: `c·d + c + 1`.
-    pub const fn values_len(capacity: usize, dim: usize) -> usize {
+    pub const fn scalars_len(capacity: usize, dim: usize) -> usize {
         capacity.saturating_mul(dim).saturating_add(capacity).saturating_add(1)
     }
 
     /// Bytes of both storages for scalar `T`.
-    pub const fn bytes_needed<T>(capacity: usize, dim: usize) -> usize {
-        let scalars = Self::values_len(capacity, dim).saturating_add(cholesky::storage_len(capacity));
+    pub const fn bytes<T>(capacity: usize, dim: usize) -> usize {
+        let scalars = Self::scalars_len(capacity, dim).saturating_add(Cholesky::scalars_len(capacity));
         scalars.saturating_mul(core::mem::size_of::<T>())
     }
 }
@@ -89,7 +89,7 @@ impl<T: Real, S: Storage<T>, C: Storage<T>> StreamingSelector<T, S, C> {
     ///
     /// # Errors
     /// `InvalidParam` naming `dim` (0) or `delta` (finite, > 0); `CapacityExceeded` when
-    /// `values` is shorter than [`StreamingSelector::values_len`].
+    /// `values` is shorter than [`StreamingSelector::scalars_len`].
     pub fn new_in(
         values: S,
         mut factor: Cholesky<T, C>,
@@ -103,7 +103,7 @@ impl<T: Real, S: Storage<T>, C: Storage<T>> StreamingSelector<T, S, C> {
         if !(delta > T::ZERO && delta.is_finite()) {
             return Err(Error::InvalidParam { name: "delta" });
         }
-        check_capacity(StreamingSelector::values_len(factor.capacity(), dim), values.as_ref().len())?;
+        check_capacity(StreamingSelector::scalars_len(factor.capacity(), dim), values.as_ref().len())?;
         factor.clear();
         Ok(StreamingSelector { values, factor, kernel, dim, delta })
     }

@@ -324,8 +324,8 @@ mod tests {
 
     fn four_cases<T: Real>(mode: ColumnMode) {
         let dims = Dims::new(6, 1, 4, 3).columns(mode);
-        let mut buf = vec![T::ZERO; dims.scalars_len()];
-        let mut ibuf = vec![0usize; dims.indices_len()];
+        let mut buf = vec![T::ZERO; dims.batch_scalars()];
+        let mut ibuf = vec![0usize; dims.indices()];
         let mut parts = dims.split(&mut buf);
         let mut idx = dims.split_indices(&mut ibuf);
         idx.position.fill(NONE);

@@ -1,10 +1,11 @@
 //! Capacities of an SLKL learner and how its two buffers are carved up.
 //!
 //! A learner works in one buffer of scalars and one of `usize` indices, both lent or owned
-//! by the caller (see [`crate::storage`]). [`Dims`] fixes every capacity at construction
-//! and its `const fn`s give the lengths and bytes before anything is built.
+//! by the caller (see [`crate::storage`]). [`Dims`] fixes every capacity at construction;
+//! the learners' `const fn`s ([`Slkl::scalars_len`](super::Slkl::scalars_len), …) give the
+//! lengths and bytes before anything is built.
 
-use crate::cholesky::storage_len;
+use crate::Cholesky;
 use crate::storage::check_capacity;
 use crate::{Error, Real};
 
@@ -14,7 +15,8 @@ use super::columns::{ColumnMode, columns_len};
 /// `dim` features, `candidates` = `M` candidate columns, `max_active` = the largest `m0`
 /// (number of non-zero weights) the learner may reach, and where the columns live.
 ///
-/// Memory, in scalars (see [`scalars_len`](Dims::scalars_len)): the factor
+/// Memory, in scalars (see [`Slkl::scalars_len`](super::Slkl::scalars_len) and
+/// [`SlklWindow::scalars_len`](super::SlklWindow::scalars_len)): the factor
 /// `A(A+1)/2 + 2A` for `A = max_active`, the columns (`rows·(A+1)` on the fly,
 /// `rows·M` precomputed), `rows` for `K_λ⁻¹y`, `4A` work vectors, `M` weights, `M·dim`
 /// candidate centres and `M + 1` objective values for the stopping rule; the window mode
@@ -22,14 +24,14 @@ use super::columns::{ColumnMode, columns_len};
 ///
 /// # Examples
 /// ```
-/// use kestrel_core::slkl::Dims;
+/// use kestrel_core::slkl::{Dims, Slkl};
 /// // n = 1000 points in 2-D, M = 1000 candidates, m0 ≤ 200, columns on the fly.
 /// const DIMS: Dims = Dims::new(1000, 2, 1000, 200);
-/// const BYTES: usize = DIMS.bytes::<f32>();
-/// assert_eq!(DIMS.scalars_len(), 20_100 + 400 + 201_000 + 1000 + 800 + 1000 + 2000 + 1001);
-/// assert_eq!(BYTES, DIMS.scalars_len() * 4 + DIMS.indices_len() * core::mem::size_of::<usize>());
+/// const BYTES: usize = Slkl::bytes::<f32>(DIMS);
+/// assert_eq!(Slkl::scalars_len(DIMS), 20_100 + 400 + 201_000 + 1000 + 800 + 1000 + 2000 + 1001);
+/// assert_eq!(BYTES, Slkl::scalars_len(DIMS) * 4 + Slkl::indices_len(DIMS) * core::mem::size_of::<usize>());
 /// // Precomputing all M columns costs n·M scalars instead of n·(m0 max + 1).
-/// assert!(DIMS.precomputed().scalars_len() > DIMS.scalars_len());
+/// assert!(Slkl::scalars_len(DIMS.precomputed()) > Slkl::scalars_len(DIMS));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Dims {
@@ -83,7 +85,7 @@ impl Dims {
         let a = self.max_active;
         let m = self.candidates;
         [
-            storage_len(a),
+            Cholesky::scalars_len(a),
             columns_len(self.columns, self.rows, m, a),
             self.rows,
             a,
@@ -96,8 +98,8 @@ impl Dims {
         ]
     }
 
-    /// Scalars of a batch learner ([`Slkl`](super::Slkl)), saturating.
-    pub const fn scalars_len(&self) -> usize {
+    /// Scalars of a batch learner, saturating ([`Slkl::scalars_len`](super::Slkl::scalars_len)).
+    pub(crate) const fn batch_scalars(&self) -> usize {
         let parts = self.lengths();
         let mut total = 0usize;
         let mut i = 0;
@@ -109,7 +111,7 @@ impl Dims {
     }
 
     /// Where region `region` lies in the scalar buffer (valid once the constructor has
-    /// checked the buffer against [`scalars_len`](Self::scalars_len)).
+    /// checked the buffer against [`Slkl::scalars_len`](super::Slkl::scalars_len)).
     pub(crate) fn region(&self, region: Region) -> core::ops::Range<usize> {
         let lengths = self.lengths();
         let k = region as usize;
@@ -117,29 +119,22 @@ impl Dims {
         start..start + lengths[k]
     }
 
-    /// Scalars of a sliding-window learner ([`SlklWindow`](super::SlklWindow)): the batch
-    /// learner's plus the window's samples, `rows·(dim + 1)`.
-    pub const fn window_scalars_len(&self) -> usize {
+    /// Scalars of a sliding-window learner: the batch learner's plus the window's samples,
+    /// `rows·(dim + 1)` ([`SlklWindow::scalars_len`](super::SlklWindow::scalars_len)).
+    pub(crate) const fn window_scalars(&self) -> usize {
         let samples = self.rows.saturating_mul(self.dim.saturating_add(1));
-        self.scalars_len().saturating_add(samples)
+        self.batch_scalars().saturating_add(samples)
     }
 
     /// `usize` indices of either learner: `max_active + 2·candidates`.
-    pub const fn indices_len(&self) -> usize {
+    pub(crate) const fn indices(&self) -> usize {
         self.max_active.saturating_add(self.candidates.saturating_mul(2))
     }
 
-    /// Bytes of a batch learner's two buffers for scalar `T` (not counting the borrowed
-    /// training data).
-    pub const fn bytes<T>(&self) -> usize {
-        let scalars = self.scalars_len().saturating_mul(core::mem::size_of::<T>());
-        scalars.saturating_add(self.indices_len().saturating_mul(core::mem::size_of::<usize>()))
-    }
-
-    /// Bytes of a sliding-window learner's two buffers for scalar `T`.
-    pub const fn window_bytes<T>(&self) -> usize {
-        let scalars = self.window_scalars_len().saturating_mul(core::mem::size_of::<T>());
-        scalars.saturating_add(self.indices_len().saturating_mul(core::mem::size_of::<usize>()))
+    /// Bytes of `scalars` scalars of type `T` and the learner's indices (saturating).
+    pub(crate) const fn bytes<T>(&self, scalars: usize) -> usize {
+        let scalars = scalars.saturating_mul(core::mem::size_of::<T>());
+        scalars.saturating_add(self.indices().saturating_mul(core::mem::size_of::<usize>()))
     }
 
     /// `InvalidParam` for a zero capacity; `CapacityExceeded` when the buffers are short.
@@ -156,14 +151,14 @@ impl Dims {
         if self.max_active == 0 {
             return Err(Error::InvalidParam { name: "max_active" });
         }
-        if needed_scalars == usize::MAX || self.indices_len() == usize::MAX {
+        if needed_scalars == usize::MAX || self.indices() == usize::MAX {
             return Err(Error::CapacityExceeded { needed: usize::MAX, capacity: scalars });
         }
         check_capacity(needed_scalars, scalars)?;
-        check_capacity(self.indices_len(), indices)
+        check_capacity(self.indices(), indices)
     }
 
-    /// Splits the learner's scalar buffer (at least [`scalars_len`](Self::scalars_len)
+    /// Splits the learner's scalar buffer (at least [`Slkl::scalars_len`](super::Slkl::scalars_len)
     /// long, checked by the constructor) into its regions.
     pub(crate) fn split<'b, T: Real>(&self, buf: &'b mut [T]) -> Parts<'b, T> {
         let [factor, cols, r, cty, z, w1, w2, mu, centres, history] = self.lengths();
@@ -252,7 +247,7 @@ mod tests {
     #[test]
     fn regions_tile_the_buffer() {
         for dims in [Dims::new(10, 3, 7, 4), Dims::new(10, 3, 7, 4).precomputed()] {
-            let total = dims.scalars_len();
+            let total = dims.batch_scalars();
             let mut buf = vec![0.0f32; total];
             let parts = dims.split(&mut buf);
             let lens = [
@@ -276,10 +271,10 @@ mod tests {
                 ColumnMode::Precomputed => 10 * 7,
             };
             assert_eq!(parts.cols.len(), expected_cols);
-            assert_eq!(dims.window_scalars_len(), total + 40);
-            assert_eq!(dims.indices_len(), 4 + 14);
-            assert_eq!(dims.bytes::<f64>(), 8 * total + 18 * core::mem::size_of::<usize>());
-            let mut ibuf = vec![0usize; dims.indices_len()];
+            assert_eq!(dims.window_scalars(), total + 40);
+            assert_eq!(dims.indices(), 4 + 14);
+            assert_eq!(dims.bytes::<f64>(total), 8 * total + 18 * core::mem::size_of::<usize>());
+            let mut ibuf = vec![0usize; dims.indices()];
             let idx = dims.split_indices(&mut ibuf);
             assert_eq!((idx.active.len(), idx.position.len(), idx.pool.len()), (4, 7, 7));
         }
@@ -288,7 +283,7 @@ mod tests {
     #[test]
     fn check_names_zero_capacities_and_short_buffers() {
         let ok = Dims::new(10, 3, 7, 4);
-        let need = ok.scalars_len();
+        let need = ok.batch_scalars();
         assert_eq!(ok.check(need, need, 18), Ok(()));
         assert_eq!(ok.check(need - 1, need, 18), Err(Error::CapacityExceeded { needed: need, capacity: need - 1 }));
         assert!(ok.check(need, need, 17).is_err());
@@ -301,7 +296,7 @@ mod tests {
             assert_eq!(dims.check(need, need, 18), Err(Error::InvalidParam { name }));
         }
         let huge = Dims::new(usize::MAX, 2, 2, 2);
-        assert_eq!(huge.scalars_len(), usize::MAX);
-        assert!(huge.check(100, huge.scalars_len(), 100).is_err());
+        assert_eq!(huge.batch_scalars(), usize::MAX);
+        assert!(huge.check(100, huge.batch_scalars(), 100).is_err());
     }
 }

@@ -28,7 +28,7 @@ pub enum Candidates<'c, T> {
 ///
 /// Time: a step costs O(n) kernel-free work when the drawn coordinate stays at 0 (plus
 /// O(n·d) kernel work on the fly), O(n·m0 + m0²) when it changes. Memory:
-/// [`Dims::bytes`], O(n·m0 + m0²) on the fly; the samples are borrowed, not copied.
+/// [`Slkl::bytes`], O(n·m0 + m0²) on the fly; the samples are borrowed, not copied.
 ///
 /// # Examples
 /// ```
@@ -38,8 +38,8 @@ pub enum Candidates<'c, T> {
 /// let y: Vec<f64> = x.iter().map(|v| v.sin()).collect();
 /// let dims = Dims::new(50, 1, 20, 20);
 /// let params = Params::new().nu(1e-3).check()?;
-/// let mut scalars = vec![0.0; dims.scalars_len()];
-/// let mut indices = vec![0; dims.indices_len()];
+/// let mut scalars = vec![0.0; Slkl::scalars_len(dims)];
+/// let mut indices = vec![0; Slkl::indices_len(dims)];
 /// let mut slkl = Slkl::new_in(&mut scalars[..], &mut indices[..], dims, params, &x, &y,
 ///     Candidates::Random)?;
 /// let summary = slkl.run()?;
@@ -69,6 +69,25 @@ pub(crate) fn check_points<T: Real>(kernel: &Kernel<T>, points: &[T], dim: usize
     Ok(n)
 }
 
+impl Slkl<'static, (), (), ()> {
+    /// Scalars of a batch learner's scalar buffer (saturating): the factor
+    /// `A(A+1)/2 + 2A` for `A = max_active`, the columns, `rows` for `K_λ⁻¹y`, `4A` work
+    /// vectors, `M` weights, `M·dim` centres and `M + 1` objective values (see [`Dims`]).
+    pub const fn scalars_len(dims: Dims) -> usize {
+        dims.batch_scalars()
+    }
+
+    /// `usize` entries of the index buffer: `max_active + 2·candidates`.
+    pub const fn indices_len(dims: Dims) -> usize {
+        dims.indices()
+    }
+
+    /// Bytes of both buffers for scalar `T` (not counting the borrowed training data).
+    pub const fn bytes<T>(dims: Dims) -> usize {
+        dims.bytes::<T>(dims.batch_scalars())
+    }
+}
+
 impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
     /// A learner on samples `x` (row-major, `dims.dim()` features) and targets `y`, with
     /// `μ = 0`. The targets are centred by their mean, which the model adds back.
@@ -76,8 +95,8 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
     /// # Errors
     /// - `InvalidParam` naming `dim`, `rows`, `candidates` or `max_active` when one is 0,
     ///   `samples` when `y` is empty, `lag` when the stopping lag exceeds `M`;
-    /// - `CapacityExceeded` when a buffer is shorter than [`Dims::scalars_len`] /
-    ///   [`Dims::indices_len`], when `n > rows`, or when more than `M` candidates are given;
+    /// - `CapacityExceeded` when a buffer is shorter than [`Slkl::scalars_len`] /
+    ///   [`Slkl::indices_len`], when `n > rows`, or when more than `M` candidates are given;
     /// - `DimensionMismatch` when `x.len() ≠ n·dim` or candidate points are not `dim`-vectors;
     /// - `NonFinite` for NaN/∞ in `x`, `y` or candidate points (or a kernel value that
     ///   overflows); `IndexOutOfRange` for a candidate index `≥ n`.
@@ -90,7 +109,7 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
         y: &'d [T],
         candidates: Candidates<'_, T>,
     ) -> Result<Self, Error> {
-        dims.check(scalars.as_ref().len(), dims.scalars_len(), indices.as_ref().len())?;
+        dims.check(scalars.as_ref().len(), dims.batch_scalars(), indices.as_ref().len())?;
         let (d, n) = (dims.dim(), y.len());
         if n == 0 {
             return Err(Error::InvalidParam { name: "samples" });
@@ -285,7 +304,7 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
     }
 
     /// The model (`m0` centres, weights, mean) in `storage` of at least
-    /// [`predictor::scalars_len`](super::predictor::scalars_len)`(m0, dim)` scalars.
+    /// [`Predictor::scalars_len`]`(m0, dim)` scalars.
     ///
     /// # Errors
     /// `CapacityExceeded` when `storage` is too short.
@@ -318,8 +337,8 @@ mod tests {
         let dims = Dims::new(4, 1, 1, 1);
         let centre = [T::from_f64(2.0)];
         let mut slkl = Slkl::new_in(
-            vec![T::ZERO; dims.scalars_len()],
-            vec![0; dims.indices_len()],
+            vec![T::ZERO; dims.batch_scalars()],
+            vec![0; dims.indices()],
             dims,
             params,
             &x,
@@ -367,8 +386,8 @@ mod tests {
         let y = [2.5f32; 8];
         let params = Params::new().check().unwrap();
         let mut slkl = Slkl::new_in(
-            [0.0f32; DIMS.scalars_len()],
-            [0usize; DIMS.indices_len()],
+            [0.0f32; Slkl::scalars_len(DIMS)],
+            [0usize; Slkl::indices_len(DIMS)],
             DIMS,
             params,
             &x,
@@ -383,7 +402,7 @@ mod tests {
         assert_eq!(slkl.predict(&[3.5]), Ok(2.5));
         assert_eq!(slkl.stats().stay_zero, slkl.stats().steps);
         let (scalars, indices) = slkl.into_storage();
-        assert_eq!(core::mem::size_of_val(&scalars) + core::mem::size_of_val(&indices), DIMS.bytes::<f32>());
+        assert_eq!(core::mem::size_of_val(&scalars) + core::mem::size_of_val(&indices), Slkl::bytes::<f32>(DIMS));
     }
 
     #[test]

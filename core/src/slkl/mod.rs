@@ -76,9 +76,9 @@
 //! let y: Vec<f32> = x.chunks(2).map(|p| sinc(p) + 0.05 * rng.normal::<f32>()).collect();
 //! // Capacities fixed up front; the bytes are known before anything is built.
 //! let dims = Dims::new(n, 2, 100, 60);
-//! assert_eq!(dims.bytes::<f32>(), dims.scalars_len() * 4 + dims.indices_len() * core::mem::size_of::<usize>());
-//! let mut scalars = vec![0.0f32; dims.scalars_len()];
-//! let mut indices = vec![0usize; dims.indices_len()];
+//! assert_eq!(Slkl::bytes::<f32>(dims), Slkl::scalars_len(dims) * 4 + Slkl::indices_len(dims) * core::mem::size_of::<usize>());
+//! let mut scalars = vec![0.0f32; Slkl::scalars_len(dims)];
+//! let mut indices = vec![0usize; Slkl::indices_len(dims)];
 //! let params = Params::new().nu(0.01).seed(7).check()?;
 //! let mut slkl = Slkl::new_in(&mut scalars[..], &mut indices[..], dims, params, &x, &y, Candidates::Random)?;
 //! let f0 = slkl.objective();
@@ -95,7 +95,7 @@ mod layout;
 mod learner;
 mod outcome;
 mod params;
-pub mod predictor;
+mod predictor;
 mod schedule;
 mod solver;
 mod state;

@@ -7,7 +7,7 @@
 //! paper; Kestrel centres the targets by their training (or window) mean `ȳ` and adds it
 //! back here, so data with a non-zero mean need no preprocessing.
 //!
-//! Memory: `m0·(d + 1)` scalars ([`scalars_len`]); a prediction costs `m0` kernel
+//! Memory: `m0·(d + 1)` scalars ([`Predictor::scalars_len`]); a prediction costs `m0` kernel
 //! evaluations, O(m0·d).
 
 use serde::de::DeserializeSeed;
@@ -23,28 +23,17 @@ use super::columns::inverse_norm;
 use super::layout::{Dims, Region};
 use super::solver::Engine;
 
-/// Scalars a predictor of up to `max_active` centres in `dim` dimensions needs:
-/// `max_active·(dim + 1)` (saturating).
-pub const fn scalars_len(max_active: usize, dim: usize) -> usize {
-    max_active.saturating_mul(dim.saturating_add(1))
-}
-
-/// Bytes of [`scalars_len`] scalars of type `T`.
-pub const fn bytes<T>(max_active: usize, dim: usize) -> usize {
-    scalars_len(max_active, dim).saturating_mul(core::mem::size_of::<T>())
-}
-
 /// An SLKL model: `len` centres with their weights, the kernel and the target mean.
 ///
 /// # Examples
 /// ```
 /// use kestrel_core::Kernel;
-/// use kestrel_core::slkl::{predictor, Predictor};
+/// use kestrel_core::slkl::Predictor;
 /// let kernel = Kernel::gaussian_sigma(1.0)?;
 /// let centres = [0.0, 0.0, 1.0, 1.0]; // two centres in 2-D
 /// let weights = [0.5, -0.25];
 /// let model = Predictor::from_parts_in(
-///     [0.0f64; predictor::scalars_len(2, 2)], kernel, 2, 3.0, &centres, &weights)?;
+///     [0.0f64; Predictor::scalars_len(2, 2)], kernel, 2, 3.0, &centres, &weights)?;
 /// let f = model.predict(&[0.0, 0.0])?;
 /// assert!((f - (3.0 + 0.5 - 0.25 * (-1.0f64).exp())).abs() < 1e-12);
 /// assert!(model.predict(&[0.0]).is_err());
@@ -59,13 +48,26 @@ pub struct Predictor<T, S> {
     mean: T,
 }
 
+impl Predictor<(), ()> {
+    /// Scalars a predictor of up to `max_active` centres in `dim` dimensions needs:
+    /// `max_active·(dim + 1)` (saturating).
+    pub const fn scalars_len(max_active: usize, dim: usize) -> usize {
+        max_active.saturating_mul(dim.saturating_add(1))
+    }
+
+    /// Bytes of [`scalars_len`](Self::scalars_len) scalars of type `T`.
+    pub const fn bytes<T>(max_active: usize, dim: usize) -> usize {
+        Self::scalars_len(max_active, dim).saturating_mul(core::mem::size_of::<T>())
+    }
+}
+
 impl<T: Real, S: Storage<T>> Predictor<T, S> {
     /// A model from its parts: `centres` row-major (`len·dim`), `weights` (`len`).
     ///
     /// # Errors
     /// `InvalidParam { name: "dim" }` for `dim = 0`; `DimensionMismatch` when
     /// `centres.len() ≠ weights.len()·dim`; `CapacityExceeded` when `storage` is shorter
-    /// than [`scalars_len`]`(len, dim)`; `NonFinite` for NaN/∞ anywhere.
+    /// than [`Predictor::scalars_len`]`(len, dim)`; `NonFinite` for NaN/∞ anywhere.
     pub fn from_parts_in(
         storage: S,
         kernel: Kernel<T>,
@@ -98,7 +100,7 @@ impl<T: Real, S: Storage<T>> Predictor<T, S> {
         len: usize,
         mut fill: impl FnMut(usize, &mut [T]) -> T,
     ) -> Result<Self, Error> {
-        check_capacity(scalars_len(len, dim), storage.as_ref().len())?;
+        check_capacity(Predictor::scalars_len(len, dim), storage.as_ref().len())?;
         let (weights, centres) = storage.as_mut().split_at_mut(len);
         for (p, (w, c)) in weights.iter_mut().zip(centres.chunks_exact_mut(dim)).enumerate() {
             *w = fill(p, c);
@@ -200,7 +202,7 @@ impl<T: Real, S: Storage<T>> Predictor<T, S> {
         if dim == 0 || !mean.is_finite() {
             return Err(Error::Model(ModelError::Payload));
         }
-        let needed = scalars_len(len, dim);
+        let needed = Predictor::scalars_len(len, dim);
         check_capacity(needed, storage.as_ref().len())?;
         let (weights, centres) = storage.as_mut()[..needed].split_at_mut(len);
         let mut deserializer = postcard::Deserializer::from_bytes(rest);

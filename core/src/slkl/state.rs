@@ -97,11 +97,11 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         SlklWindowState { dims, len, head, mean, mean_stale, engine }
     }
 
-    /// The buffers in use: [`Dims::window_scalars_len`] scalars and
-    /// [`Dims::indices_len`] indices.
+    /// The buffers in use: [`SlklWindow::scalars_len`] scalars and
+    /// [`SlklWindow::indices_len`] indices.
     pub fn storage(&self) -> (&[T], &[usize]) {
-        let scalars = &self.scalars.as_ref()[..self.dims.window_scalars_len()];
-        (scalars, &self.indices.as_ref()[..self.dims.indices_len()])
+        let scalars = &self.scalars.as_ref()[..self.dims.window_scalars()];
+        (scalars, &self.indices.as_ref()[..self.dims.indices()])
     }
 
     /// The learner [`state`](Self::state) and [`storage`](Self::storage) describe, working
@@ -123,7 +123,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
     /// let dims = Dims::new(8, 1, 4, 4);
     /// let params = Params::new().check()?;
     /// let centres = [0.0, 1.0, 2.0, 3.0];
-    /// let mut a = SlklWindow::new_in(vec![0.0; dims.window_scalars_len()], vec![0; dims.indices_len()],
+    /// let mut a = SlklWindow::new_in(vec![0.0; SlklWindow::scalars_len(dims)], vec![0; SlklWindow::indices_len(dims)],
     ///     dims, params, &centres)?;
     /// a.push(&[0.5], 1.0)?;
     /// let (scalars, indices) = a.storage();
@@ -142,7 +142,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         state: SlklWindowState<T>,
     ) -> Result<Self, Error> {
         let SlklWindowState { dims, len, head, mean, mean_stale, engine: saved } = state;
-        dims.check(scalars.as_ref().len(), dims.window_scalars_len(), indices.as_ref().len())?;
+        dims.check(scalars.as_ref().len(), dims.window_scalars(), indices.as_ref().len())?;
         let invalid = |name| Err(Error::InvalidParam { name });
         if len > dims.rows() {
             return invalid("len");
@@ -265,14 +265,9 @@ mod tests {
     /// steps each.
     fn fed<T: Real>(dims: Dims, n: usize) -> VecWindow<T> {
         let centres: Vec<T> = (0..6).map(|i| T::from_f64(-2.0 + 0.8 * i as f64)).collect();
-        let mut w = SlklWindow::new_in(
-            vec![T::ZERO; dims.window_scalars_len()],
-            vec![0; dims.indices_len()],
-            dims,
-            params(),
-            &centres,
-        )
-        .unwrap();
+        let mut w =
+            SlklWindow::new_in(vec![T::ZERO; dims.window_scalars()], vec![0; dims.indices()], dims, params(), &centres)
+                .unwrap();
         for t in 0..n {
             feed(&mut w, t);
         }
@@ -361,7 +356,7 @@ mod tests {
         bad[4 + 6] = 9;
         assert_eq!(restore(scalars.clone(), bad, state), name("pool"));
         let mut bad = scalars.clone();
-        bad[dims.scalars_len()] = T::from_f64(f64::INFINITY);
+        bad[dims.batch_scalars()] = T::from_f64(f64::INFINITY);
         assert_eq!(restore(bad, indices.clone(), state), Some(Error::NonFinite));
         assert!(restore(scalars, indices, state).is_none());
     }

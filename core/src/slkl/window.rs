@@ -17,7 +17,7 @@
 //! no more than its factor updates. The drift check of the batch learner runs here too,
 //! counting each update and downdate as a change.
 //!
-//! Memory: [`Dims::window_bytes`] — the batch learner's buffers plus the window's
+//! Memory: [`SlklWindow::bytes`] — the batch learner's buffers plus the window's
 //! samples, `N·(d + 1)` scalars.
 
 use crate::error::check_len;
@@ -42,8 +42,8 @@ use super::solver::Engine;
 /// const DIMS: Dims = Dims::new(64, 1, 16, 16);
 /// let centres: Vec<f64> = (0..16).map(|i| i as f64 / 5.0).collect();
 /// let params = Params::new().nu(1e-3).check()?;
-/// let mut scalars = vec![0.0; DIMS.window_scalars_len()];
-/// let mut indices = vec![0; DIMS.indices_len()];
+/// let mut scalars = vec![0.0; SlklWindow::scalars_len(DIMS)];
+/// let mut indices = vec![0; SlklWindow::indices_len(DIMS)];
 /// let mut window = SlklWindow::new_in(&mut scalars[..], &mut indices[..], DIMS, params, &centres)?;
 /// for t in 0..200 {
 ///     let x = (t % 50) as f64 / 16.0;
@@ -69,6 +69,25 @@ pub struct SlklWindow<T, S, I> {
 
 type Split<'b, T> = (Parts<'b, T>, Indices<'b>, &'b mut [T], &'b mut [T]);
 
+impl SlklWindow<(), (), ()> {
+    /// Scalars of a sliding-window learner's scalar buffer (saturating): the batch
+    /// learner's ([`Slkl::scalars_len`](super::Slkl::scalars_len)) plus the window's
+    /// samples, `rows·(dim + 1)`.
+    pub const fn scalars_len(dims: Dims) -> usize {
+        dims.window_scalars()
+    }
+
+    /// `usize` entries of the index buffer: `max_active + 2·candidates`.
+    pub const fn indices_len(dims: Dims) -> usize {
+        dims.indices()
+    }
+
+    /// Bytes of both buffers for scalar `T`.
+    pub const fn bytes<T>(dims: Dims) -> usize {
+        dims.bytes::<T>(dims.window_scalars())
+    }
+}
+
 impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
     /// An empty window of `dims.rows()` samples with the candidate `centres` (row-major,
     /// `dims.dim()` features, at most `dims.candidates()` of them), `μ = 0`.
@@ -76,7 +95,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
     /// # Errors
     /// `InvalidParam` naming a zero capacity, `candidates` when `centres` is empty, or
     /// `lag`; `CapacityExceeded` when a buffer is shorter than
-    /// [`Dims::window_scalars_len`] / [`Dims::indices_len`] or there are more than `M`
+    /// [`SlklWindow::scalars_len`] / [`SlklWindow::indices_len`] or there are more than `M`
     /// centres; `DimensionMismatch` when `centres` are not `dim`-vectors; `NonFinite`.
     pub fn new_in(
         mut scalars: S,
@@ -85,7 +104,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         params: ValidParams<T>,
         centres: &[T],
     ) -> Result<Self, Error> {
-        dims.check(scalars.as_ref().len(), dims.window_scalars_len(), indices.as_ref().len())?;
+        dims.check(scalars.as_ref().len(), dims.window_scalars(), indices.as_ref().len())?;
         let m = check_points(&params.kernel(), centres, dims.dim())?;
         if m == 0 {
             return Err(Error::InvalidParam { name: "candidates" });
@@ -280,7 +299,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         if self.len == 0 {
             return T::ZERO;
         }
-        let start = self.dims.scalars_len() + self.dims.rows() * self.dims.dim();
+        let start = self.dims.batch_scalars() + self.dims.rows() * self.dims.dim();
         let ys = &self.scalars.as_ref()[start..start + self.len];
         compensated_sum(ys.iter().copied()) / T::from_f64(self.len as f64)
     }
@@ -291,7 +310,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         }
         let (d, rows) = (self.dims.dim(), self.dims.rows());
         let slot = if self.is_full() { (self.head + age) % rows } else { age };
-        let xs = self.dims.scalars_len();
+        let xs = self.dims.batch_scalars();
         let buf = self.scalars.as_ref();
         let x = buf.get(xs + slot * d..xs + (slot + 1) * d)?;
         let y = *buf.get(xs + rows * d + slot)?;
@@ -337,7 +356,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
 
 /// The engine's regions, then the window's samples and targets.
 pub(super) fn split<'b, T: Real>(dims: &Dims, scalars: &'b mut [T], indices: &'b mut [usize]) -> Split<'b, T> {
-    let (engine, samples) = scalars.split_at_mut(dims.scalars_len());
+    let (engine, samples) = scalars.split_at_mut(dims.batch_scalars());
     let (xs, rest) = samples.split_at_mut(dims.rows() * dims.dim());
     let (ys, _) = rest.split_at_mut(dims.rows());
     (dims.split(engine), dims.split_indices(indices), xs, ys)
@@ -356,8 +375,8 @@ mod tests {
                 let dims = Dims::new(3, 1, 2, 2);
                 let params = Params::new().check().unwrap();
                 let mut w = SlklWindow::new_in(
-                    vec![0.0 as $t; dims.window_scalars_len()],
-                    vec![0; dims.indices_len()],
+                    vec![0.0 as $t; dims.window_scalars()],
+                    vec![0; dims.indices()],
                     dims,
                     params,
                     &[0.0, 1.0],

@@ -7,7 +7,7 @@
 
 use kestrel_core::Real;
 use kestrel_core::Rng;
-use kestrel_core::dcd::{self, Exit, LinearModel, LinearSvm, OneVsRest, Outcome, SparseRows, ValidParams};
+use kestrel_core::dcd::{Exit, LinearModel, LinearSvm, OneVsRest, Outcome, SparseRows, ValidParams};
 
 use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
@@ -32,7 +32,7 @@ pub struct LinearSummary {
 
 /// Bytes the solver state needs for `n` rows, `dim` features and `outputs` weight vectors.
 pub fn solver_bytes<T>(n: usize, dim: usize, outputs: usize) -> usize {
-    if outputs == 1 { dcd::batch_bytes::<T>(n, dim) } else { dcd::ovr_bytes::<T>(n, dim, outputs) }
+    if outputs == 1 { LinearSvm::bytes::<T>(n, dim) } else { OneVsRest::bytes::<T>(n, dim, outputs) }
 }
 
 /// Trains on `data`; `budget` (bytes) bounds the data set, the labels and the solver state,
@@ -48,7 +48,7 @@ pub fn train<T: Real>(
 ) -> Result<(LinearModel<T, Vec<T>>, LinearSummary), TrainError> {
     let (classes, labels) = classes(data.labels())?;
     let (n, dim, outputs) = (data.len(), data.dim().max(1), classes.outputs());
-    let model_len = LinearModel::storage_len(dim, outputs);
+    let model_len = LinearModel::scalars_len(dim, outputs);
     let solver_bytes = solver_bytes::<T>(n, dim, outputs)
         .saturating_add(n.saturating_mul(size_of::<i32>()))
         .saturating_add(model_len.saturating_mul(size_of::<T>()));
@@ -58,15 +58,15 @@ pub fn train<T: Real>(
     let mut rng = Rng::seed_from_u64(seed);
     let mut model = LinearModel::new_in(zeroed(model_len, "the model")?, dim, outputs, params.bias())?;
     let outcome = if outputs == 1 {
-        let scalars = zeroed(dcd::batch_scalars_len(n, dim), "the solver")?;
-        let idx = zeroed(dcd::batch_indices_len(n), "the solver")?;
+        let scalars = zeroed(LinearSvm::scalars_len(n, dim), "the solver")?;
+        let idx = zeroed(LinearSvm::indices_len(n), "the solver")?;
         let mut svm = LinearSvm::new_in(scalars, idx, n, dim, params)?;
         let outcome = svm.train(&rows, &labels, &mut rng)?;
         copy_weights(&mut model, 0, svm.weights(), svm.bias_weight());
         outcome
     } else {
-        let scalars = zeroed(dcd::ovr_scalars_len(n, dim, outputs), "the solver")?;
-        let indices = zeroed(dcd::ovr_indices_len(n), "the solver")?;
+        let scalars = zeroed(OneVsRest::scalars_len(n, dim, outputs), "the solver")?;
+        let indices = zeroed(OneVsRest::indices_len(n), "the solver")?;
         let mut svm = OneVsRest::new_in(scalars, indices, n, dim, outputs, params)?;
         let outcome = svm.train(&rows, &labels, &mut rng)?;
         for c in 0..outputs {
@@ -107,6 +107,7 @@ mod tests {
     use super::*;
     use crate::labels::LabelError;
     use crate::source::Record;
+    use kestrel_core::dcd;
 
     fn data(rows: &[(f64, f64)]) -> Dataset<f64> {
         let mut data = Dataset::new();

@@ -3,8 +3,8 @@
 //! `L⁻¹z(x)`, `LLᵀ = K(Ã, Ã)`, unless asked not to — train the linear SVM on them, and fold
 //! everything into a [`ReducedKernelModel`] that predicts with `m` kernel evaluations.
 
-use kestrel_core::cholesky::{self, Cholesky};
-use kestrel_core::dcd::{self, DenseRows, Exit, LinearSvm, OneVsRest, ValidParams};
+use kestrel_core::cholesky::Cholesky;
+use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, OneVsRest, ValidParams};
 use kestrel_core::reduced_set::{Irsvm, IrsvmParams, ReducedKernelModel, select_random};
 use kestrel_core::{Kernel, Real, Rng};
 
@@ -65,18 +65,18 @@ pub struct RsvmSummary {
 pub fn working_bytes<T>(n: usize, dim: usize, capacity: usize, outputs: usize, selection: Selection) -> usize {
     let scalars = |count: usize| count.saturating_mul(size_of::<T>());
     let selection = match selection {
-        Selection::Irsvm { .. } => Irsvm::bytes_needed::<T>(n, capacity),
+        Selection::Irsvm { .. } => Irsvm::bytes::<T>(n, capacity),
         Selection::Random => scalars(capacity.saturating_mul(dim)).saturating_add(capacity * size_of::<usize>()),
     };
     let solver =
-        if outputs == 1 { dcd::batch_bytes::<T>(n, capacity) } else { dcd::ovr_bytes::<T>(n, capacity, outputs) };
+        if outputs == 1 { LinearSvm::bytes::<T>(n, capacity) } else { OneVsRest::bytes::<T>(n, capacity, outputs) };
     scalars(n.saturating_mul(dim))
         .saturating_add(selection)
         .saturating_add(scalars(n.saturating_mul(capacity)))
-        .saturating_add(scalars(cholesky::storage_len(capacity)))
+        .saturating_add(scalars(Cholesky::scalars_len(capacity)))
         .saturating_add(n.saturating_mul(size_of::<i32>()))
         .saturating_add(solver)
-        .saturating_add(scalars(ReducedKernelModel::storage_len(dim, capacity, outputs)))
+        .saturating_add(scalars(ReducedKernelModel::scalars_len(dim, capacity, outputs)))
 }
 
 /// Trains a reduced-kernel SVM on `data`, after checking the budget.
@@ -103,20 +103,20 @@ pub fn train<T: Real>(
     }
     let factor = if config.whiten { Some(whiten(&config.kernel, &centres, dim, &mut features, m)?) } else { None };
     let rows = DenseRows::new(&features, m)?;
-    let storage = zeroed(ReducedKernelModel::storage_len(dim, m, outputs), "the model")?;
+    let storage = zeroed(ReducedKernelModel::scalars_len(dim, m, outputs), "the model")?;
     let mut model = ReducedKernelModel::new_in(storage, config.kernel, dim, m, outputs)?;
     model.centres_mut().copy_from_slice(&centres);
     let (bias, whitening) = (config.params.bias(), factor.as_ref().map(Cholesky::packed));
     let (objective, passes, converged) = if outputs == 1 {
-        let scalars = zeroed(dcd::batch_scalars_len(n, m), "the solver")?;
+        let scalars = zeroed(LinearSvm::scalars_len(n, m), "the solver")?;
         let mut svm =
-            LinearSvm::new_in(scalars, zeroed(dcd::batch_indices_len(n), "the solver")?, n, m, config.params)?;
+            LinearSvm::new_in(scalars, zeroed(LinearSvm::indices_len(n), "the solver")?, n, m, config.params)?;
         let outcome = svm.train(&rows, &labels, &mut rng)?;
         model.set_coefficients(0, svm.weights(), svm.bias_weight(), bias, whitening)?;
         (outcome.objective, outcome.passes, outcome.exit == Exit::Converged)
     } else {
-        let scalars = zeroed(dcd::ovr_scalars_len(n, m, outputs), "the solver")?;
-        let indices = zeroed(dcd::ovr_indices_len(n), "the solver")?;
+        let scalars = zeroed(OneVsRest::scalars_len(n, m, outputs), "the solver")?;
+        let indices = zeroed(OneVsRest::indices_len(n), "the solver")?;
         let mut svm = OneVsRest::new_in(scalars, indices, n, m, outputs, config.params)?;
         let outcome = svm.train(&rows, &labels, &mut rng)?;
         for c in 0..outputs {
@@ -151,8 +151,8 @@ fn choose_centres<T: Real>(
         Selection::Irsvm { rms } => {
             let delta = T::from_f64(rms * (n as f64).sqrt());
             let selection = Irsvm::select_in(
-                zeroed(Irsvm::values_len(n, capacity), "the selection")?,
-                Cholesky::new_in(zeroed(cholesky::storage_len(capacity), "the selection")?, capacity)?,
+                zeroed(Irsvm::scalars_len(n, capacity), "the selection")?,
+                Cholesky::new_in(zeroed(Cholesky::scalars_len(capacity), "the selection")?, capacity)?,
                 zeroed(Irsvm::indices_len(n, capacity), "the selection")?,
                 points,
                 dim,
@@ -198,7 +198,7 @@ fn whiten<T: Real>(
     let centre = |i: usize| centres.get(i * dim..(i + 1) * dim).unwrap_or_default();
     let largest = (0..m).map(|i| kernel.diagonal(centre(i)).to_f64()).fold(0.0, f64::max);
     let jitter = T::from_f64(largest * m as f64 * T::EPSILON.to_f64());
-    let factor = Cholesky::factor_in(zeroed(cholesky::storage_len(m), "the factor")?, m, m, |i, j| {
+    let factor = Cholesky::factor_in(zeroed(Cholesky::scalars_len(m), "the factor")?, m, m, |i, j| {
         let k = kernel.eval(centre(i), centre(j)).unwrap_or(T::ZERO);
         if i == j { k + jitter } else { k }
     })?;

@@ -5,7 +5,7 @@
 //! (`n·(m0_max + 1)`) otherwise.
 
 use kestrel_core::Real;
-use kestrel_core::slkl::{self, Candidates, Dims, ExitReason, Predictor, Slkl, ValidParams, predictor};
+use kestrel_core::slkl::{self, Candidates, Dims, ExitReason, Predictor, Slkl, ValidParams};
 
 use super::{TrainError, check_budget};
 use crate::dataset::Dataset;
@@ -48,8 +48,8 @@ pub fn dims_for<T>(n: usize, dim: usize, candidates: usize, max_active: usize, b
     let precomputed = on_the_fly.precomputed();
     match budget {
         None => Some(precomputed),
-        Some(b) if precomputed.bytes::<T>() <= b => Some(precomputed),
-        Some(b) if on_the_fly.bytes::<T>() <= b => Some(on_the_fly),
+        Some(b) if Slkl::bytes::<T>(precomputed) <= b => Some(precomputed),
+        Some(b) if Slkl::bytes::<T>(on_the_fly) <= b => Some(on_the_fly),
         Some(_) => None,
     }
 }
@@ -73,24 +73,24 @@ pub fn train<T: Real>(
         .bytes()
         .saturating_add(data.dense_bytes(dim))
         .saturating_add(n.saturating_mul(size_of::<T>()))
-        .saturating_add(predictor::bytes::<T>(max_active, dim));
+        .saturating_add(Predictor::bytes::<T>(max_active, dim));
     let learner_budget = config.budget.map(|b| b.saturating_sub(fixed));
     let dims = match dims_for::<T>(n, dim, candidates, max_active, learner_budget) {
         Some(dims) => dims,
         None => {
-            let needed = fixed.saturating_add(Dims::new(n, dim, candidates, max_active).bytes::<T>());
+            let needed = fixed.saturating_add(Slkl::bytes::<T>(Dims::new(n, dim, candidates, max_active)));
             return Err(TrainError::OverBudget { needed, budget: config.budget.unwrap_or(0) });
         }
     };
-    check_budget(fixed.saturating_add(dims.bytes::<T>()), config.budget)?;
+    check_budget(fixed.saturating_add(Slkl::bytes::<T>(dims)), config.budget)?;
     let x = data.dense(dim)?;
     let mut y = zeroed(n, "the targets")?;
     for (target, &label) in y.iter_mut().zip(data.labels()) {
         *target = T::from_f64(label);
     }
     let mut learner = Slkl::new_in(
-        zeroed(dims.scalars_len(), "the learner")?,
-        zeroed(dims.indices_len(), "the learner")?,
+        zeroed(Slkl::scalars_len(dims), "the learner")?,
+        zeroed(Slkl::indices_len(dims), "the learner")?,
         dims,
         config.params,
         &x,
@@ -99,13 +99,13 @@ pub fn train<T: Real>(
     )?;
     let summary = learner.run()?;
     let m0 = learner.active_len();
-    let model = learner.predictor_in(zeroed(predictor::scalars_len(m0, dim), "the model")?)?;
+    let model = learner.predictor_in(zeroed(Predictor::scalars_len(m0, dim), "the model")?)?;
     let summary = SlklSummary {
         objective: summary.objective.to_f64(),
         steps: summary.steps,
         converged: summary.reason == ExitReason::Converged,
         centres: m0,
-        working_bytes: dims.bytes::<T>(),
+        working_bytes: Slkl::bytes::<T>(dims),
         precomputed: dims.column_mode() == slkl::ColumnMode::Precomputed,
     };
     Ok((model, summary))

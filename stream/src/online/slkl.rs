@@ -6,7 +6,7 @@
 //! is built, plus the warm-up's `max(N, M)·(d + 1)` scalars, a dense row and the `M·d`
 //! centres gathered when learning starts ([`WindowSlkl::footprint`]).
 
-use kestrel_core::slkl::{self, Dims, SlklWindow, SlklWindowState, predictor};
+use kestrel_core::slkl::{self, Dims, Predictor, SlklWindow, SlklWindowState};
 use kestrel_core::{Error, Real};
 use serde::{Deserialize, Serialize};
 
@@ -82,8 +82,8 @@ impl<T: Real> WindowSlkl<T> {
         let dims = Dims::new(window, dim, centres, centres);
         let warmup = window.max(centres).saturating_mul(dim.saturating_add(1));
         Footprint {
-            core_scalars: dims.window_scalars_len(),
-            core_indices: dims.indices_len(),
+            core_scalars: SlklWindow::scalars_len(dims),
+            core_indices: SlklWindow::indices_len(dims),
             host_scalars: warmup.saturating_add(dim).saturating_add(centres.saturating_mul(dim)),
             host_bytes: 0,
         }
@@ -91,7 +91,10 @@ impl<T: Real> WindowSlkl<T> {
 
     /// The core learner's two buffers, zeroed.
     fn buffers(dims: Dims) -> Result<(Vec<T>, Vec<usize>), AllocError> {
-        Ok((zeroed(dims.window_scalars_len(), "the SLKL window")?, zeroed(dims.indices_len(), "the SLKL window")?))
+        Ok((
+            zeroed(SlklWindow::scalars_len(dims), "the SLKL window")?,
+            zeroed(SlklWindow::indices_len(dims), "the SLKL window")?,
+        ))
     }
 
     /// Samples collected before learning starts: a full window (at least `M`).
@@ -189,7 +192,7 @@ impl<T: Real> OnlineLearner for WindowSlkl<T> {
     fn encode(&mut self) -> Result<Vec<u8>, Error> {
         let learner = self.learner.as_mut().ok_or(Error::InvalidParam { name: "centers" })?;
         let m0 = learner.active_len();
-        let model = learner.predictor_in(vec![T::ZERO; predictor::scalars_len(m0, self.dims.dim())])?;
+        let model = learner.predictor_in(vec![T::ZERO; Predictor::scalars_len(m0, self.dims.dim())])?;
         model::to_bytes(&model)
     }
 

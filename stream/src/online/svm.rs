@@ -44,7 +44,7 @@ impl<T: Real> WindowSvm<T> {
         steps: usize,
         seed: u64,
     ) -> Result<Self, BuildError> {
-        let scalars = zeroed(dcd::online_scalars_len(window, dim), "the SVM's window")?;
+        let scalars = zeroed(OnlineSvm::scalars_len(window, dim), "the SVM's window")?;
         let svm = OnlineSvm::new_in(scalars, window, dim, params, steps)?;
         let (rng, dense) = (Rng::seed_from_u64(seed), zeroed(dim, "a dense row")?);
         Ok(WindowSvm { svm, rng, dense, labels: super::binary_labels(), learned: 0 })
@@ -52,7 +52,7 @@ impl<T: Real> WindowSvm<T> {
 
     /// The memory of a window of `window` samples of `dim` features.
     pub fn footprint(window: usize, dim: usize) -> Footprint {
-        Footprint { core_scalars: dcd::online_scalars_len(window, dim), host_scalars: dim, ..Footprint::default() }
+        Footprint { core_scalars: OnlineSvm::scalars_len(window, dim), host_scalars: dim, ..Footprint::default() }
     }
 
     /// The prediction for the sample in the dense row.
@@ -98,7 +98,7 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
 
     fn encode(&mut self) -> Result<Vec<u8>, Error> {
         let dim = self.dense.len();
-        let storage = vec![T::ZERO; LinearModel::storage_len(dim, 1)];
+        let storage = vec![T::ZERO; LinearModel::scalars_len(dim, 1)];
         let mut model = LinearModel::new_in(storage, dim, 1, self.svm.params().bias())?;
         if let Some((bias, w)) = model.weights_mut(0).and_then(<[T]>::split_last_mut) {
             w.copy_from_slice(self.svm.weights());

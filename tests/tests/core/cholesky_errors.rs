@@ -1,6 +1,6 @@
 //! Every error path of the updatable Cholesky, with the factor unchanged afterwards.
 
-use kestrel_core::cholesky::{Cholesky, storage_len};
+use kestrel_core::cholesky::Cholesky;
 use kestrel_core::{Error, Real, Rng};
 use kestrel_tests::random_spd;
 
@@ -12,7 +12,7 @@ fn error_paths<T: Real>() {
     let mut rng = Rng::seed_from_u64(11);
     let n = 6;
     let a: Vec<T> = random_spd(&mut rng, n, 1.0).iter().map(|&v| T::from_f64(v)).collect();
-    let mut chol = Cholesky::from_matrix_in(vec![T::ZERO; storage_len(n)], n, &a, n).unwrap();
+    let mut chol = Cholesky::from_matrix_in(vec![T::ZERO; Cholesky::scalars_len(n)], n, &a, n).unwrap();
     let before = snapshot(&chol);
     let nan = T::from_f64(f64::NAN);
     let mut x = vec![T::ONE; n];
@@ -47,14 +47,17 @@ fn error_paths<T: Real>() {
     assert_eq!(snapshot(&chol), after_remove);
 
     // Construction: too small a buffer, non-PD and NaN matrices.
-    let r = Cholesky::<T, _>::new_in(vec![T::ZERO; storage_len(n) - 1], n);
-    assert_eq!(r.err(), Some(Error::CapacityExceeded { needed: storage_len(n), capacity: storage_len(n) - 1 }));
+    let r = Cholesky::<T, _>::new_in(vec![T::ZERO; Cholesky::scalars_len(n) - 1], n);
+    assert_eq!(
+        r.err(),
+        Some(Error::CapacityExceeded { needed: Cholesky::scalars_len(n), capacity: Cholesky::scalars_len(n) - 1 })
+    );
     let mut bad = a.clone();
     bad[n + 1] = -T::ONE; // A[1][1] = −1
-    let r = Cholesky::from_matrix_in(vec![T::ZERO; storage_len(n)], n, &bad, n);
+    let r = Cholesky::from_matrix_in(vec![T::ZERO; Cholesky::scalars_len(n)], n, &bad, n);
     assert_eq!(r.err(), Some(Error::NotPositiveDefinite { pivot: 1 }));
     bad[n + 1] = nan;
-    let r = Cholesky::from_matrix_in(vec![T::ZERO; storage_len(n)], n, &bad, n);
+    let r = Cholesky::from_matrix_in(vec![T::ZERO; Cholesky::scalars_len(n)], n, &bad, n);
     assert_eq!(r.err(), Some(Error::NonFinite));
 }
 

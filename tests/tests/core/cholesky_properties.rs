@@ -1,7 +1,7 @@
 //! Property tests: each Cholesky operation equals a fresh nalgebra factorization of the
 //! matrix it should represent, for random sizes and matrices, in `f64` and `f32`.
 
-use kestrel_core::cholesky::{Cholesky, storage_len};
+use kestrel_core::cholesky::Cholesky;
 use kestrel_core::{Real, Rng};
 use kestrel_tests::{lower_factor, random_spd, relative_error};
 use nalgebra::{DMatrix, DVector};
@@ -18,7 +18,7 @@ fn rounded<T: Real>(m: &DMatrix<f64>) -> DMatrix<f64> {
 /// Factor of `a` (symmetric) in a factor of capacity `capacity`.
 fn factor<T: Real>(a: &DMatrix<f64>, capacity: usize) -> Cholesky<T, Vec<T>> {
     let n = a.nrows();
-    Cholesky::from_matrix_in(vec![T::ZERO; storage_len(capacity)], capacity, &to_scalars::<T>(a), n).unwrap()
+    Cholesky::from_matrix_in(vec![T::ZERO; Cholesky::scalars_len(capacity)], capacity, &to_scalars::<T>(a), n).unwrap()
 }
 
 /// `‖L − L_ref‖/‖L_ref‖` where `L_ref` is nalgebra's factor of `a`.

@@ -9,7 +9,7 @@
 //! growth would instead make it exponentially ill-conditioned). Every input is rounded to
 //! the scalar under test first, so the `f64` reference sees exactly what the core saw.
 
-use kestrel_core::cholesky::{Cholesky, storage_len};
+use kestrel_core::cholesky::Cholesky;
 use kestrel_core::{Real, Rng};
 use kestrel_tests::{lower_factor, reconstruct, relative_error};
 use nalgebra::{DMatrix, DVector};
@@ -83,7 +83,7 @@ fn run<T: Real>(seed: u64) -> (f64, f64, [usize; 4]) {
     let n0 = 32;
     let mut reference = Reference::new::<T>(&mut rng, n0);
     let a0: Vec<T> = to_scalars(reference.base.iter()); // symmetric: column-major = row-major
-    let mut chol = Cholesky::from_matrix_in(vec![T::ZERO; storage_len(CAPACITY)], CAPACITY, &a0, n0).unwrap();
+    let mut chol = Cholesky::from_matrix_in(vec![T::ZERO; Cholesky::scalars_len(CAPACITY)], CAPACITY, &a0, n0).unwrap();
     let mut counts = [0usize; 4];
     let mut worst = 0.0f64;
     for step in 1..=OPERATIONS {

@@ -9,10 +9,7 @@
 //! `ε = 0.1`, so they are compared with Kestrel's `ε = 0.1` objective, to the accuracy an
 //! `ε = 0.1` stop gives. Accuracies are the README's table (`ε = 0.1`).
 
-use kestrel_core::dcd::{
-    DenseRows, Exit, LinearSvm, Loss, OnlineSvm, Outcome, Params, Rows, ValidParams, batch_indices_len,
-    batch_scalars_len, online_scalars_len,
-};
+use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, Loss, OnlineSvm, Outcome, Params, Rows, ValidParams};
 use kestrel_core::{Real, Rng};
 use kestrel_tests::libsvm::{LibSvm, train_test};
 use kestrel_tests::linear::{accuracy, fit};
@@ -119,8 +116,8 @@ fn train_binary<T: Real>(train: &LibSvm, params: ValidParams<T>) -> (VecSvm<T>, 
     let (n, d) = (train.len(), train.dim);
     let values = train.values_as::<T>();
     let rows = train.sparse_rows(&values, d);
-    let scalars = vec![T::ZERO; batch_scalars_len(n, d)];
-    let mut svm = LinearSvm::new_in(scalars, vec![0; batch_indices_len(n)], n, d, params).unwrap();
+    let scalars = vec![T::ZERO; LinearSvm::scalars_len(n, d)];
+    let mut svm = LinearSvm::new_in(scalars, vec![0; LinearSvm::indices_len(n)], n, d, params).unwrap();
     let mut range = f64::INFINITY;
     let mut rng = Rng::seed_from_u64(SEED);
     let outcome = svm
@@ -164,7 +161,7 @@ fn monotone_and_shrinking_invariant<T: Real>() {
         for shrinking in [true, false] {
             let p = Params::new().loss(loss).bias(T::ONE).epsilon(T::from_f64(1e-4));
             let params = p.shrinking(shrinking).max_passes(50_000).check().unwrap();
-            let scalars = vec![T::ZERO; batch_scalars_len(n, d)];
+            let scalars = vec![T::ZERO; LinearSvm::scalars_len(n, d)];
             let mut svm = LinearSvm::new_in(scalars, vec![0; n], n, d, params).unwrap();
             let mut previous = f64::INFINITY;
             let mut rng = Rng::seed_from_u64(SEED);
@@ -195,7 +192,7 @@ fn online_window_on_a_stream<T: Real>() {
     let (window, d) = (100, train.dim);
     let values = train.values_as::<T>();
     let rows = train.sparse_rows(&values, d);
-    let scalars = vec![T::ZERO; online_scalars_len(window, d)];
+    let scalars = vec![T::ZERO; OnlineSvm::scalars_len(window, d)];
     let mut svm = OnlineSvm::new_in(scalars, window, d, params(Loss::Hinge, 0.1), 30).unwrap();
     let mut rng = Rng::seed_from_u64(SEED);
     for i in 0..train.len() {
@@ -214,7 +211,7 @@ fn online_window_on_a_stream<T: Real>() {
         labels.push(label);
     }
     let window_rows = DenseRows::new(&x, d).unwrap();
-    let scalars = vec![T::ZERO; batch_scalars_len(window, d)];
+    let scalars = vec![T::ZERO; LinearSvm::scalars_len(window, d)];
     let tight = params(Loss::Hinge, 1e-4);
     let mut batch = LinearSvm::new_in(scalars, vec![0; window], window, d, tight).unwrap();
     let optimum = batch.train(&window_rows, &labels, &mut rng).unwrap().objective.to_f64();

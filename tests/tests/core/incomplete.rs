@@ -6,7 +6,7 @@
 //! `L₂₁ = K[rest, p]·L₁₁⁻ᵀ`. The core's `G` must equal it row for row, and its greedy
 //! choice must be the largest residual diagonal of the reference at every step.
 
-use kestrel_core::cholesky::{IncompleteCholesky, StopReason, budget};
+use kestrel_core::cholesky::{IncompleteCholesky, StopReason};
 use kestrel_core::{Kernel, Real, Rng};
 use kestrel_tests::{gram_matrix, uniform_points};
 use nalgebra::DMatrix;
@@ -26,8 +26,8 @@ fn run<T: Real>(tolerance: f64) -> Outcome {
     let mut rng = Rng::seed_from_u64(2024);
     let points = uniform_points::<T>(&mut rng, N, DIM);
     let kernel = Kernel::rbf(T::from_f64(2.0)).unwrap();
-    let mut values = vec![T::ZERO; budget::values_len(N, MAX_RANK)];
-    let mut pivots = vec![0usize; budget::pivots_len(MAX_RANK)];
+    let mut values = vec![T::ZERO; IncompleteCholesky::scalars_len(N, MAX_RANK)];
+    let mut pivots = vec![0usize; IncompleteCholesky::indices_len(MAX_RANK)];
     let tolerance = T::from_f64(tolerance);
     let ich = IncompleteCholesky::from_kernel_in(
         &mut values[..],

@@ -30,7 +30,7 @@ fn blobs<T: Real>(seed: u64, per: usize, dim: usize) -> (Vec<T>, Vec<u32>) {
 fn graph<T: Real>(points: &[T], dim: usize, k: usize, search: Search) -> Graph<T> {
     let n = points.len() / dim;
     Laplacian::build_in(
-        vec![T::ZERO; Laplacian::values_len(n, k)],
+        vec![T::ZERO; Laplacian::scalars_len(n, k)],
         vec![0; Laplacian::indices_len(n, k)],
         points,
         dim,
@@ -50,7 +50,7 @@ fn solver<'a, T: Real>(
     seed: u64,
 ) -> Solver<'a, T> {
     let n = g.n();
-    let len = Npkl::values_len(n, params.rank(), t.max_degree());
+    let len = Npkl::scalars_len(n, params.rank(), t.max_degree());
     Npkl::new_in(vec![T::ZERO; len], vec![0; n], g.view(), t.view(), params, &mut Rng::seed_from_u64(seed)).unwrap()
 }
 
@@ -379,7 +379,7 @@ fn bad_input_is_rejected<T: Real>() {
     nan[5] = T::from_f64(f64::NAN);
     let build = |p: &[T], dim: usize, k: usize| {
         Laplacian::build_in(
-            vec![T::ZERO; Laplacian::values_len(n, 3)],
+            vec![T::ZERO; Laplacian::scalars_len(n, 3)],
             vec![0; Laplacian::indices_len(n, 3)],
             p,
             dim,
@@ -405,7 +405,7 @@ fn bad_input_is_rejected<T: Real>() {
     let new = |params: NpklParams<T>, len: usize, rng: &mut Rng| {
         Npkl::new_in(vec![T::ZERO; len], vec![0; n], g.view(), t.view(), params, rng).err()
     };
-    let len = Npkl::values_len(n, 2, t.max_degree());
+    let len = Npkl::scalars_len(n, 2, t.max_degree());
     assert_eq!(new(NpklParams::new(0, Loss::Hinge), len, &mut rng), Some(Error::InvalidParam { name: "rank" }));
     assert_eq!(
         new(NpklParams::new(2, Loss::Square), len - 1, &mut rng),
@@ -475,7 +475,7 @@ fn kmeans_and_rand_index_on_hand_made_cases() {
             best = best.min(inertia);
         }
         let km = KMeans::fit_in(
-            vec![0.0; KMeans::values_len(n, 1, 2)],
+            vec![0.0; KMeans::scalars_len(n, 1, 2)],
             vec![0; KMeans::indices_len(n, 2)],
             points,
             1,

@@ -1,6 +1,6 @@
 //! IRSVM and streaming reduced-set selection against dense least-squares references.
 
-use kestrel_core::cholesky::{self, Cholesky};
+use kestrel_core::cholesky::Cholesky;
 use kestrel_core::reduced_set::{Irsvm, IrsvmParams, Offer, SelectionStop, StreamingSelector, select_random};
 use kestrel_core::{Error, Kernel, Real, Rng};
 use kestrel_tests::{gram_matrix, reconstruct, relative_error, uniform_points};
@@ -25,8 +25,8 @@ fn irsvm_matches_least_squares<T: Real>() {
     let kernel = Kernel::rbf(T::from_f64(3.0)).unwrap();
     let delta = 0.05 * (N as f64).sqrt();
     let selection = Irsvm::select_in(
-        vec![T::ZERO; Irsvm::values_len(N, CAPACITY)],
-        Cholesky::new_in(vec![T::ZERO; cholesky::storage_len(CAPACITY)], CAPACITY).unwrap(),
+        vec![T::ZERO; Irsvm::scalars_len(N, CAPACITY)],
+        Cholesky::new_in(vec![T::ZERO; Cholesky::scalars_len(CAPACITY)], CAPACITY).unwrap(),
         vec![0usize; Irsvm::indices_len(N, CAPACITY)],
         &points,
         DIM,
@@ -65,8 +65,8 @@ fn streaming_matches_feature_space_distance<T: Real>() {
     let kernel = Kernel::rbf(T::from_f64(3.0)).unwrap();
     let delta = 0.3;
     let mut selector = StreamingSelector::new_in(
-        vec![T::ZERO; StreamingSelector::values_len(CAPACITY, DIM)],
-        Cholesky::new_in(vec![T::ZERO; cholesky::storage_len(CAPACITY)], CAPACITY).unwrap(),
+        vec![T::ZERO; StreamingSelector::scalars_len(CAPACITY, DIM)],
+        Cholesky::new_in(vec![T::ZERO; Cholesky::scalars_len(CAPACITY)], CAPACITY).unwrap(),
         kernel,
         DIM,
         T::from_f64(delta),
@@ -105,9 +105,9 @@ fn streaming_matches_feature_space_distance<T: Real>() {
 
 fn bad_input_leaves_the_selector_unchanged<T: Real>() {
     let kernel = Kernel::rbf(T::ONE).unwrap();
-    let factor = || Cholesky::new_in(vec![T::ZERO; cholesky::storage_len(4)], 4).unwrap();
+    let factor = || Cholesky::new_in(vec![T::ZERO; Cholesky::scalars_len(4)], 4).unwrap();
     let mut selector = StreamingSelector::new_in(
-        vec![T::ZERO; StreamingSelector::values_len(4, 2)],
+        vec![T::ZERO; StreamingSelector::scalars_len(4, 2)],
         factor(),
         kernel,
         2,
@@ -120,7 +120,7 @@ fn bad_input_leaves_the_selector_unchanged<T: Real>() {
     assert_eq!(selector.offer(&[nan, T::ONE]), Err(Error::NonFinite));
     assert_eq!(selector.offer(&[T::ONE]), Err(Error::DimensionMismatch { expected: 2, got: 1 }));
     assert_eq!((selector.len(), selector.factor().packed()), (1, &before[..]));
-    let short = vec![T::ZERO; StreamingSelector::values_len(4, 2) - 1];
+    let short = vec![T::ZERO; StreamingSelector::scalars_len(4, 2) - 1];
     assert!(matches!(
         StreamingSelector::new_in(short, factor(), kernel, 2, T::ONE),
         Err(Error::CapacityExceeded { .. })
@@ -131,7 +131,7 @@ fn bad_input_leaves_the_selector_unchanged<T: Real>() {
     let points = [T::ZERO, T::ONE, nan, T::ONE];
     let select = |points: &[T], params: IrsvmParams<T>| {
         Irsvm::select_in(
-            vec![T::ZERO; Irsvm::values_len(2, 4)],
+            vec![T::ZERO; Irsvm::scalars_len(2, 4)],
             factor(),
             vec![0usize; Irsvm::indices_len(2, 4)],
             points,

@@ -24,8 +24,8 @@ fn learner<'d, T: Real>(
     candidates: Candidates<'_, T>,
 ) -> Slkl<'d, T, Vec<T>, Vec<usize>> {
     Slkl::new_in(
-        vec![T::ZERO; dims.scalars_len()],
-        vec![0; dims.indices_len()],
+        vec![T::ZERO; Slkl::scalars_len(dims)],
+        vec![0; Slkl::indices_len(dims)],
         dims,
         params,
         &task.x,

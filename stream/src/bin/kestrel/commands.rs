@@ -305,7 +305,7 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
             Learner::Slkl => WindowSlkl::<T>::footprint(window, args.dim, args.centers),
             Learner::Rsvm => {
                 let one = WindowRsvm::<T>::footprint(window, args.dim, args.centers);
-                let more = dcd::online_scalars_len(window, args.centers).saturating_mul(more_outputs);
+                let more = dcd::OnlineSvm::scalars_len(window, args.centers).saturating_mul(more_outputs);
                 Footprint { core_scalars: one.core_scalars.saturating_add(more), ..one }
             }
         };

@@ -194,7 +194,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     }
     let t0 = Instant::now();
     let graph = Laplacian::build_in(
-        zeroed(Laplacian::values_len(n, k), "the graph")?,
+        zeroed(Laplacian::scalars_len(n, k), "the graph")?,
         zeroed(Laplacian::indices_len(n, k), "the graph")?,
         &points,
         dim,
@@ -207,8 +207,8 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     let t_max = constraints.max_degree();
     let t0 = Instant::now();
     let mut npkl = Npkl::new_in(
-        zeroed(Npkl::values_len(n, rank, t_max), "the solver")?,
-        zeroed(Npkl::order_len(n), "the solver")?,
+        zeroed(Npkl::scalars_len(n, rank, t_max), "the solver")?,
+        zeroed(Npkl::indices_len(n), "the solver")?,
         graph.view(),
         constraints.view(),
         NpklParams::new(rank, loss),
@@ -233,7 +233,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
 
     let t0 = Instant::now();
     let km = KMeans::fit_in(
-        zeroed(KMeans::values_len(n, rank, args.clusters), "k-means")?,
+        zeroed(KMeans::scalars_len(n, rank, args.clusters), "k-means")?,
         zeroed(KMeans::indices_len(n, args.clusters), "k-means")?,
         npkl.columns(),
         rank,
@@ -254,10 +254,10 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     }
 
     let bytes = [
-        ("graph", Laplacian::bytes_needed::<f64>(n, k)),
-        ("pairs", Constraints::bytes_needed(n, m)),
-        ("solver", Npkl::bytes_needed::<f64>(n, rank, t_max)),
-        ("kmeans", KMeans::bytes_needed::<f64>(n, rank, args.clusters)),
+        ("graph", Laplacian::bytes::<f64>(n, k)),
+        ("pairs", Constraints::bytes(n, m)),
+        ("solver", Npkl::bytes::<f64>(n, rank, t_max)),
+        ("kmeans", KMeans::bytes::<f64>(n, rank, args.clusters)),
     ];
     let stop = match outcome.reason {
         StopReason::Converged => "converged",

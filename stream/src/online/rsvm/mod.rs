@@ -21,7 +21,7 @@
 //! `N(m + 3) + m + 1` (the window) `+ m·d + m(m+1)/2 + m` (centres, `L`, scratch)
 //! ([`WindowRsvm::footprint`]).
 
-use kestrel_core::cholesky::{self, Cholesky};
+use kestrel_core::cholesky::Cholesky;
 use kestrel_core::dcd::{self, OnlineSvm, Row};
 use kestrel_core::linalg::{Triangle, packed_len, solve_lower};
 use kestrel_core::reduced_set::{ReducedKernelModel, StreamingSelector};
@@ -92,8 +92,8 @@ impl<T: Real> Warmup<T> {
     /// The selector and the room for a window of samples, allocated now.
     fn new(settings: &RsvmSettings<T>, dim: usize) -> Result<Self, BuildError> {
         let c = settings.centres;
-        let values = zeroed(StreamingSelector::values_len(c, dim), "the centre selection")?;
-        let factor = Cholesky::new_in(zeroed(cholesky::storage_len(c), "the centre selection")?, c)?;
+        let values = zeroed(StreamingSelector::scalars_len(c, dim), "the centre selection")?;
+        let factor = Cholesky::new_in(zeroed(Cholesky::scalars_len(c), "the centre selection")?, c)?;
         let selector = StreamingSelector::new_in(values, factor, settings.kernel, dim, settings.delta)?;
         let (mut samples, mut labels) = (Vec::new(), Vec::new());
         // One sample more than the window: the oldest leaves after the newest arrives.
@@ -128,7 +128,7 @@ impl<T: Real> Frozen<T> {
     fn new(centres: Vec<T>, factor: Vec<T>, settings: &RsvmSettings<T>) -> Result<Self, Error> {
         let m = factor_dim(&factor);
         let (window, params, steps) = (settings.window, settings.params, settings.steps);
-        let svm = OnlineSvm::new_in(vec![T::ZERO; dcd::online_scalars_len(window, m)], window, m, params, steps)?;
+        let svm = OnlineSvm::new_in(vec![T::ZERO; OnlineSvm::scalars_len(window, m)], window, m, params, steps)?;
         Ok(Frozen { centres, factor, svm, features: vec![T::ZERO; m] })
     }
 
@@ -147,7 +147,7 @@ impl<T: Real> Frozen<T> {
     fn model(&self, settings: &RsvmSettings<T>, labels: &Labels) -> Result<ReducedKernelModel<T, Vec<T>>, Error> {
         let m = self.features.len();
         let dim = self.centres.len() / m;
-        let storage = vec![T::ZERO; ReducedKernelModel::storage_len(dim, m, 1)];
+        let storage = vec![T::ZERO; ReducedKernelModel::scalars_len(dim, m, 1)];
         let mut model = ReducedKernelModel::new_in(storage, settings.kernel, dim, m, 1)?;
         model.centres_mut().copy_from_slice(&self.centres);
         let (w, bias_weight, bias) = (self.svm.weights(), self.svm.bias_weight(), settings.params.bias());
@@ -191,11 +191,11 @@ impl<T: Real> WindowRsvm<T> {
     /// warm-up's samples and labels, the frozen centres and factor, a dense row and the
     /// features.
     pub fn footprint(window: usize, dim: usize, centres: usize) -> Footprint {
-        let selector = StreamingSelector::values_len(centres, dim).saturating_add(cholesky::storage_len(centres));
+        let selector = StreamingSelector::scalars_len(centres, dim).saturating_add(Cholesky::scalars_len(centres));
         let room = window.saturating_add(1);
         let frozen = centres.saturating_mul(dim).saturating_add(packed_len(centres)).saturating_add(centres);
         Footprint {
-            core_scalars: selector.saturating_add(dcd::online_scalars_len(window, centres)),
+            core_scalars: selector.saturating_add(OnlineSvm::scalars_len(window, centres)),
             core_indices: 0,
             host_scalars: room.saturating_mul(dim).saturating_add(dim).saturating_add(frozen),
             host_bytes: room.saturating_mul(size_of::<i32>()),
@@ -356,7 +356,7 @@ pub(super) mod tests {
         assert!(late.accuracy() > 0.85 && linear.accuracy() < 0.65, "{} vs {}", late.accuracy(), linear.accuracy());
         assert!(learner.centres() > 4 && learner.centres() <= 40, "{}", learner.centres());
         let bytes = learner.encode().unwrap();
-        let len = ReducedKernelModel::storage_len(2, learner.centres(), 1);
+        let len = ReducedKernelModel::scalars_len(2, learner.centres(), 1);
         let model = ReducedKernelModel::<T, _>::decode_in(&bytes, vec![T::ZERO; len]).unwrap();
         // The first label of the stream is the positive class: [negative, positive].
         let first = T::from_f64(records[0].label);

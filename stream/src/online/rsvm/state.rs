@@ -119,8 +119,6 @@ impl<T: Real> WindowRsvm<T> {
 
 #[cfg(test)]
 mod tests {
-    use kestrel_core::dcd;
-
     use super::super::tests::{rsvm, xor};
     use super::*;
     use crate::online::OnlineLearner;
@@ -146,7 +144,7 @@ mod tests {
         assert!(e.unwrap().starts_with("learner state is for another configuration: samples"));
         let factor = vec![1.0, 0.5, -1.0];
         let params = rsvm::<f64>().settings.params;
-        let svm = OnlineSvm::new_in(vec![0.0; dcd::online_scalars_len(200, 2)], 200, 2, params, 1).unwrap();
+        let svm = OnlineSvm::new_in(vec![0.0; OnlineSvm::scalars_len(200, 2)], 200, 2, params, 1).unwrap();
         let (state, scalars) = (svm.state(), svm.storage().to_vec());
         let e = restore(PhaseState::Learning { centres: centres[..4].to_vec(), factor, svm: state, scalars });
         assert_eq!(e.as_deref(), Some("learner state is inconsistent: matrix is not positive definite (pivot 1)"));

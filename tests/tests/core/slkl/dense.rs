@@ -4,7 +4,7 @@
 //! non-increasing under the exact coordinate minimiser.
 
 use kestrel_core::Real;
-use kestrel_core::slkl::{Candidates, ColumnMode, Dims, Params, StepRule, predictor};
+use kestrel_core::slkl::{Candidates, ColumnMode, Dims, Params, Predictor, StepRule};
 use kestrel_tests::{relative_error, sinc_task};
 
 use super::{dense_of, factor_of, learner, weights};
@@ -49,7 +49,7 @@ fn matches_dense<T: Real>(mode: ColumnMode) {
         }
         // Eq. (15)-(17): the model reproduces K~(K~ + λI)⁻¹y on the training points.
         let fitted = dense.fitted(&mu);
-        let model = slkl.predictor_in(vec![T::ZERO; predictor::scalars_len(k, 2)]).unwrap();
+        let model = slkl.predictor_in(vec![T::ZERO; Predictor::scalars_len(k, 2)]).unwrap();
         assert_eq!(model.len(), k);
         for (i, p) in task.x.chunks(2).enumerate() {
             let want = fitted[i] + slkl.mean().to_f64();

@@ -47,8 +47,16 @@ fn construction_errors<T: Real>() {
     let dims = Dims::new(30, 2, 10, 10);
     let params = Params::new().check().unwrap();
     let build = |x: &[T], y: &[T], dims: Dims, candidates: Candidates<'_, T>| {
-        Slkl::new_in(vec![T::ZERO; dims.scalars_len()], vec![0; dims.indices_len()], dims, params, x, y, candidates)
-            .err()
+        Slkl::new_in(
+            vec![T::ZERO; Slkl::scalars_len(dims)],
+            vec![0; Slkl::indices_len(dims)],
+            dims,
+            params,
+            x,
+            y,
+            candidates,
+        )
+        .err()
     };
     let nan = T::from_f64(f64::NAN);
     let inf = T::from_f64(f64::INFINITY);
@@ -100,8 +108,8 @@ fn construction_errors<T: Real>() {
     );
     // Short buffers.
     let short = Slkl::new_in(
-        vec![T::ZERO; dims.scalars_len() - 1],
-        vec![0; dims.indices_len()],
+        vec![T::ZERO; Slkl::scalars_len(dims) - 1],
+        vec![0; Slkl::indices_len(dims)],
         dims,
         params,
         &task.x,
@@ -110,8 +118,8 @@ fn construction_errors<T: Real>() {
     );
     assert!(matches!(short.err(), Some(Error::CapacityExceeded { .. })));
     let short = Slkl::new_in(
-        vec![T::ZERO; dims.scalars_len()],
-        vec![0; dims.indices_len() - 1],
+        vec![T::ZERO; Slkl::scalars_len(dims)],
+        vec![0; Slkl::indices_len(dims) - 1],
         dims,
         params,
         &task.x,
@@ -120,7 +128,7 @@ fn construction_errors<T: Real>() {
     );
     assert!(matches!(short.err(), Some(Error::CapacityExceeded { .. })));
     let huge = Dims::new(usize::MAX / 2, 2, usize::MAX / 2, usize::MAX / 2);
-    assert_eq!(huge.scalars_len(), usize::MAX);
+    assert_eq!(Slkl::scalars_len(huge), usize::MAX);
     let r = Slkl::new_in(vec![T::ZERO; 100], vec![0; 100], huge, params, &task.x, &task.y, Candidates::Random);
     assert!(matches!(r.err(), Some(Error::CapacityExceeded { .. })));
     // Parameters.
@@ -129,8 +137,8 @@ fn construction_errors<T: Real>() {
     }
     let lagged = Params::new().lag(11).check().unwrap();
     let r = Slkl::new_in(
-        vec![T::ZERO; dims.scalars_len()],
-        vec![0; dims.indices_len()],
+        vec![T::ZERO; Slkl::scalars_len(dims)],
+        vec![0; Slkl::indices_len(dims)],
         dims,
         lagged,
         &task.x,
@@ -171,7 +179,13 @@ fn window_errors<T: Real>() {
     let params = Params::new().nu(T::from_f64(1e-3)).check().unwrap();
     let centres: Vec<T> = [0.0, 0.0, 1.0, 1.0, -1.0, 2.0].iter().map(|&v| T::from_f64(v)).collect();
     let new = |centres: &[T], params| {
-        SlklWindow::new_in(vec![T::ZERO; dims.window_scalars_len()], vec![0; dims.indices_len()], dims, params, centres)
+        SlklWindow::new_in(
+            vec![T::ZERO; SlklWindow::scalars_len(dims)],
+            vec![0; SlklWindow::indices_len(dims)],
+            dims,
+            params,
+            centres,
+        )
     };
     let mut five = centres.clone();
     five.extend_from_slice(&centres[..4]);
@@ -181,8 +195,13 @@ fn window_errors<T: Real>() {
     bad[2] = T::from_f64(f64::NAN);
     assert_eq!(new(&bad, params).err(), Some(Error::NonFinite));
     assert_eq!(new(&[], params).err(), Some(Error::InvalidParam { name: "candidates" }));
-    let short =
-        SlklWindow::new_in(vec![T::ZERO; dims.scalars_len()], vec![0; dims.indices_len()], dims, params, &centres);
+    let short = SlklWindow::new_in(
+        vec![T::ZERO; Slkl::scalars_len(dims)],
+        vec![0; Slkl::indices_len(dims)],
+        dims,
+        params,
+        &centres,
+    );
     assert!(matches!(short.err(), Some(Error::CapacityExceeded { .. })));
 
     let mut window = new(&centres, params).unwrap();

@@ -75,8 +75,8 @@ fn window_equals_batch<T: Real>(mode: ColumnMode) {
     let params = Params::new().nu(T::from_f64(0.01)).seed(3).check().unwrap();
     let dims = Dims::new(N, 2, M, M).columns(mode);
     let mut window: Window<T> = SlklWindow::new_in(
-        vec![T::ZERO; dims.window_scalars_len()],
-        vec![0; dims.indices_len()],
+        vec![T::ZERO; SlklWindow::scalars_len(dims)],
+        vec![0; SlklWindow::indices_len(dims)],
         dims,
         params,
         &centres,
