@@ -5,8 +5,10 @@
 #   1. cargo fmt --check
 #   2. cargo clippy, warnings denied (host workspace and firmware, both Cortex-M targets)
 #   3. host tests (unit, integration, doc tests)
-#   4. kestrel-core built for thumbv7em-none-eabihf without default features (any use of
-#      std in the core breaks this step)
+#   4. kestrel-stream's library built without the `cli` feature (it must not need clap,
+#      indicatif or signal-hook); kestrel-core built for thumbv7em-none-eabihf without
+#      default features (any use of std in the core breaks this step); rustdoc of both,
+#      warnings denied
 #   5. the firmware under QEMU on the Cortex-M4F and the Cortex-M3 (no FPU): on-device
 #      tests, demo, instruction counting, `kestrel budget` against the ELF's statics
 #      (closing line `N passed, N failed` over both)
@@ -47,9 +49,15 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "Host tests"
 cargo test --workspace
 
+step "kestrel-stream's library without the CLI's dependencies"
+cargo build -p kestrel-stream --lib --no-default-features
+if cargo tree -p kestrel-stream --no-default-features -e normal | grep -E '(clap|indicatif|signal-hook) v'; then
+    die "the kestrel-stream library depends on a CLI crate"
+fi
+
 step "kestrel-core, no default features, for $TARGET"
 cargo build -p kestrel-core --no-default-features --target "$TARGET"
-RUSTDOCFLAGS="-D warnings" cargo doc -p kestrel-core --no-deps
+RUSTDOCFLAGS="-D warnings" cargo doc -p kestrel-core -p kestrel-stream --no-deps
 
 step "On-device tests under QEMU"
 bash firmware-demo/run-qemu-tests.sh

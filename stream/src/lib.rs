@@ -12,7 +12,7 @@
 //! | [`online`] | learners that predict, then learn, one sample at a time |
 //! | [`model`] | model file bytes, and loading a model of any kind to predict |
 //! | [`checkpoint`] | the state of a stream run, to resume it exactly |
-//! | [`file`] | atomic writes and bounded reads of whole files |
+//! | [`file`](mod@file) | atomic writes and bounded reads of whole files |
 //! | [`limits`] | the limits on sizes taken from input; fallible allocation |
 //!
 //! # Examples

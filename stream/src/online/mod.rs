@@ -4,8 +4,8 @@
 //! and only then learned from. The learners keep a window of the last `N` samples in
 //! memory fixed at construction:
 //!
-//! - [`WindowSvm`]: the windowed DCD SVM (`kestrel_core::dcd::OnlineSvm`), labels ±1 or
-//!   0/1, a few coordinate steps per arrival.
+//! - [`WindowSvm`]: the windowed DCD SVM (`kestrel_core::dcd::OnlineSvm`) for two labels,
+//!   a few coordinate steps per arrival.
 //! - [`WindowSlkl`]: windowed SLKL (`kestrel_core::slkl::SlklWindow`) for a regression
 //!   target; its `M` centres are spread evenly over the first window of the stream (every
 //!   `N/M`-th sample), after which it learns from every sample (the first window included)

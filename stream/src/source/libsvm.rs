@@ -1,7 +1,7 @@
 //! LibSVM / SVMlight rows: `label index:value index:value ... [# comment]`.
 //!
 //! Indices are 1-based and strictly increasing; zeros may be omitted; the label is any
-//! finite number (±1, 0/1, a class, a regression target). Blank lines and lines starting
+//! finite number (a class label of any value, a regression target). Blank lines and lines starting
 //! with `#` are skipped. Indices past [`MAX_DIM`] and lines longer than the reader's limit
 //! are bad rows.
 

@@ -8,7 +8,8 @@ use thiserror::Error;
 /// allocates only while a row is longer than every row before it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Record {
-    /// The label (±1, 0/1, a class 0..k−1) or regression target.
+    /// The label (any finite value: a classifier's classes are the distinct labels) or the
+    /// regression target.
     pub label: f64,
     /// Feature indices, 0-based, strictly increasing.
     pub indices: Vec<u32>,
@@ -94,9 +95,6 @@ pub enum ReadErrorKind {
     /// A row without a label.
     #[error("the row has no label")]
     MissingLabel,
-    /// A label the learner cannot use (e.g. not ±1 for a binary SVM).
-    #[error("label {0} is not valid here: {1}")]
-    BadLabel(f64, &'static str),
     /// The CSV header is missing or lacks the label column.
     #[error("{0}")]
     Header(String),

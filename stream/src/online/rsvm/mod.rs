@@ -73,7 +73,7 @@ enum Phase<T> {
     Learning(Frozen<T>),
 }
 
-/// The selector and the samples seen so far (row-major) with their labels ±1.
+/// The selector and the samples seen so far (row-major) with the SVM's ±1 for their labels.
 struct Warmup<T> {
     selector: StreamingSelector<T, Vec<T>, Vec<T>>,
     samples: Vec<T>,
