@@ -179,7 +179,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
         vec![0; Laplacian::indices_len(n, k)],
         &points,
         dim,
-        GraphParams::new().neighbors(k),
+        GraphParams::new().neighbors(k).check().context("cannot build the kNN graph")?,
     )
     .context("cannot build the kNN graph")?;
     let graph_seconds = t0.elapsed().as_secs_f64();
@@ -192,7 +192,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
         vec![0; Npkl::indices_len(n)],
         graph.view(),
         constraints.view(),
-        NpklParams::new(rank, loss),
+        NpklParams::new(rank, loss).check().context("invalid learner parameters")?,
         &mut rng,
     )
     .context("invalid learner parameters")?;
@@ -218,7 +218,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
         vec![0; KMeans::indices_len(n, args.clusters)],
         npkl.columns(),
         rank,
-        KMeansParams::new(args.clusters).restarts(RESTARTS),
+        KMeansParams::new(args.clusters).restarts(RESTARTS).check().context("k-means failed")?,
         &mut rng,
     )
     .context("k-means failed")?;

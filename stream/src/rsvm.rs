@@ -169,7 +169,7 @@ fn choose_centres<T: Real>(
                 points,
                 dim,
                 &config.kernel,
-                IrsvmParams::new(delta),
+                IrsvmParams::new(delta).check()?,
                 rng,
             )?;
             let m = selection.len();

@@ -78,20 +78,20 @@
 //!
 //! let graph = Laplacian::build_in(
 //!     vec![0.0; Laplacian::scalars_len(n, k)], vec![0; Laplacian::indices_len(n, k)],
-//!     &points, dim, GraphParams::new().neighbors(k))?;
+//!     &points, dim, GraphParams::new().neighbors(k).check()?)?;
 //! let pairs = [Pair::new(0, 1, Link::Must), Pair::new(21, 22, Link::Must), Pair::new(0, 21, Link::Cannot)];
 //! let constraints = Constraints::new_in(vec![0; Constraints::indices_len(n, pairs.len())], n, &pairs)?;
 //! let (rank, t) = (2, constraints.max_degree());
 //! let mut npkl = Npkl::new_in(
 //!     vec![0.0; Npkl::scalars_len(n, rank, t)], vec![0; Npkl::indices_len(n)],
-//!     graph.view(), constraints.view(), NpklParams::new(rank, Loss::Hinge), &mut rng)?;
+//!     graph.view(), constraints.view(), NpklParams::new(rank, Loss::Hinge).check()?, &mut rng)?;
 //! let outcome = npkl.run(&mut rng);
 //! assert!(outcome.objective <= outcome.initial_objective);
 //!
 //! let c = 2;
 //! let km = KMeans::fit_in(
 //!     vec![0.0; KMeans::scalars_len(n, rank, c)], vec![0; KMeans::indices_len(n, c)],
-//!     npkl.columns(), rank, KMeansParams::new(c), &mut rng)?;
+//!     npkl.columns(), rank, KMeansParams::new(c).check()?, &mut rng)?;
 //! assert!(rand_index(&labels, km.assignments())? > 0.9);
 //! # Ok::<(), kestrel_core::Error>(())
 //! ```
@@ -113,10 +113,10 @@ mod testing;
 pub use bcd::Npkl;
 pub use constraints::{Constraints, ConstraintsView, Link, Pair};
 pub use extension::Extension;
-pub use graph::{GraphParams, Laplacian, LaplacianView};
-pub use kmeans::{KMeans, KMeansParams};
+pub use graph::{GraphParams, Laplacian, LaplacianView, ValidGraphParams};
+pub use kmeans::{KMeans, KMeansParams, ValidKMeansParams};
 pub use knn::Search;
-pub use params::{ColumnUpdate, Embedding, NpklParams, Outcome, StopReason, SweepReport};
+pub use params::{ColumnUpdate, Embedding, NpklParams, Outcome, StopReason, SweepReport, ValidNpklParams};
 pub use rand_index::{rand_index, rand_index_table};
 
 /// The loss `ℓ(T_ij K_ij)` between the learned kernel and a pair (Fig. 1 of the paper).
