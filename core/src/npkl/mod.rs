@@ -106,7 +106,6 @@ mod knn;
 mod params;
 mod qp;
 mod rand_index;
-mod sort;
 #[cfg(test)]
 mod testing;
 

@@ -71,10 +71,10 @@ impl<T: Real> Schedule<T> {
     /// draw from `pool[..pool_len]`, or the next one of a confirming sweep (which starts,
     /// at objective `objective`, when the pool is empty).
     pub fn next(&mut self, pool: &[usize], objective: T, stats: &mut Stats) -> (usize, Option<usize>) {
-        if let Phase::Normal = self.phase {
-            if self.pool_len == 0 {
-                self.start_sweep(objective, stats);
-            }
+        if let Phase::Normal = self.phase
+            && self.pool_len == 0
+        {
+            self.start_sweep(objective, stats);
         }
         match self.phase {
             Phase::Normal => {
@@ -104,13 +104,13 @@ impl<T: Real> Schedule<T> {
                     self.pool_len -= 1;
                     stats.shrunk += 1;
                 }
-                if let Some(old) = self.push_history(history, objective) {
-                    if old - objective <= self.epsilon * old {
-                        if self.pool_len < self.candidates {
-                            self.start_sweep(objective, stats);
-                        } else {
-                            self.converged = true;
-                        }
+                if let Some(old) = self.push_history(history, objective)
+                    && old - objective <= self.epsilon * old
+                {
+                    if self.pool_len < self.candidates {
+                        self.start_sweep(objective, stats);
+                    } else {
+                        self.converged = true;
                     }
                 }
             }

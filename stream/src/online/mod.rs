@@ -174,10 +174,10 @@ pub(crate) mod tests {
     pub(crate) fn prequential(learner: &mut dyn OnlineLearner, records: &[Record], late: usize) -> Prequential {
         let mut metrics = Prequential::default();
         for (t, r) in records.iter().enumerate() {
-            if let Some(p) = learner.predict(r).unwrap() {
-                if t >= late {
-                    metrics.record(p, r.label);
-                }
+            if let Some(p) = learner.predict(r).unwrap()
+                && t >= late
+            {
+                metrics.record(p, r.label);
             }
             learner.learn(r).unwrap();
         }
