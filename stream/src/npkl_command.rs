@@ -33,9 +33,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use kestrel_core::Rng;
+use kestrel_core::cluster::{KMeans, KMeansParams, rand_index_table};
 use kestrel_core::npkl::{
-    Constraints, GraphParams, KMeans, KMeansParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair, StopReason,
-    rand_index_table, rank_for_pairs,
+    Constraints, GraphParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair, StopReason, rank_for_pairs,
 };
 
 use kestrel_stream::dataset::{Dataset, OnError};

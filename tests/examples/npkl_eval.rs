@@ -24,9 +24,8 @@
 use std::time::Instant;
 
 use kestrel_core::cholesky::IncompleteCholesky;
-use kestrel_core::npkl::{
-    Constraints, GraphParams, KMeans, KMeansParams, Laplacian, Loss, Npkl, NpklParams, rand_index_table, rank_for_pairs,
-};
+use kestrel_core::cluster::{KMeans, KMeansParams, rand_index_table};
+use kestrel_core::npkl::{Constraints, GraphParams, Laplacian, Loss, Npkl, NpklParams, rank_for_pairs};
 use kestrel_core::{Kernel, Rng};
 
 const LOSSES: [(Loss, &str); 4] =

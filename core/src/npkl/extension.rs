@@ -30,9 +30,9 @@ use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
 
 use super::graph::LaplacianView;
-use super::knn::offer;
 use super::params::Embedding;
 use crate::kernel::point_count;
+use crate::neighbors::offer;
 
 /// Columns for new points by eq. (13) against a learned [`Embedding`].
 ///

@@ -36,8 +36,8 @@ use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
 
-use super::knn::{Search, brute_force, sorted_projection};
 use crate::kernel::point_count;
+use crate::neighbors::{Search, brute_force, sorted_projection};
 
 /// Parameters of the graph, unchecked: `k`, the width `σ`, the shift `δ` and the search.
 /// Build with [`GraphParams::new`] and the setters, then [`check`](GraphParams::check).

@@ -26,13 +26,15 @@
 //!
 //! # Pieces
 //!
-//! - [`Laplacian`] (`graph.rs`, `knn.rs`): the exact kNN graph and the sparse `L` of eq. (1).
+//! - [`Laplacian`] (`graph.rs`): the exact kNN graph (searched by
+//!   [`neighbors`](crate::neighbors)) and the sparse `L` of eq. (1).
 //! - [`Constraints`] (`constraints.rs`): the pairs `T`, given or drawn from labels.
 //! - [`Npkl`] (`bcd.rs`, `params.rs`, `column.rs`, `qp.rs`): Algorithm 1 (BCDKL).
 //! - [`Extension`] (`extension.rs`): out-of-sample columns by (13) (Sect. III-E).
-//! - [`KMeans`] (`kmeans.rs`): kernel k-means on `K = VᵀV`, i.e. k-means on the columns
-//!   of `V`, with k-means++ seeding and restarts.
-//! - [`rand_index`] (`rand_index.rs`): the RAND index of the paper's Sect. IV-A.
+//!
+//! Clustering with the learned kernel (kernel k-means on `K = VᵀV`, i.e. k-means on the
+//! columns of `V`) and its RAND index (Sect. IV-A) are general tools, in
+//! [`cluster`](crate::cluster).
 //!
 //! # Conventions (where the paper leaves a choice)
 //!
@@ -66,10 +68,8 @@
 //! Two well-separated blobs, a handful of pairs, and clustering with the learned kernel:
 //!
 //! ```
-//! use kestrel_core::npkl::{
-//!     Constraints, GraphParams, KMeans, KMeansParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair,
-//!     rand_index,
-//! };
+//! use kestrel_core::cluster::{KMeans, KMeansParams, rand_index};
+//! use kestrel_core::npkl::{Constraints, GraphParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair};
 //! use kestrel_core::Rng;
 //! let mut rng = Rng::seed_from_u64(1);
 //! let (n, dim, k) = (40, 2, 5);
@@ -101,11 +101,8 @@ mod column;
 mod constraints;
 mod extension;
 mod graph;
-mod kmeans;
-mod knn;
 mod params;
 mod qp;
-mod rand_index;
 #[cfg(test)]
 mod testing;
 
@@ -113,10 +110,7 @@ pub use bcd::Npkl;
 pub use constraints::{Constraints, ConstraintsView, Link, Pair};
 pub use extension::Extension;
 pub use graph::{GraphParams, Laplacian, LaplacianView, ValidGraphParams};
-pub use kmeans::{KMeans, KMeansParams, ValidKMeansParams};
-pub use knn::Search;
 pub use params::{ColumnUpdate, Embedding, NpklParams, Outcome, StopReason, SweepReport, ValidNpklParams};
-pub use rand_index::{rand_index, rand_index_table};
 
 /// The loss `ℓ(T_ij K_ij)` between the learned kernel and a pair (Fig. 1 of the paper).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

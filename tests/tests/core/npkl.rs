@@ -1,10 +1,9 @@
 //! NPKL-BCD (seed 004) against dense nalgebra references and brute-force minimisations.
 
+use kestrel_core::cluster::{KMeans, KMeansParams, rand_index, rand_index_table};
 use kestrel_core::linalg::squared_distance;
-use kestrel_core::npkl::{
-    Constraints, Extension, GraphParams, KMeans, KMeansParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair, Search,
-    rand_index, rand_index_table,
-};
+use kestrel_core::neighbors::Search;
+use kestrel_core::npkl::{Constraints, Extension, GraphParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair};
 use kestrel_core::{Error, Real, Rng};
 use nalgebra::{DMatrix, DVector};
 

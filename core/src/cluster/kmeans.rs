@@ -1,9 +1,9 @@
 //! k-means with k-means++ seeding and restarts, in caller storage.
 //!
-//! Kernel k-means with the learned kernel `K = VᵀV` is k-means on the columns `v_i`: the
+//! Kernel k-means with a learned kernel `K = VᵀV` is k-means on the columns `v_i`: the
 //! feature map of point `i` is `v_i` itself, so `‖φ(x_i) − μ_c‖² = ‖v_i − μ_c‖²` with
-//! `μ_c` the mean of the columns in cluster `c` (the paper's clustering step, Sect. IV-A).
-//! The same routine clusters raw features (the plain k-means baseline).
+//! `μ_c` the mean of the columns in cluster `c` (the clustering step of seed 004,
+//! Sect. IV-A). The same routine clusters raw features (the plain k-means baseline).
 //!
 //! Each restart seeds by k-means++ (Arthur & Vassilvitskii 2007: the first centre uniform,
 //! each next one drawn with probability proportional to the squared distance to the
@@ -93,7 +93,7 @@ impl ValidKMeansParams {
 ///
 /// # Examples
 /// ```
-/// use kestrel_core::npkl::{KMeans, KMeansParams};
+/// use kestrel_core::cluster::{KMeans, KMeansParams};
 /// use kestrel_core::Rng;
 /// let points = [0.0f64, 0.1, 0.2, 10.0, 10.1, 10.2]; // 6 points in 1-D
 /// let km = KMeans::fit_in([0.0; KMeans::scalars_len(6, 1, 2)], [0u32; KMeans::indices_len(6, 2)],
