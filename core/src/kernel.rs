@@ -204,7 +204,7 @@ pub(crate) fn point_count<T: Real>(points: &[T], dim: usize) -> Result<usize, Er
     if dim == 0 {
         return Err(Error::InvalidParam { name: "dim" });
     }
-    if points.len() % dim != 0 {
+    if !points.len().is_multiple_of(dim) {
         return Err(Error::DimensionMismatch { expected: (points.len() / dim + 1) * dim, got: points.len() });
     }
     crate::real::check_finite(points)?;

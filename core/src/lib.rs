@@ -7,12 +7,14 @@
 extern crate std;
 
 pub mod cholesky;
+pub mod cluster;
 pub mod dcd;
 mod error;
 pub mod frame;
 pub mod kernel;
 pub mod linalg;
 pub mod model;
+pub mod neighbors;
 pub mod npkl;
 mod real;
 pub mod reduced_set;

@@ -41,7 +41,7 @@ impl Triangle {
 
 /// `n(n+1)/2`, the length of a packed `n × n` triangle (saturating).
 pub const fn packed_len(n: usize) -> usize {
-    if n % 2 == 0 { (n / 2).saturating_mul(n.saturating_add(1)) } else { n.saturating_mul(n.div_ceil(2)) }
+    if n.is_multiple_of(2) { (n / 2).saturating_mul(n.saturating_add(1)) } else { n.saturating_mul(n.div_ceil(2)) }
 }
 
 /// `Σ aᵢbᵢ`.

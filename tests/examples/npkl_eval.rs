@@ -24,9 +24,8 @@
 use std::time::Instant;
 
 use kestrel_core::cholesky::IncompleteCholesky;
-use kestrel_core::npkl::{
-    Constraints, GraphParams, KMeans, KMeansParams, Laplacian, Loss, Npkl, NpklParams, rand_index_table, rank_for_pairs,
-};
+use kestrel_core::cluster::{KMeans, KMeansParams, rand_index_table};
+use kestrel_core::npkl::{Constraints, GraphParams, Laplacian, Loss, Npkl, NpklParams, rank_for_pairs};
 use kestrel_core::{Kernel, Rng};
 
 const LOSSES: [(Loss, &str); 4] =
@@ -110,7 +109,7 @@ fn kmeans(points: &[f64], dim: usize, clusters: usize, rng: &mut Rng) -> Vec<u32
         vec![0; KMeans::indices_len(n, clusters)],
         points,
         dim,
-        KMeansParams::new(clusters).restarts(20),
+        KMeansParams::new(clusters).restarts(20).check().expect("k-means"),
         rng,
     )
     .expect("k-means");
@@ -124,7 +123,7 @@ fn graph(points: &[f64], dim: usize, delta: f64) -> Laplacian<f64, Vec<f64>, Vec
         vec![0; Laplacian::indices_len(n, k)],
         points,
         dim,
-        GraphParams::new().neighbors(k).delta(delta),
+        GraphParams::new().neighbors(k).delta(delta).check().expect("graph"),
     )
     .expect("graph")
 }
@@ -200,7 +199,7 @@ fn protocol(o: &Options) {
                     vec![0; n],
                     g.view(),
                     constraints.view(),
-                    NpklParams::new(r, loss).gamma(o.gamma),
+                    NpklParams::new(r, loss).gamma(o.gamma).check().expect("solver"),
                     &mut rng,
                 )
                 .expect("solver");
@@ -293,7 +292,7 @@ fn scaling(o: &Options) {
                 vec![0; n],
                 g.view(),
                 constraints.view(),
-                NpklParams::new(r, loss).gamma(o.gamma).random_order(random),
+                NpklParams::new(r, loss).gamma(o.gamma).random_order(random).check().expect("solver"),
                 &mut rng,
             )
             .expect("solver");

@@ -32,7 +32,7 @@ use super::Loss;
 use super::column::{Column, work_len};
 use super::constraints::ConstraintsView;
 use super::graph::LaplacianView;
-use super::params::{ColumnUpdate, Embedding, NpklParams, Outcome, StopReason, SweepReport};
+use super::params::{ColumnUpdate, Embedding, Outcome, StopReason, SweepReport, ValidNpklParams};
 
 /// BCDKL (Algorithm 1) on a graph and a set of constraints, `V` in caller storage.
 ///
@@ -44,7 +44,7 @@ use super::params::{ColumnUpdate, Embedding, NpklParams, Outcome, StopReason, Sw
 /// let points: Vec<f32> = (0..40).map(|i| (i as f32 * 0.37).sin() + if i < 20 { 0.0 } else { 3.0 }).collect();
 /// let (n, k) = (40, 4); // 40 points in 1-D
 /// let graph = Laplacian::build_in(vec![0.0; Laplacian::scalars_len(n, k)], vec![0; Laplacian::indices_len(n, k)],
-///     &points, 1, GraphParams::new().neighbors(k))?;
+///     &points, 1, GraphParams::new().neighbors(k).check()?)?;
 /// let pairs = [Pair::new(0, 5, Link::Must), Pair::new(25, 30, Link::Must), Pair::new(5, 30, Link::Cannot)];
 /// let t = Constraints::new_in([0u32; Constraints::indices_len(40, 3)], n, &pairs)?;
 /// // Storage for V and the scratch, known before anything runs: r = 2, at most 2 pairs per point.
@@ -52,7 +52,7 @@ use super::params::{ColumnUpdate, Embedding, NpklParams, Outcome, StopReason, Sw
 /// let mut order = [0u32; Npkl::indices_len(40)];
 /// let mut rng = Rng::seed_from_u64(7);
 /// let mut npkl = Npkl::new_in(&mut values[..], &mut order[..], graph.view(), t.view(),
-///     NpklParams::new(2, Loss::SquaredHinge).tolerance(1e-4), &mut rng)?;
+///     NpklParams::new(2, Loss::SquaredHinge).tolerance(1e-4).check()?, &mut rng)?;
 /// let mut objectives = Vec::new();
 /// let outcome = npkl.run_with(&mut rng, |report| objectives.push(report.objective));
 /// assert_eq!(outcome.reason, StopReason::Converged);
@@ -66,7 +66,7 @@ pub struct Npkl<'a, T, S, I> {
     order: I,
     graph: LaplacianView<'a, T>,
     constraints: ConstraintsView<'a>,
-    params: NpklParams<T>,
+    params: ValidNpklParams<T>,
     n: usize,
     sweeps: usize,
     objective: T,
@@ -96,7 +96,6 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
     /// for the linear loss).
     ///
     /// # Errors
-    /// `InvalidParam` for bad parameters (see [`NpklParams::check`]);
     /// `DimensionMismatch` when the graph and the constraints have different `n`;
     /// `CapacityExceeded` when a storage is shorter than [`Npkl::scalars_len`] /
     /// [`Npkl::indices_len`].
@@ -105,25 +104,24 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
         order: I,
         graph: LaplacianView<'a, T>,
         constraints: ConstraintsView<'a>,
-        params: NpklParams<T>,
+        params: ValidNpklParams<T>,
         rng: &mut Rng,
     ) -> Result<Self, Error> {
-        let params = params.check()?;
         let n = graph.n();
         if constraints.n() != n {
             return Err(Error::DimensionMismatch { expected: n, got: constraints.n() });
         }
-        check_capacity(Npkl::scalars_len(n, params.rank, constraints.max_degree()), values.as_ref().len())?;
+        check_capacity(Npkl::scalars_len(n, params.rank(), constraints.max_degree()), values.as_ref().len())?;
         check_capacity(n, order.as_ref().len())?;
         let mut npkl = Npkl { values, order, graph, constraints, params, n, sweeps: 0, objective: T::ZERO };
-        let r = params.rank;
+        let r = params.rank();
         let scale = T::ONE / T::from_f64(r as f64).sqrt();
         for column in npkl.values.as_mut()[..n * r].chunks_exact_mut(r) {
             column.iter_mut().for_each(|x| *x = rng.normal::<T>() * scale);
-            if params.loss == Loss::Linear {
+            if params.loss() == Loss::Linear {
                 let norm = dot_prefix(column, column).sqrt();
-                if norm > params.bound {
-                    let shrink = params.bound / norm;
+                if norm > params.bound() {
+                    let shrink = params.bound() / norm;
                     column.iter_mut().for_each(|x| *x *= shrink);
                 }
             }
@@ -146,7 +144,7 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
     pub fn sweep(&mut self, rng: &mut Rng) -> SweepReport<T> {
         let l = self.constraints.constrained_points();
         let order = &mut self.order.as_mut()[..self.n];
-        if self.params.random_order {
+        if self.params.random_order() {
             let (constrained, free) = order.split_at_mut(l.min(order.len()));
             rng.shuffle(constrained);
             rng.shuffle(free);
@@ -159,7 +157,7 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
             rejected += usize::from(!update.accepted);
         }
         self.sweeps += 1;
-        let columns = &self.values.as_ref()[..self.n * self.params.rank];
+        let columns = &self.values.as_ref()[..self.n * self.params.rank()];
         let norm2 = dot_prefix(columns, columns);
         let relative_change = if norm2 > T::ZERO {
             (change / norm2).sqrt()
@@ -185,9 +183,9 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
             let report = self.sweep(rng);
             sweeps += 1;
             on_sweep(&report);
-            let reason = if report.relative_change < self.params.tolerance {
+            let reason = if report.relative_change < self.params.tolerance() {
                 Some(StopReason::Converged)
-            } else if sweeps >= self.params.max_sweeps {
+            } else if sweeps >= self.params.max_sweeps() {
                 Some(StopReason::SweepCap)
             } else {
                 None
@@ -217,13 +215,13 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
     /// `NonFinite` for NaN/∞; `InvalidParam { name: "bound" }` when `‖v‖ > b` under the
     /// linear loss. Nothing changes on error.
     pub fn set_column(&mut self, i: usize, v: &[T]) -> Result<(), Error> {
-        let r = self.params.rank;
+        let r = self.params.rank();
         if i >= self.n {
             return Err(Error::IndexOutOfRange { index: i, len: self.n });
         }
         crate::error::check_len(r, v.len())?;
         check_finite(v)?;
-        if self.params.loss == Loss::Linear && dot_prefix(v, v).sqrt() > self.params.bound {
+        if self.params.loss() == Loss::Linear && dot_prefix(v, v).sqrt() > self.params.bound() {
             return Err(Error::InvalidParam { name: "bound" });
         }
         let (columns, scratch) = self.values.as_mut().split_at_mut(self.n * r);
@@ -232,10 +230,10 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
         old.copy_from_slice(&columns[i * r..(i + 1) * r]);
         neighbour_sum(&self.graph, i, columns, r, g);
         let column = Column {
-            loss: self.params.loss,
-            gamma: self.params.gamma,
+            loss: self.params.loss(),
+            gamma: self.params.gamma(),
             diagonal: self.graph.diagonal(),
-            bound: self.params.bound,
+            bound: self.params.bound(),
             rank: r,
             partners: self.constraints.encoded(i).unwrap_or(&[]),
             columns,
@@ -251,7 +249,7 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
     /// `Σ_i (L_ii‖v_i‖² + Σ_{k≠i} L_ik v_iᵀv_k) + γ Σ_{(i,j)∈T} ℓ(T_ij v_iᵀv_j)`.
     /// `O(r·(nnz + n + m))`.
     pub fn objective(&self) -> T {
-        let r = self.params.rank;
+        let r = self.params.rank();
         let columns = &self.values.as_ref()[..self.n * r];
         let column = |i: usize| &columns[i * r..(i + 1) * r];
         let mut smooth = T::ZERO;
@@ -263,9 +261,9 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
         }
         let losses = self.constraints.pairs().fold(T::ZERO, |acc, p| {
             let z = p.link.sign::<T>() * dot_prefix(column(p.i), column(p.j));
-            acc + self.params.loss.value(z)
+            acc + self.params.loss().value(z)
         });
-        smooth + self.params.gamma * losses
+        smooth + self.params.gamma() * losses
     }
 
     /// The objective as followed through the column updates (equal to
@@ -282,7 +280,7 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
     /// All columns, `v_i` at `i·r`: the rows of the `n × r` matrix `Vᵀ`, the points on
     /// which k-means clusters with the kernel `K = VᵀV`.
     pub fn columns(&self) -> &[T] {
-        &self.values.as_ref()[..self.n * self.params.rank]
+        &self.values.as_ref()[..self.n * self.params.rank()]
     }
 
     /// The learned kernel entry `K_ij = v_iᵀv_j`, or `None` out of range.
@@ -292,7 +290,7 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
 
     /// The learned representation, borrowed (for the out-of-sample extension).
     pub fn embedding(&self) -> Embedding<'_, T> {
-        let bound = (self.params.loss == Loss::Linear).then_some(self.params.bound);
+        let bound = (self.params.loss() == Loss::Linear).then_some(self.params.bound());
         Embedding::new(self.columns(), self.params.rank(), bound)
     }
 
@@ -303,11 +301,11 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
 
     /// The rank `r`.
     pub fn rank(&self) -> usize {
-        self.params.rank
+        self.params.rank()
     }
 
     /// The parameters.
-    pub fn params(&self) -> &NpklParams<T> {
+    pub fn params(&self) -> &ValidNpklParams<T> {
         &self.params
     }
 
@@ -318,7 +316,7 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
 
     /// Minimises (18) over column `i` (`i < n`); returns the update and `‖Δv_i‖²`.
     fn update(&mut self, i: usize) -> (ColumnUpdate<T>, T) {
-        let r = self.params.rank;
+        let r = self.params.rank();
         let (columns, scratch) = self.values.as_mut().split_at_mut(self.n * r);
         let (old, rest) = scratch.split_at_mut(r);
         let (g, rest) = rest.split_at_mut(r);
@@ -326,10 +324,10 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
         old.copy_from_slice(&columns[i * r..(i + 1) * r]);
         neighbour_sum(&self.graph, i, columns, r, g);
         let column = Column {
-            loss: self.params.loss,
-            gamma: self.params.gamma,
+            loss: self.params.loss(),
+            gamma: self.params.gamma(),
             diagonal: self.graph.diagonal(),
-            bound: self.params.bound,
+            bound: self.params.bound(),
             rank: r,
             partners: self.constraints.encoded(i).unwrap_or(&[]),
             columns,
@@ -363,6 +361,7 @@ fn neighbour_sum<T: Real>(graph: &LaplacianView<'_, T>, i: usize, columns: &[T],
 mod tests {
     extern crate std;
     use super::*;
+    use crate::npkl::NpklParams;
     use crate::npkl::testing::{blobs, drawn, graph};
     use std::vec;
     use std::vec::Vec;
@@ -385,7 +384,7 @@ mod tests {
                         let mut rng = Rng::seed_from_u64(3);
                         let mut npkl = Npkl::new_in(
                             vec![0.0; Npkl::scalars_len(60, r, t.max_degree())], vec![0; 60],
-                            g.view(), t.view(), NpklParams::new(r, loss), &mut rng).unwrap();
+                            g.view(), t.view(), NpklParams::new(r, loss).check().unwrap(), &mut rng).unwrap();
                         let mut previous = npkl.objective();
                         let slack = 1e2 * T::EPSILON;
                         for _ in 0..15 {
@@ -405,7 +404,7 @@ mod tests {
                     let t = drawn(&labels, 5, 5, 1);
                     let mut rng = Rng::seed_from_u64(1);
                     let make = |params: NpklParams<T>, len: usize, rng: &mut Rng| {
-                        Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), t.view(), params, rng).map(|_| ())
+                        Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), t.view(), params.check()?, rng).map(|_| ())
                     };
                     let len = Npkl::scalars_len(30, 2, t.max_degree());
                     assert_eq!(make(NpklParams::new(0, Loss::Hinge), len, &mut rng), Err(Error::InvalidParam { name: "rank" }));
@@ -413,10 +412,10 @@ mod tests {
                     assert_eq!(make(NpklParams::new(2, Loss::Linear).bound(T::NAN), len, &mut rng), Err(Error::InvalidParam { name: "bound" }));
                     assert_eq!(make(NpklParams::new(2, Loss::Hinge), len - 1, &mut rng), Err(Error::CapacityExceeded { needed: len, capacity: len - 1 }));
                     let other = drawn(&labels[..20], 2, 2, 1);
-                    let r = Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), other.view(), NpklParams::new(2, Loss::Hinge), &mut rng);
+                    let r = Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), other.view(), NpklParams::new(2, Loss::Hinge).check().unwrap(), &mut rng);
                     assert_eq!(r.err(), Some(Error::DimensionMismatch { expected: 30, got: 20 }));
 
-                    let mut npkl = Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), t.view(), NpklParams::new(2, Loss::Linear), &mut rng).unwrap();
+                    let mut npkl = Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), t.view(), NpklParams::new(2, Loss::Linear).check().unwrap(), &mut rng).unwrap();
                     let (before, objective): (Vec<T>, T) = (npkl.columns().to_vec(), npkl.tracked_objective());
                     assert_eq!(npkl.update_column(30), Err(Error::IndexOutOfRange { index: 30, len: 30 }));
                     assert_eq!(npkl.set_column(3, &[1.0]), Err(Error::DimensionMismatch { expected: 2, got: 1 }));
@@ -434,18 +433,18 @@ mod tests {
                     let t = drawn(&labels, 6, 6, 3);
                     let mut rng = Rng::seed_from_u64(9);
                     let len = Npkl::scalars_len(30, 3, t.max_degree());
-                    let params = NpklParams::new(3, Loss::Square).tolerance(1e-3).max_sweeps(500);
+                    let params = NpklParams::new(3, Loss::Square).tolerance(1e-3).max_sweeps(500).check().unwrap();
                     let mut npkl = Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), t.view(), params, &mut rng).unwrap();
                     let mut seen = 0;
                     let outcome = npkl.run_with(&mut rng, |_| seen += 1);
                     assert_eq!((outcome.reason, outcome.sweeps), (StopReason::Converged, seen));
                     assert!(outcome.relative_change < 1e-3 && outcome.objective <= outcome.initial_objective);
-                    let params = NpklParams::new(3, Loss::Square).tolerance(0.0).max_sweeps(2);
+                    let params = NpklParams::new(3, Loss::Square).tolerance(0.0).max_sweeps(2).check().unwrap();
                     let mut npkl = Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), t.view(), params, &mut rng).unwrap();
                     let outcome = npkl.run(&mut rng);
                     assert_eq!((outcome.reason, outcome.sweeps, npkl.sweeps()), (StopReason::SweepCap, 2, 2));
                     // In index order the sweeps do not draw from the generator.
-                    let params = NpklParams::new(3, Loss::Hinge).random_order(false);
+                    let params = NpklParams::new(3, Loss::Hinge).random_order(false).check().unwrap();
                     let mut a = Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), t.view(), params, &mut Rng::seed_from_u64(1)).unwrap();
                     let mut b = Npkl::new_in(vec![0.0; len], vec![0; 30], g.view(), t.view(), params, &mut Rng::seed_from_u64(1)).unwrap();
                     a.sweep(&mut Rng::seed_from_u64(2));
@@ -464,7 +463,7 @@ mod tests {
         let g = graph(&points, 2, 3);
         let t = drawn(&labels, 8, 8, 5);
         let mut rng = Rng::seed_from_u64(5);
-        let params = NpklParams::new(3, Loss::Linear).gamma(50.0).bound(0.5);
+        let params = NpklParams::new(3, Loss::Linear).gamma(50.0).bound(0.5).check().unwrap();
         let mut npkl = Npkl::new_in(
             vec![0.0; Npkl::scalars_len(30, 3, t.max_degree())],
             vec![0; 30],

@@ -6,7 +6,7 @@
 //! partners `T(i) = {j | (i, j) ∈ T}` with their signs (what the column update (18)
 //! reads), as compressed rows.
 //!
-//! Building sorts the pairs (heapsort, `O(m log m)`, no memory beyond the storage) and
+//! Building sorts the pairs (`sort_unstable`, `O(m log m)`, no memory beyond the storage) and
 //! rejects self-pairs, a pair given twice, and a pair both must- and cannot-link.
 //! [`Constraints::from_labels_in`] draws distinct pairs uniformly by rejection: two
 //! distinct points uniformly at random, kept when their labels agree (must-link) or
@@ -20,8 +20,6 @@
 
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real, Rng};
-
-use super::sort::sort_pairs;
 
 /// The kind of a pairwise constraint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -137,7 +135,7 @@ impl<I: Storage<u32>> Constraints<I> {
             slot[0] = p.i.min(p.j) as u32;
             slot[1] = ((p.i.max(p.j) as u32) << 1) | p.link.bit();
         }
-        sort_pairs(list, pair_key);
+        sort_pairs(list);
         if list
             .chunks_exact(2)
             .zip(list.chunks_exact(2).skip(1))
@@ -195,7 +193,7 @@ impl<I: Storage<u32>> Constraints<I> {
                     filled += 1;
                 }
             }
-            sort_pairs(&mut list[..2 * filled], pair_key);
+            sort_pairs(&mut list[..2 * filled]);
             // Drop repeats (a repeated pair has the same kind: labels decide it).
             let mut kept = 0;
             for p in 0..filled {
@@ -396,6 +394,14 @@ fn check_available<L: PartialEq>(labels: &[L], must: usize, cannot: usize) -> Re
         (true, false) => Err(Error::InvalidParam { name: "cannot" }),
         (true, true) => Ok(()),
     }
+}
+
+/// Sorts the pairs `(list[2p], list[2p+1])` by [`pair_key`] (`O(m log m)`, in place, no
+/// memory). Pairs with equal keys are equal or a repeat of opposite kinds, which is
+/// rejected, so the order among them does not matter.
+fn sort_pairs(list: &mut [u32]) {
+    let (pairs, _) = list.as_chunks_mut::<2>();
+    pairs.sort_unstable_by_key(|&[a, b]| pair_key(a, b));
 }
 
 fn check_sizes(n: usize, m: usize, capacity: usize) -> Result<(), Error> {

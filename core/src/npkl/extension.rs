@@ -30,9 +30,9 @@ use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
 
 use super::graph::LaplacianView;
-use super::knn::offer;
 use super::params::Embedding;
 use crate::kernel::point_count;
+use crate::neighbors::offer;
 
 /// Columns for new points by eq. (13) against a learned [`Embedding`].
 ///
@@ -43,11 +43,11 @@ use crate::kernel::point_count;
 /// let points: Vec<f64> = (0..30).map(|i| (i as f64 * 0.7).sin()).collect(); // 15 × 2
 /// let (n, k, r) = (15, 3, 2);
 /// let graph = Laplacian::build_in(vec![0.0; Laplacian::scalars_len(n, k)], vec![0; Laplacian::indices_len(n, k)],
-///     &points, 2, GraphParams::new().neighbors(k))?;
+///     &points, 2, GraphParams::new().neighbors(k).check()?)?;
 /// let none = Constraints::new_in(vec![0; Constraints::indices_len(n, 0)], n, &[])?;
 /// let mut rng = Rng::seed_from_u64(2);
 /// let npkl = Npkl::new_in(vec![0.0; Npkl::scalars_len(n, r, 0)], vec![0; n], graph.view(), none.view(),
-///     NpklParams::new(r, Loss::Square), &mut rng)?;
+///     NpklParams::new(r, Loss::Square).check()?, &mut rng)?;
 /// let mut ext = Extension::new_in([0.0; 3], [0u32; 3], graph.view(), &points, 2, npkl.embedding())?;
 /// let mut v = [0.0; 2];
 /// ext.column(&[0.1, 0.2], &mut v)?;
@@ -196,7 +196,7 @@ mod tests {
                 let t = drawn(&labels, 6, 6, 2);
                 let mut rng = Rng::seed_from_u64(4);
                 let mut npkl = Npkl::new_in(vec![0.0; Npkl::scalars_len(n, r, t.max_degree())], vec![0; n],
-                    g.view(), t.view(), NpklParams::new(r, Loss::Hinge), &mut rng).unwrap();
+                    g.view(), t.view(), NpklParams::new(r, Loss::Hinge).check().unwrap(), &mut rng).unwrap();
                 npkl.sweep(&mut rng);
                 // Unconstrained points whose row is exactly their own k nearest neighbours.
                 let plain: std::vec::Vec<usize> = (0..n)

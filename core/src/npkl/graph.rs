@@ -36,10 +36,11 @@ use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
 
-use super::knn::{Search, brute_force, sorted_projection};
 use crate::kernel::point_count;
+use crate::neighbors::{Search, brute_force, sorted_projection};
 
-/// Parameters of the graph: `k`, the width `σ`, the shift `δ` and the search.
+/// Parameters of the graph, unchecked: `k`, the width `σ`, the shift `δ` and the search.
+/// Build with [`GraphParams::new`] and the setters, then [`check`](GraphParams::check).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GraphParams<T> {
     neighbors: usize,
@@ -95,7 +96,7 @@ impl<T: Real> GraphParams<T> {
     /// # Errors
     /// `InvalidParam` naming `neighbors` (`k = 0`), `sigma` (unless `σ`, `σ²` and
     /// `1/(2σ²)` are finite and positive) or `delta` (not finite and positive).
-    pub fn check(self) -> Result<Self, Error> {
+    pub fn check(self) -> Result<ValidGraphParams<T>, Error> {
         if self.neighbors == 0 {
             return Err(Error::InvalidParam { name: "neighbors" });
         }
@@ -109,7 +110,33 @@ impl<T: Real> GraphParams<T> {
         if !(self.delta > T::ZERO && self.delta.is_finite()) {
             return Err(Error::InvalidParam { name: "delta" });
         }
-        Ok(self)
+        Ok(ValidGraphParams(self))
+    }
+}
+
+/// Graph parameters that passed [`GraphParams::check`]; read-only.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ValidGraphParams<T>(GraphParams<T>);
+
+impl<T: Real> ValidGraphParams<T> {
+    /// The number of neighbours `k ≥ 1`.
+    pub fn k(&self) -> usize {
+        self.0.neighbors
+    }
+
+    /// The Gaussian width `σ`, or `None` for the automatic one.
+    pub fn sigma(&self) -> Option<T> {
+        self.0.sigma
+    }
+
+    /// The shift `δ > 0`.
+    pub fn delta(&self) -> T {
+        self.0.delta
+    }
+
+    /// The neighbour search.
+    pub fn search(&self) -> Search {
+        self.0.search
     }
 }
 
@@ -122,7 +149,7 @@ impl<T: Real> GraphParams<T> {
 /// let (n, k) = (6, 2);
 /// let graph = Laplacian::build_in(
 ///     [0.0; Laplacian::scalars_len(6, 2)], [0u32; Laplacian::indices_len(6, 2)],
-///     &points, 1, GraphParams::new().neighbors(k))?;
+///     &points, 1, GraphParams::new().neighbors(k).check()?)?;
 /// let (cols, vals) = graph.row(0).unwrap();
 /// assert_eq!(cols, &[1, 2]); // nearest first
 /// assert!(vals.iter().all(|&v| v < 0.0));
@@ -162,7 +189,7 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> Laplacian<T, S, I> {
     /// Builds the graph of the rows of `points` (row-major, `dim` columns) and its Laplacian.
     ///
     /// # Errors
-    /// `InvalidParam` for bad parameters (see [`GraphParams::check`]), `dim = 0`
+    /// `InvalidParam` for `dim = 0`
     /// (`dim`), `k ≥ n` (`neighbors`) or `2nk ≥ 2³²` (`n`); `DimensionMismatch` when
     /// `points.len()` is not a multiple of `dim`; `NonFinite` for NaN/∞ coordinates or
     /// squared distances that overflow; `CapacityExceeded` when a storage is shorter than
@@ -172,11 +199,10 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> Laplacian<T, S, I> {
         mut indices: I,
         points: &[T],
         dim: usize,
-        params: GraphParams<T>,
+        params: ValidGraphParams<T>,
     ) -> Result<Self, Error> {
-        let params = params.check()?;
         let n = point_count(points, dim)?;
-        let k = params.neighbors;
+        let k = params.k();
         if k >= n {
             return Err(Error::InvalidParam { name: "neighbors" });
         }
@@ -193,7 +219,7 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> Laplacian<T, S, I> {
         let (vals, degrees) = values.as_mut().split_at_mut(2 * nk);
         let degrees = &mut degrees[..n];
 
-        match params.search {
+        match params.search() {
             Search::BruteForce => brute_force(points, dim, k, &mut cols[..nk], &mut vals[..nk]),
             Search::SortedProjection => {
                 let (lists, perm) = cols.split_at_mut(nk);
@@ -201,14 +227,14 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> Laplacian<T, S, I> {
             }
         }
         check_finite(&vals[..nk])?;
-        let sigma = width(&vals[..nk], params.sigma);
+        let sigma = width(&vals[..nk], params.sigma());
         let scale = T::ONE / (sigma * sigma * T::from_f64(2.0));
         for v in &mut vals[..nk] {
             *v = (-*v * scale).exp();
         }
         let nnz = symmetrise(n, k, ptr, cursor, cols, vals);
         normalise(ptr, &cols[..nnz], &mut vals[..nnz], degrees);
-        Ok(Laplacian { values, indices, n, k, nnz, sigma, delta: params.delta })
+        Ok(Laplacian { values, indices, n, k, nnz, sigma, delta: params.delta() })
     }
 
     /// A borrowed view, what the solver and the extension read.
@@ -411,6 +437,7 @@ mod tests {
         params: GraphParams<T>,
     ) -> Result<Laplacian<T, Vec<T>, Vec<u32>>, Error> {
         let n = points.len() / dim.max(1);
+        let params = params.check()?;
         let k = params.k();
         Laplacian::build_in(
             vec![T::ZERO; Laplacian::scalars_len(n, k)],
@@ -464,7 +491,7 @@ mod tests {
                     let mut nan = points.clone();
                     nan[3] = <$t>::NAN;
                     assert_eq!(build(&nan, 2, GraphParams::new()).err(), Some(Error::NonFinite));
-                    let r = Laplacian::build_in(vec![0.0 as $t; 3], vec![0u32; Laplacian::indices_len(10, 5)], &points, 2, GraphParams::new());
+                    let r = Laplacian::build_in(vec![0.0 as $t; 3], vec![0u32; Laplacian::indices_len(10, 5)], &points, 2, GraphParams::new().check().unwrap());
                     assert_eq!(r.err(), Some(Error::CapacityExceeded { needed: Laplacian::scalars_len(10, 5), capacity: 3 }));
                 }
 

@@ -26,13 +26,15 @@
 //!
 //! # Pieces
 //!
-//! - [`Laplacian`] (`graph.rs`, `knn.rs`): the exact kNN graph and the sparse `L` of eq. (1).
+//! - [`Laplacian`] (`graph.rs`): the exact kNN graph (searched by
+//!   [`neighbors`](crate::neighbors)) and the sparse `L` of eq. (1).
 //! - [`Constraints`] (`constraints.rs`): the pairs `T`, given or drawn from labels.
 //! - [`Npkl`] (`bcd.rs`, `params.rs`, `column.rs`, `qp.rs`): Algorithm 1 (BCDKL).
 //! - [`Extension`] (`extension.rs`): out-of-sample columns by (13) (Sect. III-E).
-//! - [`KMeans`] (`kmeans.rs`): kernel k-means on `K = VᵀV`, i.e. k-means on the columns
-//!   of `V`, with k-means++ seeding and restarts.
-//! - [`rand_index`] (`rand_index.rs`): the RAND index of the paper's Sect. IV-A.
+//!
+//! Clustering with the learned kernel (kernel k-means on `K = VᵀV`, i.e. k-means on the
+//! columns of `V`) and its RAND index (Sect. IV-A) are general tools, in
+//! [`cluster`](crate::cluster).
 //!
 //! # Conventions (where the paper leaves a choice)
 //!
@@ -66,10 +68,8 @@
 //! Two well-separated blobs, a handful of pairs, and clustering with the learned kernel:
 //!
 //! ```
-//! use kestrel_core::npkl::{
-//!     Constraints, GraphParams, KMeans, KMeansParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair,
-//!     rand_index,
-//! };
+//! use kestrel_core::cluster::{KMeans, KMeansParams, rand_index};
+//! use kestrel_core::npkl::{Constraints, GraphParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair};
 //! use kestrel_core::Rng;
 //! let mut rng = Rng::seed_from_u64(1);
 //! let (n, dim, k) = (40, 2, 5);
@@ -78,20 +78,20 @@
 //!
 //! let graph = Laplacian::build_in(
 //!     vec![0.0; Laplacian::scalars_len(n, k)], vec![0; Laplacian::indices_len(n, k)],
-//!     &points, dim, GraphParams::new().neighbors(k))?;
+//!     &points, dim, GraphParams::new().neighbors(k).check()?)?;
 //! let pairs = [Pair::new(0, 1, Link::Must), Pair::new(21, 22, Link::Must), Pair::new(0, 21, Link::Cannot)];
 //! let constraints = Constraints::new_in(vec![0; Constraints::indices_len(n, pairs.len())], n, &pairs)?;
 //! let (rank, t) = (2, constraints.max_degree());
 //! let mut npkl = Npkl::new_in(
 //!     vec![0.0; Npkl::scalars_len(n, rank, t)], vec![0; Npkl::indices_len(n)],
-//!     graph.view(), constraints.view(), NpklParams::new(rank, Loss::Hinge), &mut rng)?;
+//!     graph.view(), constraints.view(), NpklParams::new(rank, Loss::Hinge).check()?, &mut rng)?;
 //! let outcome = npkl.run(&mut rng);
 //! assert!(outcome.objective <= outcome.initial_objective);
 //!
 //! let c = 2;
 //! let km = KMeans::fit_in(
 //!     vec![0.0; KMeans::scalars_len(n, rank, c)], vec![0; KMeans::indices_len(n, c)],
-//!     npkl.columns(), rank, KMeansParams::new(c), &mut rng)?;
+//!     npkl.columns(), rank, KMeansParams::new(c).check()?, &mut rng)?;
 //! assert!(rand_index(&labels, km.assignments())? > 0.9);
 //! # Ok::<(), kestrel_core::Error>(())
 //! ```
@@ -101,23 +101,16 @@ mod column;
 mod constraints;
 mod extension;
 mod graph;
-mod kmeans;
-mod knn;
 mod params;
 mod qp;
-mod rand_index;
-mod sort;
 #[cfg(test)]
 mod testing;
 
 pub use bcd::Npkl;
 pub use constraints::{Constraints, ConstraintsView, Link, Pair};
 pub use extension::Extension;
-pub use graph::{GraphParams, Laplacian, LaplacianView};
-pub use kmeans::{KMeans, KMeansParams};
-pub use knn::Search;
-pub use params::{ColumnUpdate, Embedding, NpklParams, Outcome, StopReason, SweepReport};
-pub use rand_index::{rand_index, rand_index_table};
+pub use graph::{GraphParams, Laplacian, LaplacianView, ValidGraphParams};
+pub use params::{ColumnUpdate, Embedding, NpklParams, Outcome, StopReason, SweepReport, ValidNpklParams};
 
 /// The loss `ℓ(T_ij K_ij)` between the learned kernel and a pair (Fig. 1 of the paper).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

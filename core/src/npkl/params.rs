@@ -6,16 +6,17 @@ use super::Loss;
 #[cfg(doc)]
 use super::Npkl;
 
-/// Parameters of Algorithm 1.
+/// Parameters of Algorithm 1, unchecked: [`NpklParams::new`], the setters, then
+/// [`check`](NpklParams::check).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NpklParams<T> {
-    pub(super) rank: usize,
-    pub(super) loss: Loss,
-    pub(super) gamma: T,
-    pub(super) tolerance: T,
-    pub(super) max_sweeps: usize,
-    pub(super) bound: T,
-    pub(super) random_order: bool,
+    rank: usize,
+    loss: Loss,
+    gamma: T,
+    tolerance: T,
+    max_sweeps: usize,
+    bound: T,
+    random_order: bool,
 }
 
 impl<T: Real> NpklParams<T> {
@@ -85,7 +86,7 @@ impl<T: Real> NpklParams<T> {
     /// # Errors
     /// `InvalidParam` naming `rank` (0), `gamma`, `bound` (not finite and positive),
     /// `tolerance` (negative or not finite) or `max_sweeps` (0).
-    pub fn check(self) -> Result<Self, Error> {
+    pub fn check(self) -> Result<ValidNpklParams<T>, Error> {
         let positive = |x: T| x > T::ZERO && x.is_finite();
         if self.rank == 0 {
             return Err(Error::InvalidParam { name: "rank" });
@@ -102,7 +103,48 @@ impl<T: Real> NpklParams<T> {
         if !positive(self.bound) {
             return Err(Error::InvalidParam { name: "bound" });
         }
-        Ok(self)
+        Ok(ValidNpklParams(self))
+    }
+}
+
+/// Parameters of Algorithm 1 that passed [`NpklParams::check`]; read-only.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ValidNpklParams<T>(NpklParams<T>);
+
+impl<T: Real> ValidNpklParams<T> {
+    /// The rank `r ≥ 1`.
+    pub fn rank(&self) -> usize {
+        self.0.rank
+    }
+
+    /// The loss.
+    pub fn loss(&self) -> Loss {
+        self.0.loss
+    }
+
+    /// The trade-off `γ > 0` of eq. (3).
+    pub fn gamma(&self) -> T {
+        self.0.gamma
+    }
+
+    /// The relative change `ε ≥ 0` below which a run stops.
+    pub fn tolerance(&self) -> T {
+        self.0.tolerance
+    }
+
+    /// The most sweeps one run makes (≥ 1).
+    pub fn max_sweeps(&self) -> usize {
+        self.0.max_sweeps
+    }
+
+    /// The norm bound `b > 0` of the linear loss.
+    pub fn bound(&self) -> T {
+        self.0.bound
+    }
+
+    /// Whether each sweep visits the points in a fresh random order.
+    pub fn random_order(&self) -> bool {
+        self.0.random_order
     }
 }
 

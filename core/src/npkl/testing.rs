@@ -32,7 +32,7 @@ pub fn graph<T: Real>(points: &[T], dim: usize, k: usize) -> Graph<T> {
         vec![0; Laplacian::indices_len(n, k)],
         points,
         dim,
-        GraphParams::new().neighbors(k),
+        GraphParams::new().neighbors(k).check().unwrap(),
     )
     .unwrap()
 }

@@ -31,7 +31,8 @@ use crate::linalg::{axpy_prefix, dot_prefix};
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Kernel, Real, Rng};
 
-/// IRSVM's parameters.
+/// IRSVM's parameters, unchecked: [`IrsvmParams::new`], the setters, then
+/// [`check`](IrsvmParams::check).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IrsvmParams<T> {
     delta: T,
@@ -62,7 +63,7 @@ impl<T: Real> IrsvmParams<T> {
     ///
     /// # Errors
     /// `InvalidParam` naming `delta` (finite, > 0), `initial` or `max_rejections` (≥ 1).
-    pub fn check(self) -> Result<Self, Error> {
+    pub fn check(self) -> Result<ValidIrsvmParams<T>, Error> {
         if !(self.delta > T::ZERO && self.delta.is_finite()) {
             return Err(Error::InvalidParam { name: "delta" });
         }
@@ -72,7 +73,28 @@ impl<T: Real> IrsvmParams<T> {
         if self.max_rejections == 0 {
             return Err(Error::InvalidParam { name: "max_rejections" });
         }
-        Ok(self)
+        Ok(ValidIrsvmParams(self))
+    }
+}
+
+/// IRSVM parameters that passed [`IrsvmParams::check`]; read-only.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ValidIrsvmParams<T>(IrsvmParams<T>);
+
+impl<T: Real> ValidIrsvmParams<T> {
+    /// The threshold `δ > 0` on the distance `r`.
+    pub fn delta(&self) -> T {
+        self.0.delta
+    }
+
+    /// Size of the initial reduced set (≥ 1).
+    pub fn initial(&self) -> usize {
+        self.0.initial
+    }
+
+    /// Rejections in a row after which selection stops (≥ 1).
+    pub fn max_rejections(&self) -> usize {
+        self.0.max_rejections
     }
 }
 
@@ -101,7 +123,7 @@ pub enum SelectionStop {
 ///     vec![0.0; Irsvm::scalars_len(n, capacity)],
 ///     Cholesky::new_in(vec![0.0; Cholesky::scalars_len(capacity)], capacity)?,
 ///     vec![0; Irsvm::indices_len(n, capacity)],
-///     &points, 2, &Kernel::rbf(1.0)?, IrsvmParams::new(0.5), &mut Rng::seed_from_u64(3))?;
+///     &points, 2, &Kernel::rbf(1.0)?, IrsvmParams::new(0.5).check()?, &mut Rng::seed_from_u64(3))?;
 /// assert!(selection.len() >= 2 && selection.len() <= capacity);
 /// assert_eq!(selection.features(0).unwrap().len(), selection.len());
 /// # Ok::<(), kestrel_core::Error>(())
@@ -139,7 +161,7 @@ impl<T: Real, S: Storage<T>, C: Storage<T>, I: Storage<usize>> Irsvm<T, S, C, I>
     /// the factor's.
     ///
     /// # Errors
-    /// `InvalidParam` for bad parameters or `dim = 0`; `DimensionMismatch` when
+    /// `InvalidParam` for `dim = 0`; `DimensionMismatch` when
     /// `points.len()` is not a multiple of `dim`; `NonFinite` for NaN/∞ points;
     /// `CapacityExceeded` when a storage is too small or the capacity is below `initial`.
     #[allow(clippy::too_many_arguments)]
@@ -150,13 +172,12 @@ impl<T: Real, S: Storage<T>, C: Storage<T>, I: Storage<usize>> Irsvm<T, S, C, I>
         points: &[T],
         dim: usize,
         kernel: &Kernel<T>,
-        params: IrsvmParams<T>,
+        params: ValidIrsvmParams<T>,
         rng: &mut Rng,
     ) -> Result<Self, Error> {
-        let params = params.check()?;
         let n = point_count(points, dim)?;
         let capacity = factor.capacity();
-        check_capacity(params.initial, capacity)?;
+        check_capacity(params.initial(), capacity)?;
         check_capacity(Irsvm::scalars_len(n, capacity), values.as_ref().len())?;
         check_capacity(Irsvm::indices_len(n, capacity), indices.as_ref().len())?;
         let mut selection = Irsvm { values, factor, indices, n, stop: SelectionStop::Exhausted };
@@ -197,14 +218,14 @@ impl<T: Real, S: Storage<T>, C: Storage<T>, I: Storage<usize>> Irsvm<T, S, C, I>
         self.stop
     }
 
-    fn run(&mut self, points: &[T], dim: usize, kernel: &Kernel<T>, params: IrsvmParams<T>, rng: &mut Rng) {
+    fn run(&mut self, points: &[T], dim: usize, kernel: &Kernel<T>, params: ValidIrsvmParams<T>, rng: &mut Rng) {
         let (n, capacity) = (self.n, self.factor.capacity());
         let order = &mut self.indices.as_mut()[..n];
         for (i, slot) in order.iter_mut().enumerate() {
             *slot = i;
         }
         rng.shuffle(order);
-        let delta2 = params.delta * params.delta;
+        let delta2 = params.delta() * params.delta();
         let mut rejections = 0;
         for t in 0..n {
             if self.len() == capacity {
@@ -212,12 +233,12 @@ impl<T: Real, S: Storage<T>, C: Storage<T>, I: Storage<usize>> Irsvm<T, S, C, I>
                 return;
             }
             let candidate = self.indices.as_ref()[t];
-            let threshold = if self.len() < params.initial { T::ZERO } else { delta2 };
+            let threshold = if self.len() < params.initial() { T::ZERO } else { delta2 };
             if self.try_add(points, dim, kernel, candidate, threshold) {
                 rejections = 0;
-            } else if self.len() >= params.initial {
+            } else if self.len() >= params.initial() {
                 rejections += 1;
-                if rejections == params.max_rejections {
+                if rejections == params.max_rejections() {
                     self.stop = SelectionStop::Rejections;
                     return;
                 }

@@ -20,7 +20,7 @@ mod irsvm;
 mod model;
 mod streaming;
 
-pub use irsvm::{Irsvm, IrsvmParams, SelectionStop};
+pub use irsvm::{Irsvm, IrsvmParams, SelectionStop, ValidIrsvmParams};
 pub use model::ReducedKernelModel;
 pub use streaming::{Offer, StreamingSelector};
 

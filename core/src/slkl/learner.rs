@@ -253,7 +253,7 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
     }
     /// Whether the stopping rule has held since the last change from outside.
     pub fn converged(&self) -> bool {
-        self.engine.converged
+        self.engine.schedule.converged
     }
     /// Counters since construction.
     pub fn stats(&self) -> Stats {

@@ -87,3 +87,19 @@ pub struct Stats {
     /// Drift checks of the maintained factor.
     pub drift_checks: u64,
 }
+
+impl Stats {
+    /// Counts one step that ended in `case`.
+    pub(crate) fn record(&mut self, case: Case) {
+        self.steps += 1;
+        match case {
+            Case::StayZero => self.stay_zero += 1,
+            Case::Change => self.change += 1,
+            Case::Leave => self.leave += 1,
+            Case::Enter => self.enter += 1,
+            Case::Unchanged => self.unchanged += 1,
+            Case::AtCapacity => self.at_capacity += 1,
+            Case::IllConditioned => self.ill_conditioned += 1,
+        }
+    }
+}

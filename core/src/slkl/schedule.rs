@@ -8,13 +8,15 @@
 //! follows; it ends the run when `F` fell by at most `ε·F` over the sweep, otherwise the
 //! pool is restored and the run resumes. Without shrinking the pool is all candidates and
 //! the draws are the paper's.
+//!
+//! [`Schedule`] holds this state; the engine owns one, asks it for the next coordinate
+//! ([`Schedule::next`]) and reports each step's outcome ([`Schedule::after_step`]). The
+//! schedule sees only the pool, the history ring and the objective, never the solver.
 
-use crate::{Error, Real};
+use crate::{Real, Rng};
 
-use super::columns::Data;
-use super::layout::{Indices, Parts};
-use super::outcome::{Case, ExitReason, Step, Summary};
-use super::solver::Engine;
+use super::outcome::{Case, Stats};
+use super::params::ValidParams;
 
 /// Where the schedule is: drawing from the pool, or sweeping all candidates.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -25,46 +27,90 @@ pub(crate) enum Phase<T> {
     Verify { cursor: usize, start: T },
 }
 
-impl<T: Real> Engine<T> {
-    /// One step of Algorithm 1 on a coordinate drawn from the pool (or the next one of a
-    /// confirming sweep), with the stopping rule's bookkeeping.
-    pub fn step(
-        &mut self,
-        parts: &mut Parts<'_, T>,
-        idx: &mut Indices<'_>,
-        data: &Data<'_, T>,
-    ) -> Result<Step<T>, Error> {
-        if self.stale {
-            self.refresh(parts, idx, data)?;
+/// The draws, the shrinking pool and the stopping rule's state.
+#[derive(Clone, Debug)]
+pub(crate) struct Schedule<T> {
+    /// Live candidates `M'` (the pool's full size).
+    candidates: usize,
+    /// Whether coordinates stuck at 0 leave the pool.
+    shrinking: bool,
+    /// `ε` of the stopping rule.
+    epsilon: T,
+    /// Steps between the objective values the rule compares.
+    pub lag: usize,
+    pub rng: Rng,
+    /// The pool drawn from is `pool[..pool_len]`.
+    pub pool_len: usize,
+    pub phase: Phase<T>,
+    /// Values in the history ring, and where the next one goes.
+    pub hist_len: usize,
+    pub hist_pos: usize,
+    /// The stopping rule held (or the confirming sweep ended the run).
+    pub converged: bool,
+}
+
+impl<T: Real> Schedule<T> {
+    /// A full pool over `candidates` coordinates, rule over `lag` steps, generator seeded
+    /// from `params`.
+    pub fn new(candidates: usize, lag: usize, params: &ValidParams<T>) -> Self {
+        Schedule {
+            candidates,
+            shrinking: params.shrinking(),
+            epsilon: params.epsilon(),
+            lag,
+            rng: Rng::seed_from_u64(params.seed()),
+            pool_len: candidates,
+            phase: Phase::Normal,
+            hist_len: 0,
+            hist_pos: 0,
+            converged: false,
         }
-        if let Phase::Normal = self.phase {
-            if self.pool_len == 0 {
-                self.start_sweep();
-            }
+    }
+
+    /// The coordinate of the next step and, for a draw, its slot in the pool: a uniform
+    /// draw from `pool[..pool_len]`, or the next one of a confirming sweep (which starts,
+    /// at objective `objective`, when the pool is empty).
+    pub fn next(&mut self, pool: &[usize], objective: T, stats: &mut Stats) -> (usize, Option<usize>) {
+        if let Phase::Normal = self.phase
+            && self.pool_len == 0
+        {
+            self.start_sweep(objective, stats);
         }
-        let (j, slot) = match self.phase {
+        match self.phase {
             Phase::Normal => {
                 let slot = self.rng.below(self.pool_len);
-                (idx.pool[slot], Some(slot))
+                (pool[slot], Some(slot))
             }
             Phase::Verify { cursor, .. } => (cursor, None),
-        };
-        let case = self.coordinate_step(parts, idx, data, j)?;
-        self.record(case);
+        }
+    }
+
+    /// After a step on the coordinate [`next`](Self::next) gave (from `slot`) ended in
+    /// `case` at objective `objective`: shrinks the pool, keeps the history ring, and
+    /// applies the stopping rule or moves the confirming sweep on.
+    pub fn after_step(
+        &mut self,
+        slot: Option<usize>,
+        case: Case,
+        objective: T,
+        pool: &mut [usize],
+        history: &mut [T],
+        stats: &mut Stats,
+    ) {
         match (self.phase, slot) {
             (Phase::Normal, Some(slot)) => {
-                if self.params.shrinking() && case == Case::StayZero {
-                    idx.pool.swap(slot, self.pool_len - 1);
+                if self.shrinking && case == Case::StayZero {
+                    pool.swap(slot, self.pool_len - 1);
                     self.pool_len -= 1;
-                    self.stats.shrunk += 1;
+                    stats.shrunk += 1;
                 }
-                if let Some(old) = self.push_history(parts.history) {
-                    if old - self.objective <= self.params.epsilon() * old {
-                        if self.pool_len < self.candidates {
-                            self.start_sweep();
-                        } else {
-                            self.converged = true;
-                        }
+                if let Some(old) = self.push_history(history, objective)
+                    && old - objective <= self.epsilon * old
+                {
+                    if self.pool_len < self.candidates {
+                        self.start_sweep(objective, stats);
+                    } else {
+                        self.converged = true;
                     }
                 }
             }
@@ -72,40 +118,25 @@ impl<T: Real> Engine<T> {
                 if cursor + 1 < self.candidates {
                     self.phase = Phase::Verify { cursor: cursor + 1, start };
                 } else {
-                    self.converged = start - self.objective <= self.params.epsilon() * start;
+                    self.converged = start - objective <= self.epsilon * start;
                     self.phase = Phase::Normal;
                     self.reset_history();
                 }
             }
             (Phase::Normal, None) => {}
         }
-        Ok(Step { candidate: j, case, objective: self.objective, active: self.set.len })
     }
 
-    fn start_sweep(&mut self) {
+    fn start_sweep(&mut self, objective: T, stats: &mut Stats) {
         self.pool_len = self.candidates;
-        self.stats.sweeps += 1;
-        self.phase = Phase::Verify { cursor: 0, start: self.objective };
-    }
-
-    fn record(&mut self, case: Case) {
-        let s = &mut self.stats;
-        s.steps += 1;
-        match case {
-            Case::StayZero => s.stay_zero += 1,
-            Case::Change => s.change += 1,
-            Case::Leave => s.leave += 1,
-            Case::Enter => s.enter += 1,
-            Case::Unchanged => s.unchanged += 1,
-            Case::AtCapacity => s.at_capacity += 1,
-            Case::IllConditioned => s.ill_conditioned += 1,
-        }
+        stats.sweeps += 1;
+        self.phase = Phase::Verify { cursor: 0, start: objective };
     }
 
     /// Appends `F` to the ring; returns `F` of `lag` steps ago once there is one.
-    fn push_history(&mut self, history: &mut [T]) -> Option<T> {
+    fn push_history(&mut self, history: &mut [T], objective: T) -> Option<T> {
         let size = self.lag + 1;
-        history[self.hist_pos] = self.objective;
+        history[self.hist_pos] = objective;
         self.hist_pos = (self.hist_pos + 1) % size;
         self.hist_len = (self.hist_len + 1).min(size);
         (self.hist_len == size).then(|| history[self.hist_pos])
@@ -120,30 +151,10 @@ impl<T: Real> Engine<T> {
 
     /// Back to a full pool, a fresh stopping history and not converged (after the
     /// samples or the weights changed from outside).
-    pub fn reset_schedule(&mut self) {
+    pub fn reset(&mut self) {
         self.pool_len = self.candidates;
         self.phase = Phase::Normal;
         self.converged = false;
         self.reset_history();
-    }
-
-    /// Steps until the stopping rule holds or `max_steps` steps were taken.
-    pub fn run(
-        &mut self,
-        parts: &mut Parts<'_, T>,
-        idx: &mut Indices<'_>,
-        data: &Data<'_, T>,
-    ) -> Result<Summary<T>, Error> {
-        let mut steps = 0;
-        while !self.converged && steps < self.params.max_steps() {
-            self.step(parts, idx, data)?;
-            steps += 1;
-        }
-        Ok(Summary {
-            reason: if self.converged { ExitReason::Converged } else { ExitReason::StepCap },
-            steps,
-            objective: self.objective,
-            active: self.set.len,
-        })
     }
 }

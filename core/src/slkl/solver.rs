@@ -22,17 +22,18 @@
 //! The new weight comes from the [`StepRule`]: by default the exact coordinate minimiser
 //! `max(0, μ + (√(λa²/ν) − 1)/b)`, so `F` is non-increasing.
 //!
-//! The schedule around the step (draws, shrinking, stopping) is in `schedule.rs`.
+//! The schedule around the step (draws, shrinking, stopping) is a [`Schedule`] the engine
+//! owns; [`Engine::step`] asks it for the coordinate and reports the outcome back.
 
 use crate::linalg::dot_prefix;
-use crate::{Error, Real, Rng};
+use crate::{Error, Real};
 
 use super::active_set::ActiveSet;
 use super::columns::{Columns, Data, inverse_norm};
 use super::layout::{Dims, Indices, NONE, Parts};
-use super::outcome::{Case, Stats};
+use super::outcome::{Case, ExitReason, Stats, Step, Summary};
 use super::params::{StepRule, ValidParams};
-use super::schedule::Phase;
+use super::schedule::Schedule;
 
 /// The state of a learner apart from its buffers.
 #[derive(Clone, Debug)]
@@ -51,14 +52,9 @@ pub(crate) struct Engine<T> {
     pub(super) stale_r: bool,
     /// `Cᵀy` and `‖y − ȳ‖²` need recomputing (the samples changed).
     pub stale_cty: bool,
-    pub converged: bool,
     pub stats: Stats,
-    pub(super) rng: Rng,
-    pub(super) pool_len: usize,
-    pub(super) phase: Phase<T>,
-    pub(super) lag: usize,
-    pub(super) hist_len: usize,
-    pub(super) hist_pos: usize,
+    /// Draws, shrinking pool and stopping rule.
+    pub schedule: Schedule<T>,
 }
 
 /// The new weight from `a`, `b > 0` under `rule`.
@@ -93,14 +89,8 @@ impl<T: Real> Engine<T> {
             stale: true,
             stale_r: true,
             stale_cty: true,
-            converged: false,
             stats: Stats::default(),
-            rng: Rng::seed_from_u64(params.seed()),
-            pool_len: candidates,
-            phase: Phase::Normal,
-            lag,
-            hist_len: 0,
-            hist_pos: 0,
+            schedule: Schedule::new(candidates, lag, &params),
         })
     }
 
@@ -114,8 +104,46 @@ impl<T: Real> Engine<T> {
         let kernel = self.params.kernel();
         self.columns.precompute(parts.cols, self.candidates, parts.centres, &kernel, data);
         self.refresh(parts, idx, data)?;
-        self.reset_schedule();
+        self.schedule.reset();
         Ok(())
+    }
+
+    /// One step of Algorithm 1 on the coordinate the schedule gives (drawn from the pool,
+    /// or the next one of a confirming sweep), then the schedule's bookkeeping.
+    pub fn step(
+        &mut self,
+        parts: &mut Parts<'_, T>,
+        idx: &mut Indices<'_>,
+        data: &Data<'_, T>,
+    ) -> Result<Step<T>, Error> {
+        if self.stale {
+            self.refresh(parts, idx, data)?;
+        }
+        let (j, slot) = self.schedule.next(idx.pool, self.objective, &mut self.stats);
+        let case = self.coordinate_step(parts, idx, data, j)?;
+        self.stats.record(case);
+        self.schedule.after_step(slot, case, self.objective, idx.pool, parts.history, &mut self.stats);
+        Ok(Step { candidate: j, case, objective: self.objective, active: self.set.len })
+    }
+
+    /// Steps until the stopping rule holds or `max_steps` steps were taken.
+    pub fn run(
+        &mut self,
+        parts: &mut Parts<'_, T>,
+        idx: &mut Indices<'_>,
+        data: &Data<'_, T>,
+    ) -> Result<Summary<T>, Error> {
+        let mut steps = 0;
+        while !self.schedule.converged && steps < self.params.max_steps() {
+            self.step(parts, idx, data)?;
+            steps += 1;
+        }
+        Ok(Summary {
+            reason: if self.schedule.converged { ExitReason::Converged } else { ExitReason::StepCap },
+            steps,
+            objective: self.objective,
+            active: self.set.len,
+        })
     }
 
     /// The live part of active column `p`.
@@ -409,7 +437,7 @@ impl<T: Real> Engine<T> {
             self.set.change(parts, idx, p, mu)?;
         }
         self.after_change(parts, idx, data)?;
-        self.reset_schedule();
+        self.schedule.reset();
         Ok(())
     }
 

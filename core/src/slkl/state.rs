@@ -84,14 +84,14 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
             stale: e.stale,
             stale_r: e.stale_r,
             stale_cty: e.stale_cty,
-            converged: e.converged,
+            converged: e.schedule.converged,
             stats: e.stats,
-            rng: e.rng.state(),
-            pool_len: e.pool_len,
-            phase: e.phase,
-            lag: e.lag,
-            hist_len: e.hist_len,
-            hist_pos: e.hist_pos,
+            rng: e.schedule.rng.state(),
+            pool_len: e.schedule.pool_len,
+            phase: e.schedule.phase,
+            lag: e.schedule.lag,
+            hist_len: e.schedule.hist_len,
+            hist_pos: e.schedule.hist_pos,
         };
         let (dims, len, head, mean, mean_stale) = (self.dims, self.len, self.head, self.mean, self.mean_stale);
         SlklWindowState { dims, len, head, mean, mean_stale, engine }
@@ -164,13 +164,13 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         engine.stale = saved.stale;
         engine.stale_r = saved.stale_r;
         engine.stale_cty = saved.stale_cty;
-        engine.converged = saved.converged;
+        engine.schedule.converged = saved.converged;
         engine.stats = saved.stats;
-        engine.rng = Rng::from_state(saved.rng)?;
-        engine.pool_len = saved.pool_len;
-        engine.phase = saved.phase;
-        engine.hist_len = saved.hist_len;
-        engine.hist_pos = saved.hist_pos;
+        engine.schedule.rng = Rng::from_state(saved.rng)?;
+        engine.schedule.pool_len = saved.pool_len;
+        engine.schedule.phase = saved.phase;
+        engine.schedule.hist_len = saved.hist_len;
+        engine.schedule.hist_pos = saved.hist_pos;
         Ok(SlklWindow { scalars, indices, dims, engine, len, head, mean, mean_stale })
     }
 }
@@ -178,7 +178,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
 /// The saved engine's small fields against a fresh engine of the same configuration.
 fn check_engine<T: Real>(saved: &EngineState<T>, fresh: &Engine<T>) -> Result<(), Error> {
     let invalid = |name| Err(Error::InvalidParam { name });
-    if saved.lag != fresh.lag {
+    if saved.lag != fresh.schedule.lag {
         return invalid("lag");
     }
     if saved.set.capacity != fresh.set.capacity {

@@ -198,7 +198,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
                 let tol = e.params.drift_tolerance();
                 e.set.drift_check(p, i, &columns, data.n(), lambda, tol)?;
             }
-            e.reset_schedule();
+            e.schedule.reset();
             Ok(())
         })
     }
@@ -338,7 +338,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
     }
     /// Whether the stopping rule has held since the last arrival.
     pub fn converged(&self) -> bool {
-        self.engine.converged
+        self.engine.schedule.converged
     }
     /// Counters since construction.
     pub fn stats(&self) -> Stats {

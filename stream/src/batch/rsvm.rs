@@ -157,7 +157,7 @@ fn choose_centres<T: Real>(
                 points,
                 dim,
                 &config.kernel,
-                IrsvmParams::new(delta),
+                IrsvmParams::new(delta).check()?,
                 rng,
             )?;
             let m = selection.len();

@@ -278,10 +278,10 @@ pub(crate) mod tests {
     pub(crate) fn prequential(learner: &mut dyn OnlineLearner, records: &[Record], late: usize) -> Prequential {
         let mut metrics = Prequential::default();
         for (t, r) in records.iter().enumerate() {
-            if let Some(p) = learner.test_then_train(r).unwrap() {
-                if t >= late {
-                    metrics.record(p, r.label);
-                }
+            if let Some(p) = learner.test_then_train(r).unwrap()
+                && t >= late
+            {
+                metrics.record(p, r.label);
             }
         }
         metrics

@@ -1,10 +1,9 @@
 //! NPKL-BCD (seed 004) against dense nalgebra references and brute-force minimisations.
 
+use kestrel_core::cluster::{KMeans, KMeansParams, rand_index, rand_index_table};
 use kestrel_core::linalg::squared_distance;
-use kestrel_core::npkl::{
-    Constraints, Extension, GraphParams, KMeans, KMeansParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair, Search,
-    rand_index, rand_index_table,
-};
+use kestrel_core::neighbors::Search;
+use kestrel_core::npkl::{Constraints, Extension, GraphParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair};
 use kestrel_core::{Error, Real, Rng};
 use nalgebra::{DMatrix, DVector};
 
@@ -34,7 +33,7 @@ fn graph<T: Real>(points: &[T], dim: usize, k: usize, search: Search) -> Graph<T
         vec![0; Laplacian::indices_len(n, k)],
         points,
         dim,
-        GraphParams::new().neighbors(k).search(search),
+        GraphParams::new().neighbors(k).search(search).check().unwrap(),
     )
     .unwrap()
 }
@@ -51,6 +50,7 @@ fn solver<'a, T: Real>(
 ) -> Solver<'a, T> {
     let n = g.n();
     let len = Npkl::scalars_len(n, params.rank(), t.max_degree());
+    let params = params.check().unwrap();
     Npkl::new_in(vec![T::ZERO; len], vec![0; n], g.view(), t.view(), params, &mut Rng::seed_from_u64(seed)).unwrap()
 }
 
@@ -378,12 +378,13 @@ fn bad_input_is_rejected<T: Real>() {
     let mut nan = points.clone();
     nan[5] = T::from_f64(f64::NAN);
     let build = |p: &[T], dim: usize, k: usize| {
+        let params = GraphParams::new().neighbors(k).check().ok()?;
         Laplacian::build_in(
             vec![T::ZERO; Laplacian::scalars_len(n, 3)],
             vec![0; Laplacian::indices_len(n, 3)],
             p,
             dim,
-            GraphParams::new().neighbors(k),
+            params,
         )
         .err()
     };
@@ -403,7 +404,10 @@ fn bad_input_is_rejected<T: Real>() {
     let t = constraints(n, &[Pair::new(0, 1, Link::Must), Pair::new(0, 2, Link::Cannot)]);
     let mut rng = Rng::seed_from_u64(1);
     let new = |params: NpklParams<T>, len: usize, rng: &mut Rng| {
-        Npkl::new_in(vec![T::ZERO; len], vec![0; n], g.view(), t.view(), params, rng).err()
+        params
+            .check()
+            .and_then(|params| Npkl::new_in(vec![T::ZERO; len], vec![0; n], g.view(), t.view(), params, rng))
+            .err()
     };
     let len = Npkl::scalars_len(n, 2, t.max_degree());
     assert_eq!(new(NpklParams::new(0, Loss::Hinge), len, &mut rng), Some(Error::InvalidParam { name: "rank" }));
@@ -479,7 +483,7 @@ fn kmeans_and_rand_index_on_hand_made_cases() {
             vec![0; KMeans::indices_len(n, 2)],
             points,
             1,
-            KMeansParams::new(2).restarts(20),
+            KMeansParams::new(2).restarts(20).check().unwrap(),
             &mut Rng::seed_from_u64(6),
         )
         .unwrap();

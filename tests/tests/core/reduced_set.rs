@@ -31,7 +31,7 @@ fn irsvm_matches_least_squares<T: Real>() {
         &points,
         DIM,
         &kernel,
-        IrsvmParams::new(T::from_f64(delta)).max_rejections(30),
+        IrsvmParams::new(T::from_f64(delta)).max_rejections(30).check().unwrap(),
         &mut rng,
     )
     .unwrap();
@@ -137,7 +137,7 @@ fn bad_input_leaves_the_selector_unchanged<T: Real>() {
             points,
             2,
             &kernel,
-            params,
+            params.check()?,
             &mut Rng::seed_from_u64(1),
         )
         .map(|s| s.len())

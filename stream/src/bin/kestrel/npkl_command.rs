@@ -33,9 +33,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use kestrel_core::Rng;
+use kestrel_core::cluster::{KMeans, KMeansParams, rand_index_table};
 use kestrel_core::npkl::{
-    Constraints, GraphParams, KMeans, KMeansParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair, StopReason,
-    rand_index_table, rank_for_pairs,
+    Constraints, GraphParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair, StopReason, rank_for_pairs,
 };
 
 use kestrel_stream::dataset::{Dataset, OnError};
@@ -198,7 +198,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
         zeroed(Laplacian::indices_len(n, k), "the graph")?,
         &points,
         dim,
-        GraphParams::new().neighbors(k),
+        GraphParams::new().neighbors(k).check().context("cannot build the kNN graph")?,
     )
     .context("cannot build the kNN graph")?;
     let graph_seconds = t0.elapsed().as_secs_f64();
@@ -211,7 +211,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
         zeroed(Npkl::indices_len(n), "the solver")?,
         graph.view(),
         constraints.view(),
-        NpklParams::new(rank, loss),
+        NpklParams::new(rank, loss).check().context("invalid learner parameters")?,
         &mut rng,
     )
     .context("invalid learner parameters")?;
@@ -237,7 +237,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
         zeroed(KMeans::indices_len(n, args.clusters), "k-means")?,
         npkl.columns(),
         rank,
-        KMeansParams::new(args.clusters).restarts(RESTARTS),
+        KMeansParams::new(args.clusters).restarts(RESTARTS).check().context("k-means failed")?,
         &mut rng,
     )
     .context("k-means failed")?;

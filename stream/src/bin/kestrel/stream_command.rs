@@ -174,7 +174,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
                 }
             },
         }
-        if args.checkpoint_every > 0 && session.rows % args.checkpoint_every == 0 {
+        if args.checkpoint_every > 0 && session.rows.is_multiple_of(args.checkpoint_every) {
             session.checkpoint()?;
         }
     }

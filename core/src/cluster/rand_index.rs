@@ -1,4 +1,4 @@
-//! The RAND index (Rand 1971), the clustering accuracy of the paper's Sect. IV-A.
+//! The RAND index (Rand 1971), the clustering accuracy of seed 004, Sect. IV-A.
 //!
 //! Of the `n(n−1)/2` pairs of points, the share on which a clustering agrees with the true
 //! classes: `(a + b) / (n(n−1)/2)`, where `a` counts pairs in the same class placed in the
@@ -23,7 +23,7 @@ use crate::storage::check_capacity;
 ///
 /// # Examples
 /// ```
-/// use kestrel_core::npkl::rand_index;
+/// use kestrel_core::cluster::rand_index;
 /// assert_eq!(rand_index(&[0, 0, 1, 1], &[5, 5, 2, 2])?, 1.0); // names do not matter
 /// assert_eq!(rand_index(&[0, 0, 1, 1], &[0, 1, 0, 1])?, 2.0 / 6.0);
 /// # Ok::<(), kestrel_core::Error>(())
@@ -52,7 +52,7 @@ pub fn rand_index<A: PartialEq, B: PartialEq>(truth: &[A], predicted: &[B]) -> R
 ///
 /// # Examples
 /// ```
-/// use kestrel_core::npkl::{rand_index, rand_index_table};
+/// use kestrel_core::cluster::{rand_index, rand_index_table};
 /// let (truth, predicted) = ([0u32, 0, 1, 1, 2], [1u32, 1, 0, 0, 0]);
 /// let mut table = [0u64; 6];
 /// assert_eq!(rand_index_table(&truth, &predicted, &mut table)?, rand_index(&truth, &predicted)?);

@@ -1,5 +1,6 @@
-//! Exact k-nearest-neighbour search: the neighbour lists of the graph (eq. 1) and of new
-//! points (Sect. III-E).
+//! Exact k-nearest-neighbour search, for any learner that needs neighbour lists (the kNN
+//! graph of [`npkl`](crate::npkl), eq. 1 of seed 004, and its out-of-sample extension,
+//! Sect. III-E).
 //!
 //! Neighbours are ordered by the key `(squared distance, index)`, so ties go to the lower
 //! index and both searches return the same lists:
@@ -30,7 +31,7 @@ pub enum Search {
 
 /// Offers `j` at squared distance `d2` to the list `(idx, dist)` of its `len` best so far,
 /// sorted by `(distance, index)`, of capacity `idx.len()`; returns the new length.
-pub(super) fn offer<T: Real>(idx: &mut [u32], dist: &mut [T], len: usize, j: u32, d2: T) -> usize {
+pub(crate) fn offer<T: Real>(idx: &mut [u32], dist: &mut [T], len: usize, j: u32, d2: T) -> usize {
     let capacity = idx.len().min(dist.len());
     let len = len.min(capacity);
     let mut p = len;
@@ -51,7 +52,7 @@ pub(super) fn offer<T: Real>(idx: &mut [u32], dist: &mut [T], len: usize, j: u32
 }
 
 /// The `k` nearest neighbours of every point by comparing all pairs.
-pub(super) fn brute_force<T: Real>(points: &[T], dim: usize, k: usize, lists: &mut [u32], dists: &mut [T]) {
+pub(crate) fn brute_force<T: Real>(points: &[T], dim: usize, k: usize, lists: &mut [u32], dists: &mut [T]) {
     for ((i, idx), dist) in lists.chunks_exact_mut(k).enumerate().zip(dists.chunks_exact_mut(k)) {
         let xi = &points[i * dim..(i + 1) * dim];
         let mut len = 0;
@@ -65,7 +66,7 @@ pub(super) fn brute_force<T: Real>(points: &[T], dim: usize, k: usize, lists: &m
 
 /// The `k` nearest neighbours of every point by scanning outward along the sorted
 /// coordinate of largest variance (`perm`, `n` entries, is scratch).
-pub(super) fn sorted_projection<T: Real>(
+pub(crate) fn sorted_projection<T: Real>(
     points: &[T],
     dim: usize,
     n: usize,

@@ -1,9 +1,9 @@
 //! k-means with k-means++ seeding and restarts, in caller storage.
 //!
-//! Kernel k-means with the learned kernel `K = VᵀV` is k-means on the columns `v_i`: the
+//! Kernel k-means with a learned kernel `K = VᵀV` is k-means on the columns `v_i`: the
 //! feature map of point `i` is `v_i` itself, so `‖φ(x_i) − μ_c‖² = ‖v_i − μ_c‖²` with
-//! `μ_c` the mean of the columns in cluster `c` (the paper's clustering step, Sect. IV-A).
-//! The same routine clusters raw features (the plain k-means baseline).
+//! `μ_c` the mean of the columns in cluster `c` (the clustering step of seed 004,
+//! Sect. IV-A). The same routine clusters raw features (the plain k-means baseline).
 //!
 //! Each restart seeds by k-means++ (Arthur & Vassilvitskii 2007: the first centre uniform,
 //! each next one drawn with probability proportional to the squared distance to the
@@ -23,7 +23,8 @@ use crate::{Error, Real, Rng};
 
 use crate::kernel::point_count;
 
-/// Parameters of k-means.
+/// Parameters of k-means, unchecked: [`KMeansParams::new`], the setters, then
+/// [`check`](KMeansParams::check).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KMeansParams {
     clusters: usize,
@@ -53,7 +54,7 @@ impl KMeansParams {
     ///
     /// # Errors
     /// `InvalidParam` naming `clusters`, `restarts` or `max_iterations` when 0.
-    pub fn check(self) -> Result<Self, Error> {
+    pub fn check(self) -> Result<ValidKMeansParams, Error> {
         if self.clusters == 0 {
             return Err(Error::InvalidParam { name: "clusters" });
         }
@@ -63,7 +64,28 @@ impl KMeansParams {
         if self.max_iterations == 0 {
             return Err(Error::InvalidParam { name: "max_iterations" });
         }
-        Ok(self)
+        Ok(ValidKMeansParams(self))
+    }
+}
+
+/// k-means parameters that passed [`KMeansParams::check`]; read-only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValidKMeansParams(KMeansParams);
+
+impl ValidKMeansParams {
+    /// Number of clusters `c ≥ 1`.
+    pub fn clusters(&self) -> usize {
+        self.0.clusters
+    }
+
+    /// Number of k-means++ restarts (≥ 1).
+    pub fn restarts(&self) -> usize {
+        self.0.restarts
+    }
+
+    /// Lloyd iterations per restart (≥ 1).
+    pub fn max_iterations(&self) -> usize {
+        self.0.max_iterations
     }
 }
 
@@ -71,11 +93,11 @@ impl KMeansParams {
 ///
 /// # Examples
 /// ```
-/// use kestrel_core::npkl::{KMeans, KMeansParams};
+/// use kestrel_core::cluster::{KMeans, KMeansParams};
 /// use kestrel_core::Rng;
 /// let points = [0.0f64, 0.1, 0.2, 10.0, 10.1, 10.2]; // 6 points in 1-D
 /// let km = KMeans::fit_in([0.0; KMeans::scalars_len(6, 1, 2)], [0u32; KMeans::indices_len(6, 2)],
-///     &points, 1, KMeansParams::new(2), &mut Rng::seed_from_u64(4))?;
+///     &points, 1, KMeansParams::new(2).check()?, &mut Rng::seed_from_u64(4))?;
 /// let a = km.assignments();
 /// assert!(a[0] == a[1] && a[1] == a[2] && a[3] == a[4] && a[4] == a[5] && a[0] != a[3]);
 /// assert!((km.inertia() - 0.04).abs() < 1e-12);
@@ -116,7 +138,7 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> KMeans<T, S, I> {
     /// Clusters the rows of `points` (row-major, `dim` columns).
     ///
     /// # Errors
-    /// `InvalidParam` for bad parameters, `dim = 0`, more clusters than points
+    /// `InvalidParam` for `dim = 0`, more clusters than points
     /// (`clusters`) or `n ≥ 2³²` (`n`); `DimensionMismatch` when `points.len()` is not a multiple of `dim`;
     /// `NonFinite` for NaN/∞; `CapacityExceeded` when a storage is too short.
     pub fn fit_in(
@@ -124,12 +146,11 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> KMeans<T, S, I> {
         indices: I,
         points: &[T],
         dim: usize,
-        params: KMeansParams,
+        params: ValidKMeansParams,
         rng: &mut Rng,
     ) -> Result<Self, Error> {
-        let params = params.check()?;
         let n = point_count(points, dim)?;
-        let c = params.clusters;
+        let c = params.clusters();
         if c > n {
             return Err(Error::InvalidParam { name: "clusters" });
         }
@@ -139,8 +160,8 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> KMeans<T, S, I> {
         check_capacity(KMeans::scalars_len(n, dim, c), values.as_ref().len())?;
         check_capacity(KMeans::indices_len(n, c), indices.as_ref().len())?;
         let mut km = KMeans { values, indices, n, dim, clusters: c, inertia: T::ZERO, iterations: 0, converged: false };
-        for restart in 0..params.restarts {
-            let (inertia, iterations, converged) = km.restart(points, params.max_iterations, rng);
+        for restart in 0..params.restarts() {
+            let (inertia, iterations, converged) = km.restart(points, params.max_iterations(), rng);
             if restart == 0 || inertia < km.inertia {
                 km.inertia = inertia;
                 km.iterations = iterations;
@@ -303,7 +324,7 @@ mod tests {
                 vec![0; KMeans::indices_len(60, 3)],
                 points,
                 2,
-                params,
+                params.check()?,
                 rng,
             )
         };
@@ -322,7 +343,7 @@ mod tests {
         let mut nan = points.clone();
         nan[7] = f64::NAN;
         assert_eq!(fit(&nan, KMeansParams::new(3), &mut rng).err(), Some(Error::NonFinite));
-        let r = KMeans::fit_in([0.0; 3], [0u32; 200], &points, 2, KMeansParams::new(3), &mut rng);
+        let r = KMeans::fit_in([0.0; 3], [0u32; 200], &points, 2, KMeansParams::new(3).check().unwrap(), &mut rng);
         assert_eq!(r.err(), Some(Error::CapacityExceeded { needed: 72, capacity: 3 }));
     }
 
@@ -334,7 +355,7 @@ mod tests {
             [0u32; KMeans::indices_len(5, 3)],
             &points,
             2,
-            KMeansParams::new(3),
+            KMeansParams::new(3).check().unwrap(),
             &mut Rng::seed_from_u64(1),
         )
         .unwrap();
