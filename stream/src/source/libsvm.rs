@@ -13,11 +13,10 @@ use super::{RecordReader, parse_finite};
 use crate::limits::MAX_DIM;
 
 /// Reads LibSVM rows from a buffered input, one line at a time (constant memory: one
-/// line of at most `max_line_bytes`).
+/// line of at most `max_line_bytes`), parsing each where it was read.
 pub struct LibSvmReader<R> {
     input: BoundedLines<R>,
     name: String,
-    line: String,
     line_number: u64,
     max_line_bytes: usize,
 }
@@ -27,45 +26,49 @@ impl<R: BufRead> LibSvmReader<R> {
     /// `max_line_bytes` long.
     pub fn new(input: R, name: impl Into<String>, max_line_bytes: usize) -> Self {
         let input = BoundedLines::new(input, max_line_bytes);
-        LibSvmReader { input, name: name.into(), line: String::new(), line_number: 0, max_line_bytes }
+        LibSvmReader { input, name: name.into(), line_number: 0, max_line_bytes }
     }
 }
 
 impl<R: BufRead> RecordReader for LibSvmReader<R> {
     fn next_record(&mut self, record: &mut Record) -> Result<bool, ReadError> {
         loop {
-            self.line.clear();
             self.line_number += 1;
-            let read = self.input.read_line(&mut self.line).map_err(|e| ReadError {
-                source_name: self.name.clone(),
-                line: self.line_number,
-                column: 1,
-                kind: ReadErrorKind::Io(e.to_string()),
-            })?;
-            if read == 0 {
+            let line = self.line_number;
+            let error = |column, kind| ReadError { source_name: self.name.clone(), line, column, kind };
+            // A whole line (BoundedLines hands out one at a time), parsed where it lies.
+            let bytes = self.input.fill_buf().map_err(|e| error(1, ReadErrorKind::Io(e.to_string())))?;
+            if bytes.is_empty() {
                 return Ok(false);
             }
-            if lines::is_too_long(&self.line) {
-                let kind = ReadErrorKind::LineTooLong(self.max_line_bytes);
-                return Err(ReadError { source_name: self.name.clone(), line: self.line_number, column: 1, kind });
+            let (len, outcome) = (bytes.len(), parse_raw(bytes, record, line, self.max_line_bytes));
+            self.input.consume(len);
+            match outcome {
+                Ok(true) => return Ok(true),
+                Ok(false) => {}
+                Err((column, kind)) => return Err(error(column, kind)),
             }
-            let content = self.line.split('#').next().unwrap_or("").trim_end();
-            if content.trim().is_empty() {
-                continue;
-            }
-            record.clear(self.line_number);
-            return parse_line(content, record).map(|()| true).map_err(|(column, kind)| ReadError {
-                source_name: self.name.clone(),
-                line: self.line_number,
-                column,
-                kind,
-            });
         }
     }
 
     fn name(&self) -> &str {
         &self.name
     }
+}
+
+/// Parses the raw line `bytes` (line number `line`) into `record`: `Ok(false)` for a blank
+/// or comment line, which holds no record.
+fn parse_raw(bytes: &[u8], record: &mut Record, line: u64, limit: usize) -> Result<bool, (usize, ReadErrorKind)> {
+    let text = std::str::from_utf8(bytes).map_err(|_| (1, ReadErrorKind::Io("the line is not valid UTF-8".into())))?;
+    if lines::is_too_long(text) {
+        return Err((1, ReadErrorKind::LineTooLong(limit)));
+    }
+    let content = text.split('#').next().unwrap_or("").trim_end();
+    if content.trim().is_empty() {
+        return Ok(false);
+    }
+    record.clear(line);
+    parse_line(content, record).map(|()| true)
 }
 
 /// Parses one non-empty line into `record`; on error, the 1-based character column of the

@@ -19,6 +19,10 @@ pub(crate) fn is_too_long(line: &str) -> bool {
     TOO_LONG.strip_suffix(b"\n") == Some(line.trim_end_matches(['\n', '\r']).as_bytes())
 }
 
+/// Lines read from an input before it is handed to a reader (the first line, read to
+/// detect the format) and the input after them, as one input.
+pub type Replay<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
+
 /// An input read one line at a time, each at most `limit` bytes.
 pub struct BoundedLines<R> {
     inner: R,
@@ -35,17 +39,27 @@ impl<R: BufRead> BoundedLines<R> {
 
     /// Reads the next line into the buffer (empty at the end of the input).
     fn next_line(&mut self) -> io::Result<()> {
-        self.line.clear();
         self.consumed = 0;
-        let most = u64::try_from(self.limit).unwrap_or(u64::MAX).saturating_add(1);
-        (&mut self.inner).take(most).read_until(b'\n', &mut self.line)?;
-        if self.line.len() > self.limit && self.line.last() != Some(&b'\n') {
-            self.inner.skip_until(b'\n')?;
-            self.line.clear();
-            self.line.extend_from_slice(TOO_LONG);
-        }
-        Ok(())
+        read_line(&mut self.inner, self.limit, &mut self.line)
     }
+}
+
+/// Reads one line of `input` into `line` (replacing its contents; empty at the end of the
+/// input): the line as it is when it has at most `limit` bytes, else [`TOO_LONG`] after
+/// the rest of it was read and dropped.
+///
+/// # Errors
+/// What reading `input` fails with.
+pub fn read_line(input: &mut impl BufRead, limit: usize, line: &mut Vec<u8>) -> io::Result<()> {
+    line.clear();
+    let most = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
+    input.take(most).read_until(b'\n', line)?;
+    if line.len() > limit && line.last() != Some(&b'\n') {
+        input.skip_until(b'\n')?;
+        line.clear();
+        line.extend_from_slice(TOO_LONG);
+    }
+    Ok(())
 }
 
 impl<R: BufRead> Read for BoundedLines<R> {

@@ -38,7 +38,6 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::time::Duration;
 
-use self::lines::BoundedLines;
 use crate::limits::DEFAULT_MAX_LINE_BYTES;
 
 pub use self::background::{Background, Next, Records};
@@ -154,9 +153,9 @@ fn from_buffered<R: BufRead + Send + 'static>(
     has_header: bool,
 ) -> Result<Box<dyn RecordReader + Send>, OpenError> {
     let limit = options.max_line_bytes;
-    let mut input = BoundedLines::new(input, limit);
+    let mut input = input;
     let mut first = Vec::new();
-    input.read_until(b'\n', &mut first).map_err(|error| OpenError::Io { name: name.to_string(), error })?;
+    lines::read_line(&mut input, limit, &mut first).map_err(|error| OpenError::Io { name: name.to_string(), error })?;
     let format = match options.format {
         Format::Auto => detect(&String::from_utf8_lossy(&first)),
         given => given,
