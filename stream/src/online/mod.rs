@@ -62,25 +62,59 @@ pub use rsvm::{RsvmSettings, WindowRsvm};
 pub use slkl::WindowSlkl;
 pub use svm::WindowSvm;
 
+/// The three steps every learner takes with a sample, which [`OnlineLearner`]'s methods
+/// compose: read it once (a dense row, and features where the learner has them), predict
+/// from what was read, learn from it. Sealed: only this crate's learners take them.
+mod steps {
+    use kestrel_core::Error;
+
+    use crate::source::Record;
+
+    pub trait Steps {
+        /// Reads `record` into the learner's scratch buffers.
+        fn load(&mut self, record: &Record) -> Result<(), Error>;
+        /// The prediction for the sample loaded.
+        fn predict_loaded(&mut self) -> Result<Option<f64>, Error>;
+        /// Learns the sample loaded, with label `label`; unchanged on error.
+        fn learn_loaded(&mut self, label: f64) -> Result<(), Error>;
+    }
+}
+
+use steps::Steps;
+
 /// A learner that predicts, then learns, one sample at a time.
-pub trait OnlineLearner {
+pub trait OnlineLearner: Steps {
     /// The prediction for `record` (`None` before the model can predict).
     ///
     /// # Errors
     /// A record the model cannot read (dimension, NaN).
-    fn predict(&mut self, record: &Record) -> Result<Option<f64>, Error>;
+    fn predict(&mut self, record: &Record) -> Result<Option<f64>, Error> {
+        self.load(record)?;
+        self.predict_loaded()
+    }
+
     /// Learns from `record`.
     ///
     /// # Errors
     /// A record the learner rejects; the learner is unchanged then.
-    fn learn(&mut self, record: &Record) -> Result<(), Error>;
+    fn learn(&mut self, record: &Record) -> Result<(), Error> {
+        self.load(record)?;
+        self.learn_loaded(record.label)
+    }
+
     /// The prediction for `record` by the model before it, then learns from it: what
     /// [`predict`](Self::predict) and [`learn`](Self::learn) do, reading the sample once.
     ///
     /// # Errors
     /// A record the learner rejects; the learner is unchanged then (and the prediction
     /// is not given).
-    fn test_then_train(&mut self, record: &Record) -> Result<Option<f64>, Error>;
+    fn test_then_train(&mut self, record: &Record) -> Result<Option<f64>, Error> {
+        self.load(record)?;
+        let prediction = self.predict_loaded()?;
+        self.learn_loaded(record.label)?;
+        Ok(prediction)
+    }
+
     /// `true` for a classifier (scored by accuracy), `false` for a regressor (MSE).
     fn is_classifier(&self) -> bool;
     /// The model file bytes of the current model.

@@ -10,7 +10,7 @@ use kestrel_core::slkl::{self, Dims, Predictor, SlklWindow, SlklWindowState};
 use kestrel_core::{Error, Real};
 use serde::{Deserialize, Serialize};
 
-use super::{BuildError, Footprint, OnlineLearner, StateError, decode_state, encode_state, expect_same};
+use super::{BuildError, Footprint, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same};
 use crate::limits::{AllocError, reserve, zeroed};
 use crate::model;
 use crate::source::Record;
@@ -128,9 +128,14 @@ impl<T: Real> WindowSlkl<T> {
         }
         Ok(())
     }
+}
 
-    /// The prediction for the sample in the dense row.
-    fn predict_dense(&mut self) -> Result<Option<f64>, Error> {
+impl<T: Real> Steps for WindowSlkl<T> {
+    fn load(&mut self, record: &Record) -> Result<(), Error> {
+        record.write_dense(&mut self.dense)
+    }
+
+    fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
         match &mut self.learner {
             Some(learner) => Ok(Some(learner.predict(&self.dense)?.to_f64())),
             None if self.warmup_y.is_empty() => Ok(None),
@@ -139,8 +144,7 @@ impl<T: Real> WindowSlkl<T> {
         }
     }
 
-    /// Learns the sample in the dense row.
-    fn learn_dense(&mut self, label: f64) -> Result<(), Error> {
+    fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
         let y = T::from_f64(label);
         if let Some(learner) = &mut self.learner {
             return Self::push(learner, &self.dense, y, self.steps);
@@ -168,23 +172,6 @@ impl<T: Real> WindowSlkl<T> {
 }
 
 impl<T: Real> OnlineLearner for WindowSlkl<T> {
-    fn predict(&mut self, record: &Record) -> Result<Option<f64>, Error> {
-        record.write_dense(&mut self.dense)?;
-        self.predict_dense()
-    }
-
-    fn learn(&mut self, record: &Record) -> Result<(), Error> {
-        record.write_dense(&mut self.dense)?;
-        self.learn_dense(record.label)
-    }
-
-    fn test_then_train(&mut self, record: &Record) -> Result<Option<f64>, Error> {
-        record.write_dense(&mut self.dense)?;
-        let prediction = self.predict_dense()?;
-        self.learn_dense(record.label)?;
-        Ok(prediction)
-    }
-
     fn is_classifier(&self) -> bool {
         false
     }

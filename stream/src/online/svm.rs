@@ -4,7 +4,9 @@ use kestrel_core::dcd::{self, LinearModel, OnlineSvm, OnlineSvmState, Row};
 use kestrel_core::{Error, Real, Rng};
 use serde::{Deserialize, Serialize};
 
-use super::{BuildError, Footprint, OnlineLearner, StateError, decode_state, encode_state, expect_same, sign_of};
+use super::{
+    BuildError, Footprint, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same, sign_of,
+};
 use crate::labels::Labels;
 use crate::limits::zeroed;
 use crate::model;
@@ -54,9 +56,14 @@ impl<T: Real> WindowSvm<T> {
     pub fn footprint(window: usize, dim: usize) -> Footprint {
         Footprint { core_scalars: OnlineSvm::scalars_len(window, dim), host_scalars: dim, ..Footprint::default() }
     }
+}
 
-    /// The prediction for the sample in the dense row.
-    fn predict_dense(&self) -> Result<Option<f64>, Error> {
+impl<T: Real> Steps for WindowSvm<T> {
+    fn load(&mut self, record: &Record) -> Result<(), Error> {
+        record.write_dense(&mut self.dense)
+    }
+
+    fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
         if self.learned == 0 {
             return Ok(None);
         }
@@ -64,8 +71,7 @@ impl<T: Real> WindowSvm<T> {
         Ok(Some(self.labels.of_sign(sign)))
     }
 
-    /// Learns the sample in the dense row.
-    fn learn_dense(&mut self, label: f64) -> Result<(), Error> {
+    fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
         let sign = super::sign_if_learned(&self.labels, label)?;
         self.svm.push(Row::Dense(&self.dense), sign, &mut self.rng)?;
         sign_of(&mut self.labels, label)?;
@@ -75,23 +81,6 @@ impl<T: Real> WindowSvm<T> {
 }
 
 impl<T: Real> OnlineLearner for WindowSvm<T> {
-    fn predict(&mut self, record: &Record) -> Result<Option<f64>, Error> {
-        record.write_dense(&mut self.dense)?;
-        self.predict_dense()
-    }
-
-    fn learn(&mut self, record: &Record) -> Result<(), Error> {
-        record.write_dense(&mut self.dense)?;
-        self.learn_dense(record.label)
-    }
-
-    fn test_then_train(&mut self, record: &Record) -> Result<Option<f64>, Error> {
-        record.write_dense(&mut self.dense)?;
-        let prediction = self.predict_dense()?;
-        self.learn_dense(record.label)?;
-        Ok(prediction)
-    }
-
     fn is_classifier(&self) -> bool {
         true
     }

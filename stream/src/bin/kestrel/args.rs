@@ -173,6 +173,43 @@ impl KernelArgs {
     }
 }
 
+/// The linear SVM's flags (svm, and rsvm on its kernel features).
+#[derive(Args, Clone)]
+pub struct SvmArgs {
+    /// SVM cost C (svm, rsvm).
+    #[arg(long, default_value_t = 1.0, value_parser = positive)]
+    pub c: f64,
+    /// SVM loss (svm, rsvm; LIBLINEAR -s 3 is hinge, -s 1 squared hinge).
+    #[arg(long, value_enum, default_value_t = LossArg::SquaredHinge)]
+    pub loss: LossArg,
+    /// Value of the constant bias feature (LIBLINEAR -B; svm, rsvm); 0 disables it.
+    #[arg(long, default_value_t = 1.0, value_parser = non_negative)]
+    pub bias: f64,
+}
+
+impl SvmArgs {
+    /// The solver's parameters these flags describe, with the stopping tolerance `eps`
+    /// when one is given (LIBLINEAR's 0.1 otherwise).
+    ///
+    /// # Errors
+    /// `InvalidParam` naming the parameter out of range.
+    pub fn params<T: kestrel_core::Real>(
+        &self,
+        eps: Option<f64>,
+    ) -> Result<kestrel_core::dcd::ValidParams<T>, kestrel_core::Error> {
+        use kestrel_core::dcd::{Loss, Params};
+        let loss = match self.loss {
+            LossArg::Hinge => Loss::Hinge,
+            LossArg::SquaredHinge => Loss::SquaredHinge,
+        };
+        let mut params = Params::new().loss(loss).c(T::from_f64(self.c)).bias(T::from_f64(self.bias));
+        if let Some(eps) = eps {
+            params = params.epsilon(T::from_f64(eps));
+        }
+        params.check()
+    }
+}
+
 /// Where the data comes from and how to read it.
 #[derive(Args, Clone)]
 pub struct InputArgs {
@@ -217,15 +254,8 @@ pub struct TrainArgs {
     /// Train on the last N rows only.
     #[arg(long, value_parser = count(1, usize::MAX))]
     pub window: Option<usize>,
-    /// SVM cost C.
-    #[arg(long, default_value_t = 1.0, value_parser = positive)]
-    pub c: f64,
-    /// SVM loss (LIBLINEAR -s 3 is hinge, -s 1 squared hinge).
-    #[arg(long, value_enum, default_value_t = LossArg::SquaredHinge)]
-    pub loss: LossArg,
-    /// Value of the constant bias feature (LIBLINEAR -B); 0 disables it.
-    #[arg(long, default_value_t = 1.0, value_parser = non_negative)]
-    pub bias: f64,
+    #[command(flatten)]
+    pub svm: SvmArgs,
     /// Stopping tolerance (LIBLINEAR -e for the SVMs, relative decrease for SLKL).
     #[arg(long, value_parser = positive)]
     pub eps: Option<f64>,
@@ -281,15 +311,8 @@ pub struct StreamArgs {
     /// SLKL's ν (absolute: a stream's target variance is not known in advance).
     #[arg(long, default_value_t = 0.01, value_parser = non_negative)]
     pub nu: f64,
-    /// SVM cost C (svm, rsvm).
-    #[arg(long, default_value_t = 1.0, value_parser = positive)]
-    pub c: f64,
-    /// SVM loss (svm, rsvm).
-    #[arg(long, value_enum, default_value_t = LossArg::SquaredHinge)]
-    pub loss: LossArg,
-    /// SVM bias feature value (svm, rsvm).
-    #[arg(long, default_value_t = 1.0, value_parser = non_negative)]
-    pub bias: f64,
+    #[command(flatten)]
+    pub svm: SvmArgs,
     /// Centre selection threshold (rsvm): during the warm-up (the first --window samples)
     /// a sample becomes a centre when the feature-space distance of φ(x) to the span of
     /// the centres is at least δ; for RBF that is the sine of the angle, in (0, 1].

@@ -5,7 +5,7 @@ use std::io::{self, BufWriter, Write};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use kestrel_core::dcd::{self, Loss};
+use kestrel_core::dcd;
 use kestrel_core::slkl;
 use kestrel_core::{Kernel, Real};
 use kestrel_stream::batch::linear;
@@ -19,8 +19,8 @@ use kestrel_stream::source::{self, Format, Record, RecordReader};
 use serde_json::json;
 
 use crate::args::{
-    BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, LossArg, OnErrorArg, PredictArgs, ScalarArg,
-    SelectArg, TargetArg, TrainArgs,
+    BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, OnErrorArg, PredictArgs, ScalarArg, SelectArg,
+    TargetArg, TrainArgs,
 };
 
 /// Opens the input the flags name (shared with `kestrel stream`).
@@ -94,18 +94,7 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
 }
 
 fn svm_params<T: Real>(args: &TrainArgs) -> Result<dcd::ValidParams<T>> {
-    let loss = match args.loss {
-        LossArg::Hinge => Loss::Hinge,
-        LossArg::SquaredHinge => Loss::SquaredHinge,
-    };
-    let params = dcd::Params::new()
-        .loss(loss)
-        .c(T::from_f64(args.c))
-        .bias(T::from_f64(args.bias))
-        .epsilon(T::from_f64(args.eps.unwrap_or(0.1)))
-        .check()
-        .context("SVM parameters")?;
-    Ok(params)
+    args.svm.params(args.eps).context("SVM parameters")
 }
 
 fn kernel<T: Real>(args: &TrainArgs) -> Result<Kernel<T>> {

@@ -10,7 +10,7 @@ use kestrel_stream::checkpoint::RunConfig;
 use kestrel_stream::online::{BuildError, OnlineLearner, RsvmSettings, WindowRsvm, WindowSlkl, WindowSvm};
 
 use crate::Usage;
-use crate::args::{KernelArg, Learner, LossArg, StreamArgs};
+use crate::args::{KernelArg, Learner, StreamArgs};
 
 /// The learner the flags describe, for samples of `dim` features.
 ///
@@ -67,11 +67,7 @@ fn refused(error: impl Into<BuildError>) -> Usage {
 }
 
 fn svm_params<T: Real>(args: &StreamArgs) -> Result<dcd::ValidParams<T>> {
-    let loss = match args.loss {
-        LossArg::Hinge => dcd::Loss::Hinge,
-        LossArg::SquaredHinge => dcd::Loss::SquaredHinge,
-    };
-    Ok(dcd::Params::new().loss(loss).c(T::from_f64(args.c)).bias(T::from_f64(args.bias)).check().map_err(refused)?)
+    Ok(args.svm.params(None).map_err(refused)?)
 }
 
 fn kernel<T: Real>(args: &StreamArgs) -> Result<Kernel<T>> {
@@ -108,9 +104,9 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> RunConfig {
     if args.learner == Learner::Slkl {
         config.push("--nu", args.nu);
     } else {
-        config.push("--c", args.c);
-        config.push("--loss", value_name(&args.loss));
-        config.push("--bias", args.bias);
+        config.push("--c", args.svm.c);
+        config.push("--loss", value_name(&args.svm.loss));
+        config.push("--bias", args.svm.bias);
     }
     if args.learner == Learner::Rsvm {
         config.push("--delta", args.delta);

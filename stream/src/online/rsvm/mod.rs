@@ -27,7 +27,7 @@ use kestrel_core::linalg::{Triangle, packed_len, solve_lower};
 use kestrel_core::reduced_set::{ReducedKernelModel, StreamingSelector};
 use kestrel_core::{Error, Kernel, Real, Rng};
 
-use super::{BuildError, Footprint, OnlineLearner, StateError, sign_if_learned, sign_of};
+use super::{BuildError, Footprint, OnlineLearner, StateError, Steps, sign_if_learned, sign_of};
 use crate::labels::Labels;
 use crate::limits::{reserve, zeroed};
 use crate::model;
@@ -220,7 +220,9 @@ impl<T: Real> WindowRsvm<T> {
         let Phase::Learning(frozen) = &self.phase else { return Ok(None) };
         Ok(Some(frozen.svm.decision(Row::Dense(&frozen.features))?.to_f64()))
     }
+}
 
+impl<T: Real> Steps for WindowRsvm<T> {
     /// Reads `record` into the dense row and, while learning, its features `L⁻¹K(x, Ã)`:
     /// once per arrival.
     fn load(&mut self, record: &Record) -> Result<(), Error> {
@@ -232,7 +234,7 @@ impl<T: Real> WindowRsvm<T> {
     }
 
     /// The prediction for the loaded sample.
-    fn predict_loaded(&self) -> Result<Option<f64>, Error> {
+    fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
         let sign = match &self.phase {
             Phase::Warmup(w) if w.labels.is_empty() => return Ok(None),
             // Until the centres are frozen: the majority label so far.
@@ -272,23 +274,6 @@ impl<T: Real> WindowRsvm<T> {
 }
 
 impl<T: Real> OnlineLearner for WindowRsvm<T> {
-    fn predict(&mut self, record: &Record) -> Result<Option<f64>, Error> {
-        self.load(record)?;
-        self.predict_loaded()
-    }
-
-    fn learn(&mut self, record: &Record) -> Result<(), Error> {
-        self.load(record)?;
-        self.learn_loaded(record.label)
-    }
-
-    fn test_then_train(&mut self, record: &Record) -> Result<Option<f64>, Error> {
-        self.load(record)?;
-        let prediction = self.predict_loaded()?;
-        self.learn_loaded(record.label)?;
-        Ok(prediction)
-    }
-
     fn is_classifier(&self) -> bool {
         true
     }
