@@ -2,6 +2,20 @@
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// No panic reachable from input: in library code (tests may unwrap), no unwrap/expect,
+// no panic!/unreachable!, no unchecked indexing and no truncating casts; the few places
+// where indexing is provably in bounds allow it with the invariant that makes it so.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::indexing_slicing,
+        clippy::cast_possible_truncation
+    )
+)]
 
 #[cfg(any(test, feature = "std"))]
 extern crate std;

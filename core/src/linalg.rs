@@ -68,7 +68,7 @@ pub fn dot<T: Real>(a: &[T], b: &[T]) -> Result<T, Error> {
 pub(crate) fn dot_prefix<T: Real>(a: &[T], b: &[T]) -> T {
     const LANES: usize = 8;
     let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
+    let (a, b) = (a.get(..n).unwrap_or_default(), b.get(..n).unwrap_or_default());
     let (a_chunks, b_chunks) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
     let tail = a_chunks.remainder().iter().zip(b_chunks.remainder()).fold(T::ZERO, |acc, (&x, &y)| acc + x * y);
     let mut lanes = [T::ZERO; LANES];
@@ -143,6 +143,10 @@ pub fn gemv<T: Real>(a: &[T], rows: usize, cols: usize, x: &[T], y: &mut [T]) ->
 }
 
 /// Checks the triangle's storage and right-hand side, and that its diagonal is usable.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "l.len() ≥ layout.len(n) is checked first, and row i of the triangle ends within it"
+)]
 pub(crate) fn check_triangle<T: Real>(l: &[T], n: usize, layout: Triangle, b: &[T]) -> Result<(), Error> {
     let needed = layout.len(n);
     if l.len() < needed {
@@ -173,6 +177,7 @@ pub(crate) fn check_triangle<T: Real>(l: &[T], n: usize, layout: Triangle, b: &[
 /// assert_eq!(b, [1.0, 2.0]);
 /// # Ok::<(), kestrel_core::Error>(())
 /// ```
+#[allow(clippy::indexing_slicing, reason = "check_triangle verified l.len() ≥ layout.len(n) and b.len() = n")]
 pub fn solve_lower<T: Real>(l: &[T], n: usize, layout: Triangle, b: &mut [T]) -> Result<(), Error> {
     check_triangle(l, n, layout, b)?;
     for i in 0..n {
@@ -187,6 +192,7 @@ pub fn solve_lower<T: Real>(l: &[T], n: usize, layout: Triangle, b: &mut [T]) ->
 ///
 /// # Errors
 /// As [`solve_lower`].
+#[allow(clippy::indexing_slicing, reason = "check_triangle verified l.len() ≥ layout.len(n) and b.len() = n")]
 pub fn solve_lower_transposed<T: Real>(l: &[T], n: usize, layout: Triangle, b: &mut [T]) -> Result<(), Error> {
     check_triangle(l, n, layout, b)?;
     for i in (0..n).rev() {

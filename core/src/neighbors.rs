@@ -16,6 +16,11 @@
 //!
 //! No memory besides the caller's lists.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "lists and distances of n·k, perm of n, point indices < n = points.len()/dim: sizes the callers checked"
+)]
+
 use crate::Real;
 use crate::linalg::squared_distance_prefix;
 
@@ -56,9 +61,9 @@ pub(crate) fn brute_force<T: Real>(points: &[T], dim: usize, k: usize, lists: &m
     for ((i, idx), dist) in lists.chunks_exact_mut(k).enumerate().zip(dists.chunks_exact_mut(k)) {
         let xi = &points[i * dim..(i + 1) * dim];
         let mut len = 0;
-        for (j, xj) in points.chunks_exact(dim).enumerate() {
+        for ((j, j32), xj) in (0..).zip(0u32..).zip(points.chunks_exact(dim)) {
             if j != i {
-                len = offer(idx, dist, len, j as u32, squared_distance_prefix(xi, xj));
+                len = offer(idx, dist, len, j32, squared_distance_prefix(xi, xj));
             }
         }
     }
@@ -77,8 +82,8 @@ pub(crate) fn sorted_projection<T: Real>(
 ) {
     let axis = widest_axis(points, dim, n);
     let key = |p: u32| points[p as usize * dim + axis];
-    for (p, slot) in perm.iter_mut().enumerate() {
-        *slot = p as u32;
+    for (slot, p) in perm.iter_mut().zip(0u32..) {
+        *slot = p;
     }
     perm.sort_unstable_by(|&a, &b| key(a).partial_cmp(&key(b)).unwrap_or(core::cmp::Ordering::Equal).then(a.cmp(&b)));
     for pos in 0..n {

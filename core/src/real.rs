@@ -127,6 +127,7 @@ impl Real for f32 {
     const EPSILON: Self = f32::EPSILON;
     const BYTES: usize = 4;
 
+    #[allow(clippy::cast_possible_truncation, reason = "rounding f64 to the nearest f32 is the conversion wanted")]
     fn from_f64(x: f64) -> Self {
         x as f32
     }

@@ -104,6 +104,10 @@ impl Rng {
 
     /// Uniform integer in `0..n`, without modulo bias (Lemire's method).
     /// Returns 0 when `n` is 0.
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "the low 64 bits of the product are wanted; its high half is below n, a usize"
+    )]
     pub fn below(&mut self, n: usize) -> usize {
         if n == 0 {
             return 0;

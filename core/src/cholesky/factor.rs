@@ -1,5 +1,10 @@
 //! The Cholesky factor type, its construction (full factorization), queries and solves.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "row i < k ≤ capacity lies in the packed triangle, followed by two rotation buffers of capacity: the storage new_in checked"
+)]
+
 use core::marker::PhantomData;
 
 use crate::error::check_len;

@@ -20,6 +20,11 @@
 //! **Memory**: `n·r + n` scalars (`G` row-major, then the residual diagonal) plus `r`
 //! pivot indices; see [`IncompleteCholesky::bytes`].
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "G is n × max_rank, the residual n and the pivots max_rank (checked by the constructor); points hold n rows of dim"
+)]
+
 use crate::kernel::{Kernel, point_count};
 use crate::linalg::dot_prefix;
 use crate::storage::{Storage, check_capacity};

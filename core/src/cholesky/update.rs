@@ -18,6 +18,11 @@
 //! Each call validates all of its input before writing, so an error leaves the factor as
 //! it was. Memory: the two rotation buffers of the factor's storage, nothing else.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "rows < k ≤ capacity lie in the packed triangle and the rotation buffers hold capacity scalars: the storage new_in checked"
+)]
+
 use super::Cholesky;
 use super::factor::rounding_floor;
 use crate::error::check_len;

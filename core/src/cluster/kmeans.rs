@@ -17,6 +17,11 @@
 //! (best and current centres, distances; [`KMeans::scalars_len`]) and `2n + c` `u32`
 //! (best and current assignments, cluster sizes; [`KMeans::indices_len`]).
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "points n × d, values 2cd + n and indices 2n + c, checked in fit_in; assignments < c"
+)]
+
 use crate::linalg::squared_distance_prefix;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real, Rng};
@@ -259,10 +264,10 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> KMeans<T, S, I> {
             let mut inertia = T::ZERO;
             for p in 0..n {
                 let (mut best, mut best_d) = (0u32, T::ZERO);
-                for (k, centre) in centres.chunks_exact(d).enumerate() {
+                for (k, centre) in (0u32..).zip(centres.chunks_exact(d)) {
                     let dk = squared_distance_prefix(point(p), centre);
                     if k == 0 || dk < best_d {
-                        best = k as u32;
+                        best = k;
                         best_d = dk;
                     }
                 }

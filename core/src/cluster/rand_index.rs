@@ -35,9 +35,9 @@ pub fn rand_index<A: PartialEq, B: PartialEq>(truth: &[A], predicted: &[B]) -> R
         return Err(Error::InvalidParam { name: "labels" });
     }
     let mut agree = 0u64;
-    for i in 0..n {
-        for j in i + 1..n {
-            agree += u64::from((truth[i] == truth[j]) == (predicted[i] == predicted[j]));
+    for (i, (ti, pi)) in truth.iter().zip(predicted).enumerate() {
+        for (tj, pj) in truth.iter().zip(predicted).skip(i + 1) {
+            agree += u64::from((ti == tj) == (pi == pj));
         }
     }
     Ok(agree as f64 / pairs(n as u64) as f64)
@@ -67,10 +67,13 @@ pub fn rand_index_table(truth: &[u32], predicted: &[u32], table: &mut [u64]) -> 
     let rows = truth.iter().max().map_or(0, |&m| m as usize + 1);
     let cols = predicted.iter().max().map_or(0, |&m| m as usize + 1);
     check_capacity(rows.saturating_mul(cols), table.len())?;
-    let table = &mut table[..rows * cols];
+    let table = table.get_mut(..rows * cols).unwrap_or_default();
     table.fill(0);
     for (&a, &b) in truth.iter().zip(predicted) {
-        table[a as usize * cols + b as usize] += 1;
+        // `a < rows` and `b < cols`: the table holds every pair of labels.
+        if let Some(count) = table.get_mut(a as usize * cols + b as usize) {
+            *count += 1;
+        }
     }
     let same_both: u128 = table.iter().map(|&c| pairs(c)).sum();
     let same_truth: u128 = table.chunks_exact(cols).map(|row| pairs(row.iter().sum())).sum();

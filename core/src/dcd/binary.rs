@@ -5,6 +5,11 @@
 //! permutation and active set), for at most `n` training rows of `d` features; the rows
 //! themselves stay in the caller's memory. See [`LinearSvm::bytes`].
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "the buffers are split at the sizes new_in checked (LinearSvm::scalars_len, indices_len)"
+)]
+
 use super::params::ValidParams;
 use super::rows::{Row, Rows};
 use super::solver::{Outcome, Pass, Problem, Workspace, check_problem, margin, solve};

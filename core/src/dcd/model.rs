@@ -66,32 +66,45 @@ impl<T: Real, S: Storage<T>> LinearModel<T, S> {
     /// # Errors
     /// `InvalidParam` naming `dim` (0), `outputs` (0 or 2: two classes need one output)
     /// or `bias` (non-finite); `CapacityExceeded` when `storage` is too short.
-    pub fn new_in(mut storage: S, dim: usize, outputs: usize, bias: T) -> Result<Self, Error> {
+    pub fn new_in(storage: S, dim: usize, outputs: usize, bias: T) -> Result<Self, Error> {
         check_shape(dim, outputs, bias)?;
         let len = LinearModel::scalars_len(dim, outputs);
         check_capacity(len, storage.as_ref().len())?;
-        let (weights, labels) = storage.as_mut()[..len].split_at_mut(outputs * (dim + 1));
+        let mut model = LinearModel { storage, dim, outputs, bias };
+        let (weights, labels) = model.parts_mut();
         weights.fill(T::ZERO);
         fill_default_labels(labels, outputs);
-        Ok(LinearModel { storage, dim, outputs, bias })
+        Ok(model)
+    }
+
+    /// The weights (`outputs·(d + 1)` scalars) and the labels, in the storage the
+    /// constructor checked (empty only if that check was bypassed, which it cannot be).
+    fn parts(&self) -> (&[T], &[T]) {
+        let values = self.storage.as_ref().get(..LinearModel::scalars_len(self.dim, self.outputs));
+        values.and_then(|v| v.split_at_checked(self.outputs * (self.dim + 1))).unwrap_or_default()
+    }
+
+    /// [`parts`](Self::parts), mutable.
+    fn parts_mut(&mut self) -> (&mut [T], &mut [T]) {
+        let (len, split) = (LinearModel::scalars_len(self.dim, self.outputs), self.outputs * (self.dim + 1));
+        let values = self.storage.as_mut().get_mut(..len);
+        values.and_then(|v| v.split_at_mut_checked(split)).unwrap_or_default()
     }
 
     /// `ŵ_c = [w_c, w_{c,b}]` (`d + 1` scalars), or `None` for `c ≥ outputs`.
     pub fn weights_mut(&mut self, c: usize) -> Option<&mut [T]> {
         let stride = self.dim + 1;
-        (c < self.outputs).then(|| &mut self.storage.as_mut()[c * stride..(c + 1) * stride])
+        self.parts_mut().0.chunks_exact_mut(stride).nth(c)
     }
 
     /// The label of each class.
     pub fn labels_mut(&mut self) -> &mut [T] {
-        let (start, classes) = (self.outputs * (self.dim + 1), LinearModel::classes(self.outputs));
-        &mut self.storage.as_mut()[start..start + classes]
+        self.parts_mut().1
     }
 
     /// The label of each class.
     pub fn labels(&self) -> &[T] {
-        let (start, classes) = (self.outputs * (self.dim + 1), LinearModel::classes(self.outputs));
-        &self.storage.as_ref()[start..start + classes]
+        self.parts().1
     }
 
     /// Number of features `d`.
@@ -115,11 +128,10 @@ impl<T: Real, S: Storage<T>> LinearModel<T, S> {
     /// As [`Row::check`]; `IndexOutOfRange` for `c ≥ outputs`.
     pub fn decision(&self, c: usize, row: Row<'_, T>) -> Result<T, Error> {
         row.check(self.dim)?;
-        if c >= self.outputs {
-            return Err(Error::IndexOutOfRange { index: c, len: self.outputs });
-        }
-        let w = &self.storage.as_ref()[c * (self.dim + 1)..(c + 1) * (self.dim + 1)];
-        Ok(row.dot(&w[..self.dim]) + w[self.dim] * self.bias)
+        let out_of_range = Error::IndexOutOfRange { index: c, len: self.outputs };
+        let w = self.parts().0.chunks_exact(self.dim + 1).nth(c).ok_or(out_of_range)?;
+        let (&w_b, w) = w.split_last().ok_or(out_of_range)?;
+        Ok(row.dot(w) + w_b * self.bias)
     }
 
     /// The predicted label: by the sign of the decision value for a binary model (0 counts
@@ -138,7 +150,8 @@ impl<T: Real, S: Storage<T>> LinearModel<T, S> {
                 best = (c, value);
             }
         }
-        Ok(self.labels()[best.0])
+        let labels = self.labels();
+        labels.get(best.0).copied().ok_or(Error::IndexOutOfRange { index: best.0, len: labels.len() })
     }
 
     /// Writes the model file bytes into `out`; returns their length,
@@ -158,8 +171,7 @@ impl<T: Real, S: Storage<T>> LinearModel<T, S> {
 
     /// The payload: `(dim, outputs, bias, weights, labels)`.
     fn payload(&self) -> Result<Payload<'_, T>, Error> {
-        let (weights, labels) = self.storage.as_ref()[..LinearModel::scalars_len(self.dim, self.outputs)]
-            .split_at(self.outputs * (self.dim + 1));
+        let (weights, labels) = self.parts();
         Ok((u32_field(self.dim, "dim")?, u32_field(self.outputs, "outputs")?, self.bias, weights, labels))
     }
 
@@ -187,7 +199,10 @@ impl<T: Real, S: Storage<T>> LinearModel<T, S> {
         check_shape(dim, outputs, bias).map_err(|_| Error::Model(ModelError::Payload))?;
         let len = LinearModel::scalars_len(dim, outputs);
         check_capacity(len, storage.as_ref().len())?;
-        let (weights, labels) = storage.as_mut()[..len].split_at_mut(outputs * (dim + 1));
+        let values = storage.as_mut().get_mut(..len);
+        let (weights, labels) = values
+            .and_then(|v| v.split_at_mut_checked(outputs * (dim + 1)))
+            .ok_or(Error::Model(ModelError::Payload))?;
         let mut deserializer = postcard::Deserializer::from_bytes(rest);
         let weights_read = SliceSeed(&mut *weights).deserialize(&mut deserializer).map_err(corrupt)?;
         let labels_read = SliceSeed(&mut *labels).deserialize(&mut deserializer).map_err(corrupt)?;

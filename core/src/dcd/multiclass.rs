@@ -8,6 +8,11 @@
 //! **Memory**: [`OneVsRest::scalars_len`]`(n, d, k) = k(d + 1) + 2n` scalars and
 //! [`OneVsRest::indices_len`]`(n) = n` indices; see [`OneVsRest::bytes`].
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "the buffers are split at the sizes new_in checked (OneVsRest::scalars_len, indices_len)"
+)]
+
 use super::params::ValidParams;
 use super::rows::{Row, Rows};
 use super::solver::{Exit, Outcome, Pass, Problem, Workspace, check_problem, margin, solve};
@@ -115,8 +120,9 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
         check_problem(rows, labels, self.dim, self.capacity, bias, in_range)?;
         let mut total = Outcome { exit: Exit::Converged, passes: 0, objective: T::ZERO, support_vectors: 0 };
         for class in 0..classes {
-            // `class < classes`, and i32 labels cannot name more classes than i32::MAX.
-            let problem = Problem::new(labels, class as i32, self.params);
+            // Labels are i32: a class beyond i32::MAX cannot be named, nor trained.
+            let label = i32::try_from(class).map_err(|_| Error::InvalidParam { name: "classes" })?;
+            let problem = Problem::new(labels, label, self.params);
             let ws = self.workspace(class, rows.len());
             let outcome = solve(rows, &problem, ws, rng, &mut |pass| observer(class, pass));
             if outcome.exit == Exit::Capped {

@@ -13,6 +13,11 @@
 //! dense rows, `α`, `Q̄ᵢᵢ` and labels, and `w` with its bias weight; see [`OnlineSvm::bytes`].
 //! Sparse rows are stored densely in the window.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "slots < N, rows of d, per-sample fields of N and w of d + 1: the layout new_in checked (OnlineSvm::scalars_len)"
+)]
+
 use super::params::ValidParams;
 use super::rows::Row;
 use super::solver::{Thresholds, add_scaled, margin, minimiser, projected_gradient, step_floor};

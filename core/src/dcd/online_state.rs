@@ -61,7 +61,7 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     /// The scalars in use, [`OnlineSvm::scalars_len`]`(N, d)` of them: `w`, the window's rows
     /// and their per-sample fields.
     pub fn storage(&self) -> &[T] {
-        &self.scalars.as_ref()[..OnlineSvm::scalars_len(self.window, self.dim)]
+        self.scalars.as_ref().get(..OnlineSvm::scalars_len(self.window, self.dim)).unwrap_or_default()
     }
 
     /// The learner [`state`](Self::state) and [`storage`](Self::storage) describe, working
@@ -108,15 +108,17 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
         let svm = OnlineSvm { scalars, window, dim, params, steps_per_arrival, oldest, len };
         let (w, rows, fields) = svm.parts();
         check_finite(w)?;
+        let field = |f: Field, slot| fields.get(f.at(window, slot)).copied().ok_or(Error::InvalidParam { name: "len" });
         for k in 0..len {
             let slot = svm.slot(k);
-            check_finite(&rows[slot * dim..][..dim])?;
-            let y = fields[Field::Label.at(window, slot)];
+            let row = rows.get(slot * dim..).and_then(|r| r.get(..dim)).ok_or(Error::InvalidParam { name: "len" })?;
+            check_finite(row)?;
+            let y = field(Field::Label, slot)?;
             if y != T::ONE && y != -T::ONE {
                 return Err(Error::InvalidParam { name: "labels" });
             }
-            let alpha = fields[Field::Alpha.at(window, slot)];
-            let q = fields[Field::QDiagonal.at(window, slot)];
+            let alpha = field(Field::Alpha, slot)?;
+            let q = field(Field::QDiagonal, slot)?;
             check_finite(&[alpha, q])?;
             if !(alpha >= T::ZERO && alpha <= params.coordinate(y).upper) {
                 return Err(Error::InvalidParam { name: "alpha" });

@@ -226,7 +226,7 @@ impl<'a, T: Real> SparseRows<'a, T> {
             return Err(Error::DimensionMismatch { expected: 1, got: 0 });
         }
         crate::error::check_len(indices.len(), values.len())?;
-        let ordered = offsets.windows(2).all(|pair| pair[0] <= pair[1]);
+        let ordered = offsets.iter().zip(offsets.iter().skip(1)).all(|(a, b)| a <= b);
         if !(ordered && offsets.last() == Some(&indices.len())) {
             return Err(Error::InvalidParam { name: "offsets" });
         }

@@ -13,6 +13,11 @@
 //! re-checked on all rows (active set reset, `M̄ = ∞`, `m̄ = −∞`), and only a pass over all
 //! rows with `M − m ≤ ε` converges. `M̄ ← M` (`∞` when `M ≤ 0`), `m̄ ← m` (`−∞` when `m ≥ 0`).
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "rows, labels, α, Q̄ᵢᵢ and the visiting order have n entries (check_problem) and w has d + 1"
+)]
+
 use super::params::{Coordinate, ValidParams};
 use super::rows::{Row, Rows, check_rows};
 use crate::error::check_len;

@@ -23,6 +23,11 @@
 //! `3r + t² + 3t + m + m(m+1)/2 + 2m` with `t = max_i |T(i)|`, `m = max(r, t)`
 //! ([`Npkl::scalars_len`]); `n` `u32` for the visiting order ([`Npkl::indices_len`]).
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "V is r × n, the order n and the column scratch sized from r and max_degree: checked in new_in"
+)]
+
 use crate::linalg::{axpy_prefix, dot_prefix};
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
@@ -132,7 +137,7 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
         let mut slot = 0;
         for first in [true, false] {
             for i in (0..n).filter(|&i| constrained(i) == first) {
-                order[slot] = i as u32;
+                order[slot] = u32::try_from(i).map_err(|_| Error::InvalidParam { name: "n" })?;
                 slot += 1;
             }
         }

@@ -20,6 +20,11 @@
 //!
 //! With the linear loss every column, constrained or not, is projected on the ball.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "columns of r, partners < n and scratch sized from r and max_degree by Npkl::new_in"
+)]
+
 use crate::Real;
 use crate::cholesky::Cholesky;
 use crate::linalg::{axpy_prefix, dot_prefix};

@@ -18,6 +18,11 @@
 //! ([`Constraints::indices_len`]). Point indices are stored shifted left by one bit with
 //! the sign in bit 0, so `n < 2³¹`.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "point indices < n < 2³¹, n + 1 offsets and lists of 2m: within the n + 1 + 4m entries the constructors checked"
+)]
+
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real, Rng};
 
@@ -132,8 +137,9 @@ impl<I: Storage<u32>> Constraints<I> {
         }
         let list = pair_list(indices.as_mut(), n, m);
         for (slot, p) in list.chunks_exact_mut(2).zip(pairs) {
-            slot[0] = p.i.min(p.j) as u32;
-            slot[1] = ((p.i.max(p.j) as u32) << 1) | p.link.bit();
+            let [first, second] = encode_pair(p.i, p.j, p.link)?;
+            slot[0] = first;
+            slot[1] = second;
         }
         sort_pairs(list);
         if list
@@ -188,8 +194,9 @@ impl<I: Storage<u32>> Constraints<I> {
                 };
                 if *wanted > 0 {
                     *wanted -= 1;
-                    list[2 * filled] = i.min(j) as u32;
-                    list[2 * filled + 1] = ((i.max(j) as u32) << 1) | link.bit();
+                    let [first, second] = encode_pair(i, j, link)?;
+                    list[2 * filled] = first;
+                    list[2 * filled + 1] = second;
                     filled += 1;
                 }
             }
@@ -368,6 +375,16 @@ pub(super) fn decode<T: Real>(entry: u32) -> (usize, T) {
 }
 
 /// Sort key of a stored pair: `(i, j)` without the link bit.
+/// A pair as stored: `(min(i, j), max(i, j) << 1 | must)`.
+///
+/// # Errors
+/// `InvalidParam { name: "n" }` for an index of `2³¹` or more (checked before, with `n`).
+fn encode_pair(i: usize, j: usize, link: Link) -> Result<[u32; 2], Error> {
+    let too_large = Error::InvalidParam { name: "n" };
+    let index = |x: usize| u32::try_from(x).ok().filter(|&x| x < 1 << 31).ok_or(too_large);
+    Ok([index(i.min(j))?, (index(i.max(j))? << 1) | link.bit()])
+}
+
 fn pair_key(a: u32, b: u32) -> u64 {
     (u64::from(a) << 32) | u64::from(b >> 1)
 }

@@ -131,7 +131,7 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Extension<'a, T, S, I> {
 
     /// The training points found nearest to the last point extended, nearest first.
     pub fn neighbours(&self) -> &[u32] {
-        &self.neighbours.as_ref()[..self.found]
+        self.neighbours.as_ref().get(..self.found).unwrap_or_default()
     }
 
     fn extend(&mut self, x: &[T], skip: Option<usize>, out: &mut [T]) -> Result<(), Error> {
@@ -139,25 +139,27 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Extension<'a, T, S, I> {
         crate::error::check_len(self.embedding.rank(), out.len())?;
         check_finite(x)?;
         let k = self.graph.k();
-        let idx = &mut self.neighbours.as_mut()[..k];
-        let dist = &mut self.distances.as_mut()[..k];
+        // The constructor checked both scratch buffers for `k` entries.
+        let idx = self.neighbours.as_mut().get_mut(..k).unwrap_or_default();
+        let dist = self.distances.as_mut().get_mut(..k).unwrap_or_default();
         let mut len = 0;
-        for (j, xj) in self.points.chunks_exact(self.dim).enumerate() {
+        for ((j, j32), xj) in (0..).zip(0u32..).zip(self.points.chunks_exact(self.dim)) {
             if Some(j) != skip {
-                len = offer(idx, dist, len, j as u32, squared_distance_prefix(x, xj));
+                len = offer(idx, dist, len, j32, squared_distance_prefix(x, xj));
             }
         }
         self.found = len;
         let sigma = self.graph.sigma();
         let scale = T::ONE / (sigma * sigma * T::from_f64(2.0));
-        for d in dist[..len].iter_mut() {
+        let (idx, dist) = (idx.get(..len).unwrap_or_default(), dist.get_mut(..len).unwrap_or_default());
+        for d in dist.iter_mut() {
             *d = (-*d * scale).exp(); // now S_xj
         }
-        let degree = dist[..len].iter().fold(T::ZERO, |acc, &w| acc + w);
+        let degree = dist.iter().fold(T::ZERO, |acc, &w| acc + w);
         out.fill(T::ZERO);
         if degree > T::ZERO {
             let root = degree.sqrt();
-            for (&j, &w) in idx[..len].iter().zip(dist[..len].iter()) {
+            for (&j, &w) in idx.iter().zip(dist.iter()) {
                 let dj = self.graph.degree(j as usize).unwrap_or(T::ONE);
                 let vj = self.embedding.column(j as usize).unwrap_or(&[]);
                 axpy_prefix((w / root) / dj.sqrt(), vj, out);

@@ -32,6 +32,11 @@
 //! [`Laplacian::scalars_len`]; `2nk + 2n + 1` `u32` (column indices, row offsets, and `n`
 //! used while building) — [`Laplacian::indices_len`]. Indices are `u32`: `2nk` must fit.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "n points of k neighbours: lists of n·k, n + 1 row offsets up to 2nk, all in the storage build_in checked"
+)]
+
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
@@ -209,6 +214,7 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> Laplacian<T, S, I> {
         if n.saturating_mul(k).saturating_mul(2) >= u32::MAX as usize {
             return Err(Error::InvalidParam { name: "n" });
         }
+        let k32 = u32::try_from(k).map_err(|_| Error::InvalidParam { name: "neighbors" })?;
         check_capacity(Laplacian::scalars_len(n, k), values.as_ref().len())?;
         check_capacity(Laplacian::indices_len(n, k), indices.as_ref().len())?;
 
@@ -232,7 +238,7 @@ impl<T: Real, S: Storage<T>, I: Storage<u32>> Laplacian<T, S, I> {
         for v in &mut vals[..nk] {
             *v = (-*v * scale).exp();
         }
-        let nnz = symmetrise(n, k, ptr, cursor, cols, vals);
+        let nnz = symmetrise(n, (k, k32), ptr, cursor, cols, vals);
         normalise(ptr, &cols[..nnz], &mut vals[..nnz], degrees);
         Ok(Laplacian { values, indices, n, k, nnz, sigma, delta: params.delta() })
     }
@@ -364,7 +370,7 @@ fn width<T: Real>(squared_distances: &[T], given: Option<T>) -> T {
 /// of the symmetric graph; returns the number of entries.
 fn symmetrise<T: Real>(
     n: usize,
-    k: usize,
+    (k, k32): (usize, u32),
     ptr: &mut [u32],
     cursor: &mut [u32],
     cols: &mut [u32],
@@ -372,17 +378,17 @@ fn symmetrise<T: Real>(
 ) -> usize {
     // Pass 1, in the directed layout: count the edges j → i that i does not have itself.
     cursor.fill(0);
-    for j in 0..n {
+    for (j, j32) in (0..n).zip(0u32..) {
         for s in j * k..(j + 1) * k {
             let i = cols[s] as usize;
-            if !cols[i * k..(i + 1) * k].contains(&(j as u32)) {
+            if !cols[i * k..(i + 1) * k].contains(&j32) {
                 cursor[i] += 1;
             }
         }
     }
     ptr[0] = 0;
     for i in 0..n {
-        ptr[i + 1] = ptr[i] + k as u32 + cursor[i];
+        ptr[i + 1] = ptr[i] + k32 + cursor[i];
     }
     // Move each directed list to the head of its row, last row first: row i starts at or
     // after i·k, so no list is overwritten before it moves.
@@ -390,17 +396,17 @@ fn symmetrise<T: Real>(
         let (src, dst) = (i * k, ptr[i] as usize);
         cols.copy_within(src..src + k, dst);
         vals.copy_within(src..src + k, dst);
-        cursor[i] = ptr[i] + k as u32;
+        cursor[i] = ptr[i] + k32;
     }
     // Pass 2: append the one-way edges to the rows that lack them.
-    for j in 0..n {
+    for (j, j32) in (0..n).zip(0u32..) {
         let head = ptr[j] as usize;
         for s in head..head + k {
             let i = cols[s] as usize;
             let own = ptr[i] as usize;
-            if !cols[own..own + k].contains(&(j as u32)) {
+            if !cols[own..own + k].contains(&j32) {
                 let c = cursor[i] as usize;
-                cols[c] = j as u32;
+                cols[c] = j32;
                 vals[c] = vals[s];
                 cursor[i] += 1;
             }

@@ -16,6 +16,11 @@
 //!
 //! Memory: the caller's scratch, `3t + t(t+1)/2 + 2t` scalars besides `H` and `q`.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "t × t systems and vectors of t in scratch the caller sized from max_degree"
+)]
+
 use crate::Real;
 use crate::cholesky::Cholesky;
 use crate::linalg::dot_prefix;

@@ -25,6 +25,11 @@
 //! (`c + 1`) — [`Irsvm::scalars_len`]; the factor ([`Cholesky::scalars_len`]`(c)`); and
 //! `n + c` indices (visiting order, selected points) — [`Irsvm::indices_len`].
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "features n × c, a column of n, a projection of c + 1 and n + c indices: checked in select_in"
+)]
+
 use crate::cholesky::Cholesky;
 use crate::kernel::point_count;
 use crate::linalg::{axpy_prefix, dot_prefix};

@@ -47,7 +47,10 @@ pub fn select_random(n: usize, rng: &mut Rng, out: &mut [usize]) -> Result<(), E
     // Floyd: for j in n−m..n, draw t in 0..=j; take t unless taken, else take j.
     for (filled, j) in (n - m..n).enumerate() {
         let t = rng.below(j + 1);
-        out[filled] = if out[..filled].contains(&t) { j } else { t };
+        let (taken, rest) = out.split_at_mut(filled);
+        if let Some(slot) = rest.first_mut() {
+            *slot = if taken.contains(&t) { j } else { t };
+        }
     }
     Ok(())
 }

@@ -72,38 +72,48 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
     /// # Errors
     /// `InvalidParam` naming `dim` or `centres` (0) or `outputs` (0 or 2);
     /// `CapacityExceeded` when `storage` is too short.
-    pub fn new_in(
-        mut storage: S,
-        kernel: Kernel<T>,
-        dim: usize,
-        centres: usize,
-        outputs: usize,
-    ) -> Result<Self, Error> {
+    pub fn new_in(storage: S, kernel: Kernel<T>, dim: usize, centres: usize, outputs: usize) -> Result<Self, Error> {
         check_shape(dim, centres, outputs)?;
         let len = ReducedKernelModel::scalars_len(dim, centres, outputs);
         check_capacity(len, storage.as_ref().len())?;
-        let values = &mut storage.as_mut()[..len];
-        let labels_start = len - LinearModel::classes(outputs);
-        values[..labels_start].fill(T::ZERO);
-        fill_default_labels(&mut values[labels_start..], outputs);
-        Ok(ReducedKernelModel { storage, kernel, dim, centres, outputs })
+        let mut model = ReducedKernelModel { storage, kernel, dim, centres, outputs };
+        let (centre_values, coefficients, labels) = model.parts_mut();
+        centre_values.fill(T::ZERO);
+        coefficients.fill(T::ZERO);
+        fill_default_labels(labels, outputs);
+        Ok(model)
+    }
+
+    /// The centres (`m·d`), the coefficients (`outputs·(m + 1)`) and the labels, in the
+    /// storage the constructor checked (empty only if that check was bypassed, which it
+    /// cannot be).
+    fn parts(&self) -> (&[T], &[T], &[T]) {
+        let len = ReducedKernelModel::scalars_len(self.dim, self.centres, self.outputs);
+        let values = self.storage.as_ref().get(..len).unwrap_or_default();
+        let (centres, rest) = values.split_at_checked(self.centres * self.dim).unwrap_or_default();
+        let (coefficients, labels) = rest.split_at_checked(self.outputs * (self.centres + 1)).unwrap_or_default();
+        (centres, coefficients, labels)
+    }
+
+    /// [`parts`](Self::parts), mutable.
+    fn parts_mut(&mut self) -> (&mut [T], &mut [T], &mut [T]) {
+        split_mut(self.storage.as_mut(), self.dim, self.centres, self.outputs).unwrap_or_default()
     }
 
     /// The centres, row-major `m × d`.
     pub fn centres_mut(&mut self) -> &mut [T] {
-        let len = self.centres * self.dim;
-        &mut self.storage.as_mut()[..len]
+        self.parts_mut().0
     }
 
     /// The centres, row-major `m × d`.
     pub fn centres(&self) -> &[T] {
-        &self.storage.as_ref()[..self.centres * self.dim]
+        self.parts().0
     }
 
     /// `[u_{c,0} … u_{c,m−1}, b_c]` of output `c`, or `None` for `c ≥ outputs`.
     pub fn coefficients_mut(&mut self, c: usize) -> Option<&mut [T]> {
-        let (start, stride) = (self.centres * self.dim, self.centres + 1);
-        (c < self.outputs).then(|| &mut self.storage.as_mut()[start + c * stride..start + (c + 1) * stride])
+        let stride = self.centres + 1;
+        self.parts_mut().1.chunks_exact_mut(stride).nth(c)
     }
 
     /// Sets output `c`'s coefficients `[u_c, b_c]` from a linear model `(w, w_b)` trained on
@@ -150,32 +160,25 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
         if let Some(l) = whitening {
             check_triangle(l, m, Triangle::Packed, weights)?;
         }
-        let slot = self.coefficients_mut(output).ok_or(Error::IndexOutOfRange { index: output, len: outputs })?;
-        let (u, b) = slot.split_at_mut(m);
+        let out_of_range = Error::IndexOutOfRange { index: output, len: outputs };
+        let slot = self.coefficients_mut(output).ok_or(out_of_range)?;
+        let (b, u) = slot.split_last_mut().ok_or(out_of_range)?;
         u.copy_from_slice(weights);
         if let Some(l) = whitening {
             solve_lower_transposed(l, m, Triangle::Packed, u)?;
         }
-        if let Some(b) = b.first_mut() {
-            *b = bias_weight * bias;
-        }
+        *b = bias_weight * bias;
         Ok(())
     }
 
     /// The label of each class.
     pub fn labels_mut(&mut self) -> &mut [T] {
-        let start = self.labels_start();
-        &mut self.storage.as_mut()[start..start + LinearModel::classes(self.outputs)]
+        self.parts_mut().2
     }
 
     /// The label of each class.
     pub fn labels(&self) -> &[T] {
-        let start = self.labels_start();
-        &self.storage.as_ref()[start..start + LinearModel::classes(self.outputs)]
-    }
-
-    fn labels_start(&self) -> usize {
-        self.centres * self.dim + self.outputs * (self.centres + 1)
+        self.parts().2
     }
 
     /// The kernel.
@@ -206,15 +209,16 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
         check_len(self.dim, x.len())?;
         check_len(self.outputs, out.len())?;
         check_finite(x)?;
-        let start = self.centres * self.dim;
-        let coefficients = &self.storage.as_ref()[start..start + self.outputs * (self.centres + 1)];
+        let (centres, coefficients, _) = self.parts();
         for (o, u) in out.iter_mut().zip(coefficients.chunks_exact(self.centres + 1)) {
-            *o = u[self.centres];
+            *o = u.last().copied().unwrap_or(T::ZERO);
         }
-        for (j, centre) in self.centres().chunks_exact(self.dim).enumerate() {
+        for (j, centre) in centres.chunks_exact(self.dim).enumerate() {
             let k = self.kernel.eval_prefix(x, centre);
             for (o, u) in out.iter_mut().zip(coefficients.chunks_exact(self.centres + 1)) {
-                *o += u[j] * k;
+                if let Some(&u_j) = u.get(j) {
+                    *o += u_j * k;
+                }
             }
         }
         Ok(())
@@ -229,30 +233,28 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
         let mut best = (0usize, T::ZERO);
         if self.outputs <= MAX_INLINE {
             let mut values = [T::ZERO; MAX_INLINE];
-            self.decision_values(x, &mut values[..self.outputs])?;
-            best = argmax(&values[..self.outputs]);
+            let values = values.get_mut(..self.outputs).unwrap_or_default();
+            self.decision_values(x, values)?;
+            best = argmax(values);
         } else {
             // More outputs than fit on the stack: one pass per output, no scratch.
             check_len(self.dim, x.len())?;
             check_finite(x)?;
-            for c in 0..self.outputs {
-                let value = self.output_value(c, x);
+            let (centres, coefficients, _) = self.parts();
+            for (c, u) in coefficients.chunks_exact(self.centres + 1).enumerate() {
+                let Some((&b, u)) = u.split_last() else { continue };
+                let value = centres
+                    .chunks_exact(self.dim)
+                    .zip(u)
+                    .fold(b, |acc, (centre, &uj)| acc + uj * self.kernel.eval_prefix(x, centre));
                 if c == 0 || value > best.1 {
                     best = (c, value);
                 }
             }
         }
         let class = if self.outputs == 1 { usize::from(best.1 >= T::ZERO) } else { best.0 };
-        Ok(self.labels()[class])
-    }
-
-    fn output_value(&self, c: usize, x: &[T]) -> T {
-        let start = self.centres * self.dim + c * (self.centres + 1);
-        let u = &self.storage.as_ref()[start..start + self.centres + 1];
-        self.centres()
-            .chunks_exact(self.dim)
-            .zip(u)
-            .fold(u[self.centres], |acc, (centre, &uj)| acc + uj * self.kernel.eval_prefix(x, centre))
+        let labels = self.labels();
+        labels.get(class).copied().ok_or(Error::IndexOutOfRange { index: class, len: labels.len() })
     }
 
     /// Writes the model file bytes into `out`; returns their length,
@@ -272,9 +274,7 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
 
     /// The payload: `((dim, centres, outputs, kernel), centres, coefficients, labels)`.
     fn payload(&self) -> Result<Payload<'_, T>, Error> {
-        let values = &self.storage.as_ref()[..ReducedKernelModel::scalars_len(self.dim, self.centres, self.outputs)];
-        let (centres, rest) = values.split_at(self.centres * self.dim);
-        let (coefficients, labels) = rest.split_at(self.outputs * (self.centres + 1));
+        let (centres, coefficients, labels) = self.parts();
         let shape = (
             u32_field(self.dim, "dim")?,
             u32_field(self.centres, "centres")?,
@@ -308,8 +308,8 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
         check_shape(dim, centres, outputs).map_err(|_| Error::Model(ModelError::Payload))?;
         let len = ReducedKernelModel::scalars_len(dim, centres, outputs);
         check_capacity(len, storage.as_ref().len())?;
-        let (centre_values, rest_values) = storage.as_mut()[..len].split_at_mut(centres * dim);
-        let (coefficients, labels) = rest_values.split_at_mut(outputs * (centres + 1));
+        let (centre_values, coefficients, labels) =
+            split_mut(storage.as_mut(), dim, centres, outputs).ok_or(Error::Model(ModelError::Payload))?;
         let mut deserializer = postcard::Deserializer::from_bytes(rest);
         let mut complete = true;
         for part in [centre_values, coefficients, labels] {
@@ -321,6 +321,20 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
         }
         Ok(ReducedKernelModel { storage, kernel, dim, centres, outputs })
     }
+}
+
+/// `values` split into centres (`m·d`), coefficients (`outputs·(m + 1)`) and labels, or
+/// `None` when it is shorter than [`ReducedKernelModel::scalars_len`].
+fn split_mut<T>(
+    values: &mut [T],
+    dim: usize,
+    centres: usize,
+    outputs: usize,
+) -> Option<(&mut [T], &mut [T], &mut [T])> {
+    let values = values.get_mut(..ReducedKernelModel::scalars_len(dim, centres, outputs))?;
+    let (centre_values, rest) = values.split_at_mut_checked(centres.checked_mul(dim)?)?;
+    let (coefficients, labels) = rest.split_at_mut_checked(outputs.checked_mul(centres.checked_add(1)?)?)?;
+    Some((centre_values, coefficients, labels))
 }
 
 fn check_shape(dim: usize, centres: usize, outputs: usize) -> Result<(), Error> {

@@ -120,12 +120,15 @@ impl<T: Real, S: Storage<T>, C: Storage<T>> StreamingSelector<T, S, C> {
         if m == capacity {
             return Ok(Offer::Full);
         }
-        let (centres, column) = self.values.as_mut().split_at_mut(capacity * dim);
-        let column = &mut column[..=m];
-        for (c, centre) in column.iter_mut().zip(centres.chunks_exact(dim)) {
+        // The constructor checked `values` for `c·d` centres and a column of `c + 1`.
+        let short = Error::CapacityExceeded { needed: StreamingSelector::scalars_len(capacity, dim), capacity: 0 };
+        let (centres, column) = self.values.as_mut().split_at_mut_checked(capacity * dim).ok_or(short)?;
+        let column = column.get_mut(..=m).ok_or(short)?;
+        let (diagonal, off_diagonal) = column.split_last_mut().ok_or(short)?;
+        for (c, centre) in off_diagonal.iter_mut().zip(centres.chunks_exact(dim)) {
             *c = self.kernel.eval_prefix(x, centre);
         }
-        column[m] = self.kernel.diagonal(x);
+        *diagonal = self.kernel.diagonal(x);
         if self.factor.append_column(column).is_err() {
             return Ok(Offer::Rejected { distance: T::ZERO });
         }
@@ -135,7 +138,9 @@ impl<T: Real, S: Storage<T>, C: Storage<T>> StreamingSelector<T, S, C> {
             self.factor.remove_column(m)?;
             return Ok(Offer::Rejected { distance });
         }
-        centres[m * dim..(m + 1) * dim].copy_from_slice(x);
+        if let Some(centre) = centres.chunks_exact_mut(dim).nth(m) {
+            centre.copy_from_slice(x);
+        }
         Ok(Offer::Accepted { index: m, distance })
     }
 

@@ -25,6 +25,11 @@
 //! Memory: the factor, `k(k+1)/2 + 2k` scalars for `k = max_active`, inside the learner's
 //! buffer.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "positions < max_active and candidates < M index the regions Dims lays out, checked by the constructors"
+)]
+
 use crate::cholesky::Cholesky;
 use crate::linalg::dot_prefix;
 use crate::{Error, Real};

@@ -14,6 +14,11 @@
 //! contiguous memory; each has `rows` scalars of which the first `n` (the live samples)
 //! are used.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "columns of rows entries, candidates < M and active slots < max_active: the regions Dims lays out, checked by the constructors"
+)]
+
 use core::ops::Range;
 
 use crate::{Kernel, Real};

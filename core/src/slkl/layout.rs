@@ -100,12 +100,11 @@ impl Dims {
 
     /// Scalars of a batch learner, saturating ([`Slkl::scalars_len`](super::Slkl::scalars_len)).
     pub(crate) const fn batch_scalars(&self) -> usize {
-        let parts = self.lengths();
+        let mut parts: &[usize] = &self.lengths();
         let mut total = 0usize;
-        let mut i = 0;
-        while i < parts.len() {
-            total = total.saturating_add(parts[i]);
-            i += 1;
+        while let [first, rest @ ..] = parts {
+            total = total.saturating_add(*first);
+            parts = rest;
         }
         total
     }
@@ -115,8 +114,8 @@ impl Dims {
     pub(crate) fn region(&self, region: Region) -> core::ops::Range<usize> {
         let lengths = self.lengths();
         let k = region as usize;
-        let start = lengths[..k].iter().sum();
-        start..start + lengths[k]
+        let start = lengths.iter().take(k).sum();
+        start..start + lengths.get(k).copied().unwrap_or(0)
     }
 
     /// Scalars of a sliding-window learner: the batch learner's plus the window's samples,

@@ -142,15 +142,18 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
         let data = Data { x, y, dim: d, mean };
         let mut parts = dims.split(scalars.as_mut());
         let mut idx = dims.split_indices(indices.as_mut());
-        let centres = &mut parts.centres[..m * d];
+        let centres = parts.centres.get_mut(..m * d).unwrap_or_default();
         match candidates {
             Candidates::Random => {
                 // Selection sampling (Knuth's Algorithm S): m of n, in order, O(n).
                 let mut rng = Rng::seed_from_u64(params.seed() ^ 0x5eed_ca4d_1da7_e5c0_u64);
+                let mut slots = centres.chunks_exact_mut(d);
                 let mut chosen = 0;
                 for i in 0..n {
                     if chosen < m && rng.below(n - i) < m - chosen {
-                        centres[chosen * d..(chosen + 1) * d].copy_from_slice(data.row(i));
+                        if let Some(centre) = slots.next() {
+                            centre.copy_from_slice(data.row(i));
+                        }
                         chosen += 1;
                     }
                 }
@@ -269,7 +272,7 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
     }
     /// The active candidates in factor order.
     pub fn active(&self) -> &[usize] {
-        &self.indices.as_ref()[..self.engine.set.len]
+        self.indices.as_ref().get(..self.engine.set.len).unwrap_or_default()
     }
     /// `μ_m`, or `None` for `m ≥ M`.
     pub fn weight(&self, m: usize) -> Option<T> {
@@ -280,14 +283,14 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
     pub fn centre(&self, m: usize) -> Option<&[T]> {
         self.check_candidate(m).ok()?;
         let d = self.dims.dim();
-        let centres = &self.scalars.as_ref()[self.dims.region(Region::Centres)];
+        let centres = self.scalars.as_ref().get(self.dims.region(Region::Centres))?;
         centres.get(m * d..(m + 1) * d)
     }
     /// The packed lower factor `L` of `D⁻¹ + CᵀC/λ` (rows in [`active`](Self::active)
     /// order, layout [`Triangle::Packed`](crate::linalg::Triangle::Packed)).
     pub fn factor_packed(&self) -> &[T] {
         let start = self.dims.region(Region::Factor).start;
-        &self.scalars.as_ref()[start..start + crate::linalg::packed_len(self.engine.set.len)]
+        self.scalars.as_ref().get(start..start + crate::linalg::packed_len(self.engine.set.len)).unwrap_or_default()
     }
 
     /// `f(x)` of eq. (16)-(17). O(m0·d).
@@ -297,10 +300,8 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
     pub fn predict(&self, x: &[T]) -> Result<T, Error> {
         check_len(self.dims.dim(), x.len())?;
         check_finite(x)?;
-        let buf = self.scalars.as_ref();
-        let centres = &buf[self.dims.region(Region::Centres)];
-        let z = &buf[self.dims.region(Region::Z)];
-        Ok(self.mean + self.engine.predict_centred(centres, z, self.active(), x))
+        let region = |r| self.scalars.as_ref().get(self.dims.region(r)).unwrap_or_default();
+        Ok(self.mean + self.engine.predict_centred(region(Region::Centres), region(Region::Z), self.active(), x))
     }
 
     /// The model (`m0` centres, weights, mean) in `storage` of at least

@@ -84,26 +84,34 @@ impl<T: Real, S: Storage<T>> Predictor<T, S> {
         check_finite(weights)?;
         check_finite(&[mean])?;
         let len = weights.len();
+        let mut parts = weights.iter().zip(centres.chunks_exact(dim));
         Self::build_in(storage, kernel, dim, mean, len, |p, centre| {
-            centre.copy_from_slice(&centres[p * dim..(p + 1) * dim]);
-            weights[p]
+            let (&w, c) = parts.next().ok_or(Error::IndexOutOfRange { index: p, len })?;
+            centre.copy_from_slice(c);
+            Ok(w)
         })
     }
 
     /// A model of `len` centres whose `p`-th centre and weight `fill(p, centre)` writes
     /// and returns.
+    ///
+    /// # Errors
+    /// `CapacityExceeded` when `storage` is too short; the first error of `fill`.
     pub(crate) fn build_in(
         mut storage: S,
         kernel: Kernel<T>,
         dim: usize,
         mean: T,
         len: usize,
-        mut fill: impl FnMut(usize, &mut [T]) -> T,
+        mut fill: impl FnMut(usize, &mut [T]) -> Result<T, Error>,
     ) -> Result<Self, Error> {
-        check_capacity(Predictor::scalars_len(len, dim), storage.as_ref().len())?;
-        let (weights, centres) = storage.as_mut().split_at_mut(len);
+        let needed = Predictor::scalars_len(len, dim);
+        let capacity = storage.as_ref().len();
+        check_capacity(needed, capacity)?;
+        let (weights, centres) =
+            storage.as_mut().split_at_mut_checked(len).ok_or(Error::CapacityExceeded { needed, capacity })?;
         for (p, (w, c)) in weights.iter_mut().zip(centres.chunks_exact_mut(dim)).enumerate() {
-            *w = fill(p, c);
+            *w = fill(p, c)?;
         }
         Ok(Predictor { storage, kernel, dim, len, mean })
     }
@@ -145,11 +153,11 @@ impl<T: Real, S: Storage<T>> Predictor<T, S> {
     }
     /// The weights `β_p`.
     pub fn weights(&self) -> &[T] {
-        &self.storage.as_ref()[..self.len]
+        self.storage.as_ref().get(..self.len).unwrap_or_default()
     }
     /// The centres, row-major.
     pub fn centres(&self) -> &[T] {
-        &self.storage.as_ref()[self.len..self.len + self.len * self.dim]
+        self.storage.as_ref().get(self.len..self.len + self.len * self.dim).unwrap_or_default()
     }
     /// Gives the storage back.
     pub fn into_storage(self) -> S {
@@ -204,7 +212,9 @@ impl<T: Real, S: Storage<T>> Predictor<T, S> {
         }
         let needed = Predictor::scalars_len(len, dim);
         check_capacity(needed, storage.as_ref().len())?;
-        let (weights, centres) = storage.as_mut()[..needed].split_at_mut(len);
+        let values = storage.as_mut().get_mut(..needed);
+        let (weights, centres) =
+            values.and_then(|v| v.split_at_mut_checked(len)).ok_or(Error::Model(ModelError::Payload))?;
         let mut deserializer = postcard::Deserializer::from_bytes(rest);
         let weights_read = SliceSeed(&mut *weights).deserialize(&mut deserializer).map_err(corrupt)?;
         let centres_read = SliceSeed(&mut *centres).deserialize(&mut deserializer).map_err(corrupt)?;
@@ -228,12 +238,14 @@ pub(crate) fn from_engine<T: Real, P: Storage<T>>(
     let kernel = engine.params.kernel();
     let lambda = engine.params.lambda();
     let d = dims.dim();
-    let centres = &buf[dims.region(Region::Centres)];
-    let z = &buf[dims.region(Region::Z)];
+    let region = |r| buf.get(dims.region(r)).unwrap_or_default();
+    let (centres, z) = (region(Region::Centres), region(Region::Z));
+    let missing = |index| Error::IndexOutOfRange { index, len: active.len() };
     Predictor::build_in(storage, kernel, d, mean, active.len(), |p, c| {
-        let s = &centres[active[p] * d..(active[p] + 1) * d];
+        let j = *active.get(p).ok_or(missing(p))?;
+        let s = centres.chunks_exact(d).nth(j).ok_or(missing(j))?;
         c.copy_from_slice(s);
-        z[p] / lambda * inverse_norm(&kernel, s)
+        Ok(*z.get(p).ok_or(missing(p))? / lambda * inverse_norm(&kernel, s))
     })
 }
 

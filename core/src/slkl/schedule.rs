@@ -79,7 +79,9 @@ impl<T: Real> Schedule<T> {
         match self.phase {
             Phase::Normal => {
                 let slot = self.rng.below(self.pool_len);
-                (pool[slot], Some(slot))
+                #[allow(clippy::indexing_slicing, reason = "slot < pool_len ≤ M = pool.len(), by Dims")]
+                let j = pool[slot];
+                (j, Some(slot))
             }
             Phase::Verify { cursor, .. } => (cursor, None),
         }
@@ -136,10 +138,13 @@ impl<T: Real> Schedule<T> {
     /// Appends `F` to the ring; returns `F` of `lag` steps ago once there is one.
     fn push_history(&mut self, history: &mut [T], objective: T) -> Option<T> {
         let size = self.lag + 1;
-        history[self.hist_pos] = objective;
+        // The ring is `history[..lag + 1]`, within its `M + 1` scalars since `lag ≤ M`.
+        if let Some(slot) = history.get_mut(self.hist_pos) {
+            *slot = objective;
+        }
         self.hist_pos = (self.hist_pos + 1) % size;
         self.hist_len = (self.hist_len + 1).min(size);
-        (self.hist_len == size).then(|| history[self.hist_pos])
+        if self.hist_len == size { history.get(self.hist_pos).copied() } else { None }
     }
 
     /// Empties the ring: the rule compares values of steps taken from now on (the current

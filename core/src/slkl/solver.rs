@@ -25,6 +25,11 @@
 //! The schedule around the step (draws, shrinking, stopping) is a [`Schedule`] the engine
 //! owns; [`Engine::step`] asks it for the coordinate and reports the outcome back.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "positions < max_active, candidates < M and samples < rows index the regions Dims lays out, checked by the constructors"
+)]
+
 use crate::linalg::dot_prefix;
 use crate::{Error, Real};
 

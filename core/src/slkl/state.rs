@@ -100,8 +100,8 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
     /// The buffers in use: [`SlklWindow::scalars_len`] scalars and
     /// [`SlklWindow::indices_len`] indices.
     pub fn storage(&self) -> (&[T], &[usize]) {
-        let scalars = &self.scalars.as_ref()[..self.dims.window_scalars()];
-        (scalars, &self.indices.as_ref()[..self.dims.indices()])
+        let scalars = self.scalars.as_ref().get(..self.dims.window_scalars()).unwrap_or_default();
+        (scalars, self.indices.as_ref().get(..self.dims.indices()).unwrap_or_default())
     }
 
     /// The learner [`state`](Self::state) and [`storage`](Self::storage) describe, working
@@ -214,31 +214,37 @@ fn check_buffers<T: Real>(
     let invalid = |name| Err(Error::InvalidParam { name });
     let (m0, candidates, d) = (saved.set.len, saved.candidates, dims.dim());
     let (parts, idx, xs, ys) = split(dims, scalars, indices);
-    // Slots fill in order and stay filled, so the live ones are the first `len`.
-    check_finite(&xs[..len * d])?;
-    check_finite(&ys[..len])?;
-    check_finite(&parts.centres[..candidates * d])?;
-    for (p, &j) in idx.active[..m0].iter().enumerate() {
-        if j >= candidates || idx.position[j] != p {
+    // Slots fill in order and stay filled, so the live ones are the first `len`. The
+    // lengths were checked against `dims` before; a short part is an invalid state anyway.
+    fn prefix<'a, T>(values: &'a [T], n: usize, name: &'static str) -> Result<&'a [T], Error> {
+        values.get(..n).ok_or(Error::InvalidParam { name })
+    }
+    check_finite(prefix(xs, len.saturating_mul(d), "len")?)?;
+    check_finite(prefix(ys, len, "len")?)?;
+    check_finite(prefix(parts.centres, candidates.saturating_mul(d), "candidates")?)?;
+    let active = idx.active.get(..m0).ok_or(Error::InvalidParam { name: "active" })?;
+    for (p, &j) in active.iter().enumerate() {
+        if j >= candidates || idx.position.get(j) != Some(&p) {
             return invalid("active");
         }
     }
     for (j, &p) in idx.position.iter().enumerate() {
-        let consistent = p == NONE || (p < m0 && idx.active[p] == j);
+        let consistent = p == NONE || active.get(p) == Some(&j);
         if !consistent {
             return invalid("active");
         }
-        let mu = parts.mu[j];
+        let mu = *parts.mu.get(j).ok_or(Error::InvalidParam { name: "mu" })?;
         check_finite(&[mu])?;
         if (p != NONE) != (mu > T::ZERO) || mu < T::ZERO {
             return invalid("mu");
         }
     }
-    if idx.pool[..candidates].iter().any(|&j| j >= candidates) {
+    let pool = idx.pool.get(..candidates).ok_or(Error::InvalidParam { name: "pool" })?;
+    if pool.iter().any(|&j| j >= candidates) {
         return invalid("pool");
     }
     for i in 0..m0 {
-        let diagonal = parts.factor[packed_len(i) + i];
+        let diagonal = parts.factor.get(packed_len(i) + i).copied().ok_or(Error::NotPositiveDefinite { pivot: i })?;
         if !(diagonal > T::ZERO && diagonal.is_finite()) {
             return Err(Error::NotPositiveDefinite { pivot: i });
         }

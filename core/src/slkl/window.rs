@@ -20,6 +20,11 @@
 //! Memory: [`SlklWindow::bytes`] — the batch learner's buffers plus the window's
 //! samples, `N·(d + 1)` scalars.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "slots < rows, candidates < M and positions < max_active index the regions Dims lays out, checked by the constructors"
+)]
+
 use crate::error::check_len;
 use crate::real::check_finite;
 use crate::storage::Storage;
