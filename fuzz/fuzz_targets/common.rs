@@ -1,9 +1,14 @@
-//! Checks shared by the fuzz targets: what every record a reader yields must satisfy, and
-//! a bounded drain loop that also catches a reader that stops making progress.
+//! Helpers shared by the fuzz targets: what every record a reader yields must satisfy, a
+//! bounded drain loop that also catches a reader that stops making progress, the reader
+//! the CLI opens on a data file, and the frame of a checkpoint file.
 
 #![allow(dead_code)]
 
-use kestrel_stream::source::{ReadError, Record, RecordReader};
+use std::io::{BufRead, Cursor, Read};
+
+use crc::{CRC_32_ISO_HDLC, Crc};
+use kestrel_stream::checkpoint::{FORMAT_VERSION, MAGIC};
+use kestrel_stream::source::{CsvReader, Format, LibSvmReader, ReadError, Record, RecordReader};
 
 /// Invariants of a record a reader accepted (stream/src/source/record.rs).
 pub fn check_record(r: &Record) {
@@ -47,4 +52,43 @@ pub fn drain(reader: &mut dyn RecordReader, len: usize) {
         }
     }
     panic!("{}: no end after {} calls on {len} bytes: the reader makes no progress", reader.name(), len + 2);
+}
+
+/// The reader `kestrel train`/`predict` build for a file of these bytes with `--format csv`
+/// or `libsvm` (`source::open` → `from_buffered`, which is private): the first line is read
+/// as UTF-8 and replayed in front of the rest. `None` where the CLI fails to open the input
+/// (the first line is not UTF-8, a bad CSV header).
+pub fn open_bytes<'a>(
+    bytes: &'a [u8],
+    format: Format,
+    label_column: Option<&str>,
+) -> Option<Box<dyn RecordReader + 'a>> {
+    let mut input = bytes;
+    let mut first = String::new();
+    input.read_line(&mut first).ok()?;
+    let replay = Cursor::new(first.into_bytes()).chain(input);
+    Some(match format {
+        Format::Csv => Box::new(CsvReader::with_header(replay, "fuzz.csv", label_column).ok()?),
+        Format::LibSvm | Format::Auto => Box::new(LibSvmReader::new(replay, "fuzz.svm", 1)),
+    })
+}
+
+/// `payload` in a well-formed checkpoint frame: magic, version, length, CRC-32
+/// (stream/src/checkpoint.rs), so that a fuzzed payload reaches the postcard decoder.
+pub fn checkpoint_frame(payload: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(payload.len() + 18);
+    bytes.extend_from_slice(&MAGIC);
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(payload);
+    let crc = Crc::<u32>::new(&CRC_32_ISO_HDLC).checksum(&bytes);
+    bytes.extend_from_slice(&crc.to_le_bytes());
+    bytes
+}
+
+/// `true` when `KESTREL_FUZZ_UNBOUNDED` is set: the targets then drop the bounds they put on
+/// their inputs to step around bugs already recorded in fuzz/README.md (to check the fixes).
+pub fn unbounded() -> bool {
+    static UNBOUNDED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *UNBOUNDED.get_or_init(|| std::env::var_os("KESTREL_FUZZ_UNBOUNDED").is_some())
 }

@@ -1,0 +1,179 @@
+//! The checkpoint decoder of `kestrel stream --resume` on arbitrary bytes, and the online
+//! learners' `restore_state` on what it decodes.
+//!
+//! The input is tried as a whole checkpoint file (`Checkpoint::from_bytes`: length, magic,
+//! version, checksum) and, after its first byte `mode`, as a payload: with bit 7 of `mode`
+//! clear, wrapped in a valid frame (header and CRC-32) so that the postcard decoder is
+//! reached; with it set, as a learner state directly. A decoded checkpoint must re-encode
+//! to the same bytes after one round, and its `learner` bytes go to `restore_state` of each
+//! online learner (`WindowSvm`, `WindowSlkl`, `WindowRsvm`; f32 and f64; window 8, 2
+//! features, 4 centres, 2 steps per sample — the flags the seeds were written with), each
+//! first fed `mode & 31` samples of a fixed stream so that a restore replaces a learner
+//! that is warming up or learning.
+//!
+//! Checks: no panic, no allocation over the rss limit; a rejected restore leaves the
+//! learner's `save_state()` bytes unchanged; an accepted one round-trips (`save_state` →
+//! restore into a fresh learner → the same bytes), and the two copies then stay equal
+//! through the same predict/learn calls; a rejected `learn` changes nothing; a model the
+//! restored learner encodes loads with `model::load`.
+//!
+//! Bounded mode (the default) steps around the bugs recorded in fuzz/README.md: it does not
+//! check that a rejected `WindowSlkl::learn` changes nothing, and it restores into the SVM
+//! learners only states of at most [`MAX_STEPS`] steps per arrival.
+//! `KESTREL_FUZZ_UNBOUNDED=1` lifts both (scripts/fuzz.sh replays the regressions so).
+
+#![no_main]
+
+use kestrel_core::{Kernel, Real, dcd, slkl};
+use kestrel_stream::checkpoint::Checkpoint;
+use kestrel_stream::model;
+use kestrel_stream::online::{OnlineLearner, RsvmSettings, WindowRsvm, WindowSlkl, WindowSvm};
+use kestrel_stream::source::Record;
+use libfuzzer_sys::fuzz_target;
+
+mod common;
+
+/// The configuration of every learner (`kestrel stream --window 8 --centers 4
+/// --steps-per-sample 2` with the other flags at their defaults, on 2 features).
+const WINDOW: usize = 8;
+const DIM: usize = 2;
+const CENTRES: usize = 4;
+const STEPS: usize = 2;
+/// The most steps per arrival a restored SVM state may carry in bounded mode.
+const MAX_STEPS: usize = 64;
+
+fuzz_target!(|data: &[u8]| {
+    let mode = data.first().copied().unwrap_or(0);
+    if let Ok(checkpoint) = Checkpoint::from_bytes(data) {
+        check_checkpoint(&checkpoint, mode);
+    }
+    let Some((&mode, payload)) = data.split_first() else { return };
+    if mode & 0x80 == 0 {
+        if let Ok(checkpoint) = Checkpoint::from_bytes(&common::checkpoint_frame(payload)) {
+            check_checkpoint(&checkpoint, mode);
+        }
+    } else {
+        restore_everywhere(payload, mode);
+    }
+});
+
+fn check_checkpoint(checkpoint: &Checkpoint, mode: u8) {
+    let bytes = checkpoint.to_bytes().expect("a decoded checkpoint encodes");
+    let again = Checkpoint::from_bytes(&bytes).expect("an encoded checkpoint decodes");
+    assert_eq!(again.to_bytes().expect("encodes"), bytes, "checkpoint encode/decode is not a fixed point");
+    assert_eq!(checkpoint.config.difference(&checkpoint.config), None);
+    let _ = (checkpoint.metrics.accuracy(), checkpoint.metrics.mse());
+    restore_everywhere(&checkpoint.learner, mode);
+}
+
+fn restore_everywhere(state: &[u8], mode: u8) {
+    let fed = usize::from(mode & 31);
+    // Bounded mode (fuzz/README.md): `WindowSlkl::learn` is not atomic, so its rejected
+    // learns are not checked; and the SVM states' steps per arrival, which `restore_state`
+    // takes from the bytes unchecked, are bounded.
+    let bounded = !common::unbounded();
+    let fast = |steps: Option<usize>| !bounded || steps.is_none_or(|s| s <= MAX_STEPS);
+    // The steps in a `WindowSvm` state: its `OnlineSvmState` (window, dim, steps, ...) comes
+    // first; in a `WindowRsvm` state while learning, after the rng, the 0/1 flag, the variant
+    // (1), the centres and the factor.
+    type Rsvm<T> = ([u64; 4], bool, u32, Vec<T>, Vec<T>, [usize; 3]);
+    let svm_steps = postcard::from_bytes::<[usize; 3]>(state).ok().map(|s| s[2]);
+    let rsvm32 = postcard::from_bytes::<Rsvm<f32>>(state).ok().and_then(|s| (s.2 == 1).then_some(s.5[2]));
+    let rsvm64 = postcard::from_bytes::<Rsvm<f64>>(state).ok().and_then(|s| (s.2 == 1).then_some(s.5[2]));
+    if fast(svm_steps) {
+        restores(state, fed, true, || Box::new(window_svm::<f32>()));
+        restores(state, fed, true, || Box::new(window_svm::<f64>()));
+    }
+    restores(state, fed, !bounded, || Box::new(window_slkl::<f32>()));
+    restores(state, fed, !bounded, || Box::new(window_slkl::<f64>()));
+    if fast(rsvm32) {
+        restores(state, fed, true, || Box::new(window_rsvm::<f32>()));
+    }
+    if fast(rsvm64) {
+        restores(state, fed, true, || Box::new(window_rsvm::<f64>()));
+    }
+}
+
+fn window_svm<T: Real>() -> WindowSvm<T> {
+    WindowSvm::new(WINDOW, DIM, svm_params(), STEPS, 1).expect("a valid configuration")
+}
+
+fn window_slkl<T: Real>() -> WindowSlkl<T> {
+    let kernel = Kernel::rbf(T::from_f64(0.5)).expect("gamma 0.5");
+    let params = slkl::Params::new().kernel(kernel).nu(T::from_f64(0.01)).seed(1).check().expect("valid");
+    WindowSlkl::new(WINDOW, DIM, CENTRES, params, STEPS)
+}
+
+fn window_rsvm<T: Real>() -> WindowRsvm<T> {
+    let settings = RsvmSettings {
+        kernel: Kernel::rbf(T::from_f64(0.5)).expect("gamma 0.5"),
+        centres: CENTRES,
+        delta: T::from_f64(0.3),
+        window: WINDOW,
+        params: svm_params(),
+        steps: STEPS,
+        seed: 1,
+    };
+    WindowRsvm::new(settings, DIM).expect("a valid configuration")
+}
+
+fn svm_params<T: Real>() -> dcd::ValidParams<T> {
+    dcd::Params::new().c(T::ONE).bias(T::ONE).check().expect("C = 1, B = 1")
+}
+
+/// Sample `i` of a fixed stream: 2 features, a ±1 label (which SLKL learns as a target).
+fn sample(i: usize) -> Record {
+    let t = i as f64;
+    let x = [(0.9 * t).sin(), (1.7 * t + 0.3).cos()];
+    let label = if x[0] * x[1] > 0.0 { 1.0 } else { -1.0 };
+    Record { label, indices: vec![0, 1], values: x.to_vec(), line: i as u64 + 1 }
+}
+
+/// What the learners are fed after a restore: samples, and records each must refuse (an
+/// index past the dimension, a NaN, a label no classifier takes).
+fn probes() -> [Record; 5] {
+    let odd = |label, indices: Vec<u32>, values: Vec<f64>| Record { label, indices, values, line: 0 };
+    [
+        sample(100),
+        odd(1.0, vec![0, 7], vec![0.5, 1.0]),
+        odd(-1.0, vec![1], vec![f64::NAN]),
+        odd(2.5, vec![0], vec![0.5]),
+        sample(101),
+    ]
+}
+
+fn saved(learner: &dyn OnlineLearner) -> Vec<u8> {
+    learner.save_state().expect("a learner's state encodes")
+}
+
+/// Restores `state` into a learner fed `fed` samples, then checks as described above
+/// (that a rejected `learn` changes nothing only when `atomic`).
+fn restores(state: &[u8], fed: usize, atomic: bool, new: impl Fn() -> Box<dyn OnlineLearner>) {
+    let mut a = new();
+    for i in 0..fed {
+        let _ = a.learn(&sample(i));
+    }
+    let before = saved(a.as_ref());
+    if a.restore_state(state).is_err() {
+        assert_eq!(saved(a.as_ref()), before, "a rejected restore changed the learner");
+        return;
+    }
+    let after = saved(a.as_ref());
+    let mut b = new();
+    b.restore_state(&after).expect("a saved state restores into a fresh learner");
+    assert_eq!(saved(b.as_ref()), after, "save → restore → save differs");
+    for record in &probes() {
+        for learner in [&mut a, &mut b] {
+            let _ = learner.predict(record);
+            let before = saved(learner.as_ref());
+            if learner.learn(record).is_err() && atomic {
+                assert_eq!(saved(learner.as_ref()), before, "a rejected learn changed the learner");
+            }
+        }
+        assert_eq!(saved(a.as_ref()), saved(b.as_ref()), "restored copies diverge");
+    }
+    if let Ok(bytes) = a.encode() {
+        let mut model = model::load(&bytes).expect("the model a learner encodes loads");
+        let _ = model.predict(&sample(102));
+    }
+}
