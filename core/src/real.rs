@@ -45,6 +45,8 @@ pub trait Real:
     const ONE: Self;
     /// Machine epsilon: the gap between 1 and the next representable number.
     const EPSILON: Self;
+    /// The largest finite value.
+    const MAX: Self;
     /// Bytes one scalar occupies.
     const BYTES: usize;
 
@@ -90,6 +92,7 @@ impl Real for f64 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
     const EPSILON: Self = f64::EPSILON;
+    const MAX: Self = f64::MAX;
     const BYTES: usize = 8;
 
     fn from_f64(x: f64) -> Self {
@@ -125,6 +128,7 @@ impl Real for f32 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
     const EPSILON: Self = f32::EPSILON;
+    const MAX: Self = f32::MAX;
     const BYTES: usize = 4;
 
     #[allow(clippy::cast_possible_truncation, reason = "rounding f64 to the nearest f32 is the conversion wanted")]

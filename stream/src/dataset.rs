@@ -7,7 +7,7 @@
 use kestrel_core::Real;
 
 use crate::limits::{AllocError, zeroed};
-use crate::source::{ReadError, Record, RecordReader};
+use crate::source::{ReadError, ReadErrorKind, Record, RecordReader};
 
 /// What to do with a row that cannot be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -36,16 +36,25 @@ impl<T: Real> Dataset<T> {
     }
 
     /// Appends a record (its values rounded to `T`).
-    pub fn push(&mut self, record: &Record) {
+    ///
+    /// # Errors
+    /// `Overflow` for a value that `T` cannot hold (e.g. 1e39 in `f32`); nothing is
+    /// appended then.
+    pub fn push(&mut self, record: &Record) -> Result<(), ReadErrorKind> {
+        if let Some(&value) = record.values.iter().find(|&&v| !T::from_f64(v).is_finite()) {
+            return Err(ReadErrorKind::Overflow { value, scalar: crate::model::scalar_name::<T>() });
+        }
         self.indices.extend_from_slice(&record.indices);
         self.values.extend(record.values.iter().map(|&v| T::from_f64(v)));
         self.offsets.push(self.indices.len());
         self.labels.push(record.label);
         self.dim = self.dim.max(record.dim());
+        Ok(())
     }
 
-    /// Reads every record of `reader`. With [`OnError::Skip`], bad rows are passed to
-    /// `skipped` and left out; with [`OnError::Stop`], the first one is returned.
+    /// Reads every record of `reader`. With [`OnError::Skip`], bad rows (those the reader
+    /// rejects, and those with a value `T` cannot hold) are passed to `skipped` and left
+    /// out; with [`OnError::Stop`], the first one is returned.
     ///
     /// # Errors
     /// The first bad row under [`OnError::Stop`].
@@ -58,8 +67,13 @@ impl<T: Real> Dataset<T> {
         data.dim = reader.dim_hint().unwrap_or(0);
         let mut record = Record::default();
         loop {
-            match reader.next_record(&mut record) {
-                Ok(true) => data.push(&record),
+            let next = reader.next_record(&mut record).and_then(|more| {
+                let error =
+                    |kind| ReadError { source_name: reader.name().to_string(), line: record.line, column: 1, kind };
+                if more { data.push(&record).map_err(error).map(|()| true) } else { Ok(false) }
+            });
+            match next {
+                Ok(true) => {}
                 Ok(false) => return Ok(data),
                 Err(e) if on_error == OnError::Skip => skipped(&e),
                 Err(e) => return Err(e),
@@ -163,5 +177,16 @@ mod tests {
         let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1024);
         let e = Dataset::<f64>::read(&mut reader, OnError::Stop, |_| {}).unwrap_err();
         assert_eq!(e.to_string(), "d.svm:2:4: `x` is not an index:value pair");
+    }
+
+    #[test]
+    fn a_value_the_scalar_cannot_hold_is_a_bad_row() {
+        let text = "1 1:2\n-1 1:-1e39\n1 1:1e38\n";
+        let mut seen = Vec::new();
+        let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1024);
+        let data = Dataset::<f32>::read(&mut reader, OnError::Skip, |e| seen.push(e.to_string())).unwrap();
+        assert_eq!((data.len(), seen), (2, vec!["d.svm:2:1: `-1e39` is too large for f32".to_string()]));
+        let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1024);
+        assert_eq!(Dataset::<f64>::read(&mut reader, OnError::Stop, |_| {}).unwrap().len(), 3);
     }
 }

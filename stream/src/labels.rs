@@ -31,6 +31,14 @@ pub enum LabelError {
     /// NaN or an infinity.
     #[error("label {0} is not finite")]
     NonFinite(f64),
+    /// A label the model's scalar does not hold exactly, so the model could not predict it.
+    #[error("label {label} is not exact in {scalar} (use integer labels, or f64)")]
+    Inexact {
+        /// The label.
+        label: f64,
+        /// The scalar, `f32`.
+        scalar: &'static str,
+    },
 }
 
 /// The classes seen so far, in order of first appearance.
@@ -120,6 +128,19 @@ impl Labels {
         Ok(self.values.len() - 1)
     }
 
+    /// `label` when a model in scalar `T` stores it exactly (all labels in `f64`; integers
+    /// up to 2²⁴ and other values with few significant bits in `f32`).
+    ///
+    /// # Errors
+    /// [`LabelError::Inexact`] otherwise.
+    pub fn exact_in<T: kestrel_core::Real>(label: f64) -> Result<f64, LabelError> {
+        if T::from_f64(label).to_f64() == label || !label.is_finite() {
+            Ok(label)
+        } else {
+            Err(LabelError::Inexact { label, scalar: crate::model::scalar_name::<T>() })
+        }
+    }
+
     /// The class of `label`, if it has one.
     pub fn find(&self, label: f64) -> Option<usize> {
         self.index.get(&key(label)).copied()
@@ -189,6 +210,9 @@ mod tests {
         assert_eq!(labels.class(6.0), Err(LabelError::TooMany { label: 6.0, limit: 2 }));
         assert_eq!(labels.class(f64::NAN).map_err(|e| e.to_string()), Err("label NaN is not finite".into()));
         assert_eq!(labels.values(), &[3.0, 5.0]);
+        assert_eq!(Labels::exact_in::<f32>(4e9), Ok(4e9));
+        let inexact = LabelError::Inexact { label: 0.1, scalar: "f32" };
+        assert_eq!((Labels::exact_in::<f32>(0.1), Labels::exact_in::<f64>(0.1)), (Err(inexact), Ok(0.1)));
         let many: Vec<f64> = (0..=MAX_CLASSES).map(|i| i as f64).collect();
         let (row, error) = Labels::of(&many).unwrap_err();
         assert_eq!((row, error), (MAX_CLASSES, LabelError::TooMany { label: MAX_CLASSES as f64, limit: MAX_CLASSES }));

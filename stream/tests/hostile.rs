@@ -107,6 +107,39 @@ fn a_huge_label_is_a_class_like_any_other() {
 }
 
 #[test]
+fn what_fuzzing_found_in_training_is_a_clear_error() {
+    let dir = scratch("fuzz-finds");
+    let out = dir.join("m.kestrel");
+    let out = out.to_str().unwrap();
+    // IRSVM keeps no centre when every kernel column is zero: once a panic.
+    let zeros = write(&dir, "zeros.csv", "x,y\n0,1\n0,-1\n");
+    let o = kestrel(&["train", "--learner", "rsvm", "--kernel", "linear", "--input", &zeros, "--out", out]);
+    assert_refused(&o, 1, "no centre was selected");
+    // An f32 model stores its labels in f32: 0.1 would come back as 0.10000000149.
+    let tenths = write(&dir, "tenths.libsvm", "0.1 1:1\n0.2 1:-1\n");
+    let o = kestrel(&["train", "--learner", "svm", "--scalar", "f32", "--input", &tenths, "--out", out]);
+    assert_refused(&o, 1, "row 1: label 0.1 is not exact in f32");
+    // A value f32 cannot hold is a bad row, not an infinity trained on.
+    let huge = write(&dir, "huge.libsvm", "1 1:1\n-1 1:-1e39\n-1 1:-1\n");
+    let o = kestrel(&["train", "--learner", "rsvm", "--scalar", "f32", "--input", &huge, "--out", out]);
+    assert_refused(&o, 1, "huge.libsvm:2:1: `-1e39` is too large for f32");
+    let o = kestrel(&[
+        "train",
+        "--learner",
+        "svm",
+        "--scalar",
+        "f32",
+        "--input",
+        &huge,
+        "--out",
+        out,
+        "--on-error",
+        "skip",
+    ]);
+    assert!(o.status.success() && stderr(&o).contains("skipped"), "{}", stderr(&o));
+}
+
+#[test]
 fn a_huge_feature_index_names_its_line() {
     let dir = scratch("index");
     let data = write(&dir, "dims.libsvm", "2 1:1\n1 4000000000:1\n");

@@ -40,6 +40,11 @@ impl OnlineSvmState {
         self.dim
     }
 
+    /// Coordinate steps after each arrival.
+    pub fn steps_per_arrival(&self) -> usize {
+        self.steps_per_arrival
+    }
+
     /// Samples in the window.
     pub fn samples(&self) -> usize {
         self.len

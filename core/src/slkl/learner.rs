@@ -59,6 +59,16 @@ pub struct Slkl<'d, T, S, I> {
     engine: Engine<T>,
 }
 
+/// Checks that the targets `ys` of a learner of `rows` samples are small enough for every
+/// sum of squares over the samples to stay finite: `|y| ≤ √(MAX/(4·rows))` (`F(μ)` adds up
+/// `rows` squared residuals of at most `2|y|`). Larger targets are `NonFinite`: their
+/// squares overflow.
+pub(crate) fn check_targets<T: Real>(ys: &[T], rows: usize) -> Result<(), Error> {
+    check_finite(ys)?;
+    let bound = (T::MAX / T::from_f64(4.0 * rows.max(1) as f64)).sqrt();
+    if ys.iter().all(|y| y.abs() <= bound) { Ok(()) } else { Err(Error::NonFinite) }
+}
+
 /// Checks that `points` holds finite `dim`-vectors whose `k(x, x)` is finite (so every
 /// kernel value against them is, by Cauchy–Schwarz); returns how many.
 pub(crate) fn check_points<T: Real>(kernel: &Kernel<T>, points: &[T], dim: usize) -> Result<usize, Error> {
@@ -118,7 +128,7 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
             return Err(Error::CapacityExceeded { needed: n, capacity: dims.rows() });
         }
         check_len(n.saturating_mul(d), x.len())?;
-        check_finite(y)?;
+        check_targets(y, y.len())?;
         let kernel = params.kernel();
         check_points(&kernel, x, d)?;
         let m = match candidates {

@@ -22,6 +22,7 @@ use crate::{Error, Real, Rng};
 
 use super::active_set::ActiveSet;
 use super::layout::{Dims, NONE};
+use super::learner::check_targets;
 use super::outcome::Stats;
 use super::params::ValidParams;
 use super::schedule::Phase;
@@ -220,7 +221,7 @@ fn check_buffers<T: Real>(
         values.get(..n).ok_or(Error::InvalidParam { name })
     }
     check_finite(prefix(xs, len.saturating_mul(d), "len")?)?;
-    check_finite(prefix(ys, len, "len")?)?;
+    check_targets(prefix(ys, len, "len")?, dims.rows())?;
     check_finite(prefix(parts.centres, candidates.saturating_mul(d), "candidates")?)?;
     let active = idx.active.get(..m0).ok_or(Error::InvalidParam { name: "active" })?;
     for (p, &j) in active.iter().enumerate() {

@@ -32,7 +32,7 @@ use crate::{Error, Real};
 
 use super::columns::{Data, compensated_sum};
 use super::layout::{Dims, Indices, Parts, Region};
-use super::learner::check_points;
+use super::learner::{check_points, check_targets};
 use super::outcome::{Stats, Step, Summary};
 use super::params::ValidParams;
 use super::predictor::{Predictor, from_engine};
@@ -159,7 +159,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         let d = self.dims.dim();
         check_len(d, x.len())?;
         check_finite(x)?;
-        check_finite(&[y])?;
+        check_targets(&[y], self.dims.rows())?;
         let kernel = self.engine.params.kernel();
         check_finite(&[kernel.diagonal(x)])?;
         let lambda = self.engine.params.lambda();

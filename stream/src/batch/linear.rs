@@ -46,7 +46,7 @@ pub fn train<T: Real>(
     seed: u64,
     budget: Option<usize>,
 ) -> Result<(LinearModel<T, Vec<T>>, LinearSummary), TrainError> {
-    let (classes, labels) = classes(data.labels())?;
+    let (classes, labels) = classes::<T>(data.labels())?;
     let (n, dim, outputs) = (data.len(), data.dim().max(1), classes.outputs());
     let model_len = LinearModel::scalars_len(dim, outputs);
     let solver_bytes = solver_bytes::<T>(n, dim, outputs)
@@ -112,7 +112,7 @@ mod tests {
     fn data(rows: &[(f64, f64)]) -> Dataset<f64> {
         let mut data = Dataset::new();
         for &(label, x) in rows {
-            data.push(&Record { label, indices: vec![0], values: vec![x], line: 0 });
+            data.push(&Record { label, indices: vec![0], values: vec![x], line: 0 }).unwrap();
         }
         data
     }

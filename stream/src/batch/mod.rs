@@ -11,6 +11,8 @@ pub mod linear;
 pub mod rsvm;
 pub mod slkl;
 
+use kestrel_core::Real;
+
 use crate::labels::{LabelError, Labels};
 use crate::limits::{AllocError, MAX_CLASSES, reserve};
 
@@ -42,6 +44,10 @@ pub enum TrainError {
         /// The budget.
         budget: usize,
     },
+    /// The reduced-kernel SVM's selection kept no centre: every point's kernel column is
+    /// zero (a linear or polynomial kernel on all-zero features) or overflows.
+    #[error("no centre was selected: every kernel column is zero or overflows (try the RBF kernel)")]
+    NoCentres,
     /// A buffer could not be allocated.
     #[error(transparent)]
     Alloc(#[from] AllocError),
@@ -58,12 +64,17 @@ pub(crate) fn check_budget(needed: usize, budget: Option<usize>) -> Result<(), T
 /// The classes of a classifier's training labels (two at least), and each row's label for
 /// the solver: `±1` for two classes ([`Labels::sign`]), the class index for more (the
 /// one-vs-rest problems).
-pub(crate) fn classes(labels: &[f64]) -> Result<(Labels, Vec<i32>), TrainError> {
+///
+/// The model stores its labels in `T`: a label `T` does not hold exactly (0.1 in `f32`) is
+/// refused, since the model could not predict it.
+pub(crate) fn classes<T: Real>(labels: &[f64]) -> Result<(Labels, Vec<i32>), TrainError> {
     let mut classes = Labels::new(MAX_CLASSES);
     let mut solver = Vec::new();
     reserve(&mut solver, labels.len(), "the labels")?;
     for (row, &label) in labels.iter().enumerate() {
-        let class = classes.class(label).map_err(|error| TrainError::Label { row: row + 1, error })?;
+        let exact = Labels::exact_in::<T>(label);
+        let class =
+            exact.and_then(|label| classes.class(label)).map_err(|error| TrainError::Label { row: row + 1, error })?;
         // At most MAX_CLASSES = 2¹⁶ classes.
         solver.push(i32::try_from(class).unwrap_or(i32::MAX));
     }

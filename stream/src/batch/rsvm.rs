@@ -87,7 +87,7 @@ pub fn train<T: Real>(
     data: &Dataset<T>,
     config: &RsvmConfig<T>,
 ) -> Result<(ReducedKernelModel<T, Vec<T>>, RsvmSummary), TrainError> {
-    let (classes, labels) = classes(data.labels())?;
+    let (classes, labels) = classes::<T>(data.labels())?;
     let (n, dim, outputs) = (data.len(), data.dim().max(1), classes.outputs());
     let capacity = config.centres.clamp(1, n);
     let working_bytes = working_bytes::<T>(n, dim, capacity, outputs, config.selection);
@@ -96,6 +96,9 @@ pub fn train<T: Real>(
     let mut rng = Rng::seed_from_u64(config.seed);
     let (chosen, mut features) = choose_centres(&points, dim, capacity, config, &mut rng)?;
     let m = chosen.len();
+    if m == 0 {
+        return Err(TrainError::NoCentres);
+    }
     let mut centres = Vec::new();
     reserve(&mut centres, m * dim, "the centres")?;
     for &i in &chosen {
@@ -240,7 +243,7 @@ mod tests {
         for _ in 0..400 {
             let (a, b) = (rng.uniform_in(-1.0, 1.0), rng.uniform_in(-1.0, 1.0));
             let label = if a * b > 0.0 { 1.0 } else { -1.0 };
-            data.push(&Record { label, indices: vec![0, 1], values: vec![a, b], line: 0 });
+            data.push(&Record { label, indices: vec![0, 1], values: vec![a, b], line: 0 }).unwrap();
         }
         let params = kestrel_core::dcd::Params::new().c(10.0).bias(1.0).check().unwrap();
         for selection in [Selection::Irsvm { rms: 0.005 }, Selection::Random] {

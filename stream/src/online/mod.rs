@@ -237,7 +237,10 @@ fn sign_of(labels: &mut crate::labels::Labels, label: f64) -> Result<i32, Error>
 }
 
 /// `labels.class(label)` without keeping a new label: the sign `label` would get.
-fn sign_if_learned(labels: &crate::labels::Labels, label: f64) -> Result<i32, Error> {
+///
+/// A label the model's scalar `T` does not hold exactly is refused: the model stores it.
+fn sign_if_learned<T: kestrel_core::Real>(labels: &crate::labels::Labels, label: f64) -> Result<i32, Error> {
+    crate::labels::Labels::exact_in::<T>(label).map_err(|_| Error::InvalidLabel { row: 0 })?;
     match labels.sign(label) {
         Some(sign) => Ok(sign),
         None if labels.len() < 2 && label.is_finite() => Ok(if labels.is_empty() { 1 } else { -1 }),
@@ -351,11 +354,12 @@ pub(crate) mod tests {
     #[test]
     fn binary_labels_take_the_first_two_seen() {
         let mut labels = binary_labels();
-        assert_eq!(sign_if_learned(&labels, 4.0), Ok(1));
+        assert_eq!(sign_if_learned::<f32>(&labels, 0.1), Err(Error::InvalidLabel { row: 0 }));
+        assert_eq!(sign_if_learned::<f32>(&labels, 4.0), Ok(1));
         assert_eq!(sign_of(&mut labels, 4.0), Ok(1));
-        assert_eq!(sign_if_learned(&labels, 2.0), Ok(-1));
+        assert_eq!(sign_if_learned::<f64>(&labels, 2.0), Ok(-1));
         assert_eq!(sign_of(&mut labels, 2.0), Ok(-1));
-        assert_eq!(sign_if_learned(&labels, 3.0), Err(Error::InvalidLabel { row: 0 }));
+        assert_eq!(sign_if_learned::<f64>(&labels, 3.0), Err(Error::InvalidLabel { row: 0 }));
         assert_eq!(sign_of(&mut labels, 3.0), Err(Error::InvalidLabel { row: 0 }));
         assert_eq!(labels.values(), &[4.0, 2.0]);
     }

@@ -72,7 +72,7 @@ impl<T: Real> Steps for WindowSvm<T> {
     }
 
     fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
-        let sign = super::sign_if_learned(&self.labels, label)?;
+        let sign = super::sign_if_learned::<T>(&self.labels, label)?;
         self.svm.push(Row::Dense(&self.dense), sign, &mut self.rng)?;
         sign_of(&mut self.labels, label)?;
         self.learned += 1;
@@ -114,6 +114,7 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
         let state: SvmState<T> = decode_state(STATE_VERSION, bytes)?;
         expect_same("window", state.svm.window(), self.svm.window())?;
         expect_same("dimension", state.svm.dim(), self.dense.len())?;
+        expect_same("steps per arrival", state.svm.steps_per_arrival(), self.svm.state().steps_per_arrival())?;
         expect_same("at most two labels", state.labels.len() <= 2, true)?;
         let svm = OnlineSvm::from_state_in(state.scalars, *self.svm.params(), state.svm)?;
         self.rng = Rng::from_state(state.rng)?;

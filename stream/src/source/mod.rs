@@ -144,6 +144,20 @@ fn format_from_extension(path: &str) -> Format {
     }
 }
 
+/// Reads records from `input` (bytes in memory, a socket, …), named `name` in messages, as
+/// [`open`] reads a file: in the format given, or detected from the first line; CSV with a
+/// header.
+///
+/// # Errors
+/// [`OpenError`] when the first line cannot be read or is not a valid CSV header.
+pub fn from_reader<R: BufRead + Send + 'static>(
+    input: R,
+    name: &str,
+    options: &Options,
+) -> Result<Box<dyn RecordReader + Send>, OpenError> {
+    from_buffered(input, name, options, true)
+}
+
 /// Builds the reader for a buffered input; detection reads the first line (bounded, as
 /// every line) and replays it.
 fn from_buffered<R: BufRead + Send + 'static>(

@@ -104,6 +104,14 @@ pub enum ReadErrorKind {
     /// A line longer than the reader's limit (it is skipped whole).
     #[error("the line is longer than the limit of {0} bytes")]
     LineTooLong(usize),
+    /// A finite value too large for the scalar the learner runs in.
+    #[error("`{value:e}` is too large for {scalar}")]
+    Overflow {
+        /// The value.
+        value: f64,
+        /// `f32` (or `f64`).
+        scalar: &'static str,
+    },
     /// A feature index past [`MAX_DIM`](crate::limits::MAX_DIM).
     #[error("feature index {0} is past the limit of {max} features", max = crate::limits::MAX_DIM)]
     IndexTooLarge(usize),

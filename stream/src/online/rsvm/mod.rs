@@ -249,7 +249,7 @@ impl<T: Real> Steps for WindowRsvm<T> {
 
     /// Learns the loaded sample.
     fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
-        let sign = sign_if_learned(&self.labels, label)?;
+        let sign = sign_if_learned::<T>(&self.labels, label)?;
         let (settings, dim) = (&self.settings, self.dim);
         match &mut self.phase {
             Phase::Learning(frozen) => frozen.svm.push(Row::Dense(&frozen.features), sign, &mut self.rng)?,

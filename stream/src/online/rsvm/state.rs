@@ -110,6 +110,7 @@ impl<T: Real> WindowRsvm<T> {
                 }
                 expect_same("window", svm.window(), settings.window)?;
                 expect_same("features", svm.dim(), m)?;
+                expect_same("steps per arrival", svm.steps_per_arrival(), settings.steps)?;
                 let svm = OnlineSvm::from_state_in(scalars, settings.params, svm)?;
                 Ok(Phase::Learning(Frozen { centres, factor, svm, features: vec![T::ZERO; m] }))
             }

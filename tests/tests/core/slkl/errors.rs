@@ -216,6 +216,11 @@ fn window_errors<T: Real>() {
     assert_eq!(window.push(&[nan, T::ONE], T::ONE), Err(Error::NonFinite));
     assert_eq!(window.push(&[T::ONE, T::ONE], T::from_f64(f64::NEG_INFINITY)), Err(Error::NonFinite));
     assert_eq!(window.push(&[T::ONE], T::ONE), Err(Error::DimensionMismatch { expected: 2, got: 1 }));
+    // A finite target whose square, summed over the window, would overflow (found by
+    // fuzzing: the push was taken and the steps after it failed).
+    let largest = (T::MAX / T::from_f64(4.0 * 8.0)).sqrt();
+    assert_eq!(window.push(&[T::ONE, T::ONE], largest * T::from_f64(1.01)), Err(Error::NonFinite));
+    assert_eq!(window.push(&[T::ONE, T::ONE], -T::MAX), Err(Error::NonFinite));
     assert_eq!(window.derivatives(4).err(), Some(Error::IndexOutOfRange { index: 4, len: 3 }));
     assert_eq!(window.predict(&[T::ONE, nan]), Err(Error::NonFinite));
     assert_eq!(window_snapshot(&window), before);
