@@ -16,11 +16,6 @@
 //! restore into a fresh learner → the same bytes), and the two copies then stay equal
 //! through the same predict/learn calls; a rejected `learn` changes nothing; a model the
 //! restored learner encodes loads with `model::load`.
-//!
-//! Bounded mode (the default) steps around the bugs recorded in fuzz/README.md: it does not
-//! check that a rejected `WindowSlkl::learn` changes nothing, and it restores into the SVM
-//! learners only states of at most [`MAX_STEPS`] steps per arrival.
-//! `KESTREL_FUZZ_UNBOUNDED=1` lifts both (scripts/fuzz.sh replays the regressions so).
 
 #![no_main]
 
@@ -39,8 +34,6 @@ const WINDOW: usize = 8;
 const DIM: usize = 2;
 const CENTRES: usize = 4;
 const STEPS: usize = 2;
-/// The most steps per arrival a restored SVM state may carry in bounded mode.
-const MAX_STEPS: usize = 64;
 
 fuzz_target!(|data: &[u8]| {
     let mode = data.first().copied().unwrap_or(0);
@@ -68,30 +61,12 @@ fn check_checkpoint(checkpoint: &Checkpoint, mode: u8) {
 
 fn restore_everywhere(state: &[u8], mode: u8) {
     let fed = usize::from(mode & 31);
-    // Bounded mode (fuzz/README.md): `WindowSlkl::learn` is not atomic, so its rejected
-    // learns are not checked; and the SVM states' steps per arrival, which `restore_state`
-    // takes from the bytes unchecked, are bounded.
-    let bounded = !common::unbounded();
-    let fast = |steps: Option<usize>| !bounded || steps.is_none_or(|s| s <= MAX_STEPS);
-    // The steps in a `WindowSvm` state: its `OnlineSvmState` (window, dim, steps, ...) comes
-    // first; in a `WindowRsvm` state while learning, after the rng, the 0/1 flag, the variant
-    // (1), the centres and the factor.
-    type Rsvm<T> = ([u64; 4], bool, u32, Vec<T>, Vec<T>, [usize; 3]);
-    let svm_steps = postcard::from_bytes::<[usize; 3]>(state).ok().map(|s| s[2]);
-    let rsvm32 = postcard::from_bytes::<Rsvm<f32>>(state).ok().and_then(|s| (s.2 == 1).then_some(s.5[2]));
-    let rsvm64 = postcard::from_bytes::<Rsvm<f64>>(state).ok().and_then(|s| (s.2 == 1).then_some(s.5[2]));
-    if fast(svm_steps) {
-        restores(state, fed, true, || Box::new(window_svm::<f32>()));
-        restores(state, fed, true, || Box::new(window_svm::<f64>()));
-    }
-    restores(state, fed, !bounded, || Box::new(window_slkl::<f32>()));
-    restores(state, fed, !bounded, || Box::new(window_slkl::<f64>()));
-    if fast(rsvm32) {
-        restores(state, fed, true, || Box::new(window_rsvm::<f32>()));
-    }
-    if fast(rsvm64) {
-        restores(state, fed, true, || Box::new(window_rsvm::<f64>()));
-    }
+    restores(state, fed, || Box::new(window_svm::<f32>()));
+    restores(state, fed, || Box::new(window_svm::<f64>()));
+    restores(state, fed, || Box::new(window_slkl::<f32>()));
+    restores(state, fed, || Box::new(window_slkl::<f64>()));
+    restores(state, fed, || Box::new(window_rsvm::<f32>()));
+    restores(state, fed, || Box::new(window_rsvm::<f64>()));
 }
 
 fn window_svm<T: Real>() -> WindowSvm<T> {
@@ -101,7 +76,7 @@ fn window_svm<T: Real>() -> WindowSvm<T> {
 fn window_slkl<T: Real>() -> WindowSlkl<T> {
     let kernel = Kernel::rbf(T::from_f64(0.5)).expect("gamma 0.5");
     let params = slkl::Params::new().kernel(kernel).nu(T::from_f64(0.01)).seed(1).check().expect("valid");
-    WindowSlkl::new(WINDOW, DIM, CENTRES, params, STEPS)
+    WindowSlkl::new(WINDOW, DIM, CENTRES, params, STEPS).expect("a valid configuration")
 }
 
 fn window_rsvm<T: Real>() -> WindowRsvm<T> {
@@ -146,9 +121,8 @@ fn saved(learner: &dyn OnlineLearner) -> Vec<u8> {
     learner.save_state().expect("a learner's state encodes")
 }
 
-/// Restores `state` into a learner fed `fed` samples, then checks as described above
-/// (that a rejected `learn` changes nothing only when `atomic`).
-fn restores(state: &[u8], fed: usize, atomic: bool, new: impl Fn() -> Box<dyn OnlineLearner>) {
+/// Restores `state` into a learner fed `fed` samples, then checks as described above.
+fn restores(state: &[u8], fed: usize, new: impl Fn() -> Box<dyn OnlineLearner>) {
     let mut a = new();
     for i in 0..fed {
         let _ = a.learn(&sample(i));
@@ -166,7 +140,7 @@ fn restores(state: &[u8], fed: usize, atomic: bool, new: impl Fn() -> Box<dyn On
         for learner in [&mut a, &mut b] {
             let _ = learner.predict(record);
             let before = saved(learner.as_ref());
-            if learner.learn(record).is_err() && atomic {
+            if learner.learn(record).is_err() {
                 assert_eq!(saved(learner.as_ref()), before, "a rejected learn changed the learner");
             }
         }

@@ -4,11 +4,15 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, Cursor, Read};
+use std::io::Cursor;
 
-use crc::{CRC_32_ISO_HDLC, Crc};
-use kestrel_stream::checkpoint::{FORMAT_VERSION, MAGIC};
-use kestrel_stream::source::{CsvReader, Format, LibSvmReader, ReadError, Record, RecordReader};
+use kestrel_core::frame;
+use kestrel_stream::checkpoint::FORMAT;
+use kestrel_stream::source::{self, Format, Options, ReadError, Record, RecordReader};
+
+/// The longest line the readers take in the targets: short, so that the fuzzer reaches
+/// the line cap.
+pub const MAX_LINE_BYTES: usize = 1024;
 
 /// Invariants of a record a reader accepted (stream/src/source/record.rs).
 pub fn check_record(r: &Record) {
@@ -55,40 +59,20 @@ pub fn drain(reader: &mut dyn RecordReader, len: usize) {
 }
 
 /// The reader `kestrel train`/`predict` build for a file of these bytes with `--format csv`
-/// or `libsvm` (`source::open` → `from_buffered`, which is private): the first line is read
-/// as UTF-8 and replayed in front of the rest. `None` where the CLI fails to open the input
-/// (the first line is not UTF-8, a bad CSV header).
-pub fn open_bytes<'a>(
-    bytes: &'a [u8],
-    format: Format,
-    label_column: Option<&str>,
-) -> Option<Box<dyn RecordReader + 'a>> {
-    let mut input = bytes;
-    let mut first = String::new();
-    input.read_line(&mut first).ok()?;
-    let replay = Cursor::new(first.into_bytes()).chain(input);
-    Some(match format {
-        Format::Csv => Box::new(CsvReader::with_header(replay, "fuzz.csv", label_column).ok()?),
-        Format::LibSvm | Format::Auto => Box::new(LibSvmReader::new(replay, "fuzz.svm", 1)),
-    })
+/// or `libsvm` (`source::from_reader`, what `source::open` does with a file). `None` where
+/// the CLI fails to open the input (a bad CSV header).
+pub fn open_bytes(bytes: &[u8], format: Format, label_column: Option<&str>) -> Option<Box<dyn RecordReader + Send>> {
+    let options =
+        Options { format, label_column: label_column.map(str::to_string), max_line_bytes: MAX_LINE_BYTES };
+    let name = if format == Format::Csv { "fuzz.csv" } else { "fuzz.svm" };
+    source::from_reader(Cursor::new(bytes.to_vec()), name, &options).ok()
 }
 
-/// `payload` in a well-formed checkpoint frame: magic, version, length, CRC-32
-/// (stream/src/checkpoint.rs), so that a fuzzed payload reaches the postcard decoder.
+/// `payload` in a well-formed checkpoint frame (the core's frame with the checkpoint's
+/// magic and version, and its CRC-32), so that a fuzzed payload reaches the postcard decoder.
 pub fn checkpoint_frame(payload: &[u8]) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(payload.len() + 18);
-    bytes.extend_from_slice(&MAGIC);
-    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(payload);
-    let crc = Crc::<u32>::new(&CRC_32_ISO_HDLC).checksum(&bytes);
-    bytes.extend_from_slice(&crc.to_le_bytes());
+    let mut bytes = vec![0u8; frame::framed_len(payload.len())];
+    frame::payload_mut(&mut bytes).copy_from_slice(payload);
+    FORMAT.seal([0, 0], payload.len(), &mut bytes).expect("a buffer of the frame's length");
     bytes
-}
-
-/// `true` when `KESTREL_FUZZ_UNBOUNDED` is set: the targets then drop the bounds they put on
-/// their inputs to step around bugs already recorded in fuzz/README.md (to check the fixes).
-pub fn unbounded() -> bool {
-    static UNBOUNDED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *UNBOUNDED.get_or_init(|| std::env::var_os("KESTREL_FUZZ_UNBOUNDED").is_some())
 }

@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&mode, text)) = data.split_first() else { return };
     if mode & 0x80 == 0 {
         let label_column = (mode & 1 == 1).then_some("y");
-        match CsvReader::with_header(text, "fuzz.csv", label_column) {
+        match CsvReader::with_header(text, "fuzz.csv", label_column, common::MAX_LINE_BYTES) {
             Ok(mut reader) => {
                 let dim = reader.dim_hint().expect("a header states the dimension");
                 assert!(dim >= 1, "a header has a label and at least one feature");
@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
         }
     } else {
         let fields = usize::from(mode & 7) + 1;
-        let mut reader = CsvReader::without_header(text, "serial", fields);
+        let mut reader = CsvReader::without_header(text, "serial", fields, common::MAX_LINE_BYTES);
         common::drain(&mut reader, text.len());
     }
 });

@@ -27,6 +27,6 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    let mut reader = LibSvmReader::new(data, "fuzz.svm", 1);
+    let mut reader = LibSvmReader::new(data, "fuzz.svm", common::MAX_LINE_BYTES);
     common::drain(&mut reader, data.len());
 });

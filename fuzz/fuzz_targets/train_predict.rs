@@ -2,35 +2,31 @@
 //!
 //! The first [`FLAGS`] bytes choose the flags (each clamped to a small range so that one
 //! execution stays fast), the rest is the file. The path is the CLI's
-//! (stream/src/commands.rs `train_in`, `train_svm`/`train_slkl`/`train_rsvm`, `predict`)
-//! through the stream crate's library: the reader `source::open` builds for `--format csv`
-//! or `libsvm` → `Dataset::read` with `--on-error skip` → `--window` → `linear::train`,
-//! `slkl::train` or `rsvm::train` → the model file bytes → `model::load` → a prediction
-//! for every record of the file.
+//! (stream/src/bin/kestrel/commands.rs `train_in`, `train_svm`/`train_slkl`/`train_rsvm`,
+//! `predict`) through the stream crate's library: the reader `source::from_reader` builds
+//! for `--format csv` or `libsvm` → `Dataset::read` with `--on-error skip` → `--window` →
+//! `batch::linear::train`, `batch::slkl::train` or `batch::rsvm::train` → `model::to_bytes`
+//! → `model::load` → a prediction for every record of the file.
+//!
+//! Training always runs under `--budget` (256 B to 256 MiB, from the flags): the budget is
+//! checked before anything is allocated, so a data set of 2²⁴ features is refused rather
+//! than allocated — as a user who sets `--budget` sees it — and libFuzzer's malloc limit
+//! is not mistaken for a bug.
 //!
 //! Checks: no panic, no allocation over the rss limit; a model that trains encodes and
 //! loads, with the data set's dimension, and was trained on values its scalar holds; it
 //! predicts a finite value for every readable row, or refuses one cleanly whose features lie
 //! past its dimension or overflow its scalar; a classifier predicts labels seen in training.
-//!
-//! Bounded mode (the default) steps around the bugs recorded in fuzz/README.md so that the
-//! fuzzer gets past them, by training only on data sets of at most [`MAX_DIM`] features and
-//! [`MAX_CELLS`] dense cells, whose values and labels the scalar holds (finite; a
-//! classifier's labels exactly), and, for a classifier with classes `0..k`, of at most
-//! [`MAX_CLASSES`] classes each with a row; and by clamping one flag ([`Flags::bound`]).
-//! `KESTREL_FUZZ_UNBOUNDED=1` lifts the bounds (to check the fixes; scripts/fuzz.sh replays
-//! the regressions so).
 
 #![no_main]
 
-use kestrel_core::dcd::{self, Loss};
-use kestrel_core::reduced_set::ReducedKernelModel;
 use kestrel_core::{Kernel, Real, slkl};
+use kestrel_core::dcd::{self, Loss};
+use kestrel_stream::batch::linear;
+use kestrel_stream::batch::rsvm::{self, RsvmConfig, Selection};
+use kestrel_stream::batch::slkl::{self as slkl_train, SlklConfig};
 use kestrel_stream::dataset::{Dataset, OnError};
-use kestrel_stream::linear::{self, LabelMap};
 use kestrel_stream::model;
-use kestrel_stream::rsvm::{self, RsvmConfig, Selection};
-use kestrel_stream::slkl::{self as slkl_train, SlklConfig};
 use kestrel_stream::source::{Format, Record};
 use libfuzzer_sys::fuzz_target;
 
@@ -38,12 +34,6 @@ mod common;
 
 /// Bytes of flags before the data file.
 const FLAGS: usize = 14;
-
-/// Bounds on the data set the harness trains on in bounded mode: features, dense cells
-/// `n·d`, classes.
-const MAX_DIM: usize = 1024;
-const MAX_CELLS: usize = 1 << 20;
-const MAX_CLASSES: usize = 64;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Learner {
@@ -75,7 +65,7 @@ struct Flags {
     delta: Option<f64>,
     raw_features: bool,
     seed: u64,
-    budget: Option<usize>,
+    budget: usize,
 }
 
 impl Flags {
@@ -97,22 +87,13 @@ impl Flags {
             window: (b[5] != 0).then(|| usize::from(b[5] % 64)),
             c: power(b[2]),
             hinge: bit(2),
-            bias: [1.0, 0.0, 0.5, 2.0, 10.0, -1.0][usize::from(b[6] % 6)],
+            bias: [1.0, 0.0, 0.5, 2.0, 10.0, 0.25][usize::from(b[6] % 6)],
             eps: [None, Some(0.1), Some(0.01), Some(1e-3), Some(1.0)][usize::from(b[8] % 5)],
             random_selection: bit(3),
             delta: [None, Some(0.05), Some(0.005), Some(5e-4), Some(0.5)][usize::from(b[11] % 5)],
             raw_features: bit(4),
             seed: u64::from(b[7]),
-            budget: (b[13] != 0).then(|| 1usize << (8 + b[13] % 20)),
-        }
-    }
-
-    /// The flags of bounded mode: the reduced-kernel SVM whitens IRSVM's centres only with
-    /// the RBF kernel (with another, IRSVM can select no centre and `rsvm::train` panics, see
-    /// fuzz/README.md; the RBF kernel's diagonal is 1, so it always selects one).
-    fn bound(&mut self) {
-        if self.learner == Learner::Rsvm && !self.random_selection && !self.raw_features {
-            self.kernel = 0;
+            budget: 1usize << (8 + b[13] % 21),
         }
     }
 
@@ -126,7 +107,7 @@ impl Flags {
         }
     }
 
-    /// `svm_params` of commands.rs.
+    /// `SvmArgs::params` of args.rs.
     fn svm_params<T: Real>(&self) -> Option<dcd::ValidParams<T>> {
         let loss = if self.hinge { Loss::Hinge } else { Loss::SquaredHinge };
         let params = dcd::Params::new().loss(loss).c(T::from_f64(self.c)).bias(T::from_f64(self.bias));
@@ -136,10 +117,7 @@ impl Flags {
 
 fuzz_target!(|data: &[u8]| {
     let Some((prefix, file)) = data.split_first_chunk::<FLAGS>() else { return };
-    let mut flags = Flags::parse(prefix);
-    if !common::unbounded() {
-        flags.bound();
-    }
+    let flags = Flags::parse(prefix);
     if flags.f32 { train_predict::<f32>(&flags, file) } else { train_predict::<f64>(&flags, file) }
 });
 
@@ -148,9 +126,6 @@ fn train_predict<T: Real>(flags: &Flags, file: &[u8]) {
     let mut data = Dataset::<T>::read(reader.as_mut(), OnError::Skip, common::check_error).expect("skip never stops");
     if let Some(window) = flags.window {
         data = data.last(window);
-    }
-    if !common::unbounded() && !within_bounds(&data, flags.learner) {
-        return;
     }
     let Some(bytes) = (match flags.learner {
         Learner::Svm => train_svm(flags, &data),
@@ -189,34 +164,10 @@ fn train_predict<T: Real>(flags: &Flags, file: &[u8]) {
     panic!("the reader did not end");
 }
 
-/// The data set is within the bounds of bounded mode (see the module docs).
-fn within_bounds<T: Real>(data: &Dataset<T>, learner: Learner) -> bool {
-    let held = |l: f64| T::from_f64(l).is_finite() && (learner == Learner::Slkl || T::from_f64(l).to_f64() == l);
-    let small = data.dim() <= MAX_DIM
-        && data.len().saturating_mul(data.dim()) <= MAX_CELLS
-        && data.csr().2.iter().all(|v| v.is_finite())
-        && data.labels().iter().all(|&l| held(l));
-    match LabelMap::of(data.labels()) {
-        Ok(LabelMap::Classes(k)) if learner != Learner::Slkl => {
-            let mut present = vec![false; k.min(MAX_CLASSES + 1)];
-            for &label in data.labels() {
-                if let Some(seen) = present.get_mut(label as usize) {
-                    *seen = true;
-                }
-            }
-            small && k <= MAX_CLASSES && present.iter().all(|&p| p)
-        }
-        _ => small,
-    }
-}
-
 /// `train_svm` of commands.rs: the model file bytes, `None` where the CLI reports an error.
 fn train_svm<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
-    let (model, _) = linear::train(data, flags.svm_params()?, flags.seed, flags.budget).ok()?;
-    let mut bytes = vec![0u8; 64 + 16 * (model.dim() + 1) * model.outputs()];
-    let len = model.encode(&mut bytes).expect("a trained linear model encodes");
-    bytes.truncate(len);
-    Some(bytes)
+    let (model, _) = linear::train(data, flags.svm_params()?, flags.seed, Some(flags.budget)).ok()?;
+    Some(model::to_bytes(&model).expect("a trained linear model encodes"))
 }
 
 /// `train_slkl` of commands.rs.
@@ -233,10 +184,10 @@ fn train_slkl<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
         params: params.check().ok()?,
         candidates: flags.centers,
         max_active: flags.max_active.unwrap_or(flags.centers),
-        budget: flags.budget,
+        budget: Some(flags.budget),
     };
     let (model, _) = slkl_train::train(data, &config).ok()?;
-    Some(slkl_train::encode(&model).expect("a trained SLKL model encodes"))
+    Some(model::to_bytes(&model).expect("a trained SLKL model encodes"))
 }
 
 /// `train_rsvm` of commands.rs.
@@ -250,14 +201,8 @@ fn train_rsvm<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
         whiten: !flags.raw_features,
         params: flags.svm_params()?,
         seed: flags.seed,
+        budget: Some(flags.budget),
     };
-    let (model, summary) = rsvm::train(data, &config).ok()?;
-    if flags.budget.is_some_and(|budget| summary.working_bytes + data.bytes() > budget) {
-        return None;
-    }
-    let scalars = ReducedKernelModel::storage_len(model.dim(), model.centres_len(), model.outputs());
-    let mut bytes = vec![0u8; 64 + 10 * scalars * size_of::<T>()];
-    let len = model.encode(&mut bytes).expect("a trained reduced-kernel model encodes");
-    bytes.truncate(len);
-    Some(bytes)
+    let (model, _) = rsvm::train(data, &config).ok()?;
+    Some(model::to_bytes(&model).expect("a trained reduced-kernel model encodes"))
 }
