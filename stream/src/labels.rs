@@ -114,18 +114,32 @@ impl Labels {
     /// # Errors
     /// [`LabelError`] for a non-finite label or a new one past the limit; nothing changes then.
     pub fn class(&mut self, label: f64) -> Result<usize, LabelError> {
+        let class = self.next_class(label)?;
+        if class == self.values.len() {
+            self.index.insert(key(label), class);
+            self.values.push(label);
+        }
+        Ok(class)
+    }
+
+    /// The class [`class`](Self::class) would give `label`, without adding it.
+    ///
+    /// # Errors
+    /// As [`class`](Self::class).
+    pub fn next_class(&self, label: f64) -> Result<usize, LabelError> {
         if !label.is_finite() {
             return Err(LabelError::NonFinite(label));
         }
-        if let Some(&class) = self.index.get(&key(label)) {
-            return Ok(class);
+        match self.index.get(&key(label)) {
+            Some(&class) => Ok(class),
+            None if self.values.len() >= self.limit => Err(LabelError::TooMany { label, limit: self.limit }),
+            None => Ok(self.values.len()),
         }
-        if self.values.len() >= self.limit {
-            return Err(LabelError::TooMany { label, limit: self.limit });
-        }
-        self.index.insert(key(label), self.values.len());
-        self.values.push(label);
-        Ok(self.values.len() - 1)
+    }
+
+    /// The most classes these labels take.
+    pub fn limit(&self) -> usize {
+        self.limit
     }
 
     /// `label` when a model in scalar `T` stores it exactly (all labels in `f64`; integers

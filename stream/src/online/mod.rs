@@ -240,12 +240,9 @@ fn sign_of(labels: &mut crate::labels::Labels, label: f64) -> Result<i32, Error>
 ///
 /// A label the model's scalar `T` does not hold exactly is refused: the model stores it.
 fn sign_if_learned<T: kestrel_core::Real>(labels: &crate::labels::Labels, label: f64) -> Result<i32, Error> {
-    crate::labels::Labels::exact_in::<T>(label).map_err(|_| Error::InvalidLabel { row: 0 })?;
-    match labels.sign(label) {
-        Some(sign) => Ok(sign),
-        None if labels.len() < 2 && label.is_finite() => Ok(if labels.is_empty() { 1 } else { -1 }),
-        None => Err(Error::InvalidLabel { row: 0 }),
-    }
+    let exact = crate::labels::Labels::exact_in::<T>(label);
+    let class = exact.and_then(|label| labels.next_class(label)).map_err(|_| Error::InvalidLabel { row: 0 })?;
+    Ok(if class == 0 { 1 } else { -1 })
 }
 
 /// Prequential metrics: cumulative and over the last report period.
@@ -362,6 +359,9 @@ pub(crate) mod tests {
         assert_eq!(sign_if_learned::<f64>(&labels, 3.0), Err(Error::InvalidLabel { row: 0 }));
         assert_eq!(sign_of(&mut labels, 3.0), Err(Error::InvalidLabel { row: 0 }));
         assert_eq!(labels.values(), &[4.0, 2.0]);
+        // Labels that take no class (a restored state said so) refuse before any change.
+        let none = crate::labels::Labels::new(0);
+        assert_eq!(sign_if_learned::<f64>(&none, 1.0), Err(Error::InvalidLabel { row: 0 }));
     }
 
     #[test]

@@ -115,7 +115,7 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
         expect_same("window", state.svm.window(), self.svm.window())?;
         expect_same("dimension", state.svm.dim(), self.dense.len())?;
         expect_same("steps per arrival", state.svm.steps_per_arrival(), self.svm.state().steps_per_arrival())?;
-        expect_same("at most two labels", state.labels.len() <= 2, true)?;
+        expect_same("label classes", state.labels.limit(), self.labels.limit())?;
         let svm = OnlineSvm::from_state_in(state.scalars, *self.svm.params(), state.svm)?;
         self.rng = Rng::from_state(state.rng)?;
         self.svm = svm;

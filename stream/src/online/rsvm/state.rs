@@ -60,7 +60,7 @@ impl<T: Real> WindowRsvm<T> {
     /// Replaces the state with `state` after checking it; unchanged on error.
     pub(super) fn restore(&mut self, state: RsvmState<T>) -> Result<(), StateError> {
         let rng = Rng::from_state(state.rng)?;
-        expect_same("at most two labels", state.labels.len() <= 2, true)?;
+        expect_same("label classes", state.labels.limit(), self.labels.limit())?;
         self.phase = self.restore_phase(state.phase)?;
         self.rng = rng;
         self.labels = state.labels;
