@@ -150,6 +150,9 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
         let mut engine = Engine::new(&dims, params, m)?;
         let mean = compensated_sum(y.iter().copied()) / T::from_f64(n as f64);
         let data = Data { x, y, dim: d, mean };
+        // What the buffers held before must not reach the learner (see `SlklWindow::new_in`).
+        scalars.as_mut().iter_mut().take(dims.batch_scalars()).for_each(|v| *v = T::ZERO);
+        indices.as_mut().iter_mut().take(dims.indices()).for_each(|i| *i = 0);
         let mut parts = dims.split(scalars.as_mut());
         let mut idx = dims.split_indices(indices.as_mut());
         let centres = parts.centres.get_mut(..m * d).unwrap_or_default();

@@ -118,6 +118,10 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
             return Err(Error::CapacityExceeded { needed: m, capacity: dims.candidates() });
         }
         let mut engine = Engine::new(&dims, params, m)?;
+        // Whatever the buffers held before (a learner that used them) must not reach the
+        // new one: its state, and so a checkpoint of it, depends on its samples alone.
+        scalars.as_mut().iter_mut().take(dims.window_scalars()).for_each(|v| *v = T::ZERO);
+        indices.as_mut().iter_mut().take(dims.indices()).for_each(|i| *i = 0);
         let (mut parts, mut idx, _, _) = split(&dims, scalars.as_mut(), indices.as_mut());
         parts.centres[..centres.len()].copy_from_slice(centres);
         let data = Data { x: &[], y: &[], dim: dims.dim(), mean: T::ZERO };
@@ -407,5 +411,31 @@ mod tests {
     gen_tests! {
         ring_order_and_mean_f32: f32,
         ring_order_and_mean_f64: f64,
+    }
+
+    /// Buffers a previous learner used hold other values: the new learner must not see
+    /// them (found by fuzzing the checkpoints: a restored stream diverged from its copy).
+    #[test]
+    fn a_learner_in_used_buffers_is_the_learner_in_fresh_ones() {
+        let dims = Dims::new(4, 1, 2, 2);
+        let params = Params::new().check().unwrap();
+        let build = |fill: f64, index: usize| {
+            SlklWindow::new_in(
+                vec![fill; dims.window_scalars()],
+                vec![index; dims.indices()],
+                dims,
+                params,
+                &[0.0, 1.0],
+            )
+            .unwrap()
+        };
+        let (mut fresh, mut used) = (build(0.0, 0), build(3.5, 1));
+        for t in 0..7 {
+            for w in [&mut fresh, &mut used] {
+                w.push(&[t as f64 * 0.3], (t as f64).sin()).unwrap();
+                w.step().unwrap();
+            }
+        }
+        assert_eq!((fresh.storage(), fresh.state()), (used.storage(), used.state()));
     }
 }
