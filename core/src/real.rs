@@ -171,6 +171,11 @@ impl Real for f32 {
     }
 }
 
+/// `value`, or `NonFinite` for NaN/∞ (a result that overflowed).
+pub(crate) fn finite<T: Real>(value: T) -> Result<T, crate::Error> {
+    if value.is_finite() { Ok(value) } else { Err(crate::Error::NonFinite) }
+}
+
 /// `Ok` when every value of `xs` is finite, `Err(NonFinite)` otherwise.
 pub(crate) fn check_finite<T: Real>(xs: &[T]) -> Result<(), crate::Error> {
     if xs.iter().all(|x| x.is_finite()) { Ok(()) } else { Err(crate::Error::NonFinite) }

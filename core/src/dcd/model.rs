@@ -16,6 +16,7 @@ use serde::de::DeserializeSeed;
 
 use super::rows::Row;
 use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed, u32_field};
+use crate::real::finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
 
@@ -131,7 +132,8 @@ impl<T: Real, S: Storage<T>> LinearModel<T, S> {
         let out_of_range = Error::IndexOutOfRange { index: c, len: self.outputs };
         let w = self.parts().0.chunks_exact(self.dim + 1).nth(c).ok_or(out_of_range)?;
         let (&w_b, w) = w.split_last().ok_or(out_of_range)?;
-        Ok(row.dot(w) + w_b * self.bias)
+        // Finite features can overflow the dot product: no decision then.
+        finite(row.dot(w) + w_b * self.bias)
     }
 
     /// The predicted label: by the sign of the decision value for a binary model (0 counts
@@ -302,6 +304,8 @@ mod tests {
         let m = model();
         assert_eq!(m.predict(Row::Dense(&[1.0])), Err(Error::DimensionMismatch { expected: 2, got: 1 }));
         assert_eq!(m.predict(Row::Dense(&[f64::NAN, 1.0])), Err(Error::NonFinite));
+        // Finite features whose decision value overflows: no prediction.
+        assert_eq!(m.predict(Row::Dense(&[f64::MAX, f64::MAX])), Err(Error::NonFinite));
         assert_eq!(m.decision(3, Row::Dense(&[1.0, 1.0])), Err(Error::IndexOutOfRange { index: 3, len: 3 }));
     }
 }

@@ -23,7 +23,7 @@ use crate::error::check_len;
 use crate::kernel::KernelKind;
 use crate::linalg::{Triangle, check_triangle, solve_lower_transposed};
 use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed, u32_field};
-use crate::real::check_finite;
+use crate::real::{check_finite, finite};
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Kernel, Real};
 
@@ -221,7 +221,8 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
                 }
             }
         }
-        Ok(())
+        // A finite x far from the centres can overflow a kernel value: no decision then.
+        check_finite(out)
     }
 
     /// The predicted label (sign for one output, 0 counting as positive; argmax otherwise).
@@ -247,6 +248,7 @@ impl<T: Real, S: Storage<T>> ReducedKernelModel<T, S> {
                     .chunks_exact(self.dim)
                     .zip(u)
                     .fold(b, |acc, (centre, &uj)| acc + uj * self.kernel.eval_prefix(x, centre));
+                let value = finite(value)?;
                 if c == 0 || value > best.1 {
                     best = (c, value);
                 }

@@ -1,7 +1,7 @@
 //! The batch SLKL learner (Algorithm 2 with the corrections of the module docs).
 
 use crate::error::check_len;
-use crate::real::check_finite;
+use crate::real::{check_finite, finite};
 use crate::storage::Storage;
 use crate::{Error, Kernel, Real, Rng};
 
@@ -314,7 +314,8 @@ impl<'d, T: Real, S: Storage<T>, I: Storage<usize>> Slkl<'d, T, S, I> {
         check_len(self.dims.dim(), x.len())?;
         check_finite(x)?;
         let region = |r| self.scalars.as_ref().get(self.dims.region(r)).unwrap_or_default();
-        Ok(self.mean + self.engine.predict_centred(region(Region::Centres), region(Region::Z), self.active(), x))
+        // A finite x far from the centres can overflow a kernel value: no prediction then.
+        finite(self.mean + self.engine.predict_centred(region(Region::Centres), region(Region::Z), self.active(), x))
     }
 
     /// The model (`m0` centres, weights, mean) in `storage` of at least

@@ -15,7 +15,7 @@ use serde::de::DeserializeSeed;
 use crate::error::check_len;
 use crate::kernel::KernelKind;
 use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed, u32_field};
-use crate::real::check_finite;
+use crate::real::{check_finite, finite};
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Kernel, Real};
 
@@ -128,7 +128,8 @@ impl<T: Real, S: Storage<T>> Predictor<T, S> {
             .iter()
             .zip(self.centres().chunks_exact(self.dim))
             .fold(T::ZERO, |acc, (&w, s)| acc + w * self.kernel.eval_prefix(x, s));
-        Ok(self.mean + f)
+        // A finite x far from the centres can overflow a kernel value: no prediction then.
+        finite(self.mean + f)
     }
 
     /// Number of centres `m0`.
@@ -274,6 +275,16 @@ mod tests {
         assert!(matches!(Predictor::<f64, _>::decode_in(&buf[..n], [0.0f64; 6]), Err(Error::Model(_))));
         buf[n - 6] ^= 0x40;
         assert!(matches!(Predictor::<f32, _>::decode_in(&buf[..n], [0.0f32; 6]), Err(Error::Model(_))));
+    }
+
+    /// A finite point far from the centres overflows a polynomial kernel value: an error,
+    /// not an infinite prediction (found by fuzzing `train` → `predict`).
+    #[test]
+    fn an_overflowing_kernel_value_is_no_prediction() {
+        let kernel = Kernel::polynomial(2, 1.0, 0.5).unwrap();
+        let model = Predictor::from_parts_in([0.0f64; 3], kernel, 2, 0.0, &[1.0, 1.0], &[0.25]).unwrap();
+        assert!(model.predict(&[1.0, 2.0]).unwrap().is_finite());
+        assert_eq!(model.predict(&[-1e308, 1.0]), Err(Error::NonFinite));
     }
 
     fn encodes_in_exactly_encoded_len<T: Real, S: Storage<T>>(m: &Predictor<T, S>) {

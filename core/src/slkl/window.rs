@@ -26,7 +26,7 @@
 )]
 
 use crate::error::check_len;
-use crate::real::check_finite;
+use crate::real::{check_finite, finite};
 use crate::storage::Storage;
 use crate::{Error, Real};
 
@@ -276,7 +276,8 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         let centres = &buf[self.dims.region(Region::Centres)];
         let z = &buf[self.dims.region(Region::Z)];
         let active = &self.indices.as_ref()[..self.engine.set.len];
-        Ok(self.mean + self.engine.predict_centred(centres, z, active, x))
+        // A finite x far from the centres can overflow a kernel value: no prediction then.
+        finite(self.mean + self.engine.predict_centred(centres, z, active, x))
     }
 
     /// The model of the current window in `storage`; see [`Slkl::predictor_in`].
