@@ -267,11 +267,12 @@ impl Prequential {
     pub fn record(&mut self, prediction: f64, truth: f64) {
         let error = prediction - truth;
         let correct = usize::from(prediction == truth);
-        self.n += 1;
-        self.correct += correct;
+        // Saturating: the counters may come from a checkpoint.
+        self.n = self.n.saturating_add(1);
+        self.correct = self.correct.saturating_add(correct);
         self.squared += error * error;
-        self.period_n += 1;
-        self.period_correct += correct;
+        self.period_n = self.period_n.saturating_add(1);
+        self.period_correct = self.period_correct.saturating_add(correct);
         self.period_squared += error * error;
     }
 

@@ -75,7 +75,8 @@ impl<T: Real> Steps for WindowSvm<T> {
         let sign = super::sign_if_learned::<T>(&self.labels, label)?;
         self.svm.push(Row::Dense(&self.dense), sign, &mut self.rng)?;
         sign_of(&mut self.labels, label)?;
-        self.learned += 1;
+        // Saturating: the count may come from a checkpoint (found by fuzzing).
+        self.learned = self.learned.saturating_add(1);
         Ok(())
     }
 }
@@ -170,6 +171,19 @@ mod tests {
             WindowSvm::<f64>::new(0, 2, params, 1, 1).err(),
             Some(BuildError::Core(Error::InvalidParam { name: "window" }))
         );
+    }
+
+    /// A count read from a checkpoint at its limit saturates (found by fuzzing: it overflowed).
+    #[test]
+    fn a_restored_count_at_its_limit_saturates() {
+        let mut a = svm(50);
+        let records = stream(11);
+        prequential(&mut a, &records[..10], 0);
+        let mut state: SvmState<f64> = decode_state(STATE_VERSION, &a.save_state().unwrap()).unwrap();
+        state.learned = u64::MAX;
+        let mut b = svm(50);
+        b.restore_state(&encode_state(STATE_VERSION, &state).unwrap()).unwrap();
+        assert_eq!(b.learn(&records[10]), Ok(()));
     }
 
     #[test]

@@ -94,8 +94,9 @@ impl Session<'_> {
 
     /// A bad row under `--on-error skip`: counted, reported, consumed.
     fn skip(&mut self, progress: &ProgressBar, message: String) {
-        self.skipped += 1;
-        self.rows += 1;
+        // Saturating: the counters may come from a checkpoint.
+        self.skipped = self.skipped.saturating_add(1);
+        self.rows = self.rows.saturating_add(1);
         progress.suspend(|| eprintln!("kestrel: skipped {message}"));
     }
 
@@ -162,8 +163,8 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
                     if let Some(p) = prediction {
                         session.metrics.record(p, record.label);
                     }
-                    session.rows += 1;
-                    session.seen += 1;
+                    session.rows = session.rows.saturating_add(1);
+                    session.seen = session.seen.saturating_add(1);
                     progress.inc(1);
                     report(&mut session, &progress);
                 }
