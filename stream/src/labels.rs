@@ -162,7 +162,12 @@ impl Labels {
 
     /// The solver's `±1` for `label` in a binary problem: `+1` for the first class.
     pub fn sign(&self, label: f64) -> Option<i32> {
-        self.find(label).map(|class| if class == 0 { 1 } else { -1 })
+        self.find(label).map(Self::sign_of_class)
+    }
+
+    /// The solver's `±1` for class `class` of a binary problem: `+1` for the first class.
+    pub fn sign_of_class(class: usize) -> i32 {
+        if class == 0 { 1 } else { -1 }
     }
 
     /// The label of the solver's `±1` in a binary problem (the first class's label while

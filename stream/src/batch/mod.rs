@@ -81,7 +81,7 @@ pub(crate) fn classes<T: Real>(labels: &[f64]) -> Result<(Labels, Vec<i32>), Tra
     match classes.values() {
         [] => return Err(TrainError::Empty),
         [single] => return Err(TrainError::SingleClass(*single)),
-        [_, _] => solver.iter_mut().for_each(|class| *class = if *class == 0 { 1 } else { -1 }),
+        [_, _] => solver.iter_mut().for_each(|class| *class = Labels::sign_of_class(usize::from(*class != 0))),
         _ => {}
     }
     Ok((classes, solver))

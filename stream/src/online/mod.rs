@@ -233,7 +233,7 @@ fn binary_labels() -> crate::labels::Labels {
 /// on error.
 fn sign_of(labels: &mut crate::labels::Labels, label: f64) -> Result<i32, Error> {
     let class = labels.class(label).map_err(|_| Error::InvalidLabel { row: 0 })?;
-    Ok(if class == 0 { 1 } else { -1 })
+    Ok(crate::labels::Labels::sign_of_class(class))
 }
 
 /// `labels.class(label)` without keeping a new label: the sign `label` would get.
@@ -242,7 +242,7 @@ fn sign_of(labels: &mut crate::labels::Labels, label: f64) -> Result<i32, Error>
 fn sign_if_learned<T: kestrel_core::Real>(labels: &crate::labels::Labels, label: f64) -> Result<i32, Error> {
     let exact = crate::labels::Labels::exact_in::<T>(label);
     let class = exact.and_then(|label| labels.next_class(label)).map_err(|_| Error::InvalidLabel { row: 0 })?;
-    Ok(if class == 0 { 1 } else { -1 })
+    Ok(crate::labels::Labels::sign_of_class(class))
 }
 
 /// Prequential metrics: cumulative and over the last report period.
