@@ -157,8 +157,13 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
     /// shrinking pool.
     ///
     /// # Errors
-    /// `DimensionMismatch` when `x.len() ≠ dim`; `NonFinite` for NaN/∞ in `x` or `y` (or
-    /// a kernel value that overflows). The learner is unchanged on error.
+    /// `DimensionMismatch` when `x.len() ≠ dim`; `NonFinite` for NaN/∞ in `x` or `y`, a
+    /// target beyond `√(MAX/(4N))`, or a kernel value or factor update that overflows: the
+    /// sample is refused and the learner is unchanged. Once the factor has taken the
+    /// sample, the refactorization a singular downdate or a due drift check runs can still
+    /// overflow (`NonFinite`, extreme scales only); the sample then stays in the window
+    /// with the factor as the failure left it — a caller that must undo such an arrival
+    /// keeps a copy of [`storage`](Self::storage) and [`state`](Self::state) from before.
     pub fn push(&mut self, x: &[T], y: T) -> Result<(), Error> {
         let d = self.dims.dim();
         check_len(d, x.len())?;

@@ -1,10 +1,18 @@
 //! [`WindowSlkl`]: the windowed SLKL regressor of `kestrel stream --learner slkl`.
 //!
 //! The first `max(N, M)` samples are a warm-up: every `len/M`-th of them becomes a centre,
-//! then the window learner takes all of them and every arrival after. Memory: the core's
-//! window ([`Dims::window_scalars_len`], [`Dims::indices_len`]), allocated when the learner
-//! is built, plus the warm-up's `max(N, M)·(d + 1)` scalars, a dense row and the `M·d`
-//! centres gathered when learning starts ([`WindowSlkl::footprint`]).
+//! then the window learner takes all of them and every arrival after.
+//!
+//! An arrival is the core's `push` and then `steps` coordinate steps. The core rejects a
+//! bad sample before changing anything, but a step that overflows (samples or targets of
+//! extreme scale for a polynomial kernel, or a crafted checkpoint) fails after the push
+//! has changed the window; so each arrival starts from a copy of the core learner's
+//! buffers, and a failed arrival is undone from it: a rejected `learn` changes nothing.
+//!
+//! Memory: the core's window ([`SlklWindow::scalars_len`], [`SlklWindow::indices_len`])
+//! twice (the learner and its undo copy), allocated when the learner is built, plus the
+//! warm-up's `max(N, M)·(d + 1)` scalars, a dense row and the `M·d` centres gathered when
+//! learning starts ([`WindowSlkl::footprint`]).
 
 use kestrel_core::slkl::{self, Dims, Predictor, SlklWindow, SlklWindowState};
 use kestrel_core::{Error, Real};
@@ -32,6 +40,8 @@ pub struct WindowSlkl<T> {
     /// The window's buffers until learning starts.
     storage: Option<(Vec<T>, Vec<usize>)>,
     learner: Option<Window<T>>,
+    /// The learner's buffers as they were before the current arrival.
+    undo: (Vec<T>, Vec<usize>),
     dense: Vec<T>,
 }
 
@@ -73,19 +83,23 @@ impl<T: Real> WindowSlkl<T> {
         let (scalars, indices) = Self::buffers(dims)?;
         let trial = SlklWindow::new_in(scalars, indices, dims, params, &zeroed(dim, "a centre")?)?;
         let storage = Some(trial.into_storage());
+        let undo = Self::buffers(dims)?;
         let dense = zeroed(dim, "a dense row")?;
-        Ok(WindowSlkl { dims, params, steps, warmup_x, warmup_y, storage, learner: None, dense })
+        Ok(WindowSlkl { dims, params, steps, warmup_x, warmup_y, storage, learner: None, undo, dense })
     }
 
     /// The memory of a learner of `window` samples of `dim` features and `centres` centres.
     pub fn footprint(window: usize, dim: usize, centres: usize) -> Footprint {
         let dims = Dims::new(window, dim, centres, centres);
         let warmup = window.max(centres).saturating_mul(dim.saturating_add(1));
+        let (core_scalars, core_indices) = (SlklWindow::scalars_len(dims), SlklWindow::indices_len(dims));
         Footprint {
-            core_scalars: SlklWindow::scalars_len(dims),
-            core_indices: SlklWindow::indices_len(dims),
-            host_scalars: warmup.saturating_add(dim).saturating_add(centres.saturating_mul(dim)),
-            host_bytes: 0,
+            core_scalars,
+            core_indices,
+            host_scalars: [warmup, dim, centres.saturating_mul(dim), core_scalars]
+                .into_iter()
+                .fold(0, usize::saturating_add),
+            host_bytes: core_indices.saturating_mul(size_of::<usize>()),
         }
     }
 
@@ -128,6 +142,32 @@ impl<T: Real> WindowSlkl<T> {
         }
         Ok(())
     }
+
+    /// [`push`](Self::push) undone when it fails: the learner's buffers are copied into
+    /// `undo` first (no allocation: `undo` keeps its capacity) and swapped back.
+    fn arrive(
+        learner: &mut Window<T>,
+        undo: &mut (Vec<T>, Vec<usize>),
+        params: slkl::ValidParams<T>,
+        x: &[T],
+        y: T,
+        steps: usize,
+    ) -> Result<(), Error> {
+        let (scalars, indices) = learner.storage();
+        undo.0.clear();
+        undo.0.extend_from_slice(scalars);
+        undo.1.clear();
+        undo.1.extend_from_slice(indices);
+        let before = learner.state();
+        let Err(e) = Self::push(learner, x, y, steps) else { return Ok(()) };
+        let (scalars, indices) = core::mem::take(undo);
+        // The state was saved from a live learner, so it restores; were it refused, the
+        // learner would stay as the failed arrival left it.
+        if let Ok(previous) = SlklWindow::from_state_in(scalars, indices, params, before) {
+            *undo = core::mem::replace(learner, previous).into_storage();
+        }
+        Err(e)
+    }
 }
 
 impl<T: Real> Steps for WindowSlkl<T> {
@@ -147,7 +187,7 @@ impl<T: Real> Steps for WindowSlkl<T> {
     fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
         let y = T::from_f64(label);
         if let Some(learner) = &mut self.learner {
-            return Self::push(learner, &self.dense, y, self.steps);
+            return Self::arrive(learner, &mut self.undo, self.params, &self.dense, y, self.steps);
         }
         if !self.dense.iter().all(|v| v.is_finite()) || !y.is_finite() {
             return Err(Error::NonFinite);
@@ -278,5 +318,28 @@ mod tests {
         prequential(&mut learner, &records[..150], 0); // past the warm-up (one window)
         let e = other.restore_state(&learner.save_state().unwrap()).unwrap_err();
         assert!(e.to_string().starts_with("learner state is for another configuration: capacities"), "{e}");
+    }
+
+    #[test]
+    fn an_arrival_whose_steps_fail_is_undone() {
+        // A state libFuzzer crafted (fuzz/regressions/checkpoint_decode/slkl-learn-not-
+        // atomic-on-crafted-state-found-by-libfuzzer.bin without its mode byte): buffers
+        // altered within what the core's restore checks, so that the first arrival's push
+        // succeeds and a coordinate step after it overflows.
+        let state = include_bytes!("../../tests/data/slkl-crafted-state.bin");
+        let kernel = kestrel_core::Kernel::rbf(0.5f32).unwrap();
+        let params = slkl::Params::new().kernel(kernel).nu(0.01).seed(1).check().unwrap();
+        let mut learner = WindowSlkl::<f32>::new(8, 2, 4, params, 2).unwrap();
+        learner.restore_state(state).unwrap();
+        let mut refused = 0;
+        for t in [100.0f64, 101.0, 102.0] {
+            let x = [(0.9 * t).sin(), (1.7 * t + 0.3).cos()];
+            let before = learner.save_state().unwrap();
+            if learner.learn(&record(&x, if x[0] * x[1] > 0.0 { 1.0 } else { -1.0 })).is_err() {
+                assert_eq!(learner.save_state().unwrap(), before, "a refused arrival changed the learner");
+                refused += 1;
+            }
+        }
+        assert!(refused > 0, "the crafted state no longer makes a step fail: this test checks nothing");
     }
 }
