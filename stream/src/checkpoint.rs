@@ -176,7 +176,7 @@ mod tests {
         config.push("--learner", "svm");
         config.push("--c", 1.5);
         let mut metrics = Prequential::default();
-        metrics.record(1.0, 1.0);
+        metrics.record(Some(1.0), 1.0);
         Checkpoint { config, rows: 12, seen: 11, skipped: 1, metrics, learner: vec![1, 2, 3] }
     }
 

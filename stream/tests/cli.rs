@@ -231,7 +231,11 @@ fn stdin_input_and_stream() {
     let lines: Vec<_> = stdout(&o).lines().map(String::from).collect();
     assert_eq!(lines.len(), 5, "four reports and a summary: {lines:?}");
     let summary: serde_json::Value = serde_json::from_str(&lines[4]).unwrap();
-    assert_eq!((summary["n"].as_u64(), summary["skipped"].as_u64()), (Some(399), Some(0)));
+    assert_eq!(
+        (summary["n"].as_u64(), summary["skipped"].as_u64()),
+        (Some(400), Some(0)),
+        "every row is scored, the first too"
+    );
     assert!(summary["accuracy"].as_f64().unwrap() > 0.8, "{summary}");
     assert!(model.exists());
 }

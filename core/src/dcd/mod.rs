@@ -77,6 +77,7 @@ mod online_state;
 mod params;
 mod rows;
 pub mod solver;
+mod sweep;
 
 #[cfg(test)]
 mod test_support;
@@ -89,3 +90,4 @@ pub use online_state::OnlineSvmState;
 pub use params::{Loss, Params, ValidParams};
 pub use rows::{DenseRows, Row, Rows, SparseRows};
 pub use solver::{Exit, Outcome, Pass};
+pub use sweep::Sweep;

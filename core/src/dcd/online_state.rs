@@ -14,22 +14,25 @@ use serde::{Deserialize, Serialize};
 
 use super::online::{Field, OnlineSvm};
 use super::params::ValidParams;
+use super::sweep::Sweep;
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
 
-/// The counters of an [`OnlineSvm`] besides its storage: window size, dimension, steps
-/// per arrival, where the oldest sample is and how many the window holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OnlineSvmState {
+/// The counters of an [`OnlineSvm`] besides its storage: window size, dimension, cap on
+/// the steps per arrival, where the oldest sample is, how many the window holds, and the
+/// pass under way ([`Sweep`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OnlineSvmState<T> {
     window: usize,
     dim: usize,
-    steps_per_arrival: usize,
+    max_steps_per_arrival: usize,
     oldest: usize,
     len: usize,
+    sweep: Sweep<T>,
 }
 
-impl OnlineSvmState {
+impl<T> OnlineSvmState<T> {
     /// The window size `N`.
     pub fn window(&self) -> usize {
         self.window
@@ -40,9 +43,9 @@ impl OnlineSvmState {
         self.dim
     }
 
-    /// Coordinate steps after each arrival.
-    pub fn steps_per_arrival(&self) -> usize {
-        self.steps_per_arrival
+    /// The cap on the coordinate steps after each arrival.
+    pub fn max_steps_per_arrival(&self) -> usize {
+        self.max_steps_per_arrival
     }
 
     /// Samples in the window.
@@ -58,9 +61,9 @@ impl OnlineSvmState {
 
 impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     /// The counters to save beside [`storage`](Self::storage).
-    pub fn state(&self) -> OnlineSvmState {
-        let (window, dim, steps_per_arrival) = (self.window, self.dim, self.steps_per_arrival);
-        OnlineSvmState { window, dim, steps_per_arrival, oldest: self.oldest, len: self.len }
+    pub fn state(&self) -> OnlineSvmState<T> {
+        let (window, dim, max_steps_per_arrival) = (self.window, self.dim, self.max_steps_per_arrival);
+        OnlineSvmState { window, dim, max_steps_per_arrival, oldest: self.oldest, len: self.len, sweep: self.sweep }
     }
 
     /// The scalars in use, [`OnlineSvm::scalars_len`]`(N, d)` of them: `w`, the window's rows
@@ -74,7 +77,8 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     /// learner: they are configuration, not state).
     ///
     /// # Errors
-    /// `InvalidParam` naming `window` (0), `oldest` or `len` (outside the window),
+    /// `InvalidParam` naming `window` or `max_steps_per_arrival` (0), `oldest` or `len`
+    /// (outside the window), `sweep` (a pass over more slots than the window has),
     /// `labels` (a stored label other than ±1) or `alpha` (outside its box `[0, C]` —
     /// `[0, ∞)` for the squared hinge); `CapacityExceeded` when `scalars` is shorter than
     /// [`OnlineSvmState::scalars_len`]; `NonFinite` for NaN/∞ in `w` or in a stored
@@ -97,10 +101,16 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     /// assert_eq!(svm.storage(), copy.storage());
     /// # Ok::<(), kestrel_core::Error>(())
     /// ```
-    pub fn from_state_in(scalars: S, params: ValidParams<T>, state: OnlineSvmState) -> Result<Self, Error> {
-        let OnlineSvmState { window, dim, steps_per_arrival, oldest, len } = state;
+    pub fn from_state_in(scalars: S, params: ValidParams<T>, state: OnlineSvmState<T>) -> Result<Self, Error> {
+        let OnlineSvmState { window, dim, max_steps_per_arrival, oldest, len, sweep } = state;
         if window == 0 {
             return Err(Error::InvalidParam { name: "window" });
+        }
+        if max_steps_per_arrival == 0 {
+            return Err(Error::InvalidParam { name: "max_steps_per_arrival" });
+        }
+        if !sweep.is_valid(window) {
+            return Err(Error::InvalidParam { name: "sweep" });
         }
         check_capacity(OnlineSvm::scalars_len(window, dim), scalars.as_ref().len())?;
         // A window that is not full has never evicted: its oldest sample is in slot 0.
@@ -110,7 +120,7 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
         if len > window {
             return Err(Error::InvalidParam { name: "len" });
         }
-        let svm = OnlineSvm { scalars, window, dim, params, steps_per_arrival, oldest, len };
+        let svm = OnlineSvm { scalars, window, dim, params, max_steps_per_arrival, oldest, len, sweep };
         let (w, rows, fields) = svm.parts();
         check_finite(w)?;
         let field = |f: Field, slot| fields.get(f.at(window, slot)).copied().ok_or(Error::InvalidParam { name: "len" });
@@ -165,7 +175,7 @@ mod tests {
             let (mut svm, data) = fed::<T>(loss, n, &mut rng);
             let mut bytes = [0u8; 64];
             let encoded = postcard::to_slice(&svm.state(), &mut bytes).unwrap();
-            let state: OnlineSvmState = postcard::from_bytes(encoded).unwrap();
+            let state: OnlineSvmState<T> = postcard::from_bytes(encoded).unwrap();
             assert_eq!(state, svm.state());
             assert_eq!((state.window(), state.dim(), state.samples()), (16, 3, n.min(16)));
             let mut copy = OnlineSvm::from_state_in(svm.storage().to_vec(), *svm.params(), state).unwrap();
@@ -187,12 +197,18 @@ mod tests {
         let (svm, _) = fed::<T>(Loss::Hinge, 20, &mut rng);
         let (state, params, saved) = (svm.state(), *svm.params(), svm.storage().to_vec());
         let restore = |storage: Vec<T>, state| OnlineSvm::from_state_in(storage, params, state).err();
-        let with = |f: fn(&mut OnlineSvmState)| {
+        let with = |f: fn(&mut OnlineSvmState<T>)| {
             let mut s = state;
             f(&mut s);
             s
         };
         assert_eq!(restore(saved.clone(), with(|s| s.window = 0)), Some(Error::InvalidParam { name: "window" }));
+        let no_steps = with(|s| s.max_steps_per_arrival = 0);
+        assert_eq!(restore(saved.clone(), no_steps), Some(Error::InvalidParam { name: "max_steps_per_arrival" }));
+        let mut wide_pass = state;
+        wide_pass.sweep = Sweep::new();
+        wide_pass.sweep.next_slot(17, &mut rng); // a pass over 17 slots of a window of 16
+        assert_eq!(restore(saved.clone(), wide_pass), Some(Error::InvalidParam { name: "sweep" }));
         assert_eq!(restore(saved.clone(), with(|s| s.oldest = 16)), Some(Error::InvalidParam { name: "oldest" }));
         let partial = with(|s| s.len = 3);
         assert_eq!(restore(saved.clone(), partial), Some(Error::InvalidParam { name: "oldest" }));

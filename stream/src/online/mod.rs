@@ -4,15 +4,21 @@
 //! and only then learned from. The learners keep a window of the last `N` samples in
 //! memory fixed at construction:
 //!
-//! - [`WindowSvm`]: the windowed DCD SVM (`kestrel_core::dcd::OnlineSvm`) for two labels,
-//!   a few coordinate steps per arrival.
+//! - [`WindowSvm`]: the windowed DCD SVM (`kestrel_core::dcd::OnlineSvm`) for two labels.
 //! - [`WindowSlkl`]: windowed SLKL (`kestrel_core::slkl::SlklWindow`) for a regression
 //!   target; its `M` centres are spread evenly over the first window of the stream (every
-//!   `N/M`-th sample), after which it learns from every sample (the first window included)
-//!   with a few coordinate steps per arrival.
+//!   `N/M`-th sample), after which it learns from every sample (the first window
+//!   included).
 //! - [`WindowRsvm`]: a reduced-kernel SVM; `kestrel_core::reduced_set::StreamingSelector`
 //!   picks its centres during a warm-up, then a windowed DCD SVM learns on the Nyström
 //!   features of every sample.
+//!
+//! After each arrival a learner takes coordinate steps until its own stopping rule holds
+//! on the window (the SVMs: one pass whose projected gradients spread by at most `ε`,
+//! LIBLINEAR's rule; SLKL: its relative-decrease rule), or a cap on the steps per arrival
+//! is reached: work a device can bound, spent only while the window is not converged.
+//! Every sample is predicted before it is learned, from the first: until a model exists
+//! the prediction is the majority label or the mean target so far.
 //!
 //! The classifiers take any two labels ([`crate::labels`]: the first label seen is the
 //! SVM's `+1`). A configuration the learner cannot run is refused when it is built
@@ -30,7 +36,7 @@
 //! use kestrel_stream::online::{OnlineLearner, WindowSvm};
 //! use kestrel_stream::source::Record;
 //! let params = kestrel_core::dcd::Params::new().c(1.0).check()?;
-//! // A window of 64 samples of 2 features, 5 coordinate steps per arrival, seed 1.
+//! // A window of 64 samples of 2 features, at most 5 coordinate steps per arrival, seed 1.
 //! let mut svm = WindowSvm::<f64>::new(64, 2, params, 5, 1)?;
 //! let mut correct = 0;
 //! for t in 0..500 {
@@ -84,7 +90,9 @@ use steps::Steps;
 
 /// A learner that predicts, then learns, one sample at a time.
 pub trait OnlineLearner: Steps {
-    /// The prediction for `record` (`None` before the model can predict).
+    /// The prediction for `record`: the model's, or until a model exists the majority
+    /// label or the mean target so far (0 for a regressor's first sample); `None` only
+    /// for a classifier that has seen no label yet.
     ///
     /// # Errors
     /// A record the model cannot read (dimension, NaN).
@@ -263,10 +271,11 @@ pub struct Prequential {
 }
 
 impl Prequential {
-    /// Scores one prediction.
-    pub fn record(&mut self, prediction: f64, truth: f64) {
-        let error = prediction - truth;
-        let correct = usize::from(prediction == truth);
+    /// Scores one prediction; `None` (a classifier before its first label) is counted as
+    /// a wrong class, and as the prediction 0 for the squared error.
+    pub fn record(&mut self, prediction: Option<f64>, truth: f64) {
+        let error = prediction.unwrap_or(0.0) - truth;
+        let correct = usize::from(prediction == Some(truth));
         // Saturating: the counters may come from a checkpoint.
         self.n = self.n.saturating_add(1);
         self.correct = self.correct.saturating_add(correct);
@@ -313,10 +322,9 @@ pub(crate) mod tests {
     pub(crate) fn prequential(learner: &mut dyn OnlineLearner, records: &[Record], late: usize) -> Prequential {
         let mut metrics = Prequential::default();
         for (t, r) in records.iter().enumerate() {
-            if let Some(p) = learner.test_then_train(r).unwrap()
-                && t >= late
-            {
-                metrics.record(p, r.label);
+            let prediction = learner.test_then_train(r).unwrap();
+            if t >= late {
+                metrics.record(prediction, r.label);
             }
         }
         metrics
@@ -342,10 +350,10 @@ pub(crate) mod tests {
     #[test]
     fn prequential_periods_restart() {
         let mut m = Prequential::default();
-        m.record(1.0, 1.0);
-        m.record(1.0, -1.0);
+        m.record(Some(1.0), 1.0);
+        m.record(Some(1.0), -1.0);
         assert_eq!(m.take_period(), (0.5, 2.0));
-        m.record(0.5, 1.0);
+        m.record(Some(0.5), 1.0);
         assert_eq!((m.n, m.accuracy(), m.take_period()), (3, 1.0 / 3.0, (0.0, 0.25)));
     }
 

@@ -135,9 +135,14 @@ impl<T: Real> WindowSlkl<T> {
         Ok(learner)
     }
 
+    /// Pushes `(x, y)`, then steps until the stopping rule holds on the window or `steps`
+    /// steps were taken.
     fn push(learner: &mut Window<T>, x: &[T], y: T, steps: usize) -> Result<(), Error> {
         learner.push(x, y)?;
         for _ in 0..steps {
+            if learner.converged() {
+                break;
+            }
             learner.step()?;
         }
         Ok(())
@@ -178,8 +183,8 @@ impl<T: Real> Steps for WindowSlkl<T> {
     fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
         match &mut self.learner {
             Some(learner) => Ok(Some(learner.predict(&self.dense)?.to_f64())),
-            None if self.warmup_y.is_empty() => Ok(None),
-            // Before the centres are complete: the mean of the targets seen.
+            // Before the centres are complete: the mean of the targets seen (0 before any).
+            None if self.warmup_y.is_empty() => Ok(Some(0.0)),
             None => Ok(Some(self.warmup_y.iter().map(|y| y.to_f64()).sum::<f64>() / self.warmup_y.len() as f64)),
         }
     }
@@ -296,6 +301,20 @@ mod tests {
         // sin(2x) on [−2, 2] has variance ≈ 0.5: once learned, the error is a small fraction.
         assert!(late.mse() < 0.02 && late.mse() < all.mse(), "late {} all {}", late.mse(), all.mse());
         assert!(learner.encode().is_ok());
+    }
+
+    #[test]
+    fn every_arrival_ends_converged_when_the_cap_allows() {
+        let records = stream(300);
+        let mut learner = WindowSlkl::<f64>::new(100, 1, 20, params(), 1_000_000).unwrap();
+        assert_eq!(learner.predict(&records[0]).unwrap(), Some(0.0), "the first prediction: no target seen");
+        for (t, r) in records.iter().enumerate() {
+            learner.learn(r).unwrap();
+            if let Some(window) = &learner.learner {
+                assert!(window.converged(), "arrival {t}");
+            }
+        }
+        assert!(learner.learner.is_some(), "past the warm-up");
     }
 
     #[test]

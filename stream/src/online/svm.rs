@@ -13,7 +13,7 @@ use crate::model;
 use crate::source::Record;
 
 /// The format version of [`WindowSvm`]'s saved state.
-const STATE_VERSION: u16 = 1;
+const STATE_VERSION: u16 = 2;
 
 /// The windowed linear SVM (`kestrel_core::dcd::OnlineSvm`) for any two labels.
 pub struct WindowSvm<T> {
@@ -27,7 +27,7 @@ pub struct WindowSvm<T> {
 /// Everything [`WindowSvm::save_state`](OnlineLearner::save_state) writes.
 #[derive(Serialize, Deserialize)]
 struct SvmState<T> {
-    svm: OnlineSvmState,
+    svm: OnlineSvmState<T>,
     scalars: Vec<T>,
     rng: [u64; 4],
     labels: Labels,
@@ -35,7 +35,8 @@ struct SvmState<T> {
 }
 
 impl<T: Real> WindowSvm<T> {
-    /// A window of `window` samples of `dim` features, `steps` coordinate steps per arrival.
+    /// A window of `window` samples of `dim` features, at most `steps` coordinate steps per
+    /// arrival (fewer once the window is converged: `OnlineSvm::push`).
     ///
     /// # Errors
     /// As `OnlineSvm::new_in`; [`BuildError::Alloc`] when the window cannot be allocated.
@@ -115,7 +116,11 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
         let state: SvmState<T> = decode_state(STATE_VERSION, bytes)?;
         expect_same("window", state.svm.window(), self.svm.window())?;
         expect_same("dimension", state.svm.dim(), self.dense.len())?;
-        expect_same("steps per arrival", state.svm.steps_per_arrival(), self.svm.state().steps_per_arrival())?;
+        expect_same(
+            "steps per arrival (cap)",
+            state.svm.max_steps_per_arrival(),
+            self.svm.state().max_steps_per_arrival(),
+        )?;
         expect_same("label classes", state.labels.limit(), self.labels.limit())?;
         let svm = OnlineSvm::from_state_in(state.scalars, *self.svm.params(), state.svm)?;
         self.rng = Rng::from_state(state.rng)?;

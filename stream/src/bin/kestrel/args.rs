@@ -8,7 +8,7 @@
 //! | `--dim` | 1 ..= 2²⁴ (`MAX_DIM`) |
 //! | `--window` | 1 ..= 2²⁴ samples |
 //! | `--centers`, `--max-active` | 1 ..= 2¹⁴ |
-//! | `--steps-per-sample` | 0 ..= 2¹⁶ |
+//! | `--steps-per-sample` | 1 ..= 2¹⁶ |
 //! | `--classes` | 2 ..= 2¹⁶ (`MAX_CLASSES`) |
 //! | `--max-line-bytes` | 16 B ..= 1 GiB |
 //! | `--degree` | 1 ..= 32 |
@@ -28,7 +28,7 @@ use kestrel_stream::limits::{DEFAULT_MAX_LINE_BYTES, MAX_CLASSES, MAX_DIM};
 pub const MAX_WINDOW: usize = 1 << 24;
 /// The most centres of a kernel learner.
 pub const MAX_CENTERS: usize = 1 << 14;
-/// The most coordinate steps per arrival.
+/// The largest cap on coordinate steps per arrival.
 pub const MAX_STEPS: usize = 1 << 16;
 
 /// A count in `min ..= max`; clap's error names the flag and the range.
@@ -303,8 +303,10 @@ pub struct StreamArgs {
     /// centres the streaming selection keeps during the warm-up (rsvm).
     #[arg(long, default_value_t = 32, value_parser = count(1, MAX_CENTERS))]
     pub centers: usize,
-    /// Coordinate steps after each arrival.
-    #[arg(long, default_value_t = 5, value_parser = count(0, MAX_STEPS))]
+    /// The most coordinate steps after each arrival: the learner steps until its stopping
+    /// rule holds on the window (svm, rsvm: a pass whose projected gradients spread by at
+    /// most --eps, LIBLINEAR's rule; slkl: its relative-decrease rule) or this many.
+    #[arg(long, default_value_t = 300, value_parser = count(1, MAX_STEPS))]
     pub steps_per_sample: usize,
     #[command(flatten)]
     pub kernel: KernelArgs,

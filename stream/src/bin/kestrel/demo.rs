@@ -87,18 +87,17 @@ pub fn run(seed: u64) -> Result<()> {
         record.values.extend_from_slice(&reading.features);
 
         record.label = reading.temperature;
-        if let Some(p) = regressor.test_then_train(&record)? {
-            temperature.record(p, reading.temperature);
-            if i >= SAMPLES / 2 {
-                late.record(p, reading.temperature);
-            }
+        let p = regressor.test_then_train(&record)?;
+        temperature.record(p, reading.temperature);
+        if i >= SAMPLES / 2 {
+            late.record(p, reading.temperature);
         }
         if !recent.is_empty() {
             // What a device reports without a model: the average of the same window.
             let mean = recent.iter().sum::<f64>() / recent.len() as f64;
-            average.record(mean, reading.temperature);
+            average.record(Some(mean), reading.temperature);
             if i >= SAMPLES / 2 {
-                late_average.record(mean, reading.temperature);
+                late_average.record(Some(mean), reading.temperature);
             }
         }
         if recent.len() == WINDOW {
@@ -107,10 +106,8 @@ pub fn run(seed: u64) -> Result<()> {
         recent.push_back(reading.temperature);
 
         record.label = if reading.frost { 1.0 } else { -1.0 };
-        if let Some(p) = classifier.test_then_train(&record)? {
-            alarm.record(p, record.label);
-            majority.record(if 2 * frost_seen > i { 1.0 } else { -1.0 }, record.label);
-        }
+        alarm.record(classifier.test_then_train(&record)?, record.label);
+        majority.record(Some(if 2 * frost_seen > i { 1.0 } else { -1.0 }), record.label);
         frost_seen += usize::from(reading.frost);
         progress.inc(1);
     }

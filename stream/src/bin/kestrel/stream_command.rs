@@ -160,9 +160,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             }
             Next::Record => match session.learner.test_then_train(&record) {
                 Ok(prediction) => {
-                    if let Some(p) = prediction {
-                        session.metrics.record(p, record.label);
-                    }
+                    session.metrics.record(prediction, record.label);
                     session.rows = session.rows.saturating_add(1);
                     session.seen = session.seen.saturating_add(1);
                     progress.inc(1);

@@ -36,7 +36,7 @@ use crate::source::Record;
 mod state;
 
 /// The format version of [`WindowRsvm`]'s saved state.
-const STATE_VERSION: u16 = 1;
+const STATE_VERSION: u16 = 2;
 
 /// The configuration of a [`WindowRsvm`].
 #[derive(Clone, Copy, Debug)]
@@ -51,7 +51,7 @@ pub struct RsvmSettings<T> {
     pub window: usize,
     /// The linear solver's parameters (loss, C, bias B).
     pub params: dcd::ValidParams<T>,
-    /// Coordinate steps per arrival.
+    /// The most coordinate steps per arrival (the SVM stops earlier once converged).
     pub steps: usize,
     /// Seed of the coordinate draws.
     pub seed: u64,
@@ -140,7 +140,7 @@ impl<T: Real> Frozen<T> {
 
     fn push(&mut self, kernel: &Kernel<T>, x: &[T], label: i32, rng: &mut Rng) -> Result<(), Error> {
         self.fill_features(kernel, x)?;
-        self.svm.push(Row::Dense(&self.features), label, rng)
+        self.svm.push(Row::Dense(&self.features), label, rng).map(drop)
     }
 
     /// The reduced-kernel model: `u = L⁻ᵀw`, `b = w_b·B`.
@@ -252,7 +252,9 @@ impl<T: Real> Steps for WindowRsvm<T> {
         let sign = sign_if_learned::<T>(&self.labels, label)?;
         let (settings, dim) = (&self.settings, self.dim);
         match &mut self.phase {
-            Phase::Learning(frozen) => frozen.svm.push(Row::Dense(&frozen.features), sign, &mut self.rng)?,
+            Phase::Learning(frozen) => {
+                frozen.svm.push(Row::Dense(&frozen.features), sign, &mut self.rng)?;
+            }
             Phase::Warmup(warmup) => {
                 warmup.selector.offer(&self.dense)?;
                 warmup.samples.extend_from_slice(&self.dense);

@@ -32,7 +32,7 @@ enum PhaseState<T> {
     Learning {
         centres: Vec<T>,
         factor: Vec<T>,
-        svm: OnlineSvmState,
+        svm: OnlineSvmState<T>,
         scalars: Vec<T>,
     },
 }
@@ -110,7 +110,7 @@ impl<T: Real> WindowRsvm<T> {
                 }
                 expect_same("window", svm.window(), settings.window)?;
                 expect_same("features", svm.dim(), m)?;
-                expect_same("steps per arrival", svm.steps_per_arrival(), settings.steps)?;
+                expect_same("steps per arrival (cap)", svm.max_steps_per_arrival(), settings.steps)?;
                 let svm = OnlineSvm::from_state_in(scalars, settings.params, svm)?;
                 Ok(Phase::Learning(Frozen { centres, factor, svm, features: vec![T::ZERO; m] }))
             }

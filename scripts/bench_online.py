@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Prequential accuracy / RMSE and rows per second of `kestrel stream` with its defaults
+against River's online learners, on River's bundled streams, in one run.
+
+Protocol (River's): every row is predicted by the model learned from the rows before it,
+scored, then learned from. Streams:
+  - Phishing (1,250 rows, 9 features, binary), Bananas (5,300 rows, 2 features, binary):
+    classification, scored by accuracy;
+  - TrumpApproval (1,001 rows, 6 features, a real target): regression, scored by RMSE;
+  - drift: a synthetic stream (10,000 rows, 4 features in raw units, binary) whose label
+    rule changes abruptly at row 5,000 (seeded): accuracy overall and over the 1,000 rows
+    after the change.
+Each stream is written to CSV under target/bench-online/ from River's own iterator, so
+both tools see the same rows in the same order.
+
+Learners:
+  kestrel: `kestrel stream --learner svm|rsvm --input S.csv` (classification) and
+           `--learner slkl` (regression), every other flag at its default;
+  River:   preprocessing.StandardScaler() | linear_model.LogisticRegression() (the River
+           docs' pipeline), neighbors.KNNClassifier(), tree.HoeffdingAdaptiveTreeClassifier(),
+           forest.ARFClassifier(seed=42); and for regression StandardScaler() |
+           LinearRegression(), KNNRegressor(), HoeffdingAdaptiveTreeRegressor(),
+           forest.ARFRegressor(seed=42).
+kestrel's score is the one its summary prints; the drift stream's score after the change
+comes from two runs, on its first 5,000 and 6,000 rows. Rows per second: kestrel's own figure (`samples_per_sec`: parsing, predicting and
+learning, from opening the file); River's is predict + score + learn over its iterator,
+timed in-process (parsing not counted), best of --runs.
+
+Usage:
+    python3 -m venv .venv && .venv/bin/pip install river
+    .venv/bin/python scripts/bench_online.py [--runs 3] [--skip-build]
+Prints a Markdown table for BENCHMARKS.md.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "target", "bench-online")
+KESTREL = os.path.join(ROOT, "target", "release", "kestrel")
+
+
+def write_csv(path, rows):
+    keys = list(rows[0][0].keys())
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(keys + ["label"])
+        for x, y in rows:
+            w.writerow([x[k] for k in keys] + [int(y) if isinstance(y, bool) else y])
+
+
+def drift_stream(n=10_000, change=5_000, seed=7):
+    """4 features in raw units (different scales); the label is which side of a plane a
+    row lies on, and the plane changes at row `change`."""
+    rng = random.Random(seed)
+    scales = [1.0, 50.0, 0.01, 1000.0]
+    before, after = [1.0, -1.0, 1.0, 0.0], [-1.0, 0.0, 1.0, 1.0]
+    rows = []
+    for i in range(n):
+        z = [rng.gauss(0, 1) for _ in scales]
+        plane = before if i < change else after
+        y = sum(p * v for p, v in zip(plane, z)) + 0.1 * rng.gauss(0, 1) > 0
+        rows.append(({f"x{j}": v * s for j, (v, s) in enumerate(zip(z, scales))}, y))
+    return rows
+
+
+def streams():
+    from river import datasets
+
+    return [
+        ("Phishing", "class", list(datasets.Phishing())),
+        ("Bananas", "class", list(datasets.Bananas())),
+        ("TrumpApproval", "reg", list(datasets.TrumpApproval())),
+        ("drift", "class", drift_stream()),
+    ]
+
+
+def river_learners(task):
+    from river import forest, linear_model, neighbors, preprocessing, tree
+
+    if task == "class":
+        return [
+            ("LogisticRegression", lambda: preprocessing.StandardScaler() | linear_model.LogisticRegression()),
+            ("KNNClassifier", lambda: neighbors.KNNClassifier()),
+            ("HoeffdingAdaptiveTree", lambda: tree.HoeffdingAdaptiveTreeClassifier(seed=42)),
+            ("ARFClassifier", lambda: forest.ARFClassifier(seed=42)),
+        ]
+    return [
+        ("LinearRegression", lambda: preprocessing.StandardScaler() | linear_model.LinearRegression()),
+        ("KNNRegressor", lambda: neighbors.KNNRegressor()),
+        ("HoeffdingAdaptiveTree", lambda: tree.HoeffdingAdaptiveTreeRegressor(seed=42)),
+        ("ARFRegressor", lambda: forest.ARFRegressor(seed=42)),
+    ]
+
+
+def score(task, truth, predictions):
+    """Accuracy (a missing prediction counts as wrong) or RMSE (as the mean's error)."""
+    if task == "class":
+        return sum(p is not None and bool(p) == bool(t) for t, p in zip(truth, predictions)) / len(truth)
+    return math.sqrt(sum((t - (p if p is not None else 0.0)) ** 2 for t, p in zip(truth, predictions)) / len(truth))
+
+
+def run_river(make, rows, task, runs):
+    best, predictions = math.inf, None
+    for _ in range(runs):
+        model, out = make(), []
+        start = time.perf_counter()
+        for x, y in rows:
+            out.append(model.predict_one(x))
+            model.learn_one(x, y)
+        best = min(best, time.perf_counter() - start)
+        predictions = out
+    return predictions, len(rows) / best
+
+
+def kestrel_summary(path, learner):
+    cmd = [KESTREL, "stream", "--learner", learner, "--input", path]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed: {done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_kestrel(path, learner, task, runs):
+    """Score and best rate over `runs` runs of `kestrel stream` (its summary line)."""
+    rate, summary = 0.0, None
+    for _ in range(runs):
+        summary = kestrel_summary(path, learner)
+        rate = max(rate, summary["samples_per_sec"])
+    value = summary["accuracy"] if task == "class" else math.sqrt(summary["mse"])
+    return value, rate, f"kestrel stream --learner {learner} --input {os.path.relpath(path, ROOT)}"
+
+
+def kestrel_accuracy_between(rows, learner, start, end):
+    """Accuracy over rows start..end, from runs on the prefixes of `end` and `start` rows
+    (the learner is deterministic, so the two runs agree on the first `start` rows)."""
+    counts = []
+    for n in (start, end):
+        prefix = os.path.join(OUT, f"drift-{n}.csv")
+        write_csv(prefix, rows[:n])
+        summary = kestrel_summary(prefix, learner)
+        counts.append(summary["accuracy"] * summary["n"])
+    return (counts[1] - counts[0]) / (end - start)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--skip-build", action="store_true")
+    args = parser.parse_args()
+    if not args.skip_build:
+        subprocess.run(["cargo", "build", "--release", "-p", "kestrel-stream"], cwd=ROOT, check=True)
+    os.makedirs(OUT, exist_ok=True)
+    print("| stream | learner | score | rows/s | ratio of rates to River's best-scoring |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, task, rows in streams():
+        path = os.path.join(OUT, f"{name}.csv")
+        write_csv(path, rows)
+        truth = [y for _, y in rows]
+        results = []
+        for label, make in river_learners(task):
+            predictions, rate = run_river(make, rows, task, args.runs)
+            results.append((f"River {label}", score(task, truth, predictions), rate, predictions))
+        better = max if task == "class" else min
+        best = better(results, key=lambda r: r[1])
+        for learner in ["svm", "rsvm"] if task == "class" else ["slkl"]:
+            value, rate, command = run_kestrel(path, learner, task, args.runs)
+            after = kestrel_accuracy_between(rows, learner, 5000, 6000) if name == "drift" else None
+            results.append((f"`{command}`", value, rate, after))
+        metric = "accuracy" if task == "class" else "RMSE"
+        for label, value, rate, after in results:
+            extra = ""
+            if name == "drift":
+                if isinstance(after, list):
+                    after = score(task, truth[5000:6000], after[5000:6000])
+                extra = f" (rows 5,000-5,999: {after:.3f})"
+            print(f"| {name} | {label} | {metric} {value:.4f}{extra} | {rate:,.0f} | {rate / best[2]:.1f}× |")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
