@@ -74,6 +74,26 @@ pub struct SlklWindow<T, S, I> {
 
 type Split<'b, T> = (Parts<'b, T>, Indices<'b>, &'b mut [T], &'b mut [T]);
 
+/// A copy of the learner; `clone_from` copies into the buffers the target already has
+/// (no allocation for `Vec` storage of the same length), so a caller can keep an undo copy
+/// of an arrival at the cost of a copy of the buffers.
+impl<T: Real, S: Clone, I: Clone> Clone for SlklWindow<T, S, I> {
+    fn clone(&self) -> Self {
+        let (scalars, indices) = (self.scalars.clone(), self.indices.clone());
+        let (dims, engine, len, head, mean, mean_stale) =
+            (self.dims, self.engine.clone(), self.len, self.head, self.mean, self.mean_stale);
+        SlklWindow { scalars, indices, dims, engine, len, head, mean, mean_stale }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.scalars.clone_from(&source.scalars);
+        self.indices.clone_from(&source.indices);
+        self.engine.clone_from(&source.engine);
+        (self.dims, self.len, self.head, self.mean, self.mean_stale) =
+            (source.dims, source.len, source.head, source.mean, source.mean_stale);
+    }
+}
+
 impl SlklWindow<(), (), ()> {
     /// Scalars of a sliding-window learner's scalar buffer (saturating): the batch
     /// learner's ([`Slkl::scalars_len`](super::Slkl::scalars_len)) plus the window's
