@@ -35,6 +35,7 @@ fn main() -> ! {
     tests.run("one_vs_rest_separates_three_clusters", one_vs_rest);
     tests.run("online_window_keeps_w_and_box_invariants", online_window);
     tests.run("online_steps_never_increase_the_dual", online_steps_monotone);
+    tests.run("online_arrivals_end_converged", online_arrivals_converge);
     tests.run("online_rejects_bad_samples_unchanged", online_rejects);
     tests.finish()
 }
@@ -197,20 +198,34 @@ fn online_window() -> Result<(), Failure> {
 /// Extra coordinate steps on a fixed window never increase `f(α)`.
 fn online_steps_monotone() -> Result<(), Failure> {
     let (x, y) = data(9, 0.2);
-    let mut svm = online(0)?;
+    // A cap of 1: each arrival takes only its own sample's step.
+    let mut svm = online(1)?;
     let mut rng = Rng::seed_from_u64(10);
     for t in 0..WINDOW {
-        svm.push(Row::Dense(&x[t * D..(t + 1) * D]), y[t], &mut rng)?;
+        ensure(svm.push(Row::Dense(&x[t * D..(t + 1) * D]), y[t], &mut rng)? == 1, "one step per arrival")?;
     }
-    let mut previous = svm.objective();
-    ensure(previous == 0.0, "f(0) = 0 with no steps yet")?;
+    let start = svm.objective();
+    let mut previous = start;
     for _ in 0..64 {
         svm.steps(4, &mut rng);
         let f = svm.objective();
         ensure(f <= previous + 8.0 * f32::EPSILON * f.abs(), "f(alpha) non-increasing")?;
         previous = f;
     }
-    ensure(previous < 0.0, "the steps lowered the dual")
+    ensure(previous < start, "the steps lowered the dual")
+}
+
+/// With a cap that allows it, every arrival ends with the window converged (one pass
+/// whose projected gradients spread by at most ε), in fewer steps than the cap.
+fn online_arrivals_converge() -> Result<(), Failure> {
+    let (x, y) = data(13, 0.2);
+    let mut svm = online(100_000)?;
+    let mut rng = Rng::seed_from_u64(14);
+    for t in 0..N {
+        let steps = svm.push(Row::Dense(&x[t * D..(t + 1) * D]), y[t], &mut rng)?;
+        ensure(svm.converged() && steps < 100_000, "converged within the cap")?;
+    }
+    Ok(())
 }
 
 /// A label other than ±1, a NaN feature and a short row are errors; nothing changes.
