@@ -176,10 +176,7 @@ fn train_svm<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
 
 /// `train_slkl` of commands.rs.
 fn train_slkl<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
-    let labels = data.labels();
-    let mean = labels.iter().sum::<f64>() / labels.len().max(1) as f64;
-    let variance = labels.iter().map(|y| (y - mean) * (y - mean)).sum::<f64>() / labels.len().max(1) as f64;
-    let nu = flags.nu * variance.max(f64::MIN_POSITIVE);
+    let nu = flags.nu * data.label_variance().max(f64::MIN_POSITIVE);
     let mut params = slkl::Params::new().kernel(flags.kernel()?).nu(T::from_f64(nu)).seed(flags.seed);
     if let Some(eps) = flags.eps {
         params = params.epsilon(T::from_f64(eps));

@@ -115,6 +115,14 @@ impl<T: Real> Dataset<T> {
         &self.labels
     }
 
+    /// The population variance of the labels (0 for no rows): the scale of a regression
+    /// target, in which `kestrel train --learner slkl` states `--nu`.
+    pub fn label_variance(&self) -> f64 {
+        let n = self.labels.len().max(1) as f64;
+        let mean = self.labels.iter().sum::<f64>() / n;
+        self.labels.iter().map(|y| (y - mean) * (y - mean)).sum::<f64>() / n
+    }
+
     /// Row `i` as `(indices, values)`.
     pub fn row(&self, i: usize) -> Option<(&[u32], &[T])> {
         let (start, end) = (*self.offsets.get(i)?, *self.offsets.get(i + 1)?);

@@ -183,7 +183,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
     /// sample, the refactorization a singular downdate or a due drift check runs can still
     /// overflow (`NonFinite`, extreme scales only); the sample then stays in the window
     /// with the factor as the failure left it — a caller that must undo such an arrival
-    /// keeps a copy of [`storage`](Self::storage) and [`state`](Self::state) from before.
+    /// keeps a copy from before (`clone_from` into a second learner, no allocation).
     pub fn push(&mut self, x: &[T], y: T) -> Result<(), Error> {
         let d = self.dims.dim();
         check_len(d, x.len())?;

@@ -85,6 +85,7 @@ impl<T: Real> WindowSlkl<T> {
         let (scalars, indices) = Self::buffers(dims)?;
         let trial = SlklWindow::new_in(scalars, indices, dims, params, &zeroed(dim, "a centre")?)?;
         let storage = Some(trial.into_storage());
+        // Allocated fallibly like the learner's (a clone would abort where this errs).
         let (scalars, indices) = Self::buffers(dims)?;
         let undo = SlklWindow::new_in(scalars, indices, dims, params, &zeroed(dim, "a centre")?)?;
         let dense = zeroed(dim, "a dense row")?;

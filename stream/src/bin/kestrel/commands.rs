@@ -132,10 +132,7 @@ fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, 
 fn train_slkl<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, serde_json::Value)> {
     // ν in units of the target variance: F(μ) scales with y², so this keeps --nu meaningful
     // whatever the units of the target (Prop. 3: only λν matters, λ = 1).
-    let labels = data.labels();
-    let mean = labels.iter().sum::<f64>() / labels.len().max(1) as f64;
-    let variance = labels.iter().map(|y| (y - mean) * (y - mean)).sum::<f64>() / labels.len().max(1) as f64;
-    let nu = args.nu * variance.max(f64::MIN_POSITIVE);
+    let nu = args.nu * data.label_variance().max(f64::MIN_POSITIVE);
     let mut params = slkl::Params::new().kernel(kernel::<T>(args)?).nu(T::from_f64(nu)).seed(args.seed);
     if let Some(eps) = args.eps {
         params = params.epsilon(T::from_f64(eps));
