@@ -33,6 +33,7 @@ pub mod npkl;
 mod real;
 pub mod reduced_set;
 mod rng;
+pub mod scaler;
 pub mod slkl;
 pub mod storage;
 

@@ -5,13 +5,21 @@
 //! ```text
 //! offset  size  field
 //! 0       4     magic "KSTL"
-//! 4       2     format version (u16, little endian), currently 1
+//! 4       2     format version (u16, little endian), currently 2
 //! 6       1     model kind (ModelKind)
 //! 7       1     scalar type (ScalarKind)
 //! 8       4     payload length P (u32, little endian)
-//! 12      P     payload: the learner's model, postcard-encoded (serde)
+//! 12      4     scaler section length S (u32, little endian), 0 for none
+//! 16      S     scaler section: the input standardisation, postcard (ScalerSection)
+//! 16+S    P−4−S the learner's model, postcard-encoded (serde)
 //! 12+P    4     CRC-32 (ISO-HDLC, as zlib/PNG) of bytes 0 .. 12+P, little endian
 //! ```
+//!
+//! A model whose learner standardised its inputs carries the scaler's statistics
+//! ([`crate::scaler`]); whoever predicts decodes it with
+//! [`Scaler::from_envelope_in`](crate::scaler::Scaler::from_envelope_in) and transforms
+//! each input before the model sees it. A learner's encoder writes the model without one
+//! (`S = 0`); [`add_scaler`] inserts it afterwards, in the same buffer.
 //!
 //! The same bytes decode on a host and on a device (`include_bytes!` a model the CLI
 //! trained). Decoding checks, in order: length, magic, version, checksum, kind, scalar; a
@@ -30,11 +38,14 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::Error;
 use crate::frame::{self, Format, FrameError};
 pub use crate::frame::{HEADER_LEN, TRAILER_LEN};
+use crate::scaler::ScalerSection;
 
 /// The first four bytes of every model file.
 pub const MAGIC: [u8; 4] = *b"KSTL";
 /// The envelope version this build writes and reads.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
+/// Bytes of the scaler section's length, at the start of the payload.
+const SCALER_LEN_BYTES: usize = 4;
 /// The model file's frame format.
 pub const FORMAT: Format = Format::new(MAGIC, FORMAT_VERSION);
 
@@ -168,7 +179,9 @@ pub struct Envelope<'a> {
     pub kind: ModelKind,
     /// The scalar type.
     pub scalar: ScalarKind,
-    /// The postcard-encoded payload.
+    /// The scaler section (postcard), empty when the model takes its inputs as they come.
+    pub scaler: &'a [u8],
+    /// The learner's postcard-encoded model.
     pub payload: &'a [u8],
 }
 
@@ -182,7 +195,11 @@ impl<'a> Envelope<'a> {
         let [kind, scalar] = frame.tags;
         let kind = ModelKind::from_byte(kind).ok_or(Error::Model(ModelError::UnknownTag { found: kind }))?;
         let scalar = ScalarKind::from_byte(scalar).ok_or(Error::Model(ModelError::UnknownTag { found: scalar }))?;
-        Ok(Envelope { kind, scalar, payload: frame.payload })
+        let corrupt = Error::Model(ModelError::Payload);
+        let (scaler_len, rest) = frame.payload.split_first_chunk::<SCALER_LEN_BYTES>().ok_or(corrupt)?;
+        let scaler_len = usize::try_from(u32::from_le_bytes(*scaler_len)).unwrap_or(usize::MAX);
+        let (scaler, payload) = rest.split_at_checked(scaler_len).ok_or(corrupt)?;
+        Ok(Envelope { kind, scalar, scaler, payload })
     }
 
     /// `Ok` when the envelope holds `kind` in scalar `scalar`.
@@ -212,15 +229,57 @@ impl<'a> Envelope<'a> {
 /// let mut buf = [0u8; 64];
 /// let n = encode(ModelKind::Slkl, ScalarKind::F32, &(3u32, [1.5f32, -2.0]), &mut buf)?;
 /// let env = Envelope::parse(&buf[..n])?;
-/// assert_eq!((env.kind, env.scalar), (ModelKind::Slkl, ScalarKind::F32));
+/// assert_eq!((env.kind, env.scalar, env.scaler), (ModelKind::Slkl, ScalarKind::F32, &[][..]));
 /// let (dim, w): (u32, [f32; 2]) = postcard::from_bytes(env.payload).unwrap();
 /// assert_eq!((dim, w), (3, [1.5, -2.0]));
 /// # Ok::<(), kestrel_core::Error>(())
 /// ```
 pub fn encode<P: Serialize>(kind: ModelKind, scalar: ScalarKind, payload: &P, out: &mut [u8]) -> Result<usize, Error> {
-    let too_small = Error::CapacityExceeded { needed: HEADER_LEN + TRAILER_LEN + 1, capacity: out.len() };
-    let payload_len = postcard::to_slice(payload, frame::payload_mut(out)).map_err(|_| too_small)?.len();
-    FORMAT.seal([kind as u8, scalar as u8], payload_len, out)
+    let too_small = Error::CapacityExceeded { needed: frame::framed_len(SCALER_LEN_BYTES + 1), capacity: out.len() };
+    let (scaler_len, model) = frame::payload_mut(out).split_first_chunk_mut::<SCALER_LEN_BYTES>().ok_or(too_small)?;
+    *scaler_len = [0; SCALER_LEN_BYTES];
+    let model_len = postcard::to_slice(payload, model).map_err(|_| too_small)?.len();
+    FORMAT.seal([kind as u8, scalar as u8], SCALER_LEN_BYTES + model_len, out)
+}
+
+/// Inserts `scaler` into the model of `len` bytes at the start of `out` (written without
+/// one, by its learner's encoder); returns the new length,
+/// `len + `[`scaler_len`]`(scaler)`. The model's bytes move within `out`; nothing
+/// allocates.
+///
+/// # Errors
+/// `Error::Model` when `out[..len]` is not a model of scalar `T`; `InvalidParam { name:
+/// "scaler" }` when it has a scaler already; `CapacityExceeded` when `out` is too short
+/// (then `out` is unchanged).
+pub fn add_scaler<T: crate::Real>(out: &mut [u8], len: usize, scaler: ScalerSection<'_, T>) -> Result<usize, Error> {
+    let envelope =
+        Envelope::parse(out.get(..len).ok_or(Error::CapacityExceeded { needed: len, capacity: out.len() })?)?;
+    if envelope.scalar != ScalarKind::of::<T>() {
+        return Err(Error::Model(ModelError::WrongScalar));
+    }
+    if !envelope.scaler.is_empty() {
+        return Err(Error::InvalidParam { name: "scaler" });
+    }
+    let (tags, model_len) = ([envelope.kind as u8, envelope.scalar as u8], envelope.payload.len());
+    let section_len = scaler_len(&scaler);
+    let payload_len = SCALER_LEN_BYTES.saturating_add(section_len).saturating_add(model_len);
+    let needed = frame::framed_len(payload_len);
+    if needed > out.len() {
+        return Err(Error::CapacityExceeded { needed, capacity: out.len() });
+    }
+    let section_start = HEADER_LEN + SCALER_LEN_BYTES;
+    out.copy_within(section_start..section_start + model_len, section_start + section_len);
+    let too_small = Error::CapacityExceeded { needed, capacity: out.len() };
+    let section = out.get_mut(section_start..section_start + section_len).ok_or(too_small)?;
+    postcard::to_slice(&scaler, section).map_err(|_| too_small)?;
+    let length = out.get_mut(HEADER_LEN..section_start).ok_or(too_small)?;
+    length.copy_from_slice(&u32_field(section_len, "scaler")?.to_le_bytes());
+    FORMAT.seal(tags, payload_len, out)
+}
+
+/// Bytes [`add_scaler`] adds to a model for `scaler`.
+pub fn scaler_len<T: crate::Real>(scaler: &ScalerSection<'_, T>) -> usize {
+    postcard::serialize_with_flavor(scaler, postcard::ser_flavors::Size::default()).unwrap_or(usize::MAX)
 }
 
 /// Bytes [`encode`] writes for `payload`: header, payload and trailer, the payload's size
@@ -230,7 +289,8 @@ pub fn encode<P: Serialize>(kind: ModelKind, scalar: ScalarKind, payload: &P, ou
 /// As postcard's serializer (never, for the models of this crate).
 pub fn encoded_len<P: Serialize>(payload: &P) -> Result<usize, Error> {
     let size = postcard::serialize_with_flavor(payload, postcard::ser_flavors::Size::default());
-    size.map(frame::framed_len).map_err(|_| Error::InvalidParam { name: "payload" })
+    size.map(|len| frame::framed_len(len.saturating_add(SCALER_LEN_BYTES)))
+        .map_err(|_| Error::InvalidParam { name: "payload" })
 }
 
 /// A size as the `u32` a payload stores it in.
@@ -304,7 +364,7 @@ mod tests {
     #[test]
     fn round_trip_and_checksum_of_known_bytes() {
         let (buf, n) = sample();
-        assert_eq!(&buf[..8], b"KSTL\x01\x00\x01\x02");
+        assert_eq!(&buf[..8], b"KSTL\x02\x00\x01\x02");
         let env = Envelope::parse(&buf[..n]).unwrap();
         assert_eq!(env.expect(ModelKind::LinearSvm, ScalarKind::F64), Ok(()));
         assert_eq!(decode_payload::<(u32, [f64; 2])>(env.payload), Ok((7, [0.25, -1.0])));
@@ -338,6 +398,35 @@ mod tests {
             encode(ModelKind::Slkl, ScalarKind::F32, &[1.0f64; 4], &mut small),
             Err(Error::CapacityExceeded { .. })
         ));
+    }
+
+    #[test]
+    fn a_scaler_is_inserted_before_the_model() {
+        let (mut buf, n) = sample();
+        let scaler = ScalerSection { count: 3, mean: &[1.0f64], m2: &[2.0] };
+        let added = scaler_len(&scaler);
+        assert_eq!(added, 1 + 1 + 8 + 1 + 8, "varint count, then two sequences of one f64");
+        // Too short: refused, and the buffer is as it was.
+        let before = buf;
+        let e = add_scaler(&mut buf[..n + added - 1], n, scaler);
+        assert_eq!(e, Err(Error::CapacityExceeded { needed: n + added, capacity: n + added - 1 }));
+        assert_eq!(buf, before);
+        assert_eq!(
+            add_scaler::<f32>(&mut buf, n, ScalerSection { count: 0, mean: &[], m2: &[] }),
+            Err(Error::Model(ModelError::WrongScalar))
+        );
+        assert_eq!(add_scaler(&mut buf, n, scaler), Ok(n + added));
+        let env = Envelope::parse(&buf[..n + added]).unwrap();
+        assert_eq!(decode_payload::<(u32, [f64; 2])>(env.payload), Ok((7, [0.25, -1.0])), "the model is intact");
+        // The count, then each sequence as its length (one byte) and its values.
+        assert_eq!(decode_payload::<(u64, u8, f64, u8, f64)>(env.scaler), Ok((3, 1, 1.0, 1, 2.0)));
+        assert_eq!(add_scaler(&mut buf, n + added, scaler), Err(Error::InvalidParam { name: "scaler" }));
+        // A section length past the payload is a corrupt payload, not a panic.
+        let (mut bad, n) = sample();
+        bad[HEADER_LEN] = 200;
+        let crc = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC).checksum(&bad[..n - TRAILER_LEN]);
+        bad[n - TRAILER_LEN..n].copy_from_slice(&crc.to_le_bytes());
+        assert_eq!(Envelope::parse(&bad[..n]), Err(Error::Model(ModelError::Payload)));
     }
 
     #[test]

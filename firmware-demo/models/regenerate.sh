@@ -3,11 +3,13 @@
 # fixed inputs and the host's predictions on them:
 #
 #   slkl.kestrel  SLKL regressor, diabetes (10 features), 32 candidate centres
-#   svm.kestrel   linear SVM (DCD), breast_cancer (30 features)
+#   svm.kestrel   linear SVM (DCD), breast_cancer in raw units (30 features), standardised
+#                 by the scaler the model file carries (`train --scale`)
 #   rsvm.kestrel  reduced-kernel SVM, moons (2 features), at most 16 centres
 #
-# each trained by `kestrel train --scalar f32` on ../shared/data/NAME/train.csv; NAME.csv is
-# the header and first 32 rows of NAME's test.csv; NAME.expected holds, per row, the f32
+# each trained by `kestrel train --scalar f32` on ../shared/data/DATASET/train.csv (or
+# train_raw.csv); NAME.csv is the header and first 32 rows of the matching test file;
+# NAME.expected holds, per row, the f32
 # bit pattern of `kestrel predict`'s output (the CLI prints the f64 of an f32 prediction
 # with `{}`, the shortest decimal that reads back to the same f64, so the bits are exact),
 # then the decimal as printed. The device test compares bits.
@@ -23,18 +25,20 @@ data="$(cd "${1:-$root/../shared/data}" && pwd)"
 (cd "$root" && cargo build --quiet --release -p kestrel-stream)
 kestrel="$root/target/release/kestrel"
 
-# name dataset learner options...
+# name dataset files learner options... (files: the data set's "train"/"test" or "train_raw"/"test_raw")
 models=(
-    "slkl diabetes slkl --centers 32"
-    "svm breast_cancer svm"
-    "rsvm moons rsvm --centers 16"
+    "slkl diabetes plain slkl --centers 32"
+    "svm breast_cancer raw svm --scale"
+    "rsvm moons plain rsvm --centers 16"
 )
 for spec in "${models[@]}"; do
-    read -r name dataset learner options <<<"$spec"
+    read -r name dataset files learner options <<<"$spec"
+    suffix=""
+    if [ "$files" = raw ]; then suffix="_raw"; fi
     # shellcheck disable=SC2086 # options are words
-    "$kestrel" train --learner "$learner" --input "$data/$dataset/train.csv" --out "$here/$name.kestrel" \
+    "$kestrel" train --learner "$learner" --input "$data/$dataset/train$suffix.csv" --out "$here/$name.kestrel" \
         --scalar f32 --seed 1 $options
-    head -n 33 "$data/$dataset/test.csv" >"$here/$name.csv"
+    head -n 33 "$data/$dataset/test$suffix.csv" >"$here/$name.csv"
     "$kestrel" predict --model "$here/$name.kestrel" --input "$here/$name.csv" | python3 -c '
 import struct, sys
 for line in sys.stdin:

@@ -17,6 +17,7 @@ mod common;
 use common::close;
 use cortex_m_rt::entry;
 use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, Loss, OneVsRest, OnlineSvm, Params, Row};
+use kestrel_core::scaler::Scaler;
 use kestrel_core::{Error, Rng};
 use kestrel_firmware_demo::{Failure, Tests, ensure};
 
@@ -37,6 +38,7 @@ fn main() -> ! {
     tests.run("online_steps_never_increase_the_dual", online_steps_monotone);
     tests.run("online_arrivals_end_converged", online_arrivals_converge);
     tests.run("online_rejects_bad_samples_unchanged", online_rejects);
+    tests.run("online_scaler_matches_two_pass_f64", online_scaler);
     tests.finish()
 }
 
@@ -241,4 +243,31 @@ fn online_rejects() -> Result<(), Failure> {
     ensure(svm.push(Row::Dense(&[f32::NAN, 0.0, 0.0]), 1, &mut rng) == Err(Error::NonFinite), "NaN")?;
     ensure(matches!(svm.push(Row::Dense(&[0.0; 2]), 1, &mut rng), Err(Error::DimensionMismatch { .. })), "short")?;
     ensure((svm.len(), svm.objective(), svm.bias_weight()) == before, "unchanged")
+}
+
+/// The online scaler in `f32` on raw units (a mean of 10⁴ with a spread of 1, where a sum
+/// of squares loses every digit) against the two-pass mean and deviation in `f64`; a
+/// transformed row against the same reference; a bad row changes nothing.
+fn online_scaler() -> Result<(), Failure> {
+    const ROWS: usize = 400;
+    let mut rng = Rng::seed_from_u64(9);
+    let rows: [[f32; 2]; ROWS] = core::array::from_fn(|_| [1e4 + rng.normal::<f32>(), 0.01 * rng.normal::<f32>()]);
+    let mut scaler = Scaler::new_in([0.0f32; Scaler::scalars_len(2)], 2)?;
+    for row in &rows {
+        scaler.observe(row)?;
+    }
+    let n = ROWS as f64;
+    for j in 0..2 {
+        let mean = rows.iter().map(|r| f64::from(r[j])).sum::<f64>() / n;
+        let sd = libm::sqrt(rows.iter().map(|r| (f64::from(r[j]) - mean) * (f64::from(r[j]) - mean)).sum::<f64>() / n);
+        ensure(close(f64::from(scaler.mean()[j]), mean, 1e-6 * mean.abs().max(1e-3)), "mean within f32 rounding")?;
+        ensure(close(f64::from(scaler.scales()[j]) * sd, 1.0, 1e-3), "1/σ within 0.1 %")?;
+        let mut x = rows[0];
+        scaler.transform(&mut x)?;
+        ensure(close(f64::from(x[j]), (f64::from(rows[0][j]) - mean) / sd, 1e-2), "standardised row")?;
+    }
+    let before = (scaler.count(), scaler.mean()[0], scaler.scales()[1]);
+    ensure(scaler.observe(&[f32::NAN, 0.0]) == Err(Error::NonFinite), "NaN refused")?;
+    ensure(scaler.observe(&[0.0, f32::MAX]) == Err(Error::NonFinite), "overflow refused")?;
+    ensure((scaler.count(), scaler.mean()[0], scaler.scales()[1]) == before, "unchanged")
 }

@@ -6,7 +6,9 @@
 //! (the model file), `NAME.csv` (32 rows with a header, label last) and `NAME.expected`
 //! (the host's predictions as f32 bit patterns). Inputs are read as the host's CSV reader
 //! reads them — each field parsed as `f64` by core's parser, then converted to `f32` — so
-//! the device sees the same bits. Model decoding errors are checked too.
+//! the device sees the same bits. The SVM's file carries the standardisation it was
+//! trained with, applied on the device as on the host. Model decoding errors are checked
+//! too.
 
 #![no_std]
 #![no_main]
@@ -15,6 +17,7 @@ use cortex_m_rt::entry;
 use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::model::{Envelope, ModelError, ModelKind, ScalarKind};
 use kestrel_core::reduced_set::ReducedKernelModel;
+use kestrel_core::scaler::Scaler;
 use kestrel_core::slkl::Predictor;
 use kestrel_core::{Error, KernelKind};
 use kestrel_firmware_demo::{Failure, Tests, ensure};
@@ -83,10 +86,21 @@ fn check_slkl() -> Result<(), Failure> {
     compare(SLKL_INPUTS, SLKL_EXPECTED, |x| model.predict(x))
 }
 
+/// The SVM was trained on raw features by `train --scale`: its file carries the scaler,
+/// which the device applies to each input before the model, as `kestrel predict` does.
 fn check_svm() -> Result<(), Failure> {
     let model = LinearModel::decode_in(SVM, [0.0f32; LinearModel::scalars_len(30, 1)])?;
     ensure(model.dim() == 30 && model.outputs() == 1, "binary model of 30 features")?;
-    compare(SVM_INPUTS, SVM_EXPECTED, |x| model.predict(Row::Dense(x)))
+    let envelope = Envelope::parse(SVM)?;
+    let scaler = Scaler::from_envelope_in(&envelope, [0.0f32; Scaler::scalars_len(30)])?;
+    let scaler = scaler.ok_or(Failure::Check("the model carries a scaler"))?;
+    ensure(scaler.dim() == 30 && scaler.count() == 426, "30 features, 426 training rows")?;
+    compare(SVM_INPUTS, SVM_EXPECTED, |x| {
+        let mut row = [0.0f32; 30];
+        row.copy_from_slice(x);
+        scaler.transform(&mut row)?;
+        model.predict(Row::Dense(&row))
+    })
 }
 
 fn check_rsvm() -> Result<(), Failure> {

@@ -9,7 +9,8 @@
 //! online learner (`WindowSvm`, `WindowSlkl`, `WindowRsvm`; f32 and f64; window 8, 2
 //! features, 4 centres, 2 steps per sample — the flags the seeds were written with), each
 //! first fed `mode & 31` samples of a fixed stream so that a restore replaces a learner
-//! that is warming up or learning.
+//! that is warming up or learning; with bit 6 of `mode` set, the learners standardise
+//! their features (`kestrel stream`'s default), with it clear they do not (`--no-scale`).
 //!
 //! Checks: no panic, no allocation over the rss limit; a rejected restore leaves the
 //! learner's `save_state()` bytes unchanged; an accepted one round-trips (`save_state` →
@@ -60,26 +61,26 @@ fn check_checkpoint(checkpoint: &Checkpoint, mode: u8) {
 }
 
 fn restore_everywhere(state: &[u8], mode: u8) {
-    let fed = usize::from(mode & 31);
-    restores(state, fed, || Box::new(window_svm::<f32>()));
-    restores(state, fed, || Box::new(window_svm::<f64>()));
-    restores(state, fed, || Box::new(window_slkl::<f32>()));
-    restores(state, fed, || Box::new(window_slkl::<f64>()));
-    restores(state, fed, || Box::new(window_rsvm::<f32>()));
-    restores(state, fed, || Box::new(window_rsvm::<f64>()));
+    let (fed, scale) = (usize::from(mode & 31), mode & 0x40 != 0);
+    restores(state, fed, || Box::new(window_svm::<f32>(scale)));
+    restores(state, fed, || Box::new(window_svm::<f64>(scale)));
+    restores(state, fed, || Box::new(window_slkl::<f32>(scale)));
+    restores(state, fed, || Box::new(window_slkl::<f64>(scale)));
+    restores(state, fed, || Box::new(window_rsvm::<f32>(scale)));
+    restores(state, fed, || Box::new(window_rsvm::<f64>(scale)));
 }
 
-fn window_svm<T: Real>() -> WindowSvm<T> {
-    WindowSvm::new(WINDOW, DIM, svm_params(), STEPS, 1).expect("a valid configuration")
+fn window_svm<T: Real>(scale: bool) -> WindowSvm<T> {
+    WindowSvm::new(WINDOW, DIM, svm_params(), STEPS, 1, scale).expect("a valid configuration")
 }
 
-fn window_slkl<T: Real>() -> WindowSlkl<T> {
+fn window_slkl<T: Real>(scale: bool) -> WindowSlkl<T> {
     let kernel = Kernel::rbf(T::from_f64(0.5)).expect("gamma 0.5");
     let params = slkl::Params::new().kernel(kernel).nu(T::from_f64(0.01)).seed(1).check().expect("valid");
-    WindowSlkl::new(WINDOW, DIM, CENTRES, params, STEPS).expect("a valid configuration")
+    WindowSlkl::new(WINDOW, DIM, CENTRES, params, STEPS, scale).expect("a valid configuration")
 }
 
-fn window_rsvm<T: Real>() -> WindowRsvm<T> {
+fn window_rsvm<T: Real>(scale: bool) -> WindowRsvm<T> {
     let settings = RsvmSettings {
         kernel: Kernel::rbf(T::from_f64(0.5)).expect("gamma 0.5"),
         centres: CENTRES,
@@ -88,6 +89,7 @@ fn window_rsvm<T: Real>() -> WindowRsvm<T> {
         params: svm_params(),
         steps: STEPS,
         seed: 1,
+        scale,
     };
     WindowRsvm::new(settings, DIM).expect("a valid configuration")
 }

@@ -1,6 +1,7 @@
 //! The model decoder on arbitrary bytes: `kestrel_stream::model::load` (what `inspect`,
 //! `predict` and `eval` call) and the core's `LinearModel`, `slkl::Predictor` and
-//! `ReducedKernelModel` `decode_in`, in f32 and f64.
+//! `ReducedKernelModel` `decode_in`, and the scaler section (`Scaler::from_envelope_in`),
+//! in f32 and f64.
 //!
 //! Each input is tried twice: as raw file bytes (exercising length, magic, version and
 //! checksum checks), and as `kind, scalar, payload…` wrapped in a valid envelope with a
@@ -10,7 +11,8 @@
 //! Checks: no panic and no huge allocation (libFuzzer's `-rss_limit_mb`/`-malloc_limit_mb`),
 //! a loaded model predicts or refuses a row cleanly, and every model that decodes
 //! re-encodes to bytes that decode to the same bytes again (encode ∘ decode is a fixed
-//! point after one step).
+//! point after one step); a scaler that decodes transforms a row or refuses it, and
+//! rebuilt from its statistics has the same scales.
 
 #![no_main]
 
@@ -19,6 +21,7 @@ use kestrel_core::Real;
 use kestrel_core::dcd::LinearModel;
 use kestrel_core::model::{Envelope, FORMAT_VERSION, MAGIC};
 use kestrel_core::reduced_set::ReducedKernelModel;
+use kestrel_core::scaler::Scaler;
 use kestrel_core::slkl::Predictor;
 use kestrel_stream::source::Record;
 use libfuzzer_sys::fuzz_target;
@@ -60,6 +63,20 @@ fn decode_everything(bytes: &[u8]) {
     }
     round_trips::<f32>(bytes);
     round_trips::<f64>(bytes);
+    if let Ok(envelope) = Envelope::parse(bytes) {
+        scaler_round_trips::<f32>(&envelope);
+        scaler_round_trips::<f64>(&envelope);
+    }
+}
+
+fn scaler_round_trips<T: Real>(envelope: &Envelope<'_>) {
+    let storage = vec![T::ZERO; Scaler::scalars_len(envelope.scaler.len() / T::BYTES)];
+    let Ok(Some(scaler)) = Scaler::from_envelope_in(envelope, storage) else { return };
+    let mut row = vec![T::from_f64(0.5); scaler.dim()];
+    let _ = scaler.transform(&mut row);
+    let again = Scaler::from_section_in(vec![T::ZERO; Scaler::scalars_len(scaler.dim())], scaler.dim(), scaler.section())
+        .expect("a decoded scaler's statistics rebuild it");
+    assert_eq!(again.scales(), scaler.scales(), "the same statistics give the same scales");
 }
 
 /// Scalars the payload can hold: postcard writes each `T` in `T::BYTES` bytes.

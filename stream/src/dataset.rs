@@ -5,6 +5,7 @@
 //! per row — for dense data about `(4 + size_of T)·n·d` bytes, the least that holds it.
 
 use kestrel_core::Real;
+use kestrel_core::scaler::Scaler;
 
 use crate::limits::{AllocError, zeroed};
 use crate::source::{ReadError, ReadErrorKind, Record, RecordReader};
@@ -154,6 +155,35 @@ impl<T: Real> Dataset<T> {
             }
         }
         Ok(dense)
+    }
+
+    /// The data set with every feature standardised by its mean and population standard
+    /// deviation over all rows (`kestrel_core::scaler`), and the scaler that did it, for
+    /// the model file. The rows become dense (a centred zero is not zero).
+    ///
+    /// # Errors
+    /// `CapacityExceeded` (in bytes) when the `n·d` scalars cannot be allocated;
+    /// `NonFinite` when a feature's statistics overflow `T`.
+    pub fn standardized(&self) -> Result<(Self, Scaler<T, Vec<T>>), kestrel_core::Error> {
+        let dim = self.dim;
+        let memory = |e: AllocError| kestrel_core::Error::CapacityExceeded { needed: e.bytes, capacity: 0 };
+        let mut values = self.dense(dim).map_err(memory)?;
+        let mut scaler = Scaler::new_in(zeroed(Scaler::scalars_len(dim), "the feature scaler").map_err(memory)?, dim)?;
+        for row in values.chunks_exact(dim) {
+            scaler.observe(row)?;
+        }
+        for row in values.chunks_exact_mut(dim) {
+            scaler.transform(row)?;
+        }
+        let row_indices: Vec<u32> = (0..dim).map(|j| u32::try_from(j).unwrap_or(u32::MAX)).collect();
+        let data = Dataset {
+            offsets: (0..=self.len()).map(|i| i * dim).collect(),
+            indices: row_indices.iter().copied().cycle().take(values.len()).collect(),
+            values,
+            labels: self.labels.clone(),
+            dim,
+        };
+        Ok((data, scaler))
     }
 
     /// Bytes the rows and labels occupy.

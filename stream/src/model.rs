@@ -31,6 +31,7 @@ use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::kernel::KernelKind;
 use kestrel_core::model::{Envelope, ModelKind, ScalarKind};
 use kestrel_core::reduced_set::ReducedKernelModel;
+use kestrel_core::scaler::{Scaler, ScalerSection};
 use kestrel_core::slkl::Predictor as SlklModel;
 use kestrel_core::storage::Storage;
 use kestrel_core::{Error, Real};
@@ -74,6 +75,19 @@ encode_for!(LinearModel, SlklModel, ReducedKernelModel);
 pub fn to_bytes(model: &impl Encode) -> Result<Vec<u8>, Error> {
     let mut bytes = vec![0u8; model.encoded_len()];
     let len = model.encode(&mut bytes)?;
+    bytes.truncate(len);
+    Ok(bytes)
+}
+
+/// `bytes`, a model file written without a scaler, with `scaler` inserted
+/// (`kestrel_core::model::add_scaler`).
+///
+/// # Errors
+/// As `add_scaler`: `bytes` is not a model of scalar `T`, or has a scaler already.
+pub fn with_scaler<T: Real>(mut bytes: Vec<u8>, scaler: ScalerSection<'_, T>) -> Result<Vec<u8>, Error> {
+    let len = bytes.len();
+    bytes.resize(len.saturating_add(kestrel_core::model::scaler_len(&scaler)), 0);
+    let len = kestrel_core::model::add_scaler(&mut bytes, len, scaler)?;
     bytes.truncate(len);
     Ok(bytes)
 }
@@ -122,6 +136,8 @@ pub struct ModelInfo {
     pub kernel: String,
     /// `classifier` or `regressor`.
     pub task: &'static str,
+    /// The model standardises its inputs (its file carries the scaler's statistics).
+    pub scaled: bool,
 }
 
 /// A model ready to predict.
@@ -166,9 +182,39 @@ pub fn scalar_name<T: Real>() -> &'static str {
     if T::BYTES == 4 { "f32" } else { "f64" }
 }
 
-/// A linear SVM with a buffer for the record's values in its scalar.
+/// The scaler a model file carries, if any, checked against the model's dimension.
+///
+/// # Errors
+/// `Error::Model(Payload)` for a scaler of another dimension, or as
+/// `Scaler::from_envelope_in`.
+fn scaler_for<T: Real>(envelope: &Envelope<'_>, dim: usize) -> Result<Option<Scaler<T, Vec<T>>>, Error> {
+    let storage = vec![T::ZERO; Scaler::scalars_len(envelope.scaler.len() / T::BYTES)];
+    let scaler = Scaler::from_envelope_in(envelope, storage)?;
+    if scaler.as_ref().is_some_and(|s| s.dim() != dim) {
+        return Err(Error::Model(kestrel_core::model::ModelError::Payload));
+    }
+    Ok(scaler)
+}
+
+/// `record` as the dense row a model of `dense.len()` features reads: standardised when
+/// the model has a scaler.
+fn dense_row<'a, T: Real>(
+    record: &Record,
+    scaler: Option<&Scaler<T, Vec<T>>>,
+    dense: &'a mut [T],
+) -> Result<&'a [T], Error> {
+    record.write_dense(dense)?;
+    if let Some(scaler) = scaler {
+        scaler.transform(dense)?;
+    }
+    Ok(dense)
+}
+
+/// A linear SVM with a buffer for the record's values in its scalar (a sparse row), or,
+/// for a model that standardises, a dense row.
 struct Linear<T> {
     model: LinearModel<T, Vec<T>>,
+    scaler: Option<Scaler<T, Vec<T>>>,
     values: Vec<T>,
     bytes: usize,
 }
@@ -176,12 +222,19 @@ struct Linear<T> {
 impl<T: Real> Linear<T> {
     fn decode(envelope: &Envelope<'_>, bytes: usize) -> Result<Self, Error> {
         let model = LinearModel::from_envelope_in(envelope, storage_for(envelope))?;
-        Ok(Linear { model, values: Vec::new(), bytes })
+        let scaler = scaler_for(envelope, model.dim())?;
+        // The scaler's storage bounds the dimension: its dense row is no larger.
+        let values = if scaler.is_some() { vec![T::ZERO; model.dim()] } else { Vec::new() };
+        Ok(Linear { model, scaler, values, bytes })
     }
 }
 
 impl<T: Real> Predictor for Linear<T> {
     fn predict(&mut self, record: &Record) -> Result<f64, Error> {
+        if self.scaler.is_some() {
+            let row = dense_row(record, self.scaler.as_ref(), &mut self.values)?;
+            return Ok(self.model.predict(Row::Dense(row))?.to_f64());
+        }
         self.values.clear();
         self.values.extend(record.values.iter().map(|&v| T::from_f64(v)));
         let row = Row::Sparse { indices: &record.indices, values: &self.values };
@@ -198,6 +251,7 @@ impl<T: Real> Predictor for Linear<T> {
             crc_ok: true,
             kernel: "linear".into(),
             task: "classifier",
+            scaled: self.scaler.is_some(),
         }
     }
 
@@ -221,6 +275,7 @@ fn dense_buffer<T: Real>(dim: usize) -> Result<Vec<T>, Error> {
 /// An SLKL regressor with a dense buffer for the record's features.
 struct Regressor<T> {
     model: SlklModel<T, Vec<T>>,
+    scaler: Option<Scaler<T, Vec<T>>>,
     dense: Vec<T>,
     bytes: usize,
 }
@@ -228,14 +283,15 @@ struct Regressor<T> {
 impl<T: Real> Regressor<T> {
     fn decode(envelope: &Envelope<'_>, bytes: usize) -> Result<Self, Error> {
         let model = SlklModel::from_envelope_in(envelope, storage_for(envelope))?;
-        Ok(Regressor { dense: dense_buffer(model.dim())?, model, bytes })
+        let scaler = scaler_for(envelope, model.dim())?;
+        Ok(Regressor { dense: dense_buffer(model.dim())?, model, scaler, bytes })
     }
 }
 
 impl<T: Real> Predictor for Regressor<T> {
     fn predict(&mut self, record: &Record) -> Result<f64, Error> {
-        record.write_dense(&mut self.dense)?;
-        Ok(self.model.predict(&self.dense)?.to_f64())
+        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        Ok(self.model.predict(row)?.to_f64())
     }
 
     fn info(&self) -> ModelInfo {
@@ -248,6 +304,7 @@ impl<T: Real> Predictor for Regressor<T> {
             crc_ok: true,
             kernel: kernel_name(self.model.kernel().kind()),
             task: "regressor",
+            scaled: self.scaler.is_some(),
         }
     }
 
@@ -259,6 +316,7 @@ impl<T: Real> Predictor for Regressor<T> {
 /// A reduced-kernel SVM with a dense buffer for the record's features.
 struct Reduced<T> {
     model: ReducedKernelModel<T, Vec<T>>,
+    scaler: Option<Scaler<T, Vec<T>>>,
     dense: Vec<T>,
     bytes: usize,
 }
@@ -266,14 +324,15 @@ struct Reduced<T> {
 impl<T: Real> Reduced<T> {
     fn decode(envelope: &Envelope<'_>, bytes: usize) -> Result<Self, Error> {
         let model = ReducedKernelModel::from_envelope_in(envelope, storage_for(envelope))?;
-        Ok(Reduced { dense: dense_buffer(model.dim())?, model, bytes })
+        let scaler = scaler_for(envelope, model.dim())?;
+        Ok(Reduced { dense: dense_buffer(model.dim())?, model, scaler, bytes })
     }
 }
 
 impl<T: Real> Predictor for Reduced<T> {
     fn predict(&mut self, record: &Record) -> Result<f64, Error> {
-        record.write_dense(&mut self.dense)?;
-        Ok(self.model.predict(&self.dense)?.to_f64())
+        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        Ok(self.model.predict(row)?.to_f64())
     }
 
     fn info(&self) -> ModelInfo {
@@ -286,6 +345,7 @@ impl<T: Real> Predictor for Reduced<T> {
             crc_ok: true,
             kernel: kernel_name(self.model.kernel().kind()),
             task: "classifier",
+            scaled: self.scaler.is_some(),
         }
     }
 

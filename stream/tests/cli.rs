@@ -243,11 +243,14 @@ fn stdin_input_and_stream() {
 #[test]
 fn budget_reports_and_fits() {
     let svm = ["budget", "--learner", "svm", "--dim", "16", "--window", "1000", "--scalar", "f32", "--json"];
-    // The core's window N(d + 3) + d + 1, and on the host a dense row of d.
+    // The core's window N(d + 3) + d + 1 and the scaler's 3d; on the host two dense rows
+    // of d and the scaler's undo copy.
     let device = kestrel(&[&svm[..], &["--target", "cortex-m"]].concat());
-    assert_eq!(json(&device)["bytes"].as_u64(), Some(((1000 * (16 + 3) + 16 + 1) * 4) as u64));
+    assert_eq!(json(&device)["bytes"].as_u64(), Some(((1000 * (16 + 3) + 16 + 1 + 3 * 16) * 4) as u64));
+    let unscaled = kestrel(&[&svm[..], &["--target", "cortex-m", "--no-scale"]].concat());
+    assert_eq!(json(&unscaled)["bytes"].as_u64(), Some(((1000 * (16 + 3) + 16 + 1) * 4) as u64));
     let bytes = json(&kestrel(&svm))["bytes"].as_u64().unwrap();
-    assert_eq!(bytes, ((1000 * (16 + 3) + 16 + 1 + 16) * 4) as u64);
+    assert_eq!(bytes, ((1000 * (16 + 3) + 16 + 1 + 3 * 16 + 2 * 16 + 3 * 16) * 4) as u64);
     let o = kestrel(&[
         "budget",
         "--learner",
@@ -337,4 +340,42 @@ fn a_feature_beyond_the_model_dimension_is_an_error_naming_the_line() {
     let o = kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", wide.to_str().unwrap(), "--json"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("wide.libsvm:2"), "{}", stderr(&o));
+}
+
+/// `train --scale` on raw features learns what `train` learns on the same rows
+/// standardised beforehand (the data set's standardised copy uses the training mean and
+/// population deviation, as the scaler does), and `predict` applies the model's scaler;
+/// `stream` saves its scaler in the model unless `--no-scale`.
+#[test]
+fn scaling_is_carried_by_the_model_file() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/breast_cancer");
+    let dir = scratch("scaling");
+    let accuracy = |train: &str, test: &str, scale: &[&str]| {
+        let model = dir.join("model.kestrel");
+        let input = format!("{data}/{train}");
+        let o = kestrel(
+            &[&["train", "--learner", "svm", "--input", &input, "--out", model.to_str().unwrap()], scale].concat(),
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let info = json(&kestrel(&["inspect", model.to_str().unwrap(), "--json"]));
+        assert_eq!(info["scaled"].as_bool(), Some(!scale.is_empty()));
+        let o = kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", &format!("{data}/{test}"), "--json"]);
+        json(&o)["accuracy"].as_f64().unwrap()
+    };
+    let standardised = accuracy("train.csv", "test.csv", &[]);
+    let scaled = accuracy("train_raw.csv", "test_raw.csv", &["--scale"]);
+    let raw = accuracy("train_raw.csv", "test_raw.csv", &[]);
+    assert_eq!(scaled, standardised);
+    assert!(scaled > raw + 0.03, "scaled {scaled}, raw {raw}");
+
+    let stream = |extra: &[&str]| {
+        let model = dir.join("stream.kestrel");
+        let input = format!("{data}/train_raw.csv");
+        let o = kestrel(
+            &[&["stream", "--learner", "svm", "--input", &input, "--out", model.to_str().unwrap()], extra].concat(),
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        json(&kestrel(&["inspect", model.to_str().unwrap(), "--json"]))["scaled"].as_bool()
+    };
+    assert_eq!((stream(&[]), stream(&["--no-scale"])), (Some(true), Some(false)));
 }

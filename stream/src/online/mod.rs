@@ -20,6 +20,14 @@
 //! Every sample is predicted before it is learned, from the first: until a model exists
 //! the prediction is the majority label or the mean target so far.
 //!
+//! By default a learner standardises its features online (`kestrel_core::scaler`:
+//! Welford's running mean and deviation per feature; `--no-scale` turns it off): a
+//! prediction uses the statistics of the samples before it, learning adds the sample to
+//! them first; the window keeps each sample as it was standardised when it arrived, and
+//! the model file carries the statistics, so that `kestrel predict` and the device scale
+//! a raw input as the learner did. The learners with a warm-up (SLKL, rsvm) keep its
+//! samples raw and standardise them when it ends, by the statistics of the whole warm-up.
+//!
 //! The classifiers take any two labels ([`crate::labels`]: the first label seen is the
 //! SVM's `+1`). A configuration the learner cannot run is refused when it is built
 //! ([`BuildError`]), never while learning. Each learner states its memory before it is
@@ -36,8 +44,9 @@
 //! use kestrel_stream::online::{OnlineLearner, WindowSvm};
 //! use kestrel_stream::source::Record;
 //! let params = kestrel_core::dcd::Params::new().c(1.0).check()?;
-//! // A window of 64 samples of 2 features, at most 5 coordinate steps per arrival, seed 1.
-//! let mut svm = WindowSvm::<f64>::new(64, 2, params, 5, 1)?;
+//! // A window of 64 samples of 2 features, at most 5 coordinate steps per arrival, seed 1,
+//! // features standardised online.
+//! let mut svm = WindowSvm::<f64>::new(64, 2, params, 5, 1, true)?;
 //! let mut correct = 0;
 //! for t in 0..500 {
 //!     let x = [((t * 37) % 101) as f64 / 50.0 - 1.0, ((t * 53) % 97) as f64 / 48.0 - 1.0];
@@ -53,6 +62,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod input;
 mod rsvm;
 mod slkl;
 mod svm;
@@ -170,6 +180,16 @@ pub struct Footprint {
 }
 
 impl Footprint {
+    /// The memory of two parts together (saturating).
+    pub fn plus(self, other: Footprint) -> Footprint {
+        Footprint {
+            core_scalars: self.core_scalars.saturating_add(other.core_scalars),
+            core_indices: self.core_indices.saturating_add(other.core_indices),
+            host_scalars: self.host_scalars.saturating_add(other.host_scalars),
+            host_bytes: self.host_bytes.saturating_add(other.host_bytes),
+        }
+    }
+
     /// Bytes in scalar `T` with indices of `index_bytes` bytes; with `host`, the host's
     /// buffers counted too.
     pub fn bytes<T>(&self, index_bytes: usize, host: bool) -> usize {
@@ -345,6 +365,86 @@ pub(crate) mod tests {
         assert_eq!(prequential(a, rest, 0), prequential(b, rest, 0));
         assert_eq!(a.save_state().unwrap(), b.save_state().unwrap());
         assert_eq!(a.encode().unwrap(), b.encode().unwrap());
+    }
+
+    /// A stream in raw units: the label is the sign of `x₀/1000 − 50·x₁` with `x₀` near
+    /// 10⁵ (a pressure in pascals) and `x₁` near 0 (a small offset): on these scales a
+    /// margin is all `x₀`.
+    pub(crate) fn raw_units(n: usize, seed: u64) -> Vec<Record> {
+        let mut rng = kestrel_core::Rng::seed_from_u64(seed);
+        (0..n)
+            .map(|_| {
+                let (a, b) = (rng.uniform_in(-1.0, 1.0), rng.uniform_in(-1.0, 1.0));
+                record(&[1e5 + 1000.0 * a, 0.02 * b], if a > b { 1.0 } else { 0.0 })
+            })
+            .collect()
+    }
+
+    /// A learner built scaled (`true`) or not.
+    type Build = Box<dyn Fn(bool) -> Box<dyn OnlineLearner>>;
+
+    fn scaled_learners() -> Vec<(&'static str, Build)> {
+        let svm = |scale| -> Box<dyn OnlineLearner> {
+            let params = kestrel_core::dcd::Params::new().bias(1.0).check().unwrap();
+            Box::new(WindowSvm::<f64>::new(100, 2, params, 50, 1, scale).unwrap())
+        };
+        let slkl = |scale| -> Box<dyn OnlineLearner> {
+            let kernel = kestrel_core::Kernel::rbf(0.5).unwrap();
+            let params = kestrel_core::slkl::Params::new().kernel(kernel).nu(1e-3).check().unwrap();
+            Box::new(WindowSlkl::<f64>::new(100, 2, 20, params, 50, scale).unwrap())
+        };
+        let rsvm = |scale| -> Box<dyn OnlineLearner> {
+            let settings = RsvmSettings {
+                kernel: kestrel_core::Kernel::rbf(0.5).unwrap(),
+                centres: 20,
+                delta: 0.3,
+                window: 100,
+                params: kestrel_core::dcd::Params::new().bias(1.0).check().unwrap(),
+                steps: 50,
+                seed: 1,
+                scale,
+            };
+            Box::new(WindowRsvm::new(settings, 2).unwrap())
+        };
+        vec![("svm", Box::new(svm)), ("slkl", Box::new(slkl)), ("rsvm", Box::new(rsvm))]
+    }
+
+    /// With scaling, a learner resumes bit for bit (the warm-up and learning), refuses a
+    /// state of the other scaling, and its model file predicts what it predicts.
+    #[test]
+    fn scaled_learners_resume_exactly_and_their_models_scale_alike() {
+        let records = raw_units(400, 1);
+        for (name, new) in scaled_learners() {
+            for split in [30, 250] {
+                restored_learner_continues(new(true).as_mut(), new(true).as_mut(), &records, split);
+            }
+            let mut learner = new(true);
+            prequential(learner.as_mut(), &records, 0);
+            let e = new(false).restore_state(&learner.save_state().unwrap()).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "learner state is for another configuration: feature scaling true saved, false configured",
+                "{name}"
+            );
+            let mut model = crate::model::load(&learner.encode().unwrap()).unwrap();
+            assert!(model.info().scaled, "{name}");
+            for r in raw_units(100, 2) {
+                let ours = learner.predict(&r).unwrap().unwrap();
+                assert_eq!(model.predict(&r).unwrap().to_bits(), ours.to_bits(), "{name}");
+            }
+        }
+    }
+
+    /// On raw units the standardised SVMs learn the boundary; unscaled, the feature near
+    /// 10⁵ swamps the other.
+    #[test]
+    fn scaling_learns_a_stream_in_raw_units() {
+        let records = raw_units(2000, 3);
+        for (name, new) in scaled_learners().into_iter().filter(|(name, _)| *name != "slkl") {
+            let scaled = prequential(new(true).as_mut(), &records, 1000).accuracy();
+            let raw = prequential(new(false).as_mut(), &records, 1000).accuracy();
+            assert!(scaled > 0.9 && scaled > raw + 0.15, "{name}: scaled {scaled}, raw {raw}");
+        }
     }
 
     #[test]

@@ -19,13 +19,14 @@ use kestrel_core::slkl::{self, Dims, Predictor, SlklWindow, SlklWindowState};
 use kestrel_core::{Error, Real};
 use serde::{Deserialize, Serialize};
 
+use super::input::{Input, ScalerState};
 use super::{BuildError, Footprint, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same};
 use crate::limits::{AllocError, reserve, zeroed};
 use crate::model;
 use crate::source::Record;
 
 /// The format version of [`WindowSlkl`]'s saved state.
-const STATE_VERSION: u16 = 1;
+const STATE_VERSION: u16 = 2;
 
 /// The core learner's buffers.
 type Window<T> = SlklWindow<T, Vec<T>, Vec<usize>>;
@@ -44,13 +45,20 @@ pub struct WindowSlkl<T> {
     /// The learner as it was before the current arrival (its buffers allocated when the
     /// learner is built).
     undo: Window<T>,
-    dense: Vec<T>,
+    input: Input<T>,
 }
 
 /// Everything [`WindowSlkl::save_state`](OnlineLearner::save_state) writes.
 #[derive(Serialize, Deserialize)]
-enum SlklState<T> {
-    /// Collecting the centres: the samples (row-major) and targets so far.
+struct SlklState<T> {
+    scaler: Option<ScalerState<T>>,
+    phase: PhaseState<T>,
+}
+
+/// The phase: warm-up or learning.
+#[derive(Serialize, Deserialize)]
+enum PhaseState<T> {
+    /// Collecting the centres: the samples (row-major, raw) and targets so far.
     Warmup { x: Vec<T>, y: Vec<T> },
     /// Learning: the core learner's fields and buffers.
     Learning { state: Box<SlklWindowState<T>>, scalars: Vec<T>, indices: Vec<usize> },
@@ -58,7 +66,8 @@ enum SlklState<T> {
 
 impl<T: Real> WindowSlkl<T> {
     /// A window of `window` samples of `dim` features with `centres` centres, `steps`
-    /// coordinate steps per arrival; its memory is allocated now.
+    /// coordinate steps per arrival, features standardised online when `scale`; its memory
+    /// is allocated now.
     ///
     /// # Errors
     /// `InvalidParam` naming `window`, `centers` or `dim` when one is 0, or what the core's
@@ -69,6 +78,7 @@ impl<T: Real> WindowSlkl<T> {
         centres: usize,
         params: slkl::ValidParams<T>,
         steps: usize,
+        scale: bool,
     ) -> Result<Self, BuildError> {
         for (name, value) in [("window", window), ("centers", centres), ("dim", dim)] {
             if value == 0 {
@@ -88,23 +98,25 @@ impl<T: Real> WindowSlkl<T> {
         // Allocated fallibly like the learner's (a clone would abort where this errs).
         let (scalars, indices) = Self::buffers(dims)?;
         let undo = SlklWindow::new_in(scalars, indices, dims, params, &zeroed(dim, "a centre")?)?;
-        let dense = zeroed(dim, "a dense row")?;
-        Ok(WindowSlkl { dims, params, steps, warmup_x, warmup_y, storage, learner: None, undo, dense })
+        let input = Input::new(dim, scale)?;
+        Ok(WindowSlkl { dims, params, steps, warmup_x, warmup_y, storage, learner: None, undo, input })
     }
 
-    /// The memory of a learner of `window` samples of `dim` features and `centres` centres.
-    pub fn footprint(window: usize, dim: usize, centres: usize) -> Footprint {
+    /// The memory of a learner of `window` samples of `dim` features and `centres` centres,
+    /// standardised when `scale`.
+    pub fn footprint(window: usize, dim: usize, centres: usize, scale: bool) -> Footprint {
         let dims = Dims::new(window, dim, centres, centres);
         let warmup = window.max(centres).saturating_mul(dim.saturating_add(1));
         let (core_scalars, core_indices) = (SlklWindow::scalars_len(dims), SlklWindow::indices_len(dims));
-        Footprint {
+        let learner = Footprint {
             core_scalars,
             core_indices,
-            host_scalars: [warmup, dim, centres.saturating_mul(dim), core_scalars]
+            host_scalars: [warmup, centres.saturating_mul(dim), core_scalars]
                 .into_iter()
                 .fold(0, usize::saturating_add),
             host_bytes: core_indices.saturating_mul(size_of::<usize>()),
-        }
+        };
+        learner.plus(Input::<T>::footprint(dim, scale))
     }
 
     /// The core learner's two buffers, zeroed.
@@ -121,20 +133,27 @@ impl<T: Real> WindowSlkl<T> {
     }
 
     /// The window learner with `M` centres spread evenly over the warm-up (every
-    /// `len/M`-th sample), fed the whole warm-up.
+    /// `len/M`-th sample), fed the whole warm-up; the warm-up's rows are standardised
+    /// first, by the statistics of the whole warm-up.
     fn start_learning(&mut self) -> Result<Window<T>, Error> {
         let (dim, candidates) = (self.dims.dim(), self.dims.candidates());
         let stride = (self.warmup_y.len() / candidates).max(1);
-        let centres: Vec<T> =
+        let mut centres: Vec<T> =
             self.warmup_x.chunks_exact(dim).step_by(stride).take(candidates).flatten().copied().collect();
+        for centre in centres.chunks_exact_mut(dim) {
+            self.input.transform(centre)?;
+        }
         let (scalars, indices) = match self.storage.take() {
             Some(buffers) => buffers,
             // Only after a rejected start: the core learner took the buffers with it.
             None => Self::buffers(self.dims).map_err(|e| Error::CapacityExceeded { needed: e.bytes, capacity: 0 })?,
         };
         let mut learner = SlklWindow::new_in(scalars, indices, self.dims, self.params, &centres)?;
+        let mut row = vec![T::ZERO; dim];
         for (x, &y) in self.warmup_x.chunks_exact(dim).zip(&self.warmup_y) {
-            Self::push(&mut learner, x, y, self.steps)?;
+            row.copy_from_slice(x);
+            self.input.transform(&mut row)?;
+            Self::push(&mut learner, &row, y, self.steps)?;
         }
         Ok(learner)
     }
@@ -166,12 +185,12 @@ impl<T: Real> WindowSlkl<T> {
 
 impl<T: Real> Steps for WindowSlkl<T> {
     fn load(&mut self, record: &Record) -> Result<(), Error> {
-        record.write_dense(&mut self.dense)
+        self.input.load(record)
     }
 
     fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
         match &mut self.learner {
-            Some(learner) => Ok(Some(learner.predict(&self.dense)?.to_f64())),
+            Some(learner) => Ok(Some(learner.predict(self.input.for_prediction()?)?.to_f64())),
             // Before the centres are complete: the mean of the targets seen (0 before any).
             None if self.warmup_y.is_empty() => Ok(Some(0.0)),
             None => Ok(Some(self.warmup_y.iter().map(|y| y.to_f64()).sum::<f64>() / self.warmup_y.len() as f64)),
@@ -180,20 +199,34 @@ impl<T: Real> Steps for WindowSlkl<T> {
 
     fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
         let y = T::from_f64(label);
-        if let Some(learner) = &mut self.learner {
-            return Self::arrive(learner, &mut self.undo, &self.dense, y, self.steps);
-        }
-        if !self.dense.iter().all(|v| v.is_finite()) || !y.is_finite() {
+        if !y.is_finite() {
             return Err(Error::NonFinite);
         }
-        self.warmup_x.extend_from_slice(&self.dense);
+        let row = self.input.observed()?;
+        let learned = match &mut self.learner {
+            Some(learner) => Self::arrive(learner, &mut self.undo, row, y, self.steps),
+            None => self.warm_up(y),
+        };
+        if learned.is_err() {
+            self.input.undo_observe();
+        }
+        learned
+    }
+}
+
+impl<T: Real> WindowSlkl<T> {
+    /// Keeps the loaded sample (raw) and target; learning starts once the warm-up is full.
+    /// Unchanged on error.
+    fn warm_up(&mut self, y: T) -> Result<(), Error> {
+        let raw = self.input.raw();
+        self.warmup_x.extend_from_slice(raw);
         self.warmup_y.push(y);
         if self.warmup_y.len() == self.warmup_len() {
             match self.start_learning() {
                 Ok(learner) => self.learner = Some(learner),
                 Err(e) => {
                     // Rejected: the sample leaves the warm-up again, the learner is unchanged.
-                    self.warmup_x.truncate(self.warmup_x.len() - self.dense.len());
+                    self.warmup_x.truncate(self.warmup_x.len() - self.dims.dim());
                     self.warmup_y.pop();
                     return Err(e);
                 }
@@ -214,29 +247,35 @@ impl<T: Real> OnlineLearner for WindowSlkl<T> {
         let learner = self.learner.as_mut().ok_or(Error::InvalidParam { name: "centers" })?;
         let m0 = learner.active_len();
         let model = learner.predictor_in(vec![T::ZERO; Predictor::scalars_len(m0, self.dims.dim())])?;
-        model::to_bytes(&model)
+        self.input.scaled_model(model::to_bytes(&model)?)
     }
 
     fn save_state(&self) -> Result<Vec<u8>, StateError> {
-        let state = match &self.learner {
-            None => SlklState::Warmup { x: self.warmup_x.clone(), y: self.warmup_y.clone() },
+        let phase = match &self.learner {
+            None => PhaseState::Warmup { x: self.warmup_x.clone(), y: self.warmup_y.clone() },
             Some(learner) => {
                 let (scalars, indices) = learner.storage();
                 let state = Box::new(learner.state());
-                SlklState::Learning { state, scalars: scalars.to_vec(), indices: indices.to_vec() }
+                PhaseState::Learning { state, scalars: scalars.to_vec(), indices: indices.to_vec() }
             }
         };
-        encode_state(STATE_VERSION, &state)
+        encode_state(STATE_VERSION, &SlklState { scaler: self.input.state(), phase })
     }
 
     fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
-        match decode_state::<SlklState<T>>(STATE_VERSION, bytes)? {
-            SlklState::Warmup { x, y } => {
+        let SlklState { scaler, phase } = decode_state::<SlklState<T>>(STATE_VERSION, bytes)?;
+        expect_same("feature scaling", scaler.is_some(), self.input.scales())?;
+        if let PhaseState::Learning { state, .. } = &phase {
+            expect_same("capacities", state.dims(), self.dims)?;
+        }
+        match phase {
+            PhaseState::Warmup { x, y } => {
                 expect_same("warm-up samples below a window", y.len() < self.warmup_len(), true)?;
                 expect_same("warm-up values", x.len(), y.len() * self.dims.dim())?;
                 if !x.iter().chain(&y).all(|v| v.is_finite()) {
                     return Err(StateError::Invalid(Error::NonFinite));
                 }
+                self.input.restore(scaler)?;
                 self.warmup_x.clear();
                 self.warmup_x.extend_from_slice(&x);
                 self.warmup_y.clear();
@@ -245,9 +284,10 @@ impl<T: Real> OnlineLearner for WindowSlkl<T> {
                     self.storage = Some(learner.into_storage());
                 }
             }
-            SlklState::Learning { state, scalars, indices } => {
-                expect_same("capacities", state.dims(), self.dims)?;
-                self.learner = Some(SlklWindow::from_state_in(scalars, indices, self.params, *state)?);
+            PhaseState::Learning { state, scalars, indices } => {
+                let learner = SlklWindow::from_state_in(scalars, indices, self.params, *state)?;
+                self.input.restore(scaler)?;
+                self.learner = Some(learner);
                 self.storage = None;
                 self.warmup_x.clear();
                 self.warmup_y.clear();
@@ -268,7 +308,7 @@ mod tests {
     }
 
     fn slkl() -> WindowSlkl<f64> {
-        WindowSlkl::<f64>::new(100, 1, 20, params(), 5).unwrap()
+        WindowSlkl::<f64>::new(100, 1, 20, params(), 5, false).unwrap()
     }
 
     fn stream(n: usize) -> Vec<Record> {
@@ -295,7 +335,7 @@ mod tests {
     #[test]
     fn every_arrival_ends_converged_when_the_cap_allows() {
         let records = stream(300);
-        let mut learner = WindowSlkl::<f64>::new(100, 1, 20, params(), 1_000_000).unwrap();
+        let mut learner = WindowSlkl::<f64>::new(100, 1, 20, params(), 1_000_000, false).unwrap();
         assert_eq!(learner.predict(&records[0]).unwrap(), Some(0.0), "the first prediction: no target seen");
         for (t, r) in records.iter().enumerate() {
             learner.learn(r).unwrap();
@@ -308,7 +348,7 @@ mod tests {
 
     #[test]
     fn a_configuration_the_learner_cannot_run_is_refused_when_built() {
-        let build = |window, centres| WindowSlkl::<f64>::new(window, 1, centres, params(), 5).err();
+        let build = |window, centres| WindowSlkl::<f64>::new(window, 1, centres, params(), 5, false).err();
         assert_eq!(build(100, 0), Some(BuildError::Core(Error::InvalidParam { name: "centers" })));
         assert_eq!(build(0, 20), Some(BuildError::Core(Error::InvalidParam { name: "window" })));
         assert!(matches!(build(usize::MAX / 4, 20), Some(BuildError::Alloc(_))));
@@ -321,7 +361,7 @@ mod tests {
         for split in [10, 250] {
             restored_learner_continues(&mut slkl(), &mut slkl(), &records, split);
         }
-        let mut other = WindowSlkl::<f64>::new(50, 1, 20, params(), 5).unwrap();
+        let mut other = WindowSlkl::<f64>::new(50, 1, 20, params(), 5, false).unwrap();
         let mut learner = slkl();
         prequential(&mut learner, &records[..150], 0); // past the warm-up (one window)
         let e = other.restore_state(&learner.save_state().unwrap()).unwrap_err();
@@ -333,7 +373,7 @@ mod tests {
     fn crafted_target<T: Real>() -> WindowSlkl<T> {
         let kernel = kestrel_core::Kernel::rbf(T::from_f64(0.5)).unwrap();
         let params = slkl::Params::new().kernel(kernel).nu(T::from_f64(0.01)).seed(1).check().unwrap();
-        WindowSlkl::<T>::new(8, 2, 4, params, 2).unwrap()
+        WindowSlkl::<T>::new(8, 2, 4, params, 2, false).unwrap()
     }
 
     /// Restores `state`, feeds three samples of the fuzz target's stream, and checks that

@@ -4,6 +4,7 @@ use kestrel_core::dcd::{self, LinearModel, OnlineSvm, OnlineSvmState, Row};
 use kestrel_core::{Error, Real, Rng};
 use serde::{Deserialize, Serialize};
 
+use super::input::{Input, ScalerState};
 use super::{
     BuildError, Footprint, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same, sign_of,
 };
@@ -13,13 +14,13 @@ use crate::model;
 use crate::source::Record;
 
 /// The format version of [`WindowSvm`]'s saved state.
-const STATE_VERSION: u16 = 2;
+const STATE_VERSION: u16 = 3;
 
 /// The windowed linear SVM (`kestrel_core::dcd::OnlineSvm`) for any two labels.
 pub struct WindowSvm<T> {
     svm: OnlineSvm<T, Vec<T>>,
     rng: Rng,
-    dense: Vec<T>,
+    input: Input<T>,
     labels: Labels,
     learned: u64,
 }
@@ -30,13 +31,15 @@ struct SvmState<T> {
     svm: OnlineSvmState<T>,
     scalars: Vec<T>,
     rng: [u64; 4],
+    scaler: Option<ScalerState<T>>,
     labels: Labels,
     learned: u64,
 }
 
 impl<T: Real> WindowSvm<T> {
     /// A window of `window` samples of `dim` features, at most `steps` coordinate steps per
-    /// arrival (fewer once the window is converged: `OnlineSvm::push`).
+    /// arrival (fewer once the window is converged: `OnlineSvm::push`); features
+    /// standardised online when `scale` ([`crate::online`]).
     ///
     /// # Errors
     /// As `OnlineSvm::new_in`; [`BuildError::Alloc`] when the window cannot be allocated.
@@ -46,35 +49,42 @@ impl<T: Real> WindowSvm<T> {
         params: dcd::ValidParams<T>,
         steps: usize,
         seed: u64,
+        scale: bool,
     ) -> Result<Self, BuildError> {
         let scalars = zeroed(OnlineSvm::scalars_len(window, dim), "the SVM's window")?;
         let svm = OnlineSvm::new_in(scalars, window, dim, params, steps)?;
-        let (rng, dense) = (Rng::seed_from_u64(seed), zeroed(dim, "a dense row")?);
-        Ok(WindowSvm { svm, rng, dense, labels: super::binary_labels(), learned: 0 })
+        let (rng, input) = (Rng::seed_from_u64(seed), Input::new(dim, scale)?);
+        Ok(WindowSvm { svm, rng, input, labels: super::binary_labels(), learned: 0 })
     }
 
-    /// The memory of a window of `window` samples of `dim` features.
-    pub fn footprint(window: usize, dim: usize) -> Footprint {
-        Footprint { core_scalars: OnlineSvm::scalars_len(window, dim), host_scalars: dim, ..Footprint::default() }
+    /// The memory of a window of `window` samples of `dim` features, standardised when
+    /// `scale`.
+    pub fn footprint(window: usize, dim: usize, scale: bool) -> Footprint {
+        let window = Footprint { core_scalars: OnlineSvm::scalars_len(window, dim), ..Footprint::default() };
+        window.plus(Input::<T>::footprint(dim, scale))
     }
 }
 
 impl<T: Real> Steps for WindowSvm<T> {
     fn load(&mut self, record: &Record) -> Result<(), Error> {
-        record.write_dense(&mut self.dense)
+        self.input.load(record)
     }
 
     fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
         if self.learned == 0 {
             return Ok(None);
         }
-        let sign = self.svm.predict(Row::Dense(&self.dense))?;
+        let sign = self.svm.predict(Row::Dense(self.input.for_prediction()?))?;
         Ok(Some(self.labels.of_sign(sign)))
     }
 
     fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
         let sign = super::sign_if_learned::<T>(&self.labels, label)?;
-        self.svm.push(Row::Dense(&self.dense), sign, &mut self.rng)?;
+        let pushed = self.svm.push(Row::Dense(self.input.observed()?), sign, &mut self.rng);
+        if let Err(e) = pushed {
+            self.input.undo_observe();
+            return Err(e);
+        }
         sign_of(&mut self.labels, label)?;
         // Saturating: the count may come from a checkpoint (found by fuzzing).
         self.learned = self.learned.saturating_add(1);
@@ -88,7 +98,7 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
     }
 
     fn encode(&mut self) -> Result<Vec<u8>, Error> {
-        let dim = self.dense.len();
+        let dim = self.input.dim();
         let storage = vec![T::ZERO; LinearModel::scalars_len(dim, 1)];
         let mut model = LinearModel::new_in(storage, dim, 1, self.svm.params().bias())?;
         if let Some((bias, w)) = model.weights_mut(0).and_then(<[T]>::split_last_mut) {
@@ -98,7 +108,7 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
         for (slot, label) in model.labels_mut().iter_mut().zip(self.labels.model_labels()) {
             *slot = T::from_f64(label);
         }
-        model::to_bytes(&model)
+        self.input.scaled_model(model::to_bytes(&model)?)
     }
 
     fn save_state(&self) -> Result<Vec<u8>, StateError> {
@@ -106,6 +116,7 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
             svm: self.svm.state(),
             scalars: self.svm.storage().to_vec(),
             rng: self.rng.state(),
+            scaler: self.input.state(),
             labels: self.labels.clone(),
             learned: self.learned,
         };
@@ -115,7 +126,7 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
     fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
         let state: SvmState<T> = decode_state(STATE_VERSION, bytes)?;
         expect_same("window", state.svm.window(), self.svm.window())?;
-        expect_same("dimension", state.svm.dim(), self.dense.len())?;
+        expect_same("dimension", state.svm.dim(), self.input.dim())?;
         expect_same(
             "steps per arrival (cap)",
             state.svm.max_steps_per_arrival(),
@@ -123,8 +134,9 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
         )?;
         expect_same("label classes", state.labels.limit(), self.labels.limit())?;
         let svm = OnlineSvm::from_state_in(state.scalars, *self.svm.params(), state.svm)?;
-        self.rng = Rng::from_state(state.rng)?;
-        self.svm = svm;
+        let rng = Rng::from_state(state.rng)?;
+        self.input.restore(state.scaler)?;
+        (self.svm, self.rng) = (svm, rng);
         self.labels = state.labels;
         self.learned = state.learned;
         Ok(())
@@ -138,7 +150,7 @@ mod tests {
 
     fn svm(window: usize) -> WindowSvm<f64> {
         let params = dcd::Params::new().bias(1.0).check().unwrap();
-        WindowSvm::<f64>::new(window, 2, params, 10, 1).unwrap()
+        WindowSvm::<f64>::new(window, 2, params, 10, 1, false).unwrap()
     }
 
     fn stream(n: usize) -> Vec<Record> {
@@ -170,10 +182,10 @@ mod tests {
     #[test]
     fn an_impossible_window_is_refused_when_built() {
         let params = dcd::Params::new().check().unwrap();
-        let error = WindowSvm::<f64>::new(usize::MAX / 64, 2, params, 1, 1).err().unwrap();
+        let error = WindowSvm::<f64>::new(usize::MAX / 64, 2, params, 1, 1, false).err().unwrap();
         assert!(matches!(error, BuildError::Alloc(_)), "{error:?}");
         assert_eq!(
-            WindowSvm::<f64>::new(0, 2, params, 1, 1).err(),
+            WindowSvm::<f64>::new(0, 2, params, 1, 1, false).err(),
             Some(BuildError::Core(Error::InvalidParam { name: "window" }))
         );
     }

@@ -148,8 +148,11 @@ pub struct KernelArgs {
     #[arg(long, value_enum, default_value_t = KernelArg::Rbf)]
     pub kernel: KernelArg,
     /// Kernel width: RBF is exp(−gamma‖x−x'‖²); polynomial (gamma⟨x,x'⟩ + coef0)^degree.
-    #[arg(long, default_value_t = 0.5, value_parser = positive)]
-    pub gamma: f64,
+    /// Default: `train` 0.5; `stream` 1/d for d features (features of unit variance, as
+    /// the stream's standardisation makes them, are then at a typical squared distance of
+    /// 2d: scikit-learn's `gamma="scale"`).
+    #[arg(long, value_parser = positive)]
+    pub gamma: Option<f64>,
     /// Polynomial degree.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=32))]
     pub degree: u32,
@@ -159,12 +162,15 @@ pub struct KernelArgs {
 }
 
 impl KernelArgs {
-    /// The kernel these flags describe.
+    /// The kernel these flags describe, with `default_gamma` where `--gamma` is not given.
     ///
     /// # Errors
     /// `InvalidParam` naming the parameter out of range.
-    pub fn build<T: kestrel_core::Real>(&self) -> Result<kestrel_core::Kernel<T>, kestrel_core::Error> {
-        let gamma = T::from_f64(self.gamma);
+    pub fn build<T: kestrel_core::Real>(
+        &self,
+        default_gamma: f64,
+    ) -> Result<kestrel_core::Kernel<T>, kestrel_core::Error> {
+        let gamma = T::from_f64(self.gamma.unwrap_or(default_gamma));
         match self.kernel {
             KernelArg::Rbf => kestrel_core::Kernel::rbf(gamma),
             KernelArg::Poly => kestrel_core::Kernel::polynomial(self.degree, gamma, T::from_f64(self.coef0)),
@@ -271,6 +277,11 @@ pub struct TrainArgs {
     /// features L⁻¹K(x, Ã) (rsvm).
     #[arg(long)]
     pub raw_features: bool,
+    /// Standardise every feature by its mean and standard deviation over the training
+    /// rows before learning; the model file carries them and `predict` (and the device)
+    /// applies them to every input.
+    #[arg(long)]
+    pub scale: bool,
     /// Scalar type of the computation and the model.
     #[arg(long, value_enum, default_value_t = ScalarArg::F64)]
     pub scalar: ScalarArg,
@@ -320,6 +331,12 @@ pub struct StreamArgs {
     /// the centres is at least δ; for RBF that is the sine of the angle, in (0, 1].
     #[arg(long, default_value_t = 0.3, value_parser = positive)]
     pub delta: f64,
+    /// Take the features as they come. By default each feature is standardised online —
+    /// centred by its running mean and divided by its running standard deviation
+    /// (Welford) — and the model file carries the statistics, so that `predict` and the
+    /// device scale alike.
+    #[arg(long)]
+    pub no_scale: bool,
     /// Memory budget for the learner, warm-up buffers included (`kestrel budget` prints
     /// it), in bytes or with KiB / MiB: a larger configuration is refused at start-up.
     #[arg(long, value_parser = parse_bytes)]
@@ -414,6 +431,10 @@ pub struct BudgetArgs {
     /// 4 on a Cortex-M).
     #[arg(long, value_enum, default_value_t = TargetArg::Host)]
     pub target: TargetArg,
+    /// The learner takes its features as they come (`kestrel stream --no-scale`): no
+    /// scaler's statistics.
+    #[arg(long)]
+    pub no_scale: bool,
     /// Instead of the bytes, print the largest window that fits this many bytes.
     #[arg(long, value_parser = parse_bytes)]
     pub fit: Option<usize>,

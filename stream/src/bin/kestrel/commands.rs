@@ -61,11 +61,22 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     if let Some(window) = args.window {
         data = data.last(window);
     }
-    let (bytes, summary) = match args.learner {
+    let scaler = match args.scale {
+        true => {
+            let (scaled, scaler) = data.standardized().context("--scale")?;
+            data = scaled;
+            Some(scaler)
+        }
+        false => None,
+    };
+    let (mut bytes, summary) = match args.learner {
         Learner::Svm => train_svm(args, &data)?,
         Learner::Rsvm => train_rsvm(args, &data)?,
         Learner::Slkl => train_slkl(args, &data)?,
     };
+    if let Some(scaler) = &scaler {
+        bytes = model::with_scaler(bytes, scaler.section())?;
+    }
     file::write_atomic(&args.out, &bytes)?;
     let seconds = start.elapsed().as_secs_f64();
     if args.json {
@@ -97,8 +108,11 @@ fn svm_params<T: Real>(args: &TrainArgs) -> Result<dcd::ValidParams<T>> {
     args.svm.params(args.eps).context("SVM parameters")
 }
 
+/// `train`'s default RBF width.
+const TRAIN_GAMMA: f64 = 0.5;
+
 fn kernel<T: Real>(args: &TrainArgs) -> Result<Kernel<T>> {
-    args.kernel.build().context("kernel parameters")
+    args.kernel.build(TRAIN_GAMMA).context("kernel parameters")
 }
 
 fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, serde_json::Value)> {
@@ -252,12 +266,13 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
         println!("{}", serde_json::to_string(&info)?);
     } else {
         println!(
-            "{}: {} {} ({}), {} features, {} centres, kernel {}, {} bytes, checksum ok",
+            "{}: {} {} ({}), {} features{}, {} centres, kernel {}, {} bytes, checksum ok",
             args.model.display(),
             info.kind,
             info.task,
             info.scalar,
             info.dim,
+            if info.scaled { " (standardised)" } else { "" },
             info.centers,
             info.kernel,
             info.bytes
@@ -285,12 +300,12 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
     let bytes_for = |window: usize| -> Result<usize> {
         let footprint = match args.learner {
             Learner::Svm => {
-                let one = WindowSvm::<T>::footprint(window, args.dim);
+                let one = WindowSvm::<T>::footprint(window, args.dim, !args.no_scale);
                 Footprint { core_scalars: one.core_scalars.saturating_mul(more_outputs + 1), ..one }
             }
-            Learner::Slkl => WindowSlkl::<T>::footprint(window, args.dim, args.centers),
+            Learner::Slkl => WindowSlkl::<T>::footprint(window, args.dim, args.centers, !args.no_scale),
             Learner::Rsvm => {
-                let one = WindowRsvm::<T>::footprint(window, args.dim, args.centers);
+                let one = WindowRsvm::<T>::footprint(window, args.dim, args.centers, !args.no_scale);
                 let more = dcd::OnlineSvm::scalars_len(window, args.centers).saturating_mul(more_outputs);
                 Footprint { core_scalars: one.core_scalars.saturating_add(more), ..one }
             }

@@ -61,15 +61,16 @@ pub fn run(seed: u64) -> Result<()> {
     let kernel = Kernel::rbf(1.0)?;
     let slkl_params = slkl::Params::new().kernel(kernel).nu(0.05).seed(seed).check()?;
     let svm_params = dcd::Params::new().c(1.0).bias(1.0).check()?;
-    let mut regressor = WindowSlkl::<f32>::new(WINDOW, DIM, CENTRES, slkl_params_f32(&slkl_params)?, STEPS)?;
-    let mut classifier = WindowSvm::<f32>::new(WINDOW, DIM, svm_params_f32(&svm_params)?, STEPS, seed)?;
+    // Features standardised online, as `kestrel stream` does by default.
+    let mut regressor = WindowSlkl::<f32>::new(WINDOW, DIM, CENTRES, slkl_params_f32(&slkl_params)?, STEPS, true)?;
+    let mut classifier = WindowSvm::<f32>::new(WINDOW, DIM, svm_params_f32(&svm_params)?, STEPS, seed, true)?;
     let mut station = Station { rng: Rng::seed_from_u64(seed), t: 0, humidity: 0.0 };
 
     println!("Kestrel demo: a weather station streams {SAMPLES} readings (every 10 min, ~139 days).");
     println!("Each reading is predicted first, then learned from, by learners that fit a microcontroller (f32):");
     // As on a Cortex-M: f32 scalars, 4-byte indices, no host buffers.
-    let slkl_bytes = WindowSlkl::<f32>::footprint(WINDOW, DIM, CENTRES).bytes::<f32>(4, false);
-    let svm_bytes = WindowSvm::<f32>::footprint(WINDOW, DIM).bytes::<f32>(4, false);
+    let slkl_bytes = WindowSlkl::<f32>::footprint(WINDOW, DIM, CENTRES, true).bytes::<f32>(4, false);
+    let svm_bytes = WindowSvm::<f32>::footprint(WINDOW, DIM, true).bytes::<f32>(4, false);
     println!("  temperature: windowed SLKL, last {WINDOW} readings, {CENTRES} centres   — {slkl_bytes} bytes");
     println!("  frost alarm: windowed linear SVM, last {WINDOW} readings          — {svm_bytes} bytes\n");
 

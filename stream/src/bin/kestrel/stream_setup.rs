@@ -18,10 +18,11 @@ use crate::args::{KernelArg, Learner, StreamArgs};
 /// [`Usage`] naming the flag for a configuration the learner refuses or one over
 /// `--budget`.
 pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineLearner>> {
+    let scale = !args.no_scale;
     let footprint = match args.learner {
-        Learner::Svm => WindowSvm::<T>::footprint(args.window, dim),
-        Learner::Slkl => WindowSlkl::<T>::footprint(args.window, dim, args.centers),
-        Learner::Rsvm => WindowRsvm::<T>::footprint(args.window, dim, args.centers),
+        Learner::Svm => WindowSvm::<T>::footprint(args.window, dim, scale),
+        Learner::Slkl => WindowSlkl::<T>::footprint(args.window, dim, args.centers, scale),
+        Learner::Rsvm => WindowRsvm::<T>::footprint(args.window, dim, args.centers, scale),
     };
     let bytes = footprint.bytes::<T>(size_of::<usize>(), true);
     if let Some(budget) = args.budget.filter(|&budget| bytes > budget) {
@@ -29,25 +30,25 @@ pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineL
     }
     let learner: Box<dyn OnlineLearner> = match args.learner {
         Learner::Svm => Box::new(
-            WindowSvm::<T>::new(args.window, dim, svm_params(args)?, args.steps_per_sample, args.seed)
+            WindowSvm::<T>::new(args.window, dim, svm_params(args)?, args.steps_per_sample, args.seed, scale)
                 .map_err(refused)?,
         ),
         Learner::Slkl => {
-            let params = slkl::Params::new().kernel(kernel(args)?).nu(T::from_f64(args.nu)).seed(args.seed);
+            let params = slkl::Params::new().kernel(kernel(args, dim)?).nu(T::from_f64(args.nu)).seed(args.seed);
             let params = params.check().map_err(refused)?;
-            Box::new(
-                WindowSlkl::<T>::new(args.window, dim, args.centers, params, args.steps_per_sample).map_err(refused)?,
-            )
+            let steps = args.steps_per_sample;
+            Box::new(WindowSlkl::<T>::new(args.window, dim, args.centers, params, steps, scale).map_err(refused)?)
         }
         Learner::Rsvm => {
             let settings = RsvmSettings {
-                kernel: kernel(args)?,
+                kernel: kernel(args, dim)?,
                 centres: args.centers,
                 delta: T::from_f64(args.delta),
                 window: args.window,
                 params: svm_params(args)?,
                 steps: args.steps_per_sample,
                 seed: args.seed,
+                scale,
             };
             Box::new(WindowRsvm::new(settings, dim).map_err(refused)?)
         }
@@ -70,8 +71,14 @@ fn svm_params<T: Real>(args: &StreamArgs) -> Result<dcd::ValidParams<T>> {
     Ok(args.svm.params(None).map_err(refused)?)
 }
 
-fn kernel<T: Real>(args: &StreamArgs) -> Result<Kernel<T>> {
-    Ok(args.kernel.build().map_err(refused)?)
+/// The kernel of the flags; `--gamma` defaults to 1/d for `dim` features.
+fn kernel<T: Real>(args: &StreamArgs, dim: usize) -> Result<Kernel<T>> {
+    Ok(args.kernel.build(default_gamma(dim)).map_err(refused)?)
+}
+
+/// The stream's RBF width for `dim` features: 1/d.
+fn default_gamma(dim: usize) -> f64 {
+    1.0 / dim.max(1) as f64
 }
 
 /// The flags that shape the model (and the input it is learned from), with `dim` as
@@ -89,12 +96,13 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> RunConfig {
     config.push("--seed", args.seed);
     config.push("--window", args.window);
     config.push("--steps-per-sample", args.steps_per_sample);
+    config.push("--no-scale", args.no_scale);
     if args.learner != Learner::Svm {
         config.push("--centers", args.centers);
         let kernel = &args.kernel;
         config.push("--kernel", value_name(&kernel.kernel));
         if kernel.kernel != KernelArg::Linear {
-            config.push("--gamma", kernel.gamma);
+            config.push("--gamma", kernel.gamma.unwrap_or(default_gamma(dim)));
         }
         if kernel.kernel == KernelArg::Poly {
             config.push("--degree", kernel.degree);

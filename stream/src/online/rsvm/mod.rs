@@ -7,10 +7,14 @@
 //!    offered to the selector, which keeps it as a centre when the distance of `φ(x)` to
 //!    the span of the centres is at least `δ`, and is kept in a buffer. Until then the
 //!    prediction is the majority label so far.
-//! 2. **Learning**: the centres `Ã` are frozen together with the selector's factor
+//! 2. **Learning**: the centres `Ã` are frozen together with their factor
 //!    `K(Ã, Ã) = LLᵀ`, and a windowed DCD SVM of `N` samples learns on the Nyström features
 //!    `z(x) = L⁻¹K(x, Ã)` (eq. 10-11 of seed 003) — first the buffered samples, then every
-//!    arrival. Since `wᵀL⁻¹k = (L⁻ᵀw)ᵀk`, the model is a
+//!    arrival. When the learner standardises its features, the warm-up keeps its samples
+//!    raw, and at the hand-over they are standardised by the statistics of the whole
+//!    warm-up and the centres chosen again among them (the selector's choices during the
+//!    warm-up, on rows standardised by fewer samples, only end it); without scaling the
+//!    second choice repeats the first. Since `wᵀL⁻¹k = (L⁻ᵀw)ᵀk`, the model is a
 //!    [`ReducedKernelModel`](kestrel_core::reduced_set::ReducedKernelModel) with
 //!    `u = L⁻ᵀw` and `b = w_b·B`, folded by the core as for batch training.
 //!
@@ -27,6 +31,7 @@ use kestrel_core::linalg::{Triangle, packed_len, solve_lower};
 use kestrel_core::reduced_set::{ReducedKernelModel, StreamingSelector};
 use kestrel_core::{Error, Kernel, Real, Rng};
 
+use super::input::Input;
 use super::{BuildError, Footprint, OnlineLearner, StateError, Steps, sign_if_learned, sign_of};
 use crate::labels::Labels;
 use crate::limits::{reserve, zeroed};
@@ -36,7 +41,7 @@ use crate::source::Record;
 mod state;
 
 /// The format version of [`WindowRsvm`]'s saved state.
-const STATE_VERSION: u16 = 2;
+const STATE_VERSION: u16 = 3;
 
 /// The configuration of a [`WindowRsvm`].
 #[derive(Clone, Copy, Debug)]
@@ -55,6 +60,8 @@ pub struct RsvmSettings<T> {
     pub steps: usize,
     /// Seed of the coordinate draws.
     pub seed: u64,
+    /// Standardise the features online ([`crate::online`]).
+    pub scale: bool,
 }
 
 /// The streaming reduced-kernel SVM: centres from a warm-up, then a windowed SVM on
@@ -63,7 +70,7 @@ pub struct WindowRsvm<T> {
     settings: RsvmSettings<T>,
     dim: usize,
     rng: Rng,
-    dense: Vec<T>,
+    input: Input<T>,
     labels: Labels,
     phase: Phase<T>,
 }
@@ -73,9 +80,10 @@ enum Phase<T> {
     Learning(Frozen<T>),
 }
 
-/// The selector and the samples seen so far (row-major) with the SVM's ±1 for their labels.
+/// The selector and the samples seen so far (row-major, raw) with the SVM's ±1 for their
+/// labels.
 struct Warmup<T> {
-    selector: StreamingSelector<T, Vec<T>, Vec<T>>,
+    selector: Selector<T>,
     samples: Vec<T>,
     labels: Vec<i32>,
 }
@@ -91,10 +99,7 @@ struct Frozen<T> {
 impl<T: Real> Warmup<T> {
     /// The selector and the room for a window of samples, allocated now.
     fn new(settings: &RsvmSettings<T>, dim: usize) -> Result<Self, BuildError> {
-        let c = settings.centres;
-        let values = zeroed(StreamingSelector::scalars_len(c, dim), "the centre selection")?;
-        let factor = Cholesky::new_in(zeroed(Cholesky::scalars_len(c), "the centre selection")?, c)?;
-        let selector = StreamingSelector::new_in(values, factor, settings.kernel, dim, settings.delta)?;
+        let selector = selector(settings, dim)?;
         let (mut samples, mut labels) = (Vec::new(), Vec::new());
         // One sample more than the window: the oldest leaves after the newest arrives.
         let room = settings.window.saturating_add(1);
@@ -105,23 +110,52 @@ impl<T: Real> Warmup<T> {
 
     /// The centres, row-major.
     fn centres(&self) -> Vec<T> {
-        (0..self.selector.len()).flat_map(|j| self.selector.centre(j).unwrap_or(&[]).iter().copied()).collect()
+        centres_of(&self.selector)
     }
 
-    /// The learner the warm-up hands over to: centres frozen, the buffered samples learned
-    /// (drawing from `rng`).
-    fn freeze(&self, settings: &RsvmSettings<T>, dim: usize, rng: &mut Rng) -> Result<Frozen<T>, Error> {
-        let m = self.selector.len();
-        if m == 0 {
+    /// The learner the warm-up hands over to: the buffered samples standardised by
+    /// `input`'s statistics, centres chosen among them, and learned (drawing from `rng`).
+    fn freeze(&self, settings: &RsvmSettings<T>, input: &Input<T>, rng: &mut Rng) -> Result<Frozen<T>, Error> {
+        let dim = input.dim();
+        let mut samples = self.samples.clone();
+        for x in samples.chunks_exact_mut(dim) {
+            input.transform(x)?;
+        }
+        let mut chosen = selector(settings, dim).map_err(|e| match e {
+            BuildError::Core(e) => e,
+            BuildError::Alloc(e) => Error::CapacityExceeded { needed: e.bytes, capacity: 0 },
+        })?;
+        for x in samples.chunks_exact(dim) {
+            if chosen.len() < settings.centres {
+                chosen.offer(x)?;
+            }
+        }
+        if chosen.is_empty() {
             return Err(Error::InvalidParam { name: "centers" });
         }
-        let factor = self.selector.factor().packed().to_vec();
-        let mut frozen = Frozen::new(self.centres(), factor, settings)?;
-        for (x, &label) in self.samples.chunks_exact(dim).zip(&self.labels) {
+        let factor = chosen.factor().packed().to_vec();
+        let mut frozen = Frozen::new(centres_of(&chosen), factor, settings)?;
+        for (x, &label) in samples.chunks_exact(dim).zip(&self.labels) {
             frozen.push(&settings.kernel, x, label, rng)?;
         }
         Ok(frozen)
     }
+}
+
+/// The host's streaming selector.
+type Selector<T> = StreamingSelector<T, Vec<T>, Vec<T>>;
+
+/// An empty selector of at most `settings.centres` centres of `dim` features.
+fn selector<T: Real>(settings: &RsvmSettings<T>, dim: usize) -> Result<Selector<T>, BuildError> {
+    let c = settings.centres;
+    let values = zeroed(StreamingSelector::scalars_len(c, dim), "the centre selection")?;
+    let factor = Cholesky::new_in(zeroed(Cholesky::scalars_len(c), "the centre selection")?, c)?;
+    Ok(StreamingSelector::new_in(values, factor, settings.kernel, dim, settings.delta)?)
+}
+
+/// The centres `selector` holds, row-major.
+fn centres_of<T: Real>(selector: &Selector<T>) -> Vec<T> {
+    (0..selector.len()).flat_map(|j| selector.centre(j).unwrap_or(&[]).iter().copied()).collect()
 }
 
 impl<T: Real> Frozen<T> {
@@ -182,24 +216,25 @@ impl<T: Real> WindowRsvm<T> {
             }
         }
         let phase = Phase::Warmup(Warmup::new(&settings, dim)?);
-        let (rng, dense) = (Rng::seed_from_u64(settings.seed), zeroed(dim, "a dense row")?);
-        Ok(WindowRsvm { settings, dim, rng, dense, labels: super::binary_labels(), phase })
+        let (rng, input) = (Rng::seed_from_u64(settings.seed), Input::new(dim, settings.scale)?);
+        Ok(WindowRsvm { settings, dim, rng, input, labels: super::binary_labels(), phase })
     }
 
     /// The memory of a learner of `window` samples of `dim` features and at most `centres`
     /// centres: the selector and the windowed SVM (as on a device), and on the host the
-    /// warm-up's samples and labels, the frozen centres and factor, a dense row and the
-    /// features.
-    pub fn footprint(window: usize, dim: usize, centres: usize) -> Footprint {
+    /// warm-up's samples and labels, the frozen centres and factor, and the features; the
+    /// rows and the scaler when `scale`.
+    pub fn footprint(window: usize, dim: usize, centres: usize, scale: bool) -> Footprint {
         let selector = StreamingSelector::scalars_len(centres, dim).saturating_add(Cholesky::scalars_len(centres));
         let room = window.saturating_add(1);
         let frozen = centres.saturating_mul(dim).saturating_add(packed_len(centres)).saturating_add(centres);
         Footprint {
             core_scalars: selector.saturating_add(OnlineSvm::scalars_len(window, centres)),
             core_indices: 0,
-            host_scalars: room.saturating_mul(dim).saturating_add(dim).saturating_add(frozen),
+            host_scalars: room.saturating_mul(dim).saturating_add(frozen),
             host_bytes: room.saturating_mul(size_of::<i32>()),
         }
+        .plus(Input::<T>::footprint(dim, scale))
     }
 
     /// Centres chosen so far (frozen once learning).
@@ -217,47 +252,23 @@ impl<T: Real> WindowRsvm<T> {
     /// A record the model cannot read (dimension, NaN).
     pub fn decision(&mut self, record: &Record) -> Result<Option<f64>, Error> {
         self.load(record)?;
-        let Phase::Learning(frozen) = &self.phase else { return Ok(None) };
+        let Phase::Learning(frozen) = &mut self.phase else { return Ok(None) };
+        frozen.fill_features(&self.settings.kernel, self.input.for_prediction()?)?;
         Ok(Some(frozen.svm.decision(Row::Dense(&frozen.features))?.to_f64()))
     }
-}
 
-impl<T: Real> Steps for WindowRsvm<T> {
-    /// Reads `record` into the dense row and, while learning, its features `L⁻¹K(x, Ã)`:
-    /// once per arrival.
-    fn load(&mut self, record: &Record) -> Result<(), Error> {
-        record.write_dense(&mut self.dense)?;
-        if let Phase::Learning(frozen) = &mut self.phase {
-            frozen.fill_features(&self.settings.kernel, &self.dense)?;
-        }
-        Ok(())
-    }
-
-    /// The prediction for the loaded sample.
-    fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
-        let sign = match &self.phase {
-            Phase::Warmup(w) if w.labels.is_empty() => return Ok(None),
-            // Until the centres are frozen: the majority label so far.
-            Phase::Warmup(w) => {
-                let positives = w.labels.iter().filter(|&&l| l > 0).count();
-                if 2 * positives >= w.labels.len() { 1 } else { -1 }
-            }
-            Phase::Learning(frozen) => frozen.svm.predict(Row::Dense(&frozen.features))?,
-        };
-        Ok(Some(self.labels.of_sign(sign)))
-    }
-
-    /// Learns the loaded sample.
-    fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
-        let sign = sign_if_learned::<T>(&self.labels, label)?;
+    /// Learns the loaded sample, standardised by statistics that include it (`Input::observed`).
+    fn learn_observed(&mut self, sign: i32) -> Result<(), Error> {
         let (settings, dim) = (&self.settings, self.dim);
+        let row = self.input.observed()?;
         match &mut self.phase {
             Phase::Learning(frozen) => {
+                frozen.fill_features(&settings.kernel, row)?;
                 frozen.svm.push(Row::Dense(&frozen.features), sign, &mut self.rng)?;
             }
             Phase::Warmup(warmup) => {
-                warmup.selector.offer(&self.dense)?;
-                warmup.samples.extend_from_slice(&self.dense);
+                warmup.selector.offer(row)?;
+                warmup.samples.extend_from_slice(self.input.raw());
                 warmup.labels.push(sign);
                 if warmup.labels.len() > settings.window {
                     // No centre yet after a whole window: keep the last N samples only.
@@ -266,9 +277,44 @@ impl<T: Real> Steps for WindowRsvm<T> {
                 }
                 let full = warmup.selector.len() == settings.centres;
                 if full || (warmup.labels.len() == settings.window && !warmup.selector.is_empty()) {
-                    self.phase = Phase::Learning(warmup.freeze(settings, dim, &mut self.rng)?);
+                    self.phase = Phase::Learning(warmup.freeze(settings, &self.input, &mut self.rng)?);
                 }
             }
+        }
+        Ok(())
+    }
+}
+
+impl<T: Real> Steps for WindowRsvm<T> {
+    /// Reads `record` into the raw row.
+    fn load(&mut self, record: &Record) -> Result<(), Error> {
+        self.input.load(record)
+    }
+
+    /// The prediction for the loaded sample: while learning, from its features
+    /// `L⁻¹K(x, Ã)`.
+    fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
+        let sign = match &mut self.phase {
+            Phase::Warmup(w) if w.labels.is_empty() => return Ok(None),
+            // Until the centres are frozen: the majority label so far.
+            Phase::Warmup(w) => {
+                let positives = w.labels.iter().filter(|&&l| l > 0).count();
+                if 2 * positives >= w.labels.len() { 1 } else { -1 }
+            }
+            Phase::Learning(frozen) => {
+                frozen.fill_features(&self.settings.kernel, self.input.for_prediction()?)?;
+                frozen.svm.predict(Row::Dense(&frozen.features))?
+            }
+        };
+        Ok(Some(self.labels.of_sign(sign)))
+    }
+
+    /// Learns the loaded sample.
+    fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
+        let sign = sign_if_learned::<T>(&self.labels, label)?;
+        if let Err(e) = self.learn_observed(sign) {
+            self.input.undo_observe();
+            return Err(e);
         }
         sign_of(&mut self.labels, label)?;
         Ok(())
@@ -286,11 +332,11 @@ impl<T: Real> OnlineLearner for WindowRsvm<T> {
             // The stream ended during the warm-up: the model the learner would hand over
             // to now, without changing the learner.
             Phase::Warmup(warmup) => {
-                let frozen = warmup.freeze(&self.settings, self.dim, &mut self.rng.clone())?;
+                let frozen = warmup.freeze(&self.settings, &self.input, &mut self.rng.clone())?;
                 frozen.model(&self.settings, &self.labels)?
             }
         };
-        model::to_bytes(&model)
+        self.input.scaled_model(model::to_bytes(&model)?)
     }
 
     fn save_state(&self) -> Result<Vec<u8>, StateError> {
@@ -316,6 +362,7 @@ pub(super) mod tests {
             params: dcd::Params::new().c(T::from_f64(10.0)).bias(T::ONE).check().unwrap(),
             steps: 10,
             seed: 5,
+            scale: false,
         };
         WindowRsvm::new(settings, 2).unwrap()
     }
@@ -339,7 +386,7 @@ pub(super) mod tests {
         // The windowed linear SVM on the same stream, for scale: about chance.
         let params = dcd::Params::new().c(T::from_f64(10.0)).bias(T::ONE).check().unwrap();
         let linear =
-            prequential(&mut super::super::WindowSvm::<T>::new(200, 2, params, 10, 5).unwrap(), &records, 1500);
+            prequential(&mut super::super::WindowSvm::<T>::new(200, 2, params, 10, 5, false).unwrap(), &records, 1500);
         assert!(late.accuracy() > 0.85 && linear.accuracy() < 0.65, "{} vs {}", late.accuracy(), linear.accuracy());
         assert!(learner.centres() > 4 && learner.centres() <= 40, "{}", learner.centres());
         let bytes = learner.encode().unwrap();

@@ -10,12 +10,14 @@ use serde::{Deserialize, Serialize};
 
 use super::{Frozen, Phase, Warmup, WindowRsvm, factor_dim};
 use crate::labels::Labels;
+use crate::online::input::ScalerState;
 use crate::online::{StateError, expect_same};
 
 /// Everything [`WindowRsvm::save_state`](crate::online::OnlineLearner::save_state) writes.
 #[derive(Serialize, Deserialize)]
 pub(super) struct RsvmState<T> {
     rng: [u64; 4],
+    scaler: Option<ScalerState<T>>,
     labels: Labels,
     phase: PhaseState<T>,
 }
@@ -54,14 +56,17 @@ impl<T: Real> WindowRsvm<T> {
                 scalars: f.svm.storage().to_vec(),
             },
         };
-        RsvmState { rng: self.rng.state(), labels: self.labels.clone(), phase }
+        RsvmState { rng: self.rng.state(), scaler: self.input.state(), labels: self.labels.clone(), phase }
     }
 
     /// Replaces the state with `state` after checking it; unchanged on error.
     pub(super) fn restore(&mut self, state: RsvmState<T>) -> Result<(), StateError> {
         let rng = Rng::from_state(state.rng)?;
         expect_same("label classes", state.labels.limit(), self.labels.limit())?;
-        self.phase = self.restore_phase(state.phase)?;
+        expect_same("feature scaling", state.scaler.is_some(), self.input.scales())?;
+        let phase = self.restore_phase(state.phase)?;
+        self.input.restore(state.scaler)?;
+        self.phase = phase;
         self.rng = rng;
         self.labels = state.labels;
         Ok(())
