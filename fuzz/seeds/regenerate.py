@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Regenerates the model_decode and checkpoint_decode seeds with the current
+target/release/kestrel (the formats they hold change with it). See fuzz/README.md.
+
+Usage: python3 fuzz/seeds/regenerate.py   (after `cargo build --release -p kestrel-stream`)
+"""
+import math
+import os
+import subprocess
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+KESTREL = os.path.join(ROOT, "target", "release", "kestrel")
+DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
+SEEDS = os.path.join(ROOT, "fuzz", "seeds")
+HEADER, TRAILER = 12, 4
+
+
+def kestrel(*args):
+    subprocess.run([KESTREL, *args], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def rows_of(path, count):
+    """The header and `count` rows spread over the file."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    body = lines[1:]
+    step = max(1, len(body) // count)
+    return "\n".join([lines[0]] + body[::step][:count]) + "\n"
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def model_seeds(tmp):
+    out = os.path.join(SEEDS, "model_decode")
+    specs = [
+        ("svm_bin", "svm", "moons", []),
+        ("svm_multi", "svm", "iris", []),
+        ("rsvm_bin", "rsvm", "moons", ["--centers", "8"]),
+        ("rsvm_multi", "rsvm", "iris", ["--centers", "8"]),
+        ("slkl", "slkl", "diabetes", ["--centers", "8"]),
+    ]
+    for name, learner, dataset, options in specs:
+        csv = os.path.join(tmp, f"{dataset}.csv")
+        with open(csv, "w") as f:
+            f.write(rows_of(os.path.join(DATA, dataset, "train.csv"), 40))
+        for scalar in ["f32", "f64"]:
+            for scaled in [False, True]:
+                model = os.path.join(tmp, "model.kestrel")
+                kestrel("train", "--learner", learner, "--input", csv, "--out", model, "--scalar", scalar,
+                        *options, *(["--scale"] if scaled else []))
+                data = open(model, "rb").read()
+                stem = f"{name}_{scalar}" + ("_scaled" if scaled else "")
+                write(os.path.join(out, f"raw_{stem}.kestrel"), data)
+                # kind and scalar tags, then the payload: what the target wraps in an envelope.
+                write(os.path.join(out, f"wrapped_{stem}.bin"), data[6:8] + data[HEADER:-TRAILER])
+
+
+def checkpoint_seeds(tmp):
+    out = os.path.join(SEEDS, "checkpoint_decode")
+    for name in os.listdir(out):
+        os.remove(os.path.join(out, name))
+    for learner in ["svm", "slkl", "rsvm"]:
+        for scalar in ["f32", "f64"]:
+            for count in [0, 2, 5, 30] if learner == "rsvm" else [0, 5, 30]:
+                csv = os.path.join(tmp, "stream.csv")
+                with open(csv, "w") as f:
+                    f.write("a,b,y\n")
+                    for t in range(count):
+                        a, b = math.sin(1.3 * t), math.cos(0.7 * t + 0.4)
+                        label = a * b if learner == "slkl" else (1 if a * b > 0 else -1)
+                        f.write(f"{a:.6f},{b:.6f},{label:.6f}\n" if learner == "slkl" else f"{a:.6f},{b:.6f},{label}\n")
+                ckpt = os.path.join(tmp, "run.ckpt")
+                if os.path.exists(ckpt):
+                    os.remove(ckpt)
+                kestrel("stream", "--learner", learner, "--input", csv, "--window", "8", "--centers", "4",
+                        "--steps-per-sample", "2", "--scalar", scalar, "--checkpoint", ckpt,
+                        "--checkpoint-every", "0")
+                data = open(ckpt, "rb").read()
+                stem = f"{learner}_{scalar}_{count}rows"
+                write(os.path.join(out, f"raw_{stem}.ckpt"), data)
+                if count >= 5:
+                    # mode: bit 6 = the learners standardise (as `kestrel stream` did), fed 0.
+                    write(os.path.join(out, f"framed_{stem}.bin"), bytes([0x40]) + data[HEADER:-TRAILER])
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        model_seeds(tmp)
+        checkpoint_seeds(tmp)
+
+
+if __name__ == "__main__":
+    main()
