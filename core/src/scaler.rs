@@ -20,8 +20,9 @@
 //!
 //! The scales `1/σ` are kept beside the statistics, recomputed by [`Scaler::observe`], so
 //! [`Scaler::transform`] costs one subtraction and one product per feature. A model file
-//! stores `(n, μ, M₂)` ([`Scaler::encode_section`]) and a decoded scaler recomputes the
-//! scales by the same function: a saved model scales exactly as the learner did.
+//! stores `(n, μ, M₂)` ([`Scaler::section`], inserted by [`crate::model::add_scaler`])
+//! and a decoded scaler recomputes the scales by the same function: a saved model scales
+//! exactly as the learner did.
 //!
 //! Memory: [`Scaler::scalars_len`]`(d) = 3d` scalars (`μ`, `M₂`, `1/σ`) and a count.
 //! Cost: O(d) per observation (one square root per feature), O(d) per transform.
