@@ -71,6 +71,9 @@ pub struct WindowRsvm<T> {
     dim: usize,
     rng: Rng,
     input: Input<T>,
+    /// The frozen learner's features are those of the loaded sample as predicted: what it
+    /// learns too when the learner does not scale (computed once per arrival then).
+    predicted_features: bool,
     labels: Labels,
     phase: Phase<T>,
 }
@@ -217,7 +220,8 @@ impl<T: Real> WindowRsvm<T> {
         }
         let phase = Phase::Warmup(Warmup::new(&settings, dim)?);
         let (rng, input) = (Rng::seed_from_u64(settings.seed), Input::new(dim, settings.scale)?);
-        Ok(WindowRsvm { settings, dim, rng, input, labels: super::binary_labels(), phase })
+        let labels = super::binary_labels();
+        Ok(WindowRsvm { settings, dim, rng, input, predicted_features: false, labels, phase })
     }
 
     /// The memory of a learner of `window` samples of `dim` features and at most `centres`
@@ -254,16 +258,20 @@ impl<T: Real> WindowRsvm<T> {
         self.load(record)?;
         let Phase::Learning(frozen) = &mut self.phase else { return Ok(None) };
         frozen.fill_features(&self.settings.kernel, self.input.for_prediction()?)?;
+        self.predicted_features = true;
         Ok(Some(frozen.svm.decision(Row::Dense(&frozen.features))?.to_f64()))
     }
 
     /// Learns the loaded sample, standardised by statistics that include it (`Input::observed`).
     fn learn_observed(&mut self, sign: i32) -> Result<(), Error> {
         let (settings, dim) = (&self.settings, self.dim);
+        let reuse = self.predicted_features && !self.input.scales();
         let row = self.input.observed()?;
         match &mut self.phase {
             Phase::Learning(frozen) => {
-                frozen.fill_features(&settings.kernel, row)?;
+                if !reuse {
+                    frozen.fill_features(&settings.kernel, row)?;
+                }
                 frozen.svm.push(Row::Dense(&frozen.features), sign, &mut self.rng)?;
             }
             Phase::Warmup(warmup) => {
@@ -288,6 +296,7 @@ impl<T: Real> WindowRsvm<T> {
 impl<T: Real> Steps for WindowRsvm<T> {
     /// Reads `record` into the raw row.
     fn load(&mut self, record: &Record) -> Result<(), Error> {
+        self.predicted_features = false;
         self.input.load(record)
     }
 
@@ -303,6 +312,7 @@ impl<T: Real> Steps for WindowRsvm<T> {
             }
             Phase::Learning(frozen) => {
                 frozen.fill_features(&self.settings.kernel, self.input.for_prediction()?)?;
+                self.predicted_features = true;
                 frozen.svm.predict(Row::Dense(&frozen.features))?
             }
         };

@@ -67,6 +67,7 @@ impl<T: Real> WindowRsvm<T> {
         let phase = self.restore_phase(state.phase)?;
         self.input.restore(state.scaler)?;
         self.phase = phase;
+        self.predicted_features = false;
         self.rng = rng;
         self.labels = state.labels;
         Ok(())
