@@ -5,21 +5,26 @@
 //! ```text
 //! offset  size  field
 //! 0       4     magic "KSTL"
-//! 4       2     format version (u16, little endian), currently 2
+//! 4       2     format version (u16, little endian), currently 3
 //! 6       1     model kind (ModelKind)
 //! 7       1     scalar type (ScalarKind)
 //! 8       4     payload length P (u32, little endian)
 //! 12      4     scaler section length S (u32, little endian), 0 for none
 //! 16      S     scaler section: the input standardisation, postcard (ScalerSection)
-//! 16+S    P−4−S the learner's model, postcard-encoded (serde)
+//! 16+S    4     class names section length N (u32, little endian), 0 for none
+//! 20+S    N     class names section: postcard sequence of UTF-8 strings
+//! 20+S+N  …     the learner's model, postcard-encoded (serde), to byte 12+P
 //! 12+P    4     CRC-32 (ISO-HDLC, as zlib/PNG) of bytes 0 .. 12+P, little endian
 //! ```
 //!
 //! A model whose learner standardised its inputs carries the scaler's statistics
 //! ([`crate::scaler`]); whoever predicts decodes it with
 //! [`Scaler::from_envelope_in`](crate::scaler::Scaler::from_envelope_in) and transforms
-//! each input before the model sees it. A learner's encoder writes the model without one
-//! (`S = 0`); [`add_scaler`] inserts it afterwards, in the same buffer.
+//! each input before the model sees it. A classifier trained on named classes carries
+//! their names: name `k` is that of the class whose label is `k` (the labels of such a
+//! model are `0, 1, …`), read with [`Envelope::class_name`]. A learner's encoder writes
+//! the model without either section; [`add_scaler`] and [`add_class_names`] insert them
+//! afterwards, in the same buffer.
 //!
 //! The same bytes decode on a host and on a device (`include_bytes!` a model the CLI
 //! trained). Decoding checks, in order: length, magic, version, checksum, kind, scalar; a
@@ -43,9 +48,19 @@ use crate::scaler::ScalerSection;
 /// The first four bytes of every model file.
 pub const MAGIC: [u8; 4] = *b"KSTL";
 /// The envelope version this build writes and reads.
-pub const FORMAT_VERSION: u16 = 2;
-/// Bytes of the scaler section's length, at the start of the payload.
-const SCALER_LEN_BYTES: usize = 4;
+pub const FORMAT_VERSION: u16 = 3;
+/// Bytes of a section's length.
+const SECTION_LEN_BYTES: usize = 4;
+
+/// The optional sections before the learner's model, in their order in the payload.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Scaler = 0,
+    ClassNames = 1,
+}
+
+/// Number of [`Section`]s.
+const SECTIONS: usize = 2;
 /// The model file's frame format.
 pub const FORMAT: Format = Format::new(MAGIC, FORMAT_VERSION);
 
@@ -181,6 +196,8 @@ pub struct Envelope<'a> {
     pub scalar: ScalarKind,
     /// The scaler section (postcard), empty when the model takes its inputs as they come.
     pub scaler: &'a [u8],
+    /// The class names section (postcard), empty when the classes are not named.
+    pub class_names: &'a [u8],
     /// The learner's postcard-encoded model.
     pub payload: &'a [u8],
 }
@@ -195,11 +212,64 @@ impl<'a> Envelope<'a> {
         let [kind, scalar] = frame.tags;
         let kind = ModelKind::from_byte(kind).ok_or(Error::Model(ModelError::UnknownTag { found: kind }))?;
         let scalar = ScalarKind::from_byte(scalar).ok_or(Error::Model(ModelError::UnknownTag { found: scalar }))?;
+        let mut sections = [&[][..]; SECTIONS];
+        let mut rest = frame.payload;
+        for section in &mut sections {
+            (*section, rest) = split_section(rest)?;
+        }
+        let [scaler, class_names] = sections;
+        let envelope = Envelope { kind, scalar, scaler, class_names, payload: rest };
+        envelope.check_class_names()?;
+        Ok(envelope)
+    }
+
+    /// The number of class names (0 without names).
+    pub fn class_count(&self) -> usize {
+        self.class_names_iter().map_or(0, |(count, _)| count)
+    }
+
+    /// The name of class `k` (the class whose label is `k`), `None` past the names or
+    /// without names.
+    ///
+    /// ```
+    /// use kestrel_core::model::{add_class_names, encode, Envelope, ModelKind, ScalarKind};
+    /// let mut buf = [0u8; 64];
+    /// let n = encode(ModelKind::LinearSvm, ScalarKind::F32, &1u8, &mut buf)?;
+    /// let n = add_class_names(&mut buf, n, &["grass", "sky"])?;
+    /// let env = Envelope::parse(&buf[..n])?;
+    /// assert_eq!((env.class_count(), env.class_name(1), env.class_name(2)), (2, Some("sky"), None));
+    /// # Ok::<(), kestrel_core::Error>(())
+    /// ```
+    pub fn class_name(&self, k: usize) -> Option<&'a str> {
+        let (count, mut rest) = self.class_names_iter()?;
+        if k >= count {
+            return None;
+        }
+        for _ in 0..k {
+            rest = postcard::take_from_bytes::<&str>(rest).ok()?.1;
+        }
+        postcard::take_from_bytes::<&str>(rest).ok().map(|(name, _)| name)
+    }
+
+    /// `(count, the names' bytes)` of the class names section, `None` without one.
+    fn class_names_iter(&self) -> Option<(usize, &'a [u8])> {
+        if self.class_names.is_empty() {
+            return None;
+        }
+        postcard::take_from_bytes::<usize>(self.class_names).ok()
+    }
+
+    /// `Ok` when the class names section is empty or exactly a sequence of strings.
+    fn check_class_names(&self) -> Result<(), Error> {
         let corrupt = Error::Model(ModelError::Payload);
-        let (scaler_len, rest) = frame.payload.split_first_chunk::<SCALER_LEN_BYTES>().ok_or(corrupt)?;
-        let scaler_len = usize::try_from(u32::from_le_bytes(*scaler_len)).unwrap_or(usize::MAX);
-        let (scaler, payload) = rest.split_at_checked(scaler_len).ok_or(corrupt)?;
-        Ok(Envelope { kind, scalar, scaler, payload })
+        if self.class_names.is_empty() {
+            return Ok(());
+        }
+        let (count, mut rest) = self.class_names_iter().ok_or(corrupt)?;
+        for _ in 0..count {
+            rest = postcard::take_from_bytes::<&str>(rest).map_err(|_| corrupt)?.1;
+        }
+        if rest.is_empty() { Ok(()) } else { Err(corrupt) }
     }
 
     /// `Ok` when the envelope holds `kind` in scalar `scalar`.
@@ -235,11 +305,20 @@ impl<'a> Envelope<'a> {
 /// # Ok::<(), kestrel_core::Error>(())
 /// ```
 pub fn encode<P: Serialize>(kind: ModelKind, scalar: ScalarKind, payload: &P, out: &mut [u8]) -> Result<usize, Error> {
-    let too_small = Error::CapacityExceeded { needed: frame::framed_len(SCALER_LEN_BYTES + 1), capacity: out.len() };
-    let (scaler_len, model) = frame::payload_mut(out).split_first_chunk_mut::<SCALER_LEN_BYTES>().ok_or(too_small)?;
-    *scaler_len = [0; SCALER_LEN_BYTES];
+    const EMPTY: usize = SECTIONS * SECTION_LEN_BYTES;
+    let too_small = Error::CapacityExceeded { needed: frame::framed_len(EMPTY + 1), capacity: out.len() };
+    let (lengths, model) = frame::payload_mut(out).split_first_chunk_mut::<EMPTY>().ok_or(too_small)?;
+    *lengths = [0; EMPTY];
     let model_len = postcard::to_slice(payload, model).map_err(|_| too_small)?.len();
-    FORMAT.seal([kind as u8, scalar as u8], SCALER_LEN_BYTES + model_len, out)
+    FORMAT.seal([kind as u8, scalar as u8], EMPTY + model_len, out)
+}
+
+/// `(section, rest)` of bytes that start with a section's length.
+fn split_section(bytes: &[u8]) -> Result<(&[u8], &[u8]), Error> {
+    let corrupt = Error::Model(ModelError::Payload);
+    let (len, rest) = bytes.split_first_chunk::<SECTION_LEN_BYTES>().ok_or(corrupt)?;
+    let len = usize::try_from(u32::from_le_bytes(*len)).unwrap_or(usize::MAX);
+    rest.split_at_checked(len).ok_or(corrupt)
 }
 
 /// Inserts `scaler` into the model of `len` bytes at the start of `out` (written without
@@ -252,34 +331,80 @@ pub fn encode<P: Serialize>(kind: ModelKind, scalar: ScalarKind, payload: &P, ou
 /// "scaler" }` when it has a scaler already; `CapacityExceeded` when `out` is too short
 /// (then `out` is unchanged).
 pub fn add_scaler<T: crate::Real>(out: &mut [u8], len: usize, scaler: ScalerSection<'_, T>) -> Result<usize, Error> {
-    let envelope =
-        Envelope::parse(out.get(..len).ok_or(Error::CapacityExceeded { needed: len, capacity: out.len() })?)?;
+    let envelope = parse_prefix(out, len)?;
     if envelope.scalar != ScalarKind::of::<T>() {
         return Err(Error::Model(ModelError::WrongScalar));
     }
-    if !envelope.scaler.is_empty() {
-        return Err(Error::InvalidParam { name: "scaler" });
+    insert_section(out, len, Section::Scaler, &scaler)
+}
+
+/// Inserts the names of the classes, `names[k]` that of label `k`, into the model of `len`
+/// bytes at the start of `out`; returns the new length, `len + `[`class_names_len`]`(names)`.
+///
+/// # Errors
+/// `Error::Model` when `out[..len]` is not a model; `InvalidParam { name: "class_names" }`
+/// when it has names already; `CapacityExceeded` when `out` is too short (then `out` is
+/// unchanged).
+pub fn add_class_names(out: &mut [u8], len: usize, names: &[&str]) -> Result<usize, Error> {
+    insert_section(out, len, Section::ClassNames, &names)
+}
+
+/// Bytes [`add_class_names`] adds to a model for `names`.
+pub fn class_names_len(names: &[&str]) -> usize {
+    serialized_len(&names)
+}
+
+/// The envelope of the model of `len` bytes at the start of `out`.
+fn parse_prefix(out: &[u8], len: usize) -> Result<Envelope<'_>, Error> {
+    Envelope::parse(out.get(..len).ok_or(Error::CapacityExceeded { needed: len, capacity: out.len() })?)
+}
+
+/// Writes `value` as `section` (empty until now) of the model of `len` bytes in `out`,
+/// moving the bytes after it; returns the new length.
+fn insert_section<V: Serialize>(out: &mut [u8], len: usize, section: Section, value: &V) -> Result<usize, Error> {
+    let envelope = parse_prefix(out, len)?;
+    let name = match section {
+        Section::Scaler => "scaler",
+        Section::ClassNames => "class_names",
+    };
+    let present = match section {
+        Section::Scaler => envelope.scaler,
+        Section::ClassNames => envelope.class_names,
+    };
+    if !present.is_empty() {
+        return Err(Error::InvalidParam { name });
     }
-    let (tags, model_len) = ([envelope.kind as u8, envelope.scalar as u8], envelope.payload.len());
-    let section_len = scaler_len(&scaler);
-    let payload_len = SCALER_LEN_BYTES.saturating_add(section_len).saturating_add(model_len);
+    let tags = [envelope.kind as u8, envelope.scalar as u8];
+    // Sections before this one are not empty only for the names (after the scaler).
+    let before = if section == Section::ClassNames { SECTION_LEN_BYTES + envelope.scaler.len() } else { 0 };
+    let length_at = HEADER_LEN + before;
+    let section_start = length_at + SECTION_LEN_BYTES;
+    let old_payload = len.saturating_sub(HEADER_LEN + TRAILER_LEN);
+    let moved = old_payload.saturating_sub(before + SECTION_LEN_BYTES);
+    let section_len = serialized_len(value);
+    let payload_len = old_payload.saturating_add(section_len);
     let needed = frame::framed_len(payload_len);
     if needed > out.len() {
         return Err(Error::CapacityExceeded { needed, capacity: out.len() });
     }
-    let section_start = HEADER_LEN + SCALER_LEN_BYTES;
-    out.copy_within(section_start..section_start + model_len, section_start + section_len);
+    let field = u32_field(section_len, name)?;
+    out.copy_within(section_start..section_start + moved, section_start + section_len);
     let too_small = Error::CapacityExceeded { needed, capacity: out.len() };
-    let section = out.get_mut(section_start..section_start + section_len).ok_or(too_small)?;
-    postcard::to_slice(&scaler, section).map_err(|_| too_small)?;
-    let length = out.get_mut(HEADER_LEN..section_start).ok_or(too_small)?;
-    length.copy_from_slice(&u32_field(section_len, "scaler")?.to_le_bytes());
+    let bytes = out.get_mut(section_start..section_start + section_len).ok_or(too_small)?;
+    postcard::to_slice(value, bytes).map_err(|_| too_small)?;
+    let length = out.get_mut(length_at..section_start).ok_or(too_small)?;
+    length.copy_from_slice(&field.to_le_bytes());
     FORMAT.seal(tags, payload_len, out)
+}
+
+/// Bytes postcard writes for `value` (`usize::MAX` if it cannot).
+fn serialized_len<V: Serialize>(value: &V) -> usize {
+    postcard::serialize_with_flavor(value, postcard::ser_flavors::Size::default()).unwrap_or(usize::MAX)
 }
 
 /// Bytes [`add_scaler`] adds to a model for `scaler`.
 pub fn scaler_len<T: crate::Real>(scaler: &ScalerSection<'_, T>) -> usize {
-    postcard::serialize_with_flavor(scaler, postcard::ser_flavors::Size::default()).unwrap_or(usize::MAX)
+    serialized_len(scaler)
 }
 
 /// Bytes [`encode`] writes for `payload`: header, payload and trailer, the payload's size
@@ -289,7 +414,7 @@ pub fn scaler_len<T: crate::Real>(scaler: &ScalerSection<'_, T>) -> usize {
 /// As postcard's serializer (never, for the models of this crate).
 pub fn encoded_len<P: Serialize>(payload: &P) -> Result<usize, Error> {
     let size = postcard::serialize_with_flavor(payload, postcard::ser_flavors::Size::default());
-    size.map(|len| frame::framed_len(len.saturating_add(SCALER_LEN_BYTES)))
+    size.map(|len| frame::framed_len(len.saturating_add(SECTIONS * SECTION_LEN_BYTES)))
         .map_err(|_| Error::InvalidParam { name: "payload" })
 }
 
@@ -364,7 +489,7 @@ mod tests {
     #[test]
     fn round_trip_and_checksum_of_known_bytes() {
         let (buf, n) = sample();
-        assert_eq!(&buf[..8], b"KSTL\x02\x00\x01\x02");
+        assert_eq!(&buf[..8], b"KSTL\x03\x00\x01\x02");
         let env = Envelope::parse(&buf[..n]).unwrap();
         assert_eq!(env.expect(ModelKind::LinearSvm, ScalarKind::F64), Ok(()));
         assert_eq!(decode_payload::<(u32, [f64; 2])>(env.payload), Ok((7, [0.25, -1.0])));
@@ -427,6 +552,59 @@ mod tests {
         let crc = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC).checksum(&bad[..n - TRAILER_LEN]);
         bad[n - TRAILER_LEN..n].copy_from_slice(&crc.to_le_bytes());
         assert_eq!(Envelope::parse(&bad[..n]), Err(Error::Model(ModelError::Payload)));
+    }
+
+    /// Names go after the scaler, whichever is inserted first; each section once.
+    #[test]
+    fn class_names_are_inserted_after_the_scaler() {
+        let names = ["grass", "sky", "path"];
+        let scaler = ScalerSection { count: 3, mean: &[1.0f64], m2: &[2.0] };
+        let (with_names, scaled) = (class_names_len(&names), scaler_len(&scaler));
+        assert_eq!(with_names, 1 + (1 + 5) + (1 + 3) + (1 + 4), "varint count, then each length and its bytes");
+        for names_first in [true, false] {
+            let (small, n) = sample();
+            let mut buf = [0u8; 128];
+            buf[..64].copy_from_slice(&small);
+            let before = buf;
+            let e = add_class_names(&mut buf[..n + with_names - 1], n, &names);
+            assert_eq!(e, Err(Error::CapacityExceeded { needed: n + with_names, capacity: n + with_names - 1 }));
+            assert_eq!(buf, before);
+            let len = if names_first {
+                let len = add_class_names(&mut buf, n, &names).unwrap();
+                add_scaler(&mut buf, len, scaler).unwrap()
+            } else {
+                let len = add_scaler(&mut buf, n, scaler).unwrap();
+                add_class_names(&mut buf, len, &names).unwrap()
+            };
+            assert_eq!(len, n + with_names + scaled);
+            let env = Envelope::parse(&buf[..len]).unwrap();
+            assert_eq!(decode_payload::<(u32, [f64; 2])>(env.payload), Ok((7, [0.25, -1.0])), "the model is intact");
+            assert_eq!(decode_payload::<(u64, u8, f64, u8, f64)>(env.scaler), Ok((3, 1, 1.0, 1, 2.0)));
+            let read: std::vec::Vec<_> = (0..4).map(|k| env.class_name(k)).collect();
+            assert_eq!((env.class_count(), read), (3, std::vec![Some("grass"), Some("sky"), Some("path"), None]));
+            assert_eq!(add_class_names(&mut buf, len, &names), Err(Error::InvalidParam { name: "class_names" }));
+        }
+        let (buf, n) = sample();
+        assert_eq!(
+            (Envelope::parse(&buf[..n]).unwrap().class_count(), Envelope::parse(&buf[..n]).unwrap().class_name(0)),
+            (0, None)
+        );
+    }
+
+    /// A names section that is not exactly a sequence of strings is a corrupt payload.
+    #[test]
+    fn corrupt_class_names_are_refused_when_parsed() {
+        for section in [&[2u8, 1, b'a'][..], &[1, 2, 0xff, 0xfe], &[1, 1, b'a', 0]] {
+            let (mut buf, n) = sample();
+            let at = HEADER_LEN + SECTION_LEN_BYTES;
+            let len = u32::try_from(section.len()).unwrap().to_le_bytes();
+            buf.copy_within(at + SECTION_LEN_BYTES..n - TRAILER_LEN, at + SECTION_LEN_BYTES + section.len());
+            buf[at..at + SECTION_LEN_BYTES].copy_from_slice(&len);
+            buf[at + SECTION_LEN_BYTES..][..section.len()].copy_from_slice(section);
+            let payload = n - HEADER_LEN - TRAILER_LEN + section.len();
+            let n = FORMAT.seal([1, 2], payload, &mut buf).unwrap();
+            assert_eq!(Envelope::parse(&buf[..n]), Err(Error::Model(ModelError::Payload)), "{section:?}");
+        }
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! reached; with it set, as a learner state directly. A decoded checkpoint must re-encode
 //! to the same bytes after one round, and its `learner` bytes go to `restore_state` of each
 //! online learner (`WindowSvm`, `WindowSlkl`, `WindowRsvm`; f32 and f64; window 8, 2
-//! features, 4 centres, 2 steps per sample — the flags the seeds were written with), each
+//! features, 4 centres, 2 steps per sample, 3 classes at most — the flags the seeds were
+//! written with), each
 //! first fed `mode & 31` samples of a fixed stream so that a restore replaces a learner
 //! that is warming up or learning; with bit 6 of `mode` set, the learners standardise
 //! their features (`kestrel stream`'s default), with it clear they do not (`--no-scale`).
@@ -35,6 +36,7 @@ const WINDOW: usize = 8;
 const DIM: usize = 2;
 const CENTRES: usize = 4;
 const STEPS: usize = 2;
+const CLASSES: usize = 3;
 
 fuzz_target!(|data: &[u8]| {
     let mode = data.first().copied().unwrap_or(0);
@@ -71,7 +73,7 @@ fn restore_everywhere(state: &[u8], mode: u8) {
 }
 
 fn window_svm<T: Real>(scale: bool) -> WindowSvm<T> {
-    WindowSvm::new(WINDOW, DIM, svm_params(), STEPS, 1, scale).expect("a valid configuration")
+    WindowSvm::new(WINDOW, DIM, svm_params(), STEPS, 1, scale).expect("a valid configuration").with_classes(CLASSES)
 }
 
 fn window_slkl<T: Real>(scale: bool) -> WindowSlkl<T> {
@@ -91,25 +93,30 @@ fn window_rsvm<T: Real>(scale: bool) -> WindowRsvm<T> {
         seed: 1,
         scale,
     };
-    WindowRsvm::new(settings, DIM).expect("a valid configuration")
+    WindowRsvm::new(settings, DIM).expect("a valid configuration").with_classes(CLASSES)
 }
 
 fn svm_params<T: Real>() -> dcd::ValidParams<T> {
     dcd::Params::new().c(T::ONE).bias(T::ONE).check().expect("C = 1, B = 1")
 }
 
-/// Sample `i` of a fixed stream: 2 features, a ±1 label (which SLKL learns as a target).
+/// Sample `i` of a fixed stream: 2 features, a label of three classes, the third from the
+/// sixth sample on (which SLKL learns as a target).
 fn sample(i: usize) -> Record {
     let t = i as f64;
     let x = [(0.9 * t).sin(), (1.7 * t + 0.3).cos()];
-    let label = if x[0] * x[1] > 0.0 { 1.0 } else { -1.0 };
-    Record { label, indices: vec![0, 1], values: x.to_vec(), line: i as u64 + 1 }
+    let label = match (x[0] * x[1] > 0.0, x[0] > 0.0 || i < 6) {
+        (true, _) => 1.0,
+        (false, true) => -1.0,
+        (false, false) => 2.0,
+    };
+    Record { label, indices: vec![0, 1], values: x.to_vec(), line: i as u64 + 1, ..Record::default() }
 }
 
 /// What the learners are fed after a restore: samples, and records each must refuse (an
-/// index past the dimension, a NaN, a label no classifier takes).
+/// index past the dimension, a NaN, a fourth class, which no classifier takes).
 fn probes() -> [Record; 5] {
-    let odd = |label, indices: Vec<u32>, values: Vec<f64>| Record { label, indices, values, line: 0 };
+    let odd = |label, indices: Vec<u32>, values: Vec<f64>| Record { label, indices, values, line: 0, ..Record::default() };
     [
         sample(100),
         odd(1.0, vec![0, 7], vec![0.5, 1.0]),

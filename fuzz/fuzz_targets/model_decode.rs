@@ -54,8 +54,8 @@ fn decode_everything(bytes: &[u8]) {
         // A row inside the model's dimension, one with an index past it, and an empty one.
         let inside = (info.dim.min(4) as u32).max(1);
         for record in [
-            Record { label: 1.0, indices: (0..inside).collect(), values: vec![0.5; inside as usize], line: 1 },
-            Record { label: -1.0, indices: vec![u32::MAX], values: vec![1.0], line: 2 },
+            Record { label: 1.0, indices: (0..inside).collect(), values: vec![0.5; inside as usize], line: 1, ..Record::default() },
+            Record { label: -1.0, indices: vec![u32::MAX], values: vec![1.0], line: 2, ..Record::default() },
             Record::default(),
         ] {
             let _ = model.predict(&record);

@@ -29,6 +29,14 @@ def rows_of(path, count):
     return "\n".join([lines[0]] + body[::step][:count]) + "\n"
 
 
+def named(text):
+    """`text`, CSV rows whose last column is a class 0, 1, 2, with the classes named."""
+    lines = text.splitlines()
+    names = ["setosa", "versicolor", "virginica"]
+    rows = [",".join(line.split(",")[:-1] + [names[int(float(line.split(",")[-1]))]]) for line in lines[1:]]
+    return "\n".join([lines[0]] + rows) + "\n"
+
+
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -42,11 +50,14 @@ def model_seeds(tmp):
         ("rsvm_bin", "rsvm", "moons", ["--centers", "8"]),
         ("rsvm_multi", "rsvm", "iris", ["--centers", "8"]),
         ("slkl", "slkl", "diabetes", ["--centers", "8"]),
+        ("svm_named", "svm", "iris_named", []),
+        ("rsvm_named", "rsvm", "iris_named", ["--centers", "8"]),
     ]
     for name, learner, dataset, options in specs:
         csv = os.path.join(tmp, f"{dataset}.csv")
         with open(csv, "w") as f:
-            f.write(rows_of(os.path.join(DATA, dataset, "train.csv"), 40))
+            f.write(named(rows_of(os.path.join(DATA, "iris", "train.csv"), 40)) if dataset == "iris_named"
+                    else rows_of(os.path.join(DATA, dataset, "train.csv"), 40))
         for scalar in ["f32", "f64"]:
             for scaled in [False, True]:
                 model = os.path.join(tmp, "model.kestrel")
@@ -71,13 +82,15 @@ def checkpoint_seeds(tmp):
                     f.write("a,b,y\n")
                     for t in range(count):
                         a, b = math.sin(1.3 * t), math.cos(0.7 * t + 0.4)
-                        label = a * b if learner == "slkl" else (1 if a * b > 0 else -1)
+                        # Classifiers: three classes, the third from the sixth row on.
+                        label = a * b if learner == "slkl" else (1 if a * b > 0 else (-1 if a > 0 or t < 6 else 2))
                         f.write(f"{a:.6f},{b:.6f},{label:.6f}\n" if learner == "slkl" else f"{a:.6f},{b:.6f},{label}\n")
                 ckpt = os.path.join(tmp, "run.ckpt")
                 if os.path.exists(ckpt):
                     os.remove(ckpt)
                 kestrel("stream", "--learner", learner, "--input", csv, "--window", "8", "--centers", "4",
                         "--steps-per-sample", "2", "--scalar", scalar, "--checkpoint", ckpt,
+                        *([] if learner == "slkl" else ["--classes", "3"]),
                         "--checkpoint-every", "0")
                 data = open(ckpt, "rb").read()
                 stem = f"{learner}_{scalar}_{count}rows"

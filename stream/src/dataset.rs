@@ -7,6 +7,7 @@
 use kestrel_core::Real;
 use kestrel_core::scaler::Scaler;
 
+use crate::class_names::ClassNames;
 use crate::limits::{AllocError, zeroed};
 use crate::source::{ReadError, ReadErrorKind, Record, RecordReader};
 
@@ -28,12 +29,14 @@ pub struct Dataset<T> {
     values: Vec<T>,
     labels: Vec<f64>,
     dim: usize,
+    class_names: ClassNames,
 }
 
 impl<T: Real> Dataset<T> {
     /// An empty data set.
     pub fn new() -> Self {
-        Dataset { offsets: vec![0], indices: Vec::new(), values: Vec::new(), labels: Vec::new(), dim: 0 }
+        let (offsets, indices, values, labels) = (vec![0], Vec::new(), Vec::new(), Vec::new());
+        Dataset { offsets, indices, values, labels, dim: 0, class_names: ClassNames::new() }
     }
 
     /// Appends a record (its values rounded to `T`).
@@ -53,9 +56,11 @@ impl<T: Real> Dataset<T> {
         Ok(())
     }
 
-    /// Reads every record of `reader`. With [`OnError::Skip`], bad rows (those the reader
-    /// rejects, and those with a value `T` cannot hold) are passed to `skipped` and left
-    /// out; with [`OnError::Stop`], the first one is returned.
+    /// Reads every record of `reader`, class names given their labels
+    /// ([`crate::class_names`]). With [`OnError::Skip`], bad rows (those the reader
+    /// rejects, those with a value `T` cannot hold, a class name past the limits) are
+    /// passed to `skipped` and left out; with [`OnError::Stop`], the first one is
+    /// returned.
     ///
     /// # Errors
     /// The first bad row under [`OnError::Stop`].
@@ -69,9 +74,13 @@ impl<T: Real> Dataset<T> {
         let mut record = Record::default();
         loop {
             let next = reader.next_record(&mut record).and_then(|more| {
-                let error =
-                    |kind| ReadError { source_name: reader.name().to_string(), line: record.line, column: 1, kind };
-                if more { data.push(&record).map_err(error).map(|()| true) } else { Ok(false) }
+                let line = record.line;
+                let error = |kind| ReadError { source_name: reader.name().to_string(), line, column: 1, kind };
+                if !more {
+                    return Ok(false);
+                }
+                data.class_names.resolve(&mut record).map_err(error)?;
+                data.push(&record).map_err(error).map(|()| true)
             });
             match next {
                 Ok(true) => {}
@@ -93,6 +102,7 @@ impl<T: Real> Dataset<T> {
             values: self.values.get(start..).unwrap_or_default().to_vec(),
             labels: self.labels.get(first..).unwrap_or_default().to_vec(),
             dim: self.dim,
+            class_names: self.class_names.clone(),
         }
     }
 
@@ -114,6 +124,11 @@ impl<T: Real> Dataset<T> {
     /// The labels, one per row.
     pub fn labels(&self) -> &[f64] {
         &self.labels
+    }
+
+    /// The names of the classes, when the labels were read as names (empty otherwise).
+    pub fn class_names(&self) -> &ClassNames {
+        &self.class_names
     }
 
     /// The population variance of the labels (0 for no rows): the scale of a regression
@@ -182,6 +197,7 @@ impl<T: Real> Dataset<T> {
             values,
             labels: self.labels.clone(),
             dim,
+            class_names: self.class_names.clone(),
         };
         Ok((data, scaler))
     }

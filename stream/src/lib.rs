@@ -8,6 +8,7 @@
 //! | [`source`] | readers of CSV and LibSVM rows from files, standard input and serial ports |
 //! | [`dataset`] | a training set in compressed sparse rows |
 //! | [`labels`] | the one mapping between a classifier's labels and its classes |
+//! | [`class_names`] | names in a CSV class column, and the labels they stand for |
 //! | [`batch`] | training on a whole data set: linear SVM, SLKL, reduced-kernel SVM |
 //! | [`online`] | learners that predict, then learn, one sample at a time |
 //! | [`model`] | model file bytes, and loading a model of any kind to predict |
@@ -50,6 +51,7 @@
 
 pub mod batch;
 pub mod checkpoint;
+pub mod class_names;
 pub mod dataset;
 pub mod file;
 pub mod labels;

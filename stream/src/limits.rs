@@ -10,6 +10,7 @@
 //! |---|---|---|
 //! | [`MAX_DIM`] | 2²⁴ features | a dense row of every kernel learner; as the model loader allows |
 //! | [`MAX_CLASSES`] | 2¹⁶ distinct labels | one weight vector per class |
+//! | [`MAX_CLASS_NAME_BYTES`] | 1 KiB per class name | every distinct name is kept |
 //! | [`DEFAULT_MAX_LINE_BYTES`] | 1 MiB per input line | a line is held whole while it is parsed |
 //! | [`MAX_FILE_BYTES`] | 1 GiB per model or checkpoint file | they are read whole |
 
@@ -17,6 +18,8 @@
 pub const MAX_DIM: usize = 1 << 24;
 /// The most distinct labels a classifier may be trained on.
 pub const MAX_CLASSES: usize = 1 << 16;
+/// The longest class name, in bytes (names are kept: at most 64 MiB of them).
+pub const MAX_CLASS_NAME_BYTES: usize = 1 << 10;
 /// The longest input line, in bytes, unless the caller sets another limit.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 1 << 20;
 /// The largest model or checkpoint file read.

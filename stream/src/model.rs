@@ -37,6 +37,7 @@ use kestrel_core::storage::Storage;
 use kestrel_core::{Error, Real};
 use serde::Serialize;
 
+use crate::class_names::ClassNames;
 use crate::file::{self, FileError};
 use crate::limits::{MAX_DIM, MAX_FILE_BYTES};
 use crate::source::Record;
@@ -138,6 +139,8 @@ pub struct ModelInfo {
     pub task: &'static str,
     /// The model standardises its inputs (its file carries the scaler's statistics).
     pub scaled: bool,
+    /// The names of the classes, name `k` that of label `k` (empty when not named).
+    pub class_names: Vec<String>,
 }
 
 /// A model ready to predict.
@@ -151,6 +154,64 @@ pub trait Predictor {
     fn info(&self) -> ModelInfo;
     /// `true` for a classifier, `false` for a regressor.
     fn is_classifier(&self) -> bool;
+    /// The names of the classes, for a model of named classes.
+    fn class_names(&self) -> Option<&ClassNames> {
+        None
+    }
+}
+
+/// A model of named classes: the model, and the names its labels `0, 1, …` stand for.
+struct Named {
+    model: Box<dyn Predictor>,
+    names: ClassNames,
+}
+
+impl Predictor for Named {
+    fn predict(&mut self, record: &Record) -> Result<f64, Error> {
+        self.model.predict(record)
+    }
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo { class_names: self.names.names().to_vec(), ..self.model.info() }
+    }
+
+    fn is_classifier(&self) -> bool {
+        true
+    }
+
+    fn class_names(&self) -> Option<&ClassNames> {
+        Some(&self.names)
+    }
+}
+
+/// `model` with the class names `envelope` carries, if any.
+///
+/// # Errors
+/// `Error::Model(Payload)` for names on a regressor.
+fn named(model: Box<dyn Predictor>, envelope: &Envelope<'_>) -> Result<Box<dyn Predictor>, Error> {
+    let count = envelope.class_count();
+    if count == 0 {
+        return Ok(model);
+    }
+    if !model.is_classifier() {
+        return Err(Error::Model(kestrel_core::model::ModelError::Payload));
+    }
+    let names = (0..count).filter_map(|k| envelope.class_name(k)).map(str::to_string);
+    Ok(Box::new(Named { model, names: ClassNames::from_names(names) }))
+}
+
+/// `bytes`, a classifier's model file without class names, with `names` inserted
+/// (`kestrel_core::model::add_class_names`).
+///
+/// # Errors
+/// As `add_class_names`: `bytes` is not a model, or has names already.
+pub fn with_class_names(mut bytes: Vec<u8>, names: &ClassNames) -> Result<Vec<u8>, Error> {
+    let names: Vec<&str> = names.names().iter().map(String::as_str).collect();
+    let len = bytes.len();
+    bytes.resize(len.saturating_add(kestrel_core::model::class_names_len(&names)), 0);
+    let len = kestrel_core::model::add_class_names(&mut bytes, len, &names)?;
+    bytes.truncate(len);
+    Ok(bytes)
 }
 
 /// Decodes model file bytes into a predictor of the right kind and scalar.
@@ -160,7 +221,7 @@ pub trait Predictor {
 pub fn load(bytes: &[u8]) -> Result<Box<dyn Predictor>, Error> {
     let envelope = Envelope::parse(bytes)?;
     let size = bytes.len();
-    Ok(match (envelope.kind, envelope.scalar) {
+    let model: Box<dyn Predictor> = match (envelope.kind, envelope.scalar) {
         (ModelKind::LinearSvm, ScalarKind::F32) => Box::new(Linear::<f32>::decode(&envelope, size)?),
         (ModelKind::LinearSvm, ScalarKind::F64) => Box::new(Linear::<f64>::decode(&envelope, size)?),
         (ModelKind::ReducedSvm, ScalarKind::F32) => Box::new(Reduced::<f32>::decode(&envelope, size)?),
@@ -168,7 +229,8 @@ pub fn load(bytes: &[u8]) -> Result<Box<dyn Predictor>, Error> {
         (ModelKind::Slkl, ScalarKind::F32) => Box::new(Regressor::<f32>::decode(&envelope, size)?),
         (ModelKind::Slkl, ScalarKind::F64) => Box::new(Regressor::<f64>::decode(&envelope, size)?),
         _ => return Err(Error::Model(kestrel_core::model::ModelError::WrongKind)),
-    })
+    };
+    named(model, &envelope)
 }
 
 /// Storage for the model in `envelope`: postcard writes each scalar in `T::BYTES` bytes,
@@ -252,6 +314,7 @@ impl<T: Real> Predictor for Linear<T> {
             kernel: "linear".into(),
             task: "classifier",
             scaled: self.scaler.is_some(),
+            class_names: Vec::new(),
         }
     }
 
@@ -305,6 +368,7 @@ impl<T: Real> Predictor for Regressor<T> {
             kernel: kernel_name(self.model.kernel().kind()),
             task: "regressor",
             scaled: self.scaler.is_some(),
+            class_names: Vec::new(),
         }
     }
 
@@ -346,6 +410,7 @@ impl<T: Real> Predictor for Reduced<T> {
             kernel: kernel_name(self.model.kernel().kind()),
             task: "classifier",
             scaled: self.scaler.is_some(),
+            class_names: Vec::new(),
         }
     }
 

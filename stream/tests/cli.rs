@@ -242,13 +242,19 @@ fn stdin_input_and_stream() {
 
 #[test]
 fn budget_reports_and_fits() {
-    let svm = ["budget", "--learner", "svm", "--dim", "16", "--window", "1000", "--scalar", "f32", "--json"];
+    let any = ["budget", "--learner", "svm", "--dim", "16", "--window", "1000", "--scalar", "f32", "--json"];
+    let svm = [&any[..], &["--classes", "2"]].concat();
     // The core's window N(d + 3) + d + 1 and the scaler's 3d; on the host two dense rows
     // of d and the scaler's undo copy.
     let device = kestrel(&[&svm[..], &["--target", "cortex-m"]].concat());
     assert_eq!(json(&device)["bytes"].as_u64(), Some(((1000 * (16 + 3) + 16 + 1 + 3 * 16) * 4) as u64));
     let unscaled = kestrel(&[&svm[..], &["--target", "cortex-m", "--no-scale"]].concat());
     assert_eq!(json(&unscaled)["bytes"].as_u64(), Some(((1000 * (16 + 3) + 16 + 1) * 4) as u64));
+    // Three classes and more are one-vs-rest: a window each; the default allows 16.
+    let four = kestrel(&[&any[..], &["--target", "cortex-m", "--no-scale", "--classes", "4"]].concat());
+    assert_eq!(json(&four)["bytes"].as_u64(), Some((4 * (1000 * (16 + 3) + 16 + 1) * 4) as u64));
+    let default = kestrel(&[&any[..], &["--target", "cortex-m", "--no-scale"]].concat());
+    assert_eq!(json(&default)["bytes"].as_u64(), Some((16 * (1000 * (16 + 3) + 16 + 1) * 4) as u64));
     let bytes = json(&kestrel(&svm))["bytes"].as_u64().unwrap();
     assert_eq!(bytes, ((1000 * (16 + 3) + 16 + 1 + 3 * 16 + 2 * 16 + 3 * 16) * 4) as u64);
     let o = kestrel(&[
@@ -259,6 +265,8 @@ fn budget_reports_and_fits() {
         "16",
         "--scalar",
         "f32",
+        "--classes",
+        "2",
         "--fit",
         &bytes.to_string(),
         "--json",
@@ -378,4 +386,91 @@ fn scaling_is_carried_by_the_model_file() {
         json(&kestrel(&["inspect", model.to_str().unwrap(), "--json"]))["scaled"].as_bool()
     };
     assert_eq!((stream(&[]), stream(&["--no-scale"])), (Some(true), Some(false)));
+}
+
+/// `rows` rows of two features whose class, a compass point, is the quadrant; the two
+/// southern classes first appear at row `late`.
+fn compass_csv(path: &Path, rows: usize, late: usize) {
+    let mut rng = kestrel_core::Rng::seed_from_u64(9);
+    let mut text = String::from("x,y,heading\n");
+    let mut written = 0;
+    while written < rows {
+        let (x, y): (f64, f64) = (rng.uniform_in(-1.0, 1.0), rng.uniform_in(-1.0, 1.0));
+        let class =
+            ["north east", "north west", "south east", "south west"][2 * usize::from(y < 0.0) + usize::from(x < 0.0)];
+        if written < late && y < 0.0 {
+            continue;
+        }
+        text.push_str(&format!("{x},{y},{class}\n"));
+        written += 1;
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// A stream of four named classes, two appearing late: learned one-vs-rest by both
+/// classifiers; the model carries the names, `predict` writes them and `eval` reads
+/// them; a run killed at a checkpoint and resumed (names read again from the rows it
+/// skips) ends with the same model; `train` reads names too, and a regressor refuses them.
+#[test]
+fn named_multi_class_streams_end_to_end() {
+    let dir = scratch("named");
+    let (full, test) = (dir.join("compass.csv"), dir.join("test.csv"));
+    compass_csv(&test, 200, 0);
+    for learner in ["svm", "rsvm"] {
+        compass_csv(&full, 1200, 300);
+        let model = dir.join(format!("{learner}.kestrel"));
+        let stream = |extra: &[&str]| {
+            let base =
+                ["stream", "--learner", learner, "--input", full.to_str().unwrap(), "--json", "--report-every", "0"];
+            let o = kestrel(&[&base[..], extra].concat());
+            assert!(o.status.success(), "{learner}: {}", stderr(&o));
+            json(&o)
+        };
+        let summary = stream(&["--out", model.to_str().unwrap()]);
+        assert!(summary["accuracy"].as_f64().unwrap() > 0.8, "{learner}: {summary}");
+        let info = json(&kestrel(&["inspect", model.to_str().unwrap(), "--json"]));
+        let mut appearance: Vec<String> = Vec::new();
+        for line in std::fs::read_to_string(&full).unwrap().lines().skip(1) {
+            let name = line.rsplit(',').next().unwrap().to_string();
+            if !appearance.contains(&name) {
+                appearance.push(name);
+            }
+        }
+        assert_eq!(info["class_names"], serde_json::json!(appearance), "{learner}: names in order of first appearance");
+        let o = kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", test.to_str().unwrap(), "--json"]);
+        assert!(json(&o)["accuracy"].as_f64().unwrap() > 0.85, "{learner}: {}", stdout(&o));
+        let o = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", test.to_str().unwrap()]);
+        let truth: Vec<String> = std::fs::read_to_string(&test)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.rsplit(',').next().unwrap().to_string())
+            .collect();
+        let predicted: Vec<String> = stdout(&o).lines().map(String::from).collect();
+        let agree = truth.iter().zip(&predicted).filter(|(t, p)| t == p).count();
+        assert!(predicted.len() == 200 && agree > 170, "{learner}: {agree} of {}", predicted.len());
+
+        // Killed at the checkpoint after row 600 (the file then ended there), resumed on
+        // the whole file.
+        let (checkpoint, resumed) = (dir.join("run.ckpt"), dir.join("resumed.kestrel"));
+        let _ = std::fs::remove_file(&checkpoint);
+        compass_csv(&full, 600, 300);
+        let save = ["--checkpoint", checkpoint.to_str().unwrap(), "--checkpoint-every", "100"];
+        stream(&save);
+        compass_csv(&full, 1200, 300);
+        stream(&[&save[..], &["--resume", "--out", resumed.to_str().unwrap()]].concat());
+        assert_eq!(std::fs::read(&resumed).unwrap(), std::fs::read(&model).unwrap(), "{learner}");
+    }
+    let model = dir.join("train.kestrel");
+    let o =
+        kestrel(&["train", "--learner", "svm", "--input", full.to_str().unwrap(), "--out", model.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", test.to_str().unwrap()]);
+    assert_eq!(
+        stdout(&o).lines().next(),
+        std::fs::read_to_string(&test).unwrap().lines().nth(1).and_then(|l| l.rsplit(',').next())
+    );
+    let o = kestrel(&["stream", "--learner", "slkl", "--input", full.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains(":2:") && stderr(&o).contains("` is not a number"), "{}", stderr(&o));
 }

@@ -112,7 +112,7 @@ mod tests {
     fn data(rows: &[(f64, f64)]) -> Dataset<f64> {
         let mut data = Dataset::new();
         for &(label, x) in rows {
-            data.push(&Record { label, indices: vec![0], values: vec![x], line: 0 }).unwrap();
+            data.push(&Record { label, indices: vec![0], values: vec![x], line: 0, ..Record::default() }).unwrap();
         }
         data
     }

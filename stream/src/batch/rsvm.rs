@@ -243,7 +243,8 @@ mod tests {
         for _ in 0..400 {
             let (a, b) = (rng.uniform_in(-1.0, 1.0), rng.uniform_in(-1.0, 1.0));
             let label = if a * b > 0.0 { 1.0 } else { -1.0 };
-            data.push(&Record { label, indices: vec![0, 1], values: vec![a, b], line: 0 }).unwrap();
+            data.push(&Record { label, indices: vec![0, 1], values: vec![a, b], line: 0, ..Record::default() })
+                .unwrap();
         }
         let params = kestrel_core::dcd::Params::new().c(10.0).bias(1.0).check().unwrap();
         for selection in [Selection::Irsvm { rms: 0.005 }, Selection::Random] {

@@ -4,7 +4,7 @@
 //! and only then learned from. The learners keep a window of the last `N` samples in
 //! memory fixed at construction:
 //!
-//! - [`WindowSvm`]: the windowed DCD SVM (`kestrel_core::dcd::OnlineSvm`) for two labels.
+//! - [`WindowSvm`]: the windowed DCD SVM (`kestrel_core::dcd::OnlineSvm`).
 //! - [`WindowSlkl`]: windowed SLKL (`kestrel_core::slkl::SlklWindow`) for a regression
 //!   target; its `M` centres are spread evenly over the first window of the stream (every
 //!   `N/M`-th sample), after which it learns from every sample (the first window
@@ -28,8 +28,10 @@
 //! a raw input as the learner did. The learners with a warm-up (SLKL, rsvm) keep its
 //! samples raw and standardise them when it ends, by the statistics of the whole warm-up.
 //!
-//! The classifiers take any two labels ([`crate::labels`]: the first label seen is the
-//! SVM's `+1`). A configuration the learner cannot run is refused when it is built
+//! The classifiers take any labels ([`crate::labels`]: classes in order of first
+//! appearance), two by default and up to the number given to `with_classes`: two classes
+//! share one SVM (the first label seen is its `+1`), more are one-vs-rest, each class past
+//! two adding a window when it first appears ([`ovr`]). A configuration the learner cannot run is refused when it is built
 //! ([`BuildError`]), never while learning. Each learner states its memory before it is
 //! built ([`Footprint`]) and allocates all of it then, fallibly; [`OnlineLearner::test_then_train`]
 //! reads a sample once (one dense row, one set of features) to predict and learn from it.
@@ -51,7 +53,7 @@
 //! for t in 0..500 {
 //!     let x = [((t * 37) % 101) as f64 / 50.0 - 1.0, ((t * 53) % 97) as f64 / 48.0 - 1.0];
 //!     let label = if x[0] > x[1] { "up" } else { "down" }.len() as f64; // labels 2 and 4
-//!     let record = Record { label, indices: vec![0, 1], values: x.to_vec(), line: t };
+//!     let record = Record { label, indices: vec![0, 1], values: x.to_vec(), line: t, ..Record::default() };
 //!     if svm.test_then_train(&record)? == Some(label) {
 //!         correct += 1;
 //!     }
@@ -63,6 +65,7 @@
 //! ```
 
 mod input;
+mod ovr;
 mod rsvm;
 mod slkl;
 mod svm;
@@ -252,25 +255,16 @@ fn expect_same<V: PartialEq + std::fmt::Debug>(what: &str, saved: V, configured:
     }
 }
 
-/// The binary classifiers' labels: two at most, the first seen is `+1`.
-fn binary_labels() -> crate::labels::Labels {
-    crate::labels::Labels::new(2)
-}
-
-/// The SVMs' `±1` for `label`, adding it to `labels` when it is new; `labels` is unchanged
-/// on error.
-fn sign_of(labels: &mut crate::labels::Labels, label: f64) -> Result<i32, Error> {
-    let class = labels.class(label).map_err(|_| Error::InvalidLabel { row: 0 })?;
-    Ok(crate::labels::Labels::sign_of_class(class))
-}
-
-/// `labels.class(label)` without keeping a new label: the sign `label` would get.
-///
-/// A label the model's scalar `T` does not hold exactly is refused: the model stores it.
-fn sign_if_learned<T: kestrel_core::Real>(labels: &crate::labels::Labels, label: f64) -> Result<i32, Error> {
+/// The class `label` would take, without keeping a new label; a label the model's scalar
+/// `T` does not hold exactly is refused (the model stores it).
+fn class_if_learned<T: kestrel_core::Real>(labels: &crate::labels::Labels, label: f64) -> Result<usize, Error> {
     let exact = crate::labels::Labels::exact_in::<T>(label);
-    let class = exact.and_then(|label| labels.next_class(label)).map_err(|_| Error::InvalidLabel { row: 0 })?;
-    Ok(crate::labels::Labels::sign_of_class(class))
+    exact.and_then(|label| labels.next_class(label)).map_err(|_| Error::InvalidLabel { row: 0 })
+}
+
+/// Keeps `label` (learned: [`class_if_learned`] accepted it) in `labels`.
+fn learned_class(labels: &mut crate::labels::Labels, label: f64) -> Result<(), Error> {
+    labels.class(label).map(drop).map_err(|_| Error::InvalidLabel { row: 0 })
 }
 
 /// Prequential metrics: cumulative and over the last report period.
@@ -335,7 +329,7 @@ pub(crate) mod tests {
 
     /// A dense record.
     pub(crate) fn record(x: &[f64], label: f64) -> Record {
-        Record { label, indices: (0..x.len() as u32).collect(), values: x.to_vec(), line: 0 }
+        Record { label, indices: (0..x.len() as u32).collect(), values: x.to_vec(), line: 0, ..Record::default() }
     }
 
     /// Feeds `records` prequentially; returns the metrics over the records from `late` on.
@@ -447,6 +441,85 @@ pub(crate) mod tests {
         }
     }
 
+    /// Four classes in the quadrants of the plane, the third appearing at `late_class`.
+    fn quadrants(n: usize, late_class: usize, seed: u64) -> Vec<Record> {
+        let mut rng = kestrel_core::Rng::seed_from_u64(seed);
+        let mut records = Vec::new();
+        while records.len() < n {
+            let x = [rng.uniform_in(-1.0, 1.0), rng.uniform_in(-1.0, 1.0)];
+            let class = 2 * usize::from(x[0] < 0.0) + usize::from(x[1] < 0.0);
+            if records.len() < late_class && class >= 2 {
+                continue;
+            }
+            records.push(record(&x, [7.0, 3.0, 40.0, -1.0][class]));
+        }
+        records
+    }
+
+    /// A learner built anew.
+    type New = Box<dyn Fn() -> Box<dyn OnlineLearner>>;
+
+    /// Multi-class learners with room for four classes.
+    fn multi_class_learners() -> Vec<(&'static str, New)> {
+        let svm = || -> Box<dyn OnlineLearner> {
+            let params = kestrel_core::dcd::Params::new().bias(1.0).check().unwrap();
+            Box::new(WindowSvm::<f64>::new(100, 2, params, 50, 1, true).unwrap().with_classes(4))
+        };
+        let rsvm = || -> Box<dyn OnlineLearner> {
+            let settings = RsvmSettings {
+                kernel: kestrel_core::Kernel::rbf(1.0).unwrap(),
+                centres: 30,
+                delta: 0.3,
+                window: 100,
+                params: kestrel_core::dcd::Params::new().c(10.0).bias(1.0).check().unwrap(),
+                steps: 50,
+                seed: 1,
+                scale: true,
+            };
+            Box::new(WindowRsvm::new(settings, 2).unwrap().with_classes(4))
+        };
+        vec![("svm", Box::new(svm)), ("rsvm", Box::new(rsvm))]
+    }
+
+    /// A stream of four classes, two of them appearing late (once the learner is past its
+    /// warm-up): learned one-vs-rest, resumed bit for bit across the change, encoded into
+    /// a model that predicts the learner's labels; a fifth class is refused, unchanged.
+    #[test]
+    fn multi_class_streams_learn_resume_and_encode() {
+        let records = quadrants(1500, 300, 4);
+        for (name, new) in multi_class_learners() {
+            let late = prequential(new().as_mut(), &records, 1000).accuracy();
+            assert!(late > 0.9, "{name}: {late}");
+            for split in [50, 299, 301, 700] {
+                restored_learner_continues(new().as_mut(), new().as_mut(), &records, split);
+            }
+            let mut learner = new();
+            prequential(learner.as_mut(), &records, 0);
+            let before = learner.save_state().unwrap();
+            assert_eq!(learner.learn(&record(&[0.5, 0.5], 99.0)), Err(Error::InvalidLabel { row: 0 }), "{name}");
+            assert_eq!(learner.save_state().unwrap(), before, "{name}");
+            let mut model = crate::model::load(&learner.encode().unwrap()).unwrap();
+            for r in quadrants(200, 0, 5) {
+                let ours = learner.predict(&r).unwrap().unwrap();
+                assert_eq!(model.predict(&r).unwrap(), ours, "{name}");
+            }
+        }
+    }
+
+    /// Until a third class appears, a learner allowed many classes learns exactly as a
+    /// binary one.
+    #[test]
+    fn two_classes_learn_alike_whatever_the_limit() {
+        let records = raw_units(400, 6);
+        for (name, new) in scaled_learners().into_iter().filter(|(name, _)| *name == "svm") {
+            let params = kestrel_core::dcd::Params::new().bias(1.0).check().unwrap();
+            let mut many = WindowSvm::<f64>::new(100, 2, params, 50, 1, true).unwrap().with_classes(16);
+            let mut binary = new(true);
+            assert_eq!(prequential(&mut many, &records, 0), prequential(binary.as_mut(), &records, 0), "{name}");
+            assert_eq!(many.encode().unwrap(), binary.encode().unwrap(), "{name}");
+        }
+    }
+
     #[test]
     fn prequential_periods_restart() {
         let mut m = Prequential::default();
@@ -458,19 +531,19 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn binary_labels_take_the_first_two_seen() {
-        let mut labels = binary_labels();
-        assert_eq!(sign_if_learned::<f32>(&labels, 0.1), Err(Error::InvalidLabel { row: 0 }));
-        assert_eq!(sign_if_learned::<f32>(&labels, 4.0), Ok(1));
-        assert_eq!(sign_of(&mut labels, 4.0), Ok(1));
-        assert_eq!(sign_if_learned::<f64>(&labels, 2.0), Ok(-1));
-        assert_eq!(sign_of(&mut labels, 2.0), Ok(-1));
-        assert_eq!(sign_if_learned::<f64>(&labels, 3.0), Err(Error::InvalidLabel { row: 0 }));
-        assert_eq!(sign_of(&mut labels, 3.0), Err(Error::InvalidLabel { row: 0 }));
+    fn classes_are_taken_in_order_up_to_the_limit() {
+        let mut labels = crate::labels::Labels::new(2);
+        assert_eq!(class_if_learned::<f32>(&labels, 0.1), Err(Error::InvalidLabel { row: 0 }));
+        assert_eq!(class_if_learned::<f32>(&labels, 4.0), Ok(0));
+        assert_eq!(learned_class(&mut labels, 4.0), Ok(()));
+        assert_eq!(class_if_learned::<f64>(&labels, 2.0), Ok(1));
+        assert_eq!(learned_class(&mut labels, 2.0), Ok(()));
+        assert_eq!(class_if_learned::<f64>(&labels, 3.0), Err(Error::InvalidLabel { row: 0 }));
+        assert_eq!(learned_class(&mut labels, 3.0), Err(Error::InvalidLabel { row: 0 }));
         assert_eq!(labels.values(), &[4.0, 2.0]);
         // Labels that take no class (a restored state said so) refuse before any change.
         let none = crate::labels::Labels::new(0);
-        assert_eq!(sign_if_learned::<f64>(&none, 1.0), Err(Error::InvalidLabel { row: 0 }));
+        assert_eq!(class_if_learned::<f64>(&none, 1.0), Err(Error::InvalidLabel { row: 0 }));
     }
 
     #[test]

@@ -2,6 +2,11 @@
 //! one named by `--label-column`), every other column a feature. Serial streams have no
 //! header: there the label is the last field.
 //!
+//! The label column holds numbers or class names throughout: names when its first row's
+//! value is not a number (or when the reader is told so, for a model of named classes).
+//! A name is left in [`Record::class_name`] for [`crate::class_names`] to give it its
+//! label.
+//!
 //! Parsing is the `csv` crate's; line numbers are counted here, because the crate's own
 //! count skips blank lines. A row quoted across several lines is reported at its last.
 //! Lines longer than the reader's limit are bad rows; a header of more than
@@ -23,6 +28,21 @@ pub struct CsvReader<R> {
     row: csv::StringRecord,
     fields: usize,
     label_field: usize,
+    labels: LabelColumn,
+    /// The label column's kind was told by its first value.
+    detected: bool,
+}
+
+/// What a CSV label column holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LabelColumn {
+    /// Told by its first value: names when it is not a number.
+    #[default]
+    Detect,
+    /// Numbers (a regression target, the classes of a model without names).
+    Numbers,
+    /// Class names, whatever they look like (the rows of a model of named classes).
+    Names,
 }
 
 impl<R: BufRead> CsvReader<R> {
@@ -64,7 +84,15 @@ impl<R: BufRead> CsvReader<R> {
                 .ok_or_else(|| header_error(format!("no column named `{wanted}` in the header")))?,
         };
         let row = csv::StringRecord::new();
-        Ok(CsvReader { reader, max_line_bytes, name, row, fields: header.len(), label_field })
+        let labels = LabelColumn::Detect;
+        Ok(CsvReader { reader, max_line_bytes, name, row, fields: header.len(), label_field, labels, detected: false })
+    }
+
+    /// The reader taking its labels as `labels` says (by default it detects them).
+    #[must_use]
+    pub fn with_labels(mut self, labels: LabelColumn) -> Self {
+        self.labels = labels;
+        self
     }
 
     /// A reader of header-less rows of `fields` fields (at least 2), the label last (serial
@@ -72,7 +100,17 @@ impl<R: BufRead> CsvReader<R> {
     pub fn without_header(input: R, name: impl Into<String>, fields: usize, max_line_bytes: usize) -> Self {
         let reader = builder(false).from_reader(LineCounter::new(BoundedLines::new(input, max_line_bytes)));
         let (row, fields) = (csv::StringRecord::new(), fields.clamp(2, MAX_DIM + 1));
-        CsvReader { reader, max_line_bytes, name: name.into(), row, fields, label_field: fields - 1 }
+        let labels = LabelColumn::Detect;
+        CsvReader {
+            reader,
+            max_line_bytes,
+            name: name.into(),
+            row,
+            fields,
+            label_field: fields - 1,
+            labels,
+            detected: false,
+        }
     }
 
     fn error(&self, line: u64, column: usize, kind: ReadErrorKind) -> ReadError {
@@ -80,7 +118,7 @@ impl<R: BufRead> CsvReader<R> {
     }
 
     /// Fills `record` from the current row, which starts on `line`.
-    fn convert(&self, line: u64, record: &mut Record) -> Result<(), ReadError> {
+    fn convert(&mut self, line: u64, record: &mut Record) -> Result<(), ReadError> {
         if self.row.len() == 1 && self.row.get(0).is_some_and(lines::is_too_long) {
             return Err(self.error(line, 1, ReadErrorKind::LineTooLong(self.max_line_bytes)));
         }
@@ -92,10 +130,11 @@ impl<R: BufRead> CsvReader<R> {
         let mut column = 1;
         let mut feature = 0u32;
         for (i, field) in self.row.iter().enumerate() {
-            let value = parse_finite(field.trim()).map_err(|kind| self.error(line, column, kind))?;
+            let at = |kind| ReadError { source_name: self.name.clone(), line, column, kind };
             if i == self.label_field {
-                record.label = value;
+                read_label((&mut self.labels, &mut self.detected), field.trim(), record).map_err(at)?;
             } else {
+                let value = parse_finite(field.trim()).map_err(at)?;
                 if value != 0.0 {
                     record.indices.push(feature);
                     record.values.push(value);
@@ -105,6 +144,39 @@ impl<R: BufRead> CsvReader<R> {
             column += field.chars().count() + 1;
         }
         Ok(())
+    }
+}
+
+/// Reads a label field into `record`: a number, or a class name when the column holds
+/// names (`labels`, and whether the column's first value `detected` it).
+fn read_label(
+    (labels, detected): (&mut LabelColumn, &mut bool),
+    field: &str,
+    record: &mut Record,
+) -> Result<(), ReadErrorKind> {
+    if *labels == LabelColumn::Names {
+        if field.is_empty() {
+            return Err(ReadErrorKind::MissingLabel);
+        }
+        record.label = f64::NAN;
+        record.class_name.push_str(field);
+        return Ok(());
+    }
+    match parse_finite(field) {
+        Ok(value) => {
+            *detected |= *labels == LabelColumn::Detect;
+            *labels = LabelColumn::Numbers;
+            record.label = value;
+            Ok(())
+        }
+        Err(ReadErrorKind::NotANumber(_)) if *labels == LabelColumn::Detect && !field.is_empty() => {
+            (*labels, *detected) = (LabelColumn::Names, true);
+            read_label((labels, detected), field, record)
+        }
+        Err(ReadErrorKind::NotANumber(text)) if *detected && *labels == LabelColumn::Numbers => {
+            Err(ReadErrorKind::NameAmongNumbers(text))
+        }
+        Err(kind) => Err(kind),
     }
 }
 
@@ -207,6 +279,37 @@ mod tests {
         assert_eq!(e.to_string(), "t.csv:1:1: no column named `z` in the header");
         let e = CsvReader::with_header("a,b,c\n".as_bytes(), "t.csv", None, 4).err().unwrap();
         assert_eq!(e.to_string(), "t.csv:1:1: the header is longer than the limit of 4 bytes");
+    }
+
+    #[test]
+    fn a_class_column_holds_names_or_numbers_throughout() {
+        let text = "a,class\n1,grass\n2, sky \n3,7\n4,\n";
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
+        let mut r = Record::default();
+        let mut names = Vec::new();
+        while let Ok(true) = reader.next_record(&mut r) {
+            assert!(r.label.is_nan());
+            names.push(r.class_name.clone());
+        }
+        assert_eq!(names, ["grass", "sky", "7"], "a name that looks like a number is a name");
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
+        for _ in 0..3 {
+            reader.next_record(&mut r).unwrap();
+        }
+        assert_eq!(reader.next_record(&mut r).unwrap_err().to_string(), "t.csv:5:3: the row has no label");
+        let numbers = "a,class\n1,2\n2,sky\n";
+        let mut reader = CsvReader::with_header(numbers.as_bytes(), "t.csv", None, 1024).unwrap();
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.label, r.class_name.as_str()), (2.0, ""));
+        let e = reader.next_record(&mut r).unwrap_err();
+        assert_eq!(e.kind, ReadErrorKind::NameAmongNumbers("sky".into()));
+        let mut told =
+            CsvReader::with_header(numbers.as_bytes(), "t.csv", None, 1024).unwrap().with_labels(LabelColumn::Names);
+        assert!(told.next_record(&mut r).unwrap());
+        assert_eq!((r.label.is_nan(), r.class_name.as_str()), (true, "2"));
+        let mut target =
+            CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap().with_labels(LabelColumn::Numbers);
+        assert_eq!(target.next_record(&mut r).unwrap_err().kind, ReadErrorKind::NotANumber("grass".into()));
     }
 
     #[test]

@@ -41,7 +41,7 @@ use std::time::Duration;
 use crate::limits::DEFAULT_MAX_LINE_BYTES;
 
 pub use self::background::{Background, Next, Records};
-pub use self::csv::CsvReader;
+pub use self::csv::{CsvReader, LabelColumn};
 pub use self::libsvm::{LibSvmReader, parse_line as parse_libsvm_line};
 pub use self::record::{ReadError, ReadErrorKind, Record};
 
@@ -106,11 +106,18 @@ pub struct Options {
     pub label_column: Option<String>,
     /// The longest line read; a longer one is a bad row.
     pub max_line_bytes: usize,
+    /// What a CSV label column holds (by default its first row tells).
+    pub labels: LabelColumn,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { format: Format::Auto, label_column: None, max_line_bytes: DEFAULT_MAX_LINE_BYTES }
+        Options {
+            format: Format::Auto,
+            label_column: None,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            labels: LabelColumn::Detect,
+        }
     }
 }
 
@@ -179,8 +186,13 @@ fn from_buffered<R: BufRead + Send + 'static>(
     let label_column = options.label_column.as_deref();
     Ok(match format {
         Format::LibSvm | Format::Auto => Box::new(LibSvmReader::new(replay, name, limit)),
-        Format::Csv if has_header => Box::new(CsvReader::with_header(replay, name, label_column, limit)?),
-        Format::Csv => Box::new(CsvReader::without_header(replay, name, fields, limit)),
+        Format::Csv => {
+            let reader = match has_header {
+                true => CsvReader::with_header(replay, name, label_column, limit)?,
+                false => CsvReader::without_header(replay, name, fields, limit),
+            };
+            Box::new(reader.with_labels(options.labels))
+        }
     })
 }
 

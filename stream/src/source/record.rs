@@ -17,6 +17,10 @@ pub struct Record {
     pub values: Vec<f64>,
     /// 1-based line of the input the record was read from.
     pub line: u64,
+    /// The class as a name, when the class column holds names (empty otherwise); the
+    /// label is then `NaN` until [`ClassNames::resolve`](crate::class_names::ClassNames::resolve)
+    /// gives it the name's.
+    pub class_name: String,
 }
 
 impl Record {
@@ -43,6 +47,7 @@ impl Record {
         self.label = 0.0;
         self.indices.clear();
         self.values.clear();
+        self.class_name.clear();
         self.line = line;
     }
 }
@@ -112,6 +117,17 @@ pub enum ReadErrorKind {
         /// `f32` (or `f64`).
         scalar: &'static str,
     },
+    /// A class name longer than the limit.
+    #[error("the class name is longer than the limit of {0} bytes")]
+    ClassNameTooLong(usize),
+    /// A new class name when the names are full.
+    #[error("a new class name past the limit of {0} classes")]
+    TooManyClassNames(usize),
+    /// A name where the class column held numbers.
+    #[error(
+        "`{0}` is not a number (the class column's first value was a number: a column holds numbers or names throughout)"
+    )]
+    NameAmongNumbers(String),
     /// A feature index past [`MAX_DIM`](crate::limits::MAX_DIM).
     #[error("feature index {0} is past the limit of {max} features", max = crate::limits::MAX_DIM)]
     IndexTooLarge(usize),

@@ -30,6 +30,8 @@ pub const MAX_WINDOW: usize = 1 << 24;
 pub const MAX_CENTERS: usize = 1 << 14;
 /// The largest cap on coordinate steps per arrival.
 pub const MAX_STEPS: usize = 1 << 16;
+/// The most classes `kestrel stream` takes unless told (`--classes`).
+pub const DEFAULT_STREAM_CLASSES: usize = 16;
 
 /// A count in `min ..= max`; clap's error names the flag and the range.
 pub fn count(min: usize, max: usize) -> impl TypedValueParser<Value = usize> {
@@ -337,6 +339,11 @@ pub struct StreamArgs {
     /// device scale alike.
     #[arg(long)]
     pub no_scale: bool,
+    /// The most classes (svm, rsvm): two share one windowed SVM; a third makes the
+    /// learner one-vs-rest, one window per class, each allocated when its class first
+    /// appears (`--budget` counts them all).
+    #[arg(long, default_value_t = DEFAULT_STREAM_CLASSES, value_parser = count(2, MAX_CLASSES))]
+    pub classes: usize,
     /// Memory budget for the learner, warm-up buffers included (`kestrel budget` prints
     /// it), in bytes or with KiB / MiB: a larger configuration is refused at start-up.
     #[arg(long, value_parser = parse_bytes)]
@@ -406,7 +413,7 @@ pub struct InspectArgs {
 }
 
 /// The learners' memory in their streaming (windowed) form, as `kestrel stream` and the
-/// firmware run them: a window of N samples (svm: one windowed SVM per one-vs-rest class).
+/// firmware run them: a window of N samples (svm, rsvm: one windowed SVM per one-vs-rest class).
 #[derive(Args)]
 pub struct BudgetArgs {
     /// The learner.
@@ -421,8 +428,9 @@ pub struct BudgetArgs {
     /// Centres (candidates for slkl).
     #[arg(long, default_value_t = 256, value_parser = count(1, MAX_CENTERS))]
     pub centers: usize,
-    /// Classes (svm, rsvm): 2 is one weight vector, more is one-vs-rest.
-    #[arg(long, default_value_t = 2, value_parser = count(2, MAX_CLASSES))]
+    /// The most classes (svm, rsvm), as `kestrel stream --classes`: two share one window,
+    /// more are one-vs-rest, one window each.
+    #[arg(long, default_value_t = DEFAULT_STREAM_CLASSES, value_parser = count(2, MAX_CLASSES))]
     pub classes: usize,
     /// Scalar type.
     #[arg(long, value_enum, default_value_t = ScalarArg::F64)]

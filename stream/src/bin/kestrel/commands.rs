@@ -11,11 +11,12 @@ use kestrel_core::{Kernel, Real};
 use kestrel_stream::batch::linear;
 use kestrel_stream::batch::rsvm::{self, RsvmConfig, Selection};
 use kestrel_stream::batch::slkl::{self as slkl_train, SlklConfig};
+use kestrel_stream::class_names::ClassNames;
 use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::file;
 use kestrel_stream::model::{self, scalar_name};
-use kestrel_stream::online::{Footprint, WindowRsvm, WindowSlkl, WindowSvm};
-use kestrel_stream::source::{self, Format, Record, RecordReader};
+use kestrel_stream::online::{WindowRsvm, WindowSlkl, WindowSvm};
+use kestrel_stream::source::{self, Format, LabelColumn, Record, RecordReader};
 use serde_json::json;
 
 use crate::args::{
@@ -23,16 +24,26 @@ use crate::args::{
     TargetArg, TrainArgs,
 };
 
-/// Opens the input the flags name (shared with `kestrel stream`).
-pub fn open(input: &InputArgs) -> Result<Box<dyn RecordReader + Send>> {
+/// Opens the input the flags name (shared with `kestrel stream`), a CSV label column read
+/// as `labels` says.
+pub fn open(input: &InputArgs, labels: LabelColumn) -> Result<Box<dyn RecordReader + Send>> {
     let format = match input.format {
         FormatArg::Auto => Format::Auto,
         FormatArg::Csv => Format::Csv,
         FormatArg::Libsvm => Format::LibSvm,
     };
-    let options =
-        source::Options { format, label_column: input.label_column.clone(), max_line_bytes: input.max_line_bytes };
+    let label_column = input.label_column.clone();
+    let options = source::Options { format, label_column, max_line_bytes: input.max_line_bytes, labels };
     Ok(source::open(&input.input, &options)?)
+}
+
+/// How `learner` reads a CSV label column: a classifier's may hold class names, a
+/// regressor's target is a number.
+pub fn labels_for(learner: Learner) -> LabelColumn {
+    match learner {
+        Learner::Slkl => LabelColumn::Numbers,
+        Learner::Svm | Learner::Rsvm => LabelColumn::Detect,
+    }
 }
 
 fn on_error(input: &InputArgs) -> OnError {
@@ -52,7 +63,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
 
 fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     let start = Instant::now();
-    let mut reader = open(&args.input)?;
+    let mut reader = open(&args.input, labels_for(args.learner))?;
     let mut skipped = 0usize;
     let mut data: Dataset<T> = Dataset::read(reader.as_mut(), on_error(&args.input), |e| {
         skipped += 1;
@@ -76,6 +87,9 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     };
     if let Some(scaler) = &scaler {
         bytes = model::with_scaler(bytes, scaler.section())?;
+    }
+    if !data.class_names().is_empty() {
+        bytes = model::with_class_names(bytes, data.class_names())?;
     }
     file::write_atomic(&args.out, &bytes)?;
     let seconds = start.elapsed().as_secs_f64();
@@ -192,14 +206,25 @@ fn train_svm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, s
     Ok((bytes, summary))
 }
 
-/// Reads every record of `input`, handing each to `each`; bad rows per the policy.
-/// Returns the rows skipped.
-fn for_each_record(input: &InputArgs, mut each: impl FnMut(&Record) -> Result<()>) -> Result<usize> {
-    let mut reader = open(input)?;
+/// Reads every record of `input` for `model`, handing each to `each`, its class name
+/// (if any) given the model's label for it — a label past the model's for a name it does
+/// not know; bad rows per the policy. Returns the rows skipped.
+fn for_each_record(
+    input: &InputArgs,
+    mut names: Option<ClassNames>,
+    mut each: impl FnMut(&Record) -> Result<()>,
+) -> Result<usize> {
+    let mut reader = open(input, if names.is_some() { LabelColumn::Names } else { LabelColumn::Numbers })?;
     let mut record = Record::default();
     let mut skipped = 0;
     loop {
-        match reader.next_record(&mut record) {
+        let next = reader.next_record(&mut record).and_then(|more| {
+            let Some(names) = names.as_mut().filter(|_| more) else { return Ok(more) };
+            let (name, line) = (reader.name().to_string(), record.line);
+            let error = |kind| source::ReadError { source_name: name, line, column: 1, kind };
+            names.resolve(&mut record).map_err(error).map(|()| true)
+        });
+        match next {
             Ok(true) => each(&record)?,
             Ok(false) => return Ok(skipped),
             Err(e) if input.on_error == OnErrorArg::Skip => {
@@ -219,9 +244,13 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         None => Box::new(BufWriter::new(io::stdout().lock())),
     };
     let name = args.input.input.clone();
-    for_each_record(&args.input, |record| {
+    let names = model.class_names().cloned();
+    for_each_record(&args.input, names.clone(), |record| {
         let value = model.predict(record).with_context(|| format!("{name}:{}", record.line))?;
-        writeln!(out, "{value}")?;
+        match names.as_ref().and_then(|names| names.name(value)) {
+            Some(class) => writeln!(out, "{class}")?,
+            None => writeln!(out, "{value}")?,
+        }
         Ok(())
     })?;
     out.flush()?;
@@ -234,7 +263,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let classifier = model.is_classifier();
     let (mut n, mut correct, mut squared, mut absolute) = (0usize, 0usize, 0.0f64, 0.0f64);
     let name = args.input.input.clone();
-    let skipped = for_each_record(&args.input, |record| {
+    let skipped = for_each_record(&args.input, model.class_names().cloned(), |record| {
         let value = model.predict(record).with_context(|| format!("{name}:{}", record.line))?;
         n += 1;
         correct += usize::from(value == record.label);
@@ -277,6 +306,9 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
             info.kernel,
             info.bytes
         );
+        if !info.class_names.is_empty() {
+            println!("classes: {}", info.class_names.join(", "));
+        }
     }
     Ok(())
 }
@@ -295,20 +327,12 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
     // buffers the host's learners add (warm-up, dense row).
     let host = args.target == TargetArg::Host;
     let index_bytes = if host { size_of::<usize>() } else { 4 };
-    // Weight vectors beyond the first: one windowed SVM per one-vs-rest class.
-    let more_outputs = args.classes - 2;
     let bytes_for = |window: usize| -> Result<usize> {
+        let scale = !args.no_scale;
         let footprint = match args.learner {
-            Learner::Svm => {
-                let one = WindowSvm::<T>::footprint(window, args.dim, !args.no_scale);
-                Footprint { core_scalars: one.core_scalars.saturating_mul(more_outputs + 1), ..one }
-            }
-            Learner::Slkl => WindowSlkl::<T>::footprint(window, args.dim, args.centers, !args.no_scale),
-            Learner::Rsvm => {
-                let one = WindowRsvm::<T>::footprint(window, args.dim, args.centers, !args.no_scale);
-                let more = dcd::OnlineSvm::scalars_len(window, args.centers).saturating_mul(more_outputs);
-                Footprint { core_scalars: one.core_scalars.saturating_add(more), ..one }
-            }
+            Learner::Svm => WindowSvm::<T>::footprint(window, args.dim, scale, args.classes),
+            Learner::Slkl => WindowSlkl::<T>::footprint(window, args.dim, args.centers, scale),
+            Learner::Rsvm => WindowRsvm::<T>::footprint(window, args.dim, args.centers, scale, args.classes),
         };
         Ok(footprint.bytes::<T>(index_bytes, host))
     };

@@ -19,9 +19,10 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
 use kestrel_stream::checkpoint::{Checkpoint, RunConfig};
-use kestrel_stream::file;
+use kestrel_stream::class_names::ClassNames;
 use kestrel_stream::online::{OnlineLearner, Prequential};
-use kestrel_stream::source::{Next, Record, Records};
+use kestrel_stream::source::{Next, ReadError, Record, Records};
+use kestrel_stream::{file, model};
 use serde_json::{Value, json};
 
 use crate::Usage;
@@ -45,6 +46,8 @@ struct Session<'a> {
     args: &'a StreamArgs,
     config: RunConfig,
     learner: Box<dyn OnlineLearner>,
+    /// The class names seen (read again from the input on a resume, as the rows skipped).
+    names: ClassNames,
     /// Input rows consumed, bad ones included.
     rows: u64,
     seen: u64,
@@ -84,12 +87,27 @@ impl Session<'_> {
     fn save(&mut self) -> Result<()> {
         self.checkpoint()?;
         if let Some(path) = &self.args.out {
-            match self.learner.encode() {
+            let named = |bytes| match self.names.is_empty() {
+                true => Ok(bytes),
+                false => model::with_class_names(bytes, &self.names),
+            };
+            match self.learner.encode().and_then(named) {
                 Ok(bytes) => file::write_atomic(path, &bytes)?,
                 Err(e) => eprintln!("kestrel: no model written to {}: {e}", path.display()),
             }
         }
         Ok(())
+    }
+
+    /// The record read, its class name (if any) given its label: a bad row for a name
+    /// past the limits.
+    fn name(&mut self, source_name: &str, record: &mut Record) -> Next {
+        match self.names.resolve(record) {
+            Ok(()) => Next::Record,
+            Err(kind) => {
+                Next::Bad(ReadError { source_name: source_name.to_string(), line: record.line, column: 1, kind })
+            }
+        }
     }
 
     /// A bad row under `--on-error skip`: counted, reported, consumed.
@@ -112,13 +130,15 @@ impl Session<'_> {
 
 fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     let signals = Signals::install().context("cannot install the SIGINT/SIGTERM handlers")?;
-    let reader = commands::open(&args.input)?;
+    let reader = commands::open(&args.input, commands::labels_for(args.learner))?;
     let name = reader.name().to_string();
     let dim =
         args.dim.or(reader.dim_hint()).ok_or(Usage("LibSVM input needs --dim (a CSV header states it)".into()))?;
     let learner = stream_setup::learner::<T>(args, dim)?;
     let config = stream_setup::run_config(args, dim);
-    let mut session = Session { args, config, learner, rows: 0, seen: 0, skipped: 0, metrics: Prequential::default() };
+    let names = ClassNames::new();
+    let metrics = Prequential::default();
+    let mut session = Session { args, config, learner, names, rows: 0, seen: 0, skipped: 0, metrics };
     let resume_rows = match (&args.checkpoint, args.resume) {
         (Some(path), true) => session.resume(path)?,
         _ => 0,
@@ -141,7 +161,10 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             eprintln!("kestrel: stopped by {} after {} input rows", signals::name(signal), session.rows);
             std::process::exit(128 + signal);
         }
-        let next = input.next(&mut record, POLL);
+        let next = match input.next(&mut record, POLL) {
+            Next::Record => session.name(&name, &mut record),
+            other => other,
+        };
         if to_skip > 0 && next != Next::Waiting {
             if next == Next::End {
                 let read = resume_rows - to_skip;
@@ -166,10 +189,10 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
                     progress.inc(1);
                     report(&mut session, &progress);
                 }
-                Err(e) if skip_bad => session.skip(&progress, rejected(&name, &record, e)),
+                Err(e) if skip_bad => session.skip(&progress, rejected(&name, &record, e, args.classes)),
                 Err(e) => {
                     session.save()?;
-                    bail!(rejected(&name, &record, e));
+                    bail!(rejected(&name, &record, e, args.classes));
                 }
             },
         }
@@ -184,14 +207,13 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
 }
 
 /// Why the learner rejected `record`, naming its line.
-fn rejected(name: &str, record: &Record, error: kestrel_core::Error) -> String {
+fn rejected(name: &str, record: &Record, error: kestrel_core::Error, classes: usize) -> String {
     match error {
-        kestrel_core::Error::InvalidLabel { .. } => {
-            format!(
-                "{name}:{}: label {} is a third class; an online classifier takes two labels",
-                record.line, record.label
-            )
-        }
+        kestrel_core::Error::InvalidLabel { .. } => format!(
+            "{name}:{}: label {} cannot be learned: it would be a class past --classes {classes}, or the \
+             scalar does not hold it exactly",
+            record.line, record.label
+        ),
         other => format!("{name}:{}: {other}", record.line),
     }
 }

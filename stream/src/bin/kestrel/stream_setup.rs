@@ -20,18 +20,23 @@ use crate::args::{KernelArg, Learner, StreamArgs};
 pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineLearner>> {
     let scale = !args.no_scale;
     let footprint = match args.learner {
-        Learner::Svm => WindowSvm::<T>::footprint(args.window, dim, scale),
+        Learner::Svm => WindowSvm::<T>::footprint(args.window, dim, scale, args.classes),
         Learner::Slkl => WindowSlkl::<T>::footprint(args.window, dim, args.centers, scale),
-        Learner::Rsvm => WindowRsvm::<T>::footprint(args.window, dim, args.centers, scale),
+        Learner::Rsvm => WindowRsvm::<T>::footprint(args.window, dim, args.centers, scale, args.classes),
     };
     let bytes = footprint.bytes::<T>(size_of::<usize>(), true);
     if let Some(budget) = args.budget.filter(|&budget| bytes > budget) {
-        return Err(Usage(format!("the learner needs {bytes} bytes, over --budget {budget}")).into());
+        let classes = match args.learner {
+            Learner::Slkl => String::new(),
+            _ => format!(" for up to {} classes (--classes)", args.classes),
+        };
+        return Err(Usage(format!("the learner needs {bytes} bytes{classes}, over --budget {budget}")).into());
     }
     let learner: Box<dyn OnlineLearner> = match args.learner {
         Learner::Svm => Box::new(
             WindowSvm::<T>::new(args.window, dim, svm_params(args)?, args.steps_per_sample, args.seed, scale)
-                .map_err(refused)?,
+                .map_err(refused)?
+                .with_classes(args.classes),
         ),
         Learner::Slkl => {
             let params = slkl::Params::new().kernel(kernel(args, dim)?).nu(T::from_f64(args.nu)).seed(args.seed);
@@ -50,7 +55,7 @@ pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineL
                 seed: args.seed,
                 scale,
             };
-            Box::new(WindowRsvm::new(settings, dim).map_err(refused)?)
+            Box::new(WindowRsvm::new(settings, dim).map_err(refused)?.with_classes(args.classes))
         }
     };
     Ok(learner)
@@ -112,6 +117,7 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> RunConfig {
     if args.learner == Learner::Slkl {
         config.push("--nu", args.nu);
     } else {
+        config.push("--classes", args.classes);
         config.push("--c", args.svm.c);
         config.push("--loss", value_name(&args.svm.loss));
         config.push("--bias", args.svm.bias);

@@ -26,13 +26,14 @@
 //! ([`WindowRsvm::footprint`]).
 
 use kestrel_core::cholesky::Cholesky;
-use kestrel_core::dcd::{self, OnlineSvm, Row};
+use kestrel_core::dcd;
 use kestrel_core::linalg::{Triangle, packed_len, solve_lower};
 use kestrel_core::reduced_set::{ReducedKernelModel, StreamingSelector};
 use kestrel_core::{Error, Kernel, Real, Rng};
 
 use super::input::Input;
-use super::{BuildError, Footprint, OnlineLearner, StateError, Steps, sign_if_learned, sign_of};
+use super::ovr::{Ovr, Shape};
+use super::{BuildError, Footprint, OnlineLearner, StateError, Steps};
 use crate::labels::Labels;
 use crate::limits::{reserve, zeroed};
 use crate::model;
@@ -41,7 +42,7 @@ use crate::source::Record;
 mod state;
 
 /// The format version of [`WindowRsvm`]'s saved state.
-const STATE_VERSION: u16 = 3;
+const STATE_VERSION: u16 = 4;
 
 /// The configuration of a [`WindowRsvm`].
 #[derive(Clone, Copy, Debug)]
@@ -65,7 +66,7 @@ pub struct RsvmSettings<T> {
 }
 
 /// The streaming reduced-kernel SVM: centres from a warm-up, then a windowed SVM on
-/// Nyström features, for any two labels.
+/// Nyström features — one for two labels, one-vs-rest for more ([`super::ovr`]).
 pub struct WindowRsvm<T> {
     settings: RsvmSettings<T>,
     dim: usize,
@@ -83,19 +84,20 @@ enum Phase<T> {
     Learning(Frozen<T>),
 }
 
-/// The selector and the samples seen so far (row-major, raw) with the SVM's ±1 for their
-/// labels.
+/// The selector and the samples seen so far (row-major, raw) with their classes, and how
+/// many samples of each class it holds.
 struct Warmup<T> {
     selector: Selector<T>,
     samples: Vec<T>,
-    labels: Vec<i32>,
+    classes: Vec<usize>,
+    counts: Vec<u64>,
 }
 
-/// Frozen centres (`m × d`), the packed factor `L` of `K(Ã, Ã)`, the SVM on `L⁻¹K(x, Ã)`.
+/// Frozen centres (`m × d`), the packed factor `L` of `K(Ã, Ã)`, the SVMs on `L⁻¹K(x, Ã)`.
 struct Frozen<T> {
     centres: Vec<T>,
     factor: Vec<T>,
-    svm: OnlineSvm<T, Vec<T>>,
+    ovr: Ovr<T>,
     features: Vec<T>,
 }
 
@@ -103,12 +105,44 @@ impl<T: Real> Warmup<T> {
     /// The selector and the room for a window of samples, allocated now.
     fn new(settings: &RsvmSettings<T>, dim: usize) -> Result<Self, BuildError> {
         let selector = selector(settings, dim)?;
-        let (mut samples, mut labels) = (Vec::new(), Vec::new());
+        let (mut samples, mut classes) = (Vec::new(), Vec::new());
         // One sample more than the window: the oldest leaves after the newest arrives.
         let room = settings.window.saturating_add(1);
         reserve(&mut samples, room.saturating_mul(dim), "the warm-up")?;
-        reserve(&mut labels, room, "the warm-up")?;
-        Ok(Warmup { selector, samples, labels })
+        reserve(&mut classes, room, "the warm-up")?;
+        Ok(Warmup { selector, samples, classes, counts: Vec::new() })
+    }
+
+    /// Keeps a raw sample of class `class` (at most one past the classes so far), the
+    /// oldest leaving once the warm-up holds more than `window`.
+    fn keep(&mut self, raw: &[T], class: usize, window: usize) {
+        self.samples.extend_from_slice(raw);
+        self.classes.push(class);
+        if class == self.counts.len() {
+            self.counts.push(0);
+        }
+        if let Some(count) = self.counts.get_mut(class) {
+            *count += 1;
+        }
+        if self.classes.len() > window {
+            // No centre yet after a whole window: keep the last N samples only.
+            self.samples.drain(..raw.len());
+            let oldest = self.classes.remove(0);
+            if let Some(count) = self.counts.get_mut(oldest) {
+                *count -= 1;
+            }
+        }
+    }
+
+    /// The class most samples of the warm-up have (the first on a tie), `None` before any.
+    fn majority(&self) -> Option<usize> {
+        let mut best: Option<(usize, u64)> = None;
+        for (class, &count) in self.counts.iter().enumerate() {
+            if best.is_none_or(|(_, most)| count > most) {
+                best = Some((class, count));
+            }
+        }
+        best.filter(|_| !self.classes.is_empty()).map(|(class, _)| class)
     }
 
     /// The centres, row-major.
@@ -138,8 +172,8 @@ impl<T: Real> Warmup<T> {
         }
         let factor = chosen.factor().packed().to_vec();
         let mut frozen = Frozen::new(centres_of(&chosen), factor, settings)?;
-        for (x, &label) in samples.chunks_exact(dim).zip(&self.labels) {
-            frozen.push(&settings.kernel, x, label, rng)?;
+        for (x, &class) in samples.chunks_exact(dim).zip(&self.classes) {
+            frozen.push(&settings.kernel, x, class, rng)?;
         }
         Ok(frozen)
     }
@@ -163,10 +197,18 @@ fn centres_of<T: Real>(selector: &Selector<T>) -> Vec<T> {
 
 impl<T: Real> Frozen<T> {
     fn new(centres: Vec<T>, factor: Vec<T>, settings: &RsvmSettings<T>) -> Result<Self, Error> {
-        let m = factor_dim(&factor);
-        let (window, params, steps) = (settings.window, settings.params, settings.steps);
-        let svm = OnlineSvm::new_in(vec![T::ZERO; OnlineSvm::scalars_len(window, m)], window, m, params, steps)?;
-        Ok(Frozen { centres, factor, svm, features: vec![T::ZERO; m] })
+        let shape = Self::shape(settings, factor_dim(&factor));
+        let ovr = Ovr::new(shape).map_err(|e| match e {
+            BuildError::Core(e) => e,
+            BuildError::Alloc(e) => Error::CapacityExceeded { needed: e.bytes, capacity: 0 },
+        })?;
+        let m = shape.dim;
+        Ok(Frozen { centres, factor, ovr, features: vec![T::ZERO; m] })
+    }
+
+    /// The SVMs' shape on `m` features.
+    fn shape(settings: &RsvmSettings<T>, m: usize) -> Shape<T> {
+        Shape { window: settings.window, dim: m, params: settings.params, steps: settings.steps }
     }
 
     /// `features ← L⁻¹K(x, Ã)`. O(m·d + m²).
@@ -175,20 +217,23 @@ impl<T: Real> Frozen<T> {
         solve_lower(&self.factor, self.features.len(), Triangle::Packed, &mut self.features)
     }
 
-    fn push(&mut self, kernel: &Kernel<T>, x: &[T], label: i32, rng: &mut Rng) -> Result<(), Error> {
+    fn push(&mut self, kernel: &Kernel<T>, x: &[T], class: usize, rng: &mut Rng) -> Result<(), Error> {
         self.fill_features(kernel, x)?;
-        self.svm.push(Row::Dense(&self.features), label, rng).map(drop)
+        self.ovr.push(&self.features, class, rng)
     }
 
-    /// The reduced-kernel model: `u = L⁻ᵀw`, `b = w_b·B`.
+    /// The reduced-kernel model: `u = L⁻ᵀw`, `b = w_b·B` for each SVM.
     fn model(&self, settings: &RsvmSettings<T>, labels: &Labels) -> Result<ReducedKernelModel<T, Vec<T>>, Error> {
         let m = self.features.len();
         let dim = self.centres.len() / m;
-        let storage = vec![T::ZERO; ReducedKernelModel::scalars_len(dim, m, 1)];
-        let mut model = ReducedKernelModel::new_in(storage, settings.kernel, dim, m, 1)?;
+        let outputs = self.ovr.outputs();
+        let storage = vec![T::ZERO; ReducedKernelModel::scalars_len(dim, m, outputs)];
+        let mut model = ReducedKernelModel::new_in(storage, settings.kernel, dim, m, outputs)?;
         model.centres_mut().copy_from_slice(&self.centres);
-        let (w, bias_weight, bias) = (self.svm.weights(), self.svm.bias_weight(), settings.params.bias());
-        model.set_coefficients(0, w, bias_weight, bias, Some(&self.factor))?;
+        for c in 0..outputs {
+            let (w, bias_weight) = self.ovr.weights(c).ok_or(Error::InvalidParam { name: "class" })?;
+            model.set_coefficients(c, w, bias_weight, settings.params.bias(), Some(&self.factor))?;
+        }
         for (slot, label) in model.labels_mut().iter_mut().zip(labels.model_labels()) {
             *slot = T::from_f64(label);
         }
@@ -220,23 +265,33 @@ impl<T: Real> WindowRsvm<T> {
         }
         let phase = Phase::Warmup(Warmup::new(&settings, dim)?);
         let (rng, input) = (Rng::seed_from_u64(settings.seed), Input::new(dim, settings.scale)?);
-        let labels = super::binary_labels();
+        let labels = Labels::new(2);
         Ok(WindowRsvm { settings, dim, rng, input, predicted_features: false, labels, phase })
     }
 
-    /// The memory of a learner of `window` samples of `dim` features and at most `centres`
-    /// centres: the selector and the windowed SVM (as on a device), and on the host the
-    /// warm-up's samples and labels, the frozen centres and factor, and the features; the
-    /// rows and the scaler when `scale`.
-    pub fn footprint(window: usize, dim: usize, centres: usize, scale: bool) -> Footprint {
+    /// The learner taking at most `classes` classes (one-vs-rest beyond two; each class
+    /// past two adds a window when it first appears: [`footprint`](Self::footprint)).
+    #[must_use]
+    pub fn with_classes(mut self, classes: usize) -> Self {
+        self.labels = Labels::new(classes);
+        self
+    }
+
+    /// The memory of a learner of `window` samples of `dim` features, at most `centres`
+    /// centres and `classes` classes: the selector and the windowed SVMs (as on a device),
+    /// and on the host the warm-up's samples and classes, the frozen centres and factor,
+    /// and the features; the rows and the scaler when `scale`.
+    pub fn footprint(window: usize, dim: usize, centres: usize, scale: bool, classes: usize) -> Footprint {
         let selector = StreamingSelector::scalars_len(centres, dim).saturating_add(Cholesky::scalars_len(centres));
         let room = window.saturating_add(1);
         let frozen = centres.saturating_mul(dim).saturating_add(packed_len(centres)).saturating_add(centres);
         Footprint {
-            core_scalars: selector.saturating_add(OnlineSvm::scalars_len(window, centres)),
+            core_scalars: selector.saturating_add(Ovr::scalars_len(window, centres, classes)),
             core_indices: 0,
             host_scalars: room.saturating_mul(dim).saturating_add(frozen),
-            host_bytes: room.saturating_mul(size_of::<i32>()),
+            host_bytes: room
+                .saturating_mul(size_of::<usize>())
+                .saturating_add(classes.saturating_mul(size_of::<u64>())),
         }
         .plus(Input::<T>::footprint(dim, scale))
     }
@@ -249,8 +304,8 @@ impl<T: Real> WindowRsvm<T> {
         }
     }
 
-    /// The SVM's decision value `wᵀL⁻¹K(x, Ã) + w_b·B` for `record` (`None` during the
-    /// warm-up).
+    /// The first SVM's decision value `wᵀL⁻¹K(x, Ã) + w_b·B` for `record` (`None` during
+    /// the warm-up).
     ///
     /// # Errors
     /// A record the model cannot read (dimension, NaN).
@@ -259,12 +314,12 @@ impl<T: Real> WindowRsvm<T> {
         let Phase::Learning(frozen) = &mut self.phase else { return Ok(None) };
         frozen.fill_features(&self.settings.kernel, self.input.for_prediction()?)?;
         self.predicted_features = true;
-        Ok(Some(frozen.svm.decision(Row::Dense(&frozen.features))?.to_f64()))
+        Ok(Some(frozen.ovr.decision(0, &frozen.features)?.to_f64()))
     }
 
     /// Learns the loaded sample, standardised by statistics that include it (`Input::observed`).
-    fn learn_observed(&mut self, sign: i32) -> Result<(), Error> {
-        let (settings, dim) = (&self.settings, self.dim);
+    fn learn_observed(&mut self, class: usize) -> Result<(), Error> {
+        let settings = &self.settings;
         let reuse = self.predicted_features && !self.input.scales();
         let row = self.input.observed()?;
         match &mut self.phase {
@@ -272,19 +327,13 @@ impl<T: Real> WindowRsvm<T> {
                 if !reuse {
                     frozen.fill_features(&settings.kernel, row)?;
                 }
-                frozen.svm.push(Row::Dense(&frozen.features), sign, &mut self.rng)?;
+                frozen.ovr.push(&frozen.features, class, &mut self.rng)?;
             }
             Phase::Warmup(warmup) => {
                 warmup.selector.offer(row)?;
-                warmup.samples.extend_from_slice(self.input.raw());
-                warmup.labels.push(sign);
-                if warmup.labels.len() > settings.window {
-                    // No centre yet after a whole window: keep the last N samples only.
-                    warmup.samples.drain(..dim);
-                    warmup.labels.remove(0);
-                }
+                warmup.keep(self.input.raw(), class, settings.window);
                 let full = warmup.selector.len() == settings.centres;
-                if full || (warmup.labels.len() == settings.window && !warmup.selector.is_empty()) {
+                if full || (warmup.classes.len() == settings.window && !warmup.selector.is_empty()) {
                     self.phase = Phase::Learning(warmup.freeze(settings, &self.input, &mut self.rng)?);
                 }
             }
@@ -303,31 +352,26 @@ impl<T: Real> Steps for WindowRsvm<T> {
     /// The prediction for the loaded sample: while learning, from its features
     /// `L⁻¹K(x, Ã)`.
     fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
-        let sign = match &mut self.phase {
-            Phase::Warmup(w) if w.labels.is_empty() => return Ok(None),
-            // Until the centres are frozen: the majority label so far.
-            Phase::Warmup(w) => {
-                let positives = w.labels.iter().filter(|&&l| l > 0).count();
-                if 2 * positives >= w.labels.len() { 1 } else { -1 }
-            }
+        let class = match &mut self.phase {
+            // Until the centres are frozen: the majority class so far.
+            Phase::Warmup(w) => w.majority(),
             Phase::Learning(frozen) => {
                 frozen.fill_features(&self.settings.kernel, self.input.for_prediction()?)?;
                 self.predicted_features = true;
-                frozen.svm.predict(Row::Dense(&frozen.features))?
+                frozen.ovr.predict(&frozen.features)?
             }
         };
-        Ok(Some(self.labels.of_sign(sign)))
+        Ok(class.and_then(|c| self.labels.values().get(c).copied()))
     }
 
     /// Learns the loaded sample.
     fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
-        let sign = sign_if_learned::<T>(&self.labels, label)?;
-        if let Err(e) = self.learn_observed(sign) {
+        let class = super::class_if_learned::<T>(&self.labels, label)?;
+        if let Err(e) = self.learn_observed(class) {
             self.input.undo_observe();
             return Err(e);
         }
-        sign_of(&mut self.labels, label)?;
-        Ok(())
+        super::learned_class(&mut self.labels, label)
     }
 }
 

@@ -1,8 +1,7 @@
 //! Saving and restoring a [`WindowRsvm`]: the random generator, the labels, and the
-//! phase — during the warm-up the centres, samples and labels; while learning the frozen
-//! centres, the factor `L` and the online SVM's state and storage.
+//! phase — during the warm-up the centres, samples and their classes; while learning the
+//! frozen centres, the factor `L` and the one-vs-rest SVMs' states and storage.
 
-use kestrel_core::dcd::{OnlineSvm, OnlineSvmState};
 use kestrel_core::linalg::packed_len;
 use kestrel_core::reduced_set::Offer;
 use kestrel_core::{Error, Real, Rng};
@@ -11,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::{Frozen, Phase, Warmup, WindowRsvm, factor_dim};
 use crate::labels::Labels;
 use crate::online::input::ScalerState;
+use crate::online::ovr::{Ovr, OvrState};
 use crate::online::{StateError, expect_same};
 
 /// Everything [`WindowRsvm::save_state`](crate::online::OnlineLearner::save_state) writes.
@@ -29,13 +29,12 @@ enum PhaseState<T> {
     Warmup {
         centres: Vec<T>,
         samples: Vec<T>,
-        labels: Vec<i32>,
+        classes: Vec<usize>,
     },
     Learning {
         centres: Vec<T>,
         factor: Vec<T>,
-        svm: OnlineSvmState<T>,
-        scalars: Vec<T>,
+        ovr: OvrState<T>,
     },
 }
 
@@ -47,14 +46,11 @@ impl<T: Real> WindowRsvm<T> {
     pub(super) fn state(&self) -> RsvmState<T> {
         let phase = match &self.phase {
             Phase::Warmup(w) => {
-                PhaseState::Warmup { centres: w.centres(), samples: w.samples.clone(), labels: w.labels.clone() }
+                PhaseState::Warmup { centres: w.centres(), samples: w.samples.clone(), classes: w.classes.clone() }
             }
-            Phase::Learning(f) => PhaseState::Learning {
-                centres: f.centres.clone(),
-                factor: f.factor.clone(),
-                svm: f.svm.state(),
-                scalars: f.svm.storage().to_vec(),
-            },
+            Phase::Learning(f) => {
+                PhaseState::Learning { centres: f.centres.clone(), factor: f.factor.clone(), ovr: f.ovr.state() }
+            }
         };
         RsvmState { rng: self.rng.state(), scaler: self.input.state(), labels: self.labels.clone(), phase }
     }
@@ -64,7 +60,7 @@ impl<T: Real> WindowRsvm<T> {
         let rng = Rng::from_state(state.rng)?;
         expect_same("label classes", state.labels.limit(), self.labels.limit())?;
         expect_same("feature scaling", state.scaler.is_some(), self.input.scales())?;
-        let phase = self.restore_phase(state.phase)?;
+        let phase = self.restore_phase(state.phase, state.labels.len())?;
         self.input.restore(state.scaler)?;
         self.phase = phase;
         self.predicted_features = false;
@@ -73,7 +69,8 @@ impl<T: Real> WindowRsvm<T> {
         Ok(())
     }
 
-    fn restore_phase(&self, phase: PhaseState<T>) -> Result<Phase<T>, StateError> {
+    /// The phase `phase` describes, for a learner that has seen `classes` classes.
+    fn restore_phase(&self, phase: PhaseState<T>, classes: usize) -> Result<Phase<T>, StateError> {
         let (dim, settings) = (self.dim, &self.settings);
         let centres = match &phase {
             PhaseState::Warmup { centres, .. } | PhaseState::Learning { centres, .. } => centres,
@@ -81,10 +78,10 @@ impl<T: Real> WindowRsvm<T> {
         expect_same("centre values a multiple of the dimension", centres.len() % dim, 0)?;
         expect_same("centres within the capacity", centres.len() / dim <= settings.centres, true)?;
         match phase {
-            PhaseState::Warmup { centres, samples, labels } => {
-                expect_same("samples", samples.len(), labels.len() * dim)?;
-                expect_same("warm-up within the window", labels.len() <= settings.window, true)?;
-                if labels.iter().any(|&l| l != 1 && l != -1) {
+            PhaseState::Warmup { centres, samples, classes: sample_classes } => {
+                expect_same("samples", samples.len(), sample_classes.len() * dim)?;
+                expect_same("warm-up within the window", sample_classes.len() <= settings.window, true)?;
+                if sample_classes.iter().any(|&class| class >= classes) {
                     return Err(invalid(Error::InvalidParam { name: "labels" }));
                 }
                 if !samples.iter().all(|v| v.is_finite()) {
@@ -99,11 +96,13 @@ impl<T: Real> WindowRsvm<T> {
                         return Err(invalid(Error::InvalidParam { name: "centers" }));
                     }
                 }
-                warmup.samples.extend_from_slice(&samples);
-                warmup.labels.extend_from_slice(&labels);
+                warmup.counts = vec![0; classes];
+                for (x, &class) in samples.chunks_exact(dim).zip(&sample_classes) {
+                    warmup.keep(x, class, settings.window);
+                }
                 Ok(Phase::Warmup(warmup))
             }
-            PhaseState::Learning { centres, factor, svm, scalars } => {
+            PhaseState::Learning { centres, factor, ovr } => {
                 let m = factor_dim(&factor);
                 if m == 0 || factor.len() != packed_len(m) || centres.len() != m * dim {
                     return Err(invalid(Error::InvalidParam { name: "factor" }));
@@ -114,11 +113,9 @@ impl<T: Real> WindowRsvm<T> {
                 if let Some(pivot) = (0..m).find(|&i| factor.get(packed_len(i) + i).is_none_or(|&d| d <= T::ZERO)) {
                     return Err(invalid(Error::NotPositiveDefinite { pivot }));
                 }
-                expect_same("window", svm.window(), settings.window)?;
-                expect_same("features", svm.dim(), m)?;
-                expect_same("steps per arrival (cap)", svm.max_steps_per_arrival(), settings.steps)?;
-                let svm = OnlineSvm::from_state_in(scalars, settings.params, svm)?;
-                Ok(Phase::Learning(Frozen { centres, factor, svm, features: vec![T::ZERO; m] }))
+                expect_same("classes learned", ovr.classes(), classes)?;
+                let ovr = Ovr::from_state(Frozen::shape(settings, m), ovr)?;
+                Ok(Phase::Learning(Frozen { centres, factor, ovr, features: vec![T::ZERO; m] }))
             }
         }
     }
@@ -135,25 +132,31 @@ mod tests {
     fn inconsistent_states_are_rejected() {
         let mut learner = rsvm::<f64>();
         prequential(&mut learner, &xor(30, 4), 0);
-        let PhaseState::Warmup { centres, samples, labels } =
+        let PhaseState::Warmup { centres, samples, classes } =
             crate::online::decode_state::<RsvmState<f64>>(super::super::STATE_VERSION, &learner.save_state().unwrap())
                 .unwrap()
                 .phase
         else {
             panic!("still warming up")
         };
-        let restore = |phase| rsvm::<f64>().restore_phase(phase).err().map(|e| e.to_string());
+        let restore = |phase| rsvm::<f64>().restore_phase(phase, 2).err().map(|e| e.to_string());
         let mut twice = centres.clone();
         twice.extend_from_slice(&centres[..2]);
-        let e = restore(PhaseState::Warmup { centres: twice, samples: samples.clone(), labels: labels.clone() });
+        let e = restore(PhaseState::Warmup { centres: twice, samples: samples.clone(), classes: classes.clone() });
         assert_eq!(e.as_deref(), Some("learner state is inconsistent: invalid parameter `centers`"));
-        let e = restore(PhaseState::Warmup { centres: centres.clone(), samples: samples[2..].to_vec(), labels });
+        let e = restore(PhaseState::Warmup {
+            centres: centres.clone(),
+            samples: samples[2..].to_vec(),
+            classes: classes.clone(),
+        });
         assert!(e.unwrap().starts_with("learner state is for another configuration: samples"));
+        let mut third = classes.clone();
+        third[0] = 2;
+        let e = restore(PhaseState::Warmup { centres: centres.clone(), samples: samples.clone(), classes: third });
+        assert_eq!(e.as_deref(), Some("learner state is inconsistent: invalid parameter `labels`"));
         let factor = vec![1.0, 0.5, -1.0];
-        let params = rsvm::<f64>().settings.params;
-        let svm = OnlineSvm::new_in(vec![0.0; OnlineSvm::scalars_len(200, 2)], 200, 2, params, 1).unwrap();
-        let (state, scalars) = (svm.state(), svm.storage().to_vec());
-        let e = restore(PhaseState::Learning { centres: centres[..4].to_vec(), factor, svm: state, scalars });
+        let ovr = Ovr::new(Frozen::shape(&rsvm::<f64>().settings, 2)).unwrap().state();
+        let e = restore(PhaseState::Learning { centres: centres[..4].to_vec(), factor, ovr });
         assert_eq!(e.as_deref(), Some("learner state is inconsistent: matrix is not positive definite (pivot 1)"));
     }
 }

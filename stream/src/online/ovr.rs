@@ -1,0 +1,222 @@
+//! [`Ovr`]: one-vs-rest over windowed SVMs, the classifier behind the linear and the
+//! reduced-kernel stream learners.
+//!
+//! Classes are indices `0, 1, …` in order of first appearance (the learner maps its labels
+//! to them, [`crate::labels`]). While at most two classes have been seen, one windowed SVM
+//! (`kestrel_core::dcd::OnlineSvm`) separates class 0 (`+1`) from class 1 (`−1`). When a
+//! third class appears the learner becomes `k` one-vs-rest SVMs, SVM `c` taking class `c`
+//! as `+1` and every other as `−1` (LIBLINEAR's multi-class scheme), and the prediction is
+//! the class of the largest decision value. Every SVM holds the same window — each sample
+//! is pushed to all — so a new class's SVM starts from the window the others hold: its
+//! samples are pushed to it, all `−1` (the class had not appeared), and at the third
+//! class SVM 1 is the mirror of SVM 0 (its labels negated). Those pushes take their
+//! coordinate steps as arrivals do, once per class.
+//!
+//! Memory: one window of `N(d + 3) + d + 1` scalars (`OnlineSvm::scalars_len`) for two
+//! classes, `k` windows for `k > 2`; each class past two is allocated, fallibly, when it
+//! first appears, up to the learner's most classes ([`Ovr::scalars_len`]).
+
+use kestrel_core::dcd::{OnlineSvm, OnlineSvmState, Row, ValidParams};
+use kestrel_core::{Error, Real, Rng};
+use serde::{Deserialize, Serialize};
+
+use super::{StateError, expect_same};
+use crate::limits::{AllocError, reserve, zeroed};
+
+/// A windowed SVM in host memory.
+type Svm<T> = OnlineSvm<T, Vec<T>>;
+
+/// The shape every SVM of an [`Ovr`] shares.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Shape<T> {
+    /// The window `N`.
+    pub window: usize,
+    /// Features per row.
+    pub dim: usize,
+    /// The solver's parameters.
+    pub params: ValidParams<T>,
+    /// The most coordinate steps per arrival.
+    pub steps: usize,
+}
+
+/// One-vs-rest windowed SVMs over `classes` classes.
+pub(super) struct Ovr<T> {
+    shape: Shape<T>,
+    svms: Vec<Svm<T>>,
+    classes: usize,
+}
+
+/// What [`Ovr`] saves: the classes seen and each SVM's counters and storage.
+#[derive(Serialize, Deserialize)]
+pub(super) struct OvrState<T> {
+    classes: usize,
+    svms: Vec<(OnlineSvmState<T>, Vec<T>)>,
+}
+
+impl<T> OvrState<T> {
+    /// Classes seen.
+    pub(super) fn classes(&self) -> usize {
+        self.classes
+    }
+}
+
+impl Ovr<()> {
+    /// Scalars of the SVMs for at most `classes` classes: one window for two, `classes`
+    /// windows for more (saturating).
+    pub(super) fn scalars_len(window: usize, dim: usize, classes: usize) -> usize {
+        OnlineSvm::scalars_len(window, dim).saturating_mul(svms_for(classes).max(1))
+    }
+}
+
+/// SVMs `classes` classes need: 0 before the first, 1 for one or two, `classes` beyond.
+fn svms_for(classes: usize) -> usize {
+    match classes {
+        0 => 0,
+        1 | 2 => 1,
+        k => k,
+    }
+}
+
+impl<T: Real> Ovr<T> {
+    /// No class yet; the first SVM's window is allocated now.
+    ///
+    /// # Errors
+    /// As `OnlineSvm::new_in` (`window`, `max_steps_per_arrival`); [`AllocError`] naming the
+    /// window.
+    pub(super) fn new(shape: Shape<T>) -> Result<Self, super::BuildError> {
+        let first = Self::svm(&shape)?;
+        let mut svms = Vec::new();
+        reserve(&mut svms, 1, "the SVM's window")?;
+        svms.push(first);
+        Ok(Ovr { shape, svms, classes: 0 })
+    }
+
+    fn svm(shape: &Shape<T>) -> Result<Svm<T>, super::BuildError> {
+        let scalars = zeroed(OnlineSvm::scalars_len(shape.window, shape.dim), "the SVM's window")?;
+        Ok(OnlineSvm::new_in(scalars, shape.window, shape.dim, shape.params, shape.steps)?)
+    }
+
+    /// The shape of the SVMs.
+    pub(super) fn shape(&self) -> &Shape<T> {
+        &self.shape
+    }
+
+    /// The predicted class of `row`, `None` before the first class.
+    ///
+    /// # Errors
+    /// As `OnlineSvm::decision` (the row's length, NaN).
+    pub(super) fn predict(&self, row: &[T]) -> Result<Option<usize>, Error> {
+        Ok(match self.classes {
+            0 => None,
+            1 => Some(0),
+            2 => Some(usize::from(self.decision(0, row)? <= T::ZERO)),
+            _ => {
+                let mut best = (0, T::ZERO);
+                for c in 0..self.svms.len() {
+                    let value = self.decision(c, row)?;
+                    if c == 0 || value > best.1 {
+                        best = (c, value);
+                    }
+                }
+                Some(best.0)
+            }
+        })
+    }
+
+    /// The decision value of SVM `c` for `row`.
+    ///
+    /// # Errors
+    /// `InvalidParam { name: "class" }` for `c` past the SVMs; as `OnlineSvm::decision`.
+    pub(super) fn decision(&self, c: usize, row: &[T]) -> Result<T, Error> {
+        let svm = self.svms.get(c).ok_or(Error::InvalidParam { name: "class" })?;
+        svm.decision(Row::Dense(row))
+    }
+
+    /// Learns `row` of class `class` (at most [`classes`](Self::classes): a new class is
+    /// the next index), drawing the coordinate order from `rng`.
+    ///
+    /// # Errors
+    /// `InvalidLabel { row: 0 }` for a class past the next; as `OnlineSvm::push` for the
+    /// row; `CapacityExceeded` when a new class's window cannot be allocated. Nothing
+    /// changes on error: the first SVM checks the row before any other takes it, and the
+    /// others then accept it too (the same row, the same parameters).
+    pub(super) fn push(&mut self, row: &[T], class: usize, rng: &mut Rng) -> Result<(), Error> {
+        if class > self.classes {
+            return Err(Error::InvalidLabel { row: 0 });
+        }
+        let mut draws = rng.clone();
+        let mut added = self.new_svms(class, &mut draws)?;
+        let binary = self.svms.len() + added.len() == 1;
+        let mut svms = self.svms.iter_mut().chain(&mut added).enumerate();
+        for (c, svm) in &mut svms {
+            let positive = if binary { class == 0 } else { class == c };
+            svm.push(Row::Dense(row), if positive { 1 } else { -1 }, &mut draws)?;
+        }
+        self.svms.append(&mut added);
+        self.classes = self.classes.max(class + 1);
+        *rng = draws;
+        Ok(())
+    }
+
+    /// The SVMs a first sample of class `class` adds: none while the classes are two at
+    /// most, else one per class without one, each fed the window the others hold.
+    fn new_svms(&self, class: usize, rng: &mut Rng) -> Result<Vec<Svm<T>>, Error> {
+        let have = self.svms.len();
+        let needed = svms_for(class + 1).saturating_sub(have);
+        let mut added = Vec::new();
+        reserve(&mut added, needed, "the SVMs of the classes").map_err(alloc_error)?;
+        let Some(template) = self.svms.first() else { return Ok(added) };
+        for c in have..have + needed {
+            let mut svm = Self::svm(&self.shape).map_err(|e| match e {
+                super::BuildError::Core(e) => e,
+                super::BuildError::Alloc(e) => alloc_error(e),
+            })?;
+            for (x, _, sign) in (0..template.len()).filter_map(|k| template.sample(k)) {
+                // Class 1 is added with the third class: the mirror of the binary SVM.
+                let label = if c == 1 { -sign } else { -1 };
+                svm.push(Row::Dense(x), label, rng)?;
+            }
+            added.push(svm);
+        }
+        Ok(added)
+    }
+
+    /// SVM `c`'s weights over the features and its bias weight.
+    pub(super) fn weights(&self, c: usize) -> Option<(&[T], T)> {
+        self.svms.get(c).map(|svm| (svm.weights(), svm.bias_weight()))
+    }
+
+    /// The SVMs: one for two classes, `k` for `k > 2`.
+    pub(super) fn outputs(&self) -> usize {
+        self.svms.len()
+    }
+
+    /// The state to save.
+    pub(super) fn state(&self) -> OvrState<T> {
+        let svms = self.svms.iter().map(|svm| (svm.state(), svm.storage().to_vec())).collect();
+        OvrState { classes: self.classes, svms }
+    }
+
+    /// The SVMs `state` describes, which must have `shape`.
+    ///
+    /// # Errors
+    /// [`StateError::Mismatch`] for another shape or a number of SVMs the classes do not
+    /// take; [`StateError::Invalid`] for an SVM the core rejects.
+    pub(super) fn from_state(shape: Shape<T>, state: OvrState<T>) -> Result<Self, StateError> {
+        expect_same("SVMs for the classes", state.svms.len(), svms_for(state.classes).max(1))?;
+        let mut svms = Vec::new();
+        reserve(&mut svms, state.svms.len(), "the SVMs of the classes")?;
+        for (svm, scalars) in state.svms {
+            expect_same("window", svm.window(), shape.window)?;
+            expect_same("features", svm.dim(), shape.dim)?;
+            expect_same("steps per arrival (cap)", svm.max_steps_per_arrival(), shape.steps)?;
+            svms.push(OnlineSvm::from_state_in(scalars, shape.params, svm)?);
+        }
+        Ok(Ovr { shape, svms, classes: state.classes })
+    }
+}
+
+/// A buffer that could not be had, as the core's error.
+fn alloc_error(error: AllocError) -> Error {
+    Error::CapacityExceeded { needed: error.bytes, capacity: 0 }
+}
