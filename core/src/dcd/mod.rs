@@ -37,7 +37,9 @@
 //! - [`Row`], [`Rows`], [`DenseRows`], [`SparseRows`]: how rows reach the solvers.
 //! - [`LinearSvm`]: binary, labels ±1, batch training → [`Outcome`].
 //! - [`OneVsRest`]: `k` classes, labels `0..k`.
-//! - [`OnlineSvm`]: a window of the last `N` samples, a few coordinate steps per arrival;
+//! - [`OnlineSvm`]: a window of the last `N` samples, a few coordinate steps per arrival,
+//!   optionally with a decaying memory of the evicted samples
+//!   ([`OnlineSvm::remembering_in`]: the window's SVM regularised toward that memory);
 //!   [`OnlineSvmState`] and [`OnlineSvm::from_state_in`] save and restore it exactly.
 //! - [`LinearModel`]: the trained weights alone, as stored in a model file and used to predict.
 //!
@@ -50,7 +52,8 @@
 //! [`LinearSvm::bytes`]); `k(d + 1) + 2n` scalars and `n` indices for [`OneVsRest`]
 //! ([`OneVsRest::scalars_len`], [`OneVsRest::indices_len`], [`OneVsRest::bytes`]);
 //! `N(d + 3) + d + 1` scalars for [`OnlineSvm`] ([`OnlineSvm::scalars_len`],
-//! [`OnlineSvm::bytes`]).
+//! [`OnlineSvm::bytes`]), `d + 1` more with its memory
+//! ([`OnlineSvm::scalars_len_remembering`], [`OnlineSvm::bytes_remembering`]).
 //!
 //! # Examples
 //! ```

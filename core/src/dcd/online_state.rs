@@ -1,8 +1,9 @@
 //! Saving and restoring an [`OnlineSvm`]: a checkpoint of a stream.
 //!
 //! Everything an online SVM knows is in its storage (the window's rows, `α`, `Q̄ᵢᵢ`,
-//! labels and `w`) and in a few counters, gathered in [`OnlineSvmState`], a `Copy` value
-//! serde can write. [`OnlineSvm::state`] and [`OnlineSvm::storage`] read both;
+//! labels, `w`, and the memory `m` when it has one) and in a few counters and the decay
+//! `ρ`, gathered in [`OnlineSvmState`], a `Copy` value serde can write.
+//! [`OnlineSvm::state`] and [`OnlineSvm::storage`] read both;
 //! [`OnlineSvm::from_state_in`] rebuilds the learner in any storage after checking that
 //! the two agree, and it then continues bit for bit as the saved one would have: the
 //! same arrivals and steps, drawn from the same [`Rng`](crate::Rng) state (see
@@ -12,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::online::{Field, OnlineSvm};
+use super::online::{Field, OnlineSvm, check_decay};
 use super::params::ValidParams;
 use super::sweep::Sweep;
 use crate::real::check_finite;
@@ -20,8 +21,8 @@ use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
 
 /// The counters of an [`OnlineSvm`] besides its storage: window size, dimension, cap on
-/// the steps per arrival, where the oldest sample is, how many the window holds, and the
-/// pass under way ([`Sweep`]).
+/// the steps per arrival, where the oldest sample is, how many the window holds, the
+/// pass under way ([`Sweep`]), and the memory's decay `ρ` (`None` without memory).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OnlineSvmState<T> {
     window: usize,
@@ -30,6 +31,7 @@ pub struct OnlineSvmState<T> {
     oldest: usize,
     len: usize,
     sweep: Sweep<T>,
+    decay: Option<T>,
 }
 
 impl<T> OnlineSvmState<T> {
@@ -53,9 +55,18 @@ impl<T> OnlineSvmState<T> {
         self.len
     }
 
-    /// Scalars the storage of the learner holds: [`OnlineSvm::scalars_len`]`(N, d)`.
+    /// The memory's decay `ρ`, or `None` for a learner without memory.
+    pub fn decay(&self) -> Option<T>
+    where
+        T: Copy,
+    {
+        self.decay
+    }
+
+    /// Scalars the storage of the learner holds: [`OnlineSvm::scalars_len`]`(N, d)`, or
+    /// [`OnlineSvm::scalars_len_remembering`]`(N, d)` with a memory.
     pub fn scalars_len(&self) -> usize {
-        OnlineSvm::scalars_len(self.window, self.dim)
+        OnlineSvm::scalars_len_for(self.window, self.dim, self.decay.is_some())
     }
 }
 
@@ -63,13 +74,15 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     /// The counters to save beside [`storage`](Self::storage).
     pub fn state(&self) -> OnlineSvmState<T> {
         let (window, dim, max_steps_per_arrival) = (self.window, self.dim, self.max_steps_per_arrival);
-        OnlineSvmState { window, dim, max_steps_per_arrival, oldest: self.oldest, len: self.len, sweep: self.sweep }
+        let (oldest, len, sweep, decay) = (self.oldest, self.len, self.sweep, self.decay);
+        OnlineSvmState { window, dim, max_steps_per_arrival, oldest, len, sweep, decay }
     }
 
-    /// The scalars in use, [`OnlineSvm::scalars_len`]`(N, d)` of them: `w`, the window's rows
-    /// and their per-sample fields.
+    /// The scalars in use, [`OnlineSvmState::scalars_len`] of them: `w`, the window's rows,
+    /// their per-sample fields and, with a memory, `m`.
     pub fn storage(&self) -> &[T] {
-        self.scalars.as_ref().get(..OnlineSvm::scalars_len(self.window, self.dim)).unwrap_or_default()
+        let len = OnlineSvm::scalars_len_for(self.window, self.dim, self.decay.is_some());
+        self.scalars.as_ref().get(..len).unwrap_or_default()
     }
 
     /// The learner [`state`](Self::state) and [`storage`](Self::storage) describe, working
@@ -79,10 +92,10 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     /// # Errors
     /// `InvalidParam` naming `window` or `max_steps_per_arrival` (0), `oldest` or `len`
     /// (outside the window), `sweep` (a pass over more slots than the window has),
-    /// `labels` (a stored label other than ±1) or `alpha` (outside its box `[0, C]` —
-    /// `[0, ∞)` for the squared hinge); `CapacityExceeded` when `scalars` is shorter than
-    /// [`OnlineSvmState::scalars_len`]; `NonFinite` for NaN/∞ in `w` or in a stored
-    /// sample.
+    /// `labels` (a stored label other than ±1), `alpha` (outside its box `[0, C]` —
+    /// `[0, ∞)` for the squared hinge) or `decay` (not finite or outside `[0, 1)`);
+    /// `CapacityExceeded` when `scalars` is shorter than [`OnlineSvmState::scalars_len`];
+    /// `NonFinite` for NaN/∞ in `w`, in the memory `m` or in a stored sample.
     ///
     /// # Examples
     /// ```
@@ -102,7 +115,7 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     /// # Ok::<(), kestrel_core::Error>(())
     /// ```
     pub fn from_state_in(scalars: S, params: ValidParams<T>, state: OnlineSvmState<T>) -> Result<Self, Error> {
-        let OnlineSvmState { window, dim, max_steps_per_arrival, oldest, len, sweep } = state;
+        let OnlineSvmState { window, dim, max_steps_per_arrival, oldest, len, sweep, decay } = state;
         if window == 0 {
             return Err(Error::InvalidParam { name: "window" });
         }
@@ -112,7 +125,8 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
         if !sweep.is_valid(window) {
             return Err(Error::InvalidParam { name: "sweep" });
         }
-        check_capacity(OnlineSvm::scalars_len(window, dim), scalars.as_ref().len())?;
+        let decay = decay.map(check_decay).transpose()?;
+        check_capacity(OnlineSvm::scalars_len_for(window, dim, decay.is_some()), scalars.as_ref().len())?;
         // A window that is not full has never evicted: its oldest sample is in slot 0.
         if oldest >= window || (len < window && oldest != 0) {
             return Err(Error::InvalidParam { name: "oldest" });
@@ -120,9 +134,10 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
         if len > window {
             return Err(Error::InvalidParam { name: "len" });
         }
-        let svm = OnlineSvm { scalars, window, dim, params, max_steps_per_arrival, oldest, len, sweep };
+        let svm = OnlineSvm { scalars, window, dim, params, max_steps_per_arrival, oldest, len, sweep, decay };
         let (w, rows, fields) = svm.parts();
         check_finite(w)?;
+        check_finite(svm.memory().unwrap_or_default())?;
         let field = |f: Field, slot| fields.get(f.at(window, slot)).copied().ok_or(Error::InvalidParam { name: "len" });
         for k in 0..len {
             let slot = svm.slot(k);
@@ -191,6 +206,70 @@ mod tests {
         }
     }
 
+    /// A window of 16 with a memory of decay 0.9, fed `n` samples of 3 features.
+    fn fed_remembering<T: Real>(n: usize, rng: &mut Rng) -> (VecOnline<T>, Synthetic<T>) {
+        let data = Synthetic::<T>::new(44, 100, 3, 0.8);
+        let params = Params::new().bias(T::ONE).check().unwrap();
+        let scalars = vec![T::ZERO; OnlineSvm::scalars_len_remembering(16, 3)];
+        let mut svm = OnlineSvm::remembering_in(scalars, 16, 3, params, 4, T::from_f64(0.9)).unwrap();
+        let rows = data.dense_rows();
+        for i in 0..n {
+            svm.push(rows.row(i), data.labels[i], rng).unwrap();
+        }
+        (svm, data)
+    }
+
+    /// A learner with a memory, restored from its state and storage (which hold `ρ` and
+    /// `m`), continues with exactly the bits of the original.
+    fn restored_memory_continues_bit_for_bit<T: Real>() {
+        let mut rng = Rng::seed_from_u64(45);
+        let (mut svm, data) = fed_remembering::<T>(40, &mut rng);
+        let mut bytes = [0u8; 96];
+        let encoded = postcard::to_slice(&svm.state(), &mut bytes).unwrap();
+        let state: OnlineSvmState<T> = postcard::from_bytes(encoded).unwrap();
+        assert_eq!((state, state.decay()), (svm.state(), Some(T::from_f64(0.9))));
+        assert_eq!(state.scalars_len(), OnlineSvm::scalars_len_remembering(16, 3));
+        assert_eq!(svm.storage().len(), state.scalars_len());
+        assert_eq!(svm.storage().last(), svm.memory().unwrap().last());
+        let mut copy = OnlineSvm::from_state_in(svm.storage().to_vec(), *svm.params(), state).unwrap();
+        assert_eq!(copy.memory(), svm.memory());
+        let mut copy_rng = Rng::from_state(rng.state()).unwrap();
+        let rows = data.dense_rows();
+        for i in 40..100 {
+            svm.push(rows.row(i), data.labels[i], &mut rng).unwrap();
+            copy.push(rows.row(i), data.labels[i], &mut copy_rng).unwrap();
+        }
+        let bits = |s: &[T]| s.iter().map(|v| v.to_f64().to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(svm.storage()), bits(copy.storage()));
+        assert_eq!(svm.state(), copy.state());
+    }
+
+    /// A state with a memory is refused when the storage has no room for `m`, when `m` is
+    /// not finite or when the decay is not a valid `ρ`.
+    fn inconsistent_memory_states_are_rejected<T: Real>() {
+        let mut rng = Rng::seed_from_u64(46);
+        let (svm, _) = fed_remembering::<T>(30, &mut rng);
+        let (state, params, saved) = (svm.state(), *svm.params(), svm.storage().to_vec());
+        let restore = |storage: Vec<T>, state| OnlineSvm::from_state_in(storage, params, state).err();
+        let (plain_len, needed) = (OnlineSvm::scalars_len(16, 3), OnlineSvm::scalars_len_remembering(16, 3));
+        let short = saved[..plain_len].to_vec();
+        assert_eq!(restore(short.clone(), state), Some(Error::CapacityExceeded { needed, capacity: plain_len }));
+        let mut without_memory = state;
+        without_memory.decay = None;
+        assert!(restore(short, without_memory).is_none(), "the same window, without its memory");
+        for at in [plain_len, needed - 1] {
+            let mut nan = saved.clone();
+            nan[at] = T::from_f64(f64::NAN);
+            assert_eq!(restore(nan, state), Some(Error::NonFinite), "NaN at {at}");
+        }
+        for decay in [1.0, -0.5, f64::NAN, f64::NEG_INFINITY] {
+            let mut bad = state;
+            bad.decay = Some(T::from_f64(decay));
+            assert_eq!(restore(saved.clone(), bad), Some(Error::InvalidParam { name: "decay" }), "ρ = {decay}");
+        }
+        assert!(restore(saved, state).is_none());
+    }
+
     /// Inconsistent states are errors, never panics.
     fn inconsistent_states_are_rejected<T: Real>() {
         let mut rng = Rng::seed_from_u64(43);
@@ -241,6 +320,14 @@ mod tests {
                 #[test]
                 fn inconsistent_states_are_rejected() {
                     super::inconsistent_states_are_rejected::<$scalar>();
+                }
+                #[test]
+                fn restored_memory_continues_bit_for_bit() {
+                    super::restored_memory_continues_bit_for_bit::<$scalar>();
+                }
+                #[test]
+                fn inconsistent_memory_states_are_rejected() {
+                    super::inconsistent_memory_states_are_rejected::<$scalar>();
                 }
             }
         )*};
