@@ -94,7 +94,7 @@ for target in "${targets[@]}"; do
     elf="target/$target/release/kestrel-firmware-demo"
     for learner in slkl svm; do
         prefix="$(tr '[:lower:]' '[:upper:]' <<<"$learner")_"
-        cli="$(kestrel budget --learner "$learner" --dim 3 --window 128 --centers 32 --scalar f32 --target cortex-m --no-scale --classes 2 |
+        cli="$(kestrel budget --learner "$learner" --dim 3 --window 128 --centers 32 --scalar f32 --target cortex-m --no-scale --classes 2 --memory 0 |
             sed -n 's/^bytes: //p')" || cli=""
         # Every static of the learner: its buffers and the learner struct over them.
         device=0

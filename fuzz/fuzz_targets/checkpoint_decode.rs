@@ -92,6 +92,7 @@ fn window_rsvm<T: Real>(scale: bool) -> WindowRsvm<T> {
         steps: STEPS,
         seed: 1,
         scale,
+        memory: None,
     };
     WindowRsvm::new(settings, DIM).expect("a valid configuration").with_classes(CLASSES)
 }

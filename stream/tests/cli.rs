@@ -242,7 +242,8 @@ fn stdin_input_and_stream() {
 
 #[test]
 fn budget_reports_and_fits() {
-    let any = ["budget", "--learner", "svm", "--dim", "16", "--window", "1000", "--scalar", "f32", "--json"];
+    let any =
+        ["budget", "--learner", "svm", "--dim", "16", "--window", "1000", "--scalar", "f32", "--memory", "0", "--json"];
     let svm = [&any[..], &["--classes", "2"]].concat();
     // The core's window N(d + 3) + d + 1 and the scaler's 3d; on the host two dense rows
     // of d and the scaler's undo copy.
@@ -255,6 +256,25 @@ fn budget_reports_and_fits() {
     assert_eq!(json(&four)["bytes"].as_u64(), Some((4 * (1000 * (16 + 3) + 16 + 1) * 4) as u64));
     let default = kestrel(&[&any[..], &["--target", "cortex-m", "--no-scale"]].concat());
     assert_eq!(json(&default)["bytes"].as_u64(), Some((16 * (1000 * (16 + 3) + 16 + 1) * 4) as u64));
+    // `--memory` above 0 (stream's default) keeps d + 1 scalars more per window.
+    let remembering = kestrel(&[
+        "budget",
+        "--learner",
+        "svm",
+        "--dim",
+        "16",
+        "--window",
+        "1000",
+        "--scalar",
+        "f32",
+        "--classes",
+        "2",
+        "--target",
+        "cortex-m",
+        "--no-scale",
+        "--json",
+    ]);
+    assert_eq!(json(&remembering)["bytes"].as_u64(), Some(((1000 * (16 + 3) + 2 * (16 + 1)) * 4) as u64));
     let bytes = json(&kestrel(&svm))["bytes"].as_u64().unwrap();
     assert_eq!(bytes, ((1000 * (16 + 3) + 16 + 1 + 3 * 16 + 2 * 16 + 3 * 16) * 4) as u64);
     let o = kestrel(&[
@@ -267,6 +287,8 @@ fn budget_reports_and_fits() {
         "f32",
         "--classes",
         "2",
+        "--memory",
+        "0",
         "--fit",
         &bytes.to_string(),
         "--json",

@@ -397,6 +397,7 @@ pub(crate) mod tests {
                 steps: 50,
                 seed: 1,
                 scale,
+                memory: None,
             };
             Box::new(WindowRsvm::new(settings, 2).unwrap())
         };
@@ -475,6 +476,7 @@ pub(crate) mod tests {
                 steps: 50,
                 seed: 1,
                 scale: true,
+                memory: None,
             };
             Box::new(WindowRsvm::new(settings, 2).unwrap().with_classes(4))
         };
@@ -518,6 +520,50 @@ pub(crate) mod tests {
             assert_eq!(prequential(&mut many, &records, 0), prequential(binary.as_mut(), &records, 0), "{name}");
             assert_eq!(many.encode().unwrap(), binary.encode().unwrap(), "{name}");
         }
+    }
+
+    /// A linear concept that turns by 90° at row `change`: the label is the sign of
+    /// `x₀ + x₁` before, of `x₀ − x₁` after (with 5% of labels flipped).
+    fn turning(n: usize, change: usize, seed: u64) -> Vec<Record> {
+        let mut rng = kestrel_core::Rng::seed_from_u64(seed);
+        (0..n)
+            .map(|t| {
+                let x = [rng.uniform_in(-1.0, 1.0), rng.uniform_in(-1.0, 1.0)];
+                let margin = if t < change { x[0] + x[1] } else { x[0] - x[1] };
+                let noise = rng.uniform_in(0.0, 1.0) < 0.05;
+                record(&x, if (margin > 0.0) != noise { 1.0 } else { 0.0 })
+            })
+            .collect()
+    }
+
+    /// With a memory of the samples that left the window, the linear SVM still follows an
+    /// abrupt change of concept: within a window after it, its accuracy is back; it
+    /// resumes bit for bit; its state refuses a learner without memory.
+    #[test]
+    fn memory_beyond_the_window_recovers_from_a_change() {
+        let (window, change) = (100, 2000);
+        let records = turning(4000, change, 7);
+        let new = |memory: Option<f64>| {
+            let params = kestrel_core::dcd::Params::new().bias(1.0).check().unwrap();
+            let svm = WindowSvm::<f64>::new(window, 2, params, 50, 1, true).unwrap();
+            match memory {
+                Some(decay) => svm.with_memory(decay).unwrap(),
+                None => svm,
+            }
+        };
+        let decay = 1.0 - 1.0 / 1000.0;
+        let mut svm = new(Some(decay));
+        let mut correct = vec![false; records.len()];
+        for (t, r) in records.iter().enumerate() {
+            correct[t] = svm.test_then_train(r).unwrap() == Some(r.label);
+        }
+        let accuracy =
+            |from: usize, to: usize| correct[from..to].iter().filter(|&&c| c).count() as f64 / (to - from) as f64;
+        let (before, after) = (accuracy(change - 500, change), accuracy(change + window, change + 600));
+        assert!(before > 0.9 && after > before - 0.05, "before {before}, after {after}");
+        restored_learner_continues(&mut new(Some(decay)), &mut new(Some(decay)), &records[..600], 300);
+        let e = new(None).restore_state(&svm.save_state().unwrap()).unwrap_err();
+        assert!(e.to_string().contains("memory decay"), "{e}");
     }
 
     #[test]

@@ -12,8 +12,9 @@
 //! class SVM 1 is the mirror of SVM 0 (its labels negated). Those pushes take their
 //! coordinate steps as arrivals do, once per class.
 //!
-//! Memory: one window of `N(d + 3) + d + 1` scalars (`OnlineSvm::scalars_len`) for two
-//! classes, `k` windows for `k > 2`; each class past two is allocated, fallibly, when it
+//! Memory: one window of `N(d + 3) + d + 1` scalars (`OnlineSvm::scalars_len`; `d + 1`
+//! more with a memory of the samples that left it) for two classes, `k` windows for
+//! `k > 2`; each class past two is allocated, fallibly, when it
 //! first appears, up to the learner's most classes ([`Ovr::scalars_len`]).
 
 use kestrel_core::dcd::{OnlineSvm, OnlineSvmState, Row, ValidParams};
@@ -37,6 +38,9 @@ pub(super) struct Shape<T> {
     pub params: ValidParams<T>,
     /// The most coordinate steps per arrival.
     pub steps: usize,
+    /// The decay `ρ` of the memory of samples that left the window
+    /// (`OnlineSvm::remembering_in`), `None` to forget them.
+    pub decay: Option<T>,
 }
 
 /// One-vs-rest windowed SVMs over `classes` classes.
@@ -62,9 +66,17 @@ impl<T> OvrState<T> {
 
 impl Ovr<()> {
     /// Scalars of the SVMs for at most `classes` classes: one window for two, `classes`
-    /// windows for more (saturating).
-    pub(super) fn scalars_len(window: usize, dim: usize, classes: usize) -> usize {
-        OnlineSvm::scalars_len(window, dim).saturating_mul(svms_for(classes).max(1))
+    /// windows for more (saturating); each with its memory when `remembering`.
+    pub(super) fn scalars_len(window: usize, dim: usize, classes: usize, remembering: bool) -> usize {
+        svm_scalars(window, dim, remembering).saturating_mul(svms_for(classes).max(1))
+    }
+}
+
+/// Scalars of one windowed SVM, with its memory when `remembering`.
+fn svm_scalars(window: usize, dim: usize, remembering: bool) -> usize {
+    match remembering {
+        true => OnlineSvm::scalars_len_remembering(window, dim),
+        false => OnlineSvm::scalars_len(window, dim),
     }
 }
 
@@ -92,8 +104,12 @@ impl<T: Real> Ovr<T> {
     }
 
     fn svm(shape: &Shape<T>) -> Result<Svm<T>, super::BuildError> {
-        let scalars = zeroed(OnlineSvm::scalars_len(shape.window, shape.dim), "the SVM's window")?;
-        Ok(OnlineSvm::new_in(scalars, shape.window, shape.dim, shape.params, shape.steps)?)
+        let (window, dim, params, steps) = (shape.window, shape.dim, shape.params, shape.steps);
+        let scalars = zeroed(svm_scalars(window, dim, shape.decay.is_some()), "the SVM's window")?;
+        Ok(match shape.decay {
+            None => OnlineSvm::new_in(scalars, window, dim, params, steps)?,
+            Some(decay) => OnlineSvm::remembering_in(scalars, window, dim, params, steps, decay)?,
+        })
     }
 
     /// The shape of the SVMs.
@@ -210,6 +226,7 @@ impl<T: Real> Ovr<T> {
             expect_same("window", svm.window(), shape.window)?;
             expect_same("features", svm.dim(), shape.dim)?;
             expect_same("steps per arrival (cap)", svm.max_steps_per_arrival(), shape.steps)?;
+            expect_same("memory decay", svm.decay().map(Real::to_f64), shape.decay.map(Real::to_f64))?;
             svms.push(OnlineSvm::from_state_in(scalars, shape.params, svm)?);
         }
         Ok(Ovr { shape, svms, classes: state.classes })

@@ -48,7 +48,7 @@ impl<T: Real> WindowSvm<T> {
         seed: u64,
         scale: bool,
     ) -> Result<Self, BuildError> {
-        let ovr = Ovr::new(Shape { window, dim, params, steps })?;
+        let ovr = Ovr::new(Shape { window, dim, params, steps, decay: None })?;
         let (rng, input) = (Rng::seed_from_u64(seed), Input::new(dim, scale)?);
         Ok(WindowSvm { ovr, rng, input, labels: Labels::new(2) })
     }
@@ -61,10 +61,22 @@ impl<T: Real> WindowSvm<T> {
         self
     }
 
+    /// The learner keeping what samples that left the window taught it, their share of
+    /// the weights decaying by `decay` per arrival (`OnlineSvm::remembering_in`); a learner
+    /// still empty.
+    ///
+    /// # Errors
+    /// `InvalidParam { name: "decay" }` unless `0 ≤ decay < 1`; [`BuildError::Alloc`].
+    pub fn with_memory(mut self, decay: T) -> Result<Self, BuildError> {
+        self.ovr = Ovr::new(Shape { decay: Some(decay), ..*self.ovr.shape() })?;
+        Ok(self)
+    }
+
     /// The memory of a window of `window` samples of `dim` features, standardised when
-    /// `scale`, for at most `classes` classes.
-    pub fn footprint(window: usize, dim: usize, scale: bool, classes: usize) -> Footprint {
-        let windows = Footprint { core_scalars: Ovr::scalars_len(window, dim, classes), ..Footprint::default() };
+    /// `scale`, for at most `classes` classes, `remembering` samples that left it or not.
+    pub fn footprint(window: usize, dim: usize, scale: bool, classes: usize, remembering: bool) -> Footprint {
+        let core_scalars = Ovr::scalars_len(window, dim, classes, remembering);
+        let windows = Footprint { core_scalars, ..Footprint::default() };
         windows.plus(Input::<T>::footprint(dim, scale))
     }
 }

@@ -30,6 +30,8 @@ pub const MAX_WINDOW: usize = 1 << 24;
 pub const MAX_CENTERS: usize = 1 << 14;
 /// The largest cap on coordinate steps per arrival.
 pub const MAX_STEPS: usize = 1 << 16;
+/// `kestrel stream --memory` unless told, in arrivals.
+pub const DEFAULT_MEMORY: usize = 2000;
 /// The most classes `kestrel stream` takes unless told (`--classes`).
 pub const DEFAULT_STREAM_CLASSES: usize = 16;
 
@@ -339,6 +341,12 @@ pub struct StreamArgs {
     /// device scale alike.
     #[arg(long)]
     pub no_scale: bool,
+    /// How long the SVMs (svm, rsvm) remember the samples that left the window, in
+    /// arrivals: their share of the weights is kept and decays by 1 − 1/ARRIVALS per
+    /// arrival, so the window's SVM is regularised toward what came before (0: a sample
+    /// that leaves the window is forgotten).
+    #[arg(long, default_value_t = DEFAULT_MEMORY, value_parser = count(0, MAX_WINDOW))]
+    pub memory: usize,
     /// The most classes (svm, rsvm): two share one windowed SVM; a third makes the
     /// learner one-vs-rest, one window per class, each allocated when its class first
     /// appears (`--budget` counts them all).
@@ -439,6 +447,10 @@ pub struct BudgetArgs {
     /// 4 on a Cortex-M).
     #[arg(long, value_enum, default_value_t = TargetArg::Host)]
     pub target: TargetArg,
+    /// As `kestrel stream --memory`: above 0 the SVMs remember the samples that left the
+    /// window, d + 1 scalars more per window.
+    #[arg(long, default_value_t = DEFAULT_MEMORY, value_parser = count(0, MAX_WINDOW))]
+    pub memory: usize,
     /// The learner takes its features as they come (`kestrel stream --no-scale`): no
     /// scaler's statistics.
     #[arg(long)]

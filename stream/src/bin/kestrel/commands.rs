@@ -330,9 +330,11 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
     let bytes_for = |window: usize| -> Result<usize> {
         let scale = !args.no_scale;
         let footprint = match args.learner {
-            Learner::Svm => WindowSvm::<T>::footprint(window, args.dim, scale, args.classes),
+            Learner::Svm => WindowSvm::<T>::footprint(window, args.dim, scale, args.classes, args.memory > 0),
             Learner::Slkl => WindowSlkl::<T>::footprint(window, args.dim, args.centers, scale),
-            Learner::Rsvm => WindowRsvm::<T>::footprint(window, args.dim, args.centers, scale, args.classes),
+            Learner::Rsvm => {
+                WindowRsvm::<T>::footprint(window, args.dim, args.centers, scale, args.classes, args.memory > 0)
+            }
         };
         Ok(footprint.bytes::<T>(index_bytes, host))
     };

@@ -70,7 +70,7 @@ pub fn run(seed: u64) -> Result<()> {
     println!("Each reading is predicted first, then learned from, by learners that fit a microcontroller (f32):");
     // As on a Cortex-M: f32 scalars, 4-byte indices, no host buffers.
     let slkl_bytes = WindowSlkl::<f32>::footprint(WINDOW, DIM, CENTRES, true).bytes::<f32>(4, false);
-    let svm_bytes = WindowSvm::<f32>::footprint(WINDOW, DIM, true, 2).bytes::<f32>(4, false);
+    let svm_bytes = WindowSvm::<f32>::footprint(WINDOW, DIM, true, 2, false).bytes::<f32>(4, false);
     println!("  temperature: windowed SLKL, last {WINDOW} readings, {CENTRES} centres   — {slkl_bytes} bytes");
     println!("  frost alarm: windowed linear SVM, last {WINDOW} readings          — {svm_bytes} bytes\n");
 

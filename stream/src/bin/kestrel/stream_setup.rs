@@ -20,9 +20,11 @@ use crate::args::{KernelArg, Learner, StreamArgs};
 pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineLearner>> {
     let scale = !args.no_scale;
     let footprint = match args.learner {
-        Learner::Svm => WindowSvm::<T>::footprint(args.window, dim, scale, args.classes),
+        Learner::Svm => WindowSvm::<T>::footprint(args.window, dim, scale, args.classes, args.memory > 0),
         Learner::Slkl => WindowSlkl::<T>::footprint(args.window, dim, args.centers, scale),
-        Learner::Rsvm => WindowRsvm::<T>::footprint(args.window, dim, args.centers, scale, args.classes),
+        Learner::Rsvm => {
+            WindowRsvm::<T>::footprint(args.window, dim, args.centers, scale, args.classes, args.memory > 0)
+        }
     };
     let bytes = footprint.bytes::<T>(size_of::<usize>(), true);
     if let Some(budget) = args.budget.filter(|&budget| bytes > budget) {
@@ -33,11 +35,15 @@ pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineL
         return Err(Usage(format!("the learner needs {bytes} bytes{classes}, over --budget {budget}")).into());
     }
     let learner: Box<dyn OnlineLearner> = match args.learner {
-        Learner::Svm => Box::new(
-            WindowSvm::<T>::new(args.window, dim, svm_params(args)?, args.steps_per_sample, args.seed, scale)
-                .map_err(refused)?
-                .with_classes(args.classes),
-        ),
+        Learner::Svm => {
+            let steps = args.steps_per_sample;
+            let svm = WindowSvm::<T>::new(args.window, dim, svm_params(args)?, steps, args.seed, scale);
+            let svm = svm.map_err(refused)?.with_classes(args.classes);
+            Box::new(match decay(args) {
+                Some(decay) => svm.with_memory(decay).map_err(refused)?,
+                None => svm,
+            })
+        }
         Learner::Slkl => {
             let params = slkl::Params::new().kernel(kernel(args, dim)?).nu(T::from_f64(args.nu)).seed(args.seed);
             let params = params.check().map_err(refused)?;
@@ -54,6 +60,7 @@ pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineL
                 steps: args.steps_per_sample,
                 seed: args.seed,
                 scale,
+                memory: decay(args),
             };
             Box::new(WindowRsvm::new(settings, dim).map_err(refused)?.with_classes(args.classes))
         }
@@ -70,6 +77,11 @@ fn refused(error: impl Into<BuildError>) -> Usage {
         BuildError::Core(other) => Usage(format!("the learner refuses this configuration: {other}")),
         BuildError::Alloc(alloc) => Usage(format!("the learner's memory cannot be had: {alloc}")),
     }
+}
+
+/// The SVMs' memory decay `1 − 1/--memory`, `None` for `--memory 0`.
+fn decay<T: Real>(args: &StreamArgs) -> Option<T> {
+    (args.memory > 0).then(|| T::ONE - T::ONE / T::from_f64(args.memory as f64))
 }
 
 fn svm_params<T: Real>(args: &StreamArgs) -> Result<dcd::ValidParams<T>> {
@@ -118,6 +130,7 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> RunConfig {
         config.push("--nu", args.nu);
     } else {
         config.push("--classes", args.classes);
+        config.push("--memory", args.memory);
         config.push("--c", args.svm.c);
         config.push("--loss", value_name(&args.svm.loss));
         config.push("--bias", args.svm.bias);

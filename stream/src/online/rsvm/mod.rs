@@ -63,6 +63,9 @@ pub struct RsvmSettings<T> {
     pub seed: u64,
     /// Standardise the features online ([`crate::online`]).
     pub scale: bool,
+    /// The decay of the SVMs' memory of samples that left the window, `None` to forget
+    /// them (`OnlineSvm::remembering_in`).
+    pub memory: Option<T>,
 }
 
 /// The streaming reduced-kernel SVM: centres from a warm-up, then a windowed SVM on
@@ -208,7 +211,8 @@ impl<T: Real> Frozen<T> {
 
     /// The SVMs' shape on `m` features.
     fn shape(settings: &RsvmSettings<T>, m: usize) -> Shape<T> {
-        Shape { window: settings.window, dim: m, params: settings.params, steps: settings.steps }
+        let (window, params, steps, decay) = (settings.window, settings.params, settings.steps, settings.memory);
+        Shape { window, dim: m, params, steps, decay }
     }
 
     /// `features ← L⁻¹K(x, Ã)`. O(m·d + m²).
@@ -258,6 +262,9 @@ impl<T: Real> WindowRsvm<T> {
     /// `InvalidParam` naming `window`, `centers` or `dim` when one is 0, or `delta` as the
     /// core's selector checks it; [`BuildError::Alloc`] when the memory cannot be had.
     pub fn new(settings: RsvmSettings<T>, dim: usize) -> Result<Self, BuildError> {
+        if settings.memory.is_some_and(|decay| !(decay >= T::ZERO && decay < T::ONE)) {
+            return Err(Error::InvalidParam { name: "decay" }.into());
+        }
         for (name, value) in [("window", settings.window), ("centers", settings.centres), ("dim", dim)] {
             if value == 0 {
                 return Err(Error::InvalidParam { name }.into());
@@ -278,15 +285,23 @@ impl<T: Real> WindowRsvm<T> {
     }
 
     /// The memory of a learner of `window` samples of `dim` features, at most `centres`
-    /// centres and `classes` classes: the selector and the windowed SVMs (as on a device),
+    /// centres and `classes` classes (`remembering` samples that left the window or not):
+    /// the selector and the windowed SVMs (as on a device),
     /// and on the host the warm-up's samples and classes, the frozen centres and factor,
     /// and the features; the rows and the scaler when `scale`.
-    pub fn footprint(window: usize, dim: usize, centres: usize, scale: bool, classes: usize) -> Footprint {
+    pub fn footprint(
+        window: usize,
+        dim: usize,
+        centres: usize,
+        scale: bool,
+        classes: usize,
+        remembering: bool,
+    ) -> Footprint {
         let selector = StreamingSelector::scalars_len(centres, dim).saturating_add(Cholesky::scalars_len(centres));
         let room = window.saturating_add(1);
         let frozen = centres.saturating_mul(dim).saturating_add(packed_len(centres)).saturating_add(centres);
         Footprint {
-            core_scalars: selector.saturating_add(Ovr::scalars_len(window, centres, classes)),
+            core_scalars: selector.saturating_add(Ovr::scalars_len(window, centres, classes, remembering)),
             core_indices: 0,
             host_scalars: room.saturating_mul(dim).saturating_add(frozen),
             host_bytes: room
@@ -417,6 +432,7 @@ pub(super) mod tests {
             steps: 10,
             seed: 5,
             scale: false,
+            memory: None,
         };
         WindowRsvm::new(settings, 2).unwrap()
     }
