@@ -31,7 +31,7 @@
 //! The classifiers take any labels ([`crate::labels`]: classes in order of first
 //! appearance), two by default and up to the number given to `with_classes`: two classes
 //! share one SVM (the first label seen is its `+1`), more are one-vs-rest, each class past
-//! two adding a window when it first appears ([`ovr`]). A configuration the learner cannot run is refused when it is built
+//! two adding a window when it first appears (one-vs-rest: `online/ovr.rs`). A configuration the learner cannot run is refused when it is built
 //! ([`BuildError`]), never while learning. Each learner states its memory before it is
 //! built ([`Footprint`]) and allocates all of it then, fallibly; [`OnlineLearner::test_then_train`]
 //! reads a sample once (one dense row, one set of features) to predict and learn from it.

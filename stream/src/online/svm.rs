@@ -15,7 +15,7 @@ use crate::source::Record;
 const STATE_VERSION: u16 = 4;
 
 /// The windowed linear SVM (`kestrel_core::dcd::OnlineSvm`): one for two labels,
-/// one-vs-rest for more ([`super::ovr`]).
+/// one-vs-rest for more (`online/ovr.rs`).
 pub struct WindowSvm<T> {
     ovr: Ovr<T>,
     rng: Rng,

@@ -69,7 +69,7 @@ pub struct RsvmSettings<T> {
 }
 
 /// The streaming reduced-kernel SVM: centres from a warm-up, then a windowed SVM on
-/// Nyström features — one for two labels, one-vs-rest for more ([`super::ovr`]).
+/// Nyström features — one for two labels, one-vs-rest for more (`online/ovr.rs`).
 pub struct WindowRsvm<T> {
     settings: RsvmSettings<T>,
     dim: usize,
