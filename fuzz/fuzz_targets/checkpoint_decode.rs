@@ -73,7 +73,9 @@ fn restore_everywhere(state: &[u8], mode: u8) {
 }
 
 fn window_svm<T: Real>(scale: bool) -> WindowSvm<T> {
-    WindowSvm::new(WINDOW, DIM, svm_params(), STEPS, 1, scale).expect("a valid configuration").with_classes(CLASSES)
+    WindowSvm::new(WINDOW, DIM, svm_params(), STEPS, 1, scale, None)
+        .expect("a valid configuration")
+        .with_classes(CLASSES)
 }
 
 fn window_slkl<T: Real>(scale: bool) -> WindowSlkl<T> {
@@ -117,7 +119,8 @@ fn sample(i: usize) -> Record {
 /// What the learners are fed after a restore: samples, and records each must refuse (an
 /// index past the dimension, a NaN, a fourth class, which no classifier takes).
 fn probes() -> [Record; 5] {
-    let odd = |label, indices: Vec<u32>, values: Vec<f64>| Record { label, indices, values, line: 0, ..Record::default() };
+    let odd =
+        |label, indices: Vec<u32>, values: Vec<f64>| Record { label, indices, values, line: 0, ..Record::default() };
     [
         sample(100),
         odd(1.0, vec![0, 7], vec![0.5, 1.0]),

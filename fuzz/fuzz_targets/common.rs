@@ -62,8 +62,8 @@ pub fn drain(reader: &mut dyn RecordReader, len: usize) {
 /// or `libsvm` (`source::from_reader`, what `source::open` does with a file). `None` where
 /// the CLI fails to open the input (a bad CSV header).
 pub fn open_bytes(bytes: &[u8], format: Format, label_column: Option<&str>) -> Option<Box<dyn RecordReader + Send>> {
-    let options =
-        Options { format, label_column: label_column.map(str::to_string), max_line_bytes: MAX_LINE_BYTES };
+    let label_column = label_column.map(str::to_string);
+    let options = Options { format, label_column, max_line_bytes: MAX_LINE_BYTES, ..Options::default() };
     let name = if format == Format::Csv { "fuzz.csv" } else { "fuzz.svm" };
     source::from_reader(Cursor::new(bytes.to_vec()), name, &options).ok()
 }

@@ -54,7 +54,13 @@ fn decode_everything(bytes: &[u8]) {
         // A row inside the model's dimension, one with an index past it, and an empty one.
         let inside = (info.dim.min(4) as u32).max(1);
         for record in [
-            Record { label: 1.0, indices: (0..inside).collect(), values: vec![0.5; inside as usize], line: 1, ..Record::default() },
+            Record {
+                label: 1.0,
+                indices: (0..inside).collect(),
+                values: vec![0.5; inside as usize],
+                line: 1,
+                ..Record::default()
+            },
             Record { label: -1.0, indices: vec![u32::MAX], values: vec![1.0], line: 2, ..Record::default() },
             Record::default(),
         ] {
@@ -74,8 +80,9 @@ fn scaler_round_trips<T: Real>(envelope: &Envelope<'_>) {
     let Ok(Some(scaler)) = Scaler::from_envelope_in(envelope, storage) else { return };
     let mut row = vec![T::from_f64(0.5); scaler.dim()];
     let _ = scaler.transform(&mut row);
-    let again = Scaler::from_section_in(vec![T::ZERO; Scaler::scalars_len(scaler.dim())], scaler.dim(), scaler.section())
-        .expect("a decoded scaler's statistics rebuild it");
+    let again =
+        Scaler::from_section_in(vec![T::ZERO; Scaler::scalars_len(scaler.dim())], scaler.dim(), scaler.section())
+            .expect("a decoded scaler's statistics rebuild it");
     assert_eq!(again.scales(), scaler.scales(), "the same statistics give the same scales");
 }
 

@@ -21,8 +21,8 @@
 
 #![no_main]
 
-use kestrel_core::{Kernel, Real, slkl};
 use kestrel_core::dcd::{self, Loss};
+use kestrel_core::{Kernel, Real, slkl};
 use kestrel_stream::batch::linear;
 use kestrel_stream::batch::rsvm::{self, RsvmConfig, Selection};
 use kestrel_stream::batch::slkl::{self as slkl_train, SlklConfig};
@@ -159,7 +159,11 @@ fn train_predict<T: Real>(flags: &Flags, file: &[u8]) {
                     // hold, or a kernel or decision value that overflows for this row.
                     let held = record.values.iter().all(|&v| T::from_f64(v).is_finite());
                     let overflow = e == kestrel_core::Error::NonFinite;
-                    assert!(record.dim() > info.dim || !held || overflow, "line {}: {e} for a row the model can read", record.line);
+                    assert!(
+                        record.dim() > info.dim || !held || overflow,
+                        "line {}: {e} for a row the model can read",
+                        record.line
+                    );
                 }
             },
             Err(_) => {}

@@ -35,6 +35,13 @@ pub struct AllocError {
     pub bytes: usize,
 }
 
+impl From<AllocError> for kestrel_core::Error {
+    /// A buffer that could not be had, as the core's error: capacity 0 of the bytes asked.
+    fn from(error: AllocError) -> Self {
+        kestrel_core::Error::CapacityExceeded { needed: error.bytes, capacity: 0 }
+    }
+}
+
 /// `len` zeros, allocated fallibly.
 ///
 /// # Errors

@@ -48,7 +48,7 @@
 //! let params = kestrel_core::dcd::Params::new().c(1.0).check()?;
 //! // A window of 64 samples of 2 features, at most 5 coordinate steps per arrival, seed 1,
 //! // features standardised online.
-//! let mut svm = WindowSvm::<f64>::new(64, 2, params, 5, 1, true)?;
+//! let mut svm = WindowSvm::<f64>::new(64, 2, params, 5, 1, true, None)?;
 //! let mut correct = 0;
 //! for t in 0..500 {
 //!     let x = [((t * 37) % 101) as f64 / 50.0 - 1.0, ((t * 53) % 97) as f64 / 48.0 - 1.0];
@@ -166,6 +166,17 @@ pub enum BuildError {
     /// The learner's memory could not be allocated.
     #[error(transparent)]
     Alloc(#[from] AllocError),
+}
+
+impl From<BuildError> for Error {
+    /// A learner that could not be built while learning (a warm-up handing over, a new
+    /// class), as the core's error.
+    fn from(error: BuildError) -> Self {
+        match error {
+            BuildError::Core(e) => e,
+            BuildError::Alloc(e) => e.into(),
+        }
+    }
 }
 
 /// The memory of an online learner, known before it is built: what the core's learner
@@ -380,7 +391,7 @@ pub(crate) mod tests {
     fn scaled_learners() -> Vec<(&'static str, Build)> {
         let svm = |scale| -> Box<dyn OnlineLearner> {
             let params = kestrel_core::dcd::Params::new().bias(1.0).check().unwrap();
-            Box::new(WindowSvm::<f64>::new(100, 2, params, 50, 1, scale).unwrap())
+            Box::new(WindowSvm::<f64>::new(100, 2, params, 50, 1, scale, None).unwrap())
         };
         let slkl = |scale| -> Box<dyn OnlineLearner> {
             let kernel = kestrel_core::Kernel::rbf(0.5).unwrap();
@@ -464,7 +475,7 @@ pub(crate) mod tests {
     fn multi_class_learners() -> Vec<(&'static str, New)> {
         let svm = || -> Box<dyn OnlineLearner> {
             let params = kestrel_core::dcd::Params::new().bias(1.0).check().unwrap();
-            Box::new(WindowSvm::<f64>::new(100, 2, params, 50, 1, true).unwrap().with_classes(4))
+            Box::new(WindowSvm::<f64>::new(100, 2, params, 50, 1, true, None).unwrap().with_classes(4))
         };
         let rsvm = || -> Box<dyn OnlineLearner> {
             let settings = RsvmSettings {
@@ -515,7 +526,7 @@ pub(crate) mod tests {
         let records = raw_units(400, 6);
         for (name, new) in scaled_learners().into_iter().filter(|(name, _)| *name == "svm") {
             let params = kestrel_core::dcd::Params::new().bias(1.0).check().unwrap();
-            let mut many = WindowSvm::<f64>::new(100, 2, params, 50, 1, true).unwrap().with_classes(16);
+            let mut many = WindowSvm::<f64>::new(100, 2, params, 50, 1, true, None).unwrap().with_classes(16);
             let mut binary = new(true);
             assert_eq!(prequential(&mut many, &records, 0), prequential(binary.as_mut(), &records, 0), "{name}");
             assert_eq!(many.encode().unwrap(), binary.encode().unwrap(), "{name}");
@@ -545,11 +556,7 @@ pub(crate) mod tests {
         let records = turning(4000, change, 7);
         let new = |memory: Option<f64>| {
             let params = kestrel_core::dcd::Params::new().bias(1.0).check().unwrap();
-            let svm = WindowSvm::<f64>::new(window, 2, params, 50, 1, true).unwrap();
-            match memory {
-                Some(decay) => svm.with_memory(decay).unwrap(),
-                None => svm,
-            }
+            WindowSvm::<f64>::new(window, 2, params, 50, 1, true, memory).unwrap()
         };
         let decay = 1.0 - 1.0 / 1000.0;
         let mut svm = new(Some(decay));

@@ -22,7 +22,7 @@ use kestrel_core::{Error, Real, Rng};
 use serde::{Deserialize, Serialize};
 
 use super::{StateError, expect_same};
-use crate::limits::{AllocError, reserve, zeroed};
+use crate::limits::{reserve, zeroed};
 
 /// A windowed SVM in host memory.
 type Svm<T> = OnlineSvm<T, Vec<T>>;
@@ -43,25 +43,17 @@ pub(super) struct Shape<T> {
     pub decay: Option<T>,
 }
 
-/// One-vs-rest windowed SVMs over `classes` classes.
+/// One-vs-rest windowed SVMs; the classes seen are the learner's (its labels), handed
+/// to each call.
 pub(super) struct Ovr<T> {
     shape: Shape<T>,
     svms: Vec<Svm<T>>,
-    classes: usize,
 }
 
-/// What [`Ovr`] saves: the classes seen and each SVM's counters and storage.
+/// What [`Ovr`] saves: each SVM's counters and storage.
 #[derive(Serialize, Deserialize)]
 pub(super) struct OvrState<T> {
-    classes: usize,
     svms: Vec<(OnlineSvmState<T>, Vec<T>)>,
-}
-
-impl<T> OvrState<T> {
-    /// Classes seen.
-    pub(super) fn classes(&self) -> usize {
-        self.classes
-    }
 }
 
 impl Ovr<()> {
@@ -100,7 +92,7 @@ impl<T: Real> Ovr<T> {
         let mut svms = Vec::new();
         reserve(&mut svms, 1, "the SVM's window")?;
         svms.push(first);
-        Ok(Ovr { shape, svms, classes: 0 })
+        Ok(Ovr { shape, svms })
     }
 
     fn svm(shape: &Shape<T>) -> Result<Svm<T>, super::BuildError> {
@@ -117,12 +109,13 @@ impl<T: Real> Ovr<T> {
         &self.shape
     }
 
-    /// The predicted class of `row`, `None` before the first class.
+    /// The predicted class of `row` when `classes` classes have been learned, `None`
+    /// before the first.
     ///
     /// # Errors
     /// As `OnlineSvm::decision` (the row's length, NaN).
-    pub(super) fn predict(&self, row: &[T]) -> Result<Option<usize>, Error> {
-        Ok(match self.classes {
+    pub(super) fn predict(&self, row: &[T], classes: usize) -> Result<Option<usize>, Error> {
+        Ok(match classes {
             0 => None,
             1 => Some(0),
             2 => Some(usize::from(self.decision(0, row)? <= T::ZERO)),
@@ -148,45 +141,49 @@ impl<T: Real> Ovr<T> {
         svm.decision(Row::Dense(row))
     }
 
-    /// Learns `row` of class `class` (at most [`classes`](Self::classes): a new class is
-    /// the next index), drawing the coordinate order from `rng`.
+    /// Learns `row` of class `class` — one of the classes learned, or the next (the
+    /// learner's labels say which) — drawing the coordinate order from `rng`.
     ///
     /// # Errors
-    /// `InvalidLabel { row: 0 }` for a class past the next; as `OnlineSvm::push` for the
-    /// row; `CapacityExceeded` when a new class's window cannot be allocated. Nothing
-    /// changes on error: the first SVM checks the row before any other takes it, and the
-    /// others then accept it too (the same row, the same parameters).
+    /// As `OnlineSvm::push` for the row; `CapacityExceeded` when a new class's window
+    /// cannot be allocated. Nothing changes on error: the first SVM checks the row before
+    /// any other takes it, and the others then accept it too (the same row, the same
+    /// parameters).
     pub(super) fn push(&mut self, row: &[T], class: usize, rng: &mut Rng) -> Result<(), Error> {
-        if class > self.classes {
-            return Err(Error::InvalidLabel { row: 0 });
+        if svms_for(class + 1) > self.svms.len() {
+            return self.push_growing(row, class, rng);
         }
+        let binary = self.svms.len() == 1;
+        for (c, svm) in self.svms.iter_mut().enumerate() {
+            let positive = if binary { class == 0 } else { class == c };
+            svm.push(Row::Dense(row), if positive { 1 } else { -1 }, rng)?;
+        }
+        Ok(())
+    }
+
+    /// [`push`](Self::push) of a first sample of a class that needs more SVMs: they are
+    /// built (drawing from a copy of `rng`, kept only on success), then all take the row.
+    fn push_growing(&mut self, row: &[T], class: usize, rng: &mut Rng) -> Result<(), Error> {
         let mut draws = rng.clone();
         let mut added = self.new_svms(class, &mut draws)?;
-        let binary = self.svms.len() + added.len() == 1;
-        let mut svms = self.svms.iter_mut().chain(&mut added).enumerate();
-        for (c, svm) in &mut svms {
-            let positive = if binary { class == 0 } else { class == c };
-            svm.push(Row::Dense(row), if positive { 1 } else { -1 }, &mut draws)?;
+        for (c, svm) in self.svms.iter_mut().chain(&mut added).enumerate() {
+            svm.push(Row::Dense(row), if class == c { 1 } else { -1 }, &mut draws)?;
         }
         self.svms.append(&mut added);
-        self.classes = self.classes.max(class + 1);
         *rng = draws;
         Ok(())
     }
 
-    /// The SVMs a first sample of class `class` adds: none while the classes are two at
-    /// most, else one per class without one, each fed the window the others hold.
+    /// The SVMs a first sample of class `class` adds (at least a third class): one per
+    /// class without one, each fed the window the others hold.
     fn new_svms(&self, class: usize, rng: &mut Rng) -> Result<Vec<Svm<T>>, Error> {
         let have = self.svms.len();
         let needed = svms_for(class + 1).saturating_sub(have);
         let mut added = Vec::new();
-        reserve(&mut added, needed, "the SVMs of the classes").map_err(alloc_error)?;
+        reserve(&mut added, needed, "the SVMs of the classes")?;
         let Some(template) = self.svms.first() else { return Ok(added) };
         for c in have..have + needed {
-            let mut svm = Self::svm(&self.shape).map_err(|e| match e {
-                super::BuildError::Core(e) => e,
-                super::BuildError::Alloc(e) => alloc_error(e),
-            })?;
+            let mut svm = Self::svm(&self.shape)?;
             for (x, _, sign) in (0..template.len()).filter_map(|k| template.sample(k)) {
                 // Class 1 is added with the third class: the mirror of the binary SVM.
                 let label = if c == 1 { -sign } else { -1 };
@@ -209,17 +206,17 @@ impl<T: Real> Ovr<T> {
 
     /// The state to save.
     pub(super) fn state(&self) -> OvrState<T> {
-        let svms = self.svms.iter().map(|svm| (svm.state(), svm.storage().to_vec())).collect();
-        OvrState { classes: self.classes, svms }
+        OvrState { svms: self.svms.iter().map(|svm| (svm.state(), svm.storage().to_vec())).collect() }
     }
 
-    /// The SVMs `state` describes, which must have `shape`.
+    /// The SVMs `state` describes, which must have `shape`, for a learner of `classes`
+    /// classes.
     ///
     /// # Errors
     /// [`StateError::Mismatch`] for another shape or a number of SVMs the classes do not
     /// take; [`StateError::Invalid`] for an SVM the core rejects.
-    pub(super) fn from_state(shape: Shape<T>, state: OvrState<T>) -> Result<Self, StateError> {
-        expect_same("SVMs for the classes", state.svms.len(), svms_for(state.classes).max(1))?;
+    pub(super) fn from_state(shape: Shape<T>, state: OvrState<T>, classes: usize) -> Result<Self, StateError> {
+        expect_same("SVMs for the classes", state.svms.len(), svms_for(classes).max(1))?;
         let mut svms = Vec::new();
         reserve(&mut svms, state.svms.len(), "the SVMs of the classes")?;
         for (svm, scalars) in state.svms {
@@ -229,11 +226,6 @@ impl<T: Real> Ovr<T> {
             expect_same("memory decay", svm.decay().map(Real::to_f64), shape.decay.map(Real::to_f64))?;
             svms.push(OnlineSvm::from_state_in(scalars, shape.params, svm)?);
         }
-        Ok(Ovr { shape, svms, classes: state.classes })
+        Ok(Ovr { shape, svms })
     }
-}
-
-/// A buffer that could not be had, as the core's error.
-fn alloc_error(error: AllocError) -> Error {
-    Error::CapacityExceeded { needed: error.bytes, capacity: 0 }
 }

@@ -35,11 +35,14 @@ struct SvmState<T> {
 impl<T: Real> WindowSvm<T> {
     /// A window of `window` samples of `dim` features, at most `steps` coordinate steps per
     /// arrival (fewer once the window is converged: `OnlineSvm::push`); features
-    /// standardised online when `scale` ([`crate::online`]); two classes at most until
-    /// [`with_classes`](Self::with_classes) allows more.
+    /// standardised online when `scale` ([`crate::online`]); with `memory`, the weights
+    /// keep what samples that left the window taught, their share decaying by `memory` per
+    /// arrival (`OnlineSvm::remembering_in`), without it they are forgotten; two classes at
+    /// most until [`with_classes`](Self::with_classes) allows more.
     ///
     /// # Errors
-    /// As `OnlineSvm::new_in`; [`BuildError::Alloc`] when the window cannot be allocated.
+    /// As `OnlineSvm::new_in` and `remembering_in` (`decay` outside `[0, 1)`);
+    /// [`BuildError::Alloc`] when the window cannot be allocated.
     pub fn new(
         window: usize,
         dim: usize,
@@ -47,8 +50,9 @@ impl<T: Real> WindowSvm<T> {
         steps: usize,
         seed: u64,
         scale: bool,
+        memory: Option<T>,
     ) -> Result<Self, BuildError> {
-        let ovr = Ovr::new(Shape { window, dim, params, steps, decay: None })?;
+        let ovr = Ovr::new(Shape { window, dim, params, steps, decay: memory })?;
         let (rng, input) = (Rng::seed_from_u64(seed), Input::new(dim, scale)?);
         Ok(WindowSvm { ovr, rng, input, labels: Labels::new(2) })
     }
@@ -59,17 +63,6 @@ impl<T: Real> WindowSvm<T> {
     pub fn with_classes(mut self, classes: usize) -> Self {
         self.labels = Labels::new(classes);
         self
-    }
-
-    /// The learner keeping what samples that left the window taught it, their share of
-    /// the weights decaying by `decay` per arrival (`OnlineSvm::remembering_in`); a learner
-    /// still empty.
-    ///
-    /// # Errors
-    /// `InvalidParam { name: "decay" }` unless `0 ≤ decay < 1`; [`BuildError::Alloc`].
-    pub fn with_memory(mut self, decay: T) -> Result<Self, BuildError> {
-        self.ovr = Ovr::new(Shape { decay: Some(decay), ..*self.ovr.shape() })?;
-        Ok(self)
     }
 
     /// The memory of a window of `window` samples of `dim` features, standardised when
@@ -87,7 +80,7 @@ impl<T: Real> Steps for WindowSvm<T> {
     }
 
     fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
-        let class = self.ovr.predict(self.input.for_prediction()?)?;
+        let class = self.ovr.predict(self.input.for_prediction()?, self.labels.len())?;
         Ok(class.and_then(|c| self.labels.values().get(c).copied()))
     }
 
@@ -138,8 +131,7 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
     fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
         let state: SvmState<T> = decode_state(STATE_VERSION, bytes)?;
         expect_same("label classes", state.labels.limit(), self.labels.limit())?;
-        expect_same("classes learned", state.labels.len(), state.ovr.classes())?;
-        let ovr = Ovr::from_state(*self.ovr.shape(), state.ovr)?;
+        let ovr = Ovr::from_state(*self.ovr.shape(), state.ovr, state.labels.len())?;
         let rng = Rng::from_state(state.rng)?;
         self.input.restore(state.scaler)?;
         (self.ovr, self.rng, self.labels) = (ovr, rng, state.labels);
@@ -154,7 +146,7 @@ mod tests {
 
     fn svm(window: usize) -> WindowSvm<f64> {
         let params = dcd::Params::new().bias(1.0).check().unwrap();
-        WindowSvm::<f64>::new(window, 2, params, 10, 1, false).unwrap()
+        WindowSvm::<f64>::new(window, 2, params, 10, 1, false, None).unwrap()
     }
 
     fn stream(n: usize) -> Vec<Record> {
@@ -186,10 +178,10 @@ mod tests {
     #[test]
     fn an_impossible_window_is_refused_when_built() {
         let params = dcd::Params::new().check().unwrap();
-        let error = WindowSvm::<f64>::new(usize::MAX / 64, 2, params, 1, 1, false).err().unwrap();
+        let error = WindowSvm::<f64>::new(usize::MAX / 64, 2, params, 1, 1, false, None).err().unwrap();
         assert!(matches!(error, BuildError::Alloc(_)), "{error:?}");
         assert_eq!(
-            WindowSvm::<f64>::new(0, 2, params, 1, 1, false).err(),
+            WindowSvm::<f64>::new(0, 2, params, 1, 1, false, None).err(),
             Some(BuildError::Core(Error::InvalidParam { name: "window" }))
         );
     }

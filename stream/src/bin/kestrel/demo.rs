@@ -63,7 +63,7 @@ pub fn run(seed: u64) -> Result<()> {
     let svm_params = dcd::Params::new().c(1.0).bias(1.0).check()?;
     // Features standardised online, as `kestrel stream` does by default.
     let mut regressor = WindowSlkl::<f32>::new(WINDOW, DIM, CENTRES, slkl_params_f32(&slkl_params)?, STEPS, true)?;
-    let mut classifier = WindowSvm::<f32>::new(WINDOW, DIM, svm_params_f32(&svm_params)?, STEPS, seed, true)?;
+    let mut classifier = WindowSvm::<f32>::new(WINDOW, DIM, svm_params_f32(&svm_params)?, STEPS, seed, true, None)?;
     let mut station = Station { rng: Rng::seed_from_u64(seed), t: 0, humidity: 0.0 };
 
     println!("Kestrel demo: a weather station streams {SAMPLES} readings (every 10 min, ~139 days).");

@@ -37,12 +37,8 @@ pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineL
     let learner: Box<dyn OnlineLearner> = match args.learner {
         Learner::Svm => {
             let steps = args.steps_per_sample;
-            let svm = WindowSvm::<T>::new(args.window, dim, svm_params(args)?, steps, args.seed, scale);
-            let svm = svm.map_err(refused)?.with_classes(args.classes);
-            Box::new(match decay(args) {
-                Some(decay) => svm.with_memory(decay).map_err(refused)?,
-                None => svm,
-            })
+            let svm = WindowSvm::<T>::new(args.window, dim, svm_params(args)?, steps, args.seed, scale, decay(args));
+            Box::new(svm.map_err(refused)?.with_classes(args.classes))
         }
         Learner::Slkl => {
             let params = slkl::Params::new().kernel(kernel(args, dim)?).nu(T::from_f64(args.nu)).seed(args.seed);

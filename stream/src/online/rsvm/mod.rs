@@ -161,10 +161,7 @@ impl<T: Real> Warmup<T> {
         for x in samples.chunks_exact_mut(dim) {
             input.transform(x)?;
         }
-        let mut chosen = selector(settings, dim).map_err(|e| match e {
-            BuildError::Core(e) => e,
-            BuildError::Alloc(e) => Error::CapacityExceeded { needed: e.bytes, capacity: 0 },
-        })?;
+        let mut chosen = selector(settings, dim)?;
         for x in samples.chunks_exact(dim) {
             if chosen.len() < settings.centres {
                 chosen.offer(x)?;
@@ -201,10 +198,7 @@ fn centres_of<T: Real>(selector: &Selector<T>) -> Vec<T> {
 impl<T: Real> Frozen<T> {
     fn new(centres: Vec<T>, factor: Vec<T>, settings: &RsvmSettings<T>) -> Result<Self, Error> {
         let shape = Self::shape(settings, factor_dim(&factor));
-        let ovr = Ovr::new(shape).map_err(|e| match e {
-            BuildError::Core(e) => e,
-            BuildError::Alloc(e) => Error::CapacityExceeded { needed: e.bytes, capacity: 0 },
-        })?;
+        let ovr = Ovr::new(shape)?;
         let m = shape.dim;
         Ok(Frozen { centres, factor, ovr, features: vec![T::ZERO; m] })
     }
@@ -373,7 +367,7 @@ impl<T: Real> Steps for WindowRsvm<T> {
             Phase::Learning(frozen) => {
                 frozen.fill_features(&self.settings.kernel, self.input.for_prediction()?)?;
                 self.predicted_features = true;
-                frozen.ovr.predict(&frozen.features)?
+                frozen.ovr.predict(&frozen.features, self.labels.len())?
             }
         };
         Ok(class.and_then(|c| self.labels.values().get(c).copied()))
@@ -455,8 +449,11 @@ pub(super) mod tests {
         let late = prequential(&mut learner, &records, 1500);
         // The windowed linear SVM on the same stream, for scale: about chance.
         let params = dcd::Params::new().c(T::from_f64(10.0)).bias(T::ONE).check().unwrap();
-        let linear =
-            prequential(&mut super::super::WindowSvm::<T>::new(200, 2, params, 10, 5, false).unwrap(), &records, 1500);
+        let linear = prequential(
+            &mut super::super::WindowSvm::<T>::new(200, 2, params, 10, 5, false, None).unwrap(),
+            &records,
+            1500,
+        );
         assert!(late.accuracy() > 0.85 && linear.accuracy() < 0.65, "{} vs {}", late.accuracy(), linear.accuracy());
         assert!(learner.centres() > 4 && learner.centres() <= 40, "{}", learner.centres());
         let bytes = learner.encode().unwrap();

@@ -113,8 +113,7 @@ impl<T: Real> WindowRsvm<T> {
                 if let Some(pivot) = (0..m).find(|&i| factor.get(packed_len(i) + i).is_none_or(|&d| d <= T::ZERO)) {
                     return Err(invalid(Error::NotPositiveDefinite { pivot }));
                 }
-                expect_same("classes learned", ovr.classes(), classes)?;
-                let ovr = Ovr::from_state(Frozen::shape(settings, m), ovr)?;
+                let ovr = Ovr::from_state(Frozen::shape(settings, m), ovr, classes)?;
                 Ok(Phase::Learning(Frozen { centres, factor, ovr, features: vec![T::ZERO; m] }))
             }
         }
