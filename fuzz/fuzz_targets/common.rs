@@ -1,4 +1,5 @@
-//! Helpers shared by the fuzz targets: what every record a reader yields must satisfy, a
+//! Helpers shared by the fuzz targets: what every record a reader yields must satisfy (a
+//! finite label, or a class name that the names give one), a
 //! bounded drain loop that also catches a reader that stops making progress, the reader
 //! the CLI opens on a data file, and the frame of a checkpoint file.
 
@@ -8,6 +9,7 @@ use std::io::Cursor;
 
 use kestrel_core::frame;
 use kestrel_stream::checkpoint::FORMAT;
+use kestrel_stream::class_names::ClassNames;
 use kestrel_stream::source::{self, Format, Options, ReadError, Record, RecordReader};
 
 /// The longest line the readers take in the targets: short, so that the fuzzer reaches
@@ -16,7 +18,16 @@ pub const MAX_LINE_BYTES: usize = 1024;
 
 /// Invariants of a record a reader accepted (stream/src/source/record.rs).
 pub fn check_record(r: &Record) {
-    assert!(r.label.is_finite(), "non-finite label {}", r.label);
+    if r.class_name.is_empty() {
+        assert!(r.label.is_finite(), "non-finite label {}", r.label);
+    } else {
+        // A class name: no label until the names give it one (the first name: 0).
+        assert!(r.label.is_nan(), "a named class with the label {}", r.label);
+        let mut named = r.clone();
+        if ClassNames::new().resolve(&mut named).is_ok() {
+            assert_eq!(named.label, 0.0);
+        }
+    }
     assert_eq!(r.indices.len(), r.values.len(), "indices and values differ in length");
     assert!(r.indices.windows(2).all(|w| w[0] < w[1]), "indices not strictly increasing: {:?}", r.indices);
     assert!(r.values.iter().all(|v| v.is_finite()), "non-finite value in {:?}", r.values);
