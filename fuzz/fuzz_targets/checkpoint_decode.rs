@@ -31,7 +31,8 @@ use libfuzzer_sys::fuzz_target;
 mod common;
 
 /// The configuration of every learner (`kestrel stream --window 8 --centers 4
-/// --steps-per-sample 2` with the other flags at their defaults, on 2 features).
+/// --steps-per-sample 2 --classes 3` with the other flags at their defaults — a memory of
+/// 2000 arrivals, renewed centres — on 2 features).
 const WINDOW: usize = 8;
 const DIM: usize = 2;
 const CENTRES: usize = 4;
@@ -72,8 +73,13 @@ fn restore_everywhere(state: &[u8], mode: u8) {
     restores(state, fed, || Box::new(window_rsvm::<f64>(scale)));
 }
 
+/// The decay of `kestrel stream --memory 2000`, its default.
+fn decay<T: Real>() -> T {
+    T::ONE - T::ONE / T::from_f64(2000.0)
+}
+
 fn window_svm<T: Real>(scale: bool) -> WindowSvm<T> {
-    WindowSvm::new(WINDOW, DIM, svm_params(), STEPS, 1, scale, None)
+    WindowSvm::new(WINDOW, DIM, svm_params(), STEPS, 1, scale, Some(decay()))
         .expect("a valid configuration")
         .with_classes(CLASSES)
 }
@@ -94,7 +100,8 @@ fn window_rsvm<T: Real>(scale: bool) -> WindowRsvm<T> {
         steps: STEPS,
         seed: 1,
         scale,
-        memory: None,
+        memory: Some(decay()),
+        renew: true,
     };
     WindowRsvm::new(settings, DIM).expect("a valid configuration").with_classes(CLASSES)
 }

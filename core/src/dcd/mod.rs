@@ -76,6 +76,7 @@ mod binary;
 pub(crate) mod model;
 mod multiclass;
 mod online;
+mod online_features;
 mod online_state;
 mod params;
 mod rows;

@@ -526,7 +526,7 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     }
 
     /// Mutable [`parts`](Self::parts).
-    fn parts_mut(&mut self) -> (&mut [T], &mut [T], &mut [T]) {
+    pub(super) fn parts_mut(&mut self) -> (&mut [T], &mut [T], &mut [T]) {
         let (w, rest) = self.scalars.as_mut().split_at_mut(self.dim + 1);
         let (rows, fields) = rest.split_at_mut(self.window * self.dim);
         (w, rows, &mut fields[..3 * self.window])
@@ -535,7 +535,7 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     /// [`parts_mut`](Self::parts_mut) and the memory `m` of `d + 1` after the fields, or
     /// `None` without memory; the constructors checked the storage holds them all when
     /// there is one ([`OnlineSvm::scalars_len_remembering`]).
-    fn remembering_parts_mut(&mut self) -> Option<RememberingParts<'_, T>> {
+    pub(super) fn remembering_parts_mut(&mut self) -> Option<RememberingParts<'_, T>> {
         self.decay?;
         let (window, dim) = (self.window, self.dim);
         let (w, rest) = self.scalars.as_mut().split_at_mut(dim + 1);
@@ -546,7 +546,7 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
 }
 
 /// The storage of a learner with a memory, by what it holds.
-struct RememberingParts<'a, T> {
+pub(super) struct RememberingParts<'a, T> {
     /// `[w₁ … w_d, w_b]`.
     w: &'a mut [T],
     /// The window's rows, `N × d`.
@@ -554,7 +554,7 @@ struct RememberingParts<'a, T> {
     /// The per-sample fields, `3N` ([`Field`]).
     fields: &'a mut [T],
     /// `m = [m₁ … m_d, m_b]`.
-    memory: &'a mut [T],
+    pub(super) memory: &'a mut [T],
 }
 
 /// The per-sample scalars, three arrays of `N` after the window's rows.

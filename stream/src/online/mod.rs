@@ -409,6 +409,7 @@ pub(crate) mod tests {
                 seed: 1,
                 scale,
                 memory: None,
+                renew: true,
             };
             Box::new(WindowRsvm::new(settings, 2).unwrap())
         };
@@ -488,6 +489,7 @@ pub(crate) mod tests {
                 seed: 1,
                 scale: true,
                 memory: None,
+                renew: true,
             };
             Box::new(WindowRsvm::new(settings, 2).unwrap().with_classes(4))
         };

@@ -199,6 +199,45 @@ impl<T: Real> Ovr<T> {
         self.svms.get(c).map(|svm| (svm.weights(), svm.bias_weight()))
     }
 
+    /// SVM `c`'s memory of the samples that left the window (`d + 1` scalars, the bias
+    /// weight last), `None` without memory.
+    pub(super) fn memory(&self, c: usize) -> Option<&[T]> {
+        self.svms.get(c).and_then(|svm| svm.memory())
+    }
+
+    /// Samples in the window (every SVM holds the same).
+    pub(super) fn len(&self) -> usize {
+        self.svms.first().map_or(0, |svm| svm.len())
+    }
+
+    /// New features for the window: `rows` (`len() × d`, oldest first) for every SVM, and
+    /// SVM `c`'s memory `memories[c(d + 1)..][..d + 1]` (empty without memory), as
+    /// `OnlineSvm::replace_features`.
+    ///
+    /// # Errors
+    /// As `OnlineSvm::replace_features`, `DimensionMismatch` for memories of another length
+    /// than the SVMs' (`outputs() · (d + 1)`, or 0 without memory). Each SVM checks the
+    /// rows and its memory before it changes; a caller that has checked them all finite
+    /// changes all SVMs or none.
+    pub(super) fn replace_features(&mut self, rows: &[T], memories: &[T]) -> Result<(), Error> {
+        let per_svm = if self.shape.decay.is_some() { self.shape.dim + 1 } else { 0 };
+        let expected = per_svm * self.svms.len();
+        if memories.len() != expected {
+            return Err(Error::DimensionMismatch { expected, got: memories.len() });
+        }
+        for (c, svm) in self.svms.iter_mut().enumerate() {
+            let memory = memories.get(c * per_svm..(c + 1) * per_svm).filter(|_| per_svm > 0);
+            svm.replace_features(rows, memory)?;
+        }
+        Ok(())
+    }
+
+    /// Sample `k` of SVM `c`'s window, oldest first (`OnlineSvm::sample`).
+    #[cfg(test)]
+    pub(super) fn sample(&self, c: usize, k: usize) -> Option<(&[T], T, i32)> {
+        self.svms.get(c).and_then(|svm| svm.sample(k))
+    }
+
     /// The SVMs: one for two classes, `k` for `k > 2`.
     pub(super) fn outputs(&self) -> usize {
         self.svms.len()

@@ -341,6 +341,11 @@ pub struct StreamArgs {
     /// device scale alike.
     #[arg(long)]
     pub no_scale: bool,
+    /// Keep the centres the warm-up chose (rsvm). By default a sample at least δ from the
+    /// span of the centres that the SVMs get wrong replaces the least useful centre, so
+    /// that the centres follow a stream that moves.
+    #[arg(long)]
+    pub no_renew: bool,
     /// How long the SVMs (svm, rsvm) remember the samples that left the window, in
     /// arrivals: their share of the weights is kept and decays by 1 − 1/ARRIVALS per
     /// arrival, so the window's SVM is regularised toward what came before (0: a sample
@@ -455,6 +460,10 @@ pub struct BudgetArgs {
     /// scaler's statistics.
     #[arg(long)]
     pub no_scale: bool,
+    /// The centres stay as the warm-up chose them (`kestrel stream --no-renew`): no room
+    /// for renewing them.
+    #[arg(long)]
+    pub no_renew: bool,
     /// Instead of the bytes, print the largest window that fits this many bytes.
     #[arg(long, value_parser = parse_bytes)]
     pub fit: Option<usize>,

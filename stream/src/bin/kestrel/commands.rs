@@ -332,9 +332,15 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
         let footprint = match args.learner {
             Learner::Svm => WindowSvm::<T>::footprint(window, args.dim, scale, args.classes, args.memory > 0),
             Learner::Slkl => WindowSlkl::<T>::footprint(window, args.dim, args.centers, scale),
-            Learner::Rsvm => {
-                WindowRsvm::<T>::footprint(window, args.dim, args.centers, scale, args.classes, args.memory > 0)
-            }
+            Learner::Rsvm => WindowRsvm::<T>::footprint(
+                window,
+                args.dim,
+                args.centers,
+                scale,
+                args.classes,
+                args.memory > 0,
+                !args.no_renew,
+            ),
         };
         Ok(footprint.bytes::<T>(index_bytes, host))
     };

@@ -22,9 +22,15 @@ pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineL
     let footprint = match args.learner {
         Learner::Svm => WindowSvm::<T>::footprint(args.window, dim, scale, args.classes, args.memory > 0),
         Learner::Slkl => WindowSlkl::<T>::footprint(args.window, dim, args.centers, scale),
-        Learner::Rsvm => {
-            WindowRsvm::<T>::footprint(args.window, dim, args.centers, scale, args.classes, args.memory > 0)
-        }
+        Learner::Rsvm => WindowRsvm::<T>::footprint(
+            args.window,
+            dim,
+            args.centers,
+            scale,
+            args.classes,
+            args.memory > 0,
+            !args.no_renew,
+        ),
     };
     let bytes = footprint.bytes::<T>(size_of::<usize>(), true);
     if let Some(budget) = args.budget.filter(|&budget| bytes > budget) {
@@ -57,6 +63,7 @@ pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineL
                 seed: args.seed,
                 scale,
                 memory: decay(args),
+                renew: !args.no_renew,
             };
             Box::new(WindowRsvm::new(settings, dim).map_err(refused)?.with_classes(args.classes))
         }

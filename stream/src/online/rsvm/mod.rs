@@ -39,10 +39,13 @@ use crate::limits::{reserve, zeroed};
 use crate::model;
 use crate::source::Record;
 
+mod renewal;
 mod state;
 
+use renewal::Renewal;
+
 /// The format version of [`WindowRsvm`]'s saved state.
-const STATE_VERSION: u16 = 4;
+const STATE_VERSION: u16 = 5;
 
 /// The configuration of a [`WindowRsvm`].
 #[derive(Clone, Copy, Debug)]
@@ -66,6 +69,9 @@ pub struct RsvmSettings<T> {
     /// The decay of the SVMs' memory of samples that left the window, `None` to forget
     /// them (`OnlineSvm::remembering_in`).
     pub memory: Option<T>,
+    /// Renew the centres while learning: a sample at least `delta` from their span that
+    /// the SVMs get wrong replaces the least useful one (`online/rsvm/renewal.rs`).
+    pub renew: bool,
 }
 
 /// The streaming reduced-kernel SVM: centres from a warm-up, then a windowed SVM on
@@ -96,12 +102,14 @@ struct Warmup<T> {
     counts: Vec<u64>,
 }
 
-/// Frozen centres (`m × d`), the packed factor `L` of `K(Ã, Ã)`, the SVMs on `L⁻¹K(x, Ã)`.
+/// The centres (`m × d`), the packed factor `L` of `K(Ã, Ã)`, the SVMs on `L⁻¹K(x, Ã)`,
+/// and what renewing the centres takes when they are renewed.
 struct Frozen<T> {
     centres: Vec<T>,
     factor: Vec<T>,
     ovr: Ovr<T>,
     features: Vec<T>,
+    renewal: Option<Renewal<T>>,
 }
 
 impl<T: Real> Warmup<T> {
@@ -199,8 +207,9 @@ impl<T: Real> Frozen<T> {
     fn new(centres: Vec<T>, factor: Vec<T>, settings: &RsvmSettings<T>) -> Result<Self, Error> {
         let shape = Self::shape(settings, factor_dim(&factor));
         let ovr = Ovr::new(shape)?;
-        let m = shape.dim;
-        Ok(Frozen { centres, factor, ovr, features: vec![T::ZERO; m] })
+        let (m, dim) = (shape.dim, centres.len() / shape.dim.max(1));
+        let renewal = settings.renew.then(|| Renewal::new(settings.window, dim, m)).transpose()?;
+        Ok(Frozen { centres, factor, ovr, features: vec![T::ZERO; m], renewal })
     }
 
     /// The SVMs' shape on `m` features.
@@ -217,7 +226,16 @@ impl<T: Real> Frozen<T> {
 
     fn push(&mut self, kernel: &Kernel<T>, x: &[T], class: usize, rng: &mut Rng) -> Result<(), Error> {
         self.fill_features(kernel, x)?;
-        self.ovr.push(&self.features, class, rng)
+        self.push_features(x, class, rng)
+    }
+
+    /// Learns `x`, whose features are loaded, and keeps it when the centres are renewed.
+    fn push_features(&mut self, x: &[T], class: usize, rng: &mut Rng) -> Result<(), Error> {
+        self.ovr.push(&self.features, class, rng)?;
+        if let Some(renewal) = &mut self.renewal {
+            renewal.keep(x, self.ovr.shape().window);
+        }
+        Ok(())
     }
 
     /// The reduced-kernel model: `u = L⁻ᵀw`, `b = w_b·B` for each SVM.
@@ -282,7 +300,8 @@ impl<T: Real> WindowRsvm<T> {
     /// centres and `classes` classes (`remembering` samples that left the window or not):
     /// the selector and the windowed SVMs (as on a device),
     /// and on the host the warm-up's samples and classes, the frozen centres and factor,
-    /// and the features; the rows and the scaler when `scale`.
+    /// and the features; the rows and the scaler when `scale`; what renewing the centres
+    /// takes when `renewing`.
     pub fn footprint(
         window: usize,
         dim: usize,
@@ -290,14 +309,16 @@ impl<T: Real> WindowRsvm<T> {
         scale: bool,
         classes: usize,
         remembering: bool,
+        renewing: bool,
     ) -> Footprint {
         let selector = StreamingSelector::scalars_len(centres, dim).saturating_add(Cholesky::scalars_len(centres));
         let room = window.saturating_add(1);
         let frozen = centres.saturating_mul(dim).saturating_add(packed_len(centres)).saturating_add(centres);
+        let renewal = if renewing { Renewal::scalars_len(window, dim, centres, classes) } else { 0 };
         Footprint {
             core_scalars: selector.saturating_add(Ovr::scalars_len(window, centres, classes, remembering)),
             core_indices: 0,
-            host_scalars: room.saturating_mul(dim).saturating_add(frozen),
+            host_scalars: room.saturating_mul(dim).saturating_add(frozen).saturating_add(renewal),
             host_bytes: room
                 .saturating_mul(size_of::<usize>())
                 .saturating_add(classes.saturating_mul(size_of::<u64>())),
@@ -336,7 +357,10 @@ impl<T: Real> WindowRsvm<T> {
                 if !reuse {
                     frozen.fill_features(&settings.kernel, row)?;
                 }
-                frozen.ovr.push(&frozen.features, class, &mut self.rng)?;
+                if frozen.renewal_due(&settings.kernel, row, class, settings.delta, self.labels.len())? {
+                    frozen.renew(&settings.kernel, row)?;
+                }
+                frozen.push_features(row, class, &mut self.rng)?;
             }
             Phase::Warmup(warmup) => {
                 warmup.selector.offer(row)?;
@@ -427,6 +451,7 @@ pub(super) mod tests {
             seed: 5,
             scale: false,
             memory: None,
+            renew: true,
         };
         WindowRsvm::new(settings, 2).unwrap()
     }

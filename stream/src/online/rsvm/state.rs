@@ -1,13 +1,15 @@
 //! Saving and restoring a [`WindowRsvm`]: the random generator, the labels, and the
 //! phase — during the warm-up the centres, samples and their classes; while learning the
-//! frozen centres, the factor `L` and the one-vs-rest SVMs' states and storage.
+//! centres, the factor `L`, the one-vs-rest SVMs' states and storage, and when the
+//! centres are renewed the window's samples and the count of renewals (the spare
+//! buffers hold nothing between arrivals).
 
 use kestrel_core::linalg::packed_len;
 use kestrel_core::reduced_set::Offer;
 use kestrel_core::{Error, Real, Rng};
 use serde::{Deserialize, Serialize};
 
-use super::{Frozen, Phase, Warmup, WindowRsvm, factor_dim};
+use super::{Frozen, Phase, Renewal, Warmup, WindowRsvm, factor_dim};
 use crate::labels::Labels;
 use crate::online::input::ScalerState;
 use crate::online::ovr::{Ovr, OvrState};
@@ -26,15 +28,14 @@ pub(super) struct RsvmState<T> {
 enum PhaseState<T> {
     /// The selector is restored by offering it its centres again, in order: its factor
     /// depends on them alone (a rejected offer leaves no trace), so this is exact.
-    Warmup {
-        centres: Vec<T>,
-        samples: Vec<T>,
-        classes: Vec<usize>,
-    },
+    Warmup { centres: Vec<T>, samples: Vec<T>, classes: Vec<usize> },
     Learning {
         centres: Vec<T>,
         factor: Vec<T>,
         ovr: OvrState<T>,
+        /// The window's samples (row-major, as learned) and the renewals so far, when the
+        /// centres are renewed.
+        renewal: Option<(Vec<T>, u64)>,
     },
 }
 
@@ -48,9 +49,12 @@ impl<T: Real> WindowRsvm<T> {
             Phase::Warmup(w) => {
                 PhaseState::Warmup { centres: w.centres(), samples: w.samples.clone(), classes: w.classes.clone() }
             }
-            Phase::Learning(f) => {
-                PhaseState::Learning { centres: f.centres.clone(), factor: f.factor.clone(), ovr: f.ovr.state() }
-            }
+            Phase::Learning(f) => PhaseState::Learning {
+                centres: f.centres.clone(),
+                factor: f.factor.clone(),
+                ovr: f.ovr.state(),
+                renewal: f.renewal.as_ref().map(|r| (r.inputs.iter().copied().collect(), r.count)),
+            },
         };
         RsvmState { rng: self.rng.state(), scaler: self.input.state(), labels: self.labels.clone(), phase }
     }
@@ -102,7 +106,7 @@ impl<T: Real> WindowRsvm<T> {
                 }
                 Ok(Phase::Warmup(warmup))
             }
-            PhaseState::Learning { centres, factor, ovr } => {
+            PhaseState::Learning { centres, factor, ovr, renewal } => {
                 let m = factor_dim(&factor);
                 if m == 0 || factor.len() != packed_len(m) || centres.len() != m * dim {
                     return Err(invalid(Error::InvalidParam { name: "factor" }));
@@ -114,7 +118,19 @@ impl<T: Real> WindowRsvm<T> {
                     return Err(invalid(Error::NotPositiveDefinite { pivot }));
                 }
                 let ovr = Ovr::from_state(Frozen::shape(settings, m), ovr, classes)?;
-                Ok(Phase::Learning(Frozen { centres, factor, ovr, features: vec![T::ZERO; m] }))
+                let mut frozen = Frozen { centres, factor, ovr, features: vec![T::ZERO; m], renewal: None };
+                expect_same("centre renewal", renewal.is_some(), settings.renew)?;
+                if let Some((inputs, count)) = renewal {
+                    expect_same("the window's samples", inputs.len(), frozen.ovr.len() * dim)?;
+                    if !inputs.iter().all(|v| v.is_finite()) {
+                        return Err(invalid(Error::NonFinite));
+                    }
+                    let mut kept = Renewal::new(settings.window, dim, m)?;
+                    kept.inputs.extend(inputs);
+                    kept.count = count;
+                    frozen.renewal = Some(kept);
+                }
+                Ok(Phase::Learning(frozen))
             }
         }
     }
@@ -155,7 +171,7 @@ mod tests {
         assert_eq!(e.as_deref(), Some("learner state is inconsistent: invalid parameter `labels`"));
         let factor = vec![1.0, 0.5, -1.0];
         let ovr = Ovr::new(Frozen::shape(&rsvm::<f64>().settings, 2)).unwrap().state();
-        let e = restore(PhaseState::Learning { centres: centres[..4].to_vec(), factor, ovr });
+        let e = restore(PhaseState::Learning { centres: centres[..4].to_vec(), factor, ovr, renewal: None });
         assert_eq!(e.as_deref(), Some("learner state is inconsistent: matrix is not positive definite (pivot 1)"));
     }
 }
