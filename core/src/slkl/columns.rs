@@ -155,11 +155,17 @@ impl Columns {
         kernel: &Kernel<T>,
         data: &Data<'_, T>,
     ) {
+        for j in 0..candidates {
+            self.recompute(cols, j, centres, kernel, data);
+        }
+    }
+
+    /// Recomputes candidate `j`'s column from its centre (precomputed mode; nothing on the
+    /// fly, where columns are computed when drawn).
+    pub fn recompute<T: Real>(&self, cols: &mut [T], j: usize, centres: &[T], kernel: &Kernel<T>, data: &Data<'_, T>) {
         if self.mode == ColumnMode::Precomputed {
-            for j in 0..candidates {
-                let s = &centres[j * data.dim..(j + 1) * data.dim];
-                fill_column(kernel, s, data, &mut cols[self.slot(j, data.n())]);
-            }
+            let s = &centres[j * data.dim..(j + 1) * data.dim];
+            fill_column(kernel, s, data, &mut cols[self.slot(j, data.n())]);
         }
     }
 

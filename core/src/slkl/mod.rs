@@ -96,6 +96,7 @@ mod learner;
 mod outcome;
 mod params;
 mod predictor;
+mod renewal;
 mod schedule;
 mod solver;
 mod state;

@@ -3,6 +3,16 @@
 //! The first `max(N, M)` samples are a warm-up: every `len/M`-th of them becomes a centre,
 //! then the window learner takes all of them and every arrival after.
 //!
+//! **Candidate renewal** (on unless built [`without_renewal`](WindowSlkl::without_renewal)):
+//! before an arrival `x` is pushed, when no candidate is near it — the normalised kernel
+//! `k(x, s)/√(k(x, x)k(s, s))`, the cosine of the angle between `φ(x)` and `φ(s)`, is
+//! below ½ for every candidate `s` (for the Gaussian kernel, `‖x − s‖² > ln 2/γ`) — `x`
+//! replaces the inactive candidate (`μ = 0`) least like it, by the same measure: a
+//! candidate the model does not use, farthest from where the stream is now
+//! (`SlklWindow::replace_candidate`; the model does not change, the new candidate may
+//! enter at the next steps). Nothing is replaced while every candidate is active. Cost:
+//! `M` kernel evaluations per arrival, O(M·d); no memory.
+//!
 //! An arrival is the core's `push` and then `steps` coordinate steps. The core rejects a
 //! bad sample before changing anything, but a step that overflows (samples or targets of
 //! extreme scale for a polynomial kernel, or a crafted checkpoint) fails after the push
@@ -16,7 +26,7 @@
 //! learning starts ([`WindowSlkl::footprint`]).
 
 use kestrel_core::slkl::{self, Dims, Predictor, SlklWindow, SlklWindowState};
-use kestrel_core::{Error, Real};
+use kestrel_core::{Error, Kernel, Real};
 use serde::{Deserialize, Serialize};
 
 use super::input::{Input, ScalerState};
@@ -46,6 +56,8 @@ pub struct WindowSlkl<T> {
     /// learner is built).
     undo: Window<T>,
     input: Input<T>,
+    /// Renew inactive candidates as the stream moves (module doc).
+    renew: bool,
 }
 
 /// Everything [`WindowSlkl::save_state`](OnlineLearner::save_state) writes.
@@ -99,7 +111,14 @@ impl<T: Real> WindowSlkl<T> {
         let (scalars, indices) = Self::buffers(dims)?;
         let undo = SlklWindow::new_in(scalars, indices, dims, params, &zeroed(dim, "a centre")?)?;
         let input = Input::new(dim, scale)?;
-        Ok(WindowSlkl { dims, params, steps, warmup_x, warmup_y, storage, learner: None, undo, input })
+        Ok(WindowSlkl { dims, params, steps, warmup_x, warmup_y, storage, learner: None, undo, input, renew: true })
+    }
+
+    /// The learner keeping the candidates of the warm-up (`kestrel stream --no-renew`).
+    #[must_use]
+    pub fn without_renewal(mut self) -> Self {
+        self.renew = false;
+        self
     }
 
     /// The memory of a learner of `window` samples of `dim` features and `centres` centres,
@@ -171,15 +190,52 @@ impl<T: Real> WindowSlkl<T> {
         Ok(())
     }
 
-    /// [`push`](Self::push) undone when it fails: the learner is copied into `undo` first
-    /// (into its buffers: no allocation) and swapped back.
-    fn arrive(learner: &mut Window<T>, undo: &mut Window<T>, x: &[T], y: T, steps: usize) -> Result<(), Error> {
+    /// [`push`](Self::push), after renewing a candidate when given the `renewal`'s kernel
+    /// (module doc), undone
+    /// when it fails: the learner is copied into `undo` first (into its buffers: no
+    /// allocation) and swapped back.
+    fn arrive(
+        learner: &mut Window<T>,
+        undo: &mut Window<T>,
+        x: &[T],
+        y: T,
+        steps: usize,
+        renewal: Option<&Kernel<T>>,
+    ) -> Result<(), Error> {
         undo.clone_from(learner);
-        let result = Self::push(learner, x, y, steps);
+        let renewed = renewal.map_or(Ok(()), |kernel| renew_candidate(learner, kernel, x));
+        let result = renewed.and_then(|()| Self::push(learner, x, y, steps));
         if result.is_err() {
             core::mem::swap(learner, undo);
         }
         result
+    }
+}
+
+/// Below this normalised kernel value a candidate is not near a sample (module doc).
+const NEAR: f64 = 0.5;
+
+/// Replaces the inactive candidate least like `x` by `x` when no candidate is near it
+/// (module doc).
+///
+/// # Errors
+/// As `SlklWindow::replace_candidate` (a centre the kernel cannot take).
+fn renew_candidate<T: Real>(learner: &mut Window<T>, kernel: &Kernel<T>, x: &[T]) -> Result<(), Error> {
+    let kx = kernel.diagonal(x);
+    let mut nearest = T::ZERO;
+    let mut farthest_inactive: Option<(usize, T)> = None;
+    for m in 0..learner.dims().candidates() {
+        let Some(s) = learner.candidate(m) else { break };
+        let norm = (kx * kernel.diagonal(s)).sqrt();
+        let likeness = if norm > T::ZERO { kernel.eval(x, s)? / norm } else { T::ZERO };
+        nearest = nearest.max_of(likeness);
+        if learner.weight(m) == Some(T::ZERO) && farthest_inactive.is_none_or(|(_, least)| likeness < least) {
+            farthest_inactive = Some((m, likeness));
+        }
+    }
+    match farthest_inactive {
+        Some((m, _)) if nearest < T::from_f64(NEAR) => learner.replace_candidate(m, x),
+        _ => Ok(()),
     }
 }
 
@@ -203,8 +259,9 @@ impl<T: Real> Steps for WindowSlkl<T> {
             return Err(Error::NonFinite);
         }
         let row = self.input.observed()?;
+        let renewal = self.renew.then(|| self.params.kernel());
         let learned = match &mut self.learner {
-            Some(learner) => Self::arrive(learner, &mut self.undo, row, y, self.steps),
+            Some(learner) => Self::arrive(learner, &mut self.undo, row, y, self.steps, renewal.as_ref()),
             None => self.warm_up(y),
         };
         if learned.is_err() {
@@ -330,6 +387,37 @@ mod tests {
         // sin(2x) on [−2, 2] has variance ≈ 0.5: once learned, the error is a small fraction.
         assert!(late.mse() < 0.02 && late.mse() < all.mse(), "late {} all {}", late.mse(), all.mse());
         assert!(learner.encode().is_ok());
+    }
+
+    /// sin(2x) for x drawn from `[from, from + 4]`.
+    fn stream_on(n: usize, from: f64, seed: u64) -> Vec<Record> {
+        let mut rng = Rng::seed_from_u64(seed);
+        (0..n)
+            .map(|_| {
+                let x = rng.uniform_in(from, from + 4.0);
+                record(&[x], (2.0 * x).sin())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn candidates_follow_a_moving_stream() {
+        // The warm-up's candidates lie in [−2, 2]; the stream then moves to [6, 10], where
+        // the RBF kernel (γ = 2) of any of them is below e⁻³².
+        let mut records = stream(300);
+        records.extend(stream_on(900, 6.0, 4));
+        let (mut renewing, mut fixed) = (slkl(), slkl().without_renewal());
+        prequential(&mut renewing, &records, 0);
+        prequential(&mut fixed, &records, 0);
+        let late = stream_on(300, 6.0, 5);
+        let (ours, stuck) = (prequential(&mut renewing, &late, 0), prequential(&mut fixed, &late, 0));
+        // sin(2x) has variance ≈ 0.5: the fixed candidates predict about the mean.
+        assert!(ours.mse() < 0.02 && stuck.mse() > 0.3, "renewing {} fixed {}", ours.mse(), stuck.mse());
+        let Some(window) = &renewing.learner else { panic!("learning") };
+        let moved = (0..20).filter(|&m| window.candidate(m).is_some_and(|s| s[0] > 5.0)).count();
+        assert!(moved >= 3, "{moved} candidates moved");
+        // Saved while renewing, the learner continues bit for bit.
+        restored_learner_continues(&mut renewing, &mut slkl(), &stream_on(200, 10.0, 6), 100);
     }
 
     #[test]

@@ -341,9 +341,10 @@ pub struct StreamArgs {
     /// device scale alike.
     #[arg(long)]
     pub no_scale: bool,
-    /// Keep the centres the warm-up chose (rsvm). By default a sample at least δ from the
-    /// span of the centres that the SVMs get wrong replaces the least useful centre, so
-    /// that the centres follow a stream that moves.
+    /// Keep the centres the warm-up chose. By default they follow a stream that moves:
+    /// rsvm replaces its least useful centre, when barely used, by a sample at least δ
+    /// from the centres' span that the SVMs get wrong; slkl replaces an unused candidate
+    /// by a sample that no candidate is near.
     #[arg(long)]
     pub no_renew: bool,
     /// How long the SVMs (svm, rsvm) remember the samples that left the window, in

@@ -50,7 +50,8 @@ pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineL
             let params = slkl::Params::new().kernel(kernel(args, dim)?).nu(T::from_f64(args.nu)).seed(args.seed);
             let params = params.check().map_err(refused)?;
             let steps = args.steps_per_sample;
-            Box::new(WindowSlkl::<T>::new(args.window, dim, args.centers, params, steps, scale).map_err(refused)?)
+            let slkl = WindowSlkl::<T>::new(args.window, dim, args.centers, params, steps, scale).map_err(refused)?;
+            Box::new(if args.no_renew { slkl.without_renewal() } else { slkl })
         }
         Learner::Rsvm => {
             let settings = RsvmSettings {
@@ -119,6 +120,7 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> RunConfig {
     config.push("--no-scale", args.no_scale);
     if args.learner != Learner::Svm {
         config.push("--centers", args.centers);
+        config.push("--no-renew", args.no_renew);
         let kernel = &args.kernel;
         config.push("--kernel", value_name(&kernel.kernel));
         if kernel.kernel != KernelArg::Linear {
