@@ -163,11 +163,12 @@ impl OnlineSvm<(), ()> {
     }
 }
 
-/// `decay` when it is a valid `ρ`: finite and `0 ≤ ρ < 1`.
+/// `decay` when it is a valid `ρ` for [`OnlineSvm::remembering_in`]: finite and
+/// `0 ≤ ρ < 1` (a caller that builds its SVMs later can check it first).
 ///
 /// # Errors
 /// `InvalidParam { name: "decay" }` otherwise.
-pub(super) fn check_decay<T: Real>(decay: T) -> Result<T, Error> {
+pub fn check_decay<T: Real>(decay: T) -> Result<T, Error> {
     if decay.is_finite() && decay >= T::ZERO && decay < T::ONE {
         Ok(decay)
     } else {

@@ -220,8 +220,7 @@ impl<T: Real> Frozen<T> {
 
     /// `features ← L⁻¹K(x, Ã)`. O(m·d + m²).
     fn fill_features(&mut self, kernel: &Kernel<T>, x: &[T]) -> Result<(), Error> {
-        kernel.column(x, &self.centres, &mut self.features)?;
-        solve_lower(&self.factor, self.features.len(), Triangle::Packed, &mut self.features)
+        nystrom_features(kernel, &self.centres, &self.factor, x, &mut self.features)
     }
 
     fn push(&mut self, kernel: &Kernel<T>, x: &[T], class: usize, rng: &mut Rng) -> Result<(), Error> {
@@ -257,6 +256,19 @@ impl<T: Real> Frozen<T> {
     }
 }
 
+/// `out ← L⁻¹K(x, C)` for the `out.len()` rows of `centres` (row-major) and the packed
+/// factor `L` of `K(C, C)` (a longer buffer is read from its start). O(m·d + m²).
+fn nystrom_features<T: Real>(
+    kernel: &Kernel<T>,
+    centres: &[T],
+    factor: &[T],
+    x: &[T],
+    out: &mut [T],
+) -> Result<(), Error> {
+    kernel.column(x, centres, out)?;
+    solve_lower(factor, out.len(), Triangle::Packed, out)
+}
+
 /// `m` for a packed triangle of `m(m+1)/2` entries (the largest `m` that fits).
 fn factor_dim<T>(packed: &[T]) -> usize {
     let mut m = 0;
@@ -274,9 +286,7 @@ impl<T: Real> WindowRsvm<T> {
     /// `InvalidParam` naming `window`, `centers` or `dim` when one is 0, or `delta` as the
     /// core's selector checks it; [`BuildError::Alloc`] when the memory cannot be had.
     pub fn new(settings: RsvmSettings<T>, dim: usize) -> Result<Self, BuildError> {
-        if settings.memory.is_some_and(|decay| !(decay >= T::ZERO && decay < T::ONE)) {
-            return Err(Error::InvalidParam { name: "decay" }.into());
-        }
+        settings.memory.map(dcd::check_decay).transpose()?;
         for (name, value) in [("window", settings.window), ("centers", settings.centres), ("dim", dim)] {
             if value == 0 {
                 return Err(Error::InvalidParam { name }.into());

@@ -51,10 +51,10 @@
 use std::collections::VecDeque;
 
 use kestrel_core::cholesky::Cholesky;
-use kestrel_core::linalg::{Triangle, packed_len, solve_lower, solve_lower_transposed};
+use kestrel_core::linalg::{Triangle, dot, packed_len, solve_lower_transposed};
 use kestrel_core::{Error, Kernel, Real};
 
-use super::Frozen;
+use super::{Frozen, nystrom_features};
 use crate::limits::{AllocError, reserve, zeroed};
 
 /// A centre is replaced only when its usefulness is below this share of the centres'
@@ -98,13 +98,11 @@ impl<T: Real> Renewal<T> {
     /// The buffers for `m` centres of `dim` features and a window of `window` samples,
     /// allocated now.
     pub(super) fn new(window: usize, dim: usize, m: usize) -> Result<Self, AllocError> {
-        let mut inputs = VecDeque::new();
-        inputs.try_reserve_exact(window.saturating_mul(dim)).map_err(|_| AllocError {
-            what: "the window's samples",
-            bytes: window.saturating_mul(dim).saturating_mul(size_of::<T>()),
-        })?;
+        let mut inputs = Vec::new();
+        reserve(&mut inputs, window.saturating_mul(dim), "the window's samples")?;
         Ok(Renewal {
-            inputs,
+            // Keeps the capacity reserved: a window of samples, never more.
+            inputs: VecDeque::from(inputs),
             count: 0,
             centres: zeroed(m.saturating_mul(dim), "the centre renewal")?,
             factor: zeroed(Cholesky::scalars_len(m), "the centre renewal")?,
@@ -141,8 +139,7 @@ impl<T: Real> Frozen<T> {
         if self.renewal.is_none() {
             return Ok(false);
         }
-        let norm: T = self.features.iter().map(|&z| z * z).fold(T::ZERO, |a, b| a + b);
-        let residual = kernel.diagonal(x) - norm;
+        let residual = kernel.diagonal(x) - dot(&self.features, &self.features)?;
         // Nor does a residual that is not finite: a sample the features cannot place.
         if !residual.is_finite() || residual < delta * delta {
             return Ok(false);
@@ -253,8 +250,7 @@ fn fill_rows<T: Real>(renewal: &mut Renewal<T>, kernel: &Kernel<T>, m: usize) ->
     let dim = renewal.centres.len() / m;
     let inputs = renewal.inputs.make_contiguous();
     for (x, row) in inputs.chunks_exact(dim).zip(renewal.rows.chunks_exact_mut(m)) {
-        let filled = kernel.column(x, &renewal.centres, row).is_ok()
-            && solve_lower(&renewal.factor, m, Triangle::Packed, row).is_ok();
+        let filled = nystrom_features(kernel, &renewal.centres, &renewal.factor, x, row).is_ok();
         if !filled || !row.iter().all(|v| v.is_finite()) {
             return false;
         }
