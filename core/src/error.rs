@@ -59,6 +59,11 @@ pub enum Error {
         /// Row of the offending label.
         row: usize,
     },
+    /// An iteration that always converges on finite input did not within its cap.
+    NotConverged {
+        /// Iterations (sweeps, passes) run.
+        iterations: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -83,6 +88,7 @@ impl fmt::Display for Error {
                 write!(f, "index {index} out of range for length {len}")
             }
             Error::InvalidLabel { row } => write!(f, "invalid label at row {row}"),
+            Error::NotConverged { iterations } => write!(f, "no convergence after {iterations} iterations"),
         }
     }
 }

@@ -20,12 +20,14 @@
 #[cfg(any(test, feature = "std"))]
 extern crate std;
 
+pub mod alignment;
 pub mod cholesky;
 pub mod cluster;
 pub mod dcd;
 mod error;
 pub mod frame;
 pub mod kernel;
+pub mod krr;
 pub mod linalg;
 pub mod model;
 pub mod neighbors;

@@ -7,10 +7,15 @@
 //!
 //! Every function checks its dimensions and returns [`Error::DimensionMismatch`] rather
 //! than panicking; a rejected call writes nothing. Costs: `dot`/`axpy` O(n), `gemv` O(rc),
-//! triangular solves O(n²). None allocates.
+//! triangular solves O(n²), the symmetric eigendecomposition ([`symmetric_eigen`], cyclic
+//! Jacobi) about `6m³` per sweep. None allocates.
 
 use crate::error::check_len;
 use crate::{Error, Real};
+
+mod eigen;
+
+pub use eigen::{MAX_SWEEPS, symmetric_eigen};
 
 /// How a lower-triangular matrix is laid out in its slice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

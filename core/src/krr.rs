@@ -1,0 +1,488 @@
+//! Reduced (Nyström) kernel ridge regression with the exact leave-one-out residuals of a
+//! whole path of ridges from one eigendecomposition (seed 000 §3.4 and §4.1.1).
+//!
+//! **Model.** Features `z(x) ∈ ℝᵐ` — on the kernel path the Nyström features
+//! `z(x) = L⁻¹K(Ã, x)`, `LLᵀ = K(Ã, Ã)` of a reduced set `Ã` (seed 000 §3.4; seed 003
+//! eq. 10-11) — and, for each of `t` outputs,
+//!
+//! `min_{b, w} ‖y − b·1 − Zw‖² + λ‖w‖²`,
+//!
+//! the primal form of kernel ridge regression `(K + λI)α = y` (seed 000 §4.1.1) with the
+//! low-rank `K ≈ ZZᵀ`, and an intercept `b` that is not penalised (targets in raw units
+//! need no preprocessing). With centred features `Z_c = Z − 1z̄ᵀ` and targets `ỹ = y − ȳ`:
+//! `w = (Z_cᵀZ_c + λI)⁻¹Z_cᵀỹ`, `b = ȳ − z̄ᵀw`.
+//!
+//! **The path.** One symmetric eigendecomposition `Z_cᵀZ_c = VΛVᵀ` (O(n·m²) to form,
+//! O(m³) to decompose, [`symmetric_eigen`]) and the projections `P = Z_cV`, `q = Pᵀỹ` give
+//! every ridge at once: `w(λ) = V(Λ + λI)⁻¹q`, the fitted values
+//! `ŷ_i = ȳ + Σ_k P_ik q_k/(λ_k + λ)` and the hat matrix's diagonal
+//! `H_ii = 1/n + Σ_k P_ik²/(λ_k + λ)`. The hat matrix of the problem with an unpenalised
+//! intercept is `11ᵀ/n + Z_c(Z_cᵀZ_c + λI)⁻¹Z_cᵀ` (the intercept's column is orthogonal to
+//! `Z_c`), so seed 000's closed form `e = H⁻¹(y − ŷ)` with `H = I − diag(hat)` holds
+//! exactly: the leave-one-out residual is
+//!
+//! `e_i = (y_i − ŷ_i)/(1 − H_ii)`,
+//!
+//! the residual at `x_i` of the model refitted without row `i` (its intercept included),
+//! for O(n·m·(t+1)) per `λ` — choosing `λ` costs one fit.
+//!
+//! **Classification** (the least-squares SVM): targets `±1` (one output) or one-vs-rest
+//! `±1` columns (`t` classes); the left-out prediction is `y_i − e_i`, and [`Loo::errors`]
+//! counts the rows it misclassifies (sign, or argmax over the outputs).
+//!
+//! **Memory**: [`RidgePath::scalars_len`]`(n, m, t) = n·m + n·t + 2m² + m·t + 2m + t`
+//! scalars: the projections `P`, the targets, `V` and the Gram matrix's storage (reused
+//! as scratch), `q`, `Λ`, `z̄` and `ȳ`.
+
+use crate::error::check_len;
+use crate::linalg::symmetric_eigen;
+use crate::real::{check_finite, finite};
+use crate::storage::{Storage, check_capacity};
+use crate::{Error, Real};
+
+/// The leave-one-out scores of one ridge.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Loo<T> {
+    /// `Σ_i Σ_c e_ic² / (n·t)`: the mean squared leave-one-out residual.
+    pub mse: T,
+    /// Rows whose left-out prediction `y_i − e_i` has another sign (one output) or another
+    /// argmax (several) than `y_i`: the LOO errors of a least-squares classifier.
+    pub errors: usize,
+}
+
+/// The ridge path of one data set: everything needed to score any `λ > 0` by
+/// leave-one-out and to return its weights, in storage `S`.
+///
+/// # Examples
+/// ```
+/// use kestrel_core::krr::RidgePath;
+/// // y = 2·z + 1 exactly: a small ridge fits it, a large one shrinks the slope.
+/// let z = [0.0, 1.0, 2.0, 3.0, 4.0];
+/// let y = [1.0, 3.0, 5.0, 7.0, 9.0];
+/// let mut path = RidgePath::fit_in(vec![0.0; RidgePath::scalars_len(5, 1, 1)], &z, &y, 5, 1, 1)?;
+/// let (small, large) = (path.loo(1e-6)?, path.loo(100.0)?);
+/// assert!(small.mse < 1e-9 && large.mse > 1.0);
+/// let mut w = [0.0];
+/// let b = path.weights(1e-6, 0, &mut w)?;
+/// assert!((w[0] - 2.0).abs() < 1e-6 && (b - 1.0).abs() < 1e-6);
+/// # Ok::<(), kestrel_core::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct RidgePath<T, S> {
+    storage: S,
+    n: usize,
+    m: usize,
+    outputs: usize,
+    marker: core::marker::PhantomData<T>,
+}
+
+/// The regions of a path's storage.
+struct Parts<'a, T> {
+    projections: &'a mut [T],
+    targets: &'a mut [T],
+    vectors: &'a mut [T],
+    scratch: &'a mut [T],
+    projected: &'a mut [T],
+    values: &'a mut [T],
+    feature_means: &'a mut [T],
+    target_means: &'a mut [T],
+}
+
+impl RidgePath<(), ()> {
+    /// Scalars a path of `n` rows, `m` features and `outputs` outputs needs (saturating).
+    pub const fn scalars_len(n: usize, m: usize, outputs: usize) -> usize {
+        let rows = n.saturating_mul(m.saturating_add(outputs));
+        let square = m.saturating_mul(m).saturating_mul(2);
+        let small = m.saturating_mul(outputs.saturating_add(2)).saturating_add(outputs);
+        rows.saturating_add(square).saturating_add(small)
+    }
+
+    /// Bytes of [`scalars_len`](Self::scalars_len) scalars of type `T`.
+    pub const fn bytes<T>(n: usize, m: usize, outputs: usize) -> usize {
+        Self::scalars_len(n, m, outputs).saturating_mul(core::mem::size_of::<T>())
+    }
+}
+
+impl<T: Real, S: Storage<T>> RidgePath<T, S> {
+    /// Builds the path of `features` (row-major `n × m`) and `targets` (row-major
+    /// `n × outputs`): centring, the Gram matrix, its eigendecomposition and the projections.
+    /// Cost O(n·m² + m³).
+    ///
+    /// # Errors
+    /// `InvalidParam` naming `n` (below 2), `m` or `outputs` (0), or `targets` (every output
+    /// constant: nothing to fit); `DimensionMismatch` for slices of the wrong length;
+    /// `NonFinite` for NaN/∞ in the input; `CapacityExceeded` when `storage` is short;
+    /// `NotConverged` from the eigensolver.
+    pub fn fit_in(
+        mut storage: S,
+        features: &[T],
+        targets: &[T],
+        n: usize,
+        m: usize,
+        outputs: usize,
+    ) -> Result<Self, Error> {
+        check_shape(n, m, outputs)?;
+        check_len(n.saturating_mul(m), features.len())?;
+        check_len(n.saturating_mul(outputs), targets.len())?;
+        check_finite(features)?;
+        check_finite(targets)?;
+        check_capacity(RidgePath::scalars_len(n, m, outputs), storage.as_ref().len())?;
+        let parts = split(storage.as_mut(), n, m, outputs).ok_or(Error::InvalidParam { name: "n" })?;
+        fit(parts, features, targets, m, outputs)?;
+        Ok(RidgePath { storage, n, m, outputs, marker: core::marker::PhantomData })
+    }
+
+    /// Rows `n`.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// `false`: a path has two rows at least.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The eigenvalues `λ_k` of `Z_cᵀZ_c`, largest first (rounding below zero clamped to 0):
+    /// the scale against which to choose the ridges to try.
+    pub fn eigenvalues(&mut self) -> &[T] {
+        self.parts().map(|p| &*p.values).unwrap_or_default()
+    }
+
+    /// The leave-one-out scores of the ridge `lambda`. O(n·m·(t + 1)).
+    ///
+    /// # Errors
+    /// `InvalidParam { name: "lambda" }` unless `lambda` is finite and positive;
+    /// `Singular { pivot: i }` when row `i` has leverage `H_ii` within rounding of 1 (a
+    /// ridge too small for this precision); `NonFinite` when a score overflows.
+    pub fn loo(&mut self, lambda: T) -> Result<Loo<T>, Error> {
+        let (n, m, outputs) = (self.n, self.m, self.outputs);
+        let parts = self.shrinkage(lambda)?;
+        let inverse_n = T::ONE / T::from_f64(n as f64);
+        let (mut sum, mut errors) = (T::ZERO, 0usize);
+        let rows = parts.projections.chunks_exact(m).zip(parts.targets.chunks_exact(outputs));
+        for (i, (p, y)) in rows.enumerate() {
+            let leverage = p.iter().zip(&*parts.scratch).fold(inverse_n, |acc, (&p, &d)| acc + p * p * d);
+            let denominator = left_out(leverage, i)?;
+            let (mut best_left_out, mut best_true) = ((0, T::ZERO), (0, T::ZERO));
+            for (c, &y_c) in y.iter().enumerate() {
+                let fitted = fitted(p, &parts, c, outputs);
+                let e = (y_c - fitted) / denominator;
+                sum += e * e;
+                let left_out_prediction = y_c - e;
+                if c == 0 || left_out_prediction > best_left_out.1 {
+                    best_left_out = (c, left_out_prediction);
+                }
+                if c == 0 || y_c > best_true.1 {
+                    best_true = (c, y_c);
+                }
+            }
+            let wrong = match outputs {
+                1 => (best_left_out.1 >= T::ZERO) != (best_true.1 >= T::ZERO),
+                _ => best_left_out.0 != best_true.0,
+            };
+            errors += usize::from(wrong);
+        }
+        let mse = finite(sum / T::from_f64((n * outputs) as f64))?;
+        Ok(Loo { mse, errors })
+    }
+
+    /// Writes the leave-one-out residuals `e_i` of output `output` at ridge `lambda` into
+    /// `out` (`n` values).
+    ///
+    /// # Errors
+    /// As [`loo`](Self::loo); `IndexOutOfRange` for `output`; `DimensionMismatch` for `out`.
+    pub fn residuals(&mut self, lambda: T, output: usize, out: &mut [T]) -> Result<(), Error> {
+        let (n, m, outputs) = (self.n, self.m, self.outputs);
+        check_output(output, outputs)?;
+        check_len(n, out.len())?;
+        let parts = self.shrinkage(lambda)?;
+        let inverse_n = T::ONE / T::from_f64(n as f64);
+        let rows = parts.projections.chunks_exact(m).zip(parts.targets.chunks_exact(outputs));
+        for (i, ((p, y), slot)) in rows.zip(out.iter_mut()).enumerate() {
+            let leverage = p.iter().zip(&*parts.scratch).fold(inverse_n, |acc, (&p, &d)| acc + p * p * d);
+            let y_c = y.get(output).copied().unwrap_or(T::ZERO);
+            *slot = (y_c - fitted(p, &parts, output, outputs)) / left_out(leverage, i)?;
+        }
+        check_finite(out)
+    }
+
+    /// Writes the weights `w(λ) = V(Λ + λI)⁻¹q` of output `output` into `w` (`m` values) and
+    /// returns its intercept `b = ȳ − z̄ᵀw`: the model `f(x) = b + wᵀz(x)`.
+    ///
+    /// # Errors
+    /// `InvalidParam { name: "lambda" }`; `IndexOutOfRange` for `output`;
+    /// `DimensionMismatch` for `w`; `NonFinite` on overflow.
+    pub fn weights(&mut self, lambda: T, output: usize, w: &mut [T]) -> Result<T, Error> {
+        let (m, outputs) = (self.m, self.outputs);
+        check_output(output, outputs)?;
+        check_len(m, w.len())?;
+        let parts = self.shrinkage(lambda)?;
+        for (slot, v) in w.iter_mut().zip(parts.vectors.chunks_exact(m)) {
+            *slot = v
+                .iter()
+                .zip(&*parts.scratch)
+                .zip(parts.projected.chunks_exact(outputs))
+                .fold(T::ZERO, |acc, ((&v, &d), q)| acc + v * d * q.get(output).copied().unwrap_or(T::ZERO));
+        }
+        check_finite(w)?;
+        let mean = parts.target_means.get(output).copied().unwrap_or(T::ZERO);
+        finite(parts.feature_means.iter().zip(&*w).fold(mean, |acc, (&z, &w)| acc - z * w))
+    }
+
+    /// The storage's regions with `1/(λ_k + λ)` in the scratch.
+    fn shrinkage(&mut self, lambda: T) -> Result<Parts<'_, T>, Error> {
+        if !(lambda.is_finite() && lambda > T::ZERO) {
+            return Err(Error::InvalidParam { name: "lambda" });
+        }
+        let parts = self.parts().ok_or(Error::InvalidParam { name: "n" })?;
+        for (d, &value) in parts.scratch.iter_mut().zip(&*parts.values) {
+            *d = T::ONE / (value + lambda);
+        }
+        Ok(parts)
+    }
+
+    fn parts(&mut self) -> Option<Parts<'_, T>> {
+        split(self.storage.as_mut(), self.n, self.m, self.outputs)
+    }
+}
+
+/// `ŷ_ic = ȳ_c + Σ_k P_ik d_k q_kc` with `d` in the scratch.
+fn fitted<T: Real>(p: &[T], parts: &Parts<'_, T>, c: usize, outputs: usize) -> T {
+    let mean = parts.target_means.get(c).copied().unwrap_or(T::ZERO);
+    p.iter()
+        .zip(&*parts.scratch)
+        .zip(parts.projected.chunks_exact(outputs))
+        .fold(mean, |acc, ((&p, &d), q)| acc + p * d * q.get(c).copied().unwrap_or(T::ZERO))
+}
+
+/// `1 − H_ii`, or `Singular` when it is within rounding of 0.
+fn left_out<T: Real>(leverage: T, row: usize) -> Result<T, Error> {
+    let denominator = T::ONE - leverage;
+    if denominator > T::EPSILON * T::from_f64(16.0) { Ok(denominator) } else { Err(Error::Singular { pivot: row }) }
+}
+
+fn check_shape(n: usize, m: usize, outputs: usize) -> Result<(), Error> {
+    match (n, m, outputs) {
+        (0 | 1, _, _) => Err(Error::InvalidParam { name: "n" }),
+        (_, 0, _) => Err(Error::InvalidParam { name: "m" }),
+        (_, _, 0) => Err(Error::InvalidParam { name: "outputs" }),
+        _ => Ok(()),
+    }
+}
+
+fn check_output(output: usize, outputs: usize) -> Result<(), Error> {
+    if output < outputs { Ok(()) } else { Err(Error::IndexOutOfRange { index: output, len: outputs }) }
+}
+
+/// Cuts `storage` into the path's regions (`None` when it is too short).
+fn split<T>(storage: &mut [T], n: usize, m: usize, outputs: usize) -> Option<Parts<'_, T>> {
+    let (projections, rest) = storage.split_at_mut_checked(n.checked_mul(m)?)?;
+    let (targets, rest) = rest.split_at_mut_checked(n.checked_mul(outputs)?)?;
+    let (vectors, rest) = rest.split_at_mut_checked(m.checked_mul(m)?)?;
+    let (scratch, rest) = rest.split_at_mut_checked(m * m)?;
+    let (projected, rest) = rest.split_at_mut_checked(m.checked_mul(outputs)?)?;
+    let (values, rest) = rest.split_at_mut_checked(m)?;
+    let (feature_means, rest) = rest.split_at_mut_checked(m)?;
+    let (target_means, _) = rest.split_at_mut_checked(outputs)?;
+    Some(Parts { projections, targets, vectors, scratch, projected, values, feature_means, target_means })
+}
+
+/// Fills the regions: means, the Gram matrix of the centred features (in the scratch), its
+/// eigendecomposition, `P = Z_cV` and `q = Pᵀỹ`.
+fn fit<T: Real>(parts: Parts<'_, T>, features: &[T], targets: &[T], m: usize, outputs: usize) -> Result<(), Error> {
+    column_means(features, m, parts.feature_means);
+    column_means(targets, outputs, parts.target_means);
+    parts.targets.copy_from_slice(targets);
+    let varies = (0..outputs).any(|c| {
+        let mean = parts.target_means.get(c).copied().unwrap_or(T::ZERO);
+        targets.chunks_exact(outputs).any(|y| y.get(c).is_some_and(|&y| y != mean))
+    });
+    if !varies {
+        return Err(Error::InvalidParam { name: "targets" });
+    }
+    // P ← Z_c, then G = Z_cᵀZ_c (lower triangle) in the scratch.
+    for (p, z) in parts.projections.chunks_exact_mut(m).zip(features.chunks_exact(m)) {
+        for ((p, &z), &mean) in p.iter_mut().zip(z).zip(&*parts.feature_means) {
+            *p = z - mean;
+        }
+    }
+    parts.scratch.fill(T::ZERO);
+    for p in parts.projections.chunks_exact(m) {
+        for (a, g) in parts.scratch.chunks_exact_mut(m).enumerate() {
+            let p_a = p.get(a).copied().unwrap_or(T::ZERO);
+            for (g, &p_b) in g.iter_mut().zip(p).take(a + 1) {
+                *g += p_a * p_b;
+            }
+        }
+    }
+    symmetric_eigen(parts.scratch, m, parts.values, parts.vectors)?;
+    for value in parts.values.iter_mut() {
+        *value = value.max_of(T::ZERO);
+    }
+    // P ← Z_cV row by row (the scratch holds one row), then q = Pᵀỹ.
+    for p in parts.projections.chunks_exact_mut(m) {
+        let row = parts.scratch.get_mut(..m).unwrap_or_default();
+        row.copy_from_slice(p);
+        for (k, slot) in p.iter_mut().enumerate() {
+            *slot = row
+                .iter()
+                .zip(parts.vectors.chunks_exact(m))
+                .fold(T::ZERO, |acc, (&z, v)| acc + z * v.get(k).copied().unwrap_or(T::ZERO));
+        }
+    }
+    parts.projected.fill(T::ZERO);
+    for (p, y) in parts.projections.chunks_exact(m).zip(targets.chunks_exact(outputs)) {
+        for (&p_k, q) in p.iter().zip(parts.projected.chunks_exact_mut(outputs)) {
+            for ((q, &y), &mean) in q.iter_mut().zip(y).zip(&*parts.target_means) {
+                *q += p_k * (y - mean);
+            }
+        }
+    }
+    check_finite(parts.projected)
+}
+
+/// The mean of each of the `columns` columns of row-major `values`, into `means`.
+fn column_means<T: Real>(values: &[T], columns: usize, means: &mut [T]) {
+    means.fill(T::ZERO);
+    let rows = values.len() / columns.max(1);
+    for row in values.chunks_exact(columns) {
+        for (mean, &x) in means.iter_mut().zip(row) {
+            *mean += x;
+        }
+    }
+    let scale = T::ONE / T::from_f64(rows.max(1) as f64);
+    for mean in means.iter_mut() {
+        *mean *= scale;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::Rng;
+    use nalgebra::{DMatrix, DVector};
+    use std::vec;
+    use std::vec::Vec;
+
+    /// A regression problem: `n × m` features with a decaying spectrum, and a noisy
+    /// nonlinear target.
+    fn problem(n: usize, m: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
+        let mut rng = Rng::seed_from_u64(seed);
+        let z: Vec<f64> = (0..n * m).map(|k| rng.uniform_in(-1.0, 1.0) / (1.0 + (k % m) as f64)).collect();
+        let y = z.chunks_exact(m).map(|z| 3.0 + (2.0 * z[0]).sin() + z[1] * z[1] + 0.1 * rng.normal::<f64>()).collect();
+        (z, y)
+    }
+
+    /// The left-out residual of row `i`: refit `min ‖y − b − Zw‖² + λ‖w‖²` without row
+    /// `i` by the dense normal equations (intercept unpenalised) in f64.
+    fn brute_force(z: &[f64], y: &[f64], m: usize, lambda: f64, i: usize) -> f64 {
+        let n = y.len();
+        let keep: Vec<usize> = (0..n).filter(|&r| r != i).collect();
+        let x = DMatrix::from_fn(keep.len(), m + 1, |r, c| if c == m { 1.0 } else { z[keep[r] * m + c] });
+        let target = DVector::from_fn(keep.len(), |r, _| y[keep[r]]);
+        let mut normal = x.transpose() * &x;
+        for k in 0..m {
+            normal[(k, k)] += lambda;
+        }
+        let beta = normal.lu().solve(&(x.transpose() * target)).unwrap();
+        let prediction = (0..m).map(|c| z[i * m + c] * beta[c]).sum::<f64>() + beta[m];
+        y[i] - prediction
+    }
+
+    fn path<T: Real>(z: &[f64], y: &[f64], m: usize, outputs: usize) -> RidgePath<T, Vec<T>> {
+        let n = y.len() / outputs;
+        let cast = |v: &[f64]| v.iter().map(|&x| T::from_f64(x)).collect::<Vec<T>>();
+        let storage = vec![T::ZERO; RidgePath::scalars_len(n, m, outputs)];
+        RidgePath::fit_in(storage, &cast(z), &cast(y), n, m, outputs).unwrap()
+    }
+
+    /// LOO residuals against brute-force refits at every ridge of a path from 10·λ_max
+    /// down to `smallest`·λ_max, to `tol` relative to the residuals' scale.
+    fn loo_equals_refits<T: Real>(smallest: f64, tol: f64) {
+        let (n, m) = (120, 12);
+        let (z, y) = problem(n, m, 11);
+        let mut path = path::<T>(&z, &y, m, 1);
+        let largest = path.eigenvalues()[0].to_f64();
+        let mut lambda = 10.0 * largest;
+        let mut residuals = vec![T::ZERO; n];
+        while lambda >= smallest * largest {
+            path.residuals(T::from_f64(lambda), 0, &mut residuals).unwrap();
+            let exact: Vec<f64> = (0..n).map(|i| brute_force(&z, &y, m, lambda, i)).collect();
+            let scale = exact.iter().map(|e| e.abs()).fold(0.0, f64::max);
+            for (i, (e, x)) in residuals.iter().zip(&exact).enumerate() {
+                assert!((e.to_f64() - x).abs() <= tol * scale, "λ = {lambda:e}, row {i}: {} vs {x}", e.to_f64());
+            }
+            let mse = exact.iter().map(|e| e * e).sum::<f64>() / n as f64;
+            let loo = path.loo(T::from_f64(lambda)).unwrap();
+            assert!((loo.mse.to_f64() - mse).abs() <= 2.0 * tol * mse.max(scale * scale), "λ = {lambda:e}");
+            lambda /= 10.0;
+        }
+    }
+
+    #[test]
+    fn loo_residuals_equal_brute_force_refits_f64() {
+        loo_equals_refits::<f64>(1e-8, 1e-9);
+    }
+
+    #[test]
+    fn loo_residuals_equal_brute_force_refits_f32() {
+        loo_equals_refits::<f32>(1e-4, 1e-3);
+    }
+
+    #[test]
+    fn weights_solve_the_ridge_problem() {
+        let (n, m, lambda) = (60, 5, 0.3);
+        let (z, y) = problem(n, m, 2);
+        let mut path = path::<f64>(&z, &y, m, 1);
+        let mut w = vec![0.0; m];
+        let b = path.weights(lambda, 0, &mut w).unwrap();
+        // The gradient of ‖y − b − Zw‖² + λ‖w‖² vanishes.
+        let r: Vec<f64> = (0..n).map(|i| y[i] - b - (0..m).map(|k| z[i * m + k] * w[k]).sum::<f64>()).collect();
+        assert!(r.iter().sum::<f64>().abs() < 1e-9);
+        for k in 0..m {
+            let g = lambda * w[k] - (0..n).map(|i| z[i * m + k] * r[i]).sum::<f64>();
+            assert!(g.abs() < 1e-9, "∂w_{k} = {g}");
+        }
+    }
+
+    #[test]
+    fn classification_counts_left_out_errors() {
+        // Two outputs (one-vs-rest ±1) separable by the first feature's sign, one output
+        // the same as ±1; a large ridge flattens every prediction onto the mean.
+        let (n, m) = (80, 3);
+        let mut rng = Rng::seed_from_u64(4);
+        let z: Vec<f64> = (0..n * m).map(|_| rng.uniform_in(-1.0, 1.0)).collect();
+        let sign: Vec<f64> = z.chunks_exact(m).map(|z| if z[0] > 0.0 { 1.0 } else { -1.0 }).collect();
+        let two: Vec<f64> = sign.iter().flat_map(|&s| [s, -s]).collect();
+        let mut one = path::<f64>(&z, &sign, m, 1);
+        let mut both = path::<f64>(&z, &two, m, 2);
+        let brute =
+            (0..n).filter(|&i| (sign[i] - brute_force(&z, &sign, m, 1.0, i) >= 0.0) != (sign[i] >= 0.0)).count();
+        assert_eq!(one.loo(1.0).unwrap().errors, brute);
+        assert!(brute < 8, "{brute} errors on a separable problem");
+        assert_eq!(both.loo(1.0).unwrap().errors, brute);
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        let storage = || vec![0.0; RidgePath::scalars_len(4, 1, 1)];
+        let z = [0.0, 1.0, 2.0, 3.0];
+        let fit = |z: &[f64], y: &[f64], n| RidgePath::fit_in(storage(), z, y, n, 1, 1).err();
+        assert_eq!(fit(&z[..1], &[1.0], 1), Some(Error::InvalidParam { name: "n" }));
+        assert_eq!(fit(&z, &[2.0; 4], 4), Some(Error::InvalidParam { name: "targets" }));
+        assert_eq!(fit(&[0.0, f64::NAN, 2.0, 3.0], &[1.0, 2.0, 3.0, 4.0], 4), Some(Error::NonFinite));
+        assert_eq!(fit(&z, &[1.0, 2.0, f64::INFINITY, 4.0], 4), Some(Error::NonFinite));
+        assert!(matches!(fit(&z, &[1.0, 2.0], 4), Some(Error::DimensionMismatch { .. })));
+        let short = RidgePath::fit_in(vec![0.0; 3], &z, &[1.0, 2.0, 3.0, 4.0], 4, 1, 1).err();
+        assert!(matches!(short, Some(Error::CapacityExceeded { .. })));
+        let mut path = RidgePath::fit_in(storage(), &z, &[1.0, 2.0, 3.0, 5.0], 4, 1, 1).unwrap();
+        for lambda in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert_eq!(path.loo(lambda), Err(Error::InvalidParam { name: "lambda" }));
+        }
+        assert!(matches!(path.weights(1.0, 1, &mut [0.0]), Err(Error::IndexOutOfRange { .. })));
+        // Two rows and one feature: the fit interpolates, every leverage is 1 as λ → 0.
+        let mut tiny = RidgePath::fit_in(storage(), &z[..2], &[1.0, 2.0], 2, 1, 1).unwrap();
+        assert!(matches!(tiny.loo(1e-300), Err(Error::Singular { .. })));
+    }
+}
