@@ -57,12 +57,12 @@ pub struct Loo<T> {
 /// ```
 /// use kestrel_core::krr::RidgePath;
 /// // y = 2·z + 1 exactly: a small ridge fits it, a large one shrinks the slope.
-/// let z = [0.0, 1.0, 2.0, 3.0, 4.0];
+/// let z = [0.0f64, 1.0, 2.0, 3.0, 4.0];
 /// let y = [1.0, 3.0, 5.0, 7.0, 9.0];
 /// let mut path = RidgePath::fit_in(vec![0.0; RidgePath::scalars_len(5, 1, 1)], &z, &y, 5, 1, 1)?;
 /// let (small, large) = (path.loo(1e-6)?, path.loo(100.0)?);
 /// assert!(small.mse < 1e-9 && large.mse > 1.0);
-/// let mut w = [0.0];
+/// let mut w = [0.0f64];
 /// let b = path.weights(1e-6, 0, &mut w)?;
 /// assert!((w[0] - 2.0).abs() < 1e-6 && (b - 1.0).abs() < 1e-6);
 /// # Ok::<(), kestrel_core::Error>(())

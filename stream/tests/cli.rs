@@ -152,6 +152,49 @@ fn slkl_and_rsvm_round_trips() {
 }
 
 #[test]
+fn krr_and_lssvm_choose_their_settings_and_say_so() {
+    let dir = scratch("krr");
+    let data = regression_csv(&dir, 300);
+    let model = dir.join("krr.kestrel");
+    let (data, model) = (data.to_str().unwrap(), model.to_str().unwrap());
+    let o = kestrel(&["train", "--learner", "krr", "--input", data, "--out", model, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = json(&o);
+    let (gamma, lambda) = (summary["chosen"]["gamma"].as_f64().unwrap(), summary["chosen"]["lambda"].as_f64().unwrap());
+    assert!(gamma > 0.0 && lambda > 0.0 && summary["path"].as_array().unwrap().len() > 10, "{summary}");
+    let eval = json(&kestrel(&["eval", "--model", model, "--input", data, "--json"]));
+    assert!(eval["mse"].as_f64().unwrap() < 1e-3, "{eval}");
+    // Without --json the chosen values go to the terminal.
+    let o = kestrel(&["train", "--learner", "krr", "--input", data, "--out", model]);
+    assert!(stderr(&o).contains("chosen") && stderr(&o).contains("lambda = "), "{}", stderr(&o));
+    let info = json(&kestrel(&["inspect", model, "--json"]));
+    assert!(info["kernel"].as_str().unwrap().contains(&format!("{gamma}")), "{info}");
+
+    let data = binary_libsvm(&dir, 300);
+    let data = data.to_str().unwrap();
+    for learner in ["lssvm", "rsvm"] {
+        let o = kestrel(&["train", "--learner", learner, "--input", data, "--out", model, "--json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(json(&o)["chosen"]["gamma"].as_f64().is_some(), "{}", stdout(&o));
+        let eval = json(&kestrel(&["eval", "--model", model, "--input", data, "--json"]));
+        assert!(eval["accuracy"].as_f64().unwrap() > 0.95, "{learner}: {eval}");
+    }
+    let rsvm = json(&kestrel(&["train", "--learner", "rsvm", "--input", data, "--out", model, "--json"]));
+    assert!(rsvm["chosen"]["c"].as_f64().unwrap() > 0.0, "{rsvm}");
+    // auto where it cannot apply is a usage error naming the flag.
+    for args in [
+        vec!["train", "--learner", "svm", "--input", data, "--out", model, "--c", "auto"],
+        vec!["train", "--learner", "rsvm", "--input", data, "--out", model, "--raw-features"],
+        vec!["stream", "--learner", "rsvm", "--input", data, "--dim", "2", "--gamma", "auto"],
+        vec!["train", "--learner", "krr", "--input", data, "--out", model, "--lambda", "0"],
+    ] {
+        let o = kestrel(&args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        assert!(stderr(&o).contains("auto") || stderr(&o).contains("lambda"), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
 fn bad_rows_are_reported_with_line_and_column() {
     let dir = scratch("bad");
     let path = dir.join("bad.libsvm");

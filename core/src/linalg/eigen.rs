@@ -40,7 +40,7 @@ pub const MAX_SWEEPS: usize = 64;
 /// # Examples
 /// ```
 /// use kestrel_core::linalg::symmetric_eigen;
-/// let mut a = [2.0, 1.0, 1.0, 2.0];
+/// let mut a = [2.0f64, 1.0, 1.0, 2.0];
 /// let (mut values, mut vectors) = ([0.0; 2], [0.0; 4]);
 /// symmetric_eigen(&mut a, 2, &mut values, &mut vectors)?;
 /// assert!((values[0] - 3.0).abs() < 1e-15 && (values[1] - 1.0).abs() < 1e-15);

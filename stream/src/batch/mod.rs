@@ -7,6 +7,9 @@
 //! checked from the data set's shape *before* anything is allocated, and every buffer is
 //! then allocated fallibly ([`crate::limits::zeroed`]).
 
+pub mod centres;
+pub mod gamma;
+pub mod krr;
 pub mod linear;
 pub mod rsvm;
 pub mod slkl;

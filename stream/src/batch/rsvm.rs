@@ -4,25 +4,18 @@
 //! everything into a [`ReducedKernelModel`] that predicts with `m` kernel evaluations.
 
 use kestrel_core::cholesky::Cholesky;
-use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, OneVsRest, ValidParams};
-use kestrel_core::reduced_set::{Irsvm, IrsvmParams, ReducedKernelModel, select_random};
+use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, OneVsRest, Params, ValidParams};
+use kestrel_core::krr::RidgePath;
+use kestrel_core::linalg::packed_len;
+use kestrel_core::reduced_set::ReducedKernelModel;
 use kestrel_core::{Kernel, Real, Rng};
 
+pub use super::centres::Selection;
+use super::centres::{centre_rows, choose_centres, selection_bytes, whiten};
+use super::krr::{Task, choose_prefix, sign_targets};
 use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
-use crate::limits::{reserve, zeroed};
-
-/// How the centres are chosen.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Selection {
-    /// IRSVM with threshold `δ = rms·√n` (`rms`: the root-mean-square residual per point).
-    Irsvm {
-        /// `δ/√n`.
-        rms: f64,
-    },
-    /// A uniform random subset.
-    Random,
-}
+use crate::limits::zeroed;
 
 /// The reduced-kernel SVM's settings.
 #[derive(Clone, Copy, Debug)]
@@ -41,6 +34,31 @@ pub struct RsvmConfig<T> {
     pub seed: u64,
     /// Memory budget in bytes for training (see [`crate::batch`]).
     pub budget: Option<usize>,
+    /// Which settings leave-one-out chooses (see [`Tune`]).
+    pub tune: Tune,
+}
+
+/// Settings chosen by the leave-one-out error of the least-squares SVM on the same
+/// Nyström features ([`super::krr::choose_prefix`]) instead of taken from the
+/// configuration: one ridge path per reduced-set size, no SVM trained twice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tune {
+    /// `C = 1/(2λ*)`: the L2-loss SVM `½‖w‖² + CΣξ²` is the ridge problem
+    /// `Σξ² + λ‖w‖²` with `λ = 1/(2C)`, the squared hinge in place of the squared error.
+    pub c: bool,
+    /// The reduced set: IRSVM's centres, in their order, cut to the smallest prefix whose
+    /// LOO error has stopped improving (the configured threshold then only bounds the
+    /// selection; give a small one).
+    pub centres: bool,
+}
+
+/// What the tuning chose.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tuned {
+    /// `C` of the SVM.
+    pub c: f64,
+    /// The ridge behind it and its LOO scores.
+    pub ridge: super::krr::RidgeScore,
 }
 
 /// What training did.
@@ -57,17 +75,24 @@ pub struct RsvmSummary {
     /// Bytes training held at most besides the data set: dense copy, selection, features,
     /// factor, solver state, model.
     pub working_bytes: usize,
+    /// What leave-one-out chose, when asked to.
+    pub tuned: Option<Tuned>,
 }
 
 /// Bytes training holds at most for `n` rows of `dim` features, `capacity` centres and
 /// `outputs` weight vectors, besides the data set: the dense copy, the selection's buffers,
-/// the features, the factor, the labels, the solver's state and the model.
-pub fn working_bytes<T>(n: usize, dim: usize, capacity: usize, outputs: usize, selection: Selection) -> usize {
+/// the features, the factor, the labels, the solver's state and the model; when tuning,
+/// also the `±1` targets, a prefix of the features and its ridge path.
+pub fn working_bytes<T>(
+    n: usize,
+    dim: usize,
+    capacity: usize,
+    outputs: usize,
+    selection: Selection,
+    tuning: bool,
+) -> usize {
     let scalars = |count: usize| count.saturating_mul(size_of::<T>());
-    let selection = match selection {
-        Selection::Irsvm { .. } => Irsvm::bytes::<T>(n, capacity),
-        Selection::Random => scalars(capacity.saturating_mul(dim)).saturating_add(capacity * size_of::<usize>()),
-    };
+    let selection = selection_bytes::<T>(n, dim, capacity, selection);
     let solver =
         if outputs == 1 { LinearSvm::bytes::<T>(n, capacity) } else { OneVsRest::bytes::<T>(n, capacity, outputs) };
     scalars(n.saturating_mul(dim))
@@ -77,6 +102,13 @@ pub fn working_bytes<T>(n: usize, dim: usize, capacity: usize, outputs: usize, s
         .saturating_add(n.saturating_mul(size_of::<i32>()))
         .saturating_add(solver)
         .saturating_add(scalars(ReducedKernelModel::scalars_len(dim, capacity, outputs)))
+        .saturating_add(if tuning { tuning_bytes::<T>(n, capacity, outputs) } else { 0 })
+}
+
+/// The tuning's buffers: targets, a prefix copy of the features and its ridge path.
+fn tuning_bytes<T>(n: usize, capacity: usize, outputs: usize) -> usize {
+    let copies = n.saturating_mul(outputs.saturating_add(capacity)).saturating_mul(size_of::<T>());
+    copies.saturating_add(RidgePath::bytes::<T>(n, capacity, outputs))
 }
 
 /// Trains a reduced-kernel SVM on `data`, after checking the budget.
@@ -90,37 +122,39 @@ pub fn train<T: Real>(
     let (classes, labels) = classes::<T>(data.labels())?;
     let (n, dim, outputs) = (data.len(), data.dim().max(1), classes.outputs());
     let capacity = config.centres.clamp(1, n);
-    let working_bytes = working_bytes::<T>(n, dim, capacity, outputs, config.selection);
+    let tuning = config.tune != Tune::default();
+    let working_bytes = working_bytes::<T>(n, dim, capacity, outputs, config.selection, tuning);
     check_budget(data.bytes().saturating_add(working_bytes), config.budget)?;
     let points = data.dense(dim)?;
     let mut rng = Rng::seed_from_u64(config.seed);
-    let (chosen, mut features) = choose_centres(&points, dim, capacity, config, &mut rng)?;
+    let (chosen, mut features) = choose_centres(&points, dim, capacity, &config.kernel, config.selection, &mut rng)?;
     let m = chosen.len();
     if m == 0 {
         return Err(TrainError::NoCentres);
     }
-    let mut centres = Vec::new();
-    reserve(&mut centres, m * dim, "the centres")?;
-    for &i in &chosen {
-        centres.extend_from_slice(row(&points, dim, i)?);
-    }
+    let mut centres = centre_rows(&points, dim, &chosen)?;
     let factor = if config.whiten { Some(whiten(&config.kernel, &centres, dim, &mut features, m)?) } else { None };
+    let (m, params, tuned) = if config.tune == Tune::default() {
+        (m, config.params, None)
+    } else {
+        tune(config, &mut features, &mut centres, m, &labels, outputs)?
+    };
     let rows = DenseRows::new(&features, m)?;
     let storage = zeroed(ReducedKernelModel::scalars_len(dim, m, outputs), "the model")?;
     let mut model = ReducedKernelModel::new_in(storage, config.kernel, dim, m, outputs)?;
     model.centres_mut().copy_from_slice(&centres);
-    let (bias, whitening) = (config.params.bias(), factor.as_ref().map(Cholesky::packed));
+    let whitening = factor.as_ref().and_then(|f| f.packed().get(..packed_len(m)));
+    let bias = params.bias();
     let (objective, passes, converged) = if outputs == 1 {
         let scalars = zeroed(LinearSvm::scalars_len(n, m), "the solver")?;
-        let mut svm =
-            LinearSvm::new_in(scalars, zeroed(LinearSvm::indices_len(n), "the solver")?, n, m, config.params)?;
+        let mut svm = LinearSvm::new_in(scalars, zeroed(LinearSvm::indices_len(n), "the solver")?, n, m, params)?;
         let outcome = svm.train(&rows, &labels, &mut rng)?;
         model.set_coefficients(0, svm.weights(), svm.bias_weight(), bias, whitening)?;
         (outcome.objective, outcome.passes, outcome.exit == Exit::Converged)
     } else {
         let scalars = zeroed(OneVsRest::scalars_len(n, m, outputs), "the solver")?;
         let indices = zeroed(OneVsRest::indices_len(n), "the solver")?;
-        let mut svm = OneVsRest::new_in(scalars, indices, n, m, outputs, config.params)?;
+        let mut svm = OneVsRest::new_in(scalars, indices, n, m, outputs, params)?;
         let outcome = svm.train(&rows, &labels, &mut rng)?;
         for c in 0..outputs {
             let (w, bias_weight) = (svm.weights(c).unwrap_or(&[]), svm.bias_weight(c).unwrap_or(T::ZERO));
@@ -131,109 +165,56 @@ pub fn train<T: Real>(
     for (slot, label) in model.labels_mut().iter_mut().zip(classes.model_labels()) {
         *slot = T::from_f64(label);
     }
-    let summary = RsvmSummary { centres: m, objective: objective.to_f64(), passes, converged, working_bytes };
+    let summary = RsvmSummary { centres: m, objective: objective.to_f64(), passes, converged, working_bytes, tuned };
     Ok((model, summary))
 }
 
-/// Row `i` of a row-major matrix of `dim` columns.
-fn row<T>(points: &[T], dim: usize, i: usize) -> Result<&[T], kestrel_core::Error> {
-    let len = points.len() / dim.max(1);
-    points.get(i * dim..(i + 1) * dim).ok_or(kestrel_core::Error::IndexOutOfRange { index: i, len })
-}
-
-/// The chosen rows and their features `K(A, Ã)` (row-major `n × m`).
-fn choose_centres<T: Real>(
-    points: &[T],
-    dim: usize,
-    capacity: usize,
+/// Applies [`Tune`]: the prefix of the centres and the `C` leave-one-out prefers. Cuts
+/// `features` and `centres` to the chosen prefix; returns its size, the solver's
+/// parameters and the choice.
+fn tune<T: Real>(
     config: &RsvmConfig<T>,
-    rng: &mut Rng,
-) -> Result<(Vec<usize>, Vec<T>), TrainError> {
-    let n = points.len() / dim;
-    match config.selection {
-        Selection::Irsvm { rms } => {
-            let delta = T::from_f64(rms * (n as f64).sqrt());
-            let selection = Irsvm::select_in(
-                zeroed(Irsvm::scalars_len(n, capacity), "the selection")?,
-                Cholesky::new_in(zeroed(Cholesky::scalars_len(capacity), "the selection")?, capacity)?,
-                zeroed(Irsvm::indices_len(n, capacity), "the selection")?,
-                points,
-                dim,
-                &config.kernel,
-                IrsvmParams::new(delta).check()?,
-                rng,
-            )?;
-            let m = selection.len();
-            let mut features = Vec::new();
-            reserve(&mut features, n * m, "the features")?;
-            for i in 0..n {
-                features.extend_from_slice(selection.features(i).unwrap_or(&[]));
-            }
-            Ok((selection.indices().to_vec(), features))
-        }
-        Selection::Random => {
-            let mut chosen = zeroed(capacity, "the selection")?;
-            select_random(n, rng, &mut chosen)?;
-            let mut features = zeroed(n * capacity, "the features")?;
-            let mut centres = Vec::new();
-            reserve(&mut centres, capacity * dim, "the centres")?;
-            for &i in &chosen {
-                centres.extend_from_slice(row(points, dim, i)?);
-            }
-            for (x, row) in points.chunks_exact(dim).zip(features.chunks_exact_mut(capacity)) {
-                config.kernel.column(x, &centres, row)?;
-            }
-            Ok((chosen, features))
-        }
-    }
-}
-
-/// Factors `K(Ã, Ã) = LLᵀ` (with a jitter of `m·ε` on the diagonal, relative to its
-/// largest entry, so near-duplicate centres stay factorable) and replaces each feature row
-/// `z` by `L⁻¹z`.
-fn whiten<T: Real>(
-    kernel: &Kernel<T>,
-    centres: &[T],
-    dim: usize,
-    features: &mut [T],
+    features: &mut Vec<T>,
+    centres: &mut Vec<T>,
     m: usize,
-) -> Result<Cholesky<T, Vec<T>>, TrainError> {
-    let centre = |i: usize| centres.get(i * dim..(i + 1) * dim).unwrap_or_default();
-    let largest = (0..m).map(|i| kernel.diagonal(centre(i)).to_f64()).fold(0.0, f64::max);
-    let jitter = T::from_f64(largest * m as f64 * T::EPSILON.to_f64());
-    let factor = Cholesky::factor_in(zeroed(Cholesky::scalars_len(m), "the factor")?, m, m, |i, j| {
-        let k = kernel.eval(centre(i), centre(j)).unwrap_or(T::ZERO);
-        if i == j { k + jitter } else { k }
-    })?;
-    for row in features.chunks_exact_mut(m) {
-        factor.solve_lower_in_place(row)?;
+    labels: &[i32],
+    outputs: usize,
+) -> Result<(usize, ValidParams<T>, Option<Tuned>), TrainError> {
+    if !config.whiten {
+        return Err(TrainError::Core(kestrel_core::Error::InvalidParam { name: "whiten" }));
     }
-    Ok(factor)
+    let targets = sign_targets::<T>(labels, outputs)?;
+    let choice = choose_prefix(features, &targets, m, outputs, Task::Classification)?;
+    let keep = if config.tune.centres { choice.centres } else { m };
+    let ridge = if config.tune.centres {
+        choice.chosen
+    } else {
+        choice.sizes.last().map_or(choice.chosen, |&(_, score)| score)
+    };
+    if keep < m {
+        let mut kept = zeroed(labels.len().saturating_mul(keep), "the features")?;
+        for (to, from) in kept.chunks_exact_mut(keep).zip(features.chunks_exact(m)) {
+            to.copy_from_slice(from.get(..keep).unwrap_or_default());
+        }
+        *features = kept;
+        centres.truncate(keep * (centres.len() / m));
+    }
+    let p = config.params;
+    let c = if config.tune.c { 1.0 / (2.0 * ridge.lambda) } else { p.c_pos().to_f64() };
+    let params = Params::new()
+        .loss(p.loss())
+        .c(T::from_f64(c))
+        .bias(p.bias())
+        .epsilon(p.epsilon())
+        .max_passes(p.max_passes())
+        .shrinking(p.shrinking())
+        .check()?;
+    Ok((keep, params, Some(Tuned { c, ridge })))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kestrel_core::linalg::dot;
-
-    #[test]
-    fn whitened_features_are_the_nystrom_features() {
-        // L⁻¹z with LLᵀ = K(Ã, Ã): their inner products reproduce the kernel on the centres.
-        let kernel = Kernel::rbf(0.7).unwrap();
-        let centres = [0.0, 0.0, 1.0, 0.5, -0.5, 1.0, 0.3, -0.8];
-        let mut features = vec![0.0; 4 * 4];
-        for (x, row) in centres.chunks_exact(2).zip(features.chunks_exact_mut(4)) {
-            kernel.column(x, &centres, row).unwrap();
-        }
-        whiten(&kernel, &centres, 2, &mut features, 4).unwrap();
-        for (i, a) in features.chunks_exact(4).enumerate() {
-            for (j, b) in features.chunks_exact(4).enumerate() {
-                let k = kernel.eval(&centres[2 * i..2 * i + 2], &centres[2 * j..2 * j + 2]).unwrap();
-                assert!((dot(a, b).unwrap() - k).abs() < 1e-9, "({i}, {j})");
-            }
-        }
-    }
-
     #[test]
     fn learns_a_nonlinear_problem_with_few_centres() {
         use crate::source::Record;
@@ -249,7 +230,9 @@ mod tests {
         let params = kestrel_core::dcd::Params::new().c(10.0).bias(1.0).check().unwrap();
         for selection in [Selection::Irsvm { rms: 0.005 }, Selection::Random] {
             let kernel = Kernel::rbf(2.0).unwrap();
-            let config = RsvmConfig { kernel, centres: 30, selection, whiten: true, params, seed: 1, budget: None };
+            let tune = Tune::default();
+            let config =
+                RsvmConfig { kernel, centres: 30, selection, whiten: true, params, seed: 1, budget: None, tune };
             let (model, summary) = train(&data, &config).unwrap();
             assert!(summary.centres <= 30 && summary.centres == model.centres_len());
             let correct = (0..data.len())

@@ -51,6 +51,39 @@ pub fn non_negative(text: &str) -> Result<f64, String> {
     number(text).and_then(|v| if v >= 0.0 { Ok(v) } else { Err(format!("`{text}` is negative")) })
 }
 
+/// A number given on the command line, or `auto`: chosen from the data (`kestrel train`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Setting {
+    /// `auto`.
+    Auto,
+    /// A number.
+    Value(f64),
+}
+
+impl Setting {
+    /// The number, `default` when not given; `Err` naming `flag` for `auto`, which a
+    /// command that sees no data set before it starts cannot resolve.
+    pub fn value_or(setting: Option<Setting>, default: f64, flag: &str) -> Result<f64, String> {
+        match setting {
+            None => Ok(default),
+            Some(Setting::Value(v)) => Ok(v),
+            Some(Setting::Auto) => {
+                Err(format!("{flag} auto chooses from a whole data set (kestrel train); give a number here"))
+            }
+        }
+    }
+}
+
+/// `auto` or a finite number above 0.
+pub fn auto_positive(text: &str) -> Result<Setting, String> {
+    if text.trim() == "auto" { Ok(Setting::Auto) } else { positive(text).map(Setting::Value) }
+}
+
+/// `auto` or a finite number of at least 0.
+pub fn auto_non_negative(text: &str) -> Result<Setting, String> {
+    if text.trim() == "auto" { Ok(Setting::Auto) } else { non_negative(text).map(Setting::Value) }
+}
+
 /// A finite number.
 pub fn number(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
@@ -99,6 +132,22 @@ pub enum Learner {
     Svm,
     /// Reduced-kernel SVM.
     Rsvm,
+}
+
+/// The learners `kestrel train` fits to a whole data set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TrainLearner {
+    /// Stochastic low-rank kernel learning (regression).
+    Slkl,
+    /// Linear SVM by dual coordinate descent.
+    Svm,
+    /// Reduced-kernel SVM.
+    Rsvm,
+    /// Nyström kernel ridge regression, the ridge by exact leave-one-out.
+    Krr,
+    /// Least-squares SVM (kernel ridge on ±1 targets, one-vs-rest), the ridge by
+    /// leave-one-out error.
+    Lssvm,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -152,11 +201,12 @@ pub struct KernelArgs {
     #[arg(long, value_enum, default_value_t = KernelArg::Rbf)]
     pub kernel: KernelArg,
     /// Kernel width: RBF is exp(−gamma‖x−x'‖²); polynomial (gamma⟨x,x'⟩ + coef0)^degree.
-    /// Default: `train` 0.5; `stream` 1/d for d features (features of unit variance, as
-    /// the stream's standardisation makes them, are then at a typical squared distance of
-    /// 2d: scikit-learn's `gamma="scale"`).
-    #[arg(long, value_parser = positive)]
-    pub gamma: Option<f64>,
+    /// Default: `train` auto, the width of highest centred kernel-target alignment on a
+    /// sample (searched around the median heuristic); `stream` 1/d for d features
+    /// (features of unit variance, as the stream's standardisation makes them, are then
+    /// at a typical squared distance of 2d: scikit-learn's `gamma="scale"`).
+    #[arg(long, value_parser = auto_positive)]
+    pub gamma: Option<Setting>,
     /// Polynomial degree.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=32))]
     pub degree: u32,
@@ -166,15 +216,12 @@ pub struct KernelArgs {
 }
 
 impl KernelArgs {
-    /// The kernel these flags describe, with `default_gamma` where `--gamma` is not given.
+    /// The kernel these flags describe with width `gamma` (`--gamma` resolved by the caller).
     ///
     /// # Errors
     /// `InvalidParam` naming the parameter out of range.
-    pub fn build<T: kestrel_core::Real>(
-        &self,
-        default_gamma: f64,
-    ) -> Result<kestrel_core::Kernel<T>, kestrel_core::Error> {
-        let gamma = T::from_f64(self.gamma.unwrap_or(default_gamma));
+    pub fn build<T: kestrel_core::Real>(&self, gamma: f64) -> Result<kestrel_core::Kernel<T>, kestrel_core::Error> {
+        let gamma = T::from_f64(gamma);
         match self.kernel {
             KernelArg::Rbf => kestrel_core::Kernel::rbf(gamma),
             KernelArg::Poly => kestrel_core::Kernel::polynomial(self.degree, gamma, T::from_f64(self.coef0)),
@@ -186,9 +233,10 @@ impl KernelArgs {
 /// The linear SVM's flags (svm, and rsvm on its kernel features).
 #[derive(Args, Clone)]
 pub struct SvmArgs {
-    /// SVM cost C (svm, rsvm).
-    #[arg(long, default_value_t = 1.0, value_parser = positive)]
-    pub c: f64,
+    /// SVM cost C (svm, rsvm). Default 1, except `train --learner rsvm`: auto, chosen by
+    /// the leave-one-out error of the least-squares SVM on the same features.
+    #[arg(long, value_parser = auto_positive)]
+    pub c: Option<Setting>,
     /// SVM loss (svm, rsvm; LIBLINEAR -s 3 is hinge, -s 1 squared hinge).
     #[arg(long, value_enum, default_value_t = LossArg::SquaredHinge)]
     pub loss: LossArg,
@@ -198,13 +246,15 @@ pub struct SvmArgs {
 }
 
 impl SvmArgs {
-    /// The solver's parameters these flags describe, with the stopping tolerance `eps`
-    /// when one is given (LIBLINEAR's 0.1 otherwise).
+    /// The solver's parameters these flags describe with cost `c` (`--c` resolved by the
+    /// caller), with the stopping tolerance `eps` when one is given (LIBLINEAR's 0.1
+    /// otherwise).
     ///
     /// # Errors
     /// `InvalidParam` naming the parameter out of range.
     pub fn params<T: kestrel_core::Real>(
         &self,
+        c: f64,
         eps: Option<f64>,
     ) -> Result<kestrel_core::dcd::ValidParams<T>, kestrel_core::Error> {
         use kestrel_core::dcd::{Loss, Params};
@@ -212,7 +262,7 @@ impl SvmArgs {
             LossArg::Hinge => Loss::Hinge,
             LossArg::SquaredHinge => Loss::SquaredHinge,
         };
-        let mut params = Params::new().loss(loss).c(T::from_f64(self.c)).bias(T::from_f64(self.bias));
+        let mut params = Params::new().loss(loss).c(T::from_f64(c)).bias(T::from_f64(self.bias));
         if let Some(eps) = eps {
             params = params.epsilon(T::from_f64(eps));
         }
@@ -244,7 +294,7 @@ pub struct InputArgs {
 pub struct TrainArgs {
     /// The learner.
     #[arg(long, value_enum)]
-    pub learner: Learner,
+    pub learner: TrainLearner,
     #[command(flatten)]
     pub input: InputArgs,
     /// Where to write the model file.
@@ -255,7 +305,8 @@ pub struct TrainArgs {
     /// SLKL's sparsity parameter, in units of the target variance: ν = nu·Var(y).
     #[arg(long, default_value_t = 0.1, value_parser = non_negative)]
     pub nu: f64,
-    /// Candidate centres (slkl, default 256) or the most centres (rsvm, default 64).
+    /// Candidate centres (slkl, default 256) or the most centres (rsvm, krr, lssvm;
+    /// default 256).
     #[arg(long, value_parser = count(1, MAX_CENTERS))]
     pub centers: Option<usize>,
     /// Most active centres m0 (slkl; default: as many as candidates).
@@ -273,10 +324,15 @@ pub struct TrainArgs {
     #[arg(long, value_enum, default_value_t = SelectArg::Irsvm)]
     pub select: SelectArg,
     /// IRSVM threshold on the distance of a candidate's kernel column to the span of the
-    /// centres' (rsvm), as a root-mean-square residual per training point: δ/√n
-    /// (default 0.005).
-    #[arg(long, value_parser = non_negative)]
-    pub delta: Option<f64>,
+    /// centres' (rsvm, krr, lssvm), as a root-mean-square residual per training point:
+    /// δ/√n. Default auto: IRSVM selects up to --centers at a small threshold (0.0005) and
+    /// rsvm keeps the smallest prefix whose leave-one-out error has stopped improving.
+    #[arg(long, value_parser = auto_non_negative)]
+    pub delta: Option<Setting>,
+    /// The ridge λ of kernel ridge regression (krr, lssvm): default auto, the best of a
+    /// path of half-decades by exact leave-one-out.
+    #[arg(long, value_parser = auto_positive)]
+    pub lambda: Option<Setting>,
     /// Train the reduced-kernel SVM on the raw features K(x, Ã) instead of the Nyström
     /// features L⁻¹K(x, Ã) (rsvm).
     #[arg(long)]

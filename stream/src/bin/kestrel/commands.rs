@@ -1,27 +1,20 @@
-//! `kestrel train`, `predict`, `eval`, `inspect` and `budget`.
+//! `kestrel predict`, `eval`, `inspect` and `budget`, and the input they share with
+//! `train` and `stream`.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::time::Instant;
 
 use anyhow::{Context, Result};
-use kestrel_core::dcd;
-use kestrel_core::slkl;
-use kestrel_core::{Kernel, Real};
-use kestrel_stream::batch::linear;
-use kestrel_stream::batch::rsvm::{self, RsvmConfig, Selection};
-use kestrel_stream::batch::slkl::{self as slkl_train, SlklConfig};
+use kestrel_core::Real;
 use kestrel_stream::class_names::ClassNames;
-use kestrel_stream::dataset::{Dataset, OnError};
-use kestrel_stream::file;
+use kestrel_stream::dataset::OnError;
 use kestrel_stream::model::{self, scalar_name};
 use kestrel_stream::online::{WindowRsvm, WindowSlkl, WindowSvm};
 use kestrel_stream::source::{self, Format, LabelColumn, Record, RecordReader};
 use serde_json::json;
 
 use crate::args::{
-    BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, OnErrorArg, PredictArgs, ScalarArg, SelectArg,
-    TargetArg, TrainArgs,
+    BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, OnErrorArg, PredictArgs, ScalarArg, TargetArg,
 };
 
 /// Opens the input the flags name (shared with `kestrel stream`), a CSV label column read
@@ -46,164 +39,11 @@ pub fn labels_for(learner: Learner) -> LabelColumn {
     }
 }
 
-fn on_error(input: &InputArgs) -> OnError {
+pub fn on_error(input: &InputArgs) -> OnError {
     match input.on_error {
         OnErrorArg::Skip => OnError::Skip,
         OnErrorArg::Stop => OnError::Stop,
     }
-}
-
-/// `kestrel train`.
-pub fn train(args: &TrainArgs) -> Result<()> {
-    match args.scalar {
-        ScalarArg::F64 => train_in::<f64>(args),
-        ScalarArg::F32 => train_in::<f32>(args),
-    }
-}
-
-fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
-    let start = Instant::now();
-    let mut reader = open(&args.input, labels_for(args.learner))?;
-    let mut skipped = 0usize;
-    let mut data: Dataset<T> = Dataset::read(reader.as_mut(), on_error(&args.input), |e| {
-        skipped += 1;
-        eprintln!("kestrel: skipped {e}");
-    })?;
-    if let Some(window) = args.window {
-        data = data.last(window);
-    }
-    let scaler = match args.scale {
-        true => {
-            let (scaled, scaler) = data.standardized().context("--scale")?;
-            data = scaled;
-            Some(scaler)
-        }
-        false => None,
-    };
-    let (mut bytes, summary) = match args.learner {
-        Learner::Svm => train_svm(args, &data)?,
-        Learner::Rsvm => train_rsvm(args, &data)?,
-        Learner::Slkl => train_slkl(args, &data)?,
-    };
-    if let Some(scaler) = &scaler {
-        bytes = model::with_scaler(bytes, scaler.section())?;
-    }
-    if !data.class_names().is_empty() {
-        bytes = model::with_class_names(bytes, data.class_names())?;
-    }
-    file::write_atomic(&args.out, &bytes)?;
-    let seconds = start.elapsed().as_secs_f64();
-    if args.json {
-        let mut summary = summary;
-        if let serde_json::Value::Object(fields) = &mut summary {
-            fields.extend([
-                ("n".to_string(), json!(data.len())),
-                ("dim".to_string(), json!(data.dim())),
-                ("skipped".to_string(), json!(skipped)),
-                ("seconds".to_string(), json!(seconds)),
-                ("model_bytes".to_string(), json!(bytes.len())),
-                ("scalar".to_string(), json!(scalar_name::<T>())),
-            ]);
-        }
-        println!("{summary}");
-    } else {
-        eprintln!(
-            "kestrel: trained on {} rows of {} features in {seconds:.3} s ({skipped} skipped); model {} ({} bytes)",
-            data.len(),
-            data.dim(),
-            args.out.display(),
-            bytes.len()
-        );
-    }
-    Ok(())
-}
-
-fn svm_params<T: Real>(args: &TrainArgs) -> Result<dcd::ValidParams<T>> {
-    args.svm.params(args.eps).context("SVM parameters")
-}
-
-/// `train`'s default RBF width.
-const TRAIN_GAMMA: f64 = 0.5;
-
-fn kernel<T: Real>(args: &TrainArgs) -> Result<Kernel<T>> {
-    args.kernel.build(TRAIN_GAMMA).context("kernel parameters")
-}
-
-fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, serde_json::Value)> {
-    let selection = match args.select {
-        SelectArg::Irsvm => Selection::Irsvm { rms: args.delta.unwrap_or(0.005) },
-        SelectArg::Random => Selection::Random,
-    };
-    let config = RsvmConfig {
-        kernel: kernel::<T>(args)?,
-        centres: args.centers.unwrap_or(64),
-        selection,
-        whiten: !args.raw_features,
-        params: svm_params::<T>(args)?,
-        seed: args.seed,
-        budget: args.budget,
-    };
-    let (model, summary) = rsvm::train(data, &config)?;
-    let bytes = model::to_bytes(&model)?;
-    let summary = json!({
-        "learner": "rsvm",
-        "objective": summary.objective,
-        "passes": summary.passes,
-        "iterations": summary.passes,
-        "converged": summary.converged,
-        "centers": summary.centres,
-        "working_bytes": summary.working_bytes,
-    });
-    Ok((bytes, summary))
-}
-
-fn train_slkl<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, serde_json::Value)> {
-    // ν in units of the target variance: F(μ) scales with y², so this keeps --nu meaningful
-    // whatever the units of the target (Prop. 3: only λν matters, λ = 1).
-    let nu = args.nu * data.label_variance().max(f64::MIN_POSITIVE);
-    let mut params = slkl::Params::new().kernel(kernel::<T>(args)?).nu(T::from_f64(nu)).seed(args.seed);
-    if let Some(eps) = args.eps {
-        params = params.epsilon(T::from_f64(eps));
-    }
-    let candidates = args.centers.unwrap_or(256);
-    let config = SlklConfig {
-        params: params.check().context("SLKL parameters")?,
-        candidates,
-        max_active: args.max_active.unwrap_or(candidates),
-        budget: args.budget,
-    };
-    let (model, summary) = slkl_train::train(data, &config)?;
-    let bytes = model::to_bytes(&model)?;
-    let summary = json!({
-        "learner": "slkl",
-        "nu_effective": nu,
-        "objective": summary.objective,
-        "steps": summary.steps,
-        "iterations": summary.steps,
-        "converged": summary.converged,
-        "centers": summary.centres,
-        "working_bytes": summary.working_bytes,
-        "precomputed_columns": summary.precomputed,
-    });
-    Ok((bytes, summary))
-}
-
-fn train_svm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, serde_json::Value)> {
-    let params = svm_params::<T>(args)?;
-    let (model, summary) = linear::train(data, params, args.seed, args.budget)?;
-    let bytes = model::to_bytes(&model)?;
-    let summary = json!({
-        "learner": "svm",
-        "objective": summary.objective,
-        "passes": summary.passes,
-        "iterations": summary.passes,
-        "converged": summary.converged,
-        "support_vectors": summary.support_vectors,
-        "centers": 0,
-        "classes": summary.classes,
-        "solver_bytes": summary.solver_bytes,
-    });
-    Ok((bytes, summary))
 }
 
 /// Reads every record of `input` for `model`, handing each to `each`, its class name

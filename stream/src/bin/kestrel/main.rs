@@ -24,6 +24,7 @@ mod npkl_command;
 mod signals;
 mod stream_command;
 mod stream_setup;
+mod train_command;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -36,7 +37,7 @@ pub struct Usage(String);
 fn main() {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Command::Train(args) => commands::train(args),
+        Command::Train(args) => train_command::run(args),
         Command::Stream(args) => stream_command::run(args),
         Command::Predict(args) => commands::predict(args),
         Command::Eval(args) => commands::eval(args),

@@ -10,7 +10,7 @@ use kestrel_stream::checkpoint::RunConfig;
 use kestrel_stream::online::{BuildError, OnlineLearner, RsvmSettings, WindowRsvm, WindowSlkl, WindowSvm};
 
 use crate::Usage;
-use crate::args::{KernelArg, Learner, StreamArgs};
+use crate::args::{KernelArg, Learner, Setting, StreamArgs};
 
 /// The learner the flags describe, for samples of `dim` features.
 ///
@@ -89,12 +89,14 @@ fn decay<T: Real>(args: &StreamArgs) -> Option<T> {
 }
 
 fn svm_params<T: Real>(args: &StreamArgs) -> Result<dcd::ValidParams<T>> {
-    Ok(args.svm.params(None).map_err(refused)?)
+    let c = Setting::value_or(args.svm.c, 1.0, "--c").map_err(anyhow::Error::msg)?;
+    Ok(args.svm.params(c, None).map_err(refused)?)
 }
 
 /// The kernel of the flags; `--gamma` defaults to 1/d for `dim` features.
 fn kernel<T: Real>(args: &StreamArgs, dim: usize) -> Result<Kernel<T>> {
-    Ok(args.kernel.build(default_gamma(dim)).map_err(refused)?)
+    let gamma = Setting::value_or(args.kernel.gamma, default_gamma(dim), "--gamma").map_err(anyhow::Error::msg)?;
+    Ok(args.kernel.build(gamma).map_err(refused)?)
 }
 
 /// The stream's RBF width for `dim` features: 1/d.
@@ -124,7 +126,7 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> RunConfig {
         let kernel = &args.kernel;
         config.push("--kernel", value_name(&kernel.kernel));
         if kernel.kernel != KernelArg::Linear {
-            config.push("--gamma", kernel.gamma.unwrap_or(default_gamma(dim)));
+            config.push("--gamma", Setting::value_or(kernel.gamma, default_gamma(dim), "--gamma").unwrap_or(f64::NAN));
         }
         if kernel.kernel == KernelArg::Poly {
             config.push("--degree", kernel.degree);
@@ -136,7 +138,7 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> RunConfig {
     } else {
         config.push("--classes", args.classes);
         config.push("--memory", args.memory);
-        config.push("--c", args.svm.c);
+        config.push("--c", Setting::value_or(args.svm.c, 1.0, "--c").unwrap_or(f64::NAN));
         config.push("--loss", value_name(&args.svm.loss));
         config.push("--bias", args.svm.bias);
     }

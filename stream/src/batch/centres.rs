@@ -1,0 +1,149 @@
+//! The reduced set of the kernel learners trained on a whole data set (the reduced-kernel
+//! SVM, kernel ridge regression): choosing the centres `Ã` (IRSVM, seed 003 §3.1, or at
+//! random), their features `K(A, Ã)` and the Nyström whitening `L⁻¹K(Ã, x)` with
+//! `LLᵀ = K(Ã, Ã)` (seed 000 §3.4; seed 003 eq. 10-11).
+//!
+//! IRSVM keeps its centres in the order it chose them and `L` is lower triangular, so the
+//! first `m'` columns of the whitened features are the whitened features of the first `m'`
+//! centres alone: one selection serves every smaller reduced set.
+//!
+//! Memory: the selection's buffers ([`selection_bytes`]), the `n × m` features and the
+//! packed factor.
+
+use kestrel_core::cholesky::Cholesky;
+use kestrel_core::reduced_set::{Irsvm, IrsvmParams, select_random};
+use kestrel_core::{Kernel, Real, Rng};
+
+use super::TrainError;
+use crate::limits::{reserve, zeroed};
+
+/// How the centres are chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Selection {
+    /// IRSVM with threshold `δ = rms·√n` (`rms`: the root-mean-square residual per point).
+    Irsvm {
+        /// `δ/√n`.
+        rms: f64,
+    },
+    /// A uniform random subset.
+    Random,
+}
+
+/// Bytes the selection holds for `n` rows of `dim` features and `capacity` centres.
+pub fn selection_bytes<T>(n: usize, dim: usize, capacity: usize, selection: Selection) -> usize {
+    match selection {
+        Selection::Irsvm { .. } => Irsvm::bytes::<T>(n, capacity),
+        Selection::Random => capacity
+            .saturating_mul(dim)
+            .saturating_mul(size_of::<T>())
+            .saturating_add(capacity.saturating_mul(size_of::<usize>())),
+    }
+}
+
+/// Row `i` of a row-major matrix of `dim` columns.
+pub fn row<T>(points: &[T], dim: usize, i: usize) -> Result<&[T], kestrel_core::Error> {
+    let len = points.len() / dim.max(1);
+    points.get(i * dim..(i + 1) * dim).ok_or(kestrel_core::Error::IndexOutOfRange { index: i, len })
+}
+
+/// The rows `chosen` of `points`, one after the other (`chosen.len() × dim`).
+pub fn centre_rows<T: Real>(points: &[T], dim: usize, chosen: &[usize]) -> Result<Vec<T>, TrainError> {
+    let mut centres = Vec::new();
+    reserve(&mut centres, chosen.len().saturating_mul(dim), "the centres")?;
+    for &i in chosen {
+        centres.extend_from_slice(row(points, dim, i)?);
+    }
+    Ok(centres)
+}
+
+/// At most `capacity` centres chosen from `points` (row-major, `dim` columns), and every
+/// point's features `K(x, Ã)` (row-major `n × m`, `m` the centres kept).
+pub fn choose_centres<T: Real>(
+    points: &[T],
+    dim: usize,
+    capacity: usize,
+    kernel: &Kernel<T>,
+    selection: Selection,
+    rng: &mut Rng,
+) -> Result<(Vec<usize>, Vec<T>), TrainError> {
+    let n = points.len() / dim;
+    match selection {
+        Selection::Irsvm { rms } => {
+            let delta = T::from_f64(rms * (n as f64).sqrt());
+            let selection = Irsvm::select_in(
+                zeroed(Irsvm::scalars_len(n, capacity), "the selection")?,
+                Cholesky::new_in(zeroed(Cholesky::scalars_len(capacity), "the selection")?, capacity)?,
+                zeroed(Irsvm::indices_len(n, capacity), "the selection")?,
+                points,
+                dim,
+                kernel,
+                IrsvmParams::new(delta).check()?,
+                rng,
+            )?;
+            let m = selection.len();
+            let mut features = Vec::new();
+            reserve(&mut features, n * m, "the features")?;
+            for i in 0..n {
+                features.extend_from_slice(selection.features(i).unwrap_or(&[]));
+            }
+            Ok((selection.indices().to_vec(), features))
+        }
+        Selection::Random => {
+            let mut chosen = zeroed(capacity, "the selection")?;
+            select_random(n, rng, &mut chosen)?;
+            let mut features = zeroed(n * capacity, "the features")?;
+            let centres = centre_rows(points, dim, &chosen)?;
+            for (x, row) in points.chunks_exact(dim).zip(features.chunks_exact_mut(capacity)) {
+                kernel.column(x, &centres, row)?;
+            }
+            Ok((chosen, features))
+        }
+    }
+}
+
+/// Factors `K(Ã, Ã) = LLᵀ` (with a jitter of `m·ε` on the diagonal, relative to its
+/// largest entry, so near-duplicate centres stay factorable) and replaces each feature row
+/// `z` by `L⁻¹z`.
+pub fn whiten<T: Real>(
+    kernel: &Kernel<T>,
+    centres: &[T],
+    dim: usize,
+    features: &mut [T],
+    m: usize,
+) -> Result<Cholesky<T, Vec<T>>, TrainError> {
+    let centre = |i: usize| centres.get(i * dim..(i + 1) * dim).unwrap_or_default();
+    let largest = (0..m).map(|i| kernel.diagonal(centre(i)).to_f64()).fold(0.0, f64::max);
+    let jitter = T::from_f64(largest * m as f64 * T::EPSILON.to_f64());
+    let factor = Cholesky::factor_in(zeroed(Cholesky::scalars_len(m), "the factor")?, m, m, |i, j| {
+        let k = kernel.eval(centre(i), centre(j)).unwrap_or(T::ZERO);
+        if i == j { k + jitter } else { k }
+    })?;
+    for row in features.chunks_exact_mut(m) {
+        factor.solve_lower_in_place(row)?;
+    }
+    Ok(factor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kestrel_core::linalg::dot;
+
+    #[test]
+    fn whitened_features_are_the_nystrom_features() {
+        // L⁻¹z with LLᵀ = K(Ã, Ã): their inner products reproduce the kernel on the centres.
+        let kernel = Kernel::rbf(0.7).unwrap();
+        let centres = [0.0, 0.0, 1.0, 0.5, -0.5, 1.0, 0.3, -0.8];
+        let mut features = vec![0.0; 4 * 4];
+        for (x, row) in centres.chunks_exact(2).zip(features.chunks_exact_mut(4)) {
+            kernel.column(x, &centres, row).unwrap();
+        }
+        whiten(&kernel, &centres, 2, &mut features, 4).unwrap();
+        for (i, a) in features.chunks_exact(4).enumerate() {
+            for (j, b) in features.chunks_exact(4).enumerate() {
+                let k = kernel.eval(&centres[2 * i..2 * i + 2], &centres[2 * j..2 * j + 2]).unwrap();
+                assert!((dot(a, b).unwrap() - k).abs() < 1e-9, "({i}, {j})");
+            }
+        }
+    }
+}

@@ -1,0 +1,389 @@
+//! Reduced (Nyström) kernel ridge regression on a [`Dataset`], and its classifier form,
+//! the least-squares SVM, with the ridge chosen by exact leave-one-out
+//! ([`kestrel_core::krr`]).
+//!
+//! Training: choose the centres ([`super::centres`]), whiten their features to
+//! `z(x) = L⁻¹K(Ã, x)`, build the [`RidgePath`] once (O(n·m² + m³)), score every ridge of
+//! [`ridge_grid`] by leave-one-out (O(n·m) each) and keep the best — or the one asked
+//! for — then fold `L⁻ᵀ` into the weights so the model predicts with `m` kernel
+//! evaluations: a regressor is stored as a kernel expansion
+//! `f(x) = b + Σ_j u_j k(x, x̃_j)` ([`Predictor`], the form an SLKL model has), a classifier
+//! as a [`ReducedKernelModel`] (one output for two classes, one-vs-rest `±1` outputs for
+//! more).
+//!
+//! **Memory**: the dense copy `n·d`, the selection, the features `n·m`, the factor and the
+//! path ([`RidgePath::scalars_len`]), checked against the budget before anything is
+//! allocated ([`working_bytes`]).
+
+use kestrel_core::cholesky::Cholesky;
+use kestrel_core::krr::{Loo, RidgePath};
+use kestrel_core::linalg::{Triangle, solve_lower_transposed};
+use kestrel_core::reduced_set::ReducedKernelModel;
+use kestrel_core::slkl::Predictor;
+use kestrel_core::{Error, Kernel, Real, Rng};
+
+use super::centres::{Selection, centre_rows, choose_centres, selection_bytes, whiten};
+use super::{TrainError, check_budget, classes};
+use crate::dataset::Dataset;
+use crate::labels::Labels;
+use crate::limits::zeroed;
+
+/// What the targets are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Task {
+    /// Real targets: kernel ridge regression, scored by the LOO mean squared error.
+    Regression,
+    /// Class labels: the least-squares SVM, scored by LOO errors (then the LOO MSE).
+    Classification,
+}
+
+/// The ridge `λ` of `‖y − b − Zw‖² + λ‖w‖²`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ridge {
+    /// The best of [`ridge_grid`] by leave-one-out.
+    Auto,
+    /// This value (finite, > 0).
+    Fixed(f64),
+}
+
+/// The kernel ridge learner's settings.
+#[derive(Clone, Copy, Debug)]
+pub struct KrrConfig<T> {
+    /// Base kernel.
+    pub kernel: Kernel<T>,
+    /// Most centres.
+    pub centres: usize,
+    /// Centre selection.
+    pub selection: Selection,
+    /// The ridge.
+    pub ridge: Ridge,
+    /// Regression or classification.
+    pub task: Task,
+    /// Seed of the selection.
+    pub seed: u64,
+    /// Memory budget in bytes for training (see [`crate::batch`]).
+    pub budget: Option<usize>,
+}
+
+/// A trained model: a regressor or a classifier.
+#[derive(Clone, Debug)]
+pub enum KrrModel<T> {
+    /// `f(x) = b + Σ_j u_j k(x, x̃_j)`.
+    Regressor(Predictor<T, Vec<T>>),
+    /// Sign or argmax of the one-vs-rest outputs.
+    Classifier(ReducedKernelModel<T, Vec<T>>),
+}
+
+/// One ridge on the path and its leave-one-out scores.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RidgeScore {
+    /// `λ`.
+    pub lambda: f64,
+    /// Mean squared LOO residual (over rows and outputs).
+    pub mse: f64,
+    /// LOO misclassifications (classification).
+    pub errors: usize,
+}
+
+/// What training did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KrrSummary {
+    /// Centres kept.
+    pub centres: usize,
+    /// The ridge of the model, and its LOO scores.
+    pub chosen: RidgeScore,
+    /// Every ridge scored (one when it was fixed), largest first.
+    pub path: Vec<RidgeScore>,
+    /// Bytes training held at most besides the data set.
+    pub working_bytes: usize,
+}
+
+/// Bytes training holds at most for `n` rows of `dim` features, `capacity` centres and
+/// `outputs` outputs, besides the data set: the dense copy, the selection, the features,
+/// the factor, the path and the model.
+pub fn working_bytes<T>(n: usize, dim: usize, capacity: usize, outputs: usize, selection: Selection) -> usize {
+    let scalars = |count: usize| count.saturating_mul(size_of::<T>());
+    scalars(n.saturating_mul(dim))
+        .saturating_add(selection_bytes::<T>(n, dim, capacity, selection))
+        .saturating_add(scalars(n.saturating_mul(capacity)))
+        .saturating_add(scalars(Cholesky::scalars_len(capacity)))
+        .saturating_add(scalars(n.saturating_mul(outputs)))
+        .saturating_add(RidgePath::bytes::<T>(n, capacity, outputs))
+        .saturating_add(ReducedKernelModel::bytes::<T>(dim, capacity, outputs))
+}
+
+/// The ridges [`Ridge::Auto`] tries: half-decades from `10·λ₁` down to `10⁻⁹·λ₁` (`f64`) or
+/// `10⁻⁵·λ₁` (`f32`, whose rounding swamps smaller ridges), `λ₁` the largest eigenvalue of
+/// the centred features' Gram matrix — the range over which the fit goes from the mean to
+/// interpolation.
+pub fn ridge_grid<T: Real>(largest: f64) -> Vec<f64> {
+    let scale = if largest > 0.0 && largest.is_finite() { largest } else { 1.0 };
+    let lowest = if T::BYTES == 4 { -5 } else { -9 };
+    (2 * lowest..=2).rev().map(|k| scale * 10f64.powf(f64::from(k) / 2.0)).collect()
+}
+
+/// Trains on `data`, after checking the budget.
+///
+/// # Errors
+/// [`TrainError`] for bad labels, data the core rejects (constant targets, a ridge that is
+/// not positive) or a budget too small.
+pub fn train<T: Real>(data: &Dataset<T>, config: &KrrConfig<T>) -> Result<(KrrModel<T>, KrrSummary), TrainError> {
+    let (n, dim) = (data.len(), data.dim().max(1));
+    let labels = match config.task {
+        Task::Classification => Some(classes::<T>(data.labels())?),
+        Task::Regression => None,
+    };
+    let outputs = labels.as_ref().map_or(1, |(classes, _)| classes.outputs());
+    let capacity = config.centres.clamp(1, n.max(1));
+    let working_bytes = working_bytes::<T>(n, dim, capacity, outputs, config.selection);
+    check_budget(data.bytes().saturating_add(working_bytes), config.budget)?;
+    if n < 2 {
+        return Err(TrainError::Core(Error::InvalidParam { name: "n" }));
+    }
+    let targets = match &labels {
+        Some((_, solver)) => sign_targets(solver, outputs)?,
+        None => data.labels().iter().map(|&y| T::from_f64(y)).collect(),
+    };
+    let points = data.dense(dim)?;
+    let mut rng = Rng::seed_from_u64(config.seed);
+    let (chosen, mut features) = choose_centres(&points, dim, capacity, &config.kernel, config.selection, &mut rng)?;
+    let m = chosen.len();
+    if m == 0 {
+        return Err(TrainError::NoCentres);
+    }
+    let centres = centre_rows(&points, dim, &chosen)?;
+    let factor = whiten(&config.kernel, &centres, dim, &mut features, m)?;
+    let storage = zeroed(RidgePath::scalars_len(n, m, outputs), "the ridge path")?;
+    let mut path = RidgePath::fit_in(storage, &features, &targets, n, m, outputs)?;
+    drop(features);
+    let (chosen_score, scores) = choose_ridge(&mut path, config.ridge, config.task)?;
+    let lambda = T::from_f64(chosen_score.lambda);
+    let model = match &labels {
+        None => {
+            let mut u = zeroed(m, "the weights")?;
+            let intercept = path.weights(lambda, 0, &mut u)?;
+            solve_lower_transposed(factor.packed(), m, Triangle::Packed, &mut u)?;
+            let storage = zeroed(Predictor::scalars_len(m, dim), "the model")?;
+            KrrModel::Regressor(Predictor::from_parts_in(storage, config.kernel, dim, intercept, &centres, &u)?)
+        }
+        Some((classes, _)) => KrrModel::Classifier(classifier(&mut path, lambda, &factor, config, &centres, classes)?),
+    };
+    let summary = KrrSummary { centres: m, chosen: chosen_score, path: scores, working_bytes };
+    Ok((model, summary))
+}
+
+/// `±1` targets: one column for two classes (`solver` holds the signs), one-vs-rest
+/// columns for more (`solver` holds the class indices).
+pub(crate) fn sign_targets<T: Real>(solver: &[i32], outputs: usize) -> Result<Vec<T>, TrainError> {
+    let mut targets = zeroed(solver.len().saturating_mul(outputs), "the targets")?;
+    for (row, &label) in targets.chunks_exact_mut(outputs).zip(solver) {
+        for (c, slot) in row.iter_mut().enumerate() {
+            let positive = if outputs == 1 { label > 0 } else { usize::try_from(label) == Ok(c) };
+            *slot = if positive { T::ONE } else { -T::ONE };
+        }
+    }
+    Ok(targets)
+}
+
+/// Scores the ridges (the grid, or the fixed one) and returns the best with every score.
+/// A ridge too small for the precision (a leverage within rounding of 1) is skipped.
+fn choose_ridge<T: Real, S: kestrel_core::storage::Storage<T>>(
+    path: &mut RidgePath<T, S>,
+    ridge: Ridge,
+    task: Task,
+) -> Result<(RidgeScore, Vec<RidgeScore>), TrainError> {
+    let grid = match ridge {
+        Ridge::Fixed(lambda) => vec![lambda],
+        Ridge::Auto => ridge_grid::<T>(path.eigenvalues().first().map_or(0.0, |v| v.to_f64())),
+    };
+    let mut scores = Vec::with_capacity(grid.len());
+    for lambda in grid {
+        match path.loo(T::from_f64(lambda)) {
+            Ok(Loo { mse, errors }) => scores.push(RidgeScore { lambda, mse: mse.to_f64(), errors }),
+            Err(Error::Singular { .. } | Error::NonFinite) if ridge == Ridge::Auto => {}
+            Err(error) => return Err(error.into()),
+        }
+    }
+    let key = |s: &RidgeScore| match task {
+        Task::Classification => (s.errors, s.mse),
+        Task::Regression => (0, s.mse),
+    };
+    let best = scores.iter().copied().min_by(|a, b| key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal));
+    let best = best.ok_or(Error::InvalidParam { name: "lambda" })?;
+    Ok((best, scores))
+}
+
+/// The reduced set's size and ridge that leave-one-out prefers for a least-squares
+/// classifier on whitened features (`n × m`, centres in the order chosen, so a prefix of
+/// the columns is the features of a prefix of the centres, see [`super::centres`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrefixChoice {
+    /// Centres to keep: the first this many.
+    pub centres: usize,
+    /// The best ridge at that size and its scores.
+    pub chosen: RidgeScore,
+    /// `(centres, best score)` of every size tried, smallest first.
+    pub sizes: Vec<(usize, RidgeScore)>,
+}
+
+/// Scores the prefixes of 8, 16, 32, … and all `m` centres by the best leave-one-out
+/// ridge of each, and keeps the smallest whose LOO errors (classification; the MSE for
+/// regression) are within 1 % — at least one error — of the best size's: the set whose
+/// LOO error has stopped improving. Cost: O(n·m²) over all sizes (they double).
+///
+/// # Errors
+/// As [`RidgePath::fit_in`].
+pub fn choose_prefix<T: Real>(
+    features: &[T],
+    targets: &[T],
+    m: usize,
+    outputs: usize,
+    task: Task,
+) -> Result<PrefixChoice, TrainError> {
+    let n = targets.len() / outputs.max(1);
+    let mut sizes = Vec::new();
+    let mut size = 8.min(m);
+    loop {
+        let mut prefix = zeroed(n.saturating_mul(size), "the features")?;
+        for (to, from) in prefix.chunks_exact_mut(size).zip(features.chunks_exact(m)) {
+            to.copy_from_slice(from.get(..size).unwrap_or_default());
+        }
+        let storage = zeroed(RidgePath::scalars_len(n, size, outputs), "the ridge path")?;
+        let mut path = RidgePath::fit_in(storage, &prefix, targets, n, size, outputs)?;
+        sizes.push((size, choose_ridge(&mut path, Ridge::Auto, task)?.0));
+        if size == m {
+            break;
+        }
+        size = (2 * size).min(m);
+    }
+    let loss = |s: &RidgeScore| match task {
+        Task::Classification => s.errors as f64,
+        Task::Regression => s.mse,
+    };
+    let best = sizes.iter().map(|(_, s)| loss(s)).fold(f64::INFINITY, f64::min);
+    let slack = match task {
+        Task::Classification => (0.01 * best).max(1.0),
+        Task::Regression => 0.01 * best,
+    };
+    let (centres, chosen) =
+        sizes.iter().copied().find(|(_, s)| loss(s) <= best + slack).ok_or(TrainError::NoCentres)?;
+    Ok(PrefixChoice { centres, chosen, sizes })
+}
+
+/// The least-squares SVM: every output's weights at `lambda`, folded through `L⁻ᵀ`.
+fn classifier<T: Real, S: kestrel_core::storage::Storage<T>>(
+    path: &mut RidgePath<T, S>,
+    lambda: T,
+    factor: &Cholesky<T, Vec<T>>,
+    config: &KrrConfig<T>,
+    centres: &[T],
+    classes: &Labels,
+) -> Result<ReducedKernelModel<T, Vec<T>>, TrainError> {
+    let m = factor.dim();
+    let dim = centres.len() / m.max(1);
+    let outputs = classes.outputs();
+    let storage = zeroed(ReducedKernelModel::scalars_len(dim, m, outputs), "the model")?;
+    let mut model = ReducedKernelModel::new_in(storage, config.kernel, dim, m, outputs)?;
+    model.centres_mut().copy_from_slice(centres);
+    let mut w = zeroed(m, "the weights")?;
+    for c in 0..outputs {
+        let intercept = path.weights(lambda, c, &mut w)?;
+        model.set_coefficients(c, &w, intercept, T::ONE, Some(factor.packed()))?;
+    }
+    for (slot, label) in model.labels_mut().iter_mut().zip(classes.model_labels()) {
+        *slot = T::from_f64(label);
+    }
+    Ok(model)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Record;
+
+    fn data(n: usize, seed: u64, label: impl Fn(f64, f64) -> f64) -> Dataset<f64> {
+        let mut data = Dataset::<f64>::new();
+        let mut rng = Rng::seed_from_u64(seed);
+        for _ in 0..n {
+            let (a, b) = (rng.uniform_in(-2.0, 2.0), rng.uniform_in(-2.0, 2.0));
+            let record = Record { label: label(a, b), indices: vec![0, 1], values: vec![a, b], ..Record::default() };
+            data.push(&record).unwrap();
+        }
+        data
+    }
+
+    fn config(task: Task, ridge: Ridge) -> KrrConfig<f64> {
+        let kernel = Kernel::rbf(0.5).unwrap();
+        KrrConfig {
+            kernel,
+            centres: 60,
+            selection: Selection::Irsvm { rms: 0.001 },
+            ridge,
+            task,
+            seed: 3,
+            budget: None,
+        }
+    }
+
+    #[test]
+    fn regression_chooses_a_ridge_that_generalises() {
+        let target = |a: f64, b: f64| 5.0 + (a * b).sin() + 0.5 * a;
+        let (train_set, test_set) = (data(300, 1, target), data(200, 2, target));
+        let (model, summary) = train(&train_set, &config(Task::Regression, Ridge::Auto)).unwrap();
+        let KrrModel::Regressor(model) = model else { panic!("a regressor") };
+        assert!(summary.path.len() > 10 && summary.path.contains(&summary.chosen));
+        assert!(summary.path.iter().all(|s| s.mse >= summary.chosen.mse));
+        let mse = (0..test_set.len())
+            .map(|i| {
+                let (_, x) = test_set.row(i).unwrap();
+                (model.predict(x).unwrap() - test_set.labels()[i]).powi(2)
+            })
+            .sum::<f64>()
+            / test_set.len() as f64;
+        assert!(mse < 1e-3, "test MSE {mse}");
+        // A far too large ridge, asked for, is what the model gets.
+        let (_, fixed) = train(&train_set, &config(Task::Regression, Ridge::Fixed(1e6))).unwrap();
+        assert_eq!(fixed.path.len(), 1);
+        assert!(fixed.chosen.mse > 100.0 * summary.chosen.mse);
+    }
+
+    #[test]
+    fn classification_with_three_named_classes() {
+        let class = |a: f64, b: f64| {
+            if a * a + b * b < 1.0 {
+                0.0
+            } else if a > 0.0 {
+                1.0
+            } else {
+                2.0
+            }
+        };
+        let (train_set, test_set) = (data(400, 4, class), data(200, 5, class));
+        let (model, summary) = train(&train_set, &config(Task::Classification, Ridge::Auto)).unwrap();
+        let KrrModel::Classifier(model) = model else { panic!("a classifier") };
+        assert_eq!(model.outputs(), 3);
+        let wrong = (0..test_set.len())
+            .filter(|&i| model.predict(test_set.row(i).unwrap().1).unwrap() != test_set.labels()[i])
+            .count();
+        assert!(wrong < 12, "{wrong} of 200 wrong");
+        assert!(summary.chosen.errors < 20, "{} LOO errors", summary.chosen.errors);
+    }
+
+    #[test]
+    fn bad_data_is_an_error() {
+        let constant = data(50, 1, |_, _| 2.0);
+        assert!(matches!(
+            train(&constant, &config(Task::Regression, Ridge::Auto)),
+            Err(TrainError::Core(Error::InvalidParam { name: "targets" }))
+        ));
+        assert!(matches!(
+            train(&constant, &config(Task::Classification, Ridge::Auto)),
+            Err(TrainError::SingleClass(_))
+        ));
+        let one = data(1, 1, |a, _| a);
+        assert!(train(&one, &config(Task::Regression, Ridge::Auto)).is_err());
+        let small = KrrConfig { budget: Some(10_000), ..config(Task::Regression, Ridge::Auto) };
+        assert!(matches!(train(&data(300, 1, |a, _| a), &small), Err(TrainError::OverBudget { .. })));
+        assert!(train(&data(30, 1, |a, _| a), &config(Task::Regression, Ridge::Fixed(-1.0))).is_err());
+    }
+}

@@ -1,0 +1,299 @@
+//! `kestrel train`: read a data set, resolve the `auto` settings, fit the learner, write
+//! the model file and say what was chosen.
+//!
+//! `auto` (the default of the kernel learners' `--gamma`, rsvm's `--c` and `--delta`,
+//! krr/lssvm's `--lambda`) costs less than the fit it serves: the width by kernel-target
+//! alignment on a sample ([`gamma::by_alignment`]), the ridge, `C` and the reduced set by
+//! the exact leave-one-out of kernel ridge regression on the features the fit computes
+//! anyway ([`kestrel_stream::batch::krr`]).
+
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use kestrel_core::{Kernel, Real, dcd, slkl};
+use kestrel_stream::batch::gamma::{self, GammaChoice};
+use kestrel_stream::batch::krr::{self, KrrConfig, KrrModel, Ridge, Task};
+use kestrel_stream::batch::linear;
+use kestrel_stream::batch::rsvm::{self, RsvmConfig, Selection, Tune};
+use kestrel_stream::batch::slkl::{self as slkl_train, SlklConfig};
+use kestrel_stream::dataset::Dataset;
+use kestrel_stream::file;
+use kestrel_stream::model::{self, scalar_name};
+use kestrel_stream::source::LabelColumn;
+use serde_json::{Value, json};
+
+use crate::args::{KernelArg, ScalarArg, SelectArg, Setting, TrainArgs, TrainLearner};
+use crate::commands::{on_error, open};
+
+/// The IRSVM threshold (δ/√n) under `--delta auto`: small, so the selection runs to the
+/// `--centers` cap and leave-one-out chooses the prefix.
+const AUTO_DELTA: f64 = 0.0005;
+/// IRSVM's threshold when `--delta` is not given to krr and lssvm.
+const DEFAULT_DELTA: f64 = 0.0005;
+/// The most centres of rsvm, krr and lssvm unless `--centers` says.
+const DEFAULT_CENTERS: usize = 256;
+
+/// `kestrel train`.
+pub fn run(args: &TrainArgs) -> Result<()> {
+    match args.scalar {
+        ScalarArg::F64 => train_in::<f64>(args),
+        ScalarArg::F32 => train_in::<f32>(args),
+    }
+}
+
+/// How `learner` reads a CSV label column: a classifier's may hold class names, a
+/// regressor's target is a number.
+fn labels_for(learner: TrainLearner) -> LabelColumn {
+    match learner {
+        TrainLearner::Slkl | TrainLearner::Krr => LabelColumn::Numbers,
+        TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Lssvm => LabelColumn::Detect,
+    }
+}
+
+fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
+    let start = Instant::now();
+    let mut reader = open(&args.input, labels_for(args.learner))?;
+    let mut skipped = 0usize;
+    let mut data: Dataset<T> = Dataset::read(reader.as_mut(), on_error(&args.input), |e| {
+        skipped += 1;
+        eprintln!("kestrel: skipped {e}");
+    })?;
+    if let Some(window) = args.window {
+        data = data.last(window);
+    }
+    let scaler = match args.scale {
+        true => {
+            let (scaled, scaler) = data.standardized().context("--scale")?;
+            data = scaled;
+            Some(scaler)
+        }
+        false => None,
+    };
+    let (mut bytes, mut summary) = match args.learner {
+        TrainLearner::Svm => train_svm(args, &data)?,
+        TrainLearner::Rsvm => train_rsvm(args, &data)?,
+        TrainLearner::Slkl => train_slkl(args, &data)?,
+        TrainLearner::Krr => train_krr(args, &data, Task::Regression)?,
+        TrainLearner::Lssvm => train_krr(args, &data, Task::Classification)?,
+    };
+    if let Some(scaler) = &scaler {
+        bytes = model::with_scaler(bytes, scaler.section())?;
+    }
+    if !data.class_names().is_empty() {
+        bytes = model::with_class_names(bytes, data.class_names())?;
+    }
+    file::write_atomic(&args.out, &bytes)?;
+    let seconds = start.elapsed().as_secs_f64();
+    if args.json {
+        if let Value::Object(fields) = &mut summary {
+            fields.extend([
+                ("n".to_string(), json!(data.len())),
+                ("dim".to_string(), json!(data.dim())),
+                ("skipped".to_string(), json!(skipped)),
+                ("seconds".to_string(), json!(seconds)),
+                ("model_bytes".to_string(), json!(bytes.len())),
+                ("scalar".to_string(), json!(scalar_name::<T>())),
+            ]);
+        }
+        println!("{summary}");
+    } else {
+        eprintln!(
+            "kestrel: trained on {} rows of {} features in {seconds:.3} s ({skipped} skipped); model {} ({} bytes)",
+            data.len(),
+            data.dim(),
+            args.out.display(),
+            bytes.len()
+        );
+        let chosen = chosen_settings(&summary);
+        if !chosen.is_empty() {
+            eprintln!("kestrel: chosen {chosen}");
+        }
+    }
+    Ok(())
+}
+
+/// The settings `auto` chose, as `name = value` pairs for the terminal.
+fn chosen_settings(summary: &Value) -> String {
+    let Some(chosen) = summary.get("chosen").and_then(Value::as_object) else { return String::new() };
+    chosen.iter().map(|(name, value)| format!("{name} = {value}")).collect::<Vec<_>>().join(", ")
+}
+
+/// The kernel of the flags: `--gamma` resolved on `data` (`auto` unless a number is given),
+/// with the alignment search when it ran.
+fn kernel<T: Real>(args: &TrainArgs, data: &Dataset<T>, task: Task) -> Result<(Kernel<T>, Option<GammaChoice>)> {
+    let kind = args.kernel.build::<T>(1.0).context("kernel parameters")?.kind();
+    match (args.kernel.gamma, args.kernel.kernel) {
+        (Some(Setting::Value(gamma)), _) => Ok((args.kernel.build(gamma).context("kernel parameters")?, None)),
+        (_, KernelArg::Linear) => Ok((Kernel::linear(), None)),
+        (None | Some(Setting::Auto), _) => {
+            let choice = gamma::by_alignment(data, kind, task, args.seed).context("--gamma auto")?;
+            let kernel = gamma::with_gamma(kind, T::from_f64(choice.gamma)).context("--gamma auto")?;
+            Ok((kernel, Some(choice)))
+        }
+    }
+}
+
+/// The chosen width in a summary's `chosen` object.
+fn gamma_fields(choice: Option<&GammaChoice>) -> Vec<(String, Value)> {
+    choice
+        .map(|c| vec![("gamma".to_string(), json!(c.gamma)), ("alignment".to_string(), json!(c.alignment))])
+        .unwrap_or_default()
+}
+
+fn svm_params<T: Real>(args: &TrainArgs, c: f64) -> Result<dcd::ValidParams<T>> {
+    args.svm.params(c, args.eps).context("SVM parameters")
+}
+
+fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, Value)> {
+    let (kernel, gamma_choice) = kernel::<T>(args, data, Task::Classification)?;
+    let auto_c = matches!(args.svm.c, None | Some(Setting::Auto));
+    let (rms, auto_delta) = match args.delta {
+        Some(Setting::Value(rms)) => (rms, false),
+        None | Some(Setting::Auto) => (AUTO_DELTA, args.select == SelectArg::Irsvm),
+    };
+    let tune = Tune { c: auto_c, centres: auto_delta };
+    if tune != Tune::default() && args.raw_features {
+        bail!("--raw-features takes --c and --delta as numbers: auto chooses them on the Nyström features");
+    }
+    let selection = match args.select {
+        SelectArg::Irsvm => Selection::Irsvm { rms },
+        SelectArg::Random => Selection::Random,
+    };
+    let config = RsvmConfig {
+        kernel,
+        centres: args.centers.unwrap_or(DEFAULT_CENTERS),
+        selection,
+        whiten: !args.raw_features,
+        params: svm_params::<T>(args, Setting::value_or(args.svm.c, 1.0, "--c").unwrap_or(1.0))?,
+        seed: args.seed,
+        budget: args.budget,
+        tune,
+    };
+    let (model, summary) = rsvm::train(data, &config)?;
+    let bytes = model::to_bytes(&model)?;
+    let mut chosen = gamma_fields(gamma_choice.as_ref());
+    if let Some(tuned) = summary.tuned {
+        if tune.c {
+            chosen.push(("c".to_string(), json!(tuned.c)));
+        }
+        if tune.centres {
+            chosen.push(("centers".to_string(), json!(summary.centres)));
+        }
+        chosen.push(("loo_errors".to_string(), json!(tuned.ridge.errors)));
+    }
+    let summary = json!({
+        "learner": "rsvm",
+        "objective": summary.objective,
+        "passes": summary.passes,
+        "iterations": summary.passes,
+        "converged": summary.converged,
+        "centers": summary.centres,
+        "working_bytes": summary.working_bytes,
+        "chosen": chosen.into_iter().collect::<serde_json::Map<_, _>>(),
+    });
+    Ok((bytes, summary))
+}
+
+fn train_krr<T: Real>(args: &TrainArgs, data: &Dataset<T>, task: Task) -> Result<(Vec<u8>, Value)> {
+    if matches!(args.delta, Some(Setting::Auto)) {
+        bail!("--delta auto is rsvm's; krr and lssvm take a threshold (default {DEFAULT_DELTA}) and --centers");
+    }
+    let (kernel, gamma_choice) = kernel::<T>(args, data, task)?;
+    let ridge = match args.lambda {
+        Some(Setting::Value(lambda)) => Ridge::Fixed(lambda),
+        None | Some(Setting::Auto) => Ridge::Auto,
+    };
+    let selection = match args.select {
+        SelectArg::Irsvm => {
+            Selection::Irsvm { rms: Setting::value_or(args.delta, DEFAULT_DELTA, "--delta").unwrap_or(DEFAULT_DELTA) }
+        }
+        SelectArg::Random => Selection::Random,
+    };
+    let config = KrrConfig {
+        kernel,
+        centres: args.centers.unwrap_or(DEFAULT_CENTERS),
+        selection,
+        ridge,
+        task,
+        seed: args.seed,
+        budget: args.budget,
+    };
+    let (model, summary) = krr::train(data, &config)?;
+    let bytes = match &model {
+        KrrModel::Regressor(model) => model::to_bytes(model)?,
+        KrrModel::Classifier(model) => model::to_bytes(model)?,
+    };
+    let mut chosen = gamma_fields(gamma_choice.as_ref());
+    if ridge == Ridge::Auto {
+        chosen.push(("lambda".to_string(), json!(summary.chosen.lambda)));
+    }
+    let path: Vec<Value> =
+        summary.path.iter().map(|s| json!({"lambda": s.lambda, "loo_mse": s.mse, "loo_errors": s.errors})).collect();
+    let learner = if task == Task::Regression { "krr" } else { "lssvm" };
+    let summary = json!({
+        "learner": learner,
+        "centers": summary.centres,
+        "lambda": summary.chosen.lambda,
+        "loo_mse": summary.chosen.mse,
+        "loo_errors": summary.chosen.errors,
+        "path": path,
+        "working_bytes": summary.working_bytes,
+        "chosen": chosen.into_iter().collect::<serde_json::Map<_, _>>(),
+    });
+    Ok((bytes, summary))
+}
+
+fn train_slkl<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, Value)> {
+    // ν in units of the target variance: F(μ) scales with y², so this keeps --nu meaningful
+    // whatever the units of the target (Prop. 3: only λν matters, λ = 1).
+    let nu = args.nu * data.label_variance().max(f64::MIN_POSITIVE);
+    let (kernel, gamma_choice) = kernel::<T>(args, data, Task::Regression)?;
+    let mut params = slkl::Params::new().kernel(kernel).nu(T::from_f64(nu)).seed(args.seed);
+    if let Some(eps) = args.eps {
+        params = params.epsilon(T::from_f64(eps));
+    }
+    let candidates = args.centers.unwrap_or(256);
+    let config = SlklConfig {
+        params: params.check().context("SLKL parameters")?,
+        candidates,
+        max_active: args.max_active.unwrap_or(candidates),
+        budget: args.budget,
+    };
+    let (model, summary) = slkl_train::train(data, &config)?;
+    let bytes = model::to_bytes(&model)?;
+    let chosen = gamma_fields(gamma_choice.as_ref());
+    let summary = json!({
+        "learner": "slkl",
+        "nu_effective": nu,
+        "objective": summary.objective,
+        "steps": summary.steps,
+        "iterations": summary.steps,
+        "converged": summary.converged,
+        "centers": summary.centres,
+        "working_bytes": summary.working_bytes,
+        "precomputed_columns": summary.precomputed,
+        "chosen": chosen.into_iter().collect::<serde_json::Map<_, _>>(),
+    });
+    Ok((bytes, summary))
+}
+
+fn train_svm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, Value)> {
+    if matches!(args.svm.c, Some(Setting::Auto)) {
+        bail!("--c auto is for the kernel learners (rsvm); the linear SVM takes a number (default 1)");
+    }
+    let c = Setting::value_or(args.svm.c, 1.0, "--c").unwrap_or(1.0);
+    let (model, summary) = linear::train(data, svm_params::<T>(args, c)?, args.seed, args.budget)?;
+    let bytes = model::to_bytes(&model)?;
+    let summary = json!({
+        "learner": "svm",
+        "objective": summary.objective,
+        "passes": summary.passes,
+        "iterations": summary.passes,
+        "converged": summary.converged,
+        "support_vectors": summary.support_vectors,
+        "centers": 0,
+        "classes": summary.classes,
+        "solver_bytes": summary.solver_bytes,
+    });
+    Ok((bytes, summary))
+}
