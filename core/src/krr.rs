@@ -144,8 +144,10 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
 
     /// The eigenvalues `λ_k` of `Z_cᵀZ_c`, largest first (rounding below zero clamped to 0):
     /// the scale against which to choose the ridges to try.
-    pub fn eigenvalues(&mut self) -> &[T] {
-        self.parts().map(|p| &*p.values).unwrap_or_default()
+    pub fn eigenvalues(&self) -> &[T] {
+        let (n, m, outputs) = (self.n, self.m, self.outputs);
+        let start = n * (m + outputs) + 2 * m * m + m * outputs;
+        self.storage.as_ref().get(start..start + m).unwrap_or_default()
     }
 
     /// The leave-one-out scores of the ridge `lambda`. O(n·m·(t + 1)).
@@ -157,12 +159,10 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
     pub fn loo(&mut self, lambda: T) -> Result<Loo<T>, Error> {
         let (n, m, outputs) = (self.n, self.m, self.outputs);
         let parts = self.shrinkage(lambda)?;
-        let inverse_n = T::ONE / T::from_f64(n as f64);
         let (mut sum, mut errors) = (T::ZERO, 0usize);
         let rows = parts.projections.chunks_exact(m).zip(parts.targets.chunks_exact(outputs));
         for (i, (p, y)) in rows.enumerate() {
-            let leverage = p.iter().zip(&*parts.scratch).fold(inverse_n, |acc, (&p, &d)| acc + p * p * d);
-            let denominator = left_out(leverage, i)?;
+            let denominator = left_out(p, &parts, n, i)?;
             let (mut best_left_out, mut best_true) = ((0, T::ZERO), (0, T::ZERO));
             for (c, &y_c) in y.iter().enumerate() {
                 let fitted = fitted(p, &parts, c, outputs);
@@ -196,12 +196,10 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
         check_output(output, outputs)?;
         check_len(n, out.len())?;
         let parts = self.shrinkage(lambda)?;
-        let inverse_n = T::ONE / T::from_f64(n as f64);
         let rows = parts.projections.chunks_exact(m).zip(parts.targets.chunks_exact(outputs));
         for (i, ((p, y), slot)) in rows.zip(out.iter_mut()).enumerate() {
-            let leverage = p.iter().zip(&*parts.scratch).fold(inverse_n, |acc, (&p, &d)| acc + p * p * d);
             let y_c = y.get(output).copied().unwrap_or(T::ZERO);
-            *slot = (y_c - fitted(p, &parts, output, outputs)) / left_out(leverage, i)?;
+            *slot = (y_c - fitted(p, &parts, output, outputs)) / left_out(p, &parts, n, i)?;
         }
         check_finite(out)
     }
@@ -255,8 +253,11 @@ fn fitted<T: Real>(p: &[T], parts: &Parts<'_, T>, c: usize, outputs: usize) -> T
         .fold(mean, |acc, ((&p, &d), q)| acc + p * d * q.get(c).copied().unwrap_or(T::ZERO))
 }
 
-/// `1 − H_ii`, or `Singular` when it is within rounding of 0.
-fn left_out<T: Real>(leverage: T, row: usize) -> Result<T, Error> {
+/// `1 − H_ii` of row `row` (projections `p`, `d` in the scratch) with
+/// `H_ii = 1/n + Σ_k P_ik² d_k`, or `Singular` when it is within rounding of 0.
+fn left_out<T: Real>(p: &[T], parts: &Parts<'_, T>, n: usize, row: usize) -> Result<T, Error> {
+    let inverse_n = T::ONE / T::from_f64(n as f64);
+    let leverage = p.iter().zip(&*parts.scratch).fold(inverse_n, |acc, (&p, &d)| acc + p * p * d);
     let denominator = T::ONE - leverage;
     if denominator > T::EPSILON * T::from_f64(16.0) { Ok(denominator) } else { Err(Error::Singular { pivot: row }) }
 }

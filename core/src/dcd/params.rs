@@ -188,6 +188,18 @@ impl<T: Real> ValidParams<T> {
         self.shrinking
     }
 
+    /// The same parameters with cost `c`, the class weights kept (`C₊ = c·w₊`,
+    /// `C₋ = c·w₋`, read back from the current `C₊/C₋`'s ratio).
+    ///
+    /// # Errors
+    /// As [`Params::check`]: `InvalidParam { name: "c" }` unless `c` is finite and positive,
+    /// `"class_weights"` when a product overflows.
+    pub fn with_c(self, c: T) -> Result<Self, Error> {
+        let weights = Params::new().c(c).class_weights(T::ONE, self.c_neg / self.c_pos);
+        let checked = weights.check()?;
+        Ok(ValidParams { c_pos: checked.c_pos, c_neg: checked.c_neg, ..self })
+    }
+
     /// The dual box and diagonal of a row with label `y = ±1` (`y > 0` means +1).
     pub(crate) fn coordinate(&self, y: T) -> Coordinate<T> {
         let c = if y > T::ZERO { self.c_pos } else { self.c_neg };

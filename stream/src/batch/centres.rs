@@ -56,9 +56,39 @@ pub fn centre_rows<T: Real>(points: &[T], dim: usize, chosen: &[usize]) -> Resul
     Ok(centres)
 }
 
-/// At most `capacity` centres chosen from `points` (row-major, `dim` columns), and every
-/// point's features `K(x, Ã)` (row-major `n × m`, `m` the centres kept).
-pub fn choose_centres<T: Real>(
+/// A chosen reduced set: its centres' rows (`m × d`) and every point's features
+/// `K(x, Ã)` (row-major `n × m`).
+pub struct ReducedSet<T> {
+    /// The centres, row-major `m × d`.
+    pub centres: Vec<T>,
+    /// The features, row-major `n × m`.
+    pub features: Vec<T>,
+    /// Centres kept, at least one.
+    pub m: usize,
+}
+
+/// At most `capacity` centres chosen from `points` (row-major, `dim` columns) with their
+/// features.
+///
+/// # Errors
+/// [`TrainError::NoCentres`] when the selection kept none; the core's errors.
+pub fn select<T: Real>(
+    points: &[T],
+    dim: usize,
+    capacity: usize,
+    kernel: &Kernel<T>,
+    selection: Selection,
+    rng: &mut Rng,
+) -> Result<ReducedSet<T>, TrainError> {
+    let (chosen, features) = choose_centres(points, dim, capacity, kernel, selection, rng)?;
+    if chosen.is_empty() {
+        return Err(TrainError::NoCentres);
+    }
+    Ok(ReducedSet { centres: centre_rows(points, dim, &chosen)?, features, m: chosen.len() })
+}
+
+/// The chosen rows and their features `K(A, Ã)` (row-major `n × m`).
+fn choose_centres<T: Real>(
     points: &[T],
     dim: usize,
     capacity: usize,

@@ -13,7 +13,7 @@ use kestrel_core::reduced_set::select_random;
 use kestrel_core::{Error, Kernel, KernelKind, Real, Rng};
 
 use super::centres::{centre_rows, row};
-use super::krr::Task;
+use super::krr::{Task, sign_targets};
 use super::{TrainError, classes};
 use crate::dataset::Dataset;
 use crate::limits::zeroed;
@@ -87,26 +87,15 @@ pub fn by_alignment<T: Real>(
     Ok(GammaChoice { gamma: best.0, alignment: best.1, median, scores })
 }
 
-/// The sample's targets: one-hot columns for classes (one `±1` column for two), the values
-/// for regression.
+/// The sample's targets: the least-squares SVM's `±1` columns for classes (one for two
+/// classes, one-vs-rest for more: `2·one-hot − 1`, which the centring and the cosine make
+/// exactly as aligned as the one-hot columns), the values for regression.
 fn sample_targets<T: Real>(labels: &[f64], task: Task) -> Result<(Vec<T>, usize), TrainError> {
     match task {
         Task::Regression => Ok((labels.iter().map(|&y| T::from_f64(y)).collect(), 1)),
         Task::Classification => {
             let (classes, solver) = classes::<T>(labels)?;
-            let outputs = classes.outputs();
-            let mut targets = zeroed(solver.len().saturating_mul(outputs), "the sample")?;
-            for (row, &label) in targets.chunks_exact_mut(outputs).zip(&solver) {
-                for (c, slot) in row.iter_mut().enumerate() {
-                    let member = if outputs == 1 { label > 0 } else { usize::try_from(label) == Ok(c) };
-                    *slot = match (member, outputs) {
-                        (true, _) => T::ONE,
-                        (false, 1) => -T::ONE,
-                        (false, _) => T::ZERO,
-                    };
-                }
-            }
-            Ok((targets, outputs))
+            Ok((sign_targets(&solver, classes.outputs())?, classes.outputs()))
         }
     }
 }

@@ -22,7 +22,7 @@ use kestrel_core::reduced_set::ReducedKernelModel;
 use kestrel_core::slkl::Predictor;
 use kestrel_core::{Error, Kernel, Real, Rng};
 
-use super::centres::{Selection, centre_rows, choose_centres, selection_bytes, whiten};
+use super::centres::{ReducedSet, Selection, select, selection_bytes, whiten};
 use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
 use crate::labels::Labels;
@@ -146,12 +146,8 @@ pub fn train<T: Real>(data: &Dataset<T>, config: &KrrConfig<T>) -> Result<(KrrMo
     };
     let points = data.dense(dim)?;
     let mut rng = Rng::seed_from_u64(config.seed);
-    let (chosen, mut features) = choose_centres(&points, dim, capacity, &config.kernel, config.selection, &mut rng)?;
-    let m = chosen.len();
-    if m == 0 {
-        return Err(TrainError::NoCentres);
-    }
-    let centres = centre_rows(&points, dim, &chosen)?;
+    let ReducedSet { centres, mut features, m } =
+        select(&points, dim, capacity, &config.kernel, config.selection, &mut rng)?;
     let factor = whiten(&config.kernel, &centres, dim, &mut features, m)?;
     let storage = zeroed(RidgePath::scalars_len(n, m, outputs), "the ridge path")?;
     let mut path = RidgePath::fit_in(storage, &features, &targets, n, m, outputs)?;
@@ -240,17 +236,12 @@ pub fn choose_prefix<T: Real>(
     outputs: usize,
     task: Task,
 ) -> Result<PrefixChoice, TrainError> {
-    let n = targets.len() / outputs.max(1);
     let mut sizes = Vec::new();
     let mut size = 8.min(m);
     loop {
-        let mut prefix = zeroed(n.saturating_mul(size), "the features")?;
-        for (to, from) in prefix.chunks_exact_mut(size).zip(features.chunks_exact(m)) {
-            to.copy_from_slice(from.get(..size).unwrap_or_default());
-        }
-        let storage = zeroed(RidgePath::scalars_len(n, size, outputs), "the ridge path")?;
-        let mut path = RidgePath::fit_in(storage, &prefix, targets, n, size, outputs)?;
-        sizes.push((size, choose_ridge(&mut path, Ridge::Auto, task)?.0));
+        let prefix = if size < m { Some(prefix_columns(features, m, size)?) } else { None };
+        let columns = prefix.as_deref().unwrap_or(features);
+        sizes.push((size, best_ridge(columns, targets, size, outputs, task)?));
         if size == m {
             break;
         }
@@ -268,6 +259,33 @@ pub fn choose_prefix<T: Real>(
     let (centres, chosen) =
         sizes.iter().copied().find(|(_, s)| loss(s) <= best + slack).ok_or(TrainError::NoCentres)?;
     Ok(PrefixChoice { centres, chosen, sizes })
+}
+
+/// The best ridge by leave-one-out for `features` (row-major, `m` columns) and `targets`.
+///
+/// # Errors
+/// As [`RidgePath::fit_in`].
+pub fn best_ridge<T: Real>(
+    features: &[T],
+    targets: &[T],
+    m: usize,
+    outputs: usize,
+    task: Task,
+) -> Result<RidgeScore, TrainError> {
+    let n = targets.len() / outputs.max(1);
+    let storage = zeroed(RidgePath::scalars_len(n, m, outputs), "the ridge path")?;
+    let mut path = RidgePath::fit_in(storage, features, targets, n, m, outputs)?;
+    Ok(choose_ridge(&mut path, Ridge::Auto, task)?.0)
+}
+
+/// The first `size` of the `m` columns of row-major `features`.
+pub(crate) fn prefix_columns<T: Real>(features: &[T], m: usize, size: usize) -> Result<Vec<T>, TrainError> {
+    let rows = features.len() / m.max(1);
+    let mut prefix = zeroed(rows.saturating_mul(size), "the features")?;
+    for (to, from) in prefix.chunks_exact_mut(size).zip(features.chunks_exact(m)) {
+        to.copy_from_slice(from.get(..size).unwrap_or_default());
+    }
+    Ok(prefix)
 }
 
 /// The least-squares SVM: every output's weights at `lambda`, folded through `L⁻ᵀ`.

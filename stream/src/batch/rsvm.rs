@@ -4,15 +4,15 @@
 //! everything into a [`ReducedKernelModel`] that predicts with `m` kernel evaluations.
 
 use kestrel_core::cholesky::Cholesky;
-use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, OneVsRest, Params, ValidParams};
+use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, OneVsRest, ValidParams};
 use kestrel_core::krr::RidgePath;
 use kestrel_core::linalg::packed_len;
 use kestrel_core::reduced_set::ReducedKernelModel;
 use kestrel_core::{Kernel, Real, Rng};
 
 pub use super::centres::Selection;
-use super::centres::{centre_rows, choose_centres, selection_bytes, whiten};
-use super::krr::{Task, choose_prefix, sign_targets};
+use super::centres::{ReducedSet, select, selection_bytes, whiten};
+use super::krr::{Task, best_ridge, choose_prefix, prefix_columns, sign_targets};
 use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
 use crate::limits::zeroed;
@@ -127,12 +127,8 @@ pub fn train<T: Real>(
     check_budget(data.bytes().saturating_add(working_bytes), config.budget)?;
     let points = data.dense(dim)?;
     let mut rng = Rng::seed_from_u64(config.seed);
-    let (chosen, mut features) = choose_centres(&points, dim, capacity, &config.kernel, config.selection, &mut rng)?;
-    let m = chosen.len();
-    if m == 0 {
-        return Err(TrainError::NoCentres);
-    }
-    let mut centres = centre_rows(&points, dim, &chosen)?;
+    let ReducedSet { mut centres, mut features, m } =
+        select(&points, dim, capacity, &config.kernel, config.selection, &mut rng)?;
     let factor = if config.whiten { Some(whiten(&config.kernel, &centres, dim, &mut features, m)?) } else { None };
     let (m, params, tuned) = if config.tune == Tune::default() {
         (m, config.params, None)
@@ -184,31 +180,22 @@ fn tune<T: Real>(
         return Err(TrainError::Core(kestrel_core::Error::InvalidParam { name: "whiten" }));
     }
     let targets = sign_targets::<T>(labels, outputs)?;
-    let choice = choose_prefix(features, &targets, m, outputs, Task::Classification)?;
-    let keep = if config.tune.centres { choice.centres } else { m };
-    let ridge = if config.tune.centres {
-        choice.chosen
+    let (keep, ridge) = if config.tune.centres {
+        let choice = choose_prefix(features, &targets, m, outputs, Task::Classification)?;
+        (choice.centres, choice.chosen)
     } else {
-        choice.sizes.last().map_or(choice.chosen, |&(_, score)| score)
+        (m, best_ridge(features, &targets, m, outputs, Task::Classification)?)
     };
     if keep < m {
-        let mut kept = zeroed(labels.len().saturating_mul(keep), "the features")?;
-        for (to, from) in kept.chunks_exact_mut(keep).zip(features.chunks_exact(m)) {
-            to.copy_from_slice(from.get(..keep).unwrap_or_default());
-        }
-        *features = kept;
+        *features = prefix_columns(features, m, keep)?;
         centres.truncate(keep * (centres.len() / m));
     }
-    let p = config.params;
-    let c = if config.tune.c { 1.0 / (2.0 * ridge.lambda) } else { p.c_pos().to_f64() };
-    let params = Params::new()
-        .loss(p.loss())
-        .c(T::from_f64(c))
-        .bias(p.bias())
-        .epsilon(p.epsilon())
-        .max_passes(p.max_passes())
-        .shrinking(p.shrinking())
-        .check()?;
+    let (c, params) = if config.tune.c {
+        let c = 1.0 / (2.0 * ridge.lambda);
+        (c, config.params.with_c(T::from_f64(c))?)
+    } else {
+        (config.params.c_pos().to_f64(), config.params)
+    };
     Ok((keep, params, Some(Tuned { c, ridge })))
 }
 

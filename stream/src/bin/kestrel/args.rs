@@ -61,6 +61,14 @@ pub enum Setting {
 }
 
 impl Setting {
+    /// The number when one was given (`auto` and no flag are resolved by the caller).
+    pub fn given(setting: Option<Setting>) -> Option<f64> {
+        match setting {
+            Some(Setting::Value(v)) => Some(v),
+            None | Some(Setting::Auto) => None,
+        }
+    }
+
     /// The number, `default` when not given; `Err` naming `flag` for `auto`, which a
     /// command that sees no data set before it starts cannot resolve.
     pub fn value_or(setting: Option<Setting>, default: f64, flag: &str) -> Result<f64, String> {

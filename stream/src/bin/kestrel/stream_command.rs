@@ -135,7 +135,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     let dim =
         args.dim.or(reader.dim_hint()).ok_or(Usage("LibSVM input needs --dim (a CSV header states it)".into()))?;
     let learner = stream_setup::learner::<T>(args, dim)?;
-    let config = stream_setup::run_config(args, dim);
+    let config = stream_setup::run_config(args, dim)?;
     let names = ClassNames::new();
     let metrics = Prequential::default();
     let mut session = Session { args, config, learner, names, rows: 0, seen: 0, skipped: 0, metrics };

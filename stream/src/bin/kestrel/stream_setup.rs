@@ -89,14 +89,22 @@ fn decay<T: Real>(args: &StreamArgs) -> Option<T> {
 }
 
 fn svm_params<T: Real>(args: &StreamArgs) -> Result<dcd::ValidParams<T>> {
-    let c = Setting::value_or(args.svm.c, 1.0, "--c").map_err(anyhow::Error::msg)?;
-    Ok(args.svm.params(c, None).map_err(refused)?)
+    Ok(args.svm.params(cost(args)?, None).map_err(refused)?)
 }
 
-/// The kernel of the flags; `--gamma` defaults to 1/d for `dim` features.
+/// `--c`, 1 unless given; `auto` is refused (no data set to choose it from).
+fn cost(args: &StreamArgs) -> Result<f64> {
+    Setting::value_or(args.svm.c, 1.0, "--c").map_err(anyhow::Error::msg)
+}
+
+/// `--gamma`, 1/d for `dim` features unless given; `auto` is refused.
+fn gamma(args: &StreamArgs, dim: usize) -> Result<f64> {
+    Setting::value_or(args.kernel.gamma, default_gamma(dim), "--gamma").map_err(anyhow::Error::msg)
+}
+
+/// The kernel of the flags.
 fn kernel<T: Real>(args: &StreamArgs, dim: usize) -> Result<Kernel<T>> {
-    let gamma = Setting::value_or(args.kernel.gamma, default_gamma(dim), "--gamma").map_err(anyhow::Error::msg)?;
-    Ok(args.kernel.build(gamma).map_err(refused)?)
+    Ok(args.kernel.build(gamma(args, dim)?).map_err(refused)?)
 }
 
 /// The stream's RBF width for `dim` features: 1/d.
@@ -108,7 +116,10 @@ fn default_gamma(dim: usize) -> f64 {
 /// resolved from `--dim` or the CSV header. Flags that only shape the output (`--out`,
 /// `--json`, `--report-every`, the checkpoint's own) or the handling of bad rows
 /// (`--on-error`: a run stopped on a bad row may resume skipping it) are not recorded.
-pub fn run_config(args: &StreamArgs, dim: usize) -> RunConfig {
+///
+/// # Errors
+/// `auto` for `--gamma` or `--c`, which a stream cannot resolve.
+pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
     let mut config = RunConfig::default();
     config.push("--learner", value_name(&args.learner));
     config.push("--input", &args.input.input);
@@ -126,7 +137,7 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> RunConfig {
         let kernel = &args.kernel;
         config.push("--kernel", value_name(&kernel.kernel));
         if kernel.kernel != KernelArg::Linear {
-            config.push("--gamma", Setting::value_or(kernel.gamma, default_gamma(dim), "--gamma").unwrap_or(f64::NAN));
+            config.push("--gamma", gamma(args, dim)?);
         }
         if kernel.kernel == KernelArg::Poly {
             config.push("--degree", kernel.degree);
@@ -138,14 +149,14 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> RunConfig {
     } else {
         config.push("--classes", args.classes);
         config.push("--memory", args.memory);
-        config.push("--c", Setting::value_or(args.svm.c, 1.0, "--c").unwrap_or(f64::NAN));
+        config.push("--c", cost(args)?);
         config.push("--loss", value_name(&args.svm.loss));
         config.push("--bias", args.svm.bias);
     }
     if args.learner == Learner::Rsvm {
         config.push("--delta", args.delta);
     }
-    config
+    Ok(config)
 }
 
 /// The name clap shows for a value.

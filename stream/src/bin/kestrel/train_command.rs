@@ -25,11 +25,10 @@ use serde_json::{Value, json};
 use crate::args::{KernelArg, ScalarArg, SelectArg, Setting, TrainArgs, TrainLearner};
 use crate::commands::{on_error, open};
 
-/// The IRSVM threshold (δ/√n) under `--delta auto`: small, so the selection runs to the
-/// `--centers` cap and leave-one-out chooses the prefix.
-const AUTO_DELTA: f64 = 0.0005;
-/// IRSVM's threshold when `--delta` is not given to krr and lssvm.
-const DEFAULT_DELTA: f64 = 0.0005;
+/// The IRSVM threshold (δ/√n) unless `--delta` gives one: small, so the selection runs to
+/// the `--centers` cap (and, for rsvm under `--delta auto`, leave-one-out chooses the
+/// prefix).
+const SMALL_DELTA: f64 = 0.0005;
 /// The most centres of rsvm, krr and lssvm unless `--centers` says.
 const DEFAULT_CENTERS: usize = 256;
 
@@ -149,7 +148,7 @@ fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, 
     let auto_c = matches!(args.svm.c, None | Some(Setting::Auto));
     let (rms, auto_delta) = match args.delta {
         Some(Setting::Value(rms)) => (rms, false),
-        None | Some(Setting::Auto) => (AUTO_DELTA, args.select == SelectArg::Irsvm),
+        None | Some(Setting::Auto) => (SMALL_DELTA, args.select == SelectArg::Irsvm),
     };
     let tune = Tune { c: auto_c, centres: auto_delta };
     if tune != Tune::default() && args.raw_features {
@@ -164,7 +163,7 @@ fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, 
         centres: args.centers.unwrap_or(DEFAULT_CENTERS),
         selection,
         whiten: !args.raw_features,
-        params: svm_params::<T>(args, Setting::value_or(args.svm.c, 1.0, "--c").unwrap_or(1.0))?,
+        params: svm_params::<T>(args, Setting::given(args.svm.c).unwrap_or(1.0))?,
         seed: args.seed,
         budget: args.budget,
         tune,
@@ -196,7 +195,7 @@ fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, 
 
 fn train_krr<T: Real>(args: &TrainArgs, data: &Dataset<T>, task: Task) -> Result<(Vec<u8>, Value)> {
     if matches!(args.delta, Some(Setting::Auto)) {
-        bail!("--delta auto is rsvm's; krr and lssvm take a threshold (default {DEFAULT_DELTA}) and --centers");
+        bail!("--delta auto is rsvm's; krr and lssvm take a threshold (default {SMALL_DELTA}) and --centers");
     }
     let (kernel, gamma_choice) = kernel::<T>(args, data, task)?;
     let ridge = match args.lambda {
@@ -204,9 +203,7 @@ fn train_krr<T: Real>(args: &TrainArgs, data: &Dataset<T>, task: Task) -> Result
         None | Some(Setting::Auto) => Ridge::Auto,
     };
     let selection = match args.select {
-        SelectArg::Irsvm => {
-            Selection::Irsvm { rms: Setting::value_or(args.delta, DEFAULT_DELTA, "--delta").unwrap_or(DEFAULT_DELTA) }
-        }
+        SelectArg::Irsvm => Selection::Irsvm { rms: Setting::given(args.delta).unwrap_or(SMALL_DELTA) },
         SelectArg::Random => Selection::Random,
     };
     let config = KrrConfig {
@@ -281,7 +278,7 @@ fn train_svm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, V
     if matches!(args.svm.c, Some(Setting::Auto)) {
         bail!("--c auto is for the kernel learners (rsvm); the linear SVM takes a number (default 1)");
     }
-    let c = Setting::value_or(args.svm.c, 1.0, "--c").unwrap_or(1.0);
+    let c = Setting::given(args.svm.c).unwrap_or(1.0);
     let (model, summary) = linear::train(data, svm_params::<T>(args, c)?, args.seed, args.budget)?;
     let bytes = model::to_bytes(&model)?;
     let summary = json!({
