@@ -35,7 +35,7 @@
 //! as scratch), `q`, `Λ`, `z̄` and `ȳ`.
 
 use crate::error::check_len;
-use crate::linalg::symmetric_eigen;
+use crate::linalg::{dot3_prefix, symmetric_eigen};
 use crate::real::{check_finite, finite};
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
@@ -165,7 +165,7 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
             let denominator = left_out(p, &parts, n, i)?;
             let (mut best_left_out, mut best_true) = ((0, T::ZERO), (0, T::ZERO));
             for (c, &y_c) in y.iter().enumerate() {
-                let fitted = fitted(p, &parts, c, outputs);
+                let fitted = fitted(p, &parts, c);
                 let e = (y_c - fitted) / denominator;
                 sum += e * e;
                 let left_out_prediction = y_c - e;
@@ -199,7 +199,7 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
         let rows = parts.projections.chunks_exact(m).zip(parts.targets.chunks_exact(outputs));
         for (i, ((p, y), slot)) in rows.zip(out.iter_mut()).enumerate() {
             let y_c = y.get(output).copied().unwrap_or(T::ZERO);
-            *slot = (y_c - fitted(p, &parts, output, outputs)) / left_out(p, &parts, n, i)?;
+            *slot = (y_c - fitted(p, &parts, output)) / left_out(p, &parts, n, i)?;
         }
         check_finite(out)
     }
@@ -219,8 +219,8 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
             *slot = v
                 .iter()
                 .zip(&*parts.scratch)
-                .zip(parts.projected.chunks_exact(outputs))
-                .fold(T::ZERO, |acc, ((&v, &d), q)| acc + v * d * q.get(output).copied().unwrap_or(T::ZERO));
+                .zip(projected_column(&parts, output))
+                .fold(T::ZERO, |acc, ((&v, &d), &q)| acc + v * d * q);
         }
         check_finite(w)?;
         let mean = parts.target_means.get(output).copied().unwrap_or(T::ZERO);
@@ -245,19 +245,22 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
 }
 
 /// `ŷ_ic = ȳ_c + Σ_k P_ik d_k q_kc` with `d` in the scratch.
-fn fitted<T: Real>(p: &[T], parts: &Parts<'_, T>, c: usize, outputs: usize) -> T {
+fn fitted<T: Real>(p: &[T], parts: &Parts<'_, T>, c: usize) -> T {
     let mean = parts.target_means.get(c).copied().unwrap_or(T::ZERO);
-    p.iter()
-        .zip(&*parts.scratch)
-        .zip(parts.projected.chunks_exact(outputs))
-        .fold(mean, |acc, ((&p, &d), q)| acc + p * d * q.get(c).copied().unwrap_or(T::ZERO))
+    mean + dot3_prefix(p, &*parts.scratch, projected_column(parts, c))
+}
+
+/// Column `c` of `q = Pᵀỹ` (stored output by output, `m` values each).
+fn projected_column<'p, T>(parts: &'p Parts<'_, T>, c: usize) -> &'p [T] {
+    let m = parts.values.len();
+    parts.projected.get(c * m..(c + 1) * m).unwrap_or_default()
 }
 
 /// `1 − H_ii` of row `row` (projections `p`, `d` in the scratch) with
 /// `H_ii = 1/n + Σ_k P_ik² d_k`, or `Singular` when it is within rounding of 0.
 fn left_out<T: Real>(p: &[T], parts: &Parts<'_, T>, n: usize, row: usize) -> Result<T, Error> {
     let inverse_n = T::ONE / T::from_f64(n as f64);
-    let leverage = p.iter().zip(&*parts.scratch).fold(inverse_n, |acc, (&p, &d)| acc + p * p * d);
+    let leverage = inverse_n + dot3_prefix(p, p, &*parts.scratch);
     let denominator = T::ONE - leverage;
     if denominator > T::EPSILON * T::from_f64(16.0) { Ok(denominator) } else { Err(Error::Singular { pivot: row }) }
 }
@@ -324,17 +327,17 @@ fn fit<T: Real>(parts: Parts<'_, T>, features: &[T], targets: &[T], m: usize, ou
     for p in parts.projections.chunks_exact_mut(m) {
         let row = parts.scratch.get_mut(..m).unwrap_or_default();
         row.copy_from_slice(p);
-        for (k, slot) in p.iter_mut().enumerate() {
-            *slot = row
-                .iter()
-                .zip(parts.vectors.chunks_exact(m))
-                .fold(T::ZERO, |acc, (&z, v)| acc + z * v.get(k).copied().unwrap_or(T::ZERO));
+        p.fill(T::ZERO);
+        for (&z, v) in row.iter().zip(parts.vectors.chunks_exact(m)) {
+            for (slot, &v) in p.iter_mut().zip(v) {
+                *slot += z * v;
+            }
         }
     }
     parts.projected.fill(T::ZERO);
     for (p, y) in parts.projections.chunks_exact(m).zip(targets.chunks_exact(outputs)) {
-        for (&p_k, q) in p.iter().zip(parts.projected.chunks_exact_mut(outputs)) {
-            for ((q, &y), &mean) in q.iter_mut().zip(y).zip(&*parts.target_means) {
+        for ((q, &y), &mean) in parts.projected.chunks_exact_mut(m).zip(y).zip(&*parts.target_means) {
+            for (q, &p_k) in q.iter_mut().zip(p) {
                 *q += p_k * (y - mean);
             }
         }
