@@ -106,6 +106,32 @@ impl<T: Real> Dataset<T> {
         }
     }
 
+    /// The rows `keep` says yes to, in order (for cross-validation folds).
+    pub fn subset(&self, mut keep: impl FnMut(usize) -> bool) -> Self {
+        let mut data = Dataset { dim: self.dim, class_names: self.class_names.clone(), ..Dataset::new() };
+        for (i, &label) in self.labels.iter().enumerate() {
+            if let (true, Some((indices, values))) = (keep(i), self.row(i)) {
+                data.indices.extend_from_slice(indices);
+                data.values.extend_from_slice(values);
+                data.offsets.push(data.indices.len());
+                data.labels.push(label);
+            }
+        }
+        data
+    }
+
+    /// Row `i` as a [`Record`] (into `record`, reusing its buffers); `false` past the end.
+    pub fn record(&self, i: usize, record: &mut Record) -> bool {
+        let Some((indices, values)) = self.row(i) else { return false };
+        record.indices.clear();
+        record.indices.extend_from_slice(indices);
+        record.values.clear();
+        record.values.extend(values.iter().map(|v| v.to_f64()));
+        record.label = self.labels.get(i).copied().unwrap_or(f64::NAN);
+        record.line = u64::try_from(i).map_or(u64::MAX, |i| i.saturating_add(1));
+        true
+    }
+
     /// Number of rows.
     pub fn len(&self) -> usize {
         self.labels.len()

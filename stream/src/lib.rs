@@ -58,4 +58,5 @@ pub mod labels;
 pub mod limits;
 pub mod model;
 pub mod online;
+pub mod score;
 pub mod source;

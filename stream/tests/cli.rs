@@ -195,6 +195,105 @@ fn krr_and_lssvm_choose_their_settings_and_say_so() {
 }
 
 #[test]
+fn tune_compares_candidates_and_writes_the_best() {
+    let dir = scratch("tune");
+    let (binary, regression) = (binary_libsvm(&dir, 240), regression_csv(&dir, 200));
+    let (binary, regression) = (binary.to_str().unwrap(), regression.to_str().unwrap());
+    let model = dir.join("best.kestrel");
+    let model = model.to_str().unwrap();
+    // Leave-one-out over the default widths: seven octaves, the best written.
+    let o = kestrel(&["tune", "--learner", "rsvm", "--input", binary, "--out", model, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = json(&o);
+    assert_eq!(summary["criterion"], "leave-one-out", "{summary}");
+    let candidates = summary["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 7);
+    let accuracies: Vec<f64> = candidates.iter().map(|c| c["accuracy"].as_f64().unwrap()).collect();
+    let best = &summary["best"];
+    assert_eq!(best["accuracy"].as_f64().unwrap(), accuracies.iter().copied().fold(0.0, f64::max), "{summary}");
+    assert_eq!(summary["model_bytes"].as_u64().unwrap(), std::fs::metadata(model).unwrap().len());
+    let eval = json(&kestrel(&["eval", "--model", model, "--input", binary, "--json"]));
+    assert!(eval["accuracy"].as_f64().unwrap() > 0.95, "{eval}");
+    // The best width's leave-one-out is the least-squares SVM's own, as `train` reports it.
+    let gamma = best["gamma"].as_f64().unwrap().to_string();
+    let lssvm = json(&kestrel(&[
+        "train",
+        "--learner",
+        "lssvm",
+        "--input",
+        binary,
+        "--out",
+        model,
+        "--gamma",
+        &gamma,
+        "--json",
+    ]));
+    let errors = lssvm["loo_errors"].as_f64().unwrap();
+    assert!((best["accuracy"].as_f64().unwrap() - (1.0 - errors / 240.0)).abs() < 1e-12, "{lssvm} vs {best}");
+
+    // Given grids: exactly those candidates, every ridge from the grid.
+    let args =
+        ["tune", "--learner", "krr", "--input", regression, "--gamma-grid", "0.1,1,10", "--lambda-grid", "0.001,0.1"];
+    let summary = json(&kestrel(&[&args[..], &["--json"]].concat()));
+    let gammas: Vec<f64> =
+        summary["candidates"].as_array().unwrap().iter().map(|c| c["gamma"].as_f64().unwrap()).collect();
+    assert_eq!(gammas, [0.1, 1.0, 10.0]);
+    assert!(
+        summary["candidates"].as_array().unwrap().iter().all(|c| [0.001, 0.1].contains(&c["lambda"].as_f64().unwrap()))
+    );
+    assert!(summary["best"]["mse"].as_f64().unwrap() < 0.01, "{summary}");
+
+    // Cross-validation for the linear SVM and SLKL; the table and the command that repeats the best.
+    let summary = json(&kestrel(&[
+        "tune",
+        "--learner",
+        "svm",
+        "--input",
+        binary,
+        "--folds",
+        "3",
+        "--c-grid",
+        "0.01,1,100",
+        "--json",
+    ]));
+    assert_eq!(summary["criterion"], "3-fold");
+    let cs: Vec<f64> = summary["candidates"].as_array().unwrap().iter().map(|c| c["c"].as_f64().unwrap()).collect();
+    assert_eq!(cs, [0.01, 1.0, 100.0]);
+    assert!(summary["best"]["accuracy"].as_f64().unwrap() > 0.9, "{summary}");
+    let o = kestrel(&[
+        "tune",
+        "--learner",
+        "slkl",
+        "--input",
+        regression,
+        "--gamma",
+        "1",
+        "--nu-grid",
+        "0.001,1",
+        "--folds",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("2-fold MSE")
+            && stdout(&o).contains("best: kestrel train --learner slkl --gamma 1 --nu 0.001"),
+        "{}",
+        stdout(&o)
+    );
+
+    // A setting fixed and searched at once, or a grid the learner has not: usage errors.
+    for args in [
+        vec!["tune", "--learner", "rsvm", "--input", binary, "--gamma", "1", "--gamma-grid", "1,2"],
+        vec!["tune", "--learner", "svm", "--input", binary, "--gamma-grid", "1,2"],
+        vec!["tune", "--learner", "krr", "--input", regression, "--lambda", "1", "--lambda-grid", "1,2"],
+        vec!["tune", "--learner", "svm", "--input", binary, "--folds", "1"],
+    ] {
+        let o = kestrel(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
 fn bad_rows_are_reported_with_line_and_column() {
     let dir = scratch("bad");
     let path = dir.join("bad.libsvm");

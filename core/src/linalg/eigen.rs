@@ -162,7 +162,9 @@ fn reflect<T: Real>(v: &mut [T], m: usize, i: usize, scale: T, d: &mut [T], e: &
         let d_j = d.get(j).copied().unwrap_or(T::ZERO);
         let mut g = e.get(j).copied().unwrap_or(T::ZERO) + column.get(j).copied().unwrap_or(T::ZERO) * d_j;
         let below = column.get(j + 1..).unwrap_or_default();
-        for ((&v_kj, &d_k), e_k) in below.iter().zip(d.get(j + 1..).unwrap_or_default()).zip(e.get_mut(j + 1..).unwrap_or_default()) {
+        for ((&v_kj, &d_k), e_k) in
+            below.iter().zip(d.get(j + 1..).unwrap_or_default()).zip(e.get_mut(j + 1..).unwrap_or_default())
+        {
             g += v_kj * d_k;
             *e_k += v_kj * d_j;
         }
@@ -183,7 +185,9 @@ fn reflect<T: Real>(v: &mut [T], m: usize, i: usize, scale: T, d: &mut [T], e: &
     for j in 0..i {
         let (f, g) = (d.get(j).copied().unwrap_or(T::ZERO), e.get(j).copied().unwrap_or(T::ZERO));
         let column = v.get_mut(j * m + j..j * m + i).unwrap_or_default();
-        for ((v_kj, &e_k), &d_k) in column.iter_mut().zip(e.get(j..).unwrap_or_default()).zip(d.get(j..).unwrap_or_default()) {
+        for ((v_kj, &e_k), &d_k) in
+            column.iter_mut().zip(e.get(j..).unwrap_or_default()).zip(d.get(j..).unwrap_or_default())
+        {
             *v_kj -= f * e_k + g * d_k;
         }
         if let Some(d_j) = d.get_mut(j) {

@@ -128,48 +128,94 @@ pub fn ridge_grid<T: Real>(largest: f64) -> Vec<f64> {
 /// [`TrainError`] for bad labels, data the core rejects (constant targets, a ridge that is
 /// not positive) or a budget too small.
 pub fn train<T: Real>(data: &Dataset<T>, config: &KrrConfig<T>) -> Result<(KrrModel<T>, KrrSummary), TrainError> {
-    let (n, dim) = (data.len(), data.dim().max(1));
-    let labels = match config.task {
-        Task::Classification => Some(classes::<T>(data.labels())?),
-        Task::Regression => None,
+    let mut fit = Fit::new(data, config)?;
+    let (grid, strict) = match config.ridge {
+        Ridge::Fixed(lambda) => (vec![lambda], true),
+        Ridge::Auto => (path_grid(&fit.path), false),
     };
-    let outputs = labels.as_ref().map_or(1, |(classes, _)| classes.outputs());
-    let capacity = config.centres.clamp(1, n.max(1));
-    let working_bytes = working_bytes::<T>(n, dim, capacity, outputs, config.selection);
-    check_budget(data.bytes().saturating_add(working_bytes), config.budget)?;
-    if n < 2 {
-        return Err(TrainError::Core(Error::InvalidParam { name: "n" }));
-    }
-    let targets = match &labels {
-        Some((_, solver)) => sign_targets(solver, outputs)?,
-        None => data.labels().iter().map(|&y| T::from_f64(y)).collect(),
-    };
-    let points = data.dense(dim)?;
-    let mut rng = Rng::seed_from_u64(config.seed);
-    let ReducedSet { centres, mut features, m } =
-        select(&points, dim, capacity, &config.kernel, config.selection, &mut rng)?;
-    let factor = whiten(&config.kernel, &centres, dim, &mut features, m)?;
-    let storage = zeroed(RidgePath::scalars_len(n, m, outputs), "the ridge path")?;
-    let mut path = RidgePath::fit_in(storage, &features, &targets, n, m, outputs)?;
-    drop(features);
-    let (chosen_score, scores) = choose_ridge(&mut path, config.ridge, config.task)?;
-    let lambda = T::from_f64(chosen_score.lambda);
-    let model = match &labels {
-        None => {
-            let mut u = zeroed(m, "the weights")?;
-            let intercept = path.weights(lambda, 0, &mut u)?;
-            solve_lower_transposed(factor.packed(), m, Triangle::Packed, &mut u)?;
-            let storage = zeroed(Predictor::scalars_len(m, dim), "the model")?;
-            KrrModel::Regressor(Predictor::from_parts_in(storage, config.kernel, dim, intercept, &centres, &u)?)
-        }
-        Some((classes, _)) => KrrModel::Classifier(classifier(&mut path, lambda, &factor, config, &centres, classes)?),
-    };
-    let summary = KrrSummary { centres: m, chosen: chosen_score, path: scores, working_bytes };
+    let (chosen, path) = choose_ridge(&mut fit.path, &grid, strict, config.task)?;
+    let model = fit.model(T::from_f64(chosen.lambda), config)?;
+    let summary = KrrSummary { centres: fit.m, chosen, path, working_bytes: fit.working_bytes };
     Ok((model, summary))
 }
 
-/// `±1` targets: one column for two classes (`solver` holds the signs), one-vs-rest
-/// columns for more (`solver` holds the class indices).
+/// The leave-one-out scores of `ridges` (of [`ridge_grid`] when empty; those the
+/// precision cannot score are left out) at `config`'s kernel, without building a model:
+/// what [`train`] would choose, at the cost of its path alone.
+///
+/// # Errors
+/// As [`train`]; `InvalidParam { name: "lambda" }` when no ridge could be scored.
+pub fn score<T: Real>(data: &Dataset<T>, config: &KrrConfig<T>, ridges: &[f64]) -> Result<KrrSummary, TrainError> {
+    let mut fit = Fit::new(data, config)?;
+    let grid = if ridges.is_empty() { path_grid(&fit.path) } else { ridges.to_vec() };
+    let (chosen, path) = choose_ridge(&mut fit.path, &grid, false, config.task)?;
+    Ok(KrrSummary { centres: fit.m, chosen, path, working_bytes: fit.working_bytes })
+}
+
+/// The reduced set, its whitening factor and the ridge path of the targets on it.
+struct Fit<T> {
+    labels: Option<Labels>,
+    centres: Vec<T>,
+    factor: Cholesky<T, Vec<T>>,
+    path: RidgePath<T, Vec<T>>,
+    m: usize,
+    working_bytes: usize,
+}
+
+impl<T: Real> Fit<T> {
+    /// Checks the budget, selects and whitens the centres and builds the path.
+    fn new(data: &Dataset<T>, config: &KrrConfig<T>) -> Result<Self, TrainError> {
+        let (n, dim) = (data.len(), data.dim().max(1));
+        let labels = match config.task {
+            Task::Classification => Some(classes::<T>(data.labels())?),
+            Task::Regression => None,
+        };
+        let outputs = labels.as_ref().map_or(1, |(classes, _)| classes.outputs());
+        let capacity = config.centres.clamp(1, n.max(1));
+        let working_bytes = working_bytes::<T>(n, dim, capacity, outputs, config.selection);
+        check_budget(data.bytes().saturating_add(working_bytes), config.budget)?;
+        if n < 2 {
+            return Err(TrainError::Core(Error::InvalidParam { name: "n" }));
+        }
+        let targets = match &labels {
+            Some((_, solver)) => sign_targets(solver, outputs)?,
+            None => data.labels().iter().map(|&y| T::from_f64(y)).collect(),
+        };
+        let points = data.dense(dim)?;
+        let mut rng = Rng::seed_from_u64(config.seed);
+        let ReducedSet { centres, mut features, m } =
+            select(&points, dim, capacity, &config.kernel, config.selection, &mut rng)?;
+        let factor = whiten(&config.kernel, &centres, dim, &mut features, m)?;
+        let storage = zeroed(RidgePath::scalars_len(n, m, outputs), "the ridge path")?;
+        let path = RidgePath::fit_in(storage, &features, &targets, n, m, outputs)?;
+        Ok(Fit { labels: labels.map(|(classes, _)| classes), centres, factor, path, m, working_bytes })
+    }
+
+    /// The model at ridge `lambda`.
+    fn model(&mut self, lambda: T, config: &KrrConfig<T>) -> Result<KrrModel<T>, TrainError> {
+        let (m, dim) = (self.m, self.centres.len() / self.m.max(1));
+        match &self.labels {
+            None => {
+                let mut u = zeroed(m, "the weights")?;
+                let intercept = self.path.weights(lambda, 0, &mut u)?;
+                solve_lower_transposed(self.factor.packed(), m, Triangle::Packed, &mut u)?;
+                let storage = zeroed(Predictor::scalars_len(m, dim), "the model")?;
+                let model = Predictor::from_parts_in(storage, config.kernel, dim, intercept, &self.centres, &u)?;
+                Ok(KrrModel::Regressor(model))
+            }
+            Some(classes) => {
+                let model = classifier(&mut self.path, lambda, &self.factor, config, &self.centres, classes)?;
+                Ok(KrrModel::Classifier(model))
+            }
+        }
+    }
+}
+
+/// [`ridge_grid`] for the largest eigenvalue of `path`.
+fn path_grid<T: Real, S: kestrel_core::storage::Storage<T>>(path: &RidgePath<T, S>) -> Vec<f64> {
+    ridge_grid::<T>(path.eigenvalues().first().map_or(0.0, |v| v.to_f64()))
+}
+
 pub(crate) fn sign_targets<T: Real>(solver: &[i32], outputs: usize) -> Result<Vec<T>, TrainError> {
     let mut targets = zeroed(solver.len().saturating_mul(outputs), "the targets")?;
     for (row, &label) in targets.chunks_exact_mut(outputs).zip(solver) {
@@ -185,18 +231,15 @@ pub(crate) fn sign_targets<T: Real>(solver: &[i32], outputs: usize) -> Result<Ve
 /// A ridge too small for the precision (a leverage within rounding of 1) is skipped.
 fn choose_ridge<T: Real, S: kestrel_core::storage::Storage<T>>(
     path: &mut RidgePath<T, S>,
-    ridge: Ridge,
+    grid: &[f64],
+    strict: bool,
     task: Task,
 ) -> Result<(RidgeScore, Vec<RidgeScore>), TrainError> {
-    let grid = match ridge {
-        Ridge::Fixed(lambda) => vec![lambda],
-        Ridge::Auto => ridge_grid::<T>(path.eigenvalues().first().map_or(0.0, |v| v.to_f64())),
-    };
     let mut scores = Vec::with_capacity(grid.len());
-    for lambda in grid {
+    for &lambda in grid {
         match path.loo(T::from_f64(lambda)) {
             Ok(Loo { mse, errors }) => scores.push(RidgeScore { lambda, mse: mse.to_f64(), errors }),
-            Err(Error::Singular { .. } | Error::NonFinite) if ridge == Ridge::Auto => {}
+            Err(Error::Singular { .. } | Error::NonFinite) if !strict => {}
             Err(error) => return Err(error.into()),
         }
     }
@@ -275,7 +318,8 @@ pub fn best_ridge<T: Real>(
     let n = targets.len() / outputs.max(1);
     let storage = zeroed(RidgePath::scalars_len(n, m, outputs), "the ridge path")?;
     let mut path = RidgePath::fit_in(storage, features, targets, n, m, outputs)?;
-    Ok(choose_ridge(&mut path, Ridge::Auto, task)?.0)
+    let grid = path_grid(&path);
+    Ok(choose_ridge(&mut path, &grid, false, task)?.0)
 }
 
 /// The first `size` of the `m` columns of row-major `features`.

@@ -13,6 +13,7 @@ pub mod krr;
 pub mod linear;
 pub mod rsvm;
 pub mod slkl;
+pub mod tune;
 
 use kestrel_core::Real;
 

@@ -112,6 +112,9 @@ pub struct Cli {
 pub enum Command {
     /// Trains a model on a data set and writes the model file.
     Train(TrainArgs),
+    /// Compares a learner's settings on a data set (leave-one-out or k-fold
+    /// cross-validation), prints the table, and can write the best model.
+    Tune(TuneArgs),
     /// Prequential (test-then-train) learning from a file, a pipe or a serial port.
     Stream(StreamArgs),
     /// Writes one prediction per input row.
@@ -300,19 +303,31 @@ pub struct InputArgs {
 
 #[derive(Args)]
 pub struct TrainArgs {
+    #[command(flatten)]
+    pub settings: TrainSettings,
+    /// Where to write the model file.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Print a JSON summary on standard output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `kestrel train` learns from and how: shared by `kestrel tune`, which trains with
+/// the same flags (a number fixes a setting, leaving it out lets `auto` choose it).
+#[derive(Args, Clone)]
+pub struct TrainSettings {
     /// The learner.
     #[arg(long, value_enum)]
     pub learner: TrainLearner,
     #[command(flatten)]
     pub input: InputArgs,
-    /// Where to write the model file.
-    #[arg(long)]
-    pub out: PathBuf,
     #[command(flatten)]
     pub kernel: KernelArgs,
-    /// SLKL's sparsity parameter, in units of the target variance: ν = nu·Var(y).
-    #[arg(long, default_value_t = 0.1, value_parser = non_negative)]
-    pub nu: f64,
+    /// SLKL's sparsity parameter, in units of the target variance: ν = nu·Var(y)
+    /// [default: 0.1].
+    #[arg(long, value_parser = non_negative)]
+    pub nu: Option<f64>,
     /// Candidate centres (slkl, default 256) or the most centres (rsvm, krr, lssvm;
     /// default 256).
     #[arg(long, value_parser = count(1, MAX_CENTERS))]
@@ -360,7 +375,35 @@ pub struct TrainArgs {
     /// with KiB / MiB, checked before training.
     #[arg(long, value_parser = parse_bytes)]
     pub budget: Option<usize>,
-    /// Print a JSON summary on standard output.
+}
+
+#[derive(Args)]
+pub struct TuneArgs {
+    #[command(flatten)]
+    pub settings: TrainSettings,
+    /// Kernel widths to compare, comma-separated. Default: seven octaves around the width of
+    /// highest kernel-target alignment, γ*·2⁻³ … γ*·2³.
+    #[arg(long, value_delimiter = ',', value_parser = positive)]
+    pub gamma_grid: Vec<f64>,
+    /// SVM costs to compare (svm, rsvm). Default: svm 2⁻⁵, 2⁻³, …, 2¹⁵; rsvm every
+    /// C = 1/(2λ) of the leave-one-out ridge path.
+    #[arg(long, value_delimiter = ',', value_parser = positive)]
+    pub c_grid: Vec<f64>,
+    /// Ridges to compare (krr, lssvm). Default: the leave-one-out path's half-decades.
+    #[arg(long, value_delimiter = ',', value_parser = positive)]
+    pub lambda_grid: Vec<f64>,
+    /// SLKL ν values to compare, in units of the target variance. Default: 0.001, 0.01,
+    /// 0.1, 1.
+    #[arg(long, value_delimiter = ',', value_parser = non_negative)]
+    pub nu_grid: Vec<f64>,
+    /// Score by k-fold cross-validation: the criterion of slkl and svm (default 5 folds),
+    /// and of rsvm, krr and lssvm instead of their exact leave-one-out.
+    #[arg(long, value_parser = count(2, 100))]
+    pub folds: Option<usize>,
+    /// Train the best candidate on every row and write its model file here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print the candidates and the choice as JSON on standard output.
     #[arg(long)]
     pub json: bool,
 }

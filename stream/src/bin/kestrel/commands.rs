@@ -2,14 +2,16 @@
 //! `train` and `stream`.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 
 use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
 use kestrel_stream::class_names::ClassNames;
 use kestrel_stream::dataset::OnError;
 use kestrel_stream::model::{self, scalar_name};
 use kestrel_stream::online::{WindowRsvm, WindowSlkl, WindowSvm};
+use kestrel_stream::score::Tally;
 use kestrel_stream::source::{self, Format, LabelColumn, Record, RecordReader};
 use serde_json::json;
 
@@ -101,29 +103,25 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
 pub fn eval(args: &EvalArgs) -> Result<()> {
     let mut model = model::read_file(&args.model)?;
     let classifier = model.is_classifier();
-    let (mut n, mut correct, mut squared, mut absolute) = (0usize, 0usize, 0.0f64, 0.0f64);
+    let mut tally = Tally::default();
     let name = args.input.input.clone();
     let skipped = for_each_record(&args.input, model.class_names().cloned(), |record| {
         let value = model.predict(record).with_context(|| format!("{name}:{}", record.line))?;
-        n += 1;
-        correct += usize::from(value == record.label);
-        let error = value - record.label;
-        squared += error * error;
-        absolute += error.abs();
+        tally.add(value, record.label);
         Ok(())
     })?;
-    let per_row = |sum: f64| if n == 0 { 0.0 } else { sum / n as f64 };
+    let n = tally.n;
     let summary = if classifier {
-        json!({"n": n, "accuracy": per_row(correct as f64), "skipped": skipped})
+        json!({"n": n, "accuracy": tally.accuracy(), "skipped": skipped})
     } else {
-        json!({"n": n, "mse": per_row(squared), "mae": per_row(absolute), "skipped": skipped})
+        json!({"n": n, "mse": tally.mse(), "mae": tally.mae(), "skipped": skipped})
     };
     if args.json {
         println!("{summary}");
     } else if classifier {
-        println!("accuracy {:.4} on {n} rows ({correct} correct)", per_row(correct as f64));
+        println!("accuracy {:.4} on {n} rows ({} correct)", tally.accuracy(), tally.correct);
     } else {
-        println!("mse {:.6}, mae {:.6} on {n} rows", per_row(squared), per_row(absolute));
+        println!("mse {:.6}, mae {:.6} on {n} rows", tally.mse(), tally.mae());
     }
     Ok(())
 }
@@ -205,4 +203,16 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
         println!("{key}: {value}");
     }
     Ok(())
+}
+
+/// A progress bar of `len` steps counted in `unit` on stderr, only when stderr is a
+/// terminal (hidden otherwise, so pipes and logs stay clean).
+pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
+    if !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    let template = format!("{{bar:40}} {{pos}}/{{len}} {unit}, {{per_sec}}, {{eta}} left");
+    bar.set_style(ProgressStyle::with_template(&template).unwrap_or(ProgressStyle::default_bar()));
+    bar
 }

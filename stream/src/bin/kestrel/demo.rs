@@ -9,11 +9,10 @@
 //! are compared with the naive forecasts a device could make without learning.
 
 use std::f64::consts::TAU;
-use std::io::IsTerminal;
 use std::time::Instant;
 
+use crate::commands::progress_bar;
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::{Kernel, Real, Rng, dcd, slkl};
 use kestrel_stream::online::{OnlineLearner, Prequential, WindowSlkl, WindowSvm};
 use kestrel_stream::source::Record;
@@ -74,7 +73,7 @@ pub fn run(seed: u64) -> Result<()> {
     println!("  temperature: windowed SLKL, last {WINDOW} readings, {CENTRES} centres   — {slkl_bytes} bytes");
     println!("  frost alarm: windowed linear SVM, last {WINDOW} readings          — {svm_bytes} bytes\n");
 
-    let progress = progress_bar();
+    let progress = progress_bar(SAMPLES as u64, "readings");
     let (mut temperature, mut alarm) = (Prequential::default(), Prequential::default());
     let (mut average, mut late, mut late_average) =
         (Prequential::default(), Prequential::default(), Prequential::default());
@@ -150,15 +149,4 @@ fn slkl_params_f32(p: &slkl::ValidParams<f64>) -> Result<slkl::ValidParams<f32>>
 
 fn svm_params_f32(p: &dcd::ValidParams<f64>) -> Result<dcd::ValidParams<f32>> {
     Ok(dcd::Params::new().c(f32::from_f64(p.c_pos())).bias(f32::from_f64(p.bias())).check()?)
-}
-
-fn progress_bar() -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(SAMPLES as u64);
-    let style = ProgressStyle::with_template("{bar:40} {pos}/{len} readings, {per_sec}")
-        .unwrap_or(ProgressStyle::default_bar());
-    bar.set_style(style);
-    bar
 }

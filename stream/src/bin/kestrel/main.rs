@@ -25,6 +25,7 @@ mod signals;
 mod stream_command;
 mod stream_setup;
 mod train_command;
+mod tune_command;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -38,6 +39,7 @@ fn main() {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Train(args) => train_command::run(args),
+        Command::Tune(args) => tune_command::run(args),
         Command::Stream(args) => stream_command::run(args),
         Command::Predict(args) => commands::predict(args),
         Command::Eval(args) => commands::eval(args),

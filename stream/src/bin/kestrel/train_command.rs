@@ -1,28 +1,33 @@
 //! `kestrel train`: read a data set, resolve the `auto` settings, fit the learner, write
-//! the model file and say what was chosen.
+//! the model file and say what was chosen. [`Prepared`] and [`fit`] are shared with
+//! `kestrel tune`, which trains its candidates with this very code.
 //!
 //! `auto` (the default of the kernel learners' `--gamma`, rsvm's `--c` and `--delta`,
-//! krr/lssvm's `--lambda`) costs less than the fit it serves: the width by kernel-target
-//! alignment on a sample ([`gamma::by_alignment`]), the ridge, `C` and the reduced set by
-//! the exact leave-one-out of kernel ridge regression on the features the fit computes
-//! anyway ([`kestrel_stream::batch::krr`]).
+//! krr/lssvm's `--lambda`) costs a few fits of the reduced problem: the width by
+//! kernel-target alignment on a sample ([`gamma::by_alignment`]), then for rsvm, krr and
+//! lssvm the best of the five octaves around it by exact leave-one-out
+//! ([`widths_by_loo`]); the ridge, `C` and the reduced set by the exact leave-one-out of
+//! kernel ridge regression on the features the fit computes anyway
+//! ([`kestrel_stream::batch::krr`]).
 
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
+use kestrel_core::scaler::Scaler;
 use kestrel_core::{Kernel, Real, dcd, slkl};
-use kestrel_stream::batch::gamma::{self, GammaChoice};
+use kestrel_stream::batch::gamma;
 use kestrel_stream::batch::krr::{self, KrrConfig, KrrModel, Ridge, Task};
 use kestrel_stream::batch::linear;
 use kestrel_stream::batch::rsvm::{self, RsvmConfig, Selection, Tune};
 use kestrel_stream::batch::slkl::{self as slkl_train, SlklConfig};
+use kestrel_stream::batch::tune::{best_width, octaves, widths_by_loo};
 use kestrel_stream::dataset::Dataset;
 use kestrel_stream::file;
 use kestrel_stream::model::{self, scalar_name};
 use kestrel_stream::source::LabelColumn;
 use serde_json::{Value, json};
 
-use crate::args::{KernelArg, ScalarArg, SelectArg, Setting, TrainArgs, TrainLearner};
+use crate::args::{KernelArg, ScalarArg, SelectArg, Setting, TrainArgs, TrainLearner, TrainSettings};
 use crate::commands::{on_error, open};
 
 /// The IRSVM threshold (δ/√n) unless `--delta` gives one: small, so the selection runs to
@@ -32,9 +37,12 @@ const SMALL_DELTA: f64 = 0.0005;
 /// The most centres of rsvm, krr and lssvm unless `--centers` says.
 const DEFAULT_CENTERS: usize = 256;
 
+/// SLKL's ν, in units of the target variance, unless `--nu` says.
+const DEFAULT_NU: f64 = 0.1;
+
 /// `kestrel train`.
 pub fn run(args: &TrainArgs) -> Result<()> {
-    match args.scalar {
+    match args.settings.scalar {
         ScalarArg::F64 => train_in::<f64>(args),
         ScalarArg::F32 => train_in::<f32>(args),
     }
@@ -51,37 +59,11 @@ fn labels_for(learner: TrainLearner) -> LabelColumn {
 
 fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     let start = Instant::now();
-    let mut reader = open(&args.input, labels_for(args.learner))?;
-    let mut skipped = 0usize;
-    let mut data: Dataset<T> = Dataset::read(reader.as_mut(), on_error(&args.input), |e| {
-        skipped += 1;
-        eprintln!("kestrel: skipped {e}");
-    })?;
-    if let Some(window) = args.window {
-        data = data.last(window);
-    }
-    let scaler = match args.scale {
-        true => {
-            let (scaled, scaler) = data.standardized().context("--scale")?;
-            data = scaled;
-            Some(scaler)
-        }
-        false => None,
-    };
-    let (mut bytes, mut summary) = match args.learner {
-        TrainLearner::Svm => train_svm(args, &data)?,
-        TrainLearner::Rsvm => train_rsvm(args, &data)?,
-        TrainLearner::Slkl => train_slkl(args, &data)?,
-        TrainLearner::Krr => train_krr(args, &data, Task::Regression)?,
-        TrainLearner::Lssvm => train_krr(args, &data, Task::Classification)?,
-    };
-    if let Some(scaler) = &scaler {
-        bytes = model::with_scaler(bytes, scaler.section())?;
-    }
-    if !data.class_names().is_empty() {
-        bytes = model::with_class_names(bytes, data.class_names())?;
-    }
+    let prepared = Prepared::<T>::read(&args.settings)?;
+    let (bytes, mut summary) = fit(&args.settings, &prepared.data)?;
+    let bytes = prepared.model_file(bytes)?;
     file::write_atomic(&args.out, &bytes)?;
+    let (data, skipped) = (&prepared.data, prepared.skipped);
     let seconds = start.elapsed().as_secs_f64();
     if args.json {
         if let Value::Object(fields) = &mut summary {
@@ -111,40 +93,120 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     Ok(())
 }
 
+/// The training rows as the settings ask for them: read (bad rows skipped and reported
+/// under `--on-error skip`), cut to `--window`, standardised under `--scale`.
+pub struct Prepared<T> {
+    /// The rows to learn from.
+    pub data: Dataset<T>,
+    /// Rows skipped as bad.
+    pub skipped: usize,
+    scaler: Option<Scaler<T, Vec<T>>>,
+}
+
+impl<T: Real> Prepared<T> {
+    /// Reads `settings.input`.
+    pub fn read(settings: &TrainSettings) -> Result<Self> {
+        let mut reader = open(&settings.input, labels_for(settings.learner))?;
+        let mut skipped = 0usize;
+        let mut data: Dataset<T> = Dataset::read(reader.as_mut(), on_error(&settings.input), |e| {
+            skipped += 1;
+            eprintln!("kestrel: skipped {e}");
+        })?;
+        if let Some(window) = settings.window {
+            data = data.last(window);
+        }
+        let scaler = match settings.scale {
+            true => {
+                let (scaled, scaler) = data.standardized().context("--scale")?;
+                data = scaled;
+                Some(scaler)
+            }
+            false => None,
+        };
+        Ok(Prepared { data, skipped, scaler })
+    }
+
+    /// The model file of `bytes` (a model [`fit`] on these rows): with the scaler's
+    /// statistics and the class names when the rows had them.
+    pub fn model_file(&self, mut bytes: Vec<u8>) -> Result<Vec<u8>> {
+        if let Some(scaler) = &self.scaler {
+            bytes = model::with_scaler(bytes, scaler.section())?;
+        }
+        if !self.data.class_names().is_empty() {
+            bytes = model::with_class_names(bytes, self.data.class_names())?;
+        }
+        Ok(bytes)
+    }
+}
+
+/// Fits the learner of `settings` on `data`: the model's bytes (without scaler or class
+/// names, see [`Prepared::model_file`]) and the summary, with what `auto` chose under
+/// `chosen`.
+pub fn fit<T: Real>(settings: &TrainSettings, data: &Dataset<T>) -> Result<(Vec<u8>, Value)> {
+    match settings.learner {
+        TrainLearner::Svm => train_svm(settings, data),
+        TrainLearner::Rsvm => train_rsvm(settings, data),
+        TrainLearner::Slkl => train_slkl(settings, data),
+        TrainLearner::Krr => train_krr(settings, data, Task::Regression),
+        TrainLearner::Lssvm => train_krr(settings, data, Task::Classification),
+    }
+}
+
 /// The settings `auto` chose, as `name = value` pairs for the terminal.
 fn chosen_settings(summary: &Value) -> String {
     let Some(chosen) = summary.get("chosen").and_then(Value::as_object) else { return String::new() };
     chosen.iter().map(|(name, value)| format!("{name} = {value}")).collect::<Vec<_>>().join(", ")
 }
 
+/// What `auto` chose, as `(setting, value)` pairs for a summary's `chosen` object.
+type Chosen = Vec<(String, Value)>;
+
+/// Where `--gamma auto` looks after the alignment, for the learners with a leave-one-out
+/// criterion: `γ*·2^k` for `k` in this range, `γ*` the alignment's width.
+const LOO_OCTAVES: (i32, i32) = (-2, 2);
+
 /// The kernel of the flags: `--gamma` resolved on `data` (`auto` unless a number is given),
-/// with the alignment search when it ran.
-fn kernel<T: Real>(args: &TrainArgs, data: &Dataset<T>, task: Task) -> Result<(Kernel<T>, Option<GammaChoice>)> {
+/// and what `auto` chose, for the summary's `chosen` object. `auto` is the width of highest
+/// kernel-target alignment; with `loo_ridges` (rsvm, krr, lssvm: the ridges their fit
+/// will compare, its automatic path when empty) it is then the best of [`LOO_OCTAVES`]
+/// around that width by the exact leave-one-out of the reduced kernel ridge
+/// ([`widths_by_loo`]): alignment finds the scale, leave-one-out the octave.
+fn kernel<T: Real>(
+    args: &TrainSettings,
+    data: &Dataset<T>,
+    task: Task,
+    loo_ridges: Option<&[f64]>,
+) -> Result<(Kernel<T>, Chosen)> {
     let kind = args.kernel.build::<T>(1.0).context("kernel parameters")?.kind();
     match (args.kernel.gamma, args.kernel.kernel) {
-        (Some(Setting::Value(gamma)), _) => Ok((args.kernel.build(gamma).context("kernel parameters")?, None)),
-        (_, KernelArg::Linear) => Ok((Kernel::linear(), None)),
+        (Some(Setting::Value(gamma)), _) => Ok((args.kernel.build(gamma).context("kernel parameters")?, Vec::new())),
+        (_, KernelArg::Linear) => Ok((Kernel::linear(), Vec::new())),
         (None | Some(Setting::Auto), _) => {
             let choice = gamma::by_alignment(data, kind, task, args.seed).context("--gamma auto")?;
-            let kernel = gamma::with_gamma(kind, T::from_f64(choice.gamma)).context("--gamma auto")?;
-            Ok((kernel, Some(choice)))
+            let aligned = gamma::with_gamma(kind, T::from_f64(choice.gamma)).context("--gamma auto")?;
+            let mut fields = vec![("alignment".to_string(), json!(choice.alignment))];
+            let Some(ridges) = loo_ridges else {
+                fields.push(("gamma".to_string(), json!(choice.gamma)));
+                return Ok((aligned, fields));
+            };
+            let widths = octaves(choice.gamma, LOO_OCTAVES.0, LOO_OCTAVES.1);
+            let scores = widths_by_loo(data, &krr_config(args, aligned, task), &widths, ridges, |_| {})?;
+            let gamma = best_width(&scores, task).map_or(choice.gamma, |best| best.gamma);
+            fields.extend([("alignment_gamma".to_string(), json!(choice.gamma)), ("gamma".to_string(), json!(gamma))]);
+            Ok((gamma::with_gamma(kind, T::from_f64(gamma)).context("--gamma auto")?, fields))
         }
     }
 }
 
-/// The chosen width in a summary's `chosen` object.
-fn gamma_fields(choice: Option<&GammaChoice>) -> Vec<(String, Value)> {
-    choice
-        .map(|c| vec![("gamma".to_string(), json!(c.gamma)), ("alignment".to_string(), json!(c.alignment))])
-        .unwrap_or_default()
-}
-
-fn svm_params<T: Real>(args: &TrainArgs, c: f64) -> Result<dcd::ValidParams<T>> {
+fn svm_params<T: Real>(args: &TrainSettings, c: f64) -> Result<dcd::ValidParams<T>> {
     args.svm.params(c, args.eps).context("SVM parameters")
 }
 
-fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, Value)> {
-    let (kernel, gamma_choice) = kernel::<T>(args, data, Task::Classification)?;
+fn train_rsvm<T: Real>(args: &TrainSettings, data: &Dataset<T>) -> Result<(Vec<u8>, Value)> {
+    // The least-squares SVM's ridge behind C is λ = 1/(2C) (see rsvm::Tune).
+    let ridges: Vec<f64> = Setting::given(args.svm.c).map(|c| 1.0 / (2.0 * c)).into_iter().collect();
+    let loo_ridges = if args.raw_features { None } else { Some(&ridges[..]) };
+    let (kernel, mut chosen) = kernel::<T>(args, data, Task::Classification, loo_ridges)?;
     let auto_c = matches!(args.svm.c, None | Some(Setting::Auto));
     let (rms, auto_delta) = match args.delta {
         Some(Setting::Value(rms)) => (rms, false),
@@ -170,7 +232,6 @@ fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, 
     };
     let (model, summary) = rsvm::train(data, &config)?;
     let bytes = model::to_bytes(&model)?;
-    let mut chosen = gamma_fields(gamma_choice.as_ref());
     if let Some(tuned) = summary.tuned {
         if tune.c {
             chosen.push(("c".to_string(), json!(tuned.c)));
@@ -193,11 +254,9 @@ fn train_rsvm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, 
     Ok((bytes, summary))
 }
 
-fn train_krr<T: Real>(args: &TrainArgs, data: &Dataset<T>, task: Task) -> Result<(Vec<u8>, Value)> {
-    if matches!(args.delta, Some(Setting::Auto)) {
-        bail!("--delta auto is rsvm's; krr and lssvm take a threshold (default {SMALL_DELTA}) and --centers");
-    }
-    let (kernel, gamma_choice) = kernel::<T>(args, data, task)?;
+/// The reduced kernel ridge of the flags with `kernel`: `--centers`, the selection (IRSVM
+/// at `--delta`, or at a small threshold under `auto`), `--lambda` (auto unless a number).
+pub fn krr_config<T: Real>(args: &TrainSettings, kernel: Kernel<T>, task: Task) -> KrrConfig<T> {
     let ridge = match args.lambda {
         Some(Setting::Value(lambda)) => Ridge::Fixed(lambda),
         None | Some(Setting::Auto) => Ridge::Auto,
@@ -206,7 +265,7 @@ fn train_krr<T: Real>(args: &TrainArgs, data: &Dataset<T>, task: Task) -> Result
         SelectArg::Irsvm => Selection::Irsvm { rms: Setting::given(args.delta).unwrap_or(SMALL_DELTA) },
         SelectArg::Random => Selection::Random,
     };
-    let config = KrrConfig {
+    KrrConfig {
         kernel,
         centres: args.centers.unwrap_or(DEFAULT_CENTERS),
         selection,
@@ -214,13 +273,22 @@ fn train_krr<T: Real>(args: &TrainArgs, data: &Dataset<T>, task: Task) -> Result
         task,
         seed: args.seed,
         budget: args.budget,
-    };
+    }
+}
+
+fn train_krr<T: Real>(args: &TrainSettings, data: &Dataset<T>, task: Task) -> Result<(Vec<u8>, Value)> {
+    if matches!(args.delta, Some(Setting::Auto)) {
+        bail!("--delta auto is rsvm's; krr and lssvm take a threshold (default {SMALL_DELTA}) and --centers");
+    }
+    let ridges: Vec<f64> = Setting::given(args.lambda).into_iter().collect();
+    let (kernel, mut chosen) = kernel::<T>(args, data, task, Some(&ridges))?;
+    let config = krr_config(args, kernel, task);
+    let ridge = config.ridge;
     let (model, summary) = krr::train(data, &config)?;
     let bytes = match &model {
         KrrModel::Regressor(model) => model::to_bytes(model)?,
         KrrModel::Classifier(model) => model::to_bytes(model)?,
     };
-    let mut chosen = gamma_fields(gamma_choice.as_ref());
     if ridge == Ridge::Auto {
         chosen.push(("lambda".to_string(), json!(summary.chosen.lambda)));
     }
@@ -240,11 +308,11 @@ fn train_krr<T: Real>(args: &TrainArgs, data: &Dataset<T>, task: Task) -> Result
     Ok((bytes, summary))
 }
 
-fn train_slkl<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, Value)> {
+fn train_slkl<T: Real>(args: &TrainSettings, data: &Dataset<T>) -> Result<(Vec<u8>, Value)> {
     // ν in units of the target variance: F(μ) scales with y², so this keeps --nu meaningful
     // whatever the units of the target (Prop. 3: only λν matters, λ = 1).
-    let nu = args.nu * data.label_variance().max(f64::MIN_POSITIVE);
-    let (kernel, gamma_choice) = kernel::<T>(args, data, Task::Regression)?;
+    let nu = args.nu.unwrap_or(DEFAULT_NU) * data.label_variance().max(f64::MIN_POSITIVE);
+    let (kernel, chosen) = kernel::<T>(args, data, Task::Regression, None)?;
     let mut params = slkl::Params::new().kernel(kernel).nu(T::from_f64(nu)).seed(args.seed);
     if let Some(eps) = args.eps {
         params = params.epsilon(T::from_f64(eps));
@@ -258,7 +326,6 @@ fn train_slkl<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, 
     };
     let (model, summary) = slkl_train::train(data, &config)?;
     let bytes = model::to_bytes(&model)?;
-    let chosen = gamma_fields(gamma_choice.as_ref());
     let summary = json!({
         "learner": "slkl",
         "nu_effective": nu,
@@ -274,7 +341,7 @@ fn train_slkl<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, 
     Ok((bytes, summary))
 }
 
-fn train_svm<T: Real>(args: &TrainArgs, data: &Dataset<T>) -> Result<(Vec<u8>, Value)> {
+fn train_svm<T: Real>(args: &TrainSettings, data: &Dataset<T>) -> Result<(Vec<u8>, Value)> {
     if matches!(args.svm.c, Some(Setting::Auto)) {
         bail!("--c auto is for the kernel learners (rsvm); the linear SVM takes a number (default 1)");
     }

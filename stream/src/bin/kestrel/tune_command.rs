@@ -1,0 +1,378 @@
+//! `kestrel tune`: compare a learner's settings on a data set, print the table, and write
+//! the best model.
+//!
+//! The candidates are the widths of `--gamma-grid` (by default seven octaves around the
+//! width of highest kernel-target alignment) and, for the setting the learner is most
+//! sensitive to, the values of its grid (`--c-grid`, `--lambda-grid`, `--nu-grid`). Every
+//! other flag means what it means to `kestrel train`. Two criteria:
+//! - **exact leave-one-out** (rsvm, krr, lssvm): one reduced kernel ridge path per width
+//!   scores every ridge — or every `C = 1/(2λ)` — at once
+//!   ([`kestrel_stream::batch::tune::widths_by_loo`]);
+//! - **k-fold cross-validation** (slkl, svm, or any learner under `--folds`): each candidate
+//!   is trained `k` times by `kestrel train`'s own code and scored on the held-out fold.
+
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use kestrel_core::Real;
+use kestrel_stream::batch::gamma;
+use kestrel_stream::batch::krr::Task;
+use kestrel_stream::batch::tune::{Folds, WidthScore, octaves, widths_by_loo};
+use kestrel_stream::dataset::Dataset;
+use kestrel_stream::{file, model, score};
+use serde_json::{Value, json};
+
+use crate::Usage;
+use crate::args::{KernelArg, ScalarArg, Setting, TrainLearner, TrainSettings, TuneArgs};
+use crate::commands::progress_bar;
+use crate::train_command::{Prepared, fit, krr_config};
+
+/// Folds of the cross-validation unless `--folds` says.
+const DEFAULT_FOLDS: usize = 5;
+/// The linear SVM's costs unless `--c-grid` says: LIBSVM `grid.py`'s 2⁻⁵, 2⁻³, …, 2¹⁵.
+const SVM_C_GRID: [i32; 11] = [-5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15];
+/// SLKL's ν values (units of the target variance) unless `--nu-grid` says.
+const SLKL_NU_GRID: [f64; 4] = [0.001, 0.01, 0.1, 1.0];
+
+/// `kestrel tune`.
+pub fn run(args: &TuneArgs) -> Result<()> {
+    match args.settings.scalar {
+        ScalarArg::F64 => tune_in::<f64>(args),
+        ScalarArg::F32 => tune_in::<f32>(args),
+    }
+}
+
+/// The learner's searched setting and its value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Searched {
+    /// The SVM's cost (svm, rsvm).
+    C(f64),
+    /// The ridge (krr, lssvm).
+    Lambda(f64),
+    /// SLKL's ν, in units of the target variance.
+    Nu(f64),
+}
+
+impl Searched {
+    fn name(self) -> &'static str {
+        match self {
+            Searched::C(_) => "c",
+            Searched::Lambda(_) => "lambda",
+            Searched::Nu(_) => "nu",
+        }
+    }
+
+    fn value(self) -> f64 {
+        match self {
+            Searched::C(v) | Searched::Lambda(v) | Searched::Nu(v) => v,
+        }
+    }
+
+    /// Fixes the setting in `settings`.
+    fn apply(self, settings: &mut TrainSettings) {
+        match self {
+            Searched::C(c) => settings.svm.c = Some(Setting::Value(c)),
+            Searched::Lambda(lambda) => settings.lambda = Some(Setting::Value(lambda)),
+            Searched::Nu(nu) => settings.nu = Some(nu),
+        }
+    }
+}
+
+/// One candidate: its settings, what they were, and its score.
+struct Candidate {
+    /// The flags that train it (every searched setting fixed).
+    settings: TrainSettings,
+    /// The width, for a kernel learner.
+    gamma: Option<f64>,
+    /// The learner's searched setting, `None` when each fit chose it itself (`auto`).
+    value: Option<Searched>,
+    /// Centres of the reduced set (leave-one-out only).
+    centres: Option<usize>,
+    /// Misclassified fraction (classification) or mean squared error (regression): lower
+    /// is better.
+    loss: f64,
+    seconds: f64,
+}
+
+fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
+    let start = Instant::now();
+    let prepared = Prepared::<T>::read(&args.settings)?;
+    let data = &prepared.data;
+    let learner = args.settings.learner;
+    let task = task_of(learner);
+    let gammas = widths(args, data, task)?;
+    let loo = args.folds.is_none() && matches!(learner, TrainLearner::Rsvm | TrainLearner::Krr | TrainLearner::Lssvm);
+    let candidates = if loo { by_loo(args, data, &gammas, task)? } else { by_folds(args, data, &gammas, task)? };
+    let best = candidates
+        .iter()
+        .enumerate()
+        .min_by(|(_, a), (_, b)| a.loss.total_cmp(&b.loss))
+        .map(|(index, _)| index)
+        .context("no candidate to compare")?;
+    let model_bytes = match (&args.out, candidates.get(best)) {
+        (Some(out), Some(best)) => {
+            let (bytes, _) = fit(&best.settings, data).context("training the best candidate")?;
+            let bytes = prepared.model_file(bytes)?;
+            file::write_atomic(out, &bytes)?;
+            Some(bytes.len())
+        }
+        _ => None,
+    };
+    let criterion = if loo { "leave-one-out".to_string() } else { format!("{}-fold", folds_of(args)) };
+    let seconds = start.elapsed().as_secs_f64();
+    if args.json {
+        let rows: Vec<Value> = candidates.iter().map(|c| candidate_json(c, task)).collect();
+        let summary = json!({
+            "learner": learner_name(learner),
+            "criterion": criterion,
+            "n": data.len(),
+            "dim": data.dim(),
+            "skipped": prepared.skipped,
+            "candidates": rows,
+            "best": candidates.get(best).map(|c| candidate_json(c, task)),
+            "seconds": seconds,
+            "model_bytes": model_bytes,
+        });
+        println!("{summary}");
+    } else {
+        print_table(&candidates, best, task, &criterion);
+        if let Some(best) = candidates.get(best) {
+            println!("best: kestrel train --learner {}{}", learner_name(learner), flags(best));
+        }
+        eprintln!("kestrel: {} candidates on {} rows in {seconds:.3} s", candidates.len(), data.len());
+        if let (Some(out), Some(bytes)) = (&args.out, model_bytes) {
+            eprintln!("kestrel: best model {} ({bytes} bytes)", out.display());
+        }
+    }
+    Ok(())
+}
+
+fn task_of(learner: TrainLearner) -> Task {
+    match learner {
+        TrainLearner::Slkl | TrainLearner::Krr => Task::Regression,
+        TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Lssvm => Task::Classification,
+    }
+}
+
+fn learner_name(learner: TrainLearner) -> &'static str {
+    match learner {
+        TrainLearner::Svm => "svm",
+        TrainLearner::Rsvm => "rsvm",
+        TrainLearner::Slkl => "slkl",
+        TrainLearner::Krr => "krr",
+        TrainLearner::Lssvm => "lssvm",
+    }
+}
+
+fn folds_of(args: &TuneArgs) -> usize {
+    args.folds.unwrap_or(DEFAULT_FOLDS)
+}
+
+/// The widths to compare: none for a linear model, `--gamma`'s when fixed, the grid's, or
+/// octaves around the alignment's choice.
+fn widths<T: Real>(args: &TuneArgs, data: &Dataset<T>, task: Task) -> Result<Vec<Option<f64>>> {
+    let settings = &args.settings;
+    if settings.learner == TrainLearner::Svm || settings.kernel.kernel == KernelArg::Linear {
+        if !args.gamma_grid.is_empty() {
+            return Err(Usage(
+                "--gamma-grid needs a kernel learner with a width (not svm, not --kernel linear)".into(),
+            )
+            .into());
+        }
+        return Ok(vec![None]);
+    }
+    match (settings.kernel.gamma, args.gamma_grid.is_empty()) {
+        (Some(Setting::Value(_)), false) => Err(Usage("give --gamma or --gamma-grid, not both".into()).into()),
+        (Some(Setting::Value(gamma)), true) => Ok(vec![Some(gamma)]),
+        (_, false) => Ok(args.gamma_grid.iter().copied().map(Some).collect()),
+        (_, true) => {
+            let kind = settings.kernel.build::<T>(1.0).context("kernel parameters")?.kind();
+            let choice = gamma::by_alignment(data, kind, task, settings.seed).context("the alignment's width")?;
+            Ok(octaves(choice.gamma, -3, 3).into_iter().map(Some).collect())
+        }
+    }
+}
+
+/// rsvm, krr, lssvm: one leave-one-out path per width.
+fn by_loo<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>], task: Task) -> Result<Vec<Candidate>> {
+    let settings = &args.settings;
+    let rsvm = settings.learner == TrainLearner::Rsvm;
+    let (grid, fixed) = if rsvm { (&args.c_grid, settings.svm.c) } else { (&args.lambda_grid, settings.lambda) };
+    let name = if rsvm { "c" } else { "lambda" };
+    let ridges: Vec<f64> = match (Setting::given(fixed), grid.is_empty()) {
+        (Some(_), false) => return Err(Usage(format!("give --{name} or --{name}-grid, not both")).into()),
+        (Some(value), true) => vec![value],
+        (None, _) => grid.clone(),
+    };
+    // The SVM's C is the least-squares SVM's ridge λ = 1/(2C) (see rsvm::Tune).
+    let ridges: Vec<f64> = if rsvm { ridges.iter().map(|c| 1.0 / (2.0 * c)).collect() } else { ridges };
+    let gammas: Vec<f64> = gammas.iter().flatten().copied().collect();
+    let kernel = settings.kernel.build::<T>(gammas.first().copied().unwrap_or(1.0)).context("kernel parameters")?;
+    let config = krr_config(settings, kernel, task);
+    let bar = progress_bar(gammas.len() as u64, "widths");
+    let scores = widths_by_loo(data, &config, &gammas, &ridges, |_| bar.inc(1))?;
+    bar.finish_and_clear();
+    let n = data.len().max(1) as f64;
+    let candidates = scores.iter().map(|score| {
+        let WidthScore { gamma, summary, seconds } = score;
+        let lambda = summary.chosen.lambda;
+        let value = if rsvm { Searched::C(1.0 / (2.0 * lambda)) } else { Searched::Lambda(lambda) };
+        let mut settings = settings.clone();
+        settings.kernel.gamma = Some(Setting::Value(*gamma));
+        value.apply(&mut settings);
+        let loss = match task {
+            Task::Classification => summary.chosen.errors as f64 / n,
+            Task::Regression => summary.chosen.mse,
+        };
+        Candidate {
+            settings,
+            gamma: Some(*gamma),
+            value: Some(value),
+            centres: Some(summary.centres),
+            loss,
+            seconds: *seconds,
+        }
+    });
+    Ok(candidates.collect())
+}
+
+/// Any learner: every candidate trained on `k − 1` folds and scored on the last, `k` times.
+fn by_folds<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>], task: Task) -> Result<Vec<Candidate>> {
+    let settings = &args.settings;
+    let values = values(args)?;
+    let folds = Folds::new(data, folds_of(args), settings.seed).context("--folds")?;
+    let total = gammas.len() * values.len() * folds.len();
+    let bar = progress_bar(total as u64, "fits");
+    let mut candidates = Vec::with_capacity(gammas.len() * values.len());
+    for &gamma in gammas {
+        for &value in &values {
+            let start = Instant::now();
+            let mut candidate = settings.clone();
+            if let Some(gamma) = gamma {
+                candidate.kernel.gamma = Some(Setting::Value(gamma));
+            }
+            if let Some(value) = value {
+                value.apply(&mut candidate);
+            }
+            let mut losses = 0.0;
+            for fold in 0..folds.len() {
+                let (train, held_out) = folds.split(data, fold);
+                let (bytes, _) = fit(&candidate, &train).with_context(|| format!("fold {}", fold + 1))?;
+                let mut model = model::load(&bytes)?;
+                let tally = score::on_dataset(model.as_mut(), &held_out)?;
+                losses += match task {
+                    Task::Classification => 1.0 - tally.accuracy(),
+                    Task::Regression => tally.mse(),
+                };
+                bar.inc(1);
+            }
+            let loss = losses / folds.len() as f64;
+            let seconds = start.elapsed().as_secs_f64();
+            candidates.push(Candidate { settings: candidate, gamma, value, centres: None, loss, seconds });
+        }
+    }
+    bar.finish_and_clear();
+    Ok(candidates)
+}
+
+/// The values of the learner's searched setting under cross-validation: its grid, the
+/// learner's default grid, or `auto` alone (`None`: each fit chooses).
+fn values(args: &TuneArgs) -> Result<Vec<Option<Searched>>> {
+    let settings = &args.settings;
+    let make: fn(f64) -> Searched = match settings.learner {
+        TrainLearner::Svm | TrainLearner::Rsvm => Searched::C,
+        TrainLearner::Krr | TrainLearner::Lssvm => Searched::Lambda,
+        TrainLearner::Slkl => Searched::Nu,
+    };
+    let (grid, fixed, default) = match settings.learner {
+        TrainLearner::Svm => (&args.c_grid, Setting::given(settings.svm.c), SVM_C_GRID.map(|k| 2f64.powi(k)).to_vec()),
+        TrainLearner::Rsvm => (&args.c_grid, Setting::given(settings.svm.c), Vec::new()),
+        TrainLearner::Krr | TrainLearner::Lssvm => (&args.lambda_grid, Setting::given(settings.lambda), Vec::new()),
+        TrainLearner::Slkl => (&args.nu_grid, settings.nu, SLKL_NU_GRID.to_vec()),
+    };
+    let values = match (fixed, grid.is_empty()) {
+        (Some(_), false) => {
+            let name = make(0.0).name();
+            return Err(Usage(format!("give --{name} or --{name}-grid, not both")).into());
+        }
+        (Some(value), true) => vec![value],
+        (None, false) => grid.to_vec(),
+        (None, true) => default,
+    };
+    if values.is_empty() {
+        return Ok(vec![None]);
+    }
+    Ok(values.into_iter().map(|v| Some(make(v))).collect())
+}
+
+fn score_name(task: Task, criterion: &str) -> String {
+    match task {
+        Task::Classification => format!("{criterion} accuracy %"),
+        Task::Regression => format!("{criterion} MSE"),
+    }
+}
+
+fn score_value(loss: f64, task: Task) -> f64 {
+    match task {
+        Task::Classification => 100.0 * (1.0 - loss),
+        Task::Regression => loss,
+    }
+}
+
+fn print_table(candidates: &[Candidate], best: usize, task: Task, criterion: &str) {
+    let value_name = candidates.iter().find_map(|c| c.value.map(Searched::name)).unwrap_or("");
+    println!(
+        "{:>1} {:>12} {:>12} {:>8} {:>22} {:>9}",
+        "",
+        "gamma",
+        value_name,
+        "centers",
+        score_name(task, criterion),
+        "seconds"
+    );
+    for (index, c) in candidates.iter().enumerate() {
+        let number = |v: Option<f64>| v.map_or("auto".to_string(), |v| format!("{v:.5e}"));
+        let centres = c.centres.map_or("-".to_string(), |m| m.to_string());
+        println!(
+            "{:>1} {:>12} {:>12} {:>8} {:>22.4} {:>9.3}",
+            if index == best { "*" } else { "" },
+            c.gamma.map_or("-".to_string(), |g| format!("{g:.5e}")),
+            if value_name.is_empty() { "-".to_string() } else { number(c.value.map(Searched::value)) },
+            centres,
+            score_value(c.loss, task),
+            c.seconds
+        );
+    }
+}
+
+/// The `kestrel train` flags that reproduce a candidate.
+fn flags(c: &Candidate) -> String {
+    let mut flags = String::new();
+    if let Some(gamma) = c.gamma {
+        flags.push_str(&format!(" --gamma {gamma}"));
+    }
+    if let Some(value) = c.value {
+        flags.push_str(&format!(" --{} {}", value.name(), value.value()));
+    }
+    flags
+}
+
+fn candidate_json(c: &Candidate, task: Task) -> Value {
+    let mut fields = serde_json::Map::new();
+    fields.insert("gamma".into(), json!(c.gamma));
+    if let Some(value) = c.value {
+        fields.insert(value.name().into(), json!(value.value()));
+    }
+    fields.insert("centers".into(), json!(c.centres));
+    let score = match task {
+        Task::Classification => "accuracy",
+        Task::Regression => "mse",
+    };
+    let value = match task {
+        Task::Classification => 1.0 - c.loss,
+        Task::Regression => c.loss,
+    };
+    fields.insert(score.into(), json!(value));
+    fields.insert("seconds".into(), json!(c.seconds));
+    Value::Object(fields)
+}
