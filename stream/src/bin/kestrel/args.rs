@@ -348,8 +348,9 @@ pub struct TrainSettings {
     pub select: SelectArg,
     /// IRSVM threshold on the distance of a candidate's kernel column to the span of the
     /// centres' (rsvm, krr, lssvm), as a root-mean-square residual per training point:
-    /// δ/√n. Default auto: IRSVM selects up to --centers at a small threshold (0.0005) and
-    /// rsvm keeps the smallest prefix whose leave-one-out error has stopped improving.
+    /// δ/√n. Default auto: IRSVM selects up to --centers at a small threshold (5e-4; krr in
+    /// f64 1e-7) and rsvm keeps the smallest prefix whose leave-one-out error has stopped
+    /// improving.
     #[arg(long, value_parser = auto_non_negative)]
     pub delta: Option<Setting>,
     /// The ridge λ of kernel ridge regression (krr, lssvm): default auto, the best of a

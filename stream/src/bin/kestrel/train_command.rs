@@ -32,8 +32,14 @@ use crate::commands::{on_error, open};
 
 /// The IRSVM threshold (δ/√n) unless `--delta` gives one: small, so the selection runs to
 /// the `--centers` cap (and, for rsvm under `--delta auto`, leave-one-out chooses the
-/// prefix).
-const SMALL_DELTA: f64 = 0.0005;
+/// prefix). Classification: 5·10⁻⁴. Regression in f64: 10⁻⁷ — a fit at a small ridge
+/// uses what a coarser threshold leaves out (on make_friedman1, 5·10⁻⁴ stopped at 55
+/// centres and quadrupled the test error), while the same small threshold let
+/// leave-one-out pick over-fitted classifiers (Phishing 91.4 → 88.5 %, moons 94.1 →
+/// 92.0 %). f32 keeps 5·10⁻⁴, where the whitening `L⁻¹` stays well above its rounding.
+fn small_delta<T: Real>(task: Task) -> f64 {
+    if T::BYTES == 4 || task == Task::Classification { 5e-4 } else { 1e-7 }
+}
 /// The most centres of rsvm, krr and lssvm unless `--centers` says.
 const DEFAULT_CENTERS: usize = 256;
 
@@ -210,7 +216,7 @@ fn train_rsvm<T: Real>(args: &TrainSettings, data: &Dataset<T>) -> Result<(Vec<u
     let auto_c = matches!(args.svm.c, None | Some(Setting::Auto));
     let (rms, auto_delta) = match args.delta {
         Some(Setting::Value(rms)) => (rms, false),
-        None | Some(Setting::Auto) => (SMALL_DELTA, args.select == SelectArg::Irsvm),
+        None | Some(Setting::Auto) => (small_delta::<T>(Task::Classification), args.select == SelectArg::Irsvm),
     };
     let tune = Tune { c: auto_c, centres: auto_delta };
     if tune != Tune::default() && args.raw_features {
@@ -262,7 +268,7 @@ pub fn krr_config<T: Real>(args: &TrainSettings, kernel: Kernel<T>, task: Task) 
         None | Some(Setting::Auto) => Ridge::Auto,
     };
     let selection = match args.select {
-        SelectArg::Irsvm => Selection::Irsvm { rms: Setting::given(args.delta).unwrap_or(SMALL_DELTA) },
+        SelectArg::Irsvm => Selection::Irsvm { rms: Setting::given(args.delta).unwrap_or(small_delta::<T>(task)) },
         SelectArg::Random => Selection::Random,
     };
     KrrConfig {
@@ -278,7 +284,10 @@ pub fn krr_config<T: Real>(args: &TrainSettings, kernel: Kernel<T>, task: Task) 
 
 fn train_krr<T: Real>(args: &TrainSettings, data: &Dataset<T>, task: Task) -> Result<(Vec<u8>, Value)> {
     if matches!(args.delta, Some(Setting::Auto)) {
-        bail!("--delta auto is rsvm's; krr and lssvm take a threshold (default {SMALL_DELTA}) and --centers");
+        bail!(
+            "--delta auto is rsvm's; krr and lssvm take a threshold (default {}) and --centers",
+            small_delta::<T>(task)
+        );
     }
     let ridges: Vec<f64> = Setting::given(args.lambda).into_iter().collect();
     let (kernel, mut chosen) = kernel::<T>(args, data, task, Some(&ridges))?;
