@@ -80,24 +80,8 @@ pub fn select<T: Real>(
     selection: Selection,
     rng: &mut Rng,
 ) -> Result<ReducedSet<T>, TrainError> {
-    let (chosen, features) = choose_centres(points, dim, capacity, kernel, selection, rng)?;
-    if chosen.is_empty() {
-        return Err(TrainError::NoCentres);
-    }
-    Ok(ReducedSet { centres: centre_rows(points, dim, &chosen)?, features, m: chosen.len() })
-}
-
-/// The chosen rows and their features `K(A, Ã)` (row-major `n × m`).
-fn choose_centres<T: Real>(
-    points: &[T],
-    dim: usize,
-    capacity: usize,
-    kernel: &Kernel<T>,
-    selection: Selection,
-    rng: &mut Rng,
-) -> Result<(Vec<usize>, Vec<T>), TrainError> {
     let n = points.len() / dim;
-    match selection {
+    let (centres, features, m) = match selection {
         Selection::Irsvm { rms } => {
             let delta = T::from_f64(rms * (n as f64).sqrt());
             let selection = Irsvm::select_in(
@@ -116,7 +100,8 @@ fn choose_centres<T: Real>(
             for i in 0..n {
                 features.extend_from_slice(selection.features(i).unwrap_or(&[]));
             }
-            Ok((selection.indices().to_vec(), features))
+            let centres = centre_rows(points, dim, selection.indices())?;
+            (centres, features, m)
         }
         Selection::Random => {
             let mut chosen = zeroed(capacity, "the selection")?;
@@ -126,9 +111,13 @@ fn choose_centres<T: Real>(
             for (x, row) in points.chunks_exact(dim).zip(features.chunks_exact_mut(capacity)) {
                 kernel.column(x, &centres, row)?;
             }
-            Ok((chosen, features))
+            (centres, features, capacity)
         }
+    };
+    if m == 0 {
+        return Err(TrainError::NoCentres);
     }
+    Ok(ReducedSet { centres, features, m })
 }
 
 /// Factors `K(Ã, Ã) = LLᵀ` (with a jitter of `m·ε` on the diagonal, relative to its

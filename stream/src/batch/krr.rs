@@ -85,6 +85,17 @@ pub struct RidgeScore {
     pub errors: usize,
 }
 
+impl RidgeScore {
+    /// What "best" means for `task`, smaller first: fewest LOO errors, then the lowest LOO
+    /// squared error (classification); the lowest LOO squared error (regression).
+    pub fn key(&self, task: Task) -> (usize, f64) {
+        match task {
+            Task::Classification => (self.errors, self.mse),
+            Task::Regression => (0, self.mse),
+        }
+    }
+}
+
 /// What training did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KrrSummary {
@@ -243,11 +254,10 @@ fn choose_ridge<T: Real, S: kestrel_core::storage::Storage<T>>(
             Err(error) => return Err(error.into()),
         }
     }
-    let key = |s: &RidgeScore| match task {
-        Task::Classification => (s.errors, s.mse),
-        Task::Regression => (0, s.mse),
-    };
-    let best = scores.iter().copied().min_by(|a, b| key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal));
+    let best = scores
+        .iter()
+        .copied()
+        .min_by(|a, b| a.key(task).partial_cmp(&b.key(task)).unwrap_or(std::cmp::Ordering::Equal));
     let best = best.ok_or(Error::InvalidParam { name: "lambda" })?;
     Ok((best, scores))
 }

@@ -67,10 +67,7 @@ pub fn widths_by_loo<T: Real>(
 /// The best of `scores` for `task` (fewest LOO errors, then the lowest LOO squared error;
 /// the first of equals).
 pub fn best_width(scores: &[WidthScore], task: Task) -> Option<&WidthScore> {
-    let key = |s: &WidthScore| match task {
-        Task::Classification => (s.summary.chosen.errors, s.summary.chosen.mse),
-        Task::Regression => (0, s.summary.chosen.mse),
-    };
+    let key = |s: &WidthScore| s.summary.chosen.key(task);
     scores.iter().reduce(|best, s| if key(s) < key(best) { s } else { best })
 }
 
@@ -105,13 +102,8 @@ impl Folds {
     }
 
     /// Number of folds.
-    pub fn len(&self) -> usize {
+    pub fn count(&self) -> usize {
         self.k
-    }
-
-    /// Never: there are at least two folds.
-    pub fn is_empty(&self) -> bool {
-        self.k == 0
     }
 
     /// `(training rows, held-out rows)` of fold `fold`.
@@ -175,7 +167,7 @@ mod tests {
         let folds = Folds::new(&data, 5, 7).unwrap();
         let positives = data.labels().iter().filter(|&&y| y > 0.0).count();
         let mut held = 0;
-        for fold in 0..folds.len() {
+        for fold in 0..folds.count() {
             let (train, test) = folds.split(&data, fold);
             assert_eq!(train.len() + test.len(), 103);
             assert!(test.len() == 20 || test.len() == 21, "{}", test.len());

@@ -54,12 +54,20 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     }
 }
 
+/// What `learner` predicts: a class or a real target.
+pub fn task_of(learner: TrainLearner) -> Task {
+    match learner {
+        TrainLearner::Slkl | TrainLearner::Krr => Task::Regression,
+        TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Lssvm => Task::Classification,
+    }
+}
+
 /// How `learner` reads a CSV label column: a classifier's may hold class names, a
 /// regressor's target is a number.
 fn labels_for(learner: TrainLearner) -> LabelColumn {
-    match learner {
-        TrainLearner::Slkl | TrainLearner::Krr => LabelColumn::Numbers,
-        TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Lssvm => LabelColumn::Detect,
+    match task_of(learner) {
+        Task::Regression => LabelColumn::Numbers,
+        Task::Classification => LabelColumn::Detect,
     }
 }
 

@@ -14,6 +14,7 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use clap::ValueEnum;
 use kestrel_core::Real;
 use kestrel_stream::batch::gamma;
 use kestrel_stream::batch::krr::Task;
@@ -25,7 +26,7 @@ use serde_json::{Value, json};
 use crate::Usage;
 use crate::args::{KernelArg, ScalarArg, Setting, TrainLearner, TrainSettings, TuneArgs};
 use crate::commands::progress_bar;
-use crate::train_command::{Prepared, fit, krr_config};
+use crate::train_command::{Prepared, fit, krr_config, task_of};
 
 /// Folds of the cross-validation unless `--folds` says.
 const DEFAULT_FOLDS: usize = 5;
@@ -78,10 +79,8 @@ impl Searched {
     }
 }
 
-/// One candidate: its settings, what they were, and its score.
+/// One candidate: the settings it fixes, and its score.
 struct Candidate {
-    /// The flags that train it (every searched setting fixed).
-    settings: TrainSettings,
     /// The width, for a kernel learner.
     gamma: Option<f64>,
     /// The learner's searched setting, `None` when each fit chose it itself (`auto`).
@@ -92,6 +91,31 @@ struct Candidate {
     /// is better.
     loss: f64,
     seconds: f64,
+}
+
+/// The flags that train a candidate: `base` with its width and searched setting fixed.
+fn candidate_settings(base: &TrainSettings, gamma: Option<f64>, value: Option<Searched>) -> TrainSettings {
+    let mut settings = base.clone();
+    if let Some(gamma) = gamma {
+        settings.kernel.gamma = Some(Setting::Value(gamma));
+    }
+    if let Some(value) = value {
+        value.apply(&mut settings);
+    }
+    settings
+}
+
+/// The values to compare for the setting `--NAME`: the one given, the grid given, or none
+/// (the caller's default).
+///
+/// # Errors
+/// [`Usage`] when both the setting and its grid are given.
+fn given_values(name: &str, fixed: Option<f64>, grid: &[f64]) -> Result<Vec<f64>> {
+    match (fixed, grid.is_empty()) {
+        (Some(_), false) => Err(Usage(format!("give --{name} or --{name}-grid, not both")).into()),
+        (Some(value), true) => Ok(vec![value]),
+        (None, _) => Ok(grid.to_vec()),
+    }
 }
 
 fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
@@ -111,7 +135,8 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
         .context("no candidate to compare")?;
     let model_bytes = match (&args.out, candidates.get(best)) {
         (Some(out), Some(best)) => {
-            let (bytes, _) = fit(&best.settings, data).context("training the best candidate")?;
+            let settings = candidate_settings(&args.settings, best.gamma, best.value);
+            let (bytes, _) = fit(&settings, data).context("training the best candidate")?;
             let bytes = prepared.model_file(bytes)?;
             file::write_atomic(out, &bytes)?;
             Some(bytes.len())
@@ -147,21 +172,9 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
     Ok(())
 }
 
-fn task_of(learner: TrainLearner) -> Task {
-    match learner {
-        TrainLearner::Slkl | TrainLearner::Krr => Task::Regression,
-        TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Lssvm => Task::Classification,
-    }
-}
-
-fn learner_name(learner: TrainLearner) -> &'static str {
-    match learner {
-        TrainLearner::Svm => "svm",
-        TrainLearner::Rsvm => "rsvm",
-        TrainLearner::Slkl => "slkl",
-        TrainLearner::Krr => "krr",
-        TrainLearner::Lssvm => "lssvm",
-    }
+/// The learner's name on the command line.
+fn learner_name(learner: TrainLearner) -> String {
+    learner.to_possible_value().map(|value| value.get_name().to_string()).unwrap_or_default()
 }
 
 fn folds_of(args: &TuneArgs) -> usize {
@@ -181,28 +194,22 @@ fn widths<T: Real>(args: &TuneArgs, data: &Dataset<T>, task: Task) -> Result<Vec
         }
         return Ok(vec![None]);
     }
-    match (settings.kernel.gamma, args.gamma_grid.is_empty()) {
-        (Some(Setting::Value(_)), false) => Err(Usage("give --gamma or --gamma-grid, not both".into()).into()),
-        (Some(Setting::Value(gamma)), true) => Ok(vec![Some(gamma)]),
-        (_, false) => Ok(args.gamma_grid.iter().copied().map(Some).collect()),
-        (_, true) => {
-            let kind = settings.kernel.build::<T>(1.0).context("kernel parameters")?.kind();
-            let choice = gamma::by_alignment(data, kind, task, settings.seed).context("the alignment's width")?;
-            Ok(octaves(choice.gamma, -3, 3).into_iter().map(Some).collect())
-        }
+    let mut gammas = given_values("gamma", Setting::given(settings.kernel.gamma), &args.gamma_grid)?;
+    if gammas.is_empty() {
+        let kind = settings.kernel.build::<T>(1.0).context("kernel parameters")?.kind();
+        let choice = gamma::by_alignment(data, kind, task, settings.seed).context("the alignment's width")?;
+        gammas = octaves(choice.gamma, -3, 3);
     }
+    Ok(gammas.into_iter().map(Some).collect())
 }
 
 /// rsvm, krr, lssvm: one leave-one-out path per width.
 fn by_loo<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>], task: Task) -> Result<Vec<Candidate>> {
     let settings = &args.settings;
     let rsvm = settings.learner == TrainLearner::Rsvm;
-    let (grid, fixed) = if rsvm { (&args.c_grid, settings.svm.c) } else { (&args.lambda_grid, settings.lambda) };
-    let name = if rsvm { "c" } else { "lambda" };
-    let ridges: Vec<f64> = match (Setting::given(fixed), grid.is_empty()) {
-        (Some(_), false) => return Err(Usage(format!("give --{name} or --{name}-grid, not both")).into()),
-        (Some(value), true) => vec![value],
-        (None, _) => grid.clone(),
+    let ridges = match rsvm {
+        true => given_values("c", Setting::given(settings.svm.c), &args.c_grid)?,
+        false => given_values("lambda", Setting::given(settings.lambda), &args.lambda_grid)?,
     };
     // The SVM's C is the least-squares SVM's ridge λ = 1/(2C) (see rsvm::Tune).
     let ridges: Vec<f64> = if rsvm { ridges.iter().map(|c| 1.0 / (2.0 * c)).collect() } else { ridges };
@@ -217,21 +224,11 @@ fn by_loo<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>], t
         let WidthScore { gamma, summary, seconds } = score;
         let lambda = summary.chosen.lambda;
         let value = if rsvm { Searched::C(1.0 / (2.0 * lambda)) } else { Searched::Lambda(lambda) };
-        let mut settings = settings.clone();
-        settings.kernel.gamma = Some(Setting::Value(*gamma));
-        value.apply(&mut settings);
         let loss = match task {
             Task::Classification => summary.chosen.errors as f64 / n,
             Task::Regression => summary.chosen.mse,
         };
-        Candidate {
-            settings,
-            gamma: Some(*gamma),
-            value: Some(value),
-            centres: Some(summary.centres),
-            loss,
-            seconds: *seconds,
-        }
+        Candidate { gamma: Some(*gamma), value: Some(value), centres: Some(summary.centres), loss, seconds: *seconds }
     });
     Ok(candidates.collect())
 }
@@ -241,21 +238,15 @@ fn by_folds<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>],
     let settings = &args.settings;
     let values = values(args)?;
     let folds = Folds::new(data, folds_of(args), settings.seed).context("--folds")?;
-    let total = gammas.len() * values.len() * folds.len();
+    let total = gammas.len() * values.len() * folds.count();
     let bar = progress_bar(total as u64, "fits");
     let mut candidates = Vec::with_capacity(gammas.len() * values.len());
     for &gamma in gammas {
         for &value in &values {
             let start = Instant::now();
-            let mut candidate = settings.clone();
-            if let Some(gamma) = gamma {
-                candidate.kernel.gamma = Some(Setting::Value(gamma));
-            }
-            if let Some(value) = value {
-                value.apply(&mut candidate);
-            }
+            let candidate = candidate_settings(settings, gamma, value);
             let mut losses = 0.0;
-            for fold in 0..folds.len() {
+            for fold in 0..folds.count() {
                 let (train, held_out) = folds.split(data, fold);
                 let (bytes, _) = fit(&candidate, &train).with_context(|| format!("fold {}", fold + 1))?;
                 let mut model = model::load(&bytes)?;
@@ -266,9 +257,9 @@ fn by_folds<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>],
                 };
                 bar.inc(1);
             }
-            let loss = losses / folds.len() as f64;
+            let loss = losses / folds.count() as f64;
             let seconds = start.elapsed().as_secs_f64();
-            candidates.push(Candidate { settings: candidate, gamma, value, centres: None, loss, seconds });
+            candidates.push(Candidate { gamma, value, centres: None, loss, seconds });
         }
     }
     bar.finish_and_clear();
@@ -290,15 +281,10 @@ fn values(args: &TuneArgs) -> Result<Vec<Option<Searched>>> {
         TrainLearner::Krr | TrainLearner::Lssvm => (&args.lambda_grid, Setting::given(settings.lambda), Vec::new()),
         TrainLearner::Slkl => (&args.nu_grid, settings.nu, SLKL_NU_GRID.to_vec()),
     };
-    let values = match (fixed, grid.is_empty()) {
-        (Some(_), false) => {
-            let name = make(0.0).name();
-            return Err(Usage(format!("give --{name} or --{name}-grid, not both")).into());
-        }
-        (Some(value), true) => vec![value],
-        (None, false) => grid.to_vec(),
-        (None, true) => default,
-    };
+    let mut values = given_values(make(0.0).name(), fixed, grid)?;
+    if values.is_empty() {
+        values = default;
+    }
     if values.is_empty() {
         return Ok(vec![None]);
     }
@@ -312,9 +298,10 @@ fn score_name(task: Task, criterion: &str) -> String {
     }
 }
 
-fn score_value(loss: f64, task: Task) -> f64 {
+/// The score a candidate's loss stands for: accuracy (a fraction) or mean squared error.
+fn score_of(loss: f64, task: Task) -> f64 {
     match task {
-        Task::Classification => 100.0 * (1.0 - loss),
+        Task::Classification => 1.0 - loss,
         Task::Regression => loss,
     }
 }
@@ -339,7 +326,7 @@ fn print_table(candidates: &[Candidate], best: usize, task: Task, criterion: &st
             c.gamma.map_or("-".to_string(), |g| format!("{g:.5e}")),
             if value_name.is_empty() { "-".to_string() } else { number(c.value.map(Searched::value)) },
             centres,
-            score_value(c.loss, task),
+            if task == Task::Classification { 100.0 * score_of(c.loss, task) } else { score_of(c.loss, task) },
             c.seconds
         );
     }
@@ -368,11 +355,7 @@ fn candidate_json(c: &Candidate, task: Task) -> Value {
         Task::Classification => "accuracy",
         Task::Regression => "mse",
     };
-    let value = match task {
-        Task::Classification => 1.0 - c.loss,
-        Task::Regression => c.loss,
-    };
-    fields.insert(score.into(), json!(value));
+    fields.insert(score.into(), json!(score_of(c.loss, task)));
     fields.insert("seconds".into(), json!(c.seconds));
     Value::Object(fields)
 }
