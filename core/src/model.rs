@@ -41,9 +41,12 @@ use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::Error;
+use crate::dcd::LinearModel;
 use crate::frame::{self, Format, FrameError};
 pub use crate::frame::{HEADER_LEN, TRAILER_LEN};
+use crate::reduced_set::ReducedKernelModel;
 use crate::scaler::ScalerSection;
+use crate::slkl::Predictor;
 
 /// The first four bytes of every model file.
 pub const MAGIC: [u8; 4] = *b"KSTL";
@@ -286,6 +289,38 @@ impl<'a> Envelope<'a> {
         Ok(())
     }
 }
+
+/// A model that writes its model file bytes: every learner's model ([`LinearModel`],
+/// [`Predictor`], [`ReducedKernelModel`]), for code that saves whichever it holds.
+///
+/// [`LinearModel`]: crate::dcd::LinearModel
+/// [`Predictor`]: crate::slkl::Predictor
+/// [`ReducedKernelModel`]: crate::reduced_set::ReducedKernelModel
+pub trait Encode {
+    /// The exact length of the model file bytes.
+    fn encoded_len(&self) -> usize;
+    /// Writes the model file bytes into `out`; returns their length.
+    ///
+    /// # Errors
+    /// `CapacityExceeded` when `out` is too small.
+    fn encode(&self, out: &mut [u8]) -> Result<usize, Error>;
+}
+
+macro_rules! encode_for {
+    ($($model:ident),*) => {$(
+        impl<T: crate::Real, S: crate::storage::Storage<T>> Encode for $model<T, S> {
+            fn encoded_len(&self) -> usize {
+                $model::encoded_len(self)
+            }
+
+            fn encode(&self, out: &mut [u8]) -> Result<usize, Error> {
+                $model::encode(self, out)
+            }
+        }
+    )*};
+}
+
+encode_for!(LinearModel, Predictor, ReducedKernelModel);
 
 /// Writes the envelope of `payload` into `out` and returns the bytes used.
 ///

@@ -89,6 +89,22 @@ impl Scaler<(), ()> {
     pub const fn scalars_len(dim: usize) -> usize {
         dim.saturating_mul(3)
     }
+
+    /// The number of features `d` of the scaler section `envelope` carries, read from the
+    /// section's header without decoding it, so a caller can size the storage of
+    /// [`Scaler::from_envelope_in`] exactly; `None` without a scaler.
+    ///
+    /// # Errors
+    /// `Error::Model(Payload)` when the section's header does not decode.
+    pub fn envelope_dim(envelope: &Envelope<'_>) -> Result<Option<usize>, Error> {
+        if envelope.scaler.is_empty() {
+            return Ok(None);
+        }
+        let corrupt = |_| Error::Model(ModelError::Payload);
+        let (_count, rest) = postcard::take_from_bytes::<u64>(envelope.scaler).map_err(corrupt)?;
+        let (dim, _) = postcard::take_from_bytes::<usize>(rest).map_err(corrupt)?;
+        Ok(Some(dim))
+    }
 }
 
 impl<T: Real, S: Storage<T>> Scaler<T, S> {

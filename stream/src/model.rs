@@ -29,11 +29,10 @@ use std::path::{Path, PathBuf};
 
 use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::kernel::KernelKind;
-use kestrel_core::model::{Envelope, ModelKind, ScalarKind};
+use kestrel_core::model::{Encode, Envelope, ModelKind, ScalarKind};
 use kestrel_core::reduced_set::ReducedKernelModel;
 use kestrel_core::scaler::{Scaler, ScalerSection};
 use kestrel_core::slkl::Predictor as SlklModel;
-use kestrel_core::storage::Storage;
 use kestrel_core::{Error, Real};
 use serde::Serialize;
 
@@ -41,33 +40,6 @@ use crate::class_names::ClassNames;
 use crate::file::{self, FileError};
 use crate::limits::{MAX_DIM, MAX_FILE_BYTES};
 use crate::source::Record;
-
-/// A core model that writes its model file bytes.
-pub trait Encode {
-    /// The exact length of the model file bytes.
-    fn encoded_len(&self) -> usize;
-    /// Writes the model file bytes into `out`; returns their length.
-    ///
-    /// # Errors
-    /// `CapacityExceeded` when `out` is too small.
-    fn encode(&self, out: &mut [u8]) -> Result<usize, Error>;
-}
-
-macro_rules! encode_for {
-    ($($model:ident),*) => {$(
-        impl<T: Real, S: Storage<T>> Encode for $model<T, S> {
-            fn encoded_len(&self) -> usize {
-                $model::encoded_len(self)
-            }
-
-            fn encode(&self, out: &mut [u8]) -> Result<usize, Error> {
-                $model::encode(self, out)
-            }
-        }
-    )*};
-}
-
-encode_for!(LinearModel, SlklModel, ReducedKernelModel);
 
 /// The model file bytes of `model`, in a buffer of exactly their length.
 ///

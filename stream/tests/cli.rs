@@ -63,6 +63,42 @@ fn demo_runs_without_arguments_and_reports() {
     assert!(out.contains("temperature RMSE") && out.contains("frost alarm accuracy"), "{out}");
 }
 
+/// `export --format c` writes the model's exact bytes as a C array, with macros for its
+/// kind, dimension and length; invalid models and names are refused.
+#[test]
+fn export_writes_a_c_array_of_the_model_bytes() {
+    let dir = scratch("export");
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../firmware-demo/models/rsvm.kestrel");
+    let o = kestrel(&["export", model.to_str().unwrap(), "--format", "c", "--out-dir", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let header = std::fs::read_to_string(dir.join("rsvm.h")).unwrap();
+    let source = std::fs::read_to_string(dir.join("rsvm.c")).unwrap();
+    let bytes = std::fs::read(&model).unwrap();
+    for line in ["#define RSVM_KIND 3", "#define RSVM_DIM 2", &format!("#define RSVM_BYTES {}", bytes.len())] {
+        assert!(header.contains(line), "{line} in\n{header}");
+    }
+    assert!(header.contains("extern const uint8_t rsvm[RSVM_BYTES];"), "{header}");
+    assert!(source.contains("__attribute__((aligned(8)))") && source.contains("const uint8_t rsvm[RSVM_BYTES] = {"));
+    let body = &source[source.find("= {").unwrap() + 3..source.rfind("};").unwrap()];
+    let exported: Vec<u8> = body
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| u8::from_str_radix(t.trim_start_matches("0x"), 16).unwrap())
+        .collect();
+    assert_eq!(exported, bytes);
+
+    let o = kestrel(&["export", model.to_str().unwrap(), "--format", "c", "--name", "2x", "--out-dir", "."]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let corrupted = dir.join("corrupted.kestrel");
+    let mut flipped = bytes.clone();
+    flipped[20] ^= 1;
+    std::fs::write(&corrupted, flipped).unwrap();
+    let o = kestrel(&["export", corrupted.to_str().unwrap(), "--format", "c", "--out-dir", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("checksum") && !dir.join("corrupted.c").exists(), "{}", stderr(&o));
+}
+
 #[test]
 fn svm_train_predict_eval_inspect_round_trip() {
     let dir = scratch("svm");

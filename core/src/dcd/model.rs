@@ -98,6 +98,23 @@ impl<T: Real, S: Storage<T>> LinearModel<T, S> {
         self.parts_mut().0.chunks_exact_mut(stride).nth(c)
     }
 
+    /// Sets output `c` to the weights `w` (`d` of them) and the bias weight `w_{c,b}`.
+    ///
+    /// # Errors
+    /// `IndexOutOfRange` for `c ≥ outputs`; `DimensionMismatch` when `w.len() ≠ d`. The
+    /// model is unchanged on error.
+    pub fn set_weights(&mut self, c: usize, w: &[T], bias_weight: T) -> Result<(), Error> {
+        if w.len() != self.dim {
+            return Err(Error::DimensionMismatch { expected: self.dim, got: w.len() });
+        }
+        let outputs = self.outputs;
+        let slot = self.weights_mut(c).and_then(<[T]>::split_last_mut);
+        let (last, target) = slot.ok_or(Error::IndexOutOfRange { index: c, len: outputs })?;
+        target.copy_from_slice(w);
+        *last = bias_weight;
+        Ok(())
+    }
+
     /// The label of each class.
     pub fn labels_mut(&mut self) -> &mut [T] {
         self.parts_mut().1

@@ -237,6 +237,22 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         })
     }
 
+    /// [`push`](Self::push), then coordinate steps until the stopping rule holds on the
+    /// window or `max_steps` steps were taken — the per-arrival rule of the online learners
+    /// (converged, not counted, steps). Returns the steps taken.
+    ///
+    /// # Errors
+    /// As [`push`](Self::push) (the window is unchanged) and [`step`](Self::step).
+    pub fn learn(&mut self, x: &[T], y: T, max_steps: usize) -> Result<usize, Error> {
+        self.push(x, y)?;
+        let mut taken = 0;
+        while taken < max_steps && !self.converged() {
+            self.step()?;
+            taken += 1;
+        }
+        Ok(taken)
+    }
+
     /// One coordinate step on the current window (anytime; see [`Slkl::step`]).
     ///
     /// # Errors

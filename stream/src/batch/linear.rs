@@ -62,7 +62,7 @@ pub fn train<T: Real>(
         let idx = zeroed(LinearSvm::indices_len(n), "the solver")?;
         let mut svm = LinearSvm::new_in(scalars, idx, n, dim, params)?;
         let outcome = svm.train(&rows, &labels, &mut rng)?;
-        copy_weights(&mut model, 0, svm.weights(), svm.bias_weight());
+        model.set_weights(0, svm.weights(), svm.bias_weight())?;
         outcome
     } else {
         let scalars = zeroed(OneVsRest::scalars_len(n, dim, outputs), "the solver")?;
@@ -71,7 +71,7 @@ pub fn train<T: Real>(
         let outcome = svm.train(&rows, &labels, &mut rng)?;
         for c in 0..outputs {
             let (w, b) = (svm.weights(c).unwrap_or(&[]), svm.bias_weight(c).unwrap_or(T::ZERO));
-            copy_weights(&mut model, c, w, b);
+            model.set_weights(c, w, b)?;
         }
         outcome
     };
@@ -79,16 +79,6 @@ pub fn train<T: Real>(
         *slot = T::from_f64(label);
     }
     Ok((model, summary(&outcome, classes.len(), solver_bytes)))
-}
-
-/// Output `c`'s weights `w` and bias weight into the model (`dim + 1` entries).
-fn copy_weights<T: Real>(model: &mut LinearModel<T, Vec<T>>, c: usize, w: &[T], bias_weight: T) {
-    if let Some((last, target)) = model.weights_mut(c).and_then(<[T]>::split_last_mut) {
-        for (to, from) in target.iter_mut().zip(w) {
-            *to = *from;
-        }
-        *last = bias_weight;
-    }
 }
 
 fn summary<T: Real>(outcome: &Outcome<T>, classes: usize, solver_bytes: usize) -> LinearSummary {

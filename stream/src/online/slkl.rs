@@ -172,25 +172,12 @@ impl<T: Real> WindowSlkl<T> {
         for (x, &y) in self.warmup_x.chunks_exact(dim).zip(&self.warmup_y) {
             row.copy_from_slice(x);
             self.input.transform(&mut row)?;
-            Self::push(&mut learner, &row, y, self.steps)?;
+            learner.learn(&row, y, self.steps)?;
         }
         Ok(learner)
     }
 
-    /// Pushes `(x, y)`, then steps until the stopping rule holds on the window or `steps`
-    /// steps were taken.
-    fn push(learner: &mut Window<T>, x: &[T], y: T, steps: usize) -> Result<(), Error> {
-        learner.push(x, y)?;
-        for _ in 0..steps {
-            if learner.converged() {
-                break;
-            }
-            learner.step()?;
-        }
-        Ok(())
-    }
-
-    /// [`push`](Self::push), after renewing a candidate when given the `renewal`'s kernel
+    /// `SlklWindow::learn`, after renewing a candidate when given the `renewal`'s kernel
     /// (module doc), undone
     /// when it fails: the learner is copied into `undo` first (into its buffers: no
     /// allocation) and swapped back.
@@ -204,7 +191,7 @@ impl<T: Real> WindowSlkl<T> {
     ) -> Result<(), Error> {
         undo.clone_from(learner);
         let renewed = renewal.map_or(Ok(()), |kernel| renew_candidate(learner, kernel, x));
-        let result = renewed.and_then(|()| Self::push(learner, x, y, steps));
+        let result = renewed.and_then(|()| learner.learn(x, y, steps).map(drop));
         if result.is_err() {
             core::mem::swap(learner, undo);
         }

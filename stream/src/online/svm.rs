@@ -107,10 +107,7 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
         let mut model = LinearModel::new_in(storage, dim, outputs, bias)?;
         for c in 0..outputs {
             let (w, bias_weight) = self.ovr.weights(c).ok_or(Error::InvalidParam { name: "class" })?;
-            if let Some((slot_bias, slot_w)) = model.weights_mut(c).and_then(<[T]>::split_last_mut) {
-                slot_w.copy_from_slice(w);
-                *slot_bias = bias_weight;
-            }
+            model.set_weights(c, w, bias_weight)?;
         }
         for (slot, label) in model.labels_mut().iter_mut().zip(self.labels.model_labels()) {
             *slot = T::from_f64(label);

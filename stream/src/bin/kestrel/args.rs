@@ -123,6 +123,9 @@ pub enum Command {
     Eval(EvalArgs),
     /// Describes a model file.
     Inspect(InspectArgs),
+    /// Writes a model file in a form firmware compiles in: `--format c`, a C header and
+    /// source holding its bytes.
+    Export(crate::export_command::ExportArgs),
     /// Bytes a configuration needs, or the largest one that fits a budget.
     Budget(BudgetArgs),
     /// Learns a kernel from must-link / cannot-link pairs (NPKL-BCD) and clusters with it.

@@ -20,6 +20,7 @@
 mod args;
 mod commands;
 mod demo;
+mod export_command;
 mod npkl_command;
 mod signals;
 mod stream_command;
@@ -44,6 +45,7 @@ fn main() {
         Command::Predict(args) => commands::predict(args),
         Command::Eval(args) => commands::eval(args),
         Command::Inspect(args) => commands::inspect(args),
+        Command::Export(args) => export_command::run(args),
         Command::Budget(args) => commands::budget(args),
         Command::Npkl(args) => npkl_command::run(args),
         Command::Demo { seed } => demo::run(*seed),

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The C ABI tested from C on the host (issue: linkable into C firmware):
+#   1. builds the host staticlib (debug: Rust's overflow checks stay on, so an arithmetic
+#      defect would abort the test instead of passing silently) and the CLI;
+#   2. compiles tests/c/test_kestrel.c with -std=c11 -Wall -Wextra -Werror -pedantic and
+#      -fsanitize=address,undefined against include/kestrel.h and libkestrel_ffi.a, and the
+#      header alone as C99 and as C++ (extern "C");
+#   3. runs it on the firmware's host-trained models (firmware-demo/models) and an f64
+#      model trained here, which it must refuse;
+#   4. compares the models the C test learned and saved with `kestrel predict` on the same
+#      rows: the CLI reads what a device wrote, and predicts the same values.
+# Prints `test NAME ... ok|FAILED` per test and `N passed, N failed` over all of them;
+# exits non-zero when anything failed. Needs cargo and a C compiler (cc) with the
+# sanitizers' runtimes (gcc's libasan/libubsan). Runs from any directory.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+
+passed=0
+failed=0
+report() { # name condition-status
+    if [[ "$2" == 0 ]]; then
+        echo "test $1 ... ok"
+        passed=$((passed + 1))
+    else
+        echo "test $1 ... FAILED"
+        failed=$((failed + 1))
+    fi
+}
+
+printf '==> building libkestrel_ffi.a (host) and the CLI\n'
+(cd "$root" && cargo build --quiet -p kestrel-ffi && cargo build --quiet --release -p kestrel-stream)
+lib="$root/target/debug/libkestrel_ffi.a"
+kestrel="$root/target/release/kestrel"
+
+printf '\n==> the header compiles alone as C99 and as C++\n'
+header=0
+printf '#include "kestrel.h"\nint main(void) { return KESTREL_STATUS_OK; }\n' >"$out/header.c"
+cc -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only -I "$here/include" "$out/header.c" || header=1
+report header_compiles_as_c99 "$header"
+header=0
+c++ -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -fsyntax-only -I "$here/include" "$out/header.c" || header=1
+report header_compiles_as_cxx "$header"
+
+printf '\n==> the C tests under AddressSanitizer and UBSan\n'
+cc -std=c11 -Wall -Wextra -Werror -pedantic -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+    -I "$here/include" "$here/tests/c/test_kestrel.c" "$lib" -lpthread -ldl -lm -o "$out/test_kestrel"
+"$kestrel" train --learner rsvm --input "$root/firmware-demo/models/rsvm.csv" --centers 4 --scalar f64 \
+    --out "$out/f64.kestrel" >/dev/null 2>&1
+c_tests=0
+"$out/test_kestrel" "$root/firmware-demo/models" "$out/f64.kestrel" "$out" | tee "$out/c.log" || c_tests=$?
+read -r c_passed c_failed < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$out/c.log")
+passed=$((passed + ${c_passed:-0}))
+failed=$((failed + ${c_failed:-0}))
+if [[ "$c_tests" != 0 && "${c_failed:-0}" == 0 ]]; then
+    # The binary ended without reporting a failure (a sanitizer or an abort stopped it).
+    report c_tests_ran_to_the_end 1
+fi
+
+printf '\n==> models learned through the C ABI, read back by kestrel predict\n'
+for name in slkl-device svm-device; do
+    same=1
+    if [[ -s "$out/$name.c-predictions" ]]; then
+        "$kestrel" predict --model "$out/$name.kestrel" --input "$out/$name.csv" >"$out/$name.cli-predictions" &&
+            paste "$out/$name.c-predictions" "$out/$name.cli-predictions" |
+            awk '$1 != $2 { bad++ } END { exit (NR == 0 || bad > 0) }' && same=0
+    fi
+    report "${name//-/_}_model_predicts_the_same_in_kestrel_predict" "$same"
+done
+
+echo "$passed passed, $failed failed"
+(( failed == 0 ))

@@ -1,0 +1,298 @@
+//! `kestrel_model`: a model trained elsewhere — by `kestrel train`, the Python package,
+//! or a learner on a device — opened from its bytes (the core's envelope) into caller
+//! memory, predicting one row at a time.
+//!
+//! ```c
+//! static const uint8_t model_bytes[] = { /* kestrel export --format c */ };
+//! static uint8_t work[KESTREL_MODEL_WORK_BYTES(sizeof model_bytes, 3)] __attribute__((aligned(KESTREL_ALIGN)));
+//! kestrel_model *model;
+//! if (kestrel_model_open(model_bytes, sizeof model_bytes, work, sizeof work, &model) != KESTREL_STATUS_OK) { ... }
+//! float x[3] = {0.1f, 0.2f, 0.9f}, label;
+//! kestrel_model_predict(model, x, 3, &label);
+//! ```
+//!
+//! **What `predict` writes** is what `kestrel predict` prints for the row: the class label
+//! for a linear or reduced-kernel SVM (the label the training data used, or the class's
+//! index `0, 1, …` for a model of named classes), the regression value for SLKL. A model
+//! that carries its input standardisation applies it first, as `kestrel predict` does.
+//!
+//! **Scalars.** An `f32` model computes in `f32`, with the core's code, so its predictions
+//! are the host's bit for bit. An `f64` model is refused (`KESTREL_STATUS_MODEL_UNSUPPORTED`):
+//! train with `--scalar f32` for a device.
+//!
+//! **Memory.** [`kestrel_model_work_bytes`] reads the bytes' header and returns the exact
+//! work size: the object header, the model's scalars (`⌊payload/4⌋ + 1`: postcard writes
+//! each `f32` in 4 bytes), and for a standardising model of `d` features its scaler (`3d`)
+//! and a scratch row (`d`). `KESTREL_MODEL_WORK_BYTES(len, dim)` bounds it at compile
+//! time. The model's bytes are copied; they may be discarded after `kestrel_model_open`.
+//!
+//! **Concurrency.** `kestrel_model_predict` only reads the model, except for a
+//! standardising model's scratch row, which a call takes with an atomic flag: two calls
+//! that overlap on one scaled model (two threads, or an interrupt) do not race — the later
+//! returns `KESTREL_STATUS_BUSY`.
+
+use core::ffi::c_void;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+use kestrel_core::dcd::{LinearModel, Row};
+use kestrel_core::model::{Envelope, ModelKind, ScalarKind};
+use kestrel_core::reduced_set::ReducedKernelModel;
+use kestrel_core::scaler::Scaler;
+use kestrel_core::slkl::Predictor;
+use kestrel_core::{Error, Real};
+
+use crate::Status;
+use crate::memory::{self, Layout, Object, Tag, Work};
+use crate::status::status_of;
+
+/// Bytes reserved for a model object's header, the same on every target (the C macro
+/// `KESTREL_MODEL_WORK_BYTES` counts on it).
+pub const KESTREL_MODEL_OBJECT_BYTES: usize = 192;
+
+/// A model opened by [`kestrel_model_open`], in the caller's work memory. Opaque to C.
+#[repr(C)]
+pub struct Model {
+    tag: Tag,
+    kind: Kind,
+    scaler: Option<Scaler<f32, &'static mut [f32]>>,
+    /// Taken by a prediction that writes the scratch row.
+    busy: AtomicBool,
+    /// The scaled row (a standardising model of `d` features: `d` floats, else empty);
+    /// written only while `busy` is held.
+    scratch: *mut f32,
+    scratch_len: usize,
+}
+
+// SAFETY: `Model` is `#[repr(C)]` with its tag first, and `kestrel_model_open` writes
+// `MODEL_TAG`.
+unsafe impl Object for Model {
+    const TAG: Tag = MODEL_TAG;
+    const BYTES: usize = KESTREL_MODEL_OBJECT_BYTES;
+}
+
+/// "KMOD".
+const MODEL_TAG: Tag = Tag(0x444F_4D4B);
+
+/// The decoded model, by kind.
+enum Kind {
+    Linear(LinearModel<f32, &'static mut [f32]>),
+    Slkl(Predictor<f32, &'static mut [f32]>),
+    Reduced(ReducedKernelModel<f32, &'static mut [f32]>),
+}
+
+/// What a model is, as [`kestrel_model_describe`] writes it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelInfo {
+    /// The learner: 1 linear SVM, 2 SLKL regressor, 3 reduced-kernel SVM (the envelope's
+    /// kind byte).
+    pub kind: u32,
+    /// Features of an input row.
+    pub dim: usize,
+    /// Centres the model keeps (0 for a linear model).
+    pub centres: usize,
+    /// `true` for a classifier (predicts labels), `false` for a regressor.
+    pub is_classifier: bool,
+    /// `true` when the model standardises its inputs.
+    pub scaled: bool,
+}
+
+/// The work bytes [`kestrel_model_open`] needs for the model in `bytes[0..len]`, or 0 when
+/// the bytes are not a model this library runs (null, truncated, corrupted, foreign, `f64`).
+/// Reads and checksums the bytes; decodes nothing.
+///
+/// # Safety
+/// `bytes` is null or points to `len` readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_model_work_bytes(bytes: *const u8, len: usize) -> usize {
+    // SAFETY: as this function's contract.
+    let layout = unsafe { memory::bytes(bytes, len) }.and_then(|bytes| layout_of(&envelope(bytes)?));
+    layout.map_or(0, Layout::bytes)
+}
+
+/// Opens the model in `bytes[0..len]` into the work memory `work[0..work_len]` (aligned to
+/// `KESTREL_ALIGN`, at least [`kestrel_model_work_bytes`] long) and writes its handle to
+/// `*out`. The bytes are copied: they need not outlive the call.
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL`, and for the bytes
+/// `MODEL_TRUNCATED`, `MODEL_CORRUPTED`, `MODEL_FOREIGN`, `MODEL_UNSUPPORTED` (an `f64`
+/// model, another format version). `*out` is written only on success.
+///
+/// # Safety
+/// `bytes` is null or points to `len` readable bytes; `work` is null or points to
+/// `work_len` bytes that stay valid, and are used for nothing else, while the model is
+/// used; `out` is null or points to a writable pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_model_open(
+    bytes: *const u8,
+    len: usize,
+    work: *mut c_void,
+    work_len: usize,
+    out: *mut *mut Model,
+) -> Status {
+    status_of((|| {
+        memory::check_pointer(out)?;
+        // SAFETY: as this function's contract.
+        let envelope = envelope(unsafe { memory::bytes(bytes, len)? })?;
+        let layout = layout_of(&envelope)?;
+        // SAFETY: as this function's contract.
+        let mut work = unsafe { Work::new::<Model>(work, work_len, layout)? };
+        let model = open(&envelope, &mut work)?;
+        // SAFETY: checked non-null and aligned above; writable by the contract.
+        unsafe { memory::write(out, work.finish(model)) }
+    })())
+}
+
+/// Predicts the row `x[0..dim]` and writes to `*out` what `kestrel predict` prints for it:
+/// the class label for an SVM (the training data's label, or the class index for named
+/// classes), the value for a regressor; a model that carries its input standardisation
+/// applies it first. Computed in `f32` by the core's code: the host's bits.
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH` (`dim` is not
+/// the model's), `NON_FINITE` (NaN or ±∞ in `x`, or a kernel value that overflows), `BUSY`
+/// (a standardising model is predicting in another thread or an interrupt right now: its
+/// scratch row is taken atomically, never shared). `*out` is written only on success.
+///
+/// # Safety
+/// `model` is null or a handle [`kestrel_model_open`] returned whose work memory is still
+/// the model's; `x` is null or points to `dim` readable floats; `out` is null or points to
+/// a writable float.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_model_predict(
+    model: *const Model,
+    x: *const f32,
+    dim: usize,
+    out: *mut f32,
+) -> Status {
+    status_of((|| {
+        memory::check_pointer(out)?;
+        // SAFETY: as this function's contract.
+        let (model, x) = unsafe { (memory::object(model)?, memory::floats(x, dim)?) };
+        let value = model.predict(x)?;
+        // SAFETY: as this function's contract.
+        unsafe { memory::write(out, value) }
+    })())
+}
+
+/// Describes the model: its kind, dimension, centres, task and whether it standardises.
+///
+/// # Safety
+/// `model` as for [`kestrel_model_predict`]; `out` is null or points to a writable
+/// `kestrel_model_info`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_model_describe(model: *const Model, out: *mut ModelInfo) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let model = unsafe { memory::object(model)? };
+        // SAFETY: as this function's contract.
+        unsafe { memory::write(out, model.info()) }
+    })())
+}
+
+/// The checked envelope of `bytes`, refused unless it holds an `f32` model.
+fn envelope(bytes: &[u8]) -> Result<Envelope<'_>, Status> {
+    let envelope = Envelope::parse(bytes)?;
+    if envelope.scalar != ScalarKind::F32 {
+        return Err(Status::ModelUnsupported);
+    }
+    Ok(envelope)
+}
+
+/// The layout of the model in `envelope`: header, model scalars, scaler, scratch row.
+fn layout_of(envelope: &Envelope<'_>) -> Result<Layout, Status> {
+    let scaled = scaled_dim(envelope)?;
+    Ok(Layout::of::<Model>()
+        .then::<f32>(model_scalars(envelope))
+        .then::<f32>(Scaler::scalars_len(scaled))
+        .then::<f32>(scaled))
+}
+
+/// Scalars of the model's storage: postcard writes each `f32` in 4 bytes, so the payload
+/// bounds the scalars the model holds.
+fn model_scalars(envelope: &Envelope<'_>) -> usize {
+    envelope.payload.len() / f32::BYTES + 1
+}
+
+/// Features of the model's scaler, 0 without one; a dimension the section's bytes cannot
+/// hold is a corrupted model.
+fn scaled_dim(envelope: &Envelope<'_>) -> Result<usize, Status> {
+    let dim = Scaler::envelope_dim(envelope)?.unwrap_or(0);
+    if dim > envelope.scaler.len() / f32::BYTES {
+        return Err(Status::ModelCorrupted);
+    }
+    Ok(dim)
+}
+
+/// Decodes the model of `envelope` into `work`.
+fn open(envelope: &Envelope<'_>, work: &mut Work) -> Result<Model, Status> {
+    let storage = work.take::<f32>(model_scalars(envelope))?;
+    let kind = match envelope.kind {
+        ModelKind::LinearSvm => Kind::Linear(LinearModel::from_envelope_in(envelope, storage)?),
+        ModelKind::Slkl => Kind::Slkl(Predictor::from_envelope_in(envelope, storage)?),
+        ModelKind::ReducedSvm => Kind::Reduced(ReducedKernelModel::from_envelope_in(envelope, storage)?),
+        _ => return Err(Status::ModelUnsupported),
+    };
+    let scaled = scaled_dim(envelope)?;
+    let scaler = Scaler::from_envelope_in(envelope, work.take::<f32>(Scaler::scalars_len(scaled))?)?;
+    if scaler.as_ref().is_some_and(|s| s.dim() != kind.dim()) {
+        return Err(Status::ModelCorrupted);
+    }
+    let scratch = work.take::<f32>(scaled)?;
+    Ok(Model {
+        tag: MODEL_TAG,
+        kind,
+        scaler,
+        busy: AtomicBool::new(false),
+        scratch_len: scratch.len(),
+        scratch: scratch.as_mut_ptr(),
+    })
+}
+
+impl Kind {
+    fn dim(&self) -> usize {
+        match self {
+            Kind::Linear(m) => m.dim(),
+            Kind::Slkl(m) => m.dim(),
+            Kind::Reduced(m) => m.dim(),
+        }
+    }
+
+    fn predict(&self, x: &[f32]) -> Result<f32, Error> {
+        match self {
+            Kind::Linear(m) => m.predict(Row::Dense(x)),
+            Kind::Slkl(m) => m.predict(x),
+            Kind::Reduced(m) => m.predict(x),
+        }
+    }
+}
+
+impl Model {
+    /// The prediction for `x`, standardised first when the model carries a scaler.
+    fn predict(&self, x: &[f32]) -> Result<f32, Status> {
+        let Some(scaler) = &self.scaler else {
+            return Ok(self.kind.predict(x)?);
+        };
+        if x.len() != self.scratch_len {
+            return Err(Status::DimensionMismatch);
+        }
+        if self.busy.swap(true, Ordering::Acquire) {
+            return Err(Status::Busy);
+        }
+        // SAFETY: the scratch row is `scratch_len` floats of the work memory that only a
+        // holder of `busy` touches, and this call holds it until the end of the block.
+        let row = unsafe { core::slice::from_raw_parts_mut(self.scratch, self.scratch_len) };
+        row.copy_from_slice(x);
+        let value = scaler.transform(row).and_then(|()| self.kind.predict(row));
+        self.busy.store(false, Ordering::Release);
+        Ok(value?)
+    }
+
+    fn info(&self) -> ModelInfo {
+        let (kind, centres, is_classifier) = match &self.kind {
+            Kind::Linear(_) => (ModelKind::LinearSvm, 0, true),
+            Kind::Slkl(m) => (ModelKind::Slkl, m.len(), false),
+            Kind::Reduced(m) => (ModelKind::ReducedSvm, m.centres_len(), true),
+        };
+        ModelInfo { kind: kind as u32, dim: self.kind.dim(), centres, is_classifier, scaled: self.scaler.is_some() }
+    }
+}

@@ -1,0 +1,151 @@
+//! `kestrel_scaler`: online standardisation of a device's raw sensor units (the core's
+//! [`Scaler`]: Welford's running mean and deviation per feature, `x ↦ (x − μ)/σ`), in
+//! caller memory.
+//!
+//! The order the stream learners use: to **predict**, transform the raw row with the
+//! statistics so far; to **learn**, observe the row first, then transform it and give the
+//! result to the learner. Saving a learner with its scaler
+//! (`kestrel_slkl_save(learner, scaler, …)`) puts the statistics into the model file, so
+//! `kestrel predict` and `kestrel_model_predict` standardise as the device did.
+//!
+//! Memory: `KESTREL_SCALER_WORK_BYTES(dim)` = the object header and `3·dim` floats.
+
+use core::ffi::c_void;
+
+use kestrel_core::scaler::Scaler as CoreScaler;
+
+use crate::Status;
+use crate::memory::{self, Layout, Object, Tag, Work};
+use crate::status::status_of;
+
+/// Bytes reserved for a scaler object's header on every target.
+pub const KESTREL_SCALER_OBJECT_BYTES: usize = 64;
+
+/// "KSCL".
+const SCALER_TAG: Tag = Tag(0x4C43_534B);
+
+/// An online scaler created by [`kestrel_scaler_create`]. Opaque to C.
+#[repr(C)]
+pub struct Scaler {
+    tag: Tag,
+    pub(crate) scaler: CoreScaler<f32, &'static mut [f32]>,
+}
+
+// SAFETY: `Scaler` is `#[repr(C)]` with its tag first, and `kestrel_scaler_create` writes
+// `SCALER_TAG`.
+unsafe impl Object for Scaler {
+    const TAG: Tag = SCALER_TAG;
+    const BYTES: usize = KESTREL_SCALER_OBJECT_BYTES;
+}
+
+fn layout(dim: usize) -> Layout {
+    Layout::of::<Scaler>().then::<f32>(CoreScaler::scalars_len(dim))
+}
+
+/// The work bytes of a scaler of `dim` features (0 for `dim` = 0).
+#[unsafe(no_mangle)]
+pub extern "C" fn kestrel_scaler_work_bytes(dim: usize) -> usize {
+    if dim == 0 { 0 } else { layout(dim).bytes() }
+}
+
+/// Creates a scaler of `dim` features that has observed nothing in `work[0..work_len]`
+/// (aligned to `KESTREL_ALIGN`, at least [`kestrel_scaler_work_bytes`] long) and writes
+/// its handle to `*out` (only on success).
+///
+/// # Safety
+/// `work` is null or points to `work_len` bytes that stay valid, and are used for nothing
+/// else, while the scaler is used; `out` is null or points to a writable pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_scaler_create(
+    dim: usize,
+    work: *mut c_void,
+    work_len: usize,
+    out: *mut *mut Scaler,
+) -> Status {
+    status_of((|| {
+        memory::check_pointer(out)?;
+        if dim == 0 {
+            return Err(Status::InvalidParam);
+        }
+        // SAFETY: as this function's contract.
+        let mut work = unsafe { Work::new::<Scaler>(work, work_len, layout(dim))? };
+        let scaler = CoreScaler::new_in(work.take::<f32>(CoreScaler::scalars_len(dim))?, dim)?;
+        // SAFETY: checked non-null and aligned above; writable by the contract.
+        unsafe { memory::write(out, work.finish(Scaler { tag: SCALER_TAG, scaler })) }
+    })())
+}
+
+/// Updates the running statistics with the raw row `x[0..dim]`.
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`, `NON_FINITE`
+/// (NaN or ±∞ in `x`, or a statistic that would overflow; nothing is updated).
+///
+/// # Safety
+/// `scaler` is null or a handle [`kestrel_scaler_create`] returned, used by no other call
+/// meanwhile; `x` is null or points to `dim` readable floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_scaler_observe(scaler: *mut Scaler, x: *const f32, dim: usize) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let (scaler, x) = unsafe { (memory::object_mut(scaler)?, memory::floats(x, dim)?) };
+        Ok(scaler.scaler.observe(x)?)
+    })())
+}
+
+/// Writes the standardised `x[0..dim]` to `out[0..dim]` (`out` may be `x`, for a
+/// transform in place).
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`, `NON_FINITE`
+/// (`out` is then unspecified).
+///
+/// # Safety
+/// `scaler` is null or a handle [`kestrel_scaler_create`] returned; `x` and `out` are null
+/// or point to `dim` floats, readable and writable respectively.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_scaler_transform(
+    scaler: *const Scaler,
+    x: *const f32,
+    dim: usize,
+    out: *mut f32,
+) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let scaler = unsafe { memory::object(scaler)? };
+        if dim != scaler.scaler.dim() {
+            return Err(Status::DimensionMismatch);
+        }
+        memory::check_pointer(x)?;
+        memory::check_pointer(out)?;
+        // SAFETY: both point to `dim` floats (the contract), checked non-null and aligned;
+        // `copy` allows them to overlap, and after it only `out` is used.
+        let row = unsafe {
+            core::ptr::copy(x, out, dim);
+            core::slice::from_raw_parts_mut(out, dim)
+        };
+        Ok(scaler.scaler.transform(row)?)
+    })())
+}
+
+/// The number of rows the scaler has observed, 0 for a null or wrong handle.
+///
+/// # Safety
+/// `scaler` is null or a handle [`kestrel_scaler_create`] returned.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_scaler_count(scaler: *const Scaler) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe { memory::object(scaler) }.map_or(0, |s| s.scaler.count())
+}
+
+/// The scaler behind an optional handle: `None` for null.
+///
+/// # Safety
+/// As [`memory::object`].
+pub(crate) unsafe fn optional<'a>(
+    scaler: *const Scaler,
+) -> Result<Option<&'a CoreScaler<f32, &'static mut [f32]>>, Status> {
+    if scaler.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: as this function's contract.
+    Ok(Some(&unsafe { memory::object(scaler)? }.scaler))
+}

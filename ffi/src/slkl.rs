@@ -1,0 +1,263 @@
+//! `kestrel_slkl`: the windowed SLKL kernel regressor learning on the device (the core's
+//! [`SlklWindow`]: sparse kernel regression over the last `window` samples, seed 001), in
+//! caller memory.
+//!
+//! Each [`kestrel_slkl_learn`] puts the sample into the window (the oldest leaves once it
+//! is full) and takes coordinate steps until SLKL's stopping rule holds on the window or
+//! `steps_per_sample` steps were taken (`SlklWindow::learn`, the rule of `kestrel stream`).
+//! [`kestrel_slkl_save`] writes the model of the current window in the core's envelope, so
+//! `kestrel predict`, `kestrel_model_open` and the Python package read what a device
+//! learned.
+//!
+//! Memory: `KESTREL_SLKL_WORK_BYTES(window, dim, centres, max_active)` — the object header,
+//! the window's scalars ([`SlklWindow::scalars_len`]), its indices
+//! ([`SlklWindow::indices_len`], `size_t`), and room for the saved model's centres and
+//! weights (`max_active·(dim + 1)` floats). A saved model takes at most
+//! `KESTREL_SLKL_MODEL_BYTES(dim, max_active)` bytes, plus the scaler's section when one
+//! is given.
+
+use core::ffi::c_void;
+
+use kestrel_core::slkl::{self, Dims, Predictor, SlklWindow};
+
+use crate::kernel::KernelConfig;
+use crate::memory::{self, Layout, Object, Tag, Work};
+use crate::status::status_of;
+use crate::{LearnerState, Status, save, scaler};
+
+/// Bytes reserved for an SLKL object's header on every target.
+pub const KESTREL_SLKL_OBJECT_BYTES: usize = 640;
+
+/// "KSLK".
+const SLKL_TAG: Tag = Tag(0x4B4C_534B);
+
+/// The configuration of a windowed SLKL regressor; start from
+/// [`kestrel_slkl_default_config`] and change what you need.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SlklConfig {
+    /// Samples in the window, `N ≥ 1`.
+    pub window: u32,
+    /// Features per sample, `d ≥ 1`.
+    pub dim: u32,
+    /// Candidate centres `M ≥ 1` (given to [`kestrel_slkl_create`]).
+    pub centres: u32,
+    /// The most centres the model may use at once, `1 ≤ max_active ≤ M`.
+    pub max_active: u32,
+    /// The kernel.
+    pub kernel: KernelConfig,
+    /// The sparsity weight `ν > 0` (in the target's units squared).
+    pub nu: f32,
+    /// The most coordinate steps after each sample, `≥ 1`.
+    pub steps_per_sample: u32,
+    /// Seed of the learner's random choices.
+    pub seed: u64,
+}
+
+/// A windowed SLKL regressor created by [`kestrel_slkl_create`]. Opaque to C.
+#[repr(C)]
+pub struct Slkl {
+    tag: Tag,
+    samples_seen: u64,
+    steps_per_sample: usize,
+    learner: SlklWindow<f32, &'static mut [f32], &'static mut [usize]>,
+    /// Storage of the saved model's centres and weights.
+    model: &'static mut [f32],
+}
+
+// SAFETY: `Slkl` is `#[repr(C)]` with its tag first, and `kestrel_slkl_create` writes
+// `SLKL_TAG`.
+unsafe impl Object for Slkl {
+    const TAG: Tag = SLKL_TAG;
+    const BYTES: usize = KESTREL_SLKL_OBJECT_BYTES;
+}
+
+/// The defaults of `kestrel stream --learner slkl`: every candidate may be active, the
+/// Gaussian kernel with `γ = 0.5`, `ν = 0.01`, at most 300 steps per sample, seed 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn kestrel_slkl_default_config(window: u32, dim: u32, centres: u32) -> SlklConfig {
+    SlklConfig {
+        window,
+        dim,
+        centres,
+        max_active: centres,
+        kernel: KernelConfig::rbf(0.5),
+        nu: 0.01,
+        steps_per_sample: 300,
+        seed: 0,
+    }
+}
+
+/// The capacities and the checked hyper-parameters of `config`.
+fn checked(config: &SlklConfig) -> Result<(Dims, slkl::ValidParams<f32>), Status> {
+    let (window, dim, centres, max_active) =
+        (config.window as usize, config.dim as usize, config.centres as usize, config.max_active as usize);
+    if window == 0
+        || dim == 0
+        || centres == 0
+        || max_active == 0
+        || max_active > centres
+        || config.steps_per_sample == 0
+    {
+        return Err(Status::InvalidParam);
+    }
+    let params = slkl::Params::new().kernel(config.kernel.build()?).nu(config.nu).seed(config.seed).check()?;
+    Ok((Dims::new(window, dim, centres, max_active), params))
+}
+
+fn layout(dims: Dims) -> Layout {
+    Layout::of::<Slkl>()
+        .then::<f32>(SlklWindow::scalars_len(dims))
+        .then::<usize>(SlklWindow::indices_len(dims))
+        .then::<f32>(Predictor::scalars_len(dims.max_active(), dims.dim()))
+}
+
+/// The work bytes of a learner of `*config`, 0 for a null or invalid configuration.
+///
+/// # Safety
+/// `config` is null or points to a readable `kestrel_slkl_config`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_slkl_work_bytes(config: *const SlklConfig) -> usize {
+    // SAFETY: as this function's contract.
+    let dims = unsafe { memory::read(config) }.and_then(|c| checked(&c));
+    dims.map_or(0, |(dims, _)| layout(dims).bytes())
+}
+
+/// Creates an empty learner of `*config` with the candidate centres
+/// `centres[0..centres_len]` (row-major, `config->centres` rows of `config->dim` floats)
+/// in `work[0..work_len]` (aligned to `KESTREL_ALIGN`, at least
+/// [`kestrel_slkl_work_bytes`] long), and writes its handle to `*out` (only on success).
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL`, `INVALID_PARAM` (a zero size,
+/// `max_active` > `centres`, `ν ≤ 0`, a bad kernel), `DIMENSION_MISMATCH` (`centres_len`
+/// ≠ `centres·dim`), `NON_FINITE`.
+///
+/// # Safety
+/// `config` is null or points to a readable configuration; `centres` is null or points to
+/// `centres_len` readable floats; `work` is null or points to `work_len` bytes that stay
+/// valid, and are used for nothing else, while the learner is used; `out` is null or
+/// points to a writable pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_slkl_create(
+    config: *const SlklConfig,
+    centres: *const f32,
+    centres_len: usize,
+    work: *mut c_void,
+    work_len: usize,
+    out: *mut *mut Slkl,
+) -> Status {
+    status_of((|| {
+        memory::check_pointer(out)?;
+        // SAFETY: as this function's contract.
+        let config = unsafe { memory::read(config)? };
+        let (dims, params) = checked(&config)?;
+        // SAFETY: as this function's contract.
+        let centres = unsafe { memory::floats(centres, centres_len)? };
+        if Some(centres_len) != dims.candidates().checked_mul(dims.dim()) {
+            return Err(Status::DimensionMismatch);
+        }
+        // SAFETY: as this function's contract.
+        let mut work = unsafe { Work::new::<Slkl>(work, work_len, layout(dims))? };
+        let scalars = work.take::<f32>(SlklWindow::scalars_len(dims))?;
+        let indices = work.take::<usize>(SlklWindow::indices_len(dims))?;
+        let learner = SlklWindow::new_in(scalars, indices, dims, params, centres)?;
+        let model = work.take::<f32>(Predictor::scalars_len(dims.max_active(), dims.dim()))?;
+        let steps_per_sample = config.steps_per_sample as usize;
+        let slkl = Slkl { tag: SLKL_TAG, samples_seen: 0, steps_per_sample, learner, model };
+        // SAFETY: checked non-null and aligned above; writable by the contract.
+        unsafe { memory::write(out, work.finish(slkl)) }
+    })())
+}
+
+/// Learns the sample `(x[0..dim], y)`: it enters the window, then coordinate steps until
+/// convergence or `steps_per_sample`.
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`, `NON_FINITE`
+/// (NaN or ±∞ in `x` or `y`, a target too large for the window, a kernel value that
+/// overflows). A refused sample leaves the learner unchanged; the one exception is the
+/// core's: a refactorization after the sample entered can still overflow at extreme
+/// scales (`NON_FINITE`), and then the sample stays in the window.
+///
+/// # Safety
+/// `learner` is null or a handle [`kestrel_slkl_create`] returned, used by no other call
+/// meanwhile; `x` is null or points to `dim` readable floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_slkl_learn(learner: *mut Slkl, x: *const f32, dim: usize, y: f32) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let (slkl, x) = unsafe { (memory::object_mut(learner)?, memory::floats(x, dim)?) };
+        slkl.learner.learn(x, y, slkl.steps_per_sample)?;
+        slkl.samples_seen += 1;
+        Ok(())
+    })())
+}
+
+/// Predicts `x[0..dim]` with the model of the current window and writes it to `*out`
+/// (the window's mean target plus the kernel part; 0 before the first sample).
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`, `NON_FINITE`.
+///
+/// # Safety
+/// As [`kestrel_slkl_learn`]; `out` is null or points to a writable float.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_slkl_predict(learner: *mut Slkl, x: *const f32, dim: usize, out: *mut f32) -> Status {
+    status_of((|| {
+        memory::check_pointer(out)?;
+        // SAFETY: as this function's contract.
+        let (slkl, x) = unsafe { (memory::object_mut(learner)?, memory::floats(x, dim)?) };
+        let value = slkl.learner.predict(x)?;
+        // SAFETY: as this function's contract.
+        unsafe { memory::write(out, value) }
+    })())
+}
+
+/// Writes the learner's state to `*out`: samples learned, samples in the window, active
+/// centres, the window's mean target, and whether the stopping rule held after the last
+/// sample.
+///
+/// # Safety
+/// `learner` is null or a handle [`kestrel_slkl_create`] returned; `out` is null or points
+/// to a writable `kestrel_learner_state`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_slkl_state(learner: *const Slkl, out: *mut LearnerState) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let slkl = unsafe { memory::object(learner)? };
+        let state = LearnerState {
+            samples_seen: slkl.samples_seen,
+            window_len: slkl.learner.len(),
+            active_centres: slkl.learner.active_len(),
+            target_mean: slkl.learner.mean(),
+            converged: slkl.learner.converged(),
+        };
+        // SAFETY: as this function's contract.
+        unsafe { memory::write(out, state) }
+    })())
+}
+
+/// Writes the model of the current window — with `scaler`'s statistics when `scaler` is
+/// not null (the scaler the inputs were standardised by) — to `out[0..out_len]`, and its
+/// length to `*written`; when the buffer is too small, `*written` receives the length
+/// needed and the status is `BUFFER_TOO_SMALL` (`out` may be null with `out_len` 0 to ask).
+///
+/// # Safety
+/// `learner` as for [`kestrel_slkl_learn`]; `scaler` is null or a scaler handle; `out` is
+/// null or points to `out_len` writable bytes; `written` is null or points to a writable
+/// `size_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_slkl_save(
+    learner: *mut Slkl,
+    scaler: *const scaler::Scaler,
+    out: *mut u8,
+    out_len: usize,
+    written: *mut usize,
+) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let slkl = unsafe { memory::object_mut(learner)? };
+        let dim = slkl.learner.dims().dim();
+        let model = slkl.learner.predictor_in(&mut *slkl.model)?;
+        // SAFETY: as this function's contract.
+        unsafe { save::save(&model, dim, scaler, out, out_len, written) }
+    })())
+}

@@ -1,0 +1,281 @@
+//! `kestrel_svm`: the windowed linear SVM learning on the device (the core's [`OnlineSvm`]:
+//! dual coordinate descent over the last `window` samples, LIBLINEAR's solver), in caller
+//! memory, binary with labels −1 and +1.
+//!
+//! Each [`kestrel_svm_learn`] puts the sample into the window and takes coordinate steps
+//! until the window meets LIBLINEAR's stopping rule or `steps_per_sample` steps were taken.
+//! With `memory` > 0 the weights keep what samples that left the window taught, their
+//! share decaying by `1 − 1/memory` per sample (`OnlineSvm::remembering_in`), as `kestrel
+//! stream --memory` does. [`kestrel_svm_save`] writes a linear-SVM model file (labels −1
+//! and +1) that `kestrel predict` and `kestrel_model_open` read.
+//!
+//! Memory: `KESTREL_SVM_WORK_BYTES(window, dim, memory)` — the object header, the window
+//! ([`OnlineSvm::scalars_len`] floats, or [`OnlineSvm::scalars_len_remembering`] with a
+//! memory) and the saved model's weights ([`LinearModel::scalars_len`]`(dim, 1)`). A saved
+//! model takes at most `KESTREL_SVM_MODEL_BYTES(dim)` bytes, plus the scaler's section when
+//! one is given.
+
+use core::ffi::c_void;
+
+use kestrel_core::dcd::{self, LinearModel, Loss, OnlineSvm, Row};
+use kestrel_core::{Error, Rng};
+
+use crate::memory::{self, Layout, Object, Tag, Work};
+use crate::status::status_of;
+use crate::{LearnerState, Status, save, scaler};
+
+/// Bytes reserved for an SVM object's header on every target.
+pub const KESTREL_SVM_OBJECT_BYTES: usize = 256;
+
+/// "KSVM".
+const SVM_TAG: Tag = Tag(0x4D56_534B);
+
+/// The losses, by the value of [`SvmConfig::loss`].
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SvmLoss {
+    /// `max(0, 1 − y·f(x))`, the L1-loss SVM.
+    Hinge = 1,
+    /// `max(0, 1 − y·f(x))²`, the L2-loss SVM.
+    SquaredHinge = 2,
+}
+
+/// The configuration of a windowed linear SVM; start from [`kestrel_svm_default_config`]
+/// and change what you need.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SvmConfig {
+    /// Samples in the window, `N ≥ 1`.
+    pub window: u32,
+    /// Features per sample, `d ≥ 1`.
+    pub dim: u32,
+    /// The cost `C > 0`.
+    pub c: f32,
+    /// A `kestrel_svm_loss` value.
+    pub loss: u32,
+    /// The bias feature `B ≥ 0` appended to every sample (0: no bias).
+    pub bias: f32,
+    /// How long samples that left the window are remembered, in samples (0: forgotten).
+    pub memory: u32,
+    /// The most coordinate steps after each sample, `≥ 1`.
+    pub steps_per_sample: u32,
+    /// Seed of the order of the coordinate steps.
+    pub seed: u64,
+}
+
+/// A windowed linear SVM created by [`kestrel_svm_create`]. Opaque to C.
+#[repr(C)]
+pub struct Svm {
+    tag: Tag,
+    samples_seen: u64,
+    rng: Rng,
+    svm: OnlineSvm<f32, &'static mut [f32]>,
+    /// Storage of the saved model's weights.
+    model: &'static mut [f32],
+}
+
+// SAFETY: `Svm` is `#[repr(C)]` with its tag first, and `kestrel_svm_create` writes
+// `SVM_TAG`.
+unsafe impl Object for Svm {
+    const TAG: Tag = SVM_TAG;
+    const BYTES: usize = KESTREL_SVM_OBJECT_BYTES;
+}
+
+/// The defaults of `kestrel stream --learner svm`: `C = 1`, the squared hinge, bias 1, a
+/// memory of 2000 samples, at most 300 steps per sample, seed 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn kestrel_svm_default_config(window: u32, dim: u32) -> SvmConfig {
+    SvmConfig {
+        window,
+        dim,
+        c: 1.0,
+        loss: SvmLoss::SquaredHinge as u32,
+        bias: 1.0,
+        memory: 2000,
+        steps_per_sample: 300,
+        seed: 0,
+    }
+}
+
+/// The checked hyper-parameters of `config`.
+fn params(config: &SvmConfig) -> Result<dcd::ValidParams<f32>, Status> {
+    if config.window == 0 || config.dim == 0 || config.steps_per_sample == 0 {
+        return Err(Status::InvalidParam);
+    }
+    let loss = match config.loss {
+        l if l == SvmLoss::Hinge as u32 => Loss::Hinge,
+        l if l == SvmLoss::SquaredHinge as u32 => Loss::SquaredHinge,
+        _ => return Err(Status::InvalidParam),
+    };
+    Ok(dcd::Params::new().loss(loss).c(config.c).bias(config.bias).check()?)
+}
+
+/// Scalars of the window of `config`.
+fn window_scalars(config: &SvmConfig) -> usize {
+    let (window, dim) = (config.window as usize, config.dim as usize);
+    if config.memory == 0 {
+        OnlineSvm::scalars_len(window, dim)
+    } else {
+        OnlineSvm::scalars_len_remembering(window, dim)
+    }
+}
+
+fn layout(config: &SvmConfig) -> Layout {
+    Layout::of::<Svm>()
+        .then::<f32>(window_scalars(config))
+        .then::<f32>(LinearModel::scalars_len(config.dim as usize, 1))
+}
+
+/// The work bytes of a learner of `*config`, 0 for a null or invalid configuration.
+///
+/// # Safety
+/// `config` is null or points to a readable `kestrel_svm_config`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_svm_work_bytes(config: *const SvmConfig) -> usize {
+    // SAFETY: as this function's contract.
+    let config = unsafe { memory::read(config) };
+    config.and_then(|c| params(&c).map(|_| layout(&c).bytes())).unwrap_or(0)
+}
+
+/// Creates an empty learner of `*config` in `work[0..work_len]` (aligned to
+/// `KESTREL_ALIGN`, at least [`kestrel_svm_work_bytes`] long) and writes its handle to
+/// `*out` (only on success).
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL`, `INVALID_PARAM` (a zero size,
+/// `C ≤ 0`, a negative bias, an unknown loss).
+///
+/// # Safety
+/// `config` is null or points to a readable configuration; `work` is null or points to
+/// `work_len` bytes that stay valid, and are used for nothing else, while the learner is
+/// used; `out` is null or points to a writable pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_svm_create(
+    config: *const SvmConfig,
+    work: *mut c_void,
+    work_len: usize,
+    out: *mut *mut Svm,
+) -> Status {
+    status_of((|| {
+        memory::check_pointer(out)?;
+        // SAFETY: as this function's contract.
+        let config = unsafe { memory::read(config)? };
+        let params = params(&config)?;
+        // SAFETY: as this function's contract.
+        let mut work = unsafe { Work::new::<Svm>(work, work_len, layout(&config))? };
+        let scalars = work.take::<f32>(window_scalars(&config))?;
+        let (window, dim, steps) = (config.window as usize, config.dim as usize, config.steps_per_sample as usize);
+        let svm = if config.memory == 0 {
+            OnlineSvm::new_in(scalars, window, dim, params, steps)?
+        } else {
+            let decay = 1.0 - 1.0 / config.memory as f32;
+            OnlineSvm::remembering_in(scalars, window, dim, params, steps, decay)?
+        };
+        let model = work.take::<f32>(LinearModel::scalars_len(dim, 1))?;
+        let object = Svm { tag: SVM_TAG, samples_seen: 0, rng: Rng::seed_from_u64(config.seed), svm, model };
+        // SAFETY: checked non-null and aligned above; writable by the contract.
+        unsafe { memory::write(out, work.finish(object)) }
+    })())
+}
+
+/// Learns the sample `(x[0..dim], label)`, `label` −1 or +1: it enters the window, then
+/// coordinate steps until convergence or `steps_per_sample`.
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`,
+/// `INVALID_LABEL`, `NON_FINITE`; the learner is unchanged then.
+///
+/// # Safety
+/// `learner` is null or a handle [`kestrel_svm_create`] returned, used by no other call
+/// meanwhile; `x` is null or points to `dim` readable floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_svm_learn(learner: *mut Svm, x: *const f32, dim: usize, label: i32) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let (svm, x) = unsafe { (memory::object_mut(learner)?, memory::floats(x, dim)?) };
+        svm.svm.push(Row::Dense(x), label, &mut svm.rng)?;
+        svm.samples_seen += 1;
+        Ok(())
+    })())
+}
+
+/// Predicts the label of `x[0..dim]`, +1 when the decision value is positive, else −1,
+/// and writes it to `*label`.
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`, `NON_FINITE`.
+///
+/// # Safety
+/// `learner` is null or a handle [`kestrel_svm_create`] returned; `x` is null or points to
+/// `dim` readable floats; `label` is null or points to a writable `int32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_svm_predict(
+    learner: *const Svm,
+    x: *const f32,
+    dim: usize,
+    label: *mut i32,
+) -> Status {
+    status_of((|| {
+        memory::check_pointer(label)?;
+        // SAFETY: as this function's contract.
+        let (svm, x) = unsafe { (memory::object(learner)?, memory::floats(x, dim)?) };
+        let value = svm.svm.predict(Row::Dense(x))?;
+        // SAFETY: as this function's contract.
+        unsafe { memory::write(label, value) }
+    })())
+}
+
+/// Writes the learner's state to `*out`: samples learned, samples in the window, 0 active
+/// centres (a linear model has none), and whether the window met the stopping rule.
+///
+/// # Safety
+/// `learner` is null or a handle [`kestrel_svm_create`] returned; `out` is null or points
+/// to a writable `kestrel_learner_state`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_svm_state(learner: *const Svm, out: *mut LearnerState) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let svm = unsafe { memory::object(learner)? };
+        let state = LearnerState {
+            samples_seen: svm.samples_seen,
+            window_len: svm.svm.len(),
+            active_centres: 0,
+            target_mean: 0.0,
+            converged: svm.svm.converged(),
+        };
+        // SAFETY: as this function's contract.
+        unsafe { memory::write(out, state) }
+    })())
+}
+
+/// Writes the learner's linear model — with `scaler`'s statistics when `scaler` is not
+/// null — to `out[0..out_len]` and its length to `*written`; when the buffer is too small,
+/// `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`.
+///
+/// # Safety
+/// `learner` as for [`kestrel_svm_learn`]; `scaler` is null or a scaler handle; `out` is
+/// null or points to `out_len` writable bytes; `written` is null or points to a writable
+/// `size_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_svm_save(
+    learner: *mut Svm,
+    scaler: *const scaler::Scaler,
+    out: *mut u8,
+    out_len: usize,
+    written: *mut usize,
+) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let svm = unsafe { memory::object_mut(learner)? };
+        let model = linear_model(&svm.svm, &mut *svm.model)?;
+        // SAFETY: as this function's contract.
+        unsafe { save::save(&model, svm.svm.weights().len(), scaler, out, out_len, written) }
+    })())
+}
+
+/// The window's linear model in `storage`: output 0 is `[w, w_b]`, labels −1 and +1.
+fn linear_model<'a>(
+    svm: &OnlineSvm<f32, &'static mut [f32]>,
+    storage: &'a mut [f32],
+) -> Result<LinearModel<f32, &'a mut [f32]>, Error> {
+    let mut model = LinearModel::new_in(storage, svm.weights().len(), 1, svm.params().bias())?;
+    model.set_weights(0, svm.weights(), svm.bias_weight())?;
+    Ok(model)
+}

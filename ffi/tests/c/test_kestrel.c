@@ -1,0 +1,659 @@
+/*
+ * The C ABI from C: every function of kestrel.h with good and bad arguments, against the
+ * host build of libkestrel_ffi.a, compiled with -std=c11 -Wall -Wextra -Werror -pedantic
+ * and run under AddressSanitizer and UBSan by ffi/run-c-tests.sh.
+ *
+ * Usage: test_kestrel MODELS_DIR F64_MODEL OUT_DIR
+ *   MODELS_DIR  firmware-demo/models: NAME.kestrel, NAME.csv (header, rows, label last) and
+ *               NAME.expected (the f32 bits `kestrel predict` printed), for slkl, svm, rsvm
+ *   F64_MODEL   a model file trained with --scalar f64 (refused by kestrel_model_open)
+ *   OUT_DIR     where the models learned here are written, each with its inputs (CSV) and
+ *               the predictions kestrel_model_predict made (NAME.c-predictions), for the
+ *               runner to compare with `kestrel predict`
+ *
+ * Prints `test NAME ... ok|FAILED` per test and `N passed, N failed`; exits non-zero when
+ * a test failed.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kestrel.h"
+
+static const char *models_dir, *f64_model, *out_dir;
+
+#define CHECK(cond)                                                             \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            fprintf(stderr, "    %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            return 0;                                                           \
+        }                                                                       \
+    } while (0)
+
+#define CHECK_STATUS(call, expected)                                            \
+    do {                                                                        \
+        kestrel_status got_ = (call);                                           \
+        if (got_ != (expected)) {                                               \
+            fprintf(stderr, "    %s:%d: %s returned %d (%s), expected %s\n", __FILE__, __LINE__, #call, \
+                    (int)got_, kestrel_status_str(got_), #expected);             \
+            return 0;                                                           \
+        }                                                                       \
+    } while (0)
+
+/* Work memory for every test: large enough for each object here, aligned as the ABI
+   requires. */
+#define WORK_BYTES (1u << 20)
+static alignas(KESTREL_ALIGN) unsigned char work_a[WORK_BYTES];
+static alignas(KESTREL_ALIGN) unsigned char work_b[WORK_BYTES];
+
+/* ---- small helpers ------------------------------------------------------------------- */
+
+/* The file's bytes, with a NUL after them (not counted in *len), or NULL. */
+static unsigned char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    unsigned char *data = NULL;
+    size_t cap = 0, n = 0, got;
+    do {
+        if (n + 1 >= cap) {
+            cap = cap ? 2 * cap : 4096;
+            unsigned char *grown = realloc(data, cap);
+            if (!grown) { free(data); fclose(f); return NULL; }
+            data = grown;
+        }
+        got = fread(data + n, 1, cap - n - 1, f);
+        n += got;
+    } while (got > 0);
+    fclose(f);
+    data[n] = '\0';
+    *len = n;
+    return data;
+}
+
+static char *path_of(const char *dir, const char *name, const char *ext) {
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/%s%s", dir, name, ext);
+    return path;
+}
+
+static uint32_t bits(float x) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+/* A deterministic stream of uniform numbers in [0, 1) (xorshift64*). */
+static uint64_t rng_state = 88172645463325252ull;
+static float uniform(void) {
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (float)((rng_state * 2685821657736338717ull) >> 40) / (float)(1u << 24);
+}
+
+/* Parses the CSV rows of `text` (header skipped, label last) as the host does: each field
+   as a double (strtod), then converted to float. Returns the rows read. */
+static size_t parse_rows(const char *text, float *x, size_t max_rows, size_t *dim) {
+    const char *line = strchr(text, '\n');
+    size_t rows = 0;
+    *dim = 0;
+    while (line && rows < max_rows) {
+        line++;
+        if (*line == '\0' || *line == '\n') break;
+        size_t fields = 0;
+        const char *p = line;
+        float row[64];
+        while (fields < 64) {
+            char *end;
+            row[fields++] = (float)strtod(p, &end);
+            if (*end != ',') break;
+            p = end + 1;
+        }
+        *dim = fields - 1;
+        memcpy(x + rows * *dim, row, *dim * sizeof(float));
+        rows++;
+        line = strchr(line, '\n');
+    }
+    return rows;
+}
+
+/* ---- tests ----------------------------------------------------------------------------- */
+
+static int status_texts_are_distinct(void) {
+    CHECK(strcmp(kestrel_status_str(KESTREL_STATUS_OK), "ok") == 0);
+    CHECK(strcmp(kestrel_status_str(-1), "unknown status") == 0);
+    CHECK(strcmp(kestrel_status_str(KESTREL_STATUS_BUSY + 1), "unknown status") == 0);
+    for (int a = KESTREL_STATUS_OK; a <= KESTREL_STATUS_BUSY; a++)
+        for (int b = a + 1; b <= KESTREL_STATUS_BUSY; b++)
+            CHECK(strcmp(kestrel_status_str(a), kestrel_status_str(b)) != 0);
+    return 1;
+}
+
+static int size_macros_equal_the_functions(void) {
+    static const uint32_t windows[] = {1, 16, 128, 1000}, dims[] = {1, 3, 10, 64}, centres[] = {1, 8, 32};
+    for (size_t w = 0; w < 4; w++)
+        for (size_t d = 0; d < 4; d++) {
+            for (size_t c = 0; c < 3; c++) {
+                kestrel_slkl_config config = kestrel_slkl_default_config(windows[w], dims[d], centres[c]);
+                CHECK(kestrel_slkl_work_bytes(&config) ==
+                      KESTREL_SLKL_WORK_BYTES(windows[w], dims[d], centres[c], centres[c]));
+                config.max_active = 1;
+                CHECK(kestrel_slkl_work_bytes(&config) == KESTREL_SLKL_WORK_BYTES(windows[w], dims[d], centres[c], 1));
+            }
+            kestrel_svm_config svm = kestrel_svm_default_config(windows[w], dims[d]);
+            CHECK(kestrel_svm_work_bytes(&svm) == KESTREL_SVM_WORK_BYTES(windows[w], dims[d], 2000));
+            svm.memory = 0;
+            CHECK(kestrel_svm_work_bytes(&svm) == KESTREL_SVM_WORK_BYTES(windows[w], dims[d], 0));
+            CHECK(kestrel_scaler_work_bytes(dims[d]) == KESTREL_SCALER_WORK_BYTES(dims[d]));
+        }
+    /* Impossible configurations size to 0. */
+    kestrel_slkl_config bad = kestrel_slkl_default_config(0, 3, 8);
+    CHECK(kestrel_slkl_work_bytes(&bad) == 0 && kestrel_slkl_work_bytes(NULL) == 0);
+    bad = kestrel_slkl_default_config(16, 3, 8);
+    bad.max_active = 9;
+    CHECK(kestrel_slkl_work_bytes(&bad) == 0);
+    kestrel_svm_config bad_svm = kestrel_svm_default_config(16, 3);
+    bad_svm.c = -1.0f;
+    CHECK(kestrel_svm_work_bytes(&bad_svm) == 0 && kestrel_svm_work_bytes(NULL) == 0);
+    CHECK(kestrel_scaler_work_bytes(0) == 0);
+    return 1;
+}
+
+/* One of the host-trained models: its bytes, inputs and the CLI's predictions. */
+typedef struct {
+    unsigned char *bytes;
+    size_t len, rows, dim;
+    float x[32 * 64];
+    uint32_t expected[32];
+} host_model;
+
+static int load_host_model(const char *name, host_model *m) {
+    size_t text_len;
+    m->bytes = read_file(path_of(models_dir, name, ".kestrel"), &m->len);
+    char *text = (char *)read_file(path_of(models_dir, name, ".csv"), &text_len);
+    char *expected = (char *)read_file(path_of(models_dir, name, ".expected"), &text_len);
+    CHECK(m->bytes && text && expected);
+    m->rows = parse_rows(text, m->x, 32, &m->dim);
+    const char *p = expected;
+    for (size_t i = 0; i < m->rows; i++) {
+        m->expected[i] = (uint32_t)strtoul(p, NULL, 16);
+        p = strchr(p, '\n');
+        CHECK(p);
+        p++;
+    }
+    free(text);
+    free(expected);
+    CHECK(m->rows == 32);
+    return 1;
+}
+
+static int host_models_predict_the_clis_bits(void) {
+    static const char *names[] = {"slkl", "svm", "rsvm"};
+    static const uint32_t kinds[] = {2, 1, 3};
+    for (size_t k = 0; k < 3; k++) {
+        static host_model m;
+        CHECK(load_host_model(names[k], &m));
+        size_t needed = kestrel_model_work_bytes(m.bytes, m.len);
+        CHECK(needed > 0 && needed <= KESTREL_MODEL_WORK_BYTES(m.len, m.dim));
+        kestrel_model *model = NULL;
+        CHECK_STATUS(kestrel_model_open(m.bytes, m.len, work_a, needed, &model), KESTREL_STATUS_OK);
+        /* The bytes are copied: the model no longer needs them. */
+        memset(m.bytes, 0, m.len);
+        free(m.bytes);
+        kestrel_model_info info;
+        CHECK_STATUS(kestrel_model_describe(model, &info), KESTREL_STATUS_OK);
+        CHECK(info.kind == kinds[k] && info.dim == m.dim && info.is_classifier == (k != 0));
+        CHECK(info.scaled == (k == 1));
+        for (size_t i = 0; i < m.rows; i++) {
+            float y = NAN;
+            CHECK_STATUS(kestrel_model_predict(model, m.x + i * m.dim, m.dim, &y), KESTREL_STATUS_OK);
+            CHECK(bits(y) == m.expected[i]);
+        }
+    }
+    return 1;
+}
+
+static int bad_model_bytes_are_statuses(void) {
+    static host_model m;
+    CHECK(load_host_model("slkl", &m));
+    kestrel_model *model = (kestrel_model *)work_b, *untouched = model;
+    size_t needed = kestrel_model_work_bytes(m.bytes, m.len);
+    /* Null pointers. */
+    CHECK(kestrel_model_work_bytes(NULL, 10) == 0);
+    CHECK_STATUS(kestrel_model_open(NULL, m.len, work_a, needed, &model), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_model_open(m.bytes, m.len, NULL, needed, &model), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_model_open(m.bytes, m.len, work_a, needed, NULL), KESTREL_STATUS_NULL_POINTER);
+    /* Work memory misaligned or one byte short: refused, and the short buffer untouched. */
+    CHECK_STATUS(kestrel_model_open(m.bytes, m.len, work_a + 4, needed, &model), KESTREL_STATUS_MISALIGNED);
+    memset(work_a, 0x5A, needed);
+    CHECK_STATUS(kestrel_model_open(m.bytes, m.len, work_a, needed - 1, &model), KESTREL_STATUS_BUFFER_TOO_SMALL);
+    for (size_t i = 0; i < needed; i++) CHECK(work_a[i] == 0x5A);
+    /* Truncated, corrupted, foreign bytes. */
+    CHECK(kestrel_model_work_bytes(m.bytes, m.len - 1) == 0);
+    CHECK_STATUS(kestrel_model_open(m.bytes, m.len - 1, work_a, needed, &model), KESTREL_STATUS_MODEL_TRUNCATED);
+    CHECK_STATUS(kestrel_model_open(m.bytes, 3, work_a, needed, &model), KESTREL_STATUS_MODEL_TRUNCATED);
+    m.bytes[m.len / 2] ^= 0x10;
+    CHECK(kestrel_model_work_bytes(m.bytes, m.len) == 0);
+    CHECK_STATUS(kestrel_model_open(m.bytes, m.len, work_a, needed, &model), KESTREL_STATUS_MODEL_CORRUPTED);
+    m.bytes[m.len / 2] ^= 0x10;
+    static const uint8_t foreign[] = "GIF89a: a picture, not a model";
+    CHECK_STATUS(kestrel_model_open(foreign, sizeof foreign, work_a, needed, &model), KESTREL_STATUS_MODEL_FOREIGN);
+    /* An f64 model is refused. */
+    size_t f64_len;
+    unsigned char *f64 = read_file(f64_model, &f64_len);
+    CHECK(f64);
+    CHECK(kestrel_model_work_bytes(f64, f64_len) == 0);
+    CHECK_STATUS(kestrel_model_open(f64, f64_len, work_a, WORK_BYTES, &model), KESTREL_STATUS_MODEL_UNSUPPORTED);
+    free(f64);
+    /* Every byte flipped in turn, and every truncation: a status each time, never a crash. */
+    for (size_t i = 0; i < m.len; i++) {
+        m.bytes[i] ^= 0xFF;
+        CHECK(kestrel_model_open(m.bytes, m.len, work_a, WORK_BYTES, &model) != KESTREL_STATUS_OK);
+        m.bytes[i] ^= 0xFF;
+        CHECK(kestrel_model_open(m.bytes, i, work_a, WORK_BYTES, &model) != KESTREL_STATUS_OK);
+    }
+    CHECK(model == untouched);
+    free(m.bytes);
+    return 1;
+}
+
+static int bad_prediction_arguments_are_statuses(void) {
+    static host_model m;
+    CHECK(load_host_model("svm", &m));
+    kestrel_model *model;
+    CHECK_STATUS(kestrel_model_open(m.bytes, m.len, work_a, WORK_BYTES, &model), KESTREL_STATUS_OK);
+    free(m.bytes);
+    float y = 42.0f, row[64];
+    memcpy(row, m.x, m.dim * sizeof(float));
+    CHECK_STATUS(kestrel_model_predict(NULL, row, m.dim, &y), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_model_predict(model, NULL, m.dim, &y), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_model_predict(model, row, m.dim, NULL), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_model_predict(model, row, m.dim - 1, &y), KESTREL_STATUS_DIMENSION_MISMATCH);
+    CHECK_STATUS(kestrel_model_predict(model, (const float *)((const char *)row + 1), m.dim, &y),
+                 KESTREL_STATUS_MISALIGNED);
+    row[3] = NAN;
+    CHECK_STATUS(kestrel_model_predict(model, row, m.dim, &y), KESTREL_STATUS_NON_FINITE);
+    row[3] = INFINITY;
+    CHECK_STATUS(kestrel_model_predict(model, row, m.dim, &y), KESTREL_STATUS_NON_FINITE);
+    CHECK(y == 42.0f);
+    /* A handle of another kind, and memory no constructor wrote. */
+    kestrel_scaler *scaler;
+    CHECK_STATUS(kestrel_scaler_create(3, work_b, WORK_BYTES, &scaler), KESTREL_STATUS_OK);
+    CHECK_STATUS(kestrel_model_predict((const kestrel_model *)scaler, m.x, m.dim, &y), KESTREL_STATUS_WRONG_OBJECT);
+    static alignas(KESTREL_ALIGN) unsigned char zeros[256];
+    CHECK_STATUS(kestrel_model_predict((const kestrel_model *)zeros, m.x, m.dim, &y), KESTREL_STATUS_WRONG_OBJECT);
+    kestrel_model_info info;
+    CHECK_STATUS(kestrel_model_describe(NULL, &info), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_model_describe(model, NULL), KESTREL_STATUS_NULL_POINTER);
+    CHECK(y == 42.0f);
+    /* The model still predicts as before. */
+    CHECK_STATUS(kestrel_model_predict(model, m.x, m.dim, &y), KESTREL_STATUS_OK);
+    CHECK(bits(y) == m.expected[0]);
+    return 1;
+}
+
+/* Threads predicting with one scaled model: each call gets the right bits or BUSY. */
+typedef struct {
+    const kestrel_model *model;
+    const host_model *m;
+    long ok, busy, wrong;
+} predictor_thread;
+
+static void *predict_many(void *arg) {
+    predictor_thread *t = arg;
+    for (int i = 0; i < 20000; i++) {
+        size_t row = (size_t)i % t->m->rows;
+        float y;
+        kestrel_status s = kestrel_model_predict(t->model, t->m->x + row * t->m->dim, t->m->dim, &y);
+        if (s == KESTREL_STATUS_OK && bits(y) == t->m->expected[row]) t->ok++;
+        else if (s == KESTREL_STATUS_BUSY) t->busy++;
+        else t->wrong++;
+    }
+    return NULL;
+}
+
+static int concurrent_predictions_are_right_or_busy(void) {
+    static host_model m;
+    CHECK(load_host_model("svm", &m));
+    kestrel_model *model;
+    CHECK_STATUS(kestrel_model_open(m.bytes, m.len, work_a, WORK_BYTES, &model), KESTREL_STATUS_OK);
+    free(m.bytes);
+    predictor_thread threads[4];
+    pthread_t ids[4];
+    for (int i = 0; i < 4; i++) {
+        threads[i] = (predictor_thread){model, &m, 0, 0, 0};
+        CHECK(pthread_create(&ids[i], NULL, predict_many, &threads[i]) == 0);
+    }
+    long ok = 0;
+    for (int i = 0; i < 4; i++) {
+        CHECK(pthread_join(ids[i], NULL) == 0);
+        CHECK(threads[i].wrong == 0 && threads[i].ok + threads[i].busy == 20000);
+        ok += threads[i].ok;
+    }
+    CHECK(ok > 0);
+    return 1;
+}
+
+/* The SLKL learner's target: a smooth function of two features. */
+static float target(const float *x) { return sinf(3.0f * x[0]) + x[1] * x[1]; }
+
+/* Writes the rows as a CSV the CLI reads (label last) and the model's predictions. */
+static int write_comparison(const char *name, const kestrel_model *model, const float *x, size_t rows, size_t dim) {
+    FILE *csv = fopen(path_of(out_dir, name, ".csv"), "w");
+    FILE *pred = fopen(path_of(out_dir, name, ".c-predictions"), "w");
+    CHECK(csv && pred);
+    for (size_t j = 0; j < dim; j++) fprintf(csv, "x%zu,", j);
+    fprintf(csv, "y\n");
+    for (size_t i = 0; i < rows; i++) {
+        float y;
+        CHECK_STATUS(kestrel_model_predict(model, x + i * dim, dim, &y), KESTREL_STATUS_OK);
+        /* %.9g reads back to the same float: the CLI's reader gives the model the same bits. */
+        for (size_t j = 0; j < dim; j++) fprintf(csv, "%.9g,", (double)x[i * dim + j]);
+        fprintf(csv, "0\n");
+        fprintf(pred, "%.17g\n", (double)y);
+    }
+    fclose(csv);
+    fclose(pred);
+    return 1;
+}
+
+static int saved_file(const char *name, const unsigned char *bytes, size_t len) {
+    FILE *f = fopen(path_of(out_dir, name, ".kestrel"), "wb");
+    CHECK(f && fwrite(bytes, 1, len, f) == len);
+    fclose(f);
+    return 1;
+}
+
+static int slkl_learns_saves_and_reopens(void) {
+    enum { WINDOW = 64, DIM = 2, CENTRES = 16 };
+    kestrel_slkl_config config = kestrel_slkl_default_config(WINDOW, DIM, CENTRES);
+    config.kernel.gamma = 2.0f;
+    config.nu = 1e-3f;
+    static alignas(KESTREL_ALIGN) unsigned char work[KESTREL_SLKL_WORK_BYTES(WINDOW, DIM, CENTRES, CENTRES)];
+    CHECK(kestrel_slkl_work_bytes(&config) == sizeof work);
+    float centres[CENTRES * DIM];
+    for (size_t i = 0; i < CENTRES * DIM; i++) centres[i] = 2.0f * uniform() - 1.0f;
+    kestrel_slkl *learner;
+    CHECK_STATUS(kestrel_slkl_create(&config, centres, CENTRES * DIM, work, sizeof work, &learner), KESTREL_STATUS_OK);
+    kestrel_learner_state state;
+    float y;
+    const float origin[DIM] = {0.0f, 0.0f};
+    CHECK_STATUS(kestrel_slkl_predict(learner, origin, DIM, &y), KESTREL_STATUS_OK);
+    CHECK(y == 0.0f);
+    double squared = 0.0, squared_mean = 0.0;
+    for (int t = 0; t < 600; t++) {
+        float x[DIM] = {2.0f * uniform() - 1.0f, 2.0f * uniform() - 1.0f};
+        CHECK_STATUS(kestrel_slkl_predict(learner, x, DIM, &y), KESTREL_STATUS_OK);
+        if (t >= 300) {
+            squared += (y - target(x)) * (y - target(x));
+            squared_mean += (0.33f - target(x)) * (0.33f - target(x));
+        }
+        CHECK_STATUS(kestrel_slkl_learn(learner, x, DIM, target(x)), KESTREL_STATUS_OK);
+    }
+    /* Test-then-train error well below that of a constant near the target's mean. */
+    CHECK(squared < 0.1 * squared_mean);
+    CHECK_STATUS(kestrel_slkl_state(learner, &state), KESTREL_STATUS_OK);
+    CHECK(state.samples_seen == 600 && state.window_len == WINDOW);
+    CHECK(state.active_centres > 0 && state.active_centres <= CENTRES);
+
+    /* Save: ask for the length, then write; the bound of the header holds. */
+    size_t len = 0;
+    CHECK_STATUS(kestrel_slkl_save(learner, NULL, NULL, 0, &len), KESTREL_STATUS_BUFFER_TOO_SMALL);
+    CHECK(len > 0 && len <= KESTREL_SLKL_MODEL_BYTES(DIM, CENTRES));
+    unsigned char saved[KESTREL_SLKL_MODEL_BYTES(DIM, CENTRES)];
+    size_t written = 0;
+    CHECK_STATUS(kestrel_slkl_save(learner, NULL, saved, len - 1, &written), KESTREL_STATUS_BUFFER_TOO_SMALL);
+    CHECK(written == len);
+    CHECK_STATUS(kestrel_slkl_save(learner, NULL, saved, sizeof saved, &written), KESTREL_STATUS_OK);
+    CHECK(written == len);
+
+    /* The saved model predicts what the learner predicts. */
+    kestrel_model *model;
+    CHECK_STATUS(kestrel_model_open(saved, written, work_b, WORK_BYTES, &model), KESTREL_STATUS_OK);
+    kestrel_model_info info;
+    CHECK_STATUS(kestrel_model_describe(model, &info), KESTREL_STATUS_OK);
+    CHECK(info.kind == 2 && info.dim == DIM && info.centres == state.active_centres && !info.scaled);
+    float rows[64 * DIM];
+    for (size_t i = 0; i < 64 * DIM; i++) rows[i] = 2.0f * uniform() - 1.0f;
+    for (size_t i = 0; i < 64; i++) {
+        float from_learner, from_model;
+        CHECK_STATUS(kestrel_slkl_predict(learner, rows + i * DIM, DIM, &from_learner), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_model_predict(model, rows + i * DIM, DIM, &from_model), KESTREL_STATUS_OK);
+        CHECK(fabsf(from_learner - from_model) <= 1e-4f * (1.0f + fabsf(from_learner)));
+    }
+    CHECK(saved_file("slkl-device", saved, written));
+    return write_comparison("slkl-device", model, rows, 64, DIM);
+}
+
+static int slkl_refuses_bad_arguments_unchanged(void) {
+    enum { WINDOW = 16, DIM = 3, CENTRES = 4 };
+    kestrel_slkl_config config = kestrel_slkl_default_config(WINDOW, DIM, CENTRES);
+    const float centres[CENTRES * DIM] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    kestrel_slkl *learner = NULL;
+    size_t bytes = kestrel_slkl_work_bytes(&config);
+    /* Creation. */
+    CHECK_STATUS(kestrel_slkl_create(NULL, centres, 12, work_a, bytes, &learner), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_slkl_create(&config, NULL, 12, work_a, bytes, &learner), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_slkl_create(&config, centres, 12, NULL, bytes, &learner), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_slkl_create(&config, centres, 12, work_a, bytes, NULL), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_slkl_create(&config, centres, 11, work_a, bytes, &learner), KESTREL_STATUS_DIMENSION_MISMATCH);
+    CHECK_STATUS(kestrel_slkl_create(&config, centres, 12, work_a, bytes - 1, &learner), KESTREL_STATUS_BUFFER_TOO_SMALL);
+    CHECK_STATUS(kestrel_slkl_create(&config, centres, 12, work_a + 1, bytes, &learner), KESTREL_STATUS_MISALIGNED);
+    kestrel_slkl_config bad = config;
+    bad.window = 0;
+    CHECK_STATUS(kestrel_slkl_create(&bad, centres, 12, work_a, WORK_BYTES, &learner), KESTREL_STATUS_INVALID_PARAM);
+    bad = config;
+    bad.nu = -1.0f;
+    CHECK_STATUS(kestrel_slkl_create(&bad, centres, 12, work_a, WORK_BYTES, &learner), KESTREL_STATUS_INVALID_PARAM);
+    bad = config;
+    bad.kernel.kind = 99;
+    CHECK_STATUS(kestrel_slkl_create(&bad, centres, 12, work_a, WORK_BYTES, &learner), KESTREL_STATUS_INVALID_PARAM);
+    bad = config;
+    bad.steps_per_sample = 0;
+    CHECK_STATUS(kestrel_slkl_create(&bad, centres, 12, work_a, WORK_BYTES, &learner), KESTREL_STATUS_INVALID_PARAM);
+    float nan_centres[CENTRES * DIM];
+    memcpy(nan_centres, centres, sizeof centres);
+    nan_centres[5] = NAN;
+    CHECK_STATUS(kestrel_slkl_create(&config, nan_centres, 12, work_a, bytes, &learner), KESTREL_STATUS_NON_FINITE);
+    CHECK(learner == NULL);
+    CHECK_STATUS(kestrel_slkl_create(&config, centres, 12, work_a, bytes, &learner), KESTREL_STATUS_OK);
+    for (int t = 0; t < 40; t++) {
+        float x[DIM] = {uniform(), uniform(), uniform()};
+        CHECK_STATUS(kestrel_slkl_learn(learner, x, DIM, x[0] - x[2]), KESTREL_STATUS_OK);
+    }
+    /* Bad samples: refused, and the learner predicts the same bits after. */
+    const float probe[DIM] = {0.25f, 0.5f, 0.75f};
+    float before, after;
+    kestrel_learner_state state;
+    CHECK_STATUS(kestrel_slkl_predict(learner, probe, DIM, &before), KESTREL_STATUS_OK);
+    float x[DIM] = {0.1f, NAN, 0.3f};
+    CHECK_STATUS(kestrel_slkl_learn(learner, x, DIM, 1.0f), KESTREL_STATUS_NON_FINITE);
+    x[1] = 0.2f;
+    CHECK_STATUS(kestrel_slkl_learn(learner, x, DIM, INFINITY), KESTREL_STATUS_NON_FINITE);
+    CHECK_STATUS(kestrel_slkl_learn(learner, x, DIM, 1e30f), KESTREL_STATUS_NON_FINITE);
+    CHECK_STATUS(kestrel_slkl_learn(learner, x, DIM - 1, 1.0f), KESTREL_STATUS_DIMENSION_MISMATCH);
+    CHECK_STATUS(kestrel_slkl_learn(learner, NULL, DIM, 1.0f), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_slkl_learn(NULL, x, DIM, 1.0f), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_slkl_predict(learner, x, DIM + 1, &after), KESTREL_STATUS_DIMENSION_MISMATCH);
+    CHECK_STATUS(kestrel_slkl_state(learner, NULL), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_slkl_save(learner, NULL, NULL, 0, NULL), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_slkl_predict(learner, probe, DIM, &after), KESTREL_STATUS_OK);
+    CHECK(bits(before) == bits(after));
+    CHECK_STATUS(kestrel_slkl_state(learner, &state), KESTREL_STATUS_OK);
+    CHECK(state.samples_seen == 40);
+    /* A scaler of another dimension cannot be saved with the model. */
+    kestrel_scaler *scaler;
+    CHECK_STATUS(kestrel_scaler_create(DIM + 1, work_b, WORK_BYTES, &scaler), KESTREL_STATUS_OK);
+    size_t len;
+    unsigned char out[1024];
+    CHECK_STATUS(kestrel_slkl_save(learner, scaler, out, sizeof out, &len), KESTREL_STATUS_DIMENSION_MISMATCH);
+    /* Handles of the wrong kind. */
+    CHECK_STATUS(kestrel_slkl_learn((kestrel_slkl *)scaler, x, DIM, 1.0f), KESTREL_STATUS_WRONG_OBJECT);
+    CHECK_STATUS(kestrel_svm_state((const kestrel_svm *)learner, &state), KESTREL_STATUS_WRONG_OBJECT);
+    /* A failed constructor in the learner's memory ends the learner's handle. */
+    CHECK_STATUS(kestrel_slkl_create(&config, nan_centres, 12, work_a, bytes, &learner), KESTREL_STATUS_NON_FINITE);
+    CHECK_STATUS(kestrel_slkl_predict(learner, probe, DIM, &after), KESTREL_STATUS_WRONG_OBJECT);
+    return 1;
+}
+
+static int svm_with_scaler_learns_saves_and_reopens(void) {
+    enum { WINDOW = 128, DIM = 4 };
+    kestrel_svm_config config = kestrel_svm_default_config(WINDOW, DIM);
+    CHECK(kestrel_svm_work_bytes(&config) == KESTREL_SVM_WORK_BYTES(WINDOW, DIM, 2000));
+    kestrel_svm *svm;
+    kestrel_scaler *scaler;
+    CHECK_STATUS(kestrel_svm_create(&config, work_a, WORK_BYTES, &svm), KESTREL_STATUS_OK);
+    CHECK_STATUS(kestrel_scaler_create(DIM, work_b, KESTREL_SCALER_WORK_BYTES(DIM), &scaler), KESTREL_STATUS_OK);
+    /* Raw units far apart (a pressure in pascals beside a temperature): the class is the
+       sign of a combination of the standardised features. */
+    static const float mean[DIM] = {101325.0f, 20.0f, 0.0f, 5.0f}, scale[DIM] = {500.0f, 3.0f, 1.0f, 0.01f};
+    int right = 0, counted = 0;
+    for (int t = 0; t < 2000; t++) {
+        float z[DIM], x[DIM], scaled[DIM];
+        for (int j = 0; j < DIM; j++) {
+            z[j] = 2.0f * uniform() - 1.0f;
+            x[j] = mean[j] + scale[j] * z[j];
+        }
+        int label = z[0] - z[1] + 0.5f * z[3] > 0.0f ? 1 : -1;
+        int32_t predicted = 0;
+        if (kestrel_scaler_count(scaler) > 0) {
+            CHECK_STATUS(kestrel_scaler_transform(scaler, x, DIM, scaled), KESTREL_STATUS_OK);
+            CHECK_STATUS(kestrel_svm_predict(svm, scaled, DIM, &predicted), KESTREL_STATUS_OK);
+        }
+        if (t >= 1000) {
+            right += predicted == label;
+            counted++;
+        }
+        CHECK_STATUS(kestrel_scaler_observe(scaler, x, DIM), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_scaler_transform(scaler, x, DIM, scaled), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_svm_learn(svm, scaled, DIM, label), KESTREL_STATUS_OK);
+    }
+    CHECK(right >= 0.95 * counted);
+    kestrel_learner_state state;
+    CHECK_STATUS(kestrel_svm_state(svm, &state), KESTREL_STATUS_OK);
+    CHECK(state.samples_seen == 2000 && state.window_len == WINDOW && state.active_centres == 0);
+    CHECK(kestrel_scaler_count(scaler) == 2000);
+
+    /* Saved with the scaler: the model standardises raw rows itself. */
+    unsigned char saved[KESTREL_SVM_MODEL_BYTES(DIM) + KESTREL_SCALER_SECTION_BYTES(DIM)];
+    size_t len;
+    CHECK_STATUS(kestrel_svm_save(svm, scaler, saved, sizeof saved, &len), KESTREL_STATUS_OK);
+    kestrel_model *model;
+    CHECK_STATUS(kestrel_model_open(saved, len, work_a + KESTREL_SVM_WORK_BYTES(WINDOW, DIM, 2000), 4096, &model),
+                 KESTREL_STATUS_OK);
+    kestrel_model_info info;
+    CHECK_STATUS(kestrel_model_describe(model, &info), KESTREL_STATUS_OK);
+    CHECK(info.kind == 1 && info.scaled && info.is_classifier && info.dim == DIM);
+    float rows[200 * DIM];
+    int agree = 0;
+    for (int i = 0; i < 200; i++) {
+        float scaled[DIM], label;
+        for (int j = 0; j < DIM; j++) rows[i * DIM + j] = mean[j] + scale[j] * (2.0f * uniform() - 1.0f);
+        int32_t from_learner;
+        CHECK_STATUS(kestrel_scaler_transform(scaler, rows + i * DIM, DIM, scaled), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_svm_predict(svm, scaled, DIM, &from_learner), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_model_predict(model, rows + i * DIM, DIM, &label), KESTREL_STATUS_OK);
+        CHECK(label == 1.0f || label == -1.0f);
+        agree += (float)from_learner == label;
+    }
+    /* The two differ only for a decision value of exactly 0 (the learner says −1, the
+       model file, as LIBLINEAR, +1). */
+    CHECK(agree >= 199);
+    CHECK(saved_file("svm-device", saved, len));
+    return write_comparison("svm-device", model, rows, 200, DIM);
+}
+
+static int svm_and_scaler_refuse_bad_arguments_unchanged(void) {
+    kestrel_svm_config config = kestrel_svm_default_config(8, 2);
+    kestrel_svm *svm = NULL;
+    kestrel_svm_config bad = config;
+    bad.loss = 7;
+    CHECK_STATUS(kestrel_svm_create(&bad, work_a, WORK_BYTES, &svm), KESTREL_STATUS_INVALID_PARAM);
+    bad = config;
+    bad.c = 0.0f;
+    CHECK_STATUS(kestrel_svm_create(&bad, work_a, WORK_BYTES, &svm), KESTREL_STATUS_INVALID_PARAM);
+    bad = config;
+    bad.bias = NAN;
+    CHECK_STATUS(kestrel_svm_create(&bad, work_a, WORK_BYTES, &svm), KESTREL_STATUS_INVALID_PARAM);
+    CHECK_STATUS(kestrel_svm_create(NULL, work_a, WORK_BYTES, &svm), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_svm_create(&config, work_a, 16, &svm), KESTREL_STATUS_BUFFER_TOO_SMALL);
+    CHECK(svm == NULL);
+    CHECK_STATUS(kestrel_svm_create(&config, work_a, WORK_BYTES, &svm), KESTREL_STATUS_OK);
+    const float a[2] = {1.0f, 2.0f}, b[2] = {-1.0f, -2.0f}, nan_row[2] = {NAN, 0.0f};
+    CHECK_STATUS(kestrel_svm_learn(svm, a, 2, 1), KESTREL_STATUS_OK);
+    CHECK_STATUS(kestrel_svm_learn(svm, b, 2, -1), KESTREL_STATUS_OK);
+    CHECK_STATUS(kestrel_svm_learn(svm, a, 2, 0), KESTREL_STATUS_INVALID_LABEL);
+    CHECK_STATUS(kestrel_svm_learn(svm, a, 2, 2), KESTREL_STATUS_INVALID_LABEL);
+    CHECK_STATUS(kestrel_svm_learn(svm, nan_row, 2, 1), KESTREL_STATUS_NON_FINITE);
+    CHECK_STATUS(kestrel_svm_learn(svm, a, 3, 1), KESTREL_STATUS_DIMENSION_MISMATCH);
+    int32_t label = 7;
+    CHECK_STATUS(kestrel_svm_predict(svm, nan_row, 2, &label), KESTREL_STATUS_NON_FINITE);
+    CHECK_STATUS(kestrel_svm_predict(svm, a, 2, NULL), KESTREL_STATUS_NULL_POINTER);
+    CHECK(label == 7);
+    kestrel_learner_state state;
+    CHECK_STATUS(kestrel_svm_state(svm, &state), KESTREL_STATUS_OK);
+    CHECK(state.samples_seen == 2 && state.window_len == 2);
+    size_t len = 0;
+    unsigned char out[8];
+    CHECK_STATUS(kestrel_svm_save(svm, NULL, out, sizeof out, &len), KESTREL_STATUS_BUFFER_TOO_SMALL);
+    CHECK(len > sizeof out && len <= KESTREL_SVM_MODEL_BYTES(2));
+
+    kestrel_scaler *scaler = NULL;
+    CHECK_STATUS(kestrel_scaler_create(0, work_b, WORK_BYTES, &scaler), KESTREL_STATUS_INVALID_PARAM);
+    CHECK_STATUS(kestrel_scaler_create(2, work_b, KESTREL_SCALER_WORK_BYTES(2) - 1, &scaler),
+                 KESTREL_STATUS_BUFFER_TOO_SMALL);
+    CHECK(scaler == NULL);
+    CHECK_STATUS(kestrel_scaler_create(2, work_b, KESTREL_SCALER_WORK_BYTES(2), &scaler), KESTREL_STATUS_OK);
+    const float rows[4][2] = {{1000.0f, 0.0f}, {1002.0f, 1.0f}, {998.0f, 0.0f}, {1000.0f, 1.0f}};
+    for (int i = 0; i < 4; i++) CHECK_STATUS(kestrel_scaler_observe(scaler, rows[i], 2), KESTREL_STATUS_OK);
+    CHECK_STATUS(kestrel_scaler_observe(scaler, nan_row, 2), KESTREL_STATUS_NON_FINITE);
+    CHECK_STATUS(kestrel_scaler_observe(scaler, rows[0], 3), KESTREL_STATUS_DIMENSION_MISMATCH);
+    CHECK(kestrel_scaler_count(scaler) == 4 && kestrel_scaler_count(NULL) == 0);
+    /* μ = (1000, 0.5), σ = (√2, 0.5); in place. */
+    float x[2] = {1001.0f, 1.0f};
+    CHECK_STATUS(kestrel_scaler_transform(scaler, x, 2, x), KESTREL_STATUS_OK);
+    CHECK(fabsf(x[0] - 0.70710677f) < 1e-6f && fabsf(x[1] - 1.0f) < 1e-6f);
+    CHECK_STATUS(kestrel_scaler_transform(scaler, x, 1, x), KESTREL_STATUS_DIMENSION_MISMATCH);
+    CHECK_STATUS(kestrel_scaler_transform(scaler, NULL, 2, x), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_scaler_transform((const kestrel_scaler *)svm, x, 2, x), KESTREL_STATUS_WRONG_OBJECT);
+    return 1;
+}
+
+typedef struct {
+    const char *name;
+    int (*run)(void);
+} test;
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s MODELS_DIR F64_MODEL OUT_DIR\n", argv[0]);
+        return 2;
+    }
+    models_dir = argv[1];
+    f64_model = argv[2];
+    out_dir = argv[3];
+    static const test tests[] = {
+        {"status_texts_are_distinct", status_texts_are_distinct},
+        {"size_macros_equal_the_functions", size_macros_equal_the_functions},
+        {"host_models_predict_the_clis_bits", host_models_predict_the_clis_bits},
+        {"bad_model_bytes_are_statuses", bad_model_bytes_are_statuses},
+        {"bad_prediction_arguments_are_statuses", bad_prediction_arguments_are_statuses},
+        {"concurrent_predictions_are_right_or_busy", concurrent_predictions_are_right_or_busy},
+        {"slkl_learns_saves_and_reopens", slkl_learns_saves_and_reopens},
+        {"slkl_refuses_bad_arguments_unchanged", slkl_refuses_bad_arguments_unchanged},
+        {"svm_with_scaler_learns_saves_and_reopens", svm_with_scaler_learns_saves_and_reopens},
+        {"svm_and_scaler_refuse_bad_arguments_unchanged", svm_and_scaler_refuse_bad_arguments_unchanged},
+    };
+    int passed = 0, failed = 0;
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        int ok = tests[i].run();
+        printf("test %s ... %s\n", tests[i].name, ok ? "ok" : "FAILED");
+        fflush(stdout);
+        ok ? passed++ : failed++;
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

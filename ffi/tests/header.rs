@@ -1,0 +1,28 @@
+//! The committed C header is what cbindgen generates from the crate: regenerated here
+//! and compared byte for byte. `KESTREL_UPDATE_HEADER=1` rewrites it instead (after a
+//! change to the ABI), and the diff goes into the same commit.
+
+use std::path::Path;
+
+#[test]
+fn committed_header_is_generated_from_the_crate() {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml parses");
+    let bindings = cbindgen::Builder::new()
+        .with_crate(crate_dir)
+        .with_config(config)
+        .generate()
+        .expect("cbindgen generates the header");
+    let mut generated = Vec::new();
+    bindings.write(&mut generated);
+    let path = crate_dir.join("include/kestrel.h");
+    if std::env::var_os("KESTREL_UPDATE_HEADER").is_some() {
+        std::fs::write(&path, &generated).expect("write include/kestrel.h");
+    }
+    let committed = std::fs::read(&path).expect("include/kestrel.h exists");
+    assert!(
+        committed == generated,
+        "include/kestrel.h differs from what cbindgen generates: run \
+         `KESTREL_UPDATE_HEADER=1 cargo test -p kestrel-ffi --test header` and commit the result"
+    );
+}
