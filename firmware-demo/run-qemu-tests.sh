@@ -1,29 +1,32 @@
 #!/usr/bin/env bash
-# Runs the firmware in QEMU on both targets — Cortex-M4F (thumbv7em-none-eabihf, mps2-an386)
-# and Cortex-M3 without FPU (thumbv7m-none-eabi, mps2-an385) — and checks what only a
-# script can:
+# Runs the firmware in QEMU on every target — Cortex-M4F (thumbv7em-none-eabihf,
+# mps2-an386), Cortex-M3 without FPU (thumbv7m-none-eabi, mps2-an385) and RISC-V RV32IMAC
+# without FPU (riscv32imac-unknown-none-elf, virt) — and checks what only a script can:
 #   1. the on-device tests (`cargo test --release`, `test NAME ... ok|FAILED` per check);
 #   2. the demo (`cargo run --release`): it exits with failure unless both learners learn;
-#   3. a hard-float binary on the FPU-less CPU ends in the HardFault handler, which
-#      exits with failure instead of hanging;
+#   3. the fault handlers exit with failure instead of hanging: a hard-float binary on the
+#      FPU-less Cortex-M3 ends in HardFault, the RISC-V binary on a hart without the A
+#      extension (its first atomic instruction is illegal there) in ExceptionHandler;
 #   4. the measurement binary counts instructions under QEMU `-icount` (100 `nop`s count
 #      as 100 instructions; measure.sh prints the full tables);
-#   5. the demo prints the same lines on both targets (f32 arithmetic is IEEE on both; only
-#      the peak-stack line may differ);
+#   5. the demo prints the same lines on every target (f32 arithmetic is IEEE on all three,
+#      in hardware on the M4F, in software on the others; only the peak-stack line may
+#      differ);
 #   6. `kestrel budget` (the host CLI, --target cortex-m --scalar f32, the demo's
-#      configuration) is within 5 % of the bytes the learners' statics occupy in the demo
-#      ELF (llvm-nm --print-size);
+#      configuration; cortex-m stands for any 32-bit target) is within 5 % of the bytes the
+#      learners' statics occupy in the demo ELF (llvm-nm --print-size);
 #   7. the section sizes of the demo ELFs.
 # Steps 2-6 print `test NAME ... ok|FAILED` lines too. The last line aggregates every test
-# of both targets: `N passed, N failed`; the exit status is non-zero when anything failed.
+# of every target: `N passed, N failed`; the exit status is non-zero when anything failed.
 #
-# Needs both Rust targets and qemu-system-arm (scripts/test-all.sh installs them);
-# installs rustup's llvm-tools when missing. Runs from any directory.
+# Needs the three Rust targets, qemu-system-arm and qemu-system-riscv32
+# (scripts/test-all.sh installs them); installs rustup's llvm-tools when missing. Runs from
+# any directory.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
+source qemu-targets.sh
 
-targets=(thumbv7em-none-eabihf thumbv7m-none-eabi)
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 log="$out/log"
@@ -48,27 +51,27 @@ for target in "${targets[@]}"; do
     report "demo_learns_on_$target" "$demo"
 done
 
-printf '\n==> the HardFault handler: the hard-float demo on the FPU-less Cortex-M3\n'
-# Its first floating-point instruction faults; the handler must report and exit with
-# failure (status 1) instead of hanging until the time-out (status 124).
-fault=0
-timeout 20 qemu-system-arm -machine mps2-an385 -cpu cortex-m3 -display none -monitor none -serial none \
-    -semihosting-config enable=on,target=native -kernel target/thumbv7em-none-eabihf/release/kestrel-firmware-demo \
-    >/dev/null 2>"$out/fault" || fault=$?
-cat "$out/fault"
-handled=1
-[[ "$fault" == 1 ]] && grep -q '^HardFault' "$out/fault" && handled=0
-report hardfault_handler_exits_with_failure "$handled"
+printf '\n==> the fault handlers: the hard-float demo on the FPU-less Cortex-M3, the RISC-V demo without atomics\n'
+# The first floating-point (atomic) instruction faults; the handler must report and exit
+# with failure (status 1) instead of hanging until the time-out (status 124).
+fault_check() { # name first-word-of-the-report target elf [qemu options...]
+    local name="$1" word="$2" fault=0 handled=1
+    shift 2
+    qemu "$@" >/dev/null 2>"$out/fault" || fault=$?
+    cat "$out/fault"
+    [[ "$fault" == 1 ]] && grep -q "^$word" "$out/fault" && handled=0
+    report "$name" "$handled"
+}
+fault_check hardfault_handler_exits_with_failure HardFault \
+    thumbv7m-none-eabi target/thumbv7em-none-eabihf/release/kestrel-firmware-demo
+fault_check riscv_exception_handler_exits_with_failure Exception \
+    riscv32imac-unknown-none-elf target/riscv32imac-unknown-none-elf/release/kestrel-firmware-demo -cpu rv32,a=false
 
 printf '\n==> instruction counting under -icount (measure.sh prints the full tables)\n'
-declare -A machine=([thumbv7em-none-eabihf]="mps2-an386 -cpu cortex-m4" [thumbv7m-none-eabi]="mps2-an385 -cpu cortex-m3")
 for target in "${targets[@]}"; do
     counted=1
     if cargo build --quiet --release --target "$target" --bin measure; then
-        # shellcheck disable=SC2086 # the machine options are words
-        timeout 120 qemu-system-arm -machine ${machine[$target]} -display none -monitor none -serial none \
-            -semihosting-config enable=on,target=native -icount shift=7,align=off,sleep=off \
-            -kernel "target/$target/release/measure" >"$out/measure-$target" || true
+        qemu "$target" "target/$target/release/measure" -icount "${icount[$target]}" >"$out/measure-$target" || true
         grep -E '^measure (calibration_100_nops|slkl_step_all|slkl_window_update|slkl_predict|svm_step):' "$out/measure-$target" || true
         # 100 nops must count as 100 instructions, and every operation must have been counted.
         grep -q '^measure calibration_100_nops: mean 100,' "$out/measure-$target" &&
@@ -77,10 +80,12 @@ for target in "${targets[@]}"; do
     report "instruction_counts_calibrated_on_$target" "$counted"
 done
 
-printf '\n==> demo output on both targets\n'
-same=0
-diff <(grep -v '^peak stack' "$out/demo-${targets[0]}") <(grep -v '^peak stack' "$out/demo-${targets[1]}") || same=$?
-report demo_prints_the_same_on_m4f_and_m3 "$same"
+printf '\n==> demo output on every target\n'
+for target in "${targets[@]:1}"; do
+    same=0
+    diff <(grep -v '^peak stack' "$out/demo-${targets[0]}") <(grep -v '^peak stack' "$out/demo-$target") || same=$?
+    report "demo_prints_the_same_on_${target}_as_on_${targets[0]}" "$same"
+done
 
 host="$(rustc -vV | sed -n 's/^host: //p')"
 tools="$(rustc --print sysroot)/lib/rustlib/$host/bin"
@@ -88,7 +93,7 @@ tools="$(rustc --print sysroot)/lib/rustlib/$host/bin"
 
 printf '\n==> kestrel budget against the demo'"'"'s statics\n'
 # The host CLI is built from the workspace root: inside firmware-demo/, cargo builds for the
-# Cortex-M.
+# Cortex-M. Its `--target cortex-m` counts 4-byte indices, as on every target here.
 kestrel() { (cd .. && cargo run --quiet --release -p kestrel-stream -- "$@"); }
 for target in "${targets[@]}"; do
     elf="target/$target/release/kestrel-firmware-demo"
@@ -111,7 +116,8 @@ for target in "${targets[@]}"; do
     done
 done
 
-printf '\n==> section sizes (flash = text + data, which includes rodata and the vector table; static RAM = data + bss)\n'
+printf '\n==> section sizes (flash = text + data, which includes rodata and the vector table; static RAM = data + bss,\n'
+printf '    but on the RISC-V bss also counts the stack, a NOBITS section of riscv-rt'"'"'s link.x: all 64 KiB; measure.sh splits it)\n'
 for target in "${targets[@]}"; do
     "$tools/llvm-size" "target/$target/release/kestrel-firmware-demo" 2>/dev/null || echo "llvm-size unavailable"
 done

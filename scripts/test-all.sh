@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
-# Every test of Kestrel, from a fresh machine: installs what is missing (the Cortex-M4F and
-# Cortex-M3 Rust targets, rustfmt/clippy/llvm-tools, QEMU), then runs, stopping at the
-# first failure:
+# Every test of Kestrel, from a fresh machine: installs what is missing (the Cortex-M4F,
+# Cortex-M3 and RISC-V RV32IMAC Rust targets, rustfmt/clippy/llvm-tools, QEMU for Arm and
+# RISC-V), then runs, stopping at the first failure:
 #   1. cargo fmt --check
-#   2. cargo clippy, warnings denied (host workspace and firmware, both Cortex-M targets)
+#   2. cargo clippy, warnings denied (host workspace and firmware, all three targets)
 #   3. host tests (unit, integration, doc tests)
 #   4. kestrel-stream's library built without the `cli` feature (it must not need clap,
 #      indicatif or signal-hook); kestrel-core built for thumbv7em-none-eabihf without
 #      default features (any use of std in the core breaks this step); rustdoc of both,
 #      warnings denied
-#   5. the firmware under QEMU on the Cortex-M4F and the Cortex-M3 (no FPU): on-device
-#      tests, demo, instruction counting, `kestrel budget` against the ELF's statics
-#      (closing line `N passed, N failed` over both)
+#   5. the firmware under QEMU on the Cortex-M4F, the Cortex-M3 (no FPU) and the RISC-V
+#      RV32IMAC (no FPU): on-device tests, demo, fault handlers, instruction counting,
+#      `kestrel budget` against the ELF's statics (closing line `N passed, N failed` over
+#      all three)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 TARGET=thumbv7em-none-eabihf
-# The firmware's no-FPU build.
+# The firmware's no-FPU builds: Cortex-M3 and RISC-V (the class of the ESP32-C3/C6 and
+# RP2350 cores).
 TARGET_NO_FPU=thumbv7m-none-eabi
+TARGET_RISCV=riscv32imac-unknown-none-elf
 step() { printf '\n==> %s\n' "$*"; }
 die() { printf 'test-all: %s\n' "$*" >&2; exit 1; }
 
@@ -26,16 +29,24 @@ command -v cargo >/dev/null || die "cargo not found: install Rust with rustup fi
 rustup component list --installed | grep -q '^rustfmt' || rustup component add rustfmt || die "cannot add rustfmt"
 rustup component list --installed | grep -q '^clippy' || rustup component add clippy || die "cannot add clippy"
 rustup component list --installed | grep -q '^llvm-tools' || rustup component add llvm-tools || die "cannot add llvm-tools"
-for target in "$TARGET" "$TARGET_NO_FPU"; do
+for target in "$TARGET" "$TARGET_NO_FPU" "$TARGET_RISCV"; do
     rustup target list --installed | grep -qx "$target" || rustup target add "$target" || die "cannot add target $target"
 done
-if ! command -v qemu-system-arm >/dev/null; then
+# Debian packages by the QEMU they provide: qemu-system-arm, and qemu-system-misc for
+# qemu-system-riscv32.
+packages=()
+command -v qemu-system-arm >/dev/null || packages+=(qemu-system-arm)
+command -v qemu-system-riscv32 >/dev/null || packages+=(qemu-system-misc)
+if (( ${#packages[@]} > 0 )); then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update || die "apt-get update failed"
-    $sudo apt-get install -y qemu-system-arm || die "cannot install qemu-system-arm"
+    $sudo apt-get install -y "${packages[@]}" || die "cannot install ${packages[*]}"
 fi
-qemu-system-arm --version | head -n 1
+for qemu in qemu-system-arm qemu-system-riscv32; do
+    command -v "$qemu" >/dev/null || die "$qemu not found after installing ${packages[*]}"
+    "$qemu" --version | head -n 1
+done
 
 step "Format"
 cargo fmt --all -- --check
@@ -45,6 +56,7 @@ step "Clippy (warnings denied)"
 cargo clippy --workspace --all-targets -- -D warnings
 (cd firmware-demo && cargo clippy --release --all-targets -- -D warnings)
 (cd firmware-demo && cargo clippy --release --all-targets --target "$TARGET_NO_FPU" -- -D warnings)
+(cd firmware-demo && cargo clippy --release --all-targets --target "$TARGET_RISCV" -- -D warnings)
 
 step "Host tests"
 cargo test --workspace

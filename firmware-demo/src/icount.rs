@@ -1,58 +1,29 @@
-//! Executed-instruction counts from SysTick under QEMU's `-icount`.
+//! Executed-instruction counts under QEMU: [`Counter`] runs a closure and reports how many
+//! instructions it executed, less the cost of the measurement itself (measured once when
+//! the counter is taken).
 //!
-//! With `-icount shift=7,align=off,sleep=off` QEMU advances its virtual clock by exactly
-//! 2⁷ ns per executed instruction, and SysTick clocked from the core (25 MHz on the MPS2
-//! boards, 40 ns per tick) counts that clock: instructions = ticks · 40 / 128. The count
-//! is repeatable bit for bit across runs; it is an instruction count, not Cortex-M cycles
-//! (QEMU models no pipeline or memory timing). Without `-icount`, SysTick follows host time
-//! and the figures mean nothing. (QEMU 7.2 does not model the DWT cycle counter.)
+//! The counter differs by architecture, the interface does not:
 //!
-//! [`Counter::measure`] restarts the 24-bit down-counter, runs the closure, and reports
-//! the ticks elapsed; `COUNTFLAG` tells when 2²⁴ ticks (≈ 5.2 million instructions)
-//! were exceeded, and the count is then refused. [`Counter::new`] measures the cost of
-//! the measurement itself once, and every count has it subtracted.
+//! - Cortex-M: SysTick under `-icount shift=7`, which advances QEMU's
+//!   virtual clock 2⁷ ns per instruction; QEMU 7.2 models no cycle counter (DWT).
+//! - RISC-V: the `minstret` CSR, the architectural count of retired instructions. Under
+//!   QEMU it reads the virtual clock in ns too, so `-icount shift=0` (1 ns per
+//!   instruction) makes it an exact instruction count.
+//!
+//! Either way the count is repeatable bit for bit across runs, and it is an instruction
+//! count, not cycles (QEMU models no pipeline or memory timing). Without `-icount` both
+//! follow host time and the figures mean nothing. [`nop`], one instruction, calibrates.
 
-use cortex_m::peripheral::SYST;
-use cortex_m::peripheral::syst::SystClkSource;
+#[cfg(target_arch = "riscv32")]
+mod minstret;
+#[cfg(target_arch = "arm")]
+mod systick;
 
-/// SysTick's period: 2²⁴ ticks.
-const RELOAD: u32 = 0x00FF_FFFF;
-/// Nanoseconds per SysTick tick at 25 MHz.
-const NS_PER_TICK: u64 = 40;
-/// Nanoseconds per instruction with `-icount shift=7`.
-const NS_PER_INSTRUCTION: u64 = 1 << 7;
-
-/// SysTick set up as a free-running instruction counter.
-#[allow(missing_debug_implementations)] // `SYST` has no `Debug`
-pub struct Counter {
-    syst: SYST,
-    overhead: u64,
-}
-
-impl Counter {
-    /// Takes SysTick: core clock, largest reload, no interrupt; calibrates the overhead.
-    pub fn new(mut syst: SYST) -> Self {
-        syst.disable_interrupt();
-        syst.set_clock_source(SystClkSource::Core);
-        syst.set_reload(RELOAD);
-        syst.clear_current();
-        syst.enable_counter();
-        let mut counter = Counter { syst, overhead: 0 };
-        counter.overhead = counter.measure(|| ()).1.unwrap_or(0);
-        counter
-    }
-
-    /// Runs `f` and returns its result with the instructions it executed, or `None` when
-    /// it ran for more than 2²⁴ ticks.
-    pub fn measure<R>(&mut self, f: impl FnOnce() -> R) -> (R, Option<u64>) {
-        self.syst.clear_current();
-        let _ = self.syst.has_wrapped(); // reading the flag clears it
-        let start = SYST::get_current();
-        let result = core::hint::black_box(f());
-        let end = SYST::get_current();
-        let wrapped = self.syst.has_wrapped();
-        let ticks = u64::from(start.wrapping_sub(end) & RELOAD);
-        let instructions = (ticks * NS_PER_TICK + NS_PER_INSTRUCTION / 2) / NS_PER_INSTRUCTION;
-        (result, (!wrapped).then(|| instructions.saturating_sub(self.overhead)))
-    }
-}
+#[cfg(target_arch = "arm")]
+pub use cortex_m::asm::nop;
+#[cfg(target_arch = "riscv32")]
+pub use minstret::Counter;
+#[cfg(target_arch = "riscv32")]
+pub use riscv::asm::nop;
+#[cfg(target_arch = "arm")]
+pub use systick::Counter;

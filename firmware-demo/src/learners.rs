@@ -9,11 +9,12 @@
 //! Every buffer is a static whose length is a `const fn` of the configuration
 //! ([`SlklWindow::scalars_len`], [`SlklWindow::indices_len`], [`OnlineSvm::scalars_len`]), so the
 //! linker places them in `.bss` and refuses a configuration that does not fit the RAM of
-//! `memory.x`. The learner structs themselves (a few hundred bytes of bookkeeping over
-//! borrowed buffers) live in statics too; nothing learner-sized is on the stack.
-//! `kestrel budget --learner slkl|svm --dim 3 --window 128 --centers 32 --scalar f32
-//! --target cortex-m` reports the buffers' bytes before anything is built;
-//! `run-qemu-tests.sh` checks it against these symbols' sizes in the ELF.
+//! the target's memory layout (`memory/`). The learner structs themselves (a few hundred
+//! bytes of bookkeeping over borrowed buffers) live in statics too; nothing learner-sized is
+//! on the stack. `kestrel budget --learner slkl|svm --dim 3 --window 128 --centers 32
+//! --scalar f32 --target cortex-m` (4-byte indices, as on every target here) reports the
+//! buffers' bytes before anything is built; `run-qemu-tests.sh` checks it against these
+//! symbols' sizes in the ELF.
 //!
 //! Statics are taken once ([`ConstStaticCell`], [`StaticCell`]), never `static mut`.
 

@@ -1,19 +1,27 @@
-//! Kestrel on a Cortex-M: what the demo, the measurement binary and the on-device tests
-//! share.
+//! Kestrel on a microcontroller: what the demo, the measurement binary and the on-device
+//! tests share, on a Cortex-M (cortex-m-rt) and on a RISC-V (riscv-rt) alike.
 //!
 //! - [`sensor`]: an MPU-6050-style motion-sensor driver, generic over embedded-hal 1.0's
 //!   `I2c`; [`sim`]: the simulated sensor and machine that implement `I2c` under QEMU.
 //! - [`learners`]: the demo's windowed SLKL regressor and DCD SVM in statics sized by
 //!   kestrel-core's `const fn`s.
-//! - [`icount`]: instruction counts from SysTick under QEMU `-icount`; [`stack`]: peak
-//!   stack by stack painting; [`report`]: fixed-point printing.
-//! - A panic handler and a HardFault handler that report over semihosting and exit with
-//!   failure, a semihosting [`exit`], and [`Tests`], a tiny runner for `harness = false`
-//!   test binaries.
+//! - [`icount`]: instruction counts under QEMU (SysTick under `-icount` on a Cortex-M,
+//!   `minstret` on a RISC-V); [`stack`]: peak stack by stack painting; [`report`]:
+//!   fixed-point printing.
+//! - [`entry`], the target's runtime's attribute for `main`, so that one source of each
+//!   binary and test builds for every target; a semihosting [`exit`]; a panic handler and a
+//!   fault handler (HardFault on a Cortex-M, riscv-rt's `ExceptionHandler` on a RISC-V)
+//!   that report over semihosting and exit with failure; and [`Tests`], a tiny runner for
+//!   `harness = false` test binaries.
 //!
-//! Without the HardFault handler, a hard-float binary booted on a CPU without an FPU would
-//! fault at its first floating-point instruction and QEMU would hang. Both handlers write to
-//! semihosting's stderr, so a fault inside an `hprintln!` (which holds stdout) still gets out.
+//! Output and the exit status go through the `semihosting` crate, which speaks the same
+//! protocol on Arm (`bkpt 0xAB`) and RISC-V (`ebreak` between two marker instructions);
+//! under QEMU, `-semihosting-config enable=on,target=native` turns it on.
+//!
+//! Without the fault handler, a fault would end in the runtime's default handler, a busy
+//! loop, and QEMU would hang: a hard-float binary booted on a Cortex-M without an FPU faults
+//! at its first floating-point instruction, a RISC-V binary on a hart that lacks one of its
+//! extensions at the first such instruction. Both handlers write to semihosting's stderr.
 //!
 //! A binary links these handlers by using anything from this crate.
 
@@ -29,17 +37,16 @@ pub mod stack;
 use core::fmt;
 use core::panic::PanicInfo;
 
-use cortex_m_rt::{ExceptionFrame, exception};
-use cortex_m_semihosting::{debug, heprintln, hprintln};
+#[cfg(target_arch = "arm")]
+pub use cortex_m_rt::entry;
+#[cfg(target_arch = "riscv32")]
+pub use riscv_rt::entry;
+use semihosting::{eprintln, println};
 
 /// Ends the program, reporting success or failure to the host; under QEMU with
 /// `-semihosting-config enable=on,target=native`, QEMU exits with status 0 or 1.
 pub fn exit(success: bool) -> ! {
-    debug::exit(if success { debug::EXIT_SUCCESS } else { debug::EXIT_FAILURE });
-    // Reached only if a debugger resumes the program after the exit request.
-    loop {
-        cortex_m::asm::wfi();
-    }
+    semihosting::process::exit(if success { 0 } else { 1 })
 }
 
 /// Why a check (or the set-up of a learner) failed.
@@ -83,36 +90,60 @@ pub struct Tests {
 impl Tests {
     /// Runs one check and prints its outcome (and, on failure, the reason).
     pub fn run(&mut self, name: &str, check: impl FnOnce() -> Result<(), Failure>) {
-        match check() {
+        self.record(name, check());
+    }
+
+    /// Counts and prints one outcome. Kept out of line: `run` is instantiated once per
+    /// check, and each inlined copy of the printing would cost flash (a test binary of
+    /// the M4F build overflowed its 128 KiB by 92 bytes with it inlined).
+    #[inline(never)]
+    fn record(&mut self, name: &str, outcome: Result<(), Failure>) {
+        match outcome {
             Ok(()) => {
                 self.passed += 1;
-                hprintln!("test {name} ... ok");
+                println!("test {name} ... ok");
             }
             Err(failure) => {
                 self.failed += 1;
-                hprintln!("test {name} ... FAILED");
-                hprintln!("    {failure}");
+                println!("test {name} ... FAILED");
+                println!("    {failure}");
             }
         }
     }
 
     /// Prints `N passed, N failed` and exits: with success only when nothing failed.
     pub fn finish(self) -> ! {
-        hprintln!("{} passed, {} failed", self.passed, self.failed);
+        println!("{} passed, {} failed", self.passed, self.failed);
         exit(self.failed == 0)
     }
 }
 
 #[panic_handler]
 fn panic(info: &PanicInfo) -> ! {
-    heprintln!("{info}");
+    eprintln!("{info}");
     exit(false)
 }
 
 /// # Safety
 /// Called by the hardware (through cortex-m-rt's trampoline) on a hard fault only.
-#[exception]
-unsafe fn HardFault(frame: &ExceptionFrame) -> ! {
-    heprintln!("HardFault: {frame:?}");
+#[cfg(target_arch = "arm")]
+#[cortex_m_rt::exception]
+unsafe fn HardFault(frame: &cortex_m_rt::ExceptionFrame) -> ! {
+    eprintln!("HardFault: {frame:?}");
+    exit(false)
+}
+
+/// Every exception that has no handler of its own (all of them here): riscv-rt's trap entry
+/// saves the caller-saved registers into `frame` and calls this.
+#[cfg(target_arch = "riscv32")]
+#[unsafe(export_name = "ExceptionHandler")]
+extern "C" fn exception(frame: &riscv_rt::TrapFrame) -> ! {
+    use riscv::register::{mcause, mepc, mtval};
+    eprintln!(
+        "Exception: mcause {}, mepc {:#010x}, mtval {:#010x}: {frame:x?}",
+        mcause::read().code(),
+        mepc::read(),
+        mtval::read()
+    );
     exit(false)
 }

@@ -1,4 +1,4 @@
-//! The demo: a Cortex-M learns on the device from a motion sensor read through
+//! The demo: a microcontroller learns on the device from a motion sensor read through
 //! embedded-hal, test-then-train, in a RAM budget fixed at link time.
 //!
 //! Each of [`SAMPLES`] iterations reads one sample from the MPU-6050-style sensor (under
@@ -15,23 +15,23 @@
 //! end the peak stack. It exits with success when, after the first window, SLKL's RMSE is
 //! below half the baseline's and the SVM's error rate below half the majority class's.
 //!
-//! `cargo run --release` (from this crate's directory) boots it in QEMU; add
-//! `--target thumbv7m-none-eabi` for the Cortex-M3 build without FPU.
+//! `cargo run --release` (from this crate's directory) boots it in QEMU on the Cortex-M4F;
+//! add `--target thumbv7m-none-eabi` for the Cortex-M3 build without FPU,
+//! `--target riscv32imac-unknown-none-elf` for the RISC-V build.
 
 #![no_std]
 #![no_main]
 
 use core::fmt;
 
-use cortex_m_rt::entry;
-use cortex_m_semihosting::hprintln;
 use embedded_hal::i2c::ErrorKind;
 use kestrel_core::Rng;
 use kestrel_core::dcd::Row;
 use kestrel_firmware_demo::report::Fixed;
 use kestrel_firmware_demo::sensor::{self, ADDRESS, Mpu6050};
 use kestrel_firmware_demo::sim::SimulatedMpu6050;
-use kestrel_firmware_demo::{Failure, exit, learners, stack};
+use kestrel_firmware_demo::{Failure, entry, exit, learners, stack};
+use semihosting::println;
 
 /// Samples the demo reads.
 const SAMPLES: u32 = 2048;
@@ -115,7 +115,7 @@ fn main() -> ! {
     match run() {
         Ok(passed) => exit(passed),
         Err(e) => {
-            hprintln!("kestrel demo: {e}");
+            println!("kestrel demo: {e}");
             exit(false)
         }
     }
@@ -126,7 +126,7 @@ fn run() -> Result<bool, DemoError> {
     sensor.init()?;
     let regressor = learners::regressor()?;
     let classifier = learners::classifier()?;
-    hprintln!(
+    println!(
         "kestrel demo: SLKL window {} x {} features, {} centres ({} B of statics); DCD SVM window {} ({} B)",
         learners::WINDOW,
         learners::DIM,
@@ -157,7 +157,7 @@ fn run() -> Result<bool, DemoError> {
             total.add(errors.0, errors.1, wrong, reading.motion);
         }
         if (t + 1) % BLOCK == 0 && block.samples > 0 {
-            hprintln!(
+            println!(
                 "samples {:>4}: temperature RMSE {} C (window mean: {} C), m0 = {:>2}; tilt alarm errors {} % (majority class: {} %)",
                 t + 1,
                 Fixed::new(block.rmse(), 3),
@@ -170,7 +170,7 @@ fn run() -> Result<bool, DemoError> {
         }
     }
     let passed = total.rmse() < 0.5 * total.baseline_rmse() && total.error_rate() < 0.5 * total.majority_error_rate();
-    hprintln!(
+    println!(
         "after the first window: temperature RMSE {} C vs {} C, alarm errors {} % vs {} %: {}",
         Fixed::new(total.rmse(), 3),
         Fixed::new(total.baseline_rmse(), 3),
@@ -178,6 +178,6 @@ fn run() -> Result<bool, DemoError> {
         Fixed::new(total.majority_error_rate(), 1),
         if passed { "learning works" } else { "NOT LEARNING" }
     );
-    hprintln!("peak stack: {} B of {} B", stack::peak_bytes(), stack::capacity_bytes());
+    println!("peak stack: {} B of {} B", stack::peak_bytes(), stack::capacity_bytes());
     Ok(passed)
 }

@@ -14,10 +14,9 @@
 mod common;
 
 use common::{Dense, close};
-use cortex_m_rt::entry;
 use kestrel_core::cholesky::{ArrayCholesky, Cholesky, IncompleteCholesky, StopReason};
 use kestrel_core::{Error, Kernel, Rng};
-use kestrel_firmware_demo::{Failure, Tests, ensure};
+use kestrel_firmware_demo::{Failure, Tests, ensure, entry};
 
 /// Order of the random test matrices.
 const N: usize = 10;

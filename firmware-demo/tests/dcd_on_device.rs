@@ -15,11 +15,10 @@
 mod common;
 
 use common::close;
-use cortex_m_rt::entry;
 use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, Loss, OneVsRest, OnlineSvm, Params, Row};
 use kestrel_core::scaler::Scaler;
 use kestrel_core::{Error, Rng};
-use kestrel_firmware_demo::{Failure, Tests, ensure};
+use kestrel_firmware_demo::{Failure, Tests, ensure, entry};
 
 /// Rows and features of the batch problems.
 const N: usize = 48;

@@ -13,14 +13,13 @@
 #![no_std]
 #![no_main]
 
-use cortex_m_rt::entry;
 use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::model::{Envelope, ModelError, ModelKind, ScalarKind};
 use kestrel_core::reduced_set::ReducedKernelModel;
 use kestrel_core::scaler::Scaler;
 use kestrel_core::slkl::Predictor;
 use kestrel_core::{Error, KernelKind};
-use kestrel_firmware_demo::{Failure, Tests, ensure};
+use kestrel_firmware_demo::{Failure, Tests, ensure, entry};
 
 const SLKL: &[u8] = include_bytes!("../models/slkl.kestrel");
 const SLKL_INPUTS: &str = include_str!("../models/slkl.csv");

@@ -12,10 +12,9 @@
 mod common;
 
 use common::{Dense, close, dot};
-use cortex_m_rt::entry;
 use kestrel_core::linalg::{self, Triangle};
 use kestrel_core::{Error, Kernel, KernelKind, Rng};
-use kestrel_firmware_demo::{Failure, Tests, ensure};
+use kestrel_firmware_demo::{Failure, Tests, ensure, entry};
 
 const EPS: f64 = f32::EPSILON as f64;
 

@@ -8,11 +8,10 @@
 #![no_std]
 #![no_main]
 
-use cortex_m_rt::entry;
 use embedded_hal::i2c::{ErrorKind, ErrorType, I2c, NoAcknowledgeSource, Operation};
 use kestrel_firmware_demo::sensor::{self, ADDRESS, Error, Mpu6050, Reading, reg};
 use kestrel_firmware_demo::sim::{Scene, SimulatedMpu6050};
-use kestrel_firmware_demo::{Failure, Tests, ensure};
+use kestrel_firmware_demo::{Failure, Tests, ensure, entry};
 
 #[entry]
 fn main() -> ! {

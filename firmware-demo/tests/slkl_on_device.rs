@@ -21,10 +21,9 @@
 mod common;
 
 use common::{Dense, MAX, close, dot};
-use cortex_m_rt::entry;
 use kestrel_core::slkl::{Candidates, Dims, ExitReason, Params, Slkl, SlklWindow, ValidParams};
 use kestrel_core::{Error, Kernel, Rng};
-use kestrel_firmware_demo::{Failure, Tests, ensure};
+use kestrel_firmware_demo::{Failure, Tests, ensure, entry};
 
 /// Samples of the batch problem; window length of the window tests.
 const N: usize = 16;

@@ -1,7 +1,8 @@
 //! Executed instructions per learner operation, in the demo's configuration (window 128,
-//! 32 centres, d = 3, f32), counted by SysTick under QEMU `-icount shift=7` (see
-//! `kestrel_firmware_demo::icount`). Run by `measure.sh`, which passes `-icount`; under
-//! the plain runner of `.cargo/config.toml` the numbers are host time, not instructions.
+//! 32 centres, d = 3, f32), counted under QEMU `-icount` by SysTick on a Cortex-M and by
+//! `minstret` on a RISC-V (see `kestrel_firmware_demo::icount`). Run by `measure.sh`,
+//! which passes `-icount`; under the plain runner of `.cargo/config.toml` the numbers are
+//! host time, not instructions.
 //!
 //! It builds the demo's learners in the same statics, warms them up on [`WARM_UP`]
 //! samples of the simulated sensor exactly as the demo does (read, predict, push, steps),
@@ -12,15 +13,14 @@
 #![no_std]
 #![no_main]
 
-use cortex_m_rt::entry;
-use cortex_m_semihosting::hprintln;
 use kestrel_core::Rng;
 use kestrel_core::dcd::Row;
 use kestrel_core::slkl::Case;
-use kestrel_firmware_demo::icount::Counter;
+use kestrel_firmware_demo::icount::{self, Counter};
 use kestrel_firmware_demo::sensor::{ADDRESS, Mpu6050};
 use kestrel_firmware_demo::sim::SimulatedMpu6050;
-use kestrel_firmware_demo::{Failure, exit, learners};
+use kestrel_firmware_demo::{Failure, entry, exit, learners};
+use semihosting::println;
 
 /// Samples before measuring: two windows.
 const WARM_UP: u32 = 256;
@@ -53,7 +53,7 @@ impl Stat {
     }
     fn print(&self) {
         if let Some(mean) = (self.sum + self.n / 2).checked_div(self.n) {
-            hprintln!("measure {}: mean {}, min {}, max {}, n {}", self.name, mean, self.min, self.max, self.n);
+            println!("measure {}: mean {}, min {}, max {}, n {}", self.name, mean, self.min, self.max, self.n);
         }
     }
 }
@@ -63,24 +63,23 @@ fn main() -> ! {
     match run() {
         Ok(()) => exit(true),
         Err(e) => {
-            hprintln!("measure: {e}");
+            println!("measure: {e}");
             exit(false)
         }
     }
 }
 
 fn run() -> Result<(), Failure> {
-    let peripherals = cortex_m::Peripherals::take().ok_or(Failure::Check("peripherals already taken"))?;
-    let mut counter = Counter::new(peripherals.SYST);
+    let mut counter = Counter::take().ok_or(Failure::Check("the instruction counter was taken before"))?;
     let mut calibration = Stat::new("calibration_100_nops");
     calibration.add(
         counter
             .measure(|| {
                 for _ in 0..25 {
-                    cortex_m::asm::nop();
-                    cortex_m::asm::nop();
-                    cortex_m::asm::nop();
-                    cortex_m::asm::nop();
+                    icount::nop();
+                    icount::nop();
+                    icount::nop();
+                    icount::nop();
                 }
             })
             .1,
@@ -168,7 +167,7 @@ fn run() -> Result<(), Failure> {
             active += regressor.active_len();
         }
     }
-    hprintln!("measure m0_mean: {}", (active + SAMPLES as usize / 2) / SAMPLES as usize);
+    println!("measure m0_mean: {}", (active + SAMPLES as usize / 2) / SAMPLES as usize);
     for stat in &stats {
         stat.print();
     }
