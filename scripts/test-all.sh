@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
 # Every test of Kestrel, from a fresh machine: installs what is missing (the Cortex-M4F,
 # Cortex-M3 and RISC-V RV32IMAC Rust targets, rustfmt/clippy/llvm-tools, QEMU for Arm and
-# RISC-V), then runs, stopping at the first failure:
+# RISC-V, the Arm GNU toolchain with newlib), then runs, stopping at the first failure:
 #   1. cargo fmt --check
-#   2. cargo clippy, warnings denied (host workspace and firmware, all three targets)
-#   3. host tests (unit, integration, doc tests)
+#   2. cargo clippy, warnings denied (host workspace, the C ABI crate for the Cortex-M and
+#      RISC-V, and the firmware on all three targets)
+#   3. host tests (unit, integration, doc tests; the committed C header against cbindgen)
 #   4. kestrel-stream's library built without the `cli` feature (it must not need clap,
-#      indicatif or signal-hook); kestrel-core built for thumbv7em-none-eabihf without
-#      default features (any use of std in the core breaks this step); rustdoc of both,
-#      warnings denied
+#      indicatif or signal-hook); kestrel-core built without default features and the
+#      C staticlib (kestrel-ffi) built for thumbv7em-none-eabihf and
+#      riscv32imac-unknown-none-elf (any use of std breaks this step); rustdoc, warnings
+#      denied
 #   5. the firmware under QEMU on the Cortex-M4F, the Cortex-M3 (no FPU) and the RISC-V
 #      RV32IMAC (no FPU): on-device tests, demo, fault handlers, instruction counting,
 #      `kestrel budget` against the ELF's statics (closing line `N passed, N failed` over
 #      all three)
+#   6. the C ABI from C on the host: kestrel.h with -std=c11 -Wall -Wextra -Werror, every
+#      function with good and bad arguments under AddressSanitizer and UBSan, models a C
+#      program learned read back by `kestrel predict` (`N passed, N failed`)
+#   7. the C firmware demo under QEMU (arm-none-eabi-gcc, libkestrel_ffi.a): on-device
+#      tests of the host-trained models, the demo learning, and printing the Rust demo's
+#      lines (`N passed, N failed`)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -32,20 +40,22 @@ rustup component list --installed | grep -q '^llvm-tools' || rustup component ad
 for target in "$TARGET" "$TARGET_NO_FPU" "$TARGET_RISCV"; do
     rustup target list --installed | grep -qx "$target" || rustup target add "$target" || die "cannot add target $target"
 done
-# Debian packages by the QEMU they provide: qemu-system-arm, and qemu-system-misc for
-# qemu-system-riscv32.
+# Debian packages: qemu-system-arm, qemu-system-misc for qemu-system-riscv32, the Arm GNU
+# toolchain and newlib for the C firmware demo.
 packages=()
 command -v qemu-system-arm >/dev/null || packages+=(qemu-system-arm)
 command -v qemu-system-riscv32 >/dev/null || packages+=(qemu-system-misc)
+command -v arm-none-eabi-gcc >/dev/null || packages+=(gcc-arm-none-eabi)
+dpkg -s libnewlib-arm-none-eabi >/dev/null 2>&1 || packages+=(libnewlib-arm-none-eabi)
 if (( ${#packages[@]} > 0 )); then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update || die "apt-get update failed"
     $sudo apt-get install -y "${packages[@]}" || die "cannot install ${packages[*]}"
 fi
-for qemu in qemu-system-arm qemu-system-riscv32; do
-    command -v "$qemu" >/dev/null || die "$qemu not found after installing ${packages[*]}"
-    "$qemu" --version | head -n 1
+for tool in qemu-system-arm qemu-system-riscv32 arm-none-eabi-gcc cc c++; do
+    command -v "$tool" >/dev/null || die "$tool not found after installing ${packages[*]}"
+    "$tool" --version | head -n 1
 done
 
 step "Format"
@@ -54,6 +64,9 @@ cargo fmt --all -- --check
 
 step "Clippy (warnings denied)"
 cargo clippy --workspace --all-targets -- -D warnings
+for target in "$TARGET" "$TARGET_RISCV"; do
+    cargo clippy -p kestrel-ffi --release --target "$target" -- -D warnings
+done
 (cd firmware-demo && cargo clippy --release --all-targets -- -D warnings)
 (cd firmware-demo && cargo clippy --release --all-targets --target "$TARGET_NO_FPU" -- -D warnings)
 (cd firmware-demo && cargo clippy --release --all-targets --target "$TARGET_RISCV" -- -D warnings)
@@ -67,9 +80,18 @@ if cargo tree -p kestrel-stream --no-default-features -e normal | grep -E '(clap
     die "the kestrel-stream library depends on a CLI crate"
 fi
 
-step "kestrel-core, no default features, for $TARGET"
-cargo build -p kestrel-core --no-default-features --target "$TARGET"
-RUSTDOCFLAGS="-D warnings" cargo doc -p kestrel-core -p kestrel-stream --no-deps
+step "kestrel-core (no default features) and the C staticlib for $TARGET and $TARGET_RISCV"
+for target in "$TARGET" "$TARGET_RISCV"; do
+    cargo build -p kestrel-core --no-default-features --target "$target"
+    cargo build -p kestrel-ffi --release --target "$target"
+done
+RUSTDOCFLAGS="-D warnings" cargo doc -p kestrel-core -p kestrel-stream -p kestrel-ffi --no-deps
 
 step "On-device tests under QEMU"
 bash firmware-demo/run-qemu-tests.sh
+
+step "The C ABI from C (host, AddressSanitizer and UBSan)"
+bash ffi/run-c-tests.sh
+
+step "The C firmware demo under QEMU"
+bash firmware-demo-c/run-tests.sh

@@ -1,5 +1,5 @@
 //! `kestrel_scaler`: online standardisation of a device's raw sensor units (the core's
-//! [`Scaler`]: Welford's running mean and deviation per feature, `x ↦ (x − μ)/σ`), in
+//! [`Scaler`](CoreScaler): Welford's running mean and deviation per feature, `x ↦ (x − μ)/σ`), in
 //! caller memory.
 //!
 //! The order the stream learners use: to **predict**, transform the raw row with the

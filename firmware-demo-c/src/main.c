@@ -15,6 +15,7 @@
 
 #include "kestrel.h"
 #include "mpu6050.h"
+#include "stack.h"
 
 #define SAMPLES 2048u
 #define BLOCK 256u
@@ -32,7 +33,7 @@ static alignas(KESTREL_ALIGN) uint8_t svm_work[KESTREL_SVM_WORK_BYTES(WINDOW, DI
 /* SLKL's candidate centres: a Fibonacci lattice of equal-area points on the cap of unit
    vectors within 1.15 rad of vertical, computed as learners::centres() computes it. */
 static void centres(float *points) {
-    const float cos_cap = 0.40848744f, cos_step = -0.73736888f, sin_step = 0.67549032f;
+    const float cos_cap = 0.40848744f, cos_step = -0.7373689f, sin_step = 0.6754903f;
     float c = 1.0f, s = 0.0f;
     for (int i = 0; i < CENTRES; i++) {
         float z = 1.0f - (1.0f - cos_cap) * ((float)i + 0.5f) / (float)CENTRES;
@@ -158,5 +159,6 @@ int main(void) {
     printf("after the first window: temperature RMSE %s C vs %s C, alarm errors %s %% vs %s %%: %s\n",
            fixed(a, rmse(&total), 3), fixed(b, baseline_rmse(&total), 3), fixed(c, error_rate(&total), 1),
            fixed(d, majority_error_rate(&total), 1), passed ? "learning works" : "NOT LEARNING");
+    printf("peak stack: %u B of %u B\n", (unsigned)stack_peak_bytes(), (unsigned)stack_capacity_bytes());
     return passed ? 0 : 1;
 }

@@ -1,13 +1,16 @@
 /*
  * Reset and fault handling for the C demo on a Cortex-M4F (QEMU mps2-an386): the vector
  * table, a reset handler that copies .data, zeroes .bss, enables the FPU (the library is
- * built for thumbv7em-none-eabihf) and starts newlib's semihosting I/O, and a HardFault
+ * built for thumbv7em-none-eabihf), paints the stack (stack.c) and starts newlib's
+ * semihosting I/O, and a HardFault
  * handler that reports and exits with failure instead of hanging (a panic in the library,
  * were one reachable, ends here: its handler executes `udf`).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "stack.h"
 
 extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _estack;
 extern void initialise_monitor_handles(void);
@@ -21,6 +24,7 @@ void Reset_Handler(void) {
     uint32_t *from = &_sidata, *to = &_sdata;
     while (to < &_edata) *to++ = *from++;
     for (to = &_sbss; to < &_ebss; to++) *to = 0;
+    stack_paint();
     /* CPACR: full access to CP10 and CP11, the FPU. */
     *(volatile uint32_t *)0xE000ED88 |= 0xFu << 20;
     __asm volatile("dsb\n\tisb" ::: "memory");

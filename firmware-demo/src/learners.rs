@@ -79,18 +79,25 @@ pub fn svm_params() -> Result<dcd::ValidParams<f32>, Error> {
     dcd::Params::new().loss(dcd::Loss::Hinge).c(SVM_C).bias(1.0).check()
 }
 
+/// `cos(CAP)`, and the cosine and sine of the golden angle `π(3 − √5)`, as `f32`
+/// literals: the centres are computed from them by multiplications and additions only, so
+/// the C demo (`firmware-demo-c`), with another libm, computes the same bits.
+const COS_CAP: f32 = 0.408_487_44;
+const COS_GOLDEN: f32 = -0.737_368_9;
+const SIN_GOLDEN: f32 = 0.675_490_3;
+
 /// SLKL's candidate centres: a Fibonacci lattice of [`CENTRES`] points of equal area on
 /// the cap of unit vectors within [`CAP`] of vertical, where gravity seen by the sensor
-/// lies. Row-major, [`DIM`] per point.
+/// lies. Row-major, [`DIM`] per point. Point `i` is at height `z_i` evenly spaced over the
+/// cap and azimuth `i` golden angles, turned by a rotation recurrence.
 pub fn centres() -> [f32; CENTRES * DIM] {
-    let golden_angle = core::f32::consts::PI * (3.0 - libm::sqrtf(5.0));
-    let cos_cap = libm::cosf(CAP);
     let mut points = [0.0; CENTRES * DIM];
+    let (mut cos, mut sin) = (1.0f32, 0.0f32);
     for (i, point) in points.chunks_exact_mut(DIM).enumerate() {
-        let z = 1.0 - (1.0 - cos_cap) * (i as f32 + 0.5) / CENTRES as f32;
+        let z = 1.0 - (1.0 - COS_CAP) * (i as f32 + 0.5) / CENTRES as f32;
         let r = libm::sqrtf(1.0 - z * z);
-        let phi = golden_angle * i as f32;
-        point.copy_from_slice(&[r * libm::cosf(phi), r * libm::sinf(phi), z]);
+        point.copy_from_slice(&[r * cos, r * sin, z]);
+        (cos, sin) = (cos * COS_GOLDEN - sin * SIN_GOLDEN, sin * COS_GOLDEN + cos * SIN_GOLDEN);
     }
     points
 }

@@ -1,14 +1,15 @@
 //! The demo: a microcontroller learns on the device from a motion sensor read through
 //! embedded-hal, test-then-train, in a RAM budget fixed at link time.
 //!
-//! Each of [`SAMPLES`] iterations reads one sample from the MPU-6050-style sensor (under
+//! Each of [`DEMO_SAMPLES`] iterations reads one sample from the MPU-6050-style sensor (under
 //! QEMU the simulated part of `kestrel_firmware_demo::sim`, a machine whose temperature
 //! follows its orientation under a slow drift), then
 //!
 //! 1. **predicts**: the die temperature from the three acceleration axes with windowed
 //!    SLKL, and the tilt alarm with the windowed DCD linear SVM;
-//! 2. **learns**: the sample enters both windows (the oldest leaves), SLKL takes
-//!    [`SLKL_STEPS`] coordinate steps, the SVM its configured DCD steps.
+//! 2. **learns**: the sample enters both windows (the oldest leaves), then each learner
+//!    steps until its stopping rule holds on the window or it has taken its most steps
+//!    ([`SLKL_STEPS`] coordinate steps for SLKL, the SVM its configured DCD steps).
 //!
 //! Every [`BLOCK`] samples it prints the block's rolling errors over semihosting beside
 //! naive baselines (the window's mean temperature; the block's majority class), and at the
@@ -29,18 +30,14 @@ use kestrel_core::Rng;
 use kestrel_core::dcd::Row;
 use kestrel_firmware_demo::report::Fixed;
 use kestrel_firmware_demo::sensor::{self, ADDRESS, Mpu6050};
-use kestrel_firmware_demo::sim::SimulatedMpu6050;
+use kestrel_firmware_demo::sim::{DEMO_SAMPLES, DEMO_SEED, SimulatedMpu6050};
 use kestrel_firmware_demo::{Failure, entry, exit, learners, stack};
 use semihosting::println;
 
-/// Samples the demo reads.
-const SAMPLES: u32 = 2048;
 /// Samples per report line.
 const BLOCK: u32 = 256;
-/// SLKL coordinate steps after each arrival.
+/// The most SLKL coordinate steps after each arrival.
 const SLKL_STEPS: usize = 4;
-/// Seed of the simulated machine.
-const SCENE_SEED: u64 = 2024;
 
 /// Why the demo stopped.
 #[derive(Debug)]
@@ -122,7 +119,7 @@ fn main() -> ! {
 }
 
 fn run() -> Result<bool, DemoError> {
-    let mut sensor = Mpu6050::new(SimulatedMpu6050::new(ADDRESS, SCENE_SEED), ADDRESS);
+    let mut sensor = Mpu6050::new(SimulatedMpu6050::new(ADDRESS, DEMO_SEED), ADDRESS);
     sensor.init()?;
     let regressor = learners::regressor()?;
     let classifier = learners::classifier()?;
@@ -135,9 +132,9 @@ fn run() -> Result<bool, DemoError> {
         learners::WINDOW,
         core::mem::size_of_val(&*classifier) + learners::SVM_SCALARS_LEN * 4,
     );
-    let mut rng = Rng::seed_from_u64(SCENE_SEED + 1);
+    let mut rng = Rng::seed_from_u64(DEMO_SEED + 1);
     let (mut block, mut total) = (Score::default(), Score::default());
-    for t in 0..SAMPLES {
+    for t in 0..DEMO_SAMPLES {
         let reading = sensor.read()?;
         let x = &reading.accel;
         // Test...
@@ -145,10 +142,7 @@ fn run() -> Result<bool, DemoError> {
             if regressor.is_empty() { (0.0, 0.0) } else { (regressor.predict(x)?, regressor.mean()) };
         let alarm_predicted = classifier.predict(Row::Dense(x))? == 1;
         // ...then train.
-        regressor.push(x, reading.temperature)?;
-        for _ in 0..SLKL_STEPS {
-            regressor.step()?;
-        }
+        regressor.learn(x, reading.temperature, SLKL_STEPS)?;
         classifier.push(Row::Dense(x), if reading.motion { 1 } else { -1 }, &mut rng)?;
         if t >= learners::WINDOW as u32 {
             let wrong = alarm_predicted != reading.motion;

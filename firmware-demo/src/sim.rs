@@ -35,6 +35,11 @@ use kestrel_core::Rng;
 
 use crate::sensor::{self, COUNTS_PER_DEGREE, COUNTS_PER_G, MOT_INT, SLEEP, TEMPERATURE_OFFSET, reg};
 
+/// The seed of the demo's scene (the demo, the measurements and the C demo's sensor trace).
+pub const DEMO_SEED: u64 = 2024;
+/// The samples the demo reads (and the C demo's sensor trace holds).
+pub const DEMO_SAMPLES: u32 = 2048;
+
 /// One true (unquantised) sample of the scene.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Truth {

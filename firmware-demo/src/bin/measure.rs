@@ -18,7 +18,7 @@ use kestrel_core::dcd::Row;
 use kestrel_core::slkl::Case;
 use kestrel_firmware_demo::icount::{self, Counter};
 use kestrel_firmware_demo::sensor::{ADDRESS, Mpu6050};
-use kestrel_firmware_demo::sim::SimulatedMpu6050;
+use kestrel_firmware_demo::sim::{DEMO_SEED, SimulatedMpu6050};
 use kestrel_firmware_demo::{Failure, entry, exit, learners};
 use semihosting::println;
 
@@ -26,7 +26,7 @@ use semihosting::println;
 const WARM_UP: u32 = 256;
 /// Samples measured.
 const SAMPLES: u32 = 256;
-/// SLKL steps per arrival, as in the demo.
+/// The most SLKL steps per arrival, as in the demo.
 const SLKL_STEPS: usize = 4;
 
 /// Count, sum, min and max of one operation's instruction counts.
@@ -95,7 +95,7 @@ fn run() -> Result<(), Failure> {
         stat.print();
     }
 
-    let mut sensor = Mpu6050::new(SimulatedMpu6050::new(ADDRESS, 2024), ADDRESS);
+    let mut sensor = Mpu6050::new(SimulatedMpu6050::new(ADDRESS, DEMO_SEED), ADDRESS);
     sensor.init().map_err(|_| Failure::Check("sensor init"))?;
     let regressor = learners::regressor()?;
     let classifier = learners::classifier()?;
@@ -141,7 +141,11 @@ fn run() -> Result<(), Failure> {
         let (pushed, n) = counter.measure(|| regressor.push(x, reading.temperature));
         pushed?;
         record(2, n, &mut stats)?;
+        // As `SlklWindow::learn` in the demo: steps until converged, at most SLKL_STEPS.
         for k in 0..SLKL_STEPS {
+            if regressor.converged() {
+                break;
+            }
             let (step, n) = counter.measure(|| regressor.step());
             let step = step?;
             record(if k == 0 { 3 } else { 4 }, n, &mut stats)?;

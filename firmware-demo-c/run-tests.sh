@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The C firmware demo under QEMU (mps2-an386, Cortex-M4F), built with arm-none-eabi-gcc
+# against libkestrel_ffi.a for thumbv7em-none-eabihf:
+#   1. the on-device tests (build/host_models.elf): the host-trained models predict the
+#      bits kestrel predict printed, damaged model bytes are statuses;
+#   2. the demo learns (it exits with failure otherwise);
+#   3. the demo prints the Rust demo's lines (same sensor bytes, same learners, same
+#      settings: same bits), all but the first (the statics' sizes differ) and the
+#      peak-stack line;
+#   4. flash and static RAM of the demo, as BENCHMARKS.md reports them.
+# Prints `test NAME ... ok|FAILED` and `N passed, N failed` over all of them; exits
+# non-zero when anything failed. Needs arm-none-eabi-gcc with newlib, qemu-system-arm and
+# the Rust thumbv7em-none-eabihf target (scripts/test-all.sh installs them).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+
+passed=0
+failed=0
+report() { # name condition-status
+    if [[ "$2" == 0 ]]; then
+        echo "test $1 ... ok"
+        passed=$((passed + 1))
+    else
+        echo "test $1 ... FAILED"
+        failed=$((failed + 1))
+    fi
+}
+
+printf '==> building the C demo and its tests\n'
+make --quiet all
+
+printf '\n==> on-device tests of the C ABI\n'
+status=0
+make --quiet test | tee "$out/tests" || status=$?
+read -r c_passed c_failed < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$out/tests")
+passed=$((passed + ${c_passed:-0}))
+failed=$((failed + ${c_failed:-0}))
+if [[ "$status" != 0 && "${c_failed:-0}" == 0 ]]; then
+    report c_tests_ran_to_the_end 1 # a fault or a time-out ended the binary
+fi
+
+printf '\n==> the C demo\n'
+demo=0
+make --quiet run | tee "$out/c-demo" || demo=$?
+report c_demo_learns "$demo"
+
+printf '\n==> the C demo prints the Rust demo'"'"'s lines\n'
+(cd ../firmware-demo && cargo run --quiet --release --bin kestrel-firmware-demo) >"$out/rust-demo" || true
+same=0
+diff <(tail -n +2 "$out/c-demo" | grep -v '^peak stack') <(tail -n +2 "$out/rust-demo" | grep -v '^peak stack') || same=$?
+[[ -s "$out/c-demo" ]] || same=1
+report c_demo_prints_the_rust_demos_lines "$same"
+
+printf '\n==> sizes (flash = text + data, static RAM = data + bss)\n'
+arm-none-eabi-size build/demo.elf build/host_models.elf
+
+echo "$passed passed, $failed failed"
+(( failed == 0 ))
