@@ -1,0 +1,247 @@
+//! The C ABI (kestrel-ffi) as C firmware calls it, on arbitrary bytes: model files,
+//! inputs with NaN and ±∞, configurations, handles of the wrong kind.
+//!
+//! The input is tried three ways. (1) As a model file: `kestrel_model_work_bytes`, then
+//! `kestrel_model_open` into work memory of that size (and one byte less, which must be
+//! refused), then `kestrel_model_describe` and predictions of rows read from the input's
+//! tail as f32 (any bits: NaN, ±∞, subnormals), with the right dimension and a wrong one.
+//! (2) As `kind, scalar, payload…` wrapped in a valid envelope with a correct CRC-32 (as
+//! `model_decode` does), so the payload decoders are reached through the ABI. (3) As a
+//! learner session: the first 8 bytes configure a windowed SLKL regressor or linear SVM
+//! (window 1…16, 1…4 features, 1…8 centres, kernel, γ, ν, C, loss, memory, steps), the
+//! rest is a stream of samples (f32 bits) given to `learn`, `predict` and the scaler; then
+//! `save` (asking the length first), and the saved bytes opened with `kestrel_model_open`.
+//!
+//! Checks: no panic (a panic aborts the process: libFuzzer reports it) and no crash; every
+//! call returns a defined status; a model that opens needs the bytes `work_bytes` said; a
+//! rejected `learn` leaves the learner's state and predictions unchanged; what a learner
+//! saves opens as a model of its dimension.
+
+#![no_main]
+
+use core::ffi::c_void;
+use core::ptr;
+
+use crc::{CRC_32_ISO_HDLC, Crc};
+use kestrel_core::model::{FORMAT_VERSION, MAGIC};
+use kestrel_ffi::model::{Model, ModelInfo, kestrel_model_describe, kestrel_model_open, kestrel_model_predict, kestrel_model_work_bytes};
+use kestrel_ffi::scaler::{Scaler, kestrel_scaler_create, kestrel_scaler_observe, kestrel_scaler_transform};
+use kestrel_ffi::slkl::{self, Slkl, SlklConfig};
+use kestrel_ffi::svm::{self, Svm, SvmConfig};
+use kestrel_ffi::{LearnerState, Status};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    open_and_predict(data, floats(data));
+    if let [kind, scalar, payload @ ..] = data {
+        open_and_predict(&envelope(kind % 4, scalar % 3, payload), floats(payload));
+    }
+    if data.len() >= 8 {
+        let (config, samples) = data.split_at(8);
+        let samples = floats(samples);
+        if config[0] & 1 == 0 { learn_slkl(config, &samples) } else { learn_svm(config, &samples) }
+    }
+});
+
+/// Work memory, aligned to KESTREL_ALIGN (8), of at least `bytes`.
+fn work(bytes: usize) -> Vec<u64> {
+    vec![0u64; bytes.div_ceil(8).max(1)]
+}
+
+/// The input's bytes as f32 bit patterns (4 at a time).
+fn floats(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+}
+
+/// `payload` in a well-formed envelope (header, CRC-32) of the given tags.
+fn envelope(kind: u8, scalar: u8, payload: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(payload.len() + 16);
+    bytes.extend_from_slice(&MAGIC);
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&[kind, scalar]);
+    bytes.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(payload);
+    let crc = Crc::<u32>::new(&CRC_32_ISO_HDLC).checksum(&bytes);
+    bytes.extend_from_slice(&crc.to_le_bytes());
+    bytes
+}
+
+fn open_and_predict(bytes: &[u8], rows: Vec<f32>) {
+    // SAFETY (all calls below): every pointer is null or points to live memory of the
+    // length passed with it; work buffers are Vec<u64>, so aligned to 8.
+    let needed = unsafe { kestrel_model_work_bytes(bytes.as_ptr(), bytes.len()) };
+    // Refuse sizes a device could not have, before allocating them.
+    let mut memory = work(needed.min(1 << 24));
+    let mut model: *mut Model = ptr::null_mut();
+    let capacity = memory.len() * 8;
+    let status = unsafe { kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast::<c_void>(), capacity, &mut model) };
+    if needed == 0 || needed > capacity {
+        assert_ne!(status, Status::Ok, "work_bytes said {needed}");
+        assert!(model.is_null());
+        return;
+    }
+    assert_eq!(status, Status::Ok, "work_bytes said {needed}, open refused");
+    let short = unsafe { kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast::<c_void>(), needed - 1, &mut model) };
+    assert_eq!(short, Status::BufferTooSmall);
+    // The failed open cleared the header: open again.
+    let status = unsafe { kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast::<c_void>(), capacity, &mut model) };
+    assert_eq!(status, Status::Ok);
+    let mut info = ModelInfo { kind: 0, dim: 0, centres: 0, is_classifier: false, scaled: false };
+    assert_eq!(unsafe { kestrel_model_describe(model, &mut info) }, Status::Ok);
+    assert!((1..=3).contains(&info.kind));
+    if info.dim == 0 || info.dim > 1 << 16 {
+        return;
+    }
+    for row in rows.chunks(info.dim).take(16).chain([&[][..]]) {
+        let mut y = f32::NAN;
+        let status = unsafe { kestrel_model_predict(model, row.as_ptr(), row.len(), &mut y) };
+        if row.len() != info.dim {
+            assert_eq!(status, Status::DimensionMismatch);
+        } else if status == Status::Ok {
+            assert!(!y.is_nan());
+        } else {
+            assert!(matches!(status, Status::NonFinite), "{status:?}");
+        }
+    }
+}
+
+fn learn_slkl(config: &[u8], samples: &[f32]) {
+    let dim = usize::from(config[2] % 4) + 1;
+    let centres = usize::from(config[3] % 8) + 1;
+    let mut cfg: SlklConfig = slkl::kestrel_slkl_default_config(u32::from(config[1] % 16) + 1, dim as u32, centres as u32);
+    cfg.max_active = u32::from(config[4]) % (centres as u32) + 1;
+    cfg.kernel.kind = u32::from(config[5] % 5); // 0 is invalid
+    cfg.kernel.gamma = 2f32.powi(i32::from(config[6] % 16) - 8);
+    cfg.nu = 2f32.powi(i32::from(config[7] % 16) - 12);
+    cfg.steps_per_sample = u32::from(config[0] >> 4) + 1;
+    let needed = unsafe { slkl::kestrel_slkl_work_bytes(&cfg) };
+    let mut memory = work(needed);
+    let centre_values: Vec<f32> = samples.iter().copied().cycle().take(centres * dim).collect();
+    let mut learner: *mut Slkl = ptr::null_mut();
+    let status = unsafe {
+        slkl::kestrel_slkl_create(&cfg, centre_values.as_ptr(), centre_values.len(), memory.as_mut_ptr().cast(), needed, &mut learner)
+    };
+    if needed == 0 || centre_values.len() != centres * dim {
+        assert_ne!(status, Status::Ok);
+        return;
+    }
+    if status != Status::Ok {
+        assert!(matches!(status, Status::NonFinite | Status::InvalidParam), "{status:?}");
+        return;
+    }
+    let scaler = scaler_for(dim);
+    for sample in samples.chunks_exact(dim + 1).take(64) {
+        let (x, y) = (&sample[..dim], sample[dim]);
+        let before = slkl_snapshot(learner, x);
+        let status = unsafe { slkl::kestrel_slkl_learn(learner, x.as_ptr(), dim, y) };
+        if status != Status::Ok {
+            assert!(matches!(status, Status::NonFinite | Status::Numerical), "{status:?}");
+            if status == Status::NonFinite && !(x.iter().all(|v| v.is_finite()) && y.is_finite()) {
+                assert_eq!(slkl_snapshot(learner, x), before, "a refused sample changed the learner");
+            }
+        }
+        unsafe { kestrel_scaler_observe(scaler.1, x.as_ptr(), dim) };
+    }
+    let saved = save(|out, len, written| unsafe { slkl::kestrel_slkl_save(learner, scaler.1, out, len, written) });
+    reopen(&saved, dim);
+}
+
+/// The learner's state and its prediction of `x` (bits), to compare before and after.
+fn slkl_snapshot(learner: *mut Slkl, x: &[f32]) -> (u64, usize, usize, Option<u32>) {
+    let mut state = empty_state();
+    assert_eq!(unsafe { slkl::kestrel_slkl_state(learner, &mut state) }, Status::Ok);
+    let mut y = 0.0f32;
+    let predicted = unsafe { slkl::kestrel_slkl_predict(learner, x.as_ptr(), x.len(), &mut y) };
+    (state.samples_seen, state.window_len, state.active_centres, (predicted == Status::Ok).then(|| y.to_bits()))
+}
+
+fn learn_svm(config: &[u8], samples: &[f32]) {
+    let dim = usize::from(config[2] % 4) + 1;
+    let mut cfg: SvmConfig = svm::kestrel_svm_default_config(u32::from(config[1] % 16) + 1, dim as u32);
+    cfg.c = 2f32.powi(i32::from(config[3] % 16) - 8);
+    cfg.loss = u32::from(config[4] % 3); // 0 is invalid
+    cfg.memory = u32::from(config[5] % 4) * 10;
+    cfg.bias = f32::from(config[6] % 3) - 0.5; // −0.5 is invalid
+    cfg.steps_per_sample = u32::from(config[7] % 8) + 1;
+    let needed = unsafe { svm::kestrel_svm_work_bytes(&cfg) };
+    let mut memory = work(needed);
+    let mut learner: *mut Svm = ptr::null_mut();
+    let status = unsafe { svm::kestrel_svm_create(&cfg, memory.as_mut_ptr().cast(), needed, &mut learner) };
+    if needed == 0 {
+        assert_ne!(status, Status::Ok);
+        return;
+    }
+    assert_eq!(status, Status::Ok);
+    let scaler = scaler_for(dim);
+    let mut scaled = vec![0.0f32; dim];
+    for sample in samples.chunks_exact(dim + 1).take(64) {
+        let (x, label) = (&sample[..dim], sample[dim].to_bits() as i32 % 3);
+        unsafe { kestrel_scaler_observe(scaler.1, x.as_ptr(), dim) };
+        if unsafe { kestrel_scaler_transform(scaler.1, x.as_ptr(), dim, scaled.as_mut_ptr()) } != Status::Ok {
+            continue;
+        }
+        let mut before = empty_state();
+        unsafe { svm::kestrel_svm_state(learner, &mut before) };
+        let status = unsafe { svm::kestrel_svm_learn(learner, scaled.as_ptr(), dim, label) };
+        let mut after = empty_state();
+        unsafe { svm::kestrel_svm_state(learner, &mut after) };
+        if status == Status::Ok {
+            assert!(label == 1 || label == -1);
+            assert_eq!(after.samples_seen, before.samples_seen + 1);
+        } else {
+            assert_eq!(after, before, "{status:?}");
+        }
+        let mut predicted = 0i32;
+        if unsafe { svm::kestrel_svm_predict(learner, x.as_ptr(), dim, &mut predicted) } == Status::Ok {
+            assert!(predicted == 1 || predicted == -1);
+        }
+    }
+    // Handles of the wrong kind are refused.
+    let mut state = empty_state();
+    assert_eq!(unsafe { slkl::kestrel_slkl_state(learner.cast(), &mut state) }, Status::WrongObject);
+    let saved = save(|out, len, written| unsafe { svm::kestrel_svm_save(learner, scaler.1, out, len, written) });
+    reopen(&saved, dim);
+}
+
+/// A scaler of `dim` features in its own memory (kept alive by the returned Vec).
+fn scaler_for(dim: usize) -> (Vec<u64>, *mut Scaler) {
+    let mut memory = work(kestrel_ffi::scaler::kestrel_scaler_work_bytes(dim));
+    let mut scaler: *mut Scaler = ptr::null_mut();
+    let len = memory.len() * 8;
+    assert_eq!(unsafe { kestrel_scaler_create(dim, memory.as_mut_ptr().cast(), len, &mut scaler) }, Status::Ok);
+    (memory, scaler)
+}
+
+/// A learner's model bytes: the length asked for first, then written.
+fn save(mut call: impl FnMut(*mut u8, usize, *mut usize) -> Status) -> Vec<u8> {
+    let mut len = 0usize;
+    let asked = call(ptr::null_mut(), 0, &mut len);
+    if asked != Status::BufferTooSmall {
+        assert!(matches!(asked, Status::NonFinite | Status::Numerical), "{asked:?}");
+        return Vec::new();
+    }
+    let mut bytes = vec![0u8; len];
+    let mut written = 0usize;
+    assert_eq!(call(bytes.as_mut_ptr(), len, &mut written), Status::Ok);
+    assert_eq!(written, len);
+    bytes
+}
+
+/// What a learner saved opens as a model of its dimension.
+fn reopen(bytes: &[u8], dim: usize) {
+    if bytes.is_empty() {
+        return;
+    }
+    let needed = unsafe { kestrel_model_work_bytes(bytes.as_ptr(), bytes.len()) };
+    assert!(needed > 0, "a saved model must open");
+    let mut memory = work(needed);
+    let mut model: *mut Model = ptr::null_mut();
+    assert_eq!(unsafe { kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast(), needed, &mut model) }, Status::Ok);
+    let mut info = ModelInfo { kind: 0, dim: 0, centres: 0, is_classifier: false, scaled: false };
+    assert_eq!(unsafe { kestrel_model_describe(model, &mut info) }, Status::Ok);
+    assert!(info.dim == dim && info.scaled);
+}
+
+fn empty_state() -> LearnerState {
+    LearnerState { samples_seen: 0, window_len: 0, active_centres: 0, target_mean: 0.0, converged: false }
+}
