@@ -370,7 +370,8 @@ extern "C" {
 /**
  * The work bytes [`kestrel_model_open`] needs for the model in `bytes[0..len]`, or 0 when
  * the bytes are not a model this library runs (null, truncated, corrupted, foreign, `f64`).
- * Reads and checksums the bytes; decodes nothing.
+ * Reads and checksums the bytes but decodes nothing: a payload that does not decode
+ * (bytes written wrongly before their checksum) is found by `kestrel_model_open`.
  *
  * # Safety
  * `bytes` is null or points to `len` readable bytes.

@@ -99,7 +99,8 @@ pub struct ModelInfo {
 
 /// The work bytes [`kestrel_model_open`] needs for the model in `bytes[0..len]`, or 0 when
 /// the bytes are not a model this library runs (null, truncated, corrupted, foreign, `f64`).
-/// Reads and checksums the bytes; decodes nothing.
+/// Reads and checksums the bytes but decodes nothing: a payload that does not decode
+/// (bytes written wrongly before their checksum) is found by `kestrel_model_open`.
 ///
 /// # Safety
 /// `bytes` is null or points to `len` readable bytes.
@@ -227,13 +228,16 @@ fn scaled_dim(envelope: &Envelope<'_>) -> Result<usize, Status> {
 fn open(envelope: &Envelope<'_>, work: &mut Work) -> Result<Model, Status> {
     let storage = work.take::<f32>(model_scalars(envelope))?;
     let kind = match envelope.kind {
-        ModelKind::LinearSvm => Kind::Linear(LinearModel::from_envelope_in(envelope, storage)?),
-        ModelKind::Slkl => Kind::Slkl(Predictor::from_envelope_in(envelope, storage)?),
-        ModelKind::ReducedSvm => Kind::Reduced(ReducedKernelModel::from_envelope_in(envelope, storage)?),
+        ModelKind::LinearSvm => Kind::Linear(LinearModel::from_envelope_in(envelope, storage).map_err(decoding)?),
+        ModelKind::Slkl => Kind::Slkl(Predictor::from_envelope_in(envelope, storage).map_err(decoding)?),
+        ModelKind::ReducedSvm => {
+            Kind::Reduced(ReducedKernelModel::from_envelope_in(envelope, storage).map_err(decoding)?)
+        }
         _ => return Err(Status::ModelUnsupported),
     };
     let scaled = scaled_dim(envelope)?;
-    let scaler = Scaler::from_envelope_in(envelope, work.take::<f32>(Scaler::scalars_len(scaled))?)?;
+    let storage = work.take::<f32>(Scaler::scalars_len(scaled))?;
+    let scaler = Scaler::from_envelope_in(envelope, storage).map_err(decoding)?;
     if scaler.as_ref().is_some_and(|s| s.dim() != kind.dim()) {
         return Err(Status::ModelCorrupted);
     }
@@ -246,6 +250,16 @@ fn open(envelope: &Envelope<'_>, work: &mut Work) -> Result<Model, Status> {
         scratch_len: scratch.len(),
         scratch: scratch.as_mut_ptr(),
     })
+}
+
+/// The status of a payload the core refused. Storage is sized from the payload (or the
+/// scaler section's header) so that every valid one fits: a payload that needs more claims
+/// sizes its bytes do not hold, and is corrupted.
+fn decoding(error: Error) -> Status {
+    match error {
+        Error::CapacityExceeded { .. } => Status::ModelCorrupted,
+        other => other.into(),
+    }
 }
 
 impl Kind {

@@ -80,7 +80,11 @@ fn open_and_predict(bytes: &[u8], rows: Vec<f32>) {
         assert!(model.is_null());
         return;
     }
-    assert_eq!(status, Status::Ok, "work_bytes said {needed}, open refused");
+    if status != Status::Ok {
+        // work_bytes checks the envelope; the payload is decoded by open.
+        assert!(matches!(status, Status::ModelCorrupted | Status::ModelUnsupported | Status::ModelForeign), "{status:?}");
+        return;
+    }
     let short = unsafe { kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast::<c_void>(), needed - 1, &mut model) };
     assert_eq!(short, Status::BufferTooSmall);
     // The failed open cleared the header: open again.
