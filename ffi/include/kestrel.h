@@ -473,12 +473,13 @@ kestrel_status kestrel_scaler_transform(const kestrel_scaler *scaler,
                                         float *out);
 
 /**
- * The number of rows the scaler has observed, 0 for a null or wrong handle.
+ * Writes the number of rows the scaler has observed to `*count`.
  *
  * # Safety
- * `scaler` is null or a handle [`kestrel_scaler_create`] returned.
+ * `scaler` is null or a handle [`kestrel_scaler_create`] returned; `count` is null or
+ * points to a writable `uint64_t`.
  */
-uint64_t kestrel_scaler_count(const kestrel_scaler *scaler);
+kestrel_status kestrel_scaler_count(const kestrel_scaler *scaler, uint64_t *count);
 
 /**
  * The defaults of `kestrel stream --learner slkl`: every candidate may be active, the

@@ -21,8 +21,9 @@
 //!   time for a static array (`KESTREL_SLKL_WORK_BYTES(window, dim, centres, max_active)`).
 //!   The buffer must stay valid, and be used for nothing else, while the object is used.
 //! - **A status from every call.** Every function returns a `kestrel_status` (values
-//!   stable, documented in [`Status`], `kestrel_status_str()` for text), except the size
-//!   queries, which return 0 for an impossible configuration. Null pointers, a buffer too
+//!   stable, documented in [`Status`], `kestrel_status_str()` for text), except those
+//!   that cannot fail: the size queries (0 for an impossible configuration), the default
+//!   configurations and `kestrel_status_str` itself. Null pointers, a buffer too
 //!   small or misaligned, a wrong dimension, NaN or ±∞ input, truncated, corrupted or
 //!   foreign model bytes, a handle of another kind: each is a status, never a crash, and a
 //!   rejected call leaves its object unchanged and writes no output.

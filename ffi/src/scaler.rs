@@ -126,14 +126,19 @@ pub unsafe extern "C" fn kestrel_scaler_transform(
     })())
 }
 
-/// The number of rows the scaler has observed, 0 for a null or wrong handle.
+/// Writes the number of rows the scaler has observed to `*count`.
 ///
 /// # Safety
-/// `scaler` is null or a handle [`kestrel_scaler_create`] returned.
+/// `scaler` is null or a handle [`kestrel_scaler_create`] returned; `count` is null or
+/// points to a writable `uint64_t`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn kestrel_scaler_count(scaler: *const Scaler) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe { memory::object(scaler) }.map_or(0, |s| s.scaler.count())
+pub unsafe extern "C" fn kestrel_scaler_count(scaler: *const Scaler, count: *mut u64) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let scaler = unsafe { memory::object(scaler)? };
+        // SAFETY: as this function's contract.
+        unsafe { memory::write(count, scaler.scaler.count()) }
+    })())
 }
 
 /// The scaler behind an optional handle: `None` for null.

@@ -79,6 +79,12 @@ static char *path_of(const char *dir, const char *name, const char *ext) {
     return path;
 }
 
+/* The rows a scaler has observed (UINT64_MAX when the call fails). */
+static uint64_t observed(const kestrel_scaler *scaler) {
+    uint64_t count;
+    return kestrel_scaler_count(scaler, &count) == KESTREL_STATUS_OK ? count : UINT64_MAX;
+}
+
 static uint32_t bits(float x) {
     uint32_t b;
     memcpy(&b, &x, sizeof b);
@@ -519,7 +525,7 @@ static int svm_with_scaler_learns_saves_and_reopens(void) {
         }
         int label = z[0] - z[1] + 0.5f * z[3] > 0.0f ? 1 : -1;
         int32_t predicted = 0;
-        if (kestrel_scaler_count(scaler) > 0) {
+        if (observed(scaler) > 0) {
             CHECK_STATUS(kestrel_scaler_transform(scaler, x, DIM, scaled), KESTREL_STATUS_OK);
             CHECK_STATUS(kestrel_svm_predict(svm, scaled, DIM, &predicted), KESTREL_STATUS_OK);
         }
@@ -535,7 +541,7 @@ static int svm_with_scaler_learns_saves_and_reopens(void) {
     kestrel_learner_state state;
     CHECK_STATUS(kestrel_svm_state(svm, &state), KESTREL_STATUS_OK);
     CHECK(state.samples_seen == 2000 && state.window_len == WINDOW && state.active_centres == 0);
-    CHECK(kestrel_scaler_count(scaler) == 2000);
+    CHECK(observed(scaler) == 2000);
 
     /* Saved with the scaler: the model standardises raw rows itself. */
     unsigned char saved[KESTREL_SVM_MODEL_BYTES(DIM) + KESTREL_SCALER_SECTION_BYTES(DIM)];
@@ -611,7 +617,8 @@ static int svm_and_scaler_refuse_bad_arguments_unchanged(void) {
     for (int i = 0; i < 4; i++) CHECK_STATUS(kestrel_scaler_observe(scaler, rows[i], 2), KESTREL_STATUS_OK);
     CHECK_STATUS(kestrel_scaler_observe(scaler, nan_row, 2), KESTREL_STATUS_NON_FINITE);
     CHECK_STATUS(kestrel_scaler_observe(scaler, rows[0], 3), KESTREL_STATUS_DIMENSION_MISMATCH);
-    CHECK(kestrel_scaler_count(scaler) == 4 && kestrel_scaler_count(NULL) == 0);
+    CHECK(observed(scaler) == 4 && observed(NULL) == UINT64_MAX);
+    CHECK_STATUS(kestrel_scaler_count(scaler, NULL), KESTREL_STATUS_NULL_POINTER);
     /* μ = (1000, 0.5), σ = (√2, 0.5); in place. */
     float x[2] = {1001.0f, 1.0f};
     CHECK_STATUS(kestrel_scaler_transform(scaler, x, 2, x), KESTREL_STATUS_OK);
