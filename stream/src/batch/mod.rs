@@ -8,6 +8,7 @@
 //! then allocated fallibly ([`crate::limits::zeroed`]).
 
 pub mod centres;
+pub mod fit;
 pub mod gamma;
 pub mod krr;
 pub mod linear;

@@ -22,6 +22,7 @@ use std::path::PathBuf;
 
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use kestrel_stream::batch::fit;
 use kestrel_stream::limits::{DEFAULT_MAX_LINE_BYTES, MAX_CLASSES, MAX_DIM};
 
 /// The longest window of a learner, in samples.
@@ -51,36 +52,7 @@ pub fn non_negative(text: &str) -> Result<f64, String> {
     number(text).and_then(|v| if v >= 0.0 { Ok(v) } else { Err(format!("`{text}` is negative")) })
 }
 
-/// A number given on the command line, or `auto`: chosen from the data (`kestrel train`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Setting {
-    /// `auto`.
-    Auto,
-    /// A number.
-    Value(f64),
-}
-
-impl Setting {
-    /// The number when one was given (`auto` and no flag are resolved by the caller).
-    pub fn given(setting: Option<Setting>) -> Option<f64> {
-        match setting {
-            Some(Setting::Value(v)) => Some(v),
-            None | Some(Setting::Auto) => None,
-        }
-    }
-
-    /// The number, `default` when not given; `Err` naming `flag` for `auto`, which a
-    /// command that sees no data set before it starts cannot resolve.
-    pub fn value_or(setting: Option<Setting>, default: f64, flag: &str) -> Result<f64, String> {
-        match setting {
-            None => Ok(default),
-            Some(Setting::Value(v)) => Ok(v),
-            Some(Setting::Auto) => {
-                Err(format!("{flag} auto chooses from a whole data set (kestrel train); give a number here"))
-            }
-        }
-    }
-}
+pub use kestrel_stream::batch::fit::Setting;
 
 /// `auto` or a finite number above 0.
 pub fn auto_positive(text: &str) -> Result<Setting, String> {
@@ -164,6 +136,19 @@ pub enum TrainLearner {
     Lssvm,
 }
 
+impl TrainLearner {
+    /// The library's learner.
+    pub fn fit(self) -> fit::Learner {
+        match self {
+            TrainLearner::Slkl => fit::Learner::Slkl,
+            TrainLearner::Svm => fit::Learner::Svm,
+            TrainLearner::Rsvm => fit::Learner::Rsvm,
+            TrainLearner::Krr => fit::Learner::Krr,
+            TrainLearner::Lssvm => fit::Learner::Lssvm,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
     Auto,
@@ -230,17 +215,22 @@ pub struct KernelArgs {
 }
 
 impl KernelArgs {
+    /// The library's kernel settings these flags describe.
+    pub fn settings(&self) -> fit::KernelSettings {
+        let kind = match self.kernel {
+            KernelArg::Rbf => fit::KernelChoice::Rbf,
+            KernelArg::Poly => fit::KernelChoice::Poly,
+            KernelArg::Linear => fit::KernelChoice::Linear,
+        };
+        fit::KernelSettings { kind, gamma: self.gamma, degree: self.degree, coef0: self.coef0 }
+    }
+
     /// The kernel these flags describe with width `gamma` (`--gamma` resolved by the caller).
     ///
     /// # Errors
     /// `InvalidParam` naming the parameter out of range.
     pub fn build<T: kestrel_core::Real>(&self, gamma: f64) -> Result<kestrel_core::Kernel<T>, kestrel_core::Error> {
-        let gamma = T::from_f64(gamma);
-        match self.kernel {
-            KernelArg::Rbf => kestrel_core::Kernel::rbf(gamma),
-            KernelArg::Poly => kestrel_core::Kernel::polynomial(self.degree, gamma, T::from_f64(self.coef0)),
-            KernelArg::Linear => Ok(kestrel_core::Kernel::linear()),
-        }
+        self.settings().build(gamma)
     }
 }
 
@@ -260,6 +250,15 @@ pub struct SvmArgs {
 }
 
 impl SvmArgs {
+    /// The library's linear SVM settings these flags describe.
+    pub fn settings(&self) -> fit::SvmSettings {
+        let loss = match self.loss {
+            LossArg::Hinge => kestrel_core::dcd::Loss::Hinge,
+            LossArg::SquaredHinge => kestrel_core::dcd::Loss::SquaredHinge,
+        };
+        fit::SvmSettings { c: self.c, loss, bias: self.bias }
+    }
+
     /// The solver's parameters these flags describe with cost `c` (`--c` resolved by the
     /// caller), with the stopping tolerance `eps` when one is given (LIBLINEAR's 0.1
     /// otherwise).
@@ -271,16 +270,7 @@ impl SvmArgs {
         c: f64,
         eps: Option<f64>,
     ) -> Result<kestrel_core::dcd::ValidParams<T>, kestrel_core::Error> {
-        use kestrel_core::dcd::{Loss, Params};
-        let loss = match self.loss {
-            LossArg::Hinge => Loss::Hinge,
-            LossArg::SquaredHinge => Loss::SquaredHinge,
-        };
-        let mut params = Params::new().loss(loss).c(T::from_f64(c)).bias(T::from_f64(self.bias));
-        if let Some(eps) = eps {
-            params = params.epsilon(T::from_f64(eps));
-        }
-        params.check()
+        self.settings().params(c, eps)
     }
 }
 
@@ -379,6 +369,30 @@ pub struct TrainSettings {
     /// with KiB / MiB, checked before training.
     #[arg(long, value_parser = parse_bytes)]
     pub budget: Option<usize>,
+}
+
+impl TrainSettings {
+    /// The library's fit settings these flags describe.
+    pub fn fit_settings(&self) -> fit::FitSettings {
+        fit::FitSettings {
+            learner: self.learner.fit(),
+            kernel: self.kernel.settings(),
+            svm: self.svm.settings(),
+            nu: self.nu,
+            centers: self.centers,
+            max_active: self.max_active,
+            eps: self.eps,
+            select: match self.select {
+                SelectArg::Irsvm => fit::Select::Irsvm,
+                SelectArg::Random => fit::Select::Random,
+            },
+            delta: self.delta,
+            lambda: self.lambda,
+            raw_features: self.raw_features,
+            seed: self.seed,
+            budget: self.budget,
+        }
+    }
 }
 
 #[derive(Args)]

@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use crate::Usage;
 use crate::args::{KernelArg, ScalarArg, Setting, TrainLearner, TrainSettings, TuneArgs};
 use crate::commands::progress_bar;
-use crate::train_command::{Prepared, fit, krr_config, task_of};
+use crate::train_command::{Prepared, fit};
 
 /// Folds of the cross-validation unless `--folds` says.
 const DEFAULT_FOLDS: usize = 5;
@@ -123,7 +123,7 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
     let prepared = Prepared::<T>::read(&args.settings)?;
     let data = &prepared.data;
     let learner = args.settings.learner;
-    let task = task_of(learner);
+    let task = learner.fit().task();
     let gammas = widths(args, data, task)?;
     let loo = args.folds.is_none() && matches!(learner, TrainLearner::Rsvm | TrainLearner::Krr | TrainLearner::Lssvm);
     let candidates = if loo { by_loo(args, data, &gammas, task)? } else { by_folds(args, data, &gammas, task)? };
@@ -215,7 +215,7 @@ fn by_loo<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>], t
     let ridges: Vec<f64> = if rsvm { ridges.iter().map(|c| 1.0 / (2.0 * c)).collect() } else { ridges };
     let gammas: Vec<f64> = gammas.iter().flatten().copied().collect();
     let kernel = settings.kernel.build::<T>(gammas.first().copied().unwrap_or(1.0)).context("kernel parameters")?;
-    let config = krr_config(settings, kernel, task);
+    let config = kestrel_stream::batch::fit::krr_config(&settings.fit_settings(), kernel, task);
     let bar = progress_bar(gammas.len() as u64, "widths");
     let scores = widths_by_loo(data, &config, &gammas, &ridges, |_| bar.inc(1))?;
     bar.finish_and_clear();

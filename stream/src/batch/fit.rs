@@ -1,0 +1,565 @@
+//! Fitting a learner to a whole data set with `kestrel train`'s settings and defaults —
+//! what the CLI, `kestrel tune` and the Python package all call, so a learner chooses the
+//! same `auto` settings whichever way it is driven.
+//!
+//! `auto` (the default of the kernel learners' `gamma`, rsvm's `C` and `delta`,
+//! krr/lssvm's `lambda`) costs a few fits of the reduced problem: the width by
+//! kernel-target alignment on a sample ([`gamma::by_alignment`]), then for rsvm, krr and
+//! lssvm the best of the five octaves around it by exact leave-one-out
+//! ([`widths_by_loo`]); the ridge, `C` and the reduced set by the exact leave-one-out of
+//! kernel ridge regression on the features the fit computes anyway ([`super::krr`]).
+//!
+//! [`fit`] returns the model's bytes (without scaler or class names: the caller adds what
+//! its rows had) and a [`Summary`] of what training did, `chosen` holding what `auto`
+//! chose.
+
+use std::collections::BTreeMap;
+
+use kestrel_core::dcd::{self, Loss};
+use kestrel_core::{Kernel, Real, slkl};
+use serde::Serialize;
+
+use super::TrainError;
+use super::gamma;
+use super::krr::{self, KrrConfig, KrrModel, Ridge, Task};
+use super::linear;
+use super::rsvm::{self, RsvmConfig, Selection, Tune};
+use super::slkl::{self as slkl_train, SlklConfig};
+use super::tune::{best_width, octaves, widths_by_loo};
+use crate::dataset::Dataset;
+use crate::model;
+
+/// A setting given as a number, or `auto`: chosen from the data.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Setting {
+    /// Chosen from the data.
+    Auto,
+    /// A number.
+    Value(f64),
+}
+
+impl Setting {
+    /// The number when one was given (`auto` and no setting are resolved by the caller).
+    pub fn given(setting: Option<Setting>) -> Option<f64> {
+        match setting {
+            Some(Setting::Value(v)) => Some(v),
+            None | Some(Setting::Auto) => None,
+        }
+    }
+
+    /// The number, `default` when not given; `Err` naming `flag` for `auto`, which a
+    /// caller that sees no data set before it starts cannot resolve.
+    ///
+    /// # Errors
+    /// The message for `auto`.
+    pub fn value_or(setting: Option<Setting>, default: f64, flag: &str) -> Result<f64, String> {
+        match setting {
+            None => Ok(default),
+            Some(Setting::Value(v)) => Ok(v),
+            Some(Setting::Auto) => {
+                Err(format!("{flag} auto chooses from a whole data set (kestrel train); give a number here"))
+            }
+        }
+    }
+}
+
+/// The learners fitted to a whole data set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Learner {
+    /// SLKL kernel regression.
+    Slkl,
+    /// The linear SVM by dual coordinate descent.
+    Svm,
+    /// The reduced-kernel SVM.
+    Rsvm,
+    /// Nyström kernel ridge regression.
+    Krr,
+    /// The least-squares SVM (kernel ridge on ±1 targets, one-vs-rest).
+    Lssvm,
+}
+
+impl Learner {
+    /// What the learner predicts: a class or a real target.
+    pub fn task(self) -> Task {
+        match self {
+            Learner::Slkl | Learner::Krr => Task::Regression,
+            Learner::Svm | Learner::Rsvm | Learner::Lssvm => Task::Classification,
+        }
+    }
+}
+
+/// The kernels of the kernel learners.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelChoice {
+    /// `exp(−γ‖x − x'‖²)`.
+    Rbf,
+    /// `(γ⟨x, x'⟩ + coef0)^degree`.
+    Poly,
+    /// `⟨x, x'⟩`.
+    Linear,
+}
+
+/// A kernel and its parameters, the width possibly `auto`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KernelSettings {
+    /// The kernel.
+    pub kind: KernelChoice,
+    /// The width `γ`; `None` is `auto` for `kestrel train`.
+    pub gamma: Option<Setting>,
+    /// The polynomial's degree.
+    pub degree: u32,
+    /// The polynomial's offset.
+    pub coef0: f64,
+}
+
+impl Default for KernelSettings {
+    fn default() -> Self {
+        KernelSettings { kind: KernelChoice::Rbf, gamma: None, degree: 3, coef0: 0.0 }
+    }
+}
+
+impl KernelSettings {
+    /// The kernel with width `gamma` (the width setting resolved by the caller).
+    ///
+    /// # Errors
+    /// `InvalidParam` naming the parameter out of range.
+    pub fn build<T: Real>(&self, gamma: f64) -> Result<Kernel<T>, kestrel_core::Error> {
+        let gamma = T::from_f64(gamma);
+        match self.kind {
+            KernelChoice::Rbf => Kernel::rbf(gamma),
+            KernelChoice::Poly => Kernel::polynomial(self.degree, gamma, T::from_f64(self.coef0)),
+            KernelChoice::Linear => Ok(Kernel::linear()),
+        }
+    }
+}
+
+/// The linear SVM's settings (svm, and rsvm on its kernel features).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SvmSettings {
+    /// The cost `C`; `None` is 1 for svm and `auto` for rsvm.
+    pub c: Option<Setting>,
+    /// The loss.
+    pub loss: Loss,
+    /// The constant bias feature (LIBLINEAR's `-B`); 0 disables it.
+    pub bias: f64,
+}
+
+impl Default for SvmSettings {
+    fn default() -> Self {
+        SvmSettings { c: None, loss: Loss::SquaredHinge, bias: 1.0 }
+    }
+}
+
+impl SvmSettings {
+    /// The solver's parameters with cost `c` (resolved by the caller) and the stopping
+    /// tolerance `eps` when one is given (LIBLINEAR's 0.1 otherwise).
+    ///
+    /// # Errors
+    /// `InvalidParam` naming the parameter out of range.
+    pub fn params<T: Real>(&self, c: f64, eps: Option<f64>) -> Result<dcd::ValidParams<T>, kestrel_core::Error> {
+        let mut params = dcd::Params::new().loss(self.loss).c(T::from_f64(c)).bias(T::from_f64(self.bias));
+        if let Some(eps) = eps {
+            params = params.epsilon(T::from_f64(eps));
+        }
+        params.check()
+    }
+}
+
+/// How the reduced set is chosen (rsvm, krr, lssvm).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Select {
+    /// IRSVM: a point joins when the kernel's residual at it is at least the threshold.
+    #[default]
+    Irsvm,
+    /// A uniform random sample.
+    Random,
+}
+
+/// Everything [`fit`] takes: `kestrel train`'s flags about the learner.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FitSettings {
+    /// The learner.
+    pub learner: Learner,
+    /// The kernel (slkl, rsvm, krr, lssvm).
+    pub kernel: KernelSettings,
+    /// The linear SVM (svm, rsvm).
+    pub svm: SvmSettings,
+    /// SLKL's ν in units of the target variance; `None` is 0.1.
+    pub nu: Option<f64>,
+    /// The most centres (slkl's candidates; rsvm, krr, lssvm's reduced set); `None` is 256.
+    pub centers: Option<usize>,
+    /// SLKL's most active centres; `None` is every candidate.
+    pub max_active: Option<usize>,
+    /// The solvers' stopping tolerance; `None` is each solver's default.
+    pub eps: Option<f64>,
+    /// The reduced set's selection.
+    pub select: Select,
+    /// The IRSVM threshold; `None` is a small one (rsvm: `auto`, the prefix by
+    /// leave-one-out).
+    pub delta: Option<Setting>,
+    /// The ridge of krr and lssvm; `None` is `auto`.
+    pub lambda: Option<Setting>,
+    /// rsvm on the raw kernel features `K(x, Ã)` instead of Nyström's whitened ones.
+    pub raw_features: bool,
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Memory budget in bytes for training.
+    pub budget: Option<usize>,
+}
+
+impl FitSettings {
+    /// `learner` with every other setting at its default.
+    pub fn new(learner: Learner) -> Self {
+        FitSettings {
+            learner,
+            kernel: KernelSettings::default(),
+            svm: SvmSettings::default(),
+            nu: None,
+            centers: None,
+            max_active: None,
+            eps: None,
+            select: Select::Irsvm,
+            delta: None,
+            lambda: None,
+            raw_features: false,
+            seed: 1,
+            budget: None,
+        }
+    }
+}
+
+/// Why [`fit`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum FitError {
+    /// Training failed.
+    #[error(transparent)]
+    Train(#[from] TrainError),
+    /// A parameter is out of range; `what` names the group of settings.
+    #[error("{what}: {error}")]
+    Param {
+        /// The settings, as the CLI names them (`kernel parameters`, `--gamma auto`, …).
+        what: &'static str,
+        /// The core's error.
+        error: kestrel_core::Error,
+    },
+    /// The width by kernel-target alignment (`gamma auto`) failed.
+    #[error("--gamma auto: {0}")]
+    GammaAuto(TrainError),
+    /// Settings that do not go together.
+    #[error("{0}")]
+    Settings(String),
+}
+
+/// One value of a [`Summary`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Field {
+    /// A count.
+    Count(usize),
+    /// A large count (steps).
+    Steps(u64),
+    /// A real number.
+    Number(f64),
+    /// A yes or no.
+    Flag(bool),
+    /// A name.
+    Text(&'static str),
+    /// A list of records (krr's ridge path).
+    Rows(Vec<Summary>),
+    /// A record (what `auto` chose).
+    Fields(Summary),
+}
+
+impl From<usize> for Field {
+    fn from(count: usize) -> Self {
+        Field::Count(count)
+    }
+}
+
+impl From<f64> for Field {
+    fn from(number: f64) -> Self {
+        Field::Number(number)
+    }
+}
+
+impl From<bool> for Field {
+    fn from(flag: bool) -> Self {
+        Field::Flag(flag)
+    }
+}
+
+impl From<&'static str> for Field {
+    fn from(text: &'static str) -> Self {
+        Field::Text(text)
+    }
+}
+
+/// What training did, by name (`kestrel train --json` prints it).
+pub type Summary = BTreeMap<&'static str, Field>;
+
+/// A fitted model: its bytes and what training did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fitted {
+    /// The model file's bytes, without scaler or class names.
+    pub bytes: Vec<u8>,
+    /// What training did; `chosen` holds what `auto` chose.
+    pub summary: Summary,
+}
+
+/// The most centres of rsvm, krr and lssvm, and slkl's candidates, unless the settings say.
+pub const DEFAULT_CENTERS: usize = 256;
+
+/// SLKL's ν, in units of the target variance, unless the settings say.
+pub const DEFAULT_NU: f64 = 0.1;
+
+/// Where `gamma auto` looks after the alignment, for the learners with a leave-one-out
+/// criterion: `γ*·2^k` for `k` in this range, `γ*` the alignment's width.
+const LOO_OCTAVES: (i32, i32) = (-2, 2);
+
+/// The IRSVM threshold (δ/√n) unless the settings give one: small, so the selection runs
+/// to the `centers` cap (and, for rsvm under `delta auto`, leave-one-out chooses the
+/// prefix). Classification: 5·10⁻⁴. Regression in f64: 10⁻⁷ — a fit at a small ridge
+/// uses what a coarser threshold leaves out (on make_friedman1, 5·10⁻⁴ stopped at 55
+/// centres and quadrupled the test error), while the same small threshold let
+/// leave-one-out pick over-fitted classifiers (Phishing 91.4 → 88.5 %, moons 94.1 →
+/// 92.0 %). f32 keeps 5·10⁻⁴, where the whitening `L⁻¹` stays well above its rounding.
+fn small_delta<T: Real>(task: Task) -> f64 {
+    if T::BYTES == 4 || task == Task::Classification { 5e-4 } else { 1e-7 }
+}
+
+/// `Err(Param)` naming `what` for the core's error.
+fn param<V>(result: Result<V, kestrel_core::Error>, what: &'static str) -> Result<V, FitError> {
+    result.map_err(|error| FitError::Param { what, error })
+}
+
+/// Fits the learner of `settings` on `data` (see the module doc).
+///
+/// # Errors
+/// [`FitError`] for settings out of range or that do not go together, and when training
+/// fails.
+pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
+    match settings.learner {
+        Learner::Svm => train_svm(settings, data),
+        Learner::Rsvm => train_rsvm(settings, data),
+        Learner::Slkl => train_slkl(settings, data),
+        Learner::Krr => train_krr(settings, data, Task::Regression),
+        Learner::Lssvm => train_krr(settings, data, Task::Classification),
+    }
+}
+
+/// What `auto` chose, as `(setting, value)` pairs for a summary's `chosen` record.
+type Chosen = Vec<(&'static str, Field)>;
+
+/// The kernel of the settings: `gamma` resolved on `data` (`auto` unless a number is
+/// given), and what `auto` chose. `auto` is the width of highest kernel-target alignment;
+/// with `loo_ridges` (rsvm, krr, lssvm: the ridges their fit will compare, its automatic
+/// path when empty) it is then the best of [`LOO_OCTAVES`] around that width by the exact
+/// leave-one-out of the reduced kernel ridge ([`widths_by_loo`]): alignment finds the
+/// scale, leave-one-out the octave.
+fn kernel<T: Real>(
+    settings: &FitSettings,
+    data: &Dataset<T>,
+    task: Task,
+    loo_ridges: Option<&[f64]>,
+) -> Result<(Kernel<T>, Chosen), FitError> {
+    let spec = &settings.kernel;
+    let kind = param(spec.build::<T>(1.0), "kernel parameters")?.kind();
+    match (spec.gamma, spec.kind) {
+        (Some(Setting::Value(gamma)), _) => Ok((param(spec.build(gamma), "kernel parameters")?, Vec::new())),
+        (_, KernelChoice::Linear) => Ok((Kernel::linear(), Vec::new())),
+        (None | Some(Setting::Auto), _) => {
+            let choice = gamma::by_alignment(data, kind, task, settings.seed).map_err(FitError::GammaAuto)?;
+            let aligned = param(gamma::with_gamma(kind, T::from_f64(choice.gamma)), "--gamma auto")?;
+            let mut fields = vec![("alignment", Field::Number(choice.alignment))];
+            let Some(ridges) = loo_ridges else {
+                fields.push(("gamma", Field::Number(choice.gamma)));
+                return Ok((aligned, fields));
+            };
+            let widths = octaves(choice.gamma, LOO_OCTAVES.0, LOO_OCTAVES.1);
+            let scores = widths_by_loo(data, &krr_config(settings, aligned, task), &widths, ridges, |_| {})?;
+            let gamma = best_width(&scores, task).map_or(choice.gamma, |best| best.gamma);
+            fields.extend([("alignment_gamma", Field::Number(choice.gamma)), ("gamma", Field::Number(gamma))]);
+            Ok((param(gamma::with_gamma(kind, T::from_f64(gamma)), "--gamma auto")?, fields))
+        }
+    }
+}
+
+fn svm_params<T: Real>(settings: &FitSettings, c: f64) -> Result<dcd::ValidParams<T>, FitError> {
+    param(settings.svm.params(c, settings.eps), "SVM parameters")
+}
+
+/// A summary's `chosen` record.
+fn chosen_record(chosen: Chosen) -> Field {
+    Field::Fields(chosen.into_iter().collect())
+}
+
+fn train_rsvm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
+    // The least-squares SVM's ridge behind C is λ = 1/(2C) (see rsvm::Tune).
+    let ridges: Vec<f64> = Setting::given(settings.svm.c).map(|c| 1.0 / (2.0 * c)).into_iter().collect();
+    let loo_ridges = if settings.raw_features { None } else { Some(&ridges[..]) };
+    let (kernel, mut chosen) = kernel::<T>(settings, data, Task::Classification, loo_ridges)?;
+    let auto_c = matches!(settings.svm.c, None | Some(Setting::Auto));
+    let (rms, auto_delta) = match settings.delta {
+        Some(Setting::Value(rms)) => (rms, false),
+        None | Some(Setting::Auto) => (small_delta::<T>(Task::Classification), settings.select == Select::Irsvm),
+    };
+    let tune = Tune { c: auto_c, centres: auto_delta };
+    if tune != Tune::default() && settings.raw_features {
+        let message = "--raw-features takes --c and --delta as numbers: auto chooses them on the Nyström features";
+        return Err(FitError::Settings(message.into()));
+    }
+    let selection = match settings.select {
+        Select::Irsvm => Selection::Irsvm { rms },
+        Select::Random => Selection::Random,
+    };
+    let config = RsvmConfig {
+        kernel,
+        centres: settings.centers.unwrap_or(DEFAULT_CENTERS),
+        selection,
+        whiten: !settings.raw_features,
+        params: svm_params::<T>(settings, Setting::given(settings.svm.c).unwrap_or(1.0))?,
+        seed: settings.seed,
+        budget: settings.budget,
+        tune,
+    };
+    let (model, summary) = rsvm::train(data, &config)?;
+    let bytes = model::to_bytes(&model).map_err(TrainError::Core)?;
+    if let Some(tuned) = summary.tuned {
+        if tune.c {
+            chosen.push(("c", Field::Number(tuned.c)));
+        }
+        if tune.centres {
+            chosen.push(("centers", Field::Count(summary.centres)));
+        }
+        chosen.push(("loo_errors", Field::Count(tuned.ridge.errors)));
+    }
+    let summary = Summary::from([
+        ("learner", "rsvm".into()),
+        ("objective", summary.objective.into()),
+        ("passes", summary.passes.into()),
+        ("iterations", summary.passes.into()),
+        ("converged", summary.converged.into()),
+        ("centers", summary.centres.into()),
+        ("working_bytes", summary.working_bytes.into()),
+        ("chosen", chosen_record(chosen)),
+    ]);
+    Ok(Fitted { bytes, summary })
+}
+
+/// The reduced kernel ridge of the settings with `kernel`: `centers`, the selection (IRSVM
+/// at `delta`, or at a small threshold under `auto`), `lambda` (auto unless a number).
+pub fn krr_config<T: Real>(settings: &FitSettings, kernel: Kernel<T>, task: Task) -> KrrConfig<T> {
+    let ridge = match settings.lambda {
+        Some(Setting::Value(lambda)) => Ridge::Fixed(lambda),
+        None | Some(Setting::Auto) => Ridge::Auto,
+    };
+    let selection = match settings.select {
+        Select::Irsvm => Selection::Irsvm { rms: Setting::given(settings.delta).unwrap_or(small_delta::<T>(task)) },
+        Select::Random => Selection::Random,
+    };
+    KrrConfig {
+        kernel,
+        centres: settings.centers.unwrap_or(DEFAULT_CENTERS),
+        selection,
+        ridge,
+        task,
+        seed: settings.seed,
+        budget: settings.budget,
+    }
+}
+
+fn train_krr<T: Real>(settings: &FitSettings, data: &Dataset<T>, task: Task) -> Result<Fitted, FitError> {
+    if matches!(settings.delta, Some(Setting::Auto)) {
+        return Err(FitError::Settings(format!(
+            "--delta auto is rsvm's; krr and lssvm take a threshold (default {}) and --centers",
+            small_delta::<T>(task)
+        )));
+    }
+    let ridges: Vec<f64> = Setting::given(settings.lambda).into_iter().collect();
+    let (kernel, mut chosen) = kernel::<T>(settings, data, task, Some(&ridges))?;
+    let config = krr_config(settings, kernel, task);
+    let ridge = config.ridge;
+    let (model, summary) = krr::train(data, &config)?;
+    let bytes = match &model {
+        KrrModel::Regressor(model) => model::to_bytes(model),
+        KrrModel::Classifier(model) => model::to_bytes(model),
+    }
+    .map_err(TrainError::Core)?;
+    if ridge == Ridge::Auto {
+        chosen.push(("lambda", Field::Number(summary.chosen.lambda)));
+    }
+    let path = summary
+        .path
+        .iter()
+        .map(|s| {
+            Summary::from([("lambda", s.lambda.into()), ("loo_mse", s.mse.into()), ("loo_errors", s.errors.into())])
+        })
+        .collect();
+    let learner = if task == Task::Regression { "krr" } else { "lssvm" };
+    let summary = Summary::from([
+        ("learner", learner.into()),
+        ("centers", summary.centres.into()),
+        ("lambda", summary.chosen.lambda.into()),
+        ("loo_mse", summary.chosen.mse.into()),
+        ("loo_errors", summary.chosen.errors.into()),
+        ("path", Field::Rows(path)),
+        ("working_bytes", summary.working_bytes.into()),
+        ("chosen", chosen_record(chosen)),
+    ]);
+    Ok(Fitted { bytes, summary })
+}
+
+fn train_slkl<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
+    // ν in units of the target variance: F(μ) scales with y², so this keeps `nu`
+    // meaningful whatever the units of the target (Prop. 3: only λν matters, λ = 1).
+    let nu = settings.nu.unwrap_or(DEFAULT_NU) * data.label_variance().max(f64::MIN_POSITIVE);
+    let (kernel, chosen) = kernel::<T>(settings, data, Task::Regression, None)?;
+    let mut params = slkl::Params::new().kernel(kernel).nu(T::from_f64(nu)).seed(settings.seed);
+    if let Some(eps) = settings.eps {
+        params = params.epsilon(T::from_f64(eps));
+    }
+    let candidates = settings.centers.unwrap_or(DEFAULT_CENTERS);
+    let config = SlklConfig {
+        params: param(params.check(), "SLKL parameters")?,
+        candidates,
+        max_active: settings.max_active.unwrap_or(candidates),
+        budget: settings.budget,
+    };
+    let (model, summary) = slkl_train::train(data, &config)?;
+    let bytes = model::to_bytes(&model).map_err(TrainError::Core)?;
+    let summary = Summary::from([
+        ("learner", "slkl".into()),
+        ("nu_effective", nu.into()),
+        ("objective", summary.objective.into()),
+        ("steps", Field::Steps(summary.steps)),
+        ("iterations", Field::Steps(summary.steps)),
+        ("converged", summary.converged.into()),
+        ("centers", summary.centres.into()),
+        ("working_bytes", summary.working_bytes.into()),
+        ("precomputed_columns", summary.precomputed.into()),
+        ("chosen", chosen_record(chosen)),
+    ]);
+    Ok(Fitted { bytes, summary })
+}
+
+fn train_svm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
+    if matches!(settings.svm.c, Some(Setting::Auto)) {
+        let message = "--c auto is for the kernel learners (rsvm); the linear SVM takes a number (default 1)";
+        return Err(FitError::Settings(message.into()));
+    }
+    let c = Setting::given(settings.svm.c).unwrap_or(1.0);
+    let (model, summary) = linear::train(data, svm_params::<T>(settings, c)?, settings.seed, settings.budget)?;
+    let bytes = model::to_bytes(&model).map_err(TrainError::Core)?;
+    let summary = Summary::from([
+        ("learner", "svm".into()),
+        ("objective", summary.objective.into()),
+        ("passes", summary.passes.into()),
+        ("iterations", summary.passes.into()),
+        ("converged", summary.converged.into()),
+        ("support_vectors", summary.support_vectors.into()),
+        ("centers", 0usize.into()),
+        ("classes", summary.classes.into()),
+        ("solver_bytes", summary.solver_bytes.into()),
+    ]);
+    Ok(Fitted { bytes, summary })
+}
