@@ -1,6 +1,6 @@
 //! `kestrel train`: read a data set, fit the learner with the library's policy
 //! ([`kestrel_stream::batch::fit`], which resolves the `auto` settings), write the model
-//! file and say what was chosen. [`Prepared`] and [`fit`] are shared with `kestrel tune`,
+//! file and say what was chosen. [`Prepared`] and [`fit()`] are shared with `kestrel tune`,
 //! which trains its candidates with this very code.
 
 use std::time::Instant;
@@ -104,7 +104,7 @@ impl<T: Real> Prepared<T> {
         Ok(Prepared { data, skipped, scaler })
     }
 
-    /// The model file of `bytes` (a model [`fit`] on these rows): with the scaler's
+    /// The model file of `bytes` (a model [`fit()`] on these rows): with the scaler's
     /// statistics and the class names when the rows had them.
     pub fn model_file(&self, mut bytes: Vec<u8>) -> Result<Vec<u8>> {
         if let Some(scaler) = &self.scaler {
