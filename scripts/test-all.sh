@@ -21,6 +21,9 @@
 #   7. the C firmware demo under QEMU (arm-none-eabi-gcc, libkestrel_ffi.a): on-device
 #      tests of the host-trained models, the demo learning, and printing the Rust demo's
 #      lines (`N passed, N failed`)
+#   8. the Python package: built by pip (maturin) into a virtual environment with numpy,
+#      scipy, scikit-learn, river and pytest from the package index, then its tests
+#      (scikit-learn's estimator checks, models shared with the CLI; pytest's closing line)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -95,3 +98,6 @@ bash ffi/run-c-tests.sh
 
 step "The C firmware demo under QEMU"
 bash firmware-demo-c/run-tests.sh
+
+step "The Python package (virtual environment, pip, pytest)"
+bash python/run-tests.sh

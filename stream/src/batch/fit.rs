@@ -368,6 +368,10 @@ fn kernel<T: Real>(
         (Some(Setting::Value(gamma)), _) => Ok((param(spec.build(gamma), "kernel parameters")?, Vec::new())),
         (_, KernelChoice::Linear) => Ok((Kernel::linear(), Vec::new())),
         (None | Some(Setting::Auto), _) => {
+            if data.len() < 2 {
+                let message = format!("--gamma auto compares rows: it needs 2 or more, got n_samples = {}", data.len());
+                return Err(FitError::Settings(message));
+            }
             let choice = gamma::by_alignment(data, kind, task, settings.seed).map_err(FitError::GammaAuto)?;
             let aligned = param(gamma::with_gamma(kind, T::from_f64(choice.gamma)), "--gamma auto")?;
             let mut fields = vec![("alignment", Field::Number(choice.alignment))];

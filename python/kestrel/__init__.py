@@ -1,0 +1,91 @@
+"""Kestrel: kernel learning under a fixed memory budget, from Python.
+
+scikit-learn estimators over the Rust learners of the ``kestrel`` CLI — the same code, the
+same ``"auto"`` settings, the same model files:
+
+>>> from sklearn.datasets import make_moons
+>>> from kestrel import ReducedKernelSVC
+>>> X, y = make_moons(300, noise=0.2, random_state=0)
+>>> clf = ReducedKernelSVC().fit(X, y)
+>>> clf.score(X, y) > 0.9
+True
+>>> model = kestrel.load(clf.to_bytes())    # doctest: +SKIP
+
+``to_bytes()`` is the model file ``kestrel predict --model`` reads (and, for ``scalar="f32"``,
+what a device's ``kestrel_model_open`` or ``include_bytes!`` reads); :func:`load` reads one
+back from bytes or a path.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from . import _kestrel
+from ._estimators import DCDLinearSVC, KernelRidgeNystrom, ReducedKernelSVC, SLKLRegressor
+
+__all__ = ["DCDLinearSVC", "KernelRidgeNystrom", "Model", "ReducedKernelSVC", "SLKLRegressor", "load"]
+
+
+class Model:
+    """A Kestrel model file, loaded: predicts as ``kestrel predict`` does.
+
+    Parameters
+    ----------
+    data : bytes
+        The model file's bytes.
+
+    Attributes
+    ----------
+    info : dict
+        What ``kestrel inspect`` shows: kind, scalar, dim, centers, bytes, kernel, task,
+        scaled, class_names.
+    """
+
+    def __init__(self, data):
+        self._bytes = bytes(data)
+        self.info = _kestrel.describe(self._bytes)
+
+    def predict(self, X):
+        """One prediction per row: the class (its name for a model of named classes) or
+        the value.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {X.shape}")
+        values = _kestrel.predict(self._bytes, X)
+        names = self.info["class_names"]
+        if names:
+            return np.asarray(names, dtype=object)[values.astype(np.intp)]
+        return values
+
+    def to_bytes(self):
+        """The model file's bytes."""
+        return self._bytes
+
+
+def load(source):
+    """Load a Kestrel model file.
+
+    Parameters
+    ----------
+    source : bytes or path-like
+        The model's bytes (``est.to_bytes()``), or the path of a ``.kestrel`` file.
+
+    Returns
+    -------
+    Model
+    """
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return Model(source)
+    with open(os.fspath(source), "rb") as f:
+        return Model(f.read())

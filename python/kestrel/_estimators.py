@@ -1,0 +1,394 @@
+"""scikit-learn estimators over Kestrel's learners.
+
+Each estimator validates its input with scikit-learn's helpers, then hands the rows to the
+Rust extension (``kestrel._kestrel``), which fits with the same code and the same ``"auto"``
+policy as ``kestrel train`` and returns the model file's bytes. Those bytes are the fitted
+model: ``predict`` runs them, ``to_bytes`` returns them (``kestrel predict`` and the
+firmware read them), and pickling carries them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _kestrel
+
+__all__ = [
+    "DCDLinearSVC",
+    "KernelRidgeNystrom",
+    "ReducedKernelSVC",
+    "SLKLRegressor",
+]
+
+
+def _auto(value):
+    """``None`` for ``"auto"`` (the extension's spelling), the number otherwise."""
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"expected a number or 'auto', got {value!r}")
+        return None
+    return float(value)
+
+
+def _seed(random_state):
+    """The seed of ``random_state``: an int, or 1 (the CLI's default) for ``None``."""
+    if random_state is None:
+        return 1
+    if isinstance(random_state, (int, np.integer)) and random_state >= 0:
+        return int(random_state)
+    raise ValueError(f"random_state must be None or a non-negative int, got {random_state!r}")
+
+
+class _KestrelEstimator(BaseEstimator):
+    """What every estimator shares: the fitted model's bytes and the prediction on them."""
+
+    _learner = ""
+
+    def _fit_settings(self):
+        raise NotImplementedError
+
+    def _fit_bytes(self, X, y):
+        settings = self._fit_settings()
+        if self.scalar not in ("f64", "f32"):
+            raise ValueError(f"scalar must be 'f64' or 'f32', got {self.scalar!r}")
+        model, summary = _kestrel.fit(self._learner, X, y, scalar=self.scalar, seed=_seed(self.random_state), **settings)
+        self.model_bytes_ = model
+        self.summary_ = summary
+        return self
+
+    def _predict_values(self, X):
+        check_is_fitted(self, "model_bytes_")
+        X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
+        return _kestrel.predict(self.model_bytes_, X)
+
+    def to_bytes(self):
+        """The fitted model as a Kestrel model file (the core's envelope).
+
+        Returns
+        -------
+        bytes
+            What ``kestrel predict --model`` and ``kestrel_model_open`` read; a classifier
+            of non-numeric classes carries their names.
+        """
+        check_is_fitted(self, "model_bytes_")
+        return bytes(self.model_bytes_)
+
+
+class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
+    """Labels in, labels out: numeric classes are learned as themselves, other classes
+    (strings) as their index, with the names in the model file."""
+
+    def fit(self, X, y):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training rows.
+        y : array-like of shape (n_samples,)
+            Class labels: numbers or strings.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        self.classes_, encoded = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(f"the classifier needs two classes or more; y holds one class: {self.classes_[0]!r}")
+        numeric = np.issubdtype(self.classes_.dtype, np.number) and np.all(np.isfinite(self.classes_))
+        labels = np.asarray(y, dtype=np.float64) if numeric else encoded.astype(np.float64)
+        self._fit_bytes(X, labels)
+        if not numeric:
+            self.model_bytes_ = _kestrel.with_class_names(self.model_bytes_, [str(c) for c in self.classes_])
+        return self
+
+    def predict(self, X):
+        """Predict the class of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        values = self._predict_values(X)
+        if np.issubdtype(self.classes_.dtype, np.number):
+            index = np.searchsorted(self.classes_, values)
+        else:
+            index = values.astype(np.intp)
+        return self.classes_[np.clip(index, 0, len(self.classes_) - 1)]
+
+
+class _KestrelRegressor(RegressorMixin, _KestrelEstimator):
+    """Real targets in, real values out."""
+
+    def fit(self, X, y):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training rows.
+        y : array-like of shape (n_samples,)
+            Targets.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
+        return self._fit_bytes(X, np.asarray(y, dtype=np.float64))
+
+    def predict(self, X):
+        """Predict the target of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self._predict_values(X)
+
+
+class DCDLinearSVC(_KestrelClassifier):
+    """Linear SVM by dual coordinate descent (LIBLINEAR's solver), one-vs-rest beyond two
+    classes.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Cost of a margin violation.
+    loss : {"squared_hinge", "hinge"}, default="squared_hinge"
+        LIBLINEAR's ``-s 1`` and ``-s 3``.
+    bias : float, default=1.0
+        The constant bias feature (LIBLINEAR's ``-B``); 0 fits no intercept.
+    tol : float or None, default=None
+        Stopping tolerance; None is LIBLINEAR's 0.1.
+    random_state : int or None, default=None
+        Seed of the coordinate order; None is 1.
+    scalar : {"f64", "f32"}, default="f64"
+        The model's scalar; "f32" computes as a device does.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The class labels.
+    n_features_in_ : int
+        Features seen in ``fit``.
+    model_bytes_ : bytes
+        The fitted model file.
+    summary_ : dict
+        What training did (``kestrel train --json``).
+    """
+
+    _learner = "svm"
+
+    def __init__(self, C=1.0, loss="squared_hinge", bias=1.0, tol=None, random_state=None, scalar="f64"):
+        self.C = C
+        self.loss = loss
+        self.bias = bias
+        self.tol = tol
+        self.random_state = random_state
+        self.scalar = scalar
+
+    def _fit_settings(self):
+        return {"c": float(self.C), "loss": self.loss, "bias": float(self.bias), "tol": self.tol}
+
+
+class ReducedKernelSVC(_KestrelClassifier):
+    """Reduced-kernel SVM (seed 003): an SVM on the Nyström features of a reduced set chosen
+    by IRSVM or at random, one-vs-rest beyond two classes.
+
+    Parameters
+    ----------
+    C : float or "auto", default="auto"
+        Cost; "auto" chooses it by the exact leave-one-out error of the least-squares SVM
+        on the same features.
+    kernel : {"rbf", "poly", "linear"}, default="rbf"
+    gamma : float or "auto", default="auto"
+        Width; "auto" is the width of highest kernel-target alignment, then the best of
+        five octaves around it by leave-one-out.
+    degree : int, default=3
+    coef0 : float, default=0.0
+    n_centres : int, default=256
+        The most centres.
+    centres : {"irsvm", "random"}, default="irsvm"
+        How the reduced set is chosen.
+    delta : float or "auto", default="auto"
+        IRSVM's threshold; "auto" chooses the set's size by leave-one-out.
+    loss : {"squared_hinge", "hinge"}, default="squared_hinge"
+    tol : float or None, default=None
+    random_state : int or None, default=None
+    scalar : {"f64", "f32"}, default="f64"
+
+    Attributes
+    ----------
+    classes_, n_features_in_, model_bytes_, summary_
+        As for :class:`DCDLinearSVC`; ``summary_["chosen"]`` holds what "auto" chose.
+    """
+
+    _learner = "rsvm"
+
+    def __init__(
+        self,
+        C="auto",
+        kernel="rbf",
+        gamma="auto",
+        degree=3,
+        coef0=0.0,
+        n_centres=256,
+        centres="irsvm",
+        delta="auto",
+        loss="squared_hinge",
+        tol=None,
+        random_state=None,
+        scalar="f64",
+    ):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_centres = n_centres
+        self.centres = centres
+        self.delta = delta
+        self.loss = loss
+        self.tol = tol
+        self.random_state = random_state
+        self.scalar = scalar
+
+    def _fit_settings(self):
+        return {
+            "c": _auto(self.C),
+            "kernel": self.kernel,
+            "gamma": _auto(self.gamma),
+            "degree": int(self.degree),
+            "coef0": float(self.coef0),
+            "centers": int(self.n_centres),
+            "select": self.centres,
+            "delta": _auto(self.delta),
+            "loss": self.loss,
+            "tol": self.tol,
+        }
+
+
+class SLKLRegressor(_KestrelRegressor):
+    """Sparse kernel regression by SLKL (seed 001): a few active centres among candidates,
+    chosen by coordinate descent on a sparsity-weighted objective.
+
+    Parameters
+    ----------
+    kernel : {"rbf", "poly", "linear"}, default="rbf"
+    gamma : float or "auto", default="auto"
+        Width; "auto" is the width of highest kernel-target alignment.
+    degree : int, default=3
+    coef0 : float, default=0.0
+    nu : float, default=0.1
+        Sparsity weight, in units of the target variance.
+    n_centres : int, default=256
+        Candidate centres.
+    tol : float or None, default=None
+    random_state : int or None, default=None
+    scalar : {"f64", "f32"}, default="f64"
+
+    Attributes
+    ----------
+    n_features_in_, model_bytes_, summary_
+        As for :class:`DCDLinearSVC`.
+    """
+
+    _learner = "slkl"
+
+    def __init__(
+        self, kernel="rbf", gamma="auto", degree=3, coef0=0.0, nu=0.1, n_centres=256, tol=None, random_state=None,
+        scalar="f64",
+    ):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.nu = nu
+        self.n_centres = n_centres
+        self.tol = tol
+        self.random_state = random_state
+        self.scalar = scalar
+
+    def _fit_settings(self):
+        return {
+            "kernel": self.kernel,
+            "gamma": _auto(self.gamma),
+            "degree": int(self.degree),
+            "coef0": float(self.coef0),
+            "nu": float(self.nu),
+            "centers": int(self.n_centres),
+            "tol": self.tol,
+        }
+
+
+class KernelRidgeNystrom(_KestrelRegressor):
+    """Nyström kernel ridge regression: a reduced set of centres, the ridge chosen by exact
+    leave-one-out over a whole path from one eigendecomposition (seed 000 §4.1.1).
+
+    Parameters
+    ----------
+    alpha : float or "auto", default="auto"
+        The ridge (scikit-learn's ``KernelRidge(alpha=...)``); "auto" is the path's
+        leave-one-out best.
+    kernel : {"rbf", "poly", "linear"}, default="rbf"
+    gamma : float or "auto", default="auto"
+    degree : int, default=3
+    coef0 : float, default=0.0
+    n_centres : int, default=256
+    centres : {"irsvm", "random"}, default="irsvm"
+    delta : float or None, default=None
+        IRSVM's threshold; None is a small one (the centres run to ``n_centres``).
+    random_state : int or None, default=None
+    scalar : {"f64", "f32"}, default="f64"
+
+    Attributes
+    ----------
+    n_features_in_, model_bytes_, summary_
+        As for :class:`DCDLinearSVC`.
+    """
+
+    _learner = "krr"
+
+    def __init__(
+        self, alpha="auto", kernel="rbf", gamma="auto", degree=3, coef0=0.0, n_centres=256, centres="irsvm",
+        delta=None, random_state=None, scalar="f64",
+    ):
+        self.alpha = alpha
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_centres = n_centres
+        self.centres = centres
+        self.delta = delta
+        self.random_state = random_state
+        self.scalar = scalar
+
+    def _fit_settings(self):
+        settings = {
+            "alpha": _auto(self.alpha),
+            "kernel": self.kernel,
+            "gamma": _auto(self.gamma),
+            "degree": int(self.degree),
+            "coef0": float(self.coef0),
+            "centers": int(self.n_centres),
+            "select": self.centres,
+        }
+        if self.delta is not None:
+            settings["delta"] = float(self.delta)
+        return settings

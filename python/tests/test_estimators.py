@@ -1,0 +1,120 @@
+"""The scikit-learn estimators: scikit-learn's own estimator checks, accuracy against
+scikit-learn on real data, the model bytes shared with the CLI (f32 predictions equal bit
+for bit), pickling, string classes, and errors that raise instead of crashing."""
+
+import os
+import pickle
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes, make_moons
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import kestrel
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def kestrel_cli():
+    """The CLI the test command built (KESTREL_CLI, or the workspace's release build)."""
+    path = Path(os.environ.get("KESTREL_CLI", ROOT / "target" / "release" / "kestrel"))
+    if not path.exists():
+        subprocess.run(["cargo", "build", "--release", "-p", "kestrel-stream"], cwd=ROOT, check=True)
+    return path
+
+
+ESTIMATORS = [kestrel.DCDLinearSVC(), kestrel.ReducedKernelSVC(), kestrel.SLKLRegressor(), kestrel.KernelRidgeNystrom()]
+
+
+@parametrize_with_checks(ESTIMATORS)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_reduced_kernel_svc_matches_svc_on_breast_cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
+    ours = make_pipeline(StandardScaler(), kestrel.ReducedKernelSVC()).fit(X_train, y_train).score(X_test, y_test)
+    theirs = make_pipeline(StandardScaler(), SVC()).fit(X_train, y_train).score(X_test, y_test)
+    assert ours >= theirs - 0.02, (ours, theirs)
+
+
+def test_kernel_ridge_without_a_grid_matches_grid_searched_kernel_ridge_on_diabetes():
+    X, y = load_diabetes(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
+    model = make_pipeline(StandardScaler(), kestrel.KernelRidgeNystrom()).fit(X_train, y_train)
+    grid = {"alpha": np.logspace(-3, 2, 6), "gamma": np.logspace(-4, 0, 5)}
+    searched = make_pipeline(StandardScaler(), GridSearchCV(KernelRidge(kernel="rbf"), grid, cv=5))
+    theirs = searched.fit(X_train, y_train).score(X_test, y_test)
+    ours = model.score(X_test, y_test)
+    assert ours >= theirs - 0.03, (ours, theirs)
+    assert model[-1].summary_["chosen"]["lambda"] > 0
+
+
+def cli_predictions(tmp_path, model_bytes, X):
+    """What `kestrel predict` prints for the rows of X with the model `model_bytes`."""
+    model_file, rows = tmp_path / "model.kestrel", tmp_path / "rows.csv"
+    model_file.write_bytes(model_bytes)
+    header = ",".join(f"x{j}" for j in range(X.shape[1])) + ",y"
+    # repr of a float64 reads back to the same float64: the CLI sees the bits Python has.
+    rows.write_text(header + "\n" + "\n".join(",".join(repr(float(v)) for v in row) + ",0" for row in X) + "\n")
+    out = subprocess.run(
+        [kestrel_cli(), "predict", "--model", model_file, "--input", rows], capture_output=True, text=True, check=True
+    )
+    return out.stdout.split()
+
+
+@pytest.mark.parametrize("scalar", ["f32", "f64"])
+def test_cli_predicts_what_python_predicts(tmp_path, scalar):
+    X, y = make_moons(200, noise=0.25, random_state=1)
+    regressor = kestrel.SLKLRegressor(scalar=scalar, n_centres=32).fit(X, np.sin(3 * X[:, 0]) + X[:, 1])
+    printed = cli_predictions(tmp_path, regressor.to_bytes(), X)
+    ours = regressor.predict(X)
+    # The CLI prints the shortest decimal that reads back to its f64 value: the same bits.
+    assert np.array_equal(np.array(printed, dtype=np.float64), ours)
+    if scalar == "f32":
+        assert np.array_equal(ours.astype(np.float32).astype(np.float64), ours), "an f32 model computes in f32"
+    classifier = kestrel.ReducedKernelSVC(scalar=scalar).fit(X, np.where(y == 1, "up", "down"))
+    assert cli_predictions(tmp_path, classifier.to_bytes(), X) == list(classifier.predict(X))
+    assert kestrel.load(classifier.to_bytes()).info["class_names"] == ["down", "up"]
+
+
+def test_pickle_and_load_use_the_model_bytes(tmp_path):
+    X, y = make_moons(150, noise=0.2, random_state=2)
+    clf = kestrel.DCDLinearSVC(C=0.5).fit(X, y * 2 - 1)
+    again = pickle.loads(pickle.dumps(clf))
+    assert again.to_bytes() == clf.to_bytes()
+    assert np.array_equal(again.predict(X), clf.predict(X))
+    path = tmp_path / "m.kestrel"
+    path.write_bytes(clf.to_bytes())
+    assert np.array_equal(kestrel.load(path).predict(X), clf.predict(X).astype(np.float64))
+    assert kestrel.load(path).info["kind"] == "linear-svm"
+
+
+def test_bad_input_raises_value_error():
+    X, y = make_moons(60, noise=0.2, random_state=3)
+    clf = kestrel.ReducedKernelSVC().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="NaN"):
+        clf.predict(np.array([[np.nan, 1.0]]))
+    with pytest.raises(ValueError, match="kernel"):
+        kestrel.ReducedKernelSVC(kernel="sigmoid").fit(X, y)
+    with pytest.raises(ValueError, match="one class"):
+        kestrel.DCDLinearSVC().fit(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="gamma"):
+        kestrel.SLKLRegressor(gamma=-1.0).fit(X, y.astype(float))
+    with pytest.raises(ValueError):
+        kestrel.load(b"not a model")
+    corrupted = bytearray(clf.to_bytes())
+    corrupted[len(corrupted) // 2] ^= 1
+    with pytest.raises(ValueError, match="checksum"):
+        kestrel.load(bytes(corrupted))
