@@ -23,7 +23,7 @@ import os
 import numpy as np
 
 from . import _kestrel
-from ._estimators import DCDLinearSVC, KernelRidgeNystrom, ReducedKernelSVC, SLKLRegressor
+from ._estimators import DCDLinearSVC, KernelRidgeNystrom, ReducedKernelSVC, SLKLRegressor, _rows
 
 __all__ = ["DCDLinearSVC", "KernelRidgeNystrom", "Model", "ReducedKernelSVC", "SLKLRegressor", "load"]
 
@@ -53,16 +53,16 @@ class Model:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
 
         Returns
         -------
         ndarray of shape (n_samples,)
         """
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got shape {X.shape}")
-        values = _kestrel.predict(self._bytes, X)
+        rows = _rows(X)
+        if isinstance(rows, np.ndarray) and rows.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {rows.shape}")
+        values = _kestrel.predict(self._bytes, rows)
         names = self.info["class_names"]
         if names:
             return np.asarray(names, dtype=object)[values.astype(np.intp)]

@@ -10,6 +10,7 @@ firmware read them), and pickling carries them.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -42,10 +43,26 @@ def _seed(random_state):
     raise ValueError(f"random_state must be None or a non-negative int, got {random_state!r}")
 
 
+def _rows(X):
+    """``X`` as the extension takes it: a C-ordered float64 matrix, or a CSR matrix as
+    ``(indptr, indices, data, n_features)`` with sorted, distinct indices (no densifying)."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        X.sum_duplicates()
+        X.sort_indices()
+        return (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, X.shape[1])
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
 class _KestrelEstimator(BaseEstimator):
     """What every estimator shares: the fitted model's bytes and the prediction on them."""
 
     _learner = ""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def _fit_settings(self):
         raise NotImplementedError
@@ -54,15 +71,17 @@ class _KestrelEstimator(BaseEstimator):
         settings = self._fit_settings()
         if self.scalar not in ("f64", "f32"):
             raise ValueError(f"scalar must be 'f64' or 'f32', got {self.scalar!r}")
-        model, summary = _kestrel.fit(self._learner, X, y, scalar=self.scalar, seed=_seed(self.random_state), **settings)
+        model, summary = _kestrel.fit(
+            self._learner, _rows(X), y, scalar=self.scalar, seed=_seed(self.random_state), **settings
+        )
         self.model_bytes_ = model
         self.summary_ = summary
         return self
 
     def _predict_values(self, X):
         check_is_fitted(self, "model_bytes_")
-        X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
-        return _kestrel.predict(self.model_bytes_, X)
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
+        return _kestrel.predict(self.model_bytes_, _rows(X))
 
     def to_bytes(self):
         """The fitted model as a Kestrel model file (the core's envelope).
@@ -86,8 +105,8 @@ class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training rows.
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Training rows (sparse rows are passed as CSR, never densified).
         y : array-like of shape (n_samples,)
             Class labels: numbers or strings.
 
@@ -95,7 +114,7 @@ class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
@@ -112,7 +131,7 @@ class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
 
         Returns
         -------
@@ -135,8 +154,8 @@ class _KestrelRegressor(RegressorMixin, _KestrelEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training rows.
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Training rows (sparse rows are passed as CSR, never densified).
         y : array-like of shape (n_samples,)
             Targets.
 
@@ -144,7 +163,7 @@ class _KestrelRegressor(RegressorMixin, _KestrelEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
         return self._fit_bytes(X, np.asarray(y, dtype=np.float64))
 
     def predict(self, X):
@@ -152,7 +171,7 @@ class _KestrelRegressor(RegressorMixin, _KestrelEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
 
         Returns
         -------

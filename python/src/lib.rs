@@ -98,26 +98,105 @@ fn settings(
     })
 }
 
-/// The rows of `x` (every entry, zeros included, so the data set has `x`'s width) with
-/// `labels`.
-fn dataset<T: Real>(x: ArrayView2<'_, f64>, labels: &[f64]) -> Result<Dataset<T>, String> {
-    let mut data = Dataset::new();
-    let mut record = Record { indices: (0..x.ncols()).map(|j| j as u32).collect(), ..Record::default() };
-    for (i, (row, &label)) in x.rows().into_iter().zip(labels).enumerate() {
-        record.label = label;
+/// The rows the Python side passes: a C-ordered float64 matrix, or a CSR matrix as
+/// `(indptr, indices, data, n_features)` (int64, int64, float64; indices sorted per row).
+#[derive(FromPyObject)]
+enum RowsArg<'py> {
+    Dense(PyReadonlyArray2<'py, f64>),
+    Csr((PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, f64>, usize)),
+}
+
+/// Borrowed rows, dense or CSR, read one [`Record`] at a time.
+enum Rows<'a> {
+    Dense(ArrayView2<'a, f64>),
+    Csr { indptr: &'a [i64], indices: &'a [i64], values: &'a [f64], dim: usize },
+}
+
+impl<'py> RowsArg<'py> {
+    /// The rows, checked: a CSR's arrays agree in length and its offsets never decrease.
+    fn rows(&self) -> PyResult<Rows<'_>> {
+        match self {
+            RowsArg::Dense(x) => Ok(Rows::Dense(x.as_array())),
+            RowsArg::Csr((indptr, indices, values, dim)) => {
+                let contiguous = |_| value_error("CSR arrays must be contiguous");
+                let (indptr, indices) =
+                    (indptr.as_slice().map_err(contiguous)?, indices.as_slice().map_err(contiguous)?);
+                let values = values.as_slice().map_err(contiguous)?;
+                let nnz = indptr.last().copied().unwrap_or(0);
+                let ordered = indptr.first() == Some(&0) && indptr.windows(2).all(|w| w[0] <= w[1]);
+                if !ordered || usize::try_from(nnz).ok() != Some(indices.len()) || indices.len() != values.len() {
+                    return Err(value_error("malformed CSR matrix (indptr, indices and data disagree)"));
+                }
+                if *dim > u32::MAX as usize {
+                    return Err(value_error(format!("{dim} features: too many")));
+                }
+                Ok(Rows::Csr { indptr, indices, values, dim: *dim })
+            }
+        }
+    }
+}
+
+impl Rows<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Rows::Dense(x) => x.nrows(),
+            Rows::Csr { indptr, .. } => indptr.len().saturating_sub(1),
+        }
+    }
+
+    fn dim(&self) -> usize {
+        match self {
+            Rows::Dense(x) => x.ncols(),
+            Rows::Csr { dim, .. } => *dim,
+        }
+    }
+
+    /// Writes row `i`'s features into `record`: every entry of a dense row, the stored
+    /// entries of a CSR row (indices strictly increasing and below the width).
+    fn fill(&self, i: usize, record: &mut Record) -> Result<(), String> {
+        record.indices.clear();
         record.values.clear();
-        record.values.extend(row.iter().copied());
+        match self {
+            Rows::Dense(x) => {
+                record.indices.extend((0..x.ncols()).map(|j| j as u32));
+                record.values.extend(x.row(i).iter().copied());
+            }
+            Rows::Csr { indptr, indices, values, dim } => {
+                let range = |k: usize| indptr.get(k).and_then(|&o| usize::try_from(o).ok()).unwrap_or(0);
+                let (start, end) = (range(i), range(i + 1));
+                let mut last = None;
+                for (&j, &v) in
+                    indices.get(start..end).unwrap_or_default().iter().zip(values.get(start..end).unwrap_or_default())
+                {
+                    let j = u32::try_from(j).ok().filter(|&j| (j as usize) < *dim && last.is_none_or(|l| j > l));
+                    let j =
+                        j.ok_or_else(|| format!("row {i}: CSR indices must be sorted, distinct and below {dim}"))?;
+                    record.indices.push(j);
+                    record.values.push(v);
+                    last = Some(j);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The data set of `rows` with `labels`, as wide as the rows.
+fn dataset<T: Real>(rows: &Rows<'_>, labels: &[f64]) -> Result<Dataset<T>, String> {
+    let mut data = Dataset::new();
+    let mut record = Record::default();
+    for (i, &label) in labels.iter().enumerate().take(rows.len()) {
+        rows.fill(i, &mut record)?;
+        record.label = label;
         data.push(&record).map_err(|e| format!("row {i}: {e}"))?;
     }
+    data.widen(rows.dim());
     Ok(data)
 }
 
-/// Fits on `x` and `labels` in scalar `T`: the model's bytes and its summary.
-fn fit_in<T: Real>(settings: &FitSettings, x: ArrayView2<'_, f64>, labels: &[f64]) -> Result<Fitted, String> {
-    if x.ncols() > u32::MAX as usize {
-        return Err(format!("{} features: too many", x.ncols()));
-    }
-    let data = dataset::<T>(x, labels)?;
+/// Fits on `rows` and `labels` in scalar `T`: the model's bytes and its summary.
+fn fit_in<T: Real>(settings: &FitSettings, rows: &Rows<'_>, labels: &[f64]) -> Result<Fitted, String> {
+    let data = dataset::<T>(rows, labels)?;
     policy::fit(settings, &data).map_err(|e| e.to_string())
 }
 
@@ -160,7 +239,7 @@ fn summary_dict<'py>(py: Python<'py>, summary: &Summary) -> PyResult<Bound<'py, 
 fn fit<'py>(
     py: Python<'py>,
     learner: &str,
-    x: PyReadonlyArray2<'py, f64>,
+    x: RowsArg<'py>,
     y: PyReadonlyArray1<'py, f64>,
     scalar: &str,
     kernel: &str,
@@ -180,18 +259,19 @@ fn fit<'py>(
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyDict>)> {
     let settings =
         settings(learner, kernel, gamma, degree, coef0, c, loss, bias, nu, centers, tol, select, delta, alpha, seed)?;
-    let (x, y) = (x.as_array(), y.as_array());
-    if x.nrows() != y.len() {
-        return Err(value_error(format!("{} rows of x but {} labels", x.nrows(), y.len())));
+    let (rows, labels) = (x.rows()?, y.as_array().to_vec());
+    if rows.len() != labels.len() {
+        return Err(value_error(format!("{} rows of x but {} labels", rows.len(), labels.len())));
     }
-    let labels = y.to_vec();
     let f32_scalar = match scalar {
         "f64" => false,
         "f32" => true,
         other => return Err(value_error(format!("unknown scalar `{other}` (f64, f32)"))),
     };
     let fitted = py
-        .detach(|| if f32_scalar { fit_in::<f32>(&settings, x, &labels) } else { fit_in::<f64>(&settings, x, &labels) })
+        .detach(|| {
+            if f32_scalar { fit_in::<f32>(&settings, &rows, &labels) } else { fit_in::<f64>(&settings, &rows, &labels) }
+        })
         .map_err(value_error)?;
     Ok((PyBytes::new(py, &fitted.bytes), summary_dict(py, &fitted.summary)?))
 }
@@ -200,22 +280,19 @@ fn fit<'py>(
 /// `kestrel predict` writes — the label for a classifier (for a model of named classes, the
 /// class's index), the value for a regressor.
 #[pyfunction]
-fn predict<'py>(py: Python<'py>, model: &[u8], x: PyReadonlyArray2<'py, f64>) -> PyResult<Bound<'py, PyArray1<f64>>> {
-    let x = x.as_array();
+fn predict<'py>(py: Python<'py>, model: &[u8], x: RowsArg<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let rows = x.rows()?;
     let predictions = py
         .detach(|| -> Result<Vec<f64>, String> {
             let mut loaded = model::load(model).map_err(|e| e.to_string())?;
             let dim = loaded.info().dim;
-            if x.ncols() != dim {
-                return Err(format!("x has {} features, the model {dim}", x.ncols()));
+            if rows.dim() != dim {
+                return Err(format!("x has {} features, the model {dim}", rows.dim()));
             }
-            let mut record = Record { indices: (0..dim).map(|j| j as u32).collect(), ..Record::default() };
-            x.rows()
-                .into_iter()
-                .enumerate()
-                .map(|(i, row)| {
-                    record.values.clear();
-                    record.values.extend(row.iter().copied());
+            let mut record = Record::default();
+            (0..rows.len())
+                .map(|i| {
+                    rows.fill(i, &mut record)?;
                     loaded.predict(&record).map_err(|e| format!("row {i}: {e}"))
                 })
                 .collect()

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_diabetes, make_moons
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import GridSearchCV, train_test_split
@@ -85,6 +87,20 @@ def test_cli_predicts_what_python_predicts(tmp_path, scalar):
     classifier = kestrel.ReducedKernelSVC(scalar=scalar).fit(X, np.where(y == 1, "up", "down"))
     assert cli_predictions(tmp_path, classifier.to_bytes(), X) == list(classifier.predict(X))
     assert kestrel.load(classifier.to_bytes()).info["class_names"] == ["down", "up"]
+
+
+@pytest.mark.parametrize("estimator", [kestrel.DCDLinearSVC(), kestrel.ReducedKernelSVC(), kestrel.SLKLRegressor()])
+def test_sparse_rows_fit_and_predict_as_the_dense_ones(estimator):
+    X, y = make_moons(120, noise=0.2, random_state=4)
+    X = np.hstack([X, np.zeros((len(X), 3))])  # trailing all-zero columns keep the width
+    X[::3, 0] = 0.0
+    target = y if hasattr(estimator, "predict_proba") or "SVC" in type(estimator).__name__ else X[:, 1] ** 2
+    dense = clone(estimator).fit(X, target)
+    sparse = clone(estimator).fit(sp.csr_matrix(X), target)
+    assert sparse.to_bytes() == dense.to_bytes()
+    assert sparse.n_features_in_ == X.shape[1]
+    assert np.array_equal(dense.predict(sp.csc_matrix(X)), dense.predict(X))
+    assert np.array_equal(kestrel.load(dense.to_bytes()).predict(sp.csr_matrix(X)), kestrel.load(dense.to_bytes()).predict(X))
 
 
 def test_pickle_and_load_use_the_model_bytes(tmp_path):

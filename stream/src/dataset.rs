@@ -147,6 +147,13 @@ impl<T: Real> Dataset<T> {
         self.dim
     }
 
+    /// Declares the rows at least `dim` features wide, as a matrix whose last columns are
+    /// all zero is (a sparse matrix of a known shape): the model trained on them then takes
+    /// rows of that width.
+    pub fn widen(&mut self, dim: usize) {
+        self.dim = self.dim.max(dim);
+    }
+
     /// The labels, one per row.
     pub fn labels(&self) -> &[f64] {
         &self.labels
