@@ -138,12 +138,40 @@ class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
         ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        values = self._predict_values(X)
+        values = self._predict_values(X)  # checks the estimator is fitted first
+        return self.classes_[self._class_index(values)]
+
+
+    def decision_function(self, X):
+        """Decision values, as scikit-learn's classifiers give them.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes (positive means ``classes_[1]``), or
+        (n_samples, n_classes), one one-vs-rest column per class of ``classes_``.
+        """
+        check_is_fitted(self, "model_bytes_")
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
+        values, labels = _kestrel.decision_function(self.model_bytes_, _rows(X))
+        columns = self._class_index(np.asarray(labels, dtype=np.float64))
+        if values.shape[1] == 1:
+            # The one output's value is ≥ 0 for the model's second label.
+            return values[:, 0] if columns[1] == 1 else -values[:, 0]
+        ordered = np.empty_like(values)
+        ordered[:, columns] = values
+        return ordered
+
+    def _class_index(self, values):
+        """The index in ``classes_`` of each label value the model predicts."""
         if np.issubdtype(self.classes_.dtype, np.number):
             index = np.searchsorted(self.classes_, values)
         else:
             index = values.astype(np.intp)
-        return self.classes_[np.clip(index, 0, len(self.classes_) - 1)]
+        return np.clip(index, 0, len(self.classes_) - 1)
 
 
 class _KestrelRegressor(RegressorMixin, _KestrelEstimator):

@@ -21,7 +21,7 @@ use kestrel_stream::dataset::Dataset;
 use kestrel_stream::model;
 use kestrel_stream::source::Record;
 use numpy::ndarray::ArrayView2;
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -301,6 +301,38 @@ fn predict<'py>(py: Python<'py>, model: &[u8], x: RowsArg<'py>) -> PyResult<Boun
     Ok(predictions.into_pyarray(py))
 }
 
+/// A classifier's decision values for the rows of `x`, one column per output in the
+/// model's order, and the labels of those outputs (see
+/// `kestrel_stream::model::Predictor::decision_values`); a `ValueError` for a regressor.
+#[pyfunction]
+fn decision_function<'py>(
+    py: Python<'py>,
+    model: &[u8],
+    x: RowsArg<'py>,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<f64>)> {
+    let rows = x.rows()?;
+    let (values, labels) = py
+        .detach(|| -> Result<(Vec<Vec<f64>>, Vec<f64>), String> {
+            let mut loaded = model::load(model).map_err(|e| e.to_string())?;
+            let dim = loaded.info().dim;
+            if rows.dim() != dim {
+                return Err(format!("x has {} features, the model {dim}", rows.dim()));
+            }
+            let mut record = Record::default();
+            let values = (0..rows.len())
+                .map(|i| {
+                    rows.fill(i, &mut record)?;
+                    let values = loaded.decision_values(&record).map_err(|e| format!("row {i}: {e}"))?;
+                    values.ok_or_else(|| "a regressor has no decision function".to_string())
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((values, loaded.labels()))
+        })
+        .map_err(value_error)?;
+    let array = PyArray2::from_vec2(py, &values).map_err(value_error)?;
+    Ok((array, labels))
+}
+
 /// What `kestrel inspect` shows of the model in `model`: kind, scalar, dim, centers, bytes,
 /// kernel, task, scaled, class_names.
 #[pyfunction]
@@ -332,6 +364,7 @@ fn with_class_names<'py>(py: Python<'py>, model: &[u8], names: Vec<String>) -> P
 fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(predict, m)?)?;
+    m.add_function(wrap_pyfunction!(decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(with_class_names, m)?)?;
     Ok(())

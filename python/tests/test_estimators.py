@@ -103,6 +103,23 @@ def test_sparse_rows_fit_and_predict_as_the_dense_ones(estimator):
     assert np.array_equal(kestrel.load(dense.to_bytes()).predict(sp.csr_matrix(X)), kestrel.load(dense.to_bytes()).predict(X))
 
 
+@pytest.mark.parametrize("estimator", [kestrel.DCDLinearSVC(), kestrel.ReducedKernelSVC()])
+@pytest.mark.parametrize("labels", [[-1, 1], [3, 1], ["b", "a"], [2, 0, 1], ["x", "z", "y", "w"]])
+def test_decision_function_agrees_with_predict(estimator, labels):
+    X, y = make_moons(150, noise=0.3, random_state=5)
+    X = np.hstack([X, np.random.default_rng(0).normal(size=(150, 1))])
+    classes = np.asarray(labels)
+    y = classes[(y + 2 * (X[:, 2] > 0.8)) % len(classes)]
+    clf = clone(estimator).fit(X, y)
+    decision = clf.decision_function(X)
+    if len(clf.classes_) == 2:
+        assert decision.shape == (len(X),)
+        assert np.array_equal(clf.classes_[(decision >= 0).astype(int)], clf.predict(X))
+    else:
+        assert decision.shape == (len(X), len(clf.classes_))
+        assert np.array_equal(clf.classes_[np.argmax(decision, axis=1)], clf.predict(X))
+
+
 def test_pickle_and_load_use_the_model_bytes(tmp_path):
     X, y = make_moons(150, noise=0.2, random_state=2)
     clf = kestrel.DCDLinearSVC(C=0.5).fit(X, y * 2 - 1)

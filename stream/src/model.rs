@@ -130,6 +130,19 @@ pub trait Predictor {
     fn class_names(&self) -> Option<&ClassNames> {
         None
     }
+    /// A classifier's decision value for each of its outputs (one output for two classes:
+    /// its label is `labels()[1]` when the value is ≥ 0, `labels()[0]` otherwise; one per
+    /// class beyond, the largest wins), `None` for a regressor.
+    ///
+    /// # Errors
+    /// As [`predict`](Self::predict).
+    fn decision_values(&mut self, _record: &Record) -> Result<Option<Vec<f64>>, Error> {
+        Ok(None)
+    }
+    /// A classifier's labels in the order of its outputs (empty for a regressor).
+    fn labels(&self) -> Vec<f64> {
+        Vec::new()
+    }
 }
 
 /// A model of named classes: the model, and the names its labels `0, 1, …` stand for.
@@ -153,6 +166,14 @@ impl Predictor for Named {
 
     fn class_names(&self) -> Option<&ClassNames> {
         Some(&self.names)
+    }
+
+    fn decision_values(&mut self, record: &Record) -> Result<Option<Vec<f64>>, Error> {
+        self.model.decision_values(record)
+    }
+
+    fn labels(&self) -> Vec<f64> {
+        self.model.labels()
     }
 }
 
@@ -263,15 +284,24 @@ impl<T: Real> Linear<T> {
     }
 }
 
+/// `record` as a linear model reads it: standardised into the dense row `values` when the
+/// model has a scaler, else its values in `T` (into `values`) beside its indices.
+fn linear_row<'a, T: Real>(
+    scaler: Option<&Scaler<T, Vec<T>>>,
+    values: &'a mut Vec<T>,
+    record: &'a Record,
+) -> Result<Row<'a, T>, Error> {
+    if scaler.is_some() {
+        return Ok(Row::Dense(dense_row(record, scaler, values)?));
+    }
+    values.clear();
+    values.extend(record.values.iter().map(|&v| T::from_f64(v)));
+    Ok(Row::Sparse { indices: &record.indices, values })
+}
+
 impl<T: Real> Predictor for Linear<T> {
     fn predict(&mut self, record: &Record) -> Result<f64, Error> {
-        if self.scaler.is_some() {
-            let row = dense_row(record, self.scaler.as_ref(), &mut self.values)?;
-            return Ok(self.model.predict(Row::Dense(row))?.to_f64());
-        }
-        self.values.clear();
-        self.values.extend(record.values.iter().map(|&v| T::from_f64(v)));
-        let row = Row::Sparse { indices: &record.indices, values: &self.values };
+        let row = linear_row(self.scaler.as_ref(), &mut self.values, record)?;
         Ok(self.model.predict(row)?.to_f64())
     }
 
@@ -292,6 +322,16 @@ impl<T: Real> Predictor for Linear<T> {
 
     fn is_classifier(&self) -> bool {
         true
+    }
+
+    fn decision_values(&mut self, record: &Record) -> Result<Option<Vec<f64>>, Error> {
+        let row = linear_row(self.scaler.as_ref(), &mut self.values, record)?;
+        let decisions = (0..self.model.outputs()).map(|c| self.model.decision(c, row).map(Real::to_f64));
+        Ok(Some(decisions.collect::<Result<_, _>>()?))
+    }
+
+    fn labels(&self) -> Vec<f64> {
+        self.model.labels().iter().map(|l| l.to_f64()).collect()
     }
 }
 
@@ -388,6 +428,17 @@ impl<T: Real> Predictor for Reduced<T> {
 
     fn is_classifier(&self) -> bool {
         true
+    }
+
+    fn decision_values(&mut self, record: &Record) -> Result<Option<Vec<f64>>, Error> {
+        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        let mut values = vec![T::ZERO; self.model.outputs()];
+        self.model.decision_values(row, &mut values)?;
+        Ok(Some(values.into_iter().map(Real::to_f64).collect()))
+    }
+
+    fn labels(&self) -> Vec<f64> {
+        self.model.labels().iter().map(|l| l.to_f64()).collect()
     }
 }
 
