@@ -151,3 +151,12 @@ def test_bad_input_raises_value_error():
     corrupted[len(corrupted) // 2] ^= 1
     with pytest.raises(ValueError, match="checksum"):
         kestrel.load(bytes(corrupted))
+
+
+def test_the_stubs_name_every_function_of_the_extension():
+    import ast
+
+    stub = Path(kestrel.__file__).with_name("_kestrel.pyi")
+    declared = {node.name for node in ast.parse(stub.read_text()).body if isinstance(node, ast.FunctionDef)}
+    exported = {name for name in dir(kestrel._kestrel) if not name.startswith("_")}
+    assert declared == exported
