@@ -31,10 +31,7 @@ pub const MAX_WINDOW: usize = 1 << 24;
 pub const MAX_CENTERS: usize = 1 << 14;
 /// The largest cap on coordinate steps per arrival.
 pub const MAX_STEPS: usize = 1 << 16;
-/// `kestrel stream --memory` unless told, in arrivals.
-pub const DEFAULT_MEMORY: usize = 2000;
-/// The most classes `kestrel stream` takes unless told (`--classes`).
-pub const DEFAULT_STREAM_CLASSES: usize = 16;
+pub use kestrel_stream::online::build::{DEFAULT_MEMORY, DEFAULT_STREAM_CLASSES};
 
 /// A count in `min ..= max`; clap's error names the flag and the range.
 pub fn count(min: usize, max: usize) -> impl TypedValueParser<Value = usize> {
@@ -257,20 +254,6 @@ impl SvmArgs {
             LossArg::SquaredHinge => kestrel_core::dcd::Loss::SquaredHinge,
         };
         fit::SvmSettings { c: self.c, loss, bias: self.bias }
-    }
-
-    /// The solver's parameters these flags describe with cost `c` (`--c` resolved by the
-    /// caller), with the stopping tolerance `eps` when one is given (LIBLINEAR's 0.1
-    /// otherwise).
-    ///
-    /// # Errors
-    /// `InvalidParam` naming the parameter out of range.
-    pub fn params<T: kestrel_core::Real>(
-        &self,
-        c: f64,
-        eps: Option<f64>,
-    ) -> Result<kestrel_core::dcd::ValidParams<T>, kestrel_core::Error> {
-        self.settings().params(c, eps)
     }
 }
 

@@ -5,111 +5,62 @@
 
 use anyhow::Result;
 use clap::ValueEnum;
-use kestrel_core::{Error, Kernel, Real, dcd, slkl};
+use kestrel_core::{Error, Real};
 use kestrel_stream::checkpoint::RunConfig;
-use kestrel_stream::online::{BuildError, OnlineLearner, RsvmSettings, WindowRsvm, WindowSlkl, WindowSvm};
+use kestrel_stream::online::build::{BuildFailure, StreamLearner, StreamSettings, build};
+use kestrel_stream::online::{BuildError, OnlineLearner};
 
 use crate::Usage;
-use crate::args::{KernelArg, Learner, Setting, StreamArgs};
+use crate::args::{KernelArg, Learner, StreamArgs};
 
-/// The learner the flags describe, for samples of `dim` features.
+/// The library's stream settings these flags describe.
+pub fn settings(args: &StreamArgs) -> StreamSettings {
+    let learner = match args.learner {
+        Learner::Svm => StreamLearner::Svm,
+        Learner::Slkl => StreamLearner::Slkl,
+        Learner::Rsvm => StreamLearner::Rsvm,
+    };
+    StreamSettings {
+        learner,
+        window: args.window,
+        centers: args.centers,
+        steps_per_sample: args.steps_per_sample,
+        kernel: args.kernel.settings(),
+        nu: args.nu,
+        svm: args.svm.settings(),
+        delta: args.delta,
+        scale: !args.no_scale,
+        renew: !args.no_renew,
+        memory: args.memory,
+        classes: args.classes,
+        seed: args.seed,
+        budget: args.budget,
+    }
+}
+
+/// The learner the flags describe, for samples of `dim` features
+/// ([`kestrel_stream::online::build`]).
 ///
 /// # Errors
 /// [`Usage`] naming the flag for a configuration the learner refuses or one over
-/// `--budget`.
-pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineLearner>> {
-    let scale = !args.no_scale;
-    let footprint = match args.learner {
-        Learner::Svm => WindowSvm::<T>::footprint(args.window, dim, scale, args.classes, args.memory > 0),
-        Learner::Slkl => WindowSlkl::<T>::footprint(args.window, dim, args.centers, scale),
-        Learner::Rsvm => WindowRsvm::<T>::footprint(
-            args.window,
-            dim,
-            args.centers,
-            scale,
-            args.classes,
-            args.memory > 0,
-            !args.no_renew,
-        ),
-    };
-    let bytes = footprint.bytes::<T>(size_of::<usize>(), true);
-    if let Some(budget) = args.budget.filter(|&budget| bytes > budget) {
-        let classes = match args.learner {
-            Learner::Slkl => String::new(),
-            _ => format!(" for up to {} classes (--classes)", args.classes),
-        };
-        return Err(Usage(format!("the learner needs {bytes} bytes{classes}, over --budget {budget}")).into());
-    }
-    let learner: Box<dyn OnlineLearner> = match args.learner {
-        Learner::Svm => {
-            let steps = args.steps_per_sample;
-            let svm = WindowSvm::<T>::new(args.window, dim, svm_params(args)?, steps, args.seed, scale, decay(args));
-            Box::new(svm.map_err(refused)?.with_classes(args.classes))
-        }
-        Learner::Slkl => {
-            let params = slkl::Params::new().kernel(kernel(args, dim)?).nu(T::from_f64(args.nu)).seed(args.seed);
-            let params = params.check().map_err(refused)?;
-            let steps = args.steps_per_sample;
-            let slkl = WindowSlkl::<T>::new(args.window, dim, args.centers, params, steps, scale).map_err(refused)?;
-            Box::new(if args.no_renew { slkl.without_renewal() } else { slkl })
-        }
-        Learner::Rsvm => {
-            let settings = RsvmSettings {
-                kernel: kernel(args, dim)?,
-                centres: args.centers,
-                delta: T::from_f64(args.delta),
-                window: args.window,
-                params: svm_params(args)?,
-                steps: args.steps_per_sample,
-                seed: args.seed,
-                scale,
-                memory: decay(args),
-                renew: !args.no_renew,
-            };
-            Box::new(WindowRsvm::new(settings, dim).map_err(refused)?.with_classes(args.classes))
-        }
-    };
-    Ok(learner)
+/// `--budget`; `auto` for `--gamma` or `--c`, which a stream cannot resolve.
+pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineLearner + Send>> {
+    build::<T>(&settings(args), dim).map_err(|failure| match failure {
+        BuildFailure::Auto(message) => anyhow::Error::msg(message),
+        BuildFailure::OverBudget { .. } => Usage(failure.to_string()).into(),
+        BuildFailure::Refused(error) => refused(error).into(),
+    })
 }
 
 /// A configuration the learner refuses, as a usage error naming the flag.
-fn refused(error: impl Into<BuildError>) -> Usage {
-    match error.into() {
+fn refused(error: BuildError) -> Usage {
+    match error {
         BuildError::Core(Error::InvalidParam { name }) => {
             Usage(format!("invalid value for --{}: the learner refuses it", name.replace('_', "-")))
         }
         BuildError::Core(other) => Usage(format!("the learner refuses this configuration: {other}")),
         BuildError::Alloc(alloc) => Usage(format!("the learner's memory cannot be had: {alloc}")),
     }
-}
-
-/// The SVMs' memory decay `1 − 1/--memory`, `None` for `--memory 0`.
-fn decay<T: Real>(args: &StreamArgs) -> Option<T> {
-    (args.memory > 0).then(|| T::ONE - T::ONE / T::from_f64(args.memory as f64))
-}
-
-fn svm_params<T: Real>(args: &StreamArgs) -> Result<dcd::ValidParams<T>> {
-    Ok(args.svm.params(cost(args)?, None).map_err(refused)?)
-}
-
-/// `--c`, 1 unless given; `auto` is refused (no data set to choose it from).
-fn cost(args: &StreamArgs) -> Result<f64> {
-    Setting::value_or(args.svm.c, 1.0, "--c").map_err(anyhow::Error::msg)
-}
-
-/// `--gamma`, 1/d for `dim` features unless given; `auto` is refused.
-fn gamma(args: &StreamArgs, dim: usize) -> Result<f64> {
-    Setting::value_or(args.kernel.gamma, default_gamma(dim), "--gamma").map_err(anyhow::Error::msg)
-}
-
-/// The kernel of the flags.
-fn kernel<T: Real>(args: &StreamArgs, dim: usize) -> Result<Kernel<T>> {
-    Ok(args.kernel.build(gamma(args, dim)?).map_err(refused)?)
-}
-
-/// The stream's RBF width for `dim` features: 1/d.
-fn default_gamma(dim: usize) -> f64 {
-    1.0 / dim.max(1) as f64
 }
 
 /// The flags that shape the model (and the input it is learned from), with `dim` as
@@ -137,7 +88,7 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
         let kernel = &args.kernel;
         config.push("--kernel", value_name(&kernel.kernel));
         if kernel.kernel != KernelArg::Linear {
-            config.push("--gamma", gamma(args, dim)?);
+            config.push("--gamma", settings(args).gamma(dim)?);
         }
         if kernel.kernel == KernelArg::Poly {
             config.push("--degree", kernel.degree);
@@ -149,7 +100,7 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
     } else {
         config.push("--classes", args.classes);
         config.push("--memory", args.memory);
-        config.push("--c", cost(args)?);
+        config.push("--c", settings(args).cost()?);
         config.push("--loss", value_name(&args.svm.loss));
         config.push("--bias", args.svm.bias);
     }

@@ -1,0 +1,208 @@
+//! The online learner `kestrel stream` runs, built from plain settings with the stream's
+//! defaults — shared by the CLI and the Python package, so that a learner built either way
+//! has the same state (its `save_state` bytes are interchangeable).
+//!
+//! A stream cannot resolve `auto` (there is no data set to choose from before the first
+//! row): the width defaults to `1/d` (scikit-learn's `gamma="scale"` for standardised
+//! features), `C` to 1. The learner's memory ([`Footprint`]) is checked against the budget
+//! before anything is allocated.
+
+use kestrel_core::{Error, Kernel, Real, dcd, slkl};
+
+use super::{BuildError, Footprint, OnlineLearner, RsvmSettings, WindowRsvm, WindowSlkl, WindowSvm};
+use crate::batch::fit::{KernelSettings, Setting, SvmSettings};
+
+/// `kestrel stream --memory` unless told, in arrivals.
+pub const DEFAULT_MEMORY: usize = 2000;
+/// The most classes a stream takes unless told (`--classes`).
+pub const DEFAULT_STREAM_CLASSES: usize = 16;
+
+/// The windowed learners.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamLearner {
+    /// The windowed linear SVM.
+    Svm,
+    /// Windowed SLKL regression.
+    Slkl,
+    /// The streaming reduced-kernel SVM.
+    Rsvm,
+}
+
+/// What [`build`] takes: `kestrel stream`'s flags about the learner.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StreamSettings {
+    /// The learner.
+    pub learner: StreamLearner,
+    /// Samples the learner keeps.
+    pub window: usize,
+    /// Centres (slkl: candidates spread over the first window; rsvm: the most the warm-up
+    /// selects).
+    pub centers: usize,
+    /// The most coordinate steps after each arrival.
+    pub steps_per_sample: usize,
+    /// The kernel (slkl, rsvm); its width defaults to `1/d`, `auto` is refused.
+    pub kernel: KernelSettings,
+    /// SLKL's ν (absolute).
+    pub nu: f64,
+    /// The SVMs' settings (svm, rsvm); `C` defaults to 1, `auto` is refused.
+    pub svm: SvmSettings,
+    /// rsvm's centre selection threshold δ.
+    pub delta: f64,
+    /// Standardise the features online.
+    pub scale: bool,
+    /// Let the centres follow a stream that moves (slkl, rsvm).
+    pub renew: bool,
+    /// How long the SVMs remember samples that left the window, in arrivals (0: not).
+    pub memory: usize,
+    /// The most classes (svm, rsvm).
+    pub classes: usize,
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// The most bytes the learner may take.
+    pub budget: Option<usize>,
+}
+
+impl StreamSettings {
+    /// `learner` with `kestrel stream`'s defaults: window 256, 32 centres, at most 300
+    /// steps per sample, the RBF kernel of width `1/d`, ν = 0.01, C = 1 with the squared
+    /// hinge and bias 1, δ = 0.3, standardised features, renewal on, a memory of 2000
+    /// arrivals, up to 16 classes, seed 1.
+    pub fn new(learner: StreamLearner) -> Self {
+        StreamSettings {
+            learner,
+            window: 256,
+            centers: 32,
+            steps_per_sample: 300,
+            kernel: KernelSettings::default(),
+            nu: 0.01,
+            svm: SvmSettings::default(),
+            delta: 0.3,
+            scale: true,
+            renew: true,
+            memory: DEFAULT_MEMORY,
+            classes: DEFAULT_STREAM_CLASSES,
+            seed: 1,
+            budget: None,
+        }
+    }
+
+    /// The kernel width for `dim` features: the setting, or `1/d`.
+    ///
+    /// # Errors
+    /// [`BuildFailure::Auto`] for `auto`.
+    pub fn gamma(&self, dim: usize) -> Result<f64, BuildFailure> {
+        Setting::value_or(self.kernel.gamma, 1.0 / dim.max(1) as f64, "--gamma").map_err(BuildFailure::Auto)
+    }
+
+    /// The cost: the setting, or 1.
+    ///
+    /// # Errors
+    /// [`BuildFailure::Auto`] for `auto`.
+    pub fn cost(&self) -> Result<f64, BuildFailure> {
+        Setting::value_or(self.svm.c, 1.0, "--c").map_err(BuildFailure::Auto)
+    }
+
+    /// The learner's memory for `dim` features.
+    pub fn footprint<T: Real>(&self, dim: usize) -> Footprint {
+        let (remembering, scale) = (self.memory > 0, self.scale);
+        match self.learner {
+            StreamLearner::Svm => WindowSvm::<T>::footprint(self.window, dim, scale, self.classes, remembering),
+            StreamLearner::Slkl => WindowSlkl::<T>::footprint(self.window, dim, self.centers, scale),
+            StreamLearner::Rsvm => {
+                let (window, centers, classes) = (self.window, self.centers, self.classes);
+                WindowRsvm::<T>::footprint(window, dim, centers, scale, classes, remembering, self.renew)
+            }
+        }
+    }
+}
+
+/// Why [`build`] refused the settings.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildFailure {
+    /// `auto` for a setting a stream cannot resolve; the message names it.
+    #[error("{0}")]
+    Auto(String),
+    /// The learner would take more than the budget.
+    #[error("the learner needs {bytes} bytes{}, over --budget {budget}", classes_note(*.classes))]
+    OverBudget {
+        /// Bytes the learner needs.
+        bytes: usize,
+        /// The budget.
+        budget: usize,
+        /// The most classes, for the classifiers.
+        classes: Option<usize>,
+    },
+    /// The learner refused its configuration.
+    #[error(transparent)]
+    Refused(#[from] BuildError),
+}
+
+fn classes_note(classes: Option<usize>) -> String {
+    classes.map_or_else(String::new, |classes| format!(" for up to {classes} classes (--classes)"))
+}
+
+impl From<Error> for BuildFailure {
+    fn from(error: Error) -> Self {
+        BuildFailure::Refused(BuildError::Core(error))
+    }
+}
+
+/// The learner of `settings` for samples of `dim` features, checked against the budget
+/// before it is allocated.
+///
+/// # Errors
+/// [`BuildFailure`].
+pub fn build<T: Real>(settings: &StreamSettings, dim: usize) -> Result<Box<dyn OnlineLearner + Send>, BuildFailure> {
+    let bytes = settings.footprint::<T>(dim).bytes::<T>(size_of::<usize>(), true);
+    if let Some(budget) = settings.budget.filter(|&budget| bytes > budget) {
+        let classes = (settings.learner != StreamLearner::Slkl).then_some(settings.classes);
+        return Err(BuildFailure::OverBudget { bytes, budget, classes });
+    }
+    let decay = (settings.memory > 0).then(|| T::ONE - T::ONE / T::from_f64(settings.memory as f64));
+    let steps = settings.steps_per_sample;
+    let learner: Box<dyn OnlineLearner + Send> = match settings.learner {
+        StreamLearner::Svm => {
+            let svm = WindowSvm::<T>::new(
+                settings.window,
+                dim,
+                svm_params(settings)?,
+                steps,
+                settings.seed,
+                settings.scale,
+                decay,
+            )?;
+            Box::new(svm.with_classes(settings.classes))
+        }
+        StreamLearner::Slkl => {
+            let params =
+                slkl::Params::new().kernel(kernel(settings, dim)?).nu(T::from_f64(settings.nu)).seed(settings.seed);
+            let slkl =
+                WindowSlkl::<T>::new(settings.window, dim, settings.centers, params.check()?, steps, settings.scale)?;
+            Box::new(if settings.renew { slkl } else { slkl.without_renewal() })
+        }
+        StreamLearner::Rsvm => {
+            let rsvm = RsvmSettings {
+                kernel: kernel(settings, dim)?,
+                centres: settings.centers,
+                delta: T::from_f64(settings.delta),
+                window: settings.window,
+                params: svm_params(settings)?,
+                steps,
+                seed: settings.seed,
+                scale: settings.scale,
+                memory: decay,
+                renew: settings.renew,
+            };
+            Box::new(WindowRsvm::new(rsvm, dim)?.with_classes(settings.classes))
+        }
+    };
+    Ok(learner)
+}
+
+fn svm_params<T: Real>(settings: &StreamSettings) -> Result<dcd::ValidParams<T>, BuildFailure> {
+    Ok(settings.svm.params(settings.cost()?, None)?)
+}
+
+fn kernel<T: Real>(settings: &StreamSettings, dim: usize) -> Result<Kernel<T>, BuildFailure> {
+    Ok(settings.kernel.build(settings.gamma(dim)?)?)
+}
