@@ -22,10 +22,10 @@ import os
 
 import numpy as np
 
-from . import _kestrel
+from . import _kestrel, online
 from ._estimators import DCDLinearSVC, KernelRidgeNystrom, ReducedKernelSVC, SLKLRegressor, _rows
 
-__all__ = ["DCDLinearSVC", "KernelRidgeNystrom", "Model", "ReducedKernelSVC", "SLKLRegressor", "load"]
+__all__ = ["DCDLinearSVC", "KernelRidgeNystrom", "Model", "ReducedKernelSVC", "SLKLRegressor", "load", "online"]
 
 
 class Model:

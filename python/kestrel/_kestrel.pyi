@@ -48,3 +48,43 @@ def describe(model: bytes) -> dict[str, Any]:
 
 def with_class_names(model: bytes, names: list[str]) -> bytes:
     """The model's bytes with the names of its classes (name ``k`` for label ``k``)."""
+
+class Stream:
+    """A windowed learner of ``kestrel stream`` ("svm", "slkl", "rsvm") for rows of ``dim``
+    features, ``kestrel stream``'s defaults for every setting left ``None``."""
+
+    def __init__(
+        self,
+        learner: str,
+        dim: int,
+        *,
+        scalar: str = "f64",
+        window: int = 256,
+        centers: int = 32,
+        steps_per_sample: int = 300,
+        kernel: str = "rbf",
+        gamma: Optional[float] = None,
+        degree: int = 3,
+        coef0: float = 0.0,
+        nu: float = 0.01,
+        c: Optional[float] = None,
+        loss: str = "squared_hinge",
+        bias: float = 1.0,
+        delta: float = 0.3,
+        scale: bool = True,
+        renew: bool = True,
+        memory: Optional[int] = None,
+        classes: Optional[int] = None,
+        seed: int = 1,
+    ) -> None: ...
+    def learn(self, x: Rows, y: npt.NDArray[np.float64]) -> None:
+        """Learn each row with its label or target, in order."""
+    def predict(self, x: Rows) -> npt.NDArray[np.float64]:
+        """One prediction per row (NaN while a classifier has seen no label)."""
+    def is_classifier(self) -> bool: ...
+    def model_bytes(self) -> bytes:
+        """The current model file (``kestrel stream --out``)."""
+    def save_state(self) -> bytes:
+        """The learner's whole state (a ``kestrel stream`` checkpoint's learner)."""
+    def load_state(self, state: bytes) -> None:
+        """Continue from a state of a learner of the same settings."""

@@ -19,6 +19,8 @@ use kestrel_stream::batch::fit::{
 };
 use kestrel_stream::dataset::Dataset;
 use kestrel_stream::model;
+use kestrel_stream::online::OnlineLearner;
+use kestrel_stream::online::build::{StreamLearner, StreamSettings, build};
 use kestrel_stream::source::Record;
 use numpy::ndarray::ArrayView2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
@@ -359,6 +361,142 @@ fn with_class_names<'py>(py: Python<'py>, model: &[u8], names: Vec<String>) -> P
     Ok(PyBytes::new(py, &bytes))
 }
 
+/// A windowed learner of `kestrel stream` (`kestrel_stream::online::build`), fed one
+/// row or many at a time; its state is the CLI's (`save_state` bytes interchangeable).
+#[pyclass(module = "kestrel._kestrel")]
+struct Stream {
+    learner: Box<dyn OnlineLearner + Send + Sync>,
+    dim: usize,
+    record: Record,
+}
+
+impl Stream {
+    /// Runs `step` on each row of `x` with its label, collecting the results.
+    fn each(
+        &mut self,
+        rows: &Rows<'_>,
+        labels: Option<&[f64]>,
+        mut step: impl FnMut(&mut dyn OnlineLearner, &Record) -> Result<Option<f64>, String>,
+    ) -> Result<Vec<f64>, String> {
+        if rows.dim() != self.dim {
+            return Err(format!("x has {} features, the learner {}", rows.dim(), self.dim));
+        }
+        (0..rows.len())
+            .map(|i| {
+                rows.fill(i, &mut self.record)?;
+                self.record.label = labels.and_then(|l| l.get(i).copied()).unwrap_or(0.0);
+                let value = step(self.learner.as_mut(), &self.record).map_err(|e| format!("row {i}: {e}"))?;
+                Ok(value.unwrap_or(f64::NAN))
+            })
+            .collect()
+    }
+}
+
+#[pymethods]
+impl Stream {
+    /// A learner (`svm`, `slkl`, `rsvm`) for rows of `dim` features with `kestrel
+    /// stream`'s defaults for every setting left `None`.
+    #[new]
+    #[pyo3(signature = (
+        learner, dim, *, scalar = "f64", window = 256, centers = 32, steps_per_sample = 300, kernel = "rbf",
+        gamma = None, degree = 3, coef0 = 0.0, nu = 0.01, c = None, loss = "squared_hinge", bias = 1.0,
+        delta = 0.3, scale = true, renew = true, memory = None, classes = None, seed = 1
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        learner: &str,
+        dim: usize,
+        scalar: &str,
+        window: usize,
+        centers: usize,
+        steps_per_sample: usize,
+        kernel: &str,
+        gamma: Option<f64>,
+        degree: u32,
+        coef0: f64,
+        nu: f64,
+        c: Option<f64>,
+        loss: &str,
+        bias: f64,
+        delta: f64,
+        scale: bool,
+        renew: bool,
+        memory: Option<usize>,
+        classes: Option<usize>,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let kind = match learner {
+            "svm" => StreamLearner::Svm,
+            "slkl" => StreamLearner::Slkl,
+            "rsvm" => StreamLearner::Rsvm,
+            other => return Err(value_error(format!("unknown online learner `{other}` (svm, slkl, rsvm)"))),
+        };
+        // The kernel, loss and the rest as `fit` reads them.
+        let shared =
+            settings("svm", kernel, gamma, degree, coef0, c, loss, bias, None, None, None, "irsvm", None, None, seed)?;
+        let mut settings = StreamSettings::new(kind);
+        settings.window = window;
+        settings.centers = centers;
+        settings.steps_per_sample = steps_per_sample;
+        settings.kernel = shared.kernel;
+        settings.nu = nu;
+        settings.svm = shared.svm;
+        settings.delta = delta;
+        settings.scale = scale;
+        settings.renew = renew;
+        settings.memory = memory.unwrap_or(settings.memory);
+        settings.classes = classes.unwrap_or(settings.classes);
+        settings.seed = seed;
+        let learner = match scalar {
+            "f64" => build::<f64>(&settings, dim),
+            "f32" => build::<f32>(&settings, dim),
+            other => return Err(value_error(format!("unknown scalar `{other}` (f64, f32)"))),
+        }
+        .map_err(value_error)?;
+        Ok(Stream { learner, dim, record: Record::default() })
+    }
+
+    /// Learns each row of `x` with its label or target, in order.
+    fn learn(&mut self, py: Python<'_>, x: RowsArg<'_>, y: PyReadonlyArray1<'_, f64>) -> PyResult<()> {
+        let (rows, labels) = (x.rows()?, y.as_array().to_vec());
+        if rows.len() != labels.len() {
+            return Err(value_error(format!("{} rows of x but {} labels", rows.len(), labels.len())));
+        }
+        py.detach(|| self.each(&rows, Some(&labels), |l, r| l.learn(r).map(|()| None).map_err(|e| e.to_string())))
+            .map_err(value_error)
+            .map(drop)
+    }
+
+    /// One prediction per row of `x` (NaN while a classifier has seen no label).
+    fn predict<'py>(&mut self, py: Python<'py>, x: RowsArg<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let rows = x.rows()?;
+        let values = py.detach(|| self.each(&rows, None, |l, r| l.predict(r).map_err(|e| e.to_string())));
+        Ok(values.map_err(value_error)?.into_pyarray(py))
+    }
+
+    /// `True` for a classifier.
+    fn is_classifier(&self) -> bool {
+        self.learner.is_classifier()
+    }
+
+    /// The model file of the current model (what `kestrel stream --out` writes).
+    fn model_bytes<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.learner.encode().map_err(value_error)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// The learner's whole state (what a `kestrel stream` checkpoint holds as `learner`).
+    fn save_state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.learner.save_state().map_err(value_error)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Replaces the state with one `save_state` wrote for a learner of the same settings.
+    fn load_state(&mut self, state: &[u8]) -> PyResult<()> {
+        self.learner.restore_state(state).map_err(value_error)
+    }
+}
+
 /// The extension module.
 #[pymodule]
 fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -367,5 +505,6 @@ fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(with_class_names, m)?)?;
+    m.add_class::<Stream>()?;
     Ok(())
 }

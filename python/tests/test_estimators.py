@@ -153,10 +153,11 @@ def test_bad_input_raises_value_error():
         kestrel.load(bytes(corrupted))
 
 
-def test_the_stubs_name_every_function_of_the_extension():
+def test_the_stubs_name_every_function_and_class_of_the_extension():
     import ast
 
     stub = Path(kestrel.__file__).with_name("_kestrel.pyi")
-    declared = {node.name for node in ast.parse(stub.read_text()).body if isinstance(node, ast.FunctionDef)}
+    kinds = (ast.FunctionDef, ast.ClassDef)
+    declared = {node.name for node in ast.parse(stub.read_text()).body if isinstance(node, kinds)}
     exported = {name for name in dir(kestrel._kestrel) if not name.startswith("_")}
     assert declared == exported

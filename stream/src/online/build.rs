@@ -152,7 +152,10 @@ impl From<Error> for BuildFailure {
 ///
 /// # Errors
 /// [`BuildFailure`].
-pub fn build<T: Real>(settings: &StreamSettings, dim: usize) -> Result<Box<dyn OnlineLearner + Send>, BuildFailure> {
+pub fn build<T: Real>(
+    settings: &StreamSettings,
+    dim: usize,
+) -> Result<Box<dyn OnlineLearner + Send + Sync>, BuildFailure> {
     let bytes = settings.footprint::<T>(dim).bytes::<T>(size_of::<usize>(), true);
     if let Some(budget) = settings.budget.filter(|&budget| bytes > budget) {
         let classes = (settings.learner != StreamLearner::Slkl).then_some(settings.classes);
@@ -160,7 +163,7 @@ pub fn build<T: Real>(settings: &StreamSettings, dim: usize) -> Result<Box<dyn O
     }
     let decay = (settings.memory > 0).then(|| T::ONE - T::ONE / T::from_f64(settings.memory as f64));
     let steps = settings.steps_per_sample;
-    let learner: Box<dyn OnlineLearner + Send> = match settings.learner {
+    let learner: Box<dyn OnlineLearner + Send + Sync> = match settings.learner {
         StreamLearner::Svm => {
             let svm = WindowSvm::<T>::new(
                 settings.window,

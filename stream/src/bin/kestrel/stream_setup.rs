@@ -44,7 +44,7 @@ pub fn settings(args: &StreamArgs) -> StreamSettings {
 /// # Errors
 /// [`Usage`] naming the flag for a configuration the learner refuses or one over
 /// `--budget`; `auto` for `--gamma` or `--c`, which a stream cannot resolve.
-pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineLearner + Send>> {
+pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineLearner + Send + Sync>> {
     build::<T>(&settings(args), dim).map_err(|failure| match failure {
         BuildFailure::Auto(message) => anyhow::Error::msg(message),
         BuildFailure::OverBudget { .. } => Usage(failure.to_string()).into(),

@@ -1,0 +1,274 @@
+"""Online learners with River's interface: ``learn_one(x, y)`` and ``predict_one(x)`` on
+dicts, and a numpy batch form, ``partial_fit(X, y)`` and ``predict(X)``.
+
+They are the windowed learners of ``kestrel stream`` — the same Rust code, the same
+defaults (window 256, at most 300 coordinate steps per sample until the stopping rule
+holds, features standardised online, RBF width ``1/d``, a memory of 2000 samples for the
+SVMs), the same state: ``save_state()`` returns the bytes a ``kestrel stream`` checkpoint
+holds for its learner, ``load_state()`` takes them back, and ``to_bytes()`` the model file
+``kestrel predict`` reads.
+
+A learner takes its features from the first sample: a dict's keys in their order (later
+dicts may leave features out, which count as 0; a key not seen first is an error), or a
+matrix's columns. A classifier takes numeric labels as they are and other labels (strings,
+booleans) as classes in order of first appearance. The SVMs give no probabilities, so there
+is no ``predict_proba_one``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+
+import numpy as np
+
+try:  # River's base classes, when River is installed: its metrics and pipelines check them.
+    from river.base import Classifier as _RiverClassifier
+    from river.base import Regressor as _RiverRegressor
+except ImportError:  # pragma: no cover - River is optional
+    _RiverClassifier = _RiverRegressor = object
+
+from . import _kestrel
+from ._estimators import _rows
+
+__all__ = ["StreamingRSVM", "WindowSLKL", "WindowSVM"]
+
+
+class _Online:
+    _learner = ""
+    # The extension's names of the settings whose Python names differ.
+    _renamed = {"C": "c"}
+
+    def _begin(self):
+        """Empty state; the settings are the ``__init__`` arguments, kept as attributes (as
+        River and scikit-learn read them)."""
+        self._stream = None
+        self.feature_names_ = None
+        self.classes_ = []
+
+    def _settings(self):
+        names = inspect.signature(type(self).__init__).parameters
+        settings = {self._renamed.get(name, name): getattr(self, name) for name in names if name != "self"}
+        for name in ("c", "bias", "delta", "nu"):
+            if settings.get(name) is not None:
+                settings[name] = float(settings[name])
+        return settings
+
+    # --- features and labels ------------------------------------------------------------
+    def _start(self, dim):
+        if self._stream is None:
+            self._stream = _kestrel.Stream(self._learner, dim, **self._settings())
+        return self._stream
+
+    def _row(self, x):
+        if self.feature_names_ is None:
+            self.feature_names_ = list(x)
+        index = {name: j for j, name in enumerate(self.feature_names_)}
+        row = np.zeros((1, len(self.feature_names_)))
+        for name, value in x.items():
+            if name not in index:
+                raise ValueError(f"feature {name!r} was not in the first sample: {self.feature_names_}")
+            row[0, index[name]] = value
+        return row
+
+    def _labels(self, y):
+        raise NotImplementedError
+
+    def _values(self, predictions):
+        raise NotImplementedError
+
+    # --- River's interface --------------------------------------------------------------
+    def learn_one(self, x, y):
+        """Learn one sample.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name to value.
+        y : label or float
+        """
+        row = self._row(x)
+        self._start(row.shape[1]).learn(row, self._labels([y]))
+
+    def predict_one(self, x):
+        """The prediction for one sample (``None`` before a classifier has seen a label).
+
+        Parameters
+        ----------
+        x : dict
+        """
+        if self._stream is None:
+            return None
+        return self._values(self._stream.predict(self._row(x)))[0]
+
+    # --- the numpy batch form -----------------------------------------------------------
+    def partial_fit(self, X, y):
+        """Learn the rows of ``X`` in order.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        rows = _rows(X)
+        dim = rows[3] if isinstance(rows, tuple) else rows.shape[1]
+        if self.feature_names_ is None:
+            self.feature_names_ = list(range(dim))
+        self._start(dim).learn(rows, self._labels(y))
+        return self
+
+    def predict(self, X):
+        """One prediction per row of ``X`` (``None`` entries before a classifier has seen a
+        label; NaN for a regressor's).
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        """
+        if self._stream is None:
+            raise ValueError("the learner has learned nothing yet")
+        return self._values(self._stream.predict(_rows(X)))
+
+    # --- state and model ----------------------------------------------------------------
+    def save_state(self):
+        """The learner's whole state: what a ``kestrel stream`` checkpoint holds for it."""
+        if self._stream is None:
+            raise ValueError("the learner has learned nothing yet")
+        return self._stream.save_state()
+
+    def load_state(self, state, dim):
+        """Continue from ``state`` (``save_state``'s bytes, or a checkpoint's learner of the
+        same settings) for samples of ``dim`` features."""
+        self._start(dim).load_state(state)
+        if self.feature_names_ is None:
+            self.feature_names_ = list(range(dim))
+
+    def to_bytes(self):
+        """The current model as a Kestrel model file (``kestrel stream --out``)."""
+        if self._stream is None:
+            raise ValueError("the learner has learned nothing yet")
+        return self._stream.model_bytes()
+
+
+class _OnlineClassifier(_Online, _RiverClassifier):
+    def _labels(self, y):
+        codes = []
+        for label in np.asarray(y, dtype=object).ravel():
+            if isinstance(label, numbers.Real) and not isinstance(label, bool):
+                codes.append(float(label))
+                continue
+            if label not in self.classes_:
+                self.classes_.append(label)
+            codes.append(float(self.classes_.index(label)))
+        return np.asarray(codes, dtype=np.float64)
+
+    def _values(self, predictions):
+        out = []
+        for value in predictions:
+            if np.isnan(value):
+                out.append(None)
+            elif self.classes_:
+                out.append(self.classes_[int(value)])
+            else:
+                out.append(value.item())
+        return out
+
+
+class _OnlineRegressor(_Online, _RiverRegressor):
+    def _labels(self, y):
+        return np.asarray(y, dtype=np.float64).ravel()
+
+    def _values(self, predictions):
+        return predictions
+
+
+class WindowSVM(_OnlineClassifier):
+    """The windowed linear SVM (``kestrel stream --learner svm``): dual coordinate descent
+    over the last ``window`` samples, one-vs-rest beyond two classes.
+
+    Parameters
+    ----------
+    window : int, default=256
+    steps_per_sample : int, default=300
+        The most coordinate steps after each sample.
+    C : float, default=1.0
+    loss : {"squared_hinge", "hinge"}, default="squared_hinge"
+    bias : float, default=1.0
+    memory : int or None, default=None
+        Samples the weights remember past the window (None: 2000; 0: none).
+    classes : int or None, default=None
+        The most classes (None: 16).
+    scale : bool, default=True
+        Standardise the features online.
+    seed : int, default=1
+    scalar : {"f64", "f32"}, default="f64"
+    """
+
+    _learner = "svm"
+
+    def __init__(self, window=256, steps_per_sample=300, C=1.0, loss="squared_hinge", bias=1.0, memory=None,
+                 classes=None, scale=True, seed=1, scalar="f64"):
+        self.window, self.steps_per_sample, self.C, self.loss, self.bias = window, steps_per_sample, C, loss, bias
+        self.memory, self.classes, self.scale, self.seed, self.scalar = memory, classes, scale, seed, scalar
+        self._begin()
+
+
+class StreamingRSVM(_OnlineClassifier):
+    """The streaming reduced-kernel SVM (``kestrel stream --learner rsvm``): centres chosen
+    during the first window, renewed as the stream moves, a windowed SVM on their Nyström
+    features.
+
+    Parameters
+    ----------
+    window : int, default=256
+    centers : int, default=32
+    delta : float, default=0.3
+        Selection threshold: the sine of the angle to the centres' span (RBF).
+    gamma : float or None, default=None
+        RBF width; None is ``1/d``.
+    C, loss, bias, memory, classes, scale, seed, scalar, steps_per_sample
+        As for :class:`WindowSVM`.
+    renew : bool, default=True
+    """
+
+    _learner = "rsvm"
+
+    def __init__(self, window=256, centers=32, delta=0.3, gamma=None, steps_per_sample=300, C=1.0,
+                 loss="squared_hinge", bias=1.0, memory=None, classes=None, scale=True, renew=True, seed=1,
+                 scalar="f64"):
+        self.window, self.centers, self.delta, self.gamma = window, centers, delta, gamma
+        self.steps_per_sample, self.C, self.loss, self.bias, self.memory = steps_per_sample, C, loss, bias, memory
+        self.classes, self.scale, self.renew, self.seed, self.scalar = classes, scale, renew, seed, scalar
+        self._begin()
+
+
+class WindowSLKL(_OnlineRegressor):
+    """Windowed SLKL regression (``kestrel stream --learner slkl``).
+
+    Parameters
+    ----------
+    window : int, default=256
+    centers : int, default=32
+        Candidate centres, spread over the first window.
+    nu : float, default=0.01
+        Sparsity weight (absolute).
+    gamma : float or None, default=None
+        RBF width; None is ``1/d``.
+    steps_per_sample : int, default=300
+    scale : bool, default=True
+    renew : bool, default=True
+    seed : int, default=1
+    scalar : {"f64", "f32"}, default="f64"
+    """
+
+    _learner = "slkl"
+
+    def __init__(self, window=256, centers=32, nu=0.01, gamma=None, steps_per_sample=300, scale=True, renew=True,
+                 seed=1, scalar="f64"):
+        self.window, self.centers, self.nu, self.gamma = window, centers, nu, gamma
+        self.steps_per_sample, self.scale, self.renew, self.seed, self.scalar = steps_per_sample, scale, renew, seed, scalar
+        self._begin()

@@ -1,0 +1,78 @@
+"""The online learners: River's interface on River's own streams, the same state and model
+as `kestrel stream` on the same rows, state saved and restored, errors."""
+
+import itertools
+import subprocess
+
+import numpy as np
+import pytest
+from river import datasets, evaluate, linear_model, metrics, preprocessing
+
+import kestrel
+from kestrel.online import StreamingRSVM, WindowSLKL, WindowSVM
+from test_estimators import kestrel_cli
+
+
+def test_progressive_validation_on_phishing_against_river():
+    ours = evaluate.progressive_val_score(datasets.Phishing(), WindowSVM(), metrics.Accuracy()).get()
+    river = preprocessing.StandardScaler() | linear_model.LogisticRegression()
+    theirs = evaluate.progressive_val_score(datasets.Phishing(), river, metrics.Accuracy()).get()
+    assert ours >= theirs - 0.01, (ours, theirs)
+
+
+def test_regression_on_trump_approval_against_river():
+    ours = evaluate.progressive_val_score(datasets.TrumpApproval(), WindowSLKL(), metrics.MAE()).get()
+    river = preprocessing.StandardScaler() | linear_model.LinearRegression()
+    theirs = evaluate.progressive_val_score(datasets.TrumpApproval(), river, metrics.MAE()).get()
+    assert ours <= theirs, (ours, theirs)
+
+
+def phishing(rows):
+    """The first `rows` samples of River's Phishing stream as a matrix and 0/1 labels."""
+    samples = list(itertools.islice(datasets.Phishing(), rows))
+    names = list(samples[0][0])
+    X = np.array([[x[name] for name in names] for x, _ in samples], dtype=np.float64)
+    return names, X, np.array([int(y) for _, y in samples], dtype=np.float64)
+
+
+@pytest.mark.parametrize("learner, flag", [(WindowSVM, "svm"), (StreamingRSVM, "rsvm")])
+def test_the_model_is_the_one_kestrel_stream_learns(tmp_path, learner, flag):
+    names, X, y = phishing(600)
+    data = tmp_path / "phishing.csv"
+    data.write_text(",".join(names + ["y"]) + "\n" + "\n".join(",".join(map(repr, [*row, label])) for row, label in zip(X.tolist(), y.tolist())) + "\n")
+    out = tmp_path / "stream.kestrel"
+    subprocess.run(
+        [kestrel_cli(), "stream", "--learner", flag, "--input", data, "--out", out], check=True, capture_output=True
+    )
+    ours = learner().partial_fit(X, y)
+    assert ours.to_bytes() == out.read_bytes()
+
+
+def test_state_saved_and_restored_continues_exactly():
+    _, X, y = phishing(500)
+    whole = WindowSVM().partial_fit(X, y)
+    first = WindowSVM().partial_fit(X[:300], y[:300])
+    resumed = WindowSVM()
+    resumed.load_state(first.save_state(), X.shape[1])
+    resumed.partial_fit(X[300:], y[300:])
+    assert resumed.save_state() == whole.save_state()
+    assert resumed.predict(X) == whole.predict(X)
+
+
+def test_named_labels_dicts_and_errors():
+    model = WindowSVM(window=32)
+    for t in range(100):
+        x = {"a": np.sin(t), "b": np.cos(t)}
+        model.learn_one(x, "up" if x["a"] > 0 else "down")
+    assert model.predict_one({"a": 0.9, "b": 0.1}) == "up"
+    assert model.predict_one({"a": -0.9}) == "down"  # a feature left out counts as 0
+    with pytest.raises(ValueError, match="was not in the first sample"):
+        model.predict_one({"c": 1.0})
+    with pytest.raises(ValueError, match="features"):
+        model.predict(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="NaN|finite"):
+        model.learn_one({"a": float("nan"), "b": 0.0}, "up")
+    with pytest.raises(ValueError):
+        WindowSVM(loss="logistic").learn_one({"a": 1.0}, 1)
+    assert WindowSLKL().predict_one({"a": 1.0}) is None
+    assert kestrel.load(model.to_bytes()).info["kind"] == "linear-svm"
