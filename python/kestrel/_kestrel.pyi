@@ -49,6 +49,10 @@ def describe(model: bytes) -> dict[str, Any]:
 def with_class_names(model: bytes, names: list[str]) -> bytes:
     """The model's bytes with the names of its classes (name ``k`` for label ``k``)."""
 
+def read_checkpoint(data: bytes) -> dict[str, Any]:
+    """A ``kestrel stream`` checkpoint's contents: learner (state bytes), rows, seen,
+    skipped, config (flag to value)."""
+
 class Stream:
     """A windowed learner of ``kestrel stream`` ("svm", "slkl", "rsvm") for rows of ``dim``
     features, ``kestrel stream``'s defaults for every setting left ``None``."""

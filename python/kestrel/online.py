@@ -5,8 +5,9 @@ They are the windowed learners of ``kestrel stream`` — the same Rust code, the
 defaults (window 256, at most 300 coordinate steps per sample until the stopping rule
 holds, features standardised online, RBF width ``1/d``, a memory of 2000 samples for the
 SVMs), the same state: ``save_state()`` returns the bytes a ``kestrel stream`` checkpoint
-holds for its learner, ``load_state()`` takes them back, and ``to_bytes()`` the model file
-``kestrel predict`` reads.
+holds for its learner, ``load_state()`` takes them back, ``load_checkpoint()`` continues a
+``kestrel stream --checkpoint`` run, and ``to_bytes()`` is the model file ``kestrel
+predict`` reads.
 
 A learner takes its features from the first sample: a dict's keys in their order (later
 dicts may leave features out, which count as 0; a key not seen first is an error), or a
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import os
 
 import numpy as np
 
@@ -146,6 +148,23 @@ class _Online:
         self._start(dim).load_state(state)
         if self.feature_names_ is None:
             self.feature_names_ = list(range(dim))
+
+    def load_checkpoint(self, source):
+        """Continue from a ``kestrel stream --checkpoint`` file of a run with the same
+        settings: its learner's state, for samples of the run's ``--dim`` features.
+
+        Parameters
+        ----------
+        source : bytes or path-like
+        """
+        if not isinstance(source, (bytes, bytearray, memoryview)):
+            with open(os.fspath(source), "rb") as f:
+                source = f.read()
+        checkpoint = _kestrel.read_checkpoint(bytes(source))
+        learner = checkpoint["config"].get("--learner")
+        if learner != self._learner:
+            raise ValueError(f"the checkpoint is of a {learner} learner, not {self._learner}")
+        self.load_state(checkpoint["learner"], int(checkpoint["config"]["--dim"]))
 
     def to_bytes(self):
         """The current model as a Kestrel model file (``kestrel stream --out``)."""

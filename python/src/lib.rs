@@ -17,6 +17,7 @@ use kestrel_stream::batch::fit::{
     self as policy, Field, FitSettings, Fitted, KernelChoice, KernelSettings, Learner, Select, Setting, Summary,
     SvmSettings,
 };
+use kestrel_stream::checkpoint::Checkpoint;
 use kestrel_stream::dataset::Dataset;
 use kestrel_stream::model;
 use kestrel_stream::online::OnlineLearner;
@@ -361,6 +362,24 @@ fn with_class_names<'py>(py: Python<'py>, model: &[u8], names: Vec<String>) -> P
     Ok(PyBytes::new(py, &bytes))
 }
 
+/// A `kestrel stream` checkpoint file's contents: `learner` (the learner's state, for
+/// `Stream.load_state`), `rows`, `seen`, `skipped`, and `config` (flag to value).
+#[pyfunction]
+fn read_checkpoint<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyDict>> {
+    let checkpoint = Checkpoint::from_bytes(data).map_err(value_error)?;
+    let dict = PyDict::new(py);
+    dict.set_item("learner", PyBytes::new(py, &checkpoint.learner))?;
+    dict.set_item("rows", checkpoint.rows)?;
+    dict.set_item("seen", checkpoint.seen)?;
+    dict.set_item("skipped", checkpoint.skipped)?;
+    let config = PyDict::new(py);
+    for (flag, value) in checkpoint.config.flags() {
+        config.set_item(flag, value)?;
+    }
+    dict.set_item("config", config)?;
+    Ok(dict)
+}
+
 /// A windowed learner of `kestrel stream` (`kestrel_stream::online::build`), fed one
 /// row or many at a time; its state is the CLI's (`save_state` bytes interchangeable).
 #[pyclass(module = "kestrel._kestrel")]
@@ -505,6 +524,7 @@ fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(with_class_names, m)?)?;
+    m.add_function(wrap_pyfunction!(read_checkpoint, m)?)?;
     m.add_class::<Stream>()?;
     Ok(())
 }

@@ -76,3 +76,23 @@ def test_named_labels_dicts_and_errors():
         WindowSVM(loss="logistic").learn_one({"a": 1.0}, 1)
     assert WindowSLKL().predict_one({"a": 1.0}) is None
     assert kestrel.load(model.to_bytes()).info["kind"] == "linear-svm"
+
+
+def test_a_kestrel_stream_checkpoint_continues_in_python(tmp_path):
+    names, X, y = phishing(600)
+    rows = lambda X, y: "\n".join(",".join(map(repr, [*r, label])) for r, label in zip(X.tolist(), y.tolist()))
+    header = ",".join(names + ["y"]) + "\n"
+    (tmp_path / "first.csv").write_text(header + rows(X[:350], y[:350]) + "\n")
+    (tmp_path / "all.csv").write_text(header + rows(X, y) + "\n")
+    checkpoint, whole = tmp_path / "run.ckpt", tmp_path / "whole.kestrel"
+    cli = kestrel_cli()
+    first = ["stream", "--learner", "svm", "--input", tmp_path / "first.csv", "--checkpoint", checkpoint]
+    subprocess.run([cli, *first, "--checkpoint-every", "0"], check=True, capture_output=True)
+    subprocess.run([cli, "stream", "--learner", "svm", "--input", tmp_path / "all.csv", "--out", whole], check=True,
+                   capture_output=True)
+    model = WindowSVM()
+    model.load_checkpoint(checkpoint)
+    model.partial_fit(X[350:], y[350:])
+    assert model.to_bytes() == whole.read_bytes()
+    with pytest.raises(ValueError, match="rsvm"):
+        StreamingRSVM().load_checkpoint(checkpoint)

@@ -48,6 +48,11 @@ impl RunConfig {
         self.flags.push((flag.to_string(), value.to_string()));
     }
 
+    /// The flags and their values, in the order they were added.
+    pub fn flags(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.flags.iter().map(|(flag, value)| (flag.as_str(), value.as_str()))
+    }
+
     /// What differs from `now` (this configuration being the checkpoint's), or `None`.
     pub fn difference(&self, now: &RunConfig) -> Option<String> {
         let value = |config: &RunConfig, flag: &str| {
