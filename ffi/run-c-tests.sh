@@ -19,17 +19,8 @@ root="$(cd "$here/.." && pwd)"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
-passed=0
-failed=0
-report() { # name condition-status
-    if [[ "$2" == 0 ]]; then
-        echo "test $1 ... ok"
-        passed=$((passed + 1))
-    else
-        echo "test $1 ... FAILED"
-        failed=$((failed + 1))
-    fi
-}
+# shellcheck source=../scripts/test-tally.sh
+source "$here/../scripts/test-tally.sh"
 
 printf '==> building libkestrel_ffi.a (host) and the CLI\n'
 (cd "$root" && cargo build --quiet -p kestrel-ffi && cargo build --quiet --release -p kestrel-stream)
@@ -52,13 +43,7 @@ cc -std=c11 -Wall -Wextra -Werror -pedantic -g -O1 -fsanitize=address,undefined 
     --out "$out/f64.kestrel" >/dev/null 2>&1
 c_tests=0
 "$out/test_kestrel" "$root/firmware-demo/models" "$out/f64.kestrel" "$out" | tee "$out/c.log" || c_tests=$?
-read -r c_passed c_failed < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$out/c.log")
-passed=$((passed + ${c_passed:-0}))
-failed=$((failed + ${c_failed:-0}))
-if [[ "$c_tests" != 0 && "${c_failed:-0}" == 0 ]]; then
-    # The binary ended without reporting a failure (a sanitizer or an abort stopped it).
-    report c_tests_ran_to_the_end 1
-fi
+tally "$out/c.log" "$c_tests" c_tests_ran_to_the_end
 
 printf '\n==> models learned through the C ABI, read back by kestrel predict\n'
 for name in slkl-device svm-device; do
@@ -71,5 +56,4 @@ for name in slkl-device svm-device; do
     report "${name//-/_}_model_predicts_the_same_in_kestrel_predict" "$same"
 done
 
-echo "$passed passed, $failed failed"
-(( failed == 0 ))
+finish

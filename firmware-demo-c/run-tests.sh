@@ -17,17 +17,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
-passed=0
-failed=0
-report() { # name condition-status
-    if [[ "$2" == 0 ]]; then
-        echo "test $1 ... ok"
-        passed=$((passed + 1))
-    else
-        echo "test $1 ... FAILED"
-        failed=$((failed + 1))
-    fi
-}
+# shellcheck source=../scripts/test-tally.sh
+source ../scripts/test-tally.sh
 
 printf '==> building the C demo and its tests\n'
 make --quiet all
@@ -35,12 +26,7 @@ make --quiet all
 printf '\n==> on-device tests of the C ABI\n'
 status=0
 make --quiet test | tee "$out/tests" || status=$?
-read -r c_passed c_failed < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$out/tests")
-passed=$((passed + ${c_passed:-0}))
-failed=$((failed + ${c_failed:-0}))
-if [[ "$status" != 0 && "${c_failed:-0}" == 0 ]]; then
-    report c_tests_ran_to_the_end 1 # a fault or a time-out ended the binary
-fi
+tally "$out/tests" "$status" c_tests_ran_to_the_end
 
 printf '\n==> the C demo\n'
 demo=0
@@ -57,5 +43,4 @@ report c_demo_prints_the_rust_demos_lines "$same"
 printf '\n==> sizes (flash = text + data, static RAM = data + bss)\n'
 arm-none-eabi-size build/demo.elf build/host_models.elf
 
-echo "$passed passed, $failed failed"
-(( failed == 0 ))
+finish

@@ -164,11 +164,9 @@ pub unsafe extern "C" fn kestrel_svm_create(
         let mut work = unsafe { Work::new::<Svm>(work, work_len, layout(&config))? };
         let scalars = work.take::<f32>(window_scalars(&config))?;
         let (window, dim, steps) = (config.window as usize, config.dim as usize, config.steps_per_sample as usize);
-        let svm = if config.memory == 0 {
-            OnlineSvm::new_in(scalars, window, dim, params, steps)?
-        } else {
-            let decay = 1.0 - 1.0 / config.memory as f32;
-            OnlineSvm::remembering_in(scalars, window, dim, params, steps, decay)?
+        let svm = match dcd::decay_over::<f32>(config.memory as usize) {
+            None => OnlineSvm::new_in(scalars, window, dim, params, steps)?,
+            Some(decay) => OnlineSvm::remembering_in(scalars, window, dim, params, steps, decay)?,
         };
         let model = work.take::<f32>(LinearModel::scalars_len(dim, 1))?;
         let object = Svm { tag: SVM_TAG, samples_seen: 0, rng: Rng::seed_from_u64(config.seed), svm, model };

@@ -19,11 +19,11 @@
 
 #![no_main]
 
+mod common;
+
 use core::ffi::c_void;
 use core::ptr;
 
-use crc::{CRC_32_ISO_HDLC, Crc};
-use kestrel_core::model::{FORMAT_VERSION, MAGIC};
 use kestrel_ffi::model::{Model, ModelInfo, kestrel_model_describe, kestrel_model_open, kestrel_model_predict, kestrel_model_work_bytes};
 use kestrel_ffi::scaler::{Scaler, kestrel_scaler_create, kestrel_scaler_observe, kestrel_scaler_transform};
 use kestrel_ffi::slkl::{self, Slkl, SlklConfig};
@@ -34,7 +34,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     open_and_predict(data, floats(data));
     if let [kind, scalar, payload @ ..] = data {
-        open_and_predict(&envelope(kind % 4, scalar % 3, payload), floats(payload));
+        open_and_predict(&common::model_envelope(kind % 4, scalar % 3, payload), floats(payload));
     }
     if data.len() >= 8 {
         let (config, samples) = data.split_at(8);
@@ -51,19 +51,6 @@ fn work(bytes: usize) -> Vec<u64> {
 /// The input's bytes as f32 bit patterns (4 at a time).
 fn floats(bytes: &[u8]) -> Vec<f32> {
     bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
-}
-
-/// `payload` in a well-formed envelope (header, CRC-32) of the given tags.
-fn envelope(kind: u8, scalar: u8, payload: &[u8]) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(payload.len() + 16);
-    bytes.extend_from_slice(&MAGIC);
-    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    bytes.extend_from_slice(&[kind, scalar]);
-    bytes.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-    bytes.extend_from_slice(payload);
-    let crc = Crc::<u32>::new(&CRC_32_ISO_HDLC).checksum(&bytes);
-    bytes.extend_from_slice(&crc.to_le_bytes());
-    bytes
 }
 
 fn open_and_predict(bytes: &[u8], rows: Vec<f32>) {

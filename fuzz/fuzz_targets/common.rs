@@ -1,7 +1,7 @@
 //! Helpers shared by the fuzz targets: what every record a reader yields must satisfy (a
 //! finite label, or a class name that the names give one), a
 //! bounded drain loop that also catches a reader that stops making progress, the reader
-//! the CLI opens on a data file, and the frame of a checkpoint file.
+//! the CLI opens on a data file, and the frames of a checkpoint and a model file.
 
 #![allow(dead_code)]
 
@@ -85,5 +85,16 @@ pub fn checkpoint_frame(payload: &[u8]) -> Vec<u8> {
     let mut bytes = vec![0u8; frame::framed_len(payload.len())];
     frame::payload_mut(&mut bytes).copy_from_slice(payload);
     FORMAT.seal([0, 0], payload.len(), &mut bytes).expect("a buffer of the frame's length");
+    bytes
+}
+
+/// `payload` in a well-formed model envelope of the tags `kind` and `scalar` (the core's
+/// frame with the model files' magic and version, and its CRC-32), so that a fuzzed
+/// payload reaches the model decoders, which a random checksum would almost always keep
+/// it from.
+pub fn model_envelope(kind: u8, scalar: u8, payload: &[u8]) -> Vec<u8> {
+    let mut bytes = vec![0u8; frame::framed_len(payload.len())];
+    frame::payload_mut(&mut bytes).copy_from_slice(payload);
+    kestrel_core::model::FORMAT.seal([kind, scalar], payload.len(), &mut bytes).expect("a buffer of the frame's length");
     bytes
 }

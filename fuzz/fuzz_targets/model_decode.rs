@@ -16,10 +16,11 @@
 
 #![no_main]
 
-use crc::{CRC_32_ISO_HDLC, Crc};
+mod common;
+
 use kestrel_core::Real;
 use kestrel_core::dcd::LinearModel;
-use kestrel_core::model::{Envelope, FORMAT_VERSION, MAGIC};
+use kestrel_core::model::Envelope;
 use kestrel_core::reduced_set::ReducedKernelModel;
 use kestrel_core::scaler::Scaler;
 use kestrel_core::slkl::Predictor;
@@ -29,22 +30,9 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     decode_everything(data);
     if let [kind, scalar, payload @ ..] = data {
-        decode_everything(&envelope(kind % 4, scalar % 3, payload));
+        decode_everything(&common::model_envelope(kind % 4, scalar % 3, payload));
     }
 });
-
-/// `payload` in a well-formed envelope (header, CRC-32) of the given tags.
-fn envelope(kind: u8, scalar: u8, payload: &[u8]) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(payload.len() + 16);
-    bytes.extend_from_slice(&MAGIC);
-    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    bytes.extend_from_slice(&[kind, scalar]);
-    bytes.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-    bytes.extend_from_slice(payload);
-    let crc = Crc::<u32>::new(&CRC_32_ISO_HDLC).checksum(&bytes);
-    bytes.extend_from_slice(&crc.to_le_bytes());
-    bytes
-}
 
 fn decode_everything(bytes: &[u8]) {
     if let Ok(mut model) = kestrel_stream::model::load(bytes) {

@@ -18,12 +18,10 @@ back from bytes or a path.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from . import _kestrel, online
-from ._estimators import DCDLinearSVC, KernelRidgeNystrom, ReducedKernelSVC, SLKLRegressor, _rows
+from ._estimators import DCDLinearSVC, KernelRidgeNystrom, ReducedKernelSVC, SLKLRegressor, _bytes_of, _rows
 
 __all__ = ["DCDLinearSVC", "KernelRidgeNystrom", "Model", "ReducedKernelSVC", "SLKLRegressor", "load", "online"]
 
@@ -85,7 +83,4 @@ def load(source):
     -------
     Model
     """
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        return Model(source)
-    with open(os.fspath(source), "rb") as f:
-        return Model(f.read())
+    return Model(_bytes_of(source))

@@ -9,6 +9,8 @@ firmware read them), and pickling carries them.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -52,6 +54,25 @@ def _rows(X):
         X.sort_indices()
         return (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, X.shape[1])
     return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def _kernel_settings(estimator):
+    """The settings the kernel estimators share: the kernel and the most centres."""
+    return {
+        "kernel": estimator.kernel,
+        "gamma": _auto(estimator.gamma),
+        "degree": int(estimator.degree),
+        "coef0": float(estimator.coef0),
+        "centers": int(estimator.n_centres),
+    }
+
+
+def _bytes_of(source):
+    """The bytes of ``source``: bytes as they are, or the contents of a path."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    with open(os.fspath(source), "rb") as f:
+        return f.read()
 
 
 class _KestrelEstimator(BaseEstimator):
@@ -318,11 +339,7 @@ class ReducedKernelSVC(_KestrelClassifier):
     def _fit_settings(self):
         return {
             "c": _auto(self.C),
-            "kernel": self.kernel,
-            "gamma": _auto(self.gamma),
-            "degree": int(self.degree),
-            "coef0": float(self.coef0),
-            "centers": int(self.n_centres),
+            **_kernel_settings(self),
             "select": self.centres,
             "delta": _auto(self.delta),
             "loss": self.loss,
@@ -372,15 +389,7 @@ class SLKLRegressor(_KestrelRegressor):
         self.scalar = scalar
 
     def _fit_settings(self):
-        return {
-            "kernel": self.kernel,
-            "gamma": _auto(self.gamma),
-            "degree": int(self.degree),
-            "coef0": float(self.coef0),
-            "nu": float(self.nu),
-            "centers": int(self.n_centres),
-            "tol": self.tol,
-        }
+        return {**_kernel_settings(self), "nu": float(self.nu), "tol": self.tol}
 
 
 class KernelRidgeNystrom(_KestrelRegressor):
@@ -427,15 +436,7 @@ class KernelRidgeNystrom(_KestrelRegressor):
         self.scalar = scalar
 
     def _fit_settings(self):
-        settings = {
-            "alpha": _auto(self.alpha),
-            "kernel": self.kernel,
-            "gamma": _auto(self.gamma),
-            "degree": int(self.degree),
-            "coef0": float(self.coef0),
-            "centers": int(self.n_centres),
-            "select": self.centres,
-        }
+        settings = {"alpha": _auto(self.alpha), **_kernel_settings(self), "select": self.centres}
         if self.delta is not None:
             settings["delta"] = float(self.delta)
         return settings

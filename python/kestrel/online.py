@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import inspect
 import numbers
-import os
 
 import numpy as np
 
@@ -31,7 +30,7 @@ except ImportError:  # pragma: no cover - River is optional
     _RiverClassifier = _RiverRegressor = object
 
 from . import _kestrel
-from ._estimators import _rows
+from ._estimators import _bytes_of, _rows
 
 __all__ = ["StreamingRSVM", "WindowSLKL", "WindowSVM"]
 
@@ -157,10 +156,7 @@ class _Online:
         ----------
         source : bytes or path-like
         """
-        if not isinstance(source, (bytes, bytearray, memoryview)):
-            with open(os.fspath(source), "rb") as f:
-                source = f.read()
-        checkpoint = _kestrel.read_checkpoint(bytes(source))
+        checkpoint = _kestrel.read_checkpoint(_bytes_of(source))
         learner = checkpoint["config"].get("--learner")
         if learner != self._learner:
             raise ValueError(f"the checkpoint is of a {learner} learner, not {self._learner}")

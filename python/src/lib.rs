@@ -51,17 +51,51 @@ fn setting(value: Option<f64>) -> Option<Setting> {
     value.map(Setting::Value)
 }
 
+/// The kernel named `kernel` with its parameters (`None` width: the learner's default).
+fn kernel_settings(kernel: &str, gamma: Option<f64>, degree: u32, coef0: f64) -> PyResult<KernelSettings> {
+    let kind = match kernel {
+        "rbf" => KernelChoice::Rbf,
+        "poly" => KernelChoice::Poly,
+        "linear" => KernelChoice::Linear,
+        other => return Err(value_error(format!("unknown kernel `{other}` (rbf, poly, linear)"))),
+    };
+    Ok(KernelSettings { kind, gamma: setting(gamma), degree, coef0 })
+}
+
+/// The linear SVM's settings (`None` cost: the learner's default).
+fn svm_settings(c: Option<f64>, loss: &str, bias: f64) -> PyResult<SvmSettings> {
+    let loss = match loss {
+        "hinge" => Loss::Hinge,
+        "squared_hinge" => Loss::SquaredHinge,
+        other => return Err(value_error(format!("unknown loss `{other}` (hinge, squared_hinge)"))),
+    };
+    Ok(SvmSettings { c: setting(c), loss, bias })
+}
+
+/// `true` for `"f32"`, `false` for `"f64"`.
+fn is_f32(scalar: &str) -> PyResult<bool> {
+    match scalar {
+        "f64" => Ok(false),
+        "f32" => Ok(true),
+        other => Err(value_error(format!("unknown scalar `{other}` (f64, f32)"))),
+    }
+}
+
+/// The rows of `x` and their labels, as many of each.
+fn rows_with_labels<'a>(x: &'a RowsArg<'_>, y: &PyReadonlyArray1<'_, f64>) -> PyResult<(Rows<'a>, Vec<f64>)> {
+    let (rows, labels) = (x.rows()?, y.as_array().to_vec());
+    if rows.len() != labels.len() {
+        return Err(value_error(format!("{} rows of x but {} labels", rows.len(), labels.len())));
+    }
+    Ok((rows, labels))
+}
+
 /// The fit settings of the keyword arguments of [`fit`].
 #[allow(clippy::too_many_arguments)]
 fn settings(
     learner_name: &str,
-    kernel: &str,
-    gamma: Option<f64>,
-    degree: u32,
-    coef0: f64,
-    c: Option<f64>,
-    loss: &str,
-    bias: f64,
+    kernel: KernelSettings,
+    svm: SvmSettings,
     nu: Option<f64>,
     centers: Option<usize>,
     tol: Option<f64>,
@@ -70,26 +104,14 @@ fn settings(
     alpha: Option<f64>,
     seed: u64,
 ) -> PyResult<FitSettings> {
-    let kind = match kernel {
-        "rbf" => KernelChoice::Rbf,
-        "poly" => KernelChoice::Poly,
-        "linear" => KernelChoice::Linear,
-        other => return Err(value_error(format!("unknown kernel `{other}` (rbf, poly, linear)"))),
-    };
-    let loss = match loss {
-        "hinge" => Loss::Hinge,
-        "squared_hinge" => Loss::SquaredHinge,
-        other => return Err(value_error(format!("unknown loss `{other}` (hinge, squared_hinge)"))),
-    };
     let select = match select {
         "irsvm" => Select::Irsvm,
         "random" => Select::Random,
         other => return Err(value_error(format!("unknown centre selection `{other}` (irsvm, random)"))),
     };
-    let learner = learner(learner_name)?;
     Ok(FitSettings {
-        kernel: KernelSettings { kind, gamma: setting(gamma), degree, coef0 },
-        svm: SvmSettings { c: setting(c), loss, bias },
+        kernel,
+        svm,
         nu,
         centers,
         eps: tol,
@@ -97,7 +119,7 @@ fn settings(
         delta: setting(delta),
         lambda: setting(alpha),
         seed,
-        ..FitSettings::new(learner)
+        ..FitSettings::new(learner(learner_name)?)
     })
 }
 
@@ -260,17 +282,10 @@ fn fit<'py>(
     alpha: Option<f64>,
     seed: u64,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyDict>)> {
-    let settings =
-        settings(learner, kernel, gamma, degree, coef0, c, loss, bias, nu, centers, tol, select, delta, alpha, seed)?;
-    let (rows, labels) = (x.rows()?, y.as_array().to_vec());
-    if rows.len() != labels.len() {
-        return Err(value_error(format!("{} rows of x but {} labels", rows.len(), labels.len())));
-    }
-    let f32_scalar = match scalar {
-        "f64" => false,
-        "f32" => true,
-        other => return Err(value_error(format!("unknown scalar `{other}` (f64, f32)"))),
-    };
+    let (kernel, svm) = (kernel_settings(kernel, gamma, degree, coef0)?, svm_settings(c, loss, bias)?);
+    let settings = settings(learner, kernel, svm, nu, centers, tol, select, delta, alpha, seed)?;
+    let (rows, labels) = rows_with_labels(&x, &y)?;
+    let f32_scalar = is_f32(scalar)?;
     let fitted = py
         .detach(|| {
             if f32_scalar { fit_in::<f32>(&settings, &rows, &labels) } else { fit_in::<f64>(&settings, &rows, &labels) }
@@ -450,37 +465,27 @@ impl Stream {
             "rsvm" => StreamLearner::Rsvm,
             other => return Err(value_error(format!("unknown online learner `{other}` (svm, slkl, rsvm)"))),
         };
-        // The kernel, loss and the rest as `fit` reads them.
-        let shared =
-            settings("svm", kernel, gamma, degree, coef0, c, loss, bias, None, None, None, "irsvm", None, None, seed)?;
         let mut settings = StreamSettings::new(kind);
         settings.window = window;
         settings.centers = centers;
         settings.steps_per_sample = steps_per_sample;
-        settings.kernel = shared.kernel;
+        settings.kernel = kernel_settings(kernel, gamma, degree, coef0)?;
         settings.nu = nu;
-        settings.svm = shared.svm;
+        settings.svm = svm_settings(c, loss, bias)?;
         settings.delta = delta;
         settings.scale = scale;
         settings.renew = renew;
         settings.memory = memory.unwrap_or(settings.memory);
         settings.classes = classes.unwrap_or(settings.classes);
         settings.seed = seed;
-        let learner = match scalar {
-            "f64" => build::<f64>(&settings, dim),
-            "f32" => build::<f32>(&settings, dim),
-            other => return Err(value_error(format!("unknown scalar `{other}` (f64, f32)"))),
-        }
-        .map_err(value_error)?;
+        let built = if is_f32(scalar)? { build::<f32>(&settings, dim) } else { build::<f64>(&settings, dim) };
+        let learner = built.map_err(value_error)?;
         Ok(Stream { learner, dim, record: Record::default() })
     }
 
     /// Learns each row of `x` with its label or target, in order.
     fn learn(&mut self, py: Python<'_>, x: RowsArg<'_>, y: PyReadonlyArray1<'_, f64>) -> PyResult<()> {
-        let (rows, labels) = (x.rows()?, y.as_array().to_vec());
-        if rows.len() != labels.len() {
-            return Err(value_error(format!("{} rows of x but {} labels", rows.len(), labels.len())));
-        }
+        let (rows, labels) = rows_with_labels(&x, &y)?;
         py.detach(|| self.each(&rows, Some(&labels), |l, r| l.learn(r).map(|()| None).map_err(|e| e.to_string())))
             .map_err(value_error)
             .map(drop)

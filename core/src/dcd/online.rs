@@ -176,6 +176,12 @@ pub fn check_decay<T: Real>(decay: T) -> Result<T, Error> {
     }
 }
 
+/// The decay `ρ = 1 − 1/arrivals` of a memory of about `arrivals` arrivals (a sample's
+/// share falls by `e` over that many), `None` for 0: no memory.
+pub fn decay_over<T: Real>(arrivals: usize) -> Option<T> {
+    (arrivals > 0).then(|| T::ONE - T::ONE / T::from_f64(arrivals as f64))
+}
+
 impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     /// An empty window of `window ≥ 1` samples of `dim` features, at most
     /// `max_steps_per_arrival ≥ 1` coordinate steps after each arrival (fewer once the

@@ -161,7 +161,7 @@ pub fn build<T: Real>(
         let classes = (settings.learner != StreamLearner::Slkl).then_some(settings.classes);
         return Err(BuildFailure::OverBudget { bytes, budget, classes });
     }
-    let decay = (settings.memory > 0).then(|| T::ONE - T::ONE / T::from_f64(settings.memory as f64));
+    let decay = dcd::decay_over::<T>(settings.memory);
     let steps = settings.steps_per_sample;
     let learner: Box<dyn OnlineLearner + Send + Sync> = match settings.learner {
         StreamLearner::Svm => {
