@@ -14,6 +14,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -88,8 +89,8 @@ class _KestrelEstimator(BaseEstimator):
     def _fit_settings(self):
         raise NotImplementedError
 
-    def _fit_bytes(self, X, y):
-        settings = self._fit_settings()
+    def _fit_bytes(self, X, y, **extra):
+        settings = {**self._fit_settings(), **extra}
         if self.scalar not in ("f64", "f32"):
             raise ValueError(f"scalar must be 'f64' or 'f32', got {self.scalar!r}")
         model, summary = _kestrel.fit(
@@ -142,7 +143,12 @@ class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
             raise ValueError(f"the classifier needs two classes or more; y holds one class: {self.classes_[0]!r}")
         numeric = np.issubdtype(self.classes_.dtype, np.number) and np.all(np.isfinite(self.classes_))
         labels = np.asarray(y, dtype=np.float64) if numeric else encoded.astype(np.float64)
-        self._fit_bytes(X, labels)
+        extra = {}
+        if getattr(self, "class_weight", None) is not None:
+            weights = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
+            values = self.classes_.astype(np.float64) if numeric else np.arange(len(self.classes_), dtype=np.float64)
+            extra["class_weights"] = [(float(v), float(w)) for v, w in zip(values, weights)]
+        self._fit_bytes(X, labels, **extra)
         if not numeric:
             self.model_bytes_ = _kestrel.with_class_names(self.model_bytes_, [str(c) for c in self.classes_])
         return self
@@ -241,6 +247,10 @@ class DCDLinearSVC(_KestrelClassifier):
         LIBLINEAR's ``-s 1`` and ``-s 3``.
     bias : float, default=1.0
         The constant bias feature (LIBLINEAR's ``-B``); 0 fits no intercept.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class's cost, ``C·class_weight[c]`` (LIBLINEAR's ``-wi``);
+        "balanced" is ``n_samples / (n_classes · count(c))``, None weighs every class 1.
+        Beyond two classes, class ``c`` is weighed against the rest.
     tol : float or None, default=None
         Stopping tolerance; None is LIBLINEAR's 0.1.
     random_state : int or None, default=None
@@ -262,10 +272,13 @@ class DCDLinearSVC(_KestrelClassifier):
 
     _learner = "svm"
 
-    def __init__(self, C=1.0, loss="squared_hinge", bias=1.0, tol=None, random_state=None, scalar="f64"):
+    def __init__(
+        self, C=1.0, loss="squared_hinge", bias=1.0, class_weight=None, tol=None, random_state=None, scalar="f64"
+    ):
         self.C = C
         self.loss = loss
         self.bias = bias
+        self.class_weight = class_weight
         self.tol = tol
         self.random_state = random_state
         self.scalar = scalar

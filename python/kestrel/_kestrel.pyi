@@ -31,11 +31,13 @@ def fit(
     select: str = "irsvm",
     delta: Optional[float] = None,
     alpha: Optional[float] = None,
+    class_weights: Optional[list[tuple[float, float]]] = None,
     seed: int = 1,
 ) -> tuple[bytes, dict[str, Any]]:
     """Fit ``learner`` ("slkl", "svm", "rsvm", "krr", "lssvm") by ``kestrel train``'s
-    policy; ``None`` is the learner's default ("auto" where it has one). Returns the model
-    file's bytes and the training summary."""
+    policy; ``None`` is the learner's default ("auto" where it has one); ``class_weights``
+    are ``(label, weight)`` pairs (svm). Returns the model file's bytes and the training
+    summary."""
 
 def predict(model: bytes, x: Rows) -> npt.NDArray[np.float64]:
     """One prediction per row, as ``kestrel predict`` writes it."""
@@ -92,3 +94,34 @@ class Stream:
         """The learner's whole state (a ``kestrel stream`` checkpoint's learner)."""
     def load_state(self, state: bytes) -> None:
         """Continue from a state of a learner of the same settings."""
+
+def npkl_fit(
+    x: npt.NDArray[np.float64],
+    *,
+    pairs: Optional[list[tuple[int, int, bool]]] = None,
+    classes: Optional[list[int]] = None,
+    fraction: float = 0.5,
+    rank: Optional[int] = None,
+    neighbors: int = 5,
+    loss: str = "hinge",
+    clusters: int = 2,
+    seed: int = 1,
+) -> tuple[
+    "LearnedKernel",
+    npt.NDArray[np.float64],
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.float64],
+    dict[str, Any],
+]:
+    """Learn a kernel (``kestrel npkl``) on the rows of ``x`` from ``(i, j, must)`` pairs, or
+    from pairs drawn from ``classes``; cluster with it. Returns the learned kernel, the
+    rows' features (n × rank), their clusters, the centroids and a summary."""
+
+class LearnedKernel:
+    """The learned kernel of the training rows: places new rows by eq. (13)."""
+
+    def __init__(
+        self, x: npt.NDArray[np.float64], neighbors: int, loss_name: str, columns: npt.NDArray[np.float64]
+    ) -> None: ...
+    def transform(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """The learned features of the rows of ``x`` (n × rank)."""

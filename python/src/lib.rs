@@ -7,9 +7,13 @@
 //! - [`predict`]: a model's bytes and rows into one prediction per row — what `kestrel
 //!   predict` writes (class labels, or regression values); `f32` models compute in `f32`.
 //! - [`describe`]: what `kestrel inspect` shows.
+//! - [`npkl::npkl_fit`] and [`npkl::LearnedKernel`]: kernel learning from pairs
+//!   (`kestrel npkl`) and the learned features of new points.
 //!
 //! The interpreter lock is released while fitting and predicting. Every error is a
 //! `ValueError` carrying the core's or the library's message; nothing panics on input.
+
+mod npkl;
 
 use kestrel_core::Real;
 use kestrel_core::dcd::Loss;
@@ -253,12 +257,13 @@ fn summary_dict<'py>(py: Python<'py>, summary: &Summary) -> PyResult<Bound<'py, 
 /// Fits `learner` (`slkl`, `svm`, `rsvm`, `krr`, `lssvm`) on the rows of `x` with labels
 /// or targets `y`, by `kestrel train`'s policy; `None` is the learner's default, which is
 /// `auto` for `gamma`, rsvm's `c` and `delta`, and the ridge `alpha` (the linear SVM's `c`
-/// is 1). Returns the model file's bytes and the training summary.
+/// is 1). `class_weights` are `(label, weight)` pairs (svm). Returns the model file's bytes
+/// and the training summary.
 #[pyfunction]
 #[pyo3(signature = (
     learner, x, y, *, scalar = "f64", kernel = "rbf", gamma = None, degree = 3, coef0 = 0.0,
     c = None, loss = "squared_hinge", bias = 1.0, nu = None, centers = None, tol = None,
-    select = "irsvm", delta = None, alpha = None, seed = 1
+    select = "irsvm", delta = None, alpha = None, class_weights = None, seed = 1
 ))]
 #[allow(clippy::too_many_arguments)]
 fn fit<'py>(
@@ -280,10 +285,12 @@ fn fit<'py>(
     select: &str,
     delta: Option<f64>,
     alpha: Option<f64>,
+    class_weights: Option<Vec<(f64, f64)>>,
     seed: u64,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyDict>)> {
     let (kernel, svm) = (kernel_settings(kernel, gamma, degree, coef0)?, svm_settings(c, loss, bias)?);
-    let settings = settings(learner, kernel, svm, nu, centers, tol, select, delta, alpha, seed)?;
+    let mut settings = settings(learner, kernel, svm, nu, centers, tol, select, delta, alpha, seed)?;
+    settings.class_weights = class_weights.unwrap_or_default();
     let (rows, labels) = rows_with_labels(&x, &y)?;
     let f32_scalar = is_f32(scalar)?;
     let fitted = py
@@ -531,5 +538,7 @@ fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(with_class_names, m)?)?;
     m.add_function(wrap_pyfunction!(read_checkpoint, m)?)?;
     m.add_class::<Stream>()?;
+    m.add_function(wrap_pyfunction!(npkl::npkl_fit, m)?)?;
+    m.add_class::<npkl::LearnedKernel>()?;
     Ok(())
 }

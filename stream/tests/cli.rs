@@ -677,3 +677,41 @@ fn named_multi_class_streams_end_to_end() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains(":2:") && stderr(&o).contains("` is not a number"), "{}", stderr(&o));
 }
+
+/// `--class-weight` by class name or label value: a heavier class is predicted more often;
+/// a name no row has, a learner without class weights and a malformed weight are errors.
+#[test]
+fn class_weights_by_name_or_label() {
+    let dir = scratch("class-weights");
+    let (full, test, model) = (dir.join("compass.csv"), dir.join("test.csv"), dir.join("m.kestrel"));
+    compass_csv(&full, 600, 0);
+    compass_csv(&test, 400, 0);
+    let south_west_predictions = |extra: &[&str]| {
+        let base = ["train", "--learner", "svm", "--input", full.to_str().unwrap(), "--out", model.to_str().unwrap()];
+        let o = kestrel(&[&base[..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let o = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", test.to_str().unwrap()]);
+        stdout(&o).lines().filter(|l| *l == "south west").count()
+    };
+    let (plain, heavy) = (south_west_predictions(&[]), south_west_predictions(&["--class-weight", "south west=20"]));
+    assert!(heavy > plain + 10, "{heavy} vs {plain}");
+    assert_eq!(south_west_predictions(&["--class-weight", "south west=1"]), plain);
+
+    let libsvm = binary_libsvm(&dir, 200);
+    let train = |extra: &[&str]| {
+        let base = ["train", "--input", libsvm.to_str().unwrap(), "--out", model.to_str().unwrap()];
+        kestrel(&[&base[..], extra].concat())
+    };
+    assert!(train(&["--learner", "svm", "--class-weight=-1=5", "--class-weight", "1=0.5"]).status.success());
+    for (flags, message) in [
+        (&["--learner", "svm", "--class-weight", "up=2"][..], "--class-weight up: no class has that name"),
+        (&["--learner", "svm", "--class-weight", "3=2"][..], "no row has the label 3"),
+        (&["--learner", "rsvm", "--class-weight", "1=2"][..], "class weights are for the linear SVM"),
+        (&["--learner", "svm", "--class-weight", "1=0"][..], "is not above 0"),
+        (&["--learner", "svm", "--class-weight", "1"][..], "is not LABEL=WEIGHT"),
+    ] {
+        let o = train(flags);
+        assert_ne!(o.status.code(), Some(0), "{flags:?}");
+        assert!(stderr(&o).contains(message), "{flags:?}: {}", stderr(&o));
+    }
+}

@@ -112,6 +112,38 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
         rows: &R,
         labels: &[i32],
         rng: &mut Rng,
+        observer: impl FnMut(usize, &Pass<'_, T>),
+    ) -> Result<Outcome<T>, Error> {
+        self.train_classes(rows, labels, None, rng, observer)
+    }
+
+    /// [`train`](Self::train) with class `c`'s rows weighted by `weights[c]` in problem `c`
+    /// (`C₊ = w_c·C₊`, the rest's `C₋` unchanged: LIBLINEAR's `-wi` for one-vs-rest).
+    ///
+    /// # Errors
+    /// As [`train`](Self::train); `DimensionMismatch` unless there are `k` weights,
+    /// `InvalidParam { name: "class_weights" }` unless each is finite and positive (and so
+    /// its product with `C₊`). The classifier is untouched on error.
+    pub fn train_weighted<R: Rows<T> + ?Sized>(
+        &mut self,
+        rows: &R,
+        labels: &[i32],
+        weights: &[T],
+        rng: &mut Rng,
+    ) -> Result<Outcome<T>, Error> {
+        crate::error::check_len(self.classes, weights.len())?;
+        for &w in weights {
+            self.params.weighted(w, T::ONE)?;
+        }
+        self.train_classes(rows, labels, Some(weights), rng, |_, _| {})
+    }
+
+    fn train_classes<R: Rows<T> + ?Sized>(
+        &mut self,
+        rows: &R,
+        labels: &[i32],
+        weights: Option<&[T]>,
+        rng: &mut Rng,
         mut observer: impl FnMut(usize, &Pass<'_, T>),
     ) -> Result<Outcome<T>, Error> {
         let classes = self.classes;
@@ -122,7 +154,8 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
         for class in 0..classes {
             // Labels are i32: a class beyond i32::MAX cannot be named, nor trained.
             let label = i32::try_from(class).map_err(|_| Error::InvalidParam { name: "classes" })?;
-            let problem = Problem::new(labels, label, self.params);
+            let weight = weights.and_then(|w| w.get(class).copied()).unwrap_or(T::ONE);
+            let problem = Problem::new(labels, label, self.params.weighted(weight, T::ONE)?);
             let ws = self.workspace(class, rows.len());
             let outcome = solve(rows, &problem, ws, rng, &mut |pass| observer(class, pass));
             if outcome.exit == Exit::Capped {
@@ -221,7 +254,7 @@ mod tests {
 
     use super::*;
     use crate::dcd::test_support::{kkt_violation, weights_from_alpha};
-    use crate::dcd::{DenseRows, Loss, Params};
+    use crate::dcd::{DenseRows, LinearSvm, Loss, Params};
 
     /// Three Gaussian clusters in the plane, 60 points each, labels 0, 1, 2.
     fn clusters<T: Real>() -> (Vec<T>, Vec<i32>) {
@@ -306,6 +339,72 @@ mod tests {
         assert!(OneVsRest::new_in(vec![T::ZERO; 10], vec![0; 10], 10, 2, 3, params).is_err());
     }
 
+    /// Weighted one-vs-rest solves each class's problem with `C₊ = w_c·C` (its own KKT
+    /// conditions within ε); unit weights give `train`'s weights exactly; bad weights are
+    /// errors that leave the weights as they were.
+    fn class_weights_weigh_each_class_against_the_rest<T: Real>() {
+        let (x, labels) = clusters::<T>();
+        let rows = DenseRows::new(&x, 2).unwrap();
+        let epsilon = 1e-3;
+        // A small C puts many α at their bound, where the weights act.
+        let params = Params::new()
+            .loss(Loss::Hinge)
+            .c(T::from_f64(0.05))
+            .bias(T::ONE)
+            .epsilon(T::from_f64(epsilon))
+            .check()
+            .unwrap();
+        let new = || {
+            OneVsRest::new_in(vec![T::ZERO; OneVsRest::scalars_len(180, 2, 3)], vec![0; 180], 180, 2, 3, params)
+                .unwrap()
+        };
+        let weights = [T::ONE, T::from_f64(5.0), T::from_f64(0.2)];
+        let mut ovr = new();
+        ovr.train_weighted(&rows, &labels, &weights, &mut Rng::seed_from_u64(22)).unwrap();
+        for (class, &w) in weights.iter().enumerate() {
+            let sign = |i: usize| if labels[i] == class as i32 { 1.0 } else { -1.0 };
+            let mut single = LinearSvm::new_in(
+                vec![T::ZERO; LinearSvm::scalars_len(180, 2)],
+                vec![0; 180],
+                180,
+                2,
+                params.weighted(w, T::ONE).unwrap(),
+            )
+            .unwrap();
+            let signs: Vec<i32> = (0..180).map(|i| sign(i) as i32).collect();
+            single.train(&rows, &signs, &mut Rng::seed_from_u64(5)).unwrap();
+            // Both solve the same problem to ε: their weights agree to the problem's accuracy.
+            let ours = ovr.weights(class).unwrap();
+            for (a, b) in ours.iter().zip(single.weights()) {
+                assert!(
+                    (a.to_f64() - b.to_f64()).abs() <= 0.05 * (1.0 + b.to_f64().abs()),
+                    "class {class}: {a:?} vs {b:?}"
+                );
+            }
+        }
+        let (mut plain, mut unit) = (new(), new());
+        plain.train(&rows, &labels, &mut Rng::seed_from_u64(3)).unwrap();
+        unit.train_weighted(&rows, &labels, &[T::ONE; 3], &mut Rng::seed_from_u64(3)).unwrap();
+        assert!((0..3).all(|c| plain.weights(c) == unit.weights(c) && plain.bias_weight(c) == unit.bias_weight(c)));
+        // The weights matter: class 1's problem at w = 5 is not the unweighted one.
+        let moved = ovr.weights(1).unwrap().iter().zip(plain.weights(1).unwrap());
+        assert!(
+            moved.map(|(a, b)| (a.to_f64() - b.to_f64()).abs() / (1.0 + b.to_f64().abs())).fold(0.0, f64::max) > 0.1
+        );
+        let before: Vec<T> = (0..3).flat_map(|c| unit.weights(c).unwrap().to_vec()).collect();
+        let mut rng = Rng::seed_from_u64(4);
+        assert_eq!(
+            unit.train_weighted(&rows, &labels, &[T::ONE; 2], &mut rng).err(),
+            Some(Error::DimensionMismatch { expected: 3, got: 2 })
+        );
+        let bad = Some(Error::InvalidParam { name: "class_weights" });
+        for w in [T::ZERO, -T::ONE, T::from_f64(f64::NAN), T::from_f64(f64::INFINITY)] {
+            assert_eq!(unit.train_weighted(&rows, &labels, &[T::ONE, w, T::ONE], &mut rng).err(), bad);
+        }
+        let after: Vec<T> = (0..3).flat_map(|c| unit.weights(c).unwrap().to_vec()).collect();
+        assert_eq!(before, after);
+    }
+
     macro_rules! gen_tests {
         ($($scalar:ident),*) => {$(
             mod $scalar {
@@ -316,6 +415,10 @@ mod tests {
                 #[test]
                 fn bad_input_leaves_model_unchanged() {
                     super::bad_input_leaves_model_unchanged::<$scalar>();
+                }
+                #[test]
+                fn class_weights_weigh_each_class_against_the_rest() {
+                    super::class_weights_weigh_each_class_against_the_rest::<$scalar>();
                 }
             }
         )*};

@@ -200,6 +200,21 @@ impl<T: Real> ValidParams<T> {
         Ok(ValidParams { c_pos: checked.c_pos, c_neg: checked.c_neg, ..self })
     }
 
+    /// The same parameters with the costs weighted: `C₊·w₊` and `C₋·w₋` (LIBLINEAR's `-wi`;
+    /// one-vs-rest weights the class against the rest by `w₊ = w_c`, `w₋ = 1`).
+    ///
+    /// # Errors
+    /// `InvalidParam { name: "class_weights" }` unless both weights and both products are
+    /// finite and positive.
+    pub fn weighted(self, weight_pos: T, weight_neg: T) -> Result<Self, Error> {
+        let positive = |x: T| x > T::ZERO && x.is_finite();
+        let (c_pos, c_neg) = (self.c_pos * weight_pos, self.c_neg * weight_neg);
+        if !(positive(weight_pos) && positive(weight_neg) && positive(c_pos) && positive(c_neg)) {
+            return Err(Error::InvalidParam { name: "class_weights" });
+        }
+        Ok(ValidParams { c_pos, c_neg, ..self })
+    }
+
     /// The dual box and diagonal of a row with label `y = ±1` (`y > 0` means +1).
     pub(crate) fn coordinate(&self, y: T) -> Coordinate<T> {
         let c = if y > T::ZERO { self.c_pos } else { self.c_neg };

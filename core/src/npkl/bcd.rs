@@ -295,8 +295,7 @@ impl<'a, T: Real, S: Storage<T>, I: Storage<u32>> Npkl<'a, T, S, I> {
 
     /// The learned representation, borrowed (for the out-of-sample extension).
     pub fn embedding(&self) -> Embedding<'_, T> {
-        let bound = (self.params.loss() == Loss::Linear).then_some(self.params.bound());
-        Embedding::new(self.columns(), self.params.rank(), bound)
+        Embedding::new(self.columns(), self.params.rank(), self.params.column_bound())
     }
 
     /// Number of points `n`.

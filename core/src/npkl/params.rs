@@ -146,6 +146,11 @@ impl<T: Real> ValidNpklParams<T> {
     pub fn random_order(&self) -> bool {
         self.0.random_order
     }
+
+    /// The bound `‖v_i‖ ≤ b` every column keeps: the linear loss's `b`, `None` otherwise.
+    pub(super) fn column_bound(&self) -> Option<T> {
+        (self.0.loss == Loss::Linear).then_some(self.0.bound)
+    }
 }
 
 /// Why a run stopped.
@@ -209,6 +214,32 @@ impl<'a, T: Real> Embedding<'a, T> {
     /// The columns `v_i` at `i·r` (`rank ≥ 1`), with the linear loss's bound if any.
     pub(super) fn new(columns: &'a [T], rank: usize, bound: Option<T>) -> Self {
         Embedding { columns, rank, bound }
+    }
+
+    /// Columns learned earlier by a solver with `params` (kept by the caller after the
+    /// solver is gone): `v_i` at `i·r`, `r = params.rank()`.
+    ///
+    /// # Errors
+    /// `DimensionMismatch` when `columns` is empty or not a multiple of `r` long;
+    /// `NonFinite` for NaN/∞ entries.
+    ///
+    /// # Examples
+    /// ```
+    /// use kestrel_core::npkl::{Embedding, Loss, NpklParams};
+    /// let params = NpklParams::new(2, Loss::Hinge).check()?;
+    /// let embedding = Embedding::of_columns(&[1.0, 0.0, 0.5, 0.5, 0.0, 1.0], &params)?;
+    /// assert_eq!((embedding.n(), embedding.column(1)), (3, Some(&[0.5, 0.5][..])));
+    /// assert!(Embedding::of_columns(&[1.0, 0.0, 0.5], &params).is_err());
+    /// # Ok::<(), kestrel_core::Error>(())
+    /// ```
+    pub fn of_columns(columns: &'a [T], params: &ValidNpklParams<T>) -> Result<Self, Error> {
+        let rank = params.rank();
+        let whole = columns.len() - columns.len() % rank;
+        if whole == 0 || whole != columns.len() {
+            return Err(Error::DimensionMismatch { expected: whole.max(rank), got: columns.len() });
+        }
+        crate::real::check_finite(columns)?;
+        Ok(Embedding::new(columns, rank, params.column_bound()))
     }
 
     /// Column `v_i` (`r` scalars), or `None` for `i ≥ n`.

@@ -176,7 +176,7 @@ pub enum Select {
 }
 
 /// Everything [`fit`] takes: `kestrel train`'s flags about the learner.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FitSettings {
     /// The learner.
     pub learner: Learner,
@@ -184,6 +184,8 @@ pub struct FitSettings {
     pub kernel: KernelSettings,
     /// The linear SVM (svm, rsvm).
     pub svm: SvmSettings,
+    /// `(label, weight)`: the cost of a class's rows times its weight (svm; LIBLINEAR's `-wi`).
+    pub class_weights: Vec<(f64, f64)>,
     /// SLKL's ν in units of the target variance; `None` is 0.1.
     pub nu: Option<f64>,
     /// The most centres (slkl's candidates; rsvm, krr, lssvm's reduced set); `None` is 256.
@@ -214,6 +216,7 @@ impl FitSettings {
             learner,
             kernel: KernelSettings::default(),
             svm: SvmSettings::default(),
+            class_weights: Vec::new(),
             nu: None,
             centers: None,
             max_active: None,
@@ -338,6 +341,9 @@ fn param<V>(result: Result<V, kestrel_core::Error>, what: &'static str) -> Resul
 /// [`FitError`] for settings out of range or that do not go together, and when training
 /// fails.
 pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
+    if !settings.class_weights.is_empty() && settings.learner != Learner::Svm {
+        return Err(FitError::Settings("class weights are for the linear SVM (svm)".into()));
+    }
     match settings.learner {
         Learner::Svm => train_svm(settings, data),
         Learner::Rsvm => train_rsvm(settings, data),
@@ -552,7 +558,8 @@ fn train_svm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitte
         return Err(FitError::Settings(message.into()));
     }
     let c = Setting::given(settings.svm.c).unwrap_or(1.0);
-    let (model, summary) = linear::train(data, svm_params::<T>(settings, c)?, settings.seed, settings.budget)?;
+    let (model, summary) =
+        linear::train(data, svm_params::<T>(settings, c)?, &settings.class_weights, settings.seed, settings.budget)?;
     let bytes = model::to_bytes(&model).map_err(TrainError::Core)?;
     let summary = Summary::from([
         ("learner", "svm".into()),

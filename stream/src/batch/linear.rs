@@ -11,6 +11,7 @@ use kestrel_core::dcd::{Exit, LinearModel, LinearSvm, OneVsRest, Outcome, Sparse
 
 use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
+use crate::labels::Labels;
 use crate::limits::zeroed;
 
 /// What training did.
@@ -36,17 +37,22 @@ pub fn solver_bytes<T>(n: usize, dim: usize, outputs: usize) -> usize {
 }
 
 /// Trains on `data`; `budget` (bytes) bounds the data set, the labels and the solver state,
-/// checked before anything is allocated.
+/// checked before anything is allocated. `class_weights` are `(label, weight)` pairs
+/// (LIBLINEAR's `-wi`): two classes weigh their costs `C₊`, `C₋` by their weights, more
+/// classes weigh class `c` against the rest by `C₊ = w_c·C`; a class not named weighs 1.
 ///
 /// # Errors
-/// [`TrainError`] for bad labels, rejected data or parameters, or a budget too small.
+/// [`TrainError`] for bad labels, rejected data or parameters, a weight for a label no row
+/// has, or a budget too small.
 pub fn train<T: Real>(
     data: &Dataset<T>,
     params: ValidParams<T>,
+    class_weights: &[(f64, f64)],
     seed: u64,
     budget: Option<usize>,
 ) -> Result<(LinearModel<T, Vec<T>>, LinearSummary), TrainError> {
     let (classes, labels) = classes::<T>(data.labels())?;
+    let weights = weights_by_class::<T>(&classes, class_weights)?;
     let (n, dim, outputs) = (data.len(), data.dim().max(1), classes.outputs());
     let model_len = LinearModel::scalars_len(dim, outputs);
     let solver_bytes = solver_bytes::<T>(n, dim, outputs)
@@ -60,6 +66,9 @@ pub fn train<T: Real>(
     let outcome = if outputs == 1 {
         let scalars = zeroed(LinearSvm::scalars_len(n, dim), "the solver")?;
         let idx = zeroed(LinearSvm::indices_len(n), "the solver")?;
+        // Class 0 is the solver's +1 (see `classes`).
+        let weight = |class: usize| weights.get(class).copied().unwrap_or(T::ONE);
+        let params = params.weighted(weight(0), weight(1))?;
         let mut svm = LinearSvm::new_in(scalars, idx, n, dim, params)?;
         let outcome = svm.train(&rows, &labels, &mut rng)?;
         model.set_weights(0, svm.weights(), svm.bias_weight())?;
@@ -68,7 +77,7 @@ pub fn train<T: Real>(
         let scalars = zeroed(OneVsRest::scalars_len(n, dim, outputs), "the solver")?;
         let indices = zeroed(OneVsRest::indices_len(n), "the solver")?;
         let mut svm = OneVsRest::new_in(scalars, indices, n, dim, outputs, params)?;
-        let outcome = svm.train(&rows, &labels, &mut rng)?;
+        let outcome = svm.train_weighted(&rows, &labels, &weights, &mut rng)?;
         for c in 0..outputs {
             let (w, b) = (svm.weights(c).unwrap_or(&[]), svm.bias_weight(c).unwrap_or(T::ZERO));
             model.set_weights(c, w, b)?;
@@ -79,6 +88,17 @@ pub fn train<T: Real>(
         *slot = T::from_f64(label);
     }
     Ok((model, summary(&outcome, classes.len(), solver_bytes)))
+}
+
+/// The weight of each class (1 where `class_weights` names none).
+fn weights_by_class<T: Real>(classes: &Labels, class_weights: &[(f64, f64)]) -> Result<Vec<T>, TrainError> {
+    let mut weights = zeroed(classes.len(), "the class weights")?;
+    weights.fill(T::ONE);
+    for &(label, weight) in class_weights {
+        let slot = classes.find(label).and_then(|class| weights.get_mut(class));
+        *slot.ok_or(TrainError::UnknownClass(label))? = T::from_f64(weight);
+    }
+    Ok(weights)
 }
 
 fn summary<T: Real>(outcome: &Outcome<T>, classes: usize, solver_bytes: usize) -> LinearSummary {
@@ -111,26 +131,55 @@ mod tests {
     fn any_label_values_make_classes_and_the_model_predicts_them() {
         let params = dcd::Params::new().c(10.0).check().unwrap();
         let rows = [(0.0, -3.0), (4e9, 0.0), (7.0, 3.0), (0.0, -2.5), (4e9, 0.2), (7.0, 2.8)];
-        let (model, summary) = train(&data(&rows), params, 1, None).unwrap();
+        let (model, summary) = train(&data(&rows), params, &[], 1, None).unwrap();
         assert_eq!((summary.classes, model.labels()), (3, &[0.0, 4e9, 7.0][..]));
-        let (binary, _) = train(&data(&[(4.0, 1.0), (2.0, -1.0)]), params, 1, None).unwrap();
+        let (binary, _) = train(&data(&[(4.0, 1.0), (2.0, -1.0)]), params, &[], 1, None).unwrap();
         assert_eq!(binary.labels(), &[2.0, 4.0]);
         assert_eq!(binary.predict(dcd::Row::Dense(&[3.0])), Ok(4.0));
+    }
+
+    /// Overlapping classes on a line: the heavier class takes more of the overlap.
+    #[test]
+    fn class_weights_move_the_boundary_toward_the_lighter_class() {
+        let params = dcd::Params::new().c(1.0).bias(1.0).check().unwrap();
+        let rows: Vec<(f64, f64)> = (0..40)
+            .map(|i| if i % 2 == 0 { (5.0, f64::from(i) / 40.0) } else { (9.0, f64::from(i) / 40.0 + 0.3) })
+            .collect();
+        let boundary = |weights: &[(f64, f64)]| {
+            let (model, _) = train(&data(&rows), params, weights, 1, None).unwrap();
+            (0..=800)
+                .map(|i| f64::from(i) / 100.0 - 3.0)
+                .find(|&x| model.predict(dcd::Row::Dense(&[x])) == Ok(9.0))
+                .unwrap()
+        };
+        let (plain, heavy_five, heavy_nine) = (boundary(&[]), boundary(&[(5.0, 3.0)]), boundary(&[(9.0, 3.0)]));
+        assert!(heavy_nine < plain && plain < heavy_five, "{heavy_nine} < {plain} < {heavy_five}");
+        assert_eq!(boundary(&[(5.0, 1.0), (9.0, 1.0)]), plain);
+        let three: Vec<(f64, f64)> = rows.iter().map(|&(l, x)| (if x > 0.9 { 7.0 } else { l }, x)).collect();
+        let (model, _) = train(&data(&three), params, &[(7.0, 3.0)], 1, None).unwrap();
+        assert_eq!(model.labels(), &[5.0, 9.0, 7.0]);
+        assert_eq!(train(&data(&rows), params, &[(6.0, 2.0)], 1, None).err(), Some(TrainError::UnknownClass(6.0)));
+        let bad = Some(TrainError::Core(kestrel_core::Error::InvalidParam { name: "class_weights" }));
+        assert_eq!(train(&data(&rows), params, &[(5.0, 0.0)], 1, None).err(), bad);
+        assert_eq!(train(&data(&three), params, &[(7.0, f64::NAN)], 1, None).err(), bad);
     }
 
     #[test]
     fn labels_without_two_classes_and_budgets_are_errors() {
         let params = dcd::Params::new().check().unwrap();
-        assert_eq!(train(&data(&[(3.0, 1.0), (3.0, 2.0)]), params, 1, None).err(), Some(TrainError::SingleClass(3.0)));
-        assert_eq!(train(&Dataset::<f64>::new(), params, 1, None).err(), Some(TrainError::Empty));
+        assert_eq!(
+            train(&data(&[(3.0, 1.0), (3.0, 2.0)]), params, &[], 1, None).err(),
+            Some(TrainError::SingleClass(3.0))
+        );
+        assert_eq!(train(&Dataset::<f64>::new(), params, &[], 1, None).err(), Some(TrainError::Empty));
         let many: Vec<(f64, f64)> = (0..=crate::limits::MAX_CLASSES).map(|i| (i as f64, 1.0)).collect();
-        let error = train(&data(&many), params, 1, None).err();
+        let error = train(&data(&many), params, &[], 1, None).err();
         let limit = crate::limits::MAX_CLASSES;
         assert_eq!(
             error,
             Some(TrainError::Label { row: limit + 1, error: LabelError::TooMany { label: limit as f64, limit } })
         );
-        let error = train(&data(&[(1.0, 1.0), (-1.0, 2.0)]), params, 1, Some(10)).err();
+        let error = train(&data(&[(1.0, 1.0), (-1.0, 2.0)]), params, &[], 1, Some(10)).err();
         assert!(matches!(error, Some(TrainError::OverBudget { budget: 10, .. })), "{error:?}");
     }
 }

@@ -1,5 +1,6 @@
 //! Training on a whole [`Dataset`](crate::dataset::Dataset): the linear SVM ([`linear`]),
-//! SLKL kernel regression ([`slkl`]) and the reduced-kernel SVM ([`rsvm`]).
+//! SLKL kernel regression ([`slkl`]), the reduced-kernel SVM ([`rsvm`]), and kernel learning
+//! from pairs with clustering ([`npkl`]).
 //!
 //! **Memory budget.** Each trainer takes an optional budget in bytes for everything training
 //! holds: the data set as read, the copies training makes of it (a dense matrix for the
@@ -12,6 +13,7 @@ pub mod fit;
 pub mod gamma;
 pub mod krr;
 pub mod linear;
+pub mod npkl;
 pub mod rsvm;
 pub mod slkl;
 pub mod tune;
@@ -35,6 +37,9 @@ pub enum TrainError {
         /// What is wrong with it.
         error: LabelError,
     },
+    /// A setting names a label that no row has.
+    #[error("no row has the label {0}")]
+    UnknownClass(f64),
     /// Fewer than two distinct labels.
     #[error("the training set has a single label value ({0}): nothing to separate")]
     SingleClass(f64),

@@ -44,6 +44,16 @@ pub fn positive(text: &str) -> Result<f64, String> {
     number(text).and_then(|v| if v > 0.0 { Ok(v) } else { Err(format!("`{text}` is not above 0")) })
 }
 
+/// `LABEL=WEIGHT`, the weight a finite number above 0.
+pub fn class_weight(text: &str) -> Result<(String, f64), String> {
+    let (label, weight) = text.rsplit_once('=').ok_or_else(|| format!("`{text}` is not LABEL=WEIGHT"))?;
+    let label = label.trim();
+    if label.is_empty() {
+        return Err(format!("`{text}` names no class"));
+    }
+    Ok((label.to_string(), positive(weight.trim())?))
+}
+
 /// A finite number of at least 0.
 pub fn non_negative(text: &str) -> Result<f64, String> {
     number(text).and_then(|v| if v >= 0.0 { Ok(v) } else { Err(format!("`{text}` is negative")) })
@@ -316,6 +326,10 @@ pub struct TrainSettings {
     pub window: Option<usize>,
     #[command(flatten)]
     pub svm: SvmArgs,
+    /// Weight of a class's cost, as LABEL=WEIGHT with LABEL a label value or class name
+    /// (svm; LIBLINEAR -wi; repeat for more classes, a class not named weighs 1).
+    #[arg(long, value_name = "LABEL=WEIGHT", value_parser = class_weight)]
+    pub class_weight: Vec<(String, f64)>,
     /// Stopping tolerance (LIBLINEAR -e for the SVMs, relative decrease for SLKL).
     #[arg(long, value_parser = positive)]
     pub eps: Option<f64>,
@@ -355,12 +369,29 @@ pub struct TrainSettings {
 }
 
 impl TrainSettings {
-    /// The library's fit settings these flags describe.
-    pub fn fit_settings(&self) -> fit::FitSettings {
-        fit::FitSettings {
+    /// The library's fit settings these flags describe, for rows whose class `k` is named
+    /// `class_names[k]` (if they are named).
+    ///
+    /// # Errors
+    /// A `--class-weight` naming a class that is neither a number nor one of `class_names`.
+    pub fn fit_settings(&self, class_names: &[String]) -> Result<fit::FitSettings, String> {
+        let class_weights = self
+            .class_weight
+            .iter()
+            .map(|(label, weight)| {
+                let named = class_names.iter().position(|name| name == label);
+                #[allow(clippy::cast_precision_loss, reason = "at most 2¹⁶ class names")]
+                let value = named.map(|k| k as f64).or_else(|| label.parse().ok());
+                value
+                    .map(|value| (value, *weight))
+                    .ok_or_else(|| format!("--class-weight {label}: no class has that name"))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(fit::FitSettings {
             learner: self.learner.fit(),
             kernel: self.kernel.settings(),
             svm: self.svm.settings(),
+            class_weights,
             nu: self.nu,
             centers: self.centers,
             max_active: self.max_active,
@@ -374,7 +405,7 @@ impl TrainSettings {
             raw_features: self.raw_features,
             seed: self.seed,
             budget: self.budget,
-        }
+        })
     }
 }
 

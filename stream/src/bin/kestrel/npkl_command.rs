@@ -2,10 +2,8 @@
 //! coordinate descent, seed 004) and cluster with it.
 //!
 //! The input is read whole (CSV with a header and the label last, or LibSVM; `-` for
-//! standard input) into dense rows. The steps are the core's: the kNN graph Laplacian
-//! ([`Laplacian`]), the pairs ([`Constraints`]), BCDKL ([`Npkl`]) until
-//! `‖V(t) − V(t−1)‖/‖V(t)‖ < 10⁻⁵` or 1000 sweeps, then k-means with 20 k-means++
-//! restarts on the columns of `V` (kernel k-means on `K = VᵀV`). With labels, the RAND
+//! standard input) into dense rows, and learned on by [`npkl::learn`] (the kNN graph, the
+//! pairs, BCDKL, k-means with 20 restarts on the learned kernel). With labels, the RAND
 //! index of the clustering is printed.
 //!
 //! **Labels.** Every row of the input formats carries a label; the labels count as present
@@ -32,12 +30,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use kestrel_core::Rng;
-use kestrel_core::cluster::{KMeans, KMeansParams, rand_index_table};
-use kestrel_core::npkl::{
-    Constraints, GraphParams, Laplacian, Link, Loss, Npkl, NpklParams, Pair, StopReason, rank_for_pairs,
-};
+use kestrel_core::cluster::rand_index_table;
+use kestrel_core::npkl::{Link, Loss, Pair, StopReason};
 
+use kestrel_stream::batch::npkl::{self, NpklRun, NpklSettings, PairSource, RESTARTS};
 use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::file;
 use kestrel_stream::labels::Labels;
@@ -50,9 +46,6 @@ use crate::args::{count, non_negative};
 const MAX_RANK: usize = 1 << 12;
 /// The most neighbours or clusters.
 const MAX_GROUPS: usize = 1 << 16;
-
-/// k-means++ restarts (the paper's 20).
-const RESTARTS: usize = 20;
 
 /// The loss between the learned kernel and the pairs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -132,198 +125,149 @@ pub fn run(args: &NpklArgs) -> Result<()> {
         .with_context(|| format!("cannot open {}", args.input))?;
     let data: Dataset<f64> = Dataset::read(reader.as_mut(), OnError::Stop, |_| {})?;
     let (n, dim) = (data.len(), data.dim());
-    if n < 2 || dim == 0 {
-        bail!("{}: needs at least two rows with features (found {n} rows, {dim} features)", args.input);
-    }
-    if args.clusters == 0 || args.clusters > n {
-        bail!("--clusters must be between 1 and the number of rows ({n})");
-    }
-    let points = data.dense(data.dim())?;
+    let points = data.dense(dim)?;
     // Labels with more distinct values than a classifier takes are not classes.
     let classes = Labels::of(data.labels()).ok().filter(|classes| classes.len() > 1);
     let class_ids: Vec<usize> = match &classes {
         Some(classes) => data.labels().iter().map(|&l| classes.find(l).unwrap_or(0)).collect(),
         None => Vec::new(),
     };
-    let (labelled, class_count) = (classes.is_some(), classes.as_ref().map_or(0, Labels::len));
-    let mut rng = Rng::seed_from_u64(args.seed);
-
-    let constraints = match (&args.constraints, args.constraints_from_labels) {
+    let pairs_file;
+    let source = match (&args.constraints, args.constraints_from_labels) {
         (Some(path), _) => {
-            let pairs = read_pairs(path, n)?;
-            Constraints::new_in(zeroed(Constraints::indices_len(n, pairs.len()), "the pairs")?, n, &pairs)
-                .with_context(|| format!("{}: invalid pairs", path.display()))?
+            pairs_file = read_pairs(path, n)?;
+            PairSource::Given(&pairs_file)
         }
         (None, Some(fraction)) => {
-            if !labelled {
+            if classes.is_none() {
                 bail!("--constraints-from-labels needs labels: every row of {} has the same label", args.input);
             }
-            let (per_kind, pairs) = (fraction * n as f64, n as f64 * (n as f64 - 1.0) / 2.0);
-            if 2.0 * per_kind.floor() > pairs {
-                bail!(
-                    "--constraints-from-labels {fraction} asks for 2 × {per_kind:.0} pairs; {n} rows have {pairs:.0}"
-                );
-            }
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "0 ≤ per_kind ≤ n(n−1)/4")]
-            let per_kind = per_kind as usize;
-            Constraints::from_labels_in(
-                zeroed(Constraints::indices_len(n, 2 * per_kind), "the pairs")?,
-                &class_ids,
-                per_kind,
-                per_kind,
-                &mut rng,
-            )
-            .with_context(|| format!("cannot draw {per_kind} must-link and {per_kind} cannot-link distinct pairs"))?
+            PairSource::FromClasses { classes: &class_ids, fraction }
         }
         (None, None) => bail!("give --constraints PAIRS or --constraints-from-labels FRACTION"),
     };
-    let m = constraints.len();
-    let must = constraints.pairs().filter(|p| p.link == Link::Must).count();
-    let rank = match args.rank {
-        Some(r) => r,
-        None if m == 0 => bail!("no pairs: give --rank"),
-        None => rank_for_pairs(m),
+    let settings = NpklSettings {
+        rank: args.rank,
+        neighbors: args.neighbors,
+        loss: args.loss.loss(),
+        clusters: args.clusters,
+        seed: args.seed,
     };
-    if rank == 0 {
-        bail!("--rank must be at least 1");
-    }
-
-    let k = args.neighbors;
-    if k == 0 || k >= n {
-        bail!("--neighbors must be between 1 and {} (one less than the number of rows)", n - 1);
-    }
-    let t0 = Instant::now();
-    let graph = Laplacian::build_in(
-        zeroed(Laplacian::scalars_len(n, k), "the graph")?,
-        zeroed(Laplacian::indices_len(n, k), "the graph")?,
-        &points,
-        dim,
-        GraphParams::new().neighbors(k).check().context("cannot build the kNN graph")?,
-    )
-    .context("cannot build the kNN graph")?;
-    let graph_seconds = t0.elapsed().as_secs_f64();
-
-    let loss = args.loss.loss();
-    let t_max = constraints.max_degree();
-    let t0 = Instant::now();
-    let mut npkl = Npkl::new_in(
-        zeroed(Npkl::scalars_len(n, rank, t_max), "the solver")?,
-        zeroed(Npkl::indices_len(n), "the solver")?,
-        graph.view(),
-        constraints.view(),
-        NpklParams::new(rank, loss).check().context("invalid learner parameters")?,
-        &mut rng,
-    )
-    .context("invalid learner parameters")?;
-    let mut objectives = Vec::new();
     let progress = std::io::stderr().is_terminal() && !args.json;
-    let outcome = npkl.run_with(&mut rng, |report| {
-        objectives.push(report.objective);
+    let run = npkl::learn(points, dim, source, &settings, |report| {
         if progress && report.sweep % 10 == 0 {
             eprint!(
                 "\rsweep {:>5}  objective {:>14.6}  change {:.2e}",
                 report.sweep, report.objective, report.relative_change
             );
         }
-    });
+    })
+    .with_context(|| args.input.clone())?;
     if progress {
         eprint!("\r{:70}\r", "");
     }
-    let learn_seconds = t0.elapsed().as_secs_f64();
-
-    let t0 = Instant::now();
-    let km = KMeans::fit_in(
-        zeroed(KMeans::scalars_len(n, rank, args.clusters), "k-means")?,
-        zeroed(KMeans::indices_len(n, args.clusters), "k-means")?,
-        npkl.columns(),
-        rank,
-        KMeansParams::new(args.clusters).restarts(RESTARTS).check().context("k-means failed")?,
-        &mut rng,
-    )
-    .context("k-means failed")?;
-    let cluster_seconds = t0.elapsed().as_secs_f64();
-    let rand = if labelled {
-        let mut table = zeroed(class_count * args.clusters, "the RAND index")?;
-        let classes: Vec<u32> = class_ids.iter().map(|&c| u32::try_from(c).unwrap_or(u32::MAX)).collect();
-        Some(rand_index_table(&classes, km.assignments(), &mut table)?)
-    } else {
-        None
+    let rand = match &classes {
+        Some(classes) => {
+            let mut table = zeroed(classes.len() * args.clusters, "the RAND index")?;
+            let truth: Vec<u32> = class_ids.iter().map(|&c| u32::try_from(c).unwrap_or(u32::MAX)).collect();
+            Some(rand_index_table(&truth, &run.clusters.assignments, &mut table)?)
+        }
+        None => None,
     };
     if let Some(path) = &args.output {
-        write_output(path, km.assignments(), npkl.columns(), rank)?;
+        write_output(path, &run.clusters.assignments, run.kernel.columns(), run.kernel.rank())?;
     }
+    let total_seconds = started.elapsed().as_secs_f64();
+    if args.json {
+        println!("{}", json_summary(args, &run, rand, total_seconds));
+    } else {
+        print!("{}", text_summary(args, &run, rand)?);
+    }
+    Ok(())
+}
 
-    let bytes = [
-        ("graph", Laplacian::bytes::<f64>(n, k)),
-        ("pairs", Constraints::bytes(n, m)),
-        ("solver", Npkl::bytes::<f64>(n, rank, t_max)),
-        ("kmeans", KMeans::bytes::<f64>(n, rank, args.clusters)),
-    ];
-    let stop = match outcome.reason {
+fn stop_name(run: &NpklRun) -> &'static str {
+    match run.outcome.reason {
         StopReason::Converged => "converged",
         StopReason::SweepCap => "sweep_cap",
-    };
-    if args.json {
-        let mut summary = serde_json::json!({
-            "input": args.input,
-            "n": n,
-            "dim": dim,
-            "neighbors": k,
-            "sigma": graph.sigma(),
-            "pairs": m,
-            "must_link": must,
-            "cannot_link": m - must,
-            "rank": rank,
-            "loss": args.loss.name(),
-            "seed": args.seed,
-            "stop": stop,
-            "sweeps": outcome.sweeps,
-            "initial_objective": outcome.initial_objective,
-            "objective": outcome.objective,
-            "objective_per_sweep": objectives,
-            "relative_change": outcome.relative_change,
-            "clusters": args.clusters,
-            "restarts": RESTARTS,
-            "inertia": km.inertia(),
-            "seconds": { "graph": graph_seconds, "learn": learn_seconds, "cluster": cluster_seconds,
-                         "total": started.elapsed().as_secs_f64() },
-            "bytes": bytes.iter().map(|&(name, b)| (name.to_string(), serde_json::Value::from(b))).collect::<serde_json::Map<_, _>>(),
-        });
-        if let serde_json::Value::Object(fields) = &mut summary {
-            if let Some(rand) = rand {
-                fields.insert("rand".to_string(), serde_json::Value::from(rand));
-            }
-            if let Some(path) = &args.output {
-                fields.insert("output".to_string(), serde_json::Value::from(path.display().to_string()));
-            }
-        }
-        println!("{summary}");
-        return Ok(());
     }
+}
+
+fn json_summary(args: &NpklArgs, run: &NpklRun, rand: Option<f64>, total_seconds: f64) -> serde_json::Value {
+    let (kernel, outcome) = (&run.kernel, &run.outcome);
+    let mut summary = serde_json::json!({
+        "input": args.input,
+        "n": kernel.points().len() / kernel.dim(),
+        "dim": kernel.dim(),
+        "neighbors": args.neighbors,
+        "sigma": kernel.graph().sigma(),
+        "pairs": run.pairs.total,
+        "must_link": run.pairs.must,
+        "cannot_link": run.pairs.total - run.pairs.must,
+        "rank": kernel.rank(),
+        "loss": args.loss.name(),
+        "seed": args.seed,
+        "stop": stop_name(run),
+        "sweeps": outcome.sweeps,
+        "initial_objective": outcome.initial_objective,
+        "objective": outcome.objective,
+        "objective_per_sweep": run.objectives,
+        "relative_change": outcome.relative_change,
+        "clusters": args.clusters,
+        "restarts": RESTARTS,
+        "inertia": run.clusters.inertia,
+        "seconds": { "graph": run.seconds.graph, "learn": run.seconds.learn, "cluster": run.seconds.cluster,
+                     "total": total_seconds },
+        "bytes": run.bytes.iter().map(|&(name, b)| (name.to_string(), serde_json::Value::from(b))).collect::<serde_json::Map<_, _>>(),
+    });
+    if let serde_json::Value::Object(fields) = &mut summary {
+        if let Some(rand) = rand {
+            fields.insert("rand".to_string(), serde_json::Value::from(rand));
+        }
+        if let Some(path) = &args.output {
+            fields.insert("output".to_string(), serde_json::Value::from(path.display().to_string()));
+        }
+    }
+    summary
+}
+
+fn text_summary(args: &NpklArgs, run: &NpklRun, rand: Option<f64>) -> Result<String> {
+    let (kernel, outcome, seconds) = (&run.kernel, &run.outcome, &run.seconds);
+    let (n, dim, k) = (kernel.points().len() / kernel.dim(), kernel.dim(), args.neighbors);
     let mut text = String::new();
     writeln!(text, "data: {} — {n} rows, {dim} features", args.input)?;
     writeln!(
         text,
-        "pairs: {m} ({must} must-link, {} cannot-link) on {} points",
-        m - must,
-        constraints.constrained_points()
+        "pairs: {} ({} must-link, {} cannot-link) on {} points",
+        run.pairs.total,
+        run.pairs.must,
+        run.pairs.total - run.pairs.must,
+        run.pairs.constrained_points
     )?;
-    writeln!(text, "graph: {k}-NN, {} entries, σ = {:.4} ({graph_seconds:.3} s)", graph.nnz(), graph.sigma())?;
     writeln!(
         text,
-        "BCDKL: loss {}, rank {rank}, {stop} after {} sweeps, objective {:.6} → {:.6} ({learn_seconds:.3} s)",
+        "graph: {k}-NN, {} entries, σ = {:.4} ({:.3} s)",
+        kernel.graph().nnz(),
+        kernel.graph().sigma(),
+        seconds.graph
+    )?;
+    writeln!(
+        text,
+        "BCDKL: loss {}, rank {}, {} after {} sweeps, objective {:.6} → {:.6} ({:.3} s)",
         args.loss.name(),
+        kernel.rank(),
+        stop_name(run),
         outcome.sweeps,
         outcome.initial_objective,
-        outcome.objective
+        outcome.objective,
+        seconds.learn
     )?;
     writeln!(
         text,
-        "k-means: {} clusters, {RESTARTS} restarts, inertia {:.6} ({cluster_seconds:.3} s)",
-        args.clusters,
-        km.inertia()
+        "k-means: {} clusters, {RESTARTS} restarts, inertia {:.6} ({:.3} s)",
+        args.clusters, run.clusters.inertia, seconds.cluster
     )?;
-    let memory: Vec<String> = bytes.iter().map(|(name, b)| format!("{name} {b}")).collect();
+    let memory: Vec<String> = run.bytes.iter().map(|(name, b)| format!("{name} {b}")).collect();
     writeln!(text, "memory (bytes, f64): {}", memory.join(", "))?;
     if let Some(rand) = rand {
         writeln!(text, "RAND index: {:.2} %", 100.0 * rand)?;
@@ -331,8 +275,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     if let Some(path) = &args.output {
         writeln!(text, "wrote {}", path.display())?;
     }
-    print!("{text}");
-    Ok(())
+    Ok(text)
 }
 
 /// Reads a PAIRS file (at most `MAX_FILE_BYTES`), checking every line against `n` rows.

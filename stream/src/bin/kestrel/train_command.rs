@@ -121,7 +121,7 @@ impl<T: Real> Prepared<T> {
 /// scaler or class names, see [`Prepared::model_file`]) and the summary as JSON, with what
 /// `auto` chose under `chosen`.
 pub fn fit<T: Real>(settings: &TrainSettings, data: &Dataset<T>) -> Result<(Vec<u8>, Value)> {
-    let fitted = fit::fit(&settings.fit_settings(), data)?;
+    let fitted = fit::fit(&settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?, data)?;
     Ok((fitted.bytes, serde_json::to_value(&fitted.summary)?))
 }
 

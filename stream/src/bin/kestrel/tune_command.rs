@@ -215,7 +215,11 @@ fn by_loo<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>], t
     let ridges: Vec<f64> = if rsvm { ridges.iter().map(|c| 1.0 / (2.0 * c)).collect() } else { ridges };
     let gammas: Vec<f64> = gammas.iter().flatten().copied().collect();
     let kernel = settings.kernel.build::<T>(gammas.first().copied().unwrap_or(1.0)).context("kernel parameters")?;
-    let config = kestrel_stream::batch::fit::krr_config(&settings.fit_settings(), kernel, task);
+    let config = kestrel_stream::batch::fit::krr_config(
+        &settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?,
+        kernel,
+        task,
+    );
     let bar = progress_bar(gammas.len() as u64, "widths");
     let scores = widths_by_loo(data, &config, &gammas, &ridges, |_| bar.inc(1))?;
     bar.finish_and_clear();
