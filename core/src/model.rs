@@ -77,6 +77,9 @@ pub enum ModelKind {
     Slkl = 2,
     /// A reduced-kernel SVM.
     ReducedSvm = 3,
+    /// A MapReduce RSVM: reduced-kernel SVMs of the data's parts and a linear SVM on
+    /// their decision values.
+    MapReduceRsvm = 4,
 }
 
 impl ModelKind {
@@ -85,6 +88,7 @@ impl ModelKind {
             1 => Some(ModelKind::LinearSvm),
             2 => Some(ModelKind::Slkl),
             3 => Some(ModelKind::ReducedSvm),
+            4 => Some(ModelKind::MapReduceRsvm),
             _ => None,
         }
     }

@@ -6,6 +6,7 @@
 #   svm.kestrel   linear SVM (DCD), breast_cancer in raw units (30 features), standardised
 #                 by the scaler the model file carries (`train --scale`)
 #   rsvm.kestrel  reduced-kernel SVM, moons (2 features), at most 16 centres
+#   mrrsvm.kestrel  MapReduce RSVM, moons, 4 parts of at most 16 centres each
 #
 # each trained by `kestrel train --scalar f32` on ../shared/data/DATASET/train.csv (or
 # train_raw.csv); NAME.csv is the header and first 32 rows of the matching test file;
@@ -30,6 +31,7 @@ models=(
     "slkl diabetes plain slkl --centers 32"
     "svm breast_cancer raw svm --scale"
     "rsvm moons plain rsvm --centers 16"
+    "mrrsvm moons plain mrrsvm --partitions 4 --centers 16"
 )
 for spec in "${models[@]}"; do
     read -r name dataset files learner options <<<"$spec"

@@ -15,7 +15,7 @@
 
 use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::model::{Envelope, ModelError, ModelKind, ScalarKind};
-use kestrel_core::reduced_set::ReducedKernelModel;
+use kestrel_core::reduced_set::{MapReduceModel, ReducedKernelModel};
 use kestrel_core::scaler::Scaler;
 use kestrel_core::slkl::Predictor;
 use kestrel_core::{Error, KernelKind};
@@ -30,6 +30,9 @@ const SVM_EXPECTED: &str = include_str!("../models/svm.expected");
 const RSVM: &[u8] = include_bytes!("../models/rsvm.kestrel");
 const RSVM_INPUTS: &str = include_str!("../models/rsvm.csv");
 const RSVM_EXPECTED: &str = include_str!("../models/rsvm.expected");
+const MRRSVM: &[u8] = include_bytes!("../models/mrrsvm.kestrel");
+const MRRSVM_INPUTS: &str = include_str!("../models/mrrsvm.csv");
+const MRRSVM_EXPECTED: &str = include_str!("../models/mrrsvm.expected");
 
 /// Most features of an input file.
 const MAX_DIM: usize = 30;
@@ -37,6 +40,9 @@ const MAX_DIM: usize = 30;
 const ROWS: usize = 32;
 /// Storage for the SLKL model: up to 32 centres of 10 features.
 const SLKL_LEN: usize = Predictor::scalars_len(32, 10);
+/// Scratch of the MapReduce RSVM: one part of up to 16 centres of 2 features, and the row
+/// of the 4 parts' decision values.
+const MRRSVM_SCRATCH: usize = ReducedKernelModel::scalars_len(2, 16, 1) + 4;
 
 #[entry]
 fn main() -> ! {
@@ -44,6 +50,7 @@ fn main() -> ! {
     tests.run("slkl_predictions_bit_identical_to_host", check_slkl);
     tests.run("linear_svm_predictions_bit_identical_to_host", check_svm);
     tests.run("reduced_svm_predictions_bit_identical_to_host", check_rsvm);
+    tests.run("mapreduce_rsvm_predictions_bit_identical_to_host", check_mrrsvm);
     tests.run("envelopes_name_kind_and_scalar", envelopes);
     tests.run("decoded_slkl_model_encodes_to_the_same_bytes", reencode);
     tests.run("corrupted_truncated_and_foreign_bytes_are_errors", decoding_errors);
@@ -108,8 +115,25 @@ fn check_rsvm() -> Result<(), Failure> {
     compare(RSVM_INPUTS, RSVM_EXPECTED, |x| model.predict(x))
 }
 
+/// Four parts' reduced-kernel SVMs and the linear SVM on their decision values, each part
+/// decoded in turn into one scratch (Algorithm 5 of seed 003).
+fn check_mrrsvm() -> Result<(), Failure> {
+    let envelope = Envelope::parse(MRRSVM)?;
+    let model = MapReduceModel::<f32>::from_envelope(&envelope)?;
+    ensure(model.dim() == 2 && model.parts() == 4 && model.width() == 4, "4 binary parts of 2 features")?;
+    ensure(model.scratch_len() <= MRRSVM_SCRATCH, "one part of at most 16 centres at a time")?;
+    let mut scratch = [0.0f32; MRRSVM_SCRATCH];
+    compare(MRRSVM_INPUTS, MRRSVM_EXPECTED, |x| model.predict_in(x, &mut scratch))
+}
+
 fn envelopes() -> Result<(), Failure> {
-    for (bytes, kind) in [(SLKL, ModelKind::Slkl), (SVM, ModelKind::LinearSvm), (RSVM, ModelKind::ReducedSvm)] {
+    let models = [
+        (SLKL, ModelKind::Slkl),
+        (SVM, ModelKind::LinearSvm),
+        (RSVM, ModelKind::ReducedSvm),
+        (MRRSVM, ModelKind::MapReduceRsvm),
+    ];
+    for (bytes, kind) in models {
         let envelope = Envelope::parse(bytes)?;
         ensure(envelope.kind == kind && envelope.scalar == ScalarKind::F32, "kind and f32")?;
     }

@@ -237,6 +237,7 @@ fn field_object<'py>(py: Python<'py>, field: &Field) -> PyResult<Bound<'py, PyAn
         Field::Number(x) => x.into_pyobject(py)?.into_any(),
         Field::Flag(b) => b.into_pyobject(py)?.to_owned().into_any(),
         Field::Text(s) => s.into_pyobject(py)?.into_any(),
+        Field::Counts(counts) => PyList::new(py, counts)?.into_any(),
         Field::Rows(rows) => {
             let items = rows.iter().map(|row| summary_dict(py, row)).collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, items)?.into_any()

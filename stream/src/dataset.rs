@@ -108,9 +108,16 @@ impl<T: Real> Dataset<T> {
 
     /// The rows `keep` says yes to, in order (for cross-validation folds).
     pub fn subset(&self, mut keep: impl FnMut(usize) -> bool) -> Self {
+        let kept: Vec<usize> = (0..self.len()).filter(|&i| keep(i)).collect();
+        self.rows_in(&kept)
+    }
+
+    /// The rows numbered in `order`, in that order (a row may repeat; numbers past the end
+    /// are left out).
+    pub fn rows_in(&self, order: &[usize]) -> Self {
         let mut data = Dataset { dim: self.dim, class_names: self.class_names.clone(), ..Dataset::new() };
-        for (i, &label) in self.labels.iter().enumerate() {
-            if let (true, Some((indices, values))) = (keep(i), self.row(i)) {
+        for &i in order {
+            if let (Some((indices, values)), Some(&label)) = (self.row(i), self.labels.get(i)) {
                 data.indices.extend_from_slice(indices);
                 data.values.extend_from_slice(values);
                 data.offsets.push(data.indices.len());

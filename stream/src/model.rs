@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::kernel::KernelKind;
 use kestrel_core::model::{Encode, Envelope, ModelKind, ScalarKind};
-use kestrel_core::reduced_set::ReducedKernelModel;
+use kestrel_core::reduced_set::{MapReduceModel, ReducedKernelModel};
 use kestrel_core::scaler::{Scaler, ScalerSection};
 use kestrel_core::slkl::Predictor as SlklModel;
 use kestrel_core::{Error, Real};
@@ -93,7 +93,7 @@ pub fn read_file(path: &Path) -> Result<Box<dyn Predictor>, ModelFileError> {
 /// What `kestrel inspect` shows.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ModelInfo {
-    /// `linear-svm`, `slkl` or `rsvm`.
+    /// `linear-svm`, `slkl`, `rsvm` or `mrrsvm`.
     pub kind: &'static str,
     /// `f32` or `f64`.
     pub scalar: &'static str,
@@ -221,6 +221,8 @@ pub fn load(bytes: &[u8]) -> Result<Box<dyn Predictor>, Error> {
         (ModelKind::ReducedSvm, ScalarKind::F64) => Box::new(Reduced::<f64>::decode(&envelope, size)?),
         (ModelKind::Slkl, ScalarKind::F32) => Box::new(Regressor::<f32>::decode(&envelope, size)?),
         (ModelKind::Slkl, ScalarKind::F64) => Box::new(Regressor::<f64>::decode(&envelope, size)?),
+        (ModelKind::MapReduceRsvm, ScalarKind::F32) => Box::new(MapReduce::<f32>::decode(&envelope, size)?),
+        (ModelKind::MapReduceRsvm, ScalarKind::F64) => Box::new(MapReduce::<f64>::decode(&envelope, size)?),
         _ => return Err(Error::Model(kestrel_core::model::ModelError::WrongKind)),
     };
     named(model, &envelope)
@@ -439,6 +441,85 @@ impl<T: Real> Predictor for Reduced<T> {
 
     fn labels(&self) -> Vec<f64> {
         self.model.labels().iter().map(|l| l.to_f64()).collect()
+    }
+}
+
+/// A MapReduce RSVM: its payload, read again at each prediction by the core's
+/// [`MapReduceModel`] (each part decoded into scratch in turn, as a device does), with a
+/// dense row for the record's features.
+struct MapReduce<T> {
+    payload: Vec<u8>,
+    scaler: Option<Scaler<T, Vec<T>>>,
+    dense: Vec<T>,
+    scratch: Vec<T>,
+    labels: Vec<f64>,
+    outputs: usize,
+    centres: usize,
+    bytes: usize,
+}
+
+impl<T: Real> MapReduce<T> {
+    fn decode(envelope: &Envelope<'_>, bytes: usize) -> Result<Self, Error> {
+        let model = MapReduceModel::<T>::from_envelope(envelope)?;
+        let mut centres = 0;
+        let mut labels = Vec::new();
+        for (kind, nested) in model.models() {
+            if kind == ModelKind::ReducedSvm {
+                centres += ReducedKernelModel::from_envelope_in(&nested, storage_for::<T>(&nested))?.centres_len();
+            } else {
+                let final_model = LinearModel::from_envelope_in(&nested, storage_for::<T>(&nested))?;
+                labels = final_model.labels().iter().map(|l| l.to_f64()).collect();
+            }
+        }
+        let scaler = scaler_for(envelope, model.dim())?;
+        let scratch = vec![T::ZERO; model.scratch_len()];
+        let (outputs, dense) = (model.outputs(), dense_buffer(model.dim())?);
+        Ok(MapReduce { payload: envelope.payload.to_vec(), scaler, dense, scratch, labels, outputs, centres, bytes })
+    }
+
+    /// The model, from its payload (checked when the file was loaded).
+    fn model(payload: &[u8]) -> Result<MapReduceModel<'_, T>, Error> {
+        let scalar = ScalarKind::of::<T>();
+        let envelope = Envelope { kind: ModelKind::MapReduceRsvm, scalar, scaler: &[], class_names: &[], payload };
+        MapReduceModel::from_envelope(&envelope)
+    }
+}
+
+impl<T: Real> Predictor for MapReduce<T> {
+    fn predict(&mut self, record: &Record) -> Result<f64, Error> {
+        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        Ok(Self::model(&self.payload)?.predict_in(row, &mut self.scratch)?.to_f64())
+    }
+
+    fn info(&self) -> ModelInfo {
+        let parts = Self::model(&self.payload).map_or(0, |m| m.parts());
+        ModelInfo {
+            kind: "mrrsvm",
+            scalar: scalar_name::<T>(),
+            dim: self.dense.len(),
+            centers: self.centres,
+            bytes: self.bytes,
+            crc_ok: true,
+            kernel: format!("{parts} reduced-kernel SVMs, linear SVM on their decision values"),
+            task: "classifier",
+            scaled: self.scaler.is_some(),
+            class_names: Vec::new(),
+        }
+    }
+
+    fn is_classifier(&self) -> bool {
+        true
+    }
+
+    fn decision_values(&mut self, record: &Record) -> Result<Option<Vec<f64>>, Error> {
+        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        let mut values = vec![T::ZERO; self.outputs];
+        Self::model(&self.payload)?.decision_values_in(row, &mut self.scratch, &mut values)?;
+        Ok(Some(values.into_iter().map(Real::to_f64).collect()))
+    }
+
+    fn labels(&self) -> Vec<f64> {
+        self.labels.clone()
     }
 }
 

@@ -715,3 +715,54 @@ fn class_weights_by_name_or_label() {
         assert!(stderr(&o).contains(message), "{flags:?}: {}", stderr(&o));
     }
 }
+
+/// `--learner mrrsvm`: parts learned apart and combined, predicted by `predict` and `eval`,
+/// described by `inspect`; the same rows in another order give the same model; impossible
+/// partitions are errors naming the fix.
+#[test]
+fn mapreduce_rsvm_trains_predicts_and_refuses_impossible_splits() {
+    let dir = scratch("mrrsvm");
+    let (full, test, model) = (dir.join("compass.csv"), dir.join("test.csv"), dir.join("m.kestrel"));
+    compass_csv(&full, 800, 0);
+    compass_csv(&test, 300, 0);
+    let train = |input: &Path, extra: &[&str]| {
+        let base = [
+            "train",
+            "--learner",
+            "mrrsvm",
+            "--input",
+            input.to_str().unwrap(),
+            "--out",
+            model.to_str().unwrap(),
+            "--json",
+        ];
+        kestrel(&[&base[..], extra].concat())
+    };
+    let o = train(&full, &["--partitions", "3", "--scale"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = json(&o);
+    assert_eq!((summary["partitions"].as_u64(), summary["classes"].as_u64()), (Some(3), Some(4)), "{summary}");
+    let o = kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", test.to_str().unwrap(), "--json"]);
+    assert!(json(&o)["accuracy"].as_f64().unwrap() > 0.9, "{}", stdout(&o));
+    let info = json(&kestrel(&["inspect", model.to_str().unwrap(), "--json"]));
+    assert_eq!((info["kind"].as_str(), info["scaled"].as_bool()), (Some("mrrsvm"), Some(true)), "{info}");
+
+    // Numeric labels, the rows reversed: the same parts, the same model (named classes are
+    // numbered, and --scale's sums run, in the order of the rows).
+    let libsvm = binary_libsvm(&dir, 400);
+    let text = std::fs::read_to_string(&libsvm).unwrap();
+    let reversed = dir.join("reversed.libsvm");
+    std::fs::write(&reversed, text.lines().rev().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    assert!(train(&libsvm, &["--partitions", "3"]).status.success());
+    let bytes = std::fs::read(&model).unwrap();
+    assert!(train(&reversed, &["--partitions", "3"]).status.success());
+    assert_eq!(std::fs::read(&model).unwrap(), bytes);
+
+    for (parts, message) in
+        [("801", "801 partitions for 800 rows"), ("400", "use fewer partitions"), ("0", "--partitions")]
+    {
+        let o = train(&full, &["--partitions", parts]);
+        assert_ne!(o.status.code(), Some(0), "{parts}");
+        assert!(stderr(&o).contains(message), "{parts}: {}", stderr(&o));
+    }
+}

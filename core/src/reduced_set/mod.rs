@@ -14,13 +14,16 @@
 //!   updatable Cholesky factor of `K(Ã, Ã)`.
 //!
 //! The trained classifier, `h(x) = Σ_j u_j K(x, x̃_j) + b` with only the centres, the
-//! kernel and the coefficients, is a [`ReducedKernelModel`].
+//! kernel and the coefficients, is a [`ReducedKernelModel`]; [`mapreduce`] combines several,
+//! one per part of the data, by a linear model on their decision values (seed 003 §5).
 
 mod irsvm;
+pub mod mapreduce;
 mod model;
 mod streaming;
 
 pub use irsvm::{Irsvm, IrsvmParams, SelectionStop, ValidIrsvmParams};
+pub use mapreduce::MapReduceModel;
 pub use model::ReducedKernelModel;
 pub use streaming::{Offer, StreamingSelector};
 

@@ -76,6 +76,9 @@ pub enum Learner {
     Krr,
     /// The least-squares SVM (kernel ridge on ±1 targets, one-vs-rest).
     Lssvm,
+    /// The MapReduce RSVM: reduced-kernel SVMs of the data's parts, a linear SVM on their
+    /// decision values.
+    Mrrsvm,
 }
 
 impl Learner {
@@ -83,7 +86,7 @@ impl Learner {
     pub fn task(self) -> Task {
         match self {
             Learner::Slkl | Learner::Krr => Task::Regression,
-            Learner::Svm | Learner::Rsvm | Learner::Lssvm => Task::Classification,
+            Learner::Svm | Learner::Rsvm | Learner::Lssvm | Learner::Mrrsvm => Task::Classification,
         }
     }
 }
@@ -196,6 +199,8 @@ pub struct FitSettings {
     pub eps: Option<f64>,
     /// The reduced set's selection.
     pub select: Select,
+    /// Parts of mrrsvm; `None` is [`super::mrrsvm::DEFAULT_PARTITIONS`].
+    pub partitions: Option<usize>,
     /// The IRSVM threshold; `None` is a small one (rsvm: `auto`, the prefix by
     /// leave-one-out).
     pub delta: Option<Setting>,
@@ -222,6 +227,7 @@ impl FitSettings {
             max_active: None,
             eps: None,
             select: Select::Irsvm,
+            partitions: None,
             delta: None,
             lambda: None,
             raw_features: false,
@@ -267,6 +273,8 @@ pub enum Field {
     Flag(bool),
     /// A name.
     Text(&'static str),
+    /// A list of counts (one per part of mrrsvm).
+    Counts(Vec<usize>),
     /// A list of records (krr's ridge path).
     Rows(Vec<Summary>),
     /// A record (what `auto` chose).
@@ -350,6 +358,7 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
         Learner::Slkl => train_slkl(settings, data),
         Learner::Krr => train_krr(settings, data, Task::Regression),
         Learner::Lssvm => train_krr(settings, data, Task::Classification),
+        Learner::Mrrsvm => super::mrrsvm::train(settings, data),
     }
 }
 

@@ -13,6 +13,7 @@ pub mod fit;
 pub mod gamma;
 pub mod krr;
 pub mod linear;
+pub mod mrrsvm;
 pub mod npkl;
 pub mod rsvm;
 pub mod slkl;

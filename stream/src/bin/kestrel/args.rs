@@ -141,6 +141,9 @@ pub enum TrainLearner {
     /// Least-squares SVM (kernel ridge on ±1 targets, one-vs-rest), the ridge by
     /// leave-one-out error.
     Lssvm,
+    /// MapReduce RSVM: a reduced-kernel SVM per part of the data (--partitions), a linear
+    /// SVM on their decision values.
+    Mrrsvm,
 }
 
 impl TrainLearner {
@@ -152,6 +155,7 @@ impl TrainLearner {
             TrainLearner::Rsvm => fit::Learner::Rsvm,
             TrainLearner::Krr => fit::Learner::Krr,
             TrainLearner::Lssvm => fit::Learner::Lssvm,
+            TrainLearner::Mrrsvm => fit::Learner::Mrrsvm,
         }
     }
 }
@@ -347,6 +351,10 @@ pub struct TrainSettings {
     /// path of half-decades by exact leave-one-out.
     #[arg(long, value_parser = auto_positive)]
     pub lambda: Option<Setting>,
+    /// Parts of the data, each learned by its own reduced-kernel SVM (mrrsvm; default 4,
+    /// rows assigned by a seeded hash of their contents).
+    #[arg(long, value_name = "P", value_parser = count(1, kestrel_stream::batch::mrrsvm::MAX_PARTITIONS))]
+    pub partitions: Option<usize>,
     /// Train the reduced-kernel SVM on the raw features K(x, Ã) instead of the Nyström
     /// features L⁻¹K(x, Ã) (rsvm).
     #[arg(long)]
@@ -401,6 +409,7 @@ impl TrainSettings {
                 SelectArg::Random => fit::Select::Random,
             },
             delta: self.delta,
+            partitions: self.partitions,
             lambda: self.lambda,
             raw_features: self.raw_features,
             seed: self.seed,

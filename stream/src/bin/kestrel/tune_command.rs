@@ -275,13 +275,13 @@ fn by_folds<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>],
 fn values(args: &TuneArgs) -> Result<Vec<Option<Searched>>> {
     let settings = &args.settings;
     let make: fn(f64) -> Searched = match settings.learner {
-        TrainLearner::Svm | TrainLearner::Rsvm => Searched::C,
+        TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Mrrsvm => Searched::C,
         TrainLearner::Krr | TrainLearner::Lssvm => Searched::Lambda,
         TrainLearner::Slkl => Searched::Nu,
     };
     let (grid, fixed, default) = match settings.learner {
         TrainLearner::Svm => (&args.c_grid, Setting::given(settings.svm.c), SVM_C_GRID.map(|k| 2f64.powi(k)).to_vec()),
-        TrainLearner::Rsvm => (&args.c_grid, Setting::given(settings.svm.c), Vec::new()),
+        TrainLearner::Rsvm | TrainLearner::Mrrsvm => (&args.c_grid, Setting::given(settings.svm.c), Vec::new()),
         TrainLearner::Krr | TrainLearner::Lssvm => (&args.lambda_grid, Setting::given(settings.lambda), Vec::new()),
         TrainLearner::Slkl => (&args.nu_grid, settings.nu, SLKL_NU_GRID.to_vec()),
     };
