@@ -22,8 +22,9 @@
 #      tests of the host-trained models, the demo learning, and printing the Rust demo's
 #      lines (`N passed, N failed`)
 #   8. the Python package: built by pip (maturin) into a virtual environment with numpy,
-#      scipy, scikit-learn, river and pytest from the package index, then its tests
-#      (scikit-learn's estimator checks, models shared with the CLI; pytest's closing line)
+#      scipy, scikit-learn, river, pyspark and pytest from the package index, then its tests
+#      (scikit-learn's estimator checks, models shared with the CLI, the MapReduce RSVM on
+#      a local Spark session; pytest's closing line)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -44,19 +45,20 @@ for target in "$TARGET" "$TARGET_NO_FPU" "$TARGET_RISCV"; do
     rustup target list --installed | grep -qx "$target" || rustup target add "$target" || die "cannot add target $target"
 done
 # Debian packages: qemu-system-arm, qemu-system-misc for qemu-system-riscv32, the Arm GNU
-# toolchain and newlib for the C firmware demo.
+# toolchain and newlib for the C firmware demo, a Java runtime for Spark.
 packages=()
 command -v qemu-system-arm >/dev/null || packages+=(qemu-system-arm)
 command -v qemu-system-riscv32 >/dev/null || packages+=(qemu-system-misc)
 command -v arm-none-eabi-gcc >/dev/null || packages+=(gcc-arm-none-eabi)
 dpkg -s libnewlib-arm-none-eabi >/dev/null 2>&1 || packages+=(libnewlib-arm-none-eabi)
+command -v java >/dev/null || packages+=(default-jre-headless)
 if (( ${#packages[@]} > 0 )); then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update || die "apt-get update failed"
     $sudo apt-get install -y "${packages[@]}" || die "cannot install ${packages[*]}"
 fi
-for tool in qemu-system-arm qemu-system-riscv32 arm-none-eabi-gcc cc c++; do
+for tool in qemu-system-arm qemu-system-riscv32 arm-none-eabi-gcc cc c++ java; do
     command -v "$tool" >/dev/null || die "$tool not found after installing ${packages[*]}"
     "$tool" --version | head -n 1
 done

@@ -93,9 +93,8 @@ class _KestrelEstimator(BaseEstimator):
         settings = {**self._fit_settings(), **extra}
         if self.scalar not in ("f64", "f32"):
             raise ValueError(f"scalar must be 'f64' or 'f32', got {self.scalar!r}")
-        model, summary = _kestrel.fit(
-            self._learner, _rows(X), y, scalar=self.scalar, seed=_seed(self.random_state), **settings
-        )
+        config = _kestrel.FitConfig(self._learner, scalar=self.scalar, seed=_seed(self.random_state), **settings)
+        model, summary = _kestrel.fit(config, _rows(X), y)
         self.model_bytes_ = model
         self.summary_ = summary
         return self

@@ -12,32 +12,37 @@ Rows = Union[
     tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], int],
 ]
 
-def fit(
-    learner: str,
-    x: Rows,
-    y: npt.NDArray[np.float64],
-    *,
-    scalar: str = "f64",
-    kernel: str = "rbf",
-    gamma: Optional[float] = None,
-    degree: int = 3,
-    coef0: float = 0.0,
-    c: Optional[float] = None,
-    loss: str = "squared_hinge",
-    bias: float = 1.0,
-    nu: Optional[float] = None,
-    centers: Optional[int] = None,
-    tol: Optional[float] = None,
-    select: str = "irsvm",
-    delta: Optional[float] = None,
-    alpha: Optional[float] = None,
-    class_weights: Optional[list[tuple[float, float]]] = None,
-    seed: int = 1,
-) -> tuple[bytes, dict[str, Any]]:
-    """Fit ``learner`` ("slkl", "svm", "rsvm", "krr", "lssvm") by ``kestrel train``'s
-    policy; ``None`` is the learner's default ("auto" where it has one); ``class_weights``
-    are ``(label, weight)`` pairs (svm). Returns the model file's bytes and the training
-    summary."""
+class FitConfig:
+    """A learner ("slkl", "svm", "rsvm", "krr", "lssvm", "mrrsvm") with its settings and
+    its model's scalar; ``None`` is the learner's default ("auto" where it has one);
+    ``class_weights`` are ``(label, weight)`` pairs (svm), ``partitions`` mrrsvm's."""
+
+    def __init__(
+        self,
+        learner: str,
+        *,
+        scalar: str = "f64",
+        kernel: str = "rbf",
+        gamma: Optional[float] = None,
+        degree: int = 3,
+        coef0: float = 0.0,
+        c: Optional[float] = None,
+        loss: str = "squared_hinge",
+        bias: float = 1.0,
+        nu: Optional[float] = None,
+        centers: Optional[int] = None,
+        tol: Optional[float] = None,
+        select: str = "irsvm",
+        delta: Optional[float] = None,
+        alpha: Optional[float] = None,
+        class_weights: Optional[list[tuple[float, float]]] = None,
+        partitions: Optional[int] = None,
+        seed: int = 1,
+    ) -> None: ...
+
+def fit(config: FitConfig, x: Rows, y: npt.NDArray[np.float64]) -> tuple[bytes, dict[str, Any]]:
+    """Fit ``config``'s learner by ``kestrel train``'s policy. Returns the model file's
+    bytes and the training summary."""
 
 def predict(model: bytes, x: Rows) -> npt.NDArray[np.float64]:
     """One prediction per row, as ``kestrel predict`` writes it."""
@@ -125,3 +130,12 @@ class LearnedKernel:
     ) -> None: ...
     def transform(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """The learned features of the rows of ``x`` (n × rank)."""
+
+def mrrsvm_parts(config: FitConfig, x: Rows, y: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+    """The MapReduce RSVM part of each row (``config``'s partitions and seed)."""
+
+def mrrsvm_part(config: FitConfig, x: Rows, y: npt.NDArray[np.float64]) -> bytes:
+    """The Map step: one part's model, as bytes for :func:`mrrsvm_reduce`."""
+
+def mrrsvm_reduce(config: FitConfig, parts: list[bytes], dim: int) -> tuple[bytes, dict[str, Any]]:
+    """The Reduce step: the model file of the parts (in part order) and its summary."""

@@ -1,18 +1,21 @@
-//! `kestrel._kestrel`: the Rust side of the Python package — three functions over
+//! `kestrel._kestrel`: the Rust side of the Python package — functions over
 //! kestrel-stream's library, the same code the CLI runs, with no learning in Python.
 //!
 //! - [`fit`]: rows of a 2-D float64 array and their labels or targets into a model file's
-//!   bytes, by `kestrel train`'s policy ([`kestrel_stream::batch::fit`]), in `f64` or
-//!   `f32`; returns the bytes and the training summary (what `auto` chose under `chosen`).
+//!   bytes, by `kestrel train`'s policy ([`kestrel_stream::batch::fit`]) and the settings
+//!   of a [`FitConfig`], in `f64` or `f32`; returns the bytes and the training summary
+//!   (what `auto` chose under `chosen`).
 //! - [`predict`]: a model's bytes and rows into one prediction per row — what `kestrel
 //!   predict` writes (class labels, or regression values); `f32` models compute in `f32`.
 //! - [`describe`]: what `kestrel inspect` shows.
 //! - [`npkl::npkl_fit`] and [`npkl::LearnedKernel`]: kernel learning from pairs
 //!   (`kestrel npkl`) and the learned features of new points.
+//! - [`mrrsvm`]: the MapReduce RSVM's split, Map and Reduce steps, for `kestrel.spark`.
 //!
 //! The interpreter lock is released while fitting and predicting. Every error is a
 //! `ValueError` carrying the core's or the library's message; nothing panics on input.
 
+mod mrrsvm;
 mod npkl;
 
 use kestrel_core::Real;
@@ -46,6 +49,7 @@ fn learner(name: &str) -> PyResult<Learner> {
         "rsvm" => Learner::Rsvm,
         "krr" => Learner::Krr,
         "lssvm" => Learner::Lssvm,
+        "mrrsvm" => Learner::Mrrsvm,
         other => return Err(value_error(format!("unknown learner `{other}`"))),
     })
 }
@@ -94,37 +98,66 @@ fn rows_with_labels<'a>(x: &'a RowsArg<'_>, y: &PyReadonlyArray1<'_, f64>) -> Py
     Ok((rows, labels))
 }
 
-/// The fit settings of the keyword arguments of [`fit`].
-#[allow(clippy::too_many_arguments)]
-fn settings(
-    learner_name: &str,
-    kernel: KernelSettings,
-    svm: SvmSettings,
-    nu: Option<f64>,
-    centers: Option<usize>,
-    tol: Option<f64>,
-    select: &str,
-    delta: Option<f64>,
-    alpha: Option<f64>,
-    seed: u64,
-) -> PyResult<FitSettings> {
-    let select = match select {
-        "irsvm" => Select::Irsvm,
-        "random" => Select::Random,
-        other => return Err(value_error(format!("unknown centre selection `{other}` (irsvm, random)"))),
-    };
-    Ok(FitSettings {
-        kernel,
-        svm,
-        nu,
-        centers,
-        eps: tol,
-        select,
-        delta: setting(delta),
-        lambda: setting(alpha),
-        seed,
-        ..FitSettings::new(learner(learner_name)?)
-    })
+/// What [`fit`] and the MapReduce RSVM's steps learn with: a learner's settings and the
+/// scalar of its model, from keyword arguments; `None` is the learner's default, which is
+/// `auto` for `gamma`, rsvm's `c` and `delta`, and the ridge `alpha` (the linear SVM's `c`
+/// is 1). `class_weights` are `(label, weight)` pairs (svm); `partitions` are mrrsvm's.
+#[pyclass(module = "kestrel._kestrel", frozen)]
+struct FitConfig {
+    settings: FitSettings,
+    f32_scalar: bool,
+}
+
+#[pymethods]
+impl FitConfig {
+    #[new]
+    #[pyo3(signature = (
+        learner, *, scalar = "f64", kernel = "rbf", gamma = None, degree = 3, coef0 = 0.0,
+        c = None, loss = "squared_hinge", bias = 1.0, nu = None, centers = None, tol = None,
+        select = "irsvm", delta = None, alpha = None, class_weights = None, partitions = None, seed = 1
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        learner: &str,
+        scalar: &str,
+        kernel: &str,
+        gamma: Option<f64>,
+        degree: u32,
+        coef0: f64,
+        c: Option<f64>,
+        loss: &str,
+        bias: f64,
+        nu: Option<f64>,
+        centers: Option<usize>,
+        tol: Option<f64>,
+        select: &str,
+        delta: Option<f64>,
+        alpha: Option<f64>,
+        class_weights: Option<Vec<(f64, f64)>>,
+        partitions: Option<usize>,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let select = match select {
+            "irsvm" => Select::Irsvm,
+            "random" => Select::Random,
+            other => return Err(value_error(format!("unknown centre selection `{other}` (irsvm, random)"))),
+        };
+        let settings = FitSettings {
+            kernel: kernel_settings(kernel, gamma, degree, coef0)?,
+            svm: svm_settings(c, loss, bias)?,
+            class_weights: class_weights.unwrap_or_default(),
+            nu,
+            centers,
+            eps: tol,
+            select,
+            delta: setting(delta),
+            lambda: setting(alpha),
+            partitions,
+            seed,
+            ..FitSettings::new(self::learner(learner)?)
+        };
+        Ok(FitConfig { settings, f32_scalar: is_f32(scalar)? })
+    }
 }
 
 /// The rows the Python side passes: a C-ordered float64 matrix, or a CSR matrix as
@@ -255,48 +288,20 @@ fn summary_dict<'py>(py: Python<'py>, summary: &Summary) -> PyResult<Bound<'py, 
     Ok(dict)
 }
 
-/// Fits `learner` (`slkl`, `svm`, `rsvm`, `krr`, `lssvm`) on the rows of `x` with labels
-/// or targets `y`, by `kestrel train`'s policy; `None` is the learner's default, which is
-/// `auto` for `gamma`, rsvm's `c` and `delta`, and the ridge `alpha` (the linear SVM's `c`
-/// is 1). `class_weights` are `(label, weight)` pairs (svm). Returns the model file's bytes
-/// and the training summary.
+/// Fits `config`'s learner on the rows of `x` with labels or targets `y`, by `kestrel
+/// train`'s policy. Returns the model file's bytes and the training summary.
 #[pyfunction]
-#[pyo3(signature = (
-    learner, x, y, *, scalar = "f64", kernel = "rbf", gamma = None, degree = 3, coef0 = 0.0,
-    c = None, loss = "squared_hinge", bias = 1.0, nu = None, centers = None, tol = None,
-    select = "irsvm", delta = None, alpha = None, class_weights = None, seed = 1
-))]
-#[allow(clippy::too_many_arguments)]
 fn fit<'py>(
     py: Python<'py>,
-    learner: &str,
+    config: &FitConfig,
     x: RowsArg<'py>,
     y: PyReadonlyArray1<'py, f64>,
-    scalar: &str,
-    kernel: &str,
-    gamma: Option<f64>,
-    degree: u32,
-    coef0: f64,
-    c: Option<f64>,
-    loss: &str,
-    bias: f64,
-    nu: Option<f64>,
-    centers: Option<usize>,
-    tol: Option<f64>,
-    select: &str,
-    delta: Option<f64>,
-    alpha: Option<f64>,
-    class_weights: Option<Vec<(f64, f64)>>,
-    seed: u64,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyDict>)> {
-    let (kernel, svm) = (kernel_settings(kernel, gamma, degree, coef0)?, svm_settings(c, loss, bias)?);
-    let mut settings = settings(learner, kernel, svm, nu, centers, tol, select, delta, alpha, seed)?;
-    settings.class_weights = class_weights.unwrap_or_default();
     let (rows, labels) = rows_with_labels(&x, &y)?;
-    let f32_scalar = is_f32(scalar)?;
+    let settings = &config.settings;
     let fitted = py
         .detach(|| {
-            if f32_scalar { fit_in::<f32>(&settings, &rows, &labels) } else { fit_in::<f64>(&settings, &rows, &labels) }
+            if config.f32_scalar { fit_in::<f32>(settings, &rows, &labels) } else { fit_in::<f64>(settings, &rows, &labels) }
         })
         .map_err(value_error)?;
     Ok((PyBytes::new(py, &fitted.bytes), summary_dict(py, &fitted.summary)?))
@@ -532,6 +537,7 @@ impl Stream {
 /// The extension module.
 #[pymodule]
 fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<FitConfig>()?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(predict, m)?)?;
     m.add_function(wrap_pyfunction!(decision_function, m)?)?;
@@ -540,6 +546,9 @@ fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_checkpoint, m)?)?;
     m.add_class::<Stream>()?;
     m.add_function(wrap_pyfunction!(npkl::npkl_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(mrrsvm::mrrsvm_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(mrrsvm::mrrsvm_part, m)?)?;
+    m.add_function(wrap_pyfunction!(mrrsvm::mrrsvm_reduce, m)?)?;
     m.add_class::<npkl::LearnedKernel>()?;
     Ok(())
 }

@@ -1,0 +1,229 @@
+"""Kestrel on Apache Spark: the MapReduce RSVM (seed 003 §5, Algorithms 4-5) as a
+``pyspark.ml`` Estimator, for data beyond one machine.
+
+:class:`MapReduceRSVM` splits the rows into ``numPartitions`` parts by a seeded hash of each
+row (computed on the executors, so a row's part does not depend on where it is), learns a
+reduced-kernel SVM on each part on the executors (the Map step: only the part model's bytes
+come back to the driver), and on the driver encodes every part's centres by the decision
+values of all part models and learns a linear SVM on that table (the Reduce step).
+:class:`MapReduceRSVMModel` predicts on the executors with the model's bytes broadcast.
+
+The model is a Kestrel model file: ``model.modelBytes`` is what ``kestrel predict``, the
+Python package (``kestrel.load``) and a device read, and it is byte for byte the model
+``kestrel train --learner mrrsvm`` learns from the same rows with the same settings.
+
+Every executor needs the ``kestrel`` package: install its wheel on each node, or ship a
+packed virtual environment with the job (``spark-submit --archives
+kestrel-env.tar.gz#environment`` with ``PYSPARK_PYTHON=./environment/bin/python``; see the
+README).
+
+>>> from kestrel.spark import MapReduceRSVM                   # doctest: +SKIP
+>>> model = MapReduceRSVM(numPartitions=8).fit(train_df)      # doctest: +SKIP
+>>> model.transform(test_df).select("label", "prediction")    # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pyspark import keyword_only
+from pyspark.ml import Estimator, Model
+from pyspark.ml.param import Param, Params, TypeConverters
+from pyspark.ml.param.shared import HasFeaturesCol, HasLabelCol, HasPredictionCol, HasSeed
+from pyspark.sql.types import DoubleType, StructField, StructType
+
+from . import _kestrel
+
+__all__ = ["MapReduceRSVM", "MapReduceRSVMModel"]
+
+# Rows handed to the extension at once on an executor.
+_BATCH = 4096
+
+
+def _optional_float(value):
+    """``None`` (the learner's ``auto``) or a float."""
+    return None if value is None else TypeConverters.toFloat(value)
+
+
+class _MapReduceRSVMParams(HasFeaturesCol, HasLabelCol, HasPredictionCol, HasSeed):
+    """The parameters the Estimator and its Model share."""
+
+    numPartitions = Param(
+        Params._dummy(), "numPartitions", "parts of the data, each learning its own reduced-kernel SVM",
+        typeConverter=TypeConverters.toInt,
+    )
+    C = Param(Params._dummy(), "C", "cost of the part SVMs; None: auto (leave-one-out)", typeConverter=_optional_float)
+    gamma = Param(
+        Params._dummy(), "gamma", "RBF width of the part SVMs; None: auto (kernel-target alignment)",
+        typeConverter=_optional_float,
+    )
+    kernel = Param(Params._dummy(), "kernel", "rbf, poly or linear", typeConverter=TypeConverters.toString)
+    nCentres = Param(
+        Params._dummy(), "nCentres", "the most centres of each part's reduced set", typeConverter=TypeConverters.toInt
+    )
+    scalar = Param(Params._dummy(), "scalar", "the model's scalar: f64 or f32", typeConverter=TypeConverters.toString)
+
+    def __init__(self):
+        super().__init__()
+        self._setDefault(numPartitions=4, C=None, gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1)
+
+    def _settings(self):
+        """The keyword arguments of the extension's ``FitConfig``: plain values, sent to the
+        executors with the job."""
+        seed = self.getOrDefault(self.seed)
+        return {
+            "learner": "mrrsvm",
+            "partitions": self.getOrDefault(self.numPartitions),
+            "c": self.getOrDefault(self.C),
+            "gamma": self.getOrDefault(self.gamma),
+            "kernel": self.getOrDefault(self.kernel),
+            "centers": self.getOrDefault(self.nCentres),
+            "scalar": self.getOrDefault(self.scalar),
+            "seed": int(seed) % (1 << 64),
+        }
+
+
+def _config(settings):
+    settings = dict(settings)
+    return _kestrel.FitConfig(settings.pop("learner"), **settings)
+
+
+def _arrays(rows):
+    """Features (as a float64 matrix) and labels of ``(features, label)`` rows."""
+    X = np.vstack([np.asarray(features.toArray(), dtype=np.float64) for features, _ in rows])
+    y = np.asarray([float(label) for _, label in rows], dtype=np.float64)
+    return X, y
+
+
+def _batches(iterator):
+    batch = []
+    for item in iterator:
+        batch.append(item)
+        if len(batch) == _BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
+    """MapReduce RSVM (seed 003 §5): a reduced-kernel SVM per part of the data, learned on
+    the executors, and a linear SVM on their decision values, learned on the driver.
+
+    Parameters
+    ----------
+    featuresCol : str, default="features"
+        A vector column (``pyspark.ml.linalg`` dense or sparse vectors).
+    labelCol : str, default="label"
+        Numeric class labels; two or more classes (one-vs-rest beyond two).
+    predictionCol : str, default="prediction"
+    numPartitions : int, default=4
+        Parts of the data ``P``; each must hold rows of two classes or more.
+    C, gamma : float or None, default=None
+        The part SVMs' cost and RBF width; None chooses them on each part as ``kestrel
+        train --learner rsvm`` does ("auto").
+    kernel : {"rbf", "poly", "linear"}, default="rbf"
+    nCentres : int, default=256
+        The most centres of each part's reduced set.
+    scalar : {"f64", "f32"}, default="f64"
+        The model's scalar ("f32" for a device).
+    seed : int, default=1
+        Seed of the split, the reduced sets and the solvers.
+    """
+
+    @keyword_only
+    def __init__(
+        self, *, featuresCol="features", labelCol="label", predictionCol="prediction", numPartitions=4, C=None,
+        gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1,
+    ):
+        super().__init__()
+        self._set(**self._input_kwargs)
+
+    @keyword_only
+    def setParams(
+        self, *, featuresCol="features", labelCol="label", predictionCol="prediction", numPartitions=4, C=None,
+        gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1,
+    ):
+        """Sets the parameters given by keyword."""
+        return self._set(**self._input_kwargs)
+
+    def _fit(self, dataset):
+        settings = self._settings()
+        parts = settings["partitions"]
+        if parts < 1:
+            raise ValueError(f"numPartitions must be at least 1, got {parts}")
+        _config(settings)  # bad settings fail here, before any job
+        rows = dataset.select(self.getFeaturesCol(), self.getLabelCol()).rdd.map(tuple)
+        first = rows.take(1)
+        if not first:
+            raise ValueError("the training DataFrame has no rows")
+        dim = int(first[0][0].size)
+        count = rows.count()
+        if parts > count:
+            raise ValueError(f"{parts} partitions for {count} rows: use fewer partitions")
+
+        def assign(iterator):
+            config = _config(settings)
+            for batch in _batches(iterator):
+                X, y = _arrays(batch)
+                for part, row in zip(_kestrel.mrrsvm_parts(config, X, y), batch):
+                    yield int(part), row
+
+        def learn(index, iterator):
+            batch = [row for _, row in iterator]
+            if not batch:
+                yield index, None, f"part {index} of {parts} is empty: use fewer partitions"
+                return
+            X, y = _arrays(batch)
+            classes = np.unique(y)
+            if len(classes) < 2:
+                message = f"part {index} of {parts} ({len(y)} rows) holds a single class ({classes[0]:g}): use fewer partitions"
+                yield index, None, message
+                return
+            try:
+                yield index, _kestrel.mrrsvm_part(_config(settings), X, y), None
+            except ValueError as error:
+                yield index, None, f"part {index} of {parts} ({len(y)} rows): {error}"
+
+        keyed = rows.mapPartitions(assign).partitionBy(parts, lambda part: part)
+        learned = sorted(keyed.mapPartitionsWithIndex(learn).collect(), key=lambda item: item[0])
+        errors = [message for _, _, message in learned if message is not None]
+        if errors:
+            raise ValueError(errors[0])
+        if len(learned) != parts:
+            raise ValueError(f"{parts - len(learned)} of {parts} parts were not learned")
+        model_bytes, summary = _kestrel.mrrsvm_reduce(_config(settings), [part for _, part, _ in learned], dim)
+        model = MapReduceRSVMModel(modelBytes=model_bytes, summary=summary)
+        return self._copyValues(model)
+
+
+class MapReduceRSVMModel(Model, _MapReduceRSVMParams):
+    """A MapReduce RSVM model: predicts on the executors (Algorithm 5) with its bytes
+    broadcast.
+
+    Attributes
+    ----------
+    modelBytes : bytes
+        The Kestrel model file (``kestrel.load``, ``kestrel predict``, a device).
+    summary : dict
+        What training did: parts, centres, the final linear SVM.
+    """
+
+    def __init__(self, modelBytes=b"", summary=None):
+        super().__init__()
+        self.modelBytes = bytes(modelBytes)
+        self.summary = dict(summary or {})
+
+    def _transform(self, dataset):
+        session = dataset.sparkSession
+        broadcast = session.sparkContext.broadcast(self.modelBytes)
+        column = dataset.columns.index(self.getFeaturesCol())
+        schema = StructType(dataset.schema.fields + [StructField(self.getPredictionCol(), DoubleType(), False)])
+
+        def predict(iterator):
+            model = broadcast.value
+            for batch in _batches(iterator):
+                X = np.vstack([np.asarray(row[column].toArray(), dtype=np.float64) for row in batch])
+                for row, value in zip(batch, _kestrel.predict(model, X)):
+                    yield (*row, float(value))
+
+        return session.createDataFrame(dataset.rdd.mapPartitions(predict), schema)

@@ -1,0 +1,85 @@
+"""kestrel.spark.MapReduceRSVM on a real local Spark session (local[2]): the model Spark
+learns is byte for byte the one-machine model of the same rows, predicts a nonlinear
+problem of 10^5 rows, and impossible splits are errors, not hung jobs."""
+
+import os
+import shutil
+import sys
+
+import numpy as np
+import pytest
+
+import kestrel
+from kestrel import _kestrel
+
+pytest.importorskip("pyspark")
+if shutil.which("java") is None:
+    pytest.skip("no Java runtime: Spark cannot start", allow_module_level=True)
+
+from pyspark.ml.linalg import Vectors  # noqa: E402
+from pyspark.sql import SparkSession  # noqa: E402
+
+from kestrel.spark import MapReduceRSVM  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def spark():
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("kestrel-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def waves(n, seed):
+    """A nonlinear problem: label 1 where sin(3x₀) + cos(3x₁) > 0, two noise features, 3 % of
+    labels flipped."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 4))
+    y = (np.sin(3 * X[:, 0]) + np.cos(3 * X[:, 1]) > 0).astype(np.float64)
+    flip = rng.random(n) < 0.03
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
+def frame(spark, X, y):
+    rows = [(i, Vectors.dense(x), float(label)) for i, (x, label) in enumerate(zip(X, y))]
+    return spark.createDataFrame(rows, ["id", "features", "label"])
+
+
+def test_spark_learns_the_one_machine_model_of_the_same_rows(spark):
+    X, y = waves(100_000, 1)
+    X_test, y_test = waves(20_000, 2)
+    estimator = MapReduceRSVM(numPartitions=4, nCentres=64, seed=3)
+    model = estimator.fit(frame(spark, X, y))
+    config = _kestrel.FitConfig("mrrsvm", partitions=4, centers=64, seed=3)
+    one_machine, _ = _kestrel.fit(config, X, y)
+    assert model.modelBytes == one_machine
+    assert model.summary["partitions"] == 4 and len(model.summary["part_centers"]) == 4
+
+    predicted = model.transform(frame(spark, X_test, y_test)).select("id", "prediction").collect()
+    values = np.empty(len(y_test))
+    values[[row.id for row in predicted]] = [row.prediction for row in predicted]
+    assert (values == y_test).mean() > 0.9, (values == y_test).mean()
+    # The executors' predictions are the model file's, as kestrel.load reads it.
+    assert np.array_equal(values, kestrel.load(model.modelBytes).predict(X_test))
+
+
+def test_impossible_splits_are_errors(spark):
+    X, y = waves(400, 4)
+    with pytest.raises(ValueError, match="401 partitions for 400 rows"):
+        MapReduceRSVM(numPartitions=401).fit(frame(spark, X, y))
+    # A class of 3 rows cannot reach 8 parts.
+    rare = np.where(np.arange(400) < 3, 1.0, 0.0)
+    with pytest.raises(ValueError, match="single class|is empty"):
+        MapReduceRSVM(numPartitions=8, nCentres=16).fit(frame(spark, X, rare))
+    with pytest.raises(ValueError, match="kernel"):
+        MapReduceRSVM(kernel="sigmoid").fit(frame(spark, X, y))
