@@ -1,7 +1,7 @@
 //! The model decoder on arbitrary bytes: `kestrel_stream::model::load` (what `inspect`,
-//! `predict` and `eval` call) and the core's `LinearModel`, `slkl::Predictor` and
-//! `ReducedKernelModel` `decode_in`, and the scaler section (`Scaler::from_envelope_in`),
-//! in f32 and f64.
+//! `predict` and `eval` call; the MapReduce RSVM's nested models through it) and the
+//! core's `LinearModel`, `slkl::Predictor` and `ReducedKernelModel` `decode_in`, and the
+//! scaler section (`Scaler::from_envelope_in`), in f32 and f64.
 //!
 //! Each input is tried twice: as raw file bytes (exercising length, magic, version and
 //! checksum checks), and as `kind, scalar, payload…` wrapped in a valid envelope with a
@@ -30,7 +30,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     decode_everything(data);
     if let [kind, scalar, payload @ ..] = data {
-        decode_everything(&common::model_envelope(kind % 4, scalar % 3, payload));
+        decode_everything(&common::model_envelope(kind % 5, scalar % 3, payload));
     }
 });
 

@@ -174,7 +174,7 @@ fn train_predict<T: Real>(flags: &Flags, file: &[u8]) {
 
 /// `train_svm` of commands.rs: the model file bytes, `None` where the CLI reports an error.
 fn train_svm<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
-    let (model, _) = linear::train(data, flags.svm_params()?, flags.seed, Some(flags.budget)).ok()?;
+    let (model, _) = linear::train(data, flags.svm_params()?, &[], flags.seed, Some(flags.budget)).ok()?;
     Some(model::to_bytes(&model).expect("a trained linear model encodes"))
 }
 
@@ -207,6 +207,7 @@ fn train_rsvm<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
         params: flags.svm_params()?,
         seed: flags.seed,
         budget: Some(flags.budget),
+        tune: rsvm::Tune::default(),
     };
     let (model, _) = rsvm::train(data, &config).ok()?;
     Some(model::to_bytes(&model).expect("a trained reduced-kernel model encodes"))

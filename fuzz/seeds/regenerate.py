@@ -52,6 +52,8 @@ def model_seeds(tmp):
         ("slkl", "slkl", "diabetes", ["--centers", "8"]),
         ("svm_named", "svm", "iris_named", []),
         ("rsvm_named", "rsvm", "iris_named", ["--centers", "8"]),
+        ("mrrsvm_bin", "mrrsvm", "moons", ["--centers", "8", "--partitions", "2"]),
+        ("mrrsvm_multi", "mrrsvm", "iris", ["--centers", "8", "--partitions", "2"]),
     ]
     for name, learner, dataset, options in specs:
         csv = os.path.join(tmp, f"{dataset}.csv")

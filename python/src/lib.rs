@@ -301,7 +301,11 @@ fn fit<'py>(
     let settings = &config.settings;
     let fitted = py
         .detach(|| {
-            if config.f32_scalar { fit_in::<f32>(settings, &rows, &labels) } else { fit_in::<f64>(settings, &rows, &labels) }
+            if config.f32_scalar {
+                fit_in::<f32>(settings, &rows, &labels)
+            } else {
+                fit_in::<f64>(settings, &rows, &labels)
+            }
         })
         .map_err(value_error)?;
     Ok((PyBytes::new(py, &fitted.bytes), summary_dict(py, &fitted.summary)?))

@@ -24,7 +24,11 @@ pub fn mrrsvm_parts<'py>(
     let parts = config.settings.partitions.unwrap_or(mrrsvm::DEFAULT_PARTITIONS);
     let seed = config.settings.seed;
     let ids = py.detach(|| {
-        if config.f32_scalar { part_ids::<f32>(&rows, &labels, seed, parts) } else { part_ids::<f64>(&rows, &labels, seed, parts) }
+        if config.f32_scalar {
+            part_ids::<f32>(&rows, &labels, seed, parts)
+        } else {
+            part_ids::<f64>(&rows, &labels, seed, parts)
+        }
     });
     Ok(ids.map_err(value_error)?.into_pyarray(py))
 }
@@ -34,7 +38,8 @@ fn part_ids<T: Real>(rows: &crate::Rows<'_>, labels: &[f64], seed: u64, parts: u
     Ok((0..data.len())
         .map(|i| {
             let (indices, values) = data.row(i).unwrap_or_default();
-            let part = mrrsvm::part_of(mrrsvm::row_key(indices, values), labels.get(i).copied().unwrap_or(0.0), seed, parts);
+            let part =
+                mrrsvm::part_of(mrrsvm::row_key(indices, values), labels.get(i).copied().unwrap_or(0.0), seed, parts);
             i64::try_from(part).unwrap_or(-1)
         })
         .collect())
@@ -78,7 +83,11 @@ pub fn mrrsvm_reduce<'py>(
     let seed = config.settings.seed;
     let fitted = py.detach(|| {
         let parts = parts.iter().map(|bytes| Part::from_bytes(bytes)).collect::<Result<Vec<_>, _>>()?;
-        if config.f32_scalar { mrrsvm::reduce::<f32>(&parts, dim, seed) } else { mrrsvm::reduce::<f64>(&parts, dim, seed) }
+        if config.f32_scalar {
+            mrrsvm::reduce::<f32>(&parts, dim, seed)
+        } else {
+            mrrsvm::reduce::<f64>(&parts, dim, seed)
+        }
     });
     let fitted = fitted.map_err(value_error)?;
     Ok((PyBytes::new(py, &fitted.bytes), summary_dict(py, &fitted.summary)?))

@@ -47,7 +47,8 @@ pub struct MapReduceModel<'a, T> {
 impl<'a, T: Real> MapReduceModel<'a, T> {
     /// Reads the model in an envelope already parsed (and so checked), checking every
     /// nested model's shape: `P ≥ 1` parts of dimension `dim`, their outputs summing to
-    /// the final model's dimension.
+    /// the final model's dimension, and no nested model claiming more scalars than its
+    /// bytes hold (so [`scratch_len`](Self::scratch_len) is bounded by the payload).
     ///
     /// # Errors
     /// `Error::Model(WrongKind | WrongScalar)` for another model; `Error::Model(Payload)`
@@ -69,20 +70,26 @@ impl<'a, T: Real> MapReduceModel<'a, T> {
             let ((part_dim, centres, outputs, _), _) =
                 postcard::take_from_bytes::<(u32, u32, u32, KernelKind<T>)>(part).map_err(|_| corrupt)?;
             let (centres, outputs) = (centres as usize, outputs as usize);
-            if part_dim as usize != dim || centres == 0 || outputs == 0 || outputs == 2 {
+            let scalars = ReducedKernelModel::scalars_len(dim, centres, outputs);
+            // Each scalar takes T::BYTES bytes: a part cannot hold more than its bytes do.
+            let held = scalars.saturating_mul(T::BYTES) <= part.len();
+            if part_dim as usize != dim || centres == 0 || outputs == 0 || outputs == 2 || !held {
                 return Err(corrupt);
             }
-            largest = largest.max(ReducedKernelModel::scalars_len(dim, centres, outputs));
+            largest = largest.max(scalars);
             outputs_sum = outputs_sum.saturating_add(outputs);
             rest = after;
         }
         let (last, trailing) = postcard::take_from_bytes::<&[u8]>(rest).map_err(|_| corrupt)?;
         let ((final_dim, outputs), _) = postcard::take_from_bytes::<(u32, u32)>(last).map_err(|_| corrupt)?;
         let outputs = outputs as usize;
-        if final_dim as usize != width || outputs_sum != width || !trailing.is_empty() || outputs == 0 || outputs == 2 {
+        let scalars = LinearModel::scalars_len(width, outputs);
+        let held = scalars.saturating_mul(T::BYTES) <= last.len();
+        let shaped = final_dim as usize == width && outputs_sum == width && outputs != 0 && outputs != 2;
+        if !shaped || !held || !trailing.is_empty() {
             return Err(corrupt);
         }
-        largest = largest.max(LinearModel::scalars_len(width, outputs));
+        largest = largest.max(scalars);
         model.scratch = largest.saturating_add(width);
         model.outputs = outputs;
         Ok(model)
@@ -331,6 +338,14 @@ mod tests {
             );
         }
         assert!(MapReduceModel::<T>::from_envelope(&whole).is_ok());
+        // A part that claims a million centres in a few bytes is refused before anyone
+        // sizes a scratch by it.
+        let kind = Kernel::<T>::rbf(T::ONE).unwrap().kind();
+        let mut claim = [0u8; 64];
+        let claim = postcard::to_slice(&(1u32, 1_000_000u32, 1u32, kind), &mut claim).unwrap();
+        let n = encode::<T>(1, 1, &[&claim[..]], payload(&final_file), &mut file).unwrap();
+        let envelope = Envelope::parse(&file[..n]).unwrap();
+        assert_eq!(MapReduceModel::<T>::from_envelope(&envelope).err(), Some(Error::Model(ModelError::Payload)));
     }
 
     macro_rules! gen_tests {
