@@ -7,7 +7,7 @@
 //!    spread evenly over the parts in expectation (stratified by hashing), and the part of a
 //!    row depends on the row alone, not on its position, so an engine that sees the rows in
 //!    another order, on other machines, assigns the same parts. Within a part the rows are
-//!    put in the order of their hash ([`canonical`]), so a part's model depends only on
+//!    put in the order of their hash, so a part's model depends only on
 //!    which rows it holds. (Rows read from a file whose classes are names, or standardised
 //!    by `--scale`, are numbered or scaled in the order they come: there the order still
 //!    matters.)
