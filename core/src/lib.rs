@@ -31,6 +31,7 @@ pub mod krr;
 pub mod linalg;
 pub mod model;
 pub mod neighbors;
+pub mod novelty;
 pub mod npkl;
 mod real;
 pub mod reduced_set;

@@ -1,0 +1,17 @@
+//! Kernel novelty detection (seed 002 §4.2, eq. 55-63): how far a point's image `φ(x)` lies
+//! from the centre of mass of "normal" points in feature space, through kernel evaluations
+//! only, and when that is far enough to call it an anomaly.
+//!
+//! - [`CentreOfMass`] (`mass.rs`): the squared distance `d²(x)` of eq. (61), with the set
+//!   represented by weighted centres (a reduced set), so a score costs `O(m·d)` instead of
+//!   `O(n·d)` and a point entering or leaving the set `O(m)`; optionally in the normalised
+//!   kernel of eq. (62-63).
+//! - [`P2Quantile`] (`quantile.rs`): the `q`-quantile of the scores of normal points in
+//!   constant memory (the P² algorithm), so that "anomaly" means "beyond the `q`-th quantile
+//!   of normal", with nothing sorted or stored.
+
+mod mass;
+mod quantile;
+
+pub use mass::{CentreOfMass, REFRESH};
+pub use quantile::P2Quantile;
