@@ -229,6 +229,15 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
     /// # Errors
     /// As [`score`](Self::score) for `x`; `InvalidParam { name: "centres" }` with no centre.
     pub fn nearest(&self, x: &[T]) -> Result<usize, Error> {
+        self.nearest_with_distance(x).map(|(j, _)| j)
+    }
+
+    /// The nearest centre to `x` in feature space and the squared distance to it,
+    /// `k̂(x, x) + K̃_jj − 2k̂(x, x̃_j)`.
+    ///
+    /// # Errors
+    /// As [`nearest`](Self::nearest).
+    pub fn nearest_with_distance(&self, x: &[T]) -> Result<(usize, T), Error> {
         let norm = self.norm_of(x)?;
         if self.m == 0 {
             return Err(Error::InvalidParam { name: "centres" });
@@ -241,7 +250,13 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
                 best = (j, value);
             }
         }
-        Ok(best.0)
+        let self_term = if self.normalised { T::ONE } else { self.kernel.diagonal(x) };
+        Ok((best.0, (self_term - best.1).max_of(T::ZERO)))
+    }
+
+    /// Centres the set can hold.
+    pub fn capacity(&self) -> usize {
+        self.capacity
     }
 
     /// `x` joins the set, represented by its nearest centre; returns that centre.

@@ -9,9 +9,13 @@
 //! - [`P2Quantile`] (`quantile.rs`): the `q`-quantile of the scores of normal points in
 //!   constant memory (the P² algorithm), so that "anomaly" means "beyond the `q`-th quantile
 //!   of normal", with nothing sorted or stored.
+//! - [`Detector`] (`detector.rs`): both over a window of the last `N` normal points, with
+//!   centres chosen on the way (a point at least `δ` from every centre becomes one).
 
+mod detector;
 mod mass;
 mod quantile;
 
+pub use detector::{Detector, DetectorParams, Score};
 pub use mass::{CentreOfMass, REFRESH};
 pub use quantile::P2Quantile;

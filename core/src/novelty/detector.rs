@@ -1,0 +1,310 @@
+//! [`Detector`]: novelty detection on a stream in fixed memory — the distance to the
+//! centre of mass of the last `N` normal points ([`CentreOfMass`]), and a threshold at the
+//! `q`-quantile of the scores normal points had ([`P2Quantile`]).
+//!
+//! **Learning a point** `x` (one the caller takes as normal):
+//! 1. if it is at least `δ` (in feature space) from its nearest centre, and a centre is
+//!    free, it becomes a centre — so while centres last every point of the window is within
+//!    `δ` of the centre that represents it, and the represented centre of mass is within
+//!    `δ` of the true one (the mean of vectors each moved by at most `δ`);
+//! 2. its score against the window *before* it joins, `d²(x)`, is observed by the quantile
+//!    estimator: the scores of normal points that were new to the model, which is what a
+//!    new point's score is compared with;
+//! 3. it joins the window, represented by its nearest centre; when the window already
+//!    holds `N` points, the oldest leaves (its centre is read from a ring of `N` indices).
+//!
+//! **Scoring a point**: `d²(x)` and, once `warmup` scores were observed, whether it is
+//! beyond the threshold (an anomaly).
+//!
+//! **Memory**: the centre of mass ([`CentreOfMass::scalars_len`]`(m, d)` scalars, `m`
+//! counts) and the ring (`N` `u32`); the quantile estimator is inline.
+
+use super::{CentreOfMass, P2Quantile};
+use crate::storage::Storage;
+use crate::{Error, Real};
+
+/// Settings of a [`Detector`], unchecked.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DetectorParams<T> {
+    /// The quantile of normal scores beyond which a point is an anomaly, `0 < q < 1`.
+    pub quantile: f64,
+    /// The feature-space distance from its nearest centre at which a point becomes a
+    /// centre, `δ ≥ 0` (`0`: every new point while centres last).
+    pub delta: T,
+    /// Scores observed before any point is flagged, at least 1.
+    pub warmup: u64,
+}
+
+impl<T: Real> DetectorParams<T> {
+    /// `q = 0.99`, `δ = 0.3`, 32 scores of warm-up.
+    pub fn new() -> Self {
+        DetectorParams { quantile: 0.99, delta: T::from_f64(0.3), warmup: 32 }
+    }
+}
+
+impl<T: Real> Default for DetectorParams<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A score: the squared distance and, after the warm-up, the verdict.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Score<T> {
+    /// `d²(x)` to the window's centre of mass.
+    pub distance2: T,
+    /// The threshold it was compared with, `None` during the warm-up.
+    pub threshold: Option<T>,
+    /// `distance2 > threshold`.
+    pub anomaly: bool,
+}
+
+/// A windowed kernel novelty detector in caller storage.
+///
+/// # Examples
+/// ```
+/// use kestrel_core::{Kernel, novelty::{CentreOfMass, Detector, DetectorParams}};
+/// let (m, d, window) = (16, 2, 64);
+/// let mass = CentreOfMass::new_in(vec![0.0; CentreOfMass::scalars_len(m, d)], vec![0u32; m], d,
+///     Kernel::rbf(1.0)?, false)?;
+/// let mut detector = Detector::new_in(mass, vec![0u32; window], DetectorParams::new())?;
+/// for i in 0..200 {
+///     let t = f64::from(i) * 0.1;
+///     detector.learn(&[t.sin() * 0.3, t.cos() * 0.3])?;   // normal: near the origin
+/// }
+/// assert!(detector.score(&[3.0, -3.0])?.anomaly);
+/// assert!(!detector.score(&[0.1, 0.2])?.anomaly);
+/// # Ok::<(), kestrel_core::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Detector<T, S, C, R> {
+    mass: CentreOfMass<T, S, C>,
+    ring: R,
+    head: usize,
+    filled: usize,
+    threshold: P2Quantile<T>,
+    delta2: T,
+    warmup: u64,
+}
+
+impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + AsMut<[u32]>> Detector<T, S, C, R> {
+    /// A detector over `mass` (empty) with a window of `ring.len()` points.
+    ///
+    /// # Errors
+    /// `InvalidParam` naming `window` (an empty ring), `quantile`, `delta` (negative or not
+    /// finite) or `warmup` (0); `InvalidParam { name: "mass" }` for a set that is not empty.
+    pub fn new_in(mass: CentreOfMass<T, S, C>, ring: R, params: DetectorParams<T>) -> Result<Self, Error> {
+        if ring.as_ref().is_empty() {
+            return Err(Error::InvalidParam { name: "window" });
+        }
+        if !(params.delta >= T::ZERO && params.delta.is_finite()) {
+            return Err(Error::InvalidParam { name: "delta" });
+        }
+        if params.warmup == 0 {
+            return Err(Error::InvalidParam { name: "warmup" });
+        }
+        if mass.centres_len() != 0 || !mass.is_empty() {
+            return Err(Error::InvalidParam { name: "mass" });
+        }
+        let threshold = P2Quantile::new(params.quantile).map_err(|_| Error::InvalidParam { name: "quantile" })?;
+        let delta2 = params.delta * params.delta;
+        Ok(Detector { mass, ring, head: 0, filled: 0, threshold, delta2, warmup: params.warmup })
+    }
+
+    /// The centre of mass of the window.
+    pub fn mass(&self) -> &CentreOfMass<T, S, C> {
+        &self.mass
+    }
+
+    /// Points in the window.
+    pub fn len(&self) -> usize {
+        self.filled
+    }
+
+    /// `true` before the first point.
+    pub fn is_empty(&self) -> bool {
+        self.filled == 0
+    }
+
+    /// The threshold, `None` during the warm-up.
+    pub fn threshold(&self) -> Option<T> {
+        if self.threshold.count() < self.warmup { None } else { self.threshold.value() }
+    }
+
+    /// Scores `x` against the window.
+    ///
+    /// # Errors
+    /// As [`CentreOfMass::score`]: `DimensionMismatch`, `NonFinite`, `InvalidParam { name:
+    /// "empty" }` before the first point.
+    pub fn score(&self, x: &[T]) -> Result<Score<T>, Error> {
+        let distance2 = self.mass.score(x)?;
+        let threshold = self.threshold();
+        Ok(Score { distance2, threshold, anomaly: threshold.is_some_and(|t| distance2 > t) })
+    }
+
+    /// Learns `x` as normal (see the module doc); returns its score before it joined
+    /// (`None` for the first point).
+    ///
+    /// # Errors
+    /// As [`score`](Self::score) for `x`. The detector is unchanged on error.
+    pub fn learn(&mut self, x: &[T]) -> Result<Option<T>, Error> {
+        let before = if self.mass.is_empty() { None } else { Some(self.mass.score(x)?) };
+        let far = match self.mass.nearest_with_distance(x) {
+            Ok((_, distance2)) => distance2 >= self.delta2,
+            Err(Error::InvalidParam { name: "centres" }) => true,
+            Err(error) => return Err(error),
+        };
+        if far && self.mass.centres_len() < self.mass.capacity() {
+            self.mass.add_centre(x)?;
+        }
+        let centre = self.mass.enter(x)?;
+        if let Some(score) = before {
+            // Finite: `score` checked it.
+            self.threshold.observe(score)?;
+        }
+        let window = self.ring.as_ref().len();
+        if self.filled == window {
+            let oldest = self.ring.as_ref().get(self.head).copied().unwrap_or(0) as usize;
+            self.mass.leave(oldest)?;
+        } else {
+            self.filled += 1;
+        }
+        if let Some(slot) = self.ring.as_mut().get_mut(self.head) {
+            *slot = u32::try_from(centre).unwrap_or(u32::MAX);
+        }
+        self.head = (self.head + 1) % window;
+        Ok(before)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::vec;
+    use std::vec::Vec;
+
+    use super::*;
+    use crate::{Kernel, Rng};
+
+    type Vecs<T> = Detector<T, Vec<T>, Vec<u32>, Vec<u32>>;
+
+    fn detector<T: Real>(m: usize, window: usize, params: DetectorParams<T>) -> Vecs<T> {
+        let kernel = Kernel::rbf(T::from_f64(0.5)).unwrap();
+        let mass = CentreOfMass::new_in(vec![T::ZERO; CentreOfMass::scalars_len(m, 3)], vec![0; m], 3, kernel, false);
+        Detector::new_in(mass.unwrap(), vec![0; window], params).unwrap()
+    }
+
+    /// Area under the ROC curve of `scores` for positives `anomalous`.
+    fn auc(scores: &[(f64, bool)]) -> f64 {
+        let positives: Vec<f64> = scores.iter().filter(|s| s.1).map(|s| s.0).collect();
+        let negatives: Vec<f64> = scores.iter().filter(|s| !s.1).map(|s| s.0).collect();
+        let wins: f64 = positives
+            .iter()
+            .flat_map(|p| {
+                negatives.iter().map(move |n| {
+                    if p > n {
+                        1.0
+                    } else if p == n {
+                        0.5
+                    } else {
+                        0.0
+                    }
+                })
+            })
+            .sum();
+        wins / (positives.len() * negatives.len()) as f64
+    }
+
+    /// Normal points from one Gaussian, anomalies shifted by 2.5 standard deviations in a
+    /// random direction: AUC above 0.95, flags near the quantile's rate on normal points.
+    fn separates_shifted_points<T: Real>() {
+        let mut rng = Rng::seed_from_u64(8);
+        let mut detector = detector::<T>(48, 300, DetectorParams { quantile: 0.95, ..DetectorParams::new() });
+        let point = |shift: f64, rng: &mut Rng| -> Vec<T> {
+            let direction: Vec<f64> = (0..3).map(|_| rng.normal::<f64>()).collect();
+            let norm = direction.iter().map(|v| v * v).sum::<f64>().sqrt();
+            direction.iter().map(|&v| T::from_f64(rng.normal::<f64>() * 0.5 + shift * v / norm)).collect()
+        };
+        for _ in 0..600 {
+            detector.learn(&point(0.0, &mut rng)).unwrap();
+        }
+        let mut scores = Vec::new();
+        let mut flagged_normal = 0;
+        for i in 0..400 {
+            let anomalous = i % 4 == 0;
+            let x = point(if anomalous { 2.5 } else { 0.0 }, &mut rng);
+            let score = detector.score(&x).unwrap();
+            if !anomalous && score.anomaly {
+                flagged_normal += 1;
+            }
+            scores.push((score.distance2.to_f64(), anomalous));
+        }
+        assert!(auc(&scores) > 0.95, "AUC {}", auc(&scores));
+        assert!(flagged_normal <= 300 / 10, "{flagged_normal} of 300 normal points flagged at q = 0.95");
+        assert_eq!(detector.len(), 300);
+        assert!(detector.mass().centres_len() <= 48);
+    }
+
+    /// The window forgets: after the normal regime moves, the old one becomes novel.
+    fn the_window_follows_a_moving_normal<T: Real>() {
+        let mut detector = detector::<T>(32, 100, DetectorParams::new());
+        let at = |c: f64, i: u32| [T::from_f64(c + 0.05 * f64::from(i % 7)), T::from_f64(c), T::from_f64(-c)];
+        for i in 0..200 {
+            detector.learn(&at(0.0, i)).unwrap();
+        }
+        let old = at(0.0, 3);
+        assert!(!detector.score(&old).unwrap().anomaly);
+        for i in 0..200 {
+            detector.learn(&at(2.0, i)).unwrap();
+        }
+        assert!(detector.score(&old).unwrap().distance2 > detector.score(&at(2.0, 3)).unwrap().distance2);
+        assert_eq!(detector.mass().len(), 100);
+    }
+
+    fn bad_input_and_settings<T: Real>() {
+        let mut detector = detector::<T>(4, 8, DetectorParams::new());
+        assert_eq!(detector.score(&[T::ZERO; 3]).err(), Some(Error::InvalidParam { name: "empty" }));
+        assert_eq!(detector.learn(&[T::ZERO; 3]), Ok(None));
+        assert_eq!(detector.threshold(), None);
+        let before = (detector.len(), detector.mass().counts().to_vec());
+        assert_eq!(detector.learn(&[T::ZERO; 2]), Err(Error::DimensionMismatch { expected: 3, got: 2 }));
+        assert_eq!(detector.learn(&[T::from_f64(f64::NAN), T::ZERO, T::ZERO]), Err(Error::NonFinite));
+        assert_eq!((detector.len(), detector.mass().counts().to_vec()), before);
+        let kernel = Kernel::rbf(T::ONE).unwrap();
+        let mass = || {
+            CentreOfMass::new_in(vec![T::ZERO; CentreOfMass::scalars_len(4, 3)], vec![0u32; 4], 3, kernel, false)
+                .unwrap()
+        };
+        for (params, name) in [
+            (DetectorParams { quantile: 1.0, ..DetectorParams::new() }, "quantile"),
+            (DetectorParams { delta: T::from_f64(-1.0), ..DetectorParams::new() }, "delta"),
+            (DetectorParams { warmup: 0, ..DetectorParams::new() }, "warmup"),
+        ] {
+            assert_eq!(Detector::new_in(mass(), vec![0u32; 8], params).err(), Some(Error::InvalidParam { name }));
+        }
+        assert_eq!(
+            Detector::new_in(mass(), Vec::<u32>::new(), DetectorParams::new()).err(),
+            Some(Error::InvalidParam { name: "window" })
+        );
+    }
+
+    macro_rules! gen_tests {
+        ($($scalar:ident),*) => {$(
+            mod $scalar {
+                #[test]
+                fn separates_shifted_points() {
+                    super::separates_shifted_points::<$scalar>();
+                }
+                #[test]
+                fn the_window_follows_a_moving_normal() {
+                    super::the_window_follows_a_moving_normal::<$scalar>();
+                }
+                #[test]
+                fn bad_input_and_settings() {
+                    super::bad_input_and_settings::<$scalar>();
+                }
+            }
+        )*};
+    }
+
+    gen_tests!(f32, f64);
+}
