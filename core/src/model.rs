@@ -80,6 +80,8 @@ pub enum ModelKind {
     /// A MapReduce RSVM: reduced-kernel SVMs of the data's parts and a linear SVM on
     /// their decision values.
     MapReduceRsvm = 4,
+    /// A kernel novelty detector: weighted centres and a threshold.
+    Novelty = 5,
 }
 
 impl ModelKind {
@@ -89,6 +91,7 @@ impl ModelKind {
             2 => Some(ModelKind::Slkl),
             3 => Some(ModelKind::ReducedSvm),
             4 => Some(ModelKind::MapReduceRsvm),
+            5 => Some(ModelKind::Novelty),
             _ => None,
         }
     }

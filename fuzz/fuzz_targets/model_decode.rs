@@ -1,7 +1,7 @@
 //! The model decoder on arbitrary bytes: `kestrel_stream::model::load` (what `inspect`,
 //! `predict` and `eval` call; the MapReduce RSVM's nested models through it) and the
-//! core's `LinearModel`, `slkl::Predictor` and `ReducedKernelModel` `decode_in`, and the
-//! scaler section (`Scaler::from_envelope_in`), in f32 and f64.
+//! core's `LinearModel`, `slkl::Predictor`, `ReducedKernelModel` and `NoveltyModel`
+//! `decode_in`, and the scaler section (`Scaler::from_envelope_in`), in f32 and f64.
 //!
 //! Each input is tried twice: as raw file bytes (exercising length, magic, version and
 //! checksum checks), and as `kind, scalar, payload…` wrapped in a valid envelope with a
@@ -21,6 +21,7 @@ mod common;
 use kestrel_core::Real;
 use kestrel_core::dcd::LinearModel;
 use kestrel_core::model::Envelope;
+use kestrel_core::novelty::NoveltyModel;
 use kestrel_core::reduced_set::ReducedKernelModel;
 use kestrel_core::scaler::Scaler;
 use kestrel_core::slkl::Predictor;
@@ -30,7 +31,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     decode_everything(data);
     if let [kind, scalar, payload @ ..] = data {
-        decode_everything(&common::model_envelope(kind % 5, scalar % 3, payload));
+        decode_everything(&common::model_envelope(kind % 6, scalar % 3, payload));
     }
 });
 
@@ -96,6 +97,18 @@ fn round_trips<T: Real>(bytes: &[u8]) {
         let mut out2 = vec![0u8; n + 64];
         let n2 = again.encode(&mut out2).expect("re-encodes");
         assert_eq!(&out[..n], &out2[..n2], "SLKL model: encode/decode is not a fixed point");
+        if m.dim() <= 64 {
+            let _ = m.predict(&vec![T::ZERO; m.dim()]);
+        }
+    }
+    // A novelty model also holds a norm per centre, which its bytes do not: twice the room.
+    let twice = |bytes: &[u8]| [storage::<T>(bytes), storage::<T>(bytes)].concat();
+    if let Ok(m) = NoveltyModel::<T, _>::decode_in(bytes, twice(bytes)) {
+        let n = m.encode(&mut out).expect("a decoded novelty model re-encodes");
+        let again = NoveltyModel::<T, _>::decode_in(&out[..n], twice(&out[..n])).expect("re-decodes");
+        let mut out2 = vec![0u8; n + 64];
+        let n2 = again.encode(&mut out2).expect("re-encodes");
+        assert_eq!(&out[..n], &out2[..n2], "novelty model: encode/decode is not a fixed point");
         if m.dim() <= 64 {
             let _ = m.predict(&vec![T::ZERO; m.dim()]);
         }

@@ -19,7 +19,7 @@
 //! **Memory**: the centre of mass ([`CentreOfMass::scalars_len`]`(m, d)` scalars, `m`
 //! counts) and the ring (`N` `u32`); the quantile estimator is inline.
 
-use super::{CentreOfMass, P2Quantile};
+use super::{CentreOfMass, NoveltyModel, P2Quantile};
 use crate::storage::Storage;
 use crate::{Error, Real};
 
@@ -129,6 +129,15 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
     /// The threshold, `None` during the warm-up.
     pub fn threshold(&self) -> Option<T> {
         if self.threshold.count() < self.warmup { None } else { self.threshold.value() }
+    }
+
+    /// The detector frozen into a [`NoveltyModel`] (the window's centre of mass and the
+    /// threshold) in `storage` ([`NoveltyModel::scalars_len`]`(d, m)` scalars).
+    ///
+    /// # Errors
+    /// As [`NoveltyModel::from_mass_in`]: no point yet, or `storage` too short.
+    pub fn model_in<M: Storage<T>>(&self, storage: M) -> Result<NoveltyModel<T, M>, Error> {
+        NoveltyModel::from_mass_in(&self.mass, self.threshold(), storage)
     }
 
     /// Scores `x` against the window.
@@ -242,6 +251,13 @@ mod tests {
         assert!(flagged_normal <= 300 / 10, "{flagged_normal} of 300 normal points flagged at q = 0.95");
         assert_eq!(detector.len(), 300);
         assert!(detector.mass().centres_len() <= 48);
+        // Frozen, it flags as the detector does.
+        let m = detector.mass().centres_len();
+        let model = detector.model_in(vec![T::ZERO; NoveltyModel::scalars_len(3, m)]).unwrap();
+        let x = point(2.5, &mut rng);
+        let (live, frozen) = (detector.score(&x).unwrap(), model.score(&x).unwrap());
+        assert!((live.distance2.to_f64() - frozen.to_f64()).abs() < 1e-3, "{live:?} vs {frozen:?}");
+        assert_eq!(model.threshold(), detector.threshold());
     }
 
     /// The window forgets: after the normal regime moves, the old one becomes novel.

@@ -259,6 +259,31 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
         self.capacity
     }
 
+    /// Features of a point.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> &Kernel<T> {
+        &self.kernel
+    }
+
+    /// `true` when scores use the normalised kernel (eq. 62).
+    pub fn normalised(&self) -> bool {
+        self.normalised
+    }
+
+    /// `√k(x̃_j, x̃_j)` of each centre (1 without normalisation).
+    pub(super) fn norms(&self) -> &[T] {
+        self.parts().3.get(..self.m).unwrap_or_default()
+    }
+
+    /// `A = aᵀK̃a`.
+    pub(super) fn constant(&self) -> T {
+        self.constant
+    }
+
     /// `x` joins the set, represented by its nearest centre; returns that centre.
     ///
     /// # Errors

@@ -11,11 +11,15 @@
 //!   of normal", with nothing sorted or stored.
 //! - [`Detector`] (`detector.rs`): both over a window of the last `N` normal points, with
 //!   centres chosen on the way (a point at least `δ` from every centre becomes one).
+//! - [`NoveltyModel`] (`model.rs`): a detector frozen into a model file (kind 5 of the
+//!   core's envelope) that scores and flags on a host or a device.
 
 mod detector;
 mod mass;
+mod model;
 mod quantile;
 
 pub use detector::{Detector, DetectorParams, Score};
 pub use mass::{CentreOfMass, REFRESH};
+pub use model::NoveltyModel;
 pub use quantile::P2Quantile;
