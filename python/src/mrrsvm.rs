@@ -5,6 +5,7 @@
 //! `fit` gives for learner `mrrsvm`, byte for byte.
 
 use kestrel_core::Real;
+use kestrel_stream::batch::fit::FitSettings;
 use kestrel_stream::batch::mrrsvm::{self, Part};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -57,18 +58,21 @@ pub fn mrrsvm_part<'py>(
     let (rows, labels) = rows_with_labels(&x, &y)?;
     let settings = &config.settings;
     let part = py.detach(|| {
-        let train = |part: Result<Part, _>| part.and_then(|p| p.to_bytes()).map_err(|e| e.to_string());
         if config.f32_scalar {
-            let data = dataset::<f32>(&rows, &labels)?;
-            let ordered = mrrsvm::split(&data, settings.seed, 1);
-            train(mrrsvm::train_part(settings, ordered.first().unwrap_or(&data)))
+            part_bytes::<f32>(settings, &rows, &labels)
         } else {
-            let data = dataset::<f64>(&rows, &labels)?;
-            let ordered = mrrsvm::split(&data, settings.seed, 1);
-            train(mrrsvm::train_part(settings, ordered.first().unwrap_or(&data)))
+            part_bytes::<f64>(settings, &rows, &labels)
         }
     });
     Ok(PyBytes::new(py, &part.map_err(value_error)?))
+}
+
+/// The part model of `rows` (put in the part's canonical order first), as bytes.
+fn part_bytes<T: Real>(settings: &FitSettings, rows: &crate::Rows<'_>, labels: &[f64]) -> Result<Vec<u8>, String> {
+    let data = dataset::<T>(rows, labels)?;
+    let ordered = mrrsvm::split(&data, settings.seed, 1);
+    let part = mrrsvm::train_part(settings, ordered.first().unwrap_or(&data)).and_then(|part| part.to_bytes());
+    part.map_err(|e| e.to_string())
 }
 
 /// The Reduce step: the model file of the parts' bytes (in part order) for rows of `dim`

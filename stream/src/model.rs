@@ -230,7 +230,7 @@ pub fn load(bytes: &[u8]) -> Result<Box<dyn Predictor>, Error> {
 
 /// Storage for the model in `envelope`: postcard writes each scalar in `T::BYTES` bytes,
 /// so the payload bounds the scalars it can hold.
-fn storage_for<T: Real>(envelope: &Envelope<'_>) -> Vec<T> {
+pub(crate) fn storage_for<T: Real>(envelope: &Envelope<'_>) -> Vec<T> {
     vec![T::ZERO; envelope.payload.len() / T::BYTES + 1]
 }
 

@@ -158,21 +158,13 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
         (centres, gram, g, norms)
     }
 
-    /// `√k(x, x)` (1 without normalisation); checks `x`.
-    fn norm_of(&self, x: &[T]) -> Result<T, Error> {
-        check_len(self.dim, x.len())?;
-        check_finite(x)?;
-        if !self.normalised {
-            return Ok(T::ONE);
-        }
-        let diagonal = self.kernel.diagonal(x);
-        if !(diagonal > T::ZERO && diagonal.is_finite()) {
-            return Err(Error::InvalidParam { name: "x" });
-        }
-        Ok(diagonal.sqrt())
+    /// `(k̂(x, x), the norm x's kernel values are divided by)`; checks `x`.
+    fn norm_of(&self, x: &[T]) -> Result<(T, T), Error> {
+        self_terms(&self.kernel, self.normalised, self.dim, x)
     }
 
-    /// `k̂(x, x̃_j)` for `x` of norm `norm` (from [`norm_of`](Self::norm_of)).
+    /// `k̂(x, x̃_j)` for `x` of norm `norm` (from [`norm_of`](Self::norm_of)), any `j` below
+    /// the capacity.
     fn k(&self, x: &[T], norm: T, j: usize) -> T {
         let (centres, _, _, norms) = self.parts();
         let centre = centres.get(j * self.dim..(j + 1) * self.dim).unwrap_or_default();
@@ -194,7 +186,7 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
     pub fn add_centre(&mut self, x: &[T]) -> Result<usize, Error> {
         let j = self.m;
         check_capacity(j + 1, self.capacity)?;
-        let norm = self.norm_of(x)?;
+        let (_, norm) = self.norm_of(x)?;
         let (capacity, dim, stored_norm) = (self.capacity, self.dim, if self.normalised { norm } else { T::ONE });
         let (centres, _, _, norms) = self.parts_mut();
         if let (Some(slot), Some(n)) = (centres.get_mut(j * dim..(j + 1) * dim), norms.get_mut(j)) {
@@ -238,20 +230,14 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
     /// # Errors
     /// As [`nearest`](Self::nearest).
     pub fn nearest_with_distance(&self, x: &[T]) -> Result<(usize, T), Error> {
-        let norm = self.norm_of(x)?;
-        if self.m == 0 {
-            return Err(Error::InvalidParam { name: "centres" });
-        }
-        let closeness = |j: usize| T::from_f64(2.0) * self.k(x, norm, j) - self.gram(j, j);
-        let mut best = (0, closeness(0));
-        for j in 1..self.m {
-            let value = closeness(j);
-            if value > best.1 {
-                best = (j, value);
-            }
-        }
-        let self_term = if self.normalised { T::ONE } else { self.kernel.diagonal(x) };
-        Ok((best.0, (self_term - best.1).max_of(T::ZERO)))
+        let (self_term, norm) = self.norm_of(x)?;
+        let two = T::from_f64(2.0);
+        let closeness = similarities(&self.kernel, x, norm, self.centres(), self.norms())
+            .enumerate()
+            .map(|(j, k)| (j, two * k - self.gram(j, j)));
+        let best = closeness.reduce(|best, next| if next.1 > best.1 { next } else { best });
+        let (j, closest) = best.ok_or(Error::InvalidParam { name: "centres" })?;
+        Ok((j, (self_term - closest).max_of(T::ZERO)))
     }
 
     /// Centres the set can hold.
@@ -318,11 +304,12 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
         let (g_j, k_jj) = (self.parts().2.get(j).copied().unwrap_or(T::ZERO), self.gram(j, j));
         let sign = if enter { T::ONE } else { -T::ONE };
         self.constant = self.constant + sign * (g_j + g_j) + k_jj;
-        for i in 0..self.m {
-            let k_ij = self.gram(i, j);
-            if let Some(g) = self.parts_mut().2.get_mut(i) {
-                *g += sign * k_ij;
-            }
+        // K̃ is symmetric: its row j is column j.
+        let (m, capacity) = (self.m, self.capacity);
+        let (_, gram, g, _) = self.parts_mut();
+        let row = gram.get(j * capacity..j * capacity + m).unwrap_or_default();
+        for (g_i, &k_ij) in g.iter_mut().zip(row) {
+            *g_i += sign * k_ij;
         }
         if let Some(slot) = self.counts.as_mut().get_mut(j) {
             *slot = count;
@@ -357,21 +344,52 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
     /// [`add_centre`](Self::add_centre); `InvalidParam { name: "empty" }` before any point
     /// entered.
     pub fn score(&self, x: &[T]) -> Result<T, Error> {
-        let norm = self.norm_of(x)?;
+        let (self_term, norm) = self.norm_of(x)?;
         if self.n == 0 {
             return Err(Error::InvalidParam { name: "empty" });
         }
         #[allow(clippy::cast_precision_loss, reason = "n < 2⁵³ in any stream")]
         let n = T::from_f64(self.n as f64);
-        let self_term = if self.normalised { T::ONE } else { self.kernel.diagonal(x) };
-        let cross = self
-            .counts()
-            .iter()
-            .enumerate()
-            .fold(T::ZERO, |acc, (j, &a)| acc + T::from_f64(f64::from(a)) * self.k(x, norm, j));
+        let similarities = similarities(&self.kernel, x, norm, self.centres(), self.norms());
+        let cross =
+            self.counts().iter().zip(similarities).fold(T::ZERO, |acc, (&a, k)| acc + T::from_f64(f64::from(a)) * k);
         let d2 = self_term - (cross + cross) / n + self.constant / (n * n);
         if d2.is_finite() { Ok(d2) } else { Err(Error::NonFinite) }
     }
+}
+
+/// `(k̂(x, x), the norm x's kernel values are divided by)` for a point `x` of `dim`
+/// features: `(k(x, x), 1)`, or `(1, √k(x, x))` under the normalised kernel (eq. 62).
+///
+/// # Errors
+/// `DimensionMismatch`, `NonFinite`; `InvalidParam { name: "x" }` for `k(x, x) = 0` under
+/// the normalised kernel.
+pub(super) fn self_terms<T: Real>(kernel: &Kernel<T>, normalised: bool, dim: usize, x: &[T]) -> Result<(T, T), Error> {
+    check_len(dim, x.len())?;
+    check_finite(x)?;
+    let diagonal = kernel.diagonal(x);
+    if !normalised {
+        return Ok((diagonal, T::ONE));
+    }
+    if !(diagonal > T::ZERO && diagonal.is_finite()) {
+        return Err(Error::InvalidParam { name: "x" });
+    }
+    Ok((T::ONE, diagonal.sqrt()))
+}
+
+/// `k̂(x, x̃_j) = k(x, x̃_j)/(norm·norm_j)` for each centre (the rows of `centres`, with
+/// their `norms`), `x` of norm `norm` (from [`self_terms`]).
+pub(super) fn similarities<'a, T: Real>(
+    kernel: &'a Kernel<T>,
+    x: &'a [T],
+    norm: T,
+    centres: &'a [T],
+    norms: &'a [T],
+) -> impl Iterator<Item = T> + 'a {
+    centres
+        .chunks_exact(x.len().max(1))
+        .zip(norms)
+        .map(move |(centre, &centre_norm)| kernel.eval_prefix(x, centre) / (norm * centre_norm))
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@
 use serde::de::DeserializeSeed;
 
 use super::CentreOfMass;
-use crate::error::check_len;
+use super::mass::{self_terms, similarities};
 use crate::kernel::KernelKind;
 use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed, u32_field};
 use crate::real::{check_finite, finite};
@@ -123,23 +123,10 @@ impl<T: Real, S: Storage<T>> NoveltyModel<T, S> {
     /// `DimensionMismatch` for a wrong length; `NonFinite` for NaN/∞ (or an overflow);
     /// `InvalidParam { name: "x" }` for `k(x, x) = 0` under a normalised kernel.
     pub fn score(&self, x: &[T]) -> Result<T, Error> {
-        check_len(self.dim, x.len())?;
-        check_finite(x)?;
-        let diagonal = self.kernel.diagonal(x);
-        let norm = if self.normalised {
-            if !(diagonal > T::ZERO && diagonal.is_finite()) {
-                return Err(Error::InvalidParam { name: "x" });
-            }
-            diagonal.sqrt()
-        } else {
-            T::ONE
-        };
-        let self_term = if self.normalised { T::ONE } else { diagonal };
+        let (self_term, norm) = self_terms(&self.kernel, self.normalised, self.dim, x)?;
         let (centres, weights, norms) = self.parts();
-        let mut cross = T::ZERO;
-        for ((centre, &w), &centre_norm) in centres.chunks_exact(self.dim).zip(weights).zip(norms) {
-            cross += w * self.kernel.eval_prefix(x, centre) / (norm * centre_norm);
-        }
+        let similarities = similarities(&self.kernel, x, norm, centres, norms);
+        let cross = weights.iter().zip(similarities).fold(T::ZERO, |acc, (&w, k)| acc + w * k);
         finite(self_term - (cross + cross) + self.constant)
     }
 

@@ -133,19 +133,6 @@ impl<'a, T: Real> MapReduceModel<'a, T> {
         })
     }
 
-    /// Writes `x_new` of `x` into `row` (`width` values), decoding each part into
-    /// `scratch`.
-    fn encode_row(&self, x: &[T], row: &mut [T], scratch: &mut [T]) -> Result<(), Error> {
-        let mut filled = 0;
-        for (_, envelope) in self.models().take(self.parts) {
-            let part = ReducedKernelModel::from_envelope_in(&envelope, &mut *scratch)?;
-            let slot = row.get_mut(filled..filled + part.outputs()).ok_or(Error::Model(ModelError::Payload))?;
-            part.decision_values(x, slot)?;
-            filled += part.outputs();
-        }
-        Ok(())
-    }
-
     /// The final model's decision values of `x` into `out` (`outputs` values): Algorithm 5's
     /// encoding, then the linear model.
     ///
@@ -173,14 +160,25 @@ impl<'a, T: Real> MapReduceModel<'a, T> {
         final_model.predict(Row::Dense(row))
     }
 
-    /// `x_new` of `x` and the final model, both in `scratch`.
+    /// `x_new` of `x` (Algorithm 5's encoding) and the final model, both in `scratch`.
     fn encode_with_final<'s>(&self, x: &[T], scratch: &'s mut [T]) -> Result<Encoded<'s, T>, Error> {
         check_len(self.dim, x.len())?;
         check_capacity(self.scratch, scratch.len())?;
+        let corrupt = Error::Model(ModelError::Payload);
         let (row, models) = scratch.split_at_mut(self.width);
-        self.encode_row(x, row, models)?;
-        let (_, envelope) = self.models().nth(self.parts).ok_or(Error::Model(ModelError::Payload))?;
-        let final_model = LinearModel::from_envelope_in(&envelope, models)?;
+        // One walk over the nested models: the parts fill x_new, one at a time in `models`;
+        // the last is the final model.
+        let (mut filled, mut last) = (0, None);
+        for (kind, envelope) in self.models() {
+            if kind == ModelKind::LinearSvm {
+                last = Some(envelope);
+                break;
+            }
+            let part = ReducedKernelModel::from_envelope_in(&envelope, &mut *models)?;
+            part.decision_values(x, row.get_mut(filled..filled + part.outputs()).ok_or(corrupt)?)?;
+            filled += part.outputs();
+        }
+        let final_model = LinearModel::from_envelope_in(&last.ok_or(corrupt)?, models)?;
         Ok((row, final_model))
     }
 }

@@ -259,6 +259,19 @@ pub enum FitError {
     Settings(String),
 }
 
+impl FitError {
+    /// The core's errors as [`FitError::Param`] naming `what` (for `map_err`).
+    pub fn param(what: &'static str) -> impl Fn(kestrel_core::Error) -> FitError {
+        move |error| FitError::Param { what, error }
+    }
+}
+
+impl From<crate::limits::AllocError> for FitError {
+    fn from(error: crate::limits::AllocError) -> Self {
+        FitError::Train(error.into())
+    }
+}
+
 /// One value of a [`Summary`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
@@ -340,7 +353,7 @@ fn small_delta<T: Real>(task: Task) -> f64 {
 
 /// `Err(Param)` naming `what` for the core's error.
 fn param<V>(result: Result<V, kestrel_core::Error>, what: &'static str) -> Result<V, FitError> {
-    result.map_err(|error| FitError::Param { what, error })
+    result.map_err(FitError::param(what))
 }
 
 /// Fits the learner of `settings` on `data` (see the module doc).

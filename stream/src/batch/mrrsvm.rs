@@ -156,15 +156,15 @@ fn compare_rows<T: Real>(data: &Dataset<T>, a: usize, b: usize) -> std::cmp::Ord
 pub fn train_part<T: Real>(settings: &FitSettings, part: &Dataset<T>) -> Result<Part, FitError> {
     let settings = FitSettings { learner: Learner::Rsvm, ..settings.clone() };
     let fitted = fit::fit(&settings, part)?;
-    let model = ReducedKernelModel::<T, Vec<T>>::decode_in(&fitted.bytes, storage::<T>(&fitted.bytes))
-        .map_err(TrainError::Core)?;
+    let model = decode::<T>(&fitted.bytes).map_err(TrainError::Core)?;
     let centre_labels = centre_labels(&model, part)?;
     Ok(Part { model: fitted.bytes, centre_labels })
 }
 
-/// Storage for the model in `bytes`: its payload bounds its scalars.
-fn storage<T: Real>(bytes: &[u8]) -> Vec<T> {
-    vec![T::ZERO; bytes.len() / T::BYTES + 1]
+/// The reduced-kernel model in `bytes`, in storage its payload bounds.
+fn decode<T: Real>(bytes: &[u8]) -> Result<ReducedKernelModel<T, Vec<T>>, kestrel_core::Error> {
+    let envelope = Envelope::parse(bytes)?;
+    ReducedKernelModel::from_envelope_in(&envelope, crate::model::storage_for(&envelope))
 }
 
 /// The label of each centre of `model`: that of the first row of `part` equal to it (the
@@ -176,7 +176,7 @@ fn centre_labels<T: Real>(model: &ReducedKernelModel<T, Vec<T>>, part: &Dataset<
     for (j, centre) in model.centres().chunks_exact(dim).enumerate() {
         centres.entry(bits(centre)).or_default().push(j);
     }
-    let mut dense = zeroed::<T>(dim, "a row").map_err(|e| FitError::Train(e.into()))?;
+    let mut dense = zeroed::<T>(dim, "a row")?;
     for i in 0..part.len() {
         if centres.is_empty() {
             break;
@@ -215,11 +215,8 @@ pub fn reduce<T: Real>(parts: &[Part], dim: usize, seed: u64) -> Result<Fitted, 
     if parts.is_empty() {
         return Err(FitError::Settings("no parts to reduce".into()));
     }
-    let models = parts
-        .iter()
-        .map(|part| ReducedKernelModel::<T, Vec<T>>::decode_in(&part.model, storage::<T>(&part.model)))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(TrainError::Core)?;
+    let models =
+        parts.iter().map(|part| decode::<T>(&part.model)).collect::<Result<Vec<_>, _>>().map_err(TrainError::Core)?;
     if models.iter().zip(parts).any(|(m, p)| m.dim() != dim || m.centres_len() != p.centre_labels.len()) {
         return Err(FitError::Settings(format!(
             "the parts are not models of {dim} features with their centres' labels"
@@ -237,7 +234,7 @@ pub fn reduce<T: Real>(parts: &[Part], dim: usize, seed: u64) -> Result<Fitted, 
         .map_err(TrainError::Core)?;
     let final_payload = Envelope::parse(&final_file).map_err(TrainError::Core)?.payload;
     let len = mapreduce::encoded_len(dim, width, &payloads, final_payload).map_err(TrainError::Core)?;
-    let mut bytes = zeroed(len, "the model").map_err(|e| FitError::Train(e.into()))?;
+    let mut bytes = zeroed(len, "the model")?;
     let written = mapreduce::encode::<T>(dim, width, &payloads, final_payload, &mut bytes).map_err(TrainError::Core)?;
     bytes.truncate(written);
     let summary = Summary::from([
@@ -260,7 +257,7 @@ fn big_table<T: Real>(
     width: usize,
 ) -> Result<Dataset<T>, FitError> {
     let mut table = Dataset::new();
-    let mut values = zeroed::<T>(width, "the Big Table").map_err(|e| FitError::Train(e.into()))?;
+    let mut values = zeroed::<T>(width, "the Big Table")?;
     let mut record =
         Record { indices: (0..width).filter_map(|j| u32::try_from(j).ok()).collect(), ..Record::default() };
     for (model, part) in models.iter().zip(parts) {

@@ -86,9 +86,9 @@ impl LearnedKernel {
     ) -> Result<Self, FitError> {
         let n = points.len().checked_div(dim).unwrap_or(0);
         let rank = columns.len().checked_div(n).unwrap_or(0);
-        let params = NpklParams::new(rank, loss).check().map_err(param("the learned columns"))?;
+        let params = NpklParams::new(rank, loss).check().map_err(FitError::param("the learned columns"))?;
         let graph = build_graph(&points, dim, neighbors)?;
-        let embedding = Embedding::of_columns(&columns, &params).map_err(param("the learned columns"))?;
+        let embedding = Embedding::of_columns(&columns, &params).map_err(FitError::param("the learned columns"))?;
         if embedding.n() != n {
             let error = kestrel_core::Error::DimensionMismatch { expected: n, got: embedding.n() };
             return Err(FitError::Param { what: "the learned columns", error });
@@ -136,14 +136,13 @@ impl LearnedKernel {
             });
         }
         let (k, rank) = (self.graph.k(), self.rank());
-        let embedding = Embedding::of_columns(&self.columns, &self.params).map_err(param(what))?;
+        let embedding = Embedding::of_columns(&self.columns, &self.params).map_err(FitError::param(what))?;
         let mut extension =
             Extension::new_in(vec![0.0; k], vec![0u32; k], self.graph.view(), &self.points, self.dim, embedding)
-                .map_err(param(what))?;
-        let mut out =
-            zeroed(rows.len() / self.dim * rank, "the placed points").map_err(|e| FitError::Train(e.into()))?;
+                .map_err(FitError::param(what))?;
+        let mut out = zeroed(rows.len() / self.dim * rank, "the placed points")?;
         for (x, v) in rows.chunks_exact(self.dim).zip(out.chunks_exact_mut(rank)) {
-            extension.column(x, v).map_err(param(what))?;
+            extension.column(x, v).map_err(FitError::param(what))?;
         }
         Ok(out)
     }
@@ -217,14 +216,16 @@ pub fn learn(
 ) -> Result<NpklRun, FitError> {
     let n = points.len().checked_div(dim).unwrap_or(0);
     if n < 2 || n * dim != points.len() {
-        return Err(settings_error(format!("needs at least two rows with features (found {n} rows, {dim} features)")));
+        return Err(FitError::Settings(format!(
+            "needs at least two rows with features (found {n} rows, {dim} features)"
+        )));
     }
     if settings.clusters == 0 || settings.clusters > n {
-        return Err(settings_error(format!("clusters must be between 1 and the number of rows ({n})")));
+        return Err(FitError::Settings(format!("clusters must be between 1 and the number of rows ({n})")));
     }
     let k = settings.neighbors;
     if k == 0 || k >= n {
-        return Err(settings_error(format!(
+        return Err(FitError::Settings(format!(
             "neighbors must be between 1 and {} (one less than the number of rows)",
             n - 1
         )));
@@ -232,12 +233,12 @@ pub fn learn(
     let mut rng = Rng::seed_from_u64(settings.seed);
     let constraints = constraints(n, pairs, &mut rng)?;
     let rank = match settings.rank {
-        Some(0) => return Err(settings_error("rank must be at least 1".into())),
+        Some(0) => return Err(FitError::Settings("rank must be at least 1".into())),
         Some(r) => r,
-        None if constraints.is_empty() => return Err(settings_error("no pairs: give the rank".into())),
+        None if constraints.is_empty() => return Err(FitError::Settings("no pairs: give the rank".into())),
         None => rank_for_pairs(constraints.len()),
     };
-    let params = NpklParams::new(rank, settings.loss).check().map_err(param("the learner's parameters"))?;
+    let params = NpklParams::new(rank, settings.loss).check().map_err(FitError::param("the learner's parameters"))?;
 
     let t0 = Instant::now();
     let graph = build_graph(&points, dim, k)?;
@@ -246,14 +247,14 @@ pub fn learn(
     let t0 = Instant::now();
     let (m, t_max) = (constraints.len(), constraints.max_degree());
     let mut npkl = Npkl::new_in(
-        zeroed(Npkl::scalars_len(n, rank, t_max), "the solver").map_err(alloc)?,
-        zeroed(Npkl::indices_len(n), "the solver").map_err(alloc)?,
+        zeroed(Npkl::scalars_len(n, rank, t_max), "the solver")?,
+        zeroed(Npkl::indices_len(n), "the solver")?,
         graph.view(),
         constraints.view(),
         params,
         &mut rng,
     )
-    .map_err(param("the learner's parameters"))?;
+    .map_err(FitError::param("the learner's parameters"))?;
     let mut objectives = Vec::new();
     let mut on_sweep = on_sweep;
     let outcome = npkl.run_with(&mut rng, |report| {
@@ -283,24 +284,26 @@ pub fn learn(
 fn constraints(n: usize, source: PairSource<'_>, rng: &mut Rng) -> Result<Constraints<Vec<u32>>, FitError> {
     match source {
         PairSource::Given(pairs) => {
-            Constraints::new_in(zeroed(Constraints::indices_len(n, pairs.len()), "the pairs").map_err(alloc)?, n, pairs)
-                .map_err(param("invalid pairs"))
+            Constraints::new_in(zeroed(Constraints::indices_len(n, pairs.len()), "the pairs")?, n, pairs)
+                .map_err(FitError::param("invalid pairs"))
         }
         PairSource::FromClasses { classes, fraction } => {
             if classes.len() != n {
-                return Err(settings_error(format!("{} classes for {n} rows", classes.len())));
+                return Err(FitError::Settings(format!("{} classes for {n} rows", classes.len())));
             }
             let (per_kind, pairs) = (fraction * n as f64, n as f64 * (n as f64 - 1.0) / 2.0);
             if per_kind.is_nan() || per_kind < 0.0 || 2.0 * per_kind.floor() > pairs {
-                return Err(settings_error(format!(
+                return Err(FitError::Settings(format!(
                     "a pair fraction of {fraction} asks for 2 × {per_kind:.0} pairs; {n} rows have {pairs:.0}"
                 )));
             }
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "0 ≤ per_kind ≤ n(n−1)/4")]
             let per_kind = per_kind as usize;
-            let indices = zeroed(Constraints::indices_len(n, 2 * per_kind), "the pairs").map_err(alloc)?;
+            let indices = zeroed(Constraints::indices_len(n, 2 * per_kind), "the pairs")?;
             Constraints::from_labels_in(indices, classes, per_kind, per_kind, rng).map_err(|_| {
-                settings_error(format!("cannot draw {per_kind} must-link and {per_kind} cannot-link distinct pairs"))
+                FitError::Settings(format!(
+                    "cannot draw {per_kind} must-link and {per_kind} cannot-link distinct pairs"
+                ))
             })
         }
     }
@@ -311,13 +314,13 @@ fn build_graph(points: &[f64], dim: usize, k: usize) -> Result<Laplacian<f64, Ve
     let n = points.len().checked_div(dim).unwrap_or(0);
     let what = "the kNN graph";
     Laplacian::build_in(
-        zeroed(Laplacian::scalars_len(n, k), "the graph").map_err(alloc)?,
-        zeroed(Laplacian::indices_len(n, k), "the graph").map_err(alloc)?,
+        zeroed(Laplacian::scalars_len(n, k), "the graph")?,
+        zeroed(Laplacian::indices_len(n, k), "the graph")?,
         points,
         dim,
-        GraphParams::new().neighbors(k).check().map_err(param(what))?,
+        GraphParams::new().neighbors(k).check().map_err(FitError::param(what))?,
     )
-    .map_err(param(what))
+    .map_err(FitError::param(what))
 }
 
 /// k-means with [`RESTARTS`] restarts on the columns (`rank` each).
@@ -325,28 +328,16 @@ fn cluster(columns: &[f64], rank: usize, clusters: usize, rng: &mut Rng) -> Resu
     let n = columns.len().checked_div(rank).unwrap_or(0);
     let what = "k-means";
     let km = KMeans::fit_in(
-        zeroed(KMeans::scalars_len(n, rank, clusters), "k-means").map_err(alloc)?,
-        zeroed(KMeans::indices_len(n, clusters), "k-means").map_err(alloc)?,
+        zeroed(KMeans::scalars_len(n, rank, clusters), "k-means")?,
+        zeroed(KMeans::indices_len(n, clusters), "k-means")?,
         columns,
         rank,
-        KMeansParams::new(clusters).restarts(RESTARTS).check().map_err(param(what))?,
+        KMeansParams::new(clusters).restarts(RESTARTS).check().map_err(FitError::param(what))?,
         rng,
     )
-    .map_err(param(what))?;
+    .map_err(FitError::param(what))?;
     let centroids = (0..clusters).filter_map(|c| km.centroid(c)).flatten().copied().collect();
     Ok(Clusters { assignments: km.assignments().to_vec(), centroids, inertia: km.inertia() })
-}
-
-fn param(what: &'static str) -> impl Fn(kestrel_core::Error) -> FitError {
-    move |error| FitError::Param { what, error }
-}
-
-fn alloc(error: crate::limits::AllocError) -> FitError {
-    FitError::Train(error.into())
-}
-
-fn settings_error(message: String) -> FitError {
-    FitError::Settings(message)
 }
 
 #[cfg(test)]
