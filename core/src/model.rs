@@ -44,6 +44,7 @@ use crate::Error;
 use crate::dcd::LinearModel;
 use crate::frame::{self, Format, FrameError};
 pub use crate::frame::{HEADER_LEN, TRAILER_LEN};
+use crate::novelty::NoveltyModel;
 use crate::reduced_set::ReducedKernelModel;
 use crate::scaler::ScalerSection;
 use crate::slkl::Predictor;
@@ -298,7 +299,8 @@ impl<'a> Envelope<'a> {
 }
 
 /// A model that writes its model file bytes: every learner's model ([`LinearModel`],
-/// [`Predictor`], [`ReducedKernelModel`]), for code that saves whichever it holds.
+/// [`Predictor`], [`ReducedKernelModel`], [`NoveltyModel`]), for code that saves
+/// whichever it holds.
 ///
 /// [`LinearModel`]: crate::dcd::LinearModel
 /// [`Predictor`]: crate::slkl::Predictor
@@ -327,7 +329,7 @@ macro_rules! encode_for {
     )*};
 }
 
-encode_for!(LinearModel, Predictor, ReducedKernelModel);
+encode_for!(LinearModel, Predictor, ReducedKernelModel, NoveltyModel);
 
 /// Writes the envelope of `payload` into `out` and returns the bytes used.
 ///

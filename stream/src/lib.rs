@@ -11,6 +11,8 @@
 //! | [`class_names`] | names in a CSV class column, and the labels they stand for |
 //! | [`batch`] | training on a whole data set: linear SVM, SLKL, reduced-kernel SVM |
 //! | [`online`] | learners that predict, then learn, one sample at a time |
+//! | [`score`] | predictions against labels: accuracy, squared and absolute error |
+//! | [`detection`] | novelty flags and scores against labels: precision, recall, AUC |
 //! | [`model`] | model file bytes, and loading a model of any kind to predict |
 //! | [`checkpoint`] | the state of a stream run, to resume it exactly |
 //! | [`file`](mod@file) | atomic writes and bounded reads of whole files |
@@ -53,6 +55,7 @@ pub mod batch;
 pub mod checkpoint;
 pub mod class_names;
 pub mod dataset;
+pub mod detection;
 pub mod file;
 pub mod labels;
 pub mod limits;

@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::kernel::KernelKind;
 use kestrel_core::model::{Encode, Envelope, ModelKind, ScalarKind};
+use kestrel_core::novelty::NoveltyModel;
 use kestrel_core::reduced_set::{MapReduceModel, ReducedKernelModel};
 use kestrel_core::scaler::{Scaler, ScalerSection};
 use kestrel_core::slkl::Predictor as SlklModel;
@@ -93,7 +94,7 @@ pub fn read_file(path: &Path) -> Result<Box<dyn Predictor>, ModelFileError> {
 /// What `kestrel inspect` shows.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ModelInfo {
-    /// `linear-svm`, `slkl`, `rsvm` or `mrrsvm`.
+    /// `linear-svm`, `slkl`, `rsvm`, `mrrsvm` or `novelty`.
     pub kind: &'static str,
     /// `f32` or `f64`.
     pub scalar: &'static str,
@@ -107,7 +108,7 @@ pub struct ModelInfo {
     pub crc_ok: bool,
     /// The kernel, `linear` for a linear model.
     pub kernel: String,
-    /// `classifier` or `regressor`.
+    /// `classifier`, `regressor` or `detector`.
     pub task: &'static str,
     /// The model standardises its inputs (its file carries the scaler's statistics).
     pub scaled: bool,
@@ -142,6 +143,14 @@ pub trait Predictor {
     /// A classifier's labels in the order of its outputs (empty for a regressor).
     fn labels(&self) -> Vec<f64> {
         Vec::new()
+    }
+    /// A novelty detector's score `d²(x)` of `record` (its prediction is the flag, 1 for
+    /// an anomaly), `None` for the other models.
+    ///
+    /// # Errors
+    /// As [`predict`](Self::predict).
+    fn novelty_score(&mut self, _record: &Record) -> Result<Option<f64>, Error> {
+        Ok(None)
     }
 }
 
@@ -223,6 +232,8 @@ pub fn load(bytes: &[u8]) -> Result<Box<dyn Predictor>, Error> {
         (ModelKind::Slkl, ScalarKind::F64) => Box::new(Regressor::<f64>::decode(&envelope, size)?),
         (ModelKind::MapReduceRsvm, ScalarKind::F32) => Box::new(MapReduce::<f32>::decode(&envelope, size)?),
         (ModelKind::MapReduceRsvm, ScalarKind::F64) => Box::new(MapReduce::<f64>::decode(&envelope, size)?),
+        (ModelKind::Novelty, ScalarKind::F32) => Box::new(Novelty::<f32>::decode(&envelope, size)?),
+        (ModelKind::Novelty, ScalarKind::F64) => Box::new(Novelty::<f64>::decode(&envelope, size)?),
         _ => return Err(Error::Model(kestrel_core::model::ModelError::WrongKind)),
     };
     named(model, &envelope)
@@ -520,6 +531,56 @@ impl<T: Real> Predictor for MapReduce<T> {
 
     fn labels(&self) -> Vec<f64> {
         self.labels.clone()
+    }
+}
+
+/// A novelty detector with a dense buffer for the record's features.
+struct Novelty<T> {
+    model: NoveltyModel<T, Vec<T>>,
+    scaler: Option<Scaler<T, Vec<T>>>,
+    dense: Vec<T>,
+    bytes: usize,
+}
+
+impl<T: Real> Novelty<T> {
+    fn decode(envelope: &Envelope<'_>, bytes: usize) -> Result<Self, Error> {
+        // The payload holds the m·d + m centres and weights; the model adds m norms.
+        let mut storage = storage_for(envelope);
+        storage.resize(storage.len().saturating_mul(2), T::ZERO);
+        let model = NoveltyModel::from_envelope_in(envelope, storage)?;
+        let scaler = scaler_for(envelope, model.dim())?;
+        Ok(Novelty { dense: dense_buffer(model.dim())?, model, scaler, bytes })
+    }
+}
+
+impl<T: Real> Predictor for Novelty<T> {
+    fn predict(&mut self, record: &Record) -> Result<f64, Error> {
+        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        Ok(self.model.predict(row)?.to_f64())
+    }
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            kind: "novelty",
+            scalar: scalar_name::<T>(),
+            dim: self.model.dim(),
+            centers: self.model.centres_len(),
+            bytes: self.bytes,
+            crc_ok: true,
+            kernel: kernel_name(self.model.kernel().kind()),
+            task: "detector",
+            scaled: self.scaler.is_some(),
+            class_names: Vec::new(),
+        }
+    }
+
+    fn is_classifier(&self) -> bool {
+        false
+    }
+
+    fn novelty_score(&mut self, record: &Record) -> Result<Option<f64>, Error> {
+        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        Ok(Some(self.model.score(row)?.to_f64()))
     }
 }
 

@@ -49,7 +49,8 @@ impl Drop for Scratch {
 }
 
 /// The test stream in LibSVM form, one string per line: two features in [−1, 1], an
-/// XOR-like label for the classifiers or a smooth target for SLKL, and bad rows (a NaN,
+/// XOR-like label for the classifiers, a smooth target for SLKL or the corners as
+/// anomalies for novelty, and bad rows (a NaN,
 /// indices out of order) that `--on-error skip` counts.
 fn stream(learner: &str) -> Vec<String> {
     let mut rng = Rng::seed_from_u64(11);
@@ -58,6 +59,7 @@ fn stream(learner: &str) -> Vec<String> {
             let (a, b): (f64, f64) = (rng.uniform_in(-1.0, 1.0), rng.uniform_in(-1.0, 1.0));
             let label = match learner {
                 "slkl" => format!("{}", (2.0 * a).sin() + 0.5 * b),
+                "novelty" => format!("{}", u8::from(a.abs().min(b.abs()) > 0.8)),
                 _ if a * b > 0.0 => "1".to_string(),
                 _ => "-1".to_string(),
             };
@@ -76,7 +78,7 @@ fn flags(learner: &str, scalar: &str, input: &str) -> Vec<String> {
     let mut flags = vec!["stream", "--learner", learner, "--scalar", scalar, "--input", input];
     flags.extend(["--format", "libsvm", "--dim", "2", "--window", "64", "--centers", "16", "--seed", "3"]);
     flags.extend(["--steps-per-sample", "3", "--gamma", "2", "--nu", "0.001", "--c", "10"]);
-    flags.extend(["--on-error", "skip", "--report-every", "0", "--json"]);
+    flags.extend(["--on-error", "skip", "--report-every", "0", "--json", "--warmup", "100"]);
     flags.into_iter().map(String::from).collect()
 }
 
@@ -156,9 +158,12 @@ fn killed_and_resumed_run_matches_uninterrupted(learner: &str, scalar: &str) {
     let every = EVERY.to_string();
     let (reference, plain, reference_checkpoint) =
         (dir.path("reference.model"), dir.path("plain.model"), dir.path("reference.ckpt"));
+    let (reference_rows, run_rows) = (dir.path("reference.out"), dir.path("run.out"));
     let reference_flags = [
         "--out",
         reference.to_str().unwrap(),
+        "--output",
+        reference_rows.to_str().unwrap(),
         "--checkpoint",
         reference_checkpoint.to_str().unwrap(),
         "--checkpoint-every",
@@ -177,6 +182,8 @@ fn killed_and_resumed_run_matches_uninterrupted(learner: &str, scalar: &str) {
         &[
             "--out",
             model.to_str().unwrap(),
+            "--output",
+            run_rows.to_str().unwrap(),
             "--checkpoint",
             checkpoint.to_str().unwrap(),
             "--checkpoint-every",
@@ -193,11 +200,28 @@ fn killed_and_resumed_run_matches_uninterrupted(learner: &str, scalar: &str) {
     assert_eq!(status.signal(), Some(9), "{status:?}");
     drop(stdin);
     assert!(!model.exists(), "a killed run wrote no model");
+    // Lines past the checkpoint, as a run killed after flushing them would leave.
+    std::fs::OpenOptions::new().append(true).open(&run_rows).unwrap().write_all(b"0.5,1\n0.25,0\n").unwrap();
 
     let resumed = run(&with(run_flags, &["--resume"]), all);
     assert_eq!(summary(succeeded(&resumed)), expected);
     assert_eq!(std::fs::read(&model).unwrap(), reference, "resumed model differs");
     assert_eq!(Checkpoint::read(&checkpoint).unwrap().rows, ROWS as u64);
+    // One line per sample learned, each once: the lines the killed run had written after
+    // its checkpoint were cut.
+    let lines = std::fs::read_to_string(&run_rows).unwrap();
+    assert_eq!(lines, std::fs::read_to_string(&reference_rows).unwrap(), "resumed --output differs");
+    assert_eq!(lines.lines().count(), ROWS - BAD.len());
+}
+
+#[test]
+fn sigkill_and_resume_novelty_f64() {
+    killed_and_resumed_run_matches_uninterrupted("novelty", "f64");
+}
+
+#[test]
+fn sigkill_and_resume_novelty_f32() {
+    killed_and_resumed_run_matches_uninterrupted("novelty", "f32");
 }
 
 #[test]

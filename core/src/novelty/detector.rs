@@ -8,8 +8,10 @@
 //!    `δ` of the centre that represents it, and the represented centre of mass is within
 //!    `δ` of the true one (the mean of vectors each moved by at most `δ`);
 //! 2. its score against the window *before* it joins, `d²(x)`, is observed by the quantile
-//!    estimator: the scores of normal points that were new to the model, which is what a
-//!    new point's score is compared with;
+//!    estimator: the scores of points that were new to the model, which is what a new
+//!    point's score is compared with (a caller that does not learn a point it flagged
+//!    still counts its score, [`Detector::observe`], so that flags do not lower the
+//!    threshold);
 //! 3. it joins the window, represented by its nearest centre; when the window already
 //!    holds `N` points, the oldest leaves (its centre is read from a ring of `N` indices).
 //!
@@ -78,13 +80,13 @@ pub struct Score<T> {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Detector<T, S, C, R> {
-    mass: CentreOfMass<T, S, C>,
-    ring: R,
-    head: usize,
-    filled: usize,
-    threshold: P2Quantile<T>,
-    delta2: T,
-    warmup: u64,
+    pub(super) mass: CentreOfMass<T, S, C>,
+    pub(super) ring: R,
+    pub(super) head: usize,
+    pub(super) filled: usize,
+    pub(super) threshold: P2Quantile<T>,
+    pub(super) delta2: T,
+    pub(super) warmup: u64,
 }
 
 impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + AsMut<[u32]>> Detector<T, S, C, R> {
@@ -97,17 +99,10 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
         if ring.as_ref().is_empty() {
             return Err(Error::InvalidParam { name: "window" });
         }
-        if !(params.delta >= T::ZERO && params.delta.is_finite()) {
-            return Err(Error::InvalidParam { name: "delta" });
-        }
-        if params.warmup == 0 {
-            return Err(Error::InvalidParam { name: "warmup" });
-        }
+        let (threshold, delta2) = checked(params)?;
         if mass.centres_len() != 0 || !mass.is_empty() {
             return Err(Error::InvalidParam { name: "mass" });
         }
-        let threshold = P2Quantile::new(params.quantile).map_err(|_| Error::InvalidParam { name: "quantile" })?;
-        let delta2 = params.delta * params.delta;
         Ok(Detector { mass, ring, head: 0, filled: 0, threshold, delta2, warmup: params.warmup })
     }
 
@@ -151,6 +146,16 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
         Ok(Score { distance2, threshold, anomaly: threshold.is_some_and(|t| distance2 > t) })
     }
 
+    /// Counts the score `distance2` of a point the caller does not learn (one it flagged)
+    /// toward the threshold, so that the threshold stays the `q`-quantile of the scores of
+    /// every point seen — only counting the points learned, each flag would lower it.
+    ///
+    /// # Errors
+    /// `NonFinite` for NaN or ±∞ (the detector is unchanged).
+    pub fn observe(&mut self, distance2: T) -> Result<(), Error> {
+        self.threshold.observe(distance2)
+    }
+
     /// Learns `x` as normal (see the module doc); returns its score before it joined
     /// (`None` for the first point).
     ///
@@ -184,6 +189,21 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
         self.head = (self.head + 1) % window;
         Ok(before)
     }
+}
+
+/// The quantile estimator and `δ²` of `params`, checked.
+///
+/// # Errors
+/// `InvalidParam` naming `quantile`, `delta` or `warmup`.
+pub(super) fn checked<T: Real>(params: DetectorParams<T>) -> Result<(P2Quantile<T>, T), Error> {
+    if !(params.delta >= T::ZERO && params.delta.is_finite()) {
+        return Err(Error::InvalidParam { name: "delta" });
+    }
+    if params.warmup == 0 {
+        return Err(Error::InvalidParam { name: "warmup" });
+    }
+    let threshold = P2Quantile::new(params.quantile).map_err(|_| Error::InvalidParam { name: "quantile" })?;
+    Ok((threshold, params.delta * params.delta))
 }
 
 #[cfg(test)]
@@ -251,12 +271,12 @@ mod tests {
         assert!(flagged_normal <= 300 / 10, "{flagged_normal} of 300 normal points flagged at q = 0.95");
         assert_eq!(detector.len(), 300);
         assert!(detector.mass().centres_len() <= 48);
-        // Frozen, it flags as the detector does.
+        // Frozen, it scores and flags exactly as the detector does.
         let m = detector.mass().centres_len();
         let model = detector.model_in(vec![T::ZERO; NoveltyModel::scalars_len(3, m)]).unwrap();
         let x = point(2.5, &mut rng);
         let (live, frozen) = (detector.score(&x).unwrap(), model.score(&x).unwrap());
-        assert!((live.distance2.to_f64() - frozen.to_f64()).abs() < 1e-3, "{live:?} vs {frozen:?}");
+        assert_eq!(live.distance2.to_f64().to_bits(), frozen.to_f64().to_bits(), "{live:?} vs {frozen:?}");
         assert_eq!(model.threshold(), detector.threshold());
     }
 

@@ -60,16 +60,16 @@ pub const REFRESH: u32 = 1024;
 /// ```
 #[derive(Clone, Debug)]
 pub struct CentreOfMass<T, S, C> {
-    scalars: S,
-    counts: C,
-    dim: usize,
-    capacity: usize,
-    m: usize,
-    kernel: Kernel<T>,
-    normalised: bool,
-    n: u64,
-    constant: T,
-    changes: u32,
+    pub(super) scalars: S,
+    pub(super) counts: C,
+    pub(super) dim: usize,
+    pub(super) capacity: usize,
+    pub(super) m: usize,
+    pub(super) kernel: Kernel<T>,
+    pub(super) normalised: bool,
+    pub(super) n: u64,
+    pub(super) constant: T,
+    pub(super) changes: u32,
 }
 
 impl CentreOfMass<(), (), ()> {
@@ -351,9 +351,14 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
         #[allow(clippy::cast_precision_loss, reason = "n < 2⁵³ in any stream")]
         let n = T::from_f64(self.n as f64);
         let similarities = similarities(&self.kernel, x, norm, self.centres(), self.norms());
-        let cross =
-            self.counts().iter().zip(similarities).fold(T::ZERO, |acc, (&a, k)| acc + T::from_f64(f64::from(a)) * k);
-        let d2 = self_term - (cross + cross) / n + self.constant / (n * n);
+        // With the weights a_j/n and the constant A/n² rounded as a `NoveltyModel` stores
+        // them, so that a model scores exactly as the set it was frozen from.
+        let cross = self
+            .counts()
+            .iter()
+            .zip(similarities)
+            .fold(T::ZERO, |acc, (&a, k)| acc + T::from_f64(f64::from(a)) / n * k);
+        let d2 = self_term - (cross + cross) + self.constant / (n * n);
         if d2.is_finite() { Ok(d2) } else { Err(Error::NonFinite) }
     }
 }

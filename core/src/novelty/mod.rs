@@ -11,6 +11,7 @@
 //!   of normal", with nothing sorted or stored.
 //! - [`Detector`] (`detector.rs`): both over a window of the last `N` normal points, with
 //!   centres chosen on the way (a point at least `δ` from every centre becomes one).
+//! - [`DetectorState`] (`state.rs`): a detector saved and restored, bit for bit.
 //! - [`NoveltyModel`] (`model.rs`): a detector frozen into a model file (kind 5 of the
 //!   core's envelope) that scores and flags on a host or a device.
 
@@ -18,8 +19,10 @@ mod detector;
 mod mass;
 mod model;
 mod quantile;
+mod state;
 
 pub use detector::{Detector, DetectorParams, Score};
 pub use mass::{CentreOfMass, REFRESH};
 pub use model::NoveltyModel;
 pub use quantile::P2Quantile;
+pub use state::DetectorState;

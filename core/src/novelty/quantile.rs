@@ -41,7 +41,7 @@ fn increments(q: f64) -> [f64; 5] {
 /// assert!((median.value().unwrap() - 500.0).abs() < 10.0);
 /// # Ok::<(), kestrel_core::Error>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct P2Quantile<T> {
     q: f64,
     heights: [T; 5],
@@ -122,6 +122,22 @@ impl<T: Real> P2Quantile<T> {
             }
             _ => self.heights.get(2).copied(),
         }
+    }
+
+    /// `true` for a state [`observe`](Self::observe) can reach (a restored one is checked
+    /// with this): `q` in `(0, 1)`; the heights observed finite and in order; past five
+    /// observations, ranks rising strictly from 1 to the count (before, the initial ones).
+    pub(super) fn is_consistent(&self) -> bool {
+        let seen = usize::try_from(self.count.min(5)).unwrap_or(5);
+        let heights = self.heights.get(..seen).unwrap_or_default();
+        let ordered = heights.windows(2).all(|pair| matches!(pair, [a, b] if a <= b));
+        let finite = heights.iter().all(|h| h.is_finite()) && self.desired.iter().all(|d| d.is_finite());
+        let ranks = (self.count < 5 && self.ranks == [1, 2, 3, 4, 5])
+            || (self.count >= 5
+                && self.ranks.first() == Some(&1)
+                && self.ranks.last() == Some(&self.count)
+                && self.ranks.windows(2).all(|pair| matches!(pair, [a, b] if a < b)));
+        self.q > 0.0 && self.q < 1.0 && ordered && finite && ranks
     }
 
     /// Puts `x` among the first `count` heights, in order.
@@ -216,6 +232,13 @@ mod tests {
             median.observe(T::from_f64(x)).unwrap();
             assert_eq!(median.value(), Some(T::from_f64(want)));
         }
+        assert!(median.is_consistent());
+        let mut disordered = median;
+        disordered.heights.swap(0, 3);
+        assert!(!disordered.is_consistent());
+        let mut ranks = median;
+        ranks.ranks[1] = 7;
+        assert!(!ranks.is_consistent());
         let before = median;
         assert_eq!(median.observe(T::from_f64(f64::NAN)), Err(Error::NonFinite));
         assert_eq!(median.observe(T::from_f64(f64::INFINITY)), Err(Error::NonFinite));

@@ -79,14 +79,17 @@ pub enum Learner {
     /// The MapReduce RSVM: reduced-kernel SVMs of the data's parts, a linear SVM on their
     /// decision values.
     Mrrsvm,
+    /// Kernel novelty detection: the distance to the rows' centre of mass.
+    Novelty,
 }
 
 impl Learner {
-    /// What the learner predicts: a class or a real target.
+    /// What the learner predicts: a class or a real target (the novelty detector, a flag:
+    /// its labels, read to score it, are a classifier's).
     pub fn task(self) -> Task {
         match self {
             Learner::Slkl | Learner::Krr => Task::Regression,
-            Learner::Svm | Learner::Rsvm | Learner::Lssvm | Learner::Mrrsvm => Task::Classification,
+            Learner::Svm | Learner::Rsvm | Learner::Lssvm | Learner::Mrrsvm | Learner::Novelty => Task::Classification,
         }
     }
 }
@@ -201,6 +204,8 @@ pub struct FitSettings {
     pub select: Select,
     /// Parts of mrrsvm; `None` is [`super::mrrsvm::DEFAULT_PARTITIONS`].
     pub partitions: Option<usize>,
+    /// The novelty detector's quantile of the training rows' scores, its threshold.
+    pub quantile: f64,
     /// The IRSVM threshold; `None` is a small one (rsvm: `auto`, the prefix by
     /// leave-one-out).
     pub delta: Option<Setting>,
@@ -228,6 +233,7 @@ impl FitSettings {
             eps: None,
             select: Select::Irsvm,
             partitions: None,
+            quantile: crate::online::build::DEFAULT_QUANTILE,
             delta: None,
             lambda: None,
             raw_features: false,
@@ -372,6 +378,7 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
         Learner::Krr => train_krr(settings, data, Task::Regression),
         Learner::Lssvm => train_krr(settings, data, Task::Classification),
         Learner::Mrrsvm => super::mrrsvm::train(settings, data),
+        Learner::Novelty => super::novelty::train(settings, data),
     }
 }
 

@@ -1,6 +1,8 @@
 //! Training on a whole [`Dataset`](crate::dataset::Dataset): the linear SVM ([`linear`]),
-//! SLKL kernel regression ([`slkl`]), the reduced-kernel SVM ([`rsvm`]), and kernel learning
-//! from pairs with clustering ([`npkl`]).
+//! SLKL kernel regression ([`slkl`]), the reduced-kernel SVM ([`rsvm`]), Nyström kernel
+//! ridge regression ([`krr`]), the MapReduce RSVM ([`mrrsvm`]), novelty detection
+//! ([`novelty`]), and kernel learning from pairs with clustering ([`npkl`]); [`fit`] drives
+//! them all with `kestrel train`'s settings.
 //!
 //! **Memory budget.** Each trainer takes an optional budget in bytes for everything training
 //! holds: the data set as read, the copies training makes of it (a dense matrix for the
@@ -14,6 +16,7 @@ pub mod gamma;
 pub mod krr;
 pub mod linear;
 pub mod mrrsvm;
+pub mod novelty;
 pub mod npkl;
 pub mod rsvm;
 pub mod slkl;

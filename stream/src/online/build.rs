@@ -9,13 +9,20 @@
 
 use kestrel_core::{Error, Kernel, Real, dcd, slkl};
 
-use super::{BuildError, Footprint, OnlineLearner, RsvmSettings, WindowRsvm, WindowSlkl, WindowSvm};
+use super::{
+    BuildError, Footprint, Learn, NoveltySettings, OnlineLearner, RsvmSettings, WindowNovelty, WindowRsvm, WindowSlkl,
+    WindowSvm,
+};
 use crate::batch::fit::{KernelSettings, Setting, SvmSettings};
 
 /// `kestrel stream --memory` unless told, in arrivals.
 pub const DEFAULT_MEMORY: usize = 2000;
 /// The most classes a stream takes unless told (`--classes`).
 pub const DEFAULT_STREAM_CLASSES: usize = 16;
+/// novelty's threshold quantile unless told (`--quantile`).
+pub const DEFAULT_QUANTILE: f64 = 0.99;
+/// novelty's warm-up unless told (`--warmup`), in samples.
+pub const DEFAULT_WARMUP: usize = 256;
 
 /// The windowed learners.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +33,8 @@ pub enum StreamLearner {
     Slkl,
     /// The streaming reduced-kernel SVM.
     Rsvm,
+    /// Kernel novelty detection.
+    Novelty,
 }
 
 /// What [`build`] takes: `kestrel stream`'s flags about the learner.
@@ -46,8 +55,16 @@ pub struct StreamSettings {
     pub nu: f64,
     /// The SVMs' settings (svm, rsvm); `C` defaults to 1, `auto` is refused.
     pub svm: SvmSettings,
-    /// rsvm's centre selection threshold δ.
+    /// The centre selection threshold δ: rsvm's distance to the centres' span, novelty's
+    /// distance to the nearest centre.
     pub delta: f64,
+    /// novelty: the quantile of normal scores beyond which a sample is flagged.
+    pub quantile: f64,
+    /// novelty: the samples taken as normal before any is flagged (and, when scaling,
+    /// whose statistics scale the rest).
+    pub warmup: usize,
+    /// novelty: which samples are learned.
+    pub learn: Learn,
     /// Standardise the features online.
     pub scale: bool,
     /// Let the centres follow a stream that moves (slkl, rsvm).
@@ -66,7 +83,8 @@ impl StreamSettings {
     /// `learner` with `kestrel stream`'s defaults: window 256, 32 centres, at most 300
     /// steps per sample, the RBF kernel of width `1/d`, ν = 0.01, C = 1 with the squared
     /// hinge and bias 1, δ = 0.3, standardised features, renewal on, a memory of 2000
-    /// arrivals, up to 16 classes, seed 1.
+    /// arrivals, up to 16 classes, seed 1; novelty: the 0.99 quantile after a warm-up of
+    /// 256 samples, learning the samples it does not flag.
     pub fn new(learner: StreamLearner) -> Self {
         StreamSettings {
             learner,
@@ -77,6 +95,9 @@ impl StreamSettings {
             nu: 0.01,
             svm: SvmSettings::default(),
             delta: 0.3,
+            quantile: DEFAULT_QUANTILE,
+            warmup: DEFAULT_WARMUP,
+            learn: Learn::Unflagged,
             scale: true,
             renew: true,
             memory: DEFAULT_MEMORY,
@@ -112,6 +133,7 @@ impl StreamSettings {
                 let (window, centers, classes) = (self.window, self.centers, self.classes);
                 WindowRsvm::<T>::footprint(window, dim, centers, scale, classes, remembering, self.renew)
             }
+            StreamLearner::Novelty => WindowNovelty::<T>::footprint(self.window, dim, self.centers, self.warmup, scale),
         }
     }
 }
@@ -158,7 +180,7 @@ pub fn build<T: Real>(
 ) -> Result<Box<dyn OnlineLearner + Send + Sync>, BuildFailure> {
     let bytes = settings.footprint::<T>(dim).bytes::<T>(size_of::<usize>(), true);
     if let Some(budget) = settings.budget.filter(|&budget| bytes > budget) {
-        let classes = (settings.learner != StreamLearner::Slkl).then_some(settings.classes);
+        let classes = matches!(settings.learner, StreamLearner::Svm | StreamLearner::Rsvm).then_some(settings.classes);
         return Err(BuildFailure::OverBudget { bytes, budget, classes });
     }
     let decay = dcd::decay_over::<T>(settings.memory);
@@ -197,6 +219,19 @@ pub fn build<T: Real>(
                 renew: settings.renew,
             };
             Box::new(WindowRsvm::new(rsvm, dim)?.with_classes(settings.classes))
+        }
+        StreamLearner::Novelty => {
+            let novelty = NoveltySettings {
+                kernel: kernel(settings, dim)?,
+                centres: settings.centers,
+                window: settings.window,
+                quantile: settings.quantile,
+                delta: T::from_f64(settings.delta),
+                warmup: settings.warmup,
+                scale: settings.scale,
+                learn: settings.learn,
+            };
+            Box::new(WindowNovelty::new(novelty, dim)?)
         }
     };
     Ok(learner)

@@ -12,6 +12,10 @@
 //! - [`WindowRsvm`]: a reduced-kernel SVM; `kestrel_core::reduced_set::StreamingSelector`
 //!   picks its centres during a warm-up, then a windowed DCD SVM learns on the Nyström
 //!   features of every sample.
+//! - [`WindowNovelty`]: kernel novelty detection (`kestrel_core::novelty::Detector`):
+//!   the distance to the centre of mass of the last `N` normal samples, flagged beyond
+//!   the `q`-quantile of normal scores; its prediction is the flag, its score
+//!   [`OnlineLearner::last_score`].
 //!
 //! After each arrival a learner takes coordinate steps until its own stopping rule holds
 //! on the window (the SVMs: one pass whose projected gradients spread by at most `ε`,
@@ -66,6 +70,7 @@
 
 pub mod build;
 mod input;
+mod novelty;
 mod ovr;
 mod rsvm;
 mod slkl;
@@ -75,9 +80,11 @@ use kestrel_core::Error;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::detection::Detections;
 use crate::limits::AllocError;
 use crate::source::Record;
 
+pub use novelty::{Learn, NoveltySettings, WindowNovelty};
 pub use rsvm::{RsvmSettings, WindowRsvm};
 pub use slkl::WindowSlkl;
 pub use svm::WindowSvm;
@@ -137,8 +144,19 @@ pub trait OnlineLearner: Steps {
         Ok(prediction)
     }
 
-    /// `true` for a classifier (scored by accuracy), `false` for a regressor (MSE).
+    /// `true` for a classifier (scored by accuracy), `false` for a regressor (MSE) and a
+    /// novelty detector.
     fn is_classifier(&self) -> bool;
+    /// `true` for a novelty detector, whose prediction is a flag (1 anomaly, 0 normal)
+    /// scored against labels (0 normal, any other value an anomaly).
+    fn is_detector(&self) -> bool {
+        false
+    }
+    /// A novelty detector's score of the sample last predicted (`None` when it had none:
+    /// during a warm-up; and for every other learner).
+    fn last_score(&self) -> Option<f64> {
+        None
+    }
     /// The model file bytes of the current model.
     ///
     /// # Errors
@@ -188,6 +206,8 @@ pub struct Footprint {
     pub core_scalars: usize,
     /// Index entries of the core's learner (`usize` on the host, `u32` on a Cortex-M).
     pub core_indices: usize,
+    /// `u32` entries of the core's learner (counts, rings), 4 bytes everywhere.
+    pub core_words: usize,
     /// Scalars the host adds.
     pub host_scalars: usize,
     /// Other bytes the host adds.
@@ -200,6 +220,7 @@ impl Footprint {
         Footprint {
             core_scalars: self.core_scalars.saturating_add(other.core_scalars),
             core_indices: self.core_indices.saturating_add(other.core_indices),
+            core_words: self.core_words.saturating_add(other.core_words),
             host_scalars: self.host_scalars.saturating_add(other.host_scalars),
             host_bytes: self.host_bytes.saturating_add(other.host_bytes),
         }
@@ -211,7 +232,8 @@ impl Footprint {
         let core = self
             .core_scalars
             .saturating_mul(size_of::<T>())
-            .saturating_add(self.core_indices.saturating_mul(index_bytes));
+            .saturating_add(self.core_indices.saturating_mul(index_bytes))
+            .saturating_add(self.core_words.saturating_mul(size_of::<u32>()));
         if !host {
             return core;
         }
@@ -294,6 +316,8 @@ pub struct Prequential {
     pub period_correct: usize,
     /// Squared error in the current period.
     pub period_squared: f64,
+    /// A novelty detector's flags and scores (empty for the other learners).
+    pub detections: Detections,
 }
 
 impl Prequential {
@@ -309,6 +333,11 @@ impl Prequential {
         self.period_n = self.period_n.saturating_add(1);
         self.period_correct = self.period_correct.saturating_add(correct);
         self.period_squared += error * error;
+    }
+
+    /// Counts a novelty detector's flag (`prediction` 1) and score against `truth`.
+    pub fn record_detection(&mut self, prediction: Option<f64>, score: Option<f64>, truth: f64) {
+        self.detections.add(score, prediction == Some(1.0), truth);
     }
 
     /// Cumulative accuracy.

@@ -134,6 +134,7 @@ impl<T: Real> WindowSlkl<T> {
                 .into_iter()
                 .fold(0, usize::saturating_add),
             host_bytes: core_indices.saturating_mul(size_of::<usize>()),
+            ..Footprint::default()
         };
         learner.plus(Input::<T>::footprint(dim, scale))
     }

@@ -14,6 +14,8 @@
 //! | `--degree` | 1 ..= 32 |
 //! | `--c`, `--gamma`, `--eps` | finite, > 0 |
 //! | `--nu`, `--delta`, `--bias` | finite, ≥ 0 |
+//! | `--quantile` | 0 < q < 1 |
+//! | `--warmup` | 2 ..= 2²⁴ samples |
 //!
 //! Their products (a window of `--window` samples of `--dim` features) are checked when
 //! the learner is built: against `--budget` when given, and by allocating fallibly.
@@ -31,7 +33,7 @@ pub const MAX_WINDOW: usize = 1 << 24;
 pub const MAX_CENTERS: usize = 1 << 14;
 /// The largest cap on coordinate steps per arrival.
 pub const MAX_STEPS: usize = 1 << 16;
-pub use kestrel_stream::online::build::{DEFAULT_MEMORY, DEFAULT_STREAM_CLASSES};
+pub use kestrel_stream::online::build::{DEFAULT_MEMORY, DEFAULT_QUANTILE, DEFAULT_STREAM_CLASSES, DEFAULT_WARMUP};
 
 /// A count in `min ..= max`; clap's error names the flag and the range.
 pub fn count(min: usize, max: usize) -> impl TypedValueParser<Value = usize> {
@@ -52,6 +54,11 @@ pub fn class_weight(text: &str) -> Result<(String, f64), String> {
         return Err(format!("`{text}` names no class"));
     }
     Ok((label.to_string(), positive(weight.trim())?))
+}
+
+/// A number strictly between 0 and 1.
+pub fn quantile(text: &str) -> Result<f64, String> {
+    number(text).and_then(|v| if v > 0.0 && v < 1.0 { Ok(v) } else { Err(format!("`{text}` is not between 0 and 1")) })
 }
 
 /// A finite number of at least 0.
@@ -125,6 +132,18 @@ pub enum Learner {
     Svm,
     /// Reduced-kernel SVM.
     Rsvm,
+    /// Kernel novelty detection: the distance to the centre of mass of normal samples in
+    /// feature space, flagged beyond a quantile of normal scores.
+    Novelty,
+}
+
+/// Which samples the novelty detector learns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LearnArg {
+    /// The samples it does not flag.
+    Unflagged,
+    /// Every sample.
+    All,
 }
 
 /// The learners `kestrel train` fits to a whole data set.
@@ -144,6 +163,9 @@ pub enum TrainLearner {
     /// MapReduce RSVM: a reduced-kernel SVM per part of the data (--partitions), a linear
     /// SVM on their decision values.
     Mrrsvm,
+    /// Kernel novelty detection: the distance to the training rows' centre of mass in
+    /// feature space, flagged beyond the --quantile of the training rows' scores.
+    Novelty,
 }
 
 impl TrainLearner {
@@ -156,6 +178,7 @@ impl TrainLearner {
             TrainLearner::Krr => fit::Learner::Krr,
             TrainLearner::Lssvm => fit::Learner::Lssvm,
             TrainLearner::Mrrsvm => fit::Learner::Mrrsvm,
+            TrainLearner::Novelty => fit::Learner::Novelty,
         }
     }
 }
@@ -355,6 +378,9 @@ pub struct TrainSettings {
     /// rows assigned by a seeded hash of their contents).
     #[arg(long, value_name = "P", value_parser = count(1, kestrel_stream::batch::mrrsvm::MAX_PARTITIONS))]
     pub partitions: Option<usize>,
+    /// The quantile of the training rows' scores beyond which a row is flagged (novelty).
+    #[arg(long, default_value_t = DEFAULT_QUANTILE, value_parser = quantile)]
+    pub quantile: f64,
     /// Train the reduced-kernel SVM on the raw features K(x, Ã) instead of the Nyström
     /// features L⁻¹K(x, Ã) (rsvm).
     #[arg(long)]
@@ -410,6 +436,7 @@ impl TrainSettings {
             },
             delta: self.delta,
             partitions: self.partitions,
+            quantile: self.quantile,
             lambda: self.lambda,
             raw_features: self.raw_features,
             seed: self.seed,
@@ -478,11 +505,24 @@ pub struct StreamArgs {
     pub nu: f64,
     #[command(flatten)]
     pub svm: SvmArgs,
-    /// Centre selection threshold (rsvm): during the warm-up (the first --window samples)
+    /// Centre selection threshold. rsvm: during the warm-up (the first --window samples)
     /// a sample becomes a centre when the feature-space distance of φ(x) to the span of
     /// the centres is at least δ; for RBF that is the sine of the angle, in (0, 1].
+    /// novelty: a sample learned becomes a centre, while centres are free, when its
+    /// feature-space distance to every centre is at least δ.
     #[arg(long, default_value_t = 0.3, value_parser = positive)]
     pub delta: f64,
+    /// The quantile of normal samples' scores beyond which a sample is flagged (novelty).
+    #[arg(long, default_value_t = DEFAULT_QUANTILE, value_parser = quantile)]
+    pub quantile: f64,
+    /// Samples taken as normal before any is flagged (novelty); with scaling, their
+    /// statistics scale every sample.
+    #[arg(long, default_value_t = DEFAULT_WARMUP, value_parser = count(2, MAX_WINDOW))]
+    pub warmup: usize,
+    /// Which samples the novelty detector learns as normal: those it does not flag (an
+    /// anomaly does not join the window), or every one (the window follows any change).
+    #[arg(long, value_enum, default_value_t = LearnArg::Unflagged)]
+    pub learn: LearnArg,
     /// Take the features as they come. By default each feature is standardised online —
     /// centred by its running mean and divided by its running standard deviation
     /// (Welford) — and the model file carries the statistics, so that `predict` and the
@@ -536,6 +576,12 @@ pub struct StreamArgs {
     /// Write the final model here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write one line per sample learned here, its prediction before learning it (a class
+    /// name for named classes; `NaN` before the first label); novelty: `SCORE,FLAG`, the
+    /// score `NaN` during the warm-up. A resumed run continues the file from its
+    /// checkpoint.
+    #[arg(long)]
+    pub output: Option<PathBuf>,
     /// JSON lines: one per report, then the summary.
     #[arg(long)]
     pub json: bool,
@@ -590,6 +636,10 @@ pub struct BudgetArgs {
     /// Centres (candidates for slkl).
     #[arg(long, default_value_t = 256, value_parser = count(1, MAX_CENTERS))]
     pub centers: usize,
+    /// The novelty detector's warm-up, as `kestrel stream --warmup`: its raw samples are
+    /// held until it ends when the features are standardised.
+    #[arg(long, default_value_t = DEFAULT_WARMUP, value_parser = count(2, MAX_WINDOW))]
+    pub warmup: usize,
     /// The most classes (svm, rsvm), as `kestrel stream --classes`: two share one window,
     /// more are one-vs-rest, one window each.
     #[arg(long, default_value_t = DEFAULT_STREAM_CLASSES, value_parser = count(2, MAX_CLASSES))]

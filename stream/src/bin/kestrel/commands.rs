@@ -9,11 +9,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
 use kestrel_stream::class_names::ClassNames;
 use kestrel_stream::dataset::OnError;
+use kestrel_stream::detection::Detections;
 use kestrel_stream::model::{self, scalar_name};
-use kestrel_stream::online::{WindowRsvm, WindowSlkl, WindowSvm};
+use kestrel_stream::online::{WindowNovelty, WindowRsvm, WindowSlkl, WindowSvm};
 use kestrel_stream::score::Tally;
 use kestrel_stream::source::{self, Format, LabelColumn, Record, RecordReader};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::args::{
     BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, OnErrorArg, PredictArgs, ScalarArg, TargetArg,
@@ -37,7 +38,7 @@ pub fn open(input: &InputArgs, labels: LabelColumn) -> Result<Box<dyn RecordRead
 pub fn labels_for(learner: Learner) -> LabelColumn {
     match learner {
         Learner::Slkl => LabelColumn::Numbers,
-        Learner::Svm | Learner::Rsvm => LabelColumn::Detect,
+        Learner::Svm | Learner::Rsvm | Learner::Novelty => LabelColumn::Detect,
     }
 }
 
@@ -88,10 +89,12 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     let name = args.input.input.clone();
     let names = model.class_names().cloned();
     for_each_record(&args.input, names.clone(), |record| {
-        let value = model.predict(record).with_context(|| format!("{name}:{}", record.line))?;
-        match names.as_ref().and_then(|names| names.name(value)) {
-            Some(class) => writeln!(out, "{class}")?,
-            None => writeln!(out, "{value}")?,
+        let at = || format!("{name}:{}", record.line);
+        let value = model.predict(record).with_context(at)?;
+        match (model.novelty_score(record).with_context(at)?, names.as_ref().and_then(|names| names.name(value))) {
+            (Some(score), _) => writeln!(out, "{score},{value}")?,
+            (None, Some(class)) => writeln!(out, "{class}")?,
+            (None, None) => writeln!(out, "{value}")?,
         }
         Ok(())
     })?;
@@ -103,13 +106,25 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
 pub fn eval(args: &EvalArgs) -> Result<()> {
     let mut model = model::read_file(&args.model)?;
     let classifier = model.is_classifier();
-    let mut tally = Tally::default();
+    let (mut tally, mut detections) = (Tally::default(), Detections::default());
     let name = args.input.input.clone();
     let skipped = for_each_record(&args.input, model.class_names().cloned(), |record| {
-        let value = model.predict(record).with_context(|| format!("{name}:{}", record.line))?;
-        tally.add(value, record.label);
+        let at = || format!("{name}:{}", record.line);
+        let value = model.predict(record).with_context(at)?;
+        match model.novelty_score(record).with_context(at)? {
+            Some(score) => detections.add(Some(score), value == 1.0, record.label),
+            None => tally.add(value, record.label),
+        }
         Ok(())
     })?;
+    if model.info().task == "detector" {
+        let summary = detection_summary(&detections, skipped);
+        match args.json {
+            true => println!("{summary}"),
+            false => println!("{}", detection_text(&detections)),
+        }
+        return Ok(());
+    }
     let n = tally.n;
     let summary = if classifier {
         json!({"n": n, "accuracy": tally.accuracy(), "skipped": skipped})
@@ -124,6 +139,35 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         println!("mse {:.6}, mae {:.6} on {n} rows", tally.mse(), tally.mae());
     }
     Ok(())
+}
+
+/// A novelty detector's counts against the labels as JSON: rows, flagged and, with
+/// labels, anomalies, precision, recall and AUC (`null` where undefined).
+pub fn detection_summary(detections: &Detections, skipped: impl Into<Value>) -> Value {
+    let mut summary = json!({"n": detections.n, "flagged": detections.flagged, "skipped": skipped.into()});
+    if detections.labelled > 0 {
+        summary["anomalies"] = json!(detections.anomalies);
+        summary["precision"] = json!(detections.precision());
+        summary["recall"] = json!(detections.recall());
+        summary["auc"] = json!(detections.auc());
+    }
+    summary
+}
+
+/// The same for the terminal.
+fn detection_text(detections: &Detections) -> String {
+    let counts = format!("{} of {} rows flagged", detections.flagged, detections.n);
+    if detections.labelled == 0 {
+        return counts;
+    }
+    let rate = |value: Option<f64>| value.map_or_else(|| "-".to_string(), |v| format!("{v:.4}"));
+    format!(
+        "{counts}; {} anomalies: precision {}, recall {}, AUC {}",
+        detections.anomalies,
+        rate(detections.precision()),
+        rate(detections.recall()),
+        rate(detections.auc())
+    )
 }
 
 /// `kestrel inspect`.
@@ -179,6 +223,7 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
                 args.memory > 0,
                 !args.no_renew,
             ),
+            Learner::Novelty => WindowNovelty::<T>::footprint(window, args.dim, args.centers, args.warmup, scale),
         };
         Ok(footprint.bytes::<T>(index_bytes, host))
     };

@@ -11,7 +11,8 @@
 //! (exit code 130/143) and before stopping on a bad row (exit code 1) the checkpoint and
 //! the model are written when `--checkpoint` and `--out` are set.
 
-use std::io::IsTerminal;
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -53,6 +54,38 @@ struct Session<'a> {
     seen: u64,
     skipped: u64,
     metrics: Prequential,
+    output: Option<RowOutput>,
+}
+
+/// The per-row `--output`: a line per sample learned, and the bytes written so far.
+struct RowOutput {
+    writer: BufWriter<File>,
+    bytes: u64,
+}
+
+impl RowOutput {
+    /// Creates `path`, or on a resume cuts it back to the `bytes` the checkpoint had
+    /// written (a file that is not a regular one, a pipe, is only appended to).
+    fn open(path: &Path, resumed_at: Option<u64>) -> Result<Self> {
+        let context = || format!("--output {}", path.display());
+        let file = match resumed_at {
+            None => File::create(path).with_context(context)?,
+            Some(bytes) => {
+                let file = OpenOptions::new().append(true).open(path).with_context(context)?;
+                if file.metadata().with_context(context)?.is_file() {
+                    file.set_len(bytes).with_context(context)?;
+                }
+                file
+            }
+        };
+        Ok(RowOutput { writer: BufWriter::new(file), bytes: resumed_at.unwrap_or(0) })
+    }
+
+    fn line(&mut self, line: &str) -> Result<()> {
+        writeln!(self.writer, "{line}")?;
+        self.bytes = self.bytes.saturating_add(line.len() as u64 + 1);
+        Ok(())
+    }
 }
 
 impl Session<'_> {
@@ -65,11 +98,17 @@ impl Session<'_> {
         }
         self.learner.restore_state(&saved.learner).with_context(|| format!("cannot resume from {}", path.display()))?;
         (self.rows, self.seen, self.skipped, self.metrics) = (saved.rows, saved.seen, saved.skipped, saved.metrics);
+        if let Some(output) = &self.args.output {
+            self.output = Some(RowOutput::open(output, Some(saved.output_bytes))?);
+        }
         Ok(saved.rows)
     }
 
-    /// Writes the checkpoint when `--checkpoint` is set.
-    fn checkpoint(&self) -> Result<()> {
+    /// Flushes `--output`, and writes the checkpoint when `--checkpoint` is set.
+    fn checkpoint(&mut self) -> Result<()> {
+        if let Some(output) = &mut self.output {
+            output.writer.flush().context("--output")?;
+        }
         let Some(path) = &self.args.checkpoint else { return Ok(()) };
         let checkpoint = Checkpoint {
             config: self.config.clone(),
@@ -77,9 +116,28 @@ impl Session<'_> {
             seen: self.seen,
             skipped: self.skipped,
             metrics: self.metrics.clone(),
+            output_bytes: self.output.as_ref().map_or(0, |output| output.bytes),
             learner: self.learner.save_state()?,
         };
         Ok(checkpoint.write(path)?)
+    }
+
+    /// Scores the learner's prediction for `record` and writes its `--output` line.
+    fn scored(&mut self, prediction: Option<f64>, record: &Record) -> Result<()> {
+        let score = self.learner.last_score();
+        if self.learner.is_detector() {
+            self.metrics.record_detection(prediction, score, record.label);
+        } else {
+            self.metrics.record(prediction, record.label);
+        }
+        let Some(output) = &mut self.output else { return Ok(()) };
+        let value = prediction.unwrap_or(f64::NAN);
+        let line = match (self.learner.is_detector(), self.names.name(value)) {
+            (true, _) => format!("{},{value}", score.unwrap_or(f64::NAN)),
+            (false, Some(class)) => class.to_string(),
+            (false, None) => value.to_string(),
+        };
+        output.line(&line).context("--output")
     }
 
     /// Writes the checkpoint and the model (each when asked for): what was learned so far
@@ -120,6 +178,11 @@ impl Session<'_> {
 
     fn summary(&self, rate: f64) -> Value {
         let (n, skipped) = (self.metrics.n, self.skipped);
+        if self.learner.is_detector() {
+            let mut summary = commands::detection_summary(&self.metrics.detections, skipped);
+            summary["samples_per_sec"] = json!(rate);
+            return summary;
+        }
         if self.learner.is_classifier() {
             json!({"n": n, "accuracy": self.metrics.accuracy(), "skipped": skipped, "samples_per_sec": rate})
         } else {
@@ -138,11 +201,14 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     let config = stream_setup::run_config(args, dim)?;
     let names = ClassNames::new();
     let metrics = Prequential::default();
-    let mut session = Session { args, config, learner, names, rows: 0, seen: 0, skipped: 0, metrics };
+    let mut session = Session { args, config, learner, names, rows: 0, seen: 0, skipped: 0, metrics, output: None };
     let resume_rows = match (&args.checkpoint, args.resume) {
         (Some(path), true) => session.resume(path)?,
         _ => 0,
     };
+    if let (Some(path), None) = (&args.output, &session.output) {
+        session.output = Some(RowOutput::open(path, None)?);
+    }
     let mut input = Records::new(reader, &args.input.input);
     let progress = progress_bar();
     progress.set_position(session.seen);
@@ -183,7 +249,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             }
             Next::Record => match session.learner.test_then_train(&record) {
                 Ok(prediction) => {
-                    session.metrics.record(prediction, record.label);
+                    session.scored(prediction, &record)?;
                     session.rows = session.rows.saturating_add(1);
                     session.seen = session.seen.saturating_add(1);
                     progress.inc(1);
@@ -227,7 +293,10 @@ fn report(session: &mut Session, progress: &ProgressBar) {
     }
     let (accuracy, mse) = session.metrics.take_period();
     let metrics = &session.metrics;
-    let line = if session.learner.is_classifier() {
+    let line = if session.learner.is_detector() {
+        let detections = &metrics.detections;
+        json!({"n": seen, "flagged": detections.flagged, "auc": detections.auc()})
+    } else if session.learner.is_classifier() {
         json!({"n": seen, "rolling_accuracy": accuracy, "accuracy": metrics.accuracy()})
     } else {
         json!({"n": seen, "rolling_mse": mse, "mse": metrics.mse()})

@@ -8,10 +8,10 @@ use clap::ValueEnum;
 use kestrel_core::{Error, Real};
 use kestrel_stream::checkpoint::RunConfig;
 use kestrel_stream::online::build::{BuildFailure, StreamLearner, StreamSettings, build};
-use kestrel_stream::online::{BuildError, OnlineLearner};
+use kestrel_stream::online::{BuildError, Learn, OnlineLearner};
 
 use crate::Usage;
-use crate::args::{KernelArg, Learner, StreamArgs};
+use crate::args::{KernelArg, LearnArg, Learner, StreamArgs};
 
 /// The library's stream settings these flags describe.
 pub fn settings(args: &StreamArgs) -> StreamSettings {
@@ -19,6 +19,11 @@ pub fn settings(args: &StreamArgs) -> StreamSettings {
         Learner::Svm => StreamLearner::Svm,
         Learner::Slkl => StreamLearner::Slkl,
         Learner::Rsvm => StreamLearner::Rsvm,
+        Learner::Novelty => StreamLearner::Novelty,
+    };
+    let learn = match args.learn {
+        LearnArg::Unflagged => Learn::Unflagged,
+        LearnArg::All => Learn::All,
     };
     StreamSettings {
         learner,
@@ -29,6 +34,9 @@ pub fn settings(args: &StreamArgs) -> StreamSettings {
         nu: args.nu,
         svm: args.svm.settings(),
         delta: args.delta,
+        quantile: args.quantile,
+        warmup: args.warmup,
+        learn,
         scale: !args.no_scale,
         renew: !args.no_renew,
         memory: args.memory,
@@ -84,7 +92,9 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
     config.push("--no-scale", args.no_scale);
     if args.learner != Learner::Svm {
         config.push("--centers", args.centers);
-        config.push("--no-renew", args.no_renew);
+        if args.learner != Learner::Novelty {
+            config.push("--no-renew", args.no_renew);
+        }
         let kernel = &args.kernel;
         config.push("--kernel", value_name(&kernel.kernel));
         if kernel.kernel != KernelArg::Linear {
@@ -97,6 +107,11 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
     }
     if args.learner == Learner::Slkl {
         config.push("--nu", args.nu);
+    } else if args.learner == Learner::Novelty {
+        config.push("--delta", args.delta);
+        config.push("--quantile", args.quantile);
+        config.push("--warmup", args.warmup);
+        config.push("--learn", value_name(&args.learn));
     } else {
         config.push("--classes", args.classes);
         config.push("--memory", args.memory);

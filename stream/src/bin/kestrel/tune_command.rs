@@ -119,6 +119,11 @@ fn given_values(name: &str, fixed: Option<f64>, grid: &[f64]) -> Result<Vec<f64>
 }
 
 fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
+    if args.settings.learner == TrainLearner::Novelty {
+        let message = "kestrel tune compares settings by their error on labels; the novelty detector learns without \
+                       them (train it with kestrel train, score it with kestrel eval)";
+        return Err(Usage(message.into()).into());
+    }
     let start = Instant::now();
     let prepared = Prepared::<T>::read(&args.settings)?;
     let data = &prepared.data;
@@ -278,12 +283,14 @@ fn values(args: &TuneArgs) -> Result<Vec<Option<Searched>>> {
         TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Mrrsvm => Searched::C,
         TrainLearner::Krr | TrainLearner::Lssvm => Searched::Lambda,
         TrainLearner::Slkl => Searched::Nu,
+        // Refused by `tune_in`: nothing to search.
+        TrainLearner::Novelty => return Ok(vec![None]),
     };
     let (grid, fixed, default) = match settings.learner {
         TrainLearner::Svm => (&args.c_grid, Setting::given(settings.svm.c), SVM_C_GRID.map(|k| 2f64.powi(k)).to_vec()),
         TrainLearner::Rsvm | TrainLearner::Mrrsvm => (&args.c_grid, Setting::given(settings.svm.c), Vec::new()),
         TrainLearner::Krr | TrainLearner::Lssvm => (&args.lambda_grid, Setting::given(settings.lambda), Vec::new()),
-        TrainLearner::Slkl => (&args.nu_grid, settings.nu, SLKL_NU_GRID.to_vec()),
+        TrainLearner::Slkl | TrainLearner::Novelty => (&args.nu_grid, settings.nu, SLKL_NU_GRID.to_vec()),
     };
     let mut values = given_values(make(0.0).name(), fixed, grid)?;
     if values.is_empty() {

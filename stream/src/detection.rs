@@ -1,0 +1,155 @@
+//! Novelty flags and scores against labels: counts, precision, recall and the area under
+//! the ROC curve — what `kestrel stream --learner novelty` and `kestrel eval` of a novelty
+//! model print.
+//!
+//! A label `0` is normal, any other value an anomaly (a named class: the first name seen
+//! is `0`); an unlabelled row (`NaN`) is counted, not scored.
+//!
+//! **The AUC in bounded memory.** The scores are counted in bins — the score rounded to
+//! 12 significant bits (the `f32` bit pattern without its last 12 mantissa bits, so bins
+//! are 2⁻¹¹ of the score wide, relative) — normal and anomalous apart. The AUC, the
+//! probability that an anomaly scores above a normal row, is then exact except for the
+//! pairs that share a bin, counted as ties (½). Non-negative `f32`s have at most 2¹⁹ such
+//! bins, and scores spread over a few octaves fill a few thousand; a score below 0 is
+//! counted as 0.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The mantissa bits a score's bin drops.
+const DROPPED_BITS: u32 = 12;
+
+/// Flags and scores of a novelty detector against labels.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Detections {
+    /// Rows counted.
+    pub n: u64,
+    /// Rows flagged as anomalies.
+    pub flagged: u64,
+    /// Rows with a label.
+    pub labelled: u64,
+    /// Labelled anomalies.
+    pub anomalies: u64,
+    /// Labelled anomalies flagged.
+    pub true_positives: u64,
+    /// Labelled normal rows flagged.
+    pub false_positives: u64,
+    /// Scored labelled rows per bin: `[normal, anomalous]`.
+    bins: BTreeMap<u32, [u64; 2]>,
+}
+
+impl Detections {
+    /// Counts one row: its `score` (if the detector gave one), whether it was `flagged`,
+    /// and its `label` (`NaN`: none).
+    pub fn add(&mut self, score: Option<f64>, flagged: bool, label: f64) {
+        self.n = self.n.saturating_add(1);
+        self.flagged = self.flagged.saturating_add(u64::from(flagged));
+        if label.is_nan() {
+            return;
+        }
+        let anomaly = label != 0.0;
+        self.labelled = self.labelled.saturating_add(1);
+        self.anomalies = self.anomalies.saturating_add(u64::from(anomaly));
+        self.true_positives = self.true_positives.saturating_add(u64::from(flagged && anomaly));
+        self.false_positives = self.false_positives.saturating_add(u64::from(flagged && !anomaly));
+        if let Some(score) = score.filter(|s| !s.is_nan()) {
+            let slot = self.bins.entry(bin(score)).or_default();
+            let count = if anomaly { &mut slot[1] } else { &mut slot[0] };
+            *count = count.saturating_add(1);
+        }
+    }
+
+    /// Flagged anomalies among the flagged labelled rows (`None` when none was flagged).
+    pub fn precision(&self) -> Option<f64> {
+        fraction(self.true_positives, self.true_positives.saturating_add(self.false_positives))
+    }
+
+    /// Flagged anomalies among the labelled anomalies (`None` without anomalies).
+    pub fn recall(&self) -> Option<f64> {
+        fraction(self.true_positives, self.anomalies)
+    }
+
+    /// The area under the ROC curve of the scores (module doc), `None` unless both normal
+    /// and anomalous rows were scored.
+    pub fn auc(&self) -> Option<f64> {
+        let (mut normal_below, mut wins) = (0u64, 0.0f64);
+        for &[normal, anomalous] in self.bins.values() {
+            // Anomalies in this bin beat the normal rows of the bins below, tie with its own.
+            wins += anomalous as f64 * (normal_below as f64 + 0.5 * normal as f64);
+            normal_below += normal;
+        }
+        let anomalous: u64 = self.bins.values().map(|b| b[1]).sum();
+        let pairs = normal_below as f64 * anomalous as f64;
+        (pairs > 0.0).then(|| wins / pairs)
+    }
+}
+
+/// The bin of `score`: its `f32` bit pattern (order-preserving for non-negative floats)
+/// without the last [`DROPPED_BITS`] mantissa bits.
+fn bin(score: f64) -> u32 {
+    #[allow(clippy::cast_possible_truncation, reason = "a bin, rounded on purpose")]
+    let single = score.max(0.0) as f32;
+    single.to_bits() >> DROPPED_BITS
+}
+
+fn fraction(part: u64, whole: u64) -> Option<f64> {
+    (whole > 0).then(|| part as f64 / whole as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The exact AUC of `(score, anomaly)` pairs, ties counted ½.
+    fn exact_auc(rows: &[(f64, bool)]) -> f64 {
+        let (mut wins, mut pairs) = (0.0, 0.0);
+        for &(a, _) in rows.iter().filter(|r| r.1) {
+            for &(n, _) in rows.iter().filter(|r| !r.1) {
+                wins += if a > n { 1.0 } else if a == n { 0.5 } else { 0.0 };
+                pairs += 1.0;
+            }
+        }
+        wins / pairs
+    }
+
+    #[test]
+    fn counts_and_rates() {
+        let mut d = Detections::default();
+        assert_eq!((d.precision(), d.recall(), d.auc()), (None, None, None));
+        for (score, flagged, label) in
+            [(Some(0.9), true, 1.0), (Some(0.8), true, 0.0), (Some(0.2), false, 2.0), (None, false, 0.0), (Some(0.1), false, f64::NAN)]
+        {
+            d.add(score, flagged, label);
+        }
+        assert_eq!((d.n, d.flagged, d.labelled, d.anomalies, d.true_positives, d.false_positives), (5, 2, 4, 2, 1, 1));
+        assert_eq!((d.precision(), d.recall()), (Some(0.5), Some(0.5)));
+        // Scored labelled rows: anomalies 0.9 and 0.2 against the normal 0.8.
+        assert_eq!(d.auc(), Some(0.5));
+    }
+
+    #[test]
+    fn the_binned_auc_is_the_exact_one_up_to_shared_bins() {
+        let mut rng = kestrel_core::Rng::seed_from_u64(9);
+        let rows: Vec<(f64, bool)> = (0..3000)
+            .map(|i| {
+                let anomaly = i % 10 == 0;
+                let score = 0.8 + 0.05 * rng.normal::<f64>() + if anomaly { 0.06 } else { 0.0 };
+                (score, anomaly)
+            })
+            .collect();
+        let mut d = Detections::default();
+        for &(score, anomaly) in &rows {
+            d.add(Some(score), false, f64::from(u8::from(anomaly)));
+        }
+        let (binned, exact) = (d.auc().unwrap(), exact_auc(&rows));
+        assert!((binned - exact).abs() < 2e-3, "{binned} vs {exact}");
+        assert!(exact > 0.75, "{exact}");
+        // Scores below 0 count as 0; a perfect ranking is 1.
+        let mut perfect = Detections::default();
+        for (score, label) in [(-1.0, 0.0), (0.5, 0.0), (2.0, 1.0), (3.0, 1.0)] {
+            perfect.add(Some(score), false, label);
+        }
+        assert_eq!(perfect.auc(), Some(1.0));
+    }
+}
