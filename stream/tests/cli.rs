@@ -766,3 +766,97 @@ fn mapreduce_rsvm_trains_predicts_and_refuses_impossible_splits() {
         assert!(stderr(&o).contains(message), "{parts}: {}", stderr(&o));
     }
 }
+
+/// A sensor log in CSV, readings in raw units with a `state` column naming faults: the
+/// first name seen, `ok`, is normal; one row in twenty after the first 300 is a fault with
+/// one channel off by five deviations.
+fn sensor_csv(path: &Path, rows: usize, seed: u64) {
+    let mut rng = kestrel_core::Rng::seed_from_u64(seed);
+    let mut text = String::from("pressure,offset,temperature,state\n");
+    for i in 0..rows {
+        let mut x = [1e5 + 300.0 * rng.normal::<f64>(), 0.01 * rng.normal::<f64>(), 20.0 + rng.normal::<f64>()];
+        let fault = i >= 300 && i % 20 == 0;
+        if fault {
+            let j = i / 20 % 3;
+            x[j] += [1500.0, 0.05, 5.0][j] * if i % 40 == 0 { 1.0 } else { -1.0 };
+        }
+        let state = if fault { "fault" } else { "ok" };
+        text.push_str(&format!("{:.2},{:.5},{:.3},{state}\n", x[0], x[1], x[2]));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// Novelty detection end to end: a stream learns normal readings online and writes each
+/// row's score and flag, scored against the named states (precision, recall, AUC); its
+/// model file flags as the stream did at its end; a detector trained on a whole log flags
+/// about 1 − q of it and its faults; the budget counts the detector; tune refuses it.
+#[test]
+fn novelty_streams_trains_and_evaluates() {
+    let dir = scratch("novelty");
+    let (log, test) = (dir.join("log.csv"), dir.join("test.csv"));
+    sensor_csv(&log, 3000, 1);
+    sensor_csv(&test, 1000, 2);
+    let (rows, model) = (dir.join("rows.txt"), dir.join("stream.kestrel"));
+    let o = kestrel(&[
+        "stream", "--learner", "novelty", "--input", log.to_str().unwrap(), "--quantile", "0.95", "--json",
+        "--report-every", "1000", "--output", rows.to_str().unwrap(), "--out", model.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = json(&o);
+    assert_eq!((summary["n"].as_u64(), summary["anomalies"].as_u64()), (Some(3000), Some(135)));
+    let auc = summary["auc"].as_f64().unwrap();
+    let (precision, recall) = (summary["precision"].as_f64().unwrap(), summary["recall"].as_f64().unwrap());
+    assert!(auc > 0.95 && precision > 0.5 && recall > 0.8, "{summary}");
+    assert_eq!(stdout(&o).lines().filter(|l| l.contains("\"flagged\"")).count(), 4, "3 reports and the summary");
+    let lines: Vec<String> = std::fs::read_to_string(&rows).unwrap().lines().map(String::from).collect();
+    assert_eq!(lines.len(), 3000);
+    assert_eq!(lines[0], "NaN,0", "no score during the warm-up");
+    let flagged = lines.iter().filter(|l| l.ends_with(",1")).count() as u64;
+    assert_eq!(Some(flagged), summary["flagged"].as_u64());
+    let scores: Vec<f64> = lines[256..].iter().map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();
+    assert!(scores.iter().all(|s| (0.0..=2.0).contains(s)), "RBF distances lie in [0, 2]");
+
+    let o = kestrel(&["inspect", model.to_str().unwrap(), "--json"]);
+    let info = json(&o);
+    assert_eq!((info["kind"].as_str(), info["task"].as_str(), info["scaled"].as_bool()), (Some("novelty"), Some("detector"), Some(true)));
+    let o = kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", test.to_str().unwrap(), "--json"]);
+    let evaluated = json(&o);
+    assert!(evaluated["auc"].as_f64().unwrap() > 0.95, "{evaluated}");
+    let o = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", test.to_str().unwrap()]);
+    let predictions = stdout(&o);
+    assert_eq!(predictions.lines().count(), 1000);
+    let flagged = predictions.lines().filter(|l| l.ends_with(",1")).count() as u64;
+    assert_eq!(Some(flagged), evaluated["flagged"].as_u64());
+
+    let trained = dir.join("trained.kestrel");
+    let o = kestrel(&[
+        "train", "--learner", "novelty", "--input", log.to_str().unwrap(), "--scale", "--quantile", "0.95", "--out",
+        trained.to_str().unwrap(), "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(json(&o)["chosen"]["gamma"].as_f64().is_some(), "{}", stdout(&o));
+    let o = kestrel(&["eval", "--model", trained.to_str().unwrap(), "--input", log.to_str().unwrap(), "--json"]);
+    let on_log = json(&o);
+    let share = on_log["flagged"].as_f64().unwrap() / 3000.0;
+    assert!((0.045..=0.055).contains(&share), "{on_log}: the 0.95 quantile of the log's own scores");
+    let o = kestrel(&["eval", "--model", trained.to_str().unwrap(), "--input", test.to_str().unwrap(), "--json"]);
+    assert!(json(&o)["auc"].as_f64().unwrap() > 0.95, "{}", stdout(&o));
+
+    let budget = |target: &str| {
+        let o = kestrel(&[
+            "budget", "--learner", "novelty", "--dim", "3", "--window", "256", "--centers", "32", "--scalar", "f32",
+            "--target", target, "--json",
+        ]);
+        json(&o)["bytes"].as_u64().unwrap()
+    };
+    // m·d + m² + 2m scalars, the scaler's 3d, m counts and N ring entries.
+    assert_eq!(budget("cortex-m"), (32 * 3 + 32 * 32 + 64 + 9) * 4 + (32 + 256) * 4);
+    assert!(budget("host") > budget("cortex-m"));
+    let o = kestrel(&["tune", "--learner", "novelty", "--input", log.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("kestrel tune compares settings by their error on labels"), "{}", stderr(&o));
+    for (flag, value) in [("--quantile", "1"), ("--warmup", "1")] {
+        let o = kestrel(&["stream", "--learner", "novelty", "--input", log.to_str().unwrap(), flag, value]);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}: {}", stderr(&o));
+    }
+}

@@ -10,7 +10,7 @@ use kestrel_core::Real;
 use kestrel_stream::class_names::ClassNames;
 use kestrel_stream::dataset::OnError;
 use kestrel_stream::detection::Detections;
-use kestrel_stream::model::{self, scalar_name};
+use kestrel_stream::model::{self, Predictor, scalar_name};
 use kestrel_stream::online::{WindowNovelty, WindowRsvm, WindowSlkl, WindowSvm};
 use kestrel_stream::score::Tally;
 use kestrel_stream::source::{self, Format, LabelColumn, Record, RecordReader};
@@ -49,15 +49,26 @@ pub fn on_error(input: &InputArgs) -> OnError {
     }
 }
 
-/// Reads every record of `input` for `model`, handing each to `each`, its class name
-/// (if any) given the model's label for it — a label past the model's for a name it does
-/// not know; bad rows per the policy. Returns the rows skipped.
+/// How rows for `model` have their labels read: a classifier of named classes gives each
+/// name the model's label for it (a label past the model's for a name it does not know); a
+/// detector reads them as a stream does (numbers, or names numbered in order of
+/// appearance); other models read numbers.
+fn labels_of(model: &dyn Predictor) -> (Option<ClassNames>, LabelColumn) {
+    match model.class_names() {
+        Some(names) => (Some(names.clone()), LabelColumn::Names),
+        None if model.info().task == "detector" => (Some(ClassNames::new()), LabelColumn::Detect),
+        None => (None, LabelColumn::Numbers),
+    }
+}
+
+/// Reads every record of `input`, its labels read as `labels_of` says, handing each to
+/// `each`; bad rows per the policy. Returns the rows skipped.
 fn for_each_record(
     input: &InputArgs,
-    mut names: Option<ClassNames>,
+    (mut names, labels): (Option<ClassNames>, LabelColumn),
     mut each: impl FnMut(&Record) -> Result<()>,
 ) -> Result<usize> {
-    let mut reader = open(input, if names.is_some() { LabelColumn::Names } else { LabelColumn::Numbers })?;
+    let mut reader = open(input, labels)?;
     let mut record = Record::default();
     let mut skipped = 0;
     loop {
@@ -88,7 +99,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     };
     let name = args.input.input.clone();
     let names = model.class_names().cloned();
-    for_each_record(&args.input, names.clone(), |record| {
+    for_each_record(&args.input, labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
         let value = model.predict(record).with_context(at)?;
         match (model.novelty_score(record).with_context(at)?, names.as_ref().and_then(|names| names.name(value))) {
@@ -108,7 +119,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let classifier = model.is_classifier();
     let (mut tally, mut detections) = (Tally::default(), Detections::default());
     let name = args.input.input.clone();
-    let skipped = for_each_record(&args.input, model.class_names().cloned(), |record| {
+    let skipped = for_each_record(&args.input, labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
         let value = model.predict(record).with_context(at)?;
         match model.novelty_score(record).with_context(at)? {

@@ -145,9 +145,11 @@ impl Session<'_> {
     fn save(&mut self) -> Result<()> {
         self.checkpoint()?;
         if let Some(path) = &self.args.out {
-            let named = |bytes| match self.names.is_empty() {
-                true => Ok(bytes),
-                false => model::with_class_names(bytes, &self.names),
+            // A detector's model has no classes: its labels were only scored against.
+            let classes = !self.names.is_empty() && self.learner.is_classifier();
+            let named = |bytes| match classes {
+                false => Ok(bytes),
+                true => model::with_class_names(bytes, &self.names),
             };
             match self.learner.encode().and_then(named) {
                 Ok(bytes) => file::write_atomic(path, &bytes)?,

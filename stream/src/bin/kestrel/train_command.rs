@@ -79,6 +79,8 @@ pub struct Prepared<T> {
     /// Rows skipped as bad.
     pub skipped: usize,
     scaler: Option<Scaler<T, Vec<T>>>,
+    /// The model has classes (the novelty detector's labels name none).
+    classes: bool,
 }
 
 impl<T: Real> Prepared<T> {
@@ -101,16 +103,17 @@ impl<T: Real> Prepared<T> {
             }
             false => None,
         };
-        Ok(Prepared { data, skipped, scaler })
+        let classes = settings.learner != TrainLearner::Novelty;
+        Ok(Prepared { data, skipped, scaler, classes })
     }
 
     /// The model file of `bytes` (a model [`fit()`] on these rows): with the scaler's
-    /// statistics and the class names when the rows had them.
+    /// statistics and the class names when the rows had them (and the model has classes).
     pub fn model_file(&self, mut bytes: Vec<u8>) -> Result<Vec<u8>> {
         if let Some(scaler) = &self.scaler {
             bytes = model::with_scaler(bytes, scaler.section())?;
         }
-        if !self.data.class_names().is_empty() {
+        if self.classes && !self.data.class_names().is_empty() {
             bytes = model::with_class_names(bytes, self.data.class_names())?;
         }
         Ok(bytes)
