@@ -7,11 +7,14 @@
 #                 by the scaler the model file carries (`train --scale`)
 #   rsvm.kestrel  reduced-kernel SVM, moons (2 features), at most 16 centres
 #   mrrsvm.kestrel  MapReduce RSVM, moons, 4 parts of at most 16 centres each
+#   novelty.kestrel  novelty detector learned by `kestrel stream --learner novelty` on
+#                 breast_cancer in raw units (30 features), 32 centres, standardised by
+#                 its warm-up's statistics (carried by the file)
 #
 # each trained by `kestrel train --scalar f32` on ../shared/data/DATASET/train.csv (or
 # train_raw.csv); NAME.csv is the header and first 32 rows of the matching test file;
 # NAME.expected holds, per row, the f32
-# bit pattern of `kestrel predict`'s output (the CLI prints the f64 of an f32 prediction
+# bit pattern of `kestrel predict`'s output (a detector's: its score, then `SCORE,FLAG`) (the CLI prints the f64 of an f32 prediction
 # with `{}`, the shortest decimal that reads back to the same f64, so the bits are exact),
 # then the decimal as printed. The device test compares bits.
 #
@@ -33,6 +36,22 @@ models=(
     "rsvm moons plain rsvm --centers 16"
     "mrrsvm moons plain mrrsvm --partitions 4 --centers 16"
 )
+# The host's predictions on NAME.csv as f32 bit patterns (NAME.expected).
+expect() {
+    local name="$1"
+    "$kestrel" predict --model "$here/$name.kestrel" --input "$here/$name.csv" | python3 -c '
+import struct, sys
+for line in sys.stdin:
+    text = line.strip()
+    value = float(text.split(",")[0])
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    # The printed value is an f32 widened to f64: packing it to f32 must be exact.
+    assert struct.unpack("<f", struct.pack("<I", bits))[0] == value, text
+    print(f"{bits:#010x} {text}")
+' >"$here/$name.expected"
+    echo "$name: $(wc -c <"$here/$name.kestrel") bytes, $(wc -l <"$here/$name.expected") predictions"
+}
+
 for spec in "${models[@]}"; do
     read -r name dataset files learner options <<<"$spec"
     suffix=""
@@ -41,14 +60,10 @@ for spec in "${models[@]}"; do
     "$kestrel" train --learner "$learner" --input "$data/$dataset/train$suffix.csv" --out "$here/$name.kestrel" \
         --scalar f32 --seed 1 $options
     head -n 33 "$data/$dataset/test$suffix.csv" >"$here/$name.csv"
-    "$kestrel" predict --model "$here/$name.kestrel" --input "$here/$name.csv" | python3 -c '
-import struct, sys
-for line in sys.stdin:
-    text = line.strip()
-    bits = struct.unpack("<I", struct.pack("<f", float(text)))[0]
-    # The printed value is an f32 widened to f64: packing it to f32 must be exact.
-    assert struct.unpack("<f", struct.pack("<I", bits))[0] == float(text), text
-    print(f"{bits:#010x} {text}")
-' >"$here/$name.expected"
-    echo "$name: $(wc -c <"$here/$name.kestrel") bytes, $(wc -l <"$here/$name.expected") predictions"
+    expect "$name"
 done
+
+"$kestrel" stream --learner novelty --input "$data/breast_cancer/train_raw.csv" --out "$here/novelty.kestrel" \
+    --scalar f32 --centers 32 --warmup 100 --quantile 0.9 --report-every 0 >/dev/null
+head -n 33 "$data/breast_cancer/test_raw.csv" >"$here/novelty.csv"
+expect novelty

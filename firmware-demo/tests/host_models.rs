@@ -6,8 +6,8 @@
 //! (the model file), `NAME.csv` (32 rows with a header, label last) and `NAME.expected`
 //! (the host's predictions as f32 bit patterns). Inputs are read as the host's CSV reader
 //! reads them — each field parsed as `f64` by core's parser, then converted to `f32` — so
-//! the device sees the same bits. The SVM's file carries the standardisation it was
-//! trained with, applied on the device as on the host. Model decoding errors are checked
+//! the device sees the same bits. The SVM's and the novelty detector's files carry the
+//! standardisation they learned with, applied on the device as on the host. Model decoding errors are checked
 //! too.
 
 #![no_std]
@@ -15,6 +15,7 @@
 
 use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::model::{Envelope, ModelError, ModelKind, ScalarKind};
+use kestrel_core::novelty::NoveltyModel;
 use kestrel_core::reduced_set::{MapReduceModel, ReducedKernelModel};
 use kestrel_core::scaler::Scaler;
 use kestrel_core::slkl::Predictor;
@@ -33,6 +34,9 @@ const RSVM_EXPECTED: &str = include_str!("../models/rsvm.expected");
 const MRRSVM: &[u8] = include_bytes!("../models/mrrsvm.kestrel");
 const MRRSVM_INPUTS: &str = include_str!("../models/mrrsvm.csv");
 const MRRSVM_EXPECTED: &str = include_str!("../models/mrrsvm.expected");
+const NOVELTY: &[u8] = include_bytes!("../models/novelty.kestrel");
+const NOVELTY_INPUTS: &str = include_str!("../models/novelty.csv");
+const NOVELTY_EXPECTED: &str = include_str!("../models/novelty.expected");
 
 /// Most features of an input file.
 const MAX_DIM: usize = 30;
@@ -51,6 +55,7 @@ fn main() -> ! {
     tests.run("linear_svm_predictions_bit_identical_to_host", check_svm);
     tests.run("reduced_svm_predictions_bit_identical_to_host", check_rsvm);
     tests.run("mapreduce_rsvm_predictions_bit_identical_to_host", check_mrrsvm);
+    tests.run("novelty_scores_and_flags_bit_identical_to_host", check_novelty);
     tests.run("envelopes_name_kind_and_scalar", envelopes);
     tests.run("decoded_slkl_model_encodes_to_the_same_bytes", reencode);
     tests.run("corrupted_truncated_and_foreign_bytes_are_errors", decoding_errors);
@@ -65,24 +70,34 @@ fn compare(inputs: &str, expected: &str, mut predict: impl FnMut(&[f32]) -> Resu
     loop {
         match (rows.next(), expected.next()) {
             (None, None) => break,
-            (Some(row), Some(bits)) => {
-                let mut x = [0.0f32; MAX_DIM];
-                let fields = row.split(',').count();
-                ensure(fields >= 2 && fields - 1 <= MAX_DIM, "input row has 1 to 30 features and a label")?;
-                for (xi, field) in x.iter_mut().zip(row.split(',').take(fields - 1)) {
-                    let value: f64 = field.trim().parse().map_err(|_| Failure::Check("input is not a number"))?;
-                    *xi = value as f32; // as the host: T::from_f64
-                }
-                let hex = bits.split_whitespace().next().unwrap_or("").trim_start_matches("0x");
-                let want = u32::from_str_radix(hex, 16).map_err(|_| Failure::Check("expected bits are not hex"))?;
-                let got = predict(&x[..fields - 1])?;
-                ensure(got.to_bits() == want, "prediction has the host's bits")?;
+            (Some(row), Some(line)) => {
+                let (x, dim) = features(row)?;
+                let got = predict(&x[..dim])?;
+                ensure(got.to_bits() == expected_bits(line)?, "prediction has the host's bits")?;
                 count += 1;
             }
             _ => return Err(Failure::Check("as many expected predictions as input rows")),
         }
     }
     ensure(count == ROWS, "all 32 rows compared")
+}
+
+/// The features of an input row (label last), as the host reads them; and how many.
+fn features(row: &str) -> Result<([f32; MAX_DIM], usize), Failure> {
+    let mut x = [0.0f32; MAX_DIM];
+    let fields = row.split(',').count();
+    ensure(fields >= 2 && fields - 1 <= MAX_DIM, "input row has 1 to 30 features and a label")?;
+    for (xi, field) in x.iter_mut().zip(row.split(',').take(fields - 1)) {
+        let value: f64 = field.trim().parse().map_err(|_| Failure::Check("input is not a number"))?;
+        *xi = value as f32; // as the host: T::from_f64
+    }
+    Ok((x, fields - 1))
+}
+
+/// The bit pattern an expected line starts with.
+fn expected_bits(line: &str) -> Result<u32, Failure> {
+    let hex = line.split_whitespace().next().unwrap_or("").trim_start_matches("0x");
+    u32::from_str_radix(hex, 16).map_err(|_| Failure::Check("expected bits are not hex"))
 }
 
 fn check_slkl() -> Result<(), Failure> {
@@ -126,12 +141,40 @@ fn check_mrrsvm() -> Result<(), Failure> {
     compare(MRRSVM_INPUTS, MRRSVM_EXPECTED, |x| model.predict_in(x, &mut scratch))
 }
 
+/// A detector learned by `kestrel stream` on raw readings: standardised by the scaler its
+/// file carries, it scores each row with the host's bits and flags it as the host did
+/// (the flag ends each expected line, after the score).
+fn check_novelty() -> Result<(), Failure> {
+    let model = NoveltyModel::decode_in(NOVELTY, [0.0f32; NoveltyModel::scalars_len(30, 32)])?;
+    ensure(model.dim() == 30 && model.centres_len() <= 32, "30 features, at most 32 centres")?;
+    ensure(model.threshold().is_some(), "past the warm-up: a threshold")?;
+    let envelope = Envelope::parse(NOVELTY)?;
+    let scaler = Scaler::from_envelope_in(&envelope, [0.0f32; Scaler::scalars_len(30)])?;
+    let scaler = scaler.ok_or(Failure::Check("the model carries a scaler"))?;
+    let standardised = |x: &[f32]| -> Result<[f32; 30], Error> {
+        let mut row = [0.0f32; 30];
+        row.copy_from_slice(x);
+        scaler.transform(&mut row)?;
+        Ok(row)
+    };
+    compare(NOVELTY_INPUTS, NOVELTY_EXPECTED, |x| model.score(&standardised(x)?))?;
+    let mut flagged = 0;
+    for (row, line) in NOVELTY_INPUTS.lines().skip(1).zip(NOVELTY_EXPECTED.lines()) {
+        let (x, dim) = features(row)?;
+        let flag = model.predict(&standardised(&x[..dim])?)?;
+        ensure(line.trim_end().ends_with(if flag == 1.0 { ",1" } else { ",0" }), "the host's flag")?;
+        flagged += usize::from(flag == 1.0);
+    }
+    ensure(flagged > 0 && flagged < ROWS, "both verdicts among the rows")
+}
+
 fn envelopes() -> Result<(), Failure> {
     let models = [
         (SLKL, ModelKind::Slkl),
         (SVM, ModelKind::LinearSvm),
         (RSVM, ModelKind::ReducedSvm),
         (MRRSVM, ModelKind::MapReduceRsvm),
+        (NOVELTY, ModelKind::Novelty),
     ];
     for (bytes, kind) in models {
         let envelope = Envelope::parse(bytes)?;
