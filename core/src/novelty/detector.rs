@@ -127,12 +127,14 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
     }
 
     /// The detector frozen into a [`NoveltyModel`] (the window's centre of mass and the
-    /// threshold) in `storage` ([`NoveltyModel::scalars_len`]`(d, m)` scalars).
+    /// threshold) in `storage` ([`NoveltyModel::scalars_len`]`(d, m)` scalars). Frozen
+    /// during the warm-up, the model takes the quantile's estimate so far (none before the
+    /// second point): a model is all a short stream leaves.
     ///
     /// # Errors
     /// As [`NoveltyModel::from_mass_in`]: no point yet, or `storage` too short.
     pub fn model_in<M: Storage<T>>(&self, storage: M) -> Result<NoveltyModel<T, M>, Error> {
-        NoveltyModel::from_mass_in(&self.mass, self.threshold(), storage)
+        NoveltyModel::from_mass_in(&self.mass, self.threshold.value(), storage)
     }
 
     /// Scores `x` against the window.

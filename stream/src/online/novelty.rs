@@ -7,7 +7,9 @@
 //! they also set the scaling: the warm-up keeps its samples raw, and at its end they are
 //! standardised by the statistics of the whole warm-up, which then stay fixed (the
 //! centres are points in that scale: a scale that kept moving would move the data away
-//! from them), and learned. Until then a sample has no score and is not flagged.
+//! from them), and learned. Until then a sample has no score and is not flagged; a
+//! stream that ends sooner still gives a model (its rows learned, standardised by their
+//! statistics, with the threshold estimated so far).
 //!
 //! **What is learned.** By default ([`Learn::Unflagged`]) a sample the detector flags is
 //! not learned, so anomalies neither take centres nor pull the centre of mass toward
@@ -166,21 +168,31 @@ impl<T: Real> WindowNovelty<T> {
         if buffer.len() < self.settings.warmup.saturating_mul(dim) {
             return Ok(());
         }
-        let mut detector = self.detector.clone();
-        let mut row = vec![T::ZERO; dim];
-        let learned = buffer.chunks_exact(dim).try_for_each(|x| {
-            row.copy_from_slice(x);
-            self.input.transform(&mut row)?;
-            detector.learn(&row).map(drop)
-        });
-        if let Err(error) = learned {
-            buffer.truncate(buffer.len() - dim);
-            self.input.undo_observe();
-            return Err(error);
+        match learned_warmup(&self.detector, &self.input, buffer) {
+            Ok(detector) => {
+                (self.detector, self.warmup) = (detector, None);
+                Ok(())
+            }
+            Err(error) => {
+                buffer.truncate(buffer.len() - dim);
+                self.input.undo_observe();
+                Err(error)
+            }
         }
-        (self.detector, self.warmup) = (detector, None);
-        Ok(())
     }
+}
+
+/// A copy of `detector` that learned the raw rows `warmup`, standardised by `input`'s
+/// statistics.
+fn learned_warmup<T: Real>(detector: &HostDetector<T>, input: &Input<T>, warmup: &[T]) -> Result<HostDetector<T>, Error> {
+    let mut detector = detector.clone();
+    let mut row = vec![T::ZERO; input.dim()];
+    for x in warmup.chunks_exact(input.dim()) {
+        row.copy_from_slice(x);
+        input.transform(&mut row)?;
+        detector.learn(&row)?;
+    }
+    Ok(detector)
 }
 
 /// Scores use the normalised kernel unless it is normalised already.
@@ -245,9 +257,19 @@ impl<T: Real> OnlineLearner for WindowNovelty<T> {
         self.score.map(|score| score.distance2.to_f64())
     }
 
+    /// The model of the detector; a stream that ended in its warm-up gives the model of
+    /// its rows, standardised by their statistics (the detector itself unchanged).
     fn encode(&mut self) -> Result<Vec<u8>, Error> {
-        let (dim, m) = (self.input.dim(), self.detector.mass().centres_len());
-        let model = self.detector.model_in(vec![T::ZERO; NoveltyModel::scalars_len(dim, m)])?;
+        let warmed;
+        let detector = match &self.warmup {
+            Some(buffer) => {
+                warmed = learned_warmup(&self.detector, &self.input, buffer)?;
+                &warmed
+            }
+            None => &self.detector,
+        };
+        let (dim, m) = (self.input.dim(), detector.mass().centres_len());
+        let model = detector.model_in(vec![T::ZERO; NoveltyModel::scalars_len(dim, m)])?;
         self.input.scaled_model(model::to_bytes(&model)?)
     }
 
@@ -357,6 +379,24 @@ mod tests {
             assert!((0.03..0.09).contains(&rate), "{learn:?}: {rate} flagged at q = 0.95");
             assert!(scaled.recall().unwrap() > 0.5, "{learn:?}: recall {:?}", scaled.recall());
         }
+    }
+
+    /// A stream that ends in its warm-up still gives a model: its rows standardised and
+    /// learned, with the threshold estimated so far; the learner itself is unchanged.
+    #[test]
+    fn a_short_stream_gives_a_model() {
+        let records = readings(30, 7);
+        let mut learner = WindowNovelty::new(settings(true, Learn::Unflagged), 3).unwrap();
+        for r in &records {
+            learner.test_then_train(r).unwrap();
+        }
+        let before = learner.save_state().unwrap();
+        let mut model = model::load(&learner.encode().unwrap()).unwrap();
+        assert_eq!(learner.save_state().unwrap(), before);
+        let far = record(&[1e5 + 3000.0, 0.1, 30.0], 1.0);
+        let (near, far) = (model.novelty_score(&records[5]).unwrap().unwrap(), model.novelty_score(&far).unwrap().unwrap());
+        assert!(far > near, "{far} vs {near}");
+        assert_eq!(model.predict(&record(&[1e5 + 3000.0, 0.1, 30.0], 1.0)).unwrap(), 1.0);
     }
 
     /// No flag and no score during the warm-up; with scaling, none until it ends.
