@@ -6,7 +6,10 @@
 //! 1. if it is at least `δ` (in feature space) from its nearest centre, and a centre is
 //!    free, it becomes a centre — so while centres last every point of the window is within
 //!    `δ` of the centre that represents it, and the represented centre of mass is within
-//!    `δ` of the true one (the mean of vectors each moved by at most `δ`);
+//!    `δ` of the true one (the mean of vectors each moved by at most `δ`); once every
+//!    centre is taken, it replaces the first centre that represents no point of the
+//!    window (one the window has moved away from), so the centres follow a stream whose
+//!    normal moves;
 //! 2. its score against the window *before* it joins, `d²(x)`, is observed by the quantile
 //!    estimator: the scores of points that were new to the model, which is what a new
 //!    point's score is compared with (a caller that does not learn a point it flagged
@@ -172,6 +175,8 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
         };
         if far && self.mass.centres_len() < self.mass.capacity() {
             self.mass.add_centre(x)?;
+        } else if let Some(unused) = self.mass.counts().iter().position(|&a| a == 0).filter(|_| far) {
+            self.mass.replace_centre(unused, x)?;
         }
         let centre = self.mass.enter(x)?;
         if let Some(score) = before {

@@ -187,13 +187,39 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
         let j = self.m;
         check_capacity(j + 1, self.capacity)?;
         let (_, norm) = self.norm_of(x)?;
+        self.m += 1;
+        self.place_centre(j, x, norm);
+        Ok(j)
+    }
+
+    /// Replaces centre `j`, which represents no point, by `x`: `A` and the other entries of
+    /// `g` do not change (their terms in `a_j` are 0); `K̃`'s row and column `j` and `g_j`
+    /// are computed anew, `O(m·d)`.
+    ///
+    /// # Errors
+    /// `IndexOutOfRange` for `j ≥ m`; `InvalidParam { name: "counts" }` when centre `j`
+    /// represents a point; as [`add_centre`](Self::add_centre) for `x`. The set is
+    /// unchanged on error.
+    pub fn replace_centre(&mut self, j: usize, x: &[T]) -> Result<(), Error> {
+        let count = *self.counts().get(j).ok_or(Error::IndexOutOfRange { index: j, len: self.m })?;
+        if count != 0 {
+            return Err(Error::InvalidParam { name: "counts" });
+        }
+        let (_, norm) = self.norm_of(x)?;
+        self.place_centre(j, x, norm);
+        Ok(())
+    }
+
+    /// Writes `x` (of norm `norm`, from [`norm_of`](Self::norm_of)) as centre `j < m`, with
+    /// `K̃`'s row and column `j` and `g_j = Σ_l K̃_jl a_l`.
+    fn place_centre(&mut self, j: usize, x: &[T], norm: T) {
         let (capacity, dim, stored_norm) = (self.capacity, self.dim, if self.normalised { norm } else { T::ONE });
         let (centres, _, _, norms) = self.parts_mut();
         if let (Some(slot), Some(n)) = (centres.get_mut(j * dim..(j + 1) * dim), norms.get_mut(j)) {
             slot.copy_from_slice(x);
             *n = stored_norm;
         }
-        for i in 0..=j {
+        for i in 0..self.m {
             let value = self.k(x, norm, i);
             let gram = self.parts_mut().1;
             for at in [i * capacity + j, j * capacity + i] {
@@ -202,13 +228,10 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
                 }
             }
         }
-        // g_j = Σ_l K̃_jl a_l, over the points already represented.
         let g_j = self.weighted_row(j);
         if let Some(g) = self.parts_mut().2.get_mut(j) {
             *g = g_j;
         }
-        self.m += 1;
-        Ok(j)
     }
 
     /// `(K̃a)_i = Σ_l K̃_il a_l`.

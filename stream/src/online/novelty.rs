@@ -4,10 +4,12 @@
 //!
 //! **Warm-up.** The first `W` samples are taken as normal: they set the threshold (a
 //! sample is flagged from sample `W + 1` on). When the learner standardises its features,
-//! they also set the scaling: the warm-up keeps its samples raw, and at its end they are
-//! standardised by the statistics of the whole warm-up, which then stay fixed (the
-//! centres are points in that scale: a scale that kept moving would move the data away
-//! from them), and learned. Until then a sample has no score and is not flagged; a
+//! they also start the scaling: the warm-up keeps its samples raw, and at its end they
+//! are standardised by the statistics of the whole warm-up and learned (centres chosen on
+//! rows scaled by a handful of samples would be anywhere); every sample learned after
+//! joins the statistics, as with the other learners (`online/input.rs`), and the centres
+//! that the window leaves behind are replaced (`kestrel_core::novelty::Detector`). Until
+//! then a sample has no score and is not flagged; a
 //! stream that ends sooner still gives a model (its rows learned, standardised by their
 //! statistics, with the threshold estimated so far).
 //!
@@ -237,8 +239,12 @@ impl<T: Real> Steps for WindowNovelty<T> {
                 self.detector.observe(score.distance2)
             }
             _ => {
-                let row = self.input.for_prediction()?;
-                self.detector.learn(row).map(drop)
+                let row = self.input.observed()?;
+                let learned = self.detector.learn(row).map(drop);
+                if learned.is_err() {
+                    self.input.undo_observe();
+                }
+                learned
             }
         }
     }
