@@ -146,9 +146,26 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
     /// As [`CentreOfMass::score`]: `DimensionMismatch`, `NonFinite`, `InvalidParam { name:
     /// "empty" }` before the first point.
     pub fn score(&self, x: &[T]) -> Result<Score<T>, Error> {
-        let distance2 = self.mass.score(x)?;
+        self.assess(x)?.score().ok_or(Error::InvalidParam { name: "empty" })
+    }
+
+    /// Scores `x` and finds its nearest centre in one pass of `m` kernel evaluations
+    /// ([`CentreOfMass::assess`]): what [`learn_assessed`](Self::learn_assessed) needs to
+    /// learn `x` without a second pass.
+    ///
+    /// # Errors
+    /// As [`score`](Self::score), but none for an empty window.
+    pub fn assess(&self, x: &[T]) -> Result<Assessment<T>, Error> {
+        let (distance2, nearest) = self.mass.assess(x)?;
         let threshold = self.threshold();
-        Ok(Score { distance2, threshold, anomaly: threshold.is_some_and(|t| distance2 > t) })
+        let score = distance2.map(|distance2| Score { distance2, threshold, anomaly: threshold.is_some_and(|t| distance2 > t) });
+        Ok(Assessment { score, nearest, stamp: self.stamp() })
+    }
+
+    /// What changes with every learned or observed point: an assessment made before is
+    /// out of date.
+    fn stamp(&self) -> (u64, u64) {
+        (self.mass.len(), self.threshold.count())
     }
 
     /// Counts the score `distance2` of a point the caller does not learn (one it flagged)
@@ -167,20 +184,35 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
     /// # Errors
     /// As [`score`](Self::score) for `x`. The detector is unchanged on error.
     pub fn learn(&mut self, x: &[T]) -> Result<Option<T>, Error> {
-        let before = if self.mass.is_empty() { None } else { Some(self.mass.score(x)?) };
-        let far = match self.mass.nearest_with_distance(x) {
-            Ok((_, distance2)) => distance2 >= self.delta2,
-            Err(Error::InvalidParam { name: "centres" }) => true,
-            Err(error) => return Err(error),
-        };
-        if far && self.mass.centres_len() < self.mass.capacity() {
-            self.mass.add_centre(x)?;
-        } else if let Some(unused) = self.mass.counts().iter().position(|&a| a == 0).filter(|_| far) {
-            self.mass.replace_centre(unused, x)?;
+        let assessment = self.assess(x)?;
+        self.learn_assessed(x, &assessment)
+    }
+
+    /// [`learn`](Self::learn) with `assessment`, what [`assess`](Self::assess) gave for
+    /// `x` on this detector: no kernel evaluation unless `x` becomes a centre. An
+    /// assessment made before the detector last changed is made again.
+    ///
+    /// # Errors
+    /// As [`learn`](Self::learn).
+    pub fn learn_assessed(&mut self, x: &[T], assessment: &Assessment<T>) -> Result<Option<T>, Error> {
+        if assessment.stamp != self.stamp() {
+            return self.learn(x);
         }
-        let centre = self.mass.enter(x)?;
+        let far = assessment.nearest.is_none_or(|(_, distance2)| distance2 >= self.delta2);
+        let free = self.mass.centres_len() < self.mass.capacity();
+        let unused = if far && !free { self.mass.counts().iter().position(|&a| a == 0) } else { None };
+        let centre = if far && free {
+            self.mass.add_centre(x)?
+        } else if let Some(j) = unused {
+            self.mass.replace_centre(j, x)?;
+            j
+        } else {
+            assessment.nearest.ok_or(Error::InvalidParam { name: "centres" })?.0
+        };
+        self.mass.enter_at(centre)?;
+        let before = assessment.score.map(|score| score.distance2);
         if let Some(score) = before {
-            // Finite: `score` checked it.
+            // Finite: `assess` checked it.
             self.threshold.observe(score)?;
         }
         let window = self.ring.as_ref().len();
@@ -195,6 +227,21 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
         }
         self.head = (self.head + 1) % window;
         Ok(before)
+    }
+}
+
+/// What one pass over the centres tells about a point ([`Detector::assess`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Assessment<T> {
+    score: Option<Score<T>>,
+    nearest: Option<(usize, T)>,
+    stamp: (u64, u64),
+}
+
+impl<T: Copy> Assessment<T> {
+    /// The score, `None` for an empty window.
+    pub fn score(&self) -> Option<Score<T>> {
+        self.score
     }
 }
 
@@ -303,6 +350,27 @@ mod tests {
         assert_eq!(detector.mass().len(), 100);
     }
 
+    /// Three regimes of three spots each, one after the other, for six centres: the
+    /// centres of the first, which the window has left, are replaced by the third's, so
+    /// every spot of the regime now normal is within `δ` of a centre and scores low.
+    fn centres_follow_a_normal_that_moves<T: Real>() {
+        let mut detector = detector::<T>(6, 60, DetectorParams::new());
+        let spot = |c: f64, i: usize| [T::from_f64(c + i as f64), T::from_f64(c), T::from_f64(-c)];
+        for c in [0.0, 10.0, -10.0] {
+            for i in 0..200 {
+                detector.learn(&spot(c, i % 3)).unwrap();
+            }
+        }
+        assert_eq!(detector.mass().centres_len(), 6);
+        let delta2 = 0.3 * 0.3;
+        for i in 0..3 {
+            let (_, distance2) = detector.mass().nearest_with_distance(&spot(-10.0, i)).unwrap();
+            assert!(distance2.to_f64() < delta2, "spot {i}: {distance2:?}");
+            assert!(!detector.score(&spot(-10.0, i)).unwrap().anomaly);
+            assert!(detector.score(&spot(0.0, i)).unwrap().anomaly, "the first regime is novel again");
+        }
+    }
+
     fn bad_input_and_settings<T: Real>() {
         let mut detector = detector::<T>(4, 8, DetectorParams::new());
         assert_eq!(detector.score(&[T::ZERO; 3]).err(), Some(Error::InvalidParam { name: "empty" }));
@@ -344,6 +412,10 @@ mod tests {
                 #[test]
                 fn bad_input_and_settings() {
                     super::bad_input_and_settings::<$scalar>();
+                }
+                #[test]
+                fn centres_follow_a_normal_that_moves() {
+                    super::centres_follow_a_normal_that_moves::<$scalar>();
                 }
             }
         )*};

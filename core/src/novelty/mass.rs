@@ -253,14 +253,41 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
     /// # Errors
     /// As [`nearest`](Self::nearest).
     pub fn nearest_with_distance(&self, x: &[T]) -> Result<(usize, T), Error> {
+        self.assess(x)?.1.ok_or(Error::InvalidParam { name: "centres" })
+    }
+
+    /// One pass of `m` kernel evaluations over the centres for `x`: its score `d²(x)`
+    /// (`None` for an empty set, see [`score`](Self::score)) and its nearest centre with
+    /// the squared distance to it (`None` without centres, see
+    /// [`nearest_with_distance`](Self::nearest_with_distance)).
+    ///
+    /// # Errors
+    /// `DimensionMismatch`, `NonFinite`, `InvalidParam { name: "x" }` as for
+    /// [`add_centre`](Self::add_centre); `NonFinite` for a score that overflows.
+    pub fn assess(&self, x: &[T]) -> Result<(Option<T>, Option<(usize, T)>), Error> {
         let (self_term, norm) = self.norm_of(x)?;
+        #[allow(clippy::cast_precision_loss, reason = "n < 2⁵³ in any stream")]
+        let n = T::from_f64(self.n as f64);
         let two = T::from_f64(2.0);
-        let closeness = similarities(&self.kernel, x, norm, self.centres(), self.norms())
-            .enumerate()
-            .map(|(j, k)| (j, two * k - self.gram(j, j)));
-        let best = closeness.reduce(|best, next| if next.1 > best.1 { next } else { best });
-        let (j, closest) = best.ok_or(Error::InvalidParam { name: "centres" })?;
-        Ok((j, (self_term - closest).max_of(T::ZERO)))
+        let (mut cross, mut best) = (T::ZERO, None::<(usize, T)>);
+        let similarities = similarities(&self.kernel, x, norm, self.centres(), self.norms());
+        for (j, (k, &a)) in similarities.zip(self.counts()).enumerate() {
+            if self.n > 0 {
+                // With the weights a_j/n rounded as a `NoveltyModel` stores them, so that a
+                // model scores exactly as the set it was frozen from.
+                cross += T::from_f64(f64::from(a)) / n * k;
+            }
+            let closeness = two * k - self.gram(j, j);
+            if best.is_none_or(|(_, b)| closeness > b) {
+                best = Some((j, closeness));
+            }
+        }
+        let nearest = best.map(|(j, closeness)| (j, (self_term - closeness).max_of(T::ZERO)));
+        if self.n == 0 {
+            return Ok((None, nearest));
+        }
+        let d2 = self_term - (cross + cross) + self.constant / (n * n);
+        if d2.is_finite() { Ok((Some(d2), nearest)) } else { Err(Error::NonFinite) }
     }
 
     /// Centres the set can hold.
@@ -300,8 +327,18 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
     /// `u32::MAX` points. The set is unchanged on error.
     pub fn enter(&mut self, x: &[T]) -> Result<usize, Error> {
         let j = self.nearest(x)?;
-        self.change(j, true)?;
+        self.enter_at(j)?;
         Ok(j)
+    }
+
+    /// A point represented by centre `j` (its nearest, which the caller found with
+    /// [`assess`](Self::assess)) joins the set.
+    ///
+    /// # Errors
+    /// `IndexOutOfRange` for `j ≥ m`; `CapacityExceeded` when the centre already represents
+    /// `u32::MAX` points. The set is unchanged on error.
+    pub fn enter_at(&mut self, j: usize) -> Result<(), Error> {
+        self.change(j, true)
     }
 
     /// A point that centre `j` represents leaves the set.
@@ -367,22 +404,7 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
     /// [`add_centre`](Self::add_centre); `InvalidParam { name: "empty" }` before any point
     /// entered.
     pub fn score(&self, x: &[T]) -> Result<T, Error> {
-        let (self_term, norm) = self.norm_of(x)?;
-        if self.n == 0 {
-            return Err(Error::InvalidParam { name: "empty" });
-        }
-        #[allow(clippy::cast_precision_loss, reason = "n < 2⁵³ in any stream")]
-        let n = T::from_f64(self.n as f64);
-        let similarities = similarities(&self.kernel, x, norm, self.centres(), self.norms());
-        // With the weights a_j/n and the constant A/n² rounded as a `NoveltyModel` stores
-        // them, so that a model scores exactly as the set it was frozen from.
-        let cross = self
-            .counts()
-            .iter()
-            .zip(similarities)
-            .fold(T::ZERO, |acc, (&a, k)| acc + T::from_f64(f64::from(a)) / n * k);
-        let d2 = self_term - (cross + cross) + self.constant / (n * n);
-        if d2.is_finite() { Ok(d2) } else { Err(Error::NonFinite) }
+        self.assess(x)?.0.ok_or(Error::InvalidParam { name: "empty" })
     }
 }
 
@@ -495,17 +517,19 @@ mod tests {
         }
     }
 
-    /// Points entering and leaving keep `A` and `g` as a rebuild from the counts would:
-    /// after thousands of changes (with refreshes between) the score equals a fresh set's
-    /// holding the same counts.
+    /// Points entering and leaving, and centres replaced, keep `A` and `g` as a rebuild
+    /// from the counts would: after thousands of changes (with refreshes between) the score
+    /// equals a fresh set's holding the same centres and counts.
     fn entering_and_leaving_match_a_rebuild<T: Real>() {
-        let (m, dim) = (16, 2);
+        let (m, dim) = (17, 2);
         let kernel = Kernel::rbf(T::from_f64(0.5)).unwrap();
         let mut mass = new::<T>(m, dim, kernel, false);
         let as_t = |row: &[f64]| row.iter().map(|&v| T::from_f64(v)).collect::<Vec<T>>();
-        for row in cloud(m, dim, 3).chunks_exact(dim) {
+        for row in cloud(m - 1, dim, 3).chunks_exact(dim) {
             mass.add_centre(&as_t(row)).unwrap();
         }
+        // Far from the stream: it represents no point.
+        let far = mass.add_centre(&as_t(&[9.0, 9.0])).unwrap();
         let stream = cloud(3000, dim, 4);
         let mut window: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
         for row in stream.chunks_exact(dim) {
@@ -515,6 +539,15 @@ mod tests {
             }
         }
         assert_eq!(mass.len(), 100);
+        assert_eq!(mass.counts()[far], 0);
+        mass.replace_centre(far, &as_t(&[0.4, 0.6])).unwrap();
+        let used = window[0];
+        assert_eq!(mass.replace_centre(used, &as_t(&[0.0, 0.0])), Err(Error::InvalidParam { name: "counts" }));
+        assert_eq!(mass.replace_centre(m, &as_t(&[0.0, 0.0])), Err(Error::IndexOutOfRange { index: m, len: m }));
+        for row in stream.chunks_exact(dim).take(50) {
+            window.push_back(mass.enter(&as_t(row)).unwrap());
+            mass.leave(window.pop_front().unwrap()).unwrap();
+        }
         let mut fresh = new::<T>(m, dim, kernel, false);
         for row in mass.centres().chunks_exact(dim) {
             fresh.add_centre(row).unwrap();

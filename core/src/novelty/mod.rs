@@ -21,7 +21,7 @@ mod model;
 mod quantile;
 mod state;
 
-pub use detector::{Detector, DetectorParams, Score};
+pub use detector::{Assessment, Detector, DetectorParams, Score};
 pub use mass::{CentreOfMass, REFRESH};
 pub use model::NoveltyModel;
 pub use quantile::P2Quantile;

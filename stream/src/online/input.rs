@@ -113,6 +113,25 @@ impl<T: Real> Input<T> {
         Ok(&self.row)
     }
 
+    /// Learns the loaded row as [`for_prediction`](Self::for_prediction) gave it (scaled by
+    /// the statistics before it) with `learn`, then adds it to the statistics; if `learn`
+    /// fails they are put back. For a learner that learns a sample as it scored it.
+    ///
+    /// # Errors
+    /// As `Scaler::observe`, or `learn`'s.
+    pub(super) fn learn_as_predicted<R>(&mut self, learn: impl FnOnce(&[T]) -> Result<R, Error>) -> Result<R, Error> {
+        self.for_prediction()?;
+        if let Some((scaler, undo)) = &mut self.scaling {
+            undo.clone_from(scaler);
+            scaler.observe(&self.raw)?;
+        }
+        let learned = learn(&self.row);
+        if learned.is_err() {
+            self.undo_observe();
+        }
+        learned
+    }
+
     /// Puts back the statistics [`observed`](Self::observed) changed.
     pub(super) fn undo_observe(&mut self) {
         if let Some((scaler, undo)) = &mut self.scaling {

@@ -7,7 +7,7 @@
 //! they also start the scaling: the warm-up keeps its samples raw, and at its end they
 //! are standardised by the statistics of the whole warm-up and learned (centres chosen on
 //! rows scaled by a handful of samples would be anywhere); every sample learned after
-//! joins the statistics, as with the other learners (`online/input.rs`), and the centres
+//! joins the statistics once learned as it was scored (the statistics before it), and the centres
 //! that the window leaves behind are replaced (`kestrel_core::novelty::Detector`). Until
 //! then a sample has no score and is not flagged; a
 //! stream that ends sooner still gives a model (its rows learned, standardised by their
@@ -31,7 +31,7 @@
 //! ([`WindowNovelty::footprint`]).
 
 use kestrel_core::kernel::KernelKind;
-use kestrel_core::novelty::{CentreOfMass, Detector, DetectorParams, DetectorState, NoveltyModel, Score};
+use kestrel_core::novelty::{Assessment, CentreOfMass, Detector, DetectorParams, DetectorState, NoveltyModel};
 use kestrel_core::{Error, Kernel, Real};
 use serde::{Deserialize, Serialize};
 
@@ -85,8 +85,8 @@ pub struct WindowNovelty<T> {
     /// The warm-up's raw samples (row-major) while it lasts, with scaling.
     warmup: Option<Vec<T>>,
     detector: HostDetector<T>,
-    /// The score of the sample loaded, once predicted.
-    score: Option<Score<T>>,
+    /// The score and nearest centre of the sample loaded, once predicted.
+    assessment: Option<Assessment<T>>,
 }
 
 /// Everything [`WindowNovelty::save_state`](OnlineLearner::save_state) writes.
@@ -126,7 +126,7 @@ impl<T: Real> WindowNovelty<T> {
             false => None,
         };
         let input = Input::new(dim, settings.scale)?;
-        Ok(WindowNovelty { settings, input, warmup, detector, score: None })
+        Ok(WindowNovelty { settings, input, warmup, detector, assessment: None })
     }
 
     /// An empty detector of `settings`.
@@ -211,40 +211,38 @@ fn params<T: Real>(settings: &NoveltySettings<T>) -> DetectorParams<T> {
 
 impl<T: Real> Steps for WindowNovelty<T> {
     fn load(&mut self, record: &Record) -> Result<(), Error> {
-        self.score = None;
+        self.assessment = None;
         self.input.load(record)
     }
 
     fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
-        if self.warming_up() || self.detector.is_empty() {
+        if self.warming_up() {
             return Ok(Some(0.0));
         }
-        let score = self.detector.score(self.input.for_prediction()?)?;
-        self.score = Some(score);
-        Ok(Some(if score.anomaly { 1.0 } else { 0.0 }))
+        let assessment = self.detector.assess(self.input.for_prediction()?)?;
+        self.assessment = Some(assessment);
+        Ok(Some(if assessment.score().is_some_and(|score| score.anomaly) { 1.0 } else { 0.0 }))
     }
 
+    /// Learns the sample as it was scored (standardised by the statistics before it),
+    /// then adds it to the statistics: one pass over the centres serves the prediction and
+    /// the update.
     fn learn_loaded(&mut self, _label: f64) -> Result<(), Error> {
         if self.warming_up() {
             return self.warm_up();
         }
-        let score = match (self.score, self.detector.is_empty()) {
-            (Some(score), _) => Some(score),
-            (None, true) => None,
-            (None, false) => Some(self.detector.score(self.input.for_prediction()?)?),
+        let assessment = match self.assessment {
+            Some(assessment) => assessment,
+            None => self.detector.assess(self.input.for_prediction()?)?,
         };
-        match score {
+        match assessment.score() {
             // Not learned, but its score still counts toward the threshold.
             Some(score) if score.anomaly && self.settings.learn == Learn::Unflagged => {
                 self.detector.observe(score.distance2)
             }
             _ => {
-                let row = self.input.observed()?;
-                let learned = self.detector.learn(row).map(drop);
-                if learned.is_err() {
-                    self.input.undo_observe();
-                }
-                learned
+                let detector = &mut self.detector;
+                self.input.learn_as_predicted(|row| detector.learn_assessed(row, &assessment).map(drop))
             }
         }
     }
@@ -260,7 +258,7 @@ impl<T: Real> OnlineLearner for WindowNovelty<T> {
     }
 
     fn last_score(&self) -> Option<f64> {
-        self.score.map(|score| score.distance2.to_f64())
+        self.assessment.and_then(|a| a.score()).map(|score| score.distance2.to_f64())
     }
 
     /// The model of the detector; a stream that ended in its warm-up gives the model of
@@ -317,7 +315,7 @@ impl<T: Real> OnlineLearner for WindowNovelty<T> {
             None => None,
         };
         self.input.restore(state.scaler)?;
-        (self.detector, self.warmup, self.score) = (detector, warmup, None);
+        (self.detector, self.warmup, self.assessment) = (detector, warmup, None);
         Ok(())
     }
 }
