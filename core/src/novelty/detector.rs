@@ -1,6 +1,6 @@
 //! [`Detector`]: novelty detection on a stream in fixed memory — the distance to the
 //! centre of mass of the last `N` normal points ([`CentreOfMass`]), and a threshold at the
-//! `q`-quantile of the scores normal points had ([`P2Quantile`]).
+//! `q`-quantile of the recent scores ([`RecentQuantile`]: of the last `span` to `2·span`).
 //!
 //! **Learning a point** `x` (one the caller takes as normal):
 //! 1. if it is at least `δ` (in feature space) from its nearest centre, and a centre is
@@ -24,7 +24,7 @@
 //! **Memory**: the centre of mass ([`CentreOfMass::scalars_len`]`(m, d)` scalars, `m`
 //! counts) and the ring (`N` `u32`); the quantile estimator is inline.
 
-use super::{CentreOfMass, NoveltyModel, P2Quantile};
+use super::{CentreOfMass, NoveltyModel, RecentQuantile};
 use crate::storage::Storage;
 use crate::{Error, Real};
 
@@ -38,12 +38,15 @@ pub struct DetectorParams<T> {
     pub delta: T,
     /// Scores observed before any point is flagged, at least 1.
     pub warmup: u64,
+    /// Scores per epoch of the threshold's estimator, at least 1: the threshold is the
+    /// `q`-quantile of the last `span` to `2·span` scores ([`RecentQuantile`]).
+    pub span: u64,
 }
 
 impl<T: Real> DetectorParams<T> {
-    /// `q = 0.99`, `δ = 0.3`, 32 scores of warm-up.
+    /// `q = 0.99`, `δ = 0.3`, 32 scores of warm-up, epochs of 2048 scores.
     pub fn new() -> Self {
-        DetectorParams { quantile: 0.99, delta: T::from_f64(0.3), warmup: 32 }
+        DetectorParams { quantile: 0.99, delta: T::from_f64(0.3), warmup: 32, span: 2048 }
     }
 }
 
@@ -87,7 +90,7 @@ pub struct Detector<T, S, C, R> {
     pub(super) ring: R,
     pub(super) head: usize,
     pub(super) filled: usize,
-    pub(super) threshold: P2Quantile<T>,
+    pub(super) threshold: RecentQuantile<T>,
     pub(super) delta2: T,
     pub(super) warmup: u64,
 }
@@ -169,8 +172,9 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
     }
 
     /// Counts the score `distance2` of a point the caller does not learn (one it flagged)
-    /// toward the threshold, so that the threshold stays the `q`-quantile of the scores of
-    /// every point seen — only counting the points learned, each flag would lower it.
+    /// toward the threshold, so that the threshold stays the `q`-quantile of the recent
+    /// scores of every point seen — only counting the points learned, each flag would
+    /// lower it.
     ///
     /// # Errors
     /// `NonFinite` for NaN or ±∞ (the detector is unchanged).
@@ -248,15 +252,18 @@ impl<T: Copy> Assessment<T> {
 /// The quantile estimator and `δ²` of `params`, checked.
 ///
 /// # Errors
-/// `InvalidParam` naming `quantile`, `delta` or `warmup`.
-pub(super) fn checked<T: Real>(params: DetectorParams<T>) -> Result<(P2Quantile<T>, T), Error> {
+/// `InvalidParam` naming `quantile`, `delta`, `warmup` or `span`.
+pub(super) fn checked<T: Real>(params: DetectorParams<T>) -> Result<(RecentQuantile<T>, T), Error> {
     if !(params.delta >= T::ZERO && params.delta.is_finite()) {
         return Err(Error::InvalidParam { name: "delta" });
     }
     if params.warmup == 0 {
         return Err(Error::InvalidParam { name: "warmup" });
     }
-    let threshold = P2Quantile::new(params.quantile).map_err(|_| Error::InvalidParam { name: "quantile" })?;
+    let threshold = match RecentQuantile::new(params.quantile, params.span) {
+        Err(Error::InvalidParam { name: "q" }) => return Err(Error::InvalidParam { name: "quantile" }),
+        other => other?,
+    };
     Ok((threshold, params.delta * params.delta))
 }
 
@@ -389,6 +396,7 @@ mod tests {
             (DetectorParams { quantile: 1.0, ..DetectorParams::new() }, "quantile"),
             (DetectorParams { delta: T::from_f64(-1.0), ..DetectorParams::new() }, "delta"),
             (DetectorParams { warmup: 0, ..DetectorParams::new() }, "warmup"),
+            (DetectorParams { span: 0, ..DetectorParams::new() }, "span"),
         ] {
             assert_eq!(Detector::new_in(mass(), vec![0u32; 8], params).err(), Some(Error::InvalidParam { name }));
         }

@@ -9,6 +9,8 @@
 //! - [`P2Quantile`] (`quantile.rs`): the `q`-quantile of the scores of normal points in
 //!   constant memory (the P² algorithm), so that "anomaly" means "beyond the `q`-th quantile
 //!   of normal", with nothing sorted or stored.
+//! - [`RecentQuantile`] (`recent.rs`): the same over the recent numbers only — two P²
+//!   estimators in turn — so that the threshold follows scores that drift.
 //! - [`Detector`] (`detector.rs`): both over a window of the last `N` normal points, with
 //!   centres chosen on the way (a point at least `δ` from every centre becomes one).
 //! - [`DetectorState`] (`state.rs`): a detector saved and restored, bit for bit.
@@ -19,10 +21,12 @@ mod detector;
 mod mass;
 mod model;
 mod quantile;
+mod recent;
 mod state;
 
 pub use detector::{Assessment, Detector, DetectorParams, Score};
 pub use mass::{CentreOfMass, REFRESH};
 pub use model::NoveltyModel;
 pub use quantile::P2Quantile;
+pub use recent::RecentQuantile;
 pub use state::DetectorState;

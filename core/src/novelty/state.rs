@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::mass::REFRESH;
-use super::{CentreOfMass, Detector, DetectorParams, P2Quantile};
+use super::{CentreOfMass, Detector, DetectorParams, RecentQuantile};
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Kernel, Real};
@@ -28,7 +28,7 @@ pub struct DetectorState<T> {
     changes: u32,
     head: usize,
     filled: usize,
-    threshold: P2Quantile<T>,
+    threshold: RecentQuantile<T>,
 }
 
 impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + AsMut<[u32]>> Detector<T, S, C, R> {
@@ -63,7 +63,7 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
     /// `InvalidParam` naming the first inconsistent field — `centres` (more than the
     /// counts hold), `counts` (a count past the centres, or counts that are not the ring's),
     /// `changes`, `head`, `filled`, `ring` (an entry past the centres), `norms`,
-    /// `quantile` (another `q`, or an estimator `observe` cannot reach); `NonFinite` for
+    /// `quantile` (another `q` or span, or an estimator `observe` cannot reach); `NonFinite` for
     /// NaN/∞ in a centre, `K̃`, `g` or the constant.
     ///
     /// # Examples
@@ -95,7 +95,8 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
     ) -> Result<Self, Error> {
         let (threshold, delta2) = super::detector::checked(params)?;
         let invalid = |name| Err(Error::InvalidParam { name });
-        if !state.threshold.is_consistent() || state.threshold.q() != threshold.q() {
+        let same = state.threshold.q() == threshold.q() && state.threshold.span() == threshold.span();
+        if !state.threshold.is_consistent() || !same {
             return invalid("quantile");
         }
         if dim == 0 {
@@ -205,7 +206,7 @@ mod tests {
     }
 
     fn params<T: Real>() -> DetectorParams<T> {
-        DetectorParams { quantile: 0.9, delta: T::from_f64(0.4), warmup: 8 }
+        DetectorParams { quantile: 0.9, delta: T::from_f64(0.4), warmup: 8, span: 100 }
     }
 
     fn detector<T: Real>(m: usize, window: usize) -> Vecs<T> {
@@ -277,6 +278,9 @@ mod tests {
         assert!(matches!(with(short, counts.to_vec(), ring.to_vec()), Some(Error::CapacityExceeded { .. })));
         let other = DetectorParams { quantile: 0.5, ..params() };
         let (scalars, counts, ring) = (scalars.to_vec(), counts.to_vec(), ring.to_vec());
+        let e = Detector::from_state_in(scalars.clone(), counts.clone(), ring.clone(), DIM, kernel(), false, other, state);
+        assert_eq!(e.err(), name("quantile"));
+        let other = DetectorParams { span: 50, ..params() };
         let e = Detector::from_state_in(scalars, counts, ring, DIM, kernel(), false, other, state).err();
         assert_eq!(e, name("quantile"));
     }

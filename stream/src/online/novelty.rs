@@ -206,7 +206,7 @@ fn normalised<T: Real>(settings: &NoveltySettings<T>) -> bool {
 /// `W − 1` scores are observed before the first flag.
 fn params<T: Real>(settings: &NoveltySettings<T>) -> DetectorParams<T> {
     let warmup = u64::try_from(settings.warmup.saturating_sub(1)).unwrap_or(u64::MAX).max(1);
-    DetectorParams { quantile: settings.quantile, delta: settings.delta, warmup }
+    DetectorParams { quantile: settings.quantile, delta: settings.delta, warmup, ..DetectorParams::new() }
 }
 
 impl<T: Real> Steps for WindowNovelty<T> {
