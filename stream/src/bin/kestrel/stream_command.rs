@@ -7,6 +7,10 @@
 //! again from its start, skips as many rows, and continues where the checkpoint was — so
 //! the final model is the one an uninterrupted run gives.
 //!
+//! `--output` writes one line per sample learned (its prediction; a detector's score and
+//! flag), flushed at each checkpoint, which records the bytes written: a resume cuts the
+//! file back to them, so every sample's line is there once.
+//!
 //! Nothing learned is lost on the way out: at the end of the input, on SIGINT/SIGTERM
 //! (exit code 130/143) and before stopping on a bad row (exit code 1) the checkpoint and
 //! the model are written when `--checkpoint` and `--out` are set.
