@@ -106,7 +106,13 @@ mod tests {
         let (mut wins, mut pairs) = (0.0, 0.0);
         for &(a, _) in rows.iter().filter(|r| r.1) {
             for &(n, _) in rows.iter().filter(|r| !r.1) {
-                wins += if a > n { 1.0 } else if a == n { 0.5 } else { 0.0 };
+                wins += if a > n {
+                    1.0
+                } else if a == n {
+                    0.5
+                } else {
+                    0.0
+                };
                 pairs += 1.0;
             }
         }
@@ -117,9 +123,13 @@ mod tests {
     fn counts_and_rates() {
         let mut d = Detections::default();
         assert_eq!((d.precision(), d.recall(), d.auc()), (None, None, None));
-        for (score, flagged, label) in
-            [(Some(0.9), true, 1.0), (Some(0.8), true, 0.0), (Some(0.2), false, 2.0), (None, false, 0.0), (Some(0.1), false, f64::NAN)]
-        {
+        for (score, flagged, label) in [
+            (Some(0.9), true, 1.0),
+            (Some(0.8), true, 0.0),
+            (Some(0.2), false, 2.0),
+            (None, false, 0.0),
+            (Some(0.1), false, f64::NAN),
+        ] {
             d.add(score, flagged, label);
         }
         assert_eq!((d.n, d.flagged, d.labelled, d.anomalies, d.true_positives, d.false_positives), (5, 2, 4, 2, 1, 1));

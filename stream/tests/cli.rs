@@ -798,8 +798,20 @@ fn novelty_streams_trains_and_evaluates() {
     sensor_csv(&test, 1000, 2);
     let (rows, model) = (dir.join("rows.txt"), dir.join("stream.kestrel"));
     let o = kestrel(&[
-        "stream", "--learner", "novelty", "--input", log.to_str().unwrap(), "--quantile", "0.95", "--json",
-        "--report-every", "1000", "--output", rows.to_str().unwrap(), "--out", model.to_str().unwrap(),
+        "stream",
+        "--learner",
+        "novelty",
+        "--input",
+        log.to_str().unwrap(),
+        "--quantile",
+        "0.95",
+        "--json",
+        "--report-every",
+        "1000",
+        "--output",
+        rows.to_str().unwrap(),
+        "--out",
+        model.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let summary = json(&o);
@@ -818,7 +830,10 @@ fn novelty_streams_trains_and_evaluates() {
 
     let o = kestrel(&["inspect", model.to_str().unwrap(), "--json"]);
     let info = json(&o);
-    assert_eq!((info["kind"].as_str(), info["task"].as_str(), info["scaled"].as_bool()), (Some("novelty"), Some("detector"), Some(true)));
+    assert_eq!(
+        (info["kind"].as_str(), info["task"].as_str(), info["scaled"].as_bool()),
+        (Some("novelty"), Some("detector"), Some(true))
+    );
     let o = kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", test.to_str().unwrap(), "--json"]);
     let evaluated = json(&o);
     assert!(evaluated["auc"].as_f64().unwrap() > 0.95, "{evaluated}");
@@ -830,8 +845,17 @@ fn novelty_streams_trains_and_evaluates() {
 
     let trained = dir.join("trained.kestrel");
     let o = kestrel(&[
-        "train", "--learner", "novelty", "--input", log.to_str().unwrap(), "--scale", "--quantile", "0.95", "--out",
-        trained.to_str().unwrap(), "--json",
+        "train",
+        "--learner",
+        "novelty",
+        "--input",
+        log.to_str().unwrap(),
+        "--scale",
+        "--quantile",
+        "0.95",
+        "--out",
+        trained.to_str().unwrap(),
+        "--json",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(json(&o)["chosen"]["gamma"].as_f64().is_some(), "{}", stdout(&o));
@@ -844,8 +868,20 @@ fn novelty_streams_trains_and_evaluates() {
 
     let budget = |target: &str| {
         let o = kestrel(&[
-            "budget", "--learner", "novelty", "--dim", "3", "--window", "256", "--centers", "32", "--scalar", "f32",
-            "--target", target, "--json",
+            "budget",
+            "--learner",
+            "novelty",
+            "--dim",
+            "3",
+            "--window",
+            "256",
+            "--centers",
+            "32",
+            "--scalar",
+            "f32",
+            "--target",
+            target,
+            "--json",
         ]);
         json(&o)["bytes"].as_u64().unwrap()
     };

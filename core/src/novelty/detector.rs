@@ -161,7 +161,11 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
     pub fn assess(&self, x: &[T]) -> Result<Assessment<T>, Error> {
         let (distance2, nearest) = self.mass.assess(x)?;
         let threshold = self.threshold();
-        let score = distance2.map(|distance2| Score { distance2, threshold, anomaly: threshold.is_some_and(|t| distance2 > t) });
+        let score = distance2.map(|distance2| Score {
+            distance2,
+            threshold,
+            anomaly: threshold.is_some_and(|t| distance2 > t),
+        });
         Ok(Assessment { score, nearest, stamp: self.stamp() })
     }
 

@@ -38,6 +38,10 @@ use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Kernel, Real};
 
+/// What [`CentreOfMass::assess`] finds: `d²(x)` (`None` for an empty set) and the
+/// nearest centre with the squared distance to it (`None` without centres).
+pub type Assessed<T> = (Option<T>, Option<(usize, T)>);
+
 /// Changes (points entering or leaving) between two recomputations of `A` and `g`.
 pub const REFRESH: u32 = 1024;
 
@@ -264,7 +268,7 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
     /// # Errors
     /// `DimensionMismatch`, `NonFinite`, `InvalidParam { name: "x" }` as for
     /// [`add_centre`](Self::add_centre); `NonFinite` for a score that overflows.
-    pub fn assess(&self, x: &[T]) -> Result<(Option<T>, Option<(usize, T)>), Error> {
+    pub fn assess(&self, x: &[T]) -> Result<Assessed<T>, Error> {
         let (self_term, norm) = self.norm_of(x)?;
         #[allow(clippy::cast_precision_loss, reason = "n < 2⁵³ in any stream")]
         let n = T::from_f64(self.n as f64);

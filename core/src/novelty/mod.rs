@@ -25,7 +25,7 @@ mod recent;
 mod state;
 
 pub use detector::{Assessment, Detector, DetectorParams, Score};
-pub use mass::{CentreOfMass, REFRESH};
+pub use mass::{Assessed, CentreOfMass, REFRESH};
 pub use model::NoveltyModel;
 pub use quantile::P2Quantile;
 pub use recent::RecentQuantile;

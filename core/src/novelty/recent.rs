@@ -85,9 +85,10 @@ impl<T: Real> RecentQuantile<T> {
     /// `true` for a state [`observe`](Self::observe) can reach: both estimators
     /// consistent and of one `q`, the filling one short of `span`, the full one at it.
     pub(super) fn is_consistent(&self) -> bool {
-        let full = self.full.as_ref().is_none_or(|full| {
-            full.is_consistent() && full.q() == self.filling.q() && full.count() == self.span
-        });
+        let full = self
+            .full
+            .as_ref()
+            .is_none_or(|full| full.is_consistent() && full.q() == self.filling.q() && full.count() == self.span);
         let filling = self.filling.count();
         let counted = match self.full {
             None => self.count == filling,

@@ -210,7 +210,8 @@ mod tests {
     }
 
     fn detector<T: Real>(m: usize, window: usize) -> Vecs<T> {
-        let mass = CentreOfMass::new_in(vec![T::ZERO; CentreOfMass::scalars_len(m, DIM)], vec![0; m], DIM, kernel(), false);
+        let mass =
+            CentreOfMass::new_in(vec![T::ZERO; CentreOfMass::scalars_len(m, DIM)], vec![0; m], DIM, kernel(), false);
         Detector::new_in(mass.unwrap(), vec![0; window], params()).unwrap()
     }
 
@@ -278,7 +279,8 @@ mod tests {
         assert!(matches!(with(short, counts.to_vec(), ring.to_vec()), Some(Error::CapacityExceeded { .. })));
         let other = DetectorParams { quantile: 0.5, ..params() };
         let (scalars, counts, ring) = (scalars.to_vec(), counts.to_vec(), ring.to_vec());
-        let e = Detector::from_state_in(scalars.clone(), counts.clone(), ring.clone(), DIM, kernel(), false, other, state);
+        let e =
+            Detector::from_state_in(scalars.clone(), counts.clone(), ring.clone(), DIM, kernel(), false, other, state);
         assert_eq!(e.err(), name("quantile"));
         let other = DetectorParams { span: 50, ..params() };
         let e = Detector::from_state_in(scalars, counts, ring, DIM, kernel(), false, other, state).err();

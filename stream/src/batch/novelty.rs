@@ -65,8 +65,9 @@ pub fn train<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitte
         mass.enter(x).map_err(TrainError::Core)?;
     }
     let threshold = threshold(&mass, &points, dim, settings.quantile)?;
-    let model = NoveltyModel::from_mass_in(&mass, Some(threshold), vec![T::ZERO; NoveltyModel::scalars_len(dim, reduced.m)])
-        .map_err(TrainError::Core)?;
+    let model =
+        NoveltyModel::from_mass_in(&mass, Some(threshold), vec![T::ZERO; NoveltyModel::scalars_len(dim, reduced.m)])
+            .map_err(TrainError::Core)?;
     let bytes = model::to_bytes(&model).map_err(TrainError::Core)?;
     let summary = Summary::from([
         ("learner", "novelty".into()),
@@ -82,7 +83,9 @@ pub fn train<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitte
 fn kernel<T: Real>(settings: &FitSettings, points: &[T], dim: usize) -> Result<(Kernel<T>, Option<f64>), FitError> {
     let spec = &settings.kernel;
     match (spec.gamma, spec.kind) {
-        (Some(Setting::Value(gamma)), _) => Ok((spec.build(gamma).map_err(FitError::param("kernel parameters"))?, None)),
+        (Some(Setting::Value(gamma)), _) => {
+            Ok((spec.build(gamma).map_err(FitError::param("kernel parameters"))?, None))
+        }
         (_, KernelChoice::Linear) => Ok((Kernel::linear(), None)),
         (None | Some(Setting::Auto), _) => {
             let gamma = scale_width(points, dim);
@@ -101,7 +104,12 @@ fn scale_width<T: Real>(points: &[T], dim: usize) -> f64 {
 }
 
 /// The `q`-quantile of the rows' scores: the `⌈q·n⌉`-th smallest.
-fn threshold<T: Real>(mass: &CentreOfMass<T, Vec<T>, Vec<u32>>, points: &[T], dim: usize, q: f64) -> Result<T, FitError> {
+fn threshold<T: Real>(
+    mass: &CentreOfMass<T, Vec<T>, Vec<u32>>,
+    points: &[T],
+    dim: usize,
+    q: f64,
+) -> Result<T, FitError> {
     if !(q > 0.0 && q < 1.0) {
         return Err(FitError::Settings(format!("--quantile {q} is not between 0 and 1")));
     }
@@ -136,7 +144,8 @@ mod tests {
     #[test]
     fn fits_a_cloud_and_flags_beyond_its_quantile() {
         let mut rng = Rng::seed_from_u64(3);
-        let points: Vec<[f64; 2]> = (0..400).map(|_| [rng.normal::<f64>() * 2.0 + 5.0, rng.normal::<f64>() * 2.0]).collect();
+        let points: Vec<[f64; 2]> =
+            (0..400).map(|_| [rng.normal::<f64>() * 2.0 + 5.0, rng.normal::<f64>() * 2.0]).collect();
         let settings = FitSettings { quantile: 0.9, ..FitSettings::new(Learner::Novelty) };
         let fitted = fit(&settings, &data(&points)).unwrap();
         let mut model = model::load(&fitted.bytes).unwrap();

@@ -133,7 +133,13 @@ impl<T: Real> WindowNovelty<T> {
     fn detector(settings: &NoveltySettings<T>, dim: usize) -> Result<HostDetector<T>, BuildError> {
         let m = settings.centres;
         let scalars = zeroed(CentreOfMass::scalars_len(m, dim), "the centre of mass")?;
-        let mass = CentreOfMass::new_in(scalars, zeroed(m, "the centres' counts")?, dim, settings.kernel, normalised(settings))?;
+        let mass = CentreOfMass::new_in(
+            scalars,
+            zeroed(m, "the centres' counts")?,
+            dim,
+            settings.kernel,
+            normalised(settings),
+        )?;
         Ok(Detector::new_in(mass, zeroed(settings.window, "the window")?, params(settings))?)
     }
 
@@ -158,7 +164,6 @@ impl<T: Real> WindowNovelty<T> {
     fn warming_up(&self) -> bool {
         self.warmup.is_some()
     }
-
 
     /// Adds the loaded sample to the warm-up; at its end, standardises the warm-up by its
     /// statistics and learns it into a copy of the detector, which replaces it.
@@ -186,7 +191,11 @@ impl<T: Real> WindowNovelty<T> {
 
 /// A copy of `detector` that learned the raw rows `warmup`, standardised by `input`'s
 /// statistics.
-fn learned_warmup<T: Real>(detector: &HostDetector<T>, input: &Input<T>, warmup: &[T]) -> Result<HostDetector<T>, Error> {
+fn learned_warmup<T: Real>(
+    detector: &HostDetector<T>,
+    input: &Input<T>,
+    warmup: &[T],
+) -> Result<HostDetector<T>, Error> {
     let mut detector = detector.clone();
     let mut row = vec![T::ZERO; input.dim()];
     for x in warmup.chunks_exact(input.dim()) {
@@ -298,10 +307,10 @@ impl<T: Real> OnlineLearner for WindowNovelty<T> {
         expect_same("window", state.ring.len(), settings.window)?;
         expect_same("centres", state.counts.len(), settings.centres)?;
         expect_same("centre of mass scalars", state.scalars.len(), CentreOfMass::scalars_len(settings.centres, dim))?;
-        if let Some(warmup) = &state.warmup {
-            if !settings.scale || warmup.len() % dim != 0 || warmup.len() >= settings.warmup.saturating_mul(dim) {
-                return Err(StateError::Mismatch(format!("a warm-up of {} values for {dim} features", warmup.len())));
-            }
+        if let Some(warmup) = &state.warmup
+            && (!settings.scale || warmup.len() % dim != 0 || warmup.len() >= settings.warmup.saturating_mul(dim))
+        {
+            return Err(StateError::Mismatch(format!("a warm-up of {} values for {dim} features", warmup.len())));
         }
         let (kernel, normalised, params) = (settings.kernel, normalised(settings), params(settings));
         let (scalars, counts, ring) = (state.scalars, state.counts, state.ring);
@@ -398,7 +407,8 @@ mod tests {
         let mut model = model::load(&learner.encode().unwrap()).unwrap();
         assert_eq!(learner.save_state().unwrap(), before);
         let far = record(&[1e5 + 3000.0, 0.1, 30.0], 1.0);
-        let (near, far) = (model.novelty_score(&records[5]).unwrap().unwrap(), model.novelty_score(&far).unwrap().unwrap());
+        let (near, far) =
+            (model.novelty_score(&records[5]).unwrap().unwrap(), model.novelty_score(&far).unwrap().unwrap());
         assert!(far > near, "{far} vs {near}");
         assert_eq!(model.predict(&record(&[1e5 + 3000.0, 0.1, 30.0], 1.0)).unwrap(), 1.0);
     }

@@ -14,7 +14,7 @@ use kestrel_stream::model::{self, Predictor, scalar_name};
 use kestrel_stream::online::{WindowNovelty, WindowRsvm, WindowSlkl, WindowSvm};
 use kestrel_stream::score::Tally;
 use kestrel_stream::source::{self, Format, LabelColumn, Record, RecordReader};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::args::{
     BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, OnErrorArg, PredictArgs, ScalarArg, TargetArg,
@@ -129,7 +129,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         Ok(())
     })?;
     if model.info().task == "detector" {
-        let summary = detection_summary(&detections, skipped);
+        let summary = Value::Object(detection_summary(&detections, skipped));
         match args.json {
             true => println!("{summary}"),
             false => println!("{}", detection_text(&detections)),
@@ -154,13 +154,16 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
 
 /// A novelty detector's counts against the labels as JSON: rows, flagged and, with
 /// labels, anomalies, precision, recall and AUC (`null` where undefined).
-pub fn detection_summary(detections: &Detections, skipped: impl Into<Value>) -> Value {
-    let mut summary = json!({"n": detections.n, "flagged": detections.flagged, "skipped": skipped.into()});
+pub fn detection_summary(detections: &Detections, skipped: impl Into<Value>) -> Map<String, Value> {
+    let mut summary = Map::new();
+    summary.insert("n".into(), json!(detections.n));
+    summary.insert("flagged".into(), json!(detections.flagged));
+    summary.insert("skipped".into(), skipped.into());
     if detections.labelled > 0 {
-        summary["anomalies"] = json!(detections.anomalies);
-        summary["precision"] = json!(detections.precision());
-        summary["recall"] = json!(detections.recall());
-        summary["auc"] = json!(detections.auc());
+        summary.insert("anomalies".into(), json!(detections.anomalies));
+        summary.insert("precision".into(), json!(detections.precision()));
+        summary.insert("recall".into(), json!(detections.recall()));
+        summary.insert("auc".into(), json!(detections.auc()));
     }
     summary
 }

@@ -186,8 +186,8 @@ impl Session<'_> {
         let (n, skipped) = (self.metrics.n, self.skipped);
         if self.learner.is_detector() {
             let mut summary = commands::detection_summary(&self.metrics.detections, skipped);
-            summary["samples_per_sec"] = json!(rate);
-            return summary;
+            summary.insert("samples_per_sec".into(), json!(rate));
+            return Value::Object(summary);
         }
         if self.learner.is_classifier() {
             json!({"n": n, "accuracy": self.metrics.accuracy(), "skipped": skipped, "samples_per_sec": rate})
