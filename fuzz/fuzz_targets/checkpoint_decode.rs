@@ -6,9 +6,9 @@
 //! clear, wrapped in a valid frame (header and CRC-32) so that the postcard decoder is
 //! reached; with it set, as a learner state directly. A decoded checkpoint must re-encode
 //! to the same bytes after one round, and its `learner` bytes go to `restore_state` of each
-//! online learner (`WindowSvm`, `WindowSlkl`, `WindowRsvm`; f32 and f64; window 8, 2
-//! features, 4 centres, 2 steps per sample, 3 classes at most — the flags the seeds were
-//! written with), each
+//! online learner (`WindowSvm`, `WindowSlkl`, `WindowRsvm`, `WindowNovelty`; f32 and f64;
+//! window 8, 2 features, 4 centres, 2 steps per sample, 3 classes at most, a novelty
+//! warm-up of 4 — the flags the seeds were written with), each
 //! first fed `mode & 31` samples of a fixed stream so that a restore replaces a learner
 //! that is warming up or learning; with bit 6 of `mode` set, the learners standardise
 //! their features (`kestrel stream`'s default), with it clear they do not (`--no-scale`).
@@ -24,7 +24,9 @@
 use kestrel_core::{Kernel, Real, dcd, slkl};
 use kestrel_stream::checkpoint::Checkpoint;
 use kestrel_stream::model;
-use kestrel_stream::online::{OnlineLearner, RsvmSettings, WindowRsvm, WindowSlkl, WindowSvm};
+use kestrel_stream::online::{
+    Learn, NoveltySettings, OnlineLearner, RsvmSettings, WindowNovelty, WindowRsvm, WindowSlkl, WindowSvm,
+};
 use kestrel_stream::source::Record;
 use libfuzzer_sys::fuzz_target;
 
@@ -38,6 +40,8 @@ const DIM: usize = 2;
 const CENTRES: usize = 4;
 const STEPS: usize = 2;
 const CLASSES: usize = 3;
+/// The novelty detector's warm-up (`--warmup 4`).
+const WARMUP: usize = 4;
 
 fuzz_target!(|data: &[u8]| {
     let mode = data.first().copied().unwrap_or(0);
@@ -71,6 +75,8 @@ fn restore_everywhere(state: &[u8], mode: u8) {
     restores(state, fed, || Box::new(window_slkl::<f64>(scale)));
     restores(state, fed, || Box::new(window_rsvm::<f32>(scale)));
     restores(state, fed, || Box::new(window_rsvm::<f64>(scale)));
+    restores(state, fed, || Box::new(window_novelty::<f32>(scale)));
+    restores(state, fed, || Box::new(window_novelty::<f64>(scale)));
 }
 
 /// The decay of `kestrel stream --memory 2000`, its default.
@@ -104,6 +110,20 @@ fn window_rsvm<T: Real>(scale: bool) -> WindowRsvm<T> {
         renew: true,
     };
     WindowRsvm::new(settings, DIM).expect("a valid configuration").with_classes(CLASSES)
+}
+
+fn window_novelty<T: Real>(scale: bool) -> WindowNovelty<T> {
+    let settings = NoveltySettings {
+        kernel: Kernel::rbf(T::from_f64(0.5)).expect("gamma 0.5"),
+        centres: CENTRES,
+        window: WINDOW,
+        quantile: 0.99,
+        delta: T::from_f64(0.3),
+        warmup: WARMUP,
+        scale,
+        learn: Learn::Unflagged,
+    };
+    WindowNovelty::new(settings, DIM).expect("a valid configuration")
 }
 
 fn svm_params<T: Real>() -> dcd::ValidParams<T> {

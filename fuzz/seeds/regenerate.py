@@ -54,6 +54,7 @@ def model_seeds(tmp):
         ("rsvm_named", "rsvm", "iris_named", ["--centers", "8"]),
         ("mrrsvm_bin", "mrrsvm", "moons", ["--centers", "8", "--partitions", "2"]),
         ("mrrsvm_multi", "mrrsvm", "iris", ["--centers", "8", "--partitions", "2"]),
+        ("novelty", "novelty", "iris", ["--centers", "8"]),
     ]
     for name, learner, dataset, options in specs:
         csv = os.path.join(tmp, f"{dataset}.csv")
@@ -76,9 +77,9 @@ def checkpoint_seeds(tmp):
     out = os.path.join(SEEDS, "checkpoint_decode")
     for name in os.listdir(out):
         os.remove(os.path.join(out, name))
-    for learner in ["svm", "slkl", "rsvm"]:
+    for learner in ["svm", "slkl", "rsvm", "novelty"]:
         for scalar in ["f32", "f64"]:
-            for count in [0, 2, 5, 30] if learner == "rsvm" else [0, 5, 30]:
+            for count in [0, 2, 5, 30] if learner in ("rsvm", "novelty") else [0, 5, 30]:
                 csv = os.path.join(tmp, "stream.csv")
                 with open(csv, "w") as f:
                     f.write("a,b,y\n")
@@ -93,6 +94,7 @@ def checkpoint_seeds(tmp):
                 kestrel("stream", "--learner", learner, "--input", csv, "--window", "8", "--centers", "4",
                         "--steps-per-sample", "2", "--scalar", scalar, "--checkpoint", ckpt,
                         *([] if learner == "slkl" else ["--classes", "3"]),
+                        *(["--warmup", "4"] if learner == "novelty" else []),
                         "--checkpoint-every", "0")
                 data = open(ckpt, "rb").read()
                 stem = f"{learner}_{scalar}_{count}rows"
