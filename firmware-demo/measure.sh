@@ -79,7 +79,7 @@ row "**RAM in use** (static + peak stack)" \
 
 echo
 echo "Executed instructions (QEMU \`-icount\`: SysTick at shift=7 on the Cortex-Ms, \`minstret\` at shift=0 on the RISC-V),"
-echo "window 128, 32 centres, d = 3, f32; mean (min-max) over $(sed -n 's/^measure slkl_predict: .* n \([0-9]*\)$/\1/p' "$out/measure-$e") samples after a 256-sample warm-up, m0 ≈ $(sed -n 's/^measure m0_mean: //p' "$out/measure-$e"):"
+echo "SLKL and SVM: window 128, 32 centres, d = 3; novelty detector: window 256, 32 centres, d = 4; f32; mean (min-max) over $(sed -n 's/^measure slkl_predict: .* n \([0-9]*\)$/\1/p' "$out/measure-$e") samples after a 256-sample warm-up, m0 ≈ $(sed -n 's/^measure m0_mean: //p' "$out/measure-$e"):"
 echo
 echo "| operation | Cortex-M4F | Cortex-M3, no FPU | RV32IMAC, no FPU | M3 ÷ M4F | RV32IMAC ÷ M3 |"
 echo "|---|---:|---:|---:|---:|---:|"
@@ -97,7 +97,9 @@ declare -A label=(
     [svm_arrival_32_steps]="DCD arrival (one in, one out, 32 steps)"
     [svm_predict]="DCD prediction"
     [sensor_read]="sensor read (driver + simulated device)"
-    [demo_iteration]="one demo iteration (read, 2 predictions, 2 updates, 4 + 32 steps)"
+    [novelty_score]="novelty score (one pass over the centres: d² to the window's centre of mass, the verdict, the nearest centre)"
+    [novelty_learn]="novelty update after the score (a reading learned: into its centre, or a new one; one in, one out)"
+    [demo_iteration]="one demo iteration (read, 2 predictions, 2 updates, 4 + 32 steps, a novelty score and update)"
     [libm_expf]="\`libm::expf\` (kernel values)"
     [libm_sqrtf]="\`libm::sqrtf\`"
     [f32_hypot]="\`f32::hypot\` via \`libm::hypotf\` (one per Givens rotation)"
@@ -110,7 +112,7 @@ ratio() { # a b decimals -> a ÷ b
 }
 for name in slkl_step_all slkl_step_first_after_arrival slkl_step_later slkl_step_stay_zero slkl_step_change \
     slkl_step_enter slkl_step_leave slkl_window_update slkl_predict svm_step svm_arrival_32_steps svm_predict \
-    sensor_read demo_iteration libm_expf libm_sqrtf f32_hypot; do
+    novelty_score novelty_learn sensor_read demo_iteration libm_expf libm_sqrtf f32_hypot; do
     read -r em emin emax < <(stat "$out/measure-$e" "$name")
     read -r mm mmin mmax < <(stat "$out/measure-$m" "$name")
     read -r rm rmin rmax < <(stat "$out/measure-$r" "$name")

@@ -2,9 +2,10 @@
 //! tests share, on a Cortex-M (cortex-m-rt) and on a RISC-V (riscv-rt) alike.
 //!
 //! - [`sensor`]: an MPU-6050-style motion-sensor driver, generic over embedded-hal 1.0's
-//!   `I2c`; [`sim`]: the simulated sensor and machine that implement `I2c` under QEMU.
-//! - [`learners`]: the demo's windowed SLKL regressor and DCD SVM in statics sized by
-//!   kestrel-core's `const fn`s.
+//!   `I2c`; [`sim`]: the simulated sensor and machine that implement `I2c` under QEMU,
+//!   with a fault mode.
+//! - [`learners`]: the demo's windowed SLKL regressor, DCD SVM and novelty detector in
+//!   statics sized by kestrel-core's `const fn`s.
 //! - [`icount`]: instruction counts under QEMU (SysTick under `-icount` on a Cortex-M,
 //!   `minstret` on a RISC-V); [`stack`]: peak stack by stack painting; [`report`]:
 //!   fixed-point printing.

@@ -23,6 +23,20 @@
 //! noise). Readings are quantised as the part
 //! does: 16,384 counts per g, 340 per °C.
 //!
+//! **Fault mode** ([`Scene::with_faults`]): the accelerometer fails in the bursts of
+//! [`FAULTS`], [`FAULT_LEN`] samples each at fixed sample indices (six bursts, each kind of
+//! [`Fault`] twice, 24 of the demo's 2,048 samples), so that a detector's flags can be
+//! counted against the truth ([`Truth::fault`], [`fault_at`]). A fault changes only the
+//! acceleration read — the machine, and so the temperature and the tilt alarm, go on as
+//! before — and draws no random number, so every sample outside the bursts is the healthy
+//! scene's, bit for bit:
+//!
+//! ```text
+//! Vibration:  a_i += 0.3·cos(2π f_i t),  f = (0.23, 0.31, 0.37) per sample   (a rattle)
+//! DeadAxis:   a_z  = 0                                                       (a dead channel)
+//! Offset:     a_z += 0.5                                                     (a bias: a loose mount)
+//! ```
+//!
 //! [`SimulatedMpu6050`] holds the register file of [`crate::sensor`]'s table. At power-on
 //! `PWR_MGMT_1` has `SLEEP` set and the data registers read 0; once awake, every read that
 //! starts at `INT_STATUS` or `ACCEL_XOUT_H` latches the scene's next sample. The register
@@ -40,15 +54,68 @@ pub const DEMO_SEED: u64 = 2024;
 /// The samples the demo reads (and the C demo's sensor trace holds).
 pub const DEMO_SAMPLES: u32 = 2048;
 
+/// Samples in each burst of [`FAULTS`].
+pub const FAULT_LEN: u32 = 4;
+/// The fault mode's bursts: the first sample of each and its fault. All lie after the
+/// demo's first 512 samples (its detector's warm-up, and what `measure` measures).
+pub const FAULTS: [(u32, Fault); 6] = [
+    (600, Fault::Vibration),
+    (850, Fault::DeadAxis),
+    (1100, Fault::Offset),
+    (1350, Fault::Vibration),
+    (1600, Fault::DeadAxis),
+    (1850, Fault::Offset),
+];
+
+/// The amplitude of [`Fault::Vibration`], g.
+const VIBRATION: f32 = 0.3;
+/// The bias of [`Fault::Offset`], g.
+const OFFSET: f32 = 0.5;
+
+/// How the accelerometer fails in fault mode (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// A rattle of 0.3 g on every axis.
+    Vibration,
+    /// The z axis reads 0.
+    DeadAxis,
+    /// The z axis reads 0.5 g too much.
+    Offset,
+}
+
+impl Fault {
+    /// The reading `accel` of sample `t` under this fault.
+    fn apply(self, accel: &mut [f32; 3], t: u32) {
+        match self {
+            Fault::Vibration => {
+                // Frequencies in turns per 100 samples; the phase is reduced to one turn in
+                // integers, so it is exact for any t.
+                for (a, f) in accel.iter_mut().zip([23, 31, 37]) {
+                    *a += VIBRATION * libm::cosf(TAU * (f * (t % 100) % 100) as f32 / 100.0);
+                }
+            }
+            Fault::DeadAxis => accel[2] = 0.0,
+            Fault::Offset => accel[2] += OFFSET,
+        }
+    }
+}
+
+/// The fault of sample `t` in fault mode, `None` outside the bursts of [`FAULTS`].
+pub fn fault_at(t: u32) -> Option<Fault> {
+    FAULTS.iter().find(|&&(start, _)| (start..start + FAULT_LEN).contains(&t)).map(|&(_, fault)| fault)
+}
+
 /// One true (unquantised) sample of the scene.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Truth {
-    /// Acceleration, g, vibration included.
+    /// Acceleration, g, vibration (and the fault, if any) included.
     pub accel: [f32; 3],
     /// Die temperature, °C, noise included.
     pub temperature: f32,
     /// The tilt alarm, label noise included.
     pub motion: bool,
+    /// The accelerometer's fault, in fault mode.
+    pub fault: Option<Fault>,
 }
 
 /// The machine the sensor is mounted on; see the module docs for the equations.
@@ -57,6 +124,7 @@ pub struct Scene {
     t: u32,
     wander: f32,
     rng: Rng,
+    faults: bool,
 }
 
 impl Scene {
@@ -65,7 +133,12 @@ impl Scene {
 
     /// The scene at `t = 0` with noise seeded by `seed`.
     pub fn new(seed: u64) -> Self {
-        Scene { t: 0, wander: 0.0, rng: Rng::seed_from_u64(seed) }
+        Scene { t: 0, wander: 0.0, rng: Rng::seed_from_u64(seed), faults: false }
+    }
+
+    /// The scene in fault mode: the accelerometer fails in the bursts of [`FAULTS`].
+    pub fn with_faults(self) -> Self {
+        Scene { faults: true, ..self }
     }
 
     /// Samples produced so far.
@@ -75,7 +148,8 @@ impl Scene {
 
     /// The next sample.
     pub fn next_sample(&mut self) -> Truth {
-        let t = self.t as f32;
+        let now = self.t;
+        let t = now as f32;
         self.t = self.t.wrapping_add(1);
         self.wander = 0.95 * self.wander + 0.01 * self.rng.normal::<f32>();
         let theta = 0.55 + 0.4 * libm::sinf(TAU * t / 173.0) + self.wander;
@@ -89,7 +163,11 @@ impl Scene {
             *a += 0.01 * self.rng.normal::<f32>();
         }
         let flip = self.rng.uniform::<f32>() < 0.02;
-        Truth { accel, temperature, motion: (g[0] > Self::ALARM_GX) != flip }
+        let fault = if self.faults { fault_at(now) } else { None };
+        if let Some(fault) = fault {
+            fault.apply(&mut accel, now);
+        }
+        Truth { accel, temperature, motion: (g[0] > Self::ALARM_GX) != flip, fault }
     }
 }
 
@@ -117,6 +195,11 @@ impl SimulatedMpu6050 {
         registers[usize::from(reg::WHO_AM_I)] = sensor::DEVICE_ID;
         registers[usize::from(reg::PWR_MGMT_1)] = SLEEP;
         SimulatedMpu6050 { scene: Scene::new(seed), address, registers, pointer: 0, last: None }
+    }
+
+    /// The sensor in fault mode ([`Scene::with_faults`]).
+    pub fn with_faults(self) -> Self {
+        SimulatedMpu6050 { scene: self.scene.with_faults(), ..self }
     }
 
     /// The true sample behind the data registers, `None` before the first one.

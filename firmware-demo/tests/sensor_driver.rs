@@ -3,14 +3,15 @@
 //! The driver is checked against two `I2c` implementations: [`FixedBus`], a register file
 //! written by hand here (known bytes → known physical values), and the simulated
 //! MPU-6050 of `kestrel_firmware_demo::sim` (readings within a quantisation step of the
-//! scene's true values; power-on sleep; clear-on-read status; determinism; drift).
+//! scene's true values; power-on sleep; clear-on-read status; determinism; drift; the fault
+//! mode).
 
 #![no_std]
 #![no_main]
 
 use embedded_hal::i2c::{ErrorKind, ErrorType, I2c, NoAcknowledgeSource, Operation};
 use kestrel_firmware_demo::sensor::{self, ADDRESS, Error, Mpu6050, Reading, reg};
-use kestrel_firmware_demo::sim::{Scene, SimulatedMpu6050};
+use kestrel_firmware_demo::sim::{FAULT_LEN, FAULTS, Fault, Scene, SimulatedMpu6050, fault_at};
 use kestrel_firmware_demo::{Failure, Tests, ensure, entry};
 
 #[entry]
@@ -27,6 +28,8 @@ fn main() -> ! {
     tests.run("scene_is_deterministic_per_seed", deterministic);
     tests.run("temperature_drifts_and_tilt_alarm_varies", drift_and_alarm);
     tests.run("register_writes_auto_increment_and_wrap", auto_increment);
+    tests.run("fault_mode_changes_only_the_bursts_accelerations", fault_mode);
+    tests.run("simulated_sensor_reports_its_faults", sensor_faults);
     tests.finish()
 }
 
@@ -205,4 +208,43 @@ fn auto_increment() -> Result<(), Failure> {
     ensure(sim.register(0x7F) == 0xB1 && sim.register(0x00) == 0xB2, "pointer wraps")?;
     sim.write(ADDRESS, &[reg::WHO_AM_I, 0x00]).map_err(|_| Failure::Check("write"))?;
     ensure(sim.register(reg::WHO_AM_I) == sensor::DEVICE_ID, "WHO_AM_I read-only")
+}
+
+/// The scene in fault mode is the healthy scene but for the accelerations of the bursts,
+/// each changed as its fault says; the truth names the fault of exactly those samples.
+fn fault_mode() -> Result<(), Failure> {
+    let (mut healthy, mut faulty) = (Scene::new(12), Scene::new(12).with_faults());
+    let end = FAULTS.iter().map(|&(start, _)| start + FAULT_LEN).max().unwrap_or(0);
+    let mut faults = 0;
+    for t in 0..end {
+        let (h, f) = (healthy.next_sample(), faulty.next_sample());
+        ensure(h.fault.is_none() && f.fault == fault_at(t), "the truth names the fault of its sample")?;
+        ensure(h.temperature == f.temperature && h.motion == f.motion, "the machine is unchanged")?;
+        let changed = match f.fault {
+            None => h.accel == f.accel,
+            Some(Fault::DeadAxis) => f.accel[2] == 0.0 && f.accel[..2] == h.accel[..2],
+            Some(Fault::Offset) => f.accel[2] == h.accel[2] + 0.5 && f.accel[..2] == h.accel[..2],
+            Some(Fault::Vibration) => {
+                f.accel != h.accel && f.accel.iter().zip(h.accel).all(|(a, b)| (a - b).abs() <= 0.3 + 1e-6)
+            }
+        };
+        ensure(changed, "only the faulty samples' accelerations change, as their fault says")?;
+        faults += u32::from(f.fault.is_some());
+    }
+    ensure(faults == FAULTS.len() as u32 * FAULT_LEN, "every burst has its samples")
+}
+
+/// The simulated sensor in fault mode latches the faulty samples and reports their truth.
+fn sensor_faults() -> Result<(), Failure> {
+    let (start, fault) = FAULTS[0];
+    let mut driver = Mpu6050::new(SimulatedMpu6050::new(ADDRESS, 13).with_faults(), ADDRESS);
+    driver.init().map_err(bus_error)?;
+    let mut sim = driver.release();
+    let mut burst = [0u8; sensor::BURST_LEN];
+    for t in 0..=start {
+        sim.write_read(ADDRESS, &[reg::INT_STATUS], &mut burst).map_err(|_| Failure::Check("burst read"))?;
+        let truth = sim.last_truth().ok_or(Failure::Check("a sample was latched"))?;
+        ensure(truth.fault == if t == start { Some(fault) } else { None }, "the truth of the latched sample")?;
+    }
+    Ok(())
 }

@@ -1,14 +1,17 @@
-//! Executed instructions per learner operation, in the demo's configuration (window 128,
-//! 32 centres, d = 3, f32), counted under QEMU `-icount` by SysTick on a Cortex-M and by
-//! `minstret` on a RISC-V (see `kestrel_firmware_demo::icount`). Run by `measure.sh`,
-//! which passes `-icount`; under the plain runner of `.cargo/config.toml` the numbers are
-//! host time, not instructions.
+//! Executed instructions per learner operation, in the demo's configuration (SLKL and SVM:
+//! window 128, 32 centres, d = 3; novelty: window 256, 32 centres, d = 4; f32), counted
+//! under QEMU `-icount` by SysTick on a Cortex-M and by `minstret` on a RISC-V (see
+//! `kestrel_firmware_demo::icount`). Run by `measure.sh`, which passes `-icount`; under the
+//! plain runner of `.cargo/config.toml` the numbers are host time, not instructions.
 //!
 //! It builds the demo's learners in the same statics, warms them up on [`WARM_UP`]
-//! samples of the simulated sensor exactly as the demo does (read, predict, push, steps),
-//! then measures [`SAMPLES`] more iterations of the demo's loop operation by operation,
-//! and prints one line per operation:
-//! `measure NAME: mean M, min A, max B, n N` (instructions; `mean` rounded).
+//! samples of the simulated sensor (in fault mode, as the demo's; its first fault comes
+//! later) exactly as the demo does (read, predict, push, steps; score, then learn unless
+//! flagged), then measures [`SAMPLES`] more iterations of the demo's loop operation by
+//! operation, and prints one line per operation:
+//! `measure NAME: mean M, min A, max B, n N` (instructions; `mean` rounded). The novelty
+//! detector's warm-up is as long as [`WARM_UP`]: every score measured is against a full
+//! window and a threshold.
 
 #![no_std]
 #![no_main]
@@ -17,6 +20,7 @@ use kestrel_core::Rng;
 use kestrel_core::dcd::Row;
 use kestrel_core::slkl::Case;
 use kestrel_firmware_demo::icount::{self, Counter};
+use kestrel_firmware_demo::learners::Vibration;
 use kestrel_firmware_demo::sensor::{ADDRESS, Mpu6050};
 use kestrel_firmware_demo::sim::{DEMO_SEED, SimulatedMpu6050};
 use kestrel_firmware_demo::{Failure, entry, exit, learners};
@@ -95,10 +99,12 @@ fn run() -> Result<(), Failure> {
         stat.print();
     }
 
-    let mut sensor = Mpu6050::new(SimulatedMpu6050::new(ADDRESS, DEMO_SEED), ADDRESS);
+    let mut sensor = Mpu6050::new(SimulatedMpu6050::new(ADDRESS, DEMO_SEED).with_faults(), ADDRESS);
     sensor.init().map_err(|_| Failure::Check("sensor init"))?;
     let regressor = learners::regressor()?;
     let classifier = learners::classifier()?;
+    let novelty = learners::novelty()?;
+    let mut vibration = Vibration::default();
     let mut rng = Rng::seed_from_u64(2025);
     let mut stats = [
         Stat::new("sensor_read"),
@@ -116,6 +122,9 @@ fn run() -> Result<(), Failure> {
         Stat::new("svm_arrival_32_steps"),
         Stat::new("svm_step"),
         Stat::new("demo_iteration"),
+        Stat::new("novelty_score"),
+        Stat::new("novelty_learn"),
+        Stat::new("novelty_observe"),
     ];
     let mut active = 0;
     for t in 0..WARM_UP + SAMPLES {
@@ -163,6 +172,27 @@ fn run() -> Result<(), Failure> {
         let (pushed, n) = counter.measure(|| classifier.push(Row::Dense(x), label, &mut rng));
         pushed?;
         record(12, n, &mut stats)?;
+        // As the demo's `flag_then_learn`: score, then learn unless flagged.
+        if let Some(features) = vibration.features(x) {
+            let (assessment, n) = counter.measure(|| novelty.assess(&features));
+            let assessment = assessment?;
+            match assessment.score() {
+                Some(score) if score.anomaly => {
+                    record(15, n, &mut stats)?;
+                    let (observed, n) = counter.measure(|| novelty.observe(score.distance2));
+                    observed?;
+                    record(17, n, &mut stats)?;
+                }
+                scored => {
+                    if scored.is_some() {
+                        record(15, n, &mut stats)?;
+                    }
+                    let (learned, n) = counter.measure(|| novelty.learn_assessed(&features, &assessment));
+                    learned?;
+                    record(16, n, &mut stats)?;
+                }
+            }
+        }
         // One more DCD step, outside the demo's iteration.
         let ((), n) = counter.measure(|| classifier.steps(1, &mut rng));
         if measuring {

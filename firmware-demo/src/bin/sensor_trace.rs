@@ -1,8 +1,8 @@
 //! The register bursts the demo reads, for the C demo (`firmware-demo-c`): the simulated
-//! MPU-6050 of the demo's seed, initialised by the driver as the demo initialises it, then
-//! read [`DEMO_SAMPLES`] times with the driver's burst (`INT_STATUS` … `TEMP_OUT_L`); each
-//! burst is printed as `trace B0 B1 … B8` (hex). The C demo replays these bytes through its
-//! own driver, so both demos learn from the same readings.
+//! MPU-6050 of the demo's seed in fault mode, initialised by the driver as the demo
+//! initialises it, then read [`DEMO_SAMPLES`] times with the driver's burst (`INT_STATUS` …
+//! `TEMP_OUT_L`); each burst is printed as `trace B0 B1 … B8` (hex). The C demo replays
+//! these bytes through its own driver, so both demos learn from the same readings.
 
 #![no_std]
 #![no_main]
@@ -15,7 +15,7 @@ use semihosting::{print, println};
 
 #[entry]
 fn main() -> ! {
-    let mut sensor = Mpu6050::new(SimulatedMpu6050::new(ADDRESS, DEMO_SEED), ADDRESS);
+    let mut sensor = Mpu6050::new(SimulatedMpu6050::new(ADDRESS, DEMO_SEED).with_faults(), ADDRESS);
     if sensor.init().is_err() {
         println!("sensor_trace: the simulated sensor does not answer");
         exit(false);

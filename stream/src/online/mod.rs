@@ -208,6 +208,9 @@ pub struct Footprint {
     pub core_indices: usize,
     /// `u32` entries of the core's learner (counts, rings), 4 bytes everywhere.
     pub core_words: usize,
+    /// Other bytes of the core's learner that grow with nothing (the novelty threshold's
+    /// estimators), the same everywhere.
+    pub core_bytes: usize,
     /// Scalars the host adds.
     pub host_scalars: usize,
     /// Other bytes the host adds.
@@ -221,6 +224,7 @@ impl Footprint {
             core_scalars: self.core_scalars.saturating_add(other.core_scalars),
             core_indices: self.core_indices.saturating_add(other.core_indices),
             core_words: self.core_words.saturating_add(other.core_words),
+            core_bytes: self.core_bytes.saturating_add(other.core_bytes),
             host_scalars: self.host_scalars.saturating_add(other.host_scalars),
             host_bytes: self.host_bytes.saturating_add(other.host_bytes),
         }
@@ -233,7 +237,8 @@ impl Footprint {
             .core_scalars
             .saturating_mul(size_of::<T>())
             .saturating_add(self.core_indices.saturating_mul(index_bytes))
-            .saturating_add(self.core_words.saturating_mul(size_of::<u32>()));
+            .saturating_add(self.core_words.saturating_mul(size_of::<u32>()))
+            .saturating_add(self.core_bytes);
         if !host {
             return core;
         }

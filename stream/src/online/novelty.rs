@@ -26,12 +26,14 @@
 //! flags against them).
 //!
 //! Memory: the detector's `m·d + m² + 2m` scalars, `m` counts and `N` ring entries (`u32`)
-//! — what a device holds — and on the host two dense rows, the scaler with its undo copy,
+//! and its threshold's two estimators — what a device holds — and on the host two dense rows, the scaler with its undo copy,
 //! the warm-up's `W·d` raw samples and, at the warm-up's end, a copy of the detector
 //! ([`WindowNovelty::footprint`]).
 
 use kestrel_core::kernel::KernelKind;
-use kestrel_core::novelty::{Assessment, CentreOfMass, Detector, DetectorParams, DetectorState, NoveltyModel};
+use kestrel_core::novelty::{
+    Assessment, CentreOfMass, Detector, DetectorParams, DetectorState, NoveltyModel, RecentQuantile,
+};
 use kestrel_core::{Error, Kernel, Real};
 use serde::{Deserialize, Serialize};
 
@@ -152,6 +154,7 @@ impl<T: Real> WindowNovelty<T> {
         Footprint {
             core_scalars: scalars,
             core_words: words,
+            core_bytes: size_of::<RecentQuantile<T>>(),
             // The copy the warm-up's end learns into.
             host_scalars: warmup.saturating_add(scalars),
             host_bytes: words.saturating_mul(size_of::<u32>()),
@@ -529,6 +532,8 @@ mod tests {
         let footprint = WindowNovelty::<f64>::footprint(200, 3, 24, 50, true);
         assert_eq!(footprint.core_scalars, scalars.len() + kestrel_core::scaler::Scaler::scalars_len(3));
         assert_eq!(footprint.core_words, counts.len() + ring.len());
-        assert_eq!(footprint.bytes::<f32>(4, false), (24 * 3 + 24 * 24 + 48 + 9) * 4 + (24 + 200) * 4);
+        let on_device = WindowNovelty::<f32>::footprint(200, 3, 24, 50, true).bytes::<f32>(4, false);
+        let estimators = size_of::<RecentQuantile<f32>>();
+        assert_eq!(on_device, (24 * 3 + 24 * 24 + 48 + 9) * 4 + (24 + 200) * 4 + estimators);
     }
 }

@@ -329,6 +329,7 @@ impl<T: Real> WindowRsvm<T> {
             core_scalars: selector.saturating_add(Ovr::scalars_len(window, centres, classes, remembering)),
             core_indices: 0,
             core_words: 0,
+            core_bytes: 0,
             host_scalars: room.saturating_mul(dim).saturating_add(frozen).saturating_add(renewal),
             host_bytes: room
                 .saturating_mul(size_of::<usize>())
