@@ -175,7 +175,12 @@ pub fn centres() -> [f32; CENTRES * DIM] {
 /// flags from reading [`NOVELTY_WARMUP`]` + 1` on (the first reading learned has no score,
 /// so `NOVELTY_WARMUP − 1` scores set the first threshold, as in `kestrel stream`).
 pub fn novelty_params() -> DetectorParams<f32> {
-    DetectorParams { quantile: NOVELTY_QUANTILE, delta: NOVELTY_DELTA, warmup: NOVELTY_WARMUP as u64 - 1, ..DetectorParams::new() }
+    DetectorParams {
+        quantile: NOVELTY_QUANTILE,
+        delta: NOVELTY_DELTA,
+        warmup: NOVELTY_WARMUP as u64 - 1,
+        ..DetectorParams::new()
+    }
 }
 
 /// The novelty detector's features of a stream of readings (module docs): the change

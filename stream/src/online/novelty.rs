@@ -6,29 +6,32 @@
 //! sample is flagged from sample `W + 1` on). When the learner standardises its features,
 //! they also start the scaling: the warm-up keeps its samples raw, and at its end they
 //! are standardised by the statistics of the whole warm-up and learned (centres chosen on
-//! rows scaled by a handful of samples would be anywhere); every sample learned after
-//! joins the statistics once learned as it was scored (the statistics before it), and the centres
-//! that the window leaves behind are replaced (`kestrel_core::novelty::Detector`). Until
-//! then a sample has no score and is not flagged; a
-//! stream that ends sooner still gives a model (its rows learned, standardised by their
-//! statistics, with the threshold estimated so far).
+//! rows scaled by a handful of samples would be anywhere). Until then a sample has no
+//! score and is not flagged; a stream that ends sooner still gives a model (its rows
+//! learned, standardised by their statistics, with the threshold estimated so far).
+//!
+//! **After the warm-up** one pass over the centres ([`Detector::assess`]) gives a sample's
+//! score and its nearest centre; learning it reuses the pass
+//! ([`Detector::learn_assessed`]): the sample is learned as it was scored (standardised by
+//! the statistics before it), then joins the statistics. Centres the window has left
+//! are replaced by new ones, so the detector follows a normal that moves.
 //!
 //! **What is learned.** By default ([`Learn::Unflagged`]) a sample the detector flags is
 //! not learned, so anomalies neither take centres nor pull the centre of mass toward
 //! them; a normal regime that moves for good is then flagged for good. [`Learn::All`]
 //! learns every sample, as River's detectors do: the window follows any change, and
 //! anomalies join it. Either way every sample's score counts toward the threshold, which
-//! is so the `q`-quantile of all scores: about `1 − q` of a stream is flagged (set `q`
-//! below `1 −` the share of anomalies expected).
+//! is so the `q`-quantile of the recent scores of all samples: about `1 − q` of a stream
+//! is flagged (set `q` below `1 −` the share of anomalies expected).
 //!
 //! A prediction is the flag, `1` (anomaly) or `0`; [`OnlineLearner::last_score`] gives the
 //! score `d²(x)` it came from. Labels are not learned from (`kestrel stream` scores the
 //! flags against them).
 //!
-//! Memory: the detector's `m·d + m² + 2m` scalars, `m` counts and `N` ring entries (`u32`)
-//! and its threshold's two estimators — what a device holds — and on the host two dense rows, the scaler with its undo copy,
-//! the warm-up's `W·d` raw samples and, at the warm-up's end, a copy of the detector
-//! ([`WindowNovelty::footprint`]).
+//! Memory: the detector's `m·d + m² + 2m` scalars, `m` counts and `N` ring entries
+//! (`u32`) and its threshold's two estimators — what a device holds — and on the host two
+//! dense rows, the scaler with its undo copy, the warm-up's `W·d` raw samples and, at the
+//! warm-up's end, a copy of the detector ([`WindowNovelty::footprint`]).
 
 use kestrel_core::kernel::KernelKind;
 use kestrel_core::novelty::{
@@ -68,7 +71,7 @@ pub struct NoveltySettings<T> {
     pub centres: usize,
     /// The window `N`: normal samples the centre of mass is taken over.
     pub window: usize,
-    /// The threshold's quantile `q`, its centre distance `δ`.
+    /// The threshold's quantile `q`.
     pub quantile: f64,
     /// A sample at least this far (in feature space) from every centre becomes one.
     pub delta: T,
