@@ -21,10 +21,28 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kestrel, online
-from ._estimators import DCDLinearSVC, KernelRidgeNystrom, ReducedKernelSVC, SLKLRegressor, _bytes_of, _rows
+from ._estimators import (
+    DCDLinearSVC,
+    KernelNoveltyDetector,
+    KernelRidgeNystrom,
+    ReducedKernelSVC,
+    SLKLRegressor,
+    _bytes_of,
+    _rows,
+)
 from ._npkl import NPKL
 
-__all__ = ["NPKL", "DCDLinearSVC", "KernelRidgeNystrom", "Model", "ReducedKernelSVC", "SLKLRegressor", "load", "online"]
+__all__ = [
+    "NPKL",
+    "DCDLinearSVC",
+    "KernelNoveltyDetector",
+    "KernelRidgeNystrom",
+    "Model",
+    "ReducedKernelSVC",
+    "SLKLRegressor",
+    "load",
+    "online",
+]
 
 
 class Model:

@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -22,6 +22,7 @@ from . import _kestrel
 
 __all__ = [
     "DCDLinearSVC",
+    "KernelNoveltyDetector",
     "KernelRidgeNystrom",
     "ReducedKernelSVC",
     "SLKLRegressor",
@@ -452,3 +453,121 @@ class KernelRidgeNystrom(_KestrelRegressor):
         if self.delta is not None:
             settings["delta"] = float(self.delta)
         return settings
+
+
+class KernelNoveltyDetector(OutlierMixin, _KestrelEstimator):
+    """Kernel novelty detection (seed 002 eq. 55-63): how far a row's image lies from the
+    centre of mass of the training rows in feature space, through a reduced set of centres
+    (IRSVM's or random), flagged beyond a quantile of the training rows' own scores.
+
+    The model is ``kestrel train --learner novelty``'s: the same bytes, which ``kestrel
+    predict``, ``kestrel eval`` and a device read. Its score is the squared distance
+    ``d²(x) = k(x, x) − 2 Σ_j w_j k(x, x̃_j) + c`` (eq. 61 over the centres ``x̃_j`` with
+    weights ``w_j``, the share of the training rows each represents).
+
+    Parameters
+    ----------
+    contamination : float, default=0.01
+        The share of the training rows to flag: the threshold is their
+        ``(1 − contamination)``-quantile of ``d²`` (``kestrel train --quantile``).
+    kernel : {"rbf", "poly", "linear"}, default="rbf"
+        Scores use the kernel normalised, ``k(x, y)/√(k(x, x) k(y, y))`` (eq. 62-63), unless
+        it is the RBF kernel, normalised already.
+    gamma : float or "auto", default="auto"
+        Width; "auto" is ``1/(n_features · X.var())``, scikit-learn's ``gamma="scale"``.
+    degree : int, default=3
+    coef0 : float, default=0.0
+    n_centres : int, default=256
+        The most centres.
+    centres : {"irsvm", "random"}, default="irsvm"
+        How the reduced set is chosen.
+    random_state : int or None, default=None
+    scalar : {"f64", "f32"}, default="f64"
+
+    Attributes
+    ----------
+    offset_ : float
+        ``−threshold``: ``decision_function = score_samples − offset_`` is negative for a
+        flagged row, as scikit-learn's outlier detectors have it.
+    n_features_in_, model_bytes_, summary_
+        As for :class:`DCDLinearSVC`.
+    """
+
+    _learner = "novelty"
+
+    def __init__(
+        self, contamination=0.01, kernel="rbf", gamma="auto", degree=3, coef0=0.0, n_centres=256, centres="irsvm",
+        random_state=None, scalar="f64",
+    ):
+        self.contamination = contamination
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_centres = n_centres
+        self.centres = centres
+        self.random_state = random_state
+        self.scalar = scalar
+
+    def _fit_settings(self):
+        if not 0.0 < float(self.contamination) < 1.0:
+            raise ValueError(f"contamination must be in (0, 1), got {self.contamination!r}")
+        return {**_kernel_settings(self), "select": self.centres, "quantile": 1.0 - float(self.contamination)}
+
+    def fit(self, X, y=None):
+        """Fit the detector to rows taken as normal.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64)
+        self._fit_bytes(X, np.zeros(X.shape[0]))
+        self.offset_ = -float(self.summary_["threshold"])
+        return self
+
+    def score_samples(self, X):
+        """``−d²(x)`` of each row: higher is more normal, as scikit-learn's detectors score.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "model_bytes_")
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
+        return -_kestrel.novelty_scores(self.model_bytes_, _rows(X))
+
+    def decision_function(self, X):
+        """``score_samples − offset_``: negative for the rows the model flags.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.score_samples(X) - self.offset_
+
+    def predict(self, X):
+        """``−1`` for a row the model flags (``d²(x)`` above the threshold), ``1`` otherwise.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return np.where(self._predict_values(X) == 1.0, -1, 1)

@@ -13,9 +13,10 @@ Rows = Union[
 ]
 
 class FitConfig:
-    """A learner ("slkl", "svm", "rsvm", "krr", "lssvm", "mrrsvm") with its settings and
-    its model's scalar; ``None`` is the learner's default ("auto" where it has one);
-    ``class_weights`` are ``(label, weight)`` pairs (svm), ``partitions`` mrrsvm's."""
+    """A learner ("slkl", "svm", "rsvm", "krr", "lssvm", "mrrsvm", "novelty") with its
+    settings and its model's scalar; ``None`` is the learner's default ("auto" where it has
+    one); ``class_weights`` are ``(label, weight)`` pairs (svm), ``partitions`` mrrsvm's,
+    ``quantile`` the novelty detector's threshold."""
 
     def __init__(
         self,
@@ -37,6 +38,7 @@ class FitConfig:
         alpha: Optional[float] = None,
         class_weights: Optional[list[tuple[float, float]]] = None,
         partitions: Optional[int] = None,
+        quantile: float = 0.99,
         seed: int = 1,
     ) -> None: ...
 
@@ -46,6 +48,9 @@ def fit(config: FitConfig, x: Rows, y: npt.NDArray[np.float64]) -> tuple[bytes, 
 
 def predict(model: bytes, x: Rows) -> npt.NDArray[np.float64]:
     """One prediction per row, as ``kestrel predict`` writes it."""
+
+def novelty_scores(model: bytes, x: Rows) -> npt.NDArray[np.float64]:
+    """A novelty detector's score d²(x) of each row (before the flag in ``kestrel predict``)."""
 
 def decision_function(model: bytes, x: Rows) -> tuple[npt.NDArray[np.float64], list[float]]:
     """A classifier's decision values (one column per output) and its outputs' labels."""

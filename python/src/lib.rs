@@ -28,7 +28,7 @@ use kestrel_stream::checkpoint::Checkpoint;
 use kestrel_stream::dataset::Dataset;
 use kestrel_stream::model;
 use kestrel_stream::online::OnlineLearner;
-use kestrel_stream::online::build::{StreamLearner, StreamSettings, build};
+use kestrel_stream::online::build::{DEFAULT_QUANTILE, StreamLearner, StreamSettings, build};
 use kestrel_stream::source::Record;
 use numpy::ndarray::ArrayView2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
@@ -50,6 +50,7 @@ fn learner(name: &str) -> PyResult<Learner> {
         "krr" => Learner::Krr,
         "lssvm" => Learner::Lssvm,
         "mrrsvm" => Learner::Mrrsvm,
+        "novelty" => Learner::Novelty,
         other => return Err(value_error(format!("unknown learner `{other}`"))),
     })
 }
@@ -101,7 +102,8 @@ fn rows_with_labels<'a>(x: &'a RowsArg<'_>, y: &PyReadonlyArray1<'_, f64>) -> Py
 /// What [`fit`] and the MapReduce RSVM's steps learn with: a learner's settings and the
 /// scalar of its model, from keyword arguments; `None` is the learner's default, which is
 /// `auto` for `gamma`, rsvm's `c` and `delta`, and the ridge `alpha` (the linear SVM's `c`
-/// is 1). `class_weights` are `(label, weight)` pairs (svm); `partitions` are mrrsvm's.
+/// is 1). `class_weights` are `(label, weight)` pairs (svm); `partitions` are mrrsvm's;
+/// `quantile` is the novelty detector's threshold.
 #[pyclass(module = "kestrel._kestrel", frozen)]
 struct FitConfig {
     settings: FitSettings,
@@ -114,7 +116,8 @@ impl FitConfig {
     #[pyo3(signature = (
         learner, *, scalar = "f64", kernel = "rbf", gamma = None, degree = 3, coef0 = 0.0,
         c = None, loss = "squared_hinge", bias = 1.0, nu = None, centers = None, tol = None,
-        select = "irsvm", delta = None, alpha = None, class_weights = None, partitions = None, seed = 1
+        select = "irsvm", delta = None, alpha = None, class_weights = None, partitions = None,
+        quantile = DEFAULT_QUANTILE, seed = 1
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -135,6 +138,7 @@ impl FitConfig {
         alpha: Option<f64>,
         class_weights: Option<Vec<(f64, f64)>>,
         partitions: Option<usize>,
+        quantile: f64,
         seed: u64,
     ) -> PyResult<Self> {
         let select = match select {
@@ -153,6 +157,7 @@ impl FitConfig {
             delta: setting(delta),
             lambda: setting(alpha),
             partitions,
+            quantile,
             seed,
             ..FitSettings::new(self::learner(learner)?)
         };
@@ -311,29 +316,47 @@ fn fit<'py>(
     Ok((PyBytes::new(py, &fitted.bytes), summary_dict(py, &fitted.summary)?))
 }
 
+/// `each` of the rows of `x` with the model in `model` (a model file's bytes), after
+/// checking the rows have the model's features; what it returns for every row, and the
+/// model's labels (a classifier's, in the order of its outputs).
+fn per_row<V>(
+    model: &[u8],
+    rows: &Rows,
+    mut each: impl FnMut(&mut dyn model::Predictor, &Record) -> Result<V, kestrel_core::Error>,
+) -> Result<(Vec<V>, Vec<f64>), String> {
+    let mut loaded = model::load(model).map_err(|e| e.to_string())?;
+    let dim = loaded.info().dim;
+    if rows.dim() != dim {
+        return Err(format!("x has {} features, the model {dim}", rows.dim()));
+    }
+    let mut record = Record::default();
+    let values = (0..rows.len())
+        .map(|i| {
+            rows.fill(i, &mut record)?;
+            each(loaded.as_mut(), &record).map_err(|e| format!("row {i}: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((values, loaded.labels()))
+}
+
 /// One prediction per row of `x` by the model in `model` (a model file's bytes): what
 /// `kestrel predict` writes — the label for a classifier (for a model of named classes, the
-/// class's index), the value for a regressor.
+/// class's index), the value for a regressor, the flag (1 for an anomaly) for a detector.
 #[pyfunction]
 fn predict<'py>(py: Python<'py>, model: &[u8], x: RowsArg<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let rows = x.rows()?;
-    let predictions = py
-        .detach(|| -> Result<Vec<f64>, String> {
-            let mut loaded = model::load(model).map_err(|e| e.to_string())?;
-            let dim = loaded.info().dim;
-            if rows.dim() != dim {
-                return Err(format!("x has {} features, the model {dim}", rows.dim()));
-            }
-            let mut record = Record::default();
-            (0..rows.len())
-                .map(|i| {
-                    rows.fill(i, &mut record)?;
-                    loaded.predict(&record).map_err(|e| format!("row {i}: {e}"))
-                })
-                .collect()
-        })
-        .map_err(value_error)?;
+    let (predictions, _) = py.detach(|| per_row(model, &rows, |m, r| m.predict(r))).map_err(value_error)?;
     Ok(predictions.into_pyarray(py))
+}
+
+/// A novelty detector's score `d²(x)` of each row of `x` (what `kestrel predict` writes
+/// before the flag); a `ValueError` for another model.
+#[pyfunction]
+fn novelty_scores<'py>(py: Python<'py>, model: &[u8], x: RowsArg<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let rows = x.rows()?;
+    let (scores, _) = py.detach(|| per_row(model, &rows, |m, r| m.novelty_score(r))).map_err(value_error)?;
+    let scores: Option<Vec<f64>> = scores.into_iter().collect();
+    Ok(scores.ok_or_else(|| value_error("the model is not a novelty detector"))?.into_pyarray(py))
 }
 
 /// A classifier's decision values for the rows of `x`, one column per output in the
@@ -348,20 +371,9 @@ fn decision_function<'py>(
     let rows = x.rows()?;
     let (values, labels) = py
         .detach(|| -> Result<(Vec<Vec<f64>>, Vec<f64>), String> {
-            let mut loaded = model::load(model).map_err(|e| e.to_string())?;
-            let dim = loaded.info().dim;
-            if rows.dim() != dim {
-                return Err(format!("x has {} features, the model {dim}", rows.dim()));
-            }
-            let mut record = Record::default();
-            let values = (0..rows.len())
-                .map(|i| {
-                    rows.fill(i, &mut record)?;
-                    let values = loaded.decision_values(&record).map_err(|e| format!("row {i}: {e}"))?;
-                    values.ok_or_else(|| "a regressor has no decision function".to_string())
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok((values, loaded.labels()))
+            let (values, labels) = per_row(model, &rows, |m, r| m.decision_values(r))?;
+            let values: Option<Vec<Vec<f64>>> = values.into_iter().collect();
+            Ok((values.ok_or("a regressor has no decision function")?, labels))
         })
         .map_err(value_error)?;
     let array = PyArray2::from_vec2(py, &values).map_err(value_error)?;
@@ -545,6 +557,7 @@ fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(predict, m)?)?;
     m.add_function(wrap_pyfunction!(decision_function, m)?)?;
+    m.add_function(wrap_pyfunction!(novelty_scores, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(with_class_names, m)?)?;
     m.add_function(wrap_pyfunction!(read_checkpoint, m)?)?;

@@ -38,6 +38,7 @@ ESTIMATORS = [
     kestrel.ReducedKernelSVC(),
     kestrel.SLKLRegressor(),
     kestrel.KernelRidgeNystrom(),
+    kestrel.KernelNoveltyDetector(),
     kestrel.NPKL(),
 ]
 

@@ -37,6 +37,11 @@ pub fn train<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitte
     if data.is_empty() {
         return Err(TrainError::Empty.into());
     }
+    if data.len() < 2 {
+        let message =
+            "novelty detection takes a row's distance to the others: it needs 2 rows or more, got n_samples = 1";
+        return Err(FitError::Settings(message.into()));
+    }
     let (n, dim) = (data.len(), data.dim());
     let capacity = settings.centers.unwrap_or(DEFAULT_CENTERS).min(n);
     let selection = match settings.select {
@@ -173,6 +178,8 @@ mod tests {
         assert_eq!(e.to_string(), "--quantile 1 is not between 0 and 1");
         let e = fit(&FitSettings::new(Learner::Novelty), &Dataset::<f64>::new()).unwrap_err();
         assert_eq!(e.to_string(), "the training set has no rows");
+        let e = fit(&FitSettings::new(Learner::Novelty), &data(&[[0.0, 1.0]])).unwrap_err();
+        assert!(e.to_string().ends_with("got n_samples = 1"), "{e}");
         let small = FitSettings { budget: Some(100), ..FitSettings::new(Learner::Novelty) };
         let e = fit(&small, &data(&[[0.0, 1.0], [1.0, 0.0]])).unwrap_err();
         assert!(e.to_string().contains("over the budget of 100"), "{e}");
