@@ -19,14 +19,16 @@ scikit-learn's OneClassSVM and IsolationForest, in one run: ROC AUC and rows per
    a machine whose vibration, temperature and currents follow a slowly changing load,
    with noise; 1 % of rows faulty: a spike on one channel, a stuck channel or a
    decorrelated pair), learned prequentially — each row scored, then learned:
-   `kestrel stream --learner novelty` (CLI, rows from the file, scores from --output) and
-   River's HalfSpaceTrees (score_one then learn_one); OneClassSVM (fitted on 10^4 rows
+   `kestrel stream --learner novelty` (CLI, rows from the file, scores from --output),
+   the same detector from Python in River's loop (`kestrel.online.WindowNovelty`:
+   score_one then learn_one on dicts) and River's HalfSpaceTrees in the same loop; OneClassSVM (fitted on 10^4 rows
    drawn from the stream) and IsolationForest (fitted on the whole stream) as references
    that see everything first. AUC over the rows after the first 1000; rows per second
    (kestrel: the whole process, parsing included).
 
 Usage: target/python-venv/bin/python scripts/bench_novelty.py [--n 100000]
-Needs a release build of kestrel and river, scikit-learn in the environment. Prints Markdown.
+Needs a release build of kestrel, the Python package (python/run-tests.sh builds it), river and
+scikit-learn in the environment. Prints Markdown.
 """
 import argparse
 import json
@@ -42,6 +44,8 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import OneClassSVM
+
+from kestrel.online import WindowNovelty
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "..", "shared", "data")
@@ -157,6 +161,18 @@ def sensor_stream(n, seed=1):
     return X, fault
 
 
+def river_loop(detector, X):
+    """River's prequential loop over the rows of X as dicts: score_one, then learn_one;
+    the scores and the seconds it took."""
+    names, scores = [f"x{j}" for j in range(X.shape[1])], np.empty(len(X))
+    start = time.perf_counter()
+    for i, row in enumerate(X):
+        x = dict(zip(names, row))
+        scores[i] = detector.score_one(x)
+        detector.learn_one(x)
+    return scores, time.perf_counter() - start
+
+
 def part_two(n, tmp):
     X, fault = sensor_stream(n)
     path, out = os.path.join(tmp, "sensor.csv"), os.path.join(tmp, "rows.txt")
@@ -166,13 +182,8 @@ def part_two(n, tmp):
                               "--report-every", "0", "--json"]).splitlines()[-1])
     kestrel_seconds = time.perf_counter() - start
     kestrel = np.array([float(line.split(",")[0]) for line in open(out)])
-    hst, names = river_hst(), [f"x{j}" for j in range(X.shape[1])]
-    river, start = np.empty(n), time.perf_counter()
-    for i, row in enumerate(X):
-        x = dict(zip(names, row))
-        river[i] = hst.score_one(x)
-        hst.learn_one(x)
-    river_seconds = time.perf_counter() - start
+    river, river_seconds = river_loop(river_hst(), X)
+    python, python_seconds = river_loop(WindowNovelty(), X)
     S = StandardScaler().fit_transform(X)
     sample = np.random.default_rng(0).choice(n, size=min(n, 10_000), replace=False)
     start = time.perf_counter()
@@ -187,6 +198,7 @@ def part_two(n, tmp):
     print("| method | protocol | AUC (rows after 1000) | rows/s | seconds |")
     print("|---|---|---|---|---|")
     print(f"| kestrel stream --learner novelty | prequential, CLI | {auc(kestrel):.3f} | {n / kestrel_seconds:,.0f} | {kestrel_seconds:.2f} |")
+    print(f"| kestrel.online.WindowNovelty in River's loop | prequential, Python | {auc(python):.3f} | {n / python_seconds:,.0f} | {python_seconds:.2f} |")
     print(f"| River MinMaxScaler → HalfSpaceTrees | prequential | {auc(river):.3f} | {n / river_seconds:,.0f} | {river_seconds:.2f} |")
     print(f"| OneClassSVM (fit on 10^4 rows) | batch, sees all | {auc(ocsvm):.3f} | {n / ocsvm_seconds:,.0f} | {ocsvm_seconds:.2f} |")
     print(f"| IsolationForest | batch, sees all | {auc(forest):.3f} | {n / forest_seconds:,.0f} | {forest_seconds:.2f} |")

@@ -66,8 +66,8 @@ def read_checkpoint(data: bytes) -> dict[str, Any]:
     skipped, config (flag to value)."""
 
 class Stream:
-    """A windowed learner of ``kestrel stream`` ("svm", "slkl", "rsvm") for rows of ``dim``
-    features, ``kestrel stream``'s defaults for every setting left ``None``."""
+    """A windowed learner of ``kestrel stream`` ("svm", "slkl", "rsvm", "novelty") for rows
+    of ``dim`` features, ``kestrel stream``'s defaults for every setting left ``None``."""
 
     def __init__(
         self,
@@ -91,12 +91,17 @@ class Stream:
         renew: bool = True,
         memory: Optional[int] = None,
         classes: Optional[int] = None,
+        quantile: float = 0.99,
+        warmup: int = 256,
+        learn: str = "unflagged",
         seed: int = 1,
     ) -> None: ...
     def learn(self, x: Rows, y: npt.NDArray[np.float64]) -> None:
         """Learn each row with its label or target, in order."""
     def predict(self, x: Rows) -> npt.NDArray[np.float64]:
         """One prediction per row (NaN while a classifier has seen no label)."""
+    def scores(self, x: Rows) -> npt.NDArray[np.float64]:
+        """A novelty detector's score of each row by the model before it (NaN in the warm-up)."""
     def is_classifier(self) -> bool: ...
     def model_bytes(self) -> bytes:
         """The current model file (``kestrel stream --out``)."""

@@ -24,15 +24,16 @@ import numbers
 import numpy as np
 
 try:  # River's base classes, when River is installed: its metrics and pipelines check them.
+    from river.base import AnomalyDetector as _RiverAnomalyDetector
     from river.base import Classifier as _RiverClassifier
     from river.base import Regressor as _RiverRegressor
 except ImportError:  # pragma: no cover - River is optional
-    _RiverClassifier = _RiverRegressor = object
+    _RiverClassifier = _RiverRegressor = _RiverAnomalyDetector = object
 
 from . import _kestrel
 from ._estimators import _bytes_of, _rows
 
-__all__ = ["StreamingRSVM", "WindowSLKL", "WindowSVM"]
+__all__ = ["StreamingRSVM", "WindowNovelty", "WindowSLKL", "WindowSVM"]
 
 
 class _Online:
@@ -287,3 +288,111 @@ class WindowSLKL(_OnlineRegressor):
         self.window, self.centers, self.nu, self.gamma = window, centers, nu, gamma
         self.steps_per_sample, self.scale, self.renew, self.seed, self.scalar = steps_per_sample, scale, renew, seed, scalar
         self._begin()
+
+
+class WindowNovelty(_Online, _RiverAnomalyDetector):
+    """Kernel novelty detection on a stream (``kestrel stream --learner novelty``), with
+    River's anomaly-detector interface: ``learn_one(x)`` and ``score_one(x)``.
+
+    The score is the squared distance of the sample's image in feature space to the centre
+    of mass of the last ``window`` normal samples (seed 002 eq. 61), each represented by the
+    nearest of at most ``centers`` centres; higher is more anomalous. The first ``warmup``
+    samples are taken as normal (and, with ``scale``, set the standardisation); until they
+    are in, a sample has no score (``score_one`` gives 0, as River's detectors do before
+    their first window; ``score_samples`` NaN). A sample is flagged beyond the ``quantile``
+    of recent scores; by default a flagged sample is not learned (``learn="all"`` learns
+    every one).
+
+    Parameters
+    ----------
+    window : int, default=256
+    centers : int, default=32
+    delta : float, default=0.3
+        A sample learned this far (in feature space) from every centre becomes one.
+    gamma : float or None, default=None
+        RBF width; None is ``1/d``.
+    quantile : float, default=0.99
+    warmup : int, default=256
+    learn : {"unflagged", "all"}, default="unflagged"
+    scale : bool, default=True
+        Standardise the features, by the warm-up's statistics and then every sample learned.
+    scalar : {"f64", "f32"}, default="f64"
+    """
+
+    _learner = "novelty"
+
+    def __init__(self, window=256, centers=32, delta=0.3, gamma=None, quantile=0.99, warmup=256, learn="unflagged",
+                 scale=True, scalar="f64"):
+        self.window = window
+        self.centers = centers
+        self.delta = delta
+        self.gamma = gamma
+        self.quantile = quantile
+        self.warmup = warmup
+        self.learn = learn
+        self.scale = scale
+        self.scalar = scalar
+        self._begin()
+
+    def _labels(self, y):
+        return np.zeros(len(y))
+
+    def _values(self, predictions):
+        return predictions == 1.0
+
+    def learn_one(self, x, y=None):
+        """Learn one sample (normal unless the detector flags it, by default).
+
+        Parameters
+        ----------
+        x : dict
+        y : ignored
+        """
+        row = self._row(x)
+        self._start(row.shape[1]).learn(row, np.zeros(1))
+
+    def score_one(self, x):
+        """The score of one sample by the model before it (0 during the warm-up).
+
+        Parameters
+        ----------
+        x : dict
+        """
+        if self._stream is None:
+            return 0.0
+        score = self._stream.scores(self._row(x))[0]
+        return 0.0 if np.isnan(score) else float(score)
+
+    def predict_one(self, x):
+        """``True`` when the detector flags the sample."""
+        if self._stream is None:
+            return False
+        return bool(self._values(self._stream.predict(self._row(x)))[0])
+
+    def partial_fit(self, X, y=None):
+        """Learn the rows of ``X`` in order.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        rows = _rows(X)
+        n = len(rows[0]) - 1 if isinstance(rows, tuple) else len(rows)
+        return super().partial_fit(X, np.zeros(n))
+
+    def score_samples(self, X):
+        """The score of each row of ``X`` by the model as it is (NaN during the warm-up),
+        none of them learned.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        """
+        if self._stream is None:
+            raise ValueError("the learner has learned nothing yet")
+        return self._stream.scores(_rows(X))

@@ -27,8 +27,8 @@ use kestrel_stream::batch::fit::{
 use kestrel_stream::checkpoint::Checkpoint;
 use kestrel_stream::dataset::Dataset;
 use kestrel_stream::model;
-use kestrel_stream::online::OnlineLearner;
-use kestrel_stream::online::build::{DEFAULT_QUANTILE, StreamLearner, StreamSettings, build};
+use kestrel_stream::online::{Learn, OnlineLearner};
+use kestrel_stream::online::build::{DEFAULT_QUANTILE, DEFAULT_WARMUP, StreamLearner, StreamSettings, build};
 use kestrel_stream::source::Record;
 use numpy::ndarray::ArrayView2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
@@ -457,13 +457,14 @@ impl Stream {
 
 #[pymethods]
 impl Stream {
-    /// A learner (`svm`, `slkl`, `rsvm`) for rows of `dim` features with `kestrel
-    /// stream`'s defaults for every setting left `None`.
+    /// A learner (`svm`, `slkl`, `rsvm`, `novelty`) for rows of `dim` features with
+    /// `kestrel stream`'s defaults for every setting left `None`.
     #[new]
     #[pyo3(signature = (
         learner, dim, *, scalar = "f64", window = 256, centers = 32, steps_per_sample = 300, kernel = "rbf",
         gamma = None, degree = 3, coef0 = 0.0, nu = 0.01, c = None, loss = "squared_hinge", bias = 1.0,
-        delta = 0.3, scale = true, renew = true, memory = None, classes = None, seed = 1
+        delta = 0.3, scale = true, renew = true, memory = None, classes = None, quantile = DEFAULT_QUANTILE,
+        warmup = DEFAULT_WARMUP, learn = "unflagged", seed = 1
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -486,13 +487,22 @@ impl Stream {
         renew: bool,
         memory: Option<usize>,
         classes: Option<usize>,
+        quantile: f64,
+        warmup: usize,
+        learn: &str,
         seed: u64,
     ) -> PyResult<Self> {
         let kind = match learner {
             "svm" => StreamLearner::Svm,
             "slkl" => StreamLearner::Slkl,
             "rsvm" => StreamLearner::Rsvm,
-            other => return Err(value_error(format!("unknown online learner `{other}` (svm, slkl, rsvm)"))),
+            "novelty" => StreamLearner::Novelty,
+            other => return Err(value_error(format!("unknown online learner `{other}` (svm, slkl, rsvm, novelty)"))),
+        };
+        let learn = match learn {
+            "unflagged" => Learn::Unflagged,
+            "all" => Learn::All,
+            other => return Err(value_error(format!("unknown learn `{other}` (unflagged, all)"))),
         };
         let mut settings = StreamSettings::new(kind);
         settings.window = window;
@@ -506,6 +516,7 @@ impl Stream {
         settings.renew = renew;
         settings.memory = memory.unwrap_or(settings.memory);
         settings.classes = classes.unwrap_or(settings.classes);
+        (settings.quantile, settings.warmup, settings.learn) = (quantile, warmup, learn);
         settings.seed = seed;
         let built = if is_f32(scalar)? { build::<f32>(&settings, dim) } else { build::<f64>(&settings, dim) };
         let learner = built.map_err(value_error)?;
@@ -524,6 +535,19 @@ impl Stream {
     fn predict<'py>(&mut self, py: Python<'py>, x: RowsArg<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let rows = x.rows()?;
         let values = py.detach(|| self.each(&rows, None, |l, r| l.predict(r).map_err(|e| e.to_string())));
+        Ok(values.map_err(value_error)?.into_pyarray(py))
+    }
+
+    /// A novelty detector's score `d²(x)` of each row of `x` by the model before it (NaN
+    /// during the warm-up), without learning it.
+    fn scores<'py>(&mut self, py: Python<'py>, x: RowsArg<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        if !self.learner.is_detector() {
+            return Err(value_error("the learner is not a novelty detector"));
+        }
+        let rows = x.rows()?;
+        let values = py.detach(|| {
+            self.each(&rows, None, |l, r| l.predict(r).map(|_| l.last_score()).map_err(|e| e.to_string()))
+        });
         Ok(values.map_err(value_error)?.into_pyarray(py))
     }
 

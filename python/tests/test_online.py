@@ -7,9 +7,10 @@ import subprocess
 import numpy as np
 import pytest
 from river import datasets, evaluate, linear_model, metrics, preprocessing
+from sklearn.metrics import roc_auc_score
 
 import kestrel
-from kestrel.online import StreamingRSVM, WindowSLKL, WindowSVM
+from kestrel.online import StreamingRSVM, WindowNovelty, WindowSLKL, WindowSVM
 from test_estimators import kestrel_cli
 
 
@@ -96,3 +97,42 @@ def test_a_kestrel_stream_checkpoint_continues_in_python(tmp_path):
     assert model.to_bytes() == whole.read_bytes()
     with pytest.raises(ValueError, match="rsvm"):
         StreamingRSVM().load_checkpoint(checkpoint)
+
+
+def sensor_stream(n, seed):
+    """Readings in raw units, one in twenty after the first 300 with one channel off."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([1e5 + 300 * rng.normal(size=n), 0.01 * rng.normal(size=n), 20 + rng.normal(size=n)])
+    fault = np.zeros(n, dtype=bool)
+    fault[300::20] = True
+    X[fault, 2] += 6.0
+    return X, fault
+
+
+def test_novelty_through_river_s_interface_scores_as_kestrel_stream(tmp_path):
+    X, fault = sensor_stream(1500, 5)
+    data, rows = tmp_path / "sensor.csv", tmp_path / "rows.txt"
+    lines = ["a,b,c,fault"] + [",".join(map(repr, [*r, int(f)])) for r, f in zip(X.tolist(), fault.tolist())]
+    data.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "stream.kestrel"
+    subprocess.run([kestrel_cli(), "stream", "--learner", "novelty", "--input", data, "--output", rows, "--out", out],
+                   check=True, capture_output=True)
+    cli = np.array([float(line.split(",")[0]) for line in rows.read_text().split()])
+    detector = WindowNovelty()
+    scores = []
+    for row in X:  # River's loop: score, then learn
+        x = dict(zip("abc", row))
+        scores.append(detector.score_one(x))
+        detector.learn_one(x)
+    scored = ~np.isnan(cli)
+    np.testing.assert_array_equal(np.array(scores)[scored], cli[scored])
+    assert (np.array(scores)[~scored] == 0.0).all() and scored.sum() == 1500 - 256
+    assert detector.to_bytes() == out.read_bytes()
+    auc = roc_auc_score(fault[300:], np.array(scores)[300:])
+    assert auc > 0.95, auc
+    batch = WindowNovelty().partial_fit(X)
+    assert batch.to_bytes() == out.read_bytes()
+    assert np.isnan(WindowNovelty().partial_fit(X[:10]).score_samples(X[:2])).all()
+    assert detector.predict_one(dict(zip("abc", [1e5, 0.0, 30.0])))
+    with pytest.raises(ValueError, match="learned nothing"):
+        WindowNovelty().score_samples(X)
