@@ -27,8 +27,8 @@ use kestrel_stream::batch::fit::{
 use kestrel_stream::checkpoint::Checkpoint;
 use kestrel_stream::dataset::Dataset;
 use kestrel_stream::model;
-use kestrel_stream::online::{Learn, OnlineLearner};
 use kestrel_stream::online::build::{DEFAULT_QUANTILE, DEFAULT_WARMUP, StreamLearner, StreamSettings, build};
+use kestrel_stream::online::{Learn, OnlineLearner};
 use kestrel_stream::source::Record;
 use numpy::ndarray::ArrayView2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
@@ -545,9 +545,8 @@ impl Stream {
             return Err(value_error("the learner is not a novelty detector"));
         }
         let rows = x.rows()?;
-        let values = py.detach(|| {
-            self.each(&rows, None, |l, r| l.predict(r).map(|_| l.last_score()).map_err(|e| e.to_string()))
-        });
+        let values = py
+            .detach(|| self.each(&rows, None, |l, r| l.predict(r).map(|_| l.last_score()).map_err(|e| e.to_string())));
         Ok(values.map_err(value_error)?.into_pyarray(py))
     }
 
