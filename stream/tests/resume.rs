@@ -366,3 +366,59 @@ fn sigterm_writes_checkpoint_and_model() {
 fn sigint_writes_checkpoint_and_model() {
     signal_writes_checkpoint_and_model("INT", 130);
 }
+
+/// `--max-rows` ends a run after that many input rows, counted from the stream's start: a
+/// run resumed from it with a larger limit goes on to that limit and ends with the model
+/// of a run given the larger limit from the start.
+#[test]
+fn max_rows_ends_a_run_and_a_resumed_run_counts_from_the_start() {
+    let dir = Scratch::new("max-rows");
+    let input = dir.path("stream.libsvm");
+    std::fs::write(&input, stream("svm").concat()).unwrap();
+    let base = flags("svm", "f64", input.to_str().unwrap());
+    let (model, checkpoint, whole) = (dir.path("run.model"), dir.path("run.ckpt"), dir.path("whole.model"));
+    let run_flags = with(
+        base.clone(),
+        &["--out", model.to_str().unwrap(), "--checkpoint", checkpoint.to_str().unwrap(), "--checkpoint-every", "0"],
+    );
+    let first = summary(succeeded(&run(&with(run_flags.clone(), &["--max-rows", "300"]), String::new())));
+    // Rows 1..=300 hold the first bad row (137): 299 learned, 1 skipped.
+    assert_eq!((first["n"].as_u64(), first["skipped"].as_u64()), (Some(299), Some(1)));
+    assert_eq!(Checkpoint::read(&checkpoint).unwrap().rows, 300);
+    let resumed = run(&with(run_flags, &["--max-rows", "700", "--resume"]), String::new());
+    let resumed = summary(succeeded(&resumed));
+    let uninterrupted = run(&with(base, &["--max-rows", "700", "--out", whole.to_str().unwrap()]), String::new());
+    assert_eq!(resumed, summary(succeeded(&uninterrupted)));
+    assert_eq!(Checkpoint::read(&checkpoint).unwrap().rows, 700);
+    assert_eq!(std::fs::read(&model).unwrap(), std::fs::read(&whole).unwrap());
+}
+
+/// `--idle-timeout` ends a run whose pipe falls silent (the writer still holding it open)
+/// as an end of input: exit 0, the summary, the model.
+#[test]
+fn idle_timeout_ends_a_silent_pipe() {
+    let dir = Scratch::new("idle");
+    let model = dir.path("idle.model");
+    let args = with(flags("svm", "f64", "-"), &["--idle-timeout", "0.5", "--out", model.to_str().unwrap()]);
+    let mut child = spawn(&args);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(stream("svm")[..200].concat().as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("--idle-timeout 0.5 did not end the run");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(status.success(), "{status:?}: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--idle-timeout"));
+    assert_eq!(summary(&output)["n"].as_u64(), Some(199));
+    assert!(model.exists());
+}

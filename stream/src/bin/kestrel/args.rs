@@ -16,6 +16,8 @@
 //! | `--nu`, `--delta`, `--bias` | finite, ≥ 0 |
 //! | `--quantile` | 0 < q < 1 |
 //! | `--warmup` | 2 ..= 2²⁴ samples |
+//! | `--max-rows` | ≥ 1 |
+//! | `--idle-timeout` | 0 < s ≤ 3.2·10⁷ (a year) |
 //!
 //! Their products (a window of `--window` samples of `--dim` features) are checked when
 //! the learner is built: against `--budget` when given, and by allocating fallibly.
@@ -54,6 +56,11 @@ pub fn class_weight(text: &str) -> Result<(String, f64), String> {
         return Err(format!("`{text}` names no class"));
     }
     Ok((label.to_string(), positive(weight.trim())?))
+}
+
+/// Seconds above 0, at most a year.
+pub fn timeout(text: &str) -> Result<f64, String> {
+    positive(text).and_then(|v| if v <= 3.2e7 { Ok(v) } else { Err(format!("`{text}` seconds is more than a year")) })
 }
 
 /// A number strictly between 0 and 1.
@@ -570,6 +577,14 @@ pub struct StreamArgs {
     /// its start (or the rows it skips are lost).
     #[arg(long, requires = "checkpoint")]
     pub resume: bool,
+    /// End the run after this many input rows (bad ones included), counted from the
+    /// stream's start: a resumed run's include those its checkpoint consumed.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_rows: Option<u64>,
+    /// End the run when no row has come for this many seconds (from the start too): for a
+    /// pipe, a serial port or a broker that may fall silent.
+    #[arg(long, value_name = "SECONDS", value_parser = timeout)]
+    pub idle_timeout: Option<f64>,
     /// Print rolling metrics every K samples.
     #[arg(long, default_value_t = 1000)]
     pub report_every: usize,

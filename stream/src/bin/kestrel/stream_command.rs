@@ -11,6 +11,10 @@
 //! flag), flushed at each checkpoint, which records the bytes written: a resume cuts the
 //! file back to them, so every sample's line is there once.
 //!
+//! A run ends at the end of its input, after `--max-rows` input rows (counted from the
+//! stream's start: a resumed run's include the checkpoint's), or when no row came for
+//! `--idle-timeout` (from the start too) — each an ordinary end.
+//!
 //! Nothing learned is lost on the way out: at the end of the input, on SIGINT/SIGTERM
 //! (exit code 130/143) and before stopping on a bad row (exit code 1) the checkpoint and
 //! the model are written when `--checkpoint` and `--out` are set.
@@ -225,7 +229,12 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         if seconds > 0.0 { (session.seen - seen_at_start) as f64 / seconds } else { 0.0 }
     };
     let skip_bad = args.input.on_error == OnErrorArg::Skip;
+    let idle_timeout = args.idle_timeout.map(Duration::from_secs_f64);
+    let mut last_row = Instant::now();
     loop {
+        if args.max_rows.is_some_and(|max| session.rows >= max) {
+            break;
+        }
         if let Some(signal) = signals.received() {
             progress.finish_and_clear();
             session.save()?;
@@ -237,6 +246,9 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             Next::Record => session.name(&name, &mut record),
             other => other,
         };
+        if next != Next::Waiting {
+            last_row = Instant::now();
+        }
         if to_skip > 0 && next != Next::Waiting {
             if next == Next::End {
                 let read = resume_rows - to_skip;
@@ -246,6 +258,10 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             continue;
         }
         match next {
+            Next::Waiting if idle_timeout.is_some_and(|idle| last_row.elapsed() >= idle) => {
+                eprintln!("kestrel: no row for {:?} (--idle-timeout): ending", last_row.elapsed());
+                break;
+            }
             Next::Waiting => continue,
             Next::End => break,
             Next::Bad(e) if skip_bad => session.skip(&progress, e.to_string()),
