@@ -898,3 +898,28 @@ fn novelty_streams_trains_and_evaluates() {
         assert_eq!(o.status.code(), Some(2), "{flag} {value}: {}", stderr(&o));
     }
 }
+
+/// `kestrel predict | head -1`: the reader goes away after one line; kestrel ends quietly
+/// with success, as a Unix tool does, instead of reporting a broken pipe.
+#[test]
+fn a_reader_that_goes_away_ends_predict_quietly() {
+    use std::io::BufRead;
+    let dir = scratch("broken-pipe");
+    let data = binary_libsvm(&dir, 50_000);
+    let model = dir.join("svm.kestrel");
+    let o =
+        kestrel(&["train", "--learner", "svm", "--input", data.to_str().unwrap(), "--out", model.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+        .args(["predict", "--model", model.to_str().unwrap(), "--input", data.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.trim() == "1" || first.trim() == "-1", "{first}");
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{:?}: {}", output.status, stderr(&output));
+    assert_eq!(stderr(&output), "");
+}

@@ -1,6 +1,7 @@
 //! The `kestrel` command-line tool.
 //!
-//! Exit codes: 0 success, 1 runtime or data error, 2 usage error: a flag out of its range
+//! Exit codes: 0 success (also when the reader of standard output went away, as `kestrel
+//! predict | head` does), 1 runtime or data error, 2 usage error: a flag out of its range
 //! (clap's own) or a configuration the learner refuses ([`Usage`]).
 
 // Nothing from input may panic: no unwrap/expect/panic/unreachable, no unchecked indexing
@@ -51,8 +52,19 @@ fn main() {
         Command::Demo { seed } => demo::run(*seed),
     };
     if let Err(error) = result {
+        if reader_went_away(&error) {
+            return;
+        }
         eprintln!("kestrel: error: {error:#}");
         let usage = error.downcast_ref::<Usage>().is_some();
         std::process::exit(if usage { 2 } else { 1 });
     }
+}
+
+/// `true` when the error is a write to a pipe whose reader has gone (`kestrel predict |
+/// head`): the reader has what it wanted, and the run ends quietly, as a Unix tool does.
+fn reader_went_away(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .any(|cause| cause.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
 }
