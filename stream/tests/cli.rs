@@ -923,3 +923,30 @@ fn a_reader_that_goes_away_ends_predict_quietly() {
     assert!(output.status.success(), "{:?}: {}", output.status, stderr(&output));
     assert_eq!(stderr(&output), "");
 }
+
+/// `--label-column none`: every CSV column is a feature. The novelty detector streams and
+/// trains on unlabelled readings (no precision or AUC without labels); a learner that needs
+/// labels says the rows have none.
+#[test]
+fn unlabelled_readings_for_the_novelty_detector() {
+    let dir = scratch("unlabelled");
+    let (labelled, readings) = (dir.join("labelled.csv"), dir.join("readings.csv"));
+    sensor_csv(&labelled, 600, 3);
+    let text = std::fs::read_to_string(&labelled).unwrap();
+    let unlabelled: Vec<String> = text.lines().map(|line| line.rsplit_once(',').unwrap().0.to_string()).collect();
+    std::fs::write(&readings, unlabelled.join("\n") + "\n").unwrap();
+    let input = readings.to_str().unwrap();
+    let o = kestrel(&["stream", "--learner", "novelty", "--input", input, "--label-column", "none", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = json(&o);
+    assert_eq!(summary["n"].as_u64(), Some(600));
+    assert!(summary.get("auc").is_none() && summary["flagged"].as_u64().is_some(), "{summary}");
+    let model = dir.join("model.kestrel");
+    let train = ["train", "--learner", "novelty", "--input", input, "--label-column", "none", "--scale", "--out"];
+    let o = kestrel(&[&train[..], &[model.to_str().unwrap(), "--json"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(json(&o)["dim"].as_u64(), Some(3));
+    let o = kestrel(&["stream", "--learner", "svm", "--input", input, "--label-column", "none"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("the row has no label (--label-column none)"), "{}", stderr(&o));
+}

@@ -20,6 +20,11 @@ use super::record::{ReadError, ReadErrorKind, Record};
 use super::{RecordReader, parse_finite};
 use crate::limits::MAX_DIM;
 
+/// The label column's name that means "no label column" (unless a column has that name):
+/// every column is a feature and every row's label `NaN` — unlabelled rows for the novelty
+/// detector, or for `predict`.
+pub const NO_LABEL: &str = "none";
+
 /// Reads CSV rows one at a time (constant memory: one line of at most `max_line_bytes`).
 pub struct CsvReader<R> {
     reader: csv::Reader<LineCounter<BoundedLines<R>>>,
@@ -27,7 +32,8 @@ pub struct CsvReader<R> {
     name: String,
     row: csv::StringRecord,
     fields: usize,
-    label_field: usize,
+    /// The label's column; `None` for rows without labels (each read as `NaN`).
+    label_field: Option<usize>,
     labels: LabelColumn,
     /// The label column's kind was told by its first value.
     detected: bool,
@@ -73,16 +79,17 @@ impl<R: BufRead> CsvReader<R> {
         if header.len() > MAX_DIM + 1 {
             return Err(header_error(format!("the header names more than {MAX_DIM} features")));
         }
-        if header.len() < 2 {
+        let label_field = match label_column {
+            None => Some(header.len().saturating_sub(1)),
+            Some(wanted) => match header.iter().position(|h| h == wanted) {
+                Some(at) => Some(at),
+                None if wanted == NO_LABEL => None,
+                None => return Err(header_error(format!("no column named `{wanted}` in the header"))),
+            },
+        };
+        if header.len() < 1 + usize::from(label_field.is_some()) {
             return Err(header_error("the header needs a label column and at least one feature".into()));
         }
-        let label_field = match label_column {
-            None => header.len() - 1,
-            Some(wanted) => header
-                .iter()
-                .position(|h| h == wanted)
-                .ok_or_else(|| header_error(format!("no column named `{wanted}` in the header")))?,
-        };
         let row = csv::StringRecord::new();
         let labels = LabelColumn::Detect;
         Ok(CsvReader { reader, max_line_bytes, name, row, fields: header.len(), label_field, labels, detected: false })
@@ -107,7 +114,7 @@ impl<R: BufRead> CsvReader<R> {
             name: name.into(),
             row,
             fields,
-            label_field: fields - 1,
+            label_field: Some(fields - 1),
             labels,
             detected: false,
         }
@@ -127,11 +134,14 @@ impl<R: BufRead> CsvReader<R> {
             return Err(self.error(line, 1, kind));
         }
         record.clear(line);
+        if self.label_field.is_none() {
+            record.label = f64::NAN;
+        }
         let mut column = 1;
         let mut feature = 0u32;
         for (i, field) in self.row.iter().enumerate() {
             let at = |kind| ReadError { source_name: self.name.clone(), line, column, kind };
-            if i == self.label_field {
+            if Some(i) == self.label_field {
                 read_label((&mut self.labels, &mut self.detected), field.trim(), record).map_err(at)?;
             } else {
                 let value = parse_finite(field.trim()).map_err(at)?;
@@ -240,7 +250,7 @@ impl<R: BufRead> RecordReader for CsvReader<R> {
     }
 
     fn dim_hint(&self) -> Option<usize> {
-        Some(self.fields - 1)
+        Some(self.fields - usize::from(self.label_field.is_some()))
     }
 }
 
@@ -263,6 +273,21 @@ mod tests {
         let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", Some("a"), 1024).unwrap();
         assert!(reader.next_record(&mut r).unwrap());
         assert_eq!((r.label, r.indices.clone()), (1.5, vec![1]));
+
+        // No label column: every column a feature, every label NaN; a column named `none`
+        // is still a label column.
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", Some(NO_LABEL), 1024).unwrap();
+        assert_eq!(reader.dim_hint(), Some(3));
+        assert!(reader.next_record(&mut r).unwrap());
+        assert!(r.label.is_nan());
+        assert_eq!((r.indices.clone(), r.values.clone()), (vec![0, 2], vec![1.5, -1.0]));
+        let named = "a,none\n1,2\n";
+        let mut reader = CsvReader::with_header(named.as_bytes(), "t.csv", Some(NO_LABEL), 1024).unwrap();
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.label, reader.dim_hint()), (2.0, Some(1)));
+        let e = CsvReader::with_header("a\n".as_bytes(), "t.csv", None, 1024).err().unwrap();
+        assert_eq!(e.to_string(), "t.csv:1:1: the header needs a label column and at least one feature");
+        assert!(CsvReader::with_header("a\n".as_bytes(), "t.csv", Some(NO_LABEL), 1024).is_ok());
     }
 
     #[test]

@@ -41,7 +41,7 @@ use std::time::Duration;
 use crate::limits::DEFAULT_MAX_LINE_BYTES;
 
 pub use self::background::{Background, Next, Records};
-pub use self::csv::{CsvReader, LabelColumn};
+pub use self::csv::{CsvReader, LabelColumn, NO_LABEL};
 pub use self::libsvm::{LibSvmReader, parse_line as parse_libsvm_line};
 pub use self::record::{ReadError, ReadErrorKind, Record};
 
@@ -102,7 +102,7 @@ pub enum OpenError {
 pub struct Options {
     /// The format, or [`Format::Auto`] to detect it.
     pub format: Format,
-    /// The CSV column holding the label (default: the last).
+    /// The CSV column holding the label (default: the last; [`NO_LABEL`]: none).
     pub label_column: Option<String>,
     /// The longest line read; a longer one is a bad row.
     pub max_line_bytes: usize,

@@ -310,7 +310,9 @@ pub struct InputArgs {
     /// Input format (auto: by extension, else by the first line).
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     pub format: FormatArg,
-    /// CSV column holding the label or target (default: the last).
+    /// CSV column holding the label or target (default: the last). `none`: the rows have
+    /// no label, every column is a feature (unlabelled readings for the novelty detector or
+    /// `predict`; a column named `none` is still taken).
     #[arg(long)]
     pub label_column: Option<String>,
     /// What to do with a bad row: stop with exit code 1, or skip it and count it.

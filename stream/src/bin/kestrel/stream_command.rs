@@ -297,6 +297,10 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
 /// Why the learner rejected `record`, naming its line.
 fn rejected(name: &str, record: &Record, error: kestrel_core::Error, classes: usize) -> String {
     match error {
+        kestrel_core::Error::InvalidLabel { .. } if record.label.is_nan() => format!(
+            "{name}:{}: the row has no label (--label-column none); this learner learns from labels",
+            record.line
+        ),
         kestrel_core::Error::InvalidLabel { .. } => format!(
             "{name}:{}: label {} cannot be learned: it would be a class past --classes {classes}, or the \
              scalar does not hold it exactly",
