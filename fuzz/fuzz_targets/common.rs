@@ -17,9 +17,10 @@ use kestrel_stream::source::{self, Format, Options, ReadError, Record, RecordRea
 pub const MAX_LINE_BYTES: usize = 1024;
 
 /// Invariants of a record a reader accepted (stream/src/source/record.rs).
-pub fn check_record(r: &Record) {
+/// With `unlabelled`, a row may have no label (`NaN`, a CSV read with `--label-column none`).
+pub fn check_record(r: &Record, unlabelled: bool) {
     if r.class_name.is_empty() {
-        assert!(r.label.is_finite(), "non-finite label {}", r.label);
+        assert!(r.label.is_finite() || unlabelled && r.label.is_nan(), "non-finite label {}", r.label);
     } else {
         // A class name: no label until the names give it one (the first name: 0).
         assert!(r.label.is_nan(), "a named class with the label {}", r.label);
@@ -48,14 +49,14 @@ pub fn check_error(e: &ReadError) {
 /// Reads until the end; every call must consume input, so `len` bytes give at most
 /// `len + 1` records and errors before the end (the CLI's `--on-error skip` would spin
 /// forever otherwise). Line numbers never go backwards.
-pub fn drain(reader: &mut dyn RecordReader, len: usize) {
+pub fn drain(reader: &mut dyn RecordReader, len: usize, unlabelled: bool) {
     let mut record = Record::default();
     let mut last_line = 0u64;
     for _ in 0..len + 2 {
         match reader.next_record(&mut record) {
             Ok(false) => return,
             Ok(true) => {
-                check_record(&record);
+                check_record(&record, unlabelled);
                 assert!(record.line >= last_line, "line {} after line {last_line}", record.line);
                 last_line = record.line;
             }

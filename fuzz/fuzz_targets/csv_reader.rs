@@ -1,11 +1,11 @@
-//! CSV with a header (`CsvReader::with_header`, label last or named `y`) and, for serial
+//! CSV with a header (`CsvReader::with_header`, label last, named `y` or none) and, for serial
 //! streams, without one (`CsvReader::without_header`). The first byte picks the mode, the
 //! rest is the file. Checks as for LibSVM: no panic, valid records, 1-based positions,
 //! the reader always reaches the end.
 
 #![no_main]
 
-use kestrel_stream::source::{CsvReader, RecordReader};
+use kestrel_stream::source::{CsvReader, NO_LABEL, RecordReader};
 use libfuzzer_sys::fuzz_target;
 
 mod common;
@@ -13,18 +13,22 @@ mod common;
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, text)) = data.split_first() else { return };
     if mode & 0x80 == 0 {
-        let label_column = (mode & 1 == 1).then_some("y");
+        let label_column = match mode & 3 {
+            1 => Some("y"),
+            2 => Some(NO_LABEL),
+            _ => None,
+        };
         match CsvReader::with_header(text, "fuzz.csv", label_column, common::MAX_LINE_BYTES) {
             Ok(mut reader) => {
                 let dim = reader.dim_hint().expect("a header states the dimension");
-                assert!(dim >= 1, "a header has a label and at least one feature");
-                common::drain(&mut reader, text.len());
+                assert!(dim >= 1, "a header has at least one feature");
+                common::drain(&mut reader, text.len(), label_column == Some(NO_LABEL));
             }
             Err(e) => common::check_error(&e),
         }
     } else {
         let fields = usize::from(mode & 7) + 1;
         let mut reader = CsvReader::without_header(text, "serial", fields, common::MAX_LINE_BYTES);
-        common::drain(&mut reader, text.len());
+        common::drain(&mut reader, text.len(), false);
     }
 });

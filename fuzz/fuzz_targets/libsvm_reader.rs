@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
             record.values.clear();
             record.line = 1;
             match parse_libsvm_line(line, &mut record) {
-                Ok(()) => common::check_record(&record),
+                Ok(()) => common::check_record(&record, false),
                 Err((column, kind)) => {
                     assert!(column >= 1 && column <= line.chars().count() + 1, "column {column} outside {line:?}");
                     let _ = kind.to_string();
@@ -28,5 +28,5 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let mut reader = LibSvmReader::new(data, "fuzz.svm", common::MAX_LINE_BYTES);
-    common::drain(&mut reader, data.len());
+    common::drain(&mut reader, data.len(), false);
 });
