@@ -213,8 +213,8 @@ typedef struct kestrel_svm kestrel_svm;
  */
 typedef struct {
   /**
-   * The learner: 1 linear SVM, 2 SLKL regressor, 3 reduced-kernel SVM (the envelope's
-   * kind byte).
+   * The learner: 1 linear SVM, 2 SLKL regressor, 3 reduced-kernel SVM, 5 novelty
+   * detector (the envelope's kind byte).
    */
   uint32_t kind;
   /**
@@ -226,7 +226,7 @@ typedef struct {
    */
   size_t centres;
   /**
-   * `true` for a classifier (predicts labels), `false` for a regressor.
+   * `true` for a classifier (predicts labels), `false` for a regressor or a detector.
    */
   bool is_classifier;
   /**
@@ -418,6 +418,23 @@ kestrel_status kestrel_model_predict(const kestrel_model *model,
                                      const float *x,
                                      size_t dim,
                                      float *out);
+
+/**
+ * Writes to `*out` a novelty detector's score of the row `x[0..dim]`: the squared
+ * feature-space distance `d²(x)` to the centre of mass its model holds, what `kestrel
+ * predict` prints before the flag (`kestrel_model_predict` writes the flag: 1 beyond the
+ * model's threshold, 0 otherwise). The host's bits, as for a prediction.
+ *
+ * Errors: as [`kestrel_model_predict`], and `INVALID_PARAM` for a model that is not a
+ * novelty detector. `*out` is written only on success.
+ *
+ * # Safety
+ * As [`kestrel_model_predict`].
+ */
+kestrel_status kestrel_model_score(const kestrel_model *model,
+                                   const float *x,
+                                   size_t dim,
+                                   float *out);
 
 /**
  * Describes the model: its kind, dimension, centres, task and whether it standardises.
@@ -716,7 +733,9 @@ kestrel_status kestrel_svm_save(kestrel_svm *learner,
 #define KESTREL_SCALER_SECTION_BYTES(dim) (8 * (size_t)(dim) + 32)
 
 /** Work bytes that open any f32 model file of `len` bytes and `dim` features: at least
-    kestrel_model_work_bytes() of it. */
+    kestrel_model_work_bytes() of it (a novelty detector keeps a norm per centre besides its
+    file's scalars: at most len / (dim + 1) bytes more). */
 #define KESTREL_MODEL_WORK_BYTES(len, dim) \
-    (KESTREL_ALIGN_UP(KESTREL_MODEL_OBJECT_BYTES) + KESTREL_ALIGN_UP((size_t)(len) + 4) \
+    (KESTREL_ALIGN_UP(KESTREL_MODEL_OBJECT_BYTES) \
+     + KESTREL_ALIGN_UP((size_t)(len) + (size_t)(len) / ((size_t)(dim) + 1) + 4) \
      + KESTREL_ALIGN_UP(12 * (size_t)(dim)) + KESTREL_ALIGN_UP(4 * (size_t)(dim)))

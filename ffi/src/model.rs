@@ -13,8 +13,10 @@
 //!
 //! **What `predict` writes** is what `kestrel predict` prints for the row: the class label
 //! for a linear or reduced-kernel SVM (the label the training data used, or the class's
-//! index `0, 1, …` for a model of named classes), the regression value for SLKL. A model
-//! that carries its input standardisation applies it first, as `kestrel predict` does.
+//! index `0, 1, …` for a model of named classes), the regression value for SLKL, the flag
+//! (1 an anomaly, 0 normal) for a novelty detector, whose score `kestrel_model_score`
+//! gives. A model that carries its input standardisation applies it first, as `kestrel
+//! predict` does.
 //!
 //! **Scalars.** An `f32` model computes in `f32`, with the core's code, so its predictions
 //! are the host's bit for bit. An `f64` model is refused (`KESTREL_STATUS_MODEL_UNSUPPORTED`):
@@ -22,7 +24,7 @@
 //!
 //! **Memory.** [`kestrel_model_work_bytes`] reads the bytes' header and returns the exact
 //! work size: the object header, the model's scalars (`⌊payload/4⌋ + 1`: postcard writes
-//! each `f32` in 4 bytes), and for a standardising model of `d` features its scaler (`3d`)
+//! each `f32` in 4 bytes; a novelty detector's `m·d + 2m` for `m` centres), and for a standardising model of `d` features its scaler (`3d`)
 //! and a scratch row (`d`). `KESTREL_MODEL_WORK_BYTES(len, dim)` bounds it at compile
 //! time. The model's bytes are copied; they may be discarded after `kestrel_model_open`.
 //!
@@ -36,6 +38,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 
 use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::model::{Envelope, ModelKind, ScalarKind};
+use kestrel_core::novelty::NoveltyModel;
 use kestrel_core::reduced_set::ReducedKernelModel;
 use kestrel_core::scaler::Scaler;
 use kestrel_core::slkl::Predictor;
@@ -78,20 +81,21 @@ enum Kind {
     Linear(LinearModel<f32, &'static mut [f32]>),
     Slkl(Predictor<f32, &'static mut [f32]>),
     Reduced(ReducedKernelModel<f32, &'static mut [f32]>),
+    Novelty(NoveltyModel<f32, &'static mut [f32]>),
 }
 
 /// What a model is, as [`kestrel_model_describe`] writes it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ModelInfo {
-    /// The learner: 1 linear SVM, 2 SLKL regressor, 3 reduced-kernel SVM (the envelope's
-    /// kind byte).
+    /// The learner: 1 linear SVM, 2 SLKL regressor, 3 reduced-kernel SVM, 5 novelty
+    /// detector (the envelope's kind byte).
     pub kind: u32,
     /// Features of an input row.
     pub dim: usize,
     /// Centres the model keeps (0 for a linear model).
     pub centres: usize,
-    /// `true` for a classifier (predicts labels), `false` for a regressor.
+    /// `true` for a classifier (predicts labels), `false` for a regressor or a detector.
     pub is_classifier: bool,
     /// `true` when the model standardises its inputs.
     pub scaled: bool,
@@ -175,6 +179,28 @@ pub unsafe extern "C" fn kestrel_model_predict(
     })())
 }
 
+/// Writes to `*out` a novelty detector's score of the row `x[0..dim]`: the squared
+/// feature-space distance `d²(x)` to the centre of mass its model holds, what `kestrel
+/// predict` prints before the flag (`kestrel_model_predict` writes the flag: 1 beyond the
+/// model's threshold, 0 otherwise). The host's bits, as for a prediction.
+///
+/// Errors: as [`kestrel_model_predict`], and `INVALID_PARAM` for a model that is not a
+/// novelty detector. `*out` is written only on success.
+///
+/// # Safety
+/// As [`kestrel_model_predict`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_model_score(model: *const Model, x: *const f32, dim: usize, out: *mut f32) -> Status {
+    status_of((|| {
+        memory::check_pointer(out)?;
+        // SAFETY: as this function's contract.
+        let (model, x) = unsafe { (memory::object(model)?, memory::floats(x, dim)?) };
+        let value = model.score(x)?;
+        // SAFETY: as this function's contract.
+        unsafe { memory::write(out, value) }
+    })())
+}
+
 /// Describes the model: its kind, dimension, centres, task and whether it standardises.
 ///
 /// # Safety
@@ -203,15 +229,19 @@ fn envelope(bytes: &[u8]) -> Result<Envelope<'_>, Status> {
 fn layout_of(envelope: &Envelope<'_>) -> Result<Layout, Status> {
     let scaled = scaled_dim(envelope)?;
     Ok(Layout::of::<Model>()
-        .then::<f32>(model_scalars(envelope))
+        .then::<f32>(model_scalars(envelope)?)
         .then::<f32>(Scaler::scalars_len(scaled))
         .then::<f32>(scaled))
 }
 
 /// Scalars of the model's storage: postcard writes each `f32` in 4 bytes, so the payload
-/// bounds the scalars the model holds.
-fn model_scalars(envelope: &Envelope<'_>) -> usize {
-    envelope.payload.len() / f32::BYTES + 1
+/// bounds the scalars the model holds — except a novelty detector's, which adds a norm per
+/// centre to its payload's (`NoveltyModel::scalars_in`, at most `len/(dim + 1)` bytes more).
+fn model_scalars(envelope: &Envelope<'_>) -> Result<usize, Status> {
+    match envelope.kind {
+        ModelKind::Novelty => Ok(NoveltyModel::scalars_in::<f32>(envelope)?),
+        _ => Ok(envelope.payload.len() / f32::BYTES + 1),
+    }
 }
 
 /// Features of the model's scaler, 0 without one; a dimension the section's bytes cannot
@@ -226,13 +256,14 @@ fn scaled_dim(envelope: &Envelope<'_>) -> Result<usize, Status> {
 
 /// Decodes the model of `envelope` into `work`.
 fn open(envelope: &Envelope<'_>, work: &mut Work) -> Result<Model, Status> {
-    let storage = work.take::<f32>(model_scalars(envelope))?;
+    let storage = work.take::<f32>(model_scalars(envelope)?)?;
     let kind = match envelope.kind {
         ModelKind::LinearSvm => Kind::Linear(LinearModel::from_envelope_in(envelope, storage).map_err(decoding)?),
         ModelKind::Slkl => Kind::Slkl(Predictor::from_envelope_in(envelope, storage).map_err(decoding)?),
         ModelKind::ReducedSvm => {
             Kind::Reduced(ReducedKernelModel::from_envelope_in(envelope, storage).map_err(decoding)?)
         }
+        ModelKind::Novelty => Kind::Novelty(NoveltyModel::from_envelope_in(envelope, storage).map_err(decoding)?),
         _ => return Err(Status::ModelUnsupported),
     };
     let scaled = scaled_dim(envelope)?;
@@ -268,6 +299,7 @@ impl Kind {
             Kind::Linear(m) => m.dim(),
             Kind::Slkl(m) => m.dim(),
             Kind::Reduced(m) => m.dim(),
+            Kind::Novelty(m) => m.dim(),
         }
     }
 
@@ -276,6 +308,15 @@ impl Kind {
             Kind::Linear(m) => m.predict(Row::Dense(x)),
             Kind::Slkl(m) => m.predict(x),
             Kind::Reduced(m) => m.predict(x),
+            Kind::Novelty(m) => m.predict(x),
+        }
+    }
+
+    /// A novelty detector's score; `InvalidParam` for another model.
+    fn score(&self, x: &[f32]) -> Result<f32, Error> {
+        match self {
+            Kind::Novelty(m) => m.score(x),
+            _ => Err(Error::InvalidParam { name: "model" }),
         }
     }
 }
@@ -283,8 +324,18 @@ impl Kind {
 impl Model {
     /// The prediction for `x`, standardised first when the model carries a scaler.
     fn predict(&self, x: &[f32]) -> Result<f32, Status> {
+        self.on_row(x, Kind::predict)
+    }
+
+    /// A novelty detector's score of `x`, standardised first as for a prediction.
+    fn score(&self, x: &[f32]) -> Result<f32, Status> {
+        self.on_row(x, Kind::score)
+    }
+
+    /// `compute` on `x`, standardised first when the model carries a scaler.
+    fn on_row(&self, x: &[f32], compute: impl Fn(&Kind, &[f32]) -> Result<f32, Error>) -> Result<f32, Status> {
         let Some(scaler) = &self.scaler else {
-            return Ok(self.kind.predict(x)?);
+            return Ok(compute(&self.kind, x)?);
         };
         if x.len() != self.scratch_len {
             return Err(Status::DimensionMismatch);
@@ -296,7 +347,7 @@ impl Model {
         // holder of `busy` touches, and this call holds it until the end of the block.
         let row = unsafe { core::slice::from_raw_parts_mut(self.scratch, self.scratch_len) };
         row.copy_from_slice(x);
-        let value = scaler.transform(row).and_then(|()| self.kind.predict(row));
+        let value = scaler.transform(row).and_then(|()| compute(&self.kind, row));
         self.busy.store(false, Ordering::Release);
         Ok(value?)
     }
@@ -306,6 +357,7 @@ impl Model {
             Kind::Linear(_) => (ModelKind::LinearSvm, 0, true),
             Kind::Slkl(m) => (ModelKind::Slkl, m.len(), false),
             Kind::Reduced(m) => (ModelKind::ReducedSvm, m.centres_len(), true),
+            Kind::Novelty(m) => (ModelKind::Novelty, m.centres_len(), false),
         };
         ModelInfo { kind: kind as u32, dim: self.kind.dim(), centres, is_classifier, scaled: self.scaler.is_some() }
     }

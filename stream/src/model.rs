@@ -544,9 +544,7 @@ struct Novelty<T> {
 
 impl<T: Real> Novelty<T> {
     fn decode(envelope: &Envelope<'_>, bytes: usize) -> Result<Self, Error> {
-        // The payload holds the m·d + m centres and weights; the model adds m norms.
-        let mut storage = storage_for(envelope);
-        storage.resize(storage.len().saturating_mul(2), T::ZERO);
+        let storage = vec![T::ZERO; NoveltyModel::scalars_in::<T>(envelope)?];
         let model = NoveltyModel::from_envelope_in(envelope, storage)?;
         let scaler = scaler_for(envelope, model.dim())?;
         Ok(Novelty { dense: dense_buffer(model.dim())?, model, scaler, bytes })

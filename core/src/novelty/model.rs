@@ -46,6 +46,24 @@ impl NoveltyModel<(), ()> {
     pub const fn scalars_len(dim: usize, centres: usize) -> usize {
         centres.saturating_mul(dim).saturating_add(centres.saturating_mul(2))
     }
+
+    /// Scalars the model in `envelope` needs, from its payload's shape alone: what a caller
+    /// sizes storage by before decoding (the norms, `m` scalars, are not in the payload).
+    ///
+    /// # Errors
+    /// `Error::Model` for bytes that are not a novelty model of scalar `T`, or whose shape
+    /// claims more centres than the payload holds.
+    pub fn scalars_in<T: Real>(envelope: &Envelope<'_>) -> Result<usize, Error> {
+        let corrupt = Error::Model(ModelError::Payload);
+        envelope.expect(ModelKind::Novelty, ScalarKind::of::<T>())?;
+        let ((dim, centres, ..), _) = postcard::take_from_bytes::<Shape<T>>(envelope.payload).map_err(|_| corrupt)?;
+        let (dim, centres) = (dim as usize, centres as usize);
+        // The payload holds the m·d + m centres and weights, `T::BYTES` bytes each.
+        if centres.saturating_mul(dim.saturating_add(1)) > envelope.payload.len() / T::BYTES {
+            return Err(corrupt);
+        }
+        Ok(NoveltyModel::scalars_len(dim, centres))
+    }
 }
 
 impl<T: Real, S: Storage<T>> NoveltyModel<T, S> {

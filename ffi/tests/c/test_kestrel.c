@@ -222,6 +222,51 @@ static int host_models_predict_the_clis_bits(void) {
     return 1;
 }
 
+/* A novelty detector learned by `kestrel stream` (the firmware's models/novelty.*): its
+   score has the CLI's bits and its flag, the last field of each expected line, the CLI's
+   verdict; a model that is not a detector has no score. */
+static int novelty_model_scores_the_clis_bits(void) {
+    static host_model m;
+    CHECK(load_host_model("novelty", &m));
+    size_t needed = kestrel_model_work_bytes(m.bytes, m.len);
+    CHECK(needed > 0 && needed <= KESTREL_MODEL_WORK_BYTES(m.len, m.dim));
+    kestrel_model *model = NULL;
+    CHECK_STATUS(kestrel_model_open(m.bytes, m.len, work_a, needed, &model), KESTREL_STATUS_OK);
+    kestrel_model_info info;
+    CHECK_STATUS(kestrel_model_describe(model, &info), KESTREL_STATUS_OK);
+    CHECK(info.kind == 5 && info.dim == 30 && !info.is_classifier && info.scaled);
+    size_t text_len;
+    char *expected = (char *)read_file(path_of(models_dir, "novelty", ".expected"), &text_len);
+    CHECK(expected);
+    const char *line = expected;
+    size_t flagged = 0;
+    for (size_t i = 0; i < m.rows; i++) {
+        float score = NAN, flag = NAN;
+        CHECK_STATUS(kestrel_model_score(model, m.x + i * m.dim, m.dim, &score), KESTREL_STATUS_OK);
+        CHECK(bits(score) == m.expected[i]);
+        CHECK_STATUS(kestrel_model_predict(model, m.x + i * m.dim, m.dim, &flag), KESTREL_STATUS_OK);
+        const char *end = strchr(line, '\n');
+        CHECK(end && end > line);
+        CHECK(flag == (end[-1] == '1' ? 1.0f : 0.0f));
+        flagged += flag == 1.0f;
+        line = end + 1;
+    }
+    free(expected);
+    CHECK(flagged > 0 && flagged < m.rows);
+    float score = NAN;
+    CHECK_STATUS(kestrel_model_score(model, m.x, 29, &score), KESTREL_STATUS_DIMENSION_MISMATCH);
+    free(m.bytes);
+    static host_model svm;
+    CHECK(load_host_model("rsvm", &svm));
+    kestrel_model *classifier = NULL;
+    size_t svm_needed = kestrel_model_work_bytes(svm.bytes, svm.len);
+    CHECK_STATUS(kestrel_model_open(svm.bytes, svm.len, work_b, svm_needed, &classifier), KESTREL_STATUS_OK);
+    CHECK_STATUS(kestrel_model_score(classifier, svm.x, svm.dim, &score), KESTREL_STATUS_INVALID_PARAM);
+    CHECK(isnan(score));
+    free(svm.bytes);
+    return 1;
+}
+
 static int bad_model_bytes_are_statuses(void) {
     static host_model m;
     CHECK(load_host_model("slkl", &m));
@@ -646,6 +691,7 @@ int main(int argc, char **argv) {
         {"status_texts_are_distinct", status_texts_are_distinct},
         {"size_macros_equal_the_functions", size_macros_equal_the_functions},
         {"host_models_predict_the_clis_bits", host_models_predict_the_clis_bits},
+        {"novelty_model_scores_the_clis_bits", novelty_model_scores_the_clis_bits},
         {"bad_model_bytes_are_statuses", bad_model_bytes_are_statuses},
         {"bad_prediction_arguments_are_statuses", bad_prediction_arguments_are_statuses},
         {"concurrent_predictions_are_right_or_busy", concurrent_predictions_are_right_or_busy},
