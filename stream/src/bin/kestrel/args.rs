@@ -588,7 +588,8 @@ pub struct StreamArgs {
     /// Continue from --checkpoint: the same flags are required; the input is read again
     /// from its start and the rows the checkpoint consumed are skipped. Exact for a file;
     /// for standard input or a serial port the producer must send the stream again from
-    /// its start (or the rows it skips are lost).
+    /// its start (or the rows it skips are lost). An MQTT broker is read on, nothing
+    /// skipped: it sends again the messages the checkpoint does not cover.
     #[arg(long, requires = "checkpoint")]
     pub resume: bool,
     /// End the run after this many input rows (bad ones included), counted from the
