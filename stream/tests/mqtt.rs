@@ -76,11 +76,16 @@ struct Broker {
 
 impl Broker {
     fn start(mosquitto: &Path, dir: &Scratch) -> Self {
+        Broker::with(mosquitto, dir, "allow_anonymous true\n")
+    }
+
+    /// A broker with `access` lines in its configuration.
+    fn with(mosquitto: &Path, dir: &Scratch, access: &str) -> Self {
         let port = free_port();
         let store = dir.path("mosquitto");
         std::fs::create_dir_all(&store).unwrap();
         let config = format!(
-            "listener {port} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location {}/\n\
+            "listener {port} 127.0.0.1\n{access}persistence true\npersistence_location {}/\n\
              max_queued_messages 0\n",
             store.display()
         );
@@ -317,6 +322,30 @@ fn mqtt_connection_refused_exits_quickly() {
     let output = kestrel(&flags("mqtt://127.0.0.1:1883/t", &[]));
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--client-id"));
+}
+
+/// Rejected credentials: exit code 1 at once, naming the broker (not the password).
+#[test]
+fn mqtt_rejected_credentials_exit_quickly() {
+    let Some(mosquitto) = mosquitto() else { return };
+    let dir = Scratch::new("auth");
+    let passwords = dir.str("passwords");
+    let output = finish(Command::new("mosquitto_passwd").args(["-b", "-c", &passwords, "ann", "right"]), None);
+    assert!(output.status.success(), "mosquitto_passwd: {}", String::from_utf8_lossy(&output.stderr));
+    let broker = Broker::with(&mosquitto, &dir, &format!("allow_anonymous false\npassword_file {passwords}\n"));
+    let url = format!("mqtt://ann:wrong@127.0.0.1:{}/t", broker.port);
+    let started = Instant::now();
+    let output = kestrel(&flags(&url, &["--client-id", "k"]));
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let name = format!("mqtt://ann@127.0.0.1:{}/t: the broker refused the connection", broker.port);
+    assert!(stderr.contains(&name), "{stderr}");
+    assert!(!stderr.contains("wrong"), "{stderr}");
+    // The right password connects (and the run ends when the broker stays silent).
+    let url = format!("mqtt://ann:right@127.0.0.1:{}/t", broker.port);
+    let output = kestrel(&flags(&url, &["--client-id", "k", "--idle-timeout", "0.3"]));
+    assert_eq!(summary(succeeded(&output))["n"], 0);
 }
 
 /// Waits until the checkpoint at `path` has consumed at least `rows` rows.
