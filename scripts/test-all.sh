@@ -45,13 +45,17 @@ for target in "$TARGET" "$TARGET_NO_FPU" "$TARGET_RISCV"; do
     rustup target list --installed | grep -qx "$target" || rustup target add "$target" || die "cannot add target $target"
 done
 # Debian packages: qemu-system-arm, qemu-system-misc for qemu-system-riscv32, the Arm GNU
-# toolchain and newlib for the C firmware demo, a Java runtime for Spark.
+# toolchain and newlib for the C firmware demo, a Java runtime for Spark, Mosquitto for the
+# MQTT tests.
 packages=()
 command -v qemu-system-arm >/dev/null || packages+=(qemu-system-arm)
 command -v qemu-system-riscv32 >/dev/null || packages+=(qemu-system-misc)
 command -v arm-none-eabi-gcc >/dev/null || packages+=(gcc-arm-none-eabi)
 dpkg -s libnewlib-arm-none-eabi >/dev/null 2>&1 || packages+=(libnewlib-arm-none-eabi)
 command -v java >/dev/null || packages+=(default-jre-headless)
+# Mosquitto, the broker (and mosquitto_pub/_sub clients) the MQTT source's tests run against.
+command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || packages+=(mosquitto)
+command -v mosquitto_pub >/dev/null || packages+=(mosquitto-clients)
 if (( ${#packages[@]} > 0 )); then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -11,7 +11,7 @@
 //! ```text
 //! offset  size  field
 //! 0       4     magic "KSCK"
-//! 4       2     format version (u16, little endian), currently 3
+//! 4       2     format version (u16, little endian), currently 4
 //! 6       2     tags, 0 0
 //! 8       4     payload length P (u32, little endian)
 //! 12      P     payload: the Checkpoint, postcard-encoded
@@ -33,8 +33,9 @@ use crate::limits::{MAX_FILE_BYTES, zeroed};
 use crate::online::Prequential;
 
 /// The frame of a checkpoint: magic "KSCK" and the format version this build writes and
-/// reads (1 had a 64-bit length and no tags; 2 had no novelty metrics and no output length).
-pub const FORMAT: Format = Format::new(*b"KSCK", 3);
+/// reads (1 had a 64-bit length and no tags; 2 had no novelty metrics and no output length;
+/// 3 had no sequence number).
+pub const FORMAT: Format = Format::new(*b"KSCK", 4);
 
 /// The flags a run was started with, as `(flag, value)` pairs in a fixed order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,6 +82,9 @@ pub struct Checkpoint {
     /// Bytes written to the per-row `--output` so far (a resume cuts the file back to
     /// them, so that every row's line is there once).
     pub output_bytes: u64,
+    /// The largest sequence number among the rows consumed that carried one (an MQTT
+    /// JSON row's `"seq"`): a row redelivered with one no larger is not learned again.
+    pub last_seq: Option<u64>,
     /// The learner's state, as its `save_state` wrote it.
     pub learner: Vec<u8>,
 }
@@ -185,14 +189,23 @@ mod tests {
         config.push("--c", 1.5);
         let mut metrics = Prequential::default();
         metrics.record(Some(1.0), 1.0);
-        Checkpoint { config, rows: 12, seen: 11, skipped: 1, metrics, output_bytes: 40, learner: vec![1, 2, 3] }
+        Checkpoint {
+            config,
+            rows: 12,
+            seen: 11,
+            skipped: 1,
+            metrics,
+            output_bytes: 40,
+            last_seq: Some(9),
+            learner: vec![1, 2, 3],
+        }
     }
 
     #[test]
     fn round_trip_and_every_corruption_named() {
         let checkpoint = sample();
         let bytes = checkpoint.to_bytes().unwrap();
-        assert_eq!(&bytes[..8], b"KSCK\x03\x00\x00\x00");
+        assert_eq!(&bytes[..8], b"KSCK\x04\x00\x00\x00");
         assert_eq!(Checkpoint::from_bytes(&bytes).unwrap(), checkpoint);
         let n = bytes.len();
         let frame = |e| Err(FormatError::Frame(e));
@@ -205,7 +218,7 @@ mod tests {
         let mut bad = bytes.clone();
         bad[4] = 1;
         let e = Checkpoint::from_bytes(&bad).unwrap_err();
-        assert_eq!(e.to_string(), "checkpoint format version 1 is not supported (this build reads 3)");
+        assert_eq!(e.to_string(), "checkpoint format version 1 is not supported (this build reads 4)");
         for i in 12..bytes.len() {
             let mut bad = bytes.clone();
             bad[i] ^= 0x20;

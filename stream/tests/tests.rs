@@ -2,4 +2,5 @@
 
 mod cli;
 mod hostile;
+mod mqtt;
 mod resume;

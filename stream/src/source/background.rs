@@ -32,6 +32,8 @@ pub enum Next {
     End,
     /// Nothing arrived within the wait.
     Waiting,
+    /// The input failed for good (a broker's connection lost), in words.
+    Lost(String),
 }
 
 /// Records from an input: read in place from a regular file, in the [`Background`]
@@ -41,6 +43,9 @@ pub enum Records {
     InPlace(Box<dyn RecordReader + Send>),
     /// Read on a thread of its own.
     Background(Background),
+    /// Subscribed to an MQTT broker.
+    #[cfg(feature = "mqtt")]
+    Mqtt(super::mqtt::MqttSource),
 }
 
 impl Records {
@@ -61,6 +66,48 @@ impl Records {
                 Err(e) => Next::Bad(e),
             },
             Records::Background(background) => background.next(record, wait),
+            #[cfg(feature = "mqtt")]
+            Records::Mqtt(source) => source.next(record, wait),
+        }
+    }
+
+    /// Whether the input is sent again after a restart (a broker's unacknowledged
+    /// messages) rather than read again from its start.
+    pub fn redelivers(&self) -> bool {
+        #[cfg(feature = "mqtt")]
+        if let Records::Mqtt(_) = self {
+            return true;
+        }
+        false
+    }
+
+    /// Rows already consumed whose acknowledgement waits for a [`commit`](Self::commit)
+    /// (messages of a broker; 0 for other inputs).
+    pub fn unacked(&self, consumed: u64) -> usize {
+        #[cfg(feature = "mqtt")]
+        if let Records::Mqtt(source) = self {
+            return source.unacked(consumed);
+        }
+        let _ = consumed;
+        0
+    }
+
+    /// The first `consumed` rows handed out are done with (learned, and covered by a
+    /// checkpoint when there is one): a broker's messages holding only them are
+    /// acknowledged.
+    pub fn commit(&mut self, consumed: u64) {
+        #[cfg(feature = "mqtt")]
+        if let Records::Mqtt(source) = self {
+            source.commit(consumed);
+        }
+        let _ = consumed;
+    }
+
+    /// Ends reading: a broker is sent the acknowledgements committed and disconnected.
+    pub fn close(&mut self) {
+        #[cfg(feature = "mqtt")]
+        if let Records::Mqtt(source) = self {
+            source.close();
         }
     }
 }

@@ -2,7 +2,8 @@
 //! format, read one row at a time in constant memory.
 //!
 //! An input is named as on the command line: a path, `-` for standard input, or
-//! `serial:DEVICE[@BAUD]` (default 115200 baud). The format is given or detected: by the
+//! `serial:DEVICE[@BAUD]` (default 115200 baud); with the `mqtt` feature, [`mqtt`] reads
+//! `mqtt://` subscriptions. The format is given or detected: by the
 //! file extension (`.csv`; `.libsvm`, `.svm`, `.svmlight`), else from the first line (a
 //! token with `:` after the label means LibSVM, a comma means CSV).
 //!
@@ -32,6 +33,8 @@ mod background;
 mod csv;
 mod libsvm;
 pub mod lines;
+#[cfg(feature = "mqtt")]
+pub mod mqtt;
 mod record;
 
 use std::fs::File;
@@ -88,6 +91,14 @@ pub enum OpenError {
     #[error("{name}: {message}")]
     Serial {
         /// The spec as given.
+        name: String,
+        /// What failed.
+        message: String,
+    },
+    /// An MQTT broker refused the connection, or did not answer.
+    #[error("{name}: {message}")]
+    Mqtt {
+        /// The broker's URL, without a password.
         name: String,
         /// What failed.
         message: String,

@@ -21,6 +21,9 @@ pub struct Record {
     /// label is then `NaN` until [`ClassNames::resolve`](crate::class_names::ClassNames::resolve)
     /// gives it the name's.
     pub class_name: String,
+    /// The row's sequence number, when the source gives one (an MQTT JSON row's `"seq"`):
+    /// `kestrel stream` does not learn a row again whose number its checkpoint covers.
+    pub seq: Option<u64>,
 }
 
 impl Record {
@@ -48,6 +51,7 @@ impl Record {
         self.indices.clear();
         self.values.clear();
         self.class_name.clear();
+        self.seq = None;
         self.line = line;
     }
 }
@@ -128,6 +132,12 @@ pub enum ReadErrorKind {
         "`{0}` is not a number (the class column's first value was a number: a column holds numbers or names throughout)"
     )]
     NameAmongNumbers(String),
+    /// A message larger than the limit (`kestrel stream --max-message-bytes`).
+    #[error("the message is larger than the limit of {0} bytes")]
+    MessageTooLarge(usize),
+    /// A payload that is not valid (not UTF-8, not the JSON expected).
+    #[error("{0}")]
+    Malformed(String),
     /// A feature index past [`MAX_DIM`](crate::limits::MAX_DIM).
     #[error("feature index {0} is past the limit of {max} features", max = crate::limits::MAX_DIM)]
     IndexTooLarge(usize),

@@ -197,6 +197,19 @@ pub enum FormatArg {
     Libsvm,
 }
 
+/// The rows in an MQTT message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PayloadArg {
+    /// Told row by row: `{` starts JSON, else as a file's first line is told.
+    Auto,
+    /// CSV rows, the label last, no header.
+    Csv,
+    /// LibSVM rows.
+    Libsvm,
+    /// JSON objects {"x": [..], "y": .., "seq": ..}.
+    Json,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum KernelArg {
     Rbf,
@@ -304,7 +317,8 @@ impl SvmArgs {
 /// Where the data comes from and how to read it.
 #[derive(Args, Clone)]
 pub struct InputArgs {
-    /// Data file, `-` for standard input, or `serial:DEVICE[@BAUD]`.
+    /// Data file, `-` for standard input, or `serial:DEVICE[@BAUD]`; for `kestrel stream`
+    /// also `mqtt://[USER[:PASS]@]HOST[:PORT]/TOPIC` (a topic filter, + and # allowed).
     #[arg(long)]
     pub input: String,
     /// Input format (auto: by extension, else by the first line).
@@ -576,7 +590,8 @@ pub struct StreamArgs {
     /// Continue from --checkpoint: the same flags are required; the input is read again
     /// from its start and the rows the checkpoint consumed are skipped. Exact for a file;
     /// for standard input or a serial port the producer must send the stream again from
-    /// its start (or the rows it skips are lost).
+    /// its start (or the rows it skips are lost). An MQTT broker is read on, nothing
+    /// skipped: it sends again the messages the checkpoint does not cover.
     #[arg(long, requires = "checkpoint")]
     pub resume: bool,
     /// End the run after this many input rows (bad ones included), counted from the
@@ -587,6 +602,16 @@ pub struct StreamArgs {
     /// pipe, a serial port or a broker that may fall silent.
     #[arg(long, value_name = "SECONDS", value_parser = timeout)]
     pub idle_timeout: Option<f64>,
+    /// MQTT input: the client id the broker keeps the persistent session under (the
+    /// subscription and the messages not yet acknowledged); a resumed run must use the same.
+    #[arg(long, value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub client_id: Option<String>,
+    /// MQTT input: the rows in a message, one or several separated by newlines.
+    #[arg(long, value_enum, default_value_t = PayloadArg::Auto)]
+    pub payload: PayloadArg,
+    /// MQTT input: the largest message (bytes, or with KiB / MiB); a larger one is a bad row.
+    #[arg(long, default_value_t = 1 << 20, value_parser = bytes_in(16, 1 << 28))]
+    pub max_message_bytes: usize,
     /// Print rolling metrics every K samples.
     #[arg(long, default_value_t = 1000)]
     pub report_every: usize,

@@ -15,6 +15,15 @@
 //! stream's start: a resumed run's include the checkpoint's), or when no row came for
 //! `--idle-timeout` (from the start too) — each an ordinary end.
 //!
+//! From an MQTT broker (`--input mqtt://…`) nothing is read again on a resume: the broker
+//! sends again the messages that were not acknowledged, and a message is acknowledged only
+//! once its rows are consumed and — with `--checkpoint` — covered by a written checkpoint
+//! (the loop writes one early when acknowledgements wait, since a broker sends only so
+//! many unacknowledged messages). The checkpoint's `rows` still counts the input rows
+//! consumed; a row with a sequence number (JSON `"seq"`) no larger than the checkpoint's
+//! last is not learned again, nor counted. A lost connection ends the run (exit code 1)
+//! without a checkpoint, since the broker will send again what the last one does not cover.
+//!
 //! Nothing learned is lost on the way out: at the end of the input, on SIGINT/SIGTERM
 //! (exit code 130/143) and before stopping on a bad row (exit code 1) the checkpoint and
 //! the model are written when `--checkpoint` and `--out` are set.
@@ -30,17 +39,23 @@ use kestrel_core::Real;
 use kestrel_stream::checkpoint::{Checkpoint, RunConfig};
 use kestrel_stream::class_names::ClassNames;
 use kestrel_stream::online::{OnlineLearner, Prequential};
+use kestrel_stream::source::mqtt::{self, Broker, MqttSource};
 use kestrel_stream::source::{Next, ReadError, Record, Records};
 use kestrel_stream::{file, model};
 use serde_json::{Value, json};
 
 use crate::Usage;
-use crate::args::{OnErrorArg, ScalarArg, StreamArgs};
+use crate::args::{OnErrorArg, PayloadArg, ScalarArg, StreamArgs};
 use crate::signals::{self, Signals};
 use crate::{commands, stream_setup};
 
 /// The longest the loop waits for a record before it looks for a signal again.
 const POLL: Duration = Duration::from_millis(100);
+/// Messages consumed but not acknowledged after which a run with `--checkpoint` writes one
+/// to acknowledge them: below the 20 unacknowledged messages Mosquitto sends by default.
+const ACK_BATCH: usize = 16;
+/// How long an MQTT broker has to accept the connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// `kestrel stream`.
 pub fn run(args: &StreamArgs) -> Result<()> {
@@ -63,6 +78,8 @@ struct Session<'a> {
     skipped: u64,
     metrics: Prequential,
     output: Option<RowOutput>,
+    /// The largest sequence number among the rows consumed.
+    last_seq: Option<u64>,
 }
 
 /// The per-row `--output`: a line per sample learned, and the bytes written so far.
@@ -106,6 +123,7 @@ impl Session<'_> {
         }
         self.learner.restore_state(&saved.learner).with_context(|| format!("cannot resume from {}", path.display()))?;
         (self.rows, self.seen, self.skipped, self.metrics) = (saved.rows, saved.seen, saved.skipped, saved.metrics);
+        self.last_seq = saved.last_seq;
         if let Some(output) = &self.args.output {
             self.output = Some(RowOutput::open(output, Some(saved.output_bytes))?);
         }
@@ -125,6 +143,7 @@ impl Session<'_> {
             skipped: self.skipped,
             metrics: self.metrics.clone(),
             output_bytes: self.output.as_ref().map_or(0, |output| output.bytes),
+            last_seq: self.last_seq,
             learner: self.learner.save_state()?,
         };
         Ok(checkpoint.write(path)?)
@@ -178,6 +197,18 @@ impl Session<'_> {
         }
     }
 
+    /// Whether `record` carries a sequence number the rows consumed already had.
+    fn seen_before(&self, record: &Record) -> bool {
+        record.seq.is_some_and(|seq| self.last_seq.is_some_and(|last| seq <= last))
+    }
+
+    /// `record` is consumed: its sequence number, if any, is the last.
+    fn consumed(&mut self, record: &Record) {
+        if record.seq.is_some() {
+            self.last_seq = record.seq.max(self.last_seq);
+        }
+    }
+
     /// A bad row under `--on-error skip`: counted, reported, consumed.
     fn skip(&mut self, progress: &ProgressBar, message: String) {
         // Saturating: the counters may come from a checkpoint.
@@ -201,17 +232,63 @@ impl Session<'_> {
     }
 }
 
+/// Opens `--input`: a broker for an `mqtt://` URL, else as every command does. Returns the
+/// records, the input's name and the number of features when the input states it.
+fn open_input(args: &StreamArgs) -> Result<(Records, String, Option<usize>)> {
+    let input = &args.input.input;
+    if !(input.starts_with("mqtt://") || input.starts_with("mqtts://")) {
+        let reader = commands::open(&args.input, commands::labels_for(args.learner))?;
+        let (name, dim) = (reader.name().to_string(), reader.dim_hint());
+        return Ok((Records::new(reader, input), name, dim));
+    }
+    let broker = Broker::parse(input).map_err(|e| Usage(format!("--input: {e}")))?;
+    let client_id = args.client_id.clone().ok_or(Usage(
+        "MQTT input needs --client-id: the broker keeps the session (and what it must send again) under it".into(),
+    ))?;
+    let dim = args.dim.ok_or(Usage("MQTT input needs --dim".into()))?;
+    if args.input.label_column.is_some() {
+        return Err(Usage("--label-column: an MQTT row has its label last (CSV) or as \"y\" (JSON)".into()).into());
+    }
+    let payload = match args.payload {
+        PayloadArg::Auto => mqtt::Payload::Auto,
+        PayloadArg::Csv => mqtt::Payload::Csv,
+        PayloadArg::Libsvm => mqtt::Payload::LibSvm,
+        PayloadArg::Json => mqtt::Payload::Json,
+    };
+    let options = mqtt::Options {
+        client_id,
+        payload,
+        dim,
+        max_message_bytes: args.max_message_bytes,
+        labels: commands::labels_for(args.learner),
+        connect_timeout: CONNECT_TIMEOUT,
+    };
+    let source = MqttSource::connect(&broker, &options)?;
+    let name = source.name().to_string();
+    Ok((Records::Mqtt(source), name, Some(dim)))
+}
+
+/// Ends the run: writes the checkpoint and the model, acknowledges what they cover, and
+/// lets a broker go.
+fn finish(session: &mut Session, input: &mut Records, consumed: u64) -> Result<()> {
+    let saved = session.save();
+    if saved.is_ok() {
+        input.commit(consumed);
+    }
+    input.close();
+    saved
+}
+
 fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     let signals = Signals::install().context("cannot install the SIGINT/SIGTERM handlers")?;
-    let reader = commands::open(&args.input, commands::labels_for(args.learner))?;
-    let name = reader.name().to_string();
-    let dim =
-        args.dim.or(reader.dim_hint()).ok_or(Usage("LibSVM input needs --dim (a CSV header states it)".into()))?;
+    let (mut input, name, dim_hint) = open_input(args)?;
+    let dim = args.dim.or(dim_hint).ok_or(Usage("LibSVM input needs --dim (a CSV header states it)".into()))?;
     let learner = stream_setup::learner::<T>(args, dim)?;
     let config = stream_setup::run_config(args, dim)?;
     let names = ClassNames::new();
     let metrics = Prequential::default();
-    let mut session = Session { args, config, learner, names, rows: 0, seen: 0, skipped: 0, metrics, output: None };
+    let mut session =
+        Session { args, config, learner, names, rows: 0, seen: 0, skipped: 0, metrics, output: None, last_seq: None };
     let resume_rows = match (&args.checkpoint, args.resume) {
         (Some(path), true) => session.resume(path)?,
         _ => 0,
@@ -219,9 +296,10 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     if let (Some(path), None) = (&args.output, &session.output) {
         session.output = Some(RowOutput::open(path, None)?);
     }
-    let mut input = Records::new(reader, &args.input.input);
     let progress = progress_bar();
     progress.set_position(session.seen);
+    // A broker sends again what was not acknowledged: nothing to skip.
+    let resume_rows = if input.redelivers() { 0 } else { resume_rows };
     let (mut record, mut to_skip) = (Record::default(), resume_rows);
     let (start, seen_at_start) = (Instant::now(), session.seen);
     let rate = |session: &Session| {
@@ -230,6 +308,10 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     };
     let skip_bad = args.input.on_error == OnErrorArg::Skip;
     let idle_timeout = args.idle_timeout.map(Duration::from_secs_f64);
+    let has_checkpoint = args.checkpoint.is_some();
+    // Rows this run handed out and consumed (those not learned again included): what a
+    // broker's acknowledgements count.
+    let mut consumed = 0u64;
     let mut last_row = Instant::now();
     loop {
         if args.max_rows.is_some_and(|max| session.rows >= max) {
@@ -237,7 +319,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         }
         if let Some(signal) = signals.received() {
             progress.finish_and_clear();
-            session.save()?;
+            finish(&mut session, &mut input, consumed)?;
             println!("{}", session.summary(rate(&session)));
             eprintln!("kestrel: stopped by {} after {} input rows", signals::name(signal), session.rows);
             std::process::exit(128 + signal);
@@ -246,10 +328,11 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             Next::Record => session.name(&name, &mut record),
             other => other,
         };
-        if next != Next::Waiting {
+        let waiting = next == Next::Waiting;
+        if !waiting {
             last_row = Instant::now();
         }
-        if to_skip > 0 && next != Next::Waiting {
+        if to_skip > 0 && !waiting {
             if next == Next::End {
                 let read = resume_rows - to_skip;
                 bail!("{name} ended after {read} rows, but the checkpoint had consumed {resume_rows}");
@@ -262,34 +345,63 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
                 eprintln!("kestrel: no row for {:?} (--idle-timeout): ending", last_row.elapsed());
                 break;
             }
-            Next::Waiting => continue,
+            Next::Waiting => {}
             Next::End => break,
-            Next::Bad(e) if skip_bad => session.skip(&progress, e.to_string()),
+            Next::Lost(message) => {
+                progress.finish_and_clear();
+                // Without a checkpoint every row learned was acknowledged: keep the model.
+                if !has_checkpoint {
+                    session.save()?;
+                }
+                input.close();
+                bail!("{message} (after {} input rows)", session.rows);
+            }
+            Next::Record if session.seen_before(&record) => {
+                consumed += 1;
+                let seq = record.seq.unwrap_or_default();
+                progress.suspend(|| eprintln!("kestrel: {name}: row seq {seq} was learned before: not again"));
+            }
+            Next::Bad(e) if skip_bad => {
+                session.skip(&progress, e.to_string());
+                consumed += 1;
+            }
             Next::Bad(e) => {
-                session.save()?;
+                finish(&mut session, &mut input, consumed)?;
                 return Err(e.into());
             }
             Next::Record => match session.learner.test_then_train(&record) {
                 Ok(prediction) => {
                     session.scored(prediction, &record)?;
+                    session.consumed(&record);
                     session.rows = session.rows.saturating_add(1);
                     session.seen = session.seen.saturating_add(1);
+                    consumed += 1;
                     progress.inc(1);
                     report(&mut session, &progress);
                 }
-                Err(e) if skip_bad => session.skip(&progress, rejected(&name, &record, e, args.classes)),
+                Err(e) if skip_bad => {
+                    session.consumed(&record);
+                    session.skip(&progress, rejected(&name, &record, e, args.classes));
+                    consumed += 1;
+                }
                 Err(e) => {
-                    session.save()?;
+                    finish(&mut session, &mut input, consumed)?;
                     bail!(rejected(&name, &record, e, args.classes));
                 }
             },
         }
-        if args.checkpoint_every > 0 && session.rows.is_multiple_of(args.checkpoint_every) {
+        let every = args.checkpoint_every;
+        let periodic = !waiting && every > 0 && session.rows.is_multiple_of(every);
+        let unacked = input.unacked(consumed);
+        if periodic || (has_checkpoint && (unacked >= ACK_BATCH || (waiting && unacked > 0))) {
             session.checkpoint()?;
+            input.commit(consumed);
+        } else if !has_checkpoint {
+            input.commit(consumed);
         }
     }
     progress.finish_and_clear();
-    session.save()?;
+    finish(&mut session, &mut input, consumed)?;
     println!("{}", session.summary(rate(&session)));
     Ok(())
 }

@@ -81,7 +81,14 @@ fn refused(error: BuildError) -> Usage {
 pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
     let mut config = RunConfig::default();
     config.push("--learner", value_name(&args.learner));
-    config.push("--input", &args.input.input);
+    // A broker's URL without its password; the session's client id, which must not change.
+    match kestrel_stream::source::mqtt::Broker::parse(&args.input.input) {
+        Ok(broker) => {
+            config.push("--input", broker.name());
+            config.push("--client-id", args.client_id.as_deref().unwrap_or(""));
+        }
+        Err(_) => config.push("--input", &args.input.input),
+    }
     config.push("--format", value_name(&args.input.format));
     config.push("--label-column", args.input.label_column.as_deref().unwrap_or("(the last column)"));
     config.push("--dim", dim);

@@ -1,0 +1,416 @@
+//! `kestrel stream --input mqtt://…` against a real broker: Mosquitto on a free loopback
+//! port, with a configuration of its own, stopped when the test ends. The tests are skipped
+//! (saying so) only when `mosquitto` is not installed; `scripts/test-all.sh` installs it.
+//!
+//! Messages are queued for kestrel before it runs: `mosquitto_sub -c -E` creates the
+//! persistent session (the subscription) under kestrel's client id and leaves, the
+//! messages are published at QoS 1, and kestrel's run then receives them all, in order.
+
+use std::io::Write;
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use kestrel_core::Rng;
+use kestrel_stream::checkpoint::Checkpoint;
+use serde_json::Value;
+
+const MOSQUITTO: &str = "/usr/sbin/mosquitto";
+/// The longest any command or wait of these tests may take.
+const DEADLINE: Duration = Duration::from_secs(120);
+
+/// A scratch directory, removed when the test passes.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("kestrel-mqtt-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self, file: &str) -> PathBuf {
+        self.0.join(file)
+    }
+
+    fn str(&self, file: &str) -> String {
+        self.path(file).to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// The path of `mosquitto`, or `None` (the test then says it is skipped).
+fn mosquitto() -> Option<PathBuf> {
+    let found = [PathBuf::from(MOSQUITTO)].into_iter().chain(
+        std::env::var_os("PATH")
+            .map(|paths| std::env::split_paths(&paths).map(|p| p.join("mosquitto")).collect::<Vec<_>>())
+            .unwrap_or_default(),
+    );
+    let found = found.into_iter().find(|p| p.is_file());
+    if found.is_none() {
+        eprintln!("skipped: mosquitto is not installed (scripts/test-all.sh installs it)");
+    }
+    found
+}
+
+/// A loopback port nobody listens on (at the time of asking).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A Mosquitto broker of the test's own, killed on drop.
+struct Broker {
+    child: Child,
+    port: u16,
+}
+
+impl Broker {
+    fn start(mosquitto: &Path, dir: &Scratch) -> Self {
+        Broker::with(mosquitto, dir, "allow_anonymous true\n")
+    }
+
+    /// A broker with `access` lines in its configuration.
+    fn with(mosquitto: &Path, dir: &Scratch, access: &str) -> Self {
+        let port = free_port();
+        let store = dir.path("mosquitto");
+        std::fs::create_dir_all(&store).unwrap();
+        let config = format!(
+            "listener {port} 127.0.0.1\n{access}persistence true\npersistence_location {}/\n\
+             max_queued_messages 0\n",
+            store.display()
+        );
+        std::fs::write(dir.path("mosquitto.conf"), config).unwrap();
+        let child = Command::new(mosquitto)
+            .args(["-c", &dir.str("mosquitto.conf")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("mosquitto starts");
+        let broker = Broker { child, port };
+        let deadline = Instant::now() + DEADLINE;
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "mosquitto does not listen on port {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        broker
+    }
+
+    fn url(&self, topic: &str) -> String {
+        format!("mqtt://127.0.0.1:{}/{topic}", self.port)
+    }
+
+    /// Creates the persistent session of `client_id`, subscribed to `filter` at QoS 1, so
+    /// that messages published from now on wait for it.
+    fn session(&self, client_id: &str, filter: &str) {
+        let port = self.port.to_string();
+        let args = ["-h", "127.0.0.1", "-p", &port, "-c", "-i", client_id, "-q", "1", "-t", filter, "-E"];
+        let output = finish(Command::new("mosquitto_sub").args(args), None);
+        assert!(output.status.success(), "mosquitto_sub: {}", String::from_utf8_lossy(&output.stderr));
+    }
+
+    /// Publishes each of `messages` at QoS 1 to `topic`, in order.
+    fn publish(&self, topic: &str, messages: &[String]) {
+        let port = self.port.to_string();
+        // One message per line (-l) when no message has a newline, else one client per message.
+        if messages.iter().all(|m| !m.contains('\n')) {
+            let args = ["-h", "127.0.0.1", "-p", &port, "-q", "1", "-t", topic, "-l"];
+            let input = messages.iter().map(|m| format!("{m}\n")).collect::<String>();
+            let output = finish(Command::new("mosquitto_pub").args(args), Some(input));
+            assert!(output.status.success(), "mosquitto_pub: {}", String::from_utf8_lossy(&output.stderr));
+            return;
+        }
+        for message in messages {
+            let args = ["-h", "127.0.0.1", "-p", &port, "-q", "1", "-t", topic, "-m", message];
+            let output = finish(Command::new("mosquitto_pub").args(args), None);
+            assert!(output.status.success(), "mosquitto_pub: {}", String::from_utf8_lossy(&output.stderr));
+        }
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits for `child` at most `DEADLINE` (killing it then).
+fn wait(child: &mut Child) -> ExitStatus {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("still running after {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Runs `command` to its end (at most `DEADLINE`), `input` on its standard input.
+fn finish(command: &mut Command, input: Option<String>) -> Output {
+    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        if let Some(input) = input {
+            let _ = stdin.write_all(input.as_bytes());
+        }
+    });
+    let (mut stdout, mut stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let out = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut bytes).unwrap();
+        bytes
+    });
+    let err = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut stderr, &mut bytes).unwrap();
+        bytes
+    });
+    let status = wait(&mut child);
+    writer.join().unwrap();
+    Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
+}
+
+fn kestrel(args: &[String]) -> Output {
+    finish(Command::new(env!("CARGO_BIN_EXE_kestrel")).args(args), None)
+}
+
+fn succeeded(output: &Output) -> &Output {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{:?}: {stderr}", output.status);
+    output
+}
+
+/// The summary line without the rate, which depends on the machine.
+fn summary(output: &Output) -> Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
+    summary.as_object_mut().unwrap().remove("samples_per_sec");
+    summary
+}
+
+/// `n` rows of two features and an XOR-like label: `(a, b, label)`.
+fn rows(n: usize) -> Vec<(f64, f64, i32)> {
+    let mut rng = Rng::seed_from_u64(5);
+    (0..n)
+        .map(|_| {
+            let (a, b): (f64, f64) = (rng.uniform_in(-1.0, 1.0), rng.uniform_in(-1.0, 1.0));
+            (a, b, if a * b > 0.0 { 1 } else { -1 })
+        })
+        .collect()
+}
+
+fn libsvm((a, b, y): (f64, f64, i32)) -> String {
+    format!("{y} 1:{a} 2:{b}")
+}
+
+fn csv((a, b, y): (f64, f64, i32)) -> String {
+    format!("{a},{b},{y}")
+}
+
+fn json((a, b, y): (f64, f64, i32), seq: usize) -> String {
+    format!("{{\"x\": [{a}, {b}], \"y\": {y}, \"seq\": {seq}}}")
+}
+
+/// The flags of every run: the learner and a small configuration.
+fn flags(input: &str, more: &[&str]) -> Vec<String> {
+    let mut flags = vec!["stream", "--learner", "rsvm", "--input", input, "--dim", "2", "--window", "64"];
+    flags.extend(["--centers", "16", "--seed", "3", "--steps-per-sample", "3", "--gamma", "2", "--c", "10"]);
+    flags.extend(["--report-every", "0", "--json", "--on-error", "skip"]);
+    flags.extend(more);
+    flags.into_iter().map(String::from).collect()
+}
+
+/// The rows from the broker — LibSVM, JSON and CSV messages, some of several rows — give
+/// the summary and the model bytes the same rows give from a file.
+#[test]
+fn mqtt_stream_learns_as_the_file_does() {
+    let Some(mosquitto) = mosquitto() else { return };
+    let dir = Scratch::new("file");
+    let broker = Broker::start(&mosquitto, &dir);
+    let data = rows(300);
+    std::fs::write(dir.path("rows.libsvm"), data.iter().map(|&r| libsvm(r) + "\n").collect::<String>()).unwrap();
+    let from_file = kestrel(&flags(&dir.str("rows.libsvm"), &["--out", &dir.str("file.model")]));
+    let expected = summary(succeeded(&from_file));
+    assert_eq!(expected["n"], 300);
+
+    broker.session("kestrel-a", "plant/#");
+    let (first, rest) = data.split_at(100);
+    let (second, third) = rest.split_at(100);
+    broker.publish("plant/a", &first.iter().map(|&r| libsvm(r)).collect::<Vec<_>>());
+    broker.publish("plant/b", &second.iter().enumerate().map(|(i, &r)| json(r, i)).collect::<Vec<_>>());
+    let chunks = third.chunks(10).map(|c| c.iter().map(|&r| csv(r)).collect::<Vec<_>>().join("\n"));
+    broker.publish("plant/a", &chunks.collect::<Vec<_>>());
+    let url = broker.url("plant/#");
+    let more = ["--client-id", "kestrel-a", "--max-rows", "300", "--out", &dir.str("mqtt.model")];
+    let from_broker = kestrel(&flags(&url, &more));
+    assert_eq!(summary(succeeded(&from_broker)), expected);
+    assert_eq!(std::fs::read(dir.path("mqtt.model")).unwrap(), std::fs::read(dir.path("file.model")).unwrap());
+
+    // Everything was acknowledged: a run in the same session receives nothing.
+    let more = ["--client-id", "kestrel-a", "--idle-timeout", "0.5"];
+    let after = kestrel(&flags(&url, &more));
+    assert_eq!(summary(succeeded(&after))["n"], 0);
+}
+
+/// Malformed payloads, a wrong width, NaN and an oversized message are bad rows, counted
+/// under `--on-error skip` and reported with their topic and message; under `--on-error
+/// stop` the first ends the run (exit code 1).
+#[test]
+fn mqtt_bad_payloads_are_counted() {
+    let Some(mosquitto) = mosquitto() else { return };
+    let dir = Scratch::new("bad");
+    let broker = Broker::start(&mosquitto, &dir);
+    broker.session("kestrel-b", "s/+");
+    let mut messages: Vec<String> = rows(20).into_iter().map(libsvm).collect();
+    messages.insert(3, "{\"x\": [1, 2], \"y\"".into()); // malformed JSON
+    messages.insert(7, "0.5,1".into()); // a CSV row of 1 feature
+    messages.insert(9, "1 1:nan 2:0".into());
+    messages.insert(12, format!("1 1:0.5 {}", "2:1 ".repeat(100))); // over 256 bytes
+    broker.publish("s/x", &messages);
+    let url = broker.url("s/+");
+    let more = ["--client-id", "kestrel-b", "--max-rows", "24", "--max-message-bytes", "256"];
+    let output = kestrel(&flags(&url, &more));
+    let result = summary(succeeded(&output));
+    assert_eq!((result["n"].as_u64(), result["skipped"].as_u64()), (Some(20), Some(4)), "{result}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("skipped s/x (message 4):1:1: not JSON"), "{stderr}");
+    assert!(stderr.contains("s/x (message 8):1:1: 2 fields where the header has 3"), "{stderr}");
+    assert!(stderr.contains("s/x (message 10):1:5: `nan` is not finite"), "{stderr}");
+    assert!(stderr.contains("s/x (message 13):1:1: the message is larger than the limit of 256 bytes"), "{stderr}");
+
+    broker.publish("s/y", &["1 1:1 2:1".to_string(), "1 1:x".to_string()]);
+    let mut stop = flags(&url, &["--client-id", "kestrel-b", "--idle-timeout", "30"]);
+    let at = stop.iter().position(|f| f == "skip").unwrap();
+    stop[at] = "stop".into();
+    let output = kestrel(&stop);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("s/y (message 2):1:5: `x` is not a number"), "{stderr}");
+}
+
+/// No broker on the port: exit code 1 at once, naming the broker; a malformed URL or a
+/// missing --client-id is a usage error (exit code 2).
+#[test]
+fn mqtt_connection_refused_exits_quickly() {
+    let port = free_port();
+    let url = format!("mqtt://user:secret@127.0.0.1:{port}/t");
+    let started = Instant::now();
+    let output = kestrel(&flags(&url, &["--client-id", "k"]));
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&format!("mqtt://user@127.0.0.1:{port}/t: ")), "{stderr}");
+    assert!(stderr.contains("refused"), "{stderr}");
+    assert!(!stderr.contains("secret"), "{stderr}");
+    let output = kestrel(&flags("mqtt://127.0.0.1:1883/a/#/b", &["--client-id", "k"]));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("# must be the last level"));
+    let output = kestrel(&flags("mqtt://127.0.0.1:1883/t", &[]));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--client-id"));
+}
+
+/// Rejected credentials: exit code 1 at once, naming the broker (not the password).
+#[test]
+fn mqtt_rejected_credentials_exit_quickly() {
+    let Some(mosquitto) = mosquitto() else { return };
+    let dir = Scratch::new("auth");
+    let passwords = dir.str("passwords");
+    let output = finish(Command::new("mosquitto_passwd").args(["-b", "-c", &passwords, "ann", "right"]), None);
+    assert!(output.status.success(), "mosquitto_passwd: {}", String::from_utf8_lossy(&output.stderr));
+    let broker = Broker::with(&mosquitto, &dir, &format!("allow_anonymous false\npassword_file {passwords}\n"));
+    let url = format!("mqtt://ann:wrong@127.0.0.1:{}/t", broker.port);
+    let started = Instant::now();
+    let output = kestrel(&flags(&url, &["--client-id", "k"]));
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let name = format!("mqtt://ann@127.0.0.1:{}/t: the broker refused the connection", broker.port);
+    assert!(stderr.contains(&name), "{stderr}");
+    assert!(!stderr.contains("wrong"), "{stderr}");
+    // The right password connects (and the run ends when the broker stays silent).
+    let url = format!("mqtt://ann:right@127.0.0.1:{}/t", broker.port);
+    let output = kestrel(&flags(&url, &["--client-id", "k", "--idle-timeout", "0.3"]));
+    assert_eq!(summary(succeeded(&output))["n"], 0);
+}
+
+/// Waits until the checkpoint at `path` has consumed at least `rows` rows.
+fn wait_for_checkpoint(path: &Path, rows: u64) {
+    let deadline = Instant::now() + DEADLINE;
+    while Instant::now() < deadline {
+        if Checkpoint::read(path).is_ok_and(|c| c.rows >= rows) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("no checkpoint at {rows} rows in {}", path.display());
+}
+
+/// SIGKILL mid-stream, then `--resume` (twice: the first ends in the middle of a message,
+/// whose rows the broker sends again): with `seq` numbers every row is learned once, and
+/// the model is byte for byte the one the rows give from a file.
+#[test]
+fn mqtt_killed_and_resumed_learns_each_row_once() {
+    let Some(mosquitto) = mosquitto() else { return };
+    let dir = Scratch::new("resume");
+    let broker = Broker::start(&mosquitto, &dir);
+    let data = rows(1000);
+    std::fs::write(dir.path("rows.libsvm"), data.iter().map(|&r| libsvm(r) + "\n").collect::<String>()).unwrap();
+    let from_file = kestrel(&flags(&dir.str("rows.libsvm"), &["--out", &dir.str("file.model")]));
+    let expected = summary(succeeded(&from_file));
+
+    broker.session("kestrel-r", "r/t");
+    // Messages of 7 rows: they straddle the checkpoints every 100 rows.
+    let messages: Vec<String> = data
+        .iter()
+        .enumerate()
+        .map(|(i, &r)| json(r, i + 1))
+        .collect::<Vec<_>>()
+        .chunks(7)
+        .map(|c| c.join("\n"))
+        .collect();
+    let (before, after) = messages.split_at(72); // rows 1..=504, then the rest
+    broker.publish("r/t", before);
+    let url = broker.url("r/t");
+    let (model, checkpoint) = (dir.str("mqtt.model"), dir.str("run.ckpt"));
+    let run = |more: &[&str]| {
+        let base =
+            ["--client-id", "kestrel-r", "--out", &model, "--checkpoint", &checkpoint, "--checkpoint-every", "100"];
+        flags(&url, &[&base[..], more].concat())
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+        .args(run(&[]))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_checkpoint(&dir.path("run.ckpt"), 250);
+    child.kill().unwrap(); // SIGKILL
+    assert_eq!(wait(&mut child).signal(), Some(9));
+    let killed_at = Checkpoint::read(&dir.path("run.ckpt")).unwrap().rows;
+    assert!((250..=504).contains(&killed_at), "{killed_at}");
+
+    broker.publish("r/t", after);
+    // 600 ends inside a message (rows 596..=602): its rows are sent again to the next run.
+    let first = kestrel(&run(&["--resume", "--max-rows", "600"]));
+    assert_eq!(summary(succeeded(&first))["n"], 600);
+    let second = kestrel(&run(&["--resume", "--max-rows", "1000"]));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(summary(succeeded(&second)), expected, "{stderr}");
+    assert!(stderr.contains("row seq 600 was learned before"), "{stderr}");
+    assert_eq!(std::fs::read(&model).unwrap(), std::fs::read(dir.path("file.model")).unwrap());
+}
