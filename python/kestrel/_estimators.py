@@ -100,10 +100,15 @@ class _KestrelEstimator(BaseEstimator):
         self.summary_ = summary
         return self
 
-    def _predict_values(self, X):
+    def _fitted_rows(self, X):
+        """``X`` checked against the fitted model (which must exist), as the extension
+        takes it."""
         check_is_fitted(self, "model_bytes_")
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
-        return _kestrel.predict(self.model_bytes_, _rows(X))
+        return _rows(validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64))
+
+    def _predict_values(self, X):
+        rows = self._fitted_rows(X)  # first: raises NotFittedError before model_bytes_ is read
+        return _kestrel.predict(self.model_bytes_, rows)
 
     def to_bytes(self):
         """The fitted model as a Kestrel model file (the core's envelope).
@@ -181,9 +186,8 @@ class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
         ndarray of shape (n_samples,) for two classes (positive means ``classes_[1]``), or
         (n_samples, n_classes), one one-vs-rest column per class of ``classes_``.
         """
-        check_is_fitted(self, "model_bytes_")
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
-        values, labels = _kestrel.decision_function(self.model_bytes_, _rows(X))
+        rows = self._fitted_rows(X)
+        values, labels = _kestrel.decision_function(self.model_bytes_, rows)
         columns = self._class_index(np.asarray(labels, dtype=np.float64))
         if values.shape[1] == 1:
             # The one output's value is ≥ 0 for the model's second label.
@@ -542,9 +546,8 @@ class KernelNoveltyDetector(OutlierMixin, _KestrelEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        check_is_fitted(self, "model_bytes_")
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
-        return -_kestrel.novelty_scores(self.model_bytes_, _rows(X))
+        rows = self._fitted_rows(X)
+        return -_kestrel.novelty_scores(self.model_bytes_, rows)
 
     def decision_function(self, X):
         """``score_samples − offset_``: negative for the rows the model flags.

@@ -144,8 +144,16 @@ pub trait Predictor {
     fn labels(&self) -> Vec<f64> {
         Vec::new()
     }
-    /// A novelty detector's score `d²(x)` of `record` (its prediction is the flag, 1 for
-    /// an anomaly), `None` for the other models.
+    /// A novelty detector's score `d²(x)` of `record` and its flag (1 for an anomaly: the
+    /// detector's prediction), from one pass over its centres; `None` for the other models.
+    ///
+    /// # Errors
+    /// As [`predict`](Self::predict).
+    fn novelty(&mut self, _record: &Record) -> Result<Option<(f64, f64)>, Error> {
+        Ok(None)
+    }
+    /// A novelty detector's score `d²(x)` of `record` (also for a model without a
+    /// threshold yet), `None` for the other models.
     ///
     /// # Errors
     /// As [`predict`](Self::predict).
@@ -579,6 +587,12 @@ impl<T: Real> Predictor for Novelty<T> {
     fn novelty_score(&mut self, record: &Record) -> Result<Option<f64>, Error> {
         let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
         Ok(Some(self.model.score(row)?.to_f64()))
+    }
+
+    fn novelty(&mut self, record: &Record) -> Result<Option<(f64, f64)>, Error> {
+        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        let score = self.model.score(row)?;
+        Ok(Some((score.to_f64(), self.model.flag(score)?.to_f64())))
     }
 }
 

@@ -17,37 +17,11 @@ use kestrel_core::Rng;
 use kestrel_stream::checkpoint::Checkpoint;
 use serde_json::Value;
 
+use crate::scratch::Scratch;
+
 const MOSQUITTO: &str = "/usr/sbin/mosquitto";
 /// The longest any command or wait of these tests may take.
 const DEADLINE: Duration = Duration::from_secs(120);
-
-/// A scratch directory, removed when the test passes.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("kestrel-mqtt-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-
-    fn str(&self, file: &str) -> String {
-        self.path(file).to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
 
 /// The path of `mosquitto`, or `None` (the test then says it is skipped).
 fn mosquitto() -> Option<PathBuf> {
@@ -239,7 +213,7 @@ fn flags(input: &str, more: &[&str]) -> Vec<String> {
 #[test]
 fn mqtt_stream_learns_as_the_file_does() {
     let Some(mosquitto) = mosquitto() else { return };
-    let dir = Scratch::new("file");
+    let dir = Scratch::new("mqtt", "file");
     let broker = Broker::start(&mosquitto, &dir);
     let data = rows(300);
     std::fs::write(dir.path("rows.libsvm"), data.iter().map(|&r| libsvm(r) + "\n").collect::<String>()).unwrap();
@@ -272,7 +246,7 @@ fn mqtt_stream_learns_as_the_file_does() {
 #[test]
 fn mqtt_bad_payloads_are_counted() {
     let Some(mosquitto) = mosquitto() else { return };
-    let dir = Scratch::new("bad");
+    let dir = Scratch::new("mqtt", "bad");
     let broker = Broker::start(&mosquitto, &dir);
     broker.session("kestrel-b", "s/+");
     let mut messages: Vec<String> = rows(20).into_iter().map(libsvm).collect();
@@ -328,7 +302,7 @@ fn mqtt_connection_refused_exits_quickly() {
 #[test]
 fn mqtt_rejected_credentials_exit_quickly() {
     let Some(mosquitto) = mosquitto() else { return };
-    let dir = Scratch::new("auth");
+    let dir = Scratch::new("mqtt", "auth");
     let passwords = dir.str("passwords");
     let output = finish(Command::new("mosquitto_passwd").args(["-b", "-c", &passwords, "ann", "right"]), None);
     assert!(output.status.success(), "mosquitto_passwd: {}", String::from_utf8_lossy(&output.stderr));
@@ -366,7 +340,7 @@ fn wait_for_checkpoint(path: &Path, rows: u64) {
 #[test]
 fn mqtt_killed_and_resumed_learns_each_row_once() {
     let Some(mosquitto) = mosquitto() else { return };
-    let dir = Scratch::new("resume");
+    let dir = Scratch::new("mqtt", "resume");
     let broker = Broker::start(&mosquitto, &dir);
     let data = rows(1000);
     std::fs::write(dir.path("rows.libsvm"), data.iter().map(|&r| libsvm(r) + "\n").collect::<String>()).unwrap();

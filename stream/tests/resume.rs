@@ -11,7 +11,7 @@
 
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -19,34 +19,12 @@ use kestrel_core::Rng;
 use kestrel_stream::checkpoint::Checkpoint;
 use serde_json::Value;
 
+use crate::scratch::Scratch;
+
 /// Rows of the test stream; 1-based lines of the bad rows in it.
 const ROWS: usize = 1000;
 const BAD: [usize; 2] = [137, 811];
 const EVERY: u64 = 100;
-
-/// A scratch directory, removed when the test passes.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("kestrel-resume-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
 
 /// The test stream in LibSVM form, one string per line: two features in [−1, 1], an
 /// XOR-like label for the classifiers, a smooth target for SLKL or the corners as
@@ -151,7 +129,7 @@ fn wait_for_checkpoint(path: &Path, rows: u64) {
 /// summary as an uninterrupted run — with or without checkpoints, which do not change
 /// what is learned.
 fn killed_and_resumed_run_matches_uninterrupted(learner: &str, scalar: &str) {
-    let dir = Scratch::new(&format!("{learner}-{scalar}"));
+    let dir = Scratch::new("resume", &format!("{learner}-{scalar}"));
     let rows = stream(learner);
     let all = rows.concat();
     let base = flags(learner, scalar, "-");
@@ -259,7 +237,7 @@ fn sigkill_and_resume_rsvm_f32() {
 /// the 700 rows consumed. The result is the uninterrupted run's.
 #[test]
 fn resuming_a_grown_file_skips_the_consumed_rows() {
-    let dir = Scratch::new("file");
+    let dir = Scratch::new("resume", "file");
     let rows = stream("slkl");
     let (full, growing) = (dir.path("full.libsvm"), dir.path("growing.libsvm"));
     std::fs::write(&full, rows.concat()).unwrap();
@@ -303,7 +281,7 @@ fn resuming_a_grown_file_skips_the_consumed_rows() {
 /// row is fixed, `--resume` continues with it and ends as a run over the fixed file.
 #[test]
 fn stopping_on_a_bad_row_keeps_a_checkpoint_to_resume_from() {
-    let dir = Scratch::new("stop");
+    let dir = Scratch::new("resume", "stop");
     let mut rows = stream("svm");
     let (data, fixed) = (dir.path("data.libsvm"), dir.path("fixed.libsvm"));
     std::fs::write(&data, rows.concat()).unwrap();
@@ -334,7 +312,7 @@ fn stopping_on_a_bad_row_keeps_a_checkpoint_to_resume_from() {
 /// happens on its own thread), writes the checkpoint and the model, exits 143 or 130. The
 /// model is the one a run over the rows received gives.
 fn signal_writes_checkpoint_and_model(signal: &str, code: i32) {
-    let dir = Scratch::new(signal);
+    let dir = Scratch::new("resume", signal);
     let rows = stream("rsvm");
     let (model, checkpoint, reference) = (dir.path("m"), dir.path("c"), dir.path("r"));
     let paths = ["--out", model.to_str().unwrap(), "--checkpoint", checkpoint.to_str().unwrap()];
@@ -372,7 +350,7 @@ fn sigint_writes_checkpoint_and_model() {
 /// of a run given the larger limit from the start.
 #[test]
 fn max_rows_ends_a_run_and_a_resumed_run_counts_from_the_start() {
-    let dir = Scratch::new("max-rows");
+    let dir = Scratch::new("resume", "max-rows");
     let input = dir.path("stream.libsvm");
     std::fs::write(&input, stream("svm").concat()).unwrap();
     let base = flags("svm", "f64", input.to_str().unwrap());
@@ -397,7 +375,7 @@ fn max_rows_ends_a_run_and_a_resumed_run_counts_from_the_start() {
 /// as an end of input: exit 0, the summary, the model.
 #[test]
 fn idle_timeout_ends_a_silent_pipe() {
-    let dir = Scratch::new("idle");
+    let dir = Scratch::new("resume", "idle");
     let model = dir.path("idle.model");
     let args = with(flags("svm", "f64", "-"), &["--idle-timeout", "0.5", "--out", model.to_str().unwrap()]);
     let mut child = spawn(&args);

@@ -4,3 +4,4 @@ mod cli;
 mod hostile;
 mod mqtt;
 mod resume;
+mod scratch;

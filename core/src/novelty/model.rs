@@ -154,8 +154,18 @@ impl<T: Real, S: Storage<T>> NoveltyModel<T, S> {
     /// As [`score`](Self::score); `InvalidParam { name: "threshold" }` for a model
     /// without a threshold.
     pub fn predict(&self, x: &[T]) -> Result<T, Error> {
+        self.threshold.ok_or(Error::InvalidParam { name: "threshold" })?;
+        self.flag(self.score(x)?)
+    }
+
+    /// The verdict on a score [`score`](Self::score) gave: 1 beyond the threshold, 0
+    /// otherwise — for a caller that wants both without scoring twice.
+    ///
+    /// # Errors
+    /// `InvalidParam { name: "threshold" }` for a model without a threshold.
+    pub fn flag(&self, distance2: T) -> Result<T, Error> {
         let threshold = self.threshold.ok_or(Error::InvalidParam { name: "threshold" })?;
-        Ok(if self.score(x)? > threshold { T::ONE } else { T::ZERO })
+        Ok(if distance2 > threshold { T::ONE } else { T::ZERO })
     }
 
     /// Writes the model file bytes into `out`; returns their length.

@@ -101,11 +101,14 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     let names = model.class_names().cloned();
     for_each_record(&args.input, labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
+        if let Some((score, flag)) = model.novelty(record).with_context(at)? {
+            writeln!(out, "{score},{flag}")?;
+            return Ok(());
+        }
         let value = model.predict(record).with_context(at)?;
-        match (model.novelty_score(record).with_context(at)?, names.as_ref().and_then(|names| names.name(value))) {
-            (Some(score), _) => writeln!(out, "{score},{value}")?,
-            (None, Some(class)) => writeln!(out, "{class}")?,
-            (None, None) => writeln!(out, "{value}")?,
+        match names.as_ref().and_then(|names| names.name(value)) {
+            Some(class) => writeln!(out, "{class}")?,
+            None => writeln!(out, "{value}")?,
         }
         Ok(())
     })?;
@@ -121,10 +124,9 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let name = args.input.input.clone();
     let skipped = for_each_record(&args.input, labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
-        let value = model.predict(record).with_context(at)?;
-        match model.novelty_score(record).with_context(at)? {
-            Some(score) => detections.add(Some(score), value == 1.0, record.label),
-            None => tally.add(value, record.label),
+        match model.novelty(record).with_context(at)? {
+            Some((score, flag)) => detections.add(Some(score), flag == 1.0, record.label),
+            None => tally.add(model.predict(record).with_context(at)?, record.label),
         }
         Ok(())
     })?;
