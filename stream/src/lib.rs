@@ -60,6 +60,8 @@ pub mod file;
 pub mod labels;
 pub mod limits;
 pub mod model;
+#[cfg(feature = "mqtt")]
+pub mod mqtt;
 pub mod online;
 pub mod score;
 pub mod source;

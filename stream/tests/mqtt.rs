@@ -8,6 +8,7 @@
 
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
@@ -46,6 +47,10 @@ fn free_port() -> u16 {
 struct Broker {
     child: Child,
     port: u16,
+    mosquitto: PathBuf,
+    config: String,
+    /// The clients' TLS flags (`--cafile`) for a TLS listener.
+    tls: Vec<String>,
 }
 
 impl Broker {
@@ -58,56 +63,87 @@ impl Broker {
         let port = free_port();
         let store = dir.path("mosquitto");
         std::fs::create_dir_all(&store).unwrap();
+        // Started as root, mosquitto runs as the user `mosquitto`: it must write there.
+        std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o777)).unwrap();
         let config = format!(
             "listener {port} 127.0.0.1\n{access}persistence true\npersistence_location {}/\n\
              max_queued_messages 0\n",
             store.display()
         );
         std::fs::write(dir.path("mosquitto.conf"), config).unwrap();
+        let (mosquitto, config) = (mosquitto.to_path_buf(), dir.str("mosquitto.conf"));
+        let child = Broker::spawn(&mosquitto, &config, port);
+        Broker { child, port, mosquitto, config, tls: Vec::new() }
+    }
+
+    /// Starts `mosquitto` with `config` and waits until it listens on `port`.
+    fn spawn(mosquitto: &Path, config: &str, port: u16) -> Child {
         let child = Command::new(mosquitto)
-            .args(["-c", &dir.str("mosquitto.conf")])
+            .args(["-c", config])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("mosquitto starts");
-        let broker = Broker { child, port };
         let deadline = Instant::now() + DEADLINE;
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(Instant::now() < deadline, "mosquitto does not listen on port {port}");
             std::thread::sleep(Duration::from_millis(20));
         }
-        broker
+        child
+    }
+
+    /// Stops the broker as an operator does (SIGTERM: it saves its sessions and queued
+    /// messages) and starts it again on the same port.
+    fn restart(&mut self) {
+        let pid = self.child.id().to_string();
+        assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+        assert_eq!(wait(&mut self.child).code(), Some(0));
+        self.child = Broker::spawn(&self.mosquitto, &self.config, self.port);
     }
 
     fn url(&self, topic: &str) -> String {
         format!("mqtt://127.0.0.1:{}/{topic}", self.port)
     }
 
+    /// The clients' connection flags.
+    fn client_flags(&self) -> Vec<String> {
+        let flags = ["-h".to_string(), "127.0.0.1".into(), "-p".into(), self.port.to_string()];
+        flags.into_iter().chain(self.tls.iter().cloned()).collect()
+    }
+
     /// Creates the persistent session of `client_id`, subscribed to `filter` at QoS 1, so
     /// that messages published from now on wait for it.
     fn session(&self, client_id: &str, filter: &str) {
-        let port = self.port.to_string();
-        let args = ["-h", "127.0.0.1", "-p", &port, "-c", "-i", client_id, "-q", "1", "-t", filter, "-E"];
-        let output = finish(Command::new("mosquitto_sub").args(args), None);
+        let args = ["-c", "-i", client_id, "-q", "1", "-t", filter, "-E"];
+        let output = finish(Command::new("mosquitto_sub").args(self.client_flags()).args(args), None);
         assert!(output.status.success(), "mosquitto_sub: {}", String::from_utf8_lossy(&output.stderr));
     }
 
     /// Publishes each of `messages` at QoS 1 to `topic`, in order.
     fn publish(&self, topic: &str, messages: &[String]) {
-        let port = self.port.to_string();
         // One message per line (-l) when no message has a newline, else one client per message.
         if messages.iter().all(|m| !m.contains('\n')) {
-            let args = ["-h", "127.0.0.1", "-p", &port, "-q", "1", "-t", topic, "-l"];
+            let args = ["-q", "1", "-t", topic, "-l"];
             let input = messages.iter().map(|m| format!("{m}\n")).collect::<String>();
-            let output = finish(Command::new("mosquitto_pub").args(args), Some(input));
+            let output = finish(Command::new("mosquitto_pub").args(self.client_flags()).args(args), Some(input));
             assert!(output.status.success(), "mosquitto_pub: {}", String::from_utf8_lossy(&output.stderr));
             return;
         }
         for message in messages {
-            let args = ["-h", "127.0.0.1", "-p", &port, "-q", "1", "-t", topic, "-m", message];
-            let output = finish(Command::new("mosquitto_pub").args(args), None);
+            let args = ["-q", "1", "-t", topic, "-m", message];
+            let output = finish(Command::new("mosquitto_pub").args(self.client_flags()).args(args), None);
             assert!(output.status.success(), "mosquitto_pub: {}", String::from_utf8_lossy(&output.stderr));
         }
+    }
+
+    /// The `count` messages waiting for the persistent session `client_id`, or retained
+    /// on its topic, in order.
+    fn receive(&self, client_id: &str, topic: &str, count: usize) -> Vec<String> {
+        let count = count.to_string();
+        let args = ["-c", "-i", client_id, "-q", "1", "-t", topic, "-C", &count, "-W", "60"];
+        let output = finish(Command::new("mosquitto_sub").args(self.client_flags()).args(args), None);
+        assert!(output.status.success(), "mosquitto_sub: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap().lines().map(String::from).collect()
     }
 }
 
@@ -387,4 +423,153 @@ fn mqtt_killed_and_resumed_learns_each_row_once() {
     assert_eq!(summary(succeeded(&second)), expected, "{stderr}");
     assert!(stderr.contains("row seq 600 was learned before"), "{stderr}");
     assert_eq!(std::fs::read(&model).unwrap(), std::fs::read(dir.path("file.model")).unwrap());
+}
+
+/// `--output mqtt://…` publishes one message per sample — its `seq`, the prediction the
+/// file output has, the label — and `--metrics-topic` the rolling metrics and, retained,
+/// the summary.
+#[test]
+fn mqtt_output_publishes_each_prediction() {
+    let Some(mosquitto) = mosquitto() else { return };
+    let dir = Scratch::new("mqtt", "output");
+    let broker = Broker::start(&mosquitto, &dir);
+    let data = rows(300);
+    std::fs::write(dir.path("rows.libsvm"), data.iter().map(|&r| libsvm(r) + "\n").collect::<String>()).unwrap();
+    let to_file = kestrel(&flags(&dir.str("rows.libsvm"), &["--output", &dir.str("predictions.txt")]));
+    let expected = summary(succeeded(&to_file));
+    let lines = std::fs::read_to_string(dir.path("predictions.txt")).unwrap();
+    let lines: Vec<&str> = lines.lines().collect();
+
+    broker.session("watcher", "out/predictions");
+    broker.session("metrics-watcher", "out/metrics");
+    let (output, metrics) = (broker.url("out/predictions"), broker.url("out/metrics"));
+    let mut more = flags(&dir.str("rows.libsvm"), &["--output", &output, "--metrics-topic", &metrics]);
+    let at = more.iter().position(|f| f == "--report-every").unwrap();
+    more[at + 1] = "100".into();
+    let to_broker = kestrel(&more);
+    assert_eq!(summary(succeeded(&to_broker)), expected);
+    let messages = broker.receive("watcher", "out/predictions", 300);
+    for (i, ((message, line), &(_, _, label))) in messages.iter().zip(&lines).zip(&data).enumerate() {
+        let message: Value = serde_json::from_str(message).unwrap();
+        assert_eq!(message["seq"], i + 1, "{message}");
+        assert_eq!(message["label"], f64::from(label), "{message}");
+        let prediction: f64 = line.parse().unwrap();
+        match message["prediction"].as_f64() {
+            Some(published) => assert_eq!(published, prediction, "row {}: {message}", i + 1),
+            None => assert!(prediction.is_nan() && message["prediction"].is_null(), "{message}"),
+        }
+    }
+    // Three reports (--json prints them too) and the summary, the last also retained.
+    let stdout = String::from_utf8(to_broker.stdout.clone()).unwrap();
+    let printed: Vec<&str> = stdout.lines().collect();
+    assert_eq!(broker.receive("metrics-watcher", "out/metrics", 4), printed);
+    let retained = broker.receive("late-watcher", "out/metrics", 1);
+    assert_eq!(retained, [printed[3]]);
+}
+
+/// The broker stopped and started again mid-stream (its sessions saved): kestrel connects
+/// again, the rows published meanwhile wait in its session, none is lost or learned twice.
+#[test]
+fn mqtt_broker_restarted_mid_stream_loses_no_row() {
+    let Some(mosquitto) = mosquitto() else { return };
+    let dir = Scratch::new("mqtt", "restart");
+    let mut broker = Broker::start(&mosquitto, &dir);
+    let data = rows(400);
+    std::fs::write(dir.path("rows.libsvm"), data.iter().map(|&r| libsvm(r) + "\n").collect::<String>()).unwrap();
+    let from_file = kestrel(&flags(&dir.str("rows.libsvm"), &["--out", &dir.str("file.model")]));
+    let expected = summary(succeeded(&from_file));
+
+    broker.session("kestrel-s", "s/t");
+    let messages: Vec<String> = data.iter().map(|&r| csv(r)).collect();
+    broker.publish("s/t", &messages[..200]);
+    let url = broker.url("s/t");
+    let (model, checkpoint) = (dir.str("mqtt.model"), dir.str("run.ckpt"));
+    let more = ["--client-id", "kestrel-s", "--out", &model, "--checkpoint", &checkpoint, "--max-rows", "400"];
+    let stderr = std::fs::File::create(dir.path("stderr.txt")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+        .args(flags(&url, &more))
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    wait_for_checkpoint(&dir.path("run.ckpt"), 200);
+    broker.restart();
+    broker.publish("s/t", &messages[200..]);
+    let status = wait(&mut child);
+    let stderr = std::fs::read_to_string(dir.path("stderr.txt")).unwrap();
+    assert!(status.success(), "{status:?}: {stderr}");
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    let output = Output { status, stdout: stdout.into_bytes(), stderr: Vec::new() };
+    assert_eq!(summary(&output), expected, "{stderr}");
+    assert!(stderr.contains(&format!("{url}: connection lost")), "{stderr}");
+    assert!(stderr.contains("connected again"), "{stderr}");
+    assert_eq!(std::fs::read(&model).unwrap(), std::fs::read(dir.path("file.model")).unwrap());
+}
+
+/// `mqtts://` with `--ca-file`: the rows learned over TLS are those of the file; without
+/// the CA the broker's certificate is refused at once (exit code 1).
+#[test]
+fn mqtt_over_tls_checks_the_broker() {
+    let Some(mosquitto) = mosquitto() else { return };
+    let dir = Scratch::new("mqtt", "tls");
+    let openssl = |args: &[&str]| {
+        let output = finish(Command::new("openssl").args(args).current_dir(dir.path("")), None);
+        assert!(output.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    };
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    openssl(
+        &[
+            &["req", "-x509"][..],
+            &ec,
+            &["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=kestrel test CA"],
+        ]
+        .concat(),
+    );
+    openssl(&[&["req"][..], &ec, &["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"]].concat());
+    std::fs::write(dir.path("san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n").unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+    ]);
+    // Read by mosquitto as the user `mosquitto` (when started as root): a test key only.
+    std::fs::set_permissions(dir.path("server.key"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let tls = format!(
+        "cafile {}\ncertfile {}\nkeyfile {}\nallow_anonymous true\n",
+        dir.str("ca.pem"),
+        dir.str("server.pem"),
+        dir.str("server.key")
+    );
+    let mut broker = Broker::with(&mosquitto, &dir, &tls);
+    broker.tls = vec!["--cafile".into(), dir.str("ca.pem")];
+    let data = rows(100);
+    std::fs::write(dir.path("rows.libsvm"), data.iter().map(|&r| libsvm(r) + "\n").collect::<String>()).unwrap();
+    let expected = summary(succeeded(&kestrel(&flags(&dir.str("rows.libsvm"), &[]))));
+    broker.session("kestrel-t", "t");
+    broker.publish("t", &data.iter().map(|&r| libsvm(r)).collect::<Vec<_>>());
+    let url = format!("mqtts://127.0.0.1:{}/t", broker.port);
+    let output =
+        kestrel(&flags(&url, &["--client-id", "kestrel-t", "--max-rows", "100", "--ca-file", &dir.str("ca.pem")]));
+    assert_eq!(summary(succeeded(&output)), expected);
+
+    let started = Instant::now();
+    let output = kestrel(&flags(&url, &["--client-id", "kestrel-t", "--max-rows", "100"]));
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&format!("{url}: ")), "{stderr}");
+    assert!(stderr.contains("certificate") || stderr.contains("--ca-file"), "{stderr}");
 }

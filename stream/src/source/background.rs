@@ -32,7 +32,11 @@ pub enum Next {
     End,
     /// Nothing arrived within the wait.
     Waiting,
-    /// The input failed for good (a broker's connection lost), in words.
+    /// Something the user should know, in words; reading goes on (a broker's connection
+    /// lost and being made again).
+    Notice(String),
+    /// The input failed for good (a broker's connection that cannot be made again), in
+    /// words.
     Lost(String),
 }
 
@@ -45,7 +49,7 @@ pub enum Records {
     Background(Background),
     /// Subscribed to an MQTT broker.
     #[cfg(feature = "mqtt")]
-    Mqtt(super::mqtt::MqttSource),
+    Mqtt(crate::mqtt::MqttSource),
 }
 
 impl Records {

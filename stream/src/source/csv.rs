@@ -120,6 +120,14 @@ impl<R: BufRead> CsvReader<R> {
         }
     }
 
+    /// Rows of `dim` features and no label column (each label read as `NaN`), for a
+    /// stream that carries none.
+    #[must_use]
+    pub fn without_labels(mut self, dim: usize) -> Self {
+        (self.fields, self.label_field) = (dim.clamp(1, MAX_DIM), None);
+        self
+    }
+
     fn error(&self, line: u64, column: usize, kind: ReadErrorKind) -> ReadError {
         ReadError { source_name: self.name.clone(), line, column, kind }
     }

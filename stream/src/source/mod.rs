@@ -2,8 +2,8 @@
 //! format, read one row at a time in constant memory.
 //!
 //! An input is named as on the command line: a path, `-` for standard input, or
-//! `serial:DEVICE[@BAUD]` (default 115200 baud); with the `mqtt` feature, [`mqtt`] reads
-//! `mqtt://` subscriptions. The format is given or detected: by the
+//! `serial:DEVICE[@BAUD]` (default 115200 baud); with the `mqtt` feature,
+//! [`crate::mqtt`] reads `mqtt://` subscriptions. The format is given or detected: by the
 //! file extension (`.csv`; `.libsvm`, `.svm`, `.svmlight`), else from the first line (a
 //! token with `:` after the label means LibSVM, a comma means CSV).
 //!
@@ -33,8 +33,6 @@ mod background;
 mod csv;
 mod libsvm;
 pub mod lines;
-#[cfg(feature = "mqtt")]
-pub mod mqtt;
 mod record;
 
 use std::fs::File;

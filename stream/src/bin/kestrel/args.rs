@@ -326,7 +326,8 @@ pub struct InputArgs {
     pub format: FormatArg,
     /// CSV column holding the label or target (default: the last). `none`: the rows have
     /// no label, every column is a feature (unlabelled readings for the novelty detector or
-    /// `predict`; a column named `none` is still taken).
+    /// `predict`; a column named `none` is still taken). MQTT JSON rows: the field holding
+    /// the label (default `y`).
     #[arg(long)]
     pub label_column: Option<String>,
     /// What to do with a bad row: stop with exit code 1, or skip it and count it.
@@ -621,9 +622,19 @@ pub struct StreamArgs {
     /// Write one line per sample learned here, its prediction before learning it (a class
     /// name for named classes; `NaN` before the first label); novelty: `SCORE,FLAG`, the
     /// score `NaN` during the warm-up. A resumed run continues the file from its
-    /// checkpoint.
+    /// checkpoint. An `mqtt[s]://HOST[:PORT]/TOPIC` URL publishes one JSON message per
+    /// sample instead (`{"seq", "prediction", "label", "score", "flag"}`, QoS 1; those
+    /// after the last checkpoint again on a resume).
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// Publish the rolling metrics (retained, every --report-every samples) on this topic:
+    /// of the --output broker, else of the --input broker; or a whole mqtt[s]:// URL.
+    #[arg(long, value_name = "TOPIC")]
+    pub metrics_topic: Option<String>,
+    /// The certificates (PEM) an mqtts:// broker's is checked against, instead of the
+    /// system's roots.
+    #[arg(long, value_name = "PEM")]
+    pub ca_file: Option<PathBuf>,
     /// JSON lines: one per report, then the summary.
     #[arg(long)]
     pub json: bool,

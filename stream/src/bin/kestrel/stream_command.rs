@@ -9,7 +9,11 @@
 //!
 //! `--output` writes one line per sample learned (its prediction; a detector's score and
 //! flag), flushed at each checkpoint, which records the bytes written: a resume cuts the
-//! file back to them, so every sample's line is there once.
+//! file back to them, so every sample's line is there once. To a broker
+//! (`--output mqtt://…`) it publishes one JSON message per sample, and a checkpoint is
+//! written only once the broker has acknowledged every message before it: a resume
+//! publishes again those after it (at least once). `--metrics-topic` publishes the rolling
+//! metrics, retained, at each report and the summary at the end.
 //!
 //! A run ends at the end of its input, after `--max-rows` input rows (counted from the
 //! stream's start: a resumed run's include the checkpoint's), or when no row came for
@@ -21,8 +25,10 @@
 //! (the loop writes one early when acknowledgements wait, since a broker sends only so
 //! many unacknowledged messages). The checkpoint's `rows` still counts the input rows
 //! consumed; a row with a sequence number (JSON `"seq"`) no larger than the checkpoint's
-//! last is not learned again, nor counted. A lost connection ends the run (exit code 1)
-//! without a checkpoint, since the broker will send again what the last one does not cover.
+//! last is not learned again, nor counted. A lost connection is made again (the broker
+//! sends again what was not acknowledged); one that cannot be (the credentials refused)
+//! ends the run (exit code 1) without a checkpoint, since the broker will send again what
+//! the last one does not cover.
 //!
 //! Nothing learned is lost on the way out: at the end of the input, on SIGINT/SIGTERM
 //! (exit code 130/143) and before stopping on a bad row (exit code 1) the checkpoint and
@@ -38,8 +44,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
 use kestrel_stream::checkpoint::{Checkpoint, RunConfig};
 use kestrel_stream::class_names::ClassNames;
+use kestrel_stream::mqtt::{self, Broker, LabelPlace, MqttSink, MqttSource};
 use kestrel_stream::online::{OnlineLearner, Prequential};
-use kestrel_stream::source::mqtt::{self, Broker, MqttSource};
+use kestrel_stream::source::NO_LABEL;
 use kestrel_stream::source::{Next, ReadError, Record, Records};
 use kestrel_stream::{file, model};
 use serde_json::{Value, json};
@@ -56,6 +63,9 @@ const POLL: Duration = Duration::from_millis(100);
 const ACK_BATCH: usize = 16;
 /// How long an MQTT broker has to accept the connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a checkpoint waits for an MQTT `--output` broker to acknowledge the
+/// predictions it covers.
+const FLUSH_WAIT: Duration = Duration::from_secs(10);
 
 /// `kestrel stream`.
 pub fn run(args: &StreamArgs) -> Result<()> {
@@ -78,6 +88,10 @@ struct Session<'a> {
     skipped: u64,
     metrics: Prequential,
     output: Option<RowOutput>,
+    /// `--output` to a broker: a message per sample.
+    predictions: Option<MqttSink>,
+    /// `--metrics-topic`.
+    metrics_sink: Option<MqttSink>,
     /// The largest sequence number among the rows consumed.
     last_seq: Option<u64>,
 }
@@ -124,18 +138,25 @@ impl Session<'_> {
         self.learner.restore_state(&saved.learner).with_context(|| format!("cannot resume from {}", path.display()))?;
         (self.rows, self.seen, self.skipped, self.metrics) = (saved.rows, saved.seen, saved.skipped, saved.metrics);
         self.last_seq = saved.last_seq;
-        if let Some(output) = &self.args.output {
+        if let (Some(output), None) = (&self.args.output, &self.predictions) {
             self.output = Some(RowOutput::open(output, Some(saved.output_bytes))?);
         }
         Ok(saved.rows)
     }
 
-    /// Flushes `--output`, and writes the checkpoint when `--checkpoint` is set.
-    fn checkpoint(&mut self) -> Result<()> {
+    /// Flushes `--output`, and writes the checkpoint when `--checkpoint` is set; false
+    /// when an `--output` broker has not acknowledged every prediction within
+    /// [`FLUSH_WAIT`] (no checkpoint then).
+    fn checkpoint(&mut self) -> Result<bool> {
         if let Some(output) = &mut self.output {
             output.writer.flush().context("--output")?;
         }
-        let Some(path) = &self.args.checkpoint else { return Ok(()) };
+        let Some(path) = &self.args.checkpoint else { return Ok(true) };
+        if let Some(sink) = &self.predictions
+            && !sink.flush(FLUSH_WAIT).map_err(anyhow::Error::msg)?
+        {
+            return Ok(false);
+        }
         let checkpoint = Checkpoint {
             config: self.config.clone(),
             rows: self.rows,
@@ -146,7 +167,8 @@ impl Session<'_> {
             last_seq: self.last_seq,
             learner: self.learner.save_state()?,
         };
-        Ok(checkpoint.write(path)?)
+        checkpoint.write(path)?;
+        Ok(true)
     }
 
     /// Scores the learner's prediction for `record` and writes its `--output` line.
@@ -156,6 +178,11 @@ impl Session<'_> {
             self.metrics.record_detection(prediction, score, record.label);
         } else {
             self.metrics.record(prediction, record.label);
+        }
+        if let Some(sink) = &mut self.predictions {
+            let row = self.rows.saturating_add(1);
+            let message = prediction_message(self.learner.is_detector(), &self.names, (prediction, score), record, row);
+            return sink.publish(message.to_string().into_bytes(), false).map_err(anyhow::Error::msg);
         }
         let Some(output) = &mut self.output else { return Ok(()) };
         let value = prediction.unwrap_or(f64::NAN);
@@ -170,7 +197,7 @@ impl Session<'_> {
     /// Writes the checkpoint and the model (each when asked for): what was learned so far
     /// is kept whatever ends the run.
     fn save(&mut self) -> Result<()> {
-        self.checkpoint()?;
+        let checkpointed = self.checkpoint()?;
         if let Some(path) = &self.args.out {
             // A detector's model has no classes: its labels were only scored against.
             let classes = !self.names.is_empty() && self.learner.is_classifier();
@@ -182,6 +209,10 @@ impl Session<'_> {
                 Ok(bytes) => file::write_atomic(path, &bytes)?,
                 Err(e) => eprintln!("kestrel: no model written to {}: {e}", path.display()),
             }
+        }
+        if !checkpointed {
+            let name = self.predictions.as_ref().map_or("", MqttSink::name);
+            bail!("{name} did not acknowledge every prediction within {FLUSH_WAIT:?}: no checkpoint written");
         }
         Ok(())
     }
@@ -217,6 +248,27 @@ impl Session<'_> {
         progress.suspend(|| eprintln!("kestrel: skipped {message}"));
     }
 
+    /// Prints the summary, and publishes it on `--metrics-topic` (retained).
+    fn publish_summary(&mut self, rate: f64) {
+        let summary = self.summary(rate).to_string();
+        println!("{summary}");
+        if let Some(sink) = &mut self.metrics_sink {
+            if let Err(e) = sink.publish(summary.into_bytes(), true) {
+                eprintln!("kestrel: {e}");
+            }
+            sink.close();
+        }
+    }
+
+    /// Prints what the brokers published to have to tell.
+    fn tell_notices(&self, progress: &ProgressBar) {
+        for sink in [&self.predictions, &self.metrics_sink].into_iter().flatten() {
+            while let Some(notice) = sink.notice() {
+                progress.suspend(|| eprintln!("kestrel: {notice}"));
+            }
+        }
+    }
+
     fn summary(&self, rate: f64) -> Value {
         let (n, skipped) = (self.metrics.n, self.skipped);
         if self.learner.is_detector() {
@@ -236,19 +288,20 @@ impl Session<'_> {
 /// records, the input's name and the number of features when the input states it.
 fn open_input(args: &StreamArgs) -> Result<(Records, String, Option<usize>)> {
     let input = &args.input.input;
-    if !(input.starts_with("mqtt://") || input.starts_with("mqtts://")) {
+    let Some(broker) = broker(args, "--input", input)? else {
         let reader = commands::open(&args.input, commands::labels_for(args.learner))?;
         let (name, dim) = (reader.name().to_string(), reader.dim_hint());
         return Ok((Records::new(reader, input), name, dim));
-    }
-    let broker = Broker::parse(input).map_err(|e| Usage(format!("--input: {e}")))?;
+    };
     let client_id = args.client_id.clone().ok_or(Usage(
         "MQTT input needs --client-id: the broker keeps the session (and what it must send again) under it".into(),
     ))?;
     let dim = args.dim.ok_or(Usage("MQTT input needs --dim".into()))?;
-    if args.input.label_column.is_some() {
-        return Err(Usage("--label-column: an MQTT row has its label last (CSV) or as \"y\" (JSON)".into()).into());
-    }
+    let label = match args.input.label_column.as_deref() {
+        None => LabelPlace::Standard,
+        Some(NO_LABEL) => LabelPlace::Unlabelled,
+        Some(field) => LabelPlace::Field(field.to_string()),
+    };
     let payload = match args.payload {
         PayloadArg::Auto => mqtt::Payload::Auto,
         PayloadArg::Csv => mqtt::Payload::Csv,
@@ -261,11 +314,53 @@ fn open_input(args: &StreamArgs) -> Result<(Records, String, Option<usize>)> {
         dim,
         max_message_bytes: args.max_message_bytes,
         labels: commands::labels_for(args.learner),
+        label,
         connect_timeout: CONNECT_TIMEOUT,
     };
     let source = MqttSource::connect(&broker, &options)?;
     let name = source.name().to_string();
     Ok((Records::Mqtt(source), name, Some(dim)))
+}
+
+/// The broker `url` names, when it is an MQTT URL (given to `flag`), over TLS with
+/// `--ca-file`.
+fn broker(args: &StreamArgs, flag: &str, url: &str) -> Result<Option<Broker>, Usage> {
+    if !(url.starts_with("mqtt://") || url.starts_with("mqtts://")) {
+        return Ok(None);
+    }
+    let mut broker = Broker::parse(url).map_err(|e| Usage(format!("{flag}: {e}")))?;
+    if broker.tls {
+        broker.ca_file.clone_from(&args.ca_file);
+    }
+    Ok(Some(broker))
+}
+
+/// The brokers `--output` and `--metrics-topic` publish to: connected, each under a client
+/// id of its own (`--client-id` or the process's, with `-output` or `-metrics`).
+fn open_sinks(args: &StreamArgs) -> Result<(Option<MqttSink>, Option<MqttSink>)> {
+    let output = args.output.as_ref().map(|path| path.to_string_lossy().into_owned());
+    let output = match &output {
+        Some(url) => broker(args, "--output", url)?,
+        None => None,
+    };
+    let input = broker(args, "--input", &args.input.input)?;
+    let metrics = match args.metrics_topic.as_deref() {
+        None => None,
+        Some(url) if url.starts_with("mqtt://") || url.starts_with("mqtts://") => broker(args, "--metrics-topic", url)?,
+        Some(topic) => {
+            let on = output.as_ref().or(input.as_ref()).ok_or(Usage(
+                "--metrics-topic names a topic of the --output or --input broker: neither is one (or give a whole mqtt:// URL)"
+                    .into(),
+            ))?;
+            Some(Broker { topic: topic.to_string(), ..on.clone() })
+        }
+    };
+    let id = args.client_id.clone().unwrap_or_else(|| format!("kestrel-{}", std::process::id()));
+    let connect = |broker: Option<Broker>, suffix: &str| -> Result<Option<MqttSink>> {
+        let Some(broker) = broker else { return Ok(None) };
+        Ok(Some(MqttSink::connect(&broker, &format!("{id}-{suffix}"), CONNECT_TIMEOUT)?))
+    };
+    Ok((connect(output, "output")?, connect(metrics, "metrics")?))
 }
 
 /// Ends the run: writes the checkpoint and the model, acknowledges what they cover, and
@@ -276,24 +371,45 @@ fn finish(session: &mut Session, input: &mut Records, consumed: u64) -> Result<(
         input.commit(consumed);
     }
     input.close();
+    if let Some(sink) = &mut session.predictions {
+        sink.close();
+    }
     saved
 }
 
 fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     let signals = Signals::install().context("cannot install the SIGINT/SIGTERM handlers")?;
+    let urls = [Some(args.input.input.clone()), args.output.as_ref().map(|o| o.to_string_lossy().into_owned())];
+    let tls = urls.iter().chain([&args.metrics_topic]).flatten().any(|url| url.starts_with("mqtts://"));
+    if let (Some(path), false) = (&args.ca_file, tls) {
+        return Err(Usage(format!("--ca-file {}: no mqtts:// broker to check with it", path.display())).into());
+    }
     let (mut input, name, dim_hint) = open_input(args)?;
     let dim = args.dim.or(dim_hint).ok_or(Usage("LibSVM input needs --dim (a CSV header states it)".into()))?;
     let learner = stream_setup::learner::<T>(args, dim)?;
     let config = stream_setup::run_config(args, dim)?;
     let names = ClassNames::new();
     let metrics = Prequential::default();
-    let mut session =
-        Session { args, config, learner, names, rows: 0, seen: 0, skipped: 0, metrics, output: None, last_seq: None };
+    let (predictions, metrics_sink) = open_sinks(args)?;
+    let mut session = Session {
+        args,
+        config,
+        learner,
+        names,
+        rows: 0,
+        seen: 0,
+        skipped: 0,
+        metrics,
+        output: None,
+        predictions,
+        metrics_sink,
+        last_seq: None,
+    };
     let resume_rows = match (&args.checkpoint, args.resume) {
         (Some(path), true) => session.resume(path)?,
         _ => 0,
     };
-    if let (Some(path), None) = (&args.output, &session.output) {
+    if let (Some(path), None, None) = (&args.output, &session.output, &session.predictions) {
         session.output = Some(RowOutput::open(path, None)?);
     }
     let progress = progress_bar();
@@ -320,7 +436,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         if let Some(signal) = signals.received() {
             progress.finish_and_clear();
             finish(&mut session, &mut input, consumed)?;
-            println!("{}", session.summary(rate(&session)));
+            session.publish_summary(rate(&session));
             eprintln!("kestrel: stopped by {} after {} input rows", signals::name(signal), session.rows);
             std::process::exit(128 + signal);
         }
@@ -328,7 +444,8 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             Next::Record => session.name(&name, &mut record),
             other => other,
         };
-        let waiting = next == Next::Waiting;
+        session.tell_notices(&progress);
+        let waiting = matches!(next, Next::Waiting | Next::Notice(_));
         if !waiting {
             last_row = Instant::now();
         }
@@ -346,6 +463,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
                 break;
             }
             Next::Waiting => {}
+            Next::Notice(message) => progress.suspend(|| eprintln!("kestrel: {message}")),
             Next::End => break,
             Next::Lost(message) => {
                 progress.finish_and_clear();
@@ -394,15 +512,18 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         let periodic = !waiting && every > 0 && session.rows.is_multiple_of(every);
         let unacked = input.unacked(consumed);
         if periodic || (has_checkpoint && (unacked >= ACK_BATCH || (waiting && unacked > 0))) {
-            session.checkpoint()?;
-            input.commit(consumed);
+            if session.checkpoint()? {
+                input.commit(consumed);
+            } else {
+                progress.suspend(|| eprintln!("kestrel: checkpoint put off: --output's broker has not acknowledged"));
+            }
         } else if !has_checkpoint {
             input.commit(consumed);
         }
     }
     progress.finish_and_clear();
     finish(&mut session, &mut input, consumed)?;
-    println!("{}", session.summary(rate(&session)));
+    session.publish_summary(rate(&session));
     Ok(())
 }
 
@@ -420,6 +541,36 @@ fn rejected(name: &str, record: &Record, error: kestrel_core::Error, classes: us
         ),
         other => format!("{name}:{}: {other}", record.line),
     }
+}
+
+/// The `--output` message for a sample: `{"seq", "prediction"}` (the sample's own sequence
+/// number, else its `row` in the stream), the label when it has one, and a detector's
+/// score and flag (its prediction).
+fn prediction_message(
+    detector: bool,
+    names: &ClassNames,
+    (prediction, score): (Option<f64>, Option<f64>),
+    record: &Record,
+    row: u64,
+) -> Value {
+    let value = prediction.unwrap_or(f64::NAN);
+    let mut message = serde_json::Map::new();
+    let prediction = match names.name(value) {
+        Some(class) if !detector => json!(class),
+        _ => json!(value),
+    };
+    message.insert("prediction".into(), prediction);
+    if !record.class_name.is_empty() {
+        message.insert("label".into(), json!(record.class_name));
+    } else if record.label.is_finite() {
+        message.insert("label".into(), json!(record.label));
+    }
+    if detector {
+        message.insert("score".into(), json!(score.unwrap_or(f64::NAN)));
+        message.insert("flag".into(), json!(value == 1.0));
+    }
+    message.insert("seq".into(), json!(record.seq.unwrap_or(row)));
+    Value::Object(message)
 }
 
 /// Rolling metrics every `--report-every` samples: JSON lines on stdout with `--json`,
@@ -440,6 +591,11 @@ fn report(session: &mut Session, progress: &ProgressBar) {
         json!({"n": seen, "rolling_mse": mse, "mse": metrics.mse()})
     };
     progress.suspend(|| if session.args.json { println!("{line}") } else { eprintln!("kestrel: {line}") });
+    if let Some(sink) = &mut session.metrics_sink
+        && let Err(e) = sink.publish(line.to_string().into_bytes(), true)
+    {
+        progress.suspend(|| eprintln!("kestrel: --metrics-topic: {e}"));
+    }
 }
 
 /// A spinner with a count on stderr, only when stderr is a terminal.

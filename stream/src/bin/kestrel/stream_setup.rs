@@ -82,7 +82,7 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
     let mut config = RunConfig::default();
     config.push("--learner", value_name(&args.learner));
     // A broker's URL without its password; the session's client id, which must not change.
-    match kestrel_stream::source::mqtt::Broker::parse(&args.input.input) {
+    match kestrel_stream::mqtt::Broker::parse(&args.input.input) {
         Ok(broker) => {
             config.push("--input", broker.name());
             config.push("--client-id", args.client_id.as_deref().unwrap_or(""));

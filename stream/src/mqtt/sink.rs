@@ -1,0 +1,215 @@
+//! Publishing to an MQTT broker at QoS 1: a stream's predictions, one message per row, and
+//! its rolling metrics.
+//!
+//! [`MqttSink::publish`] queues a message and returns; when the client's queue is full
+//! (the broker slow to acknowledge, or away while the connection is made again) it waits
+//! for room, so a stream goes no faster than its broker takes its output. The network
+//! thread counts the broker's acknowledgements: [`MqttSink::flush`] waits until every
+//! message published has one, which `kestrel stream` does before each checkpoint, so a
+//! checkpoint never covers a prediction the broker may not have. Messages published after
+//! the last checkpoint are published again by a resumed run: at least once.
+
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, sync_channel};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rumqttc::{Client, Connection, Event, Incoming, Outgoing, QoS};
+
+use super::{Backoff, Broker, describe, is_final};
+use crate::source::OpenError;
+
+/// Messages queued in the client before [`MqttSink::publish`] waits.
+const QUEUED: usize = 1024;
+/// How long closing waits for the messages to go out and the disconnection.
+const CLOSE_WAIT: Duration = Duration::from_secs(5);
+
+/// What the network thread reports: the acknowledgements counted, and why the connection
+/// failed for good.
+#[derive(Default)]
+struct Acks {
+    count: u64,
+    failed: Option<String>,
+}
+
+/// The broker's acknowledgements, and a signal when one comes.
+type Shared = Arc<(Mutex<Acks>, Condvar)>;
+
+/// A QoS 1 publisher to one broker.
+pub struct MqttSink {
+    client: Client,
+    topic: String,
+    name: String,
+    /// Messages published.
+    published: u64,
+    acks: Shared,
+    /// What the network thread has to tell: the connection lost and made again.
+    notices: Receiver<String>,
+    /// Ends (disconnects) when the network thread does.
+    done: Receiver<()>,
+}
+
+impl MqttSink {
+    /// Connects to `broker` as `client_id` (a clean session: a publisher has nothing for
+    /// the broker to keep) to publish on its topic; returns once the broker accepted.
+    ///
+    /// # Errors
+    /// [`OpenError::Mqtt`] naming the broker when the topic holds a wildcard, the
+    /// connection is refused, the credentials rejected, or no answer comes within
+    /// `connect_timeout`.
+    pub fn connect(broker: &Broker, client_id: &str, connect_timeout: Duration) -> Result<MqttSink, OpenError> {
+        let name = broker.name();
+        let error = |message: String| OpenError::Mqtt { name: name.clone(), message };
+        if broker.topic.contains(['+', '#']) {
+            return Err(error(format!("topic `{}`: a message is published to a topic without + or #", broker.topic)));
+        }
+        let mut options = broker.options(client_id, true).map_err(error)?;
+        options.set_request_channel_capacity(QUEUED);
+        let (client, connection) = Client::new(options, QUEUED);
+        let acks = Shared::default();
+        let (notify, notices) = sync_channel(QUEUED);
+        let (connected, status) = sync_channel(1);
+        let (done_sender, done) = sync_channel::<()>(0);
+        let shared = Arc::clone(&acks);
+        thread::spawn(move || {
+            // Dropped when the thread ends: `done` then disconnects.
+            let _done = done_sender;
+            run(
+                connection,
+                &shared,
+                |notice| {
+                    let _ = notify.try_send(notice);
+                },
+                connected,
+            );
+        });
+        match status.recv_timeout(connect_timeout) {
+            Ok(Ok(())) => {}
+            Ok(Err(message)) => return Err(error(message)),
+            Err(RecvTimeoutError::Timeout) => {
+                let seconds = connect_timeout.as_secs_f64();
+                return Err(error(format!("no answer from the broker within {seconds} s")));
+            }
+            Err(RecvTimeoutError::Disconnected) => return Err(error("the connection ended".into())),
+        }
+        let topic = broker.topic.clone();
+        Ok(MqttSink { client, topic, name, published: 0, acks, notices, done })
+    }
+
+    /// The broker's URL, without the password.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Publishes `payload` on the sink's topic, retained by the broker when `retain` (the
+    /// last one a new subscriber gets at once); waits while the client's queue is full.
+    ///
+    /// # Errors
+    /// Why the connection failed for good, naming the broker.
+    pub fn publish(&mut self, payload: Vec<u8>, retain: bool) -> Result<(), String> {
+        self.failed()?;
+        let topic = self.topic.clone();
+        self.client
+            .publish(topic, QoS::AtLeastOnce, retain, payload)
+            .map_err(|_| format!("{}: the connection ended", self.name))?;
+        self.published += 1;
+        Ok(())
+    }
+
+    /// Waits at most `wait` for the broker to acknowledge every message published; false
+    /// when some are still unacknowledged then.
+    ///
+    /// # Errors
+    /// Why the connection failed for good, naming the broker.
+    pub fn flush(&self, wait: Duration) -> Result<bool, String> {
+        let deadline = Instant::now() + wait;
+        let (lock, acked) = &*self.acks;
+        let mut acks = lock.lock().map_err(|_| format!("{}: the network thread failed", self.name))?;
+        while acks.count < self.published && acks.failed.is_none() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(false);
+            }
+            acks = acked.wait_timeout(acks, left).map_err(|_| format!("{}: the network thread failed", self.name))?.0;
+        }
+        match &acks.failed {
+            Some(message) => Err(format!("{}: {message}", self.name)),
+            None => Ok(true),
+        }
+    }
+
+    /// The next thing the network thread has to tell (the connection lost or made again).
+    pub fn notice(&self) -> Option<String> {
+        match self.notices.try_recv() {
+            Ok(notice) => Some(format!("{}: {notice}", self.name)),
+            Err(TryRecvError::Empty | TryRecvError::Disconnected) => None,
+        }
+    }
+
+    /// Waits a few seconds at most for the messages to be acknowledged, then disconnects.
+    pub fn close(&mut self) {
+        let _ = self.flush(CLOSE_WAIT);
+        if self.client.try_disconnect().is_ok() {
+            let _ = self.done.recv_timeout(CLOSE_WAIT);
+        }
+    }
+
+    /// The connection's failure, if it failed for good.
+    fn failed(&self) -> Result<(), String> {
+        let (lock, _) = &*self.acks;
+        match lock.lock().map(|acks| acks.failed.clone()) {
+            Ok(None) => Ok(()),
+            Ok(Some(message)) => Err(format!("{}: {message}", self.name)),
+            Err(_) => Err(format!("{}: the network thread failed", self.name)),
+        }
+    }
+}
+
+/// The network thread: drives the connection, counts acknowledgements, connects again
+/// after a loss; tells `connected` how the first attempt went.
+fn run(
+    mut connection: Connection,
+    acks: &Shared,
+    mut tell: impl FnMut(String),
+    connected: std::sync::mpsc::SyncSender<Result<(), String>>,
+) {
+    let (lock, acked) = &**acks;
+    let mut connecting = Some(connected);
+    let mut backoff = Backoff::new();
+    let update = |change: &dyn Fn(&mut Acks)| {
+        if let Ok(mut acks) = lock.lock() {
+            change(&mut acks);
+        }
+        acked.notify_all();
+    };
+    for event in connection.iter() {
+        match event {
+            Ok(Event::Incoming(Incoming::ConnAck(_))) => {
+                backoff.connected();
+                match connecting.take() {
+                    Some(connected) => {
+                        let _ = connected.send(Ok(()));
+                    }
+                    None => tell("connected again".into()),
+                }
+            }
+            Ok(Event::Incoming(Incoming::PubAck(_))) => update(&|acks| acks.count += 1),
+            Ok(Event::Outgoing(Outgoing::Disconnect)) => return,
+            Ok(_) => {}
+            Err(e) => {
+                if let Some(connected) = connecting.take() {
+                    let _ = connected.send(Err(describe(&e)));
+                    return;
+                }
+                if is_final(&e) {
+                    let message = describe(&e);
+                    update(&|acks| acks.failed = Some(message.clone()));
+                    return;
+                }
+                let pause = backoff.pause();
+                tell(format!("connection lost ({}): connecting again in {} s", describe(&e), pause.as_secs_f64()));
+                thread::sleep(pause);
+            }
+        }
+    }
+}

@@ -1,0 +1,616 @@
+//! Rows from an MQTT subscription.
+//!
+//! The client subscribes at QoS 1 in a persistent session (clean session off, under a
+//! client id the caller names), so the broker keeps what it delivered but was not
+//! acknowledged, and what arrives while the client is away, and sends it again at the next
+//! connection. Acknowledgements are manual: a message is acknowledged only when
+//! [`MqttSource::commit`] says the rows it holds have been consumed — `kestrel stream`
+//! calls it after learning them and, with `--checkpoint`, after the checkpoint covering
+//! them is written. A run killed at any point is thus sent again, on resuming, every
+//! message a checkpoint does not cover.
+//!
+//! A lost connection is made again (see [`super`]). The broker then sends again, marked
+//! as duplicates, the messages it has no acknowledgement for: one whose rows were handed
+//! out and whose acknowledgement is still to come is dropped by its packet id, so it is not
+//! consumed twice. One acknowledged just before the connection broke may come again and
+//! be consumed twice: without sequence numbers, delivery is at least once.
+//!
+//! A message holds one row or several separated by newlines, each a CSV row (the label
+//! last, no header), a LibSVM row, or a JSON object (see [`Payload::Json`]); the format is
+//! given or detected row by row (`{` starts JSON, else [`detect`](crate::source::detect)).
+//! A bad row — malformed, of another width than `dim`, not finite, in a message larger
+//! than the limit — is a [`ReadError`] naming the topic and the message's number in the
+//! run; the rows after it are read on.
+//!
+//! The network runs on a thread of its own that parses messages into records and hands
+//! them over through a bounded channel, as [`Background`](crate::source::Background)
+//! does, so the caller waits with a timeout and memory stays bounded (the client buffers
+//! a message whole, up to the protocol's limit of 256 MiB, before its size is checked).
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rumqttc::{Client, Connection, Event, Incoming, Outgoing, Publish, QoS, SubscribeReasonCode};
+use serde_json::{Map, Value};
+
+use super::{Backoff, Broker, describe, is_final};
+use crate::source::{CsvReader, Format, LabelColumn, Next, OpenError, ReadError, ReadErrorKind, Record, RecordReader};
+
+/// Records in flight between the network thread and the caller.
+const IN_FLIGHT: usize = 256;
+/// How long closing waits for the acknowledgements and the disconnection to go out.
+const CLOSE_WAIT: Duration = Duration::from_secs(5);
+
+/// The format of the rows in messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Payload {
+    /// Told row by row: `{` starts JSON, else as [`detect`](crate::source::detect) says.
+    #[default]
+    Auto,
+    /// CSV rows, the label last, no header.
+    Csv,
+    /// LibSVM rows.
+    LibSvm,
+    /// JSON objects, the features either an array `"x": [..]` or the object's other fields
+    /// (numbers, in the order of their names, the same names in every row), the label
+    /// `"y"` or the field [`LabelPlace::Field`] names (a number or a class name; a row
+    /// without it is unlabelled), and an optional whole number `"seq"`, carried in
+    /// [`Record::seq`].
+    Json,
+}
+
+/// Where a row's label is.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum LabelPlace {
+    /// A CSV row's last field; a JSON object's `"y"`.
+    #[default]
+    Standard,
+    /// A JSON object's field of this name (a CSV row's label is still its last field).
+    Field(String),
+    /// None: every CSV field is a feature, a JSON object's label is not read.
+    Unlabelled,
+}
+
+/// How to subscribe and read messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The client id: the broker keeps the session (subscription, unacknowledged
+    /// messages) under it.
+    pub client_id: String,
+    /// The rows' format.
+    pub payload: Payload,
+    /// The number of features: every row has this width (CSV and JSON count it exactly,
+    /// LibSVM indices past it are left to the learner).
+    pub dim: usize,
+    /// The largest message read; a larger one is a bad row.
+    pub max_message_bytes: usize,
+    /// What labels hold: numbers, class names, or told by the first.
+    pub labels: LabelColumn,
+    /// Where the label is.
+    pub label: LabelPlace,
+    /// How long to wait for the broker to accept the first connection.
+    pub connect_timeout: Duration,
+}
+
+/// What the network thread hands over.
+enum Item {
+    /// A row, and with the last of a message the message.
+    Row(Result<Record, ReadError>, Option<Publish>),
+    /// A message without rows.
+    End(Publish),
+    /// Something to tell: the connection lost and made again.
+    Notice(String),
+    /// The connection failed for good.
+    Lost(String),
+}
+
+/// The packet ids of the messages handed over whose acknowledgement is still to come.
+type Pending = Arc<Mutex<HashSet<u16>>>;
+
+/// Records from an MQTT subscription, and the acknowledgement of the messages they came in.
+pub struct MqttSource {
+    client: Client,
+    items: Option<Receiver<Item>>,
+    /// Ends (disconnects) when the network thread does.
+    done: Receiver<()>,
+    /// Messages wholly handed out but not acknowledged, with the number of rows handed
+    /// out at their end.
+    unacked: VecDeque<(Publish, u64)>,
+    pending: Pending,
+    /// Rows handed out (records and bad rows).
+    handed: u64,
+    name: String,
+}
+
+impl MqttSource {
+    /// Connects to `broker` and subscribes to its topic at QoS 1, in the persistent
+    /// session of `options.client_id`; returns once the broker accepted the connection.
+    ///
+    /// # Errors
+    /// [`OpenError::Mqtt`] naming the broker when the topic filter is malformed, the
+    /// connection is refused, the credentials rejected, or no answer comes within
+    /// `options.connect_timeout`.
+    pub fn connect(broker: &Broker, options: &Options) -> Result<MqttSource, OpenError> {
+        let name = broker.name();
+        let error = |message: String| OpenError::Mqtt { name: name.clone(), message };
+        let mut mqtt = broker.options(&options.client_id, false).map_err(error)?;
+        mqtt.set_manual_acks(true).set_request_channel_capacity(IN_FLIGHT);
+        let (client, connection) = Client::new(mqtt, IN_FLIGHT);
+        client.try_subscribe(broker.topic.clone(), QoS::AtLeastOnce).map_err(|e| error(e.to_string()))?;
+        let (items, received) = sync_channel(IN_FLIGHT);
+        let (connected, status) = sync_channel(1);
+        let (done_sender, done) = sync_channel::<()>(0);
+        let pending = Pending::default();
+        let listener = Listener {
+            client: client.clone(),
+            topic: broker.topic.clone(),
+            parser: Parser::new(options),
+            items,
+            pending: Arc::clone(&pending),
+            listening: true,
+        };
+        thread::spawn(move || {
+            // Dropped when the thread ends: `done` then disconnects.
+            let _done = done_sender;
+            listener.listen(connection, connected);
+        });
+        let wait = options.connect_timeout;
+        match status.recv_timeout(wait) {
+            Ok(Ok(())) => {}
+            Ok(Err(message)) => return Err(error(message)),
+            Err(RecvTimeoutError::Timeout) => {
+                return Err(error(format!("no answer from the broker within {} s", wait.as_secs_f64())));
+            }
+            Err(RecvTimeoutError::Disconnected) => return Err(error("the connection ended".into())),
+        }
+        let unacked = VecDeque::new();
+        Ok(MqttSource { client, items: Some(received), done, unacked, pending, handed: 0, name })
+    }
+
+    /// The broker's URL, without the password.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The next row into `record`, waiting at most `wait` for it; [`Next::Notice`] when
+    /// the connection was lost or made again, [`Next::Lost`] when it failed for good.
+    pub fn next(&mut self, record: &mut Record, wait: Duration) -> Next {
+        let deadline = Instant::now() + wait;
+        let Some(items) = &self.items else { return Next::End };
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match items.recv_timeout(left) {
+                Ok(Item::Row(row, message)) => {
+                    self.handed += 1;
+                    if let Some(publish) = message {
+                        self.unacked.push_back((publish, self.handed));
+                    }
+                    return match row {
+                        Ok(next) => {
+                            *record = next;
+                            Next::Record
+                        }
+                        Err(e) => Next::Bad(e),
+                    };
+                }
+                Ok(Item::End(publish)) => self.unacked.push_back((publish, self.handed)),
+                Ok(Item::Notice(message)) => return Next::Notice(format!("{}: {message}", self.name)),
+                Ok(Item::Lost(message)) => return Next::Lost(format!("{}: {message}", self.name)),
+                Err(RecvTimeoutError::Timeout) => return Next::Waiting,
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Next::Lost(format!("{}: the connection ended", self.name));
+                }
+            }
+        }
+    }
+
+    /// Messages wholly among the first `consumed` rows handed out, not yet acknowledged.
+    pub fn unacked(&self, consumed: u64) -> usize {
+        self.unacked.iter().take_while(|(_, end)| *end <= consumed).count()
+    }
+
+    /// Acknowledges the messages whose rows are all among the first `consumed` handed out
+    /// (in the order they came, as MQTT asks); one the client cannot take now is
+    /// acknowledged at a later call.
+    pub fn commit(&mut self, consumed: u64) {
+        while let Some((publish, end)) = self.unacked.front() {
+            if *end > consumed || self.client.try_ack(publish).is_err() {
+                return;
+            }
+            if let Ok(mut pending) = self.pending.lock() {
+                pending.remove(&publish.pkid);
+            }
+            self.unacked.pop_front();
+        }
+    }
+
+    /// Stops reading, sends the acknowledgements given and disconnects, waiting for them to
+    /// go out at most a few seconds; messages not acknowledged stay with the broker.
+    pub fn close(&mut self) {
+        // The thread may wait to hand a record over: it then stops handing them.
+        self.items = None;
+        if self.client.try_disconnect().is_ok() {
+            let _ = self.done.recv_timeout(CLOSE_WAIT);
+        }
+    }
+}
+
+/// The network thread: drives the connection, parses messages into rows.
+struct Listener {
+    client: Client,
+    topic: String,
+    parser: Parser,
+    items: SyncSender<Item>,
+    pending: Pending,
+    /// The caller still takes items.
+    listening: bool,
+}
+
+impl Listener {
+    /// Runs the connection until the caller disconnects or it fails for good; tells
+    /// `connected` how the first attempt went.
+    fn listen(mut self, mut connection: Connection, connected: SyncSender<Result<(), String>>) {
+        let mut connecting = Some(connected);
+        let mut backoff = Backoff::new();
+        for event in connection.iter() {
+            match event {
+                Ok(Event::Incoming(Incoming::ConnAck(ack))) => {
+                    backoff.connected();
+                    match connecting.take() {
+                        Some(connected) => {
+                            let _ = connected.send(Ok(()));
+                        }
+                        None => self.reconnected(ack.session_present),
+                    }
+                }
+                Ok(Event::Incoming(Incoming::SubAck(ack)))
+                    if ack.return_codes.contains(&SubscribeReasonCode::Failure) =>
+                {
+                    let _ =
+                        self.items.send(Item::Lost(format!("the broker refused the subscription to `{}`", self.topic)));
+                    return;
+                }
+                Ok(Event::Incoming(Incoming::Publish(publish))) => self.forward(publish),
+                Ok(Event::Outgoing(Outgoing::Disconnect)) => return,
+                Ok(_) => {}
+                Err(e) => {
+                    if let Some(connected) = connecting.take() {
+                        let _ = connected.send(Err(describe(&e)));
+                        return;
+                    }
+                    if is_final(&e) {
+                        let _ = self.items.send(Item::Lost(describe(&e)));
+                        return;
+                    }
+                    let pause = backoff.pause();
+                    let message =
+                        format!("connection lost ({}): connecting again in {} s", describe(&e), pause.as_secs_f64());
+                    self.tell(message);
+                    thread::sleep(pause);
+                }
+            }
+        }
+    }
+
+    /// Connected again: a broker that lost the session (no persistence) has lost the
+    /// subscription too, and what was published meanwhile.
+    fn reconnected(&mut self, session_present: bool) {
+        if session_present {
+            self.tell("connected again".into());
+            return;
+        }
+        let subscribed = self.client.try_subscribe(self.topic.clone(), QoS::AtLeastOnce);
+        let how = if subscribed.is_ok() { "subscribed again" } else { "cannot subscribe again" };
+        self.tell(format!(
+            "connected again, but the broker had not kept the session: {how}; messages published meanwhile are lost"
+        ));
+    }
+
+    fn tell(&mut self, message: String) {
+        self.listening = self.listening && self.items.send(Item::Notice(message)).is_ok();
+    }
+
+    /// Hands the rows of `publish` over, unless it is one handed over before a lost
+    /// connection and sent again.
+    fn forward(&mut self, publish: Publish) {
+        if !self.listening {
+            return;
+        }
+        let Ok(mut pending) = self.pending.lock() else { return };
+        if publish.dup && pending.contains(&publish.pkid) {
+            return;
+        }
+        pending.insert(publish.pkid);
+        drop(pending);
+        // Each row is sent when the next is read, so that the last carries its message.
+        let mut previous = None;
+        let (items, listening) = (&self.items, &mut self.listening);
+        self.parser.rows(&publish, |row| {
+            if let Some(previous) = previous.replace(row) {
+                *listening = items.send(Item::Row(previous, None)).is_ok();
+            }
+            *listening
+        });
+        let last = match previous {
+            Some(row) => Item::Row(row, Some(publish)),
+            None => Item::End(publish),
+        };
+        self.listening = self.listening && self.items.send(last).is_ok();
+    }
+}
+
+/// Turns messages into rows.
+struct Parser {
+    payload: Payload,
+    dim: usize,
+    max_message_bytes: usize,
+    labels: LabelColumn,
+    label: LabelPlace,
+    /// The feature names of JSON rows of named fields, as the first such row had them.
+    names: Option<Vec<String>>,
+    /// Messages seen.
+    messages: u64,
+}
+
+impl Parser {
+    fn new(options: &Options) -> Self {
+        Parser {
+            payload: options.payload,
+            dim: options.dim,
+            max_message_bytes: options.max_message_bytes,
+            labels: options.labels,
+            label: options.label.clone(),
+            names: None,
+            messages: 0,
+        }
+    }
+
+    /// Hands each row of `publish` to `each`, while it returns true.
+    fn rows(&mut self, publish: &Publish, mut each: impl FnMut(Result<Record, ReadError>) -> bool) {
+        self.messages += 1;
+        let source_name = format!("{} (message {})", publish.topic, self.messages);
+        let bad = |line, column, kind| Err(ReadError { source_name: source_name.clone(), line, column, kind });
+        if publish.payload.len() > self.max_message_bytes {
+            each(bad(1, 1, ReadErrorKind::MessageTooLarge(self.max_message_bytes)));
+            return;
+        }
+        let Ok(text) = std::str::from_utf8(&publish.payload) else {
+            each(bad(1, 1, ReadErrorKind::Malformed("the message is not UTF-8".into())));
+            return;
+        };
+        for (line, row) in (1u64..).zip(text.split('\n')) {
+            let row = row.strip_suffix('\r').unwrap_or(row);
+            if row.trim().is_empty() {
+                continue;
+            }
+            let mut record = Record::default();
+            let parsed = self.row(row, line, &mut record).map(|()| record);
+            let parsed = parsed.or_else(|(column, kind)| bad(line, column, kind));
+            if !each(parsed) {
+                return;
+            }
+        }
+    }
+
+    /// Parses one row; on error, the column and what is wrong.
+    fn row(&mut self, row: &str, line: u64, record: &mut Record) -> Result<(), (usize, ReadErrorKind)> {
+        let format = match self.payload {
+            Payload::Auto if row.trim_start().starts_with('{') => Payload::Json,
+            Payload::Auto => match crate::source::detect(row) {
+                Format::Csv => Payload::Csv,
+                _ => Payload::LibSvm,
+            },
+            given => given,
+        };
+        record.clear(line);
+        match format {
+            Payload::LibSvm | Payload::Auto => crate::source::parse_libsvm_line(row, record),
+            Payload::Json => self.json(row, record).map_err(|kind| (1, kind)),
+            Payload::Csv => self.csv(row, line, record),
+        }
+    }
+
+    /// A CSV row: `dim` features, then the label unless rows are unlabelled.
+    fn csv(&mut self, row: &str, line: u64, record: &mut Record) -> Result<(), (usize, ReadErrorKind)> {
+        let fields = self.dim.saturating_add(1);
+        let reader = CsvReader::without_header(row.as_bytes(), "", fields, self.max_message_bytes);
+        let mut reader = match self.label {
+            LabelPlace::Unlabelled => reader.without_labels(self.dim),
+            _ => reader.with_labels(self.labels),
+        };
+        match reader.next_record(record) {
+            Ok(true) => {}
+            Ok(false) => return Err((1, ReadErrorKind::MissingLabel)),
+            Err(e) => return Err((e.column, e.kind)),
+        }
+        record.line = line;
+        self.settle_labels(record);
+        Ok(())
+    }
+
+    /// After the first label read, the column's kind is known: names or numbers.
+    fn settle_labels(&mut self, record: &Record) {
+        let labelled = !record.label.is_nan() || !record.class_name.is_empty();
+        if self.labels == LabelColumn::Detect && labelled {
+            self.labels = if record.class_name.is_empty() { LabelColumn::Numbers } else { LabelColumn::Names };
+        }
+    }
+
+    /// A JSON object (see [`Payload::Json`]).
+    fn json(&mut self, row: &str, record: &mut Record) -> Result<(), ReadErrorKind> {
+        let malformed = |what: String| ReadErrorKind::Malformed(what);
+        let value: Value = serde_json::from_str(row).map_err(|e| malformed(format!("not JSON: {e}")))?;
+        let Value::Object(object) = value else { return Err(malformed("not a JSON object".into())) };
+        let label_key = match &self.label {
+            LabelPlace::Standard => Some("y".to_string()),
+            LabelPlace::Field(name) => Some(name.clone()),
+            LabelPlace::Unlabelled => None,
+        };
+        match object.get("x") {
+            Some(Value::Array(x)) => self.dense(x.iter(), record)?,
+            _ => self.named(&object, label_key.as_deref(), record)?,
+        }
+        record.label = f64::NAN;
+        match (label_key.as_deref().and_then(|key| object.get(key)), &self.label) {
+            (Some(label), _) => self.json_label(label, record)?,
+            (None, LabelPlace::Field(name)) => return Err(malformed(format!("no label field \"{name}\""))),
+            (None, _) => {}
+        }
+        record.seq = match object.get("seq") {
+            None => None,
+            Some(seq) => Some(seq.as_u64().ok_or(malformed(format!("\"seq\" {seq} is not a whole number")))?),
+        };
+        Ok(())
+    }
+
+    /// Features from `values`, which must be `dim` finite numbers.
+    fn dense<'v>(
+        &self,
+        values: impl ExactSizeIterator<Item = &'v Value>,
+        record: &mut Record,
+    ) -> Result<(), ReadErrorKind> {
+        if values.len() != self.dim {
+            return Err(ReadErrorKind::FieldCount { expected: self.dim, got: values.len() });
+        }
+        for (j, v) in (0u32..).zip(values) {
+            let value = v.as_f64().ok_or_else(|| ReadErrorKind::NotANumber(v.to_string()))?;
+            if !value.is_finite() {
+                return Err(ReadErrorKind::NonFinite(v.to_string()));
+            }
+            if value != 0.0 {
+                record.indices.push(j);
+                record.values.push(value);
+            }
+        }
+        Ok(())
+    }
+
+    /// Features from the object's fields other than the label and `"seq"`, in the order
+    /// of their names, which must be those of the first such row.
+    fn named(
+        &mut self,
+        object: &Map<String, Value>,
+        label_key: Option<&str>,
+        record: &mut Record,
+    ) -> Result<(), ReadErrorKind> {
+        let features = || object.iter().filter(|(name, _)| Some(name.as_str()) != label_key && *name != "seq");
+        let count = features().count();
+        if self.names.is_none() && count != self.dim {
+            return Err(ReadErrorKind::FieldCount { expected: self.dim, got: count });
+        }
+        let names = self.names.get_or_insert_with(|| features().map(|(name, _)| name.clone()).collect());
+        let mismatch = names.len() != count || features().zip(names.iter()).any(|((a, _), b)| a != b);
+        if mismatch {
+            let got: Vec<&str> = features().map(|(name, _)| name.as_str()).collect();
+            let message = format!("fields {got:?} are not those of the first row, {names:?} (or no array \"x\")");
+            return Err(ReadErrorKind::Malformed(message));
+        }
+        self.dense(features().map(|(_, value)| value).collect::<Vec<_>>().into_iter(), record)
+    }
+
+    /// A JSON label: a number, or a class name.
+    fn json_label(&mut self, label: &Value, record: &mut Record) -> Result<(), ReadErrorKind> {
+        match label {
+            Value::Number(n) if self.labels != LabelColumn::Names => {
+                record.label = n.as_f64().filter(|v| v.is_finite()).ok_or(ReadErrorKind::NonFinite(n.to_string()))?;
+            }
+            Value::String(name) if self.labels != LabelColumn::Numbers && !name.is_empty() => {
+                record.class_name.push_str(name);
+            }
+            other => return Err(ReadErrorKind::NotANumber(other.to_string())),
+        }
+        self.settle_labels(record);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_with(payload: Payload, label: LabelPlace, message: &str) -> Vec<Result<Record, ReadError>> {
+        let options = Options {
+            client_id: "t".into(),
+            payload,
+            dim: 2,
+            max_message_bytes: 128,
+            labels: LabelColumn::Detect,
+            label,
+            connect_timeout: Duration::from_secs(1),
+        };
+        let mut parser = Parser::new(&options);
+        let mut rows = Vec::new();
+        parser.rows(&Publish::new("s/a", QoS::AtLeastOnce, message), |row| {
+            rows.push(row);
+            true
+        });
+        rows
+    }
+
+    fn parse(payload: Payload, message: &str) -> Vec<Result<Record, ReadError>> {
+        parse_with(payload, LabelPlace::Standard, message)
+    }
+
+    #[test]
+    fn payloads_give_rows_and_bad_rows() {
+        let rows = parse(Payload::Auto, "0.5,0,1\n1 1:2\n\n{\"x\": [3, 4], \"y\": -1, \"seq\": 7}");
+        let rows: Vec<Record> = rows.into_iter().map(Result::unwrap).collect();
+        assert_eq!((rows[0].label, rows[0].indices.clone(), rows[0].values.clone()), (1.0, vec![0], vec![0.5]));
+        assert_eq!((rows[1].label, rows[1].values.clone(), rows[1].line), (1.0, vec![2.0], 2));
+        assert_eq!(
+            (rows[2].label, rows[2].values.clone(), rows[2].seq, rows[2].line),
+            (-1.0, vec![3.0, 4.0], Some(7), 4)
+        );
+        let bad =
+            parse(Payload::Auto, "1,2\n1,nan,0\n{\"x\": [1], \"y\": 0}\n{\"x\": [1, 2], \"y\": 0, \"seq\": -1}\n{x");
+        let kinds: Vec<ReadErrorKind> = bad.into_iter().map(|r| r.unwrap_err().kind).collect();
+        assert_eq!(kinds[0], ReadErrorKind::FieldCount { expected: 3, got: 2 });
+        assert_eq!(kinds[1], ReadErrorKind::NonFinite("nan".into()));
+        assert_eq!(kinds[2], ReadErrorKind::FieldCount { expected: 2, got: 1 });
+        assert!(matches!(&kinds[3], ReadErrorKind::Malformed(m) if m.contains("seq")), "{:?}", kinds[3]);
+        assert!(matches!(&kinds[4], ReadErrorKind::Malformed(m) if m.starts_with("not JSON")), "{:?}", kinds[4]);
+        let long = parse(Payload::Csv, &"1,2,3\n".repeat(40));
+        let e = long[0].as_ref().unwrap_err();
+        assert_eq!(e.to_string(), "s/a (message 1):1:1: the message is larger than the limit of 128 bytes");
+        let named = parse(Payload::Json, "{\"x\": [1, 0], \"y\": \"cat\"}");
+        assert_eq!(named[0].as_ref().unwrap().class_name, "cat");
+    }
+
+    #[test]
+    fn json_features_by_name_in_name_order() {
+        let rows = parse_with(
+            Payload::Json,
+            LabelPlace::Field("state".into()),
+            "{\"b\": 2, \"a\": 1, \"state\": \"idle\", \"seq\": 3}\n{\"a\": 0, \"state\": \"run\", \"b\": 5}\n\
+             {\"a\": 1, \"c\": 2, \"state\": \"idle\"}\n{\"a\": 1, \"b\": 2}",
+        );
+        let first = rows[0].as_ref().unwrap();
+        assert_eq!((first.values.clone(), first.class_name.as_str(), first.seq), (vec![1.0, 2.0], "idle", Some(3)));
+        let second = rows[1].as_ref().unwrap();
+        assert_eq!((second.indices.clone(), second.values.clone()), (vec![1], vec![5.0]));
+        let other = rows[2].as_ref().unwrap_err();
+        assert!(matches!(&other.kind, ReadErrorKind::Malformed(m) if m.contains("[\"a\", \"c\"]")), "{other}");
+        let unlabelled = rows[3].as_ref().unwrap_err();
+        assert_eq!(unlabelled.kind, ReadErrorKind::Malformed("no label field \"state\"".into()));
+        // The first row of another width fixes nothing.
+        let rows = parse_with(Payload::Json, LabelPlace::Standard, "{\"a\": 1}\n{\"a\": 1, \"b\": 2, \"y\": 1}");
+        assert_eq!(rows[0].as_ref().unwrap_err().kind, ReadErrorKind::FieldCount { expected: 2, got: 1 });
+        assert_eq!(rows[1].as_ref().unwrap().label, 1.0);
+    }
+
+    #[test]
+    fn unlabelled_rows_read_every_field_as_a_feature() {
+        let rows = parse_with(Payload::Auto, LabelPlace::Unlabelled, "0.5,2\n{\"x\": [1, 2], \"y\": 7}\n1,2,3");
+        let first = rows[0].as_ref().unwrap();
+        assert!(first.label.is_nan());
+        assert_eq!(first.values, vec![0.5, 2.0]);
+        assert!(rows[1].as_ref().unwrap().label.is_nan());
+        assert_eq!(rows[2].as_ref().unwrap_err().kind, ReadErrorKind::FieldCount { expected: 2, got: 3 });
+        // Without "y", a JSON row is unlabelled.
+        let rows = parse(Payload::Json, "{\"x\": [1, 2]}");
+        assert!(rows[0].as_ref().unwrap().label.is_nan());
+    }
+}
