@@ -63,8 +63,7 @@ impl MqttSink {
         if broker.topic.contains(['+', '#']) {
             return Err(error(format!("topic `{}`: a message is published to a topic without + or #", broker.topic)));
         }
-        let mut options = broker.options(client_id, true).map_err(error)?;
-        options.set_request_channel_capacity(QUEUED);
+        let options = broker.options(client_id, true).map_err(error)?;
         let (client, connection) = Client::new(options, QUEUED);
         let acks = Shared::default();
         let (notify, notices) = sync_channel(QUEUED);

@@ -41,6 +41,9 @@ use crate::source::{CsvReader, Format, LabelColumn, Next, OpenError, ReadError, 
 
 /// Records in flight between the network thread and the caller.
 const IN_FLIGHT: usize = 256;
+/// Acknowledgements queued for the network thread, which sends them between bursts of
+/// incoming messages: as many as MQTT has packet ids, so one is never refused for room.
+const ACK_QUEUE: usize = 1 << 16;
 /// How long closing waits for the acknowledgements and the disconnection to go out.
 const CLOSE_WAIT: Duration = Duration::from_secs(5);
 
@@ -137,8 +140,8 @@ impl MqttSource {
         let name = broker.name();
         let error = |message: String| OpenError::Mqtt { name: name.clone(), message };
         let mut mqtt = broker.options(&options.client_id, false).map_err(error)?;
-        mqtt.set_manual_acks(true).set_request_channel_capacity(IN_FLIGHT);
-        let (client, connection) = Client::new(mqtt, IN_FLIGHT);
+        mqtt.set_manual_acks(true);
+        let (client, connection) = Client::new(mqtt, ACK_QUEUE);
         client.try_subscribe(broker.topic.clone(), QoS::AtLeastOnce).map_err(|e| error(e.to_string()))?;
         let (items, received) = sync_channel(IN_FLIGHT);
         let (connected, status) = sync_channel(1);
@@ -209,7 +212,7 @@ impl MqttSource {
 
     /// Messages wholly among the first `consumed` rows handed out, not yet acknowledged.
     pub fn unacked(&self, consumed: u64) -> usize {
-        self.unacked.iter().take_while(|(_, end)| *end <= consumed).count()
+        self.unacked.partition_point(|(_, end)| *end <= consumed)
     }
 
     /// Acknowledges the messages whose rows are all among the first `consumed` handed out
