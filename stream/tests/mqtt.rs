@@ -4,7 +4,8 @@
 //!
 //! Messages are queued for kestrel before it runs: `mosquitto_sub -c -E` creates the
 //! persistent session (the subscription) under kestrel's client id and leaves, the
-//! messages are published at QoS 1, and kestrel's run then receives them all, in order.
+//! messages are published at QoS 1 (by kestrel's own `MqttSink`, which waits for the
+//! broker's acknowledgements), and kestrel's run then receives them all, in order.
 
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use kestrel_core::Rng;
 use kestrel_stream::checkpoint::Checkpoint;
+use kestrel_stream::mqtt::{self, MqttSink};
 use serde_json::Value;
 
 use crate::scratch::Scratch;
@@ -119,21 +121,19 @@ impl Broker {
         assert!(output.status.success(), "mosquitto_sub: {}", String::from_utf8_lossy(&output.stderr));
     }
 
-    /// Publishes each of `messages` at QoS 1 to `topic`, in order.
+    /// Publishes each of `messages` at QoS 1 to `topic`, in order, and returns once the
+    /// broker has acknowledged them all (kestrel's own sink: `mosquitto_pub -l` was seen
+    /// to drop messages of a long burst).
     fn publish(&self, topic: &str, messages: &[String]) {
-        // One message per line (-l) when no message has a newline, else one client per message.
-        if messages.iter().all(|m| !m.contains('\n')) {
-            let args = ["-q", "1", "-t", topic, "-l"];
-            let input = messages.iter().map(|m| format!("{m}\n")).collect::<String>();
-            let output = finish(Command::new("mosquitto_pub").args(self.client_flags()).args(args), Some(input));
-            assert!(output.status.success(), "mosquitto_pub: {}", String::from_utf8_lossy(&output.stderr));
-            return;
-        }
+        let scheme = if self.tls.is_empty() { "mqtt" } else { "mqtts" };
+        let mut broker = mqtt::Broker::parse(&format!("{scheme}://127.0.0.1:{}/{topic}", self.port)).unwrap();
+        broker.ca_file = self.tls.get(1).map(PathBuf::from);
+        let mut sink = MqttSink::connect(&broker, &format!("publisher-{}", std::process::id()), DEADLINE).unwrap();
         for message in messages {
-            let args = ["-q", "1", "-t", topic, "-m", message];
-            let output = finish(Command::new("mosquitto_pub").args(self.client_flags()).args(args), None);
-            assert!(output.status.success(), "mosquitto_pub: {}", String::from_utf8_lossy(&output.stderr));
+            sink.publish(message.clone().into_bytes(), false).unwrap();
         }
+        assert!(sink.flush(DEADLINE).unwrap(), "the broker did not acknowledge every message");
+        sink.close();
     }
 
     /// The `count` messages waiting for the persistent session `client_id`, or retained
