@@ -11,9 +11,10 @@
 //!
 //! A lost connection is made again (see [`super`]). The broker then sends again, marked
 //! as duplicates, the messages it has no acknowledgement for: one whose rows were handed
-//! out and whose acknowledgement is still to come is dropped by its packet id, so it is not
-//! consumed twice. One acknowledged just before the connection broke may come again and
-//! be consumed twice: without sequence numbers, delivery is at least once.
+//! out and whose acknowledgement has not gone out yet is dropped by its packet id (which
+//! the broker cannot have given to another message meanwhile), so it is not consumed
+//! twice. One whose acknowledgement went out just before the connection broke may come
+//! again and be consumed twice: without sequence numbers, delivery is at least once.
 //!
 //! A message holds one row or several separated by newlines, each a CSV row (the label
 //! last, no header), a LibSVM row, or a JSON object (see [`Payload::Json`]); the format is
@@ -60,9 +61,25 @@ pub enum Payload {
     /// JSON objects, the features either an array `"x": [..]` or the object's other fields
     /// (numbers, in the order of their names, the same names in every row), the label
     /// `"y"` or the field [`LabelPlace::Field`] names (a number or a class name; a row
-    /// without it is unlabelled), and an optional whole number `"seq"`, carried in
-    /// [`Record::seq`].
+    /// without it is unlabelled), and an optional whole number `"seq"` (or the field
+    /// [`SeqPlace::Field`] names), carried in [`Record::seq`].
     Json,
+}
+
+/// Where a row's sequence number is, if it has one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeqPlace {
+    /// A JSON object's field of this name; CSV and LibSVM rows have none.
+    Field(String),
+    /// A CSV row's column (1-based; not a feature, the fields found by splitting at
+    /// commas), and a JSON object's field `"seq"`.
+    Column(usize),
+}
+
+impl Default for SeqPlace {
+    fn default() -> Self {
+        SeqPlace::Field("seq".into())
+    }
 }
 
 /// Where a row's label is.
@@ -94,6 +111,8 @@ pub struct Options {
     pub labels: LabelColumn,
     /// Where the label is.
     pub label: LabelPlace,
+    /// Where the sequence number is.
+    pub seq: SeqPlace,
     /// How long to wait for the broker to accept the first connection.
     pub connect_timeout: Duration,
 }
@@ -110,7 +129,8 @@ enum Item {
     Lost(String),
 }
 
-/// The packet ids of the messages handed over whose acknowledgement is still to come.
+/// The packet ids of the messages handed over whose acknowledgement has not gone out to
+/// the network yet: the broker cannot have given such an id to another message.
 type Pending = Arc<Mutex<HashSet<u16>>>;
 
 /// Records from an MQTT subscription, and the acknowledgement of the messages they came in.
@@ -223,9 +243,6 @@ impl MqttSource {
             if *end > consumed || self.client.try_ack(publish).is_err() {
                 return;
             }
-            if let Ok(mut pending) = self.pending.lock() {
-                pending.remove(&publish.pkid);
-            }
             self.unacked.pop_front();
         }
     }
@@ -277,6 +294,11 @@ impl Listener {
                     return;
                 }
                 Ok(Event::Incoming(Incoming::Publish(publish))) => self.forward(publish),
+                Ok(Event::Outgoing(Outgoing::PubAck(pkid))) => {
+                    if let Ok(mut pending) = self.pending.lock() {
+                        pending.remove(&pkid);
+                    }
+                }
                 Ok(Event::Outgoing(Outgoing::Disconnect)) => return,
                 Ok(_) => {}
                 Err(e) => {
@@ -352,6 +374,7 @@ struct Parser {
     max_message_bytes: usize,
     labels: LabelColumn,
     label: LabelPlace,
+    seq: SeqPlace,
     /// The feature names of JSON rows of named fields, as the first such row had them.
     names: Option<Vec<String>>,
     /// Messages seen.
@@ -366,6 +389,7 @@ impl Parser {
             max_message_bytes: options.max_message_bytes,
             labels: options.labels,
             label: options.label.clone(),
+            seq: options.seq.clone(),
             names: None,
             messages: 0,
         }
@@ -416,8 +440,27 @@ impl Parser {
         }
     }
 
-    /// A CSV row: `dim` features, then the label unless rows are unlabelled.
+    /// A CSV row: `dim` features, then the label unless rows are unlabelled; the
+    /// sequence number's column taken out first.
     fn csv(&mut self, row: &str, line: u64, record: &mut Record) -> Result<(), (usize, ReadErrorKind)> {
+        let without_seq;
+        let (row, seq) = match self.seq {
+            SeqPlace::Column(column) => {
+                let mut fields: Vec<&str> = row.split(',').collect();
+                let got = fields.len();
+                let expected = self.dim + usize::from(self.label != LabelPlace::Unlabelled) + 1;
+                let Some(at) = column.checked_sub(1).filter(|&at| at < got) else {
+                    return Err((1, ReadErrorKind::FieldCount { expected, got }));
+                };
+                let seq = fields.remove(at).trim();
+                let seq = seq.parse::<u64>().map_err(|_| {
+                    (1, ReadErrorKind::Malformed(format!("the sequence number `{seq}` is not a whole number")))
+                })?;
+                without_seq = fields.join(",");
+                (without_seq.as_str(), Some(seq))
+            }
+            SeqPlace::Field(_) => (row, None),
+        };
         let fields = self.dim.saturating_add(1);
         let reader = CsvReader::without_header(row.as_bytes(), "", fields, self.max_message_bytes);
         let mut reader = match self.label {
@@ -429,7 +472,7 @@ impl Parser {
             Ok(false) => return Err((1, ReadErrorKind::MissingLabel)),
             Err(e) => return Err((e.column, e.kind)),
         }
-        record.line = line;
+        (record.line, record.seq) = (line, seq);
         self.settle_labels(record);
         Ok(())
     }
@@ -452,9 +495,13 @@ impl Parser {
             LabelPlace::Field(name) => Some(name.clone()),
             LabelPlace::Unlabelled => None,
         };
+        let seq_key = match &self.seq {
+            SeqPlace::Field(name) => name.clone(),
+            SeqPlace::Column(_) => "seq".into(),
+        };
         match object.get("x") {
             Some(Value::Array(x)) => self.dense(x.iter(), record)?,
-            _ => self.named(&object, label_key.as_deref(), record)?,
+            _ => self.named(&object, [label_key.as_deref(), Some(seq_key.as_str())], record)?,
         }
         record.label = f64::NAN;
         match (label_key.as_deref().and_then(|key| object.get(key)), &self.label) {
@@ -462,9 +509,9 @@ impl Parser {
             (None, LabelPlace::Field(name)) => return Err(malformed(format!("no label field \"{name}\""))),
             (None, _) => {}
         }
-        record.seq = match object.get("seq") {
+        record.seq = match object.get(&seq_key) {
             None => None,
-            Some(seq) => Some(seq.as_u64().ok_or(malformed(format!("\"seq\" {seq} is not a whole number")))?),
+            Some(seq) => Some(seq.as_u64().ok_or(malformed(format!("\"{seq_key}\" {seq} is not a whole number")))?),
         };
         Ok(())
     }
@@ -491,15 +538,16 @@ impl Parser {
         Ok(())
     }
 
-    /// Features from the object's fields other than the label and `"seq"`, in the order
-    /// of their names, which must be those of the first such row.
+    /// Features from the object's fields other than the label and the sequence number
+    /// (the `other` fields), in the order of their names, which must be those of the
+    /// first such row.
     fn named(
         &mut self,
         object: &Map<String, Value>,
-        label_key: Option<&str>,
+        other: [Option<&str>; 2],
         record: &mut Record,
     ) -> Result<(), ReadErrorKind> {
-        let features = || object.iter().filter(|(name, _)| Some(name.as_str()) != label_key && *name != "seq");
+        let features = || object.iter().filter(|(name, _)| !other.contains(&Some(name.as_str())));
         let count = features().count();
         if self.names.is_none() && count != self.dim {
             return Err(ReadErrorKind::FieldCount { expected: self.dim, got: count });
@@ -542,6 +590,7 @@ mod tests {
             max_message_bytes: 128,
             labels: LabelColumn::Detect,
             label,
+            seq: SeqPlace::default(),
             connect_timeout: Duration::from_secs(1),
         };
         let mut parser = Parser::new(&options);
@@ -602,6 +651,39 @@ mod tests {
         let rows = parse_with(Payload::Json, LabelPlace::Standard, "{\"a\": 1}\n{\"a\": 1, \"b\": 2, \"y\": 1}");
         assert_eq!(rows[0].as_ref().unwrap_err().kind, ReadErrorKind::FieldCount { expected: 2, got: 1 });
         assert_eq!(rows[1].as_ref().unwrap().label, 1.0);
+    }
+
+    #[test]
+    fn sequence_numbers_from_a_csv_column_or_a_named_field() {
+        let options = |seq| Options {
+            client_id: "t".into(),
+            payload: Payload::Auto,
+            dim: 2,
+            max_message_bytes: 128,
+            labels: LabelColumn::Detect,
+            label: LabelPlace::Standard,
+            seq,
+            connect_timeout: Duration::from_secs(1),
+        };
+        let rows = |seq, message: &str| {
+            let mut parser = Parser::new(&options(seq));
+            let mut rows = Vec::new();
+            parser.rows(&Publish::new("s", QoS::AtLeastOnce, message), |row| {
+                rows.push(row);
+                true
+            });
+            rows
+        };
+        let csv = rows(SeqPlace::Column(1), "17,0.5,2,1\nx,0.5,2,1\n5,1\n{\"x\": [1, 2], \"seq\": 4}");
+        let first = csv[0].as_ref().unwrap();
+        assert_eq!((first.seq, first.values.clone(), first.label), (Some(17), vec![0.5, 2.0], 1.0));
+        let e = &csv[1].as_ref().unwrap_err().kind;
+        assert_eq!(*e, ReadErrorKind::Malformed("the sequence number `x` is not a whole number".into()));
+        assert_eq!(csv[2].as_ref().unwrap_err().kind, ReadErrorKind::FieldCount { expected: 3, got: 1 });
+        assert_eq!(csv[3].as_ref().unwrap().seq, Some(4));
+        let json = rows(SeqPlace::Field("n".into()), "{\"a\": 1, \"b\": 2, \"n\": 9, \"y\": 1}");
+        let first = json[0].as_ref().unwrap();
+        assert_eq!((first.seq, first.values.clone()), (Some(9), vec![1.0, 2.0]));
     }
 
     #[test]

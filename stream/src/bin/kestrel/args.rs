@@ -610,6 +610,11 @@ pub struct StreamArgs {
     /// MQTT input: the rows in a message, one or several separated by newlines.
     #[arg(long, value_enum, default_value_t = PayloadArg::Auto)]
     pub payload: PayloadArg,
+    /// MQTT input: where a row's sequence number is (rows whose number a checkpoint
+    /// covers are not learned again): a JSON field's name (default `seq`), or for CSV rows
+    /// a column number (1-based, not a feature).
+    #[arg(long, value_name = "FIELD|COLUMN", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub seq_column: Option<String>,
     /// MQTT input: the largest message (bytes, or with KiB / MiB); a larger one is a bad row.
     #[arg(long, default_value_t = 1 << 20, value_parser = bytes_in(16, 1 << 28))]
     pub max_message_bytes: usize,

@@ -24,7 +24,7 @@
 //! once its rows are consumed and — with `--checkpoint` — covered by a written checkpoint
 //! (the loop writes one early when acknowledgements wait, since a broker sends only so
 //! many unacknowledged messages). The checkpoint's `rows` still counts the input rows
-//! consumed; a row with a sequence number (JSON `"seq"`) no larger than the checkpoint's
+//! consumed; a row with a sequence number (JSON `"seq"`, or `--seq-column`) no larger than the checkpoint's
 //! last is not learned again, nor counted. A lost connection is made again (the broker
 //! sends again what was not acknowledged); one that cannot be (the credentials refused)
 //! ends the run (exit code 1) without a checkpoint, since the broker will send again what
@@ -44,7 +44,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
 use kestrel_stream::checkpoint::{Checkpoint, RunConfig};
 use kestrel_stream::class_names::ClassNames;
-use kestrel_stream::mqtt::{self, Broker, LabelPlace, MqttSink, MqttSource};
+use kestrel_stream::mqtt::{self, Broker, LabelPlace, MqttSink, MqttSource, SeqPlace};
 use kestrel_stream::online::{OnlineLearner, Prequential};
 use kestrel_stream::source::NO_LABEL;
 use kestrel_stream::source::{Next, ReadError, Record, Records};
@@ -302,6 +302,14 @@ fn open_input(args: &StreamArgs) -> Result<(Records, String, Option<usize>)> {
         Some(NO_LABEL) => LabelPlace::Unlabelled,
         Some(field) => LabelPlace::Field(field.to_string()),
     };
+    let seq = match args.seq_column.as_deref() {
+        None => SeqPlace::default(),
+        Some(column) => match column.parse::<usize>() {
+            Ok(0) => return Err(Usage("--seq-column: columns are numbered from 1".into()).into()),
+            Ok(number) => SeqPlace::Column(number),
+            Err(_) => SeqPlace::Field(column.to_string()),
+        },
+    };
     let payload = match args.payload {
         PayloadArg::Auto => mqtt::Payload::Auto,
         PayloadArg::Csv => mqtt::Payload::Csv,
@@ -315,6 +323,7 @@ fn open_input(args: &StreamArgs) -> Result<(Records, String, Option<usize>)> {
         max_message_bytes: args.max_message_bytes,
         labels: commands::labels_for(args.learner),
         label,
+        seq,
         connect_timeout: CONNECT_TIMEOUT,
     };
     let source = MqttSource::connect(&broker, &options)?;

@@ -86,6 +86,8 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
         Ok(broker) => {
             config.push("--input", broker.name());
             config.push("--client-id", args.client_id.as_deref().unwrap_or(""));
+            config.push("--payload", value_name(&args.payload));
+            config.push("--seq-column", args.seq_column.as_deref().unwrap_or("seq"));
         }
         Err(_) => config.push("--input", &args.input.input),
     }
