@@ -38,6 +38,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
 use kestrel_stream::checkpoint::{Checkpoint, RunConfig};
 use kestrel_stream::class_names::ClassNames;
+use kestrel_stream::history::History;
 use kestrel_stream::online::{OnlineLearner, Prequential};
 use kestrel_stream::source::mqtt::{self, Broker, MqttSource};
 use kestrel_stream::source::{Next, ReadError, Record, Records};
@@ -47,7 +48,7 @@ use serde_json::{Value, json};
 use crate::Usage;
 use crate::args::{OnErrorArg, PayloadArg, ScalarArg, StreamArgs};
 use crate::signals::{self, Signals};
-use crate::{commands, stream_setup};
+use crate::{commands, report, stream_setup};
 
 /// The longest the loop waits for a record before it looks for a signal again.
 const POLL: Duration = Duration::from_millis(100);
@@ -80,6 +81,9 @@ struct Session<'a> {
     output: Option<RowOutput>,
     /// The largest sequence number among the rows consumed.
     last_seq: Option<u64>,
+    /// The series of `--report`, and when the last row was learned.
+    history: History,
+    clock: Instant,
 }
 
 /// The per-row `--output`: a line per sample learned, and the bytes written so far.
@@ -123,7 +127,7 @@ impl Session<'_> {
         }
         self.learner.restore_state(&saved.learner).with_context(|| format!("cannot resume from {}", path.display()))?;
         (self.rows, self.seen, self.skipped, self.metrics) = (saved.rows, saved.seen, saved.skipped, saved.metrics);
-        self.last_seq = saved.last_seq;
+        (self.last_seq, self.history) = (saved.last_seq, saved.history);
         if let Some(output) = &self.args.output {
             self.output = Some(RowOutput::open(output, Some(saved.output_bytes))?);
         }
@@ -144,6 +148,7 @@ impl Session<'_> {
             metrics: self.metrics.clone(),
             output_bytes: self.output.as_ref().map_or(0, |output| output.bytes),
             last_seq: self.last_seq,
+            history: self.history.clone(),
             learner: self.learner.save_state()?,
         };
         Ok(checkpoint.write(path)?)
@@ -157,6 +162,8 @@ impl Session<'_> {
         } else {
             self.metrics.record(prediction, record.label);
         }
+        self.history.record(self.learner.as_ref(), prediction, record.label, self.clock.elapsed().as_secs_f64());
+        self.clock = Instant::now();
         let Some(output) = &mut self.output else { return Ok(()) };
         let value = prediction.unwrap_or(f64::NAN);
         let line = match (self.learner.is_detector(), self.names.name(value)) {
@@ -167,10 +174,14 @@ impl Session<'_> {
         output.line(&line).context("--output")
     }
 
-    /// Writes the checkpoint and the model (each when asked for): what was learned so far
-    /// is kept whatever ends the run.
+    /// Writes the checkpoint, the model and the report (each when asked for): what was
+    /// learned so far is kept whatever ends the run.
     fn save(&mut self) -> Result<()> {
         self.checkpoint()?;
+        if let Some(path) = &self.args.report {
+            let rate = self.history.seconds.mean().filter(|&s| s > 0.0).map_or(0.0, |s| 1.0 / s);
+            report::history::run_page(&self.config, &self.summary(rate), &self.history, self.learner.as_ref())?.write(path)?;
+        }
         if let Some(path) = &self.args.out {
             // A detector's model has no classes: its labels were only scored against.
             let classes = !self.names.is_empty() && self.learner.is_classifier();
@@ -287,8 +298,21 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     let config = stream_setup::run_config(args, dim)?;
     let names = ClassNames::new();
     let metrics = Prequential::default();
-    let mut session =
-        Session { args, config, learner, names, rows: 0, seen: 0, skipped: 0, metrics, output: None, last_seq: None };
+    let (history, clock) = (History::default(), Instant::now());
+    let mut session = Session {
+        args,
+        config,
+        learner,
+        names,
+        rows: 0,
+        seen: 0,
+        skipped: 0,
+        metrics,
+        output: None,
+        last_seq: None,
+        history,
+        clock,
+    };
     let resume_rows = match (&args.checkpoint, args.resume) {
         (Some(path), true) => session.resume(path)?,
         _ => 0,
