@@ -6,7 +6,8 @@
 use std::ops::Range;
 
 use anyhow::{Result, anyhow};
-use plotters::coord::ranged1d::SegmentValue;
+use plotters::coord::ranged1d::{SegmentValue, SegmentedCoord};
+use plotters::coord::types::RangedCoordusize;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -184,7 +185,7 @@ pub fn heat_map(axes: &Axes, rows: &[String], columns: &[String], counts: &[u64]
             .margin(12)
             .x_label_area_size(60)
             .y_label_area_size(110)
-            .build_cartesian_2d((0..n_columns).into_segmented(), (0..n_rows).into_segmented())
+            .build_cartesian_2d(segments(n_columns), segments(n_rows))
             .map_err(drawing)?;
         let name = |names: &[String], value: &SegmentValue<usize>| match value {
             SegmentValue::CenterOf(i) => names.get(n_rows.saturating_sub(1 + *i)).cloned().unwrap_or_default(),
@@ -239,7 +240,7 @@ pub fn bars(axes: &Axes, names: &[String], values: &[f64], chosen: Option<usize>
             .margin(12)
             .x_label_area_size(60)
             .y_label_area_size(72)
-            .build_cartesian_2d((0..n).into_segmented(), 0.0..top)
+            .build_cartesian_2d(segments(n), 0.0..top)
             .map_err(drawing)?;
         let name = |value: &SegmentValue<usize>| match value {
             SegmentValue::CenterOf(i) => names.get(*i).cloned().unwrap_or_default(),
@@ -265,6 +266,11 @@ pub fn bars(axes: &Axes, names: &[String], values: &[f64], chosen: Option<usize>
         root.present().map_err(drawing)?;
     }
     Ok(svg)
+}
+
+/// `n` segments (at least 1) for `n` items: plotters' integer ranges hold their end.
+fn segments(n: usize) -> SegmentedCoord<RangedCoordusize> {
+    (0..n.saturating_sub(1)).into_segmented()
 }
 
 /// `values`' finite range, padded by 5 % (a unit around a single value; 0..1 for none).
