@@ -29,12 +29,13 @@ pub struct Axes {
     pub y: String,
 }
 
-/// A line through `points`, named in the legend.
+/// A line through `points`, named in the legend; a thin one for a reference (a baseline,
+/// chance) rather than a result.
 pub struct Line {
     pub name: String,
     pub points: Vec<(f64, f64)>,
     pub colour: RGBColor,
-    pub dashed: bool,
+    pub thin: bool,
 }
 
 /// The area between `lower` and `upper` (the same x values), named in the legend.
@@ -72,9 +73,9 @@ impl Plot {
     }
 
     /// Adds a line.
-    pub fn line(mut self, name: &str, points: Vec<(f64, f64)>, colour: usize, dashed: bool) -> Self {
+    pub fn line(mut self, name: &str, points: Vec<(f64, f64)>, colour: usize, thin: bool) -> Self {
         let colour = pick(colour);
-        self.lines.push(Line { name: name.into(), points, colour, dashed });
+        self.lines.push(Line { name: name.into(), points, colour, thin });
         self
     }
 
@@ -124,16 +125,14 @@ impl Plot {
                     .legend(move |(x, y)| PathElement::new(vec![(x + 10, y - 6), (x + 10, y + 6)], red));
             }
             for line in &self.lines {
-                let (colour, points) = (line.colour, line.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()));
-                let style = colour.stroke_width(2);
-                let legend = move |(x, y): (i32, i32)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2));
-                match line.dashed {
-                    true => chart.draw_series(DashedLineSeries::new(points, 6, 4, style)),
-                    false => chart.draw_series(LineSeries::new(points, style)),
-                }
-                .map_err(drawing)?
-                .label(line.name.as_str())
-                .legend(legend);
+                let points = line.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite());
+                // One polyline a series (plotters' dashed lines are a polyline a dash).
+                let style = line.colour.stroke_width(if line.thin { 1 } else { 2 });
+                chart
+                    .draw_series(LineSeries::new(points, style))
+                    .map_err(drawing)?
+                    .label(line.name.as_str())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
             }
             for dots in &self.dots {
                 let colour = dots.colour;
