@@ -110,7 +110,7 @@ def size(source, ax=None):
     >>> from kestrel.online import WindowSVM
     >>> X = np.random.default_rng(0).normal(size=(800, 2))
     >>> ax = plot.size(WindowSVM(window=128).partial_fit(X, (X[:, 0] > 0).astype(float)))
-    >>> max(ax.get_lines()[0].get_ydata())
+    >>> float(max(ax.get_lines()[0].get_ydata()))
     128.0
     """
     history, ax = _history(source), _axes(ax)
