@@ -572,8 +572,9 @@ impl Stream {
             return Err(value_error("the learner is not a novelty detector"));
         }
         let rows = x.rows()?;
-        let values = py
-            .detach(|| self.each(&rows, None, |l, r, _| l.predict(r).map(|_| l.last_score()).map_err(|e| e.to_string())));
+        let values = py.detach(|| {
+            self.each(&rows, None, |l, r, _| l.predict(r).map(|_| l.last_score()).map_err(|e| e.to_string()))
+        });
         Ok(values.map_err(value_error)?.into_pyarray(py))
     }
 

@@ -159,7 +159,8 @@ impl Series {
 
     /// Adjacent buckets merged pairwise, the width doubled.
     fn merge(&mut self) {
-        let merged: Vec<Bucket> = self.buckets.chunks(2).map(|pair| pair.iter().fold(Bucket::EMPTY, |a, &b| a.merged(b))).collect();
+        let merged: Vec<Bucket> =
+            self.buckets.chunks(2).map(|pair| pair.iter().fold(Bucket::EMPTY, |a, &b| a.merged(b))).collect();
         self.buckets = merged;
         self.width = self.width.saturating_mul(2);
     }
@@ -194,11 +195,13 @@ impl Series {
     /// one was counted).
     pub fn cumulative(&self) -> Vec<Option<f64>> {
         let mut total = Bucket::EMPTY;
-        self.buckets.iter().map(|&bucket| {
-            total = total.merged(bucket);
-            total.mean()
-        })
-        .collect()
+        self.buckets
+            .iter()
+            .map(|&bucket| {
+                total = total.merged(bucket);
+                total.mean()
+            })
+            .collect()
     }
 
     /// The buckets where the mean jumps (module doc), in order.
@@ -395,9 +398,8 @@ mod tests {
         (0..300).for_each(|row| series.push(f64::from(row)));
         let bytes = postcard::to_stdvec(&series).unwrap();
         assert_eq!(postcard::from_bytes::<Series>(&bytes).unwrap(), series);
-        let parts = |width, rows, buckets: usize| {
-            postcard::to_stdvec(&(width, rows, vec![Bucket::EMPTY; buckets])).unwrap()
-        };
+        let parts =
+            |width, rows, buckets: usize| postcard::to_stdvec(&(width, rows, vec![Bucket::EMPTY; buckets])).unwrap();
         assert!(postcard::from_bytes::<Series>(&parts(2u64, 300u64, 150)).is_ok());
         for (width, rows, buckets) in [(3u64, 3u64, 1), (1, 300, 300), (2, 300, 149), (0, 0, 0)] {
             assert!(postcard::from_bytes::<Series>(&parts(width, rows, buckets)).is_err(), "{width} {rows} {buckets}");

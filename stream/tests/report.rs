@@ -42,23 +42,32 @@ fn attribute<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
     tag[start..].split('"').next()
 }
 
-/// The polylines of an SVG: stroke colour, width, points.
-fn polylines(svg: &str) -> Vec<(String, String, Vec<(f64, f64)>)> {
-    svg.split("<polyline").skip(1)
+/// A polyline of an SVG: its stroke colour, its width and its points.
+type Polyline = (String, String, Vec<(f64, f64)>);
+
+/// The polylines of an SVG.
+fn polylines(svg: &str) -> Vec<Polyline> {
+    svg.split("<polyline")
+        .skip(1)
         .map(|tag| {
             let tag = tag.split("/>").next().unwrap();
             let points = attribute(tag, "points").unwrap().split_whitespace().map(|p| {
                 let (x, y) = p.split_once(',').unwrap();
                 (x.parse().unwrap(), y.parse().unwrap())
             });
-            (attribute(tag, "stroke").unwrap().to_string(), attribute(tag, "stroke-width").unwrap().to_string(), points.collect())
+            (
+                attribute(tag, "stroke").unwrap().to_string(),
+                attribute(tag, "stroke-width").unwrap().to_string(),
+                points.collect(),
+            )
         })
         .collect()
 }
 
 /// The texts of an SVG with their anchor and position.
 fn texts(svg: &str) -> Vec<(String, f64, f64, String)> {
-    svg.split("<text").skip(1)
+    svg.split("<text")
+        .skip(1)
         .map(|tag| {
             let (open, rest) = tag.split_once('>').unwrap();
             let text = rest.split("</text>").next().unwrap().trim().to_string();
@@ -81,7 +90,7 @@ fn y_axis(svg: &str) -> impl Fn(f64) -> f64 {
 }
 
 /// The series drawn in colour `stroke` at width 2 (a result, not a reference).
-fn series(lines: Vec<(String, String, Vec<(f64, f64)>)>, stroke: &str) -> Vec<(f64, f64)> {
+fn series(lines: Vec<Polyline>, stroke: &str) -> Vec<(f64, f64)> {
     lines.into_iter().find(|(colour, width, _)| colour == stroke && width == "2").unwrap().2
 }
 
@@ -132,16 +141,21 @@ fn a_resumed_run_reports_the_whole_stream() {
     let input = data("phishing/train.csv");
     let (whole, part) = (dir.str("whole.ckpt"), dir.str("part.ckpt"));
     let run = |checkpoint: &str, extra: &[&str]| {
-        let args = ["stream", "--learner", "svm", "--input", &input, "--checkpoint", checkpoint, "--checkpoint-every", "0"];
+        let args =
+            ["stream", "--learner", "svm", "--input", &input, "--checkpoint", checkpoint, "--checkpoint-every", "0"];
         kestrel(&[&args[..], extra].concat());
     };
     run(&whole, &[]);
     run(&part, &["--max-rows", "300"]);
     assert_eq!(Checkpoint::read(&dir.path("part.ckpt")).unwrap().history.loss.rows(), 300);
     run(&part, &["--resume", "--report", &dir.str("resumed.html")]);
-    let (a, b) = (Checkpoint::read(&dir.path("whole.ckpt")).unwrap(), Checkpoint::read(&dir.path("part.ckpt")).unwrap());
+    let (a, b) =
+        (Checkpoint::read(&dir.path("whole.ckpt")).unwrap(), Checkpoint::read(&dir.path("part.ckpt")).unwrap());
     assert_eq!(b.history.loss, a.history.loss);
-    assert_eq!((b.history.baseline, b.history.window, b.history.centres), (a.history.baseline, a.history.window, a.history.centres));
+    assert_eq!(
+        (b.history.baseline, b.history.window, b.history.centres),
+        (a.history.baseline, a.history.window, a.history.centres)
+    );
     assert_eq!(b.history.seconds.rows(), 937);
     let html = page(&dir.path("resumed.html"));
     assert_eq!(series(polylines(svgs(&html)[0]), BLUE).len(), 235);
@@ -155,7 +169,9 @@ fn a_novelty_report_draws_the_score_its_threshold_and_the_flags() {
     let html = page(&dir.path("n.html"));
     let score = svgs(&html).into_iter().find(|svg| svg.contains("score d²")).unwrap();
     let labels: Vec<String> = texts(score).into_iter().map(|t| t.3).collect();
-    for label in ["score d² (squared feature-space distance)", "threshold", "score, min to max", "buckets with flagged rows"] {
+    for label in
+        ["score d² (squared feature-space distance)", "threshold", "score, min to max", "buckets with flagged rows"]
+    {
         assert!(labels.iter().any(|l| l == label), "{label}: {labels:?}");
     }
     // 426 rows in buckets of 2: the warm-up's 50 have no score.
@@ -171,16 +187,32 @@ fn eval_reports_a_confusion_matrix_and_roc_or_predicted_against_true() {
     let html = page(&dir.path("c.html"));
     assert!(html.contains("Confusion matrix") && html.contains("ROC curve") && html.contains("AUC 0.99"));
     let matrix = svgs(&html)[0];
-    let cells: u64 = texts(matrix).iter().filter(|t| t.0 == "middle" && t.3.chars().all(|c| c.is_ascii_digit()))
-        .map(|t| t.3.parse::<u64>().unwrap()).filter(|&count| count > 1).sum();
+    let cells: u64 = texts(matrix)
+        .iter()
+        .filter(|t| t.0 == "middle" && t.3.chars().all(|c| c.is_ascii_digit()))
+        .map(|t| t.3.parse::<u64>().unwrap())
+        .filter(|&count| count > 1)
+        .sum();
     assert_eq!(cells, 143, "every test row in one cell");
     let regressor = dir.str("slkl.kestrel");
-    kestrel(&["train", "--learner", "slkl", "--input", &data("diabetes/train.csv"), "--out", &regressor, "--centers", "32"]);
+    kestrel(&[
+        "train",
+        "--learner",
+        "slkl",
+        "--input",
+        &data("diabetes/train.csv"),
+        "--out",
+        &regressor,
+        "--centers",
+        "32",
+    ]);
     kestrel(&["eval", "--model", &regressor, "--input", &data("diabetes/test.csv"), "--report", &dir.str("r.html")]);
     let html = page(&dir.path("r.html"));
     let charts = svgs(&html);
     assert_eq!(charts.len(), 2);
-    for (chart, axis) in charts.iter().zip(["predicted value (target units)", "residual: predicted − true (target units)"]) {
+    for (chart, axis) in
+        charts.iter().zip(["predicted value (target units)", "residual: predicted − true (target units)"])
+    {
         assert!(texts(chart).iter().any(|t| t.3 == axis), "{axis}");
         // A dot per test row, and one in the legend.
         assert_eq!(chart.matches("<circle").count(), 111 + 1);
@@ -192,7 +224,19 @@ fn tune_and_npkl_reports() {
     let dir = Scratch::new("report", "tune");
     let input = data("breast_cancer/train.csv");
     let report = dir.str("tune.html");
-    kestrel(&["tune", "--learner", "svm", "--input", &input, "--c-grid", "0.01,1,100", "--folds", "2", "--report", &report]);
+    kestrel(&[
+        "tune",
+        "--learner",
+        "svm",
+        "--input",
+        &input,
+        "--c-grid",
+        "0.01,1,100",
+        "--folds",
+        "2",
+        "--report",
+        &report,
+    ]);
     let html = page(&dir.path("tune.html"));
     let charts = svgs(&html);
     assert_eq!(charts.len(), 2, "score against c, time per candidate");
@@ -214,14 +258,29 @@ fn tune_and_npkl_reports() {
 /// Chromium's screenshot of `page` (`None`, with the reason printed, when Chromium is not
 /// installed and `KESTREL_REQUIRE_CHROMIUM` is unset), and what it logged.
 fn screenshot(page: &Path, png: &Path, profile: &Path) -> Option<String> {
-    let chromium = ["chromium", "chromium-browser"].into_iter().find(|name| Command::new(name).arg("--version").output().is_ok());
+    let chromium =
+        ["chromium", "chromium-browser"].into_iter().find(|name| Command::new(name).arg("--version").output().is_ok());
     let Some(chromium) = chromium else {
-        assert!(std::env::var_os("KESTREL_REQUIRE_CHROMIUM").is_none(), "KESTREL_REQUIRE_CHROMIUM is set but Chromium is not installed");
+        assert!(
+            std::env::var_os("KESTREL_REQUIRE_CHROMIUM").is_none(),
+            "KESTREL_REQUIRE_CHROMIUM is set but Chromium is not installed"
+        );
         eprintln!("skipped: Chromium is not installed (apt-get install chromium)");
         return None;
     };
     let output = Command::new(chromium)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--enable-logging=stderr", "--window-size=1200,2000"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--window-size=1200,2000",
+        ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("--screenshot={}", png.display()))
         .arg(format!("file://{}", page.display()))
@@ -250,7 +309,10 @@ fn chromium_renders_a_report_without_an_error() {
     let channels = frame.color_type.samples();
     let white = pixels.chunks(channels).filter(|p| p.iter().take(3).all(|&c| c > 245)).count();
     let ink = pixels.chunks(channels).filter(|p| p.iter().take(3).all(|&c| c < 100)).count();
-    let coloured = pixels.chunks(channels).filter(|p| p.iter().take(3).max().unwrap() - p.iter().take(3).min().unwrap() > 80).count();
+    let coloured = pixels
+        .chunks(channels)
+        .filter(|p| p.iter().take(3).max().unwrap() - p.iter().take(3).min().unwrap() > 80)
+        .count();
     let total = pixels.len() / channels;
     assert!(white > total / 2, "mostly the page's white: {white} of {total}");
     assert!(ink > 2000 && coloured > 2000, "text and coloured series drawn: {ink} dark, {coloured} coloured pixels");

@@ -212,7 +212,8 @@ impl<T: Real> Ovr<T> {
 
     /// Samples of non-zero weight, summed over the SVMs: `O(N)` per SVM.
     pub(super) fn support_vectors(&self) -> usize {
-        let nonzero = |svm: &Svm<T>| (0..svm.len()).filter(|&k| svm.sample(k).is_some_and(|(_, a, _)| a > T::ZERO)).count();
+        let nonzero =
+            |svm: &Svm<T>| (0..svm.len()).filter(|&k| svm.sample(k).is_some_and(|(_, a, _)| a > T::ZERO)).count();
         self.svms.iter().map(nonzero).sum()
     }
 

@@ -30,7 +30,9 @@ use kestrel_core::{Error, Kernel, Real};
 use serde::{Deserialize, Serialize};
 
 use super::input::{Input, ScalerState};
-use super::{BuildError, Footprint, LearnerSize, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same};
+use super::{
+    BuildError, Footprint, LearnerSize, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same,
+};
 use crate::limits::{AllocError, reserve, zeroed};
 use crate::model;
 use crate::source::Record;

@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use super::input::{Input, ScalerState};
 use super::ovr::{Ovr, OvrState, Shape};
-use super::{BuildError, Footprint, LearnerSize, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same};
+use super::{
+    BuildError, Footprint, LearnerSize, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same,
+};
 use crate::labels::Labels;
 use crate::model;
 use crate::source::Record;

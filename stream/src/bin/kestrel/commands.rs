@@ -16,11 +16,11 @@ use kestrel_stream::score::Tally;
 use kestrel_stream::source::{self, Format, LabelColumn, Record, RecordReader};
 use serde_json::{Map, Value, json};
 
-use crate::report::Report;
-use crate::report::eval::EvalFigures;
 use crate::args::{
     BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, OnErrorArg, PredictArgs, ScalarArg, TargetArg,
 };
+use crate::report::Report;
+use crate::report::eval::EvalFigures;
 
 /// Opens the input the flags name (shared with `kestrel stream`), a CSV label column read
 /// as `labels` says.
@@ -146,7 +146,18 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     if let (Some(path), Some(figures)) = (&args.report, &figures) {
         let mut report = Report::new("kestrel eval");
         let info = model.info();
-        report.fact("data", &args.input.input).fact("model", format!("{} ({} {} {}, {} features, {} centres)", args.model.display(), info.kind, info.task, info.scalar, info.dim, info.centers));
+        report.fact("data", &args.input.input).fact(
+            "model",
+            format!(
+                "{} ({} {} {}, {} features, {} centres)",
+                args.model.display(),
+                info.kind,
+                info.task,
+                info.scalar,
+                info.dim,
+                info.centers
+            ),
+        );
         report.summary(&eval_summary(&tally, &detections, skipped, classifier, info.task == "detector"));
         figures.add_to(&mut report, &detections)?;
         report.write(path)?;

@@ -185,11 +185,27 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     }
     let total_seconds = started.elapsed().as_secs_f64();
     if let Some(path) = &args.report {
-        let summary = json_summary(args, &run, rand, total_seconds);
         let mut page = Report::new("kestrel npkl");
         page.fact("data", format!("{} ({n} rows, {dim} features)", args.input));
-        page.fact("kernel", format!("rank {}, loss {}, {} neighbours, seed {}", run.kernel.rank(), args.loss.name(), args.neighbors, args.seed));
-        page.fact("final figures", format!("{} clusters, inertia {}, RAND index {}", args.clusters, summary["inertia"], summary.get("rand").map_or("-".to_string(), |r| r.to_string())));
+        page.fact(
+            "kernel",
+            format!(
+                "rank {}, loss {}, {} neighbours, seed {}",
+                run.kernel.rank(),
+                args.loss.name(),
+                args.neighbors,
+                args.seed
+            ),
+        );
+        page.fact(
+            "final figures",
+            format!(
+                "{} clusters, inertia {:.6}, RAND index {}",
+                args.clusters,
+                run.clusters.inertia,
+                rand.map_or("-".to_string(), |rand| format!("{:.2} %", 100.0 * rand))
+            ),
+        );
         clusters_figure(&mut page, run.kernel.points(), dim, &run.clusters.assignments)?;
         page.write(path)?;
     }
@@ -298,7 +314,8 @@ fn text_summary(args: &NpklArgs, run: &NpklRun, rand: Option<f64>) -> Result<Str
 fn clusters_figure(page: &mut Report, points: &[f64], dim: usize, assignments: &[u32]) -> Result<()> {
     let projected = principal_plane(points, dim)?;
     let clusters = assignments.iter().max().map_or(0, |&c| c as usize + 1);
-    let mut plot = Plot::new("first principal component (standardised units)", "second principal component (standardised units)");
+    let mut plot =
+        Plot::new("first principal component (standardised units)", "second principal component (standardised units)");
     for cluster in 0..clusters {
         let members = projected.iter().zip(assignments).filter(|&(_, &c)| c as usize == cluster).map(|(&p, _)| p);
         plot.dots.push(Dots { name: format!("cluster {cluster}"), points: members.collect(), colour: pick(cluster) });
@@ -327,7 +344,11 @@ fn principal_plane(points: &[f64], dim: usize) -> Result<Vec<(f64, f64)>> {
     let (mut values, mut vectors) = (zeroed(dim, "eigenvalues")?, zeroed(dim * dim, "eigenvectors")?);
     kestrel_core::linalg::symmetric_eigen(&mut covariance, dim, &mut values, &mut vectors)?;
     let component = |row: &[f64], k: usize| -> f64 {
-        row.iter().zip(&mean).enumerate().map(|(i, (x, m))| (x - m) * vectors.get(i * dim + k).copied().unwrap_or(0.0)).sum()
+        row.iter()
+            .zip(&mean)
+            .enumerate()
+            .map(|(i, (x, m))| (x - m) * vectors.get(i * dim + k).copied().unwrap_or(0.0))
+            .sum()
     };
     Ok(points.chunks_exact(dim).map(|row| (component(row, 0), if dim > 1 { component(row, 1) } else { 0.0 })).collect())
 }

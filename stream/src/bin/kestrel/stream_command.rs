@@ -180,7 +180,8 @@ impl Session<'_> {
         self.checkpoint()?;
         if let Some(path) = &self.args.report {
             let rate = self.history.seconds.mean().filter(|&s| s > 0.0).map_or(0.0, |s| 1.0 / s);
-            report::history::run_page(&self.config, &self.summary(rate), &self.history, self.learner.as_ref())?.write(path)?;
+            report::history::run_page(&self.config, &self.summary(rate), &self.history, self.learner.as_ref())?
+                .write(path)?;
         }
         if let Some(path) = &self.args.out {
             // A detector's model has no classes: its labels were only scored against.

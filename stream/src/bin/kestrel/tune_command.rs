@@ -368,6 +368,9 @@ fn shown_score(c: &Candidate, task: Task) -> f64 {
     }
 }
 
+/// A setting the report draws the score against: its name, and a candidate's value.
+type SettingAxis<'a> = (&'a str, fn(&Candidate) -> Option<f64>);
+
 /// The `--report` page: the score against each searched setting (every candidate a dot,
 /// the best at each value a line, the choice marked) and the seconds per candidate.
 fn report(args: &TuneArgs, candidates: &[Candidate], best: usize, task: Task, criterion: &str) -> Result<Report> {
@@ -377,11 +380,21 @@ fn report(args: &TuneArgs, candidates: &[Candidate], best: usize, task: Task, cr
     let chosen = candidates.get(best);
     if let Some(c) = chosen {
         page.fact("chosen", format!("kestrel train --learner {learner}{}", flags(c)));
-        page.fact("final figures", format!("{} {}, {} candidates", score_name(task, criterion), number(shown_score(c, task)), candidates.len()));
+        page.fact(
+            "final figures",
+            format!(
+                "{} {}, {} candidates",
+                score_name(task, criterion),
+                number(shown_score(c, task)),
+                candidates.len()
+            ),
+        );
     }
     let score_axis = score_name(task, criterion);
-    let settings: [(&str, fn(&Candidate) -> Option<f64>); 2] =
-        [("gamma", |c| c.gamma), (candidates.iter().find_map(|c| c.value.map(Searched::name)).unwrap_or(""), |c| c.value.map(Searched::value))];
+    let settings: [SettingAxis; 2] = [
+        ("gamma", |c| c.gamma),
+        (candidates.iter().find_map(|c| c.value.map(Searched::name)).unwrap_or(""), |c| c.value.map(Searched::value)),
+    ];
     for (name, value_of) in settings {
         let at = |c: &Candidate| value_of(c).filter(|v| *v > 0.0).map(|v| (v.log10(), shown_score(c, task)));
         let dots: Vec<(f64, f64)> = candidates.iter().filter_map(at).collect();
@@ -401,7 +414,9 @@ fn report(args: &TuneArgs, candidates: &[Candidate], best: usize, task: Task, cr
         let mut plot = Plot::new(&format!("log₁₀ {name}"), &score_axis).line("best at each value", profile, 0, false);
         plot.dots.push(Dots { name: "candidates".into(), points: dots, colour: pick(5) });
         plot.marks = chosen.and_then(at).map(|(x, _)| (format!("chosen {name}"), vec![x]));
-        let caption = format!("The {criterion} score of every candidate against its {name} (log scale); the line joins the best at each value, red marks the choice.");
+        let caption = format!(
+            "The {criterion} score of every candidate against its {name} (log scale); the line joins the best at each value, red marks the choice."
+        );
         page.figure(&format!("Score against {name}"), &caption, plot.svg()?);
     }
     let names: Vec<String> = candidates.iter().map(|c| flags(c).trim().replace("--", "")).collect();

@@ -84,7 +84,8 @@ impl Plot {
     /// # Errors
     /// Only if plotters fails to draw, which it does not on a string.
     pub fn svg(&self) -> Result<String> {
-        let x_values = self.all_points().map(|(x, _)| x).chain(self.marks.iter().flat_map(|(_, xs)| xs.iter().copied()));
+        let x_values =
+            self.all_points().map(|(x, _)| x).chain(self.marks.iter().flat_map(|(_, xs)| xs.iter().copied()));
         let x_range = padded(x_values);
         let y_range = self.y_range.clone().unwrap_or_else(|| padded(self.all_points().map(|(_, y)| y)));
         let mut svg = String::new();
@@ -212,10 +213,19 @@ pub fn heat_map(axes: &Axes, rows: &[String], columns: &[String], counts: &[u64]
             let y = n_rows - 1 - r;
             for (c, &count) in row.iter().enumerate() {
                 let share = count as f64 / total;
-                let cell = [(SegmentValue::Exact(c), SegmentValue::Exact(y + 1)), (SegmentValue::Exact(c + 1), SegmentValue::Exact(y))];
-                chart.draw_series(std::iter::once(Rectangle::new(cell, blue.mix(0.08 + 0.9 * share).filled()))).map_err(drawing)?;
+                let cell = [
+                    (SegmentValue::Exact(c), SegmentValue::Exact(y + 1)),
+                    (SegmentValue::Exact(c + 1), SegmentValue::Exact(y)),
+                ];
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(cell, blue.mix(0.08 + 0.9 * share).filled())))
+                    .map_err(drawing)?;
                 let ink = if share > 0.5 { WHITE } else { BLACK };
-                let label = Text::new(count.to_string(), (SegmentValue::CenterOf(c), SegmentValue::CenterOf(y)), ("sans-serif", 14).into_font().color(&ink).pos(Pos::new(HPos::Center, VPos::Center)));
+                let label = Text::new(
+                    count.to_string(),
+                    (SegmentValue::CenterOf(c), SegmentValue::CenterOf(y)),
+                    ("sans-serif", 14).into_font().color(&ink).pos(Pos::new(HPos::Center, VPos::Center)),
+                );
                 chart.draw_series(std::iter::once(label)).map_err(drawing)?;
             }
         }
@@ -257,7 +267,10 @@ pub fn bars(axes: &Axes, names: &[String], values: &[f64], chosen: Option<usize>
             .map_err(drawing)?;
         let rectangles = values.iter().enumerate().map(|(i, &v)| {
             let colour = if Some(i) == chosen { pick(1) } else { pick(0) };
-            let mut bar = Rectangle::new([(SegmentValue::Exact(i), 0.0), (SegmentValue::Exact(i + 1), v.max(0.0))], colour.filled());
+            let mut bar = Rectangle::new(
+                [(SegmentValue::Exact(i), 0.0), (SegmentValue::Exact(i + 1), v.max(0.0))],
+                colour.filled(),
+            );
             bar.set_margin(0, 0, 3, 3);
             bar
         });
@@ -274,7 +287,8 @@ fn segments(n: usize) -> SegmentedCoord<RangedCoordusize> {
 
 /// `values`' finite range, padded by 5 % (a unit around a single value; 0..1 for none).
 fn padded(values: impl Iterator<Item = f64>) -> Range<f64> {
-    let (lo, hi) = values.filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let (lo, hi) =
+        values.filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
     if lo > hi {
         return 0.0..1.0;
     }
@@ -303,7 +317,8 @@ mod tests {
 
     #[test]
     fn a_plot_is_svg_with_its_axes_and_series() {
-        let mut plot = Plot::new("row", "error rate (%)").line("rolling", vec![(1.0, 2.0), (2.0, 3.0), (3.0, 1.0)], 0, false);
+        let mut plot =
+            Plot::new("row", "error rate (%)").line("rolling", vec![(1.0, 2.0), (2.0, 3.0), (3.0, 1.0)], 0, false);
         plot.marks = Some(("drift".into(), vec![2.0]));
         let svg = plot.svg().unwrap();
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
@@ -315,7 +330,10 @@ mod tests {
 
     #[test]
     fn tick_labels() {
-        assert_eq!((number(0.0), number(12.5), number(0.25), number(2e6), number(1e-5)), ("0".into(), "12.5".into(), "0.25".into(), "2.0e6".into(), "1.0e-5".into()));
+        assert_eq!(
+            (number(0.0), number(12.5), number(0.25), number(2e6), number(1e-5)),
+            ("0".into(), "12.5".into(), "0.25".into(), "2.0e6".into(), "1.0e-5".into())
+        );
         assert_eq!(padded([1.0, 3.0].into_iter()), 0.9..3.1);
         assert_eq!(padded(std::iter::empty()), 0.0..1.0);
     }

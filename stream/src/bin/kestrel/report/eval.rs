@@ -125,8 +125,11 @@ impl EvalFigures {
             shown.push(MAX_CLASSES_SHOWN);
         }
         let names: Vec<String> = shown.iter().map(|&i| self.name(i)).collect();
-        let counts: Vec<u64> =
-            shown.iter().flat_map(|&r| shown.iter().map(move |&c| (r, c))).map(|(r, c)| self.confusion.get(r * side + c).copied().unwrap_or(0)).collect();
+        let counts: Vec<u64> = shown
+            .iter()
+            .flat_map(|&r| shown.iter().map(move |&c| (r, c)))
+            .map(|(r, c)| self.confusion.get(r * side + c).copied().unwrap_or(0))
+            .collect();
         let axes = Axes { x: "predicted class".into(), y: "true class".into() };
         let caption = "Rows counted by their true class (down) and the class predicted (across); the shade is the \
                        share of the true class's rows.";
@@ -141,14 +144,28 @@ impl EvalFigures {
     }
 
     fn regression_figures(&self, report: &mut Report) -> Result<()> {
-        let (lo, hi) = self.sample.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &(t, p)| (lo.min(t).min(p), hi.max(t).max(p)));
-        let mut scatter = Plot::new("true value (target units)", "predicted value (target units)").line("predicted = true", vec![(lo, lo), (hi, hi)], 5, true);
+        let (lo, hi) = self
+            .sample
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &(t, p)| (lo.min(t).min(p), hi.max(t).max(p)));
+        let mut scatter = Plot::new("true value (target units)", "predicted value (target units)").line(
+            "predicted = true",
+            vec![(lo, lo), (hi, hi)],
+            5,
+            true,
+        );
         scatter.dots.push(Dots { name: "rows".into(), points: self.sample.clone(), colour: pick(0) });
         let shown = self.sample.len();
-        let caption = format!("{shown} of {} rows (a uniform sample), each at its true and predicted value.", self.offered);
+        let caption =
+            format!("{shown} of {} rows (a uniform sample), each at its true and predicted value.", self.offered);
         report.figure("Predicted against true", &caption, scatter.svg()?);
         let residuals: Vec<(f64, f64)> = self.sample.iter().map(|&(t, p)| (t, p - t)).collect();
-        let mut plot = Plot::new("true value (target units)", "residual: predicted − true (target units)").line("0", vec![(lo, 0.0), (hi, 0.0)], 5, true);
+        let mut plot = Plot::new("true value (target units)", "residual: predicted − true (target units)").line(
+            "0",
+            vec![(lo, 0.0), (hi, 0.0)],
+            5,
+            true,
+        );
         plot.dots.push(Dots { name: "rows".into(), points: residuals, colour: pick(1) });
         report.figure("Residuals", "The error of each row of the sample against its true value.", plot.svg()?);
         Ok(())
@@ -162,9 +179,10 @@ fn roc_figure(report: &mut Report, detections: &Detections, score: &str) -> Resu
         return Ok(());
     }
     let auc = detections.auc().map_or_else(|| "-".to_string(), |auc| format!("{auc:.4}"));
-    let mut plot = Plot::new("false positive rate (fraction of negatives)", "true positive rate (fraction of positives)")
-        .line(&format!("ROC, AUC {auc}"), curve, 0, false)
-        .line("chance", vec![(0.0, 0.0), (1.0, 1.0)], 5, true);
+    let mut plot =
+        Plot::new("false positive rate (fraction of negatives)", "true positive rate (fraction of positives)")
+            .line(&format!("ROC, AUC {auc}"), curve, 0, false)
+            .line("chance", vec![(0.0, 0.0), (1.0, 1.0)], 5, true);
     plot.y_range = Some(0.0..1.0);
     let caption = format!(
         "Rows ranked by {score}: each point is a threshold, the positives (anomalies; the second class) above it \

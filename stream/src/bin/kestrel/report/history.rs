@@ -105,8 +105,9 @@ fn error_figure(report: &mut Report, history: &History, task: Task, what: &str) 
         plot.y_range = Some(0.0..100.0);
     }
     let jumps = history.loss.jumps();
-    plot.marks = (!jumps.is_empty())
-        .then(|| ("drift: the error jumps".to_string(), jumps.iter().map(|&i| history.loss.span(i).start as f64).collect()));
+    plot.marks = (!jumps.is_empty()).then(|| {
+        ("drift: the error jumps".to_string(), jumps.iter().map(|&i| history.loss.span(i).start as f64).collect())
+    });
     let caption = format!(
         "Prequential: every row predicted before it was learned. Buckets of {} rows (the latest may hold \
          fewer). Drift marks (red) start a bucket whose error is {JUMP_RATIO} times that of the {JUMP_REFERENCE} \
