@@ -6,6 +6,7 @@
 use std::ops::Range;
 
 use anyhow::{Result, anyhow};
+use plotters::coord::Shift;
 use plotters::coord::ranged1d::{SegmentValue, SegmentedCoord};
 use plotters::coord::types::RangedCoordusize;
 use plotters::prelude::*;
@@ -88,11 +89,8 @@ impl Plot {
             self.all_points().map(|(x, _)| x).chain(self.marks.iter().flat_map(|(_, xs)| xs.iter().copied()));
         let x_range = padded(x_values);
         let y_range = self.y_range.clone().unwrap_or_else(|| padded(self.all_points().map(|(_, y)| y)));
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-            root.fill(&WHITE).map_err(drawing)?;
-            let mut chart = ChartBuilder::on(&root)
+        svg_of(SIZE, |root| {
+            let mut chart = ChartBuilder::on(root)
                 .margin(12)
                 .x_label_area_size(44)
                 .y_label_area_size(72)
@@ -151,9 +149,8 @@ impl Plot {
                 .border_style(BLACK.mix(0.3))
                 .draw()
                 .map_err(drawing)?;
-            root.present().map_err(drawing)?;
-        }
-        Ok(svg)
+            Ok(())
+        })
     }
 
     fn all_points(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
@@ -177,24 +174,16 @@ pub fn pick(i: usize) -> RGBColor {
 pub fn heat_map(axes: &Axes, rows: &[String], columns: &[String], counts: &[u64]) -> Result<String> {
     let (n_rows, n_columns) = (rows.len().max(1), columns.len().max(1));
     let side = u32::try_from(80 + 34 * n_rows.max(n_columns)).unwrap_or(u32::MAX).clamp(240, 880);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (side + 120, side)).into_drawing_area();
-        root.fill(&WHITE).map_err(drawing)?;
-        let mut chart = ChartBuilder::on(&root)
+    svg_of((side + 120, side), |root| {
+        let mut chart = ChartBuilder::on(root)
             .margin(12)
             .x_label_area_size(60)
             .y_label_area_size(110)
             .build_cartesian_2d(segments(n_columns), segments(n_rows))
             .map_err(drawing)?;
-        let name = |names: &[String], value: &SegmentValue<usize>| match value {
-            SegmentValue::CenterOf(i) => names.get(n_rows.saturating_sub(1 + *i)).cloned().unwrap_or_default(),
-            _ => String::new(),
-        };
-        let column_name = |value: &SegmentValue<usize>| match value {
-            SegmentValue::CenterOf(i) => columns.get(*i).cloned().unwrap_or_default(),
-            _ => String::new(),
-        };
+        // Row 0 at the top.
+        let row_name = |value: &SegmentValue<usize>| segment_name(rows, value, true);
+        let column_name = |value: &SegmentValue<usize>| segment_name(columns, value, false);
         chart
             .configure_mesh()
             .disable_mesh()
@@ -203,7 +192,7 @@ pub fn heat_map(axes: &Axes, rows: &[String], columns: &[String], counts: &[u64]
             .x_labels(n_columns)
             .y_labels(n_rows)
             .x_label_formatter(&column_name)
-            .y_label_formatter(&|v| name(rows, v))
+            .y_label_formatter(&row_name)
             .draw()
             .map_err(drawing)?;
         let blue = pick(0);
@@ -229,9 +218,8 @@ pub fn heat_map(axes: &Axes, rows: &[String], columns: &[String], counts: &[u64]
                 chart.draw_series(std::iter::once(label)).map_err(drawing)?;
             }
         }
-        root.present().map_err(drawing)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 /// Bars of `values` over the `names`, the bar `chosen` (if any) in a second colour.
@@ -241,20 +229,14 @@ pub fn heat_map(axes: &Axes, rows: &[String], columns: &[String], counts: &[u64]
 pub fn bars(axes: &Axes, names: &[String], values: &[f64], chosen: Option<usize>) -> Result<String> {
     let n = names.len().max(1);
     let top = values.iter().copied().filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(f64::MIN_POSITIVE) * 1.1;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(drawing)?;
-        let mut chart = ChartBuilder::on(&root)
+    svg_of(SIZE, |root| {
+        let mut chart = ChartBuilder::on(root)
             .margin(12)
             .x_label_area_size(60)
             .y_label_area_size(72)
             .build_cartesian_2d(segments(n), 0.0..top)
             .map_err(drawing)?;
-        let name = |value: &SegmentValue<usize>| match value {
-            SegmentValue::CenterOf(i) => names.get(*i).cloned().unwrap_or_default(),
-            _ => String::new(),
-        };
+        let name = |value: &SegmentValue<usize>| segment_name(names, value, false);
         chart
             .configure_mesh()
             .disable_x_mesh()
@@ -275,9 +257,28 @@ pub fn bars(axes: &Axes, names: &[String], values: &[f64], chosen: Option<usize>
             bar
         });
         chart.draw_series(rectangles).map_err(drawing)?;
+        Ok(())
+    })
+}
+
+/// The SVG of a white canvas of `size` pixels that `draw` draws on.
+fn svg_of(size: (u32, u32), draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<()>) -> Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(drawing)?;
+        draw(&root)?;
         root.present().map_err(drawing)?;
     }
     Ok(svg)
+}
+
+/// The name of the item whose segment's centre `value` is (counted from the end when
+/// `reversed`), empty elsewhere.
+fn segment_name(names: &[String], value: &SegmentValue<usize>, reversed: bool) -> String {
+    let SegmentValue::CenterOf(i) = *value else { return String::new() };
+    let i = if reversed { names.len().saturating_sub(1 + i) } else { i };
+    names.get(i).cloned().unwrap_or_default()
 }
 
 /// `n` segments (at least 1) for `n` items: plotters' integer ranges hold their end.
