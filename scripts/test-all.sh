@@ -22,7 +22,7 @@
 #      tests of the host-trained models, the demo learning, and printing the Rust demo's
 #      lines (`N passed, N failed`)
 #   8. the Python package: built by pip (maturin) into a virtual environment with numpy,
-#      scipy, scikit-learn, river, pyspark and pytest from the package index, then its tests
+#      scipy, scikit-learn, river, pyspark, pytest and matplotlib from the package index, then its tests
 #      (scikit-learn's estimator checks, models shared with the CLI, the MapReduce RSVM on
 #      a local Spark session; pytest's closing line)
 set -euo pipefail
@@ -46,7 +46,7 @@ for target in "$TARGET" "$TARGET_NO_FPU" "$TARGET_RISCV"; do
 done
 # Debian packages: qemu-system-arm, qemu-system-misc for qemu-system-riscv32, the Arm GNU
 # toolchain and newlib for the C firmware demo, a Java runtime for Spark, Mosquitto for the
-# MQTT tests.
+# MQTT tests, Chromium for the report tests.
 packages=()
 command -v qemu-system-arm >/dev/null || packages+=(qemu-system-arm)
 command -v qemu-system-riscv32 >/dev/null || packages+=(qemu-system-misc)
@@ -56,13 +56,15 @@ command -v java >/dev/null || packages+=(default-jre-headless)
 # Mosquitto, the broker (and mosquitto_pub/_sub clients) the MQTT source's tests run against.
 command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || packages+=(mosquitto)
 command -v mosquitto_pub >/dev/null || packages+=(mosquitto-clients)
+# Chromium, which renders a `--report` page headless in the report tests (never skipped here).
+command -v chromium >/dev/null || packages+=(chromium)
 if (( ${#packages[@]} > 0 )); then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update || die "apt-get update failed"
     $sudo apt-get install -y "${packages[@]}" || die "cannot install ${packages[*]}"
 fi
-for tool in qemu-system-arm qemu-system-riscv32 arm-none-eabi-gcc cc c++ java; do
+for tool in qemu-system-arm qemu-system-riscv32 arm-none-eabi-gcc cc c++ java chromium; do
     command -v "$tool" >/dev/null || die "$tool not found after installing ${packages[*]}"
     "$tool" --version | head -n 1
 done
@@ -81,7 +83,7 @@ done
 (cd firmware-demo && cargo clippy --release --all-targets --target "$TARGET_RISCV" -- -D warnings)
 
 step "Host tests"
-cargo test --workspace
+KESTREL_REQUIRE_CHROMIUM=1 cargo test --workspace
 
 step "kestrel-stream's library without the CLI's dependencies"
 cargo build -p kestrel-stream --lib --no-default-features

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _kestrel, online
+from . import _kestrel, online, plot
 from ._estimators import (
     DCDLinearSVC,
     KernelNoveltyDetector,
@@ -42,6 +42,7 @@ __all__ = [
     "SLKLRegressor",
     "load",
     "online",
+    "plot",
 ]
 
 

@@ -63,7 +63,7 @@ def with_class_names(model: bytes, names: list[str]) -> bytes:
 
 def read_checkpoint(data: bytes) -> dict[str, Any]:
     """A ``kestrel stream`` checkpoint's contents: learner (state bytes), rows, seen,
-    skipped, config (flag to value)."""
+    skipped, history (the run's series, as ``Stream.history``), config (flag to value)."""
 
 class Stream:
     """A windowed learner of ``kestrel stream`` ("svm", "slkl", "rsvm", "novelty") for rows
@@ -97,7 +97,10 @@ class Stream:
         seed: int = 1,
     ) -> None: ...
     def learn(self, x: Rows, y: npt.NDArray[np.float64]) -> None:
-        """Learn each row with its label or target, in order."""
+        """Learn each row with its label or target, in order (predicted first, recorded in
+        the history)."""
+    def history(self) -> dict[str, Any]:
+        """The series of the rows learned (``kestrel.online``'s ``history_``)."""
     def predict(self, x: Rows) -> npt.NDArray[np.float64]:
         """One prediction per row (NaN while a classifier has seen no label)."""
     def scores(self, x: Rows) -> npt.NDArray[np.float64]:

@@ -135,6 +135,38 @@ class _Online:
             raise ValueError("the learner has learned nothing yet")
         return self._values(self._stream.predict(_rows(X)))
 
+    # --- history --------------------------------------------------------------------------
+    @property
+    def history_(self):
+        """The series of the samples learned, as ``kestrel stream --report`` draws them: each
+        sample predicted before it is learned, summarised in at most 256 buckets of equal
+        width per series (adjacent buckets merge as the stream grows), so the history takes
+        the same memory for any number of samples.
+
+        A dict: ``"task"`` (``"classifier"``, ``"regressor"`` or ``"detector"``), ``"drift"``
+        (the rows where the rolling loss jumps) and the series ``"loss"`` (0/1 for a wrong
+        class, the squared error, or a detector's flag against its label), ``"baseline"``
+        (the same for the majority label or the mean target so far), ``"seconds"`` (per
+        sample), ``"window"`` and ``"centres"`` (the learner's size) and, for a detector,
+        ``"score"``, ``"threshold"`` and ``"flagged"``. Each series is a dict of numpy
+        arrays with an entry per bucket: ``"rows"`` (the bucket's last sample, from 1),
+        ``"count"``, ``"min"``, ``"mean"``, ``"max"`` (NaN where nothing was counted), and
+        ``"width"``, the samples per bucket. :mod:`kestrel.plot` draws them.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kestrel.online import WindowSVM
+        >>> X = np.random.default_rng(0).normal(size=(1000, 2))
+        >>> svm = WindowSVM().partial_fit(X, (X[:, 0] > X[:, 1]).astype(float))
+        >>> loss = svm.history_["loss"]
+        >>> int(loss["rows"][-1]), loss["width"], len(loss["mean"])
+        (1000, 4, 250)
+        """
+        if self._stream is None:
+            raise AttributeError("history_: the learner has learned nothing yet")
+        return self._stream.history()
+
     # --- state and model ----------------------------------------------------------------
     def save_state(self):
         """The learner's whole state: what a ``kestrel stream`` checkpoint holds for it."""

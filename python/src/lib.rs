@@ -15,8 +15,11 @@
 //! The interpreter lock is released while fitting and predicting. Every error is a
 //! `ValueError` carrying the core's or the library's message; nothing panics on input.
 
+mod history;
 mod mrrsvm;
 mod npkl;
+
+use std::time::Instant;
 
 use kestrel_core::Real;
 use kestrel_core::dcd::Loss;
@@ -26,6 +29,7 @@ use kestrel_stream::batch::fit::{
 };
 use kestrel_stream::checkpoint::Checkpoint;
 use kestrel_stream::dataset::Dataset;
+use kestrel_stream::history::History;
 use kestrel_stream::model;
 use kestrel_stream::online::build::{DEFAULT_QUANTILE, DEFAULT_WARMUP, StreamLearner, StreamSettings, build};
 use kestrel_stream::online::{Learn, OnlineLearner};
@@ -407,7 +411,8 @@ fn with_class_names<'py>(py: Python<'py>, model: &[u8], names: Vec<String>) -> P
 }
 
 /// A `kestrel stream` checkpoint file's contents: `learner` (the learner's state, for
-/// `Stream.load_state`), `rows`, `seen`, `skipped`, and `config` (flag to value).
+/// `Stream.load_state`), `rows`, `seen`, `skipped`, `history` (as `Stream.history`) and
+/// `config` (flag to value).
 #[pyfunction]
 fn read_checkpoint<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyDict>> {
     let checkpoint = Checkpoint::from_bytes(data).map_err(value_error)?;
@@ -420,17 +425,24 @@ fn read_checkpoint<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyD
     for (flag, value) in checkpoint.config.flags() {
         config.set_item(flag, value)?;
     }
+    let learner = checkpoint.config.flags().find(|&(flag, _)| flag == "--learner").map_or("", |(_, value)| value);
+    dict.set_item("history", history::history_dict(py, &checkpoint.history, history::task_of_flag(learner))?)?;
     dict.set_item("config", config)?;
     Ok(dict)
 }
 
 /// A windowed learner of `kestrel stream` (`kestrel_stream::online::build`), fed one
 /// row or many at a time; its state is the CLI's (`save_state` bytes interchangeable).
+/// Each row is learned as `kestrel stream` learns it, predicted first, and its history
+/// (`kestrel_stream::history`) kept as the CLI keeps it for `--report`.
 #[pyclass(module = "kestrel._kestrel")]
 struct Stream {
     learner: Box<dyn OnlineLearner + Send + Sync>,
     dim: usize,
     record: Record,
+    history: History,
+    /// When the last row was learned.
+    clock: Instant,
 }
 
 impl Stream {
@@ -439,7 +451,7 @@ impl Stream {
         &mut self,
         rows: &Rows<'_>,
         labels: Option<&[f64]>,
-        mut step: impl FnMut(&mut dyn OnlineLearner, &Record) -> Result<Option<f64>, String>,
+        mut step: impl FnMut(&mut dyn OnlineLearner, &Record, &mut History) -> Result<Option<f64>, String>,
     ) -> Result<Vec<f64>, String> {
         if rows.dim() != self.dim {
             return Err(format!("x has {} features, the learner {}", rows.dim(), self.dim));
@@ -448,7 +460,8 @@ impl Stream {
             .map(|i| {
                 rows.fill(i, &mut self.record)?;
                 self.record.label = labels.and_then(|l| l.get(i).copied()).unwrap_or(0.0);
-                let value = step(self.learner.as_mut(), &self.record).map_err(|e| format!("row {i}: {e}"))?;
+                let value = step(self.learner.as_mut(), &self.record, &mut self.history)
+                    .map_err(|e| format!("row {i}: {e}"))?;
                 Ok(value.unwrap_or(f64::NAN))
             })
             .collect()
@@ -520,21 +533,35 @@ impl Stream {
         settings.seed = seed;
         let built = if is_f32(scalar)? { build::<f32>(&settings, dim) } else { build::<f64>(&settings, dim) };
         let learner = built.map_err(value_error)?;
-        Ok(Stream { learner, dim, record: Record::default() })
+        Ok(Stream { learner, dim, record: Record::default(), history: History::default(), clock: Instant::now() })
     }
 
-    /// Learns each row of `x` with its label or target, in order.
+    /// Learns each row of `x` with its label or target, in order: predicted first, then
+    /// learned, and recorded in the history.
     fn learn(&mut self, py: Python<'_>, x: RowsArg<'_>, y: PyReadonlyArray1<'_, f64>) -> PyResult<()> {
         let (rows, labels) = rows_with_labels(&x, &y)?;
-        py.detach(|| self.each(&rows, Some(&labels), |l, r| l.learn(r).map(|()| None).map_err(|e| e.to_string())))
-            .map_err(value_error)
-            .map(drop)
+        let mut clock = self.clock;
+        let learned = py.detach(|| {
+            self.each(&rows, Some(&labels), |learner, record, history| {
+                let prediction = learner.test_then_train(record).map_err(|e| e.to_string())?;
+                history.record(learner, prediction, record.label, clock.elapsed().as_secs_f64());
+                clock = Instant::now();
+                Ok(prediction)
+            })
+        });
+        self.clock = clock;
+        learned.map_err(value_error).map(drop)
+    }
+
+    /// The series of the rows learned so far (`history::history_dict`).
+    fn history<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        history::history_dict(py, &self.history, history::task_of(self.learner.as_ref()))
     }
 
     /// One prediction per row of `x` (NaN while a classifier has seen no label).
     fn predict<'py>(&mut self, py: Python<'py>, x: RowsArg<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let rows = x.rows()?;
-        let values = py.detach(|| self.each(&rows, None, |l, r| l.predict(r).map_err(|e| e.to_string())));
+        let values = py.detach(|| self.each(&rows, None, |l, r, _| l.predict(r).map_err(|e| e.to_string())));
         Ok(values.map_err(value_error)?.into_pyarray(py))
     }
 
@@ -545,8 +572,9 @@ impl Stream {
             return Err(value_error("the learner is not a novelty detector"));
         }
         let rows = x.rows()?;
-        let values = py
-            .detach(|| self.each(&rows, None, |l, r| l.predict(r).map(|_| l.last_score()).map_err(|e| e.to_string())));
+        let values = py.detach(|| {
+            self.each(&rows, None, |l, r, _| l.predict(r).map(|_| l.last_score()).map_err(|e| e.to_string()))
+        });
         Ok(values.map_err(value_error)?.into_pyarray(py))
     }
 

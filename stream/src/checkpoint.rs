@@ -2,7 +2,8 @@
 //!
 //! A [`Checkpoint`] holds the run's configuration (the flags that shape the model, so a
 //! resume with other flags is refused, naming the flag), how many input rows were consumed
-//! (records read, bad ones included), the prequential metrics, and the learner's complete
+//! (records read, bad ones included), the prequential metrics, the run's history (the
+//! series its report draws, [`crate::history`]), and the learner's complete
 //! state ([`OnlineLearner::save_state`](crate::online::OnlineLearner::save_state), which
 //! carries the learner's own format version). On disk it is self-describing and
 //! checksummed in the core's frame ([`kestrel_core::frame`]), the framing of model files
@@ -11,7 +12,7 @@
 //! ```text
 //! offset  size  field
 //! 0       4     magic "KSCK"
-//! 4       2     format version (u16, little endian), currently 4
+//! 4       2     format version (u16, little endian), currently 5
 //! 6       2     tags, 0 0
 //! 8       4     payload length P (u32, little endian)
 //! 12      P     payload: the Checkpoint, postcard-encoded
@@ -29,13 +30,14 @@ use kestrel_core::frame::{self, Format, FrameError};
 use serde::{Deserialize, Serialize};
 
 use crate::file::{self, FileError};
+use crate::history::History;
 use crate::limits::{MAX_FILE_BYTES, zeroed};
 use crate::online::Prequential;
 
 /// The frame of a checkpoint: magic "KSCK" and the format version this build writes and
 /// reads (1 had a 64-bit length and no tags; 2 had no novelty metrics and no output length;
-/// 3 had no sequence number).
-pub const FORMAT: Format = Format::new(*b"KSCK", 4);
+/// 3 had no sequence number; 4 had no history).
+pub const FORMAT: Format = Format::new(*b"KSCK", 5);
 
 /// The flags a run was started with, as `(flag, value)` pairs in a fixed order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,6 +87,8 @@ pub struct Checkpoint {
     /// The largest sequence number among the rows consumed that carried one (an MQTT
     /// JSON row's `"seq"`): a row redelivered with one no larger is not learned again.
     pub last_seq: Option<u64>,
+    /// The series of the run so far, for its report.
+    pub history: History,
     /// The learner's state, as its `save_state` wrote it.
     pub learner: Vec<u8>,
 }
@@ -197,6 +201,7 @@ mod tests {
             metrics,
             output_bytes: 40,
             last_seq: Some(9),
+            history: History::default(),
             learner: vec![1, 2, 3],
         }
     }
@@ -205,7 +210,7 @@ mod tests {
     fn round_trip_and_every_corruption_named() {
         let checkpoint = sample();
         let bytes = checkpoint.to_bytes().unwrap();
-        assert_eq!(&bytes[..8], b"KSCK\x04\x00\x00\x00");
+        assert_eq!(&bytes[..8], b"KSCK\x05\x00\x00\x00");
         assert_eq!(Checkpoint::from_bytes(&bytes).unwrap(), checkpoint);
         let n = bytes.len();
         let frame = |e| Err(FormatError::Frame(e));
@@ -218,7 +223,7 @@ mod tests {
         let mut bad = bytes.clone();
         bad[4] = 1;
         let e = Checkpoint::from_bytes(&bad).unwrap_err();
-        assert_eq!(e.to_string(), "checkpoint format version 1 is not supported (this build reads 4)");
+        assert_eq!(e.to_string(), "checkpoint format version 1 is not supported (this build reads 5)");
         for i in 12..bytes.len() {
             let mut bad = bytes.clone();
             bad[i] ^= 0x20;

@@ -85,6 +85,31 @@ impl Detections {
     }
 }
 
+impl Detections {
+    /// The ROC curve of the scores: `(false positive rate, true positive rate)` from
+    /// `(0, 0)` to `(1, 1)`, a point per bin from the highest scores down (empty unless
+    /// both normal and anomalous rows were scored); its area is [`auc`](Self::auc).
+    pub fn roc(&self) -> Vec<(f64, f64)> {
+        let (normal, anomalous) = self.bins.values().fold((0u64, 0u64), |(n, a), b| (n + b[0], a + b[1]));
+        if normal == 0 || anomalous == 0 {
+            return Vec::new();
+        }
+        let mut curve = vec![(0.0, 0.0)];
+        let (mut false_positives, mut true_positives) = (0u64, 0u64);
+        for &[n, a] in self.bins.values().rev() {
+            (false_positives, true_positives) = (false_positives + n, true_positives + a);
+            curve.push((false_positives as f64 / normal as f64, true_positives as f64 / anomalous as f64));
+        }
+        curve
+    }
+}
+
+/// A signed decision value as a score the bins hold, in the same order: `1 + d` from 0 up,
+/// `1/(1 − d)` below (a classifier's decision values scored as a detector's).
+pub fn positive_score(decision: f64) -> f64 {
+    if decision >= 0.0 { 1.0 + decision } else { 1.0 / (1.0 - decision) }
+}
+
 /// The bin of `score`: its `f32` bit pattern (order-preserving for non-negative floats)
 /// without the last [`DROPPED_BITS`] mantissa bits.
 fn bin(score: f64) -> u32 {
@@ -161,5 +186,14 @@ mod tests {
             perfect.add(Some(score), false, label);
         }
         assert_eq!(perfect.auc(), Some(1.0));
+        assert_eq!(perfect.roc(), [(0.0, 0.0), (0.0, 0.5), (0.0, 1.0), (0.5, 1.0), (1.0, 1.0)]);
+        assert!(Detections::default().roc().is_empty());
+    }
+
+    #[test]
+    fn decision_values_keep_their_order_as_scores() {
+        let decisions = [-1e6, -3.0, -0.5, 0.0, 0.25, 4.0, 1e6];
+        let scores: Vec<f64> = decisions.iter().map(|&d| positive_score(d)).collect();
+        assert!(scores.windows(2).all(|w| 0.0 < w[0] && w[0] < w[1]), "{scores:?}");
     }
 }

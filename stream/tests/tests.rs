@@ -3,5 +3,6 @@
 mod cli;
 mod hostile;
 mod mqtt;
+mod report;
 mod resume;
 mod scratch;

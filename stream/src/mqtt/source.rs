@@ -30,7 +30,6 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -129,10 +128,6 @@ enum Item {
     Lost(String),
 }
 
-/// The packet ids of the messages handed over whose acknowledgement has not gone out to
-/// the network yet: the broker cannot have given such an id to another message.
-type Pending = Arc<Mutex<HashSet<u16>>>;
-
 /// Records from an MQTT subscription, and the acknowledgement of the messages they came in.
 pub struct MqttSource {
     client: Client,
@@ -142,7 +137,6 @@ pub struct MqttSource {
     /// Messages wholly handed out but not acknowledged, with the number of rows handed
     /// out at their end.
     unacked: VecDeque<(Publish, u64)>,
-    pending: Pending,
     /// Rows handed out (records and bad rows).
     handed: u64,
     name: String,
@@ -166,13 +160,12 @@ impl MqttSource {
         let (items, received) = sync_channel(IN_FLIGHT);
         let (connected, status) = sync_channel(1);
         let (done_sender, done) = sync_channel::<()>(0);
-        let pending = Pending::default();
         let listener = Listener {
             client: client.clone(),
             topic: broker.topic.clone(),
             parser: Parser::new(options),
             items,
-            pending: Arc::clone(&pending),
+            pending: HashSet::new(),
             listening: true,
         };
         thread::spawn(move || {
@@ -190,7 +183,7 @@ impl MqttSource {
             Err(RecvTimeoutError::Disconnected) => return Err(error("the connection ended".into())),
         }
         let unacked = VecDeque::new();
-        Ok(MqttSource { client, items: Some(received), done, unacked, pending, handed: 0, name })
+        Ok(MqttSource { client, items: Some(received), done, unacked, handed: 0, name })
     }
 
     /// The broker's URL, without the password.
@@ -264,7 +257,9 @@ struct Listener {
     topic: String,
     parser: Parser,
     items: SyncSender<Item>,
-    pending: Pending,
+    /// The packet ids of the messages handed over whose acknowledgement has not gone out
+    /// to the network yet: the broker cannot have given such an id to another message.
+    pending: HashSet<u16>,
     /// The caller still takes items.
     listening: bool,
 }
@@ -295,9 +290,7 @@ impl Listener {
                 }
                 Ok(Event::Incoming(Incoming::Publish(publish))) => self.forward(publish),
                 Ok(Event::Outgoing(Outgoing::PubAck(pkid))) => {
-                    if let Ok(mut pending) = self.pending.lock() {
-                        pending.remove(&pkid);
-                    }
+                    self.pending.remove(&pkid);
                 }
                 Ok(Event::Outgoing(Outgoing::Disconnect)) => return,
                 Ok(_) => {}
@@ -344,12 +337,10 @@ impl Listener {
         if !self.listening {
             return;
         }
-        let Ok(mut pending) = self.pending.lock() else { return };
-        if publish.dup && pending.contains(&publish.pkid) {
+        if publish.dup && self.pending.contains(&publish.pkid) {
             return;
         }
-        pending.insert(publish.pkid);
-        drop(pending);
+        self.pending.insert(publish.pkid);
         // Each row is sent when the next is read, so that the last carries its message.
         let mut previous = None;
         let (items, listening) = (&self.items, &mut self.listening);

@@ -157,6 +157,13 @@ pub trait OnlineLearner: Steps {
     fn last_score(&self) -> Option<f64> {
         None
     }
+    /// A novelty detector's threshold now (`None` before it has one; and for every other
+    /// learner).
+    fn threshold(&self) -> Option<f64> {
+        None
+    }
+    /// What the learner holds now: its window's samples and its model's centres.
+    fn size(&self) -> LearnerSize;
     /// The model file bytes of the current model.
     ///
     /// # Errors
@@ -174,6 +181,17 @@ pub trait OnlineLearner: Steps {
     /// [`StateError`] when the bytes do not decode, describe another configuration, or are
     /// inconsistent; the learner is unchanged then.
     fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError>;
+}
+
+/// What a learner holds at a moment of its stream: how it grows and what it keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LearnerSize {
+    /// Samples in its window (the warm-up's while it lasts; the detector's normal samples).
+    pub window: usize,
+    /// Centres or support vectors of its model: the SVM's samples of non-zero weight
+    /// (summed over one-vs-rest SVMs), rsvm's centres, SLKL's active centres, the
+    /// detector's centres.
+    pub centres: usize,
 }
 
 /// Why a learner could not be built.

@@ -41,7 +41,9 @@ use kestrel_core::{Error, Kernel, Real};
 use serde::{Deserialize, Serialize};
 
 use super::input::{Input, ScalerState};
-use super::{BuildError, Footprint, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same};
+use super::{
+    BuildError, Footprint, LearnerSize, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same,
+};
 use crate::limits::{reserve, zeroed};
 use crate::model;
 use crate::source::Record;
@@ -274,6 +276,15 @@ impl<T: Real> OnlineLearner for WindowNovelty<T> {
 
     fn last_score(&self) -> Option<f64> {
         self.assessment.and_then(|a| a.score()).map(|score| score.distance2.to_f64())
+    }
+
+    fn threshold(&self) -> Option<f64> {
+        self.detector.threshold().map(T::to_f64)
+    }
+
+    fn size(&self) -> LearnerSize {
+        let window = self.warmup.as_ref().map_or(self.detector.len(), |raw| raw.len() / self.input.dim().max(1));
+        LearnerSize { window, centres: self.detector.mass().centres_len() }
     }
 
     /// The model of the detector; a stream that ended in its warm-up gives the model of

@@ -210,6 +210,13 @@ impl<T: Real> Ovr<T> {
         self.svms.first().map_or(0, |svm| svm.len())
     }
 
+    /// Samples of non-zero weight, summed over the SVMs: `O(N)` per SVM.
+    pub(super) fn support_vectors(&self) -> usize {
+        let nonzero =
+            |svm: &Svm<T>| (0..svm.len()).filter(|&k| svm.sample(k).is_some_and(|(_, a, _)| a > T::ZERO)).count();
+        self.svms.iter().map(nonzero).sum()
+    }
+
     /// New features for the window: `rows` (`len() × d`, oldest first) for every SVM, and
     /// SVM `c`'s memory `memories[c(d + 1)..][..d + 1]` (empty without memory), as
     /// `OnlineSvm::replace_features`.

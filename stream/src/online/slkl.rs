@@ -30,7 +30,9 @@ use kestrel_core::{Error, Kernel, Real};
 use serde::{Deserialize, Serialize};
 
 use super::input::{Input, ScalerState};
-use super::{BuildError, Footprint, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same};
+use super::{
+    BuildError, Footprint, LearnerSize, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same,
+};
 use crate::limits::{AllocError, reserve, zeroed};
 use crate::model;
 use crate::source::Record;
@@ -286,6 +288,13 @@ impl<T: Real> WindowSlkl<T> {
 impl<T: Real> OnlineLearner for WindowSlkl<T> {
     fn is_classifier(&self) -> bool {
         false
+    }
+
+    fn size(&self) -> LearnerSize {
+        match &self.learner {
+            None => LearnerSize { window: self.warmup_y.len(), centres: 0 },
+            Some(learner) => LearnerSize { window: learner.len(), centres: learner.active_len() },
+        }
     }
 
     fn encode(&mut self) -> Result<Vec<u8>, Error> {

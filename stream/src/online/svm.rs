@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use super::input::{Input, ScalerState};
 use super::ovr::{Ovr, OvrState, Shape};
-use super::{BuildError, Footprint, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same};
+use super::{
+    BuildError, Footprint, LearnerSize, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same,
+};
 use crate::labels::Labels;
 use crate::model;
 use crate::source::Record;
@@ -98,6 +100,10 @@ impl<T: Real> Steps for WindowSvm<T> {
 impl<T: Real> OnlineLearner for WindowSvm<T> {
     fn is_classifier(&self) -> bool {
         true
+    }
+
+    fn size(&self) -> LearnerSize {
+        LearnerSize { window: self.ovr.len(), centres: self.ovr.support_vectors() }
     }
 
     fn encode(&mut self) -> Result<Vec<u8>, Error> {

@@ -128,6 +128,9 @@ pub enum Command {
         /// Seed of the generated data set.
         #[arg(long, default_value_t = 7)]
         seed: u64,
+        /// Write an HTML report of the two learners' runs here.
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
     },
 }
 
@@ -498,6 +501,10 @@ pub struct TuneArgs {
     /// Print the candidates and the choice as JSON on standard output.
     #[arg(long)]
     pub json: bool,
+    /// Write an HTML report here: the score against each setting, the choice marked, and
+    /// the time per candidate.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -643,6 +650,10 @@ pub struct StreamArgs {
     /// JSON lines: one per report, then the summary.
     #[arg(long)]
     pub json: bool,
+    /// Write an HTML report here at the end: the error over the rows against the running
+    /// baseline, drift marks, rows per second, the learner's size (and a detector's scores).
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -667,6 +678,10 @@ pub struct EvalArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Write an HTML report here: the confusion matrix and ROC curve (classifier), the
+    /// predicted against true values (regressor), the ROC curve (detector).
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Args)]

@@ -19,6 +19,8 @@ use serde_json::{Map, Value, json};
 use crate::args::{
     BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, OnErrorArg, PredictArgs, ScalarArg, TargetArg,
 };
+use crate::report::Report;
+use crate::report::eval::EvalFigures;
 
 /// Opens the input the flags name (shared with `kestrel stream`), a CSV label column read
 /// as `labels` says.
@@ -121,17 +123,48 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let mut model = model::read_file(&args.model)?;
     let classifier = model.is_classifier();
     let (mut tally, mut detections) = (Tally::default(), Detections::default());
+    let mut figures = args.report.as_ref().map(|_| EvalFigures::new(model.labels(), model.class_names().cloned()));
     let name = args.input.input.clone();
     let skipped = for_each_record(&args.input, labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
-        match model.novelty(record).with_context(at)? {
-            Some((score, flag)) => detections.add(Some(score), flag == 1.0, record.label),
-            None => tally.add(model.predict(record).with_context(at)?, record.label),
+        if let Some((score, flag)) = model.novelty(record).with_context(at)? {
+            detections.add(Some(score), flag == 1.0, record.label);
+            return Ok(());
+        }
+        let prediction = model.predict(record).with_context(at)?;
+        tally.add(prediction, record.label);
+        match figures.as_mut() {
+            Some(figures) if classifier => {
+                let decision = model.decision_values(record).with_context(at)?;
+                figures.classified(record.label, prediction, decision.as_deref());
+            }
+            Some(figures) => figures.regressed(record.label, prediction),
+            None => {}
         }
         Ok(())
     })?;
-    if model.info().task == "detector" {
-        let summary = Value::Object(detection_summary(&detections, skipped));
+    if let (Some(path), Some(figures)) = (&args.report, &figures) {
+        let mut report = Report::new("kestrel eval");
+        let info = model.info();
+        report.fact("data", &args.input.input).fact(
+            "model",
+            format!(
+                "{} ({} {} {}, {} features, {} centres)",
+                args.model.display(),
+                info.kind,
+                info.task,
+                info.scalar,
+                info.dim,
+                info.centers
+            ),
+        );
+        report.summary(&eval_summary(&tally, &detections, skipped, classifier, info.task == "detector"));
+        figures.add_to(&mut report, &detections)?;
+        report.write(path)?;
+    }
+    let detector = model.info().task == "detector";
+    let summary = eval_summary(&tally, &detections, skipped, classifier, detector);
+    if detector {
         match args.json {
             true => println!("{summary}"),
             false => println!("{}", detection_text(&detections)),
@@ -139,11 +172,6 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         return Ok(());
     }
     let n = tally.n;
-    let summary = if classifier {
-        json!({"n": n, "accuracy": tally.accuracy(), "skipped": skipped})
-    } else {
-        json!({"n": n, "mse": tally.mse(), "mae": tally.mae(), "skipped": skipped})
-    };
     if args.json {
         println!("{summary}");
     } else if classifier {
@@ -152,6 +180,16 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         println!("mse {:.6}, mae {:.6} on {n} rows", tally.mse(), tally.mae());
     }
     Ok(())
+}
+
+/// What `kestrel eval` prints as JSON.
+fn eval_summary(tally: &Tally, detections: &Detections, skipped: usize, classifier: bool, detector: bool) -> Value {
+    let n = tally.n;
+    match (detector, classifier) {
+        (true, _) => Value::Object(detection_summary(detections, skipped)),
+        (false, true) => json!({"n": n, "accuracy": tally.accuracy(), "skipped": skipped}),
+        (false, false) => json!({"n": n, "mse": tally.mse(), "mae": tally.mae(), "skipped": skipped}),
+    }
 }
 
 /// A novelty detector's counts against the labels as JSON: rows, flagged and, with

@@ -9,11 +9,15 @@
 //! are compared with the naive forecasts a device could make without learning.
 
 use std::f64::consts::TAU;
+use std::path::Path;
 use std::time::Instant;
 
 use crate::commands::progress_bar;
+use crate::report::Report;
+use crate::report::history::{self as figures, Task};
 use anyhow::Result;
 use kestrel_core::{Kernel, Real, Rng, dcd, slkl};
+use kestrel_stream::history::History;
 use kestrel_stream::online::{OnlineLearner, Prequential, WindowSlkl, WindowSvm};
 use kestrel_stream::source::Record;
 
@@ -55,8 +59,9 @@ impl Station {
     }
 }
 
-/// Runs the demo on the stream drawn from `seed`.
-pub fn run(seed: u64) -> Result<()> {
+/// Runs the demo on the stream drawn from `seed`, writing its report to `report` when
+/// given.
+pub fn run(seed: u64, report: Option<&Path>) -> Result<()> {
     let kernel = Kernel::rbf(1.0)?;
     let slkl_params = slkl::Params::new().kernel(kernel).nu(0.05).seed(seed).check()?;
     let svm_params = dcd::Params::new().c(1.0).bias(1.0).check()?;
@@ -80,6 +85,7 @@ pub fn run(seed: u64) -> Result<()> {
     let (mut majority, mut frost_seen) = (Prequential::default(), 0usize);
     let mut recent = std::collections::VecDeque::with_capacity(WINDOW);
     let mut record = Record { indices: (0u32..).take(DIM).collect(), ..Record::default() };
+    let (mut temperature_history, mut alarm_history) = (History::default(), History::default());
     let start = Instant::now();
     for i in 0..SAMPLES {
         let reading = station.next();
@@ -87,7 +93,9 @@ pub fn run(seed: u64) -> Result<()> {
         record.values.extend_from_slice(&reading.features);
 
         record.label = reading.temperature;
+        let clock = Instant::now();
         let p = regressor.test_then_train(&record)?;
+        temperature_history.record(&regressor, p, reading.temperature, clock.elapsed().as_secs_f64());
         temperature.record(p, reading.temperature);
         if i >= SAMPLES / 2 {
             late.record(p, reading.temperature);
@@ -106,7 +114,10 @@ pub fn run(seed: u64) -> Result<()> {
         recent.push_back(reading.temperature);
 
         record.label = if reading.frost { 1.0 } else { -1.0 };
-        alarm.record(classifier.test_then_train(&record)?, record.label);
+        let clock = Instant::now();
+        let p = classifier.test_then_train(&record)?;
+        alarm_history.record(&classifier, p, record.label, clock.elapsed().as_secs_f64());
+        alarm.record(p, record.label);
         majority.record(Some(if 2 * frost_seen > i { 1.0 } else { -1.0 }), record.label);
         frost_seen += usize::from(reading.frost);
         progress.inc(1);
@@ -140,7 +151,24 @@ pub fn run(seed: u64) -> Result<()> {
         slkl_bytes + svm_bytes
     );
     println!("Next: `kestrel train --help`, `kestrel stream --help`, `kestrel budget --help`.");
-    Ok(())
+    let Some(path) = report else { return Ok(()) };
+    let mut page = Report::new("kestrel demo");
+    page.fact("data", format!("a simulated weather station, seed {seed}: {SAMPLES} readings every 10 minutes"))
+        .fact("temperature", format!("windowed SLKL (f32), window {WINDOW}, {CENTRES} centres, {slkl_bytes} bytes"))
+        .fact("frost alarm", format!("windowed linear SVM (f32), window {WINDOW}, C 1, {svm_bytes} bytes"))
+        .fact(
+            "final figures",
+            format!(
+                "temperature RMSE {:.2} °C; frost alarm accuracy {:.1} % (majority so far {:.1} %); {:.0} readings/s",
+                temperature.mse().sqrt(),
+                100.0 * alarm.accuracy(),
+                100.0 * majority.accuracy(),
+                SAMPLES as f64 / seconds
+            ),
+        );
+    figures::add(&mut page, &temperature_history, Task::Regressor, "temperature (SLKL)")?;
+    figures::add(&mut page, &alarm_history, Task::Classifier, "frost alarm (SVM)")?;
+    page.write(path)
 }
 
 fn slkl_params_f32(p: &slkl::ValidParams<f64>) -> Result<slkl::ValidParams<f32>> {

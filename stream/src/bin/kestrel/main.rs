@@ -23,6 +23,7 @@ mod commands;
 mod demo;
 mod export_command;
 mod npkl_command;
+mod report;
 mod signals;
 mod stream_command;
 mod stream_setup;
@@ -49,7 +50,7 @@ fn main() {
         Command::Export(args) => export_command::run(args),
         Command::Budget(args) => commands::budget(args),
         Command::Npkl(args) => npkl_command::run(args),
-        Command::Demo { seed } => demo::run(*seed),
+        Command::Demo { seed, report } => demo::run(*seed, report.as_deref()),
     };
     if let Err(error) = result {
         if reader_went_away(&error) {

@@ -41,6 +41,8 @@ use kestrel_stream::limits::{MAX_FILE_BYTES, zeroed};
 use kestrel_stream::source;
 
 use crate::args::{count, non_negative};
+use crate::report::Report;
+use crate::report::chart::{Dots, Plot, pick};
 
 /// The largest rank of the learned kernel.
 const MAX_RANK: usize = 1 << 12;
@@ -113,6 +115,10 @@ pub struct NpklArgs {
     /// Write `row,cluster,v0,…` (assignments and learned representation) as CSV here.
     #[arg(long, value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// Write an HTML report here: the data on its first two principal components,
+    /// coloured by cluster.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }
 
 /// Runs `kestrel npkl`.
@@ -178,6 +184,31 @@ pub fn run(args: &NpklArgs) -> Result<()> {
         write_output(path, &run.clusters.assignments, run.kernel.columns(), run.kernel.rank())?;
     }
     let total_seconds = started.elapsed().as_secs_f64();
+    if let Some(path) = &args.report {
+        let mut page = Report::new("kestrel npkl");
+        page.fact("data", format!("{} ({n} rows, {dim} features)", args.input));
+        page.fact(
+            "kernel",
+            format!(
+                "rank {}, loss {}, {} neighbours, seed {}",
+                run.kernel.rank(),
+                args.loss.name(),
+                args.neighbors,
+                args.seed
+            ),
+        );
+        page.fact(
+            "final figures",
+            format!(
+                "{} clusters, inertia {:.6}, RAND index {}",
+                args.clusters,
+                run.clusters.inertia,
+                rand.map_or("-".to_string(), |rand| format!("{:.2} %", 100.0 * rand))
+            ),
+        );
+        clusters_figure(&mut page, run.kernel.points(), dim, &run.clusters.assignments)?;
+        page.write(path)?;
+    }
     if args.json {
         println!("{}", json_summary(args, &run, rand, total_seconds));
     } else {
@@ -276,6 +307,50 @@ fn text_summary(args: &NpklArgs, run: &NpklRun, rand: Option<f64>) -> Result<Str
         writeln!(text, "wrote {}", path.display())?;
     }
     Ok(text)
+}
+
+/// The rows of `points` (`dim` features each) on their first two principal components,
+/// a dot per row coloured by its cluster.
+fn clusters_figure(page: &mut Report, points: &[f64], dim: usize, assignments: &[u32]) -> Result<()> {
+    let projected = principal_plane(points, dim)?;
+    let clusters = assignments.iter().max().map_or(0, |&c| c as usize + 1);
+    let mut plot =
+        Plot::new("first principal component (standardised units)", "second principal component (standardised units)");
+    for cluster in 0..clusters {
+        let members = projected.iter().zip(assignments).filter(|&(_, &c)| c as usize == cluster).map(|(&p, _)| p);
+        plot.dots.push(Dots { name: format!("cluster {cluster}"), points: members.collect(), colour: pick(cluster) });
+    }
+    let caption = "Each row on the plane of the data's two directions of largest variance (principal components of the \
+                   input features), coloured by the cluster k-means found on the learned kernel.";
+    page.figure("Clusters on the data's principal plane", caption, plot.svg()?);
+    Ok(())
+}
+
+/// The coordinates of each row of `points` on the two leading eigenvectors of the
+/// features' covariance (the second 0 for one feature): `O(n·d² + d³)`.
+fn principal_plane(points: &[f64], dim: usize) -> Result<Vec<(f64, f64)>> {
+    let n = (points.len() / dim.max(1)).max(1) as f64;
+    let mut mean = vec![0.0; dim];
+    for row in points.chunks_exact(dim) {
+        mean.iter_mut().zip(row).for_each(|(m, x)| *m += x / n);
+    }
+    let mut covariance = zeroed(dim * dim, "the covariance")?;
+    for row in points.chunks_exact(dim) {
+        for (i, xi) in row.iter().zip(&mean).map(|(x, m)| x - m).enumerate() {
+            let line = covariance.get_mut(i * dim..(i + 1) * dim).unwrap_or_default();
+            line.iter_mut().zip(row.iter().zip(&mean)).for_each(|(c, (x, m))| *c += xi * (x - m) / n);
+        }
+    }
+    let (mut values, mut vectors) = (zeroed(dim, "eigenvalues")?, zeroed(dim * dim, "eigenvectors")?);
+    kestrel_core::linalg::symmetric_eigen(&mut covariance, dim, &mut values, &mut vectors)?;
+    let component = |row: &[f64], k: usize| -> f64 {
+        row.iter()
+            .zip(&mean)
+            .enumerate()
+            .map(|(i, (x, m))| (x - m) * vectors.get(i * dim + k).copied().unwrap_or(0.0))
+            .sum()
+    };
+    Ok(points.chunks_exact(dim).map(|row| (component(row, 0), if dim > 1 { component(row, 1) } else { 0.0 })).collect())
 }
 
 /// Reads a PAIRS file (at most `MAX_FILE_BYTES`), checking every line against `n` rows.

@@ -44,6 +44,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
 use kestrel_stream::checkpoint::{Checkpoint, RunConfig};
 use kestrel_stream::class_names::ClassNames;
+use kestrel_stream::history::History;
 use kestrel_stream::mqtt::{self, Broker, LabelPlace, MqttSink, MqttSource, SeqPlace};
 use kestrel_stream::online::{OnlineLearner, Prequential};
 use kestrel_stream::source::NO_LABEL;
@@ -54,7 +55,7 @@ use serde_json::{Value, json};
 use crate::Usage;
 use crate::args::{OnErrorArg, PayloadArg, ScalarArg, StreamArgs};
 use crate::signals::{self, Signals};
-use crate::{commands, stream_setup};
+use crate::{commands, report, stream_setup};
 
 /// The longest the loop waits for a record before it looks for a signal again.
 const POLL: Duration = Duration::from_millis(100);
@@ -94,6 +95,9 @@ struct Session<'a> {
     metrics_sink: Option<MqttSink>,
     /// The largest sequence number among the rows consumed.
     last_seq: Option<u64>,
+    /// The series of `--report`, and when the last row was learned.
+    history: History,
+    clock: Instant,
 }
 
 /// The per-row `--output`: a line per sample learned, and the bytes written so far.
@@ -137,7 +141,7 @@ impl Session<'_> {
         }
         self.learner.restore_state(&saved.learner).with_context(|| format!("cannot resume from {}", path.display()))?;
         (self.rows, self.seen, self.skipped, self.metrics) = (saved.rows, saved.seen, saved.skipped, saved.metrics);
-        self.last_seq = saved.last_seq;
+        (self.last_seq, self.history) = (saved.last_seq, saved.history);
         if let (Some(output), None) = (&self.args.output, &self.predictions) {
             self.output = Some(RowOutput::open(output, Some(saved.output_bytes))?);
         }
@@ -165,6 +169,7 @@ impl Session<'_> {
             metrics: self.metrics.clone(),
             output_bytes: self.output.as_ref().map_or(0, |output| output.bytes),
             last_seq: self.last_seq,
+            history: self.history.clone(),
             learner: self.learner.save_state()?,
         };
         checkpoint.write(path)?;
@@ -179,6 +184,8 @@ impl Session<'_> {
         } else {
             self.metrics.record(prediction, record.label);
         }
+        self.history.record(self.learner.as_ref(), prediction, record.label, self.clock.elapsed().as_secs_f64());
+        self.clock = Instant::now();
         if let Some(sink) = &mut self.predictions {
             let row = self.rows.saturating_add(1);
             let message = prediction_message(self.learner.is_detector(), &self.names, (prediction, score), record, row);
@@ -194,10 +201,15 @@ impl Session<'_> {
         output.line(&line).context("--output")
     }
 
-    /// Writes the checkpoint and the model (each when asked for): what was learned so far
-    /// is kept whatever ends the run.
+    /// Writes the checkpoint, the model and the report (each when asked for): what was
+    /// learned so far is kept whatever ends the run.
     fn save(&mut self) -> Result<()> {
         let checkpointed = self.checkpoint()?;
+        if let Some(path) = &self.args.report {
+            let rate = self.history.seconds.mean().filter(|&s| s > 0.0).map_or(0.0, |s| 1.0 / s);
+            report::history::run_page(&self.config, &self.summary(rate), &self.history, self.learner.as_ref())?
+                .write(path)?;
+        }
         if let Some(path) = &self.args.out {
             // A detector's model has no classes: its labels were only scored against.
             let classes = !self.names.is_empty() && self.learner.is_classifier();
@@ -400,6 +412,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     let names = ClassNames::new();
     let metrics = Prequential::default();
     let (predictions, metrics_sink) = open_sinks(args)?;
+    let (history, clock) = (History::default(), Instant::now());
     let mut session = Session {
         args,
         config,
@@ -413,6 +426,8 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         predictions,
         metrics_sink,
         last_seq: None,
+        history,
+        clock,
     };
     let resume_rows = match (&args.checkpoint, args.resume) {
         (Some(path), true) => session.resume(path)?,

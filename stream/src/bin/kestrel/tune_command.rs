@@ -26,6 +26,8 @@ use serde_json::{Value, json};
 use crate::Usage;
 use crate::args::{KernelArg, ScalarArg, Setting, TrainLearner, TrainSettings, TuneArgs};
 use crate::commands::progress_bar;
+use crate::report::Report;
+use crate::report::chart::{Axes, Dots, Plot, bars, number, pick};
 use crate::train_command::{Prepared, fit};
 
 /// Folds of the cross-validation unless `--folds` says.
@@ -150,6 +152,9 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
     };
     let criterion = if loo { "leave-one-out".to_string() } else { format!("{}-fold", folds_of(args)) };
     let seconds = start.elapsed().as_secs_f64();
+    if let Some(path) = &args.report {
+        report(args, &candidates, best, task, &criterion)?.write(path)?;
+    }
     if args.json {
         let rows: Vec<Value> = candidates.iter().map(|c| candidate_json(c, task)).collect();
         let summary = json!({
@@ -353,6 +358,73 @@ fn flags(c: &Candidate) -> String {
         flags.push_str(&format!(" --{} {}", value.name(), value.value()));
     }
     flags
+}
+
+/// The score a candidate is drawn at: accuracy in % or mean squared error.
+fn shown_score(c: &Candidate, task: Task) -> f64 {
+    match task {
+        Task::Classification => 100.0 * score_of(c.loss, task),
+        Task::Regression => score_of(c.loss, task),
+    }
+}
+
+/// A setting the report draws the score against: its name, and a candidate's value.
+type SettingAxis<'a> = (&'a str, fn(&Candidate) -> Option<f64>);
+
+/// The `--report` page: the score against each searched setting (every candidate a dot,
+/// the best at each value a line, the choice marked) and the seconds per candidate.
+fn report(args: &TuneArgs, candidates: &[Candidate], best: usize, task: Task, criterion: &str) -> Result<Report> {
+    let learner = learner_name(args.settings.learner);
+    let mut page = Report::new("kestrel tune");
+    page.fact("data", &args.settings.input.input).fact("learner", &learner).fact("criterion", criterion);
+    let chosen = candidates.get(best);
+    if let Some(c) = chosen {
+        page.fact("chosen", format!("kestrel train --learner {learner}{}", flags(c)));
+        page.fact(
+            "final figures",
+            format!(
+                "{} {}, {} candidates",
+                score_name(task, criterion),
+                number(shown_score(c, task)),
+                candidates.len()
+            ),
+        );
+    }
+    let score_axis = score_name(task, criterion);
+    let settings: [SettingAxis; 2] = [
+        ("gamma", |c| c.gamma),
+        (candidates.iter().find_map(|c| c.value.map(Searched::name)).unwrap_or(""), |c| c.value.map(Searched::value)),
+    ];
+    for (name, value_of) in settings {
+        let at = |c: &Candidate| value_of(c).filter(|v| *v > 0.0).map(|v| (v.log10(), shown_score(c, task)));
+        let dots: Vec<(f64, f64)> = candidates.iter().filter_map(at).collect();
+        if dots.is_empty() {
+            continue;
+        }
+        let mut profile: Vec<(f64, f64)> = Vec::new();
+        for &(x, y) in &dots {
+            let better = |old: f64| if task == Task::Classification { y > old } else { y < old };
+            match profile.iter_mut().find(|(px, _)| *px == x) {
+                Some(point) if better(point.1) => point.1 = y,
+                Some(_) => {}
+                None => profile.push((x, y)),
+            }
+        }
+        profile.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut plot = Plot::new(&format!("log₁₀ {name}"), &score_axis).line("best at each value", profile, 0, false);
+        plot.dots.push(Dots { name: "candidates".into(), points: dots, colour: pick(5) });
+        plot.marks = chosen.and_then(at).map(|(x, _)| (format!("chosen {name}"), vec![x]));
+        let caption = format!(
+            "The {criterion} score of every candidate against its {name} (log scale); the line joins the best at each value, red marks the choice."
+        );
+        page.figure(&format!("Score against {name}"), &caption, plot.svg()?);
+    }
+    let names: Vec<String> = candidates.iter().map(|c| flags(c).trim().replace("--", "")).collect();
+    let seconds: Vec<f64> = candidates.iter().map(|c| c.seconds).collect();
+    let axes = Axes { x: "candidate".into(), y: "seconds per candidate (s)".into() };
+    let caption = "Wall-clock seconds each candidate took to score (all its folds), the chosen one in orange.";
+    page.figure("Time per candidate", caption, bars(&axes, &names, &seconds, Some(best))?);
+    Ok(page)
 }
 
 fn candidate_json(c: &Candidate, task: Task) -> Value {

@@ -33,7 +33,7 @@ use kestrel_core::{Error, Kernel, Real, Rng};
 
 use super::input::Input;
 use super::ovr::{Ovr, Shape};
-use super::{BuildError, Footprint, OnlineLearner, StateError, Steps};
+use super::{BuildError, Footprint, LearnerSize, OnlineLearner, StateError, Steps};
 use crate::labels::Labels;
 use crate::limits::{reserve, zeroed};
 use crate::model;
@@ -423,6 +423,14 @@ impl<T: Real> Steps for WindowRsvm<T> {
 impl<T: Real> OnlineLearner for WindowRsvm<T> {
     fn is_classifier(&self) -> bool {
         true
+    }
+
+    fn size(&self) -> LearnerSize {
+        let window = match &self.phase {
+            Phase::Warmup(w) => w.classes.len(),
+            Phase::Learning(f) => f.ovr.len(),
+        };
+        LearnerSize { window, centres: self.centres() }
     }
 
     fn encode(&mut self) -> Result<Vec<u8>, Error> {
