@@ -640,7 +640,7 @@ pub struct StreamArgs {
     #[arg(long)]
     pub output: Option<PathBuf>,
     /// Publish the rolling metrics (retained, every --report-every samples) on this topic:
-    /// of the --output broker, else of the --input broker; or a whole mqtt[s]:// URL.
+    /// of the --output broker, else of the --input broker; or a whole mqtt:// or mqtts:// URL.
     #[arg(long, value_name = "TOPIC")]
     pub metrics_topic: Option<String>,
     /// The certificates (PEM) an mqtts:// broker's is checked against, instead of the
