@@ -98,6 +98,8 @@ struct Session<'a> {
     /// The series of `--report`, and when the last row was learned.
     history: History,
     clock: Instant,
+    /// When this run started learning, and the samples seen before (a checkpoint's).
+    started: (Instant, u64),
 }
 
 /// The per-row `--output`: a line per sample learned, and the bytes written so far.
@@ -206,7 +208,7 @@ impl Session<'_> {
     fn save(&mut self) -> Result<()> {
         let checkpointed = self.checkpoint()?;
         if let Some(path) = &self.args.report {
-            let rate = self.history.seconds.mean().filter(|&s| s > 0.0).map_or(0.0, |s| 1.0 / s);
+            let rate = self.rate();
             report::history::run_page(&self.config, &self.summary(rate), &self.history, self.learner.as_ref())?
                 .write(path)?;
         }
@@ -260,9 +262,16 @@ impl Session<'_> {
         progress.suspend(|| eprintln!("kestrel: skipped {message}"));
     }
 
+    /// Samples learned per second of this run.
+    fn rate(&self) -> f64 {
+        let (start, seen_before) = self.started;
+        let seconds = start.elapsed().as_secs_f64();
+        if seconds > 0.0 { self.seen.saturating_sub(seen_before) as f64 / seconds } else { 0.0 }
+    }
+
     /// Prints the summary, and publishes it on `--metrics-topic` (retained).
-    fn publish_summary(&mut self, rate: f64) {
-        let summary = self.summary(rate).to_string();
+    fn publish_summary(&mut self) {
+        let summary = self.summary(self.rate()).to_string();
         println!("{summary}");
         if let Some(sink) = &mut self.metrics_sink {
             if let Err(e) = sink.publish(summary.into_bytes(), true) {
@@ -428,6 +437,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         last_seq: None,
         history,
         clock,
+        started: (Instant::now(), 0),
     };
     let resume_rows = match (&args.checkpoint, args.resume) {
         (Some(path), true) => session.resume(path)?,
@@ -441,11 +451,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     // A broker sends again what was not acknowledged: nothing to skip.
     let resume_rows = if input.redelivers() { 0 } else { resume_rows };
     let (mut record, mut to_skip) = (Record::default(), resume_rows);
-    let (start, seen_at_start) = (Instant::now(), session.seen);
-    let rate = |session: &Session| {
-        let seconds = start.elapsed().as_secs_f64();
-        if seconds > 0.0 { (session.seen - seen_at_start) as f64 / seconds } else { 0.0 }
-    };
+    session.started = (Instant::now(), session.seen);
     let skip_bad = args.input.on_error == OnErrorArg::Skip;
     let idle_timeout = args.idle_timeout.map(Duration::from_secs_f64);
     let has_checkpoint = args.checkpoint.is_some();
@@ -460,7 +466,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         if let Some(signal) = signals.received() {
             progress.finish_and_clear();
             finish(&mut session, &mut input, consumed)?;
-            session.publish_summary(rate(&session));
+            session.publish_summary();
             eprintln!("kestrel: stopped by {} after {} input rows", signals::name(signal), session.rows);
             std::process::exit(128 + signal);
         }
@@ -550,7 +556,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     }
     progress.finish_and_clear();
     finish(&mut session, &mut input, consumed)?;
-    session.publish_summary(rate(&session));
+    session.publish_summary();
     Ok(())
 }
 
