@@ -221,11 +221,8 @@ fn solve_ssvm<T: Real>(
         return Err(TrainError::Core(kestrel_core::Error::InvalidParam { name: "loss" }));
     }
     let (n, m, outputs, bias) = (labels.len(), model.centres_len(), model.outputs(), params.bias());
-    let smooth = ssvm::Params::new()
-        .c(params.c_pos() + params.c_pos())
-        .bias(bias)
-        .beta(T::from_f64(SSVM_BETA))
-        .check()?;
+    let smooth =
+        ssvm::Params::new().c(params.c_pos() + params.c_pos()).bias(bias).beta(T::from_f64(SSVM_BETA)).check()?;
     let mut svm = SmoothSvm::new_in(zeroed(SmoothSvm::scalars_len(n, m), "the solver")?, n, m, smooth)?;
     let signs = sign_targets::<T>(labels, outputs)?;
     let mut targets: Vec<T> = zeroed(n, "the targets")?;

@@ -169,7 +169,8 @@ mod tests {
     }
 
     fn test_mse(model: &Predictor<f64, Vec<f64>>, test: &Dataset<f64>) -> f64 {
-        let squares = (0..test.len()).map(|i| (model.predict(test.row(i).unwrap().1).unwrap() - test.labels()[i]).powi(2));
+        let squares =
+            (0..test.len()).map(|i| (model.predict(test.row(i).unwrap().1).unwrap() - test.labels()[i]).powi(2));
         squares.sum::<f64>() / test.len() as f64
     }
 
@@ -190,7 +191,10 @@ mod tests {
     #[test]
     fn bad_data_and_budgets_are_errors() {
         let constant = data(50, 1, |_, _| 2.0);
-        assert_eq!(train(&constant, &config(0.1)).err(), Some(TrainError::Core(Error::InvalidParam { name: "targets" })));
+        assert_eq!(
+            train(&constant, &config(0.1)).err(),
+            Some(TrainError::Core(Error::InvalidParam { name: "targets" }))
+        );
         let slope = data(50, 1, |a, _| a);
         assert!(train(&data(1, 1, |a, _| a), &config(0.1)).is_err());
         let negative = SsvrConfig { epsilon: -1.0, ..config(0.1) };
