@@ -3,7 +3,7 @@
 //! same `auto` settings whichever way it is driven.
 //!
 //! `auto` (the default of the kernel learners' `gamma`, rsvm's `C` and `delta`,
-//! krr/lssvm's `lambda`) costs a few fits of the reduced problem: the width by
+//! krr/lssvm's `lambda`, ssvr's `C`) costs a few fits of the reduced problem: the width by
 //! kernel-target alignment on a sample ([`gamma::by_alignment`]), then for rsvm, krr and
 //! lssvm the best of the five octaves around it by exact leave-one-out
 //! ([`widths_by_loo`]); the ridge, `C` and the reduced set by the exact leave-one-out of

@@ -54,8 +54,9 @@ pub enum Solver {
     /// The smooth SVM by Newton–Armijo ([`kestrel_core::ssvm`]): the squared-hinge problem
     /// `½(‖w‖² + w_b²) + C·Σξ²` of the DCD parameters (`C`, bias feature `B`) with the plus
     /// function smoothed by eq. (6) at `β =` [`SSVM_BETA`] — eq. (7) with its `C/2` equal to
-    /// DCD's `C`, so one `C` means one problem for both solvers as `β → ∞`. One-vs-rest
-    /// solves one problem per class in the same workspace.
+    /// DCD's `C`, so one `C` means one problem for both solvers as `β → ∞`. It stops at the
+    /// core's relative gradient tolerance (DCD's `ε` is not its rule). One-vs-rest solves
+    /// one problem per class in the same workspace.
     Ssvm,
 }
 
