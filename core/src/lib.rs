@@ -38,6 +38,7 @@ pub mod reduced_set;
 mod rng;
 pub mod scaler;
 pub mod slkl;
+pub mod ssvm;
 pub mod storage;
 
 pub use cholesky::{Cholesky, IncompleteCholesky};

@@ -208,6 +208,7 @@ fn train_rsvm<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
         seed: flags.seed,
         budget: Some(flags.budget),
         tune: rsvm::Tune::default(),
+        solver: rsvm::Solver::Dcd,
     };
     let (model, _) = rsvm::train(data, &config).ok()?;
     Some(model::to_bytes(&model).expect("a trained reduced-kernel model encodes"))

@@ -55,6 +55,7 @@ fn learner(name: &str) -> PyResult<Learner> {
         "lssvm" => Learner::Lssvm,
         "mrrsvm" => Learner::Mrrsvm,
         "novelty" => Learner::Novelty,
+        "ssvr" => Learner::Ssvr,
         other => return Err(value_error(format!("unknown learner `{other}`"))),
     })
 }

@@ -234,6 +234,34 @@ fn krr_and_lssvm_choose_their_settings_and_say_so() {
 }
 
 #[test]
+fn ssvr_and_the_ssvm_solver_train_models_predict_reads() {
+    let dir = scratch("ssvm");
+    let data = regression_csv(&dir, 300);
+    let model = dir.join("ssvr.kestrel");
+    let (data, model) = (data.to_str().unwrap(), model.to_str().unwrap());
+    let o = kestrel(&["train", "--learner", "ssvr", "--input", data, "--out", model, "--epsilon", "0.01", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = json(&o);
+    assert!(summary["chosen"]["c"].as_f64().unwrap() > 0.0 && summary["converged"] == true, "{summary}");
+    let eval = json(&kestrel(&["eval", "--model", model, "--input", data, "--json"]));
+    assert!(eval["mse"].as_f64().unwrap() < 1e-3, "{eval}");
+    let o = kestrel(&["predict", "--model", model, "--input", data]);
+    assert!(o.status.success() && stdout(&o).lines().count() == 300, "{}", stderr(&o));
+
+    let data = binary_libsvm(&dir, 300);
+    let data = data.to_str().unwrap();
+    let o = kestrel(&["train", "--learner", "rsvm", "--solver", "ssvm", "--input", data, "--out", model, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(json(&o)["solver"].as_str(), Some("ssvm"));
+    let eval = json(&kestrel(&["eval", "--model", model, "--input", data, "--json"]));
+    assert!(eval["accuracy"].as_f64().unwrap() > 0.95, "{eval}");
+    // The smooth SVM smooths the squared hinge: the hinge is refused.
+    let args = ["train", "--learner", "rsvm", "--solver", "ssvm", "--loss", "hinge", "--c", "1", "--input", data];
+    let o = kestrel(&[&args[..], &["--out", model]].concat());
+    assert!(!o.status.success() && stderr(&o).contains("loss"), "{}", stderr(&o));
+}
+
+#[test]
 fn tune_compares_candidates_and_writes_the_best() {
     let dir = scratch("tune");
     let (binary, regression) = (binary_libsvm(&dir, 240), regression_csv(&dir, 200));

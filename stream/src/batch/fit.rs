@@ -3,7 +3,7 @@
 //! same `auto` settings whichever way it is driven.
 //!
 //! `auto` (the default of the kernel learners' `gamma`, rsvm's `C` and `delta`,
-//! krr/lssvm's `lambda`) costs a few fits of the reduced problem: the width by
+//! krr/lssvm's `lambda`, ssvr's `C`) costs a few fits of the reduced problem: the width by
 //! kernel-target alignment on a sample ([`gamma::by_alignment`]), then for rsvm, krr and
 //! lssvm the best of the five octaves around it by exact leave-one-out
 //! ([`widths_by_loo`]); the ridge, `C` and the reduced set by the exact leave-one-out of
@@ -23,8 +23,9 @@ use super::TrainError;
 use super::gamma;
 use super::krr::{self, KrrConfig, KrrModel, Ridge, Task};
 use super::linear;
-use super::rsvm::{self, RsvmConfig, Selection, Tune};
+use super::rsvm::{self, RsvmConfig, Selection, Solver, Tune};
 use super::slkl::{self as slkl_train, SlklConfig};
+use super::ssvr::{self, SsvrConfig};
 use super::tune::{best_width, octaves, widths_by_loo};
 use crate::dataset::Dataset;
 use crate::model;
@@ -81,6 +82,8 @@ pub enum Learner {
     Mrrsvm,
     /// Kernel novelty detection: the distance to the rows' centre of mass.
     Novelty,
+    /// Smooth ε-insensitive regression on the reduced kernel (ε-SSVR).
+    Ssvr,
 }
 
 impl Learner {
@@ -88,7 +91,7 @@ impl Learner {
     /// its labels, read to score it, are a classifier's).
     pub fn task(self) -> Task {
         match self {
-            Learner::Slkl | Learner::Krr => Task::Regression,
+            Learner::Slkl | Learner::Krr | Learner::Ssvr => Task::Regression,
             Learner::Svm | Learner::Rsvm | Learner::Lssvm | Learner::Mrrsvm | Learner::Novelty => Task::Classification,
         }
     }
@@ -211,8 +214,12 @@ pub struct FitSettings {
     pub delta: Option<Setting>,
     /// The ridge of krr and lssvm; `None` is `auto`.
     pub lambda: Option<Setting>,
-    /// rsvm on the raw kernel features `K(x, Ã)` instead of Nyström's whitened ones.
+    /// rsvm and ssvr on the raw kernel features `K(x, Ã)` instead of Nyström's whitened ones.
     pub raw_features: bool,
+    /// rsvm's solver.
+    pub solver: Solver,
+    /// ssvr's tube half-width `ε` in the targets' units; `None` is [`DEFAULT_EPSILON`].
+    pub epsilon: Option<f64>,
     /// Seed of every random choice.
     pub seed: u64,
     /// Memory budget in bytes for training.
@@ -237,6 +244,8 @@ impl FitSettings {
             delta: None,
             lambda: None,
             raw_features: false,
+            solver: Solver::Dcd,
+            epsilon: None,
             seed: 1,
             budget: None,
         }
@@ -342,6 +351,9 @@ pub const DEFAULT_CENTERS: usize = 256;
 /// SLKL's ν, in units of the target variance, unless the settings say.
 pub const DEFAULT_NU: f64 = 0.1;
 
+/// ssvr's tube half-width, in the targets' units, unless the settings say (LIBSVM's `-p`).
+pub const DEFAULT_EPSILON: f64 = 0.1;
+
 /// Where `gamma auto` looks after the alignment, for the learners with a leave-one-out
 /// criterion: `γ*·2^k` for `k` in this range, `γ*` the alignment's width.
 const LOO_OCTAVES: (i32, i32) = (-2, 2);
@@ -379,6 +391,7 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
         Learner::Lssvm => train_krr(settings, data, Task::Classification),
         Learner::Mrrsvm => super::mrrsvm::train(settings, data),
         Learner::Novelty => super::novelty::train(settings, data),
+        Learner::Ssvr => train_ssvr(settings, data),
     }
 }
 
@@ -460,6 +473,7 @@ fn train_rsvm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitt
         seed: settings.seed,
         budget: settings.budget,
         tune,
+        solver: settings.solver,
     };
     let (model, summary) = rsvm::train(data, &config)?;
     let bytes = model::to_bytes(&model).map_err(TrainError::Core)?;
@@ -472,8 +486,13 @@ fn train_rsvm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitt
         }
         chosen.push(("loo_errors", Field::Count(tuned.ridge.errors)));
     }
+    let solver = match settings.solver {
+        Solver::Dcd => "dcd",
+        Solver::Ssvm => "ssvm",
+    };
     let summary = Summary::from([
         ("learner", "rsvm".into()),
+        ("solver", solver.into()),
         ("objective", summary.objective.into()),
         ("passes", summary.passes.into()),
         ("iterations", summary.passes.into()),
@@ -542,6 +561,51 @@ fn train_krr<T: Real>(settings: &FitSettings, data: &Dataset<T>, task: Task) -> 
         ("loo_mse", summary.chosen.mse.into()),
         ("loo_errors", summary.chosen.errors.into()),
         ("path", Field::Rows(path)),
+        ("working_bytes", summary.working_bytes.into()),
+        ("chosen", chosen_record(chosen)),
+    ]);
+    Ok(Fitted { bytes, summary })
+}
+
+/// ε-SSVR: the kernel width as krr's (`auto`: alignment, then leave-one-out of the
+/// reduced kernel ridge), `C = 1/λ*` under `auto` (the default) with `λ*` the ridge
+/// leave-one-out prefers on the same reduced set — as `β → ∞` and `ε → 0`, eq. (22) times
+/// `2/C` is the ridge problem `Σr² + λ(‖w‖² + b²)` with `λ = 1/C`.
+fn train_ssvr<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
+    if matches!(settings.delta, Some(Setting::Auto)) {
+        return Err(FitError::Settings("--delta auto is rsvm's; ssvr takes a threshold and --centers".into()));
+    }
+    let ridges: Vec<f64> = Setting::given(settings.svm.c).map(|c| 1.0 / c).into_iter().collect();
+    let (kernel, mut chosen) = kernel::<T>(settings, data, Task::Regression, Some(&ridges))?;
+    let ridge_config = krr_config(settings, kernel, Task::Regression);
+    let c = match Setting::given(settings.svm.c) {
+        Some(c) => c,
+        None => {
+            let c = 1.0 / krr::score(data, &ridge_config, &[])?.chosen.lambda;
+            chosen.push(("c", Field::Number(c)));
+            c
+        }
+    };
+    let config = SsvrConfig {
+        kernel,
+        centres: ridge_config.centres,
+        selection: ridge_config.selection,
+        whiten: !settings.raw_features,
+        c,
+        epsilon: settings.epsilon.unwrap_or(DEFAULT_EPSILON),
+        seed: settings.seed,
+        budget: settings.budget,
+    };
+    let (model, summary) = ssvr::train(data, &config)?;
+    let bytes = model::to_bytes(&model).map_err(TrainError::Core)?;
+    let summary = Summary::from([
+        ("learner", "ssvr".into()),
+        ("c", c.into()),
+        ("epsilon", config.epsilon.into()),
+        ("objective", summary.objective.into()),
+        ("iterations", summary.iterations.into()),
+        ("converged", summary.converged.into()),
+        ("centers", summary.centres.into()),
         ("working_bytes", summary.working_bytes.into()),
         ("chosen", chosen_record(chosen)),
     ]);

@@ -1,6 +1,7 @@
 //! Training on a whole [`Dataset`](crate::dataset::Dataset): the linear SVM ([`linear`]),
 //! SLKL kernel regression ([`slkl`]), the reduced-kernel SVM ([`rsvm`]), Nyström kernel
-//! ridge regression ([`krr`]), the MapReduce RSVM ([`mrrsvm`]), novelty detection
+//! ridge regression ([`krr`]), smooth ε-insensitive regression on the reduced kernel
+//! ([`ssvr`]), the MapReduce RSVM ([`mrrsvm`]), novelty detection
 //! ([`novelty`]), and kernel learning from pairs with clustering ([`npkl`]); [`fit`] drives
 //! them all with `kestrel train`'s settings.
 //!
@@ -20,6 +21,7 @@ pub mod novelty;
 pub mod npkl;
 pub mod rsvm;
 pub mod slkl;
+pub mod ssvr;
 pub mod tune;
 
 use kestrel_core::Real;

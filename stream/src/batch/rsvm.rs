@@ -2,12 +2,17 @@
 //! random), compute the features `z(x) = K(x, Ã)` — whitened to Nyström features
 //! `L⁻¹z(x)`, `LLᵀ = K(Ã, Ã)`, unless asked not to — train the linear SVM on them, and fold
 //! everything into a [`ReducedKernelModel`] that predicts with `m` kernel evaluations.
+//!
+//! Two solvers of the linear problem ([`Solver`]): dual coordinate descent, and the
+//! paper's own RSVM solver, the smooth SVM by Newton–Armijo ([`kestrel_core::ssvm`],
+//! seed 003 eq. 7 and 12) on the same features.
 
 use kestrel_core::cholesky::Cholesky;
 use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, OneVsRest, ValidParams};
 use kestrel_core::krr::RidgePath;
 use kestrel_core::linalg::packed_len;
 use kestrel_core::reduced_set::ReducedKernelModel;
+use kestrel_core::ssvm::{self, SmoothSvm};
 use kestrel_core::{Kernel, Real, Rng};
 
 pub use super::centres::Selection;
@@ -36,7 +41,29 @@ pub struct RsvmConfig<T> {
     pub budget: Option<usize>,
     /// Which settings leave-one-out chooses (see [`Tune`]).
     pub tune: Tune,
+    /// The solver of the linear problem.
+    pub solver: Solver,
 }
+
+/// The solver of the linear SVM on the reduced-kernel features.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Solver {
+    /// Dual coordinate descent, hinge or squared hinge ([`kestrel_core::dcd`]).
+    #[default]
+    Dcd,
+    /// The smooth SVM by Newton–Armijo ([`kestrel_core::ssvm`]): the squared-hinge problem
+    /// `½(‖w‖² + w_b²) + C·Σξ²` of the DCD parameters (`C`, bias feature `B`) with the plus
+    /// function smoothed by eq. (6) at `β =` [`SSVM_BETA`] — eq. (7) with its `C/2` equal to
+    /// DCD's `C`, so one `C` means one problem for both solvers as `β → ∞`. It stops at the
+    /// core's relative gradient tolerance (DCD's `ε` is not its rule). One-vs-rest solves
+    /// one problem per class in the same workspace.
+    Ssvm,
+}
+
+/// The smoothing `β` of [`Solver::Ssvm`], in margin units: `p(x, β) − x₊ ≤ ln 2/β ≈ 0.007`
+/// — close to the squared hinge, and still smooth enough that Newton–Armijo needs a few
+/// tens of iterations at most.
+pub const SSVM_BETA: f64 = 100.0;
 
 /// Settings chosen by the leave-one-out error of the least-squares SVM on the same
 /// Nyström features ([`super::krr::choose_prefix`]) instead of taken from the
@@ -66,9 +93,10 @@ pub struct Tuned {
 pub struct RsvmSummary {
     /// Centres kept.
     pub centres: usize,
-    /// Dual objective of the linear problem (summed over one-vs-rest problems).
+    /// Dual objective of the linear problem (DCD), or the smooth primal objective `F` (SSVM),
+    /// summed over one-vs-rest problems.
     pub objective: f64,
-    /// Solver passes (summed).
+    /// Solver passes (DCD) or Newton iterations (SSVM), summed.
     pub passes: usize,
     /// The solver met its stopping rule.
     pub converged: bool,
@@ -83,18 +111,17 @@ pub struct RsvmSummary {
 /// `outputs` weight vectors, besides the data set: the dense copy, the selection's buffers,
 /// the features, the factor, the labels, the solver's state and the model; when tuning,
 /// also the `±1` targets, a prefix of the features and its ridge path.
-pub fn working_bytes<T>(
-    n: usize,
-    dim: usize,
-    capacity: usize,
-    outputs: usize,
-    selection: Selection,
-    tuning: bool,
-) -> usize {
+pub fn working_bytes<T>(n: usize, dim: usize, capacity: usize, outputs: usize, config: &RsvmConfig<T>) -> usize {
     let scalars = |count: usize| count.saturating_mul(size_of::<T>());
-    let selection = selection_bytes::<T>(n, dim, capacity, selection);
-    let solver =
-        if outputs == 1 { LinearSvm::bytes::<T>(n, capacity) } else { OneVsRest::bytes::<T>(n, capacity, outputs) };
+    let selection = selection_bytes::<T>(n, dim, capacity, config.selection);
+    let tuning = config.tune != Tune::default();
+    let solver = match config.solver {
+        Solver::Dcd if outputs == 1 => LinearSvm::bytes::<T>(n, capacity),
+        Solver::Dcd => OneVsRest::bytes::<T>(n, capacity, outputs),
+        Solver::Ssvm => {
+            SmoothSvm::bytes::<T>(n, capacity).saturating_add(scalars(n.saturating_mul(outputs.saturating_add(1))))
+        }
+    };
     scalars(n.saturating_mul(dim))
         .saturating_add(selection)
         .saturating_add(scalars(n.saturating_mul(capacity)))
@@ -122,8 +149,7 @@ pub fn train<T: Real>(
     let (classes, labels) = classes::<T>(data.labels())?;
     let (n, dim, outputs) = (data.len(), data.dim().max(1), classes.outputs());
     let capacity = config.centres.clamp(1, n);
-    let tuning = config.tune != Tune::default();
-    let working_bytes = working_bytes::<T>(n, dim, capacity, outputs, config.selection, tuning);
+    let working_bytes = working_bytes::<T>(n, dim, capacity, outputs, config);
     check_budget(data.bytes().saturating_add(working_bytes), config.budget)?;
     let points = data.dense(dim)?;
     let mut rng = Rng::seed_from_u64(config.seed);
@@ -140,29 +166,79 @@ pub fn train<T: Real>(
     let mut model = ReducedKernelModel::new_in(storage, config.kernel, dim, m, outputs)?;
     model.centres_mut().copy_from_slice(&centres);
     let whitening = factor.as_ref().and_then(|f| f.packed().get(..packed_len(m)));
-    let bias = params.bias();
-    let (objective, passes, converged) = if outputs == 1 {
-        let scalars = zeroed(LinearSvm::scalars_len(n, m), "the solver")?;
-        let mut svm = LinearSvm::new_in(scalars, zeroed(LinearSvm::indices_len(n), "the solver")?, n, m, params)?;
-        let outcome = svm.train(&rows, &labels, &mut rng)?;
-        model.set_coefficients(0, svm.weights(), svm.bias_weight(), bias, whitening)?;
-        (outcome.objective, outcome.passes, outcome.exit == Exit::Converged)
-    } else {
-        let scalars = zeroed(OneVsRest::scalars_len(n, m, outputs), "the solver")?;
-        let indices = zeroed(OneVsRest::indices_len(n), "the solver")?;
-        let mut svm = OneVsRest::new_in(scalars, indices, n, m, outputs, params)?;
-        let outcome = svm.train(&rows, &labels, &mut rng)?;
-        for c in 0..outputs {
-            let (w, bias_weight) = (svm.weights(c).unwrap_or(&[]), svm.bias_weight(c).unwrap_or(T::ZERO));
-            model.set_coefficients(c, w, bias_weight, bias, whitening)?;
-        }
-        (outcome.objective, outcome.passes, outcome.exit == Exit::Converged)
+    let solved = match config.solver {
+        Solver::Dcd => solve_dcd(&mut model, &rows, &labels, params, whitening, &mut rng)?,
+        Solver::Ssvm => solve_ssvm(&mut model, &features, &labels, params, whitening)?,
     };
+    let (objective, passes, converged) = solved;
     for (slot, label) in model.labels_mut().iter_mut().zip(classes.model_labels()) {
         *slot = T::from_f64(label);
     }
-    let summary = RsvmSummary { centres: m, objective: objective.to_f64(), passes, converged, working_bytes, tuned };
+    let summary = RsvmSummary { centres: m, objective, passes, converged, working_bytes, tuned };
     Ok((model, summary))
+}
+
+/// `(objective, passes, converged)` of a solver, summed over one-vs-rest problems.
+type Solved = (f64, usize, bool);
+
+/// Dual coordinate descent on `rows`, its weights folded into `model`.
+fn solve_dcd<T: Real>(
+    model: &mut ReducedKernelModel<T, Vec<T>>,
+    rows: &DenseRows<'_, T>,
+    labels: &[i32],
+    params: ValidParams<T>,
+    whitening: Option<&[T]>,
+    rng: &mut Rng,
+) -> Result<Solved, TrainError> {
+    let (n, m, outputs, bias) = (labels.len(), model.centres_len(), model.outputs(), params.bias());
+    if outputs == 1 {
+        let scalars = zeroed(LinearSvm::scalars_len(n, m), "the solver")?;
+        let mut svm = LinearSvm::new_in(scalars, zeroed(LinearSvm::indices_len(n), "the solver")?, n, m, params)?;
+        let outcome = svm.train(rows, labels, rng)?;
+        model.set_coefficients(0, svm.weights(), svm.bias_weight(), bias, whitening)?;
+        return Ok((outcome.objective.to_f64(), outcome.passes, outcome.exit == Exit::Converged));
+    }
+    let scalars = zeroed(OneVsRest::scalars_len(n, m, outputs), "the solver")?;
+    let indices = zeroed(OneVsRest::indices_len(n), "the solver")?;
+    let mut svm = OneVsRest::new_in(scalars, indices, n, m, outputs, params)?;
+    let outcome = svm.train(rows, labels, rng)?;
+    for c in 0..outputs {
+        let (w, bias_weight) = (svm.weights(c).unwrap_or(&[]), svm.bias_weight(c).unwrap_or(T::ZERO));
+        model.set_coefficients(c, w, bias_weight, bias, whitening)?;
+    }
+    Ok((outcome.objective.to_f64(), outcome.passes, outcome.exit == Exit::Converged))
+}
+
+/// The smooth SVM ([`Solver::Ssvm`]) on `features` (`n × m`), one problem per output
+/// (`±1` targets, one-vs-rest for more than two classes), folded into `model`.
+fn solve_ssvm<T: Real>(
+    model: &mut ReducedKernelModel<T, Vec<T>>,
+    features: &[T],
+    labels: &[i32],
+    params: ValidParams<T>,
+    whitening: Option<&[T]>,
+) -> Result<Solved, TrainError> {
+    if params.loss() != kestrel_core::dcd::Loss::SquaredHinge {
+        return Err(TrainError::Core(kestrel_core::Error::InvalidParam { name: "loss" }));
+    }
+    let (n, m, outputs, bias) = (labels.len(), model.centres_len(), model.outputs(), params.bias());
+    let smooth =
+        ssvm::Params::new().c(params.c_pos() + params.c_pos()).bias(bias).beta(T::from_f64(SSVM_BETA)).check()?;
+    let mut svm = SmoothSvm::new_in(zeroed(SmoothSvm::scalars_len(n, m), "the solver")?, n, m, smooth)?;
+    let signs = sign_targets::<T>(labels, outputs)?;
+    let mut targets: Vec<T> = zeroed(n, "the targets")?;
+    let (mut objective, mut iterations, mut converged) = (0.0, 0, true);
+    for c in 0..outputs {
+        for (y, row) in targets.iter_mut().zip(signs.chunks_exact(outputs)) {
+            *y = row.get(c).copied().unwrap_or(T::ZERO);
+        }
+        let outcome = svm.train(features, &targets)?;
+        model.set_coefficients(c, svm.weights(), svm.bias_weight(), bias, whitening)?;
+        objective += outcome.objective.to_f64();
+        iterations += outcome.iterations;
+        converged &= outcome.exit != ssvm::Exit::Capped;
+    }
+    Ok((objective, iterations, converged))
 }
 
 /// Applies [`Tune`]: the prefix of the centres and the `C` leave-one-out prefers. Cuts
@@ -215,11 +291,25 @@ mod tests {
                 .unwrap();
         }
         let params = kestrel_core::dcd::Params::new().c(10.0).bias(1.0).check().unwrap();
-        for selection in [Selection::Irsvm { rms: 0.005 }, Selection::Random] {
+        let cases = [
+            (Selection::Irsvm { rms: 0.005 }, Solver::Dcd),
+            (Selection::Random, Solver::Dcd),
+            (Selection::Irsvm { rms: 0.005 }, Solver::Ssvm),
+        ];
+        for (selection, solver) in cases {
             let kernel = Kernel::rbf(2.0).unwrap();
             let tune = Tune::default();
-            let config =
-                RsvmConfig { kernel, centres: 30, selection, whiten: true, params, seed: 1, budget: None, tune };
+            let config = RsvmConfig {
+                kernel,
+                centres: 30,
+                selection,
+                whiten: true,
+                params,
+                seed: 1,
+                budget: None,
+                tune,
+                solver,
+            };
             let (model, summary) = train(&data, &config).unwrap();
             assert!(summary.centres <= 30 && summary.centres == model.centres_len());
             let correct = (0..data.len())

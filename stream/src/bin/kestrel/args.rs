@@ -176,6 +176,9 @@ pub enum TrainLearner {
     /// Kernel novelty detection: the distance to the training rows' centre of mass in
     /// feature space, flagged beyond the --quantile of the training rows' scores.
     Novelty,
+    /// Smooth ε-insensitive support vector regression on the reduced kernel (ε-SSVR) by
+    /// Newton–Armijo; --c (default auto: 1/λ of krr's leave-one-out ridge), --epsilon.
+    Ssvr,
 }
 
 impl TrainLearner {
@@ -189,6 +192,7 @@ impl TrainLearner {
             TrainLearner::Lssvm => fit::Learner::Lssvm,
             TrainLearner::Mrrsvm => fit::Learner::Mrrsvm,
             TrainLearner::Novelty => fit::Learner::Novelty,
+            TrainLearner::Ssvr => fit::Learner::Ssvr,
         }
     }
 }
@@ -224,6 +228,15 @@ pub enum KernelArg {
 pub enum LossArg {
     Hinge,
     SquaredHinge,
+}
+
+/// The solver of rsvm's linear problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SolverArg {
+    /// Dual coordinate descent (LIBLINEAR's), hinge or squared hinge.
+    Dcd,
+    /// The smooth SVM by Newton–Armijo: the squared hinge, smoothed.
+    Ssvm,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -409,9 +422,17 @@ pub struct TrainSettings {
     #[arg(long, default_value_t = DEFAULT_QUANTILE, value_parser = quantile)]
     pub quantile: f64,
     /// Train the reduced-kernel SVM on the raw features K(x, Ã) instead of the Nyström
-    /// features L⁻¹K(x, Ã) (rsvm).
+    /// features L⁻¹K(x, Ã) (rsvm, ssvr).
     #[arg(long)]
     pub raw_features: bool,
+    /// The solver of the reduced-kernel SVM (rsvm): dual coordinate descent, or the smooth
+    /// SVM by Newton–Armijo (squared hinge only; the same C).
+    #[arg(long, value_enum, default_value_t = SolverArg::Dcd)]
+    pub solver: SolverArg,
+    /// Half-width of the ε-insensitive tube, in the target's units (ssvr; LIBSVM -p)
+    /// [default: 0.1].
+    #[arg(long, value_parser = non_negative)]
+    pub epsilon: Option<f64>,
     /// Standardise every feature by its mean and standard deviation over the training
     /// rows before learning; the model file carries them and `predict` (and the device)
     /// applies them to every input.
@@ -466,6 +487,11 @@ impl TrainSettings {
             quantile: self.quantile,
             lambda: self.lambda,
             raw_features: self.raw_features,
+            solver: match self.solver {
+                SolverArg::Dcd => kestrel_stream::batch::rsvm::Solver::Dcd,
+                SolverArg::Ssvm => kestrel_stream::batch::rsvm::Solver::Ssvm,
+            },
+            epsilon: self.epsilon,
             seed: self.seed,
             budget: self.budget,
         })

@@ -285,7 +285,7 @@ fn by_folds<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>],
 fn values(args: &TuneArgs) -> Result<Vec<Option<Searched>>> {
     let settings = &args.settings;
     let make: fn(f64) -> Searched = match settings.learner {
-        TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Mrrsvm => Searched::C,
+        TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Mrrsvm | TrainLearner::Ssvr => Searched::C,
         TrainLearner::Krr | TrainLearner::Lssvm => Searched::Lambda,
         TrainLearner::Slkl => Searched::Nu,
         // Refused by `tune_in`: nothing to search.
@@ -293,7 +293,9 @@ fn values(args: &TuneArgs) -> Result<Vec<Option<Searched>>> {
     };
     let (grid, fixed, default) = match settings.learner {
         TrainLearner::Svm => (&args.c_grid, Setting::given(settings.svm.c), SVM_C_GRID.map(|k| 2f64.powi(k)).to_vec()),
-        TrainLearner::Rsvm | TrainLearner::Mrrsvm => (&args.c_grid, Setting::given(settings.svm.c), Vec::new()),
+        TrainLearner::Rsvm | TrainLearner::Mrrsvm | TrainLearner::Ssvr => {
+            (&args.c_grid, Setting::given(settings.svm.c), Vec::new())
+        }
         TrainLearner::Krr | TrainLearner::Lssvm => (&args.lambda_grid, Setting::given(settings.lambda), Vec::new()),
         TrainLearner::Slkl | TrainLearner::Novelty => (&args.nu_grid, settings.nu, SLKL_NU_GRID.to_vec()),
     };
