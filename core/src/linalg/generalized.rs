@@ -174,7 +174,10 @@ mod tests {
         assert_eq!(result, Err(Error::NotPositiveDefinite { pivot: 1 }));
         assert_eq!((a, values, vectors), ([1.0, 0.5, 0.5, 1.0], [7.0; 2], [7.0; 4]));
         let nan = [1.0, f64::NAN, f64::NAN, 1.0];
-        assert_eq!(generalized_symmetric_eigen(&mut a, &nan, 2, &mut values, &mut vectors, &mut factor), Err(Error::NonFinite));
+        assert_eq!(
+            generalized_symmetric_eigen(&mut a, &nan, 2, &mut values, &mut vectors, &mut factor),
+            Err(Error::NonFinite)
+        );
         let b = [1.0, 0.0, 0.0, 1.0];
         let short = &mut [0.0; 3];
         assert!(matches!(
