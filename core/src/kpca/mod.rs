@@ -43,8 +43,15 @@
 //! independent of `n`. **Memory** of the model: [`KernelProjection::scalars_len`]`(d, m, k)
 //! = m·d + k·m + 2k` scalars; projecting a row needs none beyond its `k` outputs.
 //!
+//! **Supervised** projections on the same reduced kernel — KSIR and the kernel Fisher
+//! discriminant — are [`KernelProjection::fit_discriminant_in`] (module `discriminant`).
+//!
 //! Payload (postcard, model kind [`ModelKind::KernelPca`]): `((dim, centres m, components
 //! k, kernel), centres: [T; m·d], coefficients: [T; k·m], offsets: [T; k], variances: [T; k])`.
+
+mod discriminant;
+
+pub use discriminant::{Criterion, DEFAULT_MU};
 
 use serde::de::DeserializeSeed;
 
@@ -269,7 +276,8 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
         check_finite(out)
     }
 
-    /// The variance of each component on the training rows (`λ_c/n`), decreasing.
+    /// The eigenvalue of each component, decreasing: for KPCA its variance on the training
+    /// rows (`λ_c/n`); for KSIR and KFD its between-slice variance (`αᵀΣ_Bα`).
     pub fn variances(&self) -> &[T] {
         self.parts().3
     }
