@@ -158,7 +158,7 @@ impl<T: Real> Slices<'_, T> {
                 *size += T::ONE;
             }
         })?;
-        if sizes.iter().any(|&size| size == T::ZERO) {
+        if sizes.contains(&T::ZERO) {
             return Err(Error::InvalidParam { name: "slices" });
         }
         let n = T::from_f64(self.slices.len() as f64);
