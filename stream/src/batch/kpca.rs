@@ -1,6 +1,11 @@
-//! Kernel PCA on a whole data set ([`kestrel_core::kpca`]): exact on all `n` rows, or
-//! reduced through `m` centres drawn uniformly from the rows (seed 003 §4.1), and the
-//! projection of rows through a fitted model.
+//! Kernel projections of a whole data set ([`kestrel_core::kpca`]): kernel PCA, exact on
+//! all `n` rows or reduced through `m` centres drawn uniformly from the rows (seed 003
+//! §4.1); KSIR and the kernel Fisher discriminant on the reduced kernel ([`Method`]); and
+//! the projection of rows through a fitted model.
+//!
+//! **Slices** of the supervised methods: one per distinct label (classes), or, with
+//! `slices: Some(J)`, `J` slices of equal size (within one row) of the rows sorted by their
+//! response (seed 003 §4.2, regression). Without `centres`, every row is a centre.
 //!
 //! Memory: exact needs the `n × n` centred kernel matrix and its eigenvectors
 //! (`2n² + 2n` scalars, [`KernelProjection::exact_work_len`]), so it is refused beyond
@@ -10,7 +15,7 @@
 
 use std::path::Path;
 
-use kestrel_core::kpca::KernelProjection;
+use kestrel_core::kpca::{Criterion, KernelProjection};
 use kestrel_core::model::Envelope;
 use kestrel_core::reduced_set::select_random;
 use kestrel_core::{Kernel, Real, Rng};
@@ -24,9 +29,27 @@ use crate::model::{ModelFileError, storage_for};
 /// The most rows exact kernel PCA takes (its work is `2n²` scalars: 3.2 GB in f64 here).
 pub const MAX_EXACT_ROWS: usize = 20_000;
 
+/// Which projection.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Method {
+    /// Kernel PCA (unsupervised).
+    Kpca,
+    /// KSIR (`Sir`) or the kernel Fisher discriminant (`Fisher`).
+    Discriminant {
+        /// Against the total or the within-slice covariance.
+        criterion: Criterion,
+        /// Slices of the sorted response; `None`: one per distinct label.
+        slices: Option<usize>,
+        /// The regulariser's weight `μ`.
+        mu: f64,
+    },
+}
+
 /// What to fit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct KpcaSettings {
+    /// The projection.
+    pub method: Method,
     /// Components `k`.
     pub components: usize,
     /// Centres `m` of reduced KPCA; `None` (or `m ≥ n`) for exact KPCA on every row.
@@ -36,29 +59,37 @@ pub struct KpcaSettings {
 }
 
 impl KpcaSettings {
-    /// The centres of a fit on `n` rows, `None` for exact.
+    /// The centres of a fit on `n` rows, `None` for exact (KPCA on every row).
     fn reduced(&self, n: usize) -> Option<usize> {
-        self.centres.filter(|&m| m < n)
+        match self.method {
+            Method::Kpca => self.centres.filter(|&m| m < n),
+            Method::Discriminant { .. } => Some(self.centres.unwrap_or(n).min(n)),
+        }
     }
 
     /// Bytes a fit on `n` rows of `dim` features holds besides the rows: work, model and
     /// (reduced) the centres.
     pub fn bytes<T>(&self, n: usize, dim: usize) -> usize {
         let (m, work) = match self.reduced(n) {
-            Some(m) => (m, KernelProjection::reduced_work_len(m).saturating_add(m.saturating_mul(dim + 1))),
+            Some(m) => {
+                let work = KernelProjection::discriminant_work_len(m, n).saturating_add(m.saturating_mul(dim + 1));
+                (m, work.saturating_add(n.saturating_mul(2)))
+            }
             None => (n, KernelProjection::exact_work_len(n)),
         };
         work.saturating_add(KernelProjection::scalars_len(dim, m, self.components)).saturating_mul(size_of::<T>())
     }
 }
 
-/// Fits kernel PCA on `points` (row-major, `dim` columns).
+/// Fits the projection of `settings` on `points` (row-major, `dim` columns) with their
+/// `labels` (read by the supervised methods only).
 ///
 /// # Errors
 /// `OverBudget` beyond `budget`; `TooManyRows` for exact KPCA beyond [`MAX_EXACT_ROWS`]; the core's
-/// errors (too many components for the data's rank, non-finite values, …).
+/// errors (too many components for the data's rank or slices, non-finite values, …).
 pub fn fit<T: Real>(
     points: &[T],
+    labels: &[f64],
     dim: usize,
     kernel: Kernel<T>,
     settings: &KpcaSettings,
@@ -84,11 +115,52 @@ pub fn fit<T: Real>(
             let mut chosen = zeroed(m, "the centres")?;
             select_random(n, &mut Rng::seed_from_u64(settings.seed), &mut chosen)?;
             let centres = centre_rows(points, dim, &chosen)?;
-            let mut work = zeroed(KernelProjection::reduced_work_len(m), "the covariance")?;
             let storage = zeroed(KernelProjection::scalars_len(dim, m, k), "the model")?;
-            Ok(KernelProjection::fit_reduced_in(storage, &mut work, kernel, points, &centres, dim, k)?)
+            match settings.method {
+                Method::Kpca => {
+                    let mut work = zeroed(KernelProjection::reduced_work_len(m), "the covariance")?;
+                    Ok(KernelProjection::fit_reduced_in(storage, &mut work, kernel, points, &centres, dim, k)?)
+                }
+                Method::Discriminant { criterion, slices, mu } => {
+                    let slices = slice_of_rows(labels, slices)?;
+                    let j = slices.iter().max().map_or(0, |&s| s + 1);
+                    let mut work = zeroed(KernelProjection::discriminant_work_len(m, j), "the covariances")?;
+                    let (rows, mu) = (points, T::from_f64(mu));
+                    let fitted = KernelProjection::fit_discriminant_in(
+                        storage, &mut work, kernel, rows, &slices, &centres, dim, k, criterion, mu,
+                    )?;
+                    Ok(fitted)
+                }
+            }
         }
     }
+}
+
+/// Each row's slice: the rank of its label among the distinct labels, or (`Some(J)`) its
+/// `J`-quantile among the sorted labels.
+///
+/// # Errors
+/// An allocation failure.
+pub fn slice_of_rows(labels: &[f64], slices: Option<usize>) -> Result<Vec<usize>, TrainError> {
+    let n = labels.len();
+    let mut order: Vec<usize> = zeroed(n, "the slices")?;
+    order.iter_mut().enumerate().for_each(|(i, o)| *o = i);
+    order.sort_by(|&a, &b| labels.get(a).unwrap_or(&0.0).total_cmp(labels.get(b).unwrap_or(&0.0)));
+    let mut out = zeroed(n, "the slices")?;
+    let mut slice = 0usize;
+    for (rank, (&i, previous)) in order.iter().zip(std::iter::once(None).chain(order.iter().map(Some))).enumerate() {
+        slice = match slices {
+            Some(j) => rank * j.max(1) / n.max(1),
+            None => {
+                let changed = previous.is_some_and(|&p| labels.get(p) != labels.get(i));
+                slice + usize::from(changed)
+            }
+        };
+        if let Some(o) = out.get_mut(i) {
+            *o = slice;
+        }
+    }
+    Ok(out)
 }
 
 /// The projections of `points` (row-major, the model's dimension), row-major `n × k`.

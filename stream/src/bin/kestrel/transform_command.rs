@@ -1,6 +1,9 @@
 //! `kestrel transform`: a nonlinear projection of a data set's rows.
 //!
-//! `--method kpca` fits kernel PCA ([`kestrel_stream::batch::kpca`]): exact on every row,
+//! `--method ksir` and `--method kfd` fit kernel sliced inverse regression and the kernel
+//! Fisher discriminant on the reduced kernel (every row a centre unless `--centres`), the
+//! classes as slices (or `--slices J` of a sorted response for ksir): at most one
+//! component fewer than the slices. `--method kpca` fits kernel PCA ([`kestrel_stream::batch::kpca`]): exact on every row,
 //! or reduced through `--centres M` rows drawn at random (seed 003 §4.1; the work is then
 //! O(m²) whatever the number of rows), keeps `--components K` components, writes the
 //! projected rows and, with `--model`, the projection as a model file (kind `kpca`; the
@@ -19,21 +22,26 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use kestrel_core::Real;
-use kestrel_core::kpca::KernelProjection;
+use kestrel_core::kpca::{Criterion, DEFAULT_MU, KernelProjection};
 use kestrel_stream::batch::fit::Setting;
-use kestrel_stream::batch::kpca::{self, KpcaSettings};
+use kestrel_stream::batch::kpca::{self, KpcaSettings, Method};
 use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::file;
 use kestrel_stream::limits::MAX_DIM;
 use kestrel_stream::source;
 
-use crate::args::{KernelArgs, MAX_CENTERS, ScalarArg, count, parse_bytes};
+use crate::args::{KernelArgs, MAX_CENTERS, ScalarArg, count, parse_bytes, positive};
 
 /// The projection to fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum MethodArg {
     /// Kernel principal component analysis (exact, or reduced with --centres).
     Kpca,
+    /// Kernel sliced inverse regression on the reduced kernel (slices: the classes, or
+    /// --slices of the sorted response).
+    Ksir,
+    /// Kernel Fisher discriminant on the reduced kernel (slices: the classes).
+    Kfd,
 }
 
 #[derive(clap::Args)]
@@ -47,16 +55,25 @@ pub struct TransformArgs {
     /// Components K to keep.
     #[arg(long, value_name = "K", value_parser = count(1, MAX_DIM), required_unless_present = "apply")]
     pub components: Option<usize>,
-    /// Centres M of reduced KPCA, drawn at random from the rows [default: exact, every row].
+    /// Centres M of the reduced kernel, drawn at random from the rows [default: every
+    /// row; for kpca, exact KPCA].
     #[arg(long, value_name = "M", value_parser = count(1, MAX_CENTERS))]
     pub centres: Option<usize>,
+    /// ksir: J slices of the rows sorted by their response (regression) [default: one
+    /// slice per distinct label].
+    #[arg(long, value_name = "J", value_parser = count(2, MAX_CENTERS))]
+    pub slices: Option<usize>,
+    /// ksir, kfd: weight μ of the kernel-norm regulariser μ·(tr D/tr K)·K added to the
+    /// denominator covariance D.
+    #[arg(long, default_value_t = DEFAULT_MU, value_parser = positive)]
+    pub mu: f64,
     #[command(flatten)]
     pub kernel: KernelArgs,
     /// Write the fitted projection here (a model file).
     #[arg(long, value_name = "MODEL", conflicts_with = "apply")]
     pub model: Option<PathBuf>,
     /// Project through this model file instead of fitting.
-    #[arg(long, value_name = "MODEL", conflicts_with_all = ["components", "centres"])]
+    #[arg(long, value_name = "MODEL", conflicts_with_all = ["components", "centres", "slices"])]
     pub apply: Option<PathBuf>,
     /// Write the projected rows here (CSV) instead of standard output.
     #[arg(long, value_name = "PATH")]
@@ -91,7 +108,7 @@ fn transform_in<T: Real>(args: &TransformArgs) -> Result<()> {
         }
         None => {
             let points = data.dense(data.dim())?;
-            (fit(args, &points, data.dim())?, points)
+            (fit(args, &points, data.labels(), data.dim())?, points)
         }
     };
     let projected = kpca::project(&model, &points)?;
@@ -101,7 +118,7 @@ fn transform_in<T: Real>(args: &TransformArgs) -> Result<()> {
         None => std::io::stdout().lock().write_all(table.as_bytes())?,
     }
     eprintln!(
-        "kestrel: projected {} rows of {} features on {} components (variances {})",
+        "kestrel: projected {} rows of {} features on {} components (eigenvalues {})",
         data.len(),
         model.dim(),
         model.components(),
@@ -112,14 +129,21 @@ fn transform_in<T: Real>(args: &TransformArgs) -> Result<()> {
 
 /// Fits the projection of `args` on `points` (row-major, `dim` columns), writing the
 /// model file under `--model`.
-fn fit<T: Real>(args: &TransformArgs, points: &[T], dim: usize) -> Result<KernelProjection<T, Vec<T>>> {
+fn fit<T: Real>(args: &TransformArgs, points: &[T], labels: &[f64], dim: usize) -> Result<KernelProjection<T, Vec<T>>> {
     let gamma = match args.kernel.gamma {
         Some(Setting::Value(gamma)) => gamma,
         _ => 1.0 / dim.max(1) as f64,
     };
     let kernel = args.kernel.build::<T>(gamma).context("--gamma")?;
-    let settings = KpcaSettings { components: args.components.unwrap_or(1), centres: args.centres, seed: args.seed };
-    let model = kpca::fit(points, dim, kernel, &settings, args.budget)?;
+    let discriminant = |criterion| Method::Discriminant { criterion, slices: args.slices, mu: args.mu };
+    let method = match args.method {
+        MethodArg::Kpca => Method::Kpca,
+        MethodArg::Ksir => discriminant(Criterion::Sir),
+        MethodArg::Kfd => discriminant(Criterion::Fisher),
+    };
+    let components = args.components.unwrap_or(1);
+    let settings = KpcaSettings { method, components, centres: args.centres, seed: args.seed };
+    let model = kpca::fit(points, labels, dim, kernel, &settings, args.budget)?;
     if let Some(path) = &args.model {
         let mut bytes = vec![0u8; model.encoded_len()];
         model.encode(&mut bytes)?;
