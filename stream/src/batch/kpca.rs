@@ -195,16 +195,22 @@ mod tests {
     fn exact_and_full_reduced_fits_agree_and_budgets_are_checked() {
         let points: Vec<f64> = (0..40).map(|i| ((i * 7 % 11) as f64 / 5.0).sin()).collect();
         let kernel = Kernel::rbf(0.5).unwrap();
-        let exact = KpcaSettings { components: 2, centres: None, seed: 1 };
-        let model = fit(&points, 2, kernel, &exact, None).unwrap();
-        let same = fit(&points, 2, kernel, &KpcaSettings { centres: Some(20), ..exact }, None).unwrap();
+        let exact = KpcaSettings { method: Method::Kpca, components: 2, centres: None, seed: 1 };
+        let model = fit(&points, &[], 2, kernel, &exact, None).unwrap();
+        let same = fit(&points, &[], 2, kernel, &KpcaSettings { centres: Some(20), ..exact }, None).unwrap();
         assert_eq!(model, same, "m ≥ n is exact");
-        let reduced = fit(&points, 2, kernel, &KpcaSettings { centres: Some(8), ..exact }, None).unwrap();
+        let reduced = fit(&points, &[], 2, kernel, &KpcaSettings { centres: Some(8), ..exact }, None).unwrap();
         assert_eq!((reduced.centres().len(), project(&reduced, &points).unwrap().len()), (16, 40));
         let needed = exact.bytes::<f64>(20, 2);
-        assert_eq!(
-            fit(&points, 2, kernel, &exact, Some(needed - 1)),
-            Err(TrainError::OverBudget { needed, budget: needed - 1 })
-        );
+        let over = fit(&points, &[], 2, kernel, &exact, Some(needed - 1));
+        assert_eq!(over, Err(TrainError::OverBudget { needed, budget: needed - 1 }));
+    }
+
+    #[test]
+    fn slices_are_classes_or_quantiles_of_the_response() {
+        let labels = [3.0, -1.0, 3.0, 7.0, -1.0, 0.5];
+        assert_eq!(slice_of_rows(&labels, None).unwrap(), [2, 0, 2, 3, 0, 1]);
+        assert_eq!(slice_of_rows(&labels, Some(2)).unwrap(), [1, 0, 1, 1, 0, 0]);
+        assert_eq!(slice_of_rows(&labels, Some(3)).unwrap(), [1, 0, 2, 2, 0, 1]);
     }
 }
