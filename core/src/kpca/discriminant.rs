@@ -19,7 +19,7 @@
 //! it `μ·tr D/tr K̃` so that `μ` (default [`DEFAULT_MU`]) does not depend on the kernel's
 //! or the data's scale. The eigenvectors are normalised by the denominator, `αᵀ B α = 1`
 //! (seed 003: `β_kᵀΣβ_l = δ_kl`), and stored with the offsets `αᵀk̃`, so the projection is
-//! the one of [`KernelProjection`]; its "variances" are the eigenvalues `λ = αᵀΣ_Bα`, the
+//! the one of [`KernelProjection`]; its eigenvalues are `λ = αᵀΣ_Bα`, the
 //! between-slice variance of each unit component. At most `J − 1` are positive (the rank
 //! of `Σ_B`), so `components < J`.
 //!
@@ -114,7 +114,8 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
         generalized_symmetric_eigen(between, denominator, m, values, vectors, factor)?;
         let parts = model.parts_mut();
         parts.centres.copy_from_slice(centres);
-        for (c, (alpha, value)) in parts.coefficients.chunks_exact_mut(m).zip(parts.variances.iter_mut()).enumerate() {
+        for (c, (alpha, value)) in parts.coefficients.chunks_exact_mut(m).zip(parts.eigenvalues.iter_mut()).enumerate()
+        {
             for (a, row) in alpha.iter_mut().zip(vectors.chunks_exact(m)) {
                 *a = row.get(c).copied().unwrap_or(T::ZERO);
             }

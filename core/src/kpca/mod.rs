@@ -31,8 +31,8 @@
 //! not break the Cholesky factor; it moves the leading components by `O(δ)`.
 //!
 //! Both fits store the same model: centres `c_j` (the rows, or `Ã`), coefficients `α_cj`,
-//! offsets `o_c = α_cᵀk̄`, and the variances `λ_c/n` of the components on the training
-//! rows (decreasing), so `y_c(x) = Σ_j α_cj k(x, c_j) − o_c`. Each component's sign is
+//! offsets `o_c = α_cᵀk̄`, and the eigenvalues — for KPCA the variances `λ_c/n` of the
+//! components on the training rows (decreasing), so `y_c(x) = Σ_j α_cj k(x, c_j) − o_c`. Each component's sign is
 //! fixed so that its largest coefficient in magnitude is positive.
 //!
 //! **Cost.** Exact: `n²` kernel evaluations, `≈ 9n³` for the eigendecomposition; work
@@ -47,7 +47,7 @@
 //! discriminant — are [`KernelProjection::fit_discriminant_in`] (module `discriminant`).
 //!
 //! Payload (postcard, model kind [`ModelKind::KernelPca`]): `((dim, centres m, components
-//! k, kernel), centres: [T; m·d], coefficients: [T; k·m], offsets: [T; k], variances: [T; k])`.
+//! k, kernel), centres: [T; m·d], coefficients: [T; k·m], offsets: [T; k], eigenvalues: [T; k])`.
 
 mod discriminant;
 
@@ -81,7 +81,7 @@ use crate::{Error, Kernel, Real};
 /// let mut y = [0.0; 2];
 /// kpca.project(&rows[..2], &mut y)?;
 /// // The two leading variances are equal (the circle's symmetry) and y has that scale.
-/// let v = kpca.variances();
+/// let v = kpca.eigenvalues();
 /// assert!((v[0] - v[1]).abs() < 1e-12 && (y[0] * y[0] + y[1] * y[1] - 2.0 * v[0]).abs() < 1e-12);
 /// # Ok::<(), kestrel_core::Error>(())
 /// ```
@@ -99,7 +99,7 @@ struct Parts<'a, T> {
     centres: &'a mut [T],
     coefficients: &'a mut [T],
     offsets: &'a mut [T],
-    variances: &'a mut [T],
+    eigenvalues: &'a mut [T],
 }
 
 impl KernelProjection<(), ()> {
@@ -155,7 +155,8 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
         symmetric_eigen(matrix, n, values, vectors)?;
         let largest = values.first().copied().unwrap_or(T::ZERO);
         let parts = model.parts_mut();
-        for (c, (alpha, variance)) in parts.coefficients.chunks_exact_mut(n).zip(parts.variances.iter_mut()).enumerate()
+        for (c, (alpha, variance)) in
+            parts.coefficients.chunks_exact_mut(n).zip(parts.eigenvalues.iter_mut()).enumerate()
         {
             let lambda = values.get(c).copied().unwrap_or(T::ZERO);
             if lambda <= T::EPSILON * T::from_f64(n as f64) * largest {
@@ -207,7 +208,8 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
         generalized_symmetric_eigen(covariance, gram, m, values, vectors, factor)?;
         let parts = model.parts_mut();
         parts.centres.copy_from_slice(centres);
-        for (c, (alpha, variance)) in parts.coefficients.chunks_exact_mut(m).zip(parts.variances.iter_mut()).enumerate()
+        for (c, (alpha, variance)) in
+            parts.coefficients.chunks_exact_mut(m).zip(parts.eigenvalues.iter_mut()).enumerate()
         {
             for (a, row) in alpha.iter_mut().zip(vectors.chunks_exact(m)) {
                 *a = row.get(c).copied().unwrap_or(T::ZERO);
@@ -244,14 +246,14 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
         split_mut(self.storage.as_mut(), self.dim, self.centres, self.components)
     }
 
-    /// `(centres, coefficients, offsets, variances)`.
+    /// `(centres, coefficients, offsets, eigenvalues)`.
     fn parts(&self) -> (&[T], &[T], &[T], &[T]) {
         let (d, m, k) = (self.dim, self.centres, self.components);
         let values = self.storage.as_ref().get(..KernelProjection::scalars_len(d, m, k)).unwrap_or_default();
         let (centres, rest) = values.split_at_checked(m * d).unwrap_or_default();
         let (coefficients, rest) = rest.split_at_checked(k * m).unwrap_or_default();
-        let (offsets, variances) = rest.split_at_checked(k).unwrap_or_default();
-        (centres, coefficients, offsets, variances)
+        let (offsets, eigenvalues) = rest.split_at_checked(k).unwrap_or_default();
+        (centres, coefficients, offsets, eigenvalues)
     }
 
     /// Writes the `k` components `y_c(x)` of the row `x` into `out`. O(m·(d + k)), no scratch.
@@ -278,7 +280,7 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
 
     /// The eigenvalue of each component, decreasing: for KPCA its variance on the training
     /// rows (`λ_c/n`); for KSIR and KFD its between-slice variance (`αᵀΣ_Bα`).
-    pub fn variances(&self) -> &[T] {
+    pub fn eigenvalues(&self) -> &[T] {
         self.parts().3
     }
 
@@ -316,17 +318,17 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
     }
 
     /// The payload: `((dim, centres, components, kernel), centres, coefficients, offsets,
-    /// variances)`.
+    /// eigenvalues)`.
     #[allow(clippy::type_complexity, reason = "the payload tuple is the file format, spelled out once")]
     fn payload(&self) -> Result<((u32, u32, u32, KernelKind<T>), &[T], &[T], &[T], &[T]), Error> {
-        let (centres, coefficients, offsets, variances) = self.parts();
+        let (centres, coefficients, offsets, eigenvalues) = self.parts();
         let shape = (
             u32_field(self.dim, "dim")?,
             u32_field(self.centres, "centres")?,
             u32_field(self.components, "components")?,
             self.kernel.kind(),
         );
-        Ok((shape, centres, coefficients, offsets, variances))
+        Ok((shape, centres, coefficients, offsets, eigenvalues))
     }
 
     /// Decodes the payload of a parsed envelope into `storage`.
@@ -346,7 +348,7 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
         let parts = model.parts_mut();
         let mut deserializer = postcard::Deserializer::from_bytes(rest);
         let mut complete = true;
-        for part in [parts.centres, parts.coefficients, parts.offsets, parts.variances] {
+        for part in [parts.centres, parts.coefficients, parts.offsets, parts.eigenvalues] {
             let expected = part.len();
             complete &= SliceSeed(part).deserialize(&mut deserializer).map_err(corrupt)? == expected;
         }
@@ -463,8 +465,8 @@ fn split_mut<T>(values: &mut [T], dim: usize, centres: usize, components: usize)
     };
     let (centres_part, rest) = values.split_at_mut_checked(centres * dim).unwrap_or_default();
     let (coefficients, rest) = rest.split_at_mut_checked(components * centres).unwrap_or_default();
-    let (offsets, variances) = rest.split_at_mut_checked(components).unwrap_or_default();
-    Parts { centres: centres_part, coefficients, offsets, variances }
+    let (offsets, eigenvalues) = rest.split_at_mut_checked(components).unwrap_or_default();
+    Parts { centres: centres_part, coefficients, offsets, eigenvalues }
 }
 
 #[cfg(test)]
@@ -554,7 +556,7 @@ mod tests {
             let column = ours.column(c);
             let error = (column - &reference).norm().min((column + &reference).norm());
             assert!(error <= tol * reference.norm(), "component {c}: {error}");
-            assert!((model.variances()[c].to_f64() - lambda / n as f64).abs() <= tol * lambda, "variance {c}");
+            assert!((model.eigenvalues()[c].to_f64() - lambda / n as f64).abs() <= tol * lambda, "variance {c}");
         }
     }
 
@@ -593,7 +595,7 @@ mod tests {
         let rows = rings(80, &mut rng);
         let kernel = Kernel::rbf(0.5).unwrap();
         let (full, red) = (exact(&rows, kernel, 3), reduced(&rows, &rows, kernel, 3));
-        for (a, b) in full.variances().iter().zip(red.variances()) {
+        for (a, b) in full.eigenvalues().iter().zip(red.eigenvalues()) {
             assert!((a - b).abs() <= 1e-6 * a, "{a} vs {b}");
         }
         // New rows, including far ones, project alike (sign fixed by the same convention

@@ -122,7 +122,7 @@ fn transform_in<T: Real>(args: &TransformArgs) -> Result<()> {
         data.len(),
         model.dim(),
         model.components(),
-        model.variances().iter().map(|v| format!("{:.4}", v.to_f64())).collect::<Vec<_>>().join(", ")
+        model.eigenvalues().iter().map(|v| format!("{:.4}", v.to_f64())).collect::<Vec<_>>().join(", ")
     );
     Ok(())
 }
