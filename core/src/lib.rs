@@ -27,6 +27,7 @@ pub mod dcd;
 mod error;
 pub mod frame;
 pub mod kernel;
+pub mod kpca;
 pub mod krr;
 pub mod linalg;
 pub mod model;

@@ -83,6 +83,8 @@ pub enum ModelKind {
     MapReduceRsvm = 4,
     /// A kernel novelty detector: weighted centres and a threshold.
     Novelty = 5,
+    /// A kernel principal-component projection (exact or reduced kernel PCA).
+    KernelPca = 6,
 }
 
 impl ModelKind {
@@ -93,6 +95,7 @@ impl ModelKind {
             3 => Some(ModelKind::ReducedSvm),
             4 => Some(ModelKind::MapReduceRsvm),
             5 => Some(ModelKind::Novelty),
+            6 => Some(ModelKind::KernelPca),
             _ => None,
         }
     }

@@ -20,7 +20,9 @@
 //!
 //! **Scalars.** An `f32` model computes in `f32`, with the core's code, so its predictions
 //! are the host's bit for bit. An `f64` model is refused (`KESTREL_STATUS_MODEL_UNSUPPORTED`):
-//! train with `--scalar f32` for a device.
+//! train with `--scalar f32` for a device. So is a kind this interface does not predict
+//! with (a MapReduce RSVM, a kernel projection of `kestrel transform`: the core's
+//! `KernelProjection::project` is the device's way to use one).
 //!
 //! **Memory.** [`kestrel_model_work_bytes`] reads the bytes' header and returns the exact
 //! work size: the object header, the model's scalars (`⌊payload/4⌋ + 1`: postcard writes

@@ -80,6 +80,12 @@ pub enum ModelFileError {
         /// What the core's decoder found.
         error: Error,
     },
+    /// The file holds a kernel projection, which predicts nothing.
+    #[error("{}: a kernel PCA model projects rows and predicts nothing: use `kestrel transform --apply`", path.display())]
+    Projection {
+        /// The model file.
+        path: PathBuf,
+    },
 }
 
 /// Reads and loads the model file at `path`.
@@ -88,6 +94,9 @@ pub enum ModelFileError {
 /// [`ModelFileError`] when it cannot be read or is not a valid model.
 pub fn read_file(path: &Path) -> Result<Box<dyn Predictor>, ModelFileError> {
     let bytes = file::read_bounded(path, MAX_FILE_BYTES)?;
+    if Envelope::parse(&bytes).is_ok_and(|envelope| envelope.kind == ModelKind::KernelPca) {
+        return Err(ModelFileError::Projection { path: path.to_path_buf() });
+    }
     load(&bytes).map_err(|error| ModelFileError::Invalid { path: path.to_path_buf(), error })
 }
 

@@ -978,3 +978,32 @@ fn unlabelled_readings_for_the_novelty_detector() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("the row has no label (--label-column none)"), "{}", stderr(&o));
 }
+
+#[test]
+fn transform_projects_rows_and_new_rows_through_its_model() {
+    let dir = scratch("transform");
+    let data = regression_csv(&dir, 120);
+    let (model, out, again) = (dir.join("kpca.kestrel"), dir.join("projected.csv"), dir.join("again.csv"));
+    let (model_s, out_s, again_s) = (model.to_str().unwrap(), out.to_str().unwrap(), again.to_str().unwrap());
+    let data_s = data.to_str().unwrap();
+    for centres in [&[][..], &["--centres", "30"][..]] {
+        let mut args = vec!["transform", "--input", data_s, "--components", "2", "--model", model_s, "--output", out_s];
+        args.extend_from_slice(centres);
+        let o = kestrel(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let o = kestrel(&["transform", "--input", data_s, "--apply", model_s, "--output", again_s]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let (first, second) = (std::fs::read_to_string(&out).unwrap(), std::fs::read_to_string(&again).unwrap());
+        assert_eq!(first, second, "the model projects the training rows as the fit did");
+        assert!(first.starts_with("pc0,pc1,label\n") && first.lines().count() == 121, "{first}");
+    }
+    // A projection predicts nothing; too many components and a KSIR without slices fail.
+    let o = kestrel(&["predict", "--model", model_s, "--input", data_s]);
+    assert!(!o.status.success() && stderr(&o).contains("kestrel transform --apply"), "{}", stderr(&o));
+    let o = kestrel(&["transform", "--input", data_s, "--components", "200"]);
+    assert!(!o.status.success() && stderr(&o).contains("components"), "{}", stderr(&o));
+    let o = kestrel(&["transform", "--method", "ksir", "--slices", "4", "--input", data_s, "--components", "4"]);
+    assert!(!o.status.success() && stderr(&o).contains("components"), "{}", stderr(&o));
+    let o = kestrel(&["transform", "--method", "ksir", "--slices", "4", "--input", data_s, "--components", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

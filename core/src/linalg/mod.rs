@@ -8,14 +8,18 @@
 //! Every function checks its dimensions and returns [`Error::DimensionMismatch`] rather
 //! than panicking; a rejected call writes nothing. Costs: `dot`/`axpy` O(n), `gemv` O(rc),
 //! triangular solves O(n²), the symmetric eigendecomposition ([`symmetric_eigen`],
-//! Householder tridiagonalisation and implicit QL) about `9m³` with the eigenvectors. None allocates.
+//! Householder tridiagonalisation and implicit QL) about `9m³` with the eigenvectors, and
+//! the generalized one ([`generalized_symmetric_eigen`], `A v = λ B v` through the Cholesky
+//! factor of `B` and the same eigensolver) about `12m³`. None allocates.
 
 use crate::error::check_len;
 use crate::{Error, Real};
 
 mod eigen;
+mod generalized;
 
 pub use eigen::{MAX_QL_ITERATIONS, symmetric_eigen};
+pub use generalized::generalized_symmetric_eigen;
 
 /// How a lower-triangular matrix is laid out in its slice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

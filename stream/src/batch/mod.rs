@@ -1,7 +1,8 @@
 //! Training on a whole [`Dataset`](crate::dataset::Dataset): the linear SVM ([`linear`]),
 //! SLKL kernel regression ([`slkl`]), the reduced-kernel SVM ([`rsvm`]), Nyström kernel
 //! ridge regression ([`krr`]), smooth ε-insensitive regression on the reduced kernel
-//! ([`ssvr`]), the MapReduce RSVM ([`mrrsvm`]), novelty detection
+//! ([`ssvr`]), kernel PCA and its supervised kin ([`kpca`]), the MapReduce RSVM
+//! ([`mrrsvm`]), novelty detection
 //! ([`novelty`]), and kernel learning from pairs with clustering ([`npkl`]); [`fit`] drives
 //! them all with `kestrel train`'s settings.
 //!
@@ -14,6 +15,7 @@
 pub mod centres;
 pub mod fit;
 pub mod gamma;
+pub mod kpca;
 pub mod krr;
 pub mod linear;
 pub mod mrrsvm;
@@ -64,6 +66,14 @@ pub enum TrainError {
     /// zero (a linear or polynomial kernel on all-zero features) or overflows.
     #[error("no centre was selected: every kernel column is zero or overflows (try the RBF kernel)")]
     NoCentres,
+    /// Exact kernel PCA on more rows than its `n × n` matrix allows.
+    #[error("exact kernel PCA takes at most {max} rows, the data have {n}: reduce it with --centres")]
+    TooManyRows {
+        /// Rows of the data.
+        n: usize,
+        /// The most rows.
+        max: usize,
+    },
     /// A buffer could not be allocated.
     #[error(transparent)]
     Alloc(#[from] AllocError),

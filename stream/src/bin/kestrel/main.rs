@@ -28,6 +28,7 @@ mod signals;
 mod stream_command;
 mod stream_setup;
 mod train_command;
+mod transform_command;
 mod tune_command;
 
 use args::{Cli, Command};
@@ -50,6 +51,7 @@ fn main() {
         Command::Export(args) => export_command::run(args),
         Command::Budget(args) => commands::budget(args),
         Command::Npkl(args) => npkl_command::run(args),
+        Command::Transform(args) => transform_command::run(args),
         Command::Demo { seed, report } => demo::run(*seed, report.as_deref()),
     };
     if let Err(error) = result {

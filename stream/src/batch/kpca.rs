@@ -1,0 +1,216 @@
+//! Kernel projections of a whole data set ([`kestrel_core::kpca`]): kernel PCA, exact on
+//! all `n` rows or reduced through `m` centres drawn uniformly from the rows (seed 003
+//! §4.1); KSIR and the kernel Fisher discriminant on the reduced kernel ([`Method`]); and
+//! the projection of rows through a fitted model.
+//!
+//! **Slices** of the supervised methods: one per distinct label (classes), or, with
+//! `slices: Some(J)`, `J` slices of equal size (within one row) of the rows sorted by their
+//! response (seed 003 §4.2, regression). Without `centres`, every row is a centre.
+//!
+//! Memory: exact needs the `n × n` centred kernel matrix and its eigenvectors
+//! (`2n² + 2n` scalars, [`KernelProjection::exact_work_len`]), so it is refused beyond
+//! [`MAX_EXACT_ROWS`]; reduced needs `O(m²)` work whatever `n`
+//! ([`KernelProjection::reduced_work_len`]). Both are checked against the budget before
+//! anything is allocated, and every buffer is allocated fallibly.
+
+use std::path::Path;
+
+use kestrel_core::kpca::{Criterion, KernelProjection};
+use kestrel_core::model::Envelope;
+use kestrel_core::reduced_set::select_random;
+use kestrel_core::{Kernel, Real, Rng};
+
+use super::centres::centre_rows;
+use super::{TrainError, check_budget};
+use crate::file;
+use crate::limits::{MAX_FILE_BYTES, zeroed};
+use crate::model::{ModelFileError, storage_for};
+
+/// The most rows exact kernel PCA takes (its work is `2n²` scalars: 3.2 GB in f64 here).
+pub const MAX_EXACT_ROWS: usize = 20_000;
+
+/// Which projection.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Method {
+    /// Kernel PCA (unsupervised).
+    Kpca,
+    /// KSIR (`Sir`) or the kernel Fisher discriminant (`Fisher`).
+    Discriminant {
+        /// Against the total or the within-slice covariance.
+        criterion: Criterion,
+        /// Slices of the sorted response; `None`: one per distinct label.
+        slices: Option<usize>,
+        /// The regulariser's weight `μ`.
+        mu: f64,
+    },
+}
+
+/// What to fit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KpcaSettings {
+    /// The projection.
+    pub method: Method,
+    /// Components `k`.
+    pub components: usize,
+    /// Centres `m` of reduced KPCA; `None` (or `m ≥ n`) for exact KPCA on every row.
+    pub centres: Option<usize>,
+    /// Seed of the centres' draw.
+    pub seed: u64,
+}
+
+impl KpcaSettings {
+    /// The centres of a fit on `n` rows, `None` for exact (KPCA on every row).
+    fn reduced(&self, n: usize) -> Option<usize> {
+        match self.method {
+            Method::Kpca => self.centres.filter(|&m| m < n),
+            Method::Discriminant { .. } => Some(self.centres.unwrap_or(n).min(n)),
+        }
+    }
+
+    /// Bytes a fit on `n` rows of `dim` features holds besides the rows: work, model and
+    /// (reduced) the centres.
+    pub fn bytes<T>(&self, n: usize, dim: usize) -> usize {
+        let (m, work) = match self.reduced(n) {
+            Some(m) => {
+                let work = KernelProjection::discriminant_work_len(m, n).saturating_add(m.saturating_mul(dim + 1));
+                (m, work.saturating_add(n.saturating_mul(2)))
+            }
+            None => (n, KernelProjection::exact_work_len(n)),
+        };
+        work.saturating_add(KernelProjection::scalars_len(dim, m, self.components)).saturating_mul(size_of::<T>())
+    }
+}
+
+/// Fits the projection of `settings` on `points` (row-major, `dim` columns) with their
+/// `labels` (read by the supervised methods only).
+///
+/// # Errors
+/// `OverBudget` beyond `budget`; `TooManyRows` for exact KPCA beyond [`MAX_EXACT_ROWS`]; the core's
+/// errors (too many components for the data's rank or slices, non-finite values, …).
+pub fn fit<T: Real>(
+    points: &[T],
+    labels: &[f64],
+    dim: usize,
+    kernel: Kernel<T>,
+    settings: &KpcaSettings,
+    budget: Option<usize>,
+) -> Result<KernelProjection<T, Vec<T>>, TrainError> {
+    let n = points.len() / dim.max(1);
+    if n == 0 {
+        return Err(TrainError::Empty);
+    }
+    let needed = settings.bytes::<T>(n, dim);
+    check_budget(needed, budget)?;
+    let k = settings.components;
+    match settings.reduced(n) {
+        None => {
+            if n > MAX_EXACT_ROWS {
+                return Err(TrainError::TooManyRows { n, max: MAX_EXACT_ROWS });
+            }
+            let mut work = zeroed(KernelProjection::exact_work_len(n), "the kernel matrix")?;
+            let storage = zeroed(KernelProjection::scalars_len(dim, n, k), "the model")?;
+            Ok(KernelProjection::fit_exact_in(storage, &mut work, kernel, points, dim, k)?)
+        }
+        Some(m) => {
+            let mut chosen = zeroed(m, "the centres")?;
+            select_random(n, &mut Rng::seed_from_u64(settings.seed), &mut chosen)?;
+            let centres = centre_rows(points, dim, &chosen)?;
+            let storage = zeroed(KernelProjection::scalars_len(dim, m, k), "the model")?;
+            match settings.method {
+                Method::Kpca => {
+                    let mut work = zeroed(KernelProjection::reduced_work_len(m), "the covariance")?;
+                    Ok(KernelProjection::fit_reduced_in(storage, &mut work, kernel, points, &centres, dim, k)?)
+                }
+                Method::Discriminant { criterion, slices, mu } => {
+                    let slices = slice_of_rows(labels, slices)?;
+                    let j = slices.iter().max().map_or(0, |&s| s + 1);
+                    let mut work = zeroed(KernelProjection::discriminant_work_len(m, j), "the covariances")?;
+                    let (rows, mu) = (points, T::from_f64(mu));
+                    let fitted = KernelProjection::fit_discriminant_in(
+                        storage, &mut work, kernel, rows, &slices, &centres, dim, k, criterion, mu,
+                    )?;
+                    Ok(fitted)
+                }
+            }
+        }
+    }
+}
+
+/// Each row's slice: the rank of its label among the distinct labels, or (`Some(J)`) its
+/// `J`-quantile among the sorted labels.
+///
+/// # Errors
+/// An allocation failure.
+pub fn slice_of_rows(labels: &[f64], slices: Option<usize>) -> Result<Vec<usize>, TrainError> {
+    let n = labels.len();
+    let mut order: Vec<usize> = zeroed(n, "the slices")?;
+    order.iter_mut().enumerate().for_each(|(i, o)| *o = i);
+    order.sort_by(|&a, &b| labels.get(a).unwrap_or(&0.0).total_cmp(labels.get(b).unwrap_or(&0.0)));
+    let mut out = zeroed(n, "the slices")?;
+    let mut slice = 0usize;
+    for (rank, (&i, previous)) in order.iter().zip(std::iter::once(None).chain(order.iter().map(Some))).enumerate() {
+        slice = match slices {
+            Some(j) => rank * j.max(1) / n.max(1),
+            None => {
+                let changed = previous.is_some_and(|&p| labels.get(p) != labels.get(i));
+                slice + usize::from(changed)
+            }
+        };
+        if let Some(o) = out.get_mut(i) {
+            *o = slice;
+        }
+    }
+    Ok(out)
+}
+
+/// The projections of `points` (row-major, the model's dimension), row-major `n × k`.
+///
+/// # Errors
+/// The core's, for a row of the wrong length or with NaN/∞; an allocation failure.
+pub fn project<T: Real>(model: &KernelProjection<T, Vec<T>>, points: &[T]) -> Result<Vec<T>, TrainError> {
+    let (dim, k) = (model.dim(), model.components());
+    let mut out = zeroed(points.len() / dim * k, "the projections")?;
+    for (x, y) in points.chunks_exact(dim).zip(out.chunks_exact_mut(k)) {
+        model.project(x, y)?;
+    }
+    Ok(out)
+}
+
+/// Reads the kernel PCA model file at `path`, of scalar `T`.
+///
+/// # Errors
+/// [`ModelFileError`] when it cannot be read or is not a kernel PCA model of scalar `T`.
+pub fn read_file<T: Real>(path: &Path) -> Result<KernelProjection<T, Vec<T>>, ModelFileError> {
+    let invalid = |error| ModelFileError::Invalid { path: path.to_path_buf(), error };
+    let bytes = file::read_bounded(path, MAX_FILE_BYTES)?;
+    let envelope = Envelope::parse(&bytes).map_err(invalid)?;
+    KernelProjection::from_envelope_in(&envelope, storage_for::<T>(&envelope)).map_err(invalid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_and_full_reduced_fits_agree_and_budgets_are_checked() {
+        let points: Vec<f64> = (0..40).map(|i| ((i * 7 % 11) as f64 / 5.0).sin()).collect();
+        let kernel = Kernel::rbf(0.5).unwrap();
+        let exact = KpcaSettings { method: Method::Kpca, components: 2, centres: None, seed: 1 };
+        let model = fit(&points, &[], 2, kernel, &exact, None).unwrap();
+        let same = fit(&points, &[], 2, kernel, &KpcaSettings { centres: Some(20), ..exact }, None).unwrap();
+        assert_eq!(model, same, "m ≥ n is exact");
+        let reduced = fit(&points, &[], 2, kernel, &KpcaSettings { centres: Some(8), ..exact }, None).unwrap();
+        assert_eq!((reduced.centres().len(), project(&reduced, &points).unwrap().len()), (16, 40));
+        let needed = exact.bytes::<f64>(20, 2);
+        let over = fit(&points, &[], 2, kernel, &exact, Some(needed - 1));
+        assert_eq!(over, Err(TrainError::OverBudget { needed, budget: needed - 1 }));
+    }
+
+    #[test]
+    fn slices_are_classes_or_quantiles_of_the_response() {
+        let labels = [3.0, -1.0, 3.0, 7.0, -1.0, 0.5];
+        assert_eq!(slice_of_rows(&labels, None).unwrap(), [2, 0, 2, 3, 0, 1]);
+        assert_eq!(slice_of_rows(&labels, Some(2)).unwrap(), [1, 0, 1, 1, 0, 0]);
+        assert_eq!(slice_of_rows(&labels, Some(3)).unwrap(), [1, 0, 2, 2, 0, 1]);
+    }
+}
