@@ -20,6 +20,7 @@ use kestrel_stream::checkpoint::Checkpoint;
 use kestrel_stream::mqtt::{self, MqttSink};
 use serde_json::Value;
 
+use crate::outcome::{succeeded, summary};
 use crate::scratch::Scratch;
 
 const MOSQUITTO: &str = "/usr/sbin/mosquitto";
@@ -196,20 +197,6 @@ fn finish(command: &mut Command, input: Option<String>) -> Output {
 
 fn kestrel(args: &[String]) -> Output {
     finish(Command::new(env!("CARGO_BIN_EXE_kestrel")).args(args), None)
-}
-
-fn succeeded(output: &Output) -> &Output {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{:?}: {stderr}", output.status);
-    output
-}
-
-/// The summary line without the rate, which depends on the machine.
-fn summary(output: &Output) -> Value {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let mut summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
-    summary.as_object_mut().unwrap().remove("samples_per_sec");
-    summary
 }
 
 /// `n` rows of two features and an XOR-like label: `(a, b, label)`.

@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use kestrel_core::Rng;
 use kestrel_stream::checkpoint::Checkpoint;
-use serde_json::Value;
 
+use crate::outcome::{succeeded, summary};
 use crate::scratch::Scratch;
 
 /// Rows of the test stream; 1-based lines of the bad rows in it.
@@ -94,20 +94,6 @@ fn run(args: &[String], input: String) -> Output {
     let output = child.wait_with_output().unwrap();
     writer.join().unwrap();
     output
-}
-
-fn succeeded(output: &Output) -> &Output {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{:?}: {stderr}", output.status);
-    output
-}
-
-/// The summary line without the rate, which depends on the machine.
-fn summary(output: &Output) -> Value {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let mut summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
-    summary.as_object_mut().unwrap().remove("samples_per_sec");
-    summary
 }
 
 /// Waits until the checkpoint at `path` has consumed `rows` rows.

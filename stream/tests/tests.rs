@@ -3,6 +3,7 @@
 mod cli;
 mod hostile;
 mod mqtt;
+mod outcome;
 mod report;
 mod resume;
 mod scratch;

@@ -18,9 +18,13 @@ mod source;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::thread;
 use std::time::Duration;
 
-use rumqttc::{ConnectReturnCode, ConnectionError, MqttOptions, TlsConfiguration, Transport};
+use rumqttc::{
+    ConnectReturnCode, Connection, ConnectionError, Event, Incoming, MqttOptions, Outgoing, TlsConfiguration, Transport,
+};
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 
@@ -220,6 +224,92 @@ fn is_final(error: &ConnectionError) -> bool {
         ConnectionError::ConnectionRefused(code) => *code != ConnectReturnCode::ServiceUnavailable,
         ConnectionError::Tls(_) => true,
         _ => false,
+    }
+}
+
+/// What a connection's network thread hands its end, once the first connection is made.
+enum Happening {
+    /// A packet received or sent.
+    Packet(Event),
+    /// Connected again after a loss; whether the broker kept the session.
+    Reconnected { session_present: bool },
+    /// The connection was lost: the message says when it is tried again.
+    Retrying(String),
+    /// The connection failed for good (refused, or TLS): why.
+    Failed(String),
+}
+
+/// Starts the network thread of `connection`, which hands what happens to `handle` until
+/// the client disconnects, the connection fails for good, or `handle` returns false; returns
+/// once the broker accepted the first connection, with a receiver that disconnects when the
+/// thread ends.
+///
+/// # Errors
+/// Why the first connection failed, or that no answer came within `wait`.
+fn start(
+    connection: Connection,
+    wait: Duration,
+    handle: impl FnMut(Happening) -> bool + Send + 'static,
+) -> Result<Receiver<()>, String> {
+    let (connected, status) = sync_channel(1);
+    let (done_sender, done) = sync_channel::<()>(0);
+    thread::spawn(move || {
+        // Dropped when the thread ends: `done` then disconnects.
+        let _done = done_sender;
+        drive(connection, connected, handle);
+    });
+    match status.recv_timeout(wait) {
+        Ok(Ok(())) => Ok(done),
+        Ok(Err(message)) => Err(message),
+        Err(RecvTimeoutError::Timeout) => Err(format!("no answer from the broker within {} s", wait.as_secs_f64())),
+        Err(RecvTimeoutError::Disconnected) => Err("the connection ended".into()),
+    }
+}
+
+/// The network thread: tells `connected` how the first attempt went, then connects again
+/// after each loss, pausing as [`Backoff`] says.
+fn drive(
+    mut connection: Connection,
+    connected: SyncSender<Result<(), String>>,
+    mut handle: impl FnMut(Happening) -> bool,
+) {
+    let (mut connecting, mut backoff) = (Some(connected), Backoff::new());
+    for event in connection.iter() {
+        let happening = match event {
+            Ok(Event::Incoming(Incoming::ConnAck(ack))) => {
+                backoff.connected();
+                match connecting.take() {
+                    Some(connected) => {
+                        let _ = connected.send(Ok(()));
+                        continue;
+                    }
+                    None => Happening::Reconnected { session_present: ack.session_present },
+                }
+            }
+            Ok(Event::Outgoing(Outgoing::Disconnect)) => return,
+            Ok(event) => Happening::Packet(event),
+            Err(e) => {
+                if let Some(connected) = connecting.take() {
+                    let _ = connected.send(Err(describe(&e)));
+                    return;
+                }
+                if is_final(&e) {
+                    handle(Happening::Failed(describe(&e)));
+                    return;
+                }
+                let pause = backoff.pause();
+                let message =
+                    format!("connection lost ({}): connecting again in {} s", describe(&e), pause.as_secs_f64());
+                if !handle(Happening::Retrying(message)) {
+                    return;
+                }
+                thread::sleep(pause);
+                continue;
+            }
+        };
+        if !handle(happening) {
+            return;
+        }
     }
 }
 

@@ -9,14 +9,13 @@
 //! checkpoint never covers a prediction the broker may not have. Messages published after
 //! the last checkpoint are published again by a resumed run: at least once.
 
-use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, sync_channel};
+use std::sync::mpsc::{Receiver, TryRecvError, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
-use std::thread;
 use std::time::{Duration, Instant};
 
-use rumqttc::{Client, Connection, Event, Incoming, Outgoing, QoS};
+use rumqttc::{Client, Event, Incoming, QoS};
 
-use super::{Backoff, Broker, describe, is_final};
+use super::{Broker, Happening, start};
 use crate::source::OpenError;
 
 /// Messages queued in the client before [`MqttSink::publish`] waits.
@@ -67,30 +66,9 @@ impl MqttSink {
         let (client, connection) = Client::new(options, QUEUED);
         let acks = Shared::default();
         let (notify, notices) = sync_channel(QUEUED);
-        let (connected, status) = sync_channel(1);
-        let (done_sender, done) = sync_channel::<()>(0);
         let shared = Arc::clone(&acks);
-        thread::spawn(move || {
-            // Dropped when the thread ends: `done` then disconnects.
-            let _done = done_sender;
-            run(
-                connection,
-                &shared,
-                |notice| {
-                    let _ = notify.try_send(notice);
-                },
-                connected,
-            );
-        });
-        match status.recv_timeout(connect_timeout) {
-            Ok(Ok(())) => {}
-            Ok(Err(message)) => return Err(error(message)),
-            Err(RecvTimeoutError::Timeout) => {
-                let seconds = connect_timeout.as_secs_f64();
-                return Err(error(format!("no answer from the broker within {seconds} s")));
-            }
-            Err(RecvTimeoutError::Disconnected) => return Err(error("the connection ended".into())),
-        }
+        let handle = move |happening| count(&shared, |notice| drop(notify.try_send(notice)), happening);
+        let done = start(connection, connect_timeout, handle).map_err(error)?;
         let topic = broker.topic.clone();
         Ok(MqttSink { client, topic, name, published: 0, acks, notices, done })
     }
@@ -164,51 +142,25 @@ impl MqttSink {
     }
 }
 
-/// The network thread: drives the connection, counts acknowledgements, connects again
-/// after a loss; tells `connected` how the first attempt went.
-fn run(
-    mut connection: Connection,
-    acks: &Shared,
-    mut tell: impl FnMut(String),
-    connected: std::sync::mpsc::SyncSender<Result<(), String>>,
-) {
+/// The network thread's part: counts the broker's acknowledgements into `acks`, records a
+/// failure for good, and tells of a connection lost or made again.
+fn count(acks: &Shared, tell: impl Fn(String), happening: Happening) -> bool {
     let (lock, acked) = &**acks;
-    let mut connecting = Some(connected);
-    let mut backoff = Backoff::new();
     let update = |change: &dyn Fn(&mut Acks)| {
         if let Ok(mut acks) = lock.lock() {
             change(&mut acks);
         }
         acked.notify_all();
     };
-    for event in connection.iter() {
-        match event {
-            Ok(Event::Incoming(Incoming::ConnAck(_))) => {
-                backoff.connected();
-                match connecting.take() {
-                    Some(connected) => {
-                        let _ = connected.send(Ok(()));
-                    }
-                    None => tell("connected again".into()),
-                }
-            }
-            Ok(Event::Incoming(Incoming::PubAck(_))) => update(&|acks| acks.count += 1),
-            Ok(Event::Outgoing(Outgoing::Disconnect)) => return,
-            Ok(_) => {}
-            Err(e) => {
-                if let Some(connected) = connecting.take() {
-                    let _ = connected.send(Err(describe(&e)));
-                    return;
-                }
-                if is_final(&e) {
-                    let message = describe(&e);
-                    update(&|acks| acks.failed = Some(message.clone()));
-                    return;
-                }
-                let pause = backoff.pause();
-                tell(format!("connection lost ({}): connecting again in {} s", describe(&e), pause.as_secs_f64()));
-                thread::sleep(pause);
-            }
+    match happening {
+        Happening::Packet(Event::Incoming(Incoming::PubAck(_))) => update(&|acks| acks.count += 1),
+        Happening::Packet(_) => {}
+        Happening::Reconnected { .. } => tell("connected again".into()),
+        Happening::Retrying(message) => tell(message),
+        Happening::Failed(message) => {
+            update(&|acks| acks.failed = Some(message.clone()));
+            return false;
         }
     }
+    true
 }

@@ -30,13 +30,12 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
-use std::thread;
 use std::time::{Duration, Instant};
 
-use rumqttc::{Client, Connection, Event, Incoming, Outgoing, Publish, QoS, SubscribeReasonCode};
+use rumqttc::{Client, Event, Incoming, Outgoing, Publish, QoS, SubscribeReasonCode};
 use serde_json::{Map, Value};
 
-use super::{Backoff, Broker, describe, is_final};
+use super::{Broker, Happening, start};
 use crate::source::{CsvReader, Format, LabelColumn, Next, OpenError, ReadError, ReadErrorKind, Record, RecordReader};
 
 /// Records in flight between the network thread and the caller.
@@ -158,9 +157,7 @@ impl MqttSource {
         let (client, connection) = Client::new(mqtt, ACK_QUEUE);
         client.try_subscribe(broker.topic.clone(), QoS::AtLeastOnce).map_err(|e| error(e.to_string()))?;
         let (items, received) = sync_channel(IN_FLIGHT);
-        let (connected, status) = sync_channel(1);
-        let (done_sender, done) = sync_channel::<()>(0);
-        let listener = Listener {
+        let mut listener = Listener {
             client: client.clone(),
             topic: broker.topic.clone(),
             parser: Parser::new(options),
@@ -168,20 +165,8 @@ impl MqttSource {
             pending: HashSet::new(),
             listening: true,
         };
-        thread::spawn(move || {
-            // Dropped when the thread ends: `done` then disconnects.
-            let _done = done_sender;
-            listener.listen(connection, connected);
-        });
-        let wait = options.connect_timeout;
-        match status.recv_timeout(wait) {
-            Ok(Ok(())) => {}
-            Ok(Err(message)) => return Err(error(message)),
-            Err(RecvTimeoutError::Timeout) => {
-                return Err(error(format!("no answer from the broker within {} s", wait.as_secs_f64())));
-            }
-            Err(RecvTimeoutError::Disconnected) => return Err(error("the connection ended".into())),
-        }
+        let done =
+            start(connection, options.connect_timeout, move |happening| listener.handle(happening)).map_err(error)?;
         let unacked = VecDeque::new();
         Ok(MqttSource { client, items: Some(received), done, unacked, handed: 0, name })
     }
@@ -265,52 +250,29 @@ struct Listener {
 }
 
 impl Listener {
-    /// Runs the connection until the caller disconnects or it fails for good; tells
-    /// `connected` how the first attempt went.
-    fn listen(mut self, mut connection: Connection, connected: SyncSender<Result<(), String>>) {
-        let mut connecting = Some(connected);
-        let mut backoff = Backoff::new();
-        for event in connection.iter() {
-            match event {
-                Ok(Event::Incoming(Incoming::ConnAck(ack))) => {
-                    backoff.connected();
-                    match connecting.take() {
-                        Some(connected) => {
-                            let _ = connected.send(Ok(()));
-                        }
-                        None => self.reconnected(ack.session_present),
-                    }
-                }
-                Ok(Event::Incoming(Incoming::SubAck(ack)))
-                    if ack.return_codes.contains(&SubscribeReasonCode::Failure) =>
-                {
-                    let _ =
-                        self.items.send(Item::Lost(format!("the broker refused the subscription to `{}`", self.topic)));
-                    return;
-                }
-                Ok(Event::Incoming(Incoming::Publish(publish))) => self.forward(publish),
-                Ok(Event::Outgoing(Outgoing::PubAck(pkid))) => {
-                    self.pending.remove(&pkid);
-                }
-                Ok(Event::Outgoing(Outgoing::Disconnect)) => return,
-                Ok(_) => {}
-                Err(e) => {
-                    if let Some(connected) = connecting.take() {
-                        let _ = connected.send(Err(describe(&e)));
-                        return;
-                    }
-                    if is_final(&e) {
-                        let _ = self.items.send(Item::Lost(describe(&e)));
-                        return;
-                    }
-                    let pause = backoff.pause();
-                    let message =
-                        format!("connection lost ({}): connecting again in {} s", describe(&e), pause.as_secs_f64());
-                    self.tell(message);
-                    thread::sleep(pause);
-                }
+    /// Takes what the connection brings; false when the subscription is refused or the
+    /// connection failed for good (told to the caller as lost).
+    fn handle(&mut self, happening: Happening) -> bool {
+        match happening {
+            Happening::Packet(Event::Incoming(Incoming::SubAck(ack)))
+                if ack.return_codes.contains(&SubscribeReasonCode::Failure) =>
+            {
+                let _ = self.items.send(Item::Lost(format!("the broker refused the subscription to `{}`", self.topic)));
+                return false;
+            }
+            Happening::Packet(Event::Incoming(Incoming::Publish(publish))) => self.forward(publish),
+            Happening::Packet(Event::Outgoing(Outgoing::PubAck(pkid))) => {
+                self.pending.remove(&pkid);
+            }
+            Happening::Packet(_) => {}
+            Happening::Reconnected { session_present } => self.reconnected(session_present),
+            Happening::Retrying(message) => self.tell(message),
+            Happening::Failed(message) => {
+                let _ = self.items.send(Item::Lost(message));
+                return false;
             }
         }
+        true
     }
 
     /// Connected again: a broker that lost the session (no persistence) has lost the
@@ -389,8 +351,12 @@ impl Parser {
     /// Hands each row of `publish` to `each`, while it returns true.
     fn rows(&mut self, publish: &Publish, mut each: impl FnMut(Result<Record, ReadError>) -> bool) {
         self.messages += 1;
-        let source_name = format!("{} (message {})", publish.topic, self.messages);
-        let bad = |line, column, kind| Err(ReadError { source_name: source_name.clone(), line, column, kind });
+        // The message's name is written only for a bad row.
+        let number = self.messages;
+        let bad = |line, column, kind| {
+            let source_name = format!("{} (message {number})", publish.topic);
+            Err(ReadError { source_name, line, column, kind })
+        };
         if publish.payload.len() > self.max_message_bytes {
             each(bad(1, 1, ReadErrorKind::MessageTooLarge(self.max_message_bytes)));
             return;
