@@ -299,6 +299,51 @@ fn mqtt_bad_payloads_are_counted() {
     assert!(stderr.contains("s/y (message 2):1:5: `x` is not a number"), "{stderr}");
 }
 
+/// Without `--dim` the first good CSV or JSON row states the number of features (the bad
+/// rows before it skipped, a LibSVM row among them, since it states none); a resumed run
+/// takes it from the checkpoint. The model is the one `--dim 2` gives from a file.
+#[test]
+fn mqtt_without_dim_the_first_row_states_it() {
+    let Some(mosquitto) = mosquitto() else { return };
+    let dir = Scratch::new("mqtt", "dim");
+    let broker = Broker::start(&mosquitto, &dir);
+    let data = rows(100);
+    std::fs::write(dir.path("rows.libsvm"), data.iter().map(|&r| libsvm(r) + "\n").collect::<String>()).unwrap();
+    let from_file = kestrel(&flags(&dir.str("rows.libsvm"), &["--out", &dir.str("file.model")]));
+    let learned = summary(succeeded(&from_file));
+
+    broker.session("kestrel-d", "d/t");
+    let mut messages = vec![libsvm(data[0]), "0.5,nan,1".to_string()];
+    messages.extend(data.iter().map(|&r| csv(r)));
+    broker.publish("d/t", &messages);
+    let without_dim = |more: &[&str]| {
+        let mut flags = flags(&broker.url("d/t"), more);
+        let at = flags.iter().position(|f| f == "--dim").unwrap();
+        flags.drain(at..at + 2);
+        flags
+    };
+    let (model, checkpoint) = (dir.str("mqtt.model"), dir.str("run.ckpt"));
+    let base = ["--client-id", "kestrel-d", "--out", &model, "--checkpoint", &checkpoint];
+    let first = kestrel(&without_dim(&[&base[..], &["--max-rows", "52"]].concat()));
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert_eq!(summary(succeeded(&first))["skipped"], 2, "{stderr}");
+    assert!(stderr.contains("a LibSVM row does not state the number of features (--dim)"), "{stderr}");
+    let second = kestrel(&without_dim(&[&base[..], &["--max-rows", "102", "--resume"]].concat()));
+    let resumed = summary(succeeded(&second));
+    assert_eq!((&resumed["n"], &resumed["accuracy"]), (&learned["n"], &learned["accuracy"]), "{resumed}");
+    assert_eq!(std::fs::read(&model).unwrap(), std::fs::read(dir.path("file.model")).unwrap());
+
+    // With `--on-error stop` the LibSVM row ends the run, saying what is missing.
+    broker.publish("d/t", &[libsvm(data[0])]);
+    let mut stop = without_dim(&["--client-id", "kestrel-d", "--idle-timeout", "30"]);
+    let at = stop.iter().position(|f| f == "skip").unwrap();
+    stop[at] = "stop".into();
+    let output = kestrel(&stop);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("d/t (message 1):1:1: a LibSVM row does not state"), "{stderr}");
+}
+
 /// No broker on the port: exit code 1 at once, naming the broker; a malformed URL or a
 /// missing --client-id is a usage error (exit code 2).
 #[test]

@@ -21,7 +21,9 @@
 //! given or detected row by row (`{` starts JSON, else [`detect`](crate::source::detect)).
 //! A bad row — malformed, of another width than `dim`, not finite, in a message larger
 //! than the limit — is a [`ReadError`] naming the topic and the message's number in the
-//! run; the rows after it are read on.
+//! run; the rows after it are read on. Without a given `dim`, the first good CSV or JSON
+//! row fixes it ([`MqttSource::dim`]); a LibSVM row, which does not state its width, is
+//! a bad row until then.
 //!
 //! The network runs on a thread of its own that parses messages into records and hands
 //! them over through a bounded channel, as [`Background`](crate::source::Background)
@@ -30,12 +32,14 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use rumqttc::{Client, Event, Incoming, Outgoing, Publish, QoS, SubscribeReasonCode};
 use serde_json::{Map, Value};
 
 use super::{Broker, Happening, start};
+use crate::limits::MAX_DIM;
 use crate::source::{CsvReader, Format, LabelColumn, Next, OpenError, ReadError, ReadErrorKind, Record, RecordReader};
 
 /// Records in flight between the network thread and the caller.
@@ -101,8 +105,9 @@ pub struct Options {
     /// The rows' format.
     pub payload: Payload,
     /// The number of features: every row has this width (CSV and JSON count it exactly,
-    /// LibSVM indices past it are left to the learner).
-    pub dim: usize,
+    /// LibSVM indices past it are left to the learner). `None`: the first good CSV or JSON
+    /// row fixes it.
+    pub dim: Option<usize>,
     /// The largest message read; a larger one is a bad row.
     pub max_message_bytes: usize,
     /// What labels hold: numbers, class names, or told by the first.
@@ -139,6 +144,8 @@ pub struct MqttSource {
     /// Rows handed out (records and bad rows).
     handed: u64,
     name: String,
+    /// The number of features, once given or fixed by the first good row.
+    dim: Arc<OnceLock<usize>>,
 }
 
 impl MqttSource {
@@ -157,10 +164,12 @@ impl MqttSource {
         let (client, connection) = Client::new(mqtt, ACK_QUEUE);
         client.try_subscribe(broker.topic.clone(), QoS::AtLeastOnce).map_err(|e| error(e.to_string()))?;
         let (items, received) = sync_channel(IN_FLIGHT);
+        let parser = Parser::new(options);
+        let dim = Arc::clone(&parser.dim);
         let mut listener = Listener {
             client: client.clone(),
             topic: broker.topic.clone(),
-            parser: Parser::new(options),
+            parser,
             items,
             pending: HashSet::new(),
             listening: true,
@@ -168,12 +177,18 @@ impl MqttSource {
         let done =
             start(connection, options.connect_timeout, move |happening| listener.handle(happening)).map_err(error)?;
         let unacked = VecDeque::new();
-        Ok(MqttSource { client, items: Some(received), done, unacked, handed: 0, name })
+        Ok(MqttSource { client, items: Some(received), done, unacked, handed: 0, name, dim })
     }
 
     /// The broker's URL, without the password.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The number of features: as given, or as the first good row had it (known once that
+    /// row is handed out by [`MqttSource::next`]); `None` before.
+    pub fn dim(&self) -> Option<usize> {
+        self.dim.get().copied()
     }
 
     /// The next row into `record`, waiting at most `wait` for it; [`Next::Notice`] when
@@ -323,7 +338,8 @@ impl Listener {
 /// Turns messages into rows.
 struct Parser {
     payload: Payload,
-    dim: usize,
+    /// Set once: given, or by the first good CSV or JSON row.
+    dim: Arc<OnceLock<usize>>,
     max_message_bytes: usize,
     labels: LabelColumn,
     label: LabelPlace,
@@ -336,9 +352,13 @@ struct Parser {
 
 impl Parser {
     fn new(options: &Options) -> Self {
+        let dim = Arc::new(OnceLock::new());
+        if let Some(given) = options.dim {
+            dim.get_or_init(|| given);
+        }
         Parser {
             payload: options.payload,
-            dim: options.dim,
+            dim,
             max_message_bytes: options.max_message_bytes,
             labels: options.labels,
             label: options.label.clone(),
@@ -390,22 +410,38 @@ impl Parser {
             given => given,
         };
         record.clear(line);
-        match format {
-            Payload::LibSvm | Payload::Auto => crate::source::parse_libsvm_line(row, record),
-            Payload::Json => self.json(row, record).map_err(|kind| (1, kind)),
-            Payload::Csv => self.csv(row, line, record),
+        let width = match format {
+            Payload::LibSvm | Payload::Auto if self.dim.get().is_none() => {
+                let unstated = "a LibSVM row does not state the number of features (--dim), and no row fixed it yet";
+                return Err((1, ReadErrorKind::Malformed(unstated.into())));
+            }
+            Payload::LibSvm | Payload::Auto => return crate::source::parse_libsvm_line(row, record),
+            Payload::Json => self.json(row, record).map_err(|kind| (1, kind))?,
+            Payload::Csv => self.csv(row, line, record)?,
+        };
+        if !(1..=MAX_DIM).contains(&width) {
+            return Err((1, ReadErrorKind::Malformed(format!("{width} features: a row has 1 to {MAX_DIM}"))));
         }
+        self.dim.get_or_init(|| width);
+        Ok(())
+    }
+
+    /// The number of features a row must have: `dim`, or what this row has (`got`)
+    /// while no row has fixed it.
+    fn width(&self, got: usize) -> usize {
+        self.dim.get().copied().unwrap_or(got)
     }
 
     /// A CSV row: `dim` features, then the label unless rows are unlabelled; the
-    /// sequence number's column taken out first.
-    fn csv(&mut self, row: &str, line: u64, record: &mut Record) -> Result<(), (usize, ReadErrorKind)> {
+    /// sequence number's column taken out first. Returns the number of features.
+    fn csv(&mut self, row: &str, line: u64, record: &mut Record) -> Result<usize, (usize, ReadErrorKind)> {
+        let labels = usize::from(self.label != LabelPlace::Unlabelled);
         let without_seq;
         let (row, seq) = match self.seq {
             SeqPlace::Column(column) => {
                 let mut fields: Vec<&str> = row.split(',').collect();
                 let got = fields.len();
-                let expected = self.dim + usize::from(self.label != LabelPlace::Unlabelled) + 1;
+                let expected = self.width(got.saturating_sub(labels + 1)) + labels + 1;
                 let Some(at) = column.checked_sub(1).filter(|&at| at < got) else {
                     return Err((1, ReadErrorKind::FieldCount { expected, got }));
                 };
@@ -418,10 +454,10 @@ impl Parser {
             }
             SeqPlace::Field(_) => (row, None),
         };
-        let fields = self.dim.saturating_add(1);
-        let reader = CsvReader::without_header(row.as_bytes(), "", fields, self.max_message_bytes);
+        let dim = self.width(row.split(',').count().saturating_sub(labels));
+        let reader = CsvReader::without_header(row.as_bytes(), "", dim.saturating_add(1), self.max_message_bytes);
         let mut reader = match self.label {
-            LabelPlace::Unlabelled => reader.without_labels(self.dim),
+            LabelPlace::Unlabelled => reader.without_labels(dim),
             _ => reader.with_labels(self.labels),
         };
         match reader.next_record(record) {
@@ -431,7 +467,7 @@ impl Parser {
         }
         (record.line, record.seq) = (line, seq);
         self.settle_labels(record);
-        Ok(())
+        Ok(dim)
     }
 
     /// After the first label read, the column's kind is known: names or numbers.
@@ -442,8 +478,8 @@ impl Parser {
         }
     }
 
-    /// A JSON object (see [`Payload::Json`]).
-    fn json(&mut self, row: &str, record: &mut Record) -> Result<(), ReadErrorKind> {
+    /// A JSON object (see [`Payload::Json`]); returns the number of features.
+    fn json(&mut self, row: &str, record: &mut Record) -> Result<usize, ReadErrorKind> {
         let malformed = |what: String| ReadErrorKind::Malformed(what);
         let value: Value = serde_json::from_str(row).map_err(|e| malformed(format!("not JSON: {e}")))?;
         let Value::Object(object) = value else { return Err(malformed("not a JSON object".into())) };
@@ -456,10 +492,10 @@ impl Parser {
             SeqPlace::Field(name) => name.clone(),
             SeqPlace::Column(_) => "seq".into(),
         };
-        match object.get("x") {
+        let dim = match object.get("x") {
             Some(Value::Array(x)) => self.dense(x.iter(), record)?,
             _ => self.named(&object, [label_key.as_deref(), Some(seq_key.as_str())], record)?,
-        }
+        };
         record.label = f64::NAN;
         match (label_key.as_deref().and_then(|key| object.get(key)), &self.label) {
             (Some(label), _) => self.json_label(label, record)?,
@@ -470,17 +506,18 @@ impl Parser {
             None => None,
             Some(seq) => Some(seq.as_u64().ok_or(malformed(format!("\"{seq_key}\" {seq} is not a whole number")))?),
         };
-        Ok(())
+        Ok(dim)
     }
 
-    /// Features from `values`, which must be `dim` finite numbers.
+    /// Features from `values`, which must be `dim` finite numbers; returns their number.
     fn dense<'v>(
         &self,
         values: impl ExactSizeIterator<Item = &'v Value>,
         record: &mut Record,
-    ) -> Result<(), ReadErrorKind> {
-        if values.len() != self.dim {
-            return Err(ReadErrorKind::FieldCount { expected: self.dim, got: values.len() });
+    ) -> Result<usize, ReadErrorKind> {
+        let (got, dim) = (values.len(), self.width(values.len()));
+        if got != dim {
+            return Err(ReadErrorKind::FieldCount { expected: dim, got });
         }
         for (j, v) in (0u32..).zip(values) {
             let value = v.as_f64().ok_or_else(|| ReadErrorKind::NotANumber(v.to_string()))?;
@@ -492,7 +529,7 @@ impl Parser {
                 record.values.push(value);
             }
         }
-        Ok(())
+        Ok(dim)
     }
 
     /// Features from the object's fields other than the label and the sequence number
@@ -503,11 +540,12 @@ impl Parser {
         object: &Map<String, Value>,
         other: [Option<&str>; 2],
         record: &mut Record,
-    ) -> Result<(), ReadErrorKind> {
+    ) -> Result<usize, ReadErrorKind> {
         let features = || object.iter().filter(|(name, _)| !other.contains(&Some(name.as_str())));
         let count = features().count();
-        if self.names.is_none() && count != self.dim {
-            return Err(ReadErrorKind::FieldCount { expected: self.dim, got: count });
+        let dim = self.width(count);
+        if self.names.is_none() && count != dim {
+            return Err(ReadErrorKind::FieldCount { expected: dim, got: count });
         }
         let names = self.names.get_or_insert_with(|| features().map(|(name, _)| name.clone()).collect());
         let mismatch = names.len() != count || features().zip(names.iter()).any(|((a, _), b)| a != b);
@@ -540,10 +578,19 @@ mod tests {
     use super::*;
 
     fn parse_with(payload: Payload, label: LabelPlace, message: &str) -> Vec<Result<Record, ReadError>> {
+        parse_dim(payload, label, Some(2), message)
+    }
+
+    fn parse_dim(
+        payload: Payload,
+        label: LabelPlace,
+        dim: Option<usize>,
+        message: &str,
+    ) -> Vec<Result<Record, ReadError>> {
         let options = Options {
             client_id: "t".into(),
             payload,
-            dim: 2,
+            dim,
             max_message_bytes: 128,
             labels: LabelColumn::Detect,
             label,
@@ -615,7 +662,7 @@ mod tests {
         let options = |seq| Options {
             client_id: "t".into(),
             payload: Payload::Auto,
-            dim: 2,
+            dim: Some(2),
             max_message_bytes: 128,
             labels: LabelColumn::Detect,
             label: LabelPlace::Standard,
@@ -654,5 +701,32 @@ mod tests {
         // Without "y", a JSON row is unlabelled.
         let rows = parse(Payload::Json, "{\"x\": [1, 2]}");
         assert!(rows[0].as_ref().unwrap().label.is_nan());
+    }
+
+    #[test]
+    fn without_a_given_width_the_first_good_row_fixes_it() {
+        let csv = parse_dim(
+            Payload::Auto,
+            LabelPlace::Standard,
+            None,
+            "1 1:2
+1,nan,0,1
+1,2,3,0
+4,5,1
+1,2,3,4,1",
+        );
+        let kinds: Vec<Option<ReadErrorKind>> = csv.into_iter().map(|r| r.err().map(|e| e.kind)).collect();
+        assert!(matches!(&kinds[0], Some(ReadErrorKind::Malformed(m)) if m.contains("--dim")), "{:?}", kinds[0]);
+        // A bad row fixes nothing: the first good one, three features, does.
+        assert_eq!(kinds[1], Some(ReadErrorKind::NonFinite("nan".into())));
+        assert_eq!(kinds[2], None);
+        assert_eq!(kinds[3], Some(ReadErrorKind::FieldCount { expected: 4, got: 3 }));
+        assert_eq!(kinds[4], Some(ReadErrorKind::FieldCount { expected: 4, got: 5 }));
+        let json = parse_dim(Payload::Json, LabelPlace::Standard, None, "{\"x\": [1, 2, 3]}\n{\"x\": [1]}");
+        assert_eq!(json[0].as_ref().unwrap().values, vec![1.0, 2.0, 3.0]);
+        assert_eq!(json[1].as_ref().unwrap_err().kind, ReadErrorKind::FieldCount { expected: 3, got: 1 });
+        let named = parse_dim(Payload::Auto, LabelPlace::Unlabelled, None, "{\"a\": 1, \"b\": 2}\n1,2");
+        assert_eq!(named[0].as_ref().unwrap().values, vec![1.0, 2.0]);
+        assert_eq!(named[1].as_ref().unwrap().values, vec![1.0, 2.0]);
     }
 }

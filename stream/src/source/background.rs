@@ -75,6 +75,16 @@ impl Records {
         }
     }
 
+    /// The number of features a broker's rows have, as `--dim` gave it or, without it, once
+    /// the first good row was handed out; `None` for other inputs.
+    pub fn dim(&self) -> Option<usize> {
+        #[cfg(feature = "mqtt")]
+        if let Records::Mqtt(source) = self {
+            return source.dim();
+        }
+        None
+    }
+
     /// Whether the input is sent again after a restart (a broker's unacknowledged
     /// messages) rather than read again from its start.
     pub fn redelivers(&self) -> bool {

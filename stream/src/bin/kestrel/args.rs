@@ -543,7 +543,8 @@ pub struct StreamArgs {
     pub learner: Learner,
     #[command(flatten)]
     pub input: InputArgs,
-    /// Number of features (required for LibSVM input; a CSV header states it).
+    /// Number of features (required for LibSVM input; a CSV header states it, and so does
+    /// a broker's first good CSV or JSON row).
     #[arg(long, value_parser = count(1, MAX_DIM))]
     pub dim: Option<usize>,
     /// Samples the learner keeps.

@@ -136,8 +136,7 @@ impl RowOutput {
 impl Session<'_> {
     /// Loads `--checkpoint` into the session after checking it was written with the same
     /// flags; returns the rows to skip.
-    fn resume(&mut self, path: &Path) -> Result<u64> {
-        let saved = Checkpoint::read(path).context("cannot resume")?;
+    fn resume(&mut self, path: &Path, saved: Checkpoint) -> Result<u64> {
         if let Some(difference) = saved.config.difference(&self.config) {
             bail!("cannot resume from {}: {difference}", path.display());
         }
@@ -305,9 +304,10 @@ impl Session<'_> {
     }
 }
 
-/// Opens `--input`: a broker for an `mqtt://` URL, else as every command does. Returns the
-/// records, the input's name and the number of features when the input states it.
-fn open_input(args: &StreamArgs) -> Result<(Records, String, Option<usize>)> {
+/// Opens `--input`: a broker for an `mqtt://` URL (whose rows have `dim` features, or as
+/// many as the first good row), else as every command does. Returns the records, the
+/// input's name and the number of features when the input states it.
+fn open_input(args: &StreamArgs, dim: Option<usize>) -> Result<(Records, String, Option<usize>)> {
     let input = &args.input.input;
     let Some(broker) = broker(args, "--input", input)? else {
         let reader = commands::open(&args.input, commands::labels_for(args.learner))?;
@@ -317,7 +317,6 @@ fn open_input(args: &StreamArgs) -> Result<(Records, String, Option<usize>)> {
     let client_id = args.client_id.clone().ok_or(Usage(
         "MQTT input needs --client-id: the broker keeps the session (and what it must send again) under it".into(),
     ))?;
-    let dim = args.dim.ok_or(Usage("MQTT input needs --dim".into()))?;
     let label = match args.input.label_column.as_deref() {
         None => LabelPlace::Standard,
         Some(NO_LABEL) => LabelPlace::Unlabelled,
@@ -349,7 +348,45 @@ fn open_input(args: &StreamArgs) -> Result<(Records, String, Option<usize>)> {
     };
     let source = MqttSource::connect(&broker, &options)?;
     let name = source.name().to_string();
-    Ok((Records::Mqtt(source), name, Some(dim)))
+    Ok((Records::Mqtt(source), name, dim))
+}
+
+/// For a broker's rows whose number of features nothing stated (no `--dim`, no
+/// checkpoint): waits for the first good row, which states it, and leaves it in `record`.
+/// Returns the number of features and of the bad rows before that row, skipped — or ends
+/// the run at the first, as `--on-error` says.
+fn first_row(input: &mut Records, record: &mut Record, signals: &Signals, args: &StreamArgs) -> Result<(usize, u64)> {
+    let (started, mut skipped) = (Instant::now(), 0u64);
+    let idle_timeout = args.idle_timeout.map(Duration::from_secs_f64);
+    loop {
+        if let Some(signal) = signals.received() {
+            input.close();
+            eprintln!("kestrel: stopped by {} before the first row", signals::name(signal));
+            std::process::exit(128 + signal);
+        }
+        match input.next(record, POLL) {
+            Next::Record => return Ok((input.dim().context("a row came but no number of features")?, skipped)),
+            Next::Bad(e) if args.input.on_error == OnErrorArg::Skip => {
+                skipped += 1;
+                eprintln!("kestrel: skipped {e}");
+            }
+            Next::Bad(e) => {
+                input.close();
+                return Err(e.into());
+            }
+            Next::Waiting if idle_timeout.is_some_and(|idle| started.elapsed() >= idle) => {
+                input.close();
+                bail!("no row within --idle-timeout to tell the number of features (or give --dim): no model written")
+            }
+            Next::Waiting => {}
+            Next::Notice(message) => eprintln!("kestrel: {message}"),
+            Next::End => bail!("the input ended before its first row"),
+            Next::Lost(message) => {
+                input.close();
+                bail!(message)
+            }
+        }
+    }
 }
 
 /// The broker `url` names, when it is an MQTT URL (given to `flag`), over TLS with
@@ -414,8 +451,24 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     if let (Some(path), false) = (&args.ca_file, tls) {
         return Err(Usage(format!("--ca-file {}: no mqtts:// broker to check with it", path.display())).into());
     }
-    let (mut input, name, dim_hint) = open_input(args)?;
-    let dim = args.dim.or(dim_hint).ok_or(Usage("LibSVM input needs --dim (a CSV header states it)".into()))?;
+    let saved = match (&args.checkpoint, args.resume) {
+        (Some(path), true) => Some((path, Checkpoint::read(path).context("cannot resume")?)),
+        _ => None,
+    };
+    let saved_dim = saved.as_ref().and_then(|(_, saved)| saved.config.flags().find(|(flag, _)| *flag == "--dim"));
+    let stated_dim = args.dim.or(saved_dim.and_then(|(_, dim)| dim.parse().ok()));
+    let (mut input, name, dim_hint) = open_input(args, stated_dim)?;
+    // A broker's first row, read to learn the number of features, and the bad rows before it.
+    let (mut record, mut first) = (Record::default(), None);
+    let dim = match stated_dim.or(dim_hint) {
+        Some(dim) => dim,
+        None if input.redelivers() => {
+            let (dim, skipped) = first_row(&mut input, &mut record, &signals, args)?;
+            first = Some(skipped);
+            dim
+        }
+        None => bail!(Usage("LibSVM input needs --dim (a CSV header states it)".into())),
+    };
     let learner = stream_setup::learner::<T>(args, dim)?;
     let config = stream_setup::run_config(args, dim)?;
     let names = ClassNames::new();
@@ -439,9 +492,9 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         clock,
         started: (Instant::now(), 0),
     };
-    let resume_rows = match (&args.checkpoint, args.resume) {
-        (Some(path), true) => session.resume(path)?,
-        _ => 0,
+    let resume_rows = match saved {
+        Some((path, saved)) => session.resume(path, saved)?,
+        None => 0,
     };
     if let (Some(path), None, None) = (&args.output, &session.output, &session.predictions) {
         session.output = Some(RowOutput::open(path, None)?);
@@ -450,14 +503,17 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     progress.set_position(session.seen);
     // A broker sends again what was not acknowledged: nothing to skip.
     let resume_rows = if input.redelivers() { 0 } else { resume_rows };
-    let (mut record, mut to_skip) = (Record::default(), resume_rows);
+    let mut to_skip = resume_rows;
     session.started = (Instant::now(), session.seen);
     let skip_bad = args.input.on_error == OnErrorArg::Skip;
     let idle_timeout = args.idle_timeout.map(Duration::from_secs_f64);
     let has_checkpoint = args.checkpoint.is_some();
     // Rows this run handed out and consumed (those not learned again included): what a
     // broker's acknowledgements count.
-    let mut consumed = 0u64;
+    let mut consumed = first.unwrap_or(0);
+    if let Some(skipped) = first {
+        (session.rows, session.skipped) = (skipped, skipped);
+    }
     let mut last_row = Instant::now();
     loop {
         if args.max_rows.is_some_and(|max| session.rows >= max) {
@@ -470,7 +526,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             eprintln!("kestrel: stopped by {} after {} input rows", signals::name(signal), session.rows);
             std::process::exit(128 + signal);
         }
-        let next = match input.next(&mut record, POLL) {
+        let next = match first.take().map_or_else(|| input.next(&mut record, POLL), |_| Next::Record) {
             Next::Record => session.name(&name, &mut record),
             other => other,
         };
