@@ -10,6 +10,9 @@
 #   novelty.kestrel  novelty detector learned by `kestrel stream --learner novelty` on
 #                 breast_cancer in raw units (30 features), 32 centres, standardised by
 #                 its warm-up's statistics (carried by the file)
+#   kpca.kestrel  reduced kernel PCA fitted by `kestrel transform` on diabetes (10
+#                 features), 16 centres, 3 components; kpca.expected holds each row's 3
+#                 projections' bit patterns, then the line `kestrel transform --apply` printed
 #
 # each trained by `kestrel train --scalar f32` on ../shared/data/DATASET/train.csv (or
 # train_raw.csv); NAME.csv is the header and first 32 rows of the matching test file;
@@ -67,3 +70,19 @@ done
     --scalar f32 --centers 32 --warmup 100 --quantile 0.9 --report-every 0 >/dev/null
 head -n 33 "$data/breast_cancer/test_raw.csv" >"$here/novelty.csv"
 expect novelty
+
+"$kestrel" transform --method kpca --input "$data/diabetes/train.csv" --model "$here/kpca.kestrel" \
+    --output /dev/null --scalar f32 --seed 1 --centres 16 --components 3
+head -n 33 "$data/diabetes/test.csv" >"$here/kpca.csv"
+"$kestrel" transform --apply "$here/kpca.kestrel" --input "$here/kpca.csv" | tail -n +2 | python3 -c '
+import struct, sys
+for line in sys.stdin:
+    text = line.strip()
+    fields = []
+    for value in map(float, text.split(",")[:-1]):
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        assert struct.unpack("<f", struct.pack("<I", bits))[0] == value, text
+        fields.append(f"{bits:#010x}")
+    print(" ".join(fields), text)
+' >"$here/kpca.expected"
+echo "kpca: $(wc -c <"$here/kpca.kestrel") bytes, $(wc -l <"$here/kpca.expected") projected rows"

@@ -7,13 +7,15 @@
 //! (the host's predictions as f32 bit patterns). Inputs are read as the host's CSV reader
 //! reads them — each field parsed as `f64` by core's parser, then converted to `f32` — so
 //! the device sees the same bits. The SVM's and the novelty detector's files carry the
-//! standardisation they learned with, applied on the device as on the host. Model decoding errors are checked
-//! too.
+//! standardisation they learned with, applied on the device as on the host. The reduced
+//! kernel PCA projects each row onto its 3 components with the bits `kestrel transform
+//! --apply` printed. Model decoding errors are checked too.
 
 #![no_std]
 #![no_main]
 
 use kestrel_core::dcd::{LinearModel, Row};
+use kestrel_core::kpca::KernelProjection;
 use kestrel_core::model::{Envelope, ModelError, ModelKind, ScalarKind};
 use kestrel_core::novelty::NoveltyModel;
 use kestrel_core::reduced_set::{MapReduceModel, ReducedKernelModel};
@@ -37,6 +39,9 @@ const MRRSVM_EXPECTED: &str = include_str!("../models/mrrsvm.expected");
 const NOVELTY: &[u8] = include_bytes!("../models/novelty.kestrel");
 const NOVELTY_INPUTS: &str = include_str!("../models/novelty.csv");
 const NOVELTY_EXPECTED: &str = include_str!("../models/novelty.expected");
+const KPCA: &[u8] = include_bytes!("../models/kpca.kestrel");
+const KPCA_INPUTS: &str = include_str!("../models/kpca.csv");
+const KPCA_EXPECTED: &str = include_str!("../models/kpca.expected");
 
 /// Most features of an input file.
 const MAX_DIM: usize = 30;
@@ -56,6 +61,7 @@ fn main() -> ! {
     tests.run("reduced_svm_predictions_bit_identical_to_host", check_rsvm);
     tests.run("mapreduce_rsvm_predictions_bit_identical_to_host", check_mrrsvm);
     tests.run("novelty_scores_and_flags_bit_identical_to_host", check_novelty);
+    tests.run("kernel_pca_projections_bit_identical_to_host", check_kpca);
     tests.run("envelopes_name_kind_and_scalar", envelopes);
     tests.run("decoded_slkl_model_encodes_to_the_same_bytes", reencode);
     tests.run("corrupted_truncated_and_foreign_bytes_are_errors", decoding_errors);
@@ -168,6 +174,30 @@ fn check_novelty() -> Result<(), Failure> {
     ensure(flagged > 0 && flagged < ROWS, "both verdicts among the rows")
 }
 
+/// A reduced kernel PCA fitted by `kestrel transform`: each row's 3 projections (the
+/// expected line's first three bit patterns) as the host computed them.
+fn check_kpca() -> Result<(), Failure> {
+    const COMPONENTS: usize = 3;
+    let envelope = Envelope::parse(KPCA)?;
+    let storage = [0.0f32; KernelProjection::scalars_len(10, 16, COMPONENTS)];
+    let model = KernelProjection::from_envelope_in(&envelope, storage)?;
+    ensure(model.dim() == 10 && model.components() == COMPONENTS, "10 features, 3 components")?;
+    ensure(model.centres().len() == 16 * 10, "16 centres")?;
+    let mut count = 0;
+    for (row, line) in KPCA_INPUTS.lines().skip(1).zip(KPCA_EXPECTED.lines()) {
+        let (x, dim) = features(row)?;
+        let mut projected = [0.0f32; COMPONENTS];
+        model.project(&x[..dim], &mut projected)?;
+        let mut fields = line.split_whitespace();
+        for value in projected {
+            let bits = fields.next().ok_or(Failure::Check("three bit patterns per line"))?;
+            ensure(value.to_bits() == expected_bits(bits)?, "projection has the host's bits")?;
+        }
+        count += 1;
+    }
+    ensure(count == ROWS && KPCA_EXPECTED.lines().count() == ROWS, "all 32 rows compared")
+}
+
 fn envelopes() -> Result<(), Failure> {
     let models = [
         (SLKL, ModelKind::Slkl),
@@ -175,6 +205,7 @@ fn envelopes() -> Result<(), Failure> {
         (RSVM, ModelKind::ReducedSvm),
         (MRRSVM, ModelKind::MapReduceRsvm),
         (NOVELTY, ModelKind::Novelty),
+        (KPCA, ModelKind::KernelPca),
     ];
     for (bytes, kind) in models {
         let envelope = Envelope::parse(bytes)?;

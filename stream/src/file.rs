@@ -89,6 +89,22 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     result.map_err(io_error)
 }
 
+/// Writes a data output (rows, a report) to `path`: atomically ([`write_atomic`]) when it
+/// is a regular file or does not exist, in place when it is something else that takes
+/// writes — a FIFO, `/dev/null`, a terminal — which an atomic write would replace.
+///
+/// # Errors
+/// `Io` when it cannot be written.
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
+    let io_error = |error| FileError::Io { path: path.to_path_buf(), error };
+    match fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => {
+            File::options().write(true).open(path).and_then(|mut file| file.write_all(bytes)).map_err(io_error)
+        }
+        _ => write_atomic(path, bytes),
+    }
+}
+
 /// Reads the whole file at `path`, at most `limit` bytes.
 ///
 /// # Errors
@@ -150,6 +166,29 @@ mod tests {
         assert!(matches!(write_atomic(&dir, b"x"), Err(FileError::NotRegular { .. })));
         // A device read with no end stops at the limit.
         assert!(matches!(read_bounded(Path::new("/dev/zero"), 1000), Err(FileError::TooLarge { .. })));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_data_output_is_written_into_a_fifo_or_device_in_place() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = scratch("output");
+        let fifo = dir.join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let reader = std::thread::spawn({
+            let fifo = fifo.clone();
+            move || fs::read(fifo).unwrap()
+        });
+        write_output(&fifo, b"pc0,label\n").unwrap();
+        assert_eq!(reader.join().unwrap(), b"pc0,label\n");
+        assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        write_output(Path::new("/dev/null"), b"rows").unwrap();
+        assert!(fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+        let file = dir.join("rows.csv");
+        write_output(&file, b"first").unwrap();
+        write_output(&file, b"2nd").unwrap();
+        assert_eq!(fs::read(&file).unwrap(), b"2nd");
+        assert!(matches!(write_output(&dir, b"x"), Err(FileError::Io { .. })));
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -979,6 +979,26 @@ fn unlabelled_readings_for_the_novelty_detector() {
     assert!(stderr(&o).contains("the row has no label (--label-column none)"), "{}", stderr(&o));
 }
 
+/// An f32 projection applies as it was fitted, its file stating the scalar; the projected
+/// rows go into a device in place.
+#[test]
+fn transform_applies_an_f32_model_without_scalar_flag() {
+    let dir = scratch("transform-f32");
+    let data = regression_csv(&dir, 60);
+    let (model, out, again) = (dir.join("kpca.kestrel"), dir.join("projected.csv"), dir.join("again.csv"));
+    let (model_s, out_s, again_s) = (model.to_str().unwrap(), out.to_str().unwrap(), again.to_str().unwrap());
+    let data_s = data.to_str().unwrap();
+    let fit =
+        ["transform", "--input", data_s, "--components", "2", "--centres", "20", "--scalar", "f32", "--model", model_s];
+    let o = kestrel(&[&fit[..], &["--output", out_s]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = kestrel(&["transform", "--input", data_s, "--apply", model_s, "--output", again_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), std::fs::read_to_string(&again).unwrap());
+    let o = kestrel(&[&fit[..], &["--output", "/dev/null"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
 #[test]
 fn transform_projects_rows_and_new_rows_through_its_model() {
     let dir = scratch("transform");

@@ -16,7 +16,7 @@
 use std::path::Path;
 
 use kestrel_core::kpca::{Criterion, KernelProjection};
-use kestrel_core::model::Envelope;
+use kestrel_core::model::{Envelope, ScalarKind};
 use kestrel_core::reduced_set::select_random;
 use kestrel_core::{Kernel, Real, Rng};
 
@@ -185,6 +185,17 @@ pub fn read_file<T: Real>(path: &Path) -> Result<KernelProjection<T, Vec<T>>, Mo
     let bytes = file::read_bounded(path, MAX_FILE_BYTES)?;
     let envelope = Envelope::parse(&bytes).map_err(invalid)?;
     KernelProjection::from_envelope_in(&envelope, storage_for::<T>(&envelope)).map_err(invalid)
+}
+
+/// The scalar of the model file at `path`.
+///
+/// # Errors
+/// [`ModelFileError`] when it cannot be read or is not a model file.
+pub fn scalar_of_file(path: &Path) -> Result<ScalarKind, ModelFileError> {
+    let bytes = file::read_bounded(path, MAX_FILE_BYTES)?;
+    let envelope =
+        Envelope::parse(&bytes).map_err(|error| ModelFileError::Invalid { path: path.to_path_buf(), error })?;
+    Ok(envelope.scalar)
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use kestrel_core::Real;
 use kestrel_core::kpca::{Criterion, DEFAULT_MU, KernelProjection};
+use kestrel_core::model::ScalarKind;
 use kestrel_stream::batch::fit::Setting;
 use kestrel_stream::batch::kpca::{self, KpcaSettings, Method};
 use kestrel_stream::dataset::{Dataset, OnError};
@@ -81,7 +82,7 @@ pub struct TransformArgs {
     /// Memory budget of the fit, in bytes or with KiB / MiB.
     #[arg(long, value_parser = parse_bytes)]
     pub budget: Option<usize>,
-    /// Scalar type.
+    /// Scalar type of a fit (a model given to --apply states its own).
     #[arg(long, value_enum, default_value_t = ScalarArg::F64)]
     pub scalar: ScalarArg,
     /// Seed of the centres' draw.
@@ -90,9 +91,15 @@ pub struct TransformArgs {
 }
 
 pub fn run(args: &TransformArgs) -> Result<()> {
-    match args.scalar {
-        ScalarArg::F64 => transform_in::<f64>(args),
-        ScalarArg::F32 => transform_in::<f32>(args),
+    // A model file states its scalar; `--scalar` chooses the one of a fit.
+    let scalar = match &args.apply {
+        Some(path) => kpca::scalar_of_file(path)?,
+        None if args.scalar == ScalarArg::F32 => ScalarKind::F32,
+        None => ScalarKind::F64,
+    };
+    match scalar {
+        ScalarKind::F64 => transform_in::<f64>(args),
+        ScalarKind::F32 => transform_in::<f32>(args),
     }
 }
 
@@ -114,7 +121,7 @@ fn transform_in<T: Real>(args: &TransformArgs) -> Result<()> {
     let projected = kpca::project(&model, &points)?;
     let table = csv(&projected, model.components(), data.labels());
     match &args.output {
-        Some(path) => file::write_atomic(path, table.as_bytes())?,
+        Some(path) => file::write_output(path, table.as_bytes())?,
         None => std::io::stdout().lock().write_all(table.as_bytes())?,
     }
     eprintln!(

@@ -105,7 +105,7 @@ impl Report {
     /// # Errors
     /// When `path` cannot be written.
     pub fn write(&self, path: &Path) -> Result<()> {
-        file::write_atomic(path, self.html().as_bytes()).with_context(|| format!("--report {}", path.display()))
+        file::write_output(path, self.html().as_bytes()).with_context(|| format!("--report {}", path.display()))
     }
 }
 
