@@ -121,28 +121,78 @@ fn downdate_margin<T: Real>(p: &[T]) -> Result<T, Error> {
     Ok(rho2)
 }
 
+/// Rows rotated together: each carries its own `x` through the same rotations, so their
+/// dependent chains interleave (instruction-level parallelism on a host; on a device, one
+/// load of each rotation serves all of them, and the per-row set-up is shared).
+const BLOCK: usize = 4;
+
+/// The `B` consecutive rows of the packed triangle that start at row `r`, each from column
+/// `from` on (row `r + b` then holds `r + b + 1 − from` entries).
+fn rows_from<T, const B: usize>(triangle: &mut [T], r: usize, from: usize) -> [&mut [T]; B] {
+    let mut rest = &mut triangle[packed_len(r)..packed_len(r + B)];
+    core::array::from_fn(|b| {
+        let (row, tail) = core::mem::take(&mut rest).split_at_mut(r + b + 1);
+        rest = tail;
+        &mut row[from..]
+    })
+}
+
 /// Rank-1 update of the trailing block (rows and columns `start..end`) of the packed
-/// triangle by the vector held in `sines[start..end]`; `cosines` is scratch.
+/// triangle by the vector held in `sines[start..end]`; `cosines` is scratch. Rows go
+/// [`BLOCK`] at a time, the last few one by one.
 fn rotate_in_update<T: Real>(triangle: &mut [T], start: usize, end: usize, cosines: &mut [T], sines: &mut [T]) {
-    for r in start..end {
-        let row = &mut triangle[packed_len(r) + start..packed_len(r) + r + 1];
-        let mut x = sines[r];
-        let (off_diagonal, diagonal) = row.split_at_mut(r - start);
-        for ((l, &c), &s) in off_diagonal.iter_mut().zip(&cosines[start..r]).zip(&sines[start..r]) {
+    let mut r = start;
+    while end - r >= BLOCK {
+        update_rows::<T, BLOCK>(triangle, start, r, cosines, sines);
+        r += BLOCK;
+    }
+    while r < end {
+        update_rows::<T, 1>(triangle, start, r, cosines, sines);
+        r += 1;
+    }
+}
+
+/// Rows `r..r + B` of the update: the rotations `start..r`, fixed by the rows above,
+/// applied to all `B` rows at once; then row by row the rotations fixed within the block,
+/// and the row's own, `(L_qq, x_q) → (h, 0)` with `c = L_qq/h`, `s = x_q/h`.
+fn update_rows<T: Real, const B: usize>(
+    triangle: &mut [T],
+    start: usize,
+    r: usize,
+    cosines: &mut [T],
+    sines: &mut [T],
+) {
+    let shared = r - start;
+    let mut x: [T; B] = core::array::from_fn(|b| sines[r + b]);
+    // Each row split into its columns `start..r` (all of length `shared`) and the rest.
+    let mut rows = rows_from::<T, B>(triangle, r, start).map(|row| row.split_at_mut(shared));
+    let (cos, sin) = (&cosines[start..r], &sines[start..r]);
+    for q in 0..shared {
+        let (c, s) = (cos[q], sin[q]);
+        for ((row, _), x) in rows.iter_mut().zip(x.iter_mut()) {
+            let l = row[q];
+            row[q] = c * l + s * *x;
+            *x = c * *x - s * l;
+        }
+    }
+    for (b, ((_, rest), mut x)) in rows.into_iter().zip(x).enumerate() {
+        let (within, diagonal) = rest.split_at_mut(b);
+        for ((l, &c), &s) in within.iter_mut().zip(&cosines[r..r + b]).zip(&sines[r..r + b]) {
             let rotated = c * *l + s * x;
             x = c * x - s * *l;
             *l = rotated;
         }
         let d = diagonal[0];
         let h = d.hypot(x);
-        cosines[r] = d / h;
-        sines[r] = x / h;
+        cosines[r + b] = d / h;
+        sines[r + b] = x / h;
         diagonal[0] = h;
     }
 }
 
 /// Downdate of the `k × k` packed triangle by `x = L·p`, `p` held in `sines[..k]`, with
-/// `rho = √(1 − ‖p‖²) > 0`; `cosines` is scratch.
+/// `rho = √(1 − ‖p‖²) > 0`; `cosines` is scratch. The rotations are fixed bottom-up, then
+/// applied to the rows [`BLOCK`] at a time.
 fn rotate_in_downdate<T: Real>(triangle: &mut [T], k: usize, mut rho: T, cosines: &mut [T], sines: &mut [T]) {
     for i in (0..k).rev() {
         let p = sines[i];
@@ -151,14 +201,38 @@ fn rotate_in_downdate<T: Real>(triangle: &mut [T], k: usize, mut rho: T, cosines
         sines[i] = p / h;
         rho = h;
     }
-    for j in 0..k {
-        let row = &mut triangle[packed_len(j)..packed_len(j) + j + 1];
-        let mut x = T::ZERO;
-        for i in (0..=j).rev() {
-            let (c, s) = (cosines[i], sines[i]);
+    let mut j = 0;
+    while k - j >= BLOCK {
+        downdate_rows::<T, BLOCK>(triangle, j, cosines, sines);
+        j += BLOCK;
+    }
+    while j < k {
+        downdate_rows::<T, 1>(triangle, j, cosines, sines);
+        j += 1;
+    }
+}
+
+/// Rows `j..j + B` of the downdate: each row's rotations run from its diagonal down to
+/// column 0 — first those within the block, row by row, then the columns `..j`, shared by
+/// all `B` rows at once.
+fn downdate_rows<T: Real, const B: usize>(triangle: &mut [T], j: usize, cosines: &[T], sines: &[T]) {
+    // Each row split into its columns `..j` (all of length `j`) and the rest.
+    let mut rows = rows_from::<T, B>(triangle, j, 0).map(|row| row.split_at_mut(j));
+    let mut x = [T::ZERO; B];
+    for (b, ((_, within), x)) in rows.iter_mut().zip(x.iter_mut()).enumerate() {
+        for ((l, &c), &s) in within.iter_mut().zip(&cosines[j..=j + b]).zip(&sines[j..=j + b]).rev() {
+            let rotated = c * *l - s * *x;
+            *x = s * *l + c * *x;
+            *l = rotated;
+        }
+    }
+    let (cos, sin) = (&cosines[..j], &sines[..j]);
+    for i in (0..j).rev() {
+        let (c, s) = (cos[i], sin[i]);
+        for ((row, _), x) in rows.iter_mut().zip(x.iter_mut()) {
             let l = row[i];
-            row[i] = c * l - s * x;
-            x = s * l + c * x;
+            row[i] = c * l - s * *x;
+            *x = s * l + c * *x;
         }
     }
 }

@@ -16,9 +16,10 @@
 #![no_std]
 #![no_main]
 
-use kestrel_core::Rng;
+use kestrel_core::cholesky::ArrayCholesky;
 use kestrel_core::dcd::Row;
 use kestrel_core::slkl::Case;
+use kestrel_core::{Cholesky, Rng};
 use kestrel_firmware_demo::icount::{self, Counter};
 use kestrel_firmware_demo::learners::Vibration;
 use kestrel_firmware_demo::sensor::{ADDRESS, Mpu6050};
@@ -62,6 +63,40 @@ impl Stat {
     }
 }
 
+/// Order of the factor whose rank-1 changes are measured alone: the scale of the demo's
+/// active set.
+const FACTOR: usize = 16;
+
+/// A rank-1 update then the downdate of the same vector, each measured, of the factor of
+/// `2I + vvᵀ` (`v` random), for [`SAMPLES`] random vectors.
+fn measure_factor_changes(counter: &mut Counter) -> Result<(), Failure> {
+    let mut rng = Rng::seed_from_u64(7);
+    let mut a = [0.0f32; FACTOR * FACTOR];
+    let v: [f32; FACTOR] = core::array::from_fn(|_| rng.normal::<f32>());
+    for (i, row) in a.chunks_exact_mut(FACTOR).enumerate() {
+        for (j, entry) in row.iter_mut().enumerate() {
+            *entry = v[i] * v[j] + if i == j { 2.0 } else { 0.0 };
+        }
+    }
+    let storage = [0.0f32; Cholesky::scalars_len(FACTOR)];
+    let mut factor: ArrayCholesky<f32, { Cholesky::scalars_len(FACTOR) }> =
+        Cholesky::from_matrix_in(storage, FACTOR, &a, FACTOR)?;
+    let mut stats = [Stat::new("cholesky_update_16"), Stat::new("cholesky_downdate_16")];
+    for _ in 0..SAMPLES {
+        let x: [f32; FACTOR] = core::array::from_fn(|_| rng.normal::<f32>());
+        let (updated, count) = counter.measure(|| factor.rank_one_update(&x, 1.0));
+        updated?;
+        stats[0].add(count)?;
+        let (downdated, count) = counter.measure(|| factor.rank_one_update(&x, -1.0));
+        downdated?;
+        stats[1].add(count)?;
+    }
+    for stat in &stats {
+        stat.print();
+    }
+    Ok(())
+}
+
 #[entry]
 fn main() -> ! {
     match run() {
@@ -98,6 +133,7 @@ fn run() -> Result<(), Failure> {
     for stat in &math {
         stat.print();
     }
+    measure_factor_changes(&mut counter)?;
 
     let mut sensor = Mpu6050::new(SimulatedMpu6050::new(ADDRESS, DEMO_SEED).with_faults(), ADDRESS);
     sensor.init().map_err(|_| Failure::Check("sensor init"))?;
