@@ -102,7 +102,9 @@ declare -A label=(
     [demo_iteration]="one demo iteration (read, 2 predictions, 2 updates, 4 + 32 steps, a novelty score and update)"
     [libm_expf]="\`libm::expf\` (kernel values)"
     [libm_sqrtf]="\`libm::sqrtf\`"
-    [f32_hypot]="\`f32::hypot\` via \`libm::hypotf\` (one per Givens rotation)"
+    [f32_hypot]="\`Real::hypot\` for \`f32\` (one per Givens rotation; scaled in \`f32\`, \`libm::sqrtf\` inside)"
+    [cholesky_update_16]="Cholesky rank-1 update, 16 × 16 factor"
+    [cholesky_downdate_16]="Cholesky rank-1 downdate, 16 × 16 factor"
 )
 stat() { # file name -> mean min max
     sed -n "s/^measure $2: mean \([0-9]*\), min \([0-9]*\), max \([0-9]*\), n [0-9]*$/\1 \2 \3/p" "$1"
@@ -111,7 +113,7 @@ ratio() { # a b decimals -> a ÷ b
     awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { printf "%.*f×", d, a / b }'
 }
 for name in slkl_step_all slkl_step_first_after_arrival slkl_step_later slkl_step_stay_zero slkl_step_change \
-    slkl_step_enter slkl_step_leave slkl_window_update slkl_predict svm_step svm_arrival_32_steps svm_predict \
+    slkl_step_enter slkl_step_leave slkl_window_update cholesky_update_16 cholesky_downdate_16 slkl_predict svm_step svm_arrival_32_steps svm_predict \
     novelty_score novelty_learn sensor_read demo_iteration libm_expf libm_sqrtf f32_hypot; do
     read -r em emin emax < <(stat "$out/measure-$e" "$name")
     read -r mm mmin mmax < <(stat "$out/measure-$m" "$name")

@@ -8,7 +8,8 @@
 //! samples of the simulated sensor (in fault mode, as the demo's; its first fault comes
 //! later) exactly as the demo does (read, predict, push, steps; score, then learn unless
 //! flagged), then measures [`SAMPLES`] more iterations of the demo's loop operation by
-//! operation, and prints one line per operation:
+//! operation — and, before them, a rank-1 update and downdate of a 16 × 16 factor alone,
+//! the scale of the demo's active set — and prints one line per operation:
 //! `measure NAME: mean M, min A, max B, n N` (instructions; `mean` rounded). The novelty
 //! detector's warm-up is as long as [`WARM_UP`]: every score measured is against a full
 //! window and a threshold.
