@@ -22,8 +22,12 @@
 #      configuration; cortex-m stands for any 32-bit target) is within 5 % of the bytes the
 #      learners' statics occupy in the demo ELF (llvm-nm --print-size), for all three
 #      learners;
-#   8. the section sizes of the demo ELFs.
-# Steps 2-7 print `test NAME ... ok|FAILED` lines too. The last line aggregates every test
+#   8. no operation's mean instruction count grew more than 10 % over icount-baseline.txt
+#      (the counts are deterministic; a change on purpose updates the table in the same
+#      commit, with its reason: ICOUNT_BASELINE_UPDATE=1 rewrites the counts from this run),
+#      and the table covers every operation the measurement binary counts;
+#   9. the section sizes of the demo ELFs.
+# Steps 2-8 print `test NAME ... ok|FAILED` lines too. The last line aggregates every test
 # of every target: `N passed, N failed`; the exit status is non-zero when anything failed.
 #
 # Needs the three Rust targets, qemu-system-arm and qemu-system-riscv32
@@ -91,6 +95,32 @@ for target in "${targets[@]}"; do
             (( ${learn:-0} > 0 && ${score:-0} > learn )) && counted=0
     fi
     report "instruction_counts_calibrated_on_$target" "$counted"
+done
+
+printf '\n==> instruction counts against icount-baseline.txt (at most 10 %% more)\n'
+baseline=icount-baseline.txt
+counts() { # target -> "target operation mean" per counted operation
+    sed -n "s/^measure \([a-z0-9_]*\): mean \([0-9]*\),.*/$1 \1 \2/p" "$out/measure-$1"
+}
+if [[ "${ICOUNT_BASELINE_UPDATE:-}" == 1 ]]; then
+    { grep '^#' "$baseline"; for target in "${targets[@]}"; do counts "$target"; done; } >"$out/baseline"
+    cp "$out/baseline" "$baseline"
+    echo "rewrote $baseline from this run: add the reason to its header"
+fi
+while read -r target name expected; do
+    [[ -z "$target" || "$target" == \#* ]] && continue
+    got="$(mean "$out/measure-$target" "$name")"
+    within=1
+    [[ -n "$got" ]] && (( got * 10 <= expected * 11 )) && within=0
+    echo "$target $name: ${got:-not counted} (baseline $expected)"
+    report "icount_${name}_within_10_percent_on_$target" "$within"
+done <"$baseline"
+for target in "${targets[@]}"; do
+    covered=0
+    while read -r _ name _; do
+        grep -q "^$target $name " "$baseline" || { echo "$target $name: not in $baseline"; covered=1; }
+    done < <(counts "$target")
+    report "icount_baseline_covers_every_operation_on_$target" "$covered"
 done
 
 printf '\n==> demo output on every target\n'
