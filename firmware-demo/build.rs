@@ -26,6 +26,12 @@ fn main() {
         fs::copy(layout, dir.join("memory.x")).expect("copy the memory layout to OUT_DIR");
         println!("cargo:rustc-link-arg-{kind}=-L{}", dir.display());
     }
+    // The instruction counter's clock (src/icount/systick.rs): SysTick runs at 16 MHz on
+    // the micro:bit, QEMU's Cortex-M0 machine, at 25 MHz on the MPS2 boards.
+    println!("cargo::rustc-check-cfg=cfg(systick_16mhz)");
+    if env::var("TARGET").is_ok_and(|target| target.starts_with("thumbv6m")) {
+        println!("cargo:rustc-cfg=systick_16mhz");
+    }
     println!("cargo:rerun-if-changed=memory");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rustc-link-arg=-Tlink.x");

@@ -9,8 +9,9 @@
 #     SysTick at shift=7 on the Cortex-Ms (ticks x 40 ns / 128 ns), `minstret` at shift=0
 #     on the RISC-V (qemu-targets.sh).
 # Cortex-M4F: thumbv7em-none-eabihf on mps2-an386; Cortex-M3 (no FPU): thumbv7m-none-eabi
-# on mps2-an385; RISC-V (RV32IMAC, no FPU): riscv32imac-unknown-none-elf on virt. Needs the
-# three Rust targets, qemu-system-arm, qemu-system-riscv32 and rustup's llvm-tools.
+# on mps2-an385; RISC-V (RV32IMAC, no FPU): riscv32imac-unknown-none-elf on virt; Cortex-M0
+# (no FPU): thumbv6m-none-eabi on microbit (its RAM and flash raised, qemu-targets.sh).
+# Needs the four Rust targets, qemu-system-arm, qemu-system-riscv32 and rustup's llvm-tools.
 # Exits non-zero when a build or a run fails. Runs from any directory.
 set -euo pipefail
 
@@ -45,10 +46,10 @@ row() { # label value... -> one Markdown row
     for value in "$@"; do line+=" $value |"; done
     echo "$line"
 }
-e="${targets[0]}" m="${targets[1]}" r="${targets[2]}"
+e="${targets[0]}" m="${targets[1]}" r="${targets[2]}" z="${targets[3]}"
 
-echo "| demo, release | Cortex-M4F (thumbv7em-none-eabihf) | Cortex-M3, no FPU (thumbv7m-none-eabi) | RISC-V RV32IMAC, no FPU (riscv32imac-unknown-none-elf) |"
-echo "|---|---:|---:|---:|"
+echo "| demo, release | Cortex-M4F (thumbv7em-none-eabihf) | Cortex-M3, no FPU (thumbv7m-none-eabi) | RISC-V RV32IMAC, no FPU (riscv32imac-unknown-none-elf) | Cortex-M0, no FPU (thumbv6m-none-eabi) |"
+echo "|---|---:|---:|---:|---:|"
 flash_sections=(.vector_table .text .init.rust .rodata .data)
 declare -A flash ram peak
 for target in "${targets[@]}"; do
@@ -67,22 +68,23 @@ for target in "${targets[@]}"; do
         { echo "RAM budget exceeded on $target: $((ram[$target] + peak[$target])) B" >&2; exit 1; }
 done
 for s in .vector_table .text .init.rust .rodata .data .bss; do
-    row "\`$s\`" "$(shown "$out/size-$e" $s)" "$(shown "$out/size-$m" $s)" "$(shown "$out/size-$r" $s)"
+    row "\`$s\`" "$(shown "$out/size-$e" $s)" "$(shown "$out/size-$m" $s)" "$(shown "$out/size-$r" $s)" "$(shown "$out/size-$z" $s)"
 done
 bytes() { echo "$1 B ($(kib "$1") KiB)"; }
 row "**flash** (vector table + text + init.rust + rodata + data), of 128 KiB" \
-    "$(bytes "${flash[$e]}")" "$(bytes "${flash[$m]}")" "$(bytes "${flash[$r]}")"
-row "**static RAM** (data + bss), of 64 KiB" "$(bytes "${ram[$e]}")" "$(bytes "${ram[$m]}")" "$(bytes "${ram[$r]}")"
-row "**peak stack** (painting, full demo run)" "${peak[$e]} B" "${peak[$m]} B" "${peak[$r]} B"
+    "$(bytes "${flash[$e]}")" "$(bytes "${flash[$m]}")" "$(bytes "${flash[$r]}")" "$(bytes "${flash[$z]}")"
+row "**static RAM** (data + bss), of 64 KiB" "$(bytes "${ram[$e]}")" "$(bytes "${ram[$m]}")" "$(bytes "${ram[$r]}")" \
+    "$(bytes "${ram[$z]}")"
+row "**peak stack** (painting, full demo run)" "${peak[$e]} B" "${peak[$m]} B" "${peak[$r]} B" "${peak[$z]} B"
 row "**RAM in use** (static + peak stack)" \
-    "$((ram[$e] + peak[$e])) B" "$((ram[$m] + peak[$m])) B" "$((ram[$r] + peak[$r])) B"
+    "$((ram[$e] + peak[$e])) B" "$((ram[$m] + peak[$m])) B" "$((ram[$r] + peak[$r])) B" "$((ram[$z] + peak[$z])) B"
 
 echo
 echo "Executed instructions (QEMU \`-icount\`: SysTick at shift=7 on the Cortex-Ms, \`minstret\` at shift=0 on the RISC-V),"
 echo "SLKL and SVM: window 128, 32 centres, d = 3; novelty detector: window 256, 32 centres, d = 4; f32; mean (min-max) over $(sed -n 's/^measure slkl_predict: .* n \([0-9]*\)$/\1/p' "$out/measure-$e") samples after a 256-sample warm-up, m0 ≈ $(sed -n 's/^measure m0_mean: //p' "$out/measure-$e"):"
 echo
-echo "| operation | Cortex-M4F | Cortex-M3, no FPU | RV32IMAC, no FPU | M3 ÷ M4F | RV32IMAC ÷ M3 |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| operation | Cortex-M4F | Cortex-M3, no FPU | RV32IMAC, no FPU | Cortex-M0, no FPU | M3 ÷ M4F | RV32IMAC ÷ M3 | M0 ÷ M3 |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 declare -A label=(
     [slkl_step_all]="SLKL coordinate step (demo regime: 4 per arrival)"
     [slkl_step_first_after_arrival]="SLKL step, first after an arrival (incl. the lazy O(N·m0) refresh)"
@@ -118,9 +120,10 @@ for name in slkl_step_all slkl_step_first_after_arrival slkl_step_later slkl_ste
     read -r em emin emax < <(stat "$out/measure-$e" "$name")
     read -r mm mmin mmax < <(stat "$out/measure-$m" "$name")
     read -r rm rmin rmax < <(stat "$out/measure-$r" "$name")
-    row "${label[$name]}" "$em ($emin-$emax)" "$mm ($mmin-$mmax)" "$rm ($rmin-$rmax)" \
-        "$(ratio "$mm" "$em" 1)" "$(ratio "$rm" "$mm" 2)"
+    read -r zm zmin zmax < <(stat "$out/measure-$z" "$name")
+    row "${label[$name]}" "$em ($emin-$emax)" "$mm ($mmin-$mmax)" "$rm ($rmin-$rmax)" "$zm ($zmin-$zmax)" \
+        "$(ratio "$mm" "$em" 1)" "$(ratio "$rm" "$mm" 2)" "$(ratio "$zm" "$mm" 2)"
 done
 calibration() { sed -n 's/^measure calibration_100_nops: mean \([0-9]*\),.*/\1/p' "$out/measure-$1"; }
 echo
-echo "Calibration: 100 \`nop\`s measure $(calibration "$e") (M4F), $(calibration "$m") (M3) and $(calibration "$r") (RV32IMAC) instructions."
+echo "Calibration: 100 \`nop\`s measure $(calibration "$e") (M4F), $(calibration "$m") (M3), $(calibration "$r") (RV32IMAC) and $(calibration "$z") (M0) instructions."

@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Every test of Kestrel, from a fresh machine: installs what is missing (the Cortex-M4F,
-# Cortex-M3 and RISC-V RV32IMAC Rust targets, rustfmt/clippy/llvm-tools, QEMU for Arm and
+# Cortex-M3, Cortex-M0 and RISC-V RV32IMAC Rust targets, rustfmt/clippy/llvm-tools, QEMU for Arm and
 # RISC-V, the Arm GNU toolchain with newlib), then runs, stopping at the first failure:
 #   1. cargo fmt --check
 #   2. cargo clippy, warnings denied (host workspace, the C ABI crate for the Cortex-M and
-#      RISC-V, and the firmware on all three targets)
+#      RISC-V, and the firmware on all four targets)
 #   3. host tests (unit, integration, doc tests; the committed C header against cbindgen)
 #   4. kestrel-stream's library built without the `cli` feature (it must not need clap,
 #      indicatif or signal-hook); kestrel-core built without default features and the
 #      C staticlib (kestrel-ffi) built for thumbv7em-none-eabihf and
 #      riscv32imac-unknown-none-elf (any use of std breaks this step); rustdoc, warnings
 #      denied
-#   5. the firmware under QEMU on the Cortex-M4F, the Cortex-M3 (no FPU) and the RISC-V
-#      RV32IMAC (no FPU): on-device tests, demo, fault handlers, instruction counting,
-#      `kestrel budget` against the ELF's statics (closing line `N passed, N failed` over
-#      all three)
+#   5. the firmware under QEMU on the Cortex-M4F, the Cortex-M3 (no FPU), the RISC-V
+#      RV32IMAC (no FPU) and the Cortex-M0 (thumbv6m: no FPU, no hardware divide):
+#      on-device tests, demo, fault handlers, instruction counts against their committed
+#      table, `kestrel budget` against the ELF's statics (closing line `N passed, N
+#      failed` over all four)
 #   6. the C ABI from C on the host: kestrel.h with -std=c11 -Wall -Wextra -Werror, every
 #      function with good and bad arguments under AddressSanitizer and UBSan, models a C
 #      program learned read back by `kestrel predict` (`N passed, N failed`)
@@ -33,6 +34,8 @@ TARGET=thumbv7em-none-eabihf
 # RP2350 cores).
 TARGET_NO_FPU=thumbv7m-none-eabi
 TARGET_RISCV=riscv32imac-unknown-none-elf
+# The smallest cores: Cortex-M0/M0+ (no FPU, no hardware divide, no compare-and-swap).
+TARGET_M0=thumbv6m-none-eabi
 step() { printf '\n==> %s\n' "$*"; }
 die() { printf 'test-all: %s\n' "$*" >&2; exit 1; }
 
@@ -41,7 +44,7 @@ command -v cargo >/dev/null || die "cargo not found: install Rust with rustup fi
 rustup component list --installed | grep -q '^rustfmt' || rustup component add rustfmt || die "cannot add rustfmt"
 rustup component list --installed | grep -q '^clippy' || rustup component add clippy || die "cannot add clippy"
 rustup component list --installed | grep -q '^llvm-tools' || rustup component add llvm-tools || die "cannot add llvm-tools"
-for target in "$TARGET" "$TARGET_NO_FPU" "$TARGET_RISCV"; do
+for target in "$TARGET" "$TARGET_NO_FPU" "$TARGET_RISCV" "$TARGET_M0"; do
     rustup target list --installed | grep -qx "$target" || rustup target add "$target" || die "cannot add target $target"
 done
 # Debian packages: qemu-system-arm, qemu-system-misc for qemu-system-riscv32, the Arm GNU
@@ -81,6 +84,7 @@ done
 (cd firmware-demo && cargo clippy --release --all-targets -- -D warnings)
 (cd firmware-demo && cargo clippy --release --all-targets --target "$TARGET_NO_FPU" -- -D warnings)
 (cd firmware-demo && cargo clippy --release --all-targets --target "$TARGET_RISCV" -- -D warnings)
+(cd firmware-demo && cargo clippy --release --all-targets --target "$TARGET_M0" -- -D warnings)
 
 step "Host tests"
 KESTREL_REQUIRE_CHROMIUM=1 cargo test --workspace
@@ -91,11 +95,13 @@ if cargo tree -p kestrel-stream --no-default-features -e normal | grep -E '(clap
     die "the kestrel-stream library depends on a CLI crate"
 fi
 
-step "kestrel-core (no default features) and the C staticlib for $TARGET and $TARGET_RISCV"
+step "kestrel-core (no default features) for $TARGET, $TARGET_RISCV and $TARGET_M0; the C staticlib for the first two"
 for target in "$TARGET" "$TARGET_RISCV"; do
     cargo build -p kestrel-core --no-default-features --target "$target"
     cargo build -p kestrel-ffi --release --target "$target"
 done
+# The C ABI's re-entrancy guard swaps an atomic, which the Cortex-M0 lacks.
+cargo build -p kestrel-core --no-default-features --target "$TARGET_M0"
 RUSTDOCFLAGS="-D warnings" cargo doc -p kestrel-core -p kestrel-stream -p kestrel-ffi --no-deps
 
 step "On-device tests under QEMU"

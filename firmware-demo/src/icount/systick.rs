@@ -2,15 +2,17 @@
 //!
 //! With `-icount shift=7,align=off,sleep=off` QEMU advances its virtual clock by exactly
 //! 2⁷ ns per executed instruction, and SysTick clocked from the core (25 MHz on the MPS2
-//! boards, 40 ns per tick) counts that clock: instructions = ticks · 40 / 128. The count
+//! boards, 40 ns per tick; 16 MHz on the micro:bit, the Cortex-M0's machine, 62.5 ns)
+//! counts that clock: instructions = ticks · 40 / 128 (ticks · 62.5 / 128). The count
 //! is repeatable bit for bit across runs; it is an instruction count, not Cortex-M cycles
 //! (QEMU models no pipeline or memory timing). Without `-icount`, SysTick follows host time
 //! and the figures mean nothing. (QEMU 7.2 does not model the DWT cycle counter.)
 //!
 //! [`Counter::measure`] restarts the 24-bit down-counter, runs the closure, and reports
-//! the ticks elapsed; `COUNTFLAG` tells when 2²⁴ ticks (≈ 5.2 million instructions)
-//! were exceeded, and the count is then refused. [`Counter::take`] measures the cost of
-//! the measurement itself once, and every count has it subtracted.
+//! the ticks elapsed; `COUNTFLAG` tells when 2²⁴ ticks (≈ 5.2 million instructions at
+//! 25 MHz, 8.2 million at 16 MHz) were exceeded, and the count is then refused.
+//! [`Counter::take`] measures the cost of the measurement itself once, and every count has
+//! it subtracted.
 
 use cortex_m::Peripherals;
 use cortex_m::peripheral::SYST;
@@ -18,8 +20,13 @@ use cortex_m::peripheral::syst::SystClkSource;
 
 /// SysTick's period: 2²⁴ ticks.
 const RELOAD: u32 = 0x00FF_FFFF;
-/// Nanoseconds per SysTick tick at 25 MHz.
-const NS_PER_TICK: u64 = 40;
+/// Nanoseconds per SysTick tick, as numerator and denominator: 40 at the MPS2 boards'
+/// 25 MHz; 62.5 at the micro:bit's 16 MHz (build.rs sets `systick_16mhz` for the
+/// Cortex-M0's target).
+#[cfg(not(systick_16mhz))]
+const NS_PER_TICK: (u64, u64) = (40, 1);
+#[cfg(systick_16mhz)]
+const NS_PER_TICK: (u64, u64) = (125, 2);
 /// Nanoseconds per instruction with `-icount shift=7`.
 const NS_PER_INSTRUCTION: u64 = 1 << 7;
 
@@ -27,6 +34,7 @@ const NS_PER_INSTRUCTION: u64 = 1 << 7;
 #[allow(missing_debug_implementations)] // `SYST` has no `Debug`
 pub struct Counter {
     syst: SYST,
+    /// Instructions of a measurement of nothing, taken off every count.
     overhead: u64,
 }
 
@@ -55,7 +63,8 @@ impl Counter {
         let end = SYST::get_current();
         let wrapped = self.syst.has_wrapped();
         let ticks = u64::from(start.wrapping_sub(end) & RELOAD);
-        let instructions = (ticks * NS_PER_TICK + NS_PER_INSTRUCTION / 2) / NS_PER_INSTRUCTION;
+        let (ns, per) = NS_PER_TICK;
+        let instructions = (ticks * ns + per * NS_PER_INSTRUCTION / 2) / (per * NS_PER_INSTRUCTION);
         (result, (!wrapped).then(|| instructions.saturating_sub(self.overhead)))
     }
 }
