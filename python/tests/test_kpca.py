@@ -127,7 +127,8 @@ def test_kestrels_linear_svm_on_ksir_and_kfd_components_of_multiclass_sets(tmp_p
     subprocess.run([cli, "transform", "--input", train, "--output", projected, *flags], check=True)
     subprocess.run([cli, "transform", "--input", test, "--output", held_out, "--apply", model], check=True)
     subprocess.run([cli, "train", "--learner", "svm", "--input", projected, "--out", svm], check=True)
-    scored = subprocess.run([cli, "eval", "--model", svm, "--input", held_out, "--json"], capture_output=True)
+    evaluate = [cli, "eval", "--model", svm, "--input", held_out, "--json"]
+    scored = subprocess.run(evaluate, check=True, capture_output=True)
     accuracy = json.loads(scored.stdout)["accuracy"]
     print(f"{method} {name} k = {k}: kestrel linear SVM test accuracy {accuracy:.4f}")
     assert accuracy >= MULTICLASS_FLOOR[(name, k)], accuracy
