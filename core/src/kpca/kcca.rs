@@ -38,8 +38,8 @@
 //!
 //! **Cost.** `2n(m + p)` kernel evaluations (two passes), `n(m + p)²` for the moments,
 //! `p³/3 + mp² + m²p` for `B_t`'s factor, `H` and `A`, `≈ 12m³` for the pencil. Work:
-//! [`KernelProjection::kcca_work_len`]`(m, p) = 3m² + 3m + m(m+1)/2 + p² + 2p + p(p+1)/2 +
-//! mp` scalars, independent of `n`. Models: [`KernelProjection::scalars_len`]`(d_s, m, k)`
+//! [`KernelProjection::kcca_work_len`]`(m, p) = 3m² + 3m + p² + 2p + mp` scalars and two
+//! Cholesky factors ([`Cholesky::scalars_len`] of `m` and `p`), independent of `n`. Models: [`KernelProjection::scalars_len`]`(d_s, m, k)`
 //! and `(d_t, p, k)` scalars.
 
 use super::{KernelProjection, add_kernel_norm, row_count};

@@ -250,9 +250,16 @@ pub fn project<T: Real>(model: &KernelProjection<T, Vec<T>>, points: &[T]) -> Re
 /// [`ModelFileError`] when it cannot be read or is not a kernel PCA model of scalar `T`.
 pub fn read_file<T: Real>(path: &Path) -> Result<KernelProjection<T, Vec<T>>, ModelFileError> {
     let invalid = |error| ModelFileError::Invalid { path: path.to_path_buf(), error };
-    let bytes = file::read_bounded(path, MAX_FILE_BYTES)?;
-    let envelope = Envelope::parse(&bytes).map_err(invalid)?;
-    KernelProjection::from_envelope_in(&envelope, storage_for::<T>(&envelope)).map_err(invalid)
+    from_bytes(&file::read_bounded(path, MAX_FILE_BYTES)?).map_err(invalid)
+}
+
+/// The kernel projection model in `bytes` (a model file's contents), of scalar `T`.
+///
+/// # Errors
+/// The core's, when the bytes are not a kernel projection model of scalar `T`.
+pub fn from_bytes<T: Real>(bytes: &[u8]) -> Result<Projection<T>, kestrel_core::Error> {
+    let envelope = Envelope::parse(bytes)?;
+    KernelProjection::from_envelope_in(&envelope, storage_for::<T>(&envelope))
 }
 
 #[cfg(test)]
