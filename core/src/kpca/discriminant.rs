@@ -17,7 +17,9 @@
 //! **Regularisation.** `D` is singular (rank below `n`, and near-duplicate centres) —
 //! seed 002 eq. 78 adds the kernel matrix, the feature-space norm `‖w‖² = αᵀK̃α`; we weight
 //! it `μ·tr D/tr K̃` so that `μ` (default [`DEFAULT_MU`]) does not depend on the kernel's
-//! or the data's scale. The eigenvectors are normalised by the denominator, `αᵀ B α = 1`
+//! or the data's scale (`K̃` and `D` also get a relative ridge `√ε·tr/m` on their
+//! diagonals, which keeps the sum numerically definite in f32; KCCA shares the whole
+//! regulariser). The eigenvectors are normalised by the denominator, `αᵀ B α = 1`
 //! (seed 003: `β_kᵀΣβ_l = δ_kl`), and stored with the offsets `αᵀk̃`, so the projection is
 //! the one of [`KernelProjection`]; its eigenvalues are `λ = αᵀΣ_Bα`, the
 //! between-slice variance of each unit component. At most `J − 1` are positive (the rank

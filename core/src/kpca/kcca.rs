@@ -12,11 +12,14 @@
 //!
 //! `B_s = Σ_ss + κ_s K̃_s`,  `κ_s = μ·tr Σ_ss / tr K̃_s`,  `K̃_s = K(Ã, Ã)`
 //!
-//! (and `B_t` alike; both `K̃_s` and `Σ_ss` also get a relative ridge `√ε·tr/m` on
-//! their diagonal, which keeps `B_s` numerically definite in f32), so that `αᵀB_sα = var u + κ_s‖u‖²` is the feature-space ridge of
-//! regularised KCCA (`Σ + κI` in feature space, Hardoon et al. 2004 §3.1, the paper's
-//! reference), with a weight `μ` (default [`DEFAULT_MU`](super::DEFAULT_MU), as for KSIR) free of the kernel's and
-//! the data's scale. Without it, any `m ≥ n` reduced set gives correlation 1 on any data.
+//! (and `B_t` alike; `K̃_s` and `Σ_ss` also get a relative ridge `√ε·tr/m` on their
+//! diagonals, which keeps `B_s` numerically definite in f32), so that `αᵀB_sα = var u +
+//! κ_s‖u‖²`: the feature-space ridge `Σ + κI` of regularised KCCA. With every row as a
+//! centre it is Hardoon et al. (2004)'s regularisation, the paper's reference for KCCA:
+//! `B_s ∝ (1 − τ)K_c² + τK` with `τ/(1 − τ) = nκ_s`. The weight `μ` (default
+//! [`DEFAULT_MU`](super::DEFAULT_MU), as for KSIR) is free of the kernel's and the data's
+//! scale. Without a regulariser, a reduced set as large as the data makes every
+//! canonical correlation 1 on any data (the classical KCCA degeneracy).
 //!
 //! Eq. 48 with the regularised matrices is the pencil of [`generalized_symmetric_eigen`]
 //!
@@ -39,8 +42,8 @@
 //! **Cost.** `2n(m + p)` kernel evaluations (two passes), `n(m + p)²` for the moments,
 //! `p³/3 + mp² + m²p` for `B_t`'s factor, `H` and `A`, `≈ 12m³` for the pencil. Work:
 //! [`KernelProjection::kcca_work_len`]`(m, p) = 3m² + 3m + p² + 2p + mp` scalars and two
-//! Cholesky factors ([`Cholesky::scalars_len`] of `m` and `p`), independent of `n`. Models: [`KernelProjection::scalars_len`]`(d_s, m, k)`
-//! and `(d_t, p, k)` scalars.
+//! Cholesky factors ([`Cholesky::scalars_len`] of `m` and `p`), independent of `n`.
+//! Models: [`KernelProjection::scalars_len`]`(d_s, m, k)` and `(d_t, p, k)` scalars.
 
 use super::{KernelProjection, add_kernel_norm, row_count};
 use crate::cholesky::Cholesky;
