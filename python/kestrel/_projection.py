@@ -77,9 +77,9 @@ class KernelProjection(TransformerMixin, BaseEstimator):
         """Fits the projection on the rows of ``X`` (``y``: labels or responses for
         "ksir" and "kfd")."""
         if y is None:
-            X = validate_data(self, X, dtype=np.float64)
+            X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         else:
-            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
             y = np.ascontiguousarray(y, dtype=np.float64)
         model, eigenvalues = _kestrel.projection_fit(
             np.ascontiguousarray(X),
@@ -147,8 +147,8 @@ class ReducedKernelCCA(BaseEstimator):
     def fit(self, X, Y):
         """Fits the canonical pairs of the views ``X`` and ``Y`` (row ``i`` of each the
         same observation)."""
-        X = validate_data(self, X, dtype=np.float64)
-        Y = check_array(Y, dtype=np.float64)
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        Y = check_array(Y, dtype=np.float64, ensure_min_samples=2)
         if len(Y) != len(X):
             raise ValueError(f"Y has {len(Y)} rows, X has {len(X)}: the views must be the same rows")
         x_model, y_model, correlations = _kestrel.kcca_fit(

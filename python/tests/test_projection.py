@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kestrel import KernelProjection, ReducedKernelCCA
 
@@ -51,6 +52,11 @@ def test_kernel_projection_is_the_clis(tmp_path, method, n_centres, k):
     assert ours.to_bytes() == model.read_bytes()
     np.testing.assert_array_equal(ours.transform(X_test), cli(tmp_path, "--input", test, "--apply", model))
     assert ours.eigenvalues_.shape == (k,) and np.all(np.diff(ours.eigenvalues_) <= 0)
+
+
+@parametrize_with_checks([KernelProjection(), KernelProjection(n_centres=5)])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
 
 
 def write_view(path, X, y):
