@@ -13,6 +13,11 @@
 #   kpca.kestrel  reduced kernel PCA fitted by `kestrel transform` on diabetes (10
 #                 features), 16 centres, 3 components; kpca.expected holds each row's 3
 #                 projections' bit patterns, then the line `kestrel transform --apply` printed
+#   kcca_u.kestrel, kcca_v.kestrel  reduced KCCA (`kestrel transform --method kcca`) of
+#                 wine split into two views (features 1-6 and 7-13), 16 centres, 2
+#                 canonical pairs: each view's projection; kcca_u.csv / kcca_v.csv the
+#                 first 32 test rows of each view, NAME.expected per row the f32 bits of
+#                 both variates (`transform --apply`), then the printed row
 #
 # each trained by `kestrel train --scalar f32` on ../shared/data/DATASET/train.csv (or
 # train_raw.csv); NAME.csv is the header and first 32 rows of the matching test file;
@@ -86,3 +91,34 @@ for line in sys.stdin:
     print(" ".join(fields), text)
 ' >"$here/kpca.expected"
 echo "kpca: $(wc -c <"$here/kpca.kestrel") bytes, $(wc -l <"$here/kpca.expected") projected rows"
+# Reduced KCCA: the two views of wine's train and test files, field by field (the device
+# parses the same decimals), the models, and each view's variates on its 32 test rows.
+views="$(mktemp -d)"
+trap 'rm -rf "$views"' EXIT
+python3 - "$data/wine" "$views" "$here" <<'PY'
+import sys
+src, views, here = sys.argv[1:]
+for part, limit, into in (("train", None, views + "/{}_train.csv"), ("test", 33, here + "/kcca_{}.csv")):
+    lines = open(f"{src}/{part}.csv").read().splitlines()[:limit]
+    for name, pick in (("u", slice(0, 6)), ("v", slice(6, -1))):
+        with open(into.format(name), "w") as f:
+            for line in lines:
+                fields = line.split(",")
+                f.write(",".join(fields[pick] + fields[-1:]) + "\n")
+PY
+"$kestrel" transform --method kcca --input "$views/u_train.csv" --input2 "$views/v_train.csv" --components 2 \
+    --centres 16 --scalar f32 --seed 1 --model "$here/kcca_u.kestrel" --model2 "$here/kcca_v.kestrel" \
+    --output "$views/pairs.csv" 2>/dev/null
+for view in u v; do
+    "$kestrel" transform --apply "$here/kcca_$view.kestrel" --input "$here/kcca_$view.csv" --scalar f32 \
+        --output "$views/$view.csv" 2>/dev/null
+    tail -n +2 "$views/$view.csv" | python3 -c '
+import struct, sys
+for line in sys.stdin:
+    text = line.strip()
+    bits = [struct.unpack("<I", struct.pack("<f", float(v)))[0] for v in text.split(",")[:2]]
+    assert all(struct.unpack("<f", struct.pack("<I", b))[0] == float(v) for b, v in zip(bits, text.split(","))), text
+    print(" ".join(f"{b:#010x}" for b in bits), text)
+' >"$here/kcca_$view.expected"
+    echo "kcca_$view: $(wc -c <"$here/kcca_$view.kestrel") bytes, $(wc -l <"$here/kcca_$view.expected") projections"
+done

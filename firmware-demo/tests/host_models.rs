@@ -9,7 +9,9 @@
 //! the device sees the same bits. The SVM's and the novelty detector's files carry the
 //! standardisation they learned with, applied on the device as on the host. The reduced
 //! kernel PCA projects each row onto its 3 components with the bits `kestrel transform
-//! --apply` printed. Model decoding errors are checked too.
+//! --apply` printed; the two projections of a reduced KCCA (`kestrel transform --method
+//! kcca`, one per view) project each view's rows to the host's canonical variates, bit for
+//! bit. Model decoding errors are checked too.
 
 #![no_std]
 #![no_main]
@@ -42,6 +44,12 @@ const NOVELTY_EXPECTED: &str = include_str!("../models/novelty.expected");
 const KPCA: &[u8] = include_bytes!("../models/kpca.kestrel");
 const KPCA_INPUTS: &str = include_str!("../models/kpca.csv");
 const KPCA_EXPECTED: &str = include_str!("../models/kpca.expected");
+const KCCA_U: &[u8] = include_bytes!("../models/kcca_u.kestrel");
+const KCCA_U_INPUTS: &str = include_str!("../models/kcca_u.csv");
+const KCCA_U_EXPECTED: &str = include_str!("../models/kcca_u.expected");
+const KCCA_V: &[u8] = include_bytes!("../models/kcca_v.kestrel");
+const KCCA_V_INPUTS: &str = include_str!("../models/kcca_v.csv");
+const KCCA_V_EXPECTED: &str = include_str!("../models/kcca_v.expected");
 
 /// Most features of an input file.
 const MAX_DIM: usize = 30;
@@ -62,6 +70,7 @@ fn main() -> ! {
     tests.run("mapreduce_rsvm_predictions_bit_identical_to_host", check_mrrsvm);
     tests.run("novelty_scores_and_flags_bit_identical_to_host", check_novelty);
     tests.run("kernel_pca_projections_bit_identical_to_host", check_kpca);
+    tests.run("kcca_variates_of_both_views_bit_identical_to_host", check_kcca);
     tests.run("envelopes_name_kind_and_scalar", envelopes);
     tests.run("decoded_slkl_model_encodes_to_the_same_bytes", reencode);
     tests.run("corrupted_truncated_and_foreign_bytes_are_errors", decoding_errors);
@@ -198,6 +207,32 @@ fn check_kpca() -> Result<(), Failure> {
     ensure(count == ROWS && KPCA_EXPECTED.lines().count() == ROWS, "all 32 rows compared")
 }
 
+/// Reduced KCCA's two projections (one per view of wine, 16 centres, 2 pairs), decoded
+/// into fixed-size arrays: each row's two canonical variates by `KernelProjection::project`
+/// have the host's bits; both models carry the same canonical correlations.
+fn check_kcca() -> Result<(), Failure> {
+    const LEN: usize = KernelProjection::scalars_len(7, 16, 2);
+    let decode = |bytes| KernelProjection::from_envelope_in(&Envelope::parse(bytes)?, [0.0f32; LEN]);
+    let (u, v) = (decode(KCCA_U)?, decode(KCCA_V)?);
+    ensure((u.dim(), v.dim(), u.components(), v.components()) == (6, 7, 2, 2), "6 and 7 features, 2 pairs")?;
+    ensure(u.eigenvalues() == v.eigenvalues() && u.eigenvalues()[0] < 1.0, "one set of correlations below 1")?;
+    for (model, inputs, expected) in [(&u, KCCA_U_INPUTS, KCCA_U_EXPECTED), (&v, KCCA_V_INPUTS, KCCA_V_EXPECTED)] {
+        let mut count = 0;
+        for (row, line) in inputs.lines().skip(1).zip(expected.lines()) {
+            let (x, dim) = features(row)?;
+            let mut y = [0.0f32; 2];
+            model.project(&x[..dim], &mut y)?;
+            for (got, hex) in y.iter().zip(line.split_whitespace()) {
+                let bits = u32::from_str_radix(hex.trim_start_matches("0x"), 16);
+                ensure(bits == Ok(got.to_bits()), "variate has the host's bits")?;
+            }
+            count += 1;
+        }
+        ensure(count == ROWS && expected.lines().count() == ROWS, "all 32 rows compared")?;
+    }
+    Ok(())
+}
+
 fn envelopes() -> Result<(), Failure> {
     let models = [
         (SLKL, ModelKind::Slkl),
@@ -206,6 +241,8 @@ fn envelopes() -> Result<(), Failure> {
         (MRRSVM, ModelKind::MapReduceRsvm),
         (NOVELTY, ModelKind::Novelty),
         (KPCA, ModelKind::KernelPca),
+        (KCCA_U, ModelKind::KernelPca),
+        (KCCA_V, ModelKind::KernelPca),
     ];
     for (bytes, kind) in models {
         let envelope = Envelope::parse(bytes)?;

@@ -31,13 +31,16 @@ from ._estimators import (
     _rows,
 )
 from ._npkl import NPKL
+from ._projection import KernelProjection, ReducedKernelCCA
 
 __all__ = [
     "NPKL",
     "DCDLinearSVC",
     "KernelNoveltyDetector",
+    "KernelProjection",
     "KernelRidgeNystrom",
     "Model",
+    "ReducedKernelCCA",
     "ReducedKernelSVC",
     "SLKLRegressor",
     "load",

@@ -152,3 +152,32 @@ def mrrsvm_part(config: FitConfig, x: Rows, y: npt.NDArray[np.float64]) -> bytes
 
 def mrrsvm_reduce(config: FitConfig, parts: list[bytes], dim: int) -> tuple[bytes, dict[str, Any]]:
     """The Reduce step: the model file of the parts (in part order) and its summary."""
+
+def projection_fit(
+    x: npt.NDArray[np.float64],
+    y: Optional[npt.NDArray[np.float64]] = None,
+    *,
+    method: str = "kpca",
+    components: int = 2,
+    centres: Optional[int] = None,
+    gamma: Optional[float] = None,
+    mu: float = 1e-3,
+    slices: Optional[int] = None,
+    seed: int = 1,
+) -> tuple[bytes, list[float]]:
+    """Fits kpca, ksir or kfd (``kestrel transform``): the model file's bytes and the eigenvalues."""
+
+def kcca_fit(
+    x: npt.NDArray[np.float64],
+    x2: npt.NDArray[np.float64],
+    *,
+    components: int = 2,
+    centres: Optional[int] = None,
+    gamma: Optional[float] = None,
+    mu: float = 1e-3,
+    seed: int = 1,
+) -> tuple[bytes, bytes, list[float]]:
+    """Fits reduced KCCA of two views: each view's model file's bytes and the correlations."""
+
+def projection_transform(model: bytes, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The projections (n × k) of the rows of ``x`` through a projection model file."""

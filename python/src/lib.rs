@@ -11,6 +11,8 @@
 //! - [`npkl::npkl_fit`] and [`npkl::LearnedKernel`]: kernel learning from pairs
 //!   (`kestrel npkl`) and the learned features of new points.
 //! - [`mrrsvm`]: the MapReduce RSVM's split, Map and Reduce steps, for `kestrel.spark`.
+//! - [`projection`]: kernel PCA, KSIR, KFD and KCCA (`kestrel transform`) into model
+//!   files' bytes, and the projection of rows through them.
 //!
 //! The interpreter lock is released while fitting and predicting. Every error is a
 //! `ValueError` carrying the core's or the library's message; nothing panics on input.
@@ -18,6 +20,7 @@
 mod history;
 mod mrrsvm;
 mod npkl;
+mod projection;
 
 use std::time::Instant;
 
@@ -619,5 +622,8 @@ fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mrrsvm::mrrsvm_part, m)?)?;
     m.add_function(wrap_pyfunction!(mrrsvm::mrrsvm_reduce, m)?)?;
     m.add_class::<npkl::LearnedKernel>()?;
+    m.add_function(wrap_pyfunction!(projection::projection_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(projection::kcca_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(projection::projection_transform, m)?)?;
     Ok(())
 }

@@ -1027,3 +1027,60 @@ fn transform_projects_rows_and_new_rows_through_its_model() {
     let o = kestrel(&["transform", "--method", "ksir", "--slices", "4", "--input", data_s, "--components", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// Two views of one latent `s`: `x = (cos 2s, sin 2s)` and `y = (s³, eˢ)`, `s` spread
+/// over `[-1, 1]`, the label `s` rounded; returns the two CSV files.
+fn two_view_csvs(dir: &Path, rows: usize) -> (PathBuf, PathBuf) {
+    let (mut first, mut second) = (String::from("a,b,label\n"), String::from("c,d,label\n"));
+    for i in 0..rows {
+        let s = (i * 61 % rows) as f64 / rows as f64 * 2.0 - 1.0;
+        first.push_str(&format!("{:.6},{:.6},{:.0}\n", (2.0 * s).cos(), (2.0 * s).sin(), s));
+        second.push_str(&format!("{:.6},{:.6},0\n", s * s * s, s.exp()));
+    }
+    let paths = (dir.join("view1.csv"), dir.join("view2.csv"));
+    std::fs::write(&paths.0, first).unwrap();
+    std::fs::write(&paths.1, second).unwrap();
+    paths
+}
+
+#[test]
+fn transform_kcca_pairs_two_views_and_each_model_projects_its_own() {
+    let dir = scratch("kcca");
+    let (view1, view2) = two_view_csvs(&dir, 150);
+    let (v1, v2) = (view1.to_str().unwrap(), view2.to_str().unwrap());
+    let paths = ["u.kestrel", "v.kestrel", "pairs.csv", "u.csv", "v.csv"].map(|f| dir.join(f));
+    let [u, v, out, u_out, v_out] = paths.each_ref().map(|p| p.to_str().unwrap());
+    let fit = ["transform", "--method", "kcca", "--input", v1, "--input2", v2, "--components", "2"];
+    let o = kestrel(&[&fit[..], &["--centres", "40", "--model", u, "--model2", v, "--output", out]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = std::fs::read_to_string(&paths[2]).unwrap();
+    assert!(table.starts_with("u0,u1,v0,v1,label\n") && table.lines().count() == 151, "{table}");
+    let column = |text: &str, c: usize| -> Vec<f64> {
+        text.lines().skip(1).map(|line| line.split(',').nth(c).unwrap().parse().unwrap()).collect()
+    };
+    let (u0, v0) = (column(&table, 0), column(&table, 2));
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+    let (mu, mv) = (mean(&u0), mean(&v0));
+    let cov: f64 = u0.iter().zip(&v0).map(|(a, b)| (a - mu) * (b - mv)).sum();
+    let (su, sv): (f64, f64) = (u0.iter().map(|a| (a - mu).powi(2)).sum(), v0.iter().map(|b| (b - mv).powi(2)).sum());
+    assert!(cov / (su * sv).sqrt() > 0.95, "corr(u0, v0) = {}", cov / (su * sv).sqrt());
+    // Each view's model reproduces its own variates on its own file.
+    for (model, input, output, first_column) in [(u, v1, u_out, 0), (v, v2, v_out, 2)] {
+        let o = kestrel(&["transform", "--input", input, "--apply", model, "--output", output]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let again = std::fs::read_to_string(output).unwrap();
+        assert_eq!(column(&again, 0), column(&table, first_column));
+        assert_eq!(column(&again, 1), column(&table, first_column + 1));
+    }
+    // Views of different lengths, a missing second view, a second view without kcca.
+    let short = dir.join("short.csv");
+    let text = std::fs::read_to_string(&view2).unwrap();
+    std::fs::write(&short, text.lines().take(100).collect::<Vec<_>>().join("\n") + "\n").unwrap();
+    let o = kestrel(&[&fit[..5], &["--input2", short.to_str().unwrap(), "--components", "1"]].concat());
+    let message = stderr(&o);
+    assert!(!o.status.success() && message.contains("has 99 rows") && message.contains("has 150"), "{message}");
+    let o = kestrel(&["transform", "--method", "kcca", "--input", v1, "--components", "1"]);
+    assert!(!o.status.success() && stderr(&o).contains("--input2"), "{}", stderr(&o));
+    let o = kestrel(&["transform", "--input", v1, "--input2", v2, "--components", "1"]);
+    assert!(!o.status.success() && stderr(&o).contains("--method kcca"), "{}", stderr(&o));
+}

@@ -17,7 +17,9 @@
 //! **Regularisation.** `D` is singular (rank below `n`, and near-duplicate centres) —
 //! seed 002 eq. 78 adds the kernel matrix, the feature-space norm `‖w‖² = αᵀK̃α`; we weight
 //! it `μ·tr D/tr K̃` so that `μ` (default [`DEFAULT_MU`]) does not depend on the kernel's
-//! or the data's scale. The eigenvectors are normalised by the denominator, `αᵀ B α = 1`
+//! or the data's scale (`K̃` and `D` also get a relative ridge `√ε·tr/m` on their
+//! diagonals, which keeps the sum numerically definite in f32; KCCA shares the whole
+//! regulariser). The eigenvectors are normalised by the denominator, `αᵀ B α = 1`
 //! (seed 003: `β_kᵀΣβ_l = δ_kl`), and stored with the offsets `αᵀk̃`, so the projection is
 //! the one of [`KernelProjection`]; its eigenvalues are `λ = αᵀΣ_Bα`, the
 //! between-slice variance of each unit component. At most `J − 1` are positive (the rank
@@ -26,9 +28,8 @@
 //! Cost: `2nm` kernel evaluations, `n·m²` for the covariances, `≈ 12m³` for the pencil.
 //! Work: [`KernelProjection::discriminant_work_len`]`(m, J)` scalars, independent of `n`.
 
-use super::{KernelProjection, reduced_gram, row_count};
+use super::{KernelProjection, add_kernel_norm, row_count};
 use crate::linalg::generalized_symmetric_eigen;
-use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Kernel, Real};
 
@@ -105,12 +106,7 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
         data.means(z, mean, slice_means, sizes)?;
         data.between(mean, slice_means, sizes, between);
         data.denominator(criterion, mean, slice_means, sizes, z, denominator)?;
-        // The regulariser: μ·(tr D/tr K̃)·K̃, K̃ built in `vectors` (free until the solve).
-        reduced_gram(&kernel, centres, m, vectors)?;
-        let trace = |x: &[T]| (0..m).fold(T::ZERO, |acc, i| acc + x.get(i * m + i).copied().unwrap_or(T::ZERO));
-        let weight = mu * trace(denominator) / trace(vectors);
-        denominator.iter_mut().zip(vectors.iter()).for_each(|(d, &k)| *d += weight * k);
-        check_finite(denominator)?;
+        add_kernel_norm(&kernel, centres, mu, denominator, z)?;
         generalized_symmetric_eigen(between, denominator, m, values, vectors, factor)?;
         let parts = model.parts_mut();
         parts.centres.copy_from_slice(centres);

@@ -44,14 +44,18 @@
 //! = m·d + k·m + 2k` scalars; projecting a row needs none beyond its `k` outputs.
 //!
 //! **Supervised** projections on the same reduced kernel — KSIR and the kernel Fisher
-//! discriminant — are [`KernelProjection::fit_discriminant_in`] (module `discriminant`).
+//! discriminant — are [`KernelProjection::fit_discriminant_in`] (module `discriminant`);
+//! reduced **KCCA** of two views, one projection per view, is
+//! [`KernelProjection::fit_kcca_in`] (module `kcca`).
 //!
 //! Payload (postcard, model kind [`ModelKind::KernelPca`]): `((dim, centres m, components
 //! k, kernel), centres: [T; m·d], coefficients: [T; k·m], offsets: [T; k], eigenvalues: [T; k])`.
 
 mod discriminant;
+mod kcca;
 
 pub use discriminant::{Criterion, DEFAULT_MU};
+pub use kcca::View;
 
 use serde::de::DeserializeSeed;
 
@@ -230,12 +234,21 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
     /// Fixes each component's sign and sets its offset `o_c = α_cᵀ k̄` from the kernel
     /// means `means` (`m` values).
     fn finish(&mut self, means: &[T]) -> Result<(), Error> {
-        let parts = self.parts_mut();
-        for (alpha, offset) in parts.coefficients.chunks_exact_mut(means.len().max(1)).zip(parts.offsets.iter_mut()) {
+        let m = self.centres.max(1);
+        for alpha in self.parts_mut().coefficients.chunks_exact_mut(m) {
             let largest = alpha.iter().fold(T::ZERO, |best, &a| if a.abs() > best.abs() { a } else { best });
             if largest < T::ZERO {
                 alpha.iter_mut().for_each(|a| *a = -*a);
             }
+        }
+        self.set_offsets(means)
+    }
+
+    /// Sets each component's offset `o_c = α_cᵀ k̄` from the kernel means `means` (`m`
+    /// values), keeping the signs.
+    fn set_offsets(&mut self, means: &[T]) -> Result<(), Error> {
+        let parts = self.parts_mut();
+        for (alpha, offset) in parts.coefficients.chunks_exact(means.len().max(1)).zip(parts.offsets.iter_mut()) {
             *offset = finite(alpha.iter().zip(means).fold(T::ZERO, |acc, (&a, &k)| acc + a * k))?;
         }
         Ok(())
@@ -279,7 +292,8 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
     }
 
     /// The eigenvalue of each component, decreasing: for KPCA its variance on the training
-    /// rows (`λ_c/n`); for KSIR and KFD its between-slice variance (`αᵀΣ_Bα`).
+    /// rows (`λ_c/n`); for KSIR and KFD its between-slice variance (`αᵀΣ_Bα`); for KCCA
+    /// the regularised canonical correlation `ρ_c` of the pair.
     pub fn eigenvalues(&self) -> &[T] {
         self.parts().3
     }
@@ -421,13 +435,45 @@ fn reduced_gram<T: Real>(kernel: &Kernel<T>, centres: &[T], m: usize, gram: &mut
     }
     check_finite(gram)?;
     let trace = (0..m).fold(T::ZERO, |acc, i| acc + gram.get(i * m + i).copied().unwrap_or(T::ZERO));
-    let ridge = T::EPSILON.sqrt() * trace / T::from_f64(m as f64);
+    let ridge = gram_ridge(trace, m);
     for i in 0..m {
         if let Some(g) = gram.get_mut(i * m + i) {
             *g += ridge;
         }
     }
     Ok(())
+}
+
+/// The ridge `δ·tr/m`, `δ = √ε`, that [`reduced_gram`] adds to a Gram matrix of trace `trace`.
+fn gram_ridge<T: Real>(trace: T, m: usize) -> T {
+    T::EPSILON.sqrt() * trace / T::from_f64(m as f64)
+}
+
+/// The kernel-norm regulariser of the supervised and two-view projections: `d += μ·(tr d /
+/// tr G)·G + δ·(tr d/m)·I` for the `m × m` `d`, `G` the ridged `K(Ã, Ã)` of
+/// [`reduced_gram`] (formed a row at a time in `row`, `m` scalars of scratch, rather than
+/// stored). The second term, `d`'s own ridge of relative size `δ = √ε`, keeps the sum
+/// numerically positive definite in f32 when `μ` is small: without it the smallest
+/// eigenvalue, `≈ μ·δ·tr d/m`, falls below `d`'s rounding error `≈ ε·‖d‖`.
+fn add_kernel_norm<T: Real>(kernel: &Kernel<T>, centres: &[T], mu: T, d: &mut [T], row: &mut [T]) -> Result<(), Error> {
+    let m = row.len();
+    let dim = centres.len() / m.max(1);
+    let trace_k = centres.chunks_exact(dim).fold(T::ZERO, |acc, c| acc + kernel.eval_prefix(c, c));
+    let ridge = gram_ridge(trace_k, m);
+    let trace_d = (0..m).fold(T::ZERO, |acc, i| acc + d.get(i * m + i).copied().unwrap_or(T::ZERO));
+    let weight = finite(mu * trace_d / (trace_k + ridge * T::from_f64(m as f64)))?;
+    let own_ridge = gram_ridge(trace_d, m);
+    for (i, (out, c)) in d.chunks_exact_mut(m).zip(centres.chunks_exact(dim)).enumerate() {
+        kernel.column(c, centres, row)?;
+        if let Some(g) = row.get_mut(i) {
+            *g += ridge;
+        }
+        out.iter_mut().zip(row.iter()).for_each(|(o, &g)| *o += weight * g);
+        if let Some(o) = out.get_mut(i) {
+            *o += own_ridge;
+        }
+    }
+    check_finite(d)
 }
 
 /// Rows of the row-major `rows` with `dim` columns: at least 2, all finite.

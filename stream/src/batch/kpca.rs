@@ -1,7 +1,8 @@
 //! Kernel projections of a whole data set ([`kestrel_core::kpca`]): kernel PCA, exact on
 //! all `n` rows or reduced through `m` centres drawn uniformly from the rows (seed 003
-//! §4.1); KSIR and the kernel Fisher discriminant on the reduced kernel ([`Method`]); and
-//! the projection of rows through a fitted model.
+//! §4.1); KSIR and the kernel Fisher discriminant on the reduced kernel ([`Method`]);
+//! reduced KCCA of two views of the same rows ([`fit_kcca`], seed 003 §4.3, the same `m`
+//! rows as centres in both views); and the projection of rows through a fitted model.
 //!
 //! **Slices** of the supervised methods: one per distinct label (classes), or, with
 //! `slices: Some(J)`, `J` slices of equal size (within one row) of the rows sorted by their
@@ -15,7 +16,7 @@
 
 use std::path::Path;
 
-use kestrel_core::kpca::{Criterion, KernelProjection};
+use kestrel_core::kpca::{Criterion, KernelProjection, View};
 use kestrel_core::model::{Envelope, ScalarKind};
 use kestrel_core::reduced_set::select_random;
 use kestrel_core::{Kernel, Real, Rng};
@@ -136,6 +137,73 @@ pub fn fit<T: Real>(
     }
 }
 
+/// A fitted projection on the heap.
+pub type Projection<T> = KernelProjection<T, Vec<T>>;
+
+/// What reduced KCCA fits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KccaSettings {
+    /// Canonical pairs `k`.
+    pub components: usize,
+    /// Centres `m`, the same rows of both views; `None` (or `m ≥ n`): every row.
+    pub centres: Option<usize>,
+    /// Seed of the centres' draw.
+    pub seed: u64,
+    /// The regulariser's weight `μ`.
+    pub mu: f64,
+}
+
+impl KccaSettings {
+    /// Bytes a fit on `n` rows of `dims.0` and `dims.1` features holds besides the rows:
+    /// work, the two models, the centres and their indices.
+    pub fn bytes<T>(&self, n: usize, dims: (usize, usize)) -> usize {
+        let m = self.centres.unwrap_or(n).min(n);
+        let k = self.components;
+        let models =
+            KernelProjection::scalars_len(dims.0, m, k).saturating_add(KernelProjection::scalars_len(dims.1, m, k));
+        let centres = m.saturating_mul(dims.0.saturating_add(dims.1).saturating_add(1));
+        let scalars = KernelProjection::kcca_work_len(m, m).saturating_add(models).saturating_add(centres);
+        scalars.saturating_mul(size_of::<T>())
+    }
+}
+
+/// Fits reduced KCCA on the two views `first` and `second` (row-major, `dims.0` and
+/// `dims.1` columns, row `i` of each the same observation) with their `kernels`: the
+/// projections of the first view and of the second.
+///
+/// # Errors
+/// `OverBudget` beyond `budget`; `Empty` without rows; the core's errors (views of
+/// different lengths, too many components, non-finite values, …).
+pub fn fit_kcca<T: Real>(
+    first: &[T],
+    second: &[T],
+    dims: (usize, usize),
+    kernels: (Kernel<T>, Kernel<T>),
+    settings: &KccaSettings,
+    budget: Option<usize>,
+) -> Result<(Projection<T>, Projection<T>), TrainError> {
+    let n = first.len() / dims.0.max(1);
+    if n == 0 {
+        return Err(TrainError::Empty);
+    }
+    let n2 = second.len() / dims.1.max(1);
+    if n2 != n {
+        return Err(kestrel_core::Error::DimensionMismatch { expected: n, got: n2 }.into());
+    }
+    check_budget(settings.bytes::<T>(n, dims), budget)?;
+    let (m, k) = (settings.centres.unwrap_or(n).min(n), settings.components);
+    let mut chosen = zeroed(m, "the centres")?;
+    select_random(n, &mut Rng::seed_from_u64(settings.seed), &mut chosen)?;
+    let (centres, centres2) = (centre_rows(first, dims.0, &chosen)?, centre_rows(second, dims.1, &chosen)?);
+    let view = View { rows: first, centres: &centres, dim: dims.0, kernel: kernels.0 };
+    let view2 = View { rows: second, centres: &centres2, dim: dims.1, kernel: kernels.1 };
+    let mut work = zeroed(KernelProjection::kcca_work_len(m, m), "the covariances")?;
+    let storage = zeroed(KernelProjection::scalars_len(dims.0, m, k), "the model")?;
+    let storage2 = zeroed(KernelProjection::scalars_len(dims.1, m, k), "the model")?;
+    let mu = T::from_f64(settings.mu);
+    Ok(KernelProjection::fit_kcca_in(storage, storage2, &mut work, &view, &view2, k, mu)?)
+}
+
 /// Each row's slice: the rank of its label among the distinct labels, or (`Some(J)`) its
 /// `J`-quantile among the sorted labels.
 ///
@@ -182,9 +250,16 @@ pub fn project<T: Real>(model: &KernelProjection<T, Vec<T>>, points: &[T]) -> Re
 /// [`ModelFileError`] when it cannot be read or is not a kernel PCA model of scalar `T`.
 pub fn read_file<T: Real>(path: &Path) -> Result<KernelProjection<T, Vec<T>>, ModelFileError> {
     let invalid = |error| ModelFileError::Invalid { path: path.to_path_buf(), error };
-    let bytes = file::read_bounded(path, MAX_FILE_BYTES)?;
-    let envelope = Envelope::parse(&bytes).map_err(invalid)?;
-    KernelProjection::from_envelope_in(&envelope, storage_for::<T>(&envelope)).map_err(invalid)
+    from_bytes(&file::read_bounded(path, MAX_FILE_BYTES)?).map_err(invalid)
+}
+
+/// The kernel projection model in `bytes` (a model file's contents), of scalar `T`.
+///
+/// # Errors
+/// The core's, when the bytes are not a kernel projection model of scalar `T`.
+pub fn from_bytes<T: Real>(bytes: &[u8]) -> Result<Projection<T>, kestrel_core::Error> {
+    let envelope = Envelope::parse(bytes)?;
+    KernelProjection::from_envelope_in(&envelope, storage_for::<T>(&envelope))
 }
 
 /// The scalar of the model file at `path`.
@@ -215,6 +290,22 @@ mod tests {
         let needed = exact.bytes::<f64>(20, 2);
         let over = fit(&points, &[], 2, kernel, &exact, Some(needed - 1));
         assert_eq!(over, Err(TrainError::OverBudget { needed, budget: needed - 1 }));
+    }
+
+    #[test]
+    fn kcca_projects_both_views_and_checks_its_budget() {
+        let first: Vec<f64> = (0..60).map(|i| ((i * 7 % 11) as f64 / 5.0).sin()).collect();
+        let second: Vec<f64> = first.chunks_exact(2).map(|x| x[0] * x[0] - x[1]).collect();
+        let kernels = (Kernel::rbf(0.5).unwrap(), Kernel::rbf(1.0).unwrap());
+        let settings = KccaSettings { components: 2, centres: Some(12), seed: 3, mu: 1e-3 };
+        let (u, v) = fit_kcca(&first, &second, (2, 1), kernels, &settings, None).unwrap();
+        assert_eq!((u.dim(), v.dim(), u.centres().len(), v.centres().len()), (2, 1, 24, 12));
+        assert_eq!((project(&u, &first).unwrap().len(), project(&v, &second).unwrap().len()), (60, 60));
+        let needed = settings.bytes::<f64>(30, (2, 1));
+        let over = fit_kcca(&first, &second, (2, 1), kernels, &settings, Some(needed - 1));
+        assert_eq!(over, Err(TrainError::OverBudget { needed, budget: needed - 1 }));
+        let short = fit_kcca(&first, &second[..29], (2, 1), kernels, &settings, None);
+        assert!(matches!(short, Err(TrainError::Core(kestrel_core::Error::DimensionMismatch { .. }))));
     }
 
     #[test]

@@ -123,8 +123,9 @@ pub enum Command {
     Budget(BudgetArgs),
     /// Learns a kernel from must-link / cannot-link pairs (NPKL-BCD) and clusters with it.
     Npkl(crate::npkl_command::NpklArgs),
-    /// Projects a data set's rows (kernel PCA, exact or reduced), writing the projected
-    /// rows and the projection as a model file.
+    /// Projects a data set's rows (kernel PCA, exact or reduced; KSIR; kernel Fisher
+    /// discriminant; reduced kernel CCA of two views), writing the projected rows and the
+    /// projection as a model file.
     Transform(crate::transform_command::TransformArgs),
     /// Runs the built-in demonstration on a deterministic data set. Needs no arguments.
     Demo {

@@ -10,6 +10,17 @@
 //! core projects with it on a device without heap). `--apply MODEL` projects rows through
 //! a model written earlier instead of fitting.
 //!
+//! `--method kcca` fits reduced kernel canonical correlation analysis (seed 003 §4.3) of
+//! two views of the same observations: `--input` is the first view and **`--input2`** the
+//! second, a data set in the same formats with the same number of rows, row `i` of each the
+//! same observation (its label column is read and ignored; the labels written are
+//! `--input`'s). Both views use the same `--centres M` rows (every row by default), the
+//! same kernel kind, `--gamma` if given (else `1/d` of each view's own `d`), and the
+//! kernel-norm regulariser `--mu`. The output holds `--components K` canonical pairs:
+//! header `u0,…,u{K−1},v0,…,v{K−1},label`, `u` the first view's variates and `v` the
+//! second's; `--model` writes the first view's projection and `--model2` the second's,
+//! each an ordinary projection model: `--apply` with either projects rows of its own view.
+//!
 //! The input is read whole (CSV with a header and the label last, or LibSVM; `-` for
 //! standard input). **Output** (`--output PATH`, default standard output): CSV with a
 //! header `pc0,…,pc{K−1},label`, one row per input row, the label carried over — a data set
@@ -18,14 +29,14 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
-use kestrel_core::Real;
+use anyhow::{Context, Result, bail};
 use kestrel_core::kpca::{Criterion, DEFAULT_MU, KernelProjection};
 use kestrel_core::model::ScalarKind;
+use kestrel_core::{Kernel, Real};
 use kestrel_stream::batch::fit::Setting;
-use kestrel_stream::batch::kpca::{self, KpcaSettings, Method};
+use kestrel_stream::batch::kpca::{self, KccaSettings, KpcaSettings, Method};
 use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::file;
 use kestrel_stream::limits::MAX_DIM;
@@ -43,6 +54,9 @@ pub enum MethodArg {
     Ksir,
     /// Kernel Fisher discriminant on the reduced kernel (slices: the classes).
     Kfd,
+    /// Kernel canonical correlation analysis on the reduced kernel of two views (the
+    /// second in --input2).
+    Kcca,
 }
 
 #[derive(clap::Args)]
@@ -53,6 +67,10 @@ pub struct TransformArgs {
     /// The projection.
     #[arg(long, value_enum, default_value_t = MethodArg::Kpca)]
     pub method: MethodArg,
+    /// kcca: the second view, a data set with the same rows as --input in the same order
+    /// (its label column is ignored).
+    #[arg(long, value_name = "DATA", required_if_eq("method", "kcca"), conflicts_with = "apply")]
+    pub input2: Option<String>,
     /// Components K to keep.
     #[arg(long, value_name = "K", value_parser = count(1, MAX_DIM), required_unless_present = "apply")]
     pub components: Option<usize>,
@@ -64,8 +82,8 @@ pub struct TransformArgs {
     /// slice per distinct label].
     #[arg(long, value_name = "J", value_parser = count(2, MAX_CENTERS))]
     pub slices: Option<usize>,
-    /// ksir, kfd: weight μ of the kernel-norm regulariser μ·(tr D/tr K)·K added to the
-    /// denominator covariance D.
+    /// ksir, kfd, kcca: weight μ of the kernel-norm regulariser μ·(tr D/tr K)·K added to
+    /// the denominator covariance D (kcca: to each view's covariance).
     #[arg(long, default_value_t = DEFAULT_MU, value_parser = positive)]
     pub mu: f64,
     #[command(flatten)]
@@ -73,6 +91,9 @@ pub struct TransformArgs {
     /// Write the fitted projection here (a model file).
     #[arg(long, value_name = "MODEL", conflicts_with = "apply")]
     pub model: Option<PathBuf>,
+    /// kcca: write the second view's fitted projection here (a model file).
+    #[arg(long, value_name = "MODEL", requires = "input2")]
+    pub model2: Option<PathBuf>,
     /// Project through this model file instead of fitting.
     #[arg(long, value_name = "MODEL", conflicts_with_all = ["components", "centres", "slices"])]
     pub apply: Option<PathBuf>,
@@ -103,10 +124,20 @@ pub fn run(args: &TransformArgs) -> Result<()> {
     }
 }
 
+/// The data set at `input`.
+fn read<T: Real>(input: &str) -> Result<Dataset<T>> {
+    let mut reader =
+        source::open(input, &source::Options::default()).with_context(|| format!("cannot open {input}"))?;
+    Ok(Dataset::read(reader.as_mut(), OnError::Stop, |_| {})?)
+}
+
 fn transform_in<T: Real>(args: &TransformArgs) -> Result<()> {
-    let mut reader = source::open(&args.input, &source::Options::default())
-        .with_context(|| format!("cannot open {}", args.input))?;
-    let data: Dataset<T> = Dataset::read(reader.as_mut(), OnError::Stop, |_| {})?;
+    let data: Dataset<T> = read(&args.input)?;
+    match (&args.input2, args.method == MethodArg::Kcca) {
+        (Some(input2), true) => return kcca(args, &data, input2),
+        (Some(_), false) => bail!("--input2 is the second view of --method kcca"),
+        (None, _) => {}
+    }
     let (model, points) = match &args.apply {
         Some(path) => {
             let model = kpca::read_file::<T>(path)?;
@@ -119,53 +150,118 @@ fn transform_in<T: Real>(args: &TransformArgs) -> Result<()> {
         }
     };
     let projected = kpca::project(&model, &points)?;
-    let table = csv(&projected, model.components(), data.labels());
-    match &args.output {
-        Some(path) => file::write_output(path, table.as_bytes())?,
-        None => std::io::stdout().lock().write_all(table.as_bytes())?,
-    }
+    write_table(args, &csv(&[("pc", &projected)], model.components(), data.labels()))?;
     eprintln!(
         "kestrel: projected {} rows of {} features on {} components (eigenvalues {})",
         data.len(),
         model.dim(),
         model.components(),
-        model.eigenvalues().iter().map(|v| format!("{:.4}", v.to_f64())).collect::<Vec<_>>().join(", ")
+        list(model.eigenvalues())
     );
     Ok(())
+}
+
+/// `--method kcca`: fits the two views `data` and `input2`, writes both views' variates
+/// and models.
+fn kcca<T: Real>(args: &TransformArgs, data: &Dataset<T>, input2: &str) -> Result<()> {
+    let second: Dataset<T> = read(input2)?;
+    if second.len() != data.len() {
+        bail!(
+            "--input2 {input2} has {} rows, --input {} has {}: the two views must be the same rows",
+            second.len(),
+            args.input,
+            data.len()
+        );
+    }
+    let (points, points2) = (data.dense(data.dim())?, second.dense(second.dim())?);
+    let dims = (data.dim(), second.dim());
+    let kernels = (kernel(args, dims.0)?, kernel(args, dims.1)?);
+    let components = args.components.unwrap_or(1);
+    let settings = KccaSettings { components, centres: args.centres, seed: args.seed, mu: args.mu };
+    let (u, v) = kpca::fit_kcca(&points, &points2, dims, kernels, &settings, args.budget)?;
+    for (path, model) in [(&args.model, &u), (&args.model2, &v)] {
+        if let Some(path) = path {
+            write_model(path, model)?;
+        }
+    }
+    let (projected, projected2) = (kpca::project(&u, &points)?, kpca::project(&v, &points2)?);
+    write_table(args, &csv(&[("u", &projected), ("v", &projected2)], components, data.labels()))?;
+    eprintln!(
+        "kestrel: projected {} rows of {} and {} features on {components} canonical pairs (correlations {})",
+        data.len(),
+        dims.0,
+        dims.1,
+        list(u.eigenvalues())
+    );
+    Ok(())
+}
+
+/// The kernel of `args` for `dim` features: `--gamma`, or `1/dim`.
+fn kernel<T: Real>(args: &TransformArgs, dim: usize) -> Result<Kernel<T>> {
+    let gamma = match args.kernel.gamma {
+        Some(Setting::Value(gamma)) => gamma,
+        _ => 1.0 / dim.max(1) as f64,
+    };
+    args.kernel.build::<T>(gamma).context("--gamma")
+}
+
+/// Writes `table` to `--output` or standard output.
+fn write_table(args: &TransformArgs, table: &str) -> Result<()> {
+    match &args.output {
+        Some(path) => file::write_output(path, table.as_bytes())?,
+        None => std::io::stdout().lock().write_all(table.as_bytes())?,
+    }
+    Ok(())
+}
+
+/// Writes `model`'s file to `path`.
+fn write_model<T: Real>(path: &Path, model: &KernelProjection<T, Vec<T>>) -> Result<()> {
+    let mut bytes = vec![0u8; model.encoded_len()];
+    model.encode(&mut bytes)?;
+    Ok(file::write_atomic(path, &bytes)?)
+}
+
+/// `values` to four decimals, comma-separated.
+fn list<T: Real>(values: &[T]) -> String {
+    values.iter().map(|v| format!("{:.4}", v.to_f64())).collect::<Vec<_>>().join(", ")
 }
 
 /// Fits the projection of `args` on `points` (row-major, `dim` columns), writing the
 /// model file under `--model`.
 fn fit<T: Real>(args: &TransformArgs, points: &[T], labels: &[f64], dim: usize) -> Result<KernelProjection<T, Vec<T>>> {
-    let gamma = match args.kernel.gamma {
-        Some(Setting::Value(gamma)) => gamma,
-        _ => 1.0 / dim.max(1) as f64,
-    };
-    let kernel = args.kernel.build::<T>(gamma).context("--gamma")?;
+    let kernel = kernel(args, dim)?;
     let discriminant = |criterion| Method::Discriminant { criterion, slices: args.slices, mu: args.mu };
     let method = match args.method {
         MethodArg::Kpca => Method::Kpca,
         MethodArg::Ksir => discriminant(Criterion::Sir),
         MethodArg::Kfd => discriminant(Criterion::Fisher),
+        MethodArg::Kcca => bail!("--method kcca needs its second view, --input2"),
     };
     let components = args.components.unwrap_or(1);
     let settings = KpcaSettings { method, components, centres: args.centres, seed: args.seed };
     let model = kpca::fit(points, labels, dim, kernel, &settings, args.budget)?;
     if let Some(path) = &args.model {
-        let mut bytes = vec![0u8; model.encoded_len()];
-        model.encode(&mut bytes)?;
-        file::write_atomic(path, &bytes)?;
+        write_model(path, &model)?;
     }
     Ok(model)
 }
 
-/// The projected rows as CSV, `pc0,…,label`, each number the shortest decimal that reads
-/// back to the same `f64`.
-fn csv<T: Real>(projected: &[T], components: usize, labels: &[f64]) -> String {
-    let mut out = (0..components).map(|c| format!("pc{c},")).collect::<String>() + "label\n";
-    for (row, label) in projected.chunks_exact(components).zip(labels) {
-        for value in row {
-            let _ = write!(out, "{},", value.to_f64());
+/// The projected rows as CSV: for each block `(prefix, rows)` (row-major, `components`
+/// columns) the columns `prefix0,…`, then the label; each number the shortest decimal that
+/// reads back to the same `f64`.
+fn csv<T: Real>(blocks: &[(&str, &[T])], components: usize, labels: &[f64]) -> String {
+    let mut out = String::new();
+    for (prefix, _) in blocks {
+        (0..components).for_each(|c| {
+            let _ = write!(out, "{prefix}{c},");
+        });
+    }
+    out.push_str("label\n");
+    for (i, label) in labels.iter().enumerate() {
+        for (_, rows) in blocks {
+            for value in rows.get(i * components..(i + 1) * components).unwrap_or_default() {
+                let _ = write!(out, "{},", value.to_f64());
+            }
         }
         let _ = writeln!(out, "{label}");
     }

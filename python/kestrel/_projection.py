@@ -1,0 +1,180 @@
+"""scikit-learn transformers over Kestrel's kernel projections (``kestrel transform``).
+
+The rows go to the Rust extension, which fits with the same code as the CLI and returns
+the model files' bytes; ``transform`` projects through those bytes (as ``kestrel transform
+--apply`` does), so the fitted projection is the file a device reads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from . import _kestrel
+from ._estimators import _seed
+
+__all__ = ["KernelProjection", "ReducedKernelCCA"]
+
+
+def _centres(n_centres):
+    if n_centres is None:
+        return None
+    if isinstance(n_centres, (int, np.integer)) and n_centres >= 1:
+        return int(n_centres)
+    raise ValueError(f"n_centres must be None or a positive int, got {n_centres!r}")
+
+
+def _gamma(gamma):
+    return None if gamma is None else float(gamma)
+
+
+class KernelProjection(TransformerMixin, BaseEstimator):
+    """Kernel PCA (exact, or reduced through ``n_centres`` rows: seed 002 §5.1, seed 003
+    §4.1), KSIR (seed 003 §4.2) or the kernel Fisher discriminant (seed 002 §5.2), RBF
+    kernel — ``kestrel transform --method kpca|ksir|kfd``.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        Components to keep (KSIR and KFD: fewer than the slices).
+    method : {"kpca", "ksir", "kfd"}, default="kpca"
+        The projection; "ksir" and "kfd" need ``y`` in ``fit``.
+    n_centres : int or None, default=None
+        Rows drawn at random as the reduced set; None is every row (exact for "kpca").
+    gamma : float or None, default=None
+        Width of the kernel exp(−gamma‖x−x'‖²); None is 1/n_features (as ``KernelPCA``).
+    mu : float, default=1e-3
+        Weight of the kernel-norm regulariser (ksir, kfd).
+    n_slices : int or None, default=None
+        KSIR: slices of the sorted response; None is one per distinct label.
+    random_state : int or None, default=None
+        Seed of the centres' draw; None is 1 (the CLI's default).
+
+    Attributes
+    ----------
+    eigenvalues_ : ndarray of shape (n_components,)
+        KPCA: the variance of each component on the training rows; KSIR, KFD: the
+        between-slice variance.
+    model_bytes_ : bytes
+        The fitted projection as a model file.
+    n_features_in_ : int
+        Features seen in ``fit``.
+    """
+
+    def __init__(
+        self, n_components=2, *, method="kpca", n_centres=None, gamma=None, mu=1e-3, n_slices=None, random_state=None
+    ):
+        self.n_components = n_components
+        self.method = method
+        self.n_centres = n_centres
+        self.gamma = gamma
+        self.mu = mu
+        self.n_slices = n_slices
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Fits the projection on the rows of ``X`` (``y``: labels or responses for
+        "ksir" and "kfd")."""
+        if y is None:
+            X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
+            y = np.ascontiguousarray(y, dtype=np.float64)
+        model, eigenvalues = _kestrel.projection_fit(
+            np.ascontiguousarray(X),
+            y,
+            method=self.method,
+            components=int(self.n_components),
+            centres=_centres(self.n_centres),
+            gamma=_gamma(self.gamma),
+            mu=float(self.mu),
+            slices=None if self.n_slices is None else int(self.n_slices),
+            seed=_seed(self.random_state),
+        )
+        self.model_bytes_ = model
+        self.eigenvalues_ = np.asarray(eigenvalues)
+        return self
+
+    def transform(self, X):
+        """The components of the rows of ``X``, shape (n_samples, n_components)."""
+        check_is_fitted(self, "model_bytes_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return _kestrel.projection_transform(self.model_bytes_, np.ascontiguousarray(X))
+
+    def to_bytes(self):
+        """The fitted projection as a Kestrel model file (what ``kestrel transform
+        --apply`` and the core's ``KernelProjection::from_envelope_in`` read)."""
+        check_is_fitted(self, "model_bytes_")
+        return bytes(self.model_bytes_)
+
+
+class ReducedKernelCCA(BaseEstimator):
+    """Reduced kernel canonical correlation analysis of two views (seed 003 §4.3, eq.
+    44-48) with the kernel-norm regulariser, RBF kernels — ``kestrel transform --method
+    kcca``. Like scikit-learn's ``CCA``: ``fit(X, Y)``, ``transform(X, Y)``.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        Canonical pairs to keep.
+    n_centres : int or None, default=None
+        Rows drawn at random as the reduced set of both views; None is every row.
+    gamma : float or None, default=None
+        Width of both kernels; None is 1/n_features of each view.
+    mu : float, default=1e-3
+        Weight of the kernel-norm regulariser added to each view's covariance.
+    random_state : int or None, default=None
+        Seed of the centres' draw; None is 1.
+
+    Attributes
+    ----------
+    correlations_ : ndarray of shape (n_components,)
+        The regularised canonical correlations.
+    x_model_bytes_, y_model_bytes_ : bytes
+        Each view's projection as a model file.
+    n_features_in_ : int
+        Features of the first view.
+    """
+
+    def __init__(self, n_components=2, *, n_centres=None, gamma=None, mu=1e-3, random_state=None):
+        self.n_components = n_components
+        self.n_centres = n_centres
+        self.gamma = gamma
+        self.mu = mu
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        """Fits the canonical pairs of the views ``X`` and ``Y`` (row ``i`` of each the
+        same observation)."""
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        Y = check_array(Y, dtype=np.float64, ensure_min_samples=2)
+        if len(Y) != len(X):
+            raise ValueError(f"Y has {len(Y)} rows, X has {len(X)}: the views must be the same rows")
+        x_model, y_model, correlations = _kestrel.kcca_fit(
+            np.ascontiguousarray(X),
+            np.ascontiguousarray(Y),
+            components=int(self.n_components),
+            centres=_centres(self.n_centres),
+            gamma=_gamma(self.gamma),
+            mu=float(self.mu),
+            seed=_seed(self.random_state),
+        )
+        self.x_model_bytes_, self.y_model_bytes_ = x_model, y_model
+        self.correlations_ = np.asarray(correlations)
+        return self
+
+    def transform(self, X, Y=None):
+        """The canonical variates of the rows of ``X``, and of ``Y`` when given (then a
+        pair of arrays)."""
+        check_is_fitted(self, "x_model_bytes_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        x_scores = _kestrel.projection_transform(self.x_model_bytes_, np.ascontiguousarray(X))
+        if Y is None:
+            return x_scores
+        Y = np.ascontiguousarray(check_array(Y, dtype=np.float64))
+        return x_scores, _kestrel.projection_transform(self.y_model_bytes_, Y)
+
+    def fit_transform(self, X, Y):
+        """``fit(X, Y).transform(X, Y)``."""
+        return self.fit(X, Y).transform(X, Y)
