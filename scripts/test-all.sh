@@ -11,18 +11,20 @@
 #      C staticlib (kestrel-ffi) built for thumbv7em-none-eabihf and
 #      riscv32imac-unknown-none-elf (any use of std breaks this step); rustdoc, warnings
 #      denied
-#   5. the firmware under QEMU on the Cortex-M4F, the Cortex-M3 (no FPU), the RISC-V
+#   5. the Raspberry Pi Pico example (boards/pico: the demo's learners on a real MPU-6050
+#      through rp2040-hal) built for thumbv6m-none-eabi
+#   6. the firmware under QEMU on the Cortex-M4F, the Cortex-M3 (no FPU), the RISC-V
 #      RV32IMAC (no FPU) and the Cortex-M0 (thumbv6m: no FPU, no hardware divide):
 #      on-device tests, demo, fault handlers, instruction counts against their committed
 #      table, `kestrel budget` against the ELF's statics (closing line `N passed, N
 #      failed` over all four)
-#   6. the C ABI from C on the host: kestrel.h with -std=c11 -Wall -Wextra -Werror, every
+#   7. the C ABI from C on the host: kestrel.h with -std=c11 -Wall -Wextra -Werror, every
 #      function with good and bad arguments under AddressSanitizer and UBSan, models a C
 #      program learned read back by `kestrel predict` (`N passed, N failed`)
-#   7. the C firmware demo under QEMU (arm-none-eabi-gcc, libkestrel_ffi.a): on-device
+#   8. the C firmware demo under QEMU (arm-none-eabi-gcc, libkestrel_ffi.a): on-device
 #      tests of the host-trained models, the demo learning, and printing the Rust demo's
 #      lines (`N passed, N failed`)
-#   8. the Python package: built by pip (maturin) into a virtual environment with numpy,
+#   9. the Python package: built by pip (maturin) into a virtual environment with numpy,
 #      scipy, scikit-learn, river, pyspark, pytest and matplotlib from the package index, then its tests
 #      (scikit-learn's estimator checks, models shared with the CLI, the MapReduce RSVM on
 #      a local Spark session; pytest's closing line)
@@ -75,6 +77,7 @@ done
 step "Format"
 cargo fmt --all -- --check
 (cd firmware-demo && cargo fmt -- --check)
+(cd boards/pico && cargo fmt -- --check)
 
 step "Clippy (warnings denied)"
 cargo clippy --workspace --all-targets -- -D warnings
@@ -85,6 +88,7 @@ done
 (cd firmware-demo && cargo clippy --release --all-targets --target "$TARGET_NO_FPU" -- -D warnings)
 (cd firmware-demo && cargo clippy --release --all-targets --target "$TARGET_RISCV" -- -D warnings)
 (cd firmware-demo && cargo clippy --release --all-targets --target "$TARGET_M0" -- -D warnings)
+(cd boards/pico && cargo clippy --release -- -D warnings)
 
 step "Host tests"
 KESTREL_REQUIRE_CHROMIUM=1 cargo test --workspace
@@ -103,6 +107,9 @@ done
 # The C ABI's re-entrancy guard swaps an atomic, which the Cortex-M0 lacks.
 cargo build -p kestrel-core --no-default-features --target "$TARGET_M0"
 RUSTDOCFLAGS="-D warnings" cargo doc -p kestrel-core -p kestrel-stream -p kestrel-ffi --no-deps
+
+step "The Raspberry Pi Pico example (built; running it needs the board)"
+(cd boards/pico && cargo build --release)
 
 step "On-device tests under QEMU"
 bash firmware-demo/run-qemu-tests.sh

@@ -239,3 +239,25 @@ pub fn novelty() -> Result<&'static mut Novelty, Failure> {
     let detector = Detector::new_in(mass, ring, novelty_params())?;
     NOVELTY_DETECTOR.try_init(detector).ok_or(taken)
 }
+
+/// Scores `x` and, unless it is flagged, learns it; a flagged reading's score counts
+/// toward the threshold instead (the policy of `kestrel stream --learner novelty`). One
+/// pass over the centres serves both (`Detector::assess`). Returns the flag (never during
+/// the warm-up).
+///
+/// # Errors
+/// As `Detector::assess` and `Detector::learn_assessed`: a reading of another width or
+/// not finite.
+pub fn flag_then_learn(detector: &mut Novelty, x: &[f32]) -> Result<bool, Error> {
+    let assessment = detector.assess(x)?;
+    match assessment.score() {
+        Some(score) if score.anomaly => {
+            detector.observe(score.distance2)?;
+            Ok(true)
+        }
+        _ => {
+            detector.learn_assessed(x, &assessment)?;
+            Ok(false)
+        }
+    }
+}

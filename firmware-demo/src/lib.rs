@@ -24,7 +24,10 @@
 //! at its first floating-point instruction, a RISC-V binary on a hart that lacks one of its
 //! extensions at the first such instruction. Both handlers write to semihosting's stderr.
 //!
-//! A binary links these handlers by using anything from this crate.
+//! A binary links these handlers by using anything from this crate. They, [`exit`] and
+//! [`Tests`] are the `qemu` feature (on by default); without it the library is the sensor
+//! driver, the learners, the simulated sensor and the measuring tools alone, for a board
+//! that brings its own output and handlers (`../boards/pico`).
 
 #![no_std]
 
@@ -36,16 +39,17 @@ pub mod sim;
 pub mod stack;
 
 use core::fmt;
-use core::panic::PanicInfo;
 
 #[cfg(target_arch = "arm")]
 pub use cortex_m_rt::entry;
 #[cfg(target_arch = "riscv32")]
 pub use riscv_rt::entry;
+#[cfg(feature = "qemu")]
 use semihosting::{eprintln, println};
 
 /// Ends the program, reporting success or failure to the host; under QEMU with
 /// `-semihosting-config enable=on,target=native`, QEMU exits with status 0 or 1.
+#[cfg(feature = "qemu")]
 pub fn exit(success: bool) -> ! {
     semihosting::process::exit(if success { 0 } else { 1 })
 }
@@ -82,12 +86,14 @@ pub fn ensure(condition: bool, what: &'static str) -> Result<(), Failure> {
 /// Counts checks, printing `test NAME ... ok|FAILED` for each and `N passed, N failed` at
 /// the end, as libtest does. `tests/kernels_linalg.rs` shows the use: `Tests::default()`,
 /// one [`run`](Self::run) per check, then [`finish`](Self::finish).
+#[cfg(feature = "qemu")]
 #[derive(Debug, Default)]
 pub struct Tests {
     passed: u32,
     failed: u32,
 }
 
+#[cfg(feature = "qemu")]
 impl Tests {
     /// Runs one check and prints its outcome (and, on failure, the reason).
     pub fn run(&mut self, name: &str, check: impl FnOnce() -> Result<(), Failure>) {
@@ -119,15 +125,16 @@ impl Tests {
     }
 }
 
+#[cfg(feature = "qemu")]
 #[panic_handler]
-fn panic(info: &PanicInfo) -> ! {
+fn panic(info: &core::panic::PanicInfo) -> ! {
     eprintln!("{info}");
     exit(false)
 }
 
 /// # Safety
 /// Called by the hardware (through cortex-m-rt's trampoline) on a hard fault only.
-#[cfg(target_arch = "arm")]
+#[cfg(all(feature = "qemu", target_arch = "arm"))]
 #[cortex_m_rt::exception]
 unsafe fn HardFault(frame: &cortex_m_rt::ExceptionFrame) -> ! {
     eprintln!("HardFault: {frame:?}");
@@ -136,7 +143,7 @@ unsafe fn HardFault(frame: &cortex_m_rt::ExceptionFrame) -> ! {
 
 /// Every exception that has no handler of its own (all of them here): riscv-rt's trap entry
 /// saves the caller-saved registers into `frame` and calls this.
-#[cfg(target_arch = "riscv32")]
+#[cfg(all(feature = "qemu", target_arch = "riscv32"))]
 #[unsafe(export_name = "ExceptionHandler")]
 extern "C" fn exception(frame: &riscv_rt::TrapFrame) -> ! {
     use riscv::register::{mcause, mepc, mtval};

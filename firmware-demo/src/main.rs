@@ -36,7 +36,7 @@ use core::fmt;
 use embedded_hal::i2c::ErrorKind;
 use kestrel_core::Rng;
 use kestrel_core::dcd::Row;
-use kestrel_firmware_demo::learners::{Novelty, Vibration};
+use kestrel_firmware_demo::learners::{Vibration, flag_then_learn};
 use kestrel_firmware_demo::report::Fixed;
 use kestrel_firmware_demo::sensor::{self, ADDRESS, Mpu6050};
 use kestrel_firmware_demo::sim::{self, DEMO_SAMPLES, DEMO_SEED, SimulatedMpu6050};
@@ -139,23 +139,6 @@ impl Detections {
     /// readings.
     fn detects(&self) -> bool {
         4 * self.detected >= 3 * self.faulty && 100 * self.false_alarms() <= self.scored
-    }
-}
-
-/// Scores `x` and, unless it is flagged, learns it; a flagged reading's score counts
-/// toward the threshold instead. One pass over the centres serves both
-/// (`Detector::assess`). Returns the flag (never during the warm-up).
-fn flag_then_learn(detector: &mut Novelty, x: &[f32]) -> Result<bool, kestrel_core::Error> {
-    let assessment = detector.assess(x)?;
-    match assessment.score() {
-        Some(score) if score.anomaly => {
-            detector.observe(score.distance2)?;
-            Ok(true)
-        }
-        _ => {
-            detector.learn_assessed(x, &assessment)?;
-            Ok(false)
-        }
     }
 }
 

@@ -209,7 +209,7 @@ fn run() -> Result<(), Failure> {
         let (pushed, n) = counter.measure(|| classifier.push(Row::Dense(x), label, &mut rng));
         pushed?;
         record(12, n, &mut stats)?;
-        // As the demo's `flag_then_learn`: score, then learn unless flagged.
+        // As `learners::flag_then_learn`: score, then learn unless flagged.
         if let Some(features) = vibration.features(x) {
             let (assessment, n) = counter.measure(|| novelty.assess(&features));
             let assessment = assessment?;
