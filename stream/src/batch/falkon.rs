@@ -1,0 +1,356 @@
+//! Kernel ridge regression at scale by the Falkon construction (Rudi, Carratino & Rosasco,
+//! *FALKON: An Optimal Large Scale Kernel Method*, NeurIPS 2017): the Nyström problem of
+//! [`super::krr`] solved by preconditioned conjugate gradients, streaming over the rows so
+//! the `n × m` features are never stored.
+//!
+//! **Problem** (the one [`kestrel_core::krr`] solves exactly): with the Nyström features
+//! `z(x) = L⁻¹K(Ã, x)`, `LLᵀ = K(Ã, Ã)` (seed 000 §3.4),
+//! `min_{b, w} ‖y − b·1 − Zw‖² + λ‖w‖²`, i.e. (seed 000 §4.1.1 on `K ≈ ZZᵀ`)
+//!
+//! `(Z_cᵀZ_c + λI)w = Z_cᵀỹ`, `b = ȳ − z̄ᵀw`,
+//!
+//! with `Z_c = Z − 1z̄ᵀ` and `ỹ = y − ȳ`. The product with the left side is computed from
+//! the kernel rows `k_i = K(Ã, x_i)`, recomputed at each product: with `u = L⁻ᵀw`,
+//! `(Z_c w)_i = k_iᵀu − z̄ᵀw` and `Z_cᵀt = L⁻¹Σ_i t_i k_i − z̄·Σ_i t_i` — one pass over the
+//! rows, `O(n·m·d)` kernel work and `O(n·m)` products, split over the machine's cores.
+//!
+//! **Preconditioner** (Falkon's two Cholesky factors). The first, `L` of the centres'
+//! kernel, is the change of variables `w = Lᵀα` already made by the whitening. The second
+//! approximates the Hessian from the centres themselves: a centre's features are
+//! `z(c_j) = L⁻¹K(Ã, c_j) = Lᵀe_j`, the `j`-th row of `L`, so if the centres are a sample
+//! of the rows, `Z_cᵀZ_c ≈ (n/m)·L_cᵀL_c` (`L_c`: `L`'s rows minus their mean) and
+//! `M = (n/m)·L_cᵀL_c + λI = RRᵀ` is factored once, `O(m³)`, and applied by two triangular
+//! solves. Conjugate gradients ([`preconditioned_conjugate_gradient`], seed 000 §3.3) stop at
+//! a relative residual `tol` (`--eps`; default [`default_tolerance`]) or
+//! [`MAX_ITERATIONS`].
+//!
+//! **Memory**: `O(m²)` — `L`, `R` and `L_cᵀL_c` — and `O(m + d)` per thread, whatever `n`
+//! ([`working_bytes`]); the data set itself is read, not copied.
+
+use std::ops::Range;
+
+use kestrel_core::cholesky::Cholesky;
+use kestrel_core::linalg::{
+    CgOutcome, CgParams, Triangle, dot, preconditioned_conjugate_gradient, solve_lower_transposed,
+};
+use kestrel_core::{Error, Kernel, Real};
+
+use super::TrainError;
+use crate::dataset::Dataset;
+use crate::limits::zeroed;
+
+/// The most conjugate-gradient iterations.
+pub const MAX_ITERATIONS: usize = 500;
+
+/// The relative residual at which CG stops unless `--eps` says: `10⁻⁷` in f64, `10⁻⁴` in
+/// f32 (whose products carry about `10⁻⁶` of rounding over a million rows).
+pub fn default_tolerance<T: Real>() -> f64 {
+    if T::BYTES == 4 { 1e-4 } else { 1e-7 }
+}
+
+/// Bytes a solve with `m` centres in `dim` features holds on `threads` threads: the
+/// preconditioner's factor and Gram matrix, the CG vectors, and each thread's row, kernel
+/// row and accumulator.
+pub fn working_bytes<T>(m: usize, dim: usize, threads: usize) -> usize {
+    let scalars = Cholesky::scalars_len(m).saturating_add(m.saturating_mul(m)).saturating_add(m.saturating_mul(10));
+    let per_thread = dim.saturating_add(m).saturating_mul(size_of::<T>()).saturating_add((m + 1) * size_of::<f64>());
+    scalars.saturating_mul(size_of::<T>()).saturating_add(per_thread.saturating_mul(threads))
+}
+
+/// What the solve is given: the rows and targets, the kernel, the centres (row-major
+/// `m × dim`) and the factor `L` of their kernel matrix (as [`super::centres::whiten`]
+/// returns it).
+pub struct Problem<'a, T> {
+    /// The rows.
+    pub data: &'a Dataset<T>,
+    /// One target per row.
+    pub targets: &'a [T],
+    /// The kernel.
+    pub kernel: &'a Kernel<T>,
+    /// The centres, row-major `m × dim`.
+    pub centres: &'a [T],
+    /// `LLᵀ = K(Ã, Ã)`.
+    pub factor: &'a Cholesky<T, Vec<T>>,
+    /// Features per row.
+    pub dim: usize,
+    /// Threads the passes over the rows use.
+    pub threads: usize,
+}
+
+/// The weights `w` (whitened features) and intercept `b` of `f(x) = b + wᵀz(x)`, and how
+/// CG ended.
+#[derive(Clone, Debug)]
+pub struct Solution<T> {
+    /// `w`, `m` values.
+    pub weights: Vec<T>,
+    /// `b`.
+    pub intercept: T,
+    /// CG's exit, iterations and relative residual.
+    pub outcome: CgOutcome<T>,
+}
+
+/// Solves the ridge problem at `lambda` to the relative residual `tolerance`.
+///
+/// # Errors
+/// `InvalidParam` for a ridge or tolerance that is not finite and positive, or fewer than
+/// two rows; `DimensionMismatch` for targets that are not one per row; `NonFinite` when a
+/// product overflows; [`Error::Breakdown`] should the problem not be positive definite;
+/// an allocation failure.
+pub fn solve<T: Real>(problem: &Problem<'_, T>, lambda: T, tolerance: f64) -> Result<Solution<T>, TrainError> {
+    let (n, m) = (problem.data.len(), problem.factor.dim());
+    if n < 2 || m == 0 {
+        return Err(Error::InvalidParam { name: "n" }.into());
+    }
+    if problem.targets.len() != n {
+        return Err(Error::DimensionMismatch { expected: n, got: problem.targets.len() }.into());
+    }
+    if !(lambda.is_finite() && lambda > T::ZERO) {
+        return Err(Error::InvalidParam { name: "lambda" }.into());
+    }
+    let params = CgParams::new().tolerance(T::from_f64(tolerance)).max_iterations(MAX_ITERATIONS).check()?;
+    let l = problem.factor.packed();
+    let mean_target = problem.targets.iter().fold(0.0, |acc, y| acc + y.to_f64()) / n as f64;
+    // One pass: Σ k_i and Σ (y_i − ȳ) k_i, then z̄ = L⁻¹k̄ and the right side L⁻¹Kᵀỹ.
+    let sums = pass(problem, 2 * m, |i, k, acc| {
+        let y = problem.targets.get(i).map_or(0.0, |y| y.to_f64()) - mean_target;
+        let (mean, right) = acc.split_at_mut(m);
+        for ((s, r), &k) in mean.iter_mut().zip(right.iter_mut()).zip(k) {
+            let k = k.to_f64();
+            *s += k;
+            *r += y * k;
+        }
+    })?;
+    let scale = 1.0 / n as f64;
+    let mut mean_feature: Vec<T> = sums.iter().take(m).map(|&s| T::from_f64(s * scale)).collect();
+    problem.factor.solve_lower_in_place(&mut mean_feature)?;
+    let mut right: Vec<T> = sums.iter().skip(m).map(|&s| T::from_f64(s)).collect();
+    problem.factor.solve_lower_in_place(&mut right)?;
+    let preconditioner = preconditioner(l, m, n, lambda)?;
+    let mut u = zeroed(m, "the CG vectors")?;
+    let mut hessian = |w: &[T], out: &mut [T]| -> Result<(), Error> {
+        u.copy_from_slice(w);
+        solve_lower_transposed(l, m, Triangle::Packed, &mut u)?;
+        let shift = dot(&mean_feature, w)?;
+        let u = &u;
+        let products = pass(problem, m + 1, |_, k, acc| {
+            let t = dot(k, u).unwrap_or(T::ZERO) - shift;
+            let (g, sum) = acc.split_at_mut(m);
+            let t64 = t.to_f64();
+            for (g, &k) in g.iter_mut().zip(k) {
+                *g += t64 * k.to_f64();
+            }
+            if let Some(sum) = sum.first_mut() {
+                *sum += t64;
+            }
+        })?;
+        for (o, &g) in out.iter_mut().zip(&products) {
+            *o = T::from_f64(g);
+        }
+        problem.factor.solve_lower_in_place(out)?;
+        let sum = T::from_f64(products.get(m).copied().unwrap_or(0.0));
+        for ((o, &z), &w) in out.iter_mut().zip(&mean_feature).zip(w) {
+            *o += lambda * w - z * sum;
+        }
+        Ok(())
+    };
+    let mut inverse = |r: &[T], z: &mut [T]| {
+        z.copy_from_slice(r);
+        preconditioner.solve_in_place(z)
+    };
+    let mut weights = zeroed(m, "the weights")?;
+    let mut workspace = zeroed(kestrel_core::linalg::cg_workspace_len(m), "the CG vectors")?;
+    let outcome =
+        preconditioned_conjugate_gradient(&mut hessian, &mut inverse, &right, &mut weights, &params, &mut workspace)?;
+    let intercept = T::from_f64(mean_target) - dot(&mean_feature, &weights)?;
+    Ok(Solution { weights, intercept, outcome })
+}
+
+/// `R` with `RRᵀ = (n/m)·L_cᵀL_c + λI`, `L_c` the rows of the packed `L` minus their mean.
+fn preconditioner<T: Real>(l: &[T], m: usize, n: usize, lambda: T) -> Result<Cholesky<T, Vec<T>>, TrainError> {
+    let row = |i: usize| l.get(i * (i + 1) / 2..(i + 1) * (i + 2) / 2).unwrap_or_default();
+    let mut mean = vec![0.0; m];
+    for i in 0..m {
+        for (s, &x) in mean.iter_mut().zip(row(i)) {
+            *s += x.to_f64() / m as f64;
+        }
+    }
+    // G = L_cᵀL_c, accumulated row by row (row i of L has i + 1 entries, the rest 0).
+    let mut gram = zeroed(m * m, "the preconditioner")?;
+    let mut centred = vec![0.0; m];
+    for i in 0..m {
+        for (j, c) in centred.iter_mut().enumerate() {
+            *c = row(i).get(j).map_or(0.0, |x| x.to_f64()) - mean.get(j).copied().unwrap_or(0.0);
+        }
+        for (a, g) in gram.chunks_exact_mut(m).enumerate() {
+            let c_a = centred.get(a).copied().unwrap_or(0.0);
+            for (g, &c_b) in g.iter_mut().zip(&centred).take(a + 1) {
+                *g += c_a * c_b;
+            }
+        }
+    }
+    let ratio = n as f64 / m as f64;
+    let lambda = lambda.to_f64();
+    let factor = Cholesky::factor_in(zeroed(Cholesky::scalars_len(m), "the preconditioner")?, m, m, |i, j| {
+        let g = gram.get(i.max(j) * m + i.min(j)).copied().unwrap_or(0.0) * ratio;
+        T::from_f64(if i == j { g + lambda } else { g })
+    })?;
+    Ok(factor)
+}
+
+/// One pass over the rows, split into contiguous ranges over the problem's threads: each
+/// row's kernel row `k_i` (`m` values) is handed to `row` with an `f64` accumulator of
+/// `width`, and the threads' accumulators are added.
+fn pass<T: Real>(
+    problem: &Problem<'_, T>,
+    width: usize,
+    row: impl Fn(usize, &[T], &mut [f64]) + Sync,
+) -> Result<Vec<f64>, Error> {
+    let n = problem.data.len();
+    let threads = problem.threads.clamp(1, n.max(1));
+    let chunk = n.div_ceil(threads);
+    let ranges: Vec<Range<usize>> = (0..threads).map(|t| t * chunk..((t + 1) * chunk).min(n)).collect();
+    let results: Vec<Result<Vec<f64>, Error>> = std::thread::scope(|scope| {
+        let handles: Vec<_> =
+            ranges.iter().map(|range| scope.spawn(|| rows(problem, range.clone(), width, &row))).collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    });
+    let mut total = vec![0.0; width];
+    for result in results {
+        for (t, x) in total.iter_mut().zip(result?) {
+            *t += x;
+        }
+    }
+    Ok(total)
+}
+
+/// [`pass`] over the rows `range` on this thread.
+fn rows<T: Real>(
+    problem: &Problem<'_, T>,
+    range: Range<usize>,
+    width: usize,
+    row: &impl Fn(usize, &[T], &mut [f64]),
+) -> Result<Vec<f64>, Error> {
+    let m = problem.factor.dim();
+    let (mut x, mut k, mut acc) = (vec![T::ZERO; problem.dim], vec![T::ZERO; m], vec![0.0; width]);
+    for i in range {
+        problem.data.dense_row(i, &mut x);
+        problem.kernel.column(&x, problem.centres, &mut k)?;
+        row(i, &k, &mut acc);
+    }
+    if acc.iter().all(|a| a.is_finite()) { Ok(acc) } else { Err(Error::NonFinite) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::centres::{Selection, select, whiten};
+    use crate::source::Record;
+    use kestrel_core::Rng;
+    use nalgebra::{DMatrix, DVector};
+
+    /// `n` rows of 3 features and a noisy smooth target.
+    fn data<T: Real>(n: usize, seed: u64) -> Dataset<T> {
+        let mut data = Dataset::<T>::new();
+        let mut rng = Rng::seed_from_u64(seed);
+        for _ in 0..n {
+            let x: Vec<f64> = (0..3).map(|_| rng.uniform_in(-2.0, 2.0)).collect();
+            let label = 3.0 + (x[0] * x[1]).sin() + 0.5 * x[2] + 0.1 * rng.normal::<f64>();
+            data.push(&Record { label, indices: vec![0, 1, 2], values: x, ..Record::default() }).unwrap();
+        }
+        data
+    }
+
+    /// The fitted values `b + Zw` of CG against nalgebra's solve of the normal equations
+    /// of `min ‖y − b − Zw‖² + λ‖w‖²` (intercept unpenalised) on the same whitened
+    /// features, to `tol` relative to `‖y‖`, at ridges from interpolation to heavy
+    /// shrinkage; one thread and three agree.
+    fn cg_equals_the_exact_solution<T: Real>(tol: f64, cg_tol: f64) {
+        let (n, m, dim) = (500, 40, 3);
+        let data = data::<T>(n, 1);
+        let kernel = Kernel::rbf(T::from_f64(0.5)).unwrap();
+        let points = data.dense(dim).unwrap();
+        let mut rng = Rng::seed_from_u64(2);
+        let set = select(&points, dim, m, &kernel, Selection::Random, &mut rng).unwrap();
+        let mut features = set.features.clone();
+        let factor = whiten(&kernel, &set.centres, dim, &mut features, m).unwrap();
+        let targets: Vec<T> = data.labels().iter().map(|&y| T::from_f64(y)).collect();
+        let x = DMatrix::from_fn(n, m + 1, |i, j| if j == m { 1.0 } else { features[i * m + j].to_f64() });
+        let y = DVector::from_iterator(n, targets.iter().map(|y| y.to_f64()));
+        for lambda in [1e-3, 1.0, 30.0] {
+            let mut normal = x.transpose() * &x;
+            for k in 0..m {
+                normal[(k, k)] += lambda;
+            }
+            let exact = normal.lu().solve(&(x.transpose() * &y)).unwrap();
+            let exact_fit = &x * &exact;
+            for threads in [1, 3] {
+                let problem = Problem {
+                    data: &data,
+                    targets: &targets,
+                    kernel: &kernel,
+                    centres: &set.centres,
+                    factor: &factor,
+                    dim,
+                    threads,
+                };
+                let solution = solve(&problem, T::from_f64(lambda), cg_tol).unwrap();
+                assert_eq!(solution.outcome.exit, kestrel_core::linalg::Exit::Converged);
+                let beta = DVector::from_iterator(
+                    m + 1,
+                    solution.weights.iter().map(|w| w.to_f64()).chain([solution.intercept.to_f64()]),
+                );
+                let error = (&x * &beta - &exact_fit).norm() / y.norm();
+                assert!(error <= tol, "λ = {lambda}, {threads} threads: fitted values off by {error:e}");
+                if T::BYTES == 8 {
+                    let relative = (&beta - &exact).norm() / exact.norm();
+                    assert!(relative <= 1e3 * tol, "λ = {lambda}: weights off by {relative:e}");
+                }
+                // The Falkon preconditioner keeps the iterations few.
+                assert!(solution.outcome.iterations < 100, "λ = {lambda}: {:?}", solution.outcome);
+            }
+        }
+    }
+
+    #[test]
+    fn cg_equals_the_exact_solution_f64() {
+        cg_equals_the_exact_solution::<f64>(1e-9, 1e-12);
+    }
+
+    #[test]
+    fn cg_equals_the_exact_solution_f32() {
+        cg_equals_the_exact_solution::<f32>(1e-3, 1e-4);
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        let data = data::<f64>(50, 3);
+        let kernel = Kernel::rbf(1.0).unwrap();
+        let points = data.dense(3).unwrap();
+        let set = select(&points, 3, 5, &kernel, Selection::Random, &mut Rng::seed_from_u64(4)).unwrap();
+        let mut features = set.features.clone();
+        let factor = whiten(&kernel, &set.centres, 3, &mut features, 5).unwrap();
+        let targets = data.labels().to_vec();
+        let problem = Problem {
+            data: &data,
+            targets: &targets,
+            kernel: &kernel,
+            centres: &set.centres,
+            factor: &factor,
+            dim: 3,
+            threads: 2,
+        };
+        for lambda in [0.0, -1.0, f64::NAN] {
+            assert!(matches!(
+                solve(&problem, lambda, 1e-6),
+                Err(TrainError::Core(Error::InvalidParam { name: "lambda" }))
+            ));
+        }
+        assert!(matches!(solve(&problem, 1.0, 0.0), Err(TrainError::Core(Error::InvalidParam { name: "tolerance" }))));
+        let short = Problem { targets: &targets[1..], ..problem };
+        assert!(matches!(solve(&short, 1.0, 1e-6), Err(TrainError::Core(Error::DimensionMismatch { .. }))));
+        let mut nan = targets.clone();
+        nan[7] = f64::NAN;
+        let bad = Problem { targets: &nan, ..short };
+        assert!(matches!(solve(&bad, 1.0, 1e-6), Err(TrainError::Core(Error::NonFinite))));
+    }
+}
