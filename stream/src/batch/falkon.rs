@@ -15,16 +15,20 @@
 //! rows, `O(n·m·d)` kernel work and `O(n·m)` products, split over the machine's cores.
 //!
 //! **Preconditioner** (Falkon's two Cholesky factors). The first, `L` of the centres'
-//! kernel, is the change of variables `w = Lᵀα` already made by the whitening. The second
-//! approximates the Hessian from the centres themselves: a centre's features are
-//! `z(c_j) = L⁻¹K(Ã, c_j) = Lᵀe_j`, the `j`-th row of `L`, so if the centres are a sample
-//! of the rows, `Z_cᵀZ_c ≈ (n/m)·L_cᵀL_c` (`L_c`: `L`'s rows minus their mean) and
-//! `M = (n/m)·L_cᵀL_c + λI = RRᵀ` is factored once, `O(m³)`, and applied by two triangular
-//! solves. Conjugate gradients ([`preconditioned_conjugate_gradient`], seed 000 §3.3) stop at
-//! a relative residual `tol` (`--eps`; default [`default_tolerance`]) or
+//! kernel, is the change of variables `w = Lᵀα` already made by the whitening: CG runs on
+//! the problem preconditioned by it. The second approximates what is left, the Hessian
+//! `Z_cᵀZ_c + λI`, from a sample of the rows: `M = (n/n_s)·Z_{s,c}ᵀZ_{s,c} + λI = RRᵀ`,
+//! factored once (`O(n_s·m² + m³)`) and applied by two triangular solves. Falkon takes the
+//! `m` centres themselves as the sample (`Z` on the centres is `L`'s rows); the krr solver
+//! passes the subsample its centres and ridge were chosen on ([`super::krr::CG_SUBSAMPLE`]
+//! rows), a sharper estimate for the same `O(m²)` memory: on the benchmark of
+//! `scripts/bench_krr_cg.py` the centres alone left CG at 65 iterations, the subsample at
+//! about ten. Conjugate gradients ([`preconditioned_conjugate_gradient`], seed 000 §3.3)
+//! stop at a relative residual `tol` (`--eps`; default [`default_tolerance`]) or
 //! [`MAX_ITERATIONS`].
 //!
-//! **Memory**: `O(m²)` — `L`, `R` and `L_cᵀL_c` — and `O(m + d)` per thread, whatever `n`
+//! **Memory**: `O(m²)` — `L`, `R` and the sample's Hessian — and `O(m + d)` per thread
+//! (`O(m²)` while the preconditioner's pass runs), whatever `n`
 //! ([`working_bytes`]); the data set itself is read, not copied.
 
 use std::ops::Range;
@@ -49,11 +53,12 @@ pub fn default_tolerance<T: Real>() -> f64 {
 }
 
 /// Bytes a solve with `m` centres in `dim` features holds on `threads` threads: the
-/// preconditioner's factor and Gram matrix, the CG vectors, and each thread's row, kernel
-/// row and accumulator.
+/// preconditioner's factor and Hessian, the CG vectors, and each thread's row, kernel row
+/// and accumulator (`m² + m` while the preconditioner's pass runs).
 pub fn working_bytes<T>(m: usize, dim: usize, threads: usize) -> usize {
     let scalars = Cholesky::scalars_len(m).saturating_add(m.saturating_mul(m)).saturating_add(m.saturating_mul(10));
-    let per_thread = dim.saturating_add(m).saturating_mul(size_of::<T>()).saturating_add((m + 1) * size_of::<f64>());
+    let accumulator = m.saturating_mul(m.saturating_add(1)).saturating_mul(size_of::<f64>());
+    let per_thread = dim.saturating_add(m).saturating_mul(size_of::<T>()).saturating_add(accumulator);
     scalars.saturating_mul(size_of::<T>()).saturating_add(per_thread.saturating_mul(threads))
 }
 
@@ -71,6 +76,9 @@ pub struct Problem<'a, T> {
     pub centres: &'a [T],
     /// `LLᵀ = K(Ã, Ã)`.
     pub factor: &'a Cholesky<T, Vec<T>>,
+    /// Rows on which the preconditioner estimates the Hessian (a uniform sample of `data`,
+    /// or `data` itself).
+    pub sample: &'a Dataset<T>,
     /// Features per row.
     pub dim: usize,
     /// Threads the passes over the rows use.
@@ -111,7 +119,7 @@ pub fn solve<T: Real>(problem: &Problem<'_, T>, lambda: T, tolerance: f64) -> Re
     let l = problem.factor.packed();
     let mean_target = problem.targets.iter().fold(0.0, |acc, y| acc + y.to_f64()) / n as f64;
     // One pass: Σ k_i and Σ (y_i − ȳ) k_i, then z̄ = L⁻¹k̄ and the right side L⁻¹Kᵀỹ.
-    let sums = pass(problem, 2 * m, |i, k, acc| {
+    let sums = pass(problem, problem.data, 2 * m, |i, k, acc| {
         let y = problem.targets.get(i).map_or(0.0, |y| y.to_f64()) - mean_target;
         let (mean, right) = acc.split_at_mut(m);
         for ((s, r), &k) in mean.iter_mut().zip(right.iter_mut()).zip(k) {
@@ -125,14 +133,14 @@ pub fn solve<T: Real>(problem: &Problem<'_, T>, lambda: T, tolerance: f64) -> Re
     problem.factor.solve_lower_in_place(&mut mean_feature)?;
     let mut right: Vec<T> = sums.iter().skip(m).map(|&s| T::from_f64(s)).collect();
     problem.factor.solve_lower_in_place(&mut right)?;
-    let preconditioner = preconditioner(l, m, n, lambda)?;
+    let preconditioner = preconditioner(problem, lambda)?;
     let mut u = zeroed(m, "the CG vectors")?;
     let mut hessian = |w: &[T], out: &mut [T]| -> Result<(), Error> {
         u.copy_from_slice(w);
         solve_lower_transposed(l, m, Triangle::Packed, &mut u)?;
         let shift = dot(&mean_feature, w)?;
         let u = &u;
-        let products = pass(problem, m + 1, |_, k, acc| {
+        let products = pass(problem, problem.data, m + 1, |_, k, acc| {
             let t = dot(k, u).unwrap_or(T::ZERO) - shift;
             let (g, sum) = acc.split_at_mut(m);
             let t64 = t.to_f64();
@@ -165,34 +173,50 @@ pub fn solve<T: Real>(problem: &Problem<'_, T>, lambda: T, tolerance: f64) -> Re
     Ok(Solution { weights, intercept, outcome })
 }
 
-/// `R` with `RRᵀ = (n/m)·L_cᵀL_c + λI`, `L_c` the rows of the packed `L` minus their mean.
-fn preconditioner<T: Real>(l: &[T], m: usize, n: usize, lambda: T) -> Result<Cholesky<T, Vec<T>>, TrainError> {
-    let row = |i: usize| l.get(i * (i + 1) / 2..(i + 1) * (i + 2) / 2).unwrap_or_default();
-    let mut mean = vec![0.0; m];
-    for i in 0..m {
-        for (s, &x) in mean.iter_mut().zip(row(i)) {
-            *s += x.to_f64() / m as f64;
-        }
+/// `R` with `RRᵀ = (n/n_s)·Z_{s,c}ᵀZ_{s,c} + λI`, the Hessian estimated on the `n_s` rows
+/// of `problem.sample`: one pass for `C = Σ_i (k_i − k̄)(k_i − k̄)ᵀ`, then
+/// `Z_{s,c}ᵀZ_{s,c} = L⁻¹CL⁻ᵀ` by `2m` triangular solves.
+fn preconditioner<T: Real>(problem: &Problem<'_, T>, lambda: T) -> Result<Cholesky<T, Vec<T>>, TrainError> {
+    let (m, n_sample) = (problem.factor.dim(), problem.sample.len());
+    if n_sample == 0 {
+        return Err(Error::InvalidParam { name: "sample" }.into());
     }
-    // G = L_cᵀL_c, accumulated row by row (row i of L has i + 1 entries, the rest 0).
-    let mut gram = zeroed(m * m, "the preconditioner")?;
-    let mut centred = vec![0.0; m];
-    for i in 0..m {
-        for (j, c) in centred.iter_mut().enumerate() {
-            *c = row(i).get(j).map_or(0.0, |x| x.to_f64()) - mean.get(j).copied().unwrap_or(0.0);
-        }
-        for (a, g) in gram.chunks_exact_mut(m).enumerate() {
-            let c_a = centred.get(a).copied().unwrap_or(0.0);
-            for (g, &c_b) in g.iter_mut().zip(&centred).take(a + 1) {
-                *g += c_a * c_b;
+    let sums = pass(problem, problem.sample, m * m + m, |_, k, acc| {
+        let (outer, sum) = acc.split_at_mut(m * m);
+        for ((row, &k_a), s) in outer.chunks_exact_mut(m).zip(k).zip(sum.iter_mut()) {
+            let k_a = k_a.to_f64();
+            *s += k_a;
+            for (c, &k_b) in row.iter_mut().zip(k) {
+                *c += k_a * k_b.to_f64();
             }
         }
+    })?;
+    let (outer, sum) = sums.split_at(m * m);
+    let count = n_sample as f64;
+    let mut gram = zeroed(m * m, "the preconditioner")?;
+    for (a, (row, &s_a)) in gram.chunks_exact_mut(m).zip(sum).enumerate() {
+        let outer_row = outer.get(a * m..(a + 1) * m).unwrap_or_default();
+        for ((g, &c), &s_b) in row.iter_mut().zip(outer_row).zip(sum) {
+            *g = T::from_f64(c - s_a * s_b / count);
+        }
     }
-    let ratio = n as f64 / m as f64;
-    let lambda = lambda.to_f64();
+    // C is symmetric: its rows are its columns. L⁻¹ on each gives the rows of (L⁻¹C)ᵀ;
+    // transposed, L⁻¹ on each row of L⁻¹C gives the rows of L⁻¹CL⁻ᵀ (symmetric too).
+    for row in gram.chunks_exact_mut(m) {
+        problem.factor.solve_lower_in_place(row)?;
+    }
+    for a in 0..m {
+        for b in 0..a {
+            gram.swap(a * m + b, b * m + a);
+        }
+    }
+    for row in gram.chunks_exact_mut(m) {
+        problem.factor.solve_lower_in_place(row)?;
+    }
+    let ratio = T::from_f64(problem.data.len() as f64 / count);
     let factor = Cholesky::factor_in(zeroed(Cholesky::scalars_len(m), "the preconditioner")?, m, m, |i, j| {
-        let g = gram.get(i.max(j) * m + i.min(j)).copied().unwrap_or(0.0) * ratio;
-        T::from_f64(if i == j { g + lambda } else { g })
+        let g = gram.get(i * m + j).copied().unwrap_or(T::ZERO) * ratio;
+        if i == j { g + lambda } else { g }
     })?;
     Ok(factor)
 }
@@ -202,16 +226,17 @@ fn preconditioner<T: Real>(l: &[T], m: usize, n: usize, lambda: T) -> Result<Cho
 /// `width`, and the threads' accumulators are added.
 fn pass<T: Real>(
     problem: &Problem<'_, T>,
+    data: &Dataset<T>,
     width: usize,
     row: impl Fn(usize, &[T], &mut [f64]) + Sync,
 ) -> Result<Vec<f64>, Error> {
-    let n = problem.data.len();
+    let n = data.len();
     let threads = problem.threads.clamp(1, n.max(1));
     let chunk = n.div_ceil(threads);
     let ranges: Vec<Range<usize>> = (0..threads).map(|t| t * chunk..((t + 1) * chunk).min(n)).collect();
     let results: Vec<Result<Vec<f64>, Error>> = std::thread::scope(|scope| {
         let handles: Vec<_> =
-            ranges.iter().map(|range| scope.spawn(|| rows(problem, range.clone(), width, &row))).collect();
+            ranges.iter().map(|range| scope.spawn(|| rows(problem, data, range.clone(), width, &row))).collect();
         handles.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
     });
     let mut total = vec![0.0; width];
@@ -226,6 +251,7 @@ fn pass<T: Real>(
 /// [`pass`] over the rows `range` on this thread.
 fn rows<T: Real>(
     problem: &Problem<'_, T>,
+    data: &Dataset<T>,
     range: Range<usize>,
     width: usize,
     row: &impl Fn(usize, &[T], &mut [f64]),
@@ -233,7 +259,7 @@ fn rows<T: Real>(
     let m = problem.factor.dim();
     let (mut x, mut k, mut acc) = (vec![T::ZERO; problem.dim], vec![T::ZERO; m], vec![0.0; width]);
     for i in range {
-        problem.data.dense_row(i, &mut x);
+        data.dense_row(i, &mut x);
         problem.kernel.column(&x, problem.centres, &mut k)?;
         row(i, &k, &mut acc);
     }
@@ -276,6 +302,9 @@ mod tests {
         let targets: Vec<T> = data.labels().iter().map(|&y| T::from_f64(y)).collect();
         let x = DMatrix::from_fn(n, m + 1, |i, j| if j == m { 1.0 } else { features[i * m + j].to_f64() });
         let y = DVector::from_iterator(n, targets.iter().map(|y| y.to_f64()));
+        // The preconditioner's sample: every fifth row (a whole-set sample would make it
+        // the exact Hessian and CG a single step).
+        let sample = data.rows_in(&(0..n).step_by(5).collect::<Vec<_>>());
         for lambda in [1e-3, 1.0, 30.0] {
             let mut normal = x.transpose() * &x;
             for k in 0..m {
@@ -290,6 +319,7 @@ mod tests {
                     kernel: &kernel,
                     centres: &set.centres,
                     factor: &factor,
+                    sample: &sample,
                     dim,
                     threads,
                 };
@@ -305,8 +335,8 @@ mod tests {
                     let relative = (&beta - &exact).norm() / exact.norm();
                     assert!(relative <= 1e3 * tol, "λ = {lambda}: weights off by {relative:e}");
                 }
-                // The Falkon preconditioner keeps the iterations few.
-                assert!(solution.outcome.iterations < 100, "λ = {lambda}: {:?}", solution.outcome);
+                // The preconditioner keeps the iterations few.
+                assert!(solution.outcome.iterations < 40, "λ = {lambda}: {:?}", solution.outcome);
             }
         }
     }
@@ -336,6 +366,7 @@ mod tests {
             kernel: &kernel,
             centres: &set.centres,
             factor: &factor,
+            sample: &data,
             dim: 3,
             threads: 2,
         };
@@ -352,5 +383,8 @@ mod tests {
         nan[7] = f64::NAN;
         let bad = Problem { targets: &nan, ..short };
         assert!(matches!(solve(&bad, 1.0, 1e-6), Err(TrainError::Core(Error::NonFinite))));
+        let empty = Dataset::new();
+        let no_sample = Problem { sample: &empty, targets: &targets, ..bad };
+        assert!(matches!(solve(&no_sample, 1.0, 1e-6), Err(TrainError::Core(Error::InvalidParam { name: "sample" }))));
     }
 }

@@ -347,6 +347,7 @@ pub fn train_cg<T: Real>(
         kernel: &config.kernel,
         centres: &fit.centres,
         factor: &fit.factor,
+        sample,
         dim,
         threads,
     };
