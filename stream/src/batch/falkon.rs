@@ -18,7 +18,7 @@
 //! kernel, is the change of variables `w = Lᵀα` already made by the whitening: CG runs on
 //! the problem preconditioned by it. The second approximates what is left, the Hessian
 //! `Z_cᵀZ_c + λI`, from a sample of the rows: `M = (n/n_s)·Z_{s,c}ᵀZ_{s,c} + λI = RRᵀ`,
-//! factored once (`O(n_s·m² + m³)`) and applied by two triangular solves. Falkon takes the
+//! factored once in f64 (`O(n_s·m² + m³)`) and applied by two triangular solves. Falkon takes the
 //! `m` centres themselves as the sample (`Z` on the centres is `L`'s rows); the krr solver
 //! passes the subsample its centres and ridge were chosen on ([`super::krr::CG_SUBSAMPLE`]
 //! rows), a sharper estimate for the same `O(m²)` memory: on the benchmark of
@@ -35,7 +35,7 @@ use std::ops::Range;
 
 use kestrel_core::cholesky::Cholesky;
 use kestrel_core::linalg::{
-    CgOutcome, CgParams, Triangle, dot, preconditioned_conjugate_gradient, solve_lower_transposed,
+    CgOutcome, CgParams, Triangle, dot, preconditioned_conjugate_gradient, solve_lower, solve_lower_transposed,
 };
 use kestrel_core::{Error, Kernel, Real};
 
@@ -161,9 +161,16 @@ pub fn solve<T: Real>(problem: &Problem<'_, T>, lambda: T, tolerance: f64) -> Re
         }
         Ok(())
     };
+    let mut scratch = zeroed(m, "the CG vectors")?;
     let mut inverse = |r: &[T], z: &mut [T]| {
-        z.copy_from_slice(r);
-        preconditioner.solve_in_place(z)
+        for (s, &r) in scratch.iter_mut().zip(r) {
+            *s = r.to_f64();
+        }
+        preconditioner.solve_in_place(&mut scratch)?;
+        for (z, &s) in z.iter_mut().zip(&scratch) {
+            *z = T::from_f64(s);
+        }
+        Ok(())
     };
     let mut weights = zeroed(m, "the weights")?;
     let mut workspace = zeroed(kestrel_core::linalg::cg_workspace_len(m), "the CG vectors")?;
@@ -176,7 +183,7 @@ pub fn solve<T: Real>(problem: &Problem<'_, T>, lambda: T, tolerance: f64) -> Re
 /// `R` with `RRᵀ = (n/n_s)·Z_{s,c}ᵀZ_{s,c} + λI`, the Hessian estimated on the `n_s` rows
 /// of `problem.sample`: one pass for `C = Σ_i (k_i − k̄)(k_i − k̄)ᵀ`, then
 /// `Z_{s,c}ᵀZ_{s,c} = L⁻¹CL⁻ᵀ` by `2m` triangular solves.
-fn preconditioner<T: Real>(problem: &Problem<'_, T>, lambda: T) -> Result<Cholesky<T, Vec<T>>, TrainError> {
+fn preconditioner<T: Real>(problem: &Problem<'_, T>, lambda: T) -> Result<Cholesky<f64, Vec<f64>>, TrainError> {
     let (m, n_sample) = (problem.factor.dim(), problem.sample.len());
     if n_sample == 0 {
         return Err(Error::InvalidParam { name: "sample" }.into());
@@ -197,13 +204,16 @@ fn preconditioner<T: Real>(problem: &Problem<'_, T>, lambda: T) -> Result<Choles
     for (a, (row, &s_a)) in gram.chunks_exact_mut(m).zip(sum).enumerate() {
         let outer_row = outer.get(a * m..(a + 1) * m).unwrap_or_default();
         for ((g, &c), &s_b) in row.iter_mut().zip(outer_row).zip(sum) {
-            *g = T::from_f64(c - s_a * s_b / count);
+            *g = c - s_a * s_b / count;
         }
     }
-    // C is symmetric: its rows are its columns. L⁻¹ on each gives the rows of (L⁻¹C)ᵀ;
-    // transposed, L⁻¹ on each row of L⁻¹C gives the rows of L⁻¹CL⁻ᵀ (symmetric too).
+    // In f64 whatever T: L⁻¹ amplifies rounding by L's condition, which in f32 made M
+    // indefinite on the benchmark. C is symmetric: its rows are its columns. L⁻¹ on each
+    // gives the rows of (L⁻¹C)ᵀ; transposed, L⁻¹ on each row of L⁻¹C gives the rows of
+    // L⁻¹CL⁻ᵀ (symmetric too).
+    let l: Vec<f64> = problem.factor.packed().iter().map(|x| x.to_f64()).collect();
     for row in gram.chunks_exact_mut(m) {
-        problem.factor.solve_lower_in_place(row)?;
+        solve_lower(&l, m, Triangle::Packed, row)?;
     }
     for a in 0..m {
         for b in 0..a {
@@ -211,11 +221,11 @@ fn preconditioner<T: Real>(problem: &Problem<'_, T>, lambda: T) -> Result<Choles
         }
     }
     for row in gram.chunks_exact_mut(m) {
-        problem.factor.solve_lower_in_place(row)?;
+        solve_lower(&l, m, Triangle::Packed, row)?;
     }
-    let ratio = T::from_f64(problem.data.len() as f64 / count);
+    let (ratio, lambda) = (problem.data.len() as f64 / count, lambda.to_f64());
     let factor = Cholesky::factor_in(zeroed(Cholesky::scalars_len(m), "the preconditioner")?, m, m, |i, j| {
-        let g = gram.get(i * m + j).copied().unwrap_or(T::ZERO) * ratio;
+        let g = gram.get(i * m + j).copied().unwrap_or(0.0) * ratio;
         if i == j { g + lambda } else { g }
     })?;
     Ok(factor)
