@@ -361,6 +361,55 @@ mod tests {
         cg_equals_the_exact_solution::<f32>(1e-3, 1e-4);
     }
 
+    /// A wide RBF over many centres in 8 dimensions, where `K(Ã, Ã)` is near singular: in
+    /// f32 the preconditioner stays positive definite and CG reaches the f64 solution of
+    /// the same (f32-whitened) problem to f32 accuracy (with the Hessian formed in f32 this
+    /// case failed: `NotPositiveDefinite { pivot: 218 }`).
+    #[test]
+    fn ill_conditioned_centres_in_f32() {
+        let (n, m, dim) = (6000, 256, 8);
+        let mut data = Dataset::<f32>::new();
+        let mut rng = Rng::seed_from_u64(5);
+        for _ in 0..n {
+            let x: Vec<f64> = (0..dim).map(|_| rng.uniform_in(-1.0, 1.0)).collect();
+            let label = (std::f64::consts::PI * x[0] * x[1]).sin() + x[3] + 0.1 * rng.normal::<f64>();
+            data.push(&Record { label, indices: (0..8).collect(), values: x, ..Record::default() }).unwrap();
+        }
+        let kernel = Kernel::rbf(0.1156f32).unwrap();
+        let points = data.dense(dim).unwrap();
+        let set = select(&points, dim, m, &kernel, Selection::Random, &mut Rng::seed_from_u64(6)).unwrap();
+        let mut features = set.features.clone();
+        let factor = whiten(&kernel, &set.centres, dim, &mut features, m).unwrap();
+        let targets: Vec<f32> = data.labels().iter().map(|&y| y as f32).collect();
+        let sample = data.rows_in(&(0..n).step_by(2).collect::<Vec<_>>());
+        let problem = Problem {
+            data: &data,
+            targets: &targets,
+            kernel: &kernel,
+            centres: &set.centres,
+            factor: &factor,
+            sample: &sample,
+            dim,
+            threads: 2,
+        };
+        let lambda = 0.0268;
+        let solution = solve(&problem, lambda as f32, 1e-4).unwrap();
+        assert_eq!(solution.outcome.exit, kestrel_core::linalg::Exit::Converged);
+        let x = DMatrix::from_fn(n, m + 1, |i, j| if j == m { 1.0 } else { f64::from(features[i * m + j]) });
+        let y = DVector::from_iterator(n, targets.iter().map(|&y| f64::from(y)));
+        let mut normal = x.transpose() * &x;
+        for k in 0..m {
+            normal[(k, k)] += lambda;
+        }
+        let exact = &x * normal.lu().solve(&(x.transpose() * &y)).unwrap();
+        let beta = DVector::from_iterator(
+            m + 1,
+            solution.weights.iter().map(|&w| f64::from(w)).chain([f64::from(solution.intercept)]),
+        );
+        let error = (&x * &beta - &exact).norm() / y.norm();
+        assert!(error <= 1e-2, "fitted values off by {error:e}");
+    }
+
     #[test]
     fn bad_input_is_an_error() {
         let data = data::<f64>(50, 3);
