@@ -405,7 +405,8 @@ pub struct TrainSettings {
     /// (svm; LIBLINEAR -wi; repeat for more classes, a class not named weighs 1).
     #[arg(long, value_name = "LABEL=WEIGHT", value_parser = class_weight)]
     pub class_weight: Vec<(String, f64)>,
-    /// Stopping tolerance (LIBLINEAR -e for the SVMs, relative decrease for SLKL).
+    /// Stopping tolerance (LIBLINEAR -e for the SVMs, relative decrease for SLKL, relative
+    /// residual of krr --solver cg).
     #[arg(long, value_parser = positive)]
     pub eps: Option<f64>,
     /// Reduced-set selection (rsvm).
