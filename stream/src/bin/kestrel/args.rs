@@ -242,7 +242,8 @@ pub enum SolverArg {
     Ssvm,
     /// krr: the exact eigendecomposition path (memory O(n·m)).
     Exact,
-    /// krr: Falkon — conjugate gradients preconditioned by the centres' Cholesky factors,
+    /// krr: Falkon — conjugate gradients preconditioned by the Cholesky factors of the
+    /// centres' kernel and of the Hessian estimated on a subsample,
     /// streaming over the rows (memory O(m²)).
     Cg,
 }
