@@ -128,6 +128,8 @@ mod tests {
         assert_eq!(e.to_string(), "capacity exceeded: needs 10, has 4");
         let e = Error::NotPositiveDefinite { pivot: 3 };
         assert!(e.to_string().contains("pivot 3"));
+        assert_eq!(Error::Breakdown { step: 4 }.to_string(), "Krylov iteration broke down at step 4");
+        assert!(Error::NotSymmetric { step: 2 }.to_string().contains("not symmetric (detected at step 2)"));
         assert_eq!(check_len(2, 3), Err(Error::DimensionMismatch { expected: 2, got: 3 }));
         assert_eq!(check_len(2, 2), Ok(()));
     }
