@@ -64,6 +64,20 @@ pub enum Error {
         /// Iterations (sweeps, passes) run.
         iterations: usize,
     },
+    /// A Krylov iteration could not continue at `step`: Lanczos found an invariant
+    /// subspace of the start vector smaller than the eigenpairs asked for, or conjugate
+    /// gradients met `pᵀAp ≤ 0` or `rᵀM⁻¹r < 0` (an operator or preconditioner that is not
+    /// positive definite).
+    Breakdown {
+        /// The iteration (0-based) at which it happened.
+        step: usize,
+    },
+    /// An operator taken to be symmetric is not: at Lanczos step `step` its product had a
+    /// component along an earlier basis vector that symmetry rules out.
+    NotSymmetric {
+        /// The iteration (0-based) at which it was detected.
+        step: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -89,6 +103,8 @@ impl fmt::Display for Error {
             }
             Error::InvalidLabel { row } => write!(f, "invalid label at row {row}"),
             Error::NotConverged { iterations } => write!(f, "no convergence after {iterations} iterations"),
+            Error::Breakdown { step } => write!(f, "Krylov iteration broke down at step {step}"),
+            Error::NotSymmetric { step } => write!(f, "operator is not symmetric (detected at step {step})"),
         }
     }
 }
@@ -112,6 +128,8 @@ mod tests {
         assert_eq!(e.to_string(), "capacity exceeded: needs 10, has 4");
         let e = Error::NotPositiveDefinite { pivot: 3 };
         assert!(e.to_string().contains("pivot 3"));
+        assert_eq!(Error::Breakdown { step: 4 }.to_string(), "Krylov iteration broke down at step 4");
+        assert!(Error::NotSymmetric { step: 2 }.to_string().contains("not symmetric (detected at step 2)"));
         assert_eq!(check_len(2, 3), Err(Error::DimensionMismatch { expected: 2, got: 3 }));
         assert_eq!(check_len(2, 2), Ok(()));
     }

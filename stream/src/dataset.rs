@@ -202,14 +202,22 @@ impl<T: Real> Dataset<T> {
     pub fn dense(&self, dim: usize) -> Result<Vec<T>, AllocError> {
         let mut dense = zeroed(self.len().saturating_mul(dim), "a dense copy of the data set")?;
         for (i, row) in dense.chunks_exact_mut(dim.max(1)).enumerate() {
-            let (indices, values) = self.row(i).unwrap_or_default();
-            for (&j, &v) in indices.iter().zip(values) {
-                if let Some(slot) = row.get_mut(j as usize) {
-                    *slot = v;
-                }
-            }
+            self.dense_row(i, row);
         }
         Ok(dense)
+    }
+
+    /// Row `i` written densely into `out` (`out.len()` features, those past it dropped);
+    /// `false`, with `out` all zeros, past the end.
+    pub fn dense_row(&self, i: usize, out: &mut [T]) -> bool {
+        out.fill(T::ZERO);
+        let Some((indices, values)) = self.row(i) else { return false };
+        for (&j, &v) in indices.iter().zip(values) {
+            if let Some(slot) = out.get_mut(j as usize) {
+                *slot = v;
+            }
+        }
+        true
     }
 
     /// The data set with every feature standardised by its mean and population standard

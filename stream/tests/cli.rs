@@ -234,6 +234,45 @@ fn krr_and_lssvm_choose_their_settings_and_say_so() {
 }
 
 #[test]
+fn krr_solver_cg_trains_the_model_exact_does() {
+    let dir = scratch("krr-cg");
+    let data = regression_csv(&dir, 300);
+    let (exact, cg) = (dir.join("exact.kestrel"), dir.join("cg.kestrel"));
+    let (data, exact, cg) = (data.to_str().unwrap(), exact.to_str().unwrap(), cg.to_str().unwrap());
+    let common = ["train", "--learner", "krr", "--input", data, "--gamma", "0.5", "--eps", "1e-12"];
+    let o = kestrel(&[&common[..], &["--out", exact, "--solver", "exact", "--json"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = json(&o);
+    assert_eq!(summary["solver"].as_str(), Some("exact"), "{summary}");
+    let o = kestrel(&[&common[..], &["--out", cg, "--solver", "cg", "--json"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cg_summary = json(&o);
+    assert_eq!((cg_summary["solver"].as_str(), cg_summary["converged"].as_bool()), (Some("cg"), Some(true)));
+    assert_eq!(cg_summary["lambda"], summary["lambda"], "{cg_summary}");
+    // The same kind of model: predict reads both and they agree.
+    let exact_eval = json(&kestrel(&["eval", "--model", exact, "--input", data, "--json"]));
+    assert!(exact_eval["mse"].as_f64().unwrap() < 1e-3, "{exact_eval}");
+    let predict = |model: &str| -> Vec<f64> {
+        let o = kestrel(&["predict", "--model", model, "--input", data]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o).lines().map(|line| line.trim().parse().unwrap()).collect()
+    };
+    let (a, b) = (predict(exact), predict(cg));
+    assert_eq!(a.len(), 300);
+    for (i, (a, b)) in a.iter().zip(&b).enumerate() {
+        assert!((a - b).abs() <= 1e-6 * a.abs().max(1.0), "row {i}: exact {a} vs cg {b}");
+    }
+    // Solvers that belong to another learner are usage errors.
+    for args in [
+        vec!["train", "--learner", "krr", "--input", data, "--out", cg, "--solver", "dcd"],
+        vec!["train", "--learner", "rsvm", "--input", data, "--out", cg, "--solver", "cg"],
+    ] {
+        let o = kestrel(&args);
+        assert!(!o.status.success() && stderr(&o).contains("--solver"), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
 fn ssvr_and_the_ssvm_solver_train_models_predict_reads() {
     let dir = scratch("ssvm");
     let data = regression_csv(&dir, 300);

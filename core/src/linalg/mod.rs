@@ -11,15 +11,51 @@
 //! Householder tridiagonalisation and implicit QL) about `9m³` with the eigenvectors, and
 //! the generalized one ([`generalized_symmetric_eigen`], `A v = λ B v` through the Cholesky
 //! factor of `B` and the same eigensolver) about `12m³`. None allocates.
+//!
+//! The Krylov methods of seed 000 §3.3 reach a large symmetric matrix only through its
+//! product with a vector, a [`LinearOperator`]: [`lanczos`] (the leading eigenpairs) and
+//! [`conjugate_gradient`] / [`preconditioned_conjugate_gradient`] (`Ax = b`).
 
 use crate::error::check_len;
 use crate::{Error, Real};
 
+mod cg;
 mod eigen;
 mod generalized;
+mod lanczos;
 
+pub use cg::{
+    CgOutcome, CgParams, ValidCgParams, cg_workspace_len, conjugate_gradient, preconditioned_conjugate_gradient,
+};
 pub use eigen::{MAX_QL_ITERATIONS, symmetric_eigen};
 pub use generalized::generalized_symmetric_eigen;
+pub use lanczos::{LanczosOutcome, LanczosParams, ValidLanczosParams, lanczos, lanczos_workspace_len};
+
+/// A linear map `y = A x` of `ℝⁿ`, known only through its products: a dense matrix, a
+/// sparse graph Laplacian, a kernel matrix recomputed block by block, a Cholesky solve.
+/// Every closure `FnMut(&[T], &mut [T]) -> Result<(), Error>` is one.
+pub trait LinearOperator<T> {
+    /// Writes `A x` into `y` (both of the operator's dimension).
+    ///
+    /// # Errors
+    /// Whatever the operator's own computation returns; the Krylov methods pass it on.
+    fn apply(&mut self, x: &[T], y: &mut [T]) -> Result<(), Error>;
+}
+
+impl<T, F: FnMut(&[T], &mut [T]) -> Result<(), Error>> LinearOperator<T> for F {
+    fn apply(&mut self, x: &[T], y: &mut [T]) -> Result<(), Error> {
+        self(x, y)
+    }
+}
+
+/// Why a Krylov iteration stopped (not an error either way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// The stopping rule held (or the Krylov space became invariant: the answer is exact).
+    Converged,
+    /// The iteration cap came first; the result is the best of the iterations run.
+    Capped,
+}
 
 /// How a lower-triangular matrix is laid out in its slice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

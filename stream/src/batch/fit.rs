@@ -218,6 +218,8 @@ pub struct FitSettings {
     pub raw_features: bool,
     /// rsvm's solver.
     pub solver: Solver,
+    /// krr's solver: the exact path, or conjugate gradients at scale.
+    pub krr_solver: krr::Solver,
     /// ssvr's tube half-width `ε` in the targets' units; `None` is [`DEFAULT_EPSILON`].
     pub epsilon: Option<f64>,
     /// Seed of every random choice.
@@ -245,6 +247,7 @@ impl FitSettings {
             lambda: None,
             raw_features: false,
             solver: Solver::Dcd,
+            krr_solver: krr::Solver::Auto,
             epsilon: None,
             seed: 1,
             budget: None,
@@ -533,6 +536,14 @@ fn train_krr<T: Real>(settings: &FitSettings, data: &Dataset<T>, task: Task) -> 
             small_delta::<T>(task)
         )));
     }
+    let centers = settings.centers.unwrap_or(DEFAULT_CENTERS);
+    let solver = settings.krr_solver.resolve(data.len(), centers, task);
+    if solver == krr::Solver::Cg {
+        if task == Task::Classification {
+            return Err(FitError::Settings("--solver cg is krr's (regression); lssvm takes the exact path".into()));
+        }
+        return train_krr_cg(settings, data);
+    }
     let ridges: Vec<f64> = Setting::given(settings.lambda).into_iter().collect();
     let (kernel, mut chosen) = kernel::<T>(settings, data, task, Some(&ridges))?;
     let config = krr_config(settings, kernel, task);
@@ -556,11 +567,46 @@ fn train_krr<T: Real>(settings: &FitSettings, data: &Dataset<T>, task: Task) -> 
     let learner = if task == Task::Regression { "krr" } else { "lssvm" };
     let summary = Summary::from([
         ("learner", learner.into()),
+        ("solver", "exact".into()),
         ("centers", summary.centres.into()),
         ("lambda", summary.chosen.lambda.into()),
         ("loo_mse", summary.chosen.mse.into()),
         ("loo_errors", summary.chosen.errors.into()),
         ("path", Field::Rows(path)),
+        ("working_bytes", summary.working_bytes.into()),
+        ("chosen", chosen_record(chosen)),
+    ]);
+    Ok(Fitted { bytes, summary })
+}
+
+/// krr by the Falkon construction ([`krr::train_cg`]): `gamma auto`, the centres and
+/// `lambda auto` chosen on a subsample of [`krr::CG_SUBSAMPLE`] rows, CG to `--eps`
+/// (default [`super::falkon::default_tolerance`]) on every row.
+fn train_krr_cg<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
+    let sample = krr::subsample(data, settings.seed)?;
+    let to_sample = sample.len() as f64 / data.len().max(1) as f64;
+    let ridges: Vec<f64> = Setting::given(settings.lambda).map(|lambda| lambda * to_sample).into_iter().collect();
+    let (kernel, mut chosen) = kernel::<T>(settings, &sample, Task::Regression, Some(&ridges))?;
+    let config = krr_config(settings, kernel, Task::Regression);
+    let tolerance = settings.eps.unwrap_or(super::falkon::default_tolerance::<T>());
+    let (model, summary, cg) = krr::train_cg(data, &sample, &config, tolerance)?;
+    let KrrModel::Regressor(model) = model else {
+        return Err(FitError::Settings("--solver cg trains a regressor".into()));
+    };
+    let bytes = model::to_bytes(&model).map_err(TrainError::Core)?;
+    if config.ridge == Ridge::Auto {
+        chosen.push(("lambda", Field::Number(summary.chosen.lambda)));
+    }
+    let summary = Summary::from([
+        ("learner", "krr".into()),
+        ("solver", "cg".into()),
+        ("centers", summary.centres.into()),
+        ("lambda", summary.chosen.lambda.into()),
+        ("subsample", cg.subsample.into()),
+        ("subsample_loo_mse", summary.chosen.mse.into()),
+        ("iterations", cg.iterations.into()),
+        ("residual", cg.residual.into()),
+        ("converged", cg.converged.into()),
         ("working_bytes", summary.working_bytes.into()),
         ("chosen", chosen_record(chosen)),
     ]);

@@ -14,6 +14,14 @@
 //! **Memory**: the dense copy `n·d`, the selection, the features `n·m`, the factor and the
 //! path ([`RidgePath::scalars_len`]), checked against the budget before anything is
 //! allocated ([`working_bytes`]).
+//!
+//! **At scale** ([`Solver::Cg`], [`train_cg`]): the `n·m` terms above are what stops the
+//! exact path. The cg solver makes the choices on a uniform subsample of
+//! [`CG_SUBSAMPLE`] rows instead — the centres (by the same selection), and under
+//! [`Ridge::Auto`] the ridge, the subsample's leave-one-out best `λ_s` scaled to the whole
+//! set as `λ = λ_s·n/n_s` (the same `λ/n`, the weight of the penalty per row) — then solves
+//! the whole set's problem by the Falkon construction ([`super::falkon`]) in `O(m²)`
+//! memory. The model is the same regressor.
 
 use kestrel_core::cholesky::Cholesky;
 use kestrel_core::krr::{Loo, RidgePath};
@@ -23,6 +31,7 @@ use kestrel_core::slkl::Predictor;
 use kestrel_core::{Error, Kernel, Real, Rng};
 
 use super::centres::{ReducedSet, Selection, select, selection_bytes, whiten};
+use super::falkon::{self, Problem};
 use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
 use crate::labels::Labels;
@@ -44,6 +53,39 @@ pub enum Ridge {
     Auto,
     /// This value (finite, > 0).
     Fixed(f64),
+}
+
+/// How the ridge problem of a regression is solved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Solver {
+    /// [`Solver::Cg`] for a regression when `n·m` exceeds [`CG_AUTO_SCALARS`], else
+    /// [`Solver::Exact`].
+    #[default]
+    Auto,
+    /// The exact eigendecomposition path ([`train`]): `O(n·m)` memory.
+    Exact,
+    /// Preconditioned conjugate gradients streaming over the rows ([`train_cg`]): `O(m²)`.
+    Cg,
+}
+
+/// `n·m` above which [`Solver::Auto`] takes cg: 2²⁵ (the exact path's features alone are
+/// then over 256 MiB in f64; 131 072 rows at the default 256 centres).
+pub const CG_AUTO_SCALARS: usize = 1 << 25;
+
+/// Rows of the subsample on which the cg solver chooses the centres and `λ` (and `fit`'s
+/// `gamma auto`): the exact path on 10 000 rows costs `O(10⁴·m)` memory.
+pub const CG_SUBSAMPLE: usize = 10_000;
+
+impl Solver {
+    /// [`Solver::Exact`] or [`Solver::Cg`] for `n` rows, `m` centres and `task` (the least-
+    /// squares classifier always takes the exact path).
+    pub fn resolve(self, n: usize, m: usize, task: Task) -> Solver {
+        match self {
+            Solver::Auto if task == Task::Regression && n.saturating_mul(m) > CG_AUTO_SCALARS => Solver::Cg,
+            Solver::Auto => Solver::Exact,
+            chosen => chosen,
+        }
+    }
 }
 
 /// The kernel ridge learner's settings.
@@ -207,12 +249,9 @@ impl<T: Real> Fit<T> {
         let (m, dim) = (self.m, self.centres.len() / self.m.max(1));
         match &self.labels {
             None => {
-                let mut u = zeroed(m, "the weights")?;
-                let intercept = self.path.weights(lambda, 0, &mut u)?;
-                solve_lower_transposed(self.factor.packed(), m, Triangle::Packed, &mut u)?;
-                let storage = zeroed(Predictor::scalars_len(m, dim), "the model")?;
-                let model = Predictor::from_parts_in(storage, config.kernel, dim, intercept, &self.centres, &u)?;
-                Ok(KrrModel::Regressor(model))
+                let mut w = zeroed(m, "the weights")?;
+                let intercept = self.path.weights(lambda, 0, &mut w)?;
+                regressor(config, dim, intercept, &self.centres, &self.factor, w)
             }
             Some(classes) => {
                 let model = classifier(&mut self.path, lambda, &self.factor, config, &self.centres, classes)?;
@@ -220,6 +259,108 @@ impl<T: Real> Fit<T> {
             }
         }
     }
+}
+
+/// The regressor `f(x) = b + wᵀz(x) = b + Σ_j u_j k(x, x̃_j)` with `u = L⁻ᵀw`.
+fn regressor<T: Real>(
+    config: &KrrConfig<T>,
+    dim: usize,
+    intercept: T,
+    centres: &[T],
+    factor: &Cholesky<T, Vec<T>>,
+    mut w: Vec<T>,
+) -> Result<KrrModel<T>, TrainError> {
+    let m = factor.dim();
+    solve_lower_transposed(factor.packed(), m, Triangle::Packed, &mut w)?;
+    let storage = zeroed(Predictor::scalars_len(m, dim), "the model")?;
+    Ok(KrrModel::Regressor(Predictor::from_parts_in(storage, config.kernel, dim, intercept, centres, &w)?))
+}
+
+/// `min(n, CG_SUBSAMPLE)` rows of `data` drawn uniformly without replacement (seeded), in
+/// their order in `data`.
+///
+/// # Errors
+/// An allocation failure.
+pub fn subsample<T: Real>(data: &Dataset<T>, seed: u64) -> Result<Dataset<T>, TrainError> {
+    let n = data.len();
+    if n <= CG_SUBSAMPLE {
+        return Ok(data.rows_in(&(0..n).collect::<Vec<_>>()));
+    }
+    let mut chosen = zeroed(CG_SUBSAMPLE, "the subsample")?;
+    kestrel_core::reduced_set::select_random(n, &mut Rng::seed_from_u64(seed), &mut chosen)?;
+    chosen.sort_unstable();
+    Ok(data.rows_in(&chosen))
+}
+
+/// What the cg solver did besides what [`KrrSummary`] says.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CgSummary {
+    /// Conjugate-gradient iterations (passes over the rows, one more for the right side).
+    pub iterations: usize,
+    /// The final relative residual.
+    pub residual: f64,
+    /// Whether it reached the tolerance within [`falkon::MAX_ITERATIONS`].
+    pub converged: bool,
+    /// Rows of the subsample the centres and `λ` were chosen on.
+    pub subsample: usize,
+}
+
+/// Kernel ridge regression on `data` by the Falkon construction, the centres and (under
+/// [`Ridge::Auto`]) `λ` chosen on `sample` (a subsample of `data`, see the module doc), to
+/// CG's relative residual `tolerance`. [`KrrSummary::chosen`] holds the whole set's `λ`
+/// with `sample`'s leave-one-out scores, and its path the subsample's ridges in the whole
+/// set's units.
+///
+/// # Errors
+/// As [`train`]; `InvalidParam { name: "task" }` for classification.
+pub fn train_cg<T: Real>(
+    data: &Dataset<T>,
+    sample: &Dataset<T>,
+    config: &KrrConfig<T>,
+    tolerance: f64,
+) -> Result<(KrrModel<T>, KrrSummary, CgSummary), TrainError> {
+    if config.task != Task::Regression {
+        return Err(Error::InvalidParam { name: "task" }.into());
+    }
+    let (n, n_sample, dim) = (data.len(), sample.len(), data.dim().max(1));
+    let threads = super::mrrsvm::threads();
+    let capacity = config.centres.clamp(1, n_sample.max(1));
+    let working_bytes = working_bytes::<T>(n_sample, dim, capacity, 1, config.selection)
+        .saturating_add(sample.bytes())
+        .saturating_add(n.saturating_mul(size_of::<T>()))
+        .saturating_add(falkon::working_bytes::<T>(capacity, dim, threads));
+    check_budget(data.bytes().saturating_add(working_bytes), config.budget)?;
+    let mut fit = Fit::new(sample, &KrrConfig { budget: None, ..*config })?;
+    let to_sample = n_sample as f64 / n.max(1) as f64;
+    let grid = match config.ridge {
+        Ridge::Fixed(lambda) => vec![lambda * to_sample],
+        Ridge::Auto => path_grid(&fit.path),
+    };
+    let strict = matches!(config.ridge, Ridge::Fixed(_));
+    let (chosen, path) = choose_ridge(&mut fit.path, &grid, strict, config.task)?;
+    let scale = |s: RidgeScore| RidgeScore { lambda: s.lambda / to_sample, ..s };
+    let (chosen, path) = (scale(chosen), path.into_iter().map(scale).collect());
+    let targets: Vec<T> = data.labels().iter().map(|&y| T::from_f64(y)).collect();
+    let problem = Problem {
+        data,
+        targets: &targets,
+        kernel: &config.kernel,
+        centres: &fit.centres,
+        factor: &fit.factor,
+        sample,
+        dim,
+        threads,
+    };
+    let solution = falkon::solve(&problem, T::from_f64(chosen.lambda), tolerance)?;
+    let model = regressor(config, dim, solution.intercept, &fit.centres, &fit.factor, solution.weights)?;
+    let outcome = solution.outcome;
+    let cg = CgSummary {
+        iterations: outcome.iterations,
+        residual: outcome.residual.to_f64(),
+        converged: outcome.exit == kestrel_core::linalg::Exit::Converged,
+        subsample: n_sample,
+    };
+    Ok((model, KrrSummary { centres: fit.m, chosen, path, working_bytes }, cg))
 }
 
 /// [`ridge_grid`] for the largest eigenvalue of `path`.
@@ -439,6 +580,51 @@ mod tests {
             .count();
         assert!(wrong < 12, "{wrong} of 200 wrong");
         assert!(summary.chosen.errors < 20, "{} LOO errors", summary.chosen.errors);
+    }
+
+    /// On a set no larger than the subsample, cg chooses the same centres and ridge as the
+    /// exact path and its model predicts what the exact model does.
+    #[test]
+    fn cg_trains_the_exact_model() {
+        let target = |a: f64, b: f64| 5.0 + (a * b).sin() + 0.5 * a;
+        let (train_set, test_set) = (data(600, 1, target), data(100, 2, target));
+        let random = KrrConfig { selection: Selection::Random, ..config(Task::Regression, Ridge::Auto) };
+        for config in [config(Task::Regression, Ridge::Auto), random, config(Task::Regression, Ridge::Fixed(0.01))] {
+            let (exact, summary) = train(&train_set, &config).unwrap();
+            let sample = subsample(&train_set, 9).unwrap();
+            let (cg, cg_summary, outcome) = train_cg(&train_set, &sample, &config, 1e-12).unwrap();
+            assert!(outcome.converged && outcome.subsample == 600, "{outcome:?}");
+            assert_eq!((cg_summary.chosen, cg_summary.centres), (summary.chosen, summary.centres));
+            let (KrrModel::Regressor(exact), KrrModel::Regressor(cg)) = (exact, cg) else { panic!("regressors") };
+            for i in 0..test_set.len() {
+                let x = test_set.row(i).unwrap().1;
+                let (a, b) = (exact.predict(x).unwrap(), cg.predict(x).unwrap());
+                assert!((a - b).abs() <= 1e-7 * a.abs(), "row {i}: {a} vs {b}");
+            }
+        }
+        let classify = config(Task::Classification, Ridge::Auto);
+        assert!(matches!(
+            train_cg(&train_set, &train_set, &classify, 1e-6),
+            Err(TrainError::Core(Error::InvalidParam { name: "task" }))
+        ));
+        let small = KrrConfig { budget: Some(10_000), ..config(Task::Regression, Ridge::Auto) };
+        assert!(matches!(train_cg(&train_set, &train_set, &small, 1e-6), Err(TrainError::OverBudget { .. })));
+    }
+
+    #[test]
+    fn the_subsample_is_uniform_and_the_rule_picks_cg_at_scale() {
+        let big = data(CG_SUBSAMPLE + 5_000, 3, |a, _| a);
+        let sample = subsample(&big, 1).unwrap();
+        assert_eq!(sample.len(), CG_SUBSAMPLE);
+        // Every fifth of the rows is represented in proportion (±5 %).
+        let first: Vec<f64> = (0..big.len() / 5).map(|i| big.labels()[i]).collect();
+        let from_first = sample.labels().iter().filter(|y| first.contains(y)).count();
+        assert!((from_first as f64 - CG_SUBSAMPLE as f64 / 5.0).abs() < 0.05 * CG_SUBSAMPLE as f64, "{from_first}");
+        assert_eq!(Solver::Auto.resolve(1 << 17, 256, Task::Regression), Solver::Exact);
+        assert_eq!(Solver::Auto.resolve((1 << 17) + 1, 256, Task::Regression), Solver::Cg);
+        assert_eq!(Solver::Auto.resolve(1 << 20, 256, Task::Classification), Solver::Exact);
+        assert_eq!(Solver::Exact.resolve(1 << 20, 256, Task::Regression), Solver::Exact);
+        assert_eq!(Solver::Cg.resolve(10, 2, Task::Regression), Solver::Cg);
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! then allocated fallibly ([`crate::limits::zeroed`]).
 
 pub mod centres;
+pub mod falkon;
 pub mod fit;
 pub mod gamma;
 pub mod kpca;

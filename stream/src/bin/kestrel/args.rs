@@ -26,7 +26,7 @@ use std::path::PathBuf;
 
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use kestrel_stream::batch::fit;
+use kestrel_stream::batch::{fit, krr};
 use kestrel_stream::limits::{DEFAULT_MAX_LINE_BYTES, MAX_CLASSES, MAX_DIM};
 
 /// The longest window of a learner, in samples.
@@ -234,13 +234,19 @@ pub enum LossArg {
     SquaredHinge,
 }
 
-/// The solver of rsvm's linear problem.
+/// The solver of rsvm's linear problem, or of krr's ridge problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SolverArg {
-    /// Dual coordinate descent (LIBLINEAR's), hinge or squared hinge.
+    /// rsvm: dual coordinate descent (LIBLINEAR's), hinge or squared hinge.
     Dcd,
-    /// The smooth SVM by Newton–Armijo: the squared hinge, smoothed.
+    /// rsvm: the smooth SVM by Newton–Armijo: the squared hinge, smoothed.
     Ssvm,
+    /// krr: the exact eigendecomposition path (memory O(n·m)).
+    Exact,
+    /// krr: Falkon — conjugate gradients preconditioned by the Cholesky factors of the
+    /// centres' kernel and of the Hessian estimated on a subsample,
+    /// streaming over the rows (memory O(m²)).
+    Cg,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -401,7 +407,8 @@ pub struct TrainSettings {
     /// (svm; LIBLINEAR -wi; repeat for more classes, a class not named weighs 1).
     #[arg(long, value_name = "LABEL=WEIGHT", value_parser = class_weight)]
     pub class_weight: Vec<(String, f64)>,
-    /// Stopping tolerance (LIBLINEAR -e for the SVMs, relative decrease for SLKL).
+    /// Stopping tolerance (LIBLINEAR -e for the SVMs, relative decrease for SLKL, relative
+    /// residual of krr --solver cg).
     #[arg(long, value_parser = positive)]
     pub eps: Option<f64>,
     /// Reduced-set selection (rsvm).
@@ -429,10 +436,14 @@ pub struct TrainSettings {
     /// features L⁻¹K(x, Ã) (rsvm, ssvr).
     #[arg(long)]
     pub raw_features: bool,
-    /// The solver of the reduced-kernel SVM (rsvm): dual coordinate descent, or the smooth
-    /// SVM by Newton–Armijo (squared hinge only; the same C).
-    #[arg(long, value_enum, default_value_t = SolverArg::Dcd)]
-    pub solver: SolverArg,
+    /// The solver. rsvm: dcd (default), or ssvm, the smooth SVM by Newton–Armijo (squared
+    /// hinge only; the same C). krr: exact (the eigendecomposition path, leave-one-out λ on
+    /// every row) or cg (Falkon: conjugate gradients to --eps, default 1e-7 in f64 and 1e-4
+    /// in f32, with the centres, gamma auto and lambda auto chosen by the exact path on a
+    /// uniform subsample of 10 000 rows, λ scaled to all n rows as λ·n/10 000). Default for
+    /// krr: cg when n·centers > 2^25 (e.g. more than 131 072 rows at 256 centres), else exact.
+    #[arg(long, value_enum)]
+    pub solver: Option<SolverArg>,
     /// Half-width of the ε-insensitive tube, in the target's units (ssvr; LIBSVM -p)
     /// [default: 0.1].
     #[arg(long, value_parser = non_negative)]
@@ -492,8 +503,21 @@ impl TrainSettings {
             lambda: self.lambda,
             raw_features: self.raw_features,
             solver: match self.solver {
-                SolverArg::Dcd => kestrel_stream::batch::rsvm::Solver::Dcd,
-                SolverArg::Ssvm => kestrel_stream::batch::rsvm::Solver::Ssvm,
+                None | Some(SolverArg::Dcd) => kestrel_stream::batch::rsvm::Solver::Dcd,
+                Some(SolverArg::Ssvm) => kestrel_stream::batch::rsvm::Solver::Ssvm,
+                Some(SolverArg::Exact | SolverArg::Cg) if self.learner != TrainLearner::Krr => {
+                    return Err("--solver exact and cg are krr's".into());
+                }
+                Some(SolverArg::Exact | SolverArg::Cg) => kestrel_stream::batch::rsvm::Solver::Dcd,
+            },
+            krr_solver: match self.solver {
+                None => krr::Solver::Auto,
+                Some(SolverArg::Exact) => krr::Solver::Exact,
+                Some(SolverArg::Cg) => krr::Solver::Cg,
+                Some(SolverArg::Dcd | SolverArg::Ssvm) if self.learner == TrainLearner::Krr => {
+                    return Err("--solver dcd and ssvm are rsvm's; krr takes exact or cg".into());
+                }
+                Some(SolverArg::Dcd | SolverArg::Ssvm) => krr::Solver::Auto,
             },
             epsilon: self.epsilon,
             seed: self.seed,
