@@ -39,6 +39,7 @@ pub mod reduced_set;
 mod rng;
 pub mod scaler;
 pub mod slkl;
+pub mod spectral;
 pub mod ssvm;
 pub mod storage;
 
