@@ -26,10 +26,20 @@
 //! `k̄ = Lz̄` (the mean kernel vector of the training rows): one `m × m` product per
 //! prediction, no solve.
 //!
+//! **File.** A krr model file is an SLKL model file ([`Predictor::encode`]) whose payload
+//! goes on after the centres with the posterior, postcard
+//! `(n: u32, noise: T, means: [T; m], factor: [T; m²])` ([`Posterior::encode`]). Files
+//! without it (older ones, and models of other learners) decode as before, and
+//! [`Posterior::from_envelope_in`] gives `None` for them; a decoder older than this
+//! section rejects a file that has it (`ModelError::Payload`).
+//!
 //! **Memory**: [`Posterior::scalars_len`]`(m) = m² + 2m` scalars (`M`, `k̄` and the kernel
 //! vector of the point predicted); a variance costs `m` kernel evaluations and O(m²).
 
+use serde::de::DeserializeSeed;
+
 use crate::error::check_len;
+use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SkipSeed, SliceSeed, u32_field};
 use crate::real::{check_finite, finite};
 use crate::slkl::Predictor;
 use crate::storage::{Storage, check_capacity};
@@ -57,7 +67,7 @@ use crate::{Error, Real};
 pub struct Posterior<T, S> {
     storage: S,
     m: usize,
-    rows: T,
+    n: usize,
     noise: T,
 }
 
@@ -105,7 +115,7 @@ impl<T: Real, S: Storage<T>> Posterior<T, S> {
         fill(rows, means)?;
         check_finite(rows)?;
         check_finite(means)?;
-        Ok(Posterior { storage, m, rows: T::from_f64(n as f64), noise })
+        Ok(Posterior { storage, m, n, noise })
     }
 
     /// Centres `m`.
@@ -125,8 +135,8 @@ impl<T: Real, S: Storage<T>> Posterior<T, S> {
     }
 
     /// Training rows `n`.
-    pub fn rows(&self) -> T {
-        self.rows
+    pub fn rows(&self) -> usize {
+        self.n
     }
 
     /// `M = (Λ + λI)^(−1/2)VᵀL⁻¹`, row-major `m × m`.
@@ -152,7 +162,7 @@ impl<T: Real, S: Storage<T>> Posterior<T, S> {
             let r = row.iter().zip(k).zip(self.means()).fold(T::ZERO, |s, ((&a, &k), &mean)| s + a * (k - mean));
             acc + r * r
         });
-        finite(self.noise * (T::ONE / self.rows + quadratic))
+        finite(self.noise * (T::ONE / T::from_f64(self.n as f64) + quadratic))
     }
 
     /// `(f(x), Var f(x))`: the prediction of `model` (the regressor this posterior was
@@ -174,6 +184,78 @@ impl<T: Real, S: Storage<T>> Posterior<T, S> {
         let k = this.storage.as_ref().get(m * m + m..m * m + 2 * m).unwrap_or_default();
         Ok((prediction, this.variance(k)?))
     }
+    /// Writes the model file of `model` (the regressor this posterior belongs to) with the
+    /// posterior after its centres (see the module doc); returns its length.
+    ///
+    /// # Errors
+    /// `DimensionMismatch` when `model` has another number of centres; `InvalidParam` for
+    /// a size beyond the file's `u32`; `CapacityExceeded` when `out` is too small.
+    pub fn encode<P: Storage<T>>(&self, model: &Predictor<T, P>, out: &mut [u8]) -> Result<usize, Error> {
+        check_len(self.m, model.len())?;
+        model::encode(ModelKind::Slkl, ScalarKind::of::<T>(), &(model.payload()?, self.section()?), out)
+    }
+
+    /// Bytes [`encode`](Self::encode) writes (`usize::MAX` when it cannot).
+    pub fn encoded_len<P: Storage<T>>(&self, model: &Predictor<T, P>) -> usize {
+        let payload = model.payload().and_then(|p| Ok((p, self.section()?)));
+        payload.and_then(|payload| model::encoded_len(&payload)).unwrap_or(usize::MAX)
+    }
+
+    fn section(&self) -> Result<Section<'_, T>, Error> {
+        Ok((u32_field(self.n, "n")?, self.noise, self.means(), self.factor()))
+    }
+
+    /// The posterior of a krr model file, decoded into `storage`; `None` when the file has
+    /// none (an older krr model, or an SLKL model).
+    ///
+    /// # Errors
+    /// `Error::Model` for bytes that are not a valid SLKL model of scalar `T`;
+    /// `CapacityExceeded` when `storage` is shorter than [`Posterior::scalars_len`]`(m)`.
+    pub fn from_envelope_in(envelope: &Envelope<'_>, mut storage: S) -> Result<Option<Self>, Error> {
+        let corrupt = |_| Error::Model(ModelError::Payload);
+        envelope.expect(ModelKind::Slkl, ScalarKind::of::<T>())?;
+        let (header, rest) =
+            postcard::take_from_bytes::<(u32, u32, T, crate::KernelKind<T>)>(envelope.payload).map_err(corrupt)?;
+        let m = header.1 as usize;
+        let mut deserializer = postcard::Deserializer::from_bytes(rest);
+        SkipSeed::<T>(core::marker::PhantomData).deserialize(&mut deserializer).map_err(corrupt)?;
+        SkipSeed::<T>(core::marker::PhantomData).deserialize(&mut deserializer).map_err(corrupt)?;
+        let section = deserializer.finalize().map_err(corrupt)?;
+        if section.is_empty() {
+            return Ok(None);
+        }
+        let ((n, noise), rest) = postcard::take_from_bytes::<(u32, T)>(section).map_err(corrupt)?;
+        let needed = Posterior::scalars_len(m);
+        check_capacity(needed, storage.as_ref().len())?;
+        let mut deserializer = postcard::Deserializer::from_bytes(rest);
+        let posterior = Posterior::build_in(storage.as_mut(), m, n as usize, noise, |rows, means| {
+            let means_read = SliceSeed(&mut *means).deserialize(&mut deserializer).map_err(corrupt)?;
+            let rows_read = SliceSeed(&mut *rows).deserialize(&mut deserializer).map_err(corrupt)?;
+            let trailing = deserializer.finalize().map_err(corrupt)?;
+            if means_read != m || rows_read != m * m || !trailing.is_empty() {
+                return Err(Error::Model(ModelError::Payload));
+            }
+            Ok(())
+        });
+        match posterior {
+            Ok(_) => Ok(Some(Posterior { storage, m, n: n as usize, noise })),
+            Err(Error::InvalidParam { .. } | Error::NonFinite) => Err(Error::Model(ModelError::Payload)),
+            Err(error) => Err(error),
+        }
+    }
+}
+
+/// The posterior's section of a model file: `(n, noise, means, factor)`.
+type Section<'a, T> = (u32, T, &'a [T], &'a [T]);
+
+/// `true` when `bytes` are exactly a posterior section of `m` centres.
+pub(crate) fn section_is_valid<T: Real>(bytes: &[u8], m: usize) -> bool {
+    let Ok(((_, noise), rest)) = postcard::take_from_bytes::<(u32, T)>(bytes) else { return false };
+    let mut deserializer = postcard::Deserializer::from_bytes(rest);
+    let mut count = || SkipSeed::<T>(core::marker::PhantomData).deserialize(&mut deserializer).ok();
+    let (means, rows) = (count(), count());
+    let done = deserializer.finalize().is_ok_and(<[u8]>::is_empty);
+    noise.is_finite() && noise > T::ZERO && means == Some(m) && rows == Some(m.saturating_mul(m)) && done
 }
 
 #[cfg(test)]
@@ -325,5 +407,45 @@ mod tests {
         let two = Predictor::from_parts_in(vec![0.0; 4], kernel, 1, 0.0, &[0.0, 1.0], &[1.0; 2]).unwrap();
         assert_eq!(gp.predict_with_variance(&two, &[f64::INFINITY]), Err(Error::NonFinite));
         assert!(matches!(gp.predict_with_variance(&two, &[0.0, 1.0]), Err(Error::DimensionMismatch { .. })));
+    }
+
+    #[test]
+    fn the_posterior_round_trips_through_the_model_file() {
+        let (n, m) = (12, 2);
+        let (z, y) = features(n, m, 6);
+        let mut path = RidgePath::fit_in(vec![0.0; RidgePath::scalars_len(n, m, 1)], &z, &y, n, m, 1).unwrap();
+        let kernel = Kernel::gaussian_sigma(1.0).unwrap();
+        let model = Predictor::from_parts_in(vec![0.0; 4], kernel, 1, 0.5, &[0.0, 1.0], &[1.0, -1.0]).unwrap();
+        let gp = path.posterior_in(0.3, &[1.0, 0.5, 2.0], vec![0.0; Posterior::scalars_len(m)]).unwrap();
+        let mut bytes = vec![0u8; gp.encoded_len(&model)];
+        assert_eq!(gp.encode(&model, &mut bytes), Ok(bytes.len()));
+        let envelope = Envelope::parse(&bytes).unwrap();
+        let back = Posterior::from_envelope_in(&envelope, vec![0.0; Posterior::scalars_len(m)]).unwrap().unwrap();
+        assert_eq!((back.factor(), back.means(), back.rows(), back.noise()), (gp.factor(), gp.means(), n, 0.3));
+        let decoded = Predictor::decode_in(&bytes, vec![0.0; 4]).unwrap();
+        assert_eq!((decoded.weights(), decoded.centres()), (model.weights(), model.centres()));
+        // A model file without the section (an older krr model) has no posterior.
+        let mut old = vec![0u8; model.encoded_len()];
+        model.encode(&mut old).unwrap();
+        let envelope = Envelope::parse(&old).unwrap();
+        assert!(Posterior::<f64, Vec<f64>>::from_envelope_in(&envelope, vec![0.0; 8]).unwrap().is_none());
+        // Storage too short, and a section of the wrong size, are errors.
+        let envelope = Envelope::parse(&bytes).unwrap();
+        let short = Posterior::<f64, Vec<f64>>::from_envelope_in(&envelope, vec![0.0; 3]);
+        assert!(matches!(short, Err(Error::CapacityExceeded { .. })));
+        let one = Predictor::from_parts_in(vec![0.0; 2], kernel, 1, 0.5, &[0.0], &[1.0]).unwrap();
+        assert!(matches!(gp.encode(&one, &mut bytes), Err(Error::DimensionMismatch { .. })));
+        let mut wrong = vec![0u8; 256];
+        let len = model::encode(
+            ModelKind::Slkl,
+            ScalarKind::F64,
+            &(one.payload().unwrap(), gp.section().unwrap()),
+            &mut wrong,
+        )
+        .unwrap();
+        assert!(matches!(Predictor::decode_in(&wrong[..len], vec![0.0; 2]), Err(Error::Model(ModelError::Payload))));
+        let envelope = Envelope::parse(&wrong[..len]).unwrap();
+        let decoded = Posterior::<f64, Vec<f64>>::from_envelope_in(&envelope, vec![0.0; 8]);
+        assert!(matches!(decoded, Err(Error::Model(ModelError::Payload))));
     }
 }
