@@ -35,7 +35,8 @@
 //! as scratch), `q`, `Λ`, `z̄` and `ȳ`.
 
 use crate::error::check_len;
-use crate::linalg::{dot3_prefix, symmetric_eigen};
+use crate::gp::Posterior;
+use crate::linalg::{Triangle, dot_prefix, dot3_prefix, packed_len, solve_lower_transposed, symmetric_eigen};
 use crate::real::{check_finite, finite};
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
@@ -225,6 +226,42 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
         check_finite(w)?;
         let mean = parts.target_means.get(output).copied().unwrap_or(T::ZERO);
         finite(parts.feature_means.iter().zip(&*w).fold(mean, |acc, (&z, &w)| acc - z * w))
+    }
+
+    /// The posterior of the Gaussian process whose mean is the model at ridge `lambda`
+    /// ([`crate::gp`], seed 000 §4.1.4): `M = (Λ + λI)^(−1/2)VᵀL⁻¹` and `k̄ = Lz̄` for the
+    /// whitening factor `factor` (`L` of the centres' kernel, packed lower, `m(m+1)/2`
+    /// values; the identity when the features are used as they are). O(m³), into `storage`
+    /// ([`Posterior::scalars_len`]`(m)` scalars).
+    ///
+    /// # Errors
+    /// `InvalidParam { name: "lambda" }`; `DimensionMismatch` for `factor`;
+    /// `CapacityExceeded` when `storage` is short; `Singular` for a zero on `L`'s diagonal;
+    /// `NonFinite` on overflow.
+    pub fn posterior_in<P: Storage<T>>(
+        &mut self,
+        lambda: T,
+        factor: &[T],
+        storage: P,
+    ) -> Result<Posterior<T, P>, Error> {
+        let (n, m) = (self.n, self.m);
+        check_len(packed_len(m), factor.len())?;
+        let parts = self.shrinkage(lambda)?;
+        Posterior::build_in(storage, m, n, lambda, |rows, means| {
+            for (k, row) in rows.chunks_exact_mut(m).enumerate() {
+                for (slot, v) in row.iter_mut().zip(parts.vectors.chunks_exact(m)) {
+                    *slot = v.get(k).copied().unwrap_or(T::ZERO);
+                }
+                solve_lower_transposed(factor, m, Triangle::Packed, row)?;
+                let scale = parts.scratch.get(k).copied().unwrap_or(T::ZERO).sqrt();
+                row.iter_mut().for_each(|x| *x *= scale);
+            }
+            for (i, mean) in means.iter_mut().enumerate() {
+                let l = factor.get(packed_len(i)..packed_len(i + 1)).unwrap_or_default();
+                *mean = dot_prefix(l, &*parts.feature_means);
+            }
+            Ok(())
+        })
     }
 
     /// The storage's regions with `1/(λ_k + λ)` in the scratch.

@@ -26,6 +26,7 @@ pub mod cluster;
 pub mod dcd;
 mod error;
 pub mod frame;
+pub mod gp;
 pub mod kernel;
 pub mod kpca;
 pub mod krr;

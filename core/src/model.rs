@@ -514,6 +514,34 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for SliceSeed<'_, T> {
     }
 }
 
+/// Counts the values of a sequence of `T`, checking each decodes, without storing them:
+/// how a decoder steps over a section it does not keep.
+pub struct SkipSeed<T>(pub core::marker::PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for SkipSeed<T> {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for SkipSeed<T> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a sequence of values")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+        let mut count = 0usize;
+        while seq.next_element::<T>()?.is_some() {
+            count = count.saturating_add(1);
+        }
+        Ok(count)
+    }
+}
+
 /// What a too-long sequence was expected to be, for serde's error message.
 struct TooLong(usize);
 

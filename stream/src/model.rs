@@ -28,6 +28,7 @@
 use std::path::{Path, PathBuf};
 
 use kestrel_core::dcd::{LinearModel, Row};
+use kestrel_core::gp::Posterior;
 use kestrel_core::kernel::KernelKind;
 use kestrel_core::model::{Encode, Envelope, ModelKind, ScalarKind};
 use kestrel_core::novelty::NoveltyModel;
@@ -49,6 +50,25 @@ use crate::source::Record;
 pub fn to_bytes(model: &impl Encode) -> Result<Vec<u8>, Error> {
     let mut bytes = vec![0u8; model.encoded_len()];
     let len = model.encode(&mut bytes)?;
+    bytes.truncate(len);
+    Ok(bytes)
+}
+
+/// The model file bytes of a krr regressor with its posterior ([`kestrel_core::gp`]), in
+/// a buffer of exactly their length.
+///
+/// # Errors
+/// `DimensionMismatch` when `posterior` is not `model`'s.
+pub fn with_posterior<T: Real>(
+    model: &SlklModel<T, Vec<T>>,
+    posterior: &Posterior<T, Vec<T>>,
+) -> Result<Vec<u8>, Error> {
+    let needed = posterior.encoded_len(model);
+    if needed == usize::MAX {
+        return Err(Error::InvalidParam { name: "posterior" });
+    }
+    let mut bytes = vec![0u8; needed];
+    let len = posterior.encode(model, &mut bytes)?;
     bytes.truncate(len);
     Ok(bytes)
 }
@@ -167,6 +187,16 @@ pub trait Predictor {
     /// # Errors
     /// As [`predict`](Self::predict).
     fn novelty_score(&mut self, _record: &Record) -> Result<Option<f64>, Error> {
+        Ok(None)
+    }
+    /// A krr regressor's prediction and its predictive standard deviation
+    /// `√(Var f(x) + λ)` (the latent variance of [`kestrel_core::gp`] plus the noise `λ`:
+    /// the spread of a new reading), `None` for a model without a posterior (other
+    /// learners, krr models of the cg solver or from before the posterior was stored).
+    ///
+    /// # Errors
+    /// As [`predict`](Self::predict).
+    fn predict_with_std(&mut self, _record: &Record) -> Result<Option<(f64, f64)>, Error> {
         Ok(None)
     }
 }
@@ -380,6 +410,7 @@ fn dense_buffer<T: Real>(dim: usize) -> Result<Vec<T>, Error> {
 /// An SLKL regressor with a dense buffer for the record's features.
 struct Regressor<T> {
     model: SlklModel<T, Vec<T>>,
+    posterior: Option<Posterior<T, Vec<T>>>,
     scaler: Option<Scaler<T, Vec<T>>>,
     dense: Vec<T>,
     bytes: usize,
@@ -389,7 +420,13 @@ impl<T: Real> Regressor<T> {
     fn decode(envelope: &Envelope<'_>, bytes: usize) -> Result<Self, Error> {
         let model = SlklModel::from_envelope_in(envelope, storage_for(envelope))?;
         let scaler = scaler_for(envelope, model.dim())?;
-        Ok(Regressor { dense: dense_buffer(model.dim())?, model, scaler, bytes })
+        // A posterior of m centres holds m² scalars in the payload: no larger allocation
+        // is made for a file that cannot hold one.
+        let posterior = match Posterior::bytes::<T>(model.len()) <= envelope.payload.len() {
+            true => Posterior::from_envelope_in(envelope, vec![T::ZERO; Posterior::scalars_len(model.len())])?,
+            false => None,
+        };
+        Ok(Regressor { dense: dense_buffer(model.dim())?, model, posterior, scaler, bytes })
     }
 }
 
@@ -397,6 +434,13 @@ impl<T: Real> Predictor for Regressor<T> {
     fn predict(&mut self, record: &Record) -> Result<f64, Error> {
         let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
         Ok(self.model.predict(row)?.to_f64())
+    }
+
+    fn predict_with_std(&mut self, record: &Record) -> Result<Option<(f64, f64)>, Error> {
+        let Some(posterior) = self.posterior.as_mut() else { return Ok(None) };
+        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        let (f, variance) = posterior.predict_with_variance(&self.model, row)?;
+        Ok(Some((f.to_f64(), (variance + posterior.noise()).sqrt().to_f64())))
     }
 
     fn info(&self) -> ModelInfo {

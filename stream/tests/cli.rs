@@ -262,6 +262,24 @@ fn krr_solver_cg_trains_the_model_exact_does() {
     for (i, (a, b)) in a.iter().zip(&b).enumerate() {
         assert!((a - b).abs() <= 1e-6 * a.abs().max(1.0), "row {i}: exact {a} vs cg {b}");
     }
+    // --std: the exact model prints its prediction and a predictive std of at least √λ
+    // (the noise); the cg model has no posterior, a clear error.
+    let o = kestrel(&["predict", "--model", exact, "--input", data, "--std"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let noise = summary["lambda"].as_f64().unwrap().sqrt();
+    let rows: Vec<(f64, f64)> = stdout(&o)
+        .lines()
+        .map(|line| {
+            let (f, s) = line.split_once(',').unwrap();
+            (f.parse().unwrap(), s.parse().unwrap())
+        })
+        .collect();
+    assert_eq!(rows.len(), 300);
+    for (i, ((f, s), a)) in rows.iter().zip(&a).enumerate() {
+        assert!(f == a && *s >= noise && s.is_finite(), "row {i}: {f},{s} vs {a}, √λ = {noise}");
+    }
+    let o = kestrel(&["predict", "--model", cg, "--input", data, "--std"]);
+    assert!(!o.status.success() && stderr(&o).contains("no predictive variance"), "{}", stderr(&o));
     // Solvers that belong to another learner are usage errors.
     for args in [
         vec!["train", "--learner", "krr", "--input", data, "--out", cg, "--solver", "dcd"],

@@ -182,7 +182,7 @@ impl<T: Real, S: Storage<T>> Predictor<T, S> {
     }
 
     /// The payload: `((dim, m0, mean, kernel), weights, centres)`.
-    fn payload(&self) -> Result<Payload<'_, T>, Error> {
+    pub(crate) fn payload(&self) -> Result<Payload<'_, T>, Error> {
         let shape = (u32_field(self.dim, "dim")?, u32_field(self.len, "len")?, self.mean, self.kernel.kind());
         Ok((shape, self.weights(), self.centres()))
     }
@@ -197,7 +197,9 @@ impl<T: Real, S: Storage<T>> Predictor<T, S> {
     }
 
     /// Decodes the payload of an envelope already parsed (and so checked) into `storage`:
-    /// a loader that dispatches on the envelope's kind parses it once.
+    /// a loader that dispatches on the envelope's kind parses it once. A krr model's
+    /// optional posterior after the centres ([`crate::gp`]) is checked and left for
+    /// [`Posterior::from_envelope_in`](crate::gp::Posterior::from_envelope_in).
     ///
     /// # Errors
     /// As [`decode_in`](Self::decode_in), for everything after the envelope.
@@ -220,7 +222,8 @@ impl<T: Real, S: Storage<T>> Predictor<T, S> {
         let weights_read = SliceSeed(&mut *weights).deserialize(&mut deserializer).map_err(corrupt)?;
         let centres_read = SliceSeed(&mut *centres).deserialize(&mut deserializer).map_err(corrupt)?;
         let trailing = deserializer.finalize().map_err(corrupt)?;
-        if weights_read != len || centres_read != len * dim || !trailing.is_empty() {
+        let section_ok = trailing.is_empty() || crate::gp::section_is_valid::<T>(trailing, len);
+        if weights_read != len || centres_read != len * dim || !section_ok {
             return Err(Error::Model(ModelError::Payload));
         }
         Ok(Predictor { storage, kernel, dim, len, mean })
@@ -251,7 +254,7 @@ pub(crate) fn from_engine<T: Real, P: Storage<T>>(
 }
 
 /// The model file payload, in the order postcard writes it.
-type Payload<'a, T> = ((u32, u32, T, KernelKind<T>), &'a [T], &'a [T]);
+pub(crate) type Payload<'a, T> = ((u32, u32, T, KernelKind<T>), &'a [T], &'a [T]);
 
 #[cfg(test)]
 mod tests {

@@ -550,7 +550,8 @@ fn train_krr<T: Real>(settings: &FitSettings, data: &Dataset<T>, task: Task) -> 
     let ridge = config.ridge;
     let (model, summary) = krr::train(data, &config)?;
     let bytes = match &model {
-        KrrModel::Regressor(model) => model::to_bytes(model),
+        KrrModel::Regressor(model, Some(posterior)) => model::with_posterior(model, posterior),
+        KrrModel::Regressor(model, None) => model::to_bytes(model),
         KrrModel::Classifier(model) => model::to_bytes(model),
     }
     .map_err(TrainError::Core)?;
@@ -590,7 +591,7 @@ fn train_krr_cg<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fi
     let config = krr_config(settings, kernel, Task::Regression);
     let tolerance = settings.eps.unwrap_or(super::falkon::default_tolerance::<T>());
     let (model, summary, cg) = krr::train_cg(data, &sample, &config, tolerance)?;
-    let KrrModel::Regressor(model) = model else {
+    let KrrModel::Regressor(model, _) = model else {
         return Err(FitError::Settings("--solver cg trains a regressor".into()));
     };
     let bytes = model::to_bytes(&model).map_err(TrainError::Core)?;

@@ -24,6 +24,7 @@
 //! memory. The model is the same regressor.
 
 use kestrel_core::cholesky::Cholesky;
+use kestrel_core::gp::Posterior;
 use kestrel_core::krr::{Loo, RidgePath};
 use kestrel_core::linalg::{Triangle, solve_lower_transposed};
 use kestrel_core::reduced_set::ReducedKernelModel;
@@ -110,8 +111,10 @@ pub struct KrrConfig<T> {
 /// A trained model: a regressor or a classifier.
 #[derive(Clone, Debug)]
 pub enum KrrModel<T> {
-    /// `f(x) = b + Σ_j u_j k(x, x̃_j)`.
-    Regressor(Predictor<T, Vec<T>>),
+    /// `f(x) = b + Σ_j u_j k(x, x̃_j)`, with the posterior of its Gaussian process
+    /// ([`kestrel_core::gp`]: a variance for each prediction) when the exact path trained it
+    /// (`None` from the cg solver, which never decomposes the whole set's `Z_cᵀZ_c`).
+    Regressor(Predictor<T, Vec<T>>, Option<Posterior<T, Vec<T>>>),
     /// Sign or argmax of the one-vs-rest outputs.
     Classifier(ReducedKernelModel<T, Vec<T>>),
 }
@@ -153,7 +156,7 @@ pub struct KrrSummary {
 
 /// Bytes training holds at most for `n` rows of `dim` features, `capacity` centres and
 /// `outputs` outputs, besides the data set: the dense copy, the selection, the features,
-/// the factor, the path and the model.
+/// the factor, the path, the model and its posterior.
 pub fn working_bytes<T>(n: usize, dim: usize, capacity: usize, outputs: usize, selection: Selection) -> usize {
     let scalars = |count: usize| count.saturating_mul(size_of::<T>());
     scalars(n.saturating_mul(dim))
@@ -163,6 +166,7 @@ pub fn working_bytes<T>(n: usize, dim: usize, capacity: usize, outputs: usize, s
         .saturating_add(scalars(n.saturating_mul(outputs)))
         .saturating_add(RidgePath::bytes::<T>(n, capacity, outputs))
         .saturating_add(ReducedKernelModel::bytes::<T>(dim, capacity, outputs))
+        .saturating_add(Posterior::bytes::<T>(capacity))
 }
 
 /// The ridges [`Ridge::Auto`] tries: half-decades from `10·λ₁` down to `10⁻⁹·λ₁` (`f64`) or
@@ -251,7 +255,10 @@ impl<T: Real> Fit<T> {
             None => {
                 let mut w = zeroed(m, "the weights")?;
                 let intercept = self.path.weights(lambda, 0, &mut w)?;
-                regressor(config, dim, intercept, &self.centres, &self.factor, w)
+                let storage = zeroed(Posterior::scalars_len(m), "the posterior")?;
+                let posterior = self.path.posterior_in(lambda, self.factor.packed(), storage)?;
+                let model = regressor(config, dim, intercept, &self.centres, &self.factor, w)?;
+                Ok(KrrModel::Regressor(model, Some(posterior)))
             }
             Some(classes) => {
                 let model = classifier(&mut self.path, lambda, &self.factor, config, &self.centres, classes)?;
@@ -269,11 +276,11 @@ fn regressor<T: Real>(
     centres: &[T],
     factor: &Cholesky<T, Vec<T>>,
     mut w: Vec<T>,
-) -> Result<KrrModel<T>, TrainError> {
+) -> Result<Predictor<T, Vec<T>>, TrainError> {
     let m = factor.dim();
     solve_lower_transposed(factor.packed(), m, Triangle::Packed, &mut w)?;
     let storage = zeroed(Predictor::scalars_len(m, dim), "the model")?;
-    Ok(KrrModel::Regressor(Predictor::from_parts_in(storage, config.kernel, dim, intercept, centres, &w)?))
+    Ok(Predictor::from_parts_in(storage, config.kernel, dim, intercept, centres, &w)?)
 }
 
 /// `min(n, CG_SUBSAMPLE)` rows of `data` drawn uniformly without replacement (seeded), in
@@ -352,7 +359,10 @@ pub fn train_cg<T: Real>(
         threads,
     };
     let solution = falkon::solve(&problem, T::from_f64(chosen.lambda), tolerance)?;
-    let model = regressor(config, dim, solution.intercept, &fit.centres, &fit.factor, solution.weights)?;
+    let model = KrrModel::Regressor(
+        regressor(config, dim, solution.intercept, &fit.centres, &fit.factor, solution.weights)?,
+        None,
+    );
     let outcome = solution.outcome;
     let cg = CgSummary {
         iterations: outcome.iterations,
@@ -543,7 +553,7 @@ mod tests {
         let target = |a: f64, b: f64| 5.0 + (a * b).sin() + 0.5 * a;
         let (train_set, test_set) = (data(300, 1, target), data(200, 2, target));
         let (model, summary) = train(&train_set, &config(Task::Regression, Ridge::Auto)).unwrap();
-        let KrrModel::Regressor(model) = model else { panic!("a regressor") };
+        let KrrModel::Regressor(model, _) = model else { panic!("a regressor") };
         assert!(summary.path.len() > 10 && summary.path.contains(&summary.chosen));
         assert!(summary.path.iter().all(|s| s.mse >= summary.chosen.mse));
         let mse = (0..test_set.len())
@@ -595,7 +605,9 @@ mod tests {
             let (cg, cg_summary, outcome) = train_cg(&train_set, &sample, &config, 1e-12).unwrap();
             assert!(outcome.converged && outcome.subsample == 600, "{outcome:?}");
             assert_eq!((cg_summary.chosen, cg_summary.centres), (summary.chosen, summary.centres));
-            let (KrrModel::Regressor(exact), KrrModel::Regressor(cg)) = (exact, cg) else { panic!("regressors") };
+            let (KrrModel::Regressor(exact, _), KrrModel::Regressor(cg, None)) = (exact, cg) else {
+                panic!("regressors")
+            };
             for i in 0..test_set.len() {
                 let x = test_set.row(i).unwrap().1;
                 let (a, b) = (exact.predict(x).unwrap(), cg.predict(x).unwrap());

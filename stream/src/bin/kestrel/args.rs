@@ -721,6 +721,10 @@ pub struct PredictArgs {
     /// Write predictions here instead of standard output.
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// Print `prediction,std` per row: the predictive standard deviation of a krr
+    /// regressor (its Gaussian-process posterior, seed 000 §4.1.4, noise included).
+    #[arg(long)]
+    pub std: bool,
 }
 
 #[derive(Args)]

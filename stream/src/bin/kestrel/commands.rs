@@ -4,7 +4,7 @@
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
 use kestrel_stream::class_names::ClassNames;
@@ -103,6 +103,17 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     let names = model.class_names().cloned();
     for_each_record(&args.input, labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
+        if args.std {
+            let Some((value, std)) = model.predict_with_std(record).with_context(at)? else {
+                bail!(
+                    "{} has no predictive variance: --std needs a krr regressor trained by the exact solver \
+                     with this version (retrain it)",
+                    args.model.display()
+                );
+            };
+            writeln!(out, "{value},{std}")?;
+            return Ok(());
+        }
         if let Some((score, flag)) = model.novelty(record).with_context(at)? {
             writeln!(out, "{score},{flag}")?;
             return Ok(());
