@@ -60,6 +60,25 @@ for line in sys.stdin:
     echo "$name: $(wc -c <"$here/$name.kestrel") bytes, $(wc -l <"$here/$name.expected") predictions"
 }
 
+# The host's projections of NAME.csv through the projection NAME.kestrel (every column of
+# `kestrel transform --apply` but the label), as f32 bit patterns, then the row printed
+# (NAME.expected).
+projections() {
+    local name="$1"
+    "$kestrel" transform --apply "$here/$name.kestrel" --input "$here/$name.csv" 2>/dev/null | tail -n +2 | python3 -c '
+import struct, sys
+for line in sys.stdin:
+    text = line.strip()
+    fields = []
+    for value in map(float, text.split(",")[:-1]):
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        assert struct.unpack("<f", struct.pack("<I", bits))[0] == value, text
+        fields.append(f"{bits:#010x}")
+    print(" ".join(fields), text)
+' >"$here/$name.expected"
+    echo "$name: $(wc -c <"$here/$name.kestrel") bytes, $(wc -l <"$here/$name.expected") projected rows"
+}
+
 for spec in "${models[@]}"; do
     read -r name dataset files learner options <<<"$spec"
     suffix=""
@@ -79,18 +98,7 @@ expect novelty
 "$kestrel" transform --method kpca --input "$data/diabetes/train.csv" --model "$here/kpca.kestrel" \
     --output /dev/null --scalar f32 --seed 1 --centres 16 --components 3
 head -n 33 "$data/diabetes/test.csv" >"$here/kpca.csv"
-"$kestrel" transform --apply "$here/kpca.kestrel" --input "$here/kpca.csv" | tail -n +2 | python3 -c '
-import struct, sys
-for line in sys.stdin:
-    text = line.strip()
-    fields = []
-    for value in map(float, text.split(",")[:-1]):
-        bits = struct.unpack("<I", struct.pack("<f", value))[0]
-        assert struct.unpack("<f", struct.pack("<I", bits))[0] == value, text
-        fields.append(f"{bits:#010x}")
-    print(" ".join(fields), text)
-' >"$here/kpca.expected"
-echo "kpca: $(wc -c <"$here/kpca.kestrel") bytes, $(wc -l <"$here/kpca.expected") projected rows"
+projections kpca
 # Reduced KCCA: the two views of wine's train and test files, field by field (the device
 # parses the same decimals), the models, and each view's variates on its 32 test rows.
 views="$(mktemp -d)"
@@ -110,15 +118,5 @@ PY
     --centres 16 --scalar f32 --seed 1 --model "$here/kcca_u.kestrel" --model2 "$here/kcca_v.kestrel" \
     --output "$views/pairs.csv" 2>/dev/null
 for view in u v; do
-    "$kestrel" transform --apply "$here/kcca_$view.kestrel" --input "$here/kcca_$view.csv" --scalar f32 \
-        --output "$views/$view.csv" 2>/dev/null
-    tail -n +2 "$views/$view.csv" | python3 -c '
-import struct, sys
-for line in sys.stdin:
-    text = line.strip()
-    bits = [struct.unpack("<I", struct.pack("<f", float(v)))[0] for v in text.split(",")[:2]]
-    assert all(struct.unpack("<f", struct.pack("<I", b))[0] == float(v) for b, v in zip(bits, text.split(","))), text
-    print(" ".join(f"{b:#010x}" for b in bits), text)
-' >"$here/kcca_$view.expected"
-    echo "kcca_$view: $(wc -c <"$here/kcca_$view.kestrel") bytes, $(wc -l <"$here/kcca_$view.expected") projections"
+    projections "kcca_$view"
 done

@@ -6,6 +6,7 @@
 //!   with a fault mode.
 //! - [`learners`]: the demo's windowed SLKL regressor, DCD SVM and novelty detector in
 //!   statics sized by kestrel-core's `const fn`s.
+//! - [`score`]: the learners' prequential errors beside naive baselines.
 //! - [`icount`]: instruction counts under QEMU (SysTick under `-icount` on a Cortex-M,
 //!   `minstret` on a RISC-V); [`stack`]: peak stack by stack painting; [`report`]:
 //!   fixed-point printing.
@@ -34,6 +35,7 @@
 pub mod icount;
 pub mod learners;
 pub mod report;
+pub mod score;
 pub mod sensor;
 pub mod sim;
 pub mod stack;

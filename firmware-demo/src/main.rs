@@ -38,6 +38,7 @@ use kestrel_core::Rng;
 use kestrel_core::dcd::Row;
 use kestrel_firmware_demo::learners::{Vibration, flag_then_learn};
 use kestrel_firmware_demo::report::Fixed;
+use kestrel_firmware_demo::score::Score;
 use kestrel_firmware_demo::sensor::{self, ADDRESS, Mpu6050};
 use kestrel_firmware_demo::sim::{self, DEMO_SAMPLES, DEMO_SEED, SimulatedMpu6050};
 use kestrel_firmware_demo::{Failure, entry, exit, learners, stack};
@@ -79,40 +80,6 @@ impl fmt::Display for DemoError {
             DemoError::Sensor(e) => write!(f, "sensor: {e}"),
             DemoError::Learner(e) => write!(f, "learner: {e}"),
         }
-    }
-}
-
-/// Errors over one block (or the whole run after the first window).
-#[derive(Clone, Copy, Debug, Default)]
-struct Score {
-    samples: u32,
-    squared: f32,
-    squared_baseline: f32,
-    wrong: u32,
-    alarms: u32,
-}
-
-impl Score {
-    fn add(&mut self, error: f32, baseline_error: f32, wrong: bool, alarm: bool) {
-        self.samples += 1;
-        self.squared += error * error;
-        self.squared_baseline += baseline_error * baseline_error;
-        self.wrong += u32::from(wrong);
-        self.alarms += u32::from(alarm);
-    }
-    fn rmse(&self) -> f32 {
-        libm::sqrtf(self.squared / self.samples.max(1) as f32)
-    }
-    fn baseline_rmse(&self) -> f32 {
-        libm::sqrtf(self.squared_baseline / self.samples.max(1) as f32)
-    }
-    /// Error rate of the SVM, %.
-    fn error_rate(&self) -> f32 {
-        100.0 * self.wrong as f32 / self.samples.max(1) as f32
-    }
-    /// Error rate of always answering the block's majority class, %.
-    fn majority_error_rate(&self) -> f32 {
-        100.0 * self.alarms.min(self.samples - self.alarms) as f32 / self.samples.max(1) as f32
     }
 }
 

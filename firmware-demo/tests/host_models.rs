@@ -23,6 +23,7 @@ use kestrel_core::novelty::NoveltyModel;
 use kestrel_core::reduced_set::{MapReduceModel, ReducedKernelModel};
 use kestrel_core::scaler::Scaler;
 use kestrel_core::slkl::Predictor;
+use kestrel_core::storage::Storage;
 use kestrel_core::{Error, KernelKind};
 use kestrel_firmware_demo::{Failure, Tests, ensure, entry};
 
@@ -192,19 +193,7 @@ fn check_kpca() -> Result<(), Failure> {
     let model = KernelProjection::from_envelope_in(&envelope, storage)?;
     ensure(model.dim() == 10 && model.components() == COMPONENTS, "10 features, 3 components")?;
     ensure(model.centres().len() == 16 * 10, "16 centres")?;
-    let mut count = 0;
-    for (row, line) in KPCA_INPUTS.lines().skip(1).zip(KPCA_EXPECTED.lines()) {
-        let (x, dim) = features(row)?;
-        let mut projected = [0.0f32; COMPONENTS];
-        model.project(&x[..dim], &mut projected)?;
-        let mut fields = line.split_whitespace();
-        for value in projected {
-            let bits = fields.next().ok_or(Failure::Check("three bit patterns per line"))?;
-            ensure(value.to_bits() == expected_bits(bits)?, "projection has the host's bits")?;
-        }
-        count += 1;
-    }
-    ensure(count == ROWS && KPCA_EXPECTED.lines().count() == ROWS, "all 32 rows compared")
+    compare_projections::<_, COMPONENTS>(&model, KPCA_INPUTS, KPCA_EXPECTED)
 }
 
 /// Reduced KCCA's two projections (one per view of wine, 16 centres, 2 pairs), decoded
@@ -216,21 +205,30 @@ fn check_kcca() -> Result<(), Failure> {
     let (u, v) = (decode(KCCA_U)?, decode(KCCA_V)?);
     ensure((u.dim(), v.dim(), u.components(), v.components()) == (6, 7, 2, 2), "6 and 7 features, 2 pairs")?;
     ensure(u.eigenvalues() == v.eigenvalues() && u.eigenvalues()[0] < 1.0, "one set of correlations below 1")?;
-    for (model, inputs, expected) in [(&u, KCCA_U_INPUTS, KCCA_U_EXPECTED), (&v, KCCA_V_INPUTS, KCCA_V_EXPECTED)] {
-        let mut count = 0;
-        for (row, line) in inputs.lines().skip(1).zip(expected.lines()) {
-            let (x, dim) = features(row)?;
-            let mut y = [0.0f32; 2];
-            model.project(&x[..dim], &mut y)?;
-            for (got, hex) in y.iter().zip(line.split_whitespace()) {
-                let bits = u32::from_str_radix(hex.trim_start_matches("0x"), 16);
-                ensure(bits == Ok(got.to_bits()), "variate has the host's bits")?;
-            }
-            count += 1;
+    compare_projections::<_, 2>(&u, KCCA_U_INPUTS, KCCA_U_EXPECTED)?;
+    compare_projections::<_, 2>(&v, KCCA_V_INPUTS, KCCA_V_EXPECTED)
+}
+
+/// Projects every row of `inputs` onto the `K` components of `model` and compares the bits
+/// with the first `K` bit patterns of each `expected` line.
+fn compare_projections<S: Storage<f32>, const K: usize>(
+    model: &KernelProjection<f32, S>,
+    inputs: &str,
+    expected: &str,
+) -> Result<(), Failure> {
+    let mut count = 0;
+    for (row, line) in inputs.lines().skip(1).zip(expected.lines()) {
+        let (x, dim) = features(row)?;
+        let mut projected = [0.0f32; K];
+        model.project(&x[..dim], &mut projected)?;
+        let mut fields = line.split_whitespace();
+        for value in projected {
+            let bits = fields.next().ok_or(Failure::Check("a bit pattern per component"))?;
+            ensure(value.to_bits() == expected_bits(bits)?, "projection has the host's bits")?;
         }
-        ensure(count == ROWS && expected.lines().count() == ROWS, "all 32 rows compared")?;
+        count += 1;
     }
-    Ok(())
+    ensure(count == ROWS && expected.lines().count() == ROWS, "all 32 rows compared")
 }
 
 fn envelopes() -> Result<(), Failure> {

@@ -25,6 +25,7 @@ use kestrel_core::dcd::Row;
 use kestrel_firmware_demo::Failure;
 use kestrel_firmware_demo::learners::{self, Vibration, flag_then_learn};
 use kestrel_firmware_demo::report::Fixed;
+use kestrel_firmware_demo::score::Score;
 use kestrel_firmware_demo::sensor::{ADDRESS, Mpu6050};
 use rp_pico::entry;
 use rp_pico::hal::fugit::RateExtU32;
@@ -52,17 +53,6 @@ fn main() -> ! {
     loop {
         cortex_m::asm::wfi();
     }
-}
-
-/// Errors of one block.
-#[derive(Clone, Copy, Debug, Default)]
-struct Block {
-    samples: u32,
-    squared: f32,
-    squared_baseline: f32,
-    wrong: u32,
-    motion: u32,
-    flagged: u32,
 }
 
 fn run() -> Result<(), Failure> {
@@ -102,7 +92,7 @@ fn run() -> Result<(), Failure> {
         learners::NOVELTY_CENTRES
     );
     let mut rng = Rng::seed_from_u64(SEED);
-    let (mut block, mut vibration) = (Block::default(), Vibration::default());
+    let (mut block, mut flagged, mut vibration) = (Score::default(), 0u32, Vibration::default());
     for t in 1u32.. {
         let reading = match sensor.read() {
             Ok(reading) => reading,
@@ -119,31 +109,23 @@ fn run() -> Result<(), Failure> {
         // ...then train.
         regressor.learn(x, reading.temperature, SLKL_STEPS)?;
         classifier.push(Row::Dense(x), if reading.motion { 1 } else { -1 }, &mut rng)?;
-        let flagged = match vibration.features(x) {
-            Some(features) => flag_then_learn(novelty, &features)?,
-            None => false,
-        };
+        if let Some(features) = vibration.features(x) {
+            flagged += u32::from(flag_then_learn(novelty, &features)?);
+        }
         let (error, baseline_error) = (predicted - reading.temperature, baseline - reading.temperature);
-        block.samples += 1;
-        block.squared += error * error;
-        block.squared_baseline += baseline_error * baseline_error;
-        block.wrong += u32::from(motion_predicted != reading.motion);
-        block.motion += u32::from(reading.motion);
-        block.flagged += u32::from(flagged);
+        block.add(error, baseline_error, motion_predicted != reading.motion, reading.motion);
         if t % BLOCK == 0 {
-            let n = block.samples as f32;
-            let majority = block.motion.min(block.samples - block.motion) as f32;
             rprintln!(
                 "samples {}: temperature RMSE {} C (window mean: {} C), m0 = {}; motion errors {} % (majority class: {} %); flagged {}",
                 t,
-                Fixed::new(libm::sqrtf(block.squared / n), 3),
-                Fixed::new(libm::sqrtf(block.squared_baseline / n), 3),
+                Fixed::new(block.rmse(), 3),
+                Fixed::new(block.baseline_rmse(), 3),
                 regressor.active_len(),
-                Fixed::new(100.0 * block.wrong as f32 / n, 1),
-                Fixed::new(100.0 * majority / n, 1),
-                block.flagged
+                Fixed::new(block.error_rate(), 1),
+                Fixed::new(block.majority_error_rate(), 1),
+                flagged
             );
-            block = Block::default();
+            (block, flagged) = (Score::default(), 0);
         }
     }
     Ok(())

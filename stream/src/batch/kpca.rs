@@ -244,13 +244,37 @@ pub fn project<T: Real>(model: &KernelProjection<T, Vec<T>>, points: &[T]) -> Re
     Ok(out)
 }
 
-/// Reads the kernel PCA model file at `path`, of scalar `T`.
+/// A projection model file read once: its bytes (for [`from_bytes`] at the scalar it
+/// states) and that scalar.
+pub struct ModelFile {
+    /// Where it was read from.
+    pub path: std::path::PathBuf,
+    /// Its contents.
+    pub bytes: Vec<u8>,
+    /// The scalar its envelope states.
+    pub scalar: ScalarKind,
+}
+
+/// Reads the model file at `path` and its envelope's scalar.
 ///
 /// # Errors
-/// [`ModelFileError`] when it cannot be read or is not a kernel PCA model of scalar `T`.
-pub fn read_file<T: Real>(path: &Path) -> Result<KernelProjection<T, Vec<T>>, ModelFileError> {
-    let invalid = |error| ModelFileError::Invalid { path: path.to_path_buf(), error };
-    from_bytes(&file::read_bounded(path, MAX_FILE_BYTES)?).map_err(invalid)
+/// [`ModelFileError`] when it cannot be read or its envelope is not valid.
+pub fn read_file(path: &Path) -> Result<ModelFile, ModelFileError> {
+    let bytes = file::read_bounded(path, MAX_FILE_BYTES)?;
+    let scalar =
+        Envelope::parse(&bytes).map_err(|error| ModelFileError::Invalid { path: path.to_path_buf(), error })?.scalar;
+    Ok(ModelFile { path: path.to_path_buf(), bytes, scalar })
+}
+
+impl ModelFile {
+    /// The kernel projection it holds, of scalar `T`.
+    ///
+    /// # Errors
+    /// [`ModelFileError::Invalid`] naming the file when it is not a kernel projection model
+    /// of scalar `T`.
+    pub fn projection<T: Real>(&self) -> Result<Projection<T>, ModelFileError> {
+        from_bytes(&self.bytes).map_err(|error| ModelFileError::Invalid { path: self.path.clone(), error })
+    }
 }
 
 /// The kernel projection model in `bytes` (a model file's contents), of scalar `T`.
@@ -260,17 +284,6 @@ pub fn read_file<T: Real>(path: &Path) -> Result<KernelProjection<T, Vec<T>>, Mo
 pub fn from_bytes<T: Real>(bytes: &[u8]) -> Result<Projection<T>, kestrel_core::Error> {
     let envelope = Envelope::parse(bytes)?;
     KernelProjection::from_envelope_in(&envelope, storage_for::<T>(&envelope))
-}
-
-/// The scalar of the model file at `path`.
-///
-/// # Errors
-/// [`ModelFileError`] when it cannot be read or is not a model file.
-pub fn scalar_of_file(path: &Path) -> Result<ScalarKind, ModelFileError> {
-    let bytes = file::read_bounded(path, MAX_FILE_BYTES)?;
-    let envelope =
-        Envelope::parse(&bytes).map_err(|error| ModelFileError::Invalid { path: path.to_path_buf(), error })?;
-    Ok(envelope.scalar)
 }
 
 #[cfg(test)]

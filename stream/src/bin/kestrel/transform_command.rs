@@ -113,14 +113,15 @@ pub struct TransformArgs {
 
 pub fn run(args: &TransformArgs) -> Result<()> {
     // A model file states its scalar; `--scalar` chooses the one of a fit.
-    let scalar = match &args.apply {
-        Some(path) => kpca::scalar_of_file(path)?,
+    let applied = args.apply.as_deref().map(kpca::read_file).transpose()?;
+    let scalar = match &applied {
+        Some(model) => model.scalar,
         None if args.scalar == ScalarArg::F32 => ScalarKind::F32,
         None => ScalarKind::F64,
     };
     match scalar {
-        ScalarKind::F64 => transform_in::<f64>(args),
-        ScalarKind::F32 => transform_in::<f32>(args),
+        ScalarKind::F64 => transform_in::<f64>(args, applied.as_ref()),
+        ScalarKind::F32 => transform_in::<f32>(args, applied.as_ref()),
     }
 }
 
@@ -131,16 +132,17 @@ fn read<T: Real>(input: &str) -> Result<Dataset<T>> {
     Ok(Dataset::read(reader.as_mut(), OnError::Stop, |_| {})?)
 }
 
-fn transform_in<T: Real>(args: &TransformArgs) -> Result<()> {
+/// Fits or, with `applied` (the `--apply` file), applies a projection at scalar `T`.
+fn transform_in<T: Real>(args: &TransformArgs, applied: Option<&kpca::ModelFile>) -> Result<()> {
     let data: Dataset<T> = read(&args.input)?;
     match (&args.input2, args.method == MethodArg::Kcca) {
         (Some(input2), true) => return kcca(args, &data, input2),
         (Some(_), false) => bail!("--input2 is the second view of --method kcca"),
         (None, _) => {}
     }
-    let (model, points) = match &args.apply {
-        Some(path) => {
-            let model = kpca::read_file::<T>(path)?;
+    let (model, points) = match applied {
+        Some(file) => {
+            let model = file.projection::<T>()?;
             let points = data.dense(model.dim())?;
             (model, points)
         }
