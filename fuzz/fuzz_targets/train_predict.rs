@@ -67,6 +67,12 @@ struct Flags {
     raw_features: bool,
     seed: u64,
     budget: usize,
+    /// SLKL's step cap, 2⁸…2¹⁴, and DCD's pass cap, 8…1000. The CLI keeps the core's
+    /// defaults (10⁶ steps, 1000 passes), which a problem that does not converge spends in
+    /// full — seconds a run on a few dozen rows with many classes or an extreme kernel,
+    /// most of the fuzzer's time. The caps' own exits are reached the same way at any value.
+    max_steps: u64,
+    max_passes: usize,
 }
 
 impl Flags {
@@ -95,6 +101,8 @@ impl Flags {
             raw_features: bit(4),
             seed: u64::from(b[7]),
             budget: 1usize << (8 + b[13] % 21),
+            max_steps: 1u64 << (8 + 2 * (b[12] >> 4 & 3)),
+            max_passes: [8, 32, 128, 1000][usize::from(b[12] >> 6)],
         }
     }
 
@@ -112,6 +120,7 @@ impl Flags {
     fn svm_params<T: Real>(&self) -> Option<dcd::ValidParams<T>> {
         let loss = if self.hinge { Loss::Hinge } else { Loss::SquaredHinge };
         let params = dcd::Params::new().loss(loss).c(T::from_f64(self.c)).bias(T::from_f64(self.bias));
+        let params = params.max_passes(self.max_passes);
         params.epsilon(T::from_f64(self.eps.unwrap_or(0.1))).check().ok()
     }
 }
@@ -181,7 +190,8 @@ fn train_svm<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
 /// `train_slkl` of commands.rs.
 fn train_slkl<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
     let nu = flags.nu * data.label_variance().max(f64::MIN_POSITIVE);
-    let mut params = slkl::Params::new().kernel(flags.kernel()?).nu(T::from_f64(nu)).seed(flags.seed);
+    let mut params =
+        slkl::Params::new().kernel(flags.kernel()?).nu(T::from_f64(nu)).seed(flags.seed).max_steps(flags.max_steps);
     if let Some(eps) = flags.eps {
         params = params.epsilon(T::from_f64(eps));
     }
