@@ -8,7 +8,9 @@ command -v chromium >/dev/null || { echo "report-picture.sh: chromium not found"
 cargo build --quiet --release -p kestrel-stream
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-target/release/kestrel demo --report "$tmp/demo.html" >/dev/null
+# Run as a reader would (`kestrel` on the PATH, the report beside it) so the page's header
+# shows the command line a newcomer types, not this script's paths.
+(cd "$tmp" && PATH="$OLDPWD/target/release:$PATH" kestrel demo --report demo.html >/dev/null)
 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
     --disable-component-update --disable-sync --user-data-dir="$tmp/profile" --hide-scrollbars \
     --window-size=1000,1180 --screenshot="$PWD/docs/report.png" "file://$tmp/demo.html" 2>/dev/null
