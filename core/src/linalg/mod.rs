@@ -25,7 +25,8 @@ mod generalized;
 mod lanczos;
 
 pub use cg::{
-    CgOutcome, CgParams, ValidCgParams, cg_workspace_len, conjugate_gradient, preconditioned_conjugate_gradient,
+    CgOutcome, CgParams, ValidCgParams, cg_workspace_len, conjugate_gradient, conjugate_gradient_observed,
+    preconditioned_conjugate_gradient,
 };
 pub use eigen::{MAX_QL_ITERATIONS, symmetric_eigen};
 pub use generalized::generalized_symmetric_eigen;

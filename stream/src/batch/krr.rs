@@ -358,7 +358,8 @@ pub fn train_cg<T: Real>(
         dim,
         threads,
     };
-    let solution = falkon::solve(&problem, T::from_f64(chosen.lambda), tolerance)?;
+    let ridge = falkon::Regularisation::Ridge { lambda: T::from_f64(chosen.lambda), tolerance };
+    let solution = falkon::solve(&problem, ridge)?;
     let model = KrrModel::Regressor(
         regressor(config, dim, solution.intercept, &fit.centres, &fit.factor, solution.weights)?,
         None,
