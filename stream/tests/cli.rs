@@ -290,6 +290,47 @@ fn krr_solver_cg_trains_the_model_exact_does() {
     }
 }
 
+/// Kernel PLS: the components given are the CG steps taken; under `auto` the held-out
+/// errors are reported, one per number tried, and the chosen number is the least; more
+/// components fit the training rows closer; the model is krr's kind (predict and eval read
+/// it); settings of other learners are refused, naming the flag.
+#[test]
+fn kpls_takes_its_components_or_chooses_them_on_held_out_rows() {
+    let dir = scratch("kpls");
+    let data = regression_csv(&dir, 300);
+    let model = dir.join("kpls.kestrel");
+    let (data, model) = (data.to_str().unwrap(), model.to_str().unwrap());
+    let train = |extra: &[&str]| {
+        let o = kestrel(&[&["train", "--learner", "kpls", "--input", data, "--out", model, "--json"], extra].concat());
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        let summary = json(&o);
+        let eval = json(&kestrel(&["eval", "--model", model, "--input", data, "--json"]));
+        (summary, eval["mse"].as_f64().unwrap())
+    };
+    let mut fits = Vec::new();
+    for components in [1, 3] {
+        let (summary, mse) = train(&["--gamma", "0.5", "--components", &components.to_string()]);
+        assert_eq!(summary["components"].as_u64(), Some(components), "{summary}");
+        assert!(summary["iterations"].as_u64().unwrap() <= components, "{summary}");
+        assert_eq!(summary["held_out"].as_array().map(Vec::len), Some(0), "{summary}");
+        fits.push(mse);
+    }
+    assert!(fits[1] < fits[0], "3 components fit worse than 1: {fits:?}");
+    let (summary, mse) = train(&["--gamma", "0.5"]);
+    let held_out: Vec<f64> =
+        summary["held_out"].as_array().unwrap().iter().map(|row| row["held_out_mse"].as_f64().unwrap()).collect();
+    let chosen = summary["chosen"]["components"].as_u64().unwrap() as usize;
+    assert!(!held_out.is_empty() && held_out.len() <= kestrel_stream::batch::kpls::MAX_COMPONENTS, "{summary}");
+    let least = held_out.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert_eq!(held_out[chosen - 1], least, "{summary}");
+    assert!(mse < 1e-2, "sin(2x) + x² fitted with MSE {mse}");
+    for (flag, value, says) in [("--components", "3", "--components"), ("--lambda", "1", "--lambda")] {
+        let learner = if flag == "--components" { "krr" } else { "kpls" };
+        let o = kestrel(&["train", "--learner", learner, "--input", data, "--out", model, flag, value]);
+        assert!(!o.status.success() && stderr(&o).contains(says), "{learner} {flag}: {}", stderr(&o));
+    }
+}
+
 #[test]
 fn ssvr_and_the_ssvm_solver_train_models_predict_reads() {
     let dir = scratch("ssvm");

@@ -3,7 +3,7 @@
 //! same `auto` settings whichever way it is driven.
 //!
 //! `auto` (the default of the kernel learners' `gamma`, rsvm's `C` and `delta`,
-//! krr/lssvm's `lambda`, ssvr's `C`) costs a few fits of the reduced problem: the width by
+//! krr/lssvm's `lambda`, ssvr's `C`, kpls's components) costs a few fits of the reduced problem: the width by
 //! kernel-target alignment on a sample ([`gamma::by_alignment`]), then for rsvm, krr and
 //! lssvm the best of the five octaves around it by exact leave-one-out
 //! ([`widths_by_loo`]); the ridge, `C` and the reduced set by the exact leave-one-out of
@@ -21,6 +21,7 @@ use serde::Serialize;
 
 use super::TrainError;
 use super::gamma;
+use super::kpls;
 use super::krr::{self, KrrConfig, KrrModel, Ridge, Task};
 use super::linear;
 use super::rsvm::{self, RsvmConfig, Selection, Solver, Tune};
@@ -84,6 +85,8 @@ pub enum Learner {
     Novelty,
     /// Smooth ε-insensitive regression on the reduced kernel (ε-SSVR).
     Ssvr,
+    /// Kernel partial least squares on krr's Nyström features, by conjugate gradients.
+    Kpls,
 }
 
 impl Learner {
@@ -91,7 +94,7 @@ impl Learner {
     /// its labels, read to score it, are a classifier's).
     pub fn task(self) -> Task {
         match self {
-            Learner::Slkl | Learner::Krr | Learner::Ssvr => Task::Regression,
+            Learner::Slkl | Learner::Krr | Learner::Ssvr | Learner::Kpls => Task::Regression,
             Learner::Svm | Learner::Rsvm | Learner::Lssvm | Learner::Mrrsvm | Learner::Novelty => Task::Classification,
         }
     }
@@ -222,6 +225,8 @@ pub struct FitSettings {
     pub krr_solver: krr::Solver,
     /// ssvr's tube half-width `ε` in the targets' units; `None` is [`DEFAULT_EPSILON`].
     pub epsilon: Option<f64>,
+    /// kpls's components; `None` is `auto` (least held-out error, [`super::kpls`]).
+    pub components: Option<usize>,
     /// Seed of every random choice.
     pub seed: u64,
     /// Memory budget in bytes for training.
@@ -249,6 +254,7 @@ impl FitSettings {
             solver: Solver::Dcd,
             krr_solver: krr::Solver::Auto,
             epsilon: None,
+            components: None,
             seed: 1,
             budget: None,
         }
@@ -386,6 +392,9 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
     if !settings.class_weights.is_empty() && settings.learner != Learner::Svm {
         return Err(FitError::Settings("class weights are for the linear SVM (svm)".into()));
     }
+    if settings.components.is_some() && settings.learner != Learner::Kpls {
+        return Err(FitError::Settings("--components is kernel PLS's (kpls)".into()));
+    }
     match settings.learner {
         Learner::Svm => train_svm(settings, data),
         Learner::Rsvm => train_rsvm(settings, data),
@@ -395,6 +404,7 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
         Learner::Mrrsvm => super::mrrsvm::train(settings, data),
         Learner::Novelty => super::novelty::train(settings, data),
         Learner::Ssvr => train_ssvr(settings, data),
+        Learner::Kpls => train_kpls(settings, data),
     }
 }
 
@@ -608,6 +618,46 @@ fn train_krr_cg<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fi
         ("iterations", cg.iterations.into()),
         ("residual", cg.residual.into()),
         ("converged", cg.converged.into()),
+        ("working_bytes", summary.working_bytes.into()),
+        ("chosen", chosen_record(chosen)),
+    ]);
+    Ok(Fitted { bytes, summary })
+}
+
+/// Kernel PLS ([`kpls::train`]): `gamma auto` and the centres chosen on a subsample of
+/// [`krr::CG_SUBSAMPLE`] rows as krr's cg solver chooses them, the components given or
+/// chosen by held-out error, then one CG solve on every row.
+fn train_kpls<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
+    if settings.lambda.is_some() || matches!(settings.delta, Some(Setting::Auto)) {
+        return Err(FitError::Settings(
+            "kpls is regularised by --components, not --lambda; --delta takes a threshold".into(),
+        ));
+    }
+    let sample = krr::subsample(data, settings.seed)?;
+    let (kernel, mut chosen) = kernel::<T>(settings, &sample, Task::Regression, Some(&[]))?;
+    let config = krr_config(settings, kernel, Task::Regression);
+    let (model, summary) = kpls::train(data, &sample, &config, settings.components)?;
+    let KrrModel::Regressor(model, _) = model else {
+        return Err(FitError::Settings("kpls trains a regressor".into()));
+    };
+    let bytes = model::to_bytes(&model).map_err(TrainError::Core)?;
+    if settings.components.is_none() {
+        chosen.push(("components", Field::Count(summary.components)));
+    }
+    let held_out = summary
+        .held_out_mse
+        .iter()
+        .enumerate()
+        .map(|(r, &mse)| Summary::from([("components", (r + 1).into()), ("held_out_mse", mse.into())]))
+        .collect();
+    let summary = Summary::from([
+        ("learner", "kpls".into()),
+        ("centers", summary.centres.into()),
+        ("components", summary.components.into()),
+        ("subsample", summary.cg.subsample.into()),
+        ("held_out", Field::Rows(held_out)),
+        ("iterations", summary.cg.iterations.into()),
+        ("residual", summary.cg.residual.into()),
         ("working_bytes", summary.working_bytes.into()),
         ("chosen", chosen_record(chosen)),
     ]);

@@ -238,11 +238,7 @@ impl<T: Real> Fit<T> {
             Some((_, solver)) => sign_targets(solver, outputs)?,
             None => data.labels().iter().map(|&y| T::from_f64(y)).collect(),
         };
-        let points = data.dense(dim)?;
-        let mut rng = Rng::seed_from_u64(config.seed);
-        let ReducedSet { centres, mut features, m } =
-            select(&points, dim, capacity, &config.kernel, config.selection, &mut rng)?;
-        let factor = whiten(&config.kernel, &centres, dim, &mut features, m)?;
+        let (ReducedSet { centres, features, m }, factor) = reduced_set(data, config)?;
         let storage = zeroed(RidgePath::scalars_len(n, m, outputs), "the ridge path")?;
         let path = RidgePath::fit_in(storage, &features, &targets, n, m, outputs)?;
         Ok(Fit { labels: labels.map(|(classes, _)| classes), centres, factor, path, m, working_bytes })
@@ -268,8 +264,26 @@ impl<T: Real> Fit<T> {
     }
 }
 
+/// At most `config.centres` centres of `data` by `config`'s selection, their features
+/// whitened (`z(x) = L⁻¹K(Ã, x)`, one row per row of `data`), and `L`.
+///
+/// # Errors
+/// As [`select`] and [`whiten`]; an allocation failure.
+pub(super) fn reduced_set<T: Real>(
+    data: &Dataset<T>,
+    config: &KrrConfig<T>,
+) -> Result<(ReducedSet<T>, Cholesky<T, Vec<T>>), TrainError> {
+    let dim = data.dim().max(1);
+    let capacity = config.centres.clamp(1, data.len().max(1));
+    let points = data.dense(dim)?;
+    let mut rng = Rng::seed_from_u64(config.seed);
+    let mut set = select(&points, dim, capacity, &config.kernel, config.selection, &mut rng)?;
+    let factor = whiten(&config.kernel, &set.centres, dim, &mut set.features, set.m)?;
+    Ok((set, factor))
+}
+
 /// The regressor `f(x) = b + wᵀz(x) = b + Σ_j u_j k(x, x̃_j)` with `u = L⁻ᵀw`.
-fn regressor<T: Real>(
+pub(super) fn regressor<T: Real>(
     config: &KrrConfig<T>,
     dim: usize,
     intercept: T,
@@ -297,6 +311,18 @@ pub fn subsample<T: Real>(data: &Dataset<T>, seed: u64) -> Result<Dataset<T>, Tr
     kestrel_core::reduced_set::select_random(n, &mut Rng::seed_from_u64(seed), &mut chosen)?;
     chosen.sort_unstable();
     Ok(data.rows_in(&chosen))
+}
+
+/// Bytes the cg solver ([`train_cg`], and kernel PLS's [`super::kpls::train`]) holds at
+/// most besides the data set: the exact path's on the subsample, the subsample, the
+/// targets, and the Falkon solve's.
+pub fn cg_working_bytes<T: Real>(data: &Dataset<T>, sample: &Dataset<T>, config: &KrrConfig<T>) -> usize {
+    let (n_sample, dim) = (sample.len(), data.dim().max(1));
+    let capacity = config.centres.clamp(1, n_sample.max(1));
+    working_bytes::<T>(n_sample, dim, capacity, 1, config.selection)
+        .saturating_add(sample.bytes())
+        .saturating_add(data.len().saturating_mul(size_of::<T>()))
+        .saturating_add(falkon::working_bytes::<T>(capacity, dim, super::mrrsvm::threads()))
 }
 
 /// What the cg solver did besides what [`KrrSummary`] says.
@@ -331,11 +357,7 @@ pub fn train_cg<T: Real>(
     }
     let (n, n_sample, dim) = (data.len(), sample.len(), data.dim().max(1));
     let threads = super::mrrsvm::threads();
-    let capacity = config.centres.clamp(1, n_sample.max(1));
-    let working_bytes = working_bytes::<T>(n_sample, dim, capacity, 1, config.selection)
-        .saturating_add(sample.bytes())
-        .saturating_add(n.saturating_mul(size_of::<T>()))
-        .saturating_add(falkon::working_bytes::<T>(capacity, dim, threads));
+    let working_bytes = cg_working_bytes(data, sample, config);
     check_budget(data.bytes().saturating_add(working_bytes), config.budget)?;
     let mut fit = Fit::new(sample, &KrrConfig { budget: None, ..*config })?;
     let to_sample = n_sample as f64 / n.max(1) as f64;

@@ -1,6 +1,6 @@
 //! Training on a whole [`Dataset`](crate::dataset::Dataset): the linear SVM ([`linear`]),
 //! SLKL kernel regression ([`slkl`]), the reduced-kernel SVM ([`rsvm`]), Nyström kernel
-//! ridge regression ([`krr`]), smooth ε-insensitive regression on the reduced kernel
+//! ridge regression ([`krr`]) and kernel partial least squares ([`kpls`]) on the same features, smooth ε-insensitive regression on the reduced kernel
 //! ([`ssvr`]), kernel PCA and its supervised kin ([`kpca`]), the MapReduce RSVM
 //! ([`mrrsvm`]), novelty detection
 //! ([`novelty`]), and kernel learning from pairs with clustering ([`npkl`]); [`fit`] drives
@@ -17,6 +17,7 @@ pub mod falkon;
 pub mod fit;
 pub mod gamma;
 pub mod kpca;
+pub mod kpls;
 pub mod krr;
 pub mod linear;
 pub mod mrrsvm;

@@ -290,6 +290,8 @@ fn values(args: &TuneArgs) -> Result<Vec<Option<Searched>>> {
         TrainLearner::Slkl => Searched::Nu,
         // Refused by `tune_in`: nothing to search.
         TrainLearner::Novelty => return Ok(vec![None]),
+        // The widths by cross-validation, each fit choosing its components.
+        TrainLearner::Kpls => return Ok(vec![None]),
     };
     let (grid, fixed, default) = match settings.learner {
         TrainLearner::Svm => (&args.c_grid, Setting::given(settings.svm.c), SVM_C_GRID.map(|k| 2f64.powi(k)).to_vec()),
@@ -297,7 +299,9 @@ fn values(args: &TuneArgs) -> Result<Vec<Option<Searched>>> {
             (&args.c_grid, Setting::given(settings.svm.c), Vec::new())
         }
         TrainLearner::Krr | TrainLearner::Lssvm => (&args.lambda_grid, Setting::given(settings.lambda), Vec::new()),
-        TrainLearner::Slkl | TrainLearner::Novelty => (&args.nu_grid, settings.nu, SLKL_NU_GRID.to_vec()),
+        TrainLearner::Slkl | TrainLearner::Novelty | TrainLearner::Kpls => {
+            (&args.nu_grid, settings.nu, SLKL_NU_GRID.to_vec())
+        }
     };
     let mut values = given_values(make(0.0).name(), fixed, grid)?;
     if values.is_empty() {
