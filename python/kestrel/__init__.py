@@ -24,6 +24,7 @@ from . import _kestrel, online, plot
 from ._estimators import (
     DCDLinearSVC,
     KernelNoveltyDetector,
+    KernelPLSNystrom,
     KernelRidgeNystrom,
     ReducedKernelSVC,
     SLKLRegressor,
@@ -38,6 +39,7 @@ __all__ = [
     "DCDLinearSVC",
     "KernelNoveltyDetector",
     "KernelProjection",
+    "KernelPLSNystrom",
     "KernelRidgeNystrom",
     "Model",
     "ReducedKernelCCA",

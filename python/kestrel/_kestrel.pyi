@@ -13,10 +13,11 @@ Rows = Union[
 ]
 
 class FitConfig:
-    """A learner ("slkl", "svm", "rsvm", "krr", "lssvm", "mrrsvm", "novelty") with its
-    settings and its model's scalar; ``None`` is the learner's default ("auto" where it has
-    one); ``class_weights`` are ``(label, weight)`` pairs (svm), ``partitions`` mrrsvm's,
-    ``quantile`` the novelty detector's threshold."""
+    """A learner ("slkl", "svm", "rsvm", "krr", "lssvm", "mrrsvm", "novelty", "ssvr",
+    "kpls") with its settings and its model's scalar; ``None`` is the learner's default
+    ("auto" where it has one); ``class_weights`` are ``(label, weight)`` pairs (svm),
+    ``partitions`` mrrsvm's, ``quantile`` the novelty detector's threshold, ``solver`` krr's
+    ("auto", "exact", "cg"), ``components`` kpls's."""
 
     def __init__(
         self,
@@ -39,6 +40,8 @@ class FitConfig:
         class_weights: Optional[list[tuple[float, float]]] = None,
         partitions: Optional[int] = None,
         quantile: float = 0.99,
+        solver: str = "auto",
+        components: Optional[int] = None,
         seed: int = 1,
     ) -> None: ...
 

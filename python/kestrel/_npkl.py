@@ -88,7 +88,7 @@ class NPKL(TransformerMixin, ClusterMixin, BaseEstimator):
     >>> from kestrel import NPKL
     >>> X, y = make_circles(200, factor=0.4, noise=0.05, random_state=0)
     >>> npkl = NPKL(n_clusters=2).fit(X, y)
-    >>> npkl.embedding_.shape[0], sorted(np.unique(npkl.labels_))
+    >>> npkl.embedding_.shape[0], sorted(np.unique(npkl.labels_).tolist())
     (200, [0, 1])
     """
 

@@ -60,6 +60,16 @@ class KernelProjection(TransformerMixin, BaseEstimator):
         The fitted projection as a model file.
     n_features_in_ : int
         Features seen in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kestrel import KernelProjection
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(100, 5))
+    >>> projection = KernelProjection(n_components=2, n_centres=50, gamma=0.2).fit(x)
+    >>> projection.transform(x[:3]).shape, bool(projection.eigenvalues_[0] >= projection.eigenvalues_[1])
+    ((3, 2), True)
     """
 
     def __init__(

@@ -30,6 +30,7 @@ use kestrel_stream::batch::fit::{
     self as policy, Field, FitSettings, Fitted, KernelChoice, KernelSettings, Learner, Select, Setting, Summary,
     SvmSettings,
 };
+use kestrel_stream::batch::krr;
 use kestrel_stream::checkpoint::Checkpoint;
 use kestrel_stream::dataset::Dataset;
 use kestrel_stream::history::History;
@@ -59,6 +60,7 @@ fn learner(name: &str) -> PyResult<Learner> {
         "mrrsvm" => Learner::Mrrsvm,
         "novelty" => Learner::Novelty,
         "ssvr" => Learner::Ssvr,
+        "kpls" => Learner::Kpls,
         other => return Err(value_error(format!("unknown learner `{other}`"))),
     })
 }
@@ -111,7 +113,8 @@ fn rows_with_labels<'a>(x: &'a RowsArg<'_>, y: &PyReadonlyArray1<'_, f64>) -> Py
 /// scalar of its model, from keyword arguments; `None` is the learner's default, which is
 /// `auto` for `gamma`, rsvm's `c` and `delta`, and the ridge `alpha` (the linear SVM's `c`
 /// is 1). `class_weights` are `(label, weight)` pairs (svm); `partitions` are mrrsvm's;
-/// `quantile` is the novelty detector's threshold.
+/// `quantile` is the novelty detector's threshold; `solver` is krr's (`auto`, `exact`,
+/// `cg`); `components` kpls's.
 #[pyclass(module = "kestrel._kestrel", frozen)]
 struct FitConfig {
     settings: FitSettings,
@@ -125,7 +128,7 @@ impl FitConfig {
         learner, *, scalar = "f64", kernel = "rbf", gamma = None, degree = 3, coef0 = 0.0,
         c = None, loss = "squared_hinge", bias = 1.0, nu = None, centers = None, tol = None,
         select = "irsvm", delta = None, alpha = None, class_weights = None, partitions = None,
-        quantile = DEFAULT_QUANTILE, seed = 1
+        quantile = DEFAULT_QUANTILE, solver = "auto", components = None, seed = 1
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -147,12 +150,20 @@ impl FitConfig {
         class_weights: Option<Vec<(f64, f64)>>,
         partitions: Option<usize>,
         quantile: f64,
+        solver: &str,
+        components: Option<usize>,
         seed: u64,
     ) -> PyResult<Self> {
         let select = match select {
             "irsvm" => Select::Irsvm,
             "random" => Select::Random,
             other => return Err(value_error(format!("unknown centre selection `{other}` (irsvm, random)"))),
+        };
+        let krr_solver = match solver {
+            "auto" => krr::Solver::Auto,
+            "exact" => krr::Solver::Exact,
+            "cg" => krr::Solver::Cg,
+            other => return Err(value_error(format!("unknown solver `{other}` (auto, exact, cg)"))),
         };
         let settings = FitSettings {
             kernel: kernel_settings(kernel, gamma, degree, coef0)?,
@@ -166,6 +177,8 @@ impl FitConfig {
             lambda: setting(alpha),
             partitions,
             quantile,
+            krr_solver,
+            components,
             seed,
             ..FitSettings::new(self::learner(learner)?)
         };

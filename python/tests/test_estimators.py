@@ -38,6 +38,7 @@ ESTIMATORS = [
     kestrel.ReducedKernelSVC(),
     kestrel.SLKLRegressor(),
     kestrel.KernelRidgeNystrom(),
+    kestrel.KernelPLSNystrom(),
     kestrel.KernelNoveltyDetector(),
     kestrel.NPKL(),
 ]

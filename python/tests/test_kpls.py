@@ -9,6 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import kestrel
 import numpy as np
 import pytest
 from sklearn.cross_decomposition import PLSRegression
@@ -93,3 +94,26 @@ def test_default_components_near_the_best_on_test_rows(tmp_path):
         float(np.mean((scikit_learn_pls(x_train, y_train, x_test, r) - y_test) ** 2)) for r in range(1, 21)
     )
     assert ours_mse <= 1.05 * oracle, f"kpls defaults: test MSE {ours_mse:.1f}, best scikit-learn PLS {oracle:.1f}"
+
+
+def test_the_estimator_is_the_cli(tmp_path):
+    """`KernelPLSNystrom` fits what `kestrel train --learner kpls` fits: the same
+    predictions, at given and at chosen components."""
+    (train, test), ((x_train, y_train), (x_test, _)) = diabetes()
+    for components, flags in [(3, ["--components", "3"]), ("auto", [])]:
+        cli = kestrel_predictions(tmp_path, train, test, "--gamma", str(GAMMA), *flags)
+        model = kestrel.KernelPLSNystrom(n_components=components, gamma=GAMMA, random_state=1).fit(x_train, y_train)
+        np.testing.assert_allclose(model.predict(x_test), cli, rtol=1e-12, atol=1e-9)
+    assert model.summary_["components"] == model.summary_["chosen"]["components"]
+
+
+def test_krr_solver_cg_is_the_exact_solution():
+    """`KernelRidgeNystrom(solver="cg")` solves the problem the exact path solves."""
+    _, ((x_train, y_train), (x_test, _)) = diabetes()
+    settings = dict(alpha=1.0, gamma=GAMMA, random_state=1)
+    exact = kestrel.KernelRidgeNystrom(solver="exact", **settings).fit(x_train, y_train)
+    cg = kestrel.KernelRidgeNystrom(solver="cg", **settings).fit(x_train, y_train)
+    assert (exact.summary_["solver"], cg.summary_["solver"]) == ("exact", "cg")
+    np.testing.assert_allclose(cg.predict(x_test), exact.predict(x_test), rtol=1e-6)
+    with pytest.raises(ValueError, match="unknown solver"):
+        kestrel.KernelRidgeNystrom(solver="qr").fit(x_train, y_train)

@@ -12,9 +12,10 @@
 //! on the `m` features.
 //!
 //! **Choosing `r`** (when not given): the rows of a uniform subsample of at most
-//! [`krr::CG_SUBSAMPLE`] are split at random, four fifths to fit and one fifth held out;
-//! one CG solve of up to [`MAX_COMPONENTS`] steps on the four fifths scores each iterate
-//! by its mean squared error on the held-out rows, and the `r` of least error is kept.
+//! [`krr::CG_SUBSAMPLE`] are split at random, four fifths to fit and one fifth (at least
+//! one row) held out; one CG solve of up to [`MAX_COMPONENTS`] steps on the four fifths
+//! scores each iterate by its mean squared error on the held-out rows, and the `r` of least
+//! error is kept.
 //! The model is then solved with that `r` on every row. The centres and `γ` are chosen as
 //! krr's cg solver chooses them (on the same subsample).
 //!
@@ -56,7 +57,8 @@ pub struct KplsSummary {
 ///
 /// # Errors
 /// `InvalidParam { name: "task" }` for classification, `{ name: "components" }` for 0;
-/// fewer than ten rows in `sample` to choose the components on; as krr's cg solver.
+/// `InvalidParam { name: "n" }` for fewer than three rows in `sample` to choose the
+/// components on (two to fit, one held out); as krr's cg solver.
 pub fn train<T: Real>(
     data: &Dataset<T>,
     sample: &Dataset<T>,
@@ -109,7 +111,8 @@ fn choose_components<T: Real>(
     features: &[T],
 ) -> Result<(usize, Vec<f64>), TrainError> {
     let n = sample.len();
-    if n < 10 {
+    let held = (n / 5).max(1);
+    if n < held + 2 {
         return Err(Error::InvalidParam { name: "n" }.into());
     }
     let mut order = zeroed(n, "the held-out split")?;
@@ -117,7 +120,7 @@ fn choose_components<T: Real>(
         *slot = i;
     }
     Rng::seed_from_u64(config.seed).shuffle(&mut order);
-    let (held_out, fitted) = order.split_at(n / 5);
+    let (held_out, fitted) = order.split_at(held);
     let mut fitted = fitted.to_vec();
     fitted.sort_unstable();
     let part = sample.rows_in(&fitted);
