@@ -71,7 +71,7 @@ pub fn train<T: Real>(
     let working_bytes = krr::cg_working_bytes(data, sample, config);
     check_budget(data.bytes().saturating_add(working_bytes), config.budget)?;
     let dim = data.dim().max(1);
-    let (set, factor) = krr::reduced_set(sample, config)?;
+    let krr::Whitened { set, factor } = krr::reduced_set(sample, config)?;
     let (components, held_out_mse) = match components {
         Some(components) => (components, Vec::new()),
         None => choose_components(sample, config, &set.centres, &factor, &set.features)?,

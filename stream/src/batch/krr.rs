@@ -238,7 +238,7 @@ impl<T: Real> Fit<T> {
             Some((_, solver)) => sign_targets(solver, outputs)?,
             None => data.labels().iter().map(|&y| T::from_f64(y)).collect(),
         };
-        let (ReducedSet { centres, features, m }, factor) = reduced_set(data, config)?;
+        let Whitened { set: ReducedSet { centres, features, m }, factor } = reduced_set(data, config)?;
         let storage = zeroed(RidgePath::scalars_len(n, m, outputs), "the ridge path")?;
         let path = RidgePath::fit_in(storage, &features, &targets, n, m, outputs)?;
         Ok(Fit { labels: labels.map(|(classes, _)| classes), centres, factor, path, m, working_bytes })
@@ -269,17 +269,22 @@ impl<T: Real> Fit<T> {
 ///
 /// # Errors
 /// As [`select`] and [`whiten`]; an allocation failure.
-pub(super) fn reduced_set<T: Real>(
-    data: &Dataset<T>,
-    config: &KrrConfig<T>,
-) -> Result<(ReducedSet<T>, Cholesky<T, Vec<T>>), TrainError> {
+pub(super) fn reduced_set<T: Real>(data: &Dataset<T>, config: &KrrConfig<T>) -> Result<Whitened<T>, TrainError> {
     let dim = data.dim().max(1);
     let capacity = config.centres.clamp(1, data.len().max(1));
     let points = data.dense(dim)?;
     let mut rng = Rng::seed_from_u64(config.seed);
     let mut set = select(&points, dim, capacity, &config.kernel, config.selection, &mut rng)?;
     let factor = whiten(&config.kernel, &set.centres, dim, &mut set.features, set.m)?;
-    Ok((set, factor))
+    Ok(Whitened { set, factor })
+}
+
+/// A reduced set whose features are whitened, and the whitening factor.
+pub(super) struct Whitened<T> {
+    /// The centres and the features `z(x) = L⁻¹K(Ã, x)`.
+    pub(super) set: ReducedSet<T>,
+    /// `L`, `LLᵀ = K(Ã, Ã)`.
+    pub(super) factor: Cholesky<T, Vec<T>>,
 }
 
 /// The regressor `f(x) = b + wᵀz(x) = b + Σ_j u_j k(x, x̃_j)` with `u = L⁻ᵀw`.
