@@ -1,12 +1,16 @@
 //! The scalar type of every computation: a sealed trait implemented for `f32` and `f64`.
 //!
-//! Transcendentals go through [`libm`], so a given input gives the same bits on the host
-//! and on a Cortex-M. With the `micromath` feature, `f32` uses micromath's fast
-//! approximations of `exp` and `sqrt` instead (for cores without an FPU; less accurate).
+//! Transcendentals go through [`libm`] or this module's own code, so a given input gives
+//! the same bits on the host and on a Cortex-M. `exp` (the Gaussian kernel's, most of the
+//! kernel learners' time) is this module's own ([`exp`]: within 2 ulps, branch-free, in the
+//! scalar itself). With the `micromath` feature, `f32` uses micromath's fast approximations
+//! of `exp` and `sqrt` instead (for cores without an FPU; less accurate).
 //!
 //! `hypot` (one per Givens rotation of the Cholesky updates) is this module's own, scaled
 //! by powers of two and computed in the scalar itself: `libm::hypotf` widens to `f64`,
 //! which is software on a single-precision FPU and costs 8× an `expf` there.
+
+mod exp;
 
 use core::fmt::{Debug, Display};
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
@@ -108,8 +112,9 @@ impl Real for f64 {
     fn sqrt(self) -> Self {
         libm::sqrt(self)
     }
+    #[inline]
     fn exp(self) -> Self {
-        libm::exp(self)
+        exp::exp_f64(self)
     }
     fn ln(self) -> Self {
         libm::log(self)
@@ -151,8 +156,9 @@ impl Real for f32 {
         micromath::F32Ext::sqrt(self)
     }
     #[cfg(not(feature = "micromath"))]
+    #[inline]
     fn exp(self) -> Self {
-        libm::expf(self)
+        exp::exp_f32(self)
     }
     #[cfg(feature = "micromath")]
     fn exp(self) -> Self {
