@@ -17,9 +17,10 @@
 #[inline]
 pub fn exp_f64(x: f64) -> f64 {
     const LOG2E: f64 = core::f64::consts::LOG2_E;
-    // ln 2 = LN2_HI + LN2_LO, LN2_HI with 32 significant bits: k·LN2_HI is exact for |k| < 2^21.
-    const LN2_HI: f64 = 6.931_471_803_691_238_2e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+    // ln 2 = LN2_HI + LN2_LO, LN2_HI with 32 significant bits (its low 20 bits zero):
+    // k·LN2_HI is exact for |k| < 2^21.
+    const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+    const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
     const ROUND: f64 = 6_755_399_441_055_744.0; // 1.5·2^52
     // 1/j! for j = 13 down to 2.
     const C: [f64; 12] = [
