@@ -2,8 +2,8 @@
 //! [`super::krr`], by conjugate gradients ([`super::falkon`]).
 //!
 //! **Math.** Kernel PLS with `r` components minimises the same squared loss as least
-//! squares, restricted to the Krylov space of `r` products (Krämer & Braun, the seed's
-//! [27]). On the whitened features `z(x) = L⁻¹K(Ã, x)` with the intercept free, that is
+//! squares, restricted to the Krylov space of `r` products (Krämer & Braun, reference 27
+//! of the seed). On the whitened features `z(x) = L⁻¹K(Ã, x)` with the intercept free, that is
 //! `min ‖ỹ − Z_c w‖²` over `w ∈ span{Z_cᵀỹ, (Z_cᵀZ_c)Z_cᵀỹ, …, (Z_cᵀZ_c)^{r−1}Z_cᵀỹ}`
 //! (`Z_c` the centred features, `ỹ = y − ȳ`, `b = ȳ − z̄ᵀw`), and it is the `r`-th iterate
 //! of CG on `Z_cᵀZ_c w = Z_cᵀỹ` from `w = 0` — the seed's `K²α = Ky` with `K ≈ Z_cZ_cᵀ`
