@@ -169,7 +169,7 @@ impl FitConfig {
             kernel: kernel_settings(kernel, gamma, degree, coef0)?,
             svm: svm_settings(c, loss, bias)?,
             class_weights: class_weights.unwrap_or_default(),
-            nu,
+            nu: setting(nu),
             centers,
             eps: tol,
             select,

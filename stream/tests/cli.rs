@@ -290,6 +290,35 @@ fn krr_solver_cg_trains_the_model_exact_does() {
     }
 }
 
+/// `--nu auto`: every ν of the grid scored by cross-validation, the least error chosen and
+/// said (in `chosen` and on the terminal), the model trained at it; a number skips it.
+#[test]
+fn slkl_nu_auto_chooses_by_cross_validation() {
+    let dir = scratch("slkl-nu-auto");
+    let data = regression_csv(&dir, 150);
+    let model = dir.join("slkl.kestrel");
+    let (data, model) = (data.to_str().unwrap(), model.to_str().unwrap());
+    let common = ["train", "--learner", "slkl", "--input", data, "--out", model, "--gamma", "1", "--centers", "32"];
+    let o = kestrel(&[&common[..], &["--nu", "auto", "--json"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = json(&o);
+    let scores: Vec<(f64, f64)> = summary["nu_cv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| (row["nu"].as_f64().unwrap(), row["cv_mse"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(scores.iter().map(|s| s.0).collect::<Vec<_>>(), kestrel_stream::batch::fit::NU_GRID.to_vec());
+    let best = scores.iter().cloned().fold((f64::NAN, f64::INFINITY), |b, s| if s.1 < b.1 { s } else { b });
+    assert_eq!(summary["chosen"]["nu"].as_f64(), Some(best.0), "{summary}");
+    let o = kestrel(&[&common[..], &["--nu", &best.0.to_string(), "--json"]].concat());
+    let fixed = json(&o);
+    assert_eq!(fixed["nu_effective"], summary["nu_effective"], "{fixed}");
+    assert_eq!(fixed["nu_cv"].as_array().map(Vec::len), Some(0));
+    let o = kestrel(&[&common[..], &["--nu", "auto"]].concat());
+    assert!(stderr(&o).contains("nu = "), "{}", stderr(&o));
+}
+
 /// Kernel PLS: the components given are the CG steps taken; under `auto` the held-out
 /// errors are reported, one per number tried, and the chosen number is the least; more
 /// components fit the training rows closer; the model is krr's kind (predict and eval read

@@ -27,7 +27,7 @@ use super::linear;
 use super::rsvm::{self, RsvmConfig, Selection, Solver, Tune};
 use super::slkl::{self as slkl_train, SlklConfig};
 use super::ssvr::{self, SsvrConfig};
-use super::tune::{best_width, octaves, widths_by_loo};
+use super::tune::{Folds, best_width, octaves, widths_by_loo};
 use crate::dataset::Dataset;
 use crate::model;
 
@@ -198,8 +198,9 @@ pub struct FitSettings {
     pub svm: SvmSettings,
     /// `(label, weight)`: the cost of a class's rows times its weight (svm; LIBLINEAR's `-wi`).
     pub class_weights: Vec<(f64, f64)>,
-    /// SLKL's ν in units of the target variance; `None` is 0.1.
-    pub nu: Option<f64>,
+    /// SLKL's ν in units of the target variance; `None` is 0.1, `auto` the best of
+    /// [`NU_GRID`] by [`NU_FOLDS`]-fold cross-validation.
+    pub nu: Option<Setting>,
     /// The most centres (slkl's candidates; rsvm, krr, lssvm's reduced set); `None` is 256.
     pub centers: Option<usize>,
     /// SLKL's most active centres; `None` is every candidate.
@@ -359,6 +360,13 @@ pub const DEFAULT_CENTERS: usize = 256;
 
 /// SLKL's ν, in units of the target variance, unless the settings say.
 pub const DEFAULT_NU: f64 = 0.1;
+
+/// The ν (in units of the target variance) `nu auto` compares, and `kestrel tune`'s default
+/// grid for slkl.
+pub const NU_GRID: [f64; 4] = [0.001, 0.01, 0.1, 1.0];
+
+/// Folds of `nu auto`'s cross-validation.
+pub const NU_FOLDS: usize = 3;
 
 /// ssvr's tube half-width, in the targets' units, unless the settings say (LIBSVM's `-p`).
 pub const DEFAULT_EPSILON: f64 = 0.1;
@@ -710,10 +718,47 @@ fn train_ssvr<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitt
 }
 
 fn train_slkl<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
-    // ν in units of the target variance: F(μ) scales with y², so this keeps `nu`
-    // meaningful whatever the units of the target (Prop. 3: only λν matters, λ = 1).
-    let nu = settings.nu.unwrap_or(DEFAULT_NU) * data.label_variance().max(f64::MIN_POSITIVE);
-    let (kernel, chosen) = kernel::<T>(settings, data, Task::Regression, None)?;
+    let (kernel, mut chosen) = kernel::<T>(settings, data, Task::Regression, None)?;
+    let (relative_nu, cv_mse) = match settings.nu {
+        Some(Setting::Value(nu)) => (nu, Vec::new()),
+        None => (DEFAULT_NU, Vec::new()),
+        Some(Setting::Auto) => {
+            let scores = slkl_nu_by_cv(settings, data, kernel)?;
+            let best = scores.iter().copied().reduce(|best, s| if s.1 < best.1 { s } else { best });
+            let nu = best.map_or(DEFAULT_NU, |(nu, _)| nu);
+            chosen.push(("nu", Field::Number(nu)));
+            (nu, scores)
+        }
+    };
+    let (model, summary, nu) = fit_slkl(settings, data, kernel, relative_nu)?;
+    let bytes = model::to_bytes(&model).map_err(TrainError::Core)?;
+    let cv = cv_mse.iter().map(|&(nu, mse)| Summary::from([("nu", nu.into()), ("cv_mse", mse.into())])).collect();
+    let summary = Summary::from([
+        ("learner", "slkl".into()),
+        ("nu_effective", nu.into()),
+        ("objective", summary.objective.into()),
+        ("steps", Field::Steps(summary.steps)),
+        ("iterations", Field::Steps(summary.steps)),
+        ("converged", summary.converged.into()),
+        ("centers", summary.centres.into()),
+        ("working_bytes", summary.working_bytes.into()),
+        ("precomputed_columns", summary.precomputed.into()),
+        ("nu_cv", Field::Rows(cv)),
+        ("chosen", chosen_record(chosen)),
+    ]);
+    Ok(Fitted { bytes, summary })
+}
+
+/// SLKL on `data` at `relative_nu` (in units of the target variance: `F(μ)` scales with
+/// `y²`, so this keeps `nu` meaningful whatever the units of the target; Prop. 3: only `λν`
+/// matters, `λ = 1`), and the absolute `ν` it used.
+fn fit_slkl<T: Real>(
+    settings: &FitSettings,
+    data: &Dataset<T>,
+    kernel: Kernel<T>,
+    relative_nu: f64,
+) -> Result<(slkl::Predictor<T, Vec<T>>, slkl_train::SlklSummary, f64), FitError> {
+    let nu = relative_nu * data.label_variance().max(f64::MIN_POSITIVE);
     let mut params = slkl::Params::new().kernel(kernel).nu(T::from_f64(nu)).seed(settings.seed);
     if let Some(eps) = settings.eps {
         params = params.epsilon(T::from_f64(eps));
@@ -726,20 +771,33 @@ fn train_slkl<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitt
         budget: settings.budget,
     };
     let (model, summary) = slkl_train::train(data, &config)?;
-    let bytes = model::to_bytes(&model).map_err(TrainError::Core)?;
-    let summary = Summary::from([
-        ("learner", "slkl".into()),
-        ("nu_effective", nu.into()),
-        ("objective", summary.objective.into()),
-        ("steps", Field::Steps(summary.steps)),
-        ("iterations", Field::Steps(summary.steps)),
-        ("converged", summary.converged.into()),
-        ("centers", summary.centres.into()),
-        ("working_bytes", summary.working_bytes.into()),
-        ("precomputed_columns", summary.precomputed.into()),
-        ("chosen", chosen_record(chosen)),
-    ]);
-    Ok(Fitted { bytes, summary })
+    Ok((model, summary, nu))
+}
+
+/// `(ν, mean squared error)` for each ν of [`NU_GRID`] (relative, as `--nu`), by
+/// [`NU_FOLDS`]-fold cross-validation of [`fit_slkl`]: `--nu auto`, about
+/// `|NU_GRID|·(NU_FOLDS − 1)` fits' work.
+fn slkl_nu_by_cv<T: Real>(
+    settings: &FitSettings,
+    data: &Dataset<T>,
+    kernel: Kernel<T>,
+) -> Result<Vec<(f64, f64)>, FitError> {
+    let folds = Folds::new(data, NU_FOLDS.min(data.len()), settings.seed)?;
+    let parts: Vec<_> = (0..folds.count()).map(|fold| folds.split(data, fold)).collect();
+    NU_GRID
+        .iter()
+        .map(|&nu| {
+            let mut squared = 0.0;
+            for (train, held_out) in &parts {
+                let (model, _, _) = fit_slkl(settings, train, kernel, nu)?;
+                let mut predictor =
+                    model::load(&model::to_bytes(&model).map_err(TrainError::Core)?).map_err(TrainError::Core)?;
+                let tally = crate::score::on_dataset(predictor.as_mut(), held_out).map_err(TrainError::Core)?;
+                squared += tally.mse() * held_out.len() as f64;
+            }
+            Ok((nu, squared / data.len().max(1) as f64))
+        })
+        .collect()
 }
 
 fn train_svm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {

@@ -392,9 +392,10 @@ pub struct TrainSettings {
     #[command(flatten)]
     pub kernel: KernelArgs,
     /// SLKL's sparsity parameter, in units of the target variance: ν = nu·Var(y)
-    /// [default: 0.1].
-    #[arg(long, value_parser = non_negative)]
-    pub nu: Option<f64>,
+    /// [default: 0.1]. `auto`: the best of 0.001, 0.01, 0.1 and 1 by 3-fold
+    /// cross-validation (about eight fits' work).
+    #[arg(long, value_parser = auto_non_negative)]
+    pub nu: Option<Setting>,
     /// Candidate centres (slkl, default 256) or the most centres (rsvm, krr, lssvm;
     /// default 256).
     #[arg(long, value_parser = count(1, MAX_CENTERS))]

@@ -35,7 +35,6 @@ const DEFAULT_FOLDS: usize = 5;
 /// The linear SVM's costs unless `--c-grid` says: LIBSVM `grid.py`'s 2⁻⁵, 2⁻³, …, 2¹⁵.
 const SVM_C_GRID: [i32; 11] = [-5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15];
 /// SLKL's ν values (units of the target variance) unless `--nu-grid` says.
-const SLKL_NU_GRID: [f64; 4] = [0.001, 0.01, 0.1, 1.0];
 
 /// `kestrel tune`.
 pub fn run(args: &TuneArgs) -> Result<()> {
@@ -76,7 +75,7 @@ impl Searched {
         match self {
             Searched::C(c) => settings.svm.c = Some(Setting::Value(c)),
             Searched::Lambda(lambda) => settings.lambda = Some(Setting::Value(lambda)),
-            Searched::Nu(nu) => settings.nu = Some(nu),
+            Searched::Nu(nu) => settings.nu = Some(Setting::Value(nu)),
         }
     }
 }
@@ -300,7 +299,7 @@ fn values(args: &TuneArgs) -> Result<Vec<Option<Searched>>> {
         }
         TrainLearner::Krr | TrainLearner::Lssvm => (&args.lambda_grid, Setting::given(settings.lambda), Vec::new()),
         TrainLearner::Slkl | TrainLearner::Novelty | TrainLearner::Kpls => {
-            (&args.nu_grid, settings.nu, SLKL_NU_GRID.to_vec())
+            (&args.nu_grid, Setting::given(settings.nu), kestrel_stream::batch::fit::NU_GRID.to_vec())
         }
     };
     let mut values = given_values(make(0.0).name(), fixed, grid)?;
