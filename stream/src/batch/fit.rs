@@ -730,7 +730,7 @@ fn train_slkl<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitt
             (nu, scores)
         }
     };
-    let (model, summary, nu) = fit_slkl(settings, data, kernel, relative_nu)?;
+    let SlklFit { model, summary, nu } = fit_slkl(settings, data, kernel, relative_nu)?;
     let bytes = model::to_bytes(&model).map_err(TrainError::Core)?;
     let cv = cv_mse.iter().map(|&(nu, mse)| Summary::from([("nu", nu.into()), ("cv_mse", mse.into())])).collect();
     let summary = Summary::from([
@@ -757,7 +757,7 @@ fn fit_slkl<T: Real>(
     data: &Dataset<T>,
     kernel: Kernel<T>,
     relative_nu: f64,
-) -> Result<(slkl::Predictor<T, Vec<T>>, slkl_train::SlklSummary, f64), FitError> {
+) -> Result<SlklFit<T>, FitError> {
     let nu = relative_nu * data.label_variance().max(f64::MIN_POSITIVE);
     let mut params = slkl::Params::new().kernel(kernel).nu(T::from_f64(nu)).seed(settings.seed);
     if let Some(eps) = settings.eps {
@@ -771,7 +771,14 @@ fn fit_slkl<T: Real>(
         budget: settings.budget,
     };
     let (model, summary) = slkl_train::train(data, &config)?;
-    Ok((model, summary, nu))
+    Ok(SlklFit { model, summary, nu })
+}
+
+/// What [`fit_slkl`] trained, and the absolute `ν` it used.
+struct SlklFit<T> {
+    model: slkl::Predictor<T, Vec<T>>,
+    summary: slkl_train::SlklSummary,
+    nu: f64,
 }
 
 /// `(ν, mean squared error)` for each ν of [`NU_GRID`] (relative, as `--nu`), by
