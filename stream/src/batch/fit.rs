@@ -796,7 +796,7 @@ fn slkl_nu_by_cv<T: Real>(
         .map(|&nu| {
             let mut squared = 0.0;
             for (train, held_out) in &parts {
-                let (model, _, _) = fit_slkl(settings, train, kernel, nu)?;
+                let model = fit_slkl(settings, train, kernel, nu)?.model;
                 let mut predictor =
                     model::load(&model::to_bytes(&model).map_err(TrainError::Core)?).map_err(TrainError::Core)?;
                 let tally = crate::score::on_dataset(predictor.as_mut(), held_out).map_err(TrainError::Core)?;
