@@ -34,7 +34,6 @@ use crate::train_command::{Prepared, fit};
 const DEFAULT_FOLDS: usize = 5;
 /// The linear SVM's costs unless `--c-grid` says: LIBSVM `grid.py`'s 2⁻⁵, 2⁻³, …, 2¹⁵.
 const SVM_C_GRID: [i32; 11] = [-5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15];
-/// SLKL's ν values (units of the target variance) unless `--nu-grid` says.
 
 /// `kestrel tune`.
 pub fn run(args: &TuneArgs) -> Result<()> {
