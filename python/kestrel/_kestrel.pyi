@@ -31,7 +31,7 @@ class FitConfig:
         c: Optional[float] = None,
         loss: str = "squared_hinge",
         bias: float = 1.0,
-        nu: Optional[float] = None,
+        nu: Union[float, str, None] = None,
         centers: Optional[int] = None,
         tol: Optional[float] = None,
         select: str = "irsvm",

@@ -141,7 +141,7 @@ impl FitConfig {
         c: Option<f64>,
         loss: &str,
         bias: f64,
-        nu: Option<f64>,
+        nu: Option<NuArg>,
         centers: Option<usize>,
         tol: Option<f64>,
         select: &str,
@@ -169,7 +169,7 @@ impl FitConfig {
             kernel: kernel_settings(kernel, gamma, degree, coef0)?,
             svm: svm_settings(c, loss, bias)?,
             class_weights: class_weights.unwrap_or_default(),
-            nu: setting(nu),
+            nu: nu.map(NuArg::setting).transpose()?,
             centers,
             eps: tol,
             select,
@@ -183,6 +183,23 @@ impl FitConfig {
             ..FitSettings::new(self::learner(learner)?)
         };
         Ok(FitConfig { settings, f32_scalar: is_f32(scalar)? })
+    }
+}
+
+/// SLKL's `nu`: a number, or `"auto"` (cross-validation).
+#[derive(FromPyObject)]
+enum NuArg {
+    Value(f64),
+    Text(String),
+}
+
+impl NuArg {
+    fn setting(self) -> PyResult<Setting> {
+        match self {
+            NuArg::Value(nu) => Ok(Setting::Value(nu)),
+            NuArg::Text(text) if text == "auto" => Ok(Setting::Auto),
+            NuArg::Text(other) => Err(value_error(format!("nu must be a number or \"auto\", got `{other}`"))),
+        }
     }
 }
 

@@ -205,3 +205,28 @@ def test_the_stubs_name_every_function_and_class_of_the_extension():
     declared = {node.name for node in ast.parse(stub.read_text()).body if isinstance(node, kinds)}
     exported = {name for name in dir(kestrel._kestrel) if not name.startswith("_")}
     assert declared == exported
+
+
+def test_slkl_nu_auto_chooses_what_the_cli_chooses(tmp_path):
+    """`SLKLRegressor(nu="auto")` scores the same grid by the same cross-validation as
+    `kestrel train --learner slkl --nu auto`: the same choice, the same model bytes."""
+    X, _ = make_moons(120, noise=0.1, random_state=3)
+    y = np.sin(3 * X[:, 0]) + X[:, 1]
+    model = kestrel.SLKLRegressor(nu="auto", gamma=1.0, n_centres=32).fit(X, y)
+    scores = {row["nu"]: row["cv_mse"] for row in model.summary_["nu_cv"]}
+    assert sorted(scores) == [0.001, 0.01, 0.1, 1.0]
+    assert model.summary_["chosen"]["nu"] == min(scores, key=scores.get)
+    data = tmp_path / "train.csv"
+    # repr of a float64 reads back to the same float64: the CLI sees the bits Python has.
+    rows = "\n".join(",".join(repr(float(v)) for v in row) for row in np.column_stack([X, y]))
+    data.write_text("x0,x1,y\n" + rows + "\n")
+    out = tmp_path / "slkl.kestrel"
+    subprocess.run(
+        [kestrel_cli(), "train", "--learner", "slkl", "--input", data, "--out", out, "--nu", "auto", "--gamma", "1",
+         "--centers", "32"],
+        check=True,
+        capture_output=True,
+    )
+    assert out.read_bytes() == model.to_bytes()
+    with pytest.raises(ValueError, match="auto"):
+        kestrel.SLKLRegressor(nu="often").fit(X, y)
