@@ -1211,3 +1211,112 @@ fn transform_kcca_pairs_two_views_and_each_model_projects_its_own() {
     let o = kestrel(&["transform", "--input", v1, "--input2", v2, "--components", "1"]);
     assert!(!o.status.success() && stderr(&o).contains("--method kcca"), "{}", stderr(&o));
 }
+
+/// Two concentric rings (radii 1 and 3) of `rows / 2` points each, a little noise, the
+/// ring as the label; k-means on the plane cannot separate them, the kNN graph does.
+fn rings_csv(dir: &Path, rows: usize) -> PathBuf {
+    let mut text = String::from("x,y,ring\n");
+    for i in 0..rows {
+        let (radius, angle) = (if i % 2 == 0 { 1.0 } else { 3.0 }, i as f64 * 0.37);
+        let wobble = 0.05 * ((i * 7919 % 101) as f64 / 50.0 - 1.0);
+        text.push_str(&format!(
+            "{:.5},{:.5},{}\n",
+            (radius + wobble) * angle.cos(),
+            (radius + wobble) * angle.sin(),
+            i % 2
+        ));
+    }
+    let path = dir.join("rings.csv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn cluster_spectral_separates_rings_kmeans_and_npkl_run_as_told() {
+    let dir = scratch("cluster");
+    let data = rings_csv(&dir, 300);
+    let (out, report) = (dir.join("clusters.csv"), dir.join("clusters.html"));
+    let (data, out_s, report_s) = (data.to_str().unwrap(), out.to_str().unwrap(), report.to_str().unwrap());
+    let rand = |method: &str, extra: &[&str]| {
+        let o =
+            kestrel(&[&["cluster", "--input", data, "--clusters", "2", "--method", method, "--json"], extra].concat());
+        assert!(o.status.success(), "{method} {extra:?}: {}", stderr(&o));
+        let summary = json(&o);
+        summary["rand"].as_f64().unwrap_or_else(|| panic!("{summary}"))
+    };
+    for scalar in ["f64", "f32"] {
+        assert_eq!(rand("spectral", &["--scalar", scalar, "--output", out_s, "--report", report_s]), 1.0, "{scalar}");
+        let table = std::fs::read_to_string(&out).unwrap();
+        assert!(table.starts_with("row,cluster\n0,") && table.lines().count() == 301, "{table}");
+        let page = std::fs::read_to_string(&report).unwrap();
+        assert!(page.contains("spectral clustering found") && page.contains("RAND index 100.00 %"), "{scalar}");
+    }
+    let kmeans = rand("kmeans", &[]);
+    assert!(kmeans < 0.6, "k-means on the plane cut the rings apart: RAND {kmeans}");
+    let npkl = rand("npkl", &["--constraints-from-labels", "0.1"]);
+    assert!(npkl > kmeans, "npkl {npkl} vs k-means {kmeans}");
+    // Settings of another method, or impossible ones, are refused before any work (exit 2).
+    for (extra, says) in [
+        (&["--loss", "hinge"][..], "--loss is a setting of --method npkl"),
+        (&["--method", "kmeans", "--budget", "1MiB"][..], "--budget is a setting of --method spectral"),
+        (&["--method", "npkl", "--scalar", "f32"][..], "runs in f64"),
+    ] {
+        let o = kestrel(&[&["cluster", "--input", data, "--clusters", "2"], extra].concat());
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{extra:?}: {}", stderr(&o));
+    }
+    let o = kestrel(&["cluster", "--input", data, "--clusters", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = kestrel(&["cluster", "--input", data, "--clusters", "2", "--budget", "10KiB"]);
+    assert!(!o.status.success() && stderr(&o).contains("over the budget"), "{}", stderr(&o));
+    let o = kestrel(&["cluster", "--input", data, "--clusters", "2", "--neighbors", "300"]);
+    assert!(!o.status.success() && stderr(&o).contains("neighbors must be between 1 and 299"), "{}", stderr(&o));
+}
+
+#[test]
+fn transform_eigenmap_embeds_rows_and_lpp_projects_new_ones() {
+    let dir = scratch("spectral-transform");
+    let data = rings_csv(&dir, 200);
+    let (model, out, again) = (dir.join("lpp.kestrel"), dir.join("lpp.csv"), dir.join("again.csv"));
+    let (data, model_s, out_s, again_s) =
+        (data.to_str().unwrap(), model.to_str().unwrap(), out.to_str().unwrap(), again.to_str().unwrap());
+    let o = kestrel(&["transform", "--input", data, "--method", "eigenmap", "--components", "2", "--neighbors", "8"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = stdout(&o);
+    assert!(table.starts_with("y0,y1,label\n") && table.lines().count() == 201, "{table}");
+    // The rings' two components of the graph: the first coordinate alone tells them apart.
+    let first: Vec<(f64, String)> = table
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let fields: Vec<&str> = line.split(',').collect();
+            (fields[0].parse().unwrap(), fields[2].to_string())
+        })
+        .collect();
+    let inner_positive = first.iter().filter(|(y, ring)| (*y > 0.0) == (ring == "0")).count();
+    assert!(inner_positive == 0 || inner_positive == 200, "{inner_positive} of 200 on their ring's side");
+    let o = kestrel(&["transform", "--input", data, "--method", "eigenmap", "--components", "2", "--model", model_s]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--method lpp"), "{}", stderr(&o));
+    let o = kestrel(&[
+        "transform",
+        "--input",
+        data,
+        "--method",
+        "lpp",
+        "--components",
+        "2",
+        "--model",
+        model_s,
+        "--output",
+        out_s,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = kestrel(&["transform", "--input", data, "--apply", model_s, "--output", again_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (fitted, applied) = (std::fs::read_to_string(&out).unwrap(), std::fs::read_to_string(&again).unwrap());
+    assert_eq!(fitted, applied, "the LPP model projects the training rows as the fit did");
+    assert!(fitted.starts_with("pc0,pc1,label\n"), "{fitted}");
+    let o = kestrel(&["transform", "--input", data, "--method", "lpp", "--components", "3"]);
+    assert!(!o.status.success() && stderr(&o).contains("between 1 and the number of features (2)"), "{}", stderr(&o));
+}

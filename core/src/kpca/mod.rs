@@ -43,6 +43,9 @@
 //! independent of `n`. **Memory** of the model: [`KernelProjection::scalars_len`]`(d, m, k)
 //! = m·d + k·m + 2k` scalars; projecting a row needs none beyond its `k` outputs.
 //!
+//! A **linear** projection (LPP's, [`crate::spectral::lpp`]) is stored in the same model:
+//! the linear kernel with the `d` unit vectors as centres, so that `y_c(x) = φ_cᵀx − o_c`.
+//!
 //! **Supervised** projections on the same reduced kernel — KSIR and the kernel Fisher
 //! discriminant — are [`KernelProjection::fit_discriminant_in`] (module `discriminant`);
 //! reduced **KCCA** of two views, one projection per view, is
@@ -224,6 +227,34 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
         Ok(model)
     }
 
+    /// The linear projection `y_c(x) = φ_cᵀ(x − x̄)` as a model of this kind (what
+    /// [`lpp`](crate::spectral::lpp) fits): the linear kernel, the `d` unit vectors as
+    /// centres, `α_c = φ_c` (`directions`, row-major `k × d`), offsets `φ_cᵀx̄` from the
+    /// `d` values of `mean`, and the `k` `eigenvalues` as given. Each direction's sign is
+    /// fixed as in the kernel fits (its largest entry in magnitude positive).
+    ///
+    /// # Errors
+    /// `InvalidParam` for an empty `mean` (`dim`), no eigenvalues or more than `d`
+    /// (`components`); `DimensionMismatch` when `directions` is not `k·d` long;
+    /// `CapacityExceeded` when `storage` is shorter than [`KernelProjection::scalars_len`]`(d, d, k)`;
+    /// `NonFinite` for an offset that overflows.
+    pub(crate) fn linear_in(storage: S, directions: &[T], mean: &[T], eigenvalues: &[T]) -> Result<Self, Error> {
+        let (dim, components) = (mean.len(), eigenvalues.len());
+        check_len(components.saturating_mul(dim), directions.len())?;
+        let mut model = Self::new_in(storage, Kernel::linear(), dim, dim, components)?;
+        let parts = model.parts_mut();
+        parts.centres.fill(T::ZERO);
+        for (j, unit) in parts.centres.chunks_exact_mut(dim).enumerate() {
+            if let Some(one) = unit.get_mut(j) {
+                *one = T::ONE;
+            }
+        }
+        parts.coefficients.copy_from_slice(directions);
+        parts.eigenvalues.copy_from_slice(eigenvalues);
+        model.finish(mean)?;
+        Ok(model)
+    }
+
     /// A zero model of the given shape.
     fn new_in(storage: S, kernel: Kernel<T>, dim: usize, centres: usize, components: usize) -> Result<Self, Error> {
         check_shape(dim, centres, components)?;
@@ -291,9 +322,10 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
         check_finite(out)
     }
 
-    /// The eigenvalue of each component, decreasing: for KPCA its variance on the training
-    /// rows (`λ_c/n`); for KSIR and KFD its between-slice variance (`αᵀΣ_Bα`); for KCCA
-    /// the regularised canonical correlation `ρ_c` of the pair.
+    /// The eigenvalue of each component: for KPCA its variance on the training rows
+    /// (`λ_c/n`); for KSIR and KFD its between-slice variance (`αᵀΣ_Bα`); for KCCA the
+    /// regularised canonical correlation `ρ_c` of the pair — all decreasing; for LPP the
+    /// locality `μ_c` of the direction (increasing: the smallest is the most local).
     pub fn eigenvalues(&self) -> &[T] {
         self.parts().3
     }

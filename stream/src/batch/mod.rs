@@ -3,7 +3,9 @@
 //! ridge regression ([`krr`]) and kernel partial least squares ([`kpls`]) on the same features, smooth ε-insensitive regression on the reduced kernel
 //! ([`ssvr`]), kernel PCA and its supervised kin ([`kpca`]), the MapReduce RSVM
 //! ([`mrrsvm`]), novelty detection
-//! ([`novelty`]), and kernel learning from pairs with clustering ([`npkl`]); [`fit`] drives
+//! ([`novelty`]), kernel learning from pairs with clustering ([`npkl`]), the Laplacian eigenmap, the
+//! locality preserving projection and spectral clustering ([`spectral`]) with k-means
+//! ([`clusters`]); [`fit`] drives
 //! them all with `kestrel train`'s settings.
 //!
 //! **Memory budget.** Each trainer takes an optional budget in bytes for everything training
@@ -13,6 +15,7 @@
 //! then allocated fallibly ([`crate::limits::zeroed`]).
 
 pub mod centres;
+pub mod clusters;
 pub mod falkon;
 pub mod fit;
 pub mod gamma;
@@ -25,6 +28,7 @@ pub mod novelty;
 pub mod npkl;
 pub mod rsvm;
 pub mod slkl;
+pub mod spectral;
 pub mod ssvr;
 pub mod tune;
 

@@ -3,7 +3,7 @@
 //!
 //! The steps are the core's: the kNN graph Laplacian ([`Laplacian`]), the must-link and
 //! cannot-link pairs ([`Constraints`], given or drawn from classes), BCDKL ([`Npkl`]) until
-//! `‖V(t) − V(t−1)‖/‖V(t)‖ < 10⁻⁵` or 1000 sweeps, then k-means with [`RESTARTS`]
+//! `‖V(t) − V(t−1)‖/‖V(t)‖ < 10⁻⁵` or 1000 sweeps, then k-means with [`RESTARTS`](super::clusters::RESTARTS)
 //! k-means++ restarts on the columns of `V` (kernel k-means on `K = VᵀV`). One generator,
 //! seeded by [`NpklSettings::seed`], draws the pairs, the initial `V`, the visiting orders
 //! and the k-means seeds, in that order.
@@ -18,17 +18,16 @@
 use std::time::Instant;
 
 use kestrel_core::Rng;
-use kestrel_core::cluster::{KMeans, KMeansParams};
+use kestrel_core::cluster::KMeans;
 use kestrel_core::npkl::{
-    Constraints, Embedding, Extension, GraphParams, Laplacian, Link, Loss, Npkl, NpklParams, Outcome, Pair,
-    SweepReport, ValidNpklParams, rank_for_pairs,
+    Constraints, Embedding, Extension, Laplacian, Link, Loss, Npkl, NpklParams, Outcome, Pair, SweepReport,
+    ValidNpklParams, rank_for_pairs,
 };
 
+use super::clusters::{Clusters, kmeans};
 use super::fit::FitError;
+use super::spectral::{knn_graph, rows};
 use crate::limits::zeroed;
-
-/// k-means++ restarts (the paper's 20).
-pub const RESTARTS: usize = 20;
 
 /// What [`learn`] is asked to do.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -87,7 +86,7 @@ impl LearnedKernel {
         let n = points.len().checked_div(dim).unwrap_or(0);
         let rank = columns.len().checked_div(n).unwrap_or(0);
         let params = NpklParams::new(rank, loss).check().map_err(FitError::param("the learned columns"))?;
-        let graph = build_graph(&points, dim, neighbors)?;
+        let graph = knn_graph(&points, dim, neighbors)?;
         let embedding = Embedding::of_columns(&columns, &params).map_err(FitError::param("the learned columns"))?;
         if embedding.n() != n {
             let error = kestrel_core::Error::DimensionMismatch { expected: n, got: embedding.n() };
@@ -148,17 +147,6 @@ impl LearnedKernel {
     }
 }
 
-/// The clusters of the learned kernel.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Clusters {
-    /// The cluster of each training point.
-    pub assignments: Vec<u32>,
-    /// The centroids in the learned features, `c` rows of `r`.
-    pub centroids: Vec<f64>,
-    /// Sum of squared distances to the centroids.
-    pub inertia: f64,
-}
-
 /// The pairs the kernel was learned from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PairCounts {
@@ -214,22 +202,11 @@ pub fn learn(
     settings: &NpklSettings,
     on_sweep: impl FnMut(&SweepReport<f64>),
 ) -> Result<NpklRun, FitError> {
-    let n = points.len().checked_div(dim).unwrap_or(0);
-    if n < 2 || n * dim != points.len() {
-        return Err(FitError::Settings(format!(
-            "needs at least two rows with features (found {n} rows, {dim} features)"
-        )));
-    }
+    let n = rows(&points, dim)?;
     if settings.clusters == 0 || settings.clusters > n {
         return Err(FitError::Settings(format!("clusters must be between 1 and the number of rows ({n})")));
     }
     let k = settings.neighbors;
-    if k == 0 || k >= n {
-        return Err(FitError::Settings(format!(
-            "neighbors must be between 1 and {} (one less than the number of rows)",
-            n - 1
-        )));
-    }
     let mut rng = Rng::seed_from_u64(settings.seed);
     let constraints = constraints(n, pairs, &mut rng)?;
     let rank = match settings.rank {
@@ -241,7 +218,7 @@ pub fn learn(
     let params = NpklParams::new(rank, settings.loss).check().map_err(FitError::param("the learner's parameters"))?;
 
     let t0 = Instant::now();
-    let graph = build_graph(&points, dim, k)?;
+    let graph = knn_graph(&points, dim, k)?;
     let graph_seconds = t0.elapsed().as_secs_f64();
 
     let t0 = Instant::now();
@@ -266,7 +243,7 @@ pub fn learn(
     let learn_seconds = t0.elapsed().as_secs_f64();
 
     let t0 = Instant::now();
-    let clusters = cluster(&columns, rank, settings.clusters, &mut rng)?;
+    let clusters = kmeans(&columns, rank, settings.clusters, &mut rng)?;
     let seconds = Seconds { graph: graph_seconds, learn: learn_seconds, cluster: t0.elapsed().as_secs_f64() };
     let must = constraints.pairs().filter(|p| p.link == Link::Must).count();
     let pairs = PairCounts { total: m, must, constrained_points: constraints.constrained_points() };
@@ -307,37 +284,6 @@ fn constraints(n: usize, source: PairSource<'_>, rng: &mut Rng) -> Result<Constr
             })
         }
     }
-}
-
-/// The exact kNN graph of `points`, `σ` and `δ` by default.
-fn build_graph(points: &[f64], dim: usize, k: usize) -> Result<Laplacian<f64, Vec<f64>, Vec<u32>>, FitError> {
-    let n = points.len().checked_div(dim).unwrap_or(0);
-    let what = "the kNN graph";
-    Laplacian::build_in(
-        zeroed(Laplacian::scalars_len(n, k), "the graph")?,
-        zeroed(Laplacian::indices_len(n, k), "the graph")?,
-        points,
-        dim,
-        GraphParams::new().neighbors(k).check().map_err(FitError::param(what))?,
-    )
-    .map_err(FitError::param(what))
-}
-
-/// k-means with [`RESTARTS`] restarts on the columns (`rank` each).
-fn cluster(columns: &[f64], rank: usize, clusters: usize, rng: &mut Rng) -> Result<Clusters, FitError> {
-    let n = columns.len().checked_div(rank).unwrap_or(0);
-    let what = "k-means";
-    let km = KMeans::fit_in(
-        zeroed(KMeans::scalars_len(n, rank, clusters), "k-means")?,
-        zeroed(KMeans::indices_len(n, clusters), "k-means")?,
-        columns,
-        rank,
-        KMeansParams::new(clusters).restarts(RESTARTS).check().map_err(FitError::param(what))?,
-        rng,
-    )
-    .map_err(FitError::param(what))?;
-    let centroids = (0..clusters).filter_map(|c| km.centroid(c)).flatten().copied().collect();
-    Ok(Clusters { assignments: km.assignments().to_vec(), centroids, inertia: km.inertia() })
 }
 
 #[cfg(test)]

@@ -123,9 +123,13 @@ pub enum Command {
     Budget(BudgetArgs),
     /// Learns a kernel from must-link / cannot-link pairs (NPKL-BCD) and clusters with it.
     Npkl(crate::npkl_command::NpklArgs),
+    /// Clusters a data set's rows: spectral clustering on the kNN graph, k-means, or
+    /// k-means on NPKL's learned kernel.
+    Cluster(crate::cluster_command::ClusterArgs),
     /// Projects a data set's rows (kernel PCA, exact or reduced; KSIR; kernel Fisher
-    /// discriminant; reduced kernel CCA of two views), writing the projected rows and the
-    /// projection as a model file.
+    /// discriminant; reduced kernel CCA of two views; Laplacian eigenmap; locality
+    /// preserving projection), writing the projected rows and the projection as a model
+    /// file.
     Transform(crate::transform_command::TransformArgs),
     /// Runs the built-in demonstration on a deterministic data set. Needs no arguments.
     Demo {

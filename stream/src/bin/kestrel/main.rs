@@ -19,6 +19,7 @@
 )]
 
 mod args;
+mod cluster_command;
 mod commands;
 mod demo;
 mod export_command;
@@ -51,6 +52,7 @@ fn main() {
         Command::Export(args) => export_command::run(args),
         Command::Budget(args) => commands::budget(args),
         Command::Npkl(args) => npkl_command::run(args),
+        Command::Cluster(args) => cluster_command::run(args),
         Command::Transform(args) => transform_command::run(args),
         Command::Demo { seed, report } => demo::run(*seed, report.as_deref()),
     };

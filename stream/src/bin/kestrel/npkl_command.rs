@@ -33,7 +33,8 @@ use anyhow::{Context, Result, bail};
 use kestrel_core::cluster::rand_index_table;
 use kestrel_core::npkl::{Link, Loss, Pair, StopReason};
 
-use kestrel_stream::batch::npkl::{self, NpklRun, NpklSettings, PairSource, RESTARTS};
+use kestrel_stream::batch::clusters::RESTARTS;
+use kestrel_stream::batch::npkl::{self, NpklRun, NpklSettings, PairSource};
 use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::file;
 use kestrel_stream::labels::Labels;
@@ -132,24 +133,17 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     let data: Dataset<f64> = Dataset::read(reader.as_mut(), OnError::Stop, |_| {})?;
     let (n, dim) = (data.len(), data.dim());
     let points = data.dense(dim)?;
-    // Labels with more distinct values than a classifier takes are not classes.
-    let classes = Labels::of(data.labels()).ok().filter(|classes| classes.len() > 1);
-    let class_ids: Vec<usize> = match &classes {
-        Some(classes) => data.labels().iter().map(|&l| classes.find(l).unwrap_or(0)).collect(),
-        None => Vec::new(),
-    };
+    let classes = Classes::of(data.labels());
     let pairs_file;
     let source = match (&args.constraints, args.constraints_from_labels) {
         (Some(path), _) => {
             pairs_file = read_pairs(path, n)?;
             PairSource::Given(&pairs_file)
         }
-        (None, Some(fraction)) => {
-            if classes.is_none() {
-                bail!("--constraints-from-labels needs labels: every row of {} has the same label", args.input);
-            }
-            PairSource::FromClasses { classes: &class_ids, fraction }
-        }
+        (None, Some(fraction)) => match &classes {
+            Some(classes) => PairSource::FromClasses { classes: &classes.ids, fraction },
+            None => bail!("--constraints-from-labels needs labels: every row of {} has the same label", args.input),
+        },
         (None, None) => bail!("give --constraints PAIRS or --constraints-from-labels FRACTION"),
     };
     let settings = NpklSettings {
@@ -172,14 +166,8 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     if progress {
         eprint!("\r{:70}\r", "");
     }
-    let rand = match &classes {
-        Some(classes) => {
-            let mut table = zeroed(classes.len() * args.clusters, "the RAND index")?;
-            let truth: Vec<u32> = class_ids.iter().map(|&c| u32::try_from(c).unwrap_or(u32::MAX)).collect();
-            Some(rand_index_table(&truth, &run.clusters.assignments, &mut table)?)
-        }
-        None => None,
-    };
+    let rand =
+        classes.as_ref().map(|classes| classes.rand_index(&run.clusters.assignments, args.clusters)).transpose()?;
     if let Some(path) = &args.output {
         write_output(path, &run.clusters.assignments, run.kernel.columns(), run.kernel.rank())?;
     }
@@ -206,7 +194,13 @@ pub fn run(args: &NpklArgs) -> Result<()> {
                 rand.map_or("-".to_string(), |rand| format!("{:.2} %", 100.0 * rand))
             ),
         );
-        clusters_figure(&mut page, run.kernel.points(), dim, &run.clusters.assignments)?;
+        clusters_figure(
+            &mut page,
+            run.kernel.points(),
+            dim,
+            &run.clusters.assignments,
+            "k-means found on the learned kernel",
+        )?;
         page.write(path)?;
     }
     if args.json {
@@ -309,9 +303,39 @@ fn text_summary(args: &NpklArgs, run: &NpklRun, rand: Option<f64>) -> Result<Str
     Ok(text)
 }
 
+/// The class of each row, when the labels are classes: more than one distinct value, and
+/// no more than a classifier takes.
+pub(crate) struct Classes {
+    labels: Labels,
+    /// The class of each row.
+    pub ids: Vec<usize>,
+}
+
+impl Classes {
+    /// The classes of `labels`, or `None` when they are not classes.
+    pub(crate) fn of(labels: &[f64]) -> Option<Classes> {
+        let classes = Labels::of(labels).ok().filter(|classes| classes.len() > 1)?;
+        let ids = labels.iter().map(|&l| classes.find(l).unwrap_or(0)).collect();
+        Some(Classes { labels: classes, ids })
+    }
+
+    /// The RAND index of `assignments` (into `clusters` clusters) against the classes.
+    pub(crate) fn rand_index(&self, assignments: &[u32], clusters: usize) -> Result<f64> {
+        let mut table = zeroed(self.labels.len() * clusters, "the RAND index")?;
+        let truth: Vec<u32> = self.ids.iter().map(|&c| u32::try_from(c).unwrap_or(u32::MAX)).collect();
+        Ok(rand_index_table(&truth, assignments, &mut table)?)
+    }
+}
+
 /// The rows of `points` (`dim` features each) on their first two principal components,
-/// a dot per row coloured by its cluster.
-fn clusters_figure(page: &mut Report, points: &[f64], dim: usize, assignments: &[u32]) -> Result<()> {
+/// a dot per row coloured by the cluster `found` (`"k-means found on …"`) put it in.
+pub(crate) fn clusters_figure(
+    page: &mut Report,
+    points: &[f64],
+    dim: usize,
+    assignments: &[u32],
+    found: &str,
+) -> Result<()> {
     let projected = principal_plane(points, dim)?;
     let clusters = assignments.iter().max().map_or(0, |&c| c as usize + 1);
     let mut plot =
@@ -320,9 +344,11 @@ fn clusters_figure(page: &mut Report, points: &[f64], dim: usize, assignments: &
         let members = projected.iter().zip(assignments).filter(|&(_, &c)| c as usize == cluster).map(|(&p, _)| p);
         plot.dots.push(Dots { name: format!("cluster {cluster}"), points: members.collect(), colour: pick(cluster) });
     }
-    let caption = "Each row on the plane of the data's two directions of largest variance (principal components of the \
-                   input features), coloured by the cluster k-means found on the learned kernel.";
-    page.figure("Clusters on the data's principal plane", caption, plot.svg()?);
+    let caption = format!(
+        "Each row on the plane of the data's two directions of largest variance (principal components of the \
+         input features), coloured by the cluster {found}."
+    );
+    page.figure("Clusters on the data's principal plane", &caption, plot.svg()?);
     Ok(())
 }
 

@@ -37,11 +37,13 @@ use kestrel_core::model::ScalarKind;
 use kestrel_core::{Kernel, Real};
 use kestrel_stream::batch::fit::Setting;
 use kestrel_stream::batch::kpca::{self, KccaSettings, KpcaSettings, Method};
+use kestrel_stream::batch::spectral;
 use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::file;
 use kestrel_stream::limits::MAX_DIM;
 use kestrel_stream::source;
 
+use crate::Usage;
 use crate::args::{KernelArgs, MAX_CENTERS, ScalarArg, count, parse_bytes, positive};
 
 /// The projection to fit.
@@ -57,6 +59,12 @@ pub enum MethodArg {
     /// Kernel canonical correlation analysis on the reduced kernel of two views (the
     /// second in --input2).
     Kcca,
+    /// Laplacian eigenmap of the rows' kNN graph (--neighbors): coordinates of the
+    /// training rows only, no model.
+    Eigenmap,
+    /// Locality preserving projection on the rows' kNN graph (--neighbors): a linear
+    /// map, saved with --model and applied to new rows with --apply.
+    Lpp,
 }
 
 #[derive(clap::Args)]
@@ -82,6 +90,9 @@ pub struct TransformArgs {
     /// slice per distinct label].
     #[arg(long, value_name = "J", value_parser = count(2, MAX_CENTERS))]
     pub slices: Option<usize>,
+    /// eigenmap, lpp: nearest neighbours k of the graph.
+    #[arg(long, value_name = "K", default_value_t = spectral::DEFAULT_NEIGHBORS, value_parser = count(1, MAX_CENTERS))]
+    pub neighbors: usize,
     /// ksir, kfd, kcca: weight μ of the kernel-norm regulariser μ·(tr D/tr K)·K added to
     /// the denominator covariance D (kcca: to each view's covariance).
     #[arg(long, default_value_t = DEFAULT_MU, value_parser = positive)]
@@ -140,6 +151,9 @@ fn transform_in<T: Real>(args: &TransformArgs, applied: Option<&kpca::ModelFile>
         (Some(_), false) => bail!("--input2 is the second view of --method kcca"),
         (None, _) => {}
     }
+    if args.method == MethodArg::Eigenmap && applied.is_none() {
+        return eigenmap(args, &data);
+    }
     let (model, points) = match applied {
         Some(file) => {
             let model = file.projection::<T>()?;
@@ -159,6 +173,31 @@ fn transform_in<T: Real>(args: &TransformArgs, applied: Option<&kpca::ModelFile>
         model.dim(),
         model.components(),
         list(model.eigenvalues())
+    );
+    Ok(())
+}
+
+/// `--method eigenmap`: the coordinates of `data`'s rows.
+fn eigenmap<T: Real>(args: &TransformArgs, data: &Dataset<T>) -> Result<()> {
+    if args.model.is_some() {
+        let message = "--method eigenmap places the training rows only and has no model: --method lpp fits a projection of new rows";
+        return Err(Usage(message.into()).into());
+    }
+    let points = data.dense(data.dim())?;
+    let components = args.components.unwrap_or(1);
+    let embedding = spectral::eigenmap(&points, data.dim(), args.neighbors, components, args.budget)?;
+    write_table(args, &csv(&[("y", &embedding.coordinates)], components, data.labels()))?;
+    eprintln!(
+        "kestrel: embedded {} rows of {} features in {components} coordinates on the {}-NN graph (σ = {:.4}; eigenvalues {}; {} Lanczos steps, residual {:.1e}; {:.2} s graph, {:.2} s eigenmap)",
+        data.len(),
+        data.dim(),
+        args.neighbors,
+        embedding.sigma.to_f64(),
+        list(&embedding.eigenvalues),
+        embedding.lanczos.steps,
+        embedding.lanczos.residual.to_f64(),
+        embedding.seconds.graph,
+        embedding.seconds.solve,
     );
     Ok(())
 }
@@ -231,17 +270,22 @@ fn list<T: Real>(values: &[T]) -> String {
 /// Fits the projection of `args` on `points` (row-major, `dim` columns), writing the
 /// model file under `--model`.
 fn fit<T: Real>(args: &TransformArgs, points: &[T], labels: &[f64], dim: usize) -> Result<KernelProjection<T, Vec<T>>> {
-    let kernel = kernel(args, dim)?;
+    let components = args.components.unwrap_or(1);
     let discriminant = |criterion| Method::Discriminant { criterion, slices: args.slices, mu: args.mu };
     let method = match args.method {
         MethodArg::Kpca => Method::Kpca,
         MethodArg::Ksir => discriminant(Criterion::Sir),
         MethodArg::Kfd => discriminant(Criterion::Fisher),
         MethodArg::Kcca => bail!("--method kcca needs its second view, --input2"),
+        MethodArg::Eigenmap => bail!("--method eigenmap has no model"),
+        MethodArg::Lpp => return finish(args, spectral::lpp(points, dim, args.neighbors, components, args.budget)?),
     };
-    let components = args.components.unwrap_or(1);
     let settings = KpcaSettings { method, components, centres: args.centres, seed: args.seed };
-    let model = kpca::fit(points, labels, dim, kernel, &settings, args.budget)?;
+    finish(args, kpca::fit(points, labels, dim, kernel(args, dim)?, &settings, args.budget)?)
+}
+
+/// `model`, its file written under `--model`.
+fn finish<T: Real>(args: &TransformArgs, model: KernelProjection<T, Vec<T>>) -> Result<KernelProjection<T, Vec<T>>> {
     if let Some(path) = &args.model {
         write_model(path, &model)?;
     }

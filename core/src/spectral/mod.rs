@@ -22,55 +22,69 @@
 //!   the trivial one included, as the columns of `V` (`n × c`); each row normalised to unit
 //!   length; k-means ([`KMeans`]) on the rows.
 //!
-//! **Disconnected graphs.** With `g` connected components `λ = 0` is `g`-fold. Lanczos
-//! from one start vector sees one direction of a repeated eigenspace in exact arithmetic,
-//! so on such a graph the eigenmap's first coordinates are not a basis of that space (its
-//! rounding may or may not reveal the others) and the run may end in
-//! [`Error::Breakdown`]; no component is detected or reported. Choose `k` large enough that
-//! the kNN graph is connected.
+//! - [`lpp`] (module `lpp`): the locality preserving projection, the eigenmap's linear
+//!   counterpart, a model that projects new rows.
+//!
+//! **Disconnected graphs.** With `g` connected components `λ = 0` is `g`-fold, and Lanczos
+//! from one start vector would see a single direction of that eigenspace. So the
+//! components are found first (breadth-first search over the edges of nonzero weight,
+//! `O(nk)`): each gives an exact eigenvector `D^{1/2}1_C` of `λ = 0`, taken as the leading
+//! pairs (in order of each component's lowest point), and Lanczos runs on the orthogonal
+//! complement of their span (each product projected, `O(n)`), for the pairs that remain.
+//! On `g` components the eigenmap's first `g − 1` coordinates are then constant on each
+//! component, and spectral clustering into `c ≤ g` clusters groups whole components —
+//! well-separated clusters need no `k` large enough to join them.
 //!
 //! **Precision.** Lanczos stops at a relative Ritz residual of `√ε` (about `3·10⁻⁴` in
 //! f32), so eigenvalues closer than that (a graph of nearly disconnected clusters) are not
 //! resolved in f32; use f64 for such graphs.
 //!
-//! **Cost and memory.** `s` Lanczos steps (at most `max(4(m + 1), 40)`, capped at `n`) of
+//! **Cost and memory.** `s` Lanczos steps (at most `max(4(m + 1), 300)`, capped at `n`) of
 //! one sparse product each, `O(n·s²)` reorthogonalisation. Workspace
-//! [`eigenmap_workspace_len`]`(n, m) = n + (m + 1)(n + 1) + lanczos_workspace_len(n, s)`
-//! scalars (start vector, Ritz pairs, Lanczos basis); the output is `n·m` scalars, plus
+//! [`eigenmap_workspace_len`]`(n, m) = 3n + (m + 1)(n + 1) + lanczos_workspace_len(n, s)`
+//! scalars (start vector, component labels and scratch, Ritz pairs, Lanczos basis); the output is `n·m` scalars, plus
 //! [`KMeans::scalars_len`] and [`KMeans::indices_len`] for clustering.
 
+mod lpp;
+
+pub use lpp::{lpp, lpp_work_len};
+
 use crate::cluster::{KMeans, ValidKMeansParams};
-use crate::linalg::{LanczosOutcome, LanczosParams, lanczos, lanczos_workspace_len};
+use crate::linalg::{Exit, LanczosOutcome, LanczosParams, lanczos, lanczos_workspace_len};
 use crate::npkl::LaplacianView;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real, Rng};
 
+/// The least step cap of a run, whatever `m`.
+const MIN_STEP_CAP: usize = 300;
+
 /// Lanczos steps an eigenmap of `m` coordinates on `n` points takes at most:
-/// `min(max(4(m + 1), 40), n)`.
+/// `min(max(4(m + 1), 300), n)`. Clusters that the graph barely connects put eigenvalues
+/// close together at the top, and Lanczos needs of the order of `1/√gap` steps to separate
+/// them (the two moons of 1,125 points each take about 100); the cap is memory
+/// (`n` scalars a step) and every run stops as soon as its pairs converge.
 pub const fn eigenmap_steps(n: usize, m: usize) -> usize {
     let wanted = m.saturating_add(1).saturating_mul(4);
-    let steps = if wanted > 40 { wanted } else { 40 };
+    let steps = if wanted > MIN_STEP_CAP { wanted } else { MIN_STEP_CAP };
     if steps < n { steps } else { n }
 }
 
 /// Scalars of workspace [`eigenmap`] and [`spectral_clustering`] need for `n` points and
-/// `m` coordinates (saturating): `n + (m + 1)(n + 1) + lanczos_workspace_len(n, s)`,
+/// `m` coordinates (saturating): `3n + (m + 1)(n + 1) + lanczos_workspace_len(n, s)`,
 /// `s = eigenmap_steps(n, m)`.
 pub const fn eigenmap_workspace_len(n: usize, m: usize) -> usize {
     let pairs = m.saturating_add(1).saturating_mul(n.saturating_add(1));
-    n.saturating_add(pairs).saturating_add(lanczos_workspace_len(n, eigenmap_steps(n, m)))
+    n.saturating_mul(3).saturating_add(pairs).saturating_add(lanczos_workspace_len(n, eigenmap_steps(n, m)))
 }
 
 /// The `pairs` leading eigenpairs of `A = I + D^{−1/2} S D^{−1/2}` into `values` / row-major
-/// `vectors` (`pairs × n`), from a seeded random start vector.
+/// `vectors` (`pairs × n`): first one per connected component (`θ = 2`, `v = D^{1/2}1_C`
+/// normalised), then Lanczos on the complement of those, from a seeded random start.
 fn leading<T: Real>(
     graph: &LaplacianView<'_, T>,
     pairs: usize,
     steps: usize,
-    start: &mut [T],
-    workspace: &mut [T],
-    values: &mut [T],
-    vectors: &mut [T],
+    w: &mut Split<'_, T>,
 ) -> Result<LanczosOutcome<T>, Error> {
     let n = graph.n();
     for i in 0..n {
@@ -79,11 +93,28 @@ fn leading<T: Real>(
             return Err(Error::InvalidParam { name: "degree" });
         }
     }
+    let count = components(graph, w.labels, w.scratch)?;
+    let known = count.min(pairs);
+    let (known_vectors, rest) = w.vectors.split_at_mut(known * n);
+    for (c, (value, v)) in w.values.iter_mut().zip(known_vectors.chunks_exact_mut(n)).enumerate() {
+        *value = T::from_f64(2.0);
+        let id = T::from_f64(c as f64);
+        for (i, (x, &label)) in v.iter_mut().zip(w.labels.iter()).enumerate() {
+            *x = if label == id { graph.degree(i).unwrap_or(T::ZERO).sqrt() } else { T::ZERO };
+        }
+        let norm = v.iter().fold(T::ZERO, |acc, &x| acc + x * x).sqrt();
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+    if known == pairs {
+        return Ok(LanczosOutcome { exit: Exit::Converged, steps: 0, residual: T::ZERO });
+    }
     let mut rng = Rng::seed_from_u64(0x5eed_5bec);
-    for x in start.iter_mut() {
+    for x in w.start.iter_mut() {
         *x = rng.uniform_in(-T::ONE, T::ONE);
     }
-    let params = LanczosParams::new(pairs).max_steps(steps).check()?;
+    let (labels, scratch) = (&*w.labels, &mut *w.scratch);
+    deflate(graph, labels, count, scratch, w.start);
+    let params = LanczosParams::new(pairs - known).max_steps(steps.min(n - count).max(pairs - known)).check()?;
     let mut a = |x: &[T], y: &mut [T]| {
         for (i, (y, &x_i)) in y.iter_mut().zip(x).enumerate() {
             let (cols, vals) = graph.row(i).unwrap_or((&[], &[]));
@@ -93,21 +124,101 @@ fn leading<T: Real>(
                 .zip(vals)
                 .fold(x_i, |acc, (&j, &l)| acc - l * x.get(j as usize).copied().unwrap_or(T::ZERO));
         }
+        deflate(graph, labels, count, scratch, y);
         Ok(())
     };
-    lanczos(&mut a, start, &params, workspace, values, vectors)
+    let values = w.values.get_mut(known..).unwrap_or_default();
+    lanczos(&mut a, w.start, &params, w.work, values, rest)
 }
 
-/// The start vector, the Ritz values and vectors, and Lanczos's workspace.
-type Split<'a, T> = (&'a mut [T], &'a mut [T], &'a mut [T], &'a mut [T]);
+/// Labels each point with its connected component (0, 1, … in order of each component's
+/// lowest point; an edge whose weight underflowed to 0 does not connect) by breadth-first
+/// search, the queue in `queue`; returns the number of components. Labels and queued
+/// points are integers held in `T`, exact for `n ≤ 2/ε` (`2²⁴` points in f32).
+fn components<T: Real>(graph: &LaplacianView<'_, T>, labels: &mut [T], queue: &mut [T]) -> Result<usize, Error> {
+    let n = graph.n();
+    if n as f64 > 2.0 / T::EPSILON.to_f64() {
+        return Err(Error::InvalidParam { name: "n" });
+    }
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "a point number below n ≤ 2/ε, written from a usize"
+    )]
+    let point = |x: T| x.to_f64() as usize;
+    labels.fill(-T::ONE);
+    let mut count = 0;
+    for root in 0..n {
+        if labels.get(root).is_none_or(|&label| label >= T::ZERO) {
+            continue;
+        }
+        let id = T::from_f64(count as f64);
+        let (mut head, mut tail) = (0, 1);
+        if let (Some(label), Some(first)) = (labels.get_mut(root), queue.first_mut()) {
+            (*label, *first) = (id, T::from_f64(root as f64));
+        }
+        while head < tail {
+            let i = queue.get(head).map_or(n, |&x| point(x));
+            head += 1;
+            let (cols, vals) = graph.row(i).unwrap_or((&[], &[]));
+            for (&j, &l) in cols.iter().zip(vals) {
+                let j = j as usize;
+                if l != T::ZERO && labels.get(j).is_some_and(|&label| label < T::ZERO) {
+                    if let (Some(label), Some(slot)) = (labels.get_mut(j), queue.get_mut(tail)) {
+                        (*label, *slot) = (id, T::from_f64(j as f64));
+                    }
+                    tail += 1;
+                }
+            }
+        }
+        count += 1;
+    }
+    Ok(count)
+}
 
-/// Cuts the workspace into the start vector, the Ritz values and vectors, and Lanczos's.
+/// Removes from `x` its parts along the `count` component vectors `D^{1/2}1_C/‖·‖`
+/// (`labels` as [`components`] wrote them); `sums` holds `2·count ≤ n` scalars of scratch.
+fn deflate<T: Real>(graph: &LaplacianView<'_, T>, labels: &[T], count: usize, sums: &mut [T], x: &mut [T]) {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a component number below n ≤ 2/ε")]
+    let component = |label: T| label.to_f64() as usize;
+    let (along, mass) = sums.split_at_mut(count.min(sums.len()));
+    along.fill(T::ZERO);
+    mass.fill(T::ZERO);
+    for (i, (&x_i, &label)) in x.iter().zip(labels).enumerate() {
+        let d = graph.degree(i).unwrap_or(T::ZERO);
+        let c = component(label);
+        if let (Some(a), Some(m)) = (along.get_mut(c), mass.get_mut(c)) {
+            (*a, *m) = (*a + d.sqrt() * x_i, *m + d);
+        }
+    }
+    for (i, (x_i, &label)) in x.iter_mut().zip(labels).enumerate() {
+        let c = component(label);
+        if let (Some(&a), Some(&m)) = (along.get(c), mass.get(c)) {
+            *x_i -= a * graph.degree(i).unwrap_or(T::ZERO).sqrt() / m;
+        }
+    }
+}
+
+/// The regions of the workspace: the start vector, the component labels, scratch for
+/// the components' search and projections, the Ritz values and vectors, and Lanczos's.
+struct Split<'a, T> {
+    start: &'a mut [T],
+    labels: &'a mut [T],
+    scratch: &'a mut [T],
+    values: &'a mut [T],
+    vectors: &'a mut [T],
+    work: &'a mut [T],
+}
+
+/// Cuts the workspace into its regions for `pairs` eigenpairs.
 fn split<T>(workspace: &mut [T], n: usize, pairs: usize) -> Result<Split<'_, T>, Error> {
     let bad = Error::InvalidParam { name: "n" };
     let (start, rest) = workspace.split_at_mut_checked(n).ok_or(bad)?;
+    let (labels, rest) = rest.split_at_mut_checked(n).ok_or(bad)?;
+    let (scratch, rest) = rest.split_at_mut_checked(n).ok_or(bad)?;
     let (values, rest) = rest.split_at_mut_checked(pairs).ok_or(bad)?;
-    let (vectors, rest) = rest.split_at_mut_checked(pairs.checked_mul(n).ok_or(bad)?).ok_or(bad)?;
-    Ok((start, values, vectors, rest))
+    let (vectors, work) = rest.split_at_mut_checked(pairs.checked_mul(n).ok_or(bad)?).ok_or(bad)?;
+    Ok(Split { start, labels, scratch, values, vectors, work })
 }
 
 /// Checks `m` against `n` and the workspace; returns `n`.
@@ -159,8 +270,9 @@ pub fn eigenmap<T: Real>(
     let m = values.len();
     let n = check_sizes(graph, m, "components", workspace)?;
     crate::error::check_len(n.saturating_mul(m), embedding.len())?;
-    let (start, ritz, vectors, work) = split(workspace, n, m + 1)?;
-    let outcome = leading(graph, m + 1, eigenmap_steps(n, m), start, work, ritz, vectors)?;
+    let mut w = split(workspace, n, m + 1)?;
+    let outcome = leading(graph, m + 1, eigenmap_steps(n, m), &mut w)?;
+    let (ritz, vectors) = (&*w.values, &*w.vectors);
     for (c, (value, v)) in values.iter_mut().zip(ritz.iter().skip(1)).enumerate() {
         *value = T::from_f64(2.0) - *v;
         let v_c = vectors.get((c + 1) * n..(c + 2) * n).unwrap_or_default();
@@ -201,8 +313,9 @@ pub fn spectral_clustering<T: Real, S: Storage<T>, I: Storage<u32>>(
     let c = params.clusters();
     let n = check_sizes(graph, c, "clusters", workspace)?;
     crate::error::check_len(n.saturating_mul(c), embedding.len())?;
-    let (start, ritz, vectors, work) = split(workspace, n, c)?;
-    let outcome = leading(graph, c, eigenmap_steps(n, c), start, work, ritz, vectors)?;
+    let mut w = split(workspace, n, c)?;
+    let outcome = leading(graph, c, eigenmap_steps(n, c), &mut w)?;
+    let vectors = &*w.vectors;
     for (p, row) in embedding.chunks_exact_mut(c).enumerate() {
         for (j, e) in row.iter_mut().enumerate() {
             *e = vectors.get(j * n + p).copied().unwrap_or(T::ZERO);
@@ -368,16 +481,58 @@ mod tests {
         assert_eq!(r, Err(Error::InvalidParam { name: "degree" }));
     }
 
-    #[test]
-    fn disconnected_graph_does_not_panic() {
-        // Two far clusters: the 3-NN graph has two components (λ = 0 twice).
-        let mut points = square::<f64>(20, 9);
-        points.extend(square::<f64>(20, 10).iter().map(|x| x + 100.0));
+    /// Two far squares of 20 points: their 3-NN graph has two components (λ = 0 twice).
+    fn two_squares<T: Real>() -> (Vec<T>, Graph<T>) {
+        let mut points = square::<T>(20, 9);
+        points.extend(square::<T>(20, 10).iter().map(|&x| x + T::from_f64(100.0)));
         let g = graph(&points, 2, 3, GraphParams::new()).unwrap();
-        let mut workspace = vec![0.0; eigenmap_workspace_len(40, 2)];
-        let (mut values, mut y) = ([0.0; 2], [0.0; 80]);
-        if eigenmap(&g.view(), &mut workspace, &mut values, &mut y).is_ok() {
-            assert!(values.iter().all(|v| v.is_finite() && *v > -1e-9));
+        (points, g)
+    }
+
+    fn disconnected<T: Real>(tolerance: f64) {
+        let (_, g) = two_squares::<T>();
+        let mut workspace = vec![T::ZERO; eigenmap_workspace_len(40, 2)];
+        let (mut values, mut y) = ([T::ZERO; 2], [T::ZERO; 80]);
+        eigenmap(&g.view(), &mut workspace, &mut values, &mut y).unwrap();
+        // λ: 0 (the second component), then the smallest nonzero of the dense L_sym.
+        let mut dense_values: Vec<f64> = SymmetricEigen::new(dense(&g)).eigenvalues.iter().copied().collect();
+        dense_values.sort_by(f64::total_cmp);
+        assert!(dense_values[1].abs() < 1e-6 && dense_values[2] > 1e-3, "{dense_values:?}");
+        assert!(values[0].to_f64().abs() < tolerance, "{values:?}");
+        assert!((values[1].to_f64() - dense_values[2]).abs() < tolerance, "{values:?} vs {dense_values:?}");
+        // The first coordinate is constant on each square, and differs between them.
+        let first = |p: usize| y[2 * p].to_f64();
+        assert!((0..20).all(|p| (first(p) - first(0)).abs() < tolerance));
+        assert!((20..40).all(|p| (first(p) - first(20)).abs() < tolerance));
+        assert!((first(0) - first(20)).abs() > 0.1);
+        // Clustering into 2 groups the squares; into 3 splits one of them.
+        for c in [2, 3] {
+            let mut workspace = vec![T::ZERO; eigenmap_workspace_len(40, c)];
+            let mut embedding = vec![T::ZERO; 40 * c];
+            let (km, _) = spectral_clustering(
+                &g.view(),
+                KMeansParams::new(c).check().unwrap(),
+                &mut Rng::seed_from_u64(1),
+                &mut workspace,
+                &mut embedding,
+                vec![T::ZERO; KMeans::scalars_len(40, c, c)],
+                vec![0u32; KMeans::indices_len(40, c)],
+            )
+            .unwrap();
+            let labels = km.assignments();
+            assert!(labels[..20].iter().all(|l| labels[20..].iter().all(|m| m != l)), "{c}: {labels:?}");
+            let distinct = (0..c as u32).filter(|l| labels.contains(l)).count();
+            assert_eq!(distinct, c, "{labels:?}");
         }
+    }
+
+    #[test]
+    fn disconnected_graphs_have_their_components_as_leading_pairs_f64() {
+        disconnected::<f64>(1e-9);
+    }
+
+    #[test]
+    fn disconnected_graphs_have_their_components_as_leading_pairs_f32() {
+        disconnected::<f32>(1e-4);
     }
 }
