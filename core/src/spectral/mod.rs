@@ -25,200 +25,69 @@
 //! - [`lpp`] (module `lpp`): the locality preserving projection, the eigenmap's linear
 //!   counterpart, a model that projects new rows.
 //!
-//! **Disconnected graphs.** With `g` connected components `λ = 0` is `g`-fold, and Lanczos
-//! from one start vector would see a single direction of that eigenspace. So the
-//! components are found first (breadth-first search over the edges of nonzero weight,
-//! `O(nk)`): each gives an exact eigenvector `D^{1/2}1_C` of `λ = 0`, taken as the leading
-//! pairs (in order of each component's lowest point), and Lanczos runs on the orthogonal
-//! complement of their span (each product projected, `O(n)`), for the pairs that remain.
-//! On `g` components the eigenmap's first `g − 1` coordinates are then constant on each
-//! component, and spectral clustering into `c ≤ g` clusters groups whole components —
-//! well-separated clusters need no `k` large enough to join them.
+//! **Disconnected graphs and small gaps** (module `leading`). Each connected component is
+//! an exact eigenvector of `λ = 0`, taken first; Lanczos runs on the complement of their
+//! span. On `g` components the eigenmap's first `g − 1` coordinates are constant on each
+//! component, and spectral clustering into `c ≤ g` clusters groups whole components. When
+//! Lanczos ends capped (clusters that the graph barely connects: eigenvalues within
+//! `10⁻⁴`), a Chebyshev filter that widens the gaps at the top is run, up to
+//! [`FILTER_ROUNDS`] times; the outcome's steps count every product.
 //!
 //! **Precision.** Lanczos stops at a relative Ritz residual of `√ε` (about `3·10⁻⁴` in
 //! f32), so eigenvalues closer than that (a graph of nearly disconnected clusters) are not
 //! resolved in f32; use f64 for such graphs.
 //!
-//! **Cost and memory.** `s` Lanczos steps (at most `max(4(m + 1), 300)`, capped at `n`) of
+//! **Cost and memory.** `s` Lanczos steps (at most [`eigenmap_steps`]) of
 //! one sparse product each, `O(n·s²)` reorthogonalisation. Workspace
-//! [`eigenmap_workspace_len`]`(n, m) = 3n + (m + 1)(n + 1) + lanczos_workspace_len(n, s)`
-//! scalars (start vector, component labels and scratch, Ritz pairs, Lanczos basis); the output is `n·m` scalars, plus
+//! [`eigenmap_workspace_len`]`(n, m) = 5n + (m + 2)(n + 1) + lanczos_workspace_len(n, s)`
+//! scalars (start vector, component labels and scratch, the filter's two vectors, the Ritz
+//! pairs and one more, Lanczos basis); the output is `n·m` scalars, plus
 //! [`KMeans::scalars_len`] and [`KMeans::indices_len`] for clustering.
 
+mod leading;
 mod lpp;
 
+pub use leading::{FILTER_ROUNDS, MAX_FILTER_DEGREE};
 pub use lpp::{lpp, lpp_work_len};
 
+use leading::{leading, scratch_len, split};
+
 use crate::cluster::{KMeans, ValidKMeansParams};
-use crate::linalg::{Exit, LanczosOutcome, LanczosParams, lanczos, lanczos_workspace_len};
+use crate::linalg::{LanczosOutcome, lanczos_workspace_len};
 use crate::npkl::LaplacianView;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real, Rng};
 
-/// The least step cap of a run, whatever `m`.
+/// The least step cap of a run on at most [`LARGE`] points, whatever `m`.
 const MIN_STEP_CAP: usize = 300;
 
+/// Beyond this many points the least step cap is [`LARGE_STEP_CAP`].
+const LARGE: usize = 20_000;
+
+/// The least step cap of a run on more than [`LARGE`] points.
+const LARGE_STEP_CAP: usize = 100;
+
 /// Lanczos steps an eigenmap of `m` coordinates on `n` points takes at most:
-/// `min(max(4(m + 1), 300), n)`. Clusters that the graph barely connects put eigenvalues
-/// close together at the top, and Lanczos needs of the order of `1/√gap` steps to separate
-/// them (the two moons of 1,125 points each take about 100); the cap is memory
-/// (`n` scalars a step) and every run stops as soon as its pairs converge.
+/// `min(max(4(m + 1), c), n)`, `c` = 300 up to 2·10⁴ points and 100 beyond. Clusters
+/// that the graph barely connects put eigenvalues close together at the top, and Lanczos
+/// needs of the order of `1/√gap` steps to separate them (the noisy moons of 1,125 points
+/// each take about 180); beyond the cap a Chebyshev filter takes over (module `leading`).
+/// The cap is memory (`n` scalars a step) and reorthogonalisation (`O(n·s²)`), which on
+/// many points costs more than the filter's products; every run stops as soon as its pairs
+/// converge.
 pub const fn eigenmap_steps(n: usize, m: usize) -> usize {
     let wanted = m.saturating_add(1).saturating_mul(4);
-    let steps = if wanted > MIN_STEP_CAP { wanted } else { MIN_STEP_CAP };
+    let least = if n <= LARGE { MIN_STEP_CAP } else { LARGE_STEP_CAP };
+    let steps = if wanted > least { wanted } else { least };
     if steps < n { steps } else { n }
 }
 
 /// Scalars of workspace [`eigenmap`] and [`spectral_clustering`] need for `n` points and
-/// `m` coordinates (saturating): `3n + (m + 1)(n + 1) + lanczos_workspace_len(n, s)`,
+/// `m` coordinates (saturating): `5n + (m + 2)(n + 1) + lanczos_workspace_len(n, s)`,
 /// `s = eigenmap_steps(n, m)`.
 pub const fn eigenmap_workspace_len(n: usize, m: usize) -> usize {
-    let pairs = m.saturating_add(1).saturating_mul(n.saturating_add(1));
-    n.saturating_mul(3).saturating_add(pairs).saturating_add(lanczos_workspace_len(n, eigenmap_steps(n, m)))
-}
-
-/// The `pairs` leading eigenpairs of `A = I + D^{−1/2} S D^{−1/2}` into `values` / row-major
-/// `vectors` (`pairs × n`): first one per connected component (`θ = 2`, `v = D^{1/2}1_C`
-/// normalised), then Lanczos on the complement of those, from a seeded random start.
-fn leading<T: Real>(
-    graph: &LaplacianView<'_, T>,
-    pairs: usize,
-    steps: usize,
-    w: &mut Split<'_, T>,
-) -> Result<LanczosOutcome<T>, Error> {
-    let n = graph.n();
-    for i in 0..n {
-        let d = graph.degree(i).unwrap_or(T::ZERO);
-        if !(d > T::ZERO && d.is_finite()) {
-            return Err(Error::InvalidParam { name: "degree" });
-        }
-    }
-    let count = components(graph, w.labels, w.scratch)?;
-    let known = count.min(pairs);
-    let (known_vectors, rest) = w.vectors.split_at_mut(known * n);
-    for (c, (value, v)) in w.values.iter_mut().zip(known_vectors.chunks_exact_mut(n)).enumerate() {
-        *value = T::from_f64(2.0);
-        let id = T::from_f64(c as f64);
-        for (i, (x, &label)) in v.iter_mut().zip(w.labels.iter()).enumerate() {
-            *x = if label == id { graph.degree(i).unwrap_or(T::ZERO).sqrt() } else { T::ZERO };
-        }
-        let norm = v.iter().fold(T::ZERO, |acc, &x| acc + x * x).sqrt();
-        v.iter_mut().for_each(|x| *x /= norm);
-    }
-    if known == pairs {
-        return Ok(LanczosOutcome { exit: Exit::Converged, steps: 0, residual: T::ZERO });
-    }
-    let mut rng = Rng::seed_from_u64(0x5eed_5bec);
-    for x in w.start.iter_mut() {
-        *x = rng.uniform_in(-T::ONE, T::ONE);
-    }
-    let (labels, scratch) = (&*w.labels, &mut *w.scratch);
-    deflate(graph, labels, count, scratch, w.start);
-    let params = LanczosParams::new(pairs - known).max_steps(steps.min(n - count).max(pairs - known)).check()?;
-    let mut a = |x: &[T], y: &mut [T]| {
-        for (i, (y, &x_i)) in y.iter_mut().zip(x).enumerate() {
-            let (cols, vals) = graph.row(i).unwrap_or((&[], &[]));
-            // `L_ij = −N_ij`, so `(I + N)x = x − Σ_j L_ij x_j`.
-            *y = cols
-                .iter()
-                .zip(vals)
-                .fold(x_i, |acc, (&j, &l)| acc - l * x.get(j as usize).copied().unwrap_or(T::ZERO));
-        }
-        deflate(graph, labels, count, scratch, y);
-        Ok(())
-    };
-    let values = w.values.get_mut(known..).unwrap_or_default();
-    lanczos(&mut a, w.start, &params, w.work, values, rest)
-}
-
-/// Labels each point with its connected component (0, 1, … in order of each component's
-/// lowest point; an edge whose weight underflowed to 0 does not connect) by breadth-first
-/// search, the queue in `queue`; returns the number of components. Labels and queued
-/// points are integers held in `T`, exact for `n ≤ 2/ε` (`2²⁴` points in f32).
-fn components<T: Real>(graph: &LaplacianView<'_, T>, labels: &mut [T], queue: &mut [T]) -> Result<usize, Error> {
-    let n = graph.n();
-    if n as f64 > 2.0 / T::EPSILON.to_f64() {
-        return Err(Error::InvalidParam { name: "n" });
-    }
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        reason = "a point number below n ≤ 2/ε, written from a usize"
-    )]
-    let point = |x: T| x.to_f64() as usize;
-    labels.fill(-T::ONE);
-    let mut count = 0;
-    for root in 0..n {
-        if labels.get(root).is_none_or(|&label| label >= T::ZERO) {
-            continue;
-        }
-        let id = T::from_f64(count as f64);
-        let (mut head, mut tail) = (0, 1);
-        if let (Some(label), Some(first)) = (labels.get_mut(root), queue.first_mut()) {
-            (*label, *first) = (id, T::from_f64(root as f64));
-        }
-        while head < tail {
-            let i = queue.get(head).map_or(n, |&x| point(x));
-            head += 1;
-            let (cols, vals) = graph.row(i).unwrap_or((&[], &[]));
-            for (&j, &l) in cols.iter().zip(vals) {
-                let j = j as usize;
-                if l != T::ZERO && labels.get(j).is_some_and(|&label| label < T::ZERO) {
-                    if let (Some(label), Some(slot)) = (labels.get_mut(j), queue.get_mut(tail)) {
-                        (*label, *slot) = (id, T::from_f64(j as f64));
-                    }
-                    tail += 1;
-                }
-            }
-        }
-        count += 1;
-    }
-    Ok(count)
-}
-
-/// Removes from `x` its parts along the `count` component vectors `D^{1/2}1_C/‖·‖`
-/// (`labels` as [`components`] wrote them); `sums` holds `2·count ≤ n` scalars of scratch.
-fn deflate<T: Real>(graph: &LaplacianView<'_, T>, labels: &[T], count: usize, sums: &mut [T], x: &mut [T]) {
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a component number below n ≤ 2/ε")]
-    let component = |label: T| label.to_f64() as usize;
-    let (along, mass) = sums.split_at_mut(count.min(sums.len()));
-    along.fill(T::ZERO);
-    mass.fill(T::ZERO);
-    for (i, (&x_i, &label)) in x.iter().zip(labels).enumerate() {
-        let d = graph.degree(i).unwrap_or(T::ZERO);
-        let c = component(label);
-        if let (Some(a), Some(m)) = (along.get_mut(c), mass.get_mut(c)) {
-            (*a, *m) = (*a + d.sqrt() * x_i, *m + d);
-        }
-    }
-    for (i, (x_i, &label)) in x.iter_mut().zip(labels).enumerate() {
-        let c = component(label);
-        if let (Some(&a), Some(&m)) = (along.get(c), mass.get(c)) {
-            *x_i -= a * graph.degree(i).unwrap_or(T::ZERO).sqrt() / m;
-        }
-    }
-}
-
-/// The regions of the workspace: the start vector, the component labels, scratch for
-/// the components' search and projections, the Ritz values and vectors, and Lanczos's.
-struct Split<'a, T> {
-    start: &'a mut [T],
-    labels: &'a mut [T],
-    scratch: &'a mut [T],
-    values: &'a mut [T],
-    vectors: &'a mut [T],
-    work: &'a mut [T],
-}
-
-/// Cuts the workspace into its regions for `pairs` eigenpairs.
-fn split<T>(workspace: &mut [T], n: usize, pairs: usize) -> Result<Split<'_, T>, Error> {
-    let bad = Error::InvalidParam { name: "n" };
-    let (start, rest) = workspace.split_at_mut_checked(n).ok_or(bad)?;
-    let (labels, rest) = rest.split_at_mut_checked(n).ok_or(bad)?;
-    let (scratch, rest) = rest.split_at_mut_checked(n).ok_or(bad)?;
-    let (values, rest) = rest.split_at_mut_checked(pairs).ok_or(bad)?;
-    let (vectors, work) = rest.split_at_mut_checked(pairs.checked_mul(n).ok_or(bad)?).ok_or(bad)?;
-    Ok(Split { start, labels, scratch, values, vectors, work })
+    let pairs = m.saturating_add(2).saturating_mul(n.saturating_add(1));
+    scratch_len(n).saturating_add(pairs).saturating_add(lanczos_workspace_len(n, eigenmap_steps(n, m)))
 }
 
 /// Checks `m` against `n` and the workspace; returns `n`.
@@ -479,6 +348,36 @@ mod tests {
         let mut workspace = vec![0.0; eigenmap_workspace_len(20, 2)];
         let r = eigenmap(&g.view(), &mut workspace, &mut [0.0; 2], &mut [0.0; 40]);
         assert_eq!(r, Err(Error::InvalidParam { name: "degree" }));
+    }
+
+    /// A path of 500 points (1-D, 2 neighbours): eigenvalues about `(πj/500)²`, gaps too
+    /// small for 300 Lanczos steps, so the Chebyshev filter finishes the run.
+    fn path_needs_the_filter<T: Real>(value_tol: f64, angle_tol: f64) {
+        let n = 500;
+        let points: Vec<T> = (0..n).map(|i| T::from_f64(i as f64 * 0.01)).collect();
+        let g = graph(&points, 1, 2, GraphParams::new()).unwrap();
+        let m = 2;
+        let mut workspace = vec![T::ZERO; eigenmap_workspace_len(n, m)];
+        let (mut values, mut y) = (vec![T::ZERO; m], vec![T::ZERO; n * m]);
+        let outcome = eigenmap(&g.view(), &mut workspace, &mut values, &mut y).unwrap();
+        assert!(outcome.steps > eigenmap_steps(n, m), "the filter ran: {outcome:?}");
+        assert_eq!(outcome.exit, crate::linalg::Exit::Converged, "{outcome:?}");
+        let eig = SymmetricEigen::new(dense(&g));
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| eig.eigenvalues[a].total_cmp(&eig.eigenvalues[b]));
+        for c in 0..m {
+            let want = eig.eigenvalues[order[c + 1]];
+            assert!((values[c].to_f64() - want).abs() < value_tol, "λ{c}: {} vs {want}", values[c].to_f64());
+            let v = DMatrix::from_fn(n, 1, |p, _| y[p * m + c].to_f64() * g.degree(p).unwrap().to_f64().sqrt());
+            let reference = eig.eigenvectors.column(order[c + 1]);
+            let cosine = (v.column(0).dot(&reference) / v.norm()).abs();
+            assert!(1.0 - cosine < angle_tol, "coordinate {c}: cos {cosine}");
+        }
+    }
+
+    #[test]
+    fn the_chebyshev_filter_converges_where_lanczos_alone_is_capped_f64() {
+        path_needs_the_filter::<f64>(1e-10, 1e-8);
     }
 
     /// Two far squares of 20 points: their 3-NN graph has two components (λ = 0 twice).
