@@ -220,7 +220,7 @@ fn eval_reports_a_confusion_matrix_and_roc_or_predicted_against_true() {
 }
 
 #[test]
-fn tune_and_npkl_reports() {
+fn tune_npkl_and_cluster_reports() {
     let dir = Scratch::new("report", "tune");
     let input = data("breast_cancer/train.csv");
     let report = dir.str("tune.html");
@@ -253,6 +253,25 @@ fn tune_and_npkl_reports() {
     let plane = svgs(&html)[0];
     assert_eq!(plane.matches("<circle").count(), 112 + 3, "a dot per row, one per cluster in the legend");
     assert!(texts(plane).iter().any(|t| t.3 == "first principal component (standardised units)"));
+    let (report, out) = (dir.str("cluster.html"), dir.str("clusters.csv"));
+    kestrel(&["cluster", "--input", &iris, "--clusters", "3", "--report", &report, "--output", &out]);
+    let html = page(&dir.path("cluster.html"));
+    let plane = svgs(&html)[0];
+    assert_eq!(plane.matches("<circle").count(), 112 + 3, "a dot per row, one per cluster in the legend");
+    // The RAND index the page states, counted here from the clusters written and the labels.
+    let column = |text: &str, field: usize| -> Vec<String> {
+        text.lines().skip(1).map(|line| line.split(',').nth(field).unwrap_or_default().to_string()).collect()
+    };
+    let clusters = column(&std::fs::read_to_string(&out).unwrap(), 1);
+    let labels = column(&std::fs::read_to_string(&iris).unwrap(), 4);
+    let n = labels.len();
+    let agree = (0..n)
+        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+        .filter(|&(i, j)| (labels[i] == labels[j]) == (clusters[i] == clusters[j]))
+        .count();
+    let rand = 100.0 * agree as f64 / (n * (n - 1) / 2) as f64;
+    assert!(html.contains("spectral clustering on the 10-NN graph"), "{html}");
+    assert!(html.contains(&format!("RAND index {rand:.2} %")), "{rand:.2}");
 }
 
 /// Chromium's screenshot of `page` (`None`, with the reason printed, when Chromium is not
