@@ -279,9 +279,14 @@ pub enum FitError {
     /// The width by kernel-target alignment (`gamma auto`) failed.
     #[error("--gamma auto: {0}")]
     GammaAuto(TrainError),
-    /// Settings that do not go together.
+    /// Settings the data cannot take, or a step that fails on it (too few rows for a
+    /// choice, more neighbours than rows, a part that cannot be trained).
     #[error("{0}")]
     Settings(String),
+    /// Flags that do not go together, whatever the data: a refused configuration (the
+    /// CLI's exit status 2).
+    #[error("{0}")]
+    Conflict(String),
 }
 
 impl FitError {
@@ -398,10 +403,10 @@ fn param<V>(result: Result<V, kestrel_core::Error>, what: &'static str) -> Resul
 /// fails.
 pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
     if !settings.class_weights.is_empty() && settings.learner != Learner::Svm {
-        return Err(FitError::Settings("class weights are for the linear SVM (svm)".into()));
+        return Err(FitError::Conflict("class weights are for the linear SVM (svm)".into()));
     }
     if settings.components.is_some() && settings.learner != Learner::Kpls {
-        return Err(FitError::Settings("--components is kernel PLS's (kpls)".into()));
+        return Err(FitError::Conflict("--components is kernel PLS's (kpls)".into()));
     }
     match settings.learner {
         Learner::Svm => train_svm(settings, data),
@@ -479,7 +484,7 @@ fn train_rsvm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitt
     let tune = Tune { c: auto_c, centres: auto_delta };
     if tune != Tune::default() && settings.raw_features {
         let message = "--raw-features takes --c and --delta as numbers: auto chooses them on the Nyström features";
-        return Err(FitError::Settings(message.into()));
+        return Err(FitError::Conflict(message.into()));
     }
     let selection = match settings.select {
         Select::Irsvm => Selection::Irsvm { rms },
@@ -549,7 +554,7 @@ pub fn krr_config<T: Real>(settings: &FitSettings, kernel: Kernel<T>, task: Task
 
 fn train_krr<T: Real>(settings: &FitSettings, data: &Dataset<T>, task: Task) -> Result<Fitted, FitError> {
     if matches!(settings.delta, Some(Setting::Auto)) {
-        return Err(FitError::Settings(format!(
+        return Err(FitError::Conflict(format!(
             "--delta auto is rsvm's; krr and lssvm take a threshold (default {}) and --centers",
             small_delta::<T>(task)
         )));
@@ -558,7 +563,7 @@ fn train_krr<T: Real>(settings: &FitSettings, data: &Dataset<T>, task: Task) -> 
     let solver = settings.krr_solver.resolve(data.len(), centers, task);
     if solver == krr::Solver::Cg {
         if task == Task::Classification {
-            return Err(FitError::Settings("--solver cg is krr's (regression); lssvm takes the exact path".into()));
+            return Err(FitError::Conflict("--solver cg is krr's (regression); lssvm takes the exact path".into()));
         }
         return train_krr_cg(settings, data);
     }
@@ -637,7 +642,7 @@ fn train_krr_cg<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fi
 /// chosen by held-out error, then one CG solve on every row.
 fn train_kpls<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
     if settings.lambda.is_some() || matches!(settings.delta, Some(Setting::Auto)) {
-        return Err(FitError::Settings(
+        return Err(FitError::Conflict(
             "kpls is regularised by --components, not --lambda; --delta takes a threshold".into(),
         ));
     }
@@ -678,7 +683,7 @@ fn train_kpls<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitt
 /// `2/C` is the ridge problem `Σr² + λ(‖w‖² + b²)` with `λ = 1/C`.
 fn train_ssvr<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
     if matches!(settings.delta, Some(Setting::Auto)) {
-        return Err(FitError::Settings("--delta auto is rsvm's; ssvr takes a threshold and --centers".into()));
+        return Err(FitError::Conflict("--delta auto is rsvm's; ssvr takes a threshold and --centers".into()));
     }
     let ridges: Vec<f64> = Setting::given(settings.svm.c).map(|c| 1.0 / c).into_iter().collect();
     let (kernel, mut chosen) = kernel::<T>(settings, data, Task::Regression, Some(&ridges))?;
@@ -810,7 +815,7 @@ fn slkl_nu_by_cv<T: Real>(
 fn train_svm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
     if matches!(settings.svm.c, Some(Setting::Auto)) {
         let message = "--c auto is for the kernel learners (rsvm); the linear SVM takes a number (default 1)";
-        return Err(FitError::Settings(message.into()));
+        return Err(FitError::Conflict(message.into()));
     }
     let c = Setting::given(settings.svm.c).unwrap_or(1.0);
     let (model, summary) =

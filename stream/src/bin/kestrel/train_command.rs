@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use kestrel_core::Real;
 use kestrel_core::scaler::Scaler;
-use kestrel_stream::batch::fit;
+use kestrel_stream::batch::fit::{self, FitError};
 use kestrel_stream::batch::krr::Task;
 use kestrel_stream::dataset::Dataset;
 use kestrel_stream::file;
@@ -16,6 +16,7 @@ use kestrel_stream::model::{self, scalar_name};
 use kestrel_stream::source::LabelColumn;
 use serde_json::{Value, json};
 
+use crate::Usage;
 use crate::args::{ScalarArg, TrainArgs, TrainLearner, TrainSettings};
 use crate::commands::{on_error, open};
 
@@ -122,9 +123,13 @@ impl<T: Real> Prepared<T> {
 
 /// Fits the learner of `settings` on `data` ([`fit::fit`]): the model's bytes (without
 /// scaler or class names, see [`Prepared::model_file`]) and the summary as JSON, with what
-/// `auto` chose under `chosen`.
+/// `auto` chose under `chosen`. Flags that do not go together are a [`Usage`] error (exit 2).
 pub fn fit<T: Real>(settings: &TrainSettings, data: &Dataset<T>) -> Result<(Vec<u8>, Value)> {
-    let fitted = fit::fit(&settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?, data)?;
+    let fit_settings = settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
+    let fitted = fit::fit(&fit_settings, data).map_err(|error| match error {
+        FitError::Conflict(message) => anyhow::Error::from(Usage(message)),
+        error => error.into(),
+    })?;
     Ok((fitted.bytes, serde_json::to_value(&fitted.summary)?))
 }
 
