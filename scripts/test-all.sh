@@ -52,9 +52,13 @@ done
 # Debian packages: qemu-system-arm, qemu-system-misc for qemu-system-riscv32, the Arm GNU
 # toolchain and newlib for the C firmware demo, a Java runtime for Spark, Mosquitto for the
 # MQTT tests, Chromium for the report tests.
+# QEMU's system emulators go in apart: they must be the version of any qemu-utils the
+# machine already has (this machine kind carries 10.0 from bookworm-backports, with which
+# bookworm's 7.2 emulators conflict), so then they come from bookworm-backports too.
+qemu_packages=()
+command -v qemu-system-arm >/dev/null || qemu_packages+=(qemu-system-arm)
+command -v qemu-system-riscv32 >/dev/null || qemu_packages+=(qemu-system-misc)
 packages=()
-command -v qemu-system-arm >/dev/null || packages+=(qemu-system-arm)
-command -v qemu-system-riscv32 >/dev/null || packages+=(qemu-system-misc)
 command -v arm-none-eabi-gcc >/dev/null || packages+=(gcc-arm-none-eabi)
 dpkg -s libnewlib-arm-none-eabi >/dev/null 2>&1 || packages+=(libnewlib-arm-none-eabi)
 command -v java >/dev/null || packages+=(default-jre-headless)
@@ -63,14 +67,28 @@ command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || packages+=(mosq
 command -v mosquitto_pub >/dev/null || packages+=(mosquitto-clients)
 # Chromium, which renders a `--report` page headless in the report tests (never skipped here).
 command -v chromium >/dev/null || packages+=(chromium)
-if (( ${#packages[@]} > 0 )); then
+if (( ${#packages[@]} + ${#qemu_packages[@]} > 0 )); then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    qemu_release=()
+    if (( ${#qemu_packages[@]} > 0 )) && [[ "$(dpkg-query -W -f='${Version}' qemu-utils 2>/dev/null)" == *bpo12* ]]; then
+        backports=/etc/apt/sources.list.d/kestrel-bookworm-backports.sources
+        [ -f "$backports" ] || printf '%s\n' "Types: deb" "URIs: http://deb.debian.org/debian" \
+            "Suites: bookworm-backports" "Components: main" \
+            "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" | $sudo tee "$backports" >/dev/null ||
+            die "cannot add bookworm-backports for QEMU"
+        qemu_release=(-t bookworm-backports)
+    fi
     $sudo apt-get update || die "apt-get update failed"
-    $sudo apt-get install -y "${packages[@]}" || die "cannot install ${packages[*]}"
+    if (( ${#qemu_packages[@]} > 0 )); then
+        $sudo apt-get install -y "${qemu_release[@]}" "${qemu_packages[@]}" || die "cannot install ${qemu_packages[*]}"
+    fi
+    if (( ${#packages[@]} > 0 )); then
+        $sudo apt-get install -y "${packages[@]}" || die "cannot install ${packages[*]}"
+    fi
 fi
 for tool in qemu-system-arm qemu-system-riscv32 arm-none-eabi-gcc cc c++ java chromium; do
-    command -v "$tool" >/dev/null || die "$tool not found after installing ${packages[*]}"
+    command -v "$tool" >/dev/null || die "$tool not found after installing ${qemu_packages[*]} ${packages[*]}"
     "$tool" --version | head -n 1
 done
 
