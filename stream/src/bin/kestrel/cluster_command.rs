@@ -90,7 +90,7 @@ pub struct ClusterArgs {
     /// npkl: draw FRACTION·n must-link and FRACTION·n cannot-link pairs from the labels.
     #[arg(long, value_name = "FRACTION", conflicts_with = "constraints", value_parser = non_negative)]
     pub constraints_from_labels: Option<f64>,
-    /// npkl: loss between the kernel and the pairs.
+    /// npkl: loss between the kernel and the pairs [default: hinge].
     #[arg(long, value_enum)]
     pub loss: Option<LossArg>,
     /// npkl: rank r of the learned kernel [default: from the number of pairs].
