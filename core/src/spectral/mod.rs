@@ -1,5 +1,5 @@
 //! Laplacian eigenmap and spectral clustering on the kNN graph of [`npkl`](crate::npkl)
-//! (seed 000 §5.1, §5.2), by [`lanczos`] on the sparse normalised Laplacian.
+//! (seed 000 §5.1, §5.2), by [`lanczos`](crate::linalg::lanczos) on the sparse normalised Laplacian.
 //!
 //! **Math.** The graph is the one of eq. (1): weights `S_ij` on the symmetric kNN graph,
 //! degrees `d_i = Σ_j S_ij`, `D = diag(d)`. The eigenmap (§5.1) minimises
@@ -9,7 +9,7 @@
 //! eigenvalue is `λ₀ = 0` along `v₀ = D^{1/2}·1` (the constant `y`, dropped).
 //!
 //! **Convention and shift.** The graph stores `L = (1+δ)I − N`; the δ is ignored here.
-//! [`lanczos`] finds the *largest* eigenvalues, so it runs on `A = I + N = 2I − L_sym`,
+//! [`lanczos`](crate::linalg::lanczos) finds the *largest* eigenvalues, so it runs on `A = I + N = 2I − L_sym`,
 //! whose spectrum lies in `[0, 2]` (`N`'s lies in `[−1, 1]`): the smallest `λ` of `L_sym`
 //! are the largest `θ = 2 − λ` of `A`, and no negative eigenvalue of `N` (near −1 on a
 //! nearly bipartite graph) can be mistaken for a leading one. One product costs one pass
@@ -114,7 +114,7 @@ fn check_sizes<T: Real>(
 /// `InvalidParam` naming `components` when `m = 0` or `m ≥ n`, or `degree` when a point's
 /// degree is 0 or not finite (all its weights underflowed: a larger `σ`); `DimensionMismatch`
 /// when `embedding` is not `n·m` long; `CapacityExceeded` when `workspace` is shorter than
-/// [`eigenmap_workspace_len`]; [`lanczos`]'s errors ([`Error::Breakdown`] on some
+/// [`eigenmap_workspace_len`]; [`lanczos`](crate::linalg::lanczos)'s errors ([`Error::Breakdown`] on some
 /// disconnected graphs).
 ///
 /// # Examples
@@ -168,7 +168,7 @@ pub type Clustered<T, S, I> = (KMeans<T, S, I>, LanczosOutcome<T>);
 /// # Errors
 /// `InvalidParam` naming `clusters` when `c = 0` or `c ≥ n`, or `degree` (see
 /// [`eigenmap`]); `DimensionMismatch` when `embedding` is not `n·c` long;
-/// `CapacityExceeded` for a short workspace or k-means storage; [`lanczos`]'s and
+/// `CapacityExceeded` for a short workspace or k-means storage; [`lanczos`](crate::linalg::lanczos)'s and
 /// [`KMeans::fit_in`]'s errors.
 pub fn spectral_clustering<T: Real, S: Storage<T>, I: Storage<u32>>(
     graph: &LaplacianView<'_, T>,
