@@ -33,6 +33,7 @@ from ._estimators import (
 )
 from ._npkl import NPKL
 from ._projection import KernelProjection, ReducedKernelCCA
+from ._spectral import LaplacianEigenmap, SpectralClustering
 
 __all__ = [
     "NPKL",
@@ -41,10 +42,12 @@ __all__ = [
     "KernelProjection",
     "KernelPLSNystrom",
     "KernelRidgeNystrom",
+    "LaplacianEigenmap",
     "Model",
     "ReducedKernelCCA",
     "ReducedKernelSVC",
     "SLKLRegressor",
+    "SpectralClustering",
     "load",
     "online",
     "plot",

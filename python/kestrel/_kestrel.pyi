@@ -184,3 +184,19 @@ def kcca_fit(
 
 def projection_transform(model: bytes, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """The projections (n × k) of the rows of ``x`` through a projection model file."""
+
+def spectral_cluster(
+    x: npt.NDArray[np.float64], *, clusters: int, neighbors: int = 10, seed: int = 0
+) -> tuple[npt.NDArray[np.uint32], float, int, float]:
+    """Spectral clustering (``kestrel cluster``): each row's cluster, the k-means inertia,
+    Lanczos's products and final relative residual."""
+
+def eigenmap(
+    x: npt.NDArray[np.float64], *, components: int = 2, neighbors: int = 10
+) -> tuple[npt.NDArray[np.float64], list[float]]:
+    """The Laplacian eigenmap of the rows (n × components) and its eigenvalues."""
+
+def lpp_fit(
+    x: npt.NDArray[np.float64], *, components: int = 2, neighbors: int = 10
+) -> tuple[bytes, list[float]]:
+    """The locality preserving projection: the model file's bytes and the μ (increasing)."""

@@ -32,14 +32,16 @@ def _gamma(gamma):
 class KernelProjection(TransformerMixin, BaseEstimator):
     """Kernel PCA (exact, or reduced through ``n_centres`` rows: seed 002 §5.1, seed 003
     §4.1), KSIR (seed 003 §4.2) or the kernel Fisher discriminant (seed 002 §5.2), RBF
-    kernel — ``kestrel transform --method kpca|ksir|kfd``.
+    kernel, or the locality preserving projection (seed 000 §5.1, a linear map that keeps
+    neighbours close) — ``kestrel transform --method kpca|ksir|kfd|lpp``.
 
     Parameters
     ----------
     n_components : int, default=2
         Components to keep (KSIR and KFD: fewer than the slices).
-    method : {"kpca", "ksir", "kfd"}, default="kpca"
-        The projection; "ksir" and "kfd" need ``y`` in ``fit``.
+    method : {"kpca", "ksir", "kfd", "lpp"}, default="kpca"
+        The projection; "ksir" and "kfd" need ``y`` in ``fit``; "lpp" keeps at most
+        n_features components and takes no kernel settings.
     n_centres : int or None, default=None
         Rows drawn at random as the reduced set; None is every row (exact for "kpca").
     gamma : float or None, default=None
@@ -50,12 +52,14 @@ class KernelProjection(TransformerMixin, BaseEstimator):
         KSIR: slices of the sorted response; None is one per distinct label.
     random_state : int or None, default=None
         Seed of the centres' draw; None is 1 (the CLI's default).
+    n_neighbors : int, default=10
+        LPP: nearest neighbours of each row in the graph.
 
     Attributes
     ----------
     eigenvalues_ : ndarray of shape (n_components,)
         KPCA: the variance of each component on the training rows; KSIR, KFD: the
-        between-slice variance.
+        between-slice variance; LPP: the locality μ of each direction (increasing).
     model_bytes_ : bytes
         The fitted projection as a model file.
     n_features_in_ : int
@@ -73,7 +77,16 @@ class KernelProjection(TransformerMixin, BaseEstimator):
     """
 
     def __init__(
-        self, n_components=2, *, method="kpca", n_centres=None, gamma=None, mu=1e-3, n_slices=None, random_state=None
+        self,
+        n_components=2,
+        *,
+        method="kpca",
+        n_centres=None,
+        gamma=None,
+        mu=1e-3,
+        n_slices=None,
+        random_state=None,
+        n_neighbors=10,
     ):
         self.n_components = n_components
         self.method = method
@@ -82,26 +95,32 @@ class KernelProjection(TransformerMixin, BaseEstimator):
         self.mu = mu
         self.n_slices = n_slices
         self.random_state = random_state
+        self.n_neighbors = n_neighbors
 
     def fit(self, X, y=None):
         """Fits the projection on the rows of ``X`` (``y``: labels or responses for
-        "ksir" and "kfd")."""
-        if y is None:
+        "ksir" and "kfd"; ignored by "kpca" and "lpp")."""
+        if y is None or self.method == "lpp":
             X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
             y = np.ascontiguousarray(y, dtype=np.float64)
-        model, eigenvalues = _kestrel.projection_fit(
-            np.ascontiguousarray(X),
-            y,
-            method=self.method,
-            components=int(self.n_components),
-            centres=_centres(self.n_centres),
-            gamma=_gamma(self.gamma),
-            mu=float(self.mu),
-            slices=None if self.n_slices is None else int(self.n_slices),
-            seed=_seed(self.random_state),
-        )
+        if self.method == "lpp":
+            model, eigenvalues = _kestrel.lpp_fit(
+                np.ascontiguousarray(X), components=int(self.n_components), neighbors=int(self.n_neighbors)
+            )
+        else:
+            model, eigenvalues = _kestrel.projection_fit(
+                np.ascontiguousarray(X),
+                y,
+                method=self.method,
+                components=int(self.n_components),
+                centres=_centres(self.n_centres),
+                gamma=_gamma(self.gamma),
+                mu=float(self.mu),
+                slices=None if self.n_slices is None else int(self.n_slices),
+                seed=_seed(self.random_state),
+            )
         self.model_bytes_ = model
         self.eigenvalues_ = np.asarray(eigenvalues)
         return self

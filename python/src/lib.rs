@@ -13,6 +13,8 @@
 //! - [`mrrsvm`]: the MapReduce RSVM's split, Map and Reduce steps, for `kestrel.spark`.
 //! - [`projection`]: kernel PCA, KSIR, KFD and KCCA (`kestrel transform`) into model
 //!   files' bytes, and the projection of rows through them.
+//! - [`spectral`]: spectral clustering (`kestrel cluster`), the Laplacian eigenmap and the
+//!   locality preserving projection (`kestrel transform --method eigenmap|lpp`).
 //!
 //! The interpreter lock is released while fitting and predicting. Every error is a
 //! `ValueError` carrying the core's or the library's message; nothing panics on input.
@@ -21,6 +23,7 @@ mod history;
 mod mrrsvm;
 mod npkl;
 mod projection;
+mod spectral;
 
 use std::time::Instant;
 
@@ -655,5 +658,8 @@ fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(projection::projection_fit, m)?)?;
     m.add_function(wrap_pyfunction!(projection::kcca_fit, m)?)?;
     m.add_function(wrap_pyfunction!(projection::projection_transform, m)?)?;
+    m.add_function(wrap_pyfunction!(spectral::spectral_cluster, m)?)?;
+    m.add_function(wrap_pyfunction!(spectral::eigenmap, m)?)?;
+    m.add_function(wrap_pyfunction!(spectral::lpp_fit, m)?)?;
     Ok(())
 }

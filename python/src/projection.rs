@@ -14,7 +14,7 @@ use pyo3::types::PyBytes;
 use crate::value_error;
 
 /// The rows of `x` (C order) and their width.
-fn points(x: &PyReadonlyArray2<'_, f64>) -> (Vec<f64>, usize) {
+pub(crate) fn points(x: &PyReadonlyArray2<'_, f64>) -> (Vec<f64>, usize) {
     let array = x.as_array();
     (array.iter().copied().collect(), array.ncols())
 }
@@ -25,7 +25,7 @@ fn kernel(gamma: Option<f64>, dim: usize) -> PyResult<Kernel<f64>> {
 }
 
 /// A model file's bytes.
-fn model_bytes<'py>(py: Python<'py>, model: &Projection<f64>) -> PyResult<Bound<'py, PyBytes>> {
+pub(crate) fn model_bytes<'py>(py: Python<'py>, model: &Projection<f64>) -> PyResult<Bound<'py, PyBytes>> {
     let mut bytes = vec![0u8; model.encoded_len()];
     model.encode(&mut bytes).map_err(value_error)?;
     Ok(PyBytes::new(py, &bytes))

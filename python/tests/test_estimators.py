@@ -41,6 +41,8 @@ ESTIMATORS = [
     kestrel.KernelPLSNystrom(),
     kestrel.KernelNoveltyDetector(),
     kestrel.NPKL(),
+    kestrel.SpectralClustering(),
+    kestrel.LaplacianEigenmap(),
 ]
 
 # NPKL is transductive and learns from pairs (seed 004): what two of scikit-learn's checks

@@ -1,6 +1,8 @@
 """`kestrel transform --method eigenmap` and `kestrel cluster` against scikit-learn:
 the eigenmap is SpectralEmbedding's on the same graph, and spectral clustering scores as
-SpectralClustering (nearest-neighbours affinity) does on the shared data sets."""
+SpectralClustering (nearest-neighbours affinity) does on the shared data sets; the Python
+estimators (kestrel.SpectralClustering, LaplacianEigenmap, KernelProjection(method="lpp"))
+give the CLI's results bit for bit."""
 
 import subprocess
 from pathlib import Path
@@ -14,6 +16,7 @@ from sklearn.metrics import rand_score
 from sklearn.neighbors import NearestNeighbors
 from scipy.sparse import csr_matrix
 
+import kestrel
 from test_estimators import kestrel_cli
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
@@ -92,3 +95,36 @@ def test_separate_moons_are_found_whole(tmp_path):
         assert rand_score(y, np.loadtxt(out, delimiter=",", skiprows=1)[:, 1]) == 1.0, scalar
     cluster(path, 2, "--method", "kmeans", "--output", out)
     assert rand_score(y, np.loadtxt(out, delimiter=",", skiprows=1)[:, 1]) < 0.9
+
+
+def test_the_python_estimators_are_the_clis(tmp_path):
+    path, X, y = shared("wine")
+    out, model = tmp_path / "clusters.csv", tmp_path / "lpp.kestrel"
+    cluster(path, 3, "--output", out, "--seed", "5")
+    cli_clusters = np.loadtxt(out, delimiter=",", skiprows=1)[:, 1]
+    labels = kestrel.SpectralClustering(3, random_state=5).fit_predict(X)
+    assert np.array_equal(labels, cli_clusters)
+    # The CLI writes the shortest decimal that reads back to each f64: the same bits.
+    assert np.array_equal(kestrel.LaplacianEigenmap(3).fit_transform(X), eigenmap(path, 3, 10))
+    command = [kestrel_cli(), "transform", "--method", "lpp", "--input", path, "--components", "2", "--model", model]
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    lpp = kestrel.KernelProjection(2, method="lpp").fit(X)
+    assert lpp.to_bytes() == model.read_bytes()
+    assert np.array_equal(lpp.transform(X), np.loadtxt(out.splitlines()[1:], delimiter=",")[:, :2])
+    assert np.all(np.diff(lpp.eigenvalues_) >= 0), lpp.eigenvalues_
+
+
+def test_bad_settings_raise():
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    with pytest.raises(ValueError, match="clusters must be between 2 and 19"):
+        kestrel.SpectralClustering(20).fit(X)
+    with pytest.raises(ValueError, match="n_neighbors must be a positive int"):
+        kestrel.LaplacianEigenmap(n_neighbors=0).fit(X)
+    with pytest.raises(ValueError, match="components must be between 1 and 19"):
+        kestrel.LaplacianEigenmap(20).fit(X)
+    # More neighbours than other rows: every other row.
+    assert kestrel.LaplacianEigenmap(n_neighbors=50).fit(X).embedding_.shape == (20, 2)
+    with pytest.raises(ValueError, match="between 1 and the number of features"):
+        kestrel.KernelProjection(4, method="lpp").fit(X)
+    with pytest.raises(ValueError):
+        kestrel.SpectralClustering(2).fit(np.full((20, 3), np.nan))
