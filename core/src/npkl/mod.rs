@@ -104,7 +104,7 @@ mod graph;
 mod params;
 mod qp;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 pub use bcd::Npkl;
 pub use constraints::{Constraints, ConstraintsView, Link, Pair};

@@ -1,4 +1,5 @@
-//! Fixtures for the unit tests of the `npkl` modules.
+//! Fixtures for the unit tests of the `npkl` modules and of the spectral methods on the
+//! same graph.
 
 extern crate std;
 use std::vec;

@@ -164,13 +164,14 @@ impl<T: Real> Deflated<'_, '_, T> {
         along.fill(T::ZERO);
         mass.fill(T::ZERO);
         for (i, (&x_i, &label)) in x.iter().zip(self.labels).enumerate() {
-            let d = self.graph.degree(i).unwrap_or(T::ZERO);
-            if let (Some(a), Some(m)) = (along.get_mut(component(label)), mass.get_mut(component(label))) {
+            let (d, c) = (self.graph.degree(i).unwrap_or(T::ZERO), component(label));
+            if let (Some(a), Some(m)) = (along.get_mut(c), mass.get_mut(c)) {
                 (*a, *m) = (*a + d.sqrt() * x_i, *m + d);
             }
         }
         for (i, (x_i, &label)) in x.iter_mut().zip(self.labels).enumerate() {
-            if let (Some(&a), Some(&m)) = (along.get(component(label)), mass.get(component(label))) {
+            let c = component(label);
+            if let (Some(&a), Some(&m)) = (along.get(c), mass.get(c)) {
                 *x_i -= a * self.graph.degree(i).unwrap_or(T::ZERO).sqrt() / m;
             }
         }
@@ -208,15 +209,15 @@ impl<T: Real> Filtered<'_, '_, T> {
             return Ok(outcome);
         }
         let degree = filter_degree(cut);
+        // Relative to ‖p(A)‖ (up to the peak): the Rayleigh residuals in A decide.
+        let loose = T::EPSILON.sqrt() * T::from_f64(FILTER_PEAK);
+        let params = LanczosParams::new(self.k).max_steps(self.steps).tolerance(loose).check()?;
         for _ in 0..FILTER_ROUNDS {
             start.fill(T::ZERO);
             for v in vectors.chunks_exact(n) {
                 start.iter_mut().zip(v).for_each(|(s, &x)| *s += x);
             }
             self.graph.project(sums, start);
-            // Relative to ‖p(A)‖ (up to the peak): the Rayleigh residuals in A decide.
-            let loose = T::EPSILON.sqrt() * T::from_f64(FILTER_PEAK);
-            let params = LanczosParams::new(self.k).max_steps(self.steps).tolerance(loose).check()?;
             let mut p = |x: &[T], y: &mut [T]| self.chebyshev(degree, T::from_f64(cut), sums, filter, x, y);
             let run = lanczos(&mut p, start, &params, work, values, vectors)?;
             let residual = self.rayleigh(sums, filter, values, vectors)?;

@@ -238,26 +238,13 @@ mod tests {
     extern crate std;
     use super::*;
     use crate::Rng;
+    use crate::npkl::testing::{Graph, graph};
     use crate::npkl::{GraphParams, Laplacian};
     use nalgebra::{DMatrix, DVector, SymmetricEigen};
     use std::vec;
     use std::vec::Vec;
 
-    type Graph<T> = Laplacian<T, Vec<T>, Vec<u32>>;
     type Model<T> = KernelProjection<T, Vec<T>>;
-
-    fn graph<T: Real>(rows: &[T], dim: usize, k: usize) -> Graph<T> {
-        let n = rows.len() / dim;
-        let params = GraphParams::new().neighbors(k).check().unwrap();
-        Laplacian::build_in(
-            vec![T::ZERO; Laplacian::scalars_len(n, k)],
-            vec![0; Laplacian::indices_len(n, k)],
-            rows,
-            dim,
-            params,
-        )
-        .unwrap()
-    }
 
     fn fit<T: Real>(g: &Graph<T>, rows: &[T], dim: usize, r: usize) -> Result<Model<T>, Error> {
         let mut work = vec![T::ZERO; lpp_work_len(dim)];

@@ -163,6 +163,15 @@ struct Spectral {
     residual: f64,
 }
 
+/// A finished clustering, as the summaries and the report tell it.
+struct Run {
+    n: usize,
+    dim: usize,
+    clusters: Clusters,
+    spectral: Option<Spectral>,
+    rand: Option<f64>,
+}
+
 /// Spectral clustering or k-means at scalar `T`.
 fn cluster_in<T: Real>(args: &ClusterArgs) -> Result<()> {
     let started = Instant::now();
@@ -181,104 +190,95 @@ fn cluster_in<T: Real>(args: &ClusterArgs) -> Result<()> {
             let extra = Spectral { sigma: run.sigma, steps: run.lanczos.steps, residual: run.lanczos.residual };
             (run.clusters, Some(extra))
         }
-        _ => {
-            let rows = clusters::kmeans(&points, dim, args.clusters, &mut Rng::seed_from_u64(args.seed))?;
-            (rows, None)
-        }
+        _ => (clusters::kmeans(&points, dim, args.clusters, &mut Rng::seed_from_u64(args.seed))?, None),
     };
     let classes = Classes::of(data.labels());
     let rand = classes.as_ref().map(|c| c.rand_index(&clusters.assignments, args.clusters)).transpose()?;
+    let run = Run { n, dim, clusters, spectral, rand };
     if let Some(path) = &args.output {
         let mut table = String::from("row,cluster\n");
-        for (row, cluster) in clusters.assignments.iter().enumerate() {
+        for (row, cluster) in run.clusters.assignments.iter().enumerate() {
             writeln!(table, "{row},{cluster}")?;
         }
         file::write_output(path, table.as_bytes())?;
     }
     if let Some(path) = &args.report {
-        let mut page = Report::new("kestrel cluster");
-        page.fact("data", format!("{} ({n} rows, {dim} features)", args.input));
-        page.fact("method", method_line(args, spectral.as_ref()));
-        let rand_text = rand.map_or("-".to_string(), |rand| format!("{:.2} %", 100.0 * rand));
-        page.fact("final figures", format!("{} clusters, RAND index {rand_text}", args.clusters));
         let wide: Vec<f64> = points.iter().map(|x| x.to_f64()).collect();
-        let found = if spectral.is_some() { "spectral clustering found" } else { "k-means found on the rows" };
-        clusters_figure(&mut page, &wide, dim, &clusters.assignments, found)?;
-        page.write(path)?;
+        run.report(args, &wide)?.write(path)?;
     }
     let seconds = started.elapsed().as_secs_f64();
     if args.json {
-        println!("{}", json_summary(args, (n, dim), &clusters, spectral.as_ref(), rand, seconds));
+        println!("{}", run.json(args, seconds));
     } else {
-        print!("{}", text_summary(args, (n, dim), &clusters, spectral.as_ref(), rand, seconds)?);
+        print!("{}", run.text(args, seconds)?);
     }
     Ok(())
 }
 
-/// The method and its settings, in one line.
-fn method_line(args: &ClusterArgs, spectral: Option<&Spectral>) -> String {
-    match spectral {
-        Some(s) => format!(
-            "spectral clustering on the {}-NN graph (σ = {:.4}), {} Lanczos steps (residual {:.1e}), k-means with {RESTARTS} restarts, seed {}",
-            args.neighbors, s.sigma, s.steps, s.residual, args.seed
-        ),
-        None => format!("k-means on the rows with {RESTARTS} restarts, seed {}", args.seed),
-    }
-}
-
-fn json_summary(
-    args: &ClusterArgs,
-    (n, dim): (usize, usize),
-    clusters: &Clusters,
-    spectral: Option<&Spectral>,
-    rand: Option<f64>,
-    seconds: f64,
-) -> serde_json::Value {
-    let mut summary = serde_json::json!({
-        "input": args.input,
-        "n": n,
-        "dim": dim,
-        "method": args.method.name(),
-        "clusters": args.clusters,
-        "restarts": RESTARTS,
-        "seed": args.seed,
-        "inertia": clusters.inertia,
-        "seconds": seconds,
-    });
-    if let serde_json::Value::Object(fields) = &mut summary {
-        if let Some(s) = spectral {
-            fields.insert("neighbors".into(), args.neighbors.into());
-            fields.insert("sigma".into(), s.sigma.into());
-            fields.insert("lanczos_steps".into(), s.steps.into());
-            fields.insert("lanczos_residual".into(), s.residual.into());
+impl Run {
+    /// The method and its settings, in one line.
+    fn method_line(&self, args: &ClusterArgs) -> String {
+        match &self.spectral {
+            Some(s) => format!(
+                "spectral clustering on the {}-NN graph (σ = {:.4}), {} Lanczos steps (residual {:.1e}), k-means with {RESTARTS} restarts, seed {}",
+                args.neighbors, s.sigma, s.steps, s.residual, args.seed
+            ),
+            None => format!("k-means on the rows with {RESTARTS} restarts, seed {}", args.seed),
         }
-        if let Some(rand) = rand {
-            fields.insert("rand".into(), rand.into());
+    }
+
+    /// The HTML report: the facts, and the rows `points` on their principal plane.
+    fn report(&self, args: &ClusterArgs, points: &[f64]) -> Result<Report> {
+        let mut page = Report::new("kestrel cluster");
+        page.fact("data", format!("{} ({} rows, {} features)", args.input, self.n, self.dim));
+        page.fact("method", self.method_line(args));
+        let rand_text = self.rand.map_or("-".to_string(), |rand| format!("{:.2} %", 100.0 * rand));
+        page.fact("final figures", format!("{} clusters, RAND index {rand_text}", args.clusters));
+        let found = if self.spectral.is_some() { "spectral clustering found" } else { "k-means found on the rows" };
+        clusters_figure(&mut page, points, self.dim, &self.clusters.assignments, found)?;
+        Ok(page)
+    }
+
+    fn json(&self, args: &ClusterArgs, seconds: f64) -> serde_json::Value {
+        let mut summary = serde_json::json!({
+            "input": args.input,
+            "n": self.n,
+            "dim": self.dim,
+            "method": args.method.name(),
+            "clusters": args.clusters,
+            "restarts": RESTARTS,
+            "seed": args.seed,
+            "inertia": self.clusters.inertia,
+            "seconds": seconds,
+        });
+        if let serde_json::Value::Object(fields) = &mut summary {
+            if let Some(s) = &self.spectral {
+                fields.insert("neighbors".into(), args.neighbors.into());
+                fields.insert("sigma".into(), s.sigma.into());
+                fields.insert("lanczos_steps".into(), s.steps.into());
+                fields.insert("lanczos_residual".into(), s.residual.into());
+            }
+            if let Some(rand) = self.rand {
+                fields.insert("rand".into(), rand.into());
+            }
+            if let Some(path) = &args.output {
+                fields.insert("output".into(), path.display().to_string().into());
+            }
+        }
+        summary
+    }
+
+    fn text(&self, args: &ClusterArgs, seconds: f64) -> Result<String> {
+        let mut text = String::new();
+        writeln!(text, "data: {} — {} rows, {} features", args.input, self.n, self.dim)?;
+        writeln!(text, "method: {}", self.method_line(args))?;
+        writeln!(text, "clusters: {}, inertia {:.6} ({seconds:.3} s)", args.clusters, self.clusters.inertia)?;
+        if let Some(rand) = self.rand {
+            writeln!(text, "RAND index: {:.2} %", 100.0 * rand)?;
         }
         if let Some(path) = &args.output {
-            fields.insert("output".into(), path.display().to_string().into());
+            writeln!(text, "wrote {}", path.display())?;
         }
+        Ok(text)
     }
-    summary
-}
-
-fn text_summary(
-    args: &ClusterArgs,
-    (n, dim): (usize, usize),
-    clusters: &Clusters,
-    spectral: Option<&Spectral>,
-    rand: Option<f64>,
-    seconds: f64,
-) -> Result<String> {
-    let mut text = String::new();
-    writeln!(text, "data: {} — {n} rows, {dim} features", args.input)?;
-    writeln!(text, "method: {}", method_line(args, spectral))?;
-    writeln!(text, "clusters: {}, inertia {:.6} ({seconds:.3} s)", args.clusters, clusters.inertia)?;
-    if let Some(rand) = rand {
-        writeln!(text, "RAND index: {:.2} %", 100.0 * rand)?;
-    }
-    if let Some(path) = &args.output {
-        writeln!(text, "wrote {}", path.display())?;
-    }
-    Ok(text)
 }
