@@ -10,42 +10,62 @@
 //! `(Z_cᵀZ_c + λI)w = Z_cᵀỹ`, `b = ȳ − z̄ᵀw`,
 //!
 //! with `Z_c = Z − 1z̄ᵀ` and `ỹ = y − ȳ`. The product with the left side is computed from
-//! the kernel rows `k_i = K(Ã, x_i)`, recomputed at each product: with `u = L⁻ᵀw`,
-//! `(Z_c w)_i = k_iᵀu − z̄ᵀw` and `Z_cᵀt = L⁻¹Σ_i t_i k_i − z̄·Σ_i t_i` — one pass over the
-//! rows, `O(n·m·d)` kernel work and `O(n·m)` products, split over the machine's cores.
+//! the kernel rows `k_i = K(Ã, x_i)`, recomputed at each product a block of rows at a time
+//! ([`super::kernel_rows`]): with `u = L⁻ᵀw`, `(Z_c w)_i = k_iᵀu − z̄ᵀw` and
+//! `Z_cᵀt = L⁻¹Σ_i t_i k_i − z̄·Σ_i t_i` — one pass over the rows, `O(n·m·d)` kernel work and
+//! `O(n·m)` products, split over the machine's cores.
 //!
 //! **Preconditioner** (Falkon's two Cholesky factors). The first, `L` of the centres'
 //! kernel, is the change of variables `w = Lᵀα` already made by the whitening: CG runs on
 //! the problem preconditioned by it. The second approximates what is left, the Hessian
-//! `Z_cᵀZ_c + λI`, from a sample of the rows: `M = (n/n_s)·Z_{s,c}ᵀZ_{s,c} + λI = RRᵀ`,
-//! factored once in f64 (`O(n_s·m² + m³)`) and applied by two triangular solves. Falkon takes the
-//! `m` centres themselves as the sample (`Z` on the centres is `L`'s rows); the krr solver
-//! passes the subsample its centres and ridge were chosen on ([`super::krr::CG_SUBSAMPLE`]
-//! rows), a sharper estimate for the same `O(m²)` memory: on the benchmark of
-//! `scripts/bench_krr_cg.py` (n = 5·10⁴ and 2·10⁵, m = 256) CG needed 65 to 68 iterations
-//! with the centres as the sample, 9 with the subsample. Conjugate gradients ([`preconditioned_conjugate_gradient`], seed 000 §3.3)
-//! stop at a relative residual `tol` (`--eps`; default [`default_tolerance`]) or
-//! [`MAX_ITERATIONS`].
+//! `Z_cᵀZ_c + λI`, from rows `S`: `M = (n/n_s)·Z_{S,c}ᵀZ_{S,c} + λI = RRᵀ`, with
+//! `Z_{S,c}ᵀZ_{S,c} = L⁻¹(Σ_{i∈S} k_ik_iᵀ − n_s·k̄_Sk̄_Sᵀ)L⁻ᵀ` accumulated by one matrix
+//! product per block of rows (`n_s·m²` multiply-adds, in f64), factored once in f64 (`m³/3`)
+//! and applied by two triangular solves. Where the rows come from is [`HessianRows`]:
+//! - **A sample** ([`HessianRows::Sample`]). Falkon takes the `m` centres themselves (`Z` on
+//!   the centres is `L`'s rows); the krr solver passes the subsample its centres and ridge
+//!   were chosen on ([`super::krr::CG_SUBSAMPLE`] rows), a sharper estimate for the same
+//!   `O(m²)` memory: on the benchmark of `scripts/bench_krr_cg.py` (n = 5·10⁴ and 2·10⁵,
+//!   m = 256) CG needed 65 to 68 iterations with the centres as the sample, 9 with the
+//!   subsample — each iteration a pass over the rows.
+//! - **Every row** ([`HessianRows::All`]): `M` is then the Hessian itself, accumulated in the
+//!   same pass as the right side, and CG meets its tolerance in one to three steps (what is
+//!   left is rounding: `M` carries the error of forming `L⁻¹CL⁻ᵀ`, which grows with `L`'s
+//!   condition — solving with `M` alone, without CG's passes, left predictions 3·10⁻⁶ from
+//!   the exact path's on an ill-conditioned test where CG reaches 6·10⁻¹⁰). One pass of
+//!   `n·m²` multiply-adds replaces most of the passes of `n·m·d` kernel work: cheaper while
+//!   `m` is small next to the iterations saved times the kernel's cost per entry (see
+//!   [`super::krr::EXACT_HESSIAN_CENTRES`] for where the krr solver switches).
 //!
-//! **Memory**: `O(m²)` — `L`, `R` and the sample's Hessian — and `O(m + d)` per thread
-//! (`O(m²)` while the preconditioner's pass runs), whatever `n`
+//! Conjugate gradients ([`preconditioned_conjugate_gradient`], seed 000 §3.3) stop at a
+//! relative residual `tol` (`--eps`; default [`default_tolerance`]) or [`MAX_ITERATIONS`].
+//!
+//! **Memory**: `O(m²)` — `L`, `R` and the accumulated Hessian — and per thread a block of
+//! kernel rows and an accumulator (`m² + 2m` while a Hessian is accumulated), whatever `n`
 //! ([`working_bytes`]); the data set itself is read, not copied.
 
 use std::ops::Range;
 
 use kestrel_core::cholesky::Cholesky;
 use kestrel_core::linalg::{
-    CgOutcome, CgParams, Triangle, conjugate_gradient_observed, dot, preconditioned_conjugate_gradient, solve_lower,
-    solve_lower_transposed,
+    CgOutcome, CgParams, LinearOperator, Triangle, conjugate_gradient_observed, dot, preconditioned_conjugate_gradient,
+    solve_lower, solve_lower_transposed,
 };
 use kestrel_core::{Error, Kernel, Real};
+use ndarray::linalg::general_mat_mul;
+use ndarray::{ArrayView2, ArrayViewMut2, Axis, Slice};
 
 use super::TrainError;
+use super::kernel_rows::{BLOCK_ROWS, KernelRows, pass};
 use crate::dataset::Dataset;
 use crate::limits::zeroed;
 
 /// The most conjugate-gradient iterations.
 pub const MAX_ITERATIONS: usize = 500;
+
+/// Columns of the panels in which a Hessian block is accumulated: the products of panels on
+/// and below the diagonal are formed, those above are their transposes.
+const PANEL: usize = 64;
 
 /// The relative residual at which CG stops unless `--eps` says: `10⁻⁷` in f64, `10⁻⁴` in
 /// f32 (whose products carry about `10⁻⁶` of rounding over a million rows).
@@ -54,13 +74,28 @@ pub fn default_tolerance<T: Real>() -> f64 {
 }
 
 /// Bytes a solve with `m` centres in `dim` features holds on `threads` threads: the
-/// preconditioner's factor and Hessian, the CG vectors, and each thread's row, kernel row
-/// and accumulator (`m² + m` while the preconditioner's pass runs).
+/// centres in f64, the preconditioner's factor and Hessian, the CG vectors, and each
+/// thread's block of rows, kernel block and accumulator (`m² + 2m` while a Hessian is
+/// accumulated).
 pub fn working_bytes<T>(m: usize, dim: usize, threads: usize) -> usize {
-    let scalars = Cholesky::scalars_len(m).saturating_add(m.saturating_mul(m)).saturating_add(m.saturating_mul(10));
-    let accumulator = m.saturating_mul(m.saturating_add(1)).saturating_mul(size_of::<f64>());
-    let per_thread = dim.saturating_add(m).saturating_mul(size_of::<T>()).saturating_add(accumulator);
-    scalars.saturating_mul(size_of::<T>()).saturating_add(per_thread.saturating_mul(threads))
+    let square = m.saturating_mul(m);
+    let per_thread =
+        square.saturating_add(m.saturating_mul(2)).saturating_add(BLOCK_ROWS.saturating_mul(dim.saturating_add(m)));
+    let wide = Cholesky::scalars_len(m)
+        .saturating_add(square)
+        .saturating_add(m.saturating_mul(dim.saturating_add(1)))
+        .saturating_add(per_thread.saturating_mul(threads));
+    let narrow = m.saturating_mul(10);
+    wide.saturating_mul(size_of::<f64>()).saturating_add(narrow.saturating_mul(size_of::<T>()))
+}
+
+/// The rows the preconditioner's Hessian is accumulated on.
+#[derive(Clone, Copy, Debug)]
+pub enum HessianRows<'a, T> {
+    /// A uniform sample of the data set (or the centres), scaled to the whole set.
+    Sample(&'a Dataset<T>),
+    /// Every row: the exact Hessian, accumulated in the pass that forms the right side.
+    All,
 }
 
 /// What the solve is given: the rows and targets, the kernel, the centres (row-major
@@ -77,9 +112,8 @@ pub struct Problem<'a, T> {
     pub centres: &'a [T],
     /// `LLᵀ = K(Ã, Ã)`.
     pub factor: &'a Cholesky<T, Vec<T>>,
-    /// Rows on which the preconditioner estimates the Hessian (a uniform sample of `data`,
-    /// or `data` itself).
-    pub sample: &'a Dataset<T>,
+    /// Rows on which the preconditioner accumulates the Hessian.
+    pub hessian: HessianRows<'a, T>,
     /// Features per row.
     pub dim: usize,
     /// Threads the passes over the rows use.
@@ -96,6 +130,8 @@ pub struct Solution<T> {
     pub intercept: T,
     /// CG's exit, iterations and relative residual.
     pub outcome: CgOutcome<T>,
+    /// Passes over the rows.
+    pub passes: usize,
 }
 
 /// How [`solve`] regularises `min ‖y − b·1 − Zw‖²`.
@@ -113,8 +149,9 @@ pub enum Regularisation<T> {
     /// squares with that many components (seed 000 §4.1.2: the least-squares fit restricted
     /// to the Krylov space `span{Z_cᵀỹ, …, (Z_cᵀZ_c)^{r−1}Z_cᵀỹ}`, which is what CG's
     /// `r`-th iterate is in exact arithmetic). A preconditioner would change that space, so
-    /// none is used. CG stops sooner at [`default_tolerance`]: the least-squares fit is then
-    /// reached to the precision the products carry.
+    /// none is used (and [`Problem::hessian`] is not read). CG stops sooner at
+    /// [`default_tolerance`]: the least-squares fit is then reached to the precision the
+    /// products carry.
     Components(usize),
 }
 
@@ -122,9 +159,9 @@ pub enum Regularisation<T> {
 ///
 /// # Errors
 /// `InvalidParam` for a ridge or tolerance that is not finite and positive, no components,
-/// or fewer than two rows; `DimensionMismatch` for targets that are not one per row;
-/// `NonFinite` when a product overflows; [`Error::Breakdown`] should the problem not be
-/// positive definite; an allocation failure.
+/// an empty sample, or fewer than two rows; `DimensionMismatch` for targets that are not one
+/// per row; `NonFinite` when a product overflows; [`Error::Breakdown`] should the problem not
+/// be positive definite; an allocation failure.
 pub fn solve<T: Real>(problem: &Problem<'_, T>, regularisation: Regularisation<T>) -> Result<Solution<T>, TrainError> {
     solve_observed(problem, regularisation, &mut |_, _, _| Ok(()))
 }
@@ -160,55 +197,35 @@ pub fn solve_observed<T: Real>(
         (Error::InvalidParam { .. }, Regularisation::Components(_)) => Error::InvalidParam { name: "components" },
         (error, _) => error,
     })?;
+    if let (Regularisation::Ridge { .. }, HessianRows::Sample(sample)) = (regularisation, problem.hessian)
+        && sample.is_empty()
+    {
+        return Err(Error::InvalidParam { name: "sample" }.into());
+    }
+    let kernel_rows = KernelRows::new(problem.kernel, problem.centres, problem.dim)?;
+    let l: Vec<f64> = problem.factor.packed().iter().map(|x| x.to_f64()).collect();
     let mean_target = problem.targets.iter().fold(0.0, |acc, y| acc + y.to_f64()) / n as f64;
-    let (mean_feature, right) = centred_right_side(problem, mean_target)?;
-    let l = problem.factor.packed();
-    let mut u = zeroed(m, "the CG vectors")?;
-    let mut hessian = |w: &[T], out: &mut [T]| -> Result<(), Error> {
-        u.copy_from_slice(w);
-        solve_lower_transposed(l, m, Triangle::Packed, &mut u)?;
-        let shift = dot(&mean_feature, w)?;
-        let u = &u;
-        let products = pass(problem, problem.data, m + 1, |_, k, acc| {
-            let t = dot(k, u).unwrap_or(T::ZERO) - shift;
-            let (g, sum) = acc.split_at_mut(m);
-            let t64 = t.to_f64();
-            for (g, &k) in g.iter_mut().zip(k) {
-                *g += t64 * k.to_f64();
-            }
-            if let Some(sum) = sum.first_mut() {
-                *sum += t64;
-            }
-        })?;
-        for (o, &g) in out.iter_mut().zip(&products) {
-            *o = T::from_f64(g);
-        }
-        problem.factor.solve_lower_in_place(out)?;
-        let sum = T::from_f64(products.get(m).copied().unwrap_or(0.0));
-        for ((o, &z), &w) in out.iter_mut().zip(&mean_feature).zip(w) {
-            *o += lambda * w - z * sum;
-        }
-        Ok(())
-    };
+    let whole = matches!((regularisation, problem.hessian), (Regularisation::Ridge { .. }, HessianRows::All));
+    let sums = sums_pass(problem, &kernel_rows, mean_target, whole)?;
+    let mean_feature: Vec<T> = sums.mean_feature.iter().map(|&z| T::from_f64(z)).collect();
+    let right: Vec<T> = sums.right.iter().map(|&r| T::from_f64(r)).collect();
     let intercept = |w: &[T]| Ok::<T, Error>(T::from_f64(mean_target) - dot(&mean_feature, w)?);
     let mut weights = zeroed(m, "the weights")?;
     let mut workspace = zeroed(kestrel_core::linalg::cg_workspace_len(m), "the CG vectors")?;
+    let mut passes = 1;
     let outcome = match regularisation {
         Regularisation::Ridge { .. } => {
-            let preconditioner = preconditioner(problem, lambda)?;
-            let mut scratch = zeroed(m, "the CG vectors")?;
-            let mut inverse = |r: &[T], z: &mut [T]| {
-                for (s, &r) in scratch.iter_mut().zip(r) {
-                    *s = r.to_f64();
+            let preconditioner = match (sums.hessian, problem.hessian) {
+                (Some(hessian), _) => factor_hessian(&hessian, m, 1.0, lambda.to_f64())?,
+                (None, HessianRows::Sample(sample)) => {
+                    sample_preconditioner(problem, &kernel_rows, &l, sample, lambda)?
                 }
-                preconditioner.solve_in_place(&mut scratch)?;
-                for (z, &s) in z.iter_mut().zip(&scratch) {
-                    *z = T::from_f64(s);
-                }
-                Ok(())
+                (None, HessianRows::All) => return Err(Error::InvalidParam { name: "sample" }.into()),
             };
+            let mut product = streamed_product(problem, &kernel_rows, &mean_feature, lambda, &mut passes)?;
+            let mut inverse = inverse(&preconditioner)?;
             preconditioned_conjugate_gradient(
-                &mut hessian,
+                &mut product,
                 &mut inverse,
                 &right,
                 &mut weights,
@@ -217,68 +234,111 @@ pub fn solve_observed<T: Real>(
             )?
         }
         Regularisation::Components(_) => {
+            let mut product = streamed_product(problem, &kernel_rows, &mean_feature, T::ZERO, &mut passes)?;
             let mut step = |r: usize, w: &[T]| observe(r, w, intercept(w)?);
-            conjugate_gradient_observed(&mut hessian, &right, &mut weights, &params, &mut workspace, &mut step)?
+            conjugate_gradient_observed(&mut product, &right, &mut weights, &params, &mut workspace, &mut step)?
         }
     };
     let intercept = intercept(&weights)?;
-    Ok(Solution { weights, intercept, outcome })
+    Ok(Solution { weights, intercept, outcome, passes })
 }
 
-/// One pass: `z̄ = L⁻¹k̄` and the right side `Z_cᵀỹ = L⁻¹Σ_i (y_i − ȳ)k_i`.
-fn centred_right_side<T: Real>(problem: &Problem<'_, T>, mean_target: f64) -> Result<(Vec<T>, Vec<T>), TrainError> {
-    let m = problem.factor.dim();
-    let sums = pass(problem, problem.data, 2 * m, |i, k, acc| {
-        let y = problem.targets.get(i).map_or(0.0, |y| y.to_f64()) - mean_target;
-        let (mean, right) = acc.split_at_mut(m);
-        for ((s, r), &k) in mean.iter_mut().zip(right.iter_mut()).zip(k) {
-            let k = k.to_f64();
-            *s += k;
-            *r += y * k;
-        }
-    })?;
-    let scale = 1.0 / problem.data.len().max(1) as f64;
-    let mut mean_feature: Vec<T> = sums.iter().take(m).map(|&s| T::from_f64(s * scale)).collect();
-    problem.factor.solve_lower_in_place(&mut mean_feature)?;
-    let mut right: Vec<T> = sums.iter().skip(m).map(|&s| T::from_f64(s)).collect();
-    problem.factor.solve_lower_in_place(&mut right)?;
-    Ok((mean_feature, right))
+/// What the first pass gives: `z̄ = L⁻¹k̄`, the right side `Z_cᵀỹ = L⁻¹Σ_i (y_i − ȳ)k_i`,
+/// and (when asked) the centred Hessian `Z_cᵀZ_c`, row-major `m × m`.
+struct Sums {
+    mean_feature: Vec<f64>,
+    right: Vec<f64>,
+    hessian: Option<Vec<f64>>,
 }
 
-/// `R` with `RRᵀ = (n/n_s)·Z_{s,c}ᵀZ_{s,c} + λI`, the Hessian estimated on the `n_s` rows
-/// of `problem.sample`: one pass for `C = Σ_i (k_i − k̄)(k_i − k̄)ᵀ`, then
-/// `Z_{s,c}ᵀZ_{s,c} = L⁻¹CL⁻ᵀ` by `2m` triangular solves.
-fn preconditioner<T: Real>(problem: &Problem<'_, T>, lambda: T) -> Result<Cholesky<f64, Vec<f64>>, TrainError> {
-    let (m, n_sample) = (problem.factor.dim(), problem.sample.len());
-    if n_sample == 0 {
-        return Err(Error::InvalidParam { name: "sample" }.into());
-    }
-    let sums = pass(problem, problem.sample, m * m + m, |_, k, acc| {
-        let (outer, sum) = acc.split_at_mut(m * m);
-        for ((row, &k_a), s) in outer.chunks_exact_mut(m).zip(k).zip(sum.iter_mut()) {
-            let k_a = k_a.to_f64();
-            *s += k_a;
-            for (c, &k_b) in row.iter_mut().zip(k) {
-                *c += k_a * k_b.to_f64();
+/// The first pass: [`Sums`], with the Hessian when `with_hessian`.
+fn sums_pass<T: Real>(
+    problem: &Problem<'_, T>,
+    kernel_rows: &KernelRows,
+    mean_target: f64,
+    with_hessian: bool,
+) -> Result<Sums, TrainError> {
+    let m = kernel_rows.len();
+    let gram_len = if with_hessian { m * m } else { 0 };
+    let shifted = if with_hessian { kernel_rows.offset_by_first_rows(problem.data)? } else { kernel_rows.clone() };
+    // With the offset k̂, the sums are of k − k̂: Σ(y − ȳ)(k − k̂) is the right side still
+    // (Σ(y − ȳ) = 0), and k̄ = k̂ + Σ(k − k̂)/n.
+    let sums = pass(&shifted, problem.data, problem.threads, gram_len + 2 * m, |range, block, acc| {
+        let (gram, rest) = acc.split_at_mut(gram_len);
+        let (mean, right) = rest.split_at_mut(m);
+        for (i, k) in range.zip(block.chunks_exact(m)) {
+            let y = problem.targets.get(i).map_or(0.0, |y| y.to_f64()) - mean_target;
+            for ((s, r), &k) in mean.iter_mut().zip(right.iter_mut()).zip(k) {
+                *s += k;
+                *r += y * k;
             }
         }
+        if with_hessian { add_gram(block, m, gram) } else { Ok(()) }
     })?;
-    let (outer, sum) = sums.split_at(m * m);
-    let count = n_sample as f64;
-    let mut gram = zeroed(m * m, "the preconditioner")?;
-    for (a, (row, &s_a)) in gram.chunks_exact_mut(m).zip(sum).enumerate() {
-        let outer_row = outer.get(a * m..(a + 1) * m).unwrap_or_default();
-        for ((g, &c), &s_b) in row.iter_mut().zip(outer_row).zip(sum) {
-            *g = c - s_a * s_b / count;
+    let (gram, rest) = sums.split_at(gram_len);
+    let (sum, right) = rest.split_at(m);
+    let l = problem.factor.packed();
+    let l: Vec<f64> = l.iter().map(|x| x.to_f64()).collect();
+    let count = problem.data.len() as f64;
+    let hessian = if with_hessian { Some(centred_hessian(gram.to_vec(), sum, count, &l, m)?) } else { None };
+    let mut mean_feature: Vec<f64> = sum.iter().map(|s| s / count).collect();
+    for (z, o) in mean_feature.iter_mut().zip(shifted.offset()) {
+        *z += o;
+    }
+    solve_lower(&l, m, Triangle::Packed, &mut mean_feature)?;
+    let mut right = right.to_vec();
+    solve_lower(&l, m, Triangle::Packed, &mut right)?;
+    Ok(Sums { mean_feature, right, hessian })
+}
+
+/// `gram += K_bᵀK_b` for a kernel block `K_b` (row-major `b × m`) into the row-major
+/// `m × m` `gram`, by one matrix product per pair of [`PANEL`]-column panels on or below the
+/// diagonal: the entries above the diagonal panels are left for [`centred_hessian`] to mirror.
+fn add_gram(block: &[f64], m: usize, gram: &mut [f64]) -> Result<(), Error> {
+    let b = block.len() / m.max(1);
+    let shape = |_| Error::DimensionMismatch { expected: m * m, got: gram.len() };
+    let kernel = ArrayView2::from_shape((b, m), block).map_err(shape)?;
+    let shape = |_| Error::DimensionMismatch { expected: m * m, got: m * m };
+    let mut gram = ArrayViewMut2::from_shape((m, m), gram).map_err(shape)?;
+    for a in (0..m).step_by(PANEL) {
+        let rows = a..(a + PANEL).min(m);
+        for c in (0..=a).step_by(PANEL) {
+            let columns = c..(c + PANEL).min(m);
+            let left = kernel.slice_axis(Axis(1), Slice::from(rows.clone()));
+            let right = kernel.slice_axis(Axis(1), Slice::from(columns.clone()));
+            let mut panel_rows = gram.slice_axis_mut(Axis(0), Slice::from(rows.clone()));
+            let mut panel = panel_rows.slice_axis_mut(Axis(1), Slice::from(columns));
+            general_mat_mul(1.0, &left.t(), &right, 1.0, &mut panel);
         }
     }
-    // In f64 whatever T: L⁻¹ amplifies rounding by L's condition, which in f32 made M
-    // indefinite on the benchmark. C is symmetric: its rows are its columns. L⁻¹ on each
-    // gives the rows of (L⁻¹C)ᵀ; transposed, L⁻¹ on each row of L⁻¹C gives the rows of
+    Ok(())
+}
+
+/// `Z_{S,c}ᵀZ_{S,c} = L⁻¹(C − s·sᵀ/count)L⁻ᵀ`, row-major, from the sums of a pass over
+/// `count` rows: `C = Σ k_ik_iᵀ` (row-major, valid on and below the diagonal, as
+/// [`add_gram`] leaves it) and `s = Σ k_i`, of kernel rows `k_i` offset by any `k̂`
+/// ([`KernelRows::offset_by`]: the centred sum is the same, and with `k̂` near the mean the
+/// subtraction does not cancel).
+fn centred_hessian(mut gram: Vec<f64>, sum: &[f64], count: f64, l: &[f64], m: usize) -> Result<Vec<f64>, Error> {
+    for a in 0..m {
+        for b in 0..a {
+            let lower = gram.get(a * m + b).copied().unwrap_or(0.0);
+            if let Some(upper) = gram.get_mut(b * m + a) {
+                *upper = lower;
+            }
+        }
+    }
+    for (row, &s_a) in gram.chunks_exact_mut(m).zip(sum) {
+        for (g, &s_b) in row.iter_mut().zip(sum) {
+            *g -= s_a * s_b / count;
+        }
+    }
+    // In f64 whatever T: L⁻¹ amplifies rounding by L's condition, which in f32 made the
+    // Hessian indefinite on the benchmark. C is symmetric: its rows are its columns. L⁻¹ on
+    // each gives the rows of (L⁻¹C)ᵀ; transposed, L⁻¹ on each row of L⁻¹C gives the rows of
     // L⁻¹CL⁻ᵀ (symmetric too).
-    let l: Vec<f64> = problem.factor.packed().iter().map(|x| x.to_f64()).collect();
     for row in gram.chunks_exact_mut(m) {
-        solve_lower(&l, m, Triangle::Packed, row)?;
+        solve_lower(l, m, Triangle::Packed, row)?;
     }
     for a in 0..m {
         for b in 0..a {
@@ -286,59 +346,103 @@ fn preconditioner<T: Real>(problem: &Problem<'_, T>, lambda: T) -> Result<Choles
         }
     }
     for row in gram.chunks_exact_mut(m) {
-        solve_lower(&l, m, Triangle::Packed, row)?;
+        solve_lower(l, m, Triangle::Packed, row)?;
     }
-    let (ratio, lambda) = (problem.data.len() as f64 / count, lambda.to_f64());
+    Ok(gram)
+}
+
+/// `R` with `RRᵀ = ratio·hessian + λI`, in f64.
+fn factor_hessian(hessian: &[f64], m: usize, ratio: f64, lambda: f64) -> Result<Cholesky<f64, Vec<f64>>, TrainError> {
     let factor = Cholesky::factor_in(zeroed(Cholesky::scalars_len(m), "the preconditioner")?, m, m, |i, j| {
-        let g = gram.get(i * m + j).copied().unwrap_or(0.0) * ratio;
+        let g = hessian.get(i * m + j).copied().unwrap_or(0.0) * ratio;
         if i == j { g + lambda } else { g }
     })?;
     Ok(factor)
 }
 
-/// One pass over the rows, split into contiguous ranges over the problem's threads: each
-/// row's kernel row `k_i` (`m` values) is handed to `row` with an `f64` accumulator of
-/// `width`, and the threads' accumulators are added.
-fn pass<T: Real>(
+/// Falkon's `R`, the Hessian estimated on the `n_s` rows of `sample` and scaled by `n/n_s`.
+fn sample_preconditioner<T: Real>(
     problem: &Problem<'_, T>,
-    data: &Dataset<T>,
-    width: usize,
-    row: impl Fn(usize, &[T], &mut [f64]) + Sync,
-) -> Result<Vec<f64>, Error> {
-    let n = data.len();
-    let threads = problem.threads.clamp(1, n.max(1));
-    let chunk = n.div_ceil(threads);
-    let ranges: Vec<Range<usize>> = (0..threads).map(|t| t * chunk..((t + 1) * chunk).min(n)).collect();
-    let results: Vec<Result<Vec<f64>, Error>> = std::thread::scope(|scope| {
-        let handles: Vec<_> =
-            ranges.iter().map(|range| scope.spawn(|| rows(problem, data, range.clone(), width, &row))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
-    });
-    let mut total = vec![0.0; width];
-    for result in results {
-        for (t, x) in total.iter_mut().zip(result?) {
-            *t += x;
+    kernel_rows: &KernelRows,
+    l: &[f64],
+    sample: &Dataset<T>,
+    lambda: T,
+) -> Result<Cholesky<f64, Vec<f64>>, TrainError> {
+    let m = kernel_rows.len();
+    let shifted = kernel_rows.offset_by_first_rows(sample)?;
+    let sums = pass(&shifted, sample, problem.threads, m * m + m, |_, block, acc| {
+        let (gram, sum) = acc.split_at_mut(m * m);
+        for k in block.chunks_exact(m) {
+            for (s, &k) in sum.iter_mut().zip(k) {
+                *s += k;
+            }
         }
-    }
-    Ok(total)
+        add_gram(block, m, gram)
+    })?;
+    let (gram, sum) = sums.split_at(m * m);
+    let count = sample.len() as f64;
+    let hessian = centred_hessian(gram.to_vec(), sum, count, l, m)?;
+    factor_hessian(&hessian, m, problem.data.len() as f64 / count, lambda.to_f64())
 }
 
-/// [`pass`] over the rows `range` on this thread.
-fn rows<T: Real>(
-    problem: &Problem<'_, T>,
-    data: &Dataset<T>,
-    range: Range<usize>,
-    width: usize,
-    row: &impl Fn(usize, &[T], &mut [f64]),
-) -> Result<Vec<f64>, Error> {
-    let m = problem.factor.dim();
-    let (mut x, mut k, mut acc) = (vec![T::ZERO; problem.dim], vec![T::ZERO; m], vec![0.0; width]);
-    for i in range {
-        data.dense_row(i, &mut x);
-        problem.kernel.column(&x, problem.centres, &mut k)?;
-        row(i, &k, &mut acc);
-    }
-    if acc.iter().all(|a| a.is_finite()) { Ok(acc) } else { Err(Error::NonFinite) }
+/// `z = M⁻¹r` by the factor of `M`, in f64.
+fn inverse<T: Real>(factor: &Cholesky<f64, Vec<f64>>) -> Result<impl LinearOperator<T>, TrainError> {
+    let mut scratch = zeroed(factor.dim(), "the CG vectors")?;
+    Ok(move |r: &[T], z: &mut [T]| {
+        for (s, &r) in scratch.iter_mut().zip(r) {
+            *s = r.to_f64();
+        }
+        factor.solve_in_place(&mut scratch)?;
+        for (z, &s) in z.iter_mut().zip(&scratch) {
+            *z = T::from_f64(s);
+        }
+        Ok(())
+    })
+}
+
+/// `w ↦ (Z_cᵀZ_c + λI)w` by a pass over the rows, counting the passes in `passes`.
+fn streamed_product<'p, T: Real>(
+    problem: &'p Problem<'_, T>,
+    kernel_rows: &'p KernelRows,
+    mean_feature: &'p [T],
+    lambda: T,
+    passes: &'p mut usize,
+) -> Result<impl LinearOperator<T> + 'p, TrainError> {
+    let m = kernel_rows.len();
+    let mut u = zeroed(m, "the CG vectors")?;
+    let mut wide = zeroed(m, "the CG vectors")?;
+    Ok(move |w: &[T], out: &mut [T]| -> Result<(), Error> {
+        u.copy_from_slice(w);
+        solve_lower_transposed(problem.factor.packed(), m, Triangle::Packed, &mut u)?;
+        for (v, u) in wide.iter_mut().zip(&u) {
+            *v = u.to_f64();
+        }
+        let shift = dot(mean_feature, w)?.to_f64();
+        let u = &wide;
+        let products = pass(kernel_rows, problem.data, problem.threads, m + 1, |_: Range<usize>, block, acc| {
+            let (g, sum) = acc.split_at_mut(m);
+            for k in block.chunks_exact(m) {
+                let t = k.iter().zip(u).map(|(k, u)| k * u).sum::<f64>() - shift;
+                for (g, &k) in g.iter_mut().zip(k) {
+                    *g += t * k;
+                }
+                if let Some(sum) = sum.first_mut() {
+                    *sum += t;
+                }
+            }
+            Ok(())
+        })?;
+        *passes += 1;
+        for (o, &g) in out.iter_mut().zip(&products) {
+            *o = T::from_f64(g);
+        }
+        problem.factor.solve_lower_in_place(out)?;
+        let sum = T::from_f64(products.get(m).copied().unwrap_or(0.0));
+        for ((o, &z), &w) in out.iter_mut().zip(mean_feature).zip(w) {
+            *o += lambda * w - z * sum;
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]
@@ -364,7 +468,8 @@ mod tests {
     /// The fitted values `b + Zw` of CG against nalgebra's solve of the normal equations
     /// of `min ‖y − b − Zw‖² + λ‖w‖²` (intercept unpenalised) on the same whitened
     /// features, to `tol` relative to `‖y‖`, at ridges from interpolation to heavy
-    /// shrinkage; one thread and three agree.
+    /// shrinkage; one thread and three agree. With the Hessian of every row CG needs at most
+    /// three steps; each step is a pass.
     fn cg_equals_the_exact_solution<T: Real>(tol: f64, cg_tol: f64) {
         let (n, m, dim) = (500, 40, 3);
         let data = data::<T>(n, 1);
@@ -387,14 +492,19 @@ mod tests {
             }
             let exact = normal.lu().solve(&(x.transpose() * &y)).unwrap();
             let exact_fit = &x * &exact;
-            for threads in [1, 3] {
+            for (threads, hessian) in [
+                (1, HessianRows::Sample(&sample)),
+                (3, HessianRows::Sample(&sample)),
+                (1, HessianRows::All),
+                (3, HessianRows::All),
+            ] {
                 let problem = Problem {
                     data: &data,
                     targets: &targets,
                     kernel: &kernel,
                     centres: &set.centres,
                     factor: &factor,
-                    sample: &sample,
+                    hessian,
                     dim,
                     threads,
                 };
@@ -406,13 +516,16 @@ mod tests {
                     solution.weights.iter().map(|w| w.to_f64()).chain([solution.intercept.to_f64()]),
                 );
                 let error = (&x * &beta - &exact_fit).norm() / y.norm();
-                assert!(error <= tol, "λ = {lambda}, {threads} threads: fitted values off by {error:e}");
+                assert!(error <= tol, "λ = {lambda}, {threads} threads, {hessian:?}: fitted values off by {error:e}");
                 if T::BYTES == 8 {
                     let relative = (&beta - &exact).norm() / exact.norm();
                     assert!(relative <= 1e3 * tol, "λ = {lambda}: weights off by {relative:e}");
                 }
                 // The preconditioner keeps the iterations few.
-                assert!(solution.outcome.iterations < 40, "λ = {lambda}: {:?}", solution.outcome);
+                let (iterations, passes) = (solution.outcome.iterations, solution.passes);
+                let most = if let HessianRows::All = hessian { 3 } else { 39 };
+                assert!(iterations <= most, "λ = {lambda}, {hessian:?}: {:?}", solution.outcome);
+                assert_eq!(passes, iterations + 1);
             }
         }
     }
@@ -454,7 +567,7 @@ mod tests {
             kernel: &kernel,
             centres: &set.centres,
             factor: &factor,
-            sample: &sample,
+            hessian: HessianRows::Sample(&sample),
             dim,
             threads: 2,
         };
@@ -503,7 +616,7 @@ mod tests {
             kernel: &kernel,
             centres: &set.centres,
             factor: &factor,
-            sample: &data,
+            hessian: HessianRows::Sample(&data),
             dim,
             threads: 2,
         };
@@ -562,7 +675,7 @@ mod tests {
             kernel: &kernel,
             centres: &set.centres,
             factor: &factor,
-            sample: &data,
+            hessian: HessianRows::Sample(&data),
             dim: 3,
             threads: 2,
         };
@@ -585,7 +698,7 @@ mod tests {
         assert!(matches!(solve(&bad, ridge(1.0, 1e-6)), Err(TrainError::Core(Error::NonFinite))));
         assert!(matches!(solve(&bad, Regularisation::Components(3)), Err(TrainError::Core(Error::NonFinite))));
         let empty = Dataset::new();
-        let no_sample = Problem { sample: &empty, targets: &targets, ..bad };
+        let no_sample = Problem { hessian: HessianRows::Sample(&empty), targets: &targets, ..bad };
         let refused = solve(&no_sample, ridge(1.0, 1e-6));
         assert!(matches!(refused, Err(TrainError::Core(Error::InvalidParam { name: "sample" }))));
     }

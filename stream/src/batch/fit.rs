@@ -631,6 +631,8 @@ fn train_krr_cg<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fi
         ("iterations", cg.iterations.into()),
         ("residual", cg.residual.into()),
         ("converged", cg.converged.into()),
+        ("passes", cg.passes.into()),
+        ("preconditioner", if cg.exact_hessian { "whole-set hessian" } else { "subsample hessian" }.into()),
         ("working_bytes", summary.working_bytes.into()),
         ("chosen", chosen_record(chosen)),
     ]);

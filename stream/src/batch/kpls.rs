@@ -26,7 +26,7 @@
 
 use kestrel_core::{Error, Real, Rng};
 
-use super::falkon::{self, Problem, Regularisation};
+use super::falkon::{self, HessianRows, Problem, Regularisation};
 use super::krr::{self, CgSummary, KrrConfig, KrrModel, Task};
 use super::{TrainError, check_budget};
 use crate::dataset::Dataset;
@@ -85,7 +85,7 @@ pub fn train<T: Real>(
         kernel: &config.kernel,
         centres: &set.centres,
         factor: &factor,
-        sample,
+        hessian: HessianRows::All,
         dim,
         threads,
     };
@@ -97,6 +97,8 @@ pub fn train<T: Real>(
         residual: outcome.residual.to_f64(),
         converged: outcome.exit == kestrel_core::linalg::Exit::Converged,
         subsample: sample.len(),
+        passes: solution.passes,
+        exact_hessian: false,
     };
     let summary = KplsSummary { centres: set.m, components, held_out_mse, cg, working_bytes };
     Ok((KrrModel::Regressor(model, None), summary))
@@ -132,7 +134,7 @@ fn choose_components<T: Real>(
         kernel: &config.kernel,
         centres,
         factor,
-        sample: &part,
+        hessian: HessianRows::All,
         dim: part.dim().max(1),
         threads: super::mrrsvm::threads(),
     };

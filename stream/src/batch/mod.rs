@@ -19,6 +19,7 @@ pub mod clusters;
 pub mod falkon;
 pub mod fit;
 pub mod gamma;
+pub mod kernel_rows;
 pub mod kpca;
 pub mod kpls;
 pub mod krr;
