@@ -4,11 +4,12 @@
 //! **Method** (Cody & Waite's reduction, then a polynomial): `k = round(x·log₂e)`,
 //! `r = x − k·ln2` with `ln2` split in a high part of few significant bits (so `k·ln2_hi` is
 //! exact) and a low part, `|r| ≤ ½ln2`; `e^r` by its Taylor series to degree 13
-//! (truncation `(½ln2)¹⁴/14! ≈ 4·10⁻¹⁸`), in Horner form; then `e^x = e^r·2^k`, the power of two built from its exponent bits in two halves
-//! `2^⌊k/2⌋·2^(k−⌊k/2⌋)` so results that overflow become `∞` and those that underflow pass
-//! through the subnormals to 0 as the product rounds them. `k` is rounded by adding and
-//! subtracting `1.5·2^52`, whose bits then hold `k` as an integer. The input is
-//! clamped first to where the result is still `∞` or 0 at the ends; NaN stays NaN.
+//! (truncation `(½ln2)¹⁴/14! ≈ 4·10⁻¹⁸`), in Horner form; then `e^x = e^r·2^k`, the power of
+//! two built from its exponent bits in two halves `2^h·2^(k−h)`, `h = k/2` rounded, so results
+//! that overflow become `∞` and those that underflow pass through the subnormals to 0 as the
+//! product rounds them. `k` and `h` are rounded by adding and subtracting `1.5·2^52`, whose
+//! bits then hold them as integers. The input is clamped first to where the result is still
+//! `∞` or 0 at the ends; NaN stays NaN.
 //!
 //! **Accuracy**: within 1 ulp of `std`'s and `libm`'s `e^x` over the whole range, as the
 //! tests measure it.
@@ -37,24 +38,24 @@ pub fn exp_f64(x: f64) -> f64 {
         1.0 / 6.0,
         0.5,
     ];
+    // NaN passes the clamp and every step after it: the result is NaN.
     let clamped = x.clamp(-746.0, 710.0);
-    let shifted = clamped * LOG2E + ROUND;
-    let k_float = shifted - ROUND;
-    #[allow(clippy::cast_possible_wrap, reason = "the bits of 1.5·2^52 + k, |k| < 2^11: k in two's complement")]
-    let k = shifted.to_bits().wrapping_sub(ROUND.to_bits()) as i64;
+    let k_float = (clamped * LOG2E + ROUND) - ROUND;
+    // 2^k = 2^h·2^(k−h), h = k/2 rounded: each half's exponent stays in range. Both halves
+    // are rounded by the shift, whose bits then hold them as integers: no integer shift
+    // (which SSE2 lacks for 64-bit lanes) in the vectorised loop.
+    let half_shifted = k_float * 0.5 + ROUND;
+    let rest_shifted = (k_float - (half_shifted - ROUND)) + ROUND;
     let r = (clamped - k_float * LN2_HI) - k_float * LN2_LO;
     let mut p = C[0];
     for c in &C[1..] {
         p = p * r + c;
     }
     let er = (p * r * r + r) + 1.0;
-    let half = k >> 1;
-    let power = |e: i64| {
-        #[allow(clippy::cast_sign_loss, reason = "e + 1023 lies in 1..=2046 for the clamped input")]
-        f64::from_bits(((e + 1023) as u64) << 52)
-    };
-    let result = er * power(half) * power(k - half);
-    if x.is_nan() { x } else { result }
+    // The low bits of `ROUND + e` hold `e` in two's complement; `e + 1023` in the exponent
+    // field is `2^e` (`e` lies in −538..=512 for the clamped input).
+    let power = |shifted: f64| f64::from_bits(shifted.to_bits().wrapping_sub(ROUND.to_bits()).wrapping_add(1023) << 52);
+    er * power(half_shifted) * power(rest_shifted)
 }
 
 #[cfg(test)]

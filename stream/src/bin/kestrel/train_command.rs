@@ -39,6 +39,7 @@ fn labels_for(learner: TrainLearner) -> LabelColumn {
 fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     let start = Instant::now();
     let prepared = Prepared::<T>::read(&args.settings)?;
+    let read_seconds = start.elapsed().as_secs_f64();
     let (bytes, mut summary) = fit(&args.settings, &prepared.data)?;
     let bytes = prepared.model_file(bytes)?;
     file::write_atomic(&args.out, &bytes)?;
@@ -51,6 +52,7 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
                 ("dim".to_string(), json!(data.dim())),
                 ("skipped".to_string(), json!(skipped)),
                 ("seconds".to_string(), json!(seconds)),
+                ("read_seconds".to_string(), json!(read_seconds)),
                 ("model_bytes".to_string(), json!(bytes.len())),
                 ("scalar".to_string(), json!(scalar_name::<T>())),
             ]);
@@ -58,7 +60,8 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
         println!("{summary}");
     } else {
         eprintln!(
-            "kestrel: trained on {} rows of {} features in {seconds:.3} s ({skipped} skipped); model {} ({} bytes)",
+            "kestrel: trained on {} rows of {} features in {seconds:.3} s (reading {read_seconds:.3} s; {skipped} \
+             skipped); model {} ({} bytes)",
             data.len(),
             data.dim(),
             args.out.display(),
