@@ -72,6 +72,11 @@ class Model:
     def __init__(self, data):
         self._bytes = bytes(data)
         self.info = _kestrel.describe(self._bytes)
+        if self.info["task"] == "projection":
+            raise ValueError(
+                f"the bytes hold a kernel projection ({self.info['components']} components), which "
+                "predicts nothing: project rows with `kestrel transform --apply`"
+            )
 
     def predict(self, X):
         """One prediction per row: the class (its name for a model of named classes) or

@@ -422,10 +422,10 @@ fn decision_function<'py>(
 }
 
 /// What `kestrel inspect` shows of the model in `model`: kind, scalar, dim, centers, bytes,
-/// kernel, task, scaled, class_names.
+/// kernel, task, scaled, class_names, and a projection's components.
 #[pyfunction]
 fn describe<'py>(py: Python<'py>, model: &[u8]) -> PyResult<Bound<'py, PyDict>> {
-    let info = model::load(model).map_err(value_error)?.info();
+    let info = model::describe(model).map_err(value_error)?;
     let dict = PyDict::new(py);
     dict.set_item("kind", info.kind)?;
     dict.set_item("scalar", info.scalar)?;
@@ -436,6 +436,9 @@ fn describe<'py>(py: Python<'py>, model: &[u8]) -> PyResult<Bound<'py, PyDict>> 
     dict.set_item("task", info.task)?;
     dict.set_item("scaled", info.scaled)?;
     dict.set_item("class_names", info.class_names)?;
+    if let Some(components) = info.components {
+        dict.set_item("components", components)?;
+    }
     Ok(dict)
 }
 

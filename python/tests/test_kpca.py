@@ -140,3 +140,12 @@ def test_ksir_slices_a_regression_response(tmp_path):
     ours = transform(tmp_path, "--input", train, "--method", "ksir", "--slices", "10", "--components", "1")
     # The first KSIR component carries the response: strongly correlated with it.
     assert abs(np.corrcoef(ours[:, 0], y)[0, 1]) > 0.6
+
+
+def test_a_projection_model_describes_itself_and_predicts_nothing():
+    import kestrel
+
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    projection = kestrel.KernelProjection(n_components=2, n_centres=20, random_state=1).fit(X)
+    with pytest.raises(ValueError, match="kernel projection \\(2 components\\)"):
+        kestrel.Model(projection.to_bytes())

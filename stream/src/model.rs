@@ -120,10 +120,19 @@ pub fn read_file(path: &Path) -> Result<Box<dyn Predictor>, ModelFileError> {
     load(&bytes).map_err(|error| ModelFileError::Invalid { path: path.to_path_buf(), error })
 }
 
+/// [`describe`] of the model file at `path`.
+///
+/// # Errors
+/// [`ModelFileError`] when it cannot be read or is not a valid model.
+pub fn describe_file(path: &Path) -> Result<ModelInfo, ModelFileError> {
+    let bytes = file::read_bounded(path, MAX_FILE_BYTES)?;
+    describe(&bytes).map_err(|error| ModelFileError::Invalid { path: path.to_path_buf(), error })
+}
+
 /// What `kestrel inspect` shows.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ModelInfo {
-    /// `linear-svm`, `slkl`, `rsvm`, `mrrsvm` or `novelty`.
+    /// `linear-svm`, `slkl`, `rsvm`, `mrrsvm`, `novelty` or `kernel-projection`.
     pub kind: &'static str,
     /// `f32` or `f64`.
     pub scalar: &'static str,
@@ -137,12 +146,50 @@ pub struct ModelInfo {
     pub crc_ok: bool,
     /// The kernel, `linear` for a linear model.
     pub kernel: String,
-    /// `classifier`, `regressor` or `detector`.
+    /// `classifier`, `regressor`, `detector` or `projection`.
     pub task: &'static str,
     /// The model standardises its inputs (its file carries the scaler's statistics).
     pub scaled: bool,
     /// The names of the classes, name `k` that of label `k` (empty when not named).
     pub class_names: Vec<String>,
+    /// A projection's output coordinates (`None` for the models that predict).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub components: Option<usize>,
+}
+
+/// What `kestrel inspect` shows of the model file `bytes`: any model [`load`] reads, or a
+/// kernel projection (`kestrel transform --model`, which predicts nothing and so does not
+/// load as a [`Predictor`]).
+///
+/// # Errors
+/// As [`load`], or the core's when a projection's bytes are not valid.
+pub fn describe(bytes: &[u8]) -> Result<ModelInfo, Error> {
+    let envelope = Envelope::parse(bytes)?;
+    if envelope.kind != ModelKind::KernelPca {
+        return Ok(load(bytes)?.info());
+    }
+    match envelope.scalar {
+        ScalarKind::F64 => projection_info::<f64>(bytes),
+        ScalarKind::F32 => projection_info::<f32>(bytes),
+    }
+}
+
+/// [`describe`] of a kernel projection of scalar `T`.
+fn projection_info<T: Real>(bytes: &[u8]) -> Result<ModelInfo, Error> {
+    let projection = crate::batch::kpca::from_bytes::<T>(bytes)?;
+    Ok(ModelInfo {
+        kind: "kernel-projection",
+        scalar: scalar_name::<T>(),
+        dim: projection.dim(),
+        centers: projection.centres().len() / projection.dim().max(1),
+        bytes: bytes.len(),
+        crc_ok: true,
+        kernel: kernel_name(projection.kernel().kind()),
+        task: "projection",
+        scaled: false,
+        class_names: Vec::new(),
+        components: Some(projection.components()),
+    })
 }
 
 /// A model ready to predict.
@@ -377,6 +424,7 @@ impl<T: Real> Predictor for Linear<T> {
             task: "classifier",
             scaled: self.scaler.is_some(),
             class_names: Vec::new(),
+            components: None,
         }
     }
 
@@ -455,6 +503,7 @@ impl<T: Real> Predictor for Regressor<T> {
             task: "regressor",
             scaled: self.scaler.is_some(),
             class_names: Vec::new(),
+            components: None,
         }
     }
 
@@ -497,6 +546,7 @@ impl<T: Real> Predictor for Reduced<T> {
             task: "classifier",
             scaled: self.scaler.is_some(),
             class_names: Vec::new(),
+            components: None,
         }
     }
 
@@ -576,6 +626,7 @@ impl<T: Real> Predictor for MapReduce<T> {
             task: "classifier",
             scaled: self.scaler.is_some(),
             class_names: Vec::new(),
+            components: None,
         }
     }
 
@@ -630,6 +681,7 @@ impl<T: Real> Predictor for Novelty<T> {
             task: "detector",
             scaled: self.scaler.is_some(),
             class_names: Vec::new(),
+            components: None,
         }
     }
 

@@ -1145,15 +1145,35 @@ fn transform_projects_rows_and_new_rows_through_its_model() {
         assert_eq!(first, second, "the model projects the training rows as the fit did");
         assert!(first.starts_with("pc0,pc1,label\n") && first.lines().count() == 121, "{first}");
     }
-    // A projection predicts nothing; too many components and a KSIR without slices fail.
+    // inspect describes the projection (the last fit: 30 centres of the one feature, 2
+    // components); it predicts nothing.
+    let info = json(&kestrel(&["inspect", model_s, "--json"]));
+    let expected = (Some("kernel-projection"), Some("projection"), Some(1), Some(2), Some(30));
+    let got = (
+        info["kind"].as_str(),
+        info["task"].as_str(),
+        info["dim"].as_u64(),
+        info["components"].as_u64(),
+        info["centers"].as_u64(),
+    );
+    assert_eq!(got, expected, "{info}");
+    let o = kestrel(&["inspect", model_s]);
+    assert!(o.status.success() && stdout(&o).contains("1 features to 2 components"), "{}", stdout(&o));
     let o = kestrel(&["predict", "--model", model_s, "--input", data_s]);
     assert!(!o.status.success() && stderr(&o).contains("kestrel transform --apply"), "{}", stderr(&o));
+    // Too many components and a KSIR without slices fail.
     let o = kestrel(&["transform", "--input", data_s, "--components", "200"]);
     assert!(!o.status.success() && stderr(&o).contains("components"), "{}", stderr(&o));
     let o = kestrel(&["transform", "--method", "ksir", "--slices", "4", "--input", data_s, "--components", "4"]);
     assert!(!o.status.success() && stderr(&o).contains("components"), "{}", stderr(&o));
     let o = kestrel(&["transform", "--method", "ksir", "--slices", "4", "--input", data_s, "--components", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Without --components: two, and for KSIR the J − 1 its slices have when fewer.
+    for (method, slices, header) in [("kpca", "4", "pc0,pc1,label\n"), ("ksir", "2", "pc0,label\n")] {
+        let o = kestrel(&["transform", "--method", method, "--slices", slices, "--input", data_s, "--output", out_s]);
+        assert!(o.status.success(), "{method}: {}", stderr(&o));
+        assert!(std::fs::read_to_string(&out).unwrap().starts_with(header), "{method}");
+    }
 }
 
 /// Two views of one latent `s`: `x = (cos 2s, sin 2s)` and `y = (s³, eˢ)`, `s` spread

@@ -237,9 +237,20 @@ fn detection_text(detections: &Detections) -> String {
 
 /// `kestrel inspect`.
 pub fn inspect(args: &InspectArgs) -> Result<()> {
-    let info = model::read_file(&args.model)?.info();
+    let info = model::describe_file(&args.model)?;
     if args.json {
         println!("{}", serde_json::to_string(&info)?);
+    } else if let Some(components) = info.components {
+        println!(
+            "{}: kernel projection ({}), {} features to {components} components, {} centres, kernel {}, {} bytes, \
+             checksum ok (apply it with `kestrel transform --apply`)",
+            args.model.display(),
+            info.scalar,
+            info.dim,
+            info.centers,
+            info.kernel,
+            info.bytes
+        );
     } else {
         println!(
             "{}: {} {} ({}), {} features{}, {} centres, kernel {}, {} bytes, checksum ok",

@@ -79,8 +79,9 @@ pub struct TransformArgs {
     /// (its label column is ignored).
     #[arg(long, value_name = "DATA", required_if_eq("method", "kcca"), conflicts_with = "apply")]
     pub input2: Option<String>,
-    /// Components K to keep.
-    #[arg(long, value_name = "K", value_parser = count(1, MAX_DIM), required_unless_present = "apply")]
+    /// Components K to keep [default: 2, a plane to look at; ksir and kfd: at most J − 1
+    /// for J slices, all they have].
+    #[arg(long, value_name = "K", value_parser = count(1, MAX_DIM))]
     pub components: Option<usize>,
     /// Centres M of the reduced kernel, drawn at random from the rows [default: every
     /// row; for kpca, exact KPCA].
@@ -184,7 +185,7 @@ fn eigenmap<T: Real>(args: &TransformArgs, data: &Dataset<T>) -> Result<()> {
         return Err(Usage(message.into()).into());
     }
     let points = data.dense(data.dim())?;
-    let components = args.components.unwrap_or(1);
+    let components = components(args, data.labels());
     let embedding = spectral::eigenmap(&points, data.dim(), args.neighbors, components, args.budget)?;
     write_table(args, &csv(&[("y", &embedding.coordinates)], components, data.labels()))?;
     eprintln!(
@@ -217,7 +218,7 @@ fn kcca<T: Real>(args: &TransformArgs, data: &Dataset<T>, input2: &str) -> Resul
     let (points, points2) = (data.dense(data.dim())?, second.dense(second.dim())?);
     let dims = (data.dim(), second.dim());
     let kernels = (kernel(args, dims.0)?, kernel(args, dims.1)?);
-    let components = args.components.unwrap_or(1);
+    let components = components(args, data.labels());
     let settings = KccaSettings { components, centres: args.centres, seed: args.seed, mu: args.mu };
     let (u, v) = kpca::fit_kcca(&points, &points2, dims, kernels, &settings, args.budget)?;
     for (path, model) in [(&args.model, &u), (&args.model2, &v)] {
@@ -270,7 +271,7 @@ fn list<T: Real>(values: &[T]) -> String {
 /// Fits the projection of `args` on `points` (row-major, `dim` columns), writing the
 /// model file under `--model`.
 fn fit<T: Real>(args: &TransformArgs, points: &[T], labels: &[f64], dim: usize) -> Result<KernelProjection<T, Vec<T>>> {
-    let components = args.components.unwrap_or(1);
+    let components = components(args, labels);
     let discriminant = |criterion| Method::Discriminant { criterion, slices: args.slices, mu: args.mu };
     let method = match args.method {
         MethodArg::Kpca => Method::Kpca,
@@ -282,6 +283,20 @@ fn fit<T: Real>(args: &TransformArgs, points: &[T], labels: &[f64], dim: usize) 
     };
     let settings = KpcaSettings { method, components, centres: args.centres, seed: args.seed };
     finish(args, kpca::fit(points, labels, dim, kernel(args, dim)?, &settings, args.budget)?)
+}
+
+/// `--components`, or its default: 2, and for ksir and kfd at most `J − 1` for `J` slices
+/// (`--slices`, or one per distinct label of `labels`), the most they have.
+fn components(args: &TransformArgs, labels: &[f64]) -> usize {
+    args.components.unwrap_or_else(|| match args.method {
+        MethodArg::Ksir | MethodArg::Kfd => {
+            let mut distinct = labels.to_vec();
+            distinct.sort_by(f64::total_cmp);
+            distinct.dedup();
+            args.slices.unwrap_or(distinct.len()).saturating_sub(1).clamp(1, 2)
+        }
+        _ => 2,
+    })
 }
 
 /// `model`, its file written under `--model`.
