@@ -351,13 +351,38 @@ fn centred_hessian(mut gram: Vec<f64>, sum: &[f64], count: f64, l: &[f64], m: us
     Ok(gram)
 }
 
-/// `R` with `RRᵀ = ratio·hessian + λI`, in f64.
+/// Most times [`factor_hessian`] widens its shift before it gives up.
+const SHIFT_TRIES: usize = 12;
+
+/// `R` with `RRᵀ = ratio·hessian + (λ + δ)I`, in f64: `δ = 0`, or, when rounding has left
+/// the formed Hessian indefinite at that shift (a tiny `λ` on an ill-conditioned `L`: the
+/// formed `L⁻¹CL⁻ᵀ` carries errors of `ε` times `L`'s condition squared), the least of
+/// `10⁻¹², 10⁻¹¹, …` times the largest diagonal entry that makes it positive definite. A
+/// preconditioner only has to be close: CG on the true operator corrects the rest, in more
+/// steps.
+///
+/// # Errors
+/// `NotPositiveDefinite` when [`SHIFT_TRIES`] shifts up to `10⁻¹` of the diagonal fail;
+/// an allocation failure.
 fn factor_hessian(hessian: &[f64], m: usize, ratio: f64, lambda: f64) -> Result<Cholesky<f64, Vec<f64>>, TrainError> {
-    let factor = Cholesky::factor_in(zeroed(Cholesky::scalars_len(m), "the preconditioner")?, m, m, |i, j| {
-        let g = hessian.get(i * m + j).copied().unwrap_or(0.0) * ratio;
-        if i == j { g + lambda } else { g }
-    })?;
-    Ok(factor)
+    let largest = (0..m).map(|i| hessian.get(i * m + i).copied().unwrap_or(0.0) * ratio).fold(0.0, f64::max);
+    let mut shift = 0.0;
+    let mut scale = 1e-12;
+    for _ in 0..SHIFT_TRIES {
+        let storage = zeroed(Cholesky::scalars_len(m), "the preconditioner")?;
+        let factor = Cholesky::factor_in(storage, m, m, |i, j| {
+            let g = hessian.get(i * m + j).copied().unwrap_or(0.0) * ratio;
+            if i == j { g + lambda + shift } else { g }
+        });
+        match factor {
+            Err(Error::NotPositiveDefinite { .. }) => {
+                shift = scale * largest;
+                scale *= 10.0;
+            }
+            factor => return Ok(factor?),
+        }
+    }
+    Err(Error::NotPositiveDefinite { pivot: 0 }.into())
 }
 
 /// Falkon's `R`, the Hessian estimated on the `n_s` rows of `sample` and scaled by `n/n_s`.
@@ -658,6 +683,30 @@ mod tests {
     #[test]
     fn components_are_krylov_least_squares_f32() {
         components_are_krylov_least_squares::<f32>(1e-5);
+    }
+
+    /// A Hessian that rounding left singular or barely indefinite is factored with the least
+    /// shift that makes it positive definite; one far from it is refused.
+    #[test]
+    fn an_indefinite_hessian_is_factored_with_a_small_shift() {
+        let (m, lambda) = (2, 0.0);
+        let product = |factor: &Cholesky<f64, Vec<f64>>| {
+            let l = factor.packed();
+            [l[0] * l[0], l[0] * l[1], l[1] * l[1] + l[2] * l[2]]
+        };
+        for (off, most) in [(1.0, 1e-11), (1.0 + 1e-10, 1e-8)] {
+            let hessian = [1.0, off, off, 1.0];
+            let factor = factor_hessian(&hessian, m, 1.0, lambda).unwrap();
+            let [a, b, c] = product(&factor);
+            let shift = a - 1.0;
+            assert!(shift > 0.0 && shift <= most, "off-diagonal {off}: shift {shift:e}");
+            assert!((b - off).abs() <= 1e-15 && (c - 1.0 - shift).abs() <= 1e-12, "{a} {b} {c}");
+        }
+        let refused = factor_hessian(&[1.0, 0.0, 0.0, -1.0], m, 1.0, lambda);
+        assert!(matches!(refused, Err(TrainError::Core(Error::NotPositiveDefinite { .. }))));
+        // A positive definite one takes no shift.
+        let factor = factor_hessian(&[4.0, 1.0, 1.0, 3.0], m, 1.0, 0.5).unwrap();
+        assert!((product(&factor)[0] - 4.5).abs() <= 1e-15, "{:?}", product(&factor));
     }
 
     #[test]

@@ -10,12 +10,18 @@
 //! cross when `x` lies on a centre); the polynomial and linear kernels from `⟨x, x̃⟩`
 //! directly. The Laplacian's ℓ₁ distance has no such form: its rows are evaluated one by one
 //! ([`Kernel::column`]). Everything is in f64 whatever the data's scalar: the passes
-//! accumulate in f64 anyway, and the expansion's cancellation costs at most
-//! `ε·(‖x‖² + ‖x̃‖²)` absolute in a squared distance (about 10⁻¹⁵ on standardised data).
+//! accumulate in f64 anyway.
 //!
-//! **Memory**: the centres and their squared norms in f64, `m·(d + 1)` scalars; per thread of
-//! a [`pass`], a block of rows and its kernel block (`BLOCK_ROWS·(d + m)` f64) and the
-//! pass's accumulator.
+//! **Rounding of the expansion.** Its cancellation costs `ε·(‖x‖² + ‖x̃‖²)` absolute in a
+//! squared distance: for features in raw units far from 0 (a timestamp, a pressure in Pa)
+//! that is far more than the distances between rows. The Gaussian is translation invariant,
+//! so rows and centres are first moved by the centres' mean `o` (`x − o`, `x̃ − o`: the
+//! same distances, norms of the data's spread): the cost is then `ε` times the squared
+//! spread, as direct differences have it.
+//!
+//! **Memory**: the centres, their mean and their squared norms in f64, `m·(d + 1) + d`
+//! scalars; per thread of a [`pass`], a block of rows and its kernel block
+//! (`BLOCK_ROWS·(d + m)` f64) and the pass's accumulator.
 
 use std::ops::Range;
 
@@ -33,9 +39,11 @@ pub const BLOCK_ROWS: usize = 256;
 #[derive(Clone, Debug)]
 pub struct KernelRows {
     kernel: Kernel<f64>,
-    /// `Ã`, row-major `m × d`.
+    /// `Ã`, row-major `m × d` (Gaussian: less `origin`).
     centres: Vec<f64>,
-    /// `‖x̃_j‖²` (Gaussian only).
+    /// `o`, the centres' mean (Gaussian only; empty otherwise).
+    origin: Vec<f64>,
+    /// `‖x̃_j − o‖²` (Gaussian only).
     norms: Vec<f64>,
     /// `k̂`, subtracted from every kernel row (empty: none).
     offset: Vec<f64>,
@@ -70,11 +78,23 @@ impl KernelRows {
             }
             KernelKind::Linear => KernelKind::Linear,
         })?;
-        let norms = match kernel.kind() {
-            KernelKind::Rbf { .. } => wide.chunks_exact(dim).map(|c| c.iter().map(|v| v * v).sum()).collect(),
-            _ => Vec::new(),
-        };
-        Ok(KernelRows { kernel, centres: wide, norms, offset: Vec::new(), dim })
+        let (mut origin, mut norms) = (Vec::new(), Vec::new());
+        if let KernelKind::Rbf { .. } = kernel.kind() {
+            origin = zeroed(dim, "the centres")?;
+            let count = (wide.len() / dim).max(1) as f64;
+            for c in wide.chunks_exact(dim) {
+                for (o, v) in origin.iter_mut().zip(c) {
+                    *o += v / count;
+                }
+            }
+            for c in wide.chunks_exact_mut(dim) {
+                for (v, o) in c.iter_mut().zip(&origin) {
+                    *v -= o;
+                }
+            }
+            norms = wide.chunks_exact(dim).map(|c| c.iter().map(|v| v * v).sum()).collect();
+        }
+        Ok(KernelRows { kernel, centres: wide, origin, norms, offset: Vec::new(), dim })
     }
 
     /// The same centres giving `k − k̂` for each kernel row `k`: accumulating the products
@@ -108,7 +128,7 @@ impl KernelRows {
         let mut rows = zeroed(b * dim, "a pass's rows")?;
         let mut kernel = zeroed(b * m, "a pass's kernel block")?;
         widen(data, 0..b, &mut row, &mut rows);
-        self.kernel_block(&rows, &mut kernel)?;
+        self.kernel_block(&mut rows, &mut kernel)?;
         let mut mean = zeroed(m, "the offset")?;
         for k in kernel.chunks_exact(m) {
             for (s, k) in mean.iter_mut().zip(k) {
@@ -142,11 +162,12 @@ impl KernelRows {
     }
 
     /// `out = K(X_b, Ã)` (less the offset, [`KernelRows::offset_by`]), row-major `b × m`, for
-    /// the rows `rows` (row-major `b × d`).
+    /// the rows `rows` (row-major `b × d`), which are scratch: the Gaussian moves them by the
+    /// centres' mean in place (see the module doc).
     ///
     /// # Errors
     /// `DimensionMismatch` when `rows` is not whole rows or `out` not `b × m`.
-    pub fn block(&self, rows: &[f64], out: &mut [f64]) -> Result<(), Error> {
+    pub fn block(&self, rows: &mut [f64], out: &mut [f64]) -> Result<(), Error> {
         self.kernel_block(rows, out)?;
         if !self.offset.is_empty() {
             for row in out.chunks_exact_mut(self.len()) {
@@ -158,8 +179,8 @@ impl KernelRows {
         Ok(())
     }
 
-    /// `out = K(X_b, Ã)`.
-    fn kernel_block(&self, rows: &[f64], out: &mut [f64]) -> Result<(), Error> {
+    /// `out = K(X_b, Ã)`, `rows` moved by `origin`.
+    fn kernel_block(&self, rows: &mut [f64], out: &mut [f64]) -> Result<(), Error> {
         let (dim, m) = (self.dim, self.len());
         let b = rows.len() / dim;
         if b * dim != rows.len() || out.len() != b * m {
@@ -175,6 +196,14 @@ impl KernelRows {
             }
             return Ok(());
         }
+        if !self.origin.is_empty() {
+            for x in rows.chunks_exact_mut(dim) {
+                for (v, o) in x.iter_mut().zip(&self.origin) {
+                    *v -= o;
+                }
+            }
+        }
+        let rows = &*rows;
         let shape = |_| Error::DimensionMismatch { expected: b * m, got: out.len() };
         let x = ArrayView2::from_shape((b, dim), rows).map_err(shape)?;
         let centres = ArrayView2::from_shape((m, dim), &self.centres).map_err(shape)?;
@@ -259,7 +288,7 @@ fn blocks<T: Real>(
         let b = end - start;
         widen(data, start..end, &mut row, &mut rows);
         let kernel = kernel.get_mut(..b * m).unwrap_or_default();
-        kernel_rows.block(rows.get(..b * dim).unwrap_or_default(), kernel)?;
+        kernel_rows.block(rows.get_mut(..b * dim).unwrap_or_default(), kernel)?;
         block(start..end, kernel, &mut acc)?;
         start = end;
     }
@@ -302,7 +331,7 @@ mod tests {
             let kernel_rows = KernelRows::new(&kernel, &centres, dim).unwrap();
             assert_eq!((kernel_rows.len(), kernel_rows.dim()), (m, dim));
             let mut out = vec![0.0; b * m];
-            kernel_rows.block(&rows, &mut out).unwrap();
+            kernel_rows.block(&mut rows.clone(), &mut out).unwrap();
             let mut column = vec![0.0; m];
             for (x, o) in rows.chunks_exact(dim).zip(out.chunks_exact(m)) {
                 kernel.column(x, &centres, &mut column).unwrap();
@@ -322,7 +351,7 @@ mod tests {
             };
             let from_f32 = KernelRows::new(&Kernel::new(kind).unwrap(), &narrow, dim).unwrap();
             let wide_rows: Vec<f64> = rows.iter().map(|&x| f64::from(x as f32)).collect();
-            from_f32.block(&wide_rows, &mut out).unwrap();
+            from_f32.block(&mut wide_rows.clone(), &mut out).unwrap();
             let wide_centres: Vec<f64> = narrow.iter().map(|&c| f64::from(c)).collect();
             let wide_kernel = Kernel::new(from_f32.kernel.kind()).unwrap();
             for (x, o) in wide_rows.chunks_exact(dim).zip(out.chunks_exact(m)) {
@@ -330,6 +359,27 @@ mod tests {
                 for (a, e) in o.iter().zip(&column) {
                     assert!((a - e).abs() <= 1e-13 * e.abs().max(1.0), "{kernel:?} from f32: {a} against {e}");
                 }
+            }
+        }
+    }
+
+    /// Features in raw units far from 0 (10⁶ ± 3): the Gaussian's block still equals the
+    /// columns of direct differences to 10⁻¹³ (without moving rows and centres by the
+    /// centres' mean, the expansion's cancellation, ε·10¹², would be ~10⁻³ here).
+    #[test]
+    fn far_from_the_origin_the_gaussian_keeps_its_digits() {
+        let (b, m, dim) = (20, 7, 3);
+        let mut rng = Rng::seed_from_u64(5);
+        let mut draw = |count: usize| -> Vec<f64> { (0..count).map(|_| 1e6 + rng.uniform_in(-3.0, 3.0)).collect() };
+        let (centres, rows) = (draw(m * dim), draw(b * dim));
+        let kernel = Kernel::rbf(0.2).unwrap();
+        let mut out = vec![0.0; b * m];
+        KernelRows::new(&kernel, &centres, dim).unwrap().block(&mut rows.clone(), &mut out).unwrap();
+        let mut column = vec![0.0; m];
+        for (x, o) in rows.chunks_exact(dim).zip(out.chunks_exact(m)) {
+            kernel.column(x, &centres, &mut column).unwrap();
+            for (a, e) in o.iter().zip(&column) {
+                assert!((a - e).abs() <= 1e-13, "{a} against {e}");
             }
         }
     }
@@ -384,7 +434,7 @@ mod tests {
         assert!(matches!(KernelRows::new(&kernel, &[1.0; 7], 2), Err(Error::DimensionMismatch { .. })));
         assert!(matches!(KernelRows::new(&kernel, &[f64::NAN; 4], 2), Err(Error::NonFinite)));
         let rows = KernelRows::new(&kernel, &[1.0; 6], 2).unwrap();
-        assert!(rows.block(&[0.0; 5], &mut [0.0; 6]).is_err());
-        assert!(rows.block(&[0.0; 4], &mut [0.0; 5]).is_err());
+        assert!(rows.block(&mut [0.0; 5], &mut [0.0; 6]).is_err());
+        assert!(rows.block(&mut [0.0; 4], &mut [0.0; 5]).is_err());
     }
 }
