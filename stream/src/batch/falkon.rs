@@ -220,7 +220,8 @@ pub fn solve_observed<T: Real>(
                 (None, HessianRows::Sample(sample)) => {
                     sample_preconditioner(problem, &kernel_rows, &l, sample, lambda)?
                 }
-                (None, HessianRows::All) => return Err(Error::InvalidParam { name: "sample" }.into()),
+                // The first pass accumulates the Hessian whenever a ridge takes every row's.
+                (None, HessianRows::All) => return Err(Error::InvalidParam { name: "hessian" }.into()),
             };
             let mut product = streamed_product(problem, &kernel_rows, &mean_feature, lambda, &mut passes)?;
             let mut inverse = inverse(&preconditioner)?;
