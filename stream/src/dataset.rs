@@ -91,6 +91,80 @@ impl<T: Real> Dataset<T> {
         }
     }
 
+    /// [`Dataset::read`] of the consecutive parts of one LibSVM file
+    /// ([`crate::source::split`]), each on a thread of its own, then joined in order: the
+    /// same rows, the same bad rows handed to `skipped` (after all parts are read, in file
+    /// order, numbered by their line in the whole file), the same first bad row under
+    /// [`OnError::Stop`], as one reader of the whole file gives. Memory: the parts, then
+    /// their join (the data set and its largest part's worth besides, for a moment).
+    ///
+    /// # Errors
+    /// The first bad row under [`OnError::Stop`]; an allocation failure while joining, as
+    /// a bad row of the file.
+    pub fn read_parts<R: std::io::BufRead + Send>(
+        parts: Vec<crate::source::LibSvmReader<R>>,
+        on_error: OnError,
+        mut skipped: impl FnMut(&ReadError),
+    ) -> Result<Self, ReadError> {
+        type Part<T> = (Result<Dataset<T>, ReadError>, Vec<ReadError>, u64, String);
+        let read: Vec<Part<T>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = parts
+                .into_iter()
+                .map(|mut reader| {
+                    scope.spawn(move || {
+                        let mut bad: Vec<ReadError> = Vec::new();
+                        let data = Dataset::read(&mut reader, on_error, |e| bad.push(e.clone()));
+                        (data, bad, reader.lines_read(), reader.name().to_string())
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+        });
+        let mut joined = Dataset::new();
+        let mut lines_before = 0u64;
+        for (data, bad, lines, name) in read {
+            let renumber = |mut e: ReadError| {
+                e.line += lines_before;
+                e
+            };
+            for e in bad {
+                skipped(&renumber(e));
+            }
+            let data = data.map_err(renumber)?;
+            joined.append(data).map_err(|error| ReadError {
+                source_name: name,
+                line: lines_before + 1,
+                column: 1,
+                kind: ReadErrorKind::Io(error.to_string()),
+            })?;
+            lines_before += lines;
+        }
+        Ok(joined)
+    }
+
+    /// Appends the rows of `other`, whose labels mean what `self`'s do (LibSVM rows: numbers,
+    /// no class names).
+    ///
+    /// # Errors
+    /// [`AllocError`] when the rows cannot be held; `self` is unchanged then.
+    fn append(&mut self, other: Dataset<T>) -> Result<(), AllocError> {
+        if self.is_empty() && self.class_names == other.class_names {
+            *self = Dataset { dim: self.dim.max(other.dim), ..other };
+            return Ok(());
+        }
+        crate::limits::reserve(&mut self.indices, other.indices.len(), "the rows")?;
+        crate::limits::reserve(&mut self.values, other.values.len(), "the rows")?;
+        crate::limits::reserve(&mut self.offsets, other.len(), "the rows")?;
+        crate::limits::reserve(&mut self.labels, other.len(), "the rows")?;
+        let base = self.indices.len();
+        self.offsets.extend(other.offsets.iter().skip(1).map(|&o| o + base));
+        self.indices.extend_from_slice(&other.indices);
+        self.values.extend_from_slice(&other.values);
+        self.labels.extend_from_slice(&other.labels);
+        self.dim = self.dim.max(other.dim);
+        Ok(())
+    }
+
     /// The last `window` rows (all of them when there are fewer).
     pub fn last(&self, window: usize) -> Self {
         let first = self.len().saturating_sub(window);
@@ -263,6 +337,52 @@ impl<T: Real> Dataset<T> {
 mod tests {
     use super::*;
     use crate::source::LibSvmReader;
+
+    /// A file read in parts gives what one reader of it gives: the same rows, the same bad
+    /// rows in the same order with the same lines (skip), the same first bad row (stop) —
+    /// for any number of parts, bad rows near and across the cuts, f64 and f32 (where 1e39
+    /// overflows).
+    #[test]
+    fn a_file_read_in_parts_is_the_file_read_whole() {
+        let dir = std::env::temp_dir().join(format!("kestrel-parts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut text = String::from("# header comment\n");
+        for i in 0..400 {
+            match i % 37 {
+                5 => text.push_str("1 2:x\n"),
+                11 => text.push('\n'),
+                17 => text.push_str(&format!("-1 3:1 2:{i}\n")),
+                23 => text.push_str("1 1:1e39\n"),
+                _ => text.push_str(&format!("{} 1:{i} {}:0.5 # row {i}\n", i % 3, 2 + i % 9)),
+            }
+        }
+        text.push_str("2 4:4");
+        let path = dir.join("rows.svm");
+        std::fs::write(&path, &text).unwrap();
+        fn check<T: Real>(path: &std::path::Path, text: &str) {
+            for on_error in [OnError::Skip, OnError::Stop] {
+                let mut whole_bad = Vec::new();
+                let mut reader = LibSvmReader::new(text.as_bytes(), path.to_str().unwrap(), 4096);
+                let whole: Result<Dataset<T>, _> = Dataset::read(&mut reader, on_error, |e| whole_bad.push(e.clone()));
+                // 11 rows each of a bad value, a bad order and (in f32) an overflow.
+                match on_error {
+                    OnError::Skip => assert!(whole_bad.len() >= 22 && whole.as_ref().unwrap().len() > 300),
+                    OnError::Stop => assert_eq!(whole.as_ref().unwrap_err().line, 7),
+                }
+                for parts in [1, 2, 3, 5, 16] {
+                    let readers =
+                        crate::source::split::libsvm_parts(path, path.to_str().unwrap(), 4096, parts).unwrap();
+                    let mut bad = Vec::new();
+                    let joined: Result<Dataset<T>, _> = Dataset::read_parts(readers, on_error, |e| bad.push(e.clone()));
+                    assert_eq!(joined, whole, "{parts} parts, {on_error:?}");
+                    assert_eq!(bad, whole_bad, "{parts} parts, {on_error:?}");
+                }
+            }
+        }
+        check::<f64>(&path, &text);
+        check::<f32>(&path, &text);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn reads_rows_and_skips_or_stops_on_bad_ones() {

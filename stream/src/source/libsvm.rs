@@ -28,6 +28,12 @@ impl<R: BufRead> LibSvmReader<R> {
         let input = BoundedLines::new(input, max_line_bytes);
         LibSvmReader { input, name: name.into(), line_number: 0, max_line_bytes }
     }
+
+    /// Lines consumed so far (blank and comment lines included); all of them once
+    /// [`RecordReader::next_record`] has said there is no more.
+    pub fn lines_read(&self) -> u64 {
+        self.line_number
+    }
 }
 
 impl<R: BufRead> RecordReader for LibSvmReader<R> {
@@ -39,6 +45,7 @@ impl<R: BufRead> RecordReader for LibSvmReader<R> {
             // A whole line (BoundedLines hands out one at a time), parsed where it lies.
             let bytes = self.input.fill_buf().map_err(|e| error(1, ReadErrorKind::Io(e.to_string())))?;
             if bytes.is_empty() {
+                self.line_number -= 1;
                 return Ok(false);
             }
             let (len, outcome) = (bytes.len(), parse_raw(bytes, record, line, self.max_line_bytes));

@@ -34,6 +34,7 @@ mod csv;
 mod libsvm;
 pub mod lines;
 mod record;
+pub mod split;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};

@@ -57,7 +57,7 @@ impl Record {
 }
 
 /// A row that could not be read, with where it is.
-#[derive(Debug, Error, PartialEq)]
+#[derive(Clone, Debug, Error, PartialEq)]
 #[error("{source_name}:{line}:{column}: {kind}")]
 pub struct ReadError {
     /// The file name, `<stdin>` or the serial device.

@@ -8,12 +8,12 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
 use kestrel_stream::class_names::ClassNames;
-use kestrel_stream::dataset::OnError;
+use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::detection::Detections;
 use kestrel_stream::model::{self, Predictor, scalar_name};
 use kestrel_stream::online::{WindowNovelty, WindowRsvm, WindowSlkl, WindowSvm};
 use kestrel_stream::score::Tally;
-use kestrel_stream::source::{self, Format, LabelColumn, Record, RecordReader};
+use kestrel_stream::source::{self, Format, LabelColumn, ReadError, Record, RecordReader};
 use serde_json::{Map, Value, json};
 
 use crate::args::{
@@ -25,14 +25,37 @@ use crate::report::eval::EvalFigures;
 /// Opens the input the flags name (shared with `kestrel stream`), a CSV label column read
 /// as `labels` says.
 pub fn open(input: &InputArgs, labels: LabelColumn) -> Result<Box<dyn RecordReader + Send>> {
+    Ok(source::open(&input.input, &options(input, labels))?)
+}
+
+/// The reader options the flags give.
+fn options(input: &InputArgs, labels: LabelColumn) -> source::Options {
     let format = match input.format {
         FormatArg::Auto => Format::Auto,
         FormatArg::Csv => Format::Csv,
         FormatArg::Libsvm => Format::LibSvm,
     };
     let label_column = input.label_column.clone();
-    let options = source::Options { format, label_column, max_line_bytes: input.max_line_bytes, labels };
-    Ok(source::open(&input.input, &options)?)
+    source::Options { format, label_column, max_line_bytes: input.max_line_bytes, labels }
+}
+
+/// Every row of the input the flags name, bad rows as `--on-error` says (each handed to
+/// `skipped`): a LibSVM file of [`source::split::PARALLEL_READ_BYTES`] or more is read in
+/// parts on every core ([`Dataset::read_parts`]), anything else by one reader.
+pub fn read_dataset<T: Real>(
+    input: &InputArgs,
+    labels: LabelColumn,
+    skipped: impl FnMut(&ReadError),
+) -> Result<Dataset<T>> {
+    let options = options(input, labels);
+    let threads = kestrel_stream::batch::mrrsvm::threads();
+    let parts = source::split::libsvm_file_parts(&input.input, &options, threads)
+        .with_context(|| format!("cannot read {}", input.input))?;
+    if let Some(parts) = parts {
+        return Ok(Dataset::read_parts(parts, on_error(input), skipped)?);
+    }
+    let mut reader = source::open(&input.input, &options)?;
+    Ok(Dataset::read(reader.as_mut(), on_error(input), skipped)?)
 }
 
 /// How `learner` reads a CSV label column: a classifier's may hold class names, a

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::Usage;
 use crate::args::{ScalarArg, TrainArgs, TrainLearner, TrainSettings};
-use crate::commands::{on_error, open};
+use crate::commands::read_dataset;
 
 pub fn run(args: &TrainArgs) -> Result<()> {
     match args.settings.scalar {
@@ -90,9 +90,8 @@ pub struct Prepared<T> {
 impl<T: Real> Prepared<T> {
     /// Reads `settings.input`.
     pub fn read(settings: &TrainSettings) -> Result<Self> {
-        let mut reader = open(&settings.input, labels_for(settings.learner))?;
         let mut skipped = 0usize;
-        let mut data: Dataset<T> = Dataset::read(reader.as_mut(), on_error(&settings.input), |e| {
+        let mut data: Dataset<T> = read_dataset(&settings.input, labels_for(settings.learner), |e| {
             skipped += 1;
             eprintln!("kestrel: skipped {e}");
         })?;
