@@ -36,6 +36,7 @@ use kestrel_stream::source;
 
 use crate::Usage;
 use crate::args::{MAX_CENTERS, ScalarArg, count, non_negative, parse_bytes};
+use crate::commands::read_path;
 use crate::npkl_command::{self, Classes, LossArg, NpklArgs, clusters_figure};
 use crate::report::Report;
 
@@ -175,9 +176,7 @@ struct Run {
 /// Spectral clustering or k-means at scalar `T`.
 fn cluster_in<T: Real>(args: &ClusterArgs) -> Result<()> {
     let started = Instant::now();
-    let mut reader = source::open(&args.input, &source::Options::default())
-        .with_context(|| format!("cannot open {}", args.input))?;
-    let data: Dataset<T> = Dataset::read(reader.as_mut(), OnError::Stop, |_| {})?;
+    let data: Dataset<T> = read_path(&args.input, &source::Options::default(), OnError::Stop, |_| {})?;
     let (n, dim) = (data.len(), data.dim());
     if args.clusters >= n {
         bail!("--clusters {} needs more rows than clusters ({} has {n})", args.clusters, args.input);

@@ -40,22 +40,33 @@ fn options(input: &InputArgs, labels: LabelColumn) -> source::Options {
 }
 
 /// Every row of the input the flags name, bad rows as `--on-error` says (each handed to
-/// `skipped`): a LibSVM file of [`source::split::PARALLEL_READ_BYTES`] or more is read in
-/// parts on every core ([`Dataset::read_parts`]), anything else by one reader.
+/// `skipped`): [`read_path`].
 pub fn read_dataset<T: Real>(
     input: &InputArgs,
     labels: LabelColumn,
     skipped: impl FnMut(&ReadError),
 ) -> Result<Dataset<T>> {
-    let options = options(input, labels);
+    read_path(&input.input, &options(input, labels), on_error(input), skipped)
+}
+
+/// Every row of the data set at `path` read as `options` says, bad rows per `on_error`
+/// (each handed to `skipped`): a LibSVM file of [`source::split::PARALLEL_READ_BYTES`] or
+/// more is read in parts on every core ([`Dataset::read_parts`]), anything else by one
+/// reader.
+pub fn read_path<T: Real>(
+    path: &str,
+    options: &source::Options,
+    on_error: OnError,
+    skipped: impl FnMut(&ReadError),
+) -> Result<Dataset<T>> {
     let threads = kestrel_stream::batch::mrrsvm::threads();
-    let parts = source::split::libsvm_file_parts(&input.input, &options, threads)
-        .with_context(|| format!("cannot read {}", input.input))?;
+    let parts =
+        source::split::libsvm_file_parts(path, options, threads).with_context(|| format!("cannot read {path}"))?;
     if let Some(parts) = parts {
-        return Ok(Dataset::read_parts(parts, on_error(input), skipped)?);
+        return Ok(Dataset::read_parts(parts, on_error, skipped)?);
     }
-    let mut reader = source::open(&input.input, &options)?;
-    Ok(Dataset::read(reader.as_mut(), on_error(input), skipped)?)
+    let mut reader = source::open(path, options).with_context(|| format!("cannot open {path}"))?;
+    Ok(Dataset::read(reader.as_mut(), on_error, skipped)?)
 }
 
 /// How `learner` reads a CSV label column: a classifier's may hold class names, a

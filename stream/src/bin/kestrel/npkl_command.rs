@@ -42,6 +42,7 @@ use kestrel_stream::limits::{MAX_FILE_BYTES, zeroed};
 use kestrel_stream::source;
 
 use crate::args::{count, non_negative};
+use crate::commands::read_path;
 use crate::report::Report;
 use crate::report::chart::{Dots, Plot, pick};
 
@@ -128,9 +129,7 @@ pub struct NpklArgs {
 /// Unreadable input or pairs, invalid parameters, or any core error, with context.
 pub fn run(args: &NpklArgs) -> Result<()> {
     let started = Instant::now();
-    let mut reader = source::open(&args.input, &source::Options::default())
-        .with_context(|| format!("cannot open {}", args.input))?;
-    let data: Dataset<f64> = Dataset::read(reader.as_mut(), OnError::Stop, |_| {})?;
+    let data: Dataset<f64> = read_path(&args.input, &source::Options::default(), OnError::Stop, |_| {})?;
     let (n, dim) = (data.len(), data.dim());
     let points = data.dense(dim)?;
     let classes = Classes::of(data.labels());

@@ -45,6 +45,7 @@ use kestrel_stream::source;
 
 use crate::Usage;
 use crate::args::{KernelArgs, MAX_CENTERS, ScalarArg, count, parse_bytes, positive};
+use crate::commands::read_path;
 
 /// The projection to fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -139,9 +140,7 @@ pub fn run(args: &TransformArgs) -> Result<()> {
 
 /// The data set at `input`.
 fn read<T: Real>(input: &str) -> Result<Dataset<T>> {
-    let mut reader =
-        source::open(input, &source::Options::default()).with_context(|| format!("cannot open {input}"))?;
-    Ok(Dataset::read(reader.as_mut(), OnError::Stop, |_| {})?)
+    read_path(input, &source::Options::default(), OnError::Stop, |_| {})
 }
 
 /// Fits or, with `applied` (the `--apply` file), applies a projection at scalar `T`.
