@@ -206,22 +206,22 @@ pub fn solve_observed<T: Real>(
     let l: Vec<f64> = problem.factor.packed().iter().map(|x| x.to_f64()).collect();
     let mean_target = problem.targets.iter().fold(0.0, |acc, y| acc + y.to_f64()) / n as f64;
     let whole = matches!((regularisation, problem.hessian), (Regularisation::Ridge { .. }, HessianRows::All));
-    let sums = sums_pass(problem, &kernel_rows, mean_target, whole)?;
-    let mean_feature: Vec<T> = sums.mean_feature.iter().map(|&z| T::from_f64(z)).collect();
-    let right: Vec<T> = sums.right.iter().map(|&r| T::from_f64(r)).collect();
+    let targets = Some((problem.targets, mean_target));
+    let sums = accumulate(&kernel_rows, problem.data, problem.threads, &l, targets, whole)?;
+    let (mut mean_feature, mut right) = (sums.mean_kernel, sums.right);
+    solve_lower(&l, m, Triangle::Packed, &mut mean_feature)?;
+    solve_lower(&l, m, Triangle::Packed, &mut right)?;
+    let mean_feature: Vec<T> = mean_feature.iter().map(|&z| T::from_f64(z)).collect();
+    let right: Vec<T> = right.iter().map(|&r| T::from_f64(r)).collect();
     let intercept = |w: &[T]| Ok::<T, Error>(T::from_f64(mean_target) - dot(&mean_feature, w)?);
     let mut weights = zeroed(m, "the weights")?;
     let mut workspace = zeroed(kestrel_core::linalg::cg_workspace_len(m), "the CG vectors")?;
     let mut passes = 1;
     let outcome = match regularisation {
         Regularisation::Ridge { .. } => {
-            let preconditioner = match (sums.hessian, problem.hessian) {
-                (Some(hessian), _) => factor_hessian(&hessian, m, 1.0, lambda.to_f64())?,
-                (None, HessianRows::Sample(sample)) => {
-                    sample_preconditioner(problem, &kernel_rows, &l, sample, lambda)?
-                }
-                // The first pass accumulates the Hessian whenever a ridge takes every row's.
-                (None, HessianRows::All) => return Err(Error::InvalidParam { name: "hessian" }.into()),
+            let preconditioner = match problem.hessian {
+                HessianRows::All => factor_hessian(&sums.hessian, m, 1.0, lambda.to_f64())?,
+                HessianRows::Sample(sample) => sample_preconditioner(problem, &kernel_rows, &l, sample, lambda)?,
             };
             let mut product = streamed_product(problem, &kernel_rows, &mean_feature, lambda, &mut passes)?;
             let mut inverse = inverse(&preconditioner)?;
@@ -244,52 +244,59 @@ pub fn solve_observed<T: Real>(
     Ok(Solution { weights, intercept, outcome, passes })
 }
 
-/// What the first pass gives: `z̄ = L⁻¹k̄`, the right side `Z_cᵀỹ = L⁻¹Σ_i (y_i − ȳ)k_i`,
-/// and (when asked) the centred Hessian `Z_cᵀZ_c`, row-major `m × m`.
+/// What a pass over rows accumulates ([`accumulate`]).
 struct Sums {
-    mean_feature: Vec<f64>,
+    /// `k̄`, the mean kernel row.
+    mean_kernel: Vec<f64>,
+    /// `Σ_i (y_i − ȳ)k_i` (empty without targets).
     right: Vec<f64>,
-    hessian: Option<Vec<f64>>,
+    /// The centred Hessian `L⁻¹Σ_i(k_i − k̄)(k_i − k̄)ᵀL⁻ᵀ`, row-major `m × m` (empty when not
+    /// asked for).
+    hessian: Vec<f64>,
 }
 
-/// The first pass: [`Sums`], with the Hessian when `with_hessian`.
-fn sums_pass<T: Real>(
-    problem: &Problem<'_, T>,
+/// One pass over the rows of `data`: [`Sums`], the right side when `targets` (and their
+/// mean) are given, the Hessian when `with_hessian`. The Hessian's kernel rows are offset by
+/// the first block's mean `k̂` ([`KernelRows::offset_by_first_rows`]), so centring does not
+/// cancel; `Σ(y − ȳ)(k − k̂)` is the right side still (`Σ(y − ȳ) = 0`), and
+/// `k̄ = k̂ + Σ(k − k̂)/n`.
+fn accumulate<T: Real>(
     kernel_rows: &KernelRows,
-    mean_target: f64,
+    data: &Dataset<T>,
+    threads: usize,
+    l: &[f64],
+    targets: Option<(&[T], f64)>,
     with_hessian: bool,
 ) -> Result<Sums, TrainError> {
     let m = kernel_rows.len();
     let gram_len = if with_hessian { m * m } else { 0 };
-    let shifted = if with_hessian { kernel_rows.offset_by_first_rows(problem.data)? } else { kernel_rows.clone() };
-    // With the offset k̂, the sums are of k − k̂: Σ(y − ȳ)(k − k̂) is the right side still
-    // (Σ(y − ȳ) = 0), and k̄ = k̂ + Σ(k − k̂)/n.
-    let sums = pass(&shifted, problem.data, problem.threads, gram_len + 2 * m, |range, block, acc| {
+    let right_len = if targets.is_some() { m } else { 0 };
+    let shifted = if with_hessian { kernel_rows.offset_by_first_rows(data)? } else { kernel_rows.clone() };
+    let sums = pass(&shifted, data, threads, gram_len + m + right_len, |range, block, acc| {
         let (gram, rest) = acc.split_at_mut(gram_len);
-        let (mean, right) = rest.split_at_mut(m);
+        let (sum, right) = rest.split_at_mut(m);
         for (i, k) in range.zip(block.chunks_exact(m)) {
-            let y = problem.targets.get(i).map_or(0.0, |y| y.to_f64()) - mean_target;
-            for ((s, r), &k) in mean.iter_mut().zip(right.iter_mut()).zip(k) {
+            for (s, &k) in sum.iter_mut().zip(k) {
                 *s += k;
-                *r += y * k;
+            }
+            if let Some((targets, mean)) = targets {
+                let y = targets.get(i).map_or(0.0, |y| y.to_f64()) - mean;
+                for (r, &k) in right.iter_mut().zip(k) {
+                    *r += y * k;
+                }
             }
         }
         if with_hessian { add_gram(block, m, gram) } else { Ok(()) }
     })?;
     let (gram, rest) = sums.split_at(gram_len);
     let (sum, right) = rest.split_at(m);
-    let l = problem.factor.packed();
-    let l: Vec<f64> = l.iter().map(|x| x.to_f64()).collect();
-    let count = problem.data.len() as f64;
-    let hessian = if with_hessian { Some(centred_hessian(gram.to_vec(), sum, count, &l, m)?) } else { None };
-    let mut mean_feature: Vec<f64> = sum.iter().map(|s| s / count).collect();
-    for (z, o) in mean_feature.iter_mut().zip(shifted.offset()) {
-        *z += o;
+    let count = data.len() as f64;
+    let hessian = if with_hessian { centred_hessian(gram.to_vec(), sum, count, l, m)? } else { Vec::new() };
+    let mut mean_kernel: Vec<f64> = sum.iter().map(|s| s / count).collect();
+    for (k, o) in mean_kernel.iter_mut().zip(shifted.offset()) {
+        *k += o;
     }
-    solve_lower(&l, m, Triangle::Packed, &mut mean_feature)?;
-    let mut right = right.to_vec();
-    solve_lower(&l, m, Triangle::Packed, &mut right)?;
-    Ok(Sums { mean_feature, right, hessian })
+    Ok(Sums { mean_kernel, right: right.to_vec(), hessian })
 }
 
 /// `gram += K_bᵀK_b` for a kernel block `K_b` (row-major `b × m`) into the row-major
@@ -394,21 +401,9 @@ fn sample_preconditioner<T: Real>(
     sample: &Dataset<T>,
     lambda: T,
 ) -> Result<Cholesky<f64, Vec<f64>>, TrainError> {
-    let m = kernel_rows.len();
-    let shifted = kernel_rows.offset_by_first_rows(sample)?;
-    let sums = pass(&shifted, sample, problem.threads, m * m + m, |_, block, acc| {
-        let (gram, sum) = acc.split_at_mut(m * m);
-        for k in block.chunks_exact(m) {
-            for (s, &k) in sum.iter_mut().zip(k) {
-                *s += k;
-            }
-        }
-        add_gram(block, m, gram)
-    })?;
-    let (gram, sum) = sums.split_at(m * m);
-    let count = sample.len() as f64;
-    let hessian = centred_hessian(gram.to_vec(), sum, count, l, m)?;
-    factor_hessian(&hessian, m, problem.data.len() as f64 / count, lambda.to_f64())
+    let sums = accumulate(kernel_rows, sample, problem.threads, l, None, true)?;
+    let ratio = problem.data.len() as f64 / sample.len() as f64;
+    factor_hessian(&sums.hessian, kernel_rows.len(), ratio, lambda.to_f64())
 }
 
 /// `z = M⁻¹r` by the factor of `M`, in f64.

@@ -120,23 +120,19 @@ impl KernelRows {
     /// # Errors
     /// An allocation failure.
     pub fn offset_by_first_rows<T: Real>(&self, data: &Dataset<T>) -> Result<Self, Error> {
-        let (dim, m, b) = (self.dim, self.len(), data.len().min(BLOCK_ROWS));
+        let (m, b) = (self.len(), data.len().min(BLOCK_ROWS));
         if b == 0 {
             return Ok(self.clone());
         }
-        let mut row = zeroed(dim, "a pass's row")?;
-        let mut rows = zeroed(b * dim, "a pass's rows")?;
-        let mut kernel = zeroed(b * m, "a pass's kernel block")?;
-        widen(data, 0..b, &mut row, &mut rows);
-        self.kernel_block(&mut rows, &mut kernel)?;
-        let mut mean = zeroed(m, "the offset")?;
-        for k in kernel.chunks_exact(m) {
-            for (s, k) in mean.iter_mut().zip(k) {
-                *s += k;
+        let mut mean = blocks(self, data, 0..b, m, &|_, block, acc| {
+            for k in block.chunks_exact(m) {
+                acc.iter_mut().zip(k).for_each(|(s, k)| *s += k);
             }
-        }
-        for s in &mut mean {
-            *s /= b as f64;
+            Ok(())
+        })?;
+        // The rows' kernel values themselves: less any offset `self` has, plus it back.
+        for (s, o) in mean.iter_mut().zip(self.offset.iter().chain(std::iter::repeat(&0.0))) {
+            *s = *s / b as f64 + o;
         }
         self.offset_by(mean)
     }

@@ -65,7 +65,8 @@ pub fn read_path<T: Real>(
     if let Some(parts) = parts {
         return Ok(Dataset::read_parts(parts, on_error, skipped)?);
     }
-    let mut reader = source::open(path, options).with_context(|| format!("cannot open {path}"))?;
+    // The error names the file already.
+    let mut reader = source::open(path, options)?;
     Ok(Dataset::read(reader.as_mut(), on_error, skipped)?)
 }
 

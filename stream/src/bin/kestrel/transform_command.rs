@@ -184,7 +184,7 @@ fn eigenmap<T: Real>(args: &TransformArgs, data: &Dataset<T>) -> Result<()> {
         return Err(Usage(message.into()).into());
     }
     let points = data.dense(data.dim())?;
-    let components = components(args, data.labels());
+    let components = components(args, data.labels())?;
     let embedding = spectral::eigenmap(&points, data.dim(), args.neighbors, components, args.budget)?;
     write_table(args, &csv(&[("y", &embedding.coordinates)], components, data.labels()))?;
     eprintln!(
@@ -217,7 +217,7 @@ fn kcca<T: Real>(args: &TransformArgs, data: &Dataset<T>, input2: &str) -> Resul
     let (points, points2) = (data.dense(data.dim())?, second.dense(second.dim())?);
     let dims = (data.dim(), second.dim());
     let kernels = (kernel(args, dims.0)?, kernel(args, dims.1)?);
-    let components = components(args, data.labels());
+    let components = components(args, data.labels())?;
     let settings = KccaSettings { components, centres: args.centres, seed: args.seed, mu: args.mu };
     let (u, v) = kpca::fit_kcca(&points, &points2, dims, kernels, &settings, args.budget)?;
     for (path, model) in [(&args.model, &u), (&args.model2, &v)] {
@@ -270,7 +270,7 @@ fn list<T: Real>(values: &[T]) -> String {
 /// Fits the projection of `args` on `points` (row-major, `dim` columns), writing the
 /// model file under `--model`.
 fn fit<T: Real>(args: &TransformArgs, points: &[T], labels: &[f64], dim: usize) -> Result<KernelProjection<T, Vec<T>>> {
-    let components = components(args, labels);
+    let components = components(args, labels)?;
     let discriminant = |criterion| Method::Discriminant { criterion, slices: args.slices, mu: args.mu };
     let method = match args.method {
         MethodArg::Kpca => Method::Kpca,
@@ -284,17 +284,16 @@ fn fit<T: Real>(args: &TransformArgs, points: &[T], labels: &[f64], dim: usize) 
     finish(args, kpca::fit(points, labels, dim, kernel(args, dim)?, &settings, args.budget)?)
 }
 
-/// `--components`, or its default: 2, and for ksir and kfd at most `J − 1` for `J` slices
-/// (`--slices`, or one per distinct label of `labels`), the most they have.
-fn components(args: &TransformArgs, labels: &[f64]) -> usize {
-    args.components.unwrap_or_else(|| match args.method {
-        MethodArg::Ksir | MethodArg::Kfd => {
-            let mut distinct = labels.to_vec();
-            distinct.sort_by(f64::total_cmp);
-            distinct.dedup();
-            args.slices.unwrap_or(distinct.len()).saturating_sub(1).clamp(1, 2)
+/// `--components`, or its default: 2, and for ksir and kfd at most `J − 1` for the `J`
+/// slices the fit makes of `labels` ([`kpca::slice_of_rows`]), the most they have.
+fn components(args: &TransformArgs, labels: &[f64]) -> Result<usize> {
+    Ok(match (args.components, args.method) {
+        (Some(components), _) => components,
+        (None, MethodArg::Ksir | MethodArg::Kfd) => {
+            let slices = kpca::slice_of_rows(labels, args.slices)?.into_iter().max().map_or(0, |last| last + 1);
+            slices.saturating_sub(1).clamp(1, 2)
         }
-        _ => 2,
+        (None, _) => 2,
     })
 }
 
