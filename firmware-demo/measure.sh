@@ -87,7 +87,7 @@ echo "| operation | Cortex-M4F | Cortex-M3, no FPU | RV32IMAC, no FPU | Cortex-M
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 declare -A label=(
     [slkl_step_all]="SLKL coordinate step (demo regime: 4 per arrival)"
-    [slkl_step_first_after_arrival]="SLKL step, first after an arrival (incl. the lazy O(N·m0) refresh)"
+    [slkl_step_first_after_arrival]="SLKL step, first after an arrival (incl. the lazy refresh: the mean, z and F; every N arrivals the O(N·m0) resummation)"
     [slkl_step_later]="SLKL step, 2nd-4th after an arrival"
     [slkl_step_stay_zero]="SLKL step where μ stays 0 (column on the fly)"
     [slkl_step_change]="SLKL step changing an active μ"

@@ -699,7 +699,7 @@ kestrel_status kestrel_svm_save(kestrel_svm *learner,
 /** Floats of the SLKL window (`SlklWindow::scalars_len`): the packed factor and its two
     rotation buffers, the columns, the window's samples and targets, the centres. */
 #define KESTREL_SLKL_SCALARS(window, dim, centres, max_active) \
-    ((size_t)(max_active) * ((size_t)(max_active) + 1) / 2 + 6 * (size_t)(max_active) \
+    ((size_t)(max_active) * ((size_t)(max_active) + 1) / 2 + 7 * (size_t)(max_active) \
      + (size_t)(window) * ((size_t)(max_active) + (size_t)(dim) + 3) \
      + (size_t)(centres) * ((size_t)(dim) + 2) + 1)
 

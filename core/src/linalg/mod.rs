@@ -77,6 +77,7 @@ impl Triangle {
     }
 
     /// Offset of row `i`.
+    #[inline]
     fn row_start(self, n: usize, i: usize) -> usize {
         match self {
             Triangle::Full => i * n,

@@ -90,8 +90,9 @@ impl ActiveSet {
     }
 
     /// Case 4, eq. (27): candidate `j` enters with weight `mu` at position `m0`.
-    /// `parts.w1[..m0]` holds `Cᵀc_j` (clobbered); `cc = ‖c_j‖²`; `cty_j = c_jᵀy`. The
-    /// column itself has been prepared by [`Columns::prepare`].
+    /// `parts.w1[..m0]` holds `Cᵀc_j` (clobbered); `cc = ‖c_j‖²`; `sums` are `c_j`'s
+    /// `(c_jᵀ(y − y₀), c_jᵀ1)` (see [`Parts::cty`]). The column itself has been prepared by
+    /// [`Columns::prepare`].
     ///
     /// # Errors
     /// `CapacityExceeded` at `m0 = max_active`; `NotPositiveDefinite` when the grown
@@ -105,7 +106,7 @@ impl ActiveSet {
         j: usize,
         mu: T,
         cc: T,
-        cty_j: T,
+        sums: (T, T),
         lambda: T,
     ) -> Result<(), Error> {
         let p = self.len;
@@ -122,7 +123,7 @@ impl ActiveSet {
         idx.active[p] = j;
         idx.position[j] = p;
         parts.mu[j] = mu;
-        parts.cty[p] = cty_j;
+        (parts.cty[p], parts.col_sums[p]) = sums;
         self.len = p + 1;
         Ok(())
     }
@@ -147,6 +148,7 @@ impl ActiveSet {
         columns.leave(parts.cols, p, m0);
         idx.active.copy_within(p + 1..m0, p);
         parts.cty.copy_within(p + 1..m0, p);
+        parts.col_sums.copy_within(p + 1..m0, p);
         for q in p..m0 - 1 {
             idx.position[idx.active[q]] = q;
         }
@@ -353,13 +355,13 @@ mod tests {
                 parts.w1[p] = dot_prefix(&parts.cols[columns.active(p, idx.active[p], 6)], &parts.cols[range.clone()]);
             }
             let cc = dot_prefix(&parts.cols[range.clone()], &parts.cols[range]);
-            set.enter(&mut parts, &mut idx, &columns, j, T::from_f64(mu), cc, T::ZERO, lambda).unwrap();
+            set.enter(&mut parts, &mut idx, &columns, j, T::from_f64(mu), cc, (T::ZERO, T::ZERO), lambda).unwrap();
         }
         assert_eq!(&idx.active[..3], &[2, 0, 3]);
         let h = assembled(&parts, &idx, &set, &columns, 6, lambda);
         assert_factor_of(&mut parts, &set, &h);
         assert!(matches!(
-            set.enter(&mut parts, &mut idx, &columns, 1, T::ONE, T::ONE, T::ZERO, lambda),
+            set.enter(&mut parts, &mut idx, &columns, 1, T::ONE, T::ONE, (T::ZERO, T::ZERO), lambda),
             Err(Error::CapacityExceeded { .. })
         ));
         // Case 2 (eq. 25): up (a downdate of D⁻¹) and down.

@@ -68,6 +68,11 @@ impl<T: Real> Data<'_, T> {
         compensated_sum(v.iter().zip(self.y).map(|(&vi, &yi)| vi * (yi - self.mean)))
     }
 
+    /// `(Σᵢ vᵢ (yᵢ − ȳ), Σᵢ vᵢ)`: a column's entries of `Cᵀy` and `Cᵀ1`, compensated.
+    pub fn column_sums(&self, v: &[T]) -> (T, T) {
+        (self.dot_centred(v), compensated_sum(v.iter().take(self.n()).copied()))
+    }
+
     /// `‖y − ȳ‖²`, compensated.
     pub fn centred_norm2(&self) -> T {
         compensated_sum(self.y.iter().map(|&yi| (yi - self.mean) * (yi - self.mean)))

@@ -18,7 +18,8 @@ use super::columns::{ColumnMode, columns_len};
 /// Memory, in scalars (see [`Slkl::scalars_len`](super::Slkl::scalars_len) and
 /// [`SlklWindow::scalars_len`](super::SlklWindow::scalars_len)): the factor
 /// `A(A+1)/2 + 2A` for `A = max_active`, the columns (`rows·(A+1)` on the fly,
-/// `rows·M` precomputed), `rows` for `K_λ⁻¹y`, `4A` work vectors, `M` weights, `M·dim`
+/// `rows·M` precomputed), `rows` for `K_λ⁻¹y`, `5A` vectors (`Cᵀy`, the columns' sums,
+/// `z` and two work vectors), `M` weights, `M·dim`
 /// candidate centres and `M + 1` objective values for the stopping rule; the window mode
 /// adds the samples, `rows·(dim + 1)`. Indices: `A + 2M`.
 ///
@@ -28,7 +29,7 @@ use super::columns::{ColumnMode, columns_len};
 /// // n = 1000 points in 2-D, M = 1000 candidates, m0 ≤ 200, columns on the fly.
 /// const DIMS: Dims = Dims::new(1000, 2, 1000, 200);
 /// const BYTES: usize = Slkl::bytes::<f32>(DIMS);
-/// assert_eq!(Slkl::scalars_len(DIMS), 20_100 + 400 + 201_000 + 1000 + 800 + 1000 + 2000 + 1001);
+/// assert_eq!(Slkl::scalars_len(DIMS), 20_100 + 400 + 201_000 + 1000 + 1000 + 1000 + 2000 + 1001);
 /// assert_eq!(BYTES, Slkl::scalars_len(DIMS) * 4 + Slkl::indices_len(DIMS) * core::mem::size_of::<usize>());
 /// // Precomputing all M columns costs n·M scalars instead of n·(m0 max + 1).
 /// assert!(Slkl::scalars_len(DIMS.precomputed()) > Slkl::scalars_len(DIMS));
@@ -81,13 +82,14 @@ impl Dims {
     }
 
     /// Lengths of the scalar regions, in buffer order (see [`Region`]).
-    const fn lengths(&self) -> [usize; 10] {
+    const fn lengths(&self) -> [usize; 11] {
         let a = self.max_active;
         let m = self.candidates;
         [
             Cholesky::scalars_len(a),
             columns_len(self.columns, self.rows, m, a),
             self.rows,
+            a,
             a,
             a,
             a,
@@ -160,18 +162,19 @@ impl Dims {
     /// Splits the learner's scalar buffer (at least [`Slkl::scalars_len`](super::Slkl::scalars_len)
     /// long, checked by the constructor) into its regions.
     pub(crate) fn split<'b, T: Real>(&self, buf: &'b mut [T]) -> Parts<'b, T> {
-        let [factor, cols, r, cty, z, w1, w2, mu, centres, history] = self.lengths();
+        let [factor, cols, r, cty, col_sums, z, w1, w2, mu, centres, history] = self.lengths();
         let (factor, rest) = buf.split_at_mut(factor);
         let (cols, rest) = rest.split_at_mut(cols);
         let (r, rest) = rest.split_at_mut(r);
         let (cty, rest) = rest.split_at_mut(cty);
+        let (col_sums, rest) = rest.split_at_mut(col_sums);
         let (z, rest) = rest.split_at_mut(z);
         let (w1, rest) = rest.split_at_mut(w1);
         let (w2, rest) = rest.split_at_mut(w2);
         let (mu, rest) = rest.split_at_mut(mu);
         let (centres, rest) = rest.split_at_mut(centres);
         let (history, _) = rest.split_at_mut(history);
-        Parts { factor, cols, r, cty, z, w1, w2, mu, centres, history }
+        Parts { factor, cols, r, cty, col_sums, z, w1, w2, mu, centres, history }
     }
 
     /// Splits the index buffer: active candidates in factor order, each candidate's
@@ -193,6 +196,7 @@ pub(crate) enum Region {
     Cols,
     R,
     Cty,
+    ColSums,
     Z,
     W1,
     W2,
@@ -209,8 +213,11 @@ pub(crate) struct Parts<'b, T> {
     pub cols: &'b mut [T],
     /// `r = K_λ⁻¹y` over the live rows.
     pub r: &'b mut [T],
-    /// `Cᵀy` over the active columns, factor order (`y` centred).
+    /// `Cᵀ(y − y₀)` over the active columns, factor order, `y₀` the engine's reference
+    /// (the targets' mean when fresh).
     pub cty: &'b mut [T],
+    /// `Cᵀ1`, each active column's sum, factor order (moves `Cᵀy` to a new mean).
+    pub col_sums: &'b mut [T],
     /// `z = H⁻¹Cᵀy`.
     pub z: &'b mut [T],
     /// Work vector of `max_active`.
@@ -254,6 +261,7 @@ mod tests {
                 parts.cols.len(),
                 parts.r.len(),
                 parts.cty.len(),
+                parts.col_sums.len(),
                 parts.z.len(),
                 parts.w1.len(),
                 parts.w2.len(),

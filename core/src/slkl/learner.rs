@@ -81,7 +81,7 @@ pub(crate) fn check_points<T: Real>(kernel: &Kernel<T>, points: &[T], dim: usize
 
 impl Slkl<'static, (), (), ()> {
     /// Scalars of a batch learner's scalar buffer (saturating): the factor
-    /// `A(A+1)/2 + 2A` for `A = max_active`, the columns, `rows` for `K_λ⁻¹y`, `4A` work
+    /// `A(A+1)/2 + 2A` for `A = max_active`, the columns, `rows` for `K_λ⁻¹y`, `5A`
     /// vectors, `M` weights, `M·dim` centres and `M + 1` objective values (see [`Dims`]).
     pub const fn scalars_len(dims: Dims) -> usize {
         dims.batch_scalars()

@@ -56,7 +56,7 @@
 //! | step, a column enters | O(n·m0 + m0²) | `Cᵀc_m`, one append |
 //! | drift check (every 64 changes by default) | O(n·m0 + m0²) | one column of `H` |
 //! | refactorization (on drift only) | O(n·m0² + m0³) | |
-//! | window arrival | O(m0² + m0·d) | `Cᵀy` and the rest refreshed lazily, O(N·m0) |
+//! | window arrival | O(m0² + m0·d) | `Cᵀy`, `Cᵀ1`, `‖y − y₀‖²` as running sums, O(m0); the mean, O(N), and `z`, `F`, O(m0²), lazily; summed afresh, O(N·m0), every `N` arrivals |
 //! | prediction | O(m0·d) | |
 //!
 //! Memory ([`Dims`]): `n·(m0_max + 1)` column scalars on the fly (`n·M` precomputed), the

@@ -6,8 +6,9 @@
 //! `r = K_λ⁻¹y = (y − Cz/λ)/λ` (eq. 22, O(n·m0)) is refreshed lazily, only when a step
 //! needs it: for an active coordinate `a = yᵀK_λ⁻¹c_p = z_p/(λμ_p)` follows from
 //! `CᵀK_λ⁻¹y = D⁻¹z/λ` in O(1), so a run of steps on active coordinates (what shrinking
-//! leaves) costs O(m0²) each, not O(n·m0). `‖y‖²` and `Cᵀy` are sums over the samples taken
-//! once (per arrival in the window), with compensated summation.
+//! leaves) costs O(m0²) each, not O(n·m0). `‖y − ȳ‖²` and `Cᵀ(y − ȳ)` are sums over the
+//! samples, taken once with compensated summation; the window keeps them as running sums
+//! (see [`Engine::arrive`]).
 //!
 //! **One step** on candidate `m` (eq. 18-21):
 //! - `μ_m = 0`: `a = rᵀc_m`, O(n); if `λa² ≤ ν`, `∂F/∂μ_m = ν − λa² ≥ 0` and the weight
@@ -49,13 +50,19 @@ pub(crate) struct Engine<T> {
     /// Live candidates `M' ≤ M`.
     pub candidates: usize,
     pub objective: T,
-    /// `‖y − ȳ‖²`.
+    /// `‖y − y₀‖²`, `y₀ = reference`.
     pub(super) yy: T,
+    /// `y₀`, the value the targets are measured from in `yy` and `Cᵀy`: the targets' mean
+    /// whenever `z` and `F` are fresh.
+    pub(super) reference: T,
+    /// Arrivals taken into `Cᵀy`, `Cᵀ1` and `yy` as running sums since they were last
+    /// summed afresh.
+    pub(super) running: usize,
     /// `z` and `F` (and so `r`) need a refresh.
     pub stale: bool,
     /// `r` needs a refresh.
     pub(super) stale_r: bool,
-    /// `Cᵀy` and `‖y − ȳ‖²` need recomputing (the samples changed).
+    /// `Cᵀy`, `Cᵀ1` and `‖y − ȳ‖²` need summing afresh.
     pub stale_cty: bool,
     pub stats: Stats,
     /// Draws, shrinking pool and stopping rule.
@@ -91,6 +98,8 @@ impl<T: Real> Engine<T> {
             candidates,
             objective: T::ZERO,
             yy: T::ZERO,
+            reference: T::ZERO,
+            running: 0,
             stale: true,
             stale_r: true,
             stale_cty: true,
@@ -151,22 +160,52 @@ impl<T: Real> Engine<T> {
         })
     }
 
+    /// Takes an arrival into the running sums `Cᵀ(y − y₀)`, `Cᵀ1` and `‖y − y₀‖²`, O(m0):
+    /// row `slot` of the active columns becomes `parts.w1[..m0]` with target `y`, replacing
+    /// `parts.w2[..m0]` and target `evicted` (`None`: the window was not full and no sample
+    /// left). After a window's worth (`rows`) of arrivals the sums are marked for summing
+    /// afresh, so their rounding never builds up beyond that of `rows` updates.
+    pub fn arrive(&mut self, parts: &mut Parts<'_, T>, y: T, evicted: Option<T>, rows: usize) {
+        let m0 = self.set.len;
+        let y0 = self.reference;
+        let (dy, dy_old) = (y - y0, evicted.map_or(T::ZERO, |old| old - y0));
+        for p in 0..m0 {
+            let (new, old) = (parts.w1[p], if evicted.is_some() { parts.w2[p] } else { T::ZERO });
+            parts.cty[p] += new * dy - old * dy_old;
+            parts.col_sums[p] += new - old;
+        }
+        self.yy = (self.yy + dy * dy - dy_old * dy_old).max_of(T::ZERO);
+        self.running = (self.running + 1).min(rows);
+        if self.running == rows {
+            self.stale_cty = true;
+        }
+    }
+
     /// The live part of active column `p`.
     fn active_range(&self, idx: &Indices<'_>, p: usize, n: usize) -> core::ops::Range<usize> {
         self.columns.active(p, idx.active[p], n)
     }
 
-    /// Recomputes `z` and `F` (and first `Cᵀy`, `‖y − ȳ‖²` if the samples changed, O(n·m0)).
-    /// O(m0²). Leaves `r` stale.
+    /// Recomputes `z` and `F`, O(m0²), after bringing `Cᵀy` and `‖y − ȳ‖²` to the targets'
+    /// current mean: O(m0) from the running sums, or O(n·m0) when they are summed afresh.
+    /// Leaves `r` stale.
     pub fn refresh(&mut self, parts: &mut Parts<'_, T>, idx: &Indices<'_>, data: &Data<'_, T>) -> Result<(), Error> {
         let (m0, n) = (self.set.len, data.n());
         let (lambda, nu) = (self.params.lambda(), self.params.nu());
         if self.stale_cty {
             for p in 0..m0 {
-                parts.cty[p] = data.dot_centred(&parts.cols[self.active_range(idx, p, n)]);
+                (parts.cty[p], parts.col_sums[p]) = data.column_sums(&parts.cols[self.active_range(idx, p, n)]);
             }
             self.yy = data.centred_norm2();
-            self.stale_cty = false;
+            (self.reference, self.running, self.stale_cty) = (data.mean, 0, false);
+        } else if data.mean != self.reference {
+            // `Σ c(y − ȳ) = Σ c(y − y₀) − (ȳ − y₀)Σ c`, `Σ (y − ȳ)² = Σ (y − y₀)² − n(ȳ − y₀)²`.
+            let shift = data.mean - self.reference;
+            for (cty, &sum) in parts.cty[..m0].iter_mut().zip(&parts.col_sums[..m0]) {
+                *cty -= shift * sum;
+            }
+            self.yy = (self.yy - T::from_f64(n as f64) * shift * shift).max_of(T::ZERO);
+            self.reference = data.mean;
         }
         self.set.solve_z(parts)?;
         let explained = dot_prefix(&parts.cty[..m0], &parts.z[..m0]);
@@ -303,9 +342,9 @@ impl<T: Real> Engine<T> {
             if !visible {
                 return Ok(Case::StayZero);
             }
-            let cty_j = data.dot_centred(&parts.cols[range]);
+            let sums = data.column_sums(&parts.cols[range]);
             let columns = self.columns;
-            match self.set.enter(parts, idx, &columns, j, mu, cc, cty_j, lambda) {
+            match self.set.enter(parts, idx, &columns, j, mu, cc, sums, lambda) {
                 Ok(()) => Case::Enter,
                 Err(Error::NotPositiveDefinite { .. }) => {
                     self.set.refactor(parts, idx, &columns, n, lambda)?;
@@ -430,8 +469,8 @@ impl<T: Real> Engine<T> {
             let stats = self.stats;
             let range = self.prepare(parts, idx, data, j);
             let (cc, _) = self.project(parts, idx, range.clone())?;
-            let cty_j = data.dot_centred(&parts.cols[range]);
-            let entered = self.set.enter(parts, idx, &columns, j, mu, cc, cty_j, lambda);
+            let sums = data.column_sums(&parts.cols[range]);
+            let entered = self.set.enter(parts, idx, &columns, j, mu, cc, sums, lambda);
             if entered.is_err() {
                 self.stats = stats; // a rejected call leaves even the counters as they were
             }

@@ -48,6 +48,8 @@ struct EngineState<T> {
     candidates: usize,
     objective: T,
     yy: T,
+    reference: T,
+    running: usize,
     stale: bool,
     stale_r: bool,
     stale_cty: bool,
@@ -82,6 +84,8 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
             candidates: e.candidates,
             objective: e.objective,
             yy: e.yy,
+            reference: e.reference,
+            running: e.running,
             stale: e.stale,
             stale_r: e.stale_r,
             stale_cty: e.stale_cty,
@@ -114,7 +118,8 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
     /// buffers; `InvalidParam` naming the first inconsistent field — `len`, `head`,
     /// `candidates`, `lag`, `max_active`, `active` (an active set that is not a bijection
     /// between factor positions and candidates), `mu` (a weight that is not positive
-    /// exactly on the active set), `pool`, `history`, `phase`, or `state` (the random
+    /// exactly on the active set), `pool`, `history`, `phase`, `running` (more arrivals
+    /// in the running sums than the window holds), or `state` (the random
     /// generator's); `NotPositiveDefinite` for a factor whose diagonal is not positive;
     /// `NonFinite` for NaN/∞ in a sample, a centre or a cached value.
     ///
@@ -157,11 +162,16 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         }
         let mut engine = Engine::new(&dims, params, saved.candidates)?;
         check_engine(&saved, &engine)?;
-        check_finite(&[mean, saved.objective, saved.yy])?;
+        check_finite(&[mean, saved.objective, saved.yy, saved.reference])?;
+        if saved.running > dims.rows() {
+            return invalid("running");
+        }
         check_buffers(&dims, scalars.as_mut(), indices.as_mut(), &saved, len)?;
         engine.set = saved.set;
         engine.objective = saved.objective;
         engine.yy = saved.yy;
+        engine.reference = saved.reference;
+        engine.running = saved.running;
         engine.stale = saved.stale;
         engine.stale_r = saved.stale_r;
         engine.stale_cty = saved.stale_cty;
@@ -223,6 +233,8 @@ fn check_buffers<T: Real>(
     check_finite(prefix(xs, len.saturating_mul(d), "len")?)?;
     check_targets(prefix(ys, len, "len")?, dims.rows())?;
     check_finite(prefix(parts.centres, candidates.saturating_mul(d), "candidates")?)?;
+    check_finite(prefix(parts.cty, m0, "active")?)?;
+    check_finite(prefix(parts.col_sums, m0, "active")?)?;
     let active = idx.active.get(..m0).ok_or(Error::InvalidParam { name: "active" })?;
     for (p, &j) in active.iter().enumerate() {
         if j >= candidates || idx.position.get(j) != Some(&p) {

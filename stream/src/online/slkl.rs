@@ -38,7 +38,7 @@ use crate::model;
 use crate::source::Record;
 
 /// The format version of [`WindowSlkl`]'s saved state.
-const STATE_VERSION: u16 = 2;
+const STATE_VERSION: u16 = 3;
 
 /// The core learner's buffers.
 type Window<T> = SlklWindow<T, Vec<T>, Vec<usize>>;
