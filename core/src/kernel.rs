@@ -188,20 +188,31 @@ impl<T: Real> Kernel<T> {
             return Err(Error::InvalidParam { name: "dim" });
         }
         check_len(out.len().saturating_mul(dim), points.len())?;
+        self.column_of_rows(x, points, out);
+        Ok(())
+    }
+
+    /// [`column`](Self::column) without its checks, for callers whose shapes hold by
+    /// construction (`x` not empty): `out[i] = k(x, pᵢ)` for the first `min(out.len(),
+    /// points.len()/x.len())` rows. The values are [`eval_prefix`](Self::eval_prefix)'s,
+    /// bit for bit.
+    pub(crate) fn column_of_rows(&self, x: &[T], points: &[T], out: &mut [T]) {
+        let dim = x.len();
         if let KernelKind::Rbf { gamma } = self.kind {
             // Distances first, then one loop of `exp` alone, which the compiler vectorises.
+            let rows = out.len().min(points.len() / dim.max(1));
+            let out = &mut out[..rows];
             for (o, p) in out.iter_mut().zip(points.chunks_exact(dim)) {
                 *o = -gamma * squared_distance_prefix(x, p);
             }
             for o in out.iter_mut() {
                 *o = o.exp();
             }
-            return Ok(());
+            return;
         }
         for (o, p) in out.iter_mut().zip(points.chunks_exact(dim)) {
             *o = self.eval_prefix(x, p);
         }
-        Ok(())
     }
 }
 

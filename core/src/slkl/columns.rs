@@ -98,11 +98,15 @@ pub(crate) fn inverse_norm<T: Real>(kernel: &Kernel<T>, s: &[T]) -> T {
     if d > T::ZERO && d.is_finite() { T::ONE / d.sqrt() } else { T::ZERO }
 }
 
-/// `out[i] = k(xᵢ, s)/√k(s, s)` for the live samples.
+/// `out[i] = k(xᵢ, s)/√k(s, s)` for the live samples (the Gaussian's `exp` in one loop,
+/// [`Kernel::column_of_rows`]).
 pub(crate) fn fill_column<T: Real>(kernel: &Kernel<T>, s: &[T], data: &Data<'_, T>, out: &mut [T]) {
     let scale = inverse_norm(kernel, s);
-    for (i, o) in out.iter_mut().enumerate().take(data.n()) {
-        *o = kernel.eval_prefix(data.row(i), s) * scale;
+    let live = out.len().min(data.n());
+    let out = &mut out[..live];
+    kernel.column_of_rows(s, data.x, out);
+    for o in out {
+        *o *= scale;
     }
 }
 
