@@ -201,11 +201,10 @@ impl<T: Real> Kernel<T> {
         if let KernelKind::Rbf { gamma } = self.kind {
             // Distances first, then one loop of `exp` alone, which the compiler vectorises.
             let rows = out.len().min(points.len() / dim.max(1));
-            let out = &mut out[..rows];
             for (o, p) in out.iter_mut().zip(points.chunks_exact(dim)) {
                 *o = -gamma * squared_distance_prefix(x, p);
             }
-            for o in out.iter_mut() {
+            for o in out.iter_mut().take(rows) {
                 *o = o.exp();
             }
             return;
