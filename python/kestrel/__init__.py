@@ -75,7 +75,7 @@ class Model:
         if self.info["task"] == "projection":
             raise ValueError(
                 f"the bytes hold a kernel projection ({self.info['components']} components), which "
-                "predicts nothing: project rows with `kestrel transform --apply`"
+                "predicts nothing: load it with kestrel.load or KernelProjection.from_bytes"
             )
 
     def predict(self, X):
@@ -114,6 +114,11 @@ def load(source):
 
     Returns
     -------
-    Model
+    Model or KernelProjection
+        A ``Model`` that predicts; for a projection (``kestrel transform --model``, or
+        ``KernelProjection.to_bytes()``), a fitted ``KernelProjection`` that transforms.
     """
-    return Model(_bytes_of(source))
+    data = _bytes_of(source)
+    if _kestrel.describe(data)["task"] == "projection":
+        return KernelProjection.from_bytes(data)
+    return Model(data)

@@ -137,6 +137,39 @@ class KernelProjection(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "model_bytes_")
         return bytes(self.model_bytes_)
 
+    @classmethod
+    def from_bytes(cls, data):
+        """A fitted projection from a model file's bytes (``to_bytes()``, or a file written
+        by ``kestrel transform --model``), ready to ``transform``.
+
+        The file keeps the projection, not how it was found: ``eigenvalues_`` and the
+        fitting parameters (but ``n_components``) are not restored.
+
+        Raises
+        ------
+        ValueError
+            When the bytes are not a Kestrel file, or hold a model that predicts rather
+            than a projection.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kestrel import KernelProjection
+        >>> x = np.random.default_rng(0).normal(size=(50, 4))
+        >>> fitted = KernelProjection(n_centres=20, gamma=0.2).fit(x)
+        >>> loaded = KernelProjection.from_bytes(fitted.to_bytes())
+        >>> bool(np.array_equal(loaded.transform(x), fitted.transform(x)))
+        True
+        """
+        data = bytes(data)
+        info = _kestrel.describe(data)
+        if info["task"] != "projection":
+            raise ValueError(f"the bytes hold a {info['kind']} model, not a projection: load it with kestrel.load")
+        projection = cls(n_components=info["components"])
+        projection.model_bytes_ = data
+        projection.n_features_in_ = info["dim"]
+        return projection
+
 
 class ReducedKernelCCA(BaseEstimator):
     """Reduced kernel canonical correlation analysis of two views (seed 003 §4.3, eq.

@@ -147,5 +147,27 @@ def test_a_projection_model_describes_itself_and_predicts_nothing():
 
     X = np.random.default_rng(0).normal(size=(60, 3))
     projection = kestrel.KernelProjection(n_components=2, n_centres=20, random_state=1).fit(X)
-    with pytest.raises(ValueError, match="kernel projection \\(2 components\\)"):
+    with pytest.raises(ValueError, match="kernel projection \\(2 components\\).*KernelProjection.from_bytes"):
         kestrel.Model(projection.to_bytes())
+
+
+def test_a_projection_comes_back_from_its_bytes_and_from_a_cli_file(tmp_path):
+    import kestrel
+
+    X = np.random.default_rng(3).normal(size=(80, 4))
+    fitted = kestrel.KernelProjection(n_components=3, n_centres=30, gamma=0.3, random_state=2).fit(X)
+    loaded = kestrel.KernelProjection.from_bytes(fitted.to_bytes())
+    assert (loaded.n_components, loaded.n_features_in_) == (3, 4)
+    np.testing.assert_array_equal(loaded.transform(X), fitted.transform(X))
+    path = tmp_path / "projection.kestrel"
+    path.write_bytes(fitted.to_bytes())
+    from_file = kestrel.load(path)
+    assert isinstance(from_file, kestrel.KernelProjection)
+    np.testing.assert_array_equal(from_file.transform(X[:5]), fitted.transform(X[:5]))
+    with pytest.raises(ValueError, match="features"):
+        loaded.transform(X[:, :3])
+    model = kestrel.ReducedKernelSVC().fit(X, (X[:, 0] > 0).astype(int))
+    with pytest.raises(ValueError, match="not a projection"):
+        kestrel.KernelProjection.from_bytes(model.to_bytes())
+    with pytest.raises(ValueError):
+        kestrel.KernelProjection.from_bytes(b"not a kestrel file")
