@@ -26,7 +26,7 @@
 use super::Cholesky;
 use super::factor::rounding_floor;
 use crate::error::check_len;
-use crate::linalg::{Triangle, packed_len, solve_lower};
+use crate::linalg::{Triangle, packed_len, solve_lower_after_zeros};
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
@@ -94,14 +94,17 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
             *s = scale * xi;
         }
         check_finite(scaled)?;
+        // With `x = [0; x₂]` only the trailing block changes (`L₂₂'L₂₂'ᵀ = L₂₂L₂₂ᵀ ± x₂x₂ᵀ`):
+        // the rotations of the leading zeros are exactly the identity (`hypot(d, 0) = d`).
+        let first = scaled.iter().position(|&v| v != T::ZERO).unwrap_or(k);
         if sigma > T::ZERO {
-            rotate_in_update(triangle, 0, k, cosines, sines);
+            rotate_in_update(triangle, first, k, cosines, sines);
             return Ok(());
         }
         let triangle = &mut triangle[..packed_len(k)];
-        solve_lower(triangle, k, Triangle::Packed, scaled)?;
+        solve_lower_after_zeros(triangle, k, Triangle::Packed, scaled)?;
         let rho2 = downdate_margin(scaled)?;
-        rotate_in_downdate(triangle, k, rho2.sqrt(), cosines, sines);
+        rotate_in_downdate(triangle, first, k, rho2.sqrt(), cosines, sines);
         Ok(())
     }
 }
@@ -190,34 +193,43 @@ fn update_rows<T: Real, const B: usize>(
     }
 }
 
-/// Downdate of the `k × k` packed triangle by `x = L·p`, `p` held in `sines[..k]`, with
-/// `rho = √(1 − ‖p‖²) > 0`; `cosines` is scratch. The rotations are fixed bottom-up, then
-/// applied to the rows [`BLOCK`] at a time.
-fn rotate_in_downdate<T: Real>(triangle: &mut [T], k: usize, mut rho: T, cosines: &mut [T], sines: &mut [T]) {
-    for i in (0..k).rev() {
+/// Downdate of the `k × k` packed triangle by `x = L·p`, `p` held in `sines[..k]` and zero
+/// before `first`, with `rho = √(1 − ‖p‖²) > 0`; `cosines` is scratch. The rotations are
+/// fixed bottom-up, then applied to the rows [`BLOCK`] at a time; those of `p`'s leading
+/// zeros are the identity, so only the trailing block from `first` is rotated.
+fn rotate_in_downdate<T: Real>(
+    triangle: &mut [T],
+    first: usize,
+    k: usize,
+    mut rho: T,
+    cosines: &mut [T],
+    sines: &mut [T],
+) {
+    for i in (first..k).rev() {
         let p = sines[i];
         let h = rho.hypot(p);
         cosines[i] = rho / h;
         sines[i] = p / h;
         rho = h;
     }
-    let mut j = 0;
+    let mut j = first;
     while k - j >= BLOCK {
-        downdate_rows::<T, BLOCK>(triangle, j, cosines, sines);
+        downdate_rows::<T, BLOCK>(triangle, first, j, cosines, sines);
         j += BLOCK;
     }
     while j < k {
-        downdate_rows::<T, 1>(triangle, j, cosines, sines);
+        downdate_rows::<T, 1>(triangle, first, j, cosines, sines);
         j += 1;
     }
 }
 
-/// Rows `j..j + B` of the downdate: each row's rotations run from its diagonal down to
-/// column 0 — first those within the block, row by row, then the columns `..j`, shared by
-/// all `B` rows at once.
-fn downdate_rows<T: Real, const B: usize>(triangle: &mut [T], j: usize, cosines: &[T], sines: &[T]) {
-    // Each row split into its columns `..j` (all of length `j`) and the rest.
-    let mut rows = rows_from::<T, B>(triangle, j, 0).map(|row| row.split_at_mut(j));
+/// Rows `j..j + B` of the downdate of the trailing block from `first`: each row's
+/// rotations run from its diagonal down to column `first` — first those within the block,
+/// row by row, then the columns `first..j`, shared by all `B` rows at once.
+fn downdate_rows<T: Real, const B: usize>(triangle: &mut [T], first: usize, j: usize, cosines: &[T], sines: &[T]) {
+    // Each row split into its columns `first..j` (all of length `j − first`) and the rest.
+    let shared = j - first;
+    let mut rows = rows_from::<T, B>(triangle, j, first).map(|row| row.split_at_mut(shared));
     let mut x = [T::ZERO; B];
     for (b, ((_, within), x)) in rows.iter_mut().zip(x.iter_mut()).enumerate() {
         for ((l, &c), &s) in within.iter_mut().zip(&cosines[j..=j + b]).zip(&sines[j..=j + b]).rev() {
@@ -226,8 +238,8 @@ fn downdate_rows<T: Real, const B: usize>(triangle: &mut [T], j: usize, cosines:
             *l = rotated;
         }
     }
-    let (cos, sin) = (&cosines[..j], &sines[..j]);
-    for i in (0..j).rev() {
+    let (cos, sin) = (&cosines[first..j], &sines[first..j]);
+    for i in (0..shared).rev() {
         let (c, s) = (cos[i], sin[i]);
         for ((row, _), x) in rows.iter_mut().zip(x.iter_mut()) {
             let l = row[i];
@@ -277,6 +289,29 @@ mod tests {
         chol.remove_column(1).unwrap();
         let expected = [4.0, -2.0, 1.0, -2.0, 6.0, 1.0, 1.0, 1.0, 5.0];
         assert_factor_of(&chol, &expected, 3);
+    }
+
+    #[test]
+    fn a_vector_with_leading_zeros_changes_only_the_trailing_block() {
+        const N: usize = 9;
+        // A = BBᵀ + I for a fixed B with entries in [−1, 1].
+        let b: [f64; N * N] = core::array::from_fn(|k| ((k * 37 % 17) as f64 - 8.0) / 8.0);
+        let a: [f64; N * N] = core::array::from_fn(|k| {
+            let (i, j) = (k / N, k % N);
+            (0..N).map(|t| b[i * N + t] * b[j * N + t]).sum::<f64>() + if i == j { 1.0 } else { 0.0 }
+        });
+        for first in [1, 3, 5, 8] {
+            let mut chol = Cholesky::from_matrix_in([0.0; Cholesky::scalars_len(N)], N, &a, N).unwrap();
+            let leading = chol.packed()[..packed_len(first)].to_vec();
+            let x: [f64; N] = core::array::from_fn(|i| if i < first { 0.0 } else { 0.5 + 0.25 * i as f64 });
+            chol.rank_one_update(&x, 1.5).unwrap();
+            let updated: [f64; N * N] = core::array::from_fn(|k| a[k] + 1.5 * x[k / N] * x[k % N]);
+            assert_factor_of(&chol, &updated, N);
+            assert_eq!(&chol.packed()[..packed_len(first)], &leading[..], "rows before {first} moved");
+            chol.rank_one_update(&x, -1.5).unwrap();
+            assert_factor_of(&chol, &a, N);
+            assert_eq!(&chol.packed()[..packed_len(first)], &leading[..], "rows before {first} moved");
+        }
     }
 
     #[test]

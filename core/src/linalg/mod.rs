@@ -251,12 +251,36 @@ pub(crate) fn check_triangle<T: Real>(l: &[T], n: usize, layout: Triangle, b: &[
 #[allow(clippy::indexing_slicing, reason = "check_triangle verified l.len() ≥ layout.len(n) and b.len() = n")]
 pub fn solve_lower<T: Real>(l: &[T], n: usize, layout: Triangle, b: &mut [T]) -> Result<(), Error> {
     check_triangle(l, n, layout, b)?;
-    for i in 0..n {
+    forward_substitution(l, n, layout, b, 0);
+    Ok(())
+}
+
+/// [`solve_lower`] for a factor with a positive, finite diagonal and finite entries (a
+/// Cholesky factor's), skipping the leading zeros of `b` (a unit vector's solve starts at
+/// its one). The result has the same bits as [`solve_lower`]'s: a zero `b_j` ahead of the
+/// first nonzero stays itself, and each row's products with those zeros, which leave the
+/// [`dot_prefix`] lanes at `+0`, are skipped in whole chunks of [`LANES`], so the sums keep
+/// their lanes and their order.
+///
+/// # Errors
+/// As [`solve_lower`].
+pub(crate) fn solve_lower_after_zeros<T: Real>(l: &[T], n: usize, layout: Triangle, b: &mut [T]) -> Result<(), Error> {
+    check_triangle(l, n, layout, b)?;
+    let first = b.iter().position(|&v| v != T::ZERO).unwrap_or(n);
+    forward_substitution(l, n, layout, b, first);
+    Ok(())
+}
+
+/// Rows `first..n` of the forward substitution, their products with `b[..first]` (zeros)
+/// skipped up to the last multiple of [`LANES`]; the caller has checked the triangle.
+#[allow(clippy::indexing_slicing, reason = "check_triangle verified l.len() ≥ layout.len(n) and b.len() = n")]
+fn forward_substitution<T: Real>(l: &[T], n: usize, layout: Triangle, b: &mut [T], first: usize) {
+    let skip = first - first % LANES;
+    for i in first..n {
         let row = &l[layout.row_start(n, i)..][..=i];
         let (solved, rest) = b.split_at_mut(i);
-        rest[0] = (rest[0] - dot_prefix(&row[..i], solved)) / row[i];
+        rest[0] = (rest[0] - dot_prefix(&row[skip..i], &solved[skip..])) / row[i];
     }
-    Ok(())
 }
 
 /// Solves `Lᵀ x = b` in place (back substitution with the transpose); `b` becomes `x`.

@@ -3,7 +3,10 @@
 //!
 //! [`MqttSink::publish`] queues a message and returns; when the client's queue is full
 //! (the broker slow to acknowledge, or away while the connection is made again) it waits
-//! for room, so a stream goes no faster than its broker takes its output. The network
+//! for room, so a stream goes no faster than its broker takes its output.
+//! [`MqttSink::publish_later`] holds a message back until [`MqttSink::send_held`] (or a
+//! flush): a caller with more rows ready sends a burst of predictions at once, which wakes
+//! the network thread once rather than once per message. The network
 //! thread counts the broker's acknowledgements: [`MqttSink::flush`] waits until every
 //! message published has one, which `kestrel stream` does before each checkpoint, so a
 //! checkpoint never covers a prediction the broker may not have. Messages published after
@@ -29,6 +32,9 @@ const CLOSE_WAIT: Duration = Duration::from_secs(5);
 struct Acks {
     count: u64,
     failed: Option<String>,
+    /// Callers waiting for acknowledgements: the network thread signals only when there
+    /// are some (a signal is a system call even when nobody waits).
+    waiting: usize,
 }
 
 /// The broker's acknowledgements, and a signal when one comes.
@@ -41,6 +47,8 @@ pub struct MqttSink {
     name: String,
     /// Messages published.
     published: u64,
+    /// Messages held back by [`MqttSink::publish_later`].
+    held: Vec<Vec<u8>>,
     acks: Shared,
     /// What the network thread has to tell: the connection lost and made again.
     notices: Receiver<String>,
@@ -70,7 +78,7 @@ impl MqttSink {
         let handle = move |happening| count(&shared, |notice| drop(notify.try_send(notice)), happening);
         let done = start(connection, connect_timeout, handle).map_err(error)?;
         let topic = broker.topic.clone();
-        Ok(MqttSink { client, topic, name, published: 0, acks, notices, done })
+        Ok(MqttSink { client, topic, name, published: 0, held: Vec::new(), acks, notices, done })
     }
 
     /// The broker's URL, without the password.
@@ -93,21 +101,54 @@ impl MqttSink {
         Ok(())
     }
 
-    /// Waits at most `wait` for the broker to acknowledge every message published; false
-    /// when some are still unacknowledged then.
+    /// Holds `payload` back, to be published (not retained) by [`send_held`](Self::send_held)
+    /// or the next [`flush`](Self::flush), in the order held.
+    pub fn publish_later(&mut self, payload: Vec<u8>) {
+        self.held.push(payload);
+    }
+
+    /// Messages held back.
+    pub fn held(&self) -> usize {
+        self.held.len()
+    }
+
+    /// Publishes the messages held back, as [`publish`](Self::publish) does.
+    ///
+    /// # Errors
+    /// Why the connection failed for good, naming the broker (the messages not yet
+    /// published stay held).
+    pub fn send_held(&mut self) -> Result<(), String> {
+        let held = std::mem::take(&mut self.held);
+        let mut messages = held.into_iter();
+        while let Some(payload) = messages.next() {
+            if let Err(e) = self.publish(payload, false) {
+                self.held.extend(messages);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Publishes the messages held back, then waits at most `wait` for the broker to
+    /// acknowledge every message published; false when some are still unacknowledged then.
     ///
     /// # Errors
     /// Why the connection failed for good, naming the broker.
-    pub fn flush(&self, wait: Duration) -> Result<bool, String> {
+    pub fn flush(&mut self, wait: Duration) -> Result<bool, String> {
+        self.send_held()?;
         let deadline = Instant::now() + wait;
+        let failed = || format!("{}: the network thread failed", self.name);
         let (lock, acked) = &*self.acks;
-        let mut acks = lock.lock().map_err(|_| format!("{}: the network thread failed", self.name))?;
+        let mut acks = lock.lock().map_err(|_| failed())?;
         while acks.count < self.published && acks.failed.is_none() {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Ok(false);
             }
-            acks = acked.wait_timeout(acks, left).map_err(|_| format!("{}: the network thread failed", self.name))?.0;
+            acks.waiting += 1;
+            let waited = acked.wait_timeout(acks, left);
+            acks = waited.map_err(|_| failed())?.0;
+            acks.waiting -= 1;
         }
         match &acks.failed {
             Some(message) => Err(format!("{}: {message}", self.name)),
@@ -147,10 +188,13 @@ impl MqttSink {
 fn count(acks: &Shared, tell: impl Fn(String), happening: Happening) -> bool {
     let (lock, acked) = &**acks;
     let update = |change: &dyn Fn(&mut Acks)| {
-        if let Ok(mut acks) = lock.lock() {
+        let waiting = lock.lock().map_or(true, |mut acks| {
             change(&mut acks);
+            acks.waiting > 0
+        });
+        if waiting {
+            acked.notify_all();
         }
-        acked.notify_all();
     };
     match happening {
         Happening::Packet(Event::Incoming(Incoming::PubAck(_))) => update(&|acks| acks.count += 1),

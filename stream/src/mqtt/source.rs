@@ -31,7 +31,7 @@
 //! a message whole, up to the protocol's limit of 256 MiB, before its size is checked).
 
 use std::collections::{HashSet, VecDeque};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::mpsc::Receiver;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -40,6 +40,7 @@ use serde_json::{Map, Value};
 
 use super::{Broker, Happening, start};
 use crate::limits::MAX_DIM;
+use crate::source::handoff::{Empty, Giver, Taker, handoff};
 use crate::source::{CsvReader, Format, LabelColumn, Next, OpenError, ReadError, ReadErrorKind, Record, RecordReader};
 
 /// Records in flight between the network thread and the caller.
@@ -135,7 +136,7 @@ enum Item {
 /// Records from an MQTT subscription, and the acknowledgement of the messages they came in.
 pub struct MqttSource {
     client: Client,
-    items: Option<Receiver<Item>>,
+    items: Option<Taker<Item>>,
     /// Ends (disconnects) when the network thread does.
     done: Receiver<()>,
     /// Messages wholly handed out but not acknowledged, with the number of rows handed
@@ -163,7 +164,7 @@ impl MqttSource {
         mqtt.set_manual_acks(true);
         let (client, connection) = Client::new(mqtt, ACK_QUEUE);
         client.try_subscribe(broker.topic.clone(), QoS::AtLeastOnce).map_err(|e| error(e.to_string()))?;
-        let (items, received) = sync_channel(IN_FLIGHT);
+        let (items, received) = handoff(IN_FLIGHT);
         let parser = Parser::new(options);
         let dim = Arc::clone(&parser.dim);
         let mut listener = Listener {
@@ -195,10 +196,10 @@ impl MqttSource {
     /// the connection was lost or made again, [`Next::Lost`] when it failed for good.
     pub fn next(&mut self, record: &mut Record, wait: Duration) -> Next {
         let deadline = Instant::now() + wait;
-        let Some(items) = &self.items else { return Next::End };
+        let Some(items) = &mut self.items else { return Next::End };
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match items.recv_timeout(left) {
+            match items.take(left) {
                 Ok(Item::Row(row, message)) => {
                     self.handed += 1;
                     if let Some(publish) = message {
@@ -215,12 +216,17 @@ impl MqttSource {
                 Ok(Item::End(publish)) => self.unacked.push_back((publish, self.handed)),
                 Ok(Item::Notice(message)) => return Next::Notice(format!("{}: {message}", self.name)),
                 Ok(Item::Lost(message)) => return Next::Lost(format!("{}: {message}", self.name)),
-                Err(RecvTimeoutError::Timeout) => return Next::Waiting,
-                Err(RecvTimeoutError::Disconnected) => {
+                Err(Empty::Timeout) => return Next::Waiting,
+                Err(Empty::Disconnected) => {
                     return Next::Lost(format!("{}: the connection ended", self.name));
                 }
             }
         }
+    }
+
+    /// Whether rows already received wait to be handed out.
+    pub fn backlog(&self) -> bool {
+        self.items.as_ref().is_some_and(Taker::has_more)
     }
 
     /// Messages wholly among the first `consumed` rows handed out, not yet acknowledged.
@@ -256,7 +262,7 @@ struct Listener {
     client: Client,
     topic: String,
     parser: Parser,
-    items: SyncSender<Item>,
+    items: Giver<Item>,
     /// The packet ids of the messages handed over whose acknowledgement has not gone out
     /// to the network yet: the broker cannot have given such an id to another message.
     pending: HashSet<u16>,
@@ -272,7 +278,7 @@ impl Listener {
             Happening::Packet(Event::Incoming(Incoming::SubAck(ack)))
                 if ack.return_codes.contains(&SubscribeReasonCode::Failure) =>
             {
-                let _ = self.items.send(Item::Lost(format!("the broker refused the subscription to `{}`", self.topic)));
+                let _ = self.items.give(Item::Lost(format!("the broker refused the subscription to `{}`", self.topic)));
                 return false;
             }
             Happening::Packet(Event::Incoming(Incoming::Publish(publish))) => self.forward(publish),
@@ -283,7 +289,7 @@ impl Listener {
             Happening::Reconnected { session_present } => self.reconnected(session_present),
             Happening::Retrying(message) => self.tell(message),
             Happening::Failed(message) => {
-                let _ = self.items.send(Item::Lost(message));
+                let _ = self.items.give(Item::Lost(message));
                 return false;
             }
         }
@@ -305,7 +311,7 @@ impl Listener {
     }
 
     fn tell(&mut self, message: String) {
-        self.listening = self.listening && self.items.send(Item::Notice(message)).is_ok();
+        self.listening = self.listening && self.items.give(Item::Notice(message)).is_ok();
     }
 
     /// Hands the rows of `publish` over, unless it is one handed over before a lost
@@ -323,7 +329,7 @@ impl Listener {
         let (items, listening) = (&self.items, &mut self.listening);
         self.parser.rows(&publish, |row| {
             if let Some(previous) = previous.replace(row) {
-                *listening = items.send(Item::Row(previous, None)).is_ok();
+                *listening = items.give(Item::Row(previous, None)).is_ok();
             }
             *listening
         });
@@ -331,7 +337,7 @@ impl Listener {
             Some(row) => Item::Row(row, Some(publish)),
             None => Item::End(publish),
         };
-        self.listening = self.listening && self.items.send(last).is_ok();
+        self.listening = self.listening && self.items.give(last).is_ok();
     }
 }
 

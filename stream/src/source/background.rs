@@ -12,10 +12,11 @@
 //! [`Records`] reads a regular file — which never blocks for long — in place, and only
 //! anything else in the background.
 
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::mpsc::{SyncSender, sync_channel};
 use std::thread;
 use std::time::Duration;
 
+use super::handoff::{Empty, Taker, handoff};
 use super::{ReadError, Record, RecordReader};
 
 /// Records in flight between the threads (and records waiting to be reused).
@@ -117,6 +118,16 @@ impl Records {
         let _ = consumed;
     }
 
+    /// Whether more rows are ready now, without waiting (a broker's messages already
+    /// received; false for other inputs).
+    pub fn backlog(&self) -> bool {
+        #[cfg(feature = "mqtt")]
+        if let Records::Mqtt(source) = self {
+            return source.backlog();
+        }
+        false
+    }
+
     /// Ends reading: a broker is sent the acknowledgements committed and disconnected.
     pub fn close(&mut self) {
         #[cfg(feature = "mqtt")]
@@ -128,14 +139,14 @@ impl Records {
 
 /// A [`RecordReader`] running on its own thread.
 pub struct Background {
-    records: Receiver<Option<Result<Record, ReadError>>>,
+    records: Taker<Option<Result<Record, ReadError>>>,
     recycle: SyncSender<Record>,
 }
 
 impl Background {
     /// Starts reading `reader` on a new thread.
     pub fn spawn(mut reader: Box<dyn RecordReader + Send>) -> Self {
-        let (sender, records) = sync_channel(IN_FLIGHT);
+        let (sender, records) = handoff(IN_FLIGHT);
         let (recycle, reuse) = sync_channel::<Record>(IN_FLIGHT);
         thread::spawn(move || {
             loop {
@@ -147,7 +158,7 @@ impl Background {
                 };
                 let end = item.is_none();
                 // The receiver has gone: nobody wants more records.
-                if sender.send(item).is_err() || end {
+                if sender.give(item).is_err() || end {
                     break;
                 }
             }
@@ -157,7 +168,7 @@ impl Background {
 
     /// The next record into `record`, waiting at most `wait` for it.
     pub fn next(&mut self, record: &mut Record, wait: Duration) -> Next {
-        match self.records.recv_timeout(wait) {
+        match self.records.take(wait) {
             Ok(Some(Ok(next))) => {
                 let used = std::mem::replace(record, next);
                 // A full recycling channel only means one allocation more later.
@@ -165,8 +176,8 @@ impl Background {
                 Next::Record
             }
             Ok(Some(Err(e))) => Next::Bad(e),
-            Ok(None) | Err(RecvTimeoutError::Disconnected) => Next::End,
-            Err(RecvTimeoutError::Timeout) => Next::Waiting,
+            Ok(None) | Err(Empty::Disconnected) => Next::End,
+            Err(Empty::Timeout) => Next::Waiting,
         }
     }
 }

@@ -31,6 +31,7 @@
 
 mod background;
 mod csv;
+pub mod handoff;
 mod libsvm;
 pub mod lines;
 mod record;
