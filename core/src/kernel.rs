@@ -197,19 +197,29 @@ impl<T: Real> Kernel<T> {
     /// points.len()/x.len())` rows. The values are [`eval_prefix`](Self::eval_prefix)'s,
     /// bit for bit.
     pub(crate) fn column_of_rows(&self, x: &[T], points: &[T], out: &mut [T]) {
-        let dim = x.len();
+        self.values_of(x, points.chunks_exact(x.len().max(1)), out);
+    }
+
+    /// `out[i] = k(x, pᵢ)` for the points `rows` gives, as many as `out` holds (or fewer
+    /// when `rows` ends first); each point as long as `x` (callers' shapes). The values are
+    /// [`eval_prefix`](Self::eval_prefix)'s, bit for bit: for the Gaussian, the distances
+    /// first, then one loop of `exp` alone, which the compiler vectorises.
+    pub(crate) fn values_of<'p>(&self, x: &[T], rows: impl Iterator<Item = &'p [T]>, out: &mut [T])
+    where
+        T: 'p,
+    {
         if let KernelKind::Rbf { gamma } = self.kind {
-            // Distances first, then one loop of `exp` alone, which the compiler vectorises.
-            let rows = out.len().min(points.len() / dim.max(1));
-            for (o, p) in out.iter_mut().zip(points.chunks_exact(dim)) {
+            let mut filled = 0;
+            for (o, p) in out.iter_mut().zip(rows) {
                 *o = -gamma * squared_distance_prefix(x, p);
+                filled += 1;
             }
-            for o in out.iter_mut().take(rows) {
+            for o in out.iter_mut().take(filled) {
                 *o = o.exp();
             }
             return;
         }
-        for (o, p) in out.iter_mut().zip(points.chunks_exact(dim)) {
+        for (o, p) in out.iter_mut().zip(rows) {
             *o = self.eval_prefix(x, p);
         }
     }

@@ -25,8 +25,14 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
     /// The centre `s_m` of candidate `m` (`dim` features), `None` past the candidates.
     pub fn candidate(&self, m: usize) -> Option<&[T]> {
         let d = self.dims.dim();
-        let centres = self.scalars.as_ref().get(self.dims.region(Region::Centres))?;
-        centres.get(m * d..(m + 1) * d).filter(|_| m < self.engine.candidates)
+        self.candidates().get(m * d..(m + 1) * d)
+    }
+
+    /// The centres of all candidates, row-major (`dim` values each).
+    pub fn candidates(&self) -> &[T] {
+        let live = self.engine.candidates * self.dims.dim();
+        let centres = self.scalars.as_ref().get(self.dims.region(Region::Centres)).unwrap_or_default();
+        centres.get(..live).unwrap_or(centres)
     }
 
     /// Replaces the centre of the inactive candidate `m` (`μ_m = 0`) by `centre` (module

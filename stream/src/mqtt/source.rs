@@ -31,7 +31,7 @@
 //! a message whole, up to the protocol's limit of 256 MiB, before its size is checked).
 
 use std::collections::{HashSet, VecDeque};
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -137,6 +137,8 @@ enum Item {
 pub struct MqttSource {
     client: Client,
     items: Option<Taker<Item>>,
+    /// Records handed back to the network thread to parse into.
+    recycle: SyncSender<Record>,
     /// Ends (disconnects) when the network thread does.
     done: Receiver<()>,
     /// Messages wholly handed out but not acknowledged, with the number of rows handed
@@ -165,7 +167,8 @@ impl MqttSource {
         let (client, connection) = Client::new(mqtt, ACK_QUEUE);
         client.try_subscribe(broker.topic.clone(), QoS::AtLeastOnce).map_err(|e| error(e.to_string()))?;
         let (items, received) = handoff(IN_FLIGHT);
-        let parser = Parser::new(options);
+        let (recycle, reuse) = sync_channel(IN_FLIGHT);
+        let parser = Parser { reuse: Some(reuse), ..Parser::new(options) };
         let dim = Arc::clone(&parser.dim);
         let mut listener = Listener {
             client: client.clone(),
@@ -178,7 +181,7 @@ impl MqttSource {
         let done =
             start(connection, options.connect_timeout, move |happening| listener.handle(happening)).map_err(error)?;
         let unacked = VecDeque::new();
-        Ok(MqttSource { client, items: Some(received), done, unacked, handed: 0, name, dim })
+        Ok(MqttSource { client, items: Some(received), recycle, done, unacked, handed: 0, name, dim })
     }
 
     /// The broker's URL, without the password.
@@ -207,7 +210,8 @@ impl MqttSource {
                     }
                     return match row {
                         Ok(next) => {
-                            *record = next;
+                            // A full recycling channel only means one allocation more later.
+                            let _ = self.recycle.try_send(std::mem::replace(record, next));
                             Next::Record
                         }
                         Err(e) => Next::Bad(e),
@@ -354,6 +358,8 @@ struct Parser {
     names: Option<Vec<String>>,
     /// Messages seen.
     messages: u64,
+    /// Records the caller is done with, to parse into again (no allocation per row).
+    reuse: Option<Receiver<Record>>,
 }
 
 impl Parser {
@@ -371,6 +377,7 @@ impl Parser {
             seq: options.seq.clone(),
             names: None,
             messages: 0,
+            reuse: None,
         }
     }
 
@@ -396,7 +403,7 @@ impl Parser {
             if row.trim().is_empty() {
                 continue;
             }
-            let mut record = Record::default();
+            let mut record = self.reuse.as_ref().and_then(|reuse| reuse.try_recv().ok()).unwrap_or_default();
             let parsed = self.row(row, line, &mut record).map(|()| record);
             let parsed = parsed.or_else(|(column, kind)| bad(line, column, kind));
             if !each(parsed) {

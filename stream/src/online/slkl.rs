@@ -26,7 +26,7 @@
 //!
 //! Memory: the core's window ([`SlklWindow::scalars_len`], [`SlklWindow::indices_len`])
 //! twice (the learner and its snapshot), allocated when the learner is built, plus the
-//! replay's `SNAPSHOT_EVERY·(d + 1)` scalars, the warm-up's `max(N, M)·(d + 1)` scalars,
+//! replay's `SNAPSHOT_EVERY·(d + 1)` scalars, `M` kernel values, the warm-up's `max(N, M)·(d + 1)` scalars,
 //! a dense row and the `M·d` centres gathered when learning starts
 //! ([`WindowSlkl::footprint`]).
 
@@ -61,6 +61,8 @@ pub struct WindowSlkl<T> {
     learner: Option<Window<T>>,
     /// What undoes a failed arrival (its buffers allocated when the learner is built).
     replay: Replay<T>,
+    /// Scratch: the candidates' kernel values at an arrival (`M`).
+    kernel_values: Vec<T>,
     input: Input<T>,
     /// Renew inactive candidates as the stream moves (module doc).
     renew: bool,
@@ -117,8 +119,21 @@ impl<T: Real> WindowSlkl<T> {
         let (scalars, indices) = Self::buffers(dims)?;
         let snapshot = SlklWindow::new_in(scalars, indices, dims, params, &zeroed(dim, "a centre")?)?;
         let replay = Replay::new(snapshot, dim)?;
+        let kernel_values = zeroed(centres, "the kernel values")?;
         let input = Input::new(dim, scale)?;
-        Ok(WindowSlkl { dims, params, steps, warmup_x, warmup_y, storage, learner: None, replay, input, renew: true })
+        Ok(WindowSlkl {
+            dims,
+            params,
+            steps,
+            warmup_x,
+            warmup_y,
+            storage,
+            learner: None,
+            replay,
+            kernel_values,
+            input,
+            renew: true,
+        })
     }
 
     /// The learner keeping the candidates of the warm-up (`kestrel stream --no-renew`).
@@ -137,7 +152,7 @@ impl<T: Real> WindowSlkl<T> {
         let learner = Footprint {
             core_scalars,
             core_indices,
-            host_scalars: [warmup, centres.saturating_mul(dim), core_scalars, Replay::<T>::scalars(dim)]
+            host_scalars: [warmup, centres.saturating_mul(dim), core_scalars, Replay::<T>::scalars(dim), centres]
                 .into_iter()
                 .fold(0, usize::saturating_add),
             host_bytes: core_indices.saturating_mul(size_of::<usize>()),
@@ -187,8 +202,16 @@ impl<T: Real> WindowSlkl<T> {
 
     /// `SlklWindow::learn`, after renewing a candidate when given the `renewal`'s kernel
     /// (module doc). May fail after changing the learner: see [`Replay`].
-    fn arrive(learner: &mut Window<T>, x: &[T], y: T, steps: usize, renewal: Option<&Kernel<T>>) -> Result<(), Error> {
-        let renewed = renewal.map_or(Ok(()), |kernel| renew_candidate(learner, kernel, x));
+    /// `values` is scratch for the candidates' kernel values.
+    fn arrive(
+        learner: &mut Window<T>,
+        x: &[T],
+        y: T,
+        steps: usize,
+        renewal: Option<&Kernel<T>>,
+        values: &mut [T],
+    ) -> Result<(), Error> {
+        let renewed = renewal.map_or(Ok(()), |kernel| renew_candidate(learner, kernel, x, values));
         renewed.and_then(|()| learner.learn(x, y, steps).map(drop))
     }
 }
@@ -246,7 +269,11 @@ impl<T: Real> Replay<T> {
 
     /// Undoes the last operation recorded: `learner` becomes the snapshot, and `arrive`
     /// (and the predictions) do the operations before it again.
-    fn undo_last(&mut self, learner: &mut Window<T>, arrive: impl Fn(&mut Window<T>, &[T], T) -> Result<(), Error>) {
+    fn undo_last(
+        &mut self,
+        learner: &mut Window<T>,
+        mut arrive: impl FnMut(&mut Window<T>, &[T], T) -> Result<(), Error>,
+    ) {
         self.targets.pop();
         self.rows.truncate(self.targets.len() * self.dim);
         learner.clone_from(&self.snapshot);
@@ -269,14 +296,21 @@ const NEAR: f64 = 0.5;
 ///
 /// # Errors
 /// As `SlklWindow::replace_candidate` (a centre the kernel cannot take).
-fn renew_candidate<T: Real>(learner: &mut Window<T>, kernel: &Kernel<T>, x: &[T]) -> Result<(), Error> {
+fn renew_candidate<T: Real>(
+    learner: &mut Window<T>,
+    kernel: &Kernel<T>,
+    x: &[T],
+    values: &mut [T],
+) -> Result<(), Error> {
     let kx = kernel.diagonal(x);
+    let centres = learner.candidates();
+    let values = values.get_mut(..centres.len() / x.len().max(1)).ok_or(Error::InvalidParam { name: "centers" })?;
+    kernel.column(x, centres, values)?;
     let mut nearest = T::ZERO;
     let mut farthest_inactive: Option<(usize, T)> = None;
-    for m in 0..learner.dims().candidates() {
-        let Some(s) = learner.candidate(m) else { break };
+    for (m, (s, &k)) in centres.chunks_exact(x.len()).zip(values.iter()).enumerate() {
         let norm = (kx * kernel.diagonal(s)).sqrt();
-        let likeness = if norm > T::ZERO { kernel.eval(x, s)? / norm } else { T::ZERO };
+        let likeness = if norm > T::ZERO { k / norm } else { T::ZERO };
         nearest = nearest.max_of(likeness);
         if learner.weight(m) == Some(T::ZERO) && farthest_inactive.is_none_or(|(_, least)| likeness < least) {
             farthest_inactive = Some((m, likeness));
@@ -317,8 +351,10 @@ impl<T: Real> Steps for WindowSlkl<T> {
         let learned = match &mut self.learner {
             Some(learner) => {
                 self.replay.record(learner, row, Some(y));
-                let arrive =
-                    |learner: &mut Window<T>, x: &[T], y: T| Self::arrive(learner, x, y, steps, renewal.as_ref());
+                let values = &mut self.kernel_values;
+                let mut arrive = |learner: &mut Window<T>, x: &[T], y: T| {
+                    Self::arrive(learner, x, y, steps, renewal.as_ref(), values)
+                };
                 let arrived = arrive(learner, row, y);
                 if arrived.is_err() {
                     self.replay.undo_last(learner, arrive);
@@ -526,7 +562,8 @@ mod tests {
         // Undone as a failed arrival is: the snapshot, then the operations since.
         let kernel = undone.params.kernel();
         let Some(window) = &mut undone.learner else { panic!("learning") };
-        undone.replay.undo_last(window, |learner, x, y| WindowSlkl::arrive(learner, x, y, 5, Some(&kernel)));
+        let values = &mut undone.kernel_values;
+        undone.replay.undo_last(window, |learner, x, y| WindowSlkl::arrive(learner, x, y, 5, Some(&kernel), values));
         undone.input.undo_observe();
         assert!(undone.replay.targets.len() > 10, "{} operations replayed", undone.replay.targets.len());
         assert_eq!(undone.save_state().unwrap(), reference.save_state().unwrap());
