@@ -197,29 +197,19 @@ impl<T: Real> Kernel<T> {
     /// points.len()/x.len())` rows. The values are [`eval_prefix`](Self::eval_prefix)'s,
     /// bit for bit.
     pub(crate) fn column_of_rows(&self, x: &[T], points: &[T], out: &mut [T]) {
-        self.values_of(x, points.chunks_exact(x.len().max(1)), out);
-    }
-
-    /// `out[i] = k(x, pᵢ)` for the points `rows` gives, as many as `out` holds (or fewer
-    /// when `rows` ends first); each point as long as `x` (callers' shapes). The values are
-    /// [`eval_prefix`](Self::eval_prefix)'s, bit for bit: for the Gaussian, the distances
-    /// first, then one loop of `exp` alone, which the compiler vectorises.
-    pub(crate) fn values_of<'p>(&self, x: &[T], rows: impl Iterator<Item = &'p [T]>, out: &mut [T])
-    where
-        T: 'p,
-    {
+        let dim = x.len();
         if let KernelKind::Rbf { gamma } = self.kind {
-            let mut filled = 0;
-            for (o, p) in out.iter_mut().zip(rows) {
+            // Distances first, then one loop of `exp` alone, which the compiler vectorises.
+            let rows = out.len().min(points.len() / dim.max(1));
+            for (o, p) in out.iter_mut().zip(points.chunks_exact(dim)) {
                 *o = -gamma * squared_distance_prefix(x, p);
-                filled += 1;
             }
-            for o in out.iter_mut().take(filled) {
+            for o in out.iter_mut().take(rows) {
                 *o = o.exp();
             }
             return;
         }
-        for (o, p) in out.iter_mut().zip(rows) {
+        for (o, p) in out.iter_mut().zip(points.chunks_exact(dim)) {
             *o = self.eval_prefix(x, p);
         }
     }

@@ -8,7 +8,7 @@
 use core::marker::PhantomData;
 
 use crate::error::check_len;
-use crate::linalg::{Triangle, dot_prefix, packed_len, solve_lower_after_zeros, solve_lower_transposed};
+use crate::linalg::{Triangle, dot_prefix, leading_zeros, packed_len, solve_lower_from, solve_lower_transposed};
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
@@ -187,7 +187,8 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
     pub fn solve_lower_in_place(&self, b: &mut [T]) -> Result<(), Error> {
         check_len(self.dim, b.len())?;
         check_finite(b)?;
-        solve_lower_after_zeros(self.triangle(), self.dim, Triangle::Packed, b)
+        let first = leading_zeros(b);
+        solve_lower_from(self.triangle(), self.dim, Triangle::Packed, b, first)
     }
 
     /// Gives the storage back.

@@ -26,7 +26,7 @@
 use super::Cholesky;
 use super::factor::rounding_floor;
 use crate::error::check_len;
-use crate::linalg::{Triangle, packed_len, solve_lower_after_zeros};
+use crate::linalg::{Triangle, leading_zeros, packed_len, solve_lower_from};
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
@@ -96,13 +96,13 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
         check_finite(scaled)?;
         // With `x = [0; x₂]` only the trailing block changes (`L₂₂'L₂₂'ᵀ = L₂₂L₂₂ᵀ ± x₂x₂ᵀ`):
         // the rotations of the leading zeros are exactly the identity (`hypot(d, 0) = d`).
-        let first = scaled.iter().position(|&v| v != T::ZERO).unwrap_or(k);
+        let first = leading_zeros(scaled);
         if sigma > T::ZERO {
             rotate_in_update(triangle, first, k, cosines, sines);
             return Ok(());
         }
         let triangle = &mut triangle[..packed_len(k)];
-        solve_lower_after_zeros(triangle, k, Triangle::Packed, scaled)?;
+        solve_lower_from(triangle, k, Triangle::Packed, scaled, first)?;
         let rho2 = downdate_margin(scaled)?;
         rotate_in_downdate(triangle, first, k, rho2.sqrt(), cosines, sines);
         Ok(())

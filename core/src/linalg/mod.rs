@@ -256,19 +256,29 @@ pub fn solve_lower<T: Real>(l: &[T], n: usize, layout: Triangle, b: &mut [T]) ->
 }
 
 /// [`solve_lower`] for a factor with a positive, finite diagonal and finite entries (a
-/// Cholesky factor's), skipping the leading zeros of `b` (a unit vector's solve starts at
-/// its one). The result has the same bits as [`solve_lower`]'s: a zero `b_j` ahead of the
-/// first nonzero stays itself, and each row's products with those zeros, which leave the
-/// [`dot_prefix`] lanes at `+0`, are skipped in whole chunks of [`LANES`], so the sums keep
-/// their lanes and their order.
+/// Cholesky factor's) and a `b` whose entries before `first` are zeros (a unit vector's
+/// solve starts at its one), which it skips. The result has the same bits as
+/// [`solve_lower`]'s: a zero `b_j` ahead of `first` stays itself, and each row's products
+/// with those zeros, which leave the [`dot_prefix`] lanes at `+0`, are skipped in whole
+/// chunks of [`LANES`], so the sums keep their lanes and their order.
 ///
 /// # Errors
 /// As [`solve_lower`].
-pub(crate) fn solve_lower_after_zeros<T: Real>(l: &[T], n: usize, layout: Triangle, b: &mut [T]) -> Result<(), Error> {
+pub(crate) fn solve_lower_from<T: Real>(
+    l: &[T],
+    n: usize,
+    layout: Triangle,
+    b: &mut [T],
+    first: usize,
+) -> Result<(), Error> {
     check_triangle(l, n, layout, b)?;
-    let first = b.iter().position(|&v| v != T::ZERO).unwrap_or(n);
-    forward_substitution(l, n, layout, b, first);
+    forward_substitution(l, n, layout, b, first.min(n));
     Ok(())
+}
+
+/// The number of leading zeros of `v`.
+pub(crate) fn leading_zeros<T: Real>(v: &[T]) -> usize {
+    v.iter().position(|&x| x != T::ZERO).unwrap_or(v.len())
 }
 
 /// Rows `first..n` of the forward substitution, their products with `b[..first]` (zeros)

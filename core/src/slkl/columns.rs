@@ -211,12 +211,7 @@ impl Columns {
     ) {
         for (p, &j) in active.iter().enumerate() {
             old[p] = cols[self.active(p, j, 0).start + slot];
-        }
-        let dim = x.len();
-        let new = &mut new[..active.len()];
-        kernel.values_of(x, active.iter().map(|&j| &centres[j * dim..(j + 1) * dim]), new);
-        for (value, &j) in new.iter_mut().zip(active) {
-            *value *= inverse_norm(kernel, &centres[j * dim..(j + 1) * dim]);
+            new[p] = entry(kernel, centres, x, j);
         }
     }
 

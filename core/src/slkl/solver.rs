@@ -41,9 +41,6 @@ use super::outcome::{Case, ExitReason, Stats, Step, Summary};
 use super::params::{StepRule, ValidParams};
 use super::schedule::Schedule;
 
-/// Centres whose kernel values a prediction takes at once (a stack buffer).
-const PREDICT_CHUNK: usize = 8;
-
 /// The state of a learner apart from its buffers.
 #[derive(Clone, Debug)]
 pub(crate) struct Engine<T> {
@@ -495,16 +492,10 @@ impl<T: Real> Engine<T> {
         let kernel = self.params.kernel();
         let lambda = self.params.lambda();
         let dim = x.len();
-        let centre = |j: usize| &centres[j * dim..(j + 1) * dim];
         let mut f = T::ZERO;
-        // The kernel values a few centres at a time (their `exp` in one loop), summed in order.
-        let mut values = [T::ZERO; PREDICT_CHUNK];
-        let (z, active) = (&z[..self.set.len.min(z.len())], &active[..self.set.len.min(active.len())]);
-        for (z, active) in z.chunks(PREDICT_CHUNK).zip(active.chunks(PREDICT_CHUNK)) {
-            kernel.values_of(x, active.iter().map(|&j| centre(j)), &mut values);
-            for ((&zp, &j), &k) in z.iter().zip(active).zip(&values) {
-                f += zp / lambda * k * inverse_norm(&kernel, centre(j));
-            }
+        for (&zp, &j) in z.iter().zip(active).take(self.set.len) {
+            let s = &centres[j * dim..(j + 1) * dim];
+            f += zp / lambda * kernel.eval_prefix(x, s) * inverse_norm(&kernel, s);
         }
         f
     }
