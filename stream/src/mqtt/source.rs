@@ -26,9 +26,12 @@
 //! a bad row until then.
 //!
 //! The network runs on a thread of its own that parses messages into records and hands
-//! them over through a bounded channel, as [`Background`](crate::source::Background)
-//! does, so the caller waits with a timeout and memory stays bounded (the client buffers
-//! a message whole, up to the protocol's limit of 256 MiB, before its size is checked).
+//! them over through a bounded [`handoff`](crate::source::handoff), as
+//! [`Background`](crate::source::Background) does, so the caller waits with a timeout,
+//! memory stays bounded (the client buffers a message whole, up to the protocol's limit
+//! of 256 MiB, before its size is checked), and a caller behind the network takes the
+//! rows waiting in one batch, without a wake-up of either thread per row. The caller hands
+//! the records back to be parsed into again, so rows cost no allocation.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -43,7 +46,8 @@ use crate::limits::MAX_DIM;
 use crate::source::handoff::{Empty, Giver, Taker, handoff};
 use crate::source::{CsvReader, Format, LabelColumn, Next, OpenError, ReadError, ReadErrorKind, Record, RecordReader};
 
-/// Records in flight between the network thread and the caller.
+/// Records in flight between the network thread and the caller: the hand-over's queue
+/// (and as many again in the batch the caller took from it).
 const IN_FLIGHT: usize = 256;
 /// Acknowledgements queued for the network thread, which sends them between bursts of
 /// incoming messages: as many as MQTT has packet ids, so one is never refused for room.
