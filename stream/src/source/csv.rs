@@ -145,10 +145,13 @@ impl<R: BufRead> CsvReader<R> {
         if self.label_field.is_none() {
             record.label = f64::NAN;
         }
-        let mut column = 1;
         let mut feature = 0u32;
         for (i, field) in self.row.iter().enumerate() {
-            let at = |kind| ReadError { source_name: self.name.clone(), line, column, kind };
+            let at = |kind| {
+                // The field's column (1-based, in characters), counted only for an error.
+                let column = self.row.iter().take(i).map(|f| f.chars().count() + 1).sum::<usize>() + 1;
+                ReadError { source_name: self.name.clone(), line, column, kind }
+            };
             if Some(i) == self.label_field {
                 read_label((&mut self.labels, &mut self.detected), field.trim(), record).map_err(at)?;
             } else {
@@ -159,7 +162,6 @@ impl<R: BufRead> CsvReader<R> {
                 }
                 feature += 1;
             }
-            column += field.chars().count() + 1;
         }
         Ok(())
     }

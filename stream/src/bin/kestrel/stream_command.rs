@@ -185,8 +185,10 @@ impl Session<'_> {
         } else {
             self.metrics.record(prediction, record.label);
         }
-        self.history.record(self.learner.as_ref(), prediction, record.label, self.clock.elapsed().as_secs_f64());
-        self.clock = Instant::now();
+        let now = Instant::now();
+        let seconds = now.saturating_duration_since(self.clock).as_secs_f64();
+        self.history.record(self.learner.as_ref(), prediction, record.label, seconds);
+        self.clock = now;
         if let Some(sink) = &mut self.predictions {
             let row = self.rows.saturating_add(1);
             let message = prediction_message(self.learner.is_detector(), &self.names, (prediction, score), record, row);
