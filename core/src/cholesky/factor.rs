@@ -8,7 +8,7 @@
 use core::marker::PhantomData;
 
 use crate::error::check_len;
-use crate::linalg::{Triangle, dot_prefix, leading_zeros, packed_len, solve_lower_from, solve_lower_transposed};
+use crate::linalg::{Triangle, dot_prefix, leading_zeros, packed_len, solve_both_from, solve_lower_from};
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
@@ -176,8 +176,10 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
     /// # Errors
     /// `DimensionMismatch` when `b.len() ≠ k`; `NonFinite` when `b` has NaN/∞ (`b` untouched).
     pub fn solve_in_place(&self, b: &mut [T]) -> Result<(), Error> {
-        self.solve_lower_in_place(b)?;
-        solve_lower_transposed(self.triangle(), self.dim, Triangle::Packed, b)
+        check_len(self.dim, b.len())?;
+        check_finite(b)?;
+        let first = leading_zeros(b);
+        solve_both_from(self.triangle(), self.dim, Triangle::Packed, b, first)
     }
 
     /// Solves `L y = b` in place: `‖y‖² = bᵀA⁻¹b`. O(k²).
