@@ -621,13 +621,13 @@ fn train_krr_cg<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fi
     if config.ridge == Ridge::Auto {
         chosen.push(("lambda", Field::Number(summary.chosen.lambda)));
     }
-    let summary = Summary::from([
+    let loo_mse = summary.chosen.mse;
+    let mut summary = Summary::from([
         ("learner", "krr".into()),
         ("solver", "cg".into()),
         ("centers", summary.centres.into()),
         ("lambda", summary.chosen.lambda.into()),
         ("subsample", cg.subsample.into()),
-        ("subsample_loo_mse", summary.chosen.mse.into()),
         ("iterations", cg.iterations.into()),
         ("residual", cg.residual.into()),
         ("converged", cg.converged.into()),
@@ -636,6 +636,10 @@ fn train_krr_cg<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fi
         ("working_bytes", summary.working_bytes.into()),
         ("chosen", chosen_record(chosen)),
     ]);
+    // Scored only when λ was chosen.
+    if loo_mse.is_finite() {
+        summary.insert("subsample_loo_mse", loo_mse.into());
+    }
     Ok(Fitted { bytes, summary })
 }
 

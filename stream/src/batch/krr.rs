@@ -281,13 +281,19 @@ impl<T: Real> Fit<T> {
 /// # Errors
 /// As [`select`] and [`whiten`]; an allocation failure.
 pub(super) fn reduced_set<T: Real>(data: &Dataset<T>, config: &KrrConfig<T>) -> Result<Whitened<T>, TrainError> {
+    let mut set = select_centres(data, config)?;
+    let factor = whiten(&config.kernel, &set.centres, data.dim().max(1), &mut set.features, set.m)?;
+    Ok(Whitened { set, factor })
+}
+
+/// At most `config.centres` centres of `data` by `config`'s selection, with their features
+/// `K(Ã, x)` not yet whitened.
+fn select_centres<T: Real>(data: &Dataset<T>, config: &KrrConfig<T>) -> Result<ReducedSet<T>, TrainError> {
     let dim = data.dim().max(1);
     let capacity = config.centres.clamp(1, data.len().max(1));
     let points = data.dense(dim)?;
     let mut rng = Rng::seed_from_u64(config.seed);
-    let mut set = select(&points, dim, capacity, &config.kernel, config.selection, &mut rng)?;
-    let factor = whiten(&config.kernel, &set.centres, dim, &mut set.features, set.m)?;
-    Ok(Whitened { set, factor })
+    select(&points, dim, capacity, &config.kernel, config.selection, &mut rng)
 }
 
 /// A reduced set whose features are whitened, and the whitening factor.
@@ -362,7 +368,7 @@ pub struct CgSummary {
 /// [`Ridge::Auto`]) `λ` chosen on `sample` (a subsample of `data`, see the module doc), to
 /// CG's relative residual `tolerance`. [`KrrSummary::chosen`] holds the whole set's `λ`
 /// with `sample`'s leave-one-out scores, and its path the subsample's ridges in the whole
-/// set's units.
+/// set's units; a given `λ` is not scored (`mse` NaN, an empty path).
 ///
 /// # Errors
 /// As [`train`]; `InvalidParam { name: "task" }` for classification.
@@ -379,34 +385,39 @@ pub fn train_cg<T: Real>(
     let threads = super::mrrsvm::threads();
     let working_bytes = cg_working_bytes(data, sample, config);
     check_budget(data.bytes().saturating_add(working_bytes), config.budget)?;
-    let mut fit = Fit::new(sample, &KrrConfig { budget: None, ..*config })?;
-    let to_sample = n_sample as f64 / n.max(1) as f64;
-    let grid = match config.ridge {
-        Ridge::Fixed(lambda) => vec![lambda * to_sample],
-        Ridge::Auto => path_grid(&fit.path),
+    let (centres, factor, m, chosen, path) = match config.ridge {
+        // A given λ is not scored: the centres and their factor only, without the
+        // subsample's whitened features and ridge path (O(n·m²) and O(m³)).
+        Ridge::Fixed(lambda) => {
+            let set = select_centres(sample, config)?;
+            let factor = whiten(&config.kernel, &set.centres, dim, &mut [], set.m)?;
+            (set.centres, factor, set.m, RidgeScore { lambda, mse: f64::NAN, errors: 0 }, Vec::new())
+        }
+        Ridge::Auto => {
+            let mut fit = Fit::new(sample, &KrrConfig { budget: None, ..*config })?;
+            let grid = path_grid(&fit.path);
+            let (chosen, path) = choose_ridge(&mut fit.path, &grid, false, config.task)?;
+            let to_sample = n_sample as f64 / n.max(1) as f64;
+            let scale = |s: RidgeScore| RidgeScore { lambda: s.lambda / to_sample, ..s };
+            (fit.centres, fit.factor, fit.m, scale(chosen), path.into_iter().map(scale).collect())
+        }
     };
-    let strict = matches!(config.ridge, Ridge::Fixed(_));
-    let (chosen, path) = choose_ridge(&mut fit.path, &grid, strict, config.task)?;
-    let scale = |s: RidgeScore| RidgeScore { lambda: s.lambda / to_sample, ..s };
-    let (chosen, path) = (scale(chosen), path.into_iter().map(scale).collect());
     let targets: Vec<T> = data.labels().iter().map(|&y| T::from_f64(y)).collect();
-    let exact_hessian = fit.m <= EXACT_HESSIAN_CENTRES;
+    let exact_hessian = m <= EXACT_HESSIAN_CENTRES;
     let problem = Problem {
         data,
         targets: &targets,
         kernel: &config.kernel,
-        centres: &fit.centres,
-        factor: &fit.factor,
+        centres: &centres,
+        factor: &factor,
         hessian: if exact_hessian { HessianRows::All } else { HessianRows::Sample(sample) },
         dim,
         threads,
     };
     let ridge = falkon::Regularisation::Ridge { lambda: T::from_f64(chosen.lambda), tolerance };
     let solution = falkon::solve(&problem, ridge)?;
-    let model = KrrModel::Regressor(
-        regressor(config, dim, solution.intercept, &fit.centres, &fit.factor, solution.weights)?,
-        None,
-    );
+    let model =
+        KrrModel::Regressor(regressor(config, dim, solution.intercept, &centres, &factor, solution.weights)?, None);
     let outcome = solution.outcome;
     let cg = CgSummary {
         iterations: outcome.iterations,
@@ -416,7 +427,7 @@ pub fn train_cg<T: Real>(
         passes: solution.passes,
         exact_hessian,
     };
-    Ok((model, KrrSummary { centres: fit.m, chosen, path, working_bytes }, cg))
+    Ok((model, KrrSummary { centres: m, chosen, path, working_bytes }, cg))
 }
 
 /// [`ridge_grid`] for the largest eigenvalue of `path`.
@@ -650,7 +661,13 @@ mod tests {
             let sample = subsample(&train_set, 9).unwrap();
             let (cg, cg_summary, outcome) = train_cg(&train_set, &sample, &config, 1e-12).unwrap();
             assert!(outcome.converged && outcome.subsample == 600, "{outcome:?}");
-            assert_eq!((cg_summary.chosen, cg_summary.centres), (summary.chosen, summary.centres));
+            assert_eq!((cg_summary.chosen.lambda, cg_summary.centres), (summary.chosen.lambda, summary.centres));
+            if config.ridge == Ridge::Auto {
+                assert_eq!(cg_summary.chosen, summary.chosen);
+            } else {
+                // A given λ is not scored on the subsample.
+                assert!(cg_summary.chosen.mse.is_nan() && cg_summary.path.is_empty(), "{cg_summary:?}");
+            }
             let (KrrModel::Regressor(exact, _), KrrModel::Regressor(cg, None)) = (exact, cg) else {
                 panic!("regressors")
             };
