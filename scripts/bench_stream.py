@@ -239,7 +239,7 @@ def main():
         for rows in pipe_rows[learner]:
             cmd = stream_cmd(learner, "-")
             summary, rss, wall, _ = run_kestrel(cmd, stdin_cmd=gen_cmd(task, rows))
-            assert summary["n"] == rows - 1, summary  # the first row has no prediction
+            assert summary["n"] == rows, summary  # every row is scored, the first too
             memory.append((learner, rows, cmd, gen_cmd(task, rows), rss, wall, summary))
             print(f"[{learner} pipe {rows}] {rss} KiB in {wall:.1f} s", file=sys.stderr, flush=True)
 
