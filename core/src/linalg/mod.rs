@@ -250,9 +250,7 @@ pub(crate) fn check_triangle<T: Real>(l: &[T], n: usize, layout: Triangle, b: &[
 /// ```
 #[allow(clippy::indexing_slicing, reason = "check_triangle verified l.len() ≥ layout.len(n) and b.len() = n")]
 pub fn solve_lower<T: Real>(l: &[T], n: usize, layout: Triangle, b: &mut [T]) -> Result<(), Error> {
-    check_triangle(l, n, layout, b)?;
-    forward_substitution(l, n, layout, b, 0);
-    Ok(())
+    solve_lower_from(l, n, layout, b, 0)
 }
 
 /// [`solve_lower`] for a factor with a positive, finite diagonal and finite entries (a
@@ -284,8 +282,8 @@ pub(crate) fn leading_zeros<T: Real>(v: &[T]) -> usize {
 /// Rows `first..n` of the forward substitution, their products with `b[..first]` (zeros)
 /// skipped up to the last multiple of [`LANES`]; the caller has checked the triangle.
 #[allow(clippy::indexing_slicing, reason = "check_triangle verified l.len() ≥ layout.len(n) and b.len() = n")]
-// Inlined into each of its three callers: out of line it cost the Cortex-M4F's downdate
-// 1.2 % more instructions (the loop then does not know its callers' shapes).
+// Inlined: out of line the Cortex-M4F's downdate took 1.2 % more instructions (the loop
+// then does not know its callers' shapes).
 #[inline(always)]
 fn forward_substitution<T: Real>(l: &[T], n: usize, layout: Triangle, b: &mut [T], first: usize) {
     let skip = first - first % LANES;
@@ -320,8 +318,7 @@ pub(crate) fn solve_both_from<T: Real>(
     b: &mut [T],
     first: usize,
 ) -> Result<(), Error> {
-    check_triangle(l, n, layout, b)?;
-    forward_substitution(l, n, layout, b, first.min(n));
+    solve_lower_from(l, n, layout, b, first)?;
     backward_substitution(l, n, layout, b);
     Ok(())
 }

@@ -231,7 +231,6 @@ struct Replay<T> {
     rows: Vec<T>,
     /// Per operation: `None` a prediction, `Some(y)` an arrival of target `y`.
     targets: Vec<Option<T>>,
-    dim: usize,
 }
 
 impl<T: Real> Replay<T> {
@@ -240,7 +239,7 @@ impl<T: Real> Replay<T> {
         let (mut rows, mut targets) = (Vec::new(), Vec::new());
         reserve(&mut rows, SNAPSHOT_EVERY.saturating_mul(dim), "the undo log")?;
         reserve(&mut targets, SNAPSHOT_EVERY, "the undo log")?;
-        Ok(Replay { snapshot, fresh: false, rows, targets, dim })
+        Ok(Replay { snapshot, fresh: false, rows, targets })
     }
 
     /// Scalars of the log for rows of `dim` features.
@@ -274,10 +273,11 @@ impl<T: Real> Replay<T> {
         learner: &mut Window<T>,
         mut arrive: impl FnMut(&mut Window<T>, &[T], T) -> Result<(), Error>,
     ) {
+        let dim = self.snapshot.dims().dim();
         self.targets.pop();
-        self.rows.truncate(self.targets.len() * self.dim);
+        self.rows.truncate(self.targets.len() * dim);
         learner.clone_from(&self.snapshot);
-        for (x, y) in self.rows.chunks_exact(self.dim).zip(&self.targets) {
+        for (x, y) in self.rows.chunks_exact(dim).zip(&self.targets) {
             // Each succeeded (or, for a prediction, did what it did) before, on the same
             // learner: it does the same again.
             let _ = match y {
