@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![no_std]
-#![forbid(unsafe_code)]
+// One `unsafe` block: the FPU's square root on Arm hard-float targets (`real/sqrt.rs`).
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 // No panic reachable from input: in library code (tests may unwrap), no unwrap/expect,
 // no panic!/unreachable!, no unchecked indexing and no truncating casts; the few places

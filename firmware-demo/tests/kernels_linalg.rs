@@ -13,7 +13,7 @@ mod common;
 
 use common::{Dense, close, dot};
 use kestrel_core::linalg::{self, Triangle};
-use kestrel_core::{Error, Kernel, KernelKind, Rng};
+use kestrel_core::{Error, Kernel, KernelKind, Real, Rng};
 use kestrel_firmware_demo::{Failure, Tests, ensure, entry};
 
 const EPS: f64 = f32::EPSILON as f64;
@@ -32,6 +32,7 @@ fn main() -> ! {
     tests.run("dot_axpy_gemv_match_f64", dot_axpy_gemv);
     tests.run("triangular_solves_packed_and_full", triangular_solves);
     tests.run("singular_triangle_is_rejected_and_b_untouched", singular_triangle);
+    tests.run("square_root_equals_libm_bit_for_bit", square_root_equals_libm);
     tests.finish()
 }
 
@@ -207,4 +208,26 @@ fn singular_triangle() -> Result<(), Failure> {
     let result = linalg::solve_lower(&packed, 2, Triangle::Packed, &mut b);
     ensure(result == Err(Error::Singular { pivot: 1 }) && b == [1.0, 2.0], "Singular at pivot 1, b untouched")?;
     ensure(Dense::identity(3).cholesky().is_some(), "reference factors the identity")
+}
+
+/// `f32`'s square root (the FPU's instruction on the M4F, `libm::sqrtf` on the soft-float
+/// cores) gives `libm::sqrtf`'s bits: for every 65,537th bit pattern (both signs,
+/// subnormals, ∞ and NaN among them), the special values, and the squares of random
+/// values with their neighbours one unit in the last place away (results at or next to
+/// an exact root).
+fn square_root_equals_libm() -> Result<(), Failure> {
+    let same = |x: f32| {
+        let (ours, libm) = (Real::sqrt(x), libm::sqrtf(x));
+        ours.to_bits() == libm.to_bits() || (ours.is_nan() && libm.is_nan())
+    };
+    let specials = [0.0f32, -0.0, 1.0, -1.0, f32::MIN_POSITIVE, 1e-45, f32::MAX, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
+    ensure(specials.into_iter().all(same), "special values")?;
+    ensure((0..=u32::MAX).step_by(65_537).map(f32::from_bits).all(same), "a sweep of bit patterns")?;
+    let mut rng = Rng::seed_from_u64(11);
+    let near_roots = (0..2_000).all(|_| {
+        let r: f32 = rng.uniform_in(0.0, 1.0e3);
+        let square = (r * r).to_bits();
+        [square - 1, square, square + 1].into_iter().map(f32::from_bits).all(same)
+    });
+    ensure(near_roots, "squares and their neighbours")
 }

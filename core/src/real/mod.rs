@@ -13,8 +13,12 @@
 //! `hypot` (one per Givens rotation of the Cholesky updates) is this module's own, scaled
 //! by powers of two and computed in the scalar itself: `libm::hypotf` widens to `f64`,
 //! which is software on a single-precision FPU and costs 8× an `expf` there.
+//!
+//! `f32`'s square root ([`sqrt`]) is the FPU's instruction on Arm hard-float targets and
+//! `libm::sqrtf` elsewhere: both exactly rounded, so the bits are the same.
 
 mod exp;
+mod sqrt;
 
 use core::fmt::{Debug, Display};
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
@@ -153,7 +157,7 @@ impl Real for f32 {
     }
     #[cfg(not(feature = "micromath"))]
     fn sqrt(self) -> Self {
-        libm::sqrtf(self)
+        sqrt::exact_sqrt_f32(self)
     }
     #[cfg(feature = "micromath")]
     fn sqrt(self) -> Self {
@@ -174,7 +178,7 @@ impl Real for f32 {
         libm::fabsf(self)
     }
     fn hypot(self, other: Self) -> Self {
-        hypot(self, other, &F32_SCALES, libm::sqrtf)
+        hypot(self, other, &F32_SCALES, sqrt::exact_sqrt_f32)
     }
     fn powf(self, other: Self) -> Self {
         libm::powf(self, other)
@@ -195,8 +199,10 @@ const fn power_of_two_f64(e: i32) -> f64 {
 }
 
 /// Where [`hypot`] scales, and by what: `a > large` is multiplied by `down.0` (and the root
-/// by `down.1`), `a < small` by `up.0` (the root by `up.1`); all powers of two.
+/// by `down.1`), `a < small` by `up.0` (the root by `up.1`); all powers of two. A sum of
+/// squares within `direct` comes from `small < a < large` (below).
 struct HypotScales<T> {
+    direct: (T, T),
     large: T,
     small: T,
     down: (T, T),
@@ -206,6 +212,7 @@ struct HypotScales<T> {
 /// `f32`: squares safe for `2⁻⁶⁰ ≤ a ≤ 2⁶⁰`; scaled by `2⁻⁷⁰` and `2⁹⁰` (which lifts the
 /// smallest subnormal, `2⁻¹⁴⁹`, to `2⁻⁵⁹`).
 const F32_SCALES: HypotScales<f32> = HypotScales {
+    direct: (power_of_two_f32(-118), power_of_two_f32(118)),
     large: power_of_two_f32(60),
     small: power_of_two_f32(-60),
     down: (power_of_two_f32(-70), power_of_two_f32(70)),
@@ -215,6 +222,7 @@ const F32_SCALES: HypotScales<f32> = HypotScales {
 /// `f64`: squares safe for `2⁻⁵⁰⁰ ≤ a ≤ 2⁵⁰⁰`; scaled by `2⁻⁶⁰⁰` and `2⁷⁰⁰` (`2⁻¹⁰⁷⁴` to
 /// `2⁻³⁷⁴`).
 const F64_SCALES: HypotScales<f64> = HypotScales {
+    direct: (power_of_two_f64(-998), power_of_two_f64(998)),
     large: power_of_two_f64(500),
     small: power_of_two_f64(-500),
     down: (power_of_two_f64(-600), power_of_two_f64(600)),
@@ -233,9 +241,26 @@ const F64_SCALES: HypotScales<f64> = HypotScales {
 /// it over the whole exponent range, subnormals included, against `f64` (for `f32`) and
 /// `libm::hypot` (for `f64`). Unlike `libm::hypotf`, the `f32` version never widens to `f64`,
 /// which a single-precision FPU computes in software (432 instructions a call on a
-/// Cortex-M4F, against 75). `hypot(±∞, y) = +∞` even for a NaN `y`, as IEEE 754 says; NaN
-/// otherwise propagates. `sqrt` is `libm`'s (exact rounding), whatever `Real::sqrt` is.
+/// Cortex-M4F, against 13). `hypot(±∞, y) = +∞` even for a NaN `y`, as IEEE 754 says; NaN
+/// otherwise propagates. `sqrt` is exactly rounded (`libm`'s or the FPU's), whatever
+/// `Real::sqrt` is.
+///
+/// The common case first: a sum `x² + y²` within `scales.direct` (`2^±118` for `f32`)
+/// implies `small < a < large` (`a² ≤ x² + y² ≤ 2a²`), where the general path forms the
+/// same sum and root, so its root is returned as it stands — the same bits, a third of the
+/// instructions on a Cortex-M4F. NaN and ∞ fail the range test and take the general path.
+#[inline]
 fn hypot<T: Real>(x: T, y: T, scales: &HypotScales<T>, sqrt: fn(T) -> T) -> T {
+    let sum = x * x + y * y;
+    if sum >= scales.direct.0 && sum <= scales.direct.1 {
+        return sqrt(sum);
+    }
+    scaled_hypot(x, y, scales, sqrt)
+}
+
+/// [`hypot`]'s general path: `a` and `b` ordered, scaled by a power of two when `a` is
+/// outside `small ≤ a ≤ large`.
+fn scaled_hypot<T: Real>(x: T, y: T, scales: &HypotScales<T>, sqrt: fn(T) -> T) -> T {
     let (a, b) = (x.abs(), y.abs());
     if a > T::MAX {
         return a;
@@ -312,6 +337,37 @@ mod tests {
             }
         }
         assert!(worst >= 1, "the test reached rounding at all");
+    }
+
+    /// The direct path of `hypot` gives the general path's bits wherever it is taken: pairs
+    /// with every exponent and ratio, and pairs around the edges of the direct range.
+    fn direct_path_is_the_general_path<T: Real>(scales: &HypotScales<T>, sqrt: fn(T) -> T, seed: u64) {
+        let mut rng = crate::Rng::seed_from_u64(seed);
+        let mut direct = 0;
+        for i in 0..400_000 {
+            let edge = if i % 2 == 0 { scales.direct.0 } else { scales.direct.1 };
+            // Half the pairs near an edge (√edge times a factor in [1/2, 2)), half anywhere.
+            let (x, y) = if i % 4 < 2 {
+                let near = |rng: &mut crate::Rng| edge.sqrt() * T::from_f64(rng.uniform_in(0.5, 2.0));
+                (near(&mut rng), near(&mut rng) * T::from_f64(rng.uniform()))
+            } else {
+                let e = |rng: &mut crate::Rng| rng.uniform_in(-300.0, 300.0);
+                (T::from_f64(2f64.powf(e(&mut rng))), T::from_f64(2f64.powf(e(&mut rng)) * rng.uniform_in(1.0, 2.0)))
+            };
+            let sum = x * x + y * y;
+            if sum >= scales.direct.0 && sum <= scales.direct.1 {
+                direct += 1;
+                let (fast, general) = (hypot(x, -y, scales, sqrt), scaled_hypot(x, -y, scales, sqrt));
+                assert_eq!(fast.to_f64().to_bits(), general.to_f64().to_bits(), "hypot({x}, {y})");
+            }
+        }
+        assert!(direct > 100_000, "the direct path was taken {direct} times");
+    }
+
+    #[test]
+    fn hypot_direct_path_gives_the_general_paths_bits() {
+        direct_path_is_the_general_path(&F32_SCALES, sqrt::exact_sqrt_f32, 19);
+        direct_path_is_the_general_path(&F64_SCALES, libm::sqrt, 20);
     }
 
     #[test]

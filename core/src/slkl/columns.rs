@@ -92,10 +92,18 @@ pub(crate) fn compensated_sum<T: Real>(xs: impl Iterator<Item = T>) -> T {
 }
 
 /// `1/√k(s, s)`, the normalisation of the column of centre `s`; 0 if `k(s, s) ≤ 0` (such
-/// a column is identically 0 for a positive kernel and never enters).
+/// a column is identically 0 for a positive kernel and never enters). A unit diagonal (the
+/// Gaussian's and Laplacian's, a constant the compiler sees) takes no root: on an Arm FPU
+/// the root is an instruction the compiler cannot fold.
 pub(crate) fn inverse_norm<T: Real>(kernel: &Kernel<T>, s: &[T]) -> T {
     let d = kernel.diagonal(s);
-    if d > T::ZERO && d.is_finite() { T::ONE / d.sqrt() } else { T::ZERO }
+    if d == T::ONE {
+        T::ONE
+    } else if d > T::ZERO && d.is_finite() {
+        T::ONE / d.sqrt()
+    } else {
+        T::ZERO
+    }
 }
 
 /// `out[i] = k(xᵢ, s)/√k(s, s)` for the live samples (the Gaussian's `exp` in one loop,
