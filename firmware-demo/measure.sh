@@ -104,7 +104,7 @@ declare -A label=(
     [demo_iteration]="one demo iteration (read, 2 predictions, 2 updates, 4 + 32 steps, a novelty score and update)"
     [libm_expf]="\`libm::expf\` (kernel values)"
     [libm_sqrtf]="\`libm::sqrtf\`"
-    [f32_hypot]="\`Real::hypot\` for \`f32\` (one per Givens rotation; scaled in \`f32\`, \`libm::sqrtf\` inside)"
+    [f32_hypot]="\`Real::hypot\` for \`f32\` (one per Givens rotation; \`x² + y²\` as it stands within 2^±118; the FPU's \`vsqrt.f32\` on the M4F, \`libm::sqrtf\` on the others)"
     [cholesky_update_16]="Cholesky rank-1 update, 16 × 16 factor"
     [cholesky_downdate_16]="Cholesky rank-1 downdate, 16 × 16 factor"
 )
