@@ -239,7 +239,8 @@ enum Happening {
     Failed(String),
 }
 
-/// Starts the network thread of `connection`, which hands what happens to `handle` until
+/// Starts the network thread of `connection` (named `thread_name`, as `top -H` and a
+/// debugger show it), which hands what happens to `handle` until
 /// the client disconnects, the connection fails for good, or `handle` returns false; returns
 /// once the broker accepted the first connection, with a receiver that disconnects when the
 /// thread ends.
@@ -248,16 +249,20 @@ enum Happening {
 /// Why the first connection failed, or that no answer came within `wait`.
 fn start(
     connection: Connection,
+    thread_name: &str,
     wait: Duration,
     handle: impl FnMut(Happening) -> bool + Send + 'static,
 ) -> Result<Receiver<()>, String> {
     let (connected, status) = sync_channel(1);
     let (done_sender, done) = sync_channel::<()>(0);
-    thread::spawn(move || {
-        // Dropped when the thread ends: `done` then disconnects.
-        let _done = done_sender;
-        drive(connection, connected, handle);
-    });
+    thread::Builder::new()
+        .name(thread_name.into())
+        .spawn(move || {
+            // Dropped when the thread ends: `done` then disconnects.
+            let _done = done_sender;
+            drive(connection, connected, handle);
+        })
+        .map_err(|e| format!("cannot start the network thread: {e}"))?;
     match status.recv_timeout(wait) {
         Ok(Ok(())) => Ok(done),
         Ok(Err(message)) => Err(message),

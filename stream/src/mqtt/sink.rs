@@ -1,9 +1,13 @@
 //! Publishing to an MQTT broker at QoS 1: a stream's predictions, one message per row, and
 //! its rolling metrics.
 //!
-//! [`MqttSink::publish`] queues a message and returns; when the client's queue is full
-//! (the broker slow to acknowledge, or away while the connection is made again) it waits
-//! for room, so a stream goes no faster than its broker takes its output.
+//! [`MqttSink::publish`] queues a message and returns; when [`HIGH_WATER`] messages wait
+//! in the client's queue (the broker slow to acknowledge — the client sends no more than
+//! its in-flight limit ahead of the acknowledgements — or away while the connection is made
+//! again) it waits until no more than [`LOW_WATER`] do, so a stream goes no faster than its
+//! broker takes its output. Waiting for a batch to drain, not for one free place, wakes the
+//! caller once per batch: a full client queue would wake it (and the network thread) once
+//! per message.
 //! [`MqttSink::publish_later`] holds a message back until [`MqttSink::send_held`] (or a
 //! flush): a caller with more rows ready sends a burst of predictions at once, which wakes
 //! the network thread once rather than once per message. The network
@@ -16,25 +20,44 @@ use std::sync::mpsc::{Receiver, TryRecvError, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use rumqttc::{Client, Event, Incoming, QoS};
+use rumqttc::{Client, Event, Incoming, Outgoing, QoS};
 
 use super::{Broker, Happening, start};
 use crate::source::OpenError;
 
-/// Messages queued in the client before [`MqttSink::publish`] waits.
+/// Messages the client's queue holds.
 const QUEUED: usize = 1024;
+/// Messages published and not yet sent at which [`MqttSink::publish`] waits: below
+/// [`QUEUED`], so the client's queue does not fill.
+const HIGH_WATER: u64 = QUEUED as u64 - 64;
+/// Messages published and not yet sent when a waiting [`MqttSink::publish`] goes on.
+const LOW_WATER: u64 = QUEUED as u64 / 2;
 /// How long closing waits for the messages to go out and the disconnection.
 const CLOSE_WAIT: Duration = Duration::from_secs(5);
 
-/// What the network thread reports: the acknowledgements counted, and why the connection
-/// failed for good.
+/// What the network thread reports: the messages sent and acknowledged, and why the
+/// connection failed for good.
 #[derive(Default)]
 struct Acks {
     count: u64,
+    sent: u64,
     failed: Option<String>,
-    /// Callers waiting for acknowledgements: the network thread signals only when there
-    /// are some (a signal is a system call even when nobody waits).
-    waiting: usize,
+    /// A caller waits until `count` and `sent` reach `wake_at`: the network thread signals
+    /// only then, or on failure (a signal is a system call even when nobody waits).
+    wake_at: Option<Counts>,
+}
+
+/// Targets of [`Acks::count`] and [`Acks::sent`].
+#[derive(Clone, Copy)]
+struct Counts {
+    acknowledged: u64,
+    sent: u64,
+}
+
+impl Acks {
+    fn reached(&self, target: Counts) -> bool {
+        self.count >= target.acknowledged && self.sent >= target.sent
+    }
 }
 
 /// The broker's acknowledgements, and a signal when one comes.
@@ -76,7 +99,7 @@ impl MqttSink {
         let (notify, notices) = sync_channel(QUEUED);
         let shared = Arc::clone(&acks);
         let handle = move |happening| count(&shared, |notice| drop(notify.try_send(notice)), happening);
-        let done = start(connection, connect_timeout, handle).map_err(error)?;
+        let done = start(connection, "mqtt-sink", connect_timeout, handle).map_err(error)?;
         let topic = broker.topic.clone();
         Ok(MqttSink { client, topic, name, published: 0, held: Vec::new(), acks, notices, done })
     }
@@ -87,12 +110,15 @@ impl MqttSink {
     }
 
     /// Publishes `payload` on the sink's topic, retained by the broker when `retain` (the
-    /// last one a new subscriber gets at once); waits while the client's queue is full.
+    /// last one a new subscriber gets at once); waits while [`HIGH_WATER`] messages
+    /// are queued, until [`LOW_WATER`] are.
     ///
     /// # Errors
     /// Why the connection failed for good, naming the broker.
     pub fn publish(&mut self, payload: Vec<u8>, retain: bool) -> Result<(), String> {
-        self.failed()?;
+        if self.queued()? >= HIGH_WATER {
+            self.wait_for(Counts { acknowledged: 0, sent: self.published - LOW_WATER }, None)?;
+        }
         let topic = self.topic.clone();
         self.client
             .publish(topic, QoS::AtLeastOnce, retain, payload)
@@ -136,24 +162,13 @@ impl MqttSink {
     /// Why the connection failed for good, naming the broker.
     pub fn flush(&mut self, wait: Duration) -> Result<bool, String> {
         self.send_held()?;
-        let deadline = Instant::now() + wait;
-        let failed = || format!("{}: the network thread failed", self.name);
-        let (lock, acked) = &*self.acks;
-        let mut acks = lock.lock().map_err(|_| failed())?;
-        while acks.count < self.published && acks.failed.is_none() {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Ok(false);
-            }
-            acks.waiting += 1;
-            let waited = acked.wait_timeout(acks, left);
-            acks = waited.map_err(|_| failed())?.0;
-            acks.waiting -= 1;
-        }
-        match &acks.failed {
-            Some(message) => Err(format!("{}: {message}", self.name)),
-            None => Ok(true),
-        }
+        let target = Counts { acknowledged: self.published, sent: 0 };
+        self.wait_for(target, Some(Instant::now() + wait))
+    }
+
+    /// [`wait_for`] on this sink's counts, its errors naming the broker.
+    fn wait_for(&self, target: Counts, deadline: Option<Instant>) -> Result<bool, String> {
+        wait_for(&self.acks, target, deadline).map_err(|message| format!("{}: {message}", self.name))
     }
 
     /// The next thing the network thread has to tell (the connection lost or made again).
@@ -172,15 +187,45 @@ impl MqttSink {
         }
     }
 
+    /// Messages published and not yet sent: those in the client's queue.
+    ///
+    /// # Errors
     /// The connection's failure, if it failed for good.
-    fn failed(&self) -> Result<(), String> {
+    fn queued(&self) -> Result<u64, String> {
         let (lock, _) = &*self.acks;
-        match lock.lock().map(|acks| acks.failed.clone()) {
-            Ok(None) => Ok(()),
-            Ok(Some(message)) => Err(format!("{}: {message}", self.name)),
+        match lock.lock().map(|acks| (acks.sent, acks.failed.clone())) {
+            Ok((sent, None)) => Ok(self.published.saturating_sub(sent)),
+            Ok((_, Some(message))) => Err(format!("{}: {message}", self.name)),
             Err(_) => Err(format!("{}: the network thread failed", self.name)),
         }
     }
+}
+
+/// Waits until the messages sent and acknowledged reach `target`, or `deadline` passes
+/// (then false).
+///
+/// # Errors
+/// Why the connection failed for good.
+fn wait_for(acks: &Shared, target: Counts, deadline: Option<Instant>) -> Result<bool, String> {
+    let failed = || "the network thread failed".to_string();
+    let (lock, acked) = &**acks;
+    let mut acks = lock.lock().map_err(|_| failed())?;
+    while !acks.reached(target) && acks.failed.is_none() {
+        acks.wake_at = Some(target);
+        acks = match deadline {
+            None => acked.wait(acks).map_err(|_| failed())?,
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    acks.wake_at = None;
+                    return Ok(false);
+                }
+                acked.wait_timeout(acks, left).map_err(|_| failed())?.0
+            }
+        };
+        acks.wake_at = None;
+    }
+    acks.failed.clone().map_or(Ok(true), Err)
 }
 
 /// The network thread's part: counts the broker's acknowledgements into `acks`, records a
@@ -188,16 +233,17 @@ impl MqttSink {
 fn count(acks: &Shared, tell: impl Fn(String), happening: Happening) -> bool {
     let (lock, acked) = &**acks;
     let update = |change: &dyn Fn(&mut Acks)| {
-        let waiting = lock.lock().map_or(true, |mut acks| {
+        let due = lock.lock().map_or(true, |mut acks| {
             change(&mut acks);
-            acks.waiting > 0
+            acks.wake_at.is_some_and(|target| acks.reached(target)) || acks.failed.is_some()
         });
-        if waiting {
+        if due {
             acked.notify_all();
         }
     };
     match happening {
         Happening::Packet(Event::Incoming(Incoming::PubAck(_))) => update(&|acks| acks.count += 1),
+        Happening::Packet(Event::Outgoing(Outgoing::Publish(_))) => update(&|acks| acks.sent += 1),
         Happening::Packet(_) => {}
         Happening::Reconnected { .. } => tell("connected again".into()),
         Happening::Retrying(message) => tell(message),
@@ -207,4 +253,54 @@ fn count(acks: &Shared, tell: impl Fn(String), happening: Happening) -> bool {
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use std::thread;
+
+    use rumqttc::PubAck;
+
+    use super::*;
+
+    fn sent() -> Happening {
+        Happening::Packet(Event::Outgoing(Outgoing::Publish(1)))
+    }
+
+    fn acknowledged() -> Happening {
+        Happening::Packet(Event::Incoming(Incoming::PubAck(PubAck::new(1))))
+    }
+
+    #[test]
+    fn a_waiter_goes_on_once_its_counts_are_reached() {
+        let acks = Shared::default();
+        let shared = Arc::clone(&acks);
+        let target = Counts { acknowledged: 2, sent: 3 };
+        let (result, waited) = std::sync::mpsc::channel();
+        thread::spawn(move || result.send(wait_for(&shared, target, None)));
+        // The counts come once it waits, without a deadline: only the network thread's
+        // signal can wake it (without one, the receive below times out).
+        while acks.0.lock().unwrap().wake_at.is_none() {
+            thread::yield_now();
+        }
+        for happening in [sent(), acknowledged(), sent(), acknowledged(), sent()] {
+            assert!(count(&acks, |_| {}, happening));
+        }
+        assert_eq!(waited.recv_timeout(Duration::from_secs(30)), Ok(Ok(true)), "the waiter was not woken");
+        let counts = acks.0.lock().unwrap();
+        assert_eq!((counts.sent, counts.count, counts.wake_at.is_none()), (3, 2, true));
+    }
+
+    #[test]
+    fn a_deadline_ends_the_wait_and_a_failure_wakes_the_waiter() {
+        let acks = Shared::default();
+        count(&acks, |_| {}, sent());
+        let soon = Some(Instant::now() + Duration::from_millis(20));
+        assert_eq!(wait_for(&acks, Counts { acknowledged: 0, sent: 2 }, soon), Ok(false));
+        assert_eq!(wait_for(&acks, Counts { acknowledged: 0, sent: 1 }, soon), Ok(true));
+        let shared = Arc::clone(&acks);
+        let waiter = thread::spawn(move || wait_for(&shared, Counts { acknowledged: 1, sent: 0 }, None));
+        assert!(!count(&acks, |_| {}, Happening::Failed("refused".into())));
+        assert_eq!(waiter.join().unwrap(), Err("refused".to_string()));
+    }
 }

@@ -183,7 +183,8 @@ impl MqttSource {
             listening: true,
         };
         let done =
-            start(connection, options.connect_timeout, move |happening| listener.handle(happening)).map_err(error)?;
+            start(connection, "mqtt-source", options.connect_timeout, move |happening| listener.handle(happening))
+                .map_err(error)?;
         let unacked = VecDeque::new();
         Ok(MqttSource { client, items: Some(received), recycle, done, unacked, handed: 0, name, dim })
     }
