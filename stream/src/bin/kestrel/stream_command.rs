@@ -192,7 +192,7 @@ impl Session<'_> {
         if let Some(sink) = &mut self.predictions {
             let row = self.rows.saturating_add(1);
             let message = prediction_message(self.learner.is_detector(), &self.names, (prediction, score), record, row);
-            sink.publish_later(message.to_string().into_bytes());
+            sink.publish_later(message);
             return Ok(());
         }
         let Some(output) = &mut self.output else { return Ok(()) };
@@ -653,34 +653,56 @@ fn rejected(name: &str, record: &Record, error: kestrel_core::Error, classes: us
     }
 }
 
-/// The `--output` message for a sample: `{"seq", "prediction"}` (the sample's own sequence
-/// number, else its `row` in the stream), the label when it has one, and a detector's
-/// score and flag (its prediction).
+/// One row's message on an `--output` topic; the keys in alphabetical order, as they
+/// always were. serde_json writes a NaN prediction or score as `null`.
+#[derive(serde::Serialize)]
+struct PredictionMessage<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flag: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label: Option<Label<'a>>,
+    prediction: Label<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    score: Option<f64>,
+    seq: u64,
+}
+
+/// A class by its name, or a number.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum Label<'a> {
+    Name(&'a str),
+    Number(f64),
+}
+
+/// The message for `record` (the stream's row number `row` unless it carries a
+/// sequence number): the prediction (a class name when the classes have names), the
+/// label when the row has one, and a detector's score and flag.
 fn prediction_message(
     detector: bool,
     names: &ClassNames,
     (prediction, score): (Option<f64>, Option<f64>),
     record: &Record,
     row: u64,
-) -> Value {
+) -> Vec<u8> {
     let value = prediction.unwrap_or(f64::NAN);
-    let mut message = serde_json::Map::new();
-    let prediction = match names.name(value) {
-        Some(class) if !detector => json!(class),
-        _ => json!(value),
+    let label = if !record.class_name.is_empty() {
+        Some(Label::Name(&record.class_name))
+    } else {
+        record.label.is_finite().then_some(Label::Number(record.label))
     };
-    message.insert("prediction".into(), prediction);
-    if !record.class_name.is_empty() {
-        message.insert("label".into(), json!(record.class_name));
-    } else if record.label.is_finite() {
-        message.insert("label".into(), json!(record.label));
-    }
-    if detector {
-        message.insert("score".into(), json!(score.unwrap_or(f64::NAN)));
-        message.insert("flag".into(), json!(value == 1.0));
-    }
-    message.insert("seq".into(), json!(record.seq.unwrap_or(row)));
-    Value::Object(message)
+    let message = PredictionMessage {
+        flag: detector.then_some(value == 1.0),
+        label,
+        prediction: match names.name(value) {
+            Some(class) if !detector => Label::Name(class),
+            _ => Label::Number(value),
+        },
+        score: detector.then(|| score.unwrap_or(f64::NAN)),
+        seq: record.seq.unwrap_or(row),
+    };
+    // Serialising strings and numbers into a Vec cannot fail.
+    serde_json::to_vec(&message).unwrap_or_default()
 }
 
 /// Rolling metrics every `--report-every` samples: JSON lines on stdout with `--json`,
