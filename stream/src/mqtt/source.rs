@@ -203,10 +203,13 @@ impl MqttSource {
     /// The next row into `record`, waiting at most `wait` for it; [`Next::Notice`] when
     /// the connection was lost or made again, [`Next::Lost`] when it failed for good.
     pub fn next(&mut self, record: &mut Record, wait: Duration) -> Next {
-        let deadline = Instant::now() + wait;
         let Some(items) = &mut self.items else { return Next::End };
+        // The clock is read only when a message without rows makes the wait go on.
+        let (mut left, mut deadline): (Duration, Option<Instant>) = (wait, None);
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
+            if let Some(deadline) = deadline {
+                left = deadline.saturating_duration_since(Instant::now());
+            }
             match items.take(left) {
                 Ok(Item::Row(row, message)) => {
                     self.handed += 1;
@@ -222,7 +225,10 @@ impl MqttSource {
                         Err(e) => Next::Bad(e),
                     };
                 }
-                Ok(Item::End(publish)) => self.unacked.push_back((publish, self.handed)),
+                Ok(Item::End(publish)) => {
+                    self.unacked.push_back((publish, self.handed));
+                    deadline = deadline.or_else(|| Some(Instant::now() + left));
+                }
                 Ok(Item::Notice(message)) => return Next::Notice(format!("{}: {message}", self.name)),
                 Ok(Item::Lost(message)) => return Next::Lost(format!("{}: {message}", self.name)),
                 Err(Empty::Timeout) => return Next::Waiting,
