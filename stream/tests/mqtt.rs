@@ -104,6 +104,20 @@ impl Broker {
         self.child = Broker::spawn(&self.mosquitto, &self.config, self.port);
     }
 
+    /// Stops the broker answering (SIGSTOP): what its clients send waits unacknowledged.
+    fn freeze(&self) {
+        let pid = self.child.id().to_string();
+        assert!(Command::new("kill").args(["-STOP", &pid]).status().unwrap().success());
+    }
+
+    /// Kills the broker (SIGKILL: it saves nothing, every session is gone) and starts it
+    /// again on the same port.
+    fn crash_and_restart(&mut self) {
+        self.child.kill().unwrap();
+        wait(&mut self.child);
+        self.child = Broker::spawn(&self.mosquitto, &self.config, self.port);
+    }
+
     fn url(&self, topic: &str) -> String {
         format!("mqtt://127.0.0.1:{}/{topic}", self.port)
     }
@@ -539,6 +553,48 @@ fn mqtt_broker_restarted_mid_stream_loses_no_row() {
     assert!(stderr.contains(&format!("{url}: connection lost")), "{stderr}");
     assert!(stderr.contains("connected again"), "{stderr}");
     assert_eq!(std::fs::read(&model).unwrap(), std::fs::read(dir.path("file.model")).unwrap());
+}
+
+/// The `--output` broker frozen (SIGSTOP) while predictions go out, then killed and
+/// started again without the session: the messages the lost connection took (sent and
+/// queued, which rumqttc drops with a session the broker did not keep) can no longer be
+/// acknowledged; kestrel says how many were lost and ends with its final checkpoint,
+/// instead of waiting for acknowledgements that cannot come and writing none.
+#[test]
+fn mqtt_output_broker_lost_with_messages_on_their_way_is_reported_not_waited_for() {
+    let Some(mosquitto) = mosquitto() else { return };
+    let dir = Scratch::new("mqtt", "output-lost");
+    let mut broker = Broker::start(&mosquitto, &dir);
+    let data = rows(300);
+    let (output, checkpoint) = (broker.url("out/predictions"), dir.str("run.ckpt"));
+    let stderr = std::fs::File::create(dir.path("stderr.txt")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+        .args(flags("-", &["--output", &output, "--checkpoint", &checkpoint]))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = |rows: &[(f64, f64, i32)]| rows.iter().map(|&r| libsvm(r) + "\n").collect::<String>();
+    broker.session("watcher", "out/predictions");
+    stdin.write_all(lines(&data[..100]).as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // Connected, and the first predictions through.
+    assert_eq!(broker.receive("watcher", "out/predictions", 100).len(), 100);
+    broker.freeze();
+    stdin.write_all(lines(&data[100..]).as_bytes()).unwrap();
+    drop(stdin);
+    // Time to learn the rows and send their predictions to the frozen broker (the final
+    // checkpoint waits 10 s for their acknowledgements).
+    std::thread::sleep(Duration::from_secs(1));
+    broker.crash_and_restart();
+    let status = wait(&mut child);
+    let stderr = std::fs::read_to_string(dir.path("stderr.txt")).unwrap();
+    assert!(status.success(), "{status:?}: {stderr}");
+    assert!(stderr.contains("the broker had not kept the session:"), "{stderr}");
+    assert!(stderr.contains("messages not acknowledged are lost"), "{stderr}");
+    assert_eq!(Checkpoint::read(&dir.path("run.ckpt")).unwrap().rows, 300);
 }
 
 /// `mqtts://` with `--ca-file`: the rows learned over TLS are those of the file; without

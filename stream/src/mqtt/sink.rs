@@ -14,7 +14,10 @@
 //! thread counts the broker's acknowledgements: [`MqttSink::flush`] waits until every
 //! message published has one, which `kestrel stream` does before each checkpoint, so a
 //! checkpoint never covers a prediction the broker may not have. Messages published after
-//! the last checkpoint are published again by a resumed run: at least once.
+//! the last checkpoint are published again by a resumed run: at least once. A connection
+//! lost and made again with a broker that did not keep the session takes the messages on
+//! their way with it (rumqttc drops them): they are counted lost (a flush then does not
+//! wait for them) and the notice says how many.
 
 use std::sync::mpsc::{Receiver, TryRecvError, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
@@ -35,28 +38,63 @@ const LOW_WATER: u64 = QUEUED as u64 / 2;
 /// How long closing waits for the messages to go out and the disconnection.
 const CLOSE_WAIT: Duration = Duration::from_secs(5);
 
-/// What the network thread reports: the messages sent and acknowledged, and why the
-/// connection failed for good.
+/// What the sink and its network thread share: the messages published, sent,
+/// acknowledged and lost, and why the connection failed for good.
+///
+/// A connection lost takes with it the messages the client had sent and not yet had
+/// acknowledged, and those waiting in its queue (rumqttc drains the queue then); it sends
+/// them again if the broker kept the client's session, else they are gone. The messages
+/// published when the network thread learns of the loss are those (give or take one
+/// message published in that instant, which may be counted lost yet go out).
 #[derive(Default)]
 struct Acks {
+    /// Acknowledgements received.
     count: u64,
+    /// Messages sent, in the order published (so those in the client's queue are the
+    /// published ones after the first `sent`).
     sent: u64,
+    /// Messages handed to the client.
+    published: u64,
+    /// Messages a connection lost took with it, the broker having lost the session.
+    lost: u64,
+    /// `published` when the connection was lost, until it is made again.
+    lost_at: Option<u64>,
     failed: Option<String>,
-    /// A caller waits until `count` and `sent` reach `wake_at`: the network thread signals
-    /// only then, or on failure (a signal is a system call even when nobody waits).
+    /// A caller waits until the counts reach `wake_at`: the network thread signals only
+    /// then, or on failure (a signal is a system call even when nobody waits).
     wake_at: Option<Counts>,
 }
 
-/// Targets of [`Acks::count`] and [`Acks::sent`].
+/// Targets of [`Acks::resolved`] and [`Acks::sent`].
 #[derive(Clone, Copy)]
 struct Counts {
-    acknowledged: u64,
+    resolved: u64,
     sent: u64,
 }
 
 impl Acks {
+    /// Messages acknowledged or known lost: the first ones published.
+    fn resolved(&self) -> u64 {
+        self.count + self.lost
+    }
+
     fn reached(&self, target: Counts) -> bool {
-        self.count >= target.acknowledged && self.sent >= target.sent
+        self.resolved() >= target.resolved && self.sent >= target.sent
+    }
+
+    /// The connection made again after a loss: the messages it took are sent again when
+    /// the broker kept the session, else counted lost; returns how many were lost.
+    fn reconnected(&mut self, session_present: bool) -> u64 {
+        let Some(mark) = self.lost_at.take() else { return 0 };
+        let gone = mark.saturating_sub(self.resolved());
+        if session_present {
+            // The client sends them again, in order: counted as sent once more.
+            self.sent = self.resolved();
+            0
+        } else {
+            (self.lost, self.sent) = (self.lost + gone, mark.max(self.sent));
+            gone
+        }
     }
 }
 
@@ -116,8 +154,8 @@ impl MqttSink {
     /// # Errors
     /// Why the connection failed for good, naming the broker.
     pub fn publish(&mut self, payload: Vec<u8>, retain: bool) -> Result<(), String> {
-        if self.queued()? >= HIGH_WATER {
-            self.wait_for(Counts { acknowledged: 0, sent: self.published - LOW_WATER }, None)?;
+        if self.hand_over()? >= HIGH_WATER {
+            self.wait_for(Counts { resolved: 0, sent: self.published - LOW_WATER }, None)?;
         }
         let topic = self.topic.clone();
         self.client
@@ -162,7 +200,7 @@ impl MqttSink {
     /// Why the connection failed for good, naming the broker.
     pub fn flush(&mut self, wait: Duration) -> Result<bool, String> {
         self.send_held()?;
-        let target = Counts { acknowledged: self.published, sent: 0 };
+        let target = Counts { resolved: self.published, sent: 0 };
         self.wait_for(target, Some(Instant::now() + wait))
     }
 
@@ -187,17 +225,19 @@ impl MqttSink {
         }
     }
 
-    /// Messages published and not yet sent: those in the client's queue.
+    /// Counts the message about to be published among those a connection lost now would
+    /// take, and returns the messages published and not yet sent (in the client's queue).
     ///
     /// # Errors
     /// The connection's failure, if it failed for good.
-    fn queued(&self) -> Result<u64, String> {
+    fn hand_over(&self) -> Result<u64, String> {
         let (lock, _) = &*self.acks;
-        match lock.lock().map(|acks| (acks.sent, acks.failed.clone())) {
-            Ok((sent, None)) => Ok(self.published.saturating_sub(sent)),
-            Ok((_, Some(message))) => Err(format!("{}: {message}", self.name)),
-            Err(_) => Err(format!("{}: the network thread failed", self.name)),
+        let mut acks = lock.lock().map_err(|_| format!("{}: the network thread failed", self.name))?;
+        if let Some(message) = &acks.failed {
+            return Err(format!("{}: {message}", self.name));
         }
+        acks.published = self.published + 1;
+        Ok(self.published.saturating_sub(acks.sent))
     }
 }
 
@@ -232,7 +272,7 @@ fn wait_for(acks: &Shared, target: Counts, deadline: Option<Instant>) -> Result<
 /// failure for good, and tells of a connection lost or made again.
 fn count(acks: &Shared, tell: impl Fn(String), happening: Happening) -> bool {
     let (lock, acked) = &**acks;
-    let update = |change: &dyn Fn(&mut Acks)| {
+    let update = |change: &mut dyn FnMut(&mut Acks)| {
         let due = lock.lock().map_or(true, |mut acks| {
             change(&mut acks);
             acks.wake_at.is_some_and(|target| acks.reached(target)) || acks.failed.is_some()
@@ -242,13 +282,27 @@ fn count(acks: &Shared, tell: impl Fn(String), happening: Happening) -> bool {
         }
     };
     match happening {
-        Happening::Packet(Event::Incoming(Incoming::PubAck(_))) => update(&|acks| acks.count += 1),
-        Happening::Packet(Event::Outgoing(Outgoing::Publish(_))) => update(&|acks| acks.sent += 1),
+        Happening::Packet(Event::Incoming(Incoming::PubAck(_))) => update(&mut |acks| acks.count += 1),
+        Happening::Packet(Event::Outgoing(Outgoing::Publish(_))) => update(&mut |acks| acks.sent += 1),
         Happening::Packet(_) => {}
-        Happening::Reconnected { .. } => tell("connected again".into()),
-        Happening::Retrying(message) => tell(message),
+        Happening::Reconnected { session_present } => {
+            let mut lost = 0;
+            update(&mut |acks| lost = acks.reconnected(session_present));
+            tell(match lost {
+                0 => "connected again".into(),
+                n => format!(
+                    "connected again, but the broker had not kept the session: {n} messages not acknowledged are lost"
+                ),
+            });
+        }
+        Happening::Retrying(message) => {
+            update(&mut |acks| {
+                acks.lost_at.get_or_insert(acks.published);
+            });
+            tell(message);
+        }
         Happening::Failed(message) => {
-            update(&|acks| acks.failed = Some(message.clone()));
+            update(&mut |acks| acks.failed = Some(message.clone()));
             return false;
         }
     }
@@ -275,7 +329,7 @@ mod tests {
     fn a_waiter_goes_on_once_its_counts_are_reached() {
         let acks = Shared::default();
         let shared = Arc::clone(&acks);
-        let target = Counts { acknowledged: 2, sent: 3 };
+        let target = Counts { resolved: 2, sent: 3 };
         let (result, waited) = std::sync::mpsc::channel();
         thread::spawn(move || result.send(wait_for(&shared, target, None)));
         // The counts come once it waits, without a deadline: only the network thread's
@@ -292,14 +346,45 @@ mod tests {
     }
 
     #[test]
+    fn a_lost_session_counts_what_was_on_its_way_lost_and_a_kept_one_sends_it_again() {
+        for session_present in [false, true] {
+            let acks = Shared::default();
+            {
+                let mut counts = acks.0.lock().unwrap();
+                counts.published = 10;
+            }
+            for happening in [sent(), sent(), sent(), acknowledged()] {
+                count(&acks, |_| {}, happening);
+            }
+            // Lost with 10 published: 1 acknowledged, 2 sent and unacknowledged, 7 queued.
+            count(&acks, |_| {}, Happening::Retrying("lost".into()));
+            acks.0.lock().unwrap().published = 12;
+            let told = Mutex::new(Vec::new());
+            count(&acks, |notice| told.lock().unwrap().push(notice), Happening::Reconnected { session_present });
+            let counts = acks.0.lock().unwrap();
+            let told = told.into_inner().unwrap();
+            if session_present {
+                // The client sends the 9 again: they count as sent once more.
+                assert_eq!((counts.lost, counts.sent, counts.resolved()), (0, 1, 1));
+                assert_eq!(told, ["connected again"]);
+            } else {
+                // The 9 are gone; the 2 published since wait in the queue.
+                assert_eq!((counts.lost, counts.sent, counts.resolved()), (9, 10, 10));
+                assert!(told[0].ends_with(": 9 messages not acknowledged are lost"), "{told:?}");
+            }
+            assert!(counts.lost_at.is_none());
+        }
+    }
+
+    #[test]
     fn a_deadline_ends_the_wait_and_a_failure_wakes_the_waiter() {
         let acks = Shared::default();
         count(&acks, |_| {}, sent());
         let soon = Some(Instant::now() + Duration::from_millis(20));
-        assert_eq!(wait_for(&acks, Counts { acknowledged: 0, sent: 2 }, soon), Ok(false));
-        assert_eq!(wait_for(&acks, Counts { acknowledged: 0, sent: 1 }, soon), Ok(true));
+        assert_eq!(wait_for(&acks, Counts { resolved: 0, sent: 2 }, soon), Ok(false));
+        assert_eq!(wait_for(&acks, Counts { resolved: 0, sent: 1 }, soon), Ok(true));
         let shared = Arc::clone(&acks);
-        let waiter = thread::spawn(move || wait_for(&shared, Counts { acknowledged: 1, sent: 0 }, None));
+        let waiter = thread::spawn(move || wait_for(&shared, Counts { resolved: 1, sent: 0 }, None));
         assert!(!count(&acks, |_| {}, Happening::Failed("refused".into())));
         assert_eq!(waiter.join().unwrap(), Err("refused".to_string()));
     }

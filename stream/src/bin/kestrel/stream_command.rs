@@ -449,6 +449,9 @@ fn finish(session: &mut Session, input: &mut Records, consumed: u64) -> Result<(
     // A row's prediction goes out before its message is acknowledged.
     session.send_predictions(false)?;
     let saved = session.save();
+    // What happened to a broker while the last predictions were flushed (the loop that
+    // tells it has ended).
+    session.tell_notices(&ProgressBar::hidden());
     if saved.is_ok() {
         input.commit(consumed);
     }
