@@ -44,8 +44,9 @@ const CLOSE_WAIT: Duration = Duration::from_secs(5);
 /// A connection lost takes with it the messages the client had sent and not yet had
 /// acknowledged, and those waiting in its queue (rumqttc drains the queue then); it sends
 /// them again if the broker kept the client's session, else they are gone. The messages
-/// published when the network thread learns of the loss are those (give or take one
-/// message published in that instant, which may be counted lost yet go out).
+/// published when the network thread learns of the loss are those, give or take the few
+/// published in that instant, after the client drained its queue: those are counted lost
+/// yet go out, and their acknowledgements then count for later messages.
 #[derive(Default)]
 struct Acks {
     /// Acknowledgements received.
