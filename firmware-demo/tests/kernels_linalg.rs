@@ -220,7 +220,8 @@ fn square_root_equals_libm() -> Result<(), Failure> {
         let (ours, libm) = (Real::sqrt(x), libm::sqrtf(x));
         ours.to_bits() == libm.to_bits() || (ours.is_nan() && libm.is_nan())
     };
-    let specials = [0.0f32, -0.0, 1.0, -1.0, f32::MIN_POSITIVE, 1e-45, f32::MAX, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
+    let specials =
+        [0.0f32, -0.0, 1.0, -1.0, f32::MIN_POSITIVE, 1e-45, f32::MAX, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
     ensure(specials.into_iter().all(same), "special values")?;
     ensure((0..=u32::MAX).step_by(65_537).map(f32::from_bits).all(same), "a sweep of bit patterns")?;
     let mut rng = Rng::seed_from_u64(11);
