@@ -149,8 +149,8 @@ impl MqttSink {
     }
 
     /// Publishes `payload` on the sink's topic, retained by the broker when `retain` (the
-    /// last one a new subscriber gets at once); waits while [`HIGH_WATER`] messages
-    /// are queued, until [`LOW_WATER`] are.
+    /// last one a new subscriber gets at once); with 960 messages published and not yet
+    /// sent, waits until no more than 512 are.
     ///
     /// # Errors
     /// Why the connection failed for good, naming the broker.
