@@ -227,9 +227,8 @@ impl<R> LineCounter<R> {
 impl<R: Read> Read for LineCounter<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        for (i, _) in buf.iter().take(n).enumerate().filter(|&(_, &b)| b == b'\n') {
-            self.pending_newlines.push_back(self.offset + i as u64);
-        }
+        let read = buf.get(..n).unwrap_or_default();
+        self.pending_newlines.extend(memchr::memchr_iter(b'\n', read).map(|i| self.offset + i as u64));
         self.offset += n as u64;
         Ok(n)
     }
