@@ -228,6 +228,18 @@ fn libsvm((a, b, y): (f64, f64, i32)) -> String {
     format!("{y} 1:{a} 2:{b}")
 }
 
+/// `rows` as LibSVM lines.
+fn libsvm_lines(rows: &[(f64, f64, i32)]) -> String {
+    rows.iter().map(|&r| libsvm(r) + "\n").collect()
+}
+
+/// kestrel with `args`, its standard error written to the file `log`.
+fn kestrel_logged(args: &[String], log: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kestrel"));
+    command.args(args).stderr(std::fs::File::create(log).unwrap());
+    command
+}
+
 fn csv((a, b, y): (f64, f64, i32)) -> String {
     format!("{a},{b},{y}")
 }
@@ -253,7 +265,7 @@ fn mqtt_stream_learns_as_the_file_does() {
     let dir = Scratch::new("mqtt", "file");
     let broker = Broker::start(&mosquitto, &dir);
     let data = rows(300);
-    std::fs::write(dir.path("rows.libsvm"), data.iter().map(|&r| libsvm(r) + "\n").collect::<String>()).unwrap();
+    std::fs::write(dir.path("rows.libsvm"), libsvm_lines(&data)).unwrap();
     let from_file = kestrel(&flags(&dir.str("rows.libsvm"), &["--out", &dir.str("file.model")]));
     let expected = summary(succeeded(&from_file));
     assert_eq!(expected["n"], 300);
@@ -322,7 +334,7 @@ fn mqtt_without_dim_the_first_row_states_it() {
     let dir = Scratch::new("mqtt", "dim");
     let broker = Broker::start(&mosquitto, &dir);
     let data = rows(100);
-    std::fs::write(dir.path("rows.libsvm"), data.iter().map(|&r| libsvm(r) + "\n").collect::<String>()).unwrap();
+    std::fs::write(dir.path("rows.libsvm"), libsvm_lines(&data)).unwrap();
     let from_file = kestrel(&flags(&dir.str("rows.libsvm"), &["--out", &dir.str("file.model")]));
     let learned = summary(succeeded(&from_file));
 
@@ -425,7 +437,7 @@ fn mqtt_killed_and_resumed_learns_each_row_once() {
     let dir = Scratch::new("mqtt", "resume");
     let broker = Broker::start(&mosquitto, &dir);
     let data = rows(1000);
-    std::fs::write(dir.path("rows.libsvm"), data.iter().map(|&r| libsvm(r) + "\n").collect::<String>()).unwrap();
+    std::fs::write(dir.path("rows.libsvm"), libsvm_lines(&data)).unwrap();
     let from_file = kestrel(&flags(&dir.str("rows.libsvm"), &["--out", &dir.str("file.model")]));
     let expected = summary(succeeded(&from_file));
 
@@ -480,7 +492,7 @@ fn mqtt_output_publishes_each_prediction() {
     let dir = Scratch::new("mqtt", "output");
     let broker = Broker::start(&mosquitto, &dir);
     let data = rows(300);
-    std::fs::write(dir.path("rows.libsvm"), data.iter().map(|&r| libsvm(r) + "\n").collect::<String>()).unwrap();
+    std::fs::write(dir.path("rows.libsvm"), libsvm_lines(&data)).unwrap();
     let to_file = kestrel(&flags(&dir.str("rows.libsvm"), &["--output", &dir.str("predictions.txt")]));
     let expected = summary(succeeded(&to_file));
     let lines = std::fs::read_to_string(dir.path("predictions.txt")).unwrap();
@@ -523,7 +535,7 @@ fn mqtt_broker_restarted_mid_stream_loses_no_row() {
     let dir = Scratch::new("mqtt", "restart");
     let mut broker = Broker::start(&mosquitto, &dir);
     let data = rows(400);
-    std::fs::write(dir.path("rows.libsvm"), data.iter().map(|&r| libsvm(r) + "\n").collect::<String>()).unwrap();
+    std::fs::write(dir.path("rows.libsvm"), libsvm_lines(&data)).unwrap();
     let from_file = kestrel(&flags(&dir.str("rows.libsvm"), &["--out", &dir.str("file.model")]));
     let expected = summary(succeeded(&from_file));
 
@@ -533,13 +545,8 @@ fn mqtt_broker_restarted_mid_stream_loses_no_row() {
     let url = broker.url("s/t");
     let (model, checkpoint) = (dir.str("mqtt.model"), dir.str("run.ckpt"));
     let more = ["--client-id", "kestrel-s", "--out", &model, "--checkpoint", &checkpoint, "--max-rows", "400"];
-    let stderr = std::fs::File::create(dir.path("stderr.txt")).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kestrel"))
-        .args(flags(&url, &more))
-        .stdout(Stdio::piped())
-        .stderr(stderr)
-        .spawn()
-        .unwrap();
+    let mut child =
+        kestrel_logged(&flags(&url, &more), &dir.path("stderr.txt")).stdout(Stdio::piped()).spawn().unwrap();
     wait_for_checkpoint(&dir.path("run.ckpt"), 200);
     broker.restart();
     broker.publish("s/t", &messages[200..]);
@@ -567,30 +574,24 @@ fn mqtt_output_broker_lost_with_messages_on_their_way_is_reported_not_waited_for
     let mut broker = Broker::start(&mosquitto, &dir);
     let data = rows(300);
     let (output, checkpoint) = (broker.url("out/predictions"), dir.str("run.ckpt"));
-    let stderr = std::fs::File::create(dir.path("stderr.txt")).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kestrel"))
-        .args(flags("-", &["--output", &output, "--checkpoint", &checkpoint]))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(stderr)
-        .spawn()
-        .unwrap();
+    let args = flags("-", &["--output", &output, "--checkpoint", &checkpoint]);
+    let log = dir.path("stderr.txt");
+    let mut child = kestrel_logged(&args, &log).stdin(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let lines = |rows: &[(f64, f64, i32)]| rows.iter().map(|&r| libsvm(r) + "\n").collect::<String>();
     broker.session("watcher", "out/predictions");
-    stdin.write_all(lines(&data[..100]).as_bytes()).unwrap();
+    stdin.write_all(libsvm_lines(&data[..100]).as_bytes()).unwrap();
     stdin.flush().unwrap();
     // Connected, and the first predictions through.
     assert_eq!(broker.receive("watcher", "out/predictions", 100).len(), 100);
     broker.freeze();
-    stdin.write_all(lines(&data[100..]).as_bytes()).unwrap();
+    stdin.write_all(libsvm_lines(&data[100..]).as_bytes()).unwrap();
     drop(stdin);
     // Time to learn the rows and send their predictions to the frozen broker (the final
     // checkpoint waits 10 s for their acknowledgements).
     std::thread::sleep(Duration::from_secs(1));
     broker.crash_and_restart();
     let status = wait(&mut child);
-    let stderr = std::fs::read_to_string(dir.path("stderr.txt")).unwrap();
+    let stderr = std::fs::read_to_string(&log).unwrap();
     assert!(status.success(), "{status:?}: {stderr}");
     assert!(stderr.contains("the broker had not kept the session:"), "{stderr}");
     assert!(stderr.contains("messages not acknowledged are lost"), "{stderr}");
@@ -646,7 +647,7 @@ fn mqtt_over_tls_checks_the_broker() {
     let mut broker = Broker::with(&mosquitto, &dir, &tls);
     broker.tls = vec!["--cafile".into(), dir.str("ca.pem")];
     let data = rows(100);
-    std::fs::write(dir.path("rows.libsvm"), data.iter().map(|&r| libsvm(r) + "\n").collect::<String>()).unwrap();
+    std::fs::write(dir.path("rows.libsvm"), libsvm_lines(&data)).unwrap();
     let expected = summary(succeeded(&kestrel(&flags(&dir.str("rows.libsvm"), &[]))));
     broker.session("kestrel-t", "t");
     broker.publish("t", &data.iter().map(|&r| libsvm(r)).collect::<Vec<_>>());

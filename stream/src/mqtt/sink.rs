@@ -54,7 +54,7 @@ struct Acks {
     /// Messages sent, in the order published (so those in the client's queue are the
     /// published ones after the first `sent`).
     sent: u64,
-    /// Messages handed to the client.
+    /// Messages handed to the client (counted by [`MqttSink::publish`] as it hands one).
     published: u64,
     /// Messages a connection lost took with it, the broker having lost the session.
     lost: u64,
@@ -107,8 +107,6 @@ pub struct MqttSink {
     client: Client,
     topic: String,
     name: String,
-    /// Messages published.
-    published: u64,
     /// Messages held back by [`MqttSink::publish_later`].
     held: Vec<Vec<u8>>,
     acks: Shared,
@@ -140,7 +138,7 @@ impl MqttSink {
         let handle = move |happening| count(&shared, |notice| drop(notify.try_send(notice)), happening);
         let done = start(connection, "mqtt-sink", connect_timeout, handle).map_err(error)?;
         let topic = broker.topic.clone();
-        Ok(MqttSink { client, topic, name, published: 0, held: Vec::new(), acks, notices, done })
+        Ok(MqttSink { client, topic, name, held: Vec::new(), acks, notices, done })
     }
 
     /// The broker's URL, without the password.
@@ -155,14 +153,14 @@ impl MqttSink {
     /// # Errors
     /// Why the connection failed for good, naming the broker.
     pub fn publish(&mut self, payload: Vec<u8>, retain: bool) -> Result<(), String> {
-        if self.hand_over()? >= HIGH_WATER {
-            self.wait_for(Counts { resolved: 0, sent: self.published - LOW_WATER }, None)?;
+        let (queued, published) = self.hand_over()?;
+        if queued >= HIGH_WATER {
+            self.wait_for(|_| Counts { resolved: 0, sent: published - LOW_WATER }, None)?;
         }
         let topic = self.topic.clone();
         self.client
             .publish(topic, QoS::AtLeastOnce, retain, payload)
             .map_err(|_| format!("{}: the connection ended", self.name))?;
-        self.published += 1;
         Ok(())
     }
 
@@ -201,12 +199,12 @@ impl MqttSink {
     /// Why the connection failed for good, naming the broker.
     pub fn flush(&mut self, wait: Duration) -> Result<bool, String> {
         self.send_held()?;
-        let target = Counts { resolved: self.published, sent: 0 };
-        self.wait_for(target, Some(Instant::now() + wait))
+        let every_one = |acks: &Acks| Counts { resolved: acks.published, sent: 0 };
+        self.wait_for(every_one, Some(Instant::now() + wait))
     }
 
     /// [`wait_for`] on this sink's counts, its errors naming the broker.
-    fn wait_for(&self, target: Counts, deadline: Option<Instant>) -> Result<bool, String> {
+    fn wait_for(&self, target: impl FnOnce(&Acks) -> Counts, deadline: Option<Instant>) -> Result<bool, String> {
         wait_for(&self.acks, target, deadline).map_err(|message| format!("{}: {message}", self.name))
     }
 
@@ -227,30 +225,33 @@ impl MqttSink {
     }
 
     /// Counts the message about to be published among those a connection lost now would
-    /// take, and returns the messages published and not yet sent (in the client's queue).
+    /// take; returns the messages published before it and not yet sent (in the client's
+    /// queue), and the messages published before it.
     ///
     /// # Errors
     /// The connection's failure, if it failed for good.
-    fn hand_over(&self) -> Result<u64, String> {
+    fn hand_over(&self) -> Result<(u64, u64), String> {
         let (lock, _) = &*self.acks;
         let mut acks = lock.lock().map_err(|_| format!("{}: the network thread failed", self.name))?;
         if let Some(message) = &acks.failed {
             return Err(format!("{}: {message}", self.name));
         }
-        acks.published = self.published + 1;
-        Ok(self.published.saturating_sub(acks.sent))
+        let published = acks.published;
+        acks.published += 1;
+        Ok((published.saturating_sub(acks.sent), published))
     }
 }
 
-/// Waits until the messages sent and acknowledged reach `target`, or `deadline` passes
-/// (then false).
+/// Waits until the messages sent and acknowledged reach `target` (of the counts when the
+/// wait begins), or `deadline` passes (then false).
 ///
 /// # Errors
 /// Why the connection failed for good.
-fn wait_for(acks: &Shared, target: Counts, deadline: Option<Instant>) -> Result<bool, String> {
+fn wait_for(acks: &Shared, target: impl FnOnce(&Acks) -> Counts, deadline: Option<Instant>) -> Result<bool, String> {
     let failed = || "the network thread failed".to_string();
     let (lock, acked) = &**acks;
     let mut acks = lock.lock().map_err(|_| failed())?;
+    let target = target(&acks);
     while !acks.reached(target) && acks.failed.is_none() {
         acks.wake_at = Some(target);
         acks = match deadline {
@@ -332,7 +333,7 @@ mod tests {
         let shared = Arc::clone(&acks);
         let target = Counts { resolved: 2, sent: 3 };
         let (result, waited) = std::sync::mpsc::channel();
-        thread::spawn(move || result.send(wait_for(&shared, target, None)));
+        thread::spawn(move || result.send(wait_for(&shared, |_| target, None)));
         // The counts come once it waits, without a deadline: only the network thread's
         // signal can wake it (without one, the receive below times out).
         while acks.0.lock().unwrap().wake_at.is_none() {
@@ -382,10 +383,10 @@ mod tests {
         let acks = Shared::default();
         count(&acks, |_| {}, sent());
         let soon = Some(Instant::now() + Duration::from_millis(20));
-        assert_eq!(wait_for(&acks, Counts { resolved: 0, sent: 2 }, soon), Ok(false));
-        assert_eq!(wait_for(&acks, Counts { resolved: 0, sent: 1 }, soon), Ok(true));
+        assert_eq!(wait_for(&acks, |_| Counts { resolved: 0, sent: 2 }, soon), Ok(false));
+        assert_eq!(wait_for(&acks, |_| Counts { resolved: 0, sent: 1 }, soon), Ok(true));
         let shared = Arc::clone(&acks);
-        let waiter = thread::spawn(move || wait_for(&shared, Counts { resolved: 1, sent: 0 }, None));
+        let waiter = thread::spawn(move || wait_for(&shared, |_| Counts { resolved: 1, sent: 0 }, None));
         assert!(!count(&acks, |_| {}, Happening::Failed("refused".into())));
         assert_eq!(waiter.join().unwrap(), Err("refused".to_string()));
     }
