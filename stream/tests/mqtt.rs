@@ -598,6 +598,46 @@ fn mqtt_output_broker_lost_with_messages_on_their_way_is_reported_not_waited_for
     assert_eq!(Checkpoint::read(&dir.path("run.ckpt")).unwrap().rows, 300);
 }
 
+/// SIGINT while the `--output` broker is frozen and the predictions fill the client's
+/// queue (the stream waits for them to drain): the run still stops — within the sink's
+/// grace after the signal — with the signal's exit code and the model written, but no
+/// checkpoint: it would cover predictions the broker never had.
+#[test]
+fn mqtt_output_broker_frozen_still_lets_a_signal_stop_the_run() {
+    let Some(mosquitto) = mosquitto() else { return };
+    let dir = Scratch::new("mqtt", "output-frozen-signal");
+    let broker = Broker::start(&mosquitto, &dir);
+    let data = rows(5000);
+    let (output, checkpoint, model) = (broker.url("out/predictions"), dir.str("run.ckpt"), dir.str("run.kestrel"));
+    let args =
+        flags("-", &["--output", &output, "--checkpoint", &checkpoint, "--checkpoint-every", "0", "--out", &model]);
+    let log = dir.path("stderr.txt");
+    let mut child = kestrel_logged(&args, &log).stdin(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    broker.session("watcher", "out/predictions");
+    stdin.write_all(libsvm_lines(&data[..100]).as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(broker.receive("watcher", "out/predictions", 100).len(), 100);
+    broker.freeze();
+    // More predictions than the client sends unacknowledged and queues: the stream waits
+    // (and stops reading, so the rows go from a thread of their own).
+    let rest = libsvm_lines(&data[100..]);
+    let writer = std::thread::spawn(move || drop(stdin.write_all(rest.as_bytes())));
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let status = wait(&mut child);
+    let stderr = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}: {stderr}");
+    assert!(stderr.contains("stopped by SIGINT"), "{stderr}");
+    assert!(
+        stderr.contains("predictions not handed to the broker (stopped while it was away): no checkpoint written"),
+        "{stderr}"
+    );
+    assert!(std::fs::metadata(dir.path("run.kestrel")).unwrap().len() > 0);
+    assert!(!dir.path("run.ckpt").exists());
+    writer.join().unwrap();
+}
+
 /// `mqtts://` with `--ca-file`: the rows learned over TLS are those of the file; without
 /// the CA the broker's certificate is refused at once (exit code 1).
 #[test]

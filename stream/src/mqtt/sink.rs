@@ -8,6 +8,9 @@
 //! broker takes its output. Waiting for a batch to drain, not for one free place, wakes the
 //! caller once per batch: a full client queue would wake it (and the network thread) once
 //! per message.
+//! A caller that can be interrupted (a signal) says so with [`MqttSink::interrupt_when`]:
+//! such a wait then ends a few seconds after the interruption instead of lasting while the
+//! broker is away.
 //! [`MqttSink::publish_later`] holds a message back until [`MqttSink::send_held`] (or a
 //! flush): a caller with more rows ready sends a burst of predictions at once, which wakes
 //! the network thread once rather than once per message. The network
@@ -37,6 +40,11 @@ const HIGH_WATER: u64 = QUEUED as u64 - 64;
 const LOW_WATER: u64 = QUEUED as u64 / 2;
 /// How long closing waits for the messages to go out and the disconnection.
 const CLOSE_WAIT: Duration = Duration::from_secs(5);
+/// How long a publish waiting for the broker goes on once its caller was interrupted
+/// ([`MqttSink::interrupt_when`]).
+const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
+/// How often a publish waiting for the broker asks whether its caller was interrupted.
+const INTERRUPT_POLL: Duration = Duration::from_millis(100);
 
 /// What the sink and its network thread share: the messages published, sent,
 /// acknowledged and lost, and why the connection failed for good.
@@ -114,6 +122,9 @@ pub struct MqttSink {
     notices: Receiver<String>,
     /// Ends (disconnects) when the network thread does.
     done: Receiver<()>,
+    /// Whether the caller was interrupted ([`MqttSink::interrupt_when`]), and since when.
+    interrupted: Option<Box<dyn Fn() -> bool + Send>>,
+    interrupted_at: Option<Instant>,
 }
 
 impl MqttSink {
@@ -138,7 +149,8 @@ impl MqttSink {
         let handle = move |happening| count(&shared, |notice| drop(notify.try_send(notice)), happening);
         let done = start(connection, "mqtt-sink", connect_timeout, handle).map_err(error)?;
         let topic = broker.topic.clone();
-        Ok(MqttSink { client, topic, name, held: Vec::new(), acks, notices, done })
+        let (interrupted, interrupted_at) = (None, None);
+        Ok(MqttSink { client, topic, name, held: Vec::new(), acks, notices, done, interrupted, interrupted_at })
     }
 
     /// The broker's URL, without the password.
@@ -151,17 +163,62 @@ impl MqttSink {
     /// sent, waits until no more than 512 are.
     ///
     /// # Errors
-    /// Why the connection failed for good, naming the broker.
+    /// Why the connection failed for good, naming the broker; that the wait was given up
+    /// after an interruption ([`interrupt_when`](Self::interrupt_when)), the message not
+    /// published.
     pub fn publish(&mut self, payload: Vec<u8>, retain: bool) -> Result<(), String> {
-        let (queued, published) = self.hand_over()?;
-        if queued >= HIGH_WATER {
-            self.wait_for(|_| Counts { resolved: 0, sent: published - LOW_WATER }, None)?;
+        if !self.make_room()? {
+            return Err(format!("{}: stopped while waiting for the broker to take the messages", self.name));
         }
+        self.send(payload, retain)
+    }
+
+    /// Hands `payload` to the client, counted already ([`make_room`](Self::make_room)).
+    ///
+    /// # Errors
+    /// The connection ended.
+    fn send(&self, payload: Vec<u8>, retain: bool) -> Result<(), String> {
         let topic = self.topic.clone();
         self.client
             .publish(topic, QoS::AtLeastOnce, retain, payload)
-            .map_err(|_| format!("{}: the connection ended", self.name))?;
-        Ok(())
+            .map_err(|_| format!("{}: the connection ended", self.name))
+    }
+
+    /// Lets `interrupted` (a signal received, say) end a wait for the broker: once it
+    /// returns true, a publish waiting for the client's queue to drain goes on at most
+    /// [`INTERRUPT_GRACE`] more, then gives up — [`publish`](Self::publish) then fails,
+    /// [`send_held`](Self::send_held) keeps the messages it has not handed over, and
+    /// [`flush`](Self::flush) reports them unacknowledged. Without it, a publish waits
+    /// while the broker is away, however long.
+    pub fn interrupt_when(&mut self, interrupted: impl Fn() -> bool + Send + 'static) {
+        self.interrupted = Some(Box::new(interrupted));
+    }
+
+    /// Counts the message about to be published (see [`hand_over`](Self::hand_over)),
+    /// first waiting, when [`HIGH_WATER`] messages wait in the client's queue, until no
+    /// more than [`LOW_WATER`] do; false when the wait was given up after an
+    /// interruption (the message not counted).
+    ///
+    /// # Errors
+    /// The connection's failure, if it failed for good.
+    fn make_room(&mut self) -> Result<bool, String> {
+        while let Some(published) = self.hand_over()? {
+            let drained = |_: &Acks| Counts { resolved: 0, sent: published - LOW_WATER };
+            let poll = self.interrupted.is_some().then(|| Instant::now() + INTERRUPT_POLL);
+            if !self.wait_for(drained, poll)? && self.given_up() {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// True once [`INTERRUPT_GRACE`] has passed since the caller was first seen
+    /// interrupted.
+    fn given_up(&mut self) -> bool {
+        if self.interrupted_at.is_none() && self.interrupted.as_ref().is_some_and(|interrupted| interrupted()) {
+            self.interrupted_at = Some(Instant::now());
+        }
+        self.interrupted_at.is_some_and(|at| at.elapsed() >= INTERRUPT_GRACE)
     }
 
     /// Holds `payload` back, to be published (not retained) by [`send_held`](Self::send_held)
@@ -175,16 +232,22 @@ impl MqttSink {
         self.held.len()
     }
 
-    /// Publishes the messages held back, as [`publish`](Self::publish) does.
+    /// Publishes the messages held back, as [`publish`](Self::publish) does; those it
+    /// has not handed over when a wait is given up after an interruption stay held.
     ///
     /// # Errors
     /// Why the connection failed for good, naming the broker (the messages not yet
     /// published stay held).
     pub fn send_held(&mut self) -> Result<(), String> {
-        let held = std::mem::take(&mut self.held);
-        let mut messages = held.into_iter();
+        let mut messages = std::mem::take(&mut self.held).into_iter();
         while let Some(payload) = messages.next() {
-            if let Err(e) = self.publish(payload, false) {
+            let room = self.make_room();
+            if !matches!(room, Ok(true)) {
+                self.held.push(payload);
+                self.held.extend(messages);
+                return room.map(drop);
+            }
+            if let Err(e) = self.send(payload, false) {
                 self.held.extend(messages);
                 return Err(e);
             }
@@ -199,6 +262,9 @@ impl MqttSink {
     /// Why the connection failed for good, naming the broker.
     pub fn flush(&mut self, wait: Duration) -> Result<bool, String> {
         self.send_held()?;
+        if !self.held.is_empty() {
+            return Ok(false);
+        }
         let every_one = |acks: &Acks| Counts { resolved: acks.published, sent: 0 };
         self.wait_for(every_one, Some(Instant::now() + wait))
     }
@@ -216,29 +282,34 @@ impl MqttSink {
         }
     }
 
-    /// Waits a few seconds at most for the messages to be acknowledged, then disconnects.
+    /// Waits a few seconds at most for the messages to be acknowledged, then disconnects
+    /// (without waiting for the disconnection once a wait was given up: the broker is
+    /// away).
     pub fn close(&mut self) {
         let _ = self.flush(CLOSE_WAIT);
-        if self.client.try_disconnect().is_ok() {
+        if self.client.try_disconnect().is_ok() && !self.given_up() {
             let _ = self.done.recv_timeout(CLOSE_WAIT);
         }
     }
 
     /// Counts the message about to be published among those a connection lost now would
-    /// take; returns the messages published before it and not yet sent (in the client's
-    /// queue), and the messages published before it.
+    /// take — unless [`HIGH_WATER`] messages published before it wait in the client's
+    /// queue: then it counts nothing and returns the messages published so far.
     ///
     /// # Errors
     /// The connection's failure, if it failed for good.
-    fn hand_over(&self) -> Result<(u64, u64), String> {
+    fn hand_over(&self) -> Result<Option<u64>, String> {
         let (lock, _) = &*self.acks;
         let mut acks = lock.lock().map_err(|_| format!("{}: the network thread failed", self.name))?;
         if let Some(message) = &acks.failed {
             return Err(format!("{}: {message}", self.name));
         }
         let published = acks.published;
+        if published.saturating_sub(acks.sent) >= HIGH_WATER {
+            return Ok(Some(published));
+        }
         acks.published += 1;
-        Ok((published.saturating_sub(acks.sent), published))
+        Ok(None)
     }
 }
 

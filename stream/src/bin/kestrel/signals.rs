@@ -1,4 +1,5 @@
-//! SIGINT and SIGTERM as a flag the streaming loop checks between records.
+//! SIGINT and SIGTERM as a flag the streaming loop checks between records (and a
+//! broker's sink while it waits for the broker, [`Signals::flag`]).
 //!
 //! The handlers (signal-hook) only store the signal's number; the loop then writes the
 //! final checkpoint and model and exits with the conventional code 128 + signal (130,
@@ -30,6 +31,12 @@ impl Signals {
             flag::register_usize(signal, Arc::clone(&received), signal as usize)?;
         }
         Ok(Signals { received })
+    }
+
+    /// A check, for other parts of the process, of whether a signal was received.
+    pub fn flag(&self) -> impl Fn() -> bool + Send + 'static {
+        let received = Arc::clone(&self.received);
+        move || received.load(Ordering::SeqCst) != 0
     }
 
     /// The last signal received, if any.

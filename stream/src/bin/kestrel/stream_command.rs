@@ -237,7 +237,12 @@ impl Session<'_> {
             }
         }
         if !checkpointed {
-            let name = self.predictions.as_ref().map_or("", MqttSink::name);
+            let (name, held) = self.predictions.as_ref().map_or(("", 0), |sink| (sink.name(), sink.held()));
+            if held > 0 {
+                bail!(
+                    "{name}: {held} predictions not handed to the broker (stopped while it was away): no checkpoint written"
+                );
+            }
             bail!("{name} did not acknowledge every prediction within {FLUSH_WAIT:?}: no checkpoint written");
         }
         Ok(())
@@ -491,7 +496,11 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     let config = stream_setup::run_config(args, dim)?;
     let names = ClassNames::new();
     let metrics = Prequential::default();
-    let (predictions, metrics_sink) = open_sinks(args)?;
+    let (mut predictions, mut metrics_sink) = open_sinks(args)?;
+    // A signal ends a wait for a broker that is away.
+    for sink in [&mut predictions, &mut metrics_sink].into_iter().flatten() {
+        sink.interrupt_when(signals.flag());
+    }
     let (history, clock) = (History::default(), Instant::now());
     let mut session = Session {
         args,
@@ -539,7 +548,10 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         }
         if let Some(signal) = signals.received() {
             progress.finish_and_clear();
-            finish(&mut session, &mut input, consumed)?;
+            // What could not be saved is told; the exit code is still the signal's.
+            if let Err(e) = finish(&mut session, &mut input, consumed) {
+                eprintln!("kestrel: error: {e:#}");
+            }
             session.publish_summary();
             eprintln!("kestrel: stopped by {} after {} input rows", signals::name(signal), session.rows);
             std::process::exit(128 + signal);
