@@ -281,10 +281,10 @@ pub enum OnErrorArg {
     Stop,
 }
 
-/// The kernel of the kernel learners (slkl, rsvm).
+/// The kernel of the kernel learners and projections.
 #[derive(Args, Clone)]
 pub struct KernelArgs {
-    /// Kernel (slkl, rsvm).
+    /// Kernel (every learner but svm, which is linear).
     #[arg(long, value_enum, default_value_t = KernelArg::Rbf)]
     pub kernel: KernelArg,
     /// Kernel width: RBF is exp(−gamma‖x−x'‖²); polynomial (gamma⟨x,x'⟩ + coef0)^degree.
