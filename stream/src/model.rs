@@ -157,6 +157,17 @@ pub struct ModelInfo {
     pub components: Option<usize>,
 }
 
+impl ModelInfo {
+    /// The description of a model of scalar `T` — `kind`, `task`, `bytes` long, `scaled`
+    /// or not — with no classes named and no components; its dimension, centres and
+    /// kernel are the caller's to set (0, 0 and empty here).
+    fn of<T: Real>(kind: &'static str, task: &'static str, bytes: usize, scaled: bool) -> ModelInfo {
+        let scalar = scalar_name::<T>();
+        let (dim, centers, kernel, crc_ok, class_names, components) = (0, 0, String::new(), true, Vec::new(), None);
+        ModelInfo { kind, scalar, dim, centers, bytes, crc_ok, kernel, task, scaled, class_names, components }
+    }
+}
+
 /// What `kestrel inspect` shows of the model file `bytes`: any model [`load`] reads, or a
 /// kernel projection (`kestrel transform --model`, which predicts nothing and so does not
 /// load as a [`Predictor`]).
@@ -178,17 +189,11 @@ pub fn describe(bytes: &[u8]) -> Result<ModelInfo, Error> {
 fn projection_info<T: Real>(bytes: &[u8]) -> Result<ModelInfo, Error> {
     let projection = crate::batch::kpca::from_bytes::<T>(bytes)?;
     Ok(ModelInfo {
-        kind: "kernel-projection",
-        scalar: scalar_name::<T>(),
         dim: projection.dim(),
         centers: projection.centres().len() / projection.dim().max(1),
-        bytes: bytes.len(),
-        crc_ok: true,
         kernel: kernel_name(projection.kernel().kind()),
-        task: "projection",
-        scaled: false,
-        class_names: Vec::new(),
         components: Some(projection.components()),
+        ..ModelInfo::of::<T>("kernel-projection", "projection", bytes.len(), false)
     })
 }
 
@@ -414,17 +419,9 @@ impl<T: Real> Predictor for Linear<T> {
 
     fn info(&self) -> ModelInfo {
         ModelInfo {
-            kind: "linear-svm",
-            scalar: scalar_name::<T>(),
             dim: self.model.dim(),
-            centers: 0,
-            bytes: self.bytes,
-            crc_ok: true,
             kernel: "linear".into(),
-            task: "classifier",
-            scaled: self.scaler.is_some(),
-            class_names: Vec::new(),
-            components: None,
+            ..ModelInfo::of::<T>("linear-svm", "classifier", self.bytes, self.scaler.is_some())
         }
     }
 
@@ -443,6 +440,36 @@ impl<T: Real> Predictor for Linear<T> {
     }
 }
 
+/// How a kernel model reads a record: as a dense row, standardised when the model file
+/// carries a scaler.
+struct DenseInput<T> {
+    scaler: Option<Scaler<T, Vec<T>>>,
+    dense: Vec<T>,
+}
+
+impl<T: Real> DenseInput<T> {
+    /// The input of a model of `dim` features in `envelope`.
+    ///
+    /// # Errors
+    /// As [`scaler_for`] and [`dense_buffer`].
+    fn new(envelope: &Envelope<'_>, dim: usize) -> Result<Self, Error> {
+        Ok(DenseInput { scaler: scaler_for(envelope, dim)?, dense: dense_buffer(dim)? })
+    }
+
+    /// `record` as the model reads it ([`dense_row`]).
+    fn row(&mut self, record: &Record) -> Result<&[T], Error> {
+        dense_row(record, self.scaler.as_ref(), &mut self.dense)
+    }
+
+    fn dim(&self) -> usize {
+        self.dense.len()
+    }
+
+    fn scaled(&self) -> bool {
+        self.scaler.is_some()
+    }
+}
+
 /// A dense row for a kernel model of `dim` features. Its payload bounds its centres, but a
 /// model without centres could claim any dimension, and prediction needs a dense row of it.
 ///
@@ -455,55 +482,47 @@ fn dense_buffer<T: Real>(dim: usize) -> Result<Vec<T>, Error> {
     Ok(vec![T::ZERO; dim])
 }
 
-/// An SLKL regressor with a dense buffer for the record's features.
+/// An SLKL regressor and its input.
 struct Regressor<T> {
     model: SlklModel<T, Vec<T>>,
     posterior: Option<Posterior<T, Vec<T>>>,
-    scaler: Option<Scaler<T, Vec<T>>>,
-    dense: Vec<T>,
+    input: DenseInput<T>,
     bytes: usize,
 }
 
 impl<T: Real> Regressor<T> {
     fn decode(envelope: &Envelope<'_>, bytes: usize) -> Result<Self, Error> {
         let model = SlklModel::from_envelope_in(envelope, storage_for(envelope))?;
-        let scaler = scaler_for(envelope, model.dim())?;
+        let input = DenseInput::new(envelope, model.dim())?;
         // A posterior of m centres holds m² scalars in the payload: no larger allocation
         // is made for a file that cannot hold one.
         let posterior = match Posterior::bytes::<T>(model.len()) <= envelope.payload.len() {
             true => Posterior::from_envelope_in(envelope, vec![T::ZERO; Posterior::scalars_len(model.len())])?,
             false => None,
         };
-        Ok(Regressor { dense: dense_buffer(model.dim())?, model, posterior, scaler, bytes })
+        Ok(Regressor { model, posterior, input, bytes })
     }
 }
 
 impl<T: Real> Predictor for Regressor<T> {
     fn predict(&mut self, record: &Record) -> Result<f64, Error> {
-        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        let row = self.input.row(record)?;
         Ok(self.model.predict(row)?.to_f64())
     }
 
     fn predict_with_std(&mut self, record: &Record) -> Result<Option<(f64, f64)>, Error> {
         let Some(posterior) = self.posterior.as_mut() else { return Ok(None) };
-        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        let row = self.input.row(record)?;
         let (f, variance) = posterior.predict_with_variance(&self.model, row)?;
         Ok(Some((f.to_f64(), (variance + posterior.noise()).sqrt().to_f64())))
     }
 
     fn info(&self) -> ModelInfo {
         ModelInfo {
-            kind: "slkl",
-            scalar: scalar_name::<T>(),
             dim: self.model.dim(),
             centers: self.model.len(),
-            bytes: self.bytes,
-            crc_ok: true,
             kernel: kernel_name(self.model.kernel().kind()),
-            task: "regressor",
-            scaled: self.scaler.is_some(),
-            class_names: Vec::new(),
-            components: None,
+            ..ModelInfo::of::<T>("slkl", "regressor", self.bytes, self.input.scaled())
         }
     }
 
@@ -512,41 +531,32 @@ impl<T: Real> Predictor for Regressor<T> {
     }
 }
 
-/// A reduced-kernel SVM with a dense buffer for the record's features.
+/// A reduced-kernel SVM and its input.
 struct Reduced<T> {
     model: ReducedKernelModel<T, Vec<T>>,
-    scaler: Option<Scaler<T, Vec<T>>>,
-    dense: Vec<T>,
+    input: DenseInput<T>,
     bytes: usize,
 }
 
 impl<T: Real> Reduced<T> {
     fn decode(envelope: &Envelope<'_>, bytes: usize) -> Result<Self, Error> {
         let model = ReducedKernelModel::from_envelope_in(envelope, storage_for(envelope))?;
-        let scaler = scaler_for(envelope, model.dim())?;
-        Ok(Reduced { dense: dense_buffer(model.dim())?, model, scaler, bytes })
+        Ok(Reduced { input: DenseInput::new(envelope, model.dim())?, model, bytes })
     }
 }
 
 impl<T: Real> Predictor for Reduced<T> {
     fn predict(&mut self, record: &Record) -> Result<f64, Error> {
-        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        let row = self.input.row(record)?;
         Ok(self.model.predict(row)?.to_f64())
     }
 
     fn info(&self) -> ModelInfo {
         ModelInfo {
-            kind: "rsvm",
-            scalar: scalar_name::<T>(),
             dim: self.model.dim(),
             centers: self.model.centres_len(),
-            bytes: self.bytes,
-            crc_ok: true,
             kernel: kernel_name(self.model.kernel().kind()),
-            task: "classifier",
-            scaled: self.scaler.is_some(),
-            class_names: Vec::new(),
-            components: None,
+            ..ModelInfo::of::<T>("rsvm", "classifier", self.bytes, self.input.scaled())
         }
     }
 
@@ -555,7 +565,7 @@ impl<T: Real> Predictor for Reduced<T> {
     }
 
     fn decision_values(&mut self, record: &Record) -> Result<Option<Vec<f64>>, Error> {
-        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        let row = self.input.row(record)?;
         let mut values = vec![T::ZERO; self.model.outputs()];
         self.model.decision_values(row, &mut values)?;
         Ok(Some(values.into_iter().map(Real::to_f64).collect()))
@@ -567,12 +577,11 @@ impl<T: Real> Predictor for Reduced<T> {
 }
 
 /// A MapReduce RSVM: its payload, read again at each prediction by the core's
-/// [`MapReduceModel`] (each part decoded into scratch in turn, as a device does), with a
-/// dense row for the record's features.
+/// [`MapReduceModel`] (each part decoded into scratch in turn, as a device does), and its
+/// input.
 struct MapReduce<T> {
     payload: Vec<u8>,
-    scaler: Option<Scaler<T, Vec<T>>>,
-    dense: Vec<T>,
+    input: DenseInput<T>,
     scratch: Vec<T>,
     labels: Vec<f64>,
     outputs: usize,
@@ -593,10 +602,9 @@ impl<T: Real> MapReduce<T> {
                 labels = final_model.labels().iter().map(|l| l.to_f64()).collect();
             }
         }
-        let scaler = scaler_for(envelope, model.dim())?;
-        let scratch = vec![T::ZERO; model.scratch_len()];
-        let (outputs, dense) = (model.outputs(), dense_buffer(model.dim())?);
-        Ok(MapReduce { payload: envelope.payload.to_vec(), scaler, dense, scratch, labels, outputs, centres, bytes })
+        let input = DenseInput::new(envelope, model.dim())?;
+        let (scratch, outputs) = (vec![T::ZERO; model.scratch_len()], model.outputs());
+        Ok(MapReduce { payload: envelope.payload.to_vec(), input, scratch, labels, outputs, centres, bytes })
     }
 
     /// The model, from its payload (checked when the file was loaded).
@@ -609,24 +617,17 @@ impl<T: Real> MapReduce<T> {
 
 impl<T: Real> Predictor for MapReduce<T> {
     fn predict(&mut self, record: &Record) -> Result<f64, Error> {
-        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        let row = self.input.row(record)?;
         Ok(Self::model(&self.payload)?.predict_in(row, &mut self.scratch)?.to_f64())
     }
 
     fn info(&self) -> ModelInfo {
         let parts = Self::model(&self.payload).map_or(0, |m| m.parts());
         ModelInfo {
-            kind: "mrrsvm",
-            scalar: scalar_name::<T>(),
-            dim: self.dense.len(),
+            dim: self.input.dim(),
             centers: self.centres,
-            bytes: self.bytes,
-            crc_ok: true,
             kernel: format!("{parts} reduced-kernel SVMs, linear SVM on their decision values"),
-            task: "classifier",
-            scaled: self.scaler.is_some(),
-            class_names: Vec::new(),
-            components: None,
+            ..ModelInfo::of::<T>("mrrsvm", "classifier", self.bytes, self.input.scaled())
         }
     }
 
@@ -635,7 +636,7 @@ impl<T: Real> Predictor for MapReduce<T> {
     }
 
     fn decision_values(&mut self, record: &Record) -> Result<Option<Vec<f64>>, Error> {
-        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        let row = self.input.row(record)?;
         let mut values = vec![T::ZERO; self.outputs];
         Self::model(&self.payload)?.decision_values_in(row, &mut self.scratch, &mut values)?;
         Ok(Some(values.into_iter().map(Real::to_f64).collect()))
@@ -646,11 +647,10 @@ impl<T: Real> Predictor for MapReduce<T> {
     }
 }
 
-/// A novelty detector with a dense buffer for the record's features.
+/// A novelty detector and its input.
 struct Novelty<T> {
     model: NoveltyModel<T, Vec<T>>,
-    scaler: Option<Scaler<T, Vec<T>>>,
-    dense: Vec<T>,
+    input: DenseInput<T>,
     bytes: usize,
 }
 
@@ -658,30 +658,22 @@ impl<T: Real> Novelty<T> {
     fn decode(envelope: &Envelope<'_>, bytes: usize) -> Result<Self, Error> {
         let storage = vec![T::ZERO; NoveltyModel::scalars_in::<T>(envelope)?];
         let model = NoveltyModel::from_envelope_in(envelope, storage)?;
-        let scaler = scaler_for(envelope, model.dim())?;
-        Ok(Novelty { dense: dense_buffer(model.dim())?, model, scaler, bytes })
+        Ok(Novelty { input: DenseInput::new(envelope, model.dim())?, model, bytes })
     }
 }
 
 impl<T: Real> Predictor for Novelty<T> {
     fn predict(&mut self, record: &Record) -> Result<f64, Error> {
-        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        let row = self.input.row(record)?;
         Ok(self.model.predict(row)?.to_f64())
     }
 
     fn info(&self) -> ModelInfo {
         ModelInfo {
-            kind: "novelty",
-            scalar: scalar_name::<T>(),
             dim: self.model.dim(),
             centers: self.model.centres_len(),
-            bytes: self.bytes,
-            crc_ok: true,
             kernel: kernel_name(self.model.kernel().kind()),
-            task: "detector",
-            scaled: self.scaler.is_some(),
-            class_names: Vec::new(),
-            components: None,
+            ..ModelInfo::of::<T>("novelty", "detector", self.bytes, self.input.scaled())
         }
     }
 
@@ -690,12 +682,12 @@ impl<T: Real> Predictor for Novelty<T> {
     }
 
     fn novelty_score(&mut self, record: &Record) -> Result<Option<f64>, Error> {
-        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        let row = self.input.row(record)?;
         Ok(Some(self.model.score(row)?.to_f64()))
     }
 
     fn novelty(&mut self, record: &Record) -> Result<Option<(f64, f64)>, Error> {
-        let row = dense_row(record, self.scaler.as_ref(), &mut self.dense)?;
+        let row = self.input.row(record)?;
         let score = self.model.score(row)?;
         Ok(Some((score.to_f64(), self.model.flag(score)?.to_f64())))
     }
