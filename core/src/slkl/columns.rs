@@ -21,6 +21,7 @@
 
 use core::ops::Range;
 
+use super::layout::NONE;
 use crate::{Kernel, Real};
 
 /// Where the rank-1 Nyström columns `c_m = K(·, s_m)/√k(s_m, s_m)` (eq. 1-2) live
@@ -224,8 +225,9 @@ impl Columns {
     }
 
     /// Row `slot` of every stored column becomes sample `x`'s (sliding window), the
-    /// active columns' entries taken from `new[..m0]`. O(m0) on the fly, O(M·d)
-    /// precomputed.
+    /// active columns' entries taken from `new[..m0]` (`position[j]`: candidate `j`'s
+    /// factor position, [`NONE`] when inactive, for each of the live candidates). O(m0) on
+    /// the fly; precomputed, the inactive candidates' entries are computed, O((M − m0)·d).
     #[allow(clippy::too_many_arguments)]
     pub fn write_row<T: Real>(
         &self,
@@ -233,20 +235,19 @@ impl Columns {
         slot: usize,
         x: &[T],
         centres: &[T],
-        active: &[usize],
-        candidates: usize,
+        position: &[usize],
         kernel: &Kernel<T>,
         new: &[T],
     ) {
         match self.mode {
             ColumnMode::OnTheFly => {
-                for (p, &v) in new.iter().enumerate().take(active.len()) {
+                for (p, &v) in new.iter().enumerate() {
                     cols[p * self.rows + slot] = v;
                 }
             }
             ColumnMode::Precomputed => {
-                for j in 0..candidates {
-                    cols[j * self.rows + slot] = entry(kernel, centres, x, j);
+                for (j, &p) in position.iter().enumerate() {
+                    cols[j * self.rows + slot] = if p == NONE { entry(kernel, centres, x, j) } else { new[p] };
                 }
             }
         }
@@ -290,7 +291,7 @@ mod tests {
                     let (old, new) = (&mut [0.0; 2], &mut [0.0; 2]);
                     store.read_row(&cols, 0, &[0.0, 0.0], &centres, &[0], &kernel, old, new);
                     assert_eq!((old[0], new[0]), (4.0 / 3.0, 1.0 / 3.0));
-                    store.write_row(&mut cols, 3, &[0.0, 0.0], &centres, &[0], 2, &kernel, &new[..1]);
+                    store.write_row(&mut cols, 3, &[0.0, 0.0], &centres, &[0, NONE], &kernel, &new[..1]);
                     assert_eq!(cols[store.active(0, 0, 4)][3], 1.0 / 3.0);
                 }
             }

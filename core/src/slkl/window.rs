@@ -214,8 +214,8 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
                 // downdate judged singular is repaired by a fresh factorization below.
                 singular = factor.rank_one_update(&parts.w2[..m0], -T::ONE / lambda).is_err();
             }
-            let candidates = self.engine.candidates;
-            columns.write_row(parts.cols, slot, x, parts.centres, active, candidates, &kernel, &parts.w1[..m0]);
+            let position = &idx.position[..self.engine.candidates];
+            columns.write_row(parts.cols, slot, x, parts.centres, position, &kernel, &parts.w1[..m0]);
             self.engine.arrive(&mut parts, y, replacing.then_some(ys[slot]), rows);
             xs[slot * d..(slot + 1) * d].copy_from_slice(x);
             ys[slot] = y;

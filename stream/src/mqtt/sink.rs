@@ -186,7 +186,7 @@ impl MqttSink {
 
     /// Lets `interrupted` (a signal received, say) end a wait for the broker: once it
     /// returns true, a publish waiting for the client's queue to drain goes on at most
-    /// [`INTERRUPT_GRACE`] more, then gives up — [`publish`](Self::publish) then fails,
+    /// five seconds more, then gives up — [`publish`](Self::publish) then fails,
     /// [`send_held`](Self::send_held) keeps the messages it has not handed over, and
     /// [`flush`](Self::flush) reports them unacknowledged. Without it, a publish waits
     /// while the broker is away, however long.

@@ -24,6 +24,13 @@
 //! arrival. Copying the whole learner at every arrival instead cost a tenth of the time
 //! of `kestrel stream --learner slkl` (d = 16, N = 256, M = 32: 110 KB a row).
 //!
+//! **Columns.** The candidates' columns are precomputed ([`Dims::precomputed`]): with `m0`
+//! allowed to reach `M`, that holds fewer scalars than columns on the fly (`N·M` against
+//! `N·(M + 1)`), and a step on an inactive candidate then computes no kernel column (an
+//! arrival computes its row's `M` entries instead) — the same bits either way. A state
+//! saved with the columns on the fly (before they were precomputed) restores and
+//! continues so.
+//!
 //! Memory: the core's window ([`SlklWindow::scalars_len`], [`SlklWindow::indices_len`])
 //! twice (the learner and its snapshot), allocated when the learner is built, plus the
 //! replay's `SNAPSHOT_EVERY·(d + 1)` scalars, `M` kernel values, the warm-up's `max(N, M)·(d + 1)` scalars,
@@ -105,7 +112,7 @@ impl<T: Real> WindowSlkl<T> {
                 return Err(Error::InvalidParam { name }.into());
             }
         }
-        let dims = Dims::new(window, dim, centres, centres);
+        let dims = Dims::new(window, dim, centres, centres).precomputed();
         let warmup_len = window.max(centres);
         let (mut warmup_x, mut warmup_y) = (Vec::new(), Vec::new());
         reserve(&mut warmup_x, warmup_len.saturating_mul(dim), "the warm-up")?;
@@ -146,7 +153,7 @@ impl<T: Real> WindowSlkl<T> {
     /// The memory of a learner of `window` samples of `dim` features and `centres` centres,
     /// standardised when `scale`.
     pub fn footprint(window: usize, dim: usize, centres: usize, scale: bool) -> Footprint {
-        let dims = Dims::new(window, dim, centres, centres);
+        let dims = Dims::new(window, dim, centres, centres).precomputed();
         let warmup = window.max(centres).saturating_mul(dim.saturating_add(1));
         let (core_scalars, core_indices) = (SlklWindow::scalars_len(dims), SlklWindow::indices_len(dims));
         let learner = Footprint {
@@ -436,7 +443,10 @@ impl<T: Real> OnlineLearner for WindowSlkl<T> {
         self.replay.stale();
         expect_same("feature scaling", scaler.is_some(), self.input.scales())?;
         if let PhaseState::Learning { state, .. } = &phase {
-            expect_same("capacities", state.dims(), self.dims)?;
+            // A learner saved with its columns computed on the fly (as before they were
+            // precomputed) continues so: the capacities are what must agree.
+            let saved = state.dims().columns(self.dims.column_mode());
+            expect_same("capacities", saved, self.dims)?;
         }
         match phase {
             PhaseState::Warmup { x, y } => {
@@ -472,6 +482,7 @@ mod tests {
     use super::*;
     use crate::online::tests::{prequential, record, restored_learner_continues};
     use kestrel_core::Rng;
+    use kestrel_core::slkl::ColumnMode;
 
     fn params() -> slkl::ValidParams<f64> {
         slkl::Params::new().kernel(kestrel_core::Kernel::rbf(2.0).unwrap()).nu(1e-3).check().unwrap()
@@ -479,6 +490,15 @@ mod tests {
 
     fn slkl() -> WindowSlkl<f64> {
         WindowSlkl::<f64>::new(100, 1, 20, params(), 5, false).unwrap()
+    }
+
+    /// [`slkl`] as learners were built before their columns were precomputed: the
+    /// candidates' columns computed on the fly.
+    fn slkl_on_the_fly() -> WindowSlkl<f64> {
+        let mut learner = slkl();
+        learner.dims = learner.dims.columns(ColumnMode::OnTheFly);
+        learner.storage = Some(WindowSlkl::<f64>::buffers(learner.dims).unwrap());
+        learner
     }
 
     fn stream(n: usize) -> Vec<Record> {
@@ -592,6 +612,22 @@ mod tests {
         prequential(&mut learner, &records[..150], 0); // past the warm-up (one window)
         let e = other.restore_state(&learner.save_state().unwrap()).unwrap_err();
         assert!(e.to_string().starts_with("learner state is for another configuration: capacities"), "{e}");
+    }
+
+    #[test]
+    fn precomputed_columns_change_no_prediction() {
+        let records = stream(400);
+        let (mut on_the_fly, mut precomputed) = (slkl_on_the_fly(), slkl());
+        assert_eq!(prequential(&mut on_the_fly, &records, 0), prequential(&mut precomputed, &records, 0));
+        assert_eq!(on_the_fly.encode().unwrap(), precomputed.encode().unwrap());
+        assert!(on_the_fly.save_state().unwrap().len() > precomputed.save_state().unwrap().len());
+    }
+
+    #[test]
+    fn a_state_with_columns_on_the_fly_continues_exactly() {
+        // A checkpoint from before the columns were precomputed resumes as it was saved.
+        let records = stream(400);
+        restored_learner_continues(&mut slkl_on_the_fly(), &mut slkl(), &records, 250);
     }
 
     /// A learner as the checkpoint fuzz target builds it (window 8, 2 features, 4
