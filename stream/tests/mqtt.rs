@@ -12,7 +12,7 @@ use std::net::{TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use kestrel_core::Rng;
@@ -562,6 +562,24 @@ fn mqtt_broker_restarted_mid_stream_loses_no_row() {
     assert_eq!(std::fs::read(&model).unwrap(), std::fs::read(dir.path("file.model")).unwrap());
 }
 
+/// kestrel with `args` (`--output` to the broker's `out/predictions`) reading its standard
+/// input, its standard error to `log`, once the predictions of the first 100 of `data`
+/// have reached a watcher's session: the process and its standard input.
+fn first_predictions_through(
+    broker: &Broker,
+    args: &[String],
+    log: &Path,
+    data: &[(f64, f64, i32)],
+) -> (Child, ChildStdin) {
+    let mut child = kestrel_logged(args, log).stdin(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    broker.session("watcher", "out/predictions");
+    stdin.write_all(libsvm_lines(&data[..100]).as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(broker.receive("watcher", "out/predictions", 100).len(), 100);
+    (child, stdin)
+}
+
 /// The `--output` broker frozen (SIGSTOP) while predictions go out, then killed and
 /// started again without the session: the messages the lost connection took (sent and
 /// queued, which rumqttc drops with a session the broker did not keep) can no longer be
@@ -576,13 +594,7 @@ fn mqtt_output_broker_lost_with_messages_on_their_way_is_reported_not_waited_for
     let (output, checkpoint) = (broker.url("out/predictions"), dir.str("run.ckpt"));
     let args = flags("-", &["--output", &output, "--checkpoint", &checkpoint]);
     let log = dir.path("stderr.txt");
-    let mut child = kestrel_logged(&args, &log).stdin(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    broker.session("watcher", "out/predictions");
-    stdin.write_all(libsvm_lines(&data[..100]).as_bytes()).unwrap();
-    stdin.flush().unwrap();
-    // Connected, and the first predictions through.
-    assert_eq!(broker.receive("watcher", "out/predictions", 100).len(), 100);
+    let (mut child, mut stdin) = first_predictions_through(&broker, &args, &log, &data);
     broker.freeze();
     stdin.write_all(libsvm_lines(&data[100..]).as_bytes()).unwrap();
     drop(stdin);
@@ -612,12 +624,7 @@ fn mqtt_output_broker_frozen_still_lets_a_signal_stop_the_run() {
     let args =
         flags("-", &["--output", &output, "--checkpoint", &checkpoint, "--checkpoint-every", "0", "--out", &model]);
     let log = dir.path("stderr.txt");
-    let mut child = kestrel_logged(&args, &log).stdin(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    broker.session("watcher", "out/predictions");
-    stdin.write_all(libsvm_lines(&data[..100]).as_bytes()).unwrap();
-    stdin.flush().unwrap();
-    assert_eq!(broker.receive("watcher", "out/predictions", 100).len(), 100);
+    let (mut child, mut stdin) = first_predictions_through(&broker, &args, &log, &data);
     broker.freeze();
     // More predictions than the client sends unacknowledged and queues: the stream waits
     // (and stops reading, so the rows go from a thread of their own).
