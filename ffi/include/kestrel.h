@@ -696,11 +696,17 @@ kestrel_status kestrel_svm_save(kestrel_svm *learner,
 /** `n` rounded up to a multiple of KESTREL_ALIGN. */
 #define KESTREL_ALIGN_UP(n) ((((size_t)(n)) + (KESTREL_ALIGN - 1)) / KESTREL_ALIGN * KESTREL_ALIGN)
 
+/** Columns the SLKL window holds, each of `window` floats: every candidate's, computed
+    once, when that is no more than the `max_active + 1` computed on the fly
+    (`Dims::fewer_scalars`). */
+#define KESTREL_SLKL_COLUMNS(centres, max_active) \
+    ((size_t)(centres) <= (size_t)(max_active) + 1 ? (size_t)(centres) : (size_t)(max_active) + 1)
+
 /** Floats of the SLKL window (`SlklWindow::scalars_len`): the packed factor and its two
     rotation buffers, the columns, the window's samples and targets, the centres. */
 #define KESTREL_SLKL_SCALARS(window, dim, centres, max_active) \
     ((size_t)(max_active) * ((size_t)(max_active) + 1) / 2 + 7 * (size_t)(max_active) \
-     + (size_t)(window) * ((size_t)(max_active) + (size_t)(dim) + 3) \
+     + (size_t)(window) * (KESTREL_SLKL_COLUMNS(centres, max_active) + (size_t)(dim) + 2) \
      + (size_t)(centres) * ((size_t)(dim) + 2) + 1)
 
 /** Work bytes of a kestrel_slkl: equals kestrel_slkl_work_bytes() for the same sizes. */

@@ -10,7 +10,9 @@
 //! learned.
 //!
 //! Memory: `KESTREL_SLKL_WORK_BYTES(window, dim, centres, max_active)` — the object header,
-//! the window's scalars ([`SlklWindow::scalars_len`]), its indices
+//! the window's scalars ([`SlklWindow::scalars_len`]; every candidate's column computed
+//! once when `centres ≤ max_active + 1`, which then costs no more memory than columns on
+//! the fly and spares the steps their kernel columns: `Dims::fewer_scalars`), its indices
 //! ([`SlklWindow::indices_len`], `size_t`), and room for the saved model's centres and
 //! weights (`max_active·(dim + 1)` floats). A saved model takes at most
 //! `KESTREL_SLKL_MODEL_BYTES(dim, max_active)` bytes, plus the scaler's section when one
@@ -102,7 +104,7 @@ fn checked(config: &SlklConfig) -> Result<(Dims, slkl::ValidParams<f32>), Status
         return Err(Status::InvalidParam);
     }
     let params = slkl::Params::new().kernel(config.kernel.build()?).nu(config.nu).seed(config.seed).check()?;
-    Ok((Dims::new(window, dim, centres, max_active), params))
+    Ok((Dims::new(window, dim, centres, max_active).fewer_scalars(), params))
 }
 
 fn layout(dims: Dims) -> Layout {

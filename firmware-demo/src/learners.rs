@@ -72,10 +72,10 @@ pub const WINDOW: usize = 128;
 pub const DIM: usize = 3;
 /// SLKL's candidate centres `M`, and the largest `m0`.
 pub const CENTRES: usize = 32;
-/// SLKL's capacities, its candidates' columns precomputed: `WINDOW·CENTRES` scalars, fewer
-/// than on the fly (`WINDOW·(m0_max + 1)`) when `m0` may reach `M`, and no kernel column
-/// computed by a step.
-pub const SLKL_DIMS: Dims = Dims::new(WINDOW, DIM, CENTRES, CENTRES).precomputed();
+/// SLKL's capacities, its candidates' columns precomputed ([`Dims::fewer_scalars`]):
+/// `WINDOW·CENTRES` scalars, fewer than on the fly (`WINDOW·(m0_max + 1)`) when `m0` may
+/// reach `M`, and no kernel column computed by a step.
+pub const SLKL_DIMS: Dims = Dims::new(WINDOW, DIM, CENTRES, CENTRES).fewer_scalars();
 /// Scalars of SLKL's buffer.
 pub const SLKL_SCALARS_LEN: usize = SlklWindow::scalars_len(SLKL_DIMS);
 /// Indices of SLKL's buffer.

@@ -54,6 +54,17 @@ impl Dims {
         self.columns(ColumnMode::Precomputed)
     }
 
+    /// The same capacities with the columns held as costs fewer scalars: precomputed
+    /// (`rows·M`) when `M ≤ m0_max + 1`, no more than on the fly (`rows·(m0_max + 1)`) —
+    /// and a step then computes no column — else on the fly.
+    pub const fn fewer_scalars(self) -> Self {
+        if self.candidates <= self.max_active.saturating_add(1) {
+            self.precomputed()
+        } else {
+            self.columns(ColumnMode::OnTheFly)
+        }
+    }
+
     /// The same capacities with the given column mode.
     pub const fn columns(mut self, columns: ColumnMode) -> Self {
         self.columns = columns;
@@ -284,6 +295,15 @@ mod tests {
             let mut ibuf = vec![0usize; dims.indices()];
             let idx = dims.split_indices(&mut ibuf);
             assert_eq!((idx.active.len(), idx.position.len(), idx.pool.len()), (4, 7, 7));
+        }
+    }
+
+    #[test]
+    fn fewer_scalars_precomputes_when_it_costs_no_more() {
+        for (m, a) in [(7, 7), (7, 6), (7, 5), (7, 1), (1, 1)] {
+            let (fly, pre) = (Dims::new(10, 3, m, a), Dims::new(10, 3, m, a).precomputed());
+            let cheaper = if pre.window_scalars() <= fly.window_scalars() { pre } else { fly };
+            assert_eq!(Dims::new(10, 3, m, a).fewer_scalars(), cheaper, "M = {m}, m0 ≤ {a}");
         }
     }
 

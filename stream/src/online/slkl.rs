@@ -24,9 +24,9 @@
 //! arrival. Copying the whole learner at every arrival instead cost a tenth of the time
 //! of `kestrel stream --learner slkl` (d = 16, N = 256, M = 32: 110 KB a row).
 //!
-//! **Columns.** The candidates' columns are precomputed ([`Dims::precomputed`]): with `m0`
-//! allowed to reach `M`, that holds fewer scalars than columns on the fly (`N·M` against
-//! `N·(M + 1)`), and a step on an inactive candidate then computes no kernel column (an
+//! **Columns.** The candidates' columns are precomputed ([`Dims::fewer_scalars`]): with
+//! `m0` allowed to reach `M`, that holds fewer scalars than columns on the fly (`N·M`
+//! against `N·(M + 1)`), and a step on an inactive candidate then computes no kernel column (an
 //! arrival computes its row's `M` entries instead) — the same bits either way. A state
 //! saved with the columns on the fly (before they were precomputed) restores and
 //! continues so.
@@ -112,7 +112,7 @@ impl<T: Real> WindowSlkl<T> {
                 return Err(Error::InvalidParam { name }.into());
             }
         }
-        let dims = Dims::new(window, dim, centres, centres).precomputed();
+        let dims = Dims::new(window, dim, centres, centres).fewer_scalars();
         let warmup_len = window.max(centres);
         let (mut warmup_x, mut warmup_y) = (Vec::new(), Vec::new());
         reserve(&mut warmup_x, warmup_len.saturating_mul(dim), "the warm-up")?;
@@ -153,7 +153,7 @@ impl<T: Real> WindowSlkl<T> {
     /// The memory of a learner of `window` samples of `dim` features and `centres` centres,
     /// standardised when `scale`.
     pub fn footprint(window: usize, dim: usize, centres: usize, scale: bool) -> Footprint {
-        let dims = Dims::new(window, dim, centres, centres).precomputed();
+        let dims = Dims::new(window, dim, centres, centres).fewer_scalars();
         let warmup = window.max(centres).saturating_mul(dim.saturating_add(1));
         let (core_scalars, core_indices) = (SlklWindow::scalars_len(dims), SlklWindow::indices_len(dims));
         let learner = Footprint {
