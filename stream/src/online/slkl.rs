@@ -112,7 +112,7 @@ impl<T: Real> WindowSlkl<T> {
                 return Err(Error::InvalidParam { name }.into());
             }
         }
-        let dims = Dims::new(window, dim, centres, centres).fewer_scalars();
+        let dims = Self::dims(window, dim, centres);
         let warmup_len = window.max(centres);
         let (mut warmup_x, mut warmup_y) = (Vec::new(), Vec::new());
         reserve(&mut warmup_x, warmup_len.saturating_mul(dim), "the warm-up")?;
@@ -150,10 +150,16 @@ impl<T: Real> WindowSlkl<T> {
         self
     }
 
+    /// The core window's capacities: every candidate may be active, so its columns are
+    /// precomputed (module doc).
+    fn dims(window: usize, dim: usize, centres: usize) -> Dims {
+        Dims::new(window, dim, centres, centres).fewer_scalars()
+    }
+
     /// The memory of a learner of `window` samples of `dim` features and `centres` centres,
     /// standardised when `scale`.
     pub fn footprint(window: usize, dim: usize, centres: usize, scale: bool) -> Footprint {
-        let dims = Dims::new(window, dim, centres, centres).fewer_scalars();
+        let dims = Self::dims(window, dim, centres);
         let warmup = window.max(centres).saturating_mul(dim.saturating_add(1));
         let (core_scalars, core_indices) = (SlklWindow::scalars_len(dims), SlklWindow::indices_len(dims));
         let learner = Footprint {
