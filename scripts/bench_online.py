@@ -6,7 +6,9 @@ Protocol (River's): every row is predicted by the model learned from the rows be
 scored, then learned from. Streams:
   - Phishing (1,250 rows, 9 features, binary), Bananas (5,300 rows, 2 features, binary):
     classification, scored by accuracy;
-  - TrumpApproval (1,001 rows, 6 features, a real target): regression, scored by RMSE;
+  - TrumpApproval (1,001 rows, 6 features), ChickWeights (578 rows, 3 features), WaterFlow
+    (1,268 rows, one feature: the time, in days) and the first 5,000 rows of River's
+    synthetic Friedman #1 stream (10 features, seed 42): regression, scored by RMSE;
   - drift: a synthetic stream (10,000 rows, 4 features in raw units, binary) whose label
     rule changes abruptly at row 5,000 (seeded): accuracy overall and over the 1,000 rows
     after the change.
@@ -33,6 +35,7 @@ Prints a Markdown table for BENCHMARKS.md.
 """
 import argparse
 import csv
+import itertools
 import json
 import math
 import os
@@ -70,13 +73,26 @@ def drift_stream(n=10_000, change=5_000, seed=7):
     return rows
 
 
+def numeric(rows):
+    """The rows with every feature a number (a date or time becomes days since 1970)."""
+
+    def number(v):
+        return v.timestamp() / 86_400 if hasattr(v, "timestamp") else float(v)
+
+    return [({str(k): number(v) for k, v in x.items()}, y) for x, y in rows]
+
+
 def streams():
     from river import datasets
+    from river.datasets import synth
 
     return [
         ("Phishing", "class", list(datasets.Phishing())),
         ("Bananas", "class", list(datasets.Bananas())),
         ("TrumpApproval", "reg", list(datasets.TrumpApproval())),
+        ("ChickWeights", "reg", numeric(datasets.ChickWeights())),
+        ("WaterFlow", "reg", numeric(datasets.WaterFlow())),
+        ("Friedman", "reg", numeric(itertools.islice(synth.Friedman(seed=42), 5_000))),
         ("drift", "class", drift_stream()),
     ]
 

@@ -1,7 +1,14 @@
 //! [`WindowSlkl`]: the windowed SLKL regressor of `kestrel stream --learner slkl`.
 //!
-//! The first `max(N, M)` samples are a warm-up: every `len/M`-th of them becomes a centre,
-//! then the window learner takes all of them and every arrival after.
+//! The first `M` samples are a warm-up: they become the candidates, then the window learner
+//! takes all of them and every arrival after — a model from the `M`-th sample on, so that a
+//! short stream or one that moves is not predicted by the running mean for a whole window
+//! (until then the prediction is the mean of the targets seen). On River's TrumpApproval,
+//! whose approval rating drifts, starting after the first window (`max(N, M)` samples, as
+//! before) cost 0.19 of RMSE (1.7955 against 1.6087 at the defaults, N = 256, M = 32);
+//! candidates the stream leaves behind are renewed (below). A state saved during a longer
+//! warm-up (by an earlier version) restores, and learning starts at its next arrival, the
+//! candidates spread over the warm-up (every `len/M`-th sample).
 //!
 //! **Candidate renewal** (on unless built [`without_renewal`](WindowSlkl::without_renewal)):
 //! before an arrival `x` is pushed, when no candidate is near it — the normalised kernel
@@ -33,7 +40,7 @@
 //!
 //! Memory: the core's window ([`SlklWindow::scalars_len`], [`SlklWindow::indices_len`])
 //! twice (the learner and its snapshot), allocated when the learner is built, plus the
-//! replay's `SNAPSHOT_EVERY·(d + 1)` scalars, `M` kernel values, the warm-up's `max(N, M)·(d + 1)` scalars,
+//! replay's `SNAPSHOT_EVERY·(d + 1)` scalars, `M` kernel values, the warm-up's `M·(d + 1)` scalars,
 //! a dense row and the `M·d` centres gathered when learning starts
 //! ([`WindowSlkl::footprint`]).
 
@@ -55,7 +62,7 @@ const STATE_VERSION: u16 = 3;
 /// The core learner's buffers.
 type Window<T> = SlklWindow<T, Vec<T>, Vec<usize>>;
 
-/// Windowed SLKL; `M` samples spread over the first window become its centres.
+/// Windowed SLKL; the first `M` samples become its candidate centres.
 pub struct WindowSlkl<T> {
     dims: Dims,
     params: slkl::ValidParams<T>,
@@ -113,10 +120,9 @@ impl<T: Real> WindowSlkl<T> {
             }
         }
         let dims = Self::dims(window, dim, centres);
-        let warmup_len = window.max(centres);
         let (mut warmup_x, mut warmup_y) = (Vec::new(), Vec::new());
-        reserve(&mut warmup_x, warmup_len.saturating_mul(dim), "the warm-up")?;
-        reserve(&mut warmup_y, warmup_len, "the warm-up")?;
+        reserve(&mut warmup_x, centres.saturating_mul(dim), "the warm-up")?;
+        reserve(&mut warmup_y, centres, "the warm-up")?;
         // Built once on a placeholder centre: the core checks the configuration now, and
         // its buffers wait for the real centres.
         let (scalars, indices) = Self::buffers(dims)?;
@@ -160,7 +166,7 @@ impl<T: Real> WindowSlkl<T> {
     /// standardised when `scale`.
     pub fn footprint(window: usize, dim: usize, centres: usize, scale: bool) -> Footprint {
         let dims = Self::dims(window, dim, centres);
-        let warmup = window.max(centres).saturating_mul(dim.saturating_add(1));
+        let warmup = centres.saturating_mul(dim.saturating_add(1));
         let (core_scalars, core_indices) = (SlklWindow::scalars_len(dims), SlklWindow::indices_len(dims));
         let learner = Footprint {
             core_scalars,
@@ -182,14 +188,20 @@ impl<T: Real> WindowSlkl<T> {
         ))
     }
 
-    /// Samples collected before learning starts: a full window (at least `M`).
+    /// Samples collected before learning starts: one per candidate.
     fn warmup_len(&self) -> usize {
+        self.dims.candidates()
+    }
+
+    /// The most warm-up samples a saved state may hold: a window (at least `M`), as the
+    /// warm-up was before learning started at `M` samples.
+    fn saved_warmup_limit(&self) -> usize {
         self.dims.rows().max(self.dims.candidates())
     }
 
     /// The window learner with `M` centres spread evenly over the warm-up (every
-    /// `len/M`-th sample), fed the whole warm-up; the warm-up's rows are standardised
-    /// first, by the statistics of the whole warm-up.
+    /// `len/M`-th sample: all of them when it holds `M`), fed the whole warm-up; the
+    /// warm-up's rows are standardised first, by the statistics of the whole warm-up.
     fn start_learning(&mut self) -> Result<Window<T>, Error> {
         let (dim, candidates) = (self.dims.dim(), self.dims.candidates());
         let stride = (self.warmup_y.len() / candidates).max(1);
@@ -384,13 +396,13 @@ impl<T: Real> Steps for WindowSlkl<T> {
 }
 
 impl<T: Real> WindowSlkl<T> {
-    /// Keeps the loaded sample (raw) and target; learning starts once the warm-up is full.
-    /// Unchanged on error.
+    /// Keeps the loaded sample (raw) and target; learning starts once the warm-up is full
+    /// (or fuller, restored from an earlier version). Unchanged on error.
     fn warm_up(&mut self, y: T) -> Result<(), Error> {
         let raw = self.input.raw();
         self.warmup_x.extend_from_slice(raw);
         self.warmup_y.push(y);
-        if self.warmup_y.len() == self.warmup_len() {
+        if self.warmup_y.len() >= self.warmup_len() {
             match self.start_learning() {
                 Ok(learner) => {
                     self.learner = Some(learner);
@@ -456,7 +468,7 @@ impl<T: Real> OnlineLearner for WindowSlkl<T> {
         }
         match phase {
             PhaseState::Warmup { x, y } => {
-                expect_same("warm-up samples below a window", y.len() < self.warmup_len(), true)?;
+                expect_same("warm-up samples below a window", y.len() < self.saved_warmup_limit(), true)?;
                 expect_same("warm-up values", x.len(), y.len() * self.dims.dim())?;
                 if !x.iter().chain(&y).all(|v| v.is_finite()) {
                     return Err(StateError::Invalid(Error::NonFinite));
@@ -540,6 +552,41 @@ mod tests {
     }
 
     #[test]
+    fn a_model_predicts_from_the_mth_sample() {
+        let records = stream(21);
+        let mut learner = slkl();
+        prequential(&mut learner, &records[..19], 0);
+        let mean = records[..19].iter().map(|r| r.label).sum::<f64>() / 19.0;
+        assert_eq!(learner.predict(&records[19]).unwrap(), Some(mean), "the warm-up predicts the mean");
+        learner.learn(&records[19]).unwrap();
+        let Some(window) = &learner.learner else { panic!("learning after M = 20 samples") };
+        assert_eq!(window.candidate(19), Some(&records[19].values[..]), "the M-th sample is a candidate");
+        let predicted = learner.predict(&records[20]).unwrap().unwrap();
+        let truth = records[20].label;
+        assert!((predicted - truth).abs() < (mean - truth).abs(), "model {predicted}, mean {mean}, target {truth}");
+    }
+
+    #[test]
+    fn a_warm_up_saved_before_learning_started_at_m_samples_restores() {
+        // Earlier versions collected a whole window (here 100 samples) before learning.
+        let records = stream(60);
+        let x: Vec<f64> = records[..50].iter().flat_map(|r| r.values.clone()).collect();
+        let y: Vec<f64> = records[..50].iter().map(|r| r.label).collect();
+        let saved =
+            encode_state(STATE_VERSION, &SlklState { scaler: None, phase: PhaseState::Warmup { x, y } }).unwrap();
+        let mut learner = slkl();
+        learner.restore_state(&saved).unwrap();
+        assert!(learner.learner.is_none(), "restored as saved");
+        learner.learn(&records[50]).unwrap();
+        let Some(window) = &learner.learner else { panic!("learning at the next arrival") };
+        // 51 samples, 20 candidates: every second one.
+        for m in [0, 1, 19] {
+            assert_eq!(window.candidate(m), Some(&records[2 * m].values[..]), "candidate {m}");
+        }
+        assert_eq!(window.len(), 51);
+    }
+
+    #[test]
     fn candidates_follow_a_moving_stream() {
         // The warm-up's candidates lie in [−2, 2]; the stream then moves to [6, 10], where
         // the RBF kernel (γ = 2) of any of them is below e⁻³².
@@ -577,7 +624,7 @@ mod tests {
     fn an_undone_arrival_leaves_the_learner_as_it_was_bit_for_bit() {
         let records = stream(200);
         let (mut undone, mut reference) = (slkl(), slkl());
-        // Past the warm-up (100 rows) and partway through the replay's log.
+        // Past the warm-up (20 rows) and partway through the replay's log.
         prequential(&mut undone, &records[..170], 0);
         prequential(&mut reference, &records[..170], 0);
         let last = &records[170];
@@ -609,13 +656,13 @@ mod tests {
     #[test]
     fn restored_state_continues_exactly() {
         let records = stream(400);
-        // Saved during the warm-up (the first window) and while learning.
+        // Saved during the warm-up (the first 20 rows) and while learning.
         for split in [10, 250] {
             restored_learner_continues(&mut slkl(), &mut slkl(), &records, split);
         }
         let mut other = WindowSlkl::<f64>::new(50, 1, 20, params(), 5, false).unwrap();
         let mut learner = slkl();
-        prequential(&mut learner, &records[..150], 0); // past the warm-up (one window)
+        prequential(&mut learner, &records[..150], 0); // past the warm-up
         let e = other.restore_state(&learner.save_state().unwrap()).unwrap_err();
         assert!(e.to_string().starts_with("learner state is for another configuration: capacities"), "{e}");
     }
