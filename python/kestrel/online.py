@@ -301,7 +301,8 @@ class WindowSLKL(_OnlineRegressor):
     ----------
     window : int, default=256
     centers : int, default=32
-        Candidate centres, spread over the first window.
+        Candidate centres: the first ``centers`` samples (renewed as the stream moves); a
+        model predicts from the last of them on.
     nu : float, default=0.01
         Sparsity weight (absolute).
     gamma : float or None, default=None

@@ -44,8 +44,7 @@ pub struct StreamSettings {
     pub learner: StreamLearner,
     /// Samples the learner keeps.
     pub window: usize,
-    /// Centres (slkl: candidates spread over the first window; rsvm: the most the warm-up
-    /// selects).
+    /// Centres (slkl: candidates, the first samples; rsvm: the most the warm-up selects).
     pub centers: usize,
     /// The most coordinate steps after each arrival.
     pub steps_per_sample: usize,

@@ -6,9 +6,8 @@
 //!
 //! - [`WindowSvm`]: the windowed DCD SVM (`kestrel_core::dcd::OnlineSvm`).
 //! - [`WindowSlkl`]: windowed SLKL (`kestrel_core::slkl::SlklWindow`) for a regression
-//!   target; its `M` centres are spread evenly over the first window of the stream (every
-//!   `N/M`-th sample), after which it learns from every sample (the first window
-//!   included).
+//!   target; the first `M` samples are its candidate centres (renewed as the stream
+//!   moves), after which it learns from every sample (the first `M` included).
 //! - [`WindowRsvm`]: a reduced-kernel SVM; `kestrel_core::reduced_set::StreamingSelector`
 //!   picks its centres during a warm-up, then a windowed DCD SVM learns on the Nyström
 //!   features of every sample.

@@ -590,8 +590,9 @@ pub struct StreamArgs {
     /// Samples the learner keeps.
     #[arg(long, default_value_t = 256, value_parser = count(1, MAX_WINDOW))]
     pub window: usize,
-    /// Centres: M samples spread over the first window of the stream (slkl), or the most
-    /// centres the streaming selection keeps during the warm-up (rsvm).
+    /// Centres: the stream's first M samples, the candidates (slkl: it learns from the M-th
+    /// on, and renews candidates as the stream moves), or the most centres the streaming
+    /// selection keeps during the warm-up (rsvm).
     #[arg(long, default_value_t = 32, value_parser = count(1, MAX_CENTERS))]
     pub centers: usize,
     /// The most coordinate steps after each arrival: the learner steps until its stopping
