@@ -267,8 +267,9 @@ class WindowSVM(_OnlineClassifier):
 
 class StreamingRSVM(_OnlineClassifier):
     """The streaming reduced-kernel SVM (``kestrel stream --learner rsvm``): centres chosen
-    during the first window, renewed as the stream moves, a windowed SVM on their Nyström
-    features.
+    during the first window (until they are, a sample is predicted the class whose samples'
+    centre of mass in feature space is nearest), renewed as the stream moves, a windowed SVM
+    on their Nyström features.
 
     Parameters
     ----------
