@@ -4,8 +4,11 @@ against River's online learners, on River's bundled streams, in one run.
 
 Protocol (River's): every row is predicted by the model learned from the rows before it,
 scored, then learned from. Streams:
-  - Phishing (1,250 rows, 9 features, binary), Bananas (5,300 rows, 2 features, binary):
-    classification, scored by accuracy;
+  - Phishing (1,250 rows, 9 features, binary), Bananas (5,300 rows, 2 features, binary),
+    ImageSegments (2,310 rows, 18 features, 7 named classes) and the first 5,000 rows of
+    River's synthetic RandomRBF (6 features, 20 centroids), Agrawal (function 2), SEA
+    (variant 0) and Hyperplane (10 features) streams, binary, seeds fixed: classification,
+    scored by accuracy;
   - TrumpApproval (1,001 rows, 6 features), ChickWeights (578 rows, 3 features), WaterFlow
     (1,268 rows, one feature: the time, in days) and the first 5,000 rows of River's
     synthetic Friedman #1 stream (10 features, seed 42): regression, scored by RMSE;
@@ -82,6 +85,11 @@ def numeric(rows):
     return [({str(k): number(v) for k, v in x.items()}, y) for x, y in rows]
 
 
+def first(stream, n=5_000):
+    """The first `n` rows of a synthetic stream, with numeric feature names as strings."""
+    return [({str(k): v for k, v in x.items()}, y) for x, y in itertools.islice(stream, n)]
+
+
 def streams():
     from river import datasets
     from river.datasets import synth
@@ -89,20 +97,30 @@ def streams():
     return [
         ("Phishing", "class", list(datasets.Phishing())),
         ("Bananas", "class", list(datasets.Bananas())),
+        ("ImageSegments", "class", list(datasets.ImageSegments())),
+        ("RandomRBF", "class", first(synth.RandomRBF(seed_model=7, seed_sample=7, n_classes=2, n_features=6, n_centroids=20))),
+        ("Agrawal", "class", first(synth.Agrawal(classification_function=2, seed=42))),
+        ("SEA", "class", first(synth.SEA(variant=0, seed=42))),
+        ("Hyperplane", "class", first(synth.Hyperplane(seed=42, n_features=10))),
         ("TrumpApproval", "reg", list(datasets.TrumpApproval())),
         ("ChickWeights", "reg", numeric(datasets.ChickWeights())),
         ("WaterFlow", "reg", numeric(datasets.WaterFlow())),
-        ("Friedman", "reg", numeric(itertools.islice(synth.Friedman(seed=42), 5_000))),
+        ("Friedman", "reg", numeric(first(synth.Friedman(seed=42)))),
         ("drift", "class", drift_stream()),
     ]
 
 
-def river_learners(task):
-    from river import forest, linear_model, neighbors, preprocessing, tree
+def river_learners(task, classes):
+    from river import forest, linear_model, multiclass, neighbors, preprocessing, tree
+
+    def logistic(n):
+        return linear_model.LogisticRegression() if n <= 2 else multiclass.OneVsRestClassifier(
+            linear_model.LogisticRegression())
 
     if task == "class":
         return [
-            ("LogisticRegression", lambda: preprocessing.StandardScaler() | linear_model.LogisticRegression()),
+            # One-vs-rest for more than two classes (River's LogisticRegression is binary).
+            ("LogisticRegression", lambda: preprocessing.StandardScaler() | logistic(classes)),
             ("KNNClassifier", lambda: neighbors.KNNClassifier()),
             ("HoeffdingAdaptiveTree", lambda: tree.HoeffdingAdaptiveTreeClassifier(seed=42)),
             ("ARFClassifier", lambda: forest.ARFClassifier(seed=42)),
@@ -116,9 +134,11 @@ def river_learners(task):
 
 
 def score(task, truth, predictions):
-    """Accuracy (a missing prediction counts as wrong) or RMSE (as the mean's error)."""
+    """Accuracy (a missing prediction counts as wrong; two classes compared as booleans,
+    which binary River learners predict for 0/1 labels) or RMSE (as the mean's error)."""
     if task == "class":
-        return sum(p is not None and bool(p) == bool(t) for t, p in zip(truth, predictions)) / len(truth)
+        same = (lambda p, t: bool(p) == bool(t)) if len(set(truth)) <= 2 else (lambda p, t: p == t)
+        return sum(p is not None and same(p, t) for t, p in zip(truth, predictions)) / len(truth)
     return math.sqrt(sum((t - (p if p is not None else 0.0)) ** 2 for t, p in zip(truth, predictions)) / len(truth))
 
 
@@ -180,7 +200,7 @@ def main():
         write_csv(path, rows)
         truth = [y for _, y in rows]
         results = []
-        for label, make in river_learners(task):
+        for label, make in river_learners(task, len(set(truth))):
             predictions, rate = run_river(make, rows, task, args.runs)
             after = score(task, truth[5000:6000], predictions[5000:6000]) if name == "drift" else None
             results.append((f"River {label}", score(task, truth, predictions), rate, after))

@@ -275,7 +275,7 @@ class StreamingRSVM(_OnlineClassifier):
     ----------
     window : int, default=256
     centers : int, default=32
-    delta : float, default=0.3
+    delta : float, default=0.1
         Selection threshold: the sine of the angle to the centres' span (RBF).
     gamma : float or None, default=None
         RBF width; None is ``1/d``.
@@ -286,7 +286,7 @@ class StreamingRSVM(_OnlineClassifier):
 
     _learner = "rsvm"
 
-    def __init__(self, window=256, centers=32, delta=0.3, gamma=None, steps_per_sample=300, C=1.0,
+    def __init__(self, window=256, centers=32, delta=0.1, gamma=None, steps_per_sample=300, C=1.0,
                  loss="squared_hinge", bias=1.0, memory=None, classes=None, scale=True, renew=True, seed=1,
                  scalar="f64"):
         self.window, self.centers, self.delta, self.gamma = window, centers, delta, gamma

@@ -611,9 +611,9 @@ pub struct StreamArgs {
     /// a sample becomes a centre when the feature-space distance of φ(x) to the span of
     /// the centres is at least δ; for RBF that is the sine of the angle, in (0, 1].
     /// novelty: a sample learned becomes a centre, while centres are free, when its
-    /// feature-space distance to every centre is at least δ.
-    #[arg(long, default_value_t = 0.3, value_parser = positive)]
-    pub delta: f64,
+    /// feature-space distance to every centre is at least δ. Default: rsvm 0.1, novelty 0.3.
+    #[arg(long, value_parser = positive)]
+    pub delta: Option<f64>,
     /// The quantile of normal samples' scores beyond which a sample is flagged (novelty).
     #[arg(long, default_value_t = DEFAULT_QUANTILE, value_parser = quantile)]
     pub quantile: f64,

@@ -33,7 +33,7 @@ pub fn settings(args: &StreamArgs) -> StreamSettings {
         kernel: args.kernel.settings(),
         nu: args.nu,
         svm: args.svm.settings(),
-        delta: args.delta,
+        delta: args.delta.unwrap_or(StreamSettings::new(learner).delta),
         quantile: args.quantile,
         warmup: args.warmup,
         learn,
@@ -117,7 +117,7 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
     if args.learner == Learner::Slkl {
         config.push("--nu", args.nu);
     } else if args.learner == Learner::Novelty {
-        config.push("--delta", args.delta);
+        config.push("--delta", settings(args).delta);
         config.push("--quantile", args.quantile);
         config.push("--warmup", args.warmup);
         config.push("--learn", value_name(&args.learn));
@@ -129,7 +129,7 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
         config.push("--bias", args.svm.bias);
     }
     if args.learner == Learner::Rsvm {
-        config.push("--delta", args.delta);
+        config.push("--delta", settings(args).delta);
     }
     Ok(config)
 }
