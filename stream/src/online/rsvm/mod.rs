@@ -30,7 +30,8 @@
 //! Time per arrival while learning: `m` kernel evaluations (O(m·d)), one O(m²) triangular
 //! solve — once per arrival, shared by the prediction and the update — and O(m) per
 //! coordinate step. Memory, in scalars, for `c` centres at most, `m` kept: the warm-up holds
-//! `N·d` samples and the selector's `c·d + c + 1 + c(c+1)/2 + 2c`; the learner
+//! `N·d` samples, `2d + k` of scratch for `k` classes and the selector's
+//! `c·d + c + 1 + c(c+1)/2 + 2c`; the learner
 //! `N(m + 3) + m + 1` (the window) `+ m·d + m(m+1)/2 + m` (centres, `L`, scratch)
 //! ([`WindowRsvm::footprint`]).
 
@@ -360,7 +361,10 @@ impl<T: Real> WindowRsvm<T> {
             core_indices: 0,
             core_words: 0,
             core_bytes: 0,
-            host_scalars: room.saturating_mul(dim).saturating_add(frozen).saturating_add(renewal),
+            // The warm-up's samples, its two scratch rows and its classes' kernel sums.
+            host_scalars: [room.saturating_mul(dim), dim.saturating_mul(2), classes, frozen, renewal]
+                .into_iter()
+                .fold(0, usize::saturating_add),
             host_bytes: room
                 .saturating_mul(size_of::<usize>())
                 .saturating_add(classes.saturating_mul(size_of::<u64>())),
