@@ -296,7 +296,9 @@ class StreamingRSVM(_OnlineClassifier):
 
 
 class WindowSLKL(_OnlineRegressor):
-    """Windowed SLKL regression (``kestrel stream --learner slkl``).
+    """Windowed SLKL regression (``kestrel stream --learner slkl``). Its predictions add the
+    recent level of its residuals when that has predicted better lately (a drifting target);
+    the saved model predicts without it.
 
     Parameters
     ----------

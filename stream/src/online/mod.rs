@@ -7,7 +7,10 @@
 //! - [`WindowSvm`]: the windowed DCD SVM (`kestrel_core::dcd::OnlineSvm`).
 //! - [`WindowSlkl`]: windowed SLKL (`kestrel_core::slkl::SlklWindow`) for a regression
 //!   target; the first `M` samples are its candidate centres (renewed as the stream
-//!   moves), after which it learns from every sample (the first `M` included).
+//!   moves), after which it learns from every sample (the first `M` included). Its
+//!   predictions add the recent level of its residuals when that has predicted better
+//!   lately (`online/level.rs`): a drifting target is followed without waiting for the
+//!   window to turn over.
 //! - [`WindowRsvm`]: a reduced-kernel SVM; `kestrel_core::reduced_set::StreamingSelector`
 //!   picks its centres during a warm-up, then a windowed DCD SVM learns on the Nyström
 //!   features of every sample.
@@ -69,6 +72,7 @@
 
 pub mod build;
 mod input;
+mod level;
 mod novelty;
 mod ovr;
 mod rsvm;

@@ -10,6 +10,10 @@
 //! warm-up (by an earlier version) restores, and learning starts at its next arrival, the
 //! candidates spread over the warm-up (every `len/M`-th sample).
 //!
+//! **Predictions** add the recent level of the model's residuals when that has predicted
+//! better lately ([`super::level`]): the window follows a drifting target late. The
+//! correction is the stream's; the model file predicts without it.
+//!
 //! **Candidate renewal** (on unless built [`without_renewal`](WindowSlkl::without_renewal)):
 //! before an arrival `x` is pushed, when no candidate is near it — the normalised kernel
 //! `k(x, s)/√(k(x, x)k(s, s))`, the cosine of the angle between `φ(x)` and `φ(s)`, is
@@ -49,6 +53,7 @@ use kestrel_core::{Error, Kernel, Real};
 use serde::{Deserialize, Serialize};
 
 use super::input::{Input, ScalerState};
+use super::level::ResidualLevel;
 use super::{
     BuildError, Footprint, LearnerSize, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same,
 };
@@ -57,7 +62,10 @@ use crate::model;
 use crate::source::Record;
 
 /// The format version of [`WindowSlkl`]'s saved state.
-const STATE_VERSION: u16 = 3;
+const STATE_VERSION: u16 = 4;
+
+/// The format of states saved before the residual level: they restore with a level of 0.
+const STATE_VERSION_WITHOUT_LEVEL: u16 = 3;
 
 /// The core learner's buffers.
 type Window<T> = SlklWindow<T, Vec<T>, Vec<usize>>;
@@ -80,11 +88,23 @@ pub struct WindowSlkl<T> {
     input: Input<T>,
     /// Renew inactive candidates as the stream moves (module doc).
     renew: bool,
+    /// The residuals' recent level, and the model's prediction of the loaded sample
+    /// (before the correction) once made.
+    level: ResidualLevel,
+    predicted: Option<f64>,
 }
 
 /// Everything [`WindowSlkl::save_state`](OnlineLearner::save_state) writes.
 #[derive(Serialize, Deserialize)]
 struct SlklState<T> {
+    scaler: Option<ScalerState<T>>,
+    phase: PhaseState<T>,
+    level: ResidualLevel,
+}
+
+/// A state of format [`STATE_VERSION_WITHOUT_LEVEL`].
+#[derive(Deserialize)]
+struct SlklStateWithoutLevel<T> {
     scaler: Option<ScalerState<T>>,
     phase: PhaseState<T>,
 }
@@ -146,6 +166,8 @@ impl<T: Real> WindowSlkl<T> {
             kernel_values,
             input,
             renew: true,
+            level: ResidualLevel::default(),
+            predicted: None,
         })
     }
 
@@ -349,20 +371,15 @@ fn renew_candidate<T: Real>(
 
 impl<T: Real> Steps for WindowSlkl<T> {
     fn load(&mut self, record: &Record) -> Result<(), Error> {
+        self.predicted = None;
         self.input.load(record)
     }
 
+    /// The model's prediction plus the residuals' recent level (module doc).
     fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
-        match &mut self.learner {
-            Some(learner) => {
-                let row = self.input.for_prediction()?;
-                self.replay.record(learner, row, None);
-                Ok(Some(learner.predict(row)?.to_f64()))
-            }
-            // Before the centres are complete: the mean of the targets seen (0 before any).
-            None if self.warmup_y.is_empty() => Ok(Some(0.0)),
-            None => Ok(Some(self.warmup_y.iter().map(|y| y.to_f64()).sum::<f64>() / self.warmup_y.len() as f64)),
-        }
+        let predicted = self.model_prediction()?;
+        self.predicted = Some(predicted);
+        Ok(Some(predicted + self.level.correction()))
     }
 
     fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
@@ -370,6 +387,10 @@ impl<T: Real> Steps for WindowSlkl<T> {
         if !y.is_finite() {
             return Err(Error::NonFinite);
         }
+        let predicted = match self.predicted {
+            Some(predicted) => predicted,
+            None => self.model_prediction()?,
+        };
         let row = self.input.observed()?;
         let renewal = self.renew.then(|| self.params.kernel());
         let steps = self.steps;
@@ -388,14 +409,29 @@ impl<T: Real> Steps for WindowSlkl<T> {
             }
             None => self.warm_up(y),
         };
-        if learned.is_err() {
-            self.input.undo_observe();
+        match learned {
+            Ok(()) => self.level.observe(predicted, label),
+            Err(_) => self.input.undo_observe(),
         }
         learned
     }
 }
 
 impl<T: Real> WindowSlkl<T> {
+    /// The model's prediction of the loaded sample, before the residual level: the
+    /// window learner's, or before it exists the mean of the targets seen (0 before any).
+    fn model_prediction(&mut self) -> Result<f64, Error> {
+        match &mut self.learner {
+            Some(learner) => {
+                let row = self.input.for_prediction()?;
+                self.replay.record(learner, row, None);
+                Ok(learner.predict(row)?.to_f64())
+            }
+            None if self.warmup_y.is_empty() => Ok(0.0),
+            None => Ok(self.warmup_y.iter().map(|y| y.to_f64()).sum::<f64>() / self.warmup_y.len() as f64),
+        }
+    }
+
     /// Keeps the loaded sample (raw) and target; learning starts once the warm-up is full
     /// (or fuller, restored from an earlier version). Unchanged on error.
     fn warm_up(&mut self, y: T) -> Result<(), Error> {
@@ -453,11 +489,20 @@ impl<T: Real> OnlineLearner for WindowSlkl<T> {
                 PhaseState::Learning { state, scalars: scalars.to_vec(), indices: indices.to_vec() }
             }
         };
-        encode_state(STATE_VERSION, &SlklState { scaler: self.input.state(), phase })
+        encode_state(STATE_VERSION, &SlklState { scaler: self.input.state(), phase, level: self.level.clone() })
     }
 
     fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
-        let SlklState { scaler, phase } = decode_state::<SlklState<T>>(STATE_VERSION, bytes)?;
+        let SlklState { scaler, phase, level } = match decode_state::<SlklState<T>>(STATE_VERSION, bytes) {
+            Err(StateError::Version { found: STATE_VERSION_WITHOUT_LEVEL, .. }) => {
+                let SlklStateWithoutLevel { scaler, phase } = decode_state(STATE_VERSION_WITHOUT_LEVEL, bytes)?;
+                SlklState { scaler, phase, level: ResidualLevel::default() }
+            }
+            decoded => decoded?,
+        };
+        if !level.is_finite() {
+            return Err(StateError::Invalid(Error::NonFinite));
+        }
         self.replay.stale();
         expect_same("feature scaling", scaler.is_some(), self.input.scales())?;
         if let PhaseState::Learning { state, .. } = &phase {
@@ -491,6 +536,7 @@ impl<T: Real> OnlineLearner for WindowSlkl<T> {
                 self.warmup_y.clear();
             }
         }
+        (self.level, self.predicted) = (level, None);
         Ok(())
     }
 }
@@ -540,6 +586,30 @@ mod tests {
         assert!(learner.encode().is_ok());
     }
 
+    #[test]
+    fn a_drifting_target_is_predicted_with_the_residuals_level() {
+        // sin(2x) on a level that climbs by 0.01 an arrival: the window's mean lags it.
+        let mut rng = Rng::seed_from_u64(8);
+        let records: Vec<Record> = (0..1500)
+            .map(|t| {
+                let x = rng.uniform_in(-2.0, 2.0);
+                record(&[x], (2.0 * x).sin() + 0.01 * t as f64)
+            })
+            .collect();
+        let mut learner = slkl();
+        let (mut corrected, mut plain) = (0.0, 0.0);
+        for (t, r) in records.iter().enumerate() {
+            let prediction = learner.predict(r).unwrap().unwrap();
+            let model = learner.predicted.unwrap();
+            if t >= 500 {
+                corrected += (prediction - r.label).powi(2);
+                plain += (model - r.label).powi(2);
+            }
+            learner.learn(r).unwrap();
+        }
+        assert!(corrected < 0.1 * plain, "squared error {corrected} with the level, {plain} without");
+    }
+
     /// sin(2x) for x drawn from `[from, from + 4]`.
     fn stream_on(n: usize, from: f64, seed: u64) -> Vec<Record> {
         let mut rng = Rng::seed_from_u64(seed);
@@ -568,12 +638,13 @@ mod tests {
 
     #[test]
     fn a_warm_up_saved_before_learning_started_at_m_samples_restores() {
-        // Earlier versions collected a whole window (here 100 samples) before learning.
+        // Earlier versions collected a whole window (here 100 samples) before learning, and
+        // saved no residual level (format 3: the scaler and the phase).
         let records = stream(60);
         let x: Vec<f64> = records[..50].iter().flat_map(|r| r.values.clone()).collect();
         let y: Vec<f64> = records[..50].iter().map(|r| r.label).collect();
-        let saved =
-            encode_state(STATE_VERSION, &SlklState { scaler: None, phase: PhaseState::Warmup { x, y } }).unwrap();
+        let old = (None::<ScalerState<f64>>, PhaseState::Warmup { x, y });
+        let saved = encode_state(STATE_VERSION_WITHOUT_LEVEL, &old).unwrap();
         let mut learner = slkl();
         learner.restore_state(&saved).unwrap();
         assert!(learner.learner.is_none(), "restored as saved");
@@ -630,6 +701,8 @@ mod tests {
         let last = &records[170];
         undone.predict(last).unwrap();
         reference.predict(last).unwrap();
+        // The residual level changes only after an arrival succeeded: a failed one leaves it.
+        let level = undone.level.clone();
         undone.learn(last).unwrap();
         assert_ne!(undone.save_state().unwrap(), reference.save_state().unwrap(), "the arrival changed nothing");
         // Undone as a failed arrival is: the snapshot, then the operations since.
@@ -638,6 +711,7 @@ mod tests {
         let values = &mut undone.kernel_values;
         undone.replay.undo_last(window, |learner, x, y| WindowSlkl::arrive(learner, x, y, 5, Some(&kernel), values));
         undone.input.undo_observe();
+        undone.level = level;
         assert!(undone.replay.targets.len() > 10, "{} operations replayed", undone.replay.targets.len());
         assert_eq!(undone.save_state().unwrap(), reference.save_state().unwrap());
         // And both go on alike.
