@@ -296,9 +296,10 @@ class StreamingRSVM(_OnlineClassifier):
 
 
 class WindowSLKL(_OnlineRegressor):
-    """Windowed SLKL regression (``kestrel stream --learner slkl``). Its predictions add the
-    recent level of its residuals when that has predicted better lately (a drifting target);
-    the saved model predicts without it.
+    """Windowed SLKL regression (``kestrel stream --learner slkl``). A prediction is the
+    model's or, when one has predicted better lately, the model's plus the recent level of
+    its residuals, or the last target (a drifting or slowly varying target); the saved
+    model predicts without them.
 
     Parameters
     ----------

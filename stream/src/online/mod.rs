@@ -8,9 +8,9 @@
 //! - [`WindowSlkl`]: windowed SLKL (`kestrel_core::slkl::SlklWindow`) for a regression
 //!   target; the first `M` samples are its candidate centres (renewed as the stream
 //!   moves), after which it learns from every sample (the first `M` included). Its
-//!   predictions add the recent level of its residuals when that has predicted better
-//!   lately (`online/level.rs`): a drifting target is followed without waiting for the
-//!   window to turn over.
+//!   predictions are the model's, or with the stream's recent level when that has
+//!   predicted better lately (`online/level.rs`): a drifting target is followed without
+//!   waiting for the window to turn over.
 //! - [`WindowRsvm`]: a reduced-kernel SVM; `kestrel_core::reduced_set::StreamingSelector`
 //!   picks its centres during a warm-up, then a windowed DCD SVM learns on the Nyström
 //!   features of every sample.
@@ -158,6 +158,12 @@ pub trait OnlineLearner: Steps {
     /// A novelty detector's score of the sample last predicted (`None` when it had none:
     /// during a warm-up; and for every other learner).
     fn last_score(&self) -> Option<f64> {
+        None
+    }
+    /// A regressor's model's own mean squared error over the samples learned, when its
+    /// predictions are not always the model's (`None` for every other learner): the error
+    /// a saved model would have made on them.
+    fn model_mse(&self) -> Option<f64> {
         None
     }
     /// A novelty detector's threshold now (`None` before it has one; and for every other

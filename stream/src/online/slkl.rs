@@ -10,9 +10,11 @@
 //! warm-up (by an earlier version) restores, and learning starts at its next arrival, the
 //! candidates spread over the warm-up (every `len/M`-th sample).
 //!
-//! **Predictions** add the recent level of the model's residuals when that has predicted
-//! better lately ([`super::level`]): the window follows a drifting target late. The
-//! correction is the stream's; the model file predicts without it.
+//! **Predictions** are the model's, or, when that has predicted better lately, the model's
+//! with the recent level of its residuals added, or the last target
+//! ([`super::level`]): the window follows a drifting target late. These are the
+//! stream's; the model file predicts without them, and
+//! [`model_mse`](OnlineLearner::model_mse) is the model's own error.
 //!
 //! **Candidate renewal** (on unless built [`without_renewal`](WindowSlkl::without_renewal)):
 //! before an arrival `x` is pushed, when no candidate is near it — the normalised kernel
@@ -53,7 +55,7 @@ use kestrel_core::{Error, Kernel, Real};
 use serde::{Deserialize, Serialize};
 
 use super::input::{Input, ScalerState};
-use super::level::ResidualLevel;
+use super::level::RecentLevel;
 use super::{
     BuildError, Footprint, LearnerSize, OnlineLearner, StateError, Steps, decode_state, encode_state, expect_same,
 };
@@ -64,7 +66,7 @@ use crate::source::Record;
 /// The format version of [`WindowSlkl`]'s saved state.
 const STATE_VERSION: u16 = 4;
 
-/// The format of states saved before the residual level: they restore with a level of 0.
+/// The format of states saved before the recent level: they restore with none observed.
 const STATE_VERSION_WITHOUT_LEVEL: u16 = 3;
 
 /// The core learner's buffers.
@@ -88,9 +90,9 @@ pub struct WindowSlkl<T> {
     input: Input<T>,
     /// Renew inactive candidates as the stream moves (module doc).
     renew: bool,
-    /// The residuals' recent level, and the model's prediction of the loaded sample
-    /// (before the correction) once made.
-    level: ResidualLevel,
+    /// The stream's recent level, and the model's own prediction of the loaded sample once
+    /// made.
+    level: RecentLevel,
     predicted: Option<f64>,
 }
 
@@ -99,7 +101,7 @@ pub struct WindowSlkl<T> {
 struct SlklState<T> {
     scaler: Option<ScalerState<T>>,
     phase: PhaseState<T>,
-    level: ResidualLevel,
+    level: RecentLevel,
 }
 
 /// A state of format [`STATE_VERSION_WITHOUT_LEVEL`].
@@ -166,7 +168,7 @@ impl<T: Real> WindowSlkl<T> {
             kernel_values,
             input,
             renew: true,
-            level: ResidualLevel::default(),
+            level: RecentLevel::default(),
             predicted: None,
         })
     }
@@ -375,11 +377,11 @@ impl<T: Real> Steps for WindowSlkl<T> {
         self.input.load(record)
     }
 
-    /// The model's prediction plus the residuals' recent level (module doc).
+    /// The model's prediction, or another with the stream's recent level (module doc).
     fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
         let predicted = self.model_prediction()?;
         self.predicted = Some(predicted);
-        Ok(Some(predicted + self.level.correction()))
+        Ok(Some(self.level.predict(predicted)))
     }
 
     fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
@@ -463,6 +465,10 @@ impl<T: Real> OnlineLearner for WindowSlkl<T> {
         false
     }
 
+    fn model_mse(&self) -> Option<f64> {
+        self.level.model_mse()
+    }
+
     fn size(&self) -> LearnerSize {
         match &self.learner {
             None => LearnerSize { window: self.warmup_y.len(), centres: 0 },
@@ -496,7 +502,7 @@ impl<T: Real> OnlineLearner for WindowSlkl<T> {
         let SlklState { scaler, phase, level } = match decode_state::<SlklState<T>>(STATE_VERSION, bytes) {
             Err(StateError::Version { found: STATE_VERSION_WITHOUT_LEVEL, .. }) => {
                 let SlklStateWithoutLevel { scaler, phase } = decode_state(STATE_VERSION_WITHOUT_LEVEL, bytes)?;
-                SlklState { scaler, phase, level: ResidualLevel::default() }
+                SlklState { scaler, phase, level: RecentLevel::default() }
             }
             decoded => decoded?,
         };
@@ -587,7 +593,7 @@ mod tests {
     }
 
     #[test]
-    fn a_drifting_target_is_predicted_with_the_residuals_level() {
+    fn a_drifting_target_is_predicted_with_the_recent_level() {
         // sin(2x) on a level that climbs by 0.01 an arrival: the window's mean lags it.
         let mut rng = Rng::seed_from_u64(8);
         let records: Vec<Record> = (0..1500)
@@ -701,7 +707,7 @@ mod tests {
         let last = &records[170];
         undone.predict(last).unwrap();
         reference.predict(last).unwrap();
-        // The residual level changes only after an arrival succeeded: a failed one leaves it.
+        // The recent level changes only after an arrival succeeded: a failed one leaves it.
         let level = undone.level.clone();
         undone.learn(last).unwrap();
         assert_ne!(undone.save_state().unwrap(), reference.save_state().unwrap(), "the arrival changed nothing");
