@@ -139,6 +139,24 @@ fn svm_train_predict_eval_inspect_round_trip() {
     }
 }
 
+/// `kestrel stream --learner slkl` reports its model's own error beside its predictions':
+/// they may use the stream's recent level, which a saved model does not have.
+#[test]
+fn stream_slkl_reports_the_models_own_error() {
+    let dir = scratch("slkl-model-mse");
+    let data = regression_csv(&dir, 400);
+    let summary = |learner: &str, input: &str, extra: &[&str]| {
+        let o = kestrel(&[&["stream", "--learner", learner, "--input", input, "--report-every", "0"], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        json(&o)
+    };
+    let slkl = summary("slkl", data.to_str().unwrap(), &[]);
+    let (mse, model_mse) = (slkl["mse"].as_f64().unwrap(), slkl["model_mse"].as_f64().unwrap());
+    assert!(mse.is_finite() && model_mse.is_finite() && model_mse > 0.0, "{slkl}");
+    let svm = summary("svm", binary_libsvm(&dir, 300).to_str().unwrap(), &["--dim", "2"]);
+    assert!(svm.get("model_mse").is_none(), "{svm}");
+}
+
 #[test]
 fn slkl_and_rsvm_round_trips() {
     let dir = scratch("kernels");
