@@ -67,14 +67,13 @@ impl RecentLevel {
     /// The prediction for a sample the model predicts `model`: the candidate of least
     /// tracked error (the first of those that tie).
     pub(super) fn predict(&self, model: f64) -> f64 {
-        let candidates = self.candidates(model);
-        let mut best = 0;
-        for (k, &error) in self.errors.iter().enumerate() {
-            if error < self.errors[best] {
-                best = k;
+        let mut best = (model, f64::INFINITY);
+        for (candidate, &error) in self.candidates(model).into_iter().zip(&self.errors) {
+            if error < best.1 {
+                best = (candidate, error);
             }
         }
-        candidates[best]
+        best.0
     }
 
     /// Notes the target `y` of a sample the model predicted `model`. Non-finite values
