@@ -317,12 +317,12 @@ impl Session<'_> {
         if self.learner.is_classifier() {
             json!({"n": n, "accuracy": self.metrics.accuracy(), "skipped": skipped, "samples_per_sec": rate})
         } else {
-            // With what a saved model would have scored, when the predictions were not always its.
-            match self.learner.model_mse() {
-                Some(model_mse) => json!({"n": n, "mse": self.metrics.mse(), "model_mse": model_mse,
-                    "skipped": skipped, "samples_per_sec": rate}),
-                None => json!({"n": n, "mse": self.metrics.mse(), "skipped": skipped, "samples_per_sec": rate}),
+            let mut summary = json!({"n": n, "mse": self.metrics.mse(), "skipped": skipped, "samples_per_sec": rate});
+            // What a saved model would have scored, when the predictions were not always its.
+            if let (Some(model_mse), Some(fields)) = (self.learner.model_mse(), summary.as_object_mut()) {
+                fields.insert("model_mse".into(), json!(model_mse));
             }
+            summary
         }
     }
 }
