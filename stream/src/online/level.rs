@@ -76,24 +76,25 @@ impl RecentLevel {
         best.0
     }
 
-    /// Notes the target `y` of a sample the model predicted `model`. Non-finite values
-    /// change nothing.
+    /// Notes the target `y` of a sample the model predicted `model`. A sample whose
+    /// numbers would not stay finite (a non-finite value, or squares past `f64::MAX`)
+    /// changes nothing, so that the state always restores.
     pub(super) fn observe(&mut self, model: f64, y: f64) {
         let residual = y - model;
-        if !residual.is_finite() {
-            return;
-        }
-        let candidates = self.candidates(model);
-        for (error, candidate) in self.errors.iter_mut().zip(candidates) {
+        let mut next = self.clone();
+        for (error, candidate) in next.errors.iter_mut().zip(self.candidates(model)) {
             let miss = y - candidate;
             *error = CHOICE_DECAY * *error + (1.0 - CHOICE_DECAY) * miss * miss;
         }
-        for (level, beta) in self.residual_levels.iter_mut().zip(SMOOTHINGS) {
+        for (level, beta) in next.residual_levels.iter_mut().zip(SMOOTHINGS) {
             *level = beta * *level + (1.0 - beta) * residual;
         }
-        self.last_target = Some(y);
-        self.model_squared += residual * residual;
-        self.model_n = self.model_n.saturating_add(1);
+        next.last_target = Some(y);
+        next.model_squared += residual * residual;
+        next.model_n = next.model_n.saturating_add(1);
+        if next.is_finite() {
+            *self = next;
+        }
     }
 
     /// The model's own mean squared error over the samples observed (`None` before any).
@@ -161,6 +162,8 @@ mod tests {
         let before = level.clone();
         level.observe(f64::NAN, 1.0);
         level.observe(0.0, f64::INFINITY);
+        // Finite, but its square is not.
+        level.observe(0.0, 1e200);
         assert_eq!(level, before);
         assert!(level.is_finite());
     }
