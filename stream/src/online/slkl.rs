@@ -47,7 +47,7 @@
 //! Memory: the core's window ([`SlklWindow::scalars_len`], [`SlklWindow::indices_len`])
 //! twice (the learner and its snapshot), allocated when the learner is built, plus the
 //! replay's `SNAPSHOT_EVERY·(d + 1)` scalars, `M` kernel values, the warm-up's `M·(d + 1)` scalars,
-//! a dense row and the `M·d` centres gathered when learning starts
+//! a dense row, the `M·d` centres gathered when learning starts and the recent level
 //! ([`WindowSlkl::footprint`]).
 
 use kestrel_core::slkl::{self, Dims, Predictor, SlklWindow, SlklWindowState};
@@ -198,7 +198,7 @@ impl<T: Real> WindowSlkl<T> {
             host_scalars: [warmup, centres.saturating_mul(dim), core_scalars, Replay::<T>::scalars(dim), centres]
                 .into_iter()
                 .fold(0, usize::saturating_add),
-            host_bytes: core_indices.saturating_mul(size_of::<usize>()),
+            host_bytes: core_indices.saturating_mul(size_of::<usize>()).saturating_add(size_of::<RecentLevel>()),
             ..Footprint::default()
         };
         learner.plus(Input::<T>::footprint(dim, scale))
