@@ -105,7 +105,7 @@ def streams():
         ("TrumpApproval", "reg", list(datasets.TrumpApproval())),
         ("ChickWeights", "reg", numeric(datasets.ChickWeights())),
         ("WaterFlow", "reg", numeric(datasets.WaterFlow())),
-        ("Friedman", "reg", numeric(first(synth.Friedman(seed=42)))),
+        ("Friedman", "reg", first(synth.Friedman(seed=42))),
         ("drift", "class", drift_stream()),
     ]
 

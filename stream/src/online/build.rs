@@ -44,6 +44,13 @@ pub enum StreamLearner {
     Novelty,
 }
 
+impl StreamLearner {
+    /// The centre threshold δ unless told: novelty's, or rsvm's (which the others ignore).
+    pub fn default_delta(self) -> f64 {
+        if self == StreamLearner::Novelty { DEFAULT_NOVELTY_DELTA } else { DEFAULT_RSVM_DELTA }
+    }
+}
+
 /// What [`build`] takes: `kestrel stream`'s flags about the learner.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StreamSettings {
@@ -100,7 +107,7 @@ impl StreamSettings {
             kernel: KernelSettings::default(),
             nu: 0.01,
             svm: SvmSettings::default(),
-            delta: if learner == StreamLearner::Novelty { DEFAULT_NOVELTY_DELTA } else { DEFAULT_RSVM_DELTA },
+            delta: learner.default_delta(),
             quantile: DEFAULT_QUANTILE,
             warmup: DEFAULT_WARMUP,
             learn: Learn::Unflagged,

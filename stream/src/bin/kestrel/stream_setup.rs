@@ -33,7 +33,7 @@ pub fn settings(args: &StreamArgs) -> StreamSettings {
         kernel: args.kernel.settings(),
         nu: args.nu,
         svm: args.svm.settings(),
-        delta: args.delta.unwrap_or(StreamSettings::new(learner).delta),
+        delta: args.delta.unwrap_or(learner.default_delta()),
         quantile: args.quantile,
         warmup: args.warmup,
         learn,
@@ -79,6 +79,8 @@ fn refused(error: BuildError) -> Usage {
 /// # Errors
 /// `auto` for `--gamma` or `--c`, which a stream cannot resolve.
 pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
+    // The values the learner takes, defaults resolved.
+    let resolved = settings(args);
     let mut config = RunConfig::default();
     config.push("--learner", value_name(&args.learner));
     // A broker's URL without its password; the session's client id, which must not change.
@@ -107,7 +109,7 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
         let kernel = &args.kernel;
         config.push("--kernel", value_name(&kernel.kernel));
         if kernel.kernel != KernelArg::Linear {
-            config.push("--gamma", settings(args).gamma(dim)?);
+            config.push("--gamma", resolved.gamma(dim)?);
         }
         if kernel.kernel == KernelArg::Poly {
             config.push("--degree", kernel.degree);
@@ -117,19 +119,19 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
     if args.learner == Learner::Slkl {
         config.push("--nu", args.nu);
     } else if args.learner == Learner::Novelty {
-        config.push("--delta", settings(args).delta);
+        config.push("--delta", resolved.delta);
         config.push("--quantile", args.quantile);
         config.push("--warmup", args.warmup);
         config.push("--learn", value_name(&args.learn));
     } else {
         config.push("--classes", args.classes);
         config.push("--memory", args.memory);
-        config.push("--c", settings(args).cost()?);
+        config.push("--c", resolved.cost()?);
         config.push("--loss", value_name(&args.svm.loss));
         config.push("--bias", args.svm.bias);
     }
     if args.learner == Learner::Rsvm {
-        config.push("--delta", settings(args).delta);
+        config.push("--delta", resolved.delta);
     }
     Ok(config)
 }

@@ -179,7 +179,10 @@ impl<T: Real> Warmup<T> {
         }
         let mut best: Option<(usize, T, u64)> = None;
         for (class, (&sum, &count)) in self.sums.iter().zip(&self.counts).enumerate() {
-            let score = if count > 0 { sum / T::from_f64(count as f64) } else { continue };
+            if count == 0 {
+                continue;
+            }
+            let score = sum / T::from_f64(count as f64);
             if best.is_none_or(|(_, top, most)| score > top || (score == top && count > most)) {
                 best = Some((class, score, count));
             }
