@@ -2,9 +2,9 @@
 dicts, and a numpy batch form, ``partial_fit(X, y)`` and ``predict(X)``.
 
 They are the windowed learners of ``kestrel stream`` — the same Rust code, the same
-defaults (window 256, at most 300 coordinate steps per sample until the stopping rule
-holds, features standardised online, RBF width ``1/d``, a memory of 2000 samples for the
-SVMs), the same state: ``save_state()`` returns the bytes a ``kestrel stream`` checkpoint
+defaults (window 256 and 32 centres, the novelty detector's 48 and 16; at most 300
+coordinate steps per sample until the stopping rule holds, features standardised online,
+RBF width ``1/d``, a memory of 2000 samples for the SVMs), the same state: ``save_state()`` returns the bytes a ``kestrel stream`` checkpoint
 holds for its learner, ``load_state()`` takes them back, ``load_checkpoint()`` continues a
 ``kestrel stream --checkpoint`` run, and ``to_bytes()`` is the model file ``kestrel
 predict`` reads.
@@ -342,8 +342,10 @@ class WindowNovelty(_Online, _RiverAnomalyDetector):
 
     Parameters
     ----------
-    window : int, default=256
-    centers : int, default=32
+    window : int, default=48
+        The normal samples the centre of mass is taken over: a recent normal, so that
+        faults that break the features' correlation stand out against it.
+    centers : int, default=16
     delta : float, default=0.3
         A sample learned this far (in feature space) from every centre becomes one.
     gamma : float or None, default=None
@@ -358,7 +360,7 @@ class WindowNovelty(_Online, _RiverAnomalyDetector):
 
     _learner = "novelty"
 
-    def __init__(self, window=256, centers=32, delta=0.3, gamma=None, quantile=0.99, warmup=256, learn="unflagged",
+    def __init__(self, window=48, centers=16, delta=0.3, gamma=None, quantile=0.99, warmup=256, learn="unflagged",
                  scale=True, scalar="f64"):
         self.window = window
         self.centers = centers

@@ -19,6 +19,10 @@ use serde::{Deserialize, Serialize};
 
 /// The mantissa bits a score's bin drops.
 const DROPPED_BITS: u32 = 12;
+/// Bins counted in one block of [`Bins`].
+const PAGE: usize = 256;
+/// The bins there are: those of the non-negative `f32`s up to `+∞`.
+const BINS: usize = (f32::INFINITY.to_bits() >> DROPPED_BITS) as usize + 1;
 
 /// Flags and scores of a novelty detector against labels.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -36,7 +40,7 @@ pub struct Detections {
     /// Labelled normal rows flagged.
     pub false_positives: u64,
     /// Scored labelled rows per bin: `[normal, anomalous]`.
-    bins: BTreeMap<u32, [u64; 2]>,
+    bins: Bins,
 }
 
 impl Detections {
@@ -54,9 +58,7 @@ impl Detections {
         self.true_positives = self.true_positives.saturating_add(u64::from(flagged && anomaly));
         self.false_positives = self.false_positives.saturating_add(u64::from(flagged && !anomaly));
         if let Some(score) = score.filter(|s| !s.is_nan()) {
-            let slot = self.bins.entry(bin(score)).or_default();
-            let count = if anomaly { &mut slot[1] } else { &mut slot[0] };
-            *count = count.saturating_add(1);
+            self.bins.add(bin(score), anomaly);
         }
     }
 
@@ -74,12 +76,12 @@ impl Detections {
     /// and anomalous rows were scored.
     pub fn auc(&self) -> Option<f64> {
         let (mut normal_below, mut wins) = (0u64, 0.0f64);
-        for &[normal, anomalous] in self.bins.values() {
+        for [normal, anomalous] in self.bins.counts() {
             // Anomalies in this bin beat the normal rows of the bins below, tie with its own.
             wins += anomalous as f64 * (normal_below as f64 + 0.5 * normal as f64);
             normal_below += normal;
         }
-        let anomalous: u64 = self.bins.values().map(|b| b[1]).sum();
+        let anomalous: u64 = self.bins.counts().map(|b| b[1]).sum();
         let pairs = normal_below as f64 * anomalous as f64;
         (pairs > 0.0).then(|| wins / pairs)
     }
@@ -90,17 +92,93 @@ impl Detections {
     /// `(0, 0)` to `(1, 1)`, a point per bin from the highest scores down (empty unless
     /// both normal and anomalous rows were scored); its area is [`auc`](Self::auc).
     pub fn roc(&self) -> Vec<(f64, f64)> {
-        let (normal, anomalous) = self.bins.values().fold((0u64, 0u64), |(n, a), b| (n + b[0], a + b[1]));
+        let (normal, anomalous) = self.bins.counts().fold((0u64, 0u64), |(n, a), b| (n + b[0], a + b[1]));
         if normal == 0 || anomalous == 0 {
             return Vec::new();
         }
         let mut curve = vec![(0.0, 0.0)];
         let (mut false_positives, mut true_positives) = (0u64, 0u64);
-        for &[n, a] in self.bins.values().rev() {
+        let counts: Vec<[u64; 2]> = self.bins.counts().collect();
+        for &[n, a] in counts.iter().rev() {
             (false_positives, true_positives) = (false_positives + n, true_positives + a);
             curve.push((false_positives as f64 / normal as f64, true_positives as f64 / anomalous as f64));
         }
         curve
+    }
+}
+
+/// `[normal, anomalous]` counts per bin, in blocks of [`PAGE`] bins allocated as scores
+/// first reach them: a count is an index away (a tree of bins cost a twentieth of a
+/// detector's stream), and the memory stays within what the bins the scores fill need.
+/// Saved as the map of the bins that count something.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(try_from = "BTreeMap<u32, [u64; 2]>", into = "BTreeMap<u32, [u64; 2]>")]
+struct Bins {
+    pages: Vec<Option<Box<[[u64; 2]; PAGE]>>>,
+}
+
+impl Bins {
+    /// Counts a score in `bin` (below [`BINS`]).
+    fn add(&mut self, bin: u32, anomaly: bool) {
+        let (page, at) = (bin as usize / PAGE, bin as usize % PAGE);
+        if self.pages.len() <= page {
+            self.pages.resize(page + 1, None);
+        }
+        if let Some(slot) = self.pages.get_mut(page) {
+            let counts = slot.get_or_insert_with(|| Box::new([[0; 2]; PAGE]));
+            if let Some(count) = counts.get_mut(at).and_then(|c| c.get_mut(usize::from(anomaly))) {
+                *count = count.saturating_add(1);
+            }
+        }
+    }
+
+    /// The counts of the bins that count something, `(bin, [normal, anomalous])` from the
+    /// lowest bin up.
+    fn bins(&self) -> impl Iterator<Item = (u32, [u64; 2])> + '_ {
+        self.pages.iter().enumerate().filter_map(|(page, counts)| Some((page, counts.as_ref()?))).flat_map(
+            |(page, counts)| {
+                counts.iter().enumerate().filter(|(_, c)| **c != [0, 0]).map(move |(at, &c)| {
+                    #[allow(clippy::cast_possible_truncation, reason = "bins are below BINS < 2³²")]
+                    let bin = (page * PAGE + at) as u32;
+                    (bin, c)
+                })
+            },
+        )
+    }
+
+    /// [`bins`](Self::bins)' counts alone.
+    fn counts(&self) -> impl Iterator<Item = [u64; 2]> + '_ {
+        self.bins().map(|(_, c)| c)
+    }
+}
+
+impl PartialEq for Bins {
+    fn eq(&self, other: &Self) -> bool {
+        self.bins().eq(other.bins())
+    }
+}
+
+impl TryFrom<BTreeMap<u32, [u64; 2]>> for Bins {
+    type Error = String;
+    fn try_from(map: BTreeMap<u32, [u64; 2]>) -> Result<Self, String> {
+        let mut bins = Bins::default();
+        for (bin, [normal, anomalous]) in map {
+            if bin as usize >= BINS {
+                return Err(format!("score bin {bin} is beyond the last ({})", BINS - 1));
+            }
+            let (page, at) = (bin as usize / PAGE, bin as usize % PAGE);
+            bins.add(bin, false);
+            if let Some(count) = bins.pages.get_mut(page).and_then(Option::as_mut).and_then(|p| p.get_mut(at)) {
+                *count = [normal, anomalous];
+            }
+        }
+        Ok(bins)
+    }
+}
+
+impl From<Bins> for BTreeMap<u32, [u64; 2]> {
+    fn from(bins: Bins) -> Self {
+        bins.bins().collect()
     }
 }
 
@@ -188,6 +266,25 @@ mod tests {
         assert_eq!(perfect.auc(), Some(1.0));
         assert_eq!(perfect.roc(), [(0.0, 0.0), (0.0, 0.5), (0.0, 1.0), (0.5, 1.0), (1.0, 1.0)]);
         assert!(Detections::default().roc().is_empty());
+    }
+
+    #[test]
+    fn bins_are_saved_as_the_map_of_those_that_count() {
+        let mut d = Detections::default();
+        for (score, label) in [(0.5, 0.0), (0.5, 1.0), (1e30, 1.0), (f64::INFINITY, 0.0), (-2.0, 0.0)] {
+            d.add(Some(score), false, label);
+        }
+        let saved = serde_json::to_value(&d).unwrap();
+        let map = saved["bins"].as_object().unwrap();
+        assert_eq!(map.len(), 4, "{map:?}");
+        assert_eq!(map[&bin(0.5).to_string()], serde_json::json!([1, 1]));
+        let restored: Detections = serde_json::from_value(saved.clone()).unwrap();
+        assert_eq!((&restored, restored.auc(), restored.roc()), (&d, d.auc(), d.roc()));
+        // A bin no score can have (beyond +∞'s) is refused, not allocated for.
+        let mut hostile = saved;
+        hostile["bins"] = serde_json::json!({ "4294967295": [1, 0] });
+        let e = serde_json::from_value::<Detections>(hostile).unwrap_err();
+        assert!(e.to_string().contains("beyond the last"), "{e}");
     }
 
     #[test]

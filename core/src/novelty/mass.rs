@@ -167,15 +167,6 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
         self_terms(&self.kernel, self.normalised, self.dim, x)
     }
 
-    /// `k̂(x, x̃_j)` for `x` of norm `norm` (from [`norm_of`](Self::norm_of)), any `j` below
-    /// the capacity.
-    fn k(&self, x: &[T], norm: T, j: usize) -> T {
-        let (centres, _, _, norms) = self.parts();
-        let centre = centres.get(j * self.dim..(j + 1) * self.dim).unwrap_or_default();
-        let scale = norm * norms.get(j).copied().unwrap_or(T::ONE);
-        self.kernel.eval_prefix(x, centre) / scale
-    }
-
     /// `K̃_ij`.
     fn gram(&self, i: usize, j: usize) -> T {
         self.parts().1.get(i * self.capacity + j).copied().unwrap_or(T::ZERO)
@@ -217,21 +208,21 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
     /// Writes `x` (of norm `norm`, from [`norm_of`](Self::norm_of)) as centre `j < m`, with
     /// `K̃`'s row and column `j` and `g_j = Σ_l K̃_jl a_l`.
     fn place_centre(&mut self, j: usize, x: &[T], norm: T) {
-        let (capacity, dim, stored_norm) = (self.capacity, self.dim, if self.normalised { norm } else { T::ONE });
-        let (centres, _, _, norms) = self.parts_mut();
+        let (capacity, dim, m, kernel) = (self.capacity, self.dim, self.m, self.kernel);
+        let stored_norm = if self.normalised { norm } else { T::ONE };
+        let (centres, gram, _, norms) = self.parts_mut();
         if let (Some(slot), Some(n)) = (centres.get_mut(j * dim..(j + 1) * dim), norms.get_mut(j)) {
             slot.copy_from_slice(x);
             *n = stored_norm;
         }
-        for i in 0..self.m {
-            let value = self.k(x, norm, i);
-            let gram = self.parts_mut().1;
+        let (live, live_norms) = (centres.get(..m * dim).unwrap_or_default(), norms.get(..m).unwrap_or_default());
+        for_each_similarity(&kernel, x, norm, live, live_norms, |i, value| {
             for at in [i * capacity + j, j * capacity + i] {
                 if let Some(entry) = gram.get_mut(at) {
                     *entry = value;
                 }
             }
-        }
+        });
         let g_j = self.weighted_row(j);
         if let Some(g) = self.parts_mut().2.get_mut(j) {
             *g = g_j;
@@ -274,18 +265,19 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
         let n = T::from_f64(self.n as f64);
         let two = T::from_f64(2.0);
         let (mut cross, mut best) = (T::ZERO, None::<(usize, T)>);
-        let similarities = similarities(&self.kernel, x, norm, self.centres(), self.norms());
-        for (j, (k, &a)) in similarities.zip(self.counts()).enumerate() {
+        let counts = self.counts();
+        for_each_similarity(&self.kernel, x, norm, self.centres(), self.norms(), |j, k| {
             if self.n > 0 {
                 // With the weights a_j/n rounded as a `NoveltyModel` stores them, so that a
                 // model scores exactly as the set it was frozen from.
+                let a = counts.get(j).copied().unwrap_or(0);
                 cross += T::from_f64(f64::from(a)) / n * k;
             }
             let closeness = two * k - self.gram(j, j);
             if best.is_none_or(|(_, b)| closeness > b) {
                 best = Some((j, closeness));
             }
-        }
+        });
         let nearest = best.map(|(j, closeness)| (j, (self_term - closeness).max_of(T::ZERO)));
         if self.n == 0 {
             return Ok((None, nearest));
@@ -431,29 +423,34 @@ pub(super) fn self_terms<T: Real>(kernel: &Kernel<T>, normalised: bool, dim: usi
     Ok((T::ONE, diagonal.sqrt()))
 }
 
-/// `k̂(x, x̃_j) = k(x, x̃_j)/(norm·norm_j)` for each centre (the rows of `centres`, with
-/// their `norms`), `x` of norm `norm` (from [`self_terms`]).
-pub(super) fn similarities<'a, T: Real>(
-    kernel: &'a Kernel<T>,
-    x: &'a [T],
+/// Calls `visit(j, k̂(x, x̃_j))`, `k̂(x, x̃_j) = k(x, x̃_j)/(norm·norm_j)`, for each centre `j`
+/// in order (the rows of `centres`, with their `norms`), `x` of norm `norm` (from
+/// [`self_terms`]).
+pub(super) fn for_each_similarity<T: Real>(
+    kernel: &Kernel<T>,
+    x: &[T],
     norm: T,
-    centres: &'a [T],
-    norms: &'a [T],
-) -> impl Iterator<Item = T> + 'a {
+    centres: &[T],
+    norms: &[T],
+    mut visit: impl FnMut(usize, T),
+) {
     // The kernel values a block of centres at a time ([`Kernel::column_of_rows`]: the
     // Gaussian's `exp` in one loop, the same bits as one by one). Each block of centres
     // has as many rows as its block of norms.
     let dim = x.len().max(1);
     let live = norms.len().min(centres.len() / dim);
     let (centres, norms) = (centres.get(..live * dim).unwrap_or_default(), norms.get(..live).unwrap_or_default());
-    centres.chunks(SIMILARITY_BLOCK * dim).zip(norms.chunks(SIMILARITY_BLOCK)).flat_map(move |(block, block_norms)| {
+    let blocks = centres.chunks(SIMILARITY_BLOCK * dim).zip(norms.chunks(SIMILARITY_BLOCK));
+    for (first, (block, block_norms)) in (0..).step_by(SIMILARITY_BLOCK).zip(blocks) {
         let mut values = [T::ZERO; SIMILARITY_BLOCK];
         kernel.column_of_rows(x, block, &mut values);
-        values.into_iter().zip(block_norms).map(move |(k, &centre_norm)| k / (norm * centre_norm))
-    })
+        for (j, (k, &centre_norm)) in (first..).zip(values.into_iter().zip(block_norms)) {
+            visit(j, k / (norm * centre_norm));
+        }
+    }
 }
 
-/// Centres whose kernel values [`similarities`] takes at once (a stack buffer): a block
+/// Centres whose kernel values [`for_each_similarity`] takes at once (a stack buffer): a block
 /// where the `exp` loop runs on vector units, one at a time on the microcontrollers (a
 /// Cortex-M4F scored 23 % more instructions by blocks of 8).
 const SIMILARITY_BLOCK: usize = if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) { 8 } else { 1 };

@@ -16,7 +16,7 @@
 use serde::de::DeserializeSeed;
 
 use super::CentreOfMass;
-use super::mass::{self_terms, similarities};
+use super::mass::{for_each_similarity, self_terms};
 use crate::kernel::KernelKind;
 use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed, u32_field};
 use crate::real::{check_finite, finite};
@@ -143,8 +143,10 @@ impl<T: Real, S: Storage<T>> NoveltyModel<T, S> {
     pub fn score(&self, x: &[T]) -> Result<T, Error> {
         let (self_term, norm) = self_terms(&self.kernel, self.normalised, self.dim, x)?;
         let (centres, weights, norms) = self.parts();
-        let similarities = similarities(&self.kernel, x, norm, centres, norms);
-        let cross = weights.iter().zip(similarities).fold(T::ZERO, |acc, (&w, k)| acc + w * k);
+        let mut cross = T::ZERO;
+        for_each_similarity(&self.kernel, x, norm, centres, norms, |j, k| {
+            cross += weights.get(j).copied().unwrap_or(T::ZERO) * k;
+        });
         finite(self_term - (cross + cross) + self.constant)
     }
 

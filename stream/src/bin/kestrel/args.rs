@@ -587,14 +587,16 @@ pub struct StreamArgs {
     /// a broker's first good CSV or JSON row).
     #[arg(long, value_parser = count(1, MAX_DIM))]
     pub dim: Option<usize>,
-    /// Samples the learner keeps.
-    #[arg(long, default_value_t = 256, value_parser = count(1, MAX_WINDOW))]
-    pub window: usize,
+    /// Samples the learner keeps (novelty: the normal samples whose centre of mass rows are
+    /// scored against). Default: 256; novelty 48.
+    #[arg(long, value_parser = count(1, MAX_WINDOW))]
+    pub window: Option<usize>,
     /// Centres: the stream's first M samples, the candidates (slkl: it learns from the M-th
-    /// on, and renews candidates as the stream moves), or the most centres the streaming
-    /// selection keeps during the warm-up (rsvm).
-    #[arg(long, default_value_t = 32, value_parser = count(1, MAX_CENTERS))]
-    pub centers: usize,
+    /// on, and renews candidates as the stream moves), the most centres the streaming
+    /// selection keeps during the warm-up (rsvm), or the centres that represent the window
+    /// (novelty). Default: 32; novelty 16.
+    #[arg(long, value_parser = count(1, MAX_CENTERS))]
+    pub centers: Option<usize>,
     /// The most coordinate steps after each arrival: the learner steps until its stopping
     /// rule holds on the window (svm, rsvm: a pass whose projected gradients spread by at
     /// most --eps, LIBLINEAR's rule; slkl: its relative-decrease rule) or this many.

@@ -27,8 +27,8 @@ pub fn settings(args: &StreamArgs) -> StreamSettings {
     };
     StreamSettings {
         learner,
-        window: args.window,
-        centers: args.centers,
+        window: args.window.unwrap_or(learner.default_window()),
+        centers: args.centers.unwrap_or(learner.default_centers()),
         steps_per_sample: args.steps_per_sample,
         kernel: args.kernel.settings(),
         nu: args.nu,
@@ -98,11 +98,11 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
     config.push("--dim", dim);
     config.push("--scalar", value_name(&args.scalar));
     config.push("--seed", args.seed);
-    config.push("--window", args.window);
+    config.push("--window", resolved.window);
     config.push("--steps-per-sample", args.steps_per_sample);
     config.push("--no-scale", args.no_scale);
     if args.learner != Learner::Svm {
-        config.push("--centers", args.centers);
+        config.push("--centers", resolved.centers);
         if args.learner != Learner::Novelty {
             config.push("--no-renew", args.no_renew);
         }
