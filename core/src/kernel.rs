@@ -196,6 +196,10 @@ impl<T: Real> Kernel<T> {
     /// construction (`x` not empty): `out[i] = k(x, pᵢ)` for the first `min(out.len(),
     /// points.len()/x.len())` rows. The values are [`eval_prefix`](Self::eval_prefix)'s,
     /// bit for bit.
+    // Inlined on the microcontrollers, where callers take one row at a time (a call per
+    // centre cost a Cortex-M4F 75 % more instructions per novelty score); called on the
+    // hosts, whose blocks of eight it runs faster out of line.
+    #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), inline(always))]
     pub(crate) fn column_of_rows(&self, x: &[T], points: &[T], out: &mut [T]) {
         let dim = x.len();
         if let KernelKind::Rbf { gamma } = self.kind {

@@ -440,13 +440,14 @@ pub(super) fn for_each_similarity<T: Real>(
     let dim = x.len().max(1);
     let live = norms.len().min(centres.len() / dim);
     let (centres, norms) = (centres.get(..live * dim).unwrap_or_default(), norms.get(..live).unwrap_or_default());
-    let blocks = centres.chunks(SIMILARITY_BLOCK * dim).zip(norms.chunks(SIMILARITY_BLOCK));
-    for (first, (block, block_norms)) in (0..).step_by(SIMILARITY_BLOCK).zip(blocks) {
+    let mut first = 0;
+    for (block, block_norms) in centres.chunks(SIMILARITY_BLOCK * dim).zip(norms.chunks(SIMILARITY_BLOCK)) {
         let mut values = [T::ZERO; SIMILARITY_BLOCK];
         kernel.column_of_rows(x, block, &mut values);
-        for (j, (k, &centre_norm)) in (first..).zip(values.into_iter().zip(block_norms)) {
-            visit(j, k / (norm * centre_norm));
+        for (b, (&k, &centre_norm)) in values.iter().zip(block_norms).enumerate() {
+            visit(first + b, k / (norm * centre_norm));
         }
+        first += SIMILARITY_BLOCK;
     }
 }
 
