@@ -440,14 +440,13 @@ pub(super) fn for_each_similarity<T: Real>(
     let dim = x.len().max(1);
     let live = norms.len().min(centres.len() / dim);
     let (centres, norms) = (centres.get(..live * dim).unwrap_or_default(), norms.get(..live).unwrap_or_default());
-    let mut first = 0;
-    for (block, block_norms) in centres.chunks(SIMILARITY_BLOCK * dim).zip(norms.chunks(SIMILARITY_BLOCK)) {
+    let blocks = centres.chunks(SIMILARITY_BLOCK * dim).zip(norms.chunks(SIMILARITY_BLOCK));
+    for (index, (block, block_norms)) in blocks.enumerate() {
         let mut values = [T::ZERO; SIMILARITY_BLOCK];
         kernel.column_of_rows(x, block, &mut values);
         for (b, (&k, &centre_norm)) in values.iter().zip(block_norms).enumerate() {
-            visit(first + b, k / (norm * centre_norm));
+            visit(index * SIMILARITY_BLOCK + b, k / (norm * centre_norm));
         }
-        first += SIMILARITY_BLOCK;
     }
 }
 
