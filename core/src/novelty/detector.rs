@@ -14,12 +14,22 @@
 //!    estimator: the scores of points that were new to the model, which is what a new
 //!    point's score is compared with (a caller that does not learn a point it flagged
 //!    still counts its score, [`Detector::observe`], so that flags do not lower the
-//!    threshold);
+//!    threshold) — less the window's own term `‖μ‖²` (below);
 //! 3. it joins the window, represented by its nearest centre; when the window already
 //!    holds `N` points, the oldest leaves (its centre is read from a ring of `N` indices).
 //!
 //! **Scoring a point**: `d²(x)` and, once `warmup` scores were observed, whether it is
 //! beyond the threshold (an anomaly).
+//!
+//! **The threshold follows the window.** A score is `d²(x) = k̂(x, x) − 2⟨φ̂(x), μ⟩ + ‖μ‖²`
+//! (eq. 61), and `‖μ‖² = A/n²` belongs to the window, not to the point: it moves as points
+//! come and go, the more so the shorter the window. A point far from every centre scores
+//! `k̂(x, x) + ‖μ‖²`, the most any point can score at that moment, and must be flagged; a
+//! quantile of past `d²` would compare it with scores taken when `‖μ‖²` was larger. So the
+//! estimator observes `d²(x) − ‖μ‖²`, the point's part, and the threshold is its
+//! `q`-quantile plus the window's `‖μ‖²` now ([`Detector::threshold`]): a point is flagged
+//! when its own part is beyond the quantile of the recent points' parts. A frozen
+//! [`NoveltyModel`] keeps the threshold of the moment, with the `‖μ‖²` it froze.
 //!
 //! **Memory**: the centre of mass ([`CentreOfMass::scalars_len`]`(m, d)` scalars, `m`
 //! counts) and the ring (`N` `u32`); the quantile estimator is inline.
@@ -127,9 +137,15 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
         self.filled == 0
     }
 
-    /// The threshold, `None` during the warm-up.
+    /// The threshold a score is compared with now — the quantile of the recent scores'
+    /// own parts plus the window's `‖μ‖²` (module doc) — `None` during the warm-up.
     pub fn threshold(&self) -> Option<T> {
-        if self.threshold.count() < self.warmup { None } else { self.threshold.value() }
+        if self.threshold.count() < self.warmup { None } else { self.threshold_now() }
+    }
+
+    /// The quantile estimate so far plus the window's `‖μ‖²`, warm-up or not.
+    fn threshold_now(&self) -> Option<T> {
+        self.threshold.value().map(|q| q + self.mass.centre_norm2())
     }
 
     /// The detector frozen into a [`NoveltyModel`] (the window's centre of mass and the
@@ -140,7 +156,7 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
     /// # Errors
     /// As [`NoveltyModel::from_mass_in`]: no point yet, or `storage` too short.
     pub fn model_in<M: Storage<T>>(&self, storage: M) -> Result<NoveltyModel<T, M>, Error> {
-        NoveltyModel::from_mass_in(&self.mass, self.threshold.value(), storage)
+        NoveltyModel::from_mass_in(&self.mass, self.threshold_now(), storage)
     }
 
     /// Scores `x` against the window.
@@ -176,14 +192,14 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
     }
 
     /// Counts the score `distance2` of a point the caller does not learn (one it flagged)
-    /// toward the threshold, so that the threshold stays the `q`-quantile of the recent
-    /// scores of every point seen — only counting the points learned, each flag would
-    /// lower it.
+    /// toward the threshold (its part beyond the window's `‖μ‖²`, module doc), so that the
+    /// threshold stays the `q`-quantile of the recent scores of every point seen — only
+    /// counting the points learned, each flag would lower it.
     ///
     /// # Errors
     /// `NonFinite` for NaN or ±∞ (the detector is unchanged).
     pub fn observe(&mut self, distance2: T) -> Result<(), Error> {
-        self.threshold.observe(distance2)
+        self.threshold.observe(distance2 - self.mass.centre_norm2())
     }
 
     /// Learns `x` as normal (see the module doc); returns its score before it joined
@@ -206,6 +222,7 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
         if assessment.stamp != self.stamp() {
             return self.learn(x);
         }
+        let window_term = self.mass.centre_norm2();
         let far = assessment.nearest.is_none_or(|(_, distance2)| distance2 >= self.delta2);
         let free = self.mass.centres_len() < self.mass.capacity();
         let unused = if far && !free { self.mass.counts().iter().position(|&a| a == 0) } else { None };
@@ -220,8 +237,9 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
         self.mass.enter_at(centre)?;
         let before = assessment.score.map(|score| score.distance2);
         if let Some(score) = before {
-            // Finite: `assess` checked it.
-            self.threshold.observe(score)?;
+            // Finite: `assess` checked it. `‖μ‖²` as it was when `x` was scored: the
+            // window has not changed yet.
+            self.threshold.observe(score - window_term)?;
         }
         let window = self.ring.as_ref().len();
         if self.filled == window {
@@ -382,6 +400,33 @@ mod tests {
         }
     }
 
+    /// Standard normal points in 3-D, then every point shifted by 4 in each coordinate: far
+    /// from every centre, each scores the most any point can score now, and is flagged —
+    /// with a short window or a long one, whatever the window's `‖μ‖²` did meanwhile, and
+    /// the threshold reported is the one the score was compared with.
+    fn far_points_are_flagged_whatever_the_window_did<T: Real>() {
+        for window in [48, 256] {
+            for seed in 0..12 {
+                let mut rng = Rng::seed_from_u64(seed);
+                let mut detector = detector::<T>(16, window, DetectorParams::new());
+                let mut point =
+                    |shift: f64| -> [T; 3] { core::array::from_fn(|_| T::from_f64(rng.normal::<f64>() + shift)) };
+                for _ in 0..700 {
+                    let x = point(0.0);
+                    if !detector.score(&x).is_ok_and(|s| s.anomaly) {
+                        detector.learn(&x).unwrap();
+                    }
+                }
+                for i in 0..10 {
+                    let score = detector.score(&point(4.0)).unwrap();
+                    let threshold = detector.threshold().unwrap();
+                    assert_eq!(score.threshold, Some(threshold));
+                    assert!(score.anomaly, "window {window}, seed {seed}: shifted point {i} {score:?}");
+                }
+            }
+        }
+    }
+
     fn bad_input_and_settings<T: Real>() {
         let mut detector = detector::<T>(4, 8, DetectorParams::new());
         assert_eq!(detector.score(&[T::ZERO; 3]).err(), Some(Error::InvalidParam { name: "empty" }));
@@ -424,6 +469,10 @@ mod tests {
                 #[test]
                 fn bad_input_and_settings() {
                     super::bad_input_and_settings::<$scalar>();
+                }
+                #[test]
+                fn far_points_are_flagged_whatever_the_window_did() {
+                    super::far_points_are_flagged_whatever_the_window_did::<$scalar>();
                 }
                 #[test]
                 fn centres_follow_a_normal_that_moves() {

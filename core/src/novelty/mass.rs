@@ -282,7 +282,7 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
         if self.n == 0 {
             return Ok((None, nearest));
         }
-        let d2 = self_term - (cross + cross) + self.constant / (n * n);
+        let d2 = self_term - (cross + cross) + self.centre_norm2();
         if d2.is_finite() { Ok((Some(d2), nearest)) } else { Err(Error::NonFinite) }
     }
 
@@ -314,6 +314,14 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
     /// `A = aᵀK̃a`.
     pub(super) fn constant(&self) -> T {
         self.constant
+    }
+
+    /// `A/n² = ‖μ‖²`, the squared norm of the centre of mass: the term of every score
+    /// `d²(x)` that is the set's, not the point's (0 for an empty set).
+    pub(super) fn centre_norm2(&self) -> T {
+        #[allow(clippy::cast_precision_loss, reason = "n < 2⁵³ in any stream")]
+        let n = T::from_f64(self.n as f64);
+        if self.n == 0 { T::ZERO } else { self.constant / (n * n) }
     }
 
     /// `x` joins the set, represented by its nearest centre; returns that centre.

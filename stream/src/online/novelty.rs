@@ -48,8 +48,10 @@ use crate::limits::{reserve, zeroed};
 use crate::model;
 use crate::source::Record;
 
-/// The format version of [`WindowNovelty`]'s saved state.
-const STATE_VERSION: u16 = 1;
+/// The format version of [`WindowNovelty`]'s saved state: 2 since the threshold's
+/// estimator observes the scores less the window's `‖μ‖²` (format 1's observed whole
+/// scores, which cannot be told apart afterwards).
+const STATE_VERSION: u16 = 2;
 
 /// The detector in host memory.
 type HostDetector<T> = Detector<T, Vec<T>, Vec<u32>, Vec<u32>>;
