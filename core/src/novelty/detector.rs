@@ -1,6 +1,7 @@
 //! [`Detector`]: novelty detection on a stream in fixed memory — the distance to the
 //! centre of mass of the last `N` normal points ([`CentreOfMass`]), and a threshold at the
-//! `q`-quantile of the recent scores ([`RecentQuantile`]: of the last `span` to `2·span`).
+//! `q`-quantile of the recent scores ([`RecentQuantile`]: of the last `span` to `2·span`),
+//! each less the window's own term `‖μ‖²`, plus that term now (below).
 //!
 //! **Learning a point** `x` (one the caller takes as normal):
 //! 1. if it is at least `δ` (in feature space) from its nearest centre, and a centre is

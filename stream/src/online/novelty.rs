@@ -21,8 +21,10 @@
 //! them; a normal regime that moves for good is then flagged for good. [`Learn::All`]
 //! learns every sample, as River's detectors do: the window follows any change, and
 //! anomalies join it. Either way every sample's score counts toward the threshold, which
-//! is so the `q`-quantile of the recent scores of all samples: about `1 − q` of a stream
-//! is flagged (set `q` below `1 −` the share of anomalies expected).
+//! is so the `q`-quantile of the recent scores of all samples (each less the window's own
+//! term `‖μ‖²`, plus that term now: a sample far from every centre is always flagged;
+//! [`Detector`]'s doc): about `1 − q` of a stream is flagged (set `q` below `1 −` the share
+//! of anomalies expected).
 //!
 //! A prediction is the flag, `1` (anomaly) or `0`; [`OnlineLearner::last_score`] gives the
 //! score `d²(x)` it came from. Labels are not learned from (`kestrel stream` scores the
