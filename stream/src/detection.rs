@@ -120,16 +120,19 @@ struct Bins {
 impl Bins {
     /// Counts a score in `bin` (below [`BINS`]).
     fn add(&mut self, bin: u32, anomaly: bool) {
+        if let Some(count) = self.slot(bin).and_then(|c| c.get_mut(usize::from(anomaly))) {
+            *count = count.saturating_add(1);
+        }
+    }
+
+    /// The counts of `bin` (below [`BINS`]), its page allocated if it was not.
+    fn slot(&mut self, bin: u32) -> Option<&mut [u64; 2]> {
         let (page, at) = (bin as usize / PAGE, bin as usize % PAGE);
         if self.pages.len() <= page {
             self.pages.resize(page + 1, None);
         }
-        if let Some(slot) = self.pages.get_mut(page) {
-            let counts = slot.get_or_insert_with(|| Box::new([[0; 2]; PAGE]));
-            if let Some(count) = counts.get_mut(at).and_then(|c| c.get_mut(usize::from(anomaly))) {
-                *count = count.saturating_add(1);
-            }
-        }
+        let counts = self.pages.get_mut(page)?.get_or_insert_with(|| Box::new([[0; 2]; PAGE]));
+        counts.get_mut(at)
     }
 
     /// The counts of the bins that count something, `(bin, [normal, anomalous])` from the
@@ -166,9 +169,7 @@ impl TryFrom<BTreeMap<u32, [u64; 2]>> for Bins {
             if bin as usize >= BINS {
                 return Err(format!("score bin {bin} is beyond the last ({})", BINS - 1));
             }
-            let (page, at) = (bin as usize / PAGE, bin as usize % PAGE);
-            bins.add(bin, false);
-            if let Some(count) = bins.pages.get_mut(page).and_then(Option::as_mut).and_then(|p| p.get_mut(at)) {
+            if let Some(count) = bins.slot(bin) {
                 *count = [normal, anomalous];
             }
         }
