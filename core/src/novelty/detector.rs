@@ -238,8 +238,8 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
         self.mass.enter_at(centre)?;
         let before = assessment.score.map(|score| score.distance2);
         if let Some(score) = before {
-            // Finite: `assess` checked it. `‖μ‖²` as it was when `x` was scored: the
-            // window has not changed yet.
+            // Finite: `assess` checked it. `window_term` is `‖μ‖²` as it was when `x` was
+            // scored, taken before `x` joined the window.
             self.threshold.observe(score - window_term)?;
         }
         let window = self.ring.as_ref().len();
