@@ -4,10 +4,10 @@ dicts, and a numpy batch form, ``partial_fit(X, y)`` and ``predict(X)``.
 They are the windowed learners of ``kestrel stream`` — the same Rust code, the same
 defaults (window 256 and 32 centres, the novelty detector's 48 and 16; at most 300
 coordinate steps per sample until the stopping rule holds, features standardised online,
-RBF width ``1/d``, a memory of 2000 samples for the SVMs), the same state: ``save_state()`` returns the bytes a ``kestrel stream`` checkpoint
-holds for its learner, ``load_state()`` takes them back, ``load_checkpoint()`` continues a
-``kestrel stream --checkpoint`` run, and ``to_bytes()`` is the model file ``kestrel
-predict`` reads.
+RBF width ``1/d``, a memory of 2000 samples for the SVMs), the same state:
+``save_state()`` returns the bytes a ``kestrel stream`` checkpoint holds for its learner,
+``load_state()`` takes them back, ``load_checkpoint()`` continues a ``kestrel stream
+--checkpoint`` run, and ``to_bytes()`` is the model file ``kestrel predict`` reads.
 
 A learner takes its features from the first sample: a dict's keys in their order (later
 dicts may leave features out, which count as 0; a key not seen first is an error), or a

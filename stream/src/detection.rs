@@ -98,8 +98,7 @@ impl Detections {
         }
         let mut curve = vec![(0.0, 0.0)];
         let (mut false_positives, mut true_positives) = (0u64, 0u64);
-        let counts: Vec<[u64; 2]> = self.bins.counts().collect();
-        for &[n, a] in counts.iter().rev() {
+        for [n, a] in self.bins.counts().rev() {
             (false_positives, true_positives) = (false_positives + n, true_positives + a);
             curve.push((false_positives as f64 / normal as f64, true_positives as f64 / anomalous as f64));
         }
@@ -137,7 +136,7 @@ impl Bins {
 
     /// The counts of the bins that count something, `(bin, [normal, anomalous])` from the
     /// lowest bin up.
-    fn bins(&self) -> impl Iterator<Item = (u32, [u64; 2])> + '_ {
+    fn bins(&self) -> impl DoubleEndedIterator<Item = (u32, [u64; 2])> + '_ {
         self.pages.iter().enumerate().filter_map(|(page, counts)| Some((page, counts.as_ref()?))).flat_map(
             |(page, counts)| {
                 counts.iter().enumerate().filter(|(_, c)| **c != [0, 0]).map(move |(at, &c)| {
@@ -150,7 +149,7 @@ impl Bins {
     }
 
     /// [`bins`](Self::bins)' counts alone.
-    fn counts(&self) -> impl Iterator<Item = [u64; 2]> + '_ {
+    fn counts(&self) -> impl DoubleEndedIterator<Item = [u64; 2]> + '_ {
         self.bins().map(|(_, c)| c)
     }
 }
