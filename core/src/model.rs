@@ -603,7 +603,7 @@ mod tests {
     #[test]
     fn a_scaler_is_inserted_before_the_model() {
         let (mut buf, n) = sample();
-        let scaler = ScalerSection { count: 3, mean: &[1.0f64], m2: &[2.0] };
+        let scaler = ScalerSection { count: 3, mean: &[1.0f64], m2: &[2.0], weights: &[] };
         let added = scaler_len(&scaler);
         assert_eq!(added, 1 + 1 + 8 + 1 + 8, "varint count, then two sequences of one f64");
         // Too short: refused, and the buffer is as it was.
@@ -612,7 +612,7 @@ mod tests {
         assert_eq!(e, Err(Error::CapacityExceeded { needed: n + added, capacity: n + added - 1 }));
         assert_eq!(buf, before);
         assert_eq!(
-            add_scaler::<f32>(&mut buf, n, ScalerSection { count: 0, mean: &[], m2: &[] }),
+            add_scaler::<f32>(&mut buf, n, ScalerSection { count: 0, mean: &[], m2: &[], weights: &[] }),
             Err(Error::Model(ModelError::WrongScalar))
         );
         assert_eq!(add_scaler(&mut buf, n, scaler), Ok(n + added));
@@ -633,7 +633,7 @@ mod tests {
     #[test]
     fn class_names_are_inserted_after_the_scaler() {
         let names = ["grass", "sky", "path"];
-        let scaler = ScalerSection { count: 3, mean: &[1.0f64], m2: &[2.0] };
+        let scaler = ScalerSection { count: 3, mean: &[1.0f64], m2: &[2.0], weights: &[] };
         let (with_names, scaled) = (class_names_len(&names), scaler_len(&scaler));
         assert_eq!(with_names, 1 + (1 + 5) + (1 + 3) + (1 + 4), "varint count, then each length and its bytes");
         for names_first in [true, false] {

@@ -18,13 +18,19 @@
 //! non-finite (a value near `T::MAX`) is refused with [`Error::NonFinite`] and changes
 //! nothing.
 //!
-//! The scales `1/σ` are kept beside the statistics, recomputed by [`Scaler::observe`], so
-//! [`Scaler::transform`] costs one subtraction and one product per feature. A model file
-//! stores `(n, μ, M₂)` ([`Scaler::section`], inserted by [`crate::model::add_scaler`])
-//! and a decoded scaler recomputes the scales by the same function: a saved model scales
-//! exactly as the learner did.
+//! A scaler may also carry a **relevance weight** `wⱼ ≥ 0` per feature (1 unless set,
+//! [`Scaler::set_weights`]): the map is then `x ↦ w·(x − μ)/σ`, and an isotropic kernel
+//! on the weighted features is the kernel with one width per feature, `γ·wⱼ²` (automatic
+//! relevance determination): a feature of weight 0 is ignored. `kestrel train
+//! --relevance` chooses the weights by kernel-target alignment.
 //!
-//! Memory: [`Scaler::scalars_len`]`(d) = 3d` scalars (`μ`, `M₂`, `1/σ`) and a count.
+//! The scales `wⱼ/σⱼ` are kept beside the statistics, recomputed by [`Scaler::observe`],
+//! so [`Scaler::transform`] costs one subtraction and one product per feature. A model
+//! file stores `(n, μ, M₂)` and the weights unless they are all 1 ([`Scaler::section`],
+//! inserted by [`crate::model::add_scaler`]), and a decoded scaler recomputes the scales
+//! by the same function: a saved model scales exactly as the learner did.
+//!
+//! Memory: [`Scaler::scalars_len`]`(d) = 4d` scalars (`μ`, `M₂`, `w`, `w/σ`) and a count.
 //! Cost: O(d) per observation (one square root per feature), O(d) per transform.
 //!
 //! # Examples
@@ -41,8 +47,8 @@
 //! # Ok::<(), kestrel_core::Error>(())
 //! ```
 
-use serde::Serialize;
 use serde::de::DeserializeSeed;
+use serde::ser::{Serialize, SerializeTuple, Serializer};
 
 use crate::model::{Envelope, ModelError, SliceSeed};
 use crate::real::check_finite;
@@ -60,8 +66,10 @@ pub struct Scaler<T, S> {
 }
 
 /// A scaler's statistics as a model file or a checkpoint stores them: the count, then
-/// `μ` and `M₂` (postcard: a varint and two sequences of `d` scalars).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+/// `μ` and `M₂`, then the relevance weights when any is not 1 (postcard: a varint and two
+/// or three sequences of `d` scalars; a section without weights is the format from before
+/// the weights).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ScalerSection<'a, T> {
     /// Samples observed.
     pub count: u64,
@@ -69,6 +77,22 @@ pub struct ScalerSection<'a, T> {
     pub mean: &'a [T],
     /// Running sums of squared deviations `M₂`.
     pub m2: &'a [T],
+    /// Relevance weights `w`; empty when every weight is 1.
+    pub weights: &'a [T],
+}
+
+impl<T: Serialize> Serialize for ScalerSection<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let weighted = !self.weights.is_empty();
+        let mut tuple = serializer.serialize_tuple(3 + usize::from(weighted))?;
+        tuple.serialize_element(&self.count)?;
+        tuple.serialize_element(self.mean)?;
+        tuple.serialize_element(self.m2)?;
+        if weighted {
+            tuple.serialize_element(self.weights)?;
+        }
+        tuple.end()
+    }
 }
 
 impl<T, S: Clone> Clone for Scaler<T, S> {
@@ -85,9 +109,9 @@ impl<T, S: Clone> Clone for Scaler<T, S> {
 }
 
 impl Scaler<(), ()> {
-    /// Scalars of storage a scaler of `dim` features needs: `3·dim` (saturating).
+    /// Scalars of storage a scaler of `dim` features needs: `4·dim` (saturating).
     pub const fn scalars_len(dim: usize) -> usize {
-        dim.saturating_mul(3)
+        dim.saturating_mul(4)
     }
 
     /// The number of features `d` of the scaler section `envelope` carries, read from the
@@ -121,9 +145,9 @@ impl<T: Real, S: Storage<T>> Scaler<T, S> {
         let len = Scaler::scalars_len(dim);
         check_capacity(len, storage.as_ref().len())?;
         let values = storage.as_mut().get_mut(..len).unwrap_or_default();
-        let (stats, scales) = values.split_at_mut(2 * dim);
+        let (stats, weights_and_scales) = values.split_at_mut(2 * dim);
         stats.fill(T::ZERO);
-        scales.fill(T::ONE);
+        weights_and_scales.fill(T::ONE);
         Ok(Scaler { storage, dim, count: 0, _scalar: core::marker::PhantomData })
     }
 
@@ -131,16 +155,20 @@ impl<T: Real, S: Storage<T>> Scaler<T, S> {
     /// `storage`; its scales are recomputed, so it transforms exactly as the saved one.
     ///
     /// # Errors
-    /// `DimensionMismatch` unless `μ` and `M₂` both have `dim` values; `NonFinite` for a
-    /// non-finite statistic; `InvalidParam { name: "m2" }` for a negative `M₂`, or
-    /// `"count"` for statistics with no sample; as [`new_in`](Self::new_in).
+    /// `DimensionMismatch` unless `μ` and `M₂` both have `dim` values (and the weights
+    /// `dim` or none); `NonFinite` for a non-finite statistic or weight;
+    /// `InvalidParam { name: "m2" }` for a negative `M₂`, `"weights"` for a negative weight,
+    /// or `"count"` for statistics with no sample; as [`new_in`](Self::new_in).
     pub fn from_section_in(storage: S, dim: usize, section: ScalerSection<'_, T>) -> Result<Self, Error> {
         check_section(dim, section)?;
         let mut scaler = Scaler::new_in(storage, dim)?;
         scaler.count = section.count;
-        let (mean, m2, _) = scaler.parts_mut();
+        let (mean, m2, weights, _) = scaler.parts_mut();
         mean.copy_from_slice(section.mean);
         m2.copy_from_slice(section.m2);
+        if !section.weights.is_empty() {
+            weights.copy_from_slice(section.weights);
+        }
         scaler.refresh_scales();
         Ok(scaler)
     }
@@ -160,19 +188,33 @@ impl<T: Real, S: Storage<T>> Scaler<T, S> {
         let (count, rest) = postcard::take_from_bytes::<u64>(envelope.scaler).map_err(corrupt)?;
         let mut deserializer = postcard::Deserializer::from_bytes(rest);
         let capacity = storage.as_ref().len();
-        let third = storage.as_mut().get_mut(..capacity / 3).unwrap_or_default();
-        let dim = SliceSeed(third)
+        let quarter = storage.as_mut().get_mut(..capacity / 4).unwrap_or_default();
+        let dim = SliceSeed(quarter)
             .deserialize(&mut deserializer)
-            .map_err(|_| Error::CapacityExceeded { needed: Scaler::scalars_len(capacity / 3 + 1), capacity })?;
+            .map_err(|_| Error::CapacityExceeded { needed: Scaler::scalars_len(capacity / 4 + 1), capacity })?;
         let m2 = storage.as_mut().get_mut(dim..2 * dim).unwrap_or_default();
         let m2_read = SliceSeed(m2).deserialize(&mut deserializer).map_err(corrupt)?;
+        let weights = storage.as_mut().get_mut(2 * dim..3 * dim).unwrap_or_default();
+        weights.fill(T::ONE);
         let trailing = deserializer.finalize().map_err(corrupt)?;
-        if m2_read != dim || !trailing.is_empty() {
+        let weights_read = if trailing.is_empty() {
+            dim
+        } else {
+            let mut deserializer = postcard::Deserializer::from_bytes(trailing);
+            let read = SliceSeed(weights).deserialize(&mut deserializer).map_err(corrupt)?;
+            if !deserializer.finalize().map_err(corrupt)?.is_empty() {
+                return Err(Error::Model(ModelError::Payload));
+            }
+            read
+        };
+        if m2_read != dim || weights_read != dim {
             return Err(Error::Model(ModelError::Payload));
         }
-        let stats = storage.as_ref().get(..2 * dim).unwrap_or_default();
-        let (mean, m2) = stats.split_at(dim);
-        check_section(dim, ScalerSection { count, mean, m2 }).map_err(|_| Error::Model(ModelError::Payload))?;
+        let stats = storage.as_ref().get(..3 * dim).unwrap_or_default();
+        let (mean, rest) = stats.split_at(dim);
+        let (m2, weights) = rest.split_at(dim);
+        let section = ScalerSection { count, mean, m2, weights };
+        check_section(dim, section).map_err(|_| Error::Model(ModelError::Payload))?;
         let mut scaler = Scaler { storage, dim, count, _scalar: core::marker::PhantomData };
         scaler.refresh_scales();
         Ok(Some(scaler))
@@ -193,16 +235,37 @@ impl<T: Real, S: Storage<T>> Scaler<T, S> {
         self.storage.as_ref().get(..self.dim).unwrap_or_default()
     }
 
-    /// The factors `1/σ` the transform multiplies by (1 where `σ` is not resolvable).
-    pub fn scales(&self) -> &[T] {
+    /// The relevance weights `w` (all 1 unless [`set_weights`](Self::set_weights) set them).
+    pub fn weights(&self) -> &[T] {
         self.storage.as_ref().get(2 * self.dim..3 * self.dim).unwrap_or_default()
     }
 
-    /// The statistics to save: what [`from_section_in`](Self::from_section_in) reads.
+    /// The factors `w/σ` the transform multiplies by (`w` where `σ` is not resolvable).
+    pub fn scales(&self) -> &[T] {
+        self.storage.as_ref().get(3 * self.dim..4 * self.dim).unwrap_or_default()
+    }
+
+    /// Sets the relevance weights: from now on the transform is `x ↦ w·(x − μ)/σ`.
+    ///
+    /// # Errors
+    /// `DimensionMismatch` unless `weights` has `d` values; `NonFinite` for a non-finite
+    /// weight; `InvalidParam { name: "weights" }` for a negative one. The scaler is
+    /// unchanged on error.
+    pub fn set_weights(&mut self, weights: &[T]) -> Result<(), Error> {
+        check_weights(self.dim, weights)?;
+        self.parts_mut().2.copy_from_slice(weights);
+        self.refresh_scales();
+        Ok(())
+    }
+
+    /// The statistics to save: what [`from_section_in`](Self::from_section_in) reads
+    /// (the weights empty when they are all 1).
     pub fn section(&self) -> ScalerSection<'_, T> {
-        let stats = self.storage.as_ref().get(..2 * self.dim).unwrap_or_default();
-        let (mean, m2) = stats.split_at(stats.len() / 2);
-        ScalerSection { count: self.count, mean, m2 }
+        let stats = self.storage.as_ref().get(..3 * self.dim).unwrap_or_default();
+        let (mean, rest) = stats.split_at(self.dim.min(stats.len()));
+        let (m2, weights) = rest.split_at(self.dim.min(rest.len()));
+        let weights = if weights.iter().all(|&w| w == T::ONE) { &[] } else { weights };
+        ScalerSection { count: self.count, mean, m2, weights }
     }
 
     /// Adds `x` to the statistics (Welford's update) and recomputes the scales.
@@ -214,7 +277,7 @@ impl<T: Real, S: Storage<T>> Scaler<T, S> {
         self.check_row(x)?;
         let count = self.count.saturating_add(1);
         let n = T::from_f64(count as f64);
-        let (mean, m2, _) = self.parts_mut();
+        let (mean, m2, _, _) = self.parts_mut();
         // First every update is computed and checked, then applied: nothing changes on error.
         let finite = |((&mu, &m), &xi)| {
             let (mu, m) = welford(mu, m, xi, n);
@@ -231,7 +294,7 @@ impl<T: Real, S: Storage<T>> Scaler<T, S> {
         Ok(())
     }
 
-    /// Standardises `x` in place: `xⱼ ← (xⱼ − μⱼ)·(1/σⱼ)`.
+    /// Standardises `x` in place: `xⱼ ← (xⱼ − μⱼ)·(wⱼ/σⱼ)`.
     ///
     /// # Errors
     /// `DimensionMismatch` for `x.len() ≠ d`; `NonFinite` for a non-finite value (`x` is
@@ -251,30 +314,32 @@ impl<T: Real, S: Storage<T>> Scaler<T, S> {
         check_finite(x)
     }
 
-    /// `(μ, M₂, 1/σ)`.
-    fn parts_mut(&mut self) -> (&mut [T], &mut [T], &mut [T]) {
+    /// `(μ, M₂, w, w/σ)`.
+    fn parts_mut(&mut self) -> (&mut [T], &mut [T], &mut [T], &mut [T]) {
         let d = self.dim;
-        let values = self.storage.as_mut().get_mut(..3 * d).unwrap_or_default();
+        let values = self.storage.as_mut().get_mut(..4 * d).unwrap_or_default();
         let (mean, rest) = values.split_at_mut(d.min(values.len()));
-        let (m2, scales) = rest.split_at_mut(d.min(rest.len()));
-        (mean, m2, scales)
+        let (m2, rest) = rest.split_at_mut(d.min(rest.len()));
+        let (weights, scales) = rest.split_at_mut(d.min(rest.len()));
+        (mean, m2, weights, scales)
     }
 
-    /// `1/σⱼ` from the statistics, or 1 where `σⱼ` is not resolvable.
+    /// `wⱼ/σⱼ` from the statistics, or `wⱼ` where `σⱼ` is not resolvable.
     fn refresh_scales(&mut self) {
         let n = T::from_f64(self.count.max(1) as f64);
-        let (mean, m2, scales) = self.parts_mut();
-        for ((scale, &mu), &m) in scales.iter_mut().zip(mean.iter()).zip(m2.iter()) {
+        let (mean, m2, weights, scales) = self.parts_mut();
+        for (((scale, &mu), &m), &w) in scales.iter_mut().zip(mean.iter()).zip(m2.iter()).zip(weights.iter()) {
             let sd = (m / n).sqrt();
             let inverse = T::ONE / sd;
             let resolvable = sd > T::from_f64(16.0) * T::EPSILON * mu.abs() && inverse.is_finite();
-            *scale = if resolvable { inverse } else { T::ONE };
+            *scale = if resolvable { w * inverse } else { w };
         }
     }
 }
 
 /// `Ok` when `section` holds statistics of `dim` features a scaler can have reached:
-/// finite, `M₂ ≥ 0`, and nothing but zeros before the first sample.
+/// finite, `M₂ ≥ 0`, nothing but zeros before the first sample, and no weights or `dim`
+/// valid ones.
 fn check_section<T: Real>(dim: usize, section: ScalerSection<'_, T>) -> Result<(), Error> {
     if dim == 0 {
         return Err(Error::InvalidParam { name: "dim" });
@@ -291,6 +356,18 @@ fn check_section<T: Real>(dim: usize, section: ScalerSection<'_, T>) -> Result<(
     let empty = section.mean.iter().chain(section.m2).all(|&v| v == T::ZERO);
     if section.count == 0 && !empty {
         return Err(Error::InvalidParam { name: "count" });
+    }
+    if section.weights.is_empty() { Ok(()) } else { check_weights(dim, section.weights) }
+}
+
+/// `Ok` when `weights` are `dim` finite values `≥ 0`.
+fn check_weights<T: Real>(dim: usize, weights: &[T]) -> Result<(), Error> {
+    if weights.len() != dim {
+        return Err(Error::DimensionMismatch { expected: dim, got: weights.len() });
+    }
+    check_finite(weights)?;
+    if weights.iter().any(|&w| w < T::ZERO) {
+        return Err(Error::InvalidParam { name: "weights" });
     }
     Ok(())
 }
@@ -343,7 +420,7 @@ mod tests {
     fn f32_keeps_a_small_spread_around_a_large_mean() {
         let mut rng = crate::Rng::seed_from_u64(4);
         let rows: Vec<[f64; 2]> = (0..2000).map(|_| [1e4 + rng.normal::<f64>(), rng.normal::<f64>()]).collect();
-        let mut s = Scaler::new_in([0.0f32; 6], 2).unwrap();
+        let mut s = Scaler::new_in([0.0f32; 8], 2).unwrap();
         for r in &rows {
             s.observe(&[r[0] as f32, r[1] as f32]).unwrap();
         }
@@ -372,7 +449,7 @@ mod tests {
 
     #[test]
     fn bad_rows_change_nothing() {
-        let mut s = Scaler::new_in([0.0f32; 6], 2).unwrap();
+        let mut s = Scaler::new_in([0.0f32; 8], 2).unwrap();
         s.observe(&[1.0, 2.0]).unwrap();
         let before = (s.count(), s.storage);
         assert_eq!(s.observe(&[1.0]), Err(Error::DimensionMismatch { expected: 2, got: 1 }));
@@ -391,22 +468,77 @@ mod tests {
         for x in [[1.0, -4.0], [2.5, 8.0], [-3.0, 1.0]] {
             s.observe(&x).unwrap();
         }
-        let copy = Scaler::from_section_in(vec![9.0; 6], 2, s.section()).unwrap();
+        let copy = Scaler::from_section_in(vec![9.0; 8], 2, s.section()).unwrap();
         assert_eq!(copy.storage, s.storage);
         assert_eq!(copy.count(), 3);
         let mut wrong = s.section();
         wrong.m2 = &[1.0, -1.0];
-        assert_eq!(Scaler::from_section_in(vec![0.0; 6], 2, wrong).err(), Some(Error::InvalidParam { name: "m2" }));
+        assert_eq!(Scaler::from_section_in(vec![0.0; 8], 2, wrong).err(), Some(Error::InvalidParam { name: "m2" }));
         wrong.count = 0;
         wrong.m2 = &[1.0, 1.0];
-        assert_eq!(Scaler::from_section_in(vec![0.0; 6], 2, wrong).err(), Some(Error::InvalidParam { name: "count" }));
-        let short = Scaler::from_section_in(vec![0.0; 6], 3, s.section()).err();
+        assert_eq!(Scaler::from_section_in(vec![0.0; 8], 2, wrong).err(), Some(Error::InvalidParam { name: "count" }));
+        let short = Scaler::from_section_in(vec![0.0; 12], 3, s.section()).err();
         assert_eq!(short, Some(Error::DimensionMismatch { expected: 3, got: 2 }));
         assert_eq!(
-            Scaler::<f64, _>::new_in(vec![0.0; 5], 2).err(),
-            Some(Error::CapacityExceeded { needed: 6, capacity: 5 })
+            Scaler::<f64, _>::new_in(vec![0.0; 7], 2).err(),
+            Some(Error::CapacityExceeded { needed: 8, capacity: 7 })
         );
         assert_eq!(Scaler::<f64, _>::new_in(vec![0.0; 5], 0).err(), Some(Error::InvalidParam { name: "dim" }));
+    }
+
+    #[test]
+    fn weights_scale_the_standardised_features() {
+        let mut s = scaler(2);
+        for x in [[1.0, -4.0], [3.0, 8.0]] {
+            s.observe(&x).unwrap();
+        }
+        let before = (s.count(), s.storage.clone());
+        assert_eq!(s.set_weights(&[1.0]), Err(Error::DimensionMismatch { expected: 2, got: 1 }));
+        assert_eq!(s.set_weights(&[1.0, -0.5]), Err(Error::InvalidParam { name: "weights" }));
+        assert_eq!(s.set_weights(&[f64::NAN, 1.0]), Err(Error::NonFinite));
+        assert_eq!((s.count(), &s.storage), (before.0, &before.1));
+        s.set_weights(&[2.0, 0.0]).unwrap();
+        // μ = (2, 2), σ = (1, 6).
+        let mut x = [4.0, 100.0];
+        s.transform(&mut x).unwrap();
+        assert_eq!(x, [4.0, 0.0]);
+        s.observe(&[2.0, 2.0]).unwrap();
+        assert_eq!(s.weights(), &[2.0, 0.0], "observing keeps the weights");
+        let unweighted =
+            Scaler::from_section_in(vec![0.0; 8], 2, ScalerSection { weights: &[], ..s.section() }).unwrap();
+        assert_eq!(s.scales()[0], 2.0 * unweighted.scales()[0]);
+        assert_eq!(s.scales()[1], 0.0);
+    }
+
+    /// Weights travel in the model file after `M₂`; without weights the section has the
+    /// bytes of the format from before them, `(count, μ, M₂)`.
+    #[test]
+    fn a_model_file_carries_the_weights() {
+        use crate::model::{self, ModelKind, ScalarKind};
+        let mut s = Scaler::new_in([0.0f32; 8], 2).unwrap();
+        for x in [[1.0, 40.0], [3.0, 10.0]] {
+            s.observe(&x).unwrap();
+        }
+        let mut plain = [0u8; 64];
+        let (mean, m2) = (s.section().mean, s.section().m2);
+        let expected = postcard::to_slice(&(2u64, mean, m2), &mut plain).unwrap();
+        let mut unweighted = [0u8; 64];
+        assert_eq!(postcard::to_slice(&s.section(), &mut unweighted).unwrap(), expected);
+        s.set_weights(&[0.5, 3.0]).unwrap();
+        let mut buf = [0u8; 128];
+        let n = model::encode(ModelKind::Slkl, ScalarKind::F32, &(1u32, 2.0f32), &mut buf).unwrap();
+        let n = model::add_scaler(&mut buf, n, s.section()).unwrap();
+        let envelope = Envelope::parse(&buf[..n]).unwrap();
+        let decoded = Scaler::from_envelope_in(&envelope, [0.0f32; 8]).unwrap().unwrap();
+        assert_eq!((decoded.weights(), decoded.scales()), (s.weights(), s.scales()));
+        for weights in [&[0.5f32, -3.0][..], &[0.5]] {
+            let mut buf = [0u8; 128];
+            let n = model::encode(ModelKind::Slkl, ScalarKind::F32, &(1u32, 2.0f32), &mut buf).unwrap();
+            let n = model::add_scaler(&mut buf, n, ScalerSection { weights, ..s.section() }).unwrap();
+            let envelope = Envelope::parse(&buf[..n]).unwrap();
+            let e = Scaler::<f32, _>::from_envelope_in(&envelope, [0.0f32; 8]).err();
+            assert_eq!(e, Some(Error::Model(ModelError::Payload)), "{weights:?}");
+        }
     }
 
     /// A model file with a scaler gives it back; one without gives `None`; a section
@@ -414,26 +546,26 @@ mod tests {
     #[test]
     fn a_model_file_carries_the_scaler() {
         use crate::model::{self, ModelKind, ScalarKind};
-        let mut s = Scaler::new_in([0.0f32; 6], 2).unwrap();
+        let mut s = Scaler::new_in([0.0f32; 8], 2).unwrap();
         for x in [[1.0, 40.0], [3.0, 10.0]] {
             s.observe(&x).unwrap();
         }
         let mut buf = [0u8; 128];
         let n = model::encode(ModelKind::Slkl, ScalarKind::F32, &(1u32, 2.0f32), &mut buf).unwrap();
         let bare = Envelope::parse(&buf[..n]).unwrap();
-        assert!(Scaler::<f32, _>::from_envelope_in(&bare, [0.0f32; 6]).unwrap().is_none());
+        assert!(Scaler::<f32, _>::from_envelope_in(&bare, [0.0f32; 8]).unwrap().is_none());
         let n = model::add_scaler(&mut buf, n, s.section()).unwrap();
         let envelope = Envelope::parse(&buf[..n]).unwrap();
         let decoded = Scaler::from_envelope_in(&envelope, [0.0f32; 9]).unwrap().unwrap();
         assert_eq!((decoded.dim(), decoded.count(), decoded.scales()), (2, 2, s.scales()));
-        let small = Scaler::<f32, _>::from_envelope_in(&envelope, [0.0f32; 5]).err();
-        assert_eq!(small, Some(Error::CapacityExceeded { needed: 6, capacity: 5 }));
+        let small = Scaler::<f32, _>::from_envelope_in(&envelope, [0.0f32; 7]).err();
+        assert_eq!(small, Some(Error::CapacityExceeded { needed: 8, capacity: 7 }));
         let mut buf = [0u8; 128];
         let n = model::encode(ModelKind::Slkl, ScalarKind::F32, &(1u32, 2.0f32), &mut buf).unwrap();
-        let negative = ScalerSection { count: 2, mean: &[1.0f32], m2: &[-1.0] };
+        let negative = ScalerSection { count: 2, mean: &[1.0f32], m2: &[-1.0], weights: &[] };
         let n = model::add_scaler(&mut buf, n, negative).unwrap();
         let envelope = Envelope::parse(&buf[..n]).unwrap();
-        let e = Scaler::<f32, _>::from_envelope_in(&envelope, [0.0f32; 3]).err();
+        let e = Scaler::<f32, _>::from_envelope_in(&envelope, [0.0f32; 4]).err();
         assert_eq!(e, Some(Error::Model(ModelError::Payload)));
     }
 }

@@ -733,7 +733,7 @@ kestrel_status kestrel_svm_save(kestrel_svm *learner,
 
 /** Work bytes of a kestrel_scaler: equals kestrel_scaler_work_bytes(). */
 #define KESTREL_SCALER_WORK_BYTES(dim) \
-    (KESTREL_ALIGN_UP(KESTREL_SCALER_OBJECT_BYTES) + KESTREL_ALIGN_UP(sizeof(float) * 3 * (size_t)(dim)))
+    (KESTREL_ALIGN_UP(KESTREL_SCALER_OBJECT_BYTES) + KESTREL_ALIGN_UP(sizeof(float) * 4 * (size_t)(dim)))
 
 /** Most bytes a scaler's statistics add to a saved model. */
 #define KESTREL_SCALER_SECTION_BYTES(dim) (8 * (size_t)(dim) + 32)
@@ -744,4 +744,4 @@ kestrel_status kestrel_svm_save(kestrel_svm *learner,
 #define KESTREL_MODEL_WORK_BYTES(len, dim) \
     (KESTREL_ALIGN_UP(KESTREL_MODEL_OBJECT_BYTES) \
      + KESTREL_ALIGN_UP((size_t)(len) + (size_t)(len) / ((size_t)(dim) + 1) + 4) \
-     + KESTREL_ALIGN_UP(12 * (size_t)(dim)) + KESTREL_ALIGN_UP(4 * (size_t)(dim)))
+     + KESTREL_ALIGN_UP(16 * (size_t)(dim)) + KESTREL_ALIGN_UP(4 * (size_t)(dim)))

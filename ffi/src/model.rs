@@ -26,7 +26,7 @@
 //!
 //! **Memory.** [`kestrel_model_work_bytes`] reads the bytes' header and returns the exact
 //! work size: the object header, the model's scalars (`⌊payload/4⌋ + 1`: postcard writes
-//! each `f32` in 4 bytes; a novelty detector's `m·d + 2m` for `m` centres), and for a standardising model of `d` features its scaler (`3d`)
+//! each `f32` in 4 bytes; a novelty detector's `m·d + 2m` for `m` centres), and for a standardising model of `d` features its scaler (`4d`)
 //! and a scratch row (`d`). `KESTREL_MODEL_WORK_BYTES(len, dim)` bounds it at compile
 //! time. The model's bytes are copied; they may be discarded after `kestrel_model_open`.
 //!

@@ -8,7 +8,7 @@
 //! (`kestrel_slkl_save(learner, scaler, …)`) puts the statistics into the model file, so
 //! `kestrel predict` and `kestrel_model_predict` standardise as the device did.
 //!
-//! Memory: `KESTREL_SCALER_WORK_BYTES(dim)` = the object header and `3·dim` floats.
+//! Memory: `KESTREL_SCALER_WORK_BYTES(dim)` = the object header and `4·dim` floats.
 
 use core::ffi::c_void;
 

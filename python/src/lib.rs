@@ -422,7 +422,8 @@ fn decision_function<'py>(
 }
 
 /// What `kestrel inspect` shows of the model in `model`: kind, scalar, dim, centers, bytes,
-/// kernel, task, scaled, class_names, and a projection's components.
+/// kernel, task, scaled, class_names, and a projection's components and a scaler's
+/// relevance weights when the model has them.
 #[pyfunction]
 fn describe<'py>(py: Python<'py>, model: &[u8]) -> PyResult<Bound<'py, PyDict>> {
     let info = model::describe(model).map_err(value_error)?;
@@ -438,6 +439,9 @@ fn describe<'py>(py: Python<'py>, model: &[u8]) -> PyResult<Bound<'py, PyDict>> 
     dict.set_item("class_names", info.class_names)?;
     if let Some(components) = info.components {
         dict.set_item("components", components)?;
+    }
+    if !info.relevance.is_empty() {
+        dict.set_item("relevance", info.relevance)?;
     }
     Ok(dict)
 }

@@ -294,6 +294,18 @@ impl<T: Real> Dataset<T> {
         true
     }
 
+    /// Multiplies every value of feature `j` by `weights[j]` (a feature beyond `weights`
+    /// keeps its values): the relevance weights of a scaler
+    /// ([`Scaler::set_weights`](kestrel_core::scaler::Scaler::set_weights)) applied to rows
+    /// it has already standardised.
+    pub fn weigh_features(&mut self, weights: &[T]) {
+        for (value, &j) in self.values.iter_mut().zip(&self.indices) {
+            if let Some(&w) = weights.get(j as usize) {
+                *value *= w;
+            }
+        }
+    }
+
     /// The data set with every feature standardised by its mean and population standard
     /// deviation over all rows (`kestrel_core::scaler`), and the scaler that did it, for
     /// the model file. The rows become dense (a centred zero is not zero).

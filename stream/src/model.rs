@@ -150,6 +150,10 @@ pub struct ModelInfo {
     pub task: &'static str,
     /// The model standardises its inputs (its file carries the scaler's statistics).
     pub scaled: bool,
+    /// The relevance weights its scaler multiplies the standardised features by (`kestrel
+    /// train --relevance`); empty when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub relevance: Vec<f64>,
     /// The names of the classes, name `k` that of label `k` (empty when not named).
     pub class_names: Vec<String>,
     /// A projection's output coordinates (`None` for the models that predict).
@@ -158,13 +162,33 @@ pub struct ModelInfo {
 }
 
 impl ModelInfo {
-    /// The description of a model of scalar `T` — `kind`, `task`, `bytes` long, `scaled`
-    /// or not — with no classes named and no components; its dimension, centres and
-    /// kernel are the caller's to set (0, 0 and empty here).
-    fn of<T: Real>(kind: &'static str, task: &'static str, bytes: usize, scaled: bool) -> ModelInfo {
+    /// The description of a model of scalar `T` — `kind`, `task`, `bytes` long, with its
+    /// `scaler` or none — with no classes named and no components; its dimension, centres
+    /// and kernel are the caller's to set (0, 0 and empty here).
+    fn of<T: Real>(
+        kind: &'static str,
+        task: &'static str,
+        bytes: usize,
+        scaler: Option<&Scaler<T, Vec<T>>>,
+    ) -> ModelInfo {
         let scalar = scalar_name::<T>();
+        let scaled = scaler.is_some();
+        let relevance = scaler.map(|s| s.section().weights.iter().map(|w| w.to_f64()).collect()).unwrap_or_default();
         let (dim, centers, kernel, crc_ok, class_names, components) = (0, 0, String::new(), true, Vec::new(), None);
-        ModelInfo { kind, scalar, dim, centers, bytes, crc_ok, kernel, task, scaled, class_names, components }
+        ModelInfo {
+            kind,
+            scalar,
+            dim,
+            centers,
+            bytes,
+            crc_ok,
+            kernel,
+            task,
+            scaled,
+            relevance,
+            class_names,
+            components,
+        }
     }
 }
 
@@ -193,7 +217,7 @@ fn projection_info<T: Real>(bytes: &[u8]) -> Result<ModelInfo, Error> {
         centers: projection.centres().len() / projection.dim().max(1),
         kernel: kernel_name(projection.kernel().kind()),
         components: Some(projection.components()),
-        ..ModelInfo::of::<T>("kernel-projection", "projection", bytes.len(), false)
+        ..ModelInfo::of::<T>("kernel-projection", "projection", bytes.len(), None)
     })
 }
 
@@ -421,7 +445,7 @@ impl<T: Real> Predictor for Linear<T> {
         ModelInfo {
             dim: self.model.dim(),
             kernel: "linear".into(),
-            ..ModelInfo::of::<T>("linear-svm", "classifier", self.bytes, self.scaler.is_some())
+            ..ModelInfo::of::<T>("linear-svm", "classifier", self.bytes, self.scaler.as_ref())
         }
     }
 
@@ -463,10 +487,6 @@ impl<T: Real> DenseInput<T> {
 
     fn dim(&self) -> usize {
         self.dense.len()
-    }
-
-    fn scaled(&self) -> bool {
-        self.scaler.is_some()
     }
 }
 
@@ -522,7 +542,7 @@ impl<T: Real> Predictor for Regressor<T> {
             dim: self.model.dim(),
             centers: self.model.len(),
             kernel: kernel_name(self.model.kernel().kind()),
-            ..ModelInfo::of::<T>("slkl", "regressor", self.bytes, self.input.scaled())
+            ..ModelInfo::of::<T>("slkl", "regressor", self.bytes, self.input.scaler.as_ref())
         }
     }
 
@@ -556,7 +576,7 @@ impl<T: Real> Predictor for Reduced<T> {
             dim: self.model.dim(),
             centers: self.model.centres_len(),
             kernel: kernel_name(self.model.kernel().kind()),
-            ..ModelInfo::of::<T>("rsvm", "classifier", self.bytes, self.input.scaled())
+            ..ModelInfo::of::<T>("rsvm", "classifier", self.bytes, self.input.scaler.as_ref())
         }
     }
 
@@ -627,7 +647,7 @@ impl<T: Real> Predictor for MapReduce<T> {
             dim: self.input.dim(),
             centers: self.centres,
             kernel: format!("{parts} reduced-kernel SVMs, linear SVM on their decision values"),
-            ..ModelInfo::of::<T>("mrrsvm", "classifier", self.bytes, self.input.scaled())
+            ..ModelInfo::of::<T>("mrrsvm", "classifier", self.bytes, self.input.scaler.as_ref())
         }
     }
 
@@ -673,7 +693,7 @@ impl<T: Real> Predictor for Novelty<T> {
             dim: self.model.dim(),
             centers: self.model.centres_len(),
             kernel: kernel_name(self.model.kernel().kind()),
-            ..ModelInfo::of::<T>("novelty", "detector", self.bytes, self.input.scaled())
+            ..ModelInfo::of::<T>("novelty", "detector", self.bytes, self.input.scaler.as_ref())
         }
     }
 

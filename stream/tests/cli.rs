@@ -600,10 +600,10 @@ fn budget_reports_and_fits() {
     let any =
         ["budget", "--learner", "svm", "--dim", "16", "--window", "1000", "--scalar", "f32", "--memory", "0", "--json"];
     let svm = [&any[..], &["--classes", "2"]].concat();
-    // The core's window N(d + 3) + d + 1 and the scaler's 3d; on the host two dense rows
+    // The core's window N(d + 3) + d + 1 and the scaler's 4d; on the host two dense rows
     // of d and the scaler's undo copy.
     let device = kestrel(&[&svm[..], &["--target", "cortex-m"]].concat());
-    assert_eq!(json(&device)["bytes"].as_u64(), Some(((1000 * (16 + 3) + 16 + 1 + 3 * 16) * 4) as u64));
+    assert_eq!(json(&device)["bytes"].as_u64(), Some(((1000 * (16 + 3) + 16 + 1 + 4 * 16) * 4) as u64));
     let unscaled = kestrel(&[&svm[..], &["--target", "cortex-m", "--no-scale"]].concat());
     assert_eq!(json(&unscaled)["bytes"].as_u64(), Some(((1000 * (16 + 3) + 16 + 1) * 4) as u64));
     // Three classes and more are one-vs-rest: a window each; the default allows 16.
@@ -631,7 +631,7 @@ fn budget_reports_and_fits() {
     ]);
     assert_eq!(json(&remembering)["bytes"].as_u64(), Some(((1000 * (16 + 3) + 2 * (16 + 1)) * 4) as u64));
     let bytes = json(&kestrel(&svm))["bytes"].as_u64().unwrap();
-    assert_eq!(bytes, ((1000 * (16 + 3) + 16 + 1 + 3 * 16 + 2 * 16 + 3 * 16) * 4) as u64);
+    assert_eq!(bytes, ((1000 * (16 + 3) + 16 + 1 + 4 * 16 + 2 * 16 + 4 * 16) * 4) as u64);
     let o = kestrel(&[
         "budget",
         "--learner",
@@ -763,6 +763,66 @@ fn scaling_is_carried_by_the_model_file() {
         json(&kestrel(&["inspect", model.to_str().unwrap(), "--json"]))["scaled"].as_bool()
     };
     assert_eq!((stream(&[]), stream(&["--no-scale"])), (Some(true), Some(false)));
+}
+
+/// `rows` rows of six features in [0, 1), the target `5 sin(π x₀ x₁) + 10 (x₂ − ½)²`
+/// plus noise of deviation 0.2 from the first three (make_friedman1's terms): the other
+/// three do not bear on it.
+fn three_of_six_csv(path: &Path, rows: usize, seed: u64) {
+    let mut state = seed;
+    let mut uniform = || {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut text = String::from("x0,x1,x2,x3,x4,x5,y\n");
+    for _ in 0..rows {
+        let x: Vec<f64> = (0..6).map(|_| uniform()).collect();
+        let noise = 0.2 * (uniform() + uniform() + uniform() - 1.5) * 2.0;
+        let y = 5.0 * (std::f64::consts::PI * x[0] * x[1]).sin() + 10.0 * (x[2] - 0.5).powi(2) + noise;
+        let row: Vec<String> = x.iter().chain([&y]).map(|v| format!("{v:.6}")).collect();
+        text.push_str(&(row.join(",") + "\n"));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// `--relevance` weighs the features by alignment: the strong ones get large weights and
+/// the three that do not bear on the target small ones, the model file carries them (`eval` and `inspect` read
+/// them), and the test error falls; it refuses a kernel without a width per feature.
+#[test]
+fn relevance_weights_travel_in_the_model_and_lower_the_error() {
+    let dir = scratch("relevance");
+    let (train, test) = (dir.join("train.csv"), dir.join("test.csv"));
+    three_of_six_csv(&train, 600, 1);
+    three_of_six_csv(&test, 400, 2);
+    let model = dir.join("model.kestrel");
+    let (train, test, model) = (train.to_str().unwrap(), test.to_str().unwrap(), model.to_str().unwrap());
+    let mse = |extra: &[&str]| {
+        let args = ["train", "--learner", "krr", "--centers", "60", "--input", train, "--out", model, "--json"];
+        let o = kestrel(&[&args[..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let summary = json(&o);
+        let o = kestrel(&["eval", "--model", model, "--input", test, "--json"]);
+        (json(&o)["mse"].as_f64().unwrap(), summary)
+    };
+    let (plain, _) = mse(&[]);
+    let (weighed, summary) = mse(&["--relevance"]);
+    let weights: Vec<f64> =
+        summary["relevance"]["weights"].as_array().unwrap().iter().map(|w| w.as_f64().unwrap()).collect();
+    assert_eq!(weights.len(), 6);
+    let noise = weights[3..].iter().fold(0.0f64, |m, &w| m.max(w));
+    // x₂'s weaker, even effect gets a weight like the noise's (measured 0.25 against
+    // 0.29-0.37): alignment ranks features by how much of the targets' similarity they
+    // explain, and the strong interaction of x₀ and x₁ explains most of it.
+    assert!(weights[..2].iter().all(|&w| w > 3.0 * noise), "{weights:?}");
+    assert!(weighed < 0.8 * plain, "--relevance {weighed}, without {plain}");
+    let info = json(&kestrel(&["inspect", model, "--json"]));
+    let stored: Vec<f64> = info["relevance"].as_array().unwrap().iter().map(|w| w.as_f64().unwrap()).collect();
+    assert_eq!(stored, weights, "the model keeps the weights it was trained with (f64)");
+    assert_eq!(info["scaled"].as_bool(), Some(true));
+    let o =
+        kestrel(&["train", "--learner", "krr", "--kernel", "poly", "--relevance", "--input", train, "--out", model]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--relevance"), "{}", stderr(&o));
 }
 
 /// `rows` rows of two features whose class, a compass point, is the quadrant; the two
@@ -1059,10 +1119,10 @@ fn novelty_streams_trains_and_evaluates() {
         ]);
         json(&o)["bytes"].as_u64().unwrap()
     };
-    // m·d + m² + 2m scalars, the scaler's 3d, m counts and N ring entries, the threshold's
+    // m·d + m² + 2m scalars, the scaler's 4d, m counts and N ring entries, the threshold's
     // estimators.
     let estimators = size_of::<kestrel_core::novelty::RecentQuantile<f32>>() as u64;
-    assert_eq!(budget("cortex-m"), (32 * 3 + 32 * 32 + 64 + 9) * 4 + (32 + 256) * 4 + estimators);
+    assert_eq!(budget("cortex-m"), (32 * 3 + 32 * 32 + 64 + 4 * 3) * 4 + (32 + 256) * 4 + estimators);
     assert!(budget("host") > budget("cortex-m"));
     let o = kestrel(&["tune", "--learner", "novelty", "--input", log.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -90,7 +90,7 @@ pub fn by_alignment<T: Real>(
 /// The sample's targets: the least-squares SVM's `±1` columns for classes (one for two
 /// classes, one-vs-rest for more: `2·one-hot − 1`, which the centring and the cosine make
 /// exactly as aligned as the one-hot columns), the values for regression.
-fn sample_targets<T: Real>(labels: &[f64], task: Task) -> Result<(Vec<T>, usize), TrainError> {
+pub(super) fn sample_targets<T: Real>(labels: &[f64], task: Task) -> Result<(Vec<T>, usize), TrainError> {
     match task {
         Task::Regression => Ok((labels.iter().map(|&y| T::from_f64(y)).collect(), 1)),
         Task::Classification => {
@@ -103,7 +103,7 @@ fn sample_targets<T: Real>(labels: &[f64], task: Task) -> Result<(Vec<T>, usize)
 /// `1/median` of the kernel's distance (squared Euclidean, or `‖·‖₁` for the Laplacian)
 /// over the sample's pairs (the first 200 rows' pairs at most); 1 when every pair is at
 /// distance 0.
-fn median_gamma<T: Real>(sample: &[T], dim: usize, kernel: KernelKind<T>) -> Result<f64, TrainError> {
+pub(super) fn median_gamma<T: Real>(sample: &[T], dim: usize, kernel: KernelKind<T>) -> Result<f64, TrainError> {
     let rows = (sample.len() / dim).min(200);
     let mut distances = Vec::with_capacity(rows * rows.saturating_sub(1) / 2);
     for i in 0..rows {

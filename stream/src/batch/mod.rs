@@ -27,6 +27,7 @@ pub mod linear;
 pub mod mrrsvm;
 pub mod novelty;
 pub mod npkl;
+pub mod relevance;
 pub mod rsvm;
 pub mod slkl;
 pub mod spectral;

@@ -10,8 +10,8 @@
 //! taken at [`Input::observed`], into buffers allocated when the learner is built).
 //!
 //! Memory: two dense rows; with scaling, the scaler and its undo copy,
-//! `2 · Scaler::scalars_len(d) = 6d` scalars ([`Input::footprint`]; on a device only the
-//! scaler's `3d` count as the learner's).
+//! `2 · Scaler::scalars_len(d) = 8d` scalars ([`Input::footprint`]; on a device only the
+//! scaler's `4d` count as the learner's).
 
 use kestrel_core::scaler::{Scaler, ScalerSection};
 use kestrel_core::{Error, Real};
@@ -171,7 +171,7 @@ impl<T: Real> Input<T> {
     pub(super) fn restore(&mut self, state: Option<ScalerState<T>>) -> Result<(), StateError> {
         expect_same("feature scaling", state.is_some(), self.scales())?;
         if let (Some((scaler, _)), Some(state)) = (&mut self.scaling, state) {
-            let section = ScalerSection { count: state.count, mean: &state.mean, m2: &state.m2 };
+            let section = ScalerSection { count: state.count, mean: &state.mean, m2: &state.m2, weights: &[] };
             let storage = zeroed(Scaler::scalars_len(self.raw.len()), "the feature scaler")?;
             *scaler = Scaler::from_section_in(storage, self.raw.len(), section)?;
         }

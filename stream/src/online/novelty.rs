@@ -554,6 +554,6 @@ mod tests {
         assert_eq!(footprint.core_words, counts.len() + ring.len());
         let on_device = WindowNovelty::<f32>::footprint(200, 3, 24, 50, true).bytes::<f32>(4, false);
         let estimators = size_of::<RecentQuantile<f32>>();
-        assert_eq!(on_device, (24 * 3 + 24 * 24 + 48 + 9) * 4 + (24 + 200) * 4 + estimators);
+        assert_eq!(on_device, (24 * 3 + 24 * 24 + 48 + 4 * 3) * 4 + (24 + 200) * 4 + estimators);
     }
 }

@@ -467,6 +467,12 @@ pub struct TrainSettings {
     /// applies them to every input.
     #[arg(long)]
     pub scale: bool,
+    /// Weigh the standardised features by their relevance (implies --scale; the Gaussian
+    /// kernel only): one width per feature, chosen by kernel-target alignment on a sample
+    /// of 300 rows, so features that do not bear on the target are all but ignored. The
+    /// weights are stored with the scaler and applied by `predict` and the device.
+    #[arg(long)]
+    pub relevance: bool,
     /// Scalar type of the computation and the model.
     #[arg(long, value_enum, default_value_t = ScalarArg::F64)]
     pub scalar: ScalarArg,

@@ -302,6 +302,10 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
         if !info.class_names.is_empty() {
             println!("classes: {}", info.class_names.join(", "));
         }
+        if !info.relevance.is_empty() {
+            let weights: Vec<String> = info.relevance.iter().map(|w| format!("{w:.3}")).collect();
+            println!("relevance weights: {}", weights.join(" "));
+        }
     }
     Ok(())
 }

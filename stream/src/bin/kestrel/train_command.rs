@@ -10,6 +10,7 @@ use kestrel_core::Real;
 use kestrel_core::scaler::Scaler;
 use kestrel_stream::batch::fit::{self, FitError};
 use kestrel_stream::batch::krr::Task;
+use kestrel_stream::batch::relevance::{self, Relevance};
 use kestrel_stream::dataset::Dataset;
 use kestrel_stream::file;
 use kestrel_stream::model::{self, scalar_name};
@@ -17,7 +18,7 @@ use kestrel_stream::source::LabelColumn;
 use serde_json::{Value, json};
 
 use crate::Usage;
-use crate::args::{ScalarArg, TrainArgs, TrainLearner, TrainSettings};
+use crate::args::{KernelArg, ScalarArg, TrainArgs, TrainLearner, TrainSettings};
 use crate::commands::read_dataset;
 
 pub fn run(args: &TrainArgs) -> Result<()> {
@@ -56,6 +57,9 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
                 ("model_bytes".to_string(), json!(bytes.len())),
                 ("scalar".to_string(), json!(scalar_name::<T>())),
             ]);
+            if let Some(relevance) = &prepared.relevance {
+                fields.insert("relevance".to_string(), relevance_json(relevance));
+            }
         }
         println!("{summary}");
     } else {
@@ -71,17 +75,38 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
         if !chosen.is_empty() {
             eprintln!("kestrel: chosen {chosen}");
         }
+        if let Some(relevance) = &prepared.relevance {
+            let weights: Vec<String> = relevance.weights.iter().map(|w| format!("{w:.3}")).collect();
+            eprintln!(
+                "kestrel: relevance weights {} (alignment {:.4}, one width {:.4})",
+                weights.join(" "),
+                relevance.alignment,
+                relevance.isotropic_alignment
+            );
+        }
     }
     Ok(())
 }
 
+/// The relevance weights and their alignments, for `--json`.
+fn relevance_json(relevance: &Relevance) -> Value {
+    json!({
+        "weights": relevance.weights,
+        "alignment": relevance.alignment,
+        "isotropic_alignment": relevance.isotropic_alignment,
+    })
+}
+
 /// The training rows as the settings ask for them: read (bad rows skipped and reported
-/// under `--on-error skip`), cut to `--window`, standardised under `--scale`.
+/// under `--on-error skip`), cut to `--window`, standardised under `--scale` and weighed
+/// under `--relevance`.
 pub struct Prepared<T> {
     /// The rows to learn from.
     pub data: Dataset<T>,
     /// Rows skipped as bad.
     pub skipped: usize,
+    /// The relevance weights `--relevance` chose.
+    pub relevance: Option<Relevance>,
     scaler: Option<Scaler<T, Vec<T>>>,
     /// The model has classes (the novelty detector's labels name none).
     classes: bool,
@@ -98,7 +123,7 @@ impl<T: Real> Prepared<T> {
         if let Some(window) = settings.window {
             data = data.last(window);
         }
-        let scaler = match settings.scale {
+        let mut scaler = match settings.scale || settings.relevance {
             true => {
                 let (scaled, scaler) = data.standardized().context("--scale")?;
                 data = scaled;
@@ -106,8 +131,12 @@ impl<T: Real> Prepared<T> {
             }
             false => None,
         };
+        let relevance = match (settings.relevance, scaler.as_mut()) {
+            (true, Some(scaler)) => Some(weigh(settings, &mut data, scaler)?),
+            _ => None,
+        };
         let classes = settings.learner != TrainLearner::Novelty;
-        Ok(Prepared { data, skipped, scaler, classes })
+        Ok(Prepared { data, skipped, relevance, scaler, classes })
     }
 
     /// The model file of `bytes` (a model [`fit()`] on these rows): with the scaler's
@@ -121,6 +150,27 @@ impl<T: Real> Prepared<T> {
         }
         Ok(bytes)
     }
+}
+
+/// `--relevance`: the weights of the standardised features `data` by alignment
+/// ([`relevance::by_alignment`]), set in `scaler` and applied to `data`.
+fn weigh<T: Real>(
+    settings: &TrainSettings,
+    data: &mut Dataset<T>,
+    scaler: &mut Scaler<T, Vec<T>>,
+) -> Result<Relevance> {
+    let kernel_learner = !matches!(settings.learner, TrainLearner::Svm | TrainLearner::Novelty);
+    if settings.kernel.kernel != KernelArg::Rbf || !kernel_learner {
+        return Err(Usage(
+            "--relevance weighs the features of a Gaussian kernel (--kernel rbf, a kernel learner)".into(),
+        )
+        .into());
+    }
+    let chosen = relevance::by_alignment(data, settings.learner.fit().task(), settings.seed).context("--relevance")?;
+    let weights: Vec<T> = chosen.weights.iter().map(|&w| T::from_f64(w)).collect();
+    scaler.set_weights(&weights).context("--relevance")?;
+    data.weigh_features(&weights);
+    Ok(chosen)
 }
 
 /// Fits the learner of `settings` on `data` ([`fit::fit`]): the model's bytes (without
