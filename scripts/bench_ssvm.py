@@ -5,9 +5,10 @@
    training points as centres) against LIBSVM's ε-SVR (`svm-train -s 3`) and scikit-learn's
    `SVR`, both on every training point. LIBSVM's C, gamma and epsilon are chosen by 5-fold
    `GridSearchCV` of `SVR` on the training set; LIBSVM and `SVR` are then trained at them.
-   kestrel runs twice: every setting `auto` (its own choice, no grid), and at LIBSVM's
+   kestrel runs three times: every setting `auto` (its own choice, no grid), at LIBSVM's
    gamma and epsilon (C by kestrel's leave-one-out, since the losses differ: LIBSVM's
-   ε-insensitive |r|_ε against SSVR's smooth |r|²_ε, so one C is not one problem). The
+   ε-insensitive |r|_ε against SSVR's smooth |r|²_ε, so one C is not one problem), and
+   `auto` with `--relevance` (a Gaussian width per standardised feature, by alignment). The
    grid: C = s_y·2^{-4,-2,…,6} (s_y the targets' standard deviation: the L1 loss's C has
    the targets' units), gamma = 2^{-10,-8,…,0}, epsilon ∈ {0.1, 0.1·s_y}.
    Sets: diabetes (shared data), the sinc task of seeds/INDEX.md (n = 1000, 10 dB noise,
@@ -110,8 +111,9 @@ def libsvm_svr(train, test, c, gamma, epsilon, tmp):
 def regression(tmp):
     print("### ε-SSVR against LIBSVM ε-SVR and scikit-learn `SVR` (test MSE)\n")
     print("| data set | n train | LIBSVM C, γ, ε (5-fold CV) | LIBSVM `-s 3` MSE (SVs, s) | sklearn `SVR` MSE (s) "
-          "| kestrel ssvr auto MSE (centres, s) | kestrel ssvr at LIBSVM's γ, ε MSE (centres, s) | kestrel auto / LIBSVM |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|")
+          "| kestrel ssvr auto MSE (centres, s) | kestrel ssvr at LIBSVM's γ, ε MSE (centres, s) | kestrel auto / LIBSVM "
+          "| kestrel ssvr auto `--relevance` MSE (centres, s) | `--relevance` / LIBSVM |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     model = os.path.join(tmp, "k.model")
     for name, train, test in regression_sets(tmp):
         xtr, ytr = read_csv(train + ".csv")
@@ -134,15 +136,15 @@ def regression(tmp):
         t_s = time.perf_counter() - start
         mse_s = float(np.mean((svr.predict(xte) - yte) ** 2))
         results = []
-        for extra in ([], ["--gamma", repr(gamma), "--epsilon", repr(epsilon)]):
+        for extra in ([], ["--gamma", repr(gamma), "--epsilon", repr(epsilon)], ["--relevance"]):
             start = time.perf_counter()
             summary = kestrel_train(["--learner", "ssvr", "--centers", str(centres), *extra], train + ".csv", model)
             seconds = time.perf_counter() - start
             results.append((kestrel_eval(model, test + ".csv")["mse"], summary["centers"], seconds))
-        (mse_a, m_a, t_a), (mse_g, m_g, t_g) = results
+        (mse_a, m_a, t_a), (mse_g, m_g, t_g), (mse_r, m_r, t_r) = results
         print(f"| {name} | {n} | {c:.4g}, 2^{math.log2(gamma):.0f}, {epsilon:.3g} | {mse_l:.4g} ({sv}, {t_l:.2f}) "
               f"| {mse_s:.4g} ({t_s:.2f}) | {mse_a:.4g} ({m_a}, {t_a:.2f}) | {mse_g:.4g} ({m_g}, {t_g:.2f}) "
-              f"| {mse_a / mse_l:.3f} |")
+              f"| {mse_a / mse_l:.3f} | {mse_r:.4g} ({m_r}, {t_r:.2f}) | {mse_r / mse_l:.3f} |")
 
 
 def classification():
