@@ -124,9 +124,9 @@ impl Sample {
         }
         let mut gram = vec![0.0; outputs * outputs];
         for t in targets.chunks_exact(outputs) {
-            for (a, &ta) in t.iter().enumerate() {
-                for (b, &tb) in t.iter().enumerate() {
-                    gram[a * outputs + b] += ta * tb;
+            for (row, &ta) in gram.chunks_exact_mut(outputs).zip(t) {
+                for (g, &tb) in row.iter_mut().zip(t) {
+                    *g += ta * tb;
                 }
             }
         }
@@ -158,11 +158,13 @@ impl Sample {
         let s = self.len();
         let widths: Vec<f64> = log_widths.iter().map(|t| t.exp()).collect();
         for i in 0..s {
-            for l in 0..s {
+            for l in 0..=i {
                 let d2: f64 =
                     self.row(i).iter().zip(self.row(l)).zip(&widths).map(|((a, b), g)| g * (a - b) * (a - b)).sum();
-                if let Some(k) = kernel.get_mut(i * s + l) {
-                    *k = (-d2).exp();
+                for index in [i * s + l, l * s + i] {
+                    if let Some(k) = kernel.get_mut(index) {
+                        *k = (-d2).exp();
+                    }
                 }
             }
         }
@@ -188,16 +190,20 @@ impl Sample {
         }
         let alignment = agreement / (norm * self.target_norm);
         if let Some(gradient) = gradient {
+            // The pairs (i, l) and (l, i) alike, the diagonal (no difference) not at all.
             gradient.fill(0.0);
             for (index, &k) in kernel.iter().enumerate() {
                 let (i, l) = (index / s, index % s);
+                if l >= i {
+                    continue;
+                }
                 let g = self.target_product(i, l) / (norm * self.target_norm) - alignment * centred(i, l, k) / norm2;
                 for ((grad, a), b) in gradient.iter_mut().zip(self.row(i)).zip(self.row(l)) {
                     *grad -= g * k * (a - b) * (a - b);
                 }
             }
             for (grad, w) in gradient.iter_mut().zip(&widths) {
-                *grad *= w;
+                *grad *= 2.0 * w;
             }
         }
         alignment
