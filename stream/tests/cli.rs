@@ -819,6 +819,9 @@ fn relevance_weights_travel_in_the_model_and_lower_the_error() {
     let stored: Vec<f64> = info["relevance"].as_array().unwrap().iter().map(|w| w.as_f64().unwrap()).collect();
     assert_eq!(stored, weights, "the model keeps the weights it was trained with (f64)");
     assert_eq!(info["scaled"].as_bool(), Some(true));
+    // tune weighs its candidates' rows alike and says how to train the best again.
+    let o = kestrel(&["tune", "--learner", "krr", "--centers", "60", "--relevance", "--input", train]);
+    assert!(stdout(&o).contains("best: kestrel train --learner krr --relevance --gamma"), "{}", stdout(&o));
     let o =
         kestrel(&["train", "--learner", "krr", "--kernel", "poly", "--relevance", "--input", train, "--out", model]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -89,7 +89,7 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
 }
 
 /// The relevance weights and their alignments, for `--json`.
-fn relevance_json(relevance: &Relevance) -> Value {
+pub fn relevance_json(relevance: &Relevance) -> Value {
     json!({
         "weights": relevance.weights,
         "alignment": relevance.alignment,

@@ -28,7 +28,7 @@ use crate::args::{KernelArg, ScalarArg, Setting, TrainLearner, TrainSettings, Tu
 use crate::commands::progress_bar;
 use crate::report::Report;
 use crate::report::chart::{Axes, Dots, Plot, bars, number, pick};
-use crate::train_command::{Prepared, fit};
+use crate::train_command::{Prepared, fit, relevance_json};
 
 /// Folds of the cross-validation unless `--folds` says.
 const DEFAULT_FOLDS: usize = 5;
@@ -155,7 +155,7 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
     }
     if args.json {
         let rows: Vec<Value> = candidates.iter().map(|c| candidate_json(c, task)).collect();
-        let summary = json!({
+        let mut summary = json!({
             "learner": learner_name(learner),
             "criterion": criterion,
             "n": data.len(),
@@ -166,11 +166,21 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
             "seconds": seconds,
             "model_bytes": model_bytes,
         });
+        if let (Some(relevance), Value::Object(fields)) = (&prepared.relevance, &mut summary) {
+            fields.insert("relevance".to_string(), relevance_json(relevance));
+        }
         println!("{summary}");
     } else {
         print_table(&candidates, best, task, &criterion);
         if let Some(best) = candidates.get(best) {
-            println!("best: kestrel train --learner {}{}", learner_name(learner), flags(best));
+            let preparation = if args.settings.relevance {
+                " --relevance"
+            } else if args.settings.scale {
+                " --scale"
+            } else {
+                ""
+            };
+            println!("best: kestrel train --learner {}{preparation}{}", learner_name(learner), flags(best));
         }
         eprintln!("kestrel: {} candidates on {} rows in {seconds:.3} s", candidates.len(), data.len());
         if let (Some(out), Some(bytes)) = (&args.out, model_bytes) {
