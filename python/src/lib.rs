@@ -34,6 +34,7 @@ use kestrel_stream::batch::fit::{
     SvmSettings,
 };
 use kestrel_stream::batch::krr;
+use kestrel_stream::batch::relevance::{self, Relevance};
 use kestrel_stream::checkpoint::Checkpoint;
 use kestrel_stream::dataset::Dataset;
 use kestrel_stream::history::History;
@@ -122,6 +123,8 @@ fn rows_with_labels<'a>(x: &'a RowsArg<'_>, y: &PyReadonlyArray1<'_, f64>) -> Py
 struct FitConfig {
     settings: FitSettings,
     f32_scalar: bool,
+    /// Standardise and weigh the features by relevance first (`kestrel train --relevance`).
+    relevance: bool,
 }
 
 #[pymethods]
@@ -131,7 +134,7 @@ impl FitConfig {
         learner, *, scalar = "f64", kernel = "rbf", gamma = None, degree = 3, coef0 = 0.0,
         c = None, loss = "squared_hinge", bias = 1.0, nu = None, centers = None, tol = None,
         select = "irsvm", delta = None, alpha = None, class_weights = None, partitions = None,
-        quantile = DEFAULT_QUANTILE, solver = "auto", components = None, seed = 1
+        quantile = DEFAULT_QUANTILE, solver = "auto", components = None, relevance = false, seed = 1
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -155,6 +158,7 @@ impl FitConfig {
         quantile: f64,
         solver: &str,
         components: Option<usize>,
+        relevance: bool,
         seed: u64,
     ) -> PyResult<Self> {
         let select = match select {
@@ -185,7 +189,10 @@ impl FitConfig {
             seed,
             ..FitSettings::new(self::learner(learner)?)
         };
-        Ok(FitConfig { settings, f32_scalar: is_f32(scalar)? })
+        if relevance {
+            relevance::check_applies(settings.learner, settings.kernel.kind).map_err(value_error)?;
+        }
+        Ok(FitConfig { settings, f32_scalar: is_f32(scalar)?, relevance })
     }
 }
 
@@ -302,10 +309,19 @@ fn dataset<T: Real>(rows: &Rows<'_>, labels: &[f64]) -> Result<Dataset<T>, Strin
     Ok(data)
 }
 
-/// Fits on `rows` and `labels` in scalar `T`: the model's bytes and its summary.
-fn fit_in<T: Real>(settings: &FitSettings, rows: &Rows<'_>, labels: &[f64]) -> Result<Fitted, String> {
+/// Fits on `rows` and `labels` in scalar `T`: the model's bytes and its summary, and the
+/// relevance weights when `config` asks for them (the model file then carries them with
+/// the scaler, as `kestrel train --relevance` writes it).
+fn fit_in<T: Real>(config: &FitConfig, rows: &Rows<'_>, labels: &[f64]) -> Result<(Fitted, Option<Relevance>), String> {
     let data = dataset::<T>(rows, labels)?;
-    policy::fit(settings, &data).map_err(|e| e.to_string())
+    let settings = &config.settings;
+    if !config.relevance {
+        return policy::fit(settings, &data).map(|fitted| (fitted, None)).map_err(|e| e.to_string());
+    }
+    let weighed = relevance::weighed(&data, settings.learner.task(), settings.seed).map_err(|e| e.to_string())?;
+    let mut fitted = policy::fit(settings, &weighed.rows).map_err(|e| e.to_string())?;
+    fitted.bytes = model::with_scaler(fitted.bytes, weighed.scaler.section()).map_err(|e| e.to_string())?;
+    Ok((fitted, Some(weighed.relevance)))
 }
 
 /// A summary field as a Python object.
@@ -344,17 +360,24 @@ fn fit<'py>(
     y: PyReadonlyArray1<'py, f64>,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyDict>)> {
     let (rows, labels) = rows_with_labels(&x, &y)?;
-    let settings = &config.settings;
-    let fitted = py
+    let (fitted, relevance) = py
         .detach(|| {
             if config.f32_scalar {
-                fit_in::<f32>(settings, &rows, &labels)
+                fit_in::<f32>(config, &rows, &labels)
             } else {
-                fit_in::<f64>(settings, &rows, &labels)
+                fit_in::<f64>(config, &rows, &labels)
             }
         })
         .map_err(value_error)?;
-    Ok((PyBytes::new(py, &fitted.bytes), summary_dict(py, &fitted.summary)?))
+    let summary = summary_dict(py, &fitted.summary)?;
+    if let Some(relevance) = relevance {
+        let chosen = PyDict::new(py);
+        chosen.set_item("weights", relevance.weights)?;
+        chosen.set_item("alignment", relevance.alignment)?;
+        chosen.set_item("isotropic_alignment", relevance.isotropic_alignment)?;
+        summary.set_item("relevance", chosen)?;
+    }
+    Ok((PyBytes::new(py, &fitted.bytes), summary))
 }
 
 /// `each` of the rows of `x` with the model in `model` (a model file's bytes), after

@@ -31,10 +31,12 @@
 //! kernel values (in `f64`: 0.7 MB at `s` = 300).
 
 use kestrel_core::reduced_set::select_random;
+use kestrel_core::scaler::Scaler;
 use kestrel_core::{Real, Rng};
 
 use super::TrainError;
 use super::centres::centre_rows;
+use super::fit::{KernelChoice, Learner};
 use super::gamma::{median_gamma, sample_targets};
 use super::krr::Task;
 use crate::dataset::Dataset;
@@ -58,8 +60,47 @@ pub struct Relevance {
     pub alignment: f64,
 }
 
-/// Chooses the relevance weights of the features of `data` (standardised, as `kestrel
-/// train --relevance` runs it), whose labels are class labels or real targets as `task`
+/// `Ok` when relevance weights apply to `learner` with `kernel`: a Gaussian kernel (one
+/// width per feature) and a learner with a kernel (not the linear SVM, not the novelty
+/// detector, which learns without targets to align with); else what to change.
+///
+/// # Errors
+/// The reason, naming the setting.
+pub fn check_applies(learner: Learner, kernel: KernelChoice) -> Result<(), String> {
+    if matches!(learner, Learner::Svm | Learner::Novelty) || kernel != KernelChoice::Rbf {
+        return Err("relevance weighs the features of a Gaussian kernel (kernel rbf, a kernel learner)".into());
+    }
+    Ok(())
+}
+
+/// Rows standardised and weighed by relevance ([`weighed`]).
+pub struct Weighed<T> {
+    /// The rows to learn from.
+    pub rows: Dataset<T>,
+    /// The scaler a model file carries, its weights set: the model standardises and
+    /// weighs its inputs as the rows were.
+    pub scaler: Scaler<T, Vec<T>>,
+    /// The weights chosen.
+    pub relevance: Relevance,
+}
+
+/// `data` standardised ([`Dataset::standardized`]) and its features weighed by
+/// [`by_alignment`] — what `kestrel train --relevance` and the Python estimators'
+/// `relevance=True` learn from.
+///
+/// # Errors
+/// As [`Dataset::standardized`] and [`by_alignment`].
+pub fn weighed<T: Real>(data: &Dataset<T>, task: Task, seed: u64) -> Result<Weighed<T>, TrainError> {
+    let (mut rows, mut scaler) = data.standardized()?;
+    let relevance = by_alignment(&rows, task, seed)?;
+    let weights: Vec<T> = relevance.weights.iter().map(|&w| T::from_f64(w)).collect();
+    scaler.set_weights(&weights)?;
+    rows.weigh_features(&weights);
+    Ok(Weighed { rows, scaler, relevance })
+}
+
+/// Chooses the relevance weights of the features of `data` (standardised, as
+/// [`weighed`] runs it), whose labels are class labels or real targets as `task`
 /// says.
 ///
 /// # Errors

@@ -18,7 +18,7 @@ use kestrel_stream::source::LabelColumn;
 use serde_json::{Value, json};
 
 use crate::Usage;
-use crate::args::{KernelArg, ScalarArg, TrainArgs, TrainLearner, TrainSettings};
+use crate::args::{ScalarArg, TrainArgs, TrainLearner, TrainSettings};
 use crate::commands::read_dataset;
 
 pub fn run(args: &TrainArgs) -> Result<()> {
@@ -123,17 +123,18 @@ impl<T: Real> Prepared<T> {
         if let Some(window) = settings.window {
             data = data.last(window);
         }
-        let mut scaler = match settings.scale || settings.relevance {
-            true => {
-                let (scaled, scaler) = data.standardized().context("--scale")?;
-                data = scaled;
-                Some(scaler)
-            }
-            false => None,
-        };
-        let relevance = match (settings.relevance, scaler.as_mut()) {
-            (true, Some(scaler)) => Some(weigh(settings, &mut data, scaler)?),
-            _ => None,
+        let (scaler, relevance) = if settings.relevance {
+            let learner = settings.learner.fit();
+            relevance::check_applies(learner, settings.kernel.settings().kind).map_err(|e| Usage(format!("--{e}")))?;
+            let weighed = relevance::weighed(&data, learner.task(), settings.seed).context("--relevance")?;
+            data = weighed.rows;
+            (Some(weighed.scaler), Some(weighed.relevance))
+        } else if settings.scale {
+            let (scaled, scaler) = data.standardized().context("--scale")?;
+            data = scaled;
+            (Some(scaler), None)
+        } else {
+            (None, None)
         };
         let classes = settings.learner != TrainLearner::Novelty;
         Ok(Prepared { data, skipped, relevance, scaler, classes })
@@ -150,27 +151,6 @@ impl<T: Real> Prepared<T> {
         }
         Ok(bytes)
     }
-}
-
-/// `--relevance`: the weights of the standardised features `data` by alignment
-/// ([`relevance::by_alignment`]), set in `scaler` and applied to `data`.
-fn weigh<T: Real>(
-    settings: &TrainSettings,
-    data: &mut Dataset<T>,
-    scaler: &mut Scaler<T, Vec<T>>,
-) -> Result<Relevance> {
-    let kernel_learner = !matches!(settings.learner, TrainLearner::Svm | TrainLearner::Novelty);
-    if settings.kernel.kernel != KernelArg::Rbf || !kernel_learner {
-        return Err(Usage(
-            "--relevance weighs the features of a Gaussian kernel (--kernel rbf, a kernel learner)".into(),
-        )
-        .into());
-    }
-    let chosen = relevance::by_alignment(data, settings.learner.fit().task(), settings.seed).context("--relevance")?;
-    let weights: Vec<T> = chosen.weights.iter().map(|&w| T::from_f64(w)).collect();
-    scaler.set_weights(&weights).context("--relevance")?;
-    data.weigh_features(&weights);
-    Ok(chosen)
 }
 
 /// Fits the learner of `settings` on `data` ([`fit::fit`]): the model's bytes (without
