@@ -6,9 +6,9 @@
 //! (the model file), `NAME.csv` (32 rows with a header, label last) and `NAME.expected`
 //! (the host's predictions as f32 bit patterns). Inputs are read as the host's CSV reader
 //! reads them — each field parsed as `f64` by core's parser, then converted to `f32` — so
-//! the device sees the same bits. The SVM's, the ε-SSVR's and the novelty detector's files
-//! carry the standardisation they learned with (the SSVR's with relevance weights),
-//! applied on the device as on the host. The reduced
+//! the device sees the same bits. The SVM's, a second reduced-kernel SVM's and the novelty
+//! detector's files carry the standardisation they learned with (that SVM's with relevance
+//! weights), applied on the device as on the host. The reduced
 //! kernel PCA projects each row onto its 3 components with the bits `kestrel transform
 //! --apply` printed; the two projections of a reduced KCCA (`kestrel transform --method
 //! kcca`, one per view) project each view's rows to the host's canonical variates, bit for
@@ -40,9 +40,9 @@ const RSVM_EXPECTED: &str = include_str!("../models/rsvm.expected");
 const MRRSVM: &[u8] = include_bytes!("../models/mrrsvm.kestrel");
 const MRRSVM_INPUTS: &str = include_str!("../models/mrrsvm.csv");
 const MRRSVM_EXPECTED: &str = include_str!("../models/mrrsvm.expected");
-const SSVR: &[u8] = include_bytes!("../models/ssvr.kestrel");
-const SSVR_INPUTS: &str = include_str!("../models/ssvr.csv");
-const SSVR_EXPECTED: &str = include_str!("../models/ssvr.expected");
+const WEIGHED: &[u8] = include_bytes!("../models/weighed.kestrel");
+const WEIGHED_INPUTS: &str = include_str!("../models/weighed.csv");
+const WEIGHED_EXPECTED: &str = include_str!("../models/weighed.expected");
 const NOVELTY: &[u8] = include_bytes!("../models/novelty.kestrel");
 const NOVELTY_INPUTS: &str = include_str!("../models/novelty.csv");
 const NOVELTY_EXPECTED: &str = include_str!("../models/novelty.expected");
@@ -73,7 +73,7 @@ fn main() -> ! {
     tests.run("linear_svm_predictions_bit_identical_to_host", check_svm);
     tests.run("reduced_svm_predictions_bit_identical_to_host", check_rsvm);
     tests.run("mapreduce_rsvm_predictions_bit_identical_to_host", check_mrrsvm);
-    tests.run("ssvr_with_relevance_weights_bit_identical_to_host", check_ssvr);
+    tests.run("relevance_weighed_rsvm_predictions_bit_identical_to_host", check_weighed);
     tests.run("novelty_scores_and_flags_bit_identical_to_host", check_novelty);
     tests.run("kernel_pca_projections_bit_identical_to_host", check_kpca);
     tests.run("kcca_variates_of_both_views_bit_identical_to_host", check_kcca);
@@ -162,18 +162,19 @@ fn check_mrrsvm() -> Result<(), Failure> {
     compare(MRRSVM_INPUTS, MRRSVM_EXPECTED, |x| model.predict_in(x, &mut scratch))
 }
 
-/// An ε-SSVR trained on raw features by `train --relevance`: the scaler its file carries
-/// standardises each input and weighs each feature (a Gaussian width per feature), on
-/// the device as on the host.
-fn check_ssvr() -> Result<(), Failure> {
-    let model = Predictor::decode_in(SSVR, [0.0f32; SLKL_LEN])?;
-    ensure(model.dim() == 10 && !model.is_empty() && model.len() <= 16, "10 features, 1 to 16 centres")?;
-    let envelope = Envelope::parse(SSVR)?;
-    let scaler = Scaler::from_envelope_in(&envelope, [0.0f32; Scaler::scalars_len(10)])?;
+/// A reduced-kernel SVM trained on raw features by `train --relevance`: the scaler its
+/// file carries standardises each input and weighs each feature (a Gaussian width per
+/// feature), on the device as on the host.
+fn check_weighed() -> Result<(), Failure> {
+    let storage = [0.0f32; ReducedKernelModel::scalars_len(30, 16, 1)];
+    let model = ReducedKernelModel::decode_in(WEIGHED, storage)?;
+    ensure(model.dim() == 30 && model.centres_len() <= 16 && model.outputs() == 1, "binary, 30 features")?;
+    let envelope = Envelope::parse(WEIGHED)?;
+    let scaler = Scaler::from_envelope_in(&envelope, [0.0f32; Scaler::scalars_len(30)])?;
     let scaler = scaler.ok_or(Failure::Check("the model carries a scaler"))?;
     ensure(scaler.weights().iter().any(|&w| w != 1.0), "the scaler carries relevance weights")?;
-    compare(SSVR_INPUTS, SSVR_EXPECTED, |x| {
-        let mut row = [0.0f32; 10];
+    compare(WEIGHED_INPUTS, WEIGHED_EXPECTED, |x| {
+        let mut row = [0.0f32; 30];
         row.copy_from_slice(x);
         scaler.transform(&mut row)?;
         model.predict(&row)

@@ -320,9 +320,10 @@ class ReducedKernelSVC(_KestrelClassifier):
         Standardise the features and weigh each by its relevance before learning: one
         Gaussian width per feature, chosen by kernel-target alignment on 300 rows
         (``kestrel train --relevance``; ``kernel="rbf"`` only). Features that do not bear
-        on the target are then all but ignored; the model file carries the weights, and
-        ``summary_["relevance"]`` shows them. It needs centres enough for the weighed
-        features (on make_friedman1's 600 rows: 120 centres halve the error, 60 raise it).
+        on the target are then all but ignored. The weights are kept when the leave-one-out
+        error at the automatic width is lower with them, else the model only standardises;
+        ``summary_["relevance"]`` shows the weights, both errors and ``kept``, and the model
+        file carries kept weights.
 
     Attributes
     ----------
@@ -397,9 +398,10 @@ class SLKLRegressor(_KestrelRegressor):
         Standardise the features and weigh each by its relevance before learning: one
         Gaussian width per feature, chosen by kernel-target alignment on 300 rows
         (``kestrel train --relevance``; ``kernel="rbf"`` only). Features that do not bear
-        on the target are then all but ignored; the model file carries the weights, and
-        ``summary_["relevance"]`` shows them. It needs centres enough for the weighed
-        features (on make_friedman1's 600 rows: 120 centres halve the error, 60 raise it).
+        on the target are then all but ignored. The weights are kept when the leave-one-out
+        error at the automatic width is lower with them, else the model only standardises;
+        ``summary_["relevance"]`` shows the weights, both errors and ``kept``, and the model
+        file carries kept weights.
 
     Attributes
     ----------
@@ -457,9 +459,10 @@ class KernelRidgeNystrom(_KestrelRegressor):
         Standardise the features and weigh each by its relevance before learning: one
         Gaussian width per feature, chosen by kernel-target alignment on 300 rows
         (``kestrel train --relevance``; ``kernel="rbf"`` only). Features that do not bear
-        on the target are then all but ignored; the model file carries the weights, and
-        ``summary_["relevance"]`` shows them. It needs centres enough for the weighed
-        features (on make_friedman1's 600 rows: 120 centres halve the error, 60 raise it).
+        on the target are then all but ignored. The weights are kept when the leave-one-out
+        error at the automatic width is lower with them, else the model only standardises;
+        ``summary_["relevance"]`` shows the weights, both errors and ``kept``, and the model
+        file carries kept weights.
 
     Attributes
     ----------

@@ -318,7 +318,7 @@ fn fit_in<T: Real>(config: &FitConfig, rows: &Rows<'_>, labels: &[f64]) -> Resul
     if !config.relevance {
         return policy::fit(settings, &data).map(|fitted| (fitted, None)).map_err(|e| e.to_string());
     }
-    let weighed = relevance::weighed(&data, settings.learner.task(), settings.seed).map_err(|e| e.to_string())?;
+    let weighed = relevance::weighed_if_better(&data, settings).map_err(|e| e.to_string())?;
     let mut fitted = policy::fit(settings, &weighed.rows).map_err(|e| e.to_string())?;
     fitted.bytes = model::with_scaler(fitted.bytes, weighed.scaler.section()).map_err(|e| e.to_string())?;
     Ok((fitted, Some(weighed.relevance)))
@@ -375,6 +375,10 @@ fn fit<'py>(
         chosen.set_item("weights", relevance.weights)?;
         chosen.set_item("alignment", relevance.alignment)?;
         chosen.set_item("isotropic_alignment", relevance.isotropic_alignment)?;
+        chosen.set_item("kept", relevance.kept)?;
+        if let Some((unweighed, weighed)) = relevance.loo {
+            chosen.set_item("loo", (unweighed, weighed))?;
+        }
         summary.set_item("relevance", chosen)?;
     }
     Ok((PyBytes::new(py, &fitted.bytes), summary))

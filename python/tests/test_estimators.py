@@ -212,8 +212,9 @@ def test_the_stubs_name_every_function_and_class_of_the_extension():
 def test_relevance_weighs_the_features_as_the_cli_does(tmp_path):
     """`relevance=True` standardises the features and weighs each by alignment, as `kestrel
     train --relevance` does (the same model bytes); on make_friedman1, five of whose ten
-    features are noise, the test error falls — given centres enough for the weighed
-    features (with 60 centres for these 600 rows it rose instead: 3.24 against 2.94)."""
+    features are noise, the test error falls. With too few centres for the weighed features
+    (60 for these 600 rows) the weights would raise it (3.24 against 2.94): their
+    leave-one-out says so, and the model only standardises, as `kestrel train --scale`."""
     X, y = make_friedman1(900, noise=1.0, random_state=0)
     X_train, y_train, X_test, y_test = X[:600], y[:600], X[600:], y[600:]
     plain = kestrel.KernelRidgeNystrom(n_centres=120).fit(X_train, y_train)
@@ -221,6 +222,7 @@ def test_relevance_weighs_the_features_as_the_cli_does(tmp_path):
     errors = [np.mean((model.predict(X_test) - y_test) ** 2) for model in (weighed, plain)]
     assert errors[0] < 0.8 * errors[1], errors
     weights = weighed.summary_["relevance"]["weights"]
+    assert weighed.summary_["relevance"]["kept"]
     assert max(weights[5:]) < min(weights[0], weights[1], weights[3]), weights
     data = tmp_path / "train.csv"
     # repr of a float64 reads back to the same float64: the CLI sees the bits Python has.
@@ -234,6 +236,16 @@ def test_relevance_weighs_the_features_as_the_cli_does(tmp_path):
     )
     assert out.read_bytes() == weighed.to_bytes()
     assert kestrel.load(weighed.to_bytes()).info["relevance"] == weights
+    few = kestrel.KernelRidgeNystrom(n_centres=60, relevance=True).fit(X_train, y_train)
+    unweighed, weighed_loo = few.summary_["relevance"]["loo"]
+    assert not few.summary_["relevance"]["kept"] and weighed_loo >= unweighed
+    subprocess.run(
+        [kestrel_cli(), "train", "--learner", "krr", "--centers", "60", "--scale", "--input", data, "--out", out],
+        check=True,
+        capture_output=True,
+    )
+    assert out.read_bytes() == few.to_bytes()
+    assert "relevance" not in kestrel.load(few.to_bytes()).info
     with pytest.raises(ValueError, match="relevance"):
         kestrel.KernelRidgeNystrom(kernel="poly", relevance=True).fit(X_train, y_train)
 

@@ -809,6 +809,7 @@ fn relevance_weights_travel_in_the_model_and_lower_the_error() {
     let weights: Vec<f64> =
         summary["relevance"]["weights"].as_array().unwrap().iter().map(|w| w.as_f64().unwrap()).collect();
     assert_eq!(weights.len(), 6);
+    assert_eq!(summary["relevance"]["kept"].as_bool(), Some(true), "{summary}");
     let noise = weights[3..].iter().fold(0.0f64, |m, &w| m.max(w));
     // x₂'s weaker, even effect gets a weight like the noise's (measured 0.25 against
     // 0.29-0.37): alignment ranks features by how much of the targets' similarity they

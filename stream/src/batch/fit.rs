@@ -22,7 +22,7 @@ use serde::Serialize;
 use super::TrainError;
 use super::gamma;
 use super::kpls;
-use super::krr::{self, KrrConfig, KrrModel, Ridge, Task};
+use super::krr::{self, KrrConfig, KrrModel, Ridge, RidgeScore, Task};
 use super::linear;
 use super::rsvm::{self, RsvmConfig, Selection, Solver, Tune};
 use super::slkl::{self as slkl_train, SlklConfig};
@@ -460,6 +460,35 @@ fn kernel<T: Real>(
             Ok((param(gamma::with_gamma(kind, T::from_f64(gamma)), "--gamma auto")?, fields))
         }
     }
+}
+
+/// The leave-one-out score `--gamma auto` reaches on `data` with the kernel of `settings`:
+/// the reduced kernel ridge's (the least-squares SVM's for classes) on its automatic ridge
+/// path, at the best of the five octaves around the alignment's width, or at `--gamma` when
+/// one is given — the criterion by which `--relevance` keeps its weights
+/// ([`super::relevance::weighed_if_better`]).
+///
+/// # Errors
+/// As `--gamma auto`, and [`FitError::Settings`] for a kernel without a width.
+pub fn auto_width_score<T: Real>(
+    settings: &FitSettings,
+    data: &Dataset<T>,
+    task: Task,
+) -> Result<RidgeScore, FitError> {
+    let spec = &settings.kernel;
+    let kind = param(spec.build::<T>(1.0), "kernel parameters")?.kind();
+    let widths = match spec.gamma {
+        Some(Setting::Value(gamma)) => vec![gamma],
+        None | Some(Setting::Auto) => {
+            let choice = gamma::by_alignment(data, kind, task, settings.seed).map_err(FitError::GammaAuto)?;
+            octaves(choice.gamma, LOO_OCTAVES.0, LOO_OCTAVES.1)
+        }
+    };
+    let kernel = param(gamma::with_gamma(kind, T::ONE), "kernel parameters")?;
+    let scores = widths_by_loo(data, &krr_config(settings, kernel, task), &widths, &[], |_| {})?;
+    best_width(&scores, task)
+        .map(|best| best.summary.chosen)
+        .ok_or_else(|| FitError::Settings("no width to score".into()))
 }
 
 fn svm_params<T: Real>(settings: &FitSettings, c: f64) -> Result<dcd::ValidParams<T>, FitError> {

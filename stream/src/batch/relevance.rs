@@ -25,6 +25,8 @@
 //! width `γ` then chosen on the weighted features (`--gamma`, `auto` by default) gives the
 //! per-feature widths `γ·wⱼ²`, so alignment finds the features' proportions and the
 //! usual width search their common scale. A feature whose weight falls near 0 is ignored.
+//! The weights are kept only when the leave-one-out error at the automatic width falls
+//! with them ([`weighed_if_better`]).
 //!
 //! Cost: [`STEPS`] passes of `O(s²·d)` (the kernel matrix, then the gradient), with
 //! `s = min(n, `[`SAMPLE`]`)`; memory: the sample's `s·d` values, its targets and the `s²`
@@ -36,9 +38,9 @@ use kestrel_core::{Real, Rng};
 
 use super::TrainError;
 use super::centres::centre_rows;
-use super::fit::{KernelChoice, Learner};
+use super::fit::{self, FitError, FitSettings, KernelChoice, Learner};
 use super::gamma::{median_gamma, sample_targets};
-use super::krr::Task;
+use super::krr::{self, Task};
 use crate::dataset::Dataset;
 use crate::limits::zeroed;
 
@@ -49,7 +51,8 @@ pub const STEPS: usize = 60;
 /// Log-width change of the most sensitive feature per step.
 pub const STEP: f64 = 0.3;
 
-/// The weights chosen and the alignments they were chosen by.
+/// The weights chosen, the alignments they were chosen by, and whether the model keeps
+/// them ([`weighed_if_better`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Relevance {
     /// One weight per feature, `Σ wⱼ² = d`.
@@ -58,6 +61,12 @@ pub struct Relevance {
     pub isotropic_alignment: f64,
     /// Alignment of the chosen widths.
     pub alignment: f64,
+    /// The leave-one-out scores of the standardised rows and of the weighed ones
+    /// ([`fit::auto_width_score`]: misclassifications, or the mean squared error), when
+    /// they were compared.
+    pub loo: Option<(f64, f64)>,
+    /// The model keeps the weights (else it only standardises).
+    pub kept: bool,
 }
 
 /// `Ok` when relevance weights apply to `learner` with `kernel`: a Gaussian kernel (one
@@ -73,7 +82,7 @@ pub fn check_applies(learner: Learner, kernel: KernelChoice) -> Result<(), Strin
     Ok(())
 }
 
-/// Rows standardised and weighed by relevance ([`weighed`]).
+/// Rows standardised and weighed by relevance ([`weighed_if_better`]).
 pub struct Weighed<T> {
     /// The rows to learn from.
     pub rows: Dataset<T>,
@@ -84,14 +93,14 @@ pub struct Weighed<T> {
     pub relevance: Relevance,
 }
 
-/// `data` standardised ([`Dataset::standardized`]) and its features weighed by
-/// [`by_alignment`] — what `kestrel train --relevance` and the Python estimators'
-/// `relevance=True` learn from.
-///
-/// # Errors
-/// As [`Dataset::standardized`] and [`by_alignment`].
-pub fn weighed<T: Real>(data: &Dataset<T>, task: Task, seed: u64) -> Result<Weighed<T>, TrainError> {
-    let (mut rows, mut scaler) = data.standardized()?;
+/// Standardised `rows` (by `scaler`) with their features weighed by [`by_alignment`], the
+/// weights set in `scaler`.
+fn weigh<T: Real>(
+    mut rows: Dataset<T>,
+    mut scaler: Scaler<T, Vec<T>>,
+    task: Task,
+    seed: u64,
+) -> Result<Weighed<T>, TrainError> {
     let relevance = by_alignment(&rows, task, seed)?;
     let weights: Vec<T> = relevance.weights.iter().map(|&w| T::from_f64(w)).collect();
     scaler.set_weights(&weights)?;
@@ -99,8 +108,42 @@ pub fn weighed<T: Real>(data: &Dataset<T>, task: Task, seed: u64) -> Result<Weig
     Ok(Weighed { rows, scaler, relevance })
 }
 
+/// `data` standardised ([`Dataset::standardized`]) and its features weighed by
+/// [`by_alignment`] — what `kestrel train --relevance` and the Python estimators'
+/// `relevance=True` learn from. The weights are kept when they score better than
+/// standardising alone by the leave-one-out of the reduced kernel ridge at the automatic
+/// width ([`fit::auto_width_score`]; the least-squares SVM's errors for classes). Weights
+/// can cost more than they save — on features that all bear on the target, or with too
+/// few centres to cover the weighed features — and then the rows are only standardised
+/// (`kept` is false, every weight 1). Costs that criterion twice besides the weights: two
+/// alignment searches and ten ridge paths.
+///
+/// # Errors
+/// As [`Dataset::standardized`], [`by_alignment`] and [`fit::auto_width_score`].
+pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> Result<Weighed<T>, FitError> {
+    let task = settings.learner.task();
+    let (standardised, scaler) = data.standardized().map_err(TrainError::Core)?;
+    let mut weighed = weigh(standardised.clone(), scaler.clone(), task, settings.seed)?;
+    let loss = |score: krr::RidgeScore| match task {
+        Task::Classification => {
+            #[allow(clippy::cast_precision_loss, reason = "a count of rows")]
+            let errors = score.errors as f64;
+            errors
+        }
+        Task::Regression => score.mse,
+    };
+    let before = fit::auto_width_score(settings, &standardised, task)?;
+    let after = fit::auto_width_score(settings, &weighed.rows, task)?;
+    weighed.relevance.loo = Some((loss(before), loss(after)));
+    if after.key(task) < before.key(task) {
+        return Ok(weighed);
+    }
+    weighed.relevance.kept = false;
+    Ok(Weighed { rows: standardised, scaler, relevance: weighed.relevance })
+}
+
 /// Chooses the relevance weights of the features of `data` (standardised, as
-/// [`weighed`] runs it), whose labels are class labels or real targets as `task`
+/// [`weighed_if_better`] runs it), whose labels are class labels or real targets as `task`
 /// says.
 ///
 /// # Errors
@@ -141,7 +184,7 @@ pub fn by_alignment<T: Real>(data: &Dataset<T>, task: Task, seed: u64) -> Result
     #[allow(clippy::cast_precision_loss, reason = "a feature count")]
     let mean = widths.iter().sum::<f64>() / dim as f64;
     let weights = widths.iter().map(|w| (w / mean).sqrt()).collect();
-    Ok(Relevance { weights, isotropic_alignment, alignment: best.0 })
+    Ok(Relevance { weights, isotropic_alignment, alignment: best.0, loo: None, kept: true })
 }
 
 /// The sample in `f64`: rows, centred targets and `‖T̃ᵀT̃‖_F`.
@@ -273,6 +316,39 @@ mod tests {
         let noise = w[2..].iter().fold(0.0f64, |m, &v| m.max(v));
         assert!(w[0] > 3.0 * noise && w[1] > 3.0 * noise, "{w:?}");
         assert!((w.iter().map(|v| v * v).sum::<f64>() - 6.0).abs() < 1e-9);
+    }
+
+    /// The weights are kept exactly when they lower the leave-one-out score; otherwise the
+    /// rows are the standardised ones and the scaler weighs nothing.
+    #[test]
+    fn weights_are_kept_only_when_they_score_better() {
+        let mut rng = Rng::seed_from_u64(5);
+        let (mut signal, mut even) = (Dataset::<f64>::new(), Dataset::<f64>::new());
+        for _ in 0..300 {
+            let values: Vec<f64> = (0..4).map(|_| rng.normal::<f64>()).collect();
+            let indices: Vec<u32> = (0..4).collect();
+            let label = (2.0 * values[0]).sin() + 0.1 * rng.normal::<f64>();
+            signal
+                .push(&Record { label, indices: indices.clone(), values: values.clone(), ..Record::default() })
+                .unwrap();
+            let label = values.iter().sum::<f64>() + 0.1 * rng.normal::<f64>();
+            even.push(&Record { label, indices, values, ..Record::default() }).unwrap();
+        }
+        let settings = FitSettings { centers: Some(40), ..FitSettings::new(Learner::Krr) };
+        let chosen = weighed_if_better(&signal, &settings).unwrap();
+        let (before, after) = chosen.relevance.loo.unwrap();
+        assert!(chosen.relevance.kept && after < before, "{:?}", chosen.relevance);
+        assert!(chosen.scaler.weights().iter().any(|&w| w != 1.0));
+        for data in [&signal, &even] {
+            let chosen = weighed_if_better(data, &settings).unwrap();
+            let (before, after) = chosen.relevance.loo.unwrap();
+            assert_eq!(chosen.relevance.kept, after < before);
+            if !chosen.relevance.kept {
+                let (standardised, _) = data.standardized().unwrap();
+                assert!((0..data.len()).all(|i| chosen.rows.row(i) == standardised.row(i)));
+                assert!(chosen.scaler.weights().iter().all(|&w| w == 1.0));
+            }
+        }
     }
 
     /// The gradient against central differences of the alignment itself.

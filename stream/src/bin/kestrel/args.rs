@@ -470,7 +470,9 @@ pub struct TrainSettings {
     /// Weigh the standardised features by their relevance (implies --scale; the Gaussian
     /// kernel only): one width per feature, chosen by kernel-target alignment on a sample
     /// of 300 rows, so features that do not bear on the target are all but ignored. The
-    /// weights are stored with the scaler and applied by `predict` and the device.
+    /// weights are kept when the leave-one-out error at the automatic width is lower with
+    /// them (else the model only standardises), stored with the scaler and applied by
+    /// `predict` and the device.
     #[arg(long)]
     pub relevance: bool,
     /// Scalar type of the computation and the model.

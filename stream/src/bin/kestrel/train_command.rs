@@ -76,24 +76,39 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
             eprintln!("kestrel: chosen {chosen}");
         }
         if let Some(relevance) = &prepared.relevance {
-            let weights: Vec<String> = relevance.weights.iter().map(|w| format!("{w:.3}")).collect();
-            eprintln!(
-                "kestrel: relevance weights {} (alignment {:.4}, one width {:.4})",
-                weights.join(" "),
-                relevance.alignment,
-                relevance.isotropic_alignment
-            );
+            eprintln!("kestrel: {}", relevance_line(relevance));
         }
     }
     Ok(())
 }
 
-/// The relevance weights and their alignments, for `--json`.
+/// The relevance weights, their alignments and whether the model kept them, for the
+/// terminal.
+fn relevance_line(relevance: &Relevance) -> String {
+    let weights: Vec<String> = relevance.weights.iter().map(|w| format!("{w:.3}")).collect();
+    let verdict = match (relevance.kept, relevance.loo) {
+        (true, Some((alone, weighed))) => format!("kept: leave-one-out {weighed:.6} against {alone:.6} unweighed"),
+        (false, Some((alone, weighed))) => {
+            format!("not kept, the model only standardises: leave-one-out {weighed:.6} against {alone:.6} unweighed")
+        }
+        (kept, None) => if kept { "kept" } else { "not kept" }.to_string(),
+    };
+    format!(
+        "relevance weights {} (alignment {:.4}, one width {:.4}); {verdict}",
+        weights.join(" "),
+        relevance.alignment,
+        relevance.isotropic_alignment
+    )
+}
+
+/// The relevance weights, their alignments and whether the model kept them, for `--json`.
 pub fn relevance_json(relevance: &Relevance) -> Value {
     json!({
         "weights": relevance.weights,
         "alignment": relevance.alignment,
         "isotropic_alignment": relevance.isotropic_alignment,
+        "kept": relevance.kept,
+        "loo": relevance.loo.map(|(alone, weighed)| json!({"unweighed": alone, "weighed": weighed})),
     })
 }
 
@@ -124,9 +139,10 @@ impl<T: Real> Prepared<T> {
             data = data.last(window);
         }
         let (scaler, relevance) = if settings.relevance {
-            let learner = settings.learner.fit();
-            relevance::check_applies(learner, settings.kernel.settings().kind).map_err(|e| Usage(format!("--{e}")))?;
-            let weighed = relevance::weighed(&data, learner.task(), settings.seed).context("--relevance")?;
+            let fit_settings = settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
+            relevance::check_applies(fit_settings.learner, fit_settings.kernel.kind)
+                .map_err(|e| Usage(format!("--{e}")))?;
+            let weighed = relevance::weighed_if_better(&data, &fit_settings).context("--relevance")?;
             data = weighed.rows;
             (Some(weighed.scaler), Some(weighed.relevance))
         } else if settings.scale {
