@@ -28,6 +28,7 @@ from ._estimators import (
     KernelRidgeNystrom,
     ReducedKernelSVC,
     SLKLRegressor,
+    SmoothSVR,
     _bytes_of,
     _rows,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "ReducedKernelCCA",
     "ReducedKernelSVC",
     "SLKLRegressor",
+    "SmoothSVR",
     "SpectralClustering",
     "load",
     "online",

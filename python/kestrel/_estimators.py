@@ -502,6 +502,70 @@ class KernelRidgeNystrom(_KestrelRegressor):
         return settings
 
 
+class SmoothSVR(_KestrelRegressor):
+    """ε-insensitive smooth support vector regression on the reduced kernel (ε-SSVR, seed 003
+    eq. 21-23): the squared ε-insensitive loss, smoothed, on the Nyström features of a
+    reduced set, solved by Newton–Armijo — scikit-learn's ``SVR`` with a fraction of the
+    points as centres (``kestrel train --learner ssvr``).
+
+    Parameters
+    ----------
+    C : float or "auto", default="auto"
+        Cost; "auto" is ``1/λ`` of the leave-one-out best ridge of kernel ridge regression
+        on the same features (SSVR's squared loss is not SVR's, so one ``C`` is not one
+        problem: a number from an ``SVR`` search does not carry over).
+    epsilon : float, default=0.1
+        Half-width of the ε-insensitive tube, in the targets' units (LIBSVM's ``-p``).
+    kernel, gamma, degree, coef0, n_centres, centres, delta, random_state, scalar, relevance
+        As for :class:`KernelRidgeNystrom`.
+
+    Attributes
+    ----------
+    n_features_in_, model_bytes_, summary_
+        As for :class:`DCDLinearSVC`; ``summary_["chosen"]`` holds what "auto" chose.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kestrel import SmoothSVR
+    >>> x = np.linspace(-2, 2, 200).reshape(-1, 1)
+    >>> model = SmoothSVR(epsilon=0.01, n_centres=20).fit(x, np.sin(2 * x[:, 0]))
+    >>> float(np.abs(model.predict(x) - np.sin(2 * x[:, 0])).max()) < 0.05
+    True
+    """
+
+    _learner = "ssvr"
+
+    def __init__(
+        self, C="auto", epsilon=0.1, kernel="rbf", gamma="auto", degree=3, coef0=0.0, n_centres=256,
+        centres="irsvm", delta=None, random_state=None, scalar="f64", relevance=False,
+    ):
+        self.C = C
+        self.epsilon = epsilon
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_centres = n_centres
+        self.centres = centres
+        self.delta = delta
+        self.random_state = random_state
+        self.scalar = scalar
+        self.relevance = relevance
+
+    def _fit_settings(self):
+        settings = {
+            "c": _auto(self.C),
+            "epsilon": float(self.epsilon),
+            **_kernel_settings(self),
+            "select": self.centres,
+            "relevance": bool(self.relevance),
+        }
+        if self.delta is not None:
+            settings["delta"] = float(self.delta)
+        return settings
+
+
 class KernelPLSNystrom(_KestrelRegressor):
     """Kernel partial least squares (seed 000 §4.1.2) on the Nyström features of
     :class:`KernelRidgeNystrom`: conjugate gradients on the normal equations stopped after

@@ -134,7 +134,8 @@ impl FitConfig {
         learner, *, scalar = "f64", kernel = "rbf", gamma = None, degree = 3, coef0 = 0.0,
         c = None, loss = "squared_hinge", bias = 1.0, nu = None, centers = None, tol = None,
         select = "irsvm", delta = None, alpha = None, class_weights = None, partitions = None,
-        quantile = DEFAULT_QUANTILE, solver = "auto", components = None, relevance = false, seed = 1
+        quantile = DEFAULT_QUANTILE, solver = "auto", components = None, epsilon = None, relevance = false,
+        seed = 1
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -158,6 +159,7 @@ impl FitConfig {
         quantile: f64,
         solver: &str,
         components: Option<usize>,
+        epsilon: Option<f64>,
         relevance: bool,
         seed: u64,
     ) -> PyResult<Self> {
@@ -186,6 +188,7 @@ impl FitConfig {
             quantile,
             krr_solver,
             components,
+            epsilon,
             seed,
             ..FitSettings::new(self::learner(learner)?)
         };
