@@ -318,7 +318,7 @@ class ReducedKernelSVC(_KestrelClassifier):
     scalar : {"f64", "f32"}, default="f64"
     relevance : bool, default=False
         Standardise the features and weigh each by its relevance before learning: one
-        Gaussian width per feature, chosen by kernel-target alignment on 300 rows
+        Gaussian width per feature, chosen by kernel-target alignment on up to 300 rows
         (``kestrel train --relevance``; ``kernel="rbf"`` only). Features that do not bear
         on the target are then all but ignored. The weights are kept when the leave-one-out
         error at the automatic width is lower with them, else the model only standardises;
@@ -396,7 +396,7 @@ class SLKLRegressor(_KestrelRegressor):
     scalar : {"f64", "f32"}, default="f64"
     relevance : bool, default=False
         Standardise the features and weigh each by its relevance before learning: one
-        Gaussian width per feature, chosen by kernel-target alignment on 300 rows
+        Gaussian width per feature, chosen by kernel-target alignment on up to 300 rows
         (``kestrel train --relevance``; ``kernel="rbf"`` only). Features that do not bear
         on the target are then all but ignored. The weights are kept when the leave-one-out
         error at the automatic width is lower with them, else the model only standardises;
@@ -457,7 +457,7 @@ class KernelRidgeNystrom(_KestrelRegressor):
     scalar : {"f64", "f32"}, default="f64"
     relevance : bool, default=False
         Standardise the features and weigh each by its relevance before learning: one
-        Gaussian width per feature, chosen by kernel-target alignment on 300 rows
+        Gaussian width per feature, chosen by kernel-target alignment on up to 300 rows
         (``kestrel train --relevance``; ``kernel="rbf"`` only). Features that do not bear
         on the target are then all but ignored. The weights are kept when the leave-one-out
         error at the automatic width is lower with them, else the model only standardises;

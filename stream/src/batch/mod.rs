@@ -82,6 +82,14 @@ pub enum TrainError {
         /// The most rows.
         max: usize,
     },
+    /// Relevance weights for more features than their search affords.
+    #[error("relevance weights are searched for at most {max} features, the data have {dim}")]
+    TooManyFeatures {
+        /// Features of the data.
+        dim: usize,
+        /// The most features.
+        max: usize,
+    },
     /// A buffer could not be allocated.
     #[error(transparent)]
     Alloc(#[from] AllocError),

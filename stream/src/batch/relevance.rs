@@ -29,8 +29,10 @@
 //! with them ([`weighed_if_better`]).
 //!
 //! Cost: [`STEPS`] passes of `O(s²·d)` (the kernel matrix, then the gradient), with
-//! `s = min(n, `[`SAMPLE`]`)`; memory: the sample's `s·d` values, its targets and the `s²`
-//! kernel values (in `f64`: 0.7 MB at `s` = 300).
+//! `s = min(n, `[`SAMPLE`]`)` rows, fewer for many features so that `s²·d` stays within
+//! [`WORK`] (but never under [`MIN_SAMPLE`]); at most [`MAX_FEATURES`] features. Memory:
+//! the sample's `s·d` values, its targets and the `s²` kernel values (in `f64`: 0.7 MB at
+//! `s` = 300).
 
 use kestrel_core::reduced_set::select_random;
 use kestrel_core::scaler::Scaler;
@@ -46,6 +48,12 @@ use crate::limits::zeroed;
 
 /// Rows the alignment is computed on at most.
 pub const SAMPLE: usize = 300;
+/// Rows the alignment is computed on at least (all of them if fewer).
+pub const MIN_SAMPLE: usize = 60;
+/// The most `s²·d` of one pass: 300 rows up to 300 features, 85 rows at 4096.
+pub const WORK: usize = 30_000_000;
+/// The most features.
+pub const MAX_FEATURES: usize = 4096;
 /// Ascent steps.
 pub const STEPS: usize = 60;
 /// Log-width change of the most sensitive feature per step.
@@ -122,6 +130,7 @@ fn weigh<T: Real>(
 /// As [`Dataset::standardized`], [`by_alignment`] and [`fit::auto_width_score`].
 pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> Result<Weighed<T>, FitError> {
     let task = settings.learner.task();
+    check_features(data.dim())?;
     let (standardised, scaler) = data.standardized().map_err(TrainError::Core)?;
     let mut weighed = weigh(standardised.clone(), scaler.clone(), task, settings.seed)?;
     let loss = |score: krr::RidgeScore| match task {
@@ -150,7 +159,8 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
 /// [`TrainError`] for fewer than two rows, constant targets or bad labels.
 pub fn by_alignment<T: Real>(data: &Dataset<T>, task: Task, seed: u64) -> Result<Relevance, TrainError> {
     let dim = data.dim().max(1);
-    let s = data.len().min(SAMPLE);
+    check_features(dim)?;
+    let s = data.len().min(SAMPLE.min((WORK / dim).isqrt().max(MIN_SAMPLE)));
     if s < 2 {
         return Err(TrainError::Core(kestrel_core::Error::InvalidParam { name: "n" }));
     }
@@ -185,6 +195,14 @@ pub fn by_alignment<T: Real>(data: &Dataset<T>, task: Task, seed: u64) -> Result
     let mean = widths.iter().sum::<f64>() / dim as f64;
     let weights = widths.iter().map(|w| (w / mean).sqrt()).collect();
     Ok(Relevance { weights, isotropic_alignment, alignment: best.0, loo: None, kept: true })
+}
+
+/// `Err(TooManyFeatures)` beyond [`MAX_FEATURES`].
+fn check_features(dim: usize) -> Result<(), TrainError> {
+    if dim > MAX_FEATURES {
+        return Err(TrainError::TooManyFeatures { dim, max: MAX_FEATURES });
+    }
+    Ok(())
 }
 
 /// The sample in `f64`: rows, centred targets and `‖T̃ᵀT̃‖_F`.
@@ -371,6 +389,17 @@ mod tests {
                 (sample.alignment(&up, &mut kernel, None) - sample.alignment(&down, &mut kernel, None)) / (2.0 * h);
             assert!((gradient[j] - numeric).abs() < 1e-7 * numeric.abs().max(1.0), "{j}: {} vs {numeric}", gradient[j]);
         }
+    }
+
+    #[test]
+    fn too_many_features_are_an_error_before_any_work() {
+        let mut data = Dataset::<f64>::new();
+        let record = Record { label: 1.0, indices: vec![0, 5000], values: vec![1.0, 2.0], ..Record::default() };
+        data.push(&record).unwrap();
+        data.push(&Record { label: 2.0, ..record }).unwrap();
+        let e = by_alignment(&data, Task::Regression, 1).unwrap_err();
+        assert_eq!(e, TrainError::TooManyFeatures { dim: 5001, max: MAX_FEATURES });
+        assert!(e.to_string().contains("at most 4096 features"), "{e}");
     }
 
     #[test]

@@ -469,7 +469,7 @@ pub struct TrainSettings {
     pub scale: bool,
     /// Weigh the standardised features by their relevance (implies --scale; the Gaussian
     /// kernel only): one width per feature, chosen by kernel-target alignment on a sample
-    /// of 300 rows, so features that do not bear on the target are all but ignored. The
+    /// of up to 300 rows (at most 4096 features), so features that do not bear on the target are all but ignored. The
     /// weights are kept when the leave-one-out error at the automatic width is lower with
     /// them (else the model only standardises), stored with the scaler and applied by
     /// `predict` and the device.
