@@ -379,6 +379,7 @@ fn fit<'py>(
         chosen.set_item("alignment", relevance.alignment)?;
         chosen.set_item("isotropic_alignment", relevance.isotropic_alignment)?;
         chosen.set_item("kept", relevance.kept)?;
+        chosen.set_item("seconds", relevance.seconds)?;
         if let Some((unweighed, weighed)) = relevance.loo {
             chosen.set_item("loo", (unweighed, weighed))?;
         }

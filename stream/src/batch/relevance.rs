@@ -75,6 +75,8 @@ pub struct Relevance {
     pub loo: Option<(f64, f64)>,
     /// The model keeps the weights (else it only standardises).
     pub kept: bool,
+    /// Seconds the choice took ([`weighed_if_better`]: the weights and both scores).
+    pub seconds: f64,
 }
 
 /// `Ok` when relevance weights apply to `learner` with `kernel`: a Gaussian kernel (one
@@ -129,6 +131,7 @@ fn weigh<T: Real>(
 /// # Errors
 /// As [`Dataset::standardized`], [`by_alignment`] and [`fit::auto_width_score`].
 pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> Result<Weighed<T>, FitError> {
+    let start = std::time::Instant::now();
     let task = settings.learner.task();
     check_features(data.dim())?;
     let (standardised, scaler) = data.standardized().map_err(TrainError::Core)?;
@@ -144,6 +147,7 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
     let before = fit::auto_width_score(settings, &standardised, task)?;
     let after = fit::auto_width_score(settings, &weighed.rows, task)?;
     weighed.relevance.loo = Some((loss(before), loss(after)));
+    weighed.relevance.seconds = start.elapsed().as_secs_f64();
     if after.key(task) < before.key(task) {
         return Ok(weighed);
     }
@@ -194,7 +198,7 @@ pub fn by_alignment<T: Real>(data: &Dataset<T>, task: Task, seed: u64) -> Result
     #[allow(clippy::cast_precision_loss, reason = "a feature count")]
     let mean = widths.iter().sum::<f64>() / dim as f64;
     let weights = widths.iter().map(|w| (w / mean).sqrt()).collect();
-    Ok(Relevance { weights, isotropic_alignment, alignment: best.0, loo: None, kept: true })
+    Ok(Relevance { weights, isotropic_alignment, alignment: best.0, loo: None, kept: true, seconds: 0.0 })
 }
 
 /// `Err(TooManyFeatures)` beyond [`MAX_FEATURES`].

@@ -40,7 +40,8 @@ fn labels_for(learner: TrainLearner) -> LabelColumn {
 fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     let start = Instant::now();
     let prepared = Prepared::<T>::read(&args.settings)?;
-    let read_seconds = start.elapsed().as_secs_f64();
+    let relevance_seconds = prepared.relevance.as_ref().map_or(0.0, |r| r.seconds);
+    let read_seconds = start.elapsed().as_secs_f64() - relevance_seconds;
     let (bytes, mut summary) = fit(&args.settings, &prepared.data)?;
     let bytes = prepared.model_file(bytes)?;
     file::write_atomic(&args.out, &bytes)?;
@@ -94,10 +95,11 @@ fn relevance_line(relevance: &Relevance) -> String {
         (kept, None) => if kept { "kept" } else { "not kept" }.to_string(),
     };
     format!(
-        "relevance weights {} (alignment {:.4}, one width {:.4}); {verdict}",
+        "relevance weights {} (alignment {:.4}, one width {:.4}; {:.3} s); {verdict}",
         weights.join(" "),
         relevance.alignment,
-        relevance.isotropic_alignment
+        relevance.isotropic_alignment,
+        relevance.seconds
     )
 }
 
@@ -108,6 +110,7 @@ pub fn relevance_json(relevance: &Relevance) -> Value {
         "alignment": relevance.alignment,
         "isotropic_alignment": relevance.isotropic_alignment,
         "kept": relevance.kept,
+        "seconds": relevance.seconds,
         "loo": relevance.loo.map(|(alone, weighed)| json!({"unweighed": alone, "weighed": weighed})),
     })
 }
