@@ -20,7 +20,8 @@
 //! isotropic kernel of [`super::gamma`]) and takes [`STEPS`] normalised ascent steps,
 //! `θ ← θ + η·∇A/max|∇A|` with `η` = [`STEP`] (the most sensitive width moves by a factor
 //! `e^η`), keeping the best `θ` seen. Convention chosen here: the result is reported as
-//! weights `wⱼ = √(γⱼ/mean γ)` (so `Σ wⱼ² = d`) that multiply the standardised features
+//! weights `wⱼ = √(γⱼ/mean γ)` (so `Σ wⱼ² = d`; a feature constant over the rows
+//! weighs 0 and is left out of the mean) that multiply the standardised features
 //! in the model's scaler ([`kestrel_core::scaler::Scaler::set_weights`]); the isotropic
 //! width `γ` then chosen on the weighted features (`--gamma`, `auto` by default) gives the
 //! per-feature widths `γ·wⱼ²`, so alignment finds the features' proportions and the
@@ -63,7 +64,8 @@ pub const STEP: f64 = 0.3;
 /// them ([`weighed_if_better`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Relevance {
-    /// One weight per feature, `Σ wⱼ² = d`.
+    /// One weight per feature, `Σ wⱼ²` = the number of features not constant (a constant
+    /// feature's is 0).
     pub weights: Vec<f64>,
     /// Alignment of the isotropic kernel the search started from.
     pub isotropic_alignment: f64,
@@ -134,6 +136,10 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
     let start = std::time::Instant::now();
     let task = settings.learner.task();
     check_features(data.dim())?;
+    if data.len() < 2 {
+        let message = format!("the relevance weights compare rows: 2 or more are needed, got {}", data.len());
+        return Err(FitError::Settings(message));
+    }
     let (standardised, scaler) = data.standardized().map_err(TrainError::Core)?;
     let mut weighed = weigh(standardised.clone(), scaler.clone(), task, settings.seed)?;
     let loss = |score: krr::RidgeScore| match task {
@@ -194,11 +200,29 @@ pub fn by_alignment<T: Real>(data: &Dataset<T>, task: Task, seed: u64) -> Result
             best = (alignment, log_widths.clone());
         }
     }
-    let widths: Vec<f64> = best.1.iter().map(|t| t.exp()).collect();
+    // A feature that is 0 in every row (constant before standardising) has no gradient and
+    // nothing to weigh: its weight is 0, and the others share `Σ wⱼ²` = their number.
+    let varies = varying_features(data, dim);
+    let widths: Vec<f64> = best.1.iter().zip(&varies).map(|(t, &v)| if v { t.exp() } else { 0.0 }).collect();
+    let varying = varies.iter().filter(|&&v| v).count().max(1);
     #[allow(clippy::cast_precision_loss, reason = "a feature count")]
-    let mean = widths.iter().sum::<f64>() / dim as f64;
-    let weights = widths.iter().map(|w| (w / mean).sqrt()).collect();
+    let mean = widths.iter().sum::<f64>() / varying as f64;
+    let weights = widths.iter().map(|w| if mean > 0.0 { (w / mean).sqrt() } else { 1.0 }).collect();
     Ok(Relevance { weights, isotropic_alignment, alignment: best.0, loo: None, kept: true, seconds: 0.0 })
+}
+
+/// For each of the `dim` features of `data`, whether any row holds a value other than 0.
+fn varying_features<T: Real>(data: &Dataset<T>, dim: usize) -> Vec<bool> {
+    let mut varies = vec![false; dim];
+    for i in 0..data.len() {
+        let (indices, values) = data.row(i).unwrap_or_default();
+        for (&j, &v) in indices.iter().zip(values) {
+            if let (Some(slot), true) = (varies.get_mut(j as usize), v != T::ZERO) {
+                *slot = true;
+            }
+        }
+    }
+    varies
 }
 
 /// `Err(TooManyFeatures)` beyond [`MAX_FEATURES`].
@@ -404,6 +428,22 @@ mod tests {
         let e = by_alignment(&data, Task::Regression, 1).unwrap_err();
         assert_eq!(e, TrainError::TooManyFeatures { dim: 5001, max: MAX_FEATURES });
         assert!(e.to_string().contains("at most 4096 features"), "{e}");
+    }
+
+    /// A constant feature weighs 0; the others share `Σ wⱼ²`.
+    #[test]
+    fn a_constant_feature_weighs_nothing() {
+        let mut rng = Rng::seed_from_u64(2);
+        let mut raw = Dataset::<f64>::new();
+        for _ in 0..100 {
+            let values = vec![rng.normal::<f64>(), 5.0, rng.normal::<f64>()];
+            let label = values[0] + 0.1 * values[2];
+            raw.push(&Record { label, indices: vec![0, 1, 2], values, ..Record::default() }).unwrap();
+        }
+        let (data, _) = raw.standardized().unwrap();
+        let w = by_alignment(&data, Task::Regression, 1).unwrap().weights;
+        assert_eq!(w[1], 0.0);
+        assert!((w[0] * w[0] + w[2] * w[2] - 2.0).abs() < 1e-9 && w[0] > w[2], "{w:?}");
     }
 
     #[test]
