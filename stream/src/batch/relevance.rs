@@ -124,7 +124,8 @@ fn weigh<T: Real>(
 /// [`by_alignment`] — what `kestrel train --relevance` and the Python estimators'
 /// `relevance=True` learn from. The weights are kept when they score better than
 /// standardising alone by the leave-one-out of the reduced kernel ridge at the automatic
-/// width ([`fit::auto_width_score`]; the least-squares SVM's errors for classes). Weights
+/// width ([`fit::auto_width_score`]; the least-squares SVM's errors for classes), on at
+/// most [`krr::CG_SUBSAMPLE`] rows. Weights
 /// can cost more than they save — on features that all bear on the target, or with too
 /// few centres to cover the weighed features — and then the rows are only standardised
 /// (`kept` is false, every weight 1). Costs that criterion twice besides the weights: two
@@ -150,8 +151,12 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
         }
         Task::Regression => score.mse,
     };
-    let before = fit::auto_width_score(settings, &standardised, task)?;
-    let after = fit::auto_width_score(settings, &weighed.rows, task)?;
+    // On a large set both are scored on the same subsample of rows.
+    let score = |rows: &Dataset<T>| match rows.len() > krr::CG_SUBSAMPLE {
+        true => fit::auto_width_score(settings, &krr::subsample(rows, settings.seed)?, task),
+        false => fit::auto_width_score(settings, rows, task),
+    };
+    let (before, after) = (score(&standardised)?, score(&weighed.rows)?);
     weighed.relevance.loo = Some((loss(before), loss(after)));
     weighed.relevance.seconds = start.elapsed().as_secs_f64();
     if after.key(task) < before.key(task) {
