@@ -5,7 +5,8 @@
  *
  * Usage: test_kestrel MODELS_DIR F64_MODEL OUT_DIR
  *   MODELS_DIR  firmware-demo/models: NAME.kestrel, NAME.csv (header, rows, label last) and
- *               NAME.expected (the f32 bits `kestrel predict` printed), for slkl, svm, rsvm
+ *               NAME.expected (the f32 bits `kestrel predict` printed), for slkl, svm, rsvm,
+ *               weighed (an rsvm whose scaler carries relevance weights)
  *   F64_MODEL   a model file trained with --scalar f64 (refused by kestrel_model_open)
  *   OUT_DIR     where the models learned here are written, each with its inputs (CSV) and
  *               the predictions kestrel_model_predict made (NAME.c-predictions), for the
@@ -196,10 +197,12 @@ static int load_host_model(const char *name, host_model *m) {
     return 1;
 }
 
+/* The SVM's and the weighed rsvm's files carry a scaler (the latter with relevance
+   weights, `kestrel train --relevance`), which kestrel_model_predict applies. */
 static int host_models_predict_the_clis_bits(void) {
-    static const char *names[] = {"slkl", "svm", "rsvm"};
-    static const uint32_t kinds[] = {2, 1, 3};
-    for (size_t k = 0; k < 3; k++) {
+    static const char *names[] = {"slkl", "svm", "rsvm", "weighed"};
+    static const uint32_t kinds[] = {2, 1, 3, 3};
+    for (size_t k = 0; k < 4; k++) {
         static host_model m;
         CHECK(load_host_model(names[k], &m));
         size_t needed = kestrel_model_work_bytes(m.bytes, m.len);
@@ -212,7 +215,7 @@ static int host_models_predict_the_clis_bits(void) {
         kestrel_model_info info;
         CHECK_STATUS(kestrel_model_describe(model, &info), KESTREL_STATUS_OK);
         CHECK(info.kind == kinds[k] && info.dim == m.dim && info.is_classifier == (k != 0));
-        CHECK(info.scaled == (k == 1));
+        CHECK(info.scaled == (k == 1 || k == 3));
         for (size_t i = 0; i < m.rows; i++) {
             float y = NAN;
             CHECK_STATUS(kestrel_model_predict(model, m.x + i * m.dim, m.dim, &y), KESTREL_STATUS_OK);
