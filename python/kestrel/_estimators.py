@@ -69,6 +69,14 @@ def _kernel_settings(estimator):
     }
 
 
+def _reduced_set_settings(estimator):
+    """How the Nyström regressors choose their centres, and whether they weigh the features."""
+    settings = {"select": estimator.centres, "relevance": bool(estimator.relevance)}
+    if estimator.delta is not None:
+        settings["delta"] = float(estimator.delta)
+    return settings
+
+
 def _bytes_of(source):
     """The bytes of ``source``: bytes as they are, or the contents of a path."""
     if isinstance(source, (bytes, bytearray, memoryview)):
@@ -490,16 +498,8 @@ class KernelRidgeNystrom(_KestrelRegressor):
         self.relevance = relevance
 
     def _fit_settings(self):
-        settings = {
-            "alpha": _auto(self.alpha),
-            **_kernel_settings(self),
-            "select": self.centres,
-            "solver": self.solver,
-            "relevance": bool(self.relevance),
-        }
-        if self.delta is not None:
-            settings["delta"] = float(self.delta)
-        return settings
+        settings = {**_kernel_settings(self), **_reduced_set_settings(self)}
+        return {"alpha": _auto(self.alpha), **settings, "solver": self.solver}
 
 
 class SmoothSVR(_KestrelRegressor):
@@ -554,16 +554,12 @@ class SmoothSVR(_KestrelRegressor):
         self.relevance = relevance
 
     def _fit_settings(self):
-        settings = {
+        return {
             "c": _auto(self.C),
             "epsilon": float(self.epsilon),
             **_kernel_settings(self),
-            "select": self.centres,
-            "relevance": bool(self.relevance),
+            **_reduced_set_settings(self),
         }
-        if self.delta is not None:
-            settings["delta"] = float(self.delta)
-        return settings
 
 
 class KernelPLSNystrom(_KestrelRegressor):
@@ -618,15 +614,7 @@ class KernelPLSNystrom(_KestrelRegressor):
 
     def _fit_settings(self):
         components = None if self.n_components == "auto" else int(self.n_components)
-        settings = {
-            **_kernel_settings(self),
-            "select": self.centres,
-            "components": components,
-            "relevance": bool(self.relevance),
-        }
-        if self.delta is not None:
-            settings["delta"] = float(self.delta)
-        return settings
+        return {**_kernel_settings(self), **_reduced_set_settings(self), "components": components}
 
 
 class KernelNoveltyDetector(OutlierMixin, _KestrelEstimator):

@@ -375,14 +375,12 @@ fn fit<'py>(
     let summary = summary_dict(py, &fitted.summary)?;
     if let Some(relevance) = relevance {
         let chosen = PyDict::new(py);
-        chosen.set_item("weights", relevance.weights)?;
-        chosen.set_item("alignment", relevance.alignment)?;
-        chosen.set_item("isotropic_alignment", relevance.isotropic_alignment)?;
+        chosen.set_item("weights", relevance.aligned.weights)?;
+        chosen.set_item("alignment", relevance.aligned.alignment)?;
+        chosen.set_item("isotropic_alignment", relevance.aligned.isotropic_alignment)?;
         chosen.set_item("kept", relevance.kept)?;
         chosen.set_item("seconds", relevance.seconds)?;
-        if let Some((unweighed, weighed)) = relevance.loo {
-            chosen.set_item("loo", (unweighed, weighed))?;
-        }
+        chosen.set_item("loo", relevance.loo)?;
         summary.set_item("relevance", chosen)?;
     }
     Ok((PyBytes::new(py, &fitted.bytes), summary))

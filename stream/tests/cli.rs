@@ -769,15 +769,11 @@ fn scaling_is_carried_by_the_model_file() {
 /// plus noise of deviation 0.2 from the first three (make_friedman1's terms): the other
 /// three do not bear on it.
 fn three_of_six_csv(path: &Path, rows: usize, seed: u64) {
-    let mut state = seed;
-    let mut uniform = || {
-        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = kestrel_core::Rng::seed_from_u64(seed);
     let mut text = String::from("x0,x1,x2,x3,x4,x5,y\n");
     for _ in 0..rows {
-        let x: Vec<f64> = (0..6).map(|_| uniform()).collect();
-        let noise = 0.2 * (uniform() + uniform() + uniform() - 1.5) * 2.0;
+        let x: Vec<f64> = (0..6).map(|_| rng.uniform_in(0.0, 1.0)).collect();
+        let noise = 0.2 * rng.normal::<f64>();
         let y = 5.0 * (std::f64::consts::PI * x[0] * x[1]).sin() + 10.0 * (x[2] - 0.5).powi(2) + noise;
         let row: Vec<String> = x.iter().chain([&y]).map(|v| format!("{v:.6}")).collect();
         text.push_str(&(row.join(",") + "\n"));
@@ -786,8 +782,9 @@ fn three_of_six_csv(path: &Path, rows: usize, seed: u64) {
 }
 
 /// `--relevance` weighs the features by alignment: the strong ones get large weights and
-/// the three that do not bear on the target small ones, the model file carries them (`eval` and `inspect` read
-/// them), and the test error falls; it refuses a kernel without a width per feature.
+/// the three that do not bear on the target small ones, the model file carries them
+/// (`eval` and `inspect` read them), and the test error falls; it refuses a kernel without
+/// a width per feature.
 #[test]
 fn relevance_weights_travel_in_the_model_and_lower_the_error() {
     let dir = scratch("relevance");
@@ -812,7 +809,7 @@ fn relevance_weights_travel_in_the_model_and_lower_the_error() {
     assert_eq!(summary["relevance"]["kept"].as_bool(), Some(true), "{summary}");
     let noise = weights[3..].iter().fold(0.0f64, |m, &w| m.max(w));
     // x₂'s weaker, even effect gets a weight like the noise's (measured 0.25 against
-    // 0.29-0.37): alignment ranks features by how much of the targets' similarity they
+    // 0.25-0.29): alignment ranks features by how much of the targets' similarity they
     // explain, and the strong interaction of x₀ and x₁ explains most of it.
     assert!(weights[..2].iter().all(|&w| w > 3.0 * noise), "{weights:?}");
     assert!(weighed < 0.8 * plain, "--relevance {weighed}, without {plain}");

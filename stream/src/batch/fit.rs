@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use kestrel_core::dcd::{self, Loss};
-use kestrel_core::{Kernel, Real, slkl};
+use kestrel_core::{Kernel, KernelKind, Real, slkl};
 use serde::Serialize;
 
 use super::TrainError;
@@ -27,7 +27,7 @@ use super::linear;
 use super::rsvm::{self, RsvmConfig, Selection, Solver, Tune};
 use super::slkl::{self as slkl_train, SlklConfig};
 use super::ssvr::{self, SsvrConfig};
-use super::tune::{Folds, best_width, octaves, widths_by_loo};
+use super::tune::{Folds, WidthScore, best_width, octaves, widths_by_loo};
 use crate::dataset::Dataset;
 use crate::model;
 
@@ -446,20 +446,40 @@ fn kernel<T: Real>(
                 let message = format!("--gamma auto compares rows: it needs 2 or more, got n_samples = {}", data.len());
                 return Err(FitError::Settings(message));
             }
-            let choice = gamma::by_alignment(data, kind, task, settings.seed).map_err(FitError::GammaAuto)?;
-            let aligned = param(gamma::with_gamma(kind, T::from_f64(choice.gamma)), "--gamma auto")?;
-            let mut fields = vec![("alignment", Field::Number(choice.alignment))];
             let Some(ridges) = loo_ridges else {
-                fields.push(("gamma", Field::Number(choice.gamma)));
+                let choice = gamma::by_alignment(data, kind, task, settings.seed).map_err(FitError::GammaAuto)?;
+                let aligned = param(gamma::with_gamma(kind, T::from_f64(choice.gamma)), "--gamma auto")?;
+                let fields =
+                    vec![("alignment", Field::Number(choice.alignment)), ("gamma", Field::Number(choice.gamma))];
                 return Ok((aligned, fields));
             };
-            let widths = octaves(choice.gamma, LOO_OCTAVES.0, LOO_OCTAVES.1);
-            let scores = widths_by_loo(data, &krr_config(settings, aligned, task), &widths, ridges, |_| {})?;
+            let (choice, scores) = octaves_by_loo(settings, data, kind, task, ridges)?;
             let gamma = best_width(&scores, task).map_or(choice.gamma, |best| best.gamma);
-            fields.extend([("alignment_gamma", Field::Number(choice.gamma)), ("gamma", Field::Number(gamma))]);
+            let fields = vec![
+                ("alignment", Field::Number(choice.alignment)),
+                ("alignment_gamma", Field::Number(choice.gamma)),
+                ("gamma", Field::Number(gamma)),
+            ];
             Ok((param(gamma::with_gamma(kind, T::from_f64(gamma)), "--gamma auto")?, fields))
         }
     }
+}
+
+/// `--gamma auto`'s search on `data`: the width of highest alignment, then the reduced
+/// kernel ridge's leave-one-out over `ridges` (its automatic path when empty) at each of
+/// [`LOO_OCTAVES`] around it.
+fn octaves_by_loo<T: Real>(
+    settings: &FitSettings,
+    data: &Dataset<T>,
+    kind: KernelKind<T>,
+    task: Task,
+    ridges: &[f64],
+) -> Result<(gamma::GammaChoice, Vec<WidthScore>), FitError> {
+    let choice = gamma::by_alignment(data, kind, task, settings.seed).map_err(FitError::GammaAuto)?;
+    let aligned = param(gamma::with_gamma(kind, T::from_f64(choice.gamma)), "--gamma auto")?;
+    let widths = octaves(choice.gamma, LOO_OCTAVES.0, LOO_OCTAVES.1);
+    let scores = widths_by_loo(data, &krr_config(settings, aligned, task), &widths, ridges, |_| {})?;
+    Ok((choice, scores))
 }
 
 /// The leave-one-out score `--gamma auto` reaches on `data` with the kernel of `settings`:
@@ -476,16 +496,11 @@ pub fn auto_width_score<T: Real>(
     task: Task,
 ) -> Result<RidgeScore, FitError> {
     let spec = &settings.kernel;
-    let kind = param(spec.build::<T>(1.0), "kernel parameters")?.kind();
-    let widths = match spec.gamma {
-        Some(Setting::Value(gamma)) => vec![gamma],
-        None | Some(Setting::Auto) => {
-            let choice = gamma::by_alignment(data, kind, task, settings.seed).map_err(FitError::GammaAuto)?;
-            octaves(choice.gamma, LOO_OCTAVES.0, LOO_OCTAVES.1)
-        }
+    let kernel = param(spec.build::<T>(1.0), "kernel parameters")?;
+    let scores = match spec.gamma {
+        Some(Setting::Value(gamma)) => widths_by_loo(data, &krr_config(settings, kernel, task), &[gamma], &[], |_| {})?,
+        None | Some(Setting::Auto) => octaves_by_loo(settings, data, kernel.kind(), task, &[])?.1,
     };
-    let kernel = param(gamma::with_gamma(kind, T::ONE), "kernel parameters")?;
-    let scores = widths_by_loo(data, &krr_config(settings, kernel, task), &widths, &[], |_| {})?;
     best_width(&scores, task)
         .map(|best| best.summary.chosen)
         .ok_or_else(|| FitError::Settings("no width to score".into()))

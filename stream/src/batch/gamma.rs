@@ -50,16 +50,8 @@ pub fn by_alignment<T: Real>(
         return Err(TrainError::Core(Error::InvalidParam { name: "gamma" }));
     }
     let dim = data.dim().max(1);
-    let points = data.dense(dim)?;
-    let s = data.len().min(SAMPLE);
-    if s < 2 {
-        return Err(TrainError::Core(Error::InvalidParam { name: "n" }));
-    }
-    let mut chosen = zeroed(s, "the sample")?;
-    select_random(data.len(), &mut Rng::seed_from_u64(seed), &mut chosen)?;
-    let sample = centre_rows(&points, dim, &chosen)?;
-    let labels: Vec<f64> = chosen.iter().map(|&i| data.labels().get(i).copied().unwrap_or(0.0)).collect();
-    let (targets, outputs) = sample_targets::<T>(&labels, task)?;
+    let Sample { rows: sample, targets, outputs } = Sample::draw(data, SAMPLE, task, seed)?;
+    let s = sample.len() / dim;
     let median = median_gamma(&sample, dim, kernel)?;
     let mut sums = zeroed(s, "the alignment")?;
     let mut scores = Vec::new();
@@ -87,10 +79,42 @@ pub fn by_alignment<T: Real>(
     Ok(GammaChoice { gamma: best.0, alignment: best.1, median, scores })
 }
 
+/// Rows drawn at random for an alignment, with their targets.
+pub(super) struct Sample<T> {
+    /// The rows, dense and one after the other (`s × d`).
+    pub rows: Vec<T>,
+    /// Their targets, row-major `s × outputs` ([`sample_targets`]).
+    pub targets: Vec<T>,
+    /// Targets per row.
+    pub outputs: usize,
+}
+
+impl<T: Real> Sample<T> {
+    /// `min(n, size)` rows of `data` drawn uniformly without replacement (seeded), with
+    /// their targets for `task`.
+    ///
+    /// # Errors
+    /// [`TrainError`] for fewer than two rows, bad labels or an allocation failure.
+    pub fn draw(data: &Dataset<T>, size: usize, task: Task, seed: u64) -> Result<Self, TrainError> {
+        let dim = data.dim().max(1);
+        let s = data.len().min(size);
+        if s < 2 {
+            return Err(TrainError::Core(Error::InvalidParam { name: "n" }));
+        }
+        let points = data.dense(dim)?;
+        let mut chosen = zeroed(s, "the sample")?;
+        select_random(data.len(), &mut Rng::seed_from_u64(seed), &mut chosen)?;
+        let rows = centre_rows(&points, dim, &chosen)?;
+        let labels: Vec<f64> = chosen.iter().map(|&i| data.labels().get(i).copied().unwrap_or(0.0)).collect();
+        let (targets, outputs) = sample_targets::<T>(&labels, task)?;
+        Ok(Sample { rows, targets, outputs })
+    }
+}
+
 /// The sample's targets: the least-squares SVM's `±1` columns for classes (one for two
 /// classes, one-vs-rest for more: `2·one-hot − 1`, which the centring and the cosine make
 /// exactly as aligned as the one-hot columns), the values for regression.
-pub(super) fn sample_targets<T: Real>(labels: &[f64], task: Task) -> Result<(Vec<T>, usize), TrainError> {
+fn sample_targets<T: Real>(labels: &[f64], task: Task) -> Result<(Vec<T>, usize), TrainError> {
     match task {
         Task::Regression => Ok((labels.iter().map(|&y| T::from_f64(y)).collect(), 1)),
         Task::Classification => {

@@ -35,14 +35,12 @@
 //! the sample's `s·d` values, its targets and the `s²` kernel values (in `f64`: 0.7 MB at
 //! `s` = 300).
 
-use kestrel_core::reduced_set::select_random;
+use kestrel_core::Real;
 use kestrel_core::scaler::Scaler;
-use kestrel_core::{Real, Rng};
 
 use super::TrainError;
-use super::centres::centre_rows;
 use super::fit::{self, FitError, FitSettings, KernelChoice, Learner};
-use super::gamma::{median_gamma, sample_targets};
+use super::gamma::{Sample, median_gamma};
 use super::krr::{self, Task};
 use crate::dataset::Dataset;
 use crate::limits::zeroed;
@@ -60,10 +58,9 @@ pub const STEPS: usize = 60;
 /// Log-width change of the most sensitive feature per step.
 pub const STEP: f64 = 0.3;
 
-/// The weights chosen, the alignments they were chosen by, and whether the model keeps
-/// them ([`weighed_if_better`]).
+/// The weights [`by_alignment`] chose and the alignments it chose them by.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Relevance {
+pub struct Aligned {
     /// One weight per feature, `Σ wⱼ²` = the number of features not constant (a constant
     /// feature's is 0).
     pub weights: Vec<f64>,
@@ -71,13 +68,19 @@ pub struct Relevance {
     pub isotropic_alignment: f64,
     /// Alignment of the chosen widths.
     pub alignment: f64,
+}
+
+/// The weights chosen, and whether the model keeps them ([`weighed_if_better`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Relevance {
+    /// The weights and their alignments.
+    pub aligned: Aligned,
     /// The leave-one-out scores of the standardised rows and of the weighed ones
-    /// ([`fit::auto_width_score`]: misclassifications, or the mean squared error), when
-    /// they were compared.
-    pub loo: Option<(f64, f64)>,
+    /// ([`fit::auto_width_score`]: misclassifications, or the mean squared error).
+    pub loo: (f64, f64),
     /// The model keeps the weights (else it only standardises).
     pub kept: bool,
-    /// Seconds the choice took ([`weighed_if_better`]: the weights and both scores).
+    /// Seconds the choice took: the weights and both scores.
     pub seconds: f64,
 }
 
@@ -105,19 +108,19 @@ pub struct Weighed<T> {
     pub relevance: Relevance,
 }
 
-/// Standardised `rows` (by `scaler`) with their features weighed by [`by_alignment`], the
-/// weights set in `scaler`.
+/// The weights of [`by_alignment`] on standardised `rows`, applied to them and set in
+/// `scaler` (the one that standardised them).
 fn weigh<T: Real>(
-    mut rows: Dataset<T>,
-    mut scaler: Scaler<T, Vec<T>>,
+    rows: &mut Dataset<T>,
+    scaler: &mut Scaler<T, Vec<T>>,
     task: Task,
     seed: u64,
-) -> Result<Weighed<T>, TrainError> {
-    let relevance = by_alignment(&rows, task, seed)?;
-    let weights: Vec<T> = relevance.weights.iter().map(|&w| T::from_f64(w)).collect();
+) -> Result<Aligned, TrainError> {
+    let aligned = by_alignment(rows, task, seed)?;
+    let weights: Vec<T> = aligned.weights.iter().map(|&w| T::from_f64(w)).collect();
     scaler.set_weights(&weights)?;
     rows.weigh_features(&weights);
-    Ok(Weighed { rows, scaler, relevance })
+    Ok(aligned)
 }
 
 /// `data` standardised ([`Dataset::standardized`]) and its features weighed by
@@ -142,7 +145,8 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
         return Err(FitError::Settings(message));
     }
     let (standardised, scaler) = data.standardized().map_err(TrainError::Core)?;
-    let mut weighed = weigh(standardised.clone(), scaler.clone(), task, settings.seed)?;
+    let (mut weighed, mut weighed_scaler) = (standardised.clone(), scaler.clone());
+    let aligned = weigh(&mut weighed, &mut weighed_scaler, task, settings.seed)?;
     let loss = |score: krr::RidgeScore| match task {
         Task::Classification => {
             #[allow(clippy::cast_precision_loss, reason = "a count of rows")]
@@ -156,14 +160,14 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
         true => fit::auto_width_score(settings, &krr::subsample(rows, settings.seed)?, task),
         false => fit::auto_width_score(settings, rows, task),
     };
-    let (before, after) = (score(&standardised)?, score(&weighed.rows)?);
-    weighed.relevance.loo = Some((loss(before), loss(after)));
-    weighed.relevance.seconds = start.elapsed().as_secs_f64();
-    if after.key(task) < before.key(task) {
-        return Ok(weighed);
-    }
-    weighed.relevance.kept = false;
-    Ok(Weighed { rows: standardised, scaler, relevance: weighed.relevance })
+    let (before, after) = (score(&standardised)?, score(&weighed)?);
+    let kept = after.key(task) < before.key(task);
+    let loo = (loss(before), loss(after));
+    let relevance = Relevance { aligned, loo, kept, seconds: start.elapsed().as_secs_f64() };
+    Ok(match kept {
+        true => Weighed { rows: weighed, scaler: weighed_scaler, relevance },
+        false => Weighed { rows: standardised, scaler, relevance },
+    })
 }
 
 /// Chooses the relevance weights of the features of `data` (standardised, as
@@ -172,21 +176,14 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
 ///
 /// # Errors
 /// [`TrainError`] for fewer than two rows, constant targets or bad labels.
-pub fn by_alignment<T: Real>(data: &Dataset<T>, task: Task, seed: u64) -> Result<Relevance, TrainError> {
+pub fn by_alignment<T: Real>(data: &Dataset<T>, task: Task, seed: u64) -> Result<Aligned, TrainError> {
     let dim = data.dim().max(1);
     check_features(dim)?;
-    let s = data.len().min(SAMPLE.min((WORK / dim).isqrt().max(MIN_SAMPLE)));
-    if s < 2 {
-        return Err(TrainError::Core(kestrel_core::Error::InvalidParam { name: "n" }));
-    }
-    let points = data.dense(dim)?;
-    let mut chosen = zeroed(s, "the sample")?;
-    select_random(data.len(), &mut Rng::seed_from_u64(seed), &mut chosen)?;
-    let sample = centre_rows(&points, dim, &chosen)?;
-    let labels: Vec<f64> = chosen.iter().map(|&i| data.labels().get(i).copied().unwrap_or(0.0)).collect();
-    let (targets, outputs) = sample_targets::<T>(&labels, task)?;
-    let median = median_gamma(&sample, dim, kestrel_core::KernelKind::Rbf { gamma: T::ONE })?;
-    let sample = Sample::new(&sample, dim, &targets, outputs)?;
+    let size = SAMPLE.min((WORK / dim).isqrt().max(MIN_SAMPLE));
+    let Sample { rows, targets, outputs } = Sample::draw(data, size, task, seed)?;
+    let s = rows.len() / dim;
+    let median = median_gamma(&rows, dim, kestrel_core::KernelKind::Rbf { gamma: T::ONE })?;
+    let sample = CentredSample::new(&rows, dim, &targets, outputs)?;
     let mut log_widths = vec![median.ln(); dim];
     let mut kernel = zeroed(s * s, "the sample's kernel matrix")?;
     let mut gradient = vec![0.0; dim];
@@ -213,7 +210,7 @@ pub fn by_alignment<T: Real>(data: &Dataset<T>, task: Task, seed: u64) -> Result
     #[allow(clippy::cast_precision_loss, reason = "a feature count")]
     let mean = widths.iter().sum::<f64>() / varying as f64;
     let weights = widths.iter().map(|w| if mean > 0.0 { (w / mean).sqrt() } else { 1.0 }).collect();
-    Ok(Relevance { weights, isotropic_alignment, alignment: best.0, loo: None, kept: true, seconds: 0.0 })
+    Ok(Aligned { weights, isotropic_alignment, alignment: best.0 })
 }
 
 /// For each of the `dim` features of `data`, whether any row holds a value other than 0.
@@ -239,7 +236,7 @@ fn check_features(dim: usize) -> Result<(), TrainError> {
 }
 
 /// The sample in `f64`: rows, centred targets and `‖T̃ᵀT̃‖_F`.
-struct Sample {
+struct CentredSample {
     rows: Vec<f64>,
     dim: usize,
     targets: Vec<f64>,
@@ -247,7 +244,7 @@ struct Sample {
     target_norm: f64,
 }
 
-impl Sample {
+impl CentredSample {
     fn new<T: Real>(rows: &[T], dim: usize, targets: &[T], outputs: usize) -> Result<Self, TrainError> {
         let rows: Vec<f64> = rows.iter().map(|v| v.to_f64()).collect();
         let mut targets: Vec<f64> = targets.iter().map(|v| v.to_f64()).collect();
@@ -269,7 +266,7 @@ impl Sample {
         if !(target_norm > 0.0 && target_norm.is_finite()) {
             return Err(TrainError::Core(kestrel_core::Error::InvalidParam { name: "targets" }));
         }
-        Ok(Sample { rows, dim, targets, outputs, target_norm })
+        Ok(CentredSample { rows, dim, targets, outputs, target_norm })
     }
 
     fn len(&self) -> usize {
@@ -349,6 +346,7 @@ impl Sample {
 mod tests {
     use super::*;
     use crate::source::Record;
+    use kestrel_core::Rng;
 
     /// A regression target of the first two of six features: the other four get weights
     /// well below theirs (measured: 3.4× below the weaker one, whose width is then 11×).
@@ -387,12 +385,12 @@ mod tests {
         }
         let settings = FitSettings { centers: Some(40), ..FitSettings::new(Learner::Krr) };
         let chosen = weighed_if_better(&signal, &settings).unwrap();
-        let (before, after) = chosen.relevance.loo.unwrap();
+        let (before, after) = chosen.relevance.loo;
         assert!(chosen.relevance.kept && after < before, "{:?}", chosen.relevance);
         assert!(chosen.scaler.weights().iter().any(|&w| w != 1.0));
         for data in [&signal, &even] {
             let chosen = weighed_if_better(data, &settings).unwrap();
-            let (before, after) = chosen.relevance.loo.unwrap();
+            let (before, after) = chosen.relevance.loo;
             assert_eq!(chosen.relevance.kept, after < before);
             if !chosen.relevance.kept {
                 let (standardised, _) = data.standardized().unwrap();
@@ -408,7 +406,7 @@ mod tests {
         let mut rng = Rng::seed_from_u64(9);
         let rows: Vec<f64> = (0..40 * 3).map(|_| rng.normal::<f64>()).collect();
         let targets: Vec<f64> = rows.chunks_exact(3).map(|r| if r[0] * r[1] > 0.0 { 1.0 } else { -1.0 }).collect();
-        let sample = Sample::new(&rows, 3, &targets, 1).unwrap();
+        let sample = CentredSample::new(&rows, 3, &targets, 1).unwrap();
         let theta = [-0.7, 0.2, -1.5];
         let mut kernel = vec![0.0; 40 * 40];
         let mut gradient = [0.0; 3];

@@ -86,19 +86,16 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
 /// The relevance weights, their alignments and whether the model kept them, for the
 /// terminal.
 fn relevance_line(relevance: &Relevance) -> String {
-    let weights: Vec<String> = relevance.weights.iter().map(|w| format!("{w:.3}")).collect();
-    let verdict = match (relevance.kept, relevance.loo) {
-        (true, Some((alone, weighed))) => format!("kept: leave-one-out {weighed:.6} against {alone:.6} unweighed"),
-        (false, Some((alone, weighed))) => {
-            format!("not kept, the model only standardises: leave-one-out {weighed:.6} against {alone:.6} unweighed")
-        }
-        (kept, None) => if kept { "kept" } else { "not kept" }.to_string(),
-    };
+    let aligned = &relevance.aligned;
+    let weights: Vec<String> = aligned.weights.iter().map(|w| format!("{w:.3}")).collect();
+    let verdict = if relevance.kept { "kept" } else { "not kept, the model only standardises" };
+    let (alone, weighed) = relevance.loo;
     format!(
-        "relevance weights {} (alignment {:.4}, one width {:.4}; {:.3} s); {verdict}",
+        "relevance weights {} (alignment {:.4}, one width {:.4}; {:.3} s); {verdict}: leave-one-out {weighed:.6} \
+         against {alone:.6} unweighed",
         weights.join(" "),
-        relevance.alignment,
-        relevance.isotropic_alignment,
+        aligned.alignment,
+        aligned.isotropic_alignment,
         relevance.seconds
     )
 }
@@ -106,12 +103,12 @@ fn relevance_line(relevance: &Relevance) -> String {
 /// The relevance weights, their alignments and whether the model kept them, for `--json`.
 pub fn relevance_json(relevance: &Relevance) -> Value {
     json!({
-        "weights": relevance.weights,
-        "alignment": relevance.alignment,
-        "isotropic_alignment": relevance.isotropic_alignment,
+        "weights": relevance.aligned.weights,
+        "alignment": relevance.aligned.alignment,
+        "isotropic_alignment": relevance.aligned.isotropic_alignment,
         "kept": relevance.kept,
         "seconds": relevance.seconds,
-        "loo": relevance.loo.map(|(alone, weighed)| json!({"unweighed": alone, "weighed": weighed})),
+        "loo": {"unweighed": relevance.loo.0, "weighed": relevance.loo.1},
     })
 }
 
