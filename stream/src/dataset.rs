@@ -336,6 +336,17 @@ impl<T: Real> Dataset<T> {
         Ok((data, scaler))
     }
 
+    /// Bytes the copy [`standardized`](Self::standardized) makes will occupy (its rows are
+    /// dense: `n·d` values and feature indices, `n + 1` offsets, `n` labels), known before it
+    /// is made.
+    pub fn standardized_bytes(&self) -> usize {
+        let (n, cells) = (self.len(), self.len().saturating_mul(self.dim));
+        (n.saturating_add(1))
+            .saturating_mul(size_of::<usize>())
+            .saturating_add(cells.saturating_mul(size_of::<u32>() + size_of::<T>()))
+            .saturating_add(n.saturating_mul(size_of::<f64>()))
+    }
+
     /// Bytes the rows and labels occupy.
     pub fn bytes(&self) -> usize {
         self.offsets.len() * size_of::<usize>()
@@ -411,6 +422,21 @@ mod tests {
         let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1024);
         let e = Dataset::<f64>::read(&mut reader, OnError::Stop, |_| {}).unwrap_err();
         assert_eq!(e.to_string(), "d.svm:2:4: `x` is not an index:value pair");
+    }
+
+    /// The size `--budget` counts for the standardised copy is the copy's.
+    #[test]
+    fn the_standardised_copy_is_the_size_announced() {
+        fn check<T: Real>() {
+            let text = "1 1:0.5 3:2\n-1 2:1\n1 5:3\n";
+            let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1024);
+            let data: Dataset<T> = Dataset::read(&mut reader, OnError::Stop, |_| {}).unwrap();
+            let (copy, _) = data.standardized().unwrap();
+            assert_eq!(data.standardized_bytes(), copy.bytes());
+            assert!(copy.bytes() > data.bytes(), "the copy is dense: {} against {}", copy.bytes(), data.bytes());
+        }
+        check::<f64>();
+        check::<f32>();
     }
 
     #[test]

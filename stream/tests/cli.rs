@@ -752,6 +752,29 @@ fn scaling_is_carried_by_the_model_file() {
     let raw = accuracy("train_raw.csv", "test_raw.csv", &[]);
     assert_eq!(scaled, standardised);
     assert!(scaled > raw + 0.03, "scaled {scaled}, raw {raw}");
+    // --budget counts the standardised copy beside the rows: the copy of breast_cancer's
+    // 426 × 30 rows is dense, 427 offsets of 8 bytes, 12,780 values of 8 and indices of 4,
+    // 426 labels of 8: 160,184 bytes; the rows as read omit their zeros, so they take a
+    // little less. 250 kB holds the rows and the linear SVM's solver (11 kB), not the rows
+    // and their copy.
+    let model = dir.join("budget.kestrel");
+    let train = |extra: &[&str]| {
+        let (input, model) = (format!("{data}/train_raw.csv"), model.to_str().unwrap());
+        let args = ["train", "--learner", "svm", "--input", &input, "--out", model, "--budget", "250000"];
+        kestrel(&[&args[..], extra].concat())
+    };
+    assert!(train(&[]).status.success(), "{}", stderr(&train(&[])));
+    let o = train(&["--scale"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let message = stderr(&o);
+    let needed: usize = message
+        .split("--scale: training needs ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{message}"));
+    assert!((160_184 + 150_000..=2 * 160_184).contains(&needed), "{message}");
+    assert!(message.contains("over the budget of 250000"), "{message}");
 
     let stream = |extra: &[&str]| {
         let model = dir.join("stream.kestrel");

@@ -96,7 +96,7 @@ pub enum TrainError {
 }
 
 /// `Err(OverBudget)` when `needed` bytes exceed the budget.
-pub(crate) fn check_budget(needed: usize, budget: Option<usize>) -> Result<(), TrainError> {
+pub fn check_budget(needed: usize, budget: Option<usize>) -> Result<(), TrainError> {
     match budget {
         Some(budget) if needed > budget => Err(TrainError::OverBudget { needed, budget }),
         _ => Ok(()),

@@ -38,10 +38,10 @@
 use kestrel_core::Real;
 use kestrel_core::scaler::Scaler;
 
-use super::TrainError;
 use super::fit::{self, FitError, FitSettings, KernelChoice, Learner};
 use super::gamma::{Sample, median_gamma};
 use super::krr::{self, Task};
+use super::{TrainError, check_budget};
 use crate::dataset::Dataset;
 use crate::limits::zeroed;
 
@@ -134,8 +134,13 @@ fn weigh<T: Real>(
 /// (`kept` is false, every weight 1). Costs that criterion twice besides the weights: two
 /// alignment searches and ten ridge paths.
 ///
+/// Memory, within `settings.budget` when one is given ([`held_bytes`]): `data`, its
+/// standardised and its weighed copy, the alignment's sample; each leave-one-out fit then
+/// gets what is left of the budget beside the copies it does not learn from.
+///
 /// # Errors
-/// As [`Dataset::standardized`], [`by_alignment`] and [`fit::auto_width_score`].
+/// As [`Dataset::standardized`], [`by_alignment`] and [`fit::auto_width_score`];
+/// `TrainError::OverBudget` before anything is copied when the copies exceed the budget.
 pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> Result<Weighed<T>, FitError> {
     let start = std::time::Instant::now();
     let task = settings.learner.task();
@@ -144,6 +149,10 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
         let message = format!("the relevance weights compare rows: 2 or more are needed, got {}", data.len());
         return Err(FitError::Settings(message));
     }
+    check_budget(held_bytes(data), settings.budget)?;
+    // While a fit learns from one copy, `data` and the other copy are held beside it.
+    let beside = data.bytes().saturating_add(data.standardized_bytes());
+    let settings = &FitSettings { budget: settings.budget.map(|b| b.saturating_sub(beside)), ..settings.clone() };
     let (standardised, scaler) = data.standardized().map_err(TrainError::Core)?;
     let (mut weighed, mut weighed_scaler) = (standardised.clone(), scaler.clone());
     let aligned = weigh(&mut weighed, &mut weighed_scaler, task, settings.seed)?;
@@ -170,6 +179,26 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
     })
 }
 
+/// Bytes [`weighed_if_better`] holds at once besides its fits: `data`, its standardised and
+/// weighed copies ([`Dataset::standardized_bytes`] each), the dense copy the alignment's
+/// sample is drawn from, and the sample: `s` rows in `T` and in `f64`, their targets in
+/// both (at most `s` columns: one per class in the sample) and the `s²` kernel values, at
+/// most `s·(2d + 3s + 2)` scalars of 8 bytes with the sample's indices and labels.
+pub fn held_bytes<T: Real>(data: &Dataset<T>) -> usize {
+    let dim = data.dim().max(1);
+    let s = data.len().min(sample_size(dim));
+    let per_row = dim.saturating_mul(2).saturating_add(s.saturating_mul(3)).saturating_add(2);
+    let sample = s.saturating_mul(per_row).saturating_mul(size_of::<f64>());
+    let copies = data.standardized_bytes().saturating_mul(2).saturating_add(data.dense_bytes(dim));
+    data.bytes().saturating_add(copies).saturating_add(sample)
+}
+
+/// Rows of the alignment's sample for `dim` features: [`SAMPLE`], fewer for many features
+/// so that `s²·d` stays within [`WORK`], never under [`MIN_SAMPLE`].
+fn sample_size(dim: usize) -> usize {
+    SAMPLE.min((WORK / dim.max(1)).isqrt().max(MIN_SAMPLE))
+}
+
 /// Chooses the relevance weights of the features of `data` (standardised, as
 /// [`weighed_if_better`] runs it), whose labels are class labels or real targets as `task`
 /// says.
@@ -179,7 +208,7 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
 pub fn by_alignment<T: Real>(data: &Dataset<T>, task: Task, seed: u64) -> Result<Aligned, TrainError> {
     let dim = data.dim().max(1);
     check_features(dim)?;
-    let size = SAMPLE.min((WORK / dim).isqrt().max(MIN_SAMPLE));
+    let size = sample_size(dim);
     let Sample { rows, targets, outputs } = Sample::draw(data, size, task, seed)?;
     let s = rows.len() / dim;
     let median = median_gamma(&rows, dim, kestrel_core::KernelKind::Rbf { gamma: T::ONE })?;
@@ -398,6 +427,33 @@ mod tests {
                 assert!(chosen.scaler.weights().iter().all(|&w| w == 1.0));
             }
         }
+    }
+
+    /// The copies count against `--budget` before any is made: one byte short of them is
+    /// refused with what they need; a budget with room for them and the fits gives the
+    /// weights and scores of no budget at all.
+    #[test]
+    fn the_copies_count_against_the_budget() {
+        let mut rng = Rng::seed_from_u64(6);
+        let mut data = Dataset::<f64>::new();
+        for _ in 0..200 {
+            let values: Vec<f64> = (0..4).map(|_| rng.normal::<f64>()).collect();
+            let label = (2.0 * values[0]).sin() + 0.1 * rng.normal::<f64>();
+            data.push(&Record { label, indices: (0..4).collect(), values, ..Record::default() }).unwrap();
+        }
+        let held = held_bytes(&data);
+        assert!(held > data.bytes() + 2 * data.standardized_bytes(), "{held}");
+        let settings = |budget| FitSettings { centers: Some(30), budget, ..FitSettings::new(Learner::Krr) };
+        match weighed_if_better(&data, &settings(Some(held - 1))) {
+            Err(FitError::Train(TrainError::OverBudget { needed, budget })) => {
+                assert_eq!((needed, budget), (held, held - 1))
+            }
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("a budget one byte short of the copies was accepted"),
+        }
+        let free = weighed_if_better(&data, &settings(None)).unwrap();
+        let roomy = weighed_if_better(&data, &settings(Some(held + (64 << 20)))).unwrap();
+        assert_eq!((roomy.relevance.aligned, roomy.relevance.loo), (free.relevance.aligned, free.relevance.loo));
     }
 
     /// The gradient against central differences of the alignment itself.

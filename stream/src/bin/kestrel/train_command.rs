@@ -8,6 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use kestrel_core::Real;
 use kestrel_core::scaler::Scaler;
+use kestrel_stream::batch::check_budget;
 use kestrel_stream::batch::fit::{self, FitError};
 use kestrel_stream::batch::krr::Task;
 use kestrel_stream::batch::relevance::{self, Relevance};
@@ -146,6 +147,9 @@ impl<T: Real> Prepared<T> {
             data = weighed.rows;
             (Some(weighed.scaler), Some(weighed.relevance))
         } else if settings.scale {
+            // The rows and their standardised copy are held at once.
+            let needed = data.bytes().saturating_add(data.standardized_bytes());
+            check_budget(needed, settings.budget).context("--scale")?;
             let (scaled, scaler) = data.standardized().context("--scale")?;
             data = scaled;
             (Some(scaler), None)
