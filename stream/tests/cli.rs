@@ -868,6 +868,18 @@ fn compass_csv(path: &Path, rows: usize, late: usize) {
     std::fs::write(path, text).unwrap();
 }
 
+/// The class names of a CSV's last column, in order of first appearance.
+fn appearance_of(path: &Path) -> Vec<String> {
+    let mut appearance: Vec<String> = Vec::new();
+    for line in std::fs::read_to_string(path).unwrap().lines().skip(1) {
+        let name = line.rsplit(',').next().unwrap().to_string();
+        if !appearance.contains(&name) {
+            appearance.push(name);
+        }
+    }
+    appearance
+}
+
 /// A stream of four named classes, two appearing late: learned one-vs-rest by both
 /// classifiers; the model carries the names, `predict` writes them and `eval` reads
 /// them; a run killed at a checkpoint and resumed (names read again from the rows it
@@ -890,13 +902,7 @@ fn named_multi_class_streams_end_to_end() {
         let summary = stream(&["--out", model.to_str().unwrap()]);
         assert!(summary["accuracy"].as_f64().unwrap() > 0.8, "{learner}: {summary}");
         let info = json(&kestrel(&["inspect", model.to_str().unwrap(), "--json"]));
-        let mut appearance: Vec<String> = Vec::new();
-        for line in std::fs::read_to_string(&full).unwrap().lines().skip(1) {
-            let name = line.rsplit(',').next().unwrap().to_string();
-            if !appearance.contains(&name) {
-                appearance.push(name);
-            }
-        }
+        let appearance = appearance_of(&full);
         assert_eq!(info["class_names"], serde_json::json!(appearance), "{learner}: names in order of first appearance");
         let o = kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", test.to_str().unwrap(), "--json"]);
         assert!(json(&o)["accuracy"].as_f64().unwrap() > 0.85, "{learner}: {}", stdout(&o));
@@ -931,6 +937,28 @@ fn named_multi_class_streams_end_to_end() {
         stdout(&o).lines().next(),
         std::fs::read_to_string(&test).unwrap().lines().nth(1).and_then(|l| l.rsplit(',').next())
     );
+    // Rows labelled by numbers where the model's classes are names: nothing matches, and
+    // eval says so instead of a bare accuracy of 0; rows that do name them draw no warning.
+    let numbered = dir.join("numbered.csv");
+    let text = std::fs::read_to_string(&test).unwrap();
+    let mut lines = text.lines();
+    let mut renamed = lines.next().unwrap().to_string() + "\n";
+    for line in lines {
+        let (features, _) = line.rsplit_once(',').unwrap();
+        renamed.push_str(&format!("{features},1\n"));
+    }
+    std::fs::write(&numbered, renamed).unwrap();
+    let eval =
+        |input: &Path| kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", input.to_str().unwrap()]);
+    let o = eval(&numbered);
+    assert!(o.status.success() && stdout(&o).starts_with("accuracy 0.0000"), "{}", stdout(&o));
+    let names = appearance_of(&full).join(", ");
+    assert!(
+        stderr(&o).contains(&format!("warning: no row's label is a class of the model ({names})")),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&eval(&test)).contains("warning"), "{}", stderr(&eval(&test)));
     let o = kestrel(&["stream", "--learner", "slkl", "--input", full.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains(":2:") && stderr(&o).contains("` is not a number"), "{}", stderr(&o));

@@ -12,7 +12,7 @@ use kestrel_core::alignment::centred_alignment;
 use kestrel_core::reduced_set::select_random;
 use kestrel_core::{Error, Kernel, KernelKind, Real, Rng};
 
-use super::centres::{centre_rows, row};
+use super::centres::row;
 use super::krr::{Task, sign_targets};
 use super::{TrainError, classes};
 use crate::dataset::Dataset;
@@ -101,10 +101,13 @@ impl<T: Real> Sample<T> {
         if s < 2 {
             return Err(TrainError::Core(Error::InvalidParam { name: "n" }));
         }
-        let points = data.dense(dim)?;
         let mut chosen = zeroed(s, "the sample")?;
         select_random(data.len(), &mut Rng::seed_from_u64(seed), &mut chosen)?;
-        let rows = centre_rows(&points, dim, &chosen)?;
+        // Only the chosen rows are made dense: O(s·d) memory, whatever n.
+        let mut rows = zeroed(s.saturating_mul(dim), "the sample")?;
+        for (row, &i) in rows.chunks_exact_mut(dim).zip(&chosen) {
+            data.dense_row(i, row);
+        }
         let labels: Vec<f64> = chosen.iter().map(|&i| data.labels().get(i).copied().unwrap_or(0.0)).collect();
         let (targets, outputs) = sample_targets::<T>(&labels, task)?;
         Ok(Sample { rows, targets, outputs })

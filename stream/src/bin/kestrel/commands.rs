@@ -98,6 +98,17 @@ fn labels_of(model: &dyn Predictor) -> (Option<ClassNames>, LabelColumn) {
     }
 }
 
+/// The model's classes for a message: their names, or their labels.
+fn class_list(model: &dyn Predictor) -> String {
+    let labels = model.labels();
+    let shown = labels.iter().take(8).map(|&label| match model.class_names() {
+        Some(names) => names.name(label).map_or_else(|| label.to_string(), str::to_string),
+        None => label.to_string(),
+    });
+    let more = if labels.len() > 8 { format!(", … {} in all", labels.len()) } else { String::new() };
+    shown.collect::<Vec<_>>().join(", ") + &more
+}
+
 /// Reads every record of `input`, its labels read as `labels_of` says, handing each to
 /// `each`; bad rows per the policy. Returns the rows skipped.
 fn for_each_record(
@@ -171,6 +182,8 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let (mut tally, mut detections) = (Tally::default(), Detections::default());
     let mut figures = args.report.as_ref().map(|_| EvalFigures::new(model.labels(), model.class_names().cloned()));
     let name = args.input.input.clone();
+    let classes = model.labels();
+    let mut known = 0usize;
     let skipped = for_each_record(&args.input, labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
         if let Some((score, flag)) = model.novelty(record).with_context(at)? {
@@ -179,6 +192,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         }
         let prediction = model.predict(record).with_context(at)?;
         tally.add(prediction, record.label);
+        known += usize::from(classes.contains(&record.label));
         match figures.as_mut() {
             Some(figures) if classifier => {
                 let decision = model.decision_values(record).with_context(at)?;
@@ -218,6 +232,9 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         return Ok(());
     }
     let n = tally.n;
+    if classifier && n > 0 && known == 0 {
+        eprintln!("kestrel: warning: no row's label is a class of the model ({})", class_list(model.as_ref()));
+    }
     if args.json {
         println!("{summary}");
     } else if classifier {
