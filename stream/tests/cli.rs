@@ -788,6 +788,47 @@ fn scaling_is_carried_by_the_model_file() {
     assert_eq!((stream(&[]), stream(&["--no-scale"])), (Some(true), Some(false)));
 }
 
+/// A CSV states every feature, so one with fewer feature columns than the model has is
+/// refused before any prediction (its missing features would be read as zeros), with a
+/// hint when the columns are one short and the last may have been taken for the label; one with
+/// more is read (a model learned from sparse rows takes the zero columns past its own).
+#[test]
+fn a_csv_with_fewer_features_than_the_model_is_refused() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/iris");
+    let dir = scratch("columns");
+    let model = dir.join("iris.kestrel");
+    let (model, train) = (model.to_str().unwrap(), format!("{data}/train.csv"));
+    assert!(kestrel(&["train", "--learner", "svm", "--input", &train, "--out", model]).status.success());
+    let text = std::fs::read_to_string(&train).unwrap();
+    let columns = |keep: &dyn Fn(&[&str]) -> Vec<String>| {
+        text.lines().map(|line| keep(&line.split(',').collect::<Vec<_>>()).join(",") + "\n").collect::<String>()
+    };
+    let write = |name: &str, body: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, body).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    // Three of the four features, then the label.
+    let three = write("three.csv", columns(&|f| [f[0], f[1], f[2], f[4]].map(String::from).to_vec()));
+    let o = kestrel(&["eval", "--model", model, "--input", &three]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stderr(&o).contains("three.csv: 3 feature columns, the model takes 4 features"), "{}", stderr(&o));
+    // The four features without a label: the last one is read as the label unless told.
+    let unlabelled = write("unlabelled.csv", columns(&|f| f[..4].iter().map(|s| s.to_string()).collect()));
+    let o = kestrel(&["predict", "--model", model, "--input", &unlabelled]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let hint = "the model takes 4 features (if the rows have no label column: --label-column none)";
+    assert!(stderr(&o).contains(hint), "{}", stderr(&o));
+    let o = kestrel(&["predict", "--model", model, "--input", &unlabelled, "--label-column", "none"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let labelled = kestrel(&["predict", "--model", model, "--input", &train]);
+    assert_eq!(stdout(&o), stdout(&labelled));
+    // A fifth, zero column is read as the model's four.
+    let wide = write("wide.csv", columns(&|f| [f[0], f[1], f[2], f[3], "0", f[4]].map(String::from).to_vec()));
+    let o = kestrel(&["predict", "--model", model, "--input", &wide]);
+    assert_eq!(stdout(&o), stdout(&labelled), "{}", stderr(&o));
+}
+
 /// `rows` rows of six features in [0, 1), the target `5 sin(π x₀ x₁) + 10 (x₂ − ½)²`
 /// plus noise of deviation 0.2 from the first three (make_friedman1's terms): the other
 /// three do not bear on it.

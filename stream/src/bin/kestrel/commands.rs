@@ -110,13 +110,24 @@ fn class_list(model: &dyn Predictor) -> String {
 }
 
 /// Reads every record of `input`, its labels read as `labels_of` says, handing each to
-/// `each`; bad rows per the policy. Returns the rows skipped.
+/// `each`; bad rows per the policy. Returns the rows skipped. An input that states its
+/// number of features (a CSV header) may not state fewer than the model's `dim`: its rows
+/// would be read with the missing features as zeros. (More are read: a model learned from
+/// sparse rows takes a CSV whose columns past its features are zero.)
 fn for_each_record(
     input: &InputArgs,
+    dim: usize,
     (mut names, labels): (Option<ClassNames>, LabelColumn),
     mut each: impl FnMut(&Record) -> Result<()>,
 ) -> Result<usize> {
     let mut reader = open(input, labels)?;
+    if let Some(columns) = reader.dim_hint().filter(|&columns| columns < dim) {
+        let hint = match (columns + 1 == dim, input.label_column.is_none()) {
+            (true, true) => " (if the rows have no label column: --label-column none)",
+            _ => "",
+        };
+        bail!("{}: {columns} feature columns, the model takes {dim} features{hint}", reader.name());
+    }
     let mut record = Record::default();
     let mut skipped = 0;
     loop {
@@ -147,7 +158,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     };
     let name = args.input.input.clone();
     let names = model.class_names().cloned();
-    for_each_record(&args.input, labels_of(model.as_ref()), |record| {
+    for_each_record(&args.input, model.info().dim, labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
         if args.std {
             let Some((value, std)) = model.predict_with_std(record).with_context(at)? else {
@@ -184,7 +195,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let name = args.input.input.clone();
     let classes = model.labels();
     let mut known = 0usize;
-    let skipped = for_each_record(&args.input, labels_of(model.as_ref()), |record| {
+    let skipped = for_each_record(&args.input, model.info().dim, labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
         if let Some((score, flag)) = model.novelty(record).with_context(at)? {
             detections.add(Some(score), flag == 1.0, record.label);
