@@ -377,17 +377,23 @@ mod tests {
     use crate::source::Record;
     use kestrel_core::Rng;
 
+    /// `n` rows of `d` standard normal features (seeded), the target `target(x, rng)`.
+    fn normal_rows(n: usize, d: u32, seed: u64, target: impl Fn(&[f64], &mut Rng) -> f64) -> Dataset<f64> {
+        let mut rng = Rng::seed_from_u64(seed);
+        let mut data = Dataset::<f64>::new();
+        for _ in 0..n {
+            let values: Vec<f64> = (0..d).map(|_| rng.normal::<f64>()).collect();
+            let label = target(&values, &mut rng);
+            data.push(&Record { label, indices: (0..d).collect(), values, ..Record::default() }).unwrap();
+        }
+        data
+    }
+
     /// A regression target of the first two of six features: the other four get weights
     /// well below theirs (measured: 3.4× below the weaker one, whose width is then 11×).
     #[test]
     fn irrelevant_features_get_small_weights() {
-        let mut rng = Rng::seed_from_u64(5);
-        let mut data = Dataset::<f64>::new();
-        for _ in 0..400 {
-            let values: Vec<f64> = (0..6).map(|_| rng.normal::<f64>()).collect();
-            let label = (2.0 * values[0]).sin() + values[1] * values[1];
-            data.push(&Record { label, indices: (0..6).collect(), values, ..Record::default() }).unwrap();
-        }
+        let data = normal_rows(400, 6, 5, |x, _| (2.0 * x[0]).sin() + x[1] * x[1]);
         let relevance = by_alignment(&data, Task::Regression, 1).unwrap();
         let w = &relevance.weights;
         assert!(relevance.alignment > relevance.isotropic_alignment + 0.05, "{relevance:?}");
@@ -434,13 +440,7 @@ mod tests {
     /// weights and scores of no budget at all.
     #[test]
     fn the_copies_count_against_the_budget() {
-        let mut rng = Rng::seed_from_u64(6);
-        let mut data = Dataset::<f64>::new();
-        for _ in 0..200 {
-            let values: Vec<f64> = (0..4).map(|_| rng.normal::<f64>()).collect();
-            let label = (2.0 * values[0]).sin() + 0.1 * rng.normal::<f64>();
-            data.push(&Record { label, indices: (0..4).collect(), values, ..Record::default() }).unwrap();
-        }
+        let data = normal_rows(200, 4, 6, |x, rng| (2.0 * x[0]).sin() + 0.1 * rng.normal::<f64>());
         let held = held_bytes(&data);
         assert!(held > data.bytes() + 2 * data.standardized_bytes(), "{held}");
         let settings = |budget| FitSettings { centers: Some(30), budget, ..FitSettings::new(Learner::Krr) };
