@@ -447,7 +447,8 @@ fn kernel<T: Real>(
                 return Err(FitError::Settings(message));
             }
             let Some(ridges) = loo_ridges else {
-                let choice = gamma::by_alignment(data, kind, task, settings.seed).map_err(FitError::GammaAuto)?;
+                let choice = gamma::by_alignment(data, kind, task, settings.seed, settings.budget)
+                    .map_err(FitError::GammaAuto)?;
                 let aligned = param(gamma::with_gamma(kind, T::from_f64(choice.gamma)), "--gamma auto")?;
                 let fields =
                     vec![("alignment", Field::Number(choice.alignment)), ("gamma", Field::Number(choice.gamma))];
@@ -475,7 +476,7 @@ fn octaves_by_loo<T: Real>(
     task: Task,
     ridges: &[f64],
 ) -> Result<(gamma::GammaChoice, Vec<WidthScore>), FitError> {
-    let choice = gamma::by_alignment(data, kind, task, settings.seed).map_err(FitError::GammaAuto)?;
+    let choice = gamma::by_alignment(data, kind, task, settings.seed, settings.budget).map_err(FitError::GammaAuto)?;
     let aligned = param(gamma::with_gamma(kind, T::from_f64(choice.gamma)), "--gamma auto")?;
     let widths = octaves(choice.gamma, LOO_OCTAVES.0, LOO_OCTAVES.1);
     let scores = widths_by_loo(data, &krr_config(settings, aligned, task), &widths, ridges, |_| {})?;

@@ -14,8 +14,9 @@ use kestrel_core::{Error, Kernel, KernelKind, Real, Rng};
 
 use super::centres::row;
 use super::krr::{Task, sign_targets};
-use super::{TrainError, classes};
+use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
+use crate::labels::Labels;
 use crate::limits::zeroed;
 
 /// Rows the alignment is computed on at most.
@@ -35,22 +36,24 @@ pub struct GammaChoice {
 }
 
 /// Chooses `γ` for the kernel kind of `kernel` (its own `γ` is ignored) on `data`, whose
-/// labels are class labels or real targets as `task` says.
+/// labels are class labels or real targets as `task` says; within `budget` beside `data`
+/// (the sample, [`Sample::draw`]).
 ///
 /// # Errors
-/// [`TrainError`] for fewer than two rows, constant targets, bad labels or a linear kernel
-/// (no width to choose).
+/// [`TrainError`] for fewer than two rows, constant targets, bad labels, a linear kernel
+/// (no width to choose) or a budget too small for the sample.
 pub fn by_alignment<T: Real>(
     data: &Dataset<T>,
     kernel: KernelKind<T>,
     task: Task,
     seed: u64,
+    budget: Option<usize>,
 ) -> Result<GammaChoice, TrainError> {
     if matches!(kernel, KernelKind::Linear) {
         return Err(TrainError::Core(Error::InvalidParam { name: "gamma" }));
     }
     let dim = data.dim().max(1);
-    let Sample { rows: sample, targets, outputs } = Sample::draw(data, SAMPLE, task, seed)?;
+    let Sample { rows: sample, targets, outputs } = Sample::draw(data, SAMPLE, task, seed, budget)?;
     let s = sample.len() / dim;
     let median = median_gamma(&sample, dim, kernel)?;
     let mut sums = zeroed(s, "the alignment")?;
@@ -91,11 +94,20 @@ pub(super) struct Sample<T> {
 
 impl<T: Real> Sample<T> {
     /// `min(n, size)` rows of `data` drawn uniformly without replacement (seeded), with
-    /// their targets for `task`.
+    /// their targets for `task`. With a `budget`, `data` and the sample with a scalar of
+    /// scratch per row ([`Sample::bytes`]) must fit it, checked once the sample's labels
+    /// tell its number of targets and before its rows and targets are allocated.
     ///
     /// # Errors
-    /// [`TrainError`] for fewer than two rows, bad labels or an allocation failure.
-    pub fn draw(data: &Dataset<T>, size: usize, task: Task, seed: u64) -> Result<Self, TrainError> {
+    /// [`TrainError`] for fewer than two rows, bad labels, a budget too small or an
+    /// allocation failure.
+    pub fn draw(
+        data: &Dataset<T>,
+        size: usize,
+        task: Task,
+        seed: u64,
+        budget: Option<usize>,
+    ) -> Result<Self, TrainError> {
         let dim = data.dim().max(1);
         let s = data.len().min(size);
         if s < 2 {
@@ -103,14 +115,26 @@ impl<T: Real> Sample<T> {
         }
         let mut chosen = zeroed(s, "the sample")?;
         select_random(data.len(), &mut Rng::seed_from_u64(seed), &mut chosen)?;
+        let labels: Vec<f64> = chosen.iter().map(|&i| data.labels().get(i).copied().unwrap_or(0.0)).collect();
+        let outputs = match task {
+            Task::Regression => 1,
+            Task::Classification => Labels::of(&labels).map_or(1, |classes| classes.outputs()),
+        };
+        check_budget(data.bytes().saturating_add(Self::bytes(s, dim, outputs)), budget)?;
+        let (targets, outputs) = sample_targets::<T>(&labels, task)?;
         // Only the chosen rows are made dense: O(s·d) memory, whatever n.
         let mut rows = zeroed(s.saturating_mul(dim), "the sample")?;
         for (row, &i) in rows.chunks_exact_mut(dim).zip(&chosen) {
             data.dense_row(i, row);
         }
-        let labels: Vec<f64> = chosen.iter().map(|&i| data.labels().get(i).copied().unwrap_or(0.0)).collect();
-        let (targets, outputs) = sample_targets::<T>(&labels, task)?;
         Ok(Sample { rows, targets, outputs })
+    }
+
+    /// Bytes of a sample of `s` rows of `dim` features and `outputs` targets: per row its
+    /// index, label, features, targets and one scalar of the caller's scratch.
+    pub fn bytes(s: usize, dim: usize, outputs: usize) -> usize {
+        let scalars = dim.saturating_add(outputs).saturating_add(1).saturating_mul(size_of::<T>());
+        s.saturating_mul(scalars.saturating_add(size_of::<usize>() + size_of::<f64>()))
     }
 }
 
@@ -175,12 +199,19 @@ mod tests {
             data.push(&Record { label, indices: vec![0, 1], values: vec![a, b], ..Record::default() }).unwrap();
         }
         let rbf = KernelKind::Rbf { gamma: 1.0 };
-        let choice = by_alignment(&data, rbf, Task::Classification, 1).unwrap();
+        let choice = by_alignment(&data, rbf, Task::Classification, 1, None).unwrap();
         assert_eq!(choice.scores.len(), 15);
         assert!(choice.scores.iter().all(|&(_, a)| a <= choice.alignment));
         assert!(choice.gamma > 1e-5 && choice.gamma < 1e-2, "γ = {}", choice.gamma);
         // A linear kernel sees no ring at all (alignment near 0); measured 0.23 here.
         assert!(choice.alignment > 0.15, "alignment {}", choice.alignment);
-        assert!(by_alignment(&data, KernelKind::Linear, Task::Classification, 1).is_err());
+        assert!(by_alignment(&data, KernelKind::Linear, Task::Classification, 1, None).is_err());
+        // The sample (300 rows: index, label, two features, one target, one scratch scalar)
+        // counts beside the rows against a budget; one byte short is refused.
+        let needed = data.bytes() + 300 * (8 + 8 + 4 * 8);
+        assert_eq!(Sample::<f64>::bytes(300, 2, 1), needed - data.bytes());
+        let refused = by_alignment(&data, rbf, Task::Classification, 1, Some(needed - 1)).unwrap_err();
+        assert_eq!(refused, TrainError::OverBudget { needed, budget: needed - 1 });
+        assert_eq!(by_alignment(&data, rbf, Task::Classification, 1, Some(needed)).unwrap(), choice);
     }
 }

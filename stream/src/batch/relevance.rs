@@ -209,7 +209,8 @@ pub fn by_alignment<T: Real>(data: &Dataset<T>, task: Task, seed: u64) -> Result
     let dim = data.dim().max(1);
     check_features(dim)?;
     let size = sample_size(dim);
-    let Sample { rows, targets, outputs } = Sample::draw(data, size, task, seed)?;
+    // Counted against a budget by `held_bytes`, before `weighed_if_better` copies the rows.
+    let Sample { rows, targets, outputs } = Sample::draw(data, size, task, seed, None)?;
     let s = rows.len() / dim;
     let median = median_gamma(&rows, dim, kestrel_core::KernelKind::Rbf { gamma: T::ONE })?;
     let sample = CentredSample::new(&rows, dim, &targets, outputs)?;
