@@ -1,6 +1,7 @@
 //! `kestrel predict`, `eval`, `inspect` and `budget`, and the input they share with
 //! `train` and `stream`.
 
+use std::cmp::Ordering;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 
@@ -193,8 +194,10 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let (mut tally, mut detections) = (Tally::default(), Detections::default());
     let mut figures = args.report.as_ref().map(|_| EvalFigures::new(model.labels(), model.class_names().cloned()));
     let name = args.input.input.clone();
-    let classes = model.labels();
-    let mut known = 0usize;
+    // The model's labels, sorted, to tell whether any row's label is one of them.
+    let mut classes = model.labels();
+    classes.sort_by(f64::total_cmp);
+    let mut known = false;
     let skipped = for_each_record(&args.input, model.info().dim, labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
         if let Some((score, flag)) = model.novelty(record).with_context(at)? {
@@ -203,7 +206,8 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         }
         let prediction = model.predict(record).with_context(at)?;
         tally.add(prediction, record.label);
-        known += usize::from(classes.contains(&record.label));
+        known = known
+            || classes.binary_search_by(|class| class.partial_cmp(&record.label).unwrap_or(Ordering::Less)).is_ok();
         match figures.as_mut() {
             Some(figures) if classifier => {
                 let decision = model.decision_values(record).with_context(at)?;
@@ -243,7 +247,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         return Ok(());
     }
     let n = tally.n;
-    if classifier && n > 0 && known == 0 {
+    if classifier && n > 0 && !known {
         eprintln!("kestrel: warning: no row's label is a class of the model ({})", class_list(model.as_ref()));
     }
     if args.json {
