@@ -1,5 +1,5 @@
-//! Files written and read whole — model files and checkpoints: written atomically, read
-//! within a size limit.
+//! Files written and read: model files and checkpoints written atomically, data outputs
+//! written atomically as they come ([`OutputFile`]), files read within a size limit.
 //!
 //! A file is written to a temporary name in the target's directory, flushed to disk and
 //! renamed over the target, so a crash never leaves a half-written file under the real
@@ -66,27 +66,9 @@ fn resolve(path: &Path) -> io::Result<PathBuf> {
 /// file; `Io` when the directory is not writable or the disk is full. The target is
 /// untouched on error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
-    let io_error = |error| FileError::Io { path: path.to_path_buf(), error };
-    let target = resolve(path).map_err(io_error)?;
-    match fs::metadata(&target) {
-        Ok(meta) if !meta.is_file() => return Err(FileError::NotRegular { path: target }),
-        _ => {}
-    }
-    let file_name = target.file_name().ok_or_else(|| io_error(io::Error::other("not a file name")))?;
-    let mut temporary_name = file_name.to_os_string();
-    temporary_name.push(format!(".tmp-{}", std::process::id()));
-    let temporary = target.with_file_name(temporary_name);
-    let result = (|| {
-        let mut file = File::create(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temporary, &target)
-    })();
-    if result.is_err() {
-        // Best effort: the temporary file may not exist if creating it failed.
-        let _ = fs::remove_file(&temporary);
-    }
-    result.map_err(io_error)
+    let mut file = OutputFile::replacing(path)?;
+    file.write_all(bytes).map_err(|error| FileError::Io { path: path.to_path_buf(), error })?;
+    file.finish()
 }
 
 /// Writes a data output (rows, a report) to `path`: atomically ([`write_atomic`]) when it
@@ -96,13 +78,94 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
 /// # Errors
 /// `Io` when it cannot be written.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
-    let io_error = |error| FileError::Io { path: path.to_path_buf(), error };
-    match fs::metadata(path) {
-        Ok(meta) if !meta.is_file() => {
-            File::options().write(true).open(path).and_then(|mut file| file.write_all(bytes)).map_err(io_error)
+    let mut file = OutputFile::create(path)?;
+    file.write_all(bytes).map_err(|error| FileError::Io { path: path.to_path_buf(), error })?;
+    file.finish()
+}
+
+/// A data output written as it comes, by [`write_output`]'s rule: a regular file (or a new
+/// one) is written under a temporary name beside it, which [`finish`](Self::finish) flushes
+/// to disk and renames over it — an output dropped unfinished (the input failed half-way) is
+/// removed, and `path` keeps what it held; anything else that takes writes (a FIFO,
+/// `/dev/null`) is written in place.
+#[derive(Debug)]
+pub struct OutputFile {
+    file: File,
+    /// The path as given, for errors.
+    path: PathBuf,
+    /// `(temporary, target)` until the rename; `None` for an output written in place.
+    rename: Option<(PathBuf, PathBuf)>,
+}
+
+impl OutputFile {
+    /// Opens the output for `path`.
+    ///
+    /// # Errors
+    /// `Io` when the temporary file cannot be created or the path not opened for writing.
+    pub fn create(path: &Path) -> Result<Self, FileError> {
+        match fs::metadata(path) {
+            Ok(meta) if !meta.is_file() => {
+                let file = File::options().write(true).open(path).map_err(|error| io_error(path, error))?;
+                Ok(OutputFile { file, path: path.to_path_buf(), rename: None })
+            }
+            _ => Self::replacing(path),
         }
-        _ => write_atomic(path, bytes),
     }
+
+    /// Opens a temporary file that [`finish`](Self::finish) renames over `path`.
+    ///
+    /// # Errors
+    /// `NotRegular` when `path` (or the target of the link it is) exists and is not a
+    /// regular file; `Io` when the temporary file cannot be created.
+    fn replacing(path: &Path) -> Result<Self, FileError> {
+        let target = resolve(path).map_err(|error| io_error(path, error))?;
+        match fs::metadata(&target) {
+            Ok(meta) if !meta.is_file() => return Err(FileError::NotRegular { path: target }),
+            _ => {}
+        }
+        let file_name = target.file_name().ok_or_else(|| io_error(path, io::Error::other("not a file name")))?;
+        let mut temporary_name = file_name.to_os_string();
+        temporary_name.push(format!(".tmp-{}", std::process::id()));
+        let temporary = target.with_file_name(temporary_name);
+        let file = File::create(&temporary).map_err(|error| io_error(path, error))?;
+        Ok(OutputFile { file, path: path.to_path_buf(), rename: Some((temporary, target)) })
+    }
+
+    /// Flushes the output to disk and renames it over the target.
+    ///
+    /// # Errors
+    /// `Io` when the disk is full or the rename fails; the target is untouched then.
+    pub fn finish(mut self) -> Result<(), FileError> {
+        let Some((temporary, target)) = &self.rename else { return Ok(()) };
+        let result = self.file.sync_all().and_then(|()| fs::rename(temporary, target));
+        if result.is_ok() {
+            self.rename = None;
+        }
+        result.map_err(|error| io_error(&self.path, error))
+    }
+}
+
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Drop for OutputFile {
+    /// Removes an output that was not finished (best effort).
+    fn drop(&mut self) {
+        if let Some((temporary, _)) = self.rename.take() {
+            let _ = fs::remove_file(temporary);
+        }
+    }
+}
+
+fn io_error(path: &Path, error: io::Error) -> FileError {
+    FileError::Io { path: path.to_path_buf(), error }
 }
 
 /// Reads the whole file at `path`, at most `limit` bytes.
@@ -189,6 +252,26 @@ mod tests {
         write_output(&file, b"2nd").unwrap();
         assert_eq!(fs::read(&file).unwrap(), b"2nd");
         assert!(matches!(write_output(&dir, b"x"), Err(FileError::Io { .. })));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// An output written as it comes replaces the file only when finished: dropped half-way
+    /// it leaves the file as it was and no temporary file.
+    #[test]
+    fn an_unfinished_output_leaves_the_file_as_it_was() {
+        let dir = scratch("unfinished");
+        let path = dir.join("predictions.csv");
+        fs::write(&path, b"kept\n").unwrap();
+        let mut output = OutputFile::create(&path).unwrap();
+        output.write_all(b"half").unwrap();
+        drop(output);
+        assert_eq!(fs::read(&path).unwrap(), b"kept\n");
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1, "no temporary file left");
+        let mut output = OutputFile::create(&path).unwrap();
+        output.write_all(b"whole\n").unwrap();
+        output.finish().unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"whole\n");
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -791,7 +791,8 @@ fn scaling_is_carried_by_the_model_file() {
 /// A CSV states every feature, so one with fewer feature columns than the model has is
 /// refused before any prediction (its missing features would be read as zeros), with a
 /// hint when the columns are one short and the last may have been taken for the label; one with
-/// more is read (a model learned from sparse rows takes the zero columns past its own).
+/// more is read (a model learned from sparse rows takes the zero columns past its own). A
+/// refused input leaves `--output`'s file as it was.
 #[test]
 fn a_csv_with_fewer_features_than_the_model_is_refused() {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/iris");
@@ -827,6 +828,24 @@ fn a_csv_with_fewer_features_than_the_model_is_refused() {
     let wide = write("wide.csv", columns(&|f| [f[0], f[1], f[2], f[3], "0", f[4]].map(String::from).to_vec()));
     let o = kestrel(&["predict", "--model", model, "--input", &wide]);
     assert_eq!(stdout(&o), stdout(&labelled), "{}", stderr(&o));
+    // --output replaces its file only once every row is predicted: an input refused at
+    // once, or one whose 50th row is bad, leaves the predictions of the run before.
+    let predictions = dir.join("predictions.csv");
+    let output = predictions.to_str().unwrap();
+    assert!(kestrel(&["predict", "--model", model, "--input", &train, "--output", output]).status.success());
+    assert_eq!(std::fs::read_to_string(&predictions).unwrap(), stdout(&labelled));
+    let mut bad = text.clone();
+    bad.insert_str(bad.match_indices('\n').nth(49).unwrap().0 + 1, "1,2,x,4,0\n");
+    let bad = write("bad.csv", bad);
+    for input in [&three, &bad] {
+        let o = kestrel(&["predict", "--model", model, "--input", input, "--output", output]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert_eq!(std::fs::read_to_string(&predictions).unwrap(), stdout(&labelled), "{input}");
+    }
+    assert!(stderr(&kestrel(&["predict", "--model", model, "--input", &bad])).contains("bad.csv:51:"));
+    let leftovers =
+        std::fs::read_dir(&dir).unwrap().filter(|e| e.as_ref().unwrap().path().to_str().unwrap().contains(".tmp-"));
+    assert_eq!(leftovers.count(), 0, "a temporary file was left");
 }
 
 /// `rows` rows of six features in [0, 1), the target `5 sin(π x₀ x₁) + 10 (x₂ − ½)²`

@@ -2,7 +2,6 @@
 //! `train` and `stream`.
 
 use std::cmp::Ordering;
-use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 
 use anyhow::{Context, Result, bail};
@@ -11,6 +10,7 @@ use kestrel_core::Real;
 use kestrel_stream::class_names::ClassNames;
 use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::detection::Detections;
+use kestrel_stream::file::OutputFile;
 use kestrel_stream::model::{self, Predictor, scalar_name};
 use kestrel_stream::online::{WindowNovelty, WindowRsvm, WindowSlkl, WindowSvm};
 use kestrel_stream::score::Tally;
@@ -153,8 +153,10 @@ fn for_each_record(
 /// `kestrel predict`.
 pub fn predict(args: &PredictArgs) -> Result<()> {
     let mut model = model::read_file(&args.model)?;
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(path) => Box::new(BufWriter::new(File::create(path).with_context(|| format!("{}", path.display()))?)),
+    // A file is replaced only once every row is predicted: a bad input leaves it as it was.
+    let mut file = args.output.as_deref().map(OutputFile::create).transpose()?;
+    let mut out: Box<dyn Write> = match file.as_mut() {
+        Some(file) => Box::new(BufWriter::new(file)),
         None => Box::new(BufWriter::new(io::stdout().lock())),
     };
     let name = args.input.input.clone();
@@ -184,6 +186,10 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         Ok(())
     })?;
     out.flush()?;
+    drop(out);
+    if let Some(file) = file {
+        file.finish()?;
+    }
     Ok(())
 }
 
