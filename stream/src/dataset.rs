@@ -29,6 +29,8 @@ pub struct Dataset<T> {
     values: Vec<T>,
     labels: Vec<f64>,
     dim: usize,
+    /// The number of features the input stated (a CSV header), when it did.
+    stated_dim: Option<usize>,
     class_names: ClassNames,
 }
 
@@ -36,7 +38,7 @@ impl<T: Real> Dataset<T> {
     /// An empty data set.
     pub fn new() -> Self {
         let (offsets, indices, values, labels) = (vec![0], Vec::new(), Vec::new(), Vec::new());
-        Dataset { offsets, indices, values, labels, dim: 0, class_names: ClassNames::new() }
+        Dataset { offsets, indices, values, labels, dim: 0, stated_dim: None, class_names: ClassNames::new() }
     }
 
     /// Appends a record (its values rounded to `T`).
@@ -70,6 +72,7 @@ impl<T: Real> Dataset<T> {
         mut skipped: impl FnMut(&ReadError),
     ) -> Result<Self, ReadError> {
         let mut data = Dataset::new();
+        data.stated_dim = reader.dim_hint();
         data.dim = reader.dim_hint().unwrap_or(0);
         let mut record = Record::default();
         loop {
@@ -176,6 +179,7 @@ impl<T: Real> Dataset<T> {
             values: self.values.get(start..).unwrap_or_default().to_vec(),
             labels: self.labels.get(first..).unwrap_or_default().to_vec(),
             dim: self.dim,
+            stated_dim: self.stated_dim,
             class_names: self.class_names.clone(),
         }
     }
@@ -226,6 +230,12 @@ impl<T: Real> Dataset<T> {
     /// Number of features: one past the largest index seen (or the CSV header's count).
     pub fn dim(&self) -> usize {
         self.dim
+    }
+
+    /// The number of features the input stated (a CSV header's columns), `None` when it
+    /// stated none (LibSVM rows, whose width is their largest index).
+    pub fn stated_dim(&self) -> Option<usize> {
+        self.stated_dim
     }
 
     /// Declares the rows at least `dim` features wide, as a matrix whose last columns are
@@ -331,6 +341,7 @@ impl<T: Real> Dataset<T> {
             values,
             labels: self.labels.clone(),
             dim,
+            stated_dim: self.stated_dim,
             class_names: self.class_names.clone(),
         };
         Ok((data, scaler))

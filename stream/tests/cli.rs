@@ -848,6 +848,47 @@ fn a_csv_with_fewer_features_than_the_model_is_refused() {
     assert_eq!(leftovers.count(), 0, "a temporary file was left");
 }
 
+/// A projection applied to a CSV with fewer feature columns than it takes, or to rows with
+/// a value past its features, is refused (the rows would be zero-filled or cut); zero
+/// columns past them are read.
+#[test]
+fn transform_apply_refuses_rows_of_another_width() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/iris/train.csv");
+    let dir = scratch("transform-width");
+    let (model, out) = (dir.join("kpca.kestrel"), dir.join("projected.csv"));
+    let (model, out) = (model.to_str().unwrap(), out.to_str().unwrap());
+    let o = kestrel(&["transform", "--input", data, "--components", "2", "--model", model, "--output", out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(data).unwrap();
+    let write = |name: &str, keep: &dyn Fn(&[&str]) -> Vec<String>| {
+        let body: String =
+            text.lines().map(|line| keep(&line.split(',').collect::<Vec<_>>()).join(",") + "\n").collect();
+        let path = dir.join(name);
+        std::fs::write(&path, body).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let apply = |input: &str| {
+        let again = dir.join("again.csv");
+        let o = kestrel(&["transform", "--input", input, "--apply", model, "--output", again.to_str().unwrap()]);
+        (o, std::fs::read_to_string(&again).unwrap_or_default())
+    };
+    let three = write("three.csv", &|f| [f[0], f[1], f[2], f[4]].map(String::from).to_vec());
+    let (o, _) = apply(&three);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("three.csv: 3 feature columns, the projection takes 4 features"), "{}", stderr(&o));
+    let five = write("five.csv", &|f| [f[0], f[1], f[2], f[3], f[0], f[4]].map(String::from).to_vec());
+    let (o, _) = apply(&five);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("a row has a value for feature 5, the projection takes 4"), "{}", stderr(&o));
+    let zero = write("zero.csv", &|f| {
+        let fifth = if f[0].parse::<f64>().is_ok() { "0" } else { "extra" };
+        [f[0], f[1], f[2], f[3], fifth, f[4]].map(String::from).to_vec()
+    });
+    let (o, projected) = apply(&zero);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(projected, std::fs::read_to_string(out).unwrap());
+}
+
 /// `rows` rows of six features in [0, 1), the target `5 sin(π x₀ x₁) + 10 (x₂ − ½)²`
 /// plus noise of deviation 0.2 from the first three (make_friedman1's terms): the other
 /// three do not bear on it.

@@ -143,6 +143,22 @@ fn read<T: Real>(input: &str) -> Result<Dataset<T>> {
     read_path(input, &source::Options::default(), OnError::Stop, |_| {})
 }
 
+/// `Ok` when the rows of `input` read as a projection of `dim` features takes them: a CSV
+/// stating fewer feature columns, or a row with a nonzero feature past `dim`, is refused
+/// (the dense rows would fill the one with zeros and drop the other). Zero columns past
+/// `dim` are read, as `predict` reads them.
+fn check_width<T: Real>(data: &Dataset<T>, dim: usize, input: &str) -> Result<()> {
+    if let Some(columns) = data.stated_dim().filter(|&columns| columns < dim) {
+        bail!("{input}: {columns} feature columns, the projection takes {dim} features");
+    }
+    let (_, indices, values) = data.csr();
+    let beyond = indices.iter().zip(values).find(|&(&j, &v)| j as usize >= dim && v != T::ZERO);
+    if let Some((&j, _)) = beyond {
+        bail!("{input}: a row has a value for feature {}, the projection takes {dim} features", u64::from(j) + 1);
+    }
+    Ok(())
+}
+
 /// Fits or, with `applied` (the `--apply` file), applies a projection at scalar `T`.
 fn transform_in<T: Real>(args: &TransformArgs, applied: Option<&kpca::ModelFile>) -> Result<()> {
     let data: Dataset<T> = read(&args.input)?;
@@ -157,6 +173,7 @@ fn transform_in<T: Real>(args: &TransformArgs, applied: Option<&kpca::ModelFile>
     let (model, points) = match applied {
         Some(file) => {
             let model = file.projection::<T>()?;
+            check_width(&data, model.dim(), &args.input)?;
             let points = data.dense(model.dim())?;
             (model, points)
         }
