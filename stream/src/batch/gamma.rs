@@ -37,7 +37,7 @@ pub struct GammaChoice {
 
 /// Chooses `γ` for the kernel kind of `kernel` (its own `γ` is ignored) on `data`, whose
 /// labels are class labels or real targets as `task` says; within `budget` beside `data`
-/// (the sample, [`Sample::draw`]).
+/// (the alignment's sample of at most [`SAMPLE`] rows).
 ///
 /// # Errors
 /// [`TrainError`] for fewer than two rows, constant targets, bad labels, a linear kernel
