@@ -73,7 +73,7 @@ impl<T: Real> Dataset<T> {
     ) -> Result<Self, ReadError> {
         let mut data = Dataset::new();
         data.stated_dim = reader.dim_hint();
-        data.dim = reader.dim_hint().unwrap_or(0);
+        data.dim = data.stated_dim.unwrap_or(0);
         let mut record = Record::default();
         loop {
             let next = reader.next_record(&mut record).and_then(|more| {

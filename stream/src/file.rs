@@ -66,9 +66,7 @@ fn resolve(path: &Path) -> io::Result<PathBuf> {
 /// file; `Io` when the directory is not writable or the disk is full. The target is
 /// untouched on error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
-    let mut file = OutputFile::replacing(path)?;
-    file.write_all(bytes).map_err(|error| FileError::Io { path: path.to_path_buf(), error })?;
-    file.finish()
+    OutputFile::replacing(path)?.write_whole(bytes)
 }
 
 /// Writes a data output (rows, a report) to `path`: atomically ([`write_atomic`]) when it
@@ -78,9 +76,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
 /// # Errors
 /// `Io` when it cannot be written.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
-    let mut file = OutputFile::create(path)?;
-    file.write_all(bytes).map_err(|error| FileError::Io { path: path.to_path_buf(), error })?;
-    file.finish()
+    OutputFile::create(path)?.write_whole(bytes)
 }
 
 /// A data output written as it comes, by [`write_output`]'s rule: a regular file (or a new
@@ -129,6 +125,12 @@ impl OutputFile {
         let temporary = target.with_file_name(temporary_name);
         let file = File::create(&temporary).map_err(|error| io_error(path, error))?;
         Ok(OutputFile { file, path: path.to_path_buf(), rename: Some((temporary, target)) })
+    }
+
+    /// Writes `bytes`, then [`finish`](Self::finish)es.
+    fn write_whole(mut self, bytes: &[u8]) -> Result<(), FileError> {
+        self.file.write_all(bytes).map_err(|error| io_error(&self.path, error))?;
+        self.finish()
     }
 
     /// Flushes the output to disk and renames it over the target.

@@ -180,15 +180,14 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
 }
 
 /// Bytes [`weighed_if_better`] holds at once besides its fits: `data`, its standardised and
-/// weighed copies ([`Dataset::standardized_bytes`] each), and the alignment's sample: `s`
-/// rows in `T` and in `f64`, their targets in both (at most `s` columns: one per class in
-/// the sample) and the `s²` kernel values, at most `s·(2d + 3s + 2)` scalars of 8 bytes
-/// with the sample's indices and labels.
+/// weighed copies ([`Dataset::standardized_bytes`] each), and the alignment's sample: as
+/// drawn ([`Sample::bytes`], with at most `s` target columns, one per class in the sample),
+/// then its rows and targets again in `f64`, and its `s²` kernel values.
 pub fn held_bytes<T: Real>(data: &Dataset<T>) -> usize {
     let dim = data.dim().max(1);
     let s = data.len().min(sample_size(dim));
-    let per_row = dim.saturating_mul(2).saturating_add(s.saturating_mul(3)).saturating_add(2);
-    let sample = s.saturating_mul(per_row).saturating_mul(size_of::<f64>());
+    let in_f64 = s.saturating_mul(dim.saturating_add(s).saturating_add(s)).saturating_mul(size_of::<f64>());
+    let sample = Sample::<T>::bytes(s, dim, s).saturating_add(in_f64);
     let copies = data.standardized_bytes().saturating_mul(2);
     data.bytes().saturating_add(copies).saturating_add(sample)
 }

@@ -110,6 +110,16 @@ fn class_list(model: &dyn Predictor) -> String {
     shown.collect::<Vec<_>>().join(", ") + &more
 }
 
+/// `Ok` unless the input `name` states its number of feature columns (a CSV header) and
+/// states fewer than the `dim` features `what` takes: its rows would be read with the
+/// missing features as zeros. `hint` ends the message.
+pub fn check_columns(name: &str, stated: Option<usize>, dim: usize, what: &str, hint: &str) -> Result<()> {
+    match stated {
+        Some(columns) if columns < dim => bail!("{name}: {columns} feature columns, {what} takes {dim} features{hint}"),
+        _ => Ok(()),
+    }
+}
+
 /// Reads every record of `input`, its labels read as `labels_of` says, handing each to
 /// `each`; bad rows per the policy. Returns the rows skipped. An input that states its
 /// number of features (a CSV header) may not state fewer than the model's `dim`: its rows
@@ -122,13 +132,12 @@ fn for_each_record(
     mut each: impl FnMut(&Record) -> Result<()>,
 ) -> Result<usize> {
     let mut reader = open(input, labels)?;
-    if let Some(columns) = reader.dim_hint().filter(|&columns| columns < dim) {
-        let hint = match (columns + 1 == dim, input.label_column.is_none()) {
-            (true, true) => " (if the rows have no label column: --label-column none)",
-            _ => "",
-        };
-        bail!("{}: {columns} feature columns, the model takes {dim} features{hint}", reader.name());
-    }
+    let one_short = reader.dim_hint().is_some_and(|columns| columns + 1 == dim);
+    let hint = match one_short && input.label_column.is_none() {
+        true => " (if the rows have no label column: --label-column none)",
+        false => "",
+    };
+    check_columns(reader.name(), reader.dim_hint(), dim, "the model", hint)?;
     let mut record = Record::default();
     let mut skipped = 0;
     loop {

@@ -45,7 +45,7 @@ use kestrel_stream::source;
 
 use crate::Usage;
 use crate::args::{KernelArgs, MAX_CENTERS, ScalarArg, count, parse_bytes, positive};
-use crate::commands::read_path;
+use crate::commands::{check_columns, read_path};
 
 /// The projection to fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -148,9 +148,7 @@ fn read<T: Real>(input: &str) -> Result<Dataset<T>> {
 /// (the dense rows would fill the one with zeros and drop the other). Zero columns past
 /// `dim` are read, as `predict` reads them.
 fn check_width<T: Real>(data: &Dataset<T>, dim: usize, input: &str) -> Result<()> {
-    if let Some(columns) = data.stated_dim().filter(|&columns| columns < dim) {
-        bail!("{input}: {columns} feature columns, the projection takes {dim} features");
-    }
+    check_columns(input, data.stated_dim(), dim, "the projection", "")?;
     let (_, indices, values) = data.csr();
     let beyond = indices.iter().zip(values).find(|&(&j, &v)| j as usize >= dim && v != T::ZERO);
     if let Some((&j, _)) = beyond {
