@@ -181,8 +181,9 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
 
 /// Bytes [`weighed_if_better`] holds at once besides its fits: `data`, its standardised and
 /// weighed copies ([`Dataset::standardized_bytes`] each), and the alignment's sample: as
-/// drawn (its indices, labels, rows, targets and a scratch scalar per row, with at most `s` target columns, one per class in the sample),
-/// then its rows and targets again in `f64`, and its `s²` kernel values.
+/// drawn (per row its index, label, features, targets — at most `s` columns, one per class
+/// in the sample — and a scratch scalar), then its rows and targets again in `f64`, and
+/// its `s²` kernel values.
 pub fn held_bytes<T: Real>(data: &Dataset<T>) -> usize {
     let dim = data.dim().max(1);
     let s = data.len().min(sample_size(dim));
