@@ -1572,3 +1572,117 @@ fn transform_eigenmap_embeds_rows_and_lpp_projects_new_ones() {
     let o = kestrel(&["transform", "--input", data, "--method", "lpp", "--components", "3"]);
     assert!(!o.status.success() && stderr(&o).contains("between 1 and the number of features (2)"), "{}", stderr(&o));
 }
+
+/// `--skip-column` leaves a CSV's named columns out of `train`, `predict` and `eval`: the
+/// same model and predictions as the file without them. A value that is not a number names
+/// its column and the flag; a column the header lacks, the label column and a LibSVM input
+/// are refused.
+#[test]
+fn skipped_columns_are_left_out_of_training_and_prediction() {
+    let dir = scratch("skip-column");
+    let (with, without) = (dir.join("with.csv"), dir.join("without.csv"));
+    let (mut logged, mut plain) = (String::from("time,x,id,y\n"), String::from("x,y\n"));
+    for i in 0..120 {
+        let x = (i * 61 % 199) as f64 / 50.0 - 2.0;
+        let y = (2.0 * x).sin();
+        logged.push_str(&format!("2026-11-28T10:{:02}:00,{x:.5},sensor-{i},{y:.5}\n", i % 60));
+        plain.push_str(&format!("{x:.5},{y:.5}\n"));
+    }
+    std::fs::write(&with, logged).unwrap();
+    std::fs::write(&without, plain).unwrap();
+    let (with, without) = (with.to_str().unwrap(), without.to_str().unwrap());
+    let (skipping, plain_model) = (dir.join("skipping.kestrel"), dir.join("plain.kestrel"));
+    let (skipping, plain_model) = (skipping.to_str().unwrap(), plain_model.to_str().unwrap());
+    let skip = ["--skip-column", "time", "--skip-column", "id"];
+    let o = kestrel(&[&["train", "--learner", "krr", "--input", with, "--out", skipping][..], &skip].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = kestrel(&["train", "--learner", "krr", "--input", without, "--out", plain_model]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(skipping).unwrap(), std::fs::read(plain_model).unwrap(), "the same model");
+    let o = kestrel(&[&["predict", "--model", skipping, "--input", with][..], &skip].concat());
+    let p = kestrel(&["predict", "--model", plain_model, "--input", without]);
+    assert!(o.status.success() && p.status.success(), "{} {}", stderr(&o), stderr(&p));
+    assert_eq!((stdout(&o).lines().count(), stdout(&o)), (120, stdout(&p)));
+    let o = kestrel(&[&["eval", "--model", skipping, "--input", with, "--json"][..], &skip].concat());
+    let p = kestrel(&["eval", "--model", plain_model, "--input", without, "--json"]);
+    assert_eq!(json(&o)["mse"], json(&p)["mse"], "{}", stderr(&o));
+
+    let o = kestrel(&["train", "--learner", "krr", "--input", with, "--out", skipping]);
+    assert!(!o.status.success());
+    let expected = "with.csv:2:1: `2026-11-28T10:00:00` is not a number (column `time`; a column that is not a \
+                    feature can be left out: --skip-column time)";
+    assert!(stderr(&o).contains(expected), "{}", stderr(&o));
+    for (column, message) in [
+        ("nope", "with.csv:1:1: no column named `nope` to skip in the header"),
+        ("y", "with.csv:1:1: `y` is the label column: it cannot be skipped"),
+    ] {
+        let o = kestrel(&["eval", "--model", skipping, "--input", with, "--skip-column", column]);
+        assert!(!o.status.success() && stderr(&o).contains(message), "{}", stderr(&o));
+    }
+    let libsvm = binary_libsvm(&dir, 10);
+    let o = kestrel(&[
+        "train",
+        "--learner",
+        "svm",
+        "--input",
+        libsvm.to_str().unwrap(),
+        "--skip-column",
+        "x",
+        "--out",
+        skipping,
+    ]);
+    let message = "columns are skipped by their names in a CSV header: this input has none";
+    assert!(!o.status.success() && stderr(&o).contains(message), "{}", stderr(&o));
+}
+
+/// The commands that learn without labels read unlabelled rows with `--label-column none`
+/// (every column a feature); without it `transform` says that the last column was read as
+/// the label.
+#[test]
+fn transform_and_cluster_read_unlabelled_rows() {
+    let dir = scratch("unlabelled");
+    let rows = dir.join("rows.csv");
+    let mut text = String::from("a,b,c\n");
+    for i in 0..40 {
+        let t = f64::from(i) / 40.0 * std::f64::consts::TAU;
+        let ring = if i % 2 == 0 { 1.0 } else { 3.0 };
+        text.push_str(&format!("{:.5},{:.5},{:.5}\n", ring * t.cos(), ring * t.sin(), f64::from(i % 5)));
+    }
+    std::fs::write(&rows, text).unwrap();
+    let (rows, model) = (rows.to_str().unwrap(), dir.join("kpca.kestrel"));
+    let model = model.to_str().unwrap();
+    let kpca = ["transform", "--method", "kpca", "--input", rows, "--model", model, "--output", "/dev/null"];
+    let o = kestrel(&[&kpca[..], &["--label-column", "none"]].concat());
+    assert!(o.status.success() && !stderr(&o).contains("note:"), "{}", stderr(&o));
+    let inspected = stdout(&kestrel(&["inspect", model]));
+    assert!(inspected.contains("3 features to 2 components"), "{inspected}");
+    let o = kestrel(&kpca);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let note = "note: the last column of";
+    assert!(stderr(&o).contains(note) && stderr(&o).contains("(2 features); --label-column none"), "{}", stderr(&o));
+    let o = kestrel(&["cluster", "--input", rows, "--clusters", "2", "--label-column", "none", "--json"]);
+    assert_eq!((json(&o)["dim"].as_u64(), json(&o)["n"].as_u64()), (Some(3), Some(40)), "{}", stderr(&o));
+}
+
+/// A solver that stops at its iteration limit says so, and what would speed it up; one
+/// that converges says nothing.
+#[test]
+fn train_warns_when_the_solver_stops_at_its_limit() {
+    let dir = scratch("unconverged");
+    let data = dir.join("ranges.csv");
+    let mut text = String::from("a,b,y\n");
+    for i in 0..200 {
+        let (a, b) = ((i * 37 % 101) as f64 * 10.0, (i * 53 % 97) as f64 / 97.0);
+        let label = if (b > 0.5) != (i % 17 == 0) { 1 } else { -1 };
+        text.push_str(&format!("{a},{b:.4},{label}\n"));
+    }
+    std::fs::write(&data, text).unwrap();
+    let (data, model) = (data.to_str().unwrap(), dir.join("m.kestrel"));
+    let train = ["train", "--learner", "svm", "--input", data, "--out", model.to_str().unwrap()];
+    let o = kestrel(&train);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let warning = "warning: training stopped at its limit (1000 iterations) before the solver's stopping rule held";
+    assert!(stderr(&o).contains(warning) && stderr(&o).contains("--scale standardises them"), "{}", stderr(&o));
+    let o = kestrel(&[&train[..], &["--scale"]].concat());
+    assert!(o.status.success() && !stderr(&o).contains("warning"), "{}", stderr(&o));
+}

@@ -32,6 +32,10 @@ pub struct CsvReader<R> {
     name: String,
     row: csv::StringRecord,
     fields: usize,
+    /// The header's column names (empty for header-less rows), named in errors.
+    header: csv::StringRecord,
+    /// The columns left out (`--skip-column`): neither read nor checked.
+    skipped: Vec<usize>,
     /// The label's column; `None` for rows without labels (each read as `NaN`).
     label_field: Option<usize>,
     labels: LabelColumn,
@@ -92,7 +96,52 @@ impl<R: BufRead> CsvReader<R> {
         }
         let row = csv::StringRecord::new();
         let labels = LabelColumn::Detect;
-        Ok(CsvReader { reader, max_line_bytes, name, row, fields: header.len(), label_field, labels, detected: false })
+        let fields = header.len();
+        Ok(CsvReader {
+            reader,
+            max_line_bytes,
+            name,
+            row,
+            fields,
+            header,
+            skipped: Vec::new(),
+            label_field,
+            labels,
+            detected: false,
+        })
+    }
+
+    /// The reader leaving out the columns named `columns` (a timestamp, an identifier):
+    /// they are neither read nor checked, and the features are the other columns.
+    ///
+    /// # Errors
+    /// `Header` naming a column the header does not have, the label column, or a header
+    /// with no feature column left.
+    pub fn skipping(mut self, columns: &[String]) -> Result<Self, ReadError> {
+        for wanted in columns {
+            let at = self.header.iter().position(|h| h == wanted);
+            let at =
+                at.ok_or_else(|| self.header_error(format!("no column named `{wanted}` to skip in the header")))?;
+            if Some(at) == self.label_field {
+                return Err(self.header_error(format!("`{wanted}` is the label column: it cannot be skipped")));
+            }
+            if !self.skipped.contains(&at) {
+                self.skipped.push(at);
+            }
+        }
+        if self.dim() == 0 {
+            return Err(self.header_error("no feature column is left once the skipped ones are".into()));
+        }
+        Ok(self)
+    }
+
+    fn header_error(&self, message: String) -> ReadError {
+        self.error(1, 1, ReadErrorKind::Header(message))
+    }
+
+    /// The features of a row: its fields but the label and the skipped columns.
+    fn dim(&self) -> usize {
+        self.fields - usize::from(self.label_field.is_some()) - self.skipped.len()
     }
 
     /// The reader taking its labels as `labels` says (by default it detects them).
@@ -114,6 +163,8 @@ impl<R: BufRead> CsvReader<R> {
             name: name.into(),
             row,
             fields,
+            header: csv::StringRecord::new(),
+            skipped: Vec::new(),
             label_field: Some(fields - 1),
             labels,
             detected: false,
@@ -153,9 +204,10 @@ impl<R: BufRead> CsvReader<R> {
                 ReadError { source_name: self.name.clone(), line, column, kind }
             };
             if Some(i) == self.label_field {
-                read_label((&mut self.labels, &mut self.detected), trim(field), record).map_err(at)?;
-            } else {
-                let value = parse_finite(trim(field)).map_err(at)?;
+                read_label((&mut self.labels, &mut self.detected), trim(field), record)
+                    .map_err(|kind| at(in_column(kind, self.header.get(i), true)))?;
+            } else if !self.skipped.contains(&i) {
+                let value = parse_finite(trim(field)).map_err(|kind| at(in_column(kind, self.header.get(i), false)))?;
                 if value != 0.0 {
                     record.indices.push(feature);
                     record.values.push(value);
@@ -164,6 +216,22 @@ impl<R: BufRead> CsvReader<R> {
             }
         }
         Ok(())
+    }
+}
+
+/// A field's error naming its column (`name`, from the header) when it is a value that is
+/// not a number: the label's, or a feature's, which `--skip-column` can leave out.
+fn in_column(kind: ReadErrorKind, name: Option<&str>, label: bool) -> ReadErrorKind {
+    match (kind, name) {
+        (ReadErrorKind::NotANumber(text), Some(column)) => {
+            let column = column.to_string();
+            if label {
+                ReadErrorKind::LabelNotANumber { text, column }
+            } else {
+                ReadErrorKind::FeatureNotANumber { text, column }
+            }
+        }
+        (kind, _) => kind,
     }
 }
 
@@ -270,13 +338,44 @@ impl<R: BufRead> RecordReader for CsvReader<R> {
     }
 
     fn dim_hint(&self) -> Option<usize> {
-        Some(self.fields - usize::from(self.label_field.is_some()))
+        Some(self.dim())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skipped_columns_are_not_read_and_the_features_close_up() {
+        let text = "when,a,y,id,b\nmonday,1.5,1,x-7,2\n";
+        let skip = ["when".to_string(), "id".to_string(), "when".to_string()];
+        let reader = CsvReader::with_header(text.as_bytes(), "t.csv", Some("y"), 1024).unwrap();
+        let mut reader = reader.skipping(&skip).unwrap();
+        assert_eq!(reader.dim_hint(), Some(2));
+        let mut r = Record::default();
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.label, r.indices.clone(), r.values.clone()), (1.0, vec![0, 1], vec![1.5, 2.0]));
+        let open = |skip: &[&str]| {
+            let skip: Vec<String> = skip.iter().map(ToString::to_string).collect();
+            CsvReader::with_header(text.as_bytes(), "t.csv", Some("y"), 1024).unwrap().skipping(&skip).err()
+        };
+        let header = |message: &str| {
+            Some(ReadError {
+                source_name: "t.csv".into(),
+                line: 1,
+                column: 1,
+                kind: ReadErrorKind::Header(message.into()),
+            })
+        };
+        assert_eq!(open(&["z"]), header("no column named `z` to skip in the header"));
+        assert_eq!(open(&["y"]), header("`y` is the label column: it cannot be skipped"));
+        assert_eq!(open(&["when", "a", "id", "b"]), header("no feature column is left once the skipped ones are"));
+        let mut unskipped = CsvReader::with_header(text.as_bytes(), "t.csv", Some("y"), 1024).unwrap();
+        let e = unskipped.next_record(&mut r).unwrap_err();
+        let kind = ReadErrorKind::FeatureNotANumber { text: "monday".into(), column: "when".into() };
+        assert_eq!((e.column, e.kind), (1, kind));
+    }
 
     #[test]
     fn reads_rows_and_picks_the_label_column() {
@@ -362,7 +461,8 @@ mod tests {
         assert_eq!((r.label.is_nan(), r.class_name.as_str()), (true, "2"));
         let mut target =
             CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap().with_labels(LabelColumn::Numbers);
-        assert_eq!(target.next_record(&mut r).unwrap_err().kind, ReadErrorKind::NotANumber("grass".into()));
+        let kind = ReadErrorKind::LabelNotANumber { text: "grass".into(), column: "class".into() };
+        assert_eq!(target.next_record(&mut r).unwrap_err().kind, kind);
     }
 
     #[test]

@@ -119,6 +119,8 @@ pub struct Options {
     pub max_line_bytes: usize,
     /// What a CSV label column holds (by default its first row tells).
     pub labels: LabelColumn,
+    /// CSV columns left out, by their header names (a timestamp, an identifier).
+    pub skip_columns: Vec<String>,
 }
 
 impl Default for Options {
@@ -128,6 +130,7 @@ impl Default for Options {
             label_column: None,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             labels: LabelColumn::Detect,
+            skip_columns: Vec::new(),
         }
     }
 }
@@ -195,11 +198,17 @@ fn from_buffered<R: BufRead + Send + 'static>(
     let fields = first.split(|&b| b == b',').count();
     let replay = Cursor::new(first).chain(input);
     let label_column = options.label_column.as_deref();
+    let skips = !options.skip_columns.is_empty();
+    if skips && !(has_header && format == Format::Csv) {
+        let kind =
+            ReadErrorKind::Header("columns are skipped by their names in a CSV header: this input has none".into());
+        return Err(ReadError { source_name: name.to_string(), line: 1, column: 1, kind }.into());
+    }
     Ok(match format {
         Format::LibSvm | Format::Auto => Box::new(LibSvmReader::new(replay, name, limit)),
         Format::Csv => {
             let reader = match has_header {
-                true => CsvReader::with_header(replay, name, label_column, limit)?,
+                true => CsvReader::with_header(replay, name, label_column, limit)?.skipping(&options.skip_columns)?,
                 false => CsvReader::without_header(replay, name, fields, limit),
             };
             Box::new(reader.with_labels(options.labels))

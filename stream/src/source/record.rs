@@ -76,6 +76,26 @@ pub enum ReadErrorKind {
     /// A token that is not a number.
     #[error("`{0}` is not a number")]
     NotANumber(String),
+    /// A feature's value that is not a number, in the CSV column named `column`.
+    #[error(
+        "`{text}` is not a number (column `{column}`; a column that is not a feature can be left out: --skip-column {column})"
+    )]
+    FeatureNotANumber {
+        /// The value.
+        text: String,
+        /// The column's name.
+        column: String,
+    },
+    /// A label that is not a number where the learner needs one, in the column `column`.
+    #[error(
+        "`{text}` is not a number (column `{column}`, the label: a number here, the target of a regression or a class of a model whose classes are numbers)"
+    )]
+    LabelNotANumber {
+        /// The value.
+        text: String,
+        /// The column's name.
+        column: String,
+    },
     /// NaN or an infinity.
     #[error("`{0}` is not finite")]
     NonFinite(String),

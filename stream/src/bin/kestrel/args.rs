@@ -358,18 +358,30 @@ pub struct InputArgs {
     /// Input format (auto: by extension, else by the first line).
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     pub format: FormatArg,
-    /// CSV column holding the label or target (default: the last). `none`: the rows have
-    /// no label, every column is a feature (unlabelled readings for the novelty detector or
-    /// `predict`; a column named `none` is still taken). MQTT JSON rows: the field holding
-    /// the label (default `y`).
-    #[arg(long)]
-    pub label_column: Option<String>,
+    #[command(flatten)]
+    pub columns: ColumnArgs,
     /// What to do with a bad row: stop with exit code 1, or skip it and count it.
     #[arg(long, value_enum, default_value_t = OnErrorArg::Stop)]
     pub on_error: OnErrorArg,
     /// The longest input line (bytes, or with KiB / MiB); a longer line is a bad row.
     #[arg(long, default_value_t = DEFAULT_MAX_LINE_BYTES, value_parser = bytes_in(16, 1 << 30))]
     pub max_line_bytes: usize,
+}
+
+/// Which columns of a CSV are the label and the features.
+#[derive(Args, Clone, Debug, Default)]
+pub struct ColumnArgs {
+    /// CSV column holding the label or target (default: the last). `none`: the rows have
+    /// no label, every column is a feature (unlabelled readings for the novelty detector,
+    /// `predict`, `transform` or `cluster`; a column named `none` is still taken). MQTT
+    /// JSON rows: the field holding the label (default `y`).
+    #[arg(long)]
+    pub label_column: Option<String>,
+    /// A CSV column to leave out, by its header name (a timestamp, an identifier): it is
+    /// neither read nor checked. Repeat the flag for several; give `predict` and `eval`
+    /// the same as `train`.
+    #[arg(long = "skip-column", value_name = "NAME")]
+    pub skip_columns: Vec<String>,
 }
 
 #[derive(Args)]

@@ -32,11 +32,10 @@ use kestrel_stream::batch::clusters::{self, Clusters, RESTARTS};
 use kestrel_stream::batch::spectral;
 use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::file;
-use kestrel_stream::source;
 
 use crate::Usage;
-use crate::args::{MAX_CENTERS, ScalarArg, count, non_negative, parse_bytes};
-use crate::commands::read_path;
+use crate::args::{ColumnArgs, MAX_CENTERS, ScalarArg, count, non_negative, parse_bytes};
+use crate::commands::{column_options, read_path};
 use crate::npkl_command::{self, Classes, LossArg, NpklArgs, clusters_figure};
 use crate::report::Report;
 
@@ -64,9 +63,12 @@ impl ClusterMethod {
 
 #[derive(Debug, clap::Args)]
 pub struct ClusterArgs {
-    /// Data set: CSV with a header (label in the last column) or LibSVM; `-` for stdin.
+    /// Data set: CSV with a header (label in the last column unless --label-column says)
+    /// or LibSVM; `-` for stdin.
     #[arg(long, value_name = "DATA")]
     pub input: String,
+    #[command(flatten)]
+    pub columns: ColumnArgs,
     /// Number of clusters C.
     #[arg(long, value_name = "C", value_parser = count(2, MAX_CENTERS))]
     pub clusters: usize,
@@ -144,6 +146,7 @@ fn npkl(args: &ClusterArgs) -> Result<()> {
     }
     npkl_command::run(&NpklArgs {
         input: args.input.clone(),
+        columns: args.columns.clone(),
         constraints: args.constraints.clone(),
         constraints_from_labels: args.constraints_from_labels,
         rank: args.rank,
@@ -176,7 +179,7 @@ struct Run {
 /// Spectral clustering or k-means at scalar `T`.
 fn cluster_in<T: Real>(args: &ClusterArgs) -> Result<()> {
     let started = Instant::now();
-    let data: Dataset<T> = read_path(&args.input, &source::Options::default(), OnError::Stop, |_| {})?;
+    let data: Dataset<T> = read_path(&args.input, &column_options(&args.columns), OnError::Stop, |_| {})?;
     let (n, dim) = (data.len(), data.dim());
     if args.clusters >= n {
         bail!("--clusters {} needs more rows than clusters ({} has {n})", args.clusters, args.input);

@@ -18,7 +18,8 @@ use kestrel_stream::source::{self, Format, LabelColumn, ReadError, Record, Recor
 use serde_json::{Map, Value, json};
 
 use crate::args::{
-    BudgetArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, OnErrorArg, PredictArgs, ScalarArg, TargetArg,
+    BudgetArgs, ColumnArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, OnErrorArg, PredictArgs, ScalarArg,
+    TargetArg,
 };
 use crate::report::Report;
 use crate::report::eval::EvalFigures;
@@ -36,8 +37,14 @@ fn options(input: &InputArgs, labels: LabelColumn) -> source::Options {
         FormatArg::Csv => Format::Csv,
         FormatArg::Libsvm => Format::LibSvm,
     };
-    let label_column = input.label_column.clone();
-    source::Options { format, label_column, max_line_bytes: input.max_line_bytes, labels }
+    source::Options { format, max_line_bytes: input.max_line_bytes, labels, ..column_options(&input.columns) }
+}
+
+/// The reader options of `--label-column` and `--skip-column`, the others at their
+/// defaults (the commands that read a whole data set without the input's other flags).
+pub fn column_options(columns: &ColumnArgs) -> source::Options {
+    let (label_column, skip_columns) = (columns.label_column.clone(), columns.skip_columns.clone());
+    source::Options { label_column, skip_columns, ..source::Options::default() }
 }
 
 /// Every row of the input the flags name, bad rows as `--on-error` says (each handed to
@@ -133,7 +140,7 @@ fn for_each_record(
 ) -> Result<usize> {
     let mut reader = open(input, labels)?;
     let one_short = reader.dim_hint().is_some_and(|columns| columns + 1 == dim);
-    let hint = match one_short && input.label_column.is_none() {
+    let hint = match one_short && input.columns.label_column.is_none() {
         true => " (if the rows have no label column: --label-column none)",
         false => "",
     };

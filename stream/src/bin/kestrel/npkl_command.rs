@@ -39,10 +39,9 @@ use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::file;
 use kestrel_stream::labels::Labels;
 use kestrel_stream::limits::{MAX_FILE_BYTES, zeroed};
-use kestrel_stream::source;
 
-use crate::args::{count, non_negative};
-use crate::commands::read_path;
+use crate::args::{ColumnArgs, count, non_negative};
+use crate::commands::{column_options, read_path};
 use crate::report::Report;
 use crate::report::chart::{Dots, Plot, pick};
 
@@ -87,9 +86,12 @@ impl LossArg {
 /// Learns a kernel from pairwise constraints (NPKL-BCD) and clusters with it.
 #[derive(Debug, clap::Args)]
 pub struct NpklArgs {
-    /// Data set: CSV with a header (label in the last column) or LibSVM; `-` for stdin.
+    /// Data set: CSV with a header (label in the last column unless --label-column says)
+    /// or LibSVM; `-` for stdin.
     #[arg(long, value_name = "DATA")]
     pub input: String,
+    #[command(flatten)]
+    pub columns: ColumnArgs,
     /// Pairs file: one `i j must|cannot` per line, 0-based row numbers of DATA.
     #[arg(long, value_name = "PAIRS", required_unless_present = "constraints_from_labels")]
     pub constraints: Option<PathBuf>,
@@ -129,7 +131,7 @@ pub struct NpklArgs {
 /// Unreadable input or pairs, invalid parameters, or any core error, with context.
 pub fn run(args: &NpklArgs) -> Result<()> {
     let started = Instant::now();
-    let data: Dataset<f64> = read_path(&args.input, &source::Options::default(), OnError::Stop, |_| {})?;
+    let data: Dataset<f64> = read_path(&args.input, &column_options(&args.columns), OnError::Stop, |_| {})?;
     let (n, dim) = (data.len(), data.dim());
     let points = data.dense(dim)?;
     let classes = Classes::of(data.labels());

@@ -337,10 +337,14 @@ fn open_input(args: &StreamArgs, dim: Option<usize>) -> Result<(Records, String,
         let (name, dim) = (reader.name().to_string(), reader.dim_hint());
         return Ok((Records::new(reader, input), name, dim));
     };
+    if !args.input.columns.skip_columns.is_empty() {
+        let message = "--skip-column names columns of a CSV header, which a broker's rows do not have";
+        return Err(Usage(message.into()).into());
+    }
     let client_id = args.client_id.clone().ok_or(Usage(
         "MQTT input needs --client-id: the broker keeps the session (and what it must send again) under it".into(),
     ))?;
-    let label = match args.input.label_column.as_deref() {
+    let label = match args.input.columns.label_column.as_deref() {
         None => LabelPlace::Standard,
         Some(NO_LABEL) => LabelPlace::Unlabelled,
         Some(field) => LabelPlace::Field(field.to_string()),

@@ -94,7 +94,12 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
         Err(_) => config.push("--input", &args.input.input),
     }
     config.push("--format", value_name(&args.input.format));
-    config.push("--label-column", args.input.label_column.as_deref().unwrap_or("(the last column)"));
+    config.push("--label-column", args.input.columns.label_column.as_deref().unwrap_or("(the last column)"));
+    let skipped = &args.input.columns.skip_columns;
+    if !skipped.is_empty() {
+        // Recorded only when given: a checkpoint from before the flag resumes unchanged.
+        config.push("--skip-column", skipped.join(", "));
+    }
     config.push("--dim", dim);
     config.push("--scalar", value_name(&args.scalar));
     config.push("--seed", args.seed);

@@ -80,8 +80,32 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
         if let Some(relevance) = &prepared.relevance {
             eprintln!("kestrel: {}", relevance_line(relevance));
         }
+        if let Some(warning) = unconverged(&summary, args.settings.scale || args.settings.relevance) {
+            eprintln!("kestrel: warning: {warning}");
+        }
     }
     Ok(())
+}
+
+/// What to say when the solver stopped at its limit before its stopping rule held (the
+/// summary's `converged` is false), as LIBLINEAR warns of its iteration limit, with what
+/// speeds the learner's solver up.
+fn unconverged(summary: &Value, scaled: bool) -> Option<String> {
+    if summary.get("converged").and_then(Value::as_bool) != Some(false) {
+        return None;
+    }
+    let iterations = summary.get("iterations").or_else(|| summary.get("final_passes"));
+    let limit = iterations.map_or(String::new(), |n| format!(" ({n} iterations)"));
+    let learner = summary.get("learner").and_then(Value::as_str);
+    let hint = match learner {
+        Some("svm") if !scaled => "; features of very different ranges slow the solver down: --scale standardises them",
+        Some("svm" | "rsvm" | "mrrsvm") => "; a larger C converges more slowly (--c), a larger --eps stops sooner",
+        _ => "",
+    };
+    Some(format!(
+        "training stopped at its limit{limit} before the solver's stopping rule held: the model may be less \
+         accurate than it could be{hint}"
+    ))
 }
 
 /// The relevance weights, their alignments and whether the model kept them, for the

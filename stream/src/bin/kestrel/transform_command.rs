@@ -44,8 +44,8 @@ use kestrel_stream::limits::MAX_DIM;
 use kestrel_stream::source;
 
 use crate::Usage;
-use crate::args::{KernelArgs, MAX_CENTERS, ScalarArg, count, parse_bytes, positive};
-use crate::commands::{check_columns, read_path};
+use crate::args::{ColumnArgs, KernelArgs, MAX_CENTERS, ScalarArg, count, parse_bytes, positive};
+use crate::commands::{check_columns, column_options, read_path};
 
 /// The projection to fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -70,14 +70,17 @@ pub enum MethodArg {
 
 #[derive(clap::Args)]
 pub struct TransformArgs {
-    /// Data set: CSV with a header (label in the last column) or LibSVM; `-` for stdin.
+    /// Data set: CSV with a header (label in the last column unless --label-column says)
+    /// or LibSVM; `-` for stdin.
     #[arg(long, value_name = "DATA")]
     pub input: String,
+    #[command(flatten)]
+    pub columns: ColumnArgs,
     /// The projection.
     #[arg(long, value_enum, default_value_t = MethodArg::Kpca)]
     pub method: MethodArg,
     /// kcca: the second view, a data set with the same rows as --input in the same order
-    /// (its label column is ignored).
+    /// (its label column, as --label-column says, is ignored; --skip-column is --input's).
     #[arg(long, value_name = "DATA", required_if_eq("method", "kcca"), conflicts_with = "apply")]
     pub input2: Option<String>,
     /// Components K to keep [default: 2, a plane to look at; ksir and kfd: at most J − 1
@@ -138,9 +141,9 @@ pub fn run(args: &TransformArgs) -> Result<()> {
     }
 }
 
-/// The data set at `input`.
-fn read<T: Real>(input: &str) -> Result<Dataset<T>> {
-    read_path(input, &source::Options::default(), OnError::Stop, |_| {})
+/// The data set at `input`, its columns as `options` say.
+fn read<T: Real>(input: &str, options: &source::Options) -> Result<Dataset<T>> {
+    read_path(input, options, OnError::Stop, |_| {})
 }
 
 /// `Ok` when the rows of `input` read as a projection of `dim` features takes them: a CSV
@@ -157,9 +160,25 @@ fn check_width<T: Real>(data: &Dataset<T>, dim: usize, input: &str) -> Result<()
     Ok(())
 }
 
+/// Says on the terminal that a CSV's last column was taken as the label, which the method
+/// does not use, when `--label-column` did not say so: unlabelled rows lose a feature
+/// there unless read with `--label-column none`.
+fn note_unused_labels<T: Real>(args: &TransformArgs, data: &Dataset<T>) {
+    let unsupervised = !matches!(args.method, MethodArg::Ksir | MethodArg::Kfd) || args.apply.is_some();
+    if unsupervised && args.columns.label_column.is_none() && data.stated_dim().is_some() {
+        eprintln!(
+            "kestrel: note: the last column of {} is read as a label, not a feature ({} features); --label-column \
+             none reads every column as a feature",
+            args.input,
+            data.dim()
+        );
+    }
+}
+
 /// Fits or, with `applied` (the `--apply` file), applies a projection at scalar `T`.
 fn transform_in<T: Real>(args: &TransformArgs, applied: Option<&kpca::ModelFile>) -> Result<()> {
-    let data: Dataset<T> = read(&args.input)?;
+    let data: Dataset<T> = read(&args.input, &column_options(&args.columns))?;
+    note_unused_labels(args, &data);
     match (&args.input2, args.method == MethodArg::Kcca) {
         (Some(input2), true) => return kcca(args, &data, input2),
         (Some(_), false) => bail!("--input2 is the second view of --method kcca"),
@@ -220,7 +239,8 @@ fn eigenmap<T: Real>(args: &TransformArgs, data: &Dataset<T>) -> Result<()> {
 /// `--method kcca`: fits the two views `data` and `input2`, writes both views' variates
 /// and models.
 fn kcca<T: Real>(args: &TransformArgs, data: &Dataset<T>, input2: &str) -> Result<()> {
-    let second: Dataset<T> = read(input2)?;
+    let label_column = args.columns.label_column.clone();
+    let second: Dataset<T> = read(input2, &source::Options { label_column, ..source::Options::default() })?;
     if second.len() != data.len() {
         bail!(
             "--input2 {input2} has {} rows, --input {} has {}: the two views must be the same rows",
