@@ -408,6 +408,10 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
     if settings.components.is_some() && settings.learner != Learner::Kpls {
         return Err(FitError::Conflict("--components is kernel PLS's (kpls)".into()));
     }
+    check_ranges(settings)?;
+    if settings.learner.task() == Task::Regression {
+        check_targets_vary(data)?;
+    }
     match settings.learner {
         Learner::Svm => train_svm(settings, data),
         Learner::Rsvm => train_rsvm(settings, data),
@@ -418,6 +422,50 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
         Learner::Novelty => super::novelty::train(settings, data),
         Learner::Ssvr => train_ssvr(settings, data),
         Learner::Kpls => train_kpls(settings, data),
+    }
+}
+
+/// The numbers of `settings` in the ranges `kestrel train`'s flags take (the Python and C
+/// layers build settings without the flags' parsers): out of range is a refused
+/// configuration naming the setting.
+fn check_ranges(settings: &FitSettings) -> Result<(), FitError> {
+    let out =
+        |name: &str, value: f64, range: &str| Err(FitError::Conflict(format!("{name} must be {range}, got {value}")));
+    let positive = [
+        ("C", Setting::given(settings.svm.c)),
+        ("gamma", Setting::given(settings.kernel.gamma)),
+        ("lambda", Setting::given(settings.lambda)),
+        ("eps", settings.eps),
+    ];
+    for (name, value) in positive.into_iter().filter_map(|(name, v)| v.map(|v| (name, v))) {
+        if !(value > 0.0 && value.is_finite()) {
+            return out(name, value, "a positive number");
+        }
+    }
+    let non_negative = [
+        ("nu", Setting::given(settings.nu)),
+        ("delta", Setting::given(settings.delta)),
+        ("epsilon", settings.epsilon),
+        ("bias", Some(settings.svm.bias)),
+    ];
+    for (name, value) in non_negative.into_iter().filter_map(|(name, v)| v.map(|v| (name, v))) {
+        if !(value >= 0.0 && value.is_finite()) {
+            return out(name, value, "a number of at least 0");
+        }
+    }
+    let q = settings.quantile;
+    if !(q > 0.0 && q < 1.0) { out("quantile", q, "between 0 and 1") } else { Ok(()) }
+}
+
+/// A regression's targets must vary: equal targets leave nothing to learn (every model
+/// predicts that value), which the solvers' checks would report only as an invalid
+/// parameter.
+fn check_targets_vary<T: Real>(data: &Dataset<T>) -> Result<(), FitError> {
+    match data.labels() {
+        [first, rest @ ..] if !rest.is_empty() && rest.iter().all(|y| y == first) => Err(FitError::Settings(format!(
+            "every target is {first}: there is nothing to learn (a model would predict {first} for every row)"
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -884,4 +932,58 @@ fn train_svm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitte
         ("solver_bytes", summary.solver_bytes.into()),
     ]);
     Ok(Fitted { bytes, summary })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Record;
+
+    fn rows(targets: &[f64]) -> Dataset<f64> {
+        let mut data = Dataset::new();
+        for (i, &label) in targets.iter().enumerate() {
+            let record = Record { label, indices: vec![0], values: vec![1.0 + i as f64], ..Record::default() };
+            data.push(&record).unwrap();
+        }
+        data
+    }
+
+    /// Settings built without the CLI's parsers (Python, C) are refused as the flags
+    /// refuse them, naming the setting.
+    #[test]
+    fn numbers_out_of_range_are_refused_by_name() {
+        let data = rows(&[1.0, -1.0, 1.0, -1.0]);
+        let mut c = FitSettings::new(Learner::Rsvm);
+        c.svm.c = Some(Setting::Value(-1.0));
+        let mut gamma = FitSettings::new(Learner::Krr);
+        gamma.kernel.gamma = Some(Setting::Value(f64::NAN));
+        let mut nu = FitSettings::new(Learner::Slkl);
+        nu.nu = Some(Setting::Value(-0.5));
+        let mut quantile = FitSettings::new(Learner::Novelty);
+        quantile.quantile = 1.0;
+        for (settings, message) in [
+            (c, "C must be a positive number, got -1"),
+            (gamma, "gamma must be a positive number, got NaN"),
+            (nu, "nu must be a number of at least 0, got -0.5"),
+            (quantile, "quantile must be between 0 and 1, got 1"),
+        ] {
+            let error = fit(&settings, &data).err().map(|e| e.to_string());
+            assert_eq!(error.as_deref(), Some(message));
+        }
+    }
+
+    /// Equal targets leave a regression nothing to learn: an error saying so; a classifier's
+    /// labels are checked by its own rules.
+    #[test]
+    fn equal_targets_are_refused_by_the_regressors() {
+        let equal = rows(&[3.0, 3.0, 3.0, 3.0]);
+        for learner in [Learner::Krr, Learner::Slkl, Learner::Ssvr, Learner::Kpls] {
+            let error = fit(&FitSettings::new(learner), &equal).err().map(|e| e.to_string());
+            let message = "every target is 3: there is nothing to learn (a model would predict 3 for every row)";
+            assert_eq!(error.as_deref(), Some(message), "{learner:?}");
+        }
+        let mut varied = FitSettings::new(Learner::Krr);
+        varied.kernel.gamma = Some(Setting::Value(1.0));
+        assert!(fit(&varied, &rows(&[3.0, 1.0, 2.0, 5.0])).is_ok());
+    }
 }
