@@ -429,28 +429,23 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
 /// layers build settings without the flags' parsers): out of range is a refused
 /// configuration naming the setting. (The novelty detector checks its own quantile.)
 fn check_ranges(settings: &FitSettings) -> Result<(), FitError> {
-    let out =
-        |name: &str, value: f64, range: &str| Err(FitError::Conflict(format!("{name} must be {range}, got {value}")));
-    let positive = [
-        ("C", Setting::given(settings.svm.c)),
-        ("gamma", Setting::given(settings.kernel.gamma)),
-        ("lambda", Setting::given(settings.lambda)),
-        ("eps", settings.eps),
+    // (name, value, whether 0 is allowed)
+    let numbers = [
+        ("C", Setting::given(settings.svm.c), false),
+        ("gamma", Setting::given(settings.kernel.gamma), false),
+        ("lambda", Setting::given(settings.lambda), false),
+        ("eps", settings.eps, false),
+        ("nu", Setting::given(settings.nu), true),
+        ("delta", Setting::given(settings.delta), true),
+        ("epsilon", settings.epsilon, true),
+        ("bias", Some(settings.svm.bias), true),
     ];
-    for (name, value) in positive.into_iter().filter_map(|(name, v)| v.map(|v| (name, v))) {
-        if !(value > 0.0 && value.is_finite()) {
-            return out(name, value, "a positive number");
-        }
-    }
-    let non_negative = [
-        ("nu", Setting::given(settings.nu)),
-        ("delta", Setting::given(settings.delta)),
-        ("epsilon", settings.epsilon),
-        ("bias", Some(settings.svm.bias)),
-    ];
-    for (name, value) in non_negative.into_iter().filter_map(|(name, v)| v.map(|v| (name, v))) {
-        if !(value >= 0.0 && value.is_finite()) {
-            return out(name, value, "a number of at least 0");
+    for (name, value, zero) in numbers {
+        let Some(value) = value else { continue };
+        let (low_ok, range) =
+            if zero { (value >= 0.0, "a number of at least 0") } else { (value > 0.0, "a positive number") };
+        if !(low_ok && value.is_finite()) {
+            return Err(FitError::Conflict(format!("{name} must be {range}, got {value}")));
         }
     }
     Ok(())

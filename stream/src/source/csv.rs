@@ -34,8 +34,9 @@ pub struct CsvReader<R> {
     fields: usize,
     /// The header's column names (empty for header-less rows), named in errors.
     header: csv::StringRecord,
-    /// The columns left out (`--skip-column`): neither read nor checked.
-    skipped: Vec<usize>,
+    /// Which columns are left out (`--skip-column`), by position: neither read nor checked
+    /// (empty when none is).
+    skipped: Vec<bool>,
     /// The label's column; `None` for rows without labels (each read as `NaN`).
     label_field: Option<usize>,
     labels: LabelColumn,
@@ -125,8 +126,9 @@ impl<R: BufRead> CsvReader<R> {
             if Some(at) == self.label_field {
                 return Err(self.header_error(format!("`{wanted}` is the label column: it cannot be skipped")));
             }
-            if !self.skipped.contains(&at) {
-                self.skipped.push(at);
+            self.skipped.resize(self.fields, false);
+            if let Some(skip) = self.skipped.get_mut(at) {
+                *skip = true;
             }
         }
         if self.dim() == 0 {
@@ -141,7 +143,8 @@ impl<R: BufRead> CsvReader<R> {
 
     /// The features of a row: its fields but the label and the skipped columns.
     fn dim(&self) -> usize {
-        self.fields - usize::from(self.label_field.is_some()) - self.skipped.len()
+        let skipped = self.skipped.iter().filter(|&&skip| skip).count();
+        self.fields - usize::from(self.label_field.is_some()) - skipped
     }
 
     /// The reader taking its labels as `labels` says (by default it detects them).
@@ -206,7 +209,7 @@ impl<R: BufRead> CsvReader<R> {
             if Some(i) == self.label_field {
                 read_label((&mut self.labels, &mut self.detected), trim(field), record)
                     .map_err(|kind| at(in_column(kind, self.header.get(i), true)))?;
-            } else if !self.skipped.contains(&i) {
+            } else if self.skipped.get(i) != Some(&true) {
                 let value = parse_finite(trim(field)).map_err(|kind| at(in_column(kind, self.header.get(i), false)))?;
                 if value != 0.0 {
                     record.indices.push(feature);
