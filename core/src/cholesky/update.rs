@@ -82,10 +82,9 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
     pub fn rank_one_update(&mut self, x: &[T], sigma: T) -> Result<(), Error> {
         let k = self.dim();
         check_len(k, x.len())?;
-        check_finite(x)?;
         check_finite(&[sigma])?;
         if sigma == T::ZERO {
-            return Ok(());
+            return check_finite(x);
         }
         let scale = sigma.abs().sqrt();
         let (triangle, cosines, sines) = self.parts_mut();
@@ -93,6 +92,8 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
         for (s, &xi) in scaled.iter_mut().zip(x) {
             *s = scale * xi;
         }
+        // One check for both `x` and the products: `scale` is positive and finite, so
+        // `scale·xᵢ` is NaN or ∞ exactly when `xᵢ` is, or when the product overflows.
         check_finite(scaled)?;
         // With `x = [0; x₂]` only the trailing block changes (`L₂₂'L₂₂'ᵀ = L₂₂L₂₂ᵀ ± x₂x₂ᵀ`):
         // the rotations of the leading zeros are exactly the identity (`hypot(d, 0) = d`).
