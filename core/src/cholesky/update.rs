@@ -133,7 +133,7 @@ const BLOCK: usize = 4;
 /// The `B` consecutive rows of the packed triangle that start at row `r`, each from column
 /// `from` on (row `r + b` then holds `r + b + 1 − from` entries).
 fn rows_from<T, const B: usize>(triangle: &mut [T], r: usize, from: usize) -> [&mut [T]; B] {
-    let mut rest = &mut triangle[packed_len(r)..packed_len(r + B)];
+    let mut rest = &mut triangle[packed_len(r)..];
     core::array::from_fn(|b| {
         let (row, tail) = core::mem::take(&mut rest).split_at_mut(r + b + 1);
         rest = tail;

@@ -65,7 +65,9 @@ pub struct Slkl<'d, T, S, I> {
 /// squares overflow.
 pub(crate) fn check_targets<T: Real>(ys: &[T], rows: usize) -> Result<(), Error> {
     check_finite(ys)?;
-    let bound = (T::MAX / T::from_f64(4.0 * rows.max(1) as f64)).sqrt();
+    // `4·rows` as the count's nearest scalar times 4 (exact): the same value as converting
+    // `4.0·rows`, without the `f64` product, which is software on a single-precision FPU.
+    let bound = (T::MAX / (T::from_f64(rows.max(1) as f64) * T::from_f64(4.0))).sqrt();
     if ys.iter().all(|y| y.abs() <= bound) { Ok(()) } else { Err(Error::NonFinite) }
 }
 

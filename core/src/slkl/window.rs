@@ -229,17 +229,21 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         self.engine.stale = true;
         let every = self.engine.params.drift_check_every();
         let due = self.engine.set.note_change(every) | self.engine.set.note_change(every);
-        self.with_stale_mean(|e, p, i, data| {
-            let columns = e.columns;
-            if singular {
-                e.set.refactor(p, i, &columns, data.n(), lambda)?;
-            } else if due {
-                let tol = e.params.drift_tolerance();
-                e.set.drift_check(p, i, &columns, data.n(), lambda, tol)?;
-            }
-            e.schedule.reset();
-            Ok(())
-        })
+        // The buffers are split again (O(1), yet a few hundred instructions on a
+        // microcontroller) only for the rare refactorization or drift check.
+        if singular || due {
+            self.with_stale_mean(|e, p, i, data| {
+                let columns = e.columns;
+                if singular {
+                    e.set.refactor(p, i, &columns, data.n(), lambda)
+                } else {
+                    let tol = e.params.drift_tolerance();
+                    e.set.drift_check(p, i, &columns, data.n(), lambda, tol).map(|_| ())
+                }
+            })?;
+        }
+        self.engine.schedule.reset();
+        Ok(())
     }
 
     /// [`push`](Self::push), then coordinate steps until the stopping rule holds on the
