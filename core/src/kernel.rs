@@ -159,10 +159,12 @@ impl<T: Real> Kernel<T> {
 
     /// `k(x, x)`: 1 for the Gaussian and Laplacian kernels without touching `x`.
     pub fn diagonal(&self, x: &[T]) -> T {
-        match self.kind {
-            KernelKind::Rbf { .. } | KernelKind::Laplacian { .. } => T::ONE,
-            _ => self.eval_prefix(x, x),
-        }
+        if self.unit_diagonal() { T::ONE } else { self.eval_prefix(x, x) }
+    }
+
+    /// Whether `k(x, x) = 1` for every `x` (the Gaussian and Laplacian kernels).
+    pub(crate) fn unit_diagonal(&self) -> bool {
+        matches!(self.kind, KernelKind::Rbf { .. } | KernelKind::Laplacian { .. })
     }
 
     /// A kernel column: `out[i] = k(x, pᵢ)` for the rows `pᵢ` of the row-major matrix
@@ -215,6 +217,41 @@ impl<T: Real> Kernel<T> {
         }
         for (o, p) in out.iter_mut().zip(points.chunks_exact(dim)) {
             *o = self.eval_prefix(x, p);
+        }
+    }
+
+    /// `out[o] = k(x, pⱼ)` for each pair `(j, o)` of `pairs`, `pⱼ` row `j` of the
+    /// row-major `points` (`x.len()` columns, `x` not empty): scattered kernel values, as
+    /// one sample's entries of chosen columns. The Gaussian's distances come first, then
+    /// its `exp`s in one loop, as in [`column_of_rows`](Self::column_of_rows); the values
+    /// are [`eval_prefix`](Self::eval_prefix)'s, bit for bit.
+    ///
+    /// # Panics
+    /// When a row `j` lies beyond `points` or an index `o` beyond `out`.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "the callers' candidates and slots index their regions; out of range is a bug"
+    )]
+    pub(crate) fn values_at(
+        &self,
+        x: &[T],
+        points: &[T],
+        pairs: impl Iterator<Item = (usize, usize)> + Clone,
+        out: &mut [T],
+    ) {
+        let dim = x.len();
+        let point = |j: usize| &points[j * dim..(j + 1) * dim];
+        if let KernelKind::Rbf { gamma } = self.kind {
+            for (j, o) in pairs.clone() {
+                out[o] = -gamma * squared_distance_prefix(x, point(j));
+            }
+            for (_, o) in pairs {
+                out[o] = out[o].exp();
+            }
+            return;
+        }
+        for (j, o) in pairs {
+            out[o] = self.eval_prefix(x, point(j));
         }
     }
 }

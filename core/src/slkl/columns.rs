@@ -220,8 +220,8 @@ impl Columns {
     ) {
         for (p, &j) in active.iter().enumerate() {
             old[p] = cols[self.active(p, j, 0).start + slot];
-            new[p] = entry(kernel, centres, x, j);
         }
+        entries(kernel, centres, x, active.iter().copied().enumerate().map(|(p, j)| (j, p)), new);
     }
 
     /// Row `slot` of every stored column becomes sample `x`'s (sliding window), the
@@ -246,19 +246,37 @@ impl Columns {
                 }
             }
             ColumnMode::Precomputed => {
+                let at = |j: usize| j * self.rows + slot;
+                let inactive = position.iter().enumerate().filter(|&(_, &p)| p == NONE).map(|(j, _)| (j, at(j)));
+                entries(kernel, centres, x, inactive, cols);
                 for (j, &p) in position.iter().enumerate() {
-                    cols[j * self.rows + slot] = if p == NONE { entry(kernel, centres, x, j) } else { new[p] };
+                    if p != NONE {
+                        cols[at(j)] = new[p];
+                    }
                 }
             }
         }
     }
 }
 
-/// `k(x, s_j)/√k(s_j, s_j)`, one entry of column `j`.
-fn entry<T: Real>(kernel: &Kernel<T>, centres: &[T], x: &[T], j: usize) -> T {
-    let dim = x.len();
-    let s = &centres[j * dim..(j + 1) * dim];
-    kernel.eval_prefix(x, s) * inverse_norm(kernel, s)
+/// `out[o] = k(x, s_j)/√k(s_j, s_j)` for each pair `(j, o)`: sample `x`'s entries of the
+/// columns `j`, all kernel values first ([`Kernel::values_at`]: the Gaussian's `exp`s in
+/// one loop), then their normalisation, which a unit diagonal does without (a product by
+/// 1: the same bits).
+fn entries<T: Real>(
+    kernel: &Kernel<T>,
+    centres: &[T],
+    x: &[T],
+    pairs: impl Iterator<Item = (usize, usize)> + Clone,
+    out: &mut [T],
+) {
+    kernel.values_at(x, centres, pairs.clone(), out);
+    if !kernel.unit_diagonal() {
+        let dim = x.len();
+        for (j, o) in pairs {
+            out[o] *= inverse_norm(kernel, &centres[j * dim..(j + 1) * dim]);
+        }
+    }
 }
 
 #[cfg(test)]
