@@ -206,11 +206,10 @@ fn rotate_in_downdate<T: Real>(
     cosines: &mut [T],
     sines: &mut [T],
 ) {
-    for i in (first..k).rev() {
-        let p = sines[i];
-        let h = rho.hypot(p);
-        cosines[i] = rho / h;
-        sines[i] = p / h;
+    for (c, s) in cosines[first..k].iter_mut().zip(&mut sines[first..k]).rev() {
+        let h = rho.hypot(*s);
+        *c = rho / h;
+        *s /= h;
         rho = h;
     }
     let mut j = first;

@@ -169,10 +169,11 @@ impl<T: Real> Engine<T> {
         let m0 = self.set.len;
         let y0 = self.reference;
         let (dy, dy_old) = (y - y0, evicted.map_or(T::ZERO, |old| old - y0));
-        for p in 0..m0 {
-            let (new, old) = (parts.w1[p], if evicted.is_some() { parts.w2[p] } else { T::ZERO });
-            parts.cty[p] += new * dy - old * dy_old;
-            parts.col_sums[p] += new - old;
+        let sums = parts.cty[..m0].iter_mut().zip(&mut parts.col_sums[..m0]);
+        for ((cty, sum), (&new, &old)) in sums.zip(parts.w1[..m0].iter().zip(&parts.w2[..m0])) {
+            let old = if evicted.is_some() { old } else { T::ZERO };
+            *cty += new * dy - old * dy_old;
+            *sum += new - old;
         }
         self.yy = (self.yy + dy * dy - dy_old * dy_old).max_of(T::ZERO);
         self.running = (self.running + 1).min(rows);
