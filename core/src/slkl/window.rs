@@ -229,21 +229,27 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         self.engine.stale = true;
         let every = self.engine.params.drift_check_every();
         let due = self.engine.set.note_change(every) | self.engine.set.note_change(every);
-        // The buffers are split again (O(1), yet a few hundred instructions on a
-        // microcontroller) only for the rare refactorization or drift check.
         if singular || due {
-            self.with_stale_mean(|e, p, i, data| {
-                let columns = e.columns;
-                if singular {
-                    e.set.refactor(p, i, &columns, data.n(), lambda)
-                } else {
-                    let tol = e.params.drift_tolerance();
-                    e.set.drift_check(p, i, &columns, data.n(), lambda, tol).map(|_| ())
-                }
-            })?;
+            self.refactor_or_check(singular, lambda)?;
         }
         self.engine.schedule.reset();
         Ok(())
+    }
+
+    /// The fresh factorization a singular downdate calls for, else the drift check that is
+    /// due, O(N·m0): the rare part of an arrival, which alone splits the buffers again (a
+    /// few hundred instructions on a microcontroller).
+    #[cold]
+    fn refactor_or_check(&mut self, singular: bool, lambda: T) -> Result<(), Error> {
+        self.with_stale_mean(|e, p, i, data| {
+            let columns = e.columns;
+            if singular {
+                e.set.refactor(p, i, &columns, data.n(), lambda)
+            } else {
+                let tol = e.params.drift_tolerance();
+                e.set.drift_check(p, i, &columns, data.n(), lambda, tol).map(|_| ())
+            }
+        })
     }
 
     /// [`push`](Self::push), then coordinate steps until the stopping rule holds on the
