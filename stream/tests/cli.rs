@@ -1311,6 +1311,36 @@ fn a_reader_that_goes_away_ends_predict_quietly() {
     assert_eq!(stderr(&output), "");
 }
 
+/// Every command that prints to standard output, its reader gone before the first line
+/// (`kestrel train --json | head -c 80` once `head` has its bytes): a quiet success, not a
+/// panic on the failed write; the files the command writes are still written.
+#[test]
+fn a_reader_gone_before_the_first_line_ends_every_command_quietly() {
+    let dir = scratch("closed-stdout");
+    let data = binary_libsvm(&dir, 300);
+    let (data, model, kept) = (data.to_str().unwrap(), dir.join("svm.kestrel"), dir.join("stream.kestrel"));
+    let (model, kept) = (model.to_str().unwrap(), kept.to_str().unwrap());
+    let commands: [&[&str]; 9] = [
+        &["train", "--learner", "svm", "--input", data, "--out", model, "--json"],
+        &["eval", "--model", model, "--input", data],
+        &["inspect", model],
+        &["tune", "--learner", "svm", "--input", data, "--folds", "2", "--c-grid", "0.1,1"],
+        &["budget", "--learner", "svm", "--dim", "16", "--scalar", "f32"],
+        &["stream", "--learner", "svm", "--input", data, "--dim", "2", "--json", "--report-every", "9", "--out", kept],
+        &["cluster", "--input", data, "--clusters", "2", "--method", "kmeans"],
+        &["npkl", "--input", data, "--constraints-from-labels", "0.2", "--loss", "hinge", "--clusters", "2"],
+        &["demo"],
+    ];
+    for args in commands {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let o = Command::new(env!("CARGO_BIN_EXE_kestrel")).args(args).stdout(writer).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {:?}: {}", o.status, stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+    }
+    assert!(Path::new(model).is_file() && Path::new(kept).is_file());
+}
+
 /// `--label-column none`: every CSV column is a feature. The novelty detector streams and
 /// trains on unlabelled readings (no precision or AUC without labels); a learner that needs
 /// labels says the rows have none.

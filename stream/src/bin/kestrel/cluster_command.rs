@@ -210,9 +210,9 @@ fn cluster_in<T: Real>(args: &ClusterArgs) -> Result<()> {
     }
     let seconds = started.elapsed().as_secs_f64();
     if args.json {
-        println!("{}", run.json(args, seconds));
+        say!("{}", run.json(args, seconds))?;
     } else {
-        print!("{}", run.text(args, seconds)?);
+        say!("{}", run.text(args, seconds)?.trim_end())?;
     }
     Ok(())
 }

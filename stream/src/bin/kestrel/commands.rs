@@ -263,8 +263,8 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let summary = eval_summary(&tally, &detections, skipped, classifier, detector);
     if detector {
         match args.json {
-            true => println!("{summary}"),
-            false => println!("{}", detection_text(&detections)),
+            true => say!("{summary}")?,
+            false => say!("{}", detection_text(&detections))?,
         }
         return Ok(());
     }
@@ -273,11 +273,11 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         eprintln!("kestrel: warning: no row's label is a class of the model ({})", class_list(model.as_ref()));
     }
     if args.json {
-        println!("{summary}");
+        say!("{summary}")?;
     } else if classifier {
-        println!("accuracy {:.4} on {n} rows ({} correct)", tally.accuracy(), tally.correct);
+        say!("accuracy {:.4} on {n} rows ({} correct)", tally.accuracy(), tally.correct)?;
     } else {
-        println!("mse {:.6}, mae {:.6} on {n} rows", tally.mse(), tally.mae());
+        say!("mse {:.6}, mae {:.6} on {n} rows", tally.mse(), tally.mae())?;
     }
     Ok(())
 }
@@ -328,9 +328,9 @@ fn detection_text(detections: &Detections) -> String {
 pub fn inspect(args: &InspectArgs) -> Result<()> {
     let info = model::describe_file(&args.model)?;
     if args.json {
-        println!("{}", serde_json::to_string(&info)?);
+        say!("{}", serde_json::to_string(&info)?)?;
     } else if let Some(components) = info.components {
-        println!(
+        say!(
             "{}: kernel projection ({}), {} features to {components} components, {} centres, kernel {}, {} bytes, \
              checksum ok (apply it with `kestrel transform --apply`)",
             args.model.display(),
@@ -339,9 +339,9 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
             info.centers,
             info.kernel,
             info.bytes
-        );
+        )?;
     } else {
-        println!(
+        say!(
             "{}: {} {} ({}), {} features{}, {} centres, kernel {}, {} bytes, checksum ok",
             args.model.display(),
             info.kind,
@@ -352,13 +352,13 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
             info.centers,
             info.kernel,
             info.bytes
-        );
+        )?;
         if !info.class_names.is_empty() {
-            println!("classes: {}", info.class_names.join(", "));
+            say!("classes: {}", info.class_names.join(", "))?;
         }
         if !info.relevance.is_empty() {
             let weights: Vec<String> = info.relevance.iter().map(|w| format!("{w:.3}")).collect();
-            println!("relevance weights: {}", weights.join(" "));
+            say!("relevance weights: {}", weights.join(" "))?;
         }
     }
     Ok(())
@@ -409,12 +409,12 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
         }
     };
     if args.json {
-        println!(
+        say!(
             "{}",
             json!({ "learner": format!("{:?}", args.learner).to_lowercase(), "scalar": scalar_name::<T>(), key: value })
-        );
+        )?;
     } else {
-        println!("{key}: {value}");
+        say!("{key}: {value}")?;
     }
     Ok(())
 }

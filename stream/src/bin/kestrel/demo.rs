@@ -70,13 +70,13 @@ pub fn run(seed: u64, report: Option<&Path>) -> Result<()> {
     let mut classifier = WindowSvm::<f32>::new(WINDOW, DIM, svm_params_f32(&svm_params)?, STEPS, seed, true, None)?;
     let mut station = Station { rng: Rng::seed_from_u64(seed), t: 0, humidity: 0.0 };
 
-    println!("Kestrel demo: a weather station streams {SAMPLES} readings (every 10 min, ~139 days).");
-    println!("Each reading is predicted first, then learned from, by learners that fit a microcontroller (f32):");
+    say!("Kestrel demo: a weather station streams {SAMPLES} readings (every 10 min, ~139 days).")?;
+    say!("Each reading is predicted first, then learned from, by learners that fit a microcontroller (f32):")?;
     // As on a Cortex-M: f32 scalars, 4-byte indices, no host buffers.
     let slkl_bytes = WindowSlkl::<f32>::footprint(WINDOW, DIM, CENTRES, true).bytes::<f32>(4, false);
     let svm_bytes = WindowSvm::<f32>::footprint(WINDOW, DIM, true, 2, false).bytes::<f32>(4, false);
-    println!("  temperature: windowed SLKL, last {WINDOW} readings, {CENTRES} centres   — {slkl_bytes} bytes");
-    println!("  frost alarm: windowed linear SVM, last {WINDOW} readings          — {svm_bytes} bytes\n");
+    say!("  temperature: windowed SLKL, last {WINDOW} readings, {CENTRES} centres   — {slkl_bytes} bytes")?;
+    say!("  frost alarm: windowed linear SVM, last {WINDOW} readings          — {svm_bytes} bytes\n")?;
 
     let progress = progress_bar(SAMPLES as u64, "readings");
     let (mut temperature, mut alarm) = (Prequential::default(), Prequential::default());
@@ -125,32 +125,32 @@ pub fn run(seed: u64, report: Option<&Path>) -> Result<()> {
     progress.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
 
-    println!("What was learned, and how well (prequential: every reading predicted before it was learned):");
-    println!(
+    say!("What was learned, and how well (prequential: every reading predicted before it was learned):")?;
+    say!(
         "  temperature RMSE {:.2} °C over all readings, {:.2} °C over the second half",
         temperature.mse().sqrt(),
         late.mse().sqrt()
-    );
-    println!(
+    )?;
+    say!(
         "    without a model (average of the same {WINDOW} readings): {:.2} °C, {:.2} °C; sensor noise alone: {NOISE:.2} °C",
         average.mse().sqrt(),
         late_average.mse().sqrt()
-    );
-    println!(
+    )?;
+    say!(
         "  frost alarm accuracy {:.1} % ({} alarms in {} readings); always answering the majority so far: {:.1} %",
         100.0 * alarm.accuracy(),
         frost_seen,
         SAMPLES,
         100.0 * majority.accuracy()
-    );
-    println!(
+    )?;
+    say!(
         "\n{} readings in {:.2} s ({:.0} readings/s, both learners), in {} bytes of learner state.",
         SAMPLES,
         seconds,
         SAMPLES as f64 / seconds,
         slkl_bytes + svm_bytes
-    );
-    println!("Next: `kestrel train --help`, `kestrel stream --help`, `kestrel budget --help`.");
+    )?;
+    say!("Next: `kestrel train --help`, `kestrel stream --help`, `kestrel budget --help`.")?;
     let Some(path) = report else { return Ok(()) };
     let mut page = Report::new("kestrel demo");
     page.fact("data", format!("a simulated weather station, seed {seed}: {SAMPLES} readings every 10 minutes"))

@@ -18,6 +18,16 @@
     )
 )]
 
+/// `println!` that hands a failed write back for `?` instead of panicking on it: standard
+/// output may be a pipe whose reader went away (`kestrel train --json | head -c 80`), a run
+/// [`reader_went_away`] then ends quietly.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
 mod args;
 mod cluster_command;
 mod commands;

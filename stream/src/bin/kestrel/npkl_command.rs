@@ -205,9 +205,9 @@ pub fn run(args: &NpklArgs) -> Result<()> {
         page.write(path)?;
     }
     if args.json {
-        println!("{}", json_summary(args, &run, rand, total_seconds));
+        say!("{}", json_summary(args, &run, rand, total_seconds))?;
     } else {
-        print!("{}", text_summary(args, &run, rand)?);
+        say!("{}", text_summary(args, &run, rand)?.trim_end())?;
     }
     Ok(())
 }

@@ -286,16 +286,19 @@ impl Session<'_> {
         if seconds > 0.0 { self.seen.saturating_sub(seen_before) as f64 / seconds } else { 0.0 }
     }
 
-    /// Prints the summary, and publishes it on `--metrics-topic` (retained).
-    fn publish_summary(&mut self) {
+    /// Publishes the summary on `--metrics-topic` (retained), then prints it.
+    ///
+    /// # Errors
+    /// The write to standard output (its reader went away).
+    fn publish_summary(&mut self) -> std::io::Result<()> {
         let summary = self.summary(self.rate()).to_string();
-        println!("{summary}");
         if let Some(sink) = &mut self.metrics_sink {
-            if let Err(e) = sink.publish(summary.into_bytes(), true) {
+            if let Err(e) = sink.publish(summary.clone().into_bytes(), true) {
                 eprintln!("kestrel: {e}");
             }
             sink.close();
         }
+        say!("{summary}")
     }
 
     /// Prints what the brokers published to have to tell.
@@ -561,7 +564,8 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             if let Err(e) = finish(&mut session, &mut input, consumed) {
                 eprintln!("kestrel: error: {e:#}");
             }
-            session.publish_summary();
+            // A reader of standard output that went away has nothing left to read.
+            let _ = session.publish_summary();
             eprintln!("kestrel: stopped by {} after {} input rows", signals::name(signal), session.rows);
             std::process::exit(128 + signal);
         }
@@ -622,7 +626,10 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
                     session.seen = session.seen.saturating_add(1);
                     consumed += 1;
                     progress.inc(1);
-                    report(&mut session, &progress);
+                    if let Err(e) = report(&mut session, &progress) {
+                        finish(&mut session, &mut input, consumed)?;
+                        return Err(e.into());
+                    }
                 }
                 Err(e) if skip_bad => {
                     session.consumed(&record);
@@ -659,8 +666,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     }
     progress.finish_and_clear();
     finish(&mut session, &mut input, consumed)?;
-    session.publish_summary();
-    Ok(())
+    Ok(session.publish_summary()?)
 }
 
 /// Why the learner rejected `record`, naming its line.
@@ -733,10 +739,14 @@ fn prediction_message(
 
 /// Rolling metrics every `--report-every` samples: JSON lines on stdout with `--json`,
 /// else on stderr.
-fn report(session: &mut Session, progress: &ProgressBar) {
+///
+/// # Errors
+/// The write to standard output (its reader went away: the stream ends, its model and
+/// checkpoint saved, as when the input ends).
+fn report(session: &mut Session, progress: &ProgressBar) -> std::io::Result<()> {
     let (every, seen) = (session.args.report_every as u64, session.seen);
     if every == 0 || seen % every != 0 {
-        return;
+        return Ok(());
     }
     let (accuracy, mse) = session.metrics.take_period();
     let metrics = &session.metrics;
@@ -748,12 +758,17 @@ fn report(session: &mut Session, progress: &ProgressBar) {
     } else {
         json!({"n": seen, "rolling_mse": mse, "mse": metrics.mse()})
     };
-    progress.suspend(|| if session.args.json { println!("{line}") } else { eprintln!("kestrel: {line}") });
+    if session.args.json {
+        progress.suspend(|| say!("{line}"))?;
+    } else {
+        progress.suspend(|| eprintln!("kestrel: {line}"));
+    }
     if let Some(sink) = &mut session.metrics_sink
         && let Err(e) = sink.publish(line.to_string().into_bytes(), true)
     {
         progress.suspend(|| eprintln!("kestrel: --metrics-topic: {e}"));
     }
+    Ok(())
 }
 
 /// A spinner with a count on stderr, only when stderr is a terminal.

@@ -63,7 +63,7 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
                 fields.insert("relevance".to_string(), relevance_json(relevance));
             }
         }
-        println!("{summary}");
+        say!("{summary}")?;
     } else {
         eprintln!(
             "kestrel: trained on {} rows of {} features in {seconds:.3} s (reading {read_seconds:.3} s; {skipped} \

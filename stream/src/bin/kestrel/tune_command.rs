@@ -169,9 +169,9 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
         if let (Some(relevance), Value::Object(fields)) = (&prepared.relevance, &mut summary) {
             fields.insert("relevance".to_string(), relevance_json(relevance));
         }
-        println!("{summary}");
+        say!("{summary}")?;
     } else {
-        print_table(&candidates, best, task, &criterion);
+        print_table(&candidates, best, task, &criterion)?;
         if let Some(best) = candidates.get(best) {
             let preparation = if args.settings.relevance {
                 " --relevance"
@@ -180,7 +180,7 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
             } else {
                 ""
             };
-            println!("best: kestrel train --learner {}{preparation}{}", learner_name(learner), flags(best));
+            say!("best: kestrel train --learner {}{preparation}{}", learner_name(learner), flags(best))?;
         }
         eprintln!("kestrel: {} candidates on {} rows in {seconds:.3} s", candidates.len(), data.len());
         if let (Some(out), Some(bytes)) = (&args.out, model_bytes) {
@@ -337,9 +337,10 @@ fn score_of(loss: f64, task: Task) -> f64 {
     }
 }
 
-fn print_table(candidates: &[Candidate], best: usize, task: Task, criterion: &str) {
+/// The candidates' table on standard output, the best one starred.
+fn print_table(candidates: &[Candidate], best: usize, task: Task, criterion: &str) -> std::io::Result<()> {
     let value_name = candidates.iter().find_map(|c| c.value.map(Searched::name)).unwrap_or("");
-    println!(
+    say!(
         "{:>1} {:>12} {:>12} {:>8} {:>22} {:>9}",
         "",
         "gamma",
@@ -347,11 +348,11 @@ fn print_table(candidates: &[Candidate], best: usize, task: Task, criterion: &st
         "centers",
         score_name(task, criterion),
         "seconds"
-    );
+    )?;
     for (index, c) in candidates.iter().enumerate() {
         let number = |v: Option<f64>| v.map_or("auto".to_string(), |v| format!("{v:.5e}"));
         let centres = c.centres.map_or("-".to_string(), |m| m.to_string());
-        println!(
+        say!(
             "{:>1} {:>12} {:>12} {:>8} {:>22.4} {:>9.3}",
             if index == best { "*" } else { "" },
             c.gamma.map_or("-".to_string(), |g| format!("{g:.5e}")),
@@ -359,8 +360,9 @@ fn print_table(candidates: &[Candidate], best: usize, task: Task, criterion: &st
             centres,
             if task == Task::Classification { 100.0 * score_of(c.loss, task) } else { score_of(c.loss, task) },
             c.seconds
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// The `kestrel train` flags that reproduce a candidate.
