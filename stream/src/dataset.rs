@@ -263,6 +263,33 @@ impl<T: Real> Dataset<T> {
         self.labels.iter().map(|y| (y - mean) * (y - mean)).sum::<f64>() / n
     }
 
+    /// The population variance of each feature over every row (a row's missing entries
+    /// are zeros), by two passes in `f64`; `None` for no rows, or when the rows store fewer
+    /// values than they have features (sparse rows, where `d` accumulators would outweigh
+    /// the data).
+    pub fn feature_variances(&self) -> Option<Vec<f64>> {
+        if self.is_empty() || self.values.len() < self.dim {
+            return None;
+        }
+        let n = self.len() as f64;
+        let mut means = vec![0.0; self.dim];
+        let mut stored = vec![0usize; self.dim];
+        for (&j, &v) in self.indices.iter().zip(&self.values) {
+            if let (Some(mean), Some(count)) = (means.get_mut(j as usize), stored.get_mut(j as usize)) {
+                *mean += v.to_f64() / n;
+                *count += 1;
+            }
+        }
+        // Each missing entry is a zero, `mean²` from the mean.
+        let mut variances: Vec<f64> = means.iter().zip(&stored).map(|(m, &c)| (n - c as f64) * m * m / n).collect();
+        for (&j, &v) in self.indices.iter().zip(&self.values) {
+            if let (Some(variance), Some(mean)) = (variances.get_mut(j as usize), means.get(j as usize)) {
+                *variance += (v.to_f64() - mean) * (v.to_f64() - mean) / n;
+            }
+        }
+        Some(variances)
+    }
+
     /// Row `i` as `(indices, values)`.
     pub fn row(&self, i: usize) -> Option<(&[u32], &[T])> {
         let (start, end) = (*self.offsets.get(i)?, *self.offsets.get(i + 1)?);
@@ -371,6 +398,31 @@ impl<T: Real> Dataset<T> {
 mod tests {
     use super::*;
     use crate::source::LibSvmReader;
+
+    /// The features' variances over sparse rows, their missing entries zeros, equal those
+    /// of the dense matrix computed directly; too sparse a set has none.
+    #[test]
+    fn feature_variances_count_missing_entries_as_zeros() {
+        let rows: [&[(u32, f64)]; 4] =
+            [&[(0, 1.0), (2, 1e6)], &[(1, -2.0), (2, 1e6 + 3.0)], &[(0, 3.0)], &[(2, 1e6 - 1.0)]];
+        let mut data = Dataset::<f64>::new();
+        for row in rows {
+            let (indices, values) = row.iter().copied().unzip();
+            data.push(&Record { indices, values, label: 1.0, ..Record::default() }).unwrap();
+        }
+        let dense = data.dense(3).unwrap();
+        let got = data.feature_variances().unwrap();
+        for (j, variance) in got.iter().enumerate() {
+            let column: Vec<f64> = dense.chunks_exact(3).map(|row| row[j]).collect();
+            let mean = column.iter().sum::<f64>() / 4.0;
+            let expected = column.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / 4.0;
+            assert!((variance - expected).abs() <= 1e-9 * expected.max(1.0), "feature {j}: {variance} vs {expected}");
+        }
+        let mut sparse = Dataset::<f64>::new();
+        sparse.push(&Record { indices: vec![0, 9], values: vec![1.0, 2.0], label: 1.0, ..Record::default() }).unwrap();
+        assert_eq!(sparse.feature_variances(), None);
+        assert_eq!(Dataset::<f64>::new().feature_variances(), None);
+    }
 
     /// A file read in parts gives what one reader of it gives: the same rows, the same bad
     /// rows in the same order with the same lines (skip), the same first bad row (stop) —

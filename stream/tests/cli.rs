@@ -1695,7 +1695,9 @@ fn transform_and_cluster_read_unlabelled_rows() {
 }
 
 /// A solver that stops at its iteration limit says so, and what would speed it up; one
-/// that converges says nothing.
+/// that converges says nothing. Features whose scales differ so widely that one sets the
+/// distances (here 10⁶ times the other's variance) get a note suggesting `--scale`; rows
+/// of like scales, or scaled, get none.
 #[test]
 fn train_warns_when_the_solver_stops_at_its_limit() {
     let dir = scratch("unconverged");
@@ -1713,6 +1715,19 @@ fn train_warns_when_the_solver_stops_at_its_limit() {
     assert!(o.status.success(), "{}", stderr(&o));
     let warning = "warning: training stopped at its limit (1000 iterations) before the solver's stopping rule held";
     assert!(stderr(&o).contains(warning) && stderr(&o).contains("--scale standardises them"), "{}", stderr(&o));
+    let note = "note: the features' scales differ widely";
+    assert!(stderr(&o).contains(&format!("{note} (variances from 8.")), "{}", stderr(&o));
+    assert!(stderr(&o).contains("about 1.0 of the 2 features that vary set the distances"), "{}", stderr(&o));
     let o = kestrel(&[&train[..], &["--scale"]].concat());
-    assert!(o.status.success() && !stderr(&o).contains("warning"), "{}", stderr(&o));
+    assert!(o.status.success() && !stderr(&o).contains("warning") && !stderr(&o).contains(note), "{}", stderr(&o));
+    let o = kestrel(&[
+        "train",
+        "--learner",
+        "svm",
+        "--input",
+        &binary_libsvm(&dir, 200).to_string_lossy(),
+        "--out",
+        model.to_str().unwrap(),
+    ]);
+    assert!(o.status.success() && !stderr(&o).contains(note), "{}", stderr(&o));
 }
