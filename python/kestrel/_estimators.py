@@ -153,7 +153,7 @@ class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
-            raise ValueError(f"the classifier needs two classes or more; y holds one class: {self.classes_[0]!r}")
+            raise ValueError(f"the classifier needs two classes or more; y holds one class: {self.classes_[0].item()!r}")
         numeric = np.issubdtype(self.classes_.dtype, np.number) and np.all(np.isfinite(self.classes_))
         labels = np.asarray(y, dtype=np.float64) if numeric else encoded.astype(np.float64)
         extra = {}

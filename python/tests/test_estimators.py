@@ -188,8 +188,10 @@ def test_bad_input_raises_value_error():
         clf.predict(np.array([[np.nan, 1.0]]))
     with pytest.raises(ValueError, match="kernel"):
         kestrel.ReducedKernelSVC(kernel="sigmoid").fit(X, y)
-    with pytest.raises(ValueError, match="one class"):
+    with pytest.raises(ValueError, match="y holds one class: 0.0$"):
         kestrel.DCDLinearSVC().fit(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="y holds one class: 'dry'$"):
+        kestrel.ReducedKernelSVC().fit(X, ["dry"] * len(y))
     with pytest.raises(ValueError, match="gamma"):
         kestrel.SLKLRegressor(gamma=-1.0).fit(X, y.astype(float))
     with pytest.raises(ValueError):
