@@ -354,13 +354,7 @@ impl<T: Real> Dataset<T> {
         let dim = self.dim;
         let memory = |e: AllocError| kestrel_core::Error::CapacityExceeded { needed: e.bytes, capacity: 0 };
         let mut values = self.dense(dim).map_err(memory)?;
-        let mut scaler = Scaler::new_in(zeroed(Scaler::scalars_len(dim), "the feature scaler").map_err(memory)?, dim)?;
-        for row in values.chunks_exact(dim) {
-            scaler.observe(row)?;
-        }
-        for row in values.chunks_exact_mut(dim) {
-            scaler.transform(row)?;
-        }
+        let scaler = standardize_rows(&mut values, dim)?;
         let row_indices: Vec<u32> = (0..dim).map(|j| u32::try_from(j).unwrap_or(u32::MAX)).collect();
         let data = Dataset {
             offsets: (0..=self.len()).map(|i| i * dim).collect(),
@@ -392,6 +386,25 @@ impl<T: Real> Dataset<T> {
             + self.values.len() * size_of::<T>()
             + self.labels.len() * size_of::<f64>()
     }
+}
+
+/// Standardises the rows of the row-major `values` (`dim` columns) in place, each feature
+/// by its mean and population standard deviation over the rows (`kestrel_core::scaler`),
+/// and gives the scaler that did it.
+///
+/// # Errors
+/// `CapacityExceeded` (in bytes) when the scaler's `3·dim` scalars cannot be allocated;
+/// `NonFinite` when a feature's statistics overflow `T`.
+pub fn standardize_rows<T: Real>(values: &mut [T], dim: usize) -> Result<Scaler<T, Vec<T>>, kestrel_core::Error> {
+    let memory = |e: AllocError| kestrel_core::Error::CapacityExceeded { needed: e.bytes, capacity: 0 };
+    let mut scaler = Scaler::new_in(zeroed(Scaler::scalars_len(dim), "the feature scaler").map_err(memory)?, dim)?;
+    for row in values.chunks_exact(dim.max(1)) {
+        scaler.observe(row)?;
+    }
+    for row in values.chunks_exact_mut(dim.max(1)) {
+        scaler.transform(row)?;
+    }
+    Ok(scaler)
 }
 
 #[cfg(test)]

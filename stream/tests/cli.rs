@@ -1694,6 +1694,52 @@ fn transform_and_cluster_read_unlabelled_rows() {
     assert_eq!((json(&o)["dim"].as_u64(), json(&o)["n"].as_u64()), (Some(3), Some(40)), "{}", stderr(&o));
 }
 
+/// Readings in units of very different sizes: three bands 1 apart in `b` (in metres, say)
+/// under a nuisance `a` spread over 1000 (in millimetres). Raw, `a` sets the distances (a
+/// note says so) and the bands are lost; `--scale` standardises both features, and the
+/// clusters found are those of the rows standardised here beforehand, the bands exactly.
+#[test]
+fn cluster_and_npkl_standardise_readings_under_scale() {
+    let dir = scratch("cluster-scale");
+    let rows: Vec<(f64, f64, usize)> =
+        (0..120).map(|i| ((i * 37 % 101) as f64 * 10.0, (i % 3) as f64 + (i * 7 % 11) as f64 / 100.0, i % 3)).collect();
+    let write = |name: &str, rows: &[(f64, f64, usize)]| {
+        let mut text = String::from("a,b,band\n");
+        for (a, b, band) in rows {
+            text.push_str(&format!("{a},{b},{band}\n"));
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let standardised = |column: &dyn Fn(&(f64, f64, usize)) -> f64| -> Vec<f64> {
+        let values: Vec<f64> = rows.iter().map(column).collect();
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        let sd = (values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / values.len() as f64).sqrt();
+        values.iter().map(|v| (v - mean) / sd).collect()
+    };
+    let (a, b) = (standardised(&|r| r.0), standardised(&|r| r.1));
+    let scaled_rows: Vec<(f64, f64, usize)> = rows.iter().enumerate().map(|(i, r)| (a[i], b[i], r.2)).collect();
+    let (raw, scaled) = (write("raw.csv", &rows), write("scaled.csv", &scaled_rows));
+    let assignments = |input: &str, extra: &[&str]| {
+        let out = dir.join("clusters.csv");
+        let cluster = ["cluster", "--input", input, "--clusters", "3", "--json", "--output", out.to_str().unwrap()];
+        let o = kestrel(&[&cluster[..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        (json(&o), stderr(&o), std::fs::read_to_string(&out).unwrap())
+    };
+    let (summary, notes, _) = assignments(&raw, &[]);
+    assert!(notes.contains("note: the features' scales differ widely"), "{notes}");
+    assert!(summary["rand"].as_f64().unwrap() < 0.9 && summary["scaled"] == false, "{summary}");
+    let (summary, notes, clusters) = assignments(&raw, &["--scale"]);
+    assert!(!notes.contains("note:") && summary["scaled"] == true, "{notes}");
+    assert_eq!(summary["rand"].as_f64(), Some(1.0), "{summary}");
+    assert_eq!(clusters, assignments(&scaled, &[]).2);
+    let npkl = ["npkl", "--input", &raw, "--constraints-from-labels", "0.2", "--loss", "hinge", "--clusters", "3"];
+    let o = kestrel(&[&npkl[..], &["--scale", "--json"]].concat());
+    assert!(o.status.success() && json(&o)["scaled"] == true && !stderr(&o).contains("note:"), "{}", stderr(&o));
+}
+
 /// A solver that stops at its iteration limit says so, and what would speed it up; one
 /// that converges says nothing. Features whose scales differ so widely that one sets the
 /// distances (here 10⁶ times the other's variance) get a note suggesting `--scale`; rows

@@ -35,7 +35,7 @@ use kestrel_stream::file;
 
 use crate::Usage;
 use crate::args::{ColumnArgs, MAX_CENTERS, ScalarArg, count, non_negative, parse_bytes};
-use crate::commands::{column_options, read_path};
+use crate::commands::{column_options, features_phrase, points, read_path};
 use crate::npkl_command::{self, Classes, LossArg, NpklArgs, clusters_figure};
 use crate::report::Report;
 
@@ -72,6 +72,10 @@ pub struct ClusterArgs {
     /// Number of clusters C.
     #[arg(long, value_name = "C", value_parser = count(2, MAX_CENTERS))]
     pub clusters: usize,
+    /// Standardise every feature by its mean and standard deviation over the rows before
+    /// clustering (readings in units of very different sizes).
+    #[arg(long)]
+    pub scale: bool,
     /// How to cluster.
     #[arg(long, value_enum, default_value_t = ClusterMethod::Spectral)]
     pub method: ClusterMethod,
@@ -153,6 +157,7 @@ fn npkl(args: &ClusterArgs) -> Result<()> {
         neighbors: args.neighbors,
         loss: args.loss.unwrap_or(LossArg::Hinge),
         clusters: args.clusters,
+        scale: args.scale,
         seed: args.seed,
         json: args.json,
         output: args.output.clone(),
@@ -184,7 +189,7 @@ fn cluster_in<T: Real>(args: &ClusterArgs) -> Result<()> {
     if args.clusters >= n {
         bail!("--clusters {} needs more rows than clusters ({} has {n})", args.clusters, args.input);
     }
-    let points = data.dense(dim)?;
+    let points = points(&data, args.scale)?;
     let (clusters, spectral) = match args.method {
         ClusterMethod::Spectral => {
             let run = spectral::spectral_clusters(&points, dim, args.neighbors, args.clusters, args.seed, args.budget)
@@ -232,7 +237,7 @@ impl Run {
     /// The HTML report: the facts, and the rows `points` on their principal plane.
     fn report(&self, args: &ClusterArgs, points: &[f64]) -> Result<Report> {
         let mut page = Report::new("kestrel cluster");
-        page.fact("data", format!("{} ({} rows, {} features)", args.input, self.n, self.dim));
+        page.fact("data", format!("{} ({} rows, {})", args.input, self.n, features_phrase(self.dim, args.scale)));
         page.fact("method", self.method_line(args));
         let rand_text = self.rand.map_or("-".to_string(), |rand| format!("{:.2} %", 100.0 * rand));
         page.fact("final figures", format!("{} clusters, RAND index {rand_text}", args.clusters));
@@ -246,6 +251,7 @@ impl Run {
             "input": args.input,
             "n": self.n,
             "dim": self.dim,
+            "scaled": args.scale,
             "method": args.method.name(),
             "clusters": args.clusters,
             "restarts": RESTARTS,
@@ -272,7 +278,7 @@ impl Run {
 
     fn text(&self, args: &ClusterArgs, seconds: f64) -> Result<String> {
         let mut text = String::new();
-        writeln!(text, "data: {} — {} rows, {} features", args.input, self.n, self.dim)?;
+        writeln!(text, "data: {} — {} rows, {}", args.input, self.n, features_phrase(self.dim, args.scale))?;
         writeln!(text, "method: {}", self.method_line(args))?;
         writeln!(text, "clusters: {}, inertia {:.6} ({seconds:.3} s)", args.clusters, self.clusters.inertia)?;
         if let Some(rand) = self.rand {

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
 use kestrel_stream::class_names::ClassNames;
-use kestrel_stream::dataset::{Dataset, OnError};
+use kestrel_stream::dataset::{self, Dataset, OnError};
 use kestrel_stream::detection::Detections;
 use kestrel_stream::file::OutputFile;
 use kestrel_stream::model::{self, Predictor, scalar_name};
@@ -38,6 +38,49 @@ fn options(input: &InputArgs, labels: LabelColumn) -> source::Options {
         FormatArg::Libsvm => Format::LibSvm,
     };
     source::Options { format, max_line_bytes: input.max_line_bytes, labels, ..column_options(&input.columns) }
+}
+
+/// What to say when the features' scales differ so widely that a few of them set every
+/// distance: the participation ratio of their variances `vⱼ`, `(Σvⱼ)²/Σvⱼ²` (the number
+/// of features of equal variance that would spread as much), is under 40 % of the features
+/// that vary, or under 1.1 where that is more (two features: one with over 20 times the
+/// other's variance).
+/// Measured on the shared data's raw files: wine 1.0 of 13 features (proline's
+/// variance is 10⁵), breast cancer 1.7 of 30, where `--scale` raises rsvm's test accuracy
+/// from 80.0 to 97.8 % and from 93.7 to 95.8 %; digits' pixels 39 of 60, iris 2.0 of 4 and
+/// heart 8.3 of 13, where it does not help, get no note.
+pub fn unscaled_note<T: Real>(data: &Dataset<T>) -> Option<String> {
+    let variances: Vec<f64> = data.feature_variances()?.into_iter().filter(|&v| v > 0.0).collect();
+    let (sum, squares) = variances.iter().fold((0.0, 0.0), |(sum, squares), v| (sum + v, squares + v * v));
+    let effective = sum * sum / squares;
+    let varying = variances.len();
+    let (low, high) = variances.iter().fold((f64::MAX, 0.0_f64), |(low, high), &v| (low.min(v), high.max(v)));
+    (varying >= 2 && effective < (0.4 * varying as f64).max(1.1)).then(|| {
+        format!(
+            "the features' scales differ widely (variances from {low:.3e} to {high:.3e}): about {effective:.1} of \
+             the {varying} features that vary set the distances; --scale standardises them"
+        )
+    })
+}
+
+/// `"13 features"`, or `"13 features, standardised"` under `--scale`: the data line of a
+/// summary and a report.
+pub fn features_phrase(dim: usize, scaled: bool) -> String {
+    if scaled { format!("{dim} features, standardised") } else { format!("{dim} features") }
+}
+
+/// The rows of `data` as a dense row-major matrix for the commands that cluster them:
+/// standardised in place under `--scale` (the copy exists anyway, so only the scaler's
+/// `3·d` scalars are added); without it, [`unscaled_note`] on standard error when the
+/// features' scales differ widely.
+pub fn points<T: Real>(data: &Dataset<T>, scale: bool) -> Result<Vec<T>> {
+    let mut points = data.dense(data.dim())?;
+    if scale {
+        dataset::standardize_rows(&mut points, data.dim()).context("--scale")?;
+    } else if let Some(note) = unscaled_note(data) {
+        eprintln!("kestrel: note: {note}");
+    }
+    Ok(points)
 }
 
 /// The reader options of `--label-column` and `--skip-column`, the others at their

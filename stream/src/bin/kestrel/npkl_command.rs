@@ -41,7 +41,7 @@ use kestrel_stream::labels::Labels;
 use kestrel_stream::limits::{MAX_FILE_BYTES, zeroed};
 
 use crate::args::{ColumnArgs, count, non_negative};
-use crate::commands::{column_options, read_path};
+use crate::commands::{column_options, features_phrase, points, read_path};
 use crate::report::Report;
 use crate::report::chart::{Dots, Plot, pick};
 
@@ -101,6 +101,10 @@ pub struct NpklArgs {
     /// Rank r of K = VᵀV [default: the largest r with r(r+1)/2 ≤ number of pairs], at most 4096.
     #[arg(long, value_name = "R", value_parser = count(1, MAX_RANK))]
     pub rank: Option<usize>,
+    /// Standardise every feature by its mean and standard deviation over the rows before
+    /// clustering (readings in units of very different sizes).
+    #[arg(long)]
+    pub scale: bool,
     /// Nearest neighbours k of the graph.
     #[arg(long, value_name = "K", default_value_t = 5, value_parser = count(1, MAX_GROUPS))]
     pub neighbors: usize,
@@ -133,7 +137,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     let started = Instant::now();
     let data: Dataset<f64> = read_path(&args.input, &column_options(&args.columns), OnError::Stop, |_| {})?;
     let (n, dim) = (data.len(), data.dim());
-    let points = data.dense(dim)?;
+    let points = points(&data, args.scale)?;
     let classes = Classes::of(data.labels());
     let pairs_file;
     let source = match (&args.constraints, args.constraints_from_labels) {
@@ -175,7 +179,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     let total_seconds = started.elapsed().as_secs_f64();
     if let Some(path) = &args.report {
         let mut page = Report::new("kestrel npkl");
-        page.fact("data", format!("{} ({n} rows, {dim} features)", args.input));
+        page.fact("data", format!("{} ({n} rows, {})", args.input, features_phrase(dim, args.scale)));
         page.fact(
             "kernel",
             format!(
@@ -225,6 +229,7 @@ fn json_summary(args: &NpklArgs, run: &NpklRun, rand: Option<f64>, total_seconds
         "input": args.input,
         "n": kernel.points().len() / kernel.dim(),
         "dim": kernel.dim(),
+        "scaled": args.scale,
         "neighbors": args.neighbors,
         "sigma": kernel.graph().sigma(),
         "pairs": run.pairs.total,
@@ -261,7 +266,7 @@ fn text_summary(args: &NpklArgs, run: &NpklRun, rand: Option<f64>) -> Result<Str
     let (kernel, outcome, seconds) = (&run.kernel, &run.outcome, &run.seconds);
     let (n, dim, k) = (kernel.points().len() / kernel.dim(), kernel.dim(), args.neighbors);
     let mut text = String::new();
-    writeln!(text, "data: {} — {n} rows, {dim} features", args.input)?;
+    writeln!(text, "data: {} — {n} rows, {}", args.input, features_phrase(dim, args.scale))?;
     writeln!(
         text,
         "pairs: {} ({} must-link, {} cannot-link) on {} points",

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use crate::Usage;
 use crate::args::{ScalarArg, TrainArgs, TrainLearner, TrainSettings};
-use crate::commands::read_dataset;
+use crate::commands::{read_dataset, unscaled_note};
 
 pub fn run(args: &TrainArgs) -> Result<()> {
     match args.settings.scalar {
@@ -89,30 +89,6 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// What to say when the features' scales differ so widely that a few of them set every
-/// distance: the participation ratio of their variances `vⱼ`, `(Σvⱼ)²/Σvⱼ²` (the number
-/// of features of equal variance that would spread as much), is under 40 % of the features
-/// that vary, or under 1.1 where that is more (two features: one with over 20 times the
-/// other's variance).
-/// Measured on the shared data's raw files: wine 1.0 of 13 features (proline's
-/// variance is 10⁵), breast cancer 1.7 of 30, where `--scale` raises rsvm's test accuracy
-/// from 80.0 to 97.8 % and from 93.7 to 95.8 %; digits' pixels 39 of 60, iris 2.0 of 4 and
-/// heart 8.3 of 13, where it does not help, get no note.
-fn unscaled_note<T: Real>(data: &Dataset<T>) -> Option<String> {
-    let variances: Vec<f64> = data.feature_variances()?.into_iter().filter(|&v| v > 0.0).collect();
-    let (sum, squares) = variances.iter().fold((0.0, 0.0), |(sum, squares), v| (sum + v, squares + v * v));
-    let effective = sum * sum / squares;
-    let varying = variances.len();
-    let (low, high) = variances.iter().fold((f64::MAX, 0.0_f64), |(low, high), &v| (low.min(v), high.max(v)));
-    (varying >= 2 && effective < (0.4 * varying as f64).max(1.1)).then(|| {
-        format!(
-            "the features' scales differ widely (variances from {low:.3e} to {high:.3e}): about {effective:.1} of \
-             the {varying} features that vary set the distances and the margin; --scale standardises them (the \
-             model then scales new rows itself)"
-        )
-    })
 }
 
 /// What to say when the solver stopped at its limit before its stopping rule held (the
