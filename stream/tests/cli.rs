@@ -1742,8 +1742,8 @@ fn cluster_and_npkl_standardise_readings_under_scale() {
 
 /// A solver that stops at its iteration limit says so, and what would speed it up; one
 /// that converges says nothing. Features whose scales differ so widely that one sets the
-/// distances (here 10⁶ times the other's variance) get a note suggesting `--scale`; rows
-/// of like scales, or scaled, get none.
+/// distances (here 10⁶ times the other's variance) get a note suggesting `--scale`, from
+/// `train` and `tune`; rows of like scales, or scaled, get none.
 #[test]
 fn train_warns_when_the_solver_stops_at_its_limit() {
     let dir = scratch("unconverged");
@@ -1766,6 +1766,11 @@ fn train_warns_when_the_solver_stops_at_its_limit() {
     assert!(stderr(&o).contains("about 1.0 of the 2 features that vary set the distances"), "{}", stderr(&o));
     let o = kestrel(&[&train[..], &["--scale"]].concat());
     assert!(o.status.success() && !stderr(&o).contains("warning") && !stderr(&o).contains(note), "{}", stderr(&o));
+    let tune = ["tune", "--learner", "svm", "--input", data, "--folds", "2", "--c-grid", "1"];
+    let o = kestrel(&tune);
+    assert!(o.status.success() && stderr(&o).contains(note), "{}", stderr(&o));
+    let o = kestrel(&[&tune[..], &["--scale"]].concat());
+    assert!(o.status.success() && !stderr(&o).contains(note), "{}", stderr(&o));
     let o = kestrel(&[
         "train",
         "--learner",

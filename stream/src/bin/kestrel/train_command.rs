@@ -80,11 +80,10 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
         if let Some(relevance) = &prepared.relevance {
             eprintln!("kestrel: {}", relevance_line(relevance));
         }
-        let scaled = args.settings.scale || args.settings.relevance;
-        if let Some(note) = unscaled_note(&prepared.data).filter(|_| !scaled) {
+        if let Some(note) = &prepared.unscaled_note {
             eprintln!("kestrel: note: {note}");
         }
-        if let Some(warning) = unconverged(&summary, scaled) {
+        if let Some(warning) = unconverged(&summary, args.settings.scale || args.settings.relevance) {
             eprintln!("kestrel: warning: {warning}");
         }
     }
@@ -151,6 +150,9 @@ pub struct Prepared<T> {
     pub skipped: usize,
     /// The relevance weights `--relevance` chose.
     pub relevance: Option<Relevance>,
+    /// Rows neither standardised nor weighed whose features' scales differ widely: the
+    /// note of [`unscaled_note`].
+    pub unscaled_note: Option<String>,
     scaler: Option<Scaler<T, Vec<T>>>,
     /// The model has classes (the novelty detector's labels name none).
     classes: bool,
@@ -185,7 +187,8 @@ impl<T: Real> Prepared<T> {
             (None, None)
         };
         let classes = settings.learner != TrainLearner::Novelty;
-        Ok(Prepared { data, skipped, relevance, scaler, classes })
+        let unscaled_note = if scaler.is_none() { unscaled_note(&data) } else { None };
+        Ok(Prepared { data, skipped, relevance, unscaled_note, scaler, classes })
     }
 
     /// The model file of `bytes` (a model [`fit()`] on these rows): with the scaler's
