@@ -791,7 +791,8 @@ fn scaling_is_carried_by_the_model_file() {
 /// A CSV states every feature, so one with fewer feature columns than the model has is
 /// refused before any prediction (its missing features would be read as zeros), with a
 /// hint when the columns are one short and the last may have been taken for the label; one with
-/// more is read (a model learned from sparse rows takes the zero columns past its own). A
+/// more is read (a model learned from sparse rows takes the zero columns past its own), and
+/// a value in a column past the model's features is named by its row and feature. A
 /// refused input leaves `--output`'s file as it was.
 #[test]
 fn a_csv_with_fewer_features_than_the_model_is_refused() {
@@ -828,6 +829,11 @@ fn a_csv_with_fewer_features_than_the_model_is_refused() {
     let wide = write("wide.csv", columns(&|f| [f[0], f[1], f[2], f[3], "0", f[4]].map(String::from).to_vec()));
     let o = kestrel(&["predict", "--model", model, "--input", &wide]);
     assert_eq!(stdout(&o), stdout(&labelled), "{}", stderr(&o));
+    // A fifth column that is not zero: the first row holding one is named, and its feature.
+    let wider = write("wider.csv", columns(&|f| [f[0], f[1], f[2], f[3], f[0], f[4]].map(String::from).to_vec()));
+    let o = kestrel(&["eval", "--model", model, "--input", &wider]);
+    let message = "wider.csv:2: a value in feature 5, past the model's 4 features (the input has more features";
+    assert!(o.status.code() == Some(1) && stderr(&o).contains(message), "{}", stderr(&o));
     // --output replaces its file only once every row is predicted: an input refused at
     // once, or one whose 50th row is bad, leaves the predictions of the run before.
     let predictions = dir.join("predictions.csv");

@@ -209,6 +209,20 @@ fn for_each_record(
     }
 }
 
+/// The error of a model of `dim` features on a row: a value past its features (a wider CSV,
+/// a LibSVM index beyond them) is named by its feature, counted from 1, instead of the
+/// core's bare index.
+fn past_the_model(error: kestrel_core::Error, dim: usize) -> anyhow::Error {
+    match error {
+        kestrel_core::Error::IndexOutOfRange { index, .. } => anyhow::anyhow!(
+            "a value in feature {}, past the model's {dim} features (the input has more features than the rows \
+             the model learned from)",
+            index.saturating_add(1)
+        ),
+        error => error.into(),
+    }
+}
+
 /// `kestrel predict`.
 pub fn predict(args: &PredictArgs) -> Result<()> {
     let mut model = model::read_file(&args.model)?;
@@ -218,12 +232,14 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         Some(file) => Box::new(BufWriter::new(file)),
         None => Box::new(BufWriter::new(io::stdout().lock())),
     };
-    let name = args.input.input.clone();
+    let (name, dim) = (args.input.input.clone(), model.info().dim);
     let names = model.class_names().cloned();
-    for_each_record(&args.input, model.info().dim, labels_of(model.as_ref()), |record| {
+    for_each_record(&args.input, dim, labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
         if args.std {
-            let Some((value, std)) = model.predict_with_std(record).with_context(at)? else {
+            let Some((value, std)) =
+                model.predict_with_std(record).map_err(|e| past_the_model(e, dim)).with_context(at)?
+            else {
                 bail!(
                     "{} has no predictive variance: --std needs a krr regressor trained by the exact solver \
                      with this version (retrain it)",
@@ -233,11 +249,11 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
             writeln!(out, "{value},{std}")?;
             return Ok(());
         }
-        if let Some((score, flag)) = model.novelty(record).with_context(at)? {
+        if let Some((score, flag)) = model.novelty(record).map_err(|e| past_the_model(e, dim)).with_context(at)? {
             writeln!(out, "{score},{flag}")?;
             return Ok(());
         }
-        let value = model.predict(record).with_context(at)?;
+        let value = model.predict(record).map_err(|e| past_the_model(e, dim)).with_context(at)?;
         match names.as_ref().and_then(|names| names.name(value)) {
             Some(class) => writeln!(out, "{class}")?,
             None => writeln!(out, "{value}")?,
@@ -263,19 +279,20 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let mut classes = model.labels();
     classes.sort_by(f64::total_cmp);
     let mut known = false;
-    let skipped = for_each_record(&args.input, model.info().dim, labels_of(model.as_ref()), |record| {
+    let dim = model.info().dim;
+    let skipped = for_each_record(&args.input, dim, labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
-        if let Some((score, flag)) = model.novelty(record).with_context(at)? {
+        if let Some((score, flag)) = model.novelty(record).map_err(|e| past_the_model(e, dim)).with_context(at)? {
             detections.add(Some(score), flag == 1.0, record.label);
             return Ok(());
         }
-        let prediction = model.predict(record).with_context(at)?;
+        let prediction = model.predict(record).map_err(|e| past_the_model(e, dim)).with_context(at)?;
         tally.add(prediction, record.label);
         known = known
             || classes.binary_search_by(|class| class.partial_cmp(&record.label).unwrap_or(Ordering::Less)).is_ok();
         match figures.as_mut() {
             Some(figures) if classifier => {
-                let decision = model.decision_values(record).with_context(at)?;
+                let decision = model.decision_values(record).map_err(|e| past_the_model(e, dim)).with_context(at)?;
                 figures.classified(record.label, prediction, decision.as_deref());
             }
             Some(figures) => figures.regressed(record.label, prediction),
