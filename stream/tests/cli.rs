@@ -64,7 +64,8 @@ fn demo_runs_without_arguments_and_reports() {
 }
 
 /// `export --format c` writes the model's exact bytes as a C array, with macros for its
-/// kind, dimension and length; invalid models and names are refused.
+/// kind, dimension and length; invalid models and names, and a directory that is not
+/// there, are refused.
 #[test]
 fn export_writes_a_c_array_of_the_model_bytes() {
     let dir = scratch("export");
@@ -97,6 +98,10 @@ fn export_writes_a_c_array_of_the_model_bytes() {
     let o = kestrel(&["export", corrupted.to_str().unwrap(), "--format", "c", "--out-dir", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("checksum") && !dir.join("corrupted.c").exists(), "{}", stderr(&o));
+    let missing = dir.join("no-such-dir");
+    let o = kestrel(&["export", model.to_str().unwrap(), "--format", "c", "--out-dir", missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no-such-dir: no such directory"), "{}", stderr(&o));
 }
 
 #[test]

@@ -18,7 +18,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use kestrel_core::model::{Envelope, ModelKind};
 use kestrel_stream::file;
@@ -67,6 +67,9 @@ fn identifier_from(stem: &str) -> String {
 
 /// `kestrel export`.
 pub fn run(args: &ExportArgs) -> Result<()> {
+    if !args.out_dir.is_dir() {
+        bail!("--out-dir {}: no such directory", args.out_dir.display());
+    }
     let info = model::read_file(&args.model)?.info();
     let bytes = file::read_bounded(&args.model, MAX_FILE_BYTES)?;
     let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
