@@ -1323,16 +1323,18 @@ fn a_reader_that_goes_away_ends_predict_quietly() {
 }
 
 /// Every command that prints to standard output, its reader gone before the first line
-/// (`kestrel train --json | head -c 80` once `head` has its bytes): a quiet success, not a
-/// panic on the failed write; the files the command writes are still written.
+/// (`kestrel train --json | head -c 80` once `head` has its bytes), and standard error's
+/// with it (`2>&1 | head`): a quiet success, not a panic on the failed write; the files the
+/// command writes are still written.
 #[test]
 fn a_reader_gone_before_the_first_line_ends_every_command_quietly() {
     let dir = scratch("closed-stdout");
     let data = binary_libsvm(&dir, 300);
     let (data, model, kept) = (data.to_str().unwrap(), dir.join("svm.kestrel"), dir.join("stream.kestrel"));
     let (model, kept) = (model.to_str().unwrap(), kept.to_str().unwrap());
-    let commands: [&[&str]; 9] = [
+    let commands: [&[&str]; 10] = [
         &["train", "--learner", "svm", "--input", data, "--out", model, "--json"],
+        &["train", "--learner", "svm", "--input", data, "--out", model],
         &["eval", "--model", model, "--input", data],
         &["inspect", model],
         &["tune", "--learner", "svm", "--input", data, "--folds", "2", "--c-grid", "0.1,1"],
@@ -1345,9 +1347,14 @@ fn a_reader_gone_before_the_first_line_ends_every_command_quietly() {
     for args in commands {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
+        let both = writer.try_clone().unwrap();
         let o = Command::new(env!("CARGO_BIN_EXE_kestrel")).args(args).stdout(writer).output().unwrap();
         assert!(o.status.success(), "{args:?}: {:?}: {}", o.status, stderr(&o));
         assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+        // `2>&1 | head`: the diagnostics cannot be written either, and are dropped.
+        let mut closed = Command::new(env!("CARGO_BIN_EXE_kestrel"));
+        closed.args(args).stdout(both.try_clone().unwrap()).stderr(both);
+        assert!(closed.status().unwrap().success(), "{args:?} with standard error gone too");
     }
     assert!(Path::new(model).is_file() && Path::new(kept).is_file());
 }

@@ -78,7 +78,7 @@ pub fn points<T: Real>(data: &Dataset<T>, scale: bool) -> Result<Vec<T>> {
     if scale {
         dataset::standardize_rows(&mut points, data.dim()).context("--scale")?;
     } else if let Some(note) = unscaled_note(data) {
-        eprintln!("kestrel: note: {note}");
+        tell!("kestrel: note: {note}");
     }
     Ok(points)
 }
@@ -202,7 +202,7 @@ fn for_each_record(
             Ok(false) => return Ok(skipped),
             Err(e) if input.on_error == OnErrorArg::Skip => {
                 skipped += 1;
-                eprintln!("kestrel: skipped {e}");
+                tell!("kestrel: skipped {e}");
             }
             Err(e) => return Err(e.into()),
         }
@@ -330,7 +330,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     }
     let n = tally.n;
     if classifier && n > 0 && !known {
-        eprintln!("kestrel: warning: no row's label is a class of the model ({})", class_list(model.as_ref()));
+        tell!("kestrel: warning: no row's label is a class of the model ({})", class_list(model.as_ref()));
     }
     if args.json {
         say!("{summary}")?;

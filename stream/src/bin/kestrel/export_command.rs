@@ -81,7 +81,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     for (extension, text) in [("h", header), ("c", source)] {
         let path = args.out_dir.join(format!("{name}.{extension}"));
         file::write_atomic(&path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
-        eprintln!("kestrel: wrote {}", path.display());
+        tell!("kestrel: wrote {}", path.display());
     }
     Ok(())
 }

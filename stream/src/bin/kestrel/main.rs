@@ -28,6 +28,16 @@ macro_rules! say {
     }};
 }
 
+/// `eprintln!` that never panics: a diagnostic that cannot be written (standard error's
+/// reader went away, as in `kestrel train … 2>&1 | head -1`) is dropped, and the work goes
+/// on.
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod args;
 mod cluster_command;
 mod commands;
@@ -70,7 +80,7 @@ fn main() {
         if reader_went_away(&error) {
             return;
         }
-        eprintln!("kestrel: error: {error:#}");
+        tell!("kestrel: error: {error:#}");
         let usage = error.downcast_ref::<Usage>().is_some();
         std::process::exit(if usage { 2 } else { 1 });
     }

@@ -233,7 +233,7 @@ impl Session<'_> {
             };
             match self.learner.encode().and_then(named) {
                 Ok(bytes) => file::write_atomic(path, &bytes)?,
-                Err(e) => eprintln!("kestrel: no model written to {}: {e}", path.display()),
+                Err(e) => tell!("kestrel: no model written to {}: {e}", path.display()),
             }
         }
         if !checkpointed {
@@ -276,7 +276,7 @@ impl Session<'_> {
         // Saturating: the counters may come from a checkpoint.
         self.skipped = self.skipped.saturating_add(1);
         self.rows = self.rows.saturating_add(1);
-        progress.suspend(|| eprintln!("kestrel: skipped {message}"));
+        progress.suspend(|| tell!("kestrel: skipped {message}"));
     }
 
     /// Samples learned per second of this run.
@@ -294,7 +294,7 @@ impl Session<'_> {
         let summary = self.summary(self.rate()).to_string();
         if let Some(sink) = &mut self.metrics_sink {
             if let Err(e) = sink.publish(summary.clone().into_bytes(), true) {
-                eprintln!("kestrel: {e}");
+                tell!("kestrel: {e}");
             }
             sink.close();
         }
@@ -305,7 +305,7 @@ impl Session<'_> {
     fn tell_notices(&self, progress: &ProgressBar) {
         for sink in [&self.predictions, &self.metrics_sink].into_iter().flatten() {
             while let Some(notice) = sink.notice() {
-                progress.suspend(|| eprintln!("kestrel: {notice}"));
+                progress.suspend(|| tell!("kestrel: {notice}"));
             }
         }
     }
@@ -391,14 +391,14 @@ fn first_row(input: &mut Records, record: &mut Record, signals: &Signals, args: 
     loop {
         if let Some(signal) = signals.received() {
             input.close();
-            eprintln!("kestrel: stopped by {} before the first row", signals::name(signal));
+            tell!("kestrel: stopped by {} before the first row", signals::name(signal));
             std::process::exit(128 + signal);
         }
         match input.next(record, POLL) {
             Next::Record => return Ok((input.dim().context("a row came but no number of features")?, skipped)),
             Next::Bad(e) if args.input.on_error == OnErrorArg::Skip => {
                 skipped += 1;
-                eprintln!("kestrel: skipped {e}");
+                tell!("kestrel: skipped {e}");
             }
             Next::Bad(e) => {
                 input.close();
@@ -409,7 +409,7 @@ fn first_row(input: &mut Records, record: &mut Record, signals: &Signals, args: 
                 bail!("no row within --idle-timeout to tell the number of features (or give --dim): no model written")
             }
             Next::Waiting => {}
-            Next::Notice(message) => eprintln!("kestrel: {message}"),
+            Next::Notice(message) => tell!("kestrel: {message}"),
             Next::End => bail!("the input ended before its first row"),
             Next::Lost(message) => {
                 input.close();
@@ -562,11 +562,11 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             progress.finish_and_clear();
             // What could not be saved is told; the exit code is still the signal's.
             if let Err(e) = finish(&mut session, &mut input, consumed) {
-                eprintln!("kestrel: error: {e:#}");
+                tell!("kestrel: error: {e:#}");
             }
             // A reader of standard output that went away has nothing left to read.
             let _ = session.publish_summary();
-            eprintln!("kestrel: stopped by {} after {} input rows", signals::name(signal), session.rows);
+            tell!("kestrel: stopped by {} after {} input rows", signals::name(signal), session.rows);
             std::process::exit(128 + signal);
         }
         let next = match first.take().map_or_else(|| input.next(&mut record, POLL), |_| Next::Record) {
@@ -590,11 +590,11 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         }
         match next {
             Next::Waiting if idle_timeout.is_some_and(|idle| last_row.elapsed() >= idle) => {
-                eprintln!("kestrel: no row for {:?} (--idle-timeout): ending", last_row.elapsed());
+                tell!("kestrel: no row for {:?} (--idle-timeout): ending", last_row.elapsed());
                 break;
             }
             Next::Waiting => {}
-            Next::Notice(message) => progress.suspend(|| eprintln!("kestrel: {message}")),
+            Next::Notice(message) => progress.suspend(|| tell!("kestrel: {message}")),
             Next::End => break,
             Next::Lost(message) => {
                 progress.finish_and_clear();
@@ -608,7 +608,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             Next::Record if session.seen_before(&record) => {
                 consumed += 1;
                 let seq = record.seq.unwrap_or_default();
-                progress.suspend(|| eprintln!("kestrel: {name}: row seq {seq} was learned before: not again"));
+                progress.suspend(|| tell!("kestrel: {name}: row seq {seq} was learned before: not again"));
             }
             Next::Bad(e) if skip_bad => {
                 session.skip(&progress, e.to_string());
@@ -652,7 +652,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             if session.checkpoint()? {
                 input.commit(consumed);
             } else {
-                progress.suspend(|| eprintln!("kestrel: checkpoint put off: --output's broker has not acknowledged"));
+                progress.suspend(|| tell!("kestrel: checkpoint put off: --output's broker has not acknowledged"));
             }
         } else if !has_checkpoint && (!backlog || unacked >= ACK_BATCH) {
             // At once when no more rows are ready: a broker sends only so many
@@ -761,12 +761,12 @@ fn report(session: &mut Session, progress: &ProgressBar) -> std::io::Result<()> 
     if session.args.json {
         progress.suspend(|| say!("{line}"))?;
     } else {
-        progress.suspend(|| eprintln!("kestrel: {line}"));
+        progress.suspend(|| tell!("kestrel: {line}"));
     }
     if let Some(sink) = &mut session.metrics_sink
         && let Err(e) = sink.publish(line.to_string().into_bytes(), true)
     {
-        progress.suspend(|| eprintln!("kestrel: --metrics-topic: {e}"));
+        progress.suspend(|| tell!("kestrel: --metrics-topic: {e}"));
     }
     Ok(())
 }

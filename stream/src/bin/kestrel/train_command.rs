@@ -65,7 +65,7 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
         }
         say!("{summary}")?;
     } else {
-        eprintln!(
+        tell!(
             "kestrel: trained on {} rows of {} features in {seconds:.3} s (reading {read_seconds:.3} s; {skipped} \
              skipped); model {} ({} bytes)",
             data.len(),
@@ -75,16 +75,16 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
         );
         let chosen = chosen_settings(&summary);
         if !chosen.is_empty() {
-            eprintln!("kestrel: chosen {chosen}");
+            tell!("kestrel: chosen {chosen}");
         }
         if let Some(relevance) = &prepared.relevance {
-            eprintln!("kestrel: {}", relevance_line(relevance));
+            tell!("kestrel: {}", relevance_line(relevance));
         }
         if let Some(note) = &prepared.unscaled_note {
-            eprintln!("kestrel: note: {note}");
+            tell!("kestrel: note: {note}");
         }
         if let Some(warning) = unconverged(&summary, args.settings.scale || args.settings.relevance) {
-            eprintln!("kestrel: warning: {warning}");
+            tell!("kestrel: warning: {warning}");
         }
     }
     Ok(())
@@ -164,7 +164,7 @@ impl<T: Real> Prepared<T> {
         let mut skipped = 0usize;
         let mut data: Dataset<T> = read_dataset(&settings.input, labels_for(settings.learner), |e| {
             skipped += 1;
-            eprintln!("kestrel: skipped {e}");
+            tell!("kestrel: skipped {e}");
         })?;
         if let Some(window) = settings.window {
             data = data.last(window);

@@ -166,7 +166,7 @@ fn check_width<T: Real>(data: &Dataset<T>, dim: usize, input: &str) -> Result<()
 fn note_unused_labels<T: Real>(args: &TransformArgs, data: &Dataset<T>) {
     let unsupervised = !matches!(args.method, MethodArg::Ksir | MethodArg::Kfd) || args.apply.is_some();
     if unsupervised && args.columns.label_column.is_none() && data.stated_dim().is_some() {
-        eprintln!(
+        tell!(
             "kestrel: note: the last column of {} is read as a label, not a feature ({} features); --label-column \
              none reads every column as a feature",
             args.input,
@@ -201,7 +201,7 @@ fn transform_in<T: Real>(args: &TransformArgs, applied: Option<&kpca::ModelFile>
     };
     let projected = kpca::project(&model, &points)?;
     write_table(args, &csv(&[("pc", &projected)], model.components(), data.labels()))?;
-    eprintln!(
+    tell!(
         "kestrel: projected {} rows of {} features on {} components (eigenvalues {})",
         data.len(),
         model.dim(),
@@ -221,7 +221,7 @@ fn eigenmap<T: Real>(args: &TransformArgs, data: &Dataset<T>) -> Result<()> {
     let components = components(args, data.labels())?;
     let embedding = spectral::eigenmap(&points, data.dim(), args.neighbors, components, args.budget)?;
     write_table(args, &csv(&[("y", &embedding.coordinates)], components, data.labels()))?;
-    eprintln!(
+    tell!(
         "kestrel: embedded {} rows of {} features in {components} coordinates on the {}-NN graph (σ = {:.4}; eigenvalues {}; {} Lanczos steps, residual {:.1e}; {:.2} s graph, {:.2} s eigenmap)",
         data.len(),
         data.dim(),
@@ -262,7 +262,7 @@ fn kcca<T: Real>(args: &TransformArgs, data: &Dataset<T>, input2: &str) -> Resul
     }
     let (projected, projected2) = (kpca::project(&u, &points)?, kpca::project(&v, &points2)?);
     write_table(args, &csv(&[("u", &projected), ("v", &projected2)], components, data.labels()))?;
-    eprintln!(
+    tell!(
         "kestrel: projected {} rows of {} and {} features on {components} canonical pairs (correlations {})",
         data.len(),
         dims.0,

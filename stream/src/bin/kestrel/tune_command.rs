@@ -182,12 +182,12 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
             };
             say!("best: kestrel train --learner {}{preparation}{}", learner_name(learner), flags(best))?;
         }
-        eprintln!("kestrel: {} candidates on {} rows in {seconds:.3} s", candidates.len(), data.len());
+        tell!("kestrel: {} candidates on {} rows in {seconds:.3} s", candidates.len(), data.len());
         if let Some(note) = &prepared.unscaled_note {
-            eprintln!("kestrel: note: {note}");
+            tell!("kestrel: note: {note}");
         }
         if let (Some(out), Some(bytes)) = (&args.out, model_bytes) {
-            eprintln!("kestrel: best model {} ({bytes} bytes)", out.display());
+            tell!("kestrel: best model {} ({bytes} bytes)", out.display());
         }
     }
     Ok(())
