@@ -95,7 +95,13 @@ pub fn number(text: &str) -> Result<f64, String> {
 
 /// Kernel learning under a fixed memory budget: train, predict, evaluate and stream.
 #[derive(Parser)]
-#[command(name = "kestrel", version, about)]
+#[command(
+    name = "kestrel",
+    version,
+    about = "Kernel learning under a memory budget known in advance: kernel SVMs and regression, novelty \
+             detection, projections and clustering, on a data set, a stream or a microcontroller. Start with \
+             `kestrel demo`."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
