@@ -668,6 +668,18 @@ fn budget_reports_and_fits() {
         "cortex-m",
     ]);
     assert!(o.status.success() && stdout(&o).starts_with("bytes: "));
+    // Unless told, the window and the centres are `kestrel stream`'s (256 and 32; the
+    // novelty detector's 48 and 16).
+    for (learner, window, centers) in [("slkl", "256", "32"), ("rsvm", "256", "32"), ("novelty", "48", "16")] {
+        let base = ["budget", "--learner", learner, "--dim", "3", "--scalar", "f32", "--target", "cortex-m", "--json"];
+        let told = kestrel(&[&base[..], &["--window", window, "--centers", centers]].concat());
+        assert_eq!(json(&kestrel(&base))["bytes"], json(&told)["bytes"], "{learner}");
+    }
+    // A budget below a window of one sample says so, and what needs less.
+    let o = kestrel(&["budget", "--learner", "slkl", "--dim", "6", "--scalar", "f32", "--fit", "1KiB"]);
+    let message = "no window fits --fit 1024 bytes: a window of one sample already takes";
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains(message) && stderr(&o).contains("(fewer --centers need less)"), "{}", stderr(&o));
 }
 
 #[test]

@@ -28,6 +28,7 @@ use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use kestrel_stream::batch::{fit, krr};
 use kestrel_stream::limits::{DEFAULT_MAX_LINE_BYTES, MAX_CLASSES, MAX_DIM};
+use kestrel_stream::online::build::StreamLearner;
 
 /// The longest window of a learner, in samples.
 pub const MAX_WINDOW: usize = 1 << 24;
@@ -159,6 +160,18 @@ pub enum Learner {
     /// Kernel novelty detection: the distance to the centre of mass of normal samples in
     /// feature space, flagged beyond a quantile of normal scores.
     Novelty,
+}
+
+impl Learner {
+    /// The library's windowed learner of this name.
+    pub fn stream(self) -> StreamLearner {
+        match self {
+            Learner::Svm => StreamLearner::Svm,
+            Learner::Slkl => StreamLearner::Slkl,
+            Learner::Rsvm => StreamLearner::Rsvm,
+            Learner::Novelty => StreamLearner::Novelty,
+        }
+    }
 }
 
 /// Which samples the novelty detector learns.
@@ -806,12 +819,14 @@ pub struct BudgetArgs {
     /// Number of features.
     #[arg(long, value_parser = count(1, MAX_DIM))]
     pub dim: usize,
-    /// Rows held for training (the window).
-    #[arg(long, default_value_t = 1000, value_parser = count(1, MAX_WINDOW))]
-    pub window: usize,
-    /// Centres (candidates for slkl).
-    #[arg(long, default_value_t = 256, value_parser = count(1, MAX_CENTERS))]
-    pub centers: usize,
+    /// Samples the learner keeps, as `kestrel stream --window`. Default: stream's, 256;
+    /// novelty 48.
+    #[arg(long, value_parser = count(1, MAX_WINDOW))]
+    pub window: Option<usize>,
+    /// Centres (candidates for slkl), as `kestrel stream --centers`. Default: stream's, 32;
+    /// novelty 16.
+    #[arg(long, value_parser = count(1, MAX_CENTERS))]
+    pub centers: Option<usize>,
     /// The novelty detector's warm-up, as `kestrel stream --warmup`: its raw samples are
     /// held until it ends when the features are standardised.
     #[arg(long, default_value_t = DEFAULT_WARMUP, value_parser = count(2, MAX_WINDOW))]

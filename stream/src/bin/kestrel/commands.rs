@@ -438,32 +438,45 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
     // buffers the host's learners add (warm-up, dense row).
     let host = args.target == TargetArg::Host;
     let index_bytes = if host { size_of::<usize>() } else { 4 };
-    let bytes_for = |window: usize| -> Result<usize> {
+    let centers = args.centers.unwrap_or(args.learner.stream().default_centers());
+    let bytes_for = |window: usize| -> usize {
         let scale = !args.no_scale;
         let footprint = match args.learner {
             Learner::Svm => WindowSvm::<T>::footprint(window, args.dim, scale, args.classes, args.memory > 0),
-            Learner::Slkl => WindowSlkl::<T>::footprint(window, args.dim, args.centers, scale),
+            Learner::Slkl => WindowSlkl::<T>::footprint(window, args.dim, centers, scale),
             Learner::Rsvm => WindowRsvm::<T>::footprint(
                 window,
                 args.dim,
-                args.centers,
+                centers,
                 scale,
                 args.classes,
                 args.memory > 0,
                 !args.no_renew,
             ),
-            Learner::Novelty => WindowNovelty::<T>::footprint(window, args.dim, args.centers, args.warmup, scale),
+            Learner::Novelty => WindowNovelty::<T>::footprint(window, args.dim, centers, args.warmup, scale),
         };
-        Ok(footprint.bytes::<T>(index_bytes, host))
+        footprint.bytes::<T>(index_bytes, host)
     };
     let (key, value) = match args.fit {
-        None => ("bytes", bytes_for(args.window)?),
+        None => ("bytes", bytes_for(args.window.unwrap_or(args.learner.stream().default_window()))),
         Some(budget) => {
             // bytes_for grows with the window: bisect for the largest that fits.
             let (mut lo, mut hi) = (0usize, 1usize << 40);
             while lo < hi {
                 let mid = lo + (hi - lo).div_ceil(2);
-                if bytes_for(mid)? <= budget { lo = mid } else { hi = mid - 1 }
+                if bytes_for(mid) <= budget { lo = mid } else { hi = mid - 1 }
+            }
+            if lo == 0 {
+                let fewer = match args.learner {
+                    Learner::Svm => "--classes",
+                    Learner::Rsvm => "--centers or --classes",
+                    Learner::Slkl | Learner::Novelty => "--centers",
+                };
+                bail!(
+                    "no window fits --fit {budget} bytes: a window of one sample already takes {} bytes (fewer \
+                     {fewer} need less)",
+                    bytes_for(1)
+                );
             }
             ("window", lo)
         }

@@ -7,7 +7,7 @@ use anyhow::Result;
 use clap::ValueEnum;
 use kestrel_core::{Error, Real};
 use kestrel_stream::checkpoint::RunConfig;
-use kestrel_stream::online::build::{BuildFailure, StreamLearner, StreamSettings, build};
+use kestrel_stream::online::build::{BuildFailure, StreamSettings, build};
 use kestrel_stream::online::{BuildError, Learn, OnlineLearner};
 
 use crate::Usage;
@@ -15,12 +15,7 @@ use crate::args::{KernelArg, LearnArg, Learner, StreamArgs};
 
 /// The library's stream settings these flags describe.
 pub fn settings(args: &StreamArgs) -> StreamSettings {
-    let learner = match args.learner {
-        Learner::Svm => StreamLearner::Svm,
-        Learner::Slkl => StreamLearner::Slkl,
-        Learner::Rsvm => StreamLearner::Rsvm,
-        Learner::Novelty => StreamLearner::Novelty,
-    };
+    let learner = args.learner.stream();
     let learn = match args.learn {
         LearnArg::Unflagged => Learn::Unflagged,
         LearnArg::All => Learn::All,
