@@ -159,6 +159,11 @@ pub struct ModelInfo {
     /// A projection's output coordinates (`None` for the models that predict).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub components: Option<usize>,
+    /// Bytes the predictive posterior of a kernel ridge regression by the exact solver takes
+    /// in memory once loaded, for `predict --std` (`m² + 2m` scalars for `m` centres; `None`
+    /// without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub posterior_bytes: Option<usize>,
 }
 
 impl ModelInfo {
@@ -174,7 +179,7 @@ impl ModelInfo {
         let scalar = scalar_name::<T>();
         let scaled = scaler.is_some();
         let relevance = scaler.map(|s| s.section().weights.iter().map(|w| w.to_f64()).collect()).unwrap_or_default();
-        let (dim, centers, kernel, crc_ok, class_names, components) = (0, 0, String::new(), true, Vec::new(), None);
+        let (dim, centers, kernel, crc_ok, class_names) = (0, 0, String::new(), true, Vec::new());
         ModelInfo {
             kind,
             scalar,
@@ -187,7 +192,8 @@ impl ModelInfo {
             scaled,
             relevance,
             class_names,
-            components,
+            components: None,
+            posterior_bytes: None,
         }
     }
 }
@@ -542,6 +548,7 @@ impl<T: Real> Predictor for Regressor<T> {
             dim: self.model.dim(),
             centers: self.model.len(),
             kernel: kernel_name(self.model.kernel().kind()),
+            posterior_bytes: self.posterior.as_ref().map(|_| Posterior::bytes::<T>(self.model.len())),
             ..ModelInfo::of::<T>("slkl", "regressor", self.bytes, self.input.scaler.as_ref())
         }
     }

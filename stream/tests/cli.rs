@@ -303,6 +303,16 @@ fn krr_solver_cg_trains_the_model_exact_does() {
     }
     let o = kestrel(&["predict", "--model", cg, "--input", data, "--std"]);
     assert!(!o.status.success() && stderr(&o).contains("no predictive variance"), "{}", stderr(&o));
+    // inspect tells what the posterior takes in memory, m² + 2m scalars for m centres.
+    let (exact_info, cg_info) =
+        (json(&kestrel(&["inspect", exact, "--json"])), json(&kestrel(&["inspect", cg, "--json"])));
+    let m = exact_info["centers"].as_u64().unwrap();
+    assert_eq!(
+        (exact_info["posterior_bytes"].as_u64(), cg_info.get("posterior_bytes")),
+        (Some((m * m + 2 * m) * 8), None)
+    );
+    let text = stdout(&kestrel(&["inspect", exact]));
+    assert!(text.contains(&format!("predictive variance (predict --std): the posterior of the {m} centres")), "{text}");
     // Solvers that belong to another learner are usage errors.
     for args in [
         vec!["train", "--learner", "krr", "--input", data, "--out", cg, "--solver", "dcd"],

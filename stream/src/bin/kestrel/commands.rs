@@ -420,6 +420,10 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
             let weights: Vec<String> = info.relevance.iter().map(|w| format!("{w:.3}")).collect();
             say!("relevance weights: {}", weights.join(" "))?;
         }
+        if let Some(bytes) = info.posterior_bytes {
+            let m = info.centers;
+            say!("predictive variance (predict --std): the posterior of the {m} centres, {bytes} bytes in memory")?;
+        }
     }
     Ok(())
 }
