@@ -426,24 +426,33 @@ impl<T: Real> Linear<T> {
     }
 }
 
-/// `record` as a linear model reads it: standardised into the dense row `values` when the
-/// model has a scaler, else its values in `T` (into `values`) beside its indices.
+/// `record` as a linear model of `dim` features reads it: standardised into the dense row
+/// `values` when the model has a scaler, else its values in `T` (into `values`) beside its
+/// indices, zeros stated past `dim` left out as [`Record::write_dense`] leaves them.
+///
+/// # Errors
+/// `IndexOutOfRange` for a nonzero value past `dim`.
 fn linear_row<'a, T: Real>(
     scaler: Option<&Scaler<T, Vec<T>>>,
     values: &'a mut Vec<T>,
     record: &'a Record,
+    dim: usize,
 ) -> Result<Row<'a, T>, Error> {
     if scaler.is_some() {
         return Ok(Row::Dense(dense_row(record, scaler, values)?));
     }
+    if let Some(index) = record.first_past(dim) {
+        return Err(Error::IndexOutOfRange { index, len: dim });
+    }
+    let within = record.indices.partition_point(|&j| (j as usize) < dim);
     values.clear();
-    values.extend(record.values.iter().map(|&v| T::from_f64(v)));
-    Ok(Row::Sparse { indices: &record.indices, values })
+    values.extend(record.values.iter().take(within).map(|&v| T::from_f64(v)));
+    Ok(Row::Sparse { indices: record.indices.get(..within).unwrap_or_default(), values })
 }
 
 impl<T: Real> Predictor for Linear<T> {
     fn predict(&mut self, record: &Record) -> Result<f64, Error> {
-        let row = linear_row(self.scaler.as_ref(), &mut self.values, record)?;
+        let row = linear_row(self.scaler.as_ref(), &mut self.values, record, self.model.dim())?;
         Ok(self.model.predict(row)?.to_f64())
     }
 
@@ -460,7 +469,7 @@ impl<T: Real> Predictor for Linear<T> {
     }
 
     fn decision_values(&mut self, record: &Record) -> Result<Option<Vec<f64>>, Error> {
-        let row = linear_row(self.scaler.as_ref(), &mut self.values, record)?;
+        let row = linear_row(self.scaler.as_ref(), &mut self.values, record, self.model.dim())?;
         let decisions = (0..self.model.outputs()).map(|c| self.model.decision(c, row).map(Real::to_f64));
         Ok(Some(decisions.collect::<Result<_, _>>()?))
     }

@@ -678,6 +678,12 @@ fn budget_reports_and_fits() {
         "cortex-m",
     ]);
     assert!(o.status.success() && stdout(&o).starts_with("bytes: "));
+    // The terminal is told what was counted, the defaults included.
+    let counted = "kestrel: counted: slkl on 3 features, a window of 128, 32 centres, the scaler; f64 on a Cortex-M";
+    assert!(stderr(&o).contains(counted), "{}", stderr(&o));
+    let o = kestrel(&["budget", "--learner", "rsvm", "--dim", "3"]);
+    let counted = "rsvm on 3 features, a window of 256, 32 centres, up to 16 classes, a window each";
+    assert!(o.status.success() && stderr(&o).contains(counted), "{}", stderr(&o));
     // Unless told, the window and the centres are `kestrel stream`'s (256 and 32; the
     // novelty detector's 48 and 16).
     for (learner, window, centers) in [("slkl", "256", "32"), ("rsvm", "256", "32"), ("novelty", "48", "16")] {
@@ -818,8 +824,9 @@ fn scaling_is_carried_by_the_model_file() {
 /// A CSV states every feature, so one with fewer feature columns than the model has is
 /// refused before any prediction (its missing features would be read as zeros), with a
 /// hint when the columns are one short and the last may have been taken for the label; one with
-/// more is read (a model learned from sparse rows takes the zero columns past its own), and
-/// a value in a column past the model's features is named by its row and feature. A
+/// more is read (a model learned from sparse rows takes the zero columns past its own, and a
+/// LibSVM zero stated past them), and a value in a column past the model's features is
+/// named by its row and feature. A
 /// refused input leaves `--output`'s file as it was.
 #[test]
 fn a_csv_with_fewer_features_than_the_model_is_refused() {
@@ -860,6 +867,16 @@ fn a_csv_with_fewer_features_than_the_model_is_refused() {
     let wider = write("wider.csv", columns(&|f| [f[0], f[1], f[2], f[3], f[0], f[4]].map(String::from).to_vec()));
     let o = kestrel(&["eval", "--model", model, "--input", &wider]);
     let message = "wider.csv:2: a value in feature 5, past the model's 4 features (the input has more features";
+    assert!(o.status.code() == Some(1) && stderr(&o).contains(message), "{}", stderr(&o));
+    // LibSVM alike: a zero stated past the model's features is read, a value is named.
+    let sparse = std::fs::read_to_string(format!("{data}/train.libsvm")).unwrap();
+    let past = |value: &str| sparse.lines().map(|line| format!("{line} 7:{value}\n")).collect::<String>();
+    let (zero, value) = (write("zero.libsvm", past("0")), write("value.libsvm", past("0.5")));
+    let by_libsvm = kestrel(&["predict", "--model", model, "--input", &format!("{data}/train.libsvm")]);
+    let o = kestrel(&["predict", "--model", model, "--input", &zero]);
+    assert!(o.status.success() && stdout(&o) == stdout(&by_libsvm), "{}", stderr(&o));
+    let o = kestrel(&["predict", "--model", model, "--input", &value]);
+    let message = "value.libsvm:1: a value in feature 7, past the model's 4 features";
     assert!(o.status.code() == Some(1) && stderr(&o).contains(message), "{}", stderr(&o));
     // --output replaces its file only once every row is predicted: an input refused at
     // once, or one whose 50th row is bad, leaves the predictions of the run before.

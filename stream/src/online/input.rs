@@ -76,7 +76,7 @@ impl<T: Real> Input<T> {
     /// Reads `record` as the raw row.
     ///
     /// # Errors
-    /// `IndexOutOfRange` for a feature past the dimension; `NonFinite` for a value that is
+    /// `IndexOutOfRange` for a nonzero feature past the dimension; `NonFinite` for a value that is
     /// not finite in `T` (every learner refuses it, the warm-ups before keeping it).
     pub(super) fn load(&mut self, record: &Record) -> Result<(), Error> {
         record.write_dense(&mut self.raw)?;

@@ -32,18 +32,34 @@ impl Record {
         self.indices.last().map_or(0, |&i| i as usize + 1)
     }
 
-    /// Writes the features, rounded to `T`, into a dense row of `dense.len()` columns.
+    /// Writes the features, rounded to `T`, into a dense row of `dense.len()` columns; a
+    /// zero past them (a LibSVM `7:0`) is the zero the dense row has there.
     ///
     /// # Errors
-    /// `IndexOutOfRange` when an index does not fit (the row is then partly written).
+    /// `IndexOutOfRange` when a nonzero value's index does not fit (the row is then partly
+    /// written).
     pub fn write_dense<T: Real>(&self, dense: &mut [T]) -> Result<(), kestrel_core::Error> {
         dense.fill(T::ZERO);
         let len = dense.len();
         for (&j, &v) in self.indices.iter().zip(&self.values) {
             let index = j as usize;
-            *dense.get_mut(index).ok_or(kestrel_core::Error::IndexOutOfRange { index, len })? = T::from_f64(v);
+            match dense.get_mut(index) {
+                Some(slot) => *slot = T::from_f64(v),
+                None if v == 0.0 => {}
+                None => return Err(kestrel_core::Error::IndexOutOfRange { index, len }),
+            }
         }
         Ok(())
+    }
+
+    /// The first feature past `dim` that holds a nonzero value (0-based), if any.
+    pub fn first_past(&self, dim: usize) -> Option<usize> {
+        self.indices
+            .iter()
+            .zip(&self.values)
+            .map(|(&j, &v)| (j as usize, v))
+            .find(|&(j, v)| j >= dim && v != 0.0)
+            .map(|(j, _)| j)
     }
 
     pub(crate) fn clear(&mut self, line: u64) {
@@ -161,4 +177,27 @@ pub enum ReadErrorKind {
     /// A feature index past [`MAX_DIM`](crate::limits::MAX_DIM).
     #[error("feature index {0} is past the limit of {max} features", max = crate::limits::MAX_DIM)]
     IndexTooLarge(usize),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_zero_past_the_dense_row_is_read_and_a_nonzero_one_is_named() {
+        let record = |values: Vec<f64>| Record { indices: vec![0, 2, 6], values, ..Record::default() };
+        let mut dense = [9.0f32; 3];
+        let zero_past = record(vec![1.5, -2.0, 0.0]);
+        assert_eq!(zero_past.write_dense(&mut dense), Ok(()));
+        assert_eq!(dense, [1.5, 0.0, -2.0]);
+        assert_eq!(zero_past.first_past(3), None);
+        let nonzero_past = record(vec![1.5, -2.0, 0.25]);
+        assert_eq!(
+            nonzero_past.write_dense(&mut dense),
+            Err(kestrel_core::Error::IndexOutOfRange { index: 6, len: 3 })
+        );
+        assert_eq!(nonzero_past.first_past(3), Some(6));
+        assert_eq!(nonzero_past.first_past(2), Some(2));
+        assert_eq!(nonzero_past.first_past(7), None);
+    }
 }

@@ -174,7 +174,8 @@ pub fn check_columns(name: &str, stated: Option<usize>, dim: usize, what: &str, 
 /// `each`; bad rows per the policy. Returns the rows skipped. An input that states its
 /// number of features (a CSV header) may not state fewer than the model's `dim`: its rows
 /// would be read with the missing features as zeros. (More are read: a model learned from
-/// sparse rows takes a CSV whose columns past its features are zero.)
+/// sparse rows takes a CSV whose columns past its features are zero; a value that is not
+/// zero there ends the reading, [`check_within_model`].)
 fn for_each_record(
     input: &InputArgs,
     dim: usize,
@@ -198,7 +199,10 @@ fn for_each_record(
             names.resolve(&mut record).map_err(error).map(|()| true)
         });
         match next {
-            Ok(true) => each(&record)?,
+            Ok(true) => {
+                check_within_model(&record, dim, reader.name())?;
+                each(&record)?;
+            }
             Ok(false) => return Ok(skipped),
             Err(e) if input.on_error == OnErrorArg::Skip => {
                 skipped += 1;
@@ -209,17 +213,18 @@ fn for_each_record(
     }
 }
 
-/// The error of a model of `dim` features on a row: a value past its features (a wider CSV,
-/// a LibSVM index beyond them) is named by its feature, counted from 1, instead of the
-/// core's bare index.
-fn past_the_model(error: kestrel_core::Error, dim: usize) -> anyhow::Error {
-    match error {
-        kestrel_core::Error::IndexOutOfRange { index, .. } => anyhow::anyhow!(
-            "a value in feature {}, past the model's {dim} features (the input has more features than the rows \
-             the model learned from)",
+/// `Ok` unless the record holds a nonzero value past the model's `dim` features (a wider
+/// CSV, a LibSVM index beyond them); the error names the row and the first such feature, counted
+/// from 1. Not a bad row to skip: the input does not match the model.
+fn check_within_model(record: &Record, dim: usize, name: &str) -> Result<()> {
+    match record.first_past(dim) {
+        Some(index) => bail!(
+            "{name}:{}: a value in feature {}, past the model's {dim} features (the input has more features than \
+             the rows the model learned from)",
+            record.line,
             index.saturating_add(1)
         ),
-        error => error.into(),
+        None => Ok(()),
     }
 }
 
@@ -237,9 +242,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     for_each_record(&args.input, dim, labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
         if args.std {
-            let Some((value, std)) =
-                model.predict_with_std(record).map_err(|e| past_the_model(e, dim)).with_context(at)?
-            else {
+            let Some((value, std)) = model.predict_with_std(record).with_context(at)? else {
                 bail!(
                     "{} has no predictive variance: --std needs a krr regressor trained by the exact solver \
                      with this version (retrain it)",
@@ -249,11 +252,11 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
             writeln!(out, "{value},{std}")?;
             return Ok(());
         }
-        if let Some((score, flag)) = model.novelty(record).map_err(|e| past_the_model(e, dim)).with_context(at)? {
+        if let Some((score, flag)) = model.novelty(record).with_context(at)? {
             writeln!(out, "{score},{flag}")?;
             return Ok(());
         }
-        let value = model.predict(record).map_err(|e| past_the_model(e, dim)).with_context(at)?;
+        let value = model.predict(record).with_context(at)?;
         match names.as_ref().and_then(|names| names.name(value)) {
             Some(class) => writeln!(out, "{class}")?,
             None => writeln!(out, "{value}")?,
@@ -282,17 +285,17 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let dim = model.info().dim;
     let skipped = for_each_record(&args.input, dim, labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
-        if let Some((score, flag)) = model.novelty(record).map_err(|e| past_the_model(e, dim)).with_context(at)? {
+        if let Some((score, flag)) = model.novelty(record).with_context(at)? {
             detections.add(Some(score), flag == 1.0, record.label);
             return Ok(());
         }
-        let prediction = model.predict(record).map_err(|e| past_the_model(e, dim)).with_context(at)?;
+        let prediction = model.predict(record).with_context(at)?;
         tally.add(prediction, record.label);
         known = known
             || classes.binary_search_by(|class| class.partial_cmp(&record.label).unwrap_or(Ordering::Less)).is_ok();
         match figures.as_mut() {
             Some(figures) if classifier => {
-                let decision = model.decision_values(record).map_err(|e| past_the_model(e, dim)).with_context(at)?;
+                let decision = model.decision_values(record).with_context(at)?;
                 figures.classified(record.label, prediction, decision.as_deref());
             }
             Some(figures) => figures.regressed(record.label, prediction),
@@ -492,8 +495,46 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
         )?;
     } else {
         say!("{key}: {value}")?;
+        tell!("kestrel: counted: {}", budget_counted::<T>(args, centers));
     }
     Ok(())
+}
+
+/// What `kestrel budget` counted, in words: the learner's settings, as `args` and the
+/// stream's defaults give them, and where it runs.
+fn budget_counted<T: Real>(args: &BudgetArgs, centers: usize) -> String {
+    let learner = args.learner;
+    let mut parts = vec![format!("{} on {} features", format!("{learner:?}").to_lowercase(), args.dim)];
+    parts.push(match (args.fit, args.window) {
+        (Some(_), _) => "the largest window".to_string(),
+        (None, window) => format!("a window of {}", window.unwrap_or(learner.stream().default_window())),
+    });
+    if learner != Learner::Svm {
+        parts.push(format!("{centers} centres"));
+    }
+    if learner == Learner::Novelty {
+        parts.push(format!("a warm-up of {}", args.warmup));
+    }
+    if matches!(learner, Learner::Svm | Learner::Rsvm) {
+        parts.push(match args.classes {
+            2 => "two classes (one window)".to_string(),
+            k => format!("up to {k} classes, a window each (--classes K for fewer)"),
+        });
+        if args.memory > 0 {
+            parts.push("the memory beyond the window".to_string());
+        }
+    }
+    if learner == Learner::Rsvm && !args.no_renew {
+        parts.push("room to renew centres".to_string());
+    }
+    if !args.no_scale {
+        parts.push("the scaler".to_string());
+    }
+    let place = match args.target {
+        TargetArg::Host => "on the host (8-byte indices, the host's buffers)",
+        TargetArg::CortexM => "on a Cortex-M (4-byte indices)",
+    };
+    format!("{}; {} {place}", parts.join(", "), scalar_name::<T>())
 }
 
 /// A progress bar of `len` steps counted in `unit` on stderr, only when stderr is a
