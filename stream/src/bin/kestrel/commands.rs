@@ -54,8 +54,8 @@ pub fn unscaled_note<T: Real>(data: &Dataset<T>) -> Option<String> {
     let (sum, squares) = variances.iter().fold((0.0, 0.0), |(sum, squares), v| (sum + v, squares + v * v));
     let effective = sum * sum / squares;
     let varying = variances.len();
-    let (low, high) = variances.iter().fold((f64::MAX, 0.0_f64), |(low, high), &v| (low.min(v), high.max(v)));
     (varying >= 2 && effective < (0.4 * varying as f64).max(1.1)).then(|| {
+        let (low, high) = variances.iter().fold((f64::MAX, 0.0_f64), |(low, high), &v| (low.min(v), high.max(v)));
         format!(
             "the features' scales differ widely (variances from {low:.3e} to {high:.3e}): about {effective:.1} of \
              the {varying} features that vary set the distances; --scale standardises them"
