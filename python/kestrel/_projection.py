@@ -143,7 +143,9 @@ class KernelProjection(TransformerMixin, BaseEstimator):
         by ``kestrel transform --model``), ready to ``transform``.
 
         The file keeps the projection, not how it was found: ``eigenvalues_`` and the
-        fitting parameters (but ``n_components``) are not restored.
+        fitting parameters (but ``n_components``) are not restored. A file written by
+        ``kestrel transform --scale`` keeps its standardisation too: ``transform`` then
+        takes rows in their own units, as ``--apply`` does.
 
         Raises
         ------

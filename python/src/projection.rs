@@ -105,12 +105,12 @@ pub fn projection_transform<'py>(
     model: &[u8],
     x: PyReadonlyArray2<'py, f64>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let model = kpca::from_bytes::<f64>(model).map_err(value_error)?;
+    let applied = kpca::from_bytes::<f64>(model).map_err(value_error)?;
     let (rows, dim) = points(&x);
-    if dim != model.dim() {
-        return Err(value_error(format!("x has {dim} features, the projection {}", model.dim())));
+    if dim != applied.model.dim() {
+        return Err(value_error(format!("x has {dim} features, the projection {}", applied.model.dim())));
     }
-    let projected = py.detach(|| kpca::project(&model, &rows)).map_err(value_error)?;
-    let k = model.components();
+    let projected = py.detach(|| applied.project(&rows)).map_err(value_error)?;
+    let k = applied.model.components();
     projected.into_pyarray(py).reshape([rows.len() / dim.max(1), k])
 }

@@ -54,6 +54,19 @@ def test_kernel_projection_is_the_clis(tmp_path, method, n_centres, k):
     assert ours.eigenvalues_.shape == (k,) and np.all(np.diff(ours.eigenvalues_) <= 0)
 
 
+def test_a_model_fitted_under_scale_standardises_raw_rows_as_the_cli_does(tmp_path):
+    (train, _, _), (test, X_test, _) = load("wine", "train_raw"), load("wine", "test_raw")
+    model = tmp_path / "scaled.kmodel"
+    fitted = cli(tmp_path, "--input", train, "--scale", "--centres", "40", "--model", model)
+    loaded = KernelProjection.from_bytes(model.read_bytes())
+    np.testing.assert_array_equal(loaded.transform(X_test), cli(tmp_path, "--input", test, "--apply", model))
+    # The fit projected standardised rows, not raw wine's (where proline, variance 10^5,
+    # sets every distance).
+    unscaled = cli(tmp_path, "--input", train, "--centres", "40")
+    assert fitted.shape == unscaled.shape == (133, 2)
+    assert not np.allclose(fitted, unscaled)
+
+
 @parametrize_with_checks([KernelProjection(), KernelProjection(n_centres=5)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

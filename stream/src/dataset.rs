@@ -11,6 +11,9 @@ use crate::class_names::ClassNames;
 use crate::limits::{AllocError, zeroed};
 use crate::source::{ReadError, ReadErrorKind, Record, RecordReader};
 
+/// A feature scaler in host memory.
+pub type HostScaler<T> = Scaler<T, Vec<T>>;
+
 /// What to do with a row that cannot be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum OnError {
@@ -395,7 +398,7 @@ impl<T: Real> Dataset<T> {
 /// # Errors
 /// `CapacityExceeded` (in bytes) when the scaler's `3·dim` scalars cannot be allocated;
 /// `NonFinite` when a feature's statistics overflow `T`.
-pub fn standardize_rows<T: Real>(values: &mut [T], dim: usize) -> Result<Scaler<T, Vec<T>>, kestrel_core::Error> {
+pub fn standardize_rows<T: Real>(values: &mut [T], dim: usize) -> Result<HostScaler<T>, kestrel_core::Error> {
     let memory = |e: AllocError| kestrel_core::Error::CapacityExceeded { needed: e.bytes, capacity: 0 };
     let mut scaler = Scaler::new_in(zeroed(Scaler::scalars_len(dim), "the feature scaler").map_err(memory)?, dim)?;
     for row in values.chunks_exact(dim.max(1)) {

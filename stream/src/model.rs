@@ -217,13 +217,13 @@ pub fn describe(bytes: &[u8]) -> Result<ModelInfo, Error> {
 
 /// [`describe`] of a kernel projection of scalar `T`.
 fn projection_info<T: Real>(bytes: &[u8]) -> Result<ModelInfo, Error> {
-    let projection = crate::batch::kpca::from_bytes::<T>(bytes)?;
+    let crate::batch::kpca::Applied { model: projection, scaler } = crate::batch::kpca::from_bytes::<T>(bytes)?;
     Ok(ModelInfo {
         dim: projection.dim(),
         centers: projection.centres().len() / projection.dim().max(1),
         kernel: kernel_name(projection.kernel().kind()),
         components: Some(projection.components()),
-        ..ModelInfo::of::<T>("kernel-projection", "projection", bytes.len(), None)
+        ..ModelInfo::of::<T>("kernel-projection", "projection", bytes.len(), scaler.as_ref())
     })
 }
 
@@ -384,7 +384,7 @@ pub fn scalar_name<T: Real>() -> &'static str {
 /// # Errors
 /// `Error::Model(Payload)` for a scaler of another dimension, or as
 /// `Scaler::from_envelope_in`.
-fn scaler_for<T: Real>(envelope: &Envelope<'_>, dim: usize) -> Result<Option<Scaler<T, Vec<T>>>, Error> {
+pub(crate) fn scaler_for<T: Real>(envelope: &Envelope<'_>, dim: usize) -> Result<Option<Scaler<T, Vec<T>>>, Error> {
     let storage = vec![T::ZERO; Scaler::scalars_len(envelope.scaler.len() / T::BYTES)];
     let scaler = Scaler::from_envelope_in(envelope, storage)?;
     if scaler.as_ref().is_some_and(|s| s.dim() != dim) {

@@ -1754,9 +1754,11 @@ fn transform_and_cluster_read_unlabelled_rows() {
 /// Readings in units of very different sizes: three bands 1 apart in `b` (in metres, say)
 /// under a nuisance `a` spread over 1000 (in millimetres). Raw, `a` sets the distances (a
 /// note says so) and the bands are lost; `--scale` standardises both features, and the
-/// clusters found are those of the rows standardised here beforehand, the bands exactly.
+/// clusters found are those of the rows standardised here beforehand, the bands exactly;
+/// `transform --scale` projects them as it projects those rows, and its model file
+/// standardises the rows `--apply` takes in their own units.
 #[test]
-fn cluster_and_npkl_standardise_readings_under_scale() {
+fn cluster_npkl_and_transform_standardise_readings_under_scale() {
     let dir = scratch("cluster-scale");
     let rows: Vec<(f64, f64, usize)> =
         (0..120).map(|i| ((i * 37 % 101) as f64 * 10.0, (i % 3) as f64 + (i * 7 % 11) as f64 / 100.0, i % 3)).collect();
@@ -1795,6 +1797,28 @@ fn cluster_and_npkl_standardise_readings_under_scale() {
     let npkl = ["npkl", "--input", &raw, "--constraints-from-labels", "0.2", "--loss", "hinge", "--clusters", "3"];
     let o = kestrel(&[&npkl[..], &["--scale", "--json"]].concat());
     assert!(o.status.success() && json(&o)["scaled"] == true && !stderr(&o).contains("note:"), "{}", stderr(&o));
+    // transform: the same note and the same standardisation, which the model file keeps
+    // and --apply uses on rows in their own units.
+    let model = dir.join("kpca.kestrel");
+    let model = model.to_str().unwrap();
+    let project = |input: &str, extra: &[&str]| {
+        let o = kestrel(&[&["transform", "--input", input][..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        (stdout(&o), stderr(&o))
+    };
+    assert!(project(&raw, &[]).1.contains("note: the features' scales differ widely"));
+    let (fitted, notes) = project(&raw, &["--scale", "--model", model]);
+    assert!(!notes.contains("differ widely") && notes.contains("2 features, standardised"), "{notes}");
+    assert_eq!(project(&raw, &["--apply", model]).0, fitted, "--apply standardises as the fit did");
+    let numbers = |table: &str| -> Vec<f64> {
+        table.lines().skip(1).flat_map(|line| line.split(',').map(|v| v.parse::<f64>().unwrap())).collect()
+    };
+    let by_hand = numbers(&project(&scaled, &[]).0);
+    for (got, expected) in numbers(&fitted).iter().zip(&by_hand) {
+        assert!((got - expected).abs() < 1e-9, "{got} against {expected} from rows standardised by hand");
+    }
+    let o = kestrel(&["inspect", model, "--json"]);
+    assert_eq!(json(&o)["scaled"], true, "{}", stdout(&o));
 }
 
 /// A solver that stops at its iteration limit says so, and what would speed it up; one

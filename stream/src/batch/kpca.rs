@@ -8,6 +8,11 @@
 //! `slices: Some(J)`, `J` slices of equal size (within one row) of the rows sorted by their
 //! response (seed 003 §4.2, regression). Without `centres`, every row is a centre.
 //!
+//! **Scaling**: a model fitted on standardised rows carries its scaler's statistics in the
+//! envelope (as every standardising model does, [`kestrel_core::model`]); [`from_bytes`]
+//! reads them and [`Applied::project`] standardises each row before projecting it, so a
+//! model takes rows in the units it was fitted on.
+//!
 //! Memory: exact needs the `n × n` centred kernel matrix and its eigenvectors
 //! (`2n² + 2n` scalars, [`KernelProjection::exact_work_len`]), so it is refused beyond
 //! [`MAX_EXACT_ROWS`]; reduced needs `O(m²)` work whatever `n`
@@ -23,9 +28,10 @@ use kestrel_core::{Kernel, Real, Rng};
 
 use super::centres::centre_rows;
 use super::{TrainError, check_budget};
+use crate::dataset::HostScaler;
 use crate::file;
 use crate::limits::{MAX_FILE_BYTES, zeroed};
-use crate::model::{ModelFileError, storage_for};
+use crate::model::{ModelFileError, scaler_for, storage_for};
 
 /// The most rows exact kernel PCA takes (its work is `2n²` scalars: 3.2 GB in f64 here).
 pub const MAX_EXACT_ROWS: usize = 20_000;
@@ -267,23 +273,53 @@ pub fn read_file(path: &Path) -> Result<ModelFile, ModelFileError> {
 }
 
 impl ModelFile {
-    /// The kernel projection it holds, of scalar `T`.
+    /// The kernel projection it holds, of scalar `T`, with its scaler if it has one.
     ///
     /// # Errors
     /// [`ModelFileError::Invalid`] naming the file when it is not a kernel projection model
     /// of scalar `T`.
-    pub fn projection<T: Real>(&self) -> Result<Projection<T>, ModelFileError> {
+    pub fn projection<T: Real>(&self) -> Result<Applied<T>, ModelFileError> {
         from_bytes(&self.bytes).map_err(|error| ModelFileError::Invalid { path: self.path.clone(), error })
     }
 }
 
-/// The kernel projection model in `bytes` (a model file's contents), of scalar `T`.
+/// A projection as a model file holds it: the model, and the scaler of a model fitted on
+/// standardised rows.
+pub struct Applied<T> {
+    /// The projection.
+    pub model: Projection<T>,
+    /// The standardisation the rows take first, if the model was fitted on standardised rows.
+    pub scaler: Option<HostScaler<T>>,
+}
+
+impl<T: Real> Applied<T> {
+    /// The projections of `points` (row-major, in the units of the rows the model was
+    /// fitted on), standardised first when the model has a scaler; row-major `n × k`.
+    ///
+    /// # Errors
+    /// As [`project`]; the scaler's, for NaN/∞.
+    pub fn project(&self, points: &[T]) -> Result<Vec<T>, TrainError> {
+        let Some(scaler) = &self.scaler else { return project(&self.model, points) };
+        let mut scaled = zeroed(points.len(), "the standardised rows")?;
+        scaled.copy_from_slice(points);
+        for row in scaled.chunks_exact_mut(self.model.dim()) {
+            scaler.transform(row)?;
+        }
+        project(&self.model, &scaled)
+    }
+}
+
+/// The kernel projection model in `bytes` (a model file's contents), of scalar `T`, with
+/// its scaler if it has one.
 ///
 /// # Errors
-/// The core's, when the bytes are not a kernel projection model of scalar `T`.
-pub fn from_bytes<T: Real>(bytes: &[u8]) -> Result<Projection<T>, kestrel_core::Error> {
+/// The core's, when the bytes are not a kernel projection model of scalar `T` (or its
+/// scaler is not of the model's dimension).
+pub fn from_bytes<T: Real>(bytes: &[u8]) -> Result<Applied<T>, kestrel_core::Error> {
     let envelope = Envelope::parse(bytes)?;
-    KernelProjection::from_envelope_in(&envelope, storage_for::<T>(&envelope))
+    let model = KernelProjection::from_envelope_in(&envelope, storage_for::<T>(&envelope))?;
+    let scaler = scaler_for(&envelope, model.dim())?;
+    Ok(Applied { model, scaler })
 }
 
 #[cfg(test)]

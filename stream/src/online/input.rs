@@ -18,11 +18,9 @@ use kestrel_core::{Error, Real};
 use serde::{Deserialize, Serialize};
 
 use super::{BuildError, Footprint, StateError, expect_same};
+use crate::dataset::HostScaler;
 use crate::limits::zeroed;
 use crate::source::Record;
-
-/// A scaler in host memory.
-type HostScaler<T> = Scaler<T, Vec<T>>;
 
 /// The raw row, the model's row, and the scaler with its undo copy.
 pub(super) struct Input<T> {

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
 use kestrel_stream::class_names::ClassNames;
-use kestrel_stream::dataset::{self, Dataset, OnError};
+use kestrel_stream::dataset::{self, Dataset, HostScaler, OnError};
 use kestrel_stream::detection::Detections;
 use kestrel_stream::file::OutputFile;
 use kestrel_stream::model::{self, Predictor, scalar_name};
@@ -74,13 +74,23 @@ pub fn features_phrase(dim: usize, scaled: bool) -> String {
 /// `3·d` scalars are added); without it, [`unscaled_note`] on standard error when the
 /// features' scales differ widely.
 pub fn points<T: Real>(data: &Dataset<T>, scale: bool) -> Result<Vec<T>> {
+    Ok(scaled_points(data, scale)?.0)
+}
+
+/// [`points`], and under `--scale` the scaler that standardised them (for a model file to
+/// keep).
+pub fn scaled_points<T: Real>(data: &Dataset<T>, scale: bool) -> Result<(Vec<T>, Option<HostScaler<T>>)> {
     let mut points = data.dense(data.dim())?;
-    if scale {
-        dataset::standardize_rows(&mut points, data.dim()).context("--scale")?;
-    } else if let Some(note) = unscaled_note(data) {
-        tell!("kestrel: note: {note}");
-    }
-    Ok(points)
+    let scaler = match scale {
+        true => Some(dataset::standardize_rows(&mut points, data.dim()).context("--scale")?),
+        false => {
+            if let Some(note) = unscaled_note(data) {
+                tell!("kestrel: note: {note}");
+            }
+            None
+        }
+    };
+    Ok((points, scaler))
 }
 
 /// The reader options of `--label-column` and `--skip-column`, the others at their
@@ -394,11 +404,12 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
         say!("{}", serde_json::to_string(&info)?)?;
     } else if let Some(components) = info.components {
         say!(
-            "{}: kernel projection ({}), {} features to {components} components, {} centres, kernel {}, {} bytes, \
+            "{}: kernel projection ({}), {} features{} to {components} components, {} centres, kernel {}, {} bytes, \
              checksum ok (apply it with `kestrel transform --apply`)",
             args.model.display(),
             info.scalar,
             info.dim,
+            if info.scaled { " (standardised)" } else { "" },
             info.centers,
             info.kernel,
             info.bytes

@@ -26,6 +26,12 @@
 //! header `pc0,…,pc{K−1},label`, one row per input row, the label carried over — a data set
 //! `kestrel train` reads as it is. The kernel's default width is `1/d` for `d` features
 //! (scikit-learn's `KernelPCA` default).
+//!
+//! **`--scale`** standardises each feature by its mean and standard deviation over the
+//! rows before the fit (each view on its own for kcca), as `kestrel cluster --scale`
+//! does; a model file then carries the statistics in its envelope, and `--apply` (or any
+//! reader: [`kpca::Applied`]) standardises new rows with them. Without it, a note says
+//! when the features' scales differ so widely that a few set every distance.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -38,14 +44,14 @@ use kestrel_core::{Kernel, Real};
 use kestrel_stream::batch::fit::Setting;
 use kestrel_stream::batch::kpca::{self, KccaSettings, KpcaSettings, Method};
 use kestrel_stream::batch::spectral;
-use kestrel_stream::dataset::{Dataset, OnError};
-use kestrel_stream::file;
+use kestrel_stream::dataset::{Dataset, HostScaler, OnError};
 use kestrel_stream::limits::MAX_DIM;
 use kestrel_stream::source;
+use kestrel_stream::{file, model};
 
 use crate::Usage;
 use crate::args::{ColumnArgs, KernelArgs, MAX_CENTERS, ScalarArg, count, parse_bytes, positive};
-use crate::commands::{check_columns, column_options, read_path};
+use crate::commands::{check_columns, column_options, features_phrase, read_path, scaled_points};
 
 /// The projection to fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -110,7 +116,13 @@ pub struct TransformArgs {
     /// kcca: write the second view's fitted projection here (a model file).
     #[arg(long, value_name = "MODEL", requires = "input2")]
     pub model2: Option<PathBuf>,
-    /// Project through this model file instead of fitting.
+    /// Standardise each feature (mean 0, variance 1 over the rows) before fitting: for
+    /// readings in units of very different sizes (a note says when). The model file keeps
+    /// the statistics, and `--apply` standardises new rows with them.
+    #[arg(long, conflicts_with = "apply")]
+    pub scale: bool,
+    /// Project through this model file instead of fitting (rows in the units of the rows
+    /// it was fitted on: a model fitted under --scale standardises them).
     #[arg(long, value_name = "MODEL", conflicts_with_all = ["components", "centres", "slices"])]
     pub apply: Option<PathBuf>,
     /// Write the projected rows here (CSV) instead of standard output.
@@ -187,24 +199,26 @@ fn transform_in<T: Real>(args: &TransformArgs, applied: Option<&kpca::ModelFile>
     if args.method == MethodArg::Eigenmap && applied.is_none() {
         return eigenmap(args, &data);
     }
-    let (model, points) = match applied {
+    let (model, projected, scaled) = match applied {
         Some(file) => {
-            let model = file.projection::<T>()?;
-            check_width(&data, model.dim(), &args.input)?;
-            let points = data.dense(model.dim())?;
-            (model, points)
+            // Rows in the units the model was fitted on: it standardises them if it did.
+            let applied = file.projection::<T>()?;
+            check_width(&data, applied.model.dim(), &args.input)?;
+            let projected = applied.project(&data.dense(applied.model.dim())?)?;
+            (applied.model, projected, applied.scaler.is_some())
         }
         None => {
-            let points = data.dense(data.dim())?;
-            (fit(args, &points, data.labels(), data.dim())?, points)
+            let (points, scaler) = scaled_points(&data, args.scale)?;
+            let model = fit(args, &points, data.labels(), data.dim(), scaler.as_ref())?;
+            let projected = kpca::project(&model, &points)?;
+            (model, projected, scaler.is_some())
         }
     };
-    let projected = kpca::project(&model, &points)?;
     write_table(args, &csv(&[("pc", &projected)], model.components(), data.labels()))?;
     tell!(
-        "kestrel: projected {} rows of {} features on {} components (eigenvalues {})",
+        "kestrel: projected {} rows of {} on {} components (eigenvalues {})",
         data.len(),
-        model.dim(),
+        features_phrase(model.dim(), scaled),
         model.components(),
         list(model.eigenvalues())
     );
@@ -217,14 +231,14 @@ fn eigenmap<T: Real>(args: &TransformArgs, data: &Dataset<T>) -> Result<()> {
         let message = "--method eigenmap places the training rows only and has no model: --method lpp fits a projection of new rows";
         return Err(Usage(message.into()).into());
     }
-    let points = data.dense(data.dim())?;
+    let points = scaled_points(data, args.scale)?.0;
     let components = components(args, data.labels())?;
     let embedding = spectral::eigenmap(&points, data.dim(), args.neighbors, components, args.budget)?;
     write_table(args, &csv(&[("y", &embedding.coordinates)], components, data.labels()))?;
     tell!(
-        "kestrel: embedded {} rows of {} features in {components} coordinates on the {}-NN graph (σ = {:.4}; eigenvalues {}; {} Lanczos steps, residual {:.1e}; {:.2} s graph, {:.2} s eigenmap)",
+        "kestrel: embedded {} rows of {} in {components} coordinates on the {}-NN graph (σ = {:.4}; eigenvalues {}; {} Lanczos steps, residual {:.1e}; {:.2} s graph, {:.2} s eigenmap)",
         data.len(),
-        data.dim(),
+        features_phrase(data.dim(), args.scale),
         args.neighbors,
         embedding.sigma.to_f64(),
         list(&embedding.eigenvalues),
@@ -249,24 +263,25 @@ fn kcca<T: Real>(args: &TransformArgs, data: &Dataset<T>, input2: &str) -> Resul
             data.len()
         );
     }
-    let (points, points2) = (data.dense(data.dim())?, second.dense(second.dim())?);
+    let ((points, scaler), (points2, scaler2)) =
+        (scaled_points(data, args.scale)?, scaled_points(&second, args.scale)?);
     let dims = (data.dim(), second.dim());
     let kernels = (kernel(args, dims.0)?, kernel(args, dims.1)?);
     let components = components(args, data.labels())?;
     let settings = KccaSettings { components, centres: args.centres, seed: args.seed, mu: args.mu };
     let (u, v) = kpca::fit_kcca(&points, &points2, dims, kernels, &settings, args.budget)?;
-    for (path, model) in [(&args.model, &u), (&args.model2, &v)] {
+    for (path, model, scaler) in [(&args.model, &u, &scaler), (&args.model2, &v, &scaler2)] {
         if let Some(path) = path {
-            write_model(path, model)?;
+            write_model(path, model, scaler.as_ref())?;
         }
     }
     let (projected, projected2) = (kpca::project(&u, &points)?, kpca::project(&v, &points2)?);
     write_table(args, &csv(&[("u", &projected), ("v", &projected2)], components, data.labels()))?;
     tell!(
-        "kestrel: projected {} rows of {} and {} features on {components} canonical pairs (correlations {})",
+        "kestrel: projected {} rows of {} and {} on {components} canonical pairs (correlations {})",
         data.len(),
         dims.0,
-        dims.1,
+        features_phrase(dims.1, args.scale),
         list(u.eigenvalues())
     );
     Ok(())
@@ -290,10 +305,18 @@ fn write_table(args: &TransformArgs, table: &str) -> Result<()> {
     Ok(())
 }
 
-/// Writes `model`'s file to `path`.
-fn write_model<T: Real>(path: &Path, model: &KernelProjection<T, Vec<T>>) -> Result<()> {
+/// Writes `model`'s file to `path`, with the statistics of `scaler` when the model was
+/// fitted on standardised rows.
+fn write_model<T: Real>(
+    path: &Path,
+    model: &KernelProjection<T, Vec<T>>,
+    scaler: Option<&HostScaler<T>>,
+) -> Result<()> {
     let mut bytes = vec![0u8; model.encoded_len()];
     model.encode(&mut bytes)?;
+    if let Some(scaler) = scaler {
+        bytes = model::with_scaler(bytes, scaler.section())?;
+    }
     Ok(file::write_atomic(path, &bytes)?)
 }
 
@@ -302,9 +325,15 @@ fn list<T: Real>(values: &[T]) -> String {
     values.iter().map(|v| format!("{:.4}", v.to_f64())).collect::<Vec<_>>().join(", ")
 }
 
-/// Fits the projection of `args` on `points` (row-major, `dim` columns), writing the
-/// model file under `--model`.
-fn fit<T: Real>(args: &TransformArgs, points: &[T], labels: &[f64], dim: usize) -> Result<KernelProjection<T, Vec<T>>> {
+/// Fits the projection of `args` on `points` (row-major, `dim` columns; standardised by
+/// `scaler` under `--scale`), writing the model file under `--model`.
+fn fit<T: Real>(
+    args: &TransformArgs,
+    points: &[T],
+    labels: &[f64],
+    dim: usize,
+    scaler: Option<&HostScaler<T>>,
+) -> Result<KernelProjection<T, Vec<T>>> {
     let components = components(args, labels)?;
     let discriminant = |criterion| Method::Discriminant { criterion, slices: args.slices, mu: args.mu };
     let method = match args.method {
@@ -313,10 +342,12 @@ fn fit<T: Real>(args: &TransformArgs, points: &[T], labels: &[f64], dim: usize) 
         MethodArg::Kfd => discriminant(Criterion::Fisher),
         MethodArg::Kcca => bail!("--method kcca needs its second view, --input2"),
         MethodArg::Eigenmap => bail!("--method eigenmap has no model"),
-        MethodArg::Lpp => return finish(args, spectral::lpp(points, dim, args.neighbors, components, args.budget)?),
+        MethodArg::Lpp => {
+            return finish(args, spectral::lpp(points, dim, args.neighbors, components, args.budget)?, scaler);
+        }
     };
     let settings = KpcaSettings { method, components, centres: args.centres, seed: args.seed };
-    finish(args, kpca::fit(points, labels, dim, kernel(args, dim)?, &settings, args.budget)?)
+    finish(args, kpca::fit(points, labels, dim, kernel(args, dim)?, &settings, args.budget)?, scaler)
 }
 
 /// `--components`, or its default: 2, and for ksir and kfd at most `J − 1` for the `J`
@@ -332,10 +363,14 @@ fn components(args: &TransformArgs, labels: &[f64]) -> Result<usize> {
     })
 }
 
-/// `model`, its file written under `--model`.
-fn finish<T: Real>(args: &TransformArgs, model: KernelProjection<T, Vec<T>>) -> Result<KernelProjection<T, Vec<T>>> {
+/// `model`, its file written under `--model` (with `scaler`'s statistics under `--scale`).
+fn finish<T: Real>(
+    args: &TransformArgs,
+    model: KernelProjection<T, Vec<T>>,
+    scaler: Option<&HostScaler<T>>,
+) -> Result<KernelProjection<T, Vec<T>>> {
     if let Some(path) = &args.model {
-        write_model(path, &model)?;
+        write_model(path, &model, scaler)?;
     }
     Ok(model)
 }
