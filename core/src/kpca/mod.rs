@@ -377,7 +377,10 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
         Ok((shape, centres, coefficients, offsets, eigenvalues))
     }
 
-    /// Decodes the payload of a parsed envelope into `storage`.
+    /// Decodes the payload of a parsed envelope into `storage`. A model fitted on
+    /// standardised rows (`kestrel transform --scale`) carries a scaler section: decode it
+    /// with [`Scaler::from_envelope_in`](crate::scaler::Scaler::from_envelope_in) and
+    /// transform each row with it before [`project`](Self::project).
     ///
     /// # Errors
     /// `Error::Model` for an envelope that is not a kernel PCA model of scalar `T`;
