@@ -123,7 +123,7 @@ pub struct TransformArgs {
     pub scale: bool,
     /// Project through this model file instead of fitting (rows in the units of the rows
     /// it was fitted on: a model fitted under --scale standardises them).
-    #[arg(long, value_name = "MODEL", conflicts_with_all = ["components", "centres", "slices"])]
+    #[arg(long, value_name = "MODEL", conflicts_with_all = ["method", "components", "centres", "slices", "neighbors", "mu"])]
     pub apply: Option<PathBuf>,
     /// Write the projected rows here (CSV) instead of standard output.
     #[arg(long, value_name = "PATH")]
