@@ -106,8 +106,10 @@ def test_bad_input_is_a_value_error():
         KernelProjection(1, method="ksir").fit(X)
     with pytest.raises(ValueError, match="unknown method"):
         KernelProjection(1, method="pca").fit(X)
-    with pytest.raises(ValueError, match="components"):
+    with pytest.raises(ValueError, match="components asked for: 5, at most 2 for 3 slices"):
         KernelProjection(5, method="kfd").fit(X, y)
+    with pytest.raises(ValueError, match="components asked for: 30, at most 20, the centres"):
+        KernelProjection(30, n_centres=20).fit(X)
     with pytest.raises(ValueError, match="same rows"):
         ReducedKernelCCA(1).fit(X[:, :2], X[:-1, 2:])
     with pytest.raises(ValueError, match="features"):

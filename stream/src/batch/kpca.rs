@@ -102,10 +102,7 @@ pub fn fit<T: Real>(
     settings: &KpcaSettings,
     budget: Option<usize>,
 ) -> Result<KernelProjection<T, Vec<T>>, TrainError> {
-    let n = points.len() / dim.max(1);
-    if n == 0 {
-        return Err(TrainError::Empty);
-    }
+    let n = check_rows(points.len() / dim.max(1))?;
     let needed = settings.bytes::<T>(n, dim);
     check_budget(needed, budget)?;
     let k = settings.components;
@@ -114,11 +111,14 @@ pub fn fit<T: Real>(
             if n > MAX_EXACT_ROWS {
                 return Err(TrainError::TooManyRows { n, max: MAX_EXACT_ROWS });
             }
+            check_components(k, n - 1, || format!("at most {} for {n} rows (kernel PCA centres them)", n - 1))?;
             let mut work = zeroed(KernelProjection::exact_work_len(n), "the kernel matrix")?;
             let storage = zeroed(KernelProjection::scalars_len(dim, n, k), "the model")?;
-            Ok(KernelProjection::fit_exact_in(storage, &mut work, kernel, points, dim, k)?)
+            KernelProjection::fit_exact_in(storage, &mut work, kernel, points, dim, k)
+                .map_err(|e| rank_short(e, k, format!("the centred kernel matrix of these {n} rows")))
         }
         Some(m) => {
+            check_components(k, m, || format!("at most {m}, the centres"))?;
             let mut chosen = zeroed(m, "the centres")?;
             select_random(n, &mut Rng::seed_from_u64(settings.seed), &mut chosen)?;
             let centres = centre_rows(points, dim, &chosen)?;
@@ -126,11 +126,16 @@ pub fn fit<T: Real>(
             match settings.method {
                 Method::Kpca => {
                     let mut work = zeroed(KernelProjection::reduced_work_len(m), "the covariance")?;
-                    Ok(KernelProjection::fit_reduced_in(storage, &mut work, kernel, points, &centres, dim, k)?)
+                    KernelProjection::fit_reduced_in(storage, &mut work, kernel, points, &centres, dim, k)
+                        .map_err(|e| rank_short(e, k, format!("the kernel of these {m} centres")))
                 }
                 Method::Discriminant { criterion, slices, mu } => {
                     let slices = slice_of_rows(labels, slices)?;
                     let j = slices.iter().max().map_or(0, |&s| s + 1);
+                    if j < 2 {
+                        return Err(TrainError::SingleClass(labels.first().copied().unwrap_or(0.0)));
+                    }
+                    check_components(k, j - 1, || format!("at most {} for {j} slices (one fewer)", j - 1))?;
                     let mut work = zeroed(KernelProjection::discriminant_work_len(m, j), "the covariances")?;
                     let (rows, mu) = (points, T::from_f64(mu));
                     let fitted = KernelProjection::fit_discriminant_in(
@@ -188,16 +193,14 @@ pub fn fit_kcca<T: Real>(
     settings: &KccaSettings,
     budget: Option<usize>,
 ) -> Result<(Projection<T>, Projection<T>), TrainError> {
-    let n = first.len() / dims.0.max(1);
-    if n == 0 {
-        return Err(TrainError::Empty);
-    }
+    let n = check_rows(first.len() / dims.0.max(1))?;
     let n2 = second.len() / dims.1.max(1);
     if n2 != n {
         return Err(kestrel_core::Error::DimensionMismatch { expected: n, got: n2 }.into());
     }
     check_budget(settings.bytes::<T>(n, dims), budget)?;
     let (m, k) = (settings.centres.unwrap_or(n).min(n), settings.components);
+    check_components(k, m, || format!("at most {m}, the centres"))?;
     let mut chosen = zeroed(m, "the centres")?;
     select_random(n, &mut Rng::seed_from_u64(settings.seed), &mut chosen)?;
     let (centres, centres2) = (centre_rows(first, dims.0, &chosen)?, centre_rows(second, dims.1, &chosen)?);
@@ -207,7 +210,35 @@ pub fn fit_kcca<T: Real>(
     let storage = zeroed(KernelProjection::scalars_len(dims.0, m, k), "the model")?;
     let storage2 = zeroed(KernelProjection::scalars_len(dims.1, m, k), "the model")?;
     let mu = T::from_f64(settings.mu);
-    Ok(KernelProjection::fit_kcca_in(storage, storage2, &mut work, &view, &view2, k, mu)?)
+    KernelProjection::fit_kcca_in(storage, storage2, &mut work, &view, &view2, k, mu)
+        .map_err(|e| rank_short(e, k, format!("the two views' kernels on these {m} centres")))
+}
+
+/// `n`, unless fewer than the 2 rows every projection needs (the core's `rows` error,
+/// said with the count).
+fn check_rows(n: usize) -> Result<usize, TrainError> {
+    match n {
+        0 => Err(TrainError::Empty),
+        1 => Err(TrainError::TooFewRows { n, min: 2, what: "a projection" }),
+        n => Ok(n),
+    }
+}
+
+/// `Ok` unless `asked` components exceed `most`; the error says `limit()`.
+fn check_components(asked: usize, most: usize, limit: impl Fn() -> String) -> Result<(), TrainError> {
+    if asked > most { Err(TrainError::Components { asked, limit: limit() }) } else { Ok(()) }
+}
+
+/// The core's error of a fit, its `components` error (fewer directions of positive
+/// variance than asked for, after the counts were checked) said of `matrix`.
+fn rank_short(error: kestrel_core::Error, asked: usize, matrix: String) -> TrainError {
+    match error {
+        kestrel_core::Error::InvalidParam { name: "components" } => TrainError::Components {
+            asked,
+            limit: format!("{matrix} has fewer directions of positive variance: ask for fewer"),
+        },
+        error => error.into(),
+    }
 }
 
 /// Each row's slice: the rank of its label among the distinct labels, or (`Some(J)`) its
@@ -355,6 +386,42 @@ mod tests {
         assert_eq!(over, Err(TrainError::OverBudget { needed, budget: needed - 1 }));
         let short = fit_kcca(&first, &second[..29], (2, 1), kernels, &settings, None);
         assert!(matches!(short, Err(TrainError::Core(kestrel_core::Error::DimensionMismatch { .. }))));
+    }
+
+    /// Too few rows, more components than the rows, centres or slices allow, or than the
+    /// kernel has directions of variance: each an error that says which, with the counts.
+    #[test]
+    fn impossible_fits_say_what_bounds_them() {
+        let points: Vec<f64> = (0..40).map(|i| ((i * 7 % 11) as f64 / 5.0).sin()).collect();
+        let kernel = Kernel::rbf(0.5).unwrap();
+        let settings = |components, centres| KpcaSettings { method: Method::Kpca, components, centres, seed: 1 };
+        let limit = |result: Result<Projection<f64>, TrainError>| match result {
+            Err(TrainError::Components { asked, limit }) => (asked, limit),
+            other => panic!("{other:?}"),
+        };
+        let one = fit(&points[..2], &[], 2, kernel, &settings(1, None), None);
+        assert_eq!(one, Err(TrainError::TooFewRows { n: 1, min: 2, what: "a projection" }));
+        assert_eq!(
+            limit(fit(&points, &[], 2, kernel, &settings(20, None), None)),
+            (20, "at most 19 for 20 rows (kernel PCA centres them)".into())
+        );
+        assert_eq!(
+            limit(fit(&points, &[], 2, kernel, &settings(9, Some(8)), None)),
+            (9, "at most 8, the centres".into())
+        );
+        let discriminant = KpcaSettings {
+            method: Method::Discriminant { criterion: Criterion::Sir, slices: None, mu: 1e-3 },
+            ..settings(3, Some(8))
+        };
+        let labels: Vec<f64> = (0..20).map(|i| f64::from(i % 3)).collect();
+        assert_eq!(
+            limit(fit(&points, &labels, 2, kernel, &discriminant, None)),
+            (3, "at most 2 for 3 slices (one fewer)".into())
+        );
+        // Three equal rows: their centred kernel matrix is 0.
+        let equal = [0.5, -0.25, 0.5, -0.25, 0.5, -0.25];
+        let (asked, why) = limit(fit(&equal, &[], 2, kernel, &settings(1, None), None));
+        assert!(asked == 1 && why.contains("fewer directions of positive variance"), "{why}");
     }
 
     #[test]

@@ -82,6 +82,24 @@ pub enum TrainError {
         /// The most rows.
         max: usize,
     },
+    /// Fewer rows than a fit needs.
+    #[error("{what} needs at least {min} rows, the data have {n}")]
+    TooFewRows {
+        /// Rows of the data.
+        n: usize,
+        /// The fewest the fit takes.
+        min: usize,
+        /// The fit.
+        what: &'static str,
+    },
+    /// More components than a projection can have.
+    #[error("components asked for: {asked}, {limit}")]
+    Components {
+        /// Components asked for.
+        asked: usize,
+        /// The most the fit gives, and why.
+        limit: String,
+    },
     /// Relevance weights for more features than their search affords.
     #[error("relevance weights are searched for at most {max} features, the data have {dim}")]
     TooManyFeatures {
