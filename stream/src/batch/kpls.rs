@@ -57,8 +57,8 @@ pub struct KplsSummary {
 ///
 /// # Errors
 /// `InvalidParam { name: "task" }` for classification, `{ name: "components" }` for 0;
-/// `InvalidParam { name: "n" }` for fewer than three rows in `sample` to choose the
-/// components on (two to fit, one held out); as krr's cg solver.
+/// `TooFewRows` for fewer than three rows in `sample` to choose the components on (two to
+/// fit, one held out); as krr's cg solver.
 pub fn train<T: Real>(
     data: &Dataset<T>,
     sample: &Dataset<T>,
@@ -115,7 +115,8 @@ fn choose_components<T: Real>(
     let n = sample.len();
     let held = (n / 5).max(1);
     if n < held + 2 {
-        return Err(Error::InvalidParam { name: "n" }.into());
+        let what = "choosing the components (two rows to fit, one held out; or give them)";
+        return Err(TrainError::TooFewRows { n, min: held + 2, what });
     }
     let mut order = zeroed(n, "the held-out split")?;
     for (i, slot) in order.iter_mut().enumerate() {
@@ -215,6 +216,8 @@ mod tests {
         refused(train(&data, &data, &config(Task::Classification, 1), Some(2)).map(|_| ()), "task");
         refused(train(&data, &data, &config(Task::Regression, 1), Some(0)).map(|_| ()), "components");
         let two = sparse(2);
-        refused(train(&two, &two, &config(Task::Regression, 1), None).map(|_| ()), "n");
+        let short = train(&two, &two, &config(Task::Regression, 1), None).map(|_| ());
+        assert!(matches!(short, Err(TrainError::TooFewRows { n: 2, min: 3, .. })), "{short:?}");
+        assert!(short.unwrap_err().to_string().contains("needs at least 3 rows, the data have 2"));
     }
 }
