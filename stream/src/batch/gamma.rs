@@ -52,6 +52,13 @@ pub fn by_alignment<T: Real>(
     if matches!(kernel, KernelKind::Linear) {
         return Err(TrainError::Core(Error::InvalidParam { name: "gamma" }));
     }
+    if data.len() < 2 {
+        return Err(TrainError::TooFewRows {
+            n: data.len(),
+            min: 2,
+            what: "the width by alignment (it compares rows)",
+        });
+    }
     let dim = data.dim().max(1);
     let Sample { rows: sample, targets, outputs } = Sample::draw(data, SAMPLE, task, seed, budget)?;
     let s = sample.len() / dim;
@@ -213,5 +220,12 @@ mod tests {
         let refused = by_alignment(&data, rbf, Task::Classification, 1, Some(needed - 1)).unwrap_err();
         assert_eq!(refused, TrainError::OverBudget { needed, budget: needed - 1 });
         assert_eq!(by_alignment(&data, rbf, Task::Classification, 1, Some(needed)).unwrap(), choice);
+        // One row has no distance to compare.
+        let one = data.rows_in(&[0]);
+        let refused = by_alignment(&one, rbf, Task::Classification, 1, None).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "the width by alignment (it compares rows) needs at least 2 rows, the data have 1"
+        );
     }
 }

@@ -82,10 +82,14 @@ impl Folds {
     /// Deals the rows of `data` to `k` folds, stratified by label (see the module docs).
     ///
     /// # Errors
-    /// `InvalidParam { name: "folds" }` unless `2 ≤ k ≤ n`.
+    /// `InvalidParam { name: "folds" }` for `k < 2`; `TooFewRows` for fewer rows than
+    /// folds.
     pub fn new<T: Real>(data: &Dataset<T>, k: usize, seed: u64) -> Result<Self, TrainError> {
         let n = data.len();
-        if k < 2 || k > n {
+        if k > n {
+            return Err(TrainError::TooFewRows { n, min: k, what: "cross-validation with a row in each fold" });
+        }
+        if k < 2 {
             return Err(TrainError::Core(Error::InvalidParam { name: "folds" }));
         }
         let mut order: Vec<usize> = (0..n).collect();
@@ -176,6 +180,11 @@ mod tests {
             held += test.len();
         }
         assert_eq!(held, 103);
-        assert!(Folds::new(&data, 1, 7).is_err() && Folds::new(&data, 104, 7).is_err());
+        assert!(Folds::new(&data, 1, 7).is_err());
+        let n = data.len();
+        let short = Folds::new(&data, n + 1, 7).err().map(|e| e.to_string());
+        let message =
+            format!("cross-validation with a row in each fold needs at least {} rows, the data have {n}", n + 1);
+        assert_eq!(short, Some(message));
     }
 }

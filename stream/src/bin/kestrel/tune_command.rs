@@ -218,8 +218,7 @@ fn widths<T: Real>(args: &TuneArgs, data: &Dataset<T>, task: Task) -> Result<Vec
     let mut gammas = given_values("gamma", Setting::given(settings.kernel.gamma), &args.gamma_grid)?;
     if gammas.is_empty() {
         let kind = settings.kernel.build::<T>(1.0).context("kernel parameters")?.kind();
-        let choice =
-            gamma::by_alignment(data, kind, task, settings.seed, settings.budget).context("the alignment's width")?;
+        let choice = gamma::by_alignment(data, kind, task, settings.seed, settings.budget).context("--gamma auto")?;
         gammas = octaves(choice.gamma, -3, 3);
     }
     Ok(gammas.into_iter().map(Some).collect())
