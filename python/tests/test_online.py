@@ -192,3 +192,8 @@ def test_novelty_through_river_s_interface_scores_as_kestrel_stream(tmp_path):
     assert not flagging.predict_one(dict(zip("abc", [1e5, 0.0, 20.0])))
     with pytest.raises(ValueError, match="learned nothing"):
         WindowNovelty().score_samples(X)
+    # Too little learned for a model: the error says what it takes.
+    short = WindowSLKL()
+    short.learn_one({"a": 1.0}, 2.0)
+    with pytest.raises(ValueError, match=r"no model yet: slkl learns its model once it has as many samples as candidates \(32"):
+        short.to_bytes()

@@ -1863,3 +1863,33 @@ fn train_warns_when_the_solver_stops_at_its_limit() {
     ]);
     assert!(o.status.success() && !stderr(&o).contains(note), "{}", stderr(&o));
 }
+
+/// A stream too short for its learner to have a model writes none, and says why: slkl
+/// learns from its candidates' count of samples on, a detector flags once it has a
+/// threshold (one sample gives none). The learner that has one writes it.
+#[test]
+fn a_stream_too_short_for_a_model_says_why_none_was_written() {
+    let dir = scratch("too-short");
+    let (two, one) = (dir.join("two.csv"), dir.join("one.csv"));
+    std::fs::write(&two, "a,b,y\n1,2,0\n2,1,1\n").unwrap();
+    std::fs::write(&one, "a,b,y\n1,2,0\n").unwrap();
+    let model = dir.join("m.kestrel");
+    let stream = |learner: &str, input: &Path| {
+        let _ = std::fs::remove_file(&model);
+        let args =
+            ["stream", "--learner", learner, "--input", input.to_str().unwrap(), "--out", model.to_str().unwrap()];
+        let o = kestrel(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let said = stream("slkl", &two);
+    let why = "no model written to";
+    assert!(said.contains(why) && said.contains("as many samples as candidates (32, --centers), it has 2"), "{said}");
+    assert!(!model.exists());
+    let said = stream("novelty", &one);
+    assert!(said.contains(why) && said.contains("the detector has no threshold yet"), "{said}");
+    assert!(!model.exists());
+    assert!(!stream("novelty", &two).contains(why) && model.exists());
+    let predicted = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", two.to_str().unwrap()]);
+    assert!(predicted.status.success() && stdout(&predicted).lines().count() == 2, "{}", stderr(&predicted));
+}

@@ -176,8 +176,13 @@ pub trait OnlineLearner: Steps {
     /// The model file bytes of the current model.
     ///
     /// # Errors
-    /// None for a valid model; `InvalidParam` before anything was learned.
+    /// None for a valid model; `InvalidParam` before the learner has one
+    /// ([`no_model_yet`](Self::no_model_yet) says why).
     fn encode(&mut self) -> Result<Vec<u8>, Error>;
+    /// Why [`encode`](Self::encode) has no model to give yet, in words.
+    fn no_model_yet(&self) -> String {
+        "the learner has no model yet: it has learned from too few samples".into()
+    }
     /// The learner's complete state (buffers, counters, random generator), postcard-encoded.
     ///
     /// # Errors

@@ -304,7 +304,16 @@ impl<T: Real> OnlineLearner for WindowNovelty<T> {
         };
         let (dim, m) = (self.input.dim(), detector.mass().centres_len());
         let model = detector.model_in(vec![T::ZERO; NoveltyModel::scalars_len(dim, m)])?;
+        // A model without a threshold scores but cannot flag: `predict` could not use it.
+        if model.threshold().is_none() {
+            return Err(Error::InvalidParam { name: "threshold" });
+        }
         self.input.scaled_model(model::to_bytes(&model)?)
+    }
+
+    fn no_model_yet(&self) -> String {
+        "the detector has no threshold yet: it sets one from the scores of the samples it has seen, and one is too few"
+            .into()
     }
 
     fn save_state(&self) -> Result<Vec<u8>, StateError> {

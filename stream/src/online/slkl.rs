@@ -476,6 +476,11 @@ impl<T: Real> OnlineLearner for WindowSlkl<T> {
         }
     }
 
+    fn no_model_yet(&self) -> String {
+        let (needed, seen) = (self.warmup_len(), self.warmup_y.len());
+        format!("slkl learns its model once it has as many samples as candidates ({needed}, --centers), it has {seen}")
+    }
+
     fn encode(&mut self) -> Result<Vec<u8>, Error> {
         let learner = self.learner.as_mut().ok_or(Error::InvalidParam { name: "centers" })?;
         // Exporting may bring the learner's caches up to date: not an operation the replay

@@ -233,6 +233,9 @@ impl Session<'_> {
             };
             match self.learner.encode().and_then(named) {
                 Ok(bytes) => file::write_atomic(path, &bytes)?,
+                Err(kestrel_core::Error::InvalidParam { .. }) => {
+                    tell!("kestrel: no model written to {}: {}", path.display(), self.learner.no_model_yet());
+                }
                 Err(e) => tell!("kestrel: no model written to {}: {e}", path.display()),
             }
         }
