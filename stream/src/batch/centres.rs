@@ -84,6 +84,8 @@ pub fn select<T: Real>(
     let (centres, features, m) = match selection {
         Selection::Irsvm { rms } => {
             let delta = T::from_f64(rms * (n as f64).sqrt());
+            // The paper's initial set, or as much of it as the capacity holds (one centre).
+            let initial = IrsvmParams::new(delta).check()?.initial().min(capacity.max(1));
             let selection = Irsvm::select_in(
                 zeroed(Irsvm::scalars_len(n, capacity), "the selection")?,
                 Cholesky::new_in(zeroed(Cholesky::scalars_len(capacity), "the selection")?, capacity)?,
@@ -91,7 +93,7 @@ pub fn select<T: Real>(
                 points,
                 dim,
                 kernel,
-                IrsvmParams::new(delta).check()?,
+                IrsvmParams::new(delta).initial(initial).check()?,
                 rng,
             )?;
             let m = selection.len();
@@ -163,6 +165,19 @@ mod tests {
                 let k = kernel.eval(&centres[2 * i..2 * i + 2], &centres[2 * j..2 * j + 2]).unwrap();
                 assert!((dot(a, b).unwrap() - k).abs() < 1e-9, "({i}, {j})");
             }
+        }
+    }
+
+    /// A capacity of one centre holds one: the initial set shrinks to it.
+    #[test]
+    fn one_centre_is_a_reduced_set_too() {
+        let points: Vec<f64> = (0..40).map(|i| f64::from(i * 7 % 11) / 5.0).collect();
+        let kernel = Kernel::rbf(0.5).unwrap();
+        for capacity in [1, 2, 3] {
+            let set = select(&points, 2, capacity, &kernel, Selection::Irsvm { rms: 1e-3 }, &mut Rng::seed_from_u64(1));
+            let set = set.unwrap();
+            assert!(set.m >= 1 && set.m <= capacity, "capacity {capacity}: {}", set.m);
+            assert_eq!((set.centres.len(), set.features.len()), (2 * set.m, 20 * set.m));
         }
     }
 }
