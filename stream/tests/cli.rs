@@ -1893,3 +1893,23 @@ fn a_stream_too_short_for_a_model_says_why_none_was_written() {
     let predicted = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", two.to_str().unwrap()]);
     assert!(predicted.status.success() && stdout(&predicted).lines().count() == 2, "{}", stderr(&predicted));
 }
+
+/// A classifier asked to learn a label column of many distinct numbers (a regression
+/// target: diabetes' disease progression) gets a note naming the regressors; classes do
+/// not, nor does a regressor.
+#[test]
+fn a_classifier_on_a_numeric_target_gets_a_note() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
+    let dir = scratch("many-labels");
+    let model = dir.join("m.kestrel");
+    let train = |learner: &str, set: &str| {
+        let input = format!("{data}/{set}/train.csv");
+        let o = kestrel(&["train", "--learner", learner, "--input", &input, "--out", model.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let note = "note: the label column holds 187 distinct numbers in 331 rows: a classifier takes each as a class";
+    assert!(train("svm", "diabetes").contains(note));
+    assert!(!train("svm", "iris").contains("distinct numbers"));
+    assert!(!train("krr", "diabetes").contains("distinct numbers"));
+}

@@ -63,6 +63,26 @@ pub fn unscaled_note<T: Real>(data: &Dataset<T>) -> Option<String> {
     })
 }
 
+/// Distinct labels above which a classifier's numeric label column is taken for a target
+/// to regress, when they are also more than a fifth of the rows.
+const MANY_LABELS: usize = 20;
+
+/// A note when a classifier is to learn from a label column of numbers that looks like a
+/// regression target: more than [`MANY_LABELS`] distinct values, and more than a fifth of
+/// the rows (each value would be a class of a few rows).
+pub fn many_labels_note<T: Real>(data: &Dataset<T>) -> Option<String> {
+    let mut labels = data.labels().to_vec();
+    labels.sort_by(f64::total_cmp);
+    labels.dedup();
+    let (distinct, n) = (labels.len(), data.len());
+    (data.class_names().is_empty() && distinct > MANY_LABELS && distinct * 5 > n).then(|| {
+        format!(
+            "the label column holds {distinct} distinct numbers in {n} rows: a classifier takes each as a class; a \
+             numeric target is a regressor's (--learner krr, slkl, ssvr or kpls)"
+        )
+    })
+}
+
 /// `"13 features"`, or `"13 features, standardised"` under `--scale`: the data line of a
 /// summary and a report.
 pub fn features_phrase(dim: usize, scaled: bool) -> String {

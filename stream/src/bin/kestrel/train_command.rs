@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use crate::Usage;
 use crate::args::{ScalarArg, TrainArgs, TrainLearner, TrainSettings};
-use crate::commands::{read_dataset, unscaled_note};
+use crate::commands::{many_labels_note, read_dataset, unscaled_note};
 
 pub fn run(args: &TrainArgs) -> Result<()> {
     match args.settings.scalar {
@@ -80,7 +80,7 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
         if let Some(relevance) = &prepared.relevance {
             tell!("kestrel: {}", relevance_line(relevance));
         }
-        if let Some(note) = &prepared.unscaled_note {
+        for note in &prepared.notes {
             tell!("kestrel: note: {note}");
         }
         if let Some(warning) = unconverged(&summary, args.settings.scale || args.settings.relevance) {
@@ -150,9 +150,9 @@ pub struct Prepared<T> {
     pub skipped: usize,
     /// The relevance weights `--relevance` chose.
     pub relevance: Option<Relevance>,
-    /// Rows neither standardised nor weighed whose features' scales differ widely: the
-    /// note of [`unscaled_note`].
-    pub unscaled_note: Option<String>,
+    /// What the rows suggest to change: [`unscaled_note`] for rows neither standardised
+    /// nor weighed, [`many_labels_note`] for a classifier's labels.
+    pub notes: Vec<String>,
     scaler: Option<Scaler<T, Vec<T>>>,
     /// The model has classes (the novelty detector's labels name none).
     classes: bool,
@@ -187,8 +187,11 @@ impl<T: Real> Prepared<T> {
             (None, None)
         };
         let classes = settings.learner != TrainLearner::Novelty;
-        let unscaled_note = if scaler.is_none() { unscaled_note(&data) } else { None };
-        Ok(Prepared { data, skipped, relevance, unscaled_note, scaler, classes })
+        let unscaled = if scaler.is_none() { unscaled_note(&data) } else { None };
+        let classifier = settings.learner.fit().task() == Task::Classification && classes;
+        let labels = if classifier { many_labels_note(&data) } else { None };
+        let notes = unscaled.into_iter().chain(labels).collect();
+        Ok(Prepared { data, skipped, relevance, notes, scaler, classes })
     }
 
     /// The model file of `bytes` (a model [`fit()`] on these rows): with the scaler's

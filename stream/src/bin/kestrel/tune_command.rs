@@ -183,7 +183,7 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
             say!("best: kestrel train --learner {}{preparation}{}", learner_name(learner), flags(best))?;
         }
         tell!("kestrel: {} candidates on {} rows in {seconds:.3} s", candidates.len(), data.len());
-        if let Some(note) = &prepared.unscaled_note {
+        for note in &prepared.notes {
             tell!("kestrel: note: {note}");
         }
         if let (Some(out), Some(bytes)) = (&args.out, model_bytes) {
