@@ -441,10 +441,7 @@ fn linear_row<'a, T: Real>(
     if scaler.is_some() {
         return Ok(Row::Dense(dense_row(record, scaler, values)?));
     }
-    if let Some(index) = record.first_past(dim) {
-        return Err(Error::IndexOutOfRange { index, len: dim });
-    }
-    let within = record.indices.partition_point(|&j| (j as usize) < dim);
+    let within = record.within(dim)?;
     values.clear();
     values.extend(record.values.iter().take(within).map(|&v| T::from_f64(v)));
     Ok(Row::Sparse { indices: record.indices.get(..within).unwrap_or_default(), values })

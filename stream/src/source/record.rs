@@ -36,30 +36,41 @@ impl Record {
     /// zero past them (a LibSVM `7:0`) is the zero the dense row has there.
     ///
     /// # Errors
-    /// `IndexOutOfRange` when a nonzero value's index does not fit (the row is then partly
-    /// written).
+    /// `IndexOutOfRange` when a nonzero value's index does not fit (nothing is written).
     pub fn write_dense<T: Real>(&self, dense: &mut [T]) -> Result<(), kestrel_core::Error> {
+        let within = self.within(dense.len())?;
         dense.fill(T::ZERO);
-        let len = dense.len();
-        for (&j, &v) in self.indices.iter().zip(&self.values) {
-            let index = j as usize;
-            match dense.get_mut(index) {
-                Some(slot) => *slot = T::from_f64(v),
-                None if v == 0.0 => {}
-                None => return Err(kestrel_core::Error::IndexOutOfRange { index, len }),
+        for (&j, &v) in self.indices.iter().zip(&self.values).take(within) {
+            if let Some(slot) = dense.get_mut(j as usize) {
+                *slot = T::from_f64(v);
             }
         }
         Ok(())
     }
 
+    /// How many of the entries lie within the first `dim` features (the indices increase,
+    /// so they come first).
+    ///
+    /// # Errors
+    /// `IndexOutOfRange` for a nonzero value past them ([`first_past`](Self::first_past)).
+    pub fn within(&self, dim: usize) -> Result<usize, kestrel_core::Error> {
+        match self.split_at(dim) {
+            (_, Some(index)) => Err(kestrel_core::Error::IndexOutOfRange { index, len: dim }),
+            (within, None) => Ok(within),
+        }
+    }
+
     /// The first feature past `dim` that holds a nonzero value (0-based), if any.
     pub fn first_past(&self, dim: usize) -> Option<usize> {
-        self.indices
-            .iter()
-            .zip(&self.values)
-            .map(|(&j, &v)| (j as usize, v))
-            .find(|&(j, v)| j >= dim && v != 0.0)
-            .map(|(j, _)| j)
+        self.split_at(dim).1
+    }
+
+    /// The entries within the first `dim` features, and the first nonzero one past them: a
+    /// binary search, then a look at the entries past (none, in a row of the model's width).
+    fn split_at(&self, dim: usize) -> (usize, Option<usize>) {
+        let within = self.indices.partition_point(|&j| (j as usize) < dim);
+        let past = self.indices.iter().zip(&self.values).skip(within).find(|&(_, &v)| v != 0.0);
+        (within, past.map(|(&j, _)| j as usize))
     }
 
     pub(crate) fn clear(&mut self, line: u64) {
