@@ -658,12 +658,7 @@ impl Stream {
 
     /// The model file of the current model (what `kestrel stream --out` writes).
     fn model_bytes<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = self.learner.encode().map_err(|e| match e {
-            kestrel_core::Error::InvalidParam { .. } => {
-                value_error(format!("no model yet: {}", self.learner.no_model_yet()))
-            }
-            e => value_error(e),
-        })?;
+        let bytes = self.learner.model_file().map_err(value_error)?;
         Ok(PyBytes::new(py, &bytes))
     }
 

@@ -72,7 +72,7 @@ impl LearnedKernel {
 /// Returns the learned kernel, the training points' features (`n × rank`), their clusters,
 /// the centroids (`clusters × rank`) and a summary.
 #[pyfunction]
-#[pyo3(signature = (x, *, pairs = None, classes = None, fraction = 0.5, rank = None, neighbors = 5, loss = "hinge", clusters = 2, seed = 1))]
+#[pyo3(signature = (x, *, pairs = None, classes = None, fraction = 0.5, rank = None, neighbors = npkl::DEFAULT_NEIGHBORS, loss = "hinge", clusters = 2, seed = 1))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn npkl_fit<'py>(
     py: Python<'py>,

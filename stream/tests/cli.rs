@@ -313,6 +313,8 @@ fn krr_solver_cg_trains_the_model_exact_does() {
     );
     let text = stdout(&kestrel(&["inspect", exact]));
     assert!(text.contains(&format!("predictive variance (predict --std): the posterior of the {m} centres")), "{text}");
+    // The file does not say which learner wrote it: inspect names those that write its format.
+    assert!(text.contains("slkl regressor") && text.contains("which slkl, krr, ssvr and kpls write"), "{text}");
     // Solvers that belong to another learner are usage errors.
     for args in [
         vec!["train", "--learner", "krr", "--input", data, "--out", cg, "--solver", "dcd"],
@@ -1746,9 +1748,64 @@ fn transform_and_cluster_read_unlabelled_rows() {
     let o = kestrel(&kpca);
     assert!(o.status.success(), "{}", stderr(&o));
     let note = "note: the last column of";
-    assert!(stderr(&o).contains(note) && stderr(&o).contains("(2 features); --label-column none"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(note) && stderr(&o).contains("(2 features left); --label-column none"),
+        "{}",
+        stderr(&o)
+    );
     let o = kestrel(&["cluster", "--input", rows, "--clusters", "2", "--label-column", "none", "--json"]);
     assert_eq!((json(&o)["dim"].as_u64(), json(&o)["n"].as_u64()), (Some(3), Some(40)), "{}", stderr(&o));
+}
+
+/// On fewer rows than the default neighbours, the graph commands take every other row as a
+/// neighbour and say so; a number given on the command line is kept, and refused when the
+/// rows are too few for it.
+#[test]
+fn graph_commands_fit_their_default_neighbours_to_few_rows() {
+    let dir = scratch("few-rows-graph");
+    let rows = dir.join("rows.csv");
+    let points = [(0.0, 0.0), (0.1, 0.0), (0.0, 0.1), (0.1, 0.1), (5.0, 5.0), (5.1, 5.0), (5.0, 5.1), (5.1, 5.1)];
+    let text: String = points.iter().enumerate().map(|(i, (a, b))| format!("{a},{b},{}\n", i / 4)).collect();
+    std::fs::write(&rows, format!("a,b,y\n{text}")).unwrap();
+    let rows = rows.to_str().unwrap();
+    let o = kestrel(&["cluster", "--input", rows, "--clusters", "2", "--json"]);
+    assert_eq!((json(&o)["neighbors"].as_u64(), json(&o)["rand"].as_f64()), (Some(7), Some(1.0)), "{}", stderr(&o));
+    let o = kestrel(&["transform", "--method", "eigenmap", "--input", rows, "--output", "/dev/null"]);
+    assert!(o.status.success() && stderr(&o).contains("on the 7-NN graph"), "{}", stderr(&o));
+    let o = kestrel(&[
+        "npkl",
+        "--input",
+        rows,
+        "--constraints-from-labels",
+        "0.5",
+        "--clusters",
+        "2",
+        "--loss",
+        "hinge",
+        "--json",
+    ]);
+    assert_eq!(json(&o)["neighbors"].as_u64(), Some(5), "{}", stderr(&o));
+    let few = dir.join("few.csv");
+    std::fs::write(
+        &few,
+        format!("a,b,y\n{}", text.lines().skip(2).take(4).map(|l| format!("{l}\n")).collect::<String>()),
+    )
+    .unwrap();
+    let o = kestrel(&[
+        "npkl",
+        "--input",
+        few.to_str().unwrap(),
+        "--constraints-from-labels",
+        "0.5",
+        "--loss",
+        "hinge",
+        "--clusters",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(json(&o)["neighbors"].as_u64(), Some(3), "{}", stderr(&o));
+    let o = kestrel(&["cluster", "--input", rows, "--clusters", "2", "--neighbors", "8"]);
+    assert!(!o.status.success() && stderr(&o).contains("neighbors must be between 1 and 7"), "{}", stderr(&o));
 }
 
 /// Readings in units of very different sizes: three bands 1 apart in `b` (in metres, say)

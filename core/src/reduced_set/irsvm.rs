@@ -46,10 +46,13 @@ pub struct IrsvmParams<T> {
 }
 
 impl<T: Real> IrsvmParams<T> {
-    /// Threshold `δ` on the distance `r`, with an initial set of 2 and a stop after 50
-    /// rejections in a row.
+    /// The size of the initial reduced set unless [`initial`](Self::initial) says.
+    pub const INITIAL: usize = 2;
+
+    /// Threshold `δ` on the distance `r`, with an initial set of [`INITIAL`](Self::INITIAL)
+    /// and a stop after 50 rejections in a row.
     pub fn new(delta: T) -> Self {
-        IrsvmParams { delta, initial: 2, max_rejections: 50 }
+        IrsvmParams { delta, initial: Self::INITIAL, max_rejections: 50 }
     }
 
     /// Size of the initial reduced set `Ã₀` (the paper: "typically a size of 2").

@@ -85,7 +85,7 @@ pub fn select<T: Real>(
         Selection::Irsvm { rms } => {
             let delta = T::from_f64(rms * (n as f64).sqrt());
             // The paper's initial set, or as much of it as the capacity holds (one centre).
-            let initial = IrsvmParams::new(delta).check()?.initial().min(capacity.max(1));
+            let initial = IrsvmParams::<T>::INITIAL.min(capacity.max(1));
             let selection = Irsvm::select_in(
                 zeroed(Irsvm::scalars_len(n, capacity), "the selection")?,
                 Cholesky::new_in(zeroed(Cholesky::scalars_len(capacity), "the selection")?, capacity)?,

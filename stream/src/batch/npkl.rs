@@ -29,6 +29,9 @@ use super::fit::FitError;
 use super::spectral::{knn_graph, rows};
 use crate::limits::zeroed;
 
+/// Nearest neighbours of the graph unless told.
+pub const DEFAULT_NEIGHBORS: usize = 5;
+
 /// What [`learn`] is asked to do.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NpklSettings {

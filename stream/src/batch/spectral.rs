@@ -38,6 +38,13 @@ use crate::limits::zeroed;
 /// default).
 pub const DEFAULT_NEIGHBORS: usize = 10;
 
+/// The neighbours of a kNN graph of `n` rows: those `given`, else `default` or, on fewer
+/// rows, every other row (`n − 1`, at least 1). A number given is kept as it is: too large
+/// for the rows, the graph refuses it by name.
+pub fn neighbors_for(given: Option<usize>, default: usize, n: usize) -> usize {
+    given.unwrap_or_else(|| default.min(n.saturating_sub(1)).max(1))
+}
+
 /// The kNN graph Laplacian in heap storage.
 pub type Graph<T> = Laplacian<T, Vec<T>, Vec<u32>>;
 

@@ -181,7 +181,18 @@ pub trait OnlineLearner: Steps {
     fn encode(&mut self) -> Result<Vec<u8>, Error>;
     /// Why [`encode`](Self::encode) has no model to give yet, in words.
     fn no_model_yet(&self) -> String {
-        "the learner has no model yet: it has learned from too few samples".into()
+        "it has learned from too few samples".into()
+    }
+    /// [`encode`](Self::encode), its errors in words: before the learner has a model,
+    /// `no model yet: ` and [`no_model_yet`](Self::no_model_yet)'s reason.
+    ///
+    /// # Errors
+    /// The words of why no model file was made.
+    fn model_file(&mut self) -> Result<Vec<u8>, String> {
+        self.encode().map_err(|e| match e {
+            Error::InvalidParam { .. } => format!("no model yet: {}", self.no_model_yet()),
+            e => e.to_string(),
+        })
     }
     /// The learner's complete state (buffers, counters, random generator), postcard-encoded.
     ///

@@ -79,9 +79,10 @@ pub struct ClusterArgs {
     /// How to cluster.
     #[arg(long, value_enum, default_value_t = ClusterMethod::Spectral)]
     pub method: ClusterMethod,
-    /// spectral, npkl: nearest neighbours k of the graph.
-    #[arg(long, value_name = "K", default_value_t = spectral::DEFAULT_NEIGHBORS, value_parser = count(1, MAX_CENTERS))]
-    pub neighbors: usize,
+    /// spectral, npkl: nearest neighbours k of the graph [default: spectral 10, npkl 5, or
+    /// one less than the rows when they are fewer].
+    #[arg(long, value_name = "K", value_parser = count(1, MAX_CENTERS))]
+    pub neighbors: Option<usize>,
     /// Seed of k-means (and, for npkl, of the pairs and the learner).
     #[arg(long, value_name = "S", default_value_t = 0)]
     pub seed: u64,
@@ -165,8 +166,10 @@ fn npkl(args: &ClusterArgs) -> Result<()> {
     })
 }
 
-/// What spectral clustering adds to the summary: `σ` and how Lanczos ended.
+/// What spectral clustering adds to the summary: the graph's neighbours and `σ`, and how
+/// Lanczos ended.
 struct Spectral {
+    neighbors: usize,
     sigma: f64,
     steps: usize,
     residual: f64,
@@ -192,9 +195,11 @@ fn cluster_in<T: Real>(args: &ClusterArgs) -> Result<()> {
     let points = points(&data, args.scale)?;
     let (clusters, spectral) = match args.method {
         ClusterMethod::Spectral => {
-            let run = spectral::spectral_clusters(&points, dim, args.neighbors, args.clusters, args.seed, args.budget)
+            let neighbors = spectral::neighbors_for(args.neighbors, spectral::DEFAULT_NEIGHBORS, n);
+            let run = spectral::spectral_clusters(&points, dim, neighbors, args.clusters, args.seed, args.budget)
                 .with_context(|| args.input.clone())?;
-            let extra = Spectral { sigma: run.sigma, steps: run.lanczos.steps, residual: run.lanczos.residual };
+            let (steps, residual) = (run.lanczos.steps, run.lanczos.residual);
+            let extra = Spectral { neighbors, sigma: run.sigma, steps, residual };
             (run.clusters, Some(extra))
         }
         _ => (clusters::kmeans(&points, dim, args.clusters, &mut Rng::seed_from_u64(args.seed))?, None),
@@ -228,7 +233,7 @@ impl Run {
         match &self.spectral {
             Some(s) => format!(
                 "spectral clustering on the {}-NN graph (σ = {:.4}), {} Lanczos steps (residual {:.1e}), k-means with {RESTARTS} restarts, seed {}",
-                args.neighbors, s.sigma, s.steps, s.residual, args.seed
+                s.neighbors, s.sigma, s.steps, s.residual, args.seed
             ),
             None => format!("k-means on the rows with {RESTARTS} restarts, seed {}", args.seed),
         }
@@ -261,7 +266,7 @@ impl Run {
         });
         if let serde_json::Value::Object(fields) = &mut summary {
             if let Some(s) = &self.spectral {
-                fields.insert("neighbors".into(), args.neighbors.into());
+                fields.insert("neighbors".into(), s.neighbors.into());
                 fields.insert("sigma".into(), s.sigma.into());
                 fields.insert("lanczos_steps".into(), s.steps.into());
                 fields.insert("lanczos_residual".into(), s.residual.into());

@@ -447,6 +447,9 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
             info.kernel,
             info.bytes
         )?;
+        if let Some(learners) = written_by(info.kind) {
+            say!("format: the {} {}s' file, which {learners} write", info.kind, info.task)?;
+        }
         if !info.class_names.is_empty() {
             say!("classes: {}", info.class_names.join(", "))?;
         }
@@ -460,6 +463,16 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The learners whose models share the file format of `kind`, when more than its namesake
+/// writes it (the file does not say which of them did).
+fn written_by(kind: &str) -> Option<&'static str> {
+    match kind {
+        "slkl" => Some("slkl, krr, ssvr and kpls"),
+        "rsvm" => Some("rsvm (either solver) and lssvm"),
+        _ => None,
+    }
 }
 
 /// `kestrel budget`.

@@ -35,6 +35,7 @@ use kestrel_core::npkl::{Link, Loss, Pair, StopReason};
 
 use kestrel_stream::batch::clusters::RESTARTS;
 use kestrel_stream::batch::npkl::{self, NpklRun, NpklSettings, PairSource};
+use kestrel_stream::batch::spectral;
 use kestrel_stream::dataset::{Dataset, OnError};
 use kestrel_stream::file;
 use kestrel_stream::labels::Labels;
@@ -105,9 +106,10 @@ pub struct NpklArgs {
     /// clustering (readings in units of very different sizes).
     #[arg(long)]
     pub scale: bool,
-    /// Nearest neighbours k of the graph.
-    #[arg(long, value_name = "K", default_value_t = 5, value_parser = count(1, MAX_GROUPS))]
-    pub neighbors: usize,
+    /// Nearest neighbours k of the graph [default: 5, or one less than the rows on fewer
+    /// than 6].
+    #[arg(long, value_name = "K", value_parser = count(1, MAX_GROUPS))]
+    pub neighbors: Option<usize>,
     /// Loss between the kernel and the pairs.
     #[arg(long, value_enum)]
     pub loss: LossArg,
@@ -153,7 +155,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
     };
     let settings = NpklSettings {
         rank: args.rank,
-        neighbors: args.neighbors,
+        neighbors: spectral::neighbors_for(args.neighbors, npkl::DEFAULT_NEIGHBORS, n),
         loss: args.loss.loss(),
         clusters: args.clusters,
         seed: args.seed,
@@ -186,7 +188,7 @@ pub fn run(args: &NpklArgs) -> Result<()> {
                 "rank {}, loss {}, {} neighbours, seed {}",
                 run.kernel.rank(),
                 args.loss.name(),
-                args.neighbors,
+                run.kernel.graph().k(),
                 args.seed
             ),
         );
@@ -230,7 +232,7 @@ fn json_summary(args: &NpklArgs, run: &NpklRun, rand: Option<f64>, total_seconds
         "n": kernel.points().len() / kernel.dim(),
         "dim": kernel.dim(),
         "scaled": args.scale,
-        "neighbors": args.neighbors,
+        "neighbors": kernel.graph().k(),
         "sigma": kernel.graph().sigma(),
         "pairs": run.pairs.total,
         "must_link": run.pairs.must,
@@ -264,7 +266,7 @@ fn json_summary(args: &NpklArgs, run: &NpklRun, rand: Option<f64>, total_seconds
 
 fn text_summary(args: &NpklArgs, run: &NpklRun, rand: Option<f64>) -> Result<String> {
     let (kernel, outcome, seconds) = (&run.kernel, &run.outcome, &run.seconds);
-    let (n, dim, k) = (kernel.points().len() / kernel.dim(), kernel.dim(), args.neighbors);
+    let (n, dim, k) = (kernel.points().len() / kernel.dim(), kernel.dim(), kernel.graph().k());
     let mut text = String::new();
     writeln!(text, "data: {} — {n} rows, {}", args.input, features_phrase(dim, args.scale))?;
     writeln!(

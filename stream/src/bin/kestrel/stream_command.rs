@@ -231,12 +231,9 @@ impl Session<'_> {
                 false => Ok(bytes),
                 true => model::with_class_names(bytes, &self.names),
             };
-            match self.learner.encode().and_then(named) {
+            match self.learner.model_file().and_then(|bytes| named(bytes).map_err(|e| e.to_string())) {
                 Ok(bytes) => file::write_atomic(path, &bytes)?,
-                Err(kestrel_core::Error::InvalidParam { .. }) => {
-                    tell!("kestrel: no model written to {}: {}", path.display(), self.learner.no_model_yet());
-                }
-                Err(e) => tell!("kestrel: no model written to {}: {e}", path.display()),
+                Err(why) => tell!("kestrel: no model written to {}: {why}", path.display()),
             }
         }
         if !checkpointed {

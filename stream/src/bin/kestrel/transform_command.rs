@@ -101,9 +101,10 @@ pub struct TransformArgs {
     /// slice per distinct label].
     #[arg(long, value_name = "J", value_parser = count(2, MAX_CENTERS))]
     pub slices: Option<usize>,
-    /// eigenmap, lpp: nearest neighbours k of the graph.
-    #[arg(long, value_name = "K", default_value_t = spectral::DEFAULT_NEIGHBORS, value_parser = count(1, MAX_CENTERS))]
-    pub neighbors: usize,
+    /// eigenmap, lpp: nearest neighbours k of the graph [default: 10, or one less than the
+    /// rows on fewer than 11].
+    #[arg(long, value_name = "K", value_parser = count(1, MAX_CENTERS))]
+    pub neighbors: Option<usize>,
     /// ksir, kfd, kcca: weight μ of the kernel-norm regulariser μ·(tr D/tr K)·K added to
     /// the denominator covariance D (kcca: to each view's covariance).
     #[arg(long, default_value_t = DEFAULT_MU, value_parser = positive)]
@@ -178,11 +179,14 @@ fn check_width<T: Real>(data: &Dataset<T>, dim: usize, input: &str) -> Result<()
 fn note_unused_labels<T: Real>(args: &TransformArgs, data: &Dataset<T>) {
     let unsupervised = !matches!(args.method, MethodArg::Ksir | MethodArg::Kfd) || args.apply.is_some();
     if unsupervised && args.columns.label_column.is_none() && data.stated_dim().is_some() {
+        let features = match data.dim() {
+            1 => "1 feature".to_string(),
+            n => format!("{n} features"),
+        };
         tell!(
-            "kestrel: note: the last column of {} is read as a label, not a feature ({} features); --label-column \
-             none reads every column as a feature",
-            args.input,
-            data.dim()
+            "kestrel: note: the last column of {} is read as a label, not a feature ({features} left); \
+             --label-column none reads every column as a feature",
+            args.input
         );
     }
 }
@@ -233,13 +237,14 @@ fn eigenmap<T: Real>(args: &TransformArgs, data: &Dataset<T>) -> Result<()> {
     }
     let points = scaled_points(data, args.scale)?.0;
     let components = components(args, data.labels())?;
-    let embedding = spectral::eigenmap(&points, data.dim(), args.neighbors, components, args.budget)?;
+    let neighbors = spectral::neighbors_for(args.neighbors, spectral::DEFAULT_NEIGHBORS, data.len());
+    let embedding = spectral::eigenmap(&points, data.dim(), neighbors, components, args.budget)?;
     write_table(args, &csv(&[("y", &embedding.coordinates)], components, data.labels()))?;
     tell!(
         "kestrel: embedded {} rows of {} in {components} coordinates on the {}-NN graph (σ = {:.4}; eigenvalues {}; {} Lanczos steps, residual {:.1e}; {:.2} s graph, {:.2} s eigenmap)",
         data.len(),
         features_phrase(data.dim(), args.scale),
-        args.neighbors,
+        neighbors,
         embedding.sigma.to_f64(),
         list(&embedding.eigenvalues),
         embedding.lanczos.steps,
@@ -343,7 +348,9 @@ fn fit<T: Real>(
         MethodArg::Kcca => bail!("--method kcca needs its second view, --input2"),
         MethodArg::Eigenmap => bail!("--method eigenmap has no model"),
         MethodArg::Lpp => {
-            return finish(args, spectral::lpp(points, dim, args.neighbors, components, args.budget)?, scaler);
+            let neighbors =
+                spectral::neighbors_for(args.neighbors, spectral::DEFAULT_NEIGHBORS, points.len() / dim.max(1));
+            return finish(args, spectral::lpp(points, dim, neighbors, components, args.budget)?, scaler);
         }
     };
     let settings = KpcaSettings { method, components, centres: args.centres, seed: args.seed };
