@@ -1757,6 +1757,30 @@ fn transform_and_cluster_read_unlabelled_rows() {
     assert_eq!((json(&o)["dim"].as_u64(), json(&o)["n"].as_u64()), (Some(3), Some(40)), "{}", stderr(&o));
 }
 
+/// Tab- and semicolon-separated files read as CSV: by the extension `.tsv`, or by their
+/// header, which also tells the delimiter; a model trained on one scores the other.
+#[test]
+fn tab_and_semicolon_separated_files_are_read() {
+    let dir = scratch("separated");
+    let rows: String = (0..60)
+        .map(|i| {
+            let (a, b) = (f64::from(i % 7) - 3.0, f64::from(i % 5) - 2.0);
+            format!("{a}\t{b}\t{}\n", u8::from(a * b > 0.0))
+        })
+        .collect();
+    let (tsv, semicolons) = (dir.join("rows.tsv"), dir.join("rows.txt"));
+    std::fs::write(&tsv, format!("a\tb\ty\n{rows}")).unwrap();
+    std::fs::write(&semicolons, format!("a;b;y\n{}", rows.replace('\t', ";"))).unwrap();
+    let model = dir.join("m.kestrel");
+    let (tsv, semicolons, model) = (tsv.to_str().unwrap(), semicolons.to_str().unwrap(), model.to_str().unwrap());
+    let o = kestrel(&["train", "--learner", "rsvm", "--input", tsv, "--out", model]);
+    assert!(o.status.success() && stderr(&o).contains("on 60 rows of 2 features"), "{}", stderr(&o));
+    let scores = |input: &str| json(&kestrel(&["eval", "--model", model, "--input", input, "--json"]));
+    let (on_tsv, on_semicolons) = (scores(tsv), scores(semicolons));
+    assert_eq!(on_tsv["n"].as_u64(), Some(60), "{on_tsv}");
+    assert_eq!(on_tsv, on_semicolons);
+}
+
 /// On fewer rows than the default neighbours, the graph commands take every other row as a
 /// neighbour and say so; a number given on the command line is kept, and refused when the
 /// rows are too few for it.

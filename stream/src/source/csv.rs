@@ -2,6 +2,10 @@
 //! one named by `--label-column`), every other column a feature. Serial streams have no
 //! header: there the label is the last field.
 //!
+//! Fields are separated by commas, or by the tab or semicolon the header is written with
+//! when it holds no comma ([`delimiter_of`]): tab-separated files and spreadsheets saved
+//! where the comma is the decimal mark read as they are.
+//!
 //! The label column holds numbers or class names throughout: names when its first row's
 //! value is not a number (or when the reader is told so, for a model of named classes).
 //! A name is left in [`Record::class_name`] for [`crate::class_names`] to give it its
@@ -64,19 +68,22 @@ impl<R: BufRead> CsvReader<R> {
     /// `Header` when the header cannot be read, is too long, lacks the named column or
     /// names more than [`MAX_DIM`] features.
     pub fn with_header(
-        input: R,
+        mut input: R,
         name: impl Into<String>,
         label_column: Option<&str>,
         max_line_bytes: usize,
     ) -> Result<Self, ReadError> {
         let name = name.into();
-        let mut reader = builder(true).from_reader(LineCounter::new(BoundedLines::new(input, max_line_bytes)));
         let header_error = |message: String| ReadError {
             source_name: name.clone(),
             line: 1,
             column: 1,
             kind: ReadErrorKind::Header(message),
         };
+        let start = input.fill_buf().map_err(|e| header_error(format!("cannot read the header: {e}")))?;
+        let mut builder = builder(true);
+        builder.delimiter(delimiter_of(start));
+        let mut reader = builder.from_reader(LineCounter::new(BoundedLines::new(input, max_line_bytes)));
         let header = reader.headers().map_err(|e| header_error(format!("cannot read the header: {e}")))?.clone();
         if header.len() == 1 && header.get(0).is_some_and(lines::is_too_long) {
             return Err(header_error(format!("the header is longer than the limit of {max_line_bytes} bytes")));
@@ -93,7 +100,11 @@ impl<R: BufRead> CsvReader<R> {
             },
         };
         if header.len() < 1 + usize::from(label_field.is_some()) {
-            return Err(header_error("the header needs a label column and at least one feature".into()));
+            return Err(header_error(
+                "the header needs a label column and at least one feature (fields separated by commas, tabs or \
+                 semicolons)"
+                    .into(),
+            ));
         }
         let row = csv::StringRecord::new();
         let labels = LabelColumn::Detect;
@@ -316,6 +327,22 @@ impl<R: Read> Read for LineCounter<R> {
     }
 }
 
+/// The field delimiter of the header at the start of `start` (its first line, or as much
+/// of it as is there): a comma when the line holds one; else a tab or a semicolon,
+/// whichever it holds more of; else a comma (a header of one column, or a comment line).
+fn delimiter_of(start: &[u8]) -> u8 {
+    let line = start.split(|&b| b == b'\n').next().unwrap_or_default();
+    let count = |delimiter: u8| line.iter().filter(|&&b| b == delimiter).count();
+    match (count(b','), count(b'\t'), count(b';')) {
+        (0, 0, 0) => b',',
+        (0, tabs, semicolons) if line.first() != Some(&b'#') => match tabs >= semicolons {
+            true => b'\t',
+            false => b';',
+        },
+        _ => b',',
+    }
+}
+
 fn builder(has_headers: bool) -> csv::ReaderBuilder {
     let mut b = csv::ReaderBuilder::new();
     b.has_headers(has_headers).flexible(true).comment(Some(b'#'));
@@ -408,8 +435,35 @@ mod tests {
         assert!(reader.next_record(&mut r).unwrap());
         assert_eq!((r.label, reader.dim_hint()), (2.0, Some(1)));
         let e = CsvReader::with_header("a\n".as_bytes(), "t.csv", None, 1024).err().unwrap();
-        assert_eq!(e.to_string(), "t.csv:1:1: the header needs a label column and at least one feature");
+        let separated = "(fields separated by commas, tabs or semicolons)";
+        assert_eq!(
+            e.to_string(),
+            format!("t.csv:1:1: the header needs a label column and at least one feature {separated}")
+        );
         assert!(CsvReader::with_header("a\n".as_bytes(), "t.csv", Some(NO_LABEL), 1024).is_ok());
+    }
+
+    /// A header without a comma may be written with tabs or semicolons, and its rows are
+    /// read so; a comma anywhere in it keeps the comma.
+    #[test]
+    fn tab_and_semicolon_separated_rows() {
+        let mut r = Record::default();
+        for (text, label, values) in [
+            ("a\tb\ty\n1.5\t2\t1\n", 1.0, vec![1.5, 2.0]),
+            ("a;b;y\n1.5;2;1\n", 1.0, vec![1.5, 2.0]),
+            ("a;b,c;y\n1,0\n", 0.0, vec![1.0]),
+            ("\"a;b\",y\n3,4\n", 4.0, vec![3.0]),
+        ] {
+            let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
+            assert!(reader.next_record(&mut r).unwrap(), "{text:?}");
+            assert_eq!((r.label, r.values.clone()), (label, values), "{text:?}");
+        }
+        let e = CsvReader::with_header("a|b|y\n".as_bytes(), "t.csv", None, 1024).err().unwrap();
+        assert!(e.to_string().ends_with("(fields separated by commas, tabs or semicolons)"), "{e}");
+        // A value with a decimal comma in a semicolon file names its column.
+        let mut reader = CsvReader::with_header("a;y\n1,5;1\n".as_bytes(), "t.csv", None, 1024).unwrap();
+        let kind = ReadErrorKind::FeatureNotANumber { text: "1,5".into(), column: "a".into() };
+        assert_eq!(reader.next_record(&mut r).unwrap_err().kind, kind);
     }
 
     #[test]

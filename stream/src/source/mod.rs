@@ -159,7 +159,7 @@ pub fn open(input: &str, options: &Options) -> Result<Box<dyn RecordReader + Sen
 fn format_from_extension(path: &str) -> Format {
     let extension = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
     match extension.as_deref() {
-        Some("csv") => Format::Csv,
+        Some("csv" | "tsv") => Format::Csv,
         Some("libsvm" | "svm" | "svmlight") => Format::LibSvm,
         _ => Format::Auto,
     }
@@ -217,11 +217,12 @@ fn from_buffered<R: BufRead + Send + 'static>(
 }
 
 /// LibSVM when a token after the first has the form `index:value`, CSV when the line has
-/// a comma, LibSVM otherwise (a line holding only a label is valid LibSVM).
+/// a comma, a tab or a semicolon, LibSVM otherwise (a line holding only a label is valid
+/// LibSVM).
 pub fn detect(first_line: &str) -> Format {
     if first_line.split_ascii_whitespace().skip(1).any(|t| t.contains(':')) {
         Format::LibSvm
-    } else if first_line.contains(',') {
+    } else if first_line.contains([',', '\t', ';']) {
         Format::Csv
     } else {
         Format::LibSvm
@@ -262,7 +263,11 @@ mod tests {
         assert_eq!(detect("+1 3:0.5 7:1\n"), Format::LibSvm);
         assert_eq!(detect("x1,x2,label\n"), Format::Csv);
         assert_eq!(detect("-1\n"), Format::LibSvm);
+        assert_eq!(detect("x1\tx2\tlabel\n"), Format::Csv);
+        assert_eq!(detect("x1;label\n"), Format::Csv);
+        assert_eq!(detect("1\t3:0.5\n"), Format::LibSvm);
         assert_eq!(format_from_extension("a/b.CSV"), Format::Csv);
+        assert_eq!(format_from_extension("a/b.tsv"), Format::Csv);
         assert_eq!(format_from_extension("train.libsvm"), Format::LibSvm);
         assert_eq!(format_from_extension("data"), Format::Auto);
     }
