@@ -102,7 +102,8 @@ class _KestrelEstimator(BaseEstimator):
         settings = {**self._fit_settings(), **extra}
         if self.scalar not in ("f64", "f32"):
             raise ValueError(f"scalar must be 'f64' or 'f32', got {self.scalar!r}")
-        config = _kestrel.FitConfig(self._learner, scalar=self.scalar, seed=_seed(self.random_state), **settings)
+        seed = _seed(self.random_state)
+        config = _kestrel.FitConfig(self._learner, scalar=self.scalar, scale=bool(self.scale), seed=seed, **settings)
         model, summary = _kestrel.fit(config, _rows(X), y)
         self.model_bytes_ = model
         self.summary_ = summary
@@ -269,6 +270,10 @@ class DCDLinearSVC(_KestrelClassifier):
         Seed of the coordinate order; None is 1.
     scalar : {"f64", "f32"}, default="f64"
         The model's scalar; "f32" computes as a device does.
+    scale : bool, default=False
+        Standardise every feature by its mean and standard deviation over the training rows
+        before learning (``kestrel train --scale``): the model file carries the statistics,
+        so ``predict``, ``kestrel predict`` and a device take rows in their own units.
 
     Attributes
     ----------
@@ -285,7 +290,8 @@ class DCDLinearSVC(_KestrelClassifier):
     _learner = "svm"
 
     def __init__(
-        self, C=1.0, loss="squared_hinge", bias=1.0, class_weight=None, tol=None, random_state=None, scalar="f64"
+        self, C=1.0, loss="squared_hinge", bias=1.0, class_weight=None, tol=None, random_state=None, scalar="f64",
+        scale=False,
     ):
         self.C = C
         self.loss = loss
@@ -294,6 +300,7 @@ class DCDLinearSVC(_KestrelClassifier):
         self.tol = tol
         self.random_state = random_state
         self.scalar = scalar
+        self.scale = scale
 
     def _fit_settings(self):
         return {"c": float(self.C), "loss": self.loss, "bias": float(self.bias), "tol": self.tol}
@@ -324,6 +331,10 @@ class ReducedKernelSVC(_KestrelClassifier):
     tol : float or None, default=None
     random_state : int or None, default=None
     scalar : {"f64", "f32"}, default="f64"
+    scale : bool, default=False
+        Standardise every feature by its mean and standard deviation over the training rows
+        before learning (``kestrel train --scale``): the model file carries the statistics,
+        so ``predict``, ``kestrel predict`` and a device take rows in their own units.
     relevance : bool, default=False
         Standardise the features and weigh each by its relevance before learning: one
         Gaussian width per feature, chosen by kernel-target alignment on up to 300 rows
@@ -354,7 +365,7 @@ class ReducedKernelSVC(_KestrelClassifier):
         loss="squared_hinge",
         tol=None,
         random_state=None,
-        scalar="f64",
+        scalar="f64", scale=False,
         relevance=False,
     ):
         self.C = C
@@ -369,6 +380,7 @@ class ReducedKernelSVC(_KestrelClassifier):
         self.tol = tol
         self.random_state = random_state
         self.scalar = scalar
+        self.scale = scale
         self.relevance = relevance
 
     def _fit_settings(self):
@@ -402,6 +414,10 @@ class SLKLRegressor(_KestrelRegressor):
     tol : float or None, default=None
     random_state : int or None, default=None
     scalar : {"f64", "f32"}, default="f64"
+    scale : bool, default=False
+        Standardise every feature by its mean and standard deviation over the training rows
+        before learning (``kestrel train --scale``): the model file carries the statistics,
+        so ``predict``, ``kestrel predict`` and a device take rows in their own units.
     relevance : bool, default=False
         Standardise the features and weigh each by its relevance before learning: one
         Gaussian width per feature, chosen by kernel-target alignment on up to 300 rows
@@ -421,7 +437,7 @@ class SLKLRegressor(_KestrelRegressor):
 
     def __init__(
         self, kernel="rbf", gamma="auto", degree=3, coef0=0.0, nu=0.1, n_centres=256, tol=None, random_state=None,
-        scalar="f64", relevance=False,
+        scalar="f64", scale=False, relevance=False,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -432,6 +448,7 @@ class SLKLRegressor(_KestrelRegressor):
         self.tol = tol
         self.random_state = random_state
         self.scalar = scalar
+        self.scale = scale
         self.relevance = relevance
 
     def _fit_settings(self):
@@ -463,6 +480,10 @@ class KernelRidgeNystrom(_KestrelRegressor):
         "auto" takes "cg" when ``n·m > 2**25``.
     random_state : int or None, default=None
     scalar : {"f64", "f32"}, default="f64"
+    scale : bool, default=False
+        Standardise every feature by its mean and standard deviation over the training rows
+        before learning (``kestrel train --scale``): the model file carries the statistics,
+        so ``predict``, ``kestrel predict`` and a device take rows in their own units.
     relevance : bool, default=False
         Standardise the features and weigh each by its relevance before learning: one
         Gaussian width per feature, chosen by kernel-target alignment on up to 300 rows
@@ -482,7 +503,7 @@ class KernelRidgeNystrom(_KestrelRegressor):
 
     def __init__(
         self, alpha="auto", kernel="rbf", gamma="auto", degree=3, coef0=0.0, n_centres=256, centres="irsvm",
-        delta=None, solver="auto", random_state=None, scalar="f64", relevance=False,
+        delta=None, solver="auto", random_state=None, scalar="f64", scale=False, relevance=False,
     ):
         self.alpha = alpha
         self.kernel = kernel
@@ -495,6 +516,7 @@ class KernelRidgeNystrom(_KestrelRegressor):
         self.solver = solver
         self.random_state = random_state
         self.scalar = scalar
+        self.scale = scale
         self.relevance = relevance
 
     def _fit_settings(self):
@@ -516,7 +538,7 @@ class SmoothSVR(_KestrelRegressor):
         problem: a number from an ``SVR`` search does not carry over).
     epsilon : float, default=0.1
         Half-width of the ε-insensitive tube, in the targets' units (LIBSVM's ``-p``).
-    kernel, gamma, degree, coef0, n_centres, centres, delta, random_state, scalar, relevance
+    kernel, gamma, degree, coef0, n_centres, centres, delta, random_state, scalar, scale, relevance
         As for :class:`KernelRidgeNystrom`.
 
     Attributes
@@ -538,7 +560,7 @@ class SmoothSVR(_KestrelRegressor):
 
     def __init__(
         self, C="auto", epsilon=0.1, kernel="rbf", gamma="auto", degree=3, coef0=0.0, n_centres=256,
-        centres="irsvm", delta=None, random_state=None, scalar="f64", relevance=False,
+        centres="irsvm", delta=None, random_state=None, scalar="f64", scale=False, relevance=False,
     ):
         self.C = C
         self.epsilon = epsilon
@@ -551,6 +573,7 @@ class SmoothSVR(_KestrelRegressor):
         self.delta = delta
         self.random_state = random_state
         self.scalar = scalar
+        self.scale = scale
         self.relevance = relevance
 
     def _fit_settings(self):
@@ -574,7 +597,7 @@ class KernelPLSNystrom(_KestrelRegressor):
     n_components : int or "auto", default="auto"
         The number of components; "auto" is the number, up to 64, of least squared error on
         a held-out fifth of (a subsample of at most 10 000) rows, scored in one solve.
-    kernel, gamma, degree, coef0, n_centres, centres, delta, random_state, scalar, relevance
+    kernel, gamma, degree, coef0, n_centres, centres, delta, random_state, scalar, scale, relevance
         As for :class:`KernelRidgeNystrom` (the centres and ``gamma`` are chosen on the same
         subsample).
 
@@ -598,7 +621,7 @@ class KernelPLSNystrom(_KestrelRegressor):
 
     def __init__(
         self, n_components="auto", kernel="rbf", gamma="auto", degree=3, coef0=0.0, n_centres=256,
-        centres="irsvm", delta=None, random_state=None, scalar="f64", relevance=False,
+        centres="irsvm", delta=None, random_state=None, scalar="f64", scale=False, relevance=False,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -610,6 +633,7 @@ class KernelPLSNystrom(_KestrelRegressor):
         self.delta = delta
         self.random_state = random_state
         self.scalar = scalar
+        self.scale = scale
         self.relevance = relevance
 
     def _fit_settings(self):
@@ -645,6 +669,10 @@ class KernelNoveltyDetector(OutlierMixin, _KestrelEstimator):
         How the reduced set is chosen.
     random_state : int or None, default=None
     scalar : {"f64", "f32"}, default="f64"
+    scale : bool, default=False
+        Standardise every feature by its mean and standard deviation over the training rows
+        before learning (``kestrel train --scale``): the model file carries the statistics,
+        so ``predict``, ``kestrel predict`` and a device take rows in their own units.
 
     Attributes
     ----------
@@ -659,7 +687,7 @@ class KernelNoveltyDetector(OutlierMixin, _KestrelEstimator):
 
     def __init__(
         self, contamination=0.01, kernel="rbf", gamma="auto", degree=3, coef0=0.0, n_centres=256, centres="irsvm",
-        random_state=None, scalar="f64",
+        random_state=None, scalar="f64", scale=False,
     ):
         self.contamination = contamination
         self.kernel = kernel
@@ -670,6 +698,7 @@ class KernelNoveltyDetector(OutlierMixin, _KestrelEstimator):
         self.centres = centres
         self.random_state = random_state
         self.scalar = scalar
+        self.scale = scale
 
     def _fit_settings(self):
         if not 0.0 < float(self.contamination) < 1.0:

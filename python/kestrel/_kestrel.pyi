@@ -17,7 +17,9 @@ class FitConfig:
     "kpls") with its settings and its model's scalar; ``None`` is the learner's default
     ("auto" where it has one); ``class_weights`` are ``(label, weight)`` pairs (svm),
     ``partitions`` mrrsvm's, ``quantile`` the novelty detector's threshold, ``solver`` krr's
-    ("auto", "exact", "cg"), ``components`` kpls's."""
+    ("auto", "exact", "cg"), ``components`` kpls's, ``epsilon`` ssvr's; ``scale`` standardises
+    the features first (``kestrel train --scale``), ``relevance`` also weighs them
+    (``--relevance``)."""
 
     def __init__(
         self,
@@ -42,6 +44,9 @@ class FitConfig:
         quantile: float = 0.99,
         solver: str = "auto",
         components: Optional[int] = None,
+        epsilon: Optional[float] = None,
+        scale: bool = False,
+        relevance: bool = False,
         seed: int = 1,
     ) -> None: ...
 

@@ -118,11 +118,14 @@ fn rows_with_labels<'a>(x: &'a RowsArg<'_>, y: &PyReadonlyArray1<'_, f64>) -> Py
 /// `auto` for `gamma`, rsvm's `c` and `delta`, and the ridge `alpha` (the linear SVM's `c`
 /// is 1). `class_weights` are `(label, weight)` pairs (svm); `partitions` are mrrsvm's;
 /// `quantile` is the novelty detector's threshold; `solver` is krr's (`auto`, `exact`,
-/// `cg`); `components` kpls's.
+/// `cg`); `components` kpls's; `scale` standardises the features first (`kestrel train
+/// --scale`), `relevance` also weighs them (`--relevance`).
 #[pyclass(module = "kestrel._kestrel", frozen)]
 struct FitConfig {
     settings: FitSettings,
     f32_scalar: bool,
+    /// Standardise the features first (`kestrel train --scale`).
+    scale: bool,
     /// Standardise and weigh the features by relevance first (`kestrel train --relevance`).
     relevance: bool,
 }
@@ -134,8 +137,8 @@ impl FitConfig {
         learner, *, scalar = "f64", kernel = "rbf", gamma = None, degree = 3, coef0 = 0.0,
         c = None, loss = "squared_hinge", bias = 1.0, nu = None, centers = None, tol = None,
         select = "irsvm", delta = None, alpha = None, class_weights = None, partitions = None,
-        quantile = DEFAULT_QUANTILE, solver = "auto", components = None, epsilon = None, relevance = false,
-        seed = 1
+        quantile = DEFAULT_QUANTILE, solver = "auto", components = None, epsilon = None, scale = false,
+        relevance = false, seed = 1
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -160,6 +163,7 @@ impl FitConfig {
         solver: &str,
         components: Option<usize>,
         epsilon: Option<f64>,
+        scale: bool,
         relevance: bool,
         seed: u64,
     ) -> PyResult<Self> {
@@ -195,7 +199,7 @@ impl FitConfig {
         if relevance {
             relevance::check_applies(settings.learner, settings.kernel.kind).map_err(value_error)?;
         }
-        Ok(FitConfig { settings, f32_scalar: is_f32(scalar)?, relevance })
+        Ok(FitConfig { settings, f32_scalar: is_f32(scalar)?, scale, relevance })
     }
 }
 
@@ -313,18 +317,25 @@ fn dataset<T: Real>(rows: &Rows<'_>, labels: &[f64]) -> Result<Dataset<T>, Strin
 }
 
 /// Fits on `rows` and `labels` in scalar `T`: the model's bytes and its summary, and the
-/// relevance weights when `config` asks for them (the model file then carries them with
-/// the scaler, as `kestrel train --relevance` writes it).
+/// relevance weights when `config` asks for them. A model of standardised (and weighed)
+/// rows carries the scaler, as `kestrel train --scale` (`--relevance`) writes it.
 fn fit_in<T: Real>(config: &FitConfig, rows: &Rows<'_>, labels: &[f64]) -> Result<(Fitted, Option<Relevance>), String> {
     let data = dataset::<T>(rows, labels)?;
     let settings = &config.settings;
-    if !config.relevance {
-        return policy::fit(settings, &data).map(|fitted| (fitted, None)).map_err(|e| e.to_string());
+    let (data, scaler, relevance) = if config.relevance {
+        let weighed = relevance::weighed_if_better(&data, settings).map_err(|e| e.to_string())?;
+        (weighed.rows, Some(weighed.scaler), Some(weighed.relevance))
+    } else if config.scale {
+        let (scaled, scaler) = data.standardized().map_err(|e| format!("scale: {e}"))?;
+        (scaled, Some(scaler), None)
+    } else {
+        (data, None, None)
+    };
+    let mut fitted = policy::fit(settings, &data).map_err(|e| e.to_string())?;
+    if let Some(scaler) = scaler {
+        fitted.bytes = model::with_scaler(fitted.bytes, scaler.section()).map_err(|e| e.to_string())?;
     }
-    let weighed = relevance::weighed_if_better(&data, settings).map_err(|e| e.to_string())?;
-    let mut fitted = policy::fit(settings, &weighed.rows).map_err(|e| e.to_string())?;
-    fitted.bytes = model::with_scaler(fitted.bytes, weighed.scaler.section()).map_err(|e| e.to_string())?;
-    Ok((fitted, Some(weighed.relevance)))
+    Ok((fitted, relevance))
 }
 
 /// A summary field as a Python object.

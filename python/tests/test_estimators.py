@@ -242,6 +242,46 @@ def test_smooth_svr_with_a_tenth_of_the_points_matches_grid_searched_svr(tmp_pat
     assert out.read_bytes() == ours.to_bytes()
 
 
+def test_scale_standardises_inside_the_model_as_the_cli_does(tmp_path):
+    """`scale=True` standardises the features by the training rows' statistics, as `kestrel
+    train --scale` does (the same model bytes), and the model file carries them: the model
+    takes rows in their own units, in Python, in the CLI and on a device. On raw wine, whose
+    features' variances span 0.01 to 10⁵, it scores what a StandardScaler pipeline scores,
+    above the unscaled model."""
+    X, y = load_wine(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0, stratify=y)
+    for estimator in (kestrel.ReducedKernelSVC, kestrel.DCDLinearSVC):
+        scaled = estimator(scale=True).fit(X_train, y_train)
+        assert kestrel.load(scaled.to_bytes()).info["scaled"]
+        piped = make_pipeline(StandardScaler(), estimator()).fit(X_train, y_train)
+        raw = estimator().fit(X_train, y_train)
+        assert not kestrel.load(raw.to_bytes()).info["scaled"]
+        agree = np.mean(scaled.predict(X_test) == piped.predict(X_test))
+        assert agree >= 0.97, (estimator.__name__, agree)
+        assert scaled.score(X_test, y_test) > raw.score(X_test, y_test) + 0.02, estimator.__name__
+    data = tmp_path / "train.csv"
+    # repr of a float64 reads back to the same float64: the CLI sees the bits Python has.
+    rows = "\n".join(",".join(repr(float(v)) for v in row) for row in np.column_stack([X_train, y_train]))
+    data.write_text(",".join(f"x{j}" for j in range(X.shape[1])) + ",y\n" + rows + "\n")
+    out = tmp_path / "rsvm.kestrel"
+    subprocess.run(
+        [kestrel_cli(), "train", "--learner", "rsvm", "--scale", "--input", data, "--out", out],
+        check=True,
+        capture_output=True,
+    )
+    assert out.read_bytes() == kestrel.ReducedKernelSVC(scale=True).fit(X_train, y_train).to_bytes()
+    test = tmp_path / "test.csv"
+    test.write_text("\n".join(",".join(repr(float(v)) for v in row) for row in X_test) + "\n")
+    test.write_text(",".join(f"x{j}" for j in range(X.shape[1])) + "\n" + test.read_text())
+    cli = subprocess.run(
+        [kestrel_cli(), "predict", "--model", out, "--input", test, "--label-column", "none"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    assert [float(v) for v in cli.stdout.split()] == list(kestrel.load(out.read_bytes()).predict(X_test))
+
+
 def test_relevance_weighs_the_features_as_the_cli_does(tmp_path):
     """`relevance=True` standardises the features and weighs each by alignment, as `kestrel
     train --relevance` does (the same model bytes); on make_friedman1, five of whose ten
