@@ -234,13 +234,16 @@ impl<R: BufRead> CsvReader<R> {
 }
 
 /// A field's error naming its column (`name`, from the header) when it is a value that is
-/// not a number: the label's, or a feature's, which `--skip-column` can leave out.
+/// not a number: the label's, or a feature's — missing when the field is empty, else one
+/// that `--skip-column` can leave out.
 fn in_column(kind: ReadErrorKind, name: Option<&str>, label: bool) -> ReadErrorKind {
     match (kind, name) {
         (ReadErrorKind::NotANumber(text), Some(column)) => {
             let column = column.to_string();
             if label {
                 ReadErrorKind::LabelNotANumber { text, column }
+            } else if text.is_empty() {
+                ReadErrorKind::MissingValue { column }
             } else {
                 ReadErrorKind::FeatureNotANumber { text, column }
             }
@@ -484,6 +487,10 @@ mod tests {
         assert_eq!(e.to_string(), "t.csv:4:4: `NaN` is not finite");
         let e = reader.next_record(&mut r).unwrap_err();
         assert_eq!((e.line, e.kind), (6, ReadErrorKind::FieldCount { expected: 3, got: 2 }));
+        // An empty field (blank but for spaces) is a missing value.
+        let mut reader = CsvReader::with_header("a,b,y\n1, ,0\n".as_bytes(), "t.csv", None, 1024).unwrap();
+        let e = reader.next_record(&mut r).unwrap_err();
+        assert_eq!((e.column, e.kind), (3, ReadErrorKind::MissingValue { column: "b".into() }));
         let e = CsvReader::with_header("a,b\n".as_bytes(), "t.csv", Some("z"), 1024).err().unwrap();
         assert_eq!(e.to_string(), "t.csv:1:1: no column named `z` in the header");
         let e = CsvReader::with_header("a,b,c\n".as_bytes(), "t.csv", None, 4).err().unwrap();

@@ -113,6 +113,12 @@ pub enum ReadErrorKind {
         /// The column's name.
         column: String,
     },
+    /// An empty field where a feature's value belongs, in the CSV column named `column`.
+    #[error("no value in column `{column}` (an empty field; --on-error skip leaves such rows out)")]
+    MissingValue {
+        /// The column's name.
+        column: String,
+    },
     /// A label that is not a number where the learner needs one, in the column `column`.
     #[error(
         "`{text}` is not a number (column `{column}`, the label: a number here, the target of a regression or a class of a model whose classes are numbers)"
