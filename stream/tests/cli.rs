@@ -1702,7 +1702,7 @@ fn skipped_columns_are_left_out_of_training_and_prediction() {
                     feature can be left out: --skip-column time)";
     assert!(stderr(&o).contains(expected), "{}", stderr(&o));
     for (column, message) in [
-        ("nope", "with.csv:1:1: no column named `nope` to skip in the header"),
+        ("nope", "with.csv:1:1: no column named `nope` to skip in the header (its columns: `time`, `x`, `id`, `y`)"),
         ("y", "with.csv:1:1: `y` is the label column: it cannot be skipped"),
     ] {
         let o = kestrel(&["eval", "--model", skipping, "--input", with, "--skip-column", column]);

@@ -96,7 +96,12 @@ impl<R: BufRead> CsvReader<R> {
             Some(wanted) => match header.iter().position(|h| h == wanted) {
                 Some(at) => Some(at),
                 None if wanted == NO_LABEL => None,
-                None => return Err(header_error(format!("no column named `{wanted}` in the header"))),
+                None => {
+                    return Err(header_error(format!(
+                        "no column named `{wanted}` in the header ({})",
+                        column_list(&header)
+                    )));
+                }
             },
         };
         if header.len() < 1 + usize::from(label_field.is_some()) {
@@ -132,8 +137,12 @@ impl<R: BufRead> CsvReader<R> {
     pub fn skipping(mut self, columns: &[String]) -> Result<Self, ReadError> {
         for wanted in columns {
             let at = self.header.iter().position(|h| h == wanted);
-            let at =
-                at.ok_or_else(|| self.header_error(format!("no column named `{wanted}` to skip in the header")))?;
+            let at = at.ok_or_else(|| {
+                self.header_error(format!(
+                    "no column named `{wanted}` to skip in the header ({})",
+                    column_list(&self.header)
+                ))
+            })?;
             if Some(at) == self.label_field {
                 return Err(self.header_error(format!("`{wanted}` is the label column: it cannot be skipped")));
             }
@@ -232,6 +241,18 @@ impl<R: BufRead> CsvReader<R> {
         Ok(())
     }
 }
+
+/// The names of `header`'s columns for a message: the first [`LISTED_COLUMNS`] of them.
+fn column_list(header: &csv::StringRecord) -> String {
+    let listed: Vec<String> = header.iter().take(LISTED_COLUMNS).map(|name| format!("`{name}`")).collect();
+    match header.len() {
+        n if n > LISTED_COLUMNS => format!("its columns: {}, … ({n} in all)", listed.join(", ")),
+        _ => format!("its columns: {}", listed.join(", ")),
+    }
+}
+
+/// Column names a message lists at most.
+const LISTED_COLUMNS: usize = 12;
 
 /// A field's error naming its column (`name`, from the header) when it is a value that is
 /// not a number: the label's, or a feature's — missing when the field is empty, else one
@@ -401,7 +422,8 @@ mod tests {
                 kind: ReadErrorKind::Header(message.into()),
             })
         };
-        assert_eq!(open(&["z"]), header("no column named `z` to skip in the header"));
+        let listed = "its columns: `when`, `a`, `y`, `id`, `b`";
+        assert_eq!(open(&["z"]), header(&format!("no column named `z` to skip in the header ({listed})")));
         assert_eq!(open(&["y"]), header("`y` is the label column: it cannot be skipped"));
         assert_eq!(open(&["when", "a", "id", "b"]), header("no feature column is left once the skipped ones are"));
         let mut unskipped = CsvReader::with_header(text.as_bytes(), "t.csv", Some("y"), 1024).unwrap();
@@ -492,7 +514,10 @@ mod tests {
         let e = reader.next_record(&mut r).unwrap_err();
         assert_eq!((e.column, e.kind), (3, ReadErrorKind::MissingValue { column: "b".into() }));
         let e = CsvReader::with_header("a,b\n".as_bytes(), "t.csv", Some("z"), 1024).err().unwrap();
-        assert_eq!(e.to_string(), "t.csv:1:1: no column named `z` in the header");
+        assert_eq!(e.to_string(), "t.csv:1:1: no column named `z` in the header (its columns: `a`, `b`)");
+        let wide: Vec<String> = (0..20).map(|j| format!("x{j}")).collect();
+        let e = CsvReader::with_header(wide.join(",").as_bytes(), "t.csv", Some("z"), 1024).err().unwrap();
+        assert!(e.to_string().ends_with("`x10`, `x11`, … (20 in all))"), "{e}");
         let e = CsvReader::with_header("a,b,c\n".as_bytes(), "t.csv", None, 4).err().unwrap();
         assert_eq!(e.to_string(), "t.csv:1:1: the header is longer than the limit of 4 bytes");
     }
