@@ -114,6 +114,8 @@ class Stream:
     def scores(self, x: Rows) -> npt.NDArray[np.float64]:
         """A novelty detector's score of each row by the model before it (NaN in the warm-up)."""
     def is_classifier(self) -> bool: ...
+    def chosen(self) -> dict[str, float]:
+        """The settings the learner chose itself (rsvm's raced width)."""
     def model_bytes(self) -> bytes:
         """The current model file (``kestrel stream --out``)."""
     def save_state(self) -> bytes:

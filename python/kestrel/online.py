@@ -167,6 +167,25 @@ class _Online:
             raise AttributeError("history_: the learner has learned nothing yet")
         return self._stream.history()
 
+    @property
+    def chosen_(self):
+        """The settings the learner chose itself, by name: for :class:`StreamingRSVM`
+        without ``gamma``, the width leading its race (``kestrel stream``'s ``chosen``);
+        empty for the others.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kestrel.online import StreamingRSVM
+        >>> X = np.random.default_rng(0).normal(size=(600, 2))
+        >>> rsvm = StreamingRSVM().partial_fit(X, (X[:, 0] * X[:, 1] > 0).astype(float))
+        >>> sorted(rsvm.chosen_)
+        ['gamma']
+        """
+        if self._stream is None:
+            raise AttributeError("chosen_: the learner has learned nothing yet")
+        return self._stream.chosen()
+
     # --- state and model ----------------------------------------------------------------
     def save_state(self):
         """The learner's whole state: what a ``kestrel stream`` checkpoint holds for it."""
@@ -278,7 +297,9 @@ class StreamingRSVM(_OnlineClassifier):
     delta : float, default=0.1
         Selection threshold: the sine of the angle to the centres' span (RBF).
     gamma : float or None, default=None
-        RBF width; None is ``1/d``.
+        RBF width; None races ``1/d``, ``1/(4d)`` and ``4/d``: three learners take the
+        first window side by side and the one that predicted best goes on alone
+        (``chosen_`` names it), as ``kestrel stream`` does.
     C, loss, bias, memory, classes, scale, seed, scalar, steps_per_sample
         As for :class:`WindowSVM`.
     renew : bool, default=True

@@ -667,6 +667,16 @@ impl Stream {
         self.learner.is_classifier()
     }
 
+    /// The settings the learner chose itself, by name (rsvm's raced width; the summary's
+    /// `chosen` in `kestrel stream`).
+    fn chosen<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        for (name, value) in self.learner.chosen() {
+            dict.set_item(name, value)?;
+        }
+        Ok(dict)
+    }
+
     /// The model file of the current model (what `kestrel stream --out` writes).
     fn model_bytes<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let bytes = self.learner.model_file().map_err(value_error)?;

@@ -2,6 +2,7 @@
 as `kestrel stream` on the same rows, state saved and restored, errors."""
 
 import itertools
+import json
 import subprocess
 
 import numpy as np
@@ -54,11 +55,20 @@ def test_the_model_is_the_one_kestrel_stream_learns(tmp_path, learner, flag):
     data = tmp_path / "phishing.csv"
     data.write_text(",".join(names + ["y"]) + "\n" + "\n".join(",".join(map(repr, [*row, label])) for row, label in zip(X.tolist(), y.tolist())) + "\n")
     out = tmp_path / "stream.kestrel"
-    subprocess.run(
-        [kestrel_cli(), "stream", "--learner", flag, "--input", data, "--out", out], check=True, capture_output=True
+    run = subprocess.run(
+        [kestrel_cli(), "stream", "--learner", flag, "--input", data, "--out", out, "--json"],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     ours = learner().partial_fit(X, y)
     assert ours.to_bytes() == out.read_bytes()
+    # rsvm races its widths (1/d, 1/(4d), 4/d for these 9 features); both name the one kept.
+    summary = json.loads(run.stdout.splitlines()[-1])
+    assert ours.chosen_ == summary.get("chosen", {})
+    if flag == "rsvm":
+        assert ours.chosen_["gamma"] in (1 / 9, 1 / 36, 4 / 9)
+        assert learner(gamma=0.5).partial_fit(X, y).chosen_ == {}
 
 
 def test_state_saved_and_restored_continues_exactly():

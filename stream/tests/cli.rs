@@ -1781,6 +1781,23 @@ fn tab_and_semicolon_separated_files_are_read() {
     assert_eq!(on_tsv, on_semicolons);
 }
 
+/// rsvm without `--gamma` races the widths 1/d, 1/(4d) and 4/d through its first window
+/// and names the one that went on in the summary's `chosen`; a given width is learned
+/// alone, and names none.
+#[test]
+fn stream_rsvm_races_its_widths_unless_given_one() {
+    let dir = scratch("race");
+    let rings = rings_csv(&dir, 1200);
+    let rings = rings.to_str().unwrap();
+    let o = kestrel(&["stream", "--learner", "rsvm", "--input", rings, "--json"]);
+    let summary: serde_json::Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    let gamma = summary["chosen"]["gamma"].as_f64().unwrap_or_else(|| panic!("{summary}"));
+    assert!([0.5, 0.125, 2.0].contains(&gamma) && summary["accuracy"].as_f64() > Some(0.9), "{summary}");
+    let o = kestrel(&["stream", "--learner", "rsvm", "--input", rings, "--json", "--gamma", "0.5"]);
+    let summary: serde_json::Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    assert!(summary.get("chosen").is_none() && summary["n"] == 1200, "{summary}");
+}
+
 /// On fewer rows than the default neighbours, the graph commands take every other row as a
 /// neighbour and say so; a number given on the command line is kept, and refused when the
 /// rows are too few for it.

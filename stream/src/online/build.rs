@@ -4,16 +4,20 @@
 //!
 //! A stream cannot resolve `auto` (there is no data set to choose from before the first
 //! row): the width defaults to `1/d` (scikit-learn's `gamma="scale"` for standardised
-//! features), `C` to 1. The learner's memory ([`Footprint`]) is checked against the budget
-//! before anything is allocated.
+//! features), `C` to 1. rsvm's RBF width, unless given, is raced instead: learners of
+//! widths `1/d`, `1/(4d)` and `4/d` run side by side for the first [`RACE_WINDOWS`]
+//! window, and the one that predicted best goes on alone (`online/race.rs`). The
+//! learner's memory ([`Footprint`]) is checked against the budget before anything is
+//! allocated.
 
 use kestrel_core::{Error, Kernel, Real, dcd, slkl};
 
+use super::race::Race;
 use super::{
     BuildError, Footprint, Learn, NoveltySettings, OnlineLearner, RsvmSettings, WindowNovelty, WindowRsvm, WindowSlkl,
     WindowSvm,
 };
-use crate::batch::fit::{KernelSettings, Setting, SvmSettings};
+use crate::batch::fit::{KernelChoice, KernelSettings, Setting, SvmSettings};
 
 /// `kestrel stream --memory` unless told, in arrivals.
 pub const DEFAULT_MEMORY: usize = 2000;
@@ -43,6 +47,14 @@ pub const DEFAULT_CENTERS: usize = 32;
 pub const DEFAULT_NOVELTY_WINDOW: usize = 48;
 /// novelty's centres unless told (`--centers`): a third of its window.
 pub const DEFAULT_NOVELTY_CENTERS: usize = 16;
+
+/// rsvm's RBF widths raced when `--gamma` is not given, as multiples of `1/d`: the first
+/// is the width without a race and leads until another predicts better. Chosen by
+/// measurement on River's streams (BENCHMARKS.md, issue 11).
+pub const RACED_WIDTHS: [f64; 3] = [1.0, 0.25, 4.0];
+/// The windows of arrivals rsvm's race of widths lasts: one, its warm-up. On eight of
+/// River's streams the leader after one window was the leader after two.
+pub const RACE_WINDOWS: usize = 1;
 
 /// The windowed learners.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,6 +164,12 @@ impl StreamSettings {
         Setting::value_or(self.kernel.gamma, 1.0 / dim.max(1) as f64, "--gamma").map_err(BuildFailure::Auto)
     }
 
+    /// `true` when the learner races its kernel widths: rsvm with the RBF kernel and no
+    /// `--gamma`.
+    pub fn races_widths(&self) -> bool {
+        self.learner == StreamLearner::Rsvm && self.kernel.kind == KernelChoice::Rbf && self.kernel.gamma.is_none()
+    }
+
     /// The cost: the setting, or 1.
     ///
     /// # Errors
@@ -168,7 +186,9 @@ impl StreamSettings {
             StreamLearner::Slkl => WindowSlkl::<T>::footprint(self.window, dim, self.centers, scale),
             StreamLearner::Rsvm => {
                 let (window, centers, classes) = (self.window, self.centers, self.classes);
-                WindowRsvm::<T>::footprint(window, dim, centers, scale, classes, remembering, self.renew)
+                let one = WindowRsvm::<T>::footprint(window, dim, centers, scale, classes, remembering, self.renew);
+                let candidates = if self.races_widths() { RACED_WIDTHS.len() } else { 1 };
+                (1..candidates).fold(one, |sum, _| sum.plus(one))
             }
             StreamLearner::Novelty => WindowNovelty::<T>::footprint(self.window, dim, self.centers, self.warmup, scale),
         }
@@ -182,7 +202,11 @@ pub enum BuildFailure {
     #[error("{0}")]
     Auto(String),
     /// The learner would take more than the budget.
-    #[error("the learner needs {bytes} bytes{}, over --budget {budget}", classes_note(*.classes))]
+    #[error(
+        "the learner needs {bytes} bytes{}{}, over --budget {budget}",
+        classes_note(*.classes),
+        if *.raced { ", racing its widths (--gamma learns one)" } else { "" }
+    )]
     OverBudget {
         /// Bytes the learner needs.
         bytes: usize,
@@ -190,6 +214,8 @@ pub enum BuildFailure {
         budget: usize,
         /// The most classes, for the classifiers.
         classes: Option<usize>,
+        /// The learner races its kernel widths (rsvm without `--gamma`).
+        raced: bool,
     },
     /// The learner refused its configuration.
     #[error(transparent)]
@@ -218,7 +244,7 @@ pub fn build<T: Real>(
     let bytes = settings.footprint::<T>(dim).bytes::<T>(size_of::<usize>(), true);
     if let Some(budget) = settings.budget.filter(|&budget| bytes > budget) {
         let classes = matches!(settings.learner, StreamLearner::Svm | StreamLearner::Rsvm).then_some(settings.classes);
-        return Err(BuildFailure::OverBudget { bytes, budget, classes });
+        return Err(BuildFailure::OverBudget { bytes, budget, classes, raced: settings.races_widths() });
     }
     let decay = dcd::decay_over::<T>(settings.memory);
     let steps = settings.steps_per_sample;
@@ -242,21 +268,17 @@ pub fn build<T: Real>(
                 WindowSlkl::<T>::new(settings.window, dim, settings.centers, params.check()?, steps, settings.scale)?;
             Box::new(if settings.renew { slkl } else { slkl.without_renewal() })
         }
-        StreamLearner::Rsvm => {
-            let rsvm = RsvmSettings {
-                kernel: kernel(settings, dim)?,
-                centres: settings.centers,
-                delta: T::from_f64(settings.delta),
-                window: settings.window,
-                params: svm_params(settings)?,
-                steps,
-                seed: settings.seed,
-                scale: settings.scale,
-                memory: decay,
-                renew: settings.renew,
-            };
-            Box::new(WindowRsvm::new(rsvm, dim)?.with_classes(settings.classes))
+        StreamLearner::Rsvm if settings.races_widths() => {
+            let mut candidates: Vec<(f64, Box<dyn OnlineLearner + Send + Sync>)> = Vec::new();
+            for multiple in RACED_WIDTHS {
+                let gamma = multiple * settings.gamma(dim)?;
+                let kernel = KernelSettings { gamma: Some(Setting::Value(gamma)), ..settings.kernel };
+                candidates.push((gamma, rsvm::<T>(&StreamSettings { kernel, ..*settings }, dim, decay)?));
+            }
+            let trial = u64::try_from(settings.window.saturating_mul(RACE_WINDOWS)).unwrap_or(u64::MAX);
+            Box::new(Race::new("gamma", candidates, trial)?)
         }
+        StreamLearner::Rsvm => rsvm::<T>(settings, dim, decay)?,
         StreamLearner::Novelty => {
             let novelty = NoveltySettings {
                 kernel: kernel(settings, dim)?,
@@ -272,6 +294,27 @@ pub fn build<T: Real>(
         }
     };
     Ok(learner)
+}
+
+/// rsvm of `settings` (its width given or `1/d`), with the SVMs' memory `decay`.
+fn rsvm<T: Real>(
+    settings: &StreamSettings,
+    dim: usize,
+    decay: Option<T>,
+) -> Result<Box<dyn OnlineLearner + Send + Sync>, BuildFailure> {
+    let rsvm = RsvmSettings {
+        kernel: kernel(settings, dim)?,
+        centres: settings.centers,
+        delta: T::from_f64(settings.delta),
+        window: settings.window,
+        params: svm_params(settings)?,
+        steps: settings.steps_per_sample,
+        seed: settings.seed,
+        scale: settings.scale,
+        memory: decay,
+        renew: settings.renew,
+    };
+    Ok(Box::new(WindowRsvm::new(rsvm, dim)?.with_classes(settings.classes)))
 }
 
 fn svm_params<T: Real>(settings: &StreamSettings) -> Result<dcd::ValidParams<T>, BuildFailure> {

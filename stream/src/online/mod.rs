@@ -75,6 +75,7 @@ mod input;
 mod level;
 mod novelty;
 mod ovr;
+mod race;
 mod rsvm;
 mod slkl;
 mod svm;
@@ -173,6 +174,11 @@ pub trait OnlineLearner: Steps {
     }
     /// What the learner holds now: its window's samples and its model's centres.
     fn size(&self) -> LearnerSize;
+    /// The settings the learner chose itself, by name (a race's leading value: rsvm's
+    /// `gamma` when `--gamma` was not given); empty for the others.
+    fn chosen(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
     /// The model file bytes of the current model.
     ///
     /// # Errors

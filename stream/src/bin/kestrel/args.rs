@@ -310,7 +310,9 @@ pub struct KernelArgs {
     /// Default: `train` auto, the width of highest centred kernel-target alignment on a
     /// sample (searched around the median heuristic); `stream` 1/d for d features
     /// (features of unit variance, as the stream's standardisation makes them, are then
-    /// at a typical squared distance of 2d: scikit-learn's `gamma="scale"`).
+    /// at a typical squared distance of 2d: scikit-learn's `gamma="scale"`), except rsvm's
+    /// RBF width, raced: 1/d, 1/(4d) and 4/d learn side by side through the first window,
+    /// and the one that predicted best goes on alone.
     #[arg(long, value_parser = auto_positive)]
     pub gamma: Option<Setting>,
     /// Polynomial degree.

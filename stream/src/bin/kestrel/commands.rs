@@ -7,12 +7,13 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
+use kestrel_stream::batch::fit::{KernelSettings, Setting};
 use kestrel_stream::class_names::ClassNames;
 use kestrel_stream::dataset::{self, Dataset, HostScaler, OnError};
 use kestrel_stream::detection::Detections;
 use kestrel_stream::file::OutputFile;
 use kestrel_stream::model::{self, Predictor, scalar_name};
-use kestrel_stream::online::{WindowNovelty, WindowRsvm, WindowSlkl, WindowSvm};
+use kestrel_stream::online::build::{RACED_WIDTHS, StreamSettings};
 use kestrel_stream::score::Tally;
 use kestrel_stream::source::{self, Format, LabelColumn, ReadError, Record, RecordReader};
 use serde_json::{Map, Value, json};
@@ -491,22 +492,20 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
     let index_bytes = if host { size_of::<usize>() } else { 4 };
     let centers = args.centers.unwrap_or(args.learner.stream().default_centers());
     let bytes_for = |window: usize| -> usize {
-        let scale = !args.no_scale;
-        let footprint = match args.learner {
-            Learner::Svm => WindowSvm::<T>::footprint(window, args.dim, scale, args.classes, args.memory > 0),
-            Learner::Slkl => WindowSlkl::<T>::footprint(window, args.dim, centers, scale),
-            Learner::Rsvm => WindowRsvm::<T>::footprint(
-                window,
-                args.dim,
-                centers,
-                scale,
-                args.classes,
-                args.memory > 0,
-                !args.no_renew,
-            ),
-            Learner::Novelty => WindowNovelty::<T>::footprint(window, args.dim, centers, args.warmup, scale),
+        // A device runs one width; `kestrel stream` without --gamma races rsvm's widths.
+        let gamma = (!host).then_some(Setting::Value(1.0));
+        let settings = StreamSettings {
+            window,
+            centers,
+            kernel: KernelSettings { gamma, ..KernelSettings::default() },
+            warmup: args.warmup,
+            scale: !args.no_scale,
+            renew: !args.no_renew,
+            memory: args.memory,
+            classes: args.classes,
+            ..StreamSettings::new(args.learner.stream())
         };
-        footprint.bytes::<T>(index_bytes, host)
+        settings.footprint::<T>(args.dim).bytes::<T>(index_bytes, host)
     };
     let (key, value) = match args.fit {
         None => ("bytes", bytes_for(args.window.unwrap_or(args.learner.stream().default_window()))),
@@ -570,6 +569,12 @@ fn budget_counted<T: Real>(args: &BudgetArgs, centers: usize) -> String {
     }
     if learner == Learner::Rsvm && !args.no_renew {
         parts.push("room to renew centres".to_string());
+    }
+    if learner == Learner::Rsvm && args.target == TargetArg::Host {
+        let widths = RACED_WIDTHS.len();
+        parts.push(format!(
+            "{widths} widths raced through the first window (stream without --gamma; one is 1/{widths})"
+        ));
     }
     if !args.no_scale {
         parts.push("the scaler".to_string());

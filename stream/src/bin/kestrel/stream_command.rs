@@ -318,7 +318,15 @@ impl Session<'_> {
             return Value::Object(summary);
         }
         if self.learner.is_classifier() {
-            json!({"n": n, "accuracy": self.metrics.accuracy(), "skipped": skipped, "samples_per_sec": rate})
+            let mut summary =
+                json!({"n": n, "accuracy": self.metrics.accuracy(), "skipped": skipped, "samples_per_sec": rate});
+            // What the learner chose itself (rsvm's raced width).
+            let chosen: serde_json::Map<String, Value> =
+                self.learner.chosen().into_iter().map(|(name, value)| (name.to_string(), json!(value))).collect();
+            if let (false, Some(fields)) = (chosen.is_empty(), summary.as_object_mut()) {
+                fields.insert("chosen".into(), Value::Object(chosen));
+            }
+            summary
         } else {
             let mut summary = json!({"n": n, "mse": self.metrics.mse(), "skipped": skipped, "samples_per_sec": rate});
             // What a saved model would have scored, when the predictions were not always its.
