@@ -59,9 +59,16 @@ impl Report {
 
     /// Adds the final figures: the fields of the JSON `summary` a command prints.
     pub fn summary(&mut self, summary: &serde_json::Value) -> &mut Self {
+        // A field that holds fields (what `chosen` holds) reads as one field each.
+        let text = |key: &str, value: &serde_json::Value| match value {
+            serde_json::Value::Object(inner) => {
+                inner.iter().map(|(name, value)| format!("{key} {name} {value}")).collect::<Vec<_>>().join(", ")
+            }
+            value => format!("{key} {value}"),
+        };
         let text = match summary {
             serde_json::Value::Object(fields) => {
-                fields.iter().map(|(key, value)| format!("{key} {value}")).collect::<Vec<_>>().join(", ")
+                fields.iter().map(|(key, value)| text(key, value)).collect::<Vec<_>>().join(", ")
             }
             other => other.to_string(),
         };
