@@ -148,7 +148,9 @@ impl Steps for Race {
     fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
         // All or none: the candidates differ only in the raced setting, so a sample one
         // rejects (a label past the classes, a row the scaler refuses) they all reject,
-        // the first before any has learned it.
+        // the first before any has learned it. (Memory for a new class that one could
+        // allocate and a later one not would leave them having learned different samples:
+        // the race would go on, its comparison no longer like for like.)
         for (_, candidate) in &mut self.candidates {
             candidate.learn_loaded(label)?;
         }
