@@ -522,9 +522,15 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
                     Learner::Rsvm => "--centers or --classes",
                     Learner::Slkl | Learner::Novelty => "--centers",
                 };
+                let raced = match (args.learner, host) {
+                    (Learner::Rsvm, true) => {
+                        "; it counts the three widths a stream without --gamma races, a given width a third"
+                    }
+                    _ => "",
+                };
                 bail!(
                     "no window fits --fit {budget} bytes: a window of one sample already takes {} bytes (fewer \
-                     {fewer} need less)",
+                     {fewer} need less{raced})",
                     bytes_for(1)
                 );
             }
