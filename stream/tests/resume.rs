@@ -60,6 +60,14 @@ fn flags(learner: &str, scalar: &str, input: &str) -> Vec<String> {
     flags.into_iter().map(String::from).collect()
 }
 
+/// `flags` without `flag` and its value.
+fn without(mut flags: Vec<String>, flag: &str) -> Vec<String> {
+    if let Some(at) = flags.iter().position(|f| f == flag) {
+        flags.drain(at..at + 2);
+    }
+    flags
+}
+
 /// `flags` with more flags appended, or their values replaced where already present.
 fn with(mut flags: Vec<String>, more: &[&str]) -> Vec<String> {
     let mut more = more.iter().map(|s| s.to_string()).peekable();
@@ -115,10 +123,15 @@ fn wait_for_checkpoint(path: &Path, rows: u64) {
 /// summary as an uninterrupted run — with or without checkpoints, which do not change
 /// what is learned.
 fn killed_and_resumed_run_matches_uninterrupted(learner: &str, scalar: &str) {
-    let dir = Scratch::new("resume", &format!("{learner}-{scalar}"));
+    resumed_run_matches(&format!("{learner}-{scalar}"), learner, flags(learner, scalar, "-"));
+}
+
+/// As [`killed_and_resumed_run_matches_uninterrupted`], for `learner` run with `base`'s
+/// flags (`name` names its scratch directory); the summary both runs printed.
+fn resumed_run_matches(name: &str, learner: &str, base: Vec<String>) -> serde_json::Value {
+    let dir = Scratch::new("resume", name);
     let rows = stream(learner);
     let all = rows.concat();
-    let base = flags(learner, scalar, "-");
     let every = EVERY.to_string();
     let (reference, plain, reference_checkpoint) =
         (dir.path("reference.model"), dir.path("plain.model"), dir.path("reference.ckpt"));
@@ -176,6 +189,7 @@ fn killed_and_resumed_run_matches_uninterrupted(learner: &str, scalar: &str) {
     let lines = std::fs::read_to_string(&run_rows).unwrap();
     assert_eq!(lines, std::fs::read_to_string(&reference_rows).unwrap(), "resumed --output differs");
     assert_eq!(lines.lines().count(), ROWS - BAD.len());
+    expected
 }
 
 #[test]
@@ -216,6 +230,16 @@ fn sigkill_and_resume_rsvm_f64() {
 #[test]
 fn sigkill_and_resume_rsvm_f32() {
     killed_and_resumed_run_matches_uninterrupted("rsvm", "f32");
+}
+
+/// rsvm without `--gamma` races three widths through its first window, here 700 arrivals:
+/// the checkpoint at 600 rows holds the three learners mid-race, and the resumed run keeps
+/// the width the uninterrupted run keeps, with the same model.
+#[test]
+fn sigkill_and_resume_rsvm_mid_race() {
+    let base = with(without(flags("rsvm", "f64", "-"), "--gamma"), &["--window", "700"]);
+    let summary = resumed_run_matches("rsvm-race", "rsvm", base);
+    assert!([0.5, 0.125, 2.0].contains(&summary["chosen"]["gamma"].as_f64().unwrap_or(0.0)), "{summary}");
 }
 
 /// A file is resumed exactly: a run over the first 700 rows writes its final checkpoint
