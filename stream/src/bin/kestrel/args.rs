@@ -640,7 +640,8 @@ pub struct StreamArgs {
     pub centers: Option<usize>,
     /// The most coordinate steps after each arrival: the learner steps until its stopping
     /// rule holds on the window (svm, rsvm: a pass whose projected gradients spread by at
-    /// most --eps, LIBLINEAR's rule; slkl: its relative-decrease rule) or this many.
+    /// most 0.1, LIBLINEAR's rule at its default tolerance; slkl: its relative-decrease
+    /// rule) or this many.
     #[arg(long, default_value_t = 300, value_parser = count(1, MAX_STEPS))]
     pub steps_per_sample: usize,
     #[command(flatten)]
