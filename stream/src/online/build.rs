@@ -178,17 +178,24 @@ impl StreamSettings {
         Setting::value_or(self.svm.c, 1.0, "--c").map_err(BuildFailure::Auto)
     }
 
-    /// The learner's memory for `dim` features.
+    /// The learner's memory for `dim` features: [`learner_footprint`](Self::learner_footprint)
+    /// once, or once per raced width.
     pub fn footprint<T: Real>(&self, dim: usize) -> Footprint {
+        let one = self.learner_footprint::<T>(dim);
+        let candidates = if self.races_widths() { RACED_WIDTHS.len() } else { 1 };
+        (1..candidates).fold(one, |sum, _| sum.plus(one))
+    }
+
+    /// The memory of one learner of these settings for `dim` features (what a device,
+    /// which runs one width, holds).
+    pub fn learner_footprint<T: Real>(&self, dim: usize) -> Footprint {
         let (remembering, scale) = (self.memory > 0, self.scale);
         match self.learner {
             StreamLearner::Svm => WindowSvm::<T>::footprint(self.window, dim, scale, self.classes, remembering),
             StreamLearner::Slkl => WindowSlkl::<T>::footprint(self.window, dim, self.centers, scale),
             StreamLearner::Rsvm => {
                 let (window, centers, classes) = (self.window, self.centers, self.classes);
-                let one = WindowRsvm::<T>::footprint(window, dim, centers, scale, classes, remembering, self.renew);
-                let candidates = if self.races_widths() { RACED_WIDTHS.len() } else { 1 };
-                (1..candidates).fold(one, |sum, _| sum.plus(one))
+                WindowRsvm::<T>::footprint(window, dim, centers, scale, classes, remembering, self.renew)
             }
             StreamLearner::Novelty => WindowNovelty::<T>::footprint(self.window, dim, self.centers, self.warmup, scale),
         }

@@ -351,19 +351,24 @@ impl<R: Read> Read for LineCounter<R> {
     }
 }
 
+/// The field delimiters a CSV header may be written with: a comma, else a tab or a
+/// semicolon ([`delimiter_of`]).
+pub(super) const DELIMITERS: [u8; 3] = [b',', b'\t', b';'];
+
 /// The field delimiter of the header at the start of `start` (its first line, or as much
 /// of it as is there): a comma when the line holds one; else a tab or a semicolon,
 /// whichever it holds more of; else a comma (a header of one column, or a comment line).
 fn delimiter_of(start: &[u8]) -> u8 {
     let line = start.split(|&b| b == b'\n').next().unwrap_or_default();
     let count = |delimiter: u8| line.iter().filter(|&&b| b == delimiter).count();
-    match (count(b','), count(b'\t'), count(b';')) {
-        (0, 0, 0) => b',',
+    let [comma, tab, semicolon] = DELIMITERS;
+    match (count(comma), count(tab), count(semicolon)) {
+        (0, 0, 0) => comma,
         (0, tabs, semicolons) if line.first() != Some(&b'#') => match tabs >= semicolons {
-            true => b'\t',
-            false => b';',
+            true => tab,
+            false => semicolon,
         },
-        _ => b',',
+        _ => comma,
     }
 }
 

@@ -217,12 +217,12 @@ fn from_buffered<R: BufRead + Send + 'static>(
 }
 
 /// LibSVM when a token after the first has the form `index:value`, CSV when the line has
-/// a comma, a tab or a semicolon, LibSVM otherwise (a line holding only a label is valid
-/// LibSVM).
+/// a comma, a tab or a semicolon (the delimiters a CSV header may be written with), LibSVM
+/// otherwise (a line holding only a label is valid LibSVM).
 pub fn detect(first_line: &str) -> Format {
     if first_line.split_ascii_whitespace().skip(1).any(|t| t.contains(':')) {
         Format::LibSvm
-    } else if first_line.contains([',', '\t', ';']) {
+    } else if first_line.bytes().any(|b| self::csv::DELIMITERS.contains(&b)) {
         Format::Csv
     } else {
         Format::LibSvm

@@ -7,7 +7,6 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
-use kestrel_stream::batch::fit::{KernelSettings, Setting};
 use kestrel_stream::class_names::ClassNames;
 use kestrel_stream::dataset::{self, Dataset, HostScaler, OnError};
 use kestrel_stream::detection::Detections;
@@ -491,21 +490,24 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
     let host = args.target == TargetArg::Host;
     let index_bytes = if host { size_of::<usize>() } else { 4 };
     let centers = args.centers.unwrap_or(args.learner.stream().default_centers());
+    let settings = |window: usize| StreamSettings {
+        window,
+        centers,
+        warmup: args.warmup,
+        scale: !args.no_scale,
+        renew: !args.no_renew,
+        memory: args.memory,
+        classes: args.classes,
+        ..StreamSettings::new(args.learner.stream())
+    };
+    // `kestrel stream` without --gamma races rsvm's widths; a device runs one.
+    let raced = host && settings(1).races_widths();
     let bytes_for = |window: usize| -> usize {
-        // A device runs one width; `kestrel stream` without --gamma races rsvm's widths.
-        let gamma = (!host).then_some(Setting::Value(1.0));
-        let settings = StreamSettings {
-            window,
-            centers,
-            kernel: KernelSettings { gamma, ..KernelSettings::default() },
-            warmup: args.warmup,
-            scale: !args.no_scale,
-            renew: !args.no_renew,
-            memory: args.memory,
-            classes: args.classes,
-            ..StreamSettings::new(args.learner.stream())
+        let footprint = match raced {
+            true => settings(window).footprint::<T>(args.dim),
+            false => settings(window).learner_footprint::<T>(args.dim),
         };
-        settings.footprint::<T>(args.dim).bytes::<T>(index_bytes, host)
+        footprint.bytes::<T>(index_bytes, host)
     };
     let (key, value) = match args.fit {
         None => ("bytes", bytes_for(args.window.unwrap_or(args.learner.stream().default_window()))),
@@ -522,11 +524,9 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
                     Learner::Rsvm => "--centers or --classes",
                     Learner::Slkl | Learner::Novelty => "--centers",
                 };
-                let raced = match (args.learner, host) {
-                    (Learner::Rsvm, true) => {
-                        "; it counts the three widths a stream without --gamma races, a given width a third"
-                    }
-                    _ => "",
+                let raced = match raced {
+                    true => "; it counts the three widths a stream without --gamma races, a given width a third",
+                    false => "",
                 };
                 bail!(
                     "no window fits --fit {budget} bytes: a window of one sample already takes {} bytes (fewer \
@@ -544,14 +544,14 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
         )?;
     } else {
         say!("{key}: {value}")?;
-        tell!("kestrel: counted: {}", budget_counted::<T>(args, centers));
+        tell!("kestrel: counted: {}", budget_counted::<T>(args, centers, raced));
     }
     Ok(())
 }
 
 /// What `kestrel budget` counted, in words: the learner's settings, as `args` and the
-/// stream's defaults give them, and where it runs.
-fn budget_counted<T: Real>(args: &BudgetArgs, centers: usize) -> String {
+/// stream's defaults give them (`raced`: rsvm's widths raced), and where it runs.
+fn budget_counted<T: Real>(args: &BudgetArgs, centers: usize, raced: bool) -> String {
     let learner = args.learner;
     let mut parts = vec![format!("{} on {} features", format!("{learner:?}").to_lowercase(), args.dim)];
     parts.push(match (args.fit, args.window) {
@@ -576,7 +576,7 @@ fn budget_counted<T: Real>(args: &BudgetArgs, centers: usize) -> String {
     if learner == Learner::Rsvm && !args.no_renew {
         parts.push("room to renew centres".to_string());
     }
-    if learner == Learner::Rsvm && args.target == TargetArg::Host {
+    if raced {
         let widths = RACED_WIDTHS.len();
         parts.push(format!(
             "{widths} widths raced through the first window (stream without --gamma; one is 1/{widths})"
