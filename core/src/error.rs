@@ -26,7 +26,8 @@ pub enum Error {
         /// The length given.
         got: usize,
     },
-    /// An input contained NaN or ±∞.
+    /// An input contained NaN or ±∞, or values so large that a computation on them
+    /// (a squared norm, a kernel value) overflowed.
     NonFinite,
     /// A matrix is not (numerically) positive definite: the Schur complement at `pivot`
     /// is not larger than the rounding error of its diagonal.
@@ -89,7 +90,7 @@ impl fmt::Display for Error {
             Error::DimensionMismatch { expected, got } => {
                 write!(f, "dimension mismatch: expected {expected}, got {got}")
             }
-            Error::NonFinite => f.write_str("input contains NaN or infinity"),
+            Error::NonFinite => f.write_str("input contains NaN or infinity, or values large enough to overflow"),
             Error::NotPositiveDefinite { pivot } => {
                 write!(f, "matrix is not positive definite (pivot {pivot})")
             }

@@ -170,8 +170,8 @@ class _Online:
     @property
     def chosen_(self):
         """The settings the learner chose itself, by name: for :class:`StreamingRSVM`
-        without ``gamma``, the width leading its race (``kestrel stream``'s ``chosen``);
-        empty for the others.
+        without ``gamma`` the width leading its race, for :class:`WindowSVM` without ``C``
+        the cost (``kestrel stream``'s ``chosen``); empty for the others.
 
         Examples
         --------
@@ -262,7 +262,9 @@ class WindowSVM(_OnlineClassifier):
     window : int, default=256
     steps_per_sample : int, default=300
         The most coordinate steps after each sample.
-    C : float, default=1.0
+    C : float or None, default=None
+        The cost. None races 1, 0.1 and 0.01 through the first window and goes on with the
+        one that predicted best (``chosen_`` names it), as ``kestrel stream`` does.
     loss : {"squared_hinge", "hinge"}, default="squared_hinge"
     bias : float, default=1.0
     memory : int or None, default=None
@@ -277,7 +279,7 @@ class WindowSVM(_OnlineClassifier):
 
     _learner = "svm"
 
-    def __init__(self, window=256, steps_per_sample=300, C=1.0, loss="squared_hinge", bias=1.0, memory=None,
+    def __init__(self, window=256, steps_per_sample=300, C=None, loss="squared_hinge", bias=1.0, memory=None,
                  classes=None, scale=True, seed=1, scalar="f64"):
         self.window, self.steps_per_sample, self.C, self.loss, self.bias = window, steps_per_sample, C, loss, bias
         self.memory, self.classes, self.scale, self.seed, self.scalar = memory, classes, scale, seed, scalar

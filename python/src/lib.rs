@@ -667,8 +667,8 @@ impl Stream {
         self.learner.is_classifier()
     }
 
-    /// The settings the learner chose itself, by name (rsvm's raced width; the summary's
-    /// `chosen` in `kestrel stream`).
+    /// The settings the learner chose itself, by name (rsvm's raced width, svm's raced
+    /// cost; the summary's `chosen` in `kestrel stream`).
     fn chosen<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let dict = PyDict::new(py);
         for (name, value) in self.learner.chosen() {

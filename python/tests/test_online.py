@@ -63,12 +63,16 @@ def test_the_model_is_the_one_kestrel_stream_learns(tmp_path, learner, flag):
     )
     ours = learner().partial_fit(X, y)
     assert ours.to_bytes() == out.read_bytes()
-    # rsvm races its widths (1/d, 1/(4d), 4/d for these 9 features); both name the one kept.
+    # rsvm races its widths (1/d, 1/(4d), 4/d for these 9 features), svm its costs; both
+    # name the one kept.
     summary = json.loads(run.stdout.splitlines()[-1])
-    assert ours.chosen_ == summary.get("chosen", {})
+    assert ours.chosen_ == summary["chosen"]
     if flag == "rsvm":
         assert ours.chosen_["gamma"] in (1 / 9, 1 / 36, 4 / 9)
         assert learner(gamma=0.5).partial_fit(X, y).chosen_ == {}
+    else:
+        assert ours.chosen_["c"] in (1.0, 0.1, 0.01)
+        assert learner(C=1.0).partial_fit(X, y).chosen_ == {}
 
 
 def test_state_saved_and_restored_continues_exactly():

@@ -647,8 +647,13 @@ fn budget_reports_and_fits() {
         "--json",
     ]);
     assert_eq!(json(&remembering)["bytes"].as_u64(), Some(((1000 * (16 + 3) + 2 * (16 + 1)) * 4) as u64));
-    let bytes = json(&kestrel(&svm))["bytes"].as_u64().unwrap();
+    let bytes = json(&kestrel(&[&svm[..], &["--no-race"]].concat()))["bytes"].as_u64().unwrap();
     assert_eq!(bytes, ((1000 * (16 + 3) + 16 + 1 + 4 * 16 + 2 * 16 + 4 * 16) * 4) as u64);
+    // Without --c a stream races three costs through its first window: the host holds
+    // three learners, which the count says.
+    assert_eq!(json(&kestrel(&svm))["bytes"].as_u64(), Some(3 * bytes));
+    let o = kestrel(&[&svm[..3], &["--dim", "16", "--scalar", "f32", "--classes", "2"]].concat());
+    assert!(stderr(&o).contains("3 costs raced through the first window (stream without --c"), "{}", stderr(&o));
     let o = kestrel(&[
         "budget",
         "--learner",
@@ -661,6 +666,7 @@ fn budget_reports_and_fits() {
         "2",
         "--memory",
         "0",
+        "--no-race",
         "--fit",
         &bytes.to_string(),
         "--json",
@@ -1796,6 +1802,35 @@ fn stream_rsvm_races_its_widths_unless_given_one() {
     let o = kestrel(&["stream", "--learner", "rsvm", "--input", rings, "--json", "--gamma", "0.5"]);
     let summary: serde_json::Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
     assert!(summary.get("chosen").is_none() && summary["n"] == 1200, "{summary}");
+}
+
+/// svm without `--c` races the costs 1, 0.1 and 0.01 through its first window: on a linear
+/// stream with a quarter of its labels flipped a smaller cost predicts better and goes on,
+/// named in `chosen`, and the model it writes is the one `--c` with that cost learns alone.
+#[test]
+fn stream_svm_races_its_costs_unless_given_one() {
+    let dir = scratch("race-costs");
+    let mut text = String::from("a,b,label\n");
+    for i in 0..1500u64 {
+        let (a, b) = ((i * 7919 % 1000) as f64 / 500.0 - 1.0, (i * 104_729 % 997) as f64 / 498.5 - 1.0);
+        let flipped = (i * 2_654_435_761) % 97 < 24;
+        text.push_str(&format!("{a:.4},{b:.4},{}\n", u8::from((a + b > 0.0) != flipped)));
+    }
+    let data = dir.join("noisy.csv");
+    std::fs::write(&data, text).unwrap();
+    let (data, raced_model, alone_model) = (data.to_str().unwrap(), dir.join("raced.kst"), dir.join("alone.kst"));
+    let run = |extra: &[&str], model: &Path| {
+        let base = ["stream", "--learner", "svm", "--input", data, "--json", "--out", model.to_str().unwrap()];
+        let o = kestrel(&[&base[..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(stdout(&o).lines().last().unwrap()).unwrap()
+    };
+    let summary = run(&[], &raced_model);
+    let c = summary["chosen"]["c"].as_f64().unwrap_or_else(|| panic!("{summary}"));
+    assert!([0.1, 0.01].contains(&c), "{summary}");
+    let alone = run(&["--c", &c.to_string()], &alone_model);
+    assert!(alone.get("chosen").is_none() && alone["n"] == 1500, "{alone}");
+    assert_eq!(std::fs::read(&raced_model).unwrap(), std::fs::read(&alone_model).unwrap());
 }
 
 /// On fewer rows than the default neighbours, the graph commands take every other row as a

@@ -4,11 +4,11 @@
 //!
 //! A stream cannot resolve `auto` (there is no data set to choose from before the first
 //! row): the width defaults to `1/d` (scikit-learn's `gamma="scale"` for standardised
-//! features), `C` to 1. rsvm's RBF width, unless given, is raced instead: learners of
-//! widths `1/d`, `1/(4d)` and `4/d` run side by side for the first [`RACE_WINDOWS`]
-//! window, and the one that predicted best goes on alone (`online/race.rs`). The
-//! learner's memory ([`Footprint`]) is checked against the budget before anything is
-//! allocated.
+//! features), `C` to 1. Two settings, unless given, are raced instead ([`Raced`]): rsvm's
+//! RBF width (learners of widths `1/d`, `1/(4d)` and `4/d`) and svm's cost (`C` = 1, 0.1
+//! and 0.01) — the candidates run side by side for the first [`RACE_WINDOWS`] window,
+//! and the one that predicted best goes on alone (`online/race.rs`). The learner's memory
+//! ([`Footprint`]) is checked against the budget before anything is allocated.
 
 use kestrel_core::{Error, Kernel, Real, dcd, slkl};
 
@@ -52,9 +52,49 @@ pub const DEFAULT_NOVELTY_CENTERS: usize = 16;
 /// is the width without a race and leads until another predicts better. Chosen by
 /// measurement on River's streams (BENCHMARKS.md, issue 11).
 pub const RACED_WIDTHS: [f64; 3] = [1.0, 0.25, 4.0];
-/// The windows of arrivals rsvm's race of widths lasts: one, its warm-up. On eight of
-/// River's streams the leader after one window was the leader after two.
+/// svm's costs `C` raced when `--c` is not given: the first is the cost without a race and
+/// leads until another predicts better. Chosen by measurement on River's streams
+/// (BENCHMARKS.md, issue 11): a smaller `C` regularises more, which a noisy stream needs
+/// (Phishing and Hyperplane stream best at 0.01), and 10 streamed best on none.
+pub const RACED_COSTS: [f64; 3] = [1.0, 0.1, 0.01];
+/// The windows of arrivals a race lasts: one (rsvm's warm-up). On eight of River's streams
+/// the leader of rsvm's widths after one window was the leader after two.
 pub const RACE_WINDOWS: usize = 1;
+
+/// A setting a stream races when it is not given (module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Raced {
+    /// rsvm's RBF widths, [`RACED_WIDTHS`] times `1/d`.
+    Widths,
+    /// svm's costs, [`RACED_COSTS`].
+    Costs,
+}
+
+impl Raced {
+    /// The candidates' values for `dim` features, the first the setting without a race.
+    pub fn values(self, dim: usize) -> [f64; 3] {
+        match self {
+            Raced::Widths => RACED_WIDTHS.map(|multiple| multiple * (1.0 / dim.max(1) as f64)),
+            Raced::Costs => RACED_COSTS,
+        }
+    }
+
+    /// The setting's name, as the summary's `chosen` gives it.
+    pub fn setting(self) -> &'static str {
+        match self {
+            Raced::Widths => "gamma",
+            Raced::Costs => "c",
+        }
+    }
+
+    /// What is raced and the flag that learns one value instead, in words.
+    pub fn described(self) -> &'static str {
+        match self {
+            Raced::Widths => "its widths (--gamma learns one)",
+            Raced::Costs => "its costs (--c learns one)",
+        }
+    }
+}
 
 /// The windowed learners.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,7 +170,8 @@ pub struct StreamSettings {
 impl StreamSettings {
     /// `learner` with `kestrel stream`'s defaults: window 256 and 32 centres (novelty: 48 and
     /// 16), at most 300 steps per sample, the RBF kernel of width `1/d` (rsvm: the widths
-    /// [`RACED_WIDTHS`] raced), ν = 0.01, C = 1 with the squared hinge and bias 1, δ = 0.1
+    /// [`RACED_WIDTHS`] raced), ν = 0.01, C = 1 (svm: the costs [`RACED_COSTS`] raced) with
+    /// the squared hinge and bias 1, δ = 0.1
     /// (rsvm) or 0.3 (novelty), standardised features, renewal on, a memory of 2000
     /// arrivals, up to 16 classes, seed 1; novelty: the 0.99 quantile after a warm-up of
     /// 256 samples, learning the samples it does not flag.
@@ -164,10 +205,16 @@ impl StreamSettings {
         Setting::value_or(self.kernel.gamma, 1.0 / dim.max(1) as f64, "--gamma").map_err(BuildFailure::Auto)
     }
 
-    /// `true` when the learner races its kernel widths: rsvm with the RBF kernel and no
-    /// `--gamma`.
-    pub fn races_widths(&self) -> bool {
-        self.learner == StreamLearner::Rsvm && self.kernel.kind == KernelChoice::Rbf && self.kernel.gamma.is_none()
+    /// What the learner races: rsvm with the RBF kernel and no `--gamma` its widths, svm
+    /// without `--c` its costs; `None` for a learner that learns alone.
+    pub fn raced(&self) -> Option<Raced> {
+        match self.learner {
+            StreamLearner::Rsvm if self.kernel.kind == KernelChoice::Rbf && self.kernel.gamma.is_none() => {
+                Some(Raced::Widths)
+            }
+            StreamLearner::Svm if self.svm.c.is_none() => Some(Raced::Costs),
+            _ => None,
+        }
     }
 
     /// The cost: the setting, or 1.
@@ -179,15 +226,15 @@ impl StreamSettings {
     }
 
     /// The learner's memory for `dim` features: [`learner_footprint`](Self::learner_footprint)
-    /// once, or once per raced width.
+    /// once, or once per raced candidate.
     pub fn footprint<T: Real>(&self, dim: usize) -> Footprint {
         let one = self.learner_footprint::<T>(dim);
-        let candidates = if self.races_widths() { RACED_WIDTHS.len() } else { 1 };
+        let candidates = self.raced().map_or(1, |raced| raced.values(dim).len());
         (1..candidates).fold(one, |sum, _| sum.plus(one))
     }
 
     /// The memory of one learner of these settings for `dim` features (what a device,
-    /// which runs one width, holds).
+    /// which runs one learner, holds).
     pub fn learner_footprint<T: Real>(&self, dim: usize) -> Footprint {
         let (remembering, scale) = (self.memory > 0, self.scale);
         match self.learner {
@@ -212,7 +259,7 @@ pub enum BuildFailure {
     #[error(
         "the learner needs {bytes} bytes{}{}, over --budget {budget}",
         classes_note(*.classes),
-        if *.raced { ", racing its widths (--gamma learns one)" } else { "" }
+        .raced.map_or(String::new(), |raced| format!(", racing {}", raced.described()))
     )]
     OverBudget {
         /// Bytes the learner needs.
@@ -221,8 +268,8 @@ pub enum BuildFailure {
         budget: usize,
         /// The most classes, for the classifiers.
         classes: Option<usize>,
-        /// The learner races its kernel widths (rsvm without `--gamma`).
-        raced: bool,
+        /// What the learner races, if anything.
+        raced: Option<Raced>,
     },
     /// The learner refused its configuration.
     #[error(transparent)]
@@ -251,8 +298,35 @@ pub fn build<T: Real>(
     let bytes = settings.footprint::<T>(dim).bytes::<T>(size_of::<usize>(), true);
     if let Some(budget) = settings.budget.filter(|&budget| bytes > budget) {
         let classes = matches!(settings.learner, StreamLearner::Svm | StreamLearner::Rsvm).then_some(settings.classes);
-        return Err(BuildFailure::OverBudget { bytes, budget, classes, raced: settings.races_widths() });
+        return Err(BuildFailure::OverBudget { bytes, budget, classes, raced: settings.raced() });
     }
+    match settings.raced() {
+        Some(raced) => race::<T>(settings, raced, dim),
+        None => alone::<T>(settings, dim),
+    }
+}
+
+/// The race of `raced`'s candidates, each the learner of `settings` with that value given.
+fn race<T: Real>(
+    settings: &StreamSettings,
+    raced: Raced,
+    dim: usize,
+) -> Result<Box<dyn OnlineLearner + Send + Sync>, BuildFailure> {
+    let mut candidates: Vec<(f64, Box<dyn OnlineLearner + Send + Sync>)> = Vec::new();
+    for value in raced.values(dim) {
+        let given = Some(Setting::Value(value));
+        let candidate = match raced {
+            Raced::Widths => StreamSettings { kernel: KernelSettings { gamma: given, ..settings.kernel }, ..*settings },
+            Raced::Costs => StreamSettings { svm: SvmSettings { c: given, ..settings.svm }, ..*settings },
+        };
+        candidates.push((value, alone::<T>(&candidate, dim)?));
+    }
+    let trial = u64::try_from(settings.window.saturating_mul(RACE_WINDOWS)).unwrap_or(u64::MAX);
+    Ok(Box::new(Race::new(raced.setting(), candidates, trial)?))
+}
+
+/// The one learner of `settings` (a raced setting is taken at its first value).
+fn alone<T: Real>(settings: &StreamSettings, dim: usize) -> Result<Box<dyn OnlineLearner + Send + Sync>, BuildFailure> {
     let decay = dcd::decay_over::<T>(settings.memory);
     let steps = settings.steps_per_sample;
     let learner: Box<dyn OnlineLearner + Send + Sync> = match settings.learner {
@@ -274,16 +348,6 @@ pub fn build<T: Real>(
             let slkl =
                 WindowSlkl::<T>::new(settings.window, dim, settings.centers, params.check()?, steps, settings.scale)?;
             Box::new(if settings.renew { slkl } else { slkl.without_renewal() })
-        }
-        StreamLearner::Rsvm if settings.races_widths() => {
-            let mut candidates: Vec<(f64, Box<dyn OnlineLearner + Send + Sync>)> = Vec::new();
-            for multiple in RACED_WIDTHS {
-                let gamma = multiple * settings.gamma(dim)?;
-                let kernel = KernelSettings { gamma: Some(Setting::Value(gamma)), ..settings.kernel };
-                candidates.push((gamma, rsvm::<T>(&StreamSettings { kernel, ..*settings }, dim, decay)?));
-            }
-            let trial = u64::try_from(settings.window.saturating_mul(RACE_WINDOWS)).unwrap_or(u64::MAX);
-            Box::new(Race::new("gamma", candidates, trial)?)
         }
         StreamLearner::Rsvm => rsvm::<T>(settings, dim, decay)?,
         StreamLearner::Novelty => {

@@ -1,6 +1,6 @@
 //! A race of learners that differ in one setting, for a stream that cannot choose it from a
 //! data set beforehand (`kestrel stream --learner rsvm` without `--gamma`: the widths
-//! `1/(4d)`, `1/d` and `4/d`).
+//! `1/d`, `1/(4d)` and `4/d`; `--learner svm` without `--c`: the costs 1, 0.1 and 0.01).
 //!
 //! For the first `T` arrivals (the trial) every candidate predicts and learns every
 //! sample, and each prediction is scored as the stream scores it (prequentially: before
@@ -14,9 +14,10 @@
 //! leave-one-out of `kestrel train` picks `0.003` on Phishing's first 256 rows, which
 //! streams at 0.892 where `1/(4d)` streams at 0.908). The prequential score of the first
 //! window picked the width that streamed best on six of eight streams, and one within 0.7
-//! point of it on the other two (BENCHMARKS.md, issue 11).
+//! point of it on the other two; svm's cost that streamed best (or within 0.2 point of
+//! it) on all eight (BENCHMARKS.md, issue 11).
 //!
-//! **Memory**: the candidates' together during the trial (three rsvm learners), the leader's
+//! **Memory**: the candidates' together during the trial (three learners), the leader's
 //! after; plus a counter and a prediction per candidate.
 
 #![allow(
@@ -36,7 +37,7 @@ const STATE_VERSION: u16 = 1;
 
 /// A learner among candidates, each with the value of the raced setting it was built with.
 pub struct Race {
-    /// The setting's name (`gamma`).
+    /// The setting's name (`gamma`, `c`).
     setting: &'static str,
     /// The candidates still running, each with its value of the setting.
     candidates: Vec<(f64, Box<dyn OnlineLearner + Send + Sync>)>,

@@ -347,7 +347,9 @@ impl KernelArgs {
 #[derive(Args, Clone)]
 pub struct SvmArgs {
     /// SVM cost C (svm, rsvm). Default 1, except `train --learner rsvm`: auto, chosen by
-    /// the leave-one-out error of the least-squares SVM on the same features.
+    /// the leave-one-out error of the least-squares SVM on the same features; and `stream
+    /// --learner svm`: raced, 1, 0.1 and 0.01 learn side by side through the first window,
+    /// and the one that predicted best goes on alone.
     #[arg(long, value_parser = auto_positive)]
     pub c: Option<Setting>,
     /// SVM loss (svm, rsvm; LIBLINEAR -s 3 is hinge, -s 1 squared hinge).
@@ -857,6 +859,10 @@ pub struct BudgetArgs {
     /// for renewing them.
     #[arg(long)]
     pub no_renew: bool,
+    /// Count one learner on the host, as `kestrel stream` runs when the setting it would
+    /// race is given (rsvm: --gamma; svm: --c). A device always runs one.
+    #[arg(long)]
+    pub no_race: bool,
     /// Instead of the bytes, print the largest window that fits this many bytes.
     #[arg(long, value_parser = parse_bytes)]
     pub fit: Option<usize>,

@@ -12,7 +12,7 @@ use kestrel_stream::dataset::{self, Dataset, HostScaler, OnError};
 use kestrel_stream::detection::Detections;
 use kestrel_stream::file::OutputFile;
 use kestrel_stream::model::{self, Predictor, scalar_name};
-use kestrel_stream::online::build::{RACED_WIDTHS, StreamSettings};
+use kestrel_stream::online::build::{RACED_COSTS, RACED_WIDTHS, Raced, StreamSettings};
 use kestrel_stream::score::Tally;
 use kestrel_stream::source::{self, Format, LabelColumn, ReadError, Record, RecordReader};
 use serde_json::{Map, Value, json};
@@ -500,12 +500,13 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
         classes: args.classes,
         ..StreamSettings::new(args.learner.stream())
     };
-    // `kestrel stream` without --gamma races rsvm's widths; a device runs one.
-    let raced = host && settings(1).races_widths();
+    // `kestrel stream` without --gamma races rsvm's widths, without --c svm's costs; a
+    // device runs one learner.
+    let raced = settings(1).raced().filter(|_| host && !args.no_race);
     let bytes_for = |window: usize| -> usize {
         let footprint = match raced {
-            true => settings(window).footprint::<T>(args.dim),
-            false => settings(window).learner_footprint::<T>(args.dim),
+            Some(_) => settings(window).footprint::<T>(args.dim),
+            None => settings(window).learner_footprint::<T>(args.dim),
         };
         footprint.bytes::<T>(index_bytes, host)
     };
@@ -524,10 +525,9 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
                     Learner::Rsvm => "--centers or --classes",
                     Learner::Slkl | Learner::Novelty => "--centers",
                 };
-                let raced = match raced {
-                    true => "; it counts the three widths a stream without --gamma races, a given width a third",
-                    false => "",
-                };
+                let raced = raced.map_or(String::new(), |raced| {
+                    format!("; it counts the three learners of a stream racing {}, --no-race one", raced.described())
+                });
                 bail!(
                     "no window fits --fit {budget} bytes: a window of one sample already takes {} bytes (fewer \
                      {fewer} need less{raced})",
@@ -550,8 +550,8 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
 }
 
 /// What `kestrel budget` counted, in words: the learner's settings, as `args` and the
-/// stream's defaults give them (`raced`: rsvm's widths raced), and where it runs.
-fn budget_counted<T: Real>(args: &BudgetArgs, centers: usize, raced: bool) -> String {
+/// stream's defaults give them (`raced`: what the stream races), and where it runs.
+fn budget_counted<T: Real>(args: &BudgetArgs, centers: usize, raced: Option<Raced>) -> String {
     let learner = args.learner;
     let mut parts = vec![format!("{} on {} features", format!("{learner:?}").to_lowercase(), args.dim)];
     parts.push(match (args.fit, args.window) {
@@ -576,11 +576,16 @@ fn budget_counted<T: Real>(args: &BudgetArgs, centers: usize, raced: bool) -> St
     if learner == Learner::Rsvm && !args.no_renew {
         parts.push("room to renew centres".to_string());
     }
-    if raced {
-        let widths = RACED_WIDTHS.len();
-        parts.push(format!(
-            "{widths} widths raced through the first window (stream without --gamma; one is 1/{widths})"
-        ));
+    match raced {
+        Some(Raced::Widths) => parts.push(format!(
+            "{} widths raced through the first window (stream without --gamma; --no-race counts one)",
+            RACED_WIDTHS.len()
+        )),
+        Some(Raced::Costs) => parts.push(format!(
+            "{} costs raced through the first window (stream without --c; --no-race counts one)",
+            RACED_COSTS.len()
+        )),
+        None => {}
     }
     if !args.no_scale {
         parts.push("the scaler".to_string());

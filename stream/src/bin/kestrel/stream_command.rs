@@ -320,7 +320,7 @@ impl Session<'_> {
         if self.learner.is_classifier() {
             let mut summary =
                 json!({"n": n, "accuracy": self.metrics.accuracy(), "skipped": skipped, "samples_per_sec": rate});
-            // What the learner chose itself (rsvm's raced width).
+            // What the learner chose itself (rsvm's raced width, svm's raced cost).
             let chosen: serde_json::Map<String, Value> =
                 self.learner.chosen().into_iter().map(|(name, value)| (name.to_string(), json!(value))).collect();
             if let (false, Some(fields)) = (chosen.is_empty(), summary.as_object_mut()) {
