@@ -195,7 +195,8 @@ fn from_buffered<R: BufRead + Send + 'static>(
         Format::Auto => detect(&String::from_utf8_lossy(&first)),
         given => given,
     };
-    let fields = first.split(|&b| b == b',').count();
+    let delimiter = self::csv::delimiter_of(&first);
+    let fields = first.split(|&b| b == delimiter).count();
     let replay = Cursor::new(first).chain(input);
     let label_column = options.label_column.as_deref();
     let skips = !options.skip_columns.is_empty();
@@ -326,5 +327,23 @@ mod tests {
         assert_eq!((r.label, r.values.clone()), (1.0, vec![0.5, 1.0]));
         assert!(reader.next_record(&mut r).unwrap());
         assert_eq!((r.label, r.indices.clone()), (-1.0, vec![1]));
+    }
+
+    /// A board printing its readings with tabs (or semicolons) between them, no header:
+    /// the first row sets the delimiter and the number of fields, the label last.
+    #[test]
+    fn serial_rows_separated_by_tabs_or_semicolons() {
+        use std::io::Write;
+        for (rows, delimiter) in [(&b"0.5\t1\t1\n-2\t3.5\t0\n"[..], '\t'), (&b"0.5;1;1\n-2;3.5;0\n"[..], ';')] {
+            let (mut master, slave) = serialport::TTYPort::pair().expect("pseudo-terminal pair");
+            let device = serialport::SerialPort::name(&slave).expect("pty name");
+            master.write_all(rows).unwrap();
+            let mut reader = open(&format!("serial:{device}@9600"), &Options::default()).unwrap();
+            let mut r = Record::default();
+            assert!(reader.next_record(&mut r).unwrap(), "{delimiter:?}");
+            assert_eq!((r.label, r.values.clone()), (1.0, vec![0.5, 1.0]), "{delimiter:?}");
+            assert!(reader.next_record(&mut r).unwrap(), "{delimiter:?}");
+            assert_eq!((r.label, r.values.clone()), (0.0, vec![-2.0, 3.5]), "{delimiter:?}");
+        }
     }
 }
