@@ -457,13 +457,15 @@ impl Parser {
     }
 
     /// A CSV row: `dim` features, then the label unless rows are unlabelled; the
-    /// sequence number's column taken out first. Returns the number of features.
+    /// sequence number's column taken out first. Its fields are separated by commas, or by
+    /// tabs or semicolons when it has no comma. Returns the number of features.
     fn csv(&mut self, row: &str, line: u64, record: &mut Record) -> Result<usize, (usize, ReadErrorKind)> {
         let labels = usize::from(self.label != LabelPlace::Unlabelled);
+        let delimiter = char::from(crate::source::csv_delimiter(row.as_bytes()));
         let without_seq;
         let (row, seq) = match self.seq {
             SeqPlace::Column(column) => {
-                let mut fields: Vec<&str> = row.split(',').collect();
+                let mut fields: Vec<&str> = row.split(delimiter).collect();
                 let got = fields.len();
                 let expected = self.width(got.saturating_sub(labels + 1)) + labels + 1;
                 let Some(at) = column.checked_sub(1).filter(|&at| at < got) else {
@@ -473,12 +475,12 @@ impl Parser {
                 let seq = seq.parse::<u64>().map_err(|_| {
                     (1, ReadErrorKind::Malformed(format!("the sequence number `{seq}` is not a whole number")))
                 })?;
-                without_seq = fields.join(",");
+                without_seq = fields.join(&delimiter.to_string());
                 (without_seq.as_str(), Some(seq))
             }
             SeqPlace::Field(_) => (row, None),
         };
-        let dim = self.width(row.split(',').count().saturating_sub(labels));
+        let dim = self.width(row.split(delimiter).count().saturating_sub(labels));
         let reader = CsvReader::without_header(row.as_bytes(), "", dim.saturating_add(1), self.max_message_bytes);
         let mut reader = match self.label {
             LabelPlace::Unlabelled => reader.without_labels(dim),
@@ -657,6 +659,16 @@ mod tests {
         assert_eq!(e.to_string(), "s/a (message 1):1:1: the message is larger than the limit of 128 bytes");
         let named = parse(Payload::Json, "{\"x\": [1, 0], \"y\": \"cat\"}");
         assert_eq!(named[0].as_ref().unwrap().class_name, "cat");
+    }
+
+    /// A message of tab- or semicolon-separated fields reads as one of commas.
+    #[test]
+    fn csv_messages_separated_by_tabs_or_semicolons() {
+        for message in ["0.5\t-2\t1\n3\t4\t0", "0.5;-2;1\n3;4;0"] {
+            let rows: Vec<Record> = parse(Payload::Auto, message).into_iter().map(Result::unwrap).collect();
+            assert_eq!((rows[0].label, rows[0].values.clone()), (1.0, vec![0.5, -2.0]), "{message:?}");
+            assert_eq!((rows[1].label, rows[1].values.clone()), (0.0, vec![3.0, 4.0]), "{message:?}");
+        }
     }
 
     #[test]

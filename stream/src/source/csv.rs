@@ -363,7 +363,7 @@ pub(super) const DELIMITERS: [u8; 3] = [b',', b'\t', b';'];
 /// (its first line, or as much of it as is there): a comma when the line holds one; else a
 /// tab or a semicolon, whichever it holds more of; else a comma (a header of one column, or
 /// a comment line).
-pub(super) fn delimiter_of(start: &[u8]) -> u8 {
+pub(crate) fn delimiter_of(start: &[u8]) -> u8 {
     let line = start.split(|&b| b == b'\n').next().unwrap_or_default();
     let count = |delimiter: u8| line.iter().filter(|&&b| b == delimiter).count();
     let [comma, tab, semicolon] = DELIMITERS;

@@ -44,6 +44,7 @@ use std::time::Duration;
 use crate::limits::DEFAULT_MAX_LINE_BYTES;
 
 pub use self::background::{Background, Next, Records};
+pub(crate) use self::csv::delimiter_of as csv_delimiter;
 pub use self::csv::{CsvReader, LabelColumn, NO_LABEL};
 pub use self::libsvm::{LibSvmReader, parse_line as parse_libsvm_line};
 pub use self::record::{ReadError, ReadErrorKind, Record};
@@ -195,7 +196,7 @@ fn from_buffered<R: BufRead + Send + 'static>(
         Format::Auto => detect(&String::from_utf8_lossy(&first)),
         given => given,
     };
-    let delimiter = self::csv::delimiter_of(&first);
+    let delimiter = csv_delimiter(&first);
     let fields = first.split(|&b| b == delimiter).count();
     let replay = Cursor::new(first).chain(input);
     let label_column = options.label_column.as_deref();
