@@ -128,6 +128,20 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
         The model's scalar ("f32" for a device).
     seed : int, default=1
         Seed of the split, the reduced sets and the solvers.
+
+    Notes
+    -----
+    The RBF kernel measures distances in the features' own units, and the estimator takes
+    them as they come: for readings in raw units of different scales (a temperature in
+    kelvin beside an acceleration in g), standardise them first with Spark's own stage,
+    whose statistics Spark computes across the executors. The model file then takes
+    standardised rows, outside Spark too (``kestrel train --learner mrrsvm --scale``
+    instead keeps the statistics in the model file).
+
+    >>> from pyspark.ml import Pipeline                                       # doctest: +SKIP
+    >>> from pyspark.ml.feature import StandardScaler                         # doctest: +SKIP
+    >>> scaler = StandardScaler(inputCol="raw", outputCol="features", withMean=True)  # doctest: +SKIP
+    >>> model = Pipeline(stages=[scaler, MapReduceRSVM()]).fit(train_df)      # doctest: +SKIP
     """
 
     @keyword_only

@@ -73,6 +73,38 @@ def test_spark_learns_the_one_machine_model_of_the_same_rows(spark):
     assert np.array_equal(values, kestrel.load(model.modelBytes).predict(X_test))
 
 
+def test_a_pipeline_standardises_raw_units_first(spark):
+    """A noise feature in units a thousand times larger swamps the kernel's distances; Spark's
+    StandardScaler before the estimator, in a Pipeline, puts the features on one scale."""
+    from pyspark.ml import Pipeline
+    from pyspark.ml.feature import StandardScaler
+
+    def rows(n, seed, noise_unit):
+        X, y = waves(n, seed)
+        X[:, 2] *= noise_unit
+        return frame(spark, X, y).withColumnRenamed("features", "raw"), y
+
+    def accuracy(model, test, y_test):
+        predicted = model.transform(test).select("id", "prediction").collect()
+        values = np.empty(len(y_test))
+        values[[row.id for row in predicted]] = [row.prediction for row in predicted]
+        return (values == y_test).mean()
+
+    def scored(noise_unit, stages):
+        (train, _), (test, y_test) = rows(4000, 5, noise_unit), rows(2000, 6, noise_unit)
+        return accuracy(Pipeline(stages=stages).fit(train), test, y_test)
+
+    def estimator(column):
+        return MapReduceRSVM(featuresCol=column, numPartitions=2, nCentres=32, seed=3)
+
+    one_scale = scored(1.0, [estimator("raw")])
+    as_they_come = scored(1000.0, [estimator("raw")])
+    scaler = StandardScaler(inputCol="raw", outputCol="features", withMean=True)
+    standardised = scored(1000.0, [scaler, estimator("features")])
+    assert as_they_come < one_scale - 0.2, (as_they_come, one_scale)
+    assert standardised > one_scale - 0.02, (standardised, one_scale)
+
+
 def test_impossible_splits_are_errors(spark):
     X, y = waves(400, 4)
     with pytest.raises(ValueError, match="401 partitions for 400 rows"):
