@@ -17,6 +17,9 @@
 //!
 //! Cost: `n²` kernel evaluations (two passes over the `n(n+1)/2` pairs), O(n²·(d + t));
 //! memory: the `n` row sums, caller storage. Run it on a sample of a large set.
+//! [`centred_alignment_by`] takes the kernel's values from the caller instead: a search
+//! over the width computes each pair's [`Kernel::pair_statistic`] once and the values at
+//! each width from it ([`Kernel::value_of`]), the same values bit for bit.
 
 use crate::error::check_len;
 use crate::real::{check_finite, finite};
@@ -52,6 +55,39 @@ pub fn centred_alignment<T: Real>(
     outputs: usize,
     row_sums: &mut [T],
 ) -> Result<T, Error> {
+    check_len(row_sums.len().saturating_mul(dim), points.len())?;
+    check_finite(points)?;
+    let row = |i: usize| points.get(i * dim..(i + 1) * dim).unwrap_or_default();
+    centred_alignment_by(targets, outputs, row_sums, |i, j| kernel.eval(row(i), row(j)))
+}
+
+/// [`centred_alignment`] of the kernel whose value for rows `i` and `j ≤ i` is
+/// `kernel_value(i, j)` (called twice per pair), for `n = row_sums.len()` rows with
+/// `targets` (row-major `n × outputs`); `row_sums` is scratch.
+///
+/// # Errors
+/// As [`centred_alignment`], and whatever `kernel_value` returns.
+///
+/// # Examples
+/// ```
+/// use kestrel_core::{Kernel, alignment::{centred_alignment, centred_alignment_by}};
+/// let (points, labels) = ([0.0, 0.1, 5.0, 5.1], [1.0, 1.0, -1.0, -1.0]);
+/// let base = Kernel::rbf(1.0)?;
+/// let distance = |i: usize, j: usize| base.pair_statistic(&points[i..=i], &points[j..=j]);
+/// let mut sums = [0.0; 4];
+/// for gamma in [0.01, 1.0, 100.0] {
+///     let k = Kernel::rbf(gamma)?;
+///     let by_values = centred_alignment_by(&labels, 1, &mut sums, |i, j| Ok(k.value_of(distance(i, j)?)))?;
+///     assert_eq!(by_values, centred_alignment(&k, &points, 1, &labels, 1, &mut sums)?);
+/// }
+/// # Ok::<(), kestrel_core::Error>(())
+/// ```
+pub fn centred_alignment_by<T: Real>(
+    targets: &[T],
+    outputs: usize,
+    row_sums: &mut [T],
+    mut kernel_value: impl FnMut(usize, usize) -> Result<T, Error>,
+) -> Result<T, Error> {
     let n = row_sums.len();
     if n < 2 {
         return Err(Error::InvalidParam { name: "n" });
@@ -59,20 +95,17 @@ pub fn centred_alignment<T: Real>(
     if outputs == 0 {
         return Err(Error::InvalidParam { name: "outputs" });
     }
-    check_len(n.saturating_mul(dim), points.len())?;
     check_len(n.saturating_mul(outputs), targets.len())?;
-    check_finite(points)?;
     check_finite(targets)?;
     let target_norm = centred_gram_norm(targets, n, outputs);
     if target_norm <= T::ZERO {
         return Err(Error::InvalidParam { name: "targets" });
     }
-    let row = |i: usize| points.get(i * dim..(i + 1) * dim).unwrap_or_default();
     let target = |i: usize| targets.get(i * outputs..(i + 1) * outputs).unwrap_or_default();
     row_sums.fill(T::ZERO);
     for i in 0..n {
         for j in 0..=i {
-            let k = kernel.eval(row(i), row(j))?;
+            let k = kernel_value(i, j)?;
             add(row_sums, i, k);
             if j != i {
                 add(row_sums, j, k);
@@ -87,7 +120,7 @@ pub fn centred_alignment<T: Real>(
         let r_i = row_sums.get(i).copied().unwrap_or(T::ZERO);
         for j in 0..=i {
             let r_j = row_sums.get(j).copied().unwrap_or(T::ZERO);
-            let centred = kernel.eval(row(i), row(j))? - (r_i + r_j) * inverse_n + mean;
+            let centred = kernel_value(i, j)? - (r_i + r_j) * inverse_n + mean;
             let similarity = target(i).iter().zip(target(j)).fold(T::ZERO, |acc, (&a, &b)| acc + a * b);
             let weight = if i == j { T::ONE } else { T::ONE + T::ONE };
             inner += weight * centred * similarity;

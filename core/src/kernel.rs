@@ -146,14 +146,50 @@ impl<T: Real> Kernel<T> {
 
     /// `k(a, b)` over the common prefix; callers have checked the lengths.
     pub(crate) fn eval_prefix(&self, a: &[T], b: &[T]) -> T {
+        self.value_of(self.statistic_prefix(a, b))
+    }
+
+    /// What `k(a, b)` depends on besides the kernel's parameters: `‖a − b‖²` (Gaussian),
+    /// `‖a − b‖₁` (Laplacian), `⟨a, b⟩` (polynomial, linear). A search over the width
+    /// computes it once per pair; [`value_of`](Self::value_of) then gives
+    /// [`eval`](Self::eval)'s value, bit for bit, at any width.
+    ///
+    /// # Errors
+    /// `DimensionMismatch` when the lengths differ.
+    ///
+    /// # Examples
+    /// ```
+    /// # use kestrel_core::Kernel;
+    /// let (a, b) = ([0.5, 1.0], [2.0, -1.0]);
+    /// let distance = Kernel::rbf(1.0)?.pair_statistic(&a, &b)?;
+    /// for gamma in [0.1, 1.0, 10.0] {
+    ///     let k = Kernel::rbf(gamma)?;
+    ///     assert_eq!(k.value_of(distance), k.eval(&a, &b)?);
+    /// }
+    /// # Ok::<(), kestrel_core::Error>(())
+    /// ```
+    pub fn pair_statistic(&self, a: &[T], b: &[T]) -> Result<T, Error> {
+        check_len(a.len(), b.len())?;
+        Ok(self.statistic_prefix(a, b))
+    }
+
+    /// [`pair_statistic`](Self::pair_statistic) over the common prefix.
+    #[inline]
+    fn statistic_prefix(&self, a: &[T], b: &[T]) -> T {
         match self.kind {
-            KernelKind::Rbf { gamma } => (-gamma * squared_distance_prefix(a, b)).exp(),
-            KernelKind::Laplacian { gamma } => {
-                let d1 = a.iter().zip(b).fold(T::ZERO, |acc, (&x, &y)| acc + (x - y).abs());
-                (-gamma * d1).exp()
-            }
-            KernelKind::Polynomial { degree, gamma, coef0 } => (gamma * dot_prefix(a, b) + coef0).powi(degree),
-            KernelKind::Linear => dot_prefix(a, b),
+            KernelKind::Rbf { .. } => squared_distance_prefix(a, b),
+            KernelKind::Laplacian { .. } => a.iter().zip(b).fold(T::ZERO, |acc, (&x, &y)| acc + (x - y).abs()),
+            KernelKind::Polynomial { .. } | KernelKind::Linear => dot_prefix(a, b),
+        }
+    }
+
+    /// `k` of a pair whose [`pair_statistic`](Self::pair_statistic) is `statistic`.
+    #[inline]
+    pub fn value_of(&self, statistic: T) -> T {
+        match self.kind {
+            KernelKind::Rbf { gamma } | KernelKind::Laplacian { gamma } => (-gamma * statistic).exp(),
+            KernelKind::Polynomial { degree, gamma, coef0 } => (gamma * statistic + coef0).powi(degree),
+            KernelKind::Linear => statistic,
         }
     }
 
@@ -311,6 +347,17 @@ mod tests {
         assert_eq!(Kernel::linear().eval(&a, &b).unwrap(), 1.0);
         assert_eq!(lap.diagonal(&a), 1.0);
         assert_eq!(poly.diagonal(&a), (0.5f64 * 5.0 + 1.0).powi(3));
+    }
+
+    #[test]
+    fn pair_statistics_by_hand() {
+        let (a, b) = ([1.0f64, 2.0], [3.0, -1.0]);
+        assert_eq!(Kernel::rbf(0.5).unwrap().pair_statistic(&a, &b), Ok(13.0));
+        assert_eq!(Kernel::laplacian(0.5).unwrap().pair_statistic(&a, &b), Ok(5.0));
+        assert_eq!(Kernel::polynomial(2, 0.5, 1.0).unwrap().pair_statistic(&a, &b), Ok(1.0));
+        assert_eq!(Kernel::linear().pair_statistic(&a, &b), Ok(1.0));
+        assert_eq!(Kernel::laplacian(0.5).unwrap().value_of(5.0), (-2.5f64).exp());
+        assert!(Kernel::linear().pair_statistic(&a, &[1.0]).is_err());
     }
 
     #[test]

@@ -5,10 +5,16 @@
 //! the sample (`‖·‖₁` for the Laplacian kernel), the width at which a typical pair has
 //! kernel value `e⁻¹`, and scores `γ₀·2ᵏ` for `k = −6..=6`; the best of those is refined
 //! once by scoring its two quarter-octave neighbours. Cost: 15 alignments of the sample,
-//! `15·s²` kernel evaluations with `s = min(n, `[`SAMPLE`]`)`; memory: the sample (`s·d`), its
-//! targets and `s` row sums.
+//! `s = min(n, `[`SAMPLE`]`)` rows: each pair's distance (the kernel's
+//! [`pair_statistic`](Kernel::pair_statistic), O(d)) once, then each width's `s(s+1)/2`
+//! kernel values from the distances, O(1) each — the values of the kernel evaluations,
+//! bit for bit; memory: the sample (`s·d`), its targets, `s` row sums, and the `s(s+1)/2`
+//! distances and values (2 MB for 500 rows in `f64`). Under a budget without room for
+//! those, each alignment evaluates the kernel afresh, `s²` evaluations of O(d), with the
+//! same result.
 
-use kestrel_core::alignment::centred_alignment;
+use kestrel_core::alignment::{centred_alignment, centred_alignment_by};
+use kestrel_core::linalg::packed_len;
 use kestrel_core::reduced_set::select_random;
 use kestrel_core::{Error, Kernel, KernelKind, Real, Rng};
 
@@ -64,10 +70,29 @@ pub fn by_alignment<T: Real>(
     let s = sample.len() / dim;
     let median = median_gamma(&sample, dim, kernel)?;
     let mut sums = zeroed(s, "the alignment")?;
+    let sample_bytes = data.bytes().saturating_add(Sample::<T>::bytes(s, dim, outputs));
+    // Each pair's distance, and one width's kernel values from them, when the budget has room.
+    let pairs = packed_len(s);
+    let mut cached = match check_budget(sample_bytes.saturating_add(pairs.saturating_mul(2 * size_of::<T>())), budget) {
+        Ok(()) => Some((pair_statistics(&sample, dim, kernel)?, zeroed::<T>(pairs, "the alignment's kernel values")?)),
+        Err(_) => None,
+    };
     let mut scores = Vec::new();
     let mut score = |gamma: f64| -> Result<f64, TrainError> {
         let kernel = with_gamma(kernel, T::from_f64(gamma))?;
-        let alignment = centred_alignment(&kernel, &sample, dim, &targets, outputs, &mut sums)?.to_f64();
+        let alignment = match &mut cached {
+            Some((distances, values)) => {
+                for (value, &distance) in values.iter_mut().zip(distances.iter()) {
+                    *value = kernel.value_of(distance);
+                }
+                let value = |i: usize, j: usize| values.get(packed_len(i) + j).copied();
+                centred_alignment_by(&targets, outputs, &mut sums, |i, j| {
+                    value(i, j).ok_or(Error::IndexOutOfRange { index: i, len: s })
+                })?
+            }
+            None => centred_alignment(&kernel, &sample, dim, &targets, outputs, &mut sums)?,
+        }
+        .to_f64();
         scores.push((gamma, alignment));
         Ok(alignment)
     };
@@ -87,6 +112,23 @@ pub fn by_alignment<T: Real>(
         }
     }
     Ok(GammaChoice { gamma: best.0, alignment: best.1, median, scores })
+}
+
+/// The kernel's [`pair_statistic`](Kernel::pair_statistic) (a distance, or an inner
+/// product) of every pair `j ≤ i` of the `sample`'s rows, packed row after row
+/// (`s(s+1)/2` scalars): what each width's kernel values are computed from.
+fn pair_statistics<T: Real>(sample: &[T], dim: usize, kernel: KernelKind<T>) -> Result<Vec<T>, TrainError> {
+    let s = sample.len() / dim;
+    let kernel = with_gamma(kernel, T::ONE)?;
+    let mut statistics = Vec::new();
+    crate::limits::reserve(&mut statistics, packed_len(s), "the alignment's distances")?;
+    for i in 0..s {
+        let a = row(sample, dim, i)?;
+        for j in 0..=i {
+            statistics.push(kernel.pair_statistic(a, row(sample, dim, j)?)?);
+        }
+    }
+    Ok(statistics)
 }
 
 /// Rows drawn at random for an alignment, with their targets.
@@ -219,7 +261,14 @@ mod tests {
         assert_eq!(Sample::<f64>::bytes(300, 2, 1), needed - data.bytes());
         let refused = by_alignment(&data, rbf, Task::Classification, 1, Some(needed - 1)).unwrap_err();
         assert_eq!(refused, TrainError::OverBudget { needed, budget: needed - 1 });
+        // At that budget there is no room for the pairs' distances and kernel values: each
+        // alignment evaluates the kernel afresh, and every score is the same to the bit.
         assert_eq!(by_alignment(&data, rbf, Task::Classification, 1, Some(needed)).unwrap(), choice);
+        for kind in [KernelKind::Laplacian { gamma: 1.0 }, KernelKind::Polynomial { degree: 2, gamma: 1.0, coef0: 1.0 }]
+        {
+            let cached = by_alignment(&data, kind, Task::Classification, 1, None).unwrap();
+            assert_eq!(by_alignment(&data, kind, Task::Classification, 1, Some(needed)).unwrap(), cached, "{kind:?}");
+        }
         // One row has no distance to compare.
         let one = data.rows_in(&[0]);
         let refused = by_alignment(&one, rbf, Task::Classification, 1, None).unwrap_err();
