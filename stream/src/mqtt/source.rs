@@ -461,11 +461,12 @@ impl Parser {
     /// tabs or semicolons when it has no comma. Returns the number of features.
     fn csv(&mut self, row: &str, line: u64, record: &mut Record) -> Result<usize, (usize, ReadErrorKind)> {
         let labels = usize::from(self.label != LabelPlace::Unlabelled);
-        let delimiter = char::from(crate::source::csv_delimiter(row.as_bytes()));
+        let delimiter = crate::source::csv_delimiter(row.as_bytes());
+        let separator = char::from(delimiter);
         let without_seq;
         let (row, seq) = match self.seq {
             SeqPlace::Column(column) => {
-                let mut fields: Vec<&str> = row.split(delimiter).collect();
+                let mut fields: Vec<&str> = row.split(separator).collect();
                 let got = fields.len();
                 let expected = self.width(got.saturating_sub(labels + 1)) + labels + 1;
                 let Some(at) = column.checked_sub(1).filter(|&at| at < got) else {
@@ -475,13 +476,14 @@ impl Parser {
                 let seq = seq.parse::<u64>().map_err(|_| {
                     (1, ReadErrorKind::Malformed(format!("the sequence number `{seq}` is not a whole number")))
                 })?;
-                without_seq = fields.join(&delimiter.to_string());
+                without_seq = fields.join(&separator.to_string());
                 (without_seq.as_str(), Some(seq))
             }
             SeqPlace::Field(_) => (row, None),
         };
-        let dim = self.width(row.split(delimiter).count().saturating_sub(labels));
-        let reader = CsvReader::without_header(row.as_bytes(), "", dim.saturating_add(1), self.max_message_bytes);
+        let dim = self.width(row.split(separator).count().saturating_sub(labels));
+        let reader =
+            CsvReader::without_header(row.as_bytes(), "", dim.saturating_add(1), delimiter, self.max_message_bytes);
         let mut reader = match self.label {
             LabelPlace::Unlabelled => reader.without_labels(dim),
             _ => reader.with_labels(self.labels),

@@ -87,12 +87,25 @@ impl Raced {
         }
     }
 
-    /// What is raced and the flag that learns one value instead, in words.
-    pub fn described(self) -> &'static str {
+    /// What is raced, in words: `widths`, `costs`.
+    pub fn noun(self) -> &'static str {
         match self {
-            Raced::Widths => "its widths (--gamma learns one)",
-            Raced::Costs => "its costs (--c learns one)",
+            Raced::Widths => "widths",
+            Raced::Costs => "costs",
         }
+    }
+
+    /// The flag that gives one value instead, so that the learner learns alone.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Raced::Widths => "--gamma",
+            Raced::Costs => "--c",
+        }
+    }
+
+    /// What is raced and the flag that learns one value instead, in words.
+    pub fn described(self) -> String {
+        format!("its {} ({} learns one)", self.noun(), self.flag())
     }
 }
 

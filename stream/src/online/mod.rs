@@ -175,7 +175,8 @@ pub trait OnlineLearner: Steps {
     /// What the learner holds now: its window's samples and its model's centres.
     fn size(&self) -> LearnerSize;
     /// The settings the learner chose itself, by name (a race's leading value: rsvm's
-    /// `gamma` when `--gamma` was not given); empty for the others.
+    /// `gamma` when `--gamma` was not given, svm's `c` when `--c` was not); empty for the
+    /// others.
     fn chosen(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }

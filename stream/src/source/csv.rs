@@ -174,13 +174,20 @@ impl<R: BufRead> CsvReader<R> {
         self
     }
 
-    /// A reader of header-less rows of `fields` fields (at least 2), the label last (serial
-    /// streams); lines up to `max_line_bytes` long. The first line sets the delimiter as a
-    /// header's does: a comma, else a tab or a semicolon (a microcontroller printing its
-    /// readings with tabs between them).
-    pub fn without_header(mut input: R, name: impl Into<String>, fields: usize, max_line_bytes: usize) -> Self {
+    /// A reader of header-less rows of `fields` fields (at least 2) separated by `delimiter`,
+    /// the label last (serial streams); lines up to `max_line_bytes` long. The caller takes
+    /// the delimiter from the first row as a header's is taken ([`delimiter_of`]): a comma,
+    /// else a tab or a semicolon (a microcontroller printing its readings with tabs between
+    /// them).
+    pub fn without_header(
+        input: R,
+        name: impl Into<String>,
+        fields: usize,
+        delimiter: u8,
+        max_line_bytes: usize,
+    ) -> Self {
         let mut builder = builder(false);
-        builder.delimiter(input.fill_buf().map_or(b',', delimiter_of));
+        builder.delimiter(delimiter);
         let reader = builder.from_reader(LineCounter::new(BoundedLines::new(input, max_line_bytes)));
         let (row, fields) = (csv::StringRecord::new(), fields.clamp(2, MAX_DIM + 1));
         let labels = LabelColumn::Detect;
@@ -363,7 +370,7 @@ pub(super) const DELIMITERS: [u8; 3] = [b',', b'\t', b';'];
 /// (its first line, or as much of it as is there): a comma when the line holds one; else a
 /// tab or a semicolon, whichever it holds more of; else a comma (a header of one column, or
 /// a comment line).
-pub(crate) fn delimiter_of(start: &[u8]) -> u8 {
+pub fn delimiter_of(start: &[u8]) -> u8 {
     let line = start.split(|&b| b == b'\n').next().unwrap_or_default();
     let count = |delimiter: u8| line.iter().filter(|&&b| b == delimiter).count();
     let [comma, tab, semicolon] = DELIMITERS;

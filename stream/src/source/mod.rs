@@ -44,8 +44,7 @@ use std::time::Duration;
 use crate::limits::DEFAULT_MAX_LINE_BYTES;
 
 pub use self::background::{Background, Next, Records};
-pub(crate) use self::csv::delimiter_of as csv_delimiter;
-pub use self::csv::{CsvReader, LabelColumn, NO_LABEL};
+pub use self::csv::{CsvReader, LabelColumn, NO_LABEL, delimiter_of as csv_delimiter};
 pub use self::libsvm::{LibSvmReader, parse_line as parse_libsvm_line};
 pub use self::record::{ReadError, ReadErrorKind, Record};
 
@@ -211,7 +210,7 @@ fn from_buffered<R: BufRead + Send + 'static>(
         Format::Csv => {
             let reader = match has_header {
                 true => CsvReader::with_header(replay, name, label_column, limit)?.skipping(&options.skip_columns)?,
-                false => CsvReader::without_header(replay, name, fields, limit),
+                false => CsvReader::without_header(replay, name, fields, delimiter, limit),
             };
             Box::new(reader.with_labels(options.labels))
         }

@@ -12,7 +12,7 @@ use kestrel_stream::dataset::{self, Dataset, HostScaler, OnError};
 use kestrel_stream::detection::Detections;
 use kestrel_stream::file::OutputFile;
 use kestrel_stream::model::{self, Predictor, scalar_name};
-use kestrel_stream::online::build::{RACED_COSTS, RACED_WIDTHS, Raced, StreamSettings};
+use kestrel_stream::online::build::{Raced, StreamSettings};
 use kestrel_stream::score::Tally;
 use kestrel_stream::source::{self, Format, LabelColumn, ReadError, Record, RecordReader};
 use serde_json::{Map, Value, json};
@@ -576,16 +576,13 @@ fn budget_counted<T: Real>(args: &BudgetArgs, centers: usize, raced: Option<Race
     if learner == Learner::Rsvm && !args.no_renew {
         parts.push("room to renew centres".to_string());
     }
-    match raced {
-        Some(Raced::Widths) => parts.push(format!(
-            "{} widths raced through the first window (stream without --gamma; --no-race counts one)",
-            RACED_WIDTHS.len()
-        )),
-        Some(Raced::Costs) => parts.push(format!(
-            "{} costs raced through the first window (stream without --c; --no-race counts one)",
-            RACED_COSTS.len()
-        )),
-        None => {}
+    if let Some(raced) = raced {
+        parts.push(format!(
+            "{} {} raced through the first window (stream without {}; --no-race counts one)",
+            raced.values(args.dim).len(),
+            raced.noun(),
+            raced.flag()
+        ));
     }
     if !args.no_scale {
         parts.push("the scaler".to_string());
