@@ -5,7 +5,7 @@
 
 #![no_main]
 
-use kestrel_stream::source::{CsvReader, NO_LABEL, RecordReader, csv_delimiter};
+use kestrel_stream::source::{CsvReader, NO_LABEL, RecordReader, csv_row_delimiter};
 use libfuzzer_sys::fuzz_target;
 
 mod common;
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
         }
     } else {
         let fields = usize::from(mode & 7) + 1;
-        let delimiter = csv_delimiter(text);
+        let delimiter = csv_row_delimiter(text);
         let mut reader = CsvReader::without_header(text, "serial", fields, delimiter, common::MAX_LINE_BYTES);
         common::drain(&mut reader, text.len(), false);
     }

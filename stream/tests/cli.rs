@@ -1764,20 +1764,23 @@ fn transform_and_cluster_read_unlabelled_rows() {
 }
 
 /// Tab- and semicolon-separated files read as CSV: by the extension `.tsv`, or by their
-/// header, which also tells the delimiter; a model trained on one scores the other.
+/// header, which also tells the delimiter; a model trained on one scores the other. The
+/// semicolon file is written as a spreadsheet writes it where the comma is the decimal
+/// mark (`1,5`), and a model trained on it is the tab-separated file's, byte for byte.
 #[test]
 fn tab_and_semicolon_separated_files_are_read() {
     let dir = scratch("separated");
     let rows: String = (0..60)
         .map(|i| {
-            let (a, b) = (f64::from(i % 7) - 3.0, f64::from(i % 5) - 2.0);
+            let (a, b) = (f64::from(i % 7) / 2.0 - 1.5, f64::from(i % 5) / 4.0 - 0.5);
             format!("{a}\t{b}\t{}\n", u8::from(a * b > 0.0))
         })
         .collect();
+    assert!(rows.contains("-1.5\t0.25\t"), "{rows}");
     let (tsv, semicolons) = (dir.join("rows.tsv"), dir.join("rows.txt"));
     std::fs::write(&tsv, format!("a\tb\ty\n{rows}")).unwrap();
-    std::fs::write(&semicolons, format!("a;b;y\n{}", rows.replace('\t', ";"))).unwrap();
-    let model = dir.join("m.kestrel");
+    std::fs::write(&semicolons, format!("a;b;y\n{}", rows.replace('\t', ";").replace('.', ","))).unwrap();
+    let (model, from_semicolons) = (dir.join("m.kestrel"), dir.join("semicolons.kestrel"));
     let (tsv, semicolons, model) = (tsv.to_str().unwrap(), semicolons.to_str().unwrap(), model.to_str().unwrap());
     let o = kestrel(&["train", "--learner", "rsvm", "--input", tsv, "--out", model]);
     assert!(o.status.success() && stderr(&o).contains("on 60 rows of 2 features"), "{}", stderr(&o));
@@ -1785,6 +1788,9 @@ fn tab_and_semicolon_separated_files_are_read() {
     let (on_tsv, on_semicolons) = (scores(tsv), scores(semicolons));
     assert_eq!(on_tsv["n"].as_u64(), Some(60), "{on_tsv}");
     assert_eq!(on_tsv, on_semicolons);
+    let o = kestrel(&["train", "--learner", "rsvm", "--input", semicolons, "--out", from_semicolons.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(model).unwrap(), std::fs::read(&from_semicolons).unwrap());
 }
 
 /// rsvm without `--gamma` races the widths 1/d, 1/(4d) and 4/d through its first window

@@ -457,11 +457,12 @@ impl Parser {
     }
 
     /// A CSV row: `dim` features, then the label unless rows are unlabelled; the
-    /// sequence number's column taken out first. Its fields are separated by commas, or by
-    /// tabs or semicolons when it has no comma. Returns the number of features.
+    /// sequence number's column taken out first. Its fields are separated by semicolons (a
+    /// number may then have a decimal comma), else by commas, else by tabs. Returns the
+    /// number of features.
     fn csv(&mut self, row: &str, line: u64, record: &mut Record) -> Result<usize, (usize, ReadErrorKind)> {
         let labels = usize::from(self.label != LabelPlace::Unlabelled);
-        let delimiter = crate::source::csv_delimiter(row.as_bytes());
+        let delimiter = crate::source::csv_row_delimiter(row.as_bytes());
         let separator = char::from(delimiter);
         let without_seq;
         let (row, seq) = match self.seq {
@@ -663,10 +664,11 @@ mod tests {
         assert_eq!(named[0].as_ref().unwrap().class_name, "cat");
     }
 
-    /// A message of tab- or semicolon-separated fields reads as one of commas.
+    /// A message of tab- or semicolon-separated fields reads as one of commas (with
+    /// semicolons, a number may have a decimal comma).
     #[test]
     fn csv_messages_separated_by_tabs_or_semicolons() {
-        for message in ["0.5\t-2\t1\n3\t4\t0", "0.5;-2;1\n3;4;0"] {
+        for message in ["0.5\t-2\t1\n3\t4\t0", "0.5;-2;1\n3;4;0", "0,5;-2;1\n3;4,0;0"] {
             let rows: Vec<Record> = parse(Payload::Auto, message).into_iter().map(Result::unwrap).collect();
             assert_eq!((rows[0].label, rows[0].values.clone()), (1.0, vec![0.5, -2.0]), "{message:?}");
             assert_eq!((rows[1].label, rows[1].values.clone()), (0.0, vec![3.0, 4.0]), "{message:?}");

@@ -3,8 +3,10 @@
 //! header: there the label is the last field.
 //!
 //! Fields are separated by commas, or by the tab or semicolon the header is written with
-//! when it holds no comma ([`delimiter_of`]): tab-separated files and spreadsheets saved
-//! where the comma is the decimal mark read as they are.
+//! when it holds no comma ([`delimiter_of`]): tab-separated files read as they are, and so
+//! do spreadsheets saved where the comma is the decimal mark — separated by semicolons,
+//! where a number may have a decimal comma, `21,5` ([`number`]). Elsewhere a comma in a
+//! number is an error (in a tab-separated file `1,500` could as well be fifteen hundred).
 //!
 //! The label column holds numbers or class names throughout: names when its first row's
 //! value is not a number (or when the reader is told so, for a model of named classes).
@@ -46,6 +48,8 @@ pub struct CsvReader<R> {
     labels: LabelColumn,
     /// The label column's kind was told by its first value.
     detected: bool,
+    /// Numbers may have a decimal comma: the fields are separated by semicolons.
+    decimal_comma: bool,
 }
 
 /// What a CSV label column holds.
@@ -82,7 +86,8 @@ impl<R: BufRead> CsvReader<R> {
         };
         let start = input.fill_buf().map_err(|e| header_error(format!("cannot read the header: {e}")))?;
         let mut builder = builder(true);
-        builder.delimiter(delimiter_of(start));
+        let delimiter = delimiter_of(start);
+        builder.delimiter(delimiter);
         let mut reader = builder.from_reader(LineCounter::new(BoundedLines::new(input, max_line_bytes)));
         let header = reader.headers().map_err(|e| header_error(format!("cannot read the header: {e}")))?.clone();
         if header.len() == 1 && header.get(0).is_some_and(lines::is_too_long) {
@@ -125,6 +130,7 @@ impl<R: BufRead> CsvReader<R> {
             label_field,
             labels,
             detected: false,
+            decimal_comma: delimiter == SEMICOLON,
         })
     }
 
@@ -176,9 +182,8 @@ impl<R: BufRead> CsvReader<R> {
 
     /// A reader of header-less rows of `fields` fields (at least 2) separated by `delimiter`,
     /// the label last (serial streams); lines up to `max_line_bytes` long. The caller takes
-    /// the delimiter from the first row as a header's is taken ([`delimiter_of`]): a comma,
-    /// else a tab or a semicolon (a microcontroller printing its readings with tabs between
-    /// them).
+    /// the delimiter from the first row ([`row_delimiter`]): a semicolon, else a comma, else
+    /// a tab (a microcontroller printing its readings with tabs between them).
     pub fn without_header(
         input: R,
         name: impl Into<String>,
@@ -202,6 +207,7 @@ impl<R: BufRead> CsvReader<R> {
             label_field: Some(fields - 1),
             labels,
             detected: false,
+            decimal_comma: delimiter == SEMICOLON,
         }
     }
 
@@ -238,10 +244,11 @@ impl<R: BufRead> CsvReader<R> {
                 ReadError { source_name: self.name.clone(), line, column, kind }
             };
             if Some(i) == self.label_field {
-                read_label((&mut self.labels, &mut self.detected), trim(field), record)
+                read_label((&mut self.labels, &mut self.detected), trim(field), self.decimal_comma, record)
                     .map_err(|kind| at(in_column(kind, self.header.get(i), true)))?;
             } else if self.skipped.get(i) != Some(&true) {
-                let value = parse_finite(trim(field)).map_err(|kind| at(in_column(kind, self.header.get(i), false)))?;
+                let value = number(trim(field), self.decimal_comma)
+                    .map_err(|kind| at(in_column(kind, self.header.get(i), false)))?;
                 if value != 0.0 {
                     record.indices.push(feature);
                     record.values.push(value);
@@ -295,11 +302,37 @@ fn trim(field: &str) -> &str {
     if edges.into_iter().flatten().all(plain) { ascii } else { ascii.trim() }
 }
 
-/// Reads a label field into `record`: a number, or a class name when the column holds
-/// names (`labels`, and whether the column's first value `detected` it).
+/// A field's number: as [`parse_finite`] reads it, or, when the file allows a
+/// `decimal_comma`, with its one comma read as the decimal point (`21,5`; not `1.234,5`,
+/// whose point would be a thousands separator).
+fn number(field: &str, decimal_comma: bool) -> Result<f64, ReadErrorKind> {
+    let read = parse_finite(field);
+    let commas = field.bytes().filter(|&b| b == b',').count();
+    if !(decimal_comma && matches!(read, Err(ReadErrorKind::NotANumber(_))) && commas == 1 && !field.contains('.')) {
+        return read;
+    }
+    // The field with a point for its comma, on the stack: a number is far shorter.
+    let mut buffer = [0u8; 64];
+    let Some(text) = buffer.get_mut(..field.len()) else { return read };
+    for (to, from) in text.iter_mut().zip(field.bytes()) {
+        *to = if from == b',' { b'.' } else { from };
+    }
+    let Ok(with_point) = std::str::from_utf8(text) else { return read };
+    parse_finite(with_point).map_err(|kind| match kind {
+        ReadErrorKind::NonFinite(_) => ReadErrorKind::NonFinite(field.to_string()),
+        _ => ReadErrorKind::NotANumber(field.to_string()),
+    })
+}
+
+/// The delimiter of the files whose numbers may have a decimal comma.
+const SEMICOLON: u8 = b';';
+
+/// Reads a label field into `record`: a number ([`number`]), or a class name when the
+/// column holds names (`labels`, and whether the column's first value `detected` it).
 fn read_label(
     (labels, detected): (&mut LabelColumn, &mut bool),
     field: &str,
+    decimal_comma: bool,
     record: &mut Record,
 ) -> Result<(), ReadErrorKind> {
     if *labels == LabelColumn::Names {
@@ -310,7 +343,7 @@ fn read_label(
         record.class_name.push_str(field);
         return Ok(());
     }
-    match parse_finite(field) {
+    match number(field, decimal_comma) {
         Ok(value) => {
             *detected |= *labels == LabelColumn::Detect;
             *labels = LabelColumn::Numbers;
@@ -319,7 +352,7 @@ fn read_label(
         }
         Err(ReadErrorKind::NotANumber(_)) if *labels == LabelColumn::Detect && !field.is_empty() => {
             (*labels, *detected) = (LabelColumn::Names, true);
-            read_label((labels, detected), field, record)
+            read_label((labels, detected), field, decimal_comma, record)
         }
         Err(ReadErrorKind::NotANumber(text)) if *detected && *labels == LabelColumn::Numbers => {
             Err(ReadErrorKind::NameAmongNumbers(text))
@@ -364,12 +397,11 @@ impl<R: Read> Read for LineCounter<R> {
 
 /// The field delimiters a CSV header may be written with: a comma, else a tab or a
 /// semicolon ([`delimiter_of`]).
-pub(super) const DELIMITERS: [u8; 3] = [b',', b'\t', b';'];
+pub(super) const DELIMITERS: [u8; 3] = [b',', b'\t', SEMICOLON];
 
-/// The field delimiter of the header (or header-less first row) at the start of `start`
-/// (its first line, or as much of it as is there): a comma when the line holds one; else a
-/// tab or a semicolon, whichever it holds more of; else a comma (a header of one column, or
-/// a comment line).
+/// The field delimiter of the header at the start of `start` (its first line, or as much
+/// of it as is there): a comma when the line holds one; else a tab or a semicolon,
+/// whichever it holds more of; else a comma (a header of one column, or a comment line).
 pub fn delimiter_of(start: &[u8]) -> u8 {
     let line = start.split(|&b| b == b'\n').next().unwrap_or_default();
     let count = |delimiter: u8| line.iter().filter(|&&b| b == delimiter).count();
@@ -382,6 +414,15 @@ pub fn delimiter_of(start: &[u8]) -> u8 {
         },
         _ => comma,
     }
+}
+
+/// The field delimiter of the header-less row at the start of `start` (a serial port's,
+/// an MQTT message's): a semicolon when the row holds one — a comma in a number is then a
+/// decimal comma, as [`CsvReader`] reads it — else a comma when it holds one, else a tab
+/// when it holds one, else a comma.
+pub fn row_delimiter(start: &[u8]) -> u8 {
+    let line = start.split(|&b| b == b'\n').next().unwrap_or_default();
+    if line.first() != Some(&b'#') && line.contains(&SEMICOLON) { SEMICOLON } else { delimiter_of(line) }
 }
 
 fn builder(has_headers: bool) -> csv::ReaderBuilder {
@@ -502,10 +543,35 @@ mod tests {
         }
         let e = CsvReader::with_header("a|b|y\n".as_bytes(), "t.csv", None, 1024).err().unwrap();
         assert!(e.to_string().ends_with("(fields separated by commas, tabs or semicolons)"), "{e}");
-        // A value with a decimal comma in a semicolon file names its column.
-        let mut reader = CsvReader::with_header("a;y\n1,5;1\n".as_bytes(), "t.csv", None, 1024).unwrap();
-        let kind = ReadErrorKind::FeatureNotANumber { text: "1,5".into(), column: "a".into() };
-        assert_eq!(reader.next_record(&mut r).unwrap_err().kind, kind);
+    }
+
+    #[test]
+    fn semicolon_files_read_decimal_commas() {
+        let mut r = Record::default();
+        let text = "a;b;y\n21,5;-0,25;2,75\n1e3;,5;1\n\"3,5\";7;0\n";
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
+        for (label, values) in [(2.75, vec![21.5, -0.25]), (1.0, vec![1e3, 0.5]), (0.0, vec![3.5, 7.0])] {
+            assert!(reader.next_record(&mut r).unwrap());
+            assert_eq!((r.label, r.values.clone()), (label, values));
+        }
+        // Header-less rows (a serial port, MQTT) separated by semicolons too.
+        assert_eq!(row_delimiter(b"0,5;1\n"), b';');
+        let mut reader = CsvReader::without_header("0,5;1\n".as_bytes(), "serial", 2, b';', 1024);
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.label, r.values.clone()), (1.0, vec![0.5]));
+        // A point and a comma, two commas, or a comma in a tab-separated file: not a number,
+        // named with its column.
+        for (text, field) in [("a;y\n1.234,5;1\n", "1.234,5"), ("a;y\n1,2,3;1\n", "1,2,3"), ("a\ty\n1,5\t1\n", "1,5")] {
+            let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
+            let kind = ReadErrorKind::FeatureNotANumber { text: field.into(), column: "a".into() };
+            assert_eq!(reader.next_record(&mut r).unwrap_err().kind, kind, "{text:?}");
+        }
+        let mut reader = CsvReader::with_header("a;y\n1,5e999;1\n".as_bytes(), "t.csv", None, 1024).unwrap();
+        assert_eq!(reader.next_record(&mut r).unwrap_err().kind, ReadErrorKind::NonFinite("1,5e999".into()));
+        // A class name with a comma stays a name.
+        let mut reader = CsvReader::with_header("a;y\n1;north, east\n".as_bytes(), "t.csv", None, 1024).unwrap();
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!(r.class_name, "north, east");
     }
 
     #[test]

@@ -44,7 +44,7 @@ use std::time::Duration;
 use crate::limits::DEFAULT_MAX_LINE_BYTES;
 
 pub use self::background::{Background, Next, Records};
-pub use self::csv::{CsvReader, LabelColumn, NO_LABEL, delimiter_of as csv_delimiter};
+pub use self::csv::{CsvReader, LabelColumn, NO_LABEL, row_delimiter as csv_row_delimiter};
 pub use self::libsvm::{LibSvmReader, parse_line as parse_libsvm_line};
 pub use self::record::{ReadError, ReadErrorKind, Record};
 
@@ -195,7 +195,7 @@ fn from_buffered<R: BufRead + Send + 'static>(
         Format::Auto => detect(&String::from_utf8_lossy(&first)),
         given => given,
     };
-    let delimiter = csv_delimiter(&first);
+    let delimiter = csv_row_delimiter(&first);
     let fields = first.split(|&b| b == delimiter).count();
     let replay = Cursor::new(first).chain(input);
     let label_column = options.label_column.as_deref();
@@ -329,12 +329,14 @@ mod tests {
         assert_eq!((r.label, r.indices.clone()), (-1.0, vec![1]));
     }
 
-    /// A board printing its readings with tabs (or semicolons) between them, no header:
-    /// the first row sets the delimiter and the number of fields, the label last.
+    /// A board printing its readings with tabs (or semicolons, and then maybe decimal
+    /// commas) between them, no header: the first row sets the delimiter and the number of
+    /// fields, the label last.
     #[test]
     fn serial_rows_separated_by_tabs_or_semicolons() {
         use std::io::Write;
-        for (rows, delimiter) in [(&b"0.5\t1\t1\n-2\t3.5\t0\n"[..], '\t'), (&b"0.5;1;1\n-2;3.5;0\n"[..], ';')] {
+        let rows = [&b"0.5\t1\t1\n-2\t3.5\t0\n"[..], b"0.5;1;1\n-2;3.5;0\n", b"0,5;1;1\n-2;3,5;0\n"];
+        for (rows, delimiter) in rows.into_iter().zip(['\t', ';', ';']) {
             let (mut master, slave) = serialport::TTYPort::pair().expect("pseudo-terminal pair");
             let device = serialport::SerialPort::name(&slave).expect("pty name");
             master.write_all(rows).unwrap();

@@ -376,6 +376,8 @@ impl SvmArgs {
 pub struct InputArgs {
     /// Data file, `-` for standard input, or `serial:DEVICE[@BAUD]`; for `kestrel stream`
     /// also `mqtt://[USER[:PASS]@]HOST[:PORT]/TOPIC` (a topic filter, + and # allowed).
+    /// CSV fields are separated by commas, tabs or semicolons (with semicolons a number may
+    /// have a decimal comma, `21,5`).
     #[arg(long)]
     pub input: String,
     /// Input format (auto: by extension, else by the first line).
