@@ -9,7 +9,10 @@ same ``"auto"`` settings, the same model files:
 >>> clf = ReducedKernelSVC().fit(X, y)
 >>> clf.score(X, y) > 0.9
 True
->>> model = kestrel.load(clf.to_bytes())    # doctest: +SKIP
+>>> import kestrel
+>>> model = kestrel.load(clf.to_bytes())
+>>> bool((model.predict(X) == clf.predict(X)).all())
+True
 
 ``to_bytes()`` is the model file ``kestrel predict --model`` reads (and, for ``scalar="f32"``,
 what a device's ``kestrel_model_open`` or ``include_bytes!`` reads); :func:`load` reads one
