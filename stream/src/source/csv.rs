@@ -307,8 +307,10 @@ fn trim(field: &str) -> &str {
 /// whose point would be a thousands separator).
 fn number(field: &str, decimal_comma: bool) -> Result<f64, ReadErrorKind> {
     let read = parse_finite(field);
-    let commas = field.bytes().filter(|&b| b == b',').count();
-    if !(decimal_comma && matches!(read, Err(ReadErrorKind::NotANumber(_))) && commas == 1 && !field.contains('.')) {
+    if !(decimal_comma && matches!(read, Err(ReadErrorKind::NotANumber(_)))) {
+        return read;
+    }
+    if field.bytes().filter(|&b| b == b',').count() != 1 || field.contains('.') {
         return read;
     }
     // The field with a point for its comma, on the stack: a number is far shorter.
