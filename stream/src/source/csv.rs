@@ -273,8 +273,9 @@ fn column_list(header: &csv::StringRecord) -> String {
 const LISTED_COLUMNS: usize = 12;
 
 /// A field's error naming its column (`name`, from the header) when it is a value that is
-/// not a number: the label's, or a feature's — missing when the field is empty, else one
-/// that `--skip-column` can leave out.
+/// not a number: the label's, or a feature's — missing when the field is empty, a decimal
+/// comma outside a file separated by semicolons, else one that `--skip-column` can leave
+/// out.
 fn in_column(kind: ReadErrorKind, name: Option<&str>, label: bool) -> ReadErrorKind {
     match (kind, name) {
         (ReadErrorKind::NotANumber(text), Some(column)) => {
@@ -283,6 +284,8 @@ fn in_column(kind: ReadErrorKind, name: Option<&str>, label: bool) -> ReadErrorK
                 ReadErrorKind::LabelNotANumber { text, column }
             } else if text.is_empty() {
                 ReadErrorKind::MissingValue { column }
+            } else if number(&text, true).is_ok() {
+                ReadErrorKind::DecimalComma { text, column }
             } else {
                 ReadErrorKind::FeatureNotANumber { text, column }
             }
@@ -561,13 +564,17 @@ mod tests {
         let mut reader = CsvReader::without_header("0,5;1\n".as_bytes(), "serial", 2, b';', 1024);
         assert!(reader.next_record(&mut r).unwrap());
         assert_eq!((r.label, r.values.clone()), (1.0, vec![0.5]));
-        // A point and a comma, two commas, or a comma in a tab-separated file: not a number,
-        // named with its column.
-        for (text, field) in [("a;y\n1.234,5;1\n", "1.234,5"), ("a;y\n1,2,3;1\n", "1,2,3"), ("a\ty\n1,5\t1\n", "1,5")] {
+        // A point and a comma, or two commas: not a number, named with its column.
+        for (text, field) in [("a;y\n1.234,5;1\n", "1.234,5"), ("a;y\n1,2,3;1\n", "1,2,3")] {
             let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
             let kind = ReadErrorKind::FeatureNotANumber { text: field.into(), column: "a".into() };
             assert_eq!(reader.next_record(&mut r).unwrap_err().kind, kind, "{text:?}");
         }
+        // A decimal comma in a tab-separated file: the error says where one is read.
+        let mut reader = CsvReader::with_header("a\ty\n1,5\t1\n".as_bytes(), "t.tsv", None, 1024).unwrap();
+        let e = reader.next_record(&mut r).unwrap_err();
+        assert_eq!(e.kind, ReadErrorKind::DecimalComma { text: "1,5".into(), column: "a".into() });
+        assert!(e.to_string().ends_with("a decimal comma is read where fields are separated by semicolons"), "{e}");
         let mut reader = CsvReader::with_header("a;y\n1,5e999;1\n".as_bytes(), "t.csv", None, 1024).unwrap();
         assert_eq!(reader.next_record(&mut r).unwrap_err().kind, ReadErrorKind::NonFinite("1,5e999".into()));
         // A class name with a comma stays a name.

@@ -113,6 +113,17 @@ pub enum ReadErrorKind {
         /// The column's name.
         column: String,
     },
+    /// A feature's value with a decimal comma (`21,5`) in a file whose fields are not
+    /// separated by semicolons, in the CSV column named `column`.
+    #[error(
+        "`{text}` is not a number here (column `{column}`): a decimal comma is read where fields are separated by semicolons"
+    )]
+    DecimalComma {
+        /// The value.
+        text: String,
+        /// The column's name.
+        column: String,
+    },
     /// An empty field where a feature's value belongs, in the CSV column named `column`.
     #[error("no value in column `{column}` (an empty field; --on-error skip leaves such rows out)")]
     MissingValue {
