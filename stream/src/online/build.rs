@@ -61,6 +61,11 @@ pub const RACED_COSTS: [f64; 3] = [1.0, 0.1, 0.01];
 /// the leader of rsvm's widths after one window was the leader after two.
 pub const RACE_WINDOWS: usize = 1;
 
+/// The kernel width without `--gamma` for `dim` features: `1/d` (module doc).
+fn default_gamma(dim: usize) -> f64 {
+    1.0 / dim.max(1) as f64
+}
+
 /// A setting a stream races when it is not given (module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Raced {
@@ -74,7 +79,7 @@ impl Raced {
     /// The candidates' values for `dim` features, the first the setting without a race.
     pub fn values(self, dim: usize) -> [f64; 3] {
         match self {
-            Raced::Widths => RACED_WIDTHS.map(|multiple| multiple * (1.0 / dim.max(1) as f64)),
+            Raced::Widths => RACED_WIDTHS.map(|multiple| multiple * default_gamma(dim)),
             Raced::Costs => RACED_COSTS,
         }
     }
@@ -215,7 +220,7 @@ impl StreamSettings {
     /// # Errors
     /// [`BuildFailure::Auto`] for `auto`.
     pub fn gamma(&self, dim: usize) -> Result<f64, BuildFailure> {
-        Setting::value_or(self.kernel.gamma, 1.0 / dim.max(1) as f64, "--gamma").map_err(BuildFailure::Auto)
+        Setting::value_or(self.kernel.gamma, default_gamma(dim), "--gamma").map_err(BuildFailure::Auto)
     }
 
     /// What the learner races: rsvm with the RBF kernel and no `--gamma` its widths, svm

@@ -407,7 +407,7 @@ pub(super) const DELIMITERS: [u8; 3] = [b',', b'\t', SEMICOLON];
 /// The field delimiter of the header at the start of `start` (its first line, or as much
 /// of it as is there): a comma when the line holds one; else a tab or a semicolon,
 /// whichever it holds more of; else a comma (a header of one column, or a comment line).
-pub fn delimiter_of(start: &[u8]) -> u8 {
+fn delimiter_of(start: &[u8]) -> u8 {
     let line = start.split(|&b| b == b'\n').next().unwrap_or_default();
     let count = |delimiter: u8| line.iter().filter(|&&b| b == delimiter).count();
     let [comma, tab, semicolon] = DELIMITERS;
