@@ -6,13 +6,14 @@
 //! krr/lssvm's `lambda`, ssvr's `C`, kpls's components) costs a few fits of the reduced problem: the width by
 //! kernel-target alignment on a sample ([`gamma::by_alignment`]), then for rsvm, krr and
 //! lssvm the best of the five octaves around it by exact leave-one-out
-//! ([`widths_by_loo`]); the ridge, `C` and the reduced set by the exact leave-one-out of
+//! ([`widths_by_loo`], past ten thousand rows on a subsample of that many); the ridge, `C` and the reduced set by the exact leave-one-out of
 //! kernel ridge regression on the features the fit computes anyway ([`super::krr`]).
 //!
 //! [`fit`] returns the model's bytes (without scaler or class names: the caller adds what
 //! its rows had) and a [`Summary`] of what training did, `chosen` holding what `auto`
 //! chose.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use kestrel_core::dcd::{self, Loss};
@@ -510,7 +511,7 @@ fn kernel<T: Real>(
 
 /// `--gamma auto`'s search on `data`: the width of highest alignment, then the reduced
 /// kernel ridge's leave-one-out over `ridges` (its automatic path when empty) at each of
-/// [`LOO_OCTAVES`] around it.
+/// [`LOO_OCTAVES`] around it, on the rows of [`width_rows`].
 fn octaves_by_loo<T: Real>(
     settings: &FitSettings,
     data: &Dataset<T>,
@@ -521,15 +522,37 @@ fn octaves_by_loo<T: Real>(
     let choice = gamma::by_alignment(data, kind, task, settings.seed, settings.budget).map_err(FitError::GammaAuto)?;
     let aligned = param(gamma::with_gamma(kind, T::from_f64(choice.gamma)), "--gamma auto")?;
     let widths = octaves(choice.gamma, LOO_OCTAVES.0, LOO_OCTAVES.1);
-    let scores = widths_by_loo(data, &krr_config(settings, aligned, task), &widths, ridges, |_| {})?;
+    let (rows, ridges) = width_rows(data, settings.seed, ridges)?;
+    let scores = widths_by_loo(&rows, &krr_config(settings, aligned, task), &widths, &ridges, |_| {})?;
     Ok((choice, scores))
+}
+
+/// The rows on which `auto` compares widths by leave-one-out: all of `data`, or past
+/// [`krr::CG_SUBSAMPLE`] rows a uniform subsample of that many ([`krr::subsample`], the
+/// same rows for the same seed), with `ridges` scaled to it (`λ·n_s/n`: the same `λ/n`, the
+/// penalty's weight per row). Each width costs a reduced set and a ridge path on these
+/// rows — `O(n·m²)` and a few hundred candidates' `O(n·m)` on all of them — while the
+/// five octaves' ranking needs no more than ten thousand rows; the model is then fitted on
+/// every row.
+fn width_rows<'a, T: Real>(
+    data: &'a Dataset<T>,
+    seed: u64,
+    ridges: &[f64],
+) -> Result<(Cow<'a, Dataset<T>>, Vec<f64>), FitError> {
+    if data.len() <= krr::CG_SUBSAMPLE {
+        return Ok((Cow::Borrowed(data), ridges.to_vec()));
+    }
+    let sample = krr::subsample(data, seed)?;
+    #[allow(clippy::cast_precision_loss, reason = "counts of rows")]
+    let to_sample = sample.len() as f64 / data.len() as f64;
+    Ok((Cow::Owned(sample), ridges.iter().map(|ridge| ridge * to_sample).collect()))
 }
 
 /// The leave-one-out score `--gamma auto` reaches on `data` with the kernel of `settings`:
 /// the reduced kernel ridge's (the least-squares SVM's for classes) on its automatic ridge
 /// path, at the best of the five octaves around the alignment's width, or at `--gamma` when
-/// one is given — the criterion by which `--relevance` keeps its weights
-/// ([`super::relevance::weighed_if_better`]).
+/// one is given, on the rows of [`width_rows`] — the criterion by which `--relevance` keeps
+/// its weights ([`super::relevance::weighed_if_better`]).
 ///
 /// # Errors
 /// As `--gamma auto`, and [`FitError::Settings`] for a kernel without a width.
@@ -541,7 +564,10 @@ pub fn auto_width_score<T: Real>(
     let spec = &settings.kernel;
     let kernel = param(spec.build::<T>(1.0), "kernel parameters")?;
     let scores = match spec.gamma {
-        Some(Setting::Value(gamma)) => widths_by_loo(data, &krr_config(settings, kernel, task), &[gamma], &[], |_| {})?,
+        Some(Setting::Value(gamma)) => {
+            let (rows, _) = width_rows(data, settings.seed, &[])?;
+            widths_by_loo(&rows, &krr_config(settings, kernel, task), &[gamma], &[], |_| {})?
+        }
         None | Some(Setting::Auto) => octaves_by_loo(settings, data, kernel.kind(), task, &[])?.1,
     };
     best_width(&scores, task)
@@ -940,6 +966,30 @@ mod tests {
             data.push(&record).unwrap();
         }
         data
+    }
+
+    /// Past `CG_SUBSAMPLE` rows, widths are compared on the subsample the cg solver draws,
+    /// a given ridge scaled to its rows; up to it, on the rows themselves.
+    #[test]
+    fn widths_are_compared_on_a_subsample_of_a_large_set() {
+        let n = krr::CG_SUBSAMPLE + 500;
+        let targets: Vec<f64> = (0..n).map(|i| ((i * 37) % 101) as f64 / 10.0).collect();
+        let data = rows(&targets);
+        let (sample, ridges) = width_rows(&data, 3, &[2.0]).unwrap();
+        assert_eq!(sample.as_ref(), &krr::subsample(&data, 3).unwrap());
+        assert_eq!(sample.len(), krr::CG_SUBSAMPLE);
+        assert!((ridges[0] - 2.0 * krr::CG_SUBSAMPLE as f64 / n as f64).abs() < 1e-15, "{ridges:?}");
+        let small = rows(&targets[..krr::CG_SUBSAMPLE]);
+        let (rows, ridges) = width_rows(&small, 3, &[2.0]).unwrap();
+        assert!(matches!(rows, Cow::Borrowed(_)));
+        assert_eq!(ridges, [2.0]);
+        let mut settings = FitSettings::new(Learner::Krr);
+        settings.kernel.gamma = Some(Setting::Value(0.5));
+        settings.centers = Some(8);
+        settings.seed = 3;
+        let on_all = auto_width_score(&settings, &data, Task::Regression).unwrap();
+        let on_sample = auto_width_score(&settings, &krr::subsample(&data, 3).unwrap(), Task::Regression).unwrap();
+        assert_eq!(on_all, on_sample);
     }
 
     /// Settings built without the CLI's parsers (Python, C) are refused as the flags

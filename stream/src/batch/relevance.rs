@@ -164,11 +164,8 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
         }
         Task::Regression => score.mse,
     };
-    // On a large set both are scored on the same subsample of rows.
-    let score = |rows: &Dataset<T>| match rows.len() > krr::CG_SUBSAMPLE {
-        true => fit::auto_width_score(settings, &krr::subsample(rows, settings.seed)?, task),
-        false => fit::auto_width_score(settings, rows, task),
-    };
+    // On a large set both are scored on the same subsample of rows (`fit::width_rows`).
+    let score = |rows: &Dataset<T>| fit::auto_width_score(settings, rows, task);
     let (before, after) = (score(&standardised)?, score(&weighed)?);
     let kept = after.key(task) < before.key(task);
     let loo = (loss(before), loss(after));
