@@ -20,10 +20,18 @@
 //! Cost per candidate: `n` kernel evaluations (O(nd)), `K̃ᵀk` (O(nm)) and a triangular
 //! solve (O(m²)); per accepted point one more O(m²) append.
 //!
+//! `K̃ᵀk` reads all `n·m` features, so on a large set a candidate's cost is the memory
+//! traffic of that read. Candidates are therefore projected [`BATCH`] at a time: one
+//! pass over the features accumulates `K̃ᵀk` for each of them, and a candidate then tested
+//! after others of its batch joined adds their entries, `k_jᵀk` of the two columns. Every
+//! entry is the same sum over the rows in the same order as one candidate at a time
+//! would take it, so the selection is the same, bit for bit.
+//!
 //! **Memory** for `n` points and capacity `c`: the features `K(A, Ã)` (`n·c` scalars,
-//! row `i` = `z(x_i)`, ready for a linear solver), a candidate column (`n`), a projection
-//! (`c + 1`) — [`Irsvm::scalars_len`]; the factor ([`Cholesky::scalars_len`]`(c)`); and
-//! `n + c` indices (visiting order, selected points) — [`Irsvm::indices_len`].
+//! row `i` = `z(x_i)`, ready for a linear solver), a batch's candidate columns
+//! (`BATCH·n`) and projections (`BATCH·(c + 1)`) — [`Irsvm::scalars_len`]; the factor
+//! ([`Cholesky::scalars_len`]`(c)`); and `n + c` indices (visiting order, selected
+//! points) — [`Irsvm::indices_len`].
 
 #![allow(
     clippy::indexing_slicing,
@@ -145,10 +153,15 @@ pub struct Irsvm<T, S, C, I> {
     stop: SelectionStop,
 }
 
+/// Candidates projected in one pass over the features (see the module docs).
+pub const BATCH: usize = 8;
+
 impl Irsvm<(), (), (), ()> {
-    /// Scalars of the value storage for `n` points and capacity `c`: `n·c + n + c + 1`.
+    /// Scalars of the value storage for `n` points and capacity `c`:
+    /// `n·c + BATCH·(n + c + 1)`.
     pub const fn scalars_len(n: usize, capacity: usize) -> usize {
-        n.saturating_mul(capacity).saturating_add(n).saturating_add(capacity).saturating_add(1)
+        let candidates = n.saturating_add(capacity).saturating_add(1).saturating_mul(BATCH);
+        n.saturating_mul(capacity).saturating_add(candidates)
     }
 
     /// `usize` entries of the index storage: `n + c`.
@@ -235,43 +248,71 @@ impl<T: Real, S: Storage<T>, C: Storage<T>, I: Storage<usize>> Irsvm<T, S, C, I>
         rng.shuffle(order);
         let delta2 = params.delta() * params.delta();
         let mut rejections = 0;
-        for t in 0..n {
+        for first in (0..n).step_by(BATCH) {
             if self.len() == capacity {
-                self.stop = SelectionStop::Capacity;
-                return;
+                break;
             }
-            let candidate = self.indices.as_ref()[t];
-            let threshold = if self.len() < params.initial() { T::ZERO } else { delta2 };
-            if self.try_add(points, dim, kernel, candidate, threshold) {
-                rejections = 0;
-            } else if self.len() >= params.initial() {
-                rejections += 1;
-                if rejections == params.max_rejections() {
-                    self.stop = SelectionStop::Rejections;
+            let mut batch = [0; BATCH];
+            let size = BATCH.min(n - first);
+            batch[..size].copy_from_slice(&self.indices.as_ref()[first..first + size]);
+            self.project(points, dim, kernel, &batch[..size]);
+            let (projected, mut joined) = (self.len(), [0; BATCH]);
+            for (slot, &candidate) in batch[..size].iter().enumerate() {
+                if self.len() == capacity {
+                    self.stop = SelectionStop::Capacity;
                     return;
+                }
+                let threshold = if self.len() < params.initial() { T::ZERO } else { delta2 };
+                let earlier = &joined[..self.len() - projected];
+                if self.try_add(candidate, slot, projected, earlier, threshold) {
+                    joined[self.len() - 1 - projected] = slot;
+                    rejections = 0;
+                } else if self.len() >= params.initial() {
+                    rejections += 1;
+                    if rejections == params.max_rejections() {
+                        self.stop = SelectionStop::Rejections;
+                        return;
+                    }
                 }
             }
         }
         self.stop = if self.len() == capacity { SelectionStop::Capacity } else { SelectionStop::Exhausted };
     }
 
-    /// Adds `candidate` when its squared distance `r²` to the span reaches `threshold` (and
-    /// the factor accepts it); returns whether it joined.
-    fn try_add(&mut self, points: &[T], dim: usize, kernel: &Kernel<T>, candidate: usize, threshold: T) -> bool {
+    /// The batch's kernel columns `k = K(A, x)`, and their projections `K̃ᵀk` on the
+    /// centres chosen so far, in one pass over the features.
+    fn project(&mut self, points: &[T], dim: usize, kernel: &Kernel<T>, batch: &[usize]) {
         let (n, capacity, m) = (self.n, self.factor.capacity(), self.len());
         let (features, rest) = self.values.as_mut().split_at_mut(n * capacity);
-        let (column, projection) = rest.split_at_mut(n);
-        let x = &points[candidate * dim..(candidate + 1) * dim];
-        for (i, c) in column.iter_mut().enumerate() {
-            *c = kernel.eval_prefix(x, &points[i * dim..(i + 1) * dim]);
+        let (columns, projections) = rest.split_at_mut(BATCH * n);
+        for (&candidate, column) in batch.iter().zip(columns.chunks_exact_mut(n)) {
+            kernel.column_of_rows(&points[candidate * dim..(candidate + 1) * dim], &points[..n * dim], column);
         }
-        let projection = &mut projection[..=m];
-        projection.fill(T::ZERO);
-        for (&c, row) in column.iter().zip(features.chunks_exact(capacity)) {
-            axpy_prefix(c, &row[..m], &mut projection[..m]);
+        projections.fill(T::ZERO);
+        for (i, row) in features.chunks_exact(capacity).enumerate() {
+            for (column, projection) in
+                columns.chunks_exact(n).zip(projections.chunks_exact_mut(capacity + 1)).take(batch.len())
+            {
+                axpy_prefix(column[i], &row[..m], &mut projection[..m]);
+            }
         }
-        let norm2 = dot_prefix(column, column);
-        projection[m] = norm2;
+    }
+
+    /// Adds the batch's `slot`-th candidate when its squared distance `r²` to the span
+    /// reaches `threshold` (and the factor accepts it); returns whether it joined. Its
+    /// projection holds the first `projected` entries; those of the centres that joined
+    /// from the batch since (its slots `earlier`) are the sums over the rows of the two
+    /// columns' products, taken in row order as the pass takes every entry.
+    fn try_add(&mut self, candidate: usize, slot: usize, projected: usize, earlier: &[usize], threshold: T) -> bool {
+        let (n, capacity, m) = (self.n, self.factor.capacity(), self.len());
+        let (features, rest) = self.values.as_mut().split_at_mut(n * capacity);
+        let (columns, projections) = rest.split_at_mut(BATCH * n);
+        let column = &columns[slot * n..(slot + 1) * n];
+        let projection = &mut projections[slot * (capacity + 1)..][..=m];
+        for (entry, &other) in projection[projected..m].iter_mut().zip(earlier) {
+            *entry = column.iter().zip(&columns[other * n..(other + 1) * n]).fold(T::ZERO, |sum, (&c, &z)| sum + c * z);
+        }
+        projection[m] = dot_prefix(column, column);
         if self.factor.append_column(projection).is_err() {
             return false;
         }

@@ -1,6 +1,7 @@
 //! IRSVM and streaming reduced-set selection against dense least-squares references.
 
 use kestrel_core::cholesky::Cholesky;
+use kestrel_core::linalg::dot;
 use kestrel_core::reduced_set::{Irsvm, IrsvmParams, Offer, SelectionStop, StreamingSelector, select_random};
 use kestrel_core::{Error, Kernel, Real, Rng};
 use kestrel_tests::{gram_matrix, reconstruct, relative_error, uniform_points};
@@ -57,6 +58,86 @@ fn irsvm_matches_least_squares<T: Real>() {
         .filter(|&i| distance_to_span(&reduced, &gram.column(i).into_owned()) < delta)
         .count();
     assert!(below > N / 2, "most points are explained by the reduced set ({below} of {})", N - m);
+}
+
+/// Algorithm 1 one candidate at a time, as the paper writes it: each candidate's
+/// projection `K̃ᵀk` summed over the rows in their order, appended to the factor and kept
+/// when `r² ≥ δ²` (any `r` among the first `initial`), until `max_rejections` in a row or
+/// the capacity. The chosen rows and their kernel columns.
+fn one_at_a_time<T: Real>(
+    points: &[T],
+    kernel: &Kernel<T>,
+    params: (T, usize, usize),
+    capacity: usize,
+    rng: &mut Rng,
+) -> (Vec<usize>, Vec<Vec<T>>) {
+    let (delta, initial, max_rejections) = params;
+    let mut order: Vec<usize> = (0..points.len() / DIM).collect();
+    rng.shuffle(&mut order);
+    let mut factor = Cholesky::new_in(vec![T::ZERO; Cholesky::scalars_len(capacity)], capacity).unwrap();
+    let (mut chosen, mut columns, mut rejections) = (Vec::new(), Vec::<Vec<T>>::new(), 0);
+    for candidate in order {
+        if chosen.len() == capacity {
+            break;
+        }
+        let x = &points[candidate * DIM..(candidate + 1) * DIM];
+        let column: Vec<T> = points.chunks_exact(DIM).map(|p| kernel.eval(x, p).unwrap()).collect();
+        let mut projection: Vec<T> =
+            columns.iter().map(|z| column.iter().zip(z).fold(T::ZERO, |sum, (&c, &zi)| sum + c * zi)).collect();
+        projection.push(dot(&column, &column).unwrap());
+        let m = chosen.len();
+        let threshold = if m < initial { T::ZERO } else { delta * delta };
+        let mut joined = factor.append_column(&projection).is_ok();
+        if joined && factor.row(m).unwrap()[m] * factor.row(m).unwrap()[m] < threshold {
+            factor.remove_column(m).unwrap();
+            joined = false;
+        }
+        if joined {
+            (rejections, chosen, columns) = (0, [chosen, vec![candidate]].concat(), [columns, vec![column]].concat());
+        } else if m >= initial {
+            rejections += 1;
+            if rejections == max_rejections {
+                break;
+            }
+        }
+    }
+    (chosen, columns)
+}
+
+/// Candidates are projected in batches; the selection is the one-at-a-time algorithm's,
+/// bit for bit: through rejections inside a batch, centres joining earlier in the same
+/// batch, a capacity reached inside a batch, and a set whose size is not a multiple of
+/// the batch.
+fn batches_select_as_one_at_a_time<T: Real>() {
+    let n = 301;
+    let points = uniform_points::<T>(&mut Rng::seed_from_u64(10), n, DIM);
+    let kernel = Kernel::rbf(T::from_f64(3.0)).unwrap();
+    let root_n = (n as f64).sqrt();
+    for (rms, initial, max_rejections, capacity, stop) in [
+        (0.05, 2, 30, 40, SelectionStop::Rejections),
+        (0.02, 3, 1000, 7, SelectionStop::Capacity),
+        (0.2, 2, 1000, 40, SelectionStop::Exhausted),
+        (1e-6, 2, 5, 13, SelectionStop::Capacity),
+    ] {
+        let params = (T::from_f64(rms * root_n), initial, max_rejections);
+        let selection = Irsvm::select_in(
+            vec![T::ZERO; Irsvm::scalars_len(n, capacity)],
+            Cholesky::new_in(vec![T::ZERO; Cholesky::scalars_len(capacity)], capacity).unwrap(),
+            vec![0usize; Irsvm::indices_len(n, capacity)],
+            &points,
+            DIM,
+            &kernel,
+            IrsvmParams::new(params.0).initial(initial).max_rejections(max_rejections).check().unwrap(),
+            &mut Rng::seed_from_u64(4),
+        )
+        .unwrap();
+        let (chosen, columns) = one_at_a_time(&points, &kernel, params, capacity, &mut Rng::seed_from_u64(4));
+        assert_eq!((selection.indices(), selection.stop()), (&chosen[..], stop), "rms {rms}");
+        for (i, _) in points.chunks_exact(DIM).enumerate() {
+            let row: Vec<T> = columns.iter().map(|column| column[i]).collect();
+            assert_eq!(selection.features(i).unwrap(), &row[..], "rms {rms}, row {i}");
+        }
+    }
 }
 
 fn streaming_matches_feature_space_distance<T: Real>() {
@@ -156,6 +237,10 @@ macro_rules! reduced_set_tests {
             #[test]
             fn irsvm_matches_least_squares() {
                 super::irsvm_matches_least_squares::<$t>();
+            }
+            #[test]
+            fn batches_select_as_one_at_a_time() {
+                super::batches_select_as_one_at_a_time::<$t>();
             }
             #[test]
             fn streaming_matches_feature_space_distance() {
