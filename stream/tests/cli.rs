@@ -141,6 +141,13 @@ fn svm_train_predict_eval_inspect_round_trip() {
         let info = json(&kestrel(&["inspect", model.to_str().unwrap(), "--json"]));
         assert_eq!((info["kind"].as_str(), info["scalar"].as_str()), (Some("linear-svm"), Some(scalar)));
         assert_eq!((info["dim"].as_u64(), info["crc_ok"].as_bool()), (Some(2), Some(true)));
+
+        // `train --model` names the file as `--out` does: the flag `eval` and `predict` read.
+        let aliased = dir.join("aliased.kestrel");
+        let args = ["--input", data_arg, "--model", aliased.to_str().unwrap(), "--scalar", scalar];
+        let o = kestrel(&[&["train", "--learner", "svm"][..], &args].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(std::fs::read(&aliased).unwrap(), std::fs::read(&model).unwrap());
     }
 }
 

@@ -413,8 +413,9 @@ pub struct ColumnArgs {
 pub struct TrainArgs {
     #[command(flatten)]
     pub settings: TrainSettings,
-    /// Where to write the model file.
-    #[arg(long)]
+    /// Where to write the model file (`--model` names it too, as `eval` and `predict` read
+    /// it).
+    #[arg(long, visible_alias = "model")]
     pub out: PathBuf,
     /// Print a JSON summary on standard output.
     #[arg(long)]
