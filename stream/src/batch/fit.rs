@@ -551,8 +551,9 @@ fn width_rows<'a, T: Real>(
 /// The leave-one-out score `--gamma auto` reaches on `data` with the kernel of `settings`:
 /// the reduced kernel ridge's (the least-squares SVM's for classes) on its automatic ridge
 /// path, at the best of the five octaves around the alignment's width, or at `--gamma` when
-/// one is given, on the rows of [`width_rows`] — the criterion by which `--relevance` keeps
-/// its weights ([`super::relevance::weighed_if_better`]).
+/// one is given, on at most [`krr::CG_SUBSAMPLE`] of the rows (the subsample `--gamma auto`
+/// compares its octaves on) — the criterion by which `--relevance` keeps its weights
+/// ([`super::relevance::weighed_if_better`]).
 ///
 /// # Errors
 /// As `--gamma auto`, and [`FitError::Settings`] for a kernel without a width.
