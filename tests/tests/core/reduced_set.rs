@@ -20,22 +20,35 @@ fn distance_to_span(basis: &DMatrix<f64>, k: &DVector<f64>) -> f64 {
     (basis * beta - k).norm()
 }
 
+/// IRSVM on `points` (`DIM` columns) with storage for `capacity` centres.
+fn irsvm<T: Real>(
+    points: &[T],
+    kernel: &Kernel<T>,
+    capacity: usize,
+    params: IrsvmParams<T>,
+    rng: &mut Rng,
+) -> Irsvm<T, Vec<T>, Vec<T>, Vec<usize>> {
+    let n = points.len() / DIM;
+    Irsvm::select_in(
+        vec![T::ZERO; Irsvm::scalars_len(n, capacity)],
+        Cholesky::new_in(vec![T::ZERO; Cholesky::scalars_len(capacity)], capacity).unwrap(),
+        vec![0usize; Irsvm::indices_len(n, capacity)],
+        points,
+        DIM,
+        kernel,
+        params.check().unwrap(),
+        rng,
+    )
+    .unwrap()
+}
+
 fn irsvm_matches_least_squares<T: Real>() {
     let mut rng = Rng::seed_from_u64(8);
     let points = uniform_points::<T>(&mut rng, N, DIM);
     let kernel = Kernel::rbf(T::from_f64(3.0)).unwrap();
     let delta = 0.05 * (N as f64).sqrt();
-    let selection = Irsvm::select_in(
-        vec![T::ZERO; Irsvm::scalars_len(N, CAPACITY)],
-        Cholesky::new_in(vec![T::ZERO; Cholesky::scalars_len(CAPACITY)], CAPACITY).unwrap(),
-        vec![0usize; Irsvm::indices_len(N, CAPACITY)],
-        &points,
-        DIM,
-        &kernel,
-        IrsvmParams::new(T::from_f64(delta)).max_rejections(30).check().unwrap(),
-        &mut rng,
-    )
-    .unwrap();
+    let selection =
+        irsvm(&points, &kernel, CAPACITY, IrsvmParams::new(T::from_f64(delta)).max_rejections(30), &mut rng);
     let m = selection.len();
     assert!(m > 5 && m <= CAPACITY, "m = {m}");
     assert_ne!(selection.stop(), SelectionStop::Exhausted);
@@ -120,17 +133,8 @@ fn batches_select_as_one_at_a_time<T: Real>() {
         (1e-6, 2, 5, 13, SelectionStop::Capacity),
     ] {
         let params = (T::from_f64(rms * root_n), initial, max_rejections);
-        let selection = Irsvm::select_in(
-            vec![T::ZERO; Irsvm::scalars_len(n, capacity)],
-            Cholesky::new_in(vec![T::ZERO; Cholesky::scalars_len(capacity)], capacity).unwrap(),
-            vec![0usize; Irsvm::indices_len(n, capacity)],
-            &points,
-            DIM,
-            &kernel,
-            IrsvmParams::new(params.0).initial(initial).max_rejections(max_rejections).check().unwrap(),
-            &mut Rng::seed_from_u64(4),
-        )
-        .unwrap();
+        let irsvm_params = IrsvmParams::new(params.0).initial(initial).max_rejections(max_rejections);
+        let selection = irsvm(&points, &kernel, capacity, irsvm_params, &mut Rng::seed_from_u64(4));
         let (chosen, columns) = one_at_a_time(&points, &kernel, params, capacity, &mut Rng::seed_from_u64(4));
         assert_eq!((selection.indices(), selection.stop()), (&chosen[..], stop), "rms {rms}");
         for (i, _) in points.chunks_exact(DIM).enumerate() {
