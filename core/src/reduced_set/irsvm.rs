@@ -35,7 +35,7 @@
 
 #![allow(
     clippy::indexing_slicing,
-    reason = "features n × c, a column of n, a projection of c + 1 and n + c indices: checked in select_in"
+    reason = "features n × c, BATCH columns of n, BATCH projections of c + 1 and n + c indices: checked in select_in"
 )]
 
 use crate::cholesky::Cholesky;
