@@ -533,7 +533,7 @@ fn octaves_by_loo<T: Real>(
 /// penalty's weight per row). Each width costs a reduced set and a ridge path on these
 /// rows — `O(n·m²)` and a few hundred candidates' `O(n·m)` on all of them — while the
 /// five octaves' ranking needs no more than ten thousand rows; the model is then fitted on
-/// every row.
+/// every row. krr's cg solver and kpls choose their centres (and λ) on the same rows.
 fn width_rows<'a, T: Real>(
     data: &'a Dataset<T>,
     seed: u64,
@@ -721,9 +721,8 @@ fn train_krr<T: Real>(settings: &FitSettings, data: &Dataset<T>, task: Task) -> 
 /// `lambda auto` chosen on a subsample of [`krr::CG_SUBSAMPLE`] rows, CG to `--eps`
 /// (default [`super::falkon::default_tolerance`]) on every row.
 fn train_krr_cg<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
-    let sample = krr::subsample(data, settings.seed)?;
-    let to_sample = sample.len() as f64 / data.len().max(1) as f64;
-    let ridges: Vec<f64> = Setting::given(settings.lambda).map(|lambda| lambda * to_sample).into_iter().collect();
+    let given: Vec<f64> = Setting::given(settings.lambda).into_iter().collect();
+    let (sample, ridges) = width_rows(data, settings.seed, &given)?;
     let (kernel, mut chosen) = kernel::<T>(settings, &sample, Task::Regression, Some(&ridges))?;
     let config = krr_config(settings, kernel, Task::Regression);
     let tolerance = settings.eps.unwrap_or(super::falkon::default_tolerance::<T>());
@@ -766,7 +765,7 @@ fn train_kpls<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitt
             "kpls is regularised by --components, not --lambda; --delta takes a threshold".into(),
         ));
     }
-    let sample = krr::subsample(data, settings.seed)?;
+    let (sample, _) = width_rows(data, settings.seed, &[])?;
     let (kernel, mut chosen) = kernel::<T>(settings, &sample, Task::Regression, Some(&[]))?;
     let config = krr_config(settings, kernel, Task::Regression);
     let (model, summary) = kpls::train(data, &sample, &config, settings.components)?;
