@@ -530,6 +530,40 @@ fn tune_compares_candidates_and_writes_the_best() {
     }
 }
 
+/// Past 10,000 rows the leave-one-out compares candidates on a subsample of 10,000 (as
+/// `--gamma auto`): scores count its rows, a grid's costs come back as given, and the best
+/// model is trained on every row.
+#[test]
+fn tune_scores_a_large_set_on_a_subsample() {
+    let dir = scratch("tune-large");
+    let (rows, data) = (10_500, dir.join("noisy.csv"));
+    let mut text = String::from("a,b,label\n");
+    for i in 0..rows {
+        let (a, b) = ((i * 37 % 101) as f64 / 50.0 - 1.0, (i * 53 % 97) as f64 / 48.0 - 1.0);
+        let flipped = i % 13 == 0;
+        text.push_str(&format!("{a:.4},{b:.4},{}\n", if (a > b) != flipped { 1 } else { -1 }));
+    }
+    std::fs::write(&data, text).unwrap();
+    let (data, model) = (data.to_str().unwrap(), dir.join("best.kestrel"));
+    let model = model.to_str().unwrap();
+    let args = ["tune", "--learner", "rsvm", "--input", data, "--gamma-grid", "0.5", "--c-grid", "0.25,4"];
+    let o = kestrel(&[&args[..], &["--out", model, "--json"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = json(&o);
+    assert_eq!((summary["n"].as_u64(), summary["scored_rows"].as_u64()), (Some(10_500), Some(10_000)), "{summary}");
+    let best = &summary["best"];
+    let c = best["c"].as_f64().unwrap();
+    assert!(c == 0.25 || c == 4.0, "{summary}");
+    let errors = (1.0 - best["accuracy"].as_f64().unwrap()) * 10_000.0;
+    assert!(errors > 100.0 && (errors - errors.round()).abs() < 1e-6, "{summary}");
+    let c = c.to_string();
+    let alone = dir.join("alone.kestrel");
+    let train = ["train", "--learner", "rsvm", "--input", data, "--gamma", "0.5", "--c", &c];
+    let o = kestrel(&[&train[..], &["--out", alone.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(model).unwrap(), std::fs::read(&alone).unwrap());
+}
+
 #[test]
 fn bad_rows_are_reported_with_line_and_column() {
     let dir = scratch("bad");

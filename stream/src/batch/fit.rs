@@ -533,8 +533,11 @@ fn octaves_by_loo<T: Real>(
 /// penalty's weight per row). Each width costs a reduced set and a ridge path on these
 /// rows — `O(n·m²)` and a few hundred candidates' `O(n·m)` on all of them — while the
 /// five octaves' ranking needs no more than ten thousand rows; the model is then fitted on
-/// every row. krr's cg solver and kpls choose their centres (and λ) on the same rows.
-fn width_rows<'a, T: Real>(
+/// every row. krr's cg solver, kpls and `kestrel tune`'s leave-one-out use the same rows.
+///
+/// # Errors
+/// [`FitError`] when the subsample cannot be allocated.
+pub fn width_rows<'a, T: Real>(
     data: &'a Dataset<T>,
     seed: u64,
     ridges: &[f64],

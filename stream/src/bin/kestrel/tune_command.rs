@@ -7,7 +7,10 @@
 //! other flag means what it means to `kestrel train`. Two criteria:
 //! - **exact leave-one-out** (rsvm, krr, lssvm): one reduced kernel ridge path per width
 //!   scores every ridge — or every `C = 1/(2λ)` — at once
-//!   ([`kestrel_stream::batch::tune::widths_by_loo`]);
+//!   ([`kestrel_stream::batch::tune::widths_by_loo`]), on every row up to 10,000 and past
+//!   that on the uniform subsample `--gamma auto` compares its widths on
+//!   ([`kestrel_stream::batch::fit::width_rows`]: ridges scaled to it by `n_s/n`, the one
+//!   chosen scaled back), the best model then trained on every row;
 //! - **k-fold cross-validation** (slkl, svm, or any learner under `--folds`): each candidate
 //!   is trained `k` times by `kestrel train`'s own code and scored on the held-out fold.
 
@@ -16,6 +19,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use kestrel_core::Real;
+use kestrel_stream::batch::fit::width_rows;
 use kestrel_stream::batch::gamma;
 use kestrel_stream::batch::krr::Task;
 use kestrel_stream::batch::tune::{Folds, WidthScore, octaves, widths_by_loo};
@@ -131,7 +135,10 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
     let task = learner.fit().task();
     let gammas = widths(args, data, task)?;
     let loo = args.folds.is_none() && matches!(learner, TrainLearner::Rsvm | TrainLearner::Krr | TrainLearner::Lssvm);
-    let candidates = if loo { by_loo(args, data, &gammas, task)? } else { by_folds(args, data, &gammas, task)? };
+    let (candidates, scored_rows) = match loo {
+        true => by_loo(args, data, &gammas, task)?,
+        false => (by_folds(args, data, &gammas, task)?, data.len()),
+    };
     let best = candidates
         .iter()
         .enumerate()
@@ -159,6 +166,7 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
             "learner": learner_name(learner),
             "criterion": criterion,
             "n": data.len(),
+            "scored_rows": scored_rows,
             "dim": data.dim(),
             "skipped": prepared.skipped,
             "candidates": rows,
@@ -224,8 +232,14 @@ fn widths<T: Real>(args: &TuneArgs, data: &Dataset<T>, task: Task) -> Result<Vec
     Ok(gammas.into_iter().map(Some).collect())
 }
 
-/// rsvm, krr, lssvm: one leave-one-out path per width.
-fn by_loo<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>], task: Task) -> Result<Vec<Candidate>> {
+/// rsvm, krr, lssvm: one leave-one-out path per width, on the rows of [`width_rows`];
+/// returns the candidates and the number of rows they were scored on.
+fn by_loo<T: Real>(
+    args: &TuneArgs,
+    data: &Dataset<T>,
+    gammas: &[Option<f64>],
+    task: Task,
+) -> Result<(Vec<Candidate>, usize)> {
     let settings = &args.settings;
     let rsvm = settings.learner == TrainLearner::Rsvm;
     let ridges = match rsvm {
@@ -241,13 +255,29 @@ fn by_loo<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>], t
         kernel,
         task,
     );
+    let (rows, scaled) = width_rows(data, settings.seed, &ridges)?;
+    if rows.len() < data.len() {
+        tell!(
+            "kestrel: the widths are compared by leave-one-out on {} of the {} rows (a uniform subsample, as \
+             --gamma auto's); the best model is trained on every row",
+            rows.len(),
+            data.len()
+        );
+    }
     let bar = progress_bar(gammas.len() as u64, "widths");
-    let scores = widths_by_loo(data, &config, &gammas, &ridges, |_| bar.inc(1))?;
+    let scores = widths_by_loo(&rows, &config, &gammas, &scaled, |_| bar.inc(1))?;
     bar.finish_and_clear();
-    let n = data.len().max(1) as f64;
+    let n = rows.len().max(1) as f64;
+    // A ridge chosen on the subsample, as it stands for every row: the grid's own value, or
+    // the automatic path's scaled back (`λ·n/n_s`, the same weight per row).
+    let to_all = data.len() as f64 / n;
+    let ridge_for_all = |lambda: f64| {
+        let given = scaled.iter().position(|&s| s == lambda).and_then(|index| ridges.get(index));
+        given.copied().unwrap_or(lambda * to_all)
+    };
     let candidates = scores.iter().map(|score| {
         let WidthScore { gamma, summary, seconds } = score;
-        let lambda = summary.chosen.lambda;
+        let lambda = ridge_for_all(summary.chosen.lambda);
         let value = if rsvm { Searched::C(1.0 / (2.0 * lambda)) } else { Searched::Lambda(lambda) };
         let loss = match task {
             Task::Classification => summary.chosen.errors as f64 / n,
@@ -255,7 +285,7 @@ fn by_loo<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>], t
         };
         Candidate { gamma: Some(*gamma), value: Some(value), centres: Some(summary.centres), loss, seconds: *seconds }
     });
-    Ok(candidates.collect())
+    Ok((candidates.collect(), rows.len()))
 }
 
 /// Any learner: every candidate trained on `k − 1` folds and scored on the last, `k` times.
