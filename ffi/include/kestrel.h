@@ -500,7 +500,7 @@ kestrel_status kestrel_scaler_count(const kestrel_scaler *scaler, uint64_t *coun
 
 /**
  * The defaults of `kestrel stream --learner slkl`: every candidate may be active, the
- * Gaussian kernel with `γ = 0.5`, `ν = 0.01`, at most 300 steps per sample, seed 0.
+ * Gaussian kernel with `γ = 0.5`, `ν = 0.01`, at most 20 steps per sample, seed 0.
  */
 kestrel_slkl_config kestrel_slkl_default_config(uint32_t window, uint32_t dim, uint32_t centres);
 

@@ -75,7 +75,7 @@ unsafe impl Object for Slkl {
 }
 
 /// The defaults of `kestrel stream --learner slkl`: every candidate may be active, the
-/// Gaussian kernel with `γ = 0.5`, `ν = 0.01`, at most 300 steps per sample, seed 0.
+/// Gaussian kernel with `γ = 0.5`, `ν = 0.01`, at most 20 steps per sample, seed 0.
 #[unsafe(no_mangle)]
 pub extern "C" fn kestrel_slkl_default_config(window: u32, dim: u32, centres: u32) -> SlklConfig {
     SlklConfig {
@@ -85,7 +85,7 @@ pub extern "C" fn kestrel_slkl_default_config(window: u32, dim: u32, centres: u3
         max_active: centres,
         kernel: KernelConfig::rbf(0.5),
         nu: 0.01,
-        steps_per_sample: 300,
+        steps_per_sample: 20,
         seed: 0,
     }
 }

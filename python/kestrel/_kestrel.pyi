@@ -85,7 +85,7 @@ class Stream:
         scalar: str = "f64",
         window: int = 256,
         centers: int = 32,
-        steps_per_sample: int = 300,
+        steps_per_sample: Optional[int] = None,
         kernel: str = "rbf",
         gamma: Optional[float] = None,
         degree: int = 3,

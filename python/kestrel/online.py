@@ -334,7 +334,8 @@ class WindowSLKL(_OnlineRegressor):
         Sparsity weight (absolute).
     gamma : float or None, default=None
         RBF width; None is ``1/d``.
-    steps_per_sample : int, default=300
+    steps_per_sample : int, default=20
+        The most coordinate steps after each sample (``kestrel stream``'s cap for slkl).
     scale : bool, default=True
     renew : bool, default=True
     seed : int, default=1
@@ -343,7 +344,7 @@ class WindowSLKL(_OnlineRegressor):
 
     _learner = "slkl"
 
-    def __init__(self, window=256, centers=32, nu=0.01, gamma=None, steps_per_sample=300, scale=True, renew=True,
+    def __init__(self, window=256, centers=32, nu=0.01, gamma=None, steps_per_sample=20, scale=True, renew=True,
                  seed=1, scalar="f64"):
         self.window, self.centers, self.nu, self.gamma = window, centers, nu, gamma
         self.steps_per_sample, self.scale, self.renew, self.seed, self.scalar = steps_per_sample, scale, renew, seed, scalar

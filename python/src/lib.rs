@@ -558,7 +558,7 @@ impl Stream {
     /// `kestrel stream`'s defaults for every setting left `None`.
     #[new]
     #[pyo3(signature = (
-        learner, dim, *, scalar = "f64", window = 256, centers = 32, steps_per_sample = 300, kernel = "rbf",
+        learner, dim, *, scalar = "f64", window = 256, centers = 32, steps_per_sample = None, kernel = "rbf",
         gamma = None, degree = 3, coef0 = 0.0, nu = 0.01, c = None, loss = "squared_hinge", bias = 1.0,
         delta = 0.3, scale = true, renew = true, memory = None, classes = None, quantile = DEFAULT_QUANTILE,
         warmup = DEFAULT_WARMUP, learn = "unflagged", seed = 1
@@ -570,7 +570,7 @@ impl Stream {
         scalar: &str,
         window: usize,
         centers: usize,
-        steps_per_sample: usize,
+        steps_per_sample: Option<usize>,
         kernel: &str,
         gamma: Option<f64>,
         degree: u32,
@@ -604,7 +604,7 @@ impl Stream {
         let mut settings = StreamSettings::new(kind);
         settings.window = window;
         settings.centers = centers;
-        settings.steps_per_sample = steps_per_sample;
+        settings.steps_per_sample = steps_per_sample.unwrap_or(settings.steps_per_sample);
         settings.kernel = kernel_settings(kernel, gamma, degree, coef0)?;
         settings.nu = nu;
         settings.svm = svm_settings(c, loss, bias)?;

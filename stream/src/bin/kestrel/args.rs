@@ -646,9 +646,9 @@ pub struct StreamArgs {
     /// The most coordinate steps after each arrival: the learner steps until its stopping
     /// rule holds on the window (svm, rsvm: a pass whose projected gradients spread by at
     /// most 0.1, LIBLINEAR's rule at its default tolerance; slkl: its relative-decrease
-    /// rule) or this many.
-    #[arg(long, default_value_t = 300, value_parser = count(1, MAX_STEPS))]
-    pub steps_per_sample: usize,
+    /// rule) or this many. Default: 300; slkl 20.
+    #[arg(long, value_parser = count(1, MAX_STEPS))]
+    pub steps_per_sample: Option<usize>,
     #[command(flatten)]
     pub kernel: KernelArgs,
     /// SLKL's ν (absolute: a stream's target variance is not known in advance).

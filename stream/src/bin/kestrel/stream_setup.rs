@@ -24,7 +24,7 @@ pub fn settings(args: &StreamArgs) -> StreamSettings {
         learner,
         window: args.window.unwrap_or(learner.default_window()),
         centers: args.centers.unwrap_or(learner.default_centers()),
-        steps_per_sample: args.steps_per_sample,
+        steps_per_sample: args.steps_per_sample.unwrap_or(learner.default_steps()),
         kernel: args.kernel.settings(),
         nu: args.nu,
         svm: args.svm.settings(),
@@ -99,7 +99,7 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
     config.push("--scalar", value_name(&args.scalar));
     config.push("--seed", args.seed);
     config.push("--window", resolved.window);
-    config.push("--steps-per-sample", args.steps_per_sample);
+    config.push("--steps-per-sample", resolved.steps_per_sample);
     config.push("--no-scale", args.no_scale);
     if args.learner != Learner::Svm {
         config.push("--centers", resolved.centers);
