@@ -558,9 +558,9 @@ impl Stream {
     /// `kestrel stream`'s defaults for every setting left `None`.
     #[new]
     #[pyo3(signature = (
-        learner, dim, *, scalar = "f64", window = 256, centers = 32, steps_per_sample = None, kernel = "rbf",
+        learner, dim, *, scalar = "f64", window = None, centers = None, steps_per_sample = None, kernel = "rbf",
         gamma = None, degree = 3, coef0 = 0.0, nu = 0.01, c = None, loss = "squared_hinge", bias = 1.0,
-        delta = 0.3, scale = true, renew = true, memory = None, classes = None, quantile = DEFAULT_QUANTILE,
+        delta = None, scale = true, renew = true, memory = None, classes = None, quantile = DEFAULT_QUANTILE,
         warmup = DEFAULT_WARMUP, learn = "unflagged", seed = 1
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -568,8 +568,8 @@ impl Stream {
         learner: &str,
         dim: usize,
         scalar: &str,
-        window: usize,
-        centers: usize,
+        window: Option<usize>,
+        centers: Option<usize>,
         steps_per_sample: Option<usize>,
         kernel: &str,
         gamma: Option<f64>,
@@ -579,7 +579,7 @@ impl Stream {
         c: Option<f64>,
         loss: &str,
         bias: f64,
-        delta: f64,
+        delta: Option<f64>,
         scale: bool,
         renew: bool,
         memory: Option<usize>,
@@ -602,13 +602,13 @@ impl Stream {
             other => return Err(value_error(format!("unknown learn `{other}` (unflagged, all)"))),
         };
         let mut settings = StreamSettings::new(kind);
-        settings.window = window;
-        settings.centers = centers;
+        settings.window = window.unwrap_or(settings.window);
+        settings.centers = centers.unwrap_or(settings.centers);
         settings.steps_per_sample = steps_per_sample.unwrap_or(settings.steps_per_sample);
         settings.kernel = kernel_settings(kernel, gamma, degree, coef0)?;
         settings.nu = nu;
         settings.svm = svm_settings(c, loss, bias)?;
-        settings.delta = delta;
+        settings.delta = delta.unwrap_or(settings.delta);
         settings.scale = scale;
         settings.renew = renew;
         settings.memory = memory.unwrap_or(settings.memory);

@@ -49,10 +49,10 @@ def phishing(rows):
     return names, X, np.array([int(y) for _, y in samples], dtype=np.float64)
 
 
-@pytest.mark.parametrize("learner, flag", [(WindowSVM, "svm"), (StreamingRSVM, "rsvm")])
-def test_the_model_is_the_one_kestrel_stream_learns(tmp_path, learner, flag):
-    names, X, y = phishing(600)
-    data = tmp_path / "phishing.csv"
+def kestrel_stream(tmp_path, flag, names, X, y):
+    """`kestrel stream --learner flag` with its defaults on the rows: the model file's bytes
+    and the summary."""
+    data = tmp_path / "stream.csv"
     data.write_text(",".join(names + ["y"]) + "\n" + "\n".join(",".join(map(repr, [*row, label])) for row, label in zip(X.tolist(), y.tolist())) + "\n")
     out = tmp_path / "stream.kestrel"
     run = subprocess.run(
@@ -61,11 +61,17 @@ def test_the_model_is_the_one_kestrel_stream_learns(tmp_path, learner, flag):
         capture_output=True,
         text=True,
     )
+    return out.read_bytes(), json.loads(run.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize("learner, flag", [(WindowSVM, "svm"), (StreamingRSVM, "rsvm")])
+def test_the_model_is_the_one_kestrel_stream_learns(tmp_path, learner, flag):
+    names, X, y = phishing(600)
+    model, summary = kestrel_stream(tmp_path, flag, names, X, y)
     ours = learner().partial_fit(X, y)
-    assert ours.to_bytes() == out.read_bytes()
+    assert ours.to_bytes() == model
     # rsvm races its widths (1/d, 1/(4d), 4/d for these 9 features), svm its costs; both
     # name the one kept.
-    summary = json.loads(run.stdout.splitlines()[-1])
     assert ours.chosen_ == summary["chosen"]
     if flag == "rsvm":
         assert ours.chosen_["gamma"] in (1 / 9, 1 / 36, 4 / 9)
@@ -73,6 +79,16 @@ def test_the_model_is_the_one_kestrel_stream_learns(tmp_path, learner, flag):
     else:
         assert ours.chosen_["c"] in (1.0, 0.1, 0.01)
         assert learner(C=1.0).partial_fit(X, y).chosen_ == {}
+
+
+def test_the_regressor_s_defaults_are_kestrel_stream_s(tmp_path):
+    # Every default alike, the cap on steps after an arrival (20 for slkl) among them: the
+    # same model, and not the one a cap of 300 learns.
+    names, X, _ = phishing(600)
+    y = X[:, 0] * X[:, 1] + np.sin(3 * X[:, 2])
+    model, _ = kestrel_stream(tmp_path, "slkl", names, X, y)
+    assert WindowSLKL().partial_fit(X, y).to_bytes() == model
+    assert WindowSLKL(steps_per_sample=300).partial_fit(X, y).to_bytes() != model
 
 
 def test_state_saved_and_restored_continues_exactly():
