@@ -6,6 +6,7 @@
 
 use kestrel_core::Kernel;
 use kestrel_core::kpca::{Criterion, DEFAULT_MU};
+use kestrel_stream::batch::fit::unit_variance_width;
 use kestrel_stream::batch::kpca::{self, KccaSettings, KpcaSettings, Method, Projection};
 use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
@@ -21,7 +22,7 @@ pub(crate) fn points(x: &PyReadonlyArray2<'_, f64>) -> (Vec<f64>, usize) {
 
 /// The RBF kernel of width `gamma`, or `1/dim`.
 fn kernel(gamma: Option<f64>, dim: usize) -> PyResult<Kernel<f64>> {
-    Kernel::rbf(gamma.unwrap_or(1.0 / dim.max(1) as f64)).map_err(|e| value_error(format!("gamma: {e}")))
+    Kernel::rbf(gamma.unwrap_or(unit_variance_width(dim))).map_err(|e| value_error(format!("gamma: {e}")))
 }
 
 /// A model file's bytes.

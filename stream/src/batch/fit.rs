@@ -146,6 +146,16 @@ impl KernelSettings {
     }
 }
 
+/// The width where none is given and none is searched (`kestrel stream`, `kestrel
+/// transform`, the Python projections): `1/d` for `d` features. Standardised features have a
+/// typical squared distance of `2d`, so a typical pair has RBF kernel value `e⁻²`
+/// (scikit-learn's `gamma="scale"`).
+pub fn unit_variance_width(dim: usize) -> f64 {
+    #[allow(clippy::cast_precision_loss, reason = "a count of features")]
+    let d = dim.max(1) as f64;
+    1.0 / d
+}
+
 /// The linear SVM's settings (svm, and rsvm on its kernel features).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SvmSettings {

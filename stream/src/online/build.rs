@@ -17,7 +17,7 @@ use super::{
     BuildError, Footprint, Learn, NoveltySettings, OnlineLearner, RsvmSettings, WindowNovelty, WindowRsvm, WindowSlkl,
     WindowSvm,
 };
-use crate::batch::fit::{KernelChoice, KernelSettings, Setting, SvmSettings};
+use crate::batch::fit::{KernelChoice, KernelSettings, Setting, SvmSettings, unit_variance_width};
 
 /// `kestrel stream --memory` unless told, in arrivals.
 pub const DEFAULT_MEMORY: usize = 2000;
@@ -49,7 +49,7 @@ pub const DEFAULT_NOVELTY_WINDOW: usize = 48;
 pub const DEFAULT_NOVELTY_CENTERS: usize = 16;
 /// The most coordinate steps after an arrival unless told (`--steps-per-sample`): svm and
 /// rsvm. Their stopping rule needs a whole pass over the window (256 steps by default), and
-/// a lower cap cost accuracy on River's streams (rsvm on Agrawal −1.3 points at 100,
+/// a lower cap cost accuracy on River's streams (rsvm on Agrawal −2.5 points at 100,
 /// ImageSegments svm −0.4; BENCHMARKS.md).
 pub const DEFAULT_STEPS: usize = 300;
 /// slkl's cap on steps after an arrival unless told. Chosen by measurement (BENCHMARKS.md,
@@ -72,11 +72,6 @@ pub const RACED_COSTS: [f64; 3] = [1.0, 0.1, 0.01];
 /// the leader of rsvm's widths after one window was the leader after two.
 pub const RACE_WINDOWS: usize = 1;
 
-/// The kernel width without `--gamma` for `dim` features: `1/d` (module doc).
-fn default_gamma(dim: usize) -> f64 {
-    1.0 / dim.max(1) as f64
-}
-
 /// A setting a stream races when it is not given (module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Raced {
@@ -90,7 +85,7 @@ impl Raced {
     /// The candidates' values for `dim` features, the first the setting without a race.
     pub fn values(self, dim: usize) -> [f64; 3] {
         match self {
-            Raced::Widths => RACED_WIDTHS.map(|multiple| multiple * default_gamma(dim)),
+            Raced::Widths => RACED_WIDTHS.map(|multiple| multiple * unit_variance_width(dim)),
             Raced::Costs => RACED_COSTS,
         }
     }
@@ -237,7 +232,7 @@ impl StreamSettings {
     /// # Errors
     /// [`BuildFailure::Auto`] for `auto`.
     pub fn gamma(&self, dim: usize) -> Result<f64, BuildFailure> {
-        Setting::value_or(self.kernel.gamma, default_gamma(dim), "--gamma").map_err(BuildFailure::Auto)
+        Setting::value_or(self.kernel.gamma, unit_variance_width(dim), "--gamma").map_err(BuildFailure::Auto)
     }
 
     /// What the learner races: rsvm with the RBF kernel and no `--gamma` its widths, svm

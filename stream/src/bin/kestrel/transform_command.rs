@@ -41,7 +41,7 @@ use anyhow::{Context, Result, bail};
 use kestrel_core::kpca::{Criterion, DEFAULT_MU, KernelProjection};
 use kestrel_core::model::ScalarKind;
 use kestrel_core::{Kernel, Real};
-use kestrel_stream::batch::fit::Setting;
+use kestrel_stream::batch::fit::{Setting, unit_variance_width};
 use kestrel_stream::batch::kpca::{self, KccaSettings, KpcaSettings, Method};
 use kestrel_stream::batch::spectral;
 use kestrel_stream::dataset::{Dataset, HostScaler, OnError};
@@ -296,7 +296,7 @@ fn kcca<T: Real>(args: &TransformArgs, data: &Dataset<T>, input2: &str) -> Resul
 fn kernel<T: Real>(args: &TransformArgs, dim: usize) -> Result<Kernel<T>> {
     let gamma = match args.kernel.gamma {
         Some(Setting::Value(gamma)) => gamma,
-        _ => 1.0 / dim.max(1) as f64,
+        _ => unit_variance_width(dim),
     };
     args.kernel.build::<T>(gamma).context("--gamma")
 }
