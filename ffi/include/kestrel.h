@@ -499,8 +499,9 @@ kestrel_status kestrel_scaler_transform(const kestrel_scaler *scaler,
 kestrel_status kestrel_scaler_count(const kestrel_scaler *scaler, uint64_t *count);
 
 /**
- * The defaults of `kestrel stream --learner slkl`: every candidate may be active, the
- * Gaussian kernel with `γ = 0.5`, `ν = 0.01`, at most 20 steps per sample, seed 0.
+ * Every candidate may be active, the Gaussian kernel with `γ = 0.5`, `ν = 0.01`, at most 20
+ * steps per sample (`kestrel stream --learner slkl`'s ν and cap; the stream standardises
+ * its features and takes `γ = 1/d`, while these features come as they are), seed 0.
  */
 kestrel_slkl_config kestrel_slkl_default_config(uint32_t window, uint32_t dim, uint32_t centres);
 

@@ -74,8 +74,9 @@ unsafe impl Object for Slkl {
     const BYTES: usize = KESTREL_SLKL_OBJECT_BYTES;
 }
 
-/// The defaults of `kestrel stream --learner slkl`: every candidate may be active, the
-/// Gaussian kernel with `γ = 0.5`, `ν = 0.01`, at most 20 steps per sample, seed 0.
+/// Every candidate may be active, the Gaussian kernel with `γ = 0.5`, `ν = 0.01`, at most 20
+/// steps per sample (`kestrel stream --learner slkl`'s ν and cap; the stream standardises
+/// its features and takes `γ = 1/d`, while these features come as they are), seed 0.
 #[unsafe(no_mangle)]
 pub extern "C" fn kestrel_slkl_default_config(window: u32, dim: u32, centres: u32) -> SlklConfig {
     SlklConfig {
