@@ -546,9 +546,11 @@ fn tune_scores_a_large_set_on_a_subsample() {
     std::fs::write(&data, text).unwrap();
     let (data, model) = (data.to_str().unwrap(), dir.join("best.kestrel"));
     let model = model.to_str().unwrap();
+    let report = dir.join("tune.html");
     let args = ["tune", "--learner", "rsvm", "--input", data, "--gamma-grid", "0.5", "--c-grid", "0.25,4"];
-    let o = kestrel(&[&args[..], &["--out", model, "--json"]].concat());
+    let o = kestrel(&[&args[..], &["--out", model, "--json", "--report", report.to_str().unwrap()]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&report).unwrap().contains("10000 of 10500 (a uniform subsample"));
     let summary = json(&o);
     assert_eq!((summary["n"].as_u64(), summary["scored_rows"].as_u64()), (Some(10_500), Some(10_000)), "{summary}");
     let best = &summary["best"];

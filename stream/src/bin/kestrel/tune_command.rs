@@ -158,7 +158,8 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
     let criterion = if loo { "leave-one-out".to_string() } else { format!("{}-fold", folds_of(args)) };
     let seconds = start.elapsed().as_secs_f64();
     if let Some(path) = &args.report {
-        report(args, &candidates, best, task, &criterion)?.write(path)?;
+        let rows = (scored_rows, data.len());
+        report(args, &candidates, best, task, &criterion, rows)?.write(path)?;
     }
     if args.json {
         let rows: Vec<Value> = candidates.iter().map(|c| candidate_json(c, task)).collect();
@@ -421,11 +422,25 @@ fn shown_score(c: &Candidate, task: Task) -> f64 {
 type SettingAxis<'a> = (&'a str, fn(&Candidate) -> Option<f64>);
 
 /// The `--report` page: the score against each searched setting (every candidate a dot,
-/// the best at each value a line, the choice marked) and the seconds per candidate.
-fn report(args: &TuneArgs, candidates: &[Candidate], best: usize, task: Task, criterion: &str) -> Result<Report> {
+/// the best at each value a line, the choice marked) and the seconds per candidate;
+/// `(scored, n)` the rows the candidates were scored on and the data set's.
+fn report(
+    args: &TuneArgs,
+    candidates: &[Candidate],
+    best: usize,
+    task: Task,
+    criterion: &str,
+    (scored, n): (usize, usize),
+) -> Result<Report> {
     let learner = learner_name(args.settings.learner);
     let mut page = Report::new("kestrel tune");
     page.fact("data", &args.settings.input.input).fact("learner", &learner).fact("criterion", criterion);
+    if scored < n {
+        page.fact(
+            "rows scored",
+            format!("{scored} of {n} (a uniform subsample; the best model is trained on every row)"),
+        );
+    }
     let chosen = candidates.get(best);
     if let Some(c) = chosen {
         page.fact("chosen", format!("kestrel train --learner {learner}{}", flags(c)));
