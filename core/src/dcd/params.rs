@@ -200,6 +200,17 @@ impl<T: Real> ValidParams<T> {
         Ok(ValidParams { c_pos: checked.c_pos, c_neg: checked.c_neg, ..self })
     }
 
+    /// The same parameters with at most `max_passes` outer passes.
+    ///
+    /// # Errors
+    /// `InvalidParam { name: "max_passes" }` for 0.
+    pub fn with_max_passes(self, max_passes: usize) -> Result<Self, Error> {
+        if max_passes == 0 {
+            return Err(Error::InvalidParam { name: "max_passes" });
+        }
+        Ok(ValidParams { max_passes, ..self })
+    }
+
     /// The same parameters with the costs weighted: `C₊·w₊` and `C₋·w₋` (LIBLINEAR's `-wi`;
     /// one-vs-rest weights the class against the rest by `w₊ = w_c`, `w₋ = 1`).
     ///
@@ -273,5 +284,9 @@ mod tests {
         assert_eq!(name(p.bias(f64::INFINITY)), "bias");
         assert_eq!(name(p.epsilon(0.0)), "epsilon");
         assert_eq!(name(p.max_passes(0)), "max_passes");
+        let valid = p.c(2.0).check().unwrap();
+        assert_eq!(valid.with_max_passes(0).err(), Some(Error::InvalidParam { name: "max_passes" }));
+        let fewer = valid.with_max_passes(7).unwrap();
+        assert_eq!((fewer.max_passes(), fewer.c_pos(), fewer.loss()), (7, 2.0, valid.loss()));
     }
 }

@@ -263,7 +263,7 @@ impl FitSettings {
             delta: None,
             lambda: None,
             raw_features: false,
-            solver: Solver::Dcd,
+            solver: Solver::Auto,
             krr_solver: krr::Solver::Auto,
             epsilon: None,
             components: None,
@@ -639,13 +639,14 @@ fn train_rsvm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitt
         }
         chosen.push(("loo_errors", Field::Count(tuned.ridge.errors)));
     }
-    let solver = match settings.solver {
-        Solver::Dcd => "dcd",
+    let solver = match summary.solver {
         Solver::Ssvm => "ssvm",
+        Solver::Dcd | Solver::Auto => "dcd",
     };
     let summary = Summary::from([
         ("learner", "rsvm".into()),
         ("solver", solver.into()),
+        ("dcd_passes", summary.dcd_passes.into()),
         ("objective", summary.objective.into()),
         ("passes", summary.passes.into()),
         ("iterations", summary.passes.into()),

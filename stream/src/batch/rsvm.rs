@@ -5,10 +5,11 @@
 //!
 //! Two solvers of the linear problem ([`Solver`]): dual coordinate descent, and the
 //! paper's own RSVM solver, the smooth SVM by Newton–Armijo ([`kestrel_core::ssvm`],
-//! seed 003 eq. 7 and 12) on the same features.
+//! seed 003 eq. 7 and 12) on the same features; by default the first, and the second when
+//! the first is slow ([`Solver::Auto`]).
 
 use kestrel_core::cholesky::Cholesky;
-use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, OneVsRest, ValidParams};
+use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, Loss, OneVsRest, ValidParams};
 use kestrel_core::krr::RidgePath;
 use kestrel_core::linalg::packed_len;
 use kestrel_core::reduced_set::ReducedKernelModel;
@@ -48,8 +49,17 @@ pub struct RsvmConfig<T> {
 /// The solver of the linear SVM on the reduced-kernel features.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Solver {
-    /// Dual coordinate descent, hinge or squared hinge ([`kestrel_core::dcd`]).
+    /// [`Solver::Dcd`], stopped after [`AUTO_PASSES_PER_CENTRE`]` · m` passes per problem
+    /// (or its own cap, if lower); for the squared hinge, when that has not converged, the
+    /// problem is solved again by [`Solver::Ssvm`], whose model is kept. A Newton iteration
+    /// forms the `m × m` Hessian, `n·m²/2` multiply-adds against a pass's `2n·m`, and
+    /// Newton–Armijo takes 4-30 of them: where DCD needs more passes than that costs, Newton
+    /// is the faster way to a converged model (on River's shuttle at 19 centres, DCD stopped
+    /// at its cap of 1000 passes in 5.6 s, Newton converged in 12 iterations; BENCHMARKS.md).
+    /// Hinge loss: DCD alone, as [`Solver::Dcd`].
     #[default]
+    Auto,
+    /// Dual coordinate descent, hinge or squared hinge ([`kestrel_core::dcd`]).
     Dcd,
     /// The smooth SVM by Newton–Armijo ([`kestrel_core::ssvm`]): the squared-hinge problem
     /// `½(‖w‖² + w_b²) + C·Σξ²` of the DCD parameters (`C`, bias feature `B`) with the plus
@@ -59,6 +69,10 @@ pub enum Solver {
     /// one problem per class in the same workspace.
     Ssvm,
 }
+
+/// The passes per centre after which [`Solver::Auto`] turns from DCD to Newton: about the
+/// cost of a Newton solve (see there).
+pub const AUTO_PASSES_PER_CENTRE: usize = 8;
 
 /// The smoothing `β` of [`Solver::Ssvm`], in margin units: `p(x, β) − x₊ ≤ ln 2/β ≈ 0.007`
 /// — close to the squared hinge, and still smooth enough that Newton–Armijo needs a few
@@ -98,6 +112,10 @@ pub struct RsvmSummary {
     pub objective: f64,
     /// Solver passes (DCD) or Newton iterations (SSVM), summed.
     pub passes: usize,
+    /// The solver whose model this is: [`Solver::Dcd`] or [`Solver::Ssvm`].
+    pub solver: Solver,
+    /// The DCD passes [`Solver::Auto`] took before it turned to Newton (0 otherwise).
+    pub dcd_passes: usize,
     /// The solver met its stopping rule.
     pub converged: bool,
     /// Bytes training held at most besides the data set: dense copy, selection, features,
@@ -115,12 +133,16 @@ pub fn working_bytes<T>(n: usize, dim: usize, capacity: usize, outputs: usize, c
     let scalars = |count: usize| count.saturating_mul(size_of::<T>());
     let selection = selection_bytes::<T>(n, dim, capacity, config.selection);
     let tuning = config.tune != Tune::default();
+    let dcd = match outputs {
+        1 => LinearSvm::bytes::<T>(n, capacity),
+        _ => OneVsRest::bytes::<T>(n, capacity, outputs),
+    };
+    let ssvm = SmoothSvm::bytes::<T>(n, capacity).saturating_add(scalars(n.saturating_mul(outputs.saturating_add(1))));
+    // Auto holds one solver at a time: DCD's state is dropped before Newton's is allocated.
     let solver = match config.solver {
-        Solver::Dcd if outputs == 1 => LinearSvm::bytes::<T>(n, capacity),
-        Solver::Dcd => OneVsRest::bytes::<T>(n, capacity, outputs),
-        Solver::Ssvm => {
-            SmoothSvm::bytes::<T>(n, capacity).saturating_add(scalars(n.saturating_mul(outputs.saturating_add(1))))
-        }
+        Solver::Dcd => dcd,
+        Solver::Ssvm => ssvm,
+        Solver::Auto => dcd.max(ssvm),
     };
     scalars(n.saturating_mul(dim))
         .saturating_add(selection)
@@ -166,15 +188,20 @@ pub fn train<T: Real>(
     let mut model = ReducedKernelModel::new_in(storage, config.kernel, dim, m, outputs)?;
     model.centres_mut().copy_from_slice(&centres);
     let whitening = factor.as_ref().and_then(|f| f.packed().get(..packed_len(m)));
-    let solved = match config.solver {
-        Solver::Dcd => solve_dcd(&mut model, &rows, &labels, params, whitening, &mut rng)?,
-        Solver::Ssvm => solve_ssvm(&mut model, &features, &labels, params, whitening)?,
+    let (solved, solver, dcd_passes) = match config.solver {
+        Solver::Ssvm => (solve_ssvm(&mut model, &features, &labels, params, whitening)?, Solver::Ssvm, 0),
+        Solver::Auto if params.loss() == Loss::SquaredHinge => {
+            solve_auto(&mut model, (&rows, &features), &labels, params, whitening, &mut rng)?
+        }
+        Solver::Dcd | Solver::Auto => {
+            (solve_dcd(&mut model, &rows, &labels, params, whitening, &mut rng)?, Solver::Dcd, 0)
+        }
     };
     let (objective, passes, converged) = solved;
     for (slot, label) in model.labels_mut().iter_mut().zip(classes.model_labels()) {
         *slot = T::from_f64(label);
     }
-    let summary = RsvmSummary { centres: m, objective, passes, converged, working_bytes, tuned };
+    let summary = RsvmSummary { centres: m, objective, passes, converged, solver, dcd_passes, working_bytes, tuned };
     Ok((model, summary))
 }
 
@@ -209,6 +236,25 @@ fn solve_dcd<T: Real>(
     Ok((outcome.objective.to_f64(), outcome.passes, outcome.exit == Exit::Converged))
 }
 
+/// [`Solver::Auto`] for the squared hinge on the features (as `rows` and as the `n × m`
+/// slice): DCD within its budget of passes, else Newton; the solver whose model `model` holds
+/// and the DCD passes spent before Newton.
+fn solve_auto<T: Real>(
+    model: &mut ReducedKernelModel<T, Vec<T>>,
+    (rows, features): (&DenseRows<'_, T>, &[T]),
+    labels: &[i32],
+    params: ValidParams<T>,
+    whitening: Option<&[T]>,
+    rng: &mut Rng,
+) -> Result<(Solved, Solver, usize), TrainError> {
+    let budget = model.centres_len().saturating_mul(AUTO_PASSES_PER_CENTRE).clamp(1, params.max_passes());
+    let first = solve_dcd(model, rows, labels, params.with_max_passes(budget)?, whitening, rng)?;
+    if first.2 {
+        return Ok((first, Solver::Dcd, 0));
+    }
+    Ok((solve_ssvm(model, features, labels, params, whitening)?, Solver::Ssvm, first.1))
+}
+
 /// The smooth SVM ([`Solver::Ssvm`]) on `features` (`n × m`), one problem per output
 /// (`±1` targets, one-vs-rest for more than two classes), folded into `model`.
 fn solve_ssvm<T: Real>(
@@ -218,7 +264,7 @@ fn solve_ssvm<T: Real>(
     params: ValidParams<T>,
     whitening: Option<&[T]>,
 ) -> Result<Solved, TrainError> {
-    if params.loss() != kestrel_core::dcd::Loss::SquaredHinge {
+    if params.loss() != Loss::SquaredHinge {
         return Err(TrainError::Core(kestrel_core::Error::InvalidParam { name: "loss" }));
     }
     let (n, m, outputs, bias) = (labels.len(), model.centres_len(), model.outputs(), params.bias());
@@ -278,18 +324,59 @@ fn tune<T: Real>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    #[test]
-    fn learns_a_nonlinear_problem_with_few_centres() {
-        use crate::source::Record;
-        // XOR-like quadrants: not linearly separable.
+    use crate::source::Record;
+
+    /// XOR-like quadrants: not linearly separable.
+    fn quadrants(n: usize) -> Dataset<f64> {
         let mut data = Dataset::<f64>::new();
         let mut rng = Rng::seed_from_u64(9);
-        for _ in 0..400 {
+        for _ in 0..n {
             let (a, b) = (rng.uniform_in(-1.0, 1.0), rng.uniform_in(-1.0, 1.0));
             let label = if a * b > 0.0 { 1.0 } else { -1.0 };
             data.push(&Record { label, indices: vec![0, 1], values: vec![a, b], line: 0, ..Record::default() })
                 .unwrap();
         }
+        data
+    }
+
+    /// Auto is DCD where DCD converges within its budget of passes — the same model — and
+    /// Newton's model where it does not; the hinge loss stays with DCD.
+    #[test]
+    fn auto_turns_to_newton_only_when_dcd_is_slow() {
+        let data = quadrants(400);
+        let model_of = |c: f64, loss: Loss, solver: Solver| {
+            let params = kestrel_core::dcd::Params::new().c(c).bias(1.0).loss(loss).check().unwrap();
+            let config = RsvmConfig {
+                kernel: Kernel::rbf(2.0).unwrap(),
+                centres: 12,
+                selection: Selection::Irsvm { rms: 0.005 },
+                whiten: true,
+                params,
+                seed: 1,
+                budget: None,
+                tune: Tune::default(),
+                solver,
+            };
+            train(&data, &config).unwrap()
+        };
+        let (easy, hard) = (1.0, 1e6);
+        let (auto, summary) = model_of(easy, Loss::SquaredHinge, Solver::Auto);
+        let (dcd, dcd_summary) = model_of(easy, Loss::SquaredHinge, Solver::Dcd);
+        assert!(dcd_summary.converged && dcd_summary.passes <= 12 * AUTO_PASSES_PER_CENTRE, "{dcd_summary:?}");
+        assert_eq!((summary.solver, summary.dcd_passes, auto), (Solver::Dcd, 0, dcd));
+        let (auto, summary) = model_of(hard, Loss::SquaredHinge, Solver::Auto);
+        let (newton, _) = model_of(hard, Loss::SquaredHinge, Solver::Ssvm);
+        let (_, dcd_summary) = model_of(hard, Loss::SquaredHinge, Solver::Dcd);
+        assert!(dcd_summary.passes > 12 * AUTO_PASSES_PER_CENTRE, "{dcd_summary:?}");
+        assert_eq!((summary.solver, summary.dcd_passes, auto), (Solver::Ssvm, 12 * AUTO_PASSES_PER_CENTRE, newton));
+        assert!(summary.converged);
+        let (auto, summary) = model_of(hard, Loss::Hinge, Solver::Auto);
+        assert_eq!((summary.solver, auto), (Solver::Dcd, model_of(hard, Loss::Hinge, Solver::Dcd).0));
+    }
+
+    #[test]
+    fn learns_a_nonlinear_problem_with_few_centres() {
+        let data = quadrants(400);
         let params = kestrel_core::dcd::Params::new().c(10.0).bias(1.0).check().unwrap();
         let cases = [
             (Selection::Irsvm { rms: 0.005 }, Solver::Dcd),

@@ -483,8 +483,10 @@ pub struct TrainSettings {
     /// features L⁻¹K(x, Ã) (rsvm, ssvr).
     #[arg(long)]
     pub raw_features: bool,
-    /// The solver. rsvm: dcd (default), or ssvm, the smooth SVM by Newton–Armijo (squared
-    /// hinge only; the same C). krr: exact (the eigendecomposition path, leave-one-out λ on
+    /// The solver. rsvm: dcd, or ssvm, the smooth SVM by Newton–Armijo (squared hinge only;
+    /// the same C); by default dcd, and for the squared hinge ssvm once dcd has taken 8
+    /// passes per centre without converging (the summary's `solver` names the one whose
+    /// model it is). krr: exact (the eigendecomposition path, leave-one-out λ on
     /// every row) or cg (Falkon: conjugate gradients to --eps, default 1e-7 in f64 and 1e-4
     /// in f32, with the centres, gamma auto and lambda auto chosen by the exact path on a
     /// uniform subsample of 10 000 rows, λ scaled to all n rows as λ·n/10 000). Default for
@@ -563,7 +565,8 @@ impl TrainSettings {
             lambda: self.lambda,
             raw_features: self.raw_features,
             solver: match self.solver {
-                None | Some(SolverArg::Dcd) => kestrel_stream::batch::rsvm::Solver::Dcd,
+                None => kestrel_stream::batch::rsvm::Solver::Auto,
+                Some(SolverArg::Dcd) => kestrel_stream::batch::rsvm::Solver::Dcd,
                 Some(SolverArg::Ssvm) => kestrel_stream::batch::rsvm::Solver::Ssvm,
                 Some(SolverArg::Exact | SolverArg::Cg) if self.learner != TrainLearner::Krr => {
                     return Err("--solver exact and cg are krr's".into());
