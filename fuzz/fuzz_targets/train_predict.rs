@@ -205,7 +205,7 @@ fn train_slkl<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
     Some(model::to_bytes(&model).expect("a trained SLKL model encodes"))
 }
 
-/// `train_rsvm` of commands.rs.
+/// `train_rsvm` of commands.rs, with the default solver (DCD, then Newton when DCD is slow).
 fn train_rsvm<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
     let selection =
         if flags.random_selection { Selection::Random } else { Selection::Irsvm { rms: flags.delta.unwrap_or(0.005) } };
@@ -218,7 +218,7 @@ fn train_rsvm<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
         seed: flags.seed,
         budget: Some(flags.budget),
         tune: rsvm::Tune::default(),
-        solver: rsvm::Solver::Dcd,
+        solver: rsvm::Solver::default(),
     };
     let (model, _) = rsvm::train(data, &config).ok()?;
     Some(model::to_bytes(&model).expect("a trained reduced-kernel model encodes"))
