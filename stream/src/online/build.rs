@@ -53,7 +53,7 @@ pub const DEFAULT_NOVELTY_CENTERS: usize = 16;
 /// ImageSegments svm −0.4; BENCHMARKS.md).
 pub const DEFAULT_STEPS: usize = 300;
 /// slkl's cap on steps after an arrival unless told. Chosen by measurement (BENCHMARKS.md,
-/// issue 11): on seven regression streams the prequential RMSE at 20 was within 0.1 % of
+/// issue 11): on seven regression streams the prequential RMSE at 20 was within 0.12 % of
 /// that at 300 or lower (TrumpApproval and WaterFlow the same to the digit, Friedman −2 %),
 /// the saved model's own RMSE within 0.5 %, at 1.5-4× the rate; 10 lost 1.2 % on
 /// friedman1.
