@@ -199,9 +199,9 @@ pub struct StreamSettings {
 
 impl StreamSettings {
     /// `learner` with `kestrel stream`'s defaults: window 256 and 32 centres (novelty: 48 and
-    /// 16), at most 300 steps per sample (slkl: 20), the RBF kernel of width `1/d` (rsvm: the widths
-    /// [`RACED_WIDTHS`] raced), ν = 0.01, C = 1 (svm: the costs [`RACED_COSTS`] raced) with
-    /// the squared hinge and bias 1, δ = 0.1 (rsvm) or 0.3 (novelty), standardised
+    /// 16), at most 300 steps per sample (slkl: 20), the RBF kernel of width `1/d` (rsvm:
+    /// the widths [`RACED_WIDTHS`] raced), ν = 0.01, C = 1 (svm: the costs [`RACED_COSTS`]
+    /// raced) with the squared hinge and bias 1, δ = 0.1 (rsvm) or 0.3 (novelty), standardised
     /// features, renewal on, a memory of 2000 arrivals, up to 16 classes, seed 1; novelty:
     /// the 0.99 quantile after a warm-up of 256 samples, learning the samples it does not
     /// flag.

@@ -565,13 +565,13 @@ impl TrainSettings {
             lambda: self.lambda,
             raw_features: self.raw_features,
             solver: match self.solver {
-                None => kestrel_stream::batch::rsvm::Solver::Auto,
                 Some(SolverArg::Dcd) => kestrel_stream::batch::rsvm::Solver::Dcd,
                 Some(SolverArg::Ssvm) => kestrel_stream::batch::rsvm::Solver::Ssvm,
                 Some(SolverArg::Exact | SolverArg::Cg) if self.learner != TrainLearner::Krr => {
                     return Err("--solver exact and cg are krr's".into());
                 }
-                Some(SolverArg::Exact | SolverArg::Cg) => kestrel_stream::batch::rsvm::Solver::Dcd,
+                // krr's solvers leave rsvm's at its default.
+                None | Some(SolverArg::Exact | SolverArg::Cg) => kestrel_stream::batch::rsvm::Solver::default(),
             },
             krr_solver: match self.solver {
                 None => krr::Solver::Auto,
