@@ -36,7 +36,10 @@
 
 use crate::error::check_len;
 use crate::gp::Posterior;
-use crate::linalg::{Triangle, dot_prefix, dot3_prefix, packed_len, solve_lower_transposed, symmetric_eigen};
+use crate::linalg::{
+    Triangle, axpy_into_many_prefix, axpy_many_prefix, axpy_prefix, dot_prefix, dot3_prefix, packed_len,
+    solve_lower_transposed, symmetric_eigen,
+};
 use crate::real::{check_finite, finite};
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
@@ -347,30 +350,12 @@ fn fit<T: Real>(parts: Parts<'_, T>, features: &[T], targets: &[T], m: usize, ou
             *p = z - mean;
         }
     }
-    parts.scratch.fill(T::ZERO);
-    for p in parts.projections.chunks_exact(m) {
-        for (a, g) in parts.scratch.chunks_exact_mut(m).enumerate() {
-            let p_a = p.get(a).copied().unwrap_or(T::ZERO);
-            for (g, &p_b) in g.iter_mut().zip(p).take(a + 1) {
-                *g += p_a * p_b;
-            }
-        }
-    }
+    gram_lower(parts.projections, m, parts.scratch);
     symmetric_eigen(parts.scratch, m, parts.values, parts.vectors)?;
     for value in parts.values.iter_mut() {
         *value = value.max_of(T::ZERO);
     }
-    // P ← Z_cV row by row (the scratch holds one row), then q = Pᵀỹ.
-    for p in parts.projections.chunks_exact_mut(m) {
-        let row = parts.scratch.get_mut(..m).unwrap_or_default();
-        row.copy_from_slice(p);
-        p.fill(T::ZERO);
-        for (&z, v) in row.iter().zip(parts.vectors.chunks_exact(m)) {
-            for (slot, &v) in p.iter_mut().zip(v) {
-                *slot += z * v;
-            }
-        }
-    }
+    rotate_rows(parts.projections, parts.vectors, m, parts.scratch);
     parts.projected.fill(T::ZERO);
     for (p, y) in parts.projections.chunks_exact(m).zip(targets.chunks_exact(outputs)) {
         for ((q, &y), &mean) in parts.projected.chunks_exact_mut(m).zip(y).zip(&*parts.target_means) {
@@ -380,6 +365,62 @@ fn fit<T: Real>(parts: Parts<'_, T>, features: &[T], targets: &[T], m: usize, ou
         }
     }
     check_finite(parts.projected)
+}
+
+/// Rows taken together by [`gram_lower`] and [`rotate_rows`]: each pass over the `m × m`
+/// matrix serves four rows.
+const ROWS_PER_PASS: usize = 4;
+
+/// `G = Z_cᵀZ_c`, the lower triangle, into the `m × m` `gram` (row-major; the entries
+/// above the diagonal are left at 0), from the centred rows `z` (`n × m`). Each entry sums
+/// its rows' products in row order; the rows are taken [`ROWS_PER_PASS`] at a time, one
+/// load and one store of the entry for all of them. O(n·m²/2).
+fn gram_lower<T: Real>(z: &[T], m: usize, gram: &mut [T]) {
+    gram.fill(T::ZERO);
+    let mut blocks = z.chunks_exact(m * ROWS_PER_PASS);
+    for block in &mut blocks {
+        let mut rows = block.chunks_exact(m);
+        let rows: [&[T]; ROWS_PER_PASS] = core::array::from_fn(|_| rows.next().unwrap_or_default());
+        for (a, g) in gram.chunks_exact_mut(m).enumerate() {
+            let scales = rows.map(|p| p.get(a).copied().unwrap_or(T::ZERO));
+            axpy_many_prefix(scales, rows.map(|p| p.get(..=a).unwrap_or_default()), g);
+        }
+    }
+    for p in blocks.remainder().chunks_exact(m) {
+        for (a, g) in gram.chunks_exact_mut(m).enumerate() {
+            axpy_many_prefix([p.get(a).copied().unwrap_or(T::ZERO)], [p.get(..=a).unwrap_or_default()], g);
+        }
+    }
+}
+
+/// `P ← Z_cV` in place: each row `p` of `rows` (`n × m`) becomes `Σ_j p_j·V_j` over the
+/// rows `V_j` of `vectors` (`m × m`), summed in `j` order. [`ROWS_PER_PASS`] rows at a time
+/// when the `scratch` (which holds their copies) has room, so that each `V_j` is loaded
+/// once for them. O(n·m²).
+fn rotate_rows<T: Real>(rows: &mut [T], vectors: &[T], m: usize, scratch: &mut [T]) {
+    let block_len = m * ROWS_PER_PASS;
+    let whole = if scratch.len() >= block_len { rows.len() / block_len * block_len } else { 0 };
+    let (blocked, rest) = rows.split_at_mut(whole);
+    for block in blocked.chunks_exact_mut(block_len) {
+        let copies = scratch.get_mut(..block_len).unwrap_or_default();
+        copies.copy_from_slice(block);
+        block.fill(T::ZERO);
+        let mut outputs = block.chunks_exact_mut(m);
+        let mut outputs: [&mut [T]; ROWS_PER_PASS] = core::array::from_fn(|_| outputs.next().unwrap_or_default());
+        for (j, v) in vectors.chunks_exact(m).enumerate() {
+            let scales: [T; ROWS_PER_PASS] =
+                core::array::from_fn(|r| copies.get(r * m + j).copied().unwrap_or(T::ZERO));
+            axpy_into_many_prefix(scales, v, &mut outputs);
+        }
+    }
+    for p in rest.chunks_exact_mut(m) {
+        let copy = scratch.get_mut(..m).unwrap_or_default();
+        copy.copy_from_slice(p);
+        p.fill(T::ZERO);
+        for (&z, v) in copy.iter().zip(vectors.chunks_exact(m)) {
+            axpy_prefix(z, v, p);
+        }
+    }
 }
 
 /// The mean of each of the `columns` columns of row-major `values`, into `means`.
@@ -405,6 +446,49 @@ mod tests {
     use nalgebra::{DMatrix, DVector};
     use std::vec;
     use std::vec::Vec;
+
+    /// The Gram matrix and the rotation by `V`, four rows at a time, give the bits of the
+    /// row-by-row sums for every remainder of rows (and a scratch too small to block).
+    #[test]
+    fn blocked_gram_and_rotation_match_row_by_row() {
+        let m = 5;
+        for n in 1..=10 {
+            let (z, _) = problem(n, m, 40 + n as u64);
+            let (v, _) = problem(m, m, 90 + n as u64);
+            let mut gram = vec![0.0; m * m];
+            gram_lower(&z, m, &mut gram);
+            let mut expected = vec![0.0; m * m];
+            for p in z.chunks_exact(m) {
+                for a in 0..m {
+                    for b in 0..=a {
+                        expected[a * m + b] += p[a] * p[b];
+                    }
+                }
+            }
+            assert_eq!(
+                gram.iter().map(|g| g.to_bits()).collect::<Vec<_>>(),
+                expected.iter().map(|g| g.to_bits()).collect::<Vec<_>>(),
+                "n = {n}"
+            );
+            let mut expected = vec![0.0; n * m];
+            for (out, p) in expected.chunks_exact_mut(m).zip(z.chunks_exact(m)) {
+                for (&p_j, v_j) in p.iter().zip(v.chunks_exact(m)) {
+                    for (o, &v) in out.iter_mut().zip(v_j) {
+                        *o += p_j * v;
+                    }
+                }
+            }
+            for scratch in [m * m, m] {
+                let mut rotated = z.clone();
+                rotate_rows(&mut rotated, &v, m, &mut vec![0.0; scratch]);
+                assert_eq!(
+                    rotated.iter().map(|r| r.to_bits()).collect::<Vec<_>>(),
+                    expected.iter().map(|r| r.to_bits()).collect::<Vec<_>>(),
+                    "n = {n}, scratch {scratch}"
+                );
+            }
+        }
+    }
 
     /// A regression problem: `n × m` features with a decaying spectrum, and a noisy
     /// nonlinear target.

@@ -57,7 +57,7 @@
 
 use crate::cholesky::Cholesky;
 use crate::error::check_len;
-use crate::linalg::{dot_prefix, packed_len};
+use crate::linalg::{axpy_many_prefix, dot_prefix, packed_len};
 use crate::real::{check_finite, finite};
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
@@ -531,7 +531,7 @@ impl<T: Real> Problem<'_, T> {
             let Some(row) = hessian.get_mut(start..=start + a) else { return };
             let scaled = rows.map(|(z, weight)| weight * z.get(a).copied().unwrap_or(bias));
             let (features, bias_entry) = row.split_at_mut(if a < m { a + 1 } else { m });
-            add_terms(features, scaled, rows.map(|(z, _)| z));
+            axpy_many_prefix(scaled, rows.map(|(z, _)| z), features);
             if let Some(h) = bias_entry.first_mut() {
                 *h = scaled.iter().fold(*h, |sum, &s| sum + s * bias);
             }
@@ -559,21 +559,6 @@ impl<T: Real> Problem<'_, T> {
                 (above + below, d1_above - d1_below, d2_above + d2_below)
             }
         }
-    }
-}
-
-/// `h_j ← h_j + Σ_r scaled_r·z_r[j]` for every entry of `segment` (no longer than any
-/// `z_r`), the terms in the order of `r`: one load and one store per entry.
-#[allow(
-    clippy::indexing_slicing,
-    reason = "j < segment.len() ≤ z_r.len(): the caller's segment of row a < m is a entries and every z_r has m"
-)]
-fn add_terms<T: Real, const R: usize>(segment: &mut [T], scaled: [T; R], z: [&[T]; R]) {
-    if z.iter().any(|z| z.len() < segment.len()) {
-        return;
-    }
-    for (j, h) in segment.iter_mut().enumerate() {
-        *h = scaled.iter().zip(&z).fold(*h, |sum, (&s, z)| sum + s * z[j]);
     }
 }
 

@@ -199,6 +199,29 @@ pub(crate) fn axpy_prefix<T: Real>(alpha: T, x: &[T], y: &mut [T]) {
     }
 }
 
+/// `y ← y + Σ_r α_r·x_r` over the leading `min(|y|, |x_r|)` entries, each entry's terms
+/// added in the order of `r`: bit for bit `R` calls of [`axpy_prefix`], with one load and
+/// one store of `y` instead of `R` (the blocks of rows of a Gram or Hessian matrix).
+#[allow(clippy::indexing_slicing, reason = "j < len, the shortest of y and every x_r")]
+pub(crate) fn axpy_many_prefix<T: Real, const R: usize>(alphas: [T; R], xs: [&[T]; R], y: &mut [T]) {
+    let len = xs.iter().fold(y.len(), |len, x| len.min(x.len()));
+    for (j, yj) in y[..len].iter_mut().enumerate() {
+        *yj = alphas.iter().zip(&xs).fold(*yj, |sum, (&alpha, x)| sum + alpha * x[j]);
+    }
+}
+
+/// `y_r ← y_r + α_r·x` for each `r`, over the leading `min(|x|, |y_r|)` entries: bit for
+/// bit `R` calls of [`axpy_prefix`], with one load of `x` for all of them.
+#[allow(clippy::indexing_slicing, reason = "j < len, the shortest of x and every y_r")]
+pub(crate) fn axpy_into_many_prefix<T: Real, const R: usize>(alphas: [T; R], x: &[T], ys: &mut [&mut [T]; R]) {
+    let len = ys.iter().fold(x.len(), |len, y| len.min(y.len()));
+    for (j, &xj) in x[..len].iter().enumerate() {
+        for (y, &alpha) in ys.iter_mut().zip(&alphas) {
+            y[j] += alpha * xj;
+        }
+    }
+}
+
 /// `y ← A x` for a row-major `rows × cols` matrix `A`.
 ///
 /// # Errors
@@ -360,6 +383,32 @@ mod tests {
             let expected: f64 = (0..n).map(|i| a[i] * b[i]).sum();
             assert_eq!(dot(&a[..n], &b[..n]), Ok(expected));
             assert_eq!(dot_prefix(&a[..n], &b[..n + 1]), expected);
+        }
+    }
+
+    /// The many-row axpys give the bits of one `axpy_prefix` after another, over the
+    /// shortest slice, whatever the lengths.
+    #[test]
+    fn many_row_axpys_are_successive_axpys() {
+        let mut rng = crate::Rng::seed_from_u64(3);
+        let mut draw = |n: usize| -> [f32; 11] { core::array::from_fn(|i| if i < n { rng.normal() } else { 0.0 }) };
+        for n in 0..11 {
+            let (x0, x1, x2, y0, y1, y2) = (draw(n), draw(n), draw(n), draw(11), draw(11), draw(11));
+            let alphas = [0.3f32, -1.7, 2.9];
+            let mut many = y0;
+            axpy_many_prefix(alphas, [&x0[..n], &x1[..n], &x2[..n]], &mut many);
+            let mut successive = y0;
+            for (alpha, x) in alphas.into_iter().zip([&x0[..n], &x1[..n], &x2[..n]]) {
+                axpy_prefix(alpha, x, &mut successive);
+            }
+            assert_eq!(many.map(f32::to_bits), successive.map(f32::to_bits), "n = {n}");
+            let (mut a, mut b, mut c) = (y0, y1, y2);
+            axpy_into_many_prefix(alphas, &x0[..n], &mut [&mut a[..], &mut b[..n], &mut c[..]]);
+            let (mut a2, mut b2, mut c2) = (y0, y1, y2);
+            for (alpha, y) in alphas.into_iter().zip([&mut a2[..], &mut b2[..n], &mut c2[..]]) {
+                axpy_prefix(alpha, &x0[..n], y);
+            }
+            assert_eq!([a, b, c].map(|y| y.map(f32::to_bits)), [a2, b2, c2].map(|y| y.map(f32::to_bits)), "n = {n}");
         }
     }
 
