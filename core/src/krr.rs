@@ -37,7 +37,7 @@
 use crate::error::check_len;
 use crate::gp::Posterior;
 use crate::linalg::{
-    Triangle, axpy_into_many_prefix, axpy_many_prefix, axpy_prefix, dot_prefix, dot3_prefix, packed_len,
+    ROWS_PER_PASS, Triangle, axpy_into_many_prefix, axpy_many_prefix, dot_prefix, dot3_prefix, packed_len,
     solve_lower_transposed, symmetric_eigen,
 };
 use crate::real::{check_finite, finite};
@@ -367,10 +367,6 @@ fn fit<T: Real>(parts: Parts<'_, T>, features: &[T], targets: &[T], m: usize, ou
     check_finite(parts.projected)
 }
 
-/// Rows taken together by [`gram_lower`] and [`rotate_rows`]: each pass over the `m × m`
-/// matrix serves four rows.
-const ROWS_PER_PASS: usize = 4;
-
 /// `G = Z_cᵀZ_c`, the lower triangle, into the `m × m` `gram` (row-major; the entries
 /// above the diagonal are left at 0), from the centred rows `z` (`n × m`). Each entry sums
 /// its rows' products in row order; the rows are taken [`ROWS_PER_PASS`] at a time, one
@@ -380,16 +376,16 @@ fn gram_lower<T: Real>(z: &[T], m: usize, gram: &mut [T]) {
     let mut blocks = z.chunks_exact(m * ROWS_PER_PASS);
     for block in &mut blocks {
         let mut rows = block.chunks_exact(m);
-        let rows: [&[T]; ROWS_PER_PASS] = core::array::from_fn(|_| rows.next().unwrap_or_default());
-        for (a, g) in gram.chunks_exact_mut(m).enumerate() {
-            let scales = rows.map(|p| p.get(a).copied().unwrap_or(T::ZERO));
-            axpy_many_prefix(scales, rows.map(|p| p.get(..=a).unwrap_or_default()), g);
-        }
+        add_to_gram(core::array::from_fn::<_, ROWS_PER_PASS, _>(|_| rows.next().unwrap_or_default()), m, gram);
     }
-    for p in blocks.remainder().chunks_exact(m) {
-        for (a, g) in gram.chunks_exact_mut(m).enumerate() {
-            axpy_many_prefix([p.get(a).copied().unwrap_or(T::ZERO)], [p.get(..=a).unwrap_or_default()], g);
-        }
+    blocks.remainder().chunks_exact(m).for_each(|p| add_to_gram([p], m, gram));
+}
+
+/// Adds `Σ_r p_r p_rᵀ` (lower triangle) to `gram`, each entry's terms in the rows' order.
+fn add_to_gram<T: Real, const R: usize>(rows: [&[T]; R], m: usize, gram: &mut [T]) {
+    for (a, g) in gram.chunks_exact_mut(m).enumerate() {
+        let scales = rows.map(|p| p.get(a).copied().unwrap_or(T::ZERO));
+        axpy_many_prefix(scales, rows.map(|p| p.get(..=a).unwrap_or_default()), g);
     }
 }
 
@@ -402,24 +398,23 @@ fn rotate_rows<T: Real>(rows: &mut [T], vectors: &[T], m: usize, scratch: &mut [
     let whole = if scratch.len() >= block_len { rows.len() / block_len * block_len } else { 0 };
     let (blocked, rest) = rows.split_at_mut(whole);
     for block in blocked.chunks_exact_mut(block_len) {
-        let copies = scratch.get_mut(..block_len).unwrap_or_default();
-        copies.copy_from_slice(block);
-        block.fill(T::ZERO);
-        let mut outputs = block.chunks_exact_mut(m);
-        let mut outputs: [&mut [T]; ROWS_PER_PASS] = core::array::from_fn(|_| outputs.next().unwrap_or_default());
-        for (j, v) in vectors.chunks_exact(m).enumerate() {
-            let scales: [T; ROWS_PER_PASS] =
-                core::array::from_fn(|r| copies.get(r * m + j).copied().unwrap_or(T::ZERO));
-            axpy_into_many_prefix(scales, v, &mut outputs);
-        }
+        rotate_block::<T, ROWS_PER_PASS>(block, vectors, m, scratch);
     }
     for p in rest.chunks_exact_mut(m) {
-        let copy = scratch.get_mut(..m).unwrap_or_default();
-        copy.copy_from_slice(p);
-        p.fill(T::ZERO);
-        for (&z, v) in copy.iter().zip(vectors.chunks_exact(m)) {
-            axpy_prefix(z, v, p);
-        }
+        rotate_block::<T, 1>(p, vectors, m, scratch);
+    }
+}
+
+/// [`rotate_rows`] of the `R` rows of `block` (`R × m`), copied into `scratch` first.
+fn rotate_block<T: Real, const R: usize>(block: &mut [T], vectors: &[T], m: usize, scratch: &mut [T]) {
+    let copies = scratch.get_mut(..block.len()).unwrap_or_default();
+    copies.copy_from_slice(block);
+    block.fill(T::ZERO);
+    let mut outputs = block.chunks_exact_mut(m);
+    let mut outputs: [&mut [T]; R] = core::array::from_fn(|_| outputs.next().unwrap_or_default());
+    for (j, v) in vectors.chunks_exact(m).enumerate() {
+        let scales: [T; R] = core::array::from_fn(|r| copies.get(r * m + j).copied().unwrap_or(T::ZERO));
+        axpy_into_many_prefix(scales, v, &mut outputs);
     }
 }
 

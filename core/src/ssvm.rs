@@ -57,7 +57,7 @@
 
 use crate::cholesky::Cholesky;
 use crate::error::check_len;
-use crate::linalg::{axpy_many_prefix, dot_prefix, packed_len};
+use crate::linalg::{ROWS_PER_PASS, axpy_many_prefix, dot_prefix, packed_len};
 use crate::real::{check_finite, finite};
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
@@ -278,9 +278,6 @@ struct Parts<'a, T> {
 /// The Armijo constant `δ`.
 const ARMIJO: f64 = 1e-4;
 
-/// Training rows the Hessian takes in one pass over its triangle ([`Problem::hessian`]).
-const HESSIAN_ROWS: usize = 4;
-
 /// Halvings of the step before the search gives up (`λ ≥ 2⁻⁴⁰`).
 const MAX_HALVINGS: usize = 40;
 
@@ -489,7 +486,7 @@ impl<T: Real> Problem<'_, T> {
     /// A row whose term is below the rounding of the unit diagonal, `(C/2)ℓ''_i‖z̃_i‖² ≤
     /// ε/n` (a row far on the right side of the margin, where `ℓ''` vanishes), is left out:
     /// all of them together move `∇²F` by at most `ε` in norm. The other rows are added
-    /// [`HESSIAN_ROWS`] at a time: each entry is loaded once, takes the rows' terms one
+    /// [`ROWS_PER_PASS`] at a time: each entry is loaded once, takes the rows' terms one
     /// after another in row order, and is stored once — the same sums, in the same order,
     /// as adding the rows one by one, with a quarter of the passes over the triangle.
     fn hessian(&self, fitted: &[T], hessian: &mut [T]) {
@@ -499,13 +496,14 @@ impl<T: Real> Problem<'_, T> {
         #[allow(clippy::cast_precision_loss, reason = "a count of rows, as a scale")]
         let negligible = T::EPSILON / T::from_f64(fitted.len() as f64);
         let weights = fitted.iter().zip(self.targets).map(|(&f, &y)| half_c * self.loss(f, y).2);
-        let mut rows = self
-            .features
-            .chunks_exact(self.m)
-            .zip(weights)
-            .filter(|&(z, weight)| weight * (dot_prefix(z, z) + bias * bias) > negligible);
+        // `‖z̃‖² ≥ B²` and the weight is not negative: a row whose weight alone clears the
+        // bound is kept without its norm, which only the rows near it need.
+        let kept = |z: &[T], weight: T| {
+            weight * bias * bias > negligible || weight * (dot_prefix(z, z) + bias * bias) > negligible
+        };
+        let mut rows = self.features.chunks_exact(self.m).zip(weights).filter(|&(z, weight)| kept(z, weight));
         loop {
-            let block: [_; HESSIAN_ROWS] = core::array::from_fn(|_| rows.next());
+            let block: [_; ROWS_PER_PASS] = core::array::from_fn(|_| rows.next());
             if let [Some(r0), Some(r1), Some(r2), Some(r3)] = block {
                 self.add_rows(hessian, [r0, r1, r2, r3]);
                 continue;

@@ -199,6 +199,11 @@ pub(crate) fn axpy_prefix<T: Real>(alpha: T, x: &[T], y: &mut [T]) {
     }
 }
 
+/// Rows a pass over a Gram or Hessian matrix serves ([`axpy_many_prefix`],
+/// [`axpy_into_many_prefix`]): four, so that each entry is loaded and stored once for four
+/// rows' terms while the sums keep their row order.
+pub(crate) const ROWS_PER_PASS: usize = 4;
+
 /// `y ← y + Σ_r α_r·x_r` over the leading `min(|y|, |x_r|)` entries, each entry's terms
 /// added in the order of `r`: bit for bit `R` calls of [`axpy_prefix`], with one load and
 /// one store of `y` instead of `R` (the blocks of rows of a Gram or Hessian matrix).
