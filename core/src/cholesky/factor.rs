@@ -8,7 +8,10 @@
 use core::marker::PhantomData;
 
 use crate::error::check_len;
-use crate::linalg::{Triangle, dot_prefix, leading_zeros, packed_len, solve_both_from, solve_lower_from};
+use crate::linalg::{
+    ROWS_PER_PASS, Triangle, check_triangle, dot_prefix, forward_substitution_many, leading_zeros, packed_len,
+    solve_both_from, solve_lower_from,
+};
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real};
@@ -193,6 +196,37 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
         solve_lower_from(self.triangle(), self.dim, Triangle::Packed, b, first)
     }
 
+    /// Solves `L y = b` in place for each row `b` of the row-major `rows` (`k` entries a
+    /// row): the rows of `L⁻¹Bᵀ` transposed, as whitening a block of kernel features
+    /// needs. Bit for bit [`solve_lower_in_place`](Self::solve_lower_in_place) on each
+    /// row; [`ROWS_PER_PASS`] rows share each load of `L`'s rows. O(k²) a row.
+    ///
+    /// # Errors
+    /// `DimensionMismatch` when `rows.len()` is not a multiple of `k` (or not 0 when
+    /// `k = 0`); `NonFinite` when `rows` has NaN/∞ (`rows` untouched).
+    pub fn solve_lower_rows_in_place(&self, rows: &mut [T]) -> Result<(), Error> {
+        let k = self.dim;
+        let whole = if k == 0 { 0 } else { rows.len() - rows.len() % k };
+        check_len(whole, rows.len())?;
+        check_finite(rows)?;
+        let Some(row) = rows.get(..k).filter(|_| k > 0) else {
+            return Ok(());
+        };
+        check_triangle(self.triangle(), k, Triangle::Packed, row)?;
+        let mut blocks = rows.chunks_exact_mut(ROWS_PER_PASS * k);
+        for block in &mut blocks {
+            let mut split = block.chunks_exact_mut(k);
+            let mut bs: [&mut [T]; ROWS_PER_PASS] = core::array::from_fn(|_| split.next().unwrap_or_default());
+            let first = bs.iter().map(|b| leading_zeros(b)).min().unwrap_or(0);
+            forward_substitution_many(self.triangle(), k, Triangle::Packed, &mut bs, first);
+        }
+        for b in blocks.into_remainder().chunks_exact_mut(k) {
+            let first = leading_zeros(b);
+            solve_lower_from(self.triangle(), k, Triangle::Packed, b, first)?;
+        }
+        Ok(())
+    }
+
     /// Gives the storage back.
     pub fn into_storage(self) -> S {
         self.storage
@@ -288,5 +322,63 @@ mod tests {
         let r = Cholesky::<f32, _>::new_in([0.0; 4], 2);
         assert_eq!(r.err(), Some(Error::CapacityExceeded { needed: 7, capacity: 4 }));
         assert!(Cholesky::<f32, _>::new_in([0.0; 4], usize::MAX).is_err());
+    }
+
+    /// A block of rows solved together has the bits of each row's own solve, for every
+    /// remainder of the blocks and rows with different numbers of leading zeros (the
+    /// block starts at the fewest; the others' zeros stay exact).
+    fn rows_solve_matches_each_rows_own<T: Real>() {
+        const K: usize = 19;
+        let mut rng = crate::Rng::seed_from_u64(5);
+        let b: [T; K * K] = core::array::from_fn(|_| T::from_f64(rng.normal::<f64>()));
+        let a: [T; K * K] = core::array::from_fn(|e| {
+            let (i, j) = (e / K, e % K);
+            let bbt = (0..K).fold(T::ZERO, |acc, t| acc + b[i * K + t] * b[j * K + t]);
+            if i == j { bbt + T::ONE } else { bbt }
+        });
+        let chol = Cholesky::from_matrix_in([T::ZERO; Cholesky::scalars_len(K)], K, &a, K).unwrap();
+        let mut rows = [T::ZERO; 11 * K];
+        for (r, row) in rows.chunks_exact_mut(K).enumerate() {
+            let zeros = [0, 3, 9, 17, 8, 0, 1, 16, 19, 2, 0][r];
+            for (j, x) in row.iter_mut().enumerate().skip(zeros) {
+                *x = T::from_f64(rng.normal::<f64>() + 0.1 * j as f64);
+            }
+        }
+        for n in 0..=11 {
+            let mut together = rows;
+            chol.solve_lower_rows_in_place(&mut together[..n * K]).unwrap();
+            let mut alone = rows;
+            for row in alone[..n * K].chunks_exact_mut(K) {
+                chol.solve_lower_in_place(row).unwrap();
+            }
+            assert_eq!(together.map(|x| x.to_f64().to_bits()), alone.map(|x| x.to_f64().to_bits()), "{n} rows");
+            assert_eq!(&together[n * K..], &rows[n * K..], "{n} rows: the rest moved");
+        }
+    }
+
+    #[test]
+    fn rows_solve_matches_each_rows_own_f64() {
+        rows_solve_matches_each_rows_own::<f64>();
+    }
+
+    #[test]
+    fn rows_solve_matches_each_rows_own_f32() {
+        rows_solve_matches_each_rows_own::<f32>();
+    }
+
+    #[test]
+    fn rows_solve_rejects_bad_rows_and_writes_nothing() {
+        let a = [4.0, 2.0, 2.0, 10.0];
+        let chol = Cholesky::from_matrix_in([0.0; Cholesky::scalars_len(2)], 2, &a, 2).unwrap();
+        let mut odd = [1.0, 2.0, 3.0];
+        assert_eq!(chol.solve_lower_rows_in_place(&mut odd), Err(Error::DimensionMismatch { expected: 2, got: 3 }));
+        let mut bad = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, f64::INFINITY];
+        let before = bad;
+        assert_eq!(chol.solve_lower_rows_in_place(&mut bad), Err(Error::NonFinite));
+        assert_eq!(bad, before);
+        assert_eq!(chol.solve_lower_rows_in_place(&mut []), Ok(()));
+        let empty = Cholesky::<f64, _>::new_in([0.0; Cholesky::scalars_len(1)], 1).unwrap();
+        assert_eq!(empty.solve_lower_rows_in_place(&mut []), Ok(()));
+        assert_eq!(empty.solve_lower_rows_in_place(&mut [1.0]), Err(Error::DimensionMismatch { expected: 0, got: 1 }));
     }
 }

@@ -160,6 +160,27 @@ pub(crate) fn dot3_prefix<T: Real>(a: &[T], b: &[T], c: &[T]) -> T {
     add_lanes(lanes) + tail
 }
 
+/// `[Σ aᵢ·b_r,ᵢ]_r` over the prefix common to `a` and every `b_r`: bit for bit `R` calls
+/// of [`dot_prefix`] (the same lanes, the same order), with one load of `a` for all of
+/// them (a triangle's row against the rows of several right-hand sides).
+#[allow(clippy::indexing_slicing, reason = "j < n, the shortest of a and every b_r")]
+pub(crate) fn dot_many_prefix<T: Real, const R: usize>(a: &[T], bs: [&[T]; R]) -> [T; R] {
+    let n = bs.iter().fold(a.len(), |n, b| n.min(b.len()));
+    let chunked = n - n % LANES;
+    let mut lanes = [[T::ZERO; LANES]; R];
+    for (start, x) in (0..chunked).step_by(LANES).zip(a[..chunked].chunks_exact(LANES)) {
+        for (lanes, b) in lanes.iter_mut().zip(&bs) {
+            for ((lane, &xi), &yi) in lanes.iter_mut().zip(x).zip(&b[start..start + LANES]) {
+                *lane += xi * yi;
+            }
+        }
+    }
+    core::array::from_fn(|r| {
+        let tail = a[chunked..n].iter().zip(&bs[r][chunked..n]).fold(T::ZERO, |acc, (&x, &y)| acc + x * y);
+        add_lanes(lanes[r]) + tail
+    })
+}
+
 /// The partial sums of [`dot_prefix`] added pairwise, in a fixed order.
 fn add_lanes<T: Real>(lanes: [T; LANES]) -> T {
     let [l0, l1, l2, l3, l4, l5, l6, l7] = lanes;
@@ -345,6 +366,29 @@ pub fn solve_lower_transposed<T: Real>(l: &[T], n: usize, layout: Triangle, b: &
     check_triangle(l, n, layout, b)?;
     backward_substitution(l, n, layout, b);
     Ok(())
+}
+
+/// [`solve_lower_from`] for `R` right-hand sides at once, each row of the triangle loaded
+/// once for all of them: bit for bit `R` calls (a right-hand side with more leading
+/// zeros than `first` gets exact zeros for them and `+0` lane terms, as its own call
+/// would). The caller has checked the triangle against every `b_r` (of length `n`).
+#[allow(clippy::indexing_slicing, reason = "the caller checked l.len() ≥ layout.len(n) and every b_r.len() = n")]
+pub(crate) fn forward_substitution_many<T: Real, const R: usize>(
+    l: &[T],
+    n: usize,
+    layout: Triangle,
+    bs: &mut [&mut [T]; R],
+    first: usize,
+) {
+    let first = first.min(n);
+    let skip = first - first % LANES;
+    for (i, start) in (first..n).zip(layout.row_starts(n, first)) {
+        let row = &l[start..][..=i];
+        let dots: [T; R] = dot_many_prefix(&row[skip..i], core::array::from_fn(|r| &bs[r][skip..i]));
+        for (b, dot) in bs.iter_mut().zip(dots) {
+            b[i] = (b[i] - dot) / row[i];
+        }
+    }
 }
 
 /// [`solve_lower`] then [`solve_lower_transposed`] (`LLᵀx = b`), the triangle checked

@@ -139,9 +139,7 @@ pub fn whiten<T: Real>(
         let k = kernel.eval(centre(i), centre(j)).unwrap_or(T::ZERO);
         if i == j { k + jitter } else { k }
     })?;
-    for row in features.chunks_exact_mut(m) {
-        factor.solve_lower_in_place(row)?;
-    }
+    factor.solve_lower_rows_in_place(features)?;
     Ok(factor)
 }
 
