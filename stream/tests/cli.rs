@@ -859,6 +859,23 @@ fn scaling_is_carried_by_the_model_file() {
         .unwrap_or_else(|| panic!("{message}"));
     assert!((160_184 + 150_000..=2 * 160_184).contains(&needed), "{message}");
     assert!(message.contains("over the budget of 250000"), "{message}");
+    // A kernel learner's whole fit counts there too (its `auto` search and its trainer on
+    // the copy): whatever the budget short of it, one figure, and that figure is enough.
+    let rsvm = |budget: usize| {
+        let (input, model) = (format!("{data}/train_raw.csv"), model.to_str().unwrap());
+        let budget = budget.to_string();
+        let args = ["train", "--learner", "rsvm", "--scale", "--input", &input, "--out", model, "--budget", &budget];
+        kestrel(&args)
+    };
+    let needs = |o: &std::process::Output| -> usize {
+        let message = stderr(o);
+        let figure = message.split("--scale: training needs ").nth(1).and_then(|rest| rest.split(' ').next());
+        figure.and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{message}"))
+    };
+    let whole = needs(&rsvm(250_000));
+    assert!(whole > 2 * 160_184, "{whole}");
+    assert_eq!(needs(&rsvm(whole - 1)), whole);
+    assert!(rsvm(whole).status.success(), "{}", stderr(&rsvm(whole)));
 
     let stream = |extra: &[&str]| {
         let model = dir.join("stream.kestrel");

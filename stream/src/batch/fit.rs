@@ -20,7 +20,6 @@ use kestrel_core::dcd::{self, Loss};
 use kestrel_core::{Kernel, KernelKind, Real, slkl};
 use serde::Serialize;
 
-use super::TrainError;
 use super::gamma;
 use super::kpls;
 use super::krr::{self, KrrConfig, KrrModel, Ridge, RidgeScore, Task};
@@ -29,6 +28,7 @@ use super::rsvm::{self, RsvmConfig, Selection, Solver, Tune};
 use super::slkl::{self as slkl_train, SlklConfig};
 use super::ssvr::{self, SsvrConfig};
 use super::tune::{Folds, WidthScore, best_width, octaves, widths_by_loo};
+use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
 use crate::model;
 
@@ -423,6 +423,11 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
     if settings.learner.task() == Task::Regression {
         check_targets_vary(data)?;
     }
+    if settings.budget.is_some()
+        && let Some(needed) = needed_bytes(settings, data, data.bytes())?
+    {
+        check_budget(needed, settings.budget)?;
+    }
     match settings.learner {
         Learner::Svm => train_svm(settings, data),
         Learner::Rsvm => train_rsvm(settings, data),
@@ -598,11 +603,9 @@ fn chosen_record(chosen: Chosen) -> Field {
     Field::Fields(chosen.into_iter().collect())
 }
 
-fn train_rsvm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
-    // The least-squares SVM's ridge behind C is λ = 1/(2C) (see rsvm::Tune).
-    let ridges: Vec<f64> = Setting::given(settings.svm.c).map(|c| 1.0 / (2.0 * c)).into_iter().collect();
-    let loo_ridges = if settings.raw_features { None } else { Some(&ridges[..]) };
-    let (kernel, mut chosen) = kernel::<T>(settings, data, Task::Classification, loo_ridges)?;
+/// What rsvm's `auto` tunes by leave-one-out (`C` unless given, the reduced set unless
+/// `--delta` is given or the centres are random) and its selection.
+fn rsvm_plan<T: Real>(settings: &FitSettings) -> Result<(Tune, Selection), FitError> {
     let auto_c = matches!(settings.svm.c, None | Some(Setting::Auto));
     let (rms, auto_delta) = match settings.delta {
         Some(Setting::Value(rms)) => (rms, false),
@@ -617,9 +620,19 @@ fn train_rsvm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitt
         Select::Irsvm => Selection::Irsvm { rms },
         Select::Random => Selection::Random,
     };
+    Ok((tune, selection))
+}
+
+fn train_rsvm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
+    // The least-squares SVM's ridge behind C is λ = 1/(2C) (see rsvm::Tune).
+    let (tune, selection) = rsvm_plan::<T>(settings)?;
+    let centres = settings.centers.unwrap_or(DEFAULT_CENTERS);
+    let ridges: Vec<f64> = Setting::given(settings.svm.c).map(|c| 1.0 / (2.0 * c)).into_iter().collect();
+    let loo_ridges = if settings.raw_features { None } else { Some(&ridges[..]) };
+    let (kernel, mut chosen) = kernel::<T>(settings, data, Task::Classification, loo_ridges)?;
     let config = RsvmConfig {
         kernel,
-        centres: settings.centers.unwrap_or(DEFAULT_CENTERS),
+        centres,
         selection,
         whiten: !settings.raw_features,
         params: svm_params::<T>(settings, Setting::given(settings.svm.c).unwrap_or(1.0))?,
@@ -665,19 +678,95 @@ pub fn krr_config<T: Real>(settings: &FitSettings, kernel: Kernel<T>, task: Task
         Some(Setting::Value(lambda)) => Ridge::Fixed(lambda),
         None | Some(Setting::Auto) => Ridge::Auto,
     };
-    let selection = match settings.select {
-        Select::Irsvm => Selection::Irsvm { rms: Setting::given(settings.delta).unwrap_or(small_delta::<T>(task)) },
-        Select::Random => Selection::Random,
-    };
     KrrConfig {
         kernel,
         centres: settings.centers.unwrap_or(DEFAULT_CENTERS),
-        selection,
+        selection: krr_selection::<T>(settings, task),
         ridge,
         task,
         seed: settings.seed,
         budget: settings.budget,
     }
+}
+
+/// The selection of [`krr_config`]: IRSVM at `delta`, or at a small threshold under `auto`.
+fn krr_selection<T: Real>(settings: &FitSettings, task: Task) -> Selection {
+    match settings.select {
+        Select::Irsvm => Selection::Irsvm { rms: Setting::given(settings.delta).unwrap_or(small_delta::<T>(task)) },
+        Select::Random => Selection::Random,
+    }
+}
+
+/// The most any stage of the fit of `settings` holds on `data`, the data set included
+/// (as `held` bytes: `data.bytes()`, or a copy's in another layout that the fit will learn
+/// from, such as `--scale`'s dense standardised rows),
+/// known from the settings and the data's shape before any stage runs — for the learners
+/// whose `--gamma auto` compares widths by leave-one-out before their trainer runs (rsvm,
+/// krr, lssvm, ssvr, kpls; `None` for the others, which check their budget as they go):
+/// the trainer's own bytes, the alignment's sample, and the search's reduced kernel ridge
+/// on [`width_rows`] beside the data set and its subsample (counted as the whole set's
+/// bytes). [`fit`] checks a budget against it first, so that one error names the bytes the
+/// whole fit needs before the earlier stages have spent their time; each stage then checks
+/// its own share, within this bound.
+///
+/// # Errors
+/// [`FitError`] for labels that are not classes (classifiers) and settings that do not go
+/// together.
+pub fn needed_bytes<T: Real>(
+    settings: &FitSettings,
+    data: &Dataset<T>,
+    held: usize,
+) -> Result<Option<usize>, FitError> {
+    if matches!(settings.learner, Learner::Svm | Learner::Slkl | Learner::Mrrsvm | Learner::Novelty) {
+        return Ok(None);
+    }
+    let (n, dim) = (data.len(), data.dim().max(1));
+    let task = settings.learner.task();
+    let outputs = match task {
+        Task::Classification => classes::<T>(data.labels())?.0.outputs(),
+        Task::Regression => 1,
+    };
+    let centres = settings.centers.unwrap_or(DEFAULT_CENTERS);
+    let capacity = centres.clamp(1, n.max(1));
+    let selection = krr_selection::<T>(settings, task);
+    let (trainer, loo) = match settings.learner {
+        Learner::Rsvm => {
+            let (tune, selection) = rsvm_plan::<T>(settings)?;
+            let rsvm = rsvm::sized_bytes::<T>((n, dim, capacity, outputs), selection, tune, settings.solver);
+            (rsvm, !settings.raw_features)
+        }
+        Learner::Krr | Learner::Lssvm if settings.krr_solver.resolve(n, centres, task) == krr::Solver::Exact => {
+            (krr::working_bytes::<T>(n, dim, capacity, outputs, selection), true)
+        }
+        Learner::Krr | Learner::Kpls => {
+            let rows = n.min(krr::CG_SUBSAMPLE);
+            (krr::cg_sized_bytes::<T>(data, rows, held, centres, selection), true)
+        }
+        Learner::Ssvr => {
+            // Under `--c auto` the ridge path on every row comes first.
+            let ridge = match Setting::given(settings.svm.c) {
+                None => krr::working_bytes::<T>(n, dim, capacity, 1, selection),
+                Some(_) => 0,
+            };
+            (ssvr::working_bytes::<T>(n, dim, capacity, selection).max(ridge), true)
+        }
+        // lssvm has no cg solver (train_krr refuses it); the others returned above.
+        Learner::Lssvm | Learner::Svm | Learner::Slkl | Learner::Mrrsvm | Learner::Novelty => return Ok(None),
+    };
+    let mut needed = held.saturating_add(trainer);
+    let auto_width = matches!(settings.kernel.gamma, None | Some(Setting::Auto))
+        && settings.kernel.kind != KernelChoice::Linear
+        && n >= 2;
+    if auto_width {
+        needed = needed.max(held.saturating_add(gamma::Sample::<T>::bytes(n.min(gamma::SAMPLE), dim, outputs)));
+        if loo {
+            let rows = n.min(krr::CG_SUBSAMPLE);
+            let subsample = if rows < n { held } else { 0 };
+            let ridge = krr::working_bytes::<T>(rows, dim, capacity.min(rows), outputs, selection);
+            needed = needed.max(held.saturating_add(subsample).saturating_add(ridge));
+        }
+    }
+    Ok(Some(needed))
 }
 
 fn train_krr<T: Real>(settings: &FitSettings, data: &Dataset<T>, task: Task) -> Result<Fitted, FitError> {
@@ -1004,6 +1093,47 @@ mod tests {
         let on_all = auto_width_score(&settings, &data, Task::Regression).unwrap();
         let on_sample = auto_width_score(&settings, &krr::subsample(&data, 3).unwrap(), Task::Regression).unwrap();
         assert_eq!(on_all, on_sample);
+    }
+
+    /// Under a budget, a fit whose `auto` searches widths before its trainer runs is
+    /// refused up front with one figure, the most any stage holds: every budget short of
+    /// it names it, and it is enough for every stage.
+    #[test]
+    fn a_budget_is_checked_against_the_whole_fit_first() {
+        let (mut data, mut regression) = (Dataset::<f64>::new(), Dataset::<f64>::new());
+        for i in 0..300 {
+            let (a, b) = (((i * 37) % 101) as f64 / 50.0 - 1.0, ((i * 53) % 89) as f64 / 44.0 - 1.0);
+            let row = Record { indices: vec![0, 1], values: vec![a, b], ..Record::default() };
+            data.push(&Record { label: if a * b > 0.0 { 1.0 } else { -1.0 }, ..row.clone() }).unwrap();
+            regression.push(&Record { label: a * b + (i % 7) as f64 / 70.0, ..row }).unwrap();
+        }
+        let cases = [
+            (Learner::Rsvm, &data),
+            (Learner::Lssvm, &data),
+            (Learner::Krr, &regression),
+            (Learner::Ssvr, &regression),
+            (Learner::Kpls, &regression),
+            (Learner::Ssvr, &regression),
+        ];
+        for (i, (learner, data)) in cases.into_iter().enumerate() {
+            let mut settings = FitSettings::new(learner);
+            settings.centers = Some(32);
+            if i == cases.len() - 1 {
+                // ε-SSVR with its C given holds less than the width search before it.
+                settings.svm.c = Some(Setting::Value(1.0));
+            }
+            let needed = needed_bytes(&settings, data, data.bytes()).unwrap().unwrap();
+            for budget in [1000, needed / 2, needed - 1] {
+                settings.budget = Some(budget);
+                let error = fit(&settings, data).err();
+                let refused = matches!(error, Some(FitError::Train(TrainError::OverBudget { needed: n, budget: b })) if n == needed && b == budget);
+                assert!(refused, "{learner:?} at {budget}: {error:?}");
+            }
+            settings.budget = Some(needed);
+            assert!(fit(&settings, data).is_ok(), "{learner:?} at {needed}");
+        }
+        let svm = FitSettings::new(Learner::Svm);
+        assert_eq!(needed_bytes(&svm, &data, data.bytes()).unwrap(), None);
     }
 
     /// Settings built without the CLI's parsers (Python, C) are refused as the flags

@@ -339,10 +339,22 @@ pub fn subsample<T: Real>(data: &Dataset<T>, seed: u64) -> Result<Dataset<T>, Tr
 /// most besides the data set: the exact path's on the subsample, the subsample, the
 /// targets, and the Falkon solve's.
 pub fn cg_working_bytes<T: Real>(data: &Dataset<T>, sample: &Dataset<T>, config: &KrrConfig<T>) -> usize {
-    let (n_sample, dim) = (sample.len(), data.dim().max(1));
-    let capacity = config.centres.clamp(1, n_sample.max(1));
-    working_bytes::<T>(n_sample, dim, capacity, 1, config.selection)
-        .saturating_add(sample.bytes())
+    cg_sized_bytes::<T>(data, sample.len(), sample.bytes(), config.centres, config.selection)
+}
+
+/// [`cg_working_bytes`] from the subsample's rows and bytes, the centres asked for and the
+/// selection — known before the kernel is chosen.
+pub fn cg_sized_bytes<T: Real>(
+    data: &Dataset<T>,
+    n_sample: usize,
+    sample_bytes: usize,
+    centres: usize,
+    selection: Selection,
+) -> usize {
+    let dim = data.dim().max(1);
+    let capacity = centres.clamp(1, n_sample.max(1));
+    working_bytes::<T>(n_sample, dim, capacity, 1, selection)
+        .saturating_add(sample_bytes)
         .saturating_add(data.len().saturating_mul(size_of::<T>()))
         .saturating_add(falkon::working_bytes::<T>(capacity, dim, super::mrrsvm::threads()))
 }

@@ -126,20 +126,32 @@ pub struct RsvmSummary {
 }
 
 /// Bytes training holds at most for `n` rows of `dim` features, `capacity` centres and
-/// `outputs` weight vectors, besides the data set: the dense copy, the selection's buffers,
-/// the features, the factor, the labels, the solver's state and the model; when tuning,
-/// also the `±1` targets, a prefix of the features and its ridge path.
+/// `outputs` weight vectors with `config`'s selection, tuning and solver (its kernel and
+/// parameters do not count), besides the data set: the dense copy, the selection's
+/// buffers, the features, the factor, the labels, the solver's state and the model; when
+/// tuning, also the `±1` targets, a prefix of the features and its ridge path.
 pub fn working_bytes<T>(n: usize, dim: usize, capacity: usize, outputs: usize, config: &RsvmConfig<T>) -> usize {
+    sized_bytes::<T>((n, dim, capacity, outputs), config.selection, config.tune, config.solver)
+}
+
+/// [`working_bytes`] from what it depends on: `(n, dim, capacity, outputs)` and the
+/// selection, tuning and solver — known before the kernel is chosen.
+pub fn sized_bytes<T>(
+    (n, dim, capacity, outputs): (usize, usize, usize, usize),
+    selection: Selection,
+    tune: Tune,
+    solver: Solver,
+) -> usize {
     let scalars = |count: usize| count.saturating_mul(size_of::<T>());
-    let selection = selection_bytes::<T>(n, dim, capacity, config.selection);
-    let tuning = config.tune != Tune::default();
+    let selection = selection_bytes::<T>(n, dim, capacity, selection);
+    let tuning = tune != Tune::default();
     let dcd = match outputs {
         1 => LinearSvm::bytes::<T>(n, capacity),
         _ => OneVsRest::bytes::<T>(n, capacity, outputs),
     };
     let ssvm = SmoothSvm::bytes::<T>(n, capacity).saturating_add(scalars(n.saturating_mul(outputs.saturating_add(1))));
     // Auto holds one solver at a time: DCD's state is dropped before Newton's is allocated.
-    let solver = match config.solver {
+    let solver = match solver {
         Solver::Dcd => dcd,
         Solver::Ssvm => ssvm,
         Solver::Auto => dcd.max(ssvm),

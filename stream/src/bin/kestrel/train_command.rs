@@ -177,9 +177,16 @@ impl<T: Real> Prepared<T> {
             data = weighed.rows;
             (Some(weighed.scaler), Some(weighed.relevance))
         } else if settings.scale {
-            // The rows and their standardised copy are held at once.
-            let needed = data.bytes().saturating_add(data.standardized_bytes());
-            check_budget(needed, settings.budget).context("--scale")?;
+            // The rows and their standardised copy are held at once; the copy alone then
+            // goes on to the fit, whose bytes count here too so that one error names the
+            // budget of both.
+            let copy = data.standardized_bytes();
+            let copies = data.bytes().saturating_add(copy);
+            if settings.budget.is_some() {
+                let fit_settings = settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
+                let fitting = fit::needed_bytes(&fit_settings, &data, copy)?.unwrap_or(0);
+                check_budget(copies.max(fitting), settings.budget).context("--scale")?;
+            }
             let (scaled, scaler) = data.standardized().context("--scale")?;
             data = scaled;
             (Some(scaler), None)
