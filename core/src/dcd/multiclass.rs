@@ -114,7 +114,23 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
         rng: &mut Rng,
         observer: impl FnMut(usize, &Pass<'_, T>),
     ) -> Result<Outcome<T>, Error> {
-        self.train_classes(rows, labels, None, rng, observer)
+        self.train_classes(rows, labels, None, rng, observer, |_, _| {})
+    }
+
+    /// [`train`](Self::train), calling `on_class(class, outcome)` with each class's own
+    /// outcome once its problem is solved: which classes stopped at the pass cap, for a
+    /// caller that solves those again another way.
+    ///
+    /// # Errors
+    /// As [`train`](Self::train).
+    pub fn train_each<R: Rows<T> + ?Sized>(
+        &mut self,
+        rows: &R,
+        labels: &[i32],
+        rng: &mut Rng,
+        on_class: impl FnMut(usize, &Outcome<T>),
+    ) -> Result<Outcome<T>, Error> {
+        self.train_classes(rows, labels, None, rng, |_, _| {}, on_class)
     }
 
     /// [`train`](Self::train) with class `c`'s rows weighted by `weights[c]` in problem `c`
@@ -135,7 +151,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
         for &w in weights {
             self.params.weighted(w, T::ONE)?;
         }
-        self.train_classes(rows, labels, Some(weights), rng, |_, _| {})
+        self.train_classes(rows, labels, Some(weights), rng, |_, _| {}, |_, _| {})
     }
 
     fn train_classes<R: Rows<T> + ?Sized>(
@@ -145,6 +161,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
         weights: Option<&[T]>,
         rng: &mut Rng,
         mut observer: impl FnMut(usize, &Pass<'_, T>),
+        mut on_class: impl FnMut(usize, &Outcome<T>),
     ) -> Result<Outcome<T>, Error> {
         let classes = self.classes;
         let in_range = |label: i32| usize::try_from(label).is_ok_and(|c| c < classes);
@@ -158,6 +175,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
             let problem = Problem::new(labels, label, self.params.weighted(weight, T::ONE)?);
             let ws = self.workspace(class, rows.len());
             let outcome = solve(rows, &problem, ws, rng, &mut |pass| observer(class, pass));
+            on_class(class, &outcome);
             if outcome.exit == Exit::Capped {
                 total.exit = Exit::Capped;
             }
@@ -305,6 +323,34 @@ mod tests {
         let mut values = [T::ZERO; 3];
         ovr.decision_values(Row::Dense(&[T::from_f64(-4.0), T::ZERO]), &mut values).unwrap();
         assert!(values[0] > values[1] && values[0] > values[2]);
+    }
+
+    /// `train_each` reports each class's own outcome, in class order, and they add up to
+    /// the total; a cap of passes that one class's problem outlasts names that class only.
+    #[test]
+    fn each_class_reports_its_own_outcome() {
+        let (x, labels) = clusters::<f64>();
+        let rows = DenseRows::new(&x, 2).unwrap();
+        let train = |max_passes: usize| {
+            let params = Params::new().c(1.0).bias(1.0).max_passes(max_passes).check().unwrap();
+            let mut ovr =
+                OneVsRest::new_in(vec![0.0; OneVsRest::scalars_len(180, 2, 3)], vec![0; 180], 180, 2, 3, params)
+                    .unwrap();
+            let mut each = Vec::new();
+            let total = ovr.train_each(&rows, &labels, &mut Rng::seed_from_u64(5), |c, o| each.push((c, *o))).unwrap();
+            (total, each)
+        };
+        let (total, each) = train(1000);
+        assert_eq!(each.iter().map(|e| e.0).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(each.iter().map(|e| e.1.passes).sum::<usize>(), total.passes);
+        assert_eq!(each.iter().map(|e| e.1.objective).sum::<f64>(), total.objective);
+        assert!(each.iter().all(|e| e.1.exit == Exit::Converged) && total.exit == Exit::Converged);
+        // Capped one pass short of the class that took the most.
+        let most = each.iter().map(|e| e.1.passes).max().unwrap();
+        let (total, each) = train(most - 1);
+        let capped: Vec<usize> = each.iter().filter(|e| e.1.exit == Exit::Capped).map(|e| e.0).collect();
+        let slowest: Vec<usize> = train(1000).1.iter().filter(|e| e.1.passes == most).map(|e| e.0).collect();
+        assert_eq!((capped, total.exit), (slowest, Exit::Capped));
     }
 
     /// Bad labels, rows or sizes are errors that leave the weights as they were.

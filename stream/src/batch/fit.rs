@@ -652,13 +652,16 @@ fn train_rsvm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitt
         }
         chosen.push(("loo_errors", Field::Count(tuned.ridge.errors)));
     }
-    let solver = match summary.solver {
-        Solver::Ssvm => "ssvm",
-        Solver::Dcd | Solver::Auto => "dcd",
+    // The solver of every problem's model, or both when Newton solved some of them.
+    let solver = match (summary.solver, summary.newton_problems) {
+        (Solver::Dcd | Solver::Auto, _) => "dcd",
+        (Solver::Ssvm, newton) if newton < model.outputs() => "dcd+ssvm",
+        (Solver::Ssvm, _) => "ssvm",
     };
     let summary = Summary::from([
         ("learner", "rsvm".into()),
         ("solver", solver.into()),
+        ("newton_problems", summary.newton_problems.into()),
         ("dcd_passes", summary.dcd_passes.into()),
         ("objective", summary.objective.into()),
         ("passes", summary.passes.into()),

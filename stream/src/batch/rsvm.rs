@@ -5,8 +5,8 @@
 //!
 //! Two solvers of the linear problem ([`Solver`]): dual coordinate descent, and the
 //! paper's own RSVM solver, the smooth SVM by Newton–Armijo ([`kestrel_core::ssvm`],
-//! seed 003 eq. 7 and 12) on the same features; by default the first, and the second when
-//! the first is slow ([`Solver::Auto`]).
+//! seed 003 eq. 7 and 12) on the same features; by default the first, and the second for
+//! each one-vs-rest problem on which the first is slow ([`Solver::Auto`]).
 
 use kestrel_core::cholesky::Cholesky;
 use kestrel_core::dcd::{DenseRows, Exit, LinearSvm, Loss, OneVsRest, ValidParams};
@@ -50,8 +50,9 @@ pub struct RsvmConfig<T> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Solver {
     /// [`Solver::Dcd`], stopped after [`AUTO_PASSES_PER_CENTRE`]` · m` passes per problem
-    /// (or its own cap, if lower); for the squared hinge, when that has not converged, the
-    /// problem is solved again by [`Solver::Ssvm`], whose model is kept. A Newton iteration
+    /// (or its own cap, if lower); for the squared hinge, each problem that has not
+    /// converged then (one per class past two classes) is solved again by [`Solver::Ssvm`],
+    /// whose model it keeps; the problems DCD solved keep DCD's. A Newton iteration
     /// forms the `m × m` Hessian, `n·m²/2` multiply-adds against a pass's `2n·m`, and
     /// Newton–Armijo takes 4-30 of them: where DCD needs more passes than that costs, Newton
     /// is the faster way to a converged model (on River's shuttle at 19 centres, DCD stopped
@@ -107,13 +108,17 @@ pub struct Tuned {
 pub struct RsvmSummary {
     /// Centres kept.
     pub centres: usize,
-    /// Dual objective of the linear problem (DCD), or the smooth primal objective `F` (SSVM),
-    /// summed over one-vs-rest problems.
+    /// Summed over one-vs-rest problems, each by the solver whose model it kept: the dual
+    /// objective of the linear problem (DCD), or the smooth primal objective `F` (SSVM).
     pub objective: f64,
-    /// Solver passes (DCD) or Newton iterations (SSVM), summed.
+    /// DCD's passes when it solved every problem, else Newton's iterations, summed.
     pub passes: usize,
-    /// The solver whose model this is: [`Solver::Dcd`] or [`Solver::Ssvm`].
+    /// [`Solver::Dcd`] when DCD solved every problem, else [`Solver::Ssvm`] (Newton solved
+    /// [`newton_problems`](Self::newton_problems) of them).
     pub solver: Solver,
+    /// The problems Newton solved: 0 by DCD alone, all of them by [`Solver::Ssvm`], and by
+    /// [`Solver::Auto`] those DCD left unconverged.
+    pub newton_problems: usize,
     /// The DCD passes [`Solver::Auto`] took before it turned to Newton (0 otherwise).
     pub dcd_passes: usize,
     /// The solver met its stopping rule.
@@ -200,27 +205,45 @@ pub fn train<T: Real>(
     let mut model = ReducedKernelModel::new_in(storage, config.kernel, dim, m, outputs)?;
     model.centres_mut().copy_from_slice(&centres);
     let whitening = factor.as_ref().and_then(|f| f.packed().get(..packed_len(m)));
-    let (solved, solver, dcd_passes) = match config.solver {
-        Solver::Ssvm => (solve_ssvm(&mut model, &features, &labels, params, whitening)?, Solver::Ssvm, 0),
+    let outputs_all: Vec<usize> = (0..outputs).collect();
+    let solved = match config.solver {
+        Solver::Ssvm => solve_ssvm(&mut model, &features, &labels, params, whitening, &outputs_all)?,
         Solver::Auto if params.loss() == Loss::SquaredHinge => {
             solve_auto(&mut model, (&rows, &features), &labels, params, whitening, &mut rng)?
         }
-        Solver::Dcd | Solver::Auto => {
-            (solve_dcd(&mut model, &rows, &labels, params, whitening, &mut rng)?, Solver::Dcd, 0)
-        }
+        Solver::Dcd | Solver::Auto => solve_dcd(&mut model, &rows, &labels, params, whitening, &mut rng)?.0,
     };
-    let (objective, passes, converged) = solved;
+    let Solved { objective, passes, converged, newton_problems, dcd_passes } = solved;
     for (slot, label) in model.labels_mut().iter_mut().zip(classes.model_labels()) {
         *slot = T::from_f64(label);
     }
-    let summary = RsvmSummary { centres: m, objective, passes, converged, solver, dcd_passes, working_bytes, tuned };
+    let solver = if newton_problems == 0 { Solver::Dcd } else { Solver::Ssvm };
+    let summary = RsvmSummary {
+        centres: m,
+        objective,
+        passes,
+        converged,
+        solver,
+        newton_problems,
+        dcd_passes,
+        working_bytes,
+        tuned,
+    };
     Ok((model, summary))
 }
 
-/// `(objective, passes, converged)` of a solver, summed over one-vs-rest problems.
-type Solved = (f64, usize, bool);
+/// What the solvers did, summed over the one-vs-rest problems (see [`RsvmSummary`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Solved {
+    objective: f64,
+    passes: usize,
+    converged: bool,
+    newton_problems: usize,
+    dcd_passes: usize,
+}
 
-/// Dual coordinate descent on `rows`, its weights folded into `model`.
+/// Dual coordinate descent on `rows`, its weights folded into `model`; the outputs whose
+/// problem stopped at the pass cap, and the objectives of the others summed.
 fn solve_dcd<T: Real>(
     model: &mut ReducedKernelModel<T, Vec<T>>,
     rows: &DenseRows<'_, T>,
@@ -228,29 +251,39 @@ fn solve_dcd<T: Real>(
     params: ValidParams<T>,
     whitening: Option<&[T]>,
     rng: &mut Rng,
-) -> Result<Solved, TrainError> {
+) -> Result<(Solved, Vec<usize>, f64), TrainError> {
     let (n, m, outputs, bias) = (labels.len(), model.centres_len(), model.outputs(), params.bias());
-    if outputs == 1 {
+    let (mut capped, mut converged_objective) = (Vec::new(), 0.0);
+    let mut on_class = |class: usize, outcome: &kestrel_core::dcd::Outcome<T>| match outcome.exit {
+        Exit::Capped => capped.push(class),
+        Exit::Converged => converged_objective += outcome.objective.to_f64(),
+    };
+    let outcome = if outputs == 1 {
         let scalars = zeroed(LinearSvm::scalars_len(n, m), "the solver")?;
         let mut svm = LinearSvm::new_in(scalars, zeroed(LinearSvm::indices_len(n), "the solver")?, n, m, params)?;
         let outcome = svm.train(rows, labels, rng)?;
+        on_class(0, &outcome);
         model.set_coefficients(0, svm.weights(), svm.bias_weight(), bias, whitening)?;
-        return Ok((outcome.objective.to_f64(), outcome.passes, outcome.exit == Exit::Converged));
-    }
-    let scalars = zeroed(OneVsRest::scalars_len(n, m, outputs), "the solver")?;
-    let indices = zeroed(OneVsRest::indices_len(n), "the solver")?;
-    let mut svm = OneVsRest::new_in(scalars, indices, n, m, outputs, params)?;
-    let outcome = svm.train(rows, labels, rng)?;
-    for c in 0..outputs {
-        let (w, bias_weight) = (svm.weights(c).unwrap_or(&[]), svm.bias_weight(c).unwrap_or(T::ZERO));
-        model.set_coefficients(c, w, bias_weight, bias, whitening)?;
-    }
-    Ok((outcome.objective.to_f64(), outcome.passes, outcome.exit == Exit::Converged))
+        outcome
+    } else {
+        let scalars = zeroed(OneVsRest::scalars_len(n, m, outputs), "the solver")?;
+        let indices = zeroed(OneVsRest::indices_len(n), "the solver")?;
+        let mut svm = OneVsRest::new_in(scalars, indices, n, m, outputs, params)?;
+        let outcome = svm.train_each(rows, labels, rng, &mut on_class)?;
+        for c in 0..outputs {
+            let (w, bias_weight) = (svm.weights(c).unwrap_or(&[]), svm.bias_weight(c).unwrap_or(T::ZERO));
+            model.set_coefficients(c, w, bias_weight, bias, whitening)?;
+        }
+        outcome
+    };
+    let (objective, converged) = (outcome.objective.to_f64(), outcome.exit == Exit::Converged);
+    let solved = Solved { objective, passes: outcome.passes, converged, newton_problems: 0, dcd_passes: 0 };
+    Ok((solved, capped, converged_objective))
 }
 
 /// [`Solver::Auto`] for the squared hinge on the features (as `rows` and as the `n × m`
-/// slice): DCD within its budget of passes, else Newton; the solver whose model `model` holds
-/// and the DCD passes spent before Newton.
+/// slice): DCD within its budget of passes, then Newton on each problem DCD left
+/// unconverged, its model replacing DCD's for that output.
 fn solve_auto<T: Real>(
     model: &mut ReducedKernelModel<T, Vec<T>>,
     (rows, features): (&DenseRows<'_, T>, &[T]),
@@ -258,45 +291,49 @@ fn solve_auto<T: Real>(
     params: ValidParams<T>,
     whitening: Option<&[T]>,
     rng: &mut Rng,
-) -> Result<(Solved, Solver, usize), TrainError> {
+) -> Result<Solved, TrainError> {
     let budget = model.centres_len().saturating_mul(AUTO_PASSES_PER_CENTRE).clamp(1, params.max_passes());
-    let first = solve_dcd(model, rows, labels, params.with_max_passes(budget)?, whitening, rng)?;
-    if first.2 {
-        return Ok((first, Solver::Dcd, 0));
+    let (dcd, capped, kept) = solve_dcd(model, rows, labels, params.with_max_passes(budget)?, whitening, rng)?;
+    if capped.is_empty() {
+        return Ok(dcd);
     }
-    Ok((solve_ssvm(model, features, labels, params, whitening)?, Solver::Ssvm, first.1))
+    let newton = solve_ssvm(model, features, labels, params, whitening, &capped)?;
+    Ok(Solved { objective: kept + newton.objective, newton_problems: capped.len(), dcd_passes: dcd.passes, ..newton })
 }
 
-/// The smooth SVM ([`Solver::Ssvm`]) on `features` (`n × m`), one problem per output
-/// (`±1` targets, one-vs-rest for more than two classes), folded into `model`.
+/// The smooth SVM ([`Solver::Ssvm`]) on `features` (`n × m`) for the problems of
+/// `outputs` (`±1` targets; one-vs-rest, one per class, past two classes), folded into
+/// `model`. Each starts from zero, so a problem's model does not depend on the others.
 fn solve_ssvm<T: Real>(
     model: &mut ReducedKernelModel<T, Vec<T>>,
     features: &[T],
     labels: &[i32],
     params: ValidParams<T>,
     whitening: Option<&[T]>,
+    outputs: &[usize],
 ) -> Result<Solved, TrainError> {
     if params.loss() != Loss::SquaredHinge {
         return Err(TrainError::Core(kestrel_core::Error::InvalidParam { name: "loss" }));
     }
-    let (n, m, outputs, bias) = (labels.len(), model.centres_len(), model.outputs(), params.bias());
+    let (n, m, bias) = (labels.len(), model.centres_len(), params.bias());
     let smooth =
         ssvm::Params::new().c(params.c_pos() + params.c_pos()).bias(bias).beta(T::from_f64(SSVM_BETA)).check()?;
     let mut svm = SmoothSvm::new_in(zeroed(SmoothSvm::scalars_len(n, m), "the solver")?, n, m, smooth)?;
-    let signs = sign_targets::<T>(labels, outputs)?;
+    let all = model.outputs();
+    let signs = sign_targets::<T>(labels, all)?;
     let mut targets: Vec<T> = zeroed(n, "the targets")?;
-    let (mut objective, mut iterations, mut converged) = (0.0, 0, true);
-    for c in 0..outputs {
-        for (y, row) in targets.iter_mut().zip(signs.chunks_exact(outputs)) {
+    let mut solved = Solved { converged: true, newton_problems: outputs.len(), ..Solved::default() };
+    for &c in outputs {
+        for (y, row) in targets.iter_mut().zip(signs.chunks_exact(all)) {
             *y = row.get(c).copied().unwrap_or(T::ZERO);
         }
         let outcome = svm.train(features, &targets)?;
         model.set_coefficients(c, svm.weights(), svm.bias_weight(), bias, whitening)?;
-        objective += outcome.objective.to_f64();
-        iterations += outcome.iterations;
-        converged &= outcome.exit != ssvm::Exit::Capped;
+        solved.objective += outcome.objective.to_f64();
+        solved.passes += outcome.iterations;
+        solved.converged &= outcome.exit != ssvm::Exit::Capped;
     }
-    Ok((objective, iterations, converged))
+    Ok(solved)
 }
 
 /// Applies [`Tune`]: the prefix of the centres and the `C` leave-one-out prefers. Cuts
@@ -384,6 +421,66 @@ mod tests {
         assert!(summary.converged);
         let (auto, summary) = model_of(hard, Loss::Hinge, Solver::Auto);
         assert_eq!((summary.solver, auto), (Solver::Dcd, model_of(hard, Loss::Hinge, Solver::Dcd).0));
+    }
+
+    /// Past two classes, Auto turns to Newton only for the one-vs-rest problems DCD left
+    /// unconverged: each of those outputs is Newton's model, each other DCD's, bit for bit.
+    #[test]
+    fn auto_solves_again_only_the_problems_dcd_left() {
+        // Class 2 a cluster far from the quadrants of classes 0 and 1: its problem is easy.
+        let mut data = Dataset::<f64>::new();
+        let mut rng = Rng::seed_from_u64(4);
+        for i in 0..360 {
+            let (a, b) = (rng.uniform_in(-1.0, 1.0), rng.uniform_in(-1.0, 1.0));
+            let (label, values) = match i % 6 {
+                5 => (2.0, vec![4.0 + a / 5.0, 4.0 + b / 5.0]),
+                _ => (if a * b > 0.0 { 0.0 } else { 1.0 }, vec![a, b]),
+            };
+            data.push(&Record { label, indices: vec![0, 1], values, ..Record::default() }).unwrap();
+        }
+        let centres = 12;
+        let budget = centres * AUTO_PASSES_PER_CENTRE;
+        let model_of = |solver: Solver, max_passes: usize| {
+            let params = kestrel_core::dcd::Params::new().c(1e5).bias(1.0).max_passes(max_passes).check().unwrap();
+            let config = RsvmConfig {
+                kernel: Kernel::rbf(2.0).unwrap(),
+                centres,
+                selection: Selection::Irsvm { rms: 0.005 },
+                whiten: true,
+                params,
+                seed: 1,
+                budget: None,
+                tune: Tune::default(),
+                solver,
+            };
+            train(&data, &config).unwrap()
+        };
+        let (auto, summary) = model_of(Solver::Auto, 1000);
+        let (dcd, dcd_summary) = model_of(Solver::Dcd, budget);
+        let (newton, _) = model_of(Solver::Ssvm, 1000);
+        assert!(summary.newton_problems > 0 && summary.newton_problems < 3, "{summary:?}");
+        assert_eq!((summary.solver, summary.dcd_passes), (Solver::Ssvm, dcd_summary.passes));
+        let mut from_newton = 0;
+        for c in 0..3 {
+            // Output c's decision values at a few points: its coefficients, as the model uses them.
+            let output = |model: &ReducedKernelModel<f64, Vec<f64>>| -> Vec<u64> {
+                let points = [[0.5, 0.5], [-0.3, 0.8], [4.0, 4.1], [2.0, -1.0]];
+                points
+                    .iter()
+                    .map(|x| {
+                        let mut values = [0.0; 3];
+                        model.decision_values(x, &mut values).unwrap();
+                        values[c].to_bits()
+                    })
+                    .collect()
+            };
+            if output(&auto) == output(&newton) {
+                from_newton += 1;
+            } else {
+                assert_eq!(output(&auto), output(&dcd), "output {c}");
+            }
+        }
+        assert_eq!(from_newton, summary.newton_problems);
     }
 
     #[test]

@@ -484,9 +484,10 @@ pub struct TrainSettings {
     #[arg(long)]
     pub raw_features: bool,
     /// The solver. rsvm: dcd, or ssvm, the smooth SVM by Newton–Armijo (squared hinge only;
-    /// the same C); by default dcd, and for the squared hinge ssvm once dcd has taken 8
-    /// passes per centre without converging (the summary's `solver` names the one whose
-    /// model it is). krr: exact (the eigendecomposition path, leave-one-out λ on
+    /// the same C); by default dcd, and for the squared hinge ssvm on each problem (one per
+    /// class past two classes) dcd has not solved within 8 passes per centre (the
+    /// summary's `solver` names the one whose model it is, dcd+ssvm for both, and
+    /// `newton_problems` counts ssvm's). krr: exact (the eigendecomposition path, leave-one-out λ on
     /// every row) or cg (Falkon: conjugate gradients to --eps, default 1e-7 in f64 and 1e-4
     /// in f32, with the centres, gamma auto and lambda auto chosen by the exact path on a
     /// uniform subsample of 10 000 rows, λ scaled to all n rows as λ·n/10 000). Default for
