@@ -247,7 +247,7 @@ impl<R: BufRead> CsvReader<R> {
                 read_label((&mut self.labels, &mut self.detected), trim(field), self.decimal_comma, record)
                     .map_err(|kind| at(in_column(kind, self.header.get(i), true)))?;
             } else if self.skipped.get(i) != Some(&true) {
-                let value = number(trim(field), self.decimal_comma)
+                let value = feature_value(trim(field), self.decimal_comma)
                     .map_err(|kind| at(in_column(kind, self.header.get(i), false)))?;
                 if value != 0.0 {
                     record.indices.push(feature);
@@ -326,6 +326,17 @@ fn number(field: &str, decimal_comma: bool) -> Result<f64, ReadErrorKind> {
     parse_finite(with_point).map_err(|kind| match kind {
         ReadErrorKind::NonFinite(_) => ReadErrorKind::NonFinite(field.to_string()),
         _ => ReadErrorKind::NotANumber(field.to_string()),
+    })
+}
+
+/// A feature's value: a number ([`number`]), or a truth value as a word — `true` or
+/// `false` in any case, as pandas and Python write a column of booleans — read as 1 and 0.
+/// (A label column of such words holds two class names.)
+fn feature_value(field: &str, decimal_comma: bool) -> Result<f64, ReadErrorKind> {
+    number(field, decimal_comma).or_else(|kind| match kind {
+        ReadErrorKind::NotANumber(_) if field.eq_ignore_ascii_case("true") => Ok(1.0),
+        ReadErrorKind::NotANumber(_) if field.eq_ignore_ascii_case("false") => Ok(0.0),
+        kind => Err(kind),
     })
 }
 
@@ -493,6 +504,22 @@ mod tests {
         let e = unskipped.next_record(&mut r).unwrap_err();
         let kind = ReadErrorKind::FeatureNotANumber { text: "monday".into(), column: "when".into() };
         assert_eq!((e.column, e.kind), (1, kind));
+    }
+
+    /// Booleans as pandas writes them are features of 1 and 0, in any case; a label column
+    /// of them names two classes; other words are still not numbers.
+    #[test]
+    fn truth_values_are_ones_and_zeros() {
+        let text = "on,off,level,state\nTrue,False,2.5,True\nfalse,TRUE,0,False\n";
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
+        let mut r = Record::default();
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.indices.clone(), r.values.clone(), r.class_name.as_str()), (vec![0, 2], vec![1.0, 2.5], "True"));
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.indices.clone(), r.values.clone(), r.class_name.as_str()), (vec![1], vec![1.0], "False"));
+        let mut reader = CsvReader::with_header("a,y\nyes,1\n".as_bytes(), "t.csv", None, 1024).unwrap();
+        let e = reader.next_record(&mut r).unwrap_err();
+        assert_eq!(e.kind, ReadErrorKind::FeatureNotANumber { text: "yes".into(), column: "a".into() });
     }
 
     #[test]
