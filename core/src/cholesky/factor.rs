@@ -199,7 +199,7 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
     /// Solves `L y = b` in place for each row `b` of the row-major `rows` (`k` entries a
     /// row): the rows of `L⁻¹Bᵀ` transposed, as whitening a block of kernel features
     /// needs. Bit for bit [`solve_lower_in_place`](Self::solve_lower_in_place) on each
-    /// row; [`ROWS_PER_PASS`] rows share each load of `L`'s rows. O(k²) a row.
+    /// row; four rows share each load of `L`'s rows. O(k²) a row.
     ///
     /// # Errors
     /// `DimensionMismatch` when `rows.len()` is not a multiple of `k` (or not 0 when
