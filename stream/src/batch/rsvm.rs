@@ -388,6 +388,26 @@ mod tests {
         data
     }
 
+    /// rsvm on `data` by `solver` at (up to) 12 IRSVM centres of an RBF kernel of `γ = 2`.
+    fn twelve_centres(
+        data: &Dataset<f64>,
+        params: ValidParams<f64>,
+        solver: Solver,
+    ) -> (ReducedKernelModel<f64, Vec<f64>>, RsvmSummary) {
+        let config = RsvmConfig {
+            kernel: Kernel::rbf(2.0).unwrap(),
+            centres: 12,
+            selection: Selection::Irsvm { rms: 0.005 },
+            whiten: true,
+            params,
+            seed: 1,
+            budget: None,
+            tune: Tune::default(),
+            solver,
+        };
+        train(data, &config).unwrap()
+    }
+
     /// Auto is DCD where DCD converges within its budget of passes — the same model — and
     /// Newton's model where it does not; the hinge loss stays with DCD.
     #[test]
@@ -395,18 +415,7 @@ mod tests {
         let data = quadrants(400);
         let model_of = |c: f64, loss: Loss, solver: Solver| {
             let params = kestrel_core::dcd::Params::new().c(c).bias(1.0).loss(loss).check().unwrap();
-            let config = RsvmConfig {
-                kernel: Kernel::rbf(2.0).unwrap(),
-                centres: 12,
-                selection: Selection::Irsvm { rms: 0.005 },
-                whiten: true,
-                params,
-                seed: 1,
-                budget: None,
-                tune: Tune::default(),
-                solver,
-            };
-            train(&data, &config).unwrap()
+            twelve_centres(&data, params, solver)
         };
         let (easy, hard) = (1.0, 1e6);
         let (auto, summary) = model_of(easy, Loss::SquaredHinge, Solver::Auto);
@@ -438,22 +447,10 @@ mod tests {
             };
             data.push(&Record { label, indices: vec![0, 1], values, ..Record::default() }).unwrap();
         }
-        let centres = 12;
-        let budget = centres * AUTO_PASSES_PER_CENTRE;
+        let budget = 12 * AUTO_PASSES_PER_CENTRE;
         let model_of = |solver: Solver, max_passes: usize| {
             let params = kestrel_core::dcd::Params::new().c(1e5).bias(1.0).max_passes(max_passes).check().unwrap();
-            let config = RsvmConfig {
-                kernel: Kernel::rbf(2.0).unwrap(),
-                centres,
-                selection: Selection::Irsvm { rms: 0.005 },
-                whiten: true,
-                params,
-                seed: 1,
-                budget: None,
-                tune: Tune::default(),
-                solver,
-            };
-            train(&data, &config).unwrap()
+            twelve_centres(&data, params, solver)
         };
         let (auto, summary) = model_of(Solver::Auto, 1000);
         let (dcd, dcd_summary) = model_of(Solver::Dcd, budget);
