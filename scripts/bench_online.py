@@ -7,8 +7,10 @@ scored, then learned from. Streams:
   - Phishing (1,250 rows, 9 features, binary), Bananas (5,300 rows, 2 features, binary),
     ImageSegments (2,310 rows, 18 features, 7 named classes) and the first 5,000 rows of
     River's synthetic RandomRBF (6 features, 20 centroids), Agrawal (function 2), SEA
-    (variant 0) and Hyperplane (10 features) streams, binary, seeds fixed: classification,
-    scored by accuracy;
+    (variant 0) and Hyperplane (10 features) streams, binary, and of its Waveform (21
+    features, 3 classes), LED (7 segments, 10 % noise, 10 classes), Sine, Mixed (two
+    boolean and two real features), STAGGER and RandomTree streams, seeds fixed:
+    classification, scored by accuracy;
   - TrumpApproval (1,001 rows, 6 features), ChickWeights (578 rows, 3 features), WaterFlow
     (1,268 rows, one feature: the time, in days) and the first 5,000 rows of River's
     synthetic Friedman #1 stream (10 features, seed 42): regression, scored by RMSE;
@@ -102,6 +104,12 @@ def streams():
         ("Agrawal", "class", first(synth.Agrawal(classification_function=2, seed=42))),
         ("SEA", "class", first(synth.SEA(variant=0, seed=42))),
         ("Hyperplane", "class", first(synth.Hyperplane(seed=42, n_features=10))),
+        ("Waveform", "class", first(synth.Waveform(seed=1))),
+        ("LED", "class", first(synth.LED(seed=1, noise_percentage=0.1))),
+        ("Sine", "class", first(synth.Sine(seed=1))),
+        ("Mixed", "class", first(synth.Mixed(seed=1))),
+        ("STAGGER", "class", first(synth.STAGGER(seed=1))),
+        ("RandomTree", "class", first(synth.RandomTree(seed_tree=1, seed_sample=1))),
         ("TrumpApproval", "reg", list(datasets.TrumpApproval())),
         ("ChickWeights", "reg", numeric(datasets.ChickWeights())),
         ("WaterFlow", "reg", numeric(datasets.WaterFlow())),
