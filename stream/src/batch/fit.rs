@@ -756,20 +756,60 @@ pub fn needed_bytes<T: Real>(
         // lssvm has no cg solver (train_krr refuses it); the others returned above.
         Learner::Lssvm | Learner::Svm | Learner::Slkl | Learner::Mrrsvm | Learner::Novelty => return Ok(None),
     };
-    let mut needed = held.saturating_add(trainer);
-    let auto_width = matches!(settings.kernel.gamma, None | Some(Setting::Auto))
+    let auto = auto_width(settings, n);
+    let search = search_bytes(settings, data, held, (task, outputs), (auto, auto && loo));
+    Ok(Some(held.saturating_add(trainer).max(search)))
+}
+
+/// The most [`auto_width_score`] holds on `data` (as `held` bytes), the rows included:
+/// the reduced kernel ridge's leave-one-out at the given width or, under `auto`, the
+/// alignment's sample and the octaves' (see [`needed_bytes`]).
+///
+/// # Errors
+/// [`FitError`] for labels that are not classes (classifiers).
+pub fn auto_width_score_bytes<T: Real>(
+    settings: &FitSettings,
+    data: &Dataset<T>,
+    held: usize,
+    task: Task,
+) -> Result<usize, FitError> {
+    let outputs = match task {
+        Task::Classification => classes::<T>(data.labels())?.0.outputs(),
+        Task::Regression => 1,
+    };
+    Ok(search_bytes(settings, data, held, (task, outputs), (auto_width(settings, data.len()), true)))
+}
+
+/// Whether `--gamma auto` searches a width: not given, a kernel that has one, rows to compare.
+fn auto_width(settings: &FitSettings, n: usize) -> bool {
+    matches!(settings.kernel.gamma, None | Some(Setting::Auto))
         && settings.kernel.kind != KernelChoice::Linear
-        && n >= 2;
-    if auto_width {
-        needed = needed.max(held.saturating_add(gamma::Sample::<T>::bytes(n.min(gamma::SAMPLE), dim, outputs)));
-        if loo {
-            let rows = n.min(krr::CG_SUBSAMPLE);
-            let subsample = if rows < n { held } else { 0 };
-            let ridge = krr::working_bytes::<T>(rows, dim, capacity.min(rows), outputs, selection);
-            needed = needed.max(held.saturating_add(subsample).saturating_add(ridge));
-        }
+        && n >= 2
+}
+
+/// The most a width search holds on `data` (as `held` bytes), the rows included: with
+/// `align` the alignment's sample, with `loo` the reduced kernel ridge on [`width_rows`]
+/// beside the rows and their subsample (counted as the rows' bytes).
+fn search_bytes<T: Real>(
+    settings: &FitSettings,
+    data: &Dataset<T>,
+    held: usize,
+    (task, outputs): (Task, usize),
+    (align, loo): (bool, bool),
+) -> usize {
+    let (n, dim) = (data.len(), data.dim().max(1));
+    let mut needed = 0;
+    if align {
+        needed = held.saturating_add(gamma::Sample::<T>::bytes(n.min(gamma::SAMPLE), dim, outputs));
     }
-    Ok(Some(needed))
+    if loo {
+        let rows = n.min(krr::CG_SUBSAMPLE);
+        let subsample = if rows < n { held } else { 0 };
+        let capacity = settings.centers.unwrap_or(DEFAULT_CENTERS).clamp(1, rows.max(1));
+        let ridge = krr::working_bytes::<T>(rows, dim, capacity, outputs, krr_selection::<T>(settings, task));
+        needed = needed.max(held.saturating_add(subsample).saturating_add(ridge));
+    }
+    needed
 }
 
 fn train_krr<T: Real>(settings: &FitSettings, data: &Dataset<T>, task: Task) -> Result<Fitted, FitError> {

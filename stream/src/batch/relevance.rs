@@ -134,13 +134,15 @@ fn weigh<T: Real>(
 /// (`kept` is false, every weight 1). Costs that criterion twice besides the weights: two
 /// alignment searches and ten ridge paths.
 ///
-/// Memory, within `settings.budget` when one is given ([`held_bytes`]): `data`, its
-/// standardised and its weighed copy, the alignment's sample; each leave-one-out fit then
-/// gets what is left of the budget beside the copies it does not learn from.
+/// Memory, within `settings.budget` when one is given: `data`, its standardised and its
+/// weighed copy, the alignment's sample ([`held_bytes`]); each leave-one-out fit then gets
+/// what is left of the budget beside the copies it does not learn from
+/// ([`fit::auto_width_score_bytes`]); and the learner's fit on the chosen copy alone, which
+/// follows ([`fit::needed_bytes`]). The most of these is checked first.
 ///
 /// # Errors
 /// As [`Dataset::standardized`], [`by_alignment`] and [`fit::auto_width_score`];
-/// `TrainError::OverBudget` before anything is copied when the copies exceed the budget.
+/// `TrainError::OverBudget`, naming the most of those stages, before anything is copied.
 pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> Result<Weighed<T>, FitError> {
     let start = std::time::Instant::now();
     let task = settings.learner.task();
@@ -149,9 +151,16 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
         let message = format!("the relevance weights compare rows: 2 or more are needed, got {}", data.len());
         return Err(FitError::Settings(message));
     }
-    check_budget(held_bytes(data), settings.budget)?;
-    // While a fit learns from one copy, `data` and the other copy are held beside it.
+    // While a fit learns from one copy, `data` and the other copy are held beside it; the
+    // learner's own fit then learns from the chosen copy alone. The most of these stages
+    // is checked first, so that one error names it.
     let beside = data.bytes().saturating_add(data.standardized_bytes());
+    if settings.budget.is_some() {
+        let copy = data.standardized_bytes();
+        let scoring = beside.saturating_add(fit::auto_width_score_bytes(settings, data, copy, task)?);
+        let fitting = fit::needed_bytes(settings, data, copy)?.unwrap_or(0);
+        check_budget(held_bytes(data).max(scoring).max(fitting), settings.budget)?;
+    }
     let settings = &FitSettings { budget: settings.budget.map(|b| b.saturating_sub(beside)), ..settings.clone() };
     let (standardised, scaler) = data.standardized().map_err(TrainError::Core)?;
     let (mut weighed, mut weighed_scaler) = (standardised.clone(), scaler.clone());
@@ -452,6 +461,32 @@ mod tests {
         let free = weighed_if_better(&data, &settings(None)).unwrap();
         let roomy = weighed_if_better(&data, &settings(Some(held + (64 << 20)))).unwrap();
         assert_eq!((roomy.relevance.aligned, roomy.relevance.loo), (free.relevance.aligned, free.relevance.loo));
+    }
+
+    /// Past the copies, the leave-one-out fits and the learner's own fit on the chosen copy
+    /// count too: every budget short of the whole names one figure, before any work, and
+    /// that figure is enough for the weights and then the fit.
+    #[test]
+    fn one_figure_bounds_the_weights_and_the_fit() {
+        let wave = |x: &[f64], rng: &mut Rng| (2.0 * x[0]).sin() + 0.1 * rng.normal::<f64>();
+        // krr's fit holds less than its leave-one-out fits beside the copies; rsvm's more.
+        let cases = [
+            (Learner::Krr, normal_rows(1500, 3, 8, wave)),
+            (Learner::Rsvm, normal_rows(1500, 3, 8, |x, rng| wave(x, rng).signum())),
+        ];
+        for (learner, data) in cases {
+            let settings = |budget| FitSettings { centers: Some(128), budget, ..FitSettings::new(learner) };
+            let needs = |budget: usize| match weighed_if_better(&data, &settings(Some(budget))) {
+                Err(FitError::Train(TrainError::OverBudget { needed, budget: b })) if b == budget => needed,
+                Err(other) => panic!("{learner:?}: {other}"),
+                Ok(_) => panic!("{learner:?}: {budget} B was accepted"),
+            };
+            let whole = needs(1000);
+            assert!(whole > held_bytes(&data), "{learner:?}: {whole} within the copies' {}", held_bytes(&data));
+            assert_eq!(needs(whole - 1), whole, "{learner:?}");
+            let weighed = weighed_if_better(&data, &settings(Some(whole))).unwrap();
+            assert!(fit::fit(&settings(Some(whole)), &weighed.rows).is_ok(), "{learner:?}");
+        }
     }
 
     /// The gradient against central differences of the alignment itself.
