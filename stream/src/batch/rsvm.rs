@@ -205,9 +205,11 @@ pub fn train<T: Real>(
     let mut model = ReducedKernelModel::new_in(storage, config.kernel, dim, m, outputs)?;
     model.centres_mut().copy_from_slice(&centres);
     let whitening = factor.as_ref().and_then(|f| f.packed().get(..packed_len(m)));
-    let outputs_all: Vec<usize> = (0..outputs).collect();
     let solved = match config.solver {
-        Solver::Ssvm => solve_ssvm(&mut model, &features, &labels, params, whitening, &outputs_all)?,
+        Solver::Ssvm => {
+            let every: Vec<usize> = (0..outputs).collect();
+            solve_ssvm(&mut model, &features, &labels, params, whitening, &every)?
+        }
         Solver::Auto if params.loss() == Loss::SquaredHinge => {
             solve_auto(&mut model, (&rows, &features), &labels, params, whitening, &mut rng)?
         }
