@@ -504,8 +504,8 @@ impl<T: Real> Problem<'_, T> {
         let mut rows = self.features.chunks_exact(self.m).zip(weights).filter(|&(z, weight)| kept(z, weight));
         loop {
             let block: [_; ROWS_PER_PASS] = core::array::from_fn(|_| rows.next());
-            if let [Some(r0), Some(r1), Some(r2), Some(r3)] = block {
-                self.add_rows(hessian, [r0, r1, r2, r3]);
+            if block.iter().all(Option::is_some) {
+                self.add_rows(hessian, block.map(|row| row.unwrap_or((&[], T::ZERO))));
                 continue;
             }
             block.into_iter().flatten().for_each(|row| self.add_rows(hessian, [row]));

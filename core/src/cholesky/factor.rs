@@ -222,7 +222,7 @@ impl<T: Real, S: Storage<T>> Cholesky<T, S> {
         }
         for b in blocks.into_remainder().chunks_exact_mut(k) {
             let first = leading_zeros(b);
-            solve_lower_from(self.triangle(), k, Triangle::Packed, b, first)?;
+            forward_substitution_many(self.triangle(), k, Triangle::Packed, &mut [b], first);
         }
         Ok(())
     }

@@ -624,15 +624,14 @@ fn rsvm_plan<T: Real>(settings: &FitSettings) -> Result<(Tune, Selection), FitEr
 }
 
 fn train_rsvm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
-    // The least-squares SVM's ridge behind C is λ = 1/(2C) (see rsvm::Tune).
     let (tune, selection) = rsvm_plan::<T>(settings)?;
-    let centres = settings.centers.unwrap_or(DEFAULT_CENTERS);
+    // The least-squares SVM's ridge behind C is λ = 1/(2C) (see rsvm::Tune).
     let ridges: Vec<f64> = Setting::given(settings.svm.c).map(|c| 1.0 / (2.0 * c)).into_iter().collect();
     let loo_ridges = if settings.raw_features { None } else { Some(&ridges[..]) };
     let (kernel, mut chosen) = kernel::<T>(settings, data, Task::Classification, loo_ridges)?;
     let config = RsvmConfig {
         kernel,
-        centres,
+        centres: settings.centers.unwrap_or(DEFAULT_CENTERS),
         selection,
         whiten: !settings.raw_features,
         params: svm_params::<T>(settings, Setting::given(settings.svm.c).unwrap_or(1.0))?,
@@ -725,10 +724,7 @@ pub fn needed_bytes<T: Real>(
     }
     let (n, dim) = (data.len(), data.dim().max(1));
     let task = settings.learner.task();
-    let outputs = match task {
-        Task::Classification => classes::<T>(data.labels())?.0.outputs(),
-        Task::Regression => 1,
-    };
+    let outputs = outputs_of(data, task)?;
     let centres = settings.centers.unwrap_or(DEFAULT_CENTERS);
     let capacity = centres.clamp(1, n.max(1));
     let selection = krr_selection::<T>(settings, task);
@@ -754,7 +750,7 @@ pub fn needed_bytes<T: Real>(
             (ssvr::working_bytes::<T>(n, dim, capacity, selection).max(ridge), true)
         }
         // lssvm has no cg solver (train_krr refuses it); the others returned above.
-        Learner::Lssvm | Learner::Svm | Learner::Slkl | Learner::Mrrsvm | Learner::Novelty => return Ok(None),
+        _ => return Ok(None),
     };
     let auto = auto_width(settings, n);
     let search = search_bytes(settings, data, held, (task, outputs), (auto, auto && loo));
@@ -773,11 +769,17 @@ pub fn auto_width_score_bytes<T: Real>(
     held: usize,
     task: Task,
 ) -> Result<usize, FitError> {
-    let outputs = match task {
+    let outputs = outputs_of(data, task)?;
+    Ok(search_bytes(settings, data, held, (task, outputs), (auto_width(settings, data.len()), true)))
+}
+
+/// The targets per row a fit of `task` solves for: one for a regression, the classes'
+/// one-vs-rest outputs for a classifier.
+fn outputs_of<T: Real>(data: &Dataset<T>, task: Task) -> Result<usize, FitError> {
+    Ok(match task {
         Task::Classification => classes::<T>(data.labels())?.0.outputs(),
         Task::Regression => 1,
-    };
-    Ok(search_bytes(settings, data, held, (task, outputs), (auto_width(settings, data.len()), true)))
+    })
 }
 
 /// Whether `--gamma auto` searches a width: not given, a kernel that has one, rows to compare.
