@@ -24,6 +24,55 @@ pub enum OnError {
     Skip,
 }
 
+/// The bad rows a read left out under [`OnError::Skip`]: all counted, the first
+/// [`BadRows::KEPT`] kept in input order — enough to find what is wrong with an input,
+/// and no more, so that a file of bad rows costs no memory for them. Memory: at most
+/// `KEPT` [`ReadError`]s.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BadRows {
+    count: u64,
+    first: Vec<ReadError>,
+}
+
+impl BadRows {
+    /// The errors kept, the first in input order.
+    pub const KEPT: usize = 10;
+
+    /// None yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Counts a bad row, keeping its error while fewer than [`KEPT`](Self::KEPT) are kept.
+    pub fn add(&mut self, error: &ReadError) {
+        self.count = self.count.saturating_add(1);
+        if self.first.len() < Self::KEPT {
+            self.first.push(error.clone());
+        }
+    }
+
+    /// Bad rows counted.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The first bad rows' errors, at most [`KEPT`](Self::KEPT), in input order.
+    pub fn first(&self) -> &[ReadError] {
+        &self.first
+    }
+
+    /// Counts the bad rows of the input that follows this one's, its lines numbered after
+    /// `lines_before` lines.
+    fn append(&mut self, later: BadRows, lines_before: u64) {
+        let room = Self::KEPT.saturating_sub(self.first.len());
+        self.first.extend(later.first.into_iter().take(room).map(|mut e| {
+            e.line += lines_before;
+            e
+        }));
+        self.count = self.count.saturating_add(later.count);
+    }
+}
+
 /// Labelled rows in compressed sparse form.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Dataset<T> {
@@ -64,16 +113,11 @@ impl<T: Real> Dataset<T> {
     /// Reads every record of `reader`, class names given their labels
     /// ([`crate::class_names`]). With [`OnError::Skip`], bad rows (those the reader
     /// rejects, those with a value `T` cannot hold, a class name past the limits) are
-    /// passed to `skipped` and left out; with [`OnError::Stop`], the first one is
-    /// returned.
+    /// counted in `bad` and left out; with [`OnError::Stop`], the first one is returned.
     ///
     /// # Errors
     /// The first bad row under [`OnError::Stop`].
-    pub fn read(
-        reader: &mut dyn RecordReader,
-        on_error: OnError,
-        mut skipped: impl FnMut(&ReadError),
-    ) -> Result<Self, ReadError> {
+    pub fn read(reader: &mut dyn RecordReader, on_error: OnError, bad: &mut BadRows) -> Result<Self, ReadError> {
         let mut data = Dataset::new();
         data.stated_dim = reader.dim_hint();
         data.dim = data.stated_dim.unwrap_or(0);
@@ -91,7 +135,7 @@ impl<T: Real> Dataset<T> {
             match next {
                 Ok(true) => {}
                 Ok(false) => return Ok(data),
-                Err(e) if on_error == OnError::Skip => skipped(&e),
+                Err(e) if on_error == OnError::Skip => bad.add(&e),
                 Err(e) => return Err(e),
             }
         }
@@ -99,10 +143,10 @@ impl<T: Real> Dataset<T> {
 
     /// [`Dataset::read`] of the consecutive parts of one LibSVM file
     /// ([`crate::source::split`]), each on a thread of its own, then joined in order: the
-    /// same rows, the same bad rows handed to `skipped` (after all parts are read, in file
-    /// order, numbered by their line in the whole file), the same first bad row under
-    /// [`OnError::Stop`], as one reader of the whole file gives. Memory: the parts, then
-    /// their join (the data set and its largest part's worth besides, for a moment).
+    /// same rows, the same bad rows in `bad` (numbered by their line in the whole file),
+    /// the same first bad row under [`OnError::Stop`], as one reader of the whole file
+    /// gives. Memory: the parts, then their join (the data set and its largest part's worth
+    /// besides, for a moment), and [`BadRows::KEPT`] errors a part.
     ///
     /// # Errors
     /// The first bad row under [`OnError::Stop`]; an allocation failure while joining, as
@@ -110,16 +154,16 @@ impl<T: Real> Dataset<T> {
     pub fn read_parts<R: std::io::BufRead + Send>(
         parts: Vec<crate::source::LibSvmReader<R>>,
         on_error: OnError,
-        mut skipped: impl FnMut(&ReadError),
+        bad: &mut BadRows,
     ) -> Result<Self, ReadError> {
-        type Part<T> = (Result<Dataset<T>, ReadError>, Vec<ReadError>, u64, String);
+        type Part<T> = (Result<Dataset<T>, ReadError>, BadRows, u64, String);
         let read: Vec<Part<T>> = std::thread::scope(|scope| {
             let handles: Vec<_> = parts
                 .into_iter()
                 .map(|mut reader| {
                     scope.spawn(move || {
-                        let mut bad: Vec<ReadError> = Vec::new();
-                        let data = Dataset::read(&mut reader, on_error, |e| bad.push(e.clone()));
+                        let mut bad = BadRows::new();
+                        let data = Dataset::read(&mut reader, on_error, &mut bad);
                         (data, bad, reader.lines_read(), reader.name().to_string())
                     })
                 })
@@ -128,15 +172,12 @@ impl<T: Real> Dataset<T> {
         });
         let mut joined = Dataset::new();
         let mut lines_before = 0u64;
-        for (data, bad, lines, name) in read {
-            let renumber = |mut e: ReadError| {
+        for (data, part_bad, lines, name) in read {
+            bad.append(part_bad, lines_before);
+            let data = data.map_err(|mut e| {
                 e.line += lines_before;
                 e
-            };
-            for e in bad {
-                skipped(&renumber(e));
-            }
-            let data = data.map_err(renumber)?;
+            })?;
             joined.append(data).map_err(|error| ReadError {
                 source_name: name,
                 line: lines_before + 1,
@@ -463,19 +504,23 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         fn check<T: Real>(path: &std::path::Path, text: &str) {
             for on_error in [OnError::Skip, OnError::Stop] {
-                let mut whole_bad = Vec::new();
+                let mut whole_bad = BadRows::new();
                 let mut reader = LibSvmReader::new(text.as_bytes(), path.to_str().unwrap(), 4096);
-                let whole: Result<Dataset<T>, _> = Dataset::read(&mut reader, on_error, |e| whole_bad.push(e.clone()));
-                // 11 rows each of a bad value, a bad order and (in f32) an overflow.
+                let whole: Result<Dataset<T>, _> = Dataset::read(&mut reader, on_error, &mut whole_bad);
+                // 11 rows each of a bad value, a bad order and (in f32) an overflow; the
+                // first ten kept.
                 match on_error {
-                    OnError::Skip => assert!(whole_bad.len() >= 22 && whole.as_ref().unwrap().len() > 300),
+                    OnError::Skip => {
+                        assert!(whole_bad.count() >= 22 && whole.as_ref().unwrap().len() > 300);
+                        assert_eq!(whole_bad.first().len(), BadRows::KEPT);
+                    }
                     OnError::Stop => assert_eq!(whole.as_ref().unwrap_err().line, 7),
                 }
                 for parts in [1, 2, 3, 5, 16] {
                     let readers =
                         crate::source::split::libsvm_parts(path, path.to_str().unwrap(), 4096, parts).unwrap();
-                    let mut bad = Vec::new();
-                    let joined: Result<Dataset<T>, _> = Dataset::read_parts(readers, on_error, |e| bad.push(e.clone()));
+                    let mut bad = BadRows::new();
+                    let joined: Result<Dataset<T>, _> = Dataset::read_parts(readers, on_error, &mut bad);
                     assert_eq!(joined, whole, "{parts} parts, {on_error:?}");
                     assert_eq!(bad, whole_bad, "{parts} parts, {on_error:?}");
                 }
@@ -490,16 +535,17 @@ mod tests {
     fn reads_rows_and_skips_or_stops_on_bad_ones() {
         let text = "1 1:0.5 3:2\n-1 x\n-1 2:1\n";
         let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1024);
-        let mut seen = Vec::new();
-        let data: Dataset<f32> = Dataset::read(&mut reader, OnError::Skip, |e| seen.push(e.line)).unwrap();
-        assert_eq!((data.len(), data.dim(), seen), (2, 3, vec![2]));
+        let mut bad = BadRows::new();
+        let data: Dataset<f32> = Dataset::read(&mut reader, OnError::Skip, &mut bad).unwrap();
+        let lines: Vec<u64> = bad.first().iter().map(|e| e.line).collect();
+        assert_eq!((data.len(), data.dim(), bad.count(), lines), (2, 3, 1, vec![2]));
         assert_eq!(data.row(0), Some((&[0u32, 2][..], &[0.5f32, 2.0][..])));
         assert_eq!(data.row(1), Some((&[1u32][..], &[1.0f32][..])));
         assert_eq!(data.labels(), &[1.0, -1.0]);
         assert_eq!(data.row(2), None);
 
         let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1024);
-        let e = Dataset::<f64>::read(&mut reader, OnError::Stop, |_| {}).unwrap_err();
+        let e = Dataset::<f64>::read(&mut reader, OnError::Stop, &mut BadRows::new()).unwrap_err();
         assert_eq!(e.to_string(), "d.svm:2:4: `x` is not an index:value pair");
     }
 
@@ -509,7 +555,7 @@ mod tests {
         fn check<T: Real>() {
             let text = "1 1:0.5 3:2\n-1 2:1\n1 5:3\n";
             let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1024);
-            let data: Dataset<T> = Dataset::read(&mut reader, OnError::Stop, |_| {}).unwrap();
+            let data: Dataset<T> = Dataset::read(&mut reader, OnError::Stop, &mut BadRows::new()).unwrap();
             let (copy, _) = data.standardized().unwrap();
             assert_eq!(data.standardized_bytes(), copy.bytes());
             assert!(copy.bytes() > data.bytes(), "the copy is dense: {} against {}", copy.bytes(), data.bytes());
@@ -521,11 +567,32 @@ mod tests {
     #[test]
     fn a_value_the_scalar_cannot_hold_is_a_bad_row() {
         let text = "1 1:2\n-1 1:-1e39\n1 1:1e38\n";
-        let mut seen = Vec::new();
+        let mut bad = BadRows::new();
         let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1024);
-        let data = Dataset::<f32>::read(&mut reader, OnError::Skip, |e| seen.push(e.to_string())).unwrap();
-        assert_eq!((data.len(), seen), (2, vec!["d.svm:2:1: `-1e39` is too large for f32".to_string()]));
+        let data = Dataset::<f32>::read(&mut reader, OnError::Skip, &mut bad).unwrap();
+        let told: Vec<String> = bad.first().iter().map(ToString::to_string).collect();
+        assert_eq!((data.len(), told), (2, vec!["d.svm:2:1: `-1e39` is too large for f32".to_string()]));
         let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1024);
-        assert_eq!(Dataset::<f64>::read(&mut reader, OnError::Stop, |_| {}).unwrap().len(), 3);
+        assert_eq!(Dataset::<f64>::read(&mut reader, OnError::Stop, &mut BadRows::new()).unwrap().len(), 3);
+    }
+
+    /// Bad rows cost no memory beyond the first few: a file of 10⁵ of them, read whole or
+    /// in parts, keeps the first `KEPT` (their lines, in order) and counts them all.
+    #[test]
+    fn bad_rows_are_counted_and_only_the_first_kept() {
+        let dir = std::env::temp_dir().join(format!("kestrel-bad-rows-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = format!("1 1:1\n{}-1 1:2\n", "x\n".repeat(100_000));
+        let path = dir.join("bad.svm");
+        std::fs::write(&path, &text).unwrap();
+        let first_lines: Vec<u64> = (2..2 + BadRows::KEPT as u64).collect();
+        for parts in [1, 2, 7] {
+            let readers = crate::source::split::libsvm_parts(&path, path.to_str().unwrap(), 4096, parts).unwrap();
+            let mut bad = BadRows::new();
+            let data = Dataset::<f64>::read_parts(readers, OnError::Skip, &mut bad).unwrap();
+            let lines: Vec<u64> = bad.first().iter().map(|e| e.line).collect();
+            assert_eq!((data.len(), bad.count(), lines), (2, 100_000, first_lines.clone()), "{parts} parts");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

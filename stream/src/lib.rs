@@ -22,13 +22,13 @@
 //! # Examples
 //! Train a classifier on a data set and save it:
 //! ```
-//! use kestrel_stream::{batch, dataset::{Dataset, OnError}, model, source};
+//! use kestrel_stream::{batch, dataset::{BadRows, Dataset, OnError}, model, source};
 //! # let dir = std::env::temp_dir().join(format!("kestrel-doc-lib-{}", std::process::id()));
 //! # std::fs::create_dir_all(&dir)?;
 //! let data_path = dir.join("train.libsvm");
 //! std::fs::write(&data_path, "+1 1:2 2:1\n-1 1:-1 2:-2\n+1 1:1.5 2:0.5\n-1 1:-2 2:-1\n")?;
 //! let mut reader = source::open(data_path.to_str().unwrap(), &source::Options::default())?;
-//! let data: Dataset<f64> = Dataset::read(reader.as_mut(), OnError::Stop, |_| {})?;
+//! let data: Dataset<f64> = Dataset::read(reader.as_mut(), OnError::Stop, &mut BadRows::new())?;
 //!
 //! let params = kestrel_core::dcd::Params::new().c(1.0).check()?;
 //! let (svm, summary) = batch::linear::train(&data, params, &[], 1, None)?;

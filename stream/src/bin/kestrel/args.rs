@@ -385,7 +385,8 @@ pub struct InputArgs {
     pub format: FormatArg,
     #[command(flatten)]
     pub columns: ColumnArgs,
-    /// What to do with a bad row: stop with exit code 1, or skip it and count it.
+    /// What to do with a bad row: stop with exit code 1, or skip it and count it (the first
+    /// ten are told in full, then their number at every power of ten and in all).
     #[arg(long, value_enum, default_value_t = OnErrorArg::Stop)]
     pub on_error: OnErrorArg,
     /// The longest input line (bytes, or with KiB / MiB); a longer line is a bad row.

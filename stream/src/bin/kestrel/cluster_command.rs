@@ -30,7 +30,7 @@ use anyhow::{Context, Result, bail};
 use kestrel_core::{Real, Rng};
 use kestrel_stream::batch::clusters::{self, Clusters, RESTARTS};
 use kestrel_stream::batch::spectral;
-use kestrel_stream::dataset::{Dataset, OnError};
+use kestrel_stream::dataset::{BadRows, Dataset, OnError};
 use kestrel_stream::file;
 
 use crate::Usage;
@@ -187,7 +187,7 @@ struct Run {
 /// Spectral clustering or k-means at scalar `T`.
 fn cluster_in<T: Real>(args: &ClusterArgs) -> Result<()> {
     let started = Instant::now();
-    let data: Dataset<T> = read_path(&args.input, &column_options(&args.columns), OnError::Stop, |_| {})?;
+    let data: Dataset<T> = read_path(&args.input, &column_options(&args.columns), OnError::Stop, &mut BadRows::new())?;
     let (n, dim) = (data.len(), data.dim());
     if args.clusters >= n {
         bail!("--clusters {} needs more rows than clusters ({} has {n})", args.clusters, args.input);

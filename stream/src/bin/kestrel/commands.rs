@@ -8,13 +8,13 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
 use kestrel_stream::class_names::ClassNames;
-use kestrel_stream::dataset::{self, Dataset, HostScaler, OnError};
+use kestrel_stream::dataset::{self, BadRows, Dataset, HostScaler, OnError};
 use kestrel_stream::detection::Detections;
 use kestrel_stream::file::OutputFile;
 use kestrel_stream::model::{self, Predictor, scalar_name};
 use kestrel_stream::online::build::{Raced, StreamSettings};
 use kestrel_stream::score::Tally;
-use kestrel_stream::source::{self, Format, LabelColumn, ReadError, Record, RecordReader};
+use kestrel_stream::source::{self, Format, LabelColumn, Record, RecordReader};
 use serde_json::{Map, Value, json};
 
 use crate::args::{
@@ -120,35 +120,77 @@ pub fn column_options(columns: &ColumnArgs) -> source::Options {
     source::Options { label_column, skip_columns, ..source::Options::default() }
 }
 
-/// Every row of the input the flags name, bad rows as `--on-error` says (each handed to
-/// `skipped`): [`read_path`].
-pub fn read_dataset<T: Real>(
-    input: &InputArgs,
-    labels: LabelColumn,
-    skipped: impl FnMut(&ReadError),
-) -> Result<Dataset<T>> {
-    read_path(&input.input, &options(input, labels), on_error(input), skipped)
+/// Every row of the input the flags name, bad rows as `--on-error` says (counted in
+/// `bad`): [`read_path`].
+pub fn read_dataset<T: Real>(input: &InputArgs, labels: LabelColumn, bad: &mut BadRows) -> Result<Dataset<T>> {
+    read_path(&input.input, &options(input, labels), on_error(input), bad)
 }
 
 /// Every row of the data set at `path` read as `options` says, bad rows per `on_error`
-/// (each handed to `skipped`): a LibSVM file of [`source::split::PARALLEL_READ_BYTES`] or
-/// more is read in parts on every core ([`Dataset::read_parts`]), anything else by one
-/// reader.
+/// (counted in `bad`): a LibSVM file of [`source::split::PARALLEL_READ_BYTES`] or more is
+/// read in parts on every core ([`Dataset::read_parts`]), anything else by one reader.
 pub fn read_path<T: Real>(
     path: &str,
     options: &source::Options,
     on_error: OnError,
-    skipped: impl FnMut(&ReadError),
+    bad: &mut BadRows,
 ) -> Result<Dataset<T>> {
     let threads = kestrel_stream::batch::mrrsvm::threads();
     let parts =
         source::split::libsvm_file_parts(path, options, threads).with_context(|| format!("cannot read {path}"))?;
     if let Some(parts) = parts {
-        return Ok(Dataset::read_parts(parts, on_error, skipped)?);
+        return Ok(Dataset::read_parts(parts, on_error, bad)?);
     }
     // The error names the file already.
     let mut reader = source::open(path, options)?;
-    Ok(Dataset::read(reader.as_mut(), on_error, skipped)?)
+    Ok(Dataset::read(reader.as_mut(), on_error, bad)?)
+}
+
+/// Bad rows skipped under `--on-error skip`, told as they come: each of the first
+/// [`BadRows::KEPT`] in full, then their number at every power of ten, so that an input
+/// of bad rows neither floods the terminal nor goes unseen.
+#[derive(Debug, Default)]
+pub struct SkipTeller {
+    count: u64,
+}
+
+impl SkipTeller {
+    /// Counts one bad row; the line to tell of it, if any.
+    pub fn skipped(&mut self, row: impl std::fmt::Display) -> Option<String> {
+        self.count = self.count.saturating_add(1);
+        let kept = BadRows::KEPT as u64;
+        if self.count <= kept {
+            Some(format!("kestrel: skipped {row}"))
+        } else if self.count.checked_ilog10().is_some_and(|e| 10u64.pow(e) == self.count) {
+            Some(format!("kestrel: {} bad rows skipped so far (each of the first {kept} told)", self.count))
+        } else {
+            None
+        }
+    }
+
+    /// Tells the bad rows a read counted ([`BadRows`]): its kept rows, then their number
+    /// when there were more.
+    pub fn tell_read(&mut self, bad: &BadRows) {
+        for row in bad.first() {
+            if let Some(line) = self.skipped(row) {
+                tell!("{line}");
+            }
+        }
+        self.count = bad.count();
+        self.tell_total();
+    }
+
+    /// Tells the number of bad rows skipped when some went untold.
+    pub fn tell_total(&self) {
+        if self.count > BadRows::KEPT as u64 {
+            tell!("kestrel: skipped {} bad rows in all (each of the first {} told)", self.count, BadRows::KEPT);
+        }
+    }
+
+    /// Bad rows counted.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
 }
 
 /// How `learner` reads a CSV label column: a classifier's may hold class names, a
@@ -201,7 +243,7 @@ pub fn check_columns(name: &str, stated: Option<usize>, dim: usize, what: &str, 
 }
 
 /// Reads every record of `input`, its labels read as `labels_of` says, handing each to
-/// `each`; bad rows per the policy. Returns the rows skipped. An input that states its
+/// `each`; bad rows per the policy, told by a [`SkipTeller`]. Returns the rows skipped. An input that states its
 /// number of features (a CSV header) may not state fewer than the model's `dim`: its rows
 /// would be read with the missing features as zeros. (More are read: a model learned from
 /// sparse rows takes a CSV whose columns past its features are zero; a value that is not
@@ -211,7 +253,7 @@ fn for_each_record(
     dim: usize,
     (mut names, labels): (Option<ClassNames>, LabelColumn),
     mut each: impl FnMut(&Record) -> Result<()>,
-) -> Result<usize> {
+) -> Result<u64> {
     let mut reader = open(input, labels)?;
     let one_short = reader.dim_hint().is_some_and(|columns| columns + 1 == dim);
     let hint = match one_short && input.columns.label_column.is_none() {
@@ -220,7 +262,7 @@ fn for_each_record(
     };
     check_columns(reader.name(), reader.dim_hint(), dim, "the model", hint)?;
     let mut record = Record::default();
-    let mut skipped = 0;
+    let mut skipped = SkipTeller::default();
     loop {
         let next = reader.next_record(&mut record).and_then(|more| {
             let Some(names) = names.as_mut().filter(|_| more) else { return Ok(more) };
@@ -233,10 +275,14 @@ fn for_each_record(
                 check_within_model(&record, dim, reader.name())?;
                 each(&record)?;
             }
-            Ok(false) => return Ok(skipped),
+            Ok(false) => {
+                skipped.tell_total();
+                return Ok(skipped.count());
+            }
             Err(e) if input.on_error == OnErrorArg::Skip => {
-                skipped += 1;
-                tell!("kestrel: skipped {e}");
+                if let Some(line) = skipped.skipped(e) {
+                    tell!("{line}");
+                }
             }
             Err(e) => return Err(e.into()),
         }
@@ -376,7 +422,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
 }
 
 /// What `kestrel eval` prints as JSON.
-fn eval_summary(tally: &Tally, detections: &Detections, skipped: usize, classifier: bool, detector: bool) -> Value {
+fn eval_summary(tally: &Tally, detections: &Detections, skipped: u64, classifier: bool, detector: bool) -> Value {
     let n = tally.n;
     match (detector, classifier) {
         (true, _) => Value::Object(detection_summary(detections, skipped)),

@@ -36,7 +36,7 @@ use kestrel_core::npkl::{Link, Loss, Pair, StopReason};
 use kestrel_stream::batch::clusters::RESTARTS;
 use kestrel_stream::batch::npkl::{self, NpklRun, NpklSettings, PairSource};
 use kestrel_stream::batch::spectral;
-use kestrel_stream::dataset::{Dataset, OnError};
+use kestrel_stream::dataset::{BadRows, Dataset, OnError};
 use kestrel_stream::file;
 use kestrel_stream::labels::Labels;
 use kestrel_stream::limits::{MAX_FILE_BYTES, zeroed};
@@ -137,7 +137,8 @@ pub struct NpklArgs {
 /// Unreadable input or pairs, invalid parameters, or any core error, with context.
 pub fn run(args: &NpklArgs) -> Result<()> {
     let started = Instant::now();
-    let data: Dataset<f64> = read_path(&args.input, &column_options(&args.columns), OnError::Stop, |_| {})?;
+    let data: Dataset<f64> =
+        read_path(&args.input, &column_options(&args.columns), OnError::Stop, &mut BadRows::new())?;
     let (n, dim) = (data.len(), data.dim());
     let points = points(&data, args.scale)?;
     let classes = Classes::of(data.labels());

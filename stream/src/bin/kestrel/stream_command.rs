@@ -54,6 +54,7 @@ use serde_json::{Value, json};
 
 use crate::Usage;
 use crate::args::{OnErrorArg, PayloadArg, ScalarArg, StreamArgs};
+use crate::commands::SkipTeller;
 use crate::signals::{self, Signals};
 use crate::{commands, report, stream_setup};
 
@@ -87,6 +88,8 @@ struct Session<'a> {
     rows: u64,
     seen: u64,
     skipped: u64,
+    /// Tells this run's bad rows.
+    teller: SkipTeller,
     metrics: Prequential,
     output: Option<RowOutput>,
     /// `--output` to a broker: a message per sample.
@@ -271,12 +274,15 @@ impl Session<'_> {
         }
     }
 
-    /// A bad row under `--on-error skip`: counted, reported, consumed.
+    /// A bad row under `--on-error skip`: counted, told (the first few: [`SkipTeller`]),
+    /// consumed.
     fn skip(&mut self, progress: &ProgressBar, message: String) {
         // Saturating: the counters may come from a checkpoint.
         self.skipped = self.skipped.saturating_add(1);
         self.rows = self.rows.saturating_add(1);
-        progress.suspend(|| tell!("kestrel: skipped {message}"));
+        if let Some(line) = self.teller.skipped(message) {
+            progress.suspend(|| tell!("{line}"));
+        }
     }
 
     /// Samples learned per second of this run.
@@ -291,6 +297,7 @@ impl Session<'_> {
     /// # Errors
     /// The write to standard output (its reader went away).
     fn publish_summary(&mut self) -> std::io::Result<()> {
+        self.teller.tell_total();
         let summary = self.summary(self.rate()).to_string();
         if let Some(sink) = &mut self.metrics_sink {
             if let Err(e) = sink.publish(summary.clone().into_bytes(), true) {
@@ -391,10 +398,16 @@ fn open_input(args: &StreamArgs, dim: Option<usize>) -> Result<(Records, String,
 
 /// For a broker's rows whose number of features nothing stated (no `--dim`, no
 /// checkpoint): waits for the first good row, which states it, and leaves it in `record`.
-/// Returns the number of features and of the bad rows before that row, skipped — or ends
-/// the run at the first, as `--on-error` says.
-fn first_row(input: &mut Records, record: &mut Record, signals: &Signals, args: &StreamArgs) -> Result<(usize, u64)> {
-    let (started, mut skipped) = (Instant::now(), 0u64);
+/// Returns the number of features; the bad rows before that row are skipped (counted by
+/// `skipped`) — or the run ends at the first, as `--on-error` says.
+fn first_row(
+    input: &mut Records,
+    record: &mut Record,
+    signals: &Signals,
+    args: &StreamArgs,
+    skipped: &mut SkipTeller,
+) -> Result<usize> {
+    let started = Instant::now();
     let idle_timeout = args.idle_timeout.map(Duration::from_secs_f64);
     loop {
         if let Some(signal) = signals.received() {
@@ -403,10 +416,11 @@ fn first_row(input: &mut Records, record: &mut Record, signals: &Signals, args: 
             std::process::exit(128 + signal);
         }
         match input.next(record, POLL) {
-            Next::Record => return Ok((input.dim().context("a row came but no number of features")?, skipped)),
+            Next::Record => return input.dim().context("a row came but no number of features"),
             Next::Bad(e) if args.input.on_error == OnErrorArg::Skip => {
-                skipped += 1;
-                tell!("kestrel: skipped {e}");
+                if let Some(line) = skipped.skipped(e) {
+                    tell!("{line}");
+                }
             }
             Next::Bad(e) => {
                 input.close();
@@ -502,12 +516,12 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     let stated_dim = args.dim.or(saved_dim.and_then(|(_, dim)| dim.parse().ok()));
     let (mut input, name, dim_hint) = open_input(args, stated_dim)?;
     // A broker's first row, read to learn the number of features, and the bad rows before it.
-    let (mut record, mut first) = (Record::default(), None);
+    let (mut record, mut first, mut teller) = (Record::default(), None, SkipTeller::default());
     let dim = match stated_dim.or(dim_hint) {
         Some(dim) => dim,
         None if input.redelivers() => {
-            let (dim, skipped) = first_row(&mut input, &mut record, &signals, args)?;
-            first = Some(skipped);
+            let dim = first_row(&mut input, &mut record, &signals, args, &mut teller)?;
+            first = Some(teller.count());
             dim
         }
         None => bail!(Usage("LibSVM input needs --dim (a CSV header states it)".into())),
@@ -530,6 +544,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         rows: 0,
         seen: 0,
         skipped: 0,
+        teller,
         metrics,
         output: None,
         predictions,

@@ -12,7 +12,7 @@ use kestrel_stream::batch::check_budget;
 use kestrel_stream::batch::fit::{self, FitError};
 use kestrel_stream::batch::krr::Task;
 use kestrel_stream::batch::relevance::{self, Relevance};
-use kestrel_stream::dataset::Dataset;
+use kestrel_stream::dataset::{BadRows, Dataset};
 use kestrel_stream::file;
 use kestrel_stream::model::{self, scalar_name};
 use kestrel_stream::source::LabelColumn;
@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use crate::Usage;
 use crate::args::{ScalarArg, TrainArgs, TrainLearner, TrainSettings};
-use crate::commands::{many_labels_note, read_dataset, unscaled_note};
+use crate::commands::{SkipTeller, many_labels_note, read_dataset, unscaled_note};
 
 pub fn run(args: &TrainArgs) -> Result<()> {
     match args.settings.scalar {
@@ -147,7 +147,7 @@ pub struct Prepared<T> {
     /// The rows to learn from.
     pub data: Dataset<T>,
     /// Rows skipped as bad.
-    pub skipped: usize,
+    pub skipped: u64,
     /// The relevance weights `--relevance` chose.
     pub relevance: Option<Relevance>,
     /// What the rows suggest to change: [`unscaled_note`] for rows neither standardised
@@ -161,11 +161,10 @@ pub struct Prepared<T> {
 impl<T: Real> Prepared<T> {
     /// Reads `settings.input`.
     pub fn read(settings: &TrainSettings) -> Result<Self> {
-        let mut skipped = 0usize;
-        let mut data: Dataset<T> = read_dataset(&settings.input, labels_for(settings.learner), |e| {
-            skipped += 1;
-            tell!("kestrel: skipped {e}");
-        })?;
+        let mut bad = BadRows::new();
+        let mut data: Dataset<T> = read_dataset(&settings.input, labels_for(settings.learner), &mut bad)?;
+        SkipTeller::default().tell_read(&bad);
+        let skipped = bad.count();
         if let Some(window) = settings.window {
             data = data.last(window);
         }

@@ -44,7 +44,7 @@ use kestrel_core::{Kernel, Real};
 use kestrel_stream::batch::fit::{Setting, unit_variance_width};
 use kestrel_stream::batch::kpca::{self, KccaSettings, KpcaSettings, Method};
 use kestrel_stream::batch::spectral;
-use kestrel_stream::dataset::{Dataset, HostScaler, OnError};
+use kestrel_stream::dataset::{BadRows, Dataset, HostScaler, OnError};
 use kestrel_stream::limits::MAX_DIM;
 use kestrel_stream::source;
 use kestrel_stream::{file, model};
@@ -156,7 +156,7 @@ pub fn run(args: &TransformArgs) -> Result<()> {
 
 /// The data set at `input`, its columns as `options` say.
 fn read<T: Real>(input: &str, options: &source::Options) -> Result<Dataset<T>> {
-    read_path(input, options, OnError::Stop, |_| {})
+    read_path(input, options, OnError::Stop, &mut BadRows::new())
 }
 
 /// `Ok` when the rows of `input` read as a projection of `dim` features takes them: a CSV
