@@ -64,18 +64,23 @@ pub fn payload_mut(out: &mut [u8]) -> &mut [u8] {
     out.get_mut(HEADER_LEN..end).unwrap_or_default()
 }
 
-/// A kind of file: its magic number and the format version this build writes and reads.
+/// A kind of file: its magic number, the format version this build writes, and the oldest
+/// it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Format {
     /// The first four bytes of every file of this kind.
     pub magic: [u8; 4],
-    /// The version written, and the only one accepted.
+    /// The version written, and the newest accepted.
     pub version: u16,
+    /// The oldest version accepted.
+    pub oldest: u16,
 }
 
-/// A checked frame: its tag bytes and its payload.
+/// A checked frame: its version, its tag bytes and its payload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Frame<'a> {
+    /// The format version it was written in (from the format's `oldest` to its `version`).
+    pub version: u16,
     /// The two tag bytes (offsets 6 and 7), for the format to interpret.
     pub tags: [u8; 2],
     /// The payload bytes.
@@ -128,9 +133,16 @@ impl fmt::Display for FrameError {
 impl core::error::Error for FrameError {}
 
 impl Format {
-    /// The format of files starting with `magic`, at `version`.
+    /// The format of files starting with `magic`, at `version` (the only one read).
     pub const fn new(magic: [u8; 4], version: u16) -> Self {
-        Format { magic, version }
+        Format { magic, version, oldest: version }
+    }
+
+    /// The same format, reading also the versions from `oldest` on (files written before
+    /// the current version, whose layout the caller still knows).
+    #[must_use]
+    pub const fn reading_from(self, oldest: u16) -> Self {
+        Format { oldest, ..self }
     }
 
     /// Writes the header (with `tags`) and the checksum around the `payload_len` bytes
@@ -171,7 +183,7 @@ impl Format {
             return Err(FrameError::BadMagic);
         }
         let version = u16::from_le_bytes([v0, v1]);
-        if version != self.version {
+        if version < self.oldest || version > self.version {
             return Err(FrameError::UnsupportedVersion { found: version });
         }
         // A payload length beyond usize is beyond any slice: it saturates and is truncated.
@@ -188,7 +200,7 @@ impl Format {
             return Err(FrameError::TrailingBytes);
         }
         let payload = body.get(HEADER_LEN..).unwrap_or_default();
-        Ok(Frame { tags: [t0, t1], payload })
+        Ok(Frame { version, tags: [t0, t1], payload })
     }
 }
 
@@ -212,12 +224,12 @@ mod tests {
         assert_eq!(&buf[..15], b"TEST\x02\x00\x04\x05\x03\x00\x00\x00\x01\x02\x03");
         assert_eq!(&buf[15..19], &CRC32.checksum(&buf[..15]).to_le_bytes());
         assert!(buf[19..].iter().all(|&b| b == 0xAA));
-        assert_eq!(TEST.open(&buf[..n]), Ok(Frame { tags: [4, 5], payload: &[1, 2, 3] }));
+        assert_eq!(TEST.open(&buf[..n]), Ok(Frame { version: 2, tags: [4, 5], payload: &[1, 2, 3] }));
         // CRC-32/ISO-HDLC check value of "123456789" (the catalogue's reference).
         assert_eq!(CRC32.checksum(b"123456789"), 0xCBF4_3926);
         let mut empty = [0u8; 16];
         assert_eq!(TEST.seal([0, 0], 0, &mut empty), Ok(16));
-        assert_eq!(TEST.open(&empty), Ok(Frame { tags: [0, 0], payload: &[] }));
+        assert_eq!(TEST.open(&empty), Ok(Frame { version: 2, tags: [0, 0], payload: &[] }));
     }
 
     #[test]
@@ -228,6 +240,11 @@ mod tests {
         assert_eq!(TEST.open(&buf[..13]), Err(FrameError::Truncated { needed: n, got: 13 }));
         assert_eq!(Format::new(*b"TESU", 2).open(&buf[..n]), Err(FrameError::BadMagic));
         assert_eq!(Format::new(*b"TEST", 1).open(&buf[..n]), Err(FrameError::UnsupportedVersion { found: 2 }));
+        // A newer format that reads back to version 2 opens it, and tells its version.
+        let newer = Format::new(*b"TEST", 3);
+        assert_eq!(newer.open(&buf[..n]), Err(FrameError::UnsupportedVersion { found: 2 }));
+        assert_eq!(newer.reading_from(2).open(&buf[..n]).map(|f| f.version), Ok(2));
+        assert_eq!(newer.reading_from(3).open(&buf[..n]), Err(FrameError::UnsupportedVersion { found: 2 }));
         for i in 6..n {
             let mut bad = buf;
             bad[i] ^= 0x10;

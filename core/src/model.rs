@@ -5,7 +5,7 @@
 //! ```text
 //! offset  size  field
 //! 0       4     magic "KSTL"
-//! 4       2     format version (u16, little endian), currently 3
+//! 4       2     format version (u16, little endian), currently 4
 //! 6       1     model kind (ModelKind)
 //! 7       1     scalar type (ScalarKind)
 //! 8       4     payload length P (u32, little endian)
@@ -13,9 +13,14 @@
 //! 16      S     scaler section: the input standardisation, postcard (ScalerSection)
 //! 16+S    4     class names section length N (u32, little endian), 0 for none
 //! 20+S    N     class names section: postcard sequence of UTF-8 strings
-//! 20+S+N  …     the learner's model, postcard-encoded (serde), to byte 12+P
+//! 20+S+N  4     feature names section length F (u32, little endian), 0 for none
+//! 24+S+N  F     feature names section: postcard sequence of UTF-8 strings
+//! 24+S+N+F …    the learner's model, postcard-encoded (serde), to byte 12+P
 //! 12+P    4     CRC-32 (ISO-HDLC, as zlib/PNG) of bytes 0 .. 12+P, little endian
 //! ```
+//!
+//! Version 3 files, written before the feature names section, are read as they are: the
+//! same layout without it.
 //!
 //! A model whose learner standardised its inputs carries the scaler's statistics
 //! ([`crate::scaler`]); whoever predicts decodes it with
@@ -51,8 +56,10 @@ use crate::slkl::Predictor;
 
 /// The first four bytes of every model file.
 pub const MAGIC: [u8; 4] = *b"KSTL";
-/// The envelope version this build writes and reads.
-pub const FORMAT_VERSION: u16 = 3;
+/// The envelope version this build writes, and the newest it reads.
+pub const FORMAT_VERSION: u16 = 4;
+/// The oldest envelope version this build reads (the one without feature names).
+pub const OLDEST_FORMAT_VERSION: u16 = 3;
 /// Bytes of a section's length.
 const SECTION_LEN_BYTES: usize = 4;
 
@@ -61,12 +68,24 @@ const SECTION_LEN_BYTES: usize = 4;
 enum Section {
     Scaler = 0,
     ClassNames = 1,
+    FeatureNames = 2,
+}
+
+impl Section {
+    /// The name an error gives the section.
+    fn name(self) -> &'static str {
+        match self {
+            Section::Scaler => "scaler",
+            Section::ClassNames => "class_names",
+            Section::FeatureNames => "feature_names",
+        }
+    }
 }
 
 /// Number of [`Section`]s.
-const SECTIONS: usize = 2;
+const SECTIONS: usize = 3;
 /// The model file's frame format.
-pub const FORMAT: Format = Format::new(MAGIC, FORMAT_VERSION);
+pub const FORMAT: Format = Format::new(MAGIC, FORMAT_VERSION).reading_from(OLDEST_FORMAT_VERSION);
 
 /// Which learner a model file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,7 +192,11 @@ impl fmt::Display for ModelError {
             }
             ModelError::BadMagic => f.write_str("not a Kestrel model (bad magic number)"),
             ModelError::UnsupportedVersion { found } => {
-                write!(f, "model format version {found} is not supported (this build reads {FORMAT_VERSION})")
+                write!(
+                    f,
+                    "model format version {found} is not supported (this build reads {OLDEST_FORMAT_VERSION} to \
+                     {FORMAT_VERSION})"
+                )
             }
             ModelError::ChecksumMismatch { stored, computed } => {
                 write!(f, "corrupted model: checksum {computed:#010x} does not match stored {stored:#010x}")
@@ -212,6 +235,9 @@ pub struct Envelope<'a> {
     pub scaler: &'a [u8],
     /// The class names section (postcard), empty when the classes are not named.
     pub class_names: &'a [u8],
+    /// The feature names section (postcard), empty when the features are not named (rows
+    /// without a header, or a version 3 file).
+    pub feature_names: &'a [u8],
     /// The learner's postcard-encoded model.
     pub payload: &'a [u8],
 }
@@ -228,18 +254,20 @@ impl<'a> Envelope<'a> {
         let scalar = ScalarKind::from_byte(scalar).ok_or(Error::Model(ModelError::UnknownTag { found: scalar }))?;
         let mut sections = [&[][..]; SECTIONS];
         let mut rest = frame.payload;
-        for section in &mut sections {
+        // A version 3 file has no feature names section.
+        let written = if frame.version == OLDEST_FORMAT_VERSION { SECTIONS - 1 } else { SECTIONS };
+        for section in sections.iter_mut().take(written) {
             (*section, rest) = split_section(rest)?;
         }
-        let [scaler, class_names] = sections;
-        let envelope = Envelope { kind, scalar, scaler, class_names, payload: rest };
-        envelope.check_class_names()?;
-        Ok(envelope)
+        let [scaler, class_names, feature_names] = sections;
+        check_names(class_names)?;
+        check_names(feature_names)?;
+        Ok(Envelope { kind, scalar, scaler, class_names, feature_names, payload: rest })
     }
 
     /// The number of class names (0 without names).
     pub fn class_count(&self) -> usize {
-        self.class_names_iter().map_or(0, |(count, _)| count)
+        names_of(self.class_names).map_or(0, |(count, _)| count)
     }
 
     /// The name of class `k` (the class whose label is `k`), `None` past the names or
@@ -255,35 +283,28 @@ impl<'a> Envelope<'a> {
     /// # Ok::<(), kestrel_core::Error>(())
     /// ```
     pub fn class_name(&self, k: usize) -> Option<&'a str> {
-        let (count, mut rest) = self.class_names_iter()?;
-        if k >= count {
-            return None;
-        }
-        for _ in 0..k {
-            rest = postcard::take_from_bytes::<&str>(rest).ok()?.1;
-        }
-        postcard::take_from_bytes::<&str>(rest).ok().map(|(name, _)| name)
+        name_at(self.class_names, k)
     }
 
-    /// `(count, the names' bytes)` of the class names section, `None` without one.
-    fn class_names_iter(&self) -> Option<(usize, &'a [u8])> {
-        if self.class_names.is_empty() {
-            return None;
-        }
-        postcard::take_from_bytes::<usize>(self.class_names).ok()
+    /// The number of feature names (0 without names).
+    pub fn feature_count(&self) -> usize {
+        names_of(self.feature_names).map_or(0, |(count, _)| count)
     }
 
-    /// `Ok` when the class names section is empty or exactly a sequence of strings.
-    fn check_class_names(&self) -> Result<(), Error> {
-        let corrupt = Error::Model(ModelError::Payload);
-        if self.class_names.is_empty() {
-            return Ok(());
-        }
-        let (count, mut rest) = self.class_names_iter().ok_or(corrupt)?;
-        for _ in 0..count {
-            rest = postcard::take_from_bytes::<&str>(rest).map_err(|_| corrupt)?.1;
-        }
-        if rest.is_empty() { Ok(()) } else { Err(corrupt) }
+    /// The name of feature `j` (the model's `j`-th input, as the header of the rows it was
+    /// trained on named it), `None` past the names or without names.
+    ///
+    /// ```
+    /// use kestrel_core::model::{add_feature_names, encode, Envelope, ModelKind, ScalarKind};
+    /// let mut buf = [0u8; 64];
+    /// let n = encode(ModelKind::LinearSvm, ScalarKind::F32, &1u8, &mut buf)?;
+    /// let n = add_feature_names(&mut buf, n, &["temp", "humidity"])?;
+    /// let env = Envelope::parse(&buf[..n])?;
+    /// assert_eq!((env.feature_count(), env.feature_name(0), env.class_count()), (2, Some("temp"), 0));
+    /// # Ok::<(), kestrel_core::Error>(())
+    /// ```
+    pub fn feature_name(&self, j: usize) -> Option<&'a str> {
+        name_at(self.feature_names, j)
     }
 
     /// `Ok` when the envelope holds `kind` in scalar `scalar`.
@@ -360,6 +381,39 @@ pub fn encode<P: Serialize>(kind: ModelKind, scalar: ScalarKind, payload: &P, ou
     FORMAT.seal([kind as u8, scalar as u8], EMPTY + model_len, out)
 }
 
+/// `(count, the names' bytes)` of a names section, `None` for an empty one.
+fn names_of(section: &[u8]) -> Option<(usize, &[u8])> {
+    if section.is_empty() {
+        return None;
+    }
+    postcard::take_from_bytes::<usize>(section).ok()
+}
+
+/// Name `k` of a names section, `None` past its names or for an empty one.
+fn name_at(section: &[u8], k: usize) -> Option<&str> {
+    let (count, mut rest) = names_of(section)?;
+    if k >= count {
+        return None;
+    }
+    for _ in 0..k {
+        rest = postcard::take_from_bytes::<&str>(rest).ok()?.1;
+    }
+    postcard::take_from_bytes::<&str>(rest).ok().map(|(name, _)| name)
+}
+
+/// `Ok` when a names section is empty or exactly a sequence of strings.
+fn check_names(section: &[u8]) -> Result<(), Error> {
+    let corrupt = Error::Model(ModelError::Payload);
+    if section.is_empty() {
+        return Ok(());
+    }
+    let (count, mut rest) = names_of(section).ok_or(corrupt)?;
+    for _ in 0..count {
+        rest = postcard::take_from_bytes::<&str>(rest).map_err(|_| corrupt)?.1;
+    }
+    if rest.is_empty() { Ok(()) } else { Err(corrupt) }
+}
+
 /// `(section, rest)` of bytes that start with a section's length.
 fn split_section(bytes: &[u8]) -> Result<(&[u8], &[u8]), Error> {
     let corrupt = Error::Model(ModelError::Payload);
@@ -401,6 +455,23 @@ pub fn class_names_len(names: &[&str]) -> usize {
     serialized_len(&names)
 }
 
+/// Inserts the names of the features, `names[j]` that of the model's `j`-th input (the
+/// header of the rows it was trained on), into the model of `len` bytes at the start of
+/// `out`; returns the new length, `len + `[`feature_names_len`]`(names)`. Whoever predicts
+/// can then check that rows come with the same columns in the same order.
+///
+/// # Errors
+/// As [`add_class_names`]; `InvalidParam { name: "feature_names" }` when it has feature
+/// names already.
+pub fn add_feature_names(out: &mut [u8], len: usize, names: &[&str]) -> Result<usize, Error> {
+    insert_section(out, len, Section::FeatureNames, &names)
+}
+
+/// Bytes [`add_feature_names`] adds to a model for `names`.
+pub fn feature_names_len(names: &[&str]) -> usize {
+    serialized_len(&names)
+}
+
 /// The envelope of the model of `len` bytes at the start of `out`.
 fn parse_prefix(out: &[u8], len: usize) -> Result<Envelope<'_>, Error> {
     Envelope::parse(out.get(..len).ok_or(Error::CapacityExceeded { needed: len, capacity: out.len() })?)
@@ -410,20 +481,14 @@ fn parse_prefix(out: &[u8], len: usize) -> Result<Envelope<'_>, Error> {
 /// moving the bytes after it; returns the new length.
 fn insert_section<V: Serialize>(out: &mut [u8], len: usize, section: Section, value: &V) -> Result<usize, Error> {
     let envelope = parse_prefix(out, len)?;
-    let name = match section {
-        Section::Scaler => "scaler",
-        Section::ClassNames => "class_names",
-    };
-    let present = match section {
-        Section::Scaler => envelope.scaler,
-        Section::ClassNames => envelope.class_names,
-    };
-    if !present.is_empty() {
+    let name = section.name();
+    let sections = [envelope.scaler, envelope.class_names, envelope.feature_names];
+    if sections.get(section as usize).is_none_or(|present| !present.is_empty()) {
         return Err(Error::InvalidParam { name });
     }
     let tags = [envelope.kind as u8, envelope.scalar as u8];
-    // Sections before this one are not empty only for the names (after the scaler).
-    let before = if section == Section::ClassNames { SECTION_LEN_BYTES + envelope.scaler.len() } else { 0 };
+    // The sections before this one, each with its length.
+    let before: usize = sections.iter().take(section as usize).map(|s| SECTION_LEN_BYTES + s.len()).sum();
     let length_at = HEADER_LEN + before;
     let section_start = length_at + SECTION_LEN_BYTES;
     let old_payload = len.saturating_sub(HEADER_LEN + TRAILER_LEN);
@@ -564,7 +629,7 @@ mod tests {
     #[test]
     fn round_trip_and_checksum_of_known_bytes() {
         let (buf, n) = sample();
-        assert_eq!(&buf[..8], b"KSTL\x03\x00\x01\x02");
+        assert_eq!(&buf[..8], b"KSTL\x04\x00\x01\x02");
         let env = Envelope::parse(&buf[..n]).unwrap();
         assert_eq!(env.expect(ModelKind::LinearSvm, ScalarKind::F64), Ok(()));
         assert_eq!(decode_payload::<(u32, [f64; 2])>(env.payload), Ok((7, [0.25, -1.0])));
@@ -666,12 +731,66 @@ mod tests {
         );
     }
 
+    /// The three sections land in their order (scaler, class names, feature names)
+    /// whichever is inserted first, and the model after them is intact.
+    #[test]
+    fn sections_are_inserted_in_their_order_in_any_order() {
+        let classes = ["grass", "sky"];
+        let features = ["temp", "humidity", "wind"];
+        let scaler = ScalerSection { count: 3, mean: &[1.0f64], m2: &[2.0], weights: &[] };
+        let added = scaler_len(&scaler) + class_names_len(&classes) + feature_names_len(&features);
+        let orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+        for order in orders {
+            let (small, n) = sample();
+            let mut buf = [0u8; 128];
+            buf[..64].copy_from_slice(&small);
+            let mut len = n;
+            for section in order {
+                len = match section {
+                    0 => add_scaler(&mut buf, len, scaler),
+                    1 => add_class_names(&mut buf, len, &classes),
+                    _ => add_feature_names(&mut buf, len, &features),
+                }
+                .unwrap();
+            }
+            assert_eq!(len, n + added, "{order:?}");
+            let env = Envelope::parse(&buf[..len]).unwrap();
+            assert_eq!(decode_payload::<(u32, [f64; 2])>(env.payload), Ok((7, [0.25, -1.0])), "{order:?}");
+            assert_eq!(decode_payload::<(u64, u8, f64, u8, f64)>(env.scaler), Ok((3, 1, 1.0, 1, 2.0)));
+            let read: std::vec::Vec<_> = (0..4).map(|j| env.feature_name(j)).collect();
+            assert_eq!(read, std::vec![Some("temp"), Some("humidity"), Some("wind"), None], "{order:?}");
+            assert_eq!((env.class_count(), env.class_name(1)), (2, Some("sky")), "{order:?}");
+            let again = add_feature_names(&mut buf, len, &features);
+            assert_eq!(again, Err(Error::InvalidParam { name: "feature_names" }));
+        }
+    }
+
+    /// A version 3 file (before the feature names section) reads as it was written, its
+    /// sections and model where they were, without feature names.
+    #[test]
+    fn a_version_3_file_reads_without_feature_names() {
+        let mut buf = [0u8; 64];
+        let lengths = [0u8; 2 * SECTION_LEN_BYTES];
+        let model = postcard::to_slice(&(7u32, [0.25f64, -1.0]), &mut buf[HEADER_LEN + lengths.len()..]).unwrap().len();
+        let version_3 = Format::new(MAGIC, OLDEST_FORMAT_VERSION);
+        let n = version_3.seal([1, 2], lengths.len() + model, &mut buf).unwrap();
+        let env = Envelope::parse(&buf[..n]).unwrap();
+        assert_eq!(decode_payload::<(u32, [f64; 2])>(env.payload), Ok((7, [0.25, -1.0])));
+        assert_eq!((env.feature_count(), env.feature_name(0), env.class_count()), (0, None, 0));
+        let older = Format::new(MAGIC, OLDEST_FORMAT_VERSION - 1);
+        let n = older.seal([1, 2], lengths.len() + model, &mut buf).unwrap();
+        let found = OLDEST_FORMAT_VERSION - 1;
+        assert_eq!(Envelope::parse(&buf[..n]), Err(Error::Model(ModelError::UnsupportedVersion { found })));
+    }
+
     /// A names section that is not exactly a sequence of strings is a corrupt payload.
     #[test]
-    fn corrupt_class_names_are_refused_when_parsed() {
-        for section in [&[2u8, 1, b'a'][..], &[1, 2, 0xff, 0xfe], &[1, 1, b'a', 0]] {
+    fn corrupt_names_are_refused_when_parsed() {
+        let sections = [&[2u8, 1, b'a'][..], &[1, 2, 0xff, 0xfe], &[1, 1, b'a', 0]];
+        // The class names' length, then the feature names' (each after empty sections).
+        for (section, at) in sections.into_iter().flat_map(|s| [(s, 1), (s, 2)]) {
             let (mut buf, n) = sample();
-            let at = HEADER_LEN + SECTION_LEN_BYTES;
+            let at = HEADER_LEN + at * SECTION_LEN_BYTES;
             let len = u32::try_from(section.len()).unwrap().to_le_bytes();
             buf.copy_within(at + SECTION_LEN_BYTES..n - TRAILER_LEN, at + SECTION_LEN_BYTES + section.len());
             buf[at..at + SECTION_LEN_BYTES].copy_from_slice(&len);

@@ -56,6 +56,7 @@ __all__ = [
     "load",
     "online",
     "plot",
+    "with_feature_names",
 ]
 
 
@@ -71,7 +72,8 @@ class Model:
     ----------
     info : dict
         What ``kestrel inspect`` shows: kind, scalar, dim, centers, bytes, kernel, task,
-        scaled, class_names.
+        scaled, class_names, feature_names (empty unless a CSV header or
+        :func:`with_feature_names` gave them).
     """
 
     def __init__(self, data):
@@ -127,3 +129,27 @@ def load(source):
     if _kestrel.describe(data)["task"] == "projection":
         return KernelProjection.from_bytes(data)
     return Model(data)
+
+
+def with_feature_names(source, names):
+    """A model file's bytes with the names of its features, in its order.
+
+    ``kestrel train`` and ``kestrel stream`` write them from a CSV header; ``kestrel predict``
+    and ``kestrel eval`` then read a CSV's columns by these names (in any order, and refuse
+    a CSV that lacks one). Give a model fitted on arrays the names of its columns:
+
+    >>> import numpy as np
+    >>> from kestrel import DCDLinearSVC, load, with_feature_names
+    >>> X, y = np.array([[20.0, 50.0], [10.0, 40.0]]), np.array([1, -1])
+    >>> named = with_feature_names(DCDLinearSVC().fit(X, y).to_bytes(), ["temp", "humidity"])
+    >>> load(named).info["feature_names"]
+    ['temp', 'humidity']
+
+    Parameters
+    ----------
+    source : bytes or path-like
+        A model without feature names.
+    names : list of str
+        One name per feature.
+    """
+    return _kestrel.with_feature_names(_bytes_of(source), [str(name) for name in names])

@@ -69,6 +69,9 @@ def describe(model: bytes) -> dict[str, Any]:
 def with_class_names(model: bytes, names: list[str]) -> bytes:
     """The model's bytes with the names of its classes (name ``k`` for label ``k``)."""
 
+def with_feature_names(model: bytes, names: list[str]) -> bytes:
+    """The model's bytes with the names of its features, in its order (a CSV header's)."""
+
 def read_checkpoint(data: bytes) -> dict[str, Any]:
     """A ``kestrel stream`` checkpoint's contents: learner (state bytes), rows, seen,
     skipped, history (the run's series, as ``Stream.history``), config (flag to value)."""

@@ -462,7 +462,7 @@ fn decision_function<'py>(
 }
 
 /// What `kestrel inspect` shows of the model in `model`: kind, scalar, dim, centers, bytes,
-/// kernel, task, scaled, class_names, and a projection's components and a scaler's
+/// kernel, task, scaled, class_names, feature_names, and a projection's components and a scaler's
 /// relevance weights when the model has them.
 #[pyfunction]
 fn describe<'py>(py: Python<'py>, model: &[u8]) -> PyResult<Bound<'py, PyDict>> {
@@ -477,6 +477,7 @@ fn describe<'py>(py: Python<'py>, model: &[u8]) -> PyResult<Bound<'py, PyDict>> 
     dict.set_item("task", info.task)?;
     dict.set_item("scaled", info.scaled)?;
     dict.set_item("class_names", info.class_names)?;
+    dict.set_item("feature_names", info.feature_names)?;
     if let Some(components) = info.components {
         dict.set_item("components", components)?;
     }
@@ -491,6 +492,14 @@ fn describe<'py>(py: Python<'py>, model: &[u8]) -> PyResult<Bound<'py, PyDict>> 
 fn with_class_names<'py>(py: Python<'py>, model: &[u8], names: Vec<String>) -> PyResult<Bound<'py, PyBytes>> {
     let names = kestrel_stream::class_names::ClassNames::from_names(names);
     let bytes = model::with_class_names(model.to_vec(), &names).map_err(value_error)?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// The model's bytes with the names of its features, in its order, as `kestrel train`
+/// writes them from a CSV header (`kestrel predict` then reads a CSV's columns by them).
+#[pyfunction]
+fn with_feature_names<'py>(py: Python<'py>, model: &[u8], names: Vec<String>) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = model::with_feature_names(model.to_vec(), &names).map_err(value_error)?;
     Ok(PyBytes::new(py, &bytes))
 }
 
@@ -705,6 +714,7 @@ fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(novelty_scores, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(with_class_names, m)?)?;
+    m.add_function(wrap_pyfunction!(with_feature_names, m)?)?;
     m.add_function(wrap_pyfunction!(read_checkpoint, m)?)?;
     m.add_class::<Stream>()?;
     m.add_function(wrap_pyfunction!(npkl::npkl_fit, m)?)?;

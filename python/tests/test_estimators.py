@@ -239,7 +239,10 @@ def test_smooth_svr_with_a_tenth_of_the_points_matches_grid_searched_svr(tmp_pat
         check=True,
         capture_output=True,
     )
-    assert out.read_bytes() == ours.to_bytes()
+    # The CLI's model is Python's with the names the CSV header gave its features.
+    header = [f"x{j}" for j in range(X.shape[1])]
+    assert out.read_bytes() == kestrel.with_feature_names(ours.to_bytes(), header)
+    assert kestrel.load(out.read_bytes()).info["feature_names"] == header
 
 
 def test_scale_standardises_inside_the_model_as_the_cli_does(tmp_path):
@@ -269,7 +272,8 @@ def test_scale_standardises_inside_the_model_as_the_cli_does(tmp_path):
         check=True,
         capture_output=True,
     )
-    assert out.read_bytes() == kestrel.ReducedKernelSVC(scale=True).fit(X_train, y_train).to_bytes()
+    python = kestrel.ReducedKernelSVC(scale=True).fit(X_train, y_train).to_bytes()
+    assert out.read_bytes() == kestrel.with_feature_names(python, [f"x{j}" for j in range(X.shape[1])])
     test = tmp_path / "test.csv"
     test.write_text("\n".join(",".join(repr(float(v)) for v in row) for row in X_test) + "\n")
     test.write_text(",".join(f"x{j}" for j in range(X.shape[1])) + "\n" + test.read_text())
@@ -307,7 +311,8 @@ def test_relevance_weighs_the_features_as_the_cli_does(tmp_path):
         check=True,
         capture_output=True,
     )
-    assert out.read_bytes() == weighed.to_bytes()
+    header = [f"x{j}" for j in range(10)]
+    assert out.read_bytes() == kestrel.with_feature_names(weighed.to_bytes(), header)
     assert kestrel.load(weighed.to_bytes()).info["relevance"] == weights
     few = kestrel.KernelRidgeNystrom(n_centres=60, relevance=True).fit(X_train, y_train)
     unweighed, weighed_loo = few.summary_["relevance"]["loo"]
@@ -317,7 +322,7 @@ def test_relevance_weighs_the_features_as_the_cli_does(tmp_path):
         check=True,
         capture_output=True,
     )
-    assert out.read_bytes() == few.to_bytes()
+    assert out.read_bytes() == kestrel.with_feature_names(few.to_bytes(), header)
     assert "relevance" not in kestrel.load(few.to_bytes()).info
     with pytest.raises(ValueError, match="relevance"):
         kestrel.KernelRidgeNystrom(kernel="poly", relevance=True).fit(X_train, y_train)
@@ -343,6 +348,6 @@ def test_slkl_nu_auto_chooses_what_the_cli_chooses(tmp_path):
         check=True,
         capture_output=True,
     )
-    assert out.read_bytes() == model.to_bytes()
+    assert out.read_bytes() == kestrel.with_feature_names(model.to_bytes(), ["x0", "x1"])
     with pytest.raises(ValueError, match="auto"):
         kestrel.SLKLRegressor(nu="often").fit(X, y)

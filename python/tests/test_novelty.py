@@ -31,7 +31,7 @@ def test_the_model_is_the_cli_s(tmp_path):
     subprocess.run([kestrel_cli(), "train", "--learner", "novelty", "--input", path, "--quantile", "0.95", "--centers",
                     "64", "--out", out], check=True, capture_output=True)
     detector = kestrel.KernelNoveltyDetector(contamination=0.05, n_centres=64).fit(X)
-    assert detector.to_bytes() == out.read_bytes()
+    assert kestrel.with_feature_names(detector.to_bytes(), ["a", "b", "c"]) == out.read_bytes()
     test = sensor_rows(100, 2)
     test[::10, 0] += 3000.0  # the pressure: in raw units the kernel sees it most
     test_path = tmp_path / "test.csv"

@@ -51,7 +51,8 @@ def phishing(rows):
 
 def kestrel_stream(tmp_path, flag, names, X, y):
     """`kestrel stream --learner flag` with its defaults on the rows: the model file's bytes
-    and the summary."""
+    (which carry the names the CSV header gave the features; a model of `partial_fit`'s
+    arrays has none) and the summary."""
     data = tmp_path / "stream.csv"
     data.write_text(",".join(names + ["y"]) + "\n" + "\n".join(",".join(map(repr, [*row, label])) for row, label in zip(X.tolist(), y.tolist())) + "\n")
     out = tmp_path / "stream.kestrel"
@@ -61,7 +62,9 @@ def kestrel_stream(tmp_path, flag, names, X, y):
         capture_output=True,
         text=True,
     )
-    return out.read_bytes(), json.loads(run.stdout.splitlines()[-1])
+    model = out.read_bytes()
+    assert kestrel.load(model).info["feature_names"] == names
+    return model, json.loads(run.stdout.splitlines()[-1])
 
 
 @pytest.mark.parametrize("learner, flag", [(WindowSVM, "svm"), (StreamingRSVM, "rsvm")])
@@ -69,7 +72,7 @@ def test_the_model_is_the_one_kestrel_stream_learns(tmp_path, learner, flag):
     names, X, y = phishing(600)
     model, summary = kestrel_stream(tmp_path, flag, names, X, y)
     ours = learner().partial_fit(X, y)
-    assert ours.to_bytes() == model
+    assert kestrel.with_feature_names(ours.to_bytes(), names) == model
     # rsvm races its widths (1/d, 1/(4d), 4/d for these 9 features), svm its costs; both
     # name the one kept.
     assert ours.chosen_ == summary["chosen"]
@@ -87,8 +90,8 @@ def test_the_regressor_s_defaults_are_kestrel_stream_s(tmp_path):
     names, X, _ = phishing(600)
     y = X[:, 0] * X[:, 1] + np.sin(3 * X[:, 2])
     model, _ = kestrel_stream(tmp_path, "slkl", names, X, y)
-    assert WindowSLKL().partial_fit(X, y).to_bytes() == model
-    assert WindowSLKL(steps_per_sample=300).partial_fit(X, y).to_bytes() != model
+    assert kestrel.with_feature_names(WindowSLKL().partial_fit(X, y).to_bytes(), names) == model
+    assert kestrel.with_feature_names(WindowSLKL(steps_per_sample=300).partial_fit(X, y).to_bytes(), names) != model
 
 
 def test_state_saved_and_restored_continues_exactly():
@@ -136,7 +139,7 @@ def test_a_kestrel_stream_checkpoint_continues_in_python(tmp_path):
     model = WindowSVM()
     model.load_checkpoint(checkpoint)
     model.partial_fit(X[350:], y[350:])
-    assert model.to_bytes() == whole.read_bytes()
+    assert kestrel.with_feature_names(model.to_bytes(), names) == whole.read_bytes()
     with pytest.raises(ValueError, match="rsvm"):
         StreamingRSVM().load_checkpoint(checkpoint)
 
@@ -206,11 +209,11 @@ def test_novelty_through_river_s_interface_scores_as_kestrel_stream(tmp_path):
     scored = ~np.isnan(cli)
     np.testing.assert_array_equal(np.array(scores)[scored], cli[scored])
     assert (np.array(scores)[~scored] == 0.0).all() and scored.sum() == 1500 - 256
-    assert detector.to_bytes() == out.read_bytes()
+    assert kestrel.with_feature_names(detector.to_bytes(), ["a", "b", "c"]) == out.read_bytes()
     auc = roc_auc_score(fault[300:], np.array(scores)[300:])
     assert auc > 0.95, auc
     batch = WindowNovelty().partial_fit(X)
-    assert batch.to_bytes() == out.read_bytes()
+    assert kestrel.with_feature_names(batch.to_bytes(), ["a", "b", "c"]) == out.read_bytes()
     assert np.isnan(WindowNovelty().partial_fit(X[:10]).score_samples(X[:2])).all()
     # One row in twenty is a fault here, so the flags need a quantile below 0.95 (the class
     # doc): at the default 0.99 the threshold lies among the faults' scores, which a far

@@ -83,6 +83,9 @@ pub struct Dataset<T> {
     dim: usize,
     /// The number of features the input stated (a CSV header), when it did.
     stated_dim: Option<usize>,
+    /// The features' names the input stated (a CSV header), in order; empty when it
+    /// stated none.
+    feature_names: Vec<String>,
     class_names: ClassNames,
 }
 
@@ -90,7 +93,8 @@ impl<T: Real> Dataset<T> {
     /// An empty data set.
     pub fn new() -> Self {
         let (offsets, indices, values, labels) = (vec![0], Vec::new(), Vec::new(), Vec::new());
-        Dataset { offsets, indices, values, labels, dim: 0, stated_dim: None, class_names: ClassNames::new() }
+        let (stated_dim, feature_names, class_names) = (None, Vec::new(), ClassNames::new());
+        Dataset { offsets, indices, values, labels, dim: 0, stated_dim, feature_names, class_names }
     }
 
     /// Appends a record (its values rounded to `T`).
@@ -120,6 +124,7 @@ impl<T: Real> Dataset<T> {
     pub fn read(reader: &mut dyn RecordReader, on_error: OnError, bad: &mut BadRows) -> Result<Self, ReadError> {
         let mut data = Dataset::new();
         data.stated_dim = reader.dim_hint();
+        data.feature_names = reader.feature_names().unwrap_or_default();
         data.dim = data.stated_dim.unwrap_or(0);
         let mut record = Record::default();
         loop {
@@ -224,6 +229,7 @@ impl<T: Real> Dataset<T> {
             labels: self.labels.get(first..).unwrap_or_default().to_vec(),
             dim: self.dim,
             stated_dim: self.stated_dim,
+            feature_names: self.feature_names.clone(),
             class_names: self.class_names.clone(),
         }
     }
@@ -237,7 +243,8 @@ impl<T: Real> Dataset<T> {
     /// The rows numbered in `order`, in that order (a row may repeat; numbers past the end
     /// are left out).
     pub fn rows_in(&self, order: &[usize]) -> Self {
-        let mut data = Dataset { dim: self.dim, class_names: self.class_names.clone(), ..Dataset::new() };
+        let (dim, class_names, feature_names) = (self.dim, self.class_names.clone(), self.feature_names.clone());
+        let mut data = Dataset { dim, class_names, feature_names, ..Dataset::new() };
         for &i in order {
             if let (Some((indices, values)), Some(&label)) = (self.row(i), self.labels.get(i)) {
                 data.indices.extend_from_slice(indices);
@@ -280,6 +287,12 @@ impl<T: Real> Dataset<T> {
     /// stated none (LibSVM rows, whose width is their largest index).
     pub fn stated_dim(&self) -> Option<usize> {
         self.stated_dim
+    }
+
+    /// The features' names the input stated (a CSV header's feature columns), in order;
+    /// empty when it stated none.
+    pub fn feature_names(&self) -> &[String] {
+        &self.feature_names
     }
 
     /// Declares the rows at least `dim` features wide, as a matrix whose last columns are
@@ -407,6 +420,7 @@ impl<T: Real> Dataset<T> {
             labels: self.labels.clone(),
             dim,
             stated_dim: self.stated_dim,
+            feature_names: self.feature_names.clone(),
             class_names: self.class_names.clone(),
         };
         Ok((data, scaler))

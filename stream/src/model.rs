@@ -156,6 +156,10 @@ pub struct ModelInfo {
     pub relevance: Vec<f64>,
     /// The names of the classes, name `k` that of label `k` (empty when not named).
     pub class_names: Vec<String>,
+    /// The names of the features in the model's order, as the header of its training rows
+    /// gave them (empty when not named).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub feature_names: Vec<String>,
     /// A projection's output coordinates (`None` for the models that predict).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub components: Option<usize>,
@@ -192,6 +196,7 @@ impl ModelInfo {
             scaled,
             relevance,
             class_names,
+            feature_names: Vec::new(),
             components: None,
             posterior_bytes: None,
         }
@@ -242,6 +247,11 @@ pub trait Predictor {
     fn class_names(&self) -> Option<&ClassNames> {
         None
     }
+    /// The names of the features in the model's order (empty when not named): rows whose
+    /// header names them are read by these names.
+    fn feature_names(&self) -> &[String] {
+        &[]
+    }
     /// A classifier's decision value for each of its outputs (one output for two classes:
     /// its label is `labels()[1]` when the value is ≥ 0, `labels()[0]` otherwise; one per
     /// class beyond, the largest wins), `None` for a regressor.
@@ -283,10 +293,12 @@ pub trait Predictor {
     }
 }
 
-/// A model of named classes: the model, and the names its labels `0, 1, …` stand for.
+/// A model with names: those of its classes (the labels `0, 1, …` stand for them), of its
+/// features, or both.
 struct Named {
     model: Box<dyn Predictor>,
-    names: ClassNames,
+    classes: Option<ClassNames>,
+    features: Vec<String>,
 }
 
 impl Predictor for Named {
@@ -295,15 +307,20 @@ impl Predictor for Named {
     }
 
     fn info(&self) -> ModelInfo {
-        ModelInfo { class_names: self.names.names().to_vec(), ..self.model.info() }
+        let class_names = self.classes.as_ref().map(|names| names.names().to_vec()).unwrap_or_default();
+        ModelInfo { class_names, feature_names: self.features.clone(), ..self.model.info() }
     }
 
     fn is_classifier(&self) -> bool {
-        true
+        self.model.is_classifier()
     }
 
     fn class_names(&self) -> Option<&ClassNames> {
-        Some(&self.names)
+        self.classes.as_ref()
+    }
+
+    fn feature_names(&self) -> &[String] {
+        &self.features
     }
 
     fn decision_values(&mut self, record: &Record) -> Result<Option<Vec<f64>>, Error> {
@@ -313,22 +330,38 @@ impl Predictor for Named {
     fn labels(&self) -> Vec<f64> {
         self.model.labels()
     }
+
+    fn novelty(&mut self, record: &Record) -> Result<Option<(f64, f64)>, Error> {
+        self.model.novelty(record)
+    }
+
+    fn novelty_score(&mut self, record: &Record) -> Result<Option<f64>, Error> {
+        self.model.novelty_score(record)
+    }
+
+    fn predict_with_std(&mut self, record: &Record) -> Result<Option<(f64, f64)>, Error> {
+        self.model.predict_with_std(record)
+    }
 }
 
-/// `model` with the class names `envelope` carries, if any.
+/// `model` with the class and feature names `envelope` carries, if any.
 ///
 /// # Errors
-/// `Error::Model(Payload)` for names on a regressor.
+/// `Error::Model(Payload)` for class names on a model that is not a classifier, or
+/// feature names of another number than its features.
 fn named(model: Box<dyn Predictor>, envelope: &Envelope<'_>) -> Result<Box<dyn Predictor>, Error> {
-    let count = envelope.class_count();
-    if count == 0 {
+    let (classes, features) = (envelope.class_count(), envelope.feature_count());
+    if classes == 0 && features == 0 {
         return Ok(model);
     }
-    if !model.is_classifier() {
-        return Err(Error::Model(kestrel_core::model::ModelError::Payload));
+    let corrupt = Error::Model(kestrel_core::model::ModelError::Payload);
+    if (classes > 0 && !model.is_classifier()) || (features > 0 && features != model.info().dim) {
+        return Err(corrupt);
     }
-    let names = (0..count).filter_map(|k| envelope.class_name(k)).map(str::to_string);
-    Ok(Box::new(Named { model, names: ClassNames::from_names(names) }))
+    let class_names = (0..classes).filter_map(|k| envelope.class_name(k)).map(str::to_string);
+    let classes = (classes > 0).then(|| ClassNames::from_names(class_names));
+    let features = (0..features).filter_map(|j| envelope.feature_name(j)).map(str::to_string).collect();
+    Ok(Box::new(Named { model, classes, features }))
 }
 
 /// `bytes`, a classifier's model file without class names, with `names` inserted
@@ -341,6 +374,20 @@ pub fn with_class_names(mut bytes: Vec<u8>, names: &ClassNames) -> Result<Vec<u8
     let len = bytes.len();
     bytes.resize(len.saturating_add(kestrel_core::model::class_names_len(&names)), 0);
     let len = kestrel_core::model::add_class_names(&mut bytes, len, &names)?;
+    bytes.truncate(len);
+    Ok(bytes)
+}
+
+/// `bytes`, a model file without feature names, with `names` inserted, those of its
+/// features in order (`kestrel_core::model::add_feature_names`).
+///
+/// # Errors
+/// As `add_feature_names`: `bytes` is not a model, or has feature names already.
+pub fn with_feature_names(mut bytes: Vec<u8>, names: &[String]) -> Result<Vec<u8>, Error> {
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let len = bytes.len();
+    bytes.resize(len.saturating_add(kestrel_core::model::feature_names_len(&names)), 0);
+    let len = kestrel_core::model::add_feature_names(&mut bytes, len, &names)?;
     bytes.truncate(len);
     Ok(bytes)
 }
@@ -643,7 +690,14 @@ impl<T: Real> MapReduce<T> {
     /// The model, from its payload (checked when the file was loaded).
     fn model(payload: &[u8]) -> Result<MapReduceModel<'_, T>, Error> {
         let scalar = ScalarKind::of::<T>();
-        let envelope = Envelope { kind: ModelKind::MapReduceRsvm, scalar, scaler: &[], class_names: &[], payload };
+        let envelope = Envelope {
+            kind: ModelKind::MapReduceRsvm,
+            scalar,
+            scaler: &[],
+            class_names: &[],
+            feature_names: &[],
+            payload,
+        };
         MapReduceModel::from_envelope(&envelope)
     }
 }

@@ -1732,6 +1732,75 @@ fn transform_eigenmap_embeds_rows_and_lpp_projects_new_ones() {
 /// same model and predictions as the file without them. A value that is not a number names
 /// its column and the flag; a column the header lacks, the label column and a LibSVM input
 /// are refused.
+/// A model trained on a CSV with a header carries its features' names, and reads a CSV's
+/// columns by them: the same predictions whatever the columns' order, and a clear refusal
+/// for a CSV that lacks one of them or has a column the model does not know — never one
+/// column taken for another. A model of unnamed features (LibSVM rows) reads by position,
+/// as before.
+#[test]
+fn features_are_read_by_the_names_the_model_was_trained_with() {
+    let dir = scratch("feature-names");
+    let (mut ordered, mut swapped) = (String::from("temp,humidity,label\n"), String::from("humidity,temp,label\n"));
+    for i in 0..200 {
+        let (temp, humidity) = (10.0 + (i * 37 % 101) as f64 / 5.0, 30.0 + (i * 53 % 97) as f64 / 2.0);
+        let label = if temp > 20.0 { 1 } else { -1 };
+        ordered.push_str(&format!("{temp},{humidity},{label}\n"));
+        swapped.push_str(&format!("{humidity},{temp},{label}\n"));
+    }
+    let csv = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (ordered, swapped) = (csv("ordered.csv", &ordered), csv("swapped.csv", &swapped));
+    let model = dir.join("m.kestrel");
+    let model = model.to_str().unwrap();
+    for learner in ["svm", "rsvm"] {
+        let o = kestrel(&["train", "--learner", learner, "--input", &ordered, "--out", model]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let o = kestrel(&["inspect", model, "--json"]);
+        assert_eq!(json(&o)["feature_names"], serde_json::json!(["temp", "humidity"]));
+        let (a, b) = (
+            kestrel(&["predict", "--model", model, "--input", &ordered]),
+            kestrel(&["predict", "--model", model, "--input", &swapped]),
+        );
+        assert!(a.status.success() && b.status.success(), "{}", stderr(&b));
+        assert_eq!((stdout(&a).lines().count(), stdout(&a)), (200, stdout(&b)), "{learner}");
+        assert!(
+            stderr(&b)
+                .contains("swapped.csv lists the model's features in another order: they are read by their names")
+        );
+        assert!(!stderr(&a).contains("another order"), "{}", stderr(&a));
+    }
+    let missing = csv("missing.csv", "temp,label\n20,1\n");
+    let o = kestrel(&["eval", "--model", model, "--input", &missing]);
+    let message = "missing.csv: 1 feature columns, the model takes 2 features";
+    assert!(!o.status.success() && stderr(&o).contains(message), "{}", stderr(&o));
+    let renamed = csv("renamed.csv", "temp,pressure,label\n20,1000,1\n");
+    let o = kestrel(&["eval", "--model", model, "--input", &renamed]);
+    let message = "renamed.csv:1:1: column `pressure` is not one of the model's features (`temp`, `humidity`)";
+    assert!(!o.status.success() && stderr(&o).contains(message), "{}", stderr(&o));
+    let extra = csv("extra.csv", "wind,humidity,temp,label\n3,50,25,1\n");
+    let o = kestrel(&["predict", "--model", model, "--input", &extra]);
+    let message = "extra.csv:1:1: column `wind` is not one of the model's features (`temp`, `humidity`): leave it out \
+                   with --skip-column wind";
+    assert!(!o.status.success() && stderr(&o).contains(message), "{}", stderr(&o));
+    let o = kestrel(&["predict", "--model", model, "--input", &extra, "--skip-column", "wind"]);
+    let p = kestrel(&["predict", "--model", model, "--input", &csv("one.csv", "temp,humidity,label\n25,50,1\n")]);
+    assert!(o.status.success() && p.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), stdout(&p));
+
+    // LibSVM rows name no feature: such a model reads a CSV by position.
+    let libsvm = dir.join("rows.libsvm");
+    std::fs::write(&libsvm, "1 1:25 2:50\n-1 1:12 2:40\n1 1:30 2:35\n-1 1:8 2:60\n").unwrap();
+    let o = kestrel(&["train", "--learner", "svm", "--input", libsvm.to_str().unwrap(), "--out", model]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(json(&kestrel(&["inspect", model, "--json"])).get("feature_names"), None);
+    let o = kestrel(&["eval", "--model", model, "--input", &swapped]);
+    assert!(o.status.success() && !stderr(&o).contains("another order"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn skipped_columns_are_left_out_of_training_and_prediction() {
     let dir = scratch("skip-column");

@@ -325,6 +325,7 @@ mod tests {
                 scalar: ScalarKind::of::<T>(),
                 scaler: &[],
                 class_names: &[],
+                feature_names: &[],
                 payload: &payload[..cut],
             };
             assert!(NoveltyModel::<T, _>::from_envelope_in(&envelope, vec![T::ZERO; len]).is_err(), "{cut}");

@@ -128,7 +128,14 @@ impl<'a, T: Real> MapReduceModel<'a, T> {
             let (payload, after) = postcard::take_from_bytes::<&[u8]>(rest).ok()?;
             rest = after;
             let kind = if i < total - 1 { ModelKind::ReducedSvm } else { ModelKind::LinearSvm };
-            let envelope = Envelope { kind, scalar: ScalarKind::of::<T>(), scaler: &[], class_names: &[], payload };
+            let envelope = Envelope {
+                kind,
+                scalar: ScalarKind::of::<T>(),
+                scaler: &[],
+                class_names: &[],
+                feature_names: &[],
+                payload,
+            };
             Some((kind, envelope))
         })
     }

@@ -50,6 +50,11 @@ pub struct CsvReader<R> {
     detected: bool,
     /// Numbers may have a decimal comma: the fields are separated by semicolons.
     decimal_comma: bool,
+    /// The feature each field is, when the features are read in another order than the
+    /// columns' ([`CsvReader::order_features_as`]); empty otherwise.
+    feature_of_field: Vec<Option<u32>>,
+    /// One row's features in that order, before its nonzero ones go into the record.
+    reordered: Vec<f64>,
 }
 
 /// What a CSV label column holds.
@@ -131,6 +136,8 @@ impl<R: BufRead> CsvReader<R> {
             labels,
             detected: false,
             decimal_comma: delimiter == SEMICOLON,
+            feature_of_field: Vec::new(),
+            reordered: Vec::new(),
         })
     }
 
@@ -161,6 +168,48 @@ impl<R: BufRead> CsvReader<R> {
             return Err(self.header_error("no feature column is left once the skipped ones are".into()));
         }
         Ok(self)
+    }
+
+    /// The fields that are features (neither the label nor skipped), in column order.
+    fn feature_fields(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.fields).filter(|&i| Some(i) != self.label_field && self.skipped.get(i) != Some(&true))
+    }
+
+    /// The reader giving the features in the order `names` lists them (a model's, as the
+    /// header of its training rows named them), each read from the column of its name.
+    /// Nothing changes when the header lists them in that order already.
+    ///
+    /// # Errors
+    /// `Header` naming a feature the header has no column for, or a feature column that is
+    /// not one of `names` (to be left out with `--skip-column`).
+    pub fn order_features_as(&mut self, names: &[String]) -> Result<(), ReadError> {
+        let fields: Vec<usize> = self.feature_fields().collect();
+        let named = |i: usize| self.header.get(i).unwrap_or_default();
+        if let Some(&extra) = fields.iter().find(|&&i| !names.iter().any(|name| name == named(i))) {
+            let name = named(extra);
+            return Err(self.header_error(format!(
+                "column `{name}` is not one of the model's features ({}): leave it out with --skip-column {name}",
+                name_list(names)
+            )));
+        }
+        let mut feature_of_field = vec![None; self.fields];
+        for (j, name) in names.iter().enumerate() {
+            let field = fields.iter().find(|&&i| named(i) == name);
+            let field = *field.ok_or_else(|| {
+                self.header_error(format!(
+                    "no column named `{name}`, a feature of the model ({})",
+                    column_list(&self.header)
+                ))
+            })?;
+            if let Some(slot) = feature_of_field.get_mut(field) {
+                *slot = u32::try_from(j).ok();
+            }
+        }
+        let in_order = fields.iter().enumerate().all(|(j, &i)| feature_of_field.get(i) == Some(&u32::try_from(j).ok()));
+        if !in_order {
+            (self.feature_of_field, self.reordered) = (feature_of_field, vec![0.0; names.len()]);
+        }
+        Ok(())
     }
 
     fn header_error(&self, message: String) -> ReadError {
@@ -208,6 +257,8 @@ impl<R: BufRead> CsvReader<R> {
             labels,
             detected: false,
             decimal_comma: delimiter == SEMICOLON,
+            feature_of_field: Vec::new(),
+            reordered: Vec::new(),
         }
     }
 
@@ -249,14 +300,37 @@ impl<R: BufRead> CsvReader<R> {
             } else if self.skipped.get(i) != Some(&true) {
                 let value = feature_value(trim(field), self.decimal_comma)
                     .map_err(|kind| at(in_column(kind, self.header.get(i), false)))?;
-                if value != 0.0 {
-                    record.indices.push(feature);
-                    record.values.push(value);
+                match self.feature_of_field.get(i) {
+                    Some(&Some(j)) => {
+                        if let Some(slot) = self.reordered.get_mut(j as usize) {
+                            *slot = value;
+                        }
+                    }
+                    _ if value != 0.0 => {
+                        record.indices.push(feature);
+                        record.values.push(value);
+                    }
+                    _ => {}
                 }
                 feature += 1;
             }
         }
+        if !self.feature_of_field.is_empty() {
+            for (j, &value) in (0u32..).zip(&self.reordered).filter(|&(_, &value)| value != 0.0) {
+                record.indices.push(j);
+                record.values.push(value);
+            }
+        }
         Ok(())
+    }
+}
+
+/// `names` for a message: the first [`LISTED_COLUMNS`] of them.
+fn name_list(names: &[String]) -> String {
+    let listed: Vec<String> = names.iter().take(LISTED_COLUMNS).map(|name| format!("`{name}`")).collect();
+    match names.len() {
+        n if n > LISTED_COLUMNS => format!("{}, … {} in all", listed.join(", "), n),
+        _ => listed.join(", "),
     }
 }
 
@@ -467,6 +541,15 @@ impl<R: BufRead> RecordReader for CsvReader<R> {
 
     fn dim_hint(&self) -> Option<usize> {
         Some(self.dim())
+    }
+
+    fn feature_names(&self) -> Option<Vec<String>> {
+        let named = !self.header.is_empty();
+        named.then(|| self.feature_fields().map(|i| self.header.get(i).unwrap_or_default().to_string()).collect())
+    }
+
+    fn order_features_as(&mut self, names: &[String]) -> Result<(), ReadError> {
+        CsvReader::order_features_as(self, names)
     }
 }
 

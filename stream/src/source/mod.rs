@@ -62,6 +62,18 @@ pub trait RecordReader {
     fn dim_hint(&self) -> Option<usize> {
         None
     }
+    /// The features' names in order, when the format states them (a CSV header).
+    fn feature_names(&self) -> Option<Vec<String>> {
+        None
+    }
+    /// Gives the features in the order `names` lists them, read by their names (a
+    /// model's); nothing to do for a format that does not name them.
+    ///
+    /// # Errors
+    /// A header that lacks one of `names` or has a feature column that is not one of them.
+    fn order_features_as(&mut self, _names: &[String]) -> Result<(), ReadError> {
+        Ok(())
+    }
 }
 
 /// The format of an input.

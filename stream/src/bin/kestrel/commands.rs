@@ -242,6 +242,24 @@ pub fn check_columns(name: &str, stated: Option<usize>, dim: usize, what: &str, 
     }
 }
 
+/// Makes `reader` give the features in the order of `features` (a model's names for
+/// them), read by name, when both name them and the input's columns do not start with
+/// them in that order: rows are never read with one column taken for another.
+///
+/// # Errors
+/// The input's header lacks one of the model's features or has a feature column the
+/// model does not know.
+fn read_by_name(reader: &mut dyn RecordReader, features: &[String]) -> Result<()> {
+    // Columns past the model's, after its own in its order, are read as before: zero, or
+    // named as past its features.
+    if reader.feature_names().is_none_or(|columns| features.is_empty() || columns.starts_with(features)) {
+        return Ok(());
+    }
+    reader.order_features_as(features)?;
+    tell!("kestrel: note: {} lists the model's features in another order: they are read by their names", reader.name());
+    Ok(())
+}
+
 /// Reads every record of `input`, its labels read as `labels_of` says, handing each to
 /// `each`; bad rows per the policy, told by a [`SkipTeller`]. Returns the rows skipped. An input that states its
 /// number of features (a CSV header) may not state fewer than the model's `dim`: its rows
@@ -250,7 +268,7 @@ pub fn check_columns(name: &str, stated: Option<usize>, dim: usize, what: &str, 
 /// zero there ends the reading, [`check_within_model`].)
 fn for_each_record(
     input: &InputArgs,
-    dim: usize,
+    (dim, features): (usize, &[String]),
     (mut names, labels): (Option<ClassNames>, LabelColumn),
     mut each: impl FnMut(&Record) -> Result<()>,
 ) -> Result<u64> {
@@ -261,6 +279,7 @@ fn for_each_record(
         false => "",
     };
     check_columns(reader.name(), reader.dim_hint(), dim, "the model", hint)?;
+    read_by_name(reader.as_mut(), features)?;
     let mut record = Record::default();
     let mut skipped = SkipTeller::default();
     loop {
@@ -315,7 +334,8 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     };
     let (name, dim) = (args.input.input.clone(), model.info().dim);
     let names = model.class_names().cloned();
-    for_each_record(&args.input, dim, labels_of(model.as_ref()), |record| {
+    let features = model.feature_names().to_vec();
+    for_each_record(&args.input, (dim, &features), labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
         if args.std {
             let Some((value, std)) = model.predict_with_std(record).with_context(at)? else {
@@ -359,7 +379,8 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     classes.sort_by(f64::total_cmp);
     let mut known = false;
     let dim = model.info().dim;
-    let skipped = for_each_record(&args.input, dim, labels_of(model.as_ref()), |record| {
+    let features = model.feature_names().to_vec();
+    let skipped = for_each_record(&args.input, (dim, &features), labels_of(model.as_ref()), |record| {
         let at = || format!("{name}:{}", record.line);
         if let Some((score, flag)) = model.novelty(record).with_context(at)? {
             detections.add(Some(score), flag == 1.0, record.label);
@@ -498,6 +519,9 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
         }
         if !info.class_names.is_empty() {
             say!("classes: {}", info.class_names.join(", "))?;
+        }
+        if !info.feature_names.is_empty() {
+            say!("features (read by these names from a CSV header): {}", info.feature_names.join(", "))?;
         }
         if !info.relevance.is_empty() {
             let weights: Vec<String> = info.relevance.iter().map(|w| format!("{w:.3}")).collect();

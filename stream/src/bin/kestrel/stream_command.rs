@@ -90,6 +90,9 @@ struct Session<'a> {
     skipped: u64,
     /// Tells this run's bad rows.
     teller: SkipTeller,
+    /// The names a CSV header gave the learner's features (empty when it did not name
+    /// them all), for the model file.
+    feature_names: Vec<String>,
     metrics: Prequential,
     output: Option<RowOutput>,
     /// `--output` to a broker: a message per sample.
@@ -230,9 +233,13 @@ impl Session<'_> {
         if let Some(path) = &self.args.out {
             // A detector's model has no classes: its labels were only scored against.
             let classes = !self.names.is_empty() && self.learner.is_classifier();
-            let named = |bytes| match classes {
-                false => Ok(bytes),
-                true => model::with_class_names(bytes, &self.names),
+            let features = Some(&self.feature_names).filter(|names| !names.is_empty());
+            let named = |bytes| {
+                let bytes = if classes { model::with_class_names(bytes, &self.names)? } else { bytes };
+                match features {
+                    Some(names) => model::with_feature_names(bytes, names),
+                    None => Ok(bytes),
+                }
             };
             match self.learner.model_file().and_then(|bytes| named(bytes).map_err(|e| e.to_string())) {
                 Ok(bytes) => file::write_atomic(path, &bytes)?,
@@ -347,13 +354,13 @@ impl Session<'_> {
 
 /// Opens `--input`: a broker for an `mqtt://` URL (whose rows have `dim` features, or as
 /// many as the first good row), else as every command does. Returns the records, the
-/// input's name and the number of features when the input states it.
-fn open_input(args: &StreamArgs, dim: Option<usize>) -> Result<(Records, String, Option<usize>)> {
+/// input's name, and the number of features and their names when the input states them.
+fn open_input(args: &StreamArgs, dim: Option<usize>) -> Result<(Records, String, Option<usize>, Vec<String>)> {
     let input = &args.input.input;
     let Some(broker) = broker(args, "--input", input)? else {
         let reader = commands::open(&args.input, commands::labels_for(args.learner))?;
-        let (name, dim) = (reader.name().to_string(), reader.dim_hint());
-        return Ok((Records::new(reader, input), name, dim));
+        let (name, dim, features) = (reader.name().to_string(), reader.dim_hint(), reader.feature_names());
+        return Ok((Records::new(reader, input), name, dim, features.unwrap_or_default()));
     };
     if !args.input.columns.skip_columns.is_empty() {
         let message = "--skip-column names columns of a CSV header, which a broker's rows do not have";
@@ -393,7 +400,7 @@ fn open_input(args: &StreamArgs, dim: Option<usize>) -> Result<(Records, String,
     };
     let source = MqttSource::connect(&broker, &options)?;
     let name = source.name().to_string();
-    Ok((Records::Mqtt(source), name, dim))
+    Ok((Records::Mqtt(source), name, dim, Vec::new()))
 }
 
 /// For a broker's rows whose number of features nothing stated (no `--dim`, no
@@ -514,7 +521,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     };
     let saved_dim = saved.as_ref().and_then(|(_, saved)| saved.config.flags().find(|(flag, _)| *flag == "--dim"));
     let stated_dim = args.dim.or(saved_dim.and_then(|(_, dim)| dim.parse().ok()));
-    let (mut input, name, dim_hint) = open_input(args, stated_dim)?;
+    let (mut input, name, dim_hint, feature_names) = open_input(args, stated_dim)?;
     // A broker's first row, read to learn the number of features, and the bad rows before it.
     let (mut record, mut first, mut teller) = (Record::default(), None, SkipTeller::default());
     let dim = match stated_dim.or(dim_hint) {
@@ -545,6 +552,8 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         seen: 0,
         skipped: 0,
         teller,
+        // Only names of every feature the learner takes.
+        feature_names: if feature_names.len() == dim { feature_names } else { Vec::new() },
         metrics,
         output: None,
         predictions,

@@ -201,13 +201,18 @@ impl<T: Real> Prepared<T> {
     }
 
     /// The model file of `bytes` (a model [`fit()`] on these rows): with the scaler's
-    /// statistics and the class names when the rows had them (and the model has classes).
+    /// statistics, the class names when the rows had them (and the model has classes), and
+    /// the features' names when a header gave them (predicting reads rows by them).
     pub fn model_file(&self, mut bytes: Vec<u8>) -> Result<Vec<u8>> {
         if let Some(scaler) = &self.scaler {
             bytes = model::with_scaler(bytes, scaler.section())?;
         }
         if self.classes && !self.data.class_names().is_empty() {
             bytes = model::with_class_names(bytes, self.data.class_names())?;
+        }
+        let features = self.data.feature_names();
+        if !features.is_empty() && features.len() == self.data.dim() {
+            bytes = model::with_feature_names(bytes, features)?;
         }
         Ok(bytes)
     }
