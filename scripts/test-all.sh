@@ -25,7 +25,7 @@
 #      tests of the host-trained models, the demo learning, and printing the Rust demo's
 #      lines (`N passed, N failed`)
 #   9. the Python package: built by pip (maturin) into a virtual environment with numpy,
-#      scipy, scikit-learn, river, pyspark, pytest and matplotlib from the package index, then its tests
+#      scipy, scikit-learn, river, pyspark, pytest, matplotlib and pandas from the package index, then its tests
 #      (scikit-learn's estimator checks, models shared with the CLI, the MapReduce RSVM on
 #      a local Spark session; pytest's closing line)
 set -euo pipefail

@@ -105,7 +105,10 @@ class _KestrelEstimator(BaseEstimator):
         seed = _seed(self.random_state)
         config = _kestrel.FitConfig(self._learner, scalar=self.scalar, scale=bool(self.scale), seed=seed, **settings)
         model, summary = _kestrel.fit(config, _rows(X), y)
-        self.model_bytes_ = model
+        # A DataFrame's column names (scikit-learn's `feature_names_in_`) go into the model
+        # file, as a CSV header's do from `kestrel train`: `kestrel predict` reads by them.
+        names = getattr(self, "feature_names_in_", None)
+        self.model_bytes_ = model if names is None else _kestrel.with_feature_names(model, [str(n) for n in names])
         self.summary_ = summary
         return self
 
@@ -126,7 +129,8 @@ class _KestrelEstimator(BaseEstimator):
         -------
         bytes
             What ``kestrel predict --model`` and ``kestrel_model_open`` read; a classifier
-            of non-numeric classes carries their names.
+            of non-numeric classes carries their names, and a model fitted on a DataFrame
+            its columns' names.
         """
         check_is_fitted(self, "model_bytes_")
         return bytes(self.model_bytes_)

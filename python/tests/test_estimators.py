@@ -286,6 +286,28 @@ def test_scale_standardises_inside_the_model_as_the_cli_does(tmp_path):
     assert [float(v) for v in cli.stdout.split()] == list(kestrel.load(out.read_bytes()).predict(X_test))
 
 
+def test_a_dataframe_s_column_names_go_into_the_model_file(tmp_path):
+    """Fitted on a DataFrame, a model file carries its columns' names (scikit-learn's
+    `feature_names_in_`), as `kestrel train` writes a CSV header's: the CLI reads a CSV whose
+    columns come in another order by those names, and predicts what Python predicts. A model
+    of arrays names nothing."""
+    X, y = load_wine(return_X_y=True, as_frame=True)
+    clf = kestrel.ReducedKernelSVC(scale=True).fit(X, y)
+    assert kestrel.load(clf.to_bytes()).info["feature_names"] == list(X.columns)
+    model, rows = tmp_path / "wine.kestrel", tmp_path / "reversed.csv"
+    model.write_bytes(clf.to_bytes())
+    X[X.columns[::-1]].to_csv(rows, index=False)
+    cli = subprocess.run(
+        [kestrel_cli(), "predict", "--model", model, "--input", rows, "--label-column", "none"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    assert "read by their names" in cli.stderr
+    assert [float(v) for v in cli.stdout.split()] == [float(v) for v in clf.predict(X)]
+    assert kestrel.load(kestrel.ReducedKernelSVC().fit(X.to_numpy(), y).to_bytes()).info["feature_names"] == []
+
+
 def test_relevance_weighs_the_features_as_the_cli_does(tmp_path):
     """`relevance=True` standardises the features and weighs each by alignment, as `kestrel
     train --relevance` does (the same model bytes); on make_friedman1, five of whose ten

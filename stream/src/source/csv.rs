@@ -591,6 +591,32 @@ mod tests {
 
     /// Booleans as pandas writes them are features of 1 and 0, in any case; a label column
     /// of them names two classes; other words are still not numbers.
+    /// Features read by a model's names land in its order, zeros left out as always, with
+    /// the label and a skipped column where they are; in the header's order nothing changes.
+    #[test]
+    fn features_are_read_in_the_order_of_the_names_given() {
+        let text = "c,when,a,y,b\n3,monday,0,1,2\n0,tuesday,5,0,6\n";
+        let names = ["a".to_string(), "b".to_string(), "c".to_string()];
+        let reader = CsvReader::with_header(text.as_bytes(), "t.csv", Some("y"), 1024).unwrap();
+        let mut reader = reader.skipping(&["when".to_string()]).unwrap();
+        assert_eq!(RecordReader::feature_names(&reader), Some(vec!["c".into(), "a".into(), "b".into()]));
+        reader.order_features_as(&names).unwrap();
+        let mut r = Record::default();
+        for (label, indices, values) in [(1.0, vec![1, 2], vec![2.0, 3.0]), (0.0, vec![0, 1], vec![5.0, 6.0])] {
+            assert!(reader.next_record(&mut r).unwrap());
+            assert_eq!((r.label, r.indices.clone(), r.values.clone()), (label, indices, values));
+        }
+        let in_order = "a,b,c,y\n1,0,3,1\n";
+        let mut reader = CsvReader::with_header(in_order.as_bytes(), "t.csv", None, 1024).unwrap();
+        reader.order_features_as(&names).unwrap();
+        assert!(reader.feature_of_field.is_empty(), "nothing to reorder");
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.indices.clone(), r.values.clone()), (vec![0, 2], vec![1.0, 3.0]));
+        let other = CsvReader::with_header("a,x,c,y\n1,2,3,1\n".as_bytes(), "t.csv", None, 1024);
+        let e = other.unwrap().order_features_as(&names).unwrap_err();
+        assert!(e.to_string().contains("column `x` is not one of the model's features"), "{e}");
+    }
+
     #[test]
     fn truth_values_are_ones_and_zeros() {
         let text = "on,off,level,state\nTrue,False,2.5,True\nfalse,TRUE,0,False\n";
