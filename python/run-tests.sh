@@ -14,7 +14,7 @@ die() { printf 'python/run-tests.sh: %s\n' "$*" >&2; exit 1; }
 command -v python3 >/dev/null || die "python3 not found"
 [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv" || die "cannot create a virtual environment in $venv"
 "$venv/bin/pip" install --quiet --upgrade pip || die "cannot upgrade pip"
-"$venv/bin/pip" install --quiet maturin numpy scipy scikit-learn river pyspark pytest matplotlib pandas ||
+"$venv/bin/pip" install --quiet maturin numpy scipy scikit-learn river pyspark pytest matplotlib "pandas<3" ||
     die "cannot install maturin, numpy, scipy, scikit-learn, river, pyspark, pytest, matplotlib, pandas"
 (cd "$root" && cargo build --quiet --release -p kestrel-stream)
 "$venv/bin/pip" install --quiet --force-reinstall --no-deps "$here" || die "cannot build and install python/"

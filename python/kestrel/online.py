@@ -10,8 +10,8 @@ RBF width ``1/d``, a memory of 2000 samples for the SVMs), the same state:
 --checkpoint`` run, and ``to_bytes()`` is the model file ``kestrel predict`` reads.
 
 A learner takes its features from the first sample: a dict's keys in their order (later
-dicts may leave features out, which count as 0; a key not seen first is an error), or a
-matrix's columns. A classifier takes numeric labels as they are and other labels (strings,
+dicts may leave features out, which count as 0; a key not seen first is an error; string
+keys are the model file's feature names), or a matrix's columns. A classifier takes numeric labels as they are and other labels (strings,
 booleans) as classes in order of first appearance. The SVMs give no probabilities, so there
 is no ``predict_proba_one``.
 """
@@ -215,10 +215,16 @@ class _Online:
         self.load_state(checkpoint["learner"], int(checkpoint["config"]["--dim"]))
 
     def to_bytes(self):
-        """The current model as a Kestrel model file (``kestrel stream --out``)."""
+        """The current model as a Kestrel model file (``kestrel stream --out``); learned
+        from dicts with string keys, it carries them as its features' names, as a CSV
+        header's (``kestrel predict`` reads a CSV's columns by them)."""
         if self._stream is None:
             raise ValueError("the learner has learned nothing yet")
-        return self._stream.model_bytes()
+        model = self._stream.model_bytes()
+        names = self.feature_names_
+        if names and all(isinstance(name, str) for name in names):
+            model = _kestrel.with_feature_names(model, names)
+        return model
 
 
 class _OnlineClassifier(_Online, _RiverClassifier):
