@@ -39,6 +39,10 @@ use crate::online::Prequential;
 /// 3 had no sequence number; 4 had no history).
 pub const FORMAT: Format = Format::new(*b"KSCK", 5);
 
+/// The entry of a [`RunConfig`] that holds the names a CSV header gave the features, in
+/// order (not a flag: a fact of the input, which a resumed run must share).
+pub const COLUMNS: &str = "columns";
+
 /// The flags a run was started with, as `(flag, value)` pairs in a fixed order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunConfig {
@@ -57,12 +61,15 @@ impl RunConfig {
     }
 
     /// What differs from `now` (this configuration being the checkpoint's), or `None`.
+    /// The input's [`COLUMNS`] are compared only when the checkpoint recorded them (those
+    /// of before did not).
     pub fn difference(&self, now: &RunConfig) -> Option<String> {
         let value = |config: &RunConfig, flag: &str| {
             let found = config.flags.iter().find(|(f, _)| f == flag);
             found.map_or_else(|| "unset".to_string(), |(_, v)| format!("`{v}`"))
         };
-        let mut flags = self.flags.iter().chain(&now.flags).map(|(f, _)| f.as_str());
+        let recorded = |flag: &str| flag != COLUMNS || self.flags.iter().any(|(f, _)| f == COLUMNS);
+        let mut flags = self.flags.iter().chain(&now.flags).map(|(f, _)| f.as_str()).filter(|&f| recorded(f));
         let differs = flags.find(|&f| value(self, f) != value(now, f))?;
         Some(format!("{differs} is {} in the checkpoint but {} now", value(self, differs), value(now, differs)))
     }
@@ -251,6 +258,20 @@ mod tests {
         let mut same_c = ours.clone();
         same_c.flags[1].1 = "2".into();
         assert_eq!(same_c.difference(&other).unwrap(), "--seed is unset in the checkpoint but `3` now");
+    }
+
+    /// The header's names are compared when the checkpoint has them; one from before them
+    /// resumes on any header.
+    #[test]
+    fn columns_differ_only_when_the_checkpoint_recorded_them() {
+        let before = sample().config;
+        let mut now = before.clone();
+        now.push(COLUMNS, "a, b");
+        assert_eq!(before.difference(&now), None);
+        let mut swapped = before.clone();
+        swapped.push(COLUMNS, "b, a");
+        assert_eq!(now.difference(&swapped).unwrap(), "columns is `a, b` in the checkpoint but `b, a` now");
+        assert_eq!(now.difference(&before).unwrap(), "columns is `a, b` in the checkpoint but unset now");
     }
 
     #[test]

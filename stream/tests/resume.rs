@@ -287,6 +287,37 @@ fn resuming_a_grown_file_skips_the_consumed_rows() {
     assert!(corrupted.status.code() == Some(1) && stderr.contains("corrupted checkpoint: checksum"), "{stderr}");
 }
 
+/// A checkpoint records the names a CSV header gave the features: a run resumed on the
+/// same columns in another order is refused (it would learn one column for another), and
+/// on the same header it goes on.
+#[test]
+fn a_resumed_run_must_read_the_same_columns() {
+    let dir = Scratch::new("resume", "columns");
+    let (data, checkpoint) = (dir.path("rows.csv"), dir.path("c"));
+    let rows = |header: &str, swap: bool| {
+        let lines = (0..300).map(|i| {
+            let (a, b) = ((i * 37 % 101) as f64 / 10.0, (i * 53 % 97) as f64 / 10.0);
+            let (first, second) = if swap { (b, a) } else { (a, b) };
+            format!("{first},{second},{}\n", i32::from(a > b))
+        });
+        std::iter::once(format!("{header}\n")).chain(lines).collect::<String>()
+    };
+    std::fs::write(&data, rows("a,b,y", false)).unwrap();
+    let (data_flag, checkpoint_flag) = (data.to_str().unwrap(), checkpoint.to_str().unwrap());
+    let base = ["stream", "--learner", "svm", "--input", data_flag, "--checkpoint", checkpoint_flag];
+    let kestrel = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_kestrel")).args(base).args(extra).output().expect("the kestrel binary runs")
+    };
+    succeeded(&kestrel(&["--checkpoint-every", "0"]));
+    std::fs::write(&data, rows("b,a,y", true)).unwrap();
+    let other = kestrel(&["--resume"]);
+    let stderr = String::from_utf8_lossy(&other.stderr);
+    assert_eq!(other.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("columns is `a, b` in the checkpoint but `b, a` now"), "{stderr}");
+    std::fs::write(&data, rows("a,b,y", false)).unwrap();
+    succeeded(&kestrel(&["--resume"]));
+}
+
 /// `--on-error stop` writes the checkpoint and the model before exiting 1; after the bad
 /// row is fixed, `--resume` continues with it and ends as a run over the fixed file.
 #[test]

@@ -534,7 +534,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         None => bail!(Usage("LibSVM input needs --dim (a CSV header states it)".into())),
     };
     let learner = stream_setup::learner::<T>(args, dim)?;
-    let config = stream_setup::run_config(args, dim)?;
+    let config = stream_setup::run_config(args, dim, &feature_names)?;
     let names = ClassNames::new();
     let metrics = Prequential::default();
     let (mut predictions, mut metrics_sink) = open_sinks(args)?;

@@ -6,7 +6,7 @@
 use anyhow::Result;
 use clap::ValueEnum;
 use kestrel_core::{Error, Real};
-use kestrel_stream::checkpoint::RunConfig;
+use kestrel_stream::checkpoint::{self, RunConfig};
 use kestrel_stream::online::build::{BuildFailure, StreamSettings, build};
 use kestrel_stream::online::{BuildError, Learn, OnlineLearner};
 
@@ -67,13 +67,15 @@ fn refused(error: BuildError) -> Usage {
 }
 
 /// The flags that shape the model (and the input it is learned from), with `dim` as
-/// resolved from `--dim` or the CSV header. Flags that only shape the output (`--out`,
-/// `--json`, `--report-every`, the checkpoint's own) or the handling of bad rows
-/// (`--on-error`: a run stopped on a bad row may resume skipping it) are not recorded.
+/// resolved from `--dim` or the CSV header, and the names a CSV header gives the features
+/// (`columns`: a run resumed on columns in another order would learn one for another).
+/// Flags that only shape the output (`--out`, `--json`, `--report-every`, the checkpoint's
+/// own) or the handling of bad rows (`--on-error`: a run stopped on a bad row may resume
+/// skipping it) are not recorded.
 ///
 /// # Errors
 /// `auto` for `--gamma` or `--c`, which a stream cannot resolve.
-pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
+pub fn run_config(args: &StreamArgs, dim: usize, feature_names: &[String]) -> Result<RunConfig> {
     // The values the learner takes, defaults resolved.
     let resolved = settings(args);
     let mut config = RunConfig::default();
@@ -96,6 +98,11 @@ pub fn run_config(args: &StreamArgs, dim: usize) -> Result<RunConfig> {
         config.push("--skip-column", skipped.join(", "));
     }
     config.push("--dim", dim);
+    if !feature_names.is_empty() {
+        // Recorded only for a header: rows without one, and checkpoints from before, resume
+        // as they did (RunConfig::difference).
+        config.push(checkpoint::COLUMNS, feature_names.join(", "));
+    }
     config.push("--scalar", value_name(&args.scalar));
     config.push("--seed", args.seed);
     config.push("--window", resolved.window);
