@@ -515,9 +515,12 @@ pub fn row_delimiter(start: &[u8]) -> u8 {
     if line.first() != Some(&b'#') && line.contains(&SEMICOLON) { SEMICOLON } else { delimiter_of(line) }
 }
 
+/// The `csv` crate's reader as every CSV here is read: `#` comments, rows of any length
+/// (checked here, naming the line), and the header's names trimmed as the values are
+/// (`temp, humidity` names `humidity`).
 fn builder(has_headers: bool) -> csv::ReaderBuilder {
     let mut b = csv::ReaderBuilder::new();
-    b.has_headers(has_headers).flexible(true).comment(Some(b'#'));
+    b.has_headers(has_headers).flexible(true).comment(Some(b'#')).trim(csv::Trim::Headers);
     b
 }
 
@@ -591,6 +594,19 @@ mod tests {
 
     /// Booleans as pandas writes them are features of 1 and 0, in any case; a label column
     /// of them names two classes; other words are still not numbers.
+    /// A header's names are trimmed, as values are: `--label-column`, `--skip-column` and a
+    /// model's feature names find them.
+    #[test]
+    fn header_names_are_trimmed() {
+        let text = "temp, humidity , label\n1, 2, 3\n";
+        let reader = CsvReader::with_header(text.as_bytes(), "t.csv", Some("label"), 1024).unwrap();
+        let mut reader = reader.skipping(&["humidity".to_string()]).unwrap();
+        assert_eq!(RecordReader::feature_names(&reader), Some(vec!["temp".to_string()]));
+        let mut r = Record::default();
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.label, r.values.clone()), (3.0, vec![1.0]));
+    }
+
     /// Features read by a model's names land in its order, zeros left out as always, with
     /// the label and a skipped column where they are; in the header's order nothing changes.
     #[test]
