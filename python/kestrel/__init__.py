@@ -92,12 +92,15 @@ class Model:
         Parameters
         ----------
         X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            A DataFrame's columns are taken by the model's feature names when it has them
+            (in any order, as ``kestrel predict`` reads a CSV's); a DataFrame without one
+            of them is an error.
 
         Returns
         -------
         ndarray of shape (n_samples,)
         """
-        rows = _rows(X)
+        rows = _rows(self._by_name(X))
         if isinstance(rows, np.ndarray) and rows.ndim != 2:
             raise ValueError(f"X must be 2-D, got shape {rows.shape}")
         values = _kestrel.predict(self._bytes, rows)
@@ -105,6 +108,17 @@ class Model:
         if names:
             return np.asarray(names, dtype=object)[values.astype(np.intp)]
         return values
+
+    def _by_name(self, X):
+        """``X`` with a DataFrame's columns in the order of the model's feature names."""
+        names = self.info["feature_names"]
+        columns = getattr(X, "columns", None)
+        if not names or columns is None or list(map(str, columns)) == names:
+            return X
+        missing = [name for name in names if name not in set(map(str, columns))]
+        if missing:
+            raise ValueError(f"X has no column {missing[0]!r}, a feature of the model ({', '.join(names)})")
+        return X[names]
 
     def to_bytes(self):
         """The model file's bytes."""

@@ -305,6 +305,11 @@ def test_a_dataframe_s_column_names_go_into_the_model_file(tmp_path):
     )
     assert "read by their names" in cli.stderr
     assert [float(v) for v in cli.stdout.split()] == [float(v) for v in clf.predict(X)]
+    # kestrel.load's model takes a DataFrame's columns by name too.
+    loaded = kestrel.load(clf.to_bytes())
+    assert list(loaded.predict(X[X.columns[::-1]])) == list(clf.predict(X))
+    with pytest.raises(ValueError, match="no column 'alcohol'"):
+        loaded.predict(X.drop(columns="alcohol"))
     assert kestrel.load(kestrel.ReducedKernelSVC().fit(X.to_numpy(), y).to_bytes()).info["feature_names"] == []
 
 
