@@ -179,6 +179,12 @@ fn bad_rows_are_counted_and_only_the_first_told() {
         assert_eq!(lines[11], "kestrel: 1000 bad rows skipped so far (each of the first 10 told)");
         assert_eq!(lines[12], "kestrel: skipped 1500 bad rows in all (each of the first 10 told)");
     }
+    // predict keeps a line per row: NaN for each bad one.
+    let o = kestrel(&predict);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1502, "{}", stderr(&o));
+    assert!(lines[1..1501].iter().all(|&line| line == "NaN") && lines[0] != "NaN" && lines[1501] != "NaN");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -117,7 +117,7 @@ pub enum Command {
     Tune(TuneArgs),
     /// Prequential (test-then-train) learning from a file, a pipe or a serial port.
     Stream(StreamArgs),
-    /// Writes one prediction per input row.
+    /// Writes one prediction per input row (`NaN` for a bad row `--on-error skip` skips).
     Predict(PredictArgs),
     /// Scores a model on a labelled data set.
     Eval(EvalArgs),

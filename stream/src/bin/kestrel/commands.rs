@@ -261,7 +261,9 @@ fn read_by_name(reader: &mut dyn RecordReader, features: &[String]) -> Result<()
 }
 
 /// Reads every record of `input`, its labels read as `labels_of` says, handing each to
-/// `each`; bad rows per the policy, told by a [`SkipTeller`]. Returns the rows skipped. An input that states its
+/// `each`; bad rows per the policy, told by a [`SkipTeller`] (under `--on-error skip`
+/// each is handed to `each` as `None`, for an output that keeps a line per row). Returns
+/// the rows skipped. An input that states its
 /// number of features (a CSV header) may not state fewer than the model's `dim`: its rows
 /// would be read with the missing features as zeros. (More are read: a model learned from
 /// sparse rows takes a CSV whose columns past its features are zero; a value that is not
@@ -270,7 +272,7 @@ fn for_each_record(
     input: &InputArgs,
     (dim, features): (usize, &[String]),
     (mut names, labels): (Option<ClassNames>, LabelColumn),
-    mut each: impl FnMut(&Record) -> Result<()>,
+    mut each: impl FnMut(Option<&Record>) -> Result<()>,
 ) -> Result<u64> {
     let mut reader = open(input, labels)?;
     let one_short = reader.dim_hint().is_some_and(|columns| columns + 1 == dim);
@@ -292,7 +294,7 @@ fn for_each_record(
         match next {
             Ok(true) => {
                 check_within_model(&record, dim, reader.name())?;
-                each(&record)?;
+                each(Some(&record))?;
             }
             Ok(false) => {
                 skipped.tell_total();
@@ -302,6 +304,7 @@ fn for_each_record(
                 if let Some(line) = skipped.skipped(e) {
                     tell!("{line}");
                 }
+                each(None)?;
             }
             Err(e) => return Err(e.into()),
         }
@@ -335,7 +338,13 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     let (name, dim) = (args.input.input.clone(), model.info().dim);
     let names = model.class_names().cloned();
     let features = model.feature_names().to_vec();
+    // A bad row skipped keeps its line: `NaN` (`NaN,NaN` where a row's line has two values).
+    let skipped_line = if args.std || model.info().task == "detector" { "NaN,NaN" } else { "NaN" };
     for_each_record(&args.input, (dim, &features), labels_of(model.as_ref()), |record| {
+        let Some(record) = record else {
+            writeln!(out, "{skipped_line}")?;
+            return Ok(());
+        };
         let at = || format!("{name}:{}", record.line);
         if args.std {
             let Some((value, std)) = model.predict_with_std(record).with_context(at)? else {
@@ -381,6 +390,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let dim = model.info().dim;
     let features = model.feature_names().to_vec();
     let skipped = for_each_record(&args.input, (dim, &features), labels_of(model.as_ref()), |record| {
+        let Some(record) = record else { return Ok(()) };
         let at = || format!("{name}:{}", record.line);
         if let Some((score, flag)) = model.novelty(record).with_context(at)? {
             detections.add(Some(score), flag == 1.0, record.label);
