@@ -179,12 +179,19 @@ fn bad_rows_are_counted_and_only_the_first_told() {
         assert_eq!(lines[11], "kestrel: 1000 bad rows skipped so far (each of the first 10 told)");
         assert_eq!(lines[12], "kestrel: skipped 1500 bad rows in all (each of the first 10 told)");
     }
-    // predict keeps a line per row: NaN for each bad one.
+    // predict, and stream's --output, keep a line per row: NaN for each bad one.
     let o = kestrel(&predict);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 1502, "{}", stderr(&o));
     assert!(lines[1..1501].iter().all(|&line| line == "NaN") && lines[0] != "NaN" && lines[1501] != "NaN");
+    let output = dir.join("stream.txt");
+    let o = kestrel(&[&stream[..], &["--output", output.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = std::fs::read_to_string(&output).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1502);
+    assert!(lines[1..1501].iter().all(|&line| line == "NaN") && lines[1501] != "NaN", "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -184,11 +184,13 @@ fn resumed_run_matches(name: &str, learner: &str, base: Vec<String>) -> serde_js
     assert_eq!(summary(succeeded(&resumed)), expected);
     assert_eq!(std::fs::read(&model).unwrap(), reference, "resumed model differs");
     assert_eq!(Checkpoint::read(&checkpoint).unwrap().rows, ROWS as u64);
-    // One line per sample learned, each once: the lines the killed run had written after
-    // its checkpoint were cut.
+    // One line per input row, each once (NaN for a bad row, BAD counts lines from 1): the
+    // lines the killed run had written after its checkpoint were cut.
     let lines = std::fs::read_to_string(&run_rows).unwrap();
     assert_eq!(lines, std::fs::read_to_string(&reference_rows).unwrap(), "resumed --output differs");
-    assert_eq!(lines.lines().count(), ROWS - BAD.len());
+    let written: Vec<&str> = lines.lines().collect();
+    assert_eq!(written.len(), ROWS);
+    assert!(BAD.iter().all(|&line| written[line - 1].starts_with("NaN")), "{:?}", BAD.map(|line| written[line - 1]));
     expected
 }
 

@@ -7,9 +7,9 @@
 //! again from its start, skips as many rows, and continues where the checkpoint was — so
 //! the final model is the one an uninterrupted run gives.
 //!
-//! `--output` writes one line per sample learned (its prediction; a detector's score and
-//! flag), flushed at each checkpoint, which records the bytes written: a resume cuts the
-//! file back to them, so every sample's line is there once. To a broker
+//! `--output` writes one line per input row (a sample's prediction, a detector's score and
+//! flag; `NaN` for a bad row skipped), flushed at each checkpoint, which records the bytes written: a resume cuts the
+//! file back to them, so every row's line is there once. To a broker
 //! (`--output mqtt://…`) it publishes one JSON message per sample, and a checkpoint is
 //! written only once the broker has acknowledged every message before it: a resume
 //! publishes again those after it (at least once). `--metrics-topic` publishes the rolling
@@ -282,14 +282,21 @@ impl Session<'_> {
     }
 
     /// A bad row under `--on-error skip`: counted, told (the first few: [`SkipTeller`]),
-    /// consumed.
-    fn skip(&mut self, progress: &ProgressBar, message: String) {
+    /// consumed, and given its `--output` line, `NaN` (`NaN,NaN` for a detector), so that
+    /// the file keeps a line per input row.
+    ///
+    /// # Errors
+    /// The write to `--output`.
+    fn skip(&mut self, progress: &ProgressBar, message: String) -> Result<()> {
         // Saturating: the counters may come from a checkpoint.
         self.skipped = self.skipped.saturating_add(1);
         self.rows = self.rows.saturating_add(1);
         if let Some(line) = self.teller.skipped(message) {
             progress.suspend(|| tell!("{line}"));
         }
+        let detector = self.learner.is_detector();
+        let Some(output) = &mut self.output else { return Ok(()) };
+        output.line(if detector { "NaN,NaN" } else { "NaN" }).context("--output")
     }
 
     /// Samples learned per second of this run.
@@ -643,7 +650,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
                 progress.suspend(|| tell!("kestrel: {name}: row seq {seq} was learned before: not again"));
             }
             Next::Bad(e) if skip_bad => {
-                session.skip(&progress, e.to_string());
+                session.skip(&progress, e.to_string())?;
                 consumed += 1;
             }
             Next::Bad(e) => {
@@ -665,7 +672,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
                 }
                 Err(e) if skip_bad => {
                     session.consumed(&record);
-                    session.skip(&progress, rejected(&name, &record, e, args.classes));
+                    session.skip(&progress, rejected(&name, &record, e, args.classes))?;
                     consumed += 1;
                 }
                 Err(e) => {
