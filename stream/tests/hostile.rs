@@ -195,6 +195,27 @@ fn bad_rows_are_counted_and_only_the_first_told() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A data set with no row says so, whatever the learner (before, rsvm and krr spoke of
+/// `--gamma auto`'s rows); an empty file says it is empty.
+#[test]
+fn no_rows_to_train_on_is_named() {
+    let dir = scratch("no-rows");
+    let out = dir.join("m.kestrel");
+    let out = out.to_str().unwrap();
+    let header = write(&dir, "header.csv", "a,b,y\n");
+    let bad = write(&dir, "bad.csv", "a,b,y\nx,1,1\n1,x,-1\n");
+    let empty = write(&dir, "empty.csv", "");
+    for learner in ["svm", "rsvm", "krr", "slkl", "novelty"] {
+        let o = kestrel(&["train", "--learner", learner, "--input", &header, "--out", out]);
+        assert_refused(&o, 1, "header.csv: no rows to train on");
+        let o = kestrel(&["train", "--learner", learner, "--input", &bad, "--out", out, "--on-error", "skip"]);
+        assert_refused(&o, 1, "bad.csv: no rows to train on (2 bad rows skipped)");
+        let o = kestrel(&["train", "--learner", learner, "--input", &empty, "--out", out]);
+        assert_refused(&o, 1, "empty.csv:1:1: the input is empty: no header, no rows");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_huge_feature_index_names_its_line() {
     let dir = scratch("index");

@@ -114,6 +114,9 @@ impl<R: BufRead> CsvReader<R> {
                 }
             },
         };
+        if header.is_empty() {
+            return Err(header_error("the input is empty: no header, no rows".into()));
+        }
         if header.len() < 1 + usize::from(label_field.is_some()) {
             return Err(header_error(
                 "the header needs a label column and at least one feature (fields separated by commas, tabs or \
@@ -681,6 +684,10 @@ mod tests {
             format!("t.csv:1:1: the header needs a label column and at least one feature {separated}")
         );
         assert!(CsvReader::with_header("a\n".as_bytes(), "t.csv", Some(NO_LABEL), 1024).is_ok());
+        for empty in ["", "\n", "# only a comment\n"] {
+            let e = CsvReader::with_header(empty.as_bytes(), "t.csv", None, 1024).err().unwrap();
+            assert_eq!(e.to_string(), "t.csv:1:1: the input is empty: no header, no rows", "{empty:?}");
+        }
     }
 
     /// A header without a comma may be written with tabs or semicolons, and its rows are

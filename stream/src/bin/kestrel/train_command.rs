@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use kestrel_core::Real;
 use kestrel_core::scaler::Scaler;
 use kestrel_stream::batch::check_budget;
@@ -165,6 +165,10 @@ impl<T: Real> Prepared<T> {
         let mut data: Dataset<T> = read_dataset(&settings.input, labels_for(settings.learner), &mut bad)?;
         SkipTeller::default().tell_read(&bad);
         let skipped = bad.count();
+        if data.is_empty() {
+            let bad_rows = if skipped > 0 { format!(" ({skipped} bad rows skipped)") } else { String::new() };
+            bail!("{}: no rows to train on{bad_rows}", settings.input.input);
+        }
         if let Some(window) = settings.window {
             data = data.last(window);
         }
