@@ -190,8 +190,14 @@ impl<R: BufRead> CsvReader<R> {
         let named = |i: usize| self.header.get(i).unwrap_or_default();
         if let Some(&extra) = fields.iter().find(|&&i| !names.iter().any(|name| name == named(i))) {
             let name = named(extra);
+            // The label column taken for one of the model's features: this one is the label.
+            let label = self.label_field.map(named);
+            let hint = match label.is_some_and(|label| names.iter().any(|n| n == label)) {
+                true => format!("if it is the label column: --label-column {name}"),
+                false => format!("leave it out with --skip-column {name}"),
+            };
             return Err(self.header_error(format!(
-                "column `{name}` is not one of the model's features ({}): leave it out with --skip-column {name}",
+                "column `{name}` is not one of the model's features ({}): {hint}",
                 name_list(names)
             )));
         }
@@ -633,7 +639,16 @@ mod tests {
         assert_eq!((r.indices.clone(), r.values.clone()), (vec![0, 2], vec![1.0, 3.0]));
         let other = CsvReader::with_header("a,x,c,y\n1,2,3,1\n".as_bytes(), "t.csv", None, 1024);
         let e = other.unwrap().order_features_as(&names).unwrap_err();
-        assert!(e.to_string().contains("column `x` is not one of the model's features"), "{e}");
+        assert!(
+            e.to_string().ends_with(
+                "column `x` is not one of the model's features (`a`, `b`, `c`): leave it out with --skip-column x"
+            ),
+            "{e}"
+        );
+        // The label in another column than the last, which is a feature: the hint says so.
+        let middle = CsvReader::with_header("a,y,c,b\n1,1,3,2\n".as_bytes(), "t.csv", None, 1024);
+        let e = middle.unwrap().order_features_as(&names).unwrap_err();
+        assert!(e.to_string().ends_with("if it is the label column: --label-column y"), "{e}");
     }
 
     #[test]
