@@ -307,6 +307,18 @@ impl<'a> Envelope<'a> {
         name_at(self.feature_names, j)
     }
 
+    /// The class names in label order, in one pass over the section (none without names).
+    pub fn class_name_iter(&self) -> impl Iterator<Item = &'a str> + 'a {
+        names_in(self.class_names)
+    }
+
+    /// The feature names in the model's order, in one pass over the section (none without
+    /// names): [`feature_name`](Self::feature_name) for every `j` would read the section
+    /// `d` times.
+    pub fn feature_name_iter(&self) -> impl Iterator<Item = &'a str> + 'a {
+        names_in(self.feature_names)
+    }
+
     /// `Ok` when the envelope holds `kind` in scalar `scalar`.
     ///
     /// # Errors
@@ -387,6 +399,17 @@ fn names_of(section: &[u8]) -> Option<(usize, &[u8])> {
         return None;
     }
     postcard::take_from_bytes::<usize>(section).ok()
+}
+
+/// The names of a names section in order (none for an empty one; the envelope checked a
+/// section is exactly a sequence of strings when it parsed it).
+fn names_in(section: &[u8]) -> impl Iterator<Item = &str> {
+    let (count, mut rest) = names_of(section).unwrap_or((0, &[]));
+    (0..count).map_while(move |_| {
+        let (name, after) = postcard::take_from_bytes::<&str>(rest).ok()?;
+        rest = after;
+        Some(name)
+    })
 }
 
 /// Name `k` of a names section, `None` past its names or for an empty one.
@@ -759,6 +782,8 @@ mod tests {
             assert_eq!(decode_payload::<(u64, u8, f64, u8, f64)>(env.scaler), Ok((3, 1, 1.0, 1, 2.0)));
             let read: std::vec::Vec<_> = (0..4).map(|j| env.feature_name(j)).collect();
             assert_eq!(read, std::vec![Some("temp"), Some("humidity"), Some("wind"), None], "{order:?}");
+            assert!(env.feature_name_iter().eq(features), "{order:?}");
+            assert!(env.class_name_iter().eq(classes), "{order:?}");
             assert_eq!((env.class_count(), env.class_name(1)), (2, Some("sky")), "{order:?}");
             let again = add_feature_names(&mut buf, len, &features);
             assert_eq!(again, Err(Error::InvalidParam { name: "feature_names" }));

@@ -358,9 +358,9 @@ fn named(model: Box<dyn Predictor>, envelope: &Envelope<'_>) -> Result<Box<dyn P
     if (classes > 0 && !model.is_classifier()) || (features > 0 && features != model.info().dim) {
         return Err(corrupt);
     }
-    let class_names = (0..classes).filter_map(|k| envelope.class_name(k)).map(str::to_string);
+    let class_names = envelope.class_name_iter().map(str::to_string);
     let classes = (classes > 0).then(|| ClassNames::from_names(class_names));
-    let features = (0..features).filter_map(|j| envelope.feature_name(j)).map(str::to_string).collect();
+    let features = envelope.feature_name_iter().map(str::to_string).collect();
     Ok(Box::new(Named { model, classes, features }))
 }
 

@@ -263,11 +263,12 @@ fn read_by_name(reader: &mut dyn RecordReader, features: &[String]) -> Result<()
 /// Reads every record of `input`, its labels read as `labels_of` says, handing each to
 /// `each`; bad rows per the policy, told by a [`SkipTeller`] (under `--on-error skip`
 /// each is handed to `each` as `None`, for an output that keeps a line per row). Returns
-/// the rows skipped. An input that states its
-/// number of features (a CSV header) may not state fewer than the model's `dim`: its rows
-/// would be read with the missing features as zeros. (More are read: a model learned from
-/// sparse rows takes a CSV whose columns past its features are zero; a value that is not
-/// zero there ends the reading, [`check_within_model`].)
+/// the rows skipped. An input that states its number of features (a CSV header) may not
+/// state fewer than the model's `dim`: its rows would be read with the missing features as
+/// zeros. (More are read: a model learned from sparse rows takes a CSV whose columns past
+/// its features are zero; a value that is not zero there ends the reading,
+/// [`check_within_model`].) A header that names the features in another order than the
+/// model's `features` is read by name ([`read_by_name`]).
 fn for_each_record(
     input: &InputArgs,
     (dim, features): (usize, &[String]),
@@ -531,7 +532,11 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
             say!("classes: {}", info.class_names.join(", "))?;
         }
         if !info.feature_names.is_empty() {
-            say!("features (read by these names from a CSV header): {}", info.feature_names.join(", "))?;
+            // The first twenty (`--json` lists them all).
+            let names = &info.feature_names;
+            let listed = names.iter().take(20).map(String::as_str).collect::<Vec<_>>().join(", ");
+            let more = if names.len() > 20 { format!(", … {} in all", names.len()) } else { String::new() };
+            say!("features (read by these names from a CSV header): {listed}{more}")?;
         }
         if !info.relevance.is_empty() {
             let weights: Vec<String> = info.relevance.iter().map(|w| format!("{w:.3}")).collect();
