@@ -310,7 +310,10 @@ def test_a_dataframe_s_column_names_go_into_the_model_file(tmp_path):
     assert list(loaded.predict(X[X.columns[::-1]])) == list(clf.predict(X))
     with pytest.raises(ValueError, match="no column 'alcohol'"):
         loaded.predict(X.drop(columns="alcohol"))
-    assert kestrel.load(kestrel.ReducedKernelSVC().fit(X.to_numpy(), y).to_bytes()).info["feature_names"] == []
+    unnamed = kestrel.ReducedKernelSVC().fit(X.to_numpy(), y).to_bytes()
+    assert kestrel.load(unnamed).info["feature_names"] == []
+    with pytest.raises(ValueError, match="expected 13, got 2"):
+        kestrel.with_feature_names(unnamed, ["a", "b"])
 
 
 def test_relevance_weighs_the_features_as_the_cli_does(tmp_path):

@@ -382,8 +382,13 @@ pub fn with_class_names(mut bytes: Vec<u8>, names: &ClassNames) -> Result<Vec<u8
 /// features in order (`kestrel_core::model::add_feature_names`).
 ///
 /// # Errors
-/// As `add_feature_names`: `bytes` is not a model, or has feature names already.
+/// `DimensionMismatch` for another number of names than the model's features; as
+/// `add_feature_names`: `bytes` is not a model, or has feature names already.
 pub fn with_feature_names(mut bytes: Vec<u8>, names: &[String]) -> Result<Vec<u8>, Error> {
+    let dim = describe(&bytes)?.dim;
+    if names.len() != dim {
+        return Err(Error::DimensionMismatch { expected: dim, got: names.len() });
+    }
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let len = bytes.len();
     bytes.resize(len.saturating_add(kestrel_core::model::feature_names_len(&names)), 0);
