@@ -115,7 +115,8 @@ class Model:
         columns = getattr(X, "columns", None)
         if not names or columns is None or list(map(str, columns)) == names:
             return X
-        missing = [name for name in names if name not in set(map(str, columns))]
+        present = set(map(str, columns))
+        missing = [name for name in names if name not in present]
         if missing:
             raise ValueError(f"X has no column {missing[0]!r}, a feature of the model ({', '.join(names)})")
         return X[names]

@@ -78,10 +78,22 @@ pub fn with_posterior<T: Real>(
 ///
 /// # Errors
 /// As `add_scaler`: `bytes` is not a model of scalar `T`, or has a scaler already.
-pub fn with_scaler<T: Real>(mut bytes: Vec<u8>, scaler: ScalerSection<'_, T>) -> Result<Vec<u8>, Error> {
+pub fn with_scaler<T: Real>(bytes: Vec<u8>, scaler: ScalerSection<'_, T>) -> Result<Vec<u8>, Error> {
+    with_section(bytes, kestrel_core::model::scaler_len(&scaler), |out, len| {
+        kestrel_core::model::add_scaler(out, len, scaler)
+    })
+}
+
+/// `bytes` with a section of `added` bytes inserted by `insert` (one of the core's
+/// `add_*`, given the grown buffer and the model's length; it returns the new length).
+fn with_section(
+    mut bytes: Vec<u8>,
+    added: usize,
+    insert: impl FnOnce(&mut [u8], usize) -> Result<usize, Error>,
+) -> Result<Vec<u8>, Error> {
     let len = bytes.len();
-    bytes.resize(len.saturating_add(kestrel_core::model::scaler_len(&scaler)), 0);
-    let len = kestrel_core::model::add_scaler(&mut bytes, len, scaler)?;
+    bytes.resize(len.saturating_add(added), 0);
+    let len = insert(&mut bytes, len)?;
     bytes.truncate(len);
     Ok(bytes)
 }
@@ -369,13 +381,11 @@ fn named(model: Box<dyn Predictor>, envelope: &Envelope<'_>) -> Result<Box<dyn P
 ///
 /// # Errors
 /// As `add_class_names`: `bytes` is not a model, or has names already.
-pub fn with_class_names(mut bytes: Vec<u8>, names: &ClassNames) -> Result<Vec<u8>, Error> {
+pub fn with_class_names(bytes: Vec<u8>, names: &ClassNames) -> Result<Vec<u8>, Error> {
     let names: Vec<&str> = names.names().iter().map(String::as_str).collect();
-    let len = bytes.len();
-    bytes.resize(len.saturating_add(kestrel_core::model::class_names_len(&names)), 0);
-    let len = kestrel_core::model::add_class_names(&mut bytes, len, &names)?;
-    bytes.truncate(len);
-    Ok(bytes)
+    with_section(bytes, kestrel_core::model::class_names_len(&names), |out, len| {
+        kestrel_core::model::add_class_names(out, len, &names)
+    })
 }
 
 /// `bytes`, a model file without feature names, with `names` inserted, those of its
@@ -384,17 +394,15 @@ pub fn with_class_names(mut bytes: Vec<u8>, names: &ClassNames) -> Result<Vec<u8
 /// # Errors
 /// `DimensionMismatch` for another number of names than the model's features; as
 /// `add_feature_names`: `bytes` is not a model, or has feature names already.
-pub fn with_feature_names(mut bytes: Vec<u8>, names: &[String]) -> Result<Vec<u8>, Error> {
+pub fn with_feature_names(bytes: Vec<u8>, names: &[String]) -> Result<Vec<u8>, Error> {
     let dim = describe(&bytes)?.dim;
     if names.len() != dim {
         return Err(Error::DimensionMismatch { expected: dim, got: names.len() });
     }
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let len = bytes.len();
-    bytes.resize(len.saturating_add(kestrel_core::model::feature_names_len(&names)), 0);
-    let len = kestrel_core::model::add_feature_names(&mut bytes, len, &names)?;
-    bytes.truncate(len);
-    Ok(bytes)
+    with_section(bytes, kestrel_core::model::feature_names_len(&names), |out, len| {
+        kestrel_core::model::add_feature_names(out, len, &names)
+    })
 }
 
 /// Decodes model file bytes into a predictor of the right kind and scalar.

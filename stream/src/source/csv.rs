@@ -343,22 +343,24 @@ impl<R: BufRead> CsvReader<R> {
     }
 }
 
-/// `names` for a message: the first [`LISTED_COLUMNS`] of them.
-fn name_list(names: &[String]) -> String {
-    let listed: Vec<String> = names.iter().take(LISTED_COLUMNS).map(|name| format!("`{name}`")).collect();
-    match names.len() {
-        n if n > LISTED_COLUMNS => format!("{}, … {} in all", listed.join(", "), n),
+/// `names` (`count` of them) for a message: the first [`LISTED_COLUMNS`], and how many in
+/// all when there are more.
+fn listed<'a>(names: impl Iterator<Item = &'a str>, count: usize) -> String {
+    let listed: Vec<String> = names.take(LISTED_COLUMNS).map(|name| format!("`{name}`")).collect();
+    match count {
+        n if n > LISTED_COLUMNS => format!("{}, … ({n} in all)", listed.join(", ")),
         _ => listed.join(", "),
     }
 }
 
-/// The names of `header`'s columns for a message: the first [`LISTED_COLUMNS`] of them.
+/// A model's feature names for a message ([`listed`]).
+fn name_list(names: &[String]) -> String {
+    listed(names.iter().map(String::as_str), names.len())
+}
+
+/// The names of `header`'s columns for a message ([`listed`]).
 fn column_list(header: &csv::StringRecord) -> String {
-    let listed: Vec<String> = header.iter().take(LISTED_COLUMNS).map(|name| format!("`{name}`")).collect();
-    match header.len() {
-        n if n > LISTED_COLUMNS => format!("its columns: {}, … ({n} in all)", listed.join(", ")),
-        _ => format!("its columns: {}", listed.join(", ")),
-    }
+    format!("its columns: {}", listed(header.iter(), header.len()))
 }
 
 /// Column names a message lists at most.

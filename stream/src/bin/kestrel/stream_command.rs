@@ -233,12 +233,11 @@ impl Session<'_> {
         if let Some(path) = &self.args.out {
             // A detector's model has no classes: its labels were only scored against.
             let classes = !self.names.is_empty() && self.learner.is_classifier();
-            let features = Some(&self.feature_names).filter(|names| !names.is_empty());
             let named = |bytes| {
                 let bytes = if classes { model::with_class_names(bytes, &self.names)? } else { bytes };
-                match features {
-                    Some(names) => model::with_feature_names(bytes, names),
-                    None => Ok(bytes),
+                match self.feature_names.is_empty() {
+                    true => Ok(bytes),
+                    false => model::with_feature_names(bytes, &self.feature_names),
                 }
             };
             match self.learner.model_file().and_then(|bytes| named(bytes).map_err(|e| e.to_string())) {
