@@ -2,8 +2,10 @@
 //! the ROC curve — what `kestrel stream --learner novelty` and `kestrel eval` of a novelty
 //! model print.
 //!
-//! A label `0` is normal, any other value an anomaly (a named class: the first name seen
-//! is `0`); an unlabelled row (`NaN`) is counted, not scored.
+//! One label marks a normal row, `0` unless the user names another (`--normal-label`: `1`
+//! for scikit-learn's and LIBSVM's one-class labels, where `−1` is an outlier); any other
+//! label is an anomaly (a named class: the first name seen is `0`). An unlabelled row
+//! (`NaN`) is counted, not scored.
 //!
 //! **The AUC in bounded memory.** The scores are counted in bins — the score rounded to
 //! 12 significant bits (the `f32` bit pattern without its last 12 mantissa bits, so bins
@@ -27,6 +29,9 @@ const BINS: usize = (f32::INFINITY.to_bits() >> DROPPED_BITS) as usize + 1;
 /// Flags and scores of a novelty detector against labels.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Detections {
+    /// The label of a normal row (absent from a checkpoint of before it: `0`).
+    #[serde(default)]
+    pub normal: f64,
     /// Rows counted.
     pub n: u64,
     /// Rows flagged as anomalies.
@@ -44,6 +49,11 @@ pub struct Detections {
 }
 
 impl Detections {
+    /// No rows yet, normal rows labelled `normal`.
+    pub fn new(normal: f64) -> Self {
+        Detections { normal, ..Detections::default() }
+    }
+
     /// Counts one row: its `score` (if the detector gave one), whether it was `flagged`,
     /// and its `label` (`NaN`: none).
     pub fn add(&mut self, score: Option<f64>, flagged: bool, label: f64) {
@@ -52,7 +62,7 @@ impl Detections {
         if label.is_nan() {
             return;
         }
-        let anomaly = label != 0.0;
+        let anomaly = label != self.normal;
         self.labelled = self.labelled.saturating_add(1);
         self.anomalies = self.anomalies.saturating_add(u64::from(anomaly));
         self.true_positives = self.true_positives.saturating_add(u64::from(flagged && anomaly));
@@ -60,6 +70,12 @@ impl Detections {
         if let Some(score) = score.filter(|s| !s.is_nan()) {
             self.bins.add(bin(score), anomaly);
         }
+    }
+
+    /// `true` when more than half the labelled rows are anomalies: anomalies are the rare
+    /// rows, so the labels likely mark normal rows otherwise than [`normal`](Self::normal).
+    pub fn mostly_anomalies(&self) -> bool {
+        self.anomalies > self.labelled / 2
     }
 
     /// Flagged anomalies among the flagged labelled rows (`None` when none was flagged).
@@ -242,6 +258,23 @@ mod tests {
     }
 
     #[test]
+    fn another_normal_label_counts_the_others_as_anomalies() {
+        // scikit-learn's convention: 1 an inlier, −1 an outlier.
+        let rows = [(0.1, false, 1.0), (0.2, false, 1.0), (0.3, true, 1.0), (0.9, true, -1.0)];
+        let (mut plus_one, mut zero) = (Detections::new(1.0), Detections::default());
+        for (score, flagged, label) in rows {
+            plus_one.add(Some(score), flagged, label);
+            zero.add(Some(score), flagged, label);
+        }
+        assert_eq!((plus_one.anomalies, plus_one.true_positives, plus_one.false_positives), (1, 1, 1));
+        assert_eq!((plus_one.recall(), plus_one.auc()), (Some(1.0), Some(1.0)));
+        assert!(!plus_one.mostly_anomalies());
+        // Read with the default normal label 0, every row is an anomaly.
+        assert_eq!((zero.anomalies, zero.auc()), (4, None));
+        assert!(zero.mostly_anomalies());
+    }
+
+    #[test]
     fn the_binned_auc_is_the_exact_one_up_to_shared_bins() {
         let mut rng = kestrel_core::Rng::seed_from_u64(9);
         let rows: Vec<(f64, bool)> = (0..3000)
@@ -280,6 +313,10 @@ mod tests {
         assert_eq!(map[&bin(0.5).to_string()], serde_json::json!([1, 1]));
         let restored: Detections = serde_json::from_value(saved.clone()).unwrap();
         assert_eq!((&restored, restored.auc(), restored.roc()), (&d, d.auc(), d.roc()));
+        // A checkpoint of before the normal label reads as normal rows labelled 0.
+        let mut older = saved.clone();
+        older.as_object_mut().unwrap().remove("normal");
+        assert_eq!(serde_json::from_value::<Detections>(older).unwrap(), d);
         // A bin no score can have (beyond +∞'s) is refused, not allocated for.
         let mut hostile = saved;
         hostile["bins"] = serde_json::json!({ "4294967295": [1, 0] });

@@ -1404,6 +1404,77 @@ fn novelty_streams_trains_and_evaluates() {
     }
 }
 
+/// `--normal-label`: a detector's flags are scored against the label of normal rows the
+/// user names — scikit-learn's ±1 (1 normal) or a class name seen after another — and
+/// the same rows score the same whatever their labels; labels that make most rows
+/// anomalies are warned about; the flag is refused where nothing detects.
+#[test]
+fn a_detector_is_scored_against_the_normal_label_given() {
+    let dir = scratch("normal-label");
+    let (log, named) = (dir.join("log.csv"), dir.join("named.csv"));
+    sensor_csv(&log, 3000, 1);
+    sensor_csv(&named, 1000, 2);
+    let text = std::fs::read_to_string(&named).unwrap();
+    let (header, rows) = text.split_once('\n').unwrap();
+    let signed = dir.join("signed.csv");
+    std::fs::write(&signed, text.replace(",ok\n", ",1\n").replace(",fault\n", ",-1\n")).unwrap();
+    // A fault first: named classes are numbered as they come, so `ok` would not be 0.
+    let fault_first = dir.join("fault-first.csv");
+    let first_fault = rows.lines().find(|l| l.ends_with(",fault")).unwrap();
+    std::fs::write(&fault_first, format!("{header}\n{first_fault}\n{rows}")).unwrap();
+    let model = dir.join("novelty.kestrel");
+    let o = kestrel(
+        &["train", "--learner", "novelty", "--input", log.to_str().unwrap(), "--scale", "--out"]
+            .into_iter()
+            .chain([model.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let eval = |input: &Path, normal: Option<&str>| {
+        let mut args = vec!["eval", "--model", model.to_str().unwrap(), "--input", input.to_str().unwrap(), "--json"];
+        args.extend(normal.map(|label| ["--normal-label", label]).into_iter().flatten());
+        let o = kestrel(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        (json(&o), stderr(&o))
+    };
+    let (reference, said) = eval(&named, None);
+    assert_eq!(reference["anomalies"].as_u64(), Some(35), "{reference}");
+    assert!(reference["auc"].as_f64().unwrap() > 0.95 && !said.contains("--normal-label"), "{reference} {said}");
+
+    let (zero, said) = eval(&signed, None);
+    assert_eq!((zero["anomalies"].as_u64(), zero["auc"].as_f64()), (Some(1000), None), "{zero}");
+    assert!(said.contains("warning: 1000 of 1000 labelled rows count as anomalies") && said.contains("--normal-label"));
+    let (plus_one, said) = eval(&signed, Some("1"));
+    assert_eq!(plus_one, reference);
+    assert!(!said.contains("warning"), "{said}");
+
+    let (as_read, said) = eval(&fault_first, None);
+    assert_eq!(as_read["anomalies"].as_u64(), Some(1001 - 36), "every `ok` row: {as_read}");
+    assert!(said.contains("--normal-label"), "{said}");
+    let (ok, _) = eval(&fault_first, Some("ok"));
+    assert_eq!((ok["n"].as_u64(), ok["anomalies"].as_u64()), (Some(1001), Some(36)), "{ok}");
+    assert!(ok["auc"].as_f64().unwrap() > 0.95, "{ok}");
+
+    // A stream scores alike: ±1 rows with 1 normal as the named rows.
+    let stream = |input: &Path, extra: &[&str]| {
+        let args = ["stream", "--learner", "novelty", "--input", input.to_str().unwrap(), "--json"];
+        let o = kestrel(&args.iter().chain(extra).copied().collect::<Vec<_>>());
+        let mut summary = json(&o);
+        summary.as_object_mut().unwrap().remove("samples_per_sec");
+        summary
+    };
+    assert_eq!(stream(&signed, &["--normal-label", "1"]), stream(&named, &[]));
+
+    for args in [
+        vec!["eval", "--model", model.to_str().unwrap(), "--input", signed.to_str().unwrap(), "--normal-label", "nan"],
+        vec!["stream", "--learner", "svm", "--input", signed.to_str().unwrap(), "--normal-label", "1"],
+    ] {
+        let o = kestrel(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--normal-label"), "{}", stderr(&o));
+    }
+}
+
 /// `kestrel predict | head -1`: the reader goes away after one line; kestrel ends quietly
 /// with success, as a Unix tool does, instead of reporting a broken pipe.
 #[test]

@@ -634,6 +634,8 @@ pub struct StreamArgs {
     pub learner: Learner,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub detection: DetectionArgs,
     /// Number of features (required for LibSVM input; a CSV header states it, and so does
     /// a broker's first good CSV or JSON row).
     #[arg(long, value_parser = count(1, MAX_DIM))]
@@ -804,6 +806,8 @@ pub struct EvalArgs {
     pub model: PathBuf,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub detection: DetectionArgs,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -811,6 +815,16 @@ pub struct EvalArgs {
     /// predicted against true values (regressor), the ROC curve (detector).
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<PathBuf>,
+}
+
+/// How a novelty detector's flags are scored against the rows' labels.
+#[derive(Args, Clone, Debug, Default)]
+pub struct DetectionArgs {
+    /// The label of normal rows, a number or a class name; every other label is an anomaly
+    /// (novelty detectors only). Default 0. scikit-learn's and LIBSVM's one-class labels
+    /// mark normal rows 1 and outliers −1: give `--normal-label 1`.
+    #[arg(long, value_name = "LABEL", allow_hyphen_values = true)]
+    pub normal_label: Option<String>,
 }
 
 #[derive(Args)]

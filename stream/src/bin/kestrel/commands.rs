@@ -17,9 +17,10 @@ use kestrel_stream::score::Tally;
 use kestrel_stream::source::{self, Format, LabelColumn, Record, RecordReader};
 use serde_json::{Map, Value, json};
 
+use crate::Usage;
 use crate::args::{
-    BudgetArgs, ColumnArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, OnErrorArg, PredictArgs, ScalarArg,
-    TargetArg,
+    BudgetArgs, ColumnArgs, DetectionArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, OnErrorArg,
+    PredictArgs, ScalarArg, TargetArg,
 };
 use crate::report::Report;
 use crate::report::eval::EvalFigures;
@@ -212,12 +213,41 @@ pub fn on_error(input: &InputArgs) -> OnError {
 /// How rows for `model` have their labels read: a classifier of named classes gives each
 /// name the model's label for it (a label past the model's for a name it does not know); a
 /// detector reads them as a stream does (numbers, or names numbered in order of
-/// appearance); other models read numbers.
-fn labels_of(model: &dyn Predictor) -> (Option<ClassNames>, LabelColumn) {
+/// appearance after `detector_names`); other models read numbers.
+fn labels_of(model: &dyn Predictor, detector_names: ClassNames) -> (Option<ClassNames>, LabelColumn) {
     match model.class_names() {
         Some(names) => (Some(names.clone()), LabelColumn::Names),
-        None if model.info().task == "detector" => (Some(ClassNames::new()), LabelColumn::Detect),
+        None if model.info().task == "detector" => (Some(detector_names), LabelColumn::Detect),
         None => (None, LabelColumn::Numbers),
+    }
+}
+
+/// What a novelty detector's run scores its flags with (`--normal-label`) and the class
+/// names its labels start from: a normal label that is not a number is a class name,
+/// given the label 0 before any row is read.
+///
+/// # Errors
+/// A normal label that is not finite.
+pub fn detections_for(args: &DetectionArgs) -> Result<(Detections, ClassNames)> {
+    let Some(label) = args.normal_label.as_deref() else { return Ok((Detections::default(), ClassNames::new())) };
+    match label.trim().parse::<f64>() {
+        Ok(number) if number.is_finite() => Ok((Detections::new(number), ClassNames::new())),
+        Ok(_) => bail!(Usage(format!("--normal-label {label}: a label is a finite number or a class name"))),
+        Err(_) => Ok((Detections::default(), ClassNames::from_names([label.to_string()]))),
+    }
+}
+
+/// Warns when most labelled rows counted as anomalies ([`Detections::mostly_anomalies`]):
+/// the labels likely mark normal rows otherwise.
+pub fn tell_if_mostly_anomalies(detections: &Detections, args: &DetectionArgs) {
+    if detections.mostly_anomalies() {
+        let normal = args.normal_label.as_deref().unwrap_or("0");
+        tell!(
+            "kestrel: warning: {} of {} labelled rows count as anomalies (every label but {normal}); if normal rows \
+             carry another label, give it with --normal-label (1 for scikit-learn's and LIBSVM's one-class labels)",
+            detections.anomalies,
+            detections.labelled
+        );
     }
 }
 
@@ -341,7 +371,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     let features = model.feature_names().to_vec();
     // A bad row skipped keeps its line: `NaN` (`NaN,NaN` where a row's line has two values).
     let skipped_line = if args.std || model.info().task == "detector" { "NaN,NaN" } else { "NaN" };
-    for_each_record(&args.input, (dim, &features), labels_of(model.as_ref()), |record| {
+    for_each_record(&args.input, (dim, &features), labels_of(model.as_ref(), ClassNames::new()), |record| {
         let Some(record) = record else {
             writeln!(out, "{skipped_line}")?;
             return Ok(());
@@ -381,7 +411,16 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
 pub fn eval(args: &EvalArgs) -> Result<()> {
     let mut model = model::read_file(&args.model)?;
     let classifier = model.is_classifier();
-    let (mut tally, mut detections) = (Tally::default(), Detections::default());
+    let detector = model.info().task == "detector";
+    if args.detection.normal_label.is_some() && !detector {
+        bail!(Usage(format!(
+            "--normal-label scores a novelty detector; {} is a {}",
+            args.model.display(),
+            model.info().task
+        )));
+    }
+    let (mut detections, detector_names) = detections_for(&args.detection)?;
+    let mut tally = Tally::default();
     let mut figures = args.report.as_ref().map(|_| EvalFigures::new(model.labels(), model.class_names().cloned()));
     let name = args.input.input.clone();
     // The model's labels, sorted, to tell whether any row's label is one of them.
@@ -390,7 +429,8 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let mut known = false;
     let dim = model.info().dim;
     let features = model.feature_names().to_vec();
-    let skipped = for_each_record(&args.input, (dim, &features), labels_of(model.as_ref()), |record| {
+    let labels = labels_of(model.as_ref(), detector_names);
+    let skipped = for_each_record(&args.input, (dim, &features), labels, |record| {
         let Some(record) = record else { return Ok(()) };
         let at = || format!("{name}:{}", record.line);
         if let Some((score, flag)) = model.novelty(record).with_context(at)? {
@@ -426,13 +466,13 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
                 info.centers
             ),
         );
-        report.summary(&eval_summary(&tally, &detections, skipped, classifier, info.task == "detector"));
+        report.summary(&eval_summary(&tally, &detections, skipped, classifier, detector));
         figures.add_to(&mut report, &detections)?;
         report.write(path)?;
     }
-    let detector = model.info().task == "detector";
     let summary = eval_summary(&tally, &detections, skipped, classifier, detector);
     if detector {
+        tell_if_mostly_anomalies(&detections, &args.detection);
         match args.json {
             true => say!("{summary}")?,
             false => say!("{}", detection_text(&detections))?,

@@ -53,7 +53,7 @@ use kestrel_stream::{file, model};
 use serde_json::{Value, json};
 
 use crate::Usage;
-use crate::args::{OnErrorArg, PayloadArg, ScalarArg, StreamArgs};
+use crate::args::{Learner, OnErrorArg, PayloadArg, ScalarArg, StreamArgs};
 use crate::commands::SkipTeller;
 use crate::signals::{self, Signals};
 use crate::{commands, report, stream_setup};
@@ -311,6 +311,9 @@ impl Session<'_> {
     /// The write to standard output (its reader went away).
     fn publish_summary(&mut self) -> std::io::Result<()> {
         self.teller.tell_total();
+        if self.learner.is_detector() {
+            commands::tell_if_mostly_anomalies(&self.metrics.detections, &self.args.detection);
+        }
         let summary = self.summary(self.rate()).to_string();
         if let Some(sink) = &mut self.metrics_sink {
             if let Err(e) = sink.publish(summary.clone().into_bytes(), true) {
@@ -541,8 +544,11 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     };
     let learner = stream_setup::learner::<T>(args, dim)?;
     let config = stream_setup::run_config(args, dim, &feature_names)?;
-    let names = ClassNames::new();
-    let metrics = Prequential::default();
+    if args.detection.normal_label.is_some() && args.learner != Learner::Novelty {
+        bail!(Usage("--normal-label scores a novelty detector (--learner novelty)".into()));
+    }
+    let (detections, names) = commands::detections_for(&args.detection)?;
+    let metrics = Prequential { detections, ..Prequential::default() };
     let (mut predictions, mut metrics_sink) = open_sinks(args)?;
     // A signal ends a wait for a broker that is away.
     for sink in [&mut predictions, &mut metrics_sink].into_iter().flatten() {

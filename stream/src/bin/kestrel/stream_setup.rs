@@ -130,6 +130,10 @@ pub fn run_config(args: &StreamArgs, dim: usize, feature_names: &[String]) -> Re
         config.push("--quantile", args.quantile);
         config.push("--warmup", args.warmup);
         config.push("--learn", value_name(&args.learn));
+        if let Some(label) = &args.detection.normal_label {
+            // Recorded only when given: a checkpoint from before the flag resumes unchanged.
+            config.push("--normal-label", label);
+        }
     } else {
         config.push("--classes", args.classes);
         config.push("--memory", args.memory);
