@@ -592,6 +592,23 @@ fn bad_rows_are_reported_with_line_and_column() {
     assert!(stderr(&o).contains("bad.csv:3:3: `x` is not a number"), "{}", stderr(&o));
 }
 
+/// A command run without `--learner` is told the learners it takes, each with what it is;
+/// other usage errors are clap's alone.
+#[test]
+fn a_missing_learner_is_told_the_learners() {
+    let o = kestrel(&["train", "--input", "data.csv", "--out", "m.kestrel"]);
+    assert_eq!(o.status.code(), Some(2));
+    let said = stderr(&o);
+    assert!(said.contains("required arguments were not provided") && said.contains("--learner takes one of"), "{said}");
+    assert!(said.contains("  rsvm      Reduced-kernel SVM\n") && said.contains("  krr "), "{said}");
+    let o = kestrel(&["stream", "--input", "data.csv"]);
+    let said = stderr(&o);
+    assert!(said.contains("  novelty   Kernel novelty detection\n") && !said.contains("krr"), "{said}");
+    let o = kestrel(&["train", "--learner", "svm"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--input") && !stderr(&o).contains("takes one of"), "{}", stderr(&o));
+}
+
 #[test]
 fn bad_model_files_and_usage_errors() {
     let dir = scratch("models");
