@@ -289,6 +289,45 @@ fn mqtt_stream_learns_as_the_file_does() {
     assert_eq!(summary(succeeded(&after))["n"], 0);
 }
 
+/// JSON rows of named fields, in any order of their keys, name the model's features as a
+/// CSV header does: the model is the one the same rows give from a CSV file with a header,
+/// and `predict` reads a CSV of its columns in another order by their names.
+#[test]
+fn mqtt_json_field_names_name_the_model_s_features() {
+    let Some(mosquitto) = mosquitto() else { return };
+    let dir = Scratch::new("mqtt", "names");
+    let broker = Broker::start(&mosquitto, &dir);
+    let data = rows(120);
+    // The features in the order of their names, as the JSON rows are read.
+    let header: String = data.iter().map(|&(a, b, y)| format!("{b},{a},{y}\n")).collect();
+    std::fs::write(dir.path("rows.csv"), format!("humidity,temp,label\n{header}")).unwrap();
+    let from_file = kestrel(&flags(&dir.str("rows.csv"), &["--out", &dir.str("file.model")]));
+    let expected = summary(succeeded(&from_file));
+
+    broker.session("kestrel-n", "n/t");
+    let messages: Vec<String> = data
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, b, y))| match i % 2 {
+            0 => format!("{{\"temp\": {a}, \"humidity\": {b}, \"y\": {y}}}"),
+            _ => format!("{{\"y\": {y}, \"humidity\": {b}, \"temp\": {a}}}"),
+        })
+        .collect();
+    broker.publish("n/t", &messages);
+    let more = ["--client-id", "kestrel-n", "--max-rows", "120", "--out", &dir.str("mqtt.model")];
+    let from_broker = kestrel(&flags(&broker.url("n/t"), &more));
+    assert_eq!(summary(succeeded(&from_broker)), expected);
+    assert_eq!(std::fs::read(dir.path("mqtt.model")).unwrap(), std::fs::read(dir.path("file.model")).unwrap());
+
+    let swapped: String = data.iter().map(|&(a, b, y)| format!("{a},{b},{y}\n")).collect();
+    std::fs::write(dir.path("swapped.csv"), format!("temp,humidity,label\n{swapped}")).unwrap();
+    let predict = |input: &str| {
+        let args = ["predict", "--model", &dir.str("mqtt.model"), "--input", &dir.str(input)];
+        succeeded(&kestrel(&args.map(String::from))).stdout.clone()
+    };
+    assert_eq!(predict("swapped.csv"), predict("rows.csv"));
+}
+
 /// Malformed payloads, a wrong width, NaN and an oversized message are bad rows, counted
 /// under `--on-error skip` and reported with their topic and message; under `--on-error
 /// stop` the first ends the run (exit code 1).

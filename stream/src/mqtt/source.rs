@@ -34,6 +34,7 @@
 //! the records back to be parsed into again, so rows cost no allocation.
 
 use std::collections::{HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -153,6 +154,9 @@ pub struct MqttSource {
     name: String,
     /// The number of features, once given or fixed by the first good row.
     dim: Arc<OnceLock<usize>>,
+    /// The parser's [`Parser::names`] and [`Parser::positional`].
+    names: Arc<OnceLock<Vec<String>>>,
+    positional: Arc<AtomicBool>,
 }
 
 impl MqttSource {
@@ -173,7 +177,8 @@ impl MqttSource {
         let (items, received) = handoff(IN_FLIGHT);
         let (recycle, reuse) = sync_channel(IN_FLIGHT);
         let parser = Parser { reuse: Some(reuse), ..Parser::new(options) };
-        let dim = Arc::clone(&parser.dim);
+        let (dim, names, positional) =
+            (Arc::clone(&parser.dim), Arc::clone(&parser.names), Arc::clone(&parser.positional));
         let mut listener = Listener {
             client: client.clone(),
             topic: broker.topic.clone(),
@@ -186,12 +191,31 @@ impl MqttSource {
             start(connection, "mqtt-source", options.connect_timeout, move |happening| listener.handle(happening))
                 .map_err(error)?;
         let unacked = VecDeque::new();
-        Ok(MqttSource { client, items: Some(received), recycle, done, unacked, handed: 0, name, dim })
+        Ok(MqttSource {
+            client,
+            items: Some(received),
+            recycle,
+            done,
+            unacked,
+            handed: 0,
+            name,
+            dim,
+            names,
+            positional,
+        })
     }
 
     /// The broker's URL, without the password.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The features' names: those of the JSON rows of named fields, unless a row's
+    /// features were read by position (CSV, LibSVM, an array `"x"`); `None` before the
+    /// first such row.
+    pub fn feature_names(&self) -> Option<Vec<String>> {
+        let positional = self.positional.load(Ordering::Relaxed);
+        self.names.get().filter(|_| !positional).cloned()
     }
 
     /// The number of features: as given, or as the first good row had it (known once that
@@ -366,7 +390,10 @@ struct Parser {
     label: LabelPlace,
     seq: SeqPlace,
     /// The feature names of JSON rows of named fields, as the first such row had them.
-    names: Option<Vec<String>>,
+    names: Arc<OnceLock<Vec<String>>>,
+    /// Set by a good row whose features are read by position (CSV, LibSVM, an array
+    /// `"x"`): the names then name only some rows' features.
+    positional: Arc<AtomicBool>,
     /// Messages seen.
     messages: u64,
     /// Records the caller is done with, to parse into again (no allocation per row).
@@ -386,7 +413,8 @@ impl Parser {
             labels: options.labels,
             label: options.label.clone(),
             seq: options.seq.clone(),
-            names: None,
+            names: Arc::new(OnceLock::new()),
+            positional: Arc::new(AtomicBool::new(false)),
             messages: 0,
             reuse: None,
         }
@@ -439,9 +467,17 @@ impl Parser {
                 let unstated = "a LibSVM row does not state the number of features (--dim), and no row fixed it yet";
                 return Err((1, ReadErrorKind::Malformed(unstated.into())));
             }
-            Payload::LibSvm | Payload::Auto => return crate::source::parse_libsvm_line(row, record),
+            Payload::LibSvm | Payload::Auto => {
+                crate::source::parse_libsvm_line(row, record)?;
+                self.positional.store(true, Ordering::Relaxed);
+                return Ok(());
+            }
             Payload::Json => self.json(row, record).map_err(|kind| (1, kind))?,
-            Payload::Csv => self.csv(row, line, record)?,
+            Payload::Csv => {
+                let width = self.csv(row, line, record)?;
+                self.positional.store(true, Ordering::Relaxed);
+                width
+            }
         };
         if !(1..=MAX_DIM).contains(&width) {
             return Err((1, ReadErrorKind::Malformed(format!("{width} features: a row has 1 to {MAX_DIM}"))));
@@ -522,7 +558,10 @@ impl Parser {
             SeqPlace::Column(_) => "seq".into(),
         };
         let dim = match object.get("x") {
-            Some(Value::Array(x)) => self.dense(x.iter(), record)?,
+            Some(Value::Array(x)) => {
+                self.positional.store(true, Ordering::Relaxed);
+                self.dense(x.iter(), record)?
+            }
             _ => self.named(&object, [label_key.as_deref(), Some(seq_key.as_str())], record)?,
         };
         record.label = f64::NAN;
@@ -573,10 +612,10 @@ impl Parser {
         let features = || object.iter().filter(|(name, _)| !other.contains(&Some(name.as_str())));
         let count = features().count();
         let dim = self.width(count);
-        if self.names.is_none() && count != dim {
+        if self.names.get().is_none() && count != dim {
             return Err(ReadErrorKind::FieldCount { expected: dim, got: count });
         }
-        let names = self.names.get_or_insert_with(|| features().map(|(name, _)| name.clone()).collect());
+        let names = self.names.get_or_init(|| features().map(|(name, _)| name.clone()).collect());
         let mismatch = names.len() != count || features().zip(names.iter()).any(|((a, _), b)| a != b);
         if mismatch {
             let got: Vec<&str> = features().map(|(name, _)| name.as_str()).collect();

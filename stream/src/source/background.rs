@@ -89,6 +89,17 @@ impl Records {
         None
     }
 
+    /// The features' names a broker's rows gave them (JSON objects of named fields,
+    /// [`crate::mqtt::MqttSource::feature_names`]); `None` for other inputs, whose reader
+    /// tells them before the first row.
+    pub fn feature_names(&self) -> Option<Vec<String>> {
+        #[cfg(feature = "mqtt")]
+        if let Records::Mqtt(source) = self {
+            return source.feature_names();
+        }
+        None
+    }
+
     /// Whether the input is sent again after a restart (a broker's unacknowledged
     /// messages) rather than read again from its start.
     pub fn redelivers(&self) -> bool {

@@ -90,8 +90,10 @@ struct Session<'a> {
     skipped: u64,
     /// Tells this run's bad rows.
     teller: SkipTeller,
-    /// The names a CSV header gave the learner's features (empty when it did not name
-    /// them all), for the model file.
+    /// The number of features the learner takes.
+    dim: usize,
+    /// The names a CSV header (or a broker's JSON rows) gave the learner's features
+    /// (empty when it did not name them all), for the model file.
     feature_names: Vec<String>,
     metrics: Prequential,
     output: Option<RowOutput>,
@@ -503,6 +505,10 @@ fn open_sinks(args: &StreamArgs) -> Result<(Option<MqttSink>, Option<MqttSink>)>
 fn finish(session: &mut Session, input: &mut Records, consumed: u64) -> Result<()> {
     // A row's prediction goes out before its message is acknowledged.
     session.send_predictions(false)?;
+    // A broker's JSON rows name their features as they come: the model keeps the names.
+    if let Some(names) = input.feature_names().filter(|names| names.len() == session.dim) {
+        session.feature_names = names;
+    }
     let saved = session.save();
     // What happened to a broker while the last predictions were flushed (the loop that
     // tells it has ended).
@@ -564,6 +570,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         seen: 0,
         skipped: 0,
         teller,
+        dim,
         // Only names of every feature the learner takes.
         feature_names: if feature_names.len() == dim { feature_names } else { Vec::new() },
         metrics,
