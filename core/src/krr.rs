@@ -30,9 +30,26 @@
 //! `±1` columns (`t` classes); the left-out prediction is `y_i − e_i`, and [`Loo::errors`]
 //! counts the rows it misclassifies (sign, or argmax over the outputs).
 //!
+//! **Row weights** ([`RidgePath::fit_weighted_in`]; class weights of an imbalanced set):
+//! `min_{b, w} Σ_i ω_i(y_i − b − z_iᵀw)² + λ‖w‖²`, `ω_i > 0`. Scaling row `i` by `√ω_i`
+//! makes it the problem above with the intercept's column `√ω` in place of `1`; centring by
+//! the weighted means `z̄ = Σω_i z_i/Σω`, `ȳ = Σω_i y_i/Σω` keeps that column orthogonal to
+//! `Z_c = diag(√ω)(Z − 1z̄ᵀ)`, so the same eigendecomposition gives the path, with
+//! `q = Z_cᵀdiag(√ω)(y − ȳ)`. Leaving row `i` out of the scaled problem leaves it out of the
+//! weighted one, and the scaled residual is `√ω_i` times the raw one, so (convention chosen
+//! here, derived from the unweighted case):
+//!
+//! `ŷ_i = ȳ + Σ_k P_ik q_k/(λ_k + λ)/√ω_i`, `H_ii = ω_i/Σω + Σ_k P_ik²/(λ_k + λ)`,
+//! `e_i = (y_i − ŷ_i)/(1 − H_ii)`,
+//!
+//! the raw left-out residual. [`Loo::mse`] is then `Σω_i e_i²/(t·Σω)` and
+//! [`Loo::weighted_errors`] sums the weights of the misclassified rows. Unit weights give
+//! the unweighted path bit for bit.
+//!
 //! **Memory**: [`RidgePath::scalars_len`]`(n, m, t) = n·m + n·t + 2m² + m·t + 2m + t`
 //! scalars: the projections `P`, the targets, `V` and the Gram matrix's storage (reused
-//! as scratch), `q`, `Λ`, `z̄` and `ȳ`.
+//! as scratch), `q`, `Λ`, `z̄` and `ȳ`; with row weights `n + 1` more, the `√ω_i` and
+//! `Σω` ([`RidgePath::weighted_scalars_len`]).
 
 use crate::error::check_len;
 use crate::gp::Posterior;
@@ -52,6 +69,8 @@ pub struct Loo<T> {
     /// Rows whose left-out prediction `y_i − e_i` has another sign (one output) or another
     /// argmax (several) than `y_i`: the LOO errors of a least-squares classifier.
     pub errors: usize,
+    /// The sum of the row weights of those rows (`errors` itself without weights).
+    pub weighted_errors: T,
 }
 
 /// The ridge path of one data set: everything needed to score any `λ > 0` by
@@ -77,6 +96,8 @@ pub struct RidgePath<T, S> {
     n: usize,
     m: usize,
     outputs: usize,
+    /// Row weights given ([`RidgePath::fit_weighted_in`]).
+    weighted: bool,
     marker: core::marker::PhantomData<T>,
 }
 
@@ -90,6 +111,8 @@ struct Parts<'a, T> {
     values: &'a mut [T],
     feature_means: &'a mut [T],
     target_means: &'a mut [T],
+    /// `√ω_i` of every row, then `Σω` (empty without weights).
+    roots: &'a mut [T],
 }
 
 impl RidgePath<(), ()> {
@@ -104,6 +127,11 @@ impl RidgePath<(), ()> {
     /// Bytes of [`scalars_len`](Self::scalars_len) scalars of type `T`.
     pub const fn bytes<T>(n: usize, m: usize, outputs: usize) -> usize {
         Self::scalars_len(n, m, outputs).saturating_mul(core::mem::size_of::<T>())
+    }
+
+    /// Scalars a path with row weights needs: `n + 1` more (saturating).
+    pub const fn weighted_scalars_len(n: usize, m: usize, outputs: usize) -> usize {
+        Self::scalars_len(n, m, outputs).saturating_add(n).saturating_add(1)
     }
 }
 
@@ -131,9 +159,39 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
         check_finite(features)?;
         check_finite(targets)?;
         check_capacity(RidgePath::scalars_len(n, m, outputs), storage.as_ref().len())?;
-        let parts = split(storage.as_mut(), n, m, outputs).ok_or(Error::InvalidParam { name: "n" })?;
-        fit(parts, features, targets, m, outputs)?;
-        Ok(RidgePath { storage, n, m, outputs, marker: core::marker::PhantomData })
+        let parts = split(storage.as_mut(), (n, m, outputs), false).ok_or(Error::InvalidParam { name: "n" })?;
+        fit(parts, features, targets, None, m, outputs)?;
+        Ok(RidgePath { storage, n, m, outputs, weighted: false, marker: core::marker::PhantomData })
+    }
+
+    /// [`fit_in`](Self::fit_in) with row `i` weighted by `weights[i]` (module doc), into
+    /// [`RidgePath::weighted_scalars_len`] scalars. Cost O(n·m² + m³).
+    ///
+    /// # Errors
+    /// As [`fit_in`](Self::fit_in); `DimensionMismatch` unless there are `n` weights,
+    /// `InvalidParam { name: "weights" }` unless each is finite and positive.
+    pub fn fit_weighted_in(
+        mut storage: S,
+        features: &[T],
+        targets: &[T],
+        weights: &[T],
+        n: usize,
+        m: usize,
+        outputs: usize,
+    ) -> Result<Self, Error> {
+        check_shape(n, m, outputs)?;
+        check_len(n.saturating_mul(m), features.len())?;
+        check_len(n.saturating_mul(outputs), targets.len())?;
+        check_len(n, weights.len())?;
+        check_finite(features)?;
+        check_finite(targets)?;
+        if !weights.iter().all(|&w| w.is_finite() && w > T::ZERO) {
+            return Err(Error::InvalidParam { name: "weights" });
+        }
+        check_capacity(RidgePath::weighted_scalars_len(n, m, outputs), storage.as_ref().len())?;
+        let parts = split(storage.as_mut(), (n, m, outputs), true).ok_or(Error::InvalidParam { name: "n" })?;
+        fit(parts, features, targets, Some(weights), m, outputs)?;
+        Ok(RidgePath { storage, n, m, outputs, weighted: true, marker: core::marker::PhantomData })
     }
 
     /// Rows `n`.
@@ -163,15 +221,16 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
     pub fn loo(&mut self, lambda: T) -> Result<Loo<T>, Error> {
         let (n, m, outputs) = (self.n, self.m, self.outputs);
         let parts = self.shrinkage(lambda)?;
-        let (mut sum, mut errors) = (T::ZERO, 0usize);
+        let (mut sum, mut errors, mut weighted_errors) = (T::ZERO, 0usize, T::ZERO);
         let rows = parts.projections.chunks_exact(m).zip(parts.targets.chunks_exact(outputs));
         for (i, (p, y)) in rows.enumerate() {
-            let denominator = left_out(p, &parts, n, i)?;
+            let (denominator, root) = (left_out(p, &parts, n, i)?, root_of(parts.roots, i));
             let (mut best_left_out, mut best_true) = ((0, T::ZERO), (0, T::ZERO));
             for (c, &y_c) in y.iter().enumerate() {
-                let fitted = fitted(p, &parts, c);
+                let fitted = fitted(p, &parts, c, root);
                 let e = (y_c - fitted) / denominator;
-                sum += e * e;
+                // ω_i e², ω_i = root² (exactly e² without weights).
+                sum += root * root * e * e;
                 let left_out_prediction = y_c - e;
                 if c == 0 || left_out_prediction > best_left_out.1 {
                     best_left_out = (c, left_out_prediction);
@@ -185,9 +244,16 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
                 _ => best_left_out.0 != best_true.0,
             };
             errors += usize::from(wrong);
+            if wrong {
+                weighted_errors += root * root;
+            }
         }
-        let mse = finite(sum / T::from_f64((n * outputs) as f64))?;
-        Ok(Loo { mse, errors })
+        let rows = match parts.roots.last() {
+            Some(&total) => total,
+            None => T::from_f64(n as f64),
+        };
+        let mse = finite(sum / (rows * T::from_f64(outputs as f64)))?;
+        Ok(Loo { mse, errors, weighted_errors })
     }
 
     /// Writes the leave-one-out residuals `e_i` of output `output` at ridge `lambda` into
@@ -203,7 +269,7 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
         let rows = parts.projections.chunks_exact(m).zip(parts.targets.chunks_exact(outputs));
         for (i, ((p, y), slot)) in rows.zip(out.iter_mut()).enumerate() {
             let y_c = y.get(output).copied().unwrap_or(T::ZERO);
-            *slot = (y_c - fitted(p, &parts, output)) / left_out(p, &parts, n, i)?;
+            *slot = (y_c - fitted(p, &parts, output, root_of(parts.roots, i))) / left_out(p, &parts, n, i)?;
         }
         check_finite(out)
     }
@@ -280,14 +346,15 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
     }
 
     fn parts(&mut self) -> Option<Parts<'_, T>> {
-        split(self.storage.as_mut(), self.n, self.m, self.outputs)
+        split(self.storage.as_mut(), (self.n, self.m, self.outputs), self.weighted)
     }
 }
 
-/// `ŷ_ic = ȳ_c + Σ_k P_ik d_k q_kc` with `d` in the scratch.
-fn fitted<T: Real>(p: &[T], parts: &Parts<'_, T>, c: usize) -> T {
+/// `ŷ_ic = ȳ_c + Σ_k P_ik d_k q_kc / √ω_i` with `d` in the scratch (`root` the `√ω_i`
+/// that scaled the row; 1 without weights).
+fn fitted<T: Real>(p: &[T], parts: &Parts<'_, T>, c: usize, root: T) -> T {
     let mean = parts.target_means.get(c).copied().unwrap_or(T::ZERO);
-    mean + dot3_prefix(p, &*parts.scratch, projected_column(parts, c))
+    mean + dot3_prefix(p, &*parts.scratch, projected_column(parts, c)) / root
 }
 
 /// Column `c` of `q = Pᵀỹ` (stored output by output, `m` values each).
@@ -297,10 +364,17 @@ fn projected_column<'p, T>(parts: &'p Parts<'_, T>, c: usize) -> &'p [T] {
 }
 
 /// `1 − H_ii` of row `row` (projections `p`, `d` in the scratch) with
-/// `H_ii = 1/n + Σ_k P_ik² d_k`, or `Singular` when it is within rounding of 0.
+/// `H_ii = 1/n + Σ_k P_ik² d_k` (`ω_i/Σω` in place of `1/n` with weights), or `Singular`
+/// when it is within rounding of 0.
 fn left_out<T: Real>(p: &[T], parts: &Parts<'_, T>, n: usize, row: usize) -> Result<T, Error> {
-    let inverse_n = T::ONE / T::from_f64(n as f64);
-    let leverage = inverse_n + dot3_prefix(p, p, &*parts.scratch);
+    let share = match parts.roots.last() {
+        Some(&total) => {
+            let root = root_of(parts.roots, row);
+            root * root / total
+        }
+        None => T::ONE / T::from_f64(n as f64),
+    };
+    let leverage = share + dot3_prefix(p, p, &*parts.scratch);
     let denominator = T::ONE - leverage;
     if denominator > T::EPSILON * T::from_f64(16.0) { Ok(denominator) } else { Err(Error::Singular { pivot: row }) }
 }
@@ -318,8 +392,9 @@ fn check_output(output: usize, outputs: usize) -> Result<(), Error> {
     if output < outputs { Ok(()) } else { Err(Error::IndexOutOfRange { index: output, len: outputs }) }
 }
 
-/// Cuts `storage` into the path's regions (`None` when it is too short).
-fn split<T>(storage: &mut [T], n: usize, m: usize, outputs: usize) -> Option<Parts<'_, T>> {
+/// Cuts `storage` into the path's regions, with the weights' when `weighted` (`None` when
+/// it is too short).
+fn split<T>(storage: &mut [T], (n, m, outputs): (usize, usize, usize), weighted: bool) -> Option<Parts<'_, T>> {
     let (projections, rest) = storage.split_at_mut_checked(n.checked_mul(m)?)?;
     let (targets, rest) = rest.split_at_mut_checked(n.checked_mul(outputs)?)?;
     let (vectors, rest) = rest.split_at_mut_checked(m.checked_mul(m)?)?;
@@ -327,15 +402,33 @@ fn split<T>(storage: &mut [T], n: usize, m: usize, outputs: usize) -> Option<Par
     let (projected, rest) = rest.split_at_mut_checked(m.checked_mul(outputs)?)?;
     let (values, rest) = rest.split_at_mut_checked(m)?;
     let (feature_means, rest) = rest.split_at_mut_checked(m)?;
-    let (target_means, _) = rest.split_at_mut_checked(outputs)?;
-    Some(Parts { projections, targets, vectors, scratch, projected, values, feature_means, target_means })
+    let (target_means, rest) = rest.split_at_mut_checked(outputs)?;
+    let (roots, _) = rest.split_at_mut_checked(if weighted { n.checked_add(1)? } else { 0 })?;
+    Some(Parts { projections, targets, vectors, scratch, projected, values, feature_means, target_means, roots })
 }
 
-/// Fills the regions: means, the Gram matrix of the centred features (in the scratch), its
+/// Fills the regions: means (weighted by `weights`, if given, whose roots and sum it
+/// keeps), the Gram matrix of the centred (and scaled) features in the scratch, its
 /// eigendecomposition, `P = Z_cV` and `q = Pᵀỹ`.
-fn fit<T: Real>(parts: Parts<'_, T>, features: &[T], targets: &[T], m: usize, outputs: usize) -> Result<(), Error> {
-    column_means(features, m, parts.feature_means);
-    column_means(targets, outputs, parts.target_means);
+fn fit<T: Real>(
+    parts: Parts<'_, T>,
+    features: &[T],
+    targets: &[T],
+    weights: Option<&[T]>,
+    m: usize,
+    outputs: usize,
+) -> Result<(), Error> {
+    if let Some(weights) = weights {
+        let total = weights.iter().fold(T::ZERO, |sum, &w| sum + w);
+        for (root, &w) in parts.roots.iter_mut().zip(weights) {
+            *root = w.sqrt();
+        }
+        if let Some(last) = parts.roots.last_mut() {
+            *last = finite(total)?;
+        }
+    }
+    column_means(features, m, weights, parts.feature_means);
+    column_means(targets, outputs, weights, parts.target_means);
     parts.targets.copy_from_slice(targets);
     let varies = (0..outputs).any(|c| {
         let mean = parts.target_means.get(c).copied().unwrap_or(T::ZERO);
@@ -344,10 +437,14 @@ fn fit<T: Real>(parts: Parts<'_, T>, features: &[T], targets: &[T], m: usize, ou
     if !varies {
         return Err(Error::InvalidParam { name: "targets" });
     }
-    // P ← Z_c, then G = Z_cᵀZ_c (lower triangle) in the scratch.
-    for (p, z) in parts.projections.chunks_exact_mut(m).zip(features.chunks_exact(m)) {
+    // P ← Z_c (rows scaled by √ω_i), then G = Z_cᵀZ_c (lower triangle) in the scratch.
+    for (i, (p, z)) in parts.projections.chunks_exact_mut(m).zip(features.chunks_exact(m)).enumerate() {
         for ((p, &z), &mean) in p.iter_mut().zip(z).zip(&*parts.feature_means) {
             *p = z - mean;
+        }
+        if weights.is_some() {
+            let root = root_of(parts.roots, i);
+            p.iter_mut().for_each(|p| *p *= root);
         }
     }
     gram_lower(parts.projections, m, parts.scratch);
@@ -357,14 +454,22 @@ fn fit<T: Real>(parts: Parts<'_, T>, features: &[T], targets: &[T], m: usize, ou
     }
     rotate_rows(parts.projections, parts.vectors, m, parts.scratch);
     parts.projected.fill(T::ZERO);
-    for (p, y) in parts.projections.chunks_exact(m).zip(targets.chunks_exact(outputs)) {
+    for (i, (p, y)) in parts.projections.chunks_exact(m).zip(targets.chunks_exact(outputs)).enumerate() {
+        let root = root_of(parts.roots, i);
         for ((q, &y), &mean) in parts.projected.chunks_exact_mut(m).zip(y).zip(&*parts.target_means) {
+            // √ω_i(y − ȳ): the scaled target (the target itself without weights).
+            let target = if weights.is_some() { root * (y - mean) } else { y - mean };
             for (q, &p_k) in q.iter_mut().zip(p) {
-                *q += p_k * (y - mean);
+                *q += p_k * target;
             }
         }
     }
     check_finite(parts.projected)
+}
+
+/// `√ω_i` from the roots region (1 where there is none).
+fn root_of<T: Real>(roots: &[T], i: usize) -> T {
+    roots.get(i).copied().unwrap_or(T::ONE)
 }
 
 /// `G = Z_cᵀZ_c`, the lower triangle, into the `m × m` `gram` (row-major; the entries
@@ -418,16 +523,19 @@ fn rotate_block<T: Real, const R: usize>(block: &mut [T], vectors: &[T], m: usiz
     }
 }
 
-/// The mean of each of the `columns` columns of row-major `values`, into `means`.
-fn column_means<T: Real>(values: &[T], columns: usize, means: &mut [T]) {
+/// The mean of each of the `columns` columns of row-major `values`, weighted by `weights`
+/// (one a row) when given, into `means`.
+fn column_means<T: Real>(values: &[T], columns: usize, weights: Option<&[T]>, means: &mut [T]) {
     means.fill(T::ZERO);
     let rows = values.len() / columns.max(1);
-    for row in values.chunks_exact(columns) {
+    for (i, row) in values.chunks_exact(columns).enumerate() {
+        let weight = weights.and_then(|w| w.get(i)).copied();
         for (mean, &x) in means.iter_mut().zip(row) {
-            *mean += x;
+            *mean += weight.map_or(x, |w| w * x);
         }
     }
-    let scale = T::ONE / T::from_f64(rows.max(1) as f64);
+    let total = weights.map_or(T::from_f64(rows.max(1) as f64), |w| w.iter().fold(T::ZERO, |sum, &w| sum + w));
+    let scale = T::ONE / total;
     for mean in means.iter_mut() {
         *mean *= scale;
     }
@@ -548,6 +656,112 @@ mod tests {
     #[test]
     fn loo_residuals_equal_brute_force_refits_f32() {
         loo_equals_refits::<f32>(1e-4, 1e-3);
+    }
+
+    /// The weighted left-out residual of row `i`: refit
+    /// `min Σ ω_r(y_r − b − z_rᵀw)² + λ‖w‖²` without row `i` by the dense normal
+    /// equations in f64.
+    fn brute_force_weighted(z: &[f64], y: &[f64], omega: &[f64], m: usize, lambda: f64, i: usize) -> f64 {
+        let keep: Vec<usize> = (0..y.len()).filter(|&r| r != i).collect();
+        let x = DMatrix::from_fn(keep.len(), m + 1, |r, c| if c == m { 1.0 } else { z[keep[r] * m + c] });
+        let w = DMatrix::from_diagonal(&DVector::from_fn(keep.len(), |r, _| omega[keep[r]]));
+        let target = DVector::from_fn(keep.len(), |r, _| y[keep[r]]);
+        let mut normal = x.transpose() * &w * &x;
+        for k in 0..m {
+            normal[(k, k)] += lambda;
+        }
+        let beta = normal.lu().solve(&(x.transpose() * &w * target)).unwrap();
+        let prediction = (0..m).map(|c| z[i * m + c] * beta[c]).sum::<f64>() + beta[m];
+        y[i] - prediction
+    }
+
+    fn weighted_path<T: Real>(z: &[f64], y: &[f64], omega: &[f64], m: usize) -> RidgePath<T, Vec<T>> {
+        let n = y.len();
+        let cast = |v: &[f64]| v.iter().map(|&x| T::from_f64(x)).collect::<Vec<T>>();
+        let storage = vec![T::ZERO; RidgePath::weighted_scalars_len(n, m, 1)];
+        RidgePath::fit_weighted_in(storage, &cast(z), &cast(y), &cast(omega), n, m, 1).unwrap()
+    }
+
+    /// Weighted LOO residuals, MSE and weighted errors against brute-force weighted refits
+    /// at every ridge of a path, weights spread over two decades.
+    fn weighted_loo_equals_refits<T: Real>(smallest: f64, tol: f64) {
+        let (n, m) = (100, 10);
+        let (z, y) = problem(n, m, 12);
+        let mut rng = Rng::seed_from_u64(13);
+        let omega: Vec<f64> = (0..n).map(|_| 10f64.powf(rng.uniform_in(-1.0, 1.0))).collect();
+        let mut path = weighted_path::<T>(&z, &y, &omega, m);
+        let largest = path.eigenvalues()[0].to_f64();
+        let mut lambda = 10.0 * largest;
+        let mut residuals = vec![T::ZERO; n];
+        while lambda >= smallest * largest {
+            path.residuals(T::from_f64(lambda), 0, &mut residuals).unwrap();
+            let exact: Vec<f64> = (0..n).map(|i| brute_force_weighted(&z, &y, &omega, m, lambda, i)).collect();
+            let scale = exact.iter().map(|e| e.abs()).fold(0.0, f64::max);
+            for (i, (e, x)) in residuals.iter().zip(&exact).enumerate() {
+                assert!((e.to_f64() - x).abs() <= tol * scale, "λ = {lambda:e}, row {i}: {} vs {x}", e.to_f64());
+            }
+            let total: f64 = omega.iter().sum();
+            let mse = exact.iter().zip(&omega).map(|(e, w)| w * e * e).sum::<f64>() / total;
+            let loo = path.loo(T::from_f64(lambda)).unwrap();
+            assert!((loo.mse.to_f64() - mse).abs() <= 2.0 * tol * mse.max(scale * scale), "λ = {lambda:e}");
+            lambda /= 10.0;
+        }
+    }
+
+    #[test]
+    fn weighted_loo_residuals_equal_brute_force_refits_f64() {
+        weighted_loo_equals_refits::<f64>(1e-8, 1e-9);
+    }
+
+    #[test]
+    fn weighted_loo_residuals_equal_brute_force_refits_f32() {
+        weighted_loo_equals_refits::<f32>(1e-4, 1e-3);
+    }
+
+    /// Unit weights give the unweighted path's scores bit for bit; the weighted errors of a
+    /// classifier sum the weights of the rows brute-force refits misclassify.
+    #[test]
+    fn unit_weights_are_no_weights_and_errors_are_weighed() {
+        let (n, m) = (90, 4);
+        let mut rng = Rng::seed_from_u64(21);
+        let z: Vec<f64> = (0..n * m).map(|_| rng.uniform_in(-1.0, 1.0)).collect();
+        // An imbalanced noisy sign: about a fifth of the rows positive.
+        let sign: Vec<f64> =
+            z.chunks_exact(m).map(|z| if z[0] + 0.4 * rng.normal::<f64>() > 0.6 { 1.0 } else { -1.0 }).collect();
+        let (mut plain, mut unit) = (path::<f64>(&z, &sign, m, 1), weighted_path::<f64>(&z, &sign, &vec![1.0; n], m));
+        for lambda in [1e-3, 0.1, 10.0] {
+            let (a, b) = (plain.loo(lambda).unwrap(), unit.loo(lambda).unwrap());
+            assert_eq!((a.mse.to_bits(), a.errors), (b.mse.to_bits(), b.errors));
+            assert_eq!(b.weighted_errors, b.errors as f64);
+        }
+        let positives = sign.iter().filter(|&&s| s > 0.0).count() as f64;
+        let omega: Vec<f64> = sign.iter().map(|&s| if s > 0.0 { n as f64 / positives } else { 1.0 }).collect();
+        let mut weighted = weighted_path::<f64>(&z, &sign, &omega, m);
+        let loo = weighted.loo(1.0).unwrap();
+        let wrong: Vec<usize> = (0..n)
+            .filter(|&i| (sign[i] - brute_force_weighted(&z, &sign, &omega, m, 1.0, i) >= 0.0) != (sign[i] >= 0.0))
+            .collect();
+        assert_eq!(loo.errors, wrong.len());
+        let weight: f64 = wrong.iter().map(|&i| omega[i]).sum();
+        assert!((loo.weighted_errors - weight).abs() < 1e-9, "{} vs {weight}", loo.weighted_errors);
+        // The weights moved the boundary: the positives are left out less often.
+        let missed = |path: &mut RidgePath<f64, Vec<f64>>| {
+            let mut e = vec![0.0; n];
+            path.residuals(1.0, 0, &mut e).unwrap();
+            (0..n).filter(|&i| sign[i] > 0.0 && sign[i] - e[i] < 0.0).count()
+        };
+        assert!(missed(&mut weighted) < missed(&mut plain), "{} vs {}", missed(&mut weighted), missed(&mut plain));
+        let storage = || vec![0.0; RidgePath::weighted_scalars_len(n, m, 1)];
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let mut omega = vec![1.0; n];
+            omega[7] = bad;
+            let e = RidgePath::fit_weighted_in(storage(), &z, &sign, &omega, n, m, 1).err();
+            assert_eq!(e, Some(Error::InvalidParam { name: "weights" }));
+        }
+        let short = RidgePath::fit_weighted_in(vec![0.0; RidgePath::scalars_len(n, m, 1)], &z, &sign, &omega, n, m, 1);
+        assert!(matches!(short.err(), Some(Error::CapacityExceeded { .. })));
+        let few = RidgePath::fit_weighted_in(storage(), &z, &sign, &omega[1..], n, m, 1).err();
+        assert!(matches!(few, Some(Error::DimensionMismatch { .. })));
     }
 
     #[test]

@@ -469,7 +469,7 @@ fn choose_ridge<T: Real, S: kestrel_core::storage::Storage<T>>(
     let mut scores = Vec::with_capacity(grid.len());
     for &lambda in grid {
         match path.loo(T::from_f64(lambda)) {
-            Ok(Loo { mse, errors }) => scores.push(RidgeScore { lambda, mse: mse.to_f64(), errors }),
+            Ok(Loo { mse, errors, .. }) => scores.push(RidgeScore { lambda, mse: mse.to_f64(), errors }),
             Err(Error::Singular { .. } | Error::NonFinite) if !strict => {}
             Err(error) => return Err(error.into()),
         }
