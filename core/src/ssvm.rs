@@ -8,7 +8,10 @@
 //!
 //! `min_v  F(v) = ½‖v‖² + (C/2)·Σ_i ℓ(f_i, y_i)`,
 //!
-//! `B = 1` giving the paper's `½(‖u‖² + b²)`:
+//! `B = 1` giving the paper's `½(‖u‖² + b²)`, and for SSVM optional class weights
+//! ([`Params::class_weights`]): row `i`'s loss weighs `ω₊` when `y_i = +1`, `ω₋` when
+//! `y_i = −1` (1 and 1 by default), the smooth form of the DCD solver's `C₊ = ω₊C`,
+//! `C₋ = ω₋C` (LIBLINEAR's `-wi`):
 //!
 //! - **SSVM**, eq. (7)/(8)/(12): `ℓ = p(1 − y_i f_i, β)²`, `y_i = ±1`. Eq. (12) prints the
 //!   loss sum over `i = 1..ℓ̃`; the sum runs over all `ℓ` training rows (the reduced set
@@ -88,6 +91,8 @@ pub enum Task<T> {
 pub struct Params<T> {
     task: Task<T>,
     c: T,
+    weight_pos: T,
+    weight_neg: T,
     beta: T,
     bias: T,
     tolerance: T,
@@ -111,6 +116,8 @@ impl<T: Real> Params<T> {
         Params {
             task: Task::Classification,
             c: T::ONE,
+            weight_pos: T::ONE,
+            weight_neg: T::ONE,
             beta: T::from_f64(10.0),
             bias: T::ONE,
             tolerance: T::EPSILON.sqrt(),
@@ -127,6 +134,14 @@ impl<T: Real> Params<T> {
     /// The weight `C > 0` of the losses in eq. (7) and (22).
     pub fn c(mut self, c: T) -> Self {
         self.c = c;
+        self
+    }
+
+    /// Weights `ω₊, ω₋ > 0` of the rows labelled `+1` and `−1` (classification; the
+    /// loss of row `i` counts `ω_{y_i}` times).
+    pub fn class_weights(mut self, positive: T, negative: T) -> Self {
+        self.weight_pos = positive;
+        self.weight_neg = negative;
         self
     }
 
@@ -158,8 +173,8 @@ impl<T: Real> Params<T> {
     ///
     /// # Errors
     /// `InvalidParam` naming `c`, `beta` or `tolerance` unless finite and positive
-    /// (tolerance below 1), `bias` or `epsilon` unless finite and non-negative,
-    /// `max_iterations` when 0.
+    /// (tolerance below 1), `class_weights` unless both are finite and positive, `bias`
+    /// or `epsilon` unless finite and non-negative, `max_iterations` when 0.
     pub fn check(self) -> Result<ValidParams<T>, Error> {
         let positive = |x: T| x.is_finite() && x > T::ZERO;
         let non_negative = |x: T| x.is_finite() && x >= T::ZERO;
@@ -169,6 +184,7 @@ impl<T: Real> Params<T> {
         };
         let checks = [
             (positive(self.c), "c"),
+            (positive(self.weight_pos) && positive(self.weight_neg), "class_weights"),
             (positive(self.beta), "beta"),
             (positive(self.tolerance) && self.tolerance < T::ONE, "tolerance"),
             (non_negative(self.bias), "bias"),
@@ -548,7 +564,8 @@ impl<T: Real> Problem<'_, T> {
         match self.params.task() {
             Task::Classification => {
                 let (p2, d1, d2) = squared_plus(T::ONE - y * f, beta);
-                (p2, -y * d1, d2)
+                let weight = if y > T::ZERO { self.params.0.weight_pos } else { self.params.0.weight_neg };
+                (weight * p2, -y * weight * d1, weight * d2)
             }
             Task::Regression { epsilon } => {
                 let r = f - y;
@@ -797,6 +814,46 @@ mod tests {
             assert!((a - b).abs() < 1e-3, "{a} vs {b}");
         }
         assert!((svm.bias_weight() - linear.bias_weight()).abs() < 1e-3);
+    }
+
+    /// With class weights, as `β → ∞` SSVM solves the squared-hinge SVM whose costs are
+    /// weighted alike, `C₊ = ω₊C/2`, `C₋ = ω₋C/2`, as DCD does; unit weights change no bit.
+    #[test]
+    fn class_weights_weigh_the_costs_as_dcd_does() {
+        let (n, m, c, (positive, negative)) = (200, 4, 4.0, (5.0, 0.5));
+        let (z, _, labels) = problem(n, m, 6);
+        let weighted = Params::new().c(c).beta(1e4).class_weights(positive, negative).check().unwrap();
+        let (svm, outcome) = solve::<f64>(&z, &labels, m, weighted);
+        assert_ne!(outcome.exit, Exit::Capped);
+        let dcd = crate::dcd::Params::new()
+            .loss(Loss::SquaredHinge)
+            .c(c / 2.0)
+            .bias(1.0)
+            .epsilon(1e-10)
+            .max_passes(100_000)
+            .check()
+            .unwrap()
+            .weighted(positive, negative)
+            .unwrap();
+        let mut linear =
+            LinearSvm::new_in(vec![0.0; LinearSvm::scalars_len(n, m)], vec![0; LinearSvm::indices_len(n)], n, m, dcd)
+                .unwrap();
+        let classes: Vec<i32> = labels.iter().map(|&y| y as i32).collect();
+        let dcd_outcome = linear.train(&DenseRows::new(&z, m).unwrap(), &classes, &mut Rng::seed_from_u64(1)).unwrap();
+        assert_eq!(dcd_outcome.exit, crate::dcd::Exit::Converged, "{dcd_outcome:?}");
+        for (a, b) in svm.weights().iter().zip(linear.weights()) {
+            assert!((a - b).abs() < 1e-3, "{a} vs {b}");
+        }
+        assert!((svm.bias_weight() - linear.bias_weight()).abs() < 1e-3);
+        let plain = Params::new().c(c).beta(5.0).check().unwrap();
+        let unit = Params::new().c(c).beta(5.0).class_weights(1.0, 1.0).check().unwrap();
+        let bits = |p| solve::<f64>(&z, &labels, m, p).0.weights().iter().map(|w| w.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(plain), bits(unit));
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let e = Params::new().class_weights(bad, 1.0).check().err();
+            assert_eq!(e, Some(Error::InvalidParam { name: "class_weights" }));
+            assert_eq!(Params::new().class_weights(1.0, bad).check().err(), e);
+        }
     }
 
     #[test]
