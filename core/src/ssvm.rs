@@ -376,6 +376,12 @@ impl<T: Real, S: Storage<T>> SmoothSvm<T, S> {
         self.params
     }
 
+    /// Trains the next problem with other settings (another `C`, other class weights) in
+    /// the same storage, which they do not size.
+    pub fn set_params(&mut self, params: ValidParams<T>) {
+        self.params = params;
+    }
+
     fn parts(&mut self) -> Option<Parts<'_, T>> {
         let (n, k) = (self.n, self.m + 1);
         let (solution, rest) = self.storage.as_mut().split_at_mut_checked(k)?;

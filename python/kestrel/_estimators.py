@@ -333,6 +333,10 @@ class ReducedKernelSVC(_KestrelClassifier):
     delta : float or "auto", default="auto"
         IRSVM's threshold; "auto" chooses the set's size by leave-one-out.
     loss : {"squared_hinge", "hinge"}, default="squared_hinge"
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class's cost, as for :class:`DCDLinearSVC` (``kestrel train
+        --class-weight``); "auto" settings are then chosen by the leave-one-out error
+        weighted alike, so that a rare class is not given up for the frequent ones.
     tol : float or None, default=None
     random_state : int or None, default=None
     scalar : {"f64", "f32"}, default="f64"
@@ -368,9 +372,11 @@ class ReducedKernelSVC(_KestrelClassifier):
         centres="irsvm",
         delta="auto",
         loss="squared_hinge",
+        class_weight=None,
         tol=None,
         random_state=None,
-        scalar="f64", scale=False,
+        scalar="f64",
+        scale=False,
         relevance=False,
     ):
         self.C = C
@@ -382,6 +388,7 @@ class ReducedKernelSVC(_KestrelClassifier):
         self.centres = centres
         self.delta = delta
         self.loss = loss
+        self.class_weight = class_weight
         self.tol = tol
         self.random_state = random_state
         self.scalar = scalar

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine, make_friedman1, make_moons
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine, make_classification, make_friedman1, make_moons
 from sklearn.kernel_ridge import KernelRidge
+from sklearn.metrics import balanced_accuracy_score
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -94,6 +95,22 @@ def test_class_weights_solve_linear_svcs_problem(loader, class_weight, loss):
     assert error <= 1e-2 * scale, (error, scale)
     # Far closer to the weighted problem's solution than the unweighted one is.
     assert np.abs(unweighted - theirs).max() > 10 * error, (np.abs(unweighted - theirs).max(), error)
+
+
+def test_balanced_class_weights_find_a_rare_class_as_svc_does():
+    # One row in thirty of the positive class, two clusters a class: unweighted, the
+    # leave-one-out choices give the rare class up; balanced, kestrel finds it as SVC does.
+    X, y = make_classification(
+        n_samples=6000, n_features=10, n_informative=5, weights=[0.97], flip_y=0.01, class_sep=0.8, random_state=1
+    )
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5, random_state=0, stratify=y)
+    ours = kestrel.ReducedKernelSVC(class_weight="balanced").fit(X_train, y_train)
+    plain = kestrel.ReducedKernelSVC().fit(X_train, y_train)
+    theirs = SVC(class_weight="balanced").fit(X_train, y_train)
+    score = {name: balanced_accuracy_score(y_test, m.predict(X_test)) for name, m in [("ours", ours), ("plain", plain), ("svc", theirs)]}
+    assert score["ours"] >= score["svc"] - 0.02, score
+    assert score["ours"] > score["plain"] + 0.2, score
+    assert ours.summary_["chosen"]["c"] != plain.summary_["chosen"]["c"]
 
 
 def test_kernel_ridge_without_a_grid_matches_grid_searched_kernel_ridge_on_diabetes():

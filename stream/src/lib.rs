@@ -31,7 +31,7 @@
 //! let data: Dataset<f64> = Dataset::read(reader.as_mut(), OnError::Stop, &mut BadRows::new())?;
 //!
 //! let params = kestrel_core::dcd::Params::new().c(1.0).check()?;
-//! let (svm, summary) = batch::linear::train(&data, params, &[], 1, None)?;
+//! let (svm, summary) = batch::linear::train(&data, params, &batch::class_weights::ClassWeights::Unit, 1, None)?;
 //! assert!(summary.converged);
 //! kestrel_stream::file::write_atomic(&dir.join("svm.kestrel"), &model::to_bytes(&svm)?)?;
 //! # std::fs::remove_dir_all(&dir)?;

@@ -1200,24 +1200,65 @@ fn named_multi_class_streams_end_to_end() {
     assert!(stderr(&o).contains(":2:") && stderr(&o).contains("` is not a number"), "{}", stderr(&o));
 }
 
-/// `--class-weight` by class name or label value: a heavier class is predicted more often;
-/// a name no row has, a learner without class weights and a malformed weight are errors.
+/// `--class-weight` by class name or label value, for the linear SVM, the reduced-kernel
+/// SVM and the least-squares SVM: unit weights change nothing, a heavier class is
+/// predicted more often, `balanced` finds a rare class; a name no row has, a learner without
+/// class weights and a malformed weight are errors.
 #[test]
 fn class_weights_by_name_or_label() {
     let dir = scratch("class-weights");
     let (full, test, model) = (dir.join("compass.csv"), dir.join("test.csv"), dir.join("m.kestrel"));
     compass_csv(&full, 600, 0);
     compass_csv(&test, 400, 0);
-    let south_west_predictions = |extra: &[&str]| {
-        let base = ["train", "--learner", "svm", "--input", full.to_str().unwrap(), "--out", model.to_str().unwrap()];
-        let o = kestrel(&[&base[..], extra].concat());
-        assert!(o.status.success(), "{}", stderr(&o));
-        let o = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", test.to_str().unwrap()]);
-        stdout(&o).lines().filter(|l| *l == "south west").count()
-    };
-    let (plain, heavy) = (south_west_predictions(&[]), south_west_predictions(&["--class-weight", "south west=20"]));
-    assert!(heavy > plain + 10, "{heavy} vs {plain}");
-    assert_eq!(south_west_predictions(&["--class-weight", "south west=1"]), plain);
+    for learner in ["svm", "rsvm", "lssvm"] {
+        let south_west_predictions = |extra: &[&str]| {
+            let base =
+                ["train", "--learner", learner, "--input", full.to_str().unwrap(), "--out", model.to_str().unwrap()];
+            let o = kestrel(&[&base[..], extra].concat());
+            assert!(o.status.success(), "{}", stderr(&o));
+            let o = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", test.to_str().unwrap()]);
+            stdout(&o).lines().filter(|l| *l == "south west").count()
+        };
+        let plain = south_west_predictions(&[]);
+        assert_eq!(south_west_predictions(&["--class-weight", "south west=1"]), plain, "{learner}");
+        // The quadrants overlap for one line only: the linear SVM moves its boundaries.
+        if learner == "svm" {
+            let heavy = south_west_predictions(&["--class-weight", "south west=20"]);
+            assert!(heavy > plain + 10, "{heavy} vs {plain}");
+        }
+    }
+
+    // A rare class (one row in twenty): unweighted, the kernel SVMs give it few rows;
+    // balanced, they find most of it.
+    let (rare, rare_test) = (dir.join("rare.csv"), dir.join("rare-test.csv"));
+    for (path, seed) in [(&rare, 1), (&rare_test, 2)] {
+        let mut rng = kestrel_core::Rng::seed_from_u64(seed);
+        let mut text = String::from("a,b,label\n");
+        for i in 0..1200 {
+            let fault = i % 20 == 0;
+            let (a, b) = (rng.normal::<f64>(), rng.normal::<f64>());
+            let (a, b) = if fault { (a * 0.6 + 1.2, b * 0.6 + 1.2) } else { (a, b) };
+            text.push_str(&format!("{a:.4},{b:.4},{}\n", if fault { "fault" } else { "ok" }));
+        }
+        std::fs::write(path, text).unwrap();
+    }
+    for learner in ["rsvm", "lssvm"] {
+        let found = |extra: &[&str]| {
+            let base =
+                ["train", "--learner", learner, "--input", rare.to_str().unwrap(), "--out", model.to_str().unwrap()];
+            let o = kestrel(&[&base[..], extra].concat());
+            assert!(o.status.success(), "{}", stderr(&o));
+            let o = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", rare_test.to_str().unwrap()]);
+            let truth = std::fs::read_to_string(&rare_test).unwrap();
+            let rows = truth.lines().skip(1).map(|l| l.ends_with(",fault"));
+            stdout(&o).lines().zip(rows).filter(|&(p, fault)| fault && p == "fault").count()
+        };
+        let (plain, balanced) = (found(&[]), found(&["--class-weight", "balanced"]));
+        assert!(
+            balanced >= 40 && balanced > plain + 10,
+            "{learner}: {balanced} of 60 faults found, {plain} unweighted"
+        );
+    }
 
     let libsvm = binary_libsvm(&dir, 200);
     let train = |extra: &[&str]| {
@@ -1225,12 +1266,14 @@ fn class_weights_by_name_or_label() {
         kestrel(&[&base[..], extra].concat())
     };
     assert!(train(&["--learner", "svm", "--class-weight=-1=5", "--class-weight", "1=0.5"]).status.success());
+    assert!(train(&["--learner", "rsvm", "--class-weight", "balanced"]).status.success());
     for (flags, message) in [
         (&["--learner", "svm", "--class-weight", "up=2"][..], "--class-weight up: no class has that name"),
         (&["--learner", "svm", "--class-weight", "3=2"][..], "no row has the label 3"),
-        (&["--learner", "rsvm", "--class-weight", "1=2"][..], "class weights are for the linear SVM"),
+        (&["--learner", "krr", "--class-weight", "1=2"][..], "class weights are for the SVMs"),
         (&["--learner", "svm", "--class-weight", "1=0"][..], "is not above 0"),
-        (&["--learner", "svm", "--class-weight", "1"][..], "is not LABEL=WEIGHT"),
+        (&["--learner", "svm", "--class-weight", "1"][..], "is not LABEL=WEIGHT, nor `balanced`"),
+        (&["--learner", "rsvm", "--class-weight", "balanced", "--class-weight", "1=2"][..], "give no other"),
     ] {
         let o = train(flags);
         assert_ne!(o.status.code(), Some(0), "{flags:?}");

@@ -119,18 +119,24 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
 
     /// [`train`](Self::train), calling `on_class(class, outcome)` with each class's own
     /// outcome once its problem is solved: which classes stopped at the pass cap, for a
-    /// caller that solves those again another way.
+    /// caller that solves those again another way. With `weights`, class `c`'s rows
+    /// weigh `weights[c]` in problem `c`, as in [`train_weighted`](Self::train_weighted).
     ///
     /// # Errors
-    /// As [`train`](Self::train).
+    /// As [`train`](Self::train), and with `weights` as
+    /// [`train_weighted`](Self::train_weighted).
     pub fn train_each<R: Rows<T> + ?Sized>(
         &mut self,
         rows: &R,
         labels: &[i32],
+        weights: Option<&[T]>,
         rng: &mut Rng,
         on_class: impl FnMut(usize, &Outcome<T>),
     ) -> Result<Outcome<T>, Error> {
-        self.train_classes(rows, labels, None, rng, |_, _| {}, on_class)
+        if let Some(weights) = weights {
+            self.check_weights(weights)?;
+        }
+        self.train_classes(rows, labels, weights, rng, |_, _| {}, on_class)
     }
 
     /// [`train`](Self::train) with class `c`'s rows weighted by `weights[c]` in problem `c`
@@ -147,11 +153,17 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
         weights: &[T],
         rng: &mut Rng,
     ) -> Result<Outcome<T>, Error> {
+        self.check_weights(weights)?;
+        self.train_classes(rows, labels, Some(weights), rng, |_, _| {}, |_, _| {})
+    }
+
+    /// `k` weights, each finite and positive and so its product with `C₊`.
+    fn check_weights(&self, weights: &[T]) -> Result<(), Error> {
         crate::error::check_len(self.classes, weights.len())?;
         for &w in weights {
             self.params.weighted(w, T::ONE)?;
         }
-        self.train_classes(rows, labels, Some(weights), rng, |_, _| {}, |_, _| {})
+        Ok(())
     }
 
     fn train_classes<R: Rows<T> + ?Sized>(
@@ -337,7 +349,8 @@ mod tests {
                 OneVsRest::new_in(vec![0.0; OneVsRest::scalars_len(180, 2, 3)], vec![0; 180], 180, 2, 3, params)
                     .unwrap();
             let mut each = Vec::new();
-            let total = ovr.train_each(&rows, &labels, &mut Rng::seed_from_u64(5), |c, o| each.push((c, *o))).unwrap();
+            let total =
+                ovr.train_each(&rows, &labels, None, &mut Rng::seed_from_u64(5), |c, o| each.push((c, *o))).unwrap();
             (total, each)
         };
         let (total, each) = train(1000);
@@ -407,6 +420,12 @@ mod tests {
         let weights = [T::ONE, T::from_f64(5.0), T::from_f64(0.2)];
         let mut ovr = new();
         ovr.train_weighted(&rows, &labels, &weights, &mut Rng::seed_from_u64(22)).unwrap();
+        // train_each with the weights solves the same problems, class by class.
+        let mut each = new();
+        each.train_each(&rows, &labels, Some(&weights), &mut Rng::seed_from_u64(22), |_, _| {}).unwrap();
+        for class in 0..3 {
+            assert_eq!(each.weights(class), ovr.weights(class));
+        }
         for (class, &w) in weights.iter().enumerate() {
             let sign = |i: usize| if labels[i] == class as i32 { 1.0 } else { -1.0 };
             let mut single = LinearSvm::new_in(

@@ -20,6 +20,7 @@ use kestrel_core::dcd::{self, Loss};
 use kestrel_core::{Kernel, KernelKind, Real, slkl};
 use serde::Serialize;
 
+use super::class_weights::ClassWeights;
 use super::gamma;
 use super::kpls;
 use super::krr::{self, KrrConfig, KrrModel, Ridge, RidgeScore, Task};
@@ -207,8 +208,9 @@ pub struct FitSettings {
     pub kernel: KernelSettings,
     /// The linear SVM (svm, rsvm).
     pub svm: SvmSettings,
-    /// `(label, weight)`: the cost of a class's rows times its weight (svm; LIBLINEAR's `-wi`).
-    pub class_weights: Vec<(f64, f64)>,
+    /// The cost of a class's rows times its weight (svm, rsvm, lssvm; LIBLINEAR's `-wi`,
+    /// [`super::class_weights`]).
+    pub class_weights: ClassWeights,
     /// SLKL's ν in units of the target variance; `None` is 0.1, `auto` the best of
     /// [`NU_GRID`] by [`NU_FOLDS`]-fold cross-validation.
     pub nu: Option<Setting>,
@@ -252,7 +254,7 @@ impl FitSettings {
             learner,
             kernel: KernelSettings::default(),
             svm: SvmSettings::default(),
-            class_weights: Vec::new(),
+            class_weights: ClassWeights::Unit,
             nu: None,
             centers: None,
             max_active: None,
@@ -391,6 +393,11 @@ pub const DEFAULT_EPSILON: f64 = 0.1;
 /// criterion: `γ*·2^k` for `k` in this range, `γ*` the alignment's width.
 const LOO_OCTAVES: (i32, i32) = (-2, 2);
 
+/// The most octaves `gamma auto` adds past an edge of [`LOO_OCTAVES`] while the edge is
+/// the best (alignment can favour the narrowest kernels where the classes are several
+/// clusters each).
+const EXTRA_OCTAVES: usize = 6;
+
 /// The IRSVM threshold (δ/√n) unless the settings give one: small, so the selection runs
 /// to the `centers` cap (and, for rsvm under `delta auto`, leave-one-out chooses the
 /// prefix). Classification: 5·10⁻⁴. Regression in f64: 10⁻⁷ — a fit at a small ridge
@@ -413,8 +420,11 @@ fn param<V>(result: Result<V, kestrel_core::Error>, what: &'static str) -> Resul
 /// [`FitError`] for settings out of range or that do not go together, and when training
 /// fails.
 pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted, FitError> {
-    if !settings.class_weights.is_empty() && settings.learner != Learner::Svm {
-        return Err(FitError::Conflict("class weights are for the linear SVM (svm)".into()));
+    let weighable = matches!(settings.learner, Learner::Svm | Learner::Rsvm | Learner::Lssvm);
+    if !settings.class_weights.is_unit() && !weighable {
+        return Err(FitError::Conflict(
+            "class weights are for the SVMs and the least-squares SVM (svm, rsvm, lssvm)".into(),
+        ));
     }
     if settings.components.is_some() && settings.learner != Learner::Kpls {
         return Err(FitError::Conflict("--components is kernel PLS's (kpls)".into()));
@@ -526,7 +536,9 @@ fn kernel<T: Real>(
 
 /// `--gamma auto`'s search on `data`: the width of highest alignment, then the reduced
 /// kernel ridge's leave-one-out over `ridges` (its automatic path when empty) at each of
-/// [`LOO_OCTAVES`] around it, on the rows of [`width_rows`].
+/// [`LOO_OCTAVES`] around it, on the rows of [`width_rows`]; while the best is the
+/// narrowest or the widest scored, the next octave past it too, at most
+/// [`EXTRA_OCTAVES`] more.
 fn octaves_by_loo<T: Real>(
     settings: &FitSettings,
     data: &Dataset<T>,
@@ -538,7 +550,18 @@ fn octaves_by_loo<T: Real>(
     let aligned = param(gamma::with_gamma(kind, T::from_f64(choice.gamma)), "--gamma auto")?;
     let widths = octaves(choice.gamma, LOO_OCTAVES.0, LOO_OCTAVES.1);
     let (rows, ridges) = width_rows(data, settings.seed, ridges)?;
-    let scores = widths_by_loo(&rows, &krr_config(settings, aligned, task), &widths, &ridges, |_| {})?;
+    let config = krr_config(settings, aligned, task);
+    let mut scores = widths_by_loo(&rows, &config, &widths, &ridges, |_| {})?;
+    for _ in 0..EXTRA_OCTAVES {
+        let (lowest, highest) =
+            scores.iter().fold((f64::INFINITY, 0.0f64), |(l, h), s| (l.min(s.gamma), h.max(s.gamma)));
+        let next = match best_width(&scores, task).map(|best| best.gamma) {
+            Some(best) if best == lowest => lowest / 2.0,
+            Some(best) if best == highest => highest * 2.0,
+            _ => break,
+        };
+        scores.extend(widths_by_loo(&rows, &config, &[next], &ridges, |_| {})?);
+    }
     Ok((choice, scores))
 }
 
@@ -639,6 +662,7 @@ fn train_rsvm<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitt
         budget: settings.budget,
         tune,
         solver: settings.solver,
+        class_weights: settings.class_weights.clone(),
     };
     let (model, summary) = rsvm::train(data, &config)?;
     let bytes = model::to_bytes(&model).map_err(TrainError::Core)?;
@@ -688,6 +712,10 @@ pub fn krr_config<T: Real>(settings: &FitSettings, kernel: Kernel<T>, task: Task
         task,
         seed: settings.seed,
         budget: settings.budget,
+        class_weights: match task {
+            Task::Classification => settings.class_weights.clone(),
+            Task::Regression => ClassWeights::Unit,
+        },
     }
 }
 

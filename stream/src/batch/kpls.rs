@@ -162,6 +162,7 @@ fn choose_components<T: Real>(
 mod tests {
     use super::*;
     use crate::batch::centres::Selection;
+    use crate::batch::class_weights::ClassWeights;
     use crate::batch::krr::Ridge;
     use crate::source::Record;
     use kestrel_core::Kernel;
@@ -191,6 +192,7 @@ mod tests {
             task,
             seed,
             budget: None,
+            class_weights: ClassWeights::Unit,
         }
     }
 

@@ -33,6 +33,7 @@ use kestrel_core::slkl::Predictor;
 use kestrel_core::{Error, Kernel, Real, Rng};
 
 use super::centres::{ReducedSet, Selection, select, selection_bytes, whiten};
+use super::class_weights::ClassWeights;
 use super::falkon::{self, HessianRows, Problem};
 use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
@@ -101,7 +102,7 @@ impl Solver {
 }
 
 /// The kernel ridge learner's settings.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct KrrConfig<T> {
     /// Base kernel.
     pub kernel: Kernel<T>,
@@ -117,6 +118,8 @@ pub struct KrrConfig<T> {
     pub seed: u64,
     /// Memory budget in bytes for training (see [`crate::batch`]).
     pub budget: Option<usize>,
+    /// The least-squares SVM's class weights (classification; [`super::class_weights`]).
+    pub class_weights: ClassWeights,
 }
 
 /// A trained model: a regressor or a classifier.
@@ -139,15 +142,18 @@ pub struct RidgeScore {
     pub mse: f64,
     /// LOO misclassifications (classification).
     pub errors: usize,
+    /// The class weights of those rows, summed (`errors` without class weights).
+    pub weighted_errors: f64,
 }
 
 impl RidgeScore {
-    /// What "best" means for `task`, smaller first: fewest LOO errors, then the lowest LOO
-    /// squared error (classification); the lowest LOO squared error (regression).
-    pub fn key(&self, task: Task) -> (usize, f64) {
+    /// What "best" means for `task`, smaller first: the fewest LOO errors (weighted by
+    /// class, with class weights), then the lowest LOO squared error (classification); the
+    /// lowest LOO squared error (regression).
+    pub fn key(&self, task: Task) -> (f64, f64) {
         match task {
-            Task::Classification => (self.errors, self.mse),
-            Task::Regression => (0, self.mse),
+            Task::Classification => (self.weighted_errors, self.mse),
+            Task::Regression => (0.0, self.mse),
         }
     }
 }
@@ -249,9 +255,13 @@ impl<T: Real> Fit<T> {
             Some((_, solver)) => sign_targets(solver, outputs)?,
             None => data.labels().iter().map(|&y| T::from_f64(y)).collect(),
         };
+        let weights = match &labels {
+            Some((classes, solver)) => config.class_weights.by_row::<T>(classes, solver)?,
+            None if config.class_weights.is_unit() => None,
+            None => return Err(Error::InvalidParam { name: "class_weights" }.into()),
+        };
         let Whitened { set: ReducedSet { centres, features, m }, factor } = reduced_set(data, config)?;
-        let storage = zeroed(RidgePath::scalars_len(n, m, outputs), "the ridge path")?;
-        let path = RidgePath::fit_in(storage, &features, &targets, n, m, outputs)?;
+        let path = ridge_path(&features, &targets, weights.as_deref(), m, outputs)?;
         Ok(Fit { labels: labels.map(|(classes, _)| classes), centres, factor, path, m, working_bytes })
     }
 
@@ -403,10 +413,11 @@ pub fn train_cg<T: Real>(
         Ridge::Fixed(lambda) => {
             let set = select_centres(sample, config)?;
             let factor = whiten(&config.kernel, &set.centres, dim, &mut [], set.m)?;
-            (set.centres, factor, set.m, RidgeScore { lambda, mse: f64::NAN, errors: 0 }, Vec::new())
+            let score = RidgeScore { lambda, mse: f64::NAN, errors: 0, weighted_errors: 0.0 };
+            (set.centres, factor, set.m, score, Vec::new())
         }
         Ridge::Auto => {
-            let mut fit = Fit::new(sample, &KrrConfig { budget: None, ..*config })?;
+            let mut fit = Fit::new(sample, &KrrConfig { budget: None, ..config.clone() })?;
             let grid = path_grid(&fit.path);
             let (chosen, path) = choose_ridge(&mut fit.path, &grid, false, config.task)?;
             let to_sample = n_sample as f64 / n.max(1) as f64;
@@ -469,7 +480,14 @@ fn choose_ridge<T: Real, S: kestrel_core::storage::Storage<T>>(
     let mut scores = Vec::with_capacity(grid.len());
     for &lambda in grid {
         match path.loo(T::from_f64(lambda)) {
-            Ok(Loo { mse, errors, .. }) => scores.push(RidgeScore { lambda, mse: mse.to_f64(), errors }),
+            Ok(Loo { mse, errors, weighted_errors }) => {
+                scores.push(RidgeScore {
+                    lambda,
+                    mse: mse.to_f64(),
+                    errors,
+                    weighted_errors: weighted_errors.to_f64(),
+                });
+            }
             Err(Error::Singular { .. } | Error::NonFinite) if !strict => {}
             Err(error) => return Err(error.into()),
         }
@@ -496,15 +514,17 @@ pub struct PrefixChoice {
 }
 
 /// Scores the prefixes of 8, 16, 32, … and all `m` centres by the best leave-one-out
-/// ridge of each, and keeps the smallest whose LOO errors (classification; the MSE for
-/// regression) are within 1 % — at least one error — of the best size's: the set whose
-/// LOO error has stopped improving. Cost: O(n·m²) over all sizes (they double).
+/// ridge of each (rows weighted by `weights` when given), and keeps the smallest whose LOO
+/// errors (classification, weighted; the MSE for regression) are within 1 % — at least
+/// one error — of the best size's: the set whose LOO error has stopped improving. Cost:
+/// O(n·m²) over all sizes (they double).
 ///
 /// # Errors
 /// As [`RidgePath::fit_in`].
 pub fn choose_prefix<T: Real>(
     features: &[T],
     targets: &[T],
+    weights: Option<&[T]>,
     m: usize,
     outputs: usize,
     task: Task,
@@ -514,19 +534,21 @@ pub fn choose_prefix<T: Real>(
     loop {
         let prefix = if size < m { Some(prefix_columns(features, m, size)?) } else { None };
         let columns = prefix.as_deref().unwrap_or(features);
-        sizes.push((size, best_ridge(columns, targets, size, outputs, task)?));
+        sizes.push((size, best_ridge(columns, targets, weights, size, outputs, task)?));
         if size == m {
             break;
         }
         size = (2 * size).min(m);
     }
     let loss = |s: &RidgeScore| match task {
-        Task::Classification => s.errors as f64,
+        Task::Classification => s.weighted_errors,
         Task::Regression => s.mse,
     };
     let best = sizes.iter().map(|(_, s)| loss(s)).fold(f64::INFINITY, f64::min);
+    // One error: the lightest row's weight (1 without weights).
+    let one = weights.map_or(1.0, |w| w.iter().map(|w| w.to_f64()).fold(f64::INFINITY, f64::min));
     let slack = match task {
-        Task::Classification => (0.01 * best).max(1.0),
+        Task::Classification => (0.01 * best).max(one),
         Task::Regression => 0.01 * best,
     };
     let (centres, chosen) =
@@ -534,22 +556,51 @@ pub fn choose_prefix<T: Real>(
     Ok(PrefixChoice { centres, chosen, sizes })
 }
 
-/// The best ridge by leave-one-out for `features` (row-major, `m` columns) and `targets`.
+/// The best ridge by leave-one-out for `features` (row-major, `m` columns) and `targets`,
+/// rows weighted by `weights` when given.
 ///
 /// # Errors
 /// As [`RidgePath::fit_in`].
 pub fn best_ridge<T: Real>(
     features: &[T],
     targets: &[T],
+    weights: Option<&[T]>,
     m: usize,
     outputs: usize,
     task: Task,
 ) -> Result<RidgeScore, TrainError> {
-    let n = targets.len() / outputs.max(1);
-    let storage = zeroed(RidgePath::scalars_len(n, m, outputs), "the ridge path")?;
-    let mut path = RidgePath::fit_in(storage, features, targets, n, m, outputs)?;
+    let mut path = ridge_path(features, targets, weights, m, outputs)?;
     let grid = path_grid(&path);
     Ok(choose_ridge(&mut path, &grid, false, task)?.0)
+}
+
+/// The ridge path of `features` (`m` columns) and `targets` (`outputs` columns), its rows
+/// weighted by `weights` when given ([`RidgePath::fit_weighted_in`]).
+///
+/// # Errors
+/// As [`RidgePath::fit_in`].
+fn ridge_path<T: Real>(
+    features: &[T],
+    targets: &[T],
+    weights: Option<&[T]>,
+    m: usize,
+    outputs: usize,
+) -> Result<RidgePath<T, Vec<T>>, TrainError> {
+    let n = targets.len() / outputs.max(1);
+    Ok(match weights {
+        None => RidgePath::fit_in(
+            zeroed(RidgePath::scalars_len(n, m, outputs), "the ridge path")?,
+            features,
+            targets,
+            n,
+            m,
+            outputs,
+        )?,
+        Some(weights) => {
+            let storage = zeroed(RidgePath::weighted_scalars_len(n, m, outputs), "the ridge path")?;
+            RidgePath::fit_weighted_in(storage, features, targets, weights, n, m, outputs)?
+        }
+    })
 }
 
 /// The first `size` of the `m` columns of row-major `features`.
@@ -614,6 +665,7 @@ mod tests {
             task,
             seed: 3,
             budget: None,
+            class_weights: ClassWeights::Unit,
         }
     }
 

@@ -9,9 +9,9 @@ use kestrel_core::Real;
 use kestrel_core::Rng;
 use kestrel_core::dcd::{Exit, LinearModel, LinearSvm, OneVsRest, Outcome, SparseRows, ValidParams};
 
+use super::class_weights::ClassWeights;
 use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
-use crate::labels::Labels;
 use crate::limits::zeroed;
 
 /// What training did.
@@ -37,9 +37,9 @@ pub fn solver_bytes<T>(n: usize, dim: usize, outputs: usize) -> usize {
 }
 
 /// Trains on `data`; `budget` (bytes) bounds the data set, the labels and the solver state,
-/// checked before anything is allocated. `class_weights` are `(label, weight)` pairs
+/// checked before anything is allocated. `class_weights` as [`super::class_weights`] says
 /// (LIBLINEAR's `-wi`): two classes weigh their costs `C₊`, `C₋` by their weights, more
-/// classes weigh class `c` against the rest by `C₊ = w_c·C`; a class not named weighs 1.
+/// classes weigh class `c` against the rest by `C₊ = w_c·C`.
 ///
 /// # Errors
 /// [`TrainError`] for bad labels, rejected data or parameters, a weight for a label no row
@@ -47,12 +47,12 @@ pub fn solver_bytes<T>(n: usize, dim: usize, outputs: usize) -> usize {
 pub fn train<T: Real>(
     data: &Dataset<T>,
     params: ValidParams<T>,
-    class_weights: &[(f64, f64)],
+    class_weights: &ClassWeights,
     seed: u64,
     budget: Option<usize>,
 ) -> Result<(LinearModel<T, Vec<T>>, LinearSummary), TrainError> {
     let (classes, labels) = classes::<T>(data.labels())?;
-    let weights = weights_by_class::<T>(&classes, class_weights)?;
+    let weights = class_weights.by_class::<T>(&classes, &labels)?;
     let (n, dim, outputs) = (data.len(), data.dim().max(1), classes.outputs());
     let model_len = LinearModel::scalars_len(dim, outputs);
     let solver_bytes = solver_bytes::<T>(n, dim, outputs)
@@ -90,17 +90,6 @@ pub fn train<T: Real>(
     Ok((model, summary(&outcome, classes.len(), solver_bytes)))
 }
 
-/// The weight of each class (1 where `class_weights` names none).
-fn weights_by_class<T: Real>(classes: &Labels, class_weights: &[(f64, f64)]) -> Result<Vec<T>, TrainError> {
-    let mut weights = zeroed(classes.len(), "the class weights")?;
-    weights.fill(T::ONE);
-    for &(label, weight) in class_weights {
-        let slot = classes.find(label).and_then(|class| weights.get_mut(class));
-        *slot.ok_or(TrainError::UnknownClass(label))? = T::from_f64(weight);
-    }
-    Ok(weights)
-}
-
 fn summary<T: Real>(outcome: &Outcome<T>, classes: usize, solver_bytes: usize) -> LinearSummary {
     LinearSummary {
         objective: outcome.objective.to_f64(),
@@ -131,9 +120,9 @@ mod tests {
     fn any_label_values_make_classes_and_the_model_predicts_them() {
         let params = dcd::Params::new().c(10.0).check().unwrap();
         let rows = [(0.0, -3.0), (4e9, 0.0), (7.0, 3.0), (0.0, -2.5), (4e9, 0.2), (7.0, 2.8)];
-        let (model, summary) = train(&data(&rows), params, &[], 1, None).unwrap();
+        let (model, summary) = train(&data(&rows), params, &ClassWeights::Unit, 1, None).unwrap();
         assert_eq!((summary.classes, model.labels()), (3, &[0.0, 4e9, 7.0][..]));
-        let (binary, _) = train(&data(&[(4.0, 1.0), (2.0, -1.0)]), params, &[], 1, None).unwrap();
+        let (binary, _) = train(&data(&[(4.0, 1.0), (2.0, -1.0)]), params, &ClassWeights::Unit, 1, None).unwrap();
         assert_eq!(binary.labels(), &[2.0, 4.0]);
         assert_eq!(binary.predict(dcd::Row::Dense(&[3.0])), Ok(4.0));
     }
@@ -146,7 +135,7 @@ mod tests {
             .map(|i| if i % 2 == 0 { (5.0, f64::from(i) / 40.0) } else { (9.0, f64::from(i) / 40.0 + 0.3) })
             .collect();
         let boundary = |weights: &[(f64, f64)]| {
-            let (model, _) = train(&data(&rows), params, weights, 1, None).unwrap();
+            let (model, _) = train(&data(&rows), params, &ClassWeights::Given(weights.to_vec()), 1, None).unwrap();
             (0..=800)
                 .map(|i| f64::from(i) / 100.0 - 3.0)
                 .find(|&x| model.predict(dcd::Row::Dense(&[x])) == Ok(9.0))
@@ -156,30 +145,33 @@ mod tests {
         assert!(heavy_nine < plain && plain < heavy_five, "{heavy_nine} < {plain} < {heavy_five}");
         assert_eq!(boundary(&[(5.0, 1.0), (9.0, 1.0)]), plain);
         let three: Vec<(f64, f64)> = rows.iter().map(|&(l, x)| (if x > 0.9 { 7.0 } else { l }, x)).collect();
-        let (model, _) = train(&data(&three), params, &[(7.0, 3.0)], 1, None).unwrap();
+        let (model, _) = train(&data(&three), params, &ClassWeights::Given(vec![(7.0, 3.0)]), 1, None).unwrap();
         assert_eq!(model.labels(), &[5.0, 9.0, 7.0]);
-        assert_eq!(train(&data(&rows), params, &[(6.0, 2.0)], 1, None).err(), Some(TrainError::UnknownClass(6.0)));
+        assert_eq!(
+            train(&data(&rows), params, &ClassWeights::Given(vec![(6.0, 2.0)]), 1, None).err(),
+            Some(TrainError::UnknownClass(6.0))
+        );
         let bad = Some(TrainError::Core(kestrel_core::Error::InvalidParam { name: "class_weights" }));
-        assert_eq!(train(&data(&rows), params, &[(5.0, 0.0)], 1, None).err(), bad);
-        assert_eq!(train(&data(&three), params, &[(7.0, f64::NAN)], 1, None).err(), bad);
+        assert_eq!(train(&data(&rows), params, &ClassWeights::Given(vec![(5.0, 0.0)]), 1, None).err(), bad);
+        assert_eq!(train(&data(&three), params, &ClassWeights::Given(vec![(7.0, f64::NAN)]), 1, None).err(), bad);
     }
 
     #[test]
     fn labels_without_two_classes_and_budgets_are_errors() {
         let params = dcd::Params::new().check().unwrap();
         assert_eq!(
-            train(&data(&[(3.0, 1.0), (3.0, 2.0)]), params, &[], 1, None).err(),
+            train(&data(&[(3.0, 1.0), (3.0, 2.0)]), params, &ClassWeights::Unit, 1, None).err(),
             Some(TrainError::SingleClass(3.0))
         );
-        assert_eq!(train(&Dataset::<f64>::new(), params, &[], 1, None).err(), Some(TrainError::Empty));
+        assert_eq!(train(&Dataset::<f64>::new(), params, &ClassWeights::Unit, 1, None).err(), Some(TrainError::Empty));
         let many: Vec<(f64, f64)> = (0..=crate::limits::MAX_CLASSES).map(|i| (i as f64, 1.0)).collect();
-        let error = train(&data(&many), params, &[], 1, None).err();
+        let error = train(&data(&many), params, &ClassWeights::Unit, 1, None).err();
         let limit = crate::limits::MAX_CLASSES;
         assert_eq!(
             error,
             Some(TrainError::Label { row: limit + 1, error: LabelError::TooMany { label: limit as f64, limit } })
         );
-        let error = train(&data(&[(1.0, 1.0), (-1.0, 2.0)]), params, &[], 1, Some(10)).err();
+        let error = train(&data(&[(1.0, 1.0), (-1.0, 2.0)]), params, &ClassWeights::Unit, 1, Some(10)).err();
         assert!(matches!(error, Some(TrainError::OverBudget { budget: 10, .. })), "{error:?}");
     }
 }

@@ -15,6 +15,7 @@
 //! then allocated fallibly ([`crate::limits::zeroed`]).
 
 pub mod centres;
+pub mod class_weights;
 pub mod clusters;
 pub mod falkon;
 pub mod fit;

@@ -34,6 +34,7 @@ use kestrel_core::reduced_set::{ReducedKernelModel, mapreduce};
 use kestrel_core::{Real, dcd};
 use serde::{Deserialize, Serialize};
 
+use super::class_weights::ClassWeights;
 use super::fit::{self, Field, FitError, FitSettings, Fitted, Learner, Summary};
 use super::{TrainError, linear};
 use crate::dataset::Dataset;
@@ -225,7 +226,7 @@ pub fn reduce<T: Real>(parts: &[Part], dim: usize, seed: u64) -> Result<Fitted, 
     let width: usize = models.iter().map(ReducedKernelModel::outputs).sum();
     let table = big_table(&models, parts, width)?;
     let params = dcd::Params::new().c(T::from_f64(FINAL_C)).bias(T::ONE).check().map_err(TrainError::Core)?;
-    let (final_model, linear) = linear::train(&table, params, &[], seed, None)?;
+    let (final_model, linear) = linear::train(&table, params, &ClassWeights::Unit, seed, None)?;
     let final_file = crate::model::to_bytes(&final_model).map_err(TrainError::Core)?;
     let payloads: Vec<&[u8]> = parts
         .iter()

@@ -18,13 +18,14 @@ use kestrel_core::{Kernel, Real, Rng};
 
 pub use super::centres::Selection;
 use super::centres::{ReducedSet, select, selection_bytes, whiten};
+use super::class_weights::ClassWeights;
 use super::krr::{Task, best_ridge, choose_prefix, prefix_columns, sign_targets};
 use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
 use crate::limits::zeroed;
 
 /// The reduced-kernel SVM's settings.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct RsvmConfig<T> {
     /// Base kernel.
     pub kernel: Kernel<T>,
@@ -44,6 +45,9 @@ pub struct RsvmConfig<T> {
     pub tune: Tune,
     /// The solver of the linear problem.
     pub solver: Solver,
+    /// Class weights, of the SVMs and of the least-squares SVM that tunes them
+    /// ([`super::class_weights`]).
+    pub class_weights: ClassWeights,
 }
 
 /// The solver of the linear SVM on the reduced-kernel features.
@@ -187,6 +191,10 @@ pub fn train<T: Real>(
 ) -> Result<(ReducedKernelModel<T, Vec<T>>, RsvmSummary), TrainError> {
     let (classes, labels) = classes::<T>(data.labels())?;
     let (n, dim, outputs) = (data.len(), data.dim().max(1), classes.outputs());
+    let weights = Weights {
+        classes: config.class_weights.by_class::<T>(&classes, &labels)?,
+        rows: config.class_weights.by_row::<T>(&classes, &labels)?,
+    };
     let capacity = config.centres.clamp(1, n);
     let working_bytes = working_bytes::<T>(n, dim, capacity, outputs, config);
     check_budget(data.bytes().saturating_add(working_bytes), config.budget)?;
@@ -198,22 +206,23 @@ pub fn train<T: Real>(
     let (m, params, tuned) = if config.tune == Tune::default() {
         (m, config.params, None)
     } else {
-        tune(config, &mut features, &mut centres, m, &labels, outputs)?
+        tune(config, (&mut features, &mut centres), m, (&labels, weights.rows.as_deref()), outputs)?
     };
     let rows = DenseRows::new(&features, m)?;
     let storage = zeroed(ReducedKernelModel::scalars_len(dim, m, outputs), "the model")?;
     let mut model = ReducedKernelModel::new_in(storage, config.kernel, dim, m, outputs)?;
     model.centres_mut().copy_from_slice(&centres);
     let whitening = factor.as_ref().and_then(|f| f.packed().get(..packed_len(m)));
+    let problem = Problem { labels: &labels, class_weights: &weights.classes, params, whitening };
     let solved = match config.solver {
         Solver::Ssvm => {
             let every: Vec<usize> = (0..outputs).collect();
-            solve_ssvm(&mut model, &features, &labels, params, whitening, &every)?
+            solve_ssvm(&mut model, &features, &problem, &every)?
         }
         Solver::Auto if params.loss() == Loss::SquaredHinge => {
-            solve_auto(&mut model, (&rows, &features), &labels, params, whitening, &mut rng)?
+            solve_auto(&mut model, (&rows, &features), &problem, &mut rng)?
         }
-        Solver::Dcd | Solver::Auto => solve_dcd(&mut model, &rows, &labels, params, whitening, &mut rng)?.0,
+        Solver::Dcd | Solver::Auto => solve_dcd(&mut model, &rows, &problem, &mut rng)?.0,
     };
     let Solved { objective, passes, converged, newton_problems, dcd_passes } = solved;
     for (slot, label) in model.labels_mut().iter_mut().zip(classes.model_labels()) {
@@ -234,6 +243,31 @@ pub fn train<T: Real>(
     Ok((model, summary))
 }
 
+/// The class weights of a training: by class (the SVMs') and by row (the least-squares
+/// SVM's; `None` without weights).
+struct Weights<T> {
+    classes: Vec<T>,
+    rows: Option<Vec<T>>,
+}
+
+/// The linear problem on the features: each row's solver label, the class weights, the
+/// DCD parameters and the whitening factor the model folds in.
+struct Problem<'a, T: Real> {
+    labels: &'a [i32],
+    class_weights: &'a [T],
+    params: ValidParams<T>,
+    whitening: Option<&'a [T]>,
+}
+
+impl<T: Real> Problem<'_, T> {
+    /// `(ω₊, ω₋)` of problem `output`: the two classes' weights for one output (class 0 is
+    /// the solver's `+1`), else class `output`'s against the rest's 1.
+    fn weights_of(&self, output: usize, outputs: usize) -> (T, T) {
+        let weight = |class: usize| self.class_weights.get(class).copied().unwrap_or(T::ONE);
+        if outputs == 1 { (weight(0), weight(1)) } else { (weight(output), T::ONE) }
+    }
+}
+
 /// What the solvers did, summed over the one-vs-rest problems (see [`RsvmSummary`]).
 #[derive(Clone, Copy, Debug, Default)]
 struct Solved {
@@ -249,11 +283,10 @@ struct Solved {
 fn solve_dcd<T: Real>(
     model: &mut ReducedKernelModel<T, Vec<T>>,
     rows: &DenseRows<'_, T>,
-    labels: &[i32],
-    params: ValidParams<T>,
-    whitening: Option<&[T]>,
+    problem: &Problem<'_, T>,
     rng: &mut Rng,
 ) -> Result<(Solved, Vec<usize>, f64), TrainError> {
+    let Problem { labels, params, whitening, .. } = *problem;
     let (n, m, outputs, bias) = (labels.len(), model.centres_len(), model.outputs(), params.bias());
     let (mut capped, mut converged_objective) = (Vec::new(), 0.0);
     let mut on_class = |class: usize, outcome: &kestrel_core::dcd::Outcome<T>| match outcome.exit {
@@ -262,6 +295,8 @@ fn solve_dcd<T: Real>(
     };
     let outcome = if outputs == 1 {
         let scalars = zeroed(LinearSvm::scalars_len(n, m), "the solver")?;
+        let (positive, negative) = problem.weights_of(0, 1);
+        let params = params.weighted(positive, negative)?;
         let mut svm = LinearSvm::new_in(scalars, zeroed(LinearSvm::indices_len(n), "the solver")?, n, m, params)?;
         let outcome = svm.train(rows, labels, rng)?;
         on_class(0, &outcome);
@@ -271,7 +306,7 @@ fn solve_dcd<T: Real>(
         let scalars = zeroed(OneVsRest::scalars_len(n, m, outputs), "the solver")?;
         let indices = zeroed(OneVsRest::indices_len(n), "the solver")?;
         let mut svm = OneVsRest::new_in(scalars, indices, n, m, outputs, params)?;
-        let outcome = svm.train_each(rows, labels, rng, &mut on_class)?;
+        let outcome = svm.train_each(rows, labels, Some(problem.class_weights), rng, &mut on_class)?;
         for c in 0..outputs {
             let (w, bias_weight) = (svm.weights(c).unwrap_or(&[]), svm.bias_weight(c).unwrap_or(T::ZERO));
             model.set_coefficients(c, w, bias_weight, bias, whitening)?;
@@ -289,38 +324,37 @@ fn solve_dcd<T: Real>(
 fn solve_auto<T: Real>(
     model: &mut ReducedKernelModel<T, Vec<T>>,
     (rows, features): (&DenseRows<'_, T>, &[T]),
-    labels: &[i32],
-    params: ValidParams<T>,
-    whitening: Option<&[T]>,
+    problem: &Problem<'_, T>,
     rng: &mut Rng,
 ) -> Result<Solved, TrainError> {
+    let params = problem.params;
     let budget = model.centres_len().saturating_mul(AUTO_PASSES_PER_CENTRE).clamp(1, params.max_passes());
-    let (dcd, capped, kept) = solve_dcd(model, rows, labels, params.with_max_passes(budget)?, whitening, rng)?;
+    let capped_problem = Problem { params: params.with_max_passes(budget)?, ..*problem };
+    let (dcd, capped, kept) = solve_dcd(model, rows, &capped_problem, rng)?;
     if capped.is_empty() {
         return Ok(dcd);
     }
-    let newton = solve_ssvm(model, features, labels, params, whitening, &capped)?;
+    let newton = solve_ssvm(model, features, problem, &capped)?;
     Ok(Solved { objective: kept + newton.objective, newton_problems: capped.len(), dcd_passes: dcd.passes, ..newton })
 }
 
 /// The smooth SVM ([`Solver::Ssvm`]) on `features` (`n × m`) for the problems of
-/// `outputs` (`±1` targets; one-vs-rest, one per class, past two classes), folded into
-/// `model`. Each starts from zero, so a problem's model does not depend on the others.
+/// `outputs` (`±1` targets; one-vs-rest, one per class, past two classes; each with its
+/// class weights), folded into `model`. Each starts from zero, so a problem's model does
+/// not depend on the others.
 fn solve_ssvm<T: Real>(
     model: &mut ReducedKernelModel<T, Vec<T>>,
     features: &[T],
-    labels: &[i32],
-    params: ValidParams<T>,
-    whitening: Option<&[T]>,
+    problem: &Problem<'_, T>,
     outputs: &[usize],
 ) -> Result<Solved, TrainError> {
+    let Problem { labels, params, whitening, .. } = *problem;
     if params.loss() != Loss::SquaredHinge {
         return Err(TrainError::Core(kestrel_core::Error::InvalidParam { name: "loss" }));
     }
     let (n, m, bias) = (labels.len(), model.centres_len(), params.bias());
-    let smooth =
-        ssvm::Params::new().c(params.c_pos() + params.c_pos()).bias(bias).beta(T::from_f64(SSVM_BETA)).check()?;
-    let mut svm = SmoothSvm::new_in(zeroed(SmoothSvm::scalars_len(n, m), "the solver")?, n, m, smooth)?;
+    let smooth = ssvm::Params::new().c(params.c_pos() + params.c_pos()).bias(bias).beta(T::from_f64(SSVM_BETA));
+    let mut svm = SmoothSvm::new_in(zeroed(SmoothSvm::scalars_len(n, m), "the solver")?, n, m, smooth.check()?)?;
     let all = model.outputs();
     let signs = sign_targets::<T>(labels, all)?;
     let mut targets: Vec<T> = zeroed(n, "the targets")?;
@@ -329,6 +363,8 @@ fn solve_ssvm<T: Real>(
         for (y, row) in targets.iter_mut().zip(signs.chunks_exact(all)) {
             *y = row.get(c).copied().unwrap_or(T::ZERO);
         }
+        let (positive, negative) = problem.weights_of(c, all);
+        svm.set_params(smooth.class_weights(positive, negative).check()?);
         let outcome = svm.train(features, &targets)?;
         model.set_coefficients(c, svm.weights(), svm.bias_weight(), bias, whitening)?;
         solved.objective += outcome.objective.to_f64();
@@ -343,10 +379,9 @@ fn solve_ssvm<T: Real>(
 /// parameters and the choice.
 fn tune<T: Real>(
     config: &RsvmConfig<T>,
-    features: &mut Vec<T>,
-    centres: &mut Vec<T>,
+    (features, centres): (&mut Vec<T>, &mut Vec<T>),
     m: usize,
-    labels: &[i32],
+    (labels, weights): (&[i32], Option<&[T]>),
     outputs: usize,
 ) -> Result<(usize, ValidParams<T>, Option<Tuned>), TrainError> {
     if !config.whiten {
@@ -354,10 +389,10 @@ fn tune<T: Real>(
     }
     let targets = sign_targets::<T>(labels, outputs)?;
     let (keep, ridge) = if config.tune.centres {
-        let choice = choose_prefix(features, &targets, m, outputs, Task::Classification)?;
+        let choice = choose_prefix(features, &targets, weights, m, outputs, Task::Classification)?;
         (choice.centres, choice.chosen)
     } else {
-        (m, best_ridge(features, &targets, m, outputs, Task::Classification)?)
+        (m, best_ridge(features, &targets, weights, m, outputs, Task::Classification)?)
     };
     if keep < m {
         *features = prefix_columns(features, m, keep)?;
@@ -406,6 +441,7 @@ mod tests {
             budget: None,
             tune: Tune::default(),
             solver,
+            class_weights: ClassWeights::Unit,
         };
         train(data, &config).unwrap()
     }
@@ -504,6 +540,7 @@ mod tests {
                 budget: None,
                 tune,
                 solver,
+                class_weights: ClassWeights::Unit,
             };
             let (model, summary) = train(&data, &config).unwrap();
             assert!(summary.centres <= 30 && summary.centres == model.centres_len());
@@ -518,7 +555,7 @@ mod tests {
                 })
                 .count();
             assert!(correct > 360, "{selection:?}: {correct} of 400");
-            let small = RsvmConfig { budget: Some(100_000), ..config };
+            let small = RsvmConfig { budget: Some(100_000), ..config.clone() };
             let error = train(&data, &small).err();
             assert!(matches!(error, Some(TrainError::OverBudget { budget: 100_000, .. })), "{error:?}");
         }

@@ -56,7 +56,7 @@ pub fn widths_by_loo<T: Real>(
     for &gamma in gammas {
         let start = Instant::now();
         let kernel = with_gamma(config.kernel.kind(), T::from_f64(gamma))?;
-        let summary = krr::score(data, &KrrConfig { kernel, ..*config }, ridges)?;
+        let summary = krr::score(data, &KrrConfig { kernel, ..config.clone() }, ridges)?;
         let score = WidthScore { gamma, summary, seconds: start.elapsed().as_secs_f64() };
         each(&score);
         scores.push(score);
@@ -121,6 +121,7 @@ impl Folds {
 mod tests {
     use super::*;
     use crate::batch::centres::Selection;
+    use crate::batch::class_weights::ClassWeights;
     use crate::source::Record;
     use kestrel_core::Kernel;
 
@@ -147,6 +148,7 @@ mod tests {
             task: Task::Classification,
             seed: 1,
             budget: None,
+            class_weights: ClassWeights::Unit,
         };
         let mut seen = 0;
         let gammas = octaves(1.0, -8, 2);
@@ -157,7 +159,8 @@ mod tests {
         assert!(best.summary.chosen.errors * 3 < widest.summary.chosen.errors, "{best:?} vs {widest:?}");
         assert!(best.gamma >= 0.25, "γ = {}", best.gamma);
         // The same width scored alone gives the same path.
-        let alone = krr::score(&data, &KrrConfig { kernel: Kernel::rbf(best.gamma).unwrap(), ..config }, &[]).unwrap();
+        let alone =
+            krr::score(&data, &KrrConfig { kernel: Kernel::rbf(best.gamma).unwrap(), ..config.clone() }, &[]).unwrap();
         assert_eq!(alone, best.summary);
         // Fixed ridges: only those are scored.
         let fixed = widths_by_loo(&data, &config, &[1.0], &[0.1, 1.0], |_| {}).unwrap();

@@ -26,6 +26,7 @@ use std::path::PathBuf;
 
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use kestrel_stream::batch::class_weights::ClassWeights;
 use kestrel_stream::batch::{fit, krr};
 use kestrel_stream::limits::{DEFAULT_MAX_LINE_BYTES, MAX_CLASSES, MAX_DIM};
 use kestrel_stream::online::build::StreamLearner;
@@ -49,14 +50,27 @@ pub fn positive(text: &str) -> Result<f64, String> {
     number(text).and_then(|v| if v > 0.0 { Ok(v) } else { Err(format!("`{text}` is not above 0")) })
 }
 
-/// `LABEL=WEIGHT`, the weight a finite number above 0.
-pub fn class_weight(text: &str) -> Result<(String, f64), String> {
-    let (label, weight) = text.rsplit_once('=').ok_or_else(|| format!("`{text}` is not LABEL=WEIGHT"))?;
+/// A `--class-weight`: `balanced`, or a class's weight.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClassWeightArg {
+    /// `n/(k·n_c)` for every class.
+    Balanced,
+    /// `LABEL=WEIGHT`.
+    Class(String, f64),
+}
+
+/// `balanced`, or `LABEL=WEIGHT` with the weight a finite number above 0.
+pub fn class_weight(text: &str) -> Result<ClassWeightArg, String> {
+    if text.trim() == "balanced" {
+        return Ok(ClassWeightArg::Balanced);
+    }
+    let (label, weight) =
+        text.rsplit_once('=').ok_or_else(|| format!("`{text}` is not LABEL=WEIGHT, nor `balanced`"))?;
     let label = label.trim();
     if label.is_empty() {
         return Err(format!("`{text}` names no class"));
     }
-    Ok((label.to_string(), positive(weight.trim())?))
+    Ok(ClassWeightArg::Class(label.to_string(), positive(weight.trim())?))
 }
 
 /// Seconds above 0, at most a year.
@@ -452,9 +466,12 @@ pub struct TrainSettings {
     #[command(flatten)]
     pub svm: SvmArgs,
     /// Weight of a class's cost, as LABEL=WEIGHT with LABEL a label value or class name
-    /// (svm; LIBLINEAR -wi; repeat for more classes, a class not named weighs 1).
-    #[arg(long, value_name = "LABEL=WEIGHT", value_parser = class_weight)]
-    pub class_weight: Vec<(String, f64)>,
+    /// (svm, rsvm, lssvm; LIBLINEAR -wi; repeat for more classes, a class not named weighs
+    /// 1), or `balanced`: each class n/(k·n_c) for k classes of n_c rows (scikit-learn's),
+    /// so that a rare class weighs as much as a frequent one. With rsvm and lssvm, `auto`
+    /// chooses its settings by the weighted leave-one-out error.
+    #[arg(long, value_name = "LABEL=WEIGHT|balanced", value_parser = class_weight)]
+    pub class_weight: Vec<ClassWeightArg>,
     /// Stopping tolerance (LIBLINEAR -e for the SVMs, relative decrease for SLKL, relative
     /// residual of krr --solver cg).
     #[arg(long, value_parser = positive)]
@@ -530,24 +547,35 @@ pub struct TrainSettings {
 }
 
 impl TrainSettings {
+    /// The `--class-weight` flags as the library's class weights.
+    fn class_weights(&self, class_names: &[String]) -> Result<ClassWeights, String> {
+        if self.class_weight.contains(&ClassWeightArg::Balanced) {
+            return match self.class_weight.len() {
+                1 => Ok(ClassWeights::Balanced),
+                _ => Err("--class-weight balanced weighs every class: give no other --class-weight".into()),
+            };
+        }
+        let pairs = self.class_weight.iter().filter_map(|arg| match arg {
+            ClassWeightArg::Class(label, weight) => Some((label, *weight)),
+            ClassWeightArg::Balanced => None,
+        });
+        let pairs = pairs.map(|(label, weight)| {
+            let named = class_names.iter().position(|name| name == label);
+            #[allow(clippy::cast_precision_loss, reason = "at most 2¹⁶ class names")]
+            let value = named.map(|k| k as f64).or_else(|| label.parse().ok());
+            value.map(|value| (value, weight)).ok_or_else(|| format!("--class-weight {label}: no class has that name"))
+        });
+        Ok(ClassWeights::Given(pairs.collect::<Result<_, _>>()?))
+    }
+
     /// The library's fit settings these flags describe, for rows whose class `k` is named
     /// `class_names[k]` (if they are named).
     ///
     /// # Errors
-    /// A `--class-weight` naming a class that is neither a number nor one of `class_names`.
+    /// A `--class-weight` naming a class that is neither a number nor one of `class_names`;
+    /// `balanced` beside another `--class-weight`.
     pub fn fit_settings(&self, class_names: &[String]) -> Result<fit::FitSettings, String> {
-        let class_weights = self
-            .class_weight
-            .iter()
-            .map(|(label, weight)| {
-                let named = class_names.iter().position(|name| name == label);
-                #[allow(clippy::cast_precision_loss, reason = "at most 2¹⁶ class names")]
-                let value = named.map(|k| k as f64).or_else(|| label.parse().ok());
-                value
-                    .map(|value| (value, *weight))
-                    .ok_or_else(|| format!("--class-weight {label}: no class has that name"))
-            })
-            .collect::<Result<_, _>>()?;
+        let class_weights = self.class_weights(class_names)?;
         Ok(fit::FitSettings {
             learner: self.learner.fit(),
             kernel: self.kernel.settings(),
