@@ -602,66 +602,9 @@ mod tests {
         (z, y)
     }
 
-    /// The left-out residual of row `i`: refit `min ‖y − b − Zw‖² + λ‖w‖²` without row
-    /// `i` by the dense normal equations (intercept unpenalised) in f64.
-    fn brute_force(z: &[f64], y: &[f64], m: usize, lambda: f64, i: usize) -> f64 {
-        let n = y.len();
-        let keep: Vec<usize> = (0..n).filter(|&r| r != i).collect();
-        let x = DMatrix::from_fn(keep.len(), m + 1, |r, c| if c == m { 1.0 } else { z[keep[r] * m + c] });
-        let target = DVector::from_fn(keep.len(), |r, _| y[keep[r]]);
-        let mut normal = x.transpose() * &x;
-        for k in 0..m {
-            normal[(k, k)] += lambda;
-        }
-        let beta = normal.lu().solve(&(x.transpose() * target)).unwrap();
-        let prediction = (0..m).map(|c| z[i * m + c] * beta[c]).sum::<f64>() + beta[m];
-        y[i] - prediction
-    }
-
-    fn path<T: Real>(z: &[f64], y: &[f64], m: usize, outputs: usize) -> RidgePath<T, Vec<T>> {
-        let n = y.len() / outputs;
-        let cast = |v: &[f64]| v.iter().map(|&x| T::from_f64(x)).collect::<Vec<T>>();
-        let storage = vec![T::ZERO; RidgePath::scalars_len(n, m, outputs)];
-        RidgePath::fit_in(storage, &cast(z), &cast(y), n, m, outputs).unwrap()
-    }
-
-    /// LOO residuals against brute-force refits at every ridge of a path from 10·λ_max
-    /// down to `smallest`·λ_max, to `tol` relative to the residuals' scale.
-    fn loo_equals_refits<T: Real>(smallest: f64, tol: f64) {
-        let (n, m) = (120, 12);
-        let (z, y) = problem(n, m, 11);
-        let mut path = path::<T>(&z, &y, m, 1);
-        let largest = path.eigenvalues()[0].to_f64();
-        let mut lambda = 10.0 * largest;
-        let mut residuals = vec![T::ZERO; n];
-        while lambda >= smallest * largest {
-            path.residuals(T::from_f64(lambda), 0, &mut residuals).unwrap();
-            let exact: Vec<f64> = (0..n).map(|i| brute_force(&z, &y, m, lambda, i)).collect();
-            let scale = exact.iter().map(|e| e.abs()).fold(0.0, f64::max);
-            for (i, (e, x)) in residuals.iter().zip(&exact).enumerate() {
-                assert!((e.to_f64() - x).abs() <= tol * scale, "λ = {lambda:e}, row {i}: {} vs {x}", e.to_f64());
-            }
-            let mse = exact.iter().map(|e| e * e).sum::<f64>() / n as f64;
-            let loo = path.loo(T::from_f64(lambda)).unwrap();
-            assert!((loo.mse.to_f64() - mse).abs() <= 2.0 * tol * mse.max(scale * scale), "λ = {lambda:e}");
-            lambda /= 10.0;
-        }
-    }
-
-    #[test]
-    fn loo_residuals_equal_brute_force_refits_f64() {
-        loo_equals_refits::<f64>(1e-8, 1e-9);
-    }
-
-    #[test]
-    fn loo_residuals_equal_brute_force_refits_f32() {
-        loo_equals_refits::<f32>(1e-4, 1e-3);
-    }
-
-    /// The weighted left-out residual of row `i`: refit
-    /// `min Σ ω_r(y_r − b − z_rᵀw)² + λ‖w‖²` without row `i` by the dense normal
-    /// equations in f64.
-    fn brute_force_weighted(z: &[f64], y: &[f64], omega: &[f64], m: usize, lambda: f64, i: usize) -> f64 {
+    /// The left-out residual of row `i`: refit `min Σ ω_r(y_r − b − z_rᵀw)² + λ‖w‖²`
+    /// without row `i` by the dense normal equations (intercept unpenalised) in f64.
+    fn brute_force(z: &[f64], y: &[f64], omega: &[f64], m: usize, lambda: f64, i: usize) -> f64 {
         let keep: Vec<usize> = (0..y.len()).filter(|&r| r != i).collect();
         let x = DMatrix::from_fn(keep.len(), m + 1, |r, c| if c == m { 1.0 } else { z[keep[r] * m + c] });
         let w = DMatrix::from_diagonal(&DVector::from_fn(keep.len(), |r, _| omega[keep[r]]));
@@ -675,27 +618,38 @@ mod tests {
         y[i] - prediction
     }
 
+    fn cast<T: Real>(v: &[f64]) -> Vec<T> {
+        v.iter().map(|&x| T::from_f64(x)).collect()
+    }
+
+    fn path<T: Real>(z: &[f64], y: &[f64], m: usize, outputs: usize) -> RidgePath<T, Vec<T>> {
+        let n = y.len() / outputs;
+        let storage = vec![T::ZERO; RidgePath::scalars_len(n, m, outputs)];
+        RidgePath::fit_in(storage, &cast(z), &cast(y), n, m, outputs).unwrap()
+    }
+
     fn weighted_path<T: Real>(z: &[f64], y: &[f64], omega: &[f64], m: usize) -> RidgePath<T, Vec<T>> {
         let n = y.len();
-        let cast = |v: &[f64]| v.iter().map(|&x| T::from_f64(x)).collect::<Vec<T>>();
         let storage = vec![T::ZERO; RidgePath::weighted_scalars_len(n, m, 1)];
         RidgePath::fit_weighted_in(storage, &cast(z), &cast(y), &cast(omega), n, m, 1).unwrap()
     }
 
-    /// Weighted LOO residuals, MSE and weighted errors against brute-force weighted refits
-    /// at every ridge of a path, weights spread over two decades.
-    fn weighted_loo_equals_refits<T: Real>(smallest: f64, tol: f64) {
-        let (n, m) = (100, 10);
-        let (z, y) = problem(n, m, 12);
+    /// LOO residuals and MSE against brute-force refits at every ridge of a path from
+    /// 10·λ_max down to `smallest`·λ_max, to `tol` relative to the residuals' scale: without
+    /// weights, and with weights spread over two decades.
+    fn loo_equals_refits<T: Real>(weighted: bool, smallest: f64, tol: f64) {
+        let (n, m) = (120, 12);
+        let (z, y) = problem(n, m, 11);
         let mut rng = Rng::seed_from_u64(13);
-        let omega: Vec<f64> = (0..n).map(|_| 10f64.powf(rng.uniform_in(-1.0, 1.0))).collect();
-        let mut path = weighted_path::<T>(&z, &y, &omega, m);
+        let omega: Vec<f64> =
+            (0..n).map(|_| if weighted { 10f64.powf(rng.uniform_in(-1.0, 1.0)) } else { 1.0 }).collect();
+        let mut path = if weighted { weighted_path::<T>(&z, &y, &omega, m) } else { path::<T>(&z, &y, m, 1) };
         let largest = path.eigenvalues()[0].to_f64();
         let mut lambda = 10.0 * largest;
         let mut residuals = vec![T::ZERO; n];
         while lambda >= smallest * largest {
             path.residuals(T::from_f64(lambda), 0, &mut residuals).unwrap();
-            let exact: Vec<f64> = (0..n).map(|i| brute_force_weighted(&z, &y, &omega, m, lambda, i)).collect();
+            let exact: Vec<f64> = (0..n).map(|i| brute_force(&z, &y, &omega, m, lambda, i)).collect();
             let scale = exact.iter().map(|e| e.abs()).fold(0.0, f64::max);
             for (i, (e, x)) in residuals.iter().zip(&exact).enumerate() {
                 assert!((e.to_f64() - x).abs() <= tol * scale, "λ = {lambda:e}, row {i}: {} vs {x}", e.to_f64());
@@ -709,13 +663,23 @@ mod tests {
     }
 
     #[test]
+    fn loo_residuals_equal_brute_force_refits_f64() {
+        loo_equals_refits::<f64>(false, 1e-8, 1e-9);
+    }
+
+    #[test]
+    fn loo_residuals_equal_brute_force_refits_f32() {
+        loo_equals_refits::<f32>(false, 1e-4, 1e-3);
+    }
+
+    #[test]
     fn weighted_loo_residuals_equal_brute_force_refits_f64() {
-        weighted_loo_equals_refits::<f64>(1e-8, 1e-9);
+        loo_equals_refits::<f64>(true, 1e-8, 1e-9);
     }
 
     #[test]
     fn weighted_loo_residuals_equal_brute_force_refits_f32() {
-        weighted_loo_equals_refits::<f32>(1e-4, 1e-3);
+        loo_equals_refits::<f32>(true, 1e-4, 1e-3);
     }
 
     /// Unit weights give the unweighted path's scores bit for bit; the weighted errors of a
@@ -739,7 +703,7 @@ mod tests {
         let mut weighted = weighted_path::<f64>(&z, &sign, &omega, m);
         let loo = weighted.loo(1.0).unwrap();
         let wrong: Vec<usize> = (0..n)
-            .filter(|&i| (sign[i] - brute_force_weighted(&z, &sign, &omega, m, 1.0, i) >= 0.0) != (sign[i] >= 0.0))
+            .filter(|&i| (sign[i] - brute_force(&z, &sign, &omega, m, 1.0, i) >= 0.0) != (sign[i] >= 0.0))
             .collect();
         assert_eq!(loo.errors, wrong.len());
         let weight: f64 = wrong.iter().map(|&i| omega[i]).sum();
@@ -791,8 +755,9 @@ mod tests {
         let two: Vec<f64> = sign.iter().flat_map(|&s| [s, -s]).collect();
         let mut one = path::<f64>(&z, &sign, m, 1);
         let mut both = path::<f64>(&z, &two, m, 2);
-        let brute =
-            (0..n).filter(|&i| (sign[i] - brute_force(&z, &sign, m, 1.0, i) >= 0.0) != (sign[i] >= 0.0)).count();
+        let brute = (0..n)
+            .filter(|&i| (sign[i] - brute_force(&z, &sign, &[1.0; 80], m, 1.0, i) >= 0.0) != (sign[i] >= 0.0))
+            .count();
         assert_eq!(one.loo(1.0).unwrap().errors, brute);
         assert!(brute < 8, "{brute} errors on a separable problem");
         assert_eq!(both.loo(1.0).unwrap().errors, brute);

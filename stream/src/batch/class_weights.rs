@@ -39,7 +39,7 @@ impl ClassWeights {
     }
 
     /// The weight of each class of `classes`, in class order, for rows whose classes are
-    /// `solver` ([`super::classes`]: `±1` for two classes, the class index for more).
+    /// `solver` (the solver's labels: `±1` for two classes, the class index for more).
     ///
     /// # Errors
     /// [`TrainError::UnknownClass`] for a weight given to a label no row has;
