@@ -1243,21 +1243,31 @@ fn class_weights_by_name_or_label() {
         std::fs::write(path, text).unwrap();
     }
     for learner in ["rsvm", "lssvm"] {
-        let found = |extra: &[&str]| {
-            let base =
-                ["train", "--learner", learner, "--input", rare.to_str().unwrap(), "--out", model.to_str().unwrap()];
-            let o = kestrel(&[&base[..], extra].concat());
-            assert!(o.status.success(), "{}", stderr(&o));
-            let o = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", rare_test.to_str().unwrap()]);
-            let truth = std::fs::read_to_string(&rare_test).unwrap();
+        let faults_found = |input: &Path| {
+            let o = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", input.to_str().unwrap()]);
+            let truth = std::fs::read_to_string(input).unwrap();
             let rows = truth.lines().skip(1).map(|l| l.ends_with(",fault"));
             stdout(&o).lines().zip(rows).filter(|&(p, fault)| fault && p == "fault").count()
         };
-        let (plain, balanced) = (found(&[]), found(&["--class-weight", "balanced"]));
+        // Faults found in the test rows and in the training rows, and what train said.
+        let found = |extra: &[&str]| {
+            let base =
+                ["train", "--learner", learner, "--input", rare.to_str().unwrap(), "--out", model.to_str().unwrap()];
+            let trained = kestrel(&[&base[..], extra].concat());
+            assert!(trained.status.success(), "{}", stderr(&trained));
+            (faults_found(&rare_test), faults_found(&rare), stderr(&trained))
+        };
+        let ((plain, plain_trained, plain_said), (balanced, _, balanced_said)) =
+            (found(&[]), found(&["--class-weight", "balanced"]));
         assert!(
             balanced >= 40 && balanced > plain + 10,
             "{learner}: {balanced} of 60 faults found, {plain} unweighted"
         );
+        // A model that calls no training row a fault is told so, with the flag that helps.
+        let given_up = "the model predicts none of the training rows of `fault` (60 rows) as their class: a rare \
+                        class? --class-weight balanced";
+        assert_eq!(plain_said.contains(given_up), plain_trained == 0, "{learner}: {plain_trained} found; {plain_said}");
+        assert!(!balanced_said.contains("predicts none"), "{balanced_said}");
     }
 
     let libsvm = binary_libsvm(&dir, 200);

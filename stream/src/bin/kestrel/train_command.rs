@@ -3,6 +3,7 @@
 //! file and say what was chosen. [`Prepared`] and [`fit()`] are shared with `kestrel tune`,
 //! which trains its candidates with this very code.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -44,6 +45,8 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     let relevance_seconds = prepared.relevance.as_ref().map_or(0.0, |r| r.seconds);
     let read_seconds = start.elapsed().as_secs_f64() - relevance_seconds;
     let (bytes, mut summary) = fit(&args.settings, &prepared.data)?;
+    // Asked of the model as fitted (on the rows as prepared), before the file's sections.
+    let given_up = if args.json { None } else { prepared.given_up_note(&bytes, &args.settings)? };
     let bytes = prepared.model_file(bytes)?;
     file::write_atomic(&args.out, &bytes)?;
     let (data, skipped) = (&prepared.data, prepared.skipped);
@@ -83,7 +86,8 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
         for note in &prepared.notes {
             tell!("kestrel: note: {note}");
         }
-        if let Some(warning) = unconverged(&summary, args.settings.scale || args.settings.relevance) {
+        let unconverged = unconverged(&summary, args.settings.scale || args.settings.relevance);
+        for warning in unconverged.iter().chain(&given_up) {
             tell!("kestrel: warning: {warning}");
         }
     }
@@ -202,6 +206,54 @@ impl<T: Real> Prepared<T> {
         let labels = if classifier { many_labels_note(&data) } else { None };
         let notes = unscaled.into_iter().chain(labels).collect();
         Ok(Prepared { data, skipped, relevance, notes, scaler, classes })
+    }
+
+    /// A warning when the classifier `bytes` (a model [`fit()`] on these rows) predicts
+    /// none of a class's own rows as that class: a rare class given up for the frequent
+    /// ones, as the leave-one-out error chooses under `auto` (fewest errors: all frequent).
+    /// A class's rows are predicted until one is right, so the cost is that of the rows of
+    /// the classes given up (and a few more).
+    ///
+    /// # Errors
+    /// The model's own, for a row it cannot take (none: it was fitted on them).
+    pub fn given_up_note(&self, bytes: &[u8], settings: &TrainSettings) -> Result<Option<String>> {
+        let mut model = model::load(bytes)?;
+        if !self.classes || !model.is_classifier() {
+            return Ok(None);
+        }
+        // A label's bits, −0 as +0 (one class, as the labels take it) → its rows, and
+        // whether one of them was predicted as it.
+        let key = |label: f64| if label == 0.0 { 0 } else { label.to_bits() };
+        let mut classes = HashMap::<u64, (usize, bool)>::new();
+        let mut record = kestrel_stream::source::Record::default();
+        for i in 0..self.data.len() {
+            let label = self.data.labels().get(i).copied().unwrap_or(f64::NAN);
+            let (rows, found) = classes.entry(key(label)).or_insert((0, false));
+            *rows += 1;
+            if !*found && self.data.record(i, &mut record) {
+                *found = key(model.predict(&record)?) == key(label);
+            }
+        }
+        let mut missed: Vec<(f64, usize)> =
+            classes.into_iter().filter(|(_, (_, found))| !found).map(|(l, (n, _))| (f64::from_bits(l), n)).collect();
+        if missed.is_empty() {
+            return Ok(None);
+        }
+        missed.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let names = self.data.class_names();
+        let shown: Vec<String> = missed
+            .iter()
+            .map(|&(label, count)| {
+                let name = names.name(label).map_or_else(|| label.to_string(), str::to_string);
+                format!("`{name}` ({count} rows)")
+            })
+            .collect();
+        let weighable = matches!(settings.learner, TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Lssvm);
+        let hint = match (weighable, settings.class_weight.is_empty()) {
+            (true, true) => ": a rare class? --class-weight balanced weighs every class as much in all",
+            _ => "",
+        };
+        Ok(Some(format!("the model predicts none of the training rows of {} as their class{hint}", shown.join(", "))))
     }
 
     /// The model file of `bytes` (a model [`fit()`] on these rows): with the scaler's
