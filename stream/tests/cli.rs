@@ -1270,6 +1270,19 @@ fn class_weights_by_name_or_label() {
         assert!(!balanced_said.contains("predicts none"), "{balanced_said}");
     }
 
+    // tune scores its candidates with the class weights and says how to train the best.
+    let tune = |extra: &[&str]| {
+        let o = kestrel(&[&["tune", "--class-weight"][..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let said = tune(&["balanced", "--learner", "rsvm", "--input", rare.to_str().unwrap()]);
+    assert!(said.contains("weighted leave-one-out accuracy %"), "{said}");
+    assert!(said.contains("best: kestrel train --learner rsvm --class-weight balanced --gamma "), "{said}");
+    let said = tune(&["south west=20", "--learner", "svm", "--folds", "3", "--input", full.to_str().unwrap()]);
+    assert!(said.contains("weighted 3-fold accuracy %"), "{said}");
+    assert!(said.contains("best: kestrel train --learner svm --class-weight 'south west=20' --c "), "{said}");
+
     let libsvm = binary_libsvm(&dir, 200);
     let train = |extra: &[&str]| {
         let base = ["train", "--input", libsvm.to_str().unwrap(), "--out", model.to_str().unwrap()];

@@ -79,6 +79,21 @@ impl ClassWeights {
         }
     }
 
+    /// Each class's weight by its label, for rows labelled `labels` (the training rows,
+    /// which `balanced` counts): `(label, weight)` pairs; `None` when every class weighs 1
+    /// by definition.
+    ///
+    /// # Errors
+    /// As [`by_class`](Self::by_class), and for labels that do not make classes.
+    pub fn by_label(&self, labels: &[f64]) -> Result<Option<Vec<(f64, f64)>>, TrainError> {
+        if self.is_unit() {
+            return Ok(None);
+        }
+        let (classes, solver) = super::classes::<f64>(labels)?;
+        let weights = self.by_class::<f64>(&classes, &solver)?;
+        Ok(Some(classes.values().iter().copied().zip(weights).collect()))
+    }
+
     /// Each row's weight, its class's ([`by_class`](Self::by_class)); `None` when every
     /// class weighs 1 by definition.
     ///
@@ -128,6 +143,9 @@ mod tests {
         let (classes, solver) = classes_of::<f64>(&[1.0, 2.0, 2.0, 3.0, 3.0, 3.0]).unwrap();
         let balanced = ClassWeights::Balanced.by_class::<f64>(&classes, &solver).unwrap();
         assert_eq!(balanced, [2.0, 1.0, 2.0 / 3.0]);
+        let by_label = ClassWeights::Balanced.by_label(&[1.0, 2.0, 2.0, 3.0, 3.0, 3.0]).unwrap();
+        assert_eq!(by_label, Some(vec![(1.0, 2.0), (2.0, 1.0), (3.0, 2.0 / 3.0)]));
+        assert_eq!(ClassWeights::Unit.by_label(&[1.0, 2.0]).unwrap(), None);
         let unknown = ClassWeights::Given(vec![(9.0, 2.0)]).by_class::<f64>(&classes, &solver);
         assert!(matches!(unknown, Err(TrainError::UnknownClass(label)) if label == 9.0));
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {

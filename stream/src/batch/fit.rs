@@ -28,7 +28,7 @@ use super::linear;
 use super::rsvm::{self, RsvmConfig, Selection, Solver, Tune};
 use super::slkl::{self as slkl_train, SlklConfig};
 use super::ssvr::{self, SsvrConfig};
-use super::tune::{Folds, WidthScore, best_width, octaves, widths_by_loo};
+use super::tune::{Folds, WidthScore, best_width, extend_past_edges, octaves, widths_by_loo};
 use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
 use crate::model;
@@ -393,11 +393,6 @@ pub const DEFAULT_EPSILON: f64 = 0.1;
 /// criterion: `γ*·2^k` for `k` in this range, `γ*` the alignment's width.
 const LOO_OCTAVES: (i32, i32) = (-2, 2);
 
-/// The most octaves `gamma auto` adds past an edge of [`LOO_OCTAVES`] while the edge is
-/// the best (alignment can favour the narrowest kernels where the classes are several
-/// clusters each).
-const EXTRA_OCTAVES: usize = 6;
-
 /// The IRSVM threshold (δ/√n) unless the settings give one: small, so the selection runs
 /// to the `centers` cap (and, for rsvm under `delta auto`, leave-one-out chooses the
 /// prefix). Classification: 5·10⁻⁴. Regression in f64: 10⁻⁷ — a fit at a small ridge
@@ -536,9 +531,8 @@ fn kernel<T: Real>(
 
 /// `--gamma auto`'s search on `data`: the width of highest alignment, then the reduced
 /// kernel ridge's leave-one-out over `ridges` (its automatic path when empty) at each of
-/// [`LOO_OCTAVES`] around it, on the rows of [`width_rows`]; while the best is the
-/// narrowest or the widest scored, the next octave past it too, at most
-/// [`EXTRA_OCTAVES`] more.
+/// [`LOO_OCTAVES`] around it, on the rows of [`width_rows`], and past an edge while the
+/// edge is the best ([`extend_past_edges`]).
 fn octaves_by_loo<T: Real>(
     settings: &FitSettings,
     data: &Dataset<T>,
@@ -552,16 +546,7 @@ fn octaves_by_loo<T: Real>(
     let (rows, ridges) = width_rows(data, settings.seed, ridges)?;
     let config = krr_config(settings, aligned, task);
     let mut scores = widths_by_loo(&rows, &config, &widths, &ridges, |_| {})?;
-    for _ in 0..EXTRA_OCTAVES {
-        let (lowest, highest) =
-            scores.iter().fold((f64::INFINITY, 0.0f64), |(l, h), s| (l.min(s.gamma), h.max(s.gamma)));
-        let next = match best_width(&scores, task).map(|best| best.gamma) {
-            Some(best) if best == lowest => lowest / 2.0,
-            Some(best) if best == highest => highest * 2.0,
-            _ => break,
-        };
-        scores.extend(widths_by_loo(&rows, &config, &[next], &ridges, |_| {})?);
-    }
+    extend_past_edges(&rows, &config, &ridges, &mut scores, |_| {})?;
     Ok((choice, scores))
 }
 

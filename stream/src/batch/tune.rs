@@ -64,6 +64,36 @@ pub fn widths_by_loo<T: Real>(
     Ok(scores)
 }
 
+/// The most octaves [`extend_past_edges`] adds.
+pub const EXTRA_OCTAVES: usize = 6;
+
+/// While the best of `scores` (for `config`'s task) is the narrowest or the widest width
+/// scored, scores the next octave past it ([`widths_by_loo`], calling `each`), at most
+/// [`EXTRA_OCTAVES`] more: a grid around the alignment's width may stop short where
+/// alignment favours the narrowest kernels (classes of several clusters each).
+///
+/// # Errors
+/// As [`widths_by_loo`].
+pub fn extend_past_edges<T: Real>(
+    data: &Dataset<T>,
+    config: &KrrConfig<T>,
+    ridges: &[f64],
+    scores: &mut Vec<WidthScore>,
+    mut each: impl FnMut(&WidthScore),
+) -> Result<(), TrainError> {
+    for _ in 0..EXTRA_OCTAVES {
+        let (lowest, highest) =
+            scores.iter().fold((f64::INFINITY, 0.0f64), |(low, high), s| (low.min(s.gamma), high.max(s.gamma)));
+        let next = match best_width(scores, config.task).map(|best| best.gamma) {
+            Some(best) if best == lowest => lowest / 2.0,
+            Some(best) if best == highest => highest * 2.0,
+            _ => return Ok(()),
+        };
+        scores.extend(widths_by_loo(data, config, &[next], ridges, &mut each)?);
+    }
+    Ok(())
+}
+
 /// The best of `scores` for `task` (fewest LOO errors, then the lowest LOO squared error;
 /// the first of equals).
 pub fn best_width(scores: &[WidthScore], task: Task) -> Option<&WidthScore> {
@@ -166,6 +196,42 @@ mod tests {
         let fixed = widths_by_loo(&data, &config, &[1.0], &[0.1, 1.0], |_| {}).unwrap();
         let lambdas: Vec<f64> = fixed[0].summary.path.iter().map(|s| s.lambda).collect();
         assert_eq!(lambdas, [0.1, 1.0]);
+    }
+
+    /// Widths far too narrow for the checkerboard: the widest wins, so the octaves past it
+    /// are scored until one no longer improves — the best then lies inside the widths
+    /// scored — or six were added; started inside, nothing is added.
+    #[test]
+    fn the_widths_go_on_past_an_edge_that_wins() {
+        let data = checkerboard(300, 1);
+        let config = KrrConfig {
+            kernel: Kernel::rbf(1.0).unwrap(),
+            centres: 60,
+            selection: Selection::Irsvm { rms: 0.001 },
+            ridge: krr::Ridge::Auto,
+            task: Task::Classification,
+            seed: 1,
+            budget: None,
+            class_weights: ClassWeights::Unit,
+        };
+        let mut scores = widths_by_loo(&data, &config, &octaves(256.0, -1, 1), &[], |_| {}).unwrap();
+        let first = best_width(&scores, Task::Classification).unwrap().clone();
+        assert_eq!(first.gamma, 128.0, "the widest of 128, 256, 512");
+        let mut added = 0;
+        extend_past_edges(&data, &config, &[], &mut scores, |_| added += 1).unwrap();
+        assert_eq!(scores.len(), 3 + added);
+        assert!((1..=EXTRA_OCTAVES).contains(&added), "{added}");
+        let best = best_width(&scores, Task::Classification).unwrap();
+        assert!(best.summary.chosen.errors < first.summary.chosen.errors, "{best:?} vs {first:?}");
+        let lowest = scores.iter().map(|s| s.gamma).fold(f64::INFINITY, f64::min);
+        assert!(best.gamma > lowest || added == EXTRA_OCTAVES, "γ = {} of {lowest}", best.gamma);
+        // Each added width is half the one before.
+        assert_eq!(scores.last().unwrap().gamma, 128.0 / 2f64.powi(added as i32));
+        let mut inside = widths_by_loo(&data, &config, &octaves(1.0, -2, 2), &[], |_| {}).unwrap();
+        let best_inside = best_width(&inside, Task::Classification).unwrap().gamma;
+        if best_inside != 0.25 && best_inside != 4.0 {
+            extend_past_edges(&data, &config, &[], &mut inside, |_| panic!("nothing to add")).unwrap();
+        }
     }
 
     #[test]

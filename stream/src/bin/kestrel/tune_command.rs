@@ -14,6 +14,7 @@
 //! - **k-fold cross-validation** (slkl, svm, or any learner under `--folds`): each candidate
 //!   is trained `k` times by `kestrel train`'s own code and scored on the held-out fold.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -22,13 +23,13 @@ use kestrel_core::Real;
 use kestrel_stream::batch::fit::width_rows;
 use kestrel_stream::batch::gamma;
 use kestrel_stream::batch::krr::Task;
-use kestrel_stream::batch::tune::{Folds, WidthScore, octaves, widths_by_loo};
+use kestrel_stream::batch::tune::{Folds, WidthScore, extend_past_edges, octaves, widths_by_loo};
 use kestrel_stream::dataset::Dataset;
 use kestrel_stream::{file, model, score};
 use serde_json::{Value, json};
 
 use crate::Usage;
-use crate::args::{KernelArg, ScalarArg, Setting, TrainLearner, TrainSettings, TuneArgs};
+use crate::args::{ClassWeightArg, KernelArg, ScalarArg, Setting, TrainLearner, TrainSettings, TuneArgs};
 use crate::commands::progress_bar;
 use crate::report::Report;
 use crate::report::chart::{Axes, Dots, Plot, bars, number, pick};
@@ -91,8 +92,8 @@ struct Candidate {
     value: Option<Searched>,
     /// Centres of the reduced set (leave-one-out only).
     centres: Option<usize>,
-    /// Misclassified fraction (classification) or mean squared error (regression): lower
-    /// is better.
+    /// Misclassified fraction (classification; of the rows' class weights under
+    /// `--class-weight`) or mean squared error (regression): lower is better.
     loss: f64,
     seconds: f64,
 }
@@ -134,10 +135,11 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
     let learner = args.settings.learner;
     let task = learner.fit().task();
     let gammas = widths(args, data, task)?;
+    let weights = LabelWeights::of(args, data)?;
     let loo = args.folds.is_none() && matches!(learner, TrainLearner::Rsvm | TrainLearner::Krr | TrainLearner::Lssvm);
     let (candidates, scored_rows) = match loo {
-        true => by_loo(args, data, &gammas, task)?,
-        false => (by_folds(args, data, &gammas, task)?, data.len()),
+        true => by_loo(args, data, &gammas, (task, weights.as_ref()))?,
+        false => (by_folds(args, data, &gammas, (task, weights.as_ref()))?, data.len()),
     };
     let best = candidates
         .iter()
@@ -156,6 +158,7 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
         _ => None,
     };
     let criterion = if loo { "leave-one-out".to_string() } else { format!("{}-fold", folds_of(args)) };
+    let criterion = if weights.is_some() { format!("weighted {criterion}") } else { criterion };
     let seconds = start.elapsed().as_secs_f64();
     if let Some(path) = &args.report {
         let rows = (scored_rows, data.len());
@@ -189,7 +192,8 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
             } else {
                 ""
             };
-            say!("best: kestrel train --learner {}{preparation}{}", learner_name(learner), flags(best))?;
+            let weighed = class_weight_flags(&args.settings);
+            say!("best: kestrel train --learner {}{preparation}{weighed}{}", learner_name(learner), flags(best))?;
         }
         tell!("kestrel: {} candidates on {} rows in {seconds:.3} s", candidates.len(), data.len());
         for note in &prepared.notes {
@@ -200,6 +204,43 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The class weights of `--class-weight` by label, for the candidates' scores: a row
+/// counts its class's weight ([`kestrel_stream::batch::class_weights`]).
+struct LabelWeights(HashMap<u64, f64>);
+
+impl LabelWeights {
+    /// The weights the settings give the classes of `data`; `None` without
+    /// `--class-weight`.
+    fn of<T: Real>(args: &TuneArgs, data: &Dataset<T>) -> Result<Option<Self>> {
+        let settings = args.settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
+        if settings.learner.task() != Task::Classification {
+            return Ok(None);
+        }
+        let pairs = settings.class_weights.by_label(data.labels()).context("--class-weight")?;
+        Ok(pairs.map(|pairs| LabelWeights(pairs.into_iter().map(|(label, weight)| (key(label), weight)).collect())))
+    }
+
+    /// The weight of a row labelled `label` (1 for a label the training rows lack).
+    fn weight(&self, label: f64) -> f64 {
+        self.0.get(&key(label)).copied().unwrap_or(1.0)
+    }
+}
+
+/// A label's bits, −0 as +0 (one class, as the labels take it).
+fn key(label: f64) -> u64 {
+    if label == 0.0 { 0 } else { label.to_bits() }
+}
+
+/// The `--class-weight` flags as given, for the `best:` line (a word with a space quoted).
+fn class_weight_flags(settings: &TrainSettings) -> String {
+    let quoted = |word: String| if word.contains(' ') { format!("'{word}'") } else { word };
+    let words = settings.class_weight.iter().map(|arg| match arg {
+        ClassWeightArg::Balanced => "balanced".to_string(),
+        ClassWeightArg::Class(label, weight) => quoted(format!("{label}={weight}")),
+    });
+    words.map(|word| format!(" --class-weight {word}")).collect()
 }
 
 /// The learner's name on the command line.
@@ -239,7 +280,7 @@ fn by_loo<T: Real>(
     args: &TuneArgs,
     data: &Dataset<T>,
     gammas: &[Option<f64>],
-    task: Task,
+    (task, weights): (Task, Option<&LabelWeights>),
 ) -> Result<(Vec<Candidate>, usize)> {
     let settings = &args.settings;
     let rsvm = settings.learner == TrainLearner::Rsvm;
@@ -266,9 +307,20 @@ fn by_loo<T: Real>(
         );
     }
     let bar = progress_bar(gammas.len() as u64, "widths");
-    let scores = widths_by_loo(&rows, &config, &gammas, &scaled, |_| bar.inc(1))?;
+    let mut scores = widths_by_loo(&rows, &config, &gammas, &scaled, |_| bar.inc(1))?;
+    // Octaves around the alignment's width (no width given): on past an edge that wins,
+    // as --gamma auto goes.
+    if args.gamma_grid.is_empty() && Setting::given(settings.kernel.gamma).is_none() {
+        extend_past_edges(&rows, &config, &scaled, &mut scores, |_| {
+            bar.inc_length(1);
+            bar.inc(1);
+        })?;
+        scores.sort_by(|a, b| a.gamma.total_cmp(&b.gamma));
+    }
     bar.finish_and_clear();
     let n = rows.len().max(1) as f64;
+    // The weight of the rows scored, against which the weighted errors count.
+    let total_weight = weights.map_or(n, |w| rows.labels().iter().map(|&label| w.weight(label)).sum());
     // A ridge chosen on the subsample, as it stands for every row: the grid's own value, or
     // the automatic path's scaled back (`λ·n/n_s`, the same weight per row).
     let to_all = data.len() as f64 / n;
@@ -281,7 +333,7 @@ fn by_loo<T: Real>(
         let lambda = ridge_for_all(summary.chosen.lambda);
         let value = if rsvm { Searched::C(1.0 / (2.0 * lambda)) } else { Searched::Lambda(lambda) };
         let loss = match task {
-            Task::Classification => summary.chosen.errors as f64 / n,
+            Task::Classification => summary.chosen.weighted_errors / total_weight,
             Task::Regression => summary.chosen.mse,
         };
         Candidate { gamma: Some(*gamma), value: Some(value), centres: Some(summary.centres), loss, seconds: *seconds }
@@ -290,7 +342,12 @@ fn by_loo<T: Real>(
 }
 
 /// Any learner: every candidate trained on `k − 1` folds and scored on the last, `k` times.
-fn by_folds<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>], task: Task) -> Result<Vec<Candidate>> {
+fn by_folds<T: Real>(
+    args: &TuneArgs,
+    data: &Dataset<T>,
+    gammas: &[Option<f64>],
+    (task, weights): (Task, Option<&LabelWeights>),
+) -> Result<Vec<Candidate>> {
     let settings = &args.settings;
     let values = values(args)?;
     let folds = Folds::new(data, folds_of(args), settings.seed).context("--folds")?;
@@ -306,10 +363,10 @@ fn by_folds<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>],
                 let (train, held_out) = folds.split(data, fold);
                 let (bytes, _) = fit(&candidate, &train).with_context(|| format!("fold {}", fold + 1))?;
                 let mut model = model::load(&bytes)?;
-                let tally = score::on_dataset(model.as_mut(), &held_out)?;
-                losses += match task {
-                    Task::Classification => 1.0 - tally.accuracy(),
-                    Task::Regression => tally.mse(),
+                losses += match (task, weights) {
+                    (Task::Classification, Some(weights)) => weighted_error(model.as_mut(), &held_out, weights)?,
+                    (Task::Classification, None) => 1.0 - score::on_dataset(model.as_mut(), &held_out)?.accuracy(),
+                    (Task::Regression, _) => score::on_dataset(model.as_mut(), &held_out)?.mse(),
                 };
                 bar.inc(1);
             }
@@ -320,6 +377,26 @@ fn by_folds<T: Real>(args: &TuneArgs, data: &Dataset<T>, gammas: &[Option<f64>],
     }
     bar.finish_and_clear();
     Ok(candidates)
+}
+
+/// The misclassified share of `held_out`'s class weights.
+fn weighted_error<T: Real>(
+    model: &mut dyn model::Predictor,
+    held_out: &Dataset<T>,
+    weights: &LabelWeights,
+) -> Result<f64> {
+    let (mut wrong, mut total) = (0.0, 0.0);
+    let mut record = kestrel_stream::source::Record::default();
+    for i in 0..held_out.len() {
+        if held_out.record(i, &mut record) {
+            let weight = weights.weight(record.label);
+            total += weight;
+            if key(model.predict(&record)?) != key(record.label) {
+                wrong += weight;
+            }
+        }
+    }
+    Ok(if total > 0.0 { wrong / total } else { 0.0 })
 }
 
 /// The values of the learner's searched setting under cross-validation: its grid, the
