@@ -1,6 +1,8 @@
 //! Predictions against labels: accuracy for a classifier, mean squared and absolute error
 //! for a regressor — what `kestrel eval` prints and what `kestrel tune`'s cross-validation
-//! averages over its folds.
+//! averages over its folds — and each class's recall and their mean, the balanced
+//! accuracy, which a rare class given up lowers where accuracy barely moves
+//! ([`ClassRecall`]).
 
 use kestrel_core::{Error, Real};
 
@@ -51,6 +53,54 @@ impl Tally {
     }
 }
 
+/// Each of a classifier's classes: its rows and those predicted as it, counted only for
+/// the classes given (a model's: a test file's other labels, whatever their number, take
+/// no memory). Memory: two counts a class.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassRecall {
+    /// The classes' labels, sorted.
+    classes: Vec<f64>,
+    /// `[rows, correct]` of each class, in `classes`' order.
+    counts: Vec<[u64; 2]>,
+}
+
+impl ClassRecall {
+    /// No rows yet, for the classes labelled `classes`.
+    pub fn new(classes: &[f64]) -> Self {
+        let mut classes = classes.to_vec();
+        classes.sort_by(f64::total_cmp);
+        classes.dedup();
+        let counts = vec![[0; 2]; classes.len()];
+        ClassRecall { classes, counts }
+    }
+
+    /// Counts one prediction of a row labelled `label` (left out unless `label` is one of
+    /// the classes).
+    pub fn add(&mut self, prediction: f64, label: f64) {
+        let at = self.classes.binary_search_by(|class| class.partial_cmp(&label).unwrap_or(std::cmp::Ordering::Less));
+        if let Some([rows, correct]) = at.ok().and_then(|at| self.counts.get_mut(at)) {
+            *rows = rows.saturating_add(1);
+            *correct = correct.saturating_add(u64::from(prediction == label));
+        }
+    }
+
+    /// `(label, recall)` of each class with rows: the share of its rows predicted as it.
+    pub fn recalls(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        self.classes.iter().zip(&self.counts).filter(|(_, [rows, _])| *rows > 0).map(|(&label, &[rows, correct])| {
+            #[allow(clippy::cast_precision_loss, reason = "counts of rows")]
+            let recall = correct as f64 / rows as f64;
+            (label, recall)
+        })
+    }
+
+    /// The mean recall of the classes with rows (scikit-learn's `balanced_accuracy_score`
+    /// over them); `None` without rows.
+    pub fn balanced_accuracy(&self) -> Option<f64> {
+        let (sum, classes) = self.recalls().fold((0.0, 0u32), |(sum, k), (_, recall)| (sum + recall, k + 1));
+        (classes > 0).then(|| sum / f64::from(classes))
+    }
+}
+
 /// `model`'s predictions on every row of `data`.
 ///
 /// # Errors
@@ -80,5 +130,20 @@ mod tests {
         assert_eq!(tally.accuracy(), 0.5);
         assert_eq!(tally.mse(), (4.0 + 0.25) / 4.0);
         assert_eq!(tally.mae(), 2.5 / 4.0);
+    }
+
+    /// Balanced accuracy as scikit-learn computes it, over the classes given: a label of
+    /// none of them is left out.
+    #[test]
+    fn recall_per_class_and_balanced_accuracy() {
+        let mut recall = ClassRecall::new(&[3.0, -1.0, 3.0, 7.0]);
+        assert_eq!(recall.balanced_accuracy(), None);
+        // Class −1: 3 of 4 right; class 3: 1 of 2; class 7: no rows; label 9: no class.
+        for (prediction, label) in [(-1.0, -1.0), (-1.0, -1.0), (-1.0, -1.0), (3.0, -1.0), (3.0, 3.0), (-1.0, 3.0)] {
+            recall.add(prediction, label);
+        }
+        recall.add(9.0, 9.0);
+        assert_eq!(recall.recalls().collect::<Vec<_>>(), [(-1.0, 0.75), (3.0, 0.5)]);
+        assert_eq!(recall.balanced_accuracy(), Some((0.75 + 0.5) / 2.0));
     }
 }

@@ -1268,6 +1268,25 @@ fn class_weights_by_name_or_label() {
                         class? --class-weight balanced";
         assert_eq!(plain_said.contains(given_up), plain_trained == 0, "{learner}: {plain_trained} found; {plain_said}");
         assert!(!balanced_said.contains("predicts none"), "{balanced_said}");
+        // eval gives each class's recall by name and their mean: the faults the balanced
+        // model found in the test rows, of 60, and the normal rows it kept, of 1,140.
+        let o =
+            kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", rare_test.to_str().unwrap(), "--json"]);
+        let summary = json(&o);
+        let predictions =
+            kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", rare_test.to_str().unwrap()]);
+        let kept_ok = std::fs::read_to_string(&rare_test)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .zip(stdout(&predictions).lines())
+            .filter(|(row, p)| row.ends_with(",ok") && *p == "ok")
+            .count();
+        let (fault, ok) = (balanced as f64 / 60.0, kept_ok as f64 / 1140.0);
+        assert_eq!((summary["recall"]["fault"].as_f64(), summary["recall"]["ok"].as_f64()), (Some(fault), Some(ok)));
+        assert_eq!(summary["balanced_accuracy"].as_f64(), Some((ok + fault) / 2.0), "{summary}");
+        let o = kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", rare_test.to_str().unwrap()]);
+        assert!(stdout(&o).contains(&format!("; balanced accuracy {:.4}", (ok + fault) / 2.0)), "{}", stdout(&o));
     }
 
     // tune scores its candidates with the class weights and says how to train the best.

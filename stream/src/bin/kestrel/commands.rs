@@ -13,7 +13,7 @@ use kestrel_stream::detection::Detections;
 use kestrel_stream::file::OutputFile;
 use kestrel_stream::model::{self, Predictor, scalar_name};
 use kestrel_stream::online::build::{Raced, StreamSettings};
-use kestrel_stream::score::Tally;
+use kestrel_stream::score::{ClassRecall, Tally};
 use kestrel_stream::source::{self, Format, LabelColumn, Record, RecordReader};
 use serde_json::{Map, Value, json};
 
@@ -421,6 +421,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     }
     let (mut detections, detector_names) = detections_for(&args.detection)?;
     let mut tally = Tally::default();
+    let mut recall = ClassRecall::new(&if classifier { model.labels() } else { Vec::new() });
     let mut figures = args.report.as_ref().map(|_| EvalFigures::new(model.labels(), model.class_names().cloned()));
     let name = args.input.input.clone();
     // The model's labels, sorted, to tell whether any row's label is one of them.
@@ -439,6 +440,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         }
         let prediction = model.predict(record).with_context(at)?;
         tally.add(prediction, record.label);
+        recall.add(prediction, record.label);
         known = known
             || classes.binary_search_by(|class| class.partial_cmp(&record.label).unwrap_or(Ordering::Less)).is_ok();
         match figures.as_mut() {
@@ -466,11 +468,11 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
                 info.centers
             ),
         );
-        report.summary(&eval_summary(&tally, &detections, skipped, classifier, detector));
+        report.summary(&eval_summary((&tally, &recall), &detections, skipped, (model.as_ref(), detector)));
         figures.add_to(&mut report, &detections)?;
         report.write(path)?;
     }
-    let summary = eval_summary(&tally, &detections, skipped, classifier, detector);
+    let summary = eval_summary((&tally, &recall), &detections, skipped, (model.as_ref(), detector));
     if detector {
         tell_if_mostly_anomalies(&detections, &args.detection);
         match args.json {
@@ -486,19 +488,39 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     if args.json {
         say!("{summary}")?;
     } else if classifier {
-        say!("accuracy {:.4} on {n} rows ({} correct)", tally.accuracy(), tally.correct)?;
+        let balanced = recall.balanced_accuracy().map_or(String::new(), |b| format!("; balanced accuracy {b:.4}"));
+        say!("accuracy {:.4} on {n} rows ({} correct){balanced}", tally.accuracy(), tally.correct)?;
     } else {
         say!("mse {:.6}, mae {:.6} on {n} rows", tally.mse(), tally.mae())?;
     }
     Ok(())
 }
 
-/// What `kestrel eval` prints as JSON.
-fn eval_summary(tally: &Tally, detections: &Detections, skipped: u64, classifier: bool, detector: bool) -> Value {
+/// What `kestrel eval` prints as JSON: a classifier's accuracy, balanced accuracy and each
+/// class's recall (by name, for named classes), a regressor's errors, a detector's counts.
+fn eval_summary(
+    (tally, recall): (&Tally, &ClassRecall),
+    detections: &Detections,
+    skipped: u64,
+    (model, detector): (&dyn Predictor, bool),
+) -> Value {
     let n = tally.n;
-    match (detector, classifier) {
+    match (detector, model.is_classifier()) {
         (true, _) => Value::Object(detection_summary(detections, skipped)),
-        (false, true) => json!({"n": n, "accuracy": tally.accuracy(), "skipped": skipped}),
+        (false, true) => {
+            let name = |label: f64| match model.class_names().and_then(|names| names.name(label)) {
+                Some(name) => name.to_string(),
+                None => label.to_string(),
+            };
+            let recalls: Map<String, Value> = recall.recalls().map(|(label, r)| (name(label), json!(r))).collect();
+            json!({
+                "n": n,
+                "accuracy": tally.accuracy(),
+                "balanced_accuracy": recall.balanced_accuracy(),
+                "recall": recalls,
+                "skipped": skipped,
+            })
+        }
         (false, false) => json!({"n": n, "mse": tally.mse(), "mae": tally.mae(), "skipped": skipped}),
     }
 }
