@@ -76,8 +76,8 @@ impl TryFrom<SavedLabels> for Labels {
     }
 }
 
-/// The bits that identify a label (`−0` and `+0` are one label).
-fn key(label: f64) -> u64 {
+/// The bits that identify a label (`−0` and `+0` are one label): a key to count by class.
+pub fn key(label: f64) -> u64 {
     (label + 0.0).to_bits()
 }
 

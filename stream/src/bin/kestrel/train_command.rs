@@ -14,9 +14,9 @@ use kestrel_stream::batch::fit::{self, FitError};
 use kestrel_stream::batch::krr::Task;
 use kestrel_stream::batch::relevance::{self, Relevance};
 use kestrel_stream::dataset::{BadRows, Dataset};
-use kestrel_stream::file;
 use kestrel_stream::model::{self, scalar_name};
 use kestrel_stream::source::LabelColumn;
+use kestrel_stream::{file, labels};
 use serde_json::{Value, json};
 
 use crate::Usage;
@@ -209,37 +209,16 @@ impl<T: Real> Prepared<T> {
     }
 
     /// A warning when the classifier `bytes` (a model [`fit()`] on these rows) predicts
-    /// none of a class's own rows as that class: a rare class given up for the frequent
-    /// ones, as the leave-one-out error chooses under `auto` (fewest errors: all frequent).
-    /// A class's rows are predicted until one is right, so the cost is that of the rows of
-    /// the classes given up (and a few more).
+    /// none of a class's own rows as that class ([`Prepared::given_up`]), naming the flag
+    /// that helps.
     ///
     /// # Errors
-    /// The model's own, for a row it cannot take (none: it was fitted on them).
+    /// As [`Prepared::given_up`].
     pub fn given_up_note(&self, bytes: &[u8], settings: &TrainSettings) -> Result<Option<String>> {
-        let mut model = model::load(bytes)?;
-        if !self.classes || !model.is_classifier() {
-            return Ok(None);
-        }
-        // A label's bits, −0 as +0 (one class, as the labels take it) → its rows, and
-        // whether one of them was predicted as it.
-        let key = |label: f64| if label == 0.0 { 0 } else { label.to_bits() };
-        let mut classes = HashMap::<u64, (usize, bool)>::new();
-        let mut record = kestrel_stream::source::Record::default();
-        for i in 0..self.data.len() {
-            let label = self.data.labels().get(i).copied().unwrap_or(f64::NAN);
-            let (rows, found) = classes.entry(key(label)).or_insert((0, false));
-            *rows += 1;
-            if !*found && self.data.record(i, &mut record) {
-                *found = key(model.predict(&record)?) == key(label);
-            }
-        }
-        let mut missed: Vec<(f64, usize)> =
-            classes.into_iter().filter(|(_, (_, found))| !found).map(|(l, (n, _))| (f64::from_bits(l), n)).collect();
+        let missed = self.given_up(bytes)?;
         if missed.is_empty() {
             return Ok(None);
         }
-        missed.sort_by(|a, b| a.0.total_cmp(&b.0));
         let names = self.data.class_names();
         let shown: Vec<String> = missed
             .iter()
@@ -254,6 +233,35 @@ impl<T: Real> Prepared<T> {
             _ => "",
         };
         Ok(Some(format!("the model predicts none of the training rows of {} as their class{hint}", shown.join(", "))))
+    }
+
+    /// The classes (label, rows) none of whose rows the classifier `bytes` predicts as
+    /// them: a rare class given up for the frequent ones, as the leave-one-out error
+    /// chooses under `auto` (fewest errors: all frequent). A class's rows are predicted
+    /// until one is right, so the cost is that of the rows of the classes given up (and a
+    /// few more). Empty for a model without classes.
+    ///
+    /// # Errors
+    /// The model's own, for a row it cannot take (none: it was fitted on them).
+    fn given_up(&self, bytes: &[u8]) -> Result<Vec<(f64, usize)>> {
+        let mut model = model::load(bytes)?;
+        if !self.classes || !model.is_classifier() {
+            return Ok(Vec::new());
+        }
+        // Each class's rows, and whether one of them was predicted as it.
+        let mut classes = HashMap::<u64, (f64, usize, bool)>::new();
+        let mut record = kestrel_stream::source::Record::default();
+        for (i, &label) in self.data.labels().iter().enumerate() {
+            let (_, rows, found) = classes.entry(labels::key(label)).or_insert((label, 0, false));
+            *rows += 1;
+            if !*found && self.data.record(i, &mut record) {
+                *found = labels::key(model.predict(&record)?) == labels::key(label);
+            }
+        }
+        let mut missed: Vec<(f64, usize)> =
+            classes.into_values().filter(|&(_, _, found)| !found).map(|(label, rows, _)| (label, rows)).collect();
+        missed.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Ok(missed)
     }
 
     /// The model file of `bytes` (a model [`fit()`] on these rows): with the scaler's

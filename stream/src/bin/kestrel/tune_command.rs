@@ -25,7 +25,7 @@ use kestrel_stream::batch::gamma;
 use kestrel_stream::batch::krr::Task;
 use kestrel_stream::batch::tune::{Folds, WidthScore, extend_past_edges, octaves, widths_by_loo};
 use kestrel_stream::dataset::Dataset;
-use kestrel_stream::{file, model, score};
+use kestrel_stream::{file, labels, model, score};
 use serde_json::{Value, json};
 
 use crate::Usage;
@@ -219,18 +219,14 @@ impl LabelWeights {
             return Ok(None);
         }
         let pairs = settings.class_weights.by_label(data.labels()).context("--class-weight")?;
-        Ok(pairs.map(|pairs| LabelWeights(pairs.into_iter().map(|(label, weight)| (key(label), weight)).collect())))
+        Ok(pairs
+            .map(|pairs| LabelWeights(pairs.into_iter().map(|(label, weight)| (labels::key(label), weight)).collect())))
     }
 
     /// The weight of a row labelled `label` (1 for a label the training rows lack).
     fn weight(&self, label: f64) -> f64 {
-        self.0.get(&key(label)).copied().unwrap_or(1.0)
+        self.0.get(&labels::key(label)).copied().unwrap_or(1.0)
     }
-}
-
-/// A label's bits, −0 as +0 (one class, as the labels take it).
-fn key(label: f64) -> u64 {
-    if label == 0.0 { 0 } else { label.to_bits() }
 }
 
 /// The `--class-weight` flags as given, for the `best:` line (a word with a space quoted).
@@ -391,7 +387,7 @@ fn weighted_error<T: Real>(
         if held_out.record(i, &mut record) {
             let weight = weights.weight(record.label);
             total += weight;
-            if key(model.predict(&record)?) != key(record.label) {
+            if labels::key(model.predict(&record)?) != labels::key(record.label) {
                 wrong += weight;
             }
         }
