@@ -167,10 +167,9 @@ mod tests {
         data
     }
 
-    #[test]
-    fn leave_one_out_prefers_a_width_that_resolves_the_checkerboard() {
-        let data = checkerboard(300, 1);
-        let config = KrrConfig {
+    /// The least-squares SVM of up to 60 IRSVM centres, its ridge by leave-one-out.
+    fn config() -> KrrConfig<f64> {
+        KrrConfig {
             kernel: Kernel::rbf(1.0).unwrap(),
             centres: 60,
             selection: Selection::Irsvm { rms: 0.001 },
@@ -179,7 +178,13 @@ mod tests {
             seed: 1,
             budget: None,
             class_weights: ClassWeights::Unit,
-        };
+        }
+    }
+
+    #[test]
+    fn leave_one_out_prefers_a_width_that_resolves_the_checkerboard() {
+        let data = checkerboard(300, 1);
+        let config = config();
         let mut seen = 0;
         let gammas = octaves(1.0, -8, 2);
         let scores = widths_by_loo(&data, &config, &gammas, &[], |_| seen += 1).unwrap();
@@ -204,16 +209,7 @@ mod tests {
     #[test]
     fn the_widths_go_on_past_an_edge_that_wins() {
         let data = checkerboard(300, 1);
-        let config = KrrConfig {
-            kernel: Kernel::rbf(1.0).unwrap(),
-            centres: 60,
-            selection: Selection::Irsvm { rms: 0.001 },
-            ridge: krr::Ridge::Auto,
-            task: Task::Classification,
-            seed: 1,
-            budget: None,
-            class_weights: ClassWeights::Unit,
-        };
+        let config = config();
         let mut scores = widths_by_loo(&data, &config, &octaves(256.0, -1, 1), &[], |_| {}).unwrap();
         let first = best_width(&scores, Task::Classification).unwrap().clone();
         assert_eq!(first.gamma, 128.0, "the widest of 128, 256, 512");
