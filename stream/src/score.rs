@@ -1,5 +1,5 @@
 //! Predictions against labels: accuracy for a classifier, mean squared and absolute error
-//! for a regressor — what `kestrel eval` prints and what `kestrel tune`'s cross-validation
+//! and the coefficient of determination R² for a regressor — what `kestrel eval` prints and what `kestrel tune`'s cross-validation
 //! averages over its folds — and each class's recall and their mean, the balanced
 //! accuracy, which a rare class given up lowers where accuracy barely moves
 //! ([`ClassRecall`]).
@@ -21,6 +21,9 @@ pub struct Tally {
     pub squared: f64,
     /// Sum of absolute errors.
     pub absolute: f64,
+    /// The labels' running mean and sum of squared deviations (Welford), for R².
+    label_mean: f64,
+    label_deviations: f64,
 }
 
 impl Tally {
@@ -31,6 +34,16 @@ impl Tally {
         self.correct += usize::from(prediction == label);
         self.squared += error * error;
         self.absolute += error.abs();
+        let step = label - self.label_mean;
+        self.label_mean += step / self.n as f64;
+        self.label_deviations += step * (label - self.label_mean);
+    }
+
+    /// The coefficient of determination `R² = 1 − Σ(y − ŷ)²/Σ(y − ȳ)²` (scikit-learn's
+    /// `r2_score`, a regressor's `score`): 1 for a perfect fit, 0 for predicting the mean;
+    /// `None` when the labels do not vary.
+    pub fn r2(&self) -> Option<f64> {
+        (self.label_deviations > 0.0).then(|| 1.0 - self.squared / self.label_deviations)
     }
 
     /// Fraction correct (0 without predictions).
@@ -130,6 +143,12 @@ mod tests {
         assert_eq!(tally.accuracy(), 0.5);
         assert_eq!(tally.mse(), (4.0 + 0.25) / 4.0);
         assert_eq!(tally.mae(), 2.5 / 4.0);
+        // Labels 1, 0, −1, 1: mean 0.25, Σ(y − ȳ)² = 2.75.
+        assert!((tally.r2().unwrap() - (1.0 - 4.25 / 2.75)).abs() < 1e-15);
+        let mut flat = Tally::default();
+        flat.add(1.0, 2.0);
+        flat.add(3.0, 2.0);
+        assert_eq!(flat.r2(), None);
     }
 
     /// Balanced accuracy as scikit-learn computes it, over the classes given: a label of

@@ -230,6 +230,15 @@ fn krr_and_lssvm_choose_their_settings_and_say_so() {
     assert!(gamma > 0.0 && lambda > 0.0 && summary["path"].as_array().unwrap().len() > 10, "{summary}");
     let eval = json(&kestrel(&["eval", "--model", model, "--input", data, "--json"]));
     assert!(eval["mse"].as_f64().unwrap() < 1e-3, "{eval}");
+    // R² from predict's own values: 1 − Σ(y − ŷ)²/Σ(y − ȳ)².
+    let predicted: Vec<f64> =
+        stdout(&kestrel(&["predict", "--model", model, "--input", data])).lines().map(|l| l.parse().unwrap()).collect();
+    let text = std::fs::read_to_string(data).unwrap();
+    let labels: Vec<f64> = text.lines().skip(1).map(|l| l.rsplit(',').next().unwrap().parse().unwrap()).collect();
+    let mean = labels.iter().sum::<f64>() / labels.len() as f64;
+    let residual: f64 = labels.iter().zip(&predicted).map(|(y, p)| (y - p) * (y - p)).sum();
+    let total: f64 = labels.iter().map(|y| (y - mean) * (y - mean)).sum();
+    assert!((eval["r2"].as_f64().unwrap() - (1.0 - residual / total)).abs() < 1e-9, "{eval}");
     // Without --json the chosen values go to the terminal.
     let o = kestrel(&["train", "--learner", "krr", "--input", data, "--out", model]);
     assert!(stderr(&o).contains("chosen") && stderr(&o).contains("lambda = "), "{}", stderr(&o));

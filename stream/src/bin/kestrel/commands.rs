@@ -491,13 +491,15 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         let balanced = recall.balanced_accuracy().map_or(String::new(), |b| format!("; balanced accuracy {b:.4}"));
         say!("accuracy {:.4} on {n} rows ({} correct){balanced}", tally.accuracy(), tally.correct)?;
     } else {
-        say!("mse {:.6}, mae {:.6} on {n} rows", tally.mse(), tally.mae())?;
+        let r2 = tally.r2().map_or(String::new(), |r2| format!(", r2 {r2:.4}"));
+        say!("mse {:.6}, mae {:.6}{r2} on {n} rows", tally.mse(), tally.mae())?;
     }
     Ok(())
 }
 
 /// What `kestrel eval` prints as JSON: a classifier's accuracy, balanced accuracy and each
-/// class's recall (by name, for named classes), a regressor's errors, a detector's counts.
+/// class's recall (by name, for named classes), a regressor's errors and R², a detector's
+/// counts.
 fn eval_summary(
     (tally, recall): (&Tally, &ClassRecall),
     detections: &Detections,
@@ -521,7 +523,7 @@ fn eval_summary(
                 "skipped": skipped,
             })
         }
-        (false, false) => json!({"n": n, "mse": tally.mse(), "mae": tally.mae(), "skipped": skipped}),
+        (false, false) => json!({"n": n, "mse": tally.mse(), "mae": tally.mae(), "r2": tally.r2(), "skipped": skipped}),
     }
 }
 
