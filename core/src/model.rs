@@ -463,7 +463,7 @@ pub fn add_scaler<T: crate::Real>(out: &mut [u8], len: usize, scaler: ScalerSect
 }
 
 /// Inserts the names of the classes, `names[k]` that of label `k`, into the model of `len`
-/// bytes at the start of `out`; returns the new length, `len + `[`class_names_len`]`(names)`.
+/// bytes at the start of `out`; returns the new length, `len + `[`names_len`]`(names)`.
 ///
 /// # Errors
 /// `Error::Model` when `out[..len]` is not a model; `InvalidParam { name: "class_names" }`
@@ -473,14 +473,15 @@ pub fn add_class_names(out: &mut [u8], len: usize, names: &[&str]) -> Result<usi
     insert_section(out, len, Section::ClassNames, &names)
 }
 
-/// Bytes [`add_class_names`] adds to a model for `names`.
-pub fn class_names_len(names: &[&str]) -> usize {
+/// Bytes [`add_class_names`] or [`add_feature_names`] adds to a model for `names`: a
+/// names section is the same sequence of strings whichever names it holds.
+pub fn names_len(names: &[&str]) -> usize {
     serialized_len(&names)
 }
 
 /// Inserts the names of the features, `names[j]` that of the model's `j`-th input (the
 /// header of the rows it was trained on), into the model of `len` bytes at the start of
-/// `out`; returns the new length, `len + `[`feature_names_len`]`(names)`. Whoever predicts
+/// `out`; returns the new length, `len + `[`names_len`]`(names)`. Whoever predicts
 /// can then check that rows come with the same columns in the same order.
 ///
 /// # Errors
@@ -488,11 +489,6 @@ pub fn class_names_len(names: &[&str]) -> usize {
 /// names already.
 pub fn add_feature_names(out: &mut [u8], len: usize, names: &[&str]) -> Result<usize, Error> {
     insert_section(out, len, Section::FeatureNames, &names)
-}
-
-/// Bytes [`add_feature_names`] adds to a model for `names`.
-pub fn feature_names_len(names: &[&str]) -> usize {
-    serialized_len(&names)
 }
 
 /// The envelope of the model of `len` bytes at the start of `out`.
@@ -722,7 +718,7 @@ mod tests {
     fn class_names_are_inserted_after_the_scaler() {
         let names = ["grass", "sky", "path"];
         let scaler = ScalerSection { count: 3, mean: &[1.0f64], m2: &[2.0], weights: &[] };
-        let (with_names, scaled) = (class_names_len(&names), scaler_len(&scaler));
+        let (with_names, scaled) = (names_len(&names), scaler_len(&scaler));
         assert_eq!(with_names, 1 + (1 + 5) + (1 + 3) + (1 + 4), "varint count, then each length and its bytes");
         for names_first in [true, false] {
             let (small, n) = sample();
@@ -761,7 +757,7 @@ mod tests {
         let classes = ["grass", "sky"];
         let features = ["temp", "humidity", "wind"];
         let scaler = ScalerSection { count: 3, mean: &[1.0f64], m2: &[2.0], weights: &[] };
-        let added = scaler_len(&scaler) + class_names_len(&classes) + feature_names_len(&features);
+        let added = scaler_len(&scaler) + names_len(&classes) + names_len(&features);
         let orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
         for order in orders {
             let (small, n) = sample();

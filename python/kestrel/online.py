@@ -11,8 +11,9 @@ RBF width ``1/d``, a memory of 2000 samples for the SVMs), the same state:
 
 A learner takes its features from the first sample: a dict's keys in their order (later
 dicts may leave features out, which count as 0; a key not seen first is an error; string
-keys are the model file's feature names), or a matrix's columns. A classifier takes numeric labels as they are and other labels (strings,
-booleans) as classes in order of first appearance. The SVMs give no probabilities, so there
+keys are the model file's feature names), or a matrix's columns. A classifier takes
+numeric labels as they are and other labels (strings, booleans) as classes in order of
+first appearance. The SVMs give no probabilities, so there
 is no ``predict_proba_one``.
 """
 

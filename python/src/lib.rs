@@ -117,8 +117,8 @@ fn rows_with_labels<'a>(x: &'a RowsArg<'_>, y: &PyReadonlyArray1<'_, f64>) -> Py
 /// What [`fit`] and the MapReduce RSVM's steps learn with: a learner's settings and the
 /// scalar of its model, from keyword arguments; `None` is the learner's default, which is
 /// `auto` for `gamma`, rsvm's `c` and `delta`, and the ridge `alpha` (the linear SVM's `c`
-/// is 1). `class_weights` are `(label, weight)` pairs (svm, rsvm, lssvm); `partitions` are mrrsvm's;
-/// `quantile` is the novelty detector's threshold; `solver` is krr's (`auto`, `exact`,
+/// is 1). `class_weights` are `(label, weight)` pairs (svm, rsvm, lssvm); `partitions`
+/// are mrrsvm's; `quantile` is the novelty detector's threshold; `solver` is krr's (`auto`, `exact`,
 /// `cg`); `components` kpls's; `scale` standardises the features first (`kestrel train
 /// --scale`), `relevance` also weighs them (`--relevance`).
 #[pyclass(module = "kestrel._kestrel", frozen)]
@@ -182,7 +182,7 @@ impl FitConfig {
         let settings = FitSettings {
             kernel: kernel_settings(kernel, gamma, degree, coef0)?,
             svm: svm_settings(c, loss, bias)?,
-            class_weights: ClassWeights::Given(class_weights.unwrap_or_default()),
+            class_weights: class_weights.map_or(ClassWeights::Unit, ClassWeights::Given),
             nu: nu.map(NuArg::setting).transpose()?,
             centers,
             eps: tol,

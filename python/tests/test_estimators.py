@@ -12,7 +12,14 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine, make_classification, make_friedman1, make_moons
+from sklearn.datasets import (
+    load_breast_cancer,
+    load_diabetes,
+    load_wine,
+    make_classification,
+    make_friedman1,
+    make_moons,
+)
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.metrics import balanced_accuracy_score
 from sklearn.model_selection import GridSearchCV, train_test_split
@@ -107,7 +114,8 @@ def test_balanced_class_weights_find_a_rare_class_as_svc_does():
     ours = kestrel.ReducedKernelSVC(class_weight="balanced").fit(X_train, y_train)
     plain = kestrel.ReducedKernelSVC().fit(X_train, y_train)
     theirs = SVC(class_weight="balanced").fit(X_train, y_train)
-    score = {name: balanced_accuracy_score(y_test, m.predict(X_test)) for name, m in [("ours", ours), ("plain", plain), ("svc", theirs)]}
+    models = [("ours", ours), ("plain", plain), ("svc", theirs)]
+    score = {name: balanced_accuracy_score(y_test, model.predict(X_test)) for name, model in models}
     assert score["ours"] >= score["svc"] - 0.02, score
     assert score["ours"] > score["plain"] + 0.2, score
     assert ours.summary_["chosen"]["c"] != plain.summary_["chosen"]["c"]

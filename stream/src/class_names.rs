@@ -105,6 +105,12 @@ impl ClassNames {
     }
 }
 
+/// How a message or a summary shows class `label`: its name in `names`, or the label
+/// itself (classes not named, or a label past the names).
+pub fn shown(names: Option<&ClassNames>, label: f64) -> String {
+    names.and_then(|names| names.name(label)).map_or_else(|| label.to_string(), str::to_string)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -383,7 +383,7 @@ fn named(model: Box<dyn Predictor>, envelope: &Envelope<'_>) -> Result<Box<dyn P
 /// As `add_class_names`: `bytes` is not a model, or has names already.
 pub fn with_class_names(bytes: Vec<u8>, names: &ClassNames) -> Result<Vec<u8>, Error> {
     let names: Vec<&str> = names.names().iter().map(String::as_str).collect();
-    with_section(bytes, kestrel_core::model::class_names_len(&names), |out, len| {
+    with_section(bytes, kestrel_core::model::names_len(&names), |out, len| {
         kestrel_core::model::add_class_names(out, len, &names)
     })
 }
@@ -400,7 +400,7 @@ pub fn with_feature_names(bytes: Vec<u8>, names: &[String]) -> Result<Vec<u8>, E
         return Err(Error::DimensionMismatch { expected: dim, got: names.len() });
     }
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    with_section(bytes, kestrel_core::model::feature_names_len(&names), |out, len| {
+    with_section(bytes, kestrel_core::model::names_len(&names), |out, len| {
         kestrel_core::model::add_feature_names(out, len, &names)
     })
 }

@@ -1,8 +1,8 @@
 //! Predictions against labels: accuracy for a classifier, mean squared and absolute error
-//! and the coefficient of determination R² for a regressor — what `kestrel eval` prints and what `kestrel tune`'s cross-validation
-//! averages over its folds — and each class's recall and their mean, the balanced
-//! accuracy, which a rare class given up lowers where accuracy barely moves
-//! ([`ClassRecall`]).
+//! and the coefficient of determination R² for a regressor — what `kestrel eval` prints
+//! and what `kestrel tune`'s cross-validation averages over its folds — and each class's
+//! recall and their mean, the balanced accuracy, which a rare class given up lowers where
+//! accuracy barely moves ([`ClassRecall`]).
 
 use kestrel_core::{Error, Real};
 

@@ -360,7 +360,6 @@ fn name_list(names: &[String]) -> String {
     listed(names.iter().map(String::as_str), names.len())
 }
 
-/// The names of `header`'s columns for a message ([`listed`]).
 /// The header's names, each column's its own: a name met again becomes `name.k`, `k` the
 /// smallest from 1 that names no other column, as pandas' `read_csv` renames them. Without
 /// it, features read by name ([`CsvReader::order_features_as`]) could not tell two
@@ -391,6 +390,7 @@ fn distinct_names(header: &csv::StringRecord) -> csv::StringRecord {
     names
 }
 
+/// The names of `header`'s columns for a message ([`listed`]).
 fn column_list(header: &csv::StringRecord) -> String {
     format!("its columns: {}", listed(header.iter(), header.len()))
 }
@@ -644,8 +644,6 @@ mod tests {
         assert_eq!((e.column, e.kind), (1, kind));
     }
 
-    /// Booleans as pandas writes them are features of 1 and 0, in any case; a label column
-    /// of them names two classes; other words are still not numbers.
     /// 10⁵ features in reverse order are matched by hash (a name-by-name search would
     /// compare 10¹⁰ pairs), and each value lands on its feature.
     #[test]
@@ -733,6 +731,8 @@ mod tests {
         assert!(e.to_string().ends_with("if it is the label column: --label-column y"), "{e}");
     }
 
+    /// Booleans as pandas writes them are features of 1 and 0, in any case; a label column
+    /// of them names two classes; other words are still not numbers.
     #[test]
     fn truth_values_are_ones_and_zeros() {
         let text = "on,off,level,state\nTrue,False,2.5,True\nfalse,TRUE,0,False\n";

@@ -1,13 +1,12 @@
 //! `kestrel predict`, `eval`, `inspect` and `budget`, and the input they share with
 //! `train` and `stream`.
 
-use std::cmp::Ordering;
 use std::io::{self, BufWriter, IsTerminal, Write};
 
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
-use kestrel_stream::class_names::ClassNames;
+use kestrel_stream::class_names::{self, ClassNames};
 use kestrel_stream::dataset::{self, BadRows, Dataset, HostScaler, OnError};
 use kestrel_stream::detection::Detections;
 use kestrel_stream::file::OutputFile;
@@ -254,10 +253,7 @@ pub fn tell_if_mostly_anomalies(detections: &Detections, args: &DetectionArgs) {
 /// The model's classes for a message: their names, or their labels.
 fn class_list(model: &dyn Predictor) -> String {
     let labels = model.labels();
-    let shown = labels.iter().take(8).map(|&label| match model.class_names() {
-        Some(names) => names.name(label).map_or_else(|| label.to_string(), str::to_string),
-        None => label.to_string(),
-    });
+    let shown = labels.iter().take(8).map(|&label| class_names::shown(model.class_names(), label));
     let more = if labels.len() > 8 { format!(", … {} in all", labels.len()) } else { String::new() };
     shown.collect::<Vec<_>>().join(", ") + &more
 }
@@ -424,10 +420,6 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let mut recall = ClassRecall::new(&if classifier { model.labels() } else { Vec::new() });
     let mut figures = args.report.as_ref().map(|_| EvalFigures::new(model.labels(), model.class_names().cloned()));
     let name = args.input.input.clone();
-    // The model's labels, sorted, to tell whether any row's label is one of them.
-    let mut classes = model.labels();
-    classes.sort_by(f64::total_cmp);
-    let mut known = false;
     let dim = model.info().dim;
     let features = model.feature_names().to_vec();
     let labels = labels_of(model.as_ref(), detector_names);
@@ -441,8 +433,6 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         let prediction = model.predict(record).with_context(at)?;
         tally.add(prediction, record.label);
         recall.add(prediction, record.label);
-        known = known
-            || classes.binary_search_by(|class| class.partial_cmp(&record.label).unwrap_or(Ordering::Less)).is_ok();
         match figures.as_mut() {
             Some(figures) if classifier => {
                 let decision = model.decision_values(record).with_context(at)?;
@@ -482,7 +472,8 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         return Ok(());
     }
     let n = tally.n;
-    if classifier && n > 0 && !known {
+    // No row's label is one of the model's classes: no class has rows to recall.
+    if classifier && n > 0 && recall.balanced_accuracy().is_none() {
         tell!("kestrel: warning: no row's label is a class of the model ({})", class_list(model.as_ref()));
     }
     if args.json {
@@ -510,11 +501,8 @@ fn eval_summary(
     match (detector, model.is_classifier()) {
         (true, _) => Value::Object(detection_summary(detections, skipped)),
         (false, true) => {
-            let name = |label: f64| match model.class_names().and_then(|names| names.name(label)) {
-                Some(name) => name.to_string(),
-                None => label.to_string(),
-            };
-            let recalls: Map<String, Value> = recall.recalls().map(|(label, r)| (name(label), json!(r))).collect();
+            let recalls: Map<String, Value> =
+                recall.recalls().map(|(label, r)| (class_names::shown(model.class_names(), label), json!(r))).collect();
             json!({
                 "n": n,
                 "accuracy": tally.accuracy(),

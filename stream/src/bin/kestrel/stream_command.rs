@@ -8,10 +8,10 @@
 //! the final model is the one an uninterrupted run gives.
 //!
 //! `--output` writes one line per input row (a sample's prediction, a detector's score and
-//! flag; `NaN` for a bad row skipped), flushed at each checkpoint, which records the bytes written: a resume cuts the
-//! file back to them, so every row's line is there once. To a broker
-//! (`--output mqtt://…`) it publishes one JSON message per sample, and a checkpoint is
-//! written only once the broker has acknowledged every message before it: a resume
+//! flag; `NaN` for a bad row skipped), flushed at each checkpoint, which records the bytes
+//! written: a resume cuts the file back to them, so every row's line is there once. To a
+//! broker (`--output mqtt://…`) it publishes one JSON message per sample, and a checkpoint
+//! is written only once the broker has acknowledged every message before it: a resume
 //! publishes again those after it (at least once). `--metrics-topic` publishes the rolling
 //! metrics, retained, at each report and the summary at the end.
 //!
@@ -534,6 +534,11 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         (Some(path), true) => Some((path, Checkpoint::read(path).context("cannot resume")?)),
         _ => None,
     };
+    // Refused before any input is opened (a broker's, which may wait for a first row).
+    if args.detection.normal_label.is_some() && args.learner != Learner::Novelty {
+        bail!(Usage("--normal-label scores a novelty detector (--learner novelty)".into()));
+    }
+    let (detections, names) = commands::detections_for(&args.detection)?;
     let saved_dim = saved.as_ref().and_then(|(_, saved)| saved.config.flags().find(|(flag, _)| *flag == "--dim"));
     let stated_dim = args.dim.or(saved_dim.and_then(|(_, dim)| dim.parse().ok()));
     let (mut input, name, dim_hint, feature_names) = open_input(args, stated_dim)?;
@@ -550,10 +555,6 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     };
     let learner = stream_setup::learner::<T>(args, dim)?;
     let config = stream_setup::run_config(args, dim, &feature_names)?;
-    if args.detection.normal_label.is_some() && args.learner != Learner::Novelty {
-        bail!(Usage("--normal-label scores a novelty detector (--learner novelty)".into()));
-    }
-    let (detections, names) = commands::detections_for(&args.detection)?;
     let metrics = Prequential { detections, ..Prequential::default() };
     let (mut predictions, mut metrics_sink) = open_sinks(args)?;
     // A signal ends a wait for a broker that is away.

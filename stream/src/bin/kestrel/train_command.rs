@@ -16,7 +16,7 @@ use kestrel_stream::batch::relevance::{self, Relevance};
 use kestrel_stream::dataset::{BadRows, Dataset};
 use kestrel_stream::model::{self, scalar_name};
 use kestrel_stream::source::LabelColumn;
-use kestrel_stream::{file, labels};
+use kestrel_stream::{class_names, file, labels};
 use serde_json::{Value, json};
 
 use crate::Usage;
@@ -219,13 +219,10 @@ impl<T: Real> Prepared<T> {
         if missed.is_empty() {
             return Ok(None);
         }
-        let names = self.data.class_names();
+        let names = Some(self.data.class_names());
         let shown: Vec<String> = missed
             .iter()
-            .map(|&(label, count)| {
-                let name = names.name(label).map_or_else(|| label.to_string(), str::to_string);
-                format!("`{name}` ({count} rows)")
-            })
+            .map(|&(label, count)| format!("`{}` ({count} rows)", class_names::shown(names, label)))
             .collect();
         let weighable = matches!(settings.learner, TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Lssvm);
         let hint = match (weighable, settings.class_weight.is_empty()) {

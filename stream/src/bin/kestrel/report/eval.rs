@@ -7,7 +7,7 @@
 
 use anyhow::Result;
 use kestrel_core::Rng;
-use kestrel_stream::class_names::ClassNames;
+use kestrel_stream::class_names::{self, ClassNames};
 use kestrel_stream::detection::{Detections, positive_score};
 
 use super::Report;
@@ -140,7 +140,7 @@ impl EvalFigures {
     /// The name of class index `i`: its class name, its label, or "other".
     fn name(&self, i: usize) -> String {
         let Some(&label) = self.labels.get(i) else { return "other".into() };
-        self.names.as_ref().and_then(|names| names.name(label)).map_or_else(|| label.to_string(), str::to_string)
+        class_names::shown(self.names.as_ref(), label)
     }
 
     fn regression_figures(&self, report: &mut Report) -> Result<()> {
