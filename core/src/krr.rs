@@ -146,22 +146,14 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
     /// `NonFinite` for NaN/∞ in the input; `CapacityExceeded` when `storage` is short;
     /// `NotConverged` from the eigensolver.
     pub fn fit_in(
-        mut storage: S,
+        storage: S,
         features: &[T],
         targets: &[T],
         n: usize,
         m: usize,
         outputs: usize,
     ) -> Result<Self, Error> {
-        check_shape(n, m, outputs)?;
-        check_len(n.saturating_mul(m), features.len())?;
-        check_len(n.saturating_mul(outputs), targets.len())?;
-        check_finite(features)?;
-        check_finite(targets)?;
-        check_capacity(RidgePath::scalars_len(n, m, outputs), storage.as_ref().len())?;
-        let parts = split(storage.as_mut(), (n, m, outputs), false).ok_or(Error::InvalidParam { name: "n" })?;
-        fit(parts, features, targets, None, m, outputs)?;
-        Ok(RidgePath { storage, n, m, outputs, weighted: false, marker: core::marker::PhantomData })
+        Self::build(storage, features, targets, None, (n, m, outputs))
     }
 
     /// [`fit_in`](Self::fit_in) with row `i` weighted by `weights[i]` (module doc), into
@@ -171,7 +163,7 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
     /// As [`fit_in`](Self::fit_in); `DimensionMismatch` unless there are `n` weights,
     /// `InvalidParam { name: "weights" }` unless each is finite and positive.
     pub fn fit_weighted_in(
-        mut storage: S,
+        storage: S,
         features: &[T],
         targets: &[T],
         weights: &[T],
@@ -179,19 +171,38 @@ impl<T: Real, S: Storage<T>> RidgePath<T, S> {
         m: usize,
         outputs: usize,
     ) -> Result<Self, Error> {
+        Self::build(storage, features, targets, Some(weights), (n, m, outputs))
+    }
+
+    /// [`fit_in`](Self::fit_in), or [`fit_weighted_in`](Self::fit_weighted_in) with
+    /// `weights`: the checks, in that order, then the fit.
+    fn build(
+        mut storage: S,
+        features: &[T],
+        targets: &[T],
+        weights: Option<&[T]>,
+        (n, m, outputs): (usize, usize, usize),
+    ) -> Result<Self, Error> {
         check_shape(n, m, outputs)?;
         check_len(n.saturating_mul(m), features.len())?;
         check_len(n.saturating_mul(outputs), targets.len())?;
-        check_len(n, weights.len())?;
+        if let Some(weights) = weights {
+            check_len(n, weights.len())?;
+        }
         check_finite(features)?;
         check_finite(targets)?;
-        if !weights.iter().all(|&w| w.is_finite() && w > T::ZERO) {
+        if weights.is_some_and(|weights| !weights.iter().all(|&w| w.is_finite() && w > T::ZERO)) {
             return Err(Error::InvalidParam { name: "weights" });
         }
-        check_capacity(RidgePath::weighted_scalars_len(n, m, outputs), storage.as_ref().len())?;
-        let parts = split(storage.as_mut(), (n, m, outputs), true).ok_or(Error::InvalidParam { name: "n" })?;
-        fit(parts, features, targets, Some(weights), m, outputs)?;
-        Ok(RidgePath { storage, n, m, outputs, weighted: true, marker: core::marker::PhantomData })
+        let weighted = weights.is_some();
+        let needed = match weighted {
+            true => RidgePath::weighted_scalars_len(n, m, outputs),
+            false => RidgePath::scalars_len(n, m, outputs),
+        };
+        check_capacity(needed, storage.as_ref().len())?;
+        let parts = split(storage.as_mut(), (n, m, outputs), weighted).ok_or(Error::InvalidParam { name: "n" })?;
+        fit(parts, features, targets, weights, m, outputs)?;
+        Ok(RidgePath { storage, n, m, outputs, weighted, marker: core::marker::PhantomData })
     }
 
     /// Rows `n`.
@@ -664,22 +675,16 @@ mod tests {
 
     #[test]
     fn loo_residuals_equal_brute_force_refits_f64() {
-        loo_equals_refits::<f64>(false, 1e-8, 1e-9);
+        for weighted in [false, true] {
+            loo_equals_refits::<f64>(weighted, 1e-8, 1e-9);
+        }
     }
 
     #[test]
     fn loo_residuals_equal_brute_force_refits_f32() {
-        loo_equals_refits::<f32>(false, 1e-4, 1e-3);
-    }
-
-    #[test]
-    fn weighted_loo_residuals_equal_brute_force_refits_f64() {
-        loo_equals_refits::<f64>(true, 1e-8, 1e-9);
-    }
-
-    #[test]
-    fn weighted_loo_residuals_equal_brute_force_refits_f32() {
-        loo_equals_refits::<f32>(true, 1e-4, 1e-3);
+        for weighted in [false, true] {
+            loo_equals_refits::<f32>(weighted, 1e-4, 1e-3);
+        }
     }
 
     /// Unit weights give the unweighted path's scores bit for bit; the weighted errors of a
