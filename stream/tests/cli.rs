@@ -681,6 +681,59 @@ fn stdin_input_and_stream() {
     assert!(model.exists());
 }
 
+/// `path`'s bytes gzip-compressed, written beside it as `name`.
+fn gzipped(path: &Path, name: &str) -> PathBuf {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(&std::fs::read(path).unwrap()).unwrap();
+    let out = path.with_file_name(name);
+    std::fs::write(&out, encoder.finish().unwrap()).unwrap();
+    out
+}
+
+#[test]
+fn gzip_inputs_are_read_as_the_text_they_hold() {
+    let dir = scratch("gzip");
+    let plain = regression_csv(&dir, 300);
+    let train = |input: &Path, model: &str| {
+        let out = dir.join(model);
+        let o =
+            kestrel(&["train", "--learner", "krr", "--input", input.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read(out).unwrap()
+    };
+    let expected = train(&plain, "plain.kestrel");
+    // By the extension without `.gz`, and by the first line when the name says nothing.
+    assert_eq!(train(&gzipped(&plain, "regression.csv.gz"), "gz.kestrel"), expected);
+    assert_eq!(train(&gzipped(&plain, "rows.data"), "unnamed.kestrel"), expected);
+
+    let libsvm = binary_libsvm(&dir, 400);
+    let stream = |stdin: Vec<u8>| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kestrel"))
+            .args(["stream", "--learner", "svm", "--input", "-", "--dim", "2"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&stdin).unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let summary = json(&o);
+        (summary["n"].as_u64(), summary["accuracy"].as_f64())
+    };
+    let compressed = std::fs::read(gzipped(&libsvm, "binary.libsvm.gz")).unwrap();
+    let summary = stream(compressed.clone());
+    assert_eq!(summary, stream(std::fs::read(&libsvm).unwrap()));
+    assert_eq!(summary.0, Some(400));
+
+    // A file cut off in the middle (still being written, say) is an error naming it.
+    let cut = dir.join("cut.libsvm.gz");
+    std::fs::write(&cut, compressed.get(..compressed.len() / 2).unwrap()).unwrap();
+    let o = kestrel(&["train", "--learner", "svm", "--input", cut.to_str().unwrap(), "--out", "/dev/null"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cut.libsvm.gz:") && stderr(&o).contains("read failed"), "{}", stderr(&o));
+}
+
 #[test]
 fn budget_reports_and_fits() {
     let any =

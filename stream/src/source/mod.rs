@@ -4,8 +4,9 @@
 //! An input is named as on the command line: a path, `-` for standard input, or
 //! `serial:DEVICE[@BAUD]` (default 115200 baud); with the `mqtt` feature,
 //! [`crate::mqtt`] reads `mqtt://` subscriptions. The format is given or detected: by the
-//! file extension (`.csv`; `.libsvm`, `.svm`, `.svmlight`), else from the first line (a
-//! token with `:` after the label means LibSVM, a comma means CSV).
+//! file extension (`.csv`; `.libsvm`, `.svm`, `.svmlight`; each also with `.gz`), else from
+//! the first line (a token with `:` after the label means LibSVM, a comma means CSV). A
+//! gzip-compressed file or standard input is read through its decoder ([`gzip`]).
 //!
 //! Memory is bounded whatever the input sends: a line is read whole only up to
 //! [`Options::max_line_bytes`] (a longer one is a bad row, see [`lines`]), feature indices
@@ -31,6 +32,7 @@
 
 mod background;
 mod csv;
+pub mod gzip;
 pub mod handoff;
 mod libsvm;
 pub mod lines;
@@ -153,14 +155,15 @@ impl Default for Options {
 /// [`OpenError`] when the input cannot be opened or its header read.
 pub fn open(input: &str, options: &Options) -> Result<Box<dyn RecordReader + Send>, OpenError> {
     if input == "-" {
-        let stdin = BufReader::new(io::stdin());
+        let stdin = gzip::text(BufReader::new(io::stdin()))
+            .map_err(|error| OpenError::Io { name: "<stdin>".to_string(), error })?;
         return from_buffered(stdin, "<stdin>", options, true);
     }
     if let Some(spec) = input.strip_prefix("serial:") {
         return open_serial(input, spec, options);
     }
     let io_error = |error| OpenError::Io { name: input.to_string(), error };
-    let file = BufReader::new(File::open(input).map_err(io_error)?);
+    let file = gzip::text(BufReader::new(File::open(input).map_err(io_error)?)).map_err(io_error)?;
     let format = match options.format {
         Format::Auto => format_from_extension(input),
         given => given,
@@ -169,7 +172,7 @@ pub fn open(input: &str, options: &Options) -> Result<Box<dyn RecordReader + Sen
 }
 
 fn format_from_extension(path: &str) -> Format {
-    let extension = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    let extension = gzip::without_gz_suffix(path).rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
     match extension.as_deref() {
         Some("csv" | "tsv") => Format::Csv,
         Some("libsvm" | "svm" | "svmlight") => Format::LibSvm,

@@ -24,7 +24,8 @@ pub type PartReader = LibSvmReader<BufReader<Take<File>>>;
 
 /// The parts of `input` for `threads` threads when it is worth reading so: a regular file
 /// of at least [`PARALLEL_READ_BYTES`] in LibSVM (given by `options`, or by its extension),
-/// and more than one thread. `None` otherwise: read it whole ([`super::open`]).
+/// not compressed, and more than one thread. `None` otherwise: read it whole
+/// ([`super::open`]; a compressed file's cuts could only be found by decompressing it).
 ///
 /// # Errors
 /// The file cannot be opened, measured or read.
@@ -39,7 +40,7 @@ pub fn libsvm_file_parts(input: &str, options: &Options, threads: usize) -> io::
     }
     let path = Path::new(input);
     match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() && meta.len() >= PARALLEL_READ_BYTES => {
+        Ok(meta) if meta.is_file() && meta.len() >= PARALLEL_READ_BYTES && !super::gzip::is_gzip_file(path)? => {
             libsvm_parts(path, input, options.max_line_bytes, threads).map(Some)
         }
         _ => Ok(None),
@@ -94,6 +95,23 @@ fn line_start_after(path: &Path, offset: u64) -> io::Result<u64> {
 mod tests {
     use super::*;
     use crate::source::{Record, RecordReader};
+
+    /// A compressed file is read whole, however large: its bytes are not its lines.
+    #[test]
+    fn a_gzip_file_is_not_cut() {
+        let path = std::env::temp_dir().join(format!("kestrel-split-gzip-{}.libsvm", std::process::id()));
+        let mut bytes = vec![0x1f, 0x8b];
+        bytes.resize(usize::try_from(PARALLEL_READ_BYTES).unwrap(), b'\n');
+        std::fs::write(&path, bytes).unwrap();
+        let parts = libsvm_file_parts(path.to_str().unwrap(), &Options::default(), 2).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(parts.is_none());
+        let plain = std::env::temp_dir().join(format!("kestrel-split-plain-{}.libsvm", std::process::id()));
+        std::fs::write(&plain, vec![b'\n'; usize::try_from(PARALLEL_READ_BYTES).unwrap()]).unwrap();
+        let parts = libsvm_file_parts(plain.to_str().unwrap(), &Options::default(), 2).unwrap();
+        std::fs::remove_file(&plain).unwrap();
+        assert!(parts.is_some(), "the same size in plain text is cut");
+    }
 
     /// Every line lands in exactly one part, in order, whatever the number of parts and
     /// wherever the cuts fall (short files, a last line without its line break, long lines).
