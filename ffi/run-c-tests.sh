@@ -8,7 +8,9 @@
 #   3. runs it on the firmware's host-trained models (firmware-demo/models) and an f64
 #      model trained here, which it must refuse;
 #   4. compares the models the C test learned and saved with `kestrel predict` on the same
-#      rows: the CLI reads what a device wrote, and predicts the same values.
+#      rows: the CLI reads what a device wrote, and predicts the same values;
+#   5. streams the rows the C test's novelty detector learned through `kestrel stream
+#      --learner novelty` with the same settings: the same flags, and the same model bytes.
 # Prints `test NAME ... ok|FAILED` per test and `N passed, N failed` over all of them;
 # exits non-zero when anything failed. Needs cargo and a C compiler (cc) with the
 # sanitizers' runtimes (gcc's libasan/libubsan). Runs from any directory.
@@ -55,5 +57,23 @@ for name in slkl-device svm-device; do
     fi
     report "${name//-/_}_model_predicts_the_same_in_kestrel_predict" "$same"
 done
+
+printf '\n==> the detector learned through the C ABI against kestrel stream on the same rows\n'
+# The C test's detector: window 64, 16 centres, γ = 0.5, a warm-up of 100, the rest default.
+# Its rows go in as LibSVM, which names no feature: a CSV header's names would be written
+# into the stream's model, and the device's has none.
+same_flags=1
+same_model=1
+if [[ -s "$out/novelty-device.csv" ]] &&
+    awk -F, 'NR > 1 { print $4 " 1:" $1 " 2:" $2 " 3:" $3 }' "$out/novelty-device.csv" >"$out/novelty-device.libsvm" &&
+    "$kestrel" stream --learner novelty --scalar f32 --no-scale --window 64 --centers 16 --gamma 0.5 \
+        --warmup 100 --dim 3 --input "$out/novelty-device.libsvm" --output "$out/novelty-host.flags" \
+        --out "$out/novelty-host.kestrel" >/dev/null 2>&1; then
+    cut -d, -f2 "$out/novelty-host.flags" | paste - "$out/novelty-device.c-flags" |
+        awk '$1 != $2 { bad++ } END { exit (NR == 0 || bad > 0) }' && same_flags=0
+    cmp -s "$out/novelty-host.kestrel" "$out/novelty-device.kestrel" && same_model=0
+fi
+report novelty_device_flags_equal_the_streams "$same_flags"
+report novelty_device_model_equals_the_streams "$same_model"
 
 finish

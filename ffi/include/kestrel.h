@@ -30,6 +30,11 @@
 #define KESTREL_MODEL_OBJECT_BYTES 192
 
 /**
+ * Bytes reserved for a novelty detector's header on every target.
+ */
+#define KESTREL_NOVELTY_OBJECT_BYTES 768
+
+/**
  * Bytes reserved for a scaler object's header on every target.
  */
 #define KESTREL_SCALER_OBJECT_BYTES 64
@@ -194,6 +199,11 @@ typedef uint32_t kestrel_svm_loss;
 typedef struct kestrel_model kestrel_model;
 
 /**
+ * A novelty detector created by [`kestrel_novelty_create`]. Opaque to C.
+ */
+typedef struct kestrel_novelty kestrel_novelty;
+
+/**
  * An online scaler created by [`kestrel_scaler_create`]. Opaque to C.
  */
 typedef struct kestrel_scaler kestrel_scaler;
@@ -256,6 +266,106 @@ typedef struct {
    */
   float coef0;
 } kestrel_kernel;
+
+/**
+ * The configuration of a novelty detector; start from [`kestrel_novelty_default_config`]
+ * and change what you need.
+ */
+typedef struct {
+  /**
+   * Normal samples the centre of mass is taken over, `N ≥ 1`.
+   */
+  uint32_t window;
+  /**
+   * Features per sample, `d ≥ 1`.
+   */
+  uint32_t dim;
+  /**
+   * The most centres representing the window, `m ≥ 1`.
+   */
+  uint32_t centres;
+  /**
+   * The kernel; scores use its normalised form (seed 002 eq. 62-63) unless it is the
+   * Gaussian or the Laplacian kernel, normalised already.
+   */
+  kestrel_kernel kernel;
+  /**
+   * The quantile of the recent scores beyond which a sample is an anomaly, `0 < q < 1`
+   * (about `1 − q` of a stream is flagged).
+   */
+  double quantile;
+  /**
+   * The feature-space distance from every centre at which a learned sample becomes a
+   * centre, `δ ≥ 0`.
+   */
+  float delta;
+  /**
+   * Samples taken as normal before the first flag, `≥ 2`.
+   */
+  uint32_t warmup;
+  /**
+   * Scores per epoch of the threshold's estimator, `≥ 1`: the threshold is the quantile
+   * of the last `span` to `2·span` scores.
+   */
+  uint32_t span;
+} kestrel_novelty_config;
+
+/**
+ * What a detector said of a sample.
+ */
+typedef struct {
+  /**
+   * Whether the sample was scored: not the first one, met by an empty window.
+   */
+  bool scored;
+  /**
+   * Its squared feature-space distance `d²(x)` to the window's centre of mass (0 when
+   * not scored).
+   */
+  float distance2;
+  /**
+   * Whether a threshold exists: not during the warm-up.
+   */
+  bool has_threshold;
+  /**
+   * The threshold `d²(x)` was compared with (0 without one).
+   */
+  float threshold;
+  /**
+   * `distance2 > threshold`: an anomaly. Never during the warm-up.
+   */
+  bool anomaly;
+} kestrel_novelty_verdict;
+
+/**
+ * What a detector has done so far.
+ */
+typedef struct {
+  /**
+   * Samples given to [`kestrel_novelty_learn`].
+   */
+  uint64_t samples_seen;
+  /**
+   * Of those, the samples flagged (and so not learned).
+   */
+  uint64_t flagged;
+  /**
+   * Normal samples in the window now.
+   */
+  size_t window_len;
+  /**
+   * Centres in use now.
+   */
+  size_t centres;
+  /**
+   * Whether a threshold exists (the warm-up is over).
+   */
+  bool has_threshold;
+  /**
+   * The threshold a score is compared with now (0 without one).
+   */
+  float threshold;
+} kestrel_detector_state;
 
 /**
  * The configuration of a windowed SLKL regressor; start from
@@ -444,6 +554,106 @@ kestrel_status kestrel_model_score(const kestrel_model *model,
  * `kestrel_model_info`.
  */
 kestrel_status kestrel_model_describe(const kestrel_model *model, kestrel_model_info *out);
+
+/**
+ * `kestrel stream --learner novelty`'s settings for standardised features: the Gaussian
+ * kernel with `γ = 1/d`, `q = 0.99`, `δ = 0.3`, a warm-up of 256 samples, epochs of 2048
+ * scores (the stream's own window and centres are 48 and 16).
+ */
+kestrel_novelty_config kestrel_novelty_default_config(uint32_t window,
+                                                      uint32_t dim,
+                                                      uint32_t centres);
+
+/**
+ * The work bytes of a detector of `*config`, 0 for a null or invalid configuration.
+ *
+ * # Safety
+ * `config` is null or points to a readable `kestrel_novelty_config`.
+ */
+size_t kestrel_novelty_work_bytes(const kestrel_novelty_config *config);
+
+/**
+ * Creates an empty detector of `*config` in `work[0..work_len]` (aligned to
+ * `KESTREL_ALIGN`, at least [`kestrel_novelty_work_bytes`] long) and writes its handle to
+ * `*out` (only on success).
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL`, `INVALID_PARAM` (a zero size,
+ * a warm-up below 2, a span of 0, `q` outside `(0, 1)`, `δ` negative or not finite, a bad
+ * kernel).
+ *
+ * # Safety
+ * `config` is null or points to a readable configuration; `work` is null or points to
+ * `work_len` bytes that stay valid, and are used for nothing else, while the detector is
+ * used; `out` is null or points to a writable pointer.
+ */
+kestrel_status kestrel_novelty_create(const kestrel_novelty_config *config,
+                                      void *work,
+                                      size_t work_len,
+                                      kestrel_novelty **out);
+
+/**
+ * Scores the sample `x[0..dim]` and writes the verdict to `*out`, then learns the sample
+ * unless it was flagged (an anomaly's score counts toward the threshold instead).
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`, `NON_FINITE`
+ * (NaN or ±∞ in `x`, a kernel value that overflows); the detector is unchanged and `*out`
+ * not written then.
+ *
+ * # Safety
+ * `detector` is null or a handle [`kestrel_novelty_create`] returned, used by no other
+ * call meanwhile; `x` is null or points to `dim` readable floats; `out` is null or points
+ * to a writable `kestrel_novelty_verdict`.
+ */
+kestrel_status kestrel_novelty_learn(kestrel_novelty *detector,
+                                     const float *x,
+                                     size_t dim,
+                                     kestrel_novelty_verdict *out);
+
+/**
+ * Scores `x[0..dim]` against the window without learning it and writes the verdict to
+ * `*out` (not scored before the first sample).
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`, `NON_FINITE`.
+ *
+ * # Safety
+ * `detector` is null or a handle [`kestrel_novelty_create`] returned; `x` is null or
+ * points to `dim` readable floats; `out` is null or points to a writable
+ * `kestrel_novelty_verdict`.
+ */
+kestrel_status kestrel_novelty_score(const kestrel_novelty *detector,
+                                     const float *x,
+                                     size_t dim,
+                                     kestrel_novelty_verdict *out);
+
+/**
+ * Writes the detector's state to `*out`.
+ *
+ * # Safety
+ * `detector` is null or a handle [`kestrel_novelty_create`] returned; `out` is null or
+ * points to a writable `kestrel_detector_state`.
+ */
+kestrel_status kestrel_novelty_state(const kestrel_novelty *detector, kestrel_detector_state *out);
+
+/**
+ * Writes the detector frozen into a novelty model — the window's centre of mass and the
+ * threshold of the moment (during the warm-up, the estimate so far), with `scaler`'s
+ * statistics when `scaler` is not null — to `out[0..out_len]`, and its length to
+ * `*written`; when the buffer is too small, `*written` receives the length needed and the
+ * status is `BUFFER_TOO_SMALL` (`out` may be null with `out_len` 0 to ask).
+ *
+ * Errors: as the other `*_save` functions, and `INVALID_PARAM` before the first sample
+ * (there is no model yet).
+ *
+ * # Safety
+ * `detector` as for [`kestrel_novelty_learn`]; `scaler` is null or a scaler handle; `out`
+ * is null or points to `out_len` writable bytes; `written` is null or points to a writable
+ * `size_t`.
+ */
+kestrel_status kestrel_novelty_save(kestrel_novelty *detector,
+                                    const kestrel_scaler *scaler,
+                                    uint8_t *out,
+                                    size_t out_len,
+                                    size_t *written);
 
 /**
  * The work bytes of a scaler of `dim` features (0 for `dim` = 0).
@@ -731,6 +941,20 @@ kestrel_status kestrel_svm_save(kestrel_svm *learner,
 /** Most bytes kestrel_svm_save() writes without a scaler: the envelope (24), the shape
     (at most 14), dim + 1 weights and 2 labels with their lengths (6). */
 #define KESTREL_SVM_MODEL_BYTES(dim) (4 * (size_t)(dim) + 64)
+
+/** Work bytes of a kestrel_novelty: equals kestrel_novelty_work_bytes() for the same sizes
+    (the centre of mass, m·d + m² + 2m floats; m counts and the window's ring, uint32_t; the
+    saved model's m·d + 2m floats). */
+#define KESTREL_NOVELTY_WORK_BYTES(window, dim, centres) \
+    (KESTREL_ALIGN_UP(KESTREL_NOVELTY_OBJECT_BYTES) \
+     + KESTREL_ALIGN_UP(sizeof(float) * (size_t)(centres) * ((size_t)(dim) + (size_t)(centres) + 2)) \
+     + KESTREL_ALIGN_UP(sizeof(uint32_t) * (size_t)(centres)) \
+     + KESTREL_ALIGN_UP(sizeof(uint32_t) * (size_t)(window)) \
+     + KESTREL_ALIGN_UP(sizeof(float) * (size_t)(centres) * ((size_t)(dim) + 2)))
+
+/** Most bytes kestrel_novelty_save() writes without a scaler: the envelope (24), the shape
+    (at most 40), centres·(dim + 1) floats with their lengths (10). */
+#define KESTREL_NOVELTY_MODEL_BYTES(dim, centres) (4 * (size_t)(centres) * ((size_t)(dim) + 1) + 80)
 
 /** Work bytes of a kestrel_scaler: equals kestrel_scaler_work_bytes(). */
 #define KESTREL_SCALER_WORK_BYTES(dim) \

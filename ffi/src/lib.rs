@@ -10,6 +10,7 @@
 //! | `kestrel_model` | a model file from `kestrel train`, Python or a device, predicting | [`model`] |
 //! | `kestrel_slkl` | the windowed SLKL kernel regressor, learning | [`slkl`] |
 //! | `kestrel_svm` | the windowed linear SVM, learning | [`svm`] |
+//! | `kestrel_novelty` | the kernel novelty detector, learning what is normal and flagging the rest | [`novelty`] |
 //! | `kestrel_scaler` | online standardisation of raw sensor units | [`scaler`] |
 //!
 //! ## The contract
@@ -60,6 +61,7 @@ extern crate std;
 pub mod kernel;
 mod memory;
 pub mod model;
+pub mod novelty;
 mod save;
 pub mod scaler;
 pub mod slkl;

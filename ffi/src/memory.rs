@@ -68,6 +68,7 @@ impl Layout {
 pub(crate) trait Zeroable: Copy {}
 impl Zeroable for f32 {}
 impl Zeroable for usize {}
+impl Zeroable for u32 {}
 impl Zeroable for u8 {}
 
 /// A caller's work buffer being carved into an object: the header's place at the start,

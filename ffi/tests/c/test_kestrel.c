@@ -155,6 +155,11 @@ static int size_macros_equal_the_functions(void) {
             svm.memory = 0;
             CHECK(kestrel_svm_work_bytes(&svm) == KESTREL_SVM_WORK_BYTES(windows[w], dims[d], 0));
             CHECK(kestrel_scaler_work_bytes(dims[d]) == KESTREL_SCALER_WORK_BYTES(dims[d]));
+            for (size_t c = 0; c < 3; c++) {
+                kestrel_novelty_config novelty = kestrel_novelty_default_config(windows[w], dims[d], centres[c]);
+                CHECK(kestrel_novelty_work_bytes(&novelty) ==
+                      KESTREL_NOVELTY_WORK_BYTES(windows[w], dims[d], centres[c]));
+            }
         }
     /* Impossible configurations size to 0. */
     kestrel_slkl_config bad = kestrel_slkl_default_config(0, 3, 8);
@@ -166,6 +171,8 @@ static int size_macros_equal_the_functions(void) {
     bad_svm.c = -1.0f;
     CHECK(kestrel_svm_work_bytes(&bad_svm) == 0 && kestrel_svm_work_bytes(NULL) == 0);
     CHECK(kestrel_scaler_work_bytes(0) == 0);
+    kestrel_novelty_config bad_novelty = kestrel_novelty_default_config(16, 3, 0);
+    CHECK(kestrel_novelty_work_bytes(&bad_novelty) == 0 && kestrel_novelty_work_bytes(NULL) == 0);
     return 1;
 }
 
@@ -677,6 +684,148 @@ static int svm_and_scaler_refuse_bad_arguments_unchanged(void) {
     return 1;
 }
 
+/* A standard normal number, near enough: the sum of four uniforms, centred and scaled. */
+static float normal(void) {
+    return (uniform() + uniform() + uniform() + uniform() - 2.0f) * 1.7320508f;
+}
+
+static int novelty_learns_flags_saves_and_reopens(void) {
+    enum { WINDOW = 64, DIM = 3, CENTRES = 16, WARMUP = 100, ROWS = 1500, EVERY = 50 };
+    kestrel_novelty_config config = kestrel_novelty_default_config(WINDOW, DIM, CENTRES);
+    config.kernel.gamma = 0.5f;
+    config.warmup = WARMUP;
+    static alignas(KESTREL_ALIGN) unsigned char work[KESTREL_NOVELTY_WORK_BYTES(WINDOW, DIM, CENTRES)];
+    CHECK(kestrel_novelty_work_bytes(&config) == sizeof work);
+    kestrel_novelty *detector;
+    CHECK_STATUS(kestrel_novelty_create(&config, work, sizeof work, &detector), KESTREL_STATUS_OK);
+    /* Normal readings around the origin; from the warm-up's end, every EVERY-th is a fault
+       far from them. The rows and the flags go to files, for the runner to stream the same
+       rows through `kestrel stream --learner novelty`. */
+    FILE *csv = fopen(path_of(out_dir, "novelty-device", ".csv"), "w");
+    FILE *flags = fopen(path_of(out_dir, "novelty-device", ".c-flags"), "w");
+    CHECK(csv && flags);
+    fprintf(csv, "x0,x1,x2,fault\n");
+    int faults = 0, caught = 0, false_alarms = 0, normals = 0;
+    for (int t = 0; t < ROWS; t++) {
+        int fault = t >= WARMUP && t % EVERY == 0;
+        float x[DIM];
+        for (int j = 0; j < DIM; j++) x[j] = normal() + (fault ? 6.0f : 0.0f);
+        kestrel_novelty_verdict verdict;
+        CHECK_STATUS(kestrel_novelty_learn(detector, x, DIM, &verdict), KESTREL_STATUS_OK);
+        CHECK(verdict.scored == (t > 0) && verdict.has_threshold == (t >= WARMUP));
+        CHECK(!verdict.anomaly || verdict.distance2 > verdict.threshold);
+        fprintf(csv, "%.9g,%.9g,%.9g,%d\n", (double)x[0], (double)x[1], (double)x[2], fault);
+        fprintf(flags, "%d\n", verdict.anomaly);
+        if (fault) {
+            faults++;
+            caught += verdict.anomaly;
+        } else if (t >= WARMUP) {
+            normals++;
+            false_alarms += verdict.anomaly;
+        }
+    }
+    fclose(csv);
+    fclose(flags);
+    /* Every fault flagged; about 1 % of the normal readings (q = 0.99). */
+    CHECK(caught == faults && faults == (ROWS - WARMUP) / EVERY);
+    CHECK(false_alarms <= 0.05 * normals);
+    kestrel_detector_state state;
+    CHECK_STATUS(kestrel_novelty_state(detector, &state), KESTREL_STATUS_OK);
+    CHECK(state.samples_seen == ROWS && state.flagged == (uint64_t)(caught + false_alarms));
+    CHECK(state.window_len == WINDOW && state.centres > 0 && state.centres <= CENTRES && state.has_threshold);
+
+    /* Saved and reopened, the model scores as the detector does and flags by its threshold. */
+    size_t len = 0;
+    CHECK_STATUS(kestrel_novelty_save(detector, NULL, NULL, 0, &len), KESTREL_STATUS_BUFFER_TOO_SMALL);
+    CHECK(len > 0 && len <= KESTREL_NOVELTY_MODEL_BYTES(DIM, CENTRES));
+    unsigned char saved[KESTREL_NOVELTY_MODEL_BYTES(DIM, CENTRES)];
+    CHECK_STATUS(kestrel_novelty_save(detector, NULL, saved, sizeof saved, &len), KESTREL_STATUS_OK);
+    kestrel_model *model;
+    CHECK_STATUS(kestrel_model_open(saved, len, work_b, WORK_BYTES, &model), KESTREL_STATUS_OK);
+    kestrel_model_info info;
+    CHECK_STATUS(kestrel_model_describe(model, &info), KESTREL_STATUS_OK);
+    CHECK(info.kind == 5 && info.dim == DIM && info.centres == state.centres && !info.scaled);
+    for (int i = 0; i < 100; i++) {
+        float x[DIM];
+        for (int j = 0; j < DIM; j++) x[j] = normal() + (i % 10 == 0 ? 6.0f : 0.0f);
+        kestrel_novelty_verdict verdict;
+        float score, flag;
+        CHECK_STATUS(kestrel_novelty_score(detector, x, DIM, &verdict), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_model_score(model, x, DIM, &score), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_model_predict(model, x, DIM, &flag), KESTREL_STATUS_OK);
+        CHECK(fabsf(score - verdict.distance2) <= 1e-5f * (1.0f + verdict.distance2));
+        CHECK(flag == (score > state.threshold ? 1.0f : 0.0f));
+        CHECK(i % 10 != 0 || flag == 1.0f);
+    }
+    /* Scoring learned nothing. */
+    kestrel_detector_state after;
+    CHECK_STATUS(kestrel_novelty_state(detector, &after), KESTREL_STATUS_OK);
+    CHECK(after.samples_seen == state.samples_seen && after.flagged == state.flagged);
+    CHECK(after.window_len == state.window_len && after.centres == state.centres);
+    CHECK(bits(after.threshold) == bits(state.threshold));
+    return saved_file("novelty-device", saved, len);
+}
+
+static int novelty_refuses_bad_arguments_unchanged(void) {
+    kestrel_novelty_config config = kestrel_novelty_default_config(8, 2, 4);
+    kestrel_novelty *detector = NULL;
+    kestrel_novelty_config bad = config;
+    bad.quantile = 1.0;
+    CHECK_STATUS(kestrel_novelty_create(&bad, work_a, WORK_BYTES, &detector), KESTREL_STATUS_INVALID_PARAM);
+    bad = config;
+    bad.warmup = 1;
+    CHECK_STATUS(kestrel_novelty_create(&bad, work_a, WORK_BYTES, &detector), KESTREL_STATUS_INVALID_PARAM);
+    bad = config;
+    bad.delta = NAN;
+    CHECK_STATUS(kestrel_novelty_create(&bad, work_a, WORK_BYTES, &detector), KESTREL_STATUS_INVALID_PARAM);
+    bad = config;
+    bad.kernel.kind = 99;
+    CHECK_STATUS(kestrel_novelty_create(&bad, work_a, WORK_BYTES, &detector), KESTREL_STATUS_INVALID_PARAM);
+    CHECK_STATUS(kestrel_novelty_create(NULL, work_a, WORK_BYTES, &detector), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_novelty_create(&config, work_a + 1, WORK_BYTES - 8, &detector), KESTREL_STATUS_MISALIGNED);
+    CHECK_STATUS(kestrel_novelty_create(&config, work_a, KESTREL_NOVELTY_WORK_BYTES(8, 2, 4) - 1, &detector),
+                 KESTREL_STATUS_BUFFER_TOO_SMALL);
+    CHECK(detector == NULL);
+    CHECK_STATUS(kestrel_novelty_create(&config, work_a, KESTREL_NOVELTY_WORK_BYTES(8, 2, 4), &detector),
+                 KESTREL_STATUS_OK);
+
+    /* Nothing to score or save before the first reading. */
+    const float a[2] = {0.5f, -0.5f}, nan_row[2] = {0.0f, NAN}, inf_row[2] = {INFINITY, 0.0f};
+    kestrel_novelty_verdict verdict = {.scored = true, .distance2 = 7.0f};
+    CHECK_STATUS(kestrel_novelty_score(detector, a, 2, &verdict), KESTREL_STATUS_OK);
+    CHECK(!verdict.scored && verdict.distance2 == 0.0f && !verdict.anomaly);
+    size_t len = 0;
+    CHECK_STATUS(kestrel_novelty_save(detector, NULL, NULL, 0, &len), KESTREL_STATUS_INVALID_PARAM);
+
+    CHECK_STATUS(kestrel_novelty_learn(detector, a, 2, &verdict), KESTREL_STATUS_OK);
+    verdict.distance2 = 7.0f;
+    CHECK_STATUS(kestrel_novelty_learn(detector, nan_row, 2, &verdict), KESTREL_STATUS_NON_FINITE);
+    CHECK_STATUS(kestrel_novelty_learn(detector, inf_row, 2, &verdict), KESTREL_STATUS_NON_FINITE);
+    CHECK_STATUS(kestrel_novelty_learn(detector, a, 3, &verdict), KESTREL_STATUS_DIMENSION_MISMATCH);
+    CHECK_STATUS(kestrel_novelty_learn(detector, NULL, 2, &verdict), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_novelty_learn(detector, a, 2, NULL), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_novelty_learn(NULL, a, 2, &verdict), KESTREL_STATUS_NULL_POINTER);
+    CHECK(verdict.distance2 == 7.0f);
+    kestrel_detector_state state;
+    CHECK_STATUS(kestrel_novelty_state(detector, &state), KESTREL_STATUS_OK);
+    CHECK(state.samples_seen == 1 && state.window_len == 1 && state.centres == 1 && !state.has_threshold);
+    CHECK_STATUS(kestrel_novelty_state(detector, NULL), KESTREL_STATUS_NULL_POINTER);
+
+    /* A handle of another kind is refused, and a novelty handle by the other objects. */
+    kestrel_scaler *scaler;
+    CHECK_STATUS(kestrel_scaler_create(2, work_b, KESTREL_SCALER_WORK_BYTES(2), &scaler), KESTREL_STATUS_OK);
+    CHECK_STATUS(kestrel_novelty_learn((kestrel_novelty *)scaler, a, 2, &verdict), KESTREL_STATUS_WRONG_OBJECT);
+    CHECK_STATUS(kestrel_scaler_observe((kestrel_scaler *)detector, a, 2), KESTREL_STATUS_WRONG_OBJECT);
+    /* A scaler of another width does not go with the model. */
+    kestrel_scaler *wide;
+    CHECK_STATUS(kestrel_scaler_create(3, work_b + 4096, KESTREL_SCALER_WORK_BYTES(3), &wide), KESTREL_STATUS_OK);
+    unsigned char out[256];
+    CHECK_STATUS(kestrel_novelty_save(detector, wide, out, sizeof out, &len), KESTREL_STATUS_DIMENSION_MISMATCH);
+    CHECK_STATUS(kestrel_novelty_save(detector, NULL, out, sizeof out, &len), KESTREL_STATUS_OK);
+    CHECK(len <= KESTREL_NOVELTY_MODEL_BYTES(2, 4));
+    return 1;
+}
+
 typedef struct {
     const char *name;
     int (*run)(void);
@@ -702,6 +851,8 @@ int main(int argc, char **argv) {
         {"slkl_refuses_bad_arguments_unchanged", slkl_refuses_bad_arguments_unchanged},
         {"svm_with_scaler_learns_saves_and_reopens", svm_with_scaler_learns_saves_and_reopens},
         {"svm_and_scaler_refuse_bad_arguments_unchanged", svm_and_scaler_refuse_bad_arguments_unchanged},
+        {"novelty_learns_flags_saves_and_reopens", novelty_learns_flags_saves_and_reopens},
+        {"novelty_refuses_bad_arguments_unchanged", novelty_refuses_bad_arguments_unchanged},
     };
     int passed = 0, failed = 0;
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
