@@ -337,6 +337,26 @@ impl<T: Real, S: Storage<T>> SmoothSvm<T, S> {
     /// an overflow on the way; `InvalidLabel { row }` for a classification target other
     /// than `±1`. The previous solution is kept then.
     pub fn train(&mut self, features: &[T], targets: &[T]) -> Result<Outcome<T>, Error> {
+        self.train_rows(features, targets, None)
+    }
+
+    /// [`train`](Self::train) with row `i`'s loss weighed by `row_weights[i]` in eq. (7)
+    /// and (22) (scikit-learn's `sample_weight`; a row of weight 2 counts as two copies of
+    /// it), on top of the class weights.
+    ///
+    /// # Errors
+    /// As [`train`](Self::train); `DimensionMismatch` unless there is one weight per row,
+    /// `InvalidParam { name: "row_weights" }` unless each is finite and positive. The
+    /// previous solution is kept then.
+    pub fn train_weighted(&mut self, features: &[T], targets: &[T], row_weights: &[T]) -> Result<Outcome<T>, Error> {
+        check_len(self.n, row_weights.len())?;
+        if !row_weights.iter().all(|&w| w > T::ZERO && w.is_finite()) {
+            return Err(Error::InvalidParam { name: "row_weights" });
+        }
+        self.train_rows(features, targets, Some(row_weights))
+    }
+
+    fn train_rows(&mut self, features: &[T], targets: &[T], row_weights: Option<&[T]>) -> Result<Outcome<T>, Error> {
         let (n, m) = (self.n, self.m);
         check_len(n.saturating_mul(m), features.len())?;
         check_len(n, targets.len())?;
@@ -349,7 +369,7 @@ impl<T: Real, S: Storage<T>> SmoothSvm<T, S> {
         }
         let params = self.params;
         let parts = self.parts().ok_or(Error::InvalidParam { name: "n" })?;
-        let problem = Problem { features, targets, m, params };
+        let problem = Problem { features, targets, row_weights, m, params };
         let outcome = problem.solve(parts)?;
         let parts = self.parts().ok_or(Error::InvalidParam { name: "n" })?;
         parts.solution.copy_from_slice(parts.iterate);
@@ -400,6 +420,8 @@ impl<T: Real, S: Storage<T>> SmoothSvm<T, S> {
 struct Problem<'a, T> {
     features: &'a [T],
     targets: &'a [T],
+    /// Each row's weight (`None`: 1).
+    row_weights: Option<&'a [T]>,
     m: usize,
     params: ValidParams<T>,
 }
@@ -482,7 +504,8 @@ impl<T: Real> Problem<'_, T> {
             .iter()
             .zip(slope)
             .zip(self.targets)
-            .fold(T::ZERO, |acc, ((&f, &s), &y)| acc + self.loss(f + step * s, y).0);
+            .enumerate()
+            .fold(T::ZERO, |acc, (i, ((&f, &s), &y))| acc + self.row_loss(i, f + step * s, y).0);
         finite(half * norm + half * self.params.c() * losses)
     }
 
@@ -492,8 +515,8 @@ impl<T: Real> Problem<'_, T> {
         let bias = self.params.bias();
         gradient.copy_from_slice(v);
         let rows = self.features.chunks_exact(self.m).zip(fitted).zip(self.targets);
-        for ((z, &f), &y) in rows {
-            let scale = half_c * self.loss(f, y).1;
+        for (i, ((z, &f), &y)) in rows.enumerate() {
+            let scale = half_c * self.row_loss(i, f, y).1;
             for (g, &z) in gradient.iter_mut().zip(z) {
                 *g += scale * z;
             }
@@ -517,7 +540,8 @@ impl<T: Real> Problem<'_, T> {
         hessian.fill(T::ZERO);
         #[allow(clippy::cast_precision_loss, reason = "a count of rows, as a scale")]
         let negligible = T::EPSILON / T::from_f64(fitted.len() as f64);
-        let weights = fitted.iter().zip(self.targets).map(|(&f, &y)| half_c * self.loss(f, y).2);
+        let weights =
+            fitted.iter().zip(self.targets).enumerate().map(|(i, (&f, &y))| half_c * self.row_loss(i, f, y).2);
         // `‖z̃‖² ≥ B²` and the weight is not negative: a row whose weight alone clears the
         // bound is kept without its norm, which only the rows near it need.
         let kept = |z: &[T], weight: T| {
@@ -562,6 +586,15 @@ impl<T: Real> Problem<'_, T> {
     /// `z̃ᵀx` with `z̃ = (z, B)`.
     fn row_dot(&self, z: &[T], x: &[T]) -> T {
         dot_prefix(z, x) + self.params.bias() * x.get(self.m).copied().unwrap_or(T::ZERO)
+    }
+
+    /// [`loss`](Self::loss) of row `i`, weighed by the row's weight.
+    fn row_loss(&self, i: usize, f: T, y: T) -> (T, T, T) {
+        let (value, d1, d2) = self.loss(f, y);
+        match self.row_weights.and_then(|weights| weights.get(i)) {
+            Some(&w) => (w * value, w * d1, w * d2),
+            None => (value, d1, d2),
+        }
     }
 
     /// `(ℓ, ℓ', ℓ'')` of fitted value `f` and target `y`, derivatives in `f`.
@@ -683,7 +716,7 @@ mod tests {
             let (z, labels) = (cast::<T>(&z), cast::<T>(&labels));
             let params =
                 Params::new().c(T::from_f64(10.0)).beta(T::from_f64(5.0)).bias(T::from_f64(0.5)).check().unwrap();
-            let problem = Problem { features: &z, targets: &labels, m, params };
+            let problem = Problem { features: &z, targets: &labels, row_weights: None, m, params };
             // Rows on the margin's wrong side or near it, every term well above ε/n.
             let mut rng = Rng::seed_from_u64(n as u64);
             let fitted: Vec<T> = labels.iter().map(|&y| y * T::from_f64(rng.uniform_in(-1.0, 1.2))).collect();
@@ -859,6 +892,45 @@ mod tests {
             let e = Params::new().class_weights(bad, 1.0).check().err();
             assert_eq!(e, Some(Error::InvalidParam { name: "class_weights" }));
             assert_eq!(Params::new().class_weights(1.0, bad).check().err(), e);
+        }
+    }
+
+    /// Row weights: an integer weight `k` solves the problem in which the row appears `k`
+    /// times (classification and regression, with class weights too), unit weights change
+    /// no bit, and bad weights are refused with the solution kept.
+    #[test]
+    fn row_weights_count_as_copies_of_the_rows() {
+        let (n, m) = (60, 3);
+        let (z, targets, labels) = problem(n, m, 9);
+        let counts: Vec<usize> = (0..n).map(|i| 1 + i % 3).collect();
+        let weights: Vec<f64> = counts.iter().map(|&k| k as f64).collect();
+        let repeat = |values: &[f64], width: usize| -> Vec<f64> {
+            let rows = values.chunks_exact(width).zip(&counts);
+            rows.flat_map(|(row, &k)| std::iter::repeat_n(row, k).flatten().copied()).collect()
+        };
+        let classify = Params::new().c(2.0).beta(5.0).class_weights(2.0, 0.5).check().unwrap();
+        let regress = Params::new().task(Task::Regression { epsilon: 0.1 }).c(2.0).beta(5.0).check().unwrap();
+        for (params, y) in [(classify, &labels), (regress, &targets)] {
+            let (copies, repeated) = (repeat(&z, m), repeat(y, 1));
+            let mut weighted = SmoothSvm::new_in(vec![0.0; SmoothSvm::scalars_len(n, m)], n, m, params).unwrap();
+            assert_eq!(weighted.train_weighted(&z, y, &weights).unwrap().exit, Exit::Converged);
+            let (reference, outcome) = solve::<f64>(&copies, &repeated, m, params);
+            assert_eq!(outcome.exit, Exit::Converged);
+            let pairs = weighted.weights().iter().zip(reference.weights());
+            for (a, b) in pairs.chain([(&weighted.bias_weight(), &reference.bias_weight())]) {
+                assert!((a - b).abs() <= 1e-8 * (1.0 + b.abs()), "{a} vs {b}");
+            }
+            let mut unit = SmoothSvm::new_in(vec![0.0; SmoothSvm::scalars_len(n, m)], n, m, params).unwrap();
+            unit.train_weighted(&z, y, &vec![1.0; n]).unwrap();
+            assert_eq!(unit.weights(), solve::<f64>(&z, y, m, params).0.weights());
+            let before = weighted.weights().to_vec();
+            for bad in [0.0, -2.0, f64::NAN, f64::INFINITY] {
+                let mut w = weights.clone();
+                w[5] = bad;
+                assert_eq!(weighted.train_weighted(&z, y, &w), Err(Error::InvalidParam { name: "row_weights" }));
+            }
+            assert!(matches!(weighted.train_weighted(&z, y, &weights[1..]), Err(Error::DimensionMismatch { .. })));
+            assert_eq!(weighted.weights(), &before[..]);
         }
     }
 

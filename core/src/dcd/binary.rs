@@ -12,7 +12,7 @@
 
 use super::params::ValidParams;
 use super::rows::{Row, Rows};
-use super::solver::{Outcome, Pass, Problem, Workspace, check_problem, margin, solve};
+use super::solver::{Outcome, Pass, Problem, Workspace, check_problem, check_row_weights, margin, solve};
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real, Rng};
 
@@ -120,12 +120,44 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> LinearSvm<T, S, I> {
         rng: &mut Rng,
         mut observer: impl FnMut(&Pass<'_, T>),
     ) -> Result<Outcome<T>, Error> {
+        self.train_rows(rows, labels, None, rng, &mut observer)
+    }
+
+    /// [`train`](Self::train) with row `i`'s cost weighed by `row_weights[i]`: `Cᵢ =
+    /// sᵢC₊` or `sᵢC₋` (scikit-learn's `sample_weight`; a row of weight 2 counts as two
+    /// copies of it).
+    ///
+    /// # Errors
+    /// As [`train`](Self::train); `DimensionMismatch` unless there is one weight per row,
+    /// `InvalidParam { name: "row_weights" }` unless each is finite and positive (and so
+    /// its products with the costs). The classifier is untouched on error.
+    pub fn train_weighted<R: Rows<T> + ?Sized>(
+        &mut self,
+        rows: &R,
+        labels: &[i32],
+        row_weights: &[T],
+        rng: &mut Rng,
+    ) -> Result<Outcome<T>, Error> {
+        self.train_rows(rows, labels, Some(row_weights), rng, &mut |_| {})
+    }
+
+    fn train_rows<R: Rows<T> + ?Sized>(
+        &mut self,
+        rows: &R,
+        labels: &[i32],
+        row_weights: Option<&[T]>,
+        rng: &mut Rng,
+        observer: &mut impl FnMut(&Pass<'_, T>),
+    ) -> Result<Outcome<T>, Error> {
         let bias = self.params.bias();
         let binary = |label| label == 1 || label == -1;
         check_problem(rows, labels, self.dim, self.capacity, bias, binary)?;
+        if let Some(weights) = row_weights {
+            check_row_weights(weights, rows.len(), &self.params)?;
+        }
         let n = rows.len();
-        let problem = Problem::new(labels, 1, self.params);
-        let outcome = solve(rows, &problem, self.workspace(n), rng, &mut observer);
+        let problem = Problem::new(labels, 1, self.params).with_row_weights(row_weights);
+        let outcome = solve(rows, &problem, self.workspace(n), rng, observer);
         self.rows = n;
         Ok(outcome)
     }
@@ -396,6 +428,70 @@ mod tests {
     }
 
     gen_tests!(f32, f64);
+
+    /// Row weights: an integer weight `k` solves the problem in which the row appears `k`
+    /// times (the same primal optimum, to the solver's tolerance), unit weights change no
+    /// bit, and bad weights are refused with the classifier untouched.
+    #[test]
+    fn row_weights_count_as_copies_of_the_rows() {
+        let data = Synthetic::<f64>::new(4, 120, 6, 1.0);
+        let counts: Vec<usize> = (0..120).map(|i| 1 + i % 3).collect();
+        let (mut copies, mut labels) = (Vec::new(), Vec::new());
+        for (i, &k) in counts.iter().enumerate() {
+            for _ in 0..k {
+                copies.extend_from_slice(&data.dense[i * 6..(i + 1) * 6]);
+                labels.push(data.labels[i]);
+            }
+        }
+        let weights: Vec<f64> = counts.iter().map(|&k| k as f64).collect();
+        for loss in [Loss::Hinge, Loss::SquaredHinge] {
+            let tight = Params::new().loss(loss).c(1.0).bias(1.0).epsilon(1e-8).max_passes(1_000_000);
+            let params = tight.check().unwrap();
+            let mut weighted = svm(120, 6, params);
+            let rng = &mut Rng::seed_from_u64(3);
+            assert_eq!(
+                weighted.train_weighted(&data.dense_rows(), &data.labels, &weights, rng).unwrap().exit,
+                Exit::Converged
+            );
+            let mut repeated = svm(labels.len(), 6, params);
+            let rows = DenseRows::new(&copies, 6).unwrap();
+            assert_eq!(repeated.train(&rows, &labels, &mut Rng::seed_from_u64(3)).unwrap().exit, Exit::Converged);
+            let (a, b) = (weighted.weights_with_bias(), repeated.weights_with_bias());
+            for (x, y) in a.iter().zip(b) {
+                assert!((x - y).abs() <= 1e-6 * (1.0 + y.abs()), "{loss:?}: {x} vs {y}");
+            }
+
+            let ones = vec![1.0; 120];
+            let mut unit = svm(120, 6, params);
+            unit.train_weighted(&data.dense_rows(), &data.labels, &ones, &mut Rng::seed_from_u64(5)).unwrap();
+            let mut plain = svm(120, 6, params);
+            plain.train(&data.dense_rows(), &data.labels, &mut Rng::seed_from_u64(5)).unwrap();
+            assert_eq!(unit.weights_with_bias(), plain.weights_with_bias());
+            assert_eq!(unit.alpha(), plain.alpha());
+
+            let before = plain.weights_with_bias().to_vec();
+            let rng = &mut Rng::seed_from_u64(6);
+            let mut bad = weights.clone();
+            bad[7] = 0.0;
+            assert_eq!(
+                plain.train_weighted(&data.dense_rows(), &data.labels, &bad, rng).err(),
+                Some(Error::InvalidParam { name: "row_weights" })
+            );
+            bad[7] = f64::NAN;
+            assert_eq!(
+                plain.train_weighted(&data.dense_rows(), &data.labels, &bad, rng).err(),
+                Some(Error::InvalidParam { name: "row_weights" })
+            );
+            bad[7] = -1.0;
+            assert_eq!(
+                plain.train_weighted(&data.dense_rows(), &data.labels, &bad, rng).err(),
+                Some(Error::InvalidParam { name: "row_weights" })
+            );
+            let short = plain.train_weighted(&data.dense_rows(), &data.labels, &weights[1..], rng);
+            assert!(matches!(short, Err(Error::DimensionMismatch { .. })));
+            assert_eq!(plain.weights_with_bias(), &before[..]);
+        }
+    }
 
     #[test]
     fn storage_is_checked() {

@@ -15,7 +15,7 @@
 
 use super::params::ValidParams;
 use super::rows::{Row, Rows};
-use super::solver::{Exit, Outcome, Pass, Problem, Workspace, check_problem, margin, solve};
+use super::solver::{Exit, Outcome, Pass, Problem, Workspace, check_problem, check_row_weights, margin, solve};
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Real, Rng};
 
@@ -114,29 +114,40 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
         rng: &mut Rng,
         observer: impl FnMut(usize, &Pass<'_, T>),
     ) -> Result<Outcome<T>, Error> {
-        self.train_classes(rows, labels, None, rng, observer, |_, _| {})
+        self.train_classes(rows, labels, (None, None), rng, observer, |_, _| {})
     }
 
     /// [`train`](Self::train), calling `on_class(class, outcome)` with each class's own
     /// outcome once its problem is solved: which classes stopped at the pass cap, for a
     /// caller that solves those again another way. With `weights`, class `c`'s rows
-    /// weigh `weights[c]` in problem `c`, as in [`train_weighted`](Self::train_weighted).
+    /// weigh `weights[c]` in problem `c`, as in [`train_weighted`](Self::train_weighted);
+    /// with `row_weights`, row `i`'s cost is further weighed by `row_weights[i]` in every
+    /// problem, as in [`LinearSvm::train_weighted`](super::LinearSvm::train_weighted).
     ///
     /// # Errors
     /// As [`train`](Self::train), and with `weights` as
-    /// [`train_weighted`](Self::train_weighted).
+    /// [`train_weighted`](Self::train_weighted); `DimensionMismatch` unless there is one
+    /// row weight per row, `InvalidParam { name: "row_weights" }` unless each is finite
+    /// and positive (and so its products with every problem's costs). The classifier is
+    /// untouched on error.
     pub fn train_each<R: Rows<T> + ?Sized>(
         &mut self,
         rows: &R,
         labels: &[i32],
-        weights: Option<&[T]>,
+        (weights, row_weights): (Option<&[T]>, Option<&[T]>),
         rng: &mut Rng,
         on_class: impl FnMut(usize, &Outcome<T>),
     ) -> Result<Outcome<T>, Error> {
         if let Some(weights) = weights {
             self.check_weights(weights)?;
         }
-        self.train_classes(rows, labels, weights, rng, |_, _| {}, on_class)
+        if let Some(row_weights) = row_weights {
+            for class in 0..self.classes {
+                let weight = weights.and_then(|w| w.get(class).copied()).unwrap_or(T::ONE);
+                check_row_weights(row_weights, rows.len(), &self.params.weighted(weight, T::ONE)?)?;
+            }
+        }
+        self.train_classes(rows, labels, (weights, row_weights), rng, |_, _| {}, on_class)
     }
 
     /// [`train`](Self::train) with class `c`'s rows weighted by `weights[c]` in problem `c`
@@ -154,7 +165,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
         rng: &mut Rng,
     ) -> Result<Outcome<T>, Error> {
         self.check_weights(weights)?;
-        self.train_classes(rows, labels, Some(weights), rng, |_, _| {}, |_, _| {})
+        self.train_classes(rows, labels, (Some(weights), None), rng, |_, _| {}, |_, _| {})
     }
 
     /// `k` weights, each finite and positive and so its product with `C₊`.
@@ -170,7 +181,7 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
         &mut self,
         rows: &R,
         labels: &[i32],
-        weights: Option<&[T]>,
+        (weights, row_weights): (Option<&[T]>, Option<&[T]>),
         rng: &mut Rng,
         mut observer: impl FnMut(usize, &Pass<'_, T>),
         mut on_class: impl FnMut(usize, &Outcome<T>),
@@ -184,7 +195,8 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> OneVsRest<T, S, I> {
             // Labels are i32: a class beyond i32::MAX cannot be named, nor trained.
             let label = i32::try_from(class).map_err(|_| Error::InvalidParam { name: "classes" })?;
             let weight = weights.and_then(|w| w.get(class).copied()).unwrap_or(T::ONE);
-            let problem = Problem::new(labels, label, self.params.weighted(weight, T::ONE)?);
+            let params = self.params.weighted(weight, T::ONE)?;
+            let problem = Problem::new(labels, label, params).with_row_weights(row_weights);
             let ws = self.workspace(class, rows.len());
             let outcome = solve(rows, &problem, ws, rng, &mut |pass| observer(class, pass));
             on_class(class, &outcome);
@@ -349,8 +361,9 @@ mod tests {
                 OneVsRest::new_in(vec![0.0; OneVsRest::scalars_len(180, 2, 3)], vec![0; 180], 180, 2, 3, params)
                     .unwrap();
             let mut each = Vec::new();
-            let total =
-                ovr.train_each(&rows, &labels, None, &mut Rng::seed_from_u64(5), |c, o| each.push((c, *o))).unwrap();
+            let total = ovr
+                .train_each(&rows, &labels, (None, None), &mut Rng::seed_from_u64(5), |c, o| each.push((c, *o)))
+                .unwrap();
             (total, each)
         };
         let (total, each) = train(1000);
@@ -422,7 +435,7 @@ mod tests {
         ovr.train_weighted(&rows, &labels, &weights, &mut Rng::seed_from_u64(22)).unwrap();
         // train_each with the weights solves the same problems, class by class.
         let mut each = new();
-        each.train_each(&rows, &labels, Some(&weights), &mut Rng::seed_from_u64(22), |_, _| {}).unwrap();
+        each.train_each(&rows, &labels, (Some(&weights), None), &mut Rng::seed_from_u64(22), |_, _| {}).unwrap();
         for class in 0..3 {
             assert_eq!(each.weights(class), ovr.weights(class));
         }
@@ -490,4 +503,48 @@ mod tests {
     }
 
     gen_tests!(f32, f64);
+
+    /// Row weights on top of class weights: integer weights solve the problems in which
+    /// the rows appear that many times; a bad row weight is refused with the weights
+    /// untouched.
+    #[test]
+    fn row_weights_count_as_copies_in_every_problem() {
+        let (x, labels) = clusters::<f64>();
+        let (n, weights) = (labels.len(), [1.0, 3.0, 0.5]);
+        let counts: Vec<usize> = (0..n).map(|i| 1 + i % 2).collect();
+        let (mut copies, mut repeated_labels) = (Vec::new(), Vec::new());
+        for (i, &k) in counts.iter().enumerate() {
+            for _ in 0..k {
+                copies.extend_from_slice(&x[2 * i..2 * i + 2]);
+                repeated_labels.push(labels[i]);
+            }
+        }
+        let row_weights: Vec<f64> = counts.iter().map(|&k| k as f64).collect();
+        let params = Params::new().loss(Loss::Hinge).c(0.05).bias(1.0).epsilon(1e-10).check().unwrap();
+        let new = |rows: usize| {
+            OneVsRest::new_in(vec![0.0; OneVsRest::scalars_len(rows, 2, 3)], vec![0; rows], rows, 2, 3, params).unwrap()
+        };
+        let mut weighted = new(n);
+        let rows = DenseRows::new(&x, 2).unwrap();
+        let mut rng = Rng::seed_from_u64(8);
+        weighted.train_each(&rows, &labels, (Some(&weights), Some(&row_weights)), &mut rng, |_, _| {}).unwrap();
+        let mut repeated = new(repeated_labels.len());
+        let copied = DenseRows::new(&copies, 2).unwrap();
+        repeated.train_weighted(&copied, &repeated_labels, &weights, &mut Rng::seed_from_u64(8)).unwrap();
+        for class in 0..3 {
+            let (a, b) = (weighted.weights(class).unwrap(), repeated.weights(class).unwrap());
+            for (p, q) in
+                a.iter().zip(b).chain([(&weighted.bias_weight(class).unwrap(), &repeated.bias_weight(class).unwrap())])
+            {
+                assert!((p - q).abs() <= 1e-6 * (1.0 + q.abs()), "class {class}: {p} vs {q}");
+            }
+        }
+        let before: Vec<f64> = (0..3).flat_map(|c| weighted.weights(c).unwrap().to_vec()).collect();
+        let mut bad = row_weights.clone();
+        bad[3] = -1.0;
+        let refused = weighted.train_each(&rows, &labels, (Some(&weights), Some(&bad)), &mut rng, |_, _| {});
+        assert_eq!(refused.err(), Some(Error::InvalidParam { name: "row_weights" }));
+        let after: Vec<f64> = (0..3).flat_map(|c| weighted.weights(c).unwrap().to_vec()).collect();
+        assert_eq!(before, after);
+    }
 }

@@ -88,7 +88,9 @@ impl<T: Real> Pass<'_, T> {
     }
 }
 
-/// One binary problem: `yᵢ = +1` when `labels[i] = positive`, else −1.
+/// One binary problem: `yᵢ = +1` when `labels[i] = positive`, else −1; with row weights
+/// `sᵢ`, row `i`'s cost is `sᵢ·C₊` or `sᵢ·C₋` (a row of weight 2 counts as two copies of
+/// it: eq. (1) with `Cᵢ = sᵢC`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Problem<'a, T> {
     labels: &'a [i32],
@@ -96,18 +98,37 @@ pub(crate) struct Problem<'a, T> {
     params: ValidParams<T>,
     /// The box and diagonal of the rows labelled +1 and −1, computed once.
     coordinates: [Coordinate<T>; 2],
+    /// `sᵢ`, checked by [`check_row_weights`]; `None`: every row weighs 1.
+    row_weights: Option<&'a [T]>,
 }
 
 impl<'a, T: Real> Problem<'a, T> {
     pub(crate) fn new(labels: &'a [i32], positive: i32, params: ValidParams<T>) -> Self {
         let coordinates = [params.coordinate(T::ONE), params.coordinate(-T::ONE)];
-        Problem { labels, positive, params, coordinates }
+        Problem { labels, positive, params, coordinates, row_weights: None }
+    }
+
+    /// The problem with row `i`'s cost weighed by `row_weights[i]` (checked by
+    /// [`check_row_weights`] against these labels and parameters).
+    pub(crate) fn with_row_weights(self, row_weights: Option<&'a [T]>) -> Self {
+        Problem { row_weights, ..self }
     }
 
     /// `yᵢ` and the box and diagonal of `αᵢ`; callers pass `i < labels.len()` (a row
     /// index of the problem).
     fn row(&self, i: usize) -> (T, Coordinate<T>) {
-        if self.labels[i] == self.positive { (T::ONE, self.coordinates[0]) } else { (-T::ONE, self.coordinates[1]) }
+        let (y, coordinate) = if self.labels[i] == self.positive {
+            (T::ONE, self.coordinates[0])
+        } else {
+            (-T::ONE, self.coordinates[1])
+        };
+        match self.row_weights {
+            // `U = sC` for the hinge (`∞` stays), `D = 1/(2sC)` for the squared hinge (0 stays).
+            Some(weights) => {
+                (y, Coordinate { upper: coordinate.upper * weights[i], diagonal: coordinate.diagonal / weights[i] })
+            }
+            None => (y, coordinate),
+        }
     }
 
     /// `f(α) = ½‖w‖² + ½Σ Dᵢᵢαᵢ² − Σαᵢ`, equal to eq. (4) because `w = Σ yᵢαᵢx̂ᵢ`.
@@ -308,6 +329,19 @@ pub(crate) fn check_problem<T: Real, R: Rows<T> + ?Sized>(
     }
     let q_finite = |i| (rows.row(i).squared_norm() + bias * bias).is_finite();
     if (0..rows.len()).all(q_finite) { Ok(()) } else { Err(Error::NonFinite) }
+}
+
+/// Checks row weights for `n` rows under `params`: one per row, each finite and positive,
+/// and so its products with `C₊` and `C₋`.
+///
+/// # Errors
+/// `DimensionMismatch` unless there are `n` weights; `InvalidParam { name: "row_weights" }`
+/// otherwise.
+pub(crate) fn check_row_weights<T: Real>(row_weights: &[T], n: usize, params: &ValidParams<T>) -> Result<(), Error> {
+    check_len(n, row_weights.len())?;
+    let positive = |x: T| x > T::ZERO && x.is_finite();
+    let fits = |&s: &T| positive(s) && positive(s * params.c_pos()) && positive(s * params.c_neg());
+    if row_weights.iter().all(fits) { Ok(()) } else { Err(Error::InvalidParam { name: "row_weights" }) }
 }
 
 /// The projected gradient of `αᵢ ∈ [0, upper]` with gradient `g`, or `None` when shrinking

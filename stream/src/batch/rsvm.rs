@@ -306,7 +306,7 @@ fn solve_dcd<T: Real>(
         let scalars = zeroed(OneVsRest::scalars_len(n, m, outputs), "the solver")?;
         let indices = zeroed(OneVsRest::indices_len(n), "the solver")?;
         let mut svm = OneVsRest::new_in(scalars, indices, n, m, outputs, params)?;
-        let outcome = svm.train_each(rows, labels, Some(problem.class_weights), rng, &mut on_class)?;
+        let outcome = svm.train_each(rows, labels, (Some(problem.class_weights), None), rng, &mut on_class)?;
         for c in 0..outputs {
             let (w, bias_weight) = (svm.weights(c).unwrap_or(&[]), svm.bias_weight(c).unwrap_or(T::ZERO));
             model.set_coefficients(c, w, bias_weight, bias, whitening)?;
