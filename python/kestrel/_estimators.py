@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _kestrel
 
@@ -85,6 +85,22 @@ def _bytes_of(source):
         return f.read()
 
 
+def _weighed_rows(X, y, sample_weight):
+    """``X``, ``y`` and the weights of the rows that weigh something: ``sample_weight``
+    checked (one finite, non-negative weight per row, not all 0) and the rows of weight 0
+    left out, as scikit-learn's estimators count them; ``None`` stays ``None``."""
+    if sample_weight is None:
+        return X, y, None
+    weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    kept = weights > 0
+    if not kept.any():
+        raise ValueError("sample_weight is 0 for every row: there is nothing to learn from")
+    if kept.all():
+        return X, y, weights
+    return X[kept], np.asarray(y)[kept], weights[kept]
+
+
+
 class _KestrelEstimator(BaseEstimator):
     """What every estimator shares: the fitted model's bytes and the prediction on them."""
 
@@ -98,13 +114,13 @@ class _KestrelEstimator(BaseEstimator):
     def _fit_settings(self):
         raise NotImplementedError
 
-    def _fit_bytes(self, X, y, **extra):
+    def _fit_bytes(self, X, y, sample_weight=None, **extra):
         settings = {**self._fit_settings(), **extra}
         if self.scalar not in ("f64", "f32"):
             raise ValueError(f"scalar must be 'f64' or 'f32', got {self.scalar!r}")
         seed = _seed(self.random_state)
         config = _kestrel.FitConfig(self._learner, scalar=self.scalar, scale=bool(self.scale), seed=seed, **settings)
-        model, summary = _kestrel.fit(config, _rows(X), y)
+        model, summary = _kestrel.fit(config, _rows(X), y, sample_weight)
         # A DataFrame's column names (scikit-learn's `feature_names_in_`) go into the model
         # file, as a CSV header's do from `kestrel train`: `kestrel predict` reads by them.
         names = getattr(self, "feature_names_in_", None)
@@ -154,7 +170,11 @@ class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
         -------
         self
         """
+        return self._fit(X, y)
+
+    def _fit(self, X, y, sample_weight=None):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y, sample_weight = _weighed_rows(X, y, sample_weight)
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
@@ -166,7 +186,7 @@ class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
             weights = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
             values = self.classes_.astype(np.float64) if numeric else np.arange(len(self.classes_), dtype=np.float64)
             extra["class_weights"] = [(float(v), float(w)) for v, w in zip(values, weights)]
-        self._fit_bytes(X, labels, **extra)
+        self._fit_bytes(X, labels, sample_weight, **extra)
         if not numeric:
             self.model_bytes_ = _kestrel.with_class_names(self.model_bytes_, [str(c) for c in self.classes_])
         return self
@@ -235,8 +255,12 @@ class _KestrelRegressor(RegressorMixin, _KestrelEstimator):
         -------
         self
         """
+        return self._fit(X, y)
+
+    def _fit(self, X, y, sample_weight=None):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
-        return self._fit_bytes(X, np.asarray(y, dtype=np.float64))
+        X, y, sample_weight = _weighed_rows(X, y, sample_weight)
+        return self._fit_bytes(X, np.asarray(y, dtype=np.float64), sample_weight)
 
     def predict(self, X):
         """Predict the target of each row.
@@ -252,7 +276,31 @@ class _KestrelRegressor(RegressorMixin, _KestrelEstimator):
         return self._predict_values(X)
 
 
-class DCDLinearSVC(_KestrelClassifier):
+class _TakesSampleWeight:
+    """The estimators whose ``fit`` takes ``sample_weight`` (the SVMs and kernel ridge)."""
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Training rows (sparse rows are passed as CSR, never densified).
+        y : array-like of shape (n_samples,)
+            Class labels (numbers or strings), or targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Each row's weight: its error's cost is multiplied by it (on top of its class's
+            weight), so a row of weight 2 counts as two copies of it; rows of weight 0 are
+            left out. "auto" settings are chosen by the leave-one-out error weighed alike.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, sample_weight)
+
+
+class DCDLinearSVC(_TakesSampleWeight, _KestrelClassifier):
     """Linear SVM by dual coordinate descent (LIBLINEAR's solver), one-vs-rest beyond two
     classes.
 
@@ -310,7 +358,7 @@ class DCDLinearSVC(_KestrelClassifier):
         return {"c": float(self.C), "loss": self.loss, "bias": float(self.bias), "tol": self.tol}
 
 
-class ReducedKernelSVC(_KestrelClassifier):
+class ReducedKernelSVC(_TakesSampleWeight, _KestrelClassifier):
     """Reduced-kernel SVM (seed 003): an SVM on the Nyström features of a reduced set chosen
     by IRSVM or at random, one-vs-rest beyond two classes.
 
@@ -468,7 +516,7 @@ class SLKLRegressor(_KestrelRegressor):
         return {**_kernel_settings(self), "nu": nu, "tol": self.tol, "relevance": bool(self.relevance)}
 
 
-class KernelRidgeNystrom(_KestrelRegressor):
+class KernelRidgeNystrom(_TakesSampleWeight, _KestrelRegressor):
     """Nyström kernel ridge regression: a reduced set of centres, the ridge chosen by exact
     leave-one-out over a whole path from one eigendecomposition (seed 000 §4.1.1).
 

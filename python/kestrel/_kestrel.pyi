@@ -50,9 +50,15 @@ class FitConfig:
         seed: int = 1,
     ) -> None: ...
 
-def fit(config: FitConfig, x: Rows, y: npt.NDArray[np.float64]) -> tuple[bytes, dict[str, Any]]:
-    """Fit ``config``'s learner by ``kestrel train``'s policy. Returns the model file's
-    bytes and the training summary."""
+def fit(
+    config: FitConfig,
+    x: Rows,
+    y: npt.NDArray[np.float64],
+    sample_weight: npt.NDArray[np.float64] | None = None,
+) -> tuple[bytes, dict[str, Any]]:
+    """Fit ``config``'s learner by ``kestrel train``'s policy, each row weighed by
+    ``sample_weight`` when given (finite and positive; svm, rsvm, lssvm and krr). Returns
+    the model file's bytes and the training summary."""
 
 def predict(model: bytes, x: Rows) -> npt.NDArray[np.float64]:
     """One prediction per row, as ``kestrel predict`` writes it."""

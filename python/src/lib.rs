@@ -320,8 +320,16 @@ fn dataset<T: Real>(rows: &Rows<'_>, labels: &[f64]) -> Result<Dataset<T>, Strin
 /// Fits on `rows` and `labels` in scalar `T`: the model's bytes and its summary, and the
 /// relevance weights when `config` asks for them. A model of standardised (and weighed)
 /// rows carries the scaler, as `kestrel train --scale` (`--relevance`) writes it.
-fn fit_in<T: Real>(config: &FitConfig, rows: &Rows<'_>, labels: &[f64]) -> Result<(Fitted, Option<Relevance>), String> {
-    let data = dataset::<T>(rows, labels)?;
+fn fit_in<T: Real>(
+    config: &FitConfig,
+    rows: &Rows<'_>,
+    labels: &[f64],
+    weights: Option<Vec<f64>>,
+) -> Result<(Fitted, Option<Relevance>), String> {
+    let mut data = dataset::<T>(rows, labels)?;
+    if let Some(weights) = weights {
+        data.set_row_weights(weights).map_err(|e| format!("sample_weight: {e}"))?;
+    }
     let settings = &config.settings;
     let (data, scaler, relevance) = if config.relevance {
         let weighed = relevance::weighed_if_better(&data, settings).map_err(|e| e.to_string())?;
@@ -365,22 +373,26 @@ fn summary_dict<'py>(py: Python<'py>, summary: &Summary) -> PyResult<Bound<'py, 
     Ok(dict)
 }
 
-/// Fits `config`'s learner on the rows of `x` with labels or targets `y`, by `kestrel
-/// train`'s policy. Returns the model file's bytes and the training summary.
+/// Fits `config`'s learner on the rows of `x` with labels or targets `y`, each row weighed
+/// by `sample_weight` when given (finite and positive; svm, rsvm, lssvm and krr), by
+/// `kestrel train`'s policy. Returns the model file's bytes and the training summary.
 #[pyfunction]
+#[pyo3(signature = (config, x, y, sample_weight=None))]
 fn fit<'py>(
     py: Python<'py>,
     config: &FitConfig,
     x: RowsArg<'py>,
     y: PyReadonlyArray1<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyDict>)> {
     let (rows, labels) = rows_with_labels(&x, &y)?;
+    let weights = sample_weight.map(|w| w.as_array().to_vec());
     let (fitted, relevance) = py
         .detach(|| {
             if config.f32_scalar {
-                fit_in::<f32>(config, &rows, &labels)
+                fit_in::<f32>(config, &rows, &labels, weights)
             } else {
-                fit_in::<f64>(config, &rows, &labels)
+                fit_in::<f64>(config, &rows, &labels, weights)
             }
         })
         .map_err(value_error)?;

@@ -26,6 +26,7 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, SVR, LinearSVC
+from sklearn.utils.validation import has_fit_parameter
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import kestrel
@@ -63,7 +64,19 @@ _NPKL_TRANSDUCTIVE = (
 _NPKL_NEEDS_PAIRS = "fit(X) without labels or pairs has nothing to learn the kernel from: NPKL raises ValueError"
 
 
+# scikit-learn marks its own LinearSVC and SVC alike: the weighted fit equals the fit on
+# repeated rows to the solver's tolerance, not to 1e-7 (test_sample_weight_counts_as_repeated_rows).
+_REPEATED_ROWS = (
+    "a row of weight k solves the problem of k copies of it, but to the solver's tolerance (DCD stops at "
+    "LIBLINEAR's ε), and 'auto' chooses the reduced set and the settings from the rows themselves (two "
+    "copies of a row are never two centres, and a copy stays in the other's leave-one-out fit)"
+)
+_SAMPLE_WEIGHT_EQUIVALENCE = ("check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data")
+
+
 def expected_failed_checks(estimator):
+    if isinstance(estimator, (kestrel.DCDLinearSVC, kestrel.ReducedKernelSVC, kestrel.KernelRidgeNystrom)):
+        return dict.fromkeys(_SAMPLE_WEIGHT_EQUIVALENCE, _REPEATED_ROWS)
     if isinstance(estimator, kestrel.NPKL):
         return {
             "check_transformer_general": _NPKL_TRANSDUCTIVE,
@@ -76,6 +89,73 @@ def expected_failed_checks(estimator):
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def _repeated_rows_problem(kind):
+    """A problem for `kind` of the weighted fits, with integer weights 1-3."""
+    rng = np.random.default_rng(1)
+    if kind == "linear":
+        X, y = load_breast_cancer(return_X_y=True)
+        X = StandardScaler().fit_transform(X)
+    else:
+        X = rng.uniform(-1, 1, (40, 2))
+        target = np.sin(3 * X[:, 0]) + X[:, 1] ** 2 + 0.1 * rng.normal(size=40)
+        y = target if kind == "regression" else (target > np.median(target)).astype(int)
+    return X, y, rng.integers(1, 4, len(y))
+
+
+@pytest.mark.parametrize(
+    "estimator, kind, tolerance",
+    [
+        # DCD stops at its tolerance, the repeated rows' problem after other steps.
+        (kestrel.DCDLinearSVC(C=0.5, tol=1e-4), "linear", 1e-2),
+        # Every row a centre (at most 64 of them, δ tiny): the same span with or without copies.
+        (kestrel.ReducedKernelSVC(C=1.0, gamma=1.0, n_centres=64, delta=1e-9, tol=1e-8), "classification", 1e-3),
+        (kestrel.KernelRidgeNystrom(alpha=0.1, gamma=1.0, n_centres=64), "regression", 1e-3),
+    ],
+)
+def test_sample_weight_counts_as_repeated_rows(estimator, kind, tolerance):
+    X, y, counts = _repeated_rows_problem(kind)
+    values = "predict" if kind == "regression" else "decision_function"
+    test = X
+    weighted = getattr(clone(estimator).fit(X, y, sample_weight=counts.astype(float)), values)(test)
+    repeated = getattr(clone(estimator).fit(np.repeat(X, counts, axis=0), np.repeat(y, counts)), values)(test)
+    unweighted = getattr(clone(estimator).fit(X, y), values)(test)
+    scale = np.abs(repeated).max()
+    error = np.abs(weighted - repeated).max()
+    assert error <= tolerance * scale, (error, scale)
+    # The weights matter: the unweighted fit is far from both.
+    assert np.abs(unweighted - repeated).max() > 30 * error, (np.abs(unweighted - repeated).max(), error)
+
+
+@pytest.mark.parametrize("estimator", [kestrel.DCDLinearSVC(), kestrel.ReducedKernelSVC(), kestrel.KernelRidgeNystrom()])
+def test_unit_and_zero_sample_weights_change_no_bit(estimator):
+    X, y, _ = _repeated_rows_problem("regression" if isinstance(estimator, kestrel.KernelRidgeNystrom) else "classification")
+    plain = clone(estimator).fit(X, y).model_bytes_
+    assert clone(estimator).fit(X, y, sample_weight=np.ones(len(y))).model_bytes_ == plain
+    # Rows of weight 0 are left out: the model of the other rows.
+    extra = np.random.default_rng(3).uniform(-1, 1, (7, 2))
+    X_more, y_more = np.vstack([X, extra]), np.r_[y, y[:7]]
+    weights = np.r_[np.ones(len(y)), np.zeros(7)]
+    assert clone(estimator).fit(X_more, y_more, sample_weight=weights).model_bytes_ == plain
+
+
+def test_bad_sample_weights_raise_and_the_cg_solver_takes_none():
+    X, y, counts = _repeated_rows_problem("regression")
+    for bad, message in [
+        (-counts.astype(float), "Negative"),
+        (np.r_[counts[:-1], np.nan].astype(float), "NaN"),
+        (counts[:-1].astype(float), "shape"),
+        (np.zeros(len(y)), "non-zero"),
+        (np.r_[counts[:-1], np.inf].astype(float), "infinity"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            kestrel.KernelRidgeNystrom().fit(X, y, sample_weight=bad)
+    with pytest.raises(ValueError, match="exact solver"):
+        kestrel.KernelRidgeNystrom(solver="cg").fit(X, y, sample_weight=counts.astype(float))
+    # Only the learners that weigh rows take the argument.
+    for estimator in [kestrel.SLKLRegressor(), kestrel.SmoothSVR(), kestrel.KernelPLSNystrom()]:
+        assert not has_fit_parameter(estimator, "sample_weight")
 
 
 def test_reduced_kernel_svc_matches_svc_on_breast_cancer():

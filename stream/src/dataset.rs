@@ -87,6 +87,9 @@ pub struct Dataset<T> {
     /// stated none.
     feature_names: Vec<String>,
     class_names: ClassNames,
+    /// Each row's weight (scikit-learn's `sample_weight`: a row of weight 2 counts as two
+    /// copies of it), finite and positive; `None`: every row weighs 1.
+    row_weights: Option<Vec<f64>>,
 }
 
 impl<T: Real> Dataset<T> {
@@ -94,7 +97,36 @@ impl<T: Real> Dataset<T> {
     pub fn new() -> Self {
         let (offsets, indices, values, labels) = (vec![0], Vec::new(), Vec::new(), Vec::new());
         let (stated_dim, feature_names, class_names) = (None, Vec::new(), ClassNames::new());
-        Dataset { offsets, indices, values, labels, dim: 0, stated_dim, feature_names, class_names }
+        Dataset { offsets, indices, values, labels, dim: 0, stated_dim, feature_names, class_names, row_weights: None }
+    }
+
+    /// Gives each row a weight, `weights[i]` to row `i` (the learners that take them:
+    /// svm, rsvm, lssvm and krr's exact solver; [`crate::batch::fit`]).
+    ///
+    /// # Errors
+    /// `DimensionMismatch` unless there is one weight per row; `InvalidParam { name:
+    /// "sample_weight" }` for a weight that is not finite and positive (a row of weight 0
+    /// is left out by the caller instead). The data set is unchanged then.
+    pub fn set_row_weights(&mut self, weights: Vec<f64>) -> Result<(), kestrel_core::Error> {
+        if weights.len() != self.len() {
+            return Err(kestrel_core::Error::DimensionMismatch { expected: self.len(), got: weights.len() });
+        }
+        if !weights.iter().all(|&w| w > 0.0 && w.is_finite()) {
+            return Err(kestrel_core::Error::InvalidParam { name: "sample_weight" });
+        }
+        self.row_weights = Some(weights);
+        Ok(())
+    }
+
+    /// Each row's weight, `None` when every row weighs 1 ([`set_row_weights`](Self::set_row_weights)).
+    pub fn row_weights(&self) -> Option<&[f64]> {
+        self.row_weights.as_deref()
+    }
+
+    /// The rows' total weight: their number when they weigh 1.
+    pub fn total_weight(&self) -> f64 {
+        #[allow(clippy::cast_precision_loss, reason = "a count of rows, as a weight")]
+        self.row_weights().map_or(self.len() as f64, |weights| weights.iter().sum())
     }
 
     /// Appends a record (its values rounded to `T`).
@@ -110,6 +142,9 @@ impl<T: Real> Dataset<T> {
         self.values.extend(record.values.iter().map(|&v| T::from_f64(v)));
         self.offsets.push(self.indices.len());
         self.labels.push(record.label);
+        if let Some(weights) = self.row_weights.as_mut() {
+            weights.push(1.0);
+        }
         self.dim = self.dim.max(record.dim());
         Ok(())
     }
@@ -195,7 +230,7 @@ impl<T: Real> Dataset<T> {
     }
 
     /// Appends the rows of `other`, whose labels mean what `self`'s do (LibSVM rows: numbers,
-    /// no class names).
+    /// no class names; parts of one file, read without row weights).
     ///
     /// # Errors
     /// [`AllocError`] when the rows cannot be held; `self` is unchanged then.
@@ -231,6 +266,7 @@ impl<T: Real> Dataset<T> {
             stated_dim: self.stated_dim,
             feature_names: self.feature_names.clone(),
             class_names: self.class_names.clone(),
+            row_weights: self.row_weights.as_ref().map(|w| w.get(first..).unwrap_or_default().to_vec()),
         }
     }
 
@@ -244,13 +280,17 @@ impl<T: Real> Dataset<T> {
     /// are left out).
     pub fn rows_in(&self, order: &[usize]) -> Self {
         let (dim, class_names, feature_names) = (self.dim, self.class_names.clone(), self.feature_names.clone());
-        let mut data = Dataset { dim, class_names, feature_names, ..Dataset::new() };
+        let row_weights = self.row_weights.as_ref().map(|_| Vec::new());
+        let mut data = Dataset { dim, class_names, feature_names, row_weights, ..Dataset::new() };
         for &i in order {
             if let (Some((indices, values)), Some(&label)) = (self.row(i), self.labels.get(i)) {
                 data.indices.extend_from_slice(indices);
                 data.values.extend_from_slice(values);
                 data.offsets.push(data.indices.len());
                 data.labels.push(label);
+                if let (Some(kept), Some(weights)) = (data.row_weights.as_mut(), self.row_weights.as_ref()) {
+                    kept.push(weights.get(i).copied().unwrap_or(1.0));
+                }
             }
         }
         data
@@ -422,6 +462,7 @@ impl<T: Real> Dataset<T> {
             stated_dim: self.stated_dim,
             feature_names: self.feature_names.clone(),
             class_names: self.class_names.clone(),
+            row_weights: self.row_weights.clone(),
         };
         Ok((data, scaler))
     }
@@ -437,12 +478,13 @@ impl<T: Real> Dataset<T> {
             .saturating_add(n.saturating_mul(size_of::<f64>()))
     }
 
-    /// Bytes the rows and labels occupy.
+    /// Bytes the rows, labels and row weights occupy.
     pub fn bytes(&self) -> usize {
         self.offsets.len() * size_of::<usize>()
             + self.indices.len() * size_of::<u32>()
             + self.values.len() * size_of::<T>()
             + self.labels.len() * size_of::<f64>()
+            + self.row_weights.as_ref().map_or(0, |w| w.len() * size_of::<f64>())
     }
 }
 
@@ -469,6 +511,29 @@ pub fn standardize_rows<T: Real>(values: &mut [T], dim: usize) -> Result<HostSca
 mod tests {
     use super::*;
     use crate::source::LibSvmReader;
+
+    /// Row weights are checked when given and follow their rows into every copy.
+    #[test]
+    fn row_weights_are_checked_and_follow_their_rows() {
+        let mut data = Dataset::<f64>::new();
+        for i in 0..5 {
+            let record = Record { label: i as f64, indices: vec![0], values: vec![i as f64], ..Record::default() };
+            data.push(&record).unwrap();
+        }
+        let short = data.set_row_weights(vec![1.0; 4]);
+        assert!(matches!(short, Err(kestrel_core::Error::DimensionMismatch { expected: 5, got: 4 })));
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let refused = data.set_row_weights(vec![1.0, bad, 1.0, 1.0, 1.0]);
+            assert_eq!(refused, Err(kestrel_core::Error::InvalidParam { name: "sample_weight" }));
+        }
+        assert_eq!((data.row_weights(), data.total_weight()), (None, 5.0));
+        data.set_row_weights(vec![1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+        assert_eq!(data.total_weight(), 15.0);
+        assert_eq!(data.rows_in(&[4, 0, 4]).row_weights(), Some(&[5.0, 1.0, 5.0][..]));
+        assert_eq!(data.subset(|i| i % 2 == 1).row_weights(), Some(&[2.0, 4.0][..]));
+        assert_eq!(data.last(2).row_weights(), Some(&[4.0, 5.0][..]));
+        assert_eq!(data.standardized().unwrap().0.row_weights(), data.row_weights());
+    }
 
     /// The features' variances over sparse rows, their missing entries zeros, equal those
     /// of the dense matrix computed directly; too sparse a set has none.

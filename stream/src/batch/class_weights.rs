@@ -13,10 +13,16 @@
 //!
 //! `balanced` is scikit-learn's `n/(k·n_c)` for `k` classes of `n_c` rows each: every class
 //! then weighs as much in all, `n/k`.
+//!
+//! Rows may also weigh each on their own ([`Dataset::row_weights`], scikit-learn's
+//! `sample_weight`): the SVMs weigh row `i`'s cost by it on top of its class's
+//! ([`sample_weights`]), the least-squares problems its row by the product of both
+//! ([`row_weights`]).
 
 use kestrel_core::Real;
 
 use super::TrainError;
+use crate::dataset::Dataset;
 use crate::labels::Labels;
 use crate::limits::zeroed;
 
@@ -110,6 +116,36 @@ impl ClassWeights {
         }
         Ok(Some(rows))
     }
+}
+
+/// The rows' own weights ([`Dataset::row_weights`]) in `T`, for the SVMs' solvers (which
+/// take the class weights in their costs); `None` when every row weighs 1.
+///
+/// # Errors
+/// An allocation failure.
+pub fn sample_weights<T: Real>(data: &Dataset<T>) -> Result<Option<Vec<T>>, TrainError> {
+    let Some(given) = data.row_weights() else { return Ok(None) };
+    let mut weights = zeroed(given.len(), "the row weights")?;
+    for (weight, &w) in weights.iter_mut().zip(given) {
+        *weight = T::from_f64(w);
+    }
+    Ok(Some(weights))
+}
+
+/// Each row's weight in the least-squares problems: its class's (`by_class_of_row`,
+/// [`ClassWeights::by_row`]) times its own ([`Dataset::row_weights`]); `None` when both
+/// are 1.
+///
+/// # Errors
+/// An allocation failure.
+pub fn row_weights<T: Real>(by_class_of_row: Option<Vec<T>>, data: &Dataset<T>) -> Result<Option<Vec<T>>, TrainError> {
+    Ok(match (by_class_of_row, sample_weights(data)?) {
+        (Some(mut rows), Some(own)) => {
+            rows.iter_mut().zip(own).for_each(|(row, own)| *row *= own);
+            Some(rows)
+        }
+        (rows, own) => rows.or(own),
+    })
 }
 
 /// The class of a solver label: two classes are `+1` (class 0) and `−1` (class 1), more

@@ -421,6 +421,9 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
             "class weights are for the SVMs and the least-squares SVM (svm, rsvm, lssvm)".into(),
         ));
     }
+    if data.row_weights().is_some() && !(weighable || settings.learner == Learner::Krr) {
+        return Err(FitError::Conflict("row weights are for svm, rsvm, lssvm and krr".into()));
+    }
     if settings.components.is_some() && settings.learner != Learner::Kpls {
         return Err(FitError::Conflict("--components is kernel PLS's (kpls)".into()));
     }
@@ -553,8 +556,9 @@ fn octaves_by_loo<T: Real>(
 /// The rows on which `auto` compares widths by leave-one-out: all of `data`, or past
 /// [`krr::CG_SUBSAMPLE`] rows a uniform subsample of that many ([`krr::subsample`], the
 /// same rows for the same seed), with `ridges` scaled to it (`λ·n_s/n`: the same `λ/n`, the
-/// penalty's weight per row). Each width costs a reduced set and a ridge path on these
-/// rows — `O(n·m²)` and a few hundred candidates' `O(n·m)` on all of them — while the
+/// penalty's weight per row; with row weights, by the subsample's share of the total
+/// weight). Each width costs a reduced set and a ridge path on these rows — `O(n·m²)` and
+/// a few hundred candidates' `O(n·m)` on all of them — while the
 /// five octaves' ranking needs no more than ten thousand rows; the model is then fitted on
 /// every row. krr's cg solver, kpls and `kestrel tune`'s leave-one-out use the same rows.
 ///
@@ -569,8 +573,7 @@ pub fn width_rows<'a, T: Real>(
         return Ok((Cow::Borrowed(data), ridges.to_vec()));
     }
     let sample = krr::subsample(data, seed)?;
-    #[allow(clippy::cast_precision_loss, reason = "counts of rows")]
-    let to_sample = sample.len() as f64 / data.len() as f64;
+    let to_sample = sample.total_weight() / data.total_weight();
     Ok((Cow::Owned(sample), ridges.iter().map(|ridge| ridge * to_sample).collect()))
 }
 
@@ -839,6 +842,12 @@ fn train_krr<T: Real>(settings: &FitSettings, data: &Dataset<T>, task: Task) -> 
     if solver == krr::Solver::Cg {
         if task == Task::Classification {
             return Err(FitError::Conflict("--solver cg is krr's (regression); lssvm takes the exact path".into()));
+        }
+        if data.row_weights().is_some() {
+            return Err(FitError::Conflict(
+                "row weights need krr's exact solver (the cg solver, chosen past 2^25 rows × centres, takes none)"
+                    .into(),
+            ));
         }
         return train_krr_cg(settings, data);
     }
@@ -1151,6 +1160,42 @@ mod tests {
         let on_all = auto_width_score(&settings, &data, Task::Regression).unwrap();
         let on_sample = auto_width_score(&settings, &krr::subsample(&data, 3).unwrap(), Task::Regression).unwrap();
         assert_eq!(on_all, on_sample);
+    }
+
+    /// Row weights go to the learners that weigh rows and are refused by the others; a
+    /// subsample's ridges scale by its share of the weight.
+    #[test]
+    fn row_weights_are_for_the_learners_that_take_them() {
+        let targets: Vec<f64> = (0..60).map(|i| ((i * 37) % 11) as f64 - 5.0).collect();
+        let classes: Vec<f64> = targets.iter().map(|&t| if t > 0.0 { 1.0 } else { -1.0 }).collect();
+        let weights: Vec<f64> = (0..60).map(|i| 1.0 + (i % 3) as f64).collect();
+        let (mut regression, mut classification) = (rows(&targets), rows(&classes));
+        regression.set_row_weights(weights.clone()).unwrap();
+        classification.set_row_weights(weights).unwrap();
+        for learner in [Learner::Svm, Learner::Rsvm, Learner::Lssvm, Learner::Krr] {
+            let data = if learner == Learner::Krr { &regression } else { &classification };
+            let mut settings = FitSettings::new(learner);
+            settings.centers = Some(8);
+            assert!(fit(&settings, data).is_ok(), "{learner:?}");
+        }
+        for learner in [Learner::Slkl, Learner::Ssvr, Learner::Kpls] {
+            let refused = fit(&FitSettings::new(learner), &regression).err();
+            assert!(
+                matches!(&refused, Some(FitError::Conflict(m)) if m.contains("row weights")),
+                "{learner:?}: {refused:?}"
+            );
+        }
+        let mut cg = FitSettings::new(Learner::Krr);
+        cg.krr_solver = krr::Solver::Cg;
+        let refused = fit(&cg, &regression).err();
+        assert!(matches!(&refused, Some(FitError::Conflict(m)) if m.contains("exact solver")), "{refused:?}");
+
+        let n = krr::CG_SUBSAMPLE + 500;
+        let mut large = rows(&(0..n).map(|i| (i % 7) as f64).collect::<Vec<_>>());
+        large.set_row_weights((0..n).map(|i| 1.0 + (i % 5) as f64).collect()).unwrap();
+        let (sample, ridges) = width_rows(&large, 3, &[2.0]).unwrap();
+        let share = sample.row_weights().unwrap().iter().sum::<f64>() / large.total_weight();
+        assert!((ridges[0] - 2.0 * share).abs() < 1e-15, "{ridges:?} {share}");
     }
 
     /// Under a budget, a fit whose `auto` searches widths before its trainer runs is

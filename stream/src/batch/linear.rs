@@ -9,7 +9,7 @@ use kestrel_core::Real;
 use kestrel_core::Rng;
 use kestrel_core::dcd::{Exit, LinearModel, LinearSvm, OneVsRest, Outcome, SparseRows, ValidParams};
 
-use super::class_weights::ClassWeights;
+use super::class_weights::{ClassWeights, sample_weights};
 use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
 use crate::limits::zeroed;
@@ -39,7 +39,8 @@ pub fn solver_bytes<T>(n: usize, dim: usize, outputs: usize) -> usize {
 /// Trains on `data`; `budget` (bytes) bounds the data set, the labels and the solver state,
 /// checked before anything is allocated. `class_weights` as [`super::class_weights`] says
 /// (LIBLINEAR's `-wi`): two classes weigh their costs `C₊`, `C₋` by their weights, more
-/// classes weigh class `c` against the rest by `C₊ = w_c·C`.
+/// classes weigh class `c` against the rest by `C₊ = w_c·C`; the rows' own weights
+/// ([`Dataset::row_weights`]) weigh each row's cost on top.
 ///
 /// # Errors
 /// [`TrainError`] for bad labels, rejected data or parameters, a weight for a label no row
@@ -55,10 +56,13 @@ pub fn train<T: Real>(
     let weights = class_weights.by_class::<T>(&classes, &labels)?;
     let (n, dim, outputs) = (data.len(), data.dim().max(1), classes.outputs());
     let model_len = LinearModel::scalars_len(dim, outputs);
+    let row_weight_bytes = if data.row_weights().is_some() { n.saturating_mul(size_of::<T>()) } else { 0 };
     let solver_bytes = solver_bytes::<T>(n, dim, outputs)
         .saturating_add(n.saturating_mul(size_of::<i32>()))
+        .saturating_add(row_weight_bytes)
         .saturating_add(model_len.saturating_mul(size_of::<T>()));
     check_budget(data.bytes().saturating_add(solver_bytes), budget)?;
+    let row_weights = sample_weights::<T>(data)?;
     let (offsets, indices, values) = data.csr();
     let rows = SparseRows::new(dim, offsets, indices, values)?;
     let mut rng = Rng::seed_from_u64(seed);
@@ -70,14 +74,17 @@ pub fn train<T: Real>(
         let weight = |class: usize| weights.get(class).copied().unwrap_or(T::ONE);
         let params = params.weighted(weight(0), weight(1))?;
         let mut svm = LinearSvm::new_in(scalars, idx, n, dim, params)?;
-        let outcome = svm.train(&rows, &labels, &mut rng)?;
+        let outcome = match &row_weights {
+            Some(row_weights) => svm.train_weighted(&rows, &labels, row_weights, &mut rng)?,
+            None => svm.train(&rows, &labels, &mut rng)?,
+        };
         model.set_weights(0, svm.weights(), svm.bias_weight())?;
         outcome
     } else {
         let scalars = zeroed(OneVsRest::scalars_len(n, dim, outputs), "the solver")?;
         let indices = zeroed(OneVsRest::indices_len(n), "the solver")?;
         let mut svm = OneVsRest::new_in(scalars, indices, n, dim, outputs, params)?;
-        let outcome = svm.train_weighted(&rows, &labels, &weights, &mut rng)?;
+        let outcome = svm.train_each(&rows, &labels, (Some(&weights), row_weights.as_deref()), &mut rng, |_, _| {})?;
         for c in 0..outputs {
             let (w, b) = (svm.weights(c).unwrap_or(&[]), svm.bias_weight(c).unwrap_or(T::ZERO));
             model.set_weights(c, w, b)?;

@@ -18,7 +18,7 @@ use kestrel_core::{Kernel, Real, Rng};
 
 pub use super::centres::Selection;
 use super::centres::{ReducedSet, select, selection_bytes, whiten};
-use super::class_weights::ClassWeights;
+use super::class_weights::{ClassWeights, row_weights, sample_weights};
 use super::krr::{Task, best_ridge, choose_prefix, prefix_columns, sign_targets};
 use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
@@ -193,7 +193,8 @@ pub fn train<T: Real>(
     let (n, dim, outputs) = (data.len(), data.dim().max(1), classes.outputs());
     let weights = Weights {
         classes: config.class_weights.by_class::<T>(&classes, &labels)?,
-        rows: config.class_weights.by_row::<T>(&classes, &labels)?,
+        rows: row_weights(config.class_weights.by_row::<T>(&classes, &labels)?, data)?,
+        own: sample_weights::<T>(data)?,
     };
     let capacity = config.centres.clamp(1, n);
     let working_bytes = working_bytes::<T>(n, dim, capacity, outputs, config);
@@ -213,7 +214,8 @@ pub fn train<T: Real>(
     let mut model = ReducedKernelModel::new_in(storage, config.kernel, dim, m, outputs)?;
     model.centres_mut().copy_from_slice(&centres);
     let whitening = factor.as_ref().and_then(|f| f.packed().get(..packed_len(m)));
-    let problem = Problem { labels: &labels, class_weights: &weights.classes, params, whitening };
+    let row_weights = weights.own.as_deref();
+    let problem = Problem { labels: &labels, class_weights: &weights.classes, row_weights, params, whitening };
     let solved = match config.solver {
         Solver::Ssvm => {
             let every: Vec<usize> = (0..outputs).collect();
@@ -243,18 +245,21 @@ pub fn train<T: Real>(
     Ok((model, summary))
 }
 
-/// The class weights of a training: by class (the SVMs') and by row (the least-squares
-/// SVM's; `None` without weights).
+/// The weights of a training: by class (the SVMs' costs), by row (the least-squares SVM's:
+/// class times own; `None` without weights) and the rows' own (the SVMs', on top of their
+/// class's; `None` when every row weighs 1).
 struct Weights<T> {
     classes: Vec<T>,
     rows: Option<Vec<T>>,
+    own: Option<Vec<T>>,
 }
 
 /// The linear problem on the features: each row's solver label, the class weights, the
-/// DCD parameters and the whitening factor the model folds in.
+/// rows' own weights, the DCD parameters and the whitening factor the model folds in.
 struct Problem<'a, T: Real> {
     labels: &'a [i32],
     class_weights: &'a [T],
+    row_weights: Option<&'a [T]>,
     params: ValidParams<T>,
     whitening: Option<&'a [T]>,
 }
@@ -298,7 +303,10 @@ fn solve_dcd<T: Real>(
         let (positive, negative) = problem.weights_of(0, 1);
         let params = params.weighted(positive, negative)?;
         let mut svm = LinearSvm::new_in(scalars, zeroed(LinearSvm::indices_len(n), "the solver")?, n, m, params)?;
-        let outcome = svm.train(rows, labels, rng)?;
+        let outcome = match problem.row_weights {
+            Some(row_weights) => svm.train_weighted(rows, labels, row_weights, rng)?,
+            None => svm.train(rows, labels, rng)?,
+        };
         on_class(0, &outcome);
         model.set_coefficients(0, svm.weights(), svm.bias_weight(), bias, whitening)?;
         outcome
@@ -306,7 +314,8 @@ fn solve_dcd<T: Real>(
         let scalars = zeroed(OneVsRest::scalars_len(n, m, outputs), "the solver")?;
         let indices = zeroed(OneVsRest::indices_len(n), "the solver")?;
         let mut svm = OneVsRest::new_in(scalars, indices, n, m, outputs, params)?;
-        let outcome = svm.train_each(rows, labels, (Some(problem.class_weights), None), rng, &mut on_class)?;
+        let weights = (Some(problem.class_weights), problem.row_weights);
+        let outcome = svm.train_each(rows, labels, weights, rng, &mut on_class)?;
         for c in 0..outputs {
             let (w, bias_weight) = (svm.weights(c).unwrap_or(&[]), svm.bias_weight(c).unwrap_or(T::ZERO));
             model.set_coefficients(c, w, bias_weight, bias, whitening)?;
@@ -365,7 +374,10 @@ fn solve_ssvm<T: Real>(
         }
         let (positive, negative) = problem.weights_of(c, all);
         svm.set_params(smooth.class_weights(positive, negative).check()?);
-        let outcome = svm.train(features, &targets)?;
+        let outcome = match problem.row_weights {
+            Some(row_weights) => svm.train_weighted(features, &targets, row_weights)?,
+            None => svm.train(features, &targets)?,
+        };
         model.set_coefficients(c, svm.weights(), svm.bias_weight(), bias, whitening)?;
         solved.objective += outcome.objective.to_f64();
         solved.passes += outcome.iterations;
