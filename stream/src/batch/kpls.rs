@@ -89,7 +89,7 @@ pub fn train<T: Real>(
         dim,
         threads,
     };
-    let solution = falkon::solve(&problem, Regularisation::Components(components))?;
+    let solution = falkon::solve(&problem, Regularisation::Components(components)).map_err(no_direction)?;
     let outcome = solution.outcome;
     let model = krr::regressor(config, dim, solution.intercept, &set.centres, &factor, solution.weights)?;
     let cg = CgSummary {
@@ -102,6 +102,14 @@ pub fn train<T: Real>(
     };
     let summary = KplsSummary { centres: set.m, components, held_out_mse, cg, working_bytes };
     Ok((KrrModel::Regressor(model, None), summary))
+}
+
+/// The solver's error, a breakdown at its first step said in the data's terms.
+fn no_direction(error: TrainError) -> TrainError {
+    match error {
+        TrainError::Core(Error::Breakdown { step: 0 }) => TrainError::NoDirection,
+        other => other,
+    }
 }
 
 /// The number of components of least held-out error, and every number's error (module
@@ -152,7 +160,7 @@ fn choose_components<T: Real>(
         Ok(())
     };
     let tried = MAX_COMPONENTS.min(m);
-    falkon::solve_observed(&problem, Regularisation::Components(tried), &mut score)?;
+    falkon::solve_observed(&problem, Regularisation::Components(tried), &mut score).map_err(no_direction)?;
     let best =
         errors.iter().enumerate().fold((0, f64::INFINITY), |best, (i, &e)| if e < best.1 { (i, e) } else { best });
     Ok((best.0 + 1, errors))
@@ -221,5 +229,18 @@ mod tests {
         let short = train(&two, &two, &config(Task::Regression, 1), None).map(|_| ());
         assert!(matches!(short, Err(TrainError::TooFewRows { n: 2, min: 3, .. })), "{short:?}");
         assert!(short.unwrap_err().to_string().contains("needs at least 3 rows, the data have 2"));
+    }
+
+    /// A breakdown at the Krylov iteration's first step — no direction of the features
+    /// goes with the targets, as when every row has the same features (4 such rows with
+    /// labels 0, 1, 0, 1 broke down so from the command line) — is said in the data's
+    /// terms; any other error passes as it is.
+    #[test]
+    fn a_first_step_breakdown_is_said_in_the_datas_terms() {
+        assert_eq!(no_direction(TrainError::Core(Error::Breakdown { step: 0 })), TrainError::NoDirection);
+        assert!(TrainError::NoDirection.to_string().contains("the features do not vary"));
+        let later = || TrainError::Core(Error::Breakdown { step: 3 });
+        assert_eq!(no_direction(later()), later());
+        assert_eq!(no_direction(TrainError::Empty), TrainError::Empty);
     }
 }

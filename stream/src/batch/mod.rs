@@ -109,6 +109,13 @@ pub enum TrainError {
         /// The most features.
         max: usize,
     },
+    /// Kernel PLS found no first component: no direction of the reduced features goes with
+    /// the targets (its Krylov iteration stopped at its first step).
+    #[error(
+        "kernel PLS found no direction of the features that goes with the targets: the features do not vary, \
+         or the targets do not vary with them"
+    )]
+    NoDirection,
     /// A buffer could not be allocated.
     #[error(transparent)]
     Alloc(#[from] AllocError),
