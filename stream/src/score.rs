@@ -2,9 +2,12 @@
 //! and the coefficient of determination R² for a regressor — what `kestrel eval` prints
 //! and what `kestrel tune`'s cross-validation averages over its folds — and each class's
 //! recall and their mean, the balanced accuracy, which a rare class given up lowers where
-//! accuracy barely moves ([`ClassRecall`]).
+//! accuracy barely moves ([`ClassRecall`]; `kestrel stream` counts them too, prequentially).
+
+use std::cmp::Ordering;
 
 use kestrel_core::{Error, Real};
+use serde::{Deserialize, Serialize};
 
 use crate::dataset::Dataset;
 use crate::model::Predictor;
@@ -68,13 +71,16 @@ impl Tally {
 
 /// Each of a classifier's classes: its rows and those predicted as it, counted only for
 /// the classes given (a model's: a test file's other labels, whatever their number, take
-/// no memory). Memory: two counts a class.
-#[derive(Clone, Debug, PartialEq)]
+/// no memory) or, growing, for the first labels met up to a cap (a stream's classes, as
+/// its learner meets them). Memory: a label and two counts a class.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClassRecall {
     /// The classes' labels, sorted.
     classes: Vec<f64>,
     /// `[rows, correct]` of each class, in `classes`' order.
     counts: Vec<[u64; 2]>,
+    /// The most classes: a label met past it is left out.
+    cap: usize,
 }
 
 impl ClassRecall {
@@ -84,14 +90,28 @@ impl ClassRecall {
         classes.sort_by(f64::total_cmp);
         classes.dedup();
         let counts = vec![[0; 2]; classes.len()];
-        ClassRecall { classes, counts }
+        let cap = classes.len();
+        ClassRecall { classes, counts, cap }
+    }
+
+    /// No classes yet: each label met becomes one, up to `cap` of them.
+    pub fn growing(cap: usize) -> Self {
+        ClassRecall { cap, ..ClassRecall::default() }
     }
 
     /// Counts one prediction of a row labelled `label` (left out unless `label` is one of
-    /// the classes).
+    /// the classes, or becomes one under the cap; a NaN prediction, none, is wrong).
     pub fn add(&mut self, prediction: f64, label: f64) {
-        let at = self.classes.binary_search_by(|class| class.partial_cmp(&label).unwrap_or(std::cmp::Ordering::Less));
-        if let Some([rows, correct]) = at.ok().and_then(|at| self.counts.get_mut(at)) {
+        let at = match self.classes.binary_search_by(|class| class.partial_cmp(&label).unwrap_or(Ordering::Less)) {
+            Ok(at) => at,
+            Err(at) if self.classes.len() < self.cap && label.is_finite() => {
+                self.classes.insert(at, label);
+                self.counts.insert(at, [0; 2]);
+                at
+            }
+            Err(_) => return,
+        };
+        if let Some([rows, correct]) = self.counts.get_mut(at) {
             *rows = rows.saturating_add(1);
             *correct = correct.saturating_add(u64::from(prediction == label));
         }
@@ -164,5 +184,17 @@ mod tests {
         recall.add(9.0, 9.0);
         assert_eq!(recall.recalls().collect::<Vec<_>>(), [(-1.0, 0.75), (3.0, 0.5)]);
         assert_eq!(recall.balanced_accuracy(), Some((0.75 + 0.5) / 2.0));
+    }
+
+    /// Growing, the first labels met become classes, in sorted order, up to the cap; a
+    /// prediction of none (NaN) is wrong.
+    #[test]
+    fn growing_recall_takes_the_labels_met_up_to_its_cap() {
+        let mut recall = ClassRecall::growing(2);
+        for (prediction, label) in [(f64::NAN, 5.0), (5.0, 5.0), (1.0, 2.0), (5.0, 2.0), (9.0, 9.0), (2.0, 2.0)] {
+            recall.add(prediction, label);
+        }
+        assert_eq!(recall.recalls().collect::<Vec<_>>(), [(2.0, 1.0 / 3.0), (5.0, 0.5)]);
+        assert_eq!(ClassRecall::growing(0), ClassRecall::new(&[]));
     }
 }

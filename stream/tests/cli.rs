@@ -1197,8 +1197,31 @@ fn named_multi_class_streams_end_to_end() {
             assert!(o.status.success(), "{learner}: {}", stderr(&o));
             json(&o)
         };
-        let summary = stream(&["--out", model.to_str().unwrap()]);
+        let output = dir.join(format!("{learner}.predictions"));
+        let summary = stream(&["--out", model.to_str().unwrap(), "--output", output.to_str().unwrap()]);
         assert!(summary["accuracy"].as_f64().unwrap() > 0.8, "{learner}: {summary}");
+        // Each class's recall, by name, and their mean are those of the predictions written
+        // (the first row's, before any label, is NaN: wrong).
+        let truth: Vec<String> = std::fs::read_to_string(&full)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.rsplit(',').next().unwrap().into())
+            .collect();
+        let written = std::fs::read_to_string(&output).unwrap();
+        let mut counts: std::collections::BTreeMap<&str, (f64, f64)> = Default::default();
+        for (t, p) in truth.iter().zip(written.lines()) {
+            let (rows, right) = counts.entry(t).or_default();
+            *rows += 1.0;
+            *right += f64::from(u8::from(t == p));
+        }
+        assert_eq!(summary["recall"].as_object().unwrap().len(), 4, "{learner}: {summary}");
+        for (name, (rows, right)) in &counts {
+            let recall = summary["recall"][name].as_f64().unwrap();
+            assert!((recall - right / rows).abs() < 1e-12, "{learner}: {name} {recall} vs {}", right / rows);
+        }
+        let mean = counts.values().map(|(rows, right)| right / rows).sum::<f64>() / counts.len() as f64;
+        assert!((summary["balanced_accuracy"].as_f64().unwrap() - mean).abs() < 1e-12, "{learner}: {summary}");
         let info = json(&kestrel(&["inspect", model.to_str().unwrap(), "--json"]));
         let appearance = appearance_of(&full);
         assert_eq!(info["class_names"], serde_json::json!(appearance), "{learner}: names in order of first appearance");

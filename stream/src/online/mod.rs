@@ -86,6 +86,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::detection::Detections;
 use crate::limits::AllocError;
+use crate::score::ClassRecall;
 use crate::source::Record;
 
 pub use novelty::{Learn, NoveltySettings, WindowNovelty};
@@ -373,6 +374,9 @@ pub struct Prequential {
     pub period_squared: f64,
     /// A novelty detector's flags and scores (empty for the other learners).
     pub detections: Detections,
+    /// A classifier's rows and correct predictions by class, for its balanced accuracy
+    /// (empty, with no room for a class, for the other learners).
+    pub classes: ClassRecall,
 }
 
 impl Prequential {
@@ -388,6 +392,7 @@ impl Prequential {
         self.period_n = self.period_n.saturating_add(1);
         self.period_correct = self.period_correct.saturating_add(correct);
         self.period_squared += error * error;
+        self.classes.add(prediction.unwrap_or(f64::NAN), truth);
     }
 
     /// Counts a novelty detector's flag (`prediction` 1) and score against `truth`.

@@ -501,18 +501,26 @@ fn eval_summary(
     match (detector, model.is_classifier()) {
         (true, _) => Value::Object(detection_summary(detections, skipped)),
         (false, true) => {
-            let recalls: Map<String, Value> =
-                recall.recalls().map(|(label, r)| (class_names::shown(model.class_names(), label), json!(r))).collect();
-            json!({
-                "n": n,
-                "accuracy": tally.accuracy(),
-                "balanced_accuracy": recall.balanced_accuracy(),
-                "recall": recalls,
-                "skipped": skipped,
-            })
+            let mut summary = json!({"n": n, "accuracy": tally.accuracy()});
+            if let Some(fields) = summary.as_object_mut() {
+                fields.extend(recall_fields(recall, model.class_names()));
+                fields.insert("skipped".into(), json!(skipped));
+            }
+            summary
         }
         (false, false) => json!({"n": n, "mse": tally.mse(), "mae": tally.mae(), "r2": tally.r2(), "skipped": skipped}),
     }
+}
+
+/// A classifier's balanced accuracy and each class's recall (by name, for named classes),
+/// the fields `eval` and `stream` give beside the accuracy.
+pub fn recall_fields(recall: &ClassRecall, names: Option<&ClassNames>) -> Map<String, Value> {
+    let recalls: Map<String, Value> =
+        recall.recalls().map(|(label, r)| (class_names::shown(names, label), json!(r))).collect();
+    let mut fields = Map::new();
+    fields.insert("balanced_accuracy".into(), json!(recall.balanced_accuracy()));
+    fields.insert("recall".into(), Value::Object(recalls));
+    fields
 }
 
 /// A novelty detector's counts against the labels as JSON: rows, flagged and, with

@@ -47,6 +47,7 @@ use kestrel_stream::class_names::ClassNames;
 use kestrel_stream::history::History;
 use kestrel_stream::mqtt::{self, Broker, LabelPlace, MqttSink, MqttSource, SeqPlace};
 use kestrel_stream::online::{OnlineLearner, Prequential};
+use kestrel_stream::score::ClassRecall;
 use kestrel_stream::source::NO_LABEL;
 use kestrel_stream::source::{Next, ReadError, Record, Records};
 use kestrel_stream::{file, model};
@@ -343,8 +344,13 @@ impl Session<'_> {
             return Value::Object(summary);
         }
         if self.learner.is_classifier() {
-            let mut summary =
-                json!({"n": n, "accuracy": self.metrics.accuracy(), "skipped": skipped, "samples_per_sec": rate});
+            let mut summary = json!({"n": n, "accuracy": self.metrics.accuracy()});
+            if let Some(fields) = summary.as_object_mut() {
+                let names = (!self.names.is_empty()).then_some(&self.names);
+                fields.extend(commands::recall_fields(&self.metrics.classes, names));
+                fields.insert("skipped".into(), json!(skipped));
+                fields.insert("samples_per_sec".into(), json!(rate));
+            }
             // What the learner chose itself (rsvm's raced width, svm's raced cost).
             let chosen: serde_json::Map<String, Value> =
                 self.learner.chosen().into_iter().map(|(name, value)| (name.to_string(), json!(value))).collect();
@@ -555,7 +561,9 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     };
     let learner = stream_setup::learner::<T>(args, dim)?;
     let config = stream_setup::run_config(args, dim, &feature_names)?;
-    let metrics = Prequential { detections, ..Prequential::default() };
+    // A classifier's classes are counted as its learner meets them, as many as it takes.
+    let classes = ClassRecall::growing(if learner.is_classifier() { args.classes } else { 0 });
+    let metrics = Prequential { detections, classes, ..Prequential::default() };
     let (mut predictions, mut metrics_sink) = open_sinks(args)?;
     // A signal ends a wait for a broker that is away.
     for sink in [&mut predictions, &mut metrics_sink].into_iter().flatten() {
