@@ -26,6 +26,7 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, SVR, LinearSVC
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import has_fit_parameter
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -138,6 +139,18 @@ def test_unit_and_zero_sample_weights_change_no_bit(estimator):
     X_more, y_more = np.vstack([X, extra]), np.r_[y, y[:7]]
     weights = np.r_[np.ones(len(y)), np.zeros(7)]
     assert clone(estimator).fit(X_more, y_more, sample_weight=weights).model_bytes_ == plain
+
+
+@pytest.mark.parametrize("estimator", [kestrel.DCDLinearSVC(), kestrel.ReducedKernelSVC()])
+def test_balanced_sample_weights_are_balanced_class_weights_for_two_classes(estimator):
+    # Two classes: a row's own weight and its class's weigh the same cost (and the same
+    # leave-one-out error behind "auto"), so the two fits agree to rounding, settings too.
+    X, y = make_classification(n_samples=400, n_features=6, weights=[0.9], random_state=3)
+    by_class = clone(estimator).set_params(class_weight="balanced").fit(X, y)
+    by_row = clone(estimator).fit(X, y, sample_weight=compute_sample_weight("balanced", y))
+    scale = np.abs(by_class.decision_function(X)).max()
+    assert np.abs(by_class.decision_function(X) - by_row.decision_function(X)).max() <= 1e-9 * scale
+    assert by_class.summary_.get("chosen") == by_row.summary_.get("chosen")
 
 
 def test_bad_sample_weights_raise_and_the_cg_solver_takes_none():
