@@ -129,7 +129,8 @@ impl<T: Real> Dataset<T> {
         self.row_weights().map_or(self.len() as f64, |weights| weights.iter().sum())
     }
 
-    /// Appends a record (its values rounded to `T`).
+    /// Appends a record (its values rounded to `T`), with its weight when it has one (the
+    /// rows before weighing 1); a record of weight 0 is left out.
     ///
     /// # Errors
     /// `Overflow` for a value that `T` cannot hold (e.g. 1e39 in `f32`); nothing is
@@ -138,12 +139,22 @@ impl<T: Real> Dataset<T> {
         if let Some(&value) = record.values.iter().find(|&&v| !T::from_f64(v).is_finite()) {
             return Err(ReadErrorKind::Overflow { value, scalar: crate::model::scalar_name::<T>() });
         }
+        match record.weight {
+            Some(0.0) => return Ok(()),
+            Some(w) if !(w > 0.0 && w.is_finite()) => {
+                return Err(ReadErrorKind::Weight { text: w.to_string(), column: "weight".into() });
+            }
+            _ => {}
+        }
+        if let (Some(_), None) = (record.weight, &self.row_weights) {
+            self.row_weights = Some(vec![1.0; self.len()]);
+        }
         self.indices.extend_from_slice(&record.indices);
         self.values.extend(record.values.iter().map(|&v| T::from_f64(v)));
         self.offsets.push(self.indices.len());
         self.labels.push(record.label);
         if let Some(weights) = self.row_weights.as_mut() {
-            weights.push(1.0);
+            weights.push(record.weight.unwrap_or(1.0));
         }
         self.dim = self.dim.max(record.dim());
         Ok(())

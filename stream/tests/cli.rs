@@ -734,6 +734,74 @@ fn gzip_inputs_are_read_as_the_text_they_hold() {
     assert!(stderr(&o).contains("cut.libsvm.gz:") && stderr(&o).contains("read failed"), "{}", stderr(&o));
 }
 
+/// `train --weight-column`: a row of weight k counts as k copies of it (kernel ridge with
+/// every row a centre gives, to rounding, the model of the repeated rows), a row of weight
+/// 0 is left out, and what cannot weigh rows is refused by name.
+#[test]
+fn a_weight_column_weighs_the_rows() {
+    let dir = scratch("weights");
+    let (mut weighted, mut repeated, mut zeros) =
+        ("x0,x1,w,y\n".to_string(), "x0,x1,y\n".to_string(), "x0,x1,w,y\n".to_string());
+    for i in 0..40usize {
+        let (a, b) = ((i * 37 % 101) as f64 / 50.0 - 1.0, (i * 53 % 97) as f64 / 48.0 - 1.0);
+        let (y, k) = ((3.0 * a).sin() + b * b, 1 + i % 3);
+        weighted.push_str(&format!("{a},{b},{k},{y}\n"));
+        zeros.push_str(&format!("{a},{b},1,{y}\n"));
+        repeated.push_str(&format!("{a},{b},{y}\n").repeat(k));
+    }
+    zeros.push_str("0.5,0.5,0,100\n-0.5,0.25,0,-100\n");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (weighted, repeated, zeros) =
+        (write("weighted.csv", &weighted), write("repeated.csv", &repeated), write("zeros.csv", &zeros));
+    let settings = ["--learner", "krr", "--gamma", "1", "--lambda", "0.1", "--centers", "64"];
+    let train = |input: &str, weights: &[&str], out: &str| {
+        let out = dir.join(out).to_str().unwrap().to_string();
+        let o = kestrel(&[&["train", "--input", input, "--out", &out], &settings[..], weights].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        out
+    };
+    let predict = |model: &str| -> Vec<f64> {
+        let o = kestrel(&["predict", "--model", model, "--input", &repeated]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o).lines().map(|l| l.parse().unwrap()).collect()
+    };
+    let by_weight = predict(&train(&weighted, &["--weight-column", "w"], "weighted.kestrel"));
+    let by_copies = predict(&train(&repeated, &[], "repeated.kestrel"));
+    let unweighted = predict(&train(&weighted, &["--skip-column", "w"], "unweighted.kestrel"));
+    let gap = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+    assert!(gap(&by_weight, &by_copies) < 1e-3, "{}", gap(&by_weight, &by_copies));
+    assert!(gap(&unweighted, &by_copies) > 30.0 * gap(&by_weight, &by_copies), "{}", gap(&unweighted, &by_copies));
+    let with_zeros = train(&zeros, &["--weight-column", "w"], "zeros.kestrel");
+    let plain = train(&weighted, &["--skip-column", "w"], "plain.kestrel");
+    assert_eq!(std::fs::read(with_zeros).unwrap(), std::fs::read(plain).unwrap(), "rows of weight 0 are left out");
+
+    let refused = |input: &str, extra: &[&str], message: &str| {
+        let o = kestrel(&[&["train", "--input", input, "--out", "/dev/null"], &settings[..], extra].concat());
+        assert!(o.status.code() == Some(1) && stderr(&o).contains(message), "{message}: {}", stderr(&o));
+    };
+    refused(&weighted, &["--weight-column", "v"], "no column named `v` for the row weights in the header");
+    refused(&weighted, &["--weight-column", "y"], "`y` is the label column: it cannot weigh the rows");
+    let negative = write("negative.csv", "x0,x1,w,y\n1,2,1,0.5\n2,1,-1,0.25\n");
+    refused(&negative, &["--weight-column", "w"], "negative.csv:3:5: `-1` is not a row weight (column `w`");
+    let libsvm = binary_libsvm(&dir, 20);
+    refused(
+        libsvm.to_str().unwrap(),
+        &["--weight-column", "w"],
+        "a weight column is read by its name in a CSV header: this input has none",
+    );
+    let o =
+        kestrel(&["train", "--learner", "slkl", "--input", &weighted, "--weight-column", "w", "--out", "/dev/null"]);
+    assert!(
+        o.status.code() == Some(2) && stderr(&o).contains("row weights are for svm, rsvm, lssvm and krr"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn budget_reports_and_fits() {
     let any =
@@ -973,7 +1041,7 @@ fn scaling_is_carried_by_the_model_file() {
 /// hint when the columns are one short and the last may have been taken for the label; one with
 /// more is read (a model learned from sparse rows takes the zero columns past its own, and a
 /// LibSVM zero stated past them), and a value in a column past the model's features is
-/// named by its row and feature. A
+/// named by its row, column and feature. A
 /// refused input leaves `--output`'s file as it was.
 #[test]
 fn a_csv_with_fewer_features_than_the_model_is_refused() {
@@ -1010,10 +1078,12 @@ fn a_csv_with_fewer_features_than_the_model_is_refused() {
     let wide = write("wide.csv", columns(&|f| [f[0], f[1], f[2], f[3], "0", f[4]].map(String::from).to_vec()));
     let o = kestrel(&["predict", "--model", model, "--input", &wide]);
     assert_eq!(stdout(&o), stdout(&labelled), "{}", stderr(&o));
-    // A fifth column that is not zero: the first row holding one is named, and its feature.
+    // A fifth column that is not zero: the first row holding one is named, its column (the
+    // header's repeated name renamed as pandas does), its feature and the flag leaving it out.
     let wider = write("wider.csv", columns(&|f| [f[0], f[1], f[2], f[3], f[0], f[4]].map(String::from).to_vec()));
     let o = kestrel(&["eval", "--model", model, "--input", &wider]);
-    let message = "wider.csv:2: a value in feature 5, past the model's 4 features (the input has more features";
+    let message = "wider.csv:2: a value in column `sepal length (cm).1` (feature 5), past the model's 4 features: \
+                   a column that is not one of them can be left out: --skip-column sepal length (cm).1";
     assert!(o.status.code() == Some(1) && stderr(&o).contains(message), "{}", stderr(&o));
     // LibSVM alike: a zero stated past the model's features is read, a value is named.
     let sparse = std::fs::read_to_string(format!("{data}/train.libsvm")).unwrap();

@@ -46,6 +46,8 @@ pub struct CsvReader<R> {
     skipped: Vec<bool>,
     /// The label's column; `None` for rows without labels (each read as `NaN`).
     label_field: Option<usize>,
+    /// The column of the rows' weights (`--weight-column`), which is not a feature.
+    weight_field: Option<usize>,
     labels: LabelColumn,
     /// The label column's kind was told by its first value.
     detected: bool,
@@ -138,6 +140,7 @@ impl<R: BufRead> CsvReader<R> {
             header,
             skipped: Vec::new(),
             label_field,
+            weight_field: None,
             labels,
             detected: false,
             decimal_comma: delimiter == SEMICOLON,
@@ -171,6 +174,31 @@ impl<R: BufRead> CsvReader<R> {
         }
         if self.dim() == 0 {
             return Err(self.header_error("no feature column is left once the skipped ones are".into()));
+        }
+        Ok(self)
+    }
+
+    /// The reader taking each row's weight from the column named `column` (when given),
+    /// which is then not a feature.
+    ///
+    /// # Errors
+    /// A header error when no column has the name, or it is the label's.
+    pub fn weighing(mut self, column: Option<&str>) -> Result<Self, ReadError> {
+        let Some(wanted) = column else { return Ok(self) };
+        let at = self.header.iter().position(|h| h == wanted).ok_or_else(|| {
+            let columns = column_list(&self.header);
+            self.header_error(format!("no column named `{wanted}` for the row weights in the header ({columns})"))
+        })?;
+        if Some(at) == self.label_field {
+            return Err(self.header_error(format!("`{wanted}` is the label column: it cannot weigh the rows")));
+        }
+        self.skipped.resize(self.fields, false);
+        if let Some(skip) = self.skipped.get_mut(at) {
+            *skip = true;
+        }
+        self.weight_field = Some(at);
+        if self.dim() == 0 {
+            return Err(self.header_error("no feature column is left beside the label and the weights".into()));
         }
         Ok(self)
     }
@@ -274,6 +302,7 @@ impl<R: BufRead> CsvReader<R> {
             header: csv::StringRecord::new(),
             skipped: Vec::new(),
             label_field: Some(fields - 1),
+            weight_field: None,
             labels,
             detected: false,
             decimal_comma: delimiter == SEMICOLON,
@@ -317,6 +346,11 @@ impl<R: BufRead> CsvReader<R> {
             if Some(i) == self.label_field {
                 read_label((&mut self.labels, &mut self.detected), trim(field), self.decimal_comma, record)
                     .map_err(|kind| at(in_column(kind, self.header.get(i), true)))?;
+            } else if Some(i) == self.weight_field {
+                let text = trim(field);
+                let weight = feature_value(text, self.decimal_comma).ok().filter(|&w| w >= 0.0 && w.is_finite());
+                let column = self.header.get(i).unwrap_or_default().to_string();
+                record.weight = Some(weight.ok_or_else(|| at(ReadErrorKind::Weight { text: text.into(), column }))?);
             } else if self.skipped.get(i) != Some(&true) {
                 let value = feature_value(trim(field), self.decimal_comma)
                     .map_err(|kind| at(in_column(kind, self.header.get(i), false)))?;

@@ -135,6 +135,8 @@ pub struct Options {
     pub labels: LabelColumn,
     /// CSV columns left out, by their header names (a timestamp, an identifier).
     pub skip_columns: Vec<String>,
+    /// The CSV column holding each row's weight, by its header name (not a feature).
+    pub weight_column: Option<String>,
 }
 
 impl Default for Options {
@@ -145,6 +147,7 @@ impl Default for Options {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             labels: LabelColumn::Detect,
             skip_columns: Vec::new(),
+            weight_column: None,
         }
     }
 }
@@ -214,17 +217,24 @@ fn from_buffered<R: BufRead + Send + 'static>(
     let fields = first.split(|&b| b == delimiter).count();
     let replay = Cursor::new(first).chain(input);
     let label_column = options.label_column.as_deref();
-    let skips = !options.skip_columns.is_empty();
-    if skips && !(has_header && format == Format::Csv) {
-        let kind =
-            ReadErrorKind::Header("columns are skipped by their names in a CSV header: this input has none".into());
+    let named = if !options.skip_columns.is_empty() {
+        Some("columns are skipped by their names in a CSV header: this input has none")
+    } else if options.weight_column.is_some() {
+        Some("a weight column is read by its name in a CSV header: this input has none")
+    } else {
+        None
+    };
+    if let Some(message) = named.filter(|_| !(has_header && format == Format::Csv)) {
+        let kind = ReadErrorKind::Header(message.into());
         return Err(ReadError { source_name: name.to_string(), line: 1, column: 1, kind }.into());
     }
     Ok(match format {
         Format::LibSvm | Format::Auto => Box::new(LibSvmReader::new(replay, name, limit)),
         Format::Csv => {
             let reader = match has_header {
-                true => CsvReader::with_header(replay, name, label_column, limit)?.skipping(&options.skip_columns)?,
+                true => CsvReader::with_header(replay, name, label_column, limit)?
+                    .skipping(&options.skip_columns)?
+                    .weighing(options.weight_column.as_deref())?,
                 false => CsvReader::without_header(replay, name, fields, delimiter, limit),
             };
             Box::new(reader.with_labels(options.labels))

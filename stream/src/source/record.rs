@@ -24,6 +24,9 @@ pub struct Record {
     /// The row's sequence number, when the source gives one (an MQTT JSON row's `"seq"`):
     /// `kestrel stream` does not learn a row again whose number its checkpoint covers.
     pub seq: Option<u64>,
+    /// The row's weight, when a CSV column gives it (`kestrel train --weight-column`):
+    /// finite and at least 0.
+    pub weight: Option<f64>,
 }
 
 impl Record {
@@ -79,6 +82,7 @@ impl Record {
         self.values.clear();
         self.class_name.clear();
         self.seq = None;
+        self.weight = None;
         self.line = line;
     }
 }
@@ -143,6 +147,14 @@ pub enum ReadErrorKind {
     /// NaN or an infinity.
     #[error("`{0}` is not finite")]
     NonFinite(String),
+    /// A row weight that is not a finite number of at least 0, in the column `column`.
+    #[error("`{text}` is not a row weight (column `{column}`, the weights: a finite number, 0 or more)")]
+    Weight {
+        /// The value.
+        text: String,
+        /// The column's name.
+        column: String,
+    },
     /// A LibSVM feature without `index:value` form.
     #[error("`{0}` is not an index:value pair")]
     NotAPair(String),

@@ -35,7 +35,8 @@ pub fn libsvm_file_parts(input: &str, options: &Options, threads: usize) -> io::
         Format::Auto => format_from_extension(input) == Format::LibSvm,
         Format::Csv => false,
     };
-    if !libsvm || threads < 2 || input == "-" || input.starts_with("serial:") {
+    // A weight column is a CSV header's: the single reader says so.
+    if !libsvm || threads < 2 || input == "-" || input.starts_with("serial:") || options.weight_column.is_some() {
         return Ok(None);
     }
     let path = Path::new(input);

@@ -120,10 +120,17 @@ pub fn column_options(columns: &ColumnArgs) -> source::Options {
     source::Options { label_column, skip_columns, ..source::Options::default() }
 }
 
-/// Every row of the input the flags name, bad rows as `--on-error` says (counted in
-/// `bad`): [`read_path`].
-pub fn read_dataset<T: Real>(input: &InputArgs, labels: LabelColumn, bad: &mut BadRows) -> Result<Dataset<T>> {
-    read_path(&input.input, &options(input, labels), on_error(input), bad)
+/// Every row of the input the flags name, each weighed by the CSV column `weight_column`
+/// when given (`train --weight-column`), bad rows as `--on-error` says (counted in `bad`):
+/// [`read_path`].
+pub fn read_dataset<T: Real>(
+    input: &InputArgs,
+    labels: LabelColumn,
+    weight_column: Option<&str>,
+    bad: &mut BadRows,
+) -> Result<Dataset<T>> {
+    let options = source::Options { weight_column: weight_column.map(str::to_string), ..options(input, labels) };
+    read_path(&input.input, &options, on_error(input), bad)
 }
 
 /// Every row of the data set at `path` read as `options` says, bad rows per `on_error`
@@ -309,6 +316,7 @@ fn for_each_record(
     };
     check_columns(reader.name(), reader.dim_hint(), dim, "the model", hint)?;
     read_by_name(reader.as_mut(), features)?;
+    let columns = reader.feature_names().unwrap_or_default();
     let mut record = Record::default();
     let mut skipped = SkipTeller::default();
     loop {
@@ -320,7 +328,7 @@ fn for_each_record(
         });
         match next {
             Ok(true) => {
-                check_within_model(&record, dim, reader.name())?;
+                check_within_model(&record, (dim, &columns), reader.name())?;
                 each(Some(&record))?;
             }
             Ok(false) => {
@@ -340,16 +348,20 @@ fn for_each_record(
 
 /// `Ok` unless the record holds a nonzero value past the model's `dim` features (a wider
 /// CSV, a LibSVM index beyond them); the error names the row and the first such feature, counted
-/// from 1. Not a bad row to skip: the input does not match the model.
-fn check_within_model(record: &Record, dim: usize, name: &str) -> Result<()> {
-    match record.first_past(dim) {
-        Some(index) => bail!(
-            "{name}:{}: a value in feature {}, past the model's {dim} features (the input has more features than \
-             the rows the model learned from)",
-            record.line,
-            index.saturating_add(1)
+/// from 1 — and its column, from the input's feature `columns` (a CSV header's), with the
+/// flag that leaves it out. Not a bad row to skip: the input does not match the model.
+fn check_within_model(record: &Record, (dim, columns): (usize, &[String]), name: &str) -> Result<()> {
+    let Some(index) = record.first_past(dim) else { return Ok(()) };
+    let (line, feature) = (record.line, index.saturating_add(1));
+    match columns.get(index) {
+        Some(column) => bail!(
+            "{name}:{line}: a value in column `{column}` (feature {feature}), past the model's {dim} features: a \
+             column that is not one of them can be left out: --skip-column {column}"
         ),
-        None => Ok(()),
+        None => bail!(
+            "{name}:{line}: a value in feature {feature}, past the model's {dim} features (the input has more \
+             features than the rows the model learned from)"
+        ),
     }
 }
 

@@ -41,7 +41,7 @@ fn labels_for(learner: TrainLearner) -> LabelColumn {
 
 fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     let start = Instant::now();
-    let prepared = Prepared::<T>::read(&args.settings)?;
+    let prepared = Prepared::<T>::read(&args.settings, args.weight_column.as_deref())?;
     let relevance_seconds = prepared.relevance.as_ref().map_or(0.0, |r| r.seconds);
     let read_seconds = start.elapsed().as_secs_f64() - relevance_seconds;
     let (bytes, mut summary) = fit(&args.settings, &prepared.data)?;
@@ -163,10 +163,11 @@ pub struct Prepared<T> {
 }
 
 impl<T: Real> Prepared<T> {
-    /// Reads `settings.input`.
-    pub fn read(settings: &TrainSettings) -> Result<Self> {
+    /// Reads `settings.input`, each row weighed by the CSV column `weight_column` when given.
+    pub fn read(settings: &TrainSettings, weight_column: Option<&str>) -> Result<Self> {
         let mut bad = BadRows::new();
-        let mut data: Dataset<T> = read_dataset(&settings.input, labels_for(settings.learner), &mut bad)?;
+        let labels = labels_for(settings.learner);
+        let mut data: Dataset<T> = read_dataset(&settings.input, labels, weight_column, &mut bad)?;
         SkipTeller::default().tell_read(&bad);
         let skipped = bad.count();
         if data.is_empty() {

@@ -130,7 +130,7 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
         return Err(Usage(message.into()).into());
     }
     let start = Instant::now();
-    let prepared = Prepared::<T>::read(&args.settings)?;
+    let prepared = Prepared::<T>::read(&args.settings, None)?;
     let data = &prepared.data;
     let learner = args.settings.learner;
     let task = learner.fit().task();
