@@ -66,4 +66,5 @@ pub mod model;
 pub mod mqtt;
 pub mod online;
 pub mod score;
+pub mod shell;
 pub mod source;

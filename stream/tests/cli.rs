@@ -1083,7 +1083,7 @@ fn a_csv_with_fewer_features_than_the_model_is_refused() {
     let wider = write("wider.csv", columns(&|f| [f[0], f[1], f[2], f[3], f[0], f[4]].map(String::from).to_vec()));
     let o = kestrel(&["eval", "--model", model, "--input", &wider]);
     let message = "wider.csv:2: a value in column `sepal length (cm).1` (feature 5), past the model's 4 features: \
-                   a column that is not one of them can be left out: --skip-column sepal length (cm).1";
+                   a column that is not one of them can be left out: --skip-column 'sepal length (cm).1'";
     assert!(o.status.code() == Some(1) && stderr(&o).contains(message), "{}", stderr(&o));
     // LibSVM alike: a zero stated past the model's features is read, a value is named.
     let sparse = std::fs::read_to_string(format!("{data}/train.libsvm")).unwrap();

@@ -254,8 +254,8 @@ impl<R: BufRead> CsvReader<R> {
         // The label column taken for one of the model's features: this one is the label.
         let label = self.label_field.and_then(|i| self.header.get(i));
         let hint = match label.is_some_and(|label| names.iter().any(|n| n == label)) {
-            true => format!("if it is the label column: --label-column {name}"),
-            false => format!("leave it out with --skip-column {name}"),
+            true => format!("if it is the label column: --label-column {}", crate::shell::word(name)),
+            false => format!("leave it out with --skip-column {}", crate::shell::word(name)),
         };
         self.header_error(format!("column `{name}` is not one of the model's features ({}): {hint}", name_list(names)))
     }

@@ -109,7 +109,8 @@ pub enum ReadErrorKind {
     NotANumber(String),
     /// A feature's value that is not a number, in the CSV column named `column`.
     #[error(
-        "`{text}` is not a number (column `{column}`; a column that is not a feature can be left out: --skip-column {column})"
+        "`{text}` is not a number (column `{column}`; a column that is not a feature can be left out: --skip-column {})",
+        crate::shell::word(.column)
     )]
     FeatureNotANumber {
         /// The value.

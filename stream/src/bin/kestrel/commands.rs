@@ -13,6 +13,7 @@ use kestrel_stream::file::OutputFile;
 use kestrel_stream::model::{self, Predictor, scalar_name};
 use kestrel_stream::online::build::{Raced, StreamSettings};
 use kestrel_stream::score::{ClassRecall, Tally};
+use kestrel_stream::shell;
 use kestrel_stream::source::{self, Format, LabelColumn, Record, RecordReader};
 use serde_json::{Map, Value, json};
 
@@ -356,7 +357,8 @@ fn check_within_model(record: &Record, (dim, columns): (usize, &[String]), name:
     match columns.get(index) {
         Some(column) => bail!(
             "{name}:{line}: a value in column `{column}` (feature {feature}), past the model's {dim} features: a \
-             column that is not one of them can be left out: --skip-column {column}"
+             column that is not one of them can be left out: --skip-column {}",
+            shell::word(column)
         ),
         None => bail!(
             "{name}:{line}: a value in feature {feature}, past the model's {dim} features (the input has more \

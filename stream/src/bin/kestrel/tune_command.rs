@@ -25,7 +25,7 @@ use kestrel_stream::batch::gamma;
 use kestrel_stream::batch::krr::Task;
 use kestrel_stream::batch::tune::{Folds, WidthScore, extend_past_edges, octaves, widths_by_loo};
 use kestrel_stream::dataset::Dataset;
-use kestrel_stream::{file, labels, model, score};
+use kestrel_stream::{file, labels, model, score, shell};
 use serde_json::{Value, json};
 
 use crate::Usage;
@@ -229,12 +229,11 @@ impl LabelWeights {
     }
 }
 
-/// The `--class-weight` flags as given, for the `best:` line (a word with a space quoted).
+/// The `--class-weight` flags as given, for the `best:` line (each a shell word).
 fn class_weight_flags(settings: &TrainSettings) -> String {
-    let quoted = |word: String| if word.contains(' ') { format!("'{word}'") } else { word };
     let words = settings.class_weight.iter().map(|arg| match arg {
         ClassWeightArg::Balanced => "balanced".to_string(),
-        ClassWeightArg::Class(label, weight) => quoted(format!("{label}={weight}")),
+        ClassWeightArg::Class(label, weight) => shell::word(&format!("{label}={weight}")).into_owned(),
     });
     words.map(|word| format!(" --class-weight {word}")).collect()
 }
