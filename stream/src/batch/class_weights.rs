@@ -122,12 +122,16 @@ impl ClassWeights {
 /// take the class weights in their costs); `None` when every row weighs 1.
 ///
 /// # Errors
-/// An allocation failure.
+/// `InvalidParam { name: "sample_weight" }` for a weight `T` rounds to 0 or to infinity
+/// (past `f32`'s range); an allocation failure.
 pub fn sample_weights<T: Real>(data: &Dataset<T>) -> Result<Option<Vec<T>>, TrainError> {
     let Some(given) = data.row_weights() else { return Ok(None) };
     let mut weights = zeroed(given.len(), "the row weights")?;
     for (weight, &w) in weights.iter_mut().zip(given) {
         *weight = T::from_f64(w);
+        if !(*weight > T::ZERO && weight.is_finite()) {
+            return Err(TrainError::Core(kestrel_core::Error::InvalidParam { name: "sample_weight" }));
+        }
     }
     Ok(Some(weights))
 }
@@ -187,6 +191,27 @@ mod tests {
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             let e = ClassWeights::Given(vec![(1.0, bad)]).by_class::<f64>(&classes, &solver).err();
             assert!(matches!(e, Some(TrainError::Core(kestrel_core::Error::InvalidParam { .. }))), "{bad}: {e:?}");
+        }
+    }
+
+    /// A row weight `f32` cannot hold — past its range, or below its smallest number — is
+    /// refused by name rather than becoming infinite or 0 in the solver.
+    #[test]
+    fn row_weights_out_of_the_scalars_range_are_refused() {
+        for weight in [1e39, 1e-50] {
+            let mut data = crate::dataset::Dataset::<f32>::new();
+            for i in 0..3 {
+                let record = crate::source::Record {
+                    label: f64::from(i),
+                    indices: vec![0],
+                    values: vec![1.0],
+                    ..Default::default()
+                };
+                data.push(&record).unwrap();
+            }
+            data.set_row_weights(vec![1.0, weight, 1.0]).unwrap();
+            let refused = sample_weights(&data);
+            assert_eq!(refused, Err(TrainError::Core(kestrel_core::Error::InvalidParam { name: "sample_weight" })));
         }
     }
 }
