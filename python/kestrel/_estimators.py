@@ -291,7 +291,9 @@ class _TakesSampleWeight:
         sample_weight : array-like of shape (n_samples,), default=None
             Each row's weight: its error's cost is multiplied by it (on top of its class's
             weight), so a row of weight 2 counts as two copies of it; rows of weight 0 are
-            left out. "auto" settings are chosen by the leave-one-out error weighed alike.
+            left out. "auto" settings are chosen by the leave-one-out error weighed alike;
+            what only looks at the rows — the reduced set, the kernel alignment that seeds
+            ``gamma``, ``scale=True``'s statistics — counts each row once.
 
         Returns
         -------

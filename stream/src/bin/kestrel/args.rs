@@ -431,7 +431,9 @@ pub struct TrainArgs {
     /// A CSV column holding each row's weight (not a feature): the row's error costs that
     /// many times as much, as if the row were there that often (scikit-learn's
     /// `sample_weight`); a row of weight 0 is left out. svm, rsvm, lssvm and krr (its
-    /// exact solver) take them; give `predict` and `eval` `--skip-column NAME`.
+    /// exact solver) take them, and `auto` chooses by the leave-one-out error weighed alike
+    /// (the reduced set, the alignment and `--scale` count each row once); give `predict`
+    /// and `eval` `--skip-column NAME`.
     #[arg(long, value_name = "NAME")]
     pub weight_column: Option<String>,
     /// Where to write the model file (`--model` names it too, as `eval` and `predict` read
