@@ -64,7 +64,8 @@ use crate::{Error, Real};
 /// The leave-one-out scores of one ridge.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Loo<T> {
-    /// `Σ_i Σ_c e_ic² / (n·t)`: the mean squared leave-one-out residual.
+    /// `Σ_i Σ_c e_ic² / (n·t)`: the mean squared leave-one-out residual (with row weights
+    /// `Σ_i ω_i Σ_c e_ic² / (t·Σω)`, the module doc).
     pub mse: T,
     /// Rows whose left-out prediction `y_i − e_i` has another sign (one output) or another
     /// argmax (several) than `y_i`: the LOO errors of a least-squares classifier.

@@ -775,6 +775,18 @@ fn a_weight_column_weighs_the_rows() {
     let gap = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
     assert!(gap(&by_weight, &by_copies) < 1e-3, "{}", gap(&by_weight, &by_copies));
     assert!(gap(&unweighted, &by_copies) > 30.0 * gap(&by_weight, &by_copies), "{}", gap(&unweighted, &by_copies));
+    // tune weighs its candidates' fits and scores alike, and its best line keeps the flag.
+    for (learner, criterion, grid) in
+        [("krr", "weighted leave-one-out", "--gamma-grid"), ("svm", "weighted 5-fold", "--c-grid")]
+    {
+        let tune = ["tune", "--learner", learner, "--input", &weighted, "--weight-column", "w", grid, "0.5,1"];
+        let o = kestrel(&[&tune[..], &["--json"]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(json(&o)["criterion"], criterion, "{learner}");
+        let o = kestrel(&tune);
+        let best = format!("best: kestrel train --learner {learner} --weight-column w");
+        assert!(stdout(&o).contains(&best), "{learner}: {}", stdout(&o));
+    }
     let with_zeros = train(&zeros, &["--weight-column", "w"], "zeros.kestrel");
     let plain = train(&weighted, &["--skip-column", "w"], "plain.kestrel");
     assert_eq!(std::fs::read(with_zeros).unwrap(), std::fs::read(plain).unwrap(), "rows of weight 0 are left out");

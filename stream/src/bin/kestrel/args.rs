@@ -632,6 +632,10 @@ impl TrainSettings {
 pub struct TuneArgs {
     #[command(flatten)]
     pub settings: TrainSettings,
+    /// A CSV column holding each row's weight, as `kestrel train --weight-column`: the
+    /// candidates are fitted with it and scored by the errors it weighs.
+    #[arg(long, value_name = "NAME")]
+    pub weight_column: Option<String>,
     /// Kernel widths to compare, comma-separated. Default: seven octaves around the width of
     /// highest kernel-target alignment, γ*·2⁻³ … γ*·2³.
     #[arg(long, value_delimiter = ',', value_parser = positive)]

@@ -130,7 +130,7 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
         return Err(Usage(message.into()).into());
     }
     let start = Instant::now();
-    let prepared = Prepared::<T>::read(&args.settings, None)?;
+    let prepared = Prepared::<T>::read(&args.settings, args.weight_column.as_deref())?;
     let data = &prepared.data;
     let learner = args.settings.learner;
     let task = learner.fit().task();
@@ -158,7 +158,8 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
         _ => None,
     };
     let criterion = if loo { "leave-one-out".to_string() } else { format!("{}-fold", folds_of(args)) };
-    let criterion = if weights.is_some() { format!("weighted {criterion}") } else { criterion };
+    let weighed = weights.is_some() || data.row_weights().is_some();
+    let criterion = if weighed { format!("weighted {criterion}") } else { criterion };
     let seconds = start.elapsed().as_secs_f64();
     if let Some(path) = &args.report {
         let rows = (scored_rows, data.len());
@@ -192,7 +193,10 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
             } else {
                 ""
             };
-            let weighed = class_weight_flags(&args.settings);
+            let mut weighed = class_weight_flags(&args.settings);
+            if let Some(column) = &args.weight_column {
+                weighed.push_str(&format!(" --weight-column {}", shell::word(column)));
+            }
             say!("best: kestrel train --learner {}{preparation}{weighed}{}", learner_name(learner), flags(best))?;
         }
         tell!("kestrel: {} candidates on {} rows in {seconds:.3} s", candidates.len(), data.len());
@@ -207,7 +211,8 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
 }
 
 /// The class weights of `--class-weight` by label, for the candidates' scores: a row
-/// counts its class's weight ([`kestrel_stream::batch::class_weights`]).
+/// counts its class's weight ([`kestrel_stream::batch::class_weights`]) times its own
+/// (`--weight-column`, [`row_weight`]).
 struct LabelWeights(HashMap<u64, f64>);
 
 impl LabelWeights {
@@ -227,6 +232,16 @@ impl LabelWeights {
     fn weight(&self, label: f64) -> f64 {
         self.0.get(&labels::key(label)).copied().unwrap_or(1.0)
     }
+}
+
+/// The weight row `i` of `data` counts in a score: its class's (`weights`) times its own
+/// (`--weight-column`); 1 without either.
+fn row_weight<T: Real>(data: &Dataset<T>, i: usize, weights: Option<&LabelWeights>) -> f64 {
+    let class = match (weights, data.labels().get(i)) {
+        (Some(weights), Some(&label)) => weights.weight(label),
+        _ => 1.0,
+    };
+    class * data.row_weights().and_then(|own| own.get(i)).copied().unwrap_or(1.0)
 }
 
 /// The `--class-weight` flags as given, for the `best:` line (each a shell word).
@@ -313,12 +328,12 @@ fn by_loo<T: Real>(
         scores.sort_by(|a, b| a.gamma.total_cmp(&b.gamma));
     }
     bar.finish_and_clear();
-    let n = rows.len().max(1) as f64;
     // The weight of the rows scored, against which the weighted errors count.
-    let total_weight = weights.map_or(n, |w| rows.labels().iter().map(|&label| w.weight(label)).sum());
+    let total_weight = (0..rows.len()).map(|i| row_weight(&rows, i, weights)).sum::<f64>().max(f64::MIN_POSITIVE);
     // A ridge chosen on the subsample, as it stands for every row: the grid's own value, or
-    // the automatic path's scaled back (`λ·n/n_s`, the same weight per row).
-    let to_all = data.len() as f64 / n;
+    // the automatic path's scaled back (`λ·n/n_s`, the same weight per row; by the share
+    // of the rows' own weights with --weight-column).
+    let to_all = data.total_weight() / rows.total_weight().max(f64::MIN_POSITIVE);
     let ridge_for_all = |lambda: f64| {
         let given = scaled.iter().position(|&s| s == lambda).and_then(|index| ridges.get(index));
         given.copied().unwrap_or(lambda * to_all)
@@ -358,10 +373,11 @@ fn by_folds<T: Real>(
                 let (train, held_out) = folds.split(data, fold);
                 let (bytes, _) = fit(&candidate, &train).with_context(|| format!("fold {}", fold + 1))?;
                 let mut model = model::load(&bytes)?;
-                losses += match (task, weights) {
-                    (Task::Classification, Some(weights)) => weighted_error(model.as_mut(), &held_out, weights)?,
-                    (Task::Classification, None) => 1.0 - score::on_dataset(model.as_mut(), &held_out)?.accuracy(),
-                    (Task::Regression, _) => score::on_dataset(model.as_mut(), &held_out)?.mse(),
+                let weighed = weights.is_some() || held_out.row_weights().is_some();
+                losses += match (task, weighed) {
+                    (_, true) => weighted_loss(model.as_mut(), &held_out, (task, weights))?,
+                    (Task::Classification, false) => 1.0 - score::on_dataset(model.as_mut(), &held_out)?.accuracy(),
+                    (Task::Regression, false) => score::on_dataset(model.as_mut(), &held_out)?.mse(),
                 };
                 bar.inc(1);
             }
@@ -374,24 +390,27 @@ fn by_folds<T: Real>(
     Ok(candidates)
 }
 
-/// The misclassified share of `held_out`'s class weights.
-fn weighted_error<T: Real>(
+/// `held_out`'s rows' weights ([`row_weight`]) shared out by the model's errors: the
+/// misclassified share of a classifier's, the mean squared error of a regressor's.
+fn weighted_loss<T: Real>(
     model: &mut dyn model::Predictor,
     held_out: &Dataset<T>,
-    weights: &LabelWeights,
+    (task, weights): (Task, Option<&LabelWeights>),
 ) -> Result<f64> {
-    let (mut wrong, mut total) = (0.0, 0.0);
+    let (mut lost, mut total) = (0.0, 0.0);
     let mut record = kestrel_stream::source::Record::default();
     for i in 0..held_out.len() {
         if held_out.record(i, &mut record) {
-            let weight = weights.weight(record.label);
+            let (weight, prediction) = (row_weight(held_out, i, weights), model.predict(&record)?);
             total += weight;
-            if labels::key(model.predict(&record)?) != labels::key(record.label) {
-                wrong += weight;
-            }
+            lost += weight
+                * match task {
+                    Task::Classification => f64::from(u8::from(labels::key(prediction) != labels::key(record.label))),
+                    Task::Regression => (prediction - record.label).powi(2),
+                };
         }
     }
-    Ok(if total > 0.0 { wrong / total } else { 0.0 })
+    Ok(if total > 0.0 { lost / total } else { 0.0 })
 }
 
 /// The values of the learner's searched setting under cross-validation: its grid, the
