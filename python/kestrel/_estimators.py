@@ -277,7 +277,8 @@ class _KestrelRegressor(RegressorMixin, _KestrelEstimator):
 
 
 class _TakesSampleWeight:
-    """The estimators whose ``fit`` takes ``sample_weight`` (the SVMs and kernel ridge)."""
+    """The estimators whose ``fit`` takes ``sample_weight`` (the SVMs, the SVR and kernel
+    ridge)."""
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model.
@@ -586,7 +587,7 @@ class KernelRidgeNystrom(_TakesSampleWeight, _KestrelRegressor):
         return {"alpha": _auto(self.alpha), **settings, "solver": self.solver}
 
 
-class SmoothSVR(_KestrelRegressor):
+class SmoothSVR(_TakesSampleWeight, _KestrelRegressor):
     """ε-insensitive smooth support vector regression on the reduced kernel (ε-SSVR, seed 003
     eq. 21-23): the squared ε-insensitive loss, smoothed, on the Nyström features of a
     reduced set, solved by Newton–Armijo — scikit-learn's ``SVR`` with a fraction of the

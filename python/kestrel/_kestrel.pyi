@@ -57,7 +57,7 @@ def fit(
     sample_weight: npt.NDArray[np.float64] | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
     """Fit ``config``'s learner by ``kestrel train``'s policy, each row weighed by
-    ``sample_weight`` when given (finite and positive; svm, rsvm, lssvm and krr). Returns
+    ``sample_weight`` when given (finite and positive; svm, rsvm, lssvm, krr and ssvr). Returns
     the model file's bytes and the training summary."""
 
 def predict(model: bytes, x: Rows) -> npt.NDArray[np.float64]:

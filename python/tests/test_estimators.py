@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.base import clone
+from sklearn.base import clone, is_classifier
 from sklearn.datasets import (
     load_breast_cancer,
     load_diabetes,
@@ -76,7 +76,7 @@ _SAMPLE_WEIGHT_EQUIVALENCE = ("check_sample_weight_equivalence_on_dense_data", "
 
 
 def expected_failed_checks(estimator):
-    if isinstance(estimator, (kestrel.DCDLinearSVC, kestrel.ReducedKernelSVC, kestrel.KernelRidgeNystrom)):
+    if isinstance(estimator, (kestrel.DCDLinearSVC, kestrel.ReducedKernelSVC, kestrel.KernelRidgeNystrom, kestrel.SmoothSVR)):
         return dict.fromkeys(_SAMPLE_WEIGHT_EQUIVALENCE, _REPEATED_ROWS)
     if isinstance(estimator, kestrel.NPKL):
         return {
@@ -113,6 +113,7 @@ def _repeated_rows_problem(kind):
         # Every row a centre (at most 64 of them, δ tiny): the same span with or without copies.
         (kestrel.ReducedKernelSVC(C=1.0, gamma=1.0, n_centres=64, delta=1e-9, tol=1e-8), "classification", 1e-3),
         (kestrel.KernelRidgeNystrom(alpha=0.1, gamma=1.0, n_centres=64), "regression", 1e-3),
+        (kestrel.SmoothSVR(C=10.0, gamma=1.0, epsilon=0.05, n_centres=64), "regression", 1e-3),
     ],
 )
 def test_sample_weight_counts_as_repeated_rows(estimator, kind, tolerance):
@@ -129,9 +130,11 @@ def test_sample_weight_counts_as_repeated_rows(estimator, kind, tolerance):
     assert np.abs(unweighted - repeated).max() > 30 * error, (np.abs(unweighted - repeated).max(), error)
 
 
-@pytest.mark.parametrize("estimator", [kestrel.DCDLinearSVC(), kestrel.ReducedKernelSVC(), kestrel.KernelRidgeNystrom()])
+@pytest.mark.parametrize(
+    "estimator", [kestrel.DCDLinearSVC(), kestrel.ReducedKernelSVC(), kestrel.KernelRidgeNystrom(), kestrel.SmoothSVR()]
+)
 def test_unit_and_zero_sample_weights_change_no_bit(estimator):
-    X, y, _ = _repeated_rows_problem("regression" if isinstance(estimator, kestrel.KernelRidgeNystrom) else "classification")
+    X, y, _ = _repeated_rows_problem("classification" if is_classifier(estimator) else "regression")
     plain = clone(estimator).fit(X, y).model_bytes_
     assert clone(estimator).fit(X, y, sample_weight=np.ones(len(y))).model_bytes_ == plain
     # Rows of weight 0 are left out: the model of the other rows.
@@ -167,7 +170,7 @@ def test_bad_sample_weights_raise_and_the_cg_solver_takes_none():
     with pytest.raises(ValueError, match="exact solver"):
         kestrel.KernelRidgeNystrom(solver="cg").fit(X, y, sample_weight=counts.astype(float))
     # Only the learners that weigh rows take the argument.
-    for estimator in [kestrel.SLKLRegressor(), kestrel.SmoothSVR(), kestrel.KernelPLSNystrom()]:
+    for estimator in [kestrel.SLKLRegressor(), kestrel.KernelPLSNystrom()]:
         assert not has_fit_parameter(estimator, "sample_weight")
 
 

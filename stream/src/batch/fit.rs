@@ -421,8 +421,8 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
             "class weights are for the SVMs and the least-squares SVM (svm, rsvm, lssvm)".into(),
         ));
     }
-    if data.row_weights().is_some() && !(weighable || settings.learner == Learner::Krr) {
-        return Err(FitError::Conflict("row weights are for svm, rsvm, lssvm and krr".into()));
+    if data.row_weights().is_some() && !(weighable || matches!(settings.learner, Learner::Krr | Learner::Ssvr)) {
+        return Err(FitError::Conflict("row weights are for svm, rsvm, lssvm, krr and ssvr".into()));
     }
     if settings.components.is_some() && settings.learner != Learner::Kpls {
         return Err(FitError::Conflict("--components is kernel PLS's (kpls)".into()));
@@ -1172,13 +1172,13 @@ mod tests {
         let (mut regression, mut classification) = (rows(&targets), rows(&classes));
         regression.set_row_weights(weights.clone()).unwrap();
         classification.set_row_weights(weights).unwrap();
-        for learner in [Learner::Svm, Learner::Rsvm, Learner::Lssvm, Learner::Krr] {
-            let data = if learner == Learner::Krr { &regression } else { &classification };
+        for learner in [Learner::Svm, Learner::Rsvm, Learner::Lssvm, Learner::Krr, Learner::Ssvr] {
+            let data = if learner.task() == Task::Regression { &regression } else { &classification };
             let mut settings = FitSettings::new(learner);
             settings.centers = Some(8);
             assert!(fit(&settings, data).is_ok(), "{learner:?}");
         }
-        for learner in [Learner::Slkl, Learner::Ssvr, Learner::Kpls] {
+        for learner in [Learner::Slkl, Learner::Kpls] {
             let refused = fit(&FitSettings::new(learner), &regression).err();
             assert!(
                 matches!(&refused, Some(FitError::Conflict(m)) if m.contains("row weights")),

@@ -10,6 +10,9 @@
 //! is the kernel expansion `f(x) = ȳ + b + Σ_j u_j k(x, x̃_j)` ([`Predictor`], the form
 //! kernel ridge regression's regressor has): `m` kernel evaluations per prediction.
 //!
+//! Row weights ([`Dataset::row_weights`]) weigh each row's loss in the sum and its target
+//! in `ȳ` and `s_y` (a row of weight 2 counts as two copies of it).
+//!
 //! Conventions where eq. (22) leaves a choice:
 //! - the targets are centred by their mean `ȳ` (added back to the intercept): the `½b²` of
 //!   eq. (22) then shrinks the intercept towards the mean, not towards 0, which for
@@ -29,6 +32,7 @@ use kestrel_core::ssvm::{self, SmoothSvm, Task};
 use kestrel_core::{Error, Kernel, Real, Rng};
 
 use super::centres::{ReducedSet, Selection, select, selection_bytes, whiten};
+use super::class_weights::sample_weights;
 use super::{TrainError, check_budget};
 use crate::dataset::Dataset;
 use crate::limits::zeroed;
@@ -101,7 +105,7 @@ pub fn train<T: Real>(
     if n < 2 {
         return Err(TrainError::Core(Error::InvalidParam { name: "n" }));
     }
-    let (mean, deviation) = moments(data.labels());
+    let (mean, deviation) = moments(data.labels(), data.row_weights());
     if !(deviation > 0.0 && deviation.is_finite()) {
         return Err(TrainError::Core(Error::InvalidParam { name: "targets" }));
     }
@@ -120,7 +124,10 @@ pub fn train<T: Real>(
         *slot = T::from_f64(y - mean);
     }
     let mut svm = SmoothSvm::new_in(zeroed(SmoothSvm::scalars_len(n, m), "the solver")?, n, m, params)?;
-    let outcome = svm.train(&features, &targets)?;
+    let outcome = match sample_weights::<T>(data)? {
+        Some(row_weights) => svm.train_weighted(&features, &targets, &row_weights)?,
+        None => svm.train(&features, &targets)?,
+    };
     let mut u = svm.weights().to_vec();
     if let Some(factor) = &factor {
         solve_lower_transposed(factor.packed(), m, Triangle::Packed, &mut u)?;
@@ -138,11 +145,13 @@ pub fn train<T: Real>(
     Ok((model, summary))
 }
 
-/// The mean and the standard deviation (ddof 0) of `values`.
-fn moments(values: &[f64]) -> (f64, f64) {
-    let n = values.len().max(1) as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let variance = values.iter().map(|y| (y - mean) * (y - mean)).sum::<f64>() / n;
+/// The mean and the standard deviation (ddof 0) of `values`, each weighing its weight
+/// when `weights` are given (a value of weight 2 counting as two copies of it).
+fn moments(values: &[f64], weights: Option<&[f64]>) -> (f64, f64) {
+    let weight = |i: usize| weights.and_then(|w| w.get(i)).copied().unwrap_or(1.0);
+    let total = (0..values.len()).map(weight).sum::<f64>().max(f64::MIN_POSITIVE);
+    let mean = values.iter().enumerate().map(|(i, y)| weight(i) * y).sum::<f64>() / total;
+    let variance = values.iter().enumerate().map(|(i, y)| weight(i) * (y - mean) * (y - mean)).sum::<f64>() / total;
     (mean, variance.sqrt())
 }
 
