@@ -57,7 +57,7 @@ def fit(
     sample_weight: npt.NDArray[np.float64] | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
     """Fit ``config``'s learner by ``kestrel train``'s policy, each row weighed by
-    ``sample_weight`` when given (finite and positive; svm, rsvm, lssvm, krr and ssvr). Returns
+    ``sample_weight`` when given (finite and positive; svm, rsvm, lssvm, krr, ssvr and mrrsvm). Returns
     the model file's bytes and the training summary."""
 
 def predict(model: bytes, x: Rows) -> npt.NDArray[np.float64]:
@@ -166,8 +166,14 @@ class LearnedKernel:
 def mrrsvm_parts(config: FitConfig, x: Rows, y: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
     """The MapReduce RSVM part of each row (``config``'s partitions and seed)."""
 
-def mrrsvm_part(config: FitConfig, x: Rows, y: npt.NDArray[np.float64]) -> bytes:
-    """The Map step: one part's model, as bytes for :func:`mrrsvm_reduce`."""
+def mrrsvm_part(
+    config: FitConfig,
+    x: Rows,
+    y: npt.NDArray[np.float64],
+    sample_weight: npt.NDArray[np.float64] | None = None,
+) -> bytes:
+    """The Map step: one part's model (its rows weighed by ``sample_weight`` when given),
+    as bytes for :func:`mrrsvm_reduce`."""
 
 def mrrsvm_reduce(config: FitConfig, parts: list[bytes], dim: int) -> tuple[bytes, dict[str, Any]]:
     """The Reduce step: the model file of the parts (in part order) and its summary."""

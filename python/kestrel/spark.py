@@ -28,7 +28,7 @@ import numpy as np
 from pyspark import keyword_only
 from pyspark.ml import Estimator, Model
 from pyspark.ml.param import Param, Params, TypeConverters
-from pyspark.ml.param.shared import HasFeaturesCol, HasLabelCol, HasPredictionCol, HasSeed
+from pyspark.ml.param.shared import HasFeaturesCol, HasLabelCol, HasPredictionCol, HasSeed, HasWeightCol
 from pyspark.sql.types import DoubleType, StructField, StructType
 
 from . import _kestrel
@@ -44,7 +44,7 @@ def _optional_float(value):
     return None if value is None else TypeConverters.toFloat(value)
 
 
-class _MapReduceRSVMParams(HasFeaturesCol, HasLabelCol, HasPredictionCol, HasSeed):
+class _MapReduceRSVMParams(HasFeaturesCol, HasLabelCol, HasPredictionCol, HasSeed, HasWeightCol):
     """The parameters the Estimator and its Model share."""
 
     numPartitions = Param(
@@ -88,10 +88,12 @@ def _config(settings):
 
 
 def _arrays(rows):
-    """Features (as a float64 matrix) and labels of ``(features, label)`` rows."""
-    X = np.vstack([np.asarray(features.toArray(), dtype=np.float64) for features, _ in rows])
-    y = np.asarray([float(label) for _, label in rows], dtype=np.float64)
-    return X, y
+    """Features (as a float64 matrix), labels and weights (``None`` unweighted) of
+    ``(features, label, weight)`` rows."""
+    X = np.vstack([np.asarray(row[0].toArray(), dtype=np.float64) for row in rows])
+    y = np.asarray([float(row[1]) for row in rows], dtype=np.float64)
+    w = np.asarray([float(row[2]) for row in rows], dtype=np.float64) if len(rows[0]) > 2 else None
+    return X, y, w
 
 
 def _batches(iterator):
@@ -118,6 +120,10 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
     predictionCol : str, default="prediction"
     numPartitions : int, default=4
         Parts of the data ``P``; each must hold rows of two classes or more.
+    weightCol : str, optional
+        Each row's weight (finite, 0 or more): its error costs that many times as much in its
+        part's SVM, as ``kestrel train --learner mrrsvm --weight-column``; rows of weight 0
+        are left out. Unset: every row weighs 1.
     C, gamma : float or None, default=None
         The part SVMs' cost and RBF width; None chooses them on each part as ``kestrel
         train --learner rsvm`` does ("auto").
@@ -146,16 +152,16 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
 
     @keyword_only
     def __init__(
-        self, *, featuresCol="features", labelCol="label", predictionCol="prediction", numPartitions=4, C=None,
-        gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1,
+        self, *, featuresCol="features", labelCol="label", predictionCol="prediction", weightCol=None, numPartitions=4,
+        C=None, gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1,
     ):
         super().__init__()
         self._set(**self._input_kwargs)
 
     @keyword_only
     def setParams(
-        self, *, featuresCol="features", labelCol="label", predictionCol="prediction", numPartitions=4, C=None,
-        gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1,
+        self, *, featuresCol="features", labelCol="label", predictionCol="prediction", weightCol=None, numPartitions=4,
+        C=None, gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1,
     ):
         """Sets the parameters given by keyword."""
         return self._set(**self._input_kwargs)
@@ -166,7 +172,17 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
         if parts < 1:
             raise ValueError(f"numPartitions must be at least 1, got {parts}")
         _config(settings)  # bad settings fail here, before any job
-        rows = dataset.select(self.getFeaturesCol(), self.getLabelCol()).rdd.map(tuple)
+        columns = [self.getFeaturesCol(), self.getLabelCol()]
+        if self.isDefined(self.weightCol) and self.getWeightCol():
+            weight = self.getWeightCol()
+            columns.append(weight)
+            finite = f"`{weight}` >= 0 AND `{weight}` < double('inf')"
+            bad = dataset.filter(f"`{weight}` IS NULL OR NOT ({finite})").limit(1).collect()
+            if bad:
+                raise ValueError(f"{weight}: a row weight is a finite number, 0 or more; got {bad[0][weight]}")
+            # Rows of weight 0 are left out, as kestrel train --weight-column leaves them.
+            dataset = dataset.filter(f"`{weight}` > 0")
+        rows = dataset.select(*columns).rdd.map(tuple)
         first = rows.take(1)
         if not first:
             raise ValueError("the training DataFrame has no rows")
@@ -178,7 +194,7 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
         def assign(iterator):
             config = _config(settings)
             for batch in _batches(iterator):
-                X, y = _arrays(batch)
+                X, y, _ = _arrays(batch)
                 for part, row in zip(_kestrel.mrrsvm_parts(config, X, y), batch):
                     yield int(part), row
 
@@ -187,14 +203,14 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
             if not batch:
                 yield index, None, f"part {index} of {parts} is empty: use fewer partitions"
                 return
-            X, y = _arrays(batch)
+            X, y, w = _arrays(batch)
             classes = np.unique(y)
             if len(classes) < 2:
                 message = f"part {index} of {parts} ({len(y)} rows) holds a single class ({classes[0]:g}): use fewer partitions"
                 yield index, None, message
                 return
             try:
-                yield index, _kestrel.mrrsvm_part(_config(settings), X, y), None
+                yield index, _kestrel.mrrsvm_part(_config(settings), X, y, w), None
             except ValueError as error:
                 yield index, None, f"part {index} of {parts} ({len(y)} rows): {error}"
 

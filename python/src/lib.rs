@@ -374,7 +374,7 @@ fn summary_dict<'py>(py: Python<'py>, summary: &Summary) -> PyResult<Bound<'py, 
 }
 
 /// Fits `config`'s learner on the rows of `x` with labels or targets `y`, each row weighed
-/// by `sample_weight` when given (finite and positive; svm, rsvm, lssvm, krr and ssvr), by
+/// by `sample_weight` when given (finite and positive; svm, rsvm, lssvm, krr, ssvr and mrrsvm), by
 /// `kestrel train`'s policy. Returns the model file's bytes and the training summary.
 #[pyfunction]
 #[pyo3(signature = (config, x, y, sample_weight=None))]

@@ -46,30 +46,42 @@ fn part_ids<T: Real>(rows: &crate::Rows<'_>, labels: &[f64], seed: u64, parts: u
         .collect())
 }
 
-/// The Map step: the part model of the rows of `x` (one part's rows, in any order) as
-/// bytes to send to the Reduce step.
+/// The Map step: the part model of the rows of `x` (one part's rows, in any order), each
+/// weighed by `sample_weight` when given, as bytes to send to the Reduce step.
 #[pyfunction]
+#[pyo3(signature = (config, x, y, sample_weight=None))]
 pub fn mrrsvm_part<'py>(
     py: Python<'py>,
     config: &FitConfig,
     x: RowsArg<'py>,
     y: PyReadonlyArray1<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let (rows, labels) = rows_with_labels(&x, &y)?;
+    let weights = sample_weight.map(|w| w.as_array().to_vec());
     let settings = &config.settings;
     let part = py.detach(|| {
         if config.f32_scalar {
-            part_bytes::<f32>(settings, &rows, &labels)
+            part_bytes::<f32>(settings, &rows, &labels, weights)
         } else {
-            part_bytes::<f64>(settings, &rows, &labels)
+            part_bytes::<f64>(settings, &rows, &labels, weights)
         }
     });
     Ok(PyBytes::new(py, &part.map_err(value_error)?))
 }
 
-/// The part model of `rows` (put in the part's canonical order first), as bytes.
-fn part_bytes<T: Real>(settings: &FitSettings, rows: &crate::Rows<'_>, labels: &[f64]) -> Result<Vec<u8>, String> {
-    let data = dataset::<T>(rows, labels)?;
+/// The part model of `rows` with their `weights` (put in the part's canonical order
+/// first), as bytes.
+fn part_bytes<T: Real>(
+    settings: &FitSettings,
+    rows: &crate::Rows<'_>,
+    labels: &[f64],
+    weights: Option<Vec<f64>>,
+) -> Result<Vec<u8>, String> {
+    let mut data = dataset::<T>(rows, labels)?;
+    if let Some(weights) = weights {
+        data.set_row_weights(weights).map_err(|e| format!("sample_weight: {e}"))?;
+    }
     let ordered = mrrsvm::split(&data, settings.seed, 1);
     let part = mrrsvm::train_part(settings, ordered.first().unwrap_or(&data)).and_then(|part| part.to_bytes());
     part.map_err(|e| e.to_string())

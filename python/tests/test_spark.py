@@ -16,8 +16,9 @@ pytest.importorskip("pyspark")
 if shutil.which("java") is None:
     pytest.skip("no Java runtime: Spark cannot start", allow_module_level=True)
 
-from pyspark.ml.linalg import Vectors  # noqa: E402
+from pyspark.ml.linalg import Vectors, VectorUDT  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
+from pyspark.sql.types import DoubleType, LongType, StructField, StructType  # noqa: E402
 
 from kestrel.spark import MapReduceRSVM  # noqa: E402
 
@@ -71,6 +72,33 @@ def test_spark_learns_the_one_machine_model_of_the_same_rows(spark):
     assert (values == y_test).mean() > 0.9, (values == y_test).mean()
     # The executors' predictions are the model file's, as kestrel.load reads it.
     assert np.array_equal(values, kestrel.load(model.modelBytes).predict(X_test))
+
+
+def test_row_weights_give_the_one_machine_model_of_the_same_weighted_rows(spark):
+    X, y = waves(4_000, 5)
+    weights = np.random.default_rng(6).integers(0, 4, len(y)).astype(np.float64)
+    rows = [(i, Vectors.dense(x), float(label), float(w)) for i, (x, label, w) in enumerate(zip(X, y, weights))]
+    df = spark.createDataFrame(rows, ["id", "features", "label", "w"])
+    model = MapReduceRSVM(numPartitions=2, nCentres=32, seed=4, weightCol="w").fit(df)
+    kept = weights > 0
+    config = _kestrel.FitConfig("mrrsvm", partitions=2, centers=32, seed=4)
+    one_machine, _ = _kestrel.fit(config, X[kept], y[kept], weights[kept])
+    assert model.modelBytes == one_machine
+    unweighted, _ = _kestrel.fit(config, X[kept], y[kept])
+    assert model.modelBytes != unweighted
+    schema = StructType(
+        [
+            StructField("id", LongType()),
+            StructField("features", VectorUDT()),
+            StructField("label", DoubleType()),
+            StructField("w", DoubleType(), nullable=True),
+        ]
+    )
+    for bad in [-1.0, float("nan"), None]:
+        rows[7] = (7, Vectors.dense(X[7]), float(y[7]), bad)
+        frame_with_bad = spark.createDataFrame(rows, schema)
+        with pytest.raises(ValueError, match="a row weight is a finite number"):
+            MapReduceRSVM(numPartitions=2, nCentres=32, seed=4, weightCol="w").fit(frame_with_bad)
 
 
 def test_a_pipeline_standardises_raw_units_first(spark):

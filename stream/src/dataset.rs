@@ -101,7 +101,7 @@ impl<T: Real> Dataset<T> {
     }
 
     /// Gives each row a weight, `weights[i]` to row `i` (the learners that take them:
-    /// svm, rsvm, lssvm, ssvr and krr's exact solver; [`crate::batch::fit`]).
+    /// svm, rsvm, lssvm, ssvr, mrrsvm and krr's exact solver; [`crate::batch::fit`]).
     ///
     /// # Errors
     /// `DimensionMismatch` unless there is one weight per row; `InvalidParam { name:

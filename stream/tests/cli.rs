@@ -808,7 +808,7 @@ fn a_weight_column_weighs_the_rows() {
     let o =
         kestrel(&["train", "--learner", "slkl", "--input", &weighted, "--weight-column", "w", "--out", "/dev/null"]);
     assert!(
-        o.status.code() == Some(2) && stderr(&o).contains("row weights are for svm, rsvm, lssvm, krr and ssvr"),
+        o.status.code() == Some(2) && stderr(&o).contains("row weights are for svm, rsvm, lssvm, krr, ssvr and mrrsvm"),
         "{}",
         stderr(&o)
     );

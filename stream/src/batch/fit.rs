@@ -421,8 +421,9 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
             "class weights are for the SVMs and the least-squares SVM (svm, rsvm, lssvm)".into(),
         ));
     }
-    if data.row_weights().is_some() && !(weighable || matches!(settings.learner, Learner::Krr | Learner::Ssvr)) {
-        return Err(FitError::Conflict("row weights are for svm, rsvm, lssvm, krr and ssvr".into()));
+    let weighs_rows = weighable || matches!(settings.learner, Learner::Krr | Learner::Ssvr | Learner::Mrrsvm);
+    if data.row_weights().is_some() && !weighs_rows {
+        return Err(FitError::Conflict("row weights are for svm, rsvm, lssvm, krr, ssvr and mrrsvm".into()));
     }
     if settings.components.is_some() && settings.learner != Learner::Kpls {
         return Err(FitError::Conflict("--components is kernel PLS's (kpls)".into()));
@@ -1172,7 +1173,7 @@ mod tests {
         let (mut regression, mut classification) = (rows(&targets), rows(&classes));
         regression.set_row_weights(weights.clone()).unwrap();
         classification.set_row_weights(weights).unwrap();
-        for learner in [Learner::Svm, Learner::Rsvm, Learner::Lssvm, Learner::Krr, Learner::Ssvr] {
+        for learner in [Learner::Svm, Learner::Rsvm, Learner::Lssvm, Learner::Krr, Learner::Ssvr, Learner::Mrrsvm] {
             let data = if learner.task() == Task::Regression { &regression } else { &classification };
             let mut settings = FitSettings::new(learner);
             settings.centers = Some(8);

@@ -430,7 +430,7 @@ pub struct TrainArgs {
     pub settings: TrainSettings,
     /// A CSV column holding each row's weight (not a feature): the row's error costs that
     /// many times as much, as if the row were there that often (scikit-learn's
-    /// `sample_weight`); a row of weight 0 is left out. svm, rsvm, lssvm, ssvr and krr (its
+    /// `sample_weight`); a row of weight 0 is left out. svm, rsvm, lssvm, ssvr, mrrsvm and krr (its
     /// exact solver) take them, and `auto` chooses by the leave-one-out error weighed alike
     /// (the reduced set, the alignment and `--scale` count each row once); give `predict`
     /// and `eval` `--skip-column NAME`.
