@@ -100,7 +100,6 @@ def _weighed_rows(X, y, sample_weight):
     return X[kept], np.asarray(y)[kept], weights[kept]
 
 
-
 class _KestrelEstimator(BaseEstimator):
     """What every estimator shares: the fitted model's bytes and the prediction on them."""
 

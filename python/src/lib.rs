@@ -304,8 +304,9 @@ impl Rows<'_> {
     }
 }
 
-/// The data set of `rows` with `labels`, as wide as the rows.
-fn dataset<T: Real>(rows: &Rows<'_>, labels: &[f64]) -> Result<Dataset<T>, String> {
+/// The data set of `rows` with `labels`, as wide as the rows, each row weighed by
+/// `weights` when given (`sample_weight`).
+fn dataset<T: Real>(rows: &Rows<'_>, labels: &[f64], weights: Option<Vec<f64>>) -> Result<Dataset<T>, String> {
     let mut data = Dataset::new();
     let mut record = Record::default();
     for (i, &label) in labels.iter().enumerate().take(rows.len()) {
@@ -314,6 +315,9 @@ fn dataset<T: Real>(rows: &Rows<'_>, labels: &[f64]) -> Result<Dataset<T>, Strin
         data.push(&record).map_err(|e| format!("row {i}: {e}"))?;
     }
     data.widen(rows.dim());
+    if let Some(weights) = weights {
+        data.set_row_weights(weights).map_err(|e| format!("sample_weight: {e}"))?;
+    }
     Ok(data)
 }
 
@@ -326,10 +330,7 @@ fn fit_in<T: Real>(
     labels: &[f64],
     weights: Option<Vec<f64>>,
 ) -> Result<(Fitted, Option<Relevance>), String> {
-    let mut data = dataset::<T>(rows, labels)?;
-    if let Some(weights) = weights {
-        data.set_row_weights(weights).map_err(|e| format!("sample_weight: {e}"))?;
-    }
+    let data = dataset::<T>(rows, labels, weights)?;
     let settings = &config.settings;
     let (data, scaler, relevance) = if config.relevance {
         let weighed = relevance::weighed_if_better(&data, settings).map_err(|e| e.to_string())?;

@@ -35,7 +35,7 @@ pub fn mrrsvm_parts<'py>(
 }
 
 fn part_ids<T: Real>(rows: &crate::Rows<'_>, labels: &[f64], seed: u64, parts: usize) -> Result<Vec<i64>, String> {
-    let data = dataset::<T>(rows, labels)?;
+    let data = dataset::<T>(rows, labels, None)?;
     Ok((0..data.len())
         .map(|i| {
             let (indices, values) = data.row(i).unwrap_or_default();
@@ -78,10 +78,7 @@ fn part_bytes<T: Real>(
     labels: &[f64],
     weights: Option<Vec<f64>>,
 ) -> Result<Vec<u8>, String> {
-    let mut data = dataset::<T>(rows, labels)?;
-    if let Some(weights) = weights {
-        data.set_row_weights(weights).map_err(|e| format!("sample_weight: {e}"))?;
-    }
+    let data = dataset::<T>(rows, labels, weights)?;
     let ordered = mrrsvm::split(&data, settings.seed, 1);
     let part = mrrsvm::train_part(settings, ordered.first().unwrap_or(&data)).and_then(|part| part.to_bytes());
     part.map_err(|e| e.to_string())

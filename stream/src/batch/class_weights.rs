@@ -137,19 +137,16 @@ pub fn sample_weights<T: Real>(data: &Dataset<T>) -> Result<Option<Vec<T>>, Trai
 }
 
 /// Each row's weight in the least-squares problems: its class's (`by_class_of_row`,
-/// [`ClassWeights::by_row`]) times its own ([`Dataset::row_weights`]); `None` when both
+/// [`ClassWeights::by_row`]) times its own (`own`, [`sample_weights`]); `None` when both
 /// are 1.
-///
-/// # Errors
-/// An allocation failure.
-pub fn row_weights<T: Real>(by_class_of_row: Option<Vec<T>>, data: &Dataset<T>) -> Result<Option<Vec<T>>, TrainError> {
-    Ok(match (by_class_of_row, sample_weights(data)?) {
+pub fn row_weights<T: Real>(by_class_of_row: Option<Vec<T>>, own: Option<&[T]>) -> Option<Vec<T>> {
+    match (by_class_of_row, own) {
         (Some(mut rows), Some(own)) => {
-            rows.iter_mut().zip(own).for_each(|(row, own)| *row *= own);
+            rows.iter_mut().zip(own).for_each(|(row, &own)| *row *= own);
             Some(rows)
         }
-        (rows, own) => rows.or(own),
-    })
+        (rows, own) => rows.or_else(|| own.map(<[T]>::to_vec)),
+    }
 }
 
 /// The class of a solver label: two classes are `+1` (class 0) and `−1` (class 1), more

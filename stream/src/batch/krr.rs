@@ -33,7 +33,7 @@ use kestrel_core::slkl::Predictor;
 use kestrel_core::{Error, Kernel, Real, Rng};
 
 use super::centres::{ReducedSet, Selection, select, selection_bytes, whiten};
-use super::class_weights::{ClassWeights, row_weights};
+use super::class_weights::{ClassWeights, row_weights, sample_weights};
 use super::falkon::{self, HessianRows, Problem};
 use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
@@ -260,7 +260,7 @@ impl<T: Real> Fit<T> {
             None if config.class_weights.is_unit() => None,
             None => return Err(Error::InvalidParam { name: "class_weights" }.into()),
         };
-        let weights = row_weights(by_class, data)?;
+        let weights = row_weights(by_class, sample_weights(data)?.as_deref());
         let Whitened { set: ReducedSet { centres, features, m }, factor } = reduced_set(data, config)?;
         let path = ridge_path(&features, &targets, weights.as_deref(), m, outputs)?;
         Ok(Fit { labels: labels.map(|(classes, _)| classes), centres, factor, path, m, working_bytes })

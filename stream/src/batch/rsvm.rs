@@ -191,10 +191,11 @@ pub fn train<T: Real>(
 ) -> Result<(ReducedKernelModel<T, Vec<T>>, RsvmSummary), TrainError> {
     let (classes, labels) = classes::<T>(data.labels())?;
     let (n, dim, outputs) = (data.len(), data.dim().max(1), classes.outputs());
+    let own = sample_weights::<T>(data)?;
     let weights = Weights {
         classes: config.class_weights.by_class::<T>(&classes, &labels)?,
-        rows: row_weights(config.class_weights.by_row::<T>(&classes, &labels)?, data)?,
-        own: sample_weights::<T>(data)?,
+        rows: row_weights(config.class_weights.by_row::<T>(&classes, &labels)?, own.as_deref()),
+        own,
     };
     let capacity = config.centres.clamp(1, n);
     let working_bytes = working_bytes::<T>(n, dim, capacity, outputs, config);

@@ -105,7 +105,7 @@ pub fn train<T: Real>(
     if n < 2 {
         return Err(TrainError::Core(Error::InvalidParam { name: "n" }));
     }
-    let (mean, deviation) = moments(data.labels(), data.row_weights());
+    let (mean, deviation) = moments(data);
     if !(deviation > 0.0 && deviation.is_finite()) {
         return Err(TrainError::Core(Error::InvalidParam { name: "targets" }));
     }
@@ -145,11 +145,12 @@ pub fn train<T: Real>(
     Ok((model, summary))
 }
 
-/// The mean and the standard deviation (ddof 0) of `values`, each weighing its weight
-/// when `weights` are given (a value of weight 2 counting as two copies of it).
-fn moments(values: &[f64], weights: Option<&[f64]>) -> (f64, f64) {
-    let weight = |i: usize| weights.and_then(|w| w.get(i)).copied().unwrap_or(1.0);
-    let total = (0..values.len()).map(weight).sum::<f64>().max(f64::MIN_POSITIVE);
+/// The mean and the standard deviation (ddof 0) of `data`'s targets, each weighing its
+/// row's weight (a target of weight 2 counting as two copies of it).
+fn moments<T: Real>(data: &Dataset<T>) -> (f64, f64) {
+    let weight = |i: usize| data.row_weights().and_then(|w| w.get(i)).copied().unwrap_or(1.0);
+    let total = data.total_weight().max(f64::MIN_POSITIVE);
+    let values = data.labels();
     let mean = values.iter().enumerate().map(|(i, y)| weight(i) * y).sum::<f64>() / total;
     let variance = values.iter().enumerate().map(|(i, y)| weight(i) * (y - mean) * (y - mean)).sum::<f64>() / total;
     (mean, variance.sqrt())

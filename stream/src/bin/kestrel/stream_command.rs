@@ -346,8 +346,7 @@ impl Session<'_> {
         if self.learner.is_classifier() {
             let mut summary = json!({"n": n, "accuracy": self.metrics.accuracy()});
             if let Some(fields) = summary.as_object_mut() {
-                let names = (!self.names.is_empty()).then_some(&self.names);
-                fields.extend(commands::recall_fields(&self.metrics.classes, names));
+                fields.extend(commands::recall_fields(&self.metrics.classes, Some(&self.names)));
                 fields.insert("skipped".into(), json!(skipped));
                 fields.insert("samples_per_sec".into(), json!(rate));
             }

@@ -193,11 +193,11 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
             } else {
                 ""
             };
-            let mut weighed = class_weight_flags(&args.settings);
+            let mut weight_flags = class_weight_flags(&args.settings);
             if let Some(column) = &args.weight_column {
-                weighed.push_str(&format!(" --weight-column {}", shell::word(column)));
+                weight_flags.push_str(&format!(" --weight-column {}", shell::word(column)));
             }
-            say!("best: kestrel train --learner {}{preparation}{weighed}{}", learner_name(learner), flags(best))?;
+            say!("best: kestrel train --learner {}{preparation}{weight_flags}{}", learner_name(learner), flags(best))?;
         }
         tell!("kestrel: {} candidates on {} rows in {seconds:.3} s", candidates.len(), data.len());
         for note in &prepared.notes {
