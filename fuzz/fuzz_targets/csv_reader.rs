@@ -1,7 +1,8 @@
-//! CSV with a header (`CsvReader::with_header`, label last, named `y` or none) and, for serial
-//! streams, without one (`CsvReader::without_header`). The first byte picks the mode, the
-//! rest is the file. Checks as for LibSVM: no panic, valid records, 1-based positions,
-//! the reader always reaches the end.
+//! CSV with a header (`CsvReader::with_header`, label last, named `y` or none; with bit 2
+//! of the mode, the first feature column one-hot encoded, `CsvReader::categorical`) and,
+//! for serial streams, without one (`CsvReader::without_header`). The first byte picks the
+//! mode, the rest is the file. Checks as for LibSVM: no panic, valid records, 1-based
+//! positions, the reader always reaches the end; with categories, a name for every feature.
 
 #![no_main]
 
@@ -19,6 +20,17 @@ fuzz_target!(|data: &[u8]| {
             _ => None,
         };
         match CsvReader::with_header(text, "fuzz.csv", label_column, common::MAX_LINE_BYTES) {
+            Ok(reader) if mode & 4 != 0 => {
+                let first = reader.feature_names().unwrap_or_default().into_iter().take(1).collect::<Vec<_>>();
+                match reader.categorical(&first) {
+                    Ok(mut reader) => {
+                        common::drain(&mut reader, text.len(), label_column == Some(NO_LABEL));
+                        let names = reader.feature_names().expect("a header names the features");
+                        assert_eq!(reader.dim_hint(), Some(names.len()), "a name for every feature");
+                    }
+                    Err(e) => common::check_error(&e),
+                }
+            }
             Ok(mut reader) => {
                 let dim = reader.dim_hint().expect("a header states the dimension");
                 assert!(dim >= 1, "a header has at least one feature");

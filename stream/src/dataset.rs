@@ -169,9 +169,6 @@ impl<T: Real> Dataset<T> {
     /// The first bad row under [`OnError::Stop`].
     pub fn read(reader: &mut dyn RecordReader, on_error: OnError, bad: &mut BadRows) -> Result<Self, ReadError> {
         let mut data = Dataset::new();
-        data.stated_dim = reader.dim_hint();
-        data.feature_names = reader.feature_names().unwrap_or_default();
-        data.dim = data.stated_dim.unwrap_or(0);
         let mut record = Record::default();
         loop {
             let next = reader.next_record(&mut record).and_then(|more| {
@@ -185,7 +182,13 @@ impl<T: Real> Dataset<T> {
             });
             match next {
                 Ok(true) => {}
-                Ok(false) => return Ok(data),
+                Ok(false) => {
+                    // Known once every row is read: one-hot columns add a feature per category.
+                    data.stated_dim = reader.dim_hint();
+                    data.feature_names = reader.feature_names().unwrap_or_default();
+                    data.dim = data.dim.max(data.stated_dim.unwrap_or(0));
+                    return Ok(data);
+                }
                 Err(e) if on_error == OnError::Skip => bad.add(&e),
                 Err(e) => return Err(e),
             }

@@ -734,6 +734,112 @@ fn gzip_inputs_are_read_as_the_text_they_hold() {
     assert!(stderr(&o).contains("cut.libsvm.gz:") && stderr(&o).contains("read failed"), "{}", stderr(&o));
 }
 
+/// `train --categorical`: the model equals the one trained on the same rows one-hot
+/// encoded by hand (numeric features first, then a 0/1 column `column=category` for each
+/// category in order of first appearance); `predict` reads the column again in any order
+/// of the columns, a category the model did not learn as none of them; what is not a
+/// column of categories is refused by name.
+#[test]
+fn columns_of_categories_are_one_hot_encoded() {
+    let dir = scratch("categorical");
+    let (modes, sites) = (["idle", "heat", "cool"], ["north", "south"]);
+    let rows: Vec<(&str, f64, &str, f64)> = (0..60usize)
+        .map(|i| {
+            let (mode, site, t) = (modes[i * 7 % 3], sites[i * 5 % 2], (i * 37 % 101) as f64 / 50.0 - 1.0);
+            let y = t * t + [0.0, 1.0, -0.5][i * 7 % 3] + [0.25, -0.25][i * 5 % 2];
+            (mode, t, site, y)
+        })
+        .collect();
+    let mut categories: Vec<String> = Vec::new();
+    for &(mode, _, site, _) in &rows {
+        for category in [format!("mode={mode}"), format!("site={site}")] {
+            if !categories.contains(&category) {
+                categories.push(category);
+            }
+        }
+    }
+    let (mut named, mut encoded) = ("mode,t,site,y\n".to_string(), format!("t,{},y\n", categories.join(",")));
+    for &(mode, t, site, y) in &rows {
+        named.push_str(&format!("{mode},{t},{site},{y}\n"));
+        let is = |c: &String| if *c == format!("mode={mode}") || *c == format!("site={site}") { "1" } else { "0" };
+        let indicators: Vec<&str> = categories.iter().map(is).collect();
+        encoded.push_str(&format!("{t},{},{y}\n", indicators.join(",")));
+    }
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (named, encoded) = (write("named.csv", &named), write("encoded.csv", &encoded));
+    let settings = ["--learner", "krr", "--gamma", "0.5", "--lambda", "0.01", "--centers", "64"];
+    let train = |input: &str, extra: &[&str], out: &str| {
+        let out = dir.join(out).to_str().unwrap().to_string();
+        let o = kestrel(&[&["train", "--input", input, "--out", &out], &settings[..], extra].concat());
+        (out, o)
+    };
+    let (by_flag, o) = train(&named, &["--categorical", "site", "--categorical", "mode"], "flag.kestrel");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (by_hand, o) = train(&encoded, &[], "hand.kestrel");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&by_flag).unwrap(), std::fs::read(&by_hand).unwrap());
+    let o = kestrel(&["inspect", &by_flag]);
+    assert!(stdout(&o).contains("t, mode=idle, site=north, mode=heat, site=south, mode=cool"), "{}", stdout(&o));
+
+    // Rows to predict: columns reversed, a category never seen (`off`) in the third.
+    let mut reversed = "y,site,t,mode\n".to_string();
+    let mut hand_lines: Vec<String> = std::fs::read_to_string(&encoded).unwrap().lines().map(String::from).collect();
+    for (i, &(mode, t, site, y)) in rows.iter().enumerate().take(6) {
+        let mode = if i == 2 { "off" } else { mode };
+        reversed.push_str(&format!("{y},{site},{t},{mode}\n"));
+        if i == 2 {
+            let fields: Vec<String> = hand_lines[3]
+                .split(',')
+                .zip(std::iter::once("t").chain(categories.iter().map(String::as_str)).chain(["y"]))
+                .map(|(value, column)| if column.starts_with("mode=") { "0".into() } else { value.to_string() })
+                .collect();
+            hand_lines[3] = fields.join(",");
+        }
+    }
+    let (reversed, hand_rows) =
+        (write("reversed.csv", &reversed), write("hand_rows.csv", &(hand_lines[..7].join("\n") + "\n")));
+    let o = kestrel(&["predict", "--model", &by_flag, "--input", &reversed, "--label-column", "y"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let note = "1 row holds a category the model did not learn (the first: `off` in column `mode`)";
+    assert!(stderr(&o).contains(note) && !stderr(&o).contains("another order"), "{}", stderr(&o));
+    let expected = kestrel(&["predict", "--model", &by_hand, "--input", &hand_rows]);
+    assert_eq!(stdout(&o), stdout(&expected));
+    assert_eq!(stdout(&o).lines().count(), 6);
+
+    // tune keeps the flags in its best line.
+    let o = kestrel(&["tune", "--learner", "krr", "--input", &named, "--categorical", "mode", "--categorical", "site"]);
+    assert!(
+        stdout(&o).contains("best: kestrel train --learner krr --categorical mode --categorical site"),
+        "{}",
+        stdout(&o)
+    );
+
+    let refused = |input: &str, extra: &[&str], message: &str| {
+        let o = kestrel(&[&["train", "--input", input, "--out", "/dev/null"], &settings[..], extra].concat());
+        assert!(o.status.code() == Some(1) && stderr(&o).contains(message), "{message}: {}", stderr(&o));
+    };
+    refused(
+        &named,
+        &[],
+        "`idle` is not a number (column `mode`; a column that is not a feature can be left out: --skip-column mode; `kestrel train --categorical mode` reads a column of categories)",
+    );
+    refused(&named, &["--categorical", "kind"], "no column named `kind` for --categorical in the header");
+    refused(&named, &["--categorical", "y"], "`y` is the label column, not a feature");
+    let libsvm = write("rows.libsvm", "1 1:0.5\n-1 1:2\n");
+    refused(
+        &libsvm,
+        &["--categorical", "mode"],
+        "columns of categories are named in a CSV header: this input has none",
+    );
+    let o = kestrel(&["predict", "--model", &by_flag, "--input", &write("no_mode.csv", "t,site,y\n0.5,north,1\n")]);
+    let message = "no column named `mode=idle`, a feature of the model (its columns: `t`, `site`, `y`); or a column `mode` of categories, one of them";
+    assert!(o.status.code() == Some(1) && stderr(&o).contains(message), "{}", stderr(&o));
+}
+
 /// `train --weight-column`: a row of weight k counts as k copies of it (kernel ridge with
 /// every row a centre gives, to rounding, the model of the repeated rows), a row of weight
 /// 0 is left out, and what cannot weigh rows is refused by name.
@@ -1075,12 +1181,13 @@ fn a_csv_with_fewer_features_than_the_model_is_refused() {
     let three = write("three.csv", columns(&|f| [f[0], f[1], f[2], f[4]].map(String::from).to_vec()));
     let o = kestrel(&["eval", "--model", model, "--input", &three]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
-    assert!(stderr(&o).contains("three.csv: 3 feature columns, the model takes 4 features"), "{}", stderr(&o));
+    let missing = "three.csv:1:1: no column named `petal width (cm)`, a feature of the model";
+    assert!(stderr(&o).contains(missing), "{}", stderr(&o));
     // The four features without a label: the last one is read as the label unless told.
     let unlabelled = write("unlabelled.csv", columns(&|f| f[..4].iter().map(|s| s.to_string()).collect()));
     let o = kestrel(&["predict", "--model", model, "--input", &unlabelled]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
-    let hint = "the model takes 4 features (if the rows have no label column: --label-column none)";
+    let hint = "it is read as the label here: if the rows have no label column, --label-column none";
     assert!(stderr(&o).contains(hint), "{}", stderr(&o));
     let o = kestrel(&["predict", "--model", model, "--input", &unlabelled, "--label-column", "none"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -2114,7 +2221,7 @@ fn features_are_read_by_the_names_the_model_was_trained_with() {
     }
     let missing = csv("missing.csv", "temp,label\n20,1\n");
     let o = kestrel(&["eval", "--model", model, "--input", &missing]);
-    let message = "missing.csv: 1 feature columns, the model takes 2 features";
+    let message = "missing.csv:1:1: no column named `humidity`, a feature of the model (its columns: `temp`, `label`)";
     assert!(!o.status.success() && stderr(&o).contains(message), "{}", stderr(&o));
     let renamed = csv("renamed.csv", "temp,pressure,label\n20,1000,1\n");
     let o = kestrel(&["eval", "--model", model, "--input", &renamed]);
@@ -2174,7 +2281,8 @@ fn skipped_columns_are_left_out_of_training_and_prediction() {
     let o = kestrel(&["train", "--learner", "krr", "--input", with, "--out", skipping]);
     assert!(!o.status.success());
     let expected = "with.csv:2:1: `2026-11-28T10:00:00` is not a number (column `time`; a column that is not a \
-                    feature can be left out: --skip-column time)";
+                    feature can be left out: --skip-column time; `kestrel train --categorical time` reads a column \
+                    of categories)";
     assert!(stderr(&o).contains(expected), "{}", stderr(&o));
     for (column, message) in [
         ("nope", "with.csv:1:1: no column named `nope` to skip in the header (its columns: `time`, `x`, `id`, `y`)"),

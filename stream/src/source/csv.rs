@@ -23,6 +23,7 @@ use std::collections::VecDeque;
 use std::io::{self, BufRead, Read};
 
 use super::lines::{self, BoundedLines};
+use super::one_hot::{self, OneHot};
 use super::record::{ReadError, ReadErrorKind, Record};
 use super::{RecordReader, parse_finite};
 use crate::limits::MAX_DIM;
@@ -58,6 +59,8 @@ pub struct CsvReader<R> {
     feature_of_field: Vec<Option<u32>>,
     /// One row's features in that order, before its nonzero ones go into the record.
     reordered: Vec<f64>,
+    /// The columns of categories, one-hot encoded ([`one_hot`]).
+    one_hot: OneHot,
 }
 
 /// What a CSV label column holds.
@@ -146,6 +149,7 @@ impl<R: BufRead> CsvReader<R> {
             decimal_comma: delimiter == SEMICOLON,
             feature_of_field: Vec::new(),
             reordered: Vec::new(),
+            one_hot: OneHot::default(),
         })
     }
 
@@ -203,21 +207,60 @@ impl<R: BufRead> CsvReader<R> {
         Ok(self)
     }
 
+    /// The reader taking the columns named `columns` as categories, one-hot encoded
+    /// ([`one_hot`]): each new category becomes a feature, after the numeric ones.
+    ///
+    /// # Errors
+    /// A header error when no column has one of the names, or it is the label's, a
+    /// skipped column or the weights'.
+    pub fn categorical(mut self, columns: &[String]) -> Result<Self, ReadError> {
+        let mut fields: Vec<(usize, String)> = Vec::new();
+        for wanted in columns {
+            let at = self.header.iter().position(|h| h == wanted).ok_or_else(|| {
+                let columns = column_list(&self.header);
+                self.header_error(format!("no column named `{wanted}` for --categorical in the header ({columns})"))
+            })?;
+            if Some(at) == self.label_field {
+                let hint = "class names are read as they are";
+                return Err(self.header_error(format!("`{wanted}` is the label column, not a feature: {hint}")));
+            }
+            if self.skipped.get(at) == Some(&true) {
+                let what = if Some(at) == self.weight_field { "the weights'" } else { "skipped" };
+                return Err(self.header_error(format!("`{wanted}` is {what}: it cannot be a feature too")));
+            }
+            if !fields.iter().any(|&(field, _)| field == at) {
+                fields.push((at, wanted.clone()));
+            }
+        }
+        fields.sort_unstable();
+        let numeric = self.feature_fields().count() - fields.len();
+        self.one_hot = OneHot::growing(self.fields, &fields, u32::try_from(numeric).unwrap_or(u32::MAX));
+        Ok(self)
+    }
+
     /// The fields that are features (neither the label nor skipped), in column order.
     fn feature_fields(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.fields).filter(|&i| Some(i) != self.label_field && self.skipped.get(i) != Some(&true))
     }
 
+    /// The feature fields that hold numbers (not categories), in column order.
+    fn numeric_fields(&self) -> impl Iterator<Item = usize> + '_ {
+        self.feature_fields().filter(|&i| !self.one_hot.is_categorical(i))
+    }
+
     /// The reader giving the features in the order `names` lists them (a model's, as the
-    /// header of its training rows named them), each read from the column of its name.
-    /// Nothing changes when the header lists them in that order already.
+    /// header of its training rows named them), each read from the column of its name; a
+    /// column that is not one of them but holds the categories of some (`column=category`,
+    /// [`one_hot`]) is read as categories. Nothing changes when the header lists them in
+    /// that order already.
     ///
     /// # Errors
-    /// `Header` naming a feature the header has no column for, or a feature column that is
-    /// not one of `names` (to be left out with `--skip-column`).
+    /// `Header` naming a feature the header has no column for, a feature column that is
+    /// not one of `names` (to be left out with `--skip-column`), or a feature two columns
+    /// could hold.
     #[allow(
         clippy::indexing_slicing,
-        reason = "i < fields (feature_fields), j < names.len() (the map's values), missing < names.len() (a position in found)"
+        reason = "i < fields (feature_fields), j < names.len() (the map's values and categories_of's features), missing < names.len() (a position in found)"
     )]
     pub fn order_features_as(&mut self, names: &[String]) -> Result<(), ReadError> {
         // By hash: a header and a model of 10⁵ features each are matched in linear time.
@@ -228,23 +271,47 @@ impl<R: BufRead> CsvReader<R> {
         let named = |i: usize| self.header.get(i).unwrap_or_default();
         let mut feature_of_field = vec![None; self.fields];
         let mut found = vec![false; names.len()];
+        let mut unnamed = Vec::new();
         for i in self.feature_fields() {
-            let Some(&j) = feature_of.get(named(i)) else {
+            match feature_of.get(named(i)) {
+                Some(&j) => {
+                    feature_of_field[i] = Some(j);
+                    found[j as usize] = true;
+                }
+                None => unnamed.push(i),
+            }
+        }
+        let mut categories = one_hot::categories_of(names, unnamed.iter().map(|&i| named(i)));
+        let mut categorical = Vec::new();
+        for i in unnamed {
+            let Some(features) = categories.remove(named(i)) else {
                 return Err(self.unknown_column(named(i), names));
             };
-            feature_of_field[i] = Some(j);
-            found[j as usize] = true;
+            if let Some(&(_, j)) = features.iter().find(|&&(_, j)| std::mem::replace(&mut found[j as usize], true)) {
+                let message = format!("the model's feature `{}` could be read from two columns", names[j as usize]);
+                return Err(self.header_error(message));
+            }
+            categorical.push((i, named(i).to_string(), features));
         }
         if let Some(missing) = found.iter().position(|&found| !found) {
-            return Err(self.header_error(format!(
-                "no column named `{}`, a feature of the model ({})",
-                names[missing],
-                column_list(&self.header)
-            )));
+            let label = self.label_field.and_then(|i| self.header.get(i));
+            let name = names[missing].as_str();
+            let hint = match (label == Some(name), name.split_once(one_hot::SEPARATOR)) {
+                (true, _) => {
+                    "; it is read as the label here: if the rows have no label column, --label-column none".into()
+                }
+                (false, Some((column, _))) => format!("; or a column `{column}` of categories, one of them"),
+                (false, None) => String::new(),
+            };
+            let columns = column_list(&self.header);
+            let message = format!("no column named `{name}`, a feature of the model ({columns}){hint}");
+            return Err(self.header_error(message));
         }
-        let in_order = self.feature_fields().enumerate().all(|(j, i)| feature_of_field[i] == u32::try_from(j).ok());
+        let in_order = categorical.is_empty()
+            && self.feature_fields().enumerate().all(|(j, i)| feature_of_field[i] == u32::try_from(j).ok());
         if !in_order {
             (self.feature_of_field, self.reordered) = (feature_of_field, vec![0.0; names.len()]);
+            self.one_hot = OneHot::fixed(self.fields, categorical);
         }
         Ok(())
     }
@@ -264,10 +331,11 @@ impl<R: BufRead> CsvReader<R> {
         self.error(1, 1, ReadErrorKind::Header(message))
     }
 
-    /// The features of a row: its fields but the label and the skipped columns.
+    /// The numeric features of a row: its fields but the label, the skipped columns and
+    /// those of categories.
     fn dim(&self) -> usize {
         let skipped = self.skipped.iter().filter(|&&skip| skip).count();
-        self.fields - usize::from(self.label_field.is_some()) - skipped
+        self.fields - usize::from(self.label_field.is_some()) - skipped - self.one_hot.columns()
     }
 
     /// The reader taking its labels as `labels` says (by default it detects them).
@@ -308,6 +376,7 @@ impl<R: BufRead> CsvReader<R> {
             decimal_comma: delimiter == SEMICOLON,
             feature_of_field: Vec::new(),
             reordered: Vec::new(),
+            one_hot: OneHot::default(),
         }
     }
 
@@ -336,6 +405,7 @@ impl<R: BufRead> CsvReader<R> {
         if self.label_field.is_none() {
             record.label = f64::NAN;
         }
+        self.one_hot.start_row();
         let mut feature = 0u32;
         for (i, field) in self.row.iter().enumerate() {
             let at = |kind| {
@@ -351,6 +421,8 @@ impl<R: BufRead> CsvReader<R> {
                 let weight = feature_value(text, self.decimal_comma).ok().filter(|&w| w >= 0.0 && w.is_finite());
                 let column = self.header.get(i).unwrap_or_default().to_string();
                 record.weight = Some(weight.ok_or_else(|| at(ReadErrorKind::Weight { text: text.into(), column }))?);
+            } else if self.one_hot.is_categorical(i) {
+                self.one_hot.read(i, trim(field)).map_err(at)?;
             } else if self.skipped.get(i) != Some(&true) {
                 let value = feature_value(trim(field), self.decimal_comma)
                     .map_err(|kind| at(in_column(kind, self.header.get(i), false)))?;
@@ -369,10 +441,25 @@ impl<R: BufRead> CsvReader<R> {
                 feature += 1;
             }
         }
-        if !self.feature_of_field.is_empty() {
+        let categories = self.one_hot.finish_row();
+        if self.feature_of_field.is_empty() {
+            record.indices.extend_from_slice(categories);
+            record.values.resize(record.indices.len(), 1.0);
+        } else {
+            for &j in categories {
+                if let Some(slot) = self.reordered.get_mut(j as usize) {
+                    *slot = 1.0;
+                }
+            }
             for (j, &value) in (0u32..).zip(&self.reordered).filter(|&(_, &value)| value != 0.0) {
                 record.indices.push(j);
                 record.values.push(value);
+            }
+            // A category's feature is 0 on the next row unless it is set again.
+            for &j in categories {
+                if let Some(slot) = self.reordered.get_mut(j as usize) {
+                    *slot = 0.0;
+                }
             }
         }
         Ok(())
@@ -629,16 +716,21 @@ impl<R: BufRead> RecordReader for CsvReader<R> {
     }
 
     fn dim_hint(&self) -> Option<usize> {
-        Some(self.dim())
+        Some(self.dim() + self.one_hot.names().len())
     }
 
     fn feature_names(&self) -> Option<Vec<String>> {
         let named = !self.header.is_empty();
-        named.then(|| self.feature_fields().map(|i| self.header.get(i).unwrap_or_default().to_string()).collect())
+        let numeric = self.numeric_fields().map(|i| self.header.get(i).unwrap_or_default().to_string());
+        named.then(|| numeric.chain(self.one_hot.names().iter().cloned()).collect())
     }
 
     fn order_features_as(&mut self, names: &[String]) -> Result<(), ReadError> {
         CsvReader::order_features_as(self, names)
+    }
+
+    fn note(&self) -> Option<String> {
+        self.one_hot.unknown_note()
     }
 }
 
@@ -676,6 +768,86 @@ mod tests {
         let e = unskipped.next_record(&mut r).unwrap_err();
         let kind = ReadErrorKind::FeatureNotANumber { text: "monday".into(), column: "when".into() };
         assert_eq!((e.column, e.kind), (1, kind));
+    }
+
+    /// A row as read: its features' indices and values and its label, or what is wrong.
+    type Read = Result<(Vec<u32>, Vec<f64>, f64), ReadErrorKind>;
+
+    fn read_all(reader: &mut CsvReader<&[u8]>) -> Vec<Read> {
+        let mut rows = Vec::new();
+        let mut r = Record::default();
+        loop {
+            match reader.next_record(&mut r) {
+                Ok(true) => rows.push(Ok((r.indices.clone(), r.values.clone(), r.label))),
+                Ok(false) => return rows,
+                Err(e) => rows.push(Err(e.kind)),
+            }
+        }
+    }
+
+    /// `--categorical`: each category a feature after the numeric ones, in order of first
+    /// appearance, named `column=category`; a bad row adds none.
+    #[test]
+    fn columns_of_categories_are_one_hot_encoded() {
+        let text = "mode,t,site,y\nidle,1.5,n,1\nheat,2,n,0\nidle,x,s,1\nheat,0,s,1\n";
+        let columns = ["site".to_string(), "mode".to_string(), "site".to_string()];
+        let reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
+        let mut reader = reader.categorical(&columns).unwrap();
+        assert_eq!((reader.dim_hint(), reader.feature_names()), (Some(1), Some(vec!["t".to_string()])));
+        let rows = read_all(&mut reader);
+        let not_a_number = ReadErrorKind::FeatureNotANumber { text: "x".into(), column: "t".into() };
+        let expected = [
+            Ok((vec![0, 1, 2], vec![1.5, 1.0, 1.0], 1.0)),
+            Ok((vec![0, 2, 3], vec![2.0, 1.0, 1.0], 0.0)),
+            Err(not_a_number),
+            Ok((vec![3, 4], vec![1.0, 1.0], 1.0)),
+        ];
+        assert_eq!(rows, expected);
+        let names = ["t", "mode=idle", "site=n", "mode=heat", "site=s"].map(String::from).to_vec();
+        assert_eq!((reader.dim_hint(), reader.feature_names()), (Some(5), Some(names)));
+        let open = |columns: &[&str], skip: &[&str], weight: Option<&str>| {
+            let (columns, skip): (Vec<String>, Vec<String>) =
+                (columns.iter().map(ToString::to_string).collect(), skip.iter().map(ToString::to_string).collect());
+            let reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
+            match reader.skipping(&skip).and_then(|r| r.weighing(weight)).and_then(|r| r.categorical(&columns)) {
+                Ok(_) => String::new(),
+                Err(e) => e.to_string(),
+            }
+        };
+        let listed = "its columns: `mode`, `t`, `site`, `y`";
+        assert_eq!(
+            open(&["z"], &[], None),
+            format!("t.csv:1:1: no column named `z` for --categorical in the header ({listed})")
+        );
+        let label = "t.csv:1:1: `y` is the label column, not a feature: class names are read as they are";
+        assert_eq!(open(&["y"], &[], None), label);
+        assert_eq!(open(&["site"], &["site"], None), "t.csv:1:1: `site` is skipped: it cannot be a feature too");
+        assert_eq!(open(&["t"], &[], Some("t")), "t.csv:1:1: `t` is the weights': it cannot be a feature too");
+        assert_eq!(open(&["mode", "t", "site"], &[], None), "");
+    }
+
+    /// A model's rows: a column that is not one of its features, while some are named
+    /// `column=category`, is read as categories, in any order of the columns; a category
+    /// the model did not learn is none of them, and told.
+    #[test]
+    fn a_models_columns_of_categories_are_read_by_name() {
+        let names = ["t", "mode=idle", "site=n", "mode=heat", "site=s"].map(String::from).to_vec();
+        let text = "site,y,mode,t\ns,1,heat,2.5\nn,0,cool,0\n";
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", Some("y"), 1024).unwrap();
+        reader.order_features_as(&names).unwrap();
+        assert_eq!(reader.note(), None);
+        let rows = read_all(&mut reader);
+        assert_eq!(rows, [Ok((vec![0, 3, 4], vec![2.5, 1.0, 1.0], 1.0)), Ok((vec![2], vec![1.0], 0.0))]);
+        let note = "1 row holds a category the model did not learn (the first: `cool` in column `mode`), read as none of the column's categories";
+        assert_eq!(reader.note().as_deref(), Some(note));
+        let error = |text: &str| {
+            let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", Some("y"), 1024).unwrap();
+            reader.order_features_as(&names).unwrap_err().to_string()
+        };
+        let no_mode = "t.csv:1:1: no column named `mode=idle`, a feature of the model (its columns: `site`, `y`, `t`); or a column `mode` of categories, one of them";
+        assert_eq!(error("site,y,t\n"), no_mode);
+        let twice = "t.csv:1:1: the model's feature `site=n` could be read from two columns";
+        assert_eq!(error("site,y,mode,t,site=n\n"), twice);
     }
 
     /// 10⁵ features in reverse order are matched by hash (a name-by-name search would

@@ -36,6 +36,7 @@ pub mod gzip;
 pub mod handoff;
 mod libsvm;
 pub mod lines;
+pub mod one_hot;
 mod record;
 pub mod split;
 
@@ -75,6 +76,11 @@ pub trait RecordReader {
     /// A header that lacks one of `names` or has a feature column that is not one of them.
     fn order_features_as(&mut self, _names: &[String]) -> Result<(), ReadError> {
         Ok(())
+    }
+    /// What the caller should tell once the rows are read, if anything: rows read for a
+    /// model that held a category it did not learn ([`one_hot`]).
+    fn note(&self) -> Option<String> {
+        None
     }
 }
 
@@ -137,6 +143,8 @@ pub struct Options {
     pub skip_columns: Vec<String>,
     /// The CSV column holding each row's weight, by its header name (not a feature).
     pub weight_column: Option<String>,
+    /// CSV columns of categories, by their header names, one-hot encoded ([`one_hot`]).
+    pub categorical: Vec<String>,
 }
 
 impl Default for Options {
@@ -148,6 +156,7 @@ impl Default for Options {
             labels: LabelColumn::Detect,
             skip_columns: Vec::new(),
             weight_column: None,
+            categorical: Vec::new(),
         }
     }
 }
@@ -221,6 +230,8 @@ fn from_buffered<R: BufRead + Send + 'static>(
         Some("columns are skipped by their names in a CSV header: this input has none")
     } else if options.weight_column.is_some() {
         Some("a weight column is read by its name in a CSV header: this input has none")
+    } else if !options.categorical.is_empty() {
+        Some("columns of categories are named in a CSV header: this input has none")
     } else {
         None
     };
@@ -234,7 +245,8 @@ fn from_buffered<R: BufRead + Send + 'static>(
             let reader = match has_header {
                 true => CsvReader::with_header(replay, name, label_column, limit)?
                     .skipping(&options.skip_columns)?
-                    .weighing(options.weight_column.as_deref())?,
+                    .weighing(options.weight_column.as_deref())?
+                    .categorical(&options.categorical)?,
                 false => CsvReader::without_header(replay, name, fields, delimiter, limit),
             };
             Box::new(reader.with_labels(options.labels))

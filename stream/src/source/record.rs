@@ -109,8 +109,8 @@ pub enum ReadErrorKind {
     NotANumber(String),
     /// A feature's value that is not a number, in the CSV column named `column`.
     #[error(
-        "`{text}` is not a number (column `{column}`; a column that is not a feature can be left out: --skip-column {})",
-        crate::shell::word(.column)
+        "`{text}` is not a number (column `{column}`; a column that is not a feature can be left out: --skip-column {}; `kestrel train --categorical {}` reads a column of categories)",
+        crate::shell::word(.column), crate::shell::word(.column)
     )]
     FeatureNotANumber {
         /// The value.
@@ -204,6 +204,22 @@ pub enum ReadErrorKind {
     /// A new class name when the names are full.
     #[error("a new class name past the limit of {0} classes")]
     TooManyClassNames(usize),
+    /// A category longer than the limit, in the CSV column named `column`.
+    #[error("the category is longer than the limit of {limit} bytes (column `{column}`)")]
+    CategoryTooLong {
+        /// The column's name.
+        column: String,
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// A new category when its column's categories, or the features, are at their limit.
+    #[error("a new category in column `{column}` past the limit of {limit}")]
+    TooManyCategories {
+        /// The column's name.
+        column: String,
+        /// The limit reached, with its unit.
+        limit: String,
+    },
     /// A name where the class column held numbers.
     #[error(
         "`{0}` is not a number (the class column's first value was a number: a column holds numbers or names throughout)"

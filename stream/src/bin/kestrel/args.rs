@@ -454,6 +454,13 @@ pub struct TrainSettings {
     pub learner: TrainLearner,
     #[command(flatten)]
     pub input: InputArgs,
+    /// A CSV column of categories (`idle`, `heating`; numbers are names here too), one-hot
+    /// encoded: each category becomes a feature named `NAME=category`, 1 on its rows and 0
+    /// elsewhere. Repeat the flag for several. The model keeps the names: `predict` and
+    /// `eval` read the column as categories again, and a category the model did not learn
+    /// as none of them (all zeros).
+    #[arg(long, value_name = "NAME")]
+    pub categorical: Vec<String>,
     #[command(flatten)]
     pub kernel: KernelArgs,
     /// SLKL's sparsity parameter, in units of the target variance: ν = nu·Var(y)

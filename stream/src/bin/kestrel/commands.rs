@@ -1,6 +1,7 @@
 //! `kestrel predict`, `eval`, `inspect` and `budget`, and the input they share with
 //! `train` and `stream`.
 
+use std::collections::HashSet;
 use std::io::{self, BufWriter, IsTerminal, Write};
 
 use anyhow::{Context, Result, bail};
@@ -122,15 +123,17 @@ pub fn column_options(columns: &ColumnArgs) -> source::Options {
 }
 
 /// Every row of the input the flags name, each weighed by the CSV column `weight_column`
-/// when given (`train --weight-column`), bad rows as `--on-error` says (counted in `bad`):
+/// when given (`train --weight-column`), the CSV columns `categorical` one-hot encoded
+/// (`train --categorical`), bad rows as `--on-error` says (counted in `bad`):
 /// [`read_path`].
 pub fn read_dataset<T: Real>(
     input: &InputArgs,
     labels: LabelColumn,
-    weight_column: Option<&str>,
+    (weight_column, categorical): (Option<&str>, &[String]),
     bad: &mut BadRows,
 ) -> Result<Dataset<T>> {
-    let options = source::Options { weight_column: weight_column.map(str::to_string), ..options(input, labels) };
+    let weight_column = weight_column.map(str::to_string);
+    let options = source::Options { weight_column, categorical: categorical.to_vec(), ..options(input, labels) };
     read_path(&input.input, &options, on_error(input), bad)
 }
 
@@ -286,23 +289,33 @@ pub fn check_columns(name: &str, stated: Option<usize>, dim: usize, what: &str, 
 fn read_by_name(reader: &mut dyn RecordReader, features: &[String]) -> Result<()> {
     // Columns past the model's, after its own in its order, are read as before: zero, or
     // named as past its features.
-    if reader.feature_names().is_none_or(|columns| features.is_empty() || columns.starts_with(features)) {
+    let Some(columns) = reader.feature_names() else { return Ok(()) };
+    if features.is_empty() || columns.starts_with(features) {
         return Ok(());
     }
     reader.order_features_as(features)?;
-    tell!("kestrel: note: {} lists the model's features in another order: they are read by their names", reader.name());
+    // The columns that are features by their own names, in the model's order but for
+    // columns of categories, read silently.
+    let (of_model, of_rows): (HashSet<&str>, HashSet<&str>) =
+        (features.iter().map(String::as_str).collect(), columns.iter().map(String::as_str).collect());
+    let in_rows = columns.iter().filter(|c| of_model.contains(c.as_str()));
+    if !in_rows.eq(features.iter().filter(|f| of_rows.contains(f.as_str()))) {
+        let name = reader.name();
+        tell!("kestrel: note: {name} lists the model's features in another order: they are read by their names");
+    }
     Ok(())
 }
 
 /// Reads every record of `input`, its labels read as `labels_of` says, handing each to
 /// `each`; bad rows per the policy, told by a [`SkipTeller`] (under `--on-error skip`
 /// each is handed to `each` as `None`, for an output that keeps a line per row). Returns
-/// the rows skipped. An input that states its number of features (a CSV header) may not
-/// state fewer than the model's `dim`: its rows would be read with the missing features as
-/// zeros. (More are read: a model learned from sparse rows takes a CSV whose columns past
-/// its features are zero; a value that is not zero there ends the reading,
-/// [`check_within_model`].) A header that names the features in another order than the
-/// model's `features` is read by name ([`read_by_name`]).
+/// the rows skipped. A header that names the features in another order than the model's
+/// `features`, or names columns of categories, is read by name ([`read_by_name`]), and
+/// one that lacks a feature is refused, naming it. Otherwise an input that states its
+/// number of features may not state fewer than the model's `dim`: its rows would be read
+/// with the missing features as zeros. (More are read: a model learned from sparse rows
+/// takes a CSV whose columns past its features are zero; a value that is not zero there
+/// ends the reading, [`check_within_model`].)
 fn for_each_record(
     input: &InputArgs,
     (dim, features): (usize, &[String]),
@@ -315,7 +328,11 @@ fn for_each_record(
         true => " (if the rows have no label column: --label-column none)",
         false => "",
     };
-    check_columns(reader.name(), reader.dim_hint(), dim, "the model", hint)?;
+    // Rows whose columns and model whose features are named are matched by name (a
+    // column of categories is one column for several features), others by position.
+    if reader.feature_names().is_none() || features.is_empty() {
+        check_columns(reader.name(), reader.dim_hint(), dim, "the model", hint)?;
+    }
     read_by_name(reader.as_mut(), features)?;
     let columns = reader.feature_names().unwrap_or_default();
     let mut record = Record::default();
@@ -334,6 +351,9 @@ fn for_each_record(
             }
             Ok(false) => {
                 skipped.tell_total();
+                if let Some(note) = reader.note() {
+                    tell!("kestrel: note: {}: {note}", reader.name());
+                }
                 return Ok(skipped.count());
             }
             Err(e) if input.on_error == OnErrorArg::Skip => {

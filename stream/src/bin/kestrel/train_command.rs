@@ -15,8 +15,8 @@ use kestrel_stream::batch::krr::Task;
 use kestrel_stream::batch::relevance::{self, Relevance};
 use kestrel_stream::dataset::{BadRows, Dataset};
 use kestrel_stream::model::{self, scalar_name};
-use kestrel_stream::source::LabelColumn;
-use kestrel_stream::{class_names, file, labels};
+use kestrel_stream::source::{LabelColumn, one_hot};
+use kestrel_stream::{class_names, file, labels, shell};
 use serde_json::{Value, json};
 
 use crate::Usage;
@@ -167,8 +167,12 @@ impl<T: Real> Prepared<T> {
     pub fn read(settings: &TrainSettings, weight_column: Option<&str>) -> Result<Self> {
         let mut bad = BadRows::new();
         let labels = labels_for(settings.learner);
-        let mut data: Dataset<T> = read_dataset(&settings.input, labels, weight_column, &mut bad)?;
+        let columns = (weight_column, settings.categorical.as_slice());
+        let mut data: Dataset<T> = read_dataset(&settings.input, labels, columns, &mut bad)?;
         SkipTeller::default().tell_read(&bad);
+        for note in identifier_notes(&data, &settings.categorical) {
+            tell!("kestrel: note: {note}");
+        }
         let skipped = bad.count();
         if data.is_empty() {
             let bad_rows = if skipped > 0 { format!(" ({skipped} bad rows skipped)") } else { String::new() };
@@ -279,6 +283,30 @@ impl<T: Real> Prepared<T> {
         Ok(bytes)
     }
 }
+
+/// What to tell, before the fit, of each column of `categorical` whose categories are more
+/// than half the rows' number (and more than [`MANY_CATEGORIES`]): most rows then have a
+/// category of their own, a feature each, as an identifier or a time stamp would; the
+/// kernels' cost grows with the features.
+fn identifier_notes<T: Real>(data: &Dataset<T>, categorical: &[String]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for column in categorical {
+        let prefix = format!("{column}{}", one_hot::SEPARATOR);
+        let categories = data.feature_names().iter().filter(|name| name.starts_with(&prefix)).count();
+        if categories > MANY_CATEGORIES && categories * 2 > data.len() {
+            let word = shell::word(column);
+            notes.push(format!(
+                "column `{column}` holds {categories} categories in {} rows, a feature each: an identifier or a \
+                 time stamp is better left out (--skip-column {word})",
+                data.len()
+            ));
+        }
+    }
+    notes
+}
+
+/// The categories of a column beyond which [`identifier_notes`] may tell of it.
+const MANY_CATEGORIES: usize = 100;
 
 /// Fits the learner of `settings` on `data` ([`fit::fit`]): the model's bytes (without
 /// scaler or class names, see [`Prepared::model_file`]) and the summary as JSON, with what

@@ -193,11 +193,14 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
             } else {
                 ""
             };
-            let mut weight_flags = class_weight_flags(&args.settings);
-            if let Some(column) = &args.weight_column {
-                weight_flags.push_str(&format!(" --weight-column {}", shell::word(column)));
+            let mut column_flags = class_weight_flags(&args.settings);
+            for column in &args.settings.categorical {
+                column_flags.push_str(&format!(" --categorical {}", shell::word(column)));
             }
-            say!("best: kestrel train --learner {}{preparation}{weight_flags}{}", learner_name(learner), flags(best))?;
+            if let Some(column) = &args.weight_column {
+                column_flags.push_str(&format!(" --weight-column {}", shell::word(column)));
+            }
+            say!("best: kestrel train --learner {}{preparation}{column_flags}{}", learner_name(learner), flags(best))?;
         }
         tell!("kestrel: {} candidates on {} rows in {seconds:.3} s", candidates.len(), data.len());
         for note in &prepared.notes {
