@@ -835,6 +835,12 @@ fn columns_of_categories_are_one_hot_encoded() {
         &["--categorical", "mode"],
         "columns of categories are named in a CSV header: this input has none",
     );
+    // An identifier taken for categories: told before the fit.
+    let ids: String = (0..150).map(|i| format!("u{i},{},{}\n", i % 7, i % 5)).collect();
+    let (_, o) = train(&write("ids.csv", &format!("id,x,y\n{ids}")), &["--categorical", "id"], "ids.kestrel");
+    let note = "column `id` holds 150 categories in 150 rows, a feature each: an identifier or a time stamp is better \
+                left out (--skip-column id)";
+    assert!(o.status.success() && stderr(&o).contains(note), "{}", stderr(&o));
     let o = kestrel(&["predict", "--model", &by_flag, "--input", &write("no_mode.csv", "t,site,y\n0.5,north,1\n")]);
     let message = "no column named `mode=idle`, a feature of the model (its columns: `t`, `site`, `y`); or a column `mode` of categories, one of them";
     assert!(o.status.code() == Some(1) && stderr(&o).contains(message), "{}", stderr(&o));
