@@ -229,17 +229,20 @@ def test_kernel_ridge_without_a_grid_matches_grid_searched_kernel_ridge_on_diabe
     assert model[-1].summary_["chosen"]["lambda"] > 0
 
 
-def cli_predictions(tmp_path, model_bytes, X):
+def cli_predictions(tmp_path, model_bytes, X, *flags):
     """What `kestrel predict` prints for the rows of X with the model `model_bytes`."""
+    return cli_predict(tmp_path, model_bytes, X, *flags).stdout.split()
+
+
+def cli_predict(tmp_path, model_bytes, X, *flags):
+    """`kestrel predict` run on the rows of X with the model `model_bytes` and `flags`."""
     model_file, rows = tmp_path / "model.kestrel", tmp_path / "rows.csv"
     model_file.write_bytes(model_bytes)
     header = ",".join(f"x{j}" for j in range(X.shape[1])) + ",y"
     # repr of a float64 reads back to the same float64: the CLI sees the bits Python has.
     rows.write_text(header + "\n" + "\n".join(",".join(repr(float(v)) for v in row) + ",0" for row in X) + "\n")
-    out = subprocess.run(
-        [kestrel_cli(), "predict", "--model", model_file, "--input", rows], capture_output=True, text=True, check=True
-    )
-    return out.stdout.split()
+    command = [kestrel_cli(), "predict", "--model", model_file, "--input", rows, *flags]
+    return subprocess.run(command, capture_output=True, text=True, check=True)
 
 
 @pytest.mark.parametrize("scalar", ["f32", "f64"])
@@ -286,6 +289,29 @@ def test_decision_function_agrees_with_predict(estimator, labels):
     else:
         assert decision.shape == (len(X), len(clf.classes_))
         assert np.array_equal(clf.classes_[np.argmax(decision, axis=1)], clf.predict(X))
+
+
+@pytest.mark.parametrize("estimator", [kestrel.DCDLinearSVC(), kestrel.ReducedKernelSVC()])
+@pytest.mark.parametrize("labels", [["wet", "dry"], ["low", "mid", "high"]])
+def test_cli_decision_values_are_pythons(tmp_path, estimator, labels):
+    """`kestrel predict --decision` prints, after each class, the values decision_function
+    gives: the same bits, in the class order its standard error names."""
+    X, y = make_moons(150, noise=0.3, random_state=5)
+    X = np.hstack([X, np.random.default_rng(0).normal(size=(150, 1))])
+    y = np.asarray(labels)[(y + 2 * (X[:, 2] > 0.8)) % len(labels)]
+    clf = clone(estimator).fit(X, y)
+    out = cli_predict(tmp_path, clf.to_bytes(), X, "--decision")
+    lines = [line.split(",") for line in out.stdout.split()]
+    assert [line[0] for line in lines] == list(clf.predict(X))
+    printed = np.array([[float(v) for v in line[1:]] for line in lines])
+    decision = clf.decision_function(X)
+    if len(labels) == 2:
+        positive = out.stderr.split("≥ 0 for class ")[1].split(",")[0]
+        sign = 1.0 if positive == clf.classes_[1] else -1.0
+        assert np.array_equal(sign * printed[:, 0], decision)
+    else:
+        order = out.stderr.split("in order: ")[1].split("\n")[0].split(", ")
+        assert np.array_equal(printed[:, [order.index(c) for c in clf.classes_]], decision)
 
 
 def test_pickle_and_load_use_the_model_bytes(tmp_path):

@@ -734,6 +734,75 @@ fn gzip_inputs_are_read_as_the_text_they_hold() {
     assert!(stderr(&o).contains("cut.libsvm.gz:") && stderr(&o).contains("read failed"), "{}", stderr(&o));
 }
 
+/// `predict --decision`: each row's class, then its decision values — one for two classes,
+/// whose sign gives the class standard error names, one per class beyond, whose largest
+/// is the class; a bad row keeps its line of `NaN`s; a model without them is refused.
+#[test]
+fn decision_values_follow_each_class() {
+    let dir = scratch("decision");
+    let (mut two, mut three) = ("x0,x1,y\n".to_string(), "x0,x1,y\n".to_string());
+    for i in 0..90usize {
+        let (a, b) = ((i * 37 % 101) as f64 / 50.0 - 1.0, (i * 53 % 97) as f64 / 48.0 - 1.0);
+        two.push_str(&format!("{a},{b},{}\n", if a * a + b > 0.3 { "wet" } else { "dry" }));
+        three.push_str(&format!("{a},{b},{}\n", ["low", "mid", "high"][usize::from(a > 0.0) + usize::from(b > 0.4)]));
+    }
+    two.push_str("0.5,oops,wet\n");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (two, three) = (write("two.csv", &two), write("three.csv", &three));
+    for (data, learner) in [(&two, "rsvm"), (&three, "rsvm"), (&two, "svm"), (&three, "svm")] {
+        let model = dir.join(format!("{learner}.kestrel")).to_str().unwrap().to_string();
+        let o = kestrel(&["train", "--learner", learner, "--input", data, "--out", &model, "--on-error", "skip"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let o = kestrel(&["predict", "--model", &model, "--input", data, "--decision", "--on-error", "skip"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let (told, printed) = (stderr(&o), stdout(&o));
+        let lines: Vec<Vec<&str>> = printed.lines().map(|line| line.split(',').collect()).collect();
+        let classes: Vec<&str> = match told.split_once("decision values of the classes, in order: ") {
+            Some((_, order)) => order.lines().next().unwrap().split(", ").collect(),
+            None => {
+                let (_, rest) = told.split_once("decision values: ≥ 0 for class ").expect(&told);
+                let (positive, rest) = rest.split_once(", < 0 for class ").unwrap();
+                vec![rest.lines().next().unwrap(), positive]
+            }
+        };
+        let outputs = if classes.len() == 2 { 1 } else { classes.len() };
+        let bad_rows = lines.iter().filter(|line| line[0] == "NaN").count();
+        assert_eq!(bad_rows, usize::from(data == &two), "{learner}: the bad row keeps its line");
+        for line in &lines {
+            assert_eq!(line.len(), 1 + outputs, "{learner}: {line:?}");
+            if line[0] == "NaN" {
+                assert!(line.iter().all(|&v| v == "NaN"), "{line:?}");
+                continue;
+            }
+            let values: Vec<f64> = line[1..].iter().map(|v| v.parse().unwrap()).collect();
+            let class = match values.as_slice() {
+                [value] => classes[usize::from(*value >= 0.0)],
+                _ => classes[(0..outputs).max_by(|&a, &b| values[a].total_cmp(&values[b])).unwrap()],
+            };
+            assert_eq!(line[0], class, "{learner}: {line:?}");
+        }
+        let plain = kestrel(&["predict", "--model", &model, "--input", data, "--on-error", "skip"]);
+        let classes_only: Vec<&str> = lines.iter().map(|line| line[0]).collect();
+        assert_eq!(stdout(&plain).lines().collect::<Vec<_>>(), classes_only);
+    }
+    let regression = regression_csv(&dir, 40);
+    let model = dir.join("krr.kestrel").to_str().unwrap().to_string();
+    assert!(
+        kestrel(&["train", "--learner", "krr", "--input", regression.to_str().unwrap(), "--out", &model])
+            .status
+            .success()
+    );
+    let o = kestrel(&["predict", "--model", &model, "--input", regression.to_str().unwrap(), "--decision"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--decision writes a classifier's decision values: "), "{}", stderr(&o));
+    let o = kestrel(&["predict", "--model", &model, "--input", regression.to_str().unwrap(), "--decision", "--std"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
 /// `train --categorical`: the model equals the one trained on the same rows one-hot
 /// encoded by hand (numeric features first, then a 0/1 column `column=category` for each
 /// category in order of first appearance); `predict` reads the column again in any order

@@ -842,8 +842,14 @@ pub struct PredictArgs {
     pub output: Option<PathBuf>,
     /// Print `prediction,std` per row: the predictive standard deviation of a krr
     /// regressor (its Gaussian-process posterior, seed 000 §4.1.4, noise included).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "decision")]
     pub std: bool,
+    /// Print a classifier's decision values after each row's class, for ROC curves,
+    /// thresholds or a ranking: `class,value` for two classes (≥ 0 the second of the
+    /// classes standard error names), `class,v₁,…,v_k` for k classes (one-vs-rest, in that
+    /// order; the largest wins).
+    #[arg(long)]
+    pub decision: bool,
 }
 
 #[derive(Args)]

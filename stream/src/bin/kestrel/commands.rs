@@ -399,8 +399,10 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     let (name, dim) = (args.input.input.clone(), model.info().dim);
     let names = model.class_names().cloned();
     let features = model.feature_names().to_vec();
-    // A bad row skipped keeps its line: `NaN` (`NaN,NaN` where a row's line has two values).
-    let skipped_line = if args.std || model.info().task == "detector" { "NaN,NaN" } else { "NaN" };
+    let outputs = if args.decision { decision_outputs(model.as_ref(), &args.model)? } else { 0 };
+    // A bad row skipped keeps its line: `NaN` for each of its values.
+    let values = 1 + outputs + usize::from(args.std || model.info().task == "detector");
+    let skipped_line = vec!["NaN"; values].join(",");
     for_each_record(&args.input, (dim, &features), labels_of(model.as_ref(), ClassNames::new()), |record| {
         let Some(record) = record else {
             writeln!(out, "{skipped_line}")?;
@@ -424,9 +426,15 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         }
         let value = model.predict(record).with_context(at)?;
         match names.as_ref().and_then(|names| names.name(value)) {
-            Some(class) => writeln!(out, "{class}")?,
-            None => writeln!(out, "{value}")?,
+            Some(class) => write!(out, "{class}")?,
+            None => write!(out, "{value}")?,
         }
+        if args.decision {
+            for decision in model.decision_values(record).with_context(at)?.unwrap_or_default() {
+                write!(out, ",{decision}")?;
+            }
+        }
+        writeln!(out)?;
         Ok(())
     })?;
     out.flush()?;
@@ -435,6 +443,27 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         file.finish()?;
     }
     Ok(())
+}
+
+/// The number of decision values `predict --decision` writes a row of `model` (read from
+/// `path`): one for two classes, one a class beyond; the classes they belong to are told on
+/// standard error.
+///
+/// # Errors
+/// A usage error for a model that is not a classifier.
+fn decision_outputs(model: &dyn Predictor, path: &std::path::Path) -> Result<usize> {
+    let labels = model.labels();
+    if !model.is_classifier() || model.info().task == "detector" || labels.len() < 2 {
+        let what = if model.info().task == "detector" { "writes its scores and flags" } else { "has none" };
+        bail!(Usage(format!("--decision writes a classifier's decision values: {} {what}", path.display())));
+    }
+    let shown: Vec<String> = labels.iter().map(|&label| class_names::shown(model.class_names(), label)).collect();
+    if let [negative, positive] = shown.as_slice() {
+        tell!("kestrel: decision values: ≥ 0 for class {positive}, < 0 for class {negative}");
+        return Ok(1);
+    }
+    tell!("kestrel: decision values of the classes, in order: {}", shown.join(", "));
+    Ok(labels.len())
 }
 
 /// `kestrel eval`.
