@@ -8,7 +8,9 @@
 #   3. runs it on the firmware's host-trained models (firmware-demo/models) and an f64
 #      model trained here, which it must refuse;
 #   4. compares the models the C test learned and saved with `kestrel predict` on the same
-#      rows: the CLI reads what a device wrote, and predicts the same values;
+#      rows: the CLI reads what a device wrote, and predicts the same values; and the
+#      decision values the C test read from the classifiers with `kestrel predict
+#      --decision`;
 #   5. streams the rows the C test's novelty detector learned through `kestrel stream
 #      --learner novelty` with the same settings: the same flags, and the same model bytes.
 # Prints `test NAME ... ok|FAILED` per test and `N passed, N failed` over all of them;
@@ -43,6 +45,13 @@ cc -std=c11 -Wall -Wextra -Werror -pedantic -g -O1 -fsanitize=address,undefined 
     -I "$here/include" "$here/tests/c/test_kestrel.c" "$lib" -lpthread -ldl -lm -o "$out/test_kestrel"
 "$kestrel" train --learner rsvm --input "$root/firmware-demo/models/rsvm.csv" --centers 4 --scalar f64 \
     --out "$out/f64.kestrel" >/dev/null 2>&1
+# A classifier of three named classes for the decision values; the C test reads its first
+# 32 rows (classes3.csv).
+awk 'BEGIN { print "x1,x2,label"; for (i = 0; i < 90; i++) { a = (i * 37 % 101) / 50 - 1; b = (i * 53 % 97) / 48 - 1
+    print a "," b "," (a > 0.3 ? "high" : (b > 0 ? "mid" : "low")) } }' >"$out/classes3-train.csv"
+head -n 33 "$out/classes3-train.csv" >"$out/classes3.csv"
+"$kestrel" train --learner rsvm --input "$out/classes3-train.csv" --centers 8 --scalar f32 \
+    --out "$out/classes3.kestrel" >/dev/null 2>&1
 c_tests=0
 "$out/test_kestrel" "$root/firmware-demo/models" "$out/f64.kestrel" "$out" | tee "$out/c.log" || c_tests=$?
 tally "$out/c.log" "$c_tests" c_tests_ran_to_the_end
@@ -56,6 +65,23 @@ for name in slkl-device svm-device; do
             awk '$1 != $2 { bad++ } END { exit (NR == 0 || bad > 0) }' && same=0
     fi
     report "${name//-/_}_model_predicts_the_same_in_kestrel_predict" "$same"
+done
+
+printf '\n==> decision values through the C ABI against kestrel predict --decision\n'
+# The same doubles: C prints each float's value with 17 digits, the CLI the shortest
+# decimal that reads back to it; awk reads both back.
+for name in svm rsvm weighed classes3; do
+    same=1
+    dir="$root/firmware-demo/models"
+    [[ $name == classes3 ]] && dir="$out"
+    if [[ -s "$out/$name.c-decisions" ]]; then
+        "$kestrel" predict --model "$dir/$name.kestrel" --input "$dir/$name.csv" --decision 2>/dev/null |
+            cut -d, -f2- >"$out/$name.cli-decisions" &&
+            awk -F, 'NR == FNR { cli[FNR] = $0; next }
+                { n = split(cli[FNR], v, ","); if (n != NF) bad++; for (i = 1; i <= NF; i++) if (v[i] + 0 != $i + 0) bad++ }
+                END { exit (FNR != 32 || bad > 0) }' "$out/$name.cli-decisions" "$out/$name.c-decisions" && same=0
+    fi
+    report "${name}_decision_values_are_kestrel_predicts" "$same"
 done
 
 printf '\n==> the detector learned through the C ABI against kestrel stream on the same rows\n'

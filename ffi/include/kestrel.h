@@ -240,6 +240,15 @@ typedef struct {
    */
   bool is_classifier;
   /**
+   * A classifier's classes (0 for a regressor or a detector).
+   */
+  size_t classes;
+  /**
+   * A classifier's decision values a row ([`kestrel_model_decision`]): 1 for two
+   * classes, one a class beyond; 0 for a regressor or a detector.
+   */
+  size_t outputs;
+  /**
    * `true` when the model standardises its inputs.
    */
   bool scaled;
@@ -545,6 +554,41 @@ kestrel_status kestrel_model_score(const kestrel_model *model,
                                    const float *x,
                                    size_t dim,
                                    float *out);
+
+/**
+ * Writes a classifier's decision values for the row `x[0..dim]` to `out[0..outputs]`
+ * (`kestrel_model_info.outputs`), what `kestrel predict --decision` prints after the
+ * class: for two classes one value, ≥ 0 for the class [`kestrel_model_label`] gives at
+ * index 1 and < 0 for the one at index 0; for `k` classes one value each, in the order of
+ * those indices, the largest the prediction. A model that carries its input
+ * standardisation applies it first; the host's bits, as for a prediction.
+ *
+ * Errors: as [`kestrel_model_predict`]; `INVALID_PARAM` for a model that is not a
+ * classifier; `BUFFER_TOO_SMALL` when `out_len` is less than the outputs. `out` is
+ * written only on success, but for `NON_FINITE` from a value that overflows (a finite
+ * row far out), after which `out[0..outputs]` holds NaN.
+ *
+ * # Safety
+ * As [`kestrel_model_predict`]; `out` is null or points to `out_len` writable floats.
+ */
+kestrel_status kestrel_model_decision(const kestrel_model *model,
+                                      const float *x,
+                                      size_t dim,
+                                      float *out,
+                                      size_t out_len);
+
+/**
+ * Writes to `*out` the label of a classifier's class `index` (`0 ≤ index < classes`),
+ * the order of its decision values: the training data's label, or the class's index for
+ * a model of named classes, as [`kestrel_model_predict`] writes it.
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`; `INVALID_PARAM` for a model that is
+ * not a classifier, or an index past its classes. `*out` is written only on success.
+ *
+ * # Safety
+ * `model` as for [`kestrel_model_predict`]; `out` is null or points to a writable float.
+ */
+kestrel_status kestrel_model_label(const kestrel_model *model, size_t index, float *out);
 
 /**
  * Describes the model: its kind, dimension, centres, task and whether it standardises.

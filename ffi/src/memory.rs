@@ -223,6 +223,22 @@ pub(crate) unsafe fn floats<'a>(x: *const f32, len: usize) -> Result<&'a [f32], 
     Ok(unsafe { core::slice::from_raw_parts(x, len) })
 }
 
+/// The `len` floats at `out`, to be written.
+///
+/// # Safety
+/// `out` is null or points to `len` writable floats that nothing else uses during the call.
+///
+/// # Errors
+/// `NullPointer`, `Misaligned`, `BufferTooSmall` for a length no buffer can have.
+pub(crate) unsafe fn floats_mut<'a>(out: *mut f32, len: usize) -> Result<&'a mut [f32], Status> {
+    check_pointer(out)?;
+    if len > isize::MAX as usize / size_of::<f32>() {
+        return Err(Status::BufferTooSmall);
+    }
+    // SAFETY: non-null, aligned, and `len` writable floats used by nothing else, by the contract.
+    Ok(unsafe { core::slice::from_raw_parts_mut(out, len) })
+}
+
 /// The `len` bytes at `bytes`.
 ///
 /// # Safety

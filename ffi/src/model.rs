@@ -15,8 +15,10 @@
 //! for a linear or reduced-kernel SVM (the label the training data used, or the class's
 //! index `0, 1, …` for a model of named classes), the regression value for SLKL, the flag
 //! (1 an anomaly, 0 normal) for a novelty detector, whose score `kestrel_model_score`
-//! gives. A model that carries its input standardisation applies it first, as `kestrel
-//! predict` does.
+//! gives. A classifier's decision values — a margin to threshold an alarm on, as `kestrel
+//! predict --decision` prints them — come from `kestrel_model_decision`, their classes from
+//! `kestrel_model_label`. A model that carries its input standardisation applies it first,
+//! as `kestrel predict` does.
 //!
 //! **Scalars.** An `f32` model computes in `f32`, with the core's code, so its predictions
 //! are the host's bit for bit. An `f64` model is refused (`KESTREL_STATUS_MODEL_UNSUPPORTED`):
@@ -99,6 +101,11 @@ pub struct ModelInfo {
     pub centres: usize,
     /// `true` for a classifier (predicts labels), `false` for a regressor or a detector.
     pub is_classifier: bool,
+    /// A classifier's classes (0 for a regressor or a detector).
+    pub classes: usize,
+    /// A classifier's decision values a row ([`kestrel_model_decision`]): 1 for two
+    /// classes, one a class beyond; 0 for a regressor or a detector.
+    pub outputs: usize,
     /// `true` when the model standardises its inputs.
     pub scaled: bool,
 }
@@ -200,6 +207,66 @@ pub unsafe extern "C" fn kestrel_model_score(model: *const Model, x: *const f32,
         let value = model.score(x)?;
         // SAFETY: as this function's contract.
         unsafe { memory::write(out, value) }
+    })())
+}
+
+/// Writes a classifier's decision values for the row `x[0..dim]` to `out[0..outputs]`
+/// (`kestrel_model_info.outputs`), what `kestrel predict --decision` prints after the
+/// class: for two classes one value, ≥ 0 for the class [`kestrel_model_label`] gives at
+/// index 1 and < 0 for the one at index 0; for `k` classes one value each, in the order of
+/// those indices, the largest the prediction. A model that carries its input
+/// standardisation applies it first; the host's bits, as for a prediction.
+///
+/// Errors: as [`kestrel_model_predict`]; `INVALID_PARAM` for a model that is not a
+/// classifier; `BUFFER_TOO_SMALL` when `out_len` is less than the outputs. `out` is
+/// written only on success, but for `NON_FINITE` from a value that overflows (a finite
+/// row far out), after which `out[0..outputs]` holds NaN.
+///
+/// # Safety
+/// As [`kestrel_model_predict`]; `out` is null or points to `out_len` writable floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_model_decision(
+    model: *const Model,
+    x: *const f32,
+    dim: usize,
+    out: *mut f32,
+    out_len: usize,
+) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let (model, x, out) =
+            unsafe { (memory::object(model)?, memory::floats(x, dim)?, memory::floats_mut(out, out_len)?) };
+        let outputs = model.info().outputs;
+        if outputs == 0 {
+            return Err(Status::InvalidParam);
+        }
+        let out = out.get_mut(..outputs).ok_or(Status::BufferTooSmall)?;
+        model.decide(x, out).inspect_err(|&status| {
+            if status == Status::NonFinite {
+                out.fill(f32::NAN);
+            }
+        })
+    })())
+}
+
+/// Writes to `*out` the label of a classifier's class `index` (`0 ≤ index < classes`),
+/// the order of its decision values: the training data's label, or the class's index for
+/// a model of named classes, as [`kestrel_model_predict`] writes it.
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`; `INVALID_PARAM` for a model that is
+/// not a classifier, or an index past its classes. `*out` is written only on success.
+///
+/// # Safety
+/// `model` as for [`kestrel_model_predict`]; `out` is null or points to a writable float.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_model_label(model: *const Model, index: usize, out: *mut f32) -> Status {
+    status_of((|| {
+        memory::check_pointer(out)?;
+        // SAFETY: as this function's contract.
+        let model = unsafe { memory::object(model)? };
+        let label = model.kind.labels().get(index).copied().ok_or(Status::InvalidParam)?;
+        // SAFETY: as this function's contract.
+        unsafe { memory::write(out, label) }
     })())
 }
 
@@ -321,6 +388,31 @@ impl Kind {
             _ => Err(Error::InvalidParam { name: "model" }),
         }
     }
+
+    /// A classifier's labels in the order of its decision values (empty for the others).
+    fn labels(&self) -> &[f32] {
+        match self {
+            Kind::Linear(m) => m.labels(),
+            Kind::Reduced(m) => m.labels(),
+            Kind::Slkl(_) | Kind::Novelty(_) => &[],
+        }
+    }
+
+    /// A classifier's decision values into `out` (its outputs' number of values);
+    /// `InvalidParam` for another model.
+    fn decide(&self, x: &[f32], out: &mut [f32]) -> Result<(), Error> {
+        match self {
+            Kind::Linear(m) => {
+                let row = Row::Dense(x);
+                for (c, value) in out.iter_mut().enumerate() {
+                    *value = m.decision(c, row)?;
+                }
+                Ok(())
+            }
+            Kind::Reduced(m) => m.decision_values(x, out),
+            Kind::Slkl(_) | Kind::Novelty(_) => Err(Error::InvalidParam { name: "model" }),
+        }
+    }
 }
 
 impl Model {
@@ -334,8 +426,14 @@ impl Model {
         self.on_row(x, Kind::score)
     }
 
+    /// A classifier's decision values for `x` into `out`, standardised first as for a
+    /// prediction.
+    fn decide(&self, x: &[f32], out: &mut [f32]) -> Result<(), Status> {
+        self.on_row(x, |kind, row| kind.decide(row, out))
+    }
+
     /// `compute` on `x`, standardised first when the model carries a scaler.
-    fn on_row(&self, x: &[f32], compute: impl Fn(&Kind, &[f32]) -> Result<f32, Error>) -> Result<f32, Status> {
+    fn on_row<R>(&self, x: &[f32], compute: impl FnOnce(&Kind, &[f32]) -> Result<R, Error>) -> Result<R, Status> {
         let Some(scaler) = &self.scaler else {
             return Ok(compute(&self.kind, x)?);
         };
@@ -355,12 +453,13 @@ impl Model {
     }
 
     fn info(&self) -> ModelInfo {
-        let (kind, centres, is_classifier) = match &self.kind {
-            Kind::Linear(_) => (ModelKind::LinearSvm, 0, true),
-            Kind::Slkl(m) => (ModelKind::Slkl, m.len(), false),
-            Kind::Reduced(m) => (ModelKind::ReducedSvm, m.centres_len(), true),
-            Kind::Novelty(m) => (ModelKind::Novelty, m.centres_len(), false),
+        let (kind, centres, outputs) = match &self.kind {
+            Kind::Linear(m) => (ModelKind::LinearSvm, 0, m.outputs()),
+            Kind::Slkl(m) => (ModelKind::Slkl, m.len(), 0),
+            Kind::Reduced(m) => (ModelKind::ReducedSvm, m.centres_len(), m.outputs()),
+            Kind::Novelty(m) => (ModelKind::Novelty, m.centres_len(), 0),
         };
-        ModelInfo { kind: kind as u32, dim: self.kind.dim(), centres, is_classifier, scaled: self.scaler.is_some() }
+        let (dim, classes, scaled) = (self.kind.dim(), self.kind.labels().len(), self.scaler.is_some());
+        ModelInfo { kind: kind as u32, dim, centres, is_classifier: outputs > 0, classes, outputs, scaled }
     }
 }

@@ -184,13 +184,22 @@ typedef struct {
     uint32_t expected[32];
 } host_model;
 
+/* A model's bytes and its first 32 rows, NAME.kestrel and NAME.csv in `dir`. */
+static int load_model_rows(const char *dir, const char *name, host_model *m) {
+    size_t text_len;
+    m->bytes = read_file(path_of(dir, name, ".kestrel"), &m->len);
+    char *text = (char *)read_file(path_of(dir, name, ".csv"), &text_len);
+    CHECK(m->bytes && text);
+    m->rows = parse_rows(text, m->x, 32, &m->dim);
+    free(text);
+    return 1;
+}
+
 static int load_host_model(const char *name, host_model *m) {
     size_t text_len;
-    m->bytes = read_file(path_of(models_dir, name, ".kestrel"), &m->len);
-    char *text = (char *)read_file(path_of(models_dir, name, ".csv"), &text_len);
+    CHECK(load_model_rows(models_dir, name, m));
     char *expected = (char *)read_file(path_of(models_dir, name, ".expected"), &text_len);
-    CHECK(m->bytes && text && expected);
-    m->rows = parse_rows(text, m->x, 32, &m->dim);
+    CHECK(expected);
     const char *p = expected;
     for (size_t i = 0; i < m->rows; i++) {
         m->expected[i] = (uint32_t)strtoul(p, NULL, 16);
@@ -198,7 +207,6 @@ static int load_host_model(const char *name, host_model *m) {
         CHECK(p);
         p++;
     }
-    free(text);
     free(expected);
     CHECK(m->rows == 32);
     return 1;
@@ -229,6 +237,64 @@ static int host_models_predict_the_clis_bits(void) {
             CHECK(bits(y) == m.expected[i]);
         }
     }
+    return 1;
+}
+
+/* A classifier's decision values: as many as info.outputs says, the class they make (the
+   sign's for two classes, the largest's beyond) the one kestrel_model_predict writes,
+   written to OUT_DIR/NAME.c-decisions for the runner to compare with `kestrel predict
+   --decision`. The models: the host's svm, rsvm and weighed, and a three-class rsvm the
+   runner trained into OUT_DIR (classes3). Refusals leave the outputs as they were. */
+static int decision_values_make_the_prediction(void) {
+    static const char *names[] = {"svm", "rsvm", "weighed", "classes3"};
+    for (size_t k = 0; k < 4; k++) {
+        static host_model m;
+        CHECK(load_model_rows(k < 3 ? models_dir : out_dir, names[k], &m));
+        kestrel_model *model = NULL;
+        CHECK_STATUS(kestrel_model_open(m.bytes, m.len, work_a, WORK_BYTES, &model), KESTREL_STATUS_OK);
+        free(m.bytes);
+        kestrel_model_info info;
+        CHECK_STATUS(kestrel_model_describe(model, &info), KESTREL_STATUS_OK);
+        CHECK(info.classes == (k < 3 ? 2u : 3u) && info.outputs == (k < 3 ? 1u : 3u) && info.is_classifier);
+        float labels[3];
+        for (size_t c = 0; c < info.classes; c++) CHECK_STATUS(kestrel_model_label(model, c, &labels[c]), KESTREL_STATUS_OK);
+        float label = 42.0f;
+        CHECK_STATUS(kestrel_model_label(model, info.classes, &label), KESTREL_STATUS_INVALID_PARAM);
+        CHECK(label == 42.0f);
+        FILE *out = fopen(path_of(out_dir, names[k], ".c-decisions"), "w");
+        CHECK(out);
+        for (size_t i = 0; i < m.rows; i++) {
+            float values[3] = {NAN, NAN, NAN}, y = NAN;
+            CHECK_STATUS(kestrel_model_decision(model, m.x + i * m.dim, m.dim, values, 3), KESTREL_STATUS_OK);
+            CHECK_STATUS(kestrel_model_predict(model, m.x + i * m.dim, m.dim, &y), KESTREL_STATUS_OK);
+            size_t best = info.outputs == 1 ? (values[0] >= 0.0f) : 0;
+            for (size_t c = 1; c < info.outputs; c++) best = values[c] > values[best] ? c : best;
+            CHECK(bits(labels[best]) == bits(y));
+            for (size_t c = 0; c < info.outputs; c++) fprintf(out, c ? ",%.17g" : "%.17g", (double)values[c]);
+            fprintf(out, "\n");
+        }
+        fclose(out);
+        float short_out[3] = {7.0f, 7.0f, 7.0f};
+        CHECK_STATUS(kestrel_model_decision(model, m.x, m.dim, short_out, info.outputs - 1),
+                     KESTREL_STATUS_BUFFER_TOO_SMALL);
+        CHECK_STATUS(kestrel_model_decision(model, m.x, m.dim - 1, short_out, 3), KESTREL_STATUS_DIMENSION_MISMATCH);
+        CHECK_STATUS(kestrel_model_decision(model, NULL, m.dim, short_out, 3), KESTREL_STATUS_NULL_POINTER);
+        CHECK_STATUS(kestrel_model_decision(model, m.x, m.dim, NULL, 3), KESTREL_STATUS_NULL_POINTER);
+        CHECK(short_out[0] == 7.0f && short_out[1] == 7.0f && short_out[2] == 7.0f);
+    }
+    /* A regressor has no decision values and no classes. */
+    static host_model slkl;
+    CHECK(load_host_model("slkl", &slkl));
+    kestrel_model *regressor = NULL;
+    CHECK_STATUS(kestrel_model_open(slkl.bytes, slkl.len, work_b, WORK_BYTES, &regressor), KESTREL_STATUS_OK);
+    free(slkl.bytes);
+    kestrel_model_info info;
+    CHECK_STATUS(kestrel_model_describe(regressor, &info), KESTREL_STATUS_OK);
+    CHECK(info.classes == 0 && info.outputs == 0 && !info.is_classifier);
+    float value = 7.0f;
+    CHECK_STATUS(kestrel_model_decision(regressor, slkl.x, slkl.dim, &value, 1), KESTREL_STATUS_INVALID_PARAM);
+    CHECK_STATUS(kestrel_model_label(regressor, 0, &value), KESTREL_STATUS_INVALID_PARAM);
+    CHECK(value == 7.0f);
     return 1;
 }
 
@@ -844,6 +910,7 @@ int main(int argc, char **argv) {
         {"size_macros_equal_the_functions", size_macros_equal_the_functions},
         {"host_models_predict_the_clis_bits", host_models_predict_the_clis_bits},
         {"novelty_model_scores_the_clis_bits", novelty_model_scores_the_clis_bits},
+        {"decision_values_make_the_prediction", decision_values_make_the_prediction},
         {"bad_model_bytes_are_statuses", bad_model_bytes_are_statuses},
         {"bad_prediction_arguments_are_statuses", bad_prediction_arguments_are_statuses},
         {"concurrent_predictions_are_right_or_busy", concurrent_predictions_are_right_or_busy},
