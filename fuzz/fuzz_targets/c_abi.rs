@@ -3,8 +3,9 @@
 //!
 //! The input is tried three ways. (1) As a model file: `kestrel_model_work_bytes`, then
 //! `kestrel_model_open` into work memory of that size (and one byte less, which must be
-//! refused), then `kestrel_model_describe` and predictions of rows read from the input's
-//! tail as f32 (any bits: NaN, ±∞, subnormals), with the right dimension and a wrong one.
+//! refused), then `kestrel_model_describe`, and predictions and decision values of rows
+//! read from the input's tail as f32 (any bits: NaN, ±∞, subnormals), with the right
+//! dimension and a wrong one.
 //! (2) As `kind, scalar, payload…` wrapped in a valid envelope with a correct CRC-32 (as
 //! `model_decode` does), so the payload decoders are reached through the ABI. (3) As a
 //! learner session: the first 8 bytes configure a windowed SLKL regressor or linear SVM
@@ -24,7 +25,10 @@ mod common;
 use core::ffi::c_void;
 use core::ptr;
 
-use kestrel_ffi::model::{Model, ModelInfo, kestrel_model_describe, kestrel_model_open, kestrel_model_predict, kestrel_model_work_bytes};
+use kestrel_ffi::model::{
+    Model, ModelInfo, kestrel_model_decision, kestrel_model_describe, kestrel_model_label, kestrel_model_open,
+    kestrel_model_predict, kestrel_model_work_bytes,
+};
 use kestrel_ffi::scaler::{Scaler, kestrel_scaler_create, kestrel_scaler_observe, kestrel_scaler_transform};
 use kestrel_ffi::slkl::{self, Slkl, SlklConfig};
 use kestrel_ffi::svm::{self, Svm, SvmConfig};
@@ -61,7 +65,9 @@ fn open_and_predict(bytes: &[u8], rows: Vec<f32>) {
     let mut memory = work(needed.min(1 << 24));
     let mut model: *mut Model = ptr::null_mut();
     let capacity = memory.len() * 8;
-    let status = unsafe { kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast::<c_void>(), capacity, &mut model) };
+    let status = unsafe {
+        kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast::<c_void>(), capacity, &mut model)
+    };
     if needed == 0 || needed > capacity {
         assert_ne!(status, Status::Ok, "work_bytes said {needed}");
         assert!(model.is_null());
@@ -69,15 +75,23 @@ fn open_and_predict(bytes: &[u8], rows: Vec<f32>) {
     }
     if status != Status::Ok {
         // work_bytes checks the envelope; the payload is decoded by open.
-        assert!(matches!(status, Status::ModelCorrupted | Status::ModelUnsupported | Status::ModelForeign), "{status:?}");
+        assert!(
+            matches!(status, Status::ModelCorrupted | Status::ModelUnsupported | Status::ModelForeign),
+            "{status:?}"
+        );
         return;
     }
-    let short = unsafe { kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast::<c_void>(), needed - 1, &mut model) };
+    let short = unsafe {
+        kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast::<c_void>(), needed - 1, &mut model)
+    };
     assert_eq!(short, Status::BufferTooSmall);
     // The failed open cleared the header: open again.
-    let status = unsafe { kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast::<c_void>(), capacity, &mut model) };
+    let status = unsafe {
+        kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast::<c_void>(), capacity, &mut model)
+    };
     assert_eq!(status, Status::Ok);
-    let mut info = ModelInfo { kind: 0, dim: 0, centres: 0, is_classifier: false, scaled: false };
+    let mut info =
+        ModelInfo { kind: 0, dim: 0, centres: 0, is_classifier: false, classes: 0, outputs: 0, scaled: false };
     assert_eq!(unsafe { kestrel_model_describe(model, &mut info) }, Status::Ok);
     assert!((1..=3).contains(&info.kind));
     if info.dim == 0 || info.dim > 1 << 16 {
@@ -93,13 +107,30 @@ fn open_and_predict(bytes: &[u8], rows: Vec<f32>) {
         } else {
             assert!(matches!(status, Status::NonFinite), "{status:?}");
         }
+        // A classifier's decision values: as many as it has outputs, its labels as many as
+        // its classes; the others have none.
+        let mut values = vec![f32::NAN; info.outputs.min(64)];
+        let status =
+            unsafe { kestrel_model_decision(model, row.as_ptr(), row.len(), values.as_mut_ptr(), values.len()) };
+        match status {
+            Status::Ok => assert!(info.outputs <= 64 && values.iter().all(|v| v.is_finite())),
+            Status::InvalidParam => assert_eq!(info.outputs, 0),
+            other => assert!(
+                matches!(other, Status::DimensionMismatch | Status::NonFinite | Status::BufferTooSmall),
+                "{other:?}"
+            ),
+        }
+        let mut label = f32::NAN;
+        let status = unsafe { kestrel_model_label(model, info.classes, &mut label) };
+        assert_eq!((status, label.is_nan()), (Status::InvalidParam, true));
     }
 }
 
 fn learn_slkl(config: &[u8], samples: &[f32]) {
     let dim = usize::from(config[2] % 4) + 1;
     let centres = usize::from(config[3] % 8) + 1;
-    let mut cfg: SlklConfig = slkl::kestrel_slkl_default_config(u32::from(config[1] % 16) + 1, dim as u32, centres as u32);
+    let mut cfg: SlklConfig =
+        slkl::kestrel_slkl_default_config(u32::from(config[1] % 16) + 1, dim as u32, centres as u32);
     cfg.max_active = u32::from(config[4]) % (centres as u32) + 1;
     cfg.kernel.kind = u32::from(config[5] % 5); // 0 is invalid
     cfg.kernel.gamma = 2f32.powi(i32::from(config[6] % 16) - 8);
@@ -110,7 +141,14 @@ fn learn_slkl(config: &[u8], samples: &[f32]) {
     let centre_values: Vec<f32> = samples.iter().copied().cycle().take(centres * dim).collect();
     let mut learner: *mut Slkl = ptr::null_mut();
     let status = unsafe {
-        slkl::kestrel_slkl_create(&cfg, centre_values.as_ptr(), centre_values.len(), memory.as_mut_ptr().cast(), needed, &mut learner)
+        slkl::kestrel_slkl_create(
+            &cfg,
+            centre_values.as_ptr(),
+            centre_values.len(),
+            memory.as_mut_ptr().cast(),
+            needed,
+            &mut learner,
+        )
     };
     if needed == 0 || centre_values.len() != centres * dim {
         assert_ne!(status, Status::Ok);
@@ -227,8 +265,12 @@ fn reopen(bytes: &[u8], dim: usize) {
     assert!(needed > 0, "a saved model must open");
     let mut memory = work(needed);
     let mut model: *mut Model = ptr::null_mut();
-    assert_eq!(unsafe { kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast(), needed, &mut model) }, Status::Ok);
-    let mut info = ModelInfo { kind: 0, dim: 0, centres: 0, is_classifier: false, scaled: false };
+    assert_eq!(
+        unsafe { kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast(), needed, &mut model) },
+        Status::Ok
+    );
+    let mut info =
+        ModelInfo { kind: 0, dim: 0, centres: 0, is_classifier: false, classes: 0, outputs: 0, scaled: false };
     assert_eq!(unsafe { kestrel_model_describe(model, &mut info) }, Status::Ok);
     assert!(info.dim == dim && info.scaled);
 }

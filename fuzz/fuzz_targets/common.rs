@@ -97,6 +97,8 @@ pub fn checkpoint_frame(payload: &[u8]) -> Vec<u8> {
 pub fn model_envelope(kind: u8, scalar: u8, payload: &[u8]) -> Vec<u8> {
     let mut bytes = vec![0u8; frame::framed_len(payload.len())];
     frame::payload_mut(&mut bytes).copy_from_slice(payload);
-    kestrel_core::model::FORMAT.seal([kind, scalar], payload.len(), &mut bytes).expect("a buffer of the frame's length");
+    kestrel_core::model::FORMAT
+        .seal([kind, scalar], payload.len(), &mut bytes)
+        .expect("a buffer of the frame's length");
     bytes
 }

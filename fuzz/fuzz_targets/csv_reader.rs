@@ -6,7 +6,7 @@
 
 #![no_main]
 
-use kestrel_stream::source::{CsvReader, NO_LABEL, RecordReader, csv_row_delimiter};
+use kestrel_stream::source::{Categorical, CsvReader, NO_LABEL, RecordReader, csv_row_delimiter};
 use libfuzzer_sys::fuzz_target;
 
 mod common;
@@ -21,7 +21,13 @@ fuzz_target!(|data: &[u8]| {
         };
         match CsvReader::with_header(text, "fuzz.csv", label_column, common::MAX_LINE_BYTES) {
             Ok(reader) if mode & 4 != 0 => {
-                let first = reader.feature_names().unwrap_or_default().into_iter().take(1).collect::<Vec<_>>();
+                let first: Vec<Categorical> = reader
+                    .feature_names()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .take(1)
+                    .map(|column| Categorical { column, categories: None })
+                    .collect();
                 match reader.categorical(&first) {
                     Ok(mut reader) => {
                         common::drain(&mut reader, text.len(), label_column == Some(NO_LABEL));

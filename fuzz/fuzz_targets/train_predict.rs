@@ -23,6 +23,7 @@
 
 use kestrel_core::dcd::{self, Loss};
 use kestrel_core::{Kernel, Real, slkl};
+use kestrel_stream::batch::class_weights::ClassWeights;
 use kestrel_stream::batch::linear;
 use kestrel_stream::batch::rsvm::{self, RsvmConfig, Selection};
 use kestrel_stream::batch::slkl::{self as slkl_train, SlklConfig};
@@ -186,7 +187,8 @@ fn train_predict<T: Real>(flags: &Flags, file: &[u8]) {
 
 /// `train_svm` of commands.rs: the model file bytes, `None` where the CLI reports an error.
 fn train_svm<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
-    let (model, _) = linear::train(data, flags.svm_params()?, &[], flags.seed, Some(flags.budget)).ok()?;
+    let (model, _) =
+        linear::train(data, flags.svm_params()?, &ClassWeights::Unit, flags.seed, Some(flags.budget)).ok()?;
     Some(model::to_bytes(&model).expect("a trained linear model encodes"))
 }
 
@@ -222,6 +224,7 @@ fn train_rsvm<T: Real>(flags: &Flags, data: &Dataset<T>) -> Option<Vec<u8>> {
         budget: Some(flags.budget),
         tune: rsvm::Tune::default(),
         solver: rsvm::Solver::default(),
+        class_weights: ClassWeights::Unit,
     };
     let (model, _) = rsvm::train(data, &config).ok()?;
     Some(model::to_bytes(&model).expect("a trained reduced-kernel model encodes"))

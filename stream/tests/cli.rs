@@ -734,6 +734,80 @@ fn gzip_inputs_are_read_as_the_text_they_hold() {
     assert!(stderr(&o).contains("cut.libsvm.gz:") && stderr(&o).contains("read failed"), "{}", stderr(&o));
 }
 
+/// `--categorical NAME=A,B,…` gives a column's categories: their features come first, in
+/// that order, and a row of another category is a bad row. `kestrel stream`, whose features
+/// are fixed at its start, takes them so (and refuses a column without them): its
+/// predictions and model are those of the same rows one-hot encoded by hand.
+#[test]
+fn categories_given_in_advance_fix_the_features() {
+    let dir = scratch("categories-given");
+    let (mut named, mut encoded) = ("mode,t,y\n".to_string(), "t,mode=cool,mode=idle,mode=heat,y\n".to_string());
+    for i in 0..400usize {
+        let (mode, t) = (["idle", "heat", "cool"][i * 7 % 3], (i * 37 % 101) as f64 / 10.0);
+        let y = (t / 3.0).sin() + [0.0, 1.0, -0.5][i * 7 % 3];
+        named.push_str(&format!("{mode},{t},{y}\n"));
+        let is = |m: &str| u8::from(m == mode);
+        encoded.push_str(&format!("{t},{},{},{},{y}\n", is("cool"), is("idle"), is("heat")));
+    }
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (named, encoded) = (write("named.csv", &named), write("encoded.csv", &encoded));
+    let given = ["--categorical", "mode=cool,idle,heat"];
+    let run = |input: &str, extra: &[&str], tag: &str| {
+        let (predictions, model) = (dir.join(format!("{tag}.out")), dir.join(format!("{tag}.kestrel")));
+        let (predictions, model) = (predictions.to_str().unwrap(), model.to_str().unwrap());
+        let stream = ["stream", "--learner", "slkl", "--input", input, "--output", predictions, "--out", model];
+        let o = kestrel(&[&stream[..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        (std::fs::read(predictions).unwrap(), std::fs::read(model).unwrap())
+    };
+    assert_eq!(run(&named, &given, "given"), run(&encoded, &[], "by-hand"));
+    let o = kestrel(&["inspect", dir.join("given.kestrel").to_str().unwrap()]);
+    assert!(stdout(&o).contains("t, mode=cool, mode=idle, mode=heat"), "{}", stdout(&o));
+    let o = kestrel(&["stream", "--learner", "slkl", "--input", &named, "--categorical", "mode"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("a stream's features are fixed at its start, give the column's categories"));
+    // Another category: a bad row, skipped and told under --on-error skip.
+    let o = kestrel(&[
+        "stream",
+        "--learner",
+        "slkl",
+        "--input",
+        &named,
+        "--categorical",
+        "mode=idle,heat",
+        "--on-error",
+        "skip",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bad = "named.csv:4:1: `cool` is not one of the categories given for column `mode` (--categorical)";
+    assert!(stderr(&o).contains(bad), "{}", stderr(&o));
+    // train takes them alike: the given order, and another category a bad row.
+    let model = dir.join("train.kestrel").to_str().unwrap().to_string();
+    let o = kestrel(&[
+        "train",
+        "--learner",
+        "krr",
+        "--input",
+        &named,
+        "--out",
+        &model,
+        "--categorical",
+        "mode=heat,idle,cool",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&kestrel(&["inspect", &model])).contains("t, mode=heat, mode=idle, mode=cool"));
+    let o = kestrel(&["train", "--learner", "krr", "--input", &named, "--out", &model, "--categorical", "mode=heat"]);
+    assert!(
+        o.status.code() == Some(1) && stderr(&o).contains("`idle` is not one of the categories given"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// `predict --decision`: each row's class, then its decision values — one for two classes,
 /// whose sign gives the class standard error names, one per class beyond, whose largest
 /// is the class; a bad row keeps its line of `NaN`s; a model without them is refused.

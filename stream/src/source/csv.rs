@@ -23,7 +23,7 @@ use std::collections::VecDeque;
 use std::io::{self, BufRead, Read};
 
 use super::lines::{self, BoundedLines};
-use super::one_hot::{self, OneHot};
+use super::one_hot::{self, Categorical, OneHot};
 use super::record::{ReadError, ReadErrorKind, Record};
 use super::{RecordReader, parse_finite};
 use crate::limits::MAX_DIM;
@@ -207,15 +207,18 @@ impl<R: BufRead> CsvReader<R> {
         Ok(self)
     }
 
-    /// The reader taking the columns named `columns` as categories, one-hot encoded
-    /// ([`one_hot`]): each new category becomes a feature, after the numeric ones.
+    /// The reader taking the columns `columns` as categories, one-hot encoded
+    /// ([`one_hot`]): after the numeric features, the categories given, then each new one
+    /// of a column not given its own.
     ///
     /// # Errors
     /// A header error when no column has one of the names, or it is the label's, a
-    /// skipped column or the weights'.
-    pub fn categorical(mut self, columns: &[String]) -> Result<Self, ReadError> {
-        let mut fields: Vec<(usize, String)> = Vec::new();
-        for wanted in columns {
+    /// skipped column or the weights', or the categories given make more than
+    /// [`MAX_DIM`] features.
+    pub fn categorical(mut self, columns: &[Categorical]) -> Result<Self, ReadError> {
+        let mut fields: Vec<(usize, Categorical)> = Vec::new();
+        for categorical in columns {
+            let wanted = &categorical.column;
             let at = self.header.iter().position(|h| h == wanted).ok_or_else(|| {
                 let columns = column_list(&self.header);
                 self.header_error(format!("no column named `{wanted}` for --categorical in the header ({columns})"))
@@ -229,11 +232,15 @@ impl<R: BufRead> CsvReader<R> {
                 return Err(self.header_error(format!("`{wanted}` is {what}: it cannot be a feature too")));
             }
             if !fields.iter().any(|&(field, _)| field == at) {
-                fields.push((at, wanted.clone()));
+                fields.push((at, categorical.clone()));
             }
         }
-        fields.sort_unstable();
+        fields.sort_unstable_by_key(|&(field, _)| field);
         let numeric = self.feature_fields().count() - fields.len();
+        let given: usize = fields.iter().filter_map(|(_, c)| c.categories.as_ref()).map(Vec::len).sum();
+        if numeric + given > MAX_DIM {
+            return Err(self.header_error(format!("the categories given make more than {MAX_DIM} features")));
+        }
         self.one_hot = OneHot::growing(self.fields, &fields, u32::try_from(numeric).unwrap_or(u32::MAX));
         Ok(self)
     }
@@ -790,7 +797,7 @@ mod tests {
     #[test]
     fn columns_of_categories_are_one_hot_encoded() {
         let text = "mode,t,site,y\nidle,1.5,n,1\nheat,2,n,0\nidle,x,s,1\nheat,0,s,1\n";
-        let columns = ["site".to_string(), "mode".to_string(), "site".to_string()];
+        let columns: Vec<Categorical> = ["site", "mode", "site"].map(|c| c.parse().unwrap()).to_vec();
         let reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
         let mut reader = reader.categorical(&columns).unwrap();
         assert_eq!((reader.dim_hint(), reader.feature_names()), (Some(1), Some(vec!["t".to_string()])));
@@ -806,8 +813,8 @@ mod tests {
         let names = ["t", "mode=idle", "site=n", "mode=heat", "site=s"].map(String::from).to_vec();
         assert_eq!((reader.dim_hint(), reader.feature_names()), (Some(5), Some(names)));
         let open = |columns: &[&str], skip: &[&str], weight: Option<&str>| {
-            let (columns, skip): (Vec<String>, Vec<String>) =
-                (columns.iter().map(ToString::to_string).collect(), skip.iter().map(ToString::to_string).collect());
+            let columns: Vec<Categorical> = columns.iter().map(|c| c.parse().unwrap()).collect();
+            let skip: Vec<String> = skip.iter().map(ToString::to_string).collect();
             let reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
             match reader.skipping(&skip).and_then(|r| r.weighing(weight)).and_then(|r| r.categorical(&columns)) {
                 Ok(_) => String::new(),

@@ -49,6 +49,7 @@ use crate::limits::DEFAULT_MAX_LINE_BYTES;
 pub use self::background::{Background, Next, Records};
 pub use self::csv::{CsvReader, LabelColumn, NO_LABEL, row_delimiter as csv_row_delimiter};
 pub use self::libsvm::{LibSvmReader, parse_line as parse_libsvm_line};
+pub use self::one_hot::Categorical;
 pub use self::record::{ReadError, ReadErrorKind, Record};
 
 /// Something that yields records one at a time.
@@ -143,8 +144,8 @@ pub struct Options {
     pub skip_columns: Vec<String>,
     /// The CSV column holding each row's weight, by its header name (not a feature).
     pub weight_column: Option<String>,
-    /// CSV columns of categories, by their header names, one-hot encoded ([`one_hot`]).
-    pub categorical: Vec<String>,
+    /// CSV columns of categories, one-hot encoded ([`one_hot`]).
+    pub categorical: Vec<Categorical>,
 }
 
 impl Default for Options {

@@ -2,8 +2,10 @@
 //!
 //! A CSV column whose values name categories (`idle`, `heating`; a number is a name here
 //! too) becomes one feature per category: `1` on the rows of that category, `0` on the
-//! others. The features follow the numeric ones, in the order their categories first
-//! appear, each named `NAME=category`. A model keeps those names and nothing more: rows
+//! others. The features follow the numeric ones, each named `NAME=category`: first the
+//! categories given in advance (`--categorical NAME=A,B,…`, a stream's, whose features are
+//! fixed at its start; a row of another category is a bad row), then those learned from
+//! the rows in the order they first appear. A model keeps those names and nothing more: rows
 //! read for it by name ([`CsvReader::order_features_as`](super::CsvReader::order_features_as))
 //! take a header column `NAME` that is not one of its features, while some of its features
 //! are named `NAME=…`, as that column's categories again, and a category the model has no
@@ -28,14 +30,58 @@ pub const SEPARATOR: char = '=';
 /// A column's categories, each with its feature.
 pub(super) type Categories = Vec<(String, u32)>;
 
+/// A CSV column of categories, one-hot encoded, as a reader is told of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Categorical {
+    /// The column's name in the header.
+    pub column: String,
+    /// Its categories when given in advance (a row of another is a bad row); `None`: each
+    /// new one becomes a feature.
+    pub categories: Option<Vec<String>>,
+}
+
+impl std::fmt::Display for Categorical {
+    /// As the flag gives it: `NAME`, or `NAME=A,B,…`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.categories {
+            None => write!(f, "{}", self.column),
+            Some(categories) => write!(f, "{}{SEPARATOR}{}", self.column, categories.join(",")),
+        }
+    }
+}
+
+impl std::str::FromStr for Categorical {
+    type Err = String;
+
+    /// `NAME` (categories learned from the rows) or `NAME=A,B,…` (given; each once).
+    fn from_str(text: &str) -> Result<Self, String> {
+        let Some((column, list)) = text.split_once(SEPARATOR) else {
+            return Ok(Categorical { column: text.to_string(), categories: None });
+        };
+        let mut categories: Vec<String> = Vec::new();
+        for category in list.split(',').map(str::trim) {
+            if category.is_empty() {
+                return Err(format!("`{text}`: an empty category (NAME=A,B,…)"));
+            }
+            if category.len() > MAX_CLASS_NAME_BYTES || categories.len() >= MAX_CLASSES {
+                return Err(format!("`{column}`: at most {MAX_CLASSES} categories of {MAX_CLASS_NAME_BYTES} bytes"));
+            }
+            if !categories.iter().any(|known| known == category) {
+                categories.push(category.to_string());
+            }
+        }
+        Ok(Categorical { column: column.to_string(), categories: Some(categories) })
+    }
+}
+
 /// The categorical columns of a CSV reader and the features their categories are.
 #[derive(Clone, Debug, Default)]
 pub(super) struct OneHot {
     /// The categorical column each field is, an index into `columns` (empty: none is).
     column_of_field: Vec<Option<usize>>,
     columns: Vec<Column>,
-    /// New categories become features (training rows); otherwise (a model's rows) a
-    /// category without a feature is none.
+    /// New categories of the columns not given theirs become features (training rows);
+    /// otherwise (a model's rows) a category without a feature is none.
     growing: bool,
     /// The feature the next new category becomes.
     next_feature: u32,
@@ -56,29 +102,40 @@ pub(super) struct OneHot {
 struct Column {
     name: String,
     feature_of: HashMap<String, u32>,
+    /// Its categories were given: another one is a bad row.
+    given: bool,
 }
 
 impl OneHot {
-    /// Training rows: the fields `fields` (by position, with their columns' names) hold
-    /// categories, each new one becoming the next feature from `first_feature` on.
-    pub fn growing(field_count: usize, fields: &[(usize, String)], first_feature: u32) -> Self {
-        let columns = fields.iter().map(|(_, name)| Column { name: name.clone(), feature_of: HashMap::new() });
-        OneHot {
+    /// Training or streamed rows: the fields `fields` (by position) hold the categories of
+    /// their columns; from `first_feature` on, the given categories become features in
+    /// order, then each new one of a column not given its own.
+    pub fn growing(field_count: usize, fields: &[(usize, Categorical)], first_feature: u32) -> Self {
+        let mut one_hot = OneHot {
             column_of_field: column_of_field(field_count, fields.iter().map(|&(field, _)| field)),
-            columns: columns.collect(),
             growing: true,
             next_feature: first_feature,
             ..OneHot::default()
+        };
+        for (at, (_, categorical)) in fields.iter().enumerate() {
+            let given = categorical.categories.as_deref();
+            let name = categorical.column.clone();
+            one_hot.columns.push(Column { name, feature_of: HashMap::new(), given: given.is_some() });
+            one_hot.pending.extend(given.unwrap_or_default().iter().map(|category| (at, category.clone())));
         }
+        one_hot.finish_row();
+        one_hot
     }
 
     /// A model's rows: field `field` of each of `fields` holds the categories of
     /// `(category, feature)` pairs; no category is added.
     pub fn fixed(field_count: usize, fields: Vec<(usize, String, Categories)>) -> Self {
         let at = column_of_field(field_count, fields.iter().map(|(field, _, _)| *field));
-        let columns = fields
-            .into_iter()
-            .map(|(_, name, categories)| Column { name, feature_of: categories.into_iter().collect() });
+        let columns = fields.into_iter().map(|(_, name, categories)| Column {
+            name,
+            feature_of: categories.into_iter().collect(),
+            given: false,
+        });
         OneHot { column_of_field: at, columns: columns.collect(), ..OneHot::default() }
     }
 
@@ -107,8 +164,9 @@ impl OneHot {
     /// Reads `category`, the value of field `field` (a categorical one).
     ///
     /// # Errors
-    /// `MissingValue` for an empty field; `CategoryTooLong` or `TooManyCategories` for a
-    /// new category past the limits.
+    /// `MissingValue` for an empty field; `UnknownCategory` for a category its column was
+    /// not given; `CategoryTooLong` or `TooManyCategories` for a new category past the
+    /// limits.
     pub fn read(&mut self, field: usize, category: &str) -> Result<(), ReadErrorKind> {
         let Some(&Some(at)) = self.column_of_field.get(field) else { return Ok(()) };
         let Some(column) = self.columns.get(at) else { return Ok(()) };
@@ -118,6 +176,10 @@ impl OneHot {
         if let Some(&feature) = column.feature_of.get(category) {
             self.row.push(feature);
             return Ok(());
+        }
+        if column.given {
+            let category = category.chars().take(SHOWN_CHARS).collect();
+            return Err(ReadErrorKind::UnknownCategory { column: column.name.clone(), category });
         }
         if !self.growing {
             self.row_unknown = true;
@@ -214,6 +276,29 @@ pub(super) fn categories_of<'a>(
 mod tests {
     use super::*;
 
+    /// Columns whose categories are learned from the rows.
+    fn learned(fields: &[(usize, String)]) -> Vec<(usize, Categorical)> {
+        fields
+            .iter()
+            .map(|(field, column)| (*field, Categorical { column: column.clone(), categories: None }))
+            .collect()
+    }
+
+    #[test]
+    fn given_categories_come_first_and_another_is_a_bad_row() {
+        let site: Categorical = "site=n, s,n".parse().unwrap();
+        assert_eq!(site.categories.as_deref(), Some(&["n".to_string(), "s".to_string()][..]));
+        assert_eq!("mode".parse::<Categorical>().unwrap().categories, None);
+        assert!("mode=a,,b".parse::<Categorical>().is_err());
+        let fields = [(0, Categorical { column: "mode".into(), categories: None }), (2, site)];
+        let mut one_hot = OneHot::growing(3, &fields, 1);
+        assert_eq!(one_hot.names(), ["site=n", "site=s"]);
+        assert_eq!(read_row(&mut one_hot, &[(0, "idle"), (2, "s")]), Ok(vec![2, 3]));
+        let unknown = ReadErrorKind::UnknownCategory { column: "site".into(), category: "e".into() };
+        assert_eq!(read_row(&mut one_hot, &[(0, "heat"), (2, "e")]), Err(unknown));
+        assert_eq!(one_hot.names(), ["site=n", "site=s", "mode=idle"]);
+    }
+
     fn read_row(one_hot: &mut OneHot, values: &[(usize, &str)]) -> Result<Vec<u32>, ReadErrorKind> {
         one_hot.start_row();
         for &(field, value) in values {
@@ -225,7 +310,7 @@ mod tests {
     #[test]
     fn categories_become_features_in_order_of_first_appearance() {
         let fields = [(0, "mode".to_string()), (2, "site".to_string())];
-        let mut one_hot = OneHot::growing(4, &fields, 1);
+        let mut one_hot = OneHot::growing(4, &learned(&fields), 1);
         assert!(one_hot.is_categorical(0) && !one_hot.is_categorical(1) && one_hot.is_categorical(2));
         assert_eq!(read_row(&mut one_hot, &[(0, "idle"), (2, "north")]), Ok(vec![1, 2]));
         assert_eq!(read_row(&mut one_hot, &[(0, "heat"), (2, "north")]), Ok(vec![2, 3]));
@@ -236,7 +321,7 @@ mod tests {
 
     #[test]
     fn a_bad_row_adds_no_category() {
-        let mut one_hot = OneHot::growing(2, &[(0, "mode".to_string())], 1);
+        let mut one_hot = OneHot::growing(2, &learned(&[(0, "mode".to_string())]), 1);
         one_hot.start_row();
         one_hot.read(0, "idle").unwrap();
         // The row fails later (another field): it is never finished.
@@ -252,7 +337,7 @@ mod tests {
 
     #[test]
     fn limits_are_errors() {
-        let mut one_hot = OneHot::growing(1, &[(0, "id".to_string())], 0);
+        let mut one_hot = OneHot::growing(1, &learned(&[(0, "id".to_string())]), 0);
         for k in 0..MAX_CLASSES {
             read_row(&mut one_hot, &[(0, &k.to_string())]).unwrap();
         }
@@ -260,7 +345,7 @@ mod tests {
         let e = read_row(&mut one_hot, &[(0, "one more")]);
         assert_eq!(e, Err(ReadErrorKind::TooManyCategories { column: "id".into(), limit }));
         assert_eq!(read_row(&mut one_hot, &[(0, "7")]), Ok(vec![7]));
-        let mut wide = OneHot::growing(1, &[(0, "id".to_string())], (MAX_DIM - 1) as u32);
+        let mut wide = OneHot::growing(1, &learned(&[(0, "id".to_string())]), (MAX_DIM - 1) as u32);
         assert_eq!(read_row(&mut wide, &[(0, "a")]), Ok(vec![(MAX_DIM - 1) as u32]));
         let limit = format!("{MAX_DIM} features");
         assert_eq!(

@@ -212,6 +212,14 @@ pub enum ReadErrorKind {
         /// The limit, in bytes.
         limit: usize,
     },
+    /// A category its column was not given (`--categorical NAME=A,B,…`).
+    #[error("`{category}` is not one of the categories given for column `{column}` (--categorical)")]
+    UnknownCategory {
+        /// The column's name.
+        column: String,
+        /// The category (its first 40 characters).
+        category: String,
+    },
     /// A new category when its column's categories, or the features, are at their limit.
     #[error("a new category in column `{column}` past the limit of {limit}")]
     TooManyCategories {

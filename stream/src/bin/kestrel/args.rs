@@ -30,6 +30,7 @@ use kestrel_stream::batch::class_weights::ClassWeights;
 use kestrel_stream::batch::{fit, krr};
 use kestrel_stream::limits::{DEFAULT_MAX_LINE_BYTES, MAX_CLASSES, MAX_DIM};
 use kestrel_stream::online::build::StreamLearner;
+use kestrel_stream::source::Categorical;
 
 /// The longest window of a learner, in samples.
 pub const MAX_WINDOW: usize = 1 << 24;
@@ -408,6 +409,20 @@ pub struct InputArgs {
     pub max_line_bytes: usize,
 }
 
+/// CSV columns of categories, one-hot encoded (`train`, `tune`, `stream`).
+#[derive(Args, Clone, Debug, Default)]
+pub struct CategoricalArgs {
+    /// A CSV column of categories (`idle`, `heating`; numbers are names here too), one-hot
+    /// encoded: each category becomes a feature named `NAME=category`, 1 on its rows and 0
+    /// elsewhere. `NAME` learns the categories from the rows (train, tune); `NAME=A,B,…`
+    /// gives them, and a row of another is a bad row — as `kestrel stream` needs them,
+    /// whose features are fixed at its start. Repeat the flag for several. The model keeps
+    /// the names: `predict` and `eval` read the column as categories again, and a category
+    /// the model did not learn as none of them (all zeros).
+    #[arg(long, value_name = "NAME[=A,B,…]")]
+    pub categorical: Vec<Categorical>,
+}
+
 /// Which columns of a CSV are the label and the features.
 #[derive(Args, Clone, Debug, Default)]
 pub struct ColumnArgs {
@@ -454,13 +469,8 @@ pub struct TrainSettings {
     pub learner: TrainLearner,
     #[command(flatten)]
     pub input: InputArgs,
-    /// A CSV column of categories (`idle`, `heating`; numbers are names here too), one-hot
-    /// encoded: each category becomes a feature named `NAME=category`, 1 on its rows and 0
-    /// elsewhere. Repeat the flag for several. The model keeps the names: `predict` and
-    /// `eval` read the column as categories again, and a category the model did not learn
-    /// as none of them (all zeros).
-    #[arg(long, value_name = "NAME")]
-    pub categorical: Vec<String>,
+    #[command(flatten)]
+    pub categorical: CategoricalArgs,
     #[command(flatten)]
     pub kernel: KernelArgs,
     /// SLKL's sparsity parameter, in units of the target variance: ν = nu·Var(y)
@@ -683,6 +693,8 @@ pub struct StreamArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub detection: DetectionArgs,
+    #[command(flatten)]
+    pub categorical: CategoricalArgs,
     /// Number of features (required for LibSVM input; a CSV header states it, and so does
     /// a broker's first good CSV or JSON row).
     #[arg(long, value_parser = count(1, MAX_DIM))]

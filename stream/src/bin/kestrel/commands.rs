@@ -15,7 +15,7 @@ use kestrel_stream::model::{self, Predictor, scalar_name};
 use kestrel_stream::online::build::{Raced, StreamSettings};
 use kestrel_stream::score::{ClassRecall, Tally};
 use kestrel_stream::shell;
-use kestrel_stream::source::{self, Format, LabelColumn, Record, RecordReader};
+use kestrel_stream::source::{self, Categorical, Format, LabelColumn, Record, RecordReader};
 use serde_json::{Map, Value, json};
 
 use crate::Usage;
@@ -29,7 +29,17 @@ use crate::report::eval::EvalFigures;
 /// Opens the input the flags name (shared with `kestrel stream`), a CSV label column read
 /// as `labels` says.
 pub fn open(input: &InputArgs, labels: LabelColumn) -> Result<Box<dyn RecordReader + Send>> {
-    Ok(source::open(&input.input, &options(input, labels))?)
+    open_with(input, labels, &[])
+}
+
+/// [`open`], the CSV columns `categorical` one-hot encoded (`kestrel stream --categorical`).
+pub fn open_with(
+    input: &InputArgs,
+    labels: LabelColumn,
+    categorical: &[Categorical],
+) -> Result<Box<dyn RecordReader + Send>> {
+    let options = source::Options { categorical: categorical.to_vec(), ..options(input, labels) };
+    Ok(source::open(&input.input, &options)?)
 }
 
 /// The reader options the flags give.
@@ -129,7 +139,7 @@ pub fn column_options(columns: &ColumnArgs) -> source::Options {
 pub fn read_dataset<T: Real>(
     input: &InputArgs,
     labels: LabelColumn,
-    (weight_column, categorical): (Option<&str>, &[String]),
+    (weight_column, categorical): (Option<&str>, &[Categorical]),
     bad: &mut BadRows,
 ) -> Result<Dataset<T>> {
     let weight_column = weight_column.map(str::to_string);

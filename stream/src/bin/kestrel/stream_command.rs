@@ -50,7 +50,7 @@ use kestrel_stream::online::{OnlineLearner, Prequential};
 use kestrel_stream::score::ClassRecall;
 use kestrel_stream::source::NO_LABEL;
 use kestrel_stream::source::{Next, ReadError, Record, Records};
-use kestrel_stream::{file, model};
+use kestrel_stream::{file, model, shell};
 use serde_json::{Value, json};
 
 use crate::Usage;
@@ -373,14 +373,29 @@ impl Session<'_> {
 /// input's name, and the number of features and their names when the input states them.
 fn open_input(args: &StreamArgs, dim: Option<usize>) -> Result<(Records, String, Option<usize>, Vec<String>)> {
     let input = &args.input.input;
+    let categorical = &args.categorical.categorical;
+    if let Some(learned) = categorical.iter().find(|c| c.categories.is_none()) {
+        let column = shell::word(&learned.column);
+        let message = format!(
+            "--categorical {column}: a stream's features are fixed at its start, give the column's categories \
+             (--categorical {column}=A,B,…)"
+        );
+        return Err(Usage(message).into());
+    }
     let Some(broker) = broker(args, "--input", input)? else {
-        let reader = commands::open(&args.input, commands::labels_for(args.learner))?;
+        let reader = commands::open_with(&args.input, commands::labels_for(args.learner), categorical)?;
         let (name, dim, features) = (reader.name().to_string(), reader.dim_hint(), reader.feature_names());
         return Ok((Records::new(reader, input), name, dim, features.unwrap_or_default()));
     };
-    if !args.input.columns.skip_columns.is_empty() {
-        let message = "--skip-column names columns of a CSV header, which a broker's rows do not have";
-        return Err(Usage(message.into()).into());
+    let header_only = if !args.input.columns.skip_columns.is_empty() {
+        Some("--skip-column names columns")
+    } else if !categorical.is_empty() {
+        Some("--categorical names columns")
+    } else {
+        None
+    };
+    if let Some(flag) = header_only {
+        return Err(Usage(format!("{flag} of a CSV header, which a broker's rows do not have")).into());
     }
     let client_id = args.client_id.clone().ok_or(Usage(
         "MQTT input needs --client-id: the broker keeps the session (and what it must send again) under it".into(),

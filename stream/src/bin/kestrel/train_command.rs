@@ -15,7 +15,7 @@ use kestrel_stream::batch::krr::Task;
 use kestrel_stream::batch::relevance::{self, Relevance};
 use kestrel_stream::dataset::{BadRows, Dataset};
 use kestrel_stream::model::{self, scalar_name};
-use kestrel_stream::source::{LabelColumn, one_hot};
+use kestrel_stream::source::{Categorical, LabelColumn, one_hot};
 use kestrel_stream::{class_names, file, labels, shell};
 use serde_json::{Value, json};
 
@@ -167,10 +167,11 @@ impl<T: Real> Prepared<T> {
     pub fn read(settings: &TrainSettings, weight_column: Option<&str>) -> Result<Self> {
         let mut bad = BadRows::new();
         let labels = labels_for(settings.learner);
-        let columns = (weight_column, settings.categorical.as_slice());
+        let categorical = settings.categorical.categorical.as_slice();
+        let columns = (weight_column, categorical);
         let mut data: Dataset<T> = read_dataset(&settings.input, labels, columns, &mut bad)?;
         SkipTeller::default().tell_read(&bad);
-        for note in identifier_notes(&data, &settings.categorical) {
+        for note in identifier_notes(&data, categorical) {
             tell!("kestrel: note: {note}");
         }
         let skipped = bad.count();
@@ -288,9 +289,9 @@ impl<T: Real> Prepared<T> {
 /// than half the rows' number (and more than [`MANY_CATEGORIES`]): most rows then have a
 /// category of their own, a feature each, as an identifier or a time stamp would; the
 /// kernels' cost grows with the features.
-fn identifier_notes<T: Real>(data: &Dataset<T>, categorical: &[String]) -> Vec<String> {
+fn identifier_notes<T: Real>(data: &Dataset<T>, categorical: &[Categorical]) -> Vec<String> {
     let mut notes = Vec::new();
-    for column in categorical {
+    for Categorical { column, .. } in categorical {
         let prefix = format!("{column}{}", one_hot::SEPARATOR);
         let categories = data.feature_names().iter().filter(|name| name.starts_with(&prefix)).count();
         if categories > MANY_CATEGORIES && categories * 2 > data.len() {

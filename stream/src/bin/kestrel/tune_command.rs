@@ -194,8 +194,8 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
                 ""
             };
             let mut column_flags = class_weight_flags(&args.settings);
-            for column in &args.settings.categorical {
-                column_flags.push_str(&format!(" --categorical {}", shell::word(column)));
+            for categorical in &args.settings.categorical.categorical {
+                column_flags.push_str(&format!(" --categorical {}", shell::word(&categorical.to_string())));
             }
             if let Some(column) = &args.weight_column {
                 column_flags.push_str(&format!(" --weight-column {}", shell::word(column)));
