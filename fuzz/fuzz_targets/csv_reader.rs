@@ -1,5 +1,6 @@
 //! CSV with a header (`CsvReader::with_header`, label last, named `y` or none; with bit 2
-//! of the mode, the first feature column one-hot encoded, `CsvReader::categorical`) and,
+//! of the mode, the first feature column one-hot encoded, `CsvReader::categorical`, its
+//! categories learned, or with bit 3 given: `a`, `0`, `1`) and,
 //! for serial streams, without one (`CsvReader::without_header`). The first byte picks the
 //! mode, the rest is the file. Checks as for LibSVM: no panic, valid records, 1-based
 //! positions, the reader always reaches the end; with categories, a name for every feature.
@@ -26,7 +27,10 @@ fuzz_target!(|data: &[u8]| {
                     .unwrap_or_default()
                     .into_iter()
                     .take(1)
-                    .map(|column| Categorical { column, categories: None })
+                    .map(|column| {
+                        let given = mode & 8 != 0;
+                        Categorical { column, categories: given.then(|| vec!["a".into(), "0".into(), "1".into()]) }
+                    })
                     .collect();
                 match reader.categorical(&first) {
                     Ok(mut reader) => {
