@@ -328,6 +328,41 @@ fn mqtt_json_field_names_name_the_model_s_features() {
     assert_eq!(predict("swapped.csv"), predict("rows.csv"));
 }
 
+/// JSON rows whose field `mode` holds a state, with `--categorical mode=idle,run`: a
+/// feature per given category after the numeric fields; the summary and the model are
+/// those of the same rows from a CSV file with a header and the same flag.
+#[test]
+fn mqtt_json_fields_of_categories_are_one_hot_encoded() {
+    let Some(mosquitto) = mosquitto() else { return };
+    let dir = Scratch::new("mqtt", "categories");
+    let broker = Broker::start(&mosquitto, &dir);
+    let data = rows(120);
+    let mode = |i: usize| ["idle", "run"][i % 3 / 2];
+    let lines: String = data.iter().enumerate().map(|(i, &(a, b, y))| format!("{b},{a},{},{y}\n", mode(i))).collect();
+    std::fs::write(dir.path("rows.csv"), format!("humidity,temp,mode,label\n{lines}")).unwrap();
+    // Two numeric features and the two given categories.
+    let with_categories = |input: &str, more: &[&str]| {
+        let mut flags = flags(input, &[&["--categorical", "mode=idle,run"][..], more].concat());
+        let dim = flags.iter().position(|flag| flag == "--dim").unwrap() + 1;
+        flags[dim] = "4".into();
+        flags
+    };
+    let from_file = kestrel(&with_categories(&dir.str("rows.csv"), &["--out", &dir.str("file.model")]));
+    let expected = summary(succeeded(&from_file));
+
+    broker.session("kestrel-c", "c/t");
+    let messages: Vec<String> = data
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, b, y))| format!("{{\"temp\": {a}, \"mode\": \"{}\", \"humidity\": {b}, \"y\": {y}}}", mode(i)))
+        .collect();
+    broker.publish("c/t", &messages);
+    let more = ["--client-id", "kestrel-c", "--max-rows", "120", "--out", &dir.str("mqtt.model")];
+    let from_broker = kestrel(&with_categories(&broker.url("c/t"), &more));
+    assert_eq!(summary(succeeded(&from_broker)), expected);
+    assert_eq!(std::fs::read(dir.path("mqtt.model")).unwrap(), std::fs::read(dir.path("file.model")).unwrap());
+}
+
 /// Malformed payloads, a wrong width, NaN and an oversized message are bad rows, counted
 /// under `--on-error skip` and reported with their topic and message; under `--on-error
 /// stop` the first ends the run (exit code 1).

@@ -45,7 +45,10 @@ use serde_json::{Map, Value};
 use super::{Broker, Happening, start};
 use crate::limits::MAX_DIM;
 use crate::source::handoff::{Empty, Giver, Taker, handoff};
-use crate::source::{CsvReader, Format, LabelColumn, Next, OpenError, ReadError, ReadErrorKind, Record, RecordReader};
+use crate::source::{
+    Categorical, CsvReader, Format, LabelColumn, Next, OpenError, ReadError, ReadErrorKind, Record, RecordReader,
+    one_hot,
+};
 
 /// Records in flight between the network thread and the caller: the hand-over's queue
 /// (and as many again in the batch the caller took from it).
@@ -67,7 +70,8 @@ pub enum Payload {
     /// LibSVM rows.
     LibSvm,
     /// JSON objects, the features either an array `"x": [..]` or the object's other fields
-    /// (numbers, in the order of their names, the same names in every row), the label
+    /// (numbers, in the order of their names, the same names in every row; then the
+    /// fields [`Options::categorical`] names, one-hot encoded), the label
     /// `"y"` or the field [`LabelPlace::Field`] names (a number or a class name; a row
     /// without it is unlabelled), and an optional whole number `"seq"` (or the field
     /// [`SeqPlace::Field`] names), carried in [`Record::seq`].
@@ -122,6 +126,10 @@ pub struct Options {
     pub label: LabelPlace,
     /// Where the sequence number is.
     pub seq: SeqPlace,
+    /// JSON fields of categories, each with its categories given (`--categorical
+    /// NAME=A,B,…`): after the numeric fields, a feature per category, named
+    /// `NAME=category`, in the order given; another category is a bad row.
+    pub categorical: Vec<Categorical>,
     /// How long to wait for the broker to accept the first connection.
     pub connect_timeout: Duration,
 }
@@ -389,6 +397,7 @@ struct Parser {
     labels: LabelColumn,
     label: LabelPlace,
     seq: SeqPlace,
+    categorical: Vec<Categorical>,
     /// The feature names of JSON rows of named fields, as the first such row had them.
     names: Arc<OnceLock<Vec<String>>>,
     /// Set by a good row whose features are read by position (CSV, LibSVM, an array
@@ -413,6 +422,7 @@ impl Parser {
             labels: options.labels,
             label: options.label.clone(),
             seq: options.seq.clone(),
+            categorical: options.categorical.clone(),
             names: Arc::new(OnceLock::new()),
             positional: Arc::new(AtomicBool::new(false)),
             messages: 0,
@@ -462,6 +472,10 @@ impl Parser {
             given => given,
         };
         record.clear(line);
+        if format != Payload::Json && !self.categorical.is_empty() {
+            let message = "--categorical names the fields of JSON rows: this row has none";
+            return Err((1, ReadErrorKind::Malformed(message.into())));
+        }
         let width = match format {
             Payload::LibSvm | Payload::Auto if self.dim.get().is_none() => {
                 let unstated = "a LibSVM row does not state the number of features (--dim), and no row fixed it yet";
@@ -558,6 +572,9 @@ impl Parser {
             SeqPlace::Column(_) => "seq".into(),
         };
         let dim = match object.get("x") {
+            Some(Value::Array(_)) if !self.categorical.is_empty() => {
+                return Err(malformed("--categorical names fields: an array \"x\" has none".into()));
+            }
             Some(Value::Array(x)) => {
                 self.positional.store(true, Ordering::Relaxed);
                 self.dense(x.iter(), record)?
@@ -587,42 +604,69 @@ impl Parser {
         if got != dim {
             return Err(ReadErrorKind::FieldCount { expected: dim, got });
         }
-        for (j, v) in (0u32..).zip(values) {
-            let value = v.as_f64().ok_or_else(|| ReadErrorKind::NotANumber(v.to_string()))?;
-            if !value.is_finite() {
-                return Err(ReadErrorKind::NonFinite(v.to_string()));
-            }
-            if value != 0.0 {
-                record.indices.push(j);
-                record.values.push(value);
-            }
-        }
+        push_numbers(values, record)?;
         Ok(dim)
     }
 
     /// Features from the object's fields other than the label and the sequence number
-    /// (the `other` fields), in the order of their names, which must be those of the
-    /// first such row.
+    /// (the `other` fields): the numbers in the order of their names, which must be those
+    /// of the first such row, then the given categories of the fields `categorical` names.
     fn named(
         &mut self,
         object: &Map<String, Value>,
         other: [Option<&str>; 2],
         record: &mut Record,
     ) -> Result<usize, ReadErrorKind> {
-        let features = || object.iter().filter(|(name, _)| !other.contains(&Some(name.as_str())));
-        let count = features().count();
+        let categorical = |name: &str| self.categorical.iter().any(|c| c.column == name);
+        let features =
+            || object.iter().filter(|(name, _)| !other.contains(&Some(name.as_str())) && !categorical(name.as_str()));
+        let numbers = features().count();
+        let given: usize = self.categorical.iter().filter_map(|c| c.categories.as_ref()).map(Vec::len).sum();
+        let count = numbers + given;
         let dim = self.width(count);
         if self.names.get().is_none() && count != dim {
             return Err(ReadErrorKind::FieldCount { expected: dim, got: count });
         }
-        let names = self.names.get_or_init(|| features().map(|(name, _)| name.clone()).collect());
+        let names = self.names.get_or_init(|| {
+            let given = self.categorical.iter().flat_map(|c| {
+                let categories = c.categories.as_deref().unwrap_or_default();
+                categories.iter().map(|category| format!("{}{}{category}", c.column, one_hot::SEPARATOR))
+            });
+            features().map(|(name, _)| name.clone()).chain(given).collect()
+        });
         let mismatch = names.len() != count || features().zip(names.iter()).any(|((a, _), b)| a != b);
         if mismatch {
             let got: Vec<&str> = features().map(|(name, _)| name.as_str()).collect();
+            let names = names.get(..names.len().saturating_sub(given)).unwrap_or_default();
             let message = format!("fields {got:?} are not those of the first row, {names:?} (or no array \"x\")");
             return Err(ReadErrorKind::Malformed(message));
         }
-        self.dense(features().map(|(_, value)| value).collect::<Vec<_>>().into_iter(), record)
+        push_numbers(features().map(|(_, value)| value), record)?;
+        self.categories(object, numbers, record)?;
+        Ok(dim)
+    }
+
+    /// The features of the given categories of `object`'s fields (`categorical`), from
+    /// feature `first` on: the category of each field, in the order the flags give them.
+    fn categories(&self, object: &Map<String, Value>, first: usize, record: &mut Record) -> Result<(), ReadErrorKind> {
+        let mut feature = first;
+        for Categorical { column, categories } in &self.categorical {
+            let given = categories.as_deref().unwrap_or_default();
+            let category = match object.get(column) {
+                Some(Value::String(text)) => text.clone(),
+                Some(Value::Number(number)) => number.to_string(),
+                Some(other) => return Err(ReadErrorKind::Malformed(format!("\"{column}\" {other} is not a category"))),
+                None => return Err(ReadErrorKind::Malformed(format!("no field \"{column}\" (--categorical)"))),
+            };
+            let Some(at) = given.iter().position(|known| *known == category) else {
+                let category = category.chars().take(40).collect();
+                return Err(ReadErrorKind::UnknownCategory { column: column.clone(), category });
+            };
+            record.indices.push(u32::try_from(feature + at).map_err(|_| ReadErrorKind::IndexTooLarge(feature + at))?);
+            record.values.push(1.0);
+            feature += given.len();
+        }
+        Ok(())
     }
 
     /// A JSON label: a number, or a class name.
@@ -639,6 +683,21 @@ impl Parser {
         self.settle_labels(record);
         Ok(())
     }
+}
+
+/// Appends `values`, finite numbers, to `record` as its features from 0 on.
+fn push_numbers<'v>(values: impl Iterator<Item = &'v Value>, record: &mut Record) -> Result<(), ReadErrorKind> {
+    for (j, v) in (0u32..).zip(values) {
+        let value = v.as_f64().ok_or_else(|| ReadErrorKind::NotANumber(v.to_string()))?;
+        if !value.is_finite() {
+            return Err(ReadErrorKind::NonFinite(v.to_string()));
+        }
+        if value != 0.0 {
+            record.indices.push(j);
+            record.values.push(value);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -663,6 +722,7 @@ mod tests {
             labels: LabelColumn::Detect,
             label,
             seq: SeqPlace::default(),
+            categorical: Vec::new(),
             connect_timeout: Duration::from_secs(1),
         };
         let mut parser = Parser::new(&options);
@@ -714,6 +774,43 @@ mod tests {
         }
     }
 
+    /// `--categorical mode=idle,run`: the field's category is a feature after the numeric
+    /// fields, named `mode=category`; another category, a missing field, an array `"x"`
+    /// and a CSV row are bad rows.
+    #[test]
+    fn json_fields_of_categories_are_one_hot_encoded() {
+        let options = Options {
+            client_id: "t".into(),
+            payload: Payload::Auto,
+            dim: None,
+            max_message_bytes: 256,
+            labels: LabelColumn::Detect,
+            label: LabelPlace::Standard,
+            seq: SeqPlace::default(),
+            categorical: vec!["mode=idle,run".parse().unwrap()],
+            connect_timeout: Duration::from_secs(1),
+        };
+        let mut parser = Parser::new(&options);
+        let message = "{\"b\": 2, \"mode\": \"run\", \"a\": 1, \"y\": 1}\n{\"a\": 0, \"mode\": \"idle\", \"b\": 5, \"y\": 0}\n\
+                       {\"a\": 1, \"b\": 2, \"mode\": \"off\", \"y\": 1}\n{\"a\": 1, \"b\": 2, \"y\": 1}\n\
+                       {\"x\": [1, 2, 0, 1], \"y\": 1}\n1,2,0,1,1";
+        let mut rows = Vec::new();
+        parser.rows(&Publish::new("s/a", QoS::AtLeastOnce, message), |row| {
+            rows.push(row);
+            true
+        });
+        let features = |i: usize| rows[i].as_ref().map(|r| (r.indices.clone(), r.values.clone())).unwrap();
+        assert_eq!(features(0), (vec![0, 1, 3], vec![1.0, 2.0, 1.0]));
+        assert_eq!(features(1), (vec![1, 2], vec![5.0, 1.0]));
+        assert_eq!(parser.names.get().unwrap(), &["a", "b", "mode=idle", "mode=run"]);
+        assert_eq!(parser.dim.get(), Some(&4));
+        let kinds: Vec<String> = rows[2..].iter().map(|r| r.as_ref().unwrap_err().kind.to_string()).collect();
+        assert_eq!(kinds[0], "`off` is not one of the categories given for column `mode` (--categorical)");
+        assert_eq!(kinds[1], "no field \"mode\" (--categorical)");
+        assert_eq!(kinds[2], "--categorical names fields: an array \"x\" has none");
+        assert_eq!(kinds[3], "--categorical names the fields of JSON rows: this row has none");
+    }
+
     #[test]
     fn json_features_by_name_in_name_order() {
         let rows = parse_with(
@@ -746,6 +843,7 @@ mod tests {
             labels: LabelColumn::Detect,
             label: LabelPlace::Standard,
             seq,
+            categorical: Vec::new(),
             connect_timeout: Duration::from_secs(1),
         };
         let rows = |seq, message: &str| {

@@ -416,7 +416,7 @@ pub struct CategoricalArgs {
     /// encoded: each category becomes a feature named `NAME=category`, 1 on its rows and 0
     /// elsewhere. `NAME` learns the categories from the rows (train, tune); `NAME=A,B,…`
     /// gives them, and a row of another is a bad row — as `kestrel stream` needs them,
-    /// whose features are fixed at its start. Repeat the flag for several. The model keeps
+    /// whose features are fixed at its start (there also a field of a broker's JSON rows). Repeat the flag for several. The model keeps
     /// the names: `predict` and `eval` read the column as categories again, and a category
     /// the model did not learn as none of them (all zeros).
     #[arg(long, value_name = "NAME[=A,B,…]")]

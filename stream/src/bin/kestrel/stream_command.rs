@@ -387,15 +387,9 @@ fn open_input(args: &StreamArgs, dim: Option<usize>) -> Result<(Records, String,
         let (name, dim, features) = (reader.name().to_string(), reader.dim_hint(), reader.feature_names());
         return Ok((Records::new(reader, input), name, dim, features.unwrap_or_default()));
     };
-    let header_only = if !args.input.columns.skip_columns.is_empty() {
-        Some("--skip-column names columns")
-    } else if !categorical.is_empty() {
-        Some("--categorical names columns")
-    } else {
-        None
-    };
-    if let Some(flag) = header_only {
-        return Err(Usage(format!("{flag} of a CSV header, which a broker's rows do not have")).into());
+    if !args.input.columns.skip_columns.is_empty() {
+        let message = "--skip-column names columns of a CSV header, which a broker's rows do not have";
+        return Err(Usage(message.into()).into());
     }
     let client_id = args.client_id.clone().ok_or(Usage(
         "MQTT input needs --client-id: the broker keeps the session (and what it must send again) under it".into(),
@@ -427,6 +421,7 @@ fn open_input(args: &StreamArgs, dim: Option<usize>) -> Result<(Records, String,
         labels: commands::labels_for(args.learner),
         label,
         seq,
+        categorical: categorical.clone(),
         connect_timeout: CONNECT_TIMEOUT,
     };
     let source = MqttSource::connect(&broker, &options)?;
