@@ -2,7 +2,7 @@
 # Every test of Kestrel, from a fresh machine: installs what is missing (the Cortex-M4F,
 # Cortex-M3, Cortex-M0 and RISC-V RV32IMAC Rust targets, rustfmt/clippy/llvm-tools, QEMU for Arm and
 # RISC-V, the Arm GNU toolchain with newlib), then runs, stopping at the first failure:
-#   1. cargo fmt --check
+#   1. cargo fmt --check (the workspace, the firmware, the Pico example, the fuzz targets)
 #   2. cargo clippy, warnings denied (host workspace, the C ABI crate for the Cortex-M and
 #      RISC-V, and the firmware on all four targets)
 #   3. host tests (unit, integration, doc tests; the committed C header against cbindgen)
@@ -11,7 +11,9 @@
 #      C staticlib (kestrel-ffi) built for thumbv7em-none-eabihf and
 #      riscv32imac-unknown-none-elf (any use of std breaks this step); rustdoc, warnings
 #      denied
-#   5. the Raspberry Pi Pico example (boards/pico: the demo's learners on a real MPU-6050
+#   5. the fuzz targets (fuzz/: libFuzzer through cargo fuzz, run by scripts/fuzz.sh)
+#      type-checked, so that a change of the library's API cannot leave them broken; the
+#      Raspberry Pi Pico example (boards/pico: the demo's learners on a real MPU-6050
 #      through rp2040-hal) built for thumbv6m-none-eabi
 #   6. the firmware under QEMU on the Cortex-M4F, the Cortex-M3 (no FPU), the RISC-V
 #      RV32IMAC (no FPU) and the Cortex-M0 (thumbv6m: no FPU, no hardware divide):
@@ -96,6 +98,7 @@ step "Format"
 cargo fmt --all -- --check
 (cd firmware-demo && cargo fmt -- --check)
 (cd boards/pico && cargo fmt -- --check)
+(cd fuzz && cargo fmt -- --check)
 
 step "Clippy (warnings denied)"
 cargo clippy --workspace --all-targets -- -D warnings
@@ -125,6 +128,9 @@ done
 # The C ABI's re-entrancy guard swaps an atomic, which the Cortex-M0 lacks.
 cargo build -p kestrel-core --no-default-features --target "$TARGET_M0"
 RUSTDOCFLAGS="-D warnings" cargo doc -p kestrel-core -p kestrel-stream -p kestrel-ffi --no-deps
+
+step "The fuzz targets (built; scripts/fuzz.sh runs them)"
+(cd fuzz && cargo check --bins)
 
 step "The Raspberry Pi Pico example (built; running it needs the board)"
 (cd boards/pico && cargo build --release)
