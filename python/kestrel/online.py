@@ -9,9 +9,11 @@ RBF width ``1/d``, a memory of 2000 samples for the SVMs), the same state:
 ``load_state()`` takes them back, ``load_checkpoint()`` continues a ``kestrel stream
 --checkpoint`` run, and ``to_bytes()`` is the model file ``kestrel predict`` reads.
 
-A learner takes its features from the first sample: a dict's keys in their order (later
+A learner takes its features from the first sample — a dict's keys in their order (later
 dicts may leave features out, which count as 0; a key not seen first is an error; string
-keys are the model file's feature names), or a matrix's columns. A classifier takes
+keys are the model file's feature names), or a matrix's columns — or from ``features``,
+given: the keys of every sample to come, for a stream whose later samples bring keys the
+first lacks (River's ``OneHotEncoder`` emits ``mode_idle`` only once a sample is idle). A classifier takes
 numeric labels as they are and other labels (strings, booleans) as classes in order of
 first appearance. The SVMs give no probabilities, so there
 is no ``predict_proba_one``.
@@ -51,7 +53,8 @@ class _Online:
 
     def _settings(self):
         names = inspect.signature(type(self).__init__).parameters
-        settings = {self._renamed.get(name, name): getattr(self, name) for name in names if name != "self"}
+        own = ("self", "features")
+        settings = {self._renamed.get(name, name): getattr(self, name) for name in names if name not in own}
         for name in ("c", "bias", "delta", "nu"):
             if settings.get(name) is not None:
                 settings[name] = float(settings[name])
@@ -65,12 +68,16 @@ class _Online:
 
     def _row(self, x):
         if self.feature_names_ is None:
-            self.feature_names_ = list(x)
+            self.feature_names_ = list(x if self.features is None else self.features)
         index = {name: j for j, name in enumerate(self.feature_names_)}
         row = np.zeros((1, len(self.feature_names_)))
         for name, value in x.items():
             if name not in index:
-                raise ValueError(f"feature {name!r} was not in the first sample: {self.feature_names_}")
+                whence = "the first sample" if self.features is None else "features"
+                raise ValueError(
+                    f"feature {name!r} was not in {whence}: {self.feature_names_} (a learner's features are fixed "
+                    "at its start: give every key to come, features=[...])"
+                )
             row[0, index[name]] = value
         return row
 
@@ -119,8 +126,10 @@ class _Online:
         """
         rows = _rows(X)
         dim = rows[3] if isinstance(rows, tuple) else rows.shape[1]
+        if self.features is not None and dim != len(self.features):
+            raise ValueError(f"X has {dim} columns, features names {len(self.features)}")
         if self.feature_names_ is None:
-            self.feature_names_ = list(range(dim))
+            self.feature_names_ = list(range(dim)) if self.features is None else list(self.features)
         self._start(dim).learn(rows, self._labels(y))
         return self
 
@@ -199,7 +208,7 @@ class _Online:
         same settings) for samples of ``dim`` features."""
         self._start(dim).load_state(state)
         if self.feature_names_ is None:
-            self.feature_names_ = list(range(dim))
+            self.feature_names_ = list(range(dim)) if self.features is None else list(self.features)
 
     def load_checkpoint(self, source):
         """Continue from a ``kestrel stream --checkpoint`` file of a run with the same
@@ -282,14 +291,18 @@ class WindowSVM(_OnlineClassifier):
         Standardise the features online.
     seed : int, default=1
     scalar : {"f64", "f32"}, default="f64"
+    features : list or None, default=None
+        The keys of the samples, in order, when the first sample does not have them all
+        (None: the first sample's); a key a sample leaves out is 0.
     """
 
     _learner = "svm"
 
     def __init__(self, window=256, steps_per_sample=300, C=None, loss="squared_hinge", bias=1.0, memory=None,
-                 classes=None, scale=True, seed=1, scalar="f64"):
+                 classes=None, scale=True, seed=1, scalar="f64", features=None):
         self.window, self.steps_per_sample, self.C, self.loss, self.bias = window, steps_per_sample, C, loss, bias
         self.memory, self.classes, self.scale, self.seed, self.scalar = memory, classes, scale, seed, scalar
+        self.features = features
         self._begin()
 
 
@@ -309,7 +322,7 @@ class StreamingRSVM(_OnlineClassifier):
         RBF width; None races ``1/d``, ``1/(4d)`` and ``4/d``: three learners take the
         first window side by side and the one that predicted best goes on alone
         (``chosen_`` names it), as ``kestrel stream`` does.
-    C, loss, bias, memory, classes, scale, seed, scalar, steps_per_sample
+    C, loss, bias, memory, classes, scale, seed, scalar, steps_per_sample, features
         As for :class:`WindowSVM`.
     renew : bool, default=True
     """
@@ -318,10 +331,11 @@ class StreamingRSVM(_OnlineClassifier):
 
     def __init__(self, window=256, centers=32, delta=0.1, gamma=None, steps_per_sample=300, C=1.0,
                  loss="squared_hinge", bias=1.0, memory=None, classes=None, scale=True, renew=True, seed=1,
-                 scalar="f64"):
+                 scalar="f64", features=None):
         self.window, self.centers, self.delta, self.gamma = window, centers, delta, gamma
         self.steps_per_sample, self.C, self.loss, self.bias, self.memory = steps_per_sample, C, loss, bias, memory
         self.classes, self.scale, self.renew, self.seed, self.scalar = classes, scale, renew, seed, scalar
+        self.features = features
         self._begin()
 
 
@@ -347,14 +361,17 @@ class WindowSLKL(_OnlineRegressor):
     renew : bool, default=True
     seed : int, default=1
     scalar : {"f64", "f32"}, default="f64"
+    features : list or None, default=None
+        As for :class:`WindowSVM`.
     """
 
     _learner = "slkl"
 
     def __init__(self, window=256, centers=32, nu=0.01, gamma=None, steps_per_sample=20, scale=True, renew=True,
-                 seed=1, scalar="f64"):
+                 seed=1, scalar="f64", features=None):
         self.window, self.centers, self.nu, self.gamma = window, centers, nu, gamma
         self.steps_per_sample, self.scale, self.renew, self.seed, self.scalar = steps_per_sample, scale, renew, seed, scalar
+        self.features = features
         self._begin()
 
 
@@ -387,12 +404,14 @@ class WindowNovelty(_Online, _RiverAnomalyDetector):
     scale : bool, default=True
         Standardise the features, by the warm-up's statistics and then every sample learned.
     scalar : {"f64", "f32"}, default="f64"
+    features : list or None, default=None
+        As for :class:`WindowSVM`.
     """
 
     _learner = "novelty"
 
     def __init__(self, window=48, centers=16, delta=0.3, gamma=None, quantile=0.99, warmup=256, learn="unflagged",
-                 scale=True, scalar="f64"):
+                 scale=True, scalar="f64", features=None):
         self.window = window
         self.centers = centers
         self.delta = delta
@@ -402,6 +421,7 @@ class WindowNovelty(_Online, _RiverAnomalyDetector):
         self.learn = learn
         self.scale = scale
         self.scalar = scalar
+        self.features = features
         self._begin()
 
     def _labels(self, y):

@@ -7,7 +7,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from river import datasets, evaluate, linear_model, metrics, neighbors, preprocessing
+from river import compose, datasets, evaluate, linear_model, metrics, neighbors, preprocessing
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import OneClassSVM
@@ -123,6 +123,41 @@ def test_named_labels_dicts_and_errors():
     assert WindowSLKL().predict_one({"a": 1.0}) is None
     info = kestrel.load(model.to_bytes()).info
     assert (info["kind"], info["feature_names"]) == ("linear-svm", ["a", "b"]), "the dicts' keys name the features"
+
+
+def test_river_s_one_hot_encoder_behind_given_features_learns_as_kestrel_stream_categorical(tmp_path):
+    """River's OneHotEncoder emits a key per category only once a sample has it: without
+    ``features`` a learner behind it stops at the first new key; with them it learns, from
+    the same rows, the model ``kestrel stream --categorical`` learns."""
+    rng = np.random.default_rng(3)
+    modes = ["idle", "heat", "cool"]
+    rows = []
+    for _ in range(600):
+        mode, t = modes[rng.integers(3)], float(rng.normal(21, 4))
+        rows.append(({"t": t, "mode": mode}, int((t > 22) != (mode == "cool"))))
+    data, out = tmp_path / "modes.csv", tmp_path / "modes.kestrel"
+    data.write_text("t,mode,y\n" + "".join(f"{x['t']!r},{x['mode']},{y}\n" for x, y in rows))
+    stream = [kestrel_cli(), "stream", "--learner", "rsvm", "--input", data, "--out", out, "--json"]
+    run = subprocess.run([*stream, "--categorical", "mode=idle,heat,cool"], check=True, capture_output=True, text=True)
+    summary = json.loads(run.stdout.splitlines()[-1])
+    names = ["t", "mode=idle", "mode=heat", "mode=cool"]
+    renamed = compose.Renamer({f"mode_{m}": f"mode={m}" for m in modes})
+    encoded = lambda: compose.Select("t") + (  # noqa: E731
+        compose.Select("mode") | preprocessing.OneHotEncoder() | renamed.clone()
+    )
+    with pytest.raises(ValueError, match="give every key to come, features"):
+        pipeline = encoded() | StreamingRSVM()
+        for x, y in rows:
+            pipeline.learn_one(x, y)
+    learner = StreamingRSVM(features=names)
+    pipeline = encoded() | learner
+    correct = 0
+    for x, y in rows:
+        correct += pipeline.predict_one(x) == y
+        pipeline.learn_one(x, y)
+    assert learner.to_bytes() == out.read_bytes()
+    # The first row has no prediction in Python (None), the majority-so-far guess in the CLI.
+    assert abs(correct - summary["accuracy"] * len(rows)) <= 1
 
 
 def test_a_kestrel_stream_checkpoint_continues_in_python(tmp_path):
