@@ -45,9 +45,9 @@ use serde_json::{Map, Value};
 use super::{Broker, Happening, start};
 use crate::limits::MAX_DIM;
 use crate::source::handoff::{Empty, Giver, Taker, handoff};
+use crate::source::one_hot::OneHot;
 use crate::source::{
     Categorical, CsvReader, Format, LabelColumn, Next, OpenError, ReadError, ReadErrorKind, Record, RecordReader,
-    one_hot,
 };
 
 /// Records in flight between the network thread and the caller: the hand-over's queue
@@ -398,6 +398,8 @@ struct Parser {
     label: LabelPlace,
     seq: SeqPlace,
     categorical: Vec<Categorical>,
+    /// Their encoding, the features counted from 0 (after the numeric fields in a row).
+    one_hot: OneHot,
     /// The feature names of JSON rows of named fields, as the first such row had them.
     names: Arc<OnceLock<Vec<String>>>,
     /// Set by a good row whose features are read by position (CSV, LibSVM, an array
@@ -423,6 +425,7 @@ impl Parser {
             label: options.label.clone(),
             seq: options.seq.clone(),
             categorical: options.categorical.clone(),
+            one_hot: OneHot::growing(options.categorical.len(), &fields_of(&options.categorical), 0),
             names: Arc::new(OnceLock::new()),
             positional: Arc::new(AtomicBool::new(false)),
             messages: 0,
@@ -620,24 +623,19 @@ impl Parser {
         let categorical = |name: &str| self.categorical.iter().any(|c| c.column == name);
         let features =
             || object.iter().filter(|(name, _)| !other.contains(&Some(name.as_str())) && !categorical(name.as_str()));
-        let numbers = features().count();
-        let given: usize = self.categorical.iter().filter_map(|c| c.categories.as_ref()).map(Vec::len).sum();
+        let (numbers, given) = (features().count(), self.one_hot.names().len());
         let count = numbers + given;
         let dim = self.width(count);
         if self.names.get().is_none() && count != dim {
             return Err(ReadErrorKind::FieldCount { expected: dim, got: count });
         }
         let names = self.names.get_or_init(|| {
-            let given = self.categorical.iter().flat_map(|c| {
-                let categories = c.categories.as_deref().unwrap_or_default();
-                categories.iter().map(|category| format!("{}{}{category}", c.column, one_hot::SEPARATOR))
-            });
-            features().map(|(name, _)| name.clone()).chain(given).collect()
+            features().map(|(name, _)| name.clone()).chain(self.one_hot.names().iter().cloned()).collect()
         });
         let mismatch = names.len() != count || features().zip(names.iter()).any(|((a, _), b)| a != b);
         if mismatch {
             let got: Vec<&str> = features().map(|(name, _)| name.as_str()).collect();
-            let names = names.get(..names.len().saturating_sub(given)).unwrap_or_default();
+            let names = names.get(..numbers.min(names.len().saturating_sub(given))).unwrap_or_default();
             let message = format!("fields {got:?} are not those of the first row, {names:?} (or no array \"x\")");
             return Err(ReadErrorKind::Malformed(message));
         }
@@ -646,25 +644,28 @@ impl Parser {
         Ok(dim)
     }
 
-    /// The features of the given categories of `object`'s fields (`categorical`), from
-    /// feature `first` on: the category of each field, in the order the flags give them.
-    fn categories(&self, object: &Map<String, Value>, first: usize, record: &mut Record) -> Result<(), ReadErrorKind> {
-        let mut feature = first;
-        for Categorical { column, categories } in &self.categorical {
-            let given = categories.as_deref().unwrap_or_default();
+    /// The features of the categories of `object`'s fields `categorical` names, from
+    /// feature `first` on ([`OneHot`]).
+    fn categories(
+        &mut self,
+        object: &Map<String, Value>,
+        first: usize,
+        record: &mut Record,
+    ) -> Result<(), ReadErrorKind> {
+        self.one_hot.start_row();
+        for (field, Categorical { column, .. }) in self.categorical.iter().enumerate() {
             let category = match object.get(column) {
                 Some(Value::String(text)) => text.clone(),
                 Some(Value::Number(number)) => number.to_string(),
                 Some(other) => return Err(ReadErrorKind::Malformed(format!("\"{column}\" {other} is not a category"))),
                 None => return Err(ReadErrorKind::Malformed(format!("no field \"{column}\" (--categorical)"))),
             };
-            let Some(at) = given.iter().position(|known| *known == category) else {
-                let category = category.chars().take(40).collect();
-                return Err(ReadErrorKind::UnknownCategory { column: column.clone(), category });
-            };
-            record.indices.push(u32::try_from(feature + at).map_err(|_| ReadErrorKind::IndexTooLarge(feature + at))?);
+            self.one_hot.read(field, &category)?;
+        }
+        for &feature in self.one_hot.finish_row() {
+            let index = first + feature as usize;
+            record.indices.push(u32::try_from(index).map_err(|_| ReadErrorKind::IndexTooLarge(index))?);
             record.values.push(1.0);
-            feature += given.len();
         }
         Ok(())
     }
@@ -683,6 +684,11 @@ impl Parser {
         self.settle_labels(record);
         Ok(())
     }
+}
+
+/// The fields `categorical` names, numbered in its order, as [`OneHot`] takes them.
+fn fields_of(categorical: &[Categorical]) -> Vec<(usize, Categorical)> {
+    categorical.iter().cloned().enumerate().collect()
 }
 
 /// Appends `values`, finite numbers, to `record` as its features from 0 on.

@@ -1,4 +1,4 @@
-//! Columns of categories, one-hot encoded (`kestrel train --categorical NAME`).
+//! Columns of categories, one-hot encoded (`--categorical`).
 //!
 //! A CSV column whose values name categories (`idle`, `heating`; a number is a name here
 //! too) becomes one feature per category: `1` on the rows of that category, `0` on the
@@ -74,9 +74,10 @@ impl std::str::FromStr for Categorical {
     }
 }
 
-/// The categorical columns of a CSV reader and the features their categories are.
+/// The categorical columns of a reader (a CSV reader's, a broker's JSON rows') and the
+/// features their categories are.
 #[derive(Clone, Debug, Default)]
-pub(super) struct OneHot {
+pub(crate) struct OneHot {
     /// The categorical column each field is, an index into `columns` (empty: none is).
     column_of_field: Vec<Option<usize>>,
     columns: Vec<Column>,
