@@ -800,6 +800,11 @@ fn categories_given_in_advance_fix_the_features() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&kestrel(&["inspect", &model])).contains("t, mode=heat, mode=idle, mode=cool"));
+    // A category holding a comma is shown in backquotes among the names.
+    let quoted = write("quoted.csv", "t,mode,y\n1,\"idle, quiet\",1\n2,heat,0\n3,\"idle, quiet\",1\n");
+    let o = kestrel(&["train", "--learner", "svm", "--input", &quoted, "--out", &model, "--categorical", "mode"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&kestrel(&["inspect", &model])).contains("t, `mode=idle, quiet`, mode=heat"));
     let o = kestrel(&["train", "--learner", "krr", "--input", &named, "--out", &model, "--categorical", "mode=heat"]);
     assert!(
         o.status.code() == Some(1) && stderr(&o).contains("`idle` is not one of the categories given"),

@@ -476,6 +476,12 @@ fn decision_outputs(model: &dyn Predictor, path: &std::path::Path) -> Result<usi
     Ok(labels.len())
 }
 
+/// A name as a list separated by commas shows it: in backquotes when it holds a comma
+/// itself (a category `idle, quiet`).
+fn listed_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.contains(',') { format!("`{name}`").into() } else { name.into() }
+}
+
 /// `kestrel eval`.
 pub fn eval(args: &EvalArgs) -> Result<()> {
     let mut model = model::read_file(&args.model)?;
@@ -662,12 +668,12 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
             say!("format: the {} {}s' file, which {learners} write", info.kind, info.task)?;
         }
         if !info.class_names.is_empty() {
-            say!("classes: {}", info.class_names.join(", "))?;
+            say!("classes: {}", info.class_names.iter().map(|name| listed_name(name)).collect::<Vec<_>>().join(", "))?;
         }
         if !info.feature_names.is_empty() {
             // The first twenty (`--json` lists them all).
             let names = &info.feature_names;
-            let listed = names.iter().take(20).map(String::as_str).collect::<Vec<_>>().join(", ");
+            let listed = names.iter().take(20).map(|name| listed_name(name)).collect::<Vec<_>>().join(", ");
             let more = if names.len() > 20 { format!(", … {} in all", names.len()) } else { String::new() };
             say!("features (read by these names from a CSV header): {listed}{more}")?;
         }
