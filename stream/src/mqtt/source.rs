@@ -640,7 +640,9 @@ impl Parser {
             return Err(ReadErrorKind::Malformed(message));
         }
         push_numbers(features().map(|(_, value)| value), record)?;
-        self.categories(object, numbers, record)?;
+        if !self.categorical.is_empty() {
+            self.categories(object, numbers, record)?;
+        }
         Ok(dim)
     }
 

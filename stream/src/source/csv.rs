@@ -161,13 +161,7 @@ impl<R: BufRead> CsvReader<R> {
     /// with no feature column left.
     pub fn skipping(mut self, columns: &[String]) -> Result<Self, ReadError> {
         for wanted in columns {
-            let at = self.header.iter().position(|h| h == wanted);
-            let at = at.ok_or_else(|| {
-                self.header_error(format!(
-                    "no column named `{wanted}` to skip in the header ({})",
-                    column_list(&self.header)
-                ))
-            })?;
+            let at = self.column_at(wanted, "to skip")?;
             if Some(at) == self.label_field {
                 return Err(self.header_error(format!("`{wanted}` is the label column: it cannot be skipped")));
             }
@@ -189,10 +183,7 @@ impl<R: BufRead> CsvReader<R> {
     /// A header error when no column has the name, or it is the label's.
     pub fn weighing(mut self, column: Option<&str>) -> Result<Self, ReadError> {
         let Some(wanted) = column else { return Ok(self) };
-        let at = self.header.iter().position(|h| h == wanted).ok_or_else(|| {
-            let columns = column_list(&self.header);
-            self.header_error(format!("no column named `{wanted}` for the row weights in the header ({columns})"))
-        })?;
+        let at = self.column_at(wanted, "for the row weights")?;
         if Some(at) == self.label_field {
             return Err(self.header_error(format!("`{wanted}` is the label column: it cannot weigh the rows")));
         }
@@ -219,10 +210,7 @@ impl<R: BufRead> CsvReader<R> {
         let mut fields: Vec<(usize, Categorical)> = Vec::new();
         for categorical in columns {
             let wanted = &categorical.column;
-            let at = self.header.iter().position(|h| h == wanted).ok_or_else(|| {
-                let columns = column_list(&self.header);
-                self.header_error(format!("no column named `{wanted}` for --categorical in the header ({columns})"))
-            })?;
+            let at = self.column_at(wanted, "for --categorical")?;
             if Some(at) == self.label_field {
                 let hint = "class names are read as they are";
                 return Err(self.header_error(format!("`{wanted}` is the label column, not a feature: {hint}")));
@@ -243,6 +231,17 @@ impl<R: BufRead> CsvReader<R> {
         }
         self.one_hot = OneHot::growing(self.fields, &fields, u32::try_from(numeric).unwrap_or(u32::MAX));
         Ok(self)
+    }
+
+    /// The field of the header's column `wanted`, which a flag names `purpose` ("to skip").
+    ///
+    /// # Errors
+    /// A header error listing the columns when none has the name.
+    fn column_at(&self, wanted: &str, purpose: &str) -> Result<usize, ReadError> {
+        self.header.iter().position(|h| h == wanted).ok_or_else(|| {
+            let columns = column_list(&self.header);
+            self.header_error(format!("no column named `{wanted}` {purpose} in the header ({columns})"))
+        })
     }
 
     /// The fields that are features (neither the label nor skipped), in column order.
@@ -412,7 +411,11 @@ impl<R: BufRead> CsvReader<R> {
         if self.label_field.is_none() {
             record.label = f64::NAN;
         }
-        self.one_hot.start_row();
+        // Rows without columns of categories (the stream's common case) skip their step.
+        let categorical = self.one_hot.columns() > 0;
+        if categorical {
+            self.one_hot.start_row();
+        }
         let mut feature = 0u32;
         for (i, field) in self.row.iter().enumerate() {
             let at = |kind| {
@@ -448,7 +451,7 @@ impl<R: BufRead> CsvReader<R> {
                 feature += 1;
             }
         }
-        let categories = self.one_hot.finish_row();
+        let categories = if categorical { self.one_hot.finish_row() } else { &[] };
         if self.feature_of_field.is_empty() {
             record.indices.extend_from_slice(categories);
             record.values.resize(record.indices.len(), 1.0);

@@ -148,6 +148,23 @@ pub struct Options {
     pub categorical: Vec<Categorical>,
 }
 
+impl Options {
+    /// What these options read by a CSV header's column names, as the message for an input
+    /// without one (`--skip-column`, `--weight-column`, `--categorical`); `None` when
+    /// nothing.
+    pub fn header_columns(&self) -> Option<&'static str> {
+        if !self.skip_columns.is_empty() {
+            Some("columns are skipped by their names in a CSV header: this input has none")
+        } else if self.weight_column.is_some() {
+            Some("a weight column is read by its name in a CSV header: this input has none")
+        } else if !self.categorical.is_empty() {
+            Some("columns of categories are named in a CSV header: this input has none")
+        } else {
+            None
+        }
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -227,16 +244,7 @@ fn from_buffered<R: BufRead + Send + 'static>(
     let fields = first.split(|&b| b == delimiter).count();
     let replay = Cursor::new(first).chain(input);
     let label_column = options.label_column.as_deref();
-    let named = if !options.skip_columns.is_empty() {
-        Some("columns are skipped by their names in a CSV header: this input has none")
-    } else if options.weight_column.is_some() {
-        Some("a weight column is read by its name in a CSV header: this input has none")
-    } else if !options.categorical.is_empty() {
-        Some("columns of categories are named in a CSV header: this input has none")
-    } else {
-        None
-    };
-    if let Some(message) = named.filter(|_| !(has_header && format == Format::Csv)) {
+    if let Some(message) = options.header_columns().filter(|_| !(has_header && format == Format::Csv)) {
         let kind = ReadErrorKind::Header(message.into());
         return Err(ReadError { source_name: name.to_string(), line: 1, column: 1, kind }.into());
     }

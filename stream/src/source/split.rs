@@ -35,8 +35,9 @@ pub fn libsvm_file_parts(input: &str, options: &Options, threads: usize) -> io::
         Format::Auto => format_from_extension(input) == Format::LibSvm,
         Format::Csv => false,
     };
-    // A weight column is a CSV header's: the single reader says so.
-    if !libsvm || threads < 2 || input == "-" || input.starts_with("serial:") || options.weight_column.is_some() {
+    // Columns named by a CSV header's names: the single reader refuses them for LibSVM.
+    let header_columns = options.header_columns().is_some();
+    if !libsvm || threads < 2 || input == "-" || input.starts_with("serial:") || header_columns {
         return Ok(None);
     }
     let path = Path::new(input);
@@ -110,8 +111,12 @@ mod tests {
         let plain = std::env::temp_dir().join(format!("kestrel-split-plain-{}.libsvm", std::process::id()));
         std::fs::write(&plain, vec![b'\n'; usize::try_from(PARALLEL_READ_BYTES).unwrap()]).unwrap();
         let parts = libsvm_file_parts(plain.to_str().unwrap(), &Options::default(), 2).unwrap();
-        std::fs::remove_file(&plain).unwrap();
         assert!(parts.is_some(), "the same size in plain text is cut");
+        // Flags that name a CSV header's columns: the single reader refuses them for LibSVM.
+        let skipping = Options { skip_columns: vec!["x".into()], ..Options::default() };
+        let parts = libsvm_file_parts(plain.to_str().unwrap(), &skipping, 2).unwrap();
+        std::fs::remove_file(&plain).unwrap();
+        assert!(parts.is_none(), "a file read with --skip-column is not cut");
     }
 
     /// Every line lands in exactly one part, in order, whatever the number of parts and

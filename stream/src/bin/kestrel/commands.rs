@@ -38,8 +38,7 @@ pub fn open_with(
     labels: LabelColumn,
     categorical: &[Categorical],
 ) -> Result<Box<dyn RecordReader + Send>> {
-    let options = source::Options { categorical: categorical.to_vec(), ..options(input, labels) };
-    Ok(source::open(&input.input, &options)?)
+    Ok(source::open(&input.input, &options_with(input, labels, (None, categorical)))?)
 }
 
 /// The reader options the flags give.
@@ -50,6 +49,17 @@ fn options(input: &InputArgs, labels: LabelColumn) -> source::Options {
         FormatArg::Libsvm => Format::LibSvm,
     };
     source::Options { format, max_line_bytes: input.max_line_bytes, labels, ..column_options(&input.columns) }
+}
+
+/// [`options`], with the rows' weights read from the CSV column `weight_column` and the
+/// CSV columns `categorical` one-hot encoded.
+fn options_with(
+    input: &InputArgs,
+    labels: LabelColumn,
+    (weight_column, categorical): (Option<&str>, &[Categorical]),
+) -> source::Options {
+    let weight_column = weight_column.map(str::to_string);
+    source::Options { weight_column, categorical: categorical.to_vec(), ..options(input, labels) }
 }
 
 /// What to say when the features' scales differ so widely that a few of them set every
@@ -142,9 +152,7 @@ pub fn read_dataset<T: Real>(
     (weight_column, categorical): (Option<&str>, &[Categorical]),
     bad: &mut BadRows,
 ) -> Result<Dataset<T>> {
-    let weight_column = weight_column.map(str::to_string);
-    let options = source::Options { weight_column, categorical: categorical.to_vec(), ..options(input, labels) };
-    read_path(&input.input, &options, on_error(input), bad)
+    read_path(&input.input, &options_with(input, labels, (weight_column, categorical)), on_error(input), bad)
 }
 
 /// Every row of the data set at `path` read as `options` says, bad rows per `on_error`
