@@ -173,6 +173,45 @@ impl<T: Real, S: Storage<T>> Scaler<T, S> {
         Ok(scaler)
     }
 
+    /// The scaler whose statistics `storage` already holds, in the order of its own
+    /// storage: `μ`, `M₂` and the weights, `d` scalars each (a checkpoint read straight
+    /// into the buffer, where a [`ScalerSection`]'s slices would need a second copy), of
+    /// `count` samples; its scales are recomputed.
+    ///
+    /// # Errors
+    /// As [`from_section_in`](Self::from_section_in) for the statistics, and
+    /// `CapacityExceeded` when `storage` holds fewer than [`Scaler::scalars_len`]`(dim)`
+    /// scalars.
+    ///
+    /// # Examples
+    /// ```
+    /// use kestrel_core::scaler::Scaler;
+    /// let mut a = Scaler::new_in([0.0f32; Scaler::scalars_len(2)], 2)?;
+    /// a.observe(&[1.0, 10.0])?;
+    /// a.observe(&[3.0, 30.0])?;
+    /// // μ, M₂ and the weights (all 1) where a checkpoint's reader would put them.
+    /// let mut storage = [1.0f32; Scaler::scalars_len(2)];
+    /// storage[..2].copy_from_slice(a.section().mean);
+    /// storage[2..4].copy_from_slice(a.section().m2);
+    /// let b = Scaler::from_statistics_in(storage, 2, a.count())?;
+    /// let (mut x, mut y) = ([2.0, 0.0], [2.0, 0.0]);
+    /// a.transform(&mut x)?;
+    /// b.transform(&mut y)?;
+    /// assert_eq!(x, y);
+    /// # Ok::<(), kestrel_core::Error>(())
+    /// ```
+    pub fn from_statistics_in(storage: S, dim: usize, count: u64) -> Result<Self, Error> {
+        let len = Scaler::scalars_len(dim);
+        check_capacity(len, storage.as_ref().len())?;
+        let stats = storage.as_ref().get(..3 * dim).unwrap_or_default();
+        let (mean, rest) = stats.split_at(dim.min(stats.len()));
+        let (m2, weights) = rest.split_at(dim.min(rest.len()));
+        check_section(dim, ScalerSection { count, mean, m2, weights })?;
+        let mut scaler = Scaler { storage, dim, count, _scalar: core::marker::PhantomData };
+        scaler.refresh_scales();
+        Ok(scaler)
+    }
+
     /// The scaler a model file carries (see [`crate::model`]), decoded into `storage`;
     /// `None` when the model takes its inputs as they come.
     ///
@@ -484,6 +523,31 @@ mod tests {
             Some(Error::CapacityExceeded { needed: 8, capacity: 7 })
         );
         assert_eq!(Scaler::<f64, _>::new_in(vec![0.0; 5], 0).err(), Some(Error::InvalidParam { name: "dim" }));
+    }
+
+    #[test]
+    fn statistics_in_the_storage_restore_the_same_transform() {
+        let mut s = scaler(2);
+        for x in [[1.0, -4.0], [2.5, 8.0], [-3.0, 1.0]] {
+            s.observe(&x).unwrap();
+        }
+        s.set_weights(&[0.5, 2.0]).unwrap();
+        let mut storage = vec![7.0; 8];
+        storage[..6].copy_from_slice(&s.storage[..6]);
+        let copy = Scaler::from_statistics_in(storage.clone(), 2, 3).unwrap();
+        assert_eq!(copy.storage, s.storage);
+        let refused = |storage: &[f64], count| Scaler::from_statistics_in(storage.to_vec(), 2, count).err();
+        let mut bad = storage.clone();
+        bad[2] = -1.0;
+        assert_eq!(refused(&bad, 3), Some(Error::InvalidParam { name: "m2" }));
+        bad[2] = f64::NAN;
+        assert_eq!(refused(&bad, 3), Some(Error::NonFinite));
+        bad = storage.clone();
+        bad[4] = -0.5;
+        assert_eq!(refused(&bad, 3), Some(Error::InvalidParam { name: "weights" }));
+        assert_eq!(refused(&storage, 0), Some(Error::InvalidParam { name: "count" }));
+        assert_eq!(refused(&storage[..7], 3), Some(Error::CapacityExceeded { needed: 8, capacity: 7 }));
+        assert_eq!(Scaler::from_statistics_in(vec![0.0; 4], 0, 0).err(), Some(Error::InvalidParam { name: "dim" }));
     }
 
     #[test]

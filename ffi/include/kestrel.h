@@ -18,6 +18,12 @@
 #include <stdint.h>
 
 /**
+ * Bytes a checkpoint may take besides the object's buffers: the frame's 16 and the
+ * header (see the module doc).
+ */
+#define KESTREL_CHECKPOINT_HEADER_BYTES 1024
+
+/**
  * The alignment, in bytes, of every work buffer (`alignas(KESTREL_ALIGN)` in C11,
  * `__attribute__((aligned(KESTREL_ALIGN)))` in GCC's C).
  */
@@ -94,21 +100,22 @@ enum kestrel_status
    */
   KESTREL_STATUS_INVALID_LABEL = 7,
   /**
-   * The model bytes end before the length their header announces.
+   * The model (or checkpoint) bytes end before the length their header announces.
    */
   KESTREL_STATUS_MODEL_TRUNCATED = 8,
   /**
-   * The model bytes were altered: the checksum does not match, or the payload does not
-   * decode.
+   * The model (or checkpoint) bytes were altered: the checksum does not match, the
+   * payload does not decode, or a checkpoint's state fails the core's checks.
    */
   KESTREL_STATUS_MODEL_CORRUPTED = 9,
   /**
-   * The bytes are not a Kestrel model (wrong magic, unknown kind or scalar tag).
+   * The bytes are not a Kestrel model (wrong magic, unknown kind or scalar tag), or not
+   * a checkpoint of the kind of object being resumed.
    */
   KESTREL_STATUS_MODEL_FOREIGN = 10,
   /**
-   * A Kestrel model this library does not run: another format version, or an `f64`
-   * model (train with `--scalar f32` for a device).
+   * A Kestrel model (or checkpoint) this library does not run: another format version,
+   * or an `f64` model (train with `--scalar f32` for a device).
    */
   KESTREL_STATUS_MODEL_UNSUPPORTED = 11,
   /**
@@ -126,6 +133,11 @@ enum kestrel_status
    * interrupt, predicting with one scaled model); give each its own model object.
    */
   KESTREL_STATUS_BUSY = 14,
+  /**
+   * The checkpoint was written by an object of another configuration than the one
+   * the resume names (e.g. a firmware update changed the window): start afresh.
+   */
+  KESTREL_STATUS_CONFIG_MISMATCH = 15,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -700,6 +712,55 @@ kestrel_status kestrel_novelty_save(kestrel_novelty *detector,
                                     size_t *written);
 
 /**
+ * The most bytes a checkpoint of a detector of `*config` takes (its buffers and
+ * `KESTREL_CHECKPOINT_HEADER_BYTES`; `KESTREL_NOVELTY_CHECKPOINT_BYTES(window, dim,
+ * centres)` at compile time), 0 for a null or invalid configuration.
+ *
+ * # Safety
+ * `config` is null or points to a readable `kestrel_novelty_config`.
+ */
+size_t kestrel_novelty_checkpoint_bytes(const kestrel_novelty_config *config);
+
+/**
+ * Writes the detector's whole state — its configuration, centres, counts, window and
+ * threshold — to `out[0..out_len]` and its length to `*written`, for
+ * [`kestrel_novelty_resume`] after a reset; when the buffer is too small, `*written`
+ * receives the length needed and the status is `BUFFER_TOO_SMALL`.
+ *
+ * # Safety
+ * `detector` is null or a handle [`kestrel_novelty_create`] or [`kestrel_novelty_resume`]
+ * returned; `out` is null or points to `out_len` writable bytes (null with `out_len` = 0
+ * asks for the length); `written` is null or points to a writable `size_t`.
+ */
+kestrel_status kestrel_novelty_checkpoint(const kestrel_novelty *detector,
+                                          uint8_t *out,
+                                          size_t out_len,
+                                          size_t *written);
+
+/**
+ * Rebuilds in `work[0..work_len]` the detector a checkpoint of
+ * [`kestrel_novelty_checkpoint`] holds, and writes its handle to `*out` (only on
+ * success): it continues exactly as the saved detector would have. `config` must be the
+ * configuration the detector was created with.
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL` (work shorter than
+ * [`kestrel_novelty_work_bytes`]), `INVALID_PARAM` (`config`), `CONFIG_MISMATCH`,
+ * `MODEL_TRUNCATED`, `MODEL_CORRUPTED`, `MODEL_FOREIGN` (not a checkpoint of a
+ * `kestrel_novelty`), `MODEL_UNSUPPORTED`. Whatever the work buffer held is gone after a
+ * failure past the configuration's checks.
+ *
+ * # Safety
+ * `config` is null or points to a readable configuration; `bytes` is null or points to
+ * `len` readable bytes; `work` and `out` as for [`kestrel_novelty_create`].
+ */
+kestrel_status kestrel_novelty_resume(const kestrel_novelty_config *config,
+                                      const uint8_t *bytes,
+                                      size_t len,
+                                      void *work,
+                                      size_t work_len,
+                                      kestrel_novelty **out);
+
+/**
  * The work bytes of a scaler of `dim` features (0 for `dim` = 0).
  */
 size_t kestrel_scaler_work_bytes(size_t dim);
@@ -751,6 +812,48 @@ kestrel_status kestrel_scaler_transform(const kestrel_scaler *scaler,
  * points to a writable `uint64_t`.
  */
 kestrel_status kestrel_scaler_count(const kestrel_scaler *scaler, uint64_t *count);
+
+/**
+ * The most bytes a checkpoint of a scaler of `dim` features takes (`3·dim` floats and
+ * `KESTREL_CHECKPOINT_HEADER_BYTES`; `KESTREL_SCALER_CHECKPOINT_BYTES(dim)` at compile
+ * time), 0 for `dim` = 0.
+ */
+size_t kestrel_scaler_checkpoint_bytes(size_t dim);
+
+/**
+ * Writes the scaler's statistics to `out[0..out_len]` and the length to `*written`, for
+ * [`kestrel_scaler_resume`] after a reset (the length protocol of
+ * [`kestrel_scaler_checkpoint_bytes`]'s siblings: a buffer too small gets the length
+ * needed and `BUFFER_TOO_SMALL`).
+ *
+ * # Safety
+ * `scaler` is null or a scaler handle; `out` is null or points to `out_len` writable
+ * bytes (null with `out_len` = 0 asks for the length); `written` is null or points to a
+ * writable `size_t`.
+ */
+kestrel_status kestrel_scaler_checkpoint(const kestrel_scaler *scaler,
+                                         uint8_t *out,
+                                         size_t out_len,
+                                         size_t *written);
+
+/**
+ * Rebuilds in `work[0..work_len]` the scaler of `dim` features a checkpoint of
+ * [`kestrel_scaler_checkpoint`] holds, and writes its handle to `*out` (only on success).
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL`, `INVALID_PARAM` (`dim` = 0),
+ * `CONFIG_MISMATCH` (a scaler of another dimension), `MODEL_TRUNCATED`,
+ * `MODEL_CORRUPTED`, `MODEL_FOREIGN`, `MODEL_UNSUPPORTED`.
+ *
+ * # Safety
+ * `bytes` is null or points to `len` readable bytes; `work` and `out` as for
+ * [`kestrel_scaler_create`].
+ */
+kestrel_status kestrel_scaler_resume(size_t dim,
+                                     const uint8_t *bytes,
+                                     size_t len,
+                                     void *work,
+                                     size_t work_len,
+                                     kestrel_scaler **out);
 
 /**
  * Every candidate may be active, the Gaussian kernel with `γ = 0.5`, `ν = 0.01`, at most 20
@@ -846,6 +949,55 @@ kestrel_status kestrel_slkl_save(kestrel_slkl *learner,
                                  size_t *written);
 
 /**
+ * The most bytes a checkpoint of a learner of `*config` takes (its buffers and
+ * `KESTREL_CHECKPOINT_HEADER_BYTES`; `KESTREL_SLKL_CHECKPOINT_BYTES(window, dim, centres,
+ * max_active)` at compile time), 0 for a null or invalid configuration.
+ *
+ * # Safety
+ * `config` is null or points to a readable `kestrel_slkl_config`.
+ */
+size_t kestrel_slkl_checkpoint_bytes(const kestrel_slkl_config *config);
+
+/**
+ * Writes the learner's whole state — its configuration, the window, the centres, the
+ * factor, the active set and the random generator — to `out[0..out_len]` and its length
+ * to `*written`, for [`kestrel_slkl_resume`] after a reset; when the buffer is too small,
+ * `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`.
+ *
+ * # Safety
+ * `learner` is null or a handle [`kestrel_slkl_create`] or [`kestrel_slkl_resume`]
+ * returned; `out` is null or points to `out_len` writable bytes (null with `out_len` = 0
+ * asks for the length); `written` is null or points to a writable `size_t`.
+ */
+kestrel_status kestrel_slkl_checkpoint(const kestrel_slkl *learner,
+                                       uint8_t *out,
+                                       size_t out_len,
+                                       size_t *written);
+
+/**
+ * Rebuilds in `work[0..work_len]` the learner a checkpoint of [`kestrel_slkl_checkpoint`]
+ * holds (its centres included), and writes its handle to `*out` (only on success): it
+ * continues exactly as the saved learner would have. `config` must be the configuration
+ * the learner was created with.
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL` (work shorter than
+ * [`kestrel_slkl_work_bytes`]), `INVALID_PARAM` (`config`), `CONFIG_MISMATCH`,
+ * `MODEL_TRUNCATED`, `MODEL_CORRUPTED`, `MODEL_FOREIGN` (not a checkpoint of a
+ * `kestrel_slkl`), `MODEL_UNSUPPORTED`. Whatever the work buffer held is gone after a
+ * failure past the configuration's checks.
+ *
+ * # Safety
+ * `config` is null or points to a readable configuration; `bytes` is null or points to
+ * `len` readable bytes; `work` and `out` as for [`kestrel_slkl_create`].
+ */
+kestrel_status kestrel_slkl_resume(const kestrel_slkl_config *config,
+                                   const uint8_t *bytes,
+                                   size_t len,
+                                   void *work,
+                                   size_t work_len,
+                                   kestrel_slkl **out);
+
+/**
  * A short English description of `status` (a `kestrel_status` value), as a static
  * NUL-terminated string; `"unknown status"` for a value that is not one.
  */
@@ -937,6 +1089,55 @@ kestrel_status kestrel_svm_save(kestrel_svm *learner,
                                 size_t out_len,
                                 size_t *written);
 
+/**
+ * The most bytes a checkpoint of a learner of `*config` takes (the window's floats and
+ * `KESTREL_CHECKPOINT_HEADER_BYTES`; `KESTREL_SVM_CHECKPOINT_BYTES(window, dim, memory)`
+ * at compile time), 0 for a null or invalid configuration.
+ *
+ * # Safety
+ * `config` is null or points to a readable `kestrel_svm_config`.
+ */
+size_t kestrel_svm_checkpoint_bytes(const kestrel_svm_config *config);
+
+/**
+ * Writes the learner's whole state — its configuration, the window, `w`, the memory, the
+ * pass under way and the random generator — to `out[0..out_len]` and its length to
+ * `*written`, for [`kestrel_svm_resume`] after a reset; when the buffer is too small,
+ * `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`.
+ *
+ * # Safety
+ * `learner` is null or a handle [`kestrel_svm_create`] or [`kestrel_svm_resume`]
+ * returned; `out` is null or points to `out_len` writable bytes (null with `out_len` = 0
+ * asks for the length); `written` is null or points to a writable `size_t`.
+ */
+kestrel_status kestrel_svm_checkpoint(const kestrel_svm *learner,
+                                      uint8_t *out,
+                                      size_t out_len,
+                                      size_t *written);
+
+/**
+ * Rebuilds in `work[0..work_len]` the learner a checkpoint of [`kestrel_svm_checkpoint`]
+ * holds, and writes its handle to `*out` (only on success): it continues exactly as the
+ * saved learner would have. `config` must be the configuration the learner was created
+ * with.
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL` (work shorter than
+ * [`kestrel_svm_work_bytes`]), `INVALID_PARAM` (`config`), `CONFIG_MISMATCH` (a
+ * checkpoint of another configuration), `MODEL_TRUNCATED`, `MODEL_CORRUPTED`,
+ * `MODEL_FOREIGN` (not a checkpoint of a `kestrel_svm`), `MODEL_UNSUPPORTED`. Whatever
+ * the work buffer held is gone after a failure past the configuration's checks.
+ *
+ * # Safety
+ * `config` is null or points to a readable configuration; `bytes` is null or points to
+ * `len` readable bytes; `work` and `out` as for [`kestrel_svm_create`].
+ */
+kestrel_status kestrel_svm_resume(const kestrel_svm_config *config,
+                                  const uint8_t *bytes,
+                                  size_t len,
+                                  void *work,
+                                  size_t work_len,
+                                  kestrel_svm **out);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
@@ -1006,6 +1207,29 @@ kestrel_status kestrel_svm_save(kestrel_svm *learner,
 
 /** Most bytes a scaler's statistics add to a saved model. */
 #define KESTREL_SCALER_SECTION_BYTES(dim) (8 * (size_t)(dim) + 32)
+
+/** Most bytes kestrel_svm_checkpoint() writes: the window's floats and
+    KESTREL_CHECKPOINT_HEADER_BYTES; equals kestrel_svm_checkpoint_bytes(). */
+#define KESTREL_SVM_CHECKPOINT_BYTES(window, dim, memory) \
+    (4 * ((size_t)(window) * ((size_t)(dim) + 3) + (size_t)(dim) + 1 + ((memory) ? (size_t)(dim) + 1 : 0)) \
+     + KESTREL_CHECKPOINT_HEADER_BYTES)
+
+/** Most bytes kestrel_slkl_checkpoint() writes: the window's floats, its indices (4 bytes
+    each) and KESTREL_CHECKPOINT_HEADER_BYTES; equals kestrel_slkl_checkpoint_bytes(). */
+#define KESTREL_SLKL_CHECKPOINT_BYTES(window, dim, centres, max_active) \
+    (4 * (KESTREL_SLKL_SCALARS(window, dim, centres, max_active) + (size_t)(max_active) + 2 * (size_t)(centres)) \
+     + KESTREL_CHECKPOINT_HEADER_BYTES)
+
+/** Most bytes kestrel_novelty_checkpoint() writes: the centre of mass, its counts, the
+    window's ring and KESTREL_CHECKPOINT_HEADER_BYTES; equals
+    kestrel_novelty_checkpoint_bytes(). */
+#define KESTREL_NOVELTY_CHECKPOINT_BYTES(window, dim, centres) \
+    (4 * ((size_t)(centres) * ((size_t)(dim) + (size_t)(centres) + 3) + (size_t)(window)) \
+     + KESTREL_CHECKPOINT_HEADER_BYTES)
+
+/** Most bytes kestrel_scaler_checkpoint() writes: 3·dim floats and
+    KESTREL_CHECKPOINT_HEADER_BYTES; equals kestrel_scaler_checkpoint_bytes(). */
+#define KESTREL_SCALER_CHECKPOINT_BYTES(dim) (12 * (size_t)(dim) + KESTREL_CHECKPOINT_HEADER_BYTES)
 
 /** Work bytes that open any f32 model file of `len` bytes and `dim` features: at least
     kestrel_model_work_bytes() of it (a novelty detector keeps a norm per centre besides its

@@ -27,7 +27,7 @@ pub enum KernelKind {
 
 /// A kernel and its parameters.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KernelConfig {
     /// A `kestrel_kernel_kind` value.
     pub kind: u32,

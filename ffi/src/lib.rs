@@ -58,6 +58,7 @@
 #[cfg(not(target_os = "none"))]
 extern crate std;
 
+pub mod checkpoint;
 pub mod kernel;
 mod memory;
 pub mod model;

@@ -18,6 +18,10 @@
 //! flags and the saved model are, bit for bit, those of `kestrel stream --learner novelty
 //! --scalar f32 --no-scale` with the same window, centres and width on the same rows.
 //!
+//! [`kestrel_novelty_checkpoint`] writes the detector's whole state (centres, window,
+//! threshold) and [`kestrel_novelty_resume`] continues from it bit for bit, after a reset
+//! ([`crate::checkpoint`]).
+//!
 //! Memory: `KESTREL_NOVELTY_WORK_BYTES(window, dim, centres)` — the object header, the
 //! centre of mass ([`CentreOfMass::scalars_len`]`(m, d) = m·d + m² + 2m` floats), its `m`
 //! counts and the window's `N` ring entries (`uint32_t`), and room for the saved model
@@ -28,8 +32,10 @@
 use core::ffi::c_void;
 
 use kestrel_core::kernel::KernelKind as CoreKind;
-use kestrel_core::novelty::{CentreOfMass, Detector, DetectorParams, NoveltyModel};
+use kestrel_core::novelty::{CentreOfMass, Detector, DetectorParams, DetectorState as CoreState, NoveltyModel};
+use serde::{Deserialize, Serialize};
 
+use crate::checkpoint::{self, Kind, Reader};
 use crate::kernel::KernelConfig;
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
@@ -44,7 +50,7 @@ const NOVELTY_TAG: Tag = Tag(0x444E_534B);
 /// The configuration of a novelty detector; start from [`kestrel_novelty_default_config`]
 /// and change what you need.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NoveltyConfig {
     /// Normal samples the centre of mass is taken over, `N ≥ 1`.
     pub window: u32,
@@ -110,6 +116,7 @@ type DeviceDetector = Detector<f32, &'static mut [f32], &'static mut [u32], &'st
 #[repr(C)]
 pub struct Novelty {
     tag: Tag,
+    config: NoveltyConfig,
     samples_seen: u64,
     flagged: u64,
     detector: DeviceDetector,
@@ -161,6 +168,12 @@ fn params(config: &NoveltyConfig) -> DetectorParams<f32> {
     }
 }
 
+/// Whether the centre of mass normalises the kernel (all but the RBF and Laplacian, whose
+/// `k(x, x)` is 1 already).
+fn normalised(kernel: &kestrel_core::Kernel<f32>) -> bool {
+    !matches!(kernel.kind(), CoreKind::Rbf { .. } | CoreKind::Laplacian { .. })
+}
+
 fn layout(window: usize, dim: usize, centres: usize) -> Layout {
     Layout::of::<Novelty>()
         .then::<f32>(CentreOfMass::scalars_len(centres, dim))
@@ -210,11 +223,10 @@ pub unsafe extern "C" fn kestrel_novelty_create(
         let scalars = work.take::<f32>(CentreOfMass::scalars_len(centres, dim))?;
         let counts = work.take::<u32>(centres)?;
         let ring = work.take::<u32>(window)?;
-        let normalised = !matches!(kernel.kind(), CoreKind::Rbf { .. } | CoreKind::Laplacian { .. });
-        let mass = CentreOfMass::new_in(scalars, counts, dim, kernel, normalised)?;
+        let mass = CentreOfMass::new_in(scalars, counts, dim, kernel, normalised(&kernel))?;
         let detector = Detector::new_in(mass, ring, params(&config))?;
         let model = work.take::<f32>(NoveltyModel::scalars_len(dim, centres))?;
-        let object = Novelty { tag: NOVELTY_TAG, samples_seen: 0, flagged: 0, detector, model };
+        let object = Novelty { tag: NOVELTY_TAG, config, samples_seen: 0, flagged: 0, detector, model };
         // SAFETY: checked non-null and aligned above; writable by the contract.
         unsafe { memory::write(out, work.finish(object)) }
     })())
@@ -348,5 +360,123 @@ pub unsafe extern "C" fn kestrel_novelty_save(
         let model = novelty.detector.model_in(&mut *novelty.model)?;
         // SAFETY: as this function's contract.
         unsafe { save::save(&model, dim, scaler, out, out_len, written) }
+    })())
+}
+
+/// What a checkpoint of a [`Novelty`] holds before its buffers.
+#[derive(Serialize, Deserialize)]
+struct NoveltyCheckpoint {
+    config: NoveltyConfig,
+    samples_seen: u64,
+    flagged: u64,
+    state: CoreState<f32>,
+}
+
+/// The most bytes a checkpoint of a detector of `*config` takes (its buffers and
+/// `KESTREL_CHECKPOINT_HEADER_BYTES`; `KESTREL_NOVELTY_CHECKPOINT_BYTES(window, dim,
+/// centres)` at compile time), 0 for a null or invalid configuration.
+///
+/// # Safety
+/// `config` is null or points to a readable `kestrel_novelty_config`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_novelty_checkpoint_bytes(config: *const NoveltyConfig) -> usize {
+    // SAFETY: as this function's contract.
+    let config = unsafe { memory::read(config) };
+    let sizes = config.and_then(|c| checked(&c).map(|(window, dim, centres, _)| (window, dim, centres)));
+    sizes.map_or(0, |(window, dim, centres)| {
+        checkpoint::bound(CentreOfMass::scalars_len(centres, dim), centres.saturating_add(window))
+    })
+}
+
+/// Writes the detector's whole state — its configuration, centres, counts, window and
+/// threshold — to `out[0..out_len]` and its length to `*written`, for
+/// [`kestrel_novelty_resume`] after a reset; when the buffer is too small, `*written`
+/// receives the length needed and the status is `BUFFER_TOO_SMALL`.
+///
+/// # Safety
+/// `detector` is null or a handle [`kestrel_novelty_create`] or [`kestrel_novelty_resume`]
+/// returned; `out` is null or points to `out_len` writable bytes (null with `out_len` = 0
+/// asks for the length); `written` is null or points to a writable `size_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_novelty_checkpoint(
+    detector: *const Novelty,
+    out: *mut u8,
+    out_len: usize,
+    written: *mut usize,
+) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let novelty = unsafe { memory::object(detector)? };
+        let header = NoveltyCheckpoint {
+            config: novelty.config,
+            samples_seen: novelty.samples_seen,
+            flagged: novelty.flagged,
+            state: novelty.detector.state(),
+        };
+        let (scalars, counts, ring) = novelty.detector.storage();
+        // SAFETY: as this function's contract.
+        unsafe {
+            checkpoint::write(Kind::Novelty, out, out_len, written, |writer| {
+                writer.value(&header)?;
+                writer.floats(scalars);
+                writer.words(counts);
+                writer.words(ring);
+                Ok(())
+            })
+        }
+    })())
+}
+
+/// Rebuilds in `work[0..work_len]` the detector a checkpoint of
+/// [`kestrel_novelty_checkpoint`] holds, and writes its handle to `*out` (only on
+/// success): it continues exactly as the saved detector would have. `config` must be the
+/// configuration the detector was created with.
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL` (work shorter than
+/// [`kestrel_novelty_work_bytes`]), `INVALID_PARAM` (`config`), `CONFIG_MISMATCH`,
+/// `MODEL_TRUNCATED`, `MODEL_CORRUPTED`, `MODEL_FOREIGN` (not a checkpoint of a
+/// `kestrel_novelty`), `MODEL_UNSUPPORTED`. Whatever the work buffer held is gone after a
+/// failure past the configuration's checks.
+///
+/// # Safety
+/// `config` is null or points to a readable configuration; `bytes` is null or points to
+/// `len` readable bytes; `work` and `out` as for [`kestrel_novelty_create`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_novelty_resume(
+    config: *const NoveltyConfig,
+    bytes: *const u8,
+    len: usize,
+    work: *mut c_void,
+    work_len: usize,
+    out: *mut *mut Novelty,
+) -> Status {
+    status_of((|| {
+        memory::check_pointer(out)?;
+        // SAFETY: as this function's contract.
+        let config = unsafe { memory::read(config)? };
+        let (window, dim, centres, kernel) = checked(&config)?;
+        // SAFETY: as this function's contract.
+        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, Kind::Novelty)?;
+        let header: NoveltyCheckpoint = reader.value()?;
+        if header.config != config {
+            return Err(Status::ConfigMismatch);
+        }
+        // SAFETY: as this function's contract.
+        let mut work = unsafe { Work::new::<Novelty>(work, work_len, layout(window, dim, centres))? };
+        let scalars = work.take::<f32>(CentreOfMass::scalars_len(centres, dim))?;
+        let counts = work.take::<u32>(centres)?;
+        let ring = work.take::<u32>(window)?;
+        reader.floats(scalars)?;
+        reader.words(counts)?;
+        reader.words(ring)?;
+        reader.finish()?;
+        let (params, normalised) = (params(&config), normalised(&kernel));
+        let detector = Detector::from_state_in(scalars, counts, ring, dim, kernel, normalised, params, header.state)
+            .map_err(|_| Status::ModelCorrupted)?;
+        let model = work.take::<f32>(NoveltyModel::scalars_len(dim, centres))?;
+        let (samples_seen, flagged) = (header.samples_seen, header.flagged);
+        let object = Novelty { tag: NOVELTY_TAG, config, samples_seen, flagged, detector, model };
+        // SAFETY: checked non-null and aligned above; writable by the contract.
+        unsafe { memory::write(out, work.finish(object)) }
     })())
 }

@@ -8,13 +8,19 @@
 //! (`kestrel_slkl_save(learner, scaler, …)`) puts the statistics into the model file, so
 //! `kestrel predict` and `kestrel_model_predict` standardise as the device did.
 //!
+//! [`kestrel_scaler_checkpoint`] and [`kestrel_scaler_resume`] keep the statistics across
+//! a reset, beside the learner's own checkpoint ([`crate::checkpoint`]).
+//!
 //! Memory: `KESTREL_SCALER_WORK_BYTES(dim)` = the object header and `4·dim` floats.
 
 use core::ffi::c_void;
 
 use kestrel_core::scaler::Scaler as CoreScaler;
 
+use serde::{Deserialize, Serialize};
+
 use crate::Status;
+use crate::checkpoint::{self, Kind, Reader};
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
 
@@ -138,6 +144,97 @@ pub unsafe extern "C" fn kestrel_scaler_count(scaler: *const Scaler, count: *mut
         let scaler = unsafe { memory::object(scaler)? };
         // SAFETY: as this function's contract.
         unsafe { memory::write(count, scaler.scaler.count()) }
+    })())
+}
+
+/// What a checkpoint of a [`Scaler`] holds before its statistics (`μ`, `M₂` and the
+/// weights, `d` floats each).
+#[derive(Serialize, Deserialize)]
+struct ScalerCheckpoint {
+    dim: u64,
+    count: u64,
+}
+
+/// The most bytes a checkpoint of a scaler of `dim` features takes (`3·dim` floats and
+/// `KESTREL_CHECKPOINT_HEADER_BYTES`; `KESTREL_SCALER_CHECKPOINT_BYTES(dim)` at compile
+/// time), 0 for `dim` = 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn kestrel_scaler_checkpoint_bytes(dim: usize) -> usize {
+    if dim == 0 { 0 } else { checkpoint::bound(dim.saturating_mul(3), 0) }
+}
+
+/// Writes the scaler's statistics to `out[0..out_len]` and the length to `*written`, for
+/// [`kestrel_scaler_resume`] after a reset (the length protocol of
+/// [`kestrel_scaler_checkpoint_bytes`]'s siblings: a buffer too small gets the length
+/// needed and `BUFFER_TOO_SMALL`).
+///
+/// # Safety
+/// `scaler` is null or a scaler handle; `out` is null or points to `out_len` writable
+/// bytes (null with `out_len` = 0 asks for the length); `written` is null or points to a
+/// writable `size_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_scaler_checkpoint(
+    scaler: *const Scaler,
+    out: *mut u8,
+    out_len: usize,
+    written: *mut usize,
+) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let scaler = &unsafe { memory::object(scaler)? }.scaler;
+        let header = ScalerCheckpoint { dim: scaler.dim() as u64, count: scaler.count() };
+        let section = scaler.section();
+        // SAFETY: as this function's contract.
+        unsafe {
+            checkpoint::write(Kind::Scaler, out, out_len, written, |writer| {
+                writer.value(&header)?;
+                writer.floats(section.mean);
+                writer.floats(section.m2);
+                writer.floats(scaler.weights());
+                Ok(())
+            })
+        }
+    })())
+}
+
+/// Rebuilds in `work[0..work_len]` the scaler of `dim` features a checkpoint of
+/// [`kestrel_scaler_checkpoint`] holds, and writes its handle to `*out` (only on success).
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL`, `INVALID_PARAM` (`dim` = 0),
+/// `CONFIG_MISMATCH` (a scaler of another dimension), `MODEL_TRUNCATED`,
+/// `MODEL_CORRUPTED`, `MODEL_FOREIGN`, `MODEL_UNSUPPORTED`.
+///
+/// # Safety
+/// `bytes` is null or points to `len` readable bytes; `work` and `out` as for
+/// [`kestrel_scaler_create`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_scaler_resume(
+    dim: usize,
+    bytes: *const u8,
+    len: usize,
+    work: *mut c_void,
+    work_len: usize,
+    out: *mut *mut Scaler,
+) -> Status {
+    status_of((|| {
+        memory::check_pointer(out)?;
+        if dim == 0 {
+            return Err(Status::InvalidParam);
+        }
+        // SAFETY: as this function's contract.
+        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, Kind::Scaler)?;
+        let header: ScalerCheckpoint = reader.value()?;
+        if header.dim != dim as u64 {
+            return Err(Status::ConfigMismatch);
+        }
+        // SAFETY: as this function's contract.
+        let mut work = unsafe { Work::new::<Scaler>(work, work_len, layout(dim))? };
+        let storage = work.take::<f32>(CoreScaler::scalars_len(dim))?;
+        reader.floats(storage.get_mut(..3 * dim).ok_or(Status::BufferTooSmall)?)?;
+        reader.finish()?;
+        let scaler = CoreScaler::from_statistics_in(storage, dim, header.count).map_err(|_| Status::ModelCorrupted)?;
+        // SAFETY: checked non-null and aligned above; writable by the contract.
+        unsafe { memory::write(out, work.finish(Scaler { tag: SCALER_TAG, scaler })) }
     })())
 }
 

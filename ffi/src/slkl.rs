@@ -9,6 +9,10 @@
 //! `kestrel predict`, `kestrel_model_open` and the Python package read what a device
 //! learned.
 //!
+//! [`kestrel_slkl_checkpoint`] writes the learner's whole state and
+//! [`kestrel_slkl_resume`] continues from it bit for bit, after a reset
+//! ([`crate::checkpoint`]).
+//!
 //! Memory: `KESTREL_SLKL_WORK_BYTES(window, dim, centres, max_active)` — the object header,
 //! the window's scalars ([`SlklWindow::scalars_len`]; every candidate's column computed
 //! once when `centres ≤ max_active + 1`, which then costs no more memory than columns on
@@ -20,8 +24,10 @@
 
 use core::ffi::c_void;
 
-use kestrel_core::slkl::{self, Dims, Predictor, SlklWindow};
+use kestrel_core::slkl::{self, Dims, Predictor, SlklWindow, SlklWindowState};
+use serde::{Deserialize, Serialize};
 
+use crate::checkpoint::{self, Kind, Reader};
 use crate::kernel::KernelConfig;
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
@@ -36,7 +42,7 @@ const SLKL_TAG: Tag = Tag(0x4B4C_534B);
 /// The configuration of a windowed SLKL regressor; start from
 /// [`kestrel_slkl_default_config`] and change what you need.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SlklConfig {
     /// Samples in the window, `N ≥ 1`.
     pub window: u32,
@@ -60,6 +66,7 @@ pub struct SlklConfig {
 #[repr(C)]
 pub struct Slkl {
     tag: Tag,
+    config: SlklConfig,
     samples_seen: u64,
     steps_per_sample: usize,
     learner: SlklWindow<f32, &'static mut [f32], &'static mut [usize]>,
@@ -166,7 +173,7 @@ pub unsafe extern "C" fn kestrel_slkl_create(
         let learner = SlklWindow::new_in(scalars, indices, dims, params, centres)?;
         let model = work.take::<f32>(Predictor::scalars_len(dims.max_active(), dims.dim()))?;
         let steps_per_sample = config.steps_per_sample as usize;
-        let slkl = Slkl { tag: SLKL_TAG, samples_seen: 0, steps_per_sample, learner, model };
+        let slkl = Slkl { tag: SLKL_TAG, config, samples_seen: 0, steps_per_sample, learner, model };
         // SAFETY: checked non-null and aligned above; writable by the contract.
         unsafe { memory::write(out, work.finish(slkl)) }
     })())
@@ -262,5 +269,114 @@ pub unsafe extern "C" fn kestrel_slkl_save(
         let model = slkl.learner.predictor_in(&mut *slkl.model)?;
         // SAFETY: as this function's contract.
         unsafe { save::save(&model, dim, scaler, out, out_len, written) }
+    })())
+}
+
+/// What a checkpoint of a [`Slkl`] holds before its buffers.
+#[derive(Serialize, Deserialize)]
+struct SlklCheckpoint {
+    config: SlklConfig,
+    samples_seen: u64,
+    state: SlklWindowState<f32>,
+}
+
+/// The most bytes a checkpoint of a learner of `*config` takes (its buffers and
+/// `KESTREL_CHECKPOINT_HEADER_BYTES`; `KESTREL_SLKL_CHECKPOINT_BYTES(window, dim, centres,
+/// max_active)` at compile time), 0 for a null or invalid configuration.
+///
+/// # Safety
+/// `config` is null or points to a readable `kestrel_slkl_config`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_slkl_checkpoint_bytes(config: *const SlklConfig) -> usize {
+    // SAFETY: as this function's contract.
+    let dims = unsafe { memory::read(config) }.and_then(|c| checked(&c));
+    dims.map_or(0, |(dims, _)| checkpoint::bound(SlklWindow::scalars_len(dims), SlklWindow::indices_len(dims)))
+}
+
+/// Writes the learner's whole state — its configuration, the window, the centres, the
+/// factor, the active set and the random generator — to `out[0..out_len]` and its length
+/// to `*written`, for [`kestrel_slkl_resume`] after a reset; when the buffer is too small,
+/// `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`.
+///
+/// # Safety
+/// `learner` is null or a handle [`kestrel_slkl_create`] or [`kestrel_slkl_resume`]
+/// returned; `out` is null or points to `out_len` writable bytes (null with `out_len` = 0
+/// asks for the length); `written` is null or points to a writable `size_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_slkl_checkpoint(
+    learner: *const Slkl,
+    out: *mut u8,
+    out_len: usize,
+    written: *mut usize,
+) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let slkl = unsafe { memory::object(learner)? };
+        let header =
+            SlklCheckpoint { config: slkl.config, samples_seen: slkl.samples_seen, state: slkl.learner.state() };
+        let (scalars, indices) = slkl.learner.storage();
+        // SAFETY: as this function's contract.
+        unsafe {
+            checkpoint::write(Kind::Slkl, out, out_len, written, |writer| {
+                writer.value(&header)?;
+                writer.floats(scalars);
+                writer.indices(indices)
+            })
+        }
+    })())
+}
+
+/// Rebuilds in `work[0..work_len]` the learner a checkpoint of [`kestrel_slkl_checkpoint`]
+/// holds (its centres included), and writes its handle to `*out` (only on success): it
+/// continues exactly as the saved learner would have. `config` must be the configuration
+/// the learner was created with.
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL` (work shorter than
+/// [`kestrel_slkl_work_bytes`]), `INVALID_PARAM` (`config`), `CONFIG_MISMATCH`,
+/// `MODEL_TRUNCATED`, `MODEL_CORRUPTED`, `MODEL_FOREIGN` (not a checkpoint of a
+/// `kestrel_slkl`), `MODEL_UNSUPPORTED`. Whatever the work buffer held is gone after a
+/// failure past the configuration's checks.
+///
+/// # Safety
+/// `config` is null or points to a readable configuration; `bytes` is null or points to
+/// `len` readable bytes; `work` and `out` as for [`kestrel_slkl_create`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_slkl_resume(
+    config: *const SlklConfig,
+    bytes: *const u8,
+    len: usize,
+    work: *mut c_void,
+    work_len: usize,
+    out: *mut *mut Slkl,
+) -> Status {
+    status_of((|| {
+        memory::check_pointer(out)?;
+        // SAFETY: as this function's contract.
+        let config = unsafe { memory::read(config)? };
+        let (dims, params) = checked(&config)?;
+        // SAFETY: as this function's contract.
+        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, Kind::Slkl)?;
+        let header: SlklCheckpoint = reader.value()?;
+        if header.config != config {
+            return Err(Status::ConfigMismatch);
+        }
+        if header.state.dims() != dims {
+            return Err(Status::ModelCorrupted);
+        }
+        // SAFETY: as this function's contract.
+        let mut work = unsafe { Work::new::<Slkl>(work, work_len, layout(dims))? };
+        let scalars = work.take::<f32>(SlklWindow::scalars_len(dims))?;
+        let indices = work.take::<usize>(SlklWindow::indices_len(dims))?;
+        reader.floats(scalars)?;
+        reader.indices(indices)?;
+        reader.finish()?;
+        let learner =
+            SlklWindow::from_state_in(scalars, indices, params, header.state).map_err(|_| Status::ModelCorrupted)?;
+        let model = work.take::<f32>(Predictor::scalars_len(dims.max_active(), dims.dim()))?;
+        let steps_per_sample = config.steps_per_sample as usize;
+        let samples_seen = header.samples_seen;
+        let slkl = Slkl { tag: SLKL_TAG, config, samples_seen, steps_per_sample, learner, model };
+        // SAFETY: checked non-null and aligned above; writable by the contract.
+        unsafe { memory::write(out, work.finish(slkl)) }
     })())
 }

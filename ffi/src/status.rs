@@ -36,15 +36,16 @@ pub enum Status {
     InvalidParam = 6,
     /// A label the learner does not take (the SVM takes −1 and +1).
     InvalidLabel = 7,
-    /// The model bytes end before the length their header announces.
+    /// The model (or checkpoint) bytes end before the length their header announces.
     ModelTruncated = 8,
-    /// The model bytes were altered: the checksum does not match, or the payload does not
-    /// decode.
+    /// The model (or checkpoint) bytes were altered: the checksum does not match, the
+    /// payload does not decode, or a checkpoint's state fails the core's checks.
     ModelCorrupted = 9,
-    /// The bytes are not a Kestrel model (wrong magic, unknown kind or scalar tag).
+    /// The bytes are not a Kestrel model (wrong magic, unknown kind or scalar tag), or not
+    /// a checkpoint of the kind of object being resumed.
     ModelForeign = 10,
-    /// A Kestrel model this library does not run: another format version, or an `f64`
-    /// model (train with `--scalar f32` for a device).
+    /// A Kestrel model (or checkpoint) this library does not run: another format version,
+    /// or an `f64` model (train with `--scalar f32` for a device).
     ModelUnsupported = 11,
     /// A numerical failure the inputs caused (a matrix not positive definite, an
     /// iteration that did not converge).
@@ -55,6 +56,9 @@ pub enum Status {
     /// Another call is using the model's scratch row right now (two threads, or an
     /// interrupt, predicting with one scaled model); give each its own model object.
     Busy = 14,
+    /// The checkpoint was written by an object of another configuration than the one
+    /// the resume names (e.g. a firmware update changed the window): start afresh.
+    ConfigMismatch = 15,
 }
 
 impl From<Error> for Status {
@@ -105,13 +109,14 @@ pub extern "C" fn kestrel_status_str(status: i32) -> *const c_char {
         5 => c"NaN or infinity in the input, or an overflow",
         6 => c"invalid parameter",
         7 => c"invalid label",
-        8 => c"model truncated",
-        9 => c"model corrupted",
-        10 => c"not a Kestrel model",
-        11 => c"unsupported model (format version or f64 scalar)",
+        8 => c"model or checkpoint truncated",
+        9 => c"model or checkpoint corrupted",
+        10 => c"not a Kestrel model, or not a checkpoint of this kind of object",
+        11 => c"unsupported model or checkpoint (format version or f64 scalar)",
         12 => c"numerical failure",
         13 => c"wrong object",
         14 => c"model busy",
+        15 => c"checkpoint of another configuration",
         _ => c"unknown status",
     };
     text.as_ptr()
@@ -141,6 +146,7 @@ mod tests {
             Status::Numerical,
             Status::WrongObject,
             Status::Busy,
+            Status::ConfigMismatch,
         ];
         // SAFETY: kestrel_status_str returns static NUL-terminated strings.
         let text = |s: i32| unsafe { CStr::from_ptr(kestrel_status_str(s)) }.to_str().unwrap();

@@ -9,6 +9,9 @@
 //! stream --memory` does. [`kestrel_svm_save`] writes a linear-SVM model file (labels −1
 //! and +1) that `kestrel predict` and `kestrel_model_open` read.
 //!
+//! [`kestrel_svm_checkpoint`] writes the learner's whole state and [`kestrel_svm_resume`]
+//! continues from it bit for bit, after a reset ([`crate::checkpoint`]).
+//!
 //! Memory: `KESTREL_SVM_WORK_BYTES(window, dim, memory)` — the object header, the window
 //! ([`OnlineSvm::scalars_len`] floats, or [`OnlineSvm::scalars_len_remembering`] with a
 //! memory) and the saved model's weights ([`LinearModel::scalars_len`]`(dim, 1)`). A saved
@@ -17,9 +20,11 @@
 
 use core::ffi::c_void;
 
-use kestrel_core::dcd::{self, LinearModel, Loss, OnlineSvm, Row};
+use kestrel_core::dcd::{self, LinearModel, Loss, OnlineSvm, OnlineSvmState, Row};
 use kestrel_core::{Error, Rng};
+use serde::{Deserialize, Serialize};
 
+use crate::checkpoint::{self, Kind, Reader};
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
 use crate::{LearnerState, Status, save, scaler};
@@ -43,7 +48,7 @@ pub enum SvmLoss {
 /// The configuration of a windowed linear SVM; start from [`kestrel_svm_default_config`]
 /// and change what you need.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SvmConfig {
     /// Samples in the window, `N ≥ 1`.
     pub window: u32,
@@ -67,6 +72,7 @@ pub struct SvmConfig {
 #[repr(C)]
 pub struct Svm {
     tag: Tag,
+    config: SvmConfig,
     samples_seen: u64,
     rng: Rng,
     svm: OnlineSvm<f32, &'static mut [f32]>,
@@ -169,7 +175,7 @@ pub unsafe extern "C" fn kestrel_svm_create(
             Some(decay) => OnlineSvm::remembering_in(scalars, window, dim, params, steps, decay)?,
         };
         let model = work.take::<f32>(LinearModel::scalars_len(dim, 1))?;
-        let object = Svm { tag: SVM_TAG, samples_seen: 0, rng: Rng::seed_from_u64(config.seed), svm, model };
+        let object = Svm { tag: SVM_TAG, config, samples_seen: 0, rng: Rng::seed_from_u64(config.seed), svm, model };
         // SAFETY: checked non-null and aligned above; writable by the contract.
         unsafe { memory::write(out, work.finish(object)) }
     })())
@@ -265,6 +271,118 @@ pub unsafe extern "C" fn kestrel_svm_save(
         let model = linear_model(&svm.svm, &mut *svm.model)?;
         // SAFETY: as this function's contract.
         unsafe { save::save(&model, svm.svm.weights().len(), scaler, out, out_len, written) }
+    })())
+}
+
+/// What a checkpoint of a [`Svm`] holds before the window's floats.
+#[derive(Serialize, Deserialize)]
+struct SvmCheckpoint {
+    config: SvmConfig,
+    samples_seen: u64,
+    rng: [u64; 4],
+    state: OnlineSvmState<f32>,
+}
+
+/// The most bytes a checkpoint of a learner of `*config` takes (the window's floats and
+/// `KESTREL_CHECKPOINT_HEADER_BYTES`; `KESTREL_SVM_CHECKPOINT_BYTES(window, dim, memory)`
+/// at compile time), 0 for a null or invalid configuration.
+///
+/// # Safety
+/// `config` is null or points to a readable `kestrel_svm_config`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_svm_checkpoint_bytes(config: *const SvmConfig) -> usize {
+    // SAFETY: as this function's contract.
+    let config = unsafe { memory::read(config) };
+    config.and_then(|c| params(&c).map(|_| checkpoint::bound(window_scalars(&c), 0))).unwrap_or(0)
+}
+
+/// Writes the learner's whole state — its configuration, the window, `w`, the memory, the
+/// pass under way and the random generator — to `out[0..out_len]` and its length to
+/// `*written`, for [`kestrel_svm_resume`] after a reset; when the buffer is too small,
+/// `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`.
+///
+/// # Safety
+/// `learner` is null or a handle [`kestrel_svm_create`] or [`kestrel_svm_resume`]
+/// returned; `out` is null or points to `out_len` writable bytes (null with `out_len` = 0
+/// asks for the length); `written` is null or points to a writable `size_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_svm_checkpoint(
+    learner: *const Svm,
+    out: *mut u8,
+    out_len: usize,
+    written: *mut usize,
+) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let svm = unsafe { memory::object(learner)? };
+        let header = SvmCheckpoint {
+            config: svm.config,
+            samples_seen: svm.samples_seen,
+            rng: svm.rng.state(),
+            state: svm.svm.state(),
+        };
+        // SAFETY: as this function's contract.
+        unsafe {
+            checkpoint::write(Kind::Svm, out, out_len, written, |writer| {
+                writer.value(&header)?;
+                writer.floats(svm.svm.storage());
+                Ok(())
+            })
+        }
+    })())
+}
+
+/// Rebuilds in `work[0..work_len]` the learner a checkpoint of [`kestrel_svm_checkpoint`]
+/// holds, and writes its handle to `*out` (only on success): it continues exactly as the
+/// saved learner would have. `config` must be the configuration the learner was created
+/// with.
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL` (work shorter than
+/// [`kestrel_svm_work_bytes`]), `INVALID_PARAM` (`config`), `CONFIG_MISMATCH` (a
+/// checkpoint of another configuration), `MODEL_TRUNCATED`, `MODEL_CORRUPTED`,
+/// `MODEL_FOREIGN` (not a checkpoint of a `kestrel_svm`), `MODEL_UNSUPPORTED`. Whatever
+/// the work buffer held is gone after a failure past the configuration's checks.
+///
+/// # Safety
+/// `config` is null or points to a readable configuration; `bytes` is null or points to
+/// `len` readable bytes; `work` and `out` as for [`kestrel_svm_create`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_svm_resume(
+    config: *const SvmConfig,
+    bytes: *const u8,
+    len: usize,
+    work: *mut c_void,
+    work_len: usize,
+    out: *mut *mut Svm,
+) -> Status {
+    status_of((|| {
+        memory::check_pointer(out)?;
+        // SAFETY: as this function's contract.
+        let config = unsafe { memory::read(config)? };
+        let params = params(&config)?;
+        // SAFETY: as this function's contract.
+        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, Kind::Svm)?;
+        let header: SvmCheckpoint = reader.value()?;
+        if header.config != config {
+            return Err(Status::ConfigMismatch);
+        }
+        let state = header.state;
+        let shape = (state.window(), state.dim(), state.max_steps_per_arrival(), state.decay());
+        let expected = (config.window as usize, config.dim as usize, config.steps_per_sample as usize);
+        if (shape.0, shape.1, shape.2) != expected || shape.3 != dcd::decay_over::<f32>(config.memory as usize) {
+            return Err(Status::ModelCorrupted);
+        }
+        let rng = Rng::from_state(header.rng).map_err(|_| Status::ModelCorrupted)?;
+        // SAFETY: as this function's contract.
+        let mut work = unsafe { Work::new::<Svm>(work, work_len, layout(&config))? };
+        let scalars = work.take::<f32>(window_scalars(&config))?;
+        reader.floats(scalars)?;
+        reader.finish()?;
+        let svm = OnlineSvm::from_state_in(scalars, params, state).map_err(|_| Status::ModelCorrupted)?;
+        let model = work.take::<f32>(LinearModel::scalars_len(config.dim as usize, 1))?;
+        let object = Svm { tag: SVM_TAG, config, samples_seen: header.samples_seen, rng, svm, model };
+        // SAFETY: checked non-null and aligned above; writable by the contract.
+        unsafe { memory::write(out, work.finish(object)) }
     })())
 }
 

@@ -132,9 +132,9 @@ static size_t parse_rows(const char *text, float *x, size_t max_rows, size_t *di
 static int status_texts_are_distinct(void) {
     CHECK(strcmp(kestrel_status_str(KESTREL_STATUS_OK), "ok") == 0);
     CHECK(strcmp(kestrel_status_str(-1), "unknown status") == 0);
-    CHECK(strcmp(kestrel_status_str(KESTREL_STATUS_BUSY + 1), "unknown status") == 0);
-    for (int a = KESTREL_STATUS_OK; a <= KESTREL_STATUS_BUSY; a++)
-        for (int b = a + 1; b <= KESTREL_STATUS_BUSY; b++)
+    CHECK(strcmp(kestrel_status_str(KESTREL_STATUS_CONFIG_MISMATCH + 1), "unknown status") == 0);
+    for (int a = KESTREL_STATUS_OK; a <= KESTREL_STATUS_CONFIG_MISMATCH; a++)
+        for (int b = a + 1; b <= KESTREL_STATUS_CONFIG_MISMATCH; b++)
             CHECK(strcmp(kestrel_status_str(a), kestrel_status_str(b)) != 0);
     return 1;
 }
@@ -892,6 +892,271 @@ static int novelty_refuses_bad_arguments_unchanged(void) {
     return 1;
 }
 
+/* ---- checkpoints: learning that survives a reset ------------------------------------ */
+
+static int checkpoint_macros_equal_the_functions(void) {
+    static const uint32_t windows[] = {1, 16, 128, 1000}, dims[] = {1, 3, 10, 64}, centres[] = {1, 8, 32};
+    for (size_t w = 0; w < 4; w++)
+        for (size_t d = 0; d < 4; d++) {
+            kestrel_svm_config svm = kestrel_svm_default_config(windows[w], dims[d]);
+            CHECK(kestrel_svm_checkpoint_bytes(&svm) == KESTREL_SVM_CHECKPOINT_BYTES(windows[w], dims[d], 2000));
+            svm.memory = 0;
+            CHECK(kestrel_svm_checkpoint_bytes(&svm) == KESTREL_SVM_CHECKPOINT_BYTES(windows[w], dims[d], 0));
+            CHECK(kestrel_scaler_checkpoint_bytes(dims[d]) == KESTREL_SCALER_CHECKPOINT_BYTES(dims[d]));
+            for (size_t c = 0; c < 3; c++) {
+                kestrel_slkl_config slkl = kestrel_slkl_default_config(windows[w], dims[d], centres[c]);
+                CHECK(kestrel_slkl_checkpoint_bytes(&slkl) ==
+                      KESTREL_SLKL_CHECKPOINT_BYTES(windows[w], dims[d], centres[c], centres[c]));
+                kestrel_novelty_config novelty = kestrel_novelty_default_config(windows[w], dims[d], centres[c]);
+                CHECK(kestrel_novelty_checkpoint_bytes(&novelty) ==
+                      KESTREL_NOVELTY_CHECKPOINT_BYTES(windows[w], dims[d], centres[c]));
+            }
+        }
+    kestrel_svm_config bad = kestrel_svm_default_config(0, 3);
+    CHECK(kestrel_svm_checkpoint_bytes(&bad) == 0 && kestrel_svm_checkpoint_bytes(NULL) == 0);
+    CHECK(kestrel_slkl_checkpoint_bytes(NULL) == 0 && kestrel_novelty_checkpoint_bytes(NULL) == 0);
+    CHECK(kestrel_scaler_checkpoint_bytes(0) == 0);
+    return 1;
+}
+
+/* Buffers of the checkpoints below: the largest object here takes well under this. */
+#define CHECKPOINT_BYTES (1u << 17)
+static unsigned char checkpoint_a[CHECKPOINT_BYTES], checkpoint_b[CHECKPOINT_BYTES];
+
+/* A reset in the middle of a stream: `reference` learns every sample; the other learner,
+   built in `work_b`, learns the first `cut`, is checkpointed (its length asked first,
+   within the compile-time bound), its work memory is overwritten as a reset would leave
+   it, and it is resumed there to learn the rest. Both then write the same checkpoint,
+   byte for byte, and predicted the same bits all along (checked by the callers' steps). */
+#define RESUME_TEST(NAME, KIND, CONFIG, BOUND, CREATE, STEP)                                        \
+    static int NAME(void) {                                                                         \
+        CONFIG;                                                                                     \
+        kestrel_##KIND *reference, *learner;                                                        \
+        size_t work_len = kestrel_##KIND##_work_bytes(&config);                                     \
+        CHECK(work_len > 0 && work_len <= WORK_BYTES);                                              \
+        CHECK_STATUS(CREATE(work_a, reference), KESTREL_STATUS_OK);                                 \
+        CHECK_STATUS(CREATE(work_b, learner), KESTREL_STATUS_OK);                                   \
+        rng_state = 7;                                                                              \
+        for (int t = 0; t < 700; t++) {                                                             \
+            if (t == 400) {                                                                         \
+                size_t needed = 0, len = 0;                                                         \
+                CHECK_STATUS(kestrel_##KIND##_checkpoint(learner, NULL, 0, &needed),                \
+                             KESTREL_STATUS_BUFFER_TOO_SMALL);                                      \
+                CHECK(needed > 0 && needed <= (BOUND) && needed <= CHECKPOINT_BYTES);               \
+                CHECK(kestrel_##KIND##_checkpoint_bytes(&config) == (BOUND));                       \
+                CHECK_STATUS(kestrel_##KIND##_checkpoint(learner, checkpoint_a, needed, &len),      \
+                             KESTREL_STATUS_OK);                                                    \
+                CHECK(len == needed);                                                               \
+                memset(work_b, 0xA5, work_len);                                                     \
+                learner = NULL;                                                                     \
+                CHECK_STATUS(kestrel_##KIND##_resume(&config, checkpoint_a, len, work_b, work_len, &learner), \
+                             KESTREL_STATUS_OK);                                                    \
+            }                                                                                       \
+            STEP;                                                                                   \
+        }                                                                                           \
+        size_t len_a = 0, len_b = 0;                                                                \
+        CHECK_STATUS(kestrel_##KIND##_checkpoint(reference, checkpoint_a, CHECKPOINT_BYTES, &len_a),\
+                     KESTREL_STATUS_OK);                                                            \
+        CHECK_STATUS(kestrel_##KIND##_checkpoint(learner, checkpoint_b, CHECKPOINT_BYTES, &len_b),  \
+                     KESTREL_STATUS_OK);                                                            \
+        CHECK(len_a == len_b && memcmp(checkpoint_a, checkpoint_b, len_a) == 0);                   \
+        return 1;                                                                                   \
+    }
+
+#define SVM_CREATE(work, out) kestrel_svm_create(&config, work, WORK_BYTES, &out)
+#define SVM_STEP                                                                                    \
+    do {                                                                                            \
+        float x[3] = {2.0f * uniform() - 1.0f, 2.0f * uniform() - 1.0f, 2.0f * uniform() - 1.0f};  \
+        int label = x[0] + 0.5f * x[1] * x[1] - x[2] > 0.1f ? 1 : -1;                               \
+        int32_t a = 0, b = 0;                                                                       \
+        CHECK_STATUS(kestrel_svm_predict(reference, x, 3, &a), KESTREL_STATUS_OK);                  \
+        CHECK_STATUS(kestrel_svm_predict(learner, x, 3, &b), KESTREL_STATUS_OK);                    \
+        CHECK(a == b);                                                                              \
+        CHECK_STATUS(kestrel_svm_learn(reference, x, 3, label), KESTREL_STATUS_OK);                 \
+        CHECK_STATUS(kestrel_svm_learn(learner, x, 3, label), KESTREL_STATUS_OK);                   \
+    } while (0)
+RESUME_TEST(svm_resumes_bit_for_bit_after_a_reset, svm,
+            kestrel_svm_config config = kestrel_svm_default_config(64, 3); config.memory = 500; config.seed = 3,
+            KESTREL_SVM_CHECKPOINT_BYTES(64, 3, 500), SVM_CREATE, SVM_STEP)
+
+static float slkl_centres[16 * 2];
+#define SLKL_CREATE(work, out) kestrel_slkl_create(&config, slkl_centres, 16 * 2, work, WORK_BYTES, &out)
+#define SLKL_STEP                                                                                   \
+    do {                                                                                            \
+        float x[2] = {2.0f * uniform() - 1.0f, 2.0f * uniform() - 1.0f}, a = 0.0f, b = 0.0f;       \
+        CHECK_STATUS(kestrel_slkl_predict(reference, x, 2, &a), KESTREL_STATUS_OK);                 \
+        CHECK_STATUS(kestrel_slkl_predict(learner, x, 2, &b), KESTREL_STATUS_OK);                   \
+        CHECK(bits(a) == bits(b));                                                                  \
+        CHECK_STATUS(kestrel_slkl_learn(reference, x, 2, target(x)), KESTREL_STATUS_OK);            \
+        CHECK_STATUS(kestrel_slkl_learn(learner, x, 2, target(x)), KESTREL_STATUS_OK);              \
+    } while (0)
+RESUME_TEST(slkl_resumes_bit_for_bit_after_a_reset, slkl,
+            kestrel_slkl_config config = kestrel_slkl_default_config(48, 2, 16); config.max_active = 12;
+            config.kernel.gamma = 2.0f; config.seed = 5;
+            for (size_t i = 0; i < 32; i++) slkl_centres[i] = 2.0f * uniform() - 1.0f,
+            KESTREL_SLKL_CHECKPOINT_BYTES(48, 2, 16, 12), SLKL_CREATE, SLKL_STEP)
+
+#define NOVELTY_CREATE(work, out) kestrel_novelty_create(&config, work, WORK_BYTES, &out)
+#define NOVELTY_STEP                                                                                \
+    do {                                                                                            \
+        float x[3];                                                                                 \
+        for (int j = 0; j < 3; j++) x[j] = normal() + (t % 37 == 36 ? 5.0f : 0.0f);                  \
+        kestrel_novelty_verdict a, b;                                                               \
+        CHECK_STATUS(kestrel_novelty_learn(reference, x, 3, &a), KESTREL_STATUS_OK);                \
+        CHECK_STATUS(kestrel_novelty_learn(learner, x, 3, &b), KESTREL_STATUS_OK);                  \
+        CHECK(a.anomaly == b.anomaly && bits(a.distance2) == bits(b.distance2));                    \
+        CHECK(a.has_threshold == b.has_threshold && bits(a.threshold) == bits(b.threshold));        \
+    } while (0)
+RESUME_TEST(novelty_resumes_bit_for_bit_after_a_reset, novelty,
+            kestrel_novelty_config config = kestrel_novelty_default_config(32, 3, 12); config.warmup = 100;
+            config.span = 200,
+            KESTREL_NOVELTY_CHECKPOINT_BYTES(32, 3, 12), NOVELTY_CREATE, NOVELTY_STEP)
+
+static int scaler_resumes_bit_for_bit_after_a_reset(void) {
+    enum { DIM = 3 };
+    static alignas(KESTREL_ALIGN) unsigned char a_work[KESTREL_SCALER_WORK_BYTES(DIM)],
+        b_work[KESTREL_SCALER_WORK_BYTES(DIM)];
+    kestrel_scaler *reference, *scaler;
+    CHECK_STATUS(kestrel_scaler_create(DIM, a_work, sizeof a_work, &reference), KESTREL_STATUS_OK);
+    CHECK_STATUS(kestrel_scaler_create(DIM, b_work, sizeof b_work, &scaler), KESTREL_STATUS_OK);
+    /* A fresh scaler resumes too (no sample yet). */
+    unsigned char bytes[KESTREL_SCALER_CHECKPOINT_BYTES(DIM)];
+    size_t len = 0;
+    CHECK_STATUS(kestrel_scaler_checkpoint(scaler, bytes, sizeof bytes, &len), KESTREL_STATUS_OK);
+    CHECK_STATUS(kestrel_scaler_resume(DIM, bytes, len, b_work, sizeof b_work, &scaler), KESTREL_STATUS_OK);
+    CHECK(observed(scaler) == 0);
+    for (int t = 0; t < 300; t++) {
+        float x[DIM] = {1000.0f + 50.0f * normal(), 0.01f * uniform(), -3.0f + normal()}, ya[DIM], yb[DIM];
+        if (t == 150) {
+            CHECK_STATUS(kestrel_scaler_checkpoint(scaler, bytes, sizeof bytes, &len), KESTREL_STATUS_OK);
+            memset(b_work, 0xA5, sizeof b_work);
+            CHECK_STATUS(kestrel_scaler_resume(DIM, bytes, len, b_work, sizeof b_work, &scaler), KESTREL_STATUS_OK);
+            CHECK(observed(scaler) == 150);
+        }
+        CHECK_STATUS(kestrel_scaler_observe(reference, x, DIM), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_scaler_observe(scaler, x, DIM), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_scaler_transform(reference, x, DIM, ya), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_scaler_transform(scaler, x, DIM, yb), KESTREL_STATUS_OK);
+        for (int j = 0; j < DIM; j++) CHECK(bits(ya[j]) == bits(yb[j]));
+    }
+    /* Another dimension is another configuration. */
+    kestrel_scaler *other = NULL;
+    CHECK_STATUS(kestrel_scaler_resume(2, bytes, len, a_work, sizeof a_work, &other), KESTREL_STATUS_CONFIG_MISMATCH);
+    CHECK(other == NULL);
+    return 1;
+}
+
+/* CRC-32 (ISO-HDLC, as zlib) of `len` bytes: to forge a checkpoint whose frame is intact
+   but whose state is not, which the core's checks must refuse. */
+static uint32_t crc32(const unsigned char *bytes, size_t len) {
+    uint32_t crc = 0xFFFFFFFFu;
+    for (size_t i = 0; i < len; i++) {
+        crc ^= bytes[i];
+        for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+static void reseal(unsigned char *bytes, size_t len) {
+    uint32_t crc = crc32(bytes, len - 4);
+    for (int k = 0; k < 4; k++) bytes[len - 4 + k] = (unsigned char)(crc >> (8 * k));
+}
+
+static int bad_checkpoints_are_statuses(void) {
+    enum { WINDOW = 16, DIM = 2 };
+    kestrel_svm_config config = kestrel_svm_default_config(WINDOW, DIM);
+    kestrel_svm *svm, *resumed = NULL;
+    CHECK_STATUS(kestrel_svm_create(&config, work_a, WORK_BYTES, &svm), KESTREL_STATUS_OK);
+    for (int t = 0; t < 40; t++) {
+        float x[DIM] = {2.0f * uniform() - 1.0f, 2.0f * uniform() - 1.0f};
+        CHECK_STATUS(kestrel_svm_learn(svm, x, DIM, x[0] > x[1] ? 1 : -1), KESTREL_STATUS_OK);
+    }
+    /* A buffer one byte short: the length needed, and not a byte written. */
+    size_t len = 0, needed = 0;
+    CHECK_STATUS(kestrel_svm_checkpoint(svm, NULL, 0, &needed), KESTREL_STATUS_BUFFER_TOO_SMALL);
+    memset(checkpoint_a, 0x5A, needed);
+    CHECK_STATUS(kestrel_svm_checkpoint(svm, checkpoint_a, needed - 1, &len), KESTREL_STATUS_BUFFER_TOO_SMALL);
+    CHECK(len == needed);
+    for (size_t i = 0; i < needed; i++) CHECK(checkpoint_a[i] == 0x5A);
+    CHECK_STATUS(kestrel_svm_checkpoint(svm, checkpoint_a, needed, NULL), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_svm_checkpoint(NULL, checkpoint_a, needed, &len), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_svm_checkpoint((const kestrel_svm *)work_b, checkpoint_a, needed, &len),
+                 KESTREL_STATUS_WRONG_OBJECT);
+    CHECK_STATUS(kestrel_svm_checkpoint(svm, checkpoint_a, needed, &len), KESTREL_STATUS_OK);
+    CHECK(len == needed);
+
+    /* Every cut is truncated, every flipped byte refused (mostly by the checksum). */
+    for (size_t cut = 0; cut < len; cut++)
+        CHECK_STATUS(kestrel_svm_resume(&config, checkpoint_a, cut, work_b, WORK_BYTES, &resumed),
+                     KESTREL_STATUS_MODEL_TRUNCATED);
+    memcpy(checkpoint_b, checkpoint_a, len);
+    for (size_t i = 0; i < len; i++) {
+        checkpoint_b[i] ^= 0x10;
+        CHECK(kestrel_svm_resume(&config, checkpoint_b, len, work_b, WORK_BYTES, &resumed) != KESTREL_STATUS_OK);
+        checkpoint_b[i] ^= 0x10;
+    }
+    CHECK(resumed == NULL);
+    /* Another configuration; another kind of object; a model file; bad pointers; short work. */
+    kestrel_svm_config other = config;
+    other.c = 0.5f;
+    CHECK_STATUS(kestrel_svm_resume(&other, checkpoint_a, len, work_b, WORK_BYTES, &resumed),
+                 KESTREL_STATUS_CONFIG_MISMATCH);
+    kestrel_slkl_config slkl = kestrel_slkl_default_config(WINDOW, DIM, 4);
+    kestrel_slkl *slkl_resumed = NULL;
+    CHECK_STATUS(kestrel_slkl_resume(&slkl, checkpoint_a, len, work_b, WORK_BYTES, &slkl_resumed),
+                 KESTREL_STATUS_MODEL_FOREIGN);
+    kestrel_novelty_config novelty = kestrel_novelty_default_config(WINDOW, DIM, 4);
+    kestrel_novelty *novelty_resumed = NULL;
+    CHECK_STATUS(kestrel_novelty_resume(&novelty, checkpoint_a, len, work_b, WORK_BYTES, &novelty_resumed),
+                 KESTREL_STATUS_MODEL_FOREIGN);
+    kestrel_scaler *scaler_resumed = NULL;
+    CHECK_STATUS(kestrel_scaler_resume(DIM, checkpoint_a, len, work_b, WORK_BYTES, &scaler_resumed),
+                 KESTREL_STATUS_MODEL_FOREIGN);
+    unsigned char model[KESTREL_SVM_MODEL_BYTES(DIM)];
+    size_t model_len = 0;
+    CHECK_STATUS(kestrel_svm_save(svm, NULL, model, sizeof model, &model_len), KESTREL_STATUS_OK);
+    CHECK_STATUS(kestrel_svm_resume(&config, model, model_len, work_b, WORK_BYTES, &resumed),
+                 KESTREL_STATUS_MODEL_FOREIGN);
+    CHECK_STATUS(kestrel_svm_resume(NULL, checkpoint_a, len, work_b, WORK_BYTES, &resumed), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_svm_resume(&config, NULL, len, work_b, WORK_BYTES, &resumed), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_svm_resume(&config, checkpoint_a, len, work_b, WORK_BYTES, NULL), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_svm_resume(&config, checkpoint_a, len, work_b + 4, WORK_BYTES - 8, &resumed),
+                 KESTREL_STATUS_MISALIGNED);
+    CHECK_STATUS(kestrel_svm_resume(&config, checkpoint_a, len, work_b, KESTREL_SVM_WORK_BYTES(WINDOW, DIM, 2000) - 1,
+                                    &resumed),
+                 KESTREL_STATUS_BUFFER_TOO_SMALL);
+    other = config;
+    other.window = 0;
+    CHECK_STATUS(kestrel_svm_resume(&other, checkpoint_a, len, work_b, WORK_BYTES, &resumed), KESTREL_STATUS_INVALID_PARAM);
+    CHECK(slkl_resumed == NULL && novelty_resumed == NULL && scaler_resumed == NULL && resumed == NULL);
+
+    /* An intact frame around a state the core refuses: w's first weight NaN, the checksum
+       recomputed. The floats end the payload: w (dim + 1), the rows (window·dim), α, Q̄ᵢᵢ
+       and the labels (window each), the memory (dim + 1). */
+    memcpy(checkpoint_b, checkpoint_a, len);
+    size_t floats = (size_t)WINDOW * (DIM + 3) + DIM + 1 + DIM + 1;
+    size_t at = len - 4 - 4 * floats; /* the first float: w[0] */
+    const float nan = NAN;
+    memcpy(checkpoint_b + at, &nan, 4);
+    reseal(checkpoint_b, len);
+    CHECK_STATUS(kestrel_svm_resume(&config, checkpoint_b, len, work_b, WORK_BYTES, &resumed),
+                 KESTREL_STATUS_MODEL_CORRUPTED);
+    /* A label other than ±1 in the window (the label field of the first slot). */
+    memcpy(checkpoint_b, checkpoint_a, len);
+    const float three = 3.0f;
+    size_t labels = at + 4 * ((DIM + 1) + (size_t)WINDOW * DIM + 2 * (size_t)WINDOW);
+    memcpy(checkpoint_b + labels, &three, 4);
+    reseal(checkpoint_b, len);
+    CHECK_STATUS(kestrel_svm_resume(&config, checkpoint_b, len, work_b, WORK_BYTES, &resumed),
+                 KESTREL_STATUS_MODEL_CORRUPTED);
+    /* The untouched checkpoint still resumes. */
+    CHECK_STATUS(kestrel_svm_resume(&config, checkpoint_a, len, work_b, WORK_BYTES, &resumed), KESTREL_STATUS_OK);
+    kestrel_learner_state state;
+    CHECK_STATUS(kestrel_svm_state(resumed, &state), KESTREL_STATUS_OK);
+    CHECK(state.samples_seen == 40 && state.window_len == WINDOW);
+    return 1;
+}
+
 typedef struct {
     const char *name;
     int (*run)(void);
@@ -920,6 +1185,12 @@ int main(int argc, char **argv) {
         {"svm_and_scaler_refuse_bad_arguments_unchanged", svm_and_scaler_refuse_bad_arguments_unchanged},
         {"novelty_learns_flags_saves_and_reopens", novelty_learns_flags_saves_and_reopens},
         {"novelty_refuses_bad_arguments_unchanged", novelty_refuses_bad_arguments_unchanged},
+        {"checkpoint_macros_equal_the_functions", checkpoint_macros_equal_the_functions},
+        {"svm_resumes_bit_for_bit_after_a_reset", svm_resumes_bit_for_bit_after_a_reset},
+        {"slkl_resumes_bit_for_bit_after_a_reset", slkl_resumes_bit_for_bit_after_a_reset},
+        {"novelty_resumes_bit_for_bit_after_a_reset", novelty_resumes_bit_for_bit_after_a_reset},
+        {"scaler_resumes_bit_for_bit_after_a_reset", scaler_resumes_bit_for_bit_after_a_reset},
+        {"bad_checkpoints_are_statuses", bad_checkpoints_are_statuses},
     };
     int passed = 0, failed = 0;
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {

@@ -1,0 +1,330 @@
+//! Checkpoints of the learners on the device: learning that survives a reset.
+//!
+//! A device that learns from its own sensors loses what it learned at every reset — a
+//! watchdog, a brown-out, a new battery — unless the learner's state is kept in flash.
+//! Each learning object of the ABI therefore writes a **checkpoint** into caller bytes
+//! (`kestrel_svm_checkpoint`, `kestrel_slkl_checkpoint`, `kestrel_novelty_checkpoint`,
+//! `kestrel_scaler_checkpoint`) and is rebuilt from one in a new work buffer
+//! (`kestrel_*_resume`). The resumed object continues **bit for bit** as the saved one
+//! would have: the same samples give the same predictions, steps and later checkpoints
+//! (the core's `from_state_in` constructors; the random generator's state is saved too).
+//!
+//! A checkpoint is a frame of the core ([`kestrel_core::frame`]), so a torn write to
+//! flash — a reset in the middle of it — is caught by its length or CRC-32, never
+//! resumed:
+//!
+//! ```text
+//! offset  size  field
+//! 0       4     magic "KSDC"
+//! 4       2     format version (u16, little endian), currently 1
+//! 6       2     tags: the object's kind (1 svm, 2 slkl, 3 novelty, 4 scaler), 0
+//! 8       4     payload length P (u32, little endian)
+//! 12      P     payload: the header, postcard-encoded — the object's configuration, its
+//!               counters and the core learner's state — then its buffers: every float
+//!               as 4 bytes and every index as a u32, little endian
+//! 12+P    4     CRC-32 (ISO-HDLC) of bytes 0 .. 12+P, little endian
+//! ```
+//!
+//! Indices are written as 32 bits (`SIZE_MAX`, the core's "none", as `0xFFFFFFFF`) so a
+//! checkpoint moves between a 64-bit host and a 32-bit device. A resume names the
+//! configuration it expects and refuses a checkpoint of another one with
+//! `KESTREL_STATUS_CONFIG_MISMATCH` (a firmware update that changed the window starts
+//! afresh instead of misreading the flash); truncated, altered or foreign bytes are the
+//! model statuses (`MODEL_TRUNCATED`, `MODEL_CORRUPTED`, `MODEL_FOREIGN`,
+//! `MODEL_UNSUPPORTED`), and the core's own checks of a state (an index outside its
+//! buffer, NaN in a stored sample) refuse what a valid CRC still lets through.
+//!
+//! **Size.** The buffers' bytes, fixed by the configuration, plus the frame and the
+//! header, at most [`KESTREL_CHECKPOINT_HEADER_BYTES`]: the header is postcard's encoding
+//! of fewer than 80 numbers and flags (the largest, the novelty detector's with its two
+//! quantile estimators), each at most 10 bytes. `KESTREL_SVM_CHECKPOINT_BYTES(…)` and its
+//! siblings in the header give the bound at compile time, for a static buffer; the exact
+//! length of a checkpoint follows the length protocol of the `*_save` functions.
+//!
+//! Cost: writing is one pass over the object's buffers and one CRC pass; resuming adds the
+//! core's check of the state, O(buffers). No memory besides the caller's.
+
+use kestrel_core::frame::{self, Format, FrameError};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::Status;
+use crate::memory;
+
+/// The frame of a device checkpoint: magic "KSDC", format version 1.
+const FORMAT: Format = Format::new(*b"KSDC", 1);
+
+/// Bytes a checkpoint may take besides the object's buffers: the frame's 16 and the
+/// header (see the module doc).
+pub const KESTREL_CHECKPOINT_HEADER_BYTES: usize = 1024;
+
+/// The kind of object a checkpoint holds, its first tag byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Svm = 1,
+    Slkl = 2,
+    Novelty = 3,
+    Scaler = 4,
+}
+
+/// The most bytes of a checkpoint whose buffers hold `floats` floats and `indices`
+/// indices (saturating).
+pub(crate) const fn bound(floats: usize, indices: usize) -> usize {
+    floats.saturating_add(indices).saturating_mul(4).saturating_add(KESTREL_CHECKPOINT_HEADER_BYTES)
+}
+
+/// A checkpoint being written into a caller's buffer; a value that does not fit is
+/// counted, not written, so one pass gives the length a larger buffer needs.
+pub(crate) struct Writer<'a> {
+    out: &'a mut [u8],
+    /// Payload bytes so far (written, or counted once the buffer was full).
+    len: usize,
+    fits: bool,
+}
+
+impl<'a> Writer<'a> {
+    pub(crate) fn new(out: &'a mut [u8]) -> Self {
+        Writer { out, len: 0, fits: true }
+    }
+
+    /// The next `size` bytes of the payload, or `None` (and from then on only counting)
+    /// when they do not fit before the trailer.
+    fn place(&mut self, size: usize) -> Option<&mut [u8]> {
+        let start = frame::HEADER_LEN.saturating_add(self.len);
+        let room = self.out.len().saturating_sub(frame::TRAILER_LEN);
+        self.len = self.len.saturating_add(size);
+        let place = if self.fits { self.out.get_mut(start..room).and_then(|rest| rest.get_mut(..size)) } else { None };
+        self.fits = place.is_some();
+        place
+    }
+
+    /// Appends `bytes` to the payload, or counts them when they do not fit.
+    fn append(&mut self, bytes: &[u8]) {
+        if let Some(place) = self.place(bytes.len()) {
+            place.copy_from_slice(bytes);
+        }
+    }
+
+    /// Appends `value`, postcard-encoded.
+    pub(crate) fn value<V: Serialize>(&mut self, value: &V) -> Result<(), Status> {
+        let size = postcard::serialize_with_flavor(value, postcard::ser_flavors::Size::default())
+            .map_err(|_| Status::InvalidParam)?;
+        if let Some(place) = self.place(size) {
+            postcard::to_slice(value, place).map_err(|_| Status::InvalidParam)?;
+        }
+        Ok(())
+    }
+
+    /// Appends floats, 4 bytes each, little endian.
+    pub(crate) fn floats(&mut self, values: &[f32]) {
+        values.iter().for_each(|v| self.append(&v.to_le_bytes()));
+    }
+
+    /// Appends 32-bit words, little endian.
+    pub(crate) fn words(&mut self, values: &[u32]) {
+        values.iter().for_each(|v| self.append(&v.to_le_bytes()));
+    }
+
+    /// Appends indices as 32-bit words (`usize::MAX` as `u32::MAX`).
+    ///
+    /// # Errors
+    /// `InvalidParam` for an index past `u32::MAX − 1` (no buffer of the ABI has one).
+    pub(crate) fn indices(&mut self, values: &[usize]) -> Result<(), Status> {
+        for &v in values {
+            let word = if v == usize::MAX { u32::MAX } else { u32::try_from(v).map_err(|_| Status::InvalidParam)? };
+            if word == u32::MAX && v != usize::MAX {
+                return Err(Status::InvalidParam);
+            }
+            self.append(&word.to_le_bytes());
+        }
+        Ok(())
+    }
+
+    /// Seals the frame around the payload and returns the checkpoint's length.
+    ///
+    /// # Errors
+    /// `BufferTooSmall` with the length needed when the buffer is shorter.
+    pub(crate) fn finish(self, kind: Kind) -> Result<usize, (Status, usize)> {
+        let needed = frame::framed_len(self.len);
+        if !self.fits || self.out.len() < needed {
+            return Err((Status::BufferTooSmall, needed));
+        }
+        FORMAT.seal([kind as u8, 0], self.len, self.out).map_err(|_| (Status::BufferTooSmall, needed))
+    }
+}
+
+/// Writes a checkpoint into `out[0..out_len]` by `write`, and its length (or the length
+/// needed, with `BUFFER_TOO_SMALL`) to `*written`: the length protocol of the `*_save`
+/// functions. `write` runs twice, first to count the bytes, so a buffer too small is left
+/// as it was.
+///
+/// # Safety
+/// `out` is null or points to `out_len` writable bytes (null with `out_len` = 0 asks for
+/// the length); `written` is null or points to a writable `size_t`.
+pub(crate) unsafe fn write(
+    kind: Kind,
+    out: *mut u8,
+    out_len: usize,
+    written: *mut usize,
+    write: impl Fn(&mut Writer<'_>) -> Result<(), Status>,
+) -> Result<(), Status> {
+    memory::check_pointer(written)?;
+    let mut counter = Writer::new(&mut []);
+    write(&mut counter)?;
+    let needed = frame::framed_len(counter.len);
+    if out_len < needed {
+        // SAFETY: checked non-null and aligned; writable by the contract.
+        unsafe { memory::write(written, needed)? };
+        return Err(Status::BufferTooSmall);
+    }
+    // SAFETY: as this function's contract.
+    let mut writer = Writer::new(unsafe { memory::bytes_mut(out, out_len)? });
+    write(&mut writer)?;
+    let len = writer.finish(kind).map_err(|(status, _)| status)?;
+    // SAFETY: as above.
+    unsafe { memory::write(written, len) }
+}
+
+/// A checkpoint's payload being read back.
+pub(crate) struct Reader<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    /// The payload of the checkpoint `bytes` of an object of `kind`.
+    ///
+    /// # Errors
+    /// `MODEL_TRUNCATED`, `MODEL_CORRUPTED` (checksum, trailing bytes), `MODEL_FOREIGN`
+    /// (another magic, or a checkpoint of another kind of object), `MODEL_UNSUPPORTED`
+    /// (another format version).
+    pub(crate) fn open(bytes: &'a [u8], kind: Kind) -> Result<Self, Status> {
+        let opened = FORMAT.open(bytes).map_err(|error| match error {
+            FrameError::Truncated { .. } => Status::ModelTruncated,
+            FrameError::BadMagic => Status::ModelForeign,
+            FrameError::UnsupportedVersion { .. } => Status::ModelUnsupported,
+            FrameError::ChecksumMismatch { .. } | FrameError::TrailingBytes => Status::ModelCorrupted,
+        })?;
+        if opened.tags != [kind as u8, 0] {
+            return Err(Status::ModelForeign);
+        }
+        Ok(Reader { rest: opened.payload })
+    }
+
+    /// The next postcard value.
+    pub(crate) fn value<V: DeserializeOwned>(&mut self) -> Result<V, Status> {
+        let (value, rest) = postcard::take_from_bytes(self.rest).map_err(|_| Status::ModelCorrupted)?;
+        self.rest = rest;
+        Ok(value)
+    }
+
+    /// The next `N` bytes.
+    fn word<const N: usize>(&mut self) -> Result<[u8; N], Status> {
+        let (word, rest) = self.rest.split_first_chunk::<N>().ok_or(Status::ModelCorrupted)?;
+        self.rest = rest;
+        Ok(*word)
+    }
+
+    /// Fills `into` with the next floats.
+    pub(crate) fn floats(&mut self, into: &mut [f32]) -> Result<(), Status> {
+        for v in into {
+            *v = f32::from_le_bytes(self.word()?);
+        }
+        Ok(())
+    }
+
+    /// Fills `into` with the next 32-bit words.
+    pub(crate) fn words(&mut self, into: &mut [u32]) -> Result<(), Status> {
+        for v in into {
+            *v = u32::from_le_bytes(self.word()?);
+        }
+        Ok(())
+    }
+
+    /// Fills `into` with the next indices (`u32::MAX` as `usize::MAX`).
+    pub(crate) fn indices(&mut self, into: &mut [usize]) -> Result<(), Status> {
+        for v in into {
+            let word = u32::from_le_bytes(self.word()?);
+            *v = if word == u32::MAX {
+                usize::MAX
+            } else {
+                usize::try_from(word).map_err(|_| Status::ModelCorrupted)?
+            };
+        }
+        Ok(())
+    }
+
+    /// Checks that the whole payload was read.
+    ///
+    /// # Errors
+    /// `MODEL_CORRUPTED` when bytes are left.
+    pub(crate) fn finish(self) -> Result<(), Status> {
+        if self.rest.is_empty() { Ok(()) } else { Err(Status::ModelCorrupted) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(values: &[f32], indices: &[usize], out: &mut [u8]) -> Result<usize, (Status, usize)> {
+        let mut writer = Writer::new(out);
+        writer.value(&(7u64, 1.5f32)).unwrap();
+        writer.floats(values);
+        writer.indices(indices).unwrap();
+        writer.words(&[9, u32::MAX]);
+        writer.finish(Kind::Slkl)
+    }
+
+    #[test]
+    fn a_checkpoint_reads_back_what_was_written() {
+        let (values, indices) = ([1.0, -0.0, f32::MIN_POSITIVE, 3.25], [0, 5, usize::MAX]);
+        let mut out = [0u8; 128];
+        let len = written(&values, &indices, &mut out).unwrap();
+        assert!(len <= bound(values.len(), indices.len() + 2));
+        let mut reader = Reader::open(&out[..len], Kind::Slkl).unwrap();
+        assert_eq!(reader.value::<(u64, f32)>().unwrap(), (7, 1.5));
+        let (mut floats, mut read_indices, mut words) = ([0.0f32; 4], [0usize; 3], [0u32; 2]);
+        reader.floats(&mut floats).unwrap();
+        reader.indices(&mut read_indices).unwrap();
+        reader.words(&mut words).unwrap();
+        reader.finish().unwrap();
+        assert_eq!(floats.map(f32::to_bits), values.map(f32::to_bits));
+        assert_eq!((read_indices, words), (indices, [9, u32::MAX]));
+    }
+
+    #[test]
+    fn a_short_buffer_gets_the_length_needed_and_every_cut_is_refused() {
+        let mut out = [0u8; 128];
+        let len = written(&[1.0, 2.0], &[3], &mut out).unwrap();
+        for short in 0..len {
+            let mut small = [0u8; 128];
+            assert_eq!(written(&[1.0, 2.0], &[3], &mut small[..short]), Err((Status::BufferTooSmall, len)));
+            assert_eq!(Reader::open(&out[..short], Kind::Slkl).err(), Some(Status::ModelTruncated), "cut at {short}");
+        }
+        assert_eq!(Reader::open(&out[..len], Kind::Svm).err(), Some(Status::ModelForeign));
+        let mut flipped = out;
+        flipped[frame::HEADER_LEN] ^= 1;
+        assert_eq!(Reader::open(&flipped[..len], Kind::Slkl).err(), Some(Status::ModelCorrupted));
+    }
+
+    #[test]
+    fn an_index_a_word_cannot_hold_is_refused() {
+        let mut out = [0u8; 64];
+        let mut writer = Writer::new(&mut out);
+        assert_eq!(writer.indices(&[u32::MAX as usize]), Err(Status::InvalidParam));
+        #[cfg(target_pointer_width = "64")]
+        assert_eq!(writer.indices(&[1 << 40]), Err(Status::InvalidParam));
+    }
+
+    #[test]
+    fn reading_past_the_payload_or_leaving_some_is_corrupted() {
+        let mut out = [0u8; 64];
+        let mut writer = Writer::new(&mut out);
+        writer.floats(&[1.0]);
+        let len = writer.finish(Kind::Scaler).unwrap();
+        let mut reader = Reader::open(&out[..len], Kind::Scaler).unwrap();
+        assert_eq!(reader.floats(&mut [0.0; 2]), Err(Status::ModelCorrupted));
+        let reader = Reader::open(&out[..len], Kind::Scaler).unwrap();
+        assert_eq!(reader.finish(), Err(Status::ModelCorrupted));
+    }
+}
