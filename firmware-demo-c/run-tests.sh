@@ -2,7 +2,9 @@
 # The C firmware demo under QEMU (mps2-an386, Cortex-M4F), built with arm-none-eabi-gcc
 # against libkestrel_ffi.a for thumbv7em-none-eabihf:
 #   1. the on-device tests (build/host_models.elf): the host-trained models predict the
-#      bits kestrel predict printed, damaged model bytes are statuses;
+#      bits kestrel predict printed, damaged model bytes are statuses; and
+#      (build/checkpoints.elf) the learners resume from checkpoints bit for bit, and their
+#      checkpoints are, byte for byte, those the same program writes on the host;
 #   2. the demo learns (it exits with failure otherwise);
 #   3. the demo prints the Rust demo's lines (same sensor bytes, same learners, same
 #      settings: same bits), all but the first (the statics' sizes differ) and the
@@ -25,8 +27,21 @@ make --quiet all
 
 printf '\n==> on-device tests of the C ABI\n'
 status=0
-make --quiet test | tee "$out/tests" || status=$?
+make --quiet test-models | tee "$out/tests" || status=$?
 tally "$out/tests" "$status" c_tests_ran_to_the_end
+
+printf '\n==> checkpoints on the device, and the same program on the host\n'
+status=0
+make --quiet test-checkpoints | tee "$out/device-checkpoints" | grep -v '^checkpoint ' || status=$?
+tally "$out/device-checkpoints" "$status" c_checkpoint_tests_ran_to_the_end
+(cd .. && cargo build --quiet -p kestrel-ffi)
+cc -std=c11 -Wall -Wextra -Werror -pedantic -O1 -ffp-contract=off -I ../ffi/include src/checkpoints.c \
+    ../target/debug/libkestrel_ffi.a -lpthread -ldl -lm -o "$out/checkpoints-host"
+same=0
+"$out/checkpoints-host" >"$out/host-checkpoints" || same=1
+diff <(grep '^checkpoint ' "$out/device-checkpoints") <(grep '^checkpoint ' "$out/host-checkpoints") >/dev/null || same=$?
+[[ $(grep -c '^checkpoint ' "$out/device-checkpoints") == 3 ]] || same=1
+report checkpoints_on_the_device_are_the_hosts_bytes "$same"
 
 printf '\n==> the C demo\n'
 demo=0
@@ -41,6 +56,6 @@ diff <(tail -n +2 "$out/c-demo" | grep -v '^peak stack') <(tail -n +2 "$out/rust
 report c_demo_prints_the_rust_demos_lines "$same"
 
 printf '\n==> sizes (flash = text + data, static RAM = data + bss)\n'
-arm-none-eabi-size build/demo.elf build/host_models.elf
+arm-none-eabi-size build/demo.elf build/host_models.elf build/checkpoints.elf
 
 finish
