@@ -962,14 +962,20 @@ size_t kestrel_slkl_checkpoint_bytes(const kestrel_slkl_config *config);
  * Writes the learner's whole state — its configuration, the window, the centres, the
  * factor, the active set and the random generator — to `out[0..out_len]` and its length
  * to `*written`, for [`kestrel_slkl_resume`] after a reset; when the buffer is too small,
- * `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`.
+ * `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`. The
+ * learner is not changed.
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL`
+ * (the learner's numerics broke down on values near the range of `float` — a factor no
+ * longer positive definite, a sum that overflowed — and its state would not resume: keep
+ * the checkpoint you have; nothing is written).
  *
  * # Safety
  * `learner` is null or a handle [`kestrel_slkl_create`] or [`kestrel_slkl_resume`]
- * returned; `out` is null or points to `out_len` writable bytes (null with `out_len` = 0
+ * returned, used by no other call meanwhile; `out` is null or points to `out_len` writable bytes (null with `out_len` = 0
  * asks for the length); `written` is null or points to a writable `size_t`.
  */
-kestrel_status kestrel_slkl_checkpoint(const kestrel_slkl *learner,
+kestrel_status kestrel_slkl_checkpoint(kestrel_slkl *learner,
                                        uint8_t *out,
                                        size_t out_len,
                                        size_t *written);

@@ -51,8 +51,9 @@ use serde::de::DeserializeOwned;
 use crate::Status;
 use crate::memory;
 
-/// The frame of a device checkpoint: magic "KSDC", format version 1.
-const FORMAT: Format = Format::new(*b"KSDC", 1);
+/// The frame of a device checkpoint: magic "KSDC", format version 1 (public for the fuzz
+/// targets, which frame arbitrary payloads with it).
+pub const FORMAT: Format = Format::new(*b"KSDC", 1);
 
 /// Bytes a checkpoint may take besides the object's buffers: the frame's 16 and the
 /// header (see the module doc).

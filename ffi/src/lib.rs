@@ -13,6 +13,10 @@
 //! | `kestrel_novelty` | the kernel novelty detector, learning what is normal and flagging the rest | [`novelty`] |
 //! | `kestrel_scaler` | online standardisation of raw sensor units | [`scaler`] |
 //!
+//! Each learning object (`kestrel_slkl`, `kestrel_svm`, `kestrel_novelty`, `kestrel_scaler`)
+//! writes a checkpoint of its whole state and resumes from one bit for bit, so what a
+//! device learned survives a reset ([`checkpoint`]).
+//!
 //! ## The contract
 //!
 //! - **Memory the caller sizes.** The library never allocates. Every object lives in a

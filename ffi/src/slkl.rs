@@ -296,22 +296,29 @@ pub unsafe extern "C" fn kestrel_slkl_checkpoint_bytes(config: *const SlklConfig
 /// Writes the learner's whole state — its configuration, the window, the centres, the
 /// factor, the active set and the random generator — to `out[0..out_len]` and its length
 /// to `*written`, for [`kestrel_slkl_resume`] after a reset; when the buffer is too small,
-/// `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`.
+/// `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`. The
+/// learner is not changed.
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL`
+/// (the learner's numerics broke down on values near the range of `float` — a factor no
+/// longer positive definite, a sum that overflowed — and its state would not resume: keep
+/// the checkpoint you have; nothing is written).
 ///
 /// # Safety
 /// `learner` is null or a handle [`kestrel_slkl_create`] or [`kestrel_slkl_resume`]
-/// returned; `out` is null or points to `out_len` writable bytes (null with `out_len` = 0
+/// returned, used by no other call meanwhile; `out` is null or points to `out_len` writable bytes (null with `out_len` = 0
 /// asks for the length); `written` is null or points to a writable `size_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kestrel_slkl_checkpoint(
-    learner: *const Slkl,
+    learner: *mut Slkl,
     out: *mut u8,
     out_len: usize,
     written: *mut usize,
 ) -> Status {
     status_of((|| {
         // SAFETY: as this function's contract.
-        let slkl = unsafe { memory::object(learner)? };
+        let slkl = unsafe { memory::object_mut(learner)? };
+        slkl.learner.check_restorable().map_err(|_| Status::Numerical)?;
         let header =
             SlklCheckpoint { config: slkl.config, samples_seen: slkl.samples_seen, state: slkl.learner.state() };
         let (scalars, indices) = slkl.learner.storage();

@@ -11,12 +11,15 @@
 //! learner session: the first 8 bytes configure a windowed SLKL regressor or linear SVM
 //! (window 1…16, 1…4 features, 1…8 centres, kernel, γ, ν, C, loss, memory, steps), the
 //! rest is a stream of samples (f32 bits) given to `learn`, `predict` and the scaler; then
-//! `save` (asking the length first), and the saved bytes opened with `kestrel_model_open`.
+//! `save` (asking the length first), and the saved bytes opened with `kestrel_model_open`;
+//! then `checkpoint` and `resume` into new memory, whose checkpoint must be the same bytes,
+//! and `resume` of the input itself, raw and framed as a checkpoint with a valid CRC-32
+//! (so the header's decoding and the core's checks of a state are reached).
 //!
 //! Checks: no panic (a panic aborts the process: libFuzzer reports it) and no crash; every
 //! call returns a defined status; a model that opens needs the bytes `work_bytes` said; a
 //! rejected `learn` leaves the learner's state and predictions unchanged; what a learner
-//! saves opens as a model of its dimension.
+//! saves opens as a model of its dimension; what it checkpoints resumes.
 
 #![no_main]
 
@@ -43,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
     if data.len() >= 8 {
         let (config, samples) = data.split_at(8);
         let samples = floats(samples);
-        if config[0] & 1 == 0 { learn_slkl(config, &samples) } else { learn_svm(config, &samples) }
+        if config[0] & 1 == 0 { learn_slkl(config, &samples, data) } else { learn_svm(config, &samples, data) }
     }
 });
 
@@ -126,7 +129,7 @@ fn open_and_predict(bytes: &[u8], rows: Vec<f32>) {
     }
 }
 
-fn learn_slkl(config: &[u8], samples: &[f32]) {
+fn learn_slkl(config: &[u8], samples: &[f32], data: &[u8]) {
     let dim = usize::from(config[2] % 4) + 1;
     let centres = usize::from(config[3] % 8) + 1;
     let mut cfg: SlklConfig =
@@ -173,6 +176,47 @@ fn learn_slkl(config: &[u8], samples: &[f32]) {
     }
     let saved = save(|out, len, written| unsafe { slkl::kestrel_slkl_save(learner, scaler.1, out, len, written) });
     reopen(&saved, dim);
+    let checkpoint = |learner: *mut Slkl| {
+        save(|out, len, written| unsafe { slkl::kestrel_slkl_checkpoint(learner, out, len, written) })
+    };
+    let resume = |bytes: &[u8], memory: &mut [u64], out: &mut *mut Slkl| unsafe {
+        slkl::kestrel_slkl_resume(&cfg, bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast(), needed, out)
+    };
+    resumes_to_the_same_bytes(checkpoint(learner), needed, resume, checkpoint, data);
+}
+
+/// A learner's checkpoint (unless refused as numerically broken) resumes into new memory
+/// of `needed` bytes, and the resumed learner's checkpoint is the same bytes; the fuzzer's own bytes, raw and in a valid
+/// frame of each kind, resume or are refused, never crash.
+fn resumes_to_the_same_bytes<L>(
+    saved: Vec<u8>,
+    needed: usize,
+    resume: impl Fn(&[u8], &mut [u64], &mut *mut L) -> Status,
+    checkpoint: impl Fn(*mut L) -> Vec<u8>,
+    data: &[u8],
+) {
+    // Empty: refused as numerically broken (NUMERICAL), which `save` allows.
+    if !saved.is_empty() {
+        let mut memory = work(needed);
+        let mut resumed: *mut L = ptr::null_mut();
+        assert_eq!(resume(&saved, &mut memory, &mut resumed), Status::Ok);
+        assert_eq!(checkpoint(resumed), saved, "a resumed learner writes the checkpoint it was resumed from");
+    }
+    for bytes in (1..=4).map(|kind| checkpoint_frame(kind, data)).chain([data.to_vec()]) {
+        let mut memory = work(needed);
+        let mut other: *mut L = ptr::null_mut();
+        if resume(&bytes, &mut memory, &mut other) == Status::Ok {
+            checkpoint(other);
+        }
+    }
+}
+
+/// `payload` framed as a checkpoint of the object `kind`, with a valid CRC-32.
+fn checkpoint_frame(kind: u8, payload: &[u8]) -> Vec<u8> {
+    let mut bytes = vec![0u8; kestrel_core::frame::framed_len(payload.len())];
+    kestrel_core::frame::payload_mut(&mut bytes).copy_from_slice(payload);
+    kestrel_ffi::checkpoint::FORMAT.seal([kind, 0], payload.len(), &mut bytes).expect("a buffer of the frame's length");
+    bytes
 }
 
 /// The learner's state and its prediction of `x` (bits), to compare before and after.
@@ -184,7 +228,7 @@ fn slkl_snapshot(learner: *mut Slkl, x: &[f32]) -> (u64, usize, usize, Option<u3
     (state.samples_seen, state.window_len, state.active_centres, (predicted == Status::Ok).then(|| y.to_bits()))
 }
 
-fn learn_svm(config: &[u8], samples: &[f32]) {
+fn learn_svm(config: &[u8], samples: &[f32], data: &[u8]) {
     let dim = usize::from(config[2] % 4) + 1;
     let mut cfg: SvmConfig = svm::kestrel_svm_default_config(u32::from(config[1] % 16) + 1, dim as u32);
     cfg.c = 2f32.powi(i32::from(config[3] % 16) - 8);
@@ -230,6 +274,22 @@ fn learn_svm(config: &[u8], samples: &[f32]) {
     assert_eq!(unsafe { slkl::kestrel_slkl_state(learner.cast(), &mut state) }, Status::WrongObject);
     let saved = save(|out, len, written| unsafe { svm::kestrel_svm_save(learner, scaler.1, out, len, written) });
     reopen(&saved, dim);
+    let checkpoint = |learner: *mut Svm| {
+        save(|out, len, written| unsafe { svm::kestrel_svm_checkpoint(learner, out, len, written) })
+    };
+    let resume = |bytes: &[u8], memory: &mut [u64], out: &mut *mut Svm| unsafe {
+        svm::kestrel_svm_resume(&cfg, bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast(), needed, out)
+    };
+    resumes_to_the_same_bytes(checkpoint(learner), needed, resume, checkpoint, data);
+    let scaler_checkpoint = |scaler: *mut Scaler| {
+        save(|out, len, written| unsafe { kestrel_ffi::scaler::kestrel_scaler_checkpoint(scaler, out, len, written) })
+    };
+    let scaler_needed = kestrel_ffi::scaler::kestrel_scaler_work_bytes(dim);
+    let scaler_resume = |bytes: &[u8], memory: &mut [u64], out: &mut *mut Scaler| unsafe {
+        let memory_ptr = memory.as_mut_ptr().cast();
+        kestrel_ffi::scaler::kestrel_scaler_resume(dim, bytes.as_ptr(), bytes.len(), memory_ptr, scaler_needed, out)
+    };
+    resumes_to_the_same_bytes(scaler_checkpoint(scaler.1), scaler_needed, scaler_resume, scaler_checkpoint, data);
 }
 
 /// A scaler of `dim` features in its own memory (kept alive by the returned Vec).

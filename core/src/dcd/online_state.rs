@@ -135,12 +135,32 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
             return Err(Error::InvalidParam { name: "len" });
         }
         let svm = OnlineSvm { scalars, window, dim, params, max_steps_per_arrival, oldest, len, sweep, decay };
-        let (w, rows, fields) = svm.parts();
+        svm.check_stored()?;
+        Ok(svm)
+    }
+
+    /// `Ok` when [`from_state_in`](Self::from_state_in) takes this learner's own
+    /// [`state`](Self::state) and [`storage`](Self::storage) back: its stored values
+    /// finite and in their boxes, which a learner fed values near `T`'s range may no longer
+    /// have; a caller checks before it replaces a good checkpoint with one that would not
+    /// restore (the counters a learner keeps consistent by construction). O(N·d).
+    ///
+    /// # Errors
+    /// As [`from_state_in`](Self::from_state_in) for the stored values.
+    pub fn check_restorable(&self) -> Result<(), Error> {
+        self.check_stored()
+    }
+
+    /// The stored values of [`from_state_in`](Self::from_state_in)'s checks: `w`, the
+    /// memory and the window's samples finite, labels ±1, every `α` in its box.
+    fn check_stored(&self) -> Result<(), Error> {
+        let (window, dim) = (self.window, self.dim);
+        let (w, rows, fields) = self.parts();
         check_finite(w)?;
-        check_finite(svm.memory().unwrap_or_default())?;
+        check_finite(self.memory().unwrap_or_default())?;
         let field = |f: Field, slot| fields.get(f.at(window, slot)).copied().ok_or(Error::InvalidParam { name: "len" });
-        for k in 0..len {
-            let slot = svm.slot(k);
+        for k in 0..self.len {
+            let slot = self.slot(k);
             let row = rows.get(slot * dim..).and_then(|r| r.get(..dim)).ok_or(Error::InvalidParam { name: "len" })?;
             check_finite(row)?;
             let y = field(Field::Label, slot)?;
@@ -150,11 +170,11 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
             let alpha = field(Field::Alpha, slot)?;
             let q = field(Field::QDiagonal, slot)?;
             check_finite(&[alpha, q])?;
-            if !(alpha >= T::ZERO && alpha <= params.coordinate(y).upper) {
+            if !(alpha >= T::ZERO && alpha <= self.params.coordinate(y).upper) {
                 return Err(Error::InvalidParam { name: "alpha" });
             }
         }
-        Ok(svm)
+        Ok(())
     }
 }
 
@@ -308,6 +328,11 @@ mod tests {
         assert_eq!(restore(bad_alpha, state), Some(Error::InvalidParam { name: "alpha" }));
         assert!(restore(saved, state).is_none());
         assert_eq!(Rng::from_state([0; 4]), Err(Error::InvalidParam { name: "state" }));
+        // The live learner answers the same checks of its stored values.
+        let mut live = svm;
+        assert_eq!(live.check_restorable(), Ok(()));
+        live.scalars[0] = T::from_f64(f64::NAN);
+        assert_eq!(live.check_restorable(), Err(Error::NonFinite));
     }
 
     macro_rules! gen_tests {

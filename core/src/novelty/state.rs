@@ -131,6 +131,24 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>, R: AsRef<[u32]> + A
         let (head, filled, threshold, warmup) = (state.head, state.filled, state.threshold, params.warmup);
         Ok(Detector { mass, ring, head, filled, threshold, delta2, warmup })
     }
+
+    /// `Ok` when [`from_state_in`](Self::from_state_in) takes this detector's own
+    /// [`state`](Self::state) and [`storage`](Self::storage) back: its stored values
+    /// finite (the norms positive) and its threshold's estimators consistent, which a
+    /// detector fed values near `T`'s range may no longer have; a caller checks before it
+    /// replaces a good checkpoint with one that would not restore (the window's ring and
+    /// counts a detector keeps consistent by construction). O(m·d + m²).
+    ///
+    /// # Errors
+    /// As [`from_state_in`](Self::from_state_in) for the stored values.
+    pub fn check_restorable(&self) -> Result<(), Error> {
+        let mass = &self.mass;
+        if !self.threshold.is_consistent() {
+            return Err(Error::InvalidParam { name: "quantile" });
+        }
+        check_finite(&[mass.constant])?;
+        check_values(mass.scalars.as_ref(), mass.capacity, mass.dim, mass.m, mass.normalised)
+    }
 }
 
 /// The values in use among `scalars` (`capacity` centres of `dim` features, `m` taken):
@@ -250,6 +268,10 @@ mod tests {
             a.learn(x).unwrap();
         }
         let state = a.state();
+        let mut live = a.clone();
+        assert_eq!(live.check_restorable(), Ok(()));
+        live.mass.constant = T::from_f64(f64::INFINITY);
+        assert_eq!(live.check_restorable(), Err(Error::NonFinite));
         let refused = |state: DetectorState<T>| restored(&a, state).err();
         let name = |name| Some(Error::InvalidParam { name });
         assert_eq!(refused(DetectorState { centres: 7, ..state }), name("centres"));

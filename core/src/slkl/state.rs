@@ -121,7 +121,8 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
     /// exactly on the active set), `pool`, `history`, `phase`, `running` (more arrivals
     /// in the running sums than the window holds), or `state` (the random
     /// generator's); `NotPositiveDefinite` for a factor whose diagonal is not positive;
-    /// `NonFinite` for NaN/∞ in a sample, a centre or a cached value.
+    /// `NonFinite` for NaN/∞ in a sample, a centre or a cached value (the objective and
+    /// a sweep's starting objective excepted: a learner can reach an infinite one).
     ///
     /// # Examples
     /// ```
@@ -147,26 +148,8 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         params: ValidParams<T>,
         state: SlklWindowState<T>,
     ) -> Result<Self, Error> {
+        let mut engine = check_saved(&state, params, scalars.as_mut(), indices.as_mut())?;
         let SlklWindowState { dims, len, head, mean, mean_stale, engine: saved } = state;
-        dims.check(scalars.as_ref().len(), dims.window_scalars(), indices.as_ref().len())?;
-        let invalid = |name| Err(Error::InvalidParam { name });
-        if len > dims.rows() {
-            return invalid("len");
-        }
-        // A window that is not full has never evicted: its oldest sample is in slot 0.
-        if head >= dims.rows() || (len < dims.rows() && head != 0) {
-            return invalid("head");
-        }
-        if saved.candidates == 0 || saved.candidates > dims.candidates() {
-            return invalid("candidates");
-        }
-        let mut engine = Engine::new(&dims, params, saved.candidates)?;
-        check_engine(&saved, &engine)?;
-        check_finite(&[mean, saved.objective, saved.yy, saved.reference])?;
-        if saved.running > dims.rows() {
-            return invalid("running");
-        }
-        check_buffers(&dims, scalars.as_mut(), indices.as_mut(), &saved, len)?;
         engine.set = saved.set;
         engine.objective = saved.objective;
         engine.yy = saved.yy;
@@ -184,6 +167,55 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         engine.schedule.hist_pos = saved.hist_pos;
         Ok(SlklWindow { scalars, indices, dims, engine, len, head, mean, mean_stale })
     }
+
+    /// `Ok` when [`from_state_in`](Self::from_state_in) takes this learner's own
+    /// [`state`](Self::state) and [`storage`](Self::storage) back — not so after its
+    /// numerics broke down at extreme scales (a factor no longer positive definite, a
+    /// cached sum that overflowed), which a caller checks before it replaces a good
+    /// checkpoint with one that would not restore. O(N·d + M·d + m0 + M).
+    ///
+    /// # Errors
+    /// As [`from_state_in`](Self::from_state_in).
+    pub fn check_restorable(&mut self) -> Result<(), Error> {
+        let (state, params) = (self.state(), self.engine.params);
+        check_saved(&state, params, self.scalars.as_mut(), self.indices.as_mut()).map(|_| ())
+    }
+}
+
+/// Every check of [`SlklWindow::from_state_in`] of `state` over the buffers; the fresh
+/// engine of its configuration, to restore the saved fields into.
+fn check_saved<T: Real>(
+    state: &SlklWindowState<T>,
+    params: ValidParams<T>,
+    scalars: &mut [T],
+    indices: &mut [usize],
+) -> Result<Engine<T>, Error> {
+    let SlklWindowState { dims, len, head, mean, engine: ref saved, .. } = *state;
+    dims.check(scalars.len(), dims.window_scalars(), indices.len())?;
+    let invalid = |name| Err(Error::InvalidParam { name });
+    if len > dims.rows() {
+        return invalid("len");
+    }
+    // A window that is not full has never evicted: its oldest sample is in slot 0.
+    if head >= dims.rows() || (len < dims.rows() && head != 0) {
+        return invalid("head");
+    }
+    if saved.candidates == 0 || saved.candidates > dims.candidates() {
+        return invalid("candidates");
+    }
+    let engine = Engine::new(&dims, params, saved.candidates)?;
+    check_engine(saved, &engine)?;
+    // The objective is not checked: sums that overflowed (features near `T`'s range
+    // under a linear kernel) give a learner an infinite objective, which it carries on
+    // with (its stopping rule then waits for the cap), and a checkpoint restores what the
+    // learner held. It is a number the rule compares, never an index.
+    check_finite(&[mean, saved.yy, saved.reference])?;
+    if saved.running > dims.rows() {
+        return invalid("running");
+    }
+    Rng::from_state(saved.rng)?;
+    check_buffers(&dims, scalars, indices, saved, len)?;
+    Ok(engine)
 }
 
 /// The saved engine's small fields against a fresh engine of the same configuration.
@@ -207,7 +239,7 @@ fn check_engine<T: Real>(saved: &EngineState<T>, fresh: &Engine<T>) -> Result<()
     }
     match saved.phase {
         Phase::Normal => Ok(()),
-        Phase::Verify { cursor, start } if cursor < saved.candidates => check_finite(&[start]),
+        Phase::Verify { cursor, .. } if cursor < saved.candidates => Ok(()),
         Phase::Verify { .. } => invalid("phase"),
     }
 }
@@ -356,6 +388,12 @@ mod tests {
         assert_eq!(restore(scalars.clone(), indices.clone(), with(&|s| s.engine.rng = [0; 4])), name("state"));
         let nan = with(&|s| s.mean = T::from_f64(f64::NAN));
         assert_eq!(restore(scalars.clone(), indices.clone(), nan), Some(Error::NonFinite));
+        // An objective that overflowed is a state a learner reaches, and restores.
+        let overflowed = with(&|s| {
+            s.engine.objective = T::from_f64(f64::INFINITY);
+            s.engine.phase = Phase::Verify { cursor: 2, start: T::from_f64(f64::INFINITY) };
+        });
+        assert!(restore(scalars.clone(), indices.clone(), overflowed).is_none());
         let short = scalars[..10].to_vec();
         assert!(matches!(restore(short, indices.clone(), state), Some(Error::CapacityExceeded { .. })));
         // Buffers: an active index out of range, a weight off the active set, a broken
@@ -378,6 +416,12 @@ mod tests {
         bad[dims.batch_scalars()] = T::from_f64(f64::INFINITY);
         assert_eq!(restore(bad, indices.clone(), state), Some(Error::NonFinite));
         assert!(restore(scalars, indices, state).is_none());
+        // The live learner answers the same checks of its own state, and is not changed.
+        let mut live = fed::<T>(dims, 20);
+        assert_eq!(live.check_restorable(), Ok(()));
+        live.scalars[0] = -T::ONE;
+        assert_eq!(live.check_restorable(), Err(Error::NotPositiveDefinite { pivot: 0 }));
+        assert_eq!(live.scalars[0], -T::ONE);
     }
 
     macro_rules! gen_tests {
