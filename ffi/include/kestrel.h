@@ -751,7 +751,8 @@ kestrel_status kestrel_novelty_checkpoint(const kestrel_novelty *detector,
  *
  * # Safety
  * `config` is null or points to a readable configuration; `bytes` is null or points to
- * `len` readable bytes; `work` and `out` as for [`kestrel_novelty_create`].
+ * `len` readable bytes outside `work` (read while `work` is written); `work` and `out`
+ * as for [`kestrel_novelty_create`].
  */
 kestrel_status kestrel_novelty_resume(const kestrel_novelty_config *config,
                                       const uint8_t *bytes,
@@ -845,8 +846,8 @@ kestrel_status kestrel_scaler_checkpoint(const kestrel_scaler *scaler,
  * `MODEL_CORRUPTED`, `MODEL_FOREIGN`, `MODEL_UNSUPPORTED`.
  *
  * # Safety
- * `bytes` is null or points to `len` readable bytes; `work` and `out` as for
- * [`kestrel_scaler_create`].
+ * `bytes` is null or points to `len` readable bytes outside `work` (read while `work` is
+ * written); `work` and `out` as for [`kestrel_scaler_create`].
  */
 kestrel_status kestrel_scaler_resume(size_t dim,
                                      const uint8_t *bytes,
@@ -994,7 +995,8 @@ kestrel_status kestrel_slkl_checkpoint(kestrel_slkl *learner,
  *
  * # Safety
  * `config` is null or points to a readable configuration; `bytes` is null or points to
- * `len` readable bytes; `work` and `out` as for [`kestrel_slkl_create`].
+ * `len` readable bytes outside `work` (read while `work` is written); `work` and `out`
+ * as for [`kestrel_slkl_create`].
  */
 kestrel_status kestrel_slkl_resume(const kestrel_slkl_config *config,
                                    const uint8_t *bytes,
@@ -1135,7 +1137,8 @@ kestrel_status kestrel_svm_checkpoint(const kestrel_svm *learner,
  *
  * # Safety
  * `config` is null or points to a readable configuration; `bytes` is null or points to
- * `len` readable bytes; `work` and `out` as for [`kestrel_svm_create`].
+ * `len` readable bytes outside `work` (read while `work` is written); `work` and `out`
+ * as for [`kestrel_svm_create`].
  */
 kestrel_status kestrel_svm_resume(const kestrel_svm_config *config,
                                   const uint8_t *bytes,

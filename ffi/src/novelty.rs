@@ -440,7 +440,8 @@ pub unsafe extern "C" fn kestrel_novelty_checkpoint(
 ///
 /// # Safety
 /// `config` is null or points to a readable configuration; `bytes` is null or points to
-/// `len` readable bytes; `work` and `out` as for [`kestrel_novelty_create`].
+/// `len` readable bytes outside `work` (read while `work` is written); `work` and `out`
+/// as for [`kestrel_novelty_create`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kestrel_novelty_resume(
     config: *const NoveltyConfig,

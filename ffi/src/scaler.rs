@@ -205,8 +205,8 @@ pub unsafe extern "C" fn kestrel_scaler_checkpoint(
 /// `MODEL_CORRUPTED`, `MODEL_FOREIGN`, `MODEL_UNSUPPORTED`.
 ///
 /// # Safety
-/// `bytes` is null or points to `len` readable bytes; `work` and `out` as for
-/// [`kestrel_scaler_create`].
+/// `bytes` is null or points to `len` readable bytes outside `work` (read while `work` is
+/// written); `work` and `out` as for [`kestrel_scaler_create`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kestrel_scaler_resume(
     dim: usize,

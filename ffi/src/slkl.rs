@@ -346,7 +346,8 @@ pub unsafe extern "C" fn kestrel_slkl_checkpoint(
 ///
 /// # Safety
 /// `config` is null or points to a readable configuration; `bytes` is null or points to
-/// `len` readable bytes; `work` and `out` as for [`kestrel_slkl_create`].
+/// `len` readable bytes outside `work` (read while `work` is written); `work` and `out`
+/// as for [`kestrel_slkl_create`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kestrel_slkl_resume(
     config: *const SlklConfig,

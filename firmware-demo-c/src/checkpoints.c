@@ -14,15 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "kestrel.h"
-
-#define CHECK(cond)                                                        \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            printf("    %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            return 0;                                                      \
-        }                                                                  \
-    } while (0)
 
 enum { CK_WINDOW = 32, CK_DIM = 3, CK_CENTRES = 8, CK_ROWS = 300, CK_CUT = 150 };
 static alignas(KESTREL_ALIGN) uint8_t svm_work[2][KESTREL_SVM_WORK_BYTES(CK_WINDOW, CK_DIM, 2000)];

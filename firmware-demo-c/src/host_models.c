@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "kestrel.h"
 #include "rsvm.h"
 #include "rsvm_rows.h"
@@ -25,14 +26,6 @@
         MAX(KESTREL_MODEL_WORK_BYTES(SVM_BYTES, SVM_DIM), KESTREL_MODEL_WORK_BYTES(RSVM_BYTES, RSVM_DIM)))
 static alignas(KESTREL_ALIGN) uint8_t work[WORK_BYTES];
 static uint8_t copy[MAX(SLKL_BYTES, MAX(SVM_BYTES, RSVM_BYTES))];
-
-#define CHECK(cond)                                                        \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            printf("    %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            return 0;                                                      \
-        }                                                                  \
-    } while (0)
 
 /* Opens `bytes` and compares its predictions for `rows` (as the host's CSV reader reads
    them: double, then float) with the host's bits. */
