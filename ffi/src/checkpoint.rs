@@ -99,13 +99,6 @@ impl<'a> Writer<'a> {
         place
     }
 
-    /// Appends `bytes` to the payload, or counts them when they do not fit.
-    fn append(&mut self, bytes: &[u8]) {
-        if let Some(place) = self.place(bytes.len()) {
-            place.copy_from_slice(bytes);
-        }
-    }
-
     /// Appends `value`, postcard-encoded.
     pub(crate) fn value<V: Serialize>(&mut self, value: &V) -> Result<(), Status> {
         let size = postcard::serialize_with_flavor(value, postcard::ser_flavors::Size::default())
@@ -116,14 +109,24 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
+    /// Appends 4-byte items, each as `bytes` gives it: one bounds check for the whole
+    /// slice, and none at all while only counting.
+    fn items<V: Copy>(&mut self, values: &[V], bytes: impl Fn(V) -> [u8; 4]) {
+        if let Some(place) = self.place(values.len().saturating_mul(4)) {
+            for (out, &v) in place.chunks_exact_mut(4).zip(values) {
+                out.copy_from_slice(&bytes(v));
+            }
+        }
+    }
+
     /// Appends floats, 4 bytes each, little endian.
     pub(crate) fn floats(&mut self, values: &[f32]) {
-        values.iter().for_each(|v| self.append(&v.to_le_bytes()));
+        self.items(values, f32::to_le_bytes);
     }
 
     /// Appends 32-bit words, little endian.
     pub(crate) fn words(&mut self, values: &[u32]) {
-        values.iter().for_each(|v| self.append(&v.to_le_bytes()));
+        self.items(values, u32::to_le_bytes);
     }
 
     /// Appends indices as 32-bit words (`usize::MAX` as `u32::MAX`).
@@ -131,13 +134,11 @@ impl<'a> Writer<'a> {
     /// # Errors
     /// `InvalidParam` for an index past `u32::MAX − 1` (no buffer of the ABI has one).
     pub(crate) fn indices(&mut self, values: &[usize]) -> Result<(), Status> {
-        for &v in values {
-            let word = if v == usize::MAX { u32::MAX } else { u32::try_from(v).map_err(|_| Status::InvalidParam)? };
-            if word == u32::MAX && v != usize::MAX {
-                return Err(Status::InvalidParam);
-            }
-            self.append(&word.to_le_bytes());
+        let fits = |&v: &usize| v == usize::MAX || u32::try_from(v).is_ok_and(|word| word != u32::MAX);
+        if !values.iter().all(fits) {
+            return Err(Status::InvalidParam);
         }
+        self.items(values, |v| u32::try_from(v).unwrap_or(u32::MAX).to_le_bytes());
         Ok(())
     }
 

@@ -1,0 +1,125 @@
+/*
+ * Executed instructions of a checkpoint and a resume of each learning object of the C ABI
+ * at the demo's sizes (SLKL: window 128 × 3, 32 centres; SVM: window 128 × 3, memory 2000;
+ * novelty: window 256 × 4, 32 centres; scaler: 3 features), on the Cortex-M4F of QEMU
+ * mps2-an386, counted by SysTick under `-icount shift=7` (`make measure-checkpoints`; 2⁷ ns
+ * of virtual time per instruction, 40 ns per SysTick tick at 25 MHz: QEMU models no cycle
+ * counter). Without -icount the figures follow host time and mean nothing. Each object
+ * first learns 500 rows (3,000 for the detector) of a generated stream, then its
+ * checkpoint is written and it is resumed into its own work memory, as after a reset.
+ * Prints `measure OBJECT checkpoint: N instructions, B bytes` and `measure OBJECT resume:
+ * N instructions`.
+ */
+#include <stdalign.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kestrel.h"
+
+#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+#define RELOAD 0x00FFFFFFu
+
+/* The largest object (SLKL) and its checkpoint; the others reuse them in turn. */
+static alignas(KESTREL_ALIGN) uint8_t work[KESTREL_SLKL_WORK_BYTES(128, 3, 32, 32)];
+static uint8_t saved[KESTREL_SLKL_CHECKPOINT_BYTES(128, 3, 32, 32)];
+
+static uint32_t state = 2463534242u;
+static float uniform(void) {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    return (float)(state >> 8) / 16777216.0f * 2.0f - 1.0f;
+}
+
+static uint32_t overhead;
+
+/* SysTick from its reload value down, the core's clock, no interrupt. */
+static void start(void) {
+    SYST_RVR = RELOAD;
+    SYST_CVR = 0;
+    SYST_CSR = 5; /* enable, core clock */
+}
+
+/* Instructions since `from` (a SysTick value), less the measurement's own. */
+static uint32_t since(uint32_t from) {
+    uint32_t ticks = (from - SYST_CVR) & RELOAD;
+    uint32_t instructions = (uint32_t)(((uint64_t)ticks * 40u + 64u) / 128u);
+    return instructions > overhead ? instructions - overhead : 0;
+}
+
+static void report(const char *object, uint32_t checkpoint, size_t len, uint32_t resume, kestrel_status a,
+                   kestrel_status b) {
+    if (a != KESTREL_STATUS_OK || b != KESTREL_STATUS_OK) {
+        printf("measure %s: failed (%s, %s)\n", object, kestrel_status_str(a), kestrel_status_str(b));
+        return;
+    }
+    printf("measure %s checkpoint: %lu instructions, %u bytes\n", object, (unsigned long)checkpoint, (unsigned)len);
+    printf("measure %s resume: %lu instructions\n", object, (unsigned long)resume);
+}
+
+/* Runs CALL between two SysTick readings, the count left in VAR (SysTick reset first, so
+   no wrap below 2^24 ticks). */
+#define TIMED(VAR, CALL)             \
+    do {                             \
+        SYST_CVR = 0;                \
+        uint32_t from_ = SYST_CVR;   \
+        CALL;                        \
+        VAR = since(from_);          \
+    } while (0)
+
+int main(void) {
+    start();
+    TIMED(overhead, (void)0);
+    size_t len;
+    uint32_t written, resumed;
+    kestrel_status a, b;
+
+    kestrel_slkl_config slkl_config = kestrel_slkl_default_config(128, 3, 32);
+    float centres[32 * 3];
+    for (int i = 0; i < 32 * 3; i++) centres[i] = uniform();
+    kestrel_slkl *slkl;
+    kestrel_slkl_create(&slkl_config, centres, 32 * 3, work, sizeof work, &slkl);
+    for (int t = 0; t < 500; t++) {
+        float x[3] = {uniform(), uniform(), uniform()};
+        kestrel_slkl_learn(slkl, x, 3, x[0] * x[1] - x[2]);
+    }
+    TIMED(written, a = kestrel_slkl_checkpoint(slkl, saved, sizeof saved, &len));
+    TIMED(resumed, b = kestrel_slkl_resume(&slkl_config, saved, len, work, sizeof work, &slkl));
+    report("slkl", written, len, resumed, a, b);
+
+    kestrel_svm_config svm_config = kestrel_svm_default_config(128, 3);
+    kestrel_svm *svm;
+    kestrel_svm_create(&svm_config, work, sizeof work, &svm);
+    for (int t = 0; t < 500; t++) {
+        float x[3] = {uniform(), uniform(), uniform()};
+        kestrel_svm_learn(svm, x, 3, x[0] + 0.5f * x[1] > x[2] ? 1 : -1);
+    }
+    TIMED(written, a = kestrel_svm_checkpoint(svm, saved, sizeof saved, &len));
+    TIMED(resumed, b = kestrel_svm_resume(&svm_config, saved, len, work, sizeof work, &svm));
+    report("svm", written, len, resumed, a, b);
+
+    kestrel_novelty_config novelty_config = kestrel_novelty_default_config(256, 4, 32);
+    kestrel_novelty *novelty;
+    kestrel_novelty_create(&novelty_config, work, sizeof work, &novelty);
+    for (int t = 0; t < 3000; t++) {
+        float x[4] = {uniform(), uniform(), uniform(), uniform()};
+        kestrel_novelty_verdict verdict;
+        kestrel_novelty_learn(novelty, x, 4, &verdict);
+    }
+    TIMED(written, a = kestrel_novelty_checkpoint(novelty, saved, sizeof saved, &len));
+    TIMED(resumed, b = kestrel_novelty_resume(&novelty_config, saved, len, work, sizeof work, &novelty));
+    report("novelty", written, len, resumed, a, b);
+
+    kestrel_scaler *scaler;
+    kestrel_scaler_create(3, work, sizeof work, &scaler);
+    for (int t = 0; t < 500; t++) {
+        float x[3] = {uniform(), uniform(), uniform()};
+        kestrel_scaler_observe(scaler, x, 3);
+    }
+    TIMED(written, a = kestrel_scaler_checkpoint(scaler, saved, sizeof saved, &len));
+    TIMED(resumed, b = kestrel_scaler_resume(3, saved, len, work, sizeof work, &scaler));
+    report("scaler", written, len, resumed, a, b);
+    return 0;
+}
