@@ -727,6 +727,10 @@ size_t kestrel_novelty_checkpoint_bytes(const kestrel_novelty_config *config);
  * [`kestrel_novelty_resume`] after a reset; when the buffer is too small, `*written`
  * receives the length needed and the status is `BUFFER_TOO_SMALL`.
  *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL`
+ * (the detector's numerics broke down on values near the range of `float` and its state
+ * would not resume: keep the checkpoint you have; nothing is written).
+ *
  * # Safety
  * `detector` is null or a handle [`kestrel_novelty_create`] or [`kestrel_novelty_resume`]
  * returned; `out` is null or points to `out_len` writable bytes (null with `out_len` = 0
@@ -1112,6 +1116,10 @@ size_t kestrel_svm_checkpoint_bytes(const kestrel_svm_config *config);
  * pass under way and the random generator — to `out[0..out_len]` and its length to
  * `*written`, for [`kestrel_svm_resume`] after a reset; when the buffer is too small,
  * `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`.
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL`
+ * (the learner's numerics broke down on values near the range of `float` and its state
+ * would not resume: keep the checkpoint you have; nothing is written).
  *
  * # Safety
  * `learner` is null or a handle [`kestrel_svm_create`] or [`kestrel_svm_resume`]

@@ -43,10 +43,11 @@
 //!
 //! **Only states that resume are written.** A learner fed values near the range of `float`
 //! can break its own numerics (a factor no longer positive definite, a sum that
-//! overflowed) and go on; its checkpoint would not resume. Before writing, each object
+//! overflowed) and go on; its checkpoint would not resume. Before writing, each learner
 //! runs the core's checks of a saved state on its own (`check_restorable`) and refuses
 //! with `KESTREL_STATUS_NUMERICAL`, writing nothing, so the checkpoint already in flash
-//! stays the last good one. (The fuzz target `c_abi` found such states; it checkpoints and
+//! stays the last good one. (The scaler needs no such check: it refuses an update that
+//! would overflow its statistics.) (The fuzz target `c_abi` found such states; it checkpoints and
 //! resumes every learner it drives.)
 //!
 //! Cost: the core's check of the state, O(buffers); one pass over the buffers to write

@@ -393,6 +393,10 @@ pub unsafe extern "C" fn kestrel_novelty_checkpoint_bytes(config: *const Novelty
 /// [`kestrel_novelty_resume`] after a reset; when the buffer is too small, `*written`
 /// receives the length needed and the status is `BUFFER_TOO_SMALL`.
 ///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL`
+/// (the detector's numerics broke down on values near the range of `float` and its state
+/// would not resume: keep the checkpoint you have; nothing is written).
+///
 /// # Safety
 /// `detector` is null or a handle [`kestrel_novelty_create`] or [`kestrel_novelty_resume`]
 /// returned; `out` is null or points to `out_len` writable bytes (null with `out_len` = 0
@@ -407,6 +411,7 @@ pub unsafe extern "C" fn kestrel_novelty_checkpoint(
     status_of((|| {
         // SAFETY: as this function's contract.
         let novelty = unsafe { memory::object(detector)? };
+        novelty.detector.check_restorable().map_err(|_| Status::Numerical)?;
         let header = NoveltyCheckpoint {
             config: novelty.config,
             samples_seen: novelty.samples_seen,

@@ -301,6 +301,10 @@ pub unsafe extern "C" fn kestrel_svm_checkpoint_bytes(config: *const SvmConfig) 
 /// `*written`, for [`kestrel_svm_resume`] after a reset; when the buffer is too small,
 /// `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`.
 ///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL`
+/// (the learner's numerics broke down on values near the range of `float` and its state
+/// would not resume: keep the checkpoint you have; nothing is written).
+///
 /// # Safety
 /// `learner` is null or a handle [`kestrel_svm_create`] or [`kestrel_svm_resume`]
 /// returned; `out` is null or points to `out_len` writable bytes (null with `out_len` = 0
@@ -315,6 +319,7 @@ pub unsafe extern "C" fn kestrel_svm_checkpoint(
     status_of((|| {
         // SAFETY: as this function's contract.
         let svm = unsafe { memory::object(learner)? };
+        svm.svm.check_restorable().map_err(|_| Status::Numerical)?;
         let header = SvmCheckpoint {
             config: svm.config,
             samples_seen: svm.samples_seen,
@@ -395,4 +400,46 @@ fn linear_model<'a>(
     let mut model = LinearModel::new_in(storage, svm.weights().len(), 1, svm.params().bias())?;
     model.set_weights(0, svm.weights(), svm.bias_weight())?;
     Ok(model)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::vec;
+
+    use super::*;
+
+    /// A learner whose stored values broke (here `w`'s first weight made NaN in its work
+    /// memory, as numerics that broke down at extreme scales would leave it) refuses to
+    /// checkpoint: `NUMERICAL`, the output untouched, no length written.
+    #[test]
+    fn a_state_that_would_not_resume_is_not_written() {
+        let config = kestrel_svm_default_config(8, 2);
+        // SAFETY: `config` is a valid configuration on the stack.
+        let needed = unsafe { kestrel_svm_work_bytes(&config) };
+        let mut work = vec![0u64; needed.div_ceil(8)];
+        let mut svm: *mut Svm = core::ptr::null_mut();
+        // SAFETY: `work` holds `needed` aligned bytes and outlives the learner.
+        let created = unsafe { kestrel_svm_create(&config, work.as_mut_ptr().cast(), needed, &mut svm) };
+        assert_eq!(created, Status::Ok);
+        for (x, label) in [([1.0f32, 2.0], 1), ([-1.0, -2.0], -1), ([0.5, -1.0], 1)] {
+            // SAFETY: a live handle and a row of 2 floats.
+            assert_eq!(unsafe { kestrel_svm_learn(svm, x.as_ptr(), 2, label) }, Status::Ok);
+        }
+        let mut out = [0x5Au8; 512];
+        let mut written = 7usize;
+        // SAFETY: a live handle; `out` holds 512 writable bytes.
+        let healthy = unsafe { kestrel_svm_checkpoint(svm, out.as_mut_ptr(), out.len(), &mut written) };
+        assert_eq!(healthy, Status::Ok);
+        // The window's scalars follow the object's reserved header, `w` first. The write
+        // goes through the work memory's own pointer, as a C caller's would: numerics
+        // broken in place, which the learner's own steps leave only at extreme scales.
+        let first_weight = Layout::of::<Svm>().bytes();
+        // SAFETY: `first_weight + 4 ≤ needed` bytes of `work`, aligned for f32.
+        unsafe { work.as_mut_ptr().cast::<u8>().add(first_weight).cast::<f32>().write(f32::NAN) };
+        let (mut out, mut written) = ([0x5Au8; 512], 7usize);
+        // SAFETY: as above.
+        let broken = unsafe { kestrel_svm_checkpoint(svm, out.as_mut_ptr(), out.len(), &mut written) };
+        assert_eq!(broken, Status::Numerical);
+        assert!(out.iter().all(|&b| b == 0x5A) && written == 7);
+    }
 }
