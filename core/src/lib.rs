@@ -25,6 +25,7 @@ pub mod alignment;
 pub mod cholesky;
 pub mod cluster;
 pub mod dcd;
+pub mod device_checkpoint;
 mod error;
 pub mod frame;
 pub mod gp;

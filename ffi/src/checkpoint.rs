@@ -9,7 +9,7 @@
 //! would have: the same samples give the same predictions, steps and later checkpoints
 //! (the core's `from_state_in` constructors; the random generator's state is saved too).
 //!
-//! A checkpoint is a frame of the core ([`kestrel_core::frame`]), so a torn write to
+//! A checkpoint is a frame of the core ([`kestrel_core::device_checkpoint`]), so a torn write to
 //! flash — a reset in the middle of it — is caught by its length or CRC-32, never
 //! resumed:
 //!
@@ -55,29 +55,17 @@
 //! checkpoint, BENCHMARKS.md); resuming reads, checks the CRC and the state likewise. No
 //! memory besides the caller's.
 
-use kestrel_core::frame::{self, Format, FrameError};
+use kestrel_core::device_checkpoint::{DeviceObject, FORMAT};
+use kestrel_core::frame::{self, FrameError};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::Status;
 use crate::memory;
 
-/// The frame of a device checkpoint: magic "KSDC", format version 1 (public for the fuzz
-/// targets, which frame arbitrary payloads with it).
-pub const FORMAT: Format = Format::new(*b"KSDC", 1);
-
 /// Bytes a checkpoint may take besides the object's buffers: the frame's 16 and the
 /// header (see the module doc).
 pub const KESTREL_CHECKPOINT_HEADER_BYTES: usize = 1024;
-
-/// The kind of object a checkpoint holds, its first tag byte.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Svm = 1,
-    Slkl = 2,
-    Novelty = 3,
-    Scaler = 4,
-}
 
 /// The most bytes of a checkpoint whose buffers hold `floats` floats and `indices`
 /// indices (saturating).
@@ -157,7 +145,7 @@ impl<'a> Writer<'a> {
     ///
     /// # Errors
     /// `BufferTooSmall` with the length needed when the buffer is shorter.
-    pub(crate) fn finish(self, kind: Kind) -> Result<usize, (Status, usize)> {
+    pub(crate) fn finish(self, kind: DeviceObject) -> Result<usize, (Status, usize)> {
         let needed = frame::framed_len(self.len);
         if !self.fits || self.out.len() < needed {
             return Err((Status::BufferTooSmall, needed));
@@ -175,7 +163,7 @@ impl<'a> Writer<'a> {
 /// `out` is null or points to `out_len` writable bytes (null with `out_len` = 0 asks for
 /// the length); `written` is null or points to a writable `size_t`.
 pub(crate) unsafe fn write(
-    kind: Kind,
+    kind: DeviceObject,
     out: *mut u8,
     out_len: usize,
     written: *mut usize,
@@ -210,7 +198,7 @@ impl<'a> Reader<'a> {
     /// `MODEL_TRUNCATED`, `MODEL_CORRUPTED` (checksum, trailing bytes), `MODEL_FOREIGN`
     /// (another magic, or a checkpoint of another kind of object), `MODEL_UNSUPPORTED`
     /// (another format version).
-    pub(crate) fn open(bytes: &'a [u8], kind: Kind) -> Result<Self, Status> {
+    pub(crate) fn open(bytes: &'a [u8], kind: DeviceObject) -> Result<Self, Status> {
         let opened = FORMAT.open(bytes).map_err(|error| match error {
             FrameError::Truncated { .. } => Status::ModelTruncated,
             FrameError::BadMagic => Status::ModelForeign,
@@ -285,7 +273,7 @@ mod tests {
         writer.floats(values);
         writer.indices(indices).unwrap();
         writer.words(&[9, u32::MAX]);
-        writer.finish(Kind::Slkl)
+        writer.finish(DeviceObject::Slkl)
     }
 
     #[test]
@@ -294,7 +282,7 @@ mod tests {
         let mut out = [0u8; 128];
         let len = written(&values, &indices, &mut out).unwrap();
         assert!(len <= bound(values.len(), indices.len() + 2));
-        let mut reader = Reader::open(&out[..len], Kind::Slkl).unwrap();
+        let mut reader = Reader::open(&out[..len], DeviceObject::Slkl).unwrap();
         assert_eq!(reader.value::<(u64, f32)>().unwrap(), (7, 1.5));
         let (mut floats, mut read_indices, mut words) = ([0.0f32; 4], [0usize; 3], [0u32; 2]);
         reader.floats(&mut floats).unwrap();
@@ -312,12 +300,16 @@ mod tests {
         for short in 0..len {
             let mut small = [0u8; 128];
             assert_eq!(written(&[1.0, 2.0], &[3], &mut small[..short]), Err((Status::BufferTooSmall, len)));
-            assert_eq!(Reader::open(&out[..short], Kind::Slkl).err(), Some(Status::ModelTruncated), "cut at {short}");
+            assert_eq!(
+                Reader::open(&out[..short], DeviceObject::Slkl).err(),
+                Some(Status::ModelTruncated),
+                "cut at {short}"
+            );
         }
-        assert_eq!(Reader::open(&out[..len], Kind::Svm).err(), Some(Status::ModelForeign));
+        assert_eq!(Reader::open(&out[..len], DeviceObject::Svm).err(), Some(Status::ModelForeign));
         let mut flipped = out;
         flipped[frame::HEADER_LEN] ^= 1;
-        assert_eq!(Reader::open(&flipped[..len], Kind::Slkl).err(), Some(Status::ModelCorrupted));
+        assert_eq!(Reader::open(&flipped[..len], DeviceObject::Slkl).err(), Some(Status::ModelCorrupted));
     }
 
     #[test]
@@ -334,10 +326,10 @@ mod tests {
         let mut out = [0u8; 64];
         let mut writer = Writer::new(&mut out);
         writer.floats(&[1.0]);
-        let len = writer.finish(Kind::Scaler).unwrap();
-        let mut reader = Reader::open(&out[..len], Kind::Scaler).unwrap();
+        let len = writer.finish(DeviceObject::Scaler).unwrap();
+        let mut reader = Reader::open(&out[..len], DeviceObject::Scaler).unwrap();
         assert_eq!(reader.floats(&mut [0.0; 2]), Err(Status::ModelCorrupted));
-        let reader = Reader::open(&out[..len], Kind::Scaler).unwrap();
+        let reader = Reader::open(&out[..len], DeviceObject::Scaler).unwrap();
         assert_eq!(reader.finish(), Err(Status::ModelCorrupted));
     }
 }

@@ -31,11 +31,12 @@
 
 use core::ffi::c_void;
 
+use kestrel_core::device_checkpoint::DeviceObject;
 use kestrel_core::kernel::KernelKind as CoreKind;
 use kestrel_core::novelty::{CentreOfMass, Detector, DetectorParams, DetectorState as CoreState, NoveltyModel};
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::{self, Kind, Reader};
+use crate::checkpoint::{self, Reader};
 use crate::kernel::KernelConfig;
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
@@ -421,7 +422,7 @@ pub unsafe extern "C" fn kestrel_novelty_checkpoint(
         let (scalars, counts, ring) = novelty.detector.storage();
         // SAFETY: as this function's contract.
         unsafe {
-            checkpoint::write(Kind::Novelty, out, out_len, written, |writer| {
+            checkpoint::write(DeviceObject::Novelty, out, out_len, written, |writer| {
                 writer.value(&header)?;
                 writer.floats(scalars);
                 writer.words(counts);
@@ -462,7 +463,7 @@ pub unsafe extern "C" fn kestrel_novelty_resume(
         let config = unsafe { memory::read(config)? };
         let (window, dim, centres, kernel) = checked(&config)?;
         // SAFETY: as this function's contract.
-        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, Kind::Novelty)?;
+        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, DeviceObject::Novelty)?;
         let header: NoveltyCheckpoint = reader.value()?;
         if header.config != config {
             return Err(Status::ConfigMismatch);

@@ -15,12 +15,13 @@
 
 use core::ffi::c_void;
 
+use kestrel_core::device_checkpoint::DeviceObject;
 use kestrel_core::scaler::Scaler as CoreScaler;
 
 use serde::{Deserialize, Serialize};
 
 use crate::Status;
-use crate::checkpoint::{self, Kind, Reader};
+use crate::checkpoint::{self, Reader};
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
 
@@ -186,7 +187,7 @@ pub unsafe extern "C" fn kestrel_scaler_checkpoint(
         let section = scaler.section();
         // SAFETY: as this function's contract.
         unsafe {
-            checkpoint::write(Kind::Scaler, out, out_len, written, |writer| {
+            checkpoint::write(DeviceObject::Scaler, out, out_len, written, |writer| {
                 writer.value(&header)?;
                 writer.floats(section.mean);
                 writer.floats(section.m2);
@@ -222,7 +223,7 @@ pub unsafe extern "C" fn kestrel_scaler_resume(
             return Err(Status::InvalidParam);
         }
         // SAFETY: as this function's contract.
-        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, Kind::Scaler)?;
+        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, DeviceObject::Scaler)?;
         let header: ScalerCheckpoint = reader.value()?;
         if header.dim != dim as u64 {
             return Err(Status::ConfigMismatch);

@@ -24,10 +24,11 @@
 
 use core::ffi::c_void;
 
+use kestrel_core::device_checkpoint::DeviceObject;
 use kestrel_core::slkl::{self, Dims, Predictor, SlklWindow, SlklWindowState};
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::{self, Kind, Reader};
+use crate::checkpoint::{self, Reader};
 use crate::kernel::KernelConfig;
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
@@ -324,7 +325,7 @@ pub unsafe extern "C" fn kestrel_slkl_checkpoint(
         let (scalars, indices) = slkl.learner.storage();
         // SAFETY: as this function's contract.
         unsafe {
-            checkpoint::write(Kind::Slkl, out, out_len, written, |writer| {
+            checkpoint::write(DeviceObject::Slkl, out, out_len, written, |writer| {
                 writer.value(&header)?;
                 writer.floats(scalars);
                 writer.indices(indices)
@@ -363,7 +364,7 @@ pub unsafe extern "C" fn kestrel_slkl_resume(
         let config = unsafe { memory::read(config)? };
         let (dims, params) = checked(&config)?;
         // SAFETY: as this function's contract.
-        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, Kind::Slkl)?;
+        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, DeviceObject::Slkl)?;
         let header: SlklCheckpoint = reader.value()?;
         if header.config != config {
             return Err(Status::ConfigMismatch);

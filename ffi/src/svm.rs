@@ -21,10 +21,11 @@
 use core::ffi::c_void;
 
 use kestrel_core::dcd::{self, LinearModel, Loss, OnlineSvm, OnlineSvmState, Row};
+use kestrel_core::device_checkpoint::DeviceObject;
 use kestrel_core::{Error, Rng};
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::{self, Kind, Reader};
+use crate::checkpoint::{self, Reader};
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
 use crate::{LearnerState, Status, save, scaler};
@@ -328,7 +329,7 @@ pub unsafe extern "C" fn kestrel_svm_checkpoint(
         };
         // SAFETY: as this function's contract.
         unsafe {
-            checkpoint::write(Kind::Svm, out, out_len, written, |writer| {
+            checkpoint::write(DeviceObject::Svm, out, out_len, written, |writer| {
                 writer.value(&header)?;
                 writer.floats(svm.svm.storage());
                 Ok(())
@@ -367,7 +368,7 @@ pub unsafe extern "C" fn kestrel_svm_resume(
         let config = unsafe { memory::read(config)? };
         let params = params(&config)?;
         // SAFETY: as this function's contract.
-        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, Kind::Svm)?;
+        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, DeviceObject::Svm)?;
         let header: SvmCheckpoint = reader.value()?;
         if header.config != config {
             return Err(Status::ConfigMismatch);

@@ -215,7 +215,9 @@ fn resumes_to_the_same_bytes<L>(
 fn checkpoint_frame(kind: u8, payload: &[u8]) -> Vec<u8> {
     let mut bytes = vec![0u8; kestrel_core::frame::framed_len(payload.len())];
     kestrel_core::frame::payload_mut(&mut bytes).copy_from_slice(payload);
-    kestrel_ffi::checkpoint::FORMAT.seal([kind, 0], payload.len(), &mut bytes).expect("a buffer of the frame's length");
+    kestrel_core::device_checkpoint::FORMAT
+        .seal([kind, 0], payload.len(), &mut bytes)
+        .expect("a buffer of the frame's length");
     bytes
 }
 

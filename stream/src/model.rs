@@ -28,6 +28,7 @@
 use std::path::{Path, PathBuf};
 
 use kestrel_core::dcd::{LinearModel, Row};
+use kestrel_core::device_checkpoint::{self, DeviceObject};
 use kestrel_core::gp::Posterior;
 use kestrel_core::kernel::KernelKind;
 use kestrel_core::model::{Encode, Envelope, ModelKind, ScalarKind};
@@ -112,6 +113,15 @@ pub enum ModelFileError {
         /// What the core's decoder found.
         error: Error,
     },
+    /// The file is another Kestrel file than a model: a checkpoint of `kestrel stream` or
+    /// of a device's learner ([`other_kestrel_file`] says what reads it).
+    #[error("{}: {what}", path.display())]
+    NotAModel {
+        /// The file.
+        path: PathBuf,
+        /// What the file is, and what reads it.
+        what: String,
+    },
     /// The file holds a kernel projection, which predicts nothing.
     #[error("{}: a kernel PCA model projects rows and predicts nothing: use `kestrel transform --apply`", path.display())]
     Projection {
@@ -126,6 +136,7 @@ pub enum ModelFileError {
 /// [`ModelFileError`] when it cannot be read or is not a valid model.
 pub fn read_file(path: &Path) -> Result<Box<dyn Predictor>, ModelFileError> {
     let bytes = file::read_bounded(path, MAX_FILE_BYTES)?;
+    refuse_other_kestrel_files(path, &bytes)?;
     if Envelope::parse(&bytes).is_ok_and(|envelope| envelope.kind == ModelKind::KernelPca) {
         return Err(ModelFileError::Projection { path: path.to_path_buf() });
     }
@@ -138,7 +149,49 @@ pub fn read_file(path: &Path) -> Result<Box<dyn Predictor>, ModelFileError> {
 /// [`ModelFileError`] when it cannot be read or is not a valid model.
 pub fn describe_file(path: &Path) -> Result<ModelInfo, ModelFileError> {
     let bytes = file::read_bounded(path, MAX_FILE_BYTES)?;
+    refuse_other_kestrel_files(path, &bytes)?;
     describe(&bytes).map_err(|error| ModelFileError::Invalid { path: path.to_path_buf(), error })
+}
+
+/// [`ModelFileError::NotAModel`] when `bytes` start with the magic of another Kestrel
+/// file, so that a checkpoint given for a model is named, not called foreign.
+fn refuse_other_kestrel_files(path: &Path, bytes: &[u8]) -> Result<(), ModelFileError> {
+    match other_kestrel_file(bytes) {
+        Some(what) => Err(ModelFileError::NotAModel { path: path.to_path_buf(), what }),
+        None => Ok(()),
+    }
+}
+
+/// What a file that starts with another Kestrel file's magic is, and what reads it: a
+/// checkpoint of `kestrel stream` ("KSCK"), or of a learning object of the C ABI ("KSDC",
+/// copied off a device); `None` for anything else.
+pub fn other_kestrel_file(bytes: &[u8]) -> Option<String> {
+    let magic = bytes.get(..4)?;
+    if magic == crate::checkpoint::FORMAT.magic {
+        return Some(
+            "a `kestrel stream` checkpoint, not a model: `kestrel stream --checkpoint FILE --resume` continues its \
+             run, and that run's --out writes the model"
+                .into(),
+        );
+    }
+    if magic != device_checkpoint::FORMAT.magic {
+        return None;
+    }
+    let what = match bytes.get(6).copied().and_then(DeviceObject::from_tag) {
+        Some(DeviceObject::Scaler) => "a checkpoint of a device's kestrel_scaler, not a model: kestrel_scaler_resume \
+             continues it (on a device or a host build of the C library), and a learner's save writes the statistics \
+             into its model"
+            .to_string(),
+        Some(object) => {
+            let name = object.c_name();
+            format!(
+                "a checkpoint of a device's {name}, not a model: {name}_resume continues it (on a device or a host \
+                 build of the C library), and {name}_save writes the model `kestrel predict` reads"
+            )
+        }
+        None => "a checkpoint of a device's learner (the C library's), not a model".to_string(),
+    };
+    Some(what)
 }
 
 /// What `kestrel inspect` shows.

@@ -104,6 +104,50 @@ fn export_writes_a_c_array_of_the_model_bytes() {
     assert!(stderr(&o).contains("no-such-dir: no such directory"), "{}", stderr(&o));
 }
 
+/// A checkpoint given where a model goes is named, with what reads it: one of `kestrel
+/// stream`, and one of a device's learner (the C ABI's frame; its payload is the C
+/// library's, and only the frame is read here).
+#[test]
+fn a_checkpoint_given_for_a_model_is_named() {
+    let dir = scratch("checkpoint-for-model");
+    let data = binary_libsvm(&dir, 50);
+    let stream_checkpoint = dir.join("run.ck");
+    let o = kestrel(&[
+        "stream",
+        "--learner",
+        "svm",
+        "--input",
+        data.to_str().unwrap(),
+        "--dim",
+        "2",
+        "--checkpoint",
+        stream_checkpoint.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let device_checkpoint = |object: u8, name: &str| {
+        let payload = [7u8; 20];
+        let mut bytes = vec![0u8; kestrel_core::frame::framed_len(payload.len())];
+        kestrel_core::frame::payload_mut(&mut bytes).copy_from_slice(&payload);
+        kestrel_core::device_checkpoint::FORMAT.seal([object, 0], payload.len(), &mut bytes).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+    let cases = [
+        (stream_checkpoint, "a `kestrel stream` checkpoint, not a model: `kestrel stream --checkpoint FILE --resume`"),
+        (device_checkpoint(2, "slkl.bin"), "a checkpoint of a device's kestrel_slkl, not a model: kestrel_slkl_resume"),
+        (device_checkpoint(4, "scaler.bin"), "a checkpoint of a device's kestrel_scaler, not a model"),
+    ];
+    for (path, said) in cases {
+        let path = path.to_str().unwrap();
+        for args in [vec!["inspect", path], vec!["predict", "--model", path, "--input", data.to_str().unwrap()]] {
+            let o = kestrel(&args);
+            assert_eq!(o.status.code(), Some(1), "{args:?}");
+            assert!(stderr(&o).contains(said), "{args:?}: {}", stderr(&o));
+        }
+    }
+}
+
 #[test]
 fn svm_train_predict_eval_inspect_round_trip() {
     let dir = scratch("svm");
