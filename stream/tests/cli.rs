@@ -106,7 +106,7 @@ fn export_writes_a_c_array_of_the_model_bytes() {
 
 /// A checkpoint given where a model goes is named, with what reads it: one of `kestrel
 /// stream`, and one of a device's learner (the C ABI's frame; its payload is the C
-/// library's, and only the frame is read here).
+/// library's, and only the frame is read here). `inspect` describes a stream checkpoint.
 #[test]
 fn a_checkpoint_given_for_a_model_is_named() {
     let dir = scratch("checkpoint-for-model");
@@ -133,8 +133,22 @@ fn a_checkpoint_given_for_a_model_is_named() {
         std::fs::write(&path, bytes).unwrap();
         path
     };
+    let stream_path = stream_checkpoint.to_str().unwrap();
+    let o = kestrel(&["predict", "--model", stream_path, "--input", data.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let said = "a `kestrel stream` checkpoint, not a model: `kestrel stream --checkpoint FILE --resume`";
+    assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    let o = kestrel(&["inspect", stream_path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("checkpoint of `kestrel stream --learner svm`"), "{text}");
+    let progress = "50 input rows consumed (0 bad, skipped), 50 samples learned; prequential accuracy";
+    assert!(text.contains(progress), "{text}");
+    assert!(text.contains("--window 256") && text.contains("--resume, with the same flags"), "{text}");
+    let info = json(&kestrel(&["inspect", stream_path, "--json"]));
+    assert_eq!((info["kind"].as_str(), info["learner"].as_str()), (Some("stream-checkpoint"), Some("svm")));
+    assert_eq!((info["rows"].as_u64(), info["flags"]["--dim"].as_str()), (Some(50), Some("2")));
     let cases = [
-        (stream_checkpoint, "a `kestrel stream` checkpoint, not a model: `kestrel stream --checkpoint FILE --resume`"),
         (device_checkpoint(2, "slkl.bin"), "a checkpoint of a device's kestrel_slkl, not a model: kestrel_slkl_resume"),
         (device_checkpoint(4, "scaler.bin"), "a checkpoint of a device's kestrel_scaler, not a model"),
     ];

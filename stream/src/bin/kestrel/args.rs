@@ -136,7 +136,7 @@ pub enum Command {
     Predict(PredictArgs),
     /// Scores a model on a labelled data set.
     Eval(EvalArgs),
-    /// Describes a model file.
+    /// Describes a model file, or a `kestrel stream` checkpoint.
     Inspect(InspectArgs),
     /// Writes a model file in a form firmware compiles in: `--format c`, a C header and
     /// source holding its bytes.
@@ -894,7 +894,8 @@ pub struct DetectionArgs {
 
 #[derive(Args)]
 pub struct InspectArgs {
-    /// The model file.
+    /// The model file; or a `kestrel stream` checkpoint, whose learner, progress, score so
+    /// far and flags it shows.
     pub model: PathBuf,
     /// Print JSON.
     #[arg(long)]

@@ -7,10 +7,12 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
+use kestrel_stream::checkpoint::{self, Checkpoint};
 use kestrel_stream::class_names::{self, ClassNames};
 use kestrel_stream::dataset::{self, BadRows, Dataset, HostScaler, OnError};
 use kestrel_stream::detection::Detections;
-use kestrel_stream::file::OutputFile;
+use kestrel_stream::file::{self, OutputFile};
+use kestrel_stream::limits::MAX_FILE_BYTES;
 use kestrel_stream::model::{self, Predictor, scalar_name};
 use kestrel_stream::online::build::{Raced, StreamSettings};
 use kestrel_stream::score::{ClassRecall, Tally};
@@ -642,8 +644,12 @@ fn detection_text(detections: &Detections) -> String {
     )
 }
 
-/// `kestrel inspect`.
+/// `kestrel inspect`: a model file, or a `kestrel stream` checkpoint ([`inspect_checkpoint`]).
 pub fn inspect(args: &InspectArgs) -> Result<()> {
+    let bytes = file::read_bounded(&args.model, MAX_FILE_BYTES)?;
+    if bytes.starts_with(&checkpoint::FORMAT.magic) {
+        return inspect_checkpoint(args, &bytes);
+    }
     let info = model::describe_file(&args.model)?;
     if args.json {
         say!("{}", serde_json::to_string(&info)?)?;
@@ -695,6 +701,49 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `kestrel inspect` of a `kestrel stream` checkpoint: the learner, how far the run got,
+/// its score so far and the flags a resume must repeat.
+fn inspect_checkpoint(args: &InspectArgs, bytes: &[u8]) -> Result<()> {
+    let path = args.model.display();
+    let saved = Checkpoint::from_bytes(bytes).with_context(|| path.to_string())?;
+    let flags: Vec<(&str, &str)> = saved.config.flags().filter(|(flag, _)| *flag != checkpoint::COLUMNS).collect();
+    let learner = flags.iter().find(|(flag, _)| *flag == "--learner").map_or("unknown", |(_, value)| value);
+    let metrics = &saved.metrics;
+    let scored = metrics.n;
+    let (name, value) = match learner {
+        "slkl" => ("mse", (scored > 0).then(|| metrics.squared / scored as f64)),
+        "novelty" => ("flagged", None),
+        _ => ("accuracy", (scored > 0).then(|| metrics.correct as f64 / scored as f64)),
+    };
+    if args.json {
+        let flags: Map<String, Value> = flags.iter().map(|(flag, value)| (flag.to_string(), json!(value))).collect();
+        let mut info = json!({
+            "kind": "stream-checkpoint", "learner": learner, "rows": saved.rows, "seen": saved.seen,
+            "skipped": saved.skipped, "scored": scored, "flags": flags, "learner_state_bytes": saved.learner.len(),
+            "bytes": bytes.len(),
+        });
+        if let (Some(object), Some(value)) = (info.as_object_mut(), value) {
+            object.insert(name.to_string(), json!(value));
+        }
+        return Ok(say!("{info}")?);
+    }
+    let score = match (learner, value) {
+        ("novelty", _) => detection_text(&metrics.detections),
+        (_, Some(value)) => format!("prequential {name} {value:.4} over {scored} rows"),
+        (_, None) => "nothing scored yet".to_string(),
+    };
+    say!("{path}: checkpoint of `kestrel stream --learner {learner}`, {} bytes, checksum ok", bytes.len())?;
+    say!(
+        "progress: {} input rows consumed ({} bad, skipped), {} samples learned; {score}",
+        saved.rows,
+        saved.skipped,
+        saved.seen
+    )?;
+    let listed: Vec<String> = flags.iter().map(|(flag, value)| format!("{flag} {value}")).collect();
+    say!("flags: {}", listed.join(", "))?;
+    Ok(say!("continue it: kestrel stream --checkpoint {path} --resume, with the same flags")?)
 }
 
 /// The learners whose models share the file format of `kind`, when more than its namesake
