@@ -186,6 +186,28 @@ pub(crate) unsafe fn write(
     unsafe { memory::write(written, len) }
 }
 
+/// The checkpoint at `bytes[0..len]` of an object of `kind`: its header `H`, once
+/// `same_config` holds of it, and the reader at the buffers that follow.
+///
+/// # Errors
+/// As [`Reader::open`] and [`Reader::value`], and the pointer's statuses;
+/// `CONFIG_MISMATCH` when `same_config` does not hold.
+///
+/// # Safety
+/// `bytes` is null or points to `len` readable bytes that nothing writes while the reader
+/// is used.
+pub(crate) unsafe fn open<'a, H: DeserializeOwned>(
+    bytes: *const u8,
+    len: usize,
+    kind: DeviceObject,
+    same_config: impl FnOnce(&H) -> bool,
+) -> Result<(Reader<'a>, H), Status> {
+    // SAFETY: as this function's contract.
+    let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, kind)?;
+    let header: H = reader.value()?;
+    if same_config(&header) { Ok((reader, header)) } else { Err(Status::ConfigMismatch) }
+}
+
 /// A checkpoint's payload being read back.
 pub(crate) struct Reader<'a> {
     rest: &'a [u8],

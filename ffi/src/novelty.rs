@@ -36,7 +36,7 @@ use kestrel_core::kernel::KernelKind as CoreKind;
 use kestrel_core::novelty::{CentreOfMass, Detector, DetectorParams, DetectorState as CoreState, NoveltyModel};
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::{self, Reader};
+use crate::checkpoint;
 use crate::kernel::KernelConfig;
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
@@ -175,6 +175,29 @@ fn normalised(kernel: &kestrel_core::Kernel<f32>) -> bool {
     !matches!(kernel.kind(), CoreKind::Rbf { .. } | CoreKind::Laplacian { .. })
 }
 
+/// The work memory and the buffers [`carve`] takes from it.
+type Carved = (Work, &'static mut [f32], &'static mut [u32], &'static mut [u32], &'static mut [f32]);
+
+/// The buffers of a detector of `(window, dim, centres)` carved from `work[0..work_len]`,
+/// in the order of [`layout`]: the centre of mass's scalars, its counts, the window's
+/// ring and the saved model's room.
+///
+/// # Safety
+/// As [`Work::new`].
+unsafe fn carve(
+    (window, dim, centres): (usize, usize, usize),
+    work: *mut c_void,
+    len: usize,
+) -> Result<Carved, Status> {
+    // SAFETY: as this function's contract.
+    let mut work = unsafe { Work::new::<Novelty>(work, len, layout(window, dim, centres))? };
+    let scalars = work.take::<f32>(CentreOfMass::scalars_len(centres, dim))?;
+    let counts = work.take::<u32>(centres)?;
+    let ring = work.take::<u32>(window)?;
+    let model = work.take::<f32>(NoveltyModel::scalars_len(dim, centres))?;
+    Ok((work, scalars, counts, ring, model))
+}
+
 fn layout(window: usize, dim: usize, centres: usize) -> Layout {
     Layout::of::<Novelty>()
         .then::<f32>(CentreOfMass::scalars_len(centres, dim))
@@ -220,13 +243,9 @@ pub unsafe extern "C" fn kestrel_novelty_create(
         let config = unsafe { memory::read(config)? };
         let (window, dim, centres, kernel) = checked(&config)?;
         // SAFETY: as this function's contract.
-        let mut work = unsafe { Work::new::<Novelty>(work, work_len, layout(window, dim, centres))? };
-        let scalars = work.take::<f32>(CentreOfMass::scalars_len(centres, dim))?;
-        let counts = work.take::<u32>(centres)?;
-        let ring = work.take::<u32>(window)?;
+        let (work, scalars, counts, ring, model) = unsafe { carve((window, dim, centres), work, work_len)? };
         let mass = CentreOfMass::new_in(scalars, counts, dim, kernel, normalised(&kernel))?;
         let detector = Detector::new_in(mass, ring, params(&config))?;
-        let model = work.take::<f32>(NoveltyModel::scalars_len(dim, centres))?;
         let object = Novelty { tag: NOVELTY_TAG, config, samples_seen: 0, flagged: 0, detector, model };
         // SAFETY: checked non-null and aligned above; writable by the contract.
         unsafe { memory::write(out, work.finish(object)) }
@@ -463,16 +482,10 @@ pub unsafe extern "C" fn kestrel_novelty_resume(
         let config = unsafe { memory::read(config)? };
         let (window, dim, centres, kernel) = checked(&config)?;
         // SAFETY: as this function's contract.
-        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, DeviceObject::Novelty)?;
-        let header: NoveltyCheckpoint = reader.value()?;
-        if header.config != config {
-            return Err(Status::ConfigMismatch);
-        }
+        let (mut reader, header) =
+            unsafe { checkpoint::open(bytes, len, DeviceObject::Novelty, |h: &NoveltyCheckpoint| h.config == config)? };
         // SAFETY: as this function's contract.
-        let mut work = unsafe { Work::new::<Novelty>(work, work_len, layout(window, dim, centres))? };
-        let scalars = work.take::<f32>(CentreOfMass::scalars_len(centres, dim))?;
-        let counts = work.take::<u32>(centres)?;
-        let ring = work.take::<u32>(window)?;
+        let (work, scalars, counts, ring, model) = unsafe { carve((window, dim, centres), work, work_len)? };
         reader.floats(scalars)?;
         reader.words(counts)?;
         reader.words(ring)?;
@@ -480,7 +493,6 @@ pub unsafe extern "C" fn kestrel_novelty_resume(
         let (params, normalised) = (params(&config), normalised(&kernel));
         let detector = Detector::from_state_in(scalars, counts, ring, dim, kernel, normalised, params, header.state)
             .map_err(|_| Status::ModelCorrupted)?;
-        let model = work.take::<f32>(NoveltyModel::scalars_len(dim, centres))?;
         let (samples_seen, flagged) = (header.samples_seen, header.flagged);
         let object = Novelty { tag: NOVELTY_TAG, config, samples_seen, flagged, detector, model };
         // SAFETY: checked non-null and aligned above; writable by the contract.

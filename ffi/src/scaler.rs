@@ -21,7 +21,7 @@ use kestrel_core::scaler::Scaler as CoreScaler;
 use serde::{Deserialize, Serialize};
 
 use crate::Status;
-use crate::checkpoint::{self, Reader};
+use crate::checkpoint;
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
 
@@ -223,11 +223,8 @@ pub unsafe extern "C" fn kestrel_scaler_resume(
             return Err(Status::InvalidParam);
         }
         // SAFETY: as this function's contract.
-        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, DeviceObject::Scaler)?;
-        let header: ScalerCheckpoint = reader.value()?;
-        if header.dim != dim as u64 {
-            return Err(Status::ConfigMismatch);
-        }
+        let (mut reader, header) =
+            unsafe { checkpoint::open(bytes, len, DeviceObject::Scaler, |h: &ScalerCheckpoint| h.dim == dim as u64)? };
         // SAFETY: as this function's contract.
         let mut work = unsafe { Work::new::<Scaler>(work, work_len, layout(dim))? };
         let storage = work.take::<f32>(CoreScaler::scalars_len(dim))?;

@@ -28,7 +28,7 @@ use kestrel_core::device_checkpoint::DeviceObject;
 use kestrel_core::slkl::{self, Dims, Predictor, SlklWindow, SlklWindowState};
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::{self, Reader};
+use crate::checkpoint;
 use crate::kernel::KernelConfig;
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
@@ -123,6 +123,23 @@ fn layout(dims: Dims) -> Layout {
         .then::<f32>(Predictor::scalars_len(dims.max_active(), dims.dim()))
 }
 
+/// The work memory and the buffers [`carve`] takes from it.
+type Carved = (Work, &'static mut [f32], &'static mut [usize], &'static mut [f32]);
+
+/// The buffers of a learner of `dims` carved from `work[0..work_len]`, in the order of
+/// [`layout`]: the window's scalars, its indices and the saved model's room.
+///
+/// # Safety
+/// As [`Work::new`].
+unsafe fn carve(dims: Dims, work: *mut c_void, work_len: usize) -> Result<Carved, Status> {
+    // SAFETY: as this function's contract.
+    let mut work = unsafe { Work::new::<Slkl>(work, work_len, layout(dims))? };
+    let scalars = work.take::<f32>(SlklWindow::scalars_len(dims))?;
+    let indices = work.take::<usize>(SlklWindow::indices_len(dims))?;
+    let model = work.take::<f32>(Predictor::scalars_len(dims.max_active(), dims.dim()))?;
+    Ok((work, scalars, indices, model))
+}
+
 /// The work bytes of a learner of `*config`, 0 for a null or invalid configuration.
 ///
 /// # Safety
@@ -168,11 +185,8 @@ pub unsafe extern "C" fn kestrel_slkl_create(
             return Err(Status::DimensionMismatch);
         }
         // SAFETY: as this function's contract.
-        let mut work = unsafe { Work::new::<Slkl>(work, work_len, layout(dims))? };
-        let scalars = work.take::<f32>(SlklWindow::scalars_len(dims))?;
-        let indices = work.take::<usize>(SlklWindow::indices_len(dims))?;
+        let (work, scalars, indices, model) = unsafe { carve(dims, work, work_len)? };
         let learner = SlklWindow::new_in(scalars, indices, dims, params, centres)?;
-        let model = work.take::<f32>(Predictor::scalars_len(dims.max_active(), dims.dim()))?;
         let steps_per_sample = config.steps_per_sample as usize;
         let slkl = Slkl { tag: SLKL_TAG, config, samples_seen: 0, steps_per_sample, learner, model };
         // SAFETY: checked non-null and aligned above; writable by the contract.
@@ -364,24 +378,18 @@ pub unsafe extern "C" fn kestrel_slkl_resume(
         let config = unsafe { memory::read(config)? };
         let (dims, params) = checked(&config)?;
         // SAFETY: as this function's contract.
-        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, DeviceObject::Slkl)?;
-        let header: SlklCheckpoint = reader.value()?;
-        if header.config != config {
-            return Err(Status::ConfigMismatch);
-        }
+        let (mut reader, header) =
+            unsafe { checkpoint::open(bytes, len, DeviceObject::Slkl, |h: &SlklCheckpoint| h.config == config)? };
         if header.state.dims() != dims {
             return Err(Status::ModelCorrupted);
         }
         // SAFETY: as this function's contract.
-        let mut work = unsafe { Work::new::<Slkl>(work, work_len, layout(dims))? };
-        let scalars = work.take::<f32>(SlklWindow::scalars_len(dims))?;
-        let indices = work.take::<usize>(SlklWindow::indices_len(dims))?;
+        let (work, scalars, indices, model) = unsafe { carve(dims, work, work_len)? };
         reader.floats(scalars)?;
         reader.indices(indices)?;
         reader.finish()?;
         let learner =
             SlklWindow::from_state_in(scalars, indices, params, header.state).map_err(|_| Status::ModelCorrupted)?;
-        let model = work.take::<f32>(Predictor::scalars_len(dims.max_active(), dims.dim()))?;
         let steps_per_sample = config.steps_per_sample as usize;
         let samples_seen = header.samples_seen;
         let slkl = Slkl { tag: SLKL_TAG, config, samples_seen, steps_per_sample, learner, model };

@@ -25,7 +25,7 @@ use kestrel_core::device_checkpoint::DeviceObject;
 use kestrel_core::{Error, Rng};
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::{self, Reader};
+use crate::checkpoint;
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
 use crate::{LearnerState, Status, save, scaler};
@@ -133,6 +133,23 @@ fn layout(config: &SvmConfig) -> Layout {
         .then::<f32>(LinearModel::scalars_len(config.dim as usize, 1))
 }
 
+/// The buffers of a learner of `config` carved from `work[0..work_len]`, in the order of
+/// [`layout`]: the window's scalars and the saved model's room.
+///
+/// # Safety
+/// As [`Work::new`].
+unsafe fn carve(
+    config: &SvmConfig,
+    work: *mut c_void,
+    work_len: usize,
+) -> Result<(Work, &'static mut [f32], &'static mut [f32]), Status> {
+    // SAFETY: as this function's contract.
+    let mut work = unsafe { Work::new::<Svm>(work, work_len, layout(config))? };
+    let scalars = work.take::<f32>(window_scalars(config))?;
+    let model = work.take::<f32>(LinearModel::scalars_len(config.dim as usize, 1))?;
+    Ok((work, scalars, model))
+}
+
 /// The work bytes of a learner of `*config`, 0 for a null or invalid configuration.
 ///
 /// # Safety
@@ -168,14 +185,12 @@ pub unsafe extern "C" fn kestrel_svm_create(
         let config = unsafe { memory::read(config)? };
         let params = params(&config)?;
         // SAFETY: as this function's contract.
-        let mut work = unsafe { Work::new::<Svm>(work, work_len, layout(&config))? };
-        let scalars = work.take::<f32>(window_scalars(&config))?;
+        let (work, scalars, model) = unsafe { carve(&config, work, work_len)? };
         let (window, dim, steps) = (config.window as usize, config.dim as usize, config.steps_per_sample as usize);
         let svm = match dcd::decay_over::<f32>(config.memory as usize) {
             None => OnlineSvm::new_in(scalars, window, dim, params, steps)?,
             Some(decay) => OnlineSvm::remembering_in(scalars, window, dim, params, steps, decay)?,
         };
-        let model = work.take::<f32>(LinearModel::scalars_len(dim, 1))?;
         let object = Svm { tag: SVM_TAG, config, samples_seen: 0, rng: Rng::seed_from_u64(config.seed), svm, model };
         // SAFETY: checked non-null and aligned above; writable by the contract.
         unsafe { memory::write(out, work.finish(object)) }
@@ -368,11 +383,8 @@ pub unsafe extern "C" fn kestrel_svm_resume(
         let config = unsafe { memory::read(config)? };
         let params = params(&config)?;
         // SAFETY: as this function's contract.
-        let mut reader = Reader::open(unsafe { memory::bytes(bytes, len)? }, DeviceObject::Svm)?;
-        let header: SvmCheckpoint = reader.value()?;
-        if header.config != config {
-            return Err(Status::ConfigMismatch);
-        }
+        let (mut reader, header) =
+            unsafe { checkpoint::open(bytes, len, DeviceObject::Svm, |h: &SvmCheckpoint| h.config == config)? };
         let state = header.state;
         let shape = (state.window(), state.dim(), state.max_steps_per_arrival(), state.decay());
         let expected = (config.window as usize, config.dim as usize, config.steps_per_sample as usize);
@@ -381,12 +393,10 @@ pub unsafe extern "C" fn kestrel_svm_resume(
         }
         let rng = Rng::from_state(header.rng).map_err(|_| Status::ModelCorrupted)?;
         // SAFETY: as this function's contract.
-        let mut work = unsafe { Work::new::<Svm>(work, work_len, layout(&config))? };
-        let scalars = work.take::<f32>(window_scalars(&config))?;
+        let (work, scalars, model) = unsafe { carve(&config, work, work_len)? };
         reader.floats(scalars)?;
         reader.finish()?;
         let svm = OnlineSvm::from_state_in(scalars, params, state).map_err(|_| Status::ModelCorrupted)?;
-        let model = work.take::<f32>(LinearModel::scalars_len(config.dim as usize, 1))?;
         let object = Svm { tag: SVM_TAG, config, samples_seen: header.samples_seen, rng, svm, model };
         // SAFETY: checked non-null and aligned above; writable by the contract.
         unsafe { memory::write(out, work.finish(object)) }

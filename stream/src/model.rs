@@ -143,14 +143,13 @@ pub fn read_file(path: &Path) -> Result<Box<dyn Predictor>, ModelFileError> {
     load(&bytes).map_err(|error| ModelFileError::Invalid { path: path.to_path_buf(), error })
 }
 
-/// [`describe`] of the model file at `path`.
+/// [`describe`] of `bytes`, read from the model file at `path` (named in the errors).
 ///
 /// # Errors
-/// [`ModelFileError`] when it cannot be read or is not a valid model.
-pub fn describe_file(path: &Path) -> Result<ModelInfo, ModelFileError> {
-    let bytes = file::read_bounded(path, MAX_FILE_BYTES)?;
-    refuse_other_kestrel_files(path, &bytes)?;
-    describe(&bytes).map_err(|error| ModelFileError::Invalid { path: path.to_path_buf(), error })
+/// [`ModelFileError`] when they are not a valid model.
+pub fn describe_read(path: &Path, bytes: &[u8]) -> Result<ModelInfo, ModelFileError> {
+    refuse_other_kestrel_files(path, bytes)?;
+    describe(bytes).map_err(|error| ModelFileError::Invalid { path: path.to_path_buf(), error })
 }
 
 /// [`ModelFileError::NotAModel`] when `bytes` start with the magic of another Kestrel

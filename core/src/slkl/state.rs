@@ -160,7 +160,6 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
         engine.stale_cty = saved.stale_cty;
         engine.schedule.converged = saved.converged;
         engine.stats = saved.stats;
-        engine.schedule.rng = Rng::from_state(saved.rng)?;
         engine.schedule.pool_len = saved.pool_len;
         engine.schedule.phase = saved.phase;
         engine.schedule.hist_len = saved.hist_len;
@@ -183,7 +182,8 @@ impl<T: Real, S: Storage<T>, I: Storage<usize>> SlklWindow<T, S, I> {
 }
 
 /// Every check of [`SlklWindow::from_state_in`] of `state` over the buffers; the fresh
-/// engine of its configuration, to restore the saved fields into.
+/// engine of its configuration with the saved random generator, to restore the other
+/// saved fields into.
 fn check_saved<T: Real>(
     state: &SlklWindowState<T>,
     params: ValidParams<T>,
@@ -203,7 +203,7 @@ fn check_saved<T: Real>(
     if saved.candidates == 0 || saved.candidates > dims.candidates() {
         return invalid("candidates");
     }
-    let engine = Engine::new(&dims, params, saved.candidates)?;
+    let mut engine = Engine::new(&dims, params, saved.candidates)?;
     check_engine(saved, &engine)?;
     // The objective is not checked: sums that overflowed (features near `T`'s range
     // under a linear kernel) give a learner an infinite objective, which it carries on
@@ -213,7 +213,7 @@ fn check_saved<T: Real>(
     if saved.running > dims.rows() {
         return invalid("running");
     }
-    Rng::from_state(saved.rng)?;
+    engine.schedule.rng = Rng::from_state(saved.rng)?;
     check_buffers(&dims, scalars, indices, saved, len)?;
     Ok(engine)
 }

@@ -650,7 +650,7 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
     if bytes.starts_with(&checkpoint::FORMAT.magic) {
         return inspect_checkpoint(args, &bytes);
     }
-    let info = model::describe_file(&args.model)?;
+    let info = model::describe_read(&args.model, &bytes)?;
     if args.json {
         say!("{}", serde_json::to_string(&info)?)?;
     } else if let Some(components) = info.components {
