@@ -7,8 +7,9 @@
  * counter). Without -icount the figures follow host time and mean nothing. Each object
  * first learns 500 rows (3,000 for the detector) of a generated stream, then its
  * checkpoint is written and it is resumed into its own work memory, as after a reset.
- * Prints `measure OBJECT checkpoint: N instructions, B bytes` and `measure OBJECT resume:
- * N instructions`.
+ * Prints `measure OBJECT checkpoint: N instructions, B bytes (bound C, work W)` (the
+ * compile-time bound and the object's work memory, both on this 32-bit target) and
+ * `measure OBJECT resume: N instructions`.
  */
 #include <stdalign.h>
 #include <stdint.h>
@@ -49,13 +50,16 @@ static uint32_t since(uint32_t from) {
     return instructions > overhead ? instructions - overhead : 0;
 }
 
-static void report(const char *object, uint32_t checkpoint, size_t len, uint32_t resume, kestrel_status a,
-                   kestrel_status b) {
+/* The counts of OBJECT's checkpoint of `len` bytes (at most `bound`, in work memory of
+   `work_bytes`) and of its resume, or the statuses that stopped them. */
+static void report(const char *object, size_t work_bytes, size_t bound, size_t len, uint32_t checkpoint,
+                   uint32_t resume, kestrel_status a, kestrel_status b) {
     if (a != KESTREL_STATUS_OK || b != KESTREL_STATUS_OK) {
         printf("measure %s: failed (%s, %s)\n", object, kestrel_status_str(a), kestrel_status_str(b));
         return;
     }
-    printf("measure %s checkpoint: %lu instructions, %u bytes\n", object, (unsigned long)checkpoint, (unsigned)len);
+    printf("measure %s checkpoint: %lu instructions, %u bytes (bound %u, work %u)\n", object,
+           (unsigned long)checkpoint, (unsigned)len, (unsigned)bound, (unsigned)work_bytes);
     printf("measure %s resume: %lu instructions\n", object, (unsigned long)resume);
 }
 
@@ -87,7 +91,8 @@ int main(void) {
     }
     TIMED(written, a = kestrel_slkl_checkpoint(slkl, saved, sizeof saved, &len));
     TIMED(resumed, b = kestrel_slkl_resume(&slkl_config, saved, len, work, sizeof work, &slkl));
-    report("slkl", written, len, resumed, a, b);
+    report("slkl", kestrel_slkl_work_bytes(&slkl_config), kestrel_slkl_checkpoint_bytes(&slkl_config), len, written,
+           resumed, a, b);
 
     kestrel_svm_config svm_config = kestrel_svm_default_config(128, 3);
     kestrel_svm *svm;
@@ -98,7 +103,8 @@ int main(void) {
     }
     TIMED(written, a = kestrel_svm_checkpoint(svm, saved, sizeof saved, &len));
     TIMED(resumed, b = kestrel_svm_resume(&svm_config, saved, len, work, sizeof work, &svm));
-    report("svm", written, len, resumed, a, b);
+    report("svm", kestrel_svm_work_bytes(&svm_config), kestrel_svm_checkpoint_bytes(&svm_config), len, written,
+           resumed, a, b);
 
     kestrel_novelty_config novelty_config = kestrel_novelty_default_config(256, 4, 32);
     kestrel_novelty *novelty;
@@ -110,7 +116,8 @@ int main(void) {
     }
     TIMED(written, a = kestrel_novelty_checkpoint(novelty, saved, sizeof saved, &len));
     TIMED(resumed, b = kestrel_novelty_resume(&novelty_config, saved, len, work, sizeof work, &novelty));
-    report("novelty", written, len, resumed, a, b);
+    report("novelty", kestrel_novelty_work_bytes(&novelty_config), kestrel_novelty_checkpoint_bytes(&novelty_config),
+           len, written, resumed, a, b);
 
     kestrel_scaler *scaler;
     kestrel_scaler_create(3, work, sizeof work, &scaler);
@@ -120,6 +127,6 @@ int main(void) {
     }
     TIMED(written, a = kestrel_scaler_checkpoint(scaler, saved, sizeof saved, &len));
     TIMED(resumed, b = kestrel_scaler_resume(3, saved, len, work, sizeof work, &scaler));
-    report("scaler", written, len, resumed, a, b);
+    report("scaler", kestrel_scaler_work_bytes(3), kestrel_scaler_checkpoint_bytes(3), len, written, resumed, a, b);
     return 0;
 }
