@@ -59,7 +59,7 @@ def timed(cmd):
 def kestrel_kpca(data, out, centres=None):
     """Seconds, MB, the projected rows and the variances λ_c/n kestrel prints."""
     cmd = [KESTREL, "transform", "--method", "kpca", "--components", str(K), "--gamma", repr(1.0 / D)]
-    cmd += ["--input", data, "--output", out] + (["--centres", str(centres)] if centres else [])
+    cmd += ["--input", data, "--output", out] + (["--centers", str(centres)] if centres else [])
     seconds, rss, _, err = timed(cmd)
     variances = [float(v) for v in re.search(r"eigenvalues ([^)]*)\)", err).group(1).split(",")]
     return seconds, rss, np.loadtxt(out, delimiter=",", skiprows=1)[:, :-1], variances
@@ -135,7 +135,7 @@ def multiclass(tmp):
         row = []
         for method in ("ksir", "kfd"):
             model, train, test, svm = (os.path.join(tmp, f) for f in ("p.k", "tr.csv", "te.csv", "s.k"))
-            flags = ["--method", method, "--components", str(k), "--centres", "200", "--model", model]
+            flags = ["--method", method, "--components", str(k), "--centers", "200", "--model", model]
             subprocess.run([KESTREL, "transform", "--input", os.path.join(DATA, name, "train.csv"), "--output",
                             train, *flags], check=True, capture_output=True)
             subprocess.run([KESTREL, "transform", "--input", os.path.join(DATA, name, "test.csv"), "--output",

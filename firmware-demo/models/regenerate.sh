@@ -101,7 +101,7 @@ head -n 33 "$data/breast_cancer/test_raw.csv" >"$here/novelty.csv"
 expect novelty
 
 "$kestrel" transform --method kpca --input "$data/diabetes/train.csv" --model "$here/kpca.kestrel" \
-    --output /dev/null --scalar f32 --seed 1 --centres 16 --components 3
+    --output /dev/null --scalar f32 --seed 1 --centers 16 --components 3
 head -n 33 "$data/diabetes/test.csv" >"$here/kpca.csv"
 projections kpca
 # Reduced KCCA: the two views of wine's train and test files, field by field (the device
@@ -120,7 +120,7 @@ for part, limit, into in (("train", None, views + "/{}_train.csv"), ("test", 33,
                 f.write(",".join(fields[pick] + fields[-1:]) + "\n")
 PY
 "$kestrel" transform --method kcca --input "$views/u_train.csv" --input2 "$views/v_train.csv" --components 2 \
-    --centres 16 --scalar f32 --seed 1 --model "$here/kcca_u.kestrel" --model2 "$here/kcca_v.kestrel" \
+    --centers 16 --scalar f32 --seed 1 --model "$here/kcca_u.kestrel" --model2 "$here/kcca_v.kestrel" \
     --output "$views/pairs.csv" 2>/dev/null
 for view in u v; do
     projections "kcca_$view"

@@ -76,7 +76,7 @@ def test_reduced_kpca_converges_to_kpca(tmp_path):
     n, gamma, k = len(X), 1.0 / X.shape[1], 3
     flags = ["--input", train, "--components", str(k), "--gamma", repr(gamma)]
     exact = KernelPCA(n_components=k, kernel="rbf", gamma=gamma, eigen_solver="dense").fit_transform(X)
-    angles = [largest_angle(transform(tmp_path, *flags, "--centres", str(m)), exact) for m in (50, 200, 800, n)]
+    angles = [largest_angle(transform(tmp_path, *flags, "--centers", str(m)), exact) for m in (50, 200, 800, n)]
     print("largest principal angle, m = 50, 200, 800, n:", angles)
     assert angles[0] > angles[1] > angles[2] > angles[3]
     assert angles[3] < 1e-6 and angles[2] < 0.05
@@ -97,7 +97,7 @@ def test_a_linear_svm_on_ksir_and_kfd_components_nears_the_rbf_svm(tmp_path, met
 
     (train, _), (test, _) = load(name, "train"), load(name, "test")
     model = tmp_path / "projection.kmodel"
-    flags = ["--method", method, "--components", str(k), "--centres", "200", "--model", model]
+    flags = ["--method", method, "--components", str(k), "--centers", "200", "--model", model]
     out = tmp_path / "projected.csv"
     subprocess.run([kestrel_cli(), "transform", "--input", train, "--output", out, *flags], check=True)
     table = np.loadtxt(out, delimiter=",", skiprows=1)
@@ -123,7 +123,7 @@ def test_kestrels_linear_svm_on_ksir_and_kfd_components_of_multiclass_sets(tmp_p
     paths = [tmp_path / f for f in ("projection.kmodel", "train.csv", "test.csv", "svm.kmodel")]
     model, projected, held_out, svm = paths
     cli = kestrel_cli()
-    flags = ["--method", method, "--components", str(k), "--centres", "200", "--model", model]
+    flags = ["--method", method, "--components", str(k), "--centers", "200", "--model", model]
     subprocess.run([cli, "transform", "--input", train, "--output", projected, *flags], check=True)
     subprocess.run([cli, "transform", "--input", test, "--output", held_out, "--apply", model], check=True)
     subprocess.run([cli, "train", "--learner", "svm", "--input", projected, "--out", svm], check=True)

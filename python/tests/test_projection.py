@@ -45,7 +45,7 @@ def test_kernel_projection_is_the_clis(tmp_path, method, n_centres, k):
     (train, X, y), (test, X_test, _) = load("wine", "train"), load("wine", "test")
     model = tmp_path / "projection.kmodel"
     flags = ["--method", method, "--components", str(k), "--model", model, "--seed", "5"]
-    flags += [] if n_centres is None else ["--centres", str(n_centres)]
+    flags += [] if n_centres is None else ["--centers", str(n_centres)]
     ours = KernelProjection(k, method=method, n_centres=n_centres, random_state=5)
     projected = ours.fit(X, None if method == "kpca" else y).transform(X)
     np.testing.assert_array_equal(projected, cli(tmp_path, "--input", train, *flags))
@@ -57,12 +57,12 @@ def test_kernel_projection_is_the_clis(tmp_path, method, n_centres, k):
 def test_a_model_fitted_under_scale_standardises_raw_rows_as_the_cli_does(tmp_path):
     (train, _, _), (test, X_test, _) = load("wine", "train_raw"), load("wine", "test_raw")
     model = tmp_path / "scaled.kmodel"
-    fitted = cli(tmp_path, "--input", train, "--scale", "--centres", "40", "--model", model)
+    fitted = cli(tmp_path, "--input", train, "--scale", "--centers", "40", "--model", model)
     loaded = KernelProjection.from_bytes(model.read_bytes())
     np.testing.assert_array_equal(loaded.transform(X_test), cli(tmp_path, "--input", test, "--apply", model))
     # The fit projected standardised rows, not raw wine's (where proline, variance 10^5,
     # sets every distance).
-    unscaled = cli(tmp_path, "--input", train, "--centres", "40")
+    unscaled = cli(tmp_path, "--input", train, "--centers", "40")
     assert fitted.shape == unscaled.shape == (133, 2)
     assert not np.allclose(fitted, unscaled)
 
@@ -86,7 +86,7 @@ def test_reduced_kernel_cca_is_the_clis(tmp_path):
         write_view(path, rows, labels)
     models = [tmp_path / "u.kmodel", tmp_path / "v.kmodel"]
     table = cli(tmp_path, "--method", "kcca", "--input", views[0], "--input2", views[1], "--components", "2",
-                "--centres", "60", "--model", models[0], "--model2", models[1])
+                "--centers", "60", "--model", models[0], "--model2", models[1])
     cca = ReducedKernelCCA(2, n_centres=60)
     u, v = cca.fit_transform(X[:, :6], X[:, 6:])
     np.testing.assert_array_equal(np.hstack([u, v]), table)

@@ -1992,6 +1992,35 @@ fn novelty_streams_trains_and_evaluates() {
     }
 }
 
+/// A row of zeros under a linear kernel, which the detector's normalised kernel cannot
+/// place: the stream names its line and the way out, `--on-error skip` leaves it out, and
+/// `train` names its row.
+#[test]
+fn a_detector_names_a_row_of_zeros_under_a_linear_kernel() {
+    let dir = scratch("novelty-zeros");
+    let input = dir.join("zeros.csv");
+    std::fs::write(&input, "a,b,label\n1,2,0\n2,1,0\n0,0,0\n1,1,0\n3,1,0\n").unwrap();
+    let input = input.to_str().unwrap();
+    let stream = ["stream", "--learner", "novelty", "--input", input, "--kernel", "linear", "--no-scale"];
+    let o = kestrel(&stream);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let said = stderr(&o);
+    assert!(said.contains("zeros.csv:4: the row's kernel value with itself is 0 or less"), "{said}");
+    assert!(said.contains("use --kernel rbf, or --on-error skip"), "{said}");
+    let o = kestrel(&[&stream[..], &["--on-error", "skip", "--json"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!((json(&o)["n"].as_u64(), json(&o)["skipped"].as_u64()), (Some(4), Some(1)));
+    let model = dir.join("m.kestrel");
+    let train = ["train", "--learner", "novelty", "--input", input, "--kernel", "linear", "--out"];
+    let o = kestrel(&[&train[..], &[model.to_str().unwrap()]].concat());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("row 3: its kernel value with itself is 0, so the normalised linear kernel"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// `--normal-label`: a detector's flags are scored against the label of normal rows the
 /// user names — scikit-learn's ±1 (1 normal) or a class name seen after another — and
 /// the same rows score the same whatever their labels; labels that make most rows
@@ -2162,7 +2191,7 @@ fn transform_applies_an_f32_model_without_scalar_flag() {
     let (model_s, out_s, again_s) = (model.to_str().unwrap(), out.to_str().unwrap(), again.to_str().unwrap());
     let data_s = data.to_str().unwrap();
     let fit =
-        ["transform", "--input", data_s, "--components", "2", "--centres", "20", "--scalar", "f32", "--model", model_s];
+        ["transform", "--input", data_s, "--components", "2", "--centers", "20", "--scalar", "f32", "--model", model_s];
     let o = kestrel(&[&fit[..], &["--output", out_s]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
     let o = kestrel(&["transform", "--input", data_s, "--apply", model_s, "--output", again_s]);
@@ -2179,6 +2208,7 @@ fn transform_projects_rows_and_new_rows_through_its_model() {
     let (model, out, again) = (dir.join("kpca.kestrel"), dir.join("projected.csv"), dir.join("again.csv"));
     let (model_s, out_s, again_s) = (model.to_str().unwrap(), out.to_str().unwrap(), again.to_str().unwrap());
     let data_s = data.to_str().unwrap();
+    // Exact, then reduced (`--centres`, the alias of `--centers`).
     for centres in [&[][..], &["--centres", "30"][..]] {
         let mut args = vec!["transform", "--input", data_s, "--components", "2", "--model", model_s, "--output", out_s];
         args.extend_from_slice(centres);
@@ -2244,7 +2274,7 @@ fn transform_kcca_pairs_two_views_and_each_model_projects_its_own() {
     let paths = ["u.kestrel", "v.kestrel", "pairs.csv", "u.csv", "v.csv"].map(|f| dir.join(f));
     let [u, v, out, u_out, v_out] = paths.each_ref().map(|p| p.to_str().unwrap());
     let fit = ["transform", "--method", "kcca", "--input", v1, "--input2", v2, "--components", "2"];
-    let o = kestrel(&[&fit[..], &["--centres", "40", "--model", u, "--model2", v, "--output", out]].concat());
+    let o = kestrel(&[&fit[..], &["--centers", "40", "--model", u, "--model2", v, "--output", out]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
     let table = std::fs::read_to_string(&paths[2]).unwrap();
     assert!(table.starts_with("u0,u1,v0,v1,label\n") && table.lines().count() == 151, "{table}");

@@ -416,8 +416,9 @@ impl<T: Real, S: Storage<T>, C: AsRef<[u32]> + AsMut<[u32]>> CentreOfMass<T, S, 
 /// features: `(k(x, x), 1)`, or `(1, √k(x, x))` under the normalised kernel (eq. 62).
 ///
 /// # Errors
-/// `DimensionMismatch`, `NonFinite`; `InvalidParam { name: "x" }` for `k(x, x) = 0` under
-/// the normalised kernel.
+/// `DimensionMismatch`; `NonFinite` for NaN/∞ in `x`, or a `k(x, x)` that overflows under
+/// the normalised kernel; `InvalidParam { name: "x" }` for `k(x, x) ≤ 0` under the
+/// normalised kernel (a row of zeros under a linear kernel has no direction).
 pub(super) fn self_terms<T: Real>(kernel: &Kernel<T>, normalised: bool, dim: usize, x: &[T]) -> Result<(T, T), Error> {
     check_len(dim, x.len())?;
     check_finite(x)?;
@@ -425,7 +426,10 @@ pub(super) fn self_terms<T: Real>(kernel: &Kernel<T>, normalised: bool, dim: usi
     if !normalised {
         return Ok((diagonal, T::ONE));
     }
-    if !(diagonal > T::ZERO && diagonal.is_finite()) {
+    if !diagonal.is_finite() {
+        return Err(Error::NonFinite);
+    }
+    if diagonal <= T::ZERO {
         return Err(Error::InvalidParam { name: "x" });
     }
     Ok((T::ONE, diagonal.sqrt()))
@@ -631,6 +635,8 @@ mod tests {
         assert_eq!((mass.score(&[T::ONE, T::ONE]).unwrap(), mass.counts()[..1].to_vec(), mass.len()), before);
         let mut normalised = new::<T>(2, 2, Kernel::linear(), true);
         assert_eq!(normalised.add_centre(&[T::ZERO, T::ZERO]), Err(Error::InvalidParam { name: "x" }));
+        let huge = T::MAX.sqrt() * T::from_f64(2.0);
+        assert_eq!(normalised.add_centre(&[huge, T::ZERO]), Err(Error::NonFinite), "k(x, x) overflows");
         assert_eq!(normalised.centres_len(), 0);
         assert!(CentreOfMass::new_in(vec![T::ZERO; 3], vec![0u32; 2], 2, kernel, false).is_err());
         assert!(CentreOfMass::new_in(vec![T::ZERO; 30], Vec::<u32>::new(), 2, kernel, false).is_err());

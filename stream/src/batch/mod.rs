@@ -76,7 +76,7 @@ pub enum TrainError {
     #[error("no centre was selected: every kernel column is zero or overflows (try the RBF kernel)")]
     NoCentres,
     /// Exact kernel PCA on more rows than its `n × n` matrix allows.
-    #[error("exact kernel PCA takes at most {max} rows, the data have {n}: reduce it with --centres")]
+    #[error("exact kernel PCA takes at most {max} rows, the data have {n}: reduce it with --centers")]
     TooManyRows {
         /// Rows of the data.
         n: usize,
@@ -116,6 +116,20 @@ pub enum TrainError {
          or the targets do not vary with them"
     )]
     NoDirection,
+    /// A row the normalised kernel cannot place: `k(x, x) ≤ 0`, as for a row of zeros under
+    /// a linear kernel (novelty detection divides by `√k(x, x)`, seed 002 eq. 62).
+    #[error(
+        "row {row}: its kernel value with itself is {value}, so the normalised {kernel} kernel gives it no \
+         direction (a row of zeros?): use the rbf kernel, or leave such rows out"
+    )]
+    Undirected {
+        /// 1-based row of the data set.
+        row: usize,
+        /// `k(x, x)`.
+        value: f64,
+        /// The kernel's name.
+        kernel: &'static str,
+    },
     /// A buffer could not be allocated.
     #[error(transparent)]
     Alloc(#[from] AllocError),

@@ -60,6 +60,9 @@ pub fn train<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitte
     let mut rng = Rng::seed_from_u64(settings.seed);
     let reduced = centres::select(&points, dim, capacity, &kernel, selection, &mut rng)?;
     let normalised = !matches!(kernel.kind(), KernelKind::Rbf { .. } | KernelKind::Laplacian { .. });
+    if normalised {
+        check_directions(&kernel, &points, dim)?;
+    }
     let scalars = zeroed(CentreOfMass::scalars_len(reduced.m, dim), "the centre of mass")?;
     let mut mass = CentreOfMass::new_in(scalars, zeroed(reduced.m, "the centres' counts")?, dim, kernel, normalised)
         .map_err(FitError::param("kernel parameters"))?;
@@ -85,6 +88,18 @@ pub fn train<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitte
 }
 
 /// The kernel of the settings, and the width when `auto` chose it (module doc).
+/// `Err(Undirected)` naming the first row with `k(x, x) ≤ 0`, which the normalised
+/// kernel cannot divide by (the core refuses such a row without naming it). A `k(x, x)`
+/// that overflows is the core's `NonFinite`.
+fn check_directions<T: Real>(kernel: &Kernel<T>, points: &[T], dim: usize) -> Result<(), TrainError> {
+    let name = if matches!(kernel.kind(), KernelKind::Linear) { "linear" } else { "polynomial" };
+    let mut diagonals = points.chunks_exact(dim).map(|x| kernel.diagonal(x)).enumerate();
+    match diagonals.find(|&(_, value)| value <= T::ZERO) {
+        Some((row, value)) => Err(TrainError::Undirected { row: row + 1, value: value.to_f64(), kernel: name }),
+        None => Ok(()),
+    }
+}
+
 fn kernel<T: Real>(settings: &FitSettings, points: &[T], dim: usize) -> Result<(Kernel<T>, Option<f64>), FitError> {
     let spec = &settings.kernel;
     match (spec.gamma, spec.kind) {
@@ -131,7 +146,7 @@ fn threshold<T: Real>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batch::fit::{Learner, fit};
+    use crate::batch::fit::{KernelSettings, Learner, fit};
     use crate::source::Record;
 
     fn data(points: &[[f64; 2]]) -> Dataset<f64> {
@@ -183,5 +198,20 @@ mod tests {
         let small = FitSettings { budget: Some(100), ..FitSettings::new(Learner::Novelty) };
         let e = fit(&small, &data(&[[0.0, 1.0], [1.0, 0.0]])).unwrap_err();
         assert!(e.to_string().contains("over the budget of 100"), "{e}");
+    }
+
+    /// Under a normalised kernel a row of zeros has no direction: the error names its row
+    /// (the core's own error would not); the rbf kernel takes the same rows.
+    #[test]
+    fn a_row_of_zeros_under_a_normalised_kernel_is_named() {
+        let rows = data(&[[1.0, 2.0], [2.0, 1.0], [0.0, 0.0], [1.0, 1.0]]);
+        let linear = KernelSettings { kind: KernelChoice::Linear, ..KernelSettings::default() };
+        let settings = FitSettings { kernel: linear, ..FitSettings::new(Learner::Novelty) };
+        let e = fit(&settings, &rows).unwrap_err().to_string();
+        assert!(e.starts_with("row 3: its kernel value with itself is 0, so the normalised linear kernel"), "{e}");
+        let poly = KernelSettings { kind: KernelChoice::Poly, gamma: Some(Setting::Value(1.0)), ..linear };
+        let e = fit(&FitSettings { kernel: poly, ..settings }, &rows).unwrap_err().to_string();
+        assert!(e.starts_with("row 3: its kernel value with itself is 0, so the normalised polynomial"), "{e}");
+        assert!(fit(&FitSettings::new(Learner::Novelty), &rows).is_ok());
     }
 }

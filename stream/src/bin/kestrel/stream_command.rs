@@ -750,6 +750,13 @@ fn rejected(name: &str, record: &Record, error: kestrel_core::Error, classes: us
              scalar does not hold it exactly",
             record.line, record.label
         ),
+        // Only the detector's normalised kernel refuses a row by this name.
+        kestrel_core::Error::InvalidParam { name: "x" } => format!(
+            "{name}:{}: the row's kernel value with itself is 0 or less (a row of zeros under a linear or \
+             polynomial kernel), so the normalised kernel gives it no direction: use --kernel rbf, or --on-error \
+             skip to leave such rows out",
+            record.line
+        ),
         other => format!("{name}:{}: {other}", record.line),
     }
 }

@@ -1,10 +1,10 @@
 //! `kestrel transform`: a nonlinear projection of a data set's rows.
 //!
 //! `--method ksir` and `--method kfd` fit kernel sliced inverse regression and the kernel
-//! Fisher discriminant on the reduced kernel (every row a centre unless `--centres`), the
+//! Fisher discriminant on the reduced kernel (every row a centre unless `--centers`), the
 //! classes as slices (or `--slices J` of a sorted response for ksir): at most one
 //! component fewer than the slices. `--method kpca` fits kernel PCA ([`kestrel_stream::batch::kpca`]): exact on every row,
-//! or reduced through `--centres M` rows drawn at random (seed 003 §4.1; the work is then
+//! or reduced through `--centers M` rows drawn at random (seed 003 §4.1; the work is then
 //! O(m²) whatever the number of rows), keeps `--components K` components, writes the
 //! projected rows and, with `--model`, the projection as a model file (kind `kpca`; the
 //! core projects with it on a device without heap). `--apply MODEL` projects rows through
@@ -14,7 +14,7 @@
 //! two views of the same observations: `--input` is the first view and **`--input2`** the
 //! second, a data set in the same formats with the same number of rows, row `i` of each the
 //! same observation (its label column is read and ignored; the labels written are
-//! `--input`'s). Both views use the same `--centres M` rows (every row by default), the
+//! `--input`'s). Both views use the same `--centers M` rows (every row by default), the
 //! same kernel kind, `--gamma` if given (else `1/d` of each view's own `d`), and the
 //! kernel-norm regulariser `--mu`. The output holds `--components K` canonical pairs:
 //! header `u0,…,u{K−1},v0,…,v{K−1},label`, `u` the first view's variates and `v` the
@@ -56,7 +56,7 @@ use crate::commands::{check_columns, column_options, features_phrase, read_path,
 /// The projection to fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum MethodArg {
-    /// Kernel principal component analysis (exact, or reduced with --centres).
+    /// Kernel principal component analysis (exact, or reduced with --centers).
     Kpca,
     /// Kernel sliced inverse regression on the reduced kernel (slices: the classes, or
     /// --slices of the sorted response).
@@ -95,7 +95,7 @@ pub struct TransformArgs {
     pub components: Option<usize>,
     /// Centres M of the reduced kernel, drawn at random from the rows [default: every
     /// row; for kpca, exact KPCA].
-    #[arg(long, value_name = "M", value_parser = count(1, MAX_CENTERS))]
+    #[arg(long = "centers", visible_alias = "centres", value_name = "M", value_parser = count(1, MAX_CENTERS))]
     pub centres: Option<usize>,
     /// ksir: J slices of the rows sorted by their response (regression) [default: one
     /// slice per distinct label].
