@@ -2853,8 +2853,8 @@ fn a_stream_too_short_for_a_model_says_why_none_was_written() {
 }
 
 /// A classifier asked to learn a label column of many distinct numbers (a regression
-/// target: diabetes' disease progression) gets a note naming the regressors; classes do
-/// not, nor does a regressor.
+/// target: diabetes' disease progression) gets a note naming the regressors, and the
+/// classes it gives up are named five at most; classes do not, nor does a regressor.
 #[test]
 fn a_classifier_on_a_numeric_target_gets_a_note() {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
@@ -2867,7 +2867,21 @@ fn a_classifier_on_a_numeric_target_gets_a_note() {
         stderr(&o)
     };
     let note = "note: the label column holds 187 distinct numbers in 331 rows: a classifier takes each as a class";
-    assert!(train("svm", "diabetes").contains(note));
+    let said = train("svm", "diabetes");
+    assert!(said.contains(note), "{said}");
+    // The classes given up are many: five are named, the rest counted.
+    let given_up = said.lines().find(|l| l.contains("predicts none of the training rows")).unwrap();
+    assert_eq!(given_up.matches(" rows)").count(), 5, "{given_up}");
+    let (_, counted) = given_up.split_once("training rows of ").unwrap();
+    let (classes, named) = counted.split_once(" classes as their class, among them ").unwrap();
+    assert!(classes.parse::<usize>().unwrap() > 5 && named.starts_with('`'), "{given_up}");
     assert!(!train("svm", "iris").contains("distinct numbers"));
+    // A stream's classes are fixed in number: the 17th distinct number is an error that
+    // names the regressor.
+    let o = kestrel(&["stream", "--learner", "svm", "--input", &format!("{data}/diabetes/train.csv")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("would be a class past --classes 16 (a numeric target is a regressor's: --learner slkl)")
+    );
     assert!(!train("krr", "diabetes").contains("distinct numbers"));
 }

@@ -298,6 +298,12 @@ pub fn train<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitte
     if parts > data.len() {
         return Err(FitError::Settings(format!("{parts} partitions for {} rows: use fewer partitions", data.len())));
     }
+    // Fewer partitions would not help a set of one class: say so before naming a part.
+    if let Some(&first) = data.labels().first()
+        && data.labels().iter().all(|&l| l == first)
+    {
+        return Err(TrainError::SingleClass(first).into());
+    }
     let split = split(data, settings.seed, parts);
     check_parts(&split)?;
     let trained = train_parts(settings, &split)?;
@@ -438,6 +444,11 @@ mod tests {
         let skewed = data.rows_in(&keep);
         let error = message(8, &skewed);
         assert!(error.contains("holds a single class (0): use fewer partitions"), "{error}");
+        // A set of one class is told as such: no number of partitions would do.
+        let zeros: Vec<usize> =
+            (0..data.len()).filter(|&i| data.record(i, &mut record) && record.label == 0.0).collect();
+        let single = message(2, &data.rows_in(&zeros));
+        assert_eq!(single, "the training set has a single label value (0): nothing to separate");
         assert!(Part::from_bytes(b"nonsense").is_err());
         assert!(reduce::<f64>(&[], 2, 1).is_err());
     }

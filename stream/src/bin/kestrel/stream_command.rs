@@ -746,8 +746,8 @@ fn rejected(name: &str, record: &Record, error: kestrel_core::Error, classes: us
             record.line
         ),
         kestrel_core::Error::InvalidLabel { .. } => format!(
-            "{name}:{}: label {} cannot be learned: it would be a class past --classes {classes}, or the \
-             scalar does not hold it exactly",
+            "{name}:{}: label {} cannot be learned: it would be a class past --classes {classes} (a numeric \
+             target is a regressor's: --learner slkl), or the scalar does not hold it exactly",
             record.line, record.label
         ),
         // Only the detector's normalised kernel refuses a row by this name.

@@ -228,14 +228,19 @@ impl<T: Real> Prepared<T> {
         let names = Some(self.data.class_names());
         let shown: Vec<String> = missed
             .iter()
+            .take(SHOWN_CLASSES)
             .map(|&(label, count)| format!("`{}` ({count} rows)", class_names::shown(names, label)))
             .collect();
+        let shown = match missed.len() > SHOWN_CLASSES {
+            true => format!("{} classes as their class, among them {}", missed.len(), shown.join(", ")),
+            false => format!("{} as their class", shown.join(", ")),
+        };
         let weighable = matches!(settings.learner, TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Lssvm);
         let hint = match (weighable, settings.class_weight.is_empty()) {
             (true, true) => ": a rare class? --class-weight balanced weighs every class as much in all",
             _ => "",
         };
-        Ok(Some(format!("the model predicts none of the training rows of {} as their class{hint}", shown.join(", "))))
+        Ok(Some(format!("the model predicts none of the training rows of {shown}{hint}")))
     }
 
     /// The classes (label, rows) none of whose rows the classifier `bytes` predicts as
@@ -308,6 +313,9 @@ fn identifier_notes<T: Real>(data: &Dataset<T>, categorical: &[Categorical]) -> 
 
 /// The categories of a column beyond which [`identifier_notes`] may tell of it.
 const MANY_CATEGORIES: usize = 100;
+
+/// The classes [`Prepared::given_up_note`] names; the others are counted.
+const SHOWN_CLASSES: usize = 5;
 
 /// Fits the learner of `settings` on `data` ([`fit::fit`]): the model's bytes (without
 /// scaler or class names, see [`Prepared::model_file`]) and the summary as JSON, with what
