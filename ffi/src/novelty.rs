@@ -267,8 +267,9 @@ fn verdict(score: Option<kestrel_core::novelty::Score<f32>>) -> NoveltyVerdict {
 /// unless it was flagged (an anomaly's score counts toward the threshold instead).
 ///
 /// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`, `NON_FINITE`
-/// (NaN or ±∞ in `x`, a kernel value that overflows); the detector is unchanged and `*out`
-/// not written then.
+/// (NaN or ±∞ in `x`, a kernel value that overflows), `INVALID_PARAM` for a sample the
+/// normalised kernel cannot place (`k(x, x) ≤ 0`: all zeros under the linear kernel); the
+/// detector is unchanged and `*out` not written then.
 ///
 /// # Safety
 /// `detector` is null or a handle [`kestrel_novelty_create`] returned, used by no other
@@ -305,7 +306,7 @@ pub unsafe extern "C" fn kestrel_novelty_learn(
 /// Scores `x[0..dim]` against the window without learning it and writes the verdict to
 /// `*out` (not scored before the first sample).
 ///
-/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`, `NON_FINITE`.
+/// Errors: as [`kestrel_novelty_learn`].
 ///
 /// # Safety
 /// `detector` is null or a handle [`kestrel_novelty_create`] returned; `x` is null or

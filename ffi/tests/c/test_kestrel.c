@@ -889,6 +889,22 @@ static int novelty_refuses_bad_arguments_unchanged(void) {
     CHECK_STATUS(kestrel_novelty_save(detector, wide, out, sizeof out, &len), KESTREL_STATUS_DIMENSION_MISMATCH);
     CHECK_STATUS(kestrel_novelty_save(detector, NULL, out, sizeof out, &len), KESTREL_STATUS_OK);
     CHECK(len <= KESTREL_NOVELTY_MODEL_BYTES(2, 4));
+
+    /* Under the normalised linear kernel a row of zeros has no direction, and one whose
+       k(x, x) = |x|^2 overflows a float has none either: refused, the detector unchanged. */
+    kestrel_novelty_config linear = config;
+    linear.kernel.kind = KESTREL_KERNEL_KIND_LINEAR;
+    kestrel_novelty *cosine;
+    CHECK_STATUS(kestrel_novelty_create(&linear, work_b + 8192, KESTREL_NOVELTY_WORK_BYTES(8, 2, 4), &cosine),
+                 KESTREL_STATUS_OK);
+    const float zeros[2] = {0.0f, 0.0f}, huge[2] = {3e19f, 0.0f};
+    CHECK_STATUS(kestrel_novelty_learn(cosine, a, 2, &verdict), KESTREL_STATUS_OK);
+    verdict.distance2 = 7.0f;
+    CHECK_STATUS(kestrel_novelty_learn(cosine, zeros, 2, &verdict), KESTREL_STATUS_INVALID_PARAM);
+    CHECK_STATUS(kestrel_novelty_learn(cosine, huge, 2, &verdict), KESTREL_STATUS_NON_FINITE);
+    CHECK(verdict.distance2 == 7.0f);
+    CHECK_STATUS(kestrel_novelty_state(cosine, &state), KESTREL_STATUS_OK);
+    CHECK(state.samples_seen == 1 && state.window_len == 1);
     return 1;
 }
 
