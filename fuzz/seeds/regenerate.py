@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Regenerates the model_decode and checkpoint_decode seeds with the current
-target/release/kestrel (the formats they hold change with it). See fuzz/README.md.
+target/release/kestrel (the formats they hold change with it), and the online_learners
+seeds (flags and rows, no CLI). See fuzz/README.md.
 
 Usage: python3 fuzz/seeds/regenerate.py   (after `cargo build --release -p kestrel-stream`)
 """
 import math
 import os
+import random
+import struct
 import subprocess
 import tempfile
 
@@ -104,10 +107,29 @@ def checkpoint_seeds(tmp):
                     write(os.path.join(out, f"framed_{stem}.bin"), bytes([0x40]) + data[HEADER:-TRAILER])
 
 
+def online_seeds():
+    """One input per learner of online_learners: flags (window 16, 8 centres, 32 steps,
+    RBF with γ and C unset, so raced; scaling, renewal, 2 features, the state saved at row
+    120), then 300 rows of a noisy plane — a class byte, or for slkl a target byte."""
+    out = os.path.join(SEEDS, "online_learners")
+    rng = random.Random(1)
+    for index, learner in enumerate(["svm", "slkl", "rsvm", "novelty"]):
+        flags = bytes([index, 15, 7, 31, 0, 0x80, 0x80, 0x13, 0, 31, 2, 1 + 4 * 30])
+        rows = b""
+        for _ in range(300):
+            x = [rng.gauss(0, 1) * 10, rng.gauss(0, 1)]
+            side = x[0] / 10 + x[1]
+            # The target byte 8k + 7 is the target k − 10 + 7/8 (fuzz_targets/online_learners.rs).
+            label = 8 * max(0, min(31, int(side * 4 + 16))) + 7 if learner == "slkl" else int(side > 0)
+            rows += bytes([label]) + struct.pack("<2d", *x)
+        write(os.path.join(out, learner), flags + rows)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         model_seeds(tmp)
         checkpoint_seeds(tmp)
+    online_seeds()
 
 
 if __name__ == "__main__":
