@@ -1031,7 +1031,7 @@ fn columns_of_categories_are_one_hot_encoded() {
     refused(
         &named,
         &[],
-        "`idle` is not a number (column `mode`; a column that is not a feature can be left out: --skip-column mode; `kestrel train --categorical mode` reads a column of categories)",
+        "`idle` is not a number (column `mode`; a column that is not a feature can be left out: --skip-column mode; --categorical mode reads it as a column of categories: train, tune, stream, cluster, npkl)",
     );
     refused(&named, &["--categorical", "kind"], "no column named `kind` for --categorical in the header");
     refused(&named, &["--categorical", "y"], "`y` is the label column, not a feature");
@@ -1266,6 +1266,34 @@ fn npkl_learns_a_kernel_from_pairs_and_clusters() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("pairs.txt: line 2: a point cannot be paired with itself"), "{}", stderr(&o));
+}
+
+/// `cluster` and `npkl` read a column of categories one-hot (`--categorical`): rows that
+/// differ only by their mode cluster by it, which the numeric columns alone cannot do; and
+/// `npkl`'s loss defaults to hinge, as `cluster --method npkl`'s.
+#[test]
+fn cluster_and_npkl_read_a_column_of_categories() {
+    let dir = scratch("cluster-categories");
+    let input = dir.join("modes.csv");
+    let mut rng = kestrel_core::Rng::seed_from_u64(4);
+    let mut text = String::from("t,h,mode,label\n");
+    for i in 0..150 {
+        let (t, h) = (0.05 * rng.normal::<f64>(), 0.05 * rng.normal::<f64>());
+        text += &format!("{t},{h},{},{}\n", ["heat", "cool", "idle"][i % 3], i % 3);
+    }
+    std::fs::write(&input, text).unwrap();
+    let input = input.to_str().unwrap();
+    let rand = |args: &[&str]| {
+        let o = kestrel(&[args, &["--input", input, "--clusters", "3", "--json"]].concat());
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        json(&o)["rand"].as_f64().unwrap()
+    };
+    assert_eq!(rand(&["cluster", "--categorical", "mode"]), 1.0);
+    assert_eq!(rand(&["npkl", "--categorical", "mode=heat,cool,idle", "--constraints-from-labels", "0.2"]), 1.0);
+    assert!(rand(&["cluster", "--skip-column", "mode"]) < 0.8, "the numeric columns alone do not hold the modes");
+    let o = kestrel(&["cluster", "--input", input, "--clusters", "3"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--categorical mode reads it as a column of categories"), "{}", stderr(&o));
 }
 
 #[test]
@@ -2523,8 +2551,8 @@ fn skipped_columns_are_left_out_of_training_and_prediction() {
     let o = kestrel(&["train", "--learner", "krr", "--input", with, "--out", skipping]);
     assert!(!o.status.success());
     let expected = "with.csv:2:1: `2026-11-28T10:00:00` is not a number (column `time`; a column that is not a \
-                    feature can be left out: --skip-column time; `kestrel train --categorical time` reads a column \
-                    of categories)";
+                    feature can be left out: --skip-column time; --categorical time reads it as a column of \
+                    categories: train, tune, stream, cluster, npkl)";
     assert!(stderr(&o).contains(expected), "{}", stderr(&o));
     for (column, message) in [
         ("nope", "with.csv:1:1: no column named `nope` to skip in the header (its columns: `time`, `x`, `id`, `y`)"),

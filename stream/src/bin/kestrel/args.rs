@@ -409,7 +409,7 @@ pub struct InputArgs {
     pub max_line_bytes: usize,
 }
 
-/// CSV columns of categories, one-hot encoded (`train`, `tune`, `stream`).
+/// CSV columns of categories, one-hot encoded (`train`, `tune`, `stream`, `cluster`, `npkl`).
 #[derive(Args, Clone, Debug, Default)]
 pub struct CategoricalArgs {
     /// A CSV column of categories (`idle`, `heating`; numbers are names here too), one-hot

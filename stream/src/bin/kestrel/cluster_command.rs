@@ -34,8 +34,8 @@ use kestrel_stream::dataset::{BadRows, Dataset, OnError};
 use kestrel_stream::file;
 
 use crate::Usage;
-use crate::args::{ColumnArgs, MAX_CENTERS, ScalarArg, count, non_negative, parse_bytes};
-use crate::commands::{column_options, features_phrase, points, read_path};
+use crate::args::{CategoricalArgs, ColumnArgs, MAX_CENTERS, ScalarArg, count, non_negative, parse_bytes};
+use crate::commands::{category_options, features_phrase, points, read_path};
 use crate::npkl_command::{self, Classes, LossArg, NpklArgs, clusters_figure};
 use crate::report::Report;
 
@@ -69,6 +69,8 @@ pub struct ClusterArgs {
     pub input: String,
     #[command(flatten)]
     pub columns: ColumnArgs,
+    #[command(flatten)]
+    pub categorical: CategoricalArgs,
     /// Number of clusters C.
     #[arg(long, value_name = "C", value_parser = count(2, MAX_CENTERS))]
     pub clusters: usize,
@@ -152,6 +154,7 @@ fn npkl(args: &ClusterArgs) -> Result<()> {
     npkl_command::run(&NpklArgs {
         input: args.input.clone(),
         columns: args.columns.clone(),
+        categorical: args.categorical.clone(),
         constraints: args.constraints.clone(),
         constraints_from_labels: args.constraints_from_labels,
         rank: args.rank,
@@ -187,7 +190,12 @@ struct Run {
 /// Spectral clustering or k-means at scalar `T`.
 fn cluster_in<T: Real>(args: &ClusterArgs) -> Result<()> {
     let started = Instant::now();
-    let data: Dataset<T> = read_path(&args.input, &column_options(&args.columns), OnError::Stop, &mut BadRows::new())?;
+    let data: Dataset<T> = read_path(
+        &args.input,
+        &category_options(&args.columns, &args.categorical),
+        OnError::Stop,
+        &mut BadRows::new(),
+    )?;
     let (n, dim) = (data.len(), data.dim());
     if args.clusters >= n {
         bail!("--clusters {} needs more rows than clusters ({} has {n})", args.clusters, args.input);

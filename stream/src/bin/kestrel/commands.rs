@@ -22,8 +22,8 @@ use serde_json::{Map, Value, json};
 
 use crate::Usage;
 use crate::args::{
-    BudgetArgs, ColumnArgs, DetectionArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner, OnErrorArg,
-    PredictArgs, ScalarArg, TargetArg,
+    BudgetArgs, CategoricalArgs, ColumnArgs, DetectionArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner,
+    OnErrorArg, PredictArgs, ScalarArg, TargetArg,
 };
 use crate::report::Report;
 use crate::report::eval::EvalFigures;
@@ -142,6 +142,12 @@ pub fn scaled_points<T: Real>(data: &Dataset<T>, scale: bool) -> Result<(Vec<T>,
 pub fn column_options(columns: &ColumnArgs) -> source::Options {
     let (label_column, skip_columns) = (columns.label_column.clone(), columns.skip_columns.clone());
     source::Options { label_column, skip_columns, ..source::Options::default() }
+}
+
+/// [`column_options`] with the CSV columns `categorical` one-hot encoded (`cluster`,
+/// `npkl`: the features a row's categories give join its distances).
+pub fn category_options(columns: &ColumnArgs, categorical: &CategoricalArgs) -> source::Options {
+    source::Options { categorical: categorical.categorical.clone(), ..column_options(columns) }
 }
 
 /// Every row of the input the flags name, each weighed by the CSV column `weight_column`

@@ -41,8 +41,8 @@ use kestrel_stream::file;
 use kestrel_stream::labels::Labels;
 use kestrel_stream::limits::{MAX_FILE_BYTES, zeroed};
 
-use crate::args::{ColumnArgs, count, non_negative};
-use crate::commands::{column_options, features_phrase, points, read_path};
+use crate::args::{CategoricalArgs, ColumnArgs, count, non_negative};
+use crate::commands::{category_options, features_phrase, points, read_path};
 use crate::report::Report;
 use crate::report::chart::{Dots, Plot, pick};
 
@@ -93,6 +93,8 @@ pub struct NpklArgs {
     pub input: String,
     #[command(flatten)]
     pub columns: ColumnArgs,
+    #[command(flatten)]
+    pub categorical: CategoricalArgs,
     /// Pairs file: one `i j must|cannot` per line, 0-based row numbers of DATA.
     #[arg(long, value_name = "PAIRS", required_unless_present = "constraints_from_labels")]
     pub constraints: Option<PathBuf>,
@@ -110,8 +112,9 @@ pub struct NpklArgs {
     /// than 6].
     #[arg(long, value_name = "K", value_parser = count(1, MAX_GROUPS))]
     pub neighbors: Option<usize>,
-    /// Loss between the kernel and the pairs.
-    #[arg(long, value_enum)]
+    /// Loss between the kernel and the pairs (hinge by default, as `cluster --method npkl`:
+    /// within 0.2 point of the best RAND index on iris, wine and digits, BENCHMARKS.md).
+    #[arg(long, value_enum, default_value = "hinge")]
     pub loss: LossArg,
     /// Number of clusters for k-means on the learned kernel.
     #[arg(long, value_name = "C", value_parser = count(1, MAX_GROUPS))]
@@ -137,8 +140,12 @@ pub struct NpklArgs {
 /// Unreadable input or pairs, invalid parameters, or any core error, with context.
 pub fn run(args: &NpklArgs) -> Result<()> {
     let started = Instant::now();
-    let data: Dataset<f64> =
-        read_path(&args.input, &column_options(&args.columns), OnError::Stop, &mut BadRows::new())?;
+    let data: Dataset<f64> = read_path(
+        &args.input,
+        &category_options(&args.columns, &args.categorical),
+        OnError::Stop,
+        &mut BadRows::new(),
+    )?;
     let (n, dim) = (data.len(), data.dim());
     let points = points(&data, args.scale)?;
     let classes = Classes::of(data.labels());
