@@ -412,6 +412,11 @@ impl<T: Real> WindowRsvm<T> {
                 frozen.push_features(row, class, &mut self.rng)?;
             }
             Phase::Warmup(warmup) => {
+                // A sample whose kernel value with itself overflows has no features: the
+                // learning phase refuses it, and so does the warm-up, which would hand it over.
+                if !settings.kernel.diagonal(row).is_finite() {
+                    return Err(Error::NonFinite);
+                }
                 warmup.selector.offer(row)?;
                 warmup.keep(self.input.raw(), class, settings.window);
                 let full = warmup.selector.len() == settings.centres;
@@ -582,6 +587,24 @@ pub(super) mod tests {
         assert_eq!(learner.predict(&record(&[-1.9, -2.2], 0.0)), Ok(Some(0.0)));
         // Where no sample has kernel mass (every score 0): the majority class.
         assert_eq!(learner.predict(&record(&[50.0, -50.0], 0.0)), Ok(Some(0.0)));
+    }
+
+    /// Under the linear kernel in f32, a sample of 2·10¹⁹ has no `k(x, x)` (it overflows):
+    /// the warm-up refuses it unchanged, as the learning phase does, instead of keeping it
+    /// for the hand-over to fail on (the fuzz target `online_learners` found that).
+    #[test]
+    fn the_warm_up_refuses_a_sample_whose_kernel_value_overflows() {
+        let settings = RsvmSettings { kernel: Kernel::linear(), centres: 2, window: 4, ..rsvm::<f32>().settings };
+        let mut learner = WindowRsvm::new(settings, 2).unwrap();
+        learner.learn(&record(&[1.0, 0.0], 0.0)).unwrap();
+        let before = learner.save_state().unwrap();
+        assert_eq!(learner.learn(&record(&[0.0, 2e19], 1.0)), Err(Error::NonFinite));
+        assert!(learner.save_state().unwrap() == before, "the warm-up changed");
+        for (i, x) in [[0.0, 1.0], [1.0, 1.0], [2.0, -1.0], [-1.0, 2.0]].iter().enumerate() {
+            learner.learn(&record(x, (i % 2) as f64)).unwrap();
+        }
+        assert!(matches!(learner.phase, Phase::Learning(_)), "handed over");
+        assert_eq!(learner.learn(&record(&[0.0, 2e19], 1.0)), Err(Error::NonFinite), "as while learning");
     }
 
     #[test]
