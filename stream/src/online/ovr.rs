@@ -174,6 +174,25 @@ impl<T: Real> Ovr<T> {
         Ok(())
     }
 
+    /// Adds the SVMs `classes` classes take that none of their samples has added yet —
+    /// those of classes whose samples have all left the window (the warm-up's, which only
+    /// its last samples hand over) — each fed the window the others hold, as a class's
+    /// first sample adds its SVM.
+    ///
+    /// # Errors
+    /// As [`push`](Self::push) for a new class (the window's rows were pushed before);
+    /// nothing changes then.
+    pub(super) fn add_classes(&mut self, classes: usize, rng: &mut Rng) -> Result<(), Error> {
+        if svms_for(classes) <= self.svms.len() {
+            return Ok(());
+        }
+        let mut draws = rng.clone();
+        let mut added = self.new_svms(classes - 1, &mut draws)?;
+        self.svms.append(&mut added);
+        *rng = draws;
+        Ok(())
+    }
+
     /// The SVMs a first sample of class `class` adds (at least a third class): one per
     /// class without one, each fed the window the others hold.
     fn new_svms(&self, class: usize, rng: &mut Rng) -> Result<Vec<Svm<T>>, Error> {

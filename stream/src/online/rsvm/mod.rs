@@ -196,8 +196,15 @@ impl<T: Real> Warmup<T> {
     }
 
     /// The learner the warm-up hands over to: the buffered samples standardised by
-    /// `input`'s statistics, centres chosen among them, and learned (drawing from `rng`).
-    fn freeze(&self, settings: &RsvmSettings<T>, input: &Input<T>, rng: &mut Rng) -> Result<Frozen<T>, Error> {
+    /// `input`'s statistics, centres chosen among them, and learned (drawing from `rng`),
+    /// with an SVM for each of `classes` classes.
+    fn freeze(
+        &self,
+        settings: &RsvmSettings<T>,
+        input: &Input<T>,
+        classes: usize,
+        rng: &mut Rng,
+    ) -> Result<Frozen<T>, Error> {
         let dim = input.dim();
         let mut samples = self.samples.clone();
         for x in samples.chunks_exact_mut(dim) {
@@ -217,6 +224,8 @@ impl<T: Real> Warmup<T> {
         for (x, &class) in samples.chunks_exact(dim).zip(&self.classes) {
             frozen.push(&settings.kernel, x, class, rng)?;
         }
+        // A class whose samples all left the warm-up's window still has its SVM.
+        frozen.ovr.add_classes(classes, rng)?;
         Ok(frozen)
     }
 }
@@ -421,7 +430,8 @@ impl<T: Real> WindowRsvm<T> {
                 warmup.keep(self.input.raw(), class, settings.window);
                 let full = warmup.selector.len() == settings.centres;
                 if full || (warmup.classes.len() == settings.window && !warmup.selector.is_empty()) {
-                    self.phase = Phase::Learning(warmup.freeze(settings, &self.input, &mut self.rng)?);
+                    let classes = self.labels.len().max(class + 1);
+                    self.phase = Phase::Learning(warmup.freeze(settings, &self.input, classes, &mut self.rng)?);
                 }
             }
         }
@@ -481,7 +491,7 @@ impl<T: Real> OnlineLearner for WindowRsvm<T> {
             // The stream ended during the warm-up: the model the learner would hand over
             // to now, without changing the learner.
             Phase::Warmup(warmup) => {
-                let frozen = warmup.freeze(&self.settings, &self.input, &mut self.rng.clone())?;
+                let frozen = warmup.freeze(&self.settings, &self.input, self.labels.len(), &mut self.rng.clone())?;
                 frozen.model(&self.settings, &self.labels)?
             }
         };
@@ -605,6 +615,24 @@ pub(super) mod tests {
         }
         assert!(matches!(learner.phase, Phase::Learning(_)), "handed over");
         assert_eq!(learner.learn(&record(&[0.0, 2e19], 1.0)), Err(Error::NonFinite), "as while learning");
+    }
+
+    /// A class whose samples all left the warm-up's window before the hand-over (no centre
+    /// until then: equal readings standardise to 0, which the linear kernel cannot select)
+    /// keeps its SVM, as its restored state expects: the learner's checkpoint resumes.
+    #[test]
+    fn a_class_that_left_the_warm_up_keeps_its_svm() {
+        let settings = RsvmSettings { kernel: Kernel::linear(), window: 3, scale: true, ..rsvm::<f64>().settings };
+        let mut learner = WindowRsvm::new(settings, 1).unwrap().with_classes(4);
+        for label in [0.0, 1.0, 2.0, 3.0, 0.0, 1.0, 2.0] {
+            learner.learn(&record(&[5.0], label)).unwrap();
+        }
+        assert!(matches!(learner.phase, Phase::Warmup(_)), "no centre yet");
+        learner.learn(&record(&[6.0], 0.0)).unwrap();
+        let Phase::Learning(frozen) = &learner.phase else { panic!("handed over") };
+        assert_eq!(frozen.ovr.outputs(), 4, "class 3 left the window, its SVM stays");
+        let mut resumed = WindowRsvm::new(settings, 1).unwrap().with_classes(4);
+        resumed.restore_state(&learner.save_state().unwrap()).unwrap();
     }
 
     #[test]
