@@ -8,9 +8,10 @@
 //! dimension and a wrong one.
 //! (2) As `kind, scalar, payload…` wrapped in a valid envelope with a correct CRC-32 (as
 //! `model_decode` does), so the payload decoders are reached through the ABI. (3) As a
-//! learner session: the first 8 bytes configure a windowed SLKL regressor or linear SVM
-//! (window 1…16, 1…4 features, 1…8 centres, kernel, γ, ν, C, loss, memory, steps), the
-//! rest is a stream of samples (f32 bits) given to `learn`, `predict` and the scaler; then
+//! learner session: the first 8 bytes configure a windowed SLKL regressor, a linear SVM or
+//! a novelty detector (window 1…16, 1…4 features, 1…8 centres, kernel, γ, ν, C, loss,
+//! memory, steps; the detector's quantile, δ, warm-up and span), the rest is a stream of
+//! samples (f32 bits) given to `learn`, `predict` (`score`) and the scaler; then
 //! `save` (asking the length first), and the saved bytes opened with `kestrel_model_open`;
 //! then `checkpoint` and `resume` into new memory, whose checkpoint must be the same bytes,
 //! and `resume` of the input itself, raw and framed as a checkpoint with a valid CRC-32
@@ -18,8 +19,9 @@
 //!
 //! Checks: no panic (a panic aborts the process: libFuzzer reports it) and no crash; every
 //! call returns a defined status; a model that opens needs the bytes `work_bytes` said; a
-//! rejected `learn` leaves the learner's state and predictions unchanged; what a learner
-//! saves opens as a model of its dimension; what it checkpoints resumes.
+//! rejected `learn` leaves the learner's state and predictions unchanged; a detector's
+//! verdict is finite and flags only once it has a threshold; what a learner saves opens as
+//! a model of its dimension; what it checkpoints resumes.
 
 #![no_main]
 
@@ -32,6 +34,7 @@ use kestrel_ffi::model::{
     Model, ModelInfo, kestrel_model_decision, kestrel_model_describe, kestrel_model_label, kestrel_model_open,
     kestrel_model_predict, kestrel_model_work_bytes,
 };
+use kestrel_ffi::novelty::{self, DetectorState, Novelty, NoveltyConfig, NoveltyVerdict};
 use kestrel_ffi::scaler::{Scaler, kestrel_scaler_create, kestrel_scaler_observe, kestrel_scaler_transform};
 use kestrel_ffi::slkl::{self, Slkl, SlklConfig};
 use kestrel_ffi::svm::{self, Svm, SvmConfig};
@@ -46,7 +49,11 @@ fuzz_target!(|data: &[u8]| {
     if data.len() >= 8 {
         let (config, samples) = data.split_at(8);
         let samples = floats(samples);
-        if config[0] & 1 == 0 { learn_slkl(config, &samples, data) } else { learn_svm(config, &samples, data) }
+        match config[0] % 3 {
+            0 => learn_slkl(config, &samples, data),
+            1 => learn_svm(config, &samples, data),
+            _ => learn_novelty(config, &samples, data),
+        }
     }
 });
 
@@ -292,6 +299,67 @@ fn learn_svm(config: &[u8], samples: &[f32], data: &[u8]) {
         kestrel_ffi::scaler::kestrel_scaler_resume(dim, bytes.as_ptr(), bytes.len(), memory_ptr, scaler_needed, out)
     };
     resumes_to_the_same_bytes(scaler_checkpoint(scaler.1), scaler_needed, scaler_resume, scaler_checkpoint, data);
+}
+
+fn learn_novelty(config: &[u8], samples: &[f32], data: &[u8]) {
+    let dim = usize::from(config[2] % 4) + 1;
+    let mut cfg: NoveltyConfig = novelty::kestrel_novelty_default_config(
+        u32::from(config[1] % 16) + 1,
+        dim as u32,
+        u32::from(config[3] % 8) + 1,
+    );
+    cfg.kernel.kind = u32::from(config[4] % 5); // 0 is invalid
+    cfg.kernel.gamma = 2f32.powi(i32::from(config[5] % 16) - 8);
+    cfg.quantile = [0.0, 0.5, 0.9, 0.99][usize::from(config[6] % 4)]; // 0 is invalid
+    cfg.delta = [0.0, 0.1, 0.3, 1.0][usize::from(config[6] / 4 % 4)];
+    cfg.warmup = u32::from(config[7] % 16) + 1; // 1 is invalid
+    cfg.span = u32::from(config[7] / 16) + 1;
+    let needed = unsafe { novelty::kestrel_novelty_work_bytes(&cfg) };
+    let mut memory = work(needed);
+    let mut detector: *mut Novelty = ptr::null_mut();
+    let status = unsafe { novelty::kestrel_novelty_create(&cfg, memory.as_mut_ptr().cast(), needed, &mut detector) };
+    if needed == 0 || status != Status::Ok {
+        assert_ne!(status, Status::Ok);
+        // A quantile of 0, a warm-up of 1, the kernel kind 0: refused at creation.
+        assert!(needed == 0 || status == Status::InvalidParam, "{status:?}");
+        return;
+    }
+    let scaler = scaler_for(dim);
+    for x in samples.chunks_exact(dim).take(64) {
+        let before = detector_snapshot(detector, x);
+        let mut verdict = NoveltyVerdict::default();
+        let status = unsafe { novelty::kestrel_novelty_learn(detector, x.as_ptr(), dim, &mut verdict) };
+        if status == Status::Ok {
+            assert!(verdict.distance2.is_finite() && (verdict.scored || verdict.distance2 == 0.0), "{verdict:?}");
+            assert!(!verdict.anomaly || verdict.has_threshold);
+        } else {
+            assert!(matches!(status, Status::NonFinite | Status::InvalidParam), "{status:?}");
+            assert_eq!(detector_snapshot(detector, x), before, "a refused sample changed the detector");
+        }
+        unsafe { kestrel_scaler_observe(scaler.1, x.as_ptr(), dim) };
+    }
+    // Before its first sample a detector has no model to save (INVALID_PARAM).
+    if detector_snapshot(detector, &[]).0.samples_seen > 0 {
+        let saved =
+            save(|out, len, written| unsafe { novelty::kestrel_novelty_save(detector, scaler.1, out, len, written) });
+        reopen(&saved, dim);
+    }
+    let checkpoint = |detector: *mut Novelty| {
+        save(|out, len, written| unsafe { novelty::kestrel_novelty_checkpoint(detector, out, len, written) })
+    };
+    let resume = |bytes: &[u8], memory: &mut [u64], out: &mut *mut Novelty| unsafe {
+        novelty::kestrel_novelty_resume(&cfg, bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast(), needed, out)
+    };
+    resumes_to_the_same_bytes(checkpoint(detector), needed, resume, checkpoint, data);
+}
+
+/// The detector's state and its score of `x` (bits), to compare before and after.
+fn detector_snapshot(detector: *mut Novelty, x: &[f32]) -> (DetectorState, Option<u32>) {
+    let mut state = DetectorState::default();
+    assert_eq!(unsafe { novelty::kestrel_novelty_state(detector, &mut state) }, Status::Ok);
+    let mut verdict = NoveltyVerdict::default();
+    let scored = unsafe { novelty::kestrel_novelty_score(detector, x.as_ptr(), x.len(), &mut verdict) };
+    (state, (scored == Status::Ok).then(|| verdict.distance2.to_bits()))
 }
 
 /// A scaler of `dim` features in its own memory (kept alive by the returned Vec).
