@@ -29,7 +29,7 @@ use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 
 pub use self::sink::MqttSink;
-pub use self::source::{LabelPlace, MqttSource, Options, Payload, SeqPlace};
+pub use self::source::{LabelPlace, MessageParser, MqttSource, Options, Payload, SeqPlace};
 
 /// The first pause before connecting again to a broker that went away.
 pub const FIRST_RETRY: Duration = Duration::from_millis(100);

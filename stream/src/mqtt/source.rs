@@ -162,7 +162,7 @@ pub struct MqttSource {
     name: String,
     /// The number of features, once given or fixed by the first good row.
     dim: Arc<OnceLock<usize>>,
-    /// The parser's [`Parser::names`] and [`Parser::positional`].
+    /// The parser's `names` and `positional`.
     names: Arc<OnceLock<Vec<String>>>,
     positional: Arc<AtomicBool>,
 }
@@ -184,7 +184,7 @@ impl MqttSource {
         client.try_subscribe(broker.topic.clone(), QoS::AtLeastOnce).map_err(|e| error(e.to_string()))?;
         let (items, received) = handoff(IN_FLIGHT);
         let (recycle, reuse) = sync_channel(IN_FLIGHT);
-        let parser = Parser { reuse: Some(reuse), ..Parser::new(options) };
+        let parser = MessageParser { reuse: Some(reuse), ..MessageParser::new(options) };
         let (dim, names, positional) =
             (Arc::clone(&parser.dim), Arc::clone(&parser.names), Arc::clone(&parser.positional));
         let mut listener = Listener {
@@ -308,7 +308,7 @@ impl MqttSource {
 struct Listener {
     client: Client,
     topic: String,
-    parser: Parser,
+    parser: MessageParser,
     items: Giver<Item>,
     /// The packet ids of the messages handed over whose acknowledgement has not gone out
     /// to the network yet: the broker cannot have given such an id to another message.
@@ -374,7 +374,7 @@ impl Listener {
         // Each row is sent when the next is read, so that the last carries its message.
         let mut previous = None;
         let (items, listening) = (&self.items, &mut self.listening);
-        self.parser.rows(&publish, |row| {
+        self.parser.rows(&publish.topic, &publish.payload, |row| {
             if let Some(previous) = previous.replace(row) {
                 *listening = items.give(Item::Row(previous, None)).is_ok();
             }
@@ -388,8 +388,11 @@ impl Listener {
     }
 }
 
-/// Turns messages into rows.
-struct Parser {
+/// Turns the messages of a subscription into rows, as [`MqttSource`] reads them: each
+/// message's rows in order, a bad row as a [`ReadError`] naming the topic and the message's
+/// number (see the module doc). Public so that the rows of a message can be read without
+/// a broker (the fuzz target `mqtt_message`).
+pub struct MessageParser {
     payload: Payload,
     /// Set once: given, or by the first good CSV or JSON row.
     dim: Arc<OnceLock<usize>>,
@@ -411,13 +414,15 @@ struct Parser {
     reuse: Option<Receiver<Record>>,
 }
 
-impl Parser {
-    fn new(options: &Options) -> Self {
+impl MessageParser {
+    /// A parser of the messages `options` describe (their payload, label, sequence number,
+    /// categories, width and size limit).
+    pub fn new(options: &Options) -> Self {
         let dim = Arc::new(OnceLock::new());
         if let Some(given) = options.dim {
             dim.get_or_init(|| given);
         }
-        Parser {
+        MessageParser {
             payload: options.payload,
             dim,
             max_message_bytes: options.max_message_bytes,
@@ -433,20 +438,21 @@ impl Parser {
         }
     }
 
-    /// Hands each row of `publish` to `each`, while it returns true.
-    fn rows(&mut self, publish: &Publish, mut each: impl FnMut(Result<Record, ReadError>) -> bool) {
+    /// Hands each row of the message `payload` published on `topic` to `each`, while it
+    /// returns true.
+    pub fn rows(&mut self, topic: &str, payload: &[u8], mut each: impl FnMut(Result<Record, ReadError>) -> bool) {
         self.messages += 1;
         // The message's name is written only for a bad row.
         let number = self.messages;
         let bad = |line, column, kind| {
-            let source_name = format!("{} (message {number})", publish.topic);
+            let source_name = format!("{topic} (message {number})");
             Err(ReadError { source_name, line, column, kind })
         };
-        if publish.payload.len() > self.max_message_bytes {
+        if payload.len() > self.max_message_bytes {
             each(bad(1, 1, ReadErrorKind::MessageTooLarge(self.max_message_bytes)));
             return;
         }
-        let Ok(text) = std::str::from_utf8(&publish.payload) else {
+        let Ok(text) = std::str::from_utf8(payload) else {
             each(bad(1, 1, ReadErrorKind::Malformed("the message is not UTF-8".into())));
             return;
         };
@@ -733,9 +739,9 @@ mod tests {
             categorical: Vec::new(),
             connect_timeout: Duration::from_secs(1),
         };
-        let mut parser = Parser::new(&options);
+        let mut parser = MessageParser::new(&options);
         let mut rows = Vec::new();
-        parser.rows(&Publish::new("s/a", QoS::AtLeastOnce, message), |row| {
+        parser.rows("s/a", message.as_bytes(), |row| {
             rows.push(row);
             true
         });
@@ -798,12 +804,12 @@ mod tests {
             categorical: vec!["mode=idle,run".parse().unwrap()],
             connect_timeout: Duration::from_secs(1),
         };
-        let mut parser = Parser::new(&options);
+        let mut parser = MessageParser::new(&options);
         let message = "{\"b\": 2, \"mode\": \"run\", \"a\": 1, \"y\": 1}\n{\"a\": 0, \"mode\": \"idle\", \"b\": 5, \"y\": 0}\n\
                        {\"a\": 1, \"b\": 2, \"mode\": \"off\", \"y\": 1}\n{\"a\": 1, \"b\": 2, \"y\": 1}\n\
                        {\"x\": [1, 2, 0, 1], \"y\": 1}\n1,2,0,1,1";
         let mut rows = Vec::new();
-        parser.rows(&Publish::new("s/a", QoS::AtLeastOnce, message), |row| {
+        parser.rows("s/a", message.as_bytes(), |row| {
             rows.push(row);
             true
         });
@@ -855,9 +861,9 @@ mod tests {
             connect_timeout: Duration::from_secs(1),
         };
         let rows = |seq, message: &str| {
-            let mut parser = Parser::new(&options(seq));
+            let mut parser = MessageParser::new(&options(seq));
             let mut rows = Vec::new();
-            parser.rows(&Publish::new("s", QoS::AtLeastOnce, message), |row| {
+            parser.rows("s", message.as_bytes(), |row| {
                 rows.push(row);
                 true
             });
