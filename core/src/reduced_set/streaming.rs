@@ -108,11 +108,13 @@ impl<T: Real, S: Storage<T>, C: Storage<T>> StreamingSelector<T, S, C> {
         Ok(StreamingSelector { values, factor, kernel, dim, delta })
     }
 
-    /// Examines `x` and keeps it as a centre when `d(x) ≥ δ`.
+    /// Examines `x` and keeps it as a centre when `d(x) ≥ δ` (a full selector examines
+    /// nothing: [`Offer::Full`]).
     ///
     /// # Errors
-    /// `DimensionMismatch` for a point of another dimension, `NonFinite` for NaN/∞; the
-    /// selector is unchanged.
+    /// `DimensionMismatch` for a point of another dimension, `NonFinite` for NaN/∞ in `x`
+    /// or a kernel value of `x` that overflows (`k(x, x)` under a linear kernel at 10²⁰ in
+    /// `f32`); the selector is unchanged.
     pub fn offer(&mut self, x: &[T]) -> Result<Offer<T>, Error> {
         check_len(self.dim, x.len())?;
         check_finite(x)?;
@@ -129,6 +131,9 @@ impl<T: Real, S: Storage<T>, C: Storage<T>> StreamingSelector<T, S, C> {
             *c = self.kernel.eval_prefix(x, centre);
         }
         *diagonal = self.kernel.diagonal(x);
+        if !column.iter().all(|v| v.is_finite()) {
+            return Err(Error::NonFinite);
+        }
         if self.factor.append_column(column).is_err() {
             return Ok(Offer::Rejected { distance: T::ZERO });
         }

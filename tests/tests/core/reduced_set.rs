@@ -205,6 +205,20 @@ fn bad_input_leaves_the_selector_unchanged<T: Real>() {
     assert_eq!(selector.offer(&[nan, T::ONE]), Err(Error::NonFinite));
     assert_eq!(selector.offer(&[T::ONE]), Err(Error::DimensionMismatch { expected: 2, got: 1 }));
     assert_eq!((selector.len(), selector.factor().packed()), (1, &before[..]));
+    // Under a linear kernel a point near the scalar's range has no k(x, x): an error, not a
+    // point too near the centres.
+    let mut linear = StreamingSelector::new_in(
+        vec![T::ZERO; StreamingSelector::scalars_len(4, 2)],
+        factor(),
+        Kernel::linear(),
+        2,
+        T::from_f64(0.1),
+    )
+    .unwrap();
+    linear.offer(&[T::ONE, T::ZERO]).unwrap();
+    let huge = T::MAX.sqrt() * T::from_f64(2.0);
+    assert_eq!(linear.offer(&[T::ZERO, huge]), Err(Error::NonFinite));
+    assert_eq!(linear.len(), 1);
     let short = vec![T::ZERO; StreamingSelector::scalars_len(4, 2) - 1];
     assert!(matches!(
         StreamingSelector::new_in(short, factor(), kernel, 2, T::ONE),
