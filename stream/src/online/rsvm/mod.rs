@@ -430,8 +430,19 @@ impl<T: Real> WindowRsvm<T> {
                 warmup.keep(self.input.raw(), class, settings.window);
                 let full = warmup.selector.len() == settings.centres;
                 if full || (warmup.classes.len() == settings.window && !warmup.selector.is_empty()) {
+                    // The hand-over chooses the centres again among the samples standardised
+                    // by the whole warm-up's statistics, and may find none where the selector
+                    // found one on fewer: readings equal to within f32's rounding of their
+                    // mean, whose deviation a first differing one had made resolvable. That
+                    // is no fault of this sample, which the warm-up has taken: the warm-up
+                    // goes on, its oldest samples leaving as new ones come, and the hand-over
+                    // is tried again at the next. Its random draws are kept only when it
+                    // succeeds.
                     let classes = self.labels.len().max(class + 1);
-                    self.phase = Phase::Learning(warmup.freeze(settings, &self.input, classes, &mut self.rng)?);
+                    let mut draws = self.rng.clone();
+                    if let Ok(frozen) = warmup.freeze(settings, &self.input, classes, &mut draws) {
+                        (self.phase, self.rng) = (Phase::Learning(frozen), draws);
+                    }
                 }
             }
         }
@@ -633,6 +644,31 @@ pub(super) mod tests {
         assert_eq!(frozen.ovr.outputs(), 4, "class 3 left the window, its SVM stays");
         let mut resumed = WindowRsvm::new(settings, 1).unwrap().with_classes(4);
         resumed.restore_state(&learner.save_state().unwrap()).unwrap();
+    }
+
+    /// f32, one feature: a first reading of −1.9999913, then readings of −2. The second
+    /// is a centre (standardised by two readings, ±1), but by seven their deviation is within
+    /// f32's rounding of their mean, and the hand-over chooses no centre: the warm-up takes
+    /// the seventh reading anyway and goes on, its checkpoint resumes, and it hands over
+    /// once the readings vary (the fuzz target `online_learners` found the seventh refused
+    /// after the warm-up had taken it).
+    #[test]
+    fn a_hand_over_without_centres_waits_for_the_next_sample() {
+        let settings =
+            RsvmSettings { kernel: Kernel::linear(), window: 7, delta: 0.01, scale: true, ..rsvm::<f32>().settings };
+        let mut learner = WindowRsvm::new(settings, 1).unwrap();
+        learner.learn(&record(&[-1.999_991_3], 0.0)).unwrap();
+        for _ in 0..6 {
+            learner.learn(&record(&[-2.0], 1.0)).unwrap();
+        }
+        let Phase::Warmup(warmup) = &learner.phase else { panic!("no centre to hand over") };
+        assert_eq!((warmup.selector.len(), warmup.classes.len()), (1, 7));
+        let mut resumed = WindowRsvm::new(settings, 1).unwrap();
+        resumed.restore_state(&learner.save_state().unwrap()).unwrap();
+        for (x, label) in [(5.0, 0.0), (-3.0, 1.0), (4.0, 0.0)] {
+            learner.learn(&record(&[x], label)).unwrap();
+        }
+        assert!(matches!(learner.phase, Phase::Learning(_)), "handed over once the readings vary");
     }
 
     #[test]
