@@ -2038,6 +2038,7 @@ fn a_detector_names_a_row_of_zeros_under_a_linear_kernel() {
     let o = kestrel(&[&stream[..], &["--on-error", "skip", "--json"]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!((json(&o)["n"].as_u64(), json(&o)["skipped"].as_u64()), (Some(4), Some(1)));
+    assert!(stderr(&o).contains("no direction: use --kernel rbf\n"), "skipping, it suggests no skip: {}", stderr(&o));
     let model = dir.join("m.kestrel");
     let train = ["train", "--learner", "novelty", "--input", input, "--kernel", "linear", "--out"];
     let o = kestrel(&[&train[..], &[model.to_str().unwrap()]].concat());

@@ -702,12 +702,12 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
                 }
                 Err(e) if skip_bad => {
                     session.consumed(&record);
-                    session.skip(&progress, rejected(&name, &record, e, args.classes))?;
+                    session.skip(&progress, rejected(&name, &record, e, (args.classes, true)))?;
                     consumed += 1;
                 }
                 Err(e) => {
                     finish(&mut session, &mut input, consumed)?;
-                    bail!(rejected(&name, &record, e, args.classes));
+                    bail!(rejected(&name, &record, e, (args.classes, false)));
                 }
             },
         }
@@ -738,8 +738,9 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     Ok(session.publish_summary()?)
 }
 
-/// Why the learner rejected `record`, naming its line.
-fn rejected(name: &str, record: &Record, error: kestrel_core::Error, classes: usize) -> String {
+/// Why the learner rejected `record`, naming its line; `classes` is `--classes`, and
+/// `skipping` whether `--on-error skip` leaves the row out (no need to suggest it then).
+fn rejected(name: &str, record: &Record, error: kestrel_core::Error, (classes, skipping): (usize, bool)) -> String {
     match error {
         kestrel_core::Error::InvalidLabel { .. } if record.label.is_nan() => format!(
             "{name}:{}: the row has no label (--label-column none); this learner learns from labels",
@@ -753,9 +754,9 @@ fn rejected(name: &str, record: &Record, error: kestrel_core::Error, classes: us
         // Only the detector's normalised kernel refuses a row by this name.
         kestrel_core::Error::InvalidParam { name: "x" } => format!(
             "{name}:{}: the row's kernel value with itself is 0 or less (a row of zeros under a linear or \
-             polynomial kernel), so the normalised kernel gives it no direction: use --kernel rbf, or --on-error \
-             skip to leave such rows out",
-            record.line
+             polynomial kernel), so the normalised kernel gives it no direction: use --kernel rbf{}",
+            record.line,
+            if skipping { "" } else { ", or --on-error skip to leave such rows out" }
         ),
         other => format!("{name}:{}: {other}", record.line),
     }
