@@ -23,7 +23,11 @@
 //!    raw, and at the hand-over they are standardised by the statistics of the whole
 //!    warm-up and the centres chosen again among them (the selector's choices during the
 //!    warm-up, on rows standardised by fewer samples, only end it); without scaling the
-//!    second choice repeats the first. Since `wᵀL⁻¹k = (L⁻ᵀw)ᵀk`, the model is a
+//!    second choice repeats the first. A hand-over that finds no centre (readings within
+//!    rounding of their mean) leaves the warm-up going, its window sliding, and is tried
+//!    again at the next sample; the learner then has an SVM for every class it has seen,
+//!    those whose samples all left the warm-up's window included. Since
+//!    `wᵀL⁻¹k = (L⁻ᵀw)ᵀk`, the model is a
 //!    [`ReducedKernelModel`](kestrel_core::reduced_set::ReducedKernelModel) with
 //!    `u = L⁻ᵀw` and `b = w_b·B`, folded by the core as for batch training.
 //!
