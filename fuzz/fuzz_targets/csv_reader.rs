@@ -10,7 +10,7 @@
 
 #![no_main]
 
-use std::io::{BufRead, Cursor, Read};
+use std::io::{Cursor, Read};
 
 use kestrel_stream::source::{Categorical, CsvReader, NO_LABEL, RecordReader, csv_row_delimiter, gzip};
 use libfuzzer_sys::fuzz_target;
@@ -69,8 +69,7 @@ fuzz_target!(|data: &[u8]| {
 /// The file as `kestrel train` opens a `.csv.gz`: through `gzip::text`, with a header.
 fn gzip_file(mode: u8, bytes: &[u8]) {
     let label_column = if mode & 1 == 0 { None } else { Some(NO_LABEL) };
-    let text = gzip::text(Cursor::new(bytes.to_vec())).expect("reading from memory");
-    let text: Box<dyn BufRead> = Box::new(std::io::BufReader::new(text.take(GZIP_TEXT)));
+    let text = gzip::text(Cursor::new(bytes.to_vec())).expect("reading from memory").take(GZIP_TEXT);
     match CsvReader::with_header(text, "fuzz.csv.gz", label_column, common::MAX_LINE_BYTES) {
         Ok(mut reader) => common::drain(&mut reader, GZIP_TEXT as usize, label_column == Some(NO_LABEL)),
         Err(e) => common::check_error(&e),

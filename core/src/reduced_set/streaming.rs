@@ -108,16 +108,20 @@ impl<T: Real, S: Storage<T>, C: Storage<T>> StreamingSelector<T, S, C> {
         Ok(StreamingSelector { values, factor, kernel, dim, delta })
     }
 
-    /// Examines `x` and keeps it as a centre when `d(x) ≥ δ` (a full selector examines
-    /// nothing: [`Offer::Full`]).
+    /// Examines `x` and keeps it as a centre when `d(x) ≥ δ` (a full selector checks only
+    /// `x` and `k(x, x)`: [`Offer::Full`]).
     ///
     /// # Errors
     /// `DimensionMismatch` for a point of another dimension, `NonFinite` for NaN/∞ in `x`
     /// or a kernel value of `x` that overflows (`k(x, x)` under a linear kernel at 10²⁰ in
-    /// `f32`); the selector is unchanged.
+    /// `f32`), full or not; the selector is unchanged.
     pub fn offer(&mut self, x: &[T]) -> Result<Offer<T>, Error> {
         check_len(self.dim, x.len())?;
         check_finite(x)?;
+        let diagonal_value = self.kernel.diagonal(x);
+        if !diagonal_value.is_finite() {
+            return Err(Error::NonFinite);
+        }
         let (m, capacity, dim) = (self.len(), self.factor.capacity(), self.dim);
         if m == capacity {
             return Ok(Offer::Full);
@@ -130,7 +134,7 @@ impl<T: Real, S: Storage<T>, C: Storage<T>> StreamingSelector<T, S, C> {
         for (c, centre) in off_diagonal.iter_mut().zip(centres.chunks_exact(dim)) {
             *c = self.kernel.eval_prefix(x, centre);
         }
-        *diagonal = self.kernel.diagonal(x);
+        *diagonal = diagonal_value;
         if !column.iter().all(|v| v.is_finite()) {
             return Err(Error::NonFinite);
         }

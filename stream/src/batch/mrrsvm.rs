@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 
 use super::class_weights::ClassWeights;
 use super::fit::{self, Field, FitError, FitSettings, Fitted, Learner, Summary};
-use super::{TrainError, linear};
+use super::{TrainError, classes, linear};
 use crate::dataset::Dataset;
 use crate::limits::zeroed;
 use crate::source::Record;
@@ -298,12 +298,8 @@ pub fn train<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitte
     if parts > data.len() {
         return Err(FitError::Settings(format!("{parts} partitions for {} rows: use fewer partitions", data.len())));
     }
-    // Fewer partitions would not help a set of one class: say so before naming a part.
-    if let Some(&first) = data.labels().first()
-        && data.labels().iter().all(|&l| l == first)
-    {
-        return Err(TrainError::SingleClass(first).into());
-    }
+    // The whole set's classes first: fewer partitions would not help a set of one class.
+    classes::<T>(data.labels())?;
     let split = split(data, settings.seed, parts);
     check_parts(&split)?;
     let trained = train_parts(settings, &split)?;

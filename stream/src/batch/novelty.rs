@@ -87,7 +87,6 @@ pub fn train<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitte
     Ok(Fitted { bytes, summary })
 }
 
-/// The kernel of the settings, and the width when `auto` chose it (module doc).
 /// `Err(Undirected)` naming the first row with `k(x, x) ≤ 0`, which the normalised
 /// kernel cannot divide by (the core refuses such a row without naming it). A `k(x, x)`
 /// that overflows is the core's `NonFinite`.
@@ -100,6 +99,7 @@ fn check_directions<T: Real>(kernel: &Kernel<T>, points: &[T], dim: usize) -> Re
     }
 }
 
+/// The kernel of the settings, and the width when `auto` chose it (module doc).
 fn kernel<T: Real>(settings: &FitSettings, points: &[T], dim: usize) -> Result<(Kernel<T>, Option<f64>), FitError> {
     let spec = &settings.kernel;
     match (spec.gamma, spec.kind) {

@@ -219,6 +219,13 @@ fn bad_input_leaves_the_selector_unchanged<T: Real>() {
     let huge = T::MAX.sqrt() * T::from_f64(2.0);
     assert_eq!(linear.offer(&[T::ZERO, huge]), Err(Error::NonFinite));
     assert_eq!(linear.len(), 1);
+    // A full selector examines no column, but still refuses such a point.
+    let one = Cholesky::new_in(vec![T::ZERO; Cholesky::scalars_len(1)], 1).unwrap();
+    let scalars = vec![T::ZERO; StreamingSelector::scalars_len(1, 2)];
+    let mut full = StreamingSelector::new_in(scalars, one, Kernel::linear(), 2, T::from_f64(0.1)).unwrap();
+    full.offer(&[T::ONE, T::ZERO]).unwrap();
+    assert!(matches!(full.offer(&[T::ZERO, T::ONE]), Ok(Offer::Full)));
+    assert_eq!(full.offer(&[T::ZERO, huge]), Err(Error::NonFinite));
     let short = vec![T::ZERO; StreamingSelector::scalars_len(4, 2) - 1];
     assert!(matches!(
         StreamingSelector::new_in(short, factor(), kernel, 2, T::ONE),

@@ -30,12 +30,12 @@ use anyhow::{Context, Result, bail};
 use kestrel_core::{Real, Rng};
 use kestrel_stream::batch::clusters::{self, Clusters, RESTARTS};
 use kestrel_stream::batch::spectral;
-use kestrel_stream::dataset::{BadRows, Dataset, OnError};
+use kestrel_stream::dataset::Dataset;
 use kestrel_stream::file;
 
 use crate::Usage;
 use crate::args::{CategoricalArgs, ColumnArgs, MAX_CENTERS, ScalarArg, count, non_negative, parse_bytes};
-use crate::commands::{category_options, features_phrase, points, read_path};
+use crate::commands::{category_options, features_phrase, points, read_strict};
 use crate::npkl_command::{self, Classes, LossArg, NpklArgs, clusters_figure};
 use crate::report::Report;
 
@@ -190,12 +190,7 @@ struct Run {
 /// Spectral clustering or k-means at scalar `T`.
 fn cluster_in<T: Real>(args: &ClusterArgs) -> Result<()> {
     let started = Instant::now();
-    let data: Dataset<T> = read_path(
-        &args.input,
-        &category_options(&args.columns, &args.categorical),
-        OnError::Stop,
-        &mut BadRows::new(),
-    )?;
+    let data: Dataset<T> = read_strict(&args.input, &category_options(&args.columns, &args.categorical))?;
     let (n, dim) = (data.len(), data.dim());
     if args.clusters >= n {
         bail!("--clusters {} needs more rows than clusters ({} has {n})", args.clusters, args.input);

@@ -183,6 +183,12 @@ pub fn read_path<T: Real>(
     Ok(Dataset::read(reader.as_mut(), on_error, bad)?)
 }
 
+/// Every row of the data set at `path`, its columns as `options` say; a bad row is the
+/// error ([`read_path`] for the commands without `--on-error`: transform, cluster, npkl).
+pub fn read_strict<T: Real>(path: &str, options: &source::Options) -> Result<Dataset<T>> {
+    read_path(path, options, OnError::Stop, &mut BadRows::new())
+}
+
 /// Bad rows skipped under `--on-error skip`, told as they come: each of the first
 /// [`BadRows::KEPT`] in full, then their number at every power of ten, so that an input
 /// of bad rows neither floods the terminal nor goes unseen.

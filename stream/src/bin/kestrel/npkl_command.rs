@@ -36,13 +36,13 @@ use kestrel_core::npkl::{Link, Loss, Pair, StopReason};
 use kestrel_stream::batch::clusters::RESTARTS;
 use kestrel_stream::batch::npkl::{self, NpklRun, NpklSettings, PairSource};
 use kestrel_stream::batch::spectral;
-use kestrel_stream::dataset::{BadRows, Dataset, OnError};
+use kestrel_stream::dataset::Dataset;
 use kestrel_stream::file;
 use kestrel_stream::labels::Labels;
 use kestrel_stream::limits::{MAX_FILE_BYTES, zeroed};
 
 use crate::args::{CategoricalArgs, ColumnArgs, count, non_negative};
-use crate::commands::{category_options, features_phrase, points, read_path};
+use crate::commands::{category_options, features_phrase, points, read_strict};
 use crate::report::Report;
 use crate::report::chart::{Dots, Plot, pick};
 
@@ -140,12 +140,7 @@ pub struct NpklArgs {
 /// Unreadable input or pairs, invalid parameters, or any core error, with context.
 pub fn run(args: &NpklArgs) -> Result<()> {
     let started = Instant::now();
-    let data: Dataset<f64> = read_path(
-        &args.input,
-        &category_options(&args.columns, &args.categorical),
-        OnError::Stop,
-        &mut BadRows::new(),
-    )?;
+    let data: Dataset<f64> = read_strict(&args.input, &category_options(&args.columns, &args.categorical))?;
     let (n, dim) = (data.len(), data.dim());
     let points = points(&data, args.scale)?;
     let classes = Classes::of(data.labels());

@@ -702,12 +702,12 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
                 }
                 Err(e) if skip_bad => {
                     session.consumed(&record);
-                    session.skip(&progress, rejected(&name, &record, e, (args.classes, true)))?;
+                    session.skip(&progress, rejected(&name, &record, e, args.classes, true))?;
                     consumed += 1;
                 }
                 Err(e) => {
                     finish(&mut session, &mut input, consumed)?;
-                    bail!(rejected(&name, &record, e, (args.classes, false)));
+                    bail!(rejected(&name, &record, e, args.classes, false));
                 }
             },
         }
@@ -740,7 +740,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
 
 /// Why the learner rejected `record`, naming its line; `classes` is `--classes`, and
 /// `skipping` whether `--on-error skip` leaves the row out (no need to suggest it then).
-fn rejected(name: &str, record: &Record, error: kestrel_core::Error, (classes, skipping): (usize, bool)) -> String {
+fn rejected(name: &str, record: &Record, error: kestrel_core::Error, classes: usize, skipping: bool) -> String {
     match error {
         kestrel_core::Error::InvalidLabel { .. } if record.label.is_nan() => format!(
             "{name}:{}: the row has no label (--label-column none); this learner learns from labels",

@@ -44,14 +44,14 @@ use kestrel_core::{Kernel, Real};
 use kestrel_stream::batch::fit::{Setting, unit_variance_width};
 use kestrel_stream::batch::kpca::{self, KccaSettings, KpcaSettings, Method};
 use kestrel_stream::batch::spectral;
-use kestrel_stream::dataset::{BadRows, Dataset, HostScaler, OnError};
+use kestrel_stream::dataset::{Dataset, HostScaler};
 use kestrel_stream::limits::MAX_DIM;
 use kestrel_stream::source;
 use kestrel_stream::{file, model};
 
 use crate::Usage;
 use crate::args::{ColumnArgs, KernelArgs, MAX_CENTERS, ScalarArg, count, parse_bytes, positive};
-use crate::commands::{check_columns, column_options, features_phrase, read_path, scaled_points};
+use crate::commands::{check_columns, column_options, features_phrase, read_strict, scaled_points};
 
 /// The projection to fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -154,11 +154,6 @@ pub fn run(args: &TransformArgs) -> Result<()> {
     }
 }
 
-/// The data set at `input`, its columns as `options` say.
-fn read<T: Real>(input: &str, options: &source::Options) -> Result<Dataset<T>> {
-    read_path(input, options, OnError::Stop, &mut BadRows::new())
-}
-
 /// `Ok` when the rows of `input` read as a projection of `dim` features takes them: a CSV
 /// stating fewer feature columns, or a row with a nonzero feature past `dim`, is refused
 /// (the dense rows would fill the one with zeros and drop the other). Zero columns past
@@ -193,7 +188,7 @@ fn note_unused_labels<T: Real>(args: &TransformArgs, data: &Dataset<T>) {
 
 /// Fits or, with `applied` (the `--apply` file), applies a projection at scalar `T`.
 fn transform_in<T: Real>(args: &TransformArgs, applied: Option<&kpca::ModelFile>) -> Result<()> {
-    let data: Dataset<T> = read(&args.input, &column_options(&args.columns))?;
+    let data: Dataset<T> = read_strict(&args.input, &column_options(&args.columns))?;
     note_unused_labels(args, &data);
     match (&args.input2, args.method == MethodArg::Kcca) {
         (Some(input2), true) => return kcca(args, &data, input2),
@@ -259,7 +254,7 @@ fn eigenmap<T: Real>(args: &TransformArgs, data: &Dataset<T>) -> Result<()> {
 /// and models.
 fn kcca<T: Real>(args: &TransformArgs, data: &Dataset<T>, input2: &str) -> Result<()> {
     let label_column = args.columns.label_column.clone();
-    let second: Dataset<T> = read(input2, &source::Options { label_column, ..source::Options::default() })?;
+    let second: Dataset<T> = read_strict(input2, &source::Options { label_column, ..source::Options::default() })?;
     if second.len() != data.len() {
         bail!(
             "--input2 {input2} has {} rows, --input {} has {}: the two views must be the same rows",

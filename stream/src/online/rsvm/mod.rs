@@ -426,10 +426,7 @@ impl<T: Real> WindowRsvm<T> {
             }
             Phase::Warmup(warmup) => {
                 // A sample whose kernel value with itself overflows has no features: the
-                // learning phase refuses it, and so does the warm-up, which would hand it over.
-                if !settings.kernel.diagonal(row).is_finite() {
-                    return Err(Error::NonFinite);
-                }
+                // learning phase refuses it, and so does the selector, full or not.
                 warmup.selector.offer(row)?;
                 warmup.keep(self.input.raw(), class, settings.window);
                 let full = warmup.selector.len() == settings.centres;
