@@ -38,6 +38,11 @@ def _auto(value):
     return float(value)
 
 
+def _scale(scale):
+    """``scale`` as the fit takes it: ``"auto"``, or a flag."""
+    return scale if isinstance(scale, str) else bool(scale)
+
+
 def _seed(random_state):
     """The seed of ``random_state``: an int, or 1 (the CLI's default) for ``None``."""
     if random_state is None:
@@ -118,7 +123,7 @@ class _KestrelEstimator(BaseEstimator):
         if self.scalar not in ("f64", "f32"):
             raise ValueError(f"scalar must be 'f64' or 'f32', got {self.scalar!r}")
         seed = _seed(self.random_state)
-        config = _kestrel.FitConfig(self._learner, scalar=self.scalar, scale=bool(self.scale), seed=seed, **settings)
+        config = _kestrel.FitConfig(self._learner, scalar=self.scalar, scale=_scale(self.scale), seed=seed, **settings)
         model, summary = _kestrel.fit(config, _rows(X), y, sample_weight)
         # A DataFrame's column names (scikit-learn's `feature_names_in_`) go into the model
         # file, as a CSV header's do from `kestrel train`: `kestrel predict` reads by them.
@@ -324,10 +329,13 @@ class DCDLinearSVC(_TakesSampleWeight, _KestrelClassifier):
         Seed of the coordinate order; None is 1.
     scalar : {"f64", "f32"}, default="f64"
         The model's scalar; "f32" computes as a device does.
-    scale : bool, default=False
+    scale : bool or "auto", default=False
         Standardise every feature by its mean and standard deviation over the training rows
         before learning (``kestrel train --scale``): the model file carries the statistics,
         so ``predict``, ``kestrel predict`` and a device take rows in their own units.
+        "auto" standardises only when that lowers the leave-one-out error of the automatic
+        width search (``kestrel train``'s default; ``summary_["scaling"]`` holds both
+        scores); the linear SVM and the novelty detector then take the rows as given.
 
     Attributes
     ----------
@@ -390,10 +398,13 @@ class ReducedKernelSVC(_TakesSampleWeight, _KestrelClassifier):
     tol : float or None, default=None
     random_state : int or None, default=None
     scalar : {"f64", "f32"}, default="f64"
-    scale : bool, default=False
+    scale : bool or "auto", default=False
         Standardise every feature by its mean and standard deviation over the training rows
         before learning (``kestrel train --scale``): the model file carries the statistics,
         so ``predict``, ``kestrel predict`` and a device take rows in their own units.
+        "auto" standardises only when that lowers the leave-one-out error of the automatic
+        width search (``kestrel train``'s default; ``summary_["scaling"]`` holds both
+        scores); the linear SVM and the novelty detector then take the rows as given.
     relevance : bool, default=False
         Standardise the features and weigh each by its relevance before learning: one
         Gaussian width per feature, chosen by kernel-target alignment on up to 300 rows
@@ -476,10 +487,13 @@ class SLKLRegressor(_KestrelRegressor):
     tol : float or None, default=None
     random_state : int or None, default=None
     scalar : {"f64", "f32"}, default="f64"
-    scale : bool, default=False
+    scale : bool or "auto", default=False
         Standardise every feature by its mean and standard deviation over the training rows
         before learning (``kestrel train --scale``): the model file carries the statistics,
         so ``predict``, ``kestrel predict`` and a device take rows in their own units.
+        "auto" standardises only when that lowers the leave-one-out error of the automatic
+        width search (``kestrel train``'s default; ``summary_["scaling"]`` holds both
+        scores); the linear SVM and the novelty detector then take the rows as given.
     relevance : bool, default=False
         Standardise the features and weigh each by its relevance before learning: one
         Gaussian width per feature, chosen by kernel-target alignment on up to 300 rows
@@ -542,10 +556,13 @@ class KernelRidgeNystrom(_TakesSampleWeight, _KestrelRegressor):
         "auto" takes "cg" when ``n·m > 2**25``.
     random_state : int or None, default=None
     scalar : {"f64", "f32"}, default="f64"
-    scale : bool, default=False
+    scale : bool or "auto", default=False
         Standardise every feature by its mean and standard deviation over the training rows
         before learning (``kestrel train --scale``): the model file carries the statistics,
         so ``predict``, ``kestrel predict`` and a device take rows in their own units.
+        "auto" standardises only when that lowers the leave-one-out error of the automatic
+        width search (``kestrel train``'s default; ``summary_["scaling"]`` holds both
+        scores); the linear SVM and the novelty detector then take the rows as given.
     relevance : bool, default=False
         Standardise the features and weigh each by its relevance before learning: one
         Gaussian width per feature, chosen by kernel-target alignment on up to 300 rows
@@ -731,10 +748,13 @@ class KernelNoveltyDetector(OutlierMixin, _KestrelEstimator):
         How the reduced set is chosen.
     random_state : int or None, default=None
     scalar : {"f64", "f32"}, default="f64"
-    scale : bool, default=False
+    scale : bool or "auto", default=False
         Standardise every feature by its mean and standard deviation over the training rows
         before learning (``kestrel train --scale``): the model file carries the statistics,
         so ``predict``, ``kestrel predict`` and a device take rows in their own units.
+        "auto" standardises only when that lowers the leave-one-out error of the automatic
+        width search (``kestrel train``'s default; ``summary_["scaling"]`` holds both
+        scores); the linear SVM and the novelty detector then take the rows as given.
 
     Attributes
     ----------

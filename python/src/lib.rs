@@ -36,6 +36,7 @@ use kestrel_stream::batch::fit::{
 };
 use kestrel_stream::batch::krr;
 use kestrel_stream::batch::relevance::{self, Relevance};
+use kestrel_stream::batch::scaling::{self, Compared, Skipped};
 use kestrel_stream::checkpoint::Checkpoint;
 use kestrel_stream::dataset::Dataset;
 use kestrel_stream::history::History;
@@ -119,14 +120,15 @@ fn rows_with_labels<'a>(x: &'a RowsArg<'_>, y: &PyReadonlyArray1<'_, f64>) -> Py
 /// `auto` for `gamma`, rsvm's `c` and `delta`, and the ridge `alpha` (the linear SVM's `c`
 /// is 1). `class_weights` are `(label, weight)` pairs (svm, rsvm, lssvm); `partitions`
 /// are mrrsvm's; `quantile` is the novelty detector's threshold; `solver` is krr's (`auto`, `exact`,
-/// `cg`); `components` kpls's; `scale` standardises the features first (`kestrel train
-/// --scale`), `relevance` also weighs them (`--relevance`).
+/// `cg`); `components` kpls's; `scale` standardises the features first (`True`: `kestrel
+/// train --scale`; `"auto"`: when that lowers the leave-one-out error, `--scale auto`),
+/// `relevance` also weighs them (`--relevance`).
 #[pyclass(module = "kestrel._kestrel", frozen)]
 struct FitConfig {
     settings: FitSettings,
     f32_scalar: bool,
-    /// Standardise the features first (`kestrel train --scale`).
-    scale: bool,
+    /// When to standardise the features first (`kestrel train --scale`).
+    scale: Scaling,
     /// Standardise and weigh the features by relevance first (`kestrel train --relevance`).
     relevance: bool,
 }
@@ -138,7 +140,7 @@ impl FitConfig {
         learner, *, scalar = "f64", kernel = "rbf", gamma = None, degree = 3, coef0 = 0.0,
         c = None, loss = "squared_hinge", bias = 1.0, nu = None, centers = None, tol = None,
         select = "irsvm", delta = None, alpha = None, class_weights = None, partitions = None,
-        quantile = DEFAULT_QUANTILE, solver = "auto", components = None, epsilon = None, scale = false,
+        quantile = DEFAULT_QUANTILE, solver = "auto", components = None, epsilon = None, scale = ScaleArg::Flag(false),
         relevance = false, seed = 1
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -164,10 +166,11 @@ impl FitConfig {
         solver: &str,
         components: Option<usize>,
         epsilon: Option<f64>,
-        scale: bool,
+        scale: ScaleArg,
         relevance: bool,
         seed: u64,
     ) -> PyResult<Self> {
+        let scale = scale.scaling()?;
         let select = match select {
             "irsvm" => Select::Irsvm,
             "random" => Select::Random,
@@ -201,6 +204,32 @@ impl FitConfig {
             relevance::check_applies(settings.learner, settings.kernel.kind).map_err(value_error)?;
         }
         Ok(FitConfig { settings, f32_scalar: is_f32(scalar)?, scale, relevance })
+    }
+}
+
+/// When to standardise the features: a flag, or `"auto"`.
+#[derive(FromPyObject)]
+enum ScaleArg {
+    Flag(bool),
+    Word(String),
+}
+
+/// When [`fit`] standardises the features (`kestrel train --scale on|off|auto`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scaling {
+    Off,
+    On,
+    Auto,
+}
+
+impl ScaleArg {
+    fn scaling(self) -> PyResult<Scaling> {
+        match self {
+            ScaleArg::Flag(true) => Ok(Scaling::On),
+            ScaleArg::Flag(false) => Ok(Scaling::Off),
+            ScaleArg::Word(word) if word == "auto" => Ok(Scaling::Auto),
+            ScaleArg::Word(word) => Err(value_error(format!("scale must be True, False or \"auto\", got {word:?}"))),
+        }
     }
 }
 
@@ -321,31 +350,48 @@ fn dataset<T: Real>(rows: &Rows<'_>, labels: &[f64], weights: Option<Vec<f64>>) 
     Ok(data)
 }
 
-/// Fits on `rows` and `labels` in scalar `T`: the model's bytes and its summary, and the
-/// relevance weights when `config` asks for them. A model of standardised (and weighed)
-/// rows carries the scaler, as `kestrel train --scale` (`--relevance`) writes it.
+/// How [`fit_in`] prepared the rows: the relevance weights, or `scale="auto"`'s verdict.
+enum Prepared {
+    AsAsked,
+    Weighed(Relevance),
+    Scaled(Result<Compared, Skipped>),
+}
+
+/// Fits on `rows` and `labels` in scalar `T`: the model's bytes and its summary, and how
+/// the rows were prepared. A model of standardised (and weighed) rows carries the scaler,
+/// as `kestrel train --scale` (`--relevance`) writes it.
 fn fit_in<T: Real>(
     config: &FitConfig,
     rows: &Rows<'_>,
     labels: &[f64],
     weights: Option<Vec<f64>>,
-) -> Result<(Fitted, Option<Relevance>), String> {
+) -> Result<(Fitted, Prepared), String> {
     let data = dataset::<T>(rows, labels, weights)?;
     let settings = &config.settings;
-    let (data, scaler, relevance) = if config.relevance {
-        let weighed = relevance::weighed_if_better(&data, settings).map_err(|e| e.to_string())?;
-        (weighed.rows, Some(weighed.scaler), Some(weighed.relevance))
-    } else if config.scale {
-        let (scaled, scaler) = data.standardized().map_err(|e| format!("scale: {e}"))?;
-        (scaled, Some(scaler), None)
-    } else {
-        (data, None, None)
+    let (data, scaler, prepared) = match (config.relevance, config.scale) {
+        (true, _) => {
+            let weighed = relevance::weighed_if_better(&data, settings).map_err(|e| e.to_string())?;
+            (weighed.rows, Some(weighed.scaler), Prepared::Weighed(weighed.relevance))
+        }
+        (false, Scaling::On) => {
+            let (scaled, scaler) = data.standardized().map_err(|e| format!("scale: {e}"))?;
+            (scaled, Some(scaler), Prepared::AsAsked)
+        }
+        (false, Scaling::Auto) => {
+            let decided = scaling::standardized_if_better(&data, settings).map_err(|e| format!("scale: {e}"))?;
+            let verdict = Prepared::Scaled(decided.verdict);
+            match decided.standardised {
+                Some((scaled, scaler)) => (scaled, Some(scaler), verdict),
+                None => (data, None, verdict),
+            }
+        }
+        (false, Scaling::Off) => (data, None, Prepared::AsAsked),
     };
     let mut fitted = policy::fit(settings, &data).map_err(|e| e.to_string())?;
     if let Some(scaler) = scaler {
         fitted.bytes = model::with_scaler(fitted.bytes, scaler.section()).map_err(|e| e.to_string())?;
     }
-    Ok((fitted, relevance))
+    Ok((fitted, prepared))
 }
 
 /// A summary field as a Python object.
@@ -388,7 +434,7 @@ fn fit<'py>(
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyDict>)> {
     let (rows, labels) = rows_with_labels(&x, &y)?;
     let weights = sample_weight.map(|w| w.as_array().to_vec());
-    let (fitted, relevance) = py
+    let (fitted, prepared) = py
         .detach(|| {
             if config.f32_scalar {
                 fit_in::<f32>(config, &rows, &labels, weights)
@@ -398,15 +444,33 @@ fn fit<'py>(
         })
         .map_err(value_error)?;
     let summary = summary_dict(py, &fitted.summary)?;
-    if let Some(relevance) = relevance {
-        let chosen = PyDict::new(py);
-        chosen.set_item("weights", relevance.aligned.weights)?;
-        chosen.set_item("alignment", relevance.aligned.alignment)?;
-        chosen.set_item("isotropic_alignment", relevance.aligned.isotropic_alignment)?;
-        chosen.set_item("kept", relevance.kept)?;
-        chosen.set_item("seconds", relevance.seconds)?;
-        chosen.set_item("loo", relevance.loo)?;
-        summary.set_item("relevance", chosen)?;
+    match prepared {
+        Prepared::AsAsked => {}
+        Prepared::Weighed(relevance) => {
+            let chosen = PyDict::new(py);
+            chosen.set_item("weights", relevance.aligned.weights)?;
+            chosen.set_item("alignment", relevance.aligned.alignment)?;
+            chosen.set_item("isotropic_alignment", relevance.aligned.isotropic_alignment)?;
+            chosen.set_item("kept", relevance.kept)?;
+            chosen.set_item("seconds", relevance.seconds)?;
+            chosen.set_item("loo", relevance.loo)?;
+            summary.set_item("relevance", chosen)?;
+        }
+        Prepared::Scaled(verdict) => {
+            let scaling = PyDict::new(py);
+            match verdict {
+                Ok(compared) => {
+                    scaling.set_item("standardised", compared.standardised)?;
+                    scaling.set_item("loo", compared.loo)?;
+                    scaling.set_item("seconds", compared.seconds)?;
+                }
+                Err(skipped) => {
+                    scaling.set_item("standardised", false)?;
+                    scaling.set_item("not_compared", skipped.reason())?;
+                }
+            }
+            summary.set_item("scaling", scaling)?;
+        }
     }
     Ok((PyBytes::new(py, &fitted.bytes), summary))
 }

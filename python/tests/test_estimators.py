@@ -15,6 +15,7 @@ from sklearn.base import clone, is_classifier
 from sklearn.datasets import (
     load_breast_cancer,
     load_diabetes,
+    load_digits,
     load_wine,
     make_classification,
     make_friedman1,
@@ -390,6 +391,38 @@ def test_smooth_svr_with_a_tenth_of_the_points_matches_grid_searched_svr(tmp_pat
     header = [f"x{j}" for j in range(X.shape[1])]
     assert out.read_bytes() == kestrel.with_feature_names(ours.to_bytes(), header)
     assert kestrel.load(out.read_bytes()).info["feature_names"] == header
+
+
+def test_scale_auto_is_the_cli_default(tmp_path):
+    """`scale="auto"` standardises when the leave-one-out error of the width search is lower
+    so, and gives the model `kestrel train` writes with no `--scale` flag: standardised on
+    raw wine (proline's variance is 10⁵ times the others'), as given on handwritten digits
+    (pixels of one unit). `summary_["scaling"]` holds both scores; the linear SVM is not
+    compared; any other word raises."""
+    for loader, standardised in ((load_wine, True), (load_digits, False)):
+        X, y = loader(return_X_y=True)
+        X_train, _, y_train, _ = train_test_split(X, y, random_state=0, stratify=y)
+        fitted = kestrel.ReducedKernelSVC(scale="auto").fit(X_train, y_train)
+        scaling = fitted.summary_["scaling"]
+        assert scaling["standardised"] == standardised, (loader.__name__, scaling)
+        raw, scaled = scaling["loo"]
+        assert (scaled < raw) == standardised, (loader.__name__, scaling)
+        assert kestrel.load(fitted.to_bytes()).info["scaled"] == standardised
+        given = kestrel.ReducedKernelSVC(scale=standardised).fit(X_train, y_train)
+        assert fitted.to_bytes() == given.to_bytes(), loader.__name__
+        data = tmp_path / "train.csv"
+        rows = "\n".join(",".join(repr(float(v)) for v in row) for row in np.column_stack([X_train, y_train]))
+        data.write_text(",".join(f"x{j}" for j in range(X.shape[1])) + ",y\n" + rows + "\n")
+        out = tmp_path / "rsvm.kestrel"
+        subprocess.run(
+            [kestrel_cli(), "train", "--learner", "rsvm", "--input", data, "--out", out], check=True, capture_output=True
+        )
+        names = [f"x{j}" for j in range(X.shape[1])]
+        assert out.read_bytes() == kestrel.with_feature_names(fitted.to_bytes(), names), loader.__name__
+    linear = kestrel.DCDLinearSVC(scale="auto").fit(X_train, y_train)
+    assert linear.summary_["scaling"]["not_compared"].startswith("the linear SVM")
+    with pytest.raises(ValueError, match="scale must be True, False or"):
+        kestrel.ReducedKernelSVC(scale="yes").fit(X_train, y_train)
 
 
 def test_scale_standardises_inside_the_model_as_the_cli_does(tmp_path):

@@ -379,6 +379,12 @@ impl<T: Real> Dataset<T> {
     /// values than they have features (sparse rows, where `d` accumulators would outweigh
     /// the data).
     pub fn feature_variances(&self) -> Option<Vec<f64>> {
+        Some(self.feature_moments()?.1)
+    }
+
+    /// The mean and population variance of each feature over every row, as
+    /// [`feature_variances`](Self::feature_variances) computes them.
+    pub fn feature_moments(&self) -> Option<(Vec<f64>, Vec<f64>)> {
         if self.is_empty() || self.values.len() < self.dim {
             return None;
         }
@@ -398,7 +404,7 @@ impl<T: Real> Dataset<T> {
                 *variance += (v.to_f64() - mean) * (v.to_f64() - mean) / n;
             }
         }
-        Some(variances)
+        Some((means, variances))
     }
 
     /// Row `i` as `(indices, values)`.

@@ -580,7 +580,7 @@ fn tune_compares_candidates_and_writes_the_best() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stdout(&o).contains("2-fold MSE")
-            && stdout(&o).contains("best: kestrel train --learner slkl --gamma 1 --nu 0.001"),
+            && stdout(&o).contains("best: kestrel train --learner slkl --scale --gamma 1 --nu 0.001"),
         "{}",
         stdout(&o)
     );
@@ -627,7 +627,10 @@ fn tune_scores_a_large_set_on_a_subsample() {
     assert!(errors > 100.0 && (errors - errors.round()).abs() < 1e-6, "{summary}");
     let c = c.to_string();
     let alone = dir.join("alone.kestrel");
-    let train = ["train", "--learner", "rsvm", "--input", data, "--gamma", "0.5", "--c", &c];
+    // `--scale auto` decided once, on the rows, before the candidates; the flag of its choice
+    // trains the same model.
+    let scale = if summary["standardised"] == true { "on" } else { "off" };
+    let train = ["train", "--learner", "rsvm", "--input", data, "--gamma", "0.5", "--c", &c, "--scale", scale];
     let o = kestrel(&[&train[..], &["--out", alone.to_str().unwrap()]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read(model).unwrap(), std::fs::read(&alone).unwrap());
@@ -1019,7 +1022,7 @@ fn columns_of_categories_are_one_hot_encoded() {
     // tune keeps the flags in its best line.
     let o = kestrel(&["tune", "--learner", "krr", "--input", &named, "--categorical", "mode", "--categorical", "site"]);
     assert!(
-        stdout(&o).contains("best: kestrel train --learner krr --categorical mode --categorical site"),
+        stdout(&o).contains("best: kestrel train --learner krr --scale off --categorical mode --categorical site"),
         "{}",
         stdout(&o)
     );
@@ -1094,15 +1097,17 @@ fn a_weight_column_weighs_the_rows() {
     assert!(gap(&by_weight, &by_copies) < 1e-3, "{}", gap(&by_weight, &by_copies));
     assert!(gap(&unweighted, &by_copies) > 30.0 * gap(&by_weight, &by_copies), "{}", gap(&unweighted, &by_copies));
     // tune weighs its candidates' fits and scores alike, and its best line keeps the flag.
-    for (learner, criterion, grid) in
-        [("krr", "weighted leave-one-out", "--gamma-grid"), ("svm", "weighted 5-fold", "--c-grid")]
+    // (`--scale auto` compares krr's rows and keeps them as they come; it does not compare
+    // the linear SVM's.)
+    for (learner, criterion, grid, scale) in
+        [("krr", "weighted leave-one-out", "--gamma-grid", " --scale off"), ("svm", "weighted 5-fold", "--c-grid", "")]
     {
         let tune = ["tune", "--learner", learner, "--input", &weighted, "--weight-column", "w", grid, "0.5,1"];
         let o = kestrel(&[&tune[..], &["--json"]].concat());
         assert!(o.status.success(), "{}", stderr(&o));
         assert_eq!(json(&o)["criterion"], criterion, "{learner}");
         let o = kestrel(&tune);
-        let best = format!("best: kestrel train --learner {learner} --weight-column w");
+        let best = format!("best: kestrel train --learner {learner}{scale} --weight-column w");
         assert!(stdout(&o).contains(&best), "{learner}: {}", stdout(&o));
     }
     let with_zeros = train(&zeros, &["--weight-column", "w"], "zeros.kestrel");
@@ -1811,7 +1816,7 @@ fn class_weights_by_name_or_label() {
     };
     let said = tune(&["balanced", "--learner", "rsvm", "--input", rare.to_str().unwrap()]);
     assert!(said.contains("weighted leave-one-out accuracy %"), "{said}");
-    assert!(said.contains("best: kestrel train --learner rsvm --class-weight balanced --gamma "), "{said}");
+    assert!(said.contains("best: kestrel train --learner rsvm --scale off --class-weight balanced --gamma "), "{said}");
     let said = tune(&["south west=20", "--learner", "svm", "--folds", "3", "--input", full.to_str().unwrap()]);
     assert!(said.contains("weighted 3-fold accuracy %"), "{said}");
     assert!(said.contains("best: kestrel train --learner svm --class-weight 'south west=20' --c "), "{said}");
@@ -2806,6 +2811,67 @@ fn cluster_npkl_and_transform_standardise_readings_under_scale() {
     }
     let o = kestrel(&["inspect", model, "--json"]);
     assert_eq!(json(&o)["scaled"], true, "{}", stdout(&o));
+}
+
+/// `train`'s default `--scale auto` standardises raw features when the leave-one-out error
+/// of its width search is lower so — wine, where proline's variance is 10⁵ times the
+/// others' — and takes them as they come when it is not (iris); it says which, with both
+/// scores, in `--json` too; its model is the one `--scale` or `--scale off` writes; `tune`
+/// names the flag that rebuilds its best model; rows standardised already are not
+/// compared; and `--relevance` refuses `--scale off`.
+#[test]
+fn scale_auto_standardises_when_leave_one_out_says_so() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
+    let dir = scratch("scale_auto");
+    let model = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    let train = |input: &str, out: &str, extra: &[&str]| {
+        let o = kestrel(&[&["train", "--learner", "rsvm", "--input", input, "--out", out], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        (o, std::fs::read(out).unwrap())
+    };
+    for (set, standardised, flag, told) in [
+        ("wine", true, "--scale", "--scale auto standardised the features: leave-one-out errors "),
+        ("iris", false, "--scale off", "--scale auto took the features as they come: leave-one-out errors "),
+    ] {
+        let input = format!("{data}/{set}/train_raw.csv");
+        let (o, auto) = train(&input, &model("auto.kst"), &["--json"]);
+        let scaling = &json(&o)["scaling"];
+        assert_eq!(scaling["standardised"], standardised, "{set}: {scaling}");
+        let (raw, scaled) =
+            (scaling["loo"]["as_given"].as_f64().unwrap(), scaling["loo"]["standardised"].as_f64().unwrap());
+        assert_eq!(scaled < raw, standardised, "{set}: {scaling}");
+        assert_eq!(json(&o)["standardised"], standardised);
+        let (o, _) = train(&input, &model("auto.kst"), &[]);
+        assert!(stderr(&o).contains(told), "{set}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("--scale standardises them"), "{set}: {}", stderr(&o));
+        let flags: Vec<&str> = flag.split(' ').collect();
+        let (_, given) = train(&input, &model("given.kst"), &flags);
+        assert!(auto == given, "{set}: --scale auto's model differs from {flag}'s");
+        let info = json(&kestrel(&["inspect", &model("auto.kst"), "--json"]));
+        assert_eq!(info["scaled"], standardised);
+        let o = kestrel(&["tune", "--learner", "rsvm", "--input", &input]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).contains(&format!("best: kestrel train --learner rsvm {flag} --gamma")), "{}", stdout(&o));
+    }
+    let standard = format!("{data}/iris/train.csv");
+    let (o, auto) = train(&standard, &model("auto.kst"), &["--json"]);
+    assert_eq!(json(&o)["scaling"]["not_compared"], "the features are standardised already");
+    let (_, off) = train(&standard, &model("off.kst"), &["--scale", "off"]);
+    assert!(auto == off);
+    let o = kestrel(&[
+        "train",
+        "--learner",
+        "rsvm",
+        "--relevance",
+        "--scale",
+        "off",
+        "--input",
+        &standard,
+        "--out",
+        &model("r.kst"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("does not go with --scale off"), "{}", stderr(&o));
 }
 
 /// A solver that stops at its iteration limit says so, and what would speed it up; one

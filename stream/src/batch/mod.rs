@@ -6,7 +6,8 @@
 //! ([`novelty`]), kernel learning from pairs with clustering ([`npkl`]), the Laplacian eigenmap, the
 //! locality preserving projection and spectral clustering ([`spectral`]) with k-means
 //! ([`clusters`]); [`fit`] drives
-//! them all with `kestrel train`'s settings.
+//! them all with `kestrel train`'s settings, after [`scaling`] (standardise or not) and
+//! [`relevance`] (weigh the features) have prepared the rows.
 //!
 //! **Memory budget.** Each trainer takes an optional budget in bytes for everything training
 //! holds: the data set as read, the copies training makes of it (a dense matrix for the
@@ -30,6 +31,7 @@ pub mod novelty;
 pub mod npkl;
 pub mod relevance;
 pub mod rsvm;
+pub mod scaling;
 pub mod slkl;
 pub mod spectral;
 pub mod ssvr;

@@ -297,6 +297,17 @@ pub enum SelectArg {
     Random,
 }
 
+/// When `kestrel train` standardises the features (`--scale`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScaleArg {
+    /// When the leave-one-out error is lower standardised.
+    Auto,
+    /// Always.
+    On,
+    /// Never: the features as they come.
+    Off,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ScalarArg {
     F64,
@@ -548,9 +559,19 @@ pub struct TrainSettings {
     pub components: Option<usize>,
     /// Standardise every feature by its mean and standard deviation over the training
     /// rows before learning; the model file carries them and `predict` (and the device)
-    /// applies them to every input.
-    #[arg(long)]
-    pub scale: bool,
+    /// applies them to every input. `auto` (the default) standardises when that lowers the
+    /// leave-one-out error `--gamma auto` ends with (twice that search's work; the linear
+    /// SVM, the novelty detector, sparse rows and rows already standardised are taken as
+    /// they come); `--scale` alone is `on`.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        num_args = 0..=1,
+        default_value_t = ScaleArg::Auto,
+        default_missing_value = "on"
+    )]
+    pub scale: ScaleArg,
     /// Weigh the standardised features by their relevance (implies --scale; the Gaussian
     /// kernel only): one width per feature, chosen by kernel-target alignment on a sample
     /// of up to 300 rows (at most 4096 features), so features that do not bear on the target are all but ignored. The

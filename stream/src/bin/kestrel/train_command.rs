@@ -13,14 +13,15 @@ use kestrel_stream::batch::check_budget;
 use kestrel_stream::batch::fit::{self, FitError};
 use kestrel_stream::batch::krr::Task;
 use kestrel_stream::batch::relevance::{self, Relevance};
-use kestrel_stream::dataset::{BadRows, Dataset};
+use kestrel_stream::batch::scaling::{self, Compared, Skipped};
+use kestrel_stream::dataset::{BadRows, Dataset, HostScaler};
 use kestrel_stream::model::{self, scalar_name};
 use kestrel_stream::source::{Categorical, LabelColumn, one_hot};
 use kestrel_stream::{class_names, file, labels, shell};
 use serde_json::{Value, json};
 
 use crate::Usage;
-use crate::args::{ScalarArg, TrainArgs, TrainLearner, TrainSettings};
+use crate::args::{ScalarArg, ScaleArg, TrainArgs, TrainLearner, TrainSettings};
 use crate::commands::{SkipTeller, many_labels_note, read_dataset, unscaled_note};
 
 pub fn run(args: &TrainArgs) -> Result<()> {
@@ -42,8 +43,7 @@ fn labels_for(learner: TrainLearner) -> LabelColumn {
 fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     let start = Instant::now();
     let prepared = Prepared::<T>::read(&args.settings, args.weight_column.as_deref())?;
-    let relevance_seconds = prepared.relevance.as_ref().map_or(0.0, |r| r.seconds);
-    let read_seconds = start.elapsed().as_secs_f64() - relevance_seconds;
+    let read_seconds = start.elapsed().as_secs_f64() - prepared.preparation_seconds();
     let (bytes, mut summary) = fit(&args.settings, &prepared.data)?;
     // Asked of the model as fitted (on the rows as prepared), before the file's sections.
     let given_up = if args.json { None } else { prepared.given_up_note(&bytes, &args.settings)? };
@@ -65,6 +65,10 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
             if let Some(relevance) = &prepared.relevance {
                 fields.insert("relevance".to_string(), relevance_json(relevance));
             }
+            fields.insert("standardised".to_string(), json!(prepared.standardised()));
+            if let Some(verdict) = &prepared.scaling {
+                fields.insert("scaling".to_string(), scaling_json(verdict));
+            }
         }
         say!("{summary}")?;
     } else {
@@ -83,10 +87,13 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
         if let Some(relevance) = &prepared.relevance {
             tell!("kestrel: {}", relevance_line(relevance));
         }
+        if let Some(verdict) = prepared.scaling.as_ref().filter(|v| told(v)) {
+            tell!("kestrel: {}", scaling_line(verdict, args.settings.learner.fit().task()));
+        }
         for note in &prepared.notes {
             tell!("kestrel: note: {note}");
         }
-        let unconverged = unconverged(&summary, args.settings.scale || args.settings.relevance);
+        let unconverged = unconverged(&summary, prepared.standardised());
         for warning in unconverged.iter().chain(&given_up) {
             tell!("kestrel: warning: {warning}");
         }
@@ -145,7 +152,7 @@ pub fn relevance_json(relevance: &Relevance) -> Value {
 }
 
 /// The training rows as the settings ask for them: read (bad rows skipped and reported
-/// under `--on-error skip`), cut to `--window`, standardised under `--scale` and weighed
+/// under `--on-error skip`), cut to `--window`, standardised as `--scale` says and weighed
 /// under `--relevance`.
 pub struct Prepared<T> {
     /// The rows to learn from.
@@ -154,8 +161,11 @@ pub struct Prepared<T> {
     pub skipped: u64,
     /// The relevance weights `--relevance` chose.
     pub relevance: Option<Relevance>,
+    /// What `--scale auto` decided (`None` under `--scale on` or `off`, or `--relevance`).
+    pub scaling: Option<Result<Compared, Skipped>>,
     /// What the rows suggest to change: [`unscaled_note`] for rows neither standardised
-    /// nor weighed, [`many_labels_note`] for a classifier's labels.
+    /// nor weighed (unless `--scale auto` compared them), [`many_labels_note`] for a
+    /// classifier's labels.
     pub notes: Vec<String>,
     scaler: Option<Scaler<T, Vec<T>>>,
     /// The model has classes (the novelty detector's labels name none).
@@ -182,36 +192,68 @@ impl<T: Real> Prepared<T> {
         if let Some(window) = settings.window {
             data = data.last(window);
         }
-        let (scaler, relevance) = if settings.relevance {
-            let fit_settings = settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
-            relevance::check_applies(fit_settings.learner, fit_settings.kernel.kind)
-                .map_err(|e| Usage(format!("--{e}")))?;
-            let weighed = relevance::weighed_if_better(&data, &fit_settings).context("--relevance")?;
-            data = weighed.rows;
-            (Some(weighed.scaler), Some(weighed.relevance))
-        } else if settings.scale {
-            // The rows and their standardised copy are held at once; the copy alone then
-            // goes on to the fit, whose bytes count here too so that one error names the
-            // budget of both.
-            let copy = data.standardized_bytes();
-            let copies = data.bytes().saturating_add(copy);
-            if settings.budget.is_some() {
-                let fit_settings = settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
-                let fitting = fit::needed_bytes(&fit_settings, &data, copy)?.unwrap_or(0);
-                check_budget(copies.max(fitting), settings.budget).context("--scale")?;
+        let (mut scaler, mut relevance, mut scaling) = (None, None, None);
+        match (settings.relevance, settings.scale) {
+            (true, ScaleArg::Off) => {
+                bail!(Usage("--relevance weighs the standardised features: it does not go with --scale off".into()))
             }
-            let (scaled, scaler) = data.standardized().context("--scale")?;
-            data = scaled;
-            (Some(scaler), None)
-        } else {
-            (None, None)
-        };
+            (true, _) => {
+                let fit_settings = settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
+                relevance::check_applies(fit_settings.learner, fit_settings.kernel.kind)
+                    .map_err(|e| Usage(format!("--{e}")))?;
+                let weighed = relevance::weighed_if_better(&data, &fit_settings).context("--relevance")?;
+                data = weighed.rows;
+                (scaler, relevance) = (Some(weighed.scaler), Some(weighed.relevance));
+            }
+            (false, ScaleArg::On) => {
+                let (scaled, standardiser) = standardized_within(&data, settings)?;
+                (data, scaler) = (scaled, Some(standardiser));
+            }
+            (false, ScaleArg::Auto) => {
+                let fit_settings = settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
+                let decided = scaling::standardized_if_better(&data, &fit_settings).context("--scale auto")?;
+                if let Some((scaled, standardiser)) = decided.standardised {
+                    (data, scaler) = (scaled, Some(standardiser));
+                }
+                scaling = Some(decided.verdict);
+            }
+            (false, ScaleArg::Off) => {}
+        }
         let classes = settings.learner != TrainLearner::Novelty;
-        let unscaled = if scaler.is_none() { unscaled_note(&data) } else { None };
+        // A comparison's verdict stands for the note's rule of thumb.
+        let compared = matches!(scaling, Some(Ok(_)));
+        let unscaled = if scaler.is_none() && !compared { unscaled_note(&data) } else { None };
         let classifier = settings.learner.fit().task() == Task::Classification && classes;
         let labels = if classifier { many_labels_note(&data) } else { None };
         let notes = unscaled.into_iter().chain(labels).collect();
-        Ok(Prepared { data, skipped, relevance, notes, scaler, classes })
+        Ok(Prepared { data, skipped, relevance, scaling, notes, scaler, classes })
+    }
+
+    /// Seconds the choices of `--relevance` and `--scale auto` took (the rest of
+    /// [`Prepared::read`] is reading).
+    pub fn preparation_seconds(&self) -> f64 {
+        let scaling = match &self.scaling {
+            Some(Ok(compared)) => compared.seconds,
+            _ => 0.0,
+        };
+        self.relevance.as_ref().map_or(0.0, |r| r.seconds) + scaling
+    }
+
+    /// Whether the model standardises its inputs (`--scale`, `--relevance`, or `auto`'s
+    /// choice).
+    pub fn standardised(&self) -> bool {
+        self.scaler.is_some()
+    }
+
+    /// The flag that prepares the rows as these were: for a command that trains with
+    /// settings `auto` may not compare under (`tune`'s best model).
+    pub fn preparation_flag(&self, settings: &TrainSettings) -> &'static str {
+        match (settings.relevance, self.standardised(), settings.scale, &self.scaling) {
+            (true, ..) => " --relevance",
+            (false, true, ..) => " --scale",
+            (false, false, ScaleArg::Off, _) | (false, false, _, Some(Ok(_))) => " --scale off",
+            _ => "",
+        }
     }
 
     /// A warning when the classifier `bytes` (a model [`fit()`] on these rows) predicts
@@ -287,6 +329,58 @@ impl<T: Real> Prepared<T> {
             bytes = model::with_feature_names(bytes, features)?;
         }
         Ok(bytes)
+    }
+}
+
+/// `data` standardised under `--scale` (on): the rows and their standardised copy are held
+/// at once, and the copy alone then goes on to the fit, whose bytes count here too so that
+/// one error names the budget of both.
+fn standardized_within<T: Real>(data: &Dataset<T>, settings: &TrainSettings) -> Result<(Dataset<T>, HostScaler<T>)> {
+    let copy = data.standardized_bytes();
+    let copies = data.bytes().saturating_add(copy);
+    if settings.budget.is_some() {
+        let fit_settings = settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
+        let fitting = fit::needed_bytes(&fit_settings, data, copy)?.unwrap_or(0);
+        check_budget(copies.max(fitting), settings.budget).context("--scale")?;
+    }
+    data.standardized().context("--scale")
+}
+
+/// What `--scale auto` decided, for the terminal (when [`told`]): the two leave-one-out
+/// scores, or why it did not compare.
+pub fn scaling_line(verdict: &Result<Compared, Skipped>, task: Task) -> String {
+    match verdict {
+        Ok(Compared { loo: (raw, scaled), standardised, seconds }) => {
+            let (chosen, other, what, against) = match standardised {
+                true => (scaled, raw, "standardised the features", "as they come"),
+                false => (raw, scaled, "took the features as they come", "standardised"),
+            };
+            let scores = match task {
+                Task::Classification => format!("errors {chosen} against {other}"),
+                Task::Regression => format!("mean squared error {chosen:.4e} against {other:.4e}"),
+            };
+            format!("--scale auto {what}: leave-one-out {scores} {against} ({seconds:.3} s)")
+        }
+        Err(skipped) => format!("--scale auto took the features as they come: {}", skipped.reason()),
+    }
+}
+
+/// Whether the terminal hears of `verdict`: a comparison, or a skip the user may not
+/// expect (sparse rows, the budget, an overflow); not a learner it never applies to, nor rows
+/// standardised already.
+pub fn told(verdict: &Result<Compared, Skipped>) -> bool {
+    matches!(verdict, Ok(_) | Err(Skipped::Sparse | Skipped::Budget | Skipped::Overflow))
+}
+
+/// What `--scale auto` decided, for `--json`.
+pub fn scaling_json(verdict: &Result<Compared, Skipped>) -> Value {
+    match verdict {
+        Ok(Compared { loo: (raw, scaled), standardised, seconds }) => json!({
+            "standardised": standardised,
+            "loo": {"as_given": raw, "standardised": scaled},
+            "seconds": seconds,
+        }),
+        Err(skipped) => json!({"standardised": false, "not_compared": skipped.reason()}),
     }
 }
 

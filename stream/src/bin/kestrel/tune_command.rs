@@ -33,7 +33,7 @@ use crate::args::{ClassWeightArg, KernelArg, ScalarArg, Setting, TrainLearner, T
 use crate::commands::progress_bar;
 use crate::report::Report;
 use crate::report::chart::{Axes, Dots, Plot, bars, number, pick};
-use crate::train_command::{Prepared, fit, relevance_json};
+use crate::train_command::{Prepared, fit, relevance_json, scaling_json, scaling_line, told};
 
 /// Folds of the cross-validation unless `--folds` says.
 const DEFAULT_FOLDS: usize = 5;
@@ -179,20 +179,20 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
             "seconds": seconds,
             "model_bytes": model_bytes,
         });
-        if let (Some(relevance), Value::Object(fields)) = (&prepared.relevance, &mut summary) {
-            fields.insert("relevance".to_string(), relevance_json(relevance));
+        if let Value::Object(fields) = &mut summary {
+            if let Some(relevance) = &prepared.relevance {
+                fields.insert("relevance".to_string(), relevance_json(relevance));
+            }
+            fields.insert("standardised".to_string(), json!(prepared.standardised()));
+            if let Some(verdict) = &prepared.scaling {
+                fields.insert("scaling".to_string(), scaling_json(verdict));
+            }
         }
         say!("{summary}")?;
     } else {
         print_table(&candidates, best, task, &criterion)?;
         if let Some(best) = candidates.get(best) {
-            let preparation = if args.settings.relevance {
-                " --relevance"
-            } else if args.settings.scale {
-                " --scale"
-            } else {
-                ""
-            };
+            let preparation = prepared.preparation_flag(&args.settings);
             let mut column_flags = class_weight_flags(&args.settings);
             for categorical in &args.settings.categorical.categorical {
                 column_flags.push_str(&format!(" --categorical {}", shell::word(&categorical.to_string())));
@@ -203,6 +203,9 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
             say!("best: kestrel train --learner {}{preparation}{column_flags}{}", learner_name(learner), flags(best))?;
         }
         tell!("kestrel: {} candidates on {} rows in {seconds:.3} s", candidates.len(), data.len());
+        if let Some(verdict) = prepared.scaling.as_ref().filter(|v| told(v)) {
+            tell!("kestrel: {}", scaling_line(verdict, task));
+        }
         for note in &prepared.notes {
             tell!("kestrel: note: {note}");
         }

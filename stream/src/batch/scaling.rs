@@ -1,0 +1,276 @@
+//! `kestrel train --scale auto`, the default: standardise the features or learn from them
+//! as they come, whichever the leave-one-out criterion of `--gamma auto` scores better.
+//!
+//! Standardising maps feature `j` to `(x_j − μ_j)/σ_j` by its mean and population standard
+//! deviation over the training rows ([`Dataset::standardized`]). Under a kernel of the
+//! distance `‖x − x'‖²` that decides which features count: in raw units the features of
+//! largest variance set every distance, standardised each counts alike. Neither is right
+//! everywhere — on wine (proline's variance is 10⁵ times the others') standardising gains
+//! 4 points of test accuracy, on handwritten digits (pixels of one unit, the informative
+//! ones of larger variance) it loses 1.3 — so both are scored by the criterion the width
+//! search ends with ([`fit::auto_width_score`]: the exact leave-one-out of the reduced
+//! kernel ridge, the least-squares SVM's misclassifications for classes, at the best of
+//! the five octaves around the alignment's width), and the rows are standardised only when
+//! that score is strictly lower. Measured on 20 sets (BENCHMARKS.md, "Raw units").
+//!
+//! The comparison is skipped, and the rows taken as they come, where it cannot be made or
+//! cannot matter: a learner without targets or without a kernel width to match (the
+//! linear SVM, the novelty detector: [`Skipped::Learner`]); rows already standardised
+//! (every mean within [`STANDARD`] of 0 and every variance of 1 or 0:
+//! [`Skipped::Standard`]); sparse rows, which centring would make dense — a standardised
+//! copy over [`DENSER`] times the rows' bytes ([`Skipped::Sparse`]); a feature's variance
+//! past the scalar's range ([`Skipped::Overflow`]); fewer than two rows; and a `--budget`
+//! without room for the comparison ([`Skipped::Budget`]). The rows' own score failing is
+//! the error the default fit would meet too; a standardised copy that cannot be scored is
+//! not taken.
+//!
+//! Cost: the score twice — an alignment search on at most 300 rows and five ridge paths on
+//! at most [`super::krr::CG_SUBSAMPLE`] rows each — besides the learner's own fit. Memory:
+//! the rows, their standardised copy and one score's fit at once.
+
+use std::time::Instant;
+
+use kestrel_core::Real;
+
+use super::fit::{self, FitError, FitSettings, KernelChoice, Learner, Setting};
+use super::krr::{RidgeScore, Task};
+use super::{TrainError, check_budget};
+use crate::dataset::{Dataset, HostScaler};
+
+/// How far a mean may lie from 0, and a variance from 1, for rows already standardised.
+pub const STANDARD: f64 = 1e-6;
+/// The most a standardised copy may outweigh the rows as read (in bytes) for `auto` to
+/// make it: rows at least about a quarter dense.
+pub const DENSER: usize = 4;
+
+/// Why `--scale auto` took the rows as they come without comparing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skipped {
+    /// The learner has no targets to score by, or no kernel (svm, novelty).
+    Learner,
+    /// The rows are standardised already.
+    Standard,
+    /// Centring would make sparse rows dense.
+    Sparse,
+    /// Fewer than two rows, nothing to leave out.
+    TooFewRows,
+    /// `--budget` has no room for the standardised copy beside the rows and a score's fit.
+    Budget,
+    /// A feature's mean or variance overflows the scalar (`f32` readings near 10¹⁹).
+    Overflow,
+}
+
+impl Skipped {
+    /// Why, in words.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Skipped::Learner => "the linear SVM and the novelty detector have no kernel ridge to score it by",
+            Skipped::Standard => "the features are standardised already",
+            Skipped::Sparse => "the rows are sparse, and centring would make them dense",
+            Skipped::TooFewRows => "fewer than two rows",
+            Skipped::Budget => "--budget has no room for a standardised copy beside the rows",
+            Skipped::Overflow => "a feature's variance overflows the scalar",
+        }
+    }
+}
+
+/// The two leave-one-out scores `--scale auto` compared.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Compared {
+    /// The score of the rows as they come, then of the standardised rows: misclassifications
+    /// (weighted by class under class weights) for classes, the mean squared residual for
+    /// a regression.
+    pub loo: (f64, f64),
+    /// The standardised rows scored lower, and the model standardises.
+    pub standardised: bool,
+    /// Seconds the two scores took.
+    pub seconds: f64,
+}
+
+/// What `--scale auto` decided, and the rows it decided for.
+pub struct Decided<T> {
+    /// The standardised rows and their scaler when they won, else `None`: the rows as given.
+    pub standardised: Option<(Dataset<T>, HostScaler<T>)>,
+    /// The comparison, or why there was none.
+    pub verdict: Result<Compared, Skipped>,
+}
+
+/// Standardises `data` when that lowers the leave-one-out score of `settings`' learner at
+/// its automatic width (see the module documentation for when it does not compare).
+///
+/// # Errors
+/// As [`Dataset::standardized`] and [`fit::auto_width_score`] (constant targets, bad
+/// labels).
+pub fn standardized_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> Result<Decided<T>, FitError> {
+    let skipped = |why| Ok(Decided { standardised: None, verdict: Err(why) });
+    if matches!(settings.learner, Learner::Svm | Learner::Novelty) {
+        return skipped(Skipped::Learner);
+    }
+    if data.len() < 2 {
+        return skipped(Skipped::TooFewRows);
+    }
+    let copy = data.standardized_bytes();
+    if copy > data.bytes().saturating_mul(DENSER) {
+        return skipped(Skipped::Sparse);
+    }
+    if is_standard(data) {
+        return skipped(Skipped::Standard);
+    }
+    let task = settings.learner.task();
+    let beside = data.bytes().saturating_add(copy);
+    if settings.budget.is_some() {
+        let scoring = beside.saturating_add(fit::auto_width_score_bytes(settings, data, copy, task)?);
+        if check_budget(scoring, settings.budget).is_err() {
+            return skipped(Skipped::Budget);
+        }
+    }
+    let start = Instant::now();
+    let settings = &FitSettings { budget: settings.budget.map(|b| b.saturating_sub(beside)), ..scored(settings) };
+    let (standardised, scaler) = match data.standardized() {
+        Ok(standardised) => standardised,
+        Err(kestrel_core::Error::NonFinite) => return skipped(Skipped::Overflow),
+        Err(error) => return Err(TrainError::Core(error).into()),
+    };
+    let score = |rows: &Dataset<T>| fit::auto_width_score(settings, rows, task);
+    // The rows' own error would be the default fit's too; a standardised copy that cannot
+    // be scored is not taken (its score is infinite).
+    let raw = score(data)?;
+    let scaled = score(&standardised).ok();
+    let won = scaled.is_some_and(|scaled| scaled.key(task) < raw.key(task));
+    let loo = (loss(raw, task), scaled.map_or(f64::INFINITY, |scaled| loss(scaled, task)));
+    let verdict = Ok(Compared { loo, standardised: won, seconds: start.elapsed().as_secs_f64() });
+    Ok(Decided { standardised: won.then_some((standardised, scaler)), verdict })
+}
+
+/// `settings` as scored: under the linear kernel, which has no width to search, a width of
+/// 1 that it ignores.
+fn scored(settings: &FitSettings) -> FitSettings {
+    let mut scored = settings.clone();
+    if scored.kernel.kind == KernelChoice::Linear {
+        scored.kernel.gamma = Some(Setting::Value(1.0));
+    }
+    scored
+}
+
+/// A score as the verdict reports it: misclassifications for classes, else the mean
+/// squared residual.
+fn loss(score: RidgeScore, task: Task) -> f64 {
+    match task {
+        Task::Classification => score.weighted_errors,
+        Task::Regression => score.mse,
+    }
+}
+
+/// Whether every feature of `data` has a mean within [`STANDARD`] of 0 and a variance
+/// within it of 1, or 0 (a constant 0, which standardising leaves 0).
+fn is_standard<T: Real>(data: &Dataset<T>) -> bool {
+    let Some((means, variances)) = data.feature_moments() else { return false };
+    means.iter().zip(&variances).all(|(m, &v)| m.abs() <= STANDARD && ((v - 1.0).abs() <= STANDARD || v == 0.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Record;
+    use kestrel_core::Rng;
+
+    /// `n` rows of `d` standard normal features times `scales`, the class `label(x)`.
+    fn rows(n: usize, seed: u64, scales: &[f64], label: impl Fn(&[f64]) -> f64) -> Dataset<f64> {
+        let mut rng = Rng::seed_from_u64(seed);
+        let mut data = Dataset::<f64>::new();
+        for _ in 0..n {
+            let unit: Vec<f64> = scales.iter().map(|_| rng.normal::<f64>()).collect();
+            let values: Vec<f64> = unit.iter().zip(scales).map(|(x, s)| x * s).collect();
+            let indices = (0..u32::try_from(scales.len()).unwrap()).collect();
+            data.push(&Record { label: label(&unit), indices, values, ..Record::default() }).unwrap();
+        }
+        data
+    }
+
+    fn settings(learner: Learner) -> FitSettings {
+        FitSettings { centers: Some(40), ..FitSettings::new(learner) }
+    }
+
+    /// The class depends on the small feature alone, and a large one of noise sets the raw
+    /// distances: standardising wins, and the rows are those of `standardized`.
+    #[test]
+    fn a_loud_irrelevant_feature_is_standardised_away() {
+        let data = rows(300, 1, &[1.0, 1000.0], |x| if (2.0 * x[0]).sin() > 0.0 { 1.0 } else { -1.0 });
+        let decided = standardized_if_better(&data, &settings(Learner::Rsvm)).unwrap();
+        let compared = decided.verdict.unwrap();
+        assert!(compared.standardised && compared.loo.1 < compared.loo.0, "{compared:?}");
+        let (rows, _) = decided.standardised.unwrap();
+        let (expected, _) = data.standardized().unwrap();
+        assert!((0..data.len()).all(|i| rows.row(i) == expected.row(i)));
+    }
+
+    /// The target depends on the large feature, and the small ones are noise: in raw units
+    /// the kernel already looks at the right one, and standardising would let the noise in.
+    #[test]
+    fn raw_units_that_already_weigh_right_are_kept() {
+        let data = rows(300, 2, &[100.0, 1.0, 1.0, 1.0, 1.0], |x| (2.0 * x[0]).sin());
+        let decided = standardized_if_better(&data, &settings(Learner::Krr)).unwrap();
+        let compared = decided.verdict.unwrap();
+        assert!(!compared.standardised && compared.loo.0 <= compared.loo.1, "{compared:?}");
+        assert!(decided.standardised.is_none());
+    }
+
+    /// The decision is the comparison's, for every kernel.
+    #[test]
+    fn every_kernel_is_compared() {
+        let data = rows(200, 3, &[1.0, 1000.0], |x| x[0] * x[0]);
+        for kind in [KernelChoice::Rbf, KernelChoice::Poly, KernelChoice::Linear] {
+            let mut settings = settings(Learner::Krr);
+            settings.kernel.kind = kind;
+            let decided = standardized_if_better(&data, &settings).unwrap();
+            let compared = decided.verdict.unwrap();
+            assert_eq!(compared.standardised, compared.loo.1 < compared.loo.0, "{kind:?}: {compared:?}");
+            assert_eq!(decided.standardised.is_some(), compared.standardised);
+        }
+    }
+
+    /// No comparison where it cannot be made or cannot matter.
+    #[test]
+    fn what_is_not_compared() {
+        let data = rows(100, 4, &[1.0, 50.0], |x| x[0]);
+        for learner in [Learner::Svm, Learner::Novelty] {
+            assert_eq!(standardized_if_better(&data, &settings(learner)).unwrap().verdict, Err(Skipped::Learner));
+        }
+        let (standard, _) = data.standardized().unwrap();
+        let verdict = standardized_if_better(&standard, &settings(Learner::Krr)).unwrap().verdict;
+        assert_eq!(verdict, Err(Skipped::Standard));
+        let mut sparse = Dataset::<f64>::new();
+        for i in 0..50u32 {
+            let record = Record { label: f64::from(i), indices: vec![i], values: vec![1.0], ..Record::default() };
+            sparse.push(&record).unwrap();
+        }
+        let verdict = standardized_if_better(&sparse, &settings(Learner::Krr)).unwrap().verdict;
+        assert_eq!(verdict, Err(Skipped::Sparse));
+        let one = rows(1, 5, &[1.0, 50.0], |x| x[0]);
+        let verdict = standardized_if_better(&one, &settings(Learner::Krr)).unwrap().verdict;
+        assert_eq!(verdict, Err(Skipped::TooFewRows));
+        let tight = FitSettings { budget: Some(data.bytes() + data.standardized_bytes()), ..settings(Learner::Krr) };
+        assert_eq!(standardized_if_better(&data, &tight).unwrap().verdict, Err(Skipped::Budget));
+    }
+
+    /// In `f32`, readings near 10²⁰ have a variance past the scalar's range: `auto` takes them
+    /// as they come, as the default did before it, instead of failing the fit.
+    #[test]
+    fn statistics_that_overflow_are_not_compared() {
+        let mut data = Dataset::<f32>::new();
+        for i in 0..20u32 {
+            let values = vec![f64::from(i) * 1e19, f64::from(i % 3)];
+            let record = Record { label: f64::from(i % 2), indices: vec![0, 1], values, ..Record::default() };
+            data.push(&record).unwrap();
+        }
+        let decided = standardized_if_better(&data, &settings(Learner::Rsvm)).unwrap();
+        assert_eq!(decided.verdict, Err(Skipped::Overflow));
+    }
+
+    /// Constant targets are the score's error, as they are the fit's.
+    #[test]
+    fn constant_targets_are_an_error() {
+        let data = rows(50, 6, &[1.0, 50.0], |_| 3.0);
+        assert!(standardized_if_better(&data, &settings(Learner::Krr)).is_err());
+    }
+}
