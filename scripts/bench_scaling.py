@@ -6,7 +6,12 @@ Sets: the shared data's `*_raw.csv` files; River's bundled ImageSegments, Shuttl
 bundled anes96 (vote), fair (any affair), randhie (mdvis), star98 (NABOVE), ccard (AVGEXP)
 and engel (foodexp). Each set that is not split already is shuffled and cut 75/25 with
 seed 1 (stratified for classes). Classes: `--learner rsvm`, test accuracy; targets:
-`--learner krr`, test MSE. Seconds are the whole `train` process.
+`--learner krr`, test MSE. Seconds are the whole `train` process. Then the two learners
+`auto` standardises by rule, on the classification sets: the linear SVM (`--learner svm
+--scale off|on`, test accuracy, and whether its solver converged), and the novelty
+detector (`KernelNoveltyDetector(scale=False|True)` trained on one class's training rows,
+the test rows' AUC of the other classes against it, the mean over the classes of 10 rows
+or more).
 
     pip install statsmodels          # besides python/run-tests.sh's venv
     target/python-venv/bin/python scripts/bench_scaling.py [path/to/kestrel]
@@ -21,9 +26,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import kestrel
+import numpy as np
 import pandas as pd
 import statsmodels.datasets as sm
 from river import datasets
+from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,13 +108,42 @@ def run(out, name, task, scale):
     return score.get("accuracy", score.get("mse")), seconds, json.loads(fitted.stdout).get("scaling")
 
 
+def linear(out, name, scale):
+    """The linear SVM with `--scale scale`: (test accuracy, whether its solver converged)."""
+    model = out / f"{name}.svm.kestrel"
+    train = [KESTREL, "train", "--learner", "svm", "--input", out / f"{name}.train.csv", "--out", model]
+    fitted = subprocess.run(train + ["--scale", scale, "--json"], check=True, capture_output=True, text=True)
+    scored = subprocess.run(
+        [KESTREL, "eval", "--model", model, "--input", out / f"{name}.test.csv", "--json"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(scored.stdout)["accuracy"], json.loads(fitted.stdout)["converged"]
+
+
+def novelty(out, name, scale):
+    """The novelty detector's mean one-class test AUC, standardised or not."""
+    train, test = (pd.read_csv(out / f"{name}.{part}.csv") for part in ["train", "test"])
+    X, y = train.iloc[:, :-1].to_numpy(), train.iloc[:, -1].to_numpy()
+    X_test, y_test = test.iloc[:, :-1].to_numpy(), test.iloc[:, -1].to_numpy()
+    aucs = []
+    for c in np.unique(y):
+        if (y == c).sum() < 10 or len(np.unique(y_test == c)) < 2:
+            continue
+        detector = kestrel.KernelNoveltyDetector(scale=scale).fit(X[y == c])
+        aucs.append(roc_auc_score(y_test != c, -detector.decision_function(X_test)))
+    return float(np.mean(aucs))
+
+
 def main():
     print("| set | task | leave-one-out as given / standardised | test as given / standardised "
           "| `auto` chose | seconds off / on / auto |")
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        for name, task in sets(out):
+        made = sets(out)
+        for name, task in made:
             (off, t_off, _), (on, t_on, _), (auto, t_auto, scaling) = (run(out, name, task, s) for s in ["off", "on", "auto"])
             fmt = (lambda v: f"{100 * v:.2f} %") if task == "class" else (lambda v: f"{v:.4g}")
             if "loo" in scaling:
@@ -118,6 +155,16 @@ def main():
             verdict = "equal" if off == on else ("the better" if auto == better else "the worse")
             print(f"| {name} | {task} | {loo} | {fmt(off)} / {fmt(on)} | {chose}, {verdict} "
                   f"| {t_off:.2f} / {t_on:.2f} / {t_auto:.2f} |", flush=True)
+        print("\n| set | linear SVM: test accuracy as given / standardised (converged) "
+              "| novelty detector: mean AUC as given / standardised |")
+        print("|---|---|---|")
+        for name, task in made:
+            if task != "class":
+                continue
+            (off, off_converged), (on, on_converged) = (linear(out, name, s) for s in ["off", "on"])
+            aucs = f"{novelty(out, name, False):.4f} / {novelty(out, name, True):.4f}"
+            print(f"| {name} | {100 * off:.2f} % ({'yes' if off_converged else 'no'}) / "
+                  f"{100 * on:.2f} % ({'yes' if on_converged else 'no'}) | {aucs} |", flush=True)
 
 
 if __name__ == "__main__":

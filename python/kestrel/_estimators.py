@@ -335,7 +335,8 @@ class DCDLinearSVC(_TakesSampleWeight, _KestrelClassifier):
         so ``predict``, ``kestrel predict`` and a device take rows in their own units.
         "auto" standardises only when that lowers the leave-one-out error of the automatic
         width search (``kestrel train``'s default; ``summary_["scaling"]`` holds both
-        scores); the linear SVM and the novelty detector then take the rows as given.
+        scores), and always for the linear SVM and the novelty detector, which have no
+        such score; rows already standardised, or sparse, are taken as given.
 
     Attributes
     ----------
@@ -404,7 +405,8 @@ class ReducedKernelSVC(_TakesSampleWeight, _KestrelClassifier):
         so ``predict``, ``kestrel predict`` and a device take rows in their own units.
         "auto" standardises only when that lowers the leave-one-out error of the automatic
         width search (``kestrel train``'s default; ``summary_["scaling"]`` holds both
-        scores); the linear SVM and the novelty detector then take the rows as given.
+        scores), and always for the linear SVM and the novelty detector, which have no
+        such score; rows already standardised, or sparse, are taken as given.
     relevance : bool, default=False
         Standardise the features and weigh each by its relevance before learning: one
         Gaussian width per feature, chosen by kernel-target alignment on up to 300 rows
@@ -493,7 +495,8 @@ class SLKLRegressor(_KestrelRegressor):
         so ``predict``, ``kestrel predict`` and a device take rows in their own units.
         "auto" standardises only when that lowers the leave-one-out error of the automatic
         width search (``kestrel train``'s default; ``summary_["scaling"]`` holds both
-        scores); the linear SVM and the novelty detector then take the rows as given.
+        scores), and always for the linear SVM and the novelty detector, which have no
+        such score; rows already standardised, or sparse, are taken as given.
     relevance : bool, default=False
         Standardise the features and weigh each by its relevance before learning: one
         Gaussian width per feature, chosen by kernel-target alignment on up to 300 rows
@@ -562,7 +565,8 @@ class KernelRidgeNystrom(_TakesSampleWeight, _KestrelRegressor):
         so ``predict``, ``kestrel predict`` and a device take rows in their own units.
         "auto" standardises only when that lowers the leave-one-out error of the automatic
         width search (``kestrel train``'s default; ``summary_["scaling"]`` holds both
-        scores); the linear SVM and the novelty detector then take the rows as given.
+        scores), and always for the linear SVM and the novelty detector, which have no
+        such score; rows already standardised, or sparse, are taken as given.
     relevance : bool, default=False
         Standardise the features and weigh each by its relevance before learning: one
         Gaussian width per feature, chosen by kernel-target alignment on up to 300 rows
@@ -754,7 +758,8 @@ class KernelNoveltyDetector(OutlierMixin, _KestrelEstimator):
         so ``predict``, ``kestrel predict`` and a device take rows in their own units.
         "auto" standardises only when that lowers the leave-one-out error of the automatic
         width search (``kestrel train``'s default; ``summary_["scaling"]`` holds both
-        scores); the linear SVM and the novelty detector then take the rows as given.
+        scores), and always for the linear SVM and the novelty detector, which have no
+        such score; rows already standardised, or sparse, are taken as given.
 
     Attributes
     ----------

@@ -36,7 +36,7 @@ use kestrel_stream::batch::fit::{
 };
 use kestrel_stream::batch::krr;
 use kestrel_stream::batch::relevance::{self, Relevance};
-use kestrel_stream::batch::scaling::{self, Compared, Skipped};
+use kestrel_stream::batch::scaling::{self, Verdict};
 use kestrel_stream::checkpoint::Checkpoint;
 use kestrel_stream::dataset::Dataset;
 use kestrel_stream::history::History;
@@ -354,7 +354,7 @@ fn dataset<T: Real>(rows: &Rows<'_>, labels: &[f64], weights: Option<Vec<f64>>) 
 enum Prepared {
     AsAsked,
     Weighed(Relevance),
-    Scaled(Result<Compared, Skipped>),
+    Scaled(Verdict),
 }
 
 /// Fits on `rows` and `labels` in scalar `T`: the model's bytes and its summary, and how
@@ -458,16 +458,14 @@ fn fit<'py>(
         }
         Prepared::Scaled(verdict) => {
             let scaling = PyDict::new(py);
+            scaling.set_item("standardised", verdict.standardised())?;
             match verdict {
-                Ok(compared) => {
-                    scaling.set_item("standardised", compared.standardised)?;
+                Verdict::Compared(compared) => {
                     scaling.set_item("loo", compared.loo)?;
                     scaling.set_item("seconds", compared.seconds)?;
                 }
-                Err(skipped) => {
-                    scaling.set_item("standardised", false)?;
-                    scaling.set_item("not_compared", skipped.reason())?;
-                }
+                Verdict::ByRule => scaling.set_item("by_rule", true)?,
+                Verdict::Skipped(skipped) => scaling.set_item("not_compared", skipped.reason())?,
             }
             summary.set_item("scaling", scaling)?;
         }

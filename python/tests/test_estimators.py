@@ -397,8 +397,8 @@ def test_scale_auto_is_the_cli_default(tmp_path):
     """`scale="auto"` standardises when the leave-one-out error of the width search is lower
     so, and gives the model `kestrel train` writes with no `--scale` flag: standardised on
     raw wine (proline's variance is 10⁵ times the others'), as given on handwritten digits
-    (pixels of one unit). `summary_["scaling"]` holds both scores; the linear SVM is not
-    compared; any other word raises."""
+    (pixels of one unit). `summary_["scaling"]` holds both scores; the linear SVM, which has
+    none, standardises by rule; any other word raises."""
     for loader, standardised in ((load_wine, True), (load_digits, False)):
         X, y = loader(return_X_y=True)
         X_train, _, y_train, _ = train_test_split(X, y, random_state=0, stratify=y)
@@ -420,7 +420,8 @@ def test_scale_auto_is_the_cli_default(tmp_path):
         names = [f"x{j}" for j in range(X.shape[1])]
         assert out.read_bytes() == kestrel.with_feature_names(fitted.to_bytes(), names), loader.__name__
     linear = kestrel.DCDLinearSVC(scale="auto").fit(X_train, y_train)
-    assert linear.summary_["scaling"]["not_compared"].startswith("the linear SVM")
+    assert linear.summary_["scaling"] == {"standardised": True, "by_rule": True}
+    assert kestrel.load(linear.to_bytes()).info["scaled"]
     with pytest.raises(ValueError, match="scale must be True, False or"):
         kestrel.ReducedKernelSVC(scale="yes").fit(X_train, y_train)
 

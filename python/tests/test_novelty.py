@@ -24,26 +24,31 @@ def sensor_rows(n, seed):
 
 
 def test_the_model_is_the_cli_s(tmp_path):
+    """`kestrel train --learner novelty` standardises by default (`--scale auto`'s rule for
+    the detector), as `scale="auto"` does; `scale=False` is `--scale off`. Either way the
+    pressure faults, ten standard deviations out, are flagged."""
     X = sensor_rows(400, 1)
     path, out = tmp_path / "normal.csv", tmp_path / "novelty.kestrel"
     np.savetxt(path, np.column_stack([X, np.zeros(len(X))]), delimiter=",", header="a,b,c,label", comments="",
                fmt="%.17g")
-    subprocess.run([kestrel_cli(), "train", "--learner", "novelty", "--input", path, "--quantile", "0.95", "--centers",
-                    "64", "--out", out], check=True, capture_output=True)
-    detector = kestrel.KernelNoveltyDetector(contamination=0.05, n_centres=64).fit(X)
-    assert kestrel.with_feature_names(detector.to_bytes(), ["a", "b", "c"]) == out.read_bytes()
     test = sensor_rows(100, 2)
-    test[::10, 0] += 3000.0  # the pressure: in raw units the kernel sees it most
+    test[::10, 0] += 3000.0  # the pressure
     test_path = tmp_path / "test.csv"
     np.savetxt(test_path, np.column_stack([test, np.zeros(len(test))]), delimiter=",", header="a,b,c,label",
                comments="", fmt="%.17g")
-    lines = subprocess.run([kestrel_cli(), "predict", "--model", out, "--input", test_path], check=True,
-                           capture_output=True, text=True).stdout.split()
-    cli_scores = np.array([float(line.split(",")[0]) for line in lines])
-    cli_flags = np.array([float(line.split(",")[1]) for line in lines])
-    np.testing.assert_array_equal(-detector.score_samples(test), cli_scores)
-    np.testing.assert_array_equal(detector.predict(test), np.where(cli_flags == 1.0, -1, 1))
-    assert (detector.predict(test)[::10] == -1).all()
+    for scale, flags in (("auto", []), (False, ["--scale", "off"])):
+        subprocess.run([kestrel_cli(), "train", "--learner", "novelty", "--input", path, "--quantile", "0.95",
+                        "--centers", "64", "--out", out, *flags], check=True, capture_output=True)
+        detector = kestrel.KernelNoveltyDetector(contamination=0.05, n_centres=64, scale=scale).fit(X)
+        assert kestrel.with_feature_names(detector.to_bytes(), ["a", "b", "c"]) == out.read_bytes()
+        assert kestrel.load(out.read_bytes()).info["scaled"] == (scale == "auto")
+        lines = subprocess.run([kestrel_cli(), "predict", "--model", out, "--input", test_path], check=True,
+                               capture_output=True, text=True).stdout.split()
+        cli_scores = np.array([float(line.split(",")[0]) for line in lines])
+        cli_flags = np.array([float(line.split(",")[1]) for line in lines])
+        np.testing.assert_array_equal(-detector.score_samples(test), cli_scores)
+        np.testing.assert_array_equal(detector.predict(test), np.where(cli_flags == 1.0, -1, 1))
+        assert (detector.predict(test)[::10] == -1).all(), scale
 
 
 def test_one_digit_normal_scores_as_one_class_svm():

@@ -1097,11 +1097,12 @@ fn a_weight_column_weighs_the_rows() {
     assert!(gap(&by_weight, &by_copies) < 1e-3, "{}", gap(&by_weight, &by_copies));
     assert!(gap(&unweighted, &by_copies) > 30.0 * gap(&by_weight, &by_copies), "{}", gap(&unweighted, &by_copies));
     // tune weighs its candidates' fits and scores alike, and its best line keeps the flag.
-    // (`--scale auto` compares krr's rows and keeps them as they come; it does not compare
-    // the linear SVM's.)
-    for (learner, criterion, grid, scale) in
-        [("krr", "weighted leave-one-out", "--gamma-grid", " --scale off"), ("svm", "weighted 5-fold", "--c-grid", "")]
-    {
+    // (`--scale auto` compares krr's rows and keeps them as they come; it standardises the
+    // linear SVM's by rule.)
+    for (learner, criterion, grid, scale) in [
+        ("krr", "weighted leave-one-out", "--gamma-grid", " --scale off"),
+        ("svm", "weighted 5-fold", "--c-grid", " --scale"),
+    ] {
         let tune = ["tune", "--learner", learner, "--input", &weighted, "--weight-column", "w", grid, "0.5,1"];
         let o = kestrel(&[&tune[..], &["--json"]].concat());
         assert!(o.status.success(), "{}", stderr(&o));
@@ -1337,13 +1338,13 @@ fn scaling_is_carried_by_the_model_file() {
         );
         assert!(o.status.success(), "{}", stderr(&o));
         let info = json(&kestrel(&["inspect", model.to_str().unwrap(), "--json"]));
-        assert_eq!(info["scaled"].as_bool(), Some(!scale.is_empty()));
+        assert_eq!(info["scaled"].as_bool(), Some(scale == ["--scale"]));
         let o = kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", &format!("{data}/{test}"), "--json"]);
         json(&o)["accuracy"].as_f64().unwrap()
     };
     let standardised = accuracy("train.csv", "test.csv", &[]);
     let scaled = accuracy("train_raw.csv", "test_raw.csv", &["--scale"]);
-    let raw = accuracy("train_raw.csv", "test_raw.csv", &[]);
+    let raw = accuracy("train_raw.csv", "test_raw.csv", &["--scale", "off"]);
     assert_eq!(scaled, standardised);
     assert!(scaled > raw + 0.03, "scaled {scaled}, raw {raw}");
     // --budget counts the standardised copy beside the rows: the copy of breast_cancer's
@@ -1819,7 +1820,7 @@ fn class_weights_by_name_or_label() {
     assert!(said.contains("best: kestrel train --learner rsvm --scale off --class-weight balanced --gamma "), "{said}");
     let said = tune(&["south west=20", "--learner", "svm", "--folds", "3", "--input", full.to_str().unwrap()]);
     assert!(said.contains("weighted 3-fold accuracy %"), "{said}");
-    assert!(said.contains("best: kestrel train --learner svm --class-weight 'south west=20' --c "), "{said}");
+    assert!(said.contains("best: kestrel train --learner svm --scale --class-weight 'south west=20' --c "), "{said}");
 
     let libsvm = binary_libsvm(&dir, 200);
     let train = |extra: &[&str]| {
@@ -2045,7 +2046,8 @@ fn a_detector_names_a_row_of_zeros_under_a_linear_kernel() {
     assert_eq!((json(&o)["n"].as_u64(), json(&o)["skipped"].as_u64()), (Some(4), Some(1)));
     assert!(stderr(&o).contains("no direction: use --kernel rbf\n"), "skipping, it suggests no skip: {}", stderr(&o));
     let model = dir.join("m.kestrel");
-    let train = ["train", "--learner", "novelty", "--input", input, "--kernel", "linear", "--out"];
+    // (Standardised, as `--scale auto` does by rule, the row would be centred away from 0.)
+    let train = ["train", "--learner", "novelty", "--input", input, "--kernel", "linear", "--scale", "off", "--out"];
     let o = kestrel(&[&train[..], &[model.to_str().unwrap()]].concat());
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(
@@ -2876,8 +2878,9 @@ fn scale_auto_standardises_when_leave_one_out_says_so() {
 
 /// A solver that stops at its iteration limit says so, and what would speed it up; one
 /// that converges says nothing. Features whose scales differ so widely that one sets the
-/// distances (here 10⁶ times the other's variance) get a note suggesting `--scale`, from
-/// `train` and `tune`; rows of like scales, or scaled, get none.
+/// distances (here 10⁶ times the other's variance) get a note suggesting `--scale` under
+/// `--scale off`, from `train` and `tune`; rows of like scales, or scaled — as `--scale
+/// auto` scales the linear SVM's by rule, and says so — get none.
 #[test]
 fn train_warns_when_the_solver_stops_at_its_limit() {
     let dir = scratch("unconverged");
@@ -2890,7 +2893,7 @@ fn train_warns_when_the_solver_stops_at_its_limit() {
     }
     std::fs::write(&data, text).unwrap();
     let (data, model) = (data.to_str().unwrap(), dir.join("m.kestrel"));
-    let train = ["train", "--learner", "svm", "--input", data, "--out", model.to_str().unwrap()];
+    let train = ["train", "--learner", "svm", "--input", data, "--out", model.to_str().unwrap(), "--scale", "off"];
     let o = kestrel(&train);
     assert!(o.status.success(), "{}", stderr(&o));
     let warning = "warning: training stopped at its limit (1000 iterations) before the solver's stopping rule held";
@@ -2898,13 +2901,20 @@ fn train_warns_when_the_solver_stops_at_its_limit() {
     let note = "note: the features' scales differ widely";
     assert!(stderr(&o).contains(&format!("{note} (variances from 8.")), "{}", stderr(&o));
     assert!(stderr(&o).contains("about 1.0 of the 2 features that vary set the distances"), "{}", stderr(&o));
-    let o = kestrel(&[&train[..], &["--scale"]].concat());
-    assert!(o.status.success() && !stderr(&o).contains("warning") && !stderr(&o).contains(note), "{}", stderr(&o));
+    for scale in ["on", "auto"] {
+        let o = kestrel(&[&train[..train.len() - 1], &[scale]].concat());
+        let said = stderr(&o);
+        assert!(o.status.success() && !said.contains("warning") && !said.contains(note), "{scale}: {said}");
+        let rule = "--scale auto standardised the features, as it does for the linear SVM and the novelty detector";
+        assert_eq!(said.contains(rule), scale == "auto", "{said}");
+    }
     let tune = ["tune", "--learner", "svm", "--input", data, "--folds", "2", "--c-grid", "1"];
-    let o = kestrel(&tune);
+    let o = kestrel(&[&tune[..], &["--scale", "off"]].concat());
     assert!(o.status.success() && stderr(&o).contains(note), "{}", stderr(&o));
-    let o = kestrel(&[&tune[..], &["--scale"]].concat());
-    assert!(o.status.success() && !stderr(&o).contains(note), "{}", stderr(&o));
+    for scale in [&["--scale"][..], &[]] {
+        let o = kestrel(&[&tune[..], scale].concat());
+        assert!(o.status.success() && !stderr(&o).contains(note), "{}", stderr(&o));
+    }
     let o = kestrel(&[
         "train",
         "--learner",

@@ -560,9 +560,9 @@ pub struct TrainSettings {
     /// Standardise every feature by its mean and standard deviation over the training
     /// rows before learning; the model file carries them and `predict` (and the device)
     /// applies them to every input. `auto` (the default) standardises when that lowers the
-    /// leave-one-out error `--gamma auto` ends with (twice that search's work; the linear
-    /// SVM, the novelty detector, sparse rows and rows already standardised are taken as
-    /// they come); `--scale` alone is `on`.
+    /// leave-one-out error `--gamma auto` ends with (twice that search's work), and always
+    /// for the linear SVM and the novelty detector, which have no such score; sparse rows
+    /// and rows already standardised are taken as they come. `--scale` alone is `on`.
     #[arg(
         long,
         value_enum,

@@ -13,7 +13,7 @@ use kestrel_stream::batch::check_budget;
 use kestrel_stream::batch::fit::{self, FitError};
 use kestrel_stream::batch::krr::Task;
 use kestrel_stream::batch::relevance::{self, Relevance};
-use kestrel_stream::batch::scaling::{self, Compared, Skipped};
+use kestrel_stream::batch::scaling::{self, Compared, Skipped, Verdict};
 use kestrel_stream::dataset::{BadRows, Dataset, HostScaler};
 use kestrel_stream::model::{self, scalar_name};
 use kestrel_stream::source::{Categorical, LabelColumn, one_hot};
@@ -162,7 +162,7 @@ pub struct Prepared<T> {
     /// The relevance weights `--relevance` chose.
     pub relevance: Option<Relevance>,
     /// What `--scale auto` decided (`None` under `--scale on` or `off`, or `--relevance`).
-    pub scaling: Option<Result<Compared, Skipped>>,
+    pub scaling: Option<Verdict>,
     /// What the rows suggest to change: [`unscaled_note`] for rows neither standardised
     /// nor weighed (unless `--scale auto` compared them), [`many_labels_note`] for a
     /// classifier's labels.
@@ -221,7 +221,7 @@ impl<T: Real> Prepared<T> {
         }
         let classes = settings.learner != TrainLearner::Novelty;
         // A comparison's verdict stands for the note's rule of thumb.
-        let compared = matches!(scaling, Some(Ok(_)));
+        let compared = matches!(scaling, Some(Verdict::Compared(_)));
         let unscaled = if scaler.is_none() && !compared { unscaled_note(&data) } else { None };
         let classifier = settings.learner.fit().task() == Task::Classification && classes;
         let labels = if classifier { many_labels_note(&data) } else { None };
@@ -233,7 +233,7 @@ impl<T: Real> Prepared<T> {
     /// [`Prepared::read`] is reading).
     pub fn preparation_seconds(&self) -> f64 {
         let scaling = match &self.scaling {
-            Some(Ok(compared)) => compared.seconds,
+            Some(Verdict::Compared(compared)) => compared.seconds,
             _ => 0.0,
         };
         self.relevance.as_ref().map_or(0.0, |r| r.seconds) + scaling
@@ -251,7 +251,7 @@ impl<T: Real> Prepared<T> {
         match (settings.relevance, self.standardised(), settings.scale, &self.scaling) {
             (true, ..) => " --relevance",
             (false, true, ..) => " --scale",
-            (false, false, ScaleArg::Off, _) | (false, false, _, Some(Ok(_))) => " --scale off",
+            (false, false, ScaleArg::Off, _) | (false, false, _, Some(Verdict::Compared(_))) => " --scale off",
             _ => "",
         }
     }
@@ -348,9 +348,9 @@ fn standardized_within<T: Real>(data: &Dataset<T>, settings: &TrainSettings) -> 
 
 /// What `--scale auto` decided, for the terminal (when [`told`]): the two leave-one-out
 /// scores, or why it did not compare.
-pub fn scaling_line(verdict: &Result<Compared, Skipped>, task: Task) -> String {
+pub fn scaling_line(verdict: &Verdict, task: Task) -> String {
     match verdict {
-        Ok(Compared { loo: (raw, scaled), standardised, seconds }) => {
+        Verdict::Compared(Compared { loo: (raw, scaled), standardised, seconds }) => {
             let (chosen, other, what, against) = match standardised {
                 true => (scaled, raw, "standardised the features", "as they come"),
                 false => (raw, scaled, "took the features as they come", "standardised"),
@@ -361,26 +361,31 @@ pub fn scaling_line(verdict: &Result<Compared, Skipped>, task: Task) -> String {
             };
             format!("--scale auto {what}: leave-one-out {scores} {against} ({seconds:.3} s)")
         }
-        Err(skipped) => format!("--scale auto took the features as they come: {}", skipped.reason()),
+        Verdict::ByRule => {
+            "--scale auto standardised the features, as it does for the linear SVM and the novelty detector (--scale \
+             off keeps them as they come)"
+                .into()
+        }
+        Verdict::Skipped(skipped) => format!("--scale auto took the features as they come: {}", skipped.reason()),
     }
 }
 
-/// Whether the terminal hears of `verdict`: a comparison, or a skip the user may not
-/// expect (sparse rows, the budget, an overflow); not a learner it never applies to, nor rows
-/// standardised already.
-pub fn told(verdict: &Result<Compared, Skipped>) -> bool {
-    matches!(verdict, Ok(_) | Err(Skipped::Sparse | Skipped::Budget | Skipped::Overflow))
+/// Whether the terminal hears of `verdict`: all but rows standardised already and too few
+/// to compare.
+pub fn told(verdict: &Verdict) -> bool {
+    !matches!(verdict, Verdict::Skipped(Skipped::Standard | Skipped::TooFewRows))
 }
 
 /// What `--scale auto` decided, for `--json`.
-pub fn scaling_json(verdict: &Result<Compared, Skipped>) -> Value {
+pub fn scaling_json(verdict: &Verdict) -> Value {
     match verdict {
-        Ok(Compared { loo: (raw, scaled), standardised, seconds }) => json!({
+        Verdict::Compared(Compared { loo: (raw, scaled), standardised, seconds }) => json!({
             "standardised": standardised,
             "loo": {"as_given": raw, "standardised": scaled},
             "seconds": seconds,
         }),
-        Err(skipped) => json!({"standardised": false, "not_compared": skipped.reason()}),
+        Verdict::ByRule => json!({"standardised": true, "by_rule": true}),
+        Verdict::Skipped(skipped) => json!({"standardised": false, "not_compared": skipped.reason()}),
     }
 }
 
