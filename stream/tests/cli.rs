@@ -2820,7 +2820,8 @@ fn cluster_npkl_and_transform_standardise_readings_under_scale() {
 /// others' — and takes them as they come when it is not (iris); it says which, with both
 /// scores, in `--json` too; its model is the one `--scale` or `--scale off` writes; `tune`
 /// names the flag that rebuilds its best model; rows standardised already are not
-/// compared; and `--relevance` refuses `--scale off`.
+/// compared, nor rows without a score (constant targets), whose fit says why as it does
+/// unscaled; and `--relevance` refuses `--scale off`.
 #[test]
 fn scale_auto_standardises_when_leave_one_out_says_so() {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
@@ -2860,6 +2861,18 @@ fn scale_auto_standardises_when_leave_one_out_says_so() {
     assert_eq!(json(&o)["scaling"]["not_compared"], "the features are standardised already");
     let (_, off) = train(&standard, &model("off.kst"), &["--scale", "off"]);
     assert!(auto == off);
+    // Rows without a score are left to the fit, which names the cause as it does unscaled.
+    let constant = dir.join("constant.csv");
+    std::fs::write(&constant, "a,b,y\n1,200,3\n2,100,3\n5,400,3\n").unwrap();
+    let constant = constant.to_string_lossy();
+    let refusal = |extra: &[&str]| {
+        let o =
+            kestrel(&[&["train", "--learner", "krr", "--input", &constant, "--out", &model("c.kst")], extra].concat());
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        stderr(&o)
+    };
+    assert_eq!(refusal(&[]), refusal(&["--scale", "off"]));
+    assert!(refusal(&[]).contains("every target is 3: there is nothing to learn"), "{}", refusal(&[]));
     let o = kestrel(&[
         "train",
         "--learner",

@@ -28,9 +28,9 @@
 //! [`Skipped::Standard`]); sparse rows, which centring would make dense — a standardised
 //! copy over [`DENSER`] times the rows' bytes ([`Skipped::Sparse`]); a feature's variance
 //! past the scalar's range ([`Skipped::Overflow`]); fewer than two rows; and a `--budget`
-//! without room for the comparison ([`Skipped::Budget`]). The rows' own score failing is
-//! the error the default fit would meet too; a standardised copy that cannot be scored is
-//! not taken.
+//! without room for the comparison ([`Skipped::Budget`]); rows without a score (one class,
+//! constant targets: [`Skipped::Unscored`]), whose fit then names the cause. A standardised
+//! copy that cannot be scored is not taken.
 //!
 //! Cost: the score twice — an alignment search on at most 300 rows and five ridge paths on
 //! at most [`super::krr::CG_SUBSAMPLE`] rows each — besides the learner's own fit. Memory:
@@ -64,6 +64,9 @@ pub enum Skipped {
     Budget,
     /// A feature's mean or variance overflows the scalar (`f32` readings near 10¹⁹).
     Overflow,
+    /// The rows as they come have no score (one class, constant targets): the fit that
+    /// follows meets the same cause and names it.
+    Unscored,
 }
 
 impl Skipped {
@@ -75,6 +78,7 @@ impl Skipped {
             Skipped::TooFewRows => "fewer than two rows",
             Skipped::Budget => "--budget has no room for a standardised copy beside the rows",
             Skipped::Overflow => "a feature's variance overflows the scalar",
+            Skipped::Unscored => "they have no leave-one-out score",
         }
     }
 }
@@ -127,8 +131,7 @@ pub struct Decided<T> {
 /// module documentation for when it does neither).
 ///
 /// # Errors
-/// As [`Dataset::standardized`] and [`fit::auto_width_score`] (constant targets, bad
-/// labels).
+/// As [`Dataset::standardized`] when its copy cannot be allocated.
 pub fn standardized_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> Result<Decided<T>, FitError> {
     let skipped = |why| Ok(Decided { standardised: None, verdict: Verdict::Skipped(why) });
     if data.len() < 2 {
@@ -158,8 +161,10 @@ pub fn standardized_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings
     }
     let task = settings.learner.task();
     if settings.budget.is_some() {
-        let scoring = beside.saturating_add(fit::auto_width_score_bytes(settings, data, copy, task)?);
-        if check_budget(scoring, settings.budget).is_err() {
+        let Ok(score_bytes) = fit::auto_width_score_bytes(settings, data, copy, task) else {
+            return skipped(Skipped::Unscored);
+        };
+        if check_budget(beside.saturating_add(score_bytes), settings.budget).is_err() {
             return skipped(Skipped::Budget);
         }
     }
@@ -167,9 +172,9 @@ pub fn standardized_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings
     let settings = &FitSettings { budget: settings.budget.map(|b| b.saturating_sub(beside)), ..scored(settings) };
     let Some((standardised, scaler)) = standardized()? else { return skipped(Skipped::Overflow) };
     let score = |rows: &Dataset<T>| fit::auto_width_score(settings, rows, task);
-    // The rows' own error would be the default fit's too; a standardised copy that cannot
-    // be scored is not taken (its score is infinite).
-    let raw = score(data)?;
+    // Rows that cannot be scored go on to the fit as they come, whose own check names the
+    // cause; a standardised copy that cannot be scored is not taken (its score is infinite).
+    let Ok(raw) = score(data) else { return skipped(Skipped::Unscored) };
     let scaled = score(&standardised).ok();
     let won = scaled.is_some_and(|scaled| scaled.key(task) < raw.key(task));
     let loo = (loss(raw, task), scaled.map_or(f64::INFINITY, |scaled| loss(scaled, task)));
@@ -316,10 +321,12 @@ mod tests {
         assert_eq!(decided.verdict, Verdict::Skipped(Skipped::Overflow));
     }
 
-    /// Constant targets are the score's error, as they are the fit's.
+    /// Constant targets have no score: the rows go on as they come, for the fit to refuse.
     #[test]
-    fn constant_targets_are_an_error() {
+    fn constant_targets_are_left_to_the_fit() {
         let data = rows(50, 6, &[1.0, 50.0], |_| 3.0);
-        assert!(standardized_if_better(&data, &settings(Learner::Krr)).is_err());
+        let decided = standardized_if_better(&data, &settings(Learner::Krr)).unwrap();
+        assert_eq!(decided.verdict, Verdict::Skipped(Skipped::Unscored));
+        assert!(fit::fit(&settings(Learner::Krr), &data).is_err());
     }
 }
