@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      default: 60 s, every target
 #
 # Targets (fuzz/fuzz_targets/): libsvm_reader, csv_reader, model_decode,
-# checkpoint_decode, train_predict, online_learners, mqtt_message, c_abi. Seeds come from fuzz/seeds/TARGET (committed),
+# checkpoint_decode, train_predict, fit_policy, online_learners, mqtt_message, c_abi. Seeds come from fuzz/seeds/TARGET (committed),
 # dictionaries from fuzz/dicts; the growing corpus is kept in fuzz/corpus/TARGET and
 # crashes land in fuzz/artifacts/TARGET (both git-ignored). Inputs that once crashed a
 # target live in fuzz/regressions/TARGET and are replayed first, so a fixed bug stays
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/../fuzz"
 seconds=${1:-60}
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(libsvm_reader csv_reader model_decode checkpoint_decode train_predict online_learners mqtt_message c_abi)
+[ ${#targets[@]} -eq 0 ] && targets=(libsvm_reader csv_reader model_decode checkpoint_decode train_predict fit_policy online_learners mqtt_message c_abi)
 
 export RUSTC_BOOTSTRAP=1
 command -v cargo-fuzz >/dev/null || { echo "fuzz.sh: cargo install cargo-fuzz first" >&2; exit 2; }

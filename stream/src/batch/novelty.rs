@@ -42,7 +42,8 @@ pub fn train<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitte
             "novelty detection takes a row's distance to the others: it needs 2 rows or more, got n_samples = 1";
         return Err(FitError::Settings(message.into()));
     }
-    let (n, dim) = (data.len(), data.dim());
+    // Rows of no feature are read as one feature of zeros, as the other learners read them.
+    let (n, dim) = (data.len(), data.dim().max(1));
     let capacity = settings.centers.unwrap_or(DEFAULT_CENTERS).min(n);
     let selection = match settings.select {
         Select::Irsvm => Selection::Irsvm { rms: Setting::given(settings.delta).unwrap_or(DELTA) },
@@ -156,6 +157,24 @@ mod tests {
             data.push(&record).unwrap();
         }
         data
+    }
+
+    /// Rows of no feature (LibSVM lines of a label alone) train a detector of one feature,
+    /// as the other learners read them; a given width once divided by their zero width
+    /// (found by the fit_policy fuzz target).
+    #[test]
+    fn rows_of_no_feature_train_one_of_zeros() {
+        let mut rows = Dataset::<f64>::new();
+        for line in 1..=3 {
+            rows.push(&Record { line, ..Record::default() }).unwrap();
+        }
+        assert_eq!(rows.dim(), 0);
+        let given = KernelSettings { gamma: Some(Setting::Value(0.5)), ..KernelSettings::default() };
+        let settings = FitSettings { kernel: given, ..FitSettings::new(Learner::Novelty) };
+        let fitted = fit(&settings, &rows).unwrap();
+        let mut model = model::load(&fitted.bytes).unwrap();
+        assert_eq!(model.info().dim, 1);
+        assert!(model.predict(&Record::default()).unwrap().is_finite());
     }
 
     /// A Gaussian cloud of 400 points: the model flags about `1 − q` of them, flags far
