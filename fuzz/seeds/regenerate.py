@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates the model_decode and checkpoint_decode seeds with the current
-target/release/kestrel (the formats they hold change with it), and the online_learners
-seeds (flags and rows, no CLI). See fuzz/README.md.
+target/release/kestrel (the formats they hold change with it), and the online_learners and
+fit_policy seeds (flags and rows, no CLI). See fuzz/README.md.
 
 Usage: python3 fuzz/seeds/regenerate.py   (after `cargo build --release -p kestrel-stream`)
 """
@@ -125,11 +125,39 @@ def online_seeds():
         write(os.path.join(out, learner), flags + rows)
 
 
+def fit_policy_seeds():
+    """fit_policy: each of the nine learners under each preparation (--scale auto, on, off,
+    --relevance), every setting auto, 8 centres, seed 1, a budget of 4 MiB, on 30 CSV rows
+    of two features in different units — a regression target for slkl, krr, ssvr and kpls,
+    ±1 for the others — and four more: three named classes, LibSVM rows for the linear SVM,
+    a cubic kernel with γ and C given, krr in f32."""
+    out = os.path.join(SEEDS, "fit_policy")
+    classes = "a,b,y\n" + "".join(
+        f"{math.sin(i) * 100:.3f},{math.cos(1.7 * i):.4f},{1 if math.sin(i) > 0 else -1}\n" for i in range(30))
+    targets = "a,b,y\n" + "".join(f"{i * 10:.1f},{math.cos(1.7 * i):.4f},{math.sin(i / 3):.4f}\n" for i in range(30))
+    named_rows = "a,b,y\n" + "".join(
+        f"{i % 7:.1f},{math.cos(1.7 * i) * 1e3:.4f},{'xyz'[i % 3]}\n" for i in range(30))
+    libsvm = "".join(f"{1 if i % 2 else -1} 1:{i / 10:.2f} 3:{math.sin(i):.3f}\n" for i in range(24))
+
+    def flags(learner, mode=0, gamma=0, c=0, degree=0):
+        return bytes([learner, mode, gamma, c, 7, 0, 1, 10, degree, 0])
+
+    for learner in range(9):
+        for preparation in range(4):
+            rows = targets if learner in (0, 3, 7, 8) else classes
+            write(os.path.join(out, f"l{learner}_p{preparation}.csv.bin"), flags(learner, preparation << 3) + rows.encode())
+    write(os.path.join(out, "multi_names.bin"), flags(2) + named_rows.encode())
+    write(os.path.join(out, "libsvm_svm.bin"), flags(1, mode=2) + libsvm.encode())
+    write(os.path.join(out, "poly_given.bin"), flags(2, mode=1 << 5, gamma=9, c=9, degree=1) + classes.encode())
+    write(os.path.join(out, "f32_krr.bin"), flags(3, mode=1) + targets.encode())
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         model_seeds(tmp)
         checkpoint_seeds(tmp)
     online_seeds()
+    fit_policy_seeds()
 
 
 if __name__ == "__main__":
