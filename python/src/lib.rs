@@ -368,6 +368,7 @@ fn fit_in<T: Real>(
 ) -> Result<(Fitted, Prepared), String> {
     let data = dataset::<T>(rows, labels, weights)?;
     let settings = &config.settings;
+    let mut searched = None;
     let (data, scaler, prepared) = match (config.relevance, config.scale) {
         (true, _) => {
             let weighed = relevance::weighed_if_better(&data, settings).map_err(|e| e.to_string())?;
@@ -380,6 +381,7 @@ fn fit_in<T: Real>(
         (false, Scaling::Auto) => {
             let decided = scaling::standardized_if_better(&data, settings).map_err(|e| format!("scale: {e}"))?;
             let verdict = Prepared::Scaled(decided.verdict);
+            searched = decided.searched;
             match decided.standardised {
                 Some((scaled, scaler)) => (scaled, Some(scaler), verdict),
                 None => (data, None, verdict),
@@ -387,6 +389,8 @@ fn fit_in<T: Real>(
         }
         (false, Scaling::Off) => (data, None, Prepared::AsAsked),
     };
+    // The width search `scale="auto"` scored the kept rows with, not run again.
+    let settings = &FitSettings { searched, ..settings.clone() };
     let mut fitted = policy::fit(settings, &data).map_err(|e| e.to_string())?;
     if let Some(scaler) = scaler {
         fitted.bytes = model::with_scaler(fitted.bytes, scaler.section()).map_err(|e| e.to_string())?;

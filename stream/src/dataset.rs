@@ -498,6 +498,18 @@ impl<T: Real> Dataset<T> {
             .saturating_add(n.saturating_mul(size_of::<f64>()))
     }
 
+    /// A hash of the rows, their labels and weights (the same for the same data set, in this
+    /// process): whether a result computed on some rows was computed on these.
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (self.dim, &self.offsets, &self.indices).hash(&mut hasher);
+        self.values.iter().for_each(|v| v.to_f64().to_bits().hash(&mut hasher));
+        self.labels.iter().for_each(|y| y.to_bits().hash(&mut hasher));
+        self.row_weights.iter().flatten().for_each(|w| w.to_bits().hash(&mut hasher));
+        hasher.finish()
+    }
+
     /// Bytes the rows, labels and row weights occupy.
     pub fn bytes(&self) -> usize {
         self.offsets.len() * size_of::<usize>()

@@ -245,6 +245,19 @@ pub struct FitSettings {
     pub seed: u64,
     /// Memory budget in bytes for training.
     pub budget: Option<usize>,
+    /// The width search `--gamma auto` already ran on the rows [`fit`] is given
+    /// (`--scale auto`'s score of the copy it kept, [`auto_width_search`]): taken instead of
+    /// searching again when the fit would run that very search; `None` searches.
+    pub searched: Option<Searched>,
+}
+
+/// A width search of `--gamma auto` on the automatic ridge path ([`auto_width_search`]),
+/// and the rows it ran on ([`Dataset::fingerprint`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Searched {
+    rows: u64,
+    choice: gamma::GammaChoice,
+    scores: Vec<WidthScore>,
 }
 
 impl FitSettings {
@@ -271,6 +284,7 @@ impl FitSettings {
             components: None,
             seed: 1,
             budget: None,
+            searched: None,
         }
     }
 }
@@ -521,7 +535,12 @@ fn kernel<T: Real>(
                     vec![("alignment", Field::Number(choice.alignment)), ("gamma", Field::Number(choice.gamma))];
                 return Ok((aligned, fields));
             };
-            let (choice, scores) = octaves_by_loo(settings, data, kind, task, ridges)?;
+            // The same search, on the same rows, that `--scale auto` ran already.
+            let searched = settings.searched.as_ref().filter(|s| ridges.is_empty() && s.rows == data.fingerprint());
+            let (choice, scores) = match searched {
+                Some(searched) => (searched.choice.clone(), searched.scores.clone()),
+                None => octaves_by_loo(settings, data, kind, task, ridges)?,
+            };
             let gamma = best_width(&scores, task).map_or(choice.gamma, |best| best.gamma);
             let fields = vec![
                 ("alignment", Field::Number(choice.alignment)),
@@ -592,18 +611,35 @@ pub fn auto_width_score<T: Real>(
     data: &Dataset<T>,
     task: Task,
 ) -> Result<RidgeScore, FitError> {
+    Ok(auto_width_search(settings, data, task)?.0)
+}
+
+/// [`auto_width_score`], and the search itself when `--gamma auto` ran one: a fit of the
+/// same settings on `data` takes it (as [`FitSettings::searched`]) instead of searching
+/// again.
+///
+/// # Errors
+/// As [`auto_width_score`].
+pub fn auto_width_search<T: Real>(
+    settings: &FitSettings,
+    data: &Dataset<T>,
+    task: Task,
+) -> Result<(RidgeScore, Option<Searched>), FitError> {
     let spec = &settings.kernel;
     let kernel = param(spec.build::<T>(1.0), "kernel parameters")?;
-    let scores = match spec.gamma {
+    let (scores, searched) = match spec.gamma {
         Some(Setting::Value(gamma)) => {
             let (rows, _) = width_rows(data, settings.seed, &[])?;
-            widths_by_loo(&rows, &krr_config(settings, kernel, task), &[gamma], &[], |_| {})?
+            (widths_by_loo(&rows, &krr_config(settings, kernel, task), &[gamma], &[], |_| {})?, None)
         }
-        None | Some(Setting::Auto) => octaves_by_loo(settings, data, kernel.kind(), task, &[])?.1,
+        None | Some(Setting::Auto) => {
+            let (choice, scores) = octaves_by_loo(settings, data, kernel.kind(), task, &[])?;
+            let searched = Searched { rows: data.fingerprint(), choice, scores: scores.clone() };
+            (scores, Some(searched))
+        }
     };
-    best_width(&scores, task)
-        .map(|best| best.summary.chosen)
-        .ok_or_else(|| FitError::Settings("no width to score".into()))
+    let best = best_width(&scores, task).ok_or_else(|| FitError::Settings("no width to score".into()))?;
+    Ok((best.summary.chosen, searched))
 }
 
 fn svm_params<T: Real>(settings: &FitSettings, c: f64) -> Result<dcd::ValidParams<T>, FitError> {
@@ -1161,6 +1197,44 @@ mod tests {
         let on_all = auto_width_score(&settings, &data, Task::Regression).unwrap();
         let on_sample = auto_width_score(&settings, &krr::subsample(&data, 3).unwrap(), Task::Regression).unwrap();
         assert_eq!(on_all, on_sample);
+    }
+
+    /// A search `auto_width_search` ran is what a fit of the same rows would run: given
+    /// to rsvm, krr and lssvm it writes the same model; the fit takes it (a search whose
+    /// scores were altered sets the width), but only on the rows it ran on.
+    #[test]
+    fn a_fit_takes_the_search_of_its_own_rows() {
+        let targets: Vec<f64> = (0..80).map(|i| ((i * 37) % 11) as f64 - 5.0).collect();
+        let classes: Vec<f64> = targets.iter().map(|&t| if t > 0.0 { 1.0 } else { -1.0 }).collect();
+        for (learner, labels) in [(Learner::Rsvm, &classes), (Learner::Krr, &targets), (Learner::Lssvm, &classes)] {
+            let data = rows(labels);
+            let settings = FitSettings { centers: Some(12), ..FitSettings::new(learner) };
+            let task = learner.task();
+            let (_, searched) = auto_width_search(&settings, &data, task).unwrap();
+            let searched = searched.unwrap();
+            let fresh = fit(&settings, &data).unwrap();
+            let given = fit(&FitSettings { searched: Some(searched.clone()), ..settings.clone() }, &data).unwrap();
+            assert_eq!(given.bytes, fresh.bytes, "{learner:?}");
+            assert_eq!(given.summary, fresh.summary, "{learner:?}");
+            // Every width but one the fresh fit did not choose scored worst: the fit takes it.
+            let gamma = |fitted: &Fitted| match fitted.summary.get("chosen") {
+                Some(Field::Fields(chosen)) => chosen.get("gamma").cloned(),
+                _ => None,
+            };
+            let mut altered = searched.clone();
+            let other = altered.scores.iter().map(|s| s.gamma).find(|&g| gamma(&fresh) != Some(Field::Number(g)));
+            let other = other.unwrap();
+            for score in &mut altered.scores {
+                score.summary.chosen.mse = if score.gamma == other { 0.0 } else { f64::MAX };
+                score.summary.chosen.errors = if score.gamma == other { 0 } else { usize::MAX };
+                score.summary.chosen.weighted_errors = score.summary.chosen.errors as f64;
+            }
+            let taken = fit(&FitSettings { searched: Some(altered.clone()), ..settings.clone() }, &data).unwrap();
+            assert_eq!(gamma(&taken), Some(Field::Number(other)), "{learner:?}");
+            let other = rows(&labels[..70]);
+            let elsewhere = fit(&FitSettings { searched: Some(altered), ..settings.clone() }, &other).unwrap();
+            assert_eq!(elsewhere.bytes, fit(&settings, &other).unwrap().bytes, "{learner:?}");
+        }
     }
 
     /// Row weights go to the learners that weigh rows and are refused by the others; a

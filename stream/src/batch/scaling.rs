@@ -33,14 +33,16 @@
 //! copy that cannot be scored is not taken.
 //!
 //! Cost: the score twice — an alignment search on at most 300 rows and five ridge paths on
-//! at most [`super::krr::CG_SUBSAMPLE`] rows each — besides the learner's own fit. Memory:
-//! the rows, their standardised copy and one score's fit at once.
+//! at most [`super::krr::CG_SUBSAMPLE`] rows each — of which the learner's own fit then
+//! takes the kept copy's search instead of running it again ([`Decided::searched`]; rsvm,
+//! krr and lssvm with their width, C or λ automatic). Memory: the rows, their standardised
+//! copy and one score's fit at once.
 
 use std::time::Instant;
 
 use kestrel_core::Real;
 
-use super::fit::{self, FitError, FitSettings, KernelChoice, Learner, Setting};
+use super::fit::{self, FitError, FitSettings, KernelChoice, Learner, Searched, Setting};
 use super::krr::{RidgeScore, Task};
 use super::{TrainError, check_budget};
 use crate::dataset::{Dataset, HostScaler};
@@ -124,6 +126,9 @@ pub struct Decided<T> {
     pub standardised: Option<(Dataset<T>, HostScaler<T>)>,
     /// What was decided, and by what.
     pub verdict: Verdict,
+    /// The width search that scored the rows kept, for the fit to take
+    /// ([`FitSettings::searched`]) instead of running it again.
+    pub searched: Option<Searched>,
 }
 
 /// Standardises `data` when that lowers the leave-one-out score of `settings`' learner at
@@ -133,7 +138,7 @@ pub struct Decided<T> {
 /// # Errors
 /// As [`Dataset::standardized`] when its copy cannot be allocated.
 pub fn standardized_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> Result<Decided<T>, FitError> {
-    let skipped = |why| Ok(Decided { standardised: None, verdict: Verdict::Skipped(why) });
+    let skipped = |why| Ok(Decided { standardised: None, verdict: Verdict::Skipped(why), searched: None });
     if data.len() < 2 {
         return skipped(Skipped::TooFewRows);
     }
@@ -155,7 +160,9 @@ pub fn standardized_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings
             return skipped(Skipped::Budget);
         }
         return match standardized()? {
-            Some(standardised) => Ok(Decided { standardised: Some(standardised), verdict: Verdict::ByRule }),
+            Some(standardised) => {
+                Ok(Decided { standardised: Some(standardised), verdict: Verdict::ByRule, searched: None })
+            }
             None => skipped(Skipped::Overflow),
         };
     }
@@ -171,15 +178,18 @@ pub fn standardized_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings
     let start = Instant::now();
     let settings = &FitSettings { budget: settings.budget.map(|b| b.saturating_sub(beside)), ..scored(settings) };
     let Some((standardised, scaler)) = standardized()? else { return skipped(Skipped::Overflow) };
-    let score = |rows: &Dataset<T>| fit::auto_width_score(settings, rows, task);
+    let score = |rows: &Dataset<T>| fit::auto_width_search(settings, rows, task);
     // Rows that cannot be scored go on to the fit as they come, whose own check names the
     // cause; a standardised copy that cannot be scored is not taken (its score is infinite).
-    let Ok(raw) = score(data) else { return skipped(Skipped::Unscored) };
+    let Ok((raw, raw_search)) = score(data) else { return skipped(Skipped::Unscored) };
     let scaled = score(&standardised).ok();
-    let won = scaled.is_some_and(|scaled| scaled.key(task) < raw.key(task));
-    let loo = (loss(raw, task), scaled.map_or(f64::INFINITY, |scaled| loss(scaled, task)));
+    let won = scaled.as_ref().is_some_and(|(scaled, _)| scaled.key(task) < raw.key(task));
+    let loo = (loss(raw, task), scaled.as_ref().map_or(f64::INFINITY, |(scaled, _)| loss(*scaled, task)));
     let verdict = Verdict::Compared(Compared { loo, standardised: won, seconds: start.elapsed().as_secs_f64() });
-    Ok(Decided { standardised: won.then_some((standardised, scaler)), verdict })
+    Ok(match (won, scaled) {
+        (true, Some((_, searched))) => Decided { standardised: Some((standardised, scaler)), verdict, searched },
+        _ => Decided { standardised: None, verdict, searched: raw_search },
+    })
 }
 
 /// `settings` as scored: under the linear kernel, which has no width to search, a width of

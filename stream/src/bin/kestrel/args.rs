@@ -662,6 +662,7 @@ impl TrainSettings {
             components: self.components,
             seed: self.seed,
             budget: self.budget,
+            searched: None,
         })
     }
 }

@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use kestrel_core::Real;
 use kestrel_core::scaler::Scaler;
 use kestrel_stream::batch::check_budget;
-use kestrel_stream::batch::fit::{self, FitError};
+use kestrel_stream::batch::fit::{self, FitError, Searched};
 use kestrel_stream::batch::krr::Task;
 use kestrel_stream::batch::relevance::{self, Relevance};
 use kestrel_stream::batch::scaling::{self, Compared, Skipped, Verdict};
@@ -44,7 +44,7 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     let start = Instant::now();
     let prepared = Prepared::<T>::read(&args.settings, args.weight_column.as_deref())?;
     let read_seconds = start.elapsed().as_secs_f64() - prepared.preparation_seconds();
-    let (bytes, mut summary) = fit(&args.settings, &prepared.data)?;
+    let (bytes, mut summary) = fit(&args.settings, &prepared.data, prepared.searched.as_ref())?;
     // Asked of the model as fitted (on the rows as prepared), before the file's sections.
     let given_up = if args.json { None } else { prepared.given_up_note(&bytes, &args.settings)? };
     let bytes = prepared.model_file(bytes)?;
@@ -163,6 +163,8 @@ pub struct Prepared<T> {
     pub relevance: Option<Relevance>,
     /// What `--scale auto` decided (`None` under `--scale on` or `off`, or `--relevance`).
     pub scaling: Option<Verdict>,
+    /// The width search `--scale auto` scored the rows with, for their fit to take.
+    pub searched: Option<Searched>,
     /// What the rows suggest to change: [`unscaled_note`] for rows neither standardised
     /// nor weighed (unless `--scale auto` compared them), [`many_labels_note`] for a
     /// classifier's labels.
@@ -192,7 +194,7 @@ impl<T: Real> Prepared<T> {
         if let Some(window) = settings.window {
             data = data.last(window);
         }
-        let (mut scaler, mut relevance, mut scaling) = (None, None, None);
+        let (mut scaler, mut relevance, mut scaling, mut searched) = (None, None, None, None);
         match (settings.relevance, settings.scale) {
             (true, ScaleArg::Off) => {
                 bail!(Usage("--relevance weighs the standardised features: it does not go with --scale off".into()))
@@ -215,7 +217,7 @@ impl<T: Real> Prepared<T> {
                 if let Some((scaled, standardiser)) = decided.standardised {
                     (data, scaler) = (scaled, Some(standardiser));
                 }
-                scaling = Some(decided.verdict);
+                (scaling, searched) = (Some(decided.verdict), decided.searched);
             }
             (false, ScaleArg::Off) => {}
         }
@@ -226,7 +228,7 @@ impl<T: Real> Prepared<T> {
         let classifier = settings.learner.fit().task() == Task::Classification && classes;
         let labels = if classifier { many_labels_note(&data) } else { None };
         let notes = unscaled.into_iter().chain(labels).collect();
-        Ok(Prepared { data, skipped, relevance, scaling, notes, scaler, classes })
+        Ok(Prepared { data, skipped, relevance, scaling, searched, notes, scaler, classes })
     }
 
     /// Seconds the choices of `--relevance` and `--scale auto` took (the rest of
@@ -416,11 +418,18 @@ const MANY_CATEGORIES: usize = 100;
 /// The classes [`Prepared::given_up_note`] names; the others are counted.
 const SHOWN_CLASSES: usize = 5;
 
-/// Fits the learner of `settings` on `data` ([`fit::fit`]): the model's bytes (without
-/// scaler or class names, see [`Prepared::model_file`]) and the summary as JSON, with what
-/// `auto` chose under `chosen`. Flags that do not go together are a [`Usage`] error (exit 2).
-pub fn fit<T: Real>(settings: &TrainSettings, data: &Dataset<T>) -> Result<(Vec<u8>, Value)> {
-    let fit_settings = settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
+/// Fits the learner of `settings` on `data` ([`fit::fit`]), taking the width search
+/// `searched` ran on these rows instead of searching again ([`Prepared::searched`]): the
+/// model's bytes (without scaler or class names, see [`Prepared::model_file`]) and the
+/// summary as JSON, with what `auto` chose under `chosen`. Flags that do not go together
+/// are a [`Usage`] error (exit 2).
+pub fn fit<T: Real>(
+    settings: &TrainSettings,
+    data: &Dataset<T>,
+    searched: Option<&Searched>,
+) -> Result<(Vec<u8>, Value)> {
+    let mut fit_settings = settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
+    fit_settings.searched = searched.cloned();
     let fitted = fit::fit(&fit_settings, data).map_err(|error| match error {
         FitError::Conflict(message) => anyhow::Error::from(Usage(message)),
         error => error.into(),

@@ -150,7 +150,7 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
     let model_bytes = match (&args.out, candidates.get(best)) {
         (Some(out), Some(best)) => {
             let settings = candidate_settings(&args.settings, best.gamma, best.value);
-            let (bytes, _) = fit(&settings, data).context("training the best candidate")?;
+            let (bytes, _) = fit(&settings, data, None).context("training the best candidate")?;
             let bytes = prepared.model_file(bytes)?;
             file::write_atomic(out, &bytes)?;
             Some(bytes.len())
@@ -377,7 +377,7 @@ fn by_folds<T: Real>(
             let mut losses = 0.0;
             for fold in 0..folds.count() {
                 let (train, held_out) = folds.split(data, fold);
-                let (bytes, _) = fit(&candidate, &train).with_context(|| format!("fold {}", fold + 1))?;
+                let (bytes, _) = fit(&candidate, &train, None).with_context(|| format!("fold {}", fold + 1))?;
                 let mut model = model::load(&bytes)?;
                 let weighed = weights.is_some() || held_out.row_weights().is_some();
                 losses += match (task, weighed) {
