@@ -300,7 +300,7 @@ pub enum SelectArg {
 /// When `kestrel train` standardises the features (`--scale`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ScaleArg {
-    /// When the leave-one-out error is lower standardised.
+    /// When the leave-one-out error is lower standardised; always for svm and novelty.
     Auto,
     /// Always.
     On,
@@ -560,9 +560,10 @@ pub struct TrainSettings {
     /// Standardise every feature by its mean and standard deviation over the training
     /// rows before learning; the model file carries them and `predict` (and the device)
     /// applies them to every input. `auto` (the default) standardises when that lowers the
-    /// leave-one-out error `--gamma auto` ends with (twice that search's work), and always
-    /// for the linear SVM and the novelty detector, which have no such score; sparse rows
-    /// and rows already standardised are taken as they come. `--scale` alone is `on`.
+    /// leave-one-out error `--gamma auto` ends with (one more search: the fit takes the kept
+    /// copy's), and always for the linear SVM and the novelty detector, which have no such
+    /// score; sparse rows and rows already standardised are taken as they come. `--scale`
+    /// alone is `on`.
     #[arg(
         long,
         value_enum,
