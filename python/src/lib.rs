@@ -372,6 +372,7 @@ fn fit_in<T: Real>(
     let (data, scaler, prepared) = match (config.relevance, config.scale) {
         (true, _) => {
             let weighed = relevance::weighed_if_better(&data, settings).map_err(|e| e.to_string())?;
+            searched = weighed.searched;
             (weighed.rows, Some(weighed.scaler), Prepared::Weighed(weighed.relevance))
         }
         (false, Scaling::On) => {
@@ -389,7 +390,8 @@ fn fit_in<T: Real>(
         }
         (false, Scaling::Off) => (data, None, Prepared::AsAsked),
     };
-    // The width search `scale="auto"` scored the kept rows with, not run again.
+    // The width search `scale="auto"` or `relevance` scored the kept rows with, not run
+    // again.
     let settings = &FitSettings { searched, ..settings.clone() };
     let mut fitted = policy::fit(settings, &data).map_err(|e| e.to_string())?;
     if let Some(scaler) = scaler {

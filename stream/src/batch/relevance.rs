@@ -38,7 +38,7 @@
 use kestrel_core::Real;
 use kestrel_core::scaler::Scaler;
 
-use super::fit::{self, FitError, FitSettings, KernelChoice, Learner};
+use super::fit::{self, FitError, FitSettings, KernelChoice, Learner, Searched};
 use super::gamma::{Sample, median_gamma};
 use super::krr::{self, Task};
 use super::{TrainError, check_budget};
@@ -106,6 +106,9 @@ pub struct Weighed<T> {
     pub scaler: Scaler<T, Vec<T>>,
     /// The weights chosen.
     pub relevance: Relevance,
+    /// The width search that scored the rows kept, for their fit to take
+    /// ([`FitSettings::searched`]) instead of running it again.
+    pub searched: Option<Searched>,
 }
 
 /// The weights of [`by_alignment`] on standardised `rows`, applied to them and set in
@@ -174,14 +177,14 @@ pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> 
         Task::Regression => score.mse,
     };
     // On a large set both are scored on the same subsample of rows (`fit::width_rows`).
-    let score = |rows: &Dataset<T>| fit::auto_width_score(settings, rows, task);
-    let (before, after) = (score(&standardised)?, score(&weighed)?);
+    let score = |rows: &Dataset<T>| fit::auto_width_search(settings, rows, task);
+    let ((before, before_search), (after, after_search)) = (score(&standardised)?, score(&weighed)?);
     let kept = after.key(task) < before.key(task);
     let loo = (loss(before), loss(after));
     let relevance = Relevance { aligned, loo, kept, seconds: start.elapsed().as_secs_f64() };
     Ok(match kept {
-        true => Weighed { rows: weighed, scaler: weighed_scaler, relevance },
-        false => Weighed { rows: standardised, scaler, relevance },
+        true => Weighed { rows: weighed, scaler: weighed_scaler, relevance, searched: after_search },
+        false => Weighed { rows: standardised, scaler, relevance, searched: before_search },
     })
 }
 

@@ -163,7 +163,8 @@ pub struct Prepared<T> {
     pub relevance: Option<Relevance>,
     /// What `--scale auto` decided (`None` under `--scale on` or `off`, or `--relevance`).
     pub scaling: Option<Verdict>,
-    /// The width search `--scale auto` scored the rows with, for their fit to take.
+    /// The width search `--scale auto` or `--relevance` scored the rows with, for their
+    /// fit to take.
     pub searched: Option<Searched>,
     /// What the rows suggest to change: [`unscaled_note`] for rows neither standardised
     /// nor weighed (unless `--scale auto` compared them), [`many_labels_note`] for a
@@ -205,7 +206,7 @@ impl<T: Real> Prepared<T> {
                     .map_err(|e| Usage(format!("--{e}")))?;
                 let weighed = relevance::weighed_if_better(&data, &fit_settings).context("--relevance")?;
                 data = weighed.rows;
-                (scaler, relevance) = (Some(weighed.scaler), Some(weighed.relevance));
+                (scaler, relevance, searched) = (Some(weighed.scaler), Some(weighed.relevance), weighed.searched);
             }
             (false, ScaleArg::On) => {
                 let (scaled, standardiser) = standardized_within(&data, settings)?;
