@@ -120,10 +120,13 @@ impl Verdict {
     }
 }
 
+/// Standardised rows, and the scaler that standardised them (for the model file).
+pub type Standardised<T> = (Dataset<T>, HostScaler<T>);
+
 /// What `--scale auto` decided, and the rows it decided for.
 pub struct Decided<T> {
     /// The standardised rows and their scaler when they won, else `None`: the rows as given.
-    pub standardised: Option<(Dataset<T>, HostScaler<T>)>,
+    pub standardised: Option<Standardised<T>>,
     /// What was decided, and by what.
     pub verdict: Verdict,
     /// The width search that scored the rows kept, for the fit to take
@@ -138,50 +141,72 @@ pub struct Decided<T> {
 /// # Errors
 /// As [`Dataset::standardized`] when its copy cannot be allocated.
 pub fn standardized_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> Result<Decided<T>, FitError> {
-    let skipped = |why| Ok(Decided { standardised: None, verdict: Verdict::Skipped(why), searched: None });
     if data.len() < 2 {
-        return skipped(Skipped::TooFewRows);
+        return Ok(Decided::skipped(Skipped::TooFewRows));
     }
     let copy = data.standardized_bytes();
     if copy > data.bytes().saturating_mul(DENSER) {
-        return skipped(Skipped::Sparse);
+        return Ok(Decided::skipped(Skipped::Sparse));
     }
     if is_standard(data) {
-        return skipped(Skipped::Standard);
+        return Ok(Decided::skipped(Skipped::Standard));
     }
-    let beside = data.bytes().saturating_add(copy);
-    let standardized = || match data.standardized() {
+    match settings.learner {
+        Learner::Svm | Learner::Novelty => by_rule(data, settings.budget),
+        _ => compare(data, settings),
+    }
+}
+
+impl<T> Decided<T> {
+    /// The rows as they come, not compared because of `why`.
+    fn skipped(why: Skipped) -> Self {
+        Decided { standardised: None, verdict: Verdict::Skipped(why), searched: None }
+    }
+}
+
+/// `data` standardised, or `None` when a feature's statistics overflow the scalar.
+///
+/// # Errors
+/// When the copy cannot be allocated.
+fn standardized<T: Real>(data: &Dataset<T>) -> Result<Option<Standardised<T>>, FitError> {
+    match data.standardized() {
         Ok(standardised) => Ok(Some(standardised)),
         Err(kestrel_core::Error::NonFinite) => Ok(None),
-        Err(error) => Err(FitError::from(TrainError::Core(error))),
-    };
-    if matches!(settings.learner, Learner::Svm | Learner::Novelty) {
-        if check_budget(beside, settings.budget).is_err() {
-            return skipped(Skipped::Budget);
-        }
-        return match standardized()? {
-            Some(standardised) => {
-                Ok(Decided { standardised: Some(standardised), verdict: Verdict::ByRule, searched: None })
-            }
-            None => skipped(Skipped::Overflow),
-        };
+        Err(error) => Err(TrainError::Core(error).into()),
     }
-    let task = settings.learner.task();
+}
+
+/// The linear SVM's and the novelty detector's rows, standardised by rule when `budget`
+/// holds them beside their copy.
+fn by_rule<T: Real>(data: &Dataset<T>, budget: Option<usize>) -> Result<Decided<T>, FitError> {
+    if check_budget(data.bytes().saturating_add(data.standardized_bytes()), budget).is_err() {
+        return Ok(Decided::skipped(Skipped::Budget));
+    }
+    Ok(match standardized(data)? {
+        Some(standardised) => Decided { standardised: Some(standardised), verdict: Verdict::ByRule, searched: None },
+        None => Decided::skipped(Skipped::Overflow),
+    })
+}
+
+/// `data` and its standardised copy scored by [`fit::auto_width_search`], the lower kept.
+fn compare<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> Result<Decided<T>, FitError> {
+    let (task, copy) = (settings.learner.task(), data.standardized_bytes());
+    let beside = data.bytes().saturating_add(copy);
     if settings.budget.is_some() {
         let Ok(score_bytes) = fit::auto_width_score_bytes(settings, data, copy, task) else {
-            return skipped(Skipped::Unscored);
+            return Ok(Decided::skipped(Skipped::Unscored));
         };
         if check_budget(beside.saturating_add(score_bytes), settings.budget).is_err() {
-            return skipped(Skipped::Budget);
+            return Ok(Decided::skipped(Skipped::Budget));
         }
     }
     let start = Instant::now();
     let settings = &FitSettings { budget: settings.budget.map(|b| b.saturating_sub(beside)), ..scored(settings) };
-    let Some((standardised, scaler)) = standardized()? else { return skipped(Skipped::Overflow) };
+    let Some((standardised, scaler)) = standardized(data)? else { return Ok(Decided::skipped(Skipped::Overflow)) };
     let score = |rows: &Dataset<T>| fit::auto_width_search(settings, rows, task);
     // Rows that cannot be scored go on to the fit as they come, whose own check names the
     // cause; a standardised copy that cannot be scored is not taken (its score is infinite).
-    let Ok((raw, raw_search)) = score(data) else { return skipped(Skipped::Unscored) };
+    let Ok((raw, raw_search)) = score(data) else { return Ok(Decided::skipped(Skipped::Unscored)) };
     let scaled = score(&standardised).ok();
     let won = scaled.as_ref().is_some_and(|(scaled, _)| scaled.key(task) < raw.key(task));
     let loo = (loss(raw, task), scaled.as_ref().map_or(f64::INFINITY, |(scaled, _)| loss(*scaled, task)));
