@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use kestrel_core::Real;
-use kestrel_core::scaler::Scaler;
 use kestrel_stream::batch::check_budget;
 use kestrel_stream::batch::fit::{self, FitError, Searched};
 use kestrel_stream::batch::krr::Task;
@@ -170,7 +169,7 @@ pub struct Prepared<T> {
     /// nor weighed (unless `--scale auto` compared them), [`many_labels_note`] for a
     /// classifier's labels.
     pub notes: Vec<String>,
-    scaler: Option<Scaler<T, Vec<T>>>,
+    scaler: Option<HostScaler<T>>,
     /// The model has classes (the novelty detector's labels name none).
     classes: bool,
 }
@@ -195,33 +194,7 @@ impl<T: Real> Prepared<T> {
         if let Some(window) = settings.window {
             data = data.last(window);
         }
-        let (mut scaler, mut relevance, mut scaling, mut searched) = (None, None, None, None);
-        match (settings.relevance, settings.scale) {
-            (true, ScaleArg::Off) => {
-                bail!(Usage("--relevance weighs the standardised features: it does not go with --scale off".into()))
-            }
-            (true, _) => {
-                let fit_settings = settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
-                relevance::check_applies(fit_settings.learner, fit_settings.kernel.kind)
-                    .map_err(|e| Usage(format!("--{e}")))?;
-                let weighed = relevance::weighed_if_better(&data, &fit_settings).context("--relevance")?;
-                data = weighed.rows;
-                (scaler, relevance, searched) = (Some(weighed.scaler), Some(weighed.relevance), weighed.searched);
-            }
-            (false, ScaleArg::On) => {
-                let (scaled, standardiser) = standardized_within(&data, settings)?;
-                (data, scaler) = (scaled, Some(standardiser));
-            }
-            (false, ScaleArg::Auto) => {
-                let fit_settings = settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
-                let decided = scaling::standardized_if_better(&data, &fit_settings).context("--scale auto")?;
-                if let Some((scaled, standardiser)) = decided.standardised {
-                    (data, scaler) = (scaled, Some(standardiser));
-                }
-                (scaling, searched) = (Some(decided.verdict), decided.searched);
-            }
-            (false, ScaleArg::Off) => {}
-        }
+        let Scaled { data, scaler, relevance, scaling, searched } = Scaled::new(data, settings)?;
         let classes = settings.learner != TrainLearner::Novelty;
         // A comparison's verdict stands for the note's rule of thumb.
         let compared = matches!(scaling, Some(Verdict::Compared(_)));
@@ -332,6 +305,50 @@ impl<T: Real> Prepared<T> {
             bytes = model::with_feature_names(bytes, features)?;
         }
         Ok(bytes)
+    }
+}
+
+/// The rows as `--scale` and `--relevance` prepare them, and what decided it.
+struct Scaled<T> {
+    data: Dataset<T>,
+    scaler: Option<HostScaler<T>>,
+    relevance: Option<Relevance>,
+    scaling: Option<Verdict>,
+    searched: Option<Searched>,
+}
+
+impl<T: Real> Scaled<T> {
+    /// `data` standardised under `--scale`, as `--scale auto` decides, or weighed under
+    /// `--relevance`.
+    fn new(data: Dataset<T>, settings: &TrainSettings) -> Result<Self> {
+        let fit_settings = || settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg);
+        let as_given = |data| Scaled { data, scaler: None, relevance: None, scaling: None, searched: None };
+        Ok(match (settings.relevance, settings.scale) {
+            (true, ScaleArg::Off) => {
+                bail!(Usage("--relevance weighs the standardised features: it does not go with --scale off".into()))
+            }
+            (true, _) => {
+                let fit_settings = fit_settings()?;
+                relevance::check_applies(fit_settings.learner, fit_settings.kernel.kind)
+                    .map_err(|e| Usage(format!("--{e}")))?;
+                let weighed = relevance::weighed_if_better(&data, &fit_settings).context("--relevance")?;
+                let (relevance, searched) = (Some(weighed.relevance), weighed.searched);
+                Scaled { scaler: Some(weighed.scaler), relevance, searched, ..as_given(weighed.rows) }
+            }
+            (false, ScaleArg::On) => {
+                let (scaled, scaler) = standardized_within(&data, settings)?;
+                Scaled { scaler: Some(scaler), ..as_given(scaled) }
+            }
+            (false, ScaleArg::Auto) => {
+                let decided = scaling::standardized_if_better(&data, &fit_settings()?).context("--scale auto")?;
+                let (scaling, searched) = (Some(decided.verdict), decided.searched);
+                match decided.standardised {
+                    Some((scaled, scaler)) => Scaled { scaler: Some(scaler), scaling, searched, ..as_given(scaled) },
+                    None => Scaled { scaling, searched, ..as_given(data) },
+                }
+            }
+            (false, ScaleArg::Off) => as_given(data),
+        })
     }
 }
 
