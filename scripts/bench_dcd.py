@@ -26,7 +26,7 @@ def run(cmd):
 
 def kestrel_train(train, model, loss, eps):
     cmd = [KESTREL, "train", "--learner", "svm", "--input", train, "--out", model,
-           "--loss", loss, "--c", "1", "--bias", "1", "--json"]
+           "--loss", loss, "--c", "1", "--bias", "1", "--scale", "off", "--json"]
     if eps is not None:
         cmd += ["--eps", str(eps)]
     return json.loads(run(cmd).strip().splitlines()[-1])
@@ -107,7 +107,7 @@ def main():
     for name, path in files:
         for loss, solver in LOSSES:
             tk = median_seconds([KESTREL, "train", "--learner", "svm", "--input", path, "--out", km,
-                                 "--loss", loss, "--c", "1", "--bias", "1"], args.runs)
+                                 "--loss", loss, "--c", "1", "--bias", "1", "--scale", "off"], args.runs)
             tl = median_seconds(["liblinear-train", "-s", solver, "-c", "1", "-B", "1", path, lm], args.runs)
             print(f"| {name} | {loss} | {tk:.3f} | {tl:.3f} | {tk / tl:.2f} |")
     shutil.rmtree(tmp)

@@ -140,7 +140,7 @@ def multiclass(tmp):
                             train, *flags], check=True, capture_output=True)
             subprocess.run([KESTREL, "transform", "--input", os.path.join(DATA, name, "test.csv"), "--output",
                             test, "--apply", model], check=True, capture_output=True)
-            subprocess.run([KESTREL, "train", "--learner", "svm", "--input", train, "--out", svm], check=True,
+            subprocess.run([KESTREL, "train", "--learner", "svm", "--input", train, "--out", svm, "--scale", "off"], check=True,
                            capture_output=True)
             out = subprocess.run([KESTREL, "eval", "--model", svm, "--input", test, "--json"], check=True,
                                  capture_output=True, text=True).stdout

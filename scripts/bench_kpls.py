@@ -41,7 +41,7 @@ GAMMA = 0.11561
 def kestrel_fit(train, test, model, m, *extra):
     out, seconds = timed(
         [KESTREL, "train", "--learner", "kpls", "--input", train, "--out", model, "--json",
-         "--select", "random", "--centers", str(m), "--gamma", repr(GAMMA), *extra]
+         "--select", "random", "--centers", str(m), "--gamma", repr(GAMMA), "--scale", "off", *extra]
     )
     summary = json.loads(out.strip().splitlines()[-1])
     mse = json.loads(run([KESTREL, "eval", "--model", model, "--input", test, "--json"]))["mse"]

@@ -75,7 +75,8 @@ def write_libsvm(path, X, y):
 def kestrel_fit(train, test, model, m, gamma, lam, solver, *extra):
     out, seconds = timed(
         [KESTREL, "train", "--learner", "krr", "--input", train, "--out", model, "--json", "--solver", solver,
-         "--select", "random", "--centers", str(m), "--gamma", repr(gamma), "--lambda", repr(lam), *extra]
+         "--select", "random", "--centers", str(m), "--gamma", repr(gamma), "--lambda", repr(lam), "--scale", "off",
+         *extra]
     )
     summary = json.loads(out.strip().splitlines()[-1])
     mse = json.loads(run([KESTREL, "eval", "--model", model, "--input", test, "--json"]))["mse"]
@@ -118,7 +119,7 @@ def main():
         tune = os.path.join(tmp, "tune.libsvm")
         write_libsvm(tune, X[:TUNE_ROWS], y[:TUNE_ROWS])
         out = run([KESTREL, "train", "--learner", "krr", "--input", tune, "--out", os.path.join(tmp, "t.kestrel"),
-                   "--json", "--solver", "exact", "--select", "random", "--centers", str(args.m)])
+                   "--json", "--solver", "exact", "--select", "random", "--centers", str(args.m), "--scale", "off"])
         chosen = json.loads(out.strip().splitlines()[-1])
         gamma, lam_tune = chosen["chosen"]["gamma"], chosen["lambda"]
         print(f"Settings from `kestrel train --learner krr` (auto) on the first {TUNE_ROWS} rows: "
@@ -132,7 +133,7 @@ def main():
             model = os.path.join(tmp, "m.kestrel")
             _, read = timed([KESTREL, "train", "--learner", "krr", "--input", train, "--out", model, "--solver", "cg",
                              "--select", "random", "--centers", "1", "--gamma", repr(gamma), "--lambda", repr(lam),
-                             "--eps", "1"])
+                             "--eps", "1", "--scale", "off"])
             mse, seconds, summary = kestrel_fit(train, test, model, args.m, gamma, lam, "cg")
             print(f"| {n} | kestrel cg | {lam:.4g} | {times(seconds, summary)} | {mse:.6f} | {cg_notes(summary)}; "
                   f"the same run at m = 1, --eps 1: {read:.2f} s |")

@@ -87,7 +87,9 @@ def read_libsvm(path):
 
 
 def kestrel_train(learner, train, test, model, *extra):
-    out, seconds = timed([KESTREL, "train", "--learner", learner, "--input", train, "--out", model, "--json", *extra])
+    out, seconds = timed(
+        [KESTREL, "train", "--learner", learner, "--input", train, "--out", model, "--scale", "off", "--json", *extra]
+    )
     summary = json.loads(out)
     accuracy = json.loads(run([KESTREL, "eval", "--model", model, "--input", test, "--json"]))["accuracy"]
     return 100 * accuracy, seconds, summary

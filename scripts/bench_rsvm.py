@@ -38,7 +38,7 @@ def kestrel(train, test, c, gamma, centres, select, seed, model):
     start = time.perf_counter()
     summary = json.loads(run([KESTREL, "train", "--learner", "rsvm", "--input", train, "--out", model,
                               "--loss", "hinge", "--c", str(c), "--gamma", str(gamma), "--centers", str(centres),
-                              "--select", select, "--delta", "0.005", "--seed", str(seed), "--json"]))
+                              "--select", select, "--delta", "0.005", "--seed", str(seed), "--scale", "off", "--json"]))
     seconds = time.perf_counter() - start
     accuracy = json.loads(run([KESTREL, "eval", "--model", model, "--input", test, "--json"]))["accuracy"]
     return 100 * accuracy, summary["centers"], seconds, os.path.getsize(model)
