@@ -1,15 +1,17 @@
 //! Helpers shared by the fuzz targets: what every record a reader yields must satisfy (a
 //! finite label, or a class name that the names give one), a
 //! bounded drain loop that also catches a reader that stops making progress, the reader
-//! the CLI opens on a data file, and the frames of a checkpoint and a model file.
+//! the CLI opens on a data file, what a trained model's predictions on that file must
+//! satisfy, and the frames of a checkpoint and a model file.
 
 #![allow(dead_code)]
 
 use std::io::Cursor;
 
-use kestrel_core::frame;
+use kestrel_core::{Real, frame};
 use kestrel_stream::checkpoint::FORMAT;
 use kestrel_stream::class_names::ClassNames;
+use kestrel_stream::model::Predictor;
 use kestrel_stream::source::{self, Format, Options, ReadError, Record, RecordReader};
 
 /// The longest line the readers take in the targets: short, so that the fuzzer reaches
@@ -101,4 +103,45 @@ pub fn model_envelope(kind: u8, scalar: u8, payload: &[u8]) -> Vec<u8> {
         .seal([kind, scalar], payload.len(), &mut bytes)
         .expect("a buffer of the frame's length");
     bytes
+}
+
+/// `kestrel predict --on-error skip` of `model` (trained in scalar `T` on the rows of
+/// `file`, whose labels were `seen`) on every record of `file`: each prediction is finite,
+/// a classifier's a label seen in training; a refused row has features past the model's
+/// dimension, values the scalar does not hold, or a kernel or decision value that
+/// overflows (`NonFinite`); and the reader ends.
+pub fn check_predictions<T: Real>(
+    model: &mut dyn Predictor,
+    file: &[u8],
+    format: Format,
+    label_column: Option<&str>,
+    seen: &[f64],
+) {
+    let dim = model.info().dim;
+    let mut reader = open_bytes(file, format, label_column).expect("opened once already");
+    let mut record = Record::default();
+    for _ in 0..file.len() + 2 {
+        match reader.next_record(&mut record) {
+            Ok(false) => return,
+            Ok(true) => match model.predict(&record) {
+                Ok(value) => {
+                    assert!(value.is_finite(), "line {}: prediction {value}", record.line);
+                    if model.is_classifier() {
+                        assert!(seen.contains(&value), "line {}: {value} is no training label", record.line);
+                    }
+                }
+                Err(e) => {
+                    let held = record.values.iter().all(|&v| T::from_f64(v).is_finite());
+                    let overflow = e == kestrel_core::Error::NonFinite;
+                    assert!(
+                        record.dim() > dim || !held || overflow,
+                        "line {}: {e} for a row the model can read",
+                        record.line
+                    );
+                }
+            },
+            Err(_) => {}
+        }
+    }
+    panic!("the reader did not end");
 }

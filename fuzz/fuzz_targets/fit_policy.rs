@@ -25,7 +25,7 @@ use kestrel_stream::batch::fit::{self, FitSettings, KernelChoice, Learner, Setti
 use kestrel_stream::batch::{relevance, scaling};
 use kestrel_stream::dataset::{BadRows, Dataset, HostScaler, OnError};
 use kestrel_stream::model;
-use kestrel_stream::source::{Format, Record};
+use kestrel_stream::source::Format;
 use libfuzzer_sys::fuzz_target;
 
 mod common;
@@ -152,32 +152,6 @@ fn fit_predict<T: Real>(flags: &Flags, file: &[u8]) {
         None => fitted.bytes,
     };
     let mut model = model::load(&bytes).expect("a fitted model loads");
-    let info = model.info();
-    assert_eq!(info.dim, dim.max(1), "the model's dimension is not the data set's");
-    let mut reader = common::open_bytes(file, flags.format, flags.label_column).expect("opened once already");
-    let mut record = Record::default();
-    for _ in 0..file.len() + 2 {
-        match reader.next_record(&mut record) {
-            Ok(false) => return,
-            Ok(true) => match model.predict(&record) {
-                Ok(value) => {
-                    assert!(value.is_finite(), "line {}: prediction {value}", record.line);
-                    if model.is_classifier() {
-                        assert!(seen.contains(&value), "line {}: {value} is no training label", record.line);
-                    }
-                }
-                Err(e) => {
-                    let held = record.values.iter().all(|&v| T::from_f64(v).is_finite());
-                    let overflow = e == kestrel_core::Error::NonFinite;
-                    assert!(
-                        record.dim() > info.dim || !held || overflow,
-                        "line {}: {e} for a row the model can read",
-                        record.line
-                    );
-                }
-            },
-            Err(_) => {}
-        }
-    }
-    panic!("the reader did not end");
+    assert_eq!(model.info().dim, dim.max(1), "the model's dimension is not the data set's");
+    common::check_predictions::<T>(model.as_mut(), file, flags.format, flags.label_column, &seen);
 }

@@ -29,7 +29,7 @@ use kestrel_stream::batch::rsvm::{self, RsvmConfig, Selection};
 use kestrel_stream::batch::slkl::{self as slkl_train, SlklConfig};
 use kestrel_stream::dataset::{BadRows, Dataset, OnError};
 use kestrel_stream::model;
-use kestrel_stream::source::{Format, Record};
+use kestrel_stream::source::Format;
 use libfuzzer_sys::fuzz_target;
 
 mod common;
@@ -150,39 +150,11 @@ fn train_predict<T: Real>(flags: &Flags, file: &[u8]) {
     };
     assert!(data.csr().2.iter().all(|v| v.is_finite()), "trained on a value the scalar does not hold");
     let mut model = model::load(&bytes).expect("a trained model loads");
-    let info = model.info();
-    assert_eq!(info.dim, data.dim().max(1), "the model's dimension is not the data set's");
+    assert_eq!(model.info().dim, data.dim().max(1), "the model's dimension is not the data set's");
     assert_eq!(model.is_classifier(), flags.learner != Learner::Slkl);
     let seen = data.labels();
     // `kestrel predict --on-error skip` on the same file.
-    let mut reader = common::open_bytes(file, flags.format, flags.label_column).expect("opened once already");
-    let mut record = Record::default();
-    for _ in 0..file.len() + 2 {
-        match reader.next_record(&mut record) {
-            Ok(false) => return,
-            Ok(true) => match model.predict(&record) {
-                Ok(value) => {
-                    assert!(value.is_finite(), "line {}: prediction {value}", record.line);
-                    if model.is_classifier() {
-                        assert!(seen.contains(&value), "line {}: {value} is no training label", record.line);
-                    }
-                }
-                Err(e) => {
-                    // Refused: features past the model's dimension, values the scalar does not
-                    // hold, or a kernel or decision value that overflows for this row.
-                    let held = record.values.iter().all(|&v| T::from_f64(v).is_finite());
-                    let overflow = e == kestrel_core::Error::NonFinite;
-                    assert!(
-                        record.dim() > info.dim || !held || overflow,
-                        "line {}: {e} for a row the model can read",
-                        record.line
-                    );
-                }
-            },
-            Err(_) => {}
-        }
-    }
-    panic!("the reader did not end");
+    common::check_predictions::<T>(model.as_mut(), file, flags.format, flags.label_column, seen);
 }
 
 /// `train_svm` of commands.rs: the model file bytes, `None` where the CLI reports an error.

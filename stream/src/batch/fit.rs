@@ -601,25 +601,13 @@ pub fn width_rows<'a, T: Real>(
 /// the reduced kernel ridge's (the least-squares SVM's for classes) on its automatic ridge
 /// path, at the best of the five octaves around the alignment's width, or at `--gamma` when
 /// one is given, on at most [`krr::CG_SUBSAMPLE`] of the rows (the subsample `--gamma auto`
-/// compares its octaves on) — the criterion by which `--relevance` keeps its weights
-/// ([`super::relevance::weighed_if_better`]).
+/// compares its octaves on) — the criterion by which `--scale auto` and `--relevance`
+/// choose their rows ([`super::scaling`], [`super::relevance::weighed_if_better`]); and the
+/// search itself when `--gamma auto` ran one, which a fit of the same settings on `data`
+/// takes (as [`FitSettings::searched`]) instead of searching again.
 ///
 /// # Errors
 /// As `--gamma auto`, and [`FitError::Settings`] for a kernel without a width.
-pub fn auto_width_score<T: Real>(
-    settings: &FitSettings,
-    data: &Dataset<T>,
-    task: Task,
-) -> Result<RidgeScore, FitError> {
-    Ok(auto_width_search(settings, data, task)?.0)
-}
-
-/// [`auto_width_score`], and the search itself when `--gamma auto` ran one: a fit of the
-/// same settings on `data` takes it (as [`FitSettings::searched`]) instead of searching
-/// again.
-///
-/// # Errors
-/// As [`auto_width_score`].
 pub fn auto_width_search<T: Real>(
     settings: &FitSettings,
     data: &Dataset<T>,
@@ -627,19 +615,22 @@ pub fn auto_width_search<T: Real>(
 ) -> Result<(RidgeScore, Option<Searched>), FitError> {
     let spec = &settings.kernel;
     let kernel = param(spec.build::<T>(1.0), "kernel parameters")?;
-    let (scores, searched) = match spec.gamma {
+    let best = |scores: &[WidthScore]| {
+        best_width(scores, task)
+            .map(|best| best.summary.chosen)
+            .ok_or_else(|| FitError::Settings("no width to score".into()))
+    };
+    match spec.gamma {
         Some(Setting::Value(gamma)) => {
             let (rows, _) = width_rows(data, settings.seed, &[])?;
-            (widths_by_loo(&rows, &krr_config(settings, kernel, task), &[gamma], &[], |_| {})?, None)
+            let scores = widths_by_loo(&rows, &krr_config(settings, kernel, task), &[gamma], &[], |_| {})?;
+            Ok((best(&scores)?, None))
         }
         None | Some(Setting::Auto) => {
             let (choice, scores) = octaves_by_loo(settings, data, kernel.kind(), task, &[])?;
-            let searched = Searched { rows: data.fingerprint(), choice, scores: scores.clone() };
-            (scores, Some(searched))
+            Ok((best(&scores)?, Some(Searched { rows: data.fingerprint(), choice, scores })))
         }
-    };
-    let best = best_width(&scores, task).ok_or_else(|| FitError::Settings("no width to score".into()))?;
-    Ok((best.summary.chosen, searched))
+    }
 }
 
 fn svm_params<T: Real>(settings: &FitSettings, c: f64) -> Result<dcd::ValidParams<T>, FitError> {
@@ -810,7 +801,7 @@ pub fn needed_bytes<T: Real>(
     Ok(Some(held.saturating_add(trainer).max(search)))
 }
 
-/// The most [`auto_width_score`] holds on `data` (as `held` bytes), the rows included:
+/// The most [`auto_width_search`] holds on `data` (as `held` bytes), the rows included:
 /// the reduced kernel ridge's leave-one-out at the given width or, under `auto`, the
 /// alignment's sample and the octaves' (see [`needed_bytes`]).
 ///
@@ -1194,8 +1185,8 @@ mod tests {
         settings.kernel.gamma = Some(Setting::Value(0.5));
         settings.centers = Some(8);
         settings.seed = 3;
-        let on_all = auto_width_score(&settings, &data, Task::Regression).unwrap();
-        let on_sample = auto_width_score(&settings, &krr::subsample(&data, 3).unwrap(), Task::Regression).unwrap();
+        let on_all = auto_width_search(&settings, &data, Task::Regression).unwrap().0;
+        let on_sample = auto_width_search(&settings, &krr::subsample(&data, 3).unwrap(), Task::Regression).unwrap().0;
         assert_eq!(on_all, on_sample);
     }
 

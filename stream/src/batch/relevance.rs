@@ -76,7 +76,7 @@ pub struct Relevance {
     /// The weights and their alignments.
     pub aligned: Aligned,
     /// The leave-one-out scores of the standardised rows and of the weighed ones
-    /// ([`fit::auto_width_score`]: misclassifications, or the mean squared error).
+    /// ([`fit::auto_width_search`]: misclassifications, or the mean squared error).
     pub loo: (f64, f64),
     /// The model keeps the weights (else it only standardises).
     pub kept: bool,
@@ -130,7 +130,7 @@ fn weigh<T: Real>(
 /// [`by_alignment`] — what `kestrel train --relevance` and the Python estimators'
 /// `relevance=True` learn from. The weights are kept when they score better than
 /// standardising alone by the leave-one-out of the reduced kernel ridge at the automatic
-/// width ([`fit::auto_width_score`]; the least-squares SVM's errors for classes), on at
+/// width ([`fit::auto_width_search`]; the least-squares SVM's errors for classes), on at
 /// most [`krr::CG_SUBSAMPLE`] rows. Weights
 /// can cost more than they save — on features that all bear on the target, or with too
 /// few centres to cover the weighed features — and then the rows are only standardised
@@ -144,7 +144,7 @@ fn weigh<T: Real>(
 /// follows ([`fit::needed_bytes`]). The most of these is checked first.
 ///
 /// # Errors
-/// As [`Dataset::standardized`], [`by_alignment`] and [`fit::auto_width_score`];
+/// As [`Dataset::standardized`], [`by_alignment`] and [`fit::auto_width_search`];
 /// `TrainError::OverBudget`, naming the most of those stages, before anything is copied.
 pub fn weighed_if_better<T: Real>(data: &Dataset<T>, settings: &FitSettings) -> Result<Weighed<T>, FitError> {
     let start = std::time::Instant::now();

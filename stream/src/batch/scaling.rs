@@ -8,7 +8,7 @@
 //! everywhere — on wine (proline's variance is 10⁵ times the others') standardising gains
 //! 4 points of test accuracy, on handwritten digits (pixels of one unit, the informative
 //! ones of larger variance) it loses 1.3 — so both are scored by the criterion the width
-//! search ends with ([`fit::auto_width_score`]: the exact leave-one-out of the reduced
+//! search ends with ([`fit::auto_width_search`]: the exact leave-one-out of the reduced
 //! kernel ridge, the least-squares SVM's misclassifications for classes, at the best of
 //! the five octaves around the alignment's width), and the rows are standardised only when
 //! that score is strictly lower. Measured on 20 sets (BENCHMARKS.md, "Raw units").
