@@ -662,21 +662,69 @@ fn bad_rows_are_reported_with_line_and_column() {
     assert!(stderr(&o).contains("bad.csv:3:3: `x` is not a number"), "{}", stderr(&o));
 }
 
-/// A command run without `--learner` is told the learners it takes, each with what it is;
-/// other usage errors are clap's alone.
+/// A command that needs `--learner` is told, without it, the learners it takes, each with
+/// what it is; other usage errors are clap's alone. `train` chooses one itself (below).
 #[test]
 fn a_missing_learner_is_told_the_learners() {
-    let o = kestrel(&["train", "--input", "data.csv", "--out", "m.kestrel"]);
+    let o = kestrel(&["stream", "--input", "data.csv"]);
     assert_eq!(o.status.code(), Some(2));
     let said = stderr(&o);
     assert!(said.contains("required arguments were not provided") && said.contains("--learner takes one of"), "{said}");
-    assert!(said.contains("  rsvm      Reduced-kernel SVM\n") && said.contains("  krr "), "{said}");
-    let o = kestrel(&["stream", "--input", "data.csv"]);
-    let said = stderr(&o);
     assert!(said.contains("  novelty   Kernel novelty detection\n") && !said.contains("krr"), "{said}");
+    assert!(said.contains("  rsvm      Reduced-kernel SVM"), "{said}");
     let o = kestrel(&["train", "--learner", "svm"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--input") && !stderr(&o).contains("takes one of"), "{}", stderr(&o));
+}
+
+/// Without `--learner`, `train` and `tune` choose it from the label column and say so:
+/// rsvm for classes, krr for a numeric target (many distinct numbers, or one that is not
+/// whole), the novelty detector for rows without labels — each the very model the flag
+/// gives.
+#[test]
+fn train_without_a_learner_chooses_it_from_the_labels() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
+    let dir = scratch("chosen-learner");
+    let fractions = dir.join("fractions.csv");
+    std::fs::write(&fractions, "x,y\n0,0.5\n1,1.5\n2,0.5\n3,1.5\n4,0.5\n5,1.5\n").unwrap();
+    let (chosen, given) = (dir.join("chosen.kestrel"), dir.join("given.kestrel"));
+    let train = |input: &str, extra: &[&str], out: &PathBuf| {
+        let o = kestrel(&[&["train", "--input", input, "--out", out.to_str().unwrap()], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        o
+    };
+    let iris = format!("{data}/iris/train.csv");
+    let diabetes = format!("{data}/diabetes/train.csv");
+    let cases: [(&str, &[&str], &str, &str); 4] = [
+        (&iris, &[], "rsvm", "learner rsvm: the label column holds 3 classes (--learner chooses another)"),
+        (
+            &diabetes,
+            &[],
+            "krr",
+            "learner krr: the label column holds a numeric target, 187 distinct numbers in 331 rows",
+        ),
+        (fractions.to_str().unwrap(), &[], "krr", "numeric target, 2 distinct numbers in 6 rows, not all whole (0.5)"),
+        (&iris, &["--label-column", "none"], "novelty", "learner novelty: the rows have no labels\n"),
+    ];
+    for (input, extra, learner, said) in cases {
+        let o = train(input, extra, &chosen);
+        assert!(stderr(&o).contains(said), "{}", stderr(&o));
+        train(input, &[extra, &["--learner", learner]].concat(), &given);
+        assert_eq!(std::fs::read(&chosen).unwrap(), std::fs::read(&given).unwrap(), "{input} {learner}");
+    }
+    let o = train(&iris, &["--json"], &chosen);
+    let summary = json(&o);
+    assert_eq!(summary["learner"], "rsvm");
+    assert_eq!(summary["learner_chosen"], "the label column holds 3 classes");
+    let o = train(&iris, &["--json", "--learner", "rsvm"], &chosen);
+    assert!(json(&o).get("learner_chosen").is_none());
+    // tune compares the chosen learner's settings, and names it in the line of the best.
+    let o = kestrel(&["tune", "--input", &diabetes]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("best: kestrel train --learner krr"), "{}", stdout(&o));
+    let o = kestrel(&["tune", "--input", &iris, "--label-column", "none"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("the novelty detector learns without them"), "{}", stderr(&o));
 }
 
 #[test]
@@ -2987,9 +3035,11 @@ fn a_classifier_on_a_numeric_target_gets_a_note() {
     let note = "note: the label column holds 187 distinct numbers in 331 rows: a classifier takes each as a class";
     let said = train("svm", "diabetes");
     assert!(said.contains(note), "{said}");
-    // The classes given up are many: five are named, the rest counted.
+    // The classes given up are many: five are named (a class of one row as `1 row`), the
+    // rest counted.
     let given_up = said.lines().find(|l| l.contains("predicts none of the training rows")).unwrap();
-    assert_eq!(given_up.matches(" rows)").count(), 5, "{given_up}");
+    assert_eq!(given_up.matches("` (").count(), 5, "{given_up}");
+    assert!(given_up.contains(" (1 row)") && !given_up.contains(" 1 rows"), "{given_up}");
     let (_, counted) = given_up.split_once("training rows of ").unwrap();
     let (classes, named) = counted.split_once(" classes as their class, among them ").unwrap();
     assert!(classes.parse::<usize>().unwrap() > 5 && named.starts_with('`'), "{given_up}");

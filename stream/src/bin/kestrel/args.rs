@@ -227,6 +227,11 @@ pub enum TrainLearner {
 }
 
 impl TrainLearner {
+    /// The learner's name on the command line.
+    pub fn name(self) -> String {
+        self.to_possible_value().map(|value| value.get_name().to_string()).unwrap_or_default()
+    }
+
     /// The library's learner.
     pub fn fit(self) -> fit::Learner {
         match self {
@@ -475,9 +480,13 @@ pub struct TrainArgs {
 /// the same flags (a number fixes a setting, leaving it out lets `auto` choose it).
 #[derive(Args, Clone)]
 pub struct TrainSettings {
-    /// The learner.
+    /// The learner. Default: chosen from the label column (and said on standard error):
+    /// the novelty detector for rows without labels (`--label-column none`), krr for a
+    /// numeric target (a label that is not a whole number, or more than 20 distinct ones
+    /// that are also more than a fifth of the rows), rsvm for classes (names, or the few
+    /// whole numbers left).
     #[arg(long, value_enum)]
-    pub learner: TrainLearner,
+    pub learner: Option<TrainLearner>,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
@@ -615,16 +624,17 @@ impl TrainSettings {
         Ok(ClassWeights::Given(pairs.collect::<Result<_, _>>()?))
     }
 
-    /// The library's fit settings these flags describe, for rows whose class `k` is named
-    /// `class_names[k]` (if they are named).
+    /// The library's fit settings these flags describe for `learner` (`--learner`'s, or
+    /// the one chosen from the labels), for rows whose class `k` is named `class_names[k]`
+    /// (if they are named).
     ///
     /// # Errors
     /// A `--class-weight` naming a class that is neither a number nor one of `class_names`;
     /// `balanced` beside another `--class-weight`.
-    pub fn fit_settings(&self, class_names: &[String]) -> Result<fit::FitSettings, String> {
+    pub fn fit_settings(&self, learner: TrainLearner, class_names: &[String]) -> Result<fit::FitSettings, String> {
         let class_weights = self.class_weights(class_names)?;
         Ok(fit::FitSettings {
-            learner: self.learner.fit(),
+            learner: learner.fit(),
             kernel: self.kernel.settings(),
             svm: self.svm.settings(),
             class_weights,
@@ -644,7 +654,7 @@ impl TrainSettings {
             solver: match self.solver {
                 Some(SolverArg::Dcd) => kestrel_stream::batch::rsvm::Solver::Dcd,
                 Some(SolverArg::Ssvm) => kestrel_stream::batch::rsvm::Solver::Ssvm,
-                Some(SolverArg::Exact | SolverArg::Cg) if self.learner != TrainLearner::Krr => {
+                Some(SolverArg::Exact | SolverArg::Cg) if learner != TrainLearner::Krr => {
                     return Err("--solver exact and cg are krr's".into());
                 }
                 // krr's solvers leave rsvm's at its default.
@@ -654,7 +664,7 @@ impl TrainSettings {
                 None => krr::Solver::Auto,
                 Some(SolverArg::Exact) => krr::Solver::Exact,
                 Some(SolverArg::Cg) => krr::Solver::Cg,
-                Some(SolverArg::Dcd | SolverArg::Ssvm) if self.learner == TrainLearner::Krr => {
+                Some(SolverArg::Dcd | SolverArg::Ssvm) if learner == TrainLearner::Krr => {
                     return Err("--solver dcd and ssvm are rsvm's; krr takes exact or cg".into());
                 }
                 Some(SolverArg::Dcd | SolverArg::Ssvm) => krr::Solver::Auto,

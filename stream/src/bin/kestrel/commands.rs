@@ -23,7 +23,7 @@ use serde_json::{Map, Value, json};
 use crate::Usage;
 use crate::args::{
     BudgetArgs, CategoricalArgs, ColumnArgs, DetectionArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner,
-    OnErrorArg, PredictArgs, ScalarArg, TargetArg,
+    OnErrorArg, PredictArgs, ScalarArg, TargetArg, TrainLearner,
 };
 use crate::report::Report;
 use crate::report::eval::EvalFigures;
@@ -87,24 +87,56 @@ pub fn unscaled_note<T: Real>(data: &Dataset<T>) -> Option<String> {
     })
 }
 
-/// Distinct labels above which a classifier's numeric label column is taken for a target
-/// to regress, when they are also more than a fifth of the rows.
+/// Distinct labels above which a numeric label column is taken for a target to regress,
+/// when they are also more than a fifth of the rows.
 const MANY_LABELS: usize = 20;
 
-/// A note when a classifier is to learn from a label column of numbers that looks like a
-/// regression target: more than [`MANY_LABELS`] distinct values, and more than a fifth of
-/// the rows (each value would be a class of a few rows).
+/// How the label column of numbers reads as a regression target, if it does: a label that
+/// is not a whole number, or more than [`MANY_LABELS`] distinct values that are also more
+/// than a fifth of the rows (as classes, each would have a few rows). `None` for class
+/// names and for rows without labels (`--label-column none`: every label `NaN`).
+pub fn numeric_target<T: Real>(data: &Dataset<T>) -> Option<String> {
+    let labels = data.labels();
+    if !data.class_names().is_empty() || labels.iter().all(|label| label.is_nan()) {
+        return None;
+    }
+    let mut distinct = labels.to_vec();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    let (distinct, n) = (distinct.len(), data.len());
+    match labels.iter().find(|label| label.fract() != 0.0) {
+        Some(fraction) => Some(format!("{distinct} distinct numbers in {n} rows, not all whole ({fraction})")),
+        None => {
+            (distinct > MANY_LABELS && distinct * 5 > n).then(|| format!("{distinct} distinct numbers in {n} rows"))
+        }
+    }
+}
+
+/// A note when a classifier is to learn from a label column that reads as a regression
+/// target ([`numeric_target`]).
 pub fn many_labels_note<T: Real>(data: &Dataset<T>) -> Option<String> {
-    let mut labels = data.labels().to_vec();
-    labels.sort_by(f64::total_cmp);
-    labels.dedup();
-    let (distinct, n) = (labels.len(), data.len());
-    (data.class_names().is_empty() && distinct > MANY_LABELS && distinct * 5 > n).then(|| {
+    numeric_target(data).map(|target| {
         format!(
-            "the label column holds {distinct} distinct numbers in {n} rows: a classifier takes each as a class; a \
-             numeric target is a regressor's (--learner krr, slkl, ssvr or kpls)"
+            "the label column holds {target}: a classifier takes each as a class; a numeric target is a \
+             regressor's (--learner krr, slkl, ssvr or kpls)"
         )
     })
+}
+
+/// The learner `kestrel train` and `tune` take without `--learner`, and why: the novelty
+/// detector for rows without labels, kernel ridge regression (krr) for a numeric target
+/// ([`numeric_target`]), the reduced-kernel SVM (rsvm) for classes.
+pub fn chosen_learner<T: Real>(data: &Dataset<T>) -> (TrainLearner, String) {
+    if data.labels().iter().all(|label| label.is_nan()) {
+        return (TrainLearner::Novelty, "the rows have no labels".into());
+    }
+    if let Some(target) = numeric_target(data) {
+        return (TrainLearner::Krr, format!("the label column holds a numeric target, {target}"));
+    }
+    let mut classes: Vec<f64> = data.labels().to_vec();
+    classes.sort_by(f64::total_cmp);
+    classes.dedup();
+    (TrainLearner::Rsvm, format!("the label column holds {} classes", classes.len()))
 }
 
 /// `"13 features"`, or `"13 features, standardised"` under `--scale`: the data line of a

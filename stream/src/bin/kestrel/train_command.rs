@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use crate::Usage;
 use crate::args::{ScalarArg, ScaleArg, TrainArgs, TrainLearner, TrainSettings};
-use crate::commands::{SkipTeller, many_labels_note, read_dataset, unscaled_note};
+use crate::commands::{SkipTeller, chosen_learner, many_labels_note, read_dataset, unscaled_note};
 
 pub fn run(args: &TrainArgs) -> Result<()> {
     match args.settings.scalar {
@@ -31,11 +31,12 @@ pub fn run(args: &TrainArgs) -> Result<()> {
 }
 
 /// How `learner` reads a CSV label column: a classifier's may hold class names, a
-/// regressor's target is a number.
-fn labels_for(learner: TrainLearner) -> LabelColumn {
-    match learner.fit().task() {
-        Task::Regression => LabelColumn::Numbers,
-        Task::Classification => LabelColumn::Detect,
+/// regressor's target is a number; without `--learner`, names or numbers as the column
+/// holds, and the learner is chosen from them ([`chosen_learner`]).
+fn labels_for(learner: Option<TrainLearner>) -> LabelColumn {
+    match learner.map(|learner| learner.fit().task()) {
+        Some(Task::Regression) => LabelColumn::Numbers,
+        Some(Task::Classification) | None => LabelColumn::Detect,
     }
 }
 
@@ -43,7 +44,7 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     let start = Instant::now();
     let prepared = Prepared::<T>::read(&args.settings, args.weight_column.as_deref())?;
     let read_seconds = start.elapsed().as_secs_f64() - prepared.preparation_seconds();
-    let (bytes, mut summary) = fit(&args.settings, &prepared.data, prepared.searched.as_ref())?;
+    let (bytes, mut summary) = fit(&args.settings, prepared.learner, &prepared.data, prepared.searched.as_ref())?;
     // Asked of the model as fitted (on the rows as prepared), before the file's sections.
     let given_up = if args.json { None } else { prepared.given_up_note(&bytes, &args.settings)? };
     let bytes = prepared.model_file(bytes)?;
@@ -68,6 +69,9 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
             if let Some(verdict) = &prepared.scaling {
                 fields.insert("scaling".to_string(), scaling_json(verdict));
             }
+            if let Some(why) = &prepared.learner_chosen {
+                fields.insert("learner_chosen".to_string(), json!(why));
+            }
         }
         say!("{summary}")?;
     } else {
@@ -87,7 +91,7 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
             tell!("kestrel: {}", relevance_line(relevance));
         }
         if let Some(verdict) = prepared.scaling.as_ref().filter(|v| told(v)) {
-            tell!("kestrel: {}", scaling_line(verdict, args.settings.learner.fit().task()));
+            tell!("kestrel: {}", scaling_line(verdict, prepared.learner.fit().task()));
         }
         for note in &prepared.notes {
             tell!("kestrel: note: {note}");
@@ -156,6 +160,10 @@ pub fn relevance_json(relevance: &Relevance) -> Value {
 pub struct Prepared<T> {
     /// The rows to learn from.
     pub data: Dataset<T>,
+    /// The learner: `--learner`'s, or the one chosen from the label column.
+    pub learner: TrainLearner,
+    /// Why the learner was chosen, when `--learner` was not given.
+    pub learner_chosen: Option<String>,
     /// Rows skipped as bad.
     pub skipped: u64,
     /// The relevance weights `--relevance` chose.
@@ -175,7 +183,9 @@ pub struct Prepared<T> {
 }
 
 impl<T: Real> Prepared<T> {
-    /// Reads `settings.input`, each row weighed by the CSV column `weight_column` when given.
+    /// Reads `settings.input`, each row weighed by the CSV column `weight_column` when given,
+    /// and chooses the learner from the label column when `--learner` is not given (said on
+    /// standard error).
     pub fn read(settings: &TrainSettings, weight_column: Option<&str>) -> Result<Self> {
         let mut bad = BadRows::new();
         let labels = labels_for(settings.learner);
@@ -194,15 +204,24 @@ impl<T: Real> Prepared<T> {
         if let Some(window) = settings.window {
             data = data.last(window);
         }
-        let Scaled { data, scaler, relevance, scaling, searched } = Scaled::new(data, settings)?;
-        let classes = settings.learner != TrainLearner::Novelty;
+        let (learner, learner_chosen) = match settings.learner {
+            Some(learner) => (learner, None),
+            None => {
+                let (learner, why) = chosen_learner(&data);
+                let another = if learner == TrainLearner::Novelty { "" } else { " (--learner chooses another)" };
+                tell!("kestrel: learner {}: {why}{another}", learner.name());
+                (learner, Some(why))
+            }
+        };
+        let Scaled { data, scaler, relevance, scaling, searched } = Scaled::new(data, settings, learner)?;
+        let classes = learner != TrainLearner::Novelty;
         // A comparison's verdict stands for the note's rule of thumb.
         let compared = matches!(scaling, Some(Verdict::Compared(_)));
         let unscaled = if scaler.is_none() && !compared { unscaled_note(&data) } else { None };
-        let classifier = settings.learner.fit().task() == Task::Classification && classes;
+        let classifier = learner.fit().task() == Task::Classification && classes;
         let labels = if classifier { many_labels_note(&data) } else { None };
         let notes = unscaled.into_iter().chain(labels).collect();
-        Ok(Prepared { data, skipped, relevance, scaling, searched, notes, scaler, classes })
+        Ok(Prepared { data, learner, learner_chosen, skipped, relevance, scaling, searched, notes, scaler, classes })
     }
 
     /// Seconds the choices of `--relevance` and `--scale auto` took (the rest of
@@ -247,13 +266,13 @@ impl<T: Real> Prepared<T> {
         let shown: Vec<String> = missed
             .iter()
             .take(SHOWN_CLASSES)
-            .map(|&(label, count)| format!("`{}` ({count} rows)", class_names::shown(names, label)))
+            .map(|&(label, count)| format!("`{}` ({})", class_names::shown(names, label), rows_phrase(count)))
             .collect();
         let shown = match missed.len() > SHOWN_CLASSES {
             true => format!("{} classes as their class, among them {}", missed.len(), shown.join(", ")),
             false => format!("{} as their class", shown.join(", ")),
         };
-        let weighable = matches!(settings.learner, TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Lssvm);
+        let weighable = matches!(self.learner, TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Lssvm);
         let hint = match (weighable, settings.class_weight.is_empty()) {
             (true, true) => ": a rare class? --class-weight balanced weighs every class as much in all",
             _ => "",
@@ -320,8 +339,8 @@ struct Scaled<T> {
 impl<T: Real> Scaled<T> {
     /// `data` standardised under `--scale`, as `--scale auto` decides, or weighed under
     /// `--relevance`.
-    fn new(data: Dataset<T>, settings: &TrainSettings) -> Result<Self> {
-        let fit_settings = || settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg);
+    fn new(data: Dataset<T>, settings: &TrainSettings, learner: TrainLearner) -> Result<Self> {
+        let fit_settings = || settings.fit_settings(learner, data.class_names().names()).map_err(anyhow::Error::msg);
         let as_given = |data| Scaled { data, scaler: None, relevance: None, scaling: None, searched: None };
         Ok(match (settings.relevance, settings.scale) {
             (true, ScaleArg::Off) => {
@@ -336,7 +355,7 @@ impl<T: Real> Scaled<T> {
                 Scaled { scaler: Some(weighed.scaler), relevance, searched, ..as_given(weighed.rows) }
             }
             (false, ScaleArg::On) => {
-                let (scaled, scaler) = standardized_within(&data, settings)?;
+                let (scaled, scaler) = standardized_within(&data, settings, learner)?;
                 Scaled { scaler: Some(scaler), ..as_given(scaled) }
             }
             (false, ScaleArg::Auto) => {
@@ -355,11 +374,15 @@ impl<T: Real> Scaled<T> {
 /// `data` standardised under `--scale` (on): the rows and their standardised copy are held
 /// at once, and the copy alone then goes on to the fit, whose bytes count here too so that
 /// one error names the budget of both.
-fn standardized_within<T: Real>(data: &Dataset<T>, settings: &TrainSettings) -> Result<(Dataset<T>, HostScaler<T>)> {
+fn standardized_within<T: Real>(
+    data: &Dataset<T>,
+    settings: &TrainSettings,
+    learner: TrainLearner,
+) -> Result<(Dataset<T>, HostScaler<T>)> {
     let copy = data.standardized_bytes();
     let copies = data.bytes().saturating_add(copy);
     if settings.budget.is_some() {
-        let fit_settings = settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
+        let fit_settings = settings.fit_settings(learner, data.class_names().names()).map_err(anyhow::Error::msg)?;
         let fitting = fit::needed_bytes(&fit_settings, data, copy)?.unwrap_or(0);
         check_budget(copies.max(fitting), settings.budget).context("--scale")?;
     }
@@ -433,20 +456,26 @@ fn identifier_notes<T: Real>(data: &Dataset<T>, categorical: &[Categorical]) -> 
 /// The categories of a column beyond which [`identifier_notes`] may tell of it.
 const MANY_CATEGORIES: usize = 100;
 
+/// `"1 row"`, `"3 rows"`.
+fn rows_phrase(count: usize) -> String {
+    if count == 1 { "1 row".into() } else { format!("{count} rows") }
+}
+
 /// The classes [`Prepared::given_up_note`] names; the others are counted.
 const SHOWN_CLASSES: usize = 5;
 
-/// Fits the learner of `settings` on `data` ([`fit::fit`]), taking the width search
+/// Fits `learner` with `settings` on `data` ([`fit::fit`]), taking the width search
 /// `searched` ran on these rows instead of searching again ([`Prepared::searched`]): the
 /// model's bytes (without scaler or class names, see [`Prepared::model_file`]) and the
 /// summary as JSON, with what `auto` chose under `chosen`. Flags that do not go together
 /// are a [`Usage`] error (exit 2).
 pub fn fit<T: Real>(
     settings: &TrainSettings,
+    learner: TrainLearner,
     data: &Dataset<T>,
     searched: Option<&Searched>,
 ) -> Result<(Vec<u8>, Value)> {
-    let mut fit_settings = settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
+    let mut fit_settings = settings.fit_settings(learner, data.class_names().names()).map_err(anyhow::Error::msg)?;
     fit_settings.searched = searched.cloned();
     let fitted = fit::fit(&fit_settings, data).map_err(|error| match error {
         FitError::Conflict(message) => anyhow::Error::from(Usage(message)),

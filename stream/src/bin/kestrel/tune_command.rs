@@ -18,7 +18,6 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use clap::ValueEnum;
 use kestrel_core::Real;
 use kestrel_stream::batch::fit::width_rows;
 use kestrel_stream::batch::gamma;
@@ -124,22 +123,24 @@ fn given_values(name: &str, fixed: Option<f64>, grid: &[f64]) -> Result<Vec<f64>
 }
 
 fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
-    if args.settings.learner == TrainLearner::Novelty {
-        let message = "kestrel tune compares settings by their error on labels; the novelty detector learns without \
-                       them (train it with kestrel train, score it with kestrel eval)";
-        return Err(Usage(message.into()).into());
+    let novelty = "kestrel tune compares settings by their error on labels; the novelty detector learns without \
+                   them (train it with kestrel train, score it with kestrel eval)";
+    if args.settings.learner == Some(TrainLearner::Novelty) {
+        return Err(Usage(novelty.into()).into());
     }
     let start = Instant::now();
     let prepared = Prepared::<T>::read(&args.settings, args.weight_column.as_deref())?;
-    let data = &prepared.data;
-    let learner = args.settings.learner;
+    let (data, learner) = (&prepared.data, prepared.learner);
+    if learner == TrainLearner::Novelty {
+        return Err(Usage(novelty.into()).into());
+    }
     let task = learner.fit().task();
-    let gammas = widths(args, data, task)?;
-    let weights = LabelWeights::of(args, data)?;
+    let gammas = widths(args, learner, data, task)?;
+    let weights = LabelWeights::of(args, learner, data)?;
     let loo = args.folds.is_none() && matches!(learner, TrainLearner::Rsvm | TrainLearner::Krr | TrainLearner::Lssvm);
     let (candidates, scored_rows) = match loo {
-        true => by_loo(args, data, &gammas, (task, weights.as_ref()))?,
-        false => (by_folds(args, data, &gammas, (task, weights.as_ref()))?, data.len()),
+        true => by_loo(args, learner, data, &gammas, (task, weights.as_ref()))?,
+        false => (by_folds(args, learner, data, &gammas, (task, weights.as_ref()))?, data.len()),
     };
     let best = candidates
         .iter()
@@ -150,7 +151,7 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
     let model_bytes = match (&args.out, candidates.get(best)) {
         (Some(out), Some(best)) => {
             let settings = candidate_settings(&args.settings, best.gamma, best.value);
-            let (bytes, _) = fit(&settings, data, None).context("training the best candidate")?;
+            let (bytes, _) = fit(&settings, learner, data, None).context("training the best candidate")?;
             let bytes = prepared.model_file(bytes)?;
             file::write_atomic(out, &bytes)?;
             Some(bytes.len())
@@ -163,12 +164,12 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
     let seconds = start.elapsed().as_secs_f64();
     if let Some(path) = &args.report {
         let rows = (scored_rows, data.len());
-        report(args, &candidates, best, task, &criterion, rows)?.write(path)?;
+        report(args, learner, &candidates, best, task, &criterion, rows)?.write(path)?;
     }
     if args.json {
         let rows: Vec<Value> = candidates.iter().map(|c| candidate_json(c, task)).collect();
         let mut summary = json!({
-            "learner": learner_name(learner),
+            "learner": learner.name(),
             "criterion": criterion,
             "n": data.len(),
             "scored_rows": scored_rows,
@@ -200,7 +201,7 @@ fn tune_in<T: Real>(args: &TuneArgs) -> Result<()> {
             if let Some(column) = &args.weight_column {
                 column_flags.push_str(&format!(" --weight-column {}", shell::word(column)));
             }
-            say!("best: kestrel train --learner {}{preparation}{column_flags}{}", learner_name(learner), flags(best))?;
+            say!("best: kestrel train --learner {}{preparation}{column_flags}{}", learner.name(), flags(best))?;
         }
         tell!("kestrel: {} candidates on {} rows in {seconds:.3} s", candidates.len(), data.len());
         if let Some(verdict) = prepared.scaling.as_ref().filter(|v| told(v)) {
@@ -224,8 +225,8 @@ struct LabelWeights(HashMap<u64, f64>);
 impl LabelWeights {
     /// The weights the settings give the classes of `data`; `None` without
     /// `--class-weight`.
-    fn of<T: Real>(args: &TuneArgs, data: &Dataset<T>) -> Result<Option<Self>> {
-        let settings = args.settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?;
+    fn of<T: Real>(args: &TuneArgs, learner: TrainLearner, data: &Dataset<T>) -> Result<Option<Self>> {
+        let settings = args.settings.fit_settings(learner, data.class_names().names()).map_err(anyhow::Error::msg)?;
         if settings.learner.task() != Task::Classification {
             return Ok(None);
         }
@@ -259,20 +260,15 @@ fn class_weight_flags(settings: &TrainSettings) -> String {
     words.map(|word| format!(" --class-weight {word}")).collect()
 }
 
-/// The learner's name on the command line.
-fn learner_name(learner: TrainLearner) -> String {
-    learner.to_possible_value().map(|value| value.get_name().to_string()).unwrap_or_default()
-}
-
 fn folds_of(args: &TuneArgs) -> usize {
     args.folds.unwrap_or(DEFAULT_FOLDS)
 }
 
 /// The widths to compare: none for a linear model, `--gamma`'s when fixed, the grid's, or
 /// octaves around the alignment's choice.
-fn widths<T: Real>(args: &TuneArgs, data: &Dataset<T>, task: Task) -> Result<Vec<Option<f64>>> {
+fn widths<T: Real>(args: &TuneArgs, learner: TrainLearner, data: &Dataset<T>, task: Task) -> Result<Vec<Option<f64>>> {
     let settings = &args.settings;
-    if settings.learner == TrainLearner::Svm || settings.kernel.kernel == KernelArg::Linear {
+    if learner == TrainLearner::Svm || settings.kernel.kernel == KernelArg::Linear {
         if !args.gamma_grid.is_empty() {
             return Err(Usage(
                 "--gamma-grid needs a kernel learner with a width (not svm, not --kernel linear)".into(),
@@ -294,12 +290,13 @@ fn widths<T: Real>(args: &TuneArgs, data: &Dataset<T>, task: Task) -> Result<Vec
 /// returns the candidates and the number of rows they were scored on.
 fn by_loo<T: Real>(
     args: &TuneArgs,
+    learner: TrainLearner,
     data: &Dataset<T>,
     gammas: &[Option<f64>],
     (task, weights): (Task, Option<&LabelWeights>),
 ) -> Result<(Vec<Candidate>, usize)> {
     let settings = &args.settings;
-    let rsvm = settings.learner == TrainLearner::Rsvm;
+    let rsvm = learner == TrainLearner::Rsvm;
     let ridges = match rsvm {
         true => given_values("c", Setting::given(settings.svm.c), &args.c_grid)?,
         false => given_values("lambda", Setting::given(settings.lambda), &args.lambda_grid)?,
@@ -309,7 +306,7 @@ fn by_loo<T: Real>(
     let gammas: Vec<f64> = gammas.iter().flatten().copied().collect();
     let kernel = settings.kernel.build::<T>(gammas.first().copied().unwrap_or(1.0)).context("kernel parameters")?;
     let config = kestrel_stream::batch::fit::krr_config(
-        &settings.fit_settings(data.class_names().names()).map_err(anyhow::Error::msg)?,
+        &settings.fit_settings(learner, data.class_names().names()).map_err(anyhow::Error::msg)?,
         kernel,
         task,
     );
@@ -360,12 +357,13 @@ fn by_loo<T: Real>(
 /// Any learner: every candidate trained on `k − 1` folds and scored on the last, `k` times.
 fn by_folds<T: Real>(
     args: &TuneArgs,
+    learner: TrainLearner,
     data: &Dataset<T>,
     gammas: &[Option<f64>],
     (task, weights): (Task, Option<&LabelWeights>),
 ) -> Result<Vec<Candidate>> {
     let settings = &args.settings;
-    let values = values(args)?;
+    let values = values(args, learner)?;
     let folds = Folds::new(data, folds_of(args), settings.seed).context("--folds")?;
     let total = gammas.len() * values.len() * folds.count();
     let bar = progress_bar(total as u64, "fits");
@@ -377,7 +375,8 @@ fn by_folds<T: Real>(
             let mut losses = 0.0;
             for fold in 0..folds.count() {
                 let (train, held_out) = folds.split(data, fold);
-                let (bytes, _) = fit(&candidate, &train, None).with_context(|| format!("fold {}", fold + 1))?;
+                let (bytes, _) =
+                    fit(&candidate, learner, &train, None).with_context(|| format!("fold {}", fold + 1))?;
                 let mut model = model::load(&bytes)?;
                 let weighed = weights.is_some() || held_out.row_weights().is_some();
                 losses += match (task, weighed) {
@@ -421,9 +420,9 @@ fn weighted_loss<T: Real>(
 
 /// The values of the learner's searched setting under cross-validation: its grid, the
 /// learner's default grid, or `auto` alone (`None`: each fit chooses).
-fn values(args: &TuneArgs) -> Result<Vec<Option<Searched>>> {
+fn values(args: &TuneArgs, learner: TrainLearner) -> Result<Vec<Option<Searched>>> {
     let settings = &args.settings;
-    let make: fn(f64) -> Searched = match settings.learner {
+    let make: fn(f64) -> Searched = match learner {
         TrainLearner::Svm | TrainLearner::Rsvm | TrainLearner::Mrrsvm | TrainLearner::Ssvr => Searched::C,
         TrainLearner::Krr | TrainLearner::Lssvm => Searched::Lambda,
         TrainLearner::Slkl => Searched::Nu,
@@ -432,7 +431,7 @@ fn values(args: &TuneArgs) -> Result<Vec<Option<Searched>>> {
         // The widths by cross-validation, each fit choosing its components.
         TrainLearner::Kpls => return Ok(vec![None]),
     };
-    let (grid, fixed, default) = match settings.learner {
+    let (grid, fixed, default) = match learner {
         TrainLearner::Svm => (&args.c_grid, Setting::given(settings.svm.c), SVM_C_GRID.map(|k| 2f64.powi(k)).to_vec()),
         TrainLearner::Rsvm | TrainLearner::Mrrsvm | TrainLearner::Ssvr => {
             (&args.c_grid, Setting::given(settings.svm.c), Vec::new())
@@ -523,13 +522,14 @@ type SettingAxis<'a> = (&'a str, fn(&Candidate) -> Option<f64>);
 /// `(scored, n)` the rows the candidates were scored on and the data set's.
 fn report(
     args: &TuneArgs,
+    learner: TrainLearner,
     candidates: &[Candidate],
     best: usize,
     task: Task,
     criterion: &str,
     (scored, n): (usize, usize),
 ) -> Result<Report> {
-    let learner = learner_name(args.settings.learner);
+    let learner = learner.name();
     let mut page = Report::new("kestrel tune");
     page.fact("data", &args.settings.input.input).fact("learner", &learner).fact("criterion", criterion);
     if scored < n {
