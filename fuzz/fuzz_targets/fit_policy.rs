@@ -86,6 +86,7 @@ impl Flags {
         settings.eps = [None, Some(0.1), Some(1e-3)][usize::from(b[9] >> 4) % 3];
         settings.seed = u64::from(b[6]);
         settings.budget = Some(1usize << (12 + b[7] % 17));
+        settings.posterior = learner == Learner::Krr && b[7] >> 7 == 1;
         Flags {
             settings,
             f32: b[1] & 1 == 1,

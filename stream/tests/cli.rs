@@ -337,7 +337,7 @@ fn krr_solver_cg_trains_the_model_exact_does() {
     let (exact, cg) = (dir.join("exact.kestrel"), dir.join("cg.kestrel"));
     let (data, exact, cg) = (data.to_str().unwrap(), exact.to_str().unwrap(), cg.to_str().unwrap());
     let common = ["train", "--learner", "krr", "--input", data, "--gamma", "0.5", "--eps", "1e-12"];
-    let o = kestrel(&[&common[..], &["--out", exact, "--solver", "exact", "--json"]].concat());
+    let o = kestrel(&[&common[..], &["--out", exact, "--solver", "exact", "--posterior", "--json"]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
     let summary = json(&o);
     assert_eq!(summary["solver"].as_str(), Some("exact"), "{summary}");
@@ -377,6 +377,15 @@ fn krr_solver_cg_trains_the_model_exact_does() {
     }
     let o = kestrel(&["predict", "--model", cg, "--input", data, "--std"]);
     assert!(!o.status.success() && stderr(&o).contains("no predictive variance"), "{}", stderr(&o));
+    // Without --posterior the exact model is the same predictor, the posterior left out of
+    // the file (below), and --std says which flag keeps it.
+    let plain = dir.join("plain.kestrel");
+    let plain = plain.to_str().unwrap();
+    let o = kestrel(&[&common[..], &["--out", plain, "--solver", "exact"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(predict(plain), a);
+    let o = kestrel(&["predict", "--model", plain, "--input", data, "--std"]);
+    assert!(!o.status.success() && stderr(&o).contains("with --posterior"), "{}", stderr(&o));
     // inspect tells what the posterior takes in memory, m² + 2m scalars for m centres.
     let (exact_info, cg_info) =
         (json(&kestrel(&["inspect", exact, "--json"])), json(&kestrel(&["inspect", cg, "--json"])));
@@ -385,6 +394,9 @@ fn krr_solver_cg_trains_the_model_exact_does() {
         (exact_info["posterior_bytes"].as_u64(), cg_info.get("posterior_bytes")),
         (Some((m * m + 2 * m) * 8), None)
     );
+    // In the file: the centres' means and the packed factor, m + m(m + 1)/2 scalars.
+    let file_bytes = |path: &str| std::fs::metadata(path).unwrap().len();
+    assert!(file_bytes(exact) - file_bytes(plain) >= (m + m * (m + 1) / 2) * 8, "{exact_info}");
     let text = stdout(&kestrel(&["inspect", exact]));
     assert!(text.contains(&format!("predictive variance (predict --std): the posterior of the {m} centres")), "{text}");
     // The file does not say which learner wrote it: inspect names those that write its format.
@@ -396,6 +408,15 @@ fn krr_solver_cg_trains_the_model_exact_does() {
     ] {
         let o = kestrel(&args);
         assert!(!o.status.success() && stderr(&o).contains("--solver"), "{args:?}: {}", stderr(&o));
+    }
+    // The posterior is the exact krr's alone.
+    for (args, said) in [
+        (vec!["--learner", "krr", "--solver", "cg"], "--posterior needs krr's exact solver"),
+        (vec!["--learner", "ssvr"], "--posterior is kernel ridge regression's (krr)"),
+    ] {
+        let o = kestrel(&[&["train", "--input", data, "--out", cg, "--posterior"], &args[..]].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(said), "{args:?}: {}", stderr(&o));
     }
 }
 

@@ -245,6 +245,9 @@ pub struct FitSettings {
     pub seed: u64,
     /// Memory budget in bytes for training.
     pub budget: Option<usize>,
+    /// krr (exact solver): keep the posterior of the Gaussian process in the model, for a
+    /// variance of each prediction ([`KrrConfig::posterior`]).
+    pub posterior: bool,
     /// The width search `--gamma auto` already ran on the rows [`fit`] is given
     /// (`--scale auto`'s score of the copy it kept, [`auto_width_search`]): taken instead of
     /// searching again when the fit would run that very search; `None` searches.
@@ -284,6 +287,7 @@ impl FitSettings {
             components: None,
             seed: 1,
             budget: None,
+            posterior: false,
             searched: None,
         }
     }
@@ -441,6 +445,9 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
     }
     if settings.components.is_some() && settings.learner != Learner::Kpls {
         return Err(FitError::Conflict("--components is kernel PLS's (kpls)".into()));
+    }
+    if settings.posterior && settings.learner != Learner::Krr {
+        return Err(FitError::Conflict("--posterior is kernel ridge regression's (krr)".into()));
     }
     check_ranges(settings)?;
     if settings.learner.task() == Task::Regression {
@@ -732,6 +739,7 @@ pub fn krr_config<T: Real>(settings: &FitSettings, kernel: Kernel<T>, task: Task
             Task::Classification => settings.class_weights.clone(),
             Task::Regression => ClassWeights::Unit,
         },
+        posterior: settings.posterior,
     }
 }
 
@@ -874,6 +882,12 @@ fn train_krr<T: Real>(settings: &FitSettings, data: &Dataset<T>, task: Task) -> 
         if data.row_weights().is_some() {
             return Err(FitError::Conflict(
                 "row weights need krr's exact solver (the cg solver, chosen past 2^25 rows × centres, takes none)"
+                    .into(),
+            ));
+        }
+        if settings.posterior {
+            return Err(FitError::Conflict(
+                "--posterior needs krr's exact solver (the cg solver, chosen past 2^25 rows × centres, keeps none)"
                     .into(),
             ));
         }

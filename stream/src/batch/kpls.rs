@@ -201,6 +201,7 @@ mod tests {
             seed,
             budget: None,
             class_weights: ClassWeights::Unit,
+            posterior: false,
         }
     }
 

@@ -120,14 +120,18 @@ pub struct KrrConfig<T> {
     pub budget: Option<usize>,
     /// The least-squares SVM's class weights (classification; [`super::class_weights`]).
     pub class_weights: ClassWeights,
+    /// Whether a regressor keeps the posterior of its Gaussian process (`m²` scalars: 512
+    /// KiB for 256 centres in `f64`), which gives each prediction a variance.
+    pub posterior: bool,
 }
 
 /// A trained model: a regressor or a classifier.
 #[derive(Clone, Debug)]
 pub enum KrrModel<T> {
     /// `f(x) = b + Σ_j u_j k(x, x̃_j)`, with the posterior of its Gaussian process
-    /// ([`kestrel_core::gp`]: a variance for each prediction) when the exact path trained it
-    /// (`None` from the cg solver, which never decomposes the whole set's `Z_cᵀZ_c`).
+    /// ([`kestrel_core::gp`]: a variance for each prediction) when [`KrrConfig::posterior`]
+    /// asks for it and the exact path trained it (`None` from the cg solver, which never
+    /// decomposes the whole set's `Z_cᵀZ_c`).
     Regressor(Predictor<T, Vec<T>>, Option<Posterior<T, Vec<T>>>),
     /// Sign or argmax of the one-vs-rest outputs.
     Classifier(ReducedKernelModel<T, Vec<T>>),
@@ -273,10 +277,15 @@ impl<T: Real> Fit<T> {
             None => {
                 let mut w = zeroed(m, "the weights")?;
                 let intercept = self.path.weights(lambda, 0, &mut w)?;
-                let storage = zeroed(Posterior::scalars_len(m), "the posterior")?;
-                let posterior = self.path.posterior_in(lambda, self.factor.packed(), storage)?;
+                let posterior = match config.posterior {
+                    true => {
+                        let storage = zeroed(Posterior::scalars_len(m), "the posterior")?;
+                        Some(self.path.posterior_in(lambda, self.factor.packed(), storage)?)
+                    }
+                    false => None,
+                };
                 let model = regressor(config, dim, intercept, &self.centres, &self.factor, w)?;
-                Ok(KrrModel::Regressor(model, Some(posterior)))
+                Ok(KrrModel::Regressor(model, posterior))
             }
             Some(classes) => {
                 let model = classifier(&mut self.path, lambda, &self.factor, config, &self.centres, classes)?;
@@ -667,6 +676,7 @@ mod tests {
             seed: 3,
             budget: None,
             class_weights: ClassWeights::Unit,
+            posterior: false,
         }
     }
 

@@ -178,6 +178,7 @@ mod tests {
             seed: 1,
             budget: None,
             class_weights: ClassWeights::Unit,
+            posterior: false,
         }
     }
 

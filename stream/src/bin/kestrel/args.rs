@@ -590,6 +590,12 @@ pub struct TrainSettings {
     /// `predict` and the device.
     #[arg(long)]
     pub relevance: bool,
+    /// Keep the posterior of the Gaussian process on the centres in the model (krr, exact
+    /// solver; seed 000 §4.1.4), so that `kestrel predict --std` gives each prediction's
+    /// standard deviation: m² more scalars in the file (512 KiB at 256 centres in f64,
+    /// where the predictor alone takes m·(d + 1)).
+    #[arg(long)]
+    pub posterior: bool,
     /// Scalar type of the computation and the model.
     #[arg(long, value_enum, default_value_t = ScalarArg::F64)]
     pub scalar: ScalarArg,
@@ -673,6 +679,7 @@ impl TrainSettings {
             components: self.components,
             seed: self.seed,
             budget: self.budget,
+            posterior: self.posterior,
             searched: None,
         })
     }

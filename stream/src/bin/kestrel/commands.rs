@@ -477,7 +477,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
             let Some((value, std)) = model.predict_with_std(record).with_context(at)? else {
                 bail!(
                     "{} has no predictive variance: --std needs a krr regressor trained by the exact solver \
-                     with this version (retrain it)",
+                     with --posterior (kestrel train --learner krr --posterior)",
                     args.model.display()
                 );
             };
