@@ -699,15 +699,19 @@ fn a_missing_learner_is_told_the_learners() {
 }
 
 /// Without `--learner`, `train` and `tune` choose it from the label column and say so:
-/// rsvm for classes, krr for a numeric target (many distinct numbers, or one that is not
-/// whole), the novelty detector for rows without labels — each the very model the flag
-/// gives.
+/// rsvm for classes, krr for a numeric target (many distinct numbers, a number a row or so,
+/// or one that is not whole), the novelty detector for rows without labels — each the very
+/// model the flag gives.
 #[test]
 fn train_without_a_learner_chooses_it_from_the_labels() {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
     let dir = scratch("chosen-learner");
     let fractions = dir.join("fractions.csv");
     std::fs::write(&fractions, "x,y\n0,0.5\n1,1.5\n2,0.5\n3,1.5\n4,0.5\n5,1.5\n").unwrap();
+    // Whole numbers: a count of a row or so each is a target; two rows a number, classes.
+    let (counts, pairs) = (dir.join("counts.csv"), dir.join("pairs.csv"));
+    std::fs::write(&counts, "x,y\n0,3\n1,5\n2,8\n3,13\n4,21\n5,21\n").unwrap();
+    std::fs::write(&pairs, "x,y\n0,1\n1,1\n2,2\n3,2\n4,3\n5,3\n").unwrap();
     let (chosen, given) = (dir.join("chosen.kestrel"), dir.join("given.kestrel"));
     let train = |input: &str, extra: &[&str], out: &PathBuf| {
         let o = kestrel(&[&["train", "--input", input, "--out", out.to_str().unwrap()], extra].concat());
@@ -716,7 +720,7 @@ fn train_without_a_learner_chooses_it_from_the_labels() {
     };
     let iris = format!("{data}/iris/train.csv");
     let diabetes = format!("{data}/diabetes/train.csv");
-    let cases: [(&str, &[&str], &str, &str); 4] = [
+    let cases: [(&str, &[&str], &str, &str); 6] = [
         (&iris, &[], "rsvm", "learner rsvm: the label column holds 3 classes (--learner chooses another)"),
         (
             &diabetes,
@@ -725,6 +729,8 @@ fn train_without_a_learner_chooses_it_from_the_labels() {
             "learner krr: the label column holds a numeric target, 187 distinct numbers in 331 rows",
         ),
         (fractions.to_str().unwrap(), &[], "krr", "numeric target, 2 distinct numbers in 6 rows, not all whole (0.5)"),
+        (counts.to_str().unwrap(), &[], "krr", "numeric target, 5 distinct numbers in 6 rows (--learner"),
+        (pairs.to_str().unwrap(), &[], "rsvm", "learner rsvm: the label column holds 3 classes"),
         (&iris, &["--label-column", "none"], "novelty", "learner novelty: the rows have no labels\n"),
     ];
     for (input, extra, learner, said) in cases {

@@ -92,9 +92,11 @@ pub fn unscaled_note<T: Real>(data: &Dataset<T>) -> Option<String> {
 const MANY_LABELS: usize = 20;
 
 /// How the label column of numbers reads as a regression target, if it does: a label that
-/// is not a whole number, or more than [`MANY_LABELS`] distinct values that are also more
-/// than a fifth of the rows (as classes, each would have a few rows). `None` for class
-/// names and for rows without labels (`--label-column none`: every label `NaN`).
+/// is not a whole number; more than two distinct values that are also more than half the
+/// rows (as classes, most would have a single row, which leave-one-out never predicts: the
+/// small sets of counts and measurements); or more than [`MANY_LABELS`] distinct values that
+/// are also more than a fifth of the rows. `None` for class names and for rows without
+/// labels (`--label-column none`: every label `NaN`).
 pub fn numeric_target<T: Real>(data: &Dataset<T>) -> Option<String> {
     let labels = data.labels();
     if !data.class_names().is_empty() || labels.iter().all(|label| label.is_nan()) {
@@ -104,11 +106,10 @@ pub fn numeric_target<T: Real>(data: &Dataset<T>) -> Option<String> {
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
     let (distinct, n) = (distinct.len(), data.len());
+    let many = (distinct > 2 && distinct * 2 > n) || (distinct > MANY_LABELS && distinct * 5 > n);
     match labels.iter().find(|label| label.fract() != 0.0) {
         Some(fraction) => Some(format!("{distinct} distinct numbers in {n} rows, not all whole ({fraction})")),
-        None => {
-            (distinct > MANY_LABELS && distinct * 5 > n).then(|| format!("{distinct} distinct numbers in {n} rows"))
-        }
+        None => many.then(|| format!("{distinct} distinct numbers in {n} rows")),
     }
 }
 
