@@ -24,6 +24,14 @@
 //! relevance determination): a feature of weight 0 is ignored. `kestrel train
 //! --relevance` chooses the weights by kernel-target alignment.
 //!
+//! Features can be **left as they come** ([`Scaler::leave`]): their `μ` and `M₂` are held
+//! at 0, as an unseen feature's, so the map is `x ↦ w·x`. Indicator columns (a category
+//! one-hot encoded) are left so, as scikit-learn's `OneHotEncoder` beside a
+//! `StandardScaler` leaves them: standardised, a category of share `p` would take the value
+//! `√((1 − p)/p)` (3 at `p` = 0.1, 10 at 0.01), and a column of many rare categories would
+//! set every distance; centred, their zeros would no longer be zeros. A model file stores
+//! the zeros, and a decoded scaler leaves such features alike.
+//!
 //! The scales `wⱼ/σⱼ` are kept beside the statistics, recomputed by [`Scaler::observe`],
 //! so [`Scaler::transform`] costs one subtraction and one product per feature. A model
 //! file stores `(n, μ, M₂)` and the weights unless they are all 1 ([`Scaler::section`],
@@ -297,6 +305,26 @@ impl<T: Real, S: Storage<T>> Scaler<T, S> {
         Ok(())
     }
 
+    /// Leaves the features `features` as they come: their `μ` and `M₂` are set to 0, and
+    /// the transform is `xⱼ ↦ wⱼ·xⱼ` for them (module doc). [`observe`](Self::observe)
+    /// moves the statistics again: call this after the last observation, or after each.
+    /// O(|features|).
+    ///
+    /// # Errors
+    /// `DimensionMismatch` when `features` reaches past `d`. The scaler is unchanged on
+    /// error.
+    pub fn leave(&mut self, features: core::ops::Range<usize>) -> Result<(), Error> {
+        if features.end > self.dim {
+            return Err(Error::DimensionMismatch { expected: self.dim, got: features.end });
+        }
+        let (mean, m2, _, _) = self.parts_mut();
+        for statistics in [mean, m2] {
+            statistics.get_mut(features.clone()).unwrap_or_default().fill(T::ZERO);
+        }
+        self.refresh_scales();
+        Ok(())
+    }
+
     /// The statistics to save: what [`from_section_in`](Self::from_section_in) reads
     /// (the weights empty when they are all 1).
     pub fn section(&self) -> ScalerSection<'_, T> {
@@ -484,6 +512,30 @@ mod tests {
         let mut y = [7.0, -1.0];
         fresh.transform(&mut y).unwrap();
         assert_eq!(y, [7.0, -1.0], "nothing observed: the identity");
+    }
+
+    /// An indicator left as it comes keeps its values, the other features standardised;
+    /// the section keeps it so, and a range past `d` changes nothing.
+    #[test]
+    fn features_left_as_they_come_keep_their_values() {
+        let mut s = scaler(2);
+        for i in 0..10 {
+            s.observe(&[f64::from(i), f64::from(u8::from(i == 0))]).unwrap();
+        }
+        let standardised = s.scales()[1];
+        assert!((standardised - 1.0 / 0.09f64.sqrt()).abs() < 1e-12, "{standardised}");
+        assert_eq!(s.leave(1..3), Err(Error::DimensionMismatch { expected: 2, got: 3 }));
+        assert_eq!(s.scales()[1], standardised);
+        let scale = s.scales()[0];
+        s.leave(1..2).unwrap();
+        assert_eq!((s.scales()[0], s.scales()[1], s.section().mean[1], s.section().m2[1]), (scale, 1.0, 0.0, 0.0));
+        let mut x = [4.5, 1.0];
+        s.transform(&mut x).unwrap();
+        assert_eq!(x, [0.0, 1.0]);
+        let section = s.section();
+        let mut decoded = scaler(2);
+        decoded = Scaler::from_section_in(core::mem::take(&mut decoded.storage), 2, section).unwrap();
+        assert_eq!(decoded.scales(), s.scales());
     }
 
     #[test]

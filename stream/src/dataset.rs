@@ -86,6 +86,9 @@ pub struct Dataset<T> {
     /// The features' names the input stated (a CSV header), in order; empty when it
     /// stated none.
     feature_names: Vec<String>,
+    /// How many of the last features are indicators of a column of categories (one-hot,
+    /// `--categorical`), which standardisation only centres ([`Dataset::standardized`]).
+    indicators: usize,
     class_names: ClassNames,
     /// Each row's weight (scikit-learn's `sample_weight`: a row of weight 2 counts as two
     /// copies of it), finite and positive; `None`: every row weighs 1.
@@ -97,7 +100,19 @@ impl<T: Real> Dataset<T> {
     pub fn new() -> Self {
         let (offsets, indices, values, labels) = (vec![0], Vec::new(), Vec::new(), Vec::new());
         let (stated_dim, feature_names, class_names) = (None, Vec::new(), ClassNames::new());
-        Dataset { offsets, indices, values, labels, dim: 0, stated_dim, feature_names, class_names, row_weights: None }
+        let (dim, indicators, row_weights) = (0, 0, None);
+        Dataset {
+            offsets,
+            indices,
+            values,
+            labels,
+            dim,
+            stated_dim,
+            feature_names,
+            indicators,
+            class_names,
+            row_weights,
+        }
     }
 
     /// Gives each row a weight, `weights[i]` to row `i` (the learners that take them:
@@ -186,6 +201,7 @@ impl<T: Real> Dataset<T> {
                     // Known once every row is read: one-hot columns add a feature per category.
                     data.stated_dim = reader.dim_hint();
                     data.feature_names = reader.feature_names().unwrap_or_default();
+                    data.indicators = reader.indicators();
                     data.dim = data.dim.max(data.stated_dim.unwrap_or(0));
                     return Ok(data);
                 }
@@ -279,6 +295,7 @@ impl<T: Real> Dataset<T> {
             dim: self.dim,
             stated_dim: self.stated_dim,
             feature_names: self.feature_names.clone(),
+            indicators: self.indicators,
             class_names: self.class_names.clone(),
             row_weights: self.row_weights.as_ref().map(|w| w.get(first..).unwrap_or_default().to_vec()),
         }
@@ -295,7 +312,8 @@ impl<T: Real> Dataset<T> {
     pub fn rows_in(&self, order: &[usize]) -> Self {
         let (dim, class_names, feature_names) = (self.dim, self.class_names.clone(), self.feature_names.clone());
         let row_weights = self.row_weights.as_ref().map(|_| Vec::new());
-        let mut data = Dataset { dim, class_names, feature_names, row_weights, ..Dataset::new() };
+        let indicators = self.indicators;
+        let mut data = Dataset { dim, class_names, feature_names, indicators, row_weights, ..Dataset::new() };
         for &i in order {
             if let (Some((indices, values)), Some(&label)) = (self.row(i), self.labels.get(i)) {
                 data.indices.extend_from_slice(indices);
@@ -347,6 +365,15 @@ impl<T: Real> Dataset<T> {
     /// empty when it stated none.
     pub fn feature_names(&self) -> &[String] {
         &self.feature_names
+    }
+
+    /// How many of the last features are the indicators of a column of categories
+    /// (one-hot, `--categorical`): standardisation only centres them, so that a rare
+    /// category keeps the value 1 (standardised, a category of share `p` would be
+    /// `√((1 − p)/p)`: 10 at `p` = 0.01, and a column of many rare ones would set every
+    /// distance).
+    pub fn indicators(&self) -> usize {
+        self.indicators
     }
 
     /// Declares the rows at least `dim` features wide, as a matrix whose last columns are
@@ -462,36 +489,64 @@ impl<T: Real> Dataset<T> {
 
     /// The data set with every feature standardised by its mean and population standard
     /// deviation over all rows (`kestrel_core::scaler`), and the scaler that did it, for
-    /// the model file. The rows become dense (a centred zero is not zero).
+    /// the model file; the indicators of a column of categories are left as they come
+    /// ([`Dataset::indicators`], `Scaler::leave`). The other features' values become dense
+    /// (a centred zero is not zero); the indicators keep only their ones.
     ///
     /// # Errors
-    /// `CapacityExceeded` (in bytes) when the `n·d` scalars cannot be allocated;
-    /// `NonFinite` when a feature's statistics overflow `T`.
+    /// `CapacityExceeded` (in bytes) when the copy cannot be allocated; `NonFinite` when a
+    /// feature's statistics overflow `T`.
     pub fn standardized(&self) -> Result<(Self, Scaler<T, Vec<T>>), kestrel_core::Error> {
-        let dim = self.dim;
+        let (dim, numeric) = (self.dim, self.dim.saturating_sub(self.indicators));
         let memory = |e: AllocError| kestrel_core::Error::CapacityExceeded { needed: e.bytes, capacity: 0 };
-        let mut values = self.dense(dim).map_err(memory)?;
-        let scaler = standardize_rows(&mut values, dim)?;
-        let row_indices: Vec<u32> = (0..dim).map(|j| u32::try_from(j).unwrap_or(u32::MAX)).collect();
-        let data = Dataset {
-            offsets: (0..=self.len()).map(|i| i * dim).collect(),
-            indices: row_indices.iter().copied().cycle().take(values.len()).collect(),
-            values,
+        let mut scaler = Scaler::new_in(zeroed(Scaler::scalars_len(dim), "the feature scaler").map_err(memory)?, dim)?;
+        let mut row = zeroed(dim, "a row").map_err(memory)?;
+        for i in 0..self.len() {
+            self.dense_row(i, &mut row);
+            scaler.observe(&row)?;
+        }
+        scaler.leave(numeric..dim)?;
+        let cells = self.standardized_cells();
+        let mut data = Dataset {
             labels: self.labels.clone(),
             dim,
             stated_dim: self.stated_dim,
             feature_names: self.feature_names.clone(),
+            indicators: self.indicators,
             class_names: self.class_names.clone(),
             row_weights: self.row_weights.clone(),
+            ..Dataset::new()
         };
+        crate::limits::reserve(&mut data.values, cells, "the standardised rows").map_err(memory)?;
+        crate::limits::reserve(&mut data.indices, cells, "the standardised rows").map_err(memory)?;
+        crate::limits::reserve(&mut data.offsets, self.len(), "the standardised rows").map_err(memory)?;
+        for i in 0..self.len() {
+            self.dense_row(i, &mut row);
+            scaler.transform(&mut row)?;
+            for (j, &value) in row.iter().enumerate() {
+                if j < numeric || value != T::ZERO {
+                    data.indices.push(u32::try_from(j).unwrap_or(u32::MAX));
+                    data.values.push(value);
+                }
+            }
+            data.offsets.push(data.values.len());
+        }
         Ok((data, scaler))
     }
 
-    /// Bytes the copy [`standardized`](Self::standardized) makes will occupy (its rows are
-    /// dense: `n·d` values and feature indices, `n + 1` offsets, `n` labels), known before it
-    /// is made.
+    /// Values the copy [`standardized`](Self::standardized) holds: every row's features
+    /// but the indicators, and the indicators it stores.
+    fn standardized_cells(&self) -> usize {
+        let numeric = self.dim.saturating_sub(self.indicators);
+        let stored = self.indices.iter().filter(|&&j| j as usize >= numeric).count();
+        self.len().saturating_mul(numeric).saturating_add(stored)
+    }
+
+    /// Bytes the copy [`standardized`](Self::standardized) makes will occupy (the values of
+    /// [`Dataset::standardized_cells`] and their feature indices, `n + 1` offsets, `n`
+    /// labels), known before it is made.
     pub fn standardized_bytes(&self) -> usize {
-        let (n, cells) = (self.len(), self.len().saturating_mul(self.dim));
+        let (n, cells) = (self.len(), self.standardized_cells());
         (n.saturating_add(1))
             .saturating_mul(size_of::<usize>())
             .saturating_add(cells.saturating_mul(size_of::<u32>() + size_of::<T>()))
@@ -522,17 +577,23 @@ impl<T: Real> Dataset<T> {
 
 /// Standardises the rows of the row-major `values` (`dim` columns) in place, each feature
 /// by its mean and population standard deviation over the rows (`kestrel_core::scaler`),
-/// and gives the scaler that did it.
+/// the last `indicators` (a column of categories, one-hot) left as they come, and gives
+/// the scaler that did it.
 ///
 /// # Errors
 /// `CapacityExceeded` (in bytes) when the scaler's `3·dim` scalars cannot be allocated;
 /// `NonFinite` when a feature's statistics overflow `T`.
-pub fn standardize_rows<T: Real>(values: &mut [T], dim: usize) -> Result<HostScaler<T>, kestrel_core::Error> {
+pub fn standardize_rows<T: Real>(
+    values: &mut [T],
+    dim: usize,
+    indicators: usize,
+) -> Result<HostScaler<T>, kestrel_core::Error> {
     let memory = |e: AllocError| kestrel_core::Error::CapacityExceeded { needed: e.bytes, capacity: 0 };
     let mut scaler = Scaler::new_in(zeroed(Scaler::scalars_len(dim), "the feature scaler").map_err(memory)?, dim)?;
     for row in values.chunks_exact(dim.max(1)) {
         scaler.observe(row)?;
     }
+    scaler.leave(dim.saturating_sub(indicators)..dim)?;
     for row in values.chunks_exact_mut(dim.max(1)) {
         scaler.transform(row)?;
     }

@@ -1349,6 +1349,71 @@ fn npkl_learns_a_kernel_from_pairs_and_clusters() {
     assert!(stderr(&o).contains("pairs.txt: line 2: a point cannot be paired with itself"), "{}", stderr(&o));
 }
 
+/// Standardised (`--scale`), the indicators of a column of categories keep their 0/1: the
+/// model predicts as one trained on the numeric feature standardised by hand beside the
+/// raw indicators, not as one whose indicators were standardised too (a rare category
+/// would take the value 4); and the rows of categories are not too sparse for `--scale
+/// auto` to compare.
+#[test]
+fn standardisation_leaves_the_indicators_as_they_come() {
+    let dir = scratch("categorical-scale");
+    let modes = ["idle", "idle", "heat", "idle", "cool", "idle", "heat", "idle", "idle", "idle", "idle", "idle"];
+    let rows: Vec<(f64, &str, f64)> = (0..96usize)
+        .map(|i| {
+            let (t, mode) = (500.0 + 100.0 * ((i * 37 % 101) as f64 / 50.0 - 1.0), modes[i % modes.len()]);
+            let y = ((t - 500.0) / 100.0).powi(2) + if mode == "cool" { 1.0 } else { 0.0 };
+            (t, mode, y)
+        })
+        .collect();
+    let n = rows.len() as f64;
+    let mean = rows.iter().map(|r| r.0).sum::<f64>() / n;
+    let sd = (rows.iter().map(|r| (r.0 - mean).powi(2)).sum::<f64>() / n).sqrt();
+    let share = |mode: &str| rows.iter().filter(|r| r.1 == mode).count() as f64 / n;
+    let (mut named, mut raw, mut standardised) =
+        ("t,mode,y\n".to_string(), "t,idle,heat,cool,y\n".to_string(), "t,idle,heat,cool,y\n".to_string());
+    for &(t, mode, y) in &rows {
+        named.push_str(&format!("{t},{mode},{y}\n"));
+        let is = |m: &str| f64::from(u8::from(mode == m));
+        let t = (t - mean) / sd;
+        let [idle, heat, cool] = ["idle", "heat", "cool"].map(is);
+        raw.push_str(&format!("{t},{idle},{heat},{cool},{y}\n"));
+        let z = |m: &str| (is(m) - share(m)) / (share(m) * (1.0 - share(m))).sqrt();
+        standardised.push_str(&format!("{t},{},{},{},{y}\n", z("idle"), z("heat"), z("cool")));
+    }
+    // Random centres: the same rows on both sides, whatever the rounding of near ties.
+    let settings = ["--learner", "krr", "--gamma", "0.5", "--lambda", "0.01", "--centers", "32", "--select", "random"];
+    let fit_predict = |text: &str, name: &str, extra: &[&str]| -> Vec<f64> {
+        let (input, model) = (dir.join(format!("{name}.csv")), dir.join(format!("{name}.kestrel")));
+        std::fs::write(&input, text).unwrap();
+        let (input, model) = (input.to_str().unwrap(), model.to_str().unwrap());
+        let o = kestrel(&[&["train", "--input", input, "--out", model], &settings[..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let o = kestrel(&["predict", "--model", model, "--input", input]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o).lines().map(|line| line.parse().unwrap()).collect()
+    };
+    let by_flag = fit_predict(&named, "named", &["--categorical", "mode", "--scale"]);
+    let by_hand = fit_predict(&raw, "raw", &["--scale", "off"]);
+    let all_standardised = fit_predict(&standardised, "standardised", &["--scale", "off"]);
+    let gap = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    assert_eq!(by_flag.len(), rows.len());
+    assert!(gap(&by_flag, &by_hand) < 1e-8, "{}", gap(&by_flag, &by_hand));
+    assert!(gap(&by_flag, &all_standardised) > 1e-3, "{}", gap(&by_flag, &all_standardised));
+    // A column of twelve categories: a row stores 2 of 13 values, yet the standardised copy
+    // keeps the indicators' zeros, so --scale auto compares.
+    let mut sites = "t,site,y\n".to_string();
+    for (i, &(t, _, y)) in rows.iter().enumerate() {
+        sites.push_str(&format!("{t},s{},{y}\n", i % 12));
+    }
+    let input = dir.join("sites.csv");
+    std::fs::write(&input, sites).unwrap();
+    let (input, model) = (input.to_str().unwrap(), dir.join("sites.kestrel"));
+    let args = ["train", "--learner", "krr", "--categorical", "site", "--input", input, "--json", "--out"];
+    let o = kestrel(&[&args[..], &[model.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(json(&o)["scaling"]["loo"].is_object(), "{}", json(&o));
+}
+
 /// `cluster` and `npkl` read a column of categories one-hot (`--categorical`): rows that
 /// differ only by their mode cluster by it, which the numeric columns alone cannot do; and
 /// `npkl`'s loss defaults to hinge, as `cluster --method npkl`'s.

@@ -735,6 +735,10 @@ impl<R: BufRead> RecordReader for CsvReader<R> {
         named.then(|| numeric.chain(self.one_hot.names().iter().cloned()).collect())
     }
 
+    fn indicators(&self) -> usize {
+        self.one_hot.names().len()
+    }
+
     fn order_features_as(&mut self, names: &[String]) -> Result<(), ReadError> {
         CsvReader::order_features_as(self, names)
     }

@@ -70,6 +70,11 @@ pub trait RecordReader {
     fn feature_names(&self) -> Option<Vec<String>> {
         None
     }
+    /// How many of the last features are indicators of a column of categories, one-hot
+    /// encoded ([`one_hot`]); none for a format without such columns.
+    fn indicators(&self) -> usize {
+        0
+    }
     /// Gives the features in the order `names` lists them, read by their names (a
     /// model's); nothing to do for a format that does not name them.
     ///

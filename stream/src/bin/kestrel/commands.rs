@@ -159,7 +159,7 @@ pub fn points<T: Real>(data: &Dataset<T>, scale: bool) -> Result<Vec<T>> {
 pub fn scaled_points<T: Real>(data: &Dataset<T>, scale: bool) -> Result<(Vec<T>, Option<HostScaler<T>>)> {
     let mut points = data.dense(data.dim())?;
     let scaler = match scale {
-        true => Some(dataset::standardize_rows(&mut points, data.dim()).context("--scale")?),
+        true => Some(dataset::standardize_rows(&mut points, data.dim(), data.indicators()).context("--scale")?),
         false => {
             if let Some(note) = unscaled_note(data) {
                 tell!("kestrel: note: {note}");
