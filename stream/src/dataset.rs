@@ -542,9 +542,9 @@ impl<T: Real> Dataset<T> {
         self.len().saturating_mul(numeric).saturating_add(stored)
     }
 
-    /// Bytes the copy [`standardized`](Self::standardized) makes will occupy (the values of
-    /// [`Dataset::standardized_cells`] and their feature indices, `n + 1` offsets, `n`
-    /// labels), known before it is made.
+    /// Bytes the copy [`standardized`](Self::standardized) makes will occupy (every row's
+    /// values but the indicators', the indicators stored, their feature indices, `n + 1`
+    /// offsets, `n` labels), known before it is made.
     pub fn standardized_bytes(&self) -> usize {
         let (n, cells) = (self.len(), self.standardized_cells());
         (n.saturating_add(1))
