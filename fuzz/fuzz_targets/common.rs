@@ -77,9 +77,13 @@ pub fn drain(reader: &mut dyn RecordReader, len: usize, unlabelled: bool) {
 /// or `libsvm` (`source::from_reader`, what `source::open` does with a file). `None` where
 /// the CLI fails to open the input (a bad CSV header).
 pub fn open_bytes(bytes: &[u8], format: Format, label_column: Option<&str>) -> Option<Box<dyn RecordReader + Send>> {
-    let label_column = label_column.map(str::to_string);
-    let options = Options { format, label_column, max_line_bytes: MAX_LINE_BYTES, ..Options::default() };
-    let name = if format == Format::Csv { "fuzz.csv" } else { "fuzz.svm" };
+    open_with(bytes, Options { format, label_column: label_column.map(str::to_string), ..Options::default() })
+}
+
+/// [`open_bytes`] with `options` (`--categorical`, …; the line limit is the fuzzers').
+pub fn open_with(bytes: &[u8], options: Options) -> Option<Box<dyn RecordReader + Send>> {
+    let name = if options.format == Format::LibSvm { "fuzz.svm" } else { "fuzz.csv" };
+    let options = Options { max_line_bytes: MAX_LINE_BYTES, ..options };
     source::from_reader(Cursor::new(bytes.to_vec()), name, &options).ok()
 }
 

@@ -1,5 +1,7 @@
 //! `kestrel train` as the CLI and the Python package run it, on arbitrary bytes as the data
-//! file: the rows prepared as `--scale auto|on|off` or `--relevance` says
+//! file (its first CSV column one-hot encoded as `--categorical` when a flag says so, the
+//! file read plainly when that does not open): the rows prepared as `--scale auto|on|off`
+//! or `--relevance` says
 //! (`batch::scaling`, `Dataset::standardized`, `batch::relevance`), then the library's
 //! policy `batch::fit::fit` — every learner, with its `auto` searches (the width by
 //! alignment and leave-one-out, C, λ, the IRSVM prefix, ν, kpls's components) — then
@@ -25,7 +27,7 @@ use kestrel_stream::batch::fit::{self, FitSettings, KernelChoice, Learner, Setti
 use kestrel_stream::batch::{relevance, scaling};
 use kestrel_stream::dataset::{BadRows, Dataset, HostScaler, OnError};
 use kestrel_stream::model;
-use kestrel_stream::source::Format;
+use kestrel_stream::source::{Categorical, Format, Options};
 use libfuzzer_sys::fuzz_target;
 
 mod common;
@@ -49,6 +51,8 @@ struct Flags {
     f32: bool,
     format: Format,
     label_column: Option<&'static str>,
+    /// The first CSV column read as a column of categories.
+    categorical: bool,
     preparation: Preparation,
 }
 
@@ -84,7 +88,7 @@ impl Flags {
             settings.components = Some(1 + usize::from(b[8] >> 5));
         }
         settings.eps = [None, Some(0.1), Some(1e-3)][usize::from(b[9] >> 4) % 3];
-        settings.seed = u64::from(b[6]);
+        settings.seed = u64::from(b[6] & 0x7f);
         settings.budget = Some(1usize << (12 + b[7] % 17));
         settings.posterior = learner == Learner::Krr && b[7] >> 7 == 1;
         Flags {
@@ -92,6 +96,7 @@ impl Flags {
             f32: b[1] & 1 == 1,
             format: if b[1] >> 1 & 1 == 1 { Format::LibSvm } else { Format::Csv },
             label_column: (b[1] >> 2 & 1 == 1).then_some("y"),
+            categorical: b[6] >> 7 == 1,
             preparation: [Preparation::Auto, Preparation::On, Preparation::Off, Preparation::Relevance]
                 [usize::from(b[1] >> 3 & 3)],
         }
@@ -139,8 +144,24 @@ fn prepare<T: Real>(flags: &Flags, data: Dataset<T>) -> Option<(Dataset<T>, Opti
     }
 }
 
+/// The reader of `file` as the flags say: its first CSV column `--categorical` when asked
+/// and that opens, else read plainly.
+fn open(flags: &Flags, file: &[u8]) -> Option<Box<dyn kestrel_stream::source::RecordReader + Send>> {
+    let first_column = file.split(|&b| b == b'\n').next().and_then(|line| line.split(|&b| b == b',').next());
+    let column = first_column.and_then(|name| std::str::from_utf8(name).ok()).map(|name| name.trim().to_string());
+    let label_column = flags.label_column.map(str::to_string);
+    let options = Options { format: flags.format, label_column, ..Options::default() };
+    let categorical = match (flags.categorical, column) {
+        (true, Some(column)) => vec![Categorical { column, categories: None }],
+        _ => Vec::new(),
+    };
+    let encoded =
+        (!categorical.is_empty()).then(|| common::open_with(file, Options { categorical, ..options.clone() }));
+    encoded.flatten().or_else(|| common::open_with(file, options))
+}
+
 fn fit_predict<T: Real>(flags: &Flags, file: &[u8]) {
-    let Some(mut reader) = common::open_bytes(file, flags.format, flags.label_column) else { return };
+    let Some(mut reader) = open(flags, file) else { return };
     let mut bad = BadRows::new();
     let data = Dataset::<T>::read(reader.as_mut(), OnError::Skip, &mut bad).expect("skip never stops");
     bad.first().iter().for_each(common::check_error);

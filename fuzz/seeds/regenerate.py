@@ -130,7 +130,8 @@ def fit_policy_seeds():
     --relevance), every setting auto, 8 centres, seed 1, a budget of 4 MiB, on 30 CSV rows
     of two features in different units — a regression target for slkl, krr, ssvr and kpls,
     ±1 for the others — and four more: three named classes, LibSVM rows for the linear SVM,
-    a cubic kernel with γ and C given, krr in f32."""
+    a cubic kernel with γ and C given, krr in f32; and rows whose first column is a mode,
+    one-hot encoded, for rsvm, krr, svm and the novelty detector."""
     out = os.path.join(SEEDS, "fit_policy")
     classes = "a,b,y\n" + "".join(
         f"{math.sin(i) * 100:.3f},{math.cos(1.7 * i):.4f},{1 if math.sin(i) > 0 else -1}\n" for i in range(30))
@@ -139,8 +140,8 @@ def fit_policy_seeds():
         f"{i % 7:.1f},{math.cos(1.7 * i) * 1e3:.4f},{'xyz'[i % 3]}\n" for i in range(30))
     libsvm = "".join(f"{1 if i % 2 else -1} 1:{i / 10:.2f} 3:{math.sin(i):.3f}\n" for i in range(24))
 
-    def flags(learner, mode=0, gamma=0, c=0, degree=0):
-        return bytes([learner, mode, gamma, c, 7, 0, 1, 10, degree, 0])
+    def flags(learner, mode=0, gamma=0, c=0, degree=0, categorical=False):
+        return bytes([learner, mode, gamma, c, 7, 0, 0x81 if categorical else 1, 10, degree, 0])
 
     for learner in range(9):
         for preparation in range(4):
@@ -150,6 +151,15 @@ def fit_policy_seeds():
     write(os.path.join(out, "libsvm_svm.bin"), flags(1, mode=2) + libsvm.encode())
     write(os.path.join(out, "poly_given.bin"), flags(2, mode=1 << 5, gamma=9, c=9, degree=1) + classes.encode())
     write(os.path.join(out, "f32_krr.bin"), flags(3, mode=1) + targets.encode())
+    # The first column one-hot encoded (--categorical): a mode of four states, one rare.
+    def modes(target):
+        return "mode,a,y\n" + "".join(
+            f"{'idle' if i % 5 else 'heat' if i % 2 else 'cool'},{i * 10:.1f},{target(i)}\n" for i in range(30))
+
+    for learner, preparation in ((2, 0), (3, 1), (1, 0), (6, 1)):
+        rows = modes(lambda i: f"{math.sin(i / 3):.4f}") if learner == 3 else modes(lambda i: 1 if math.sin(i / 3) > 0 else -1)
+        write(os.path.join(out, f"categorical_l{learner}_p{preparation}.bin"),
+              flags(learner, preparation << 3, categorical=True) + rows.encode())
 
 
 def main():

@@ -102,10 +102,7 @@ pub fn numeric_target<T: Real>(data: &Dataset<T>) -> Option<String> {
     if !data.class_names().is_empty() || labels.iter().all(|label| label.is_nan()) {
         return None;
     }
-    let mut distinct = labels.to_vec();
-    distinct.sort_by(f64::total_cmp);
-    distinct.dedup();
-    let (distinct, n) = (distinct.len(), data.len());
+    let (distinct, n) = (distinct_labels(labels), data.len());
     let many = (distinct > 2 && distinct * 2 > n) || (distinct > MANY_LABELS && distinct * 5 > n);
     match labels.iter().find(|label| label.fract() != 0.0) {
         Some(fraction) => Some(format!("{distinct} distinct numbers in {n} rows, not all whole ({fraction})")),
@@ -134,10 +131,15 @@ pub fn chosen_learner<T: Real>(data: &Dataset<T>) -> (TrainLearner, String) {
     if let Some(target) = numeric_target(data) {
         return (TrainLearner::Krr, format!("the label column holds a numeric target, {target}"));
     }
-    let mut classes: Vec<f64> = data.labels().to_vec();
-    classes.sort_by(f64::total_cmp);
-    classes.dedup();
-    (TrainLearner::Rsvm, format!("the label column holds {} classes", classes.len()))
+    (TrainLearner::Rsvm, format!("the label column holds {} classes", distinct_labels(data.labels())))
+}
+
+/// How many distinct values `labels` holds.
+fn distinct_labels(labels: &[f64]) -> usize {
+    let mut distinct = labels.to_vec();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    distinct.len()
 }
 
 /// `"13 features"`, or `"13 features, standardised"` under `--scale`: the data line of a
