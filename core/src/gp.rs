@@ -28,8 +28,9 @@
 //!
 //! **File.** A krr model file is an SLKL model file ([`Predictor::encode`]) whose payload
 //! goes on after the centres with the posterior, postcard
-//! `(n: u32, noise: T, means: [T; m], factor: [T; m²])` ([`Posterior::encode`]). Files
-//! without it (older ones, and models of other learners) decode as before, and
+//! `(n: u32, noise: T, means: [T; m], factor: [T; m²])` ([`Posterior::encode`]), when its
+//! trainer asked for it (`kestrel train --learner krr --posterior`). Files without it
+//! (krr's default, older ones, and models of other learners) decode as before, and
 //! [`Posterior::from_envelope_in`] gives `None` for them; a decoder older than this
 //! section rejects a file that has it (`ModelError::Payload`).
 //!
