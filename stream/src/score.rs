@@ -3,6 +3,9 @@
 //! and what `kestrel tune`'s cross-validation averages over its folds — and each class's
 //! recall and their mean, the balanced accuracy, which a rare class given up lowers where
 //! accuracy barely moves ([`ClassRecall`]; `kestrel stream` counts them too, prequentially).
+//! Each row may weigh (`kestrel eval --weight-column`, scikit-learn's `sample_weight`): the
+//! scores are then the rows' weights shared out — a row of weight 2 counts as two copies of
+//! it — and with every weight 1 they are the unweighted scores, bit for bit.
 
 use std::cmp::Ordering;
 
@@ -20,11 +23,16 @@ pub struct Tally {
     pub n: usize,
     /// Predictions equal to their label.
     pub correct: usize,
-    /// Sum of squared errors.
+    /// The rows' weights, summed (`n` when each weighs 1).
+    pub weight: f64,
+    /// The weights of the rows predicted right.
+    pub correct_weight: f64,
+    /// Sum of squared errors, each times its row's weight.
     pub squared: f64,
-    /// Sum of absolute errors.
+    /// Sum of absolute errors, each times its row's weight.
     pub absolute: f64,
-    /// The labels' running mean and sum of squared deviations (Welford), for R².
+    /// The labels' weighted running mean and sum of squared deviations (Welford's update
+    /// with weights, West 1979), for R².
     label_mean: f64,
     label_deviations: f64,
 }
@@ -32,14 +40,22 @@ pub struct Tally {
 impl Tally {
     /// Counts one prediction.
     pub fn add(&mut self, prediction: f64, label: f64) {
+        self.add_weighted(prediction, label, 1.0);
+    }
+
+    /// Counts one prediction of a row of weight `weight` (finite, positive).
+    pub fn add_weighted(&mut self, prediction: f64, label: f64, weight: f64) {
         let error = prediction - label;
+        let right = prediction == label;
         self.n += 1;
-        self.correct += usize::from(prediction == label);
-        self.squared += error * error;
-        self.absolute += error.abs();
+        self.correct += usize::from(right);
+        self.weight += weight;
+        self.correct_weight += if right { weight } else { 0.0 };
+        self.squared += weight * error * error;
+        self.absolute += weight * error.abs();
         let step = label - self.label_mean;
-        self.label_mean += step / self.n as f64;
-        self.label_deviations += step * (label - self.label_mean);
+        self.label_mean += step * weight / self.weight;
+        self.label_deviations += weight * step * (label - self.label_mean);
     }
 
     /// The coefficient of determination `R² = 1 − Σ(y − ŷ)²/Σ(y − ȳ)²` (scikit-learn's
@@ -49,9 +65,9 @@ impl Tally {
         (self.label_deviations > 0.0).then(|| 1.0 - self.squared / self.label_deviations)
     }
 
-    /// Fraction correct (0 without predictions).
+    /// Fraction correct, of the rows' weights (0 without predictions).
     pub fn accuracy(&self) -> f64 {
-        self.per_row(self.correct as f64)
+        self.per_row(self.correct_weight)
     }
 
     /// Mean squared error (0 without predictions).
@@ -65,14 +81,15 @@ impl Tally {
     }
 
     fn per_row(&self, sum: f64) -> f64 {
-        if self.n == 0 { 0.0 } else { sum / self.n as f64 }
+        if self.n == 0 { 0.0 } else { sum / self.weight }
     }
 }
 
 /// Each of a classifier's classes: its rows and those predicted as it, counted only for
 /// the classes given (a model's: a test file's other labels, whatever their number, take
 /// no memory) or, growing, for the first labels met up to a cap (a stream's classes, as
-/// its learner meets them). Memory: a label and two counts a class.
+/// its learner meets them). Memory: a label and two counts a class, and two weights a class
+/// once a row is counted with its weight ([`ClassRecall::add_weighted`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClassRecall {
     /// The classes' labels, sorted.
@@ -81,6 +98,11 @@ pub struct ClassRecall {
     counts: Vec<[u64; 2]>,
     /// The most classes: a label met past it is left out.
     cap: usize,
+    /// `[weight of the rows, of those right]` of each class once rows are weighed, `None`
+    /// before (what `kestrel eval --weight-column` counts; a stream, whose checkpoint saves
+    /// the counts, weighs none).
+    #[serde(skip)]
+    weights: Option<Vec<[f64; 2]>>,
 }
 
 impl ClassRecall {
@@ -91,7 +113,7 @@ impl ClassRecall {
         classes.dedup();
         let counts = vec![[0; 2]; classes.len()];
         let cap = classes.len();
-        ClassRecall { classes, counts, cap }
+        ClassRecall { classes, counts, cap, weights: None }
     }
 
     /// No classes yet: each label met becomes one, up to `cap` of them.
@@ -102,28 +124,55 @@ impl ClassRecall {
     /// Counts one prediction of a row labelled `label` (left out unless `label` is one of
     /// the classes, or becomes one under the cap; a NaN prediction, none, is wrong).
     pub fn add(&mut self, prediction: f64, label: f64) {
-        let at = match self.classes.binary_search_by(|class| class.partial_cmp(&label).unwrap_or(Ordering::Less)) {
-            Ok(at) => at,
-            Err(at) if self.classes.len() < self.cap && label.is_finite() => {
-                self.classes.insert(at, label);
-                self.counts.insert(at, [0; 2]);
-                at
-            }
-            Err(_) => return,
-        };
+        let Some(at) = self.class_of(label) else { return };
         if let Some([rows, correct]) = self.counts.get_mut(at) {
             *rows = rows.saturating_add(1);
             *correct = correct.saturating_add(u64::from(prediction == label));
         }
     }
 
-    /// `(label, recall)` of each class with rows: the share of its rows predicted as it.
+    /// [`add`](Self::add) for a row of weight `weight` (finite, positive): from then on
+    /// the recalls are shares of the rows' weights. Weigh every row, or none.
+    pub fn add_weighted(&mut self, prediction: f64, label: f64, weight: f64) {
+        if self.weights.is_none() {
+            self.weights = Some(vec![[0.0; 2]; self.classes.len()]);
+        }
+        self.add(prediction, label);
+        let Some(at) = self.class_of(label) else { return };
+        if let Some([rows, correct]) = self.weights.as_mut().and_then(|weights| weights.get_mut(at)) {
+            *rows += weight;
+            *correct += if prediction == label { weight } else { 0.0 };
+        }
+    }
+
+    /// The place of `label` among the classes, made one while under the cap (with its
+    /// counts, and its weights once rows are weighed); `None` past the cap or for NaN.
+    fn class_of(&mut self, label: f64) -> Option<usize> {
+        match self.classes.binary_search_by(|class| class.partial_cmp(&label).unwrap_or(Ordering::Less)) {
+            Ok(at) => Some(at),
+            Err(at) if self.classes.len() < self.cap && label.is_finite() => {
+                self.classes.insert(at, label);
+                self.counts.insert(at, [0; 2]);
+                if let Some(weights) = &mut self.weights {
+                    weights.insert(at, [0.0; 2]);
+                }
+                Some(at)
+            }
+            Err(_) => None,
+        }
+    }
+
+    /// `(label, recall)` of each class with rows: the share of its rows predicted as it
+    /// (of their weights, once rows are weighed).
     pub fn recalls(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
-        self.classes.iter().zip(&self.counts).filter(|(_, [rows, _])| *rows > 0).map(|(&label, &[rows, correct])| {
-            #[allow(clippy::cast_precision_loss, reason = "counts of rows")]
-            let recall = correct as f64 / rows as f64;
-            (label, recall)
-        })
+        self.classes.iter().zip(&self.counts).enumerate().filter(|(_, (_, [rows, _]))| *rows > 0).map(
+            move |(k, (&label, &[rows, correct]))| {
+                let weighted = self.weights.as_ref().and_then(|weights| weights.get(k));
+                #[allow(clippy::cast_precision_loss, reason = "counts of rows")]
+                let recall = weighted.map_or(correct as f64 / rows as f64, |&[rows, correct]| correct / rows);
+                (label, recall)
+            },
+        )
     }
 
     /// The mean recall of the classes with rows (scikit-learn's `balanced_accuracy_score`
@@ -184,6 +233,36 @@ mod tests {
         recall.add(9.0, 9.0);
         assert_eq!(recall.recalls().collect::<Vec<_>>(), [(-1.0, 0.75), (3.0, 0.5)]);
         assert_eq!(recall.balanced_accuracy(), Some((0.75 + 0.5) / 2.0));
+    }
+
+    /// Weighted, a row of weight 2 counts as two copies of it in every score.
+    #[test]
+    fn weights_count_a_row_as_copies_of_it() {
+        let rows = [(1.0, 1.0, 2.0), (2.0, 0.0, 1.0), (-1.0, -1.0, 3.0), (0.5, 1.0, 1.0), (-1.0, 1.0, 0.5)];
+        let (mut weighted, mut copies) = (Tally::default(), Tally::default());
+        let (mut recall, mut copied) = (ClassRecall::growing(4), ClassRecall::growing(4));
+        for (prediction, label, weight) in rows {
+            weighted.add_weighted(prediction, label, weight);
+            recall.add_weighted(prediction, label, weight);
+            // Weights 2, 1, 3, 1 are whole copies; 0.5 is half of a copy of the last row,
+            // as two copies of it at weight 0.25 each would be.
+            for _ in 0..(weight as usize).max(1) {
+                let share = if weight < 1.0 { weight } else { 1.0 };
+                copies.add_weighted(prediction, label, share);
+                copied.add_weighted(prediction, label, share);
+            }
+        }
+        for (a, b) in [
+            (weighted.accuracy(), copies.accuracy()),
+            (weighted.mse(), copies.mse()),
+            (weighted.mae(), copies.mae()),
+            (weighted.r2().unwrap(), copies.r2().unwrap()),
+        ] {
+            assert!((a - b).abs() < 1e-12, "{a} against {b}");
+        }
+        assert_eq!(weighted.accuracy(), 5.0 / 7.5);
+        assert_eq!(recall.recalls().collect::<Vec<_>>(), copied.recalls().collect::<Vec<_>>());
+        assert_eq!(recall.recalls().collect::<Vec<_>>(), [(-1.0, 1.0), (0.0, 0.0), (1.0, 2.0 / 3.5)]);
     }
 
     /// Growing, the first labels met become classes, in sorted order, up to the cap; a

@@ -1188,7 +1188,55 @@ fn a_weight_column_weighs_the_rows() {
     }
     let with_zeros = train(&zeros, &["--weight-column", "w"], "zeros.kestrel");
     let plain = train(&weighted, &["--skip-column", "w"], "plain.kestrel");
-    assert_eq!(std::fs::read(with_zeros).unwrap(), std::fs::read(plain).unwrap(), "rows of weight 0 are left out");
+    assert_eq!(std::fs::read(with_zeros).unwrap(), std::fs::read(&plain).unwrap(), "rows of weight 0 are left out");
+
+    // eval --weight-column scores the weighted rows as their copies, unweighted; rows of
+    // weight 0 are left out; a detector's scores do not weigh.
+    let eval = |model: &str, input: &str, extra: &[&str]| {
+        let o = kestrel(&[&["eval", "--model", model, "--input", input, "--json"], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        json(&o)
+    };
+    let (by_weight, by_copies) = (eval(&plain, &weighted, &["--weight-column", "w"]), eval(&plain, &repeated, &[]));
+    for score in ["mse", "mae", "r2"] {
+        let (a, b) = (by_weight[score].as_f64().unwrap(), by_copies[score].as_f64().unwrap());
+        assert!((a - b).abs() <= 1e-12 * b.abs(), "{score}: {a} against {b}");
+    }
+    assert_eq!((by_weight["n"].as_u64(), by_weight["weight_column"].as_str()), (Some(40), Some("w")));
+    assert_eq!(eval(&plain, &zeros, &["--weight-column", "w"])["n"].as_u64(), Some(40));
+    let signs = |text: &str| {
+        let mut lines = text.lines();
+        let header = lines.next().unwrap().to_string();
+        let rows = lines.map(|line| {
+            let (row, y) = line.rsplit_once(',').unwrap();
+            format!("{row},{}", if y.parse::<f64>().unwrap() > 0.5 { "up" } else { "down" })
+        });
+        std::iter::once(header).chain(rows).collect::<Vec<_>>().join("\n") + "\n"
+    };
+    let read = |path: &str| std::fs::read_to_string(path).unwrap();
+    let (classes, class_copies) =
+        (write("classes.csv", &signs(&read(&weighted))), write("class_copies.csv", &signs(&read(&repeated))));
+    let classifier = dir.join("classifier.kestrel").to_str().unwrap().to_string();
+    let o = kestrel(&["train", "--learner", "svm", "--input", &classes, "--skip-column", "w", "--out", &classifier]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (by_weight, by_copies) =
+        (eval(&classifier, &classes, &["--weight-column", "w"]), eval(&classifier, &class_copies, &[]));
+    for score in ["accuracy", "balanced_accuracy"] {
+        let (a, b) = (by_weight[score].as_f64().unwrap(), by_copies[score].as_f64().unwrap());
+        assert!((a - b).abs() <= 1e-12, "{score}: {a} against {b}");
+    }
+    assert_eq!(by_weight["recall"], by_copies["recall"]);
+    let unweighed = eval(&classifier, &classes, &["--skip-column", "w"]);
+    assert_ne!(unweighed["accuracy"], by_weight["accuracy"], "the weights change the score here");
+    let detector = dir.join("detector.kestrel").to_str().unwrap().to_string();
+    let o = kestrel(&["train", "--learner", "novelty", "--input", &weighted, "--skip-column", "w", "--out", &detector]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = kestrel(&["eval", "--model", &detector, "--input", &weighted, "--weight-column", "w"]);
+    assert!(
+        o.status.code() == Some(2) && stderr(&o).contains("--weight-column weighs a classifier's"),
+        "{}",
+        stderr(&o)
+    );
 
     let refused = |input: &str, extra: &[&str], message: &str| {
         let o = kestrel(&[&["train", "--input", input, "--out", "/dev/null"], &settings[..], extra].concat());

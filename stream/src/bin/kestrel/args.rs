@@ -913,6 +913,13 @@ pub struct EvalArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub detection: DetectionArgs,
+    /// A CSV column holding each row's weight, as `kestrel train --weight-column` (not a
+    /// feature): accuracy, balanced accuracy and each class's recall, or MSE, MAE and R²,
+    /// share out the rows' weights (scikit-learn's `sample_weight`: a row of weight 2
+    /// counts as two copies of it, one of weight 0 is left out); the report's figures
+    /// count rows. Classifiers and regressors.
+    #[arg(long, value_name = "NAME")]
+    pub weight_column: Option<String>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,

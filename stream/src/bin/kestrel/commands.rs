@@ -29,12 +29,8 @@ use crate::report::Report;
 use crate::report::eval::EvalFigures;
 
 /// Opens the input the flags name (shared with `kestrel stream`), a CSV label column read
-/// as `labels` says.
-pub fn open(input: &InputArgs, labels: LabelColumn) -> Result<Box<dyn RecordReader + Send>> {
-    open_with(input, labels, &[])
-}
-
-/// [`open`], the CSV columns `categorical` one-hot encoded (`kestrel stream --categorical`).
+/// as `labels` says and the CSV columns `categorical` one-hot encoded (`kestrel stream
+/// --categorical`).
 pub fn open_with(
     input: &InputArgs,
     labels: LabelColumn,
@@ -384,12 +380,12 @@ fn read_by_name(reader: &mut dyn RecordReader, features: &[String]) -> Result<()
 /// takes a CSV whose columns past its features are zero; a value that is not zero there
 /// ends the reading, [`check_within_model`].)
 fn for_each_record(
-    input: &InputArgs,
+    (input, weight_column): (&InputArgs, Option<&str>),
     (dim, features): (usize, &[String]),
     (mut names, labels): (Option<ClassNames>, LabelColumn),
     mut each: impl FnMut(Option<&Record>) -> Result<()>,
 ) -> Result<u64> {
-    let mut reader = open(input, labels)?;
+    let mut reader = source::open(&input.input, &options_with(input, labels, (weight_column, &[])))?;
     let one_short = reader.dim_hint().is_some_and(|columns| columns + 1 == dim);
     let hint = match one_short && input.columns.label_column.is_none() {
         true => " (if the rows have no label column: --label-column none)",
@@ -470,7 +466,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     // A bad row skipped keeps its line: `NaN` for each of its values.
     let values = 1 + outputs + usize::from(args.std || model.info().task == "detector");
     let skipped_line = vec!["NaN"; values].join(",");
-    for_each_record(&args.input, (dim, &features), labels_of(model.as_ref(), ClassNames::new()), |record| {
+    for_each_record((&args.input, None), (dim, &features), labels_of(model.as_ref(), ClassNames::new()), |record| {
         let Some(record) = record else {
             writeln!(out, "{skipped_line}")?;
             return Ok(());
@@ -551,6 +547,12 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
             model.info().task
         )));
     }
+    if args.weight_column.is_some() && detector {
+        bail!(Usage(format!(
+            "--weight-column weighs a classifier's or a regressor's scores; {} is a detector",
+            args.model.display()
+        )));
+    }
     let (mut detections, detector_names) = detections_for(&args.detection)?;
     let mut tally = Tally::default();
     let mut recall = ClassRecall::new(&if classifier { model.labels() } else { Vec::new() });
@@ -559,7 +561,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let dim = model.info().dim;
     let features = model.feature_names().to_vec();
     let labels = labels_of(model.as_ref(), detector_names);
-    let skipped = for_each_record(&args.input, (dim, &features), labels, |record| {
+    let skipped = for_each_record((&args.input, args.weight_column.as_deref()), (dim, &features), labels, |record| {
         let Some(record) = record else { return Ok(()) };
         let at = || format!("{name}:{}", record.line);
         if let Some((score, flag)) = model.novelty(record).with_context(at)? {
@@ -567,8 +569,17 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
             return Ok(());
         }
         let prediction = model.predict(record).with_context(at)?;
-        tally.add(prediction, record.label);
-        recall.add(prediction, record.label);
+        match record.weight {
+            Some(weight) if weight > 0.0 => {
+                tally.add_weighted(prediction, record.label, weight);
+                recall.add_weighted(prediction, record.label, weight);
+            }
+            Some(_) => return Ok(()),
+            None => {
+                tally.add(prediction, record.label);
+                recall.add(prediction, record.label);
+            }
+        }
         match figures.as_mut() {
             Some(figures) if classifier => {
                 let decision = model.decision_values(record).with_context(at)?;
@@ -612,14 +623,19 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     if classifier && n > 0 && recall.balanced_accuracy().is_none() {
         tell!("kestrel: warning: no row's label is a class of the model ({})", class_list(model.as_ref()));
     }
+    let weighed = args.weight_column.as_ref().map_or(String::new(), |column| format!(" (rows weighed by `{column}`)"));
     if args.json {
+        let mut summary = summary;
+        if let (Some(column), Value::Object(fields)) = (&args.weight_column, &mut summary) {
+            fields.insert("weight_column".into(), json!(column));
+        }
         say!("{summary}")?;
     } else if classifier {
         let balanced = recall.balanced_accuracy().map_or(String::new(), |b| format!("; balanced accuracy {b:.4}"));
-        say!("accuracy {:.4} on {n} rows ({} correct){balanced}", tally.accuracy(), tally.correct)?;
+        say!("accuracy {:.4} on {n} rows ({} correct){balanced}{weighed}", tally.accuracy(), tally.correct)?;
     } else {
         let r2 = tally.r2().map_or(String::new(), |r2| format!(", r2 {r2:.4}"));
-        say!("mse {:.6}, mae {:.6}{r2} on {n} rows", tally.mse(), tally.mae())?;
+        say!("mse {:.6}, mae {:.6}{r2} on {n} rows{weighed}", tally.mse(), tally.mae())?;
     }
     Ok(())
 }
