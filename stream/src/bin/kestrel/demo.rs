@@ -150,7 +150,10 @@ pub fn run(seed: u64, report: Option<&Path>) -> Result<()> {
         SAMPLES as f64 / seconds,
         slkl_bytes + svm_bytes
     )?;
-    say!("Next: `kestrel train --help`, `kestrel stream --help`, `kestrel budget --help`.")?;
+    say!(
+        "Next: `kestrel train --input data.csv --out model.kestrel` (the learner and its settings chosen from \
+         the data), `kestrel stream --help`, `kestrel budget --help`."
+    )?;
     let Some(path) = report else { return Ok(()) };
     let mut page = Report::new("kestrel demo");
     page.fact("data", format!("a simulated weather station, seed {seed}: {SAMPLES} readings every 10 minutes"))
