@@ -498,14 +498,11 @@ impl<T: Real> Dataset<T> {
     /// feature's statistics overflow `T`.
     pub fn standardized(&self) -> Result<(Self, Scaler<T, Vec<T>>), kestrel_core::Error> {
         let (dim, numeric) = (self.dim, self.dim.saturating_sub(self.indicators));
+        let scaler = fitted_scaler(dim, self.indicators, self.len(), |i, row| {
+            self.dense_row(i, row);
+        })?;
         let memory = |e: AllocError| kestrel_core::Error::CapacityExceeded { needed: e.bytes, capacity: 0 };
-        let mut scaler = Scaler::new_in(zeroed(Scaler::scalars_len(dim), "the feature scaler").map_err(memory)?, dim)?;
         let mut row = zeroed(dim, "a row").map_err(memory)?;
-        for i in 0..self.len() {
-            self.dense_row(i, &mut row);
-            scaler.observe(&row)?;
-        }
-        scaler.leave(numeric..dim)?;
         let cells = self.standardized_cells();
         let mut data = Dataset {
             labels: self.labels.clone(),
@@ -588,15 +585,39 @@ pub fn standardize_rows<T: Real>(
     dim: usize,
     indicators: usize,
 ) -> Result<HostScaler<T>, kestrel_core::Error> {
-    let memory = |e: AllocError| kestrel_core::Error::CapacityExceeded { needed: e.bytes, capacity: 0 };
-    let mut scaler = Scaler::new_in(zeroed(Scaler::scalars_len(dim), "the feature scaler").map_err(memory)?, dim)?;
-    for row in values.chunks_exact(dim.max(1)) {
-        scaler.observe(row)?;
-    }
-    scaler.leave(dim.saturating_sub(indicators)..dim)?;
-    for row in values.chunks_exact_mut(dim.max(1)) {
+    let width = dim.max(1);
+    let scaler = fitted_scaler(dim, indicators, values.len() / width, |i, row| {
+        if let Some(values) = values.get(i * width..(i + 1) * width) {
+            row.copy_from_slice(values);
+        }
+    })?;
+    for row in values.chunks_exact_mut(width) {
         scaler.transform(row)?;
     }
+    Ok(scaler)
+}
+
+/// The scaler of `dim` features fitted to `n` rows, row `i` written by `row(i, out)`: each
+/// feature's mean and population standard deviation, the last `indicators` left as they
+/// come (`Scaler::leave`).
+///
+/// # Errors
+/// `CapacityExceeded` (in bytes) when the scaler or a row cannot be allocated; `NonFinite`
+/// when a feature's statistics overflow `T`.
+fn fitted_scaler<T: Real>(
+    dim: usize,
+    indicators: usize,
+    n: usize,
+    mut row: impl FnMut(usize, &mut [T]),
+) -> Result<HostScaler<T>, kestrel_core::Error> {
+    let memory = |e: AllocError| kestrel_core::Error::CapacityExceeded { needed: e.bytes, capacity: 0 };
+    let mut scaler = Scaler::new_in(zeroed(Scaler::scalars_len(dim), "the feature scaler").map_err(memory)?, dim)?;
+    let mut buffer = zeroed(dim, "a row").map_err(memory)?;
+    for i in 0..n {
+        row(i, &mut buffer);
+        scaler.observe(&buffer)?;
+    }
+    scaler.leave(dim.saturating_sub(indicators)..dim)?;
     Ok(scaler)
 }
 

@@ -124,11 +124,7 @@ impl ClassRecall {
     /// Counts one prediction of a row labelled `label` (left out unless `label` is one of
     /// the classes, or becomes one under the cap; a NaN prediction, none, is wrong).
     pub fn add(&mut self, prediction: f64, label: f64) {
-        let Some(at) = self.class_of(label) else { return };
-        if let Some([rows, correct]) = self.counts.get_mut(at) {
-            *rows = rows.saturating_add(1);
-            *correct = correct.saturating_add(u64::from(prediction == label));
-        }
+        self.count(prediction, label, None);
     }
 
     /// [`add`](Self::add) for a row of weight `weight` (finite, positive): from then on
@@ -137,11 +133,21 @@ impl ClassRecall {
         if self.weights.is_none() {
             self.weights = Some(vec![[0.0; 2]; self.classes.len()]);
         }
-        self.add(prediction, label);
+        self.count(prediction, label, Some(weight));
+    }
+
+    /// Counts the row in its class, and its `weight` when it has one.
+    fn count(&mut self, prediction: f64, label: f64, weight: Option<f64>) {
         let Some(at) = self.class_of(label) else { return };
-        if let Some([rows, correct]) = self.weights.as_mut().and_then(|weights| weights.get_mut(at)) {
+        let right = prediction == label;
+        if let Some([rows, correct]) = self.counts.get_mut(at) {
+            *rows = rows.saturating_add(1);
+            *correct = correct.saturating_add(u64::from(right));
+        }
+        let weights = self.weights.as_mut().and_then(|weights| weights.get_mut(at));
+        if let (Some(weight), Some([rows, correct])) = (weight, weights) {
             *rows += weight;
-            *correct += if prediction == label { weight } else { 0.0 };
+            *correct += if right { weight } else { 0.0 };
         }
     }
 

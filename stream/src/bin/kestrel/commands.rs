@@ -568,18 +568,15 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
             detections.add(Some(score), flag == 1.0, record.label);
             return Ok(());
         }
-        let prediction = model.predict(record).with_context(at)?;
-        match record.weight {
-            Some(weight) if weight > 0.0 => {
-                tally.add_weighted(prediction, record.label, weight);
-                recall.add_weighted(prediction, record.label, weight);
-            }
-            Some(_) => return Ok(()),
-            None => {
-                tally.add(prediction, record.label);
-                recall.add(prediction, record.label);
-            }
+        // A row of weight 0 is left out, as `train` leaves it out; without the column each
+        // weighs 1, which scores as counting the rows.
+        let weight = record.weight.unwrap_or(1.0);
+        if weight == 0.0 {
+            return Ok(());
         }
+        let prediction = model.predict(record).with_context(at)?;
+        tally.add_weighted(prediction, record.label, weight);
+        recall.add_weighted(prediction, record.label, weight);
         match figures.as_mut() {
             Some(figures) if classifier => {
                 let decision = model.decision_values(record).with_context(at)?;
