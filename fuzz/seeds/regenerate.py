@@ -19,8 +19,8 @@ SEEDS = os.path.join(ROOT, "fuzz", "seeds")
 HEADER, TRAILER = 12, 4
 
 
-def kestrel(*args):
-    subprocess.run([KESTREL, *args], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def kestrel(*args, cwd=None):
+    subprocess.run([KESTREL, *args], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
 
 
 def rows_of(path, count):
@@ -94,11 +94,14 @@ def checkpoint_seeds(tmp):
                 ckpt = os.path.join(tmp, "run.ckpt")
                 if os.path.exists(ckpt):
                     os.remove(ckpt)
-                kestrel("stream", "--learner", learner, "--input", csv, "--window", "8", "--centers", "4",
-                        "--steps-per-sample", "2", "--scalar", scalar, "--checkpoint", ckpt,
+                # Paths relative to `tmp`: the checkpoint records the flags, and a temporary
+                # directory's name would change the seeds at every run (the seconds of its
+                # history still do).
+                kestrel("stream", "--learner", learner, "--input", "stream.csv", "--window", "8", "--centers", "4",
+                        "--steps-per-sample", "2", "--scalar", scalar, "--checkpoint", "run.ckpt",
                         *([] if learner == "slkl" else ["--classes", "3"]),
                         *(["--warmup", "4"] if learner == "novelty" else []),
-                        "--checkpoint-every", "0")
+                        "--checkpoint-every", "0", cwd=tmp)
                 data = open(ckpt, "rb").read()
                 stem = f"{learner}_{scalar}_{count}rows"
                 write(os.path.join(out, f"raw_{stem}.ckpt"), data)

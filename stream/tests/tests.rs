@@ -1,6 +1,7 @@
 //! Integration tests of the `kestrel` binary.
 
 mod cli;
+mod fuzz_seeds;
 mod hostile;
 mod mqtt;
 mod outcome;
