@@ -700,7 +700,7 @@ fn a_missing_learner_is_told_the_learners() {
 
 /// Without `--learner`, `train` and `tune` choose it from the label column and say so:
 /// rsvm for classes, krr for a numeric target (many distinct numbers, a number a row or so,
-/// or one that is not whole), the novelty detector for rows without labels — each the very
+/// more than 20 numbers that are not class codes, or one that is not whole), the novelty detector for rows without labels — each the very
 /// model the flag gives.
 #[test]
 fn train_without_a_learner_chooses_it_from_the_labels() {
@@ -712,6 +712,12 @@ fn train_without_a_learner_chooses_it_from_the_labels() {
     let (counts, pairs) = (dir.join("counts.csv"), dir.join("pairs.csv"));
     std::fs::write(&counts, "x,y\n0,3\n1,5\n2,8\n3,13\n4,21\n5,21\n").unwrap();
     std::fs::write(&pairs, "x,y\n0,1\n1,1\n2,2\n3,2\n4,3\n5,3\n").unwrap();
+    // 22 whole numbers, six rows each: readings from 40 to 61 are a target, the codes 0 to
+    // 21 classes.
+    let many = |first: usize| (0..132).map(|i| format!("{i},{}\n", first + i % 22)).collect::<String>();
+    let (readings, codes) = (dir.join("readings.csv"), dir.join("codes.csv"));
+    std::fs::write(&readings, format!("x,y\n{}", many(40))).unwrap();
+    std::fs::write(&codes, format!("x,y\n{}", many(0))).unwrap();
     let (chosen, given) = (dir.join("chosen.kestrel"), dir.join("given.kestrel"));
     let train = |input: &str, extra: &[&str], out: &PathBuf| {
         let o = kestrel(&[&["train", "--input", input, "--out", out.to_str().unwrap()], extra].concat());
@@ -720,7 +726,7 @@ fn train_without_a_learner_chooses_it_from_the_labels() {
     };
     let iris = format!("{data}/iris/train.csv");
     let diabetes = format!("{data}/diabetes/train.csv");
-    let cases: [(&str, &[&str], &str, &str); 6] = [
+    let cases: [(&str, &[&str], &str, &str); 8] = [
         (&iris, &[], "rsvm", "learner rsvm: the label column holds 3 classes (--learner chooses another)"),
         (
             &diabetes,
@@ -731,6 +737,13 @@ fn train_without_a_learner_chooses_it_from_the_labels() {
         (fractions.to_str().unwrap(), &[], "krr", "numeric target, 2 distinct numbers in 6 rows, not all whole (0.5)"),
         (counts.to_str().unwrap(), &[], "krr", "numeric target, 5 distinct numbers in 6 rows (--learner"),
         (pairs.to_str().unwrap(), &[], "rsvm", "learner rsvm: the label column holds 3 classes"),
+        (
+            readings.to_str().unwrap(),
+            &[],
+            "krr",
+            "numeric target, 22 distinct numbers in 132 rows from 40 to 61, not class codes 0 or 1 to k",
+        ),
+        (codes.to_str().unwrap(), &[], "rsvm", "learner rsvm: the label column holds 22 classes"),
         (&iris, &["--label-column", "none"], "novelty", "learner novelty: the rows have no labels\n"),
     ];
     for (input, extra, learner, said) in cases {

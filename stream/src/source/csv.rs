@@ -608,10 +608,10 @@ fn read_label(
     decimal_comma: bool,
     record: &mut Record,
 ) -> Result<(), ReadErrorKind> {
+    if field.is_empty() {
+        return Err(ReadErrorKind::MissingLabel);
+    }
     if *labels == LabelColumn::Names {
-        if field.is_empty() {
-            return Err(ReadErrorKind::MissingLabel);
-        }
         record.label = f64::NAN;
         record.class_name.push_str(field);
         return Ok(());
@@ -623,7 +623,7 @@ fn read_label(
             record.label = value;
             Ok(())
         }
-        Err(ReadErrorKind::NotANumber(_)) if *labels == LabelColumn::Detect && !field.is_empty() => {
+        Err(ReadErrorKind::NotANumber(_)) if *labels == LabelColumn::Detect => {
             (*labels, *detected) = (LabelColumn::Names, true);
             read_label((labels, detected), field, decimal_comma, record)
         }
@@ -1106,12 +1106,19 @@ mod tests {
             reader.next_record(&mut r).unwrap();
         }
         assert_eq!(reader.next_record(&mut r).unwrap_err().to_string(), "t.csv:5:3: the row has no label");
-        let numbers = "a,class\n1,2\n2,sky\n";
+        let numbers = "a,class\n1,2\n2,sky\n3,\n";
         let mut reader = CsvReader::with_header(numbers.as_bytes(), "t.csv", None, 1024).unwrap();
         assert!(reader.next_record(&mut r).unwrap());
         assert_eq!((r.label, r.class_name.as_str()), (2.0, ""));
         let e = reader.next_record(&mut r).unwrap_err();
         assert_eq!(e.kind, ReadErrorKind::NameAmongNumbers("sky".into()));
+        // An empty label among numbers is a missing one too, not a number of no digits.
+        assert_eq!(reader.next_record(&mut r).unwrap_err().kind, ReadErrorKind::MissingLabel);
+        let empty_first = CsvReader::with_header("a,y\n1,\n".as_bytes(), "t.csv", None, 1024).unwrap();
+        assert_eq!(
+            empty_first.with_labels(LabelColumn::Numbers).next_record(&mut r).unwrap_err().kind,
+            ReadErrorKind::MissingLabel
+        );
         let mut told =
             CsvReader::with_header(numbers.as_bytes(), "t.csv", None, 1024).unwrap().with_labels(LabelColumn::Names);
         assert!(told.next_record(&mut r).unwrap());

@@ -483,8 +483,8 @@ pub struct TrainSettings {
     /// The learner. Default: chosen from the label column (and said on standard error):
     /// the novelty detector for rows without labels (`--label-column none`), krr for a
     /// numeric target (a label that is not a whole number, or distinct labels that are more
-    /// than half the rows, or more than 20 that are also more than a fifth of them), rsvm
-    /// for classes (names, or the few whole numbers left).
+    /// than half the rows, or more than 20 that are also more than a fifth of them or are not
+    /// the codes 0 or 1 to k), rsvm for classes (names, or the few whole numbers left).
     #[arg(long, value_enum)]
     pub learner: Option<TrainLearner>,
     #[command(flatten)]
