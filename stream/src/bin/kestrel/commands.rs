@@ -139,7 +139,11 @@ pub fn chosen_learner<T: Real>(data: &Dataset<T>) -> (TrainLearner, String) {
     if let Some(target) = numeric_target(data) {
         return (TrainLearner::Krr, format!("the label column holds a numeric target, {target}"));
     }
-    (TrainLearner::Rsvm, format!("the label column holds {} classes", distinct_labels(data.labels()).len()))
+    let classes = match distinct_labels(data.labels()).len() {
+        1 => "1 class".to_string(),
+        k => format!("{k} classes"),
+    };
+    (TrainLearner::Rsvm, format!("the label column holds {classes}"))
 }
 
 /// The distinct values `labels` holds, in increasing order.
