@@ -643,6 +643,19 @@ impl Stream {
     }
 }
 
+/// Why a learner refused a row labelled `label`: for a label it cannot learn, which and
+/// why, in the Python API's words; otherwise the error as it stands.
+fn rejected(error: kestrel_core::Error, label: f64) -> String {
+    match error {
+        kestrel_core::Error::InvalidLabel { .. } if label.is_nan() => "the label is missing (NaN)".into(),
+        kestrel_core::Error::InvalidLabel { .. } => format!(
+            "label {label} cannot be learned: it would be a class past the most the learner holds (classes=, 16 \
+             unless given; a numeric target is a regressor's: WindowSLKL), or the scalar does not hold it exactly"
+        ),
+        other => other.to_string(),
+    }
+}
+
 #[pymethods]
 impl Stream {
     /// A learner (`svm`, `slkl`, `rsvm`, `novelty`) for rows of `dim` features with
@@ -718,7 +731,7 @@ impl Stream {
         let mut clock = self.clock;
         let learned = py.detach(|| {
             self.each(&rows, Some(&labels), |learner, record, history| {
-                let prediction = learner.test_then_train(record).map_err(|e| e.to_string())?;
+                let prediction = learner.test_then_train(record).map_err(|e| rejected(e, record.label))?;
                 history.record(learner, prediction, record.label, clock.elapsed().as_secs_f64());
                 clock = Instant::now();
                 Ok(prediction)

@@ -120,6 +120,13 @@ def test_named_labels_dicts_and_errors():
         model.learn_one({"a": float("nan"), "b": 0.0}, "up")
     with pytest.raises(ValueError):
         WindowSVM(loss="logistic").learn_one({"a": 1.0}, 1)
+    # A label it cannot learn is named, with why: a 17th class, a missing one.
+    numbers = WindowSVM()
+    numbers.partial_fit(np.arange(16.0).reshape(-1, 1), np.arange(16.0))
+    with pytest.raises(ValueError, match=r"row 0: label 16 cannot be learned: it would be a class past .*classes="):
+        numbers.partial_fit(np.ones((1, 1)), [16.0])
+    with pytest.raises(ValueError, match=r"row 0: the label is missing \(NaN\)"):
+        numbers.partial_fit(np.ones((1, 1)), [float("nan")])
     assert WindowSLKL().predict_one({"a": 1.0}) is None
     info = kestrel.load(model.to_bytes()).info
     assert (info["kind"], info["feature_names"]) == ("linear-svm", ["a", "b"]), "the dicts' keys name the features"
