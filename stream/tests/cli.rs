@@ -767,6 +767,33 @@ fn train_without_a_learner_chooses_it_from_the_labels() {
     assert!(stderr(&o).contains("the novelty detector learns without them"), "{}", stderr(&o));
 }
 
+/// A classifier told of more than 100 classes hears of their cost before its fit; a
+/// hundred classes are not told of.
+#[test]
+fn many_classes_are_told_of_before_the_fit() {
+    let dir = scratch("many-classes");
+    let model = dir.join("m.kestrel");
+    let said = |classes: usize, learner: &str| {
+        let path = dir.join(format!("c{classes}.csv"));
+        let rows: String = (0..2 * classes).map(|i| format!("{i},class{}\n", i % classes)).collect();
+        std::fs::write(&path, format!("x,y\n{rows}")).unwrap();
+        let o = kestrel(&[
+            "train",
+            "--learner",
+            learner,
+            "--input",
+            path.to_str().unwrap(),
+            "--out",
+            model.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let note = "note: the label column holds 101 classes in 202 rows: one-vs-rest fits a problem per class, 101 here";
+    assert!(said(101, "svm").contains(note), "{}", said(101, "svm"));
+    assert!(!said(100, "svm").contains("one-vs-rest fits"));
+}
+
 #[test]
 fn bad_model_files_and_usage_errors() {
     let dir = scratch("models");

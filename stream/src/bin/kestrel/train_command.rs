@@ -21,7 +21,10 @@ use serde_json::{Value, json};
 
 use crate::Usage;
 use crate::args::{ScalarArg, ScaleArg, TrainArgs, TrainLearner, TrainSettings};
-use crate::commands::{SkipTeller, chosen_learner, many_labels_note, read_dataset, unscaled_note};
+use crate::commands::{
+    SkipTeller, chosen_learner, many_classes_note, many_labels_note, read_dataset, spinner, unscaled_note,
+};
+use indicatif::ProgressBar;
 
 pub fn run(args: &TrainArgs) -> Result<()> {
     match args.settings.scalar {
@@ -44,7 +47,11 @@ fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
     let start = Instant::now();
     let prepared = Prepared::<T>::read(&args.settings, args.weight_column.as_deref())?;
     let read_seconds = start.elapsed().as_secs_f64() - prepared.preparation_seconds();
-    let (bytes, mut summary) = fit(&args.settings, prepared.learner, &prepared.data, prepared.searched.as_ref())?;
+    let (data, learner) = (&prepared.data, prepared.learner.name());
+    let fitting = spinner(format!("kestrel: fitting {learner} to {} rows of {} features", data.len(), data.dim()));
+    let fitted = fit(&args.settings, prepared.learner, &prepared.data, prepared.searched.as_ref());
+    fitting.finish_and_clear();
+    let (bytes, mut summary) = fitted?;
     // Asked of the model as fitted (on the rows as prepared), before the file's sections.
     let given_up = if args.json { None } else { prepared.given_up_note(&bytes, &args.settings)? };
     let bytes = prepared.model_file(bytes)?;
@@ -213,7 +220,22 @@ impl<T: Real> Prepared<T> {
                 (learner, Some(why))
             }
         };
-        let Scaled { data, scaler, relevance, scaling, searched } = Scaled::new(data, settings, learner)?;
+        if learner.fit().task() == Task::Classification
+            && learner != TrainLearner::Novelty
+            && let Some(note) = many_classes_note(&data)
+        {
+            tell!("kestrel: note: {note}");
+        }
+        let preparing = match (settings.relevance, settings.scale) {
+            (true, _) => spinner("kestrel: --relevance: weighing the features".into()),
+            (false, ScaleArg::Auto) => {
+                spinner("kestrel: --scale auto: the features as they come or standardised".into())
+            }
+            (false, _) => ProgressBar::hidden(),
+        };
+        let scaled = Scaled::new(data, settings, learner);
+        preparing.finish_and_clear();
+        let Scaled { data, scaler, relevance, scaling, searched } = scaled?;
         let classes = learner != TrainLearner::Novelty;
         // A comparison's verdict stands for the note's rule of thumb.
         let compared = matches!(scaling, Some(Verdict::Compared(_)));
