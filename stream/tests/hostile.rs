@@ -213,6 +213,43 @@ fn no_rows_to_train_on_is_named() {
         let o = kestrel(&["train", "--learner", learner, "--input", &empty, "--out", out]);
         assert_refused(&o, 1, "empty.csv:1:1: the input is empty: no header, no rows");
     }
+    let one_bad = write(&dir, "one.csv", "a,b,y\nx,1,1\n");
+    let o = kestrel(&["train", "--learner", "svm", "--input", &one_bad, "--out", out, "--on-error", "skip"]);
+    assert_refused(&o, 1, "one.csv: no rows to train on (1 bad row skipped)");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A stream that learned nothing but bad rows, and an `eval` that scored no row, end in an
+/// error after what they have to say (before, both exited 0, the stream with an accuracy
+/// of 0 on no row); a stream of no row at all is not an error, and scores nothing (null).
+#[test]
+fn nothing_learned_or_scored_is_an_error() {
+    let dir = scratch("nothing-learned");
+    let (header, bad) = (write(&dir, "header.csv", "a,b,y\n"), write(&dir, "bad.csv", "a,b,y\nx,1,1\n1,x,-1\n"));
+    for learner in ["svm", "rsvm", "slkl", "novelty"] {
+        let o = kestrel(&["stream", "--learner", learner, "--input", &bad, "--on-error", "skip", "--json"]);
+        assert_refused(&o, 1, "bad.csv: no row was learned (2 bad rows skipped)");
+        let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!((summary["n"].as_u64(), summary["skipped"].as_u64()), (Some(0), Some(2)), "{learner}");
+        let score = match learner {
+            "slkl" => "mse",
+            "novelty" => "flagged",
+            _ => "accuracy",
+        };
+        assert!(learner == "novelty" || summary[score].is_null(), "{learner}: {summary}");
+    }
+    let o = kestrel(&["stream", "--learner", "svm", "--input", &header, "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(summary["accuracy"].is_null() && summary["n"] == 0, "{summary}");
+    let model = dir.join("m.kestrel");
+    let good = write(&dir, "good.csv", "a,b,y\n1,2,1\n2,1,-1\n3,3,1\n");
+    let o = kestrel(&["train", "--learner", "svm", "--input", &good, "--out", model.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let eval =
+        |input: &str| kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", input, "--on-error", "skip"]);
+    assert_refused(&eval(&bad), 1, "bad.csv: no row was scored (2 bad rows skipped)");
+    assert_refused(&eval(&header), 1, "header.csv: no row was scored");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -319,11 +356,12 @@ fn a_line_over_the_limit_is_a_bad_row_naming_its_line() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("\"skipped\":1"));
     // A line that never ends: 384 MiB without a newline, read under a 300 MiB address
-    // space — in constant memory, or the process aborts.
+    // space — in constant memory, or the process aborts. It is the stream's only row, so
+    // the run learned nothing: exit code 1 after the summary.
     let endless = vec![b'1'; 384 << 20];
     let stream = ["stream", "--learner", "svm", "--input", "-", "--dim", "1", "--on-error", "skip"];
     let o = kestrel_capped(300 << 10, &stream, &endless, Duration::from_secs(300));
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_refused(&o, 1, "<stdin>: no row was learned (1 bad row skipped)");
     assert!(String::from_utf8_lossy(&o.stdout).contains("\"skipped\":1"));
 }
 

@@ -254,6 +254,16 @@ pub fn read_strict<T: Real>(path: &str, options: &source::Options) -> Result<Dat
     read_path(path, options, OnError::Stop, &mut BadRows::new())
 }
 
+/// `" (1 bad row skipped)"`, `" (3 bad rows skipped)"`, or nothing for none: the end of
+/// the error that no row was left to train on or to score.
+pub fn bad_rows_skipped(skipped: u64) -> String {
+    match skipped {
+        0 => String::new(),
+        1 => " (1 bad row skipped)".into(),
+        n => format!(" ({n} bad rows skipped)"),
+    }
+}
+
 /// Bad rows skipped under `--on-error skip`, told as they come: each of the first
 /// [`BadRows::KEPT`] in full, then their number at every power of ten, so that an input
 /// of bad rows neither floods the terminal nor goes unseen.
@@ -621,6 +631,11 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         }
         Ok(())
     })?;
+    // Nothing scored is no score: an error for the script that ran it, as `train` stops on
+    // a file of bad rows.
+    if tally.n == 0 && detections.n == 0 {
+        bail!("{name}: no row was scored{}", bad_rows_skipped(skipped));
+    }
     if let (Some(path), Some(figures)) = (&args.report, &figures) {
         let mut report = Report::new("kestrel eval");
         let info = model.info();

@@ -344,7 +344,8 @@ impl Session<'_> {
             return Value::Object(summary);
         }
         if self.learner.is_classifier() {
-            let mut summary = json!({"n": n, "accuracy": self.metrics.accuracy()});
+            // No row scored has no accuracy (JSON null), as it has no balanced accuracy.
+            let mut summary = json!({"n": n, "accuracy": (n > 0).then(|| self.metrics.accuracy())});
             if let Some(fields) = summary.as_object_mut() {
                 fields.extend(commands::recall_fields(&self.metrics.classes, Some(&self.names)));
                 fields.insert("skipped".into(), json!(skipped));
@@ -358,7 +359,8 @@ impl Session<'_> {
             }
             summary
         } else {
-            let mut summary = json!({"n": n, "mse": self.metrics.mse(), "skipped": skipped, "samples_per_sec": rate});
+            let mse = (n > 0).then(|| self.metrics.mse());
+            let mut summary = json!({"n": n, "mse": mse, "skipped": skipped, "samples_per_sec": rate});
             // What a saved model would have scored, when the predictions were not always its.
             if let (Some(model_mse), Some(fields)) = (self.learner.model_mse(), summary.as_object_mut()) {
                 fields.insert("model_mse".into(), json!(model_mse));
@@ -735,7 +737,13 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     }
     progress.finish_and_clear();
     finish(&mut session, &mut input, consumed)?;
-    Ok(session.publish_summary()?)
+    session.publish_summary()?;
+    // As `train` stops on a file of bad rows: a run that learned nothing but bad rows
+    // is an error for the script that ran it, after the summary has said so.
+    if session.seen == 0 && session.skipped > 0 {
+        bail!("{name}: no row was learned{}", commands::bad_rows_skipped(session.skipped));
+    }
+    Ok(())
 }
 
 /// Why the learner rejected `record`, naming its line; `classes` is `--classes`, and

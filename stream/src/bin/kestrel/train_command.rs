@@ -22,7 +22,8 @@ use serde_json::{Value, json};
 use crate::Usage;
 use crate::args::{ScalarArg, ScaleArg, TrainArgs, TrainLearner, TrainSettings};
 use crate::commands::{
-    SkipTeller, chosen_learner, many_classes_note, many_labels_note, read_dataset, spinner, unscaled_note,
+    SkipTeller, bad_rows_skipped, chosen_learner, many_classes_note, many_labels_note, read_dataset, spinner,
+    unscaled_note,
 };
 use indicatif::ProgressBar;
 
@@ -205,8 +206,7 @@ impl<T: Real> Prepared<T> {
         }
         let skipped = bad.count();
         if data.is_empty() {
-            let bad_rows = if skipped > 0 { format!(" ({skipped} bad rows skipped)") } else { String::new() };
-            bail!("{}: no rows to train on{bad_rows}", settings.input.input);
+            bail!("{}: no rows to train on{}", settings.input.input, bad_rows_skipped(skipped));
         }
         if let Some(window) = settings.window {
             data = data.last(window);
