@@ -687,7 +687,7 @@ fn bad_rows_are_reported_with_line_and_column() {
 /// what it is; other usage errors are clap's alone. `train` chooses one itself (below).
 #[test]
 fn a_missing_learner_is_told_the_learners() {
-    let o = kestrel(&["stream", "--input", "data.csv"]);
+    let o = kestrel(&["budget", "--window", "64"]);
     assert_eq!(o.status.code(), Some(2));
     let said = stderr(&o);
     assert!(said.contains("required arguments were not provided") && said.contains("--learner takes one of"), "{said}");
@@ -696,6 +696,61 @@ fn a_missing_learner_is_told_the_learners() {
     let o = kestrel(&["train", "--learner", "svm"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--input") && !stderr(&o).contains("takes one of"), "{}", stderr(&o));
+}
+
+/// Without `--learner`, `stream` chooses it from the first good row and says so — rsvm for
+/// a class name or a small whole number, slkl for another number, the novelty detector for
+/// rows without labels — each the very model the flag gives; a resumed run takes the
+/// checkpoint's.
+#[test]
+fn stream_without_a_learner_chooses_it_from_the_first_row() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
+    let dir = scratch("stream-chosen");
+    // A bad row before the first good one is skipped, and the good one chooses.
+    let named = dir.join("named.csv");
+    let rows: String = (0..60).map(|i| format!("{i},{}\n", ["low", "high"][(i / 7) % 2])).collect();
+    std::fs::write(&named, format!("x,state\nx,low\n{rows}")).unwrap();
+    let (chosen, given) = (dir.join("chosen.kestrel"), dir.join("given.kestrel"));
+    let stream = |input: &str, extra: &[&str], out: &PathBuf| {
+        let args =
+            [&["stream", "--input", input, "--on-error", "skip", "--out", out.to_str().unwrap()], extra].concat();
+        let o = kestrel(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let iris = format!("{data}/iris/train.csv");
+    let diabetes = format!("{data}/diabetes/train.csv");
+    let cases: [(&str, &[&str], &str, &str); 4] = [
+        (
+            &iris,
+            &[],
+            "rsvm",
+            "learner rsvm: the first row's label 1 is a whole number from -1 to --classes 16, read as a class",
+        ),
+        (&diabetes, &[], "slkl", "learner slkl: the first row's label 68 is not a class code from -1 to --classes 16"),
+        (named.to_str().unwrap(), &[], "rsvm", "learner rsvm: the first row's label is a class name (`low`)"),
+        (&iris, &["--label-column", "none"], "novelty", "learner novelty: the rows have no labels"),
+    ];
+    for (input, extra, learner, said) in cases {
+        let told = stream(input, extra, &chosen);
+        assert!(told.contains(said), "{told}");
+        stream(input, &[extra, &["--learner", learner]].concat(), &given);
+        assert_eq!(std::fs::read(&chosen).unwrap(), std::fs::read(&given).unwrap(), "{input} {learner}");
+    }
+    // A checkpoint of `--learner svm` resumes without the flag, as svm.
+    let checkpoint = dir.join("run.ckpt");
+    let path = checkpoint.to_str().unwrap();
+    stream(&iris, &["--learner", "svm", "--checkpoint", path, "--max-rows", "50"], &given);
+    let told = stream(&iris, &["--checkpoint", path, "--resume"], &chosen);
+    assert!(!told.contains("learner"), "{told}");
+    assert_eq!(inspect_learner(&chosen), "linear-svm");
+}
+
+/// The kind of the model in `path`, as `kestrel inspect --json` names it.
+fn inspect_learner(path: &std::path::Path) -> String {
+    let o = kestrel(&["inspect", path.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    json(&o)["kind"].as_str().unwrap_or_default().to_string()
 }
 
 /// Without `--learner`, `train` and `tune` choose it from the label column and say so:

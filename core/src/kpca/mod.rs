@@ -464,9 +464,9 @@ fn leading_by_lanczos<T: Real>(matrix: &[T], n: usize, k: usize, work: &mut [T])
 
 /// Moves the first `k` columns of the row-major `n × n` `vectors` (eigenvectors in
 /// columns, as [`symmetric_eigen`] writes them) into its first `k` rows, one eigenvector a
-/// row, as [`lanczos`] writes them. The first `k` rows are read before they are written
-/// over only through the column copies: columns `c < k` of rows `r < k` go to `(c, r)`,
-/// so the leading `k × k` block is transposed in place and the rest copied below it.
+/// row, as [`lanczos`] writes them: the leading `k × k` block is transposed in place, then
+/// each entry `(r, c)` with `r ≥ k` is copied to `(c, r)`, over the first rows' columns
+/// past `k`, which are not needed.
 fn transpose_leading<T: Real>(vectors: &mut [T], n: usize, k: usize) {
     for r in 0..k {
         for c in r + 1..k {

@@ -726,9 +726,13 @@ pub struct TuneArgs {
 
 #[derive(Args)]
 pub struct StreamArgs {
-    /// The learner (windowed).
+    /// The learner (windowed). Default: chosen from the first good row, and said on standard
+    /// error: the novelty detector for rows without labels (`--label-column none`, or with
+    /// `--normal-label`), rsvm for a class name or a whole number from -1 to `--classes`,
+    /// slkl for any other number (a target of small whole numbers is slkl's: give it); on
+    /// `--resume`, the checkpoint's.
     #[arg(long, value_enum)]
-    pub learner: Learner,
+    pub learner: Option<Learner>,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]

@@ -40,6 +40,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
 use kestrel_stream::checkpoint::{Checkpoint, RunConfig};
@@ -49,7 +50,7 @@ use kestrel_stream::mqtt::{self, Broker, LabelPlace, MqttSink, MqttSource, SeqPl
 use kestrel_stream::online::{OnlineLearner, Prequential};
 use kestrel_stream::score::ClassRecall;
 use kestrel_stream::source::NO_LABEL;
-use kestrel_stream::source::{Next, ReadError, Record, Records};
+use kestrel_stream::source::{LabelColumn, Next, ReadError, Record, Records};
 use kestrel_stream::{file, model, shell};
 use serde_json::{Value, json};
 
@@ -373,7 +374,11 @@ impl Session<'_> {
 /// Opens `--input`: a broker for an `mqtt://` URL (whose rows have `dim` features, or as
 /// many as the first good row), else as every command does. Returns the records, the
 /// input's name, and the number of features and their names when the input states them.
-fn open_input(args: &StreamArgs, dim: Option<usize>) -> Result<(Records, String, Option<usize>, Vec<String>)> {
+fn open_input(
+    args: &StreamArgs,
+    labels: LabelColumn,
+    dim: Option<usize>,
+) -> Result<(Records, String, Option<usize>, Vec<String>)> {
     let input = &args.input.input;
     let categorical = &args.categorical.categorical;
     if let Some(learned) = categorical.iter().find(|c| c.categories.is_none()) {
@@ -385,7 +390,7 @@ fn open_input(args: &StreamArgs, dim: Option<usize>) -> Result<(Records, String,
         return Err(Usage(message).into());
     }
     let Some(broker) = broker(args, "--input", input)? else {
-        let reader = commands::open_with(&args.input, commands::labels_for(args.learner), categorical)?;
+        let reader = commands::open_with(&args.input, labels, categorical)?;
         let (name, dim, features) = (reader.name().to_string(), reader.dim_hint(), reader.feature_names());
         return Ok((Records::new(reader, input), name, dim, features.unwrap_or_default()));
     };
@@ -420,7 +425,7 @@ fn open_input(args: &StreamArgs, dim: Option<usize>) -> Result<(Records, String,
         payload,
         dim,
         max_message_bytes: args.max_message_bytes,
-        labels: commands::labels_for(args.learner),
+        labels,
         label,
         seq,
         categorical: categorical.clone(),
@@ -431,17 +436,44 @@ fn open_input(args: &StreamArgs, dim: Option<usize>) -> Result<(Records, String,
     Ok((Records::Mqtt(source), name, dim, Vec::new()))
 }
 
-/// For a broker's rows whose number of features nothing stated (no `--dim`, no
-/// checkpoint): waits for the first good row, which states it, and leaves it in `record`.
-/// Returns the number of features; the bad rows before that row are skipped (counted by
-/// `skipped`) — or the run ends at the first, as `--on-error` says.
+/// The learner `kestrel stream` takes without `--learner`, from the first good row, and
+/// why: the novelty detector for a row without a label; rsvm for a class name, or a whole
+/// number from −1 to `classes` (`--classes`), as class codes run; slkl for any other number
+/// (a target). A stream cannot see its labels ahead as `kestrel train` does: a target of
+/// small whole numbers is read as classes, and the class past `--classes` names slkl.
+fn learner_for_first_row(record: &Record, classes: usize) -> (Learner, String) {
+    let label = record.label;
+    if !record.class_name.is_empty() {
+        (Learner::Rsvm, format!("the first row's label is a class name (`{}`)", record.class_name))
+    } else if label.is_nan() {
+        (Learner::Novelty, "the rows have no labels".into())
+    } else if label.fract() == 0.0 && (-1.0..=classes as f64).contains(&label) {
+        (
+            Learner::Rsvm,
+            format!("the first row's label {label} is a whole number from -1 to --classes {classes}, read as a class"),
+        )
+    } else {
+        (
+            Learner::Slkl,
+            format!(
+                "the first row's label {label} is not a class code from -1 to --classes {classes}: a target to regress"
+            ),
+        )
+    }
+}
+
+/// Waits for the first good row and leaves it in `record`: for a broker's rows whose number
+/// of features nothing stated (no `--dim`, no checkpoint), which it states, and for a run
+/// without `--learner`, which it chooses. Returns the number of features the input knows
+/// by then (a broker's row states it); the bad rows before that row are skipped (counted
+/// by `skipped`) — or the run ends at the first, as `--on-error` says.
 fn first_row(
     input: &mut Records,
     record: &mut Record,
     signals: &Signals,
     args: &StreamArgs,
     skipped: &mut SkipTeller,
-) -> Result<usize> {
+) -> Result<Option<usize>> {
     let started = Instant::now();
     let idle_timeout = args.idle_timeout.map(Duration::from_secs_f64);
     loop {
@@ -451,7 +483,7 @@ fn first_row(
             std::process::exit(128 + signal);
         }
         match input.next(record, POLL) {
-            Next::Record => return input.dim().context("a row came but no number of features"),
+            Next::Record => return Ok(input.dim()),
             Next::Bad(e) if args.input.on_error == OnErrorArg::Skip => {
                 if let Some(line) = skipped.skipped(e) {
                     tell!("{line}");
@@ -463,7 +495,9 @@ fn first_row(
             }
             Next::Waiting if idle_timeout.is_some_and(|idle| started.elapsed() >= idle) => {
                 input.close();
-                bail!("no row within --idle-timeout to tell the number of features (or give --dim): no model written")
+                bail!(
+                    "no row within --idle-timeout to tell the number of features or the learner (or give --dim and --learner): no model written"
+                )
             }
             Next::Waiting => {}
             Next::Notice(message) => tell!("kestrel: {message}"),
@@ -551,27 +585,45 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         (Some(path), true) => Some((path, Checkpoint::read(path).context("cannot resume")?)),
         _ => None,
     };
+    let saved_flag = |name: &str| saved.as_ref().and_then(|(_, saved)| saved.config.flags().find(|(f, _)| *f == name));
+    // The learner given, or the one a resumed checkpoint names, or (below) the one the first
+    // row chooses; `--normal-label` scores a detector.
+    let normal = args.detection.normal_label.is_some();
+    let given = args.learner.or(saved_flag("--learner").and_then(|(_, v)| Learner::from_str(v, true).ok()));
+    let given = given.or(normal.then_some(Learner::Novelty));
     // Refused before any input is opened (a broker's, which may wait for a first row).
-    if args.detection.normal_label.is_some() && args.learner != Learner::Novelty {
+    if normal && given != Some(Learner::Novelty) {
         bail!(Usage("--normal-label scores a novelty detector (--learner novelty)".into()));
     }
     let (detections, names) = commands::detections_for(&args.detection)?;
-    let saved_dim = saved.as_ref().and_then(|(_, saved)| saved.config.flags().find(|(flag, _)| *flag == "--dim"));
-    let stated_dim = args.dim.or(saved_dim.and_then(|(_, dim)| dim.parse().ok()));
-    let (mut input, name, dim_hint, feature_names) = open_input(args, stated_dim)?;
-    // A broker's first row, read to learn the number of features, and the bad rows before it.
+    let stated_dim = args.dim.or(saved_flag("--dim").and_then(|(_, dim)| dim.parse().ok()));
+    let labels = given.map_or(LabelColumn::Detect, commands::labels_for);
+    let (mut input, name, dim_hint, feature_names) = open_input(args, labels, stated_dim)?;
+    // The first good row, read to learn the number of features (a broker's) or to choose the
+    // learner, and the bad rows before it; it is then learned as the first.
     let (mut record, mut first, mut teller) = (Record::default(), None, SkipTeller::default());
-    let dim = match stated_dim.or(dim_hint) {
-        Some(dim) => dim,
-        None if input.redelivers() => {
+    let known_dim = stated_dim.or(dim_hint);
+    if known_dim.is_none() && !input.redelivers() {
+        bail!(Usage("LibSVM input needs --dim (a CSV header states it)".into()));
+    }
+    let dim = match (known_dim, given) {
+        (Some(dim), Some(_)) => dim,
+        (known, _) => {
             let dim = first_row(&mut input, &mut record, &signals, args, &mut teller)?;
             first = Some(teller.count());
-            dim
+            known.or(dim).context("a row came but no number of features")?
         }
-        None => bail!(Usage("LibSVM input needs --dim (a CSV header states it)".into())),
     };
-    let learner = stream_setup::learner::<T>(args, dim)?;
-    let config = stream_setup::run_config(args, dim, &feature_names)?;
+    let learner_kind = match given {
+        Some(learner) => learner,
+        None => {
+            let (learner, why) = learner_for_first_row(&record, args.classes);
+            tell!("kestrel: learner {}: {why} (--learner chooses another)", stream_setup::value_name(&learner));
+            learner
+        }
+    };
+    let learner = stream_setup::learner::<T>(args, learner_kind, dim)?;
+    let config = stream_setup::run_config(args, learner_kind, dim, &feature_names)?;
     // A classifier's classes are counted as its learner meets them, as many as it takes.
     let classes = ClassRecall::growing(if learner.is_classifier() { args.classes } else { 0 });
     let metrics = Prequential { detections, classes, ..Prequential::default() };

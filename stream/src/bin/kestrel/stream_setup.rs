@@ -1,7 +1,7 @@
 //! What `kestrel stream` builds from its flags: the learner — checked against `--budget`
-//! and built before the first row is read, so that a configuration it refuses is a usage
-//! error (exit code 2) — and the run's configuration a checkpoint records so that a resume
-//! with other flags is refused.
+//! and built before the first row is learned (before the first is read when `--learner`
+//! is given), so that a configuration it refuses is a usage error (exit code 2) — and the
+//! run's configuration a checkpoint records so that a resume with other flags is refused.
 
 use anyhow::Result;
 use clap::ValueEnum;
@@ -13,9 +13,10 @@ use kestrel_stream::online::{BuildError, Learn, OnlineLearner};
 use crate::Usage;
 use crate::args::{KernelArg, LearnArg, Learner, StreamArgs};
 
-/// The library's stream settings these flags describe.
-pub fn settings(args: &StreamArgs) -> StreamSettings {
-    let learner = args.learner.stream();
+/// The library's stream settings these flags describe for `learner` (`--learner`, or the
+/// one chosen without it).
+pub fn settings(args: &StreamArgs, learner: Learner) -> StreamSettings {
+    let learner = learner.stream();
     let learn = match args.learn {
         LearnArg::Unflagged => Learn::Unflagged,
         LearnArg::All => Learn::All,
@@ -47,8 +48,12 @@ pub fn settings(args: &StreamArgs) -> StreamSettings {
 /// # Errors
 /// [`Usage`] naming the flag for a configuration the learner refuses or one over
 /// `--budget`; `auto` for `--gamma` or `--c`, which a stream cannot resolve.
-pub fn learner<T: Real>(args: &StreamArgs, dim: usize) -> Result<Box<dyn OnlineLearner + Send + Sync>> {
-    build::<T>(&settings(args), dim).map_err(|failure| match failure {
+pub fn learner<T: Real>(
+    args: &StreamArgs,
+    learner: Learner,
+    dim: usize,
+) -> Result<Box<dyn OnlineLearner + Send + Sync>> {
+    build::<T>(&settings(args, learner), dim).map_err(|failure| match failure {
         BuildFailure::Auto(message) => anyhow::Error::msg(message),
         BuildFailure::OverBudget { .. } => Usage(failure.to_string()).into(),
         BuildFailure::Refused(error) => refused(error).into(),
@@ -75,11 +80,11 @@ fn refused(error: BuildError) -> Usage {
 ///
 /// # Errors
 /// `auto` for `--gamma` or `--c`, which a stream cannot resolve.
-pub fn run_config(args: &StreamArgs, dim: usize, feature_names: &[String]) -> Result<RunConfig> {
+pub fn run_config(args: &StreamArgs, learner: Learner, dim: usize, feature_names: &[String]) -> Result<RunConfig> {
     // The values the learner takes, defaults resolved.
-    let resolved = settings(args);
+    let resolved = settings(args, learner);
     let mut config = RunConfig::default();
-    config.push("--learner", value_name(&args.learner));
+    config.push("--learner", value_name(&learner));
     // A broker's URL without its password; the session's client id, which must not change.
     match kestrel_stream::mqtt::Broker::parse(&args.input.input) {
         Ok(broker) => {
@@ -108,9 +113,9 @@ pub fn run_config(args: &StreamArgs, dim: usize, feature_names: &[String]) -> Re
     config.push("--window", resolved.window);
     config.push("--steps-per-sample", resolved.steps_per_sample);
     config.push("--no-scale", args.no_scale);
-    if args.learner != Learner::Svm {
+    if learner != Learner::Svm {
         config.push("--centers", resolved.centers);
-        if args.learner != Learner::Novelty {
+        if learner != Learner::Novelty {
             config.push("--no-renew", args.no_renew);
         }
         let kernel = &args.kernel;
@@ -123,9 +128,9 @@ pub fn run_config(args: &StreamArgs, dim: usize, feature_names: &[String]) -> Re
             config.push("--coef0", kernel.coef0);
         }
     }
-    if args.learner == Learner::Slkl {
+    if learner == Learner::Slkl {
         config.push("--nu", args.nu);
-    } else if args.learner == Learner::Novelty {
+    } else if learner == Learner::Novelty {
         config.push("--delta", resolved.delta);
         config.push("--quantile", args.quantile);
         config.push("--warmup", args.warmup);
@@ -141,13 +146,13 @@ pub fn run_config(args: &StreamArgs, dim: usize, feature_names: &[String]) -> Re
         config.push("--loss", value_name(&args.svm.loss));
         config.push("--bias", args.svm.bias);
     }
-    if args.learner == Learner::Rsvm {
+    if learner == Learner::Rsvm {
         config.push("--delta", resolved.delta);
     }
     Ok(config)
 }
 
 /// The name clap shows for a value.
-fn value_name<E: ValueEnum>(value: &E) -> String {
+pub fn value_name<E: ValueEnum>(value: &E) -> String {
     value.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
 }
