@@ -1,6 +1,7 @@
 """`kestrel.KernelProjection` and `kestrel.ReducedKernelCCA` against the CLI they wrap:
-the same model file bytes as `kestrel transform --model/--model2`, and the same projected
-rows, for the training rows and for new rows (`--apply`)."""
+the same model file bytes as `kestrel transform --model/--model2` (which adds the names of
+the features a CSV header gives), and the same projected rows, for the training rows and
+for new rows (`--apply`)."""
 
 import os
 import subprocess
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kestrel import KernelProjection, ReducedKernelCCA
+from kestrel import KernelProjection, ReducedKernelCCA, with_feature_names
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(os.environ.get("KESTREL_DATA", "/work/shared/data"))
@@ -31,6 +32,11 @@ def load(name, part):
     return path, table[:, :-1], table[:, -1]
 
 
+def header(path):
+    """The feature names of a CSV whose last column is the label."""
+    return Path(path).read_text().splitlines()[0].split(",")[:-1]
+
+
 def cli(tmp_path, *flags):
     """The table `kestrel transform` writes (label column dropped)."""
     out = tmp_path / "out.csv"
@@ -49,7 +55,7 @@ def test_kernel_projection_is_the_clis(tmp_path, method, n_centres, k):
     ours = KernelProjection(k, method=method, n_centres=n_centres, random_state=5)
     projected = ours.fit(X, None if method == "kpca" else y).transform(X)
     np.testing.assert_array_equal(projected, cli(tmp_path, "--input", train, *flags))
-    assert ours.to_bytes() == model.read_bytes()
+    assert with_feature_names(ours.to_bytes(), header(train)) == model.read_bytes()
     np.testing.assert_array_equal(ours.transform(X_test), cli(tmp_path, "--input", test, "--apply", model))
     assert ours.eigenvalues_.shape == (k,) and np.all(np.diff(ours.eigenvalues_) <= 0)
 
@@ -90,7 +96,8 @@ def test_reduced_kernel_cca_is_the_clis(tmp_path):
     cca = ReducedKernelCCA(2, n_centres=60)
     u, v = cca.fit_transform(X[:, :6], X[:, 6:])
     np.testing.assert_array_equal(np.hstack([u, v]), table)
-    assert (cca.x_model_bytes_, cca.y_model_bytes_) == (models[0].read_bytes(), models[1].read_bytes())
+    named = (with_feature_names(cca.x_model_bytes_, header(views[0])), with_feature_names(cca.y_model_bytes_, header(views[1])))
+    assert named == (models[0].read_bytes(), models[1].read_bytes())
     np.testing.assert_array_equal(cca.transform(X_test[:, :6]), cli(tmp_path, "--input", views[2], "--apply", models[0]))
     _, v_test = cca.transform(X_test[:, :6], X_test[:, 6:])
     np.testing.assert_array_equal(v_test, cli(tmp_path, "--input", views[3], "--apply", models[1]))

@@ -109,7 +109,8 @@ def test_the_python_estimators_are_the_clis(tmp_path):
     command = [kestrel_cli(), "transform", "--method", "lpp", "--input", path, "--components", "2", "--model", model]
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     lpp = kestrel.KernelProjection(2, method="lpp").fit(X)
-    assert lpp.to_bytes() == model.read_bytes()
+    names = Path(path).read_text().splitlines()[0].split(",")[:-1]
+    assert kestrel.with_feature_names(lpp.to_bytes(), names) == model.read_bytes()
     assert np.array_equal(lpp.transform(X), np.loadtxt(out.splitlines()[1:], delimiter=",")[:, :2])
     assert np.all(np.diff(lpp.eigenvalues_) >= 0), lpp.eigenvalues_
 

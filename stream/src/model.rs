@@ -286,8 +286,10 @@ pub fn describe(bytes: &[u8]) -> Result<ModelInfo, Error> {
 
 /// [`describe`] of a kernel projection of scalar `T`.
 fn projection_info<T: Real>(bytes: &[u8]) -> Result<ModelInfo, Error> {
-    let crate::batch::kpca::Applied { model: projection, scaler } = crate::batch::kpca::from_bytes::<T>(bytes)?;
+    let crate::batch::kpca::Applied { model: projection, scaler, features } =
+        crate::batch::kpca::from_bytes::<T>(bytes)?;
     Ok(ModelInfo {
+        feature_names: features,
         dim: projection.dim(),
         centers: projection.centres().len() / projection.dim().max(1),
         kernel: kernel_name(projection.kernel().kind()),

@@ -1204,7 +1204,7 @@ fn columns_of_categories_are_one_hot_encoded() {
     refused(
         &named,
         &[],
-        "`idle` is not a number (column `mode`; a column that is not a feature can be left out: --skip-column mode; --categorical mode reads it as a column of categories: train, tune, stream, cluster, npkl)",
+        "`idle` is not a number (column `mode`; a column that is not a feature can be left out: --skip-column mode; --categorical mode reads it as a column of categories: train, tune, stream, cluster, npkl, transform)",
     );
     refused(&named, &["--categorical", "kind"], "no column named `kind` for --categorical in the header");
     refused(&named, &["--categorical", "y"], "`y` is the label column, not a feature");
@@ -1763,18 +1763,23 @@ fn a_csv_with_fewer_features_than_the_model_is_refused() {
     assert_eq!(leftovers.count(), 0, "a temporary file was left");
 }
 
-/// A projection applied to a CSV with fewer feature columns than it takes, or to rows with
-/// a value past its features, is refused (the rows would be zero-filled or cut); zero
-/// columns past them are read.
+/// A projection without feature names (fitted on LibSVM rows) applied to a CSV with fewer
+/// feature columns than it takes, or to rows with a value past its features, is refused
+/// (the rows would be zero-filled or cut); zero columns past them are read. One fitted on a
+/// CSV keeps its header's names and reads rows by them, as `predict` does: in any order, a
+/// missing column refused by name, zero columns past its own read.
 #[test]
 fn transform_apply_refuses_rows_of_another_width() {
-    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/iris/train.csv");
+    let iris = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/iris");
+    let (data, libsvm) = (format!("{iris}/train.csv"), format!("{iris}/train.libsvm"));
     let dir = scratch("transform-width");
-    let (model, out) = (dir.join("kpca.kestrel"), dir.join("projected.csv"));
-    let (model, out) = (model.to_str().unwrap(), out.to_str().unwrap());
-    let o = kestrel(&["transform", "--input", data, "--components", "2", "--model", model, "--output", out]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = std::fs::read_to_string(data).unwrap();
+    let (unnamed, named, out) = (dir.join("unnamed.kestrel"), dir.join("named.kestrel"), dir.join("projected.csv"));
+    let (unnamed, named, out) = (unnamed.to_str().unwrap(), named.to_str().unwrap(), out.to_str().unwrap());
+    for (input, model) in [(libsvm.as_str(), unnamed), (data.as_str(), named)] {
+        let o = kestrel(&["transform", "--input", input, "--components", "2", "--model", model, "--output", out]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let text = std::fs::read_to_string(&data).unwrap();
     let write = |name: &str, keep: &dyn Fn(&[&str]) -> Vec<String>| {
         let body: String =
             text.lines().map(|line| keep(&line.split(',').collect::<Vec<_>>()).join(",") + "\n").collect();
@@ -1782,26 +1787,79 @@ fn transform_apply_refuses_rows_of_another_width() {
         std::fs::write(&path, body).unwrap();
         path.to_str().unwrap().to_string()
     };
-    let apply = |input: &str| {
+    let apply = |model: &str, input: &str| {
         let again = dir.join("again.csv");
+        let _ = std::fs::remove_file(&again);
         let o = kestrel(&["transform", "--input", input, "--apply", model, "--output", again.to_str().unwrap()]);
         (o, std::fs::read_to_string(&again).unwrap_or_default())
     };
+    let refused = |(o, _): (Output, String), message: &str| {
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains(message), "{}", stderr(&o));
+    };
     let three = write("three.csv", &|f| [f[0], f[1], f[2], f[4]].map(String::from).to_vec());
-    let (o, _) = apply(&three);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("three.csv: 3 feature columns, the projection takes 4 features"), "{}", stderr(&o));
+    refused(apply(unnamed, &three), "three.csv: 3 feature columns, the projection takes 4 features");
+    refused(apply(named, &three), "three.csv:1:1: no column named `petal width (cm)`, a feature of the model");
     let five = write("five.csv", &|f| [f[0], f[1], f[2], f[3], f[0], f[4]].map(String::from).to_vec());
-    let (o, _) = apply(&five);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("a row has a value for feature 5, the projection takes 4"), "{}", stderr(&o));
+    refused(apply(unnamed, &five), "a row has a value for feature 5, the projection takes 4");
     let zero = write("zero.csv", &|f| {
         let fifth = if f[0].parse::<f64>().is_ok() { "0" } else { "extra" };
         [f[0], f[1], f[2], f[3], fifth, f[4]].map(String::from).to_vec()
     });
-    let (o, projected) = apply(&zero);
+    let (o, projected) = apply(unnamed, &zero);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(projected, apply(unnamed, &data).1);
+    let (o, projected) = apply(named, &zero);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(projected, std::fs::read_to_string(out).unwrap());
+    // The named model reads its columns in any order: the rows project as they did.
+    let reversed = write("reversed.csv", &|f| [f[3], f[2], f[1], f[0], f[4]].map(String::from).to_vec());
+    let (o, projected) = apply(named, &reversed);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(projected, std::fs::read_to_string(out).unwrap());
+}
+
+/// `transform --categorical NAME` one-hot encodes a column of categories for the fit; the
+/// model keeps the features' names (`inspect` lists them), and `--apply` reads the column
+/// as the model's categories again, in any column order — the same projections; the flag
+/// is the fit's, not the apply's.
+#[test]
+fn transform_reads_a_column_of_categories() {
+    let dir = scratch("transform-categorical");
+    let rows: String = (0..80)
+        .map(|i| format!("{},{},{}\n", (i as f64 * 0.37).sin(), ["idle", "heat", "cool"][i % 3], i % 7))
+        .collect();
+    let (fit_rows, moved) = (dir.join("fit.csv"), dir.join("moved.csv"));
+    std::fs::write(&fit_rows, format!("a,mode,b\n{rows}")).unwrap();
+    let moved_rows: String = rows
+        .lines()
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            format!("{},{},{}\n", f[2], f[0], f[1])
+        })
+        .collect();
+    std::fs::write(&moved, format!("b,a,mode\n{moved_rows}")).unwrap();
+    let (model, first, second) = (dir.join("m.kestrel"), dir.join("first.csv"), dir.join("second.csv"));
+    let path = |p: &PathBuf| p.to_str().unwrap().to_string();
+    let none = ["--label-column", "none"];
+    let fit =
+        [&["transform", "--input", &path(&fit_rows), "--categorical", "mode", "--model", &path(&model)], &none[..]];
+    let o = kestrel(&[&fit.concat()[..], &["--output", &path(&first)]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("rows of 5 features"), "{}", stderr(&o));
+    let o = kestrel(&["inspect", &path(&model)]);
+    assert!(
+        stdout(&o).contains("features (read by these names from a CSV header): a, b, mode=idle, mode=heat, mode=cool"),
+        "{}",
+        stdout(&o)
+    );
+    let apply = ["transform", "--input", &path(&moved), "--apply", &path(&model), "--output", &path(&second)];
+    let o = kestrel(&[&apply[..], &none[..]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&first).unwrap(), std::fs::read_to_string(&second).unwrap());
+    let o = kestrel(&[&apply[..], &none[..], &["--categorical", "mode"]].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--categorical is a fit's"), "{}", stderr(&o));
 }
 
 /// `rows` rows of six features in [0, 1), the target `5 sin(π x₀ x₁) + 10 (x₂ − ½)²`
@@ -2843,7 +2901,7 @@ fn skipped_columns_are_left_out_of_training_and_prediction() {
     assert!(!o.status.success());
     let expected = "with.csv:2:1: `2026-11-28T10:00:00` is not a number (column `time`; a column that is not a \
                     feature can be left out: --skip-column time; --categorical time reads it as a column of \
-                    categories: train, tune, stream, cluster, npkl)";
+                    categories: train, tune, stream, cluster, npkl, transform)";
     assert!(stderr(&o).contains(expected), "{}", stderr(&o));
     for (column, message) in [
         ("nope", "with.csv:1:1: no column named `nope` to skip in the header (its columns: `time`, `x`, `id`, `y`)"),

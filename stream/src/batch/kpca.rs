@@ -321,6 +321,9 @@ pub struct Applied<T> {
     pub model: Projection<T>,
     /// The standardisation the rows take first, if the model was fitted on standardised rows.
     pub scaler: Option<HostScaler<T>>,
+    /// The names of its features, when the rows it was fitted on named them (empty
+    /// otherwise): rows are read by them, `NAME=category` ones from a column of categories.
+    pub features: Vec<String>,
 }
 
 impl<T: Real> Applied<T> {
@@ -350,7 +353,11 @@ pub fn from_bytes<T: Real>(bytes: &[u8]) -> Result<Applied<T>, kestrel_core::Err
     let envelope = Envelope::parse(bytes)?;
     let model = KernelProjection::from_envelope_in(&envelope, storage_for::<T>(&envelope))?;
     let scaler = scaler_for(&envelope, model.dim())?;
-    Ok(Applied { model, scaler })
+    let features: Vec<String> = envelope.feature_name_iter().map(str::to_string).collect();
+    if !features.is_empty() && features.len() != model.dim() {
+        return Err(kestrel_core::Error::Model(kestrel_core::model::ModelError::Payload));
+    }
+    Ok(Applied { model, scaler, features })
 }
 
 #[cfg(test)]

@@ -109,7 +109,7 @@ pub enum ReadErrorKind {
     NotANumber(String),
     /// A feature's value that is not a number, in the CSV column named `column`.
     #[error(
-        "`{text}` is not a number (column `{column}`; a column that is not a feature can be left out: --skip-column {}; --categorical {} reads it as a column of categories: train, tune, stream, cluster, npkl)",
+        "`{text}` is not a number (column `{column}`; a column that is not a feature can be left out: --skip-column {}; --categorical {} reads it as a column of categories: train, tune, stream, cluster, npkl, transform)",
         crate::shell::word(.column), crate::shell::word(.column)
     )]
     FeatureNotANumber {

@@ -264,6 +264,15 @@ pub fn bad_rows_skipped(skipped: u64) -> String {
     }
 }
 
+/// Every row of the data set at `path`, its columns as `options` say and its features
+/// read by the names `features` (a model's, [`read_by_name`]: in any order, its columns of
+/// categories one-hot encoded as the model's); a bad row is the error (`transform --apply`).
+pub fn read_strict_by_name<T: Real>(path: &str, options: &source::Options, features: &[String]) -> Result<Dataset<T>> {
+    let mut reader = source::open(path, options)?;
+    read_by_name(reader.as_mut(), features)?;
+    Ok(Dataset::read(reader.as_mut(), OnError::Stop, &mut BadRows::new())?)
+}
+
 /// Bad rows skipped under `--on-error skip`, told as they come: each of the first
 /// [`BadRows::KEPT`] in full, then their number at every power of ten, so that an input
 /// of bad rows neither floods the terminal nor goes unseen.
@@ -774,6 +783,7 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
             info.kernel,
             info.bytes
         )?;
+        say_feature_names(&info.feature_names)?;
     } else {
         say!(
             "{}: {} {} ({}), {} features{}, {} centres, kernel {}, {} bytes, checksum ok",
@@ -793,13 +803,7 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
         if !info.class_names.is_empty() {
             say!("classes: {}", info.class_names.iter().map(|name| listed_name(name)).collect::<Vec<_>>().join(", "))?;
         }
-        if !info.feature_names.is_empty() {
-            // The first twenty (`--json` lists them all).
-            let names = &info.feature_names;
-            let listed = names.iter().take(20).map(|name| listed_name(name)).collect::<Vec<_>>().join(", ");
-            let more = if names.len() > 20 { format!(", … {} in all", names.len()) } else { String::new() };
-            say!("features (read by these names from a CSV header): {listed}{more}")?;
-        }
+        say_feature_names(&info.feature_names)?;
         if !info.relevance.is_empty() {
             let weights: Vec<String> = info.relevance.iter().map(|w| format!("{w:.3}")).collect();
             say!("relevance weights: {}", weights.join(" "))?;
@@ -810,6 +814,17 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `kestrel inspect`'s line of a model's feature names, when it has them: the first
+/// twenty (`--json` lists them all).
+fn say_feature_names(names: &[String]) -> std::io::Result<()> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    let listed = names.iter().take(20).map(|name| listed_name(name)).collect::<Vec<_>>().join(", ");
+    let more = if names.len() > 20 { format!(", … {} in all", names.len()) } else { String::new() };
+    say!("features (read by these names from a CSV header): {listed}{more}")
 }
 
 /// `kestrel inspect` of a `kestrel stream` checkpoint: the learner, how far the run got,

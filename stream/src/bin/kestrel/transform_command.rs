@@ -50,8 +50,10 @@ use kestrel_stream::source;
 use kestrel_stream::{file, model};
 
 use crate::Usage;
-use crate::args::{ColumnArgs, KernelArgs, MAX_CENTERS, ScalarArg, count, parse_bytes, positive};
-use crate::commands::{check_columns, column_options, features_phrase, read_strict, scaled_points};
+use crate::args::{CategoricalArgs, ColumnArgs, KernelArgs, MAX_CENTERS, ScalarArg, count, parse_bytes, positive};
+use crate::commands::{
+    category_options, check_columns, column_options, features_phrase, read_strict, read_strict_by_name, scaled_points,
+};
 
 /// The projection to fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -82,6 +84,8 @@ pub struct TransformArgs {
     pub input: String,
     #[command(flatten)]
     pub columns: ColumnArgs,
+    #[command(flatten)]
+    pub categorical: CategoricalArgs,
     /// The projection.
     #[arg(long, value_enum, default_value_t = MethodArg::Kpca)]
     pub method: MethodArg,
@@ -155,11 +159,14 @@ pub fn run(args: &TransformArgs) -> Result<()> {
 }
 
 /// `Ok` when the rows of `input` read as a projection of `dim` features takes them: a CSV
-/// stating fewer feature columns, or a row with a nonzero feature past `dim`, is refused
-/// (the dense rows would fill the one with zeros and drop the other). Zero columns past
-/// `dim` are read, as `predict` reads them.
-fn check_width<T: Real>(data: &Dataset<T>, dim: usize, input: &str) -> Result<()> {
-    check_columns(input, data.stated_dim(), dim, "the projection", "")?;
+/// stating fewer feature columns (unless read `by_name`, the model's names, which the
+/// reading checked), or a row with a nonzero feature past `dim`, is refused (the dense
+/// rows would fill the one with zeros and drop the other). Zero columns past `dim` are
+/// read, as `predict` reads them.
+fn check_width<T: Real>(data: &Dataset<T>, dim: usize, input: &str, by_name: bool) -> Result<()> {
+    if !by_name {
+        check_columns(input, data.stated_dim(), dim, "the projection", "")?;
+    }
     let (_, indices, values) = data.csr();
     let beyond = indices.iter().zip(values).find(|&(&j, &v)| j as usize >= dim && v != T::ZERO);
     if let Some((&j, _)) = beyond {
@@ -188,7 +195,18 @@ fn note_unused_labels<T: Real>(args: &TransformArgs, data: &Dataset<T>) {
 
 /// Fits or, with `applied` (the `--apply` file), applies a projection at scalar `T`.
 fn transform_in<T: Real>(args: &TransformArgs, applied: Option<&kpca::ModelFile>) -> Result<()> {
-    let data: Dataset<T> = read_strict(&args.input, &column_options(&args.columns))?;
+    let applied = applied.map(kpca::ModelFile::projection::<T>).transpose()?;
+    // A fit one-hot encodes the columns `--categorical` names; a model applied reads the
+    // rows' columns by the names it keeps (its columns of categories among them).
+    let data: Dataset<T> = match &applied {
+        Some(_) if !args.categorical.categorical.is_empty() => {
+            let message =
+                "--categorical is a fit's: --apply reads the model's columns of categories by the names it keeps";
+            return Err(Usage(message.into()).into());
+        }
+        Some(applied) => read_strict_by_name(&args.input, &column_options(&args.columns), &applied.features)?,
+        None => read_strict(&args.input, &category_options(&args.columns, &args.categorical))?,
+    };
     note_unused_labels(args, &data);
     match (&args.input2, args.method == MethodArg::Kcca) {
         (Some(input2), true) => return kcca(args, &data, input2),
@@ -199,16 +217,16 @@ fn transform_in<T: Real>(args: &TransformArgs, applied: Option<&kpca::ModelFile>
         return eigenmap(args, &data);
     }
     let (model, projected, scaled) = match applied {
-        Some(file) => {
+        Some(applied) => {
             // Rows in the units the model was fitted on: it standardises them if it did.
-            let applied = file.projection::<T>()?;
-            check_width(&data, applied.model.dim(), &args.input)?;
+            let by_name = !applied.features.is_empty() && !data.feature_names().is_empty();
+            check_width(&data, applied.model.dim(), &args.input, by_name)?;
             let projected = applied.project(&data.dense(applied.model.dim())?)?;
             (applied.model, projected, applied.scaler.is_some())
         }
         None => {
             let (points, scaler) = scaled_points(&data, args.scale)?;
-            let model = fit(args, &points, data.labels(), data.dim(), scaler.as_ref())?;
+            let model = fit(args, &points, (data.labels(), data.feature_names()), data.dim(), scaler.as_ref())?;
             let projected = kpca::project(&model, &points)?;
             (model, projected, scaler.is_some())
         }
@@ -270,9 +288,11 @@ fn kcca<T: Real>(args: &TransformArgs, data: &Dataset<T>, input2: &str) -> Resul
     let components = components(args, data.labels())?;
     let settings = KccaSettings { components, centres: args.centres, seed: args.seed, mu: args.mu };
     let (u, v) = kpca::fit_kcca(&points, &points2, dims, kernels, &settings, args.budget)?;
-    for (path, model, scaler) in [(&args.model, &u, &scaler), (&args.model2, &v, &scaler2)] {
+    let views =
+        [(&args.model, &u, &scaler, data.feature_names()), (&args.model2, &v, &scaler2, second.feature_names())];
+    for (path, model, scaler, names) in views {
         if let Some(path) = path {
-            write_model(path, model, scaler.as_ref())?;
+            write_model(path, model, scaler.as_ref(), names)?;
         }
     }
     let (projected, projected2) = (kpca::project(&u, &points)?, kpca::project(&v, &points2)?);
@@ -306,16 +326,21 @@ fn write_table(args: &TransformArgs, table: &str) -> Result<()> {
 }
 
 /// Writes `model`'s file to `path`, with the statistics of `scaler` when the model was
-/// fitted on standardised rows.
+/// fitted on standardised rows, and the `names` of its features when a CSV header gave
+/// them (`--apply` then reads rows by them, a column of categories among them).
 fn write_model<T: Real>(
     path: &Path,
     model: &KernelProjection<T, Vec<T>>,
     scaler: Option<&HostScaler<T>>,
+    names: &[String],
 ) -> Result<()> {
     let mut bytes = vec![0u8; model.encoded_len()];
     model.encode(&mut bytes)?;
     if let Some(scaler) = scaler {
         bytes = model::with_scaler(bytes, scaler.section())?;
+    }
+    if !names.is_empty() {
+        bytes = model::with_feature_names(bytes, names)?;
     }
     Ok(file::write_atomic(path, &bytes)?)
 }
@@ -330,7 +355,7 @@ fn list<T: Real>(values: &[T]) -> String {
 fn fit<T: Real>(
     args: &TransformArgs,
     points: &[T],
-    labels: &[f64],
+    (labels, names): (&[f64], &[String]),
     dim: usize,
     scaler: Option<&HostScaler<T>>,
 ) -> Result<KernelProjection<T, Vec<T>>> {
@@ -345,11 +370,11 @@ fn fit<T: Real>(
         MethodArg::Lpp => {
             let neighbors =
                 spectral::neighbors_for(args.neighbors, spectral::DEFAULT_NEIGHBORS, points.len() / dim.max(1));
-            return finish(args, spectral::lpp(points, dim, neighbors, components, args.budget)?, scaler);
+            return finish(args, spectral::lpp(points, dim, neighbors, components, args.budget)?, scaler, names);
         }
     };
     let settings = KpcaSettings { method, components, centres: args.centres, seed: args.seed };
-    finish(args, kpca::fit(points, labels, dim, kernel(args, dim)?, &settings, args.budget)?, scaler)
+    finish(args, kpca::fit(points, labels, dim, kernel(args, dim)?, &settings, args.budget)?, scaler, names)
 }
 
 /// `--components`, or its default: 2, and for ksir and kfd at most `J − 1` for the `J`
@@ -370,9 +395,10 @@ fn finish<T: Real>(
     args: &TransformArgs,
     model: KernelProjection<T, Vec<T>>,
     scaler: Option<&HostScaler<T>>,
+    names: &[String],
 ) -> Result<KernelProjection<T, Vec<T>>> {
     if let Some(path) = &args.model {
-        write_model(path, &model, scaler)?;
+        write_model(path, &model, scaler, names)?;
     }
     Ok(model)
 }
