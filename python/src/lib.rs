@@ -600,7 +600,7 @@ fn read_checkpoint<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyD
     for (flag, value) in checkpoint.config.flags() {
         config.set_item(flag, value)?;
     }
-    let learner = checkpoint.config.flags().find(|&(flag, _)| flag == "--learner").map_or("", |(_, value)| value);
+    let learner = checkpoint.config.value("--learner").unwrap_or("");
     dict.set_item("history", history::history_dict(py, &checkpoint.history, history::task_of_flag(learner))?)?;
     dict.set_item("config", config)?;
     Ok(dict)

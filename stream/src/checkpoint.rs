@@ -60,6 +60,11 @@ impl RunConfig {
         self.flags.iter().map(|(flag, value)| (flag.as_str(), value.as_str()))
     }
 
+    /// The value recorded for `flag`, if it was.
+    pub fn value(&self, flag: &str) -> Option<&str> {
+        self.flags().find(|(name, _)| *name == flag).map(|(_, value)| value)
+    }
+
     /// What differs from `now` (this configuration being the checkpoint's), or `None`.
     /// The input's [`COLUMNS`] are compared only when the checkpoint recorded them (those
     /// of before did not).

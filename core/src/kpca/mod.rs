@@ -68,7 +68,7 @@ use crate::cholesky::Cholesky;
 use crate::error::check_len;
 use crate::kernel::KernelKind;
 use crate::linalg::{
-    Exit, LanczosParams, dot_prefix, generalized_symmetric_eigen, lanczos, lanczos_workspace_len, symmetric_eigen,
+    Exit, LanczosParams, gemv, generalized_symmetric_eigen, lanczos, lanczos_workspace_len, symmetric_eigen, transpose,
 };
 use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed, u32_field};
 use crate::real::{check_finite, finite};
@@ -169,7 +169,9 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
             let (vectors, rest) = rest.split_at_mut(n * n);
             let values = rest.get_mut(..n).unwrap_or_default();
             symmetric_eigen(matrix, n, values, vectors)?;
-            transpose_leading(vectors, n, components);
+            // Eigenvectors in columns, as `symmetric_eigen` writes them, into rows, as
+            // `lanczos` does.
+            transpose(vectors, n);
             (values, vectors)
         };
         let largest = values.first().copied().unwrap_or(T::ZERO);
@@ -443,12 +445,7 @@ fn leading_by_lanczos<T: Real>(matrix: &[T], n: usize, k: usize, work: &mut [T])
     let most = (1..=n).rev().find(|&s| lanczos_workspace_len(n, s) <= workspace.len()).unwrap_or(0);
     let tolerance = T::EPSILON.sqrt() * T::EPSILON.sqrt().sqrt();
     let mut steps = k.saturating_mul(4).max(40).min(most);
-    let mut operator = |x: &[T], y: &mut [T]| {
-        for (yi, row) in y.iter_mut().zip(matrix.chunks_exact(n)) {
-            *yi = dot_prefix(row, x);
-        }
-        Ok(())
-    };
+    let mut operator = |x: &[T], y: &mut [T]| gemv(matrix, n, n, x, y);
     while steps >= k && steps > 0 {
         let params = LanczosParams::new(k).max_steps(steps).tolerance(tolerance).check()?;
         if lanczos(&mut operator, start, &params, workspace, values, vectors)?.exit == Exit::Converged {
@@ -460,27 +457,6 @@ fn leading_by_lanczos<T: Real>(matrix: &[T], n: usize, k: usize, work: &mut [T])
         steps = steps.saturating_mul(2).min(most);
     }
     Ok(false)
-}
-
-/// Moves the first `k` columns of the row-major `n × n` `vectors` (eigenvectors in
-/// columns, as [`symmetric_eigen`] writes them) into its first `k` rows, one eigenvector a
-/// row, as [`lanczos`] writes them: the leading `k × k` block is transposed in place, then
-/// each entry `(r, c)` with `r ≥ k` is copied to `(c, r)`, over the first rows' columns
-/// past `k`, which are not needed.
-fn transpose_leading<T: Real>(vectors: &mut [T], n: usize, k: usize) {
-    for r in 0..k {
-        for c in r + 1..k {
-            vectors.swap(r * n + c, c * n + r);
-        }
-    }
-    for c in 0..k {
-        for r in k..n {
-            let v = vectors.get(r * n + c).copied().unwrap_or(T::ZERO);
-            if let Some(slot) = vectors.get_mut(c * n + r) {
-                *slot = v;
-            }
-        }
-    }
 }
 
 /// `K_C` (eq. 55) of `rows` in `matrix` (`n × n`), the column means `k̄` in `means`.
@@ -748,7 +724,7 @@ mod tests {
     fn leading_columns_become_rows() {
         let n = 4;
         let mut vectors: Vec<f64> = (0..n * n).map(|i| i as f64).collect();
-        transpose_leading(&mut vectors, n, 2);
+        transpose(&mut vectors, n);
         assert_eq!(&vectors[..2 * n], &[0.0, 4.0, 8.0, 12.0, 1.0, 5.0, 9.0, 13.0]);
     }
 

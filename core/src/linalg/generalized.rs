@@ -85,7 +85,7 @@ pub fn generalized_symmetric_eigen<T: Real>(
 }
 
 /// Transposes the square row-major `m × m` matrix `x` in place.
-fn transpose<T: Real>(x: &mut [T], m: usize) {
+pub(crate) fn transpose<T: Real>(x: &mut [T], m: usize) {
     for i in 0..m {
         for j in 0..i {
             x.swap(i * m + j, j * m + i);

@@ -30,6 +30,7 @@ pub use cg::{
 };
 pub use eigen::{MAX_QL_ITERATIONS, symmetric_eigen};
 pub use generalized::generalized_symmetric_eigen;
+pub(crate) use generalized::transpose;
 pub use lanczos::{LanczosOutcome, LanczosParams, ValidLanczosParams, lanczos, lanczos_workspace_len};
 
 /// A linear map `y = A x` of `ℝⁿ`, known only through its products: a dense matrix, a

@@ -833,7 +833,7 @@ fn inspect_checkpoint(args: &InspectArgs, bytes: &[u8]) -> Result<()> {
     let path = args.model.display();
     let saved = Checkpoint::from_bytes(bytes).with_context(|| path.to_string())?;
     let flags: Vec<(&str, &str)> = saved.config.flags().filter(|(flag, _)| *flag != checkpoint::COLUMNS).collect();
-    let learner = flags.iter().find(|(flag, _)| *flag == "--learner").map_or("unknown", |(_, value)| value);
+    let learner = saved.config.value("--learner").unwrap_or("unknown");
     let metrics = &saved.metrics;
     let scored = metrics.n;
     let (name, value) = match learner {

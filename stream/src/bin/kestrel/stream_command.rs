@@ -585,18 +585,18 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         (Some(path), true) => Some((path, Checkpoint::read(path).context("cannot resume")?)),
         _ => None,
     };
-    let saved_flag = |name: &str| saved.as_ref().and_then(|(_, saved)| saved.config.flags().find(|(f, _)| *f == name));
+    let saved_flag = |flag: &str| saved.as_ref().and_then(|(_, saved)| saved.config.value(flag));
     // The learner given, or the one a resumed checkpoint names, or (below) the one the first
     // row chooses; `--normal-label` scores a detector.
     let normal = args.detection.normal_label.is_some();
-    let given = args.learner.or(saved_flag("--learner").and_then(|(_, v)| Learner::from_str(v, true).ok()));
+    let given = args.learner.or(saved_flag("--learner").and_then(|v| Learner::from_str(v, true).ok()));
     let given = given.or(normal.then_some(Learner::Novelty));
     // Refused before any input is opened (a broker's, which may wait for a first row).
     if normal && given != Some(Learner::Novelty) {
         bail!(Usage("--normal-label scores a novelty detector (--learner novelty)".into()));
     }
     let (detections, names) = commands::detections_for(&args.detection)?;
-    let stated_dim = args.dim.or(saved_flag("--dim").and_then(|(_, dim)| dim.parse().ok()));
+    let stated_dim = args.dim.or(saved_flag("--dim").and_then(|dim| dim.parse().ok()));
     let labels = given.map_or(LabelColumn::Detect, commands::labels_for);
     let (mut input, name, dim_hint, feature_names) = open_input(args, labels, stated_dim)?;
     // The first good row, read to learn the number of features (a broker's) or to choose the
