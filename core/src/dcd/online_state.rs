@@ -306,7 +306,7 @@ mod tests {
         assert_eq!(restore(saved.clone(), no_steps), Some(Error::InvalidParam { name: "max_steps_per_arrival" }));
         let mut wide_pass = state;
         wide_pass.sweep = Sweep::new();
-        wide_pass.sweep.next_slot(17, &mut rng); // a pass over 17 slots of a window of 16
+        wide_pass.sweep.run(17, 1, None, &mut rng, |_| T::ZERO); // a pass over 17 slots of a window of 16
         assert_eq!(restore(saved.clone(), wide_pass), Some(Error::InvalidParam { name: "sweep" }));
         assert_eq!(restore(saved.clone(), with(|s| s.oldest = 16)), Some(Error::InvalidParam { name: "oldest" }));
         let partial = with(|s| s.len = 3);

@@ -4,14 +4,16 @@
 //! LIBLINEAR stops its dual coordinate descent when the spread of the projected gradients
 //! seen during one pass over the data, `max PG − min PG`, is at most `ε` (Hsieh et al.
 //! 2008, Sect. 3 and Algorithm 3; `ε = 0.1` by default). Here the data is a window that
-//! changes by one sample per arrival, and the rule is applied to it after every arrival:
-//! an arrival [`restart`](Sweep::restart)s the pass, which then visits the window's slots
-//! in a random order (`start + i·stride mod n` with `stride` coprime to `n`: a permutation
-//! held in three integers, no memory per slot), pass after pass, until one whole pass
-//! spreads by at most `ε` — or the caller's cap on steps ends it first, and the window
-//! stays unconverged until a later arrival's passes complete. The spread is taken over the
-//! projected gradients and 0 (their value at the optimum). A converged arrival therefore
-//! costs at least one pass, O(N·d).
+//! changes by one sample per arrival, and the rule is applied to it after every arrival.
+//! An arrival either [`perturb`](Sweep::perturb)s a converged window — adds a bound on how
+//! far the arrival moved the projected gradients to the last pass's spread, and the window
+//! stays converged while the sum is within `ε` (the bound is derived in the module
+//! [`online`](super::online)) — or [`restart`](Sweep::restart)s the pass. A pass visits
+//! the window's slots in a random order (`start + i·stride mod n` with `stride` coprime to
+//! `n`: a permutation held in three integers, no memory per slot), pass after pass, until
+//! one whole pass spreads by at most `ε` — or the caller's cap on steps ends it first, and
+//! the window stays unconverged until a later arrival's passes complete. The spread is
+//! taken over the projected gradients and 0 (their value at the optimum).
 //!
 //! Cost: O(1) per step besides the step itself; memory: this `Copy` value.
 
@@ -43,25 +45,42 @@ impl<T: Real> Sweep<T> {
         Sweep { slots: 0, start: 0, stride: 1, visited: 0, pg_max: T::ZERO, pg_min: T::ZERO, last_spread: T::MAX }
     }
 
-    /// The slot to step next among `filled ≥ 1` slots, starting a new pass over them when
-    /// the current one is complete.
-    pub fn next_slot(&mut self, filled: usize, rng: &mut Rng) -> usize {
-        if self.visited >= self.slots {
-            self.start_pass(filled, rng);
+    /// Takes steps of the passes over `filled ≥ 1` slots — `step(slot)` takes one and
+    /// returns its projected gradient — until `budget` steps are taken or, with
+    /// `stop = Some(ε)`, until the stopping rule holds for `ε`; returns the steps taken.
+    /// A pass ends with its last slot, and a step after it starts a new one. The slot
+    /// advances by the stride, one remainder per run of a pass rather than per step.
+    pub fn run(
+        &mut self,
+        filled: usize,
+        budget: usize,
+        stop: Option<T>,
+        rng: &mut Rng,
+        mut step: impl FnMut(usize) -> T,
+    ) -> usize {
+        let mut taken = 0;
+        while taken < budget && !stop.is_some_and(|epsilon| self.converged(epsilon)) {
+            if self.visited >= self.slots {
+                self.start_pass(filled, rng);
+            }
+            let end = self.slots.min(self.visited + (budget - taken));
+            taken += end - self.visited;
+            let mut slot = (self.start + self.visited * self.stride) % self.slots;
+            while self.visited < end {
+                let pg = step(slot);
+                self.pg_max = self.pg_max.max_of(pg);
+                self.pg_min = if pg < self.pg_min { pg } else { self.pg_min };
+                self.visited += 1;
+                slot += self.stride;
+                if slot >= self.slots {
+                    slot -= self.slots;
+                }
+            }
+            if self.visited == self.slots {
+                self.last_spread = self.pg_max - self.pg_min;
+            }
         }
-        let slot = (self.start + self.visited * self.stride) % self.slots;
-        self.visited += 1;
-        slot
-    }
-
-    /// Counts the projected gradient of the step on the slot [`next_slot`](Self::next_slot)
-    /// gave; the pass ends with its last slot.
-    pub fn record(&mut self, pg: T) {
-        self.pg_max = self.pg_max.max_of(pg);
-        self.pg_min = if pg < self.pg_min { pg } else { self.pg_min };
-        if self.visited == self.slots {
-            self.last_spread = self.pg_max - self.pg_min;
-        }
+        taken
     }
 
     /// The window changed: the next step starts a new pass, and the window is not
@@ -71,8 +90,20 @@ impl<T: Real> Sweep<T> {
         self.last_spread = T::MAX;
     }
 
+    /// The window changed outside a pass in a way that moved each projected gradient by at
+    /// most `bound / 2`: the spread of the last completed pass grows by `bound` (a bound on
+    /// the spread the window has now), and the next step starts a new pass. Once the
+    /// bound passes `epsilon` the window needs a complete pass to converge again, as after
+    /// [`restart`](Self::restart).
+    pub fn perturb(&mut self, bound: T) {
+        self.visited = self.slots;
+        let spread = self.last_spread + bound;
+        self.last_spread = if spread < T::MAX { spread } else { T::MAX };
+    }
+
     /// The stopping rule: the last completed pass, started after the last
-    /// [`restart`](Self::restart), spread by at most `epsilon`.
+    /// [`restart`](Self::restart), spread by at most `epsilon`, plus what
+    /// [`perturb`](Self::perturb) added since.
     pub fn converged(&self, epsilon: T) -> bool {
         self.last_spread <= epsilon
     }
@@ -129,14 +160,20 @@ mod tests {
         let mut rng = Rng::seed_from_u64(5);
         for n in [1, 2, 7, 12, 64, 97] {
             let mut sweep = Sweep::<f64>::new();
-            for _ in 0..3 {
+            for budget in [n, 1, n - 1, 2 * n, n] {
+                let (mut order, mut steps) = (vec![], 0);
+                // Continue the pass under way (if any) and one more whole pass after it.
+                let rest = sweep.slots - sweep.visited;
+                steps += sweep.run(n, rest + n, None, &mut rng, |slot| {
+                    order.push(slot);
+                    0.0
+                });
+                assert_eq!(steps, rest + n);
                 let mut seen = vec![0; n];
-                for _ in 0..n {
-                    seen[sweep.next_slot(n, &mut rng)] += 1;
-                    sweep.record(0.0);
-                }
+                order[rest..].iter().for_each(|&slot| seen[slot] += 1);
                 assert!(seen.iter().all(|&c| c == 1), "n = {n}: {seen:?}");
                 assert!(sweep.is_valid(n));
+                assert_eq!(sweep.run(n, budget, None, &mut rng, |_| 0.0), budget);
             }
         }
     }
@@ -146,20 +183,43 @@ mod tests {
         let mut rng = Rng::seed_from_u64(1);
         let mut sweep = Sweep::<f64>::new();
         assert!(!sweep.converged(0.1));
-        let mut pass = |sweep: &mut Sweep<f64>, pgs: [f64; 3]| {
-            for pg in pgs {
+        let pass = |sweep: &mut Sweep<f64>, rng: &mut Rng, pgs: [f64; 3]| {
+            let mut pgs = pgs.into_iter();
+            for _ in 0..3 {
                 assert!(!sweep.converged(0.1), "converged before the pass completed");
-                sweep.next_slot(3, &mut rng);
-                sweep.record(pg);
+                sweep.run(3, 1, Some(0.1), rng, |_| pgs.next().unwrap());
             }
         };
-        pass(&mut sweep, [0.05, -0.02, 0.0]);
+        pass(&mut sweep, &mut rng, [0.05, -0.02, 0.0]);
         assert!((sweep.last_spread() - 0.07).abs() < 1e-15);
         assert!(sweep.converged(0.1));
+        assert_eq!(sweep.run(3, 5, Some(0.1), &mut rng, |_| 1.0), 0, "converged: no step");
         sweep.restart();
-        pass(&mut sweep, [0.5, 0.0, 0.0]);
+        pass(&mut sweep, &mut rng, [0.5, 0.0, 0.0]);
         assert!(!sweep.converged(0.1), "the pass spreads by 0.5");
-        pass(&mut sweep, [0.01, 0.0, 0.0]);
+        pass(&mut sweep, &mut rng, [0.01, 0.0, 0.0]);
         assert!(sweep.converged(0.1));
+        sweep.restart();
+        let mut pgs = [0.3, 0.0, 0.0, 0.02, 0.0, 0.0, 5.0].into_iter();
+        assert_eq!(sweep.run(3, 100, Some(0.1), &mut rng, |_| pgs.next().unwrap()), 6, "two passes");
+    }
+
+    #[test]
+    fn perturbations_add_to_the_spread_until_a_pass_is_needed() {
+        let mut rng = Rng::seed_from_u64(2);
+        let mut sweep = Sweep::<f64>::new();
+        sweep.perturb(0.01);
+        assert!(!sweep.converged(0.1), "no pass yet: a perturbation does not converge it");
+        let mut pgs = [0.02, -0.03, 0.0].into_iter();
+        sweep.run(3, 3, None, &mut rng, |_| pgs.next().unwrap());
+        sweep.run(3, 1, None, &mut rng, |_| 0.0); // a pass under way …
+        sweep.perturb(0.04);
+        assert!((sweep.last_spread() - 0.09).abs() < 1e-15 && sweep.converged(0.1));
+        assert_eq!(sweep.visited, sweep.slots, "… is abandoned: the next step starts a new one");
+        sweep.perturb(0.02);
+        assert!(!sweep.converged(0.1), "0.11 > ε");
+        sweep.perturb(f64::MAX);
+        assert_eq!(sweep.last_spread(), f64::MAX);
+        assert!(sweep.is_valid(3));
     }
 }
