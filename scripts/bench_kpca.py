@@ -6,10 +6,8 @@
    `kestrel transform --method kpca` reduced through m random centres, of kestrel's exact
    KPCA, and of scikit-learn's exact `KernelPCA` (`eigen_solver="arpack"`, what its
    "auto" picks for 3 components, and `"dense"` where it fits), at n = 10⁴ … 10⁵. Exact
-   KPCA holds the n × n kernel matrix: at n = 10⁵ that is 80 GB in f64 (kestrel's exact
-   work 2n² scalars, 160 GB), so exact runs are not attempted there; kestrel's exact
-   eigensolver (Householder + QL, ≈ 9n³ flops, no blocking) is timed at small n and its
-   cubic growth stated rather than run for hours at 10⁴.
+   KPCA holds the n × n kernel matrix: at n = 10⁵ that is 80 GB in f64 (as kestrel's
+   exact work, n² scalars and Lanczos' O(n·k)), so exact runs are not attempted there.
 2. Agreement at the n where scikit-learn's exact KPCA runs: the largest principal angle
    between reduced kestrel's 3 training-row components and the exact ones, and the three
    explained variances λ_c/n of each.

@@ -37,8 +37,8 @@
 //!
 //! **Cost.** Exact: `n²` kernel evaluations, and `K_C`'s leading eigenpairs: up to 200
 //! rows by its whole decomposition (`≈ 9n³`), beyond by Lanczos (`O(s·n²)` for `s` steps,
-//! see `leading_by_lanczos`); work
-//! storage [`KernelProjection::exact_work_len`]`(n) = 2n² + 2n` scalars. Reduced: `2nm`
+//! see `leading_by_lanczos`); work storage [`KernelProjection::exact_work_len`]`(n, k)`:
+//! `2n² + 2n` scalars up to 200 rows, `n²` and `O(n·k)` beyond. Reduced: `2nm`
 //! kernel evaluations (two passes: means, then centred outer products, for accuracy in
 //! f32), `n·m²` for `Σ`, `≈ 12m³` for the pencil; work
 //! [`KernelProjection::reduced_work_len`]`(m) = 3m² + 3m + m(m+1)/2 + 2m` scalars —
@@ -86,7 +86,7 @@ use crate::{Error, Kernel, Real, Rng};
 ///     let t = i as f64 * std::f64::consts::PI / 3.0;
 ///     [t.cos(), t.sin()]
 /// }).collect();
-/// let mut work = vec![0.0; KernelProjection::exact_work_len(6)];
+/// let mut work = vec![0.0; KernelProjection::exact_work_len(6, 2)];
 /// let storage = vec![0.0; KernelProjection::scalars_len(2, 6, 2)];
 /// let kpca = KernelProjection::fit_exact_in(storage, &mut work, Kernel::rbf(0.5)?, &rows, 2, 2)?;
 /// let mut y = [0.0; 2];
@@ -121,11 +121,23 @@ impl KernelProjection<(), ()> {
         centres.saturating_mul(dim).saturating_add(coefficients)
     }
 
-    /// Work scalars of [`fit_exact_in`](KernelProjection::fit_exact_in) on `n` rows:
-    /// `2n² + 2n` (the centred kernel matrix, its eigenvectors, its eigenvalues, the
-    /// kernel's column means).
-    pub const fn exact_work_len(n: usize) -> usize {
-        n.saturating_mul(n).saturating_add(n).saturating_mul(2)
+    /// Work scalars of [`fit_exact_in`](KernelProjection::fit_exact_in) on `n` rows keeping
+    /// `components` (saturating): up to 200 rows `2n² + 2n` (the centred kernel matrix,
+    /// its eigenvectors, its eigenvalues, the kernel's column means); beyond,
+    /// `n² + n` and what Lanczos needs for the `k` leading pairs — `k + (k + 1)·n` and its
+    /// workspace of `s = min(n, 4·max(4k, 40))` steps, `n(s + 1) + 2s² + 3s` — or the
+    /// former if smaller. At 10⁴ rows and 2 components: `1.0·10⁸ + 1.6·10⁶` scalars
+    /// against `2.0·10⁸`.
+    pub const fn exact_work_len(n: usize, components: usize) -> usize {
+        let dense = n.saturating_mul(n).saturating_add(n).saturating_mul(2);
+        if n <= DENSE_ROWS {
+            return dense;
+        }
+        let pairs = components.saturating_add(components.saturating_add(1).saturating_mul(n));
+        let steps = lanczos_most_steps(n, components);
+        let lanczos = pairs.saturating_add(lanczos_workspace_len(n, steps));
+        let work = n.saturating_mul(n).saturating_add(n).saturating_add(lanczos);
+        if work < dense { work } else { dense }
     }
 
     /// Work scalars of [`fit_reduced_in`](KernelProjection::fit_reduced_in) with `m`
@@ -139,13 +151,16 @@ impl KernelProjection<(), ()> {
 
 impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
     /// Exact kernel PCA of the `n` rows `rows` (row-major `n × dim`), keeping `components`
-    /// components; `work` holds at least [`KernelProjection::exact_work_len`]`(n)` scalars.
+    /// components; `work` holds at least
+    /// [`KernelProjection::exact_work_len`]`(n, components)` scalars.
     ///
     /// # Errors
     /// `InvalidParam` naming `dim` (0), `rows` (fewer than 2, or not a multiple of `dim`)
     /// or `components` (0, or more than the positive eigenvalues of `K_C`);
     /// `NonFinite` for NaN/∞ in `rows` or the kernel matrix; `CapacityExceeded` when
-    /// `storage` or `work` is short; `NotConverged` from the eigensolver.
+    /// `storage` or `work` is short; `NotConverged` from the eigensolver, or when Lanczos
+    /// did not converge in the steps `work` holds and it cannot hold the whole
+    /// decomposition (`2n² + 2n`) instead.
     pub fn fit_exact_in(
         storage: S,
         work: &mut [T],
@@ -155,17 +170,18 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
         components: usize,
     ) -> Result<Self, Error> {
         let n = row_count(rows, dim)?;
-        check_capacity(KernelProjection::exact_work_len(n), work.len())?;
+        check_capacity(KernelProjection::exact_work_len(n, components), work.len())?;
         let mut model = Self::new_in(storage, kernel, dim, n, components)?;
         let (matrix, rest) = work.split_at_mut(n * n);
         let (means, rest) = rest.split_at_mut(n);
         model.parts_mut().centres.copy_from_slice(rows);
         centred_kernel_matrix(&kernel, rows, dim, matrix, means)?;
-        let by_lanczos = n > DENSE_ROWS && leading_by_lanczos(matrix, n, components, rest)?;
-        let (values, vectors): (&[T], &[T]) = if by_lanczos {
-            let (values, vectors) = rest.split_at_checked(components).unwrap_or_default();
-            (values, vectors.get(..components * n).unwrap_or_default())
-        } else {
+        // `None` when Lanczos converged, else the most steps it ran (0: not tried).
+        let unconverged = if n > DENSE_ROWS { leading_by_lanczos(matrix, n, components, rest)? } else { Some(0) };
+        let (values, vectors): (&[T], &[T]) = if let Some(steps) = unconverged {
+            if rest.len() < n * n + n {
+                return Err(Error::NotConverged { iterations: steps });
+            }
             let (vectors, rest) = rest.split_at_mut(n * n);
             let values = rest.get_mut(..n).unwrap_or_default();
             symmetric_eigen(matrix, n, values, vectors)?;
@@ -173,6 +189,9 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
             // `lanczos` does.
             transpose(vectors, n);
             (values, vectors)
+        } else {
+            let (values, vectors) = rest.split_at_checked(components).unwrap_or_default();
+            (values, vectors.get(..components * n).unwrap_or_default())
         };
         let largest = values.first().copied().unwrap_or(T::ZERO);
         let parts = model.parts_mut();
@@ -428,15 +447,25 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
 /// beyond, its leading eigenpairs come from Lanczos ([`leading_by_lanczos`]).
 const DENSE_ROWS: usize = 200;
 
+/// The most Lanczos steps [`KernelProjection::exact_work_len`] makes room for on `n` rows
+/// and `k` components: the first run's `max(4k, 40)` and two retries, each doubling it.
+const fn lanczos_most_steps(n: usize, k: usize) -> usize {
+    let first = if k.saturating_mul(4) > 40 { k.saturating_mul(4) } else { 40 };
+    let most = first.saturating_mul(4);
+    if most < n { most } else { n }
+}
+
 /// The `k` leading eigenpairs of the `n × n` symmetric `matrix` by Lanczos with full
 /// reorthogonalisation ([`lanczos`]) into the start of `work`: `k` eigenvalues, largest
 /// first, then `k` eigenvectors of `n` each. `O(s·n²)` for `s` steps against `≈ 9n³` for
 /// the whole decomposition. The Ritz residuals are brought to `ε^{3/4}·‖K_C‖₂` (f64:
 /// `1.8·10⁻¹²`; f32: `6.4·10⁻⁶`) in `max(4k, 40)` steps, or twice as many at each retry
-/// as far as `work` holds. `true` when they converged; `false` when `work` cannot hold
-/// enough steps (the caller then decomposes the matrix whole, in the same `work`). The
+/// as far as `work` holds ([`KernelProjection::exact_work_len`] holds two retries).
+/// `None` when they converged; the steps of the longest run when `work` cannot hold
+/// enough (the caller then decomposes the matrix whole, in the same `work`, if it holds
+/// that). The
 /// start vector is a fixed pseudo-random one (not `1`, which `K_C` maps to 0).
-fn leading_by_lanczos<T: Real>(matrix: &[T], n: usize, k: usize, work: &mut [T]) -> Result<bool, Error> {
+fn leading_by_lanczos<T: Real>(matrix: &[T], n: usize, k: usize, work: &mut [T]) -> Result<Option<usize>, Error> {
     let (values, rest) = work.split_at_mut(k.min(work.len()));
     let (vectors, rest) = rest.split_at_mut(k.saturating_mul(n).min(rest.len()));
     let (start, workspace) = rest.split_at_mut(n.min(rest.len()));
@@ -449,14 +478,14 @@ fn leading_by_lanczos<T: Real>(matrix: &[T], n: usize, k: usize, work: &mut [T])
     while steps >= k && steps > 0 {
         let params = LanczosParams::new(k).max_steps(steps).tolerance(tolerance).check()?;
         if lanczos(&mut operator, start, &params, workspace, values, vectors)?.exit == Exit::Converged {
-            return Ok(true);
+            return Ok(None);
         }
         if steps == most {
             break;
         }
         steps = steps.saturating_mul(2).min(most);
     }
-    Ok(false)
+    Ok(Some(steps.min(most)))
 }
 
 /// `K_C` (eq. 55) of `rows` in `matrix` (`n × n`), the column means `k̄` in `means`.
@@ -649,7 +678,7 @@ mod tests {
 
     fn exact<T: Real>(rows: &[T], kernel: Kernel<T>, k: usize) -> KernelProjection<T, Vec<T>> {
         let n = rows.len() / 2;
-        let mut work = vec![T::ZERO; KernelProjection::exact_work_len(n)];
+        let mut work = vec![T::ZERO; KernelProjection::exact_work_len(n, k)];
         KernelProjection::fit_exact_in(
             vec![T::ZERO; KernelProjection::scalars_len(2, n, k)],
             &mut work,
@@ -701,15 +730,17 @@ mod tests {
     }
 
     /// Past [`DENSE_ROWS`], Lanczos converges within the work of an exact fit (the test
-    /// above then checks its eigenpairs against nalgebra's), in both scalars.
+    /// above checks its eigenpairs against nalgebra's at 300 rows), in both scalars; at
+    /// 1,000 rows that work holds the matrix and the Lanczos runs, not a second `n²`.
     fn check_lanczos_converges<T: Real>() {
-        let (n, k) = (300, 4);
+        let (n, k) = (1000, 4);
         let rows: Vec<T> = convert(&rings(n, &mut Rng::seed_from_u64(21)));
-        let mut work = vec![T::ZERO; KernelProjection::exact_work_len(n)];
+        assert!(KernelProjection::exact_work_len(n, k) < n * n + n * n / 4);
+        let mut work = vec![T::ZERO; KernelProjection::exact_work_len(n, k)];
         let (matrix, rest) = work.split_at_mut(n * n);
         let (means, rest) = rest.split_at_mut(n);
         centred_kernel_matrix(&Kernel::rbf(T::from_f64(0.5)).unwrap(), &rows, 2, matrix, means).unwrap();
-        assert!(leading_by_lanczos(matrix, n, k, rest).unwrap());
+        assert_eq!(leading_by_lanczos(matrix, n, k, rest), Ok(None));
         assert!(rest[..k].windows(2).all(|w| w[0] >= w[1]), "largest first");
     }
 
@@ -792,7 +823,7 @@ mod tests {
     fn bad_input_is_an_error() {
         let rows = [0.0, 0.0, 1.0, 0.0, 0.0, 1.0];
         let kernel = Kernel::rbf(1.0).unwrap();
-        let mut work = vec![0.0; KernelProjection::exact_work_len(3)];
+        let mut work = vec![0.0; KernelProjection::exact_work_len(3, 1)];
         let fit = |k, work: &mut [f64]| KernelProjection::fit_exact_in(vec![0.0; 64], work, kernel, &rows, 2, k);
         // Three rows centred in feature space have rank 2.
         assert_eq!(fit(3, &mut work).err(), Some(Error::InvalidParam { name: "components" }));

@@ -13,8 +13,9 @@
 //! reads them and [`Applied::project`] standardises each row before projecting it, so a
 //! model takes rows in the units it was fitted on.
 //!
-//! Memory: exact needs the `n × n` centred kernel matrix and its eigenvectors
-//! (`2n² + 2n` scalars, [`KernelProjection::exact_work_len`]), so it is refused beyond
+//! Memory: exact needs the `n × n` centred kernel matrix and, past 200 rows, `O(n·k)` for
+//! its leading eigenpairs by Lanczos (up to 200 rows its whole decomposition, `2n² + 2n`
+//! scalars in all: [`KernelProjection::exact_work_len`]), so it is refused beyond
 //! [`MAX_EXACT_ROWS`]; reduced needs `O(m²)` work whatever `n`
 //! ([`KernelProjection::reduced_work_len`]). Both are checked against the budget before
 //! anything is allocated, and every buffer is allocated fallibly.
@@ -33,7 +34,7 @@ use crate::file;
 use crate::limits::{MAX_FILE_BYTES, zeroed};
 use crate::model::{ModelFileError, scaler_for, storage_for};
 
-/// The most rows exact kernel PCA takes (its work is `2n²` scalars: 3.2 GB in f64 here).
+/// The most rows exact kernel PCA takes (its work is `n²` scalars: 3.2 GB in f64 here).
 pub const MAX_EXACT_ROWS: usize = 20_000;
 
 /// Which projection.
@@ -82,7 +83,7 @@ impl KpcaSettings {
                 let work = KernelProjection::discriminant_work_len(m, n).saturating_add(m.saturating_mul(dim + 1));
                 (m, work.saturating_add(n.saturating_mul(2)))
             }
-            None => (n, KernelProjection::exact_work_len(n)),
+            None => (n, KernelProjection::exact_work_len(n, self.components)),
         };
         work.saturating_add(KernelProjection::scalars_len(dim, m, self.components)).saturating_mul(size_of::<T>())
     }
@@ -112,7 +113,7 @@ pub fn fit<T: Real>(
                 return Err(TrainError::TooManyRows { n, max: MAX_EXACT_ROWS });
             }
             check_components(k, n - 1, || format!("at most {} for {n} rows (kernel PCA centres them)", n - 1))?;
-            let mut work = zeroed(KernelProjection::exact_work_len(n), "the kernel matrix")?;
+            let mut work = zeroed(KernelProjection::exact_work_len(n, k), "the kernel matrix")?;
             let storage = zeroed(KernelProjection::scalars_len(dim, n, k), "the model")?;
             KernelProjection::fit_exact_in(storage, &mut work, kernel, points, dim, k)
                 .map_err(|e| rank_short(e, k, format!("the centred kernel matrix of these {n} rows")))
