@@ -96,7 +96,7 @@
     reason = "slots < N, rows of d, per-sample fields of N, w and m of d + 1: the layout the constructors checked (OnlineSvm::scalars_len, and OnlineSvm::scalars_len_remembering whenever the memory, decay: Some, is used)"
 )]
 
-use super::params::{Coordinate, ValidParams};
+use super::params::ValidParams;
 use super::rows::Row;
 use super::solver::{Thresholds, add_scaled, margin, minimiser, projected_gradient, step_floor};
 use super::sweep::Sweep;
@@ -333,10 +333,10 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
         fields[Field::QDiagonal.at(window, slot)] = q;
         fields[Field::Label.at(window, slot)] = y;
         self.len += 1;
-        let (coordinates, bias) = (self.coordinates(), self.params.bias());
+        let params = self.params;
         let (w, rows, fields) = self.parts_mut();
         let (alpha, label) = (Field::Alpha.at(window, slot), fields[Field::Label.at(window, slot)]);
-        coordinate_step(&rows[slot * dim..][..dim], label, &mut fields[alpha], q, &coordinates, w, bias);
+        coordinate_step(&rows[slot * dim..][..dim], label, &mut fields[alpha], q, &params, w);
         moves[1] = fields[alpha] * fields[alpha] * q;
         if was_converged {
             let moved = moves.iter().fold(T::ZERO, |sum, &square| sum + square.sqrt());
@@ -363,22 +363,15 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     /// Steps of the passes over the window ([`Sweep::run`]): at most `budget`, fewer when
     /// the stopping rule for `stop = Some(ε)` holds first; returns the steps taken.
     fn pass_steps(&mut self, budget: usize, stop: Option<T>, rng: &mut Rng) -> usize {
-        let (window, dim, len, bias) = (self.window, self.dim, self.len, self.params.bias());
-        let coordinates = self.coordinates();
+        let (window, dim, len, params) = (self.window, self.dim, self.len, self.params);
         let (w, rest) = self.scalars.as_mut().split_at_mut(dim + 1);
         let (rows, fields) = rest.split_at_mut(window * dim);
         let (alpha, fields) = fields.split_at_mut(window);
         let (q_diagonal, labels) = fields.split_at_mut(window);
         self.sweep.run(len, budget, stop, rng, |slot| {
             let x = &rows[slot * dim..][..dim];
-            coordinate_step(x, labels[slot], &mut alpha[slot], q_diagonal[slot], &coordinates, w, bias)
+            coordinate_step(x, labels[slot], &mut alpha[slot], q_diagonal[slot], &params, w)
         })
-    }
-
-    /// The box and diagonal of the samples labelled +1 and −1, worked out once for the
-    /// steps that follow (the squared hinge's `Dᵢᵢ = 1/(2Cᵢ)` is a division).
-    fn coordinates(&self) -> [Coordinate<T>; 2] {
-        [self.params.coordinate(T::ONE), self.params.coordinate(-T::ONE)]
     }
 
     /// Recomputes `w = m + Σ yᵢαᵢx̂ᵢ` over the window from scratch (`m = 0` without
@@ -590,19 +583,11 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
 }
 
 /// One coordinate step on the sample `x` with label `y` and dual variable `alpha`, as the
-/// batch solver's, with `Q̄ᵢᵢ = q_diagonal` and the [`coordinates`](OnlineSvm::coordinates)
-/// of the two labels; updates `alpha` and `w` and returns the projected gradient before it.
-fn coordinate_step<T: Real>(
-    x: &[T],
-    y: T,
-    alpha: &mut T,
-    q_diagonal: T,
-    coordinates: &[Coordinate<T>; 2],
-    w: &mut [T],
-    bias: T,
-) -> T {
-    let (x, old) = (Row::Dense(x), *alpha);
-    let coordinate = coordinates[usize::from(y < T::ZERO)];
+/// batch solver's, with `Q̄ᵢᵢ = q_diagonal`; updates `alpha` and `w` and returns the
+/// projected gradient before it.
+fn coordinate_step<T: Real>(x: &[T], y: T, alpha: &mut T, q_diagonal: T, params: &ValidParams<T>, w: &mut [T]) -> T {
+    let (x, old, bias) = (Row::Dense(x), *alpha, params.bias());
+    let coordinate = params.coordinate(y);
     let g = y * margin(&x, w, bias) - T::ONE + coordinate.diagonal * old;
     let pg = projected_gradient(old, coordinate.upper, g, Thresholds::open());
     if pg.is_some_and(|pg| pg.abs() > step_floor()) {

@@ -133,15 +133,17 @@ impl<T: Real> Params<T> {
         if self.max_passes == 0 {
             return Err(Error::InvalidParam { name: "max_passes" });
         }
-        Ok(ValidParams {
+        let valid = ValidParams {
             loss: self.loss,
             c_pos,
             c_neg,
+            diagonals: [T::ZERO; 2],
             bias: self.bias,
             epsilon: self.epsilon,
             max_passes: self.max_passes,
             shrinking: self.shrinking,
-        })
+        };
+        Ok(valid.with_costs(c_pos, c_neg))
     }
 }
 
@@ -152,6 +154,9 @@ pub struct ValidParams<T> {
     loss: Loss,
     c_pos: T,
     c_neg: T,
+    /// `Dᵢᵢ` of the rows labelled +1 and −1 (worked out once: the squared hinge's
+    /// `1/(2Cᵢ)` is a division, which a coordinate step would otherwise repeat).
+    diagonals: [T; 2],
     bias: T,
     epsilon: T,
     max_passes: usize,
@@ -197,7 +202,7 @@ impl<T: Real> ValidParams<T> {
     pub fn with_c(self, c: T) -> Result<Self, Error> {
         let weights = Params::new().c(c).class_weights(T::ONE, self.c_neg / self.c_pos);
         let checked = weights.check()?;
-        Ok(ValidParams { c_pos: checked.c_pos, c_neg: checked.c_neg, ..self })
+        Ok(self.with_costs(checked.c_pos, checked.c_neg))
     }
 
     /// The same parameters with at most `max_passes` outer passes.
@@ -223,15 +228,25 @@ impl<T: Real> ValidParams<T> {
         if !(positive(weight_pos) && positive(weight_neg) && positive(c_pos) && positive(c_neg)) {
             return Err(Error::InvalidParam { name: "class_weights" });
         }
-        Ok(ValidParams { c_pos, c_neg, ..self })
+        Ok(self.with_costs(c_pos, c_neg))
+    }
+
+    /// The same parameters with costs `C₊ = c_pos`, `C₋ = c_neg` (checked by the caller)
+    /// and the diagonals that follow from them.
+    fn with_costs(self, c_pos: T, c_neg: T) -> Self {
+        let diagonal = |c: T| match self.loss {
+            Loss::Hinge => T::ZERO,
+            Loss::SquaredHinge => T::ONE / (c + c),
+        };
+        ValidParams { c_pos, c_neg, diagonals: [diagonal(c_pos), diagonal(c_neg)], ..self }
     }
 
     /// The dual box and diagonal of a row with label `y = ±1` (`y > 0` means +1).
     pub(crate) fn coordinate(&self, y: T) -> Coordinate<T> {
-        let c = if y > T::ZERO { self.c_pos } else { self.c_neg };
+        let (c, diagonal) = if y > T::ZERO { (self.c_pos, self.diagonals[0]) } else { (self.c_neg, self.diagonals[1]) };
         match self.loss {
-            Loss::Hinge => Coordinate { upper: c, diagonal: T::ZERO },
-            Loss::SquaredHinge => Coordinate { upper: T::from_f64(f64::INFINITY), diagonal: T::ONE / (c + c) },
+            Loss::Hinge => Coordinate { upper: c, diagonal },
+            Loss::SquaredHinge => Coordinate { upper: T::from_f64(f64::INFINITY), diagonal },
         }
     }
 }
