@@ -25,11 +25,12 @@
 //! between-slice variance of each unit component. At most `J − 1` are positive (the rank
 //! of `Σ_B`), so `components < J`.
 //!
-//! Cost: `2nm` kernel evaluations, `n·m²` for the covariances, `≈ 12m³` for the pencil.
+//! Cost: `2nm` kernel evaluations, `n·m²` for the covariances, `≈ 12m³` for the pencil
+//! (past 200 centres its leading pairs by Lanczos first, `O(s·m²)`: `linalg::generalized`).
 //! Work: [`KernelProjection::discriminant_work_len`]`(m, J)` scalars, independent of `n`.
 
 use super::{KernelProjection, add_kernel_norm, row_count};
-use crate::linalg::generalized_symmetric_eigen;
+use crate::linalg::generalized_leading_eigen;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Kernel, Real};
 
@@ -107,7 +108,7 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
         data.between(mean, slice_means, sizes, between);
         data.denominator(criterion, mean, slice_means, sizes, z, denominator)?;
         add_kernel_norm(&kernel, centres, mu, denominator, z)?;
-        generalized_symmetric_eigen(between, denominator, m, values, vectors, factor)?;
+        generalized_leading_eigen(between, denominator, m, components, values, vectors, factor)?;
         let parts = model.parts_mut();
         parts.centres.copy_from_slice(centres);
         for (c, (alpha, value)) in parts.coefficients.chunks_exact_mut(m).zip(parts.eigenvalues.iter_mut()).enumerate()

@@ -21,7 +21,8 @@
 //! scale. Without a regulariser, a reduced set as large as the data makes every
 //! canonical correlation 1 on any data (the classical KCCA degeneracy).
 //!
-//! Eq. 48 with the regularised matrices is the pencil of [`generalized_symmetric_eigen`]
+//! Eq. 48 with the regularised matrices is the pencil of
+//! [`generalized_symmetric_eigen`](crate::linalg::generalized_symmetric_eigen)
 //!
 //! `Σ_st B_t⁻¹ Σ_ts α = η B_s α`,  `αᵀ B_s α = 1`,
 //!
@@ -40,7 +41,8 @@
 //! model is an ordinary kernel-projection model file.
 //!
 //! **Cost.** `2n(m + p)` kernel evaluations (two passes), `n(m + p)²` for the moments,
-//! `p³/3 + mp² + m²p` for `B_t`'s factor, `H` and `A`, `≈ 12m³` for the pencil. Work:
+//! `p³/3 + mp² + m²p` for `B_t`'s factor, `H` and `A`, `≈ 12m³` for the pencil (past 200
+//! centres its `k` leading pairs by Lanczos first, `O(s·m²)`: `linalg::generalized`). Work:
 //! [`KernelProjection::kcca_work_len`]`(m, p) = 3m² + 3m + p² + 2p + mp` scalars and two
 //! Cholesky factors ([`Cholesky::scalars_len`] of `m` and `p`), independent of `n`.
 //! Models: [`KernelProjection::scalars_len`]`(d_s, m, k)` and `(d_t, p, k)` scalars.
@@ -48,7 +50,7 @@
 use super::{KernelProjection, add_kernel_norm, row_count};
 use crate::cholesky::Cholesky;
 use crate::error::check_len;
-use crate::linalg::{Triangle, generalized_symmetric_eigen, solve_lower, solve_lower_transposed};
+use crate::linalg::{Triangle, generalized_leading_eigen, solve_lower, solve_lower_transposed};
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
 use crate::{Error, Kernel, Real};
@@ -158,7 +160,7 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
                 *a_ij = h_i.iter().zip(h_j).fold(T::ZERO, |acc, (&x, &y)| acc + x * y);
             }
         }
-        generalized_symmetric_eigen(a, side_s.covariance, m, values, vectors, factor_s)?;
+        generalized_leading_eigen(a, side_s.covariance, m, components, values, vectors, factor_s)?;
         let floor = T::EPSILON * T::from_f64((m + p) as f64);
         let parts = model.parts_mut();
         parts.centres.copy_from_slice(first.centres);

@@ -37,10 +37,11 @@
 //!
 //! **Cost.** Exact: `n²` kernel evaluations, and `K_C`'s leading eigenpairs: up to 200
 //! rows by its whole decomposition (`≈ 9n³`), beyond by Lanczos (`O(s·n²)` for `s` steps,
-//! see `leading_by_lanczos`); work storage [`KernelProjection::exact_work_len`]`(n, k)`:
+//! by `linalg::lanczos`); work storage [`KernelProjection::exact_work_len`]`(n, k)`:
 //! `2n² + 2n` scalars up to 200 rows, `n²` and `O(n·k)` beyond. Reduced: `2nm`
 //! kernel evaluations (two passes: means, then centred outer products, for accuracy in
-//! f32), `n·m²` for `Σ`, `≈ 12m³` for the pencil; work
+//! f32), `n·m²/2` for `Σ` (its lower triangle), `≈ 12m³` for the pencil up to 200 centres, beyond `O(s·m²)` for
+//! its `k` leading pairs by Lanczos (`s` steps; the whole pencil when it does not converge); work
 //! [`KernelProjection::reduced_work_len`]`(m) = 3m² + 3m + m(m+1)/2 + 2m` scalars —
 //! independent of `n`. **Memory** of the model: [`KernelProjection::scalars_len`]`(d, m, k)
 //! = m·d + k·m + 2k` scalars; projecting a row needs none beyond its `k` outputs.
@@ -68,12 +69,13 @@ use crate::cholesky::Cholesky;
 use crate::error::check_len;
 use crate::kernel::KernelKind;
 use crate::linalg::{
-    Exit, LanczosParams, gemv, generalized_symmetric_eigen, lanczos, lanczos_workspace_len, symmetric_eigen, transpose,
+    DENSE_UP_TO, gemv, generalized_leading_eigen, leading_pairs, leading_pairs_work_len, mirror_lower, symmetric_eigen,
+    transpose,
 };
 use crate::model::{self, Envelope, ModelError, ModelKind, ScalarKind, SliceSeed, u32_field};
 use crate::real::{check_finite, finite};
 use crate::storage::{Storage, check_capacity};
-use crate::{Error, Kernel, Real, Rng};
+use crate::{Error, Kernel, Real};
 
 /// A kernel principal-component projection `y_c(x) = Σ_j α_cj k(x, c_j) − o_c`,
 /// `c = 0..k`, in storage `S`.
@@ -130,13 +132,10 @@ impl KernelProjection<(), ()> {
     /// against `2.0·10⁸`.
     pub const fn exact_work_len(n: usize, components: usize) -> usize {
         let dense = n.saturating_mul(n).saturating_add(n).saturating_mul(2);
-        if n <= DENSE_ROWS {
+        if n <= DENSE_UP_TO {
             return dense;
         }
-        let pairs = components.saturating_add(components.saturating_add(1).saturating_mul(n));
-        let steps = lanczos_most_steps(n, components);
-        let lanczos = pairs.saturating_add(lanczos_workspace_len(n, steps));
-        let work = n.saturating_mul(n).saturating_add(n).saturating_add(lanczos);
+        let work = n.saturating_mul(n).saturating_add(n).saturating_add(leading_pairs_work_len(n, components));
         if work < dense { work } else { dense }
     }
 
@@ -177,7 +176,8 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
         model.parts_mut().centres.copy_from_slice(rows);
         centred_kernel_matrix(&kernel, rows, dim, matrix, means)?;
         // `None` when Lanczos converged, else the most steps it ran (0: not tried).
-        let unconverged = if n > DENSE_ROWS { leading_by_lanczos(matrix, n, components, rest)? } else { Some(0) };
+        let mut operator = |x: &[T], y: &mut [T]| gemv(matrix, n, n, x, y);
+        let unconverged = if n > DENSE_UP_TO { leading_pairs(&mut operator, n, components, rest)? } else { Some(0) };
         let (values, vectors): (&[T], &[T]) = if let Some(steps) = unconverged {
             if rest.len() < n * n + n {
                 return Err(Error::NotConverged { iterations: steps });
@@ -245,9 +245,9 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
         let (values, rest) = rest.split_at_mut(m);
         let (z, rest) = rest.split_at_mut(m);
         let (mean, factor) = rest.split_at_mut(m);
-        reduced_moments(&kernel, rows, centres, n, covariance, z, mean)?;
+        reduced_moments(&kernel, rows, centres, n, covariance, vectors, z, mean)?;
         reduced_gram(&kernel, centres, m, gram)?;
-        generalized_symmetric_eigen(covariance, gram, m, values, vectors, factor)?;
+        generalized_leading_eigen(covariance, gram, m, components, values, vectors, factor)?;
         let parts = model.parts_mut();
         parts.centres.copy_from_slice(centres);
         for (c, (alpha, variance)) in
@@ -443,51 +443,6 @@ impl<T: Real, S: Storage<T>> KernelProjection<T, S> {
     }
 }
 
-/// Rows up to which exact KPCA decomposes `K_C` whole (Householder and QL, `≈ 9n³`);
-/// beyond, its leading eigenpairs come from Lanczos ([`leading_by_lanczos`]).
-const DENSE_ROWS: usize = 200;
-
-/// The most Lanczos steps [`KernelProjection::exact_work_len`] makes room for on `n` rows
-/// and `k` components: the first run's `max(4k, 40)` and two retries, each doubling it.
-const fn lanczos_most_steps(n: usize, k: usize) -> usize {
-    let first = if k.saturating_mul(4) > 40 { k.saturating_mul(4) } else { 40 };
-    let most = first.saturating_mul(4);
-    if most < n { most } else { n }
-}
-
-/// The `k` leading eigenpairs of the `n × n` symmetric `matrix` by Lanczos with full
-/// reorthogonalisation ([`lanczos`]) into the start of `work`: `k` eigenvalues, largest
-/// first, then `k` eigenvectors of `n` each. `O(s·n²)` for `s` steps against `≈ 9n³` for
-/// the whole decomposition. The Ritz residuals are brought to `ε^{3/4}·‖K_C‖₂` (f64:
-/// `1.8·10⁻¹²`; f32: `6.4·10⁻⁶`) in `max(4k, 40)` steps, or twice as many at each retry
-/// as far as `work` holds ([`KernelProjection::exact_work_len`] holds two retries).
-/// `None` when they converged; the steps of the longest run when `work` cannot hold
-/// enough (the caller then decomposes the matrix whole, in the same `work`, if it holds
-/// that). The
-/// start vector is a fixed pseudo-random one (not `1`, which `K_C` maps to 0).
-fn leading_by_lanczos<T: Real>(matrix: &[T], n: usize, k: usize, work: &mut [T]) -> Result<Option<usize>, Error> {
-    let (values, rest) = work.split_at_mut(k.min(work.len()));
-    let (vectors, rest) = rest.split_at_mut(k.saturating_mul(n).min(rest.len()));
-    let (start, workspace) = rest.split_at_mut(n.min(rest.len()));
-    let mut rng = Rng::seed_from_u64(0x4b50_4341);
-    start.iter_mut().for_each(|x| *x = T::from_f64(rng.uniform_in(-1.0, 1.0)));
-    let most = (1..=n).rev().find(|&s| lanczos_workspace_len(n, s) <= workspace.len()).unwrap_or(0);
-    let tolerance = T::EPSILON.sqrt() * T::EPSILON.sqrt().sqrt();
-    let mut steps = k.saturating_mul(4).max(40).min(most);
-    let mut operator = |x: &[T], y: &mut [T]| gemv(matrix, n, n, x, y);
-    while steps >= k && steps > 0 {
-        let params = LanczosParams::new(k).max_steps(steps).tolerance(tolerance).check()?;
-        if lanczos(&mut operator, start, &params, workspace, values, vectors)?.exit == Exit::Converged {
-            return Ok(None);
-        }
-        if steps == most {
-            break;
-        }
-        steps = steps.saturating_mul(2).min(most);
-    }
-    Ok(Some(steps.min(most)))
-}
-
 /// `K_C` (eq. 55) of `rows` in `matrix` (`n × n`), the column means `k̄` in `means`.
 fn centred_kernel_matrix<T: Real>(
     kernel: &Kernel<T>,
@@ -514,13 +469,21 @@ fn centred_kernel_matrix<T: Real>(
 }
 
 /// The mean `k̃` of `z_i = K(Ã, x_i)` and the covariance `Σ` of eq. 37 (two passes;
-/// `z` is one kernel row of scratch).
+/// `z` is one kernel row of scratch, `block` room for up to [`BLOCK_ROWS`] of them).
+///
+/// `Σ`'s lower triangle is accumulated a block of centred rows at a time: each row of `Σ`
+/// takes the block's products while it is in cache, instead of the whole `m × m` matrix
+/// streaming through memory once per data row; every entry still adds its products in
+/// row order, so the bits are those of one row at a time. The upper triangle is the
+/// mirror (`z_i·z_j = z_j·z_i` exactly), copied at the end.
+#[allow(clippy::too_many_arguments, reason = "the data, the reduced set and four regions of work")]
 fn reduced_moments<T: Real>(
     kernel: &Kernel<T>,
     rows: &[T],
     centres: &[T],
     n: usize,
     covariance: &mut [T],
+    block: &mut [T],
     z: &mut [T],
     mean: &mut [T],
 ) -> Result<(), Error> {
@@ -532,15 +495,28 @@ fn reduced_moments<T: Real>(
         mean.iter_mut().zip(z.iter()).for_each(|(s, &k)| *s += k * scale);
     }
     covariance.fill(T::ZERO);
-    for x in rows.chunks_exact(dim) {
-        kernel.column(x, centres, z)?;
-        z.iter_mut().zip(mean.iter()).for_each(|(k, &s)| *k -= s);
-        for (row, &z_i) in covariance.chunks_exact_mut(m).zip(z.iter()) {
-            row.iter_mut().zip(z.iter()).for_each(|(c, &z_j)| *c += z_i * z_j * scale);
+    let block_rows = (block.len() / m.max(1)).clamp(1, BLOCK_ROWS);
+    for chunk in rows.chunks(dim.max(1) * block_rows) {
+        let count = chunk.len() / dim.max(1);
+        let block = block.get_mut(..count * m).unwrap_or_default();
+        for (x, centred) in chunk.chunks_exact(dim).zip(block.chunks_exact_mut(m)) {
+            kernel.column(x, centres, centred)?;
+            centred.iter_mut().zip(mean.iter()).for_each(|(k, &s)| *k -= s);
+        }
+        for (i, row) in covariance.chunks_exact_mut(m).enumerate() {
+            let row = row.get_mut(..=i).unwrap_or_default();
+            for centred in block.chunks_exact(m) {
+                let z_i = centred.get(i).copied().unwrap_or(T::ZERO);
+                row.iter_mut().zip(centred).for_each(|(c, &z_j)| *c += z_i * z_j * scale);
+            }
         }
     }
+    mirror_lower(covariance, m);
     check_finite(covariance)
 }
+
+/// Rows [`reduced_moments`] centres together before adding their products to `Σ`.
+const BLOCK_ROWS: usize = 32;
 
 /// `K(Ã, Ã) + δ·(tr/m)·I` with `δ = √ε` into `gram` (`m × m`).
 fn reduced_gram<T: Real>(kernel: &Kernel<T>, centres: &[T], m: usize, gram: &mut [T]) -> Result<(), Error> {
@@ -720,7 +696,7 @@ mod tests {
         }
     }
 
-    /// Up to [`DENSE_ROWS`] rows `K_C` is decomposed whole; beyond, by Lanczos.
+    /// Up to [`DENSE_UP_TO`] rows `K_C` is decomposed whole; beyond, by Lanczos.
     #[test]
     fn exact_kpca_matches_nalgebra() {
         for n in [60, 300] {
@@ -729,7 +705,7 @@ mod tests {
         }
     }
 
-    /// Past [`DENSE_ROWS`], Lanczos converges within the work of an exact fit (the test
+    /// Past [`DENSE_UP_TO`], Lanczos converges within the work of an exact fit (the test
     /// above checks its eigenpairs against nalgebra's at 300 rows), in both scalars; at
     /// 1,000 rows that work holds the matrix and the Lanczos runs, not a second `n²`.
     fn check_lanczos_converges<T: Real>() {
@@ -740,7 +716,8 @@ mod tests {
         let (matrix, rest) = work.split_at_mut(n * n);
         let (means, rest) = rest.split_at_mut(n);
         centred_kernel_matrix(&Kernel::rbf(T::from_f64(0.5)).unwrap(), &rows, 2, matrix, means).unwrap();
-        assert_eq!(leading_by_lanczos(matrix, n, k, rest), Ok(None));
+        let mut operator = |x: &[T], y: &mut [T]| gemv(matrix, n, n, x, y);
+        assert_eq!(leading_pairs(&mut operator, n, k, rest), Ok(None));
         assert!(rest[..k].windows(2).all(|w| w[0] >= w[1]), "largest first");
     }
 

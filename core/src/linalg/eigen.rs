@@ -78,8 +78,8 @@ pub fn symmetric_eigen<T: Real>(a: &mut [T], m: usize, values: &mut [T], vectors
     Ok(iterations)
 }
 
-/// Copies the lower triangle onto the upper one.
-fn mirror_lower<T: Real>(a: &mut [T], m: usize) {
+/// Copies the lower triangle of the row-major `m × m` `a` onto the upper one.
+pub(crate) fn mirror_lower<T: Real>(a: &mut [T], m: usize) {
     for i in 0..m {
         for j in 0..i {
             let lower = a.get(i * m + j).copied().unwrap_or(T::ZERO);

@@ -41,7 +41,7 @@ use crate::error::check_len;
 use crate::linalg::{Exit, LinearOperator, axpy_prefix, dot_prefix, symmetric_eigen};
 use crate::real::check_finite;
 use crate::storage::check_capacity;
-use crate::{Error, Real};
+use crate::{Error, Real, Rng};
 
 /// The stopping rule is checked every `s/CHECK_SPACING` steps at step `s` (every step
 /// while `s < 20`).
@@ -309,6 +309,65 @@ fn ritz_vectors<T: Real>(
             axpy_prefix(w.u.get(l * s + i).copied().unwrap_or(T::ZERO), q_l, y);
         }
     }
+}
+
+/// Dimensions up to which the callers of [`leading_pairs`] decompose a dense matrix whole
+/// (`≈ 9n³`) rather than run Lanczos for a few of its eigenpairs.
+pub(crate) const DENSE_UP_TO: usize = 200;
+
+/// The most steps [`leading_pairs`] takes for `k` pairs of an operator of dimension `n`
+/// when its work holds them ([`leading_pairs_work_len`]): the first run's `max(4k, 40)`
+/// and two retries, each doubling it, at most `n`.
+const fn leading_steps(n: usize, k: usize) -> usize {
+    let first = if k.saturating_mul(4) > 40 { k.saturating_mul(4) } else { 40 };
+    let most = first.saturating_mul(4);
+    if most < n { most } else { n }
+}
+
+/// Work scalars of [`leading_pairs`] for `k` pairs of dimension `n` with room for its two
+/// retries (saturating): `k + (k + 1)·n` and [`lanczos_workspace_len`]`(n, s)` for the
+/// most steps `s = min(n, 4·max(4k, 40))`.
+pub(crate) const fn leading_pairs_work_len(n: usize, k: usize) -> usize {
+    let pairs = k.saturating_add(k.saturating_add(1).saturating_mul(n));
+    pairs.saturating_add(lanczos_workspace_len(n, leading_steps(n, k)))
+}
+
+/// The `k` leading eigenpairs of the symmetric operator `a` of dimension `n` by
+/// [`lanczos`], into the start of `work`: `k` eigenvalues, largest first, then `k`
+/// eigenvectors of `n` each. The Ritz residuals are brought to `ε^{3/4}·‖A‖₂` (f64:
+/// `1.8·10⁻¹²`; f32: `6.4·10⁻⁶`) in `max(4k, 40)` steps, or twice as many at each retry
+/// as far as `work` holds ([`leading_pairs_work_len`] holds two retries). The start vector
+/// is a fixed pseudo-random one (not `1`, which a centred kernel matrix maps to 0).
+/// `None` when they converged; the steps of the longest run when `work` cannot hold
+/// enough (the callers then decompose their matrix whole, if their storage holds that).
+///
+/// # Errors
+/// As [`lanczos`] (`Breakdown` when the Krylov space closes before `k` pairs).
+pub(crate) fn leading_pairs<T: Real, A: LinearOperator<T> + ?Sized>(
+    a: &mut A,
+    n: usize,
+    k: usize,
+    work: &mut [T],
+) -> Result<Option<usize>, Error> {
+    let (values, rest) = work.split_at_mut(k.min(work.len()));
+    let (vectors, rest) = rest.split_at_mut(k.saturating_mul(n).min(rest.len()));
+    let (start, workspace) = rest.split_at_mut(n.min(rest.len()));
+    let mut rng = Rng::seed_from_u64(0x4b50_4341);
+    start.iter_mut().for_each(|x| *x = T::from_f64(rng.uniform_in(-1.0, 1.0)));
+    let most = (1..=n).rev().find(|&s| lanczos_workspace_len(n, s) <= workspace.len()).unwrap_or(0);
+    let tolerance = T::EPSILON.sqrt() * T::EPSILON.sqrt().sqrt();
+    let mut steps = k.saturating_mul(4).max(40).min(most);
+    while steps >= k && steps > 0 {
+        let params = LanczosParams::new(k).max_steps(steps).tolerance(tolerance).check()?;
+        if lanczos(a, start, &params, workspace, values, vectors)?.exit == Exit::Converged {
+            return Ok(None);
+        }
+        if steps == most {
+            break;
+        }
+        steps = steps.saturating_mul(2).min(most);
+    }
+    Ok(Some(steps.min(most)))
 }
 
 #[cfg(test)]

@@ -28,9 +28,12 @@ pub use cg::{
     CgOutcome, CgParams, ValidCgParams, cg_workspace_len, conjugate_gradient, conjugate_gradient_observed,
     preconditioned_conjugate_gradient,
 };
+pub(crate) use eigen::mirror_lower;
 pub use eigen::{MAX_QL_ITERATIONS, symmetric_eigen};
+pub(crate) use generalized::generalized_leading_eigen;
 pub use generalized::generalized_symmetric_eigen;
 pub(crate) use generalized::transpose;
+pub(crate) use lanczos::{DENSE_UP_TO, leading_pairs, leading_pairs_work_len};
 pub use lanczos::{LanczosOutcome, LanczosParams, ValidLanczosParams, lanczos, lanczos_workspace_len};
 
 /// A linear map `y = A x` of `ℝⁿ`, known only through its products: a dense matrix, a
