@@ -238,6 +238,15 @@ fn rank_short(error: kestrel_core::Error, asked: usize, matrix: String) -> Train
             asked,
             limit: format!("{matrix} has fewer directions of positive variance: ask for fewer"),
         },
+        // Lanczos's Krylov space closed before `asked` pairs: from a generic start its
+        // dimension is the number of distinct eigenvalues.
+        kestrel_core::Error::Breakdown { .. } => TrainError::Components {
+            asked,
+            limit: format!(
+                "{matrix} has fewer distinct eigenvalues: its variance is shared evenly by many \
+                 directions, which no component can single out (is the kernel's width far from the data's scale?)"
+            ),
+        },
         error => error.into(),
     }
 }
@@ -378,6 +387,19 @@ mod tests {
         let needed = exact.bytes::<f64>(20, 2);
         let over = fit(&points, &[], 2, kernel, &exact, Some(needed - 1));
         assert_eq!(over, Err(TrainError::OverBudget { needed, budget: needed - 1 }));
+    }
+
+    /// Past 200 rows exact KPCA runs Lanczos; rows all far apart for the kernel's width
+    /// make `K_C` the centring matrix, of two distinct eigenvalues: three components are
+    /// a clear error (up to 200 rows the whole decomposition returns three of its equal ones).
+    #[test]
+    fn a_kernel_matrix_of_equal_variances_is_a_clear_error() {
+        let points: Vec<f64> = (0..600).map(|i| i as f64).collect();
+        let kernel = Kernel::rbf(1e6).unwrap();
+        let exact = KpcaSettings { method: Method::Kpca, components: 3, centres: None, seed: 1 };
+        let error = fit(&points, &[], 2, kernel, &exact, None).unwrap_err();
+        assert!(error.to_string().contains("fewer distinct eigenvalues"), "{error}");
+        assert!(fit(&points[..300], &[], 2, kernel, &exact, None).is_ok());
     }
 
     #[test]
