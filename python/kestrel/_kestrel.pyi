@@ -95,6 +95,7 @@ class Stream:
         window: Optional[int] = None,
         centers: Optional[int] = None,
         steps_per_sample: Optional[int] = None,
+        tol: Optional[float] = None,
         kernel: str = "rbf",
         gamma: Optional[float] = None,
         degree: int = 3,

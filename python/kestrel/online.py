@@ -55,7 +55,7 @@ class _Online:
         names = inspect.signature(type(self).__init__).parameters
         own = ("self", "features")
         settings = {self._renamed.get(name, name): getattr(self, name) for name in names if name not in own}
-        for name in ("c", "bias", "delta", "nu"):
+        for name in ("c", "bias", "delta", "nu", "tol"):
             if settings.get(name) is not None:
                 settings[name] = float(settings[name])
         return settings
@@ -278,6 +278,9 @@ class WindowSVM(_OnlineClassifier):
     window : int, default=256
     steps_per_sample : int, default=300
         The most coordinate steps after each sample.
+    tol : float or None, default=None
+        The steps after a sample stop once a pass over the window spreads its projected
+        gradients by at most ``tol`` (LIBLINEAR's rule; ``kestrel stream --eps``). None: 1.
     C : float or None, default=None
         The cost. None races 1, 0.1 and 0.01 through the first window and goes on with the
         one that predicted best (``chosen_`` names it), as ``kestrel stream`` does.
@@ -298,9 +301,10 @@ class WindowSVM(_OnlineClassifier):
 
     _learner = "svm"
 
-    def __init__(self, window=256, steps_per_sample=300, C=None, loss="squared_hinge", bias=1.0, memory=None,
-                 classes=None, scale=True, seed=1, scalar="f64", features=None):
+    def __init__(self, window=256, steps_per_sample=300, tol=None, C=None, loss="squared_hinge", bias=1.0,
+                 memory=None, classes=None, scale=True, seed=1, scalar="f64", features=None):
         self.window, self.steps_per_sample, self.C, self.loss, self.bias = window, steps_per_sample, C, loss, bias
+        self.tol = tol
         self.memory, self.classes, self.scale, self.seed, self.scalar = memory, classes, scale, seed, scalar
         self.features = features
         self._begin()
@@ -322,6 +326,8 @@ class StreamingRSVM(_OnlineClassifier):
         RBF width; None races ``1/d``, ``1/(4d)`` and ``4/d``: three learners take the
         first window side by side and the one that predicted best goes on alone
         (``chosen_`` names it), as ``kestrel stream`` does.
+    tol : float or None, default=None
+        As for :class:`WindowSVM`; None: 0.3.
     C, loss, bias, memory, classes, scale, seed, scalar, steps_per_sample, features
         As for :class:`WindowSVM`.
     renew : bool, default=True
@@ -329,10 +335,10 @@ class StreamingRSVM(_OnlineClassifier):
 
     _learner = "rsvm"
 
-    def __init__(self, window=256, centers=32, delta=0.1, gamma=None, steps_per_sample=300, C=1.0,
+    def __init__(self, window=256, centers=32, delta=0.1, gamma=None, steps_per_sample=300, tol=None, C=1.0,
                  loss="squared_hinge", bias=1.0, memory=None, classes=None, scale=True, renew=True, seed=1,
                  scalar="f64", features=None):
-        self.window, self.centers, self.delta, self.gamma = window, centers, delta, gamma
+        self.window, self.centers, self.delta, self.gamma, self.tol = window, centers, delta, gamma, tol
         self.steps_per_sample, self.C, self.loss, self.bias, self.memory = steps_per_sample, C, loss, bias, memory
         self.classes, self.scale, self.renew, self.seed, self.scalar = classes, scale, renew, seed, scalar
         self.features = features
@@ -357,6 +363,9 @@ class WindowSLKL(_OnlineRegressor):
         RBF width; None is ``1/d``.
     steps_per_sample : int, default=20
         The most coordinate steps after each sample (``kestrel stream``'s cap for slkl).
+    tol : float or None, default=None
+        The relative decrease of the objective at which the steps after a sample stop
+        (``kestrel stream --eps``). None: 10⁻⁴.
     scale : bool, default=True
     renew : bool, default=True
     seed : int, default=1
@@ -367,9 +376,9 @@ class WindowSLKL(_OnlineRegressor):
 
     _learner = "slkl"
 
-    def __init__(self, window=256, centers=32, nu=0.01, gamma=None, steps_per_sample=20, scale=True, renew=True,
-                 seed=1, scalar="f64", features=None):
-        self.window, self.centers, self.nu, self.gamma = window, centers, nu, gamma
+    def __init__(self, window=256, centers=32, nu=0.01, gamma=None, steps_per_sample=20, tol=None, scale=True,
+                 renew=True, seed=1, scalar="f64", features=None):
+        self.window, self.centers, self.nu, self.gamma, self.tol = window, centers, nu, gamma, tol
         self.steps_per_sample, self.scale, self.renew, self.seed, self.scalar = steps_per_sample, scale, renew, seed, scalar
         self.features = features
         self._begin()

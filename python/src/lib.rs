@@ -662,7 +662,8 @@ impl Stream {
     /// `kestrel stream`'s defaults for every setting left `None`.
     #[new]
     #[pyo3(signature = (
-        learner, dim, *, scalar = "f64", window = None, centers = None, steps_per_sample = None, kernel = "rbf",
+        learner, dim, *, scalar = "f64", window = None, centers = None, steps_per_sample = None, tol = None,
+        kernel = "rbf",
         gamma = None, degree = 3, coef0 = 0.0, nu = 0.01, c = None, loss = "squared_hinge", bias = 1.0,
         delta = None, scale = true, renew = true, memory = None, classes = None, quantile = DEFAULT_QUANTILE,
         warmup = DEFAULT_WARMUP, learn = "unflagged", seed = 1
@@ -675,6 +676,7 @@ impl Stream {
         window: Option<usize>,
         centers: Option<usize>,
         steps_per_sample: Option<usize>,
+        tol: Option<f64>,
         kernel: &str,
         gamma: Option<f64>,
         degree: u32,
@@ -709,6 +711,7 @@ impl Stream {
         settings.window = window.unwrap_or(settings.window);
         settings.centers = centers.unwrap_or(settings.centers);
         settings.steps_per_sample = steps_per_sample.unwrap_or(settings.steps_per_sample);
+        settings.eps = tol;
         settings.kernel = kernel_settings(kernel, gamma, degree, coef0)?;
         settings.nu = nu;
         settings.svm = svm_settings(c, loss, bias)?;

@@ -73,6 +73,11 @@ def test_the_model_is_the_one_kestrel_stream_learns(tmp_path, learner, flag):
     model, summary = kestrel_stream(tmp_path, flag, names, X, y)
     ours = learner().partial_fit(X, y)
     assert kestrel.with_feature_names(ours.to_bytes(), names) == model
+    # The stopping tolerance (svm 1, rsvm 0.3) is kestrel stream's too: LIBLINEAR's 0.1
+    # learns another model.
+    assert kestrel.with_feature_names(learner(tol=0.1).partial_fit(X, y).to_bytes(), names) != model
+    with pytest.raises(ValueError, match="epsilon"):
+        learner(tol=-1.0).partial_fit(X, y)
     # rsvm races its widths (1/d, 1/(4d), 4/d for these 9 features), svm its costs; both
     # name the one kept.
     assert ours.chosen_ == summary["chosen"]

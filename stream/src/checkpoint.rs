@@ -43,6 +43,12 @@ pub const FORMAT: Format = Format::new(*b"KSCK", 6);
 /// order (not a flag: a fact of the input, which a resumed run must share).
 pub const COLUMNS: &str = "columns";
 
+/// The entries a checkpoint may lack because it was written before they were recorded; a
+/// resume compares them only when the checkpoint has them. `--eps`: the learner went on
+/// with LIBLINEAR's 0.1 before its stopping tolerance was a flag, and a resumed one takes
+/// the tolerance of today's flags.
+const ADDED_LATER: [&str; 2] = [COLUMNS, "--eps"];
+
 /// The flags a run was started with, as `(flag, value)` pairs in a fixed order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunConfig {
@@ -66,14 +72,14 @@ impl RunConfig {
     }
 
     /// What differs from `now` (this configuration being the checkpoint's), or `None`.
-    /// The input's [`COLUMNS`] are compared only when the checkpoint recorded them (those
-    /// of before did not).
+    /// The input's [`COLUMNS`] and `--eps` are compared only when the checkpoint recorded
+    /// them (those of before did not).
     pub fn difference(&self, now: &RunConfig) -> Option<String> {
         let value = |config: &RunConfig, flag: &str| {
             let found = config.flags.iter().find(|(f, _)| f == flag);
             found.map_or_else(|| "unset".to_string(), |(_, v)| format!("`{v}`"))
         };
-        let recorded = |flag: &str| flag != COLUMNS || self.flags.iter().any(|(f, _)| f == COLUMNS);
+        let recorded = |flag: &str| !ADDED_LATER.contains(&flag) || self.flags.iter().any(|(f, _)| f == flag);
         let mut flags = self.flags.iter().chain(&now.flags).map(|(f, _)| f.as_str()).filter(|&f| recorded(f));
         let differs = flags.find(|&f| value(self, f) != value(now, f))?;
         Some(format!("{differs} is {} in the checkpoint but {} now", value(self, differs), value(now, differs)))
@@ -277,6 +283,19 @@ mod tests {
         swapped.push(COLUMNS, "b, a");
         assert_eq!(now.difference(&swapped).unwrap(), "columns is `a, b` in the checkpoint but `b, a` now");
         assert_eq!(now.difference(&before).unwrap(), "columns is `a, b` in the checkpoint but unset now");
+    }
+
+    /// A checkpoint from before `--eps` was recorded resumes with any tolerance; one that
+    /// recorded it resumes only with the same.
+    #[test]
+    fn eps_differs_only_when_the_checkpoint_recorded_it() {
+        let before = sample().config;
+        let mut now = before.clone();
+        now.push("--eps", 1);
+        assert_eq!(before.difference(&now), None);
+        let mut other = before.clone();
+        other.push("--eps", 0.3);
+        assert_eq!(now.difference(&other).unwrap(), "--eps is `1` in the checkpoint but `0.3` now");
     }
 
     #[test]

@@ -279,6 +279,10 @@ fn resuming_a_grown_file_skips_the_consumed_rows() {
     let stderr = String::from_utf8_lossy(&other.stderr);
     assert_eq!(other.status.code(), Some(1));
     assert!(stderr.contains("--nu is `0.001` in the checkpoint but `0.01` now"), "{stderr}");
+    let other = run(&with(run_flags.clone(), &["--resume", "--eps", "0.001"]), String::new());
+    let stderr = String::from_utf8_lossy(&other.stderr);
+    assert_eq!(other.status.code(), Some(1));
+    assert!(stderr.contains("--eps is `0.0001` in the checkpoint but `0.001` now"), "{stderr}");
     // ...and so is a corrupted checkpoint.
     let mut bytes = std::fs::read(&checkpoint).unwrap();
     let last = bytes.len() - 10;

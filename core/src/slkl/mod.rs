@@ -106,7 +106,7 @@ pub use columns::ColumnMode;
 pub use layout::Dims;
 pub use learner::{Candidates, Slkl};
 pub use outcome::{Case, ExitReason, Stats, Step, Summary};
-pub use params::{Params, StepRule, ValidParams};
+pub use params::{DEFAULT_EPSILON, Params, StepRule, ValidParams};
 pub use predictor::Predictor;
 pub use state::SlklWindowState;
 pub use window::SlklWindow;

@@ -66,6 +66,9 @@ impl<T: Real> Default for Params<T> {
     }
 }
 
+/// The stopping rule's relative tolerance `ε` unless told ([`Params::epsilon`]).
+pub const DEFAULT_EPSILON: f64 = 1e-4;
+
 impl<T: Real> Params<T> {
     /// The paper's settings (Sect. 5): Gaussian kernel `exp(−‖x − x'‖²/(2σ²))` with
     /// `σ² = 1` (`γ = 0.5`), `ν = 0.01`, `λ = 1`, `ε = 10⁻⁴`, a stopping lag of `M` steps;
@@ -78,7 +81,7 @@ impl<T: Real> Params<T> {
             nu: T::from_f64(0.01),
             lambda: T::ONE,
             rule: StepRule::Exact,
-            epsilon: T::from_f64(1e-4),
+            epsilon: T::from_f64(DEFAULT_EPSILON),
             lag: 0,
             max_steps: 1_000_000,
             shrinking: true,

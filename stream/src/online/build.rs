@@ -58,6 +58,17 @@ pub const DEFAULT_STEPS: usize = 300;
 /// the saved model's own RMSE within 0.5 %, at 1.5-4× the rate; 10 lost 1.2 % on
 /// friedman1.
 pub const DEFAULT_SLKL_STEPS: usize = 20;
+/// svm's stopping tolerance unless told (`--eps`): a pass over the window whose projected
+/// gradients spread by at most this. Chosen by measurement on River's streams
+/// (BENCHMARKS.md, issue 11): against LIBLINEAR's 0.1, the mean accuracy over ten seeds
+/// moved by −0.25 to +0.18 point on each of fourteen streams (within the seeds' spread)
+/// at 1.0-3.2× the rate; 2 cost up to 0.5 point (SEA, Hyperplane).
+pub const DEFAULT_SVM_EPS: f64 = 1.0;
+/// rsvm's stopping tolerance unless told (`--eps`). Its Nyström features are less well
+/// conditioned than svm's raw ones: at 0.5 and 1 the mean accuracy over five seeds fell by
+/// up to 0.7 and 1.1 points (Agrawal, Hyperplane); at 0.3 the mean over ten seeds moved by
+/// −0.10 to +0.11 point at 0.9-1.5× the rate (BENCHMARKS.md, issue 11).
+pub const DEFAULT_RSVM_EPS: f64 = 0.3;
 
 /// rsvm's RBF widths raced when `--gamma` is not given, as multiples of `1/d`: the first
 /// is the width without a race and leads until another predicts better. Chosen by
@@ -145,6 +156,18 @@ impl StreamLearner {
         if self == StreamLearner::Slkl { DEFAULT_SLKL_STEPS } else { DEFAULT_STEPS }
     }
 
+    /// The stopping tolerance unless told: svm's and rsvm's projected-gradient spread,
+    /// slkl's relative decrease (the core's, 10⁻⁴); `None` for novelty, which does not
+    /// iterate.
+    pub fn default_eps(self) -> Option<f64> {
+        match self {
+            StreamLearner::Svm => Some(DEFAULT_SVM_EPS),
+            StreamLearner::Rsvm => Some(DEFAULT_RSVM_EPS),
+            StreamLearner::Slkl => Some(slkl::DEFAULT_EPSILON),
+            StreamLearner::Novelty => None,
+        }
+    }
+
     /// The window unless told: novelty's, or the others'.
     pub fn default_window(self) -> usize {
         if self == StreamLearner::Novelty { DEFAULT_NOVELTY_WINDOW } else { DEFAULT_WINDOW }
@@ -167,6 +190,10 @@ pub struct StreamSettings {
     pub centers: usize,
     /// The most coordinate steps after each arrival.
     pub steps_per_sample: usize,
+    /// The stopping tolerance of the steps after each arrival (svm, rsvm: LIBLINEAR's `ε`
+    /// on the window; slkl: the relative decrease); `None` for the learner's default
+    /// ([`StreamLearner::default_eps`]).
+    pub eps: Option<f64>,
     /// The kernel (slkl, rsvm); its width defaults to `1/d`, `auto` is refused.
     pub kernel: KernelSettings,
     /// SLKL's ν (absolute).
@@ -199,7 +226,8 @@ pub struct StreamSettings {
 
 impl StreamSettings {
     /// `learner` with `kestrel stream`'s defaults: window 256 and 32 centres (novelty: 48 and
-    /// 16), at most 300 steps per sample (slkl: 20), the RBF kernel of width `1/d` (rsvm:
+    /// 16), at most 300 steps per sample (slkl: 20) until a pass spreads by at most 1 (svm)
+    /// or 0.3 (rsvm) (slkl: its relative decrease of 10⁻⁴), the RBF kernel of width `1/d` (rsvm:
     /// the widths [`RACED_WIDTHS`] raced), ν = 0.01, C = 1 (svm: the costs [`RACED_COSTS`]
     /// raced) with the squared hinge and bias 1, δ = 0.1 (rsvm) or 0.3 (novelty), standardised
     /// features, renewal on, a memory of 2000 arrivals, up to 16 classes, seed 1; novelty:
@@ -211,6 +239,7 @@ impl StreamSettings {
             window: learner.default_window(),
             centers: learner.default_centers(),
             steps_per_sample: learner.default_steps(),
+            eps: None,
             kernel: KernelSettings::default(),
             nu: 0.01,
             svm: SvmSettings::default(),
@@ -225,6 +254,11 @@ impl StreamSettings {
             seed: 1,
             budget: None,
         }
+    }
+
+    /// The stopping tolerance: the setting, or the learner's default (`None` for novelty).
+    pub fn eps(&self) -> Option<f64> {
+        self.eps.or(self.learner.default_eps())
     }
 
     /// The kernel width for `dim` features: the setting, or `1/d`.
@@ -373,8 +407,11 @@ fn alone<T: Real>(settings: &StreamSettings, dim: usize) -> Result<Box<dyn Onlin
             Box::new(svm.with_classes(settings.classes))
         }
         StreamLearner::Slkl => {
-            let params =
+            let mut params =
                 slkl::Params::new().kernel(kernel(settings, dim)?).nu(T::from_f64(settings.nu)).seed(settings.seed);
+            if let Some(eps) = settings.eps() {
+                params = params.epsilon(T::from_f64(eps));
+            }
             let slkl =
                 WindowSlkl::<T>::new(settings.window, dim, settings.centers, params.check()?, steps, settings.scale)?;
             Box::new(if settings.renew { slkl } else { slkl.without_renewal() })
@@ -419,7 +456,7 @@ fn rsvm<T: Real>(
 }
 
 fn svm_params<T: Real>(settings: &StreamSettings) -> Result<dcd::ValidParams<T>, BuildFailure> {
-    Ok(settings.svm.params(settings.cost()?, None)?)
+    Ok(settings.svm.params(settings.cost()?, settings.eps())?)
 }
 
 fn kernel<T: Real>(settings: &StreamSettings, dim: usize) -> Result<Kernel<T>, BuildFailure> {

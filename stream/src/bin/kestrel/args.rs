@@ -755,10 +755,16 @@ pub struct StreamArgs {
     pub centers: Option<usize>,
     /// The most coordinate steps after each arrival: the learner steps until its stopping
     /// rule holds on the window (svm, rsvm: a pass whose projected gradients spread by at
-    /// most 0.1, LIBLINEAR's rule at its default tolerance; slkl: its relative-decrease
-    /// rule) or this many. Default: 300; slkl 20.
+    /// most --eps, LIBLINEAR's rule; slkl: its relative-decrease rule) or this many.
+    /// Default: 300; slkl 20.
     #[arg(long, value_parser = count(1, MAX_STEPS))]
     pub steps_per_sample: Option<usize>,
+    /// The stopping tolerance of the steps after each arrival: svm and rsvm, the spread of
+    /// the projected gradients over a pass of the window (LIBLINEAR -e, whose 0.1 solves a
+    /// window more finely than a stream's predictions gain from); slkl, the relative
+    /// decrease. Default: svm 1, rsvm 0.3, slkl 0.0001.
+    #[arg(long, value_parser = positive)]
+    pub eps: Option<f64>,
     #[command(flatten)]
     pub kernel: KernelArgs,
     /// SLKL's ν (absolute: a stream's target variance is not known in advance).

@@ -26,6 +26,7 @@ pub fn settings(args: &StreamArgs, learner: Learner) -> StreamSettings {
         window: args.window.unwrap_or(learner.default_window()),
         centers: args.centers.unwrap_or(learner.default_centers()),
         steps_per_sample: args.steps_per_sample.unwrap_or(learner.default_steps()),
+        eps: args.eps,
         kernel: args.kernel.settings(),
         nu: args.nu,
         svm: args.svm.settings(),
@@ -112,6 +113,9 @@ pub fn run_config(args: &StreamArgs, learner: Learner, dim: usize, feature_names
     config.push("--seed", args.seed);
     config.push("--window", resolved.window);
     config.push("--steps-per-sample", resolved.steps_per_sample);
+    if let Some(eps) = resolved.eps() {
+        config.push("--eps", eps);
+    }
     config.push("--no-scale", args.no_scale);
     if learner != Learner::Svm {
         config.push("--centers", resolved.centers);
