@@ -489,6 +489,12 @@ typedef struct {
    */
   uint32_t steps_per_sample;
   /**
+   * The stopping tolerance `ε > 0`: the steps after a sample end once a pass over the
+   * window spreads its projected gradients by at most `ε` (LIBLINEAR's rule; `kestrel
+   * stream --eps`).
+   */
+  float epsilon;
+  /**
    * Seed of the order of the coordinate steps.
    */
   uint64_t seed;
@@ -1018,7 +1024,9 @@ const char *kestrel_status_str(int32_t status);
 
 /**
  * The defaults of `kestrel stream --learner svm`: `C = 1`, the squared hinge, bias 1, a
- * memory of 2000 samples, at most 300 steps per sample, seed 0.
+ * memory of 2000 samples, at most 300 steps per sample until a pass spreads by at most
+ * `ε = 1` (`kestrel_core::dcd::WINDOW_EPSILON`; LIBLINEAR's 0.1 solves a window more
+ * finely than its predictions gain from), seed 0.
  */
 kestrel_svm_config kestrel_svm_default_config(uint32_t window, uint32_t dim);
 
@@ -1036,7 +1044,7 @@ size_t kestrel_svm_work_bytes(const kestrel_svm_config *config);
  * `*out` (only on success).
  *
  * Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL`, `INVALID_PARAM` (a zero size,
- * `C ≤ 0`, a negative bias, an unknown loss).
+ * `C ≤ 0`, a negative bias, an unknown loss, `epsilon` not above 0).
  *
  * # Safety
  * `config` is null or points to a readable configuration; `work` is null or points to

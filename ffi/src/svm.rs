@@ -3,7 +3,8 @@
 //! memory, binary with labels −1 and +1.
 //!
 //! Each [`kestrel_svm_learn`] puts the sample into the window and takes coordinate steps
-//! until the window meets LIBLINEAR's stopping rule or `steps_per_sample` steps were taken.
+//! until the window meets LIBLINEAR's stopping rule at the tolerance `epsilon` or
+//! `steps_per_sample` steps were taken.
 //! With `memory` > 0 the weights keep what samples that left the window taught, their
 //! share decaying by `1 − 1/memory` per sample (`OnlineSvm::remembering_in`), as `kestrel
 //! stream --memory` does. [`kestrel_svm_save`] writes a linear-SVM model file (labels −1
@@ -65,6 +66,10 @@ pub struct SvmConfig {
     pub memory: u32,
     /// The most coordinate steps after each sample, `≥ 1`.
     pub steps_per_sample: u32,
+    /// The stopping tolerance `ε > 0`: the steps after a sample end once a pass over the
+    /// window spreads its projected gradients by at most `ε` (LIBLINEAR's rule; `kestrel
+    /// stream --eps`).
+    pub epsilon: f32,
     /// Seed of the order of the coordinate steps.
     pub seed: u64,
 }
@@ -89,7 +94,9 @@ unsafe impl Object for Svm {
 }
 
 /// The defaults of `kestrel stream --learner svm`: `C = 1`, the squared hinge, bias 1, a
-/// memory of 2000 samples, at most 300 steps per sample, seed 0.
+/// memory of 2000 samples, at most 300 steps per sample until a pass spreads by at most
+/// `ε = 1` (`kestrel_core::dcd::WINDOW_EPSILON`; LIBLINEAR's 0.1 solves a window more
+/// finely than its predictions gain from), seed 0.
 #[unsafe(no_mangle)]
 pub extern "C" fn kestrel_svm_default_config(window: u32, dim: u32) -> SvmConfig {
     SvmConfig {
@@ -100,6 +107,7 @@ pub extern "C" fn kestrel_svm_default_config(window: u32, dim: u32) -> SvmConfig
         bias: 1.0,
         memory: 2000,
         steps_per_sample: 300,
+        epsilon: dcd::WINDOW_EPSILON as f32,
         seed: 0,
     }
 }
@@ -114,7 +122,7 @@ fn params(config: &SvmConfig) -> Result<dcd::ValidParams<f32>, Status> {
         l if l == SvmLoss::SquaredHinge as u32 => Loss::SquaredHinge,
         _ => return Err(Status::InvalidParam),
     };
-    Ok(dcd::Params::new().loss(loss).c(config.c).bias(config.bias).check()?)
+    Ok(dcd::Params::new().loss(loss).c(config.c).bias(config.bias).epsilon(config.epsilon).check()?)
 }
 
 /// Scalars of the window of `config`.
@@ -166,7 +174,7 @@ pub unsafe extern "C" fn kestrel_svm_work_bytes(config: *const SvmConfig) -> usi
 /// `*out` (only on success).
 ///
 /// Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL`, `INVALID_PARAM` (a zero size,
-/// `C ≤ 0`, a negative bias, an unknown loss).
+/// `C ≤ 0`, a negative bias, an unknown loss, `epsilon` not above 0).
 ///
 /// # Safety
 /// `config` is null or points to a readable configuration; `work` is null or points to

@@ -143,6 +143,7 @@ int main(void) {
     svm_config.loss = KESTREL_SVM_LOSS_HINGE;
     svm_config.memory = 0;
     svm_config.steps_per_sample = SVM_STEPS;
+    svm_config.epsilon = 0.1f; /* the Rust demo's: dcd::Params' default, LIBLINEAR's */
     svm_config.seed = SVM_SEED;
     kestrel_novelty_config novelty_config = kestrel_novelty_default_config(NOVELTY_WINDOW, NOVELTY_DIM, NOVELTY_CENTRES);
     novelty_config.kernel.gamma = NOVELTY_GAMMA;

@@ -245,6 +245,7 @@ fn learn_svm(config: &[u8], samples: &[f32], data: &[u8]) {
     cfg.memory = u32::from(config[5] % 4) * 10;
     cfg.bias = f32::from(config[6] % 3) - 0.5; // −0.5 is invalid
     cfg.steps_per_sample = u32::from(config[7] % 8) + 1;
+    cfg.epsilon = [1.0, 0.1, 3.0, 0.0][usize::from(config[3] >> 4) % 4]; // 0 is invalid
     let needed = unsafe { svm::kestrel_svm_work_bytes(&cfg) };
     let mut memory = work(needed);
     let mut learner: *mut Svm = ptr::null_mut();

@@ -89,7 +89,7 @@ mod test_support;
 pub use binary::LinearSvm;
 pub use model::LinearModel;
 pub use multiclass::OneVsRest;
-pub use online::{OnlineSvm, check_decay, decay_over};
+pub use online::{OnlineSvm, WINDOW_EPSILON, check_decay, decay_over};
 pub use online_state::OnlineSvmState;
 pub use params::{Loss, Params, ValidParams};
 pub use rows::{DenseRows, Row, Rows, SparseRows};

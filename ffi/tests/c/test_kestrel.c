@@ -705,6 +705,12 @@ static int svm_and_scaler_refuse_bad_arguments_unchanged(void) {
     bad = config;
     bad.bias = NAN;
     CHECK_STATUS(kestrel_svm_create(&bad, work_a, WORK_BYTES, &svm), KESTREL_STATUS_INVALID_PARAM);
+    bad = config;
+    bad.epsilon = 0.0f;
+    CHECK_STATUS(kestrel_svm_create(&bad, work_a, WORK_BYTES, &svm), KESTREL_STATUS_INVALID_PARAM);
+    CHECK(kestrel_svm_work_bytes(&bad) == 0);
+    bad.epsilon = NAN;
+    CHECK_STATUS(kestrel_svm_create(&bad, work_a, WORK_BYTES, &svm), KESTREL_STATUS_INVALID_PARAM);
     CHECK_STATUS(kestrel_svm_create(NULL, work_a, WORK_BYTES, &svm), KESTREL_STATUS_NULL_POINTER);
     CHECK_STATUS(kestrel_svm_create(&config, work_a, 16, &svm), KESTREL_STATUS_BUFFER_TOO_SMALL);
     CHECK(svm == NULL);

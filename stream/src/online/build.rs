@@ -59,15 +59,13 @@ pub const DEFAULT_STEPS: usize = 300;
 /// friedman1.
 pub const DEFAULT_SLKL_STEPS: usize = 20;
 /// svm's stopping tolerance unless told (`--eps`): a pass over the window whose projected
-/// gradients spread by at most this. Chosen by measurement on River's streams
-/// (BENCHMARKS.md, issue 11): against LIBLINEAR's 0.1, the mean accuracy over ten seeds
-/// moved by −0.25 to +0.18 point on each of fourteen streams (within the seeds' spread)
-/// at 1.0-3.2× the rate; 2 cost up to 0.5 point (SEA, Hyperplane).
-pub const DEFAULT_SVM_EPS: f64 = 1.0;
+/// gradients spread by at most this, the core's [`dcd::WINDOW_EPSILON`] (chosen by
+/// measurement on River's streams, its doc).
+pub const DEFAULT_SVM_EPS: f64 = dcd::WINDOW_EPSILON;
 /// rsvm's stopping tolerance unless told (`--eps`). Its Nyström features are less well
 /// conditioned than svm's raw ones: at 0.5 and 1 the mean accuracy over five seeds fell by
 /// up to 0.7 and 1.1 points (Agrawal, Hyperplane); at 0.3 the mean over ten seeds moved by
-/// −0.10 to +0.11 point at 0.9-1.5× the rate (BENCHMARKS.md, issue 11).
+/// −0.11 to +0.17 point at 0.9-1.5× the rate (BENCHMARKS.md, issue 11).
 pub const DEFAULT_RSVM_EPS: f64 = 0.3;
 
 /// rsvm's RBF widths raced when `--gamma` is not given, as multiples of `1/d`: the first
