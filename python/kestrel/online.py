@@ -157,7 +157,8 @@ class _Online:
         (the rows where the rolling loss jumps) and the series ``"loss"`` (0/1 for a wrong
         class, the squared error, or a detector's flag against its label), ``"baseline"``
         (the same for the majority label or the mean target so far), ``"seconds"`` (per
-        sample), ``"window"`` and ``"centres"`` (the learner's size) and, for a detector,
+        sample), ``"window"`` and ``"centres"`` (the learner's size), ``"steps"`` (the
+        coordinate steps each sample took; not counted for a detector) and, for a detector,
         ``"score"``, ``"threshold"`` and ``"flagged"``. Each series is a dict of numpy
         arrays with an entry per bucket: ``"rows"`` (the bucket's last sample, from 1),
         ``"count"``, ``"min"``, ``"mean"``, ``"max"`` (NaN where nothing was counted), and

@@ -25,7 +25,7 @@ pub fn task_of_flag(learner: &str) -> &'static str {
     }
 }
 
-/// `{"task": task, "loss": series, "baseline": …, "seconds", "window", "centres", and for
+/// `{"task": task, "loss": series, "baseline": …, "seconds", "window", "centres", "steps", and for
 /// a detector "score", "threshold", "flagged"; "drift": the rows where the loss jumps}`,
 /// each series `series_dict`'s.
 pub fn history_dict<'py>(py: Python<'py>, history: &History, task: &'static str) -> PyResult<Bound<'py, PyDict>> {
@@ -37,6 +37,7 @@ pub fn history_dict<'py>(py: Python<'py>, history: &History, task: &'static str)
         ("seconds", &history.seconds),
         ("window", &history.window),
         ("centres", &history.centres),
+        ("steps", &history.steps),
     ];
     if task == "detector" {
         series.extend([("score", &history.score), ("threshold", &history.threshold), ("flagged", &history.flagged)]);

@@ -45,7 +45,7 @@ def test_the_history_is_the_one_kestrel_stream_keeps(tmp_path):
     ours = WindowSVM().partial_fit(X, y).history_
     theirs = _kestrel.read_checkpoint(checkpoint.read_bytes())["history"]
     assert ours["task"] == theirs["task"] == "classifier"
-    for name in ["loss", "baseline", "window", "centres"]:
+    for name in ["loss", "baseline", "window", "centres", "steps"]:
         for column in ["rows", "count", "min", "mean", "max"]:
             np.testing.assert_array_equal(ours[name][column], theirs[name][column], err_msg=f"{name} {column}")
     assert len(ours["loss"]["rows"]) == 175 and "<svg" in report.read_text()

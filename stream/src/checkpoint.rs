@@ -12,7 +12,7 @@
 //! ```text
 //! offset  size  field
 //! 0       4     magic "KSCK"
-//! 4       2     format version (u16, little endian), currently 6
+//! 4       2     format version (u16, little endian), currently 7
 //! 6       2     tags, 0 0
 //! 8       4     payload length P (u32, little endian)
 //! 12      P     payload: the Checkpoint, postcard-encoded
@@ -36,8 +36,9 @@ use crate::online::Prequential;
 
 /// The frame of a checkpoint: magic "KSCK" and the format version this build writes and
 /// reads (1 had a 64-bit length and no tags; 2 had no novelty metrics and no output length;
-/// 3 had no sequence number; 4 had no history; 5 had no counts by class).
-pub const FORMAT: Format = Format::new(*b"KSCK", 6);
+/// 3 had no sequence number; 4 had no history; 5 had no counts by class; 6 had no steps per
+/// sample in its history).
+pub const FORMAT: Format = Format::new(*b"KSCK", 7);
 
 /// The entry of a [`RunConfig`] that holds the names a CSV header gave the features, in
 /// order (not a flag: a fact of the input, which a resumed run must share).
@@ -228,7 +229,7 @@ mod tests {
     fn round_trip_and_every_corruption_named() {
         let checkpoint = sample();
         let bytes = checkpoint.to_bytes().unwrap();
-        assert_eq!(&bytes[..8], b"KSCK\x06\x00\x00\x00");
+        assert_eq!(&bytes[..8], b"KSCK\x07\x00\x00\x00");
         assert_eq!(Checkpoint::from_bytes(&bytes).unwrap(), checkpoint);
         let n = bytes.len();
         let frame = |e| Err(FormatError::Frame(e));
@@ -241,7 +242,7 @@ mod tests {
         let mut bad = bytes.clone();
         bad[4] = 1;
         let e = Checkpoint::from_bytes(&bad).unwrap_err();
-        assert_eq!(e.to_string(), "checkpoint format version 1 is not supported (this build reads 6)");
+        assert_eq!(e.to_string(), "checkpoint format version 1 is not supported (this build reads 7)");
         for i in 12..bytes.len() {
             let mut bad = bytes.clone();
             bad[i] ^= 0x20;

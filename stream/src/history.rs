@@ -12,7 +12,8 @@
 //! learned ([`History::record`]): the prequential loss of the learner and of the running
 //! baseline (the majority label so far, or the mean target so far, as a device would
 //! answer without a model), the wall-clock seconds per row, the learner's size
-//! ([`LearnerSize`]), and a novelty detector's score, threshold and flags. It is part of
+//! ([`LearnerSize`]), its coordinate steps per sample, and a novelty detector's score,
+//! threshold and flags. It is part of
 //! the checkpoint, so that a resumed run's history covers the whole stream.
 //!
 //! **Drift.** [`Series::jumps`] marks where a loss jumps: a bucket whose mean is at least
@@ -21,8 +22,8 @@
 //! pooled over the reference and the bucket), at least [`JUMP_REFERENCE`] buckets after the
 //! last mark.
 //!
-//! Memory: a [`Series`] holds at most `BUCKETS · 40` bytes (10 KiB), a [`History`] eight
-//! of them (80 KiB) and one count per class for the majority baseline — the same for ten
+//! Memory: a [`Series`] holds at most `BUCKETS · 40` bytes (10 KiB), a [`History`] nine
+//! of them (90 KiB) and one count per class for the majority baseline — the same for ten
 //! rows as for 10⁸; time `O(1)` per row, `O(BUCKETS)` for a merge every `BUCKETS / 2 ·
 //! width` rows.
 //!
@@ -288,6 +289,9 @@ pub struct History {
     pub window: Series,
     /// Centres or support vectors of its model ([`LearnerSize::centres`]).
     pub centres: Series,
+    /// The coordinate steps the learner took for the sample ([`OnlineLearner::last_steps`];
+    /// not counted for a learner that takes none).
+    pub steps: Series,
     /// A detector's score (not counted during its warm-up).
     pub score: Series,
     /// A detector's threshold (not counted before it has one).
@@ -326,6 +330,7 @@ impl History {
         };
         self.window.push(window);
         self.centres.push(centres);
+        self.steps.push(learner.last_steps().map_or(f64::NAN, |steps| steps as f64));
         if learner.is_detector() {
             self.score.push(learner.last_score().unwrap_or(f64::NAN));
             self.threshold.push(learner.threshold().unwrap_or(f64::NAN));

@@ -3006,6 +3006,31 @@ fn stream_rsvm_races_its_widths_unless_given_one() {
     assert!(summary.get("chosen").is_none() && summary["n"] == 1200, "{summary}");
 }
 
+/// The summary gives the coordinate steps per sample that the stopping rule (`--eps`) and
+/// the cap (`--steps-per-sample`) left: fewer at a looser tolerance, and at most the cap
+/// — for rsvm, whose hand-over feeds its SVM the warm-up's samples on one arrival, the cap
+/// for each of them too — and none for the detector, which takes no steps. (The costs and
+/// the width are given: a race's candidates each take steps.)
+#[test]
+fn stream_reports_its_steps_per_sample() {
+    let dir = scratch("steps");
+    let rings = rings_csv(&dir, 1200);
+    let rings = rings.to_str().unwrap();
+    let steps = |extra: &[&str]| {
+        let base = ["stream", "--input", rings, "--json", "--c", "1", "--gamma", "0.5"];
+        let summary = json(&kestrel(&[&base[..], extra].concat()));
+        summary.get("steps_per_sample").and_then(serde_json::Value::as_f64)
+    };
+    for (learner, handed_over) in [("svm", 0.0), ("rsvm", 256.0)] {
+        let (tight, default) = (steps(&["--learner", learner, "--eps", "0.1"]), steps(&["--learner", learner]));
+        let (tight, default) = (tight.unwrap(), default.unwrap());
+        assert!(0.0 < default && default < tight, "{learner}: {default} {tight}");
+        let capped = steps(&["--learner", learner, "--steps-per-sample", "5"]).unwrap();
+        assert!(0.0 < capped && capped <= 5.0 * (1200.0 + handed_over) / 1200.0, "{learner}: {capped}");
+    }
+    assert_eq!(steps(&["--learner", "novelty"]), None);
+}
+
 /// svm without `--c` races the costs 1, 0.1 and 0.01 through its first window: on a linear
 /// stream with a quarter of its labels flipped a smaller cost predicts better and goes on,
 /// named in `chosen`, and the model it writes is the one `--c` with that cost learns alone.

@@ -108,7 +108,7 @@ fn a_stream_report_draws_the_history_the_checkpoint_holds() {
         assert!(html.contains(fact), "{fact}");
     }
     let charts = svgs(&html);
-    assert_eq!(charts.len(), 3, "error, throughput, size");
+    assert_eq!(charts.len(), 4, "error, throughput, size, work");
     let error = charts[0];
     let labels: Vec<String> = texts(error).into_iter().map(|t| t.3).collect();
     for label in ["row", "error rate (%)", "rolling (each bucket)", "baseline: majority label so far, rolling"] {
@@ -133,6 +133,16 @@ fn a_stream_report_draws_the_history_the_checkpoint_holds() {
     assert!(window.iter().all(|&(_, y)| fill(y) <= 256.0 + 2.0), "the window holds at most 256 samples");
     assert!(fill(window.last().unwrap().1) > 250.0);
     assert!(texts(charts[1]).iter().any(|t| t.3 == "rows per second (rows/s)"));
+    // The steps per sample: a bucket's mean at its height (within 6 steps, a pixel or two),
+    // none past the cap of 300 for each of the three costs raced through the first window.
+    let work = charts[3];
+    assert!(texts(work).iter().any(|t| t.3 == "coordinate steps per sample"));
+    let (mean, height) = (series(polylines(work), BLUE), y_axis(work));
+    assert_eq!(mean.len(), history.steps.buckets().len());
+    for (&(_, y), bucket) in mean.iter().zip(history.steps.buckets()) {
+        let (drawn, steps) = (height(y), bucket.mean().unwrap());
+        assert!(bucket.max <= 3.0 * 300.0 && (drawn - steps).abs() < 6.0, "{drawn} vs {bucket:?}");
+    }
 }
 
 #[test]
@@ -153,8 +163,8 @@ fn a_resumed_run_reports_the_whole_stream() {
         (Checkpoint::read(&dir.path("whole.ckpt")).unwrap(), Checkpoint::read(&dir.path("part.ckpt")).unwrap());
     assert_eq!(b.history.loss, a.history.loss);
     assert_eq!(
-        (b.history.baseline, b.history.window, b.history.centres),
-        (a.history.baseline, a.history.window, a.history.centres)
+        (b.history.baseline, b.history.window, b.history.centres, b.history.steps),
+        (a.history.baseline, a.history.window, a.history.centres, a.history.steps)
     );
     assert_eq!(b.history.seconds.rows(), 937);
     let html = page(&dir.path("resumed.html"));

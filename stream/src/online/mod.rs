@@ -175,6 +175,13 @@ pub trait OnlineLearner: Steps {
     }
     /// What the learner holds now: its window's samples and its model's centres.
     fn size(&self) -> LearnerSize;
+    /// The coordinate steps the last sample learned took — summed over a one-vs-rest
+    /// learner's SVMs and a race's candidates; 0 during a warm-up, and the arrival that
+    /// ends it counts the steps of the samples it hands over — `None` for a learner that
+    /// takes none (the novelty detector): the work `--eps` and `--steps-per-sample` bound.
+    fn last_steps(&self) -> Option<u64> {
+        None
+    }
     /// The settings the learner chose itself, by name (a race's leading value: rsvm's
     /// `gamma` when `--gamma` was not given, svm's `c` when `--c` was not); empty for the
     /// others.

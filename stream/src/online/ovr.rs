@@ -48,6 +48,9 @@ pub(super) struct Shape<T> {
 pub(super) struct Ovr<T> {
     shape: Shape<T>,
     svms: Vec<Svm<T>>,
+    /// Coordinate steps the SVMs took since this value was built or restored (not saved:
+    /// a count of work, which a learner reads as a difference).
+    steps: u64,
 }
 
 /// What [`Ovr`] saves: each SVM's counters and storage.
@@ -92,7 +95,7 @@ impl<T: Real> Ovr<T> {
         let mut svms = Vec::new();
         reserve(&mut svms, 1, "the SVM's window")?;
         svms.push(first);
-        Ok(Ovr { shape, svms })
+        Ok(Ovr { shape, svms, steps: 0 })
     }
 
     fn svm(shape: &Shape<T>) -> Result<Svm<T>, super::BuildError> {
@@ -107,6 +110,12 @@ impl<T: Real> Ovr<T> {
     /// The shape of the SVMs.
     pub(super) fn shape(&self) -> &Shape<T> {
         &self.shape
+    }
+
+    /// Coordinate steps the SVMs took since this value was built or restored, over every
+    /// SVM (one-vs-rest: each class's).
+    pub(super) fn steps_taken(&self) -> u64 {
+        self.steps
     }
 
     /// The predicted class of `row` when `classes` classes have been learned, `None`
@@ -156,7 +165,8 @@ impl<T: Real> Ovr<T> {
         let binary = self.svms.len() == 1;
         for (c, svm) in self.svms.iter_mut().enumerate() {
             let positive = if binary { class == 0 } else { class == c };
-            svm.push(Row::Dense(row), if positive { 1 } else { -1 }, rng)?;
+            let taken = svm.push(Row::Dense(row), if positive { 1 } else { -1 }, rng)?;
+            self.steps = self.steps.saturating_add(taken as u64);
         }
         Ok(())
     }
@@ -165,11 +175,12 @@ impl<T: Real> Ovr<T> {
     /// built (drawing from a copy of `rng`, kept only on success), then all take the row.
     fn push_growing(&mut self, row: &[T], class: usize, rng: &mut Rng) -> Result<(), Error> {
         let mut draws = rng.clone();
-        let mut added = self.new_svms(class, &mut draws)?;
+        let (mut added, mut steps) = self.new_svms(class, &mut draws)?;
         for (c, svm) in self.svms.iter_mut().chain(&mut added).enumerate() {
-            svm.push(Row::Dense(row), if class == c { 1 } else { -1 }, &mut draws)?;
+            steps += svm.push(Row::Dense(row), if class == c { 1 } else { -1 }, &mut draws)?;
         }
         self.svms.append(&mut added);
+        self.steps = self.steps.saturating_add(steps as u64);
         *rng = draws;
         Ok(())
     }
@@ -187,30 +198,32 @@ impl<T: Real> Ovr<T> {
             return Ok(());
         }
         let mut draws = rng.clone();
-        let mut added = self.new_svms(classes - 1, &mut draws)?;
+        let (mut added, steps) = self.new_svms(classes - 1, &mut draws)?;
         self.svms.append(&mut added);
+        self.steps = self.steps.saturating_add(steps as u64);
         *rng = draws;
         Ok(())
     }
 
     /// The SVMs a first sample of class `class` adds (at least a third class): one per
-    /// class without one, each fed the window the others hold.
-    fn new_svms(&self, class: usize, rng: &mut Rng) -> Result<Vec<Svm<T>>, Error> {
+    /// class without one, each fed the window the others hold; and the coordinate steps
+    /// that took.
+    fn new_svms(&self, class: usize, rng: &mut Rng) -> Result<(Vec<Svm<T>>, usize), Error> {
         let have = self.svms.len();
         let needed = svms_for(class + 1).saturating_sub(have);
-        let mut added = Vec::new();
+        let (mut added, mut steps) = (Vec::new(), 0);
         reserve(&mut added, needed, "the SVMs of the classes")?;
-        let Some(template) = self.svms.first() else { return Ok(added) };
+        let Some(template) = self.svms.first() else { return Ok((added, steps)) };
         for c in have..have + needed {
             let mut svm = Self::svm(&self.shape)?;
             for (x, _, sign) in (0..template.len()).filter_map(|k| template.sample(k)) {
                 // Class 1 is added with the third class: the mirror of the binary SVM.
                 let label = if c == 1 { -sign } else { -1 };
-                svm.push(Row::Dense(x), label, rng)?;
+                steps += svm.push(Row::Dense(x), label, rng)?;
             }
             added.push(svm);
         }
-        Ok(added)
+        Ok((added, steps))
     }
 
     /// SVM `c`'s weights over the features and its bias weight.
@@ -291,6 +304,6 @@ impl<T: Real> Ovr<T> {
             expect_same("memory decay", svm.decay().map(Real::to_f64), shape.decay.map(Real::to_f64))?;
             svms.push(OnlineSvm::from_state_in(scalars, shape.params, svm)?);
         }
-        Ok(Ovr { shape, svms })
+        Ok(Ovr { shape, svms, steps: 0 })
     }
 }

@@ -49,6 +49,8 @@ pub struct Race {
     /// Each candidate's prediction of the sample loaded, when it was predicted.
     predictions: Vec<Option<f64>>,
     predicted: bool,
+    /// The coordinate steps of the last sample learned, over the candidates that learned it.
+    last_steps: Option<u64>,
 }
 
 /// Everything [`Race::save_state`] writes.
@@ -86,6 +88,7 @@ impl Race {
             trial,
             predictions: vec![None; n],
             predicted: false,
+            last_steps: None,
         })
     }
 
@@ -162,6 +165,8 @@ impl Steps for Race {
         }
         self.learned += 1;
         self.predicted = false;
+        // The candidates are one learner with different settings: all count steps, or none.
+        self.last_steps = self.candidates.iter().map(|(_, candidate)| candidate.last_steps()).sum();
         self.settle();
         Ok(())
     }
@@ -174,6 +179,10 @@ impl OnlineLearner for Race {
 
     fn size(&self) -> LearnerSize {
         self.leading().size()
+    }
+
+    fn last_steps(&self) -> Option<u64> {
+        self.last_steps
     }
 
     fn encode(&mut self) -> Result<Vec<u8>, Error> {
@@ -274,11 +283,17 @@ mod tests {
     #[test]
     fn the_width_that_predicts_best_goes_on_alone() {
         let records = xor(1200, 1);
-        let (mut raced, mut alone) = (race(300), rsvm(2.0));
+        let (mut raced, mut alone, mut wide) = (race(300), rsvm(2.0), rsvm(1e-4));
         for (t, r) in records.iter().enumerate() {
             let (ours, its) = (raced.test_then_train(r).unwrap(), alone.test_then_train(r).unwrap());
-            if t >= 300 {
+            // The work of a sample is every running candidate's.
+            let steps = alone.last_steps().unwrap();
+            if t < 300 {
+                wide.learn(r).unwrap();
+                assert_eq!(raced.last_steps(), Some(steps + wide.last_steps().unwrap()), "row {t}");
+            } else {
                 assert_eq!(ours, its, "row {t}");
+                assert_eq!(raced.last_steps(), Some(steps), "row {t}");
             }
         }
         assert_eq!((raced.chosen(), raced.candidates.len()), (vec![("gamma", 2.0)], 1));

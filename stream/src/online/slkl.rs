@@ -94,6 +94,8 @@ pub struct WindowSlkl<T> {
     /// made.
     level: RecentLevel,
     predicted: Option<f64>,
+    /// Coordinate steps of the last sample learned.
+    last_steps: u64,
 }
 
 /// Everything [`WindowSlkl::save_state`](OnlineLearner::save_state) writes.
@@ -170,6 +172,7 @@ impl<T: Real> WindowSlkl<T> {
             renew: true,
             level: RecentLevel::default(),
             predicted: None,
+            last_steps: 0,
         })
     }
 
@@ -393,6 +396,7 @@ impl<T: Real> Steps for WindowSlkl<T> {
             Some(predicted) => predicted,
             None => self.model_prediction()?,
         };
+        let before = self.steps_taken();
         let row = self.input.observed()?;
         let renewal = self.renew.then(|| self.params.kernel());
         let steps = self.steps;
@@ -412,7 +416,11 @@ impl<T: Real> Steps for WindowSlkl<T> {
             None => self.warm_up(y),
         };
         match learned {
-            Ok(()) => self.level.observe(predicted, label),
+            Ok(()) => {
+                self.level.observe(predicted, label);
+                // The start of learning builds the core learner, whose count starts with it.
+                self.last_steps = self.steps_taken().saturating_sub(before);
+            }
             Err(_) => self.input.undo_observe(),
         }
         learned
@@ -420,6 +428,11 @@ impl<T: Real> Steps for WindowSlkl<T> {
 }
 
 impl<T: Real> WindowSlkl<T> {
+    /// Coordinate steps the core learner took (its `Stats`; 0 before it exists).
+    fn steps_taken(&self) -> u64 {
+        self.learner.as_ref().map_or(0, |learner| learner.stats().steps)
+    }
+
     /// The model's prediction of the loaded sample, before the residual level: the
     /// window learner's, or before it exists the mean of the targets seen (0 before any).
     fn model_prediction(&mut self) -> Result<f64, Error> {
@@ -463,6 +476,10 @@ impl<T: Real> WindowSlkl<T> {
 impl<T: Real> OnlineLearner for WindowSlkl<T> {
     fn is_classifier(&self) -> bool {
         false
+    }
+
+    fn last_steps(&self) -> Option<u64> {
+        Some(self.last_steps)
     }
 
     fn model_mse(&self) -> Option<f64> {

@@ -23,6 +23,8 @@ pub struct WindowSvm<T> {
     rng: Rng,
     input: Input<T>,
     labels: Labels,
+    /// Coordinate steps of the last sample learned.
+    last_steps: u64,
 }
 
 /// Everything [`WindowSvm::save_state`](OnlineLearner::save_state) writes.
@@ -56,7 +58,7 @@ impl<T: Real> WindowSvm<T> {
     ) -> Result<Self, BuildError> {
         let ovr = Ovr::new(Shape { window, dim, params, steps, decay: memory })?;
         let (rng, input) = (Rng::seed_from_u64(seed), Input::new(dim, scale)?);
-        Ok(WindowSvm { ovr, rng, input, labels: Labels::new(2) })
+        Ok(WindowSvm { ovr, rng, input, labels: Labels::new(2), last_steps: 0 })
     }
 
     /// The learner taking at most `classes` classes (one-vs-rest beyond two; each class
@@ -88,11 +90,13 @@ impl<T: Real> Steps for WindowSvm<T> {
 
     fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
         let class = super::class_if_learned::<T>(&self.labels, label)?;
+        let before = self.ovr.steps_taken();
         let pushed = self.input.observed().and_then(|row| self.ovr.push(row, class, &mut self.rng));
         if let Err(e) = pushed {
             self.input.undo_observe();
             return Err(e);
         }
+        self.last_steps = self.ovr.steps_taken() - before;
         super::learned_class(&mut self.labels, label)
     }
 }
@@ -104,6 +108,10 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
 
     fn size(&self) -> LearnerSize {
         LearnerSize { window: self.ovr.len(), centres: self.ovr.support_vectors() }
+    }
+
+    fn last_steps(&self) -> Option<u64> {
+        Some(self.last_steps)
     }
 
     fn encode(&mut self) -> Result<Vec<u8>, Error> {
@@ -176,6 +184,28 @@ mod tests {
         // The first label of the stream is the positive class: [negative, positive].
         let first = records[0].label;
         assert_eq!(model.labels(), &[1.0 - first, first]);
+    }
+
+    /// The steps the learner reports for each sample are those the core's windowed SVM
+    /// takes for it, driven alike (unscaled rows, the first label as `+1`, the same seed).
+    #[test]
+    fn last_steps_are_the_core_svms_steps() {
+        let params = dcd::Params::new().bias(1.0).epsilon(0.5).check().unwrap();
+        let mut ours = WindowSvm::<f64>::new(30, 2, params, 40, 1, false, None).unwrap();
+        let mut core =
+            dcd::OnlineSvm::new_in(vec![0.0; dcd::OnlineSvm::scalars_len(30, 2)], 30, 2, params, 40).unwrap();
+        let mut rng = Rng::seed_from_u64(1);
+        let records = stream(200);
+        let first = records[0].label;
+        let (mut capped, mut fewer) = (0, 0);
+        for r in &records {
+            ours.learn(r).unwrap();
+            let label = if r.label == first { 1 } else { -1 };
+            let steps = core.push(dcd::Row::Dense(&r.values), label, &mut rng).unwrap();
+            assert_eq!(ours.last_steps(), Some(steps as u64));
+            (capped, fewer) = if steps == 40 { (capped + 1, fewer) } else { (capped, fewer + 1) };
+        }
+        assert!(capped > 0 && fewer > 0, "both the cap and the rule end arrivals: {capped} {fewer}");
     }
 
     #[test]

@@ -338,6 +338,16 @@ impl Session<'_> {
     }
 
     fn summary(&self, rate: f64) -> Value {
+        let mut summary = self.scores(rate);
+        // The work the stopping rule and the cap left (--eps, --steps-per-sample).
+        if let (Some(steps), Some(fields)) = (self.history.steps.mean(), summary.as_object_mut()) {
+            fields.insert("steps_per_sample".into(), json!(steps));
+        }
+        summary
+    }
+
+    /// The summary's scores, rows and rate.
+    fn scores(&self, rate: f64) -> Value {
         let (n, skipped) = (self.metrics.n, self.skipped);
         if self.learner.is_detector() {
             let mut summary = commands::detection_summary(&self.metrics.detections, skipped);

@@ -100,6 +100,8 @@ pub struct WindowRsvm<T> {
     predicted_features: bool,
     labels: Labels,
     phase: Phase<T>,
+    /// Coordinate steps of the last sample learned.
+    last_steps: u64,
 }
 
 enum Phase<T> {
@@ -342,7 +344,7 @@ impl<T: Real> WindowRsvm<T> {
         let phase = Phase::Warmup(Warmup::new(&settings, dim)?);
         let (rng, input) = (Rng::seed_from_u64(settings.seed), Input::new(dim, settings.scale)?);
         let labels = Labels::new(2);
-        Ok(WindowRsvm { settings, dim, rng, input, predicted_features: false, labels, phase })
+        Ok(WindowRsvm { settings, dim, rng, input, predicted_features: false, labels, phase, last_steps: 0 })
     }
 
     /// The learner taking at most `classes` classes (one-vs-rest beyond two; each class
@@ -407,6 +409,15 @@ impl<T: Real> WindowRsvm<T> {
         frozen.fill_features(&self.settings.kernel, self.input.for_prediction()?)?;
         self.predicted_features = true;
         Ok(Some(frozen.ovr.decision(0, &frozen.features)?.to_f64()))
+    }
+
+    /// Coordinate steps the SVMs took since they were built or restored (0 during the
+    /// warm-up, which has none).
+    fn steps_taken(&self) -> u64 {
+        match &self.phase {
+            Phase::Warmup(_) => 0,
+            Phase::Learning(frozen) => frozen.ovr.steps_taken(),
+        }
     }
 
     /// Learns the loaded sample, standardised by statistics that include it (`Input::observed`).
@@ -476,10 +487,13 @@ impl<T: Real> Steps for WindowRsvm<T> {
     /// Learns the loaded sample.
     fn learn_loaded(&mut self, label: f64) -> Result<(), Error> {
         let class = super::class_if_learned::<T>(&self.labels, label)?;
+        let before = self.steps_taken();
         if let Err(e) = self.learn_observed(class) {
             self.input.undo_observe();
             return Err(e);
         }
+        // A hand-over builds the SVMs, whose count starts from 0 with it.
+        self.last_steps = self.steps_taken().saturating_sub(before);
         super::learned_class(&mut self.labels, label)
     }
 }
@@ -487,6 +501,10 @@ impl<T: Real> Steps for WindowRsvm<T> {
 impl<T: Real> OnlineLearner for WindowRsvm<T> {
     fn is_classifier(&self) -> bool {
         true
+    }
+
+    fn last_steps(&self) -> Option<u64> {
+        Some(self.last_steps)
     }
 
     fn size(&self) -> LearnerSize {

@@ -80,6 +80,22 @@ pub fn add(report: &mut Report, history: &History, task: Task, what: &str) -> Re
     let caption = "What the learner holds, measured at the first row of each bucket: the samples in its window \
                    and the centres or support vectors its model uses.";
     report.figure(&format!("{what}: learner size"), caption, size.svg()?);
+    if history.steps.mean().is_some() {
+        steps_figure(report, history, what)?;
+    }
+    Ok(())
+}
+
+/// The coordinate steps per sample: the mean and the most of each bucket.
+fn steps_figure(report: &mut Report, history: &History, what: &str) -> Result<()> {
+    let most = |b: &Bucket| (b.count > 0).then_some(b.max);
+    let plot = Plot::new("row", "coordinate steps per sample")
+        .line("mean (each bucket)", points(&history.steps, Bucket::mean), 0, false)
+        .line("most (each bucket)", points(&history.steps, most), 1, true);
+    let caption = "The coordinate steps the learner took after each sample, over each bucket of rows: the work its \
+                   stopping rule (--eps) and its cap (--steps-per-sample) left. Many samples at the cap mean a window \
+                   that does not settle between arrivals.";
+    report.figure(&format!("{what}: work per sample"), caption, plot.svg()?);
     Ok(())
 }
 
