@@ -453,6 +453,12 @@ typedef struct {
    * Whether the learner's stopping rule held after the last sample.
    */
   bool converged;
+  /**
+   * The coordinate steps the last sample learned took (at most `steps_per_sample`;
+   * 0 before the first sample, and after a resume until the next): the work the
+   * stopping rule left, for a device that budgets its time.
+   */
+  uint32_t last_steps;
 } kestrel_learner_state;
 
 /**
@@ -934,8 +940,8 @@ kestrel_status kestrel_slkl_predict(kestrel_slkl *learner, const float *x, size_
 
 /**
  * Writes the learner's state to `*out`: samples learned, samples in the window, active
- * centres, the window's mean target, and whether the stopping rule held after the last
- * sample.
+ * centres, the window's mean target, whether the stopping rule held after the last
+ * sample, and the coordinate steps it took.
  *
  * # Safety
  * `learner` is null or a handle [`kestrel_slkl_create`] returned; `out` is null or points
@@ -1086,7 +1092,8 @@ kestrel_status kestrel_svm_predict(const kestrel_svm *learner,
 
 /**
  * Writes the learner's state to `*out`: samples learned, samples in the window, 0 active
- * centres (a linear model has none), and whether the window met the stopping rule.
+ * centres (a linear model has none), whether the window met the stopping rule, and the
+ * coordinate steps the last sample took.
  *
  * # Safety
  * `learner` is null or a handle [`kestrel_svm_create`] returned; `out` is null or points

@@ -92,6 +92,10 @@ pub struct LearnerState {
     pub target_mean: f32,
     /// Whether the learner's stopping rule held after the last sample.
     pub converged: bool,
+    /// The coordinate steps the last sample learned took (at most `steps_per_sample`;
+    /// 0 before the first sample, and after a resume until the next): the work the
+    /// stopping rule left, for a device that budgets its time.
+    pub last_steps: u32,
 }
 
 /// The staticlib's panic handler on bare metal: the architecture's undefined instruction,

@@ -69,6 +69,8 @@ pub struct Slkl {
     tag: Tag,
     config: SlklConfig,
     samples_seen: u64,
+    /// Coordinate steps of the last sample learned.
+    last_steps: u32,
     steps_per_sample: usize,
     learner: SlklWindow<f32, &'static mut [f32], &'static mut [usize]>,
     /// Storage of the saved model's centres and weights.
@@ -188,7 +190,7 @@ pub unsafe extern "C" fn kestrel_slkl_create(
         let (work, scalars, indices, model) = unsafe { carve(dims, work, work_len)? };
         let learner = SlklWindow::new_in(scalars, indices, dims, params, centres)?;
         let steps_per_sample = config.steps_per_sample as usize;
-        let slkl = Slkl { tag: SLKL_TAG, config, samples_seen: 0, steps_per_sample, learner, model };
+        let slkl = Slkl { tag: SLKL_TAG, config, samples_seen: 0, last_steps: 0, steps_per_sample, learner, model };
         // SAFETY: checked non-null and aligned above; writable by the contract.
         unsafe { memory::write(out, work.finish(slkl)) }
     })())
@@ -211,8 +213,9 @@ pub unsafe extern "C" fn kestrel_slkl_learn(learner: *mut Slkl, x: *const f32, d
     status_of((|| {
         // SAFETY: as this function's contract.
         let (slkl, x) = unsafe { (memory::object_mut(learner)?, memory::floats(x, dim)?) };
-        slkl.learner.learn(x, y, slkl.steps_per_sample)?;
+        let steps = slkl.learner.learn(x, y, slkl.steps_per_sample)?;
         slkl.samples_seen += 1;
+        slkl.last_steps = u32::try_from(steps).unwrap_or(u32::MAX);
         Ok(())
     })())
 }
@@ -237,8 +240,8 @@ pub unsafe extern "C" fn kestrel_slkl_predict(learner: *mut Slkl, x: *const f32,
 }
 
 /// Writes the learner's state to `*out`: samples learned, samples in the window, active
-/// centres, the window's mean target, and whether the stopping rule held after the last
-/// sample.
+/// centres, the window's mean target, whether the stopping rule held after the last
+/// sample, and the coordinate steps it took.
 ///
 /// # Safety
 /// `learner` is null or a handle [`kestrel_slkl_create`] returned; `out` is null or points
@@ -254,6 +257,7 @@ pub unsafe extern "C" fn kestrel_slkl_state(learner: *const Slkl, out: *mut Lear
             active_centres: slkl.learner.active_len(),
             target_mean: slkl.learner.mean(),
             converged: slkl.learner.converged(),
+            last_steps: slkl.last_steps,
         };
         // SAFETY: as this function's contract.
         unsafe { memory::write(out, state) }
@@ -392,7 +396,7 @@ pub unsafe extern "C" fn kestrel_slkl_resume(
             SlklWindow::from_state_in(scalars, indices, params, header.state).map_err(|_| Status::ModelCorrupted)?;
         let steps_per_sample = config.steps_per_sample as usize;
         let samples_seen = header.samples_seen;
-        let slkl = Slkl { tag: SLKL_TAG, config, samples_seen, steps_per_sample, learner, model };
+        let slkl = Slkl { tag: SLKL_TAG, config, samples_seen, last_steps: 0, steps_per_sample, learner, model };
         // SAFETY: checked non-null and aligned above; writable by the contract.
         unsafe { memory::write(out, work.finish(slkl)) }
     })())

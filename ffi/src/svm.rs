@@ -78,6 +78,8 @@ pub struct SvmConfig {
 #[repr(C)]
 pub struct Svm {
     tag: Tag,
+    /// Coordinate steps of the last sample learned (beside the tag: in its padding).
+    last_steps: u32,
     config: SvmConfig,
     samples_seen: u64,
     rng: Rng,
@@ -199,7 +201,8 @@ pub unsafe extern "C" fn kestrel_svm_create(
             None => OnlineSvm::new_in(scalars, window, dim, params, steps)?,
             Some(decay) => OnlineSvm::remembering_in(scalars, window, dim, params, steps, decay)?,
         };
-        let object = Svm { tag: SVM_TAG, config, samples_seen: 0, rng: Rng::seed_from_u64(config.seed), svm, model };
+        let rng = Rng::seed_from_u64(config.seed);
+        let object = Svm { tag: SVM_TAG, config, samples_seen: 0, last_steps: 0, rng, svm, model };
         // SAFETY: checked non-null and aligned above; writable by the contract.
         unsafe { memory::write(out, work.finish(object)) }
     })())
@@ -219,8 +222,9 @@ pub unsafe extern "C" fn kestrel_svm_learn(learner: *mut Svm, x: *const f32, dim
     status_of((|| {
         // SAFETY: as this function's contract.
         let (svm, x) = unsafe { (memory::object_mut(learner)?, memory::floats(x, dim)?) };
-        svm.svm.push(Row::Dense(x), label, &mut svm.rng)?;
+        let steps = svm.svm.push(Row::Dense(x), label, &mut svm.rng)?;
         svm.samples_seen += 1;
+        svm.last_steps = u32::try_from(steps).unwrap_or(u32::MAX);
         Ok(())
     })())
 }
@@ -251,7 +255,8 @@ pub unsafe extern "C" fn kestrel_svm_predict(
 }
 
 /// Writes the learner's state to `*out`: samples learned, samples in the window, 0 active
-/// centres (a linear model has none), and whether the window met the stopping rule.
+/// centres (a linear model has none), whether the window met the stopping rule, and the
+/// coordinate steps the last sample took.
 ///
 /// # Safety
 /// `learner` is null or a handle [`kestrel_svm_create`] returned; `out` is null or points
@@ -267,6 +272,7 @@ pub unsafe extern "C" fn kestrel_svm_state(learner: *const Svm, out: *mut Learne
             active_centres: 0,
             target_mean: 0.0,
             converged: svm.svm.converged(),
+            last_steps: svm.last_steps,
         };
         // SAFETY: as this function's contract.
         unsafe { memory::write(out, state) }
@@ -405,7 +411,8 @@ pub unsafe extern "C" fn kestrel_svm_resume(
         reader.floats(scalars)?;
         reader.finish()?;
         let svm = OnlineSvm::from_state_in(scalars, params, state).map_err(|_| Status::ModelCorrupted)?;
-        let object = Svm { tag: SVM_TAG, config, samples_seen: header.samples_seen, rng, svm, model };
+        let samples_seen = header.samples_seen;
+        let object = Svm { tag: SVM_TAG, config, samples_seen, last_steps: 0, rng, svm, model };
         // SAFETY: checked non-null and aligned above; writable by the contract.
         unsafe { memory::write(out, work.finish(object)) }
     })())
@@ -426,6 +433,49 @@ mod tests {
     use std::vec;
 
     use super::*;
+
+    /// The state's `last_steps` is what the core's windowed SVM took for the sample,
+    /// driven alike (the same configuration and seed).
+    #[test]
+    fn last_steps_are_the_core_svms() {
+        let mut config = kestrel_svm_default_config(16, 2);
+        config.steps_per_sample = 24;
+        // SAFETY: `config` is a valid configuration on the stack.
+        let needed = unsafe { kestrel_svm_work_bytes(&config) };
+        let mut work = vec![0u64; needed.div_ceil(8)];
+        let mut svm: *mut Svm = core::ptr::null_mut();
+        // SAFETY: `work` holds `needed` aligned bytes and outlives the learner.
+        assert_eq!(unsafe { kestrel_svm_create(&config, work.as_mut_ptr().cast(), needed, &mut svm) }, Status::Ok);
+        let params = params(&config).unwrap();
+        let scalars = vec![0.0f32; OnlineSvm::scalars_len_remembering(16, 2)];
+        let decay = dcd::decay_over::<f32>(2000).unwrap();
+        let mut reference = OnlineSvm::remembering_in(scalars, 16, 2, params, 24, decay).unwrap();
+        let mut rng = Rng::seed_from_u64(config.seed);
+        let mut state = LearnerState {
+            samples_seen: 0,
+            window_len: 0,
+            active_centres: 0,
+            target_mean: 0.0,
+            converged: false,
+            last_steps: 7,
+        };
+        // SAFETY: a live handle and a writable state.
+        assert_eq!(unsafe { kestrel_svm_state(svm, &mut state) }, Status::Ok);
+        assert_eq!(state.last_steps, 0, "before the first sample");
+        let mut counts = vec![];
+        for t in 0..200u16 {
+            let x = [f32::from(t % 17) / 8.0 - 1.0, f32::from(t % 11) / 5.0 - 1.0];
+            let label = if x[0] - 0.5 * x[1] + if t % 7 == 0 { 0.8 } else { 0.0 } > 0.0 { 1 } else { -1 };
+            // SAFETY: a live handle and a row of 2 floats.
+            assert_eq!(unsafe { kestrel_svm_learn(svm, x.as_ptr(), 2, label) }, Status::Ok);
+            // SAFETY: as above.
+            assert_eq!(unsafe { kestrel_svm_state(svm, &mut state) }, Status::Ok);
+            let steps = reference.push(Row::Dense(&x), label, &mut rng).unwrap();
+            assert_eq!(state.last_steps as usize, steps, "sample {t}");
+            counts.push(steps);
+        }
+        assert!(counts.contains(&24) && counts.iter().any(|&s| s < 24), "the cap and the rule: {counts:?}");
+    }
 
     /// A learner whose stored values broke (here `w`'s first weight made NaN in its work
     /// memory, as numerics that broke down at extreme scales would leave it) refuses to

@@ -407,5 +407,12 @@ fn reopen(bytes: &[u8], dim: usize) {
 }
 
 fn empty_state() -> LearnerState {
-    LearnerState { samples_seen: 0, window_len: 0, active_centres: 0, target_mean: 0.0, converged: false }
+    LearnerState {
+        samples_seen: 0,
+        window_len: 0,
+        active_centres: 0,
+        target_mean: 0.0,
+        converged: false,
+        last_steps: 0,
+    }
 }

@@ -525,6 +525,7 @@ static int slkl_learns_saves_and_reopens(void) {
     CHECK_STATUS(kestrel_slkl_state(learner, &state), KESTREL_STATUS_OK);
     CHECK(state.samples_seen == 600 && state.window_len == WINDOW);
     CHECK(state.active_centres > 0 && state.active_centres <= CENTRES);
+    CHECK(state.last_steps <= config.steps_per_sample);
 
     /* Save: ask for the length, then write; the bound of the header holds. */
     size_t len = 0;
@@ -662,6 +663,8 @@ static int svm_with_scaler_learns_saves_and_reopens(void) {
     kestrel_learner_state state;
     CHECK_STATUS(kestrel_svm_state(svm, &state), KESTREL_STATUS_OK);
     CHECK(state.samples_seen == 2000 && state.window_len == WINDOW && state.active_centres == 0);
+    /* The new sample's own step, then those the stopping rule left, up to the cap. */
+    CHECK(state.last_steps >= 1 && state.last_steps <= config.steps_per_sample);
     CHECK(observed(scaler) == 2000);
 
     /* Saved with the scaler: the model standardises raw rows itself. */
