@@ -35,7 +35,10 @@
 //! **Concurrency.** `kestrel_model_predict` only reads the model, except for a
 //! standardising model's scratch row, which a call takes with an atomic flag: two calls
 //! that overlap on one scaled model (two threads, or an interrupt) do not race — the later
-//! returns `KESTREL_STATUS_BUSY`.
+//! returns `KESTREL_STATUS_BUSY`. A core without compare-and-swap (Cortex-M0/M0+,
+//! `thumbv6m`) takes the flag with its interrupts masked, which guards against an
+//! interrupt on the same core only: on a dual-core part (the RP2040) a scaled model is
+//! used from one core.
 
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -440,7 +443,7 @@ impl Model {
         if x.len() != self.scratch_len {
             return Err(Status::DimensionMismatch);
         }
-        if self.busy.swap(true, Ordering::Acquire) {
+        if !take(&self.busy) {
             return Err(Status::Busy);
         }
         // SAFETY: the scratch row is `scratch_len` floats of the work memory that only a
@@ -462,4 +465,24 @@ impl Model {
         let (dim, classes, scaled) = (self.kind.dim(), self.kind.labels().len(), self.scaler.is_some());
         ModelInfo { kind: kind as u32, dim, centres, is_classifier: outputs > 0, classes, outputs, scaled }
     }
+}
+
+/// Takes the flag `busy` when it is free: `true` then, `false` when another call holds it.
+#[cfg(target_has_atomic = "8")]
+fn take(busy: &AtomicBool) -> bool {
+    !busy.swap(true, Ordering::Acquire)
+}
+
+/// Takes the flag `busy` when it is free (module doc): the core has no compare-and-swap, so
+/// the load and the store run with interrupts masked, which nothing on this core can come
+/// between.
+#[cfg(all(target_arch = "arm", not(target_has_atomic = "8")))]
+fn take(busy: &AtomicBool) -> bool {
+    cortex_m::interrupt::free(|_| {
+        let free = !busy.load(Ordering::Acquire);
+        if free {
+            busy.store(true, Ordering::Relaxed);
+        }
+        free
+    })
 }
