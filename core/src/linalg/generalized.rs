@@ -24,8 +24,8 @@
 use crate::cholesky::Cholesky;
 use crate::error::check_len;
 use crate::linalg::{
-    DENSE_UP_TO, Triangle, gemv, lanczos_workspace_len, leading_pairs, leading_pairs_work_len, solve_lower,
-    solve_lower_transposed, symmetric_eigen,
+    DENSE_UP_TO, Triangle, gemv, leading_pairs, leading_pairs_first_run_len, solve_lower, solve_lower_transposed,
+    symmetric_eigen,
 };
 use crate::real::check_finite;
 use crate::{Error, Real};
@@ -65,12 +65,8 @@ pub fn generalized_symmetric_eigen<T: Real>(
     vectors: &mut [T],
     factor: &mut [T],
 ) -> Result<usize, Error> {
-    let len = m.checked_mul(m).ok_or(Error::InvalidParam { name: "m" })?;
-    check_len(len, a.len())?;
-    check_len(len, vectors.len())?;
     check_len(m, values.len())?;
-    check_finite(a)?;
-    let chol = Cholesky::from_matrix_in(&mut *factor, m, b, m)?;
+    let chol = checked_factor(a, b, m, vectors, factor)?;
     let l = chol.packed();
     for _ in 0..2 {
         for row in a.chunks_exact_mut(m) {
@@ -112,8 +108,7 @@ pub(crate) fn generalized_leading_eigen<T: Real>(
     if k == 0 || k > m {
         return Err(Error::InvalidParam { name: "k" });
     }
-    let first_run = leading_pairs_work_len(m, k).min(k + (k + 1) * m + lanczos_workspace_len(m, (4 * k).max(40)));
-    let lanczos = m > DENSE_UP_TO && vectors.len() >= first_run && values.len() == m;
+    let lanczos = m > DENSE_UP_TO && vectors.len() >= leading_pairs_first_run_len(m, k) && values.len() == m;
     if !(lanczos && leading_by_lanczos(a, b, m, k, values, vectors, factor)?) {
         generalized_symmetric_eigen(a, b, m, values, vectors, factor)?;
     }
@@ -135,11 +130,7 @@ fn leading_by_lanczos<T: Real>(
     vectors: &mut [T],
     factor: &mut [T],
 ) -> Result<bool, Error> {
-    let len = m.checked_mul(m).ok_or(Error::InvalidParam { name: "m" })?;
-    check_len(len, a.len())?;
-    check_len(len, vectors.len())?;
-    check_finite(a)?;
-    let chol = Cholesky::from_matrix_in(&mut *factor, m, b, m)?;
+    let chol = checked_factor(a, b, m, vectors, factor)?;
     let l = chol.packed();
     let scratch = &mut *values;
     let mut operator = |x: &[T], y: &mut [T]| {
@@ -167,6 +158,22 @@ fn leading_by_lanczos<T: Real>(
         }
     }
     Ok(true)
+}
+
+/// The pencil's checks — `a` and `vectors` of `m × m`, `a` finite — and `B = LLᵀ` in
+/// `factor`.
+fn checked_factor<'f, T: Real>(
+    a: &[T],
+    b: &[T],
+    m: usize,
+    vectors: &[T],
+    factor: &'f mut [T],
+) -> Result<Cholesky<T, &'f mut [T]>, Error> {
+    let len = m.checked_mul(m).ok_or(Error::InvalidParam { name: "m" })?;
+    check_len(len, a.len())?;
+    check_len(len, vectors.len())?;
+    check_finite(a)?;
+    Cholesky::from_matrix_in(factor, m, b, m)
 }
 
 /// Transposes the square row-major `m × m` matrix `x` in place.

@@ -315,21 +315,37 @@ fn ritz_vectors<T: Real>(
 /// (`≈ 9n³`) rather than run Lanczos for a few of its eigenpairs.
 pub(crate) const DENSE_UP_TO: usize = 200;
 
+/// The steps of [`leading_pairs`]' first run for `k` pairs: `max(4k, 40)`.
+const fn first_run_steps(k: usize) -> usize {
+    if k.saturating_mul(4) > 40 { k.saturating_mul(4) } else { 40 }
+}
+
 /// The most steps [`leading_pairs`] takes for `k` pairs of an operator of dimension `n`
-/// when its work holds them ([`leading_pairs_work_len`]): the first run's `max(4k, 40)`
-/// and two retries, each doubling it, at most `n`.
+/// when its work holds them ([`leading_pairs_work_len`]): the first run's
+/// [`first_run_steps`] and two retries, each doubling it, at most `n`.
 const fn leading_steps(n: usize, k: usize) -> usize {
-    let first = if k.saturating_mul(4) > 40 { k.saturating_mul(4) } else { 40 };
-    let most = first.saturating_mul(4);
+    let most = first_run_steps(k).saturating_mul(4);
     if most < n { most } else { n }
+}
+
+/// `k` eigenvalues, `k` eigenvectors and a start vector of dimension `n`: what
+/// [`leading_pairs`]' work holds before the Lanczos workspace.
+const fn pairs_len(n: usize, k: usize) -> usize {
+    k.saturating_add(k.saturating_add(1).saturating_mul(n))
 }
 
 /// Work scalars of [`leading_pairs`] for `k` pairs of dimension `n` with room for its two
 /// retries (saturating): `k + (k + 1)·n` and [`lanczos_workspace_len`]`(n, s)` for the
 /// most steps `s = min(n, 4·max(4k, 40))`.
 pub(crate) const fn leading_pairs_work_len(n: usize, k: usize) -> usize {
-    let pairs = k.saturating_add(k.saturating_add(1).saturating_mul(n));
-    pairs.saturating_add(lanczos_workspace_len(n, leading_steps(n, k)))
+    pairs_len(n, k).saturating_add(lanczos_workspace_len(n, leading_steps(n, k)))
+}
+
+/// Work scalars of [`leading_pairs`]' first run alone, without room for a retry
+/// (saturating): `k + (k + 1)·n` and [`lanczos_workspace_len`]`(n, min(n, max(4k, 40)))`.
+pub(crate) const fn leading_pairs_first_run_len(n: usize, k: usize) -> usize {
+    let first = first_run_steps(k);
+    pairs_len(n, k).saturating_add(lanczos_workspace_len(n, if first < n { first } else { n }))
 }
 
 /// The `k` leading eigenpairs of the symmetric operator `a` of dimension `n` by
@@ -356,7 +372,7 @@ pub(crate) fn leading_pairs<T: Real, A: LinearOperator<T> + ?Sized>(
     start.iter_mut().for_each(|x| *x = T::from_f64(rng.uniform_in(-1.0, 1.0)));
     let most = (1..=n).rev().find(|&s| lanczos_workspace_len(n, s) <= workspace.len()).unwrap_or(0);
     let tolerance = T::EPSILON.sqrt() * T::EPSILON.sqrt().sqrt();
-    let mut steps = k.saturating_mul(4).max(40).min(most);
+    let mut steps = first_run_steps(k).min(most);
     while steps >= k && steps > 0 {
         let params = LanczosParams::new(k).max_steps(steps).tolerance(tolerance).check()?;
         if lanczos(a, start, &params, workspace, values, vectors)?.exit == Exit::Converged {

@@ -33,7 +33,7 @@ pub use eigen::{MAX_QL_ITERATIONS, symmetric_eigen};
 pub(crate) use generalized::generalized_leading_eigen;
 pub use generalized::generalized_symmetric_eigen;
 pub(crate) use generalized::transpose;
-pub(crate) use lanczos::{DENSE_UP_TO, leading_pairs, leading_pairs_work_len};
+pub(crate) use lanczos::{DENSE_UP_TO, leading_pairs, leading_pairs_first_run_len, leading_pairs_work_len};
 pub use lanczos::{LanczosOutcome, LanczosParams, ValidLanczosParams, lanczos, lanczos_workspace_len};
 
 /// A linear map `y = A x` of `ℝⁿ`, known only through its products: a dense matrix, a
