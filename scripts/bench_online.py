@@ -33,9 +33,16 @@ comes from two runs, on its first 5,000 and 6,000 rows. Rows per second: kestrel
 learning, from opening the file); River's is predict + score + learn over its iterator,
 timed in-process (parsing not counted), best of --runs.
 
+Seeds: a learner that draws random numbers (kestrel's pass order and race, River's trees
+and forests) scores differently with another seed, so after the table the script scores
+the issue's four streams (Phishing, Bananas, TrumpApproval, drift) again over seeds 1 to
+--seeds: `kestrel stream --seed S` and River's HoeffdingAdaptiveTree and ARF with seed=S,
+mean, lowest and highest score of each (River's LogisticRegression, LinearRegression and
+KNN draw nothing, so their score is the table's). --seeds 0 skips it.
+
 Usage:
     python3 -m venv .venv && .venv/bin/pip install river
-    .venv/bin/python scripts/bench_online.py [--runs 3] [--skip-build]
+    .venv/bin/python scripts/bench_online.py [--runs 3] [--seeds 10] [--skip-build]
 Prints a Markdown table for BENCHMARKS.md.
 """
 import argparse
@@ -118,7 +125,7 @@ def streams():
     ]
 
 
-def river_learners(task, classes):
+def river_learners(task, classes, seed=42):
     from river import forest, linear_model, multiclass, neighbors, preprocessing, tree
 
     def logistic(n):
@@ -130,14 +137,14 @@ def river_learners(task, classes):
             # One-vs-rest for more than two classes (River's LogisticRegression is binary).
             ("LogisticRegression", lambda: preprocessing.StandardScaler() | logistic(classes)),
             ("KNNClassifier", lambda: neighbors.KNNClassifier()),
-            ("HoeffdingAdaptiveTree", lambda: tree.HoeffdingAdaptiveTreeClassifier(seed=42)),
-            ("ARFClassifier", lambda: forest.ARFClassifier(seed=42)),
+            ("HoeffdingAdaptiveTree", lambda: tree.HoeffdingAdaptiveTreeClassifier(seed=seed)),
+            ("ARFClassifier", lambda: forest.ARFClassifier(seed=seed)),
         ]
     return [
         ("LinearRegression", lambda: preprocessing.StandardScaler() | linear_model.LinearRegression()),
         ("KNNRegressor", lambda: neighbors.KNNRegressor()),
-        ("HoeffdingAdaptiveTree", lambda: tree.HoeffdingAdaptiveTreeRegressor(seed=42)),
-        ("ARFRegressor", lambda: forest.ARFRegressor(seed=42)),
+        ("HoeffdingAdaptiveTree", lambda: tree.HoeffdingAdaptiveTreeRegressor(seed=seed)),
+        ("ARFRegressor", lambda: forest.ARFRegressor(seed=seed)),
     ]
 
 
@@ -163,12 +170,19 @@ def run_river(make, rows, task, runs):
     return predictions, len(rows) / best
 
 
-def kestrel_summary(path, learner):
+def kestrel_summary(path, learner, seed=None):
     cmd = [KESTREL, "stream", "--learner", learner, "--input", path]
+    if seed is not None:
+        cmd += ["--seed", str(seed)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed: {done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def summary_score(summary, task):
+    """The accuracy or RMSE of a `kestrel stream` summary."""
+    return summary["accuracy"] if task == "class" else math.sqrt(summary["mse"])
 
 
 def run_kestrel(path, learner, task, runs):
@@ -179,7 +193,7 @@ def run_kestrel(path, learner, task, runs):
     for _ in range(runs):
         summary = kestrel_summary(path, learner)
         rate = max(rate, summary["samples_per_sec"])
-    value = summary["accuracy"] if task == "class" else math.sqrt(summary["mse"])
+    value = summary_score(summary, task)
     model = f" (the model alone {math.sqrt(summary['model_mse']):.4f})" if "model_mse" in summary else ""
     return value, rate, f"kestrel stream --learner {learner} --input {os.path.relpath(path, ROOT)}", model
 
@@ -196,9 +210,43 @@ def kestrel_accuracy_between(rows, learner, start, end):
     return (counts[1] - counts[0]) / (end - start)
 
 
+# The issue's streams, scored again over seeds.
+SEEDED_STREAMS = ("Phishing", "Bananas", "TrumpApproval", "drift")
+# River's learners that take a seed.
+SEEDED_RIVER = ("HoeffdingAdaptiveTree", "ARFClassifier", "ARFRegressor")
+
+
+def seed_table(all_streams, seeds):
+    """Mean, lowest and highest score over seeds 1..`seeds` of every seeded learner on the
+    issue's streams (the CSV files the table wrote)."""
+    print()
+    print(f"| stream | learner | mean score over seeds 1-{seeds} | lowest | highest |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, task, rows in all_streams:
+        if name not in SEEDED_STREAMS:
+            continue
+        path = os.path.join(OUT, f"{name}.csv")
+        truth = [y for _, y in rows]
+        classes = len(set(truth))
+        runs = []
+        for label, _ in river_learners(task, classes):
+            if label in SEEDED_RIVER:
+                makes = [dict(river_learners(task, classes, seed))[label] for seed in range(1, seeds + 1)]
+                runs.append((f"River {label}", [score(task, truth, run_river(make, rows, task, 1)[0]) for make in makes]))
+        for learner in ["svm", "rsvm"] if task == "class" else ["slkl"]:
+            summaries = [kestrel_summary(path, learner, seed) for seed in range(1, seeds + 1)]
+            runs.append((f"`kestrel stream --learner {learner} --seed S`", [summary_score(s, task) for s in summaries]))
+        metric = "accuracy" if task == "class" else "RMSE"
+        for label, scores in runs:
+            mean = sum(scores) / len(scores)
+            print(f"| {name} | {label} | {metric} {mean:.4f} | {min(scores):.4f} | {max(scores):.4f} |")
+        sys.stdout.flush()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--skip-build", action="store_true")
     args = parser.parse_args()
     if not args.skip_build:
@@ -206,7 +254,8 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     print("| stream | learner | score | rows/s | ratio of rates to River's best-scoring |")
     print("| --- | --- | --- | --- | --- |")
-    for name, task, rows in streams():
+    all_streams = streams()
+    for name, task, rows in all_streams:
         path = os.path.join(OUT, f"{name}.csv")
         write_csv(path, rows)
         truth = [y for _, y in rows]
@@ -226,6 +275,8 @@ def main():
             extra = (f" (rows 5,000-5,999: {after:.3f})" if after is not None else "") + model
             print(f"| {name} | {label} | {metric} {value:.4f}{extra} | {rate:,.0f} | {rate / best[2]:.1f}× |")
         sys.stdout.flush()
+    if args.seeds > 0:
+        seed_table(all_streams, args.seeds)
 
 
 if __name__ == "__main__":
