@@ -3031,6 +3031,28 @@ fn stream_reports_its_steps_per_sample() {
     assert_eq!(steps(&["--learner", "novelty"]), None);
 }
 
+/// A flag the learner takes no part of is told of, not silently dropped: novelty has no
+/// stopping tolerance or cost, svm no kernel or ν; flags the learner takes are not named.
+#[test]
+fn stream_tells_of_flags_its_learner_ignores() {
+    let dir = scratch("ignored-flags");
+    let rings = rings_csv(&dir, 300);
+    let rings = rings.to_str().unwrap();
+    let warning = |extra: &[&str]| {
+        let o = kestrel(&[&["stream", "--input", rings, "--json"][..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o).lines().find(|line| line.contains("ignored")).map(str::to_string)
+    };
+    let told = warning(&["--learner", "novelty", "--eps", "0.5", "--c", "2", "--delta", "0.2"]).unwrap();
+    assert!(told.contains("--learner novelty takes no --eps, --c: ignored"), "{told}");
+    let told = warning(&["--learner", "svm", "--gamma", "0.1", "--nu", "0.5", "--c", "1"]).unwrap();
+    assert!(told.contains("--learner svm takes no --kernel/--gamma, --nu: ignored"), "{told}");
+    let told = warning(&["--learner", "slkl", "--memory", "0", "--learn", "all"]).unwrap();
+    assert!(told.contains("--learner slkl takes no --memory, --learn: ignored"), "{told}");
+    let own = ["--learner", "rsvm", "--c", "1", "--gamma", "0.5", "--eps", "0.5", "--delta", "0.2", "--no-renew"];
+    assert_eq!(warning(&own), None);
+}
+
 /// svm without `--c` races the costs 1, 0.1 and 0.01 through its first window: on a linear
 /// stream with a quarter of its labels flipped a smaller cost predicts better and goes on,
 /// named in `chosen`, and the model it writes is the one `--c` with that cost learns alone.

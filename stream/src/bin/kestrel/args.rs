@@ -40,6 +40,9 @@ pub const MAX_CENTERS: usize = 1 << 14;
 pub const MAX_STEPS: usize = 1 << 16;
 pub use kestrel_stream::online::build::{DEFAULT_MEMORY, DEFAULT_QUANTILE, DEFAULT_STREAM_CLASSES, DEFAULT_WARMUP};
 
+/// `kestrel stream --nu`'s default.
+pub const DEFAULT_STREAM_NU: f64 = 0.01;
+
 /// A count in `min ..= max`; clap's error names the flag and the range.
 pub fn count(min: usize, max: usize) -> impl TypedValueParser<Value = usize> {
     let bound = |v: usize| u64::try_from(v).unwrap_or(u64::MAX);
@@ -768,7 +771,7 @@ pub struct StreamArgs {
     #[command(flatten)]
     pub kernel: KernelArgs,
     /// SLKL's ν (absolute: a stream's target variance is not known in advance).
-    #[arg(long, default_value_t = 0.01, value_parser = non_negative)]
+    #[arg(long, default_value_t = DEFAULT_STREAM_NU, value_parser = non_negative)]
     pub nu: f64,
     #[command(flatten)]
     pub svm: SvmArgs,

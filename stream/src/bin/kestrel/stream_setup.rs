@@ -7,11 +7,14 @@ use anyhow::Result;
 use clap::ValueEnum;
 use kestrel_core::{Error, Real};
 use kestrel_stream::checkpoint::{self, RunConfig};
-use kestrel_stream::online::build::{BuildFailure, StreamSettings, build};
+use kestrel_stream::online::build::{BuildFailure, StreamLearner, StreamSettings, build};
 use kestrel_stream::online::{BuildError, Learn, OnlineLearner};
 
 use crate::Usage;
-use crate::args::{KernelArg, LearnArg, Learner, StreamArgs};
+use crate::args::{
+    DEFAULT_MEMORY, DEFAULT_QUANTILE, DEFAULT_STREAM_NU, DEFAULT_WARMUP, KernelArg, LearnArg, Learner, LossArg,
+    StreamArgs,
+};
 
 /// The library's stream settings these flags describe for `learner` (`--learner`, or the
 /// one chosen without it).
@@ -41,6 +44,30 @@ pub fn settings(args: &StreamArgs, learner: Learner) -> StreamSettings {
         seed: args.seed,
         budget: args.budget,
     }
+}
+
+/// The flags given (a value other than the default) that `learner` takes no part of:
+/// the run tells of them, so that a flag that changed nothing is not taken for one that
+/// did (`--eps` of a novelty detector, `--nu` of an SVM).
+pub fn ignored_flags(args: &StreamArgs, learner: Learner) -> Vec<&'static str> {
+    use StreamLearner::{Novelty, Rsvm, Slkl, Svm};
+    let kernel_given = args.kernel.gamma.is_some() || args.kernel.kernel != KernelArg::Rbf;
+    let flags: [(&str, bool, &[StreamLearner]); 12] = [
+        ("--centers", args.centers.is_some(), &[Rsvm, Slkl, Novelty]),
+        ("--steps-per-sample", args.steps_per_sample.is_some(), &[Svm, Rsvm, Slkl]),
+        ("--eps", args.eps.is_some(), &[Svm, Rsvm, Slkl]),
+        ("--kernel/--gamma", kernel_given, &[Rsvm, Slkl, Novelty]),
+        ("--c", args.svm.c.is_some(), &[Svm, Rsvm]),
+        ("--loss", args.svm.loss != LossArg::SquaredHinge, &[Svm, Rsvm]),
+        ("--memory", args.memory != DEFAULT_MEMORY, &[Svm, Rsvm]),
+        ("--nu", args.nu != DEFAULT_STREAM_NU, &[Slkl]),
+        ("--delta", args.delta.is_some(), &[Rsvm, Novelty]),
+        ("--no-renew", args.no_renew, &[Rsvm, Slkl]),
+        ("--quantile/--warmup", args.quantile != DEFAULT_QUANTILE || args.warmup != DEFAULT_WARMUP, &[Novelty]),
+        ("--learn", args.learn != LearnArg::Unflagged, &[Novelty]),
+    ];
+    let learner = learner.stream();
+    flags.into_iter().filter(|(_, given, takers)| *given && !takers.contains(&learner)).map(|(flag, ..)| flag).collect()
 }
 
 /// The learner the flags describe, for samples of `dim` features
