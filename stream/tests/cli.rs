@@ -3041,7 +3041,7 @@ fn stream_tells_of_flags_its_learner_ignores() {
     let warning = |extra: &[&str]| {
         let o = kestrel(&[&["stream", "--input", rings, "--json"][..], extra].concat());
         assert!(o.status.success(), "{}", stderr(&o));
-        stderr(&o).lines().find(|line| line.contains("ignored")).map(str::to_string)
+        stderr(&o).lines().find(|line| line.contains("takes no")).map(str::to_string)
     };
     let told = warning(&["--learner", "novelty", "--eps", "0.5", "--c", "2", "--delta", "0.2"]).unwrap();
     assert!(told.contains("--learner novelty takes no --eps, --c: ignored"), "{told}");
@@ -3051,6 +3051,31 @@ fn stream_tells_of_flags_its_learner_ignores() {
     assert!(told.contains("--learner slkl takes no --memory, --learn: ignored"), "{told}");
     let own = ["--learner", "rsvm", "--c", "1", "--gamma", "0.5", "--eps", "0.5", "--delta", "0.2", "--no-renew"];
     assert_eq!(warning(&own), None);
+}
+
+/// `kestrel train` tells of the flags its learner takes no part of too: the linear SVM has
+/// no kernel or ν, kernel ridge no cost or parts, slkl no selection threshold; a learner's
+/// own flags are not named.
+#[test]
+fn train_tells_of_flags_its_learner_ignores() {
+    let dir = scratch("train-ignored-flags");
+    let (rings, regression) = (rings_csv(&dir, 200), regression_csv(&dir, 150));
+    let (rings, regression) = (rings.to_str().unwrap(), regression.to_str().unwrap());
+    let out = dir.join("m.kestrel");
+    let warning = |input: &str, extra: &[&str]| {
+        let base = ["train", "--input", input, "--out", out.to_str().unwrap()];
+        let o = kestrel(&[&base[..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o).lines().find(|line| line.contains("takes no")).map(str::to_string)
+    };
+    let told = warning(rings, &["--learner", "svm", "--gamma", "0.5", "--nu", "0.1", "--c", "2"]).unwrap();
+    assert!(told.contains("--learner svm takes no --kernel/--gamma, --nu: ignored"), "{told}");
+    let told = warning(regression, &["--learner", "krr", "--c", "2", "--partitions", "3", "--lambda", "0.1"]).unwrap();
+    assert!(told.contains("--learner krr takes no --c, --partitions: ignored"), "{told}");
+    let told = warning(regression, &["--learner", "slkl", "--delta", "0.01", "--centers", "16"]).unwrap();
+    assert!(told.contains("--learner slkl takes no --select/--delta: ignored"), "{told}");
+    let own = ["--learner", "rsvm", "--c", "1", "--gamma", "0.5", "--centers", "16", "--delta", "0.001"];
+    assert_eq!(warning(rings, &own), None);
 }
 
 /// svm without `--c` races the costs 1, 0.1 and 0.01 through its first window: on a linear

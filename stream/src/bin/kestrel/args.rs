@@ -633,6 +633,35 @@ impl TrainSettings {
         Ok(ClassWeights::Given(pairs.collect::<Result<_, _>>()?))
     }
 
+    /// The flags given (a value other than the default) that `learner` takes no part of:
+    /// training tells of them, so that a flag that changed nothing is not taken for one
+    /// that did (`--nu` of an SVM, `--c` of kernel ridge). Flags that do not go together
+    /// with the learner at all (`--components`, `--posterior`, class weights) are refused
+    /// by the fit instead.
+    pub fn ignored_flags(&self, learner: TrainLearner) -> Vec<&'static str> {
+        use TrainLearner::{Kpls, Krr, Lssvm, Mrrsvm, Novelty, Rsvm, Slkl, Ssvr, Svm};
+        let kernel_given = self.kernel.gamma.is_some() || self.kernel.kernel != KernelArg::Rbf;
+        let selection = self.select != SelectArg::Irsvm || self.delta.is_some();
+        let flags: [(&str, bool, &[TrainLearner]); 11] = [
+            ("--kernel/--gamma", kernel_given, &[Slkl, Rsvm, Krr, Lssvm, Mrrsvm, Novelty, Ssvr, Kpls]),
+            ("--centers", self.centers.is_some(), &[Slkl, Rsvm, Krr, Lssvm, Mrrsvm, Novelty, Ssvr, Kpls]),
+            ("--select/--delta", selection, &[Rsvm, Krr, Lssvm, Mrrsvm, Novelty, Ssvr, Kpls]),
+            ("--c", self.svm.c.is_some(), &[Svm, Rsvm, Mrrsvm, Ssvr]),
+            ("--lambda", self.lambda.is_some(), &[Krr, Lssvm, Kpls, Ssvr]),
+            ("--nu", self.nu.is_some(), &[Slkl]),
+            ("--max-active", self.max_active.is_some(), &[Slkl]),
+            ("--partitions", self.partitions.is_some(), &[Mrrsvm]),
+            ("--quantile", self.quantile != DEFAULT_QUANTILE, &[Novelty]),
+            ("--epsilon", self.epsilon.is_some(), &[Ssvr]),
+            ("--raw-features", self.raw_features, &[Rsvm, Mrrsvm, Ssvr]),
+        ];
+        flags
+            .into_iter()
+            .filter(|(_, given, takers)| *given && !takers.contains(&learner))
+            .map(|(flag, ..)| flag)
+            .collect()
+    }
+
     /// The library's fit settings these flags describe for `learner` (`--learner`'s, or
     /// the one chosen from the labels), for rows whose class `k` is named `class_names[k]`
     /// (if they are named).

@@ -220,6 +220,10 @@ impl<T: Real> Prepared<T> {
                 (learner, Some(why))
             }
         };
+        let ignored = settings.ignored_flags(learner);
+        if !ignored.is_empty() {
+            tell!("kestrel: warning: --learner {} takes no {}: ignored", learner.name(), ignored.join(", "));
+        }
         if learner.fit().task() == Task::Classification
             && learner != TrainLearner::Novelty
             && let Some(note) = many_classes_note(&data)
