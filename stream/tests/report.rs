@@ -204,6 +204,15 @@ fn eval_reports_a_confusion_matrix_and_roc_or_predicted_against_true() {
         .filter(|&count| count > 1)
         .sum();
     assert_eq!(cells, 143, "every test row in one cell");
+    // Weighed rows: the summary weighs them, the matrix still counts them, and says so.
+    let text = std::fs::read_to_string(data("breast_cancer/test.csv")).unwrap();
+    let weighed: Vec<String> =
+        text.lines().enumerate().map(|(i, line)| format!("{},{line}", if i == 0 { "w" } else { "2" })).collect();
+    std::fs::write(dir.path("weighed.csv"), weighed.join("\n")).unwrap();
+    let (weighed, report) = (dir.str("weighed.csv"), dir.str("w.html"));
+    kestrel(&["eval", "--model", &model, "--input", &weighed, "--weight-column", "w", "--report", &report]);
+    let html = page(&dir.path("w.html"));
+    assert!(html.contains("the scores of the summary weigh the rows, the figures count them"), "{html}");
     let regressor = dir.str("slkl.kestrel");
     kestrel(&[
         "train",

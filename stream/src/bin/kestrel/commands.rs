@@ -660,6 +660,13 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
                 info.centers
             ),
         );
+        if let Some(column) = &args.weight_column {
+            // The summary weighs the rows; the figures draw them, one mark or count each.
+            report.fact(
+                "row weights",
+                format!("`{column}`: the scores of the summary weigh the rows, the figures count them"),
+            );
+        }
         report.summary(&eval_summary((&tally, &recall), &detections, skipped, (model.as_ref(), detector)));
         figures.add_to(&mut report, &detections)?;
         report.write(path)?;
