@@ -43,6 +43,12 @@ pub use kestrel_stream::online::build::{DEFAULT_MEMORY, DEFAULT_QUANTILE, DEFAUL
 /// `kestrel stream --nu`'s default.
 pub const DEFAULT_STREAM_NU: f64 = 0.01;
 
+/// The flags of `(flag, given, the learners that take it)` given that `learner` does not
+/// take.
+pub fn not_taken<L: PartialEq>(flags: &[(&'static str, bool, &[L])], learner: &L) -> Vec<&'static str> {
+    flags.iter().filter(|(_, given, takers)| *given && !takers.contains(learner)).map(|(flag, ..)| *flag).collect()
+}
+
 /// A count in `min ..= max`; clap's error names the flag and the range.
 pub fn count(min: usize, max: usize) -> impl TypedValueParser<Value = usize> {
     let bound = |v: usize| u64::try_from(v).unwrap_or(u64::MAX);
@@ -655,11 +661,7 @@ impl TrainSettings {
             ("--epsilon", self.epsilon.is_some(), &[Ssvr]),
             ("--raw-features", self.raw_features, &[Rsvm, Mrrsvm, Ssvr]),
         ];
-        flags
-            .into_iter()
-            .filter(|(_, given, takers)| *given && !takers.contains(&learner))
-            .map(|(flag, ..)| flag)
-            .collect()
+        not_taken(&flags, &learner)
     }
 
     /// The library's fit settings these flags describe for `learner` (`--learner`'s, or

@@ -363,6 +363,13 @@ pub fn detections_for(args: &DetectionArgs) -> Result<(Detections, ClassNames)> 
     }
 }
 
+/// Tells of the flags `ignored` (given, but the learner `name` takes no part of them).
+pub fn tell_ignored(name: &str, ignored: &[&str]) {
+    if !ignored.is_empty() {
+        tell!("kestrel: warning: --learner {name} takes no {}: ignored", ignored.join(", "));
+    }
+}
+
 /// Warns when most labelled rows counted as anomalies ([`Detections::mostly_anomalies`]):
 /// the labels likely mark normal rows otherwise.
 pub fn tell_if_mostly_anomalies(detections: &Detections, args: &DetectionArgs) {

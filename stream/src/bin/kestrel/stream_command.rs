@@ -632,11 +632,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             learner
         }
     };
-    let ignored = stream_setup::ignored_flags(args, learner_kind);
-    if !ignored.is_empty() {
-        let name = stream_setup::value_name(&learner_kind);
-        tell!("kestrel: warning: --learner {name} takes no {}: ignored", ignored.join(", "));
-    }
+    commands::tell_ignored(&stream_setup::value_name(&learner_kind), &stream_setup::ignored_flags(args, learner_kind));
     let learner = stream_setup::learner::<T>(args, learner_kind, dim)?;
     let config = stream_setup::run_config(args, learner_kind, dim, &feature_names)?;
     // A classifier's classes are counted as its learner meets them, as many as it takes.

@@ -13,7 +13,7 @@ use kestrel_stream::online::{BuildError, Learn, OnlineLearner};
 use crate::Usage;
 use crate::args::{
     DEFAULT_MEMORY, DEFAULT_QUANTILE, DEFAULT_STREAM_NU, DEFAULT_WARMUP, KernelArg, LearnArg, Learner, LossArg,
-    StreamArgs,
+    StreamArgs, not_taken,
 };
 
 /// The library's stream settings these flags describe for `learner` (`--learner`, or the
@@ -66,8 +66,7 @@ pub fn ignored_flags(args: &StreamArgs, learner: Learner) -> Vec<&'static str> {
         ("--quantile/--warmup", args.quantile != DEFAULT_QUANTILE || args.warmup != DEFAULT_WARMUP, &[Novelty]),
         ("--learn", args.learn != LearnArg::Unflagged, &[Novelty]),
     ];
-    let learner = learner.stream();
-    flags.into_iter().filter(|(_, given, takers)| *given && !takers.contains(&learner)).map(|(flag, ..)| flag).collect()
+    not_taken(&flags, &learner.stream())
 }
 
 /// The learner the flags describe, for samples of `dim` features

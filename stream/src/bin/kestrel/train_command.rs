@@ -23,7 +23,7 @@ use crate::Usage;
 use crate::args::{ScalarArg, ScaleArg, TrainArgs, TrainLearner, TrainSettings};
 use crate::commands::{
     SkipTeller, bad_rows_skipped, chosen_learner, many_classes_note, many_labels_note, read_dataset, spinner,
-    unscaled_note,
+    tell_ignored, unscaled_note,
 };
 use indicatif::ProgressBar;
 
@@ -220,10 +220,7 @@ impl<T: Real> Prepared<T> {
                 (learner, Some(why))
             }
         };
-        let ignored = settings.ignored_flags(learner);
-        if !ignored.is_empty() {
-            tell!("kestrel: warning: --learner {} takes no {}: ignored", learner.name(), ignored.join(", "));
-        }
+        tell_ignored(&learner.name(), &settings.ignored_flags(learner));
         if learner.fit().task() == Task::Classification
             && learner != TrainLearner::Novelty
             && let Some(note) = many_classes_note(&data)
