@@ -3031,6 +3031,13 @@ fn stream_reports_its_steps_per_sample() {
     assert_eq!(steps(&["--learner", "novelty"]), None);
 }
 
+/// The warning line naming the flags a successful run's learner ignored, if any.
+fn ignored_flags_warning(args: &[&str]) -> Option<String> {
+    let o = kestrel(args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stderr(&o).lines().find(|line| line.contains("takes no")).map(str::to_string)
+}
+
 /// A flag the learner takes no part of is told of, not silently dropped: novelty has no
 /// stopping tolerance or cost, svm no kernel or ν; flags the learner takes are not named.
 #[test]
@@ -3038,11 +3045,8 @@ fn stream_tells_of_flags_its_learner_ignores() {
     let dir = scratch("ignored-flags");
     let rings = rings_csv(&dir, 300);
     let rings = rings.to_str().unwrap();
-    let warning = |extra: &[&str]| {
-        let o = kestrel(&[&["stream", "--input", rings, "--json"][..], extra].concat());
-        assert!(o.status.success(), "{}", stderr(&o));
-        stderr(&o).lines().find(|line| line.contains("takes no")).map(str::to_string)
-    };
+    let warning =
+        |extra: &[&str]| ignored_flags_warning(&[&["stream", "--input", rings, "--json"][..], extra].concat());
     let told = warning(&["--learner", "novelty", "--eps", "0.5", "--c", "2", "--delta", "0.2"]).unwrap();
     assert!(told.contains("--learner novelty takes no --eps, --c: ignored"), "{told}");
     let told = warning(&["--learner", "svm", "--gamma", "0.1", "--nu", "0.5", "--c", "1"]).unwrap();
@@ -3063,10 +3067,7 @@ fn train_tells_of_flags_its_learner_ignores() {
     let (rings, regression) = (rings.to_str().unwrap(), regression.to_str().unwrap());
     let out = dir.join("m.kestrel");
     let warning = |input: &str, extra: &[&str]| {
-        let base = ["train", "--input", input, "--out", out.to_str().unwrap()];
-        let o = kestrel(&[&base[..], extra].concat());
-        assert!(o.status.success(), "{}", stderr(&o));
-        stderr(&o).lines().find(|line| line.contains("takes no")).map(str::to_string)
+        ignored_flags_warning(&[&["train", "--input", input, "--out", out.to_str().unwrap()][..], extra].concat())
     };
     let told = warning(rings, &["--learner", "svm", "--gamma", "0.5", "--nu", "0.1", "--c", "2"]).unwrap();
     assert!(told.contains("--learner svm takes no --kernel/--gamma, --nu: ignored"), "{told}");
