@@ -43,6 +43,12 @@ pub use kestrel_stream::online::build::{DEFAULT_MEMORY, DEFAULT_QUANTILE, DEFAUL
 /// `kestrel stream --nu`'s default.
 pub const DEFAULT_STREAM_NU: f64 = 0.01;
 
+/// `--degree`'s default (the polynomial kernel's).
+pub const DEFAULT_DEGREE: u32 = 3;
+
+/// `--bias`'s default (the SVMs' constant feature, LIBLINEAR's `-B 1`).
+pub const DEFAULT_BIAS: f64 = 1.0;
+
 /// The flags of `(flag, given, the learners that take it)` given that `learner` does not
 /// take.
 pub fn not_taken<L: PartialEq>(flags: &[(&'static str, bool, &[L])], learner: &L) -> Vec<&'static str> {
@@ -356,7 +362,7 @@ pub struct KernelArgs {
     #[arg(long, value_parser = auto_positive)]
     pub gamma: Option<Setting>,
     /// Polynomial degree.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=32))]
+    #[arg(long, default_value_t = DEFAULT_DEGREE, value_parser = clap::value_parser!(u32).range(1..=32))]
     pub degree: u32,
     /// Polynomial offset.
     #[arg(long, default_value_t = 0.0, value_parser = number)]
@@ -364,6 +370,21 @@ pub struct KernelArgs {
 }
 
 impl KernelArgs {
+    /// `true` when a kernel flag is given (a value other than the default).
+    pub fn given(&self) -> bool {
+        self.gamma.is_some() || self.kernel != KernelArg::Rbf || self.polynomial_given()
+    }
+
+    /// `--degree/--coef0` when they are given with a kernel other than the polynomial,
+    /// which takes no part of them.
+    pub fn ignored_by_kernel(&self) -> Option<&'static str> {
+        (self.kernel != KernelArg::Poly && self.polynomial_given()).then_some("--degree/--coef0")
+    }
+
+    fn polynomial_given(&self) -> bool {
+        self.degree != DEFAULT_DEGREE || self.coef0 != 0.0
+    }
+
     /// The library's kernel settings these flags describe.
     pub fn settings(&self) -> fit::KernelSettings {
         let kind = match self.kernel {
@@ -396,7 +417,7 @@ pub struct SvmArgs {
     #[arg(long, value_enum, default_value_t = LossArg::SquaredHinge)]
     pub loss: LossArg,
     /// Value of the constant bias feature (LIBLINEAR -B; svm, rsvm); 0 disables it.
-    #[arg(long, default_value_t = 1.0, value_parser = non_negative)]
+    #[arg(long, default_value_t = DEFAULT_BIAS, value_parser = non_negative)]
     pub bias: f64,
 }
 
@@ -646,13 +667,15 @@ impl TrainSettings {
     /// by the fit instead.
     pub fn ignored_flags(&self, learner: TrainLearner) -> Vec<&'static str> {
         use TrainLearner::{Kpls, Krr, Lssvm, Mrrsvm, Novelty, Rsvm, Slkl, Ssvr, Svm};
-        let kernel_given = self.kernel.gamma.is_some() || self.kernel.kernel != KernelArg::Rbf;
         let selection = self.select != SelectArg::Irsvm || self.delta.is_some();
-        let flags: [(&str, bool, &[TrainLearner]); 11] = [
-            ("--kernel/--gamma", kernel_given, &[Slkl, Rsvm, Krr, Lssvm, Mrrsvm, Novelty, Ssvr, Kpls]),
+        let flags: [(&str, bool, &[TrainLearner]); 14] = [
+            ("--kernel/--gamma", self.kernel.given(), &[Slkl, Rsvm, Krr, Lssvm, Mrrsvm, Novelty, Ssvr, Kpls]),
             ("--centers", self.centers.is_some(), &[Slkl, Rsvm, Krr, Lssvm, Mrrsvm, Novelty, Ssvr, Kpls]),
             ("--select/--delta", selection, &[Rsvm, Krr, Lssvm, Mrrsvm, Novelty, Ssvr, Kpls]),
             ("--c", self.svm.c.is_some(), &[Svm, Rsvm, Mrrsvm, Ssvr]),
+            ("--loss", self.svm.loss != LossArg::SquaredHinge, &[Svm, Rsvm, Mrrsvm]),
+            ("--bias", self.svm.bias != DEFAULT_BIAS, &[Svm, Rsvm, Mrrsvm]),
+            ("--eps", self.eps.is_some(), &[Svm, Rsvm, Mrrsvm, Slkl, Krr]),
             ("--lambda", self.lambda.is_some(), &[Krr, Lssvm, Kpls, Ssvr]),
             ("--nu", self.nu.is_some(), &[Slkl]),
             ("--max-active", self.max_active.is_some(), &[Slkl]),
@@ -997,9 +1020,9 @@ pub struct InspectArgs {
 /// firmware run them: a window of N samples (svm, rsvm: one windowed SVM per one-vs-rest class).
 #[derive(Args)]
 pub struct BudgetArgs {
-    /// The learner.
+    /// The learner. Without it, a line for each learner.
     #[arg(long, value_enum)]
-    pub learner: Learner,
+    pub learner: Option<Learner>,
     /// Number of features.
     #[arg(long, value_parser = count(1, MAX_DIM))]
     pub dim: usize,

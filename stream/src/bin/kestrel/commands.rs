@@ -22,8 +22,8 @@ use serde_json::{Map, Value, json};
 
 use crate::Usage;
 use crate::args::{
-    BudgetArgs, CategoricalArgs, ColumnArgs, DetectionArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, Learner,
-    OnErrorArg, PredictArgs, ScalarArg, TargetArg, TrainLearner,
+    BudgetArgs, CategoricalArgs, ColumnArgs, DetectionArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, KernelArgs,
+    Learner, OnErrorArg, PredictArgs, ScalarArg, TargetArg, TrainLearner,
 };
 use crate::report::Report;
 use crate::report::eval::EvalFigures;
@@ -363,10 +363,15 @@ pub fn detections_for(args: &DetectionArgs) -> Result<(Detections, ClassNames)> 
     }
 }
 
-/// Tells of the flags `ignored` (given, but the learner `name` takes no part of them).
-pub fn tell_ignored(name: &str, ignored: &[&str]) {
+/// Tells of the flags `ignored` (given, but the learner `name` takes no part of them), and
+/// of the polynomial's flags given with another kernel.
+pub fn tell_ignored(name: &str, ignored: &[&str], kernel: &KernelArgs) {
     if !ignored.is_empty() {
         tell!("kestrel: warning: --learner {name} takes no {}: ignored", ignored.join(", "));
+    }
+    let kernel_taken = !ignored.contains(&"--kernel/--gamma");
+    if let Some(flags) = kernel.ignored_by_kernel().filter(|_| kernel_taken) {
+        tell!("kestrel: warning: --kernel {} takes no {flags}: ignored", format!("{:?}", kernel.kernel).to_lowercase());
     }
 }
 
@@ -903,76 +908,147 @@ pub fn budget(args: &BudgetArgs) -> Result<()> {
 }
 
 fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
-    // The streaming (windowed) learners, as `kestrel stream` and the firmware run them:
-    // scalars of T plus indices of the target's pointer width; on the host also the
-    // buffers the host's learners add (warm-up, dense row).
-    let host = args.target == TargetArg::Host;
-    let index_bytes = if host { size_of::<usize>() } else { 4 };
-    let centers = args.centers.unwrap_or(args.learner.stream().default_centers());
-    let settings = |window: usize| StreamSettings {
+    let Some(learner) = args.learner else {
+        return budget_table::<T>(args);
+    };
+    let (key, value) = match learner_budget::<T>(args, learner) {
+        Ok(value) => value,
+        Err(nothing_fits) => bail!("{}", nothing_fits.message(args, learner)),
+    };
+    if args.json {
+        say!("{}", json!({ "learner": learner_name(learner), "scalar": scalar_name::<T>(), key: value }))?;
+    } else {
+        say!("{key}: {value}")?;
+        tell!("kestrel: counted: {}", budget_counted::<T>(args, learner, host_race(args, learner)));
+    }
+    Ok(())
+}
+
+/// `kestrel budget` without `--learner`: every learner's bytes (or largest window), each
+/// with `kestrel stream`'s defaults for what the flags leave out.
+fn budget_table<T: Real>(args: &BudgetArgs) -> Result<()> {
+    let learners = <Learner as clap::ValueEnum>::value_variants();
+    let rows: Vec<(Learner, LearnerBudget)> =
+        learners.iter().map(|&learner| (learner, learner_budget::<T>(args, learner))).collect();
+    let key = if args.fit.is_some() { "window" } else { "bytes" };
+    if args.json {
+        let values: Map<String, Value> = rows
+            .iter()
+            .map(|(learner, row)| (learner_name(*learner), row.as_ref().map_or(Value::Null, |(_, value)| json!(value))))
+            .collect();
+        return Ok(say!("{}", json!({ "scalar": scalar_name::<T>(), key: values }))?);
+    }
+    say!("{:<9} {key}", "learner")?;
+    for (learner, row) in &rows {
+        match row {
+            Ok((_, value)) => say!("{:<9} {value}", learner_name(*learner))?,
+            Err(nothing_fits) => {
+                say!("{:<9} none: one sample takes {} bytes", learner_name(*learner), nothing_fits.one)?
+            }
+        }
+    }
+    let target = if args.target == TargetArg::Host { "this host" } else { "a Cortex-M" };
+    tell!(
+        "kestrel: counted: each learner on {} features in {} on {target}, with `kestrel stream`'s window, centres \
+         and classes where not given (--learner L says what it counted for one)",
+        args.dim,
+        scalar_name::<T>()
+    );
+    Ok(())
+}
+
+/// `learner` in lower case, as `--learner` takes it.
+fn learner_name(learner: Learner) -> String {
+    format!("{learner:?}").to_lowercase()
+}
+
+/// The stream's settings of `learner` for a window of `window` samples, as `args` give them.
+fn settings_for(args: &BudgetArgs, learner: Learner, window: usize) -> StreamSettings {
+    StreamSettings {
         window,
-        centers,
+        centers: args.centers.unwrap_or(learner.stream().default_centers()),
         warmup: args.warmup,
         scale: !args.no_scale,
         renew: !args.no_renew,
         memory: args.memory,
         classes: args.classes,
-        ..StreamSettings::new(args.learner.stream())
-    };
-    // `kestrel stream` without --gamma races rsvm's widths, without --c svm's costs; a
-    // device runs one learner.
-    let raced = settings(1).raced().filter(|_| host && !args.no_race);
+        ..StreamSettings::new(learner.stream())
+    }
+}
+
+/// What `kestrel stream` would race through its first window on the host (rsvm without
+/// --gamma: widths; svm without --c: costs), unless `--no-race`; a device runs one learner.
+fn host_race(args: &BudgetArgs, learner: Learner) -> Option<Raced> {
+    settings_for(args, learner, 1).raced().filter(|_| args.target == TargetArg::Host && !args.no_race)
+}
+
+/// No window fits `--fit`: one sample already takes `one` bytes.
+struct NothingFits {
+    one: usize,
+    /// What the host races (counted three times over), if anything.
+    raced: Option<Raced>,
+}
+
+impl NothingFits {
+    /// The error of `kestrel budget --learner learner --fit B`.
+    fn message(&self, args: &BudgetArgs, learner: Learner) -> String {
+        let fewer = match learner {
+            Learner::Svm => "--classes",
+            Learner::Rsvm => "--centers or --classes",
+            Learner::Slkl | Learner::Novelty => "--centers",
+        };
+        let raced = self.raced.map_or(String::new(), |raced| {
+            format!("; it counts the three learners of a stream racing {}, --no-race one", raced.described())
+        });
+        let budget = args.fit.unwrap_or_default();
+        format!(
+            "no window fits --fit {budget} bytes: a window of one sample already takes {} bytes (fewer {fewer} need \
+             less{raced})",
+            self.one
+        )
+    }
+}
+
+/// What [`learner_budget`] found: `("bytes", B)` or `("window", N)`, or that nothing fits.
+type LearnerBudget = Result<(&'static str, usize), NothingFits>;
+
+/// `("bytes", B)` of `learner` as `args` describe it or, with `--fit`, `("window", N)`,
+/// the largest window within it.
+fn learner_budget<T: Real>(args: &BudgetArgs, learner: Learner) -> LearnerBudget {
+    // The streaming (windowed) learners, as `kestrel stream` and the firmware run them:
+    // scalars of T plus indices of the target's pointer width; on the host also the
+    // buffers the host's learners add (warm-up, dense row).
+    let host = args.target == TargetArg::Host;
+    let index_bytes = if host { size_of::<usize>() } else { 4 };
+    let raced = host_race(args, learner);
     let bytes_for = |window: usize| -> usize {
+        let settings = settings_for(args, learner, window);
         let footprint = match raced {
-            Some(_) => settings(window).footprint::<T>(args.dim),
-            None => settings(window).learner_footprint::<T>(args.dim),
+            Some(_) => settings.footprint::<T>(args.dim),
+            None => settings.learner_footprint::<T>(args.dim),
         };
         footprint.bytes::<T>(index_bytes, host)
     };
-    let (key, value) = match args.fit {
-        None => ("bytes", bytes_for(args.window.unwrap_or(args.learner.stream().default_window()))),
-        Some(budget) => {
-            // bytes_for grows with the window: bisect for the largest that fits.
-            let (mut lo, mut hi) = (0usize, 1usize << 40);
-            while lo < hi {
-                let mid = lo + (hi - lo).div_ceil(2);
-                if bytes_for(mid) <= budget { lo = mid } else { hi = mid - 1 }
-            }
-            if lo == 0 {
-                let fewer = match args.learner {
-                    Learner::Svm => "--classes",
-                    Learner::Rsvm => "--centers or --classes",
-                    Learner::Slkl | Learner::Novelty => "--centers",
-                };
-                let raced = raced.map_or(String::new(), |raced| {
-                    format!("; it counts the three learners of a stream racing {}, --no-race one", raced.described())
-                });
-                bail!(
-                    "no window fits --fit {budget} bytes: a window of one sample already takes {} bytes (fewer \
-                     {fewer} need less{raced})",
-                    bytes_for(1)
-                );
-            }
-            ("window", lo)
-        }
+    let Some(budget) = args.fit else {
+        return Ok(("bytes", bytes_for(args.window.unwrap_or(learner.stream().default_window()))));
     };
-    if args.json {
-        say!(
-            "{}",
-            json!({ "learner": format!("{:?}", args.learner).to_lowercase(), "scalar": scalar_name::<T>(), key: value })
-        )?;
-    } else {
-        say!("{key}: {value}")?;
-        tell!("kestrel: counted: {}", budget_counted::<T>(args, centers, raced));
+    // bytes_for grows with the window: bisect for the largest that fits.
+    let (mut lo, mut hi) = (0usize, 1usize << 40);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if bytes_for(mid) <= budget { lo = mid } else { hi = mid - 1 }
     }
-    Ok(())
+    match lo {
+        0 => Err(NothingFits { one: bytes_for(1), raced }),
+        window => Ok(("window", window)),
+    }
 }
 
 /// What `kestrel budget` counted, in words: the learner's settings, as `args` and the
 /// stream's defaults give them (`raced`: what the stream races), and where it runs.
-fn budget_counted<T: Real>(args: &BudgetArgs, centers: usize, raced: Option<Raced>) -> String {
-    let learner = args.learner;
-    let mut parts = vec![format!("{} on {} features", format!("{learner:?}").to_lowercase(), args.dim)];
+fn budget_counted<T: Real>(args: &BudgetArgs, learner: Learner, raced: Option<Raced>) -> String {
+    let centers = args.centers.unwrap_or(learner.stream().default_centers());
+    let mut parts = vec![format!("{} on {} features", learner_name(learner), args.dim)];
     parts.push(match (args.fit, args.window) {
         (Some(_), _) => "the largest window".to_string(),
         (None, window) => format!("a window of {}", window.unwrap_or(learner.stream().default_window())),

@@ -53,8 +53,7 @@ mod transform_command;
 mod tune_command;
 
 use args::{Cli, Command};
-use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{CommandFactory, Parser};
+use clap::Parser;
 
 /// A configuration refused before any work: reported like clap's usage errors, exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -62,7 +61,7 @@ use clap::{CommandFactory, Parser};
 pub struct Usage(String);
 
 fn main() {
-    let cli = Cli::try_parse().unwrap_or_else(|error| usage_error(&error));
+    let cli = Cli::parse();
     let result = match &cli.command {
         Command::Train(args) => train_command::run(args),
         Command::Tune(args) => tune_command::run(args),
@@ -93,33 +92,4 @@ fn reader_went_away(error: &anyhow::Error) -> bool {
     error
         .chain()
         .any(|cause| cause.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
-}
-
-/// Exits on clap's error, as clap does; when `--learner` is missing, the learners follow,
-/// each with what it is (a newcomer's first `kestrel train --input data.csv` is told what
-/// to choose from, not only that something is missing).
-fn usage_error(error: &clap::Error) -> ! {
-    let missing = match error.get(ContextKind::InvalidArg) {
-        Some(ContextValue::Strings(args)) => args.iter().any(|arg| arg.starts_with("--learner ")),
-        _ => false,
-    };
-    if error.kind() != ErrorKind::MissingRequiredArgument || !missing {
-        error.exit()
-    }
-    tell!("{}", error.render());
-    let cli = Cli::command();
-    // The subcommand is the first argument that names one.
-    let subcommand = std::env::args().skip(1).find_map(|word| cli.find_subcommand(&word).cloned());
-    let learner = subcommand.as_ref().and_then(|command| command.get_arguments().find(|a| a.get_id() == "learner"));
-    if let Some(learner) = learner {
-        tell!("--learner takes one of:");
-        for value in learner.get_possible_values() {
-            let help = value.get_help().map(ToString::to_string).unwrap_or_default();
-            // What it is: its help up to the first sentence's end, colon or semicolon.
-            let what = help.split([';', ':']).next().unwrap_or_default();
-            let what = what.split(". ").next().unwrap_or_default().trim_end_matches('.');
-            tell!("  {:<9} {what}", value.get_name());
-        }
-    }
-    std::process::exit(2)
 }

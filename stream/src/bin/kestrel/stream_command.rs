@@ -632,7 +632,8 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             learner
         }
     };
-    commands::tell_ignored(&stream_setup::value_name(&learner_kind), &stream_setup::ignored_flags(args, learner_kind));
+    let ignored = stream_setup::ignored_flags(args, learner_kind);
+    commands::tell_ignored(&stream_setup::value_name(&learner_kind), &ignored, &args.kernel);
     let learner = stream_setup::learner::<T>(args, learner_kind, dim)?;
     let config = stream_setup::run_config(args, learner_kind, dim, &feature_names)?;
     // A classifier's classes are counted as its learner meets them, as many as it takes.

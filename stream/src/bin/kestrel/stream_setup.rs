@@ -12,8 +12,8 @@ use kestrel_stream::online::{BuildError, Learn, OnlineLearner};
 
 use crate::Usage;
 use crate::args::{
-    DEFAULT_MEMORY, DEFAULT_QUANTILE, DEFAULT_STREAM_NU, DEFAULT_WARMUP, KernelArg, LearnArg, Learner, LossArg,
-    StreamArgs, not_taken,
+    DEFAULT_BIAS, DEFAULT_MEMORY, DEFAULT_QUANTILE, DEFAULT_STREAM_CLASSES, DEFAULT_STREAM_NU, DEFAULT_WARMUP,
+    KernelArg, LearnArg, Learner, LossArg, StreamArgs, not_taken,
 };
 
 /// The library's stream settings these flags describe for `learner` (`--learner`, or the
@@ -51,14 +51,15 @@ pub fn settings(args: &StreamArgs, learner: Learner) -> StreamSettings {
 /// did (`--eps` of a novelty detector, `--nu` of an SVM).
 pub fn ignored_flags(args: &StreamArgs, learner: Learner) -> Vec<&'static str> {
     use StreamLearner::{Novelty, Rsvm, Slkl, Svm};
-    let kernel_given = args.kernel.gamma.is_some() || args.kernel.kernel != KernelArg::Rbf;
-    let flags: [(&str, bool, &[StreamLearner]); 12] = [
+    let flags: [(&str, bool, &[StreamLearner]); 14] = [
         ("--centers", args.centers.is_some(), &[Rsvm, Slkl, Novelty]),
         ("--steps-per-sample", args.steps_per_sample.is_some(), &[Svm, Rsvm, Slkl]),
         ("--eps", args.eps.is_some(), &[Svm, Rsvm, Slkl]),
-        ("--kernel/--gamma", kernel_given, &[Rsvm, Slkl, Novelty]),
+        ("--kernel/--gamma", args.kernel.given(), &[Rsvm, Slkl, Novelty]),
         ("--c", args.svm.c.is_some(), &[Svm, Rsvm]),
         ("--loss", args.svm.loss != LossArg::SquaredHinge, &[Svm, Rsvm]),
+        ("--bias", args.svm.bias != DEFAULT_BIAS, &[Svm, Rsvm]),
+        ("--classes", args.classes != DEFAULT_STREAM_CLASSES, &[Svm, Rsvm]),
         ("--memory", args.memory != DEFAULT_MEMORY, &[Svm, Rsvm]),
         ("--nu", args.nu != DEFAULT_STREAM_NU, &[Slkl]),
         ("--delta", args.delta.is_some(), &[Rsvm, Novelty]),

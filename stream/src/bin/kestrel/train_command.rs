@@ -220,7 +220,7 @@ impl<T: Real> Prepared<T> {
                 (learner, Some(why))
             }
         };
-        tell_ignored(&learner.name(), &settings.ignored_flags(learner));
+        tell_ignored(&learner.name(), &settings.ignored_flags(learner), &settings.kernel);
         if learner.fit().task() == Task::Classification
             && learner != TrainLearner::Novelty
             && let Some(note) = many_classes_note(&data)
