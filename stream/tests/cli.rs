@@ -2719,6 +2719,42 @@ fn rings_csv(dir: &Path, rows: usize) -> PathBuf {
     path
 }
 
+/// The polynomial kernel's `--gamma auto` and reduced set: a quadratic kernel separates
+/// two rings (the class is `x² + y²` against a threshold), with or without an offset. Its
+/// alignment chooses no width (the same at every width without an offset), so the median
+/// heuristic's width is searched, and IRSVM's threshold is relative to the kernel's scale:
+/// an absolute one kept two centres once the width made every kernel value small.
+#[test]
+fn a_quadratic_kernel_separates_rings_at_its_automatic_width() {
+    let dir = scratch("poly-rings");
+    let (train, test) = (rings_csv(&dir, 400), dir.join("test.csv"));
+    let text = std::fs::read_to_string(&train).unwrap();
+    // Every other row of the same rings, half a step of angle further on.
+    let shifted: Vec<String> = text
+        .lines()
+        .skip(1)
+        .step_by(3)
+        .map(|line| {
+            let values: Vec<f64> = line.split(',').map(|v| v.parse().unwrap()).collect();
+            let (c, s) = (0.185f64.cos(), 0.185f64.sin());
+            format!("{:.5},{:.5},{}", values[0] * c - values[1] * s, values[0] * s + values[1] * c, values[2])
+        })
+        .collect();
+    std::fs::write(&test, format!("x,y,ring\n{}\n", shifted.join("\n"))).unwrap();
+    let model = dir.join("poly.kestrel");
+    for learner in ["rsvm", "lssvm"] {
+        for coef0 in ["0", "1"] {
+            let args = ["train", "--learner", learner, "--kernel", "poly", "--degree", "2", "--coef0", coef0];
+            let o =
+                kestrel(&[&args[..], &["--input", train.to_str().unwrap(), "--out", model.to_str().unwrap()]].concat());
+            assert!(o.status.success(), "{}", stderr(&o));
+            let o = kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", test.to_str().unwrap(), "--json"]);
+            let accuracy = json(&o)["accuracy"].as_f64().unwrap();
+            assert!(accuracy > 0.97, "{learner}, coef0 {coef0}: accuracy {accuracy}");
+        }
+    }
+}
+
 #[test]
 fn cluster_spectral_separates_rings_kmeans_and_npkl_run_as_told() {
     let dir = scratch("cluster");

@@ -20,9 +20,10 @@ use crate::limits::{reserve, zeroed};
 /// How the centres are chosen.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Selection {
-    /// IRSVM with threshold `δ = rms·√n` (`rms`: the root-mean-square residual per point).
+    /// IRSVM with threshold `δ = rms·√n·k̄` (`rms`: the root-mean-square residual per
+    /// point, relative to the kernel's mean `k̄ = Σᵢ k(xᵢ, xᵢ)/n`, [`kernel_scale`]).
     Irsvm {
-        /// `δ/√n`.
+        /// `δ/(√n·k̄)`.
         rms: f64,
     },
     /// A uniform random subset.
@@ -83,7 +84,7 @@ pub fn select<T: Real>(
     let n = points.len() / dim;
     let (centres, features, m) = match selection {
         Selection::Irsvm { rms } => {
-            let delta = T::from_f64(rms * (n as f64).sqrt());
+            let delta = T::from_f64(rms * (n as f64).sqrt() * kernel_scale(points, dim, kernel));
             // The paper's initial set, or as much of it as the capacity holds (one centre).
             let initial = IrsvmParams::<T>::INITIAL.min(capacity.max(1));
             let selection = Irsvm::select_in(
@@ -120,6 +121,20 @@ pub fn select<T: Real>(
         return Err(TrainError::NoCentres);
     }
     Ok(ReducedSet { centres, features, m })
+}
+
+/// The scale of `kernel`'s values on `points`: the mean of `k(xᵢ, xᵢ)` (1 for the Gaussian
+/// and Laplacian kernels), or 1 when that is not a positive finite number. IRSVM's
+/// threshold is a distance between kernel columns, whose entries `k(xᵢ, x)` are at most
+/// `√(k(xᵢ, xᵢ)k(x, x))`: measured in this unit it means the same at every width of a
+/// polynomial or linear kernel — scaling `k` by `c` scales every residual and `k̄` by `c`,
+/// and the same centres are chosen (without it a small width makes every residual fall
+/// under an absolute `δ`, and two centres are chosen). O(n·d).
+pub fn kernel_scale<T: Real>(points: &[T], dim: usize, kernel: &Kernel<T>) -> f64 {
+    let n = points.len() / dim.max(1);
+    let sum: f64 = points.chunks_exact(dim.max(1)).map(|x| kernel.diagonal(x).to_f64()).sum();
+    let mean = sum / n.max(1) as f64;
+    if mean > 0.0 && mean.is_finite() { mean } else { 1.0 }
 }
 
 /// Factors `K(Ã, Ã) = LLᵀ` (with a jitter of `m·ε` on the diagonal, relative to its
@@ -164,6 +179,32 @@ mod tests {
                 assert!((dot(a, b).unwrap() - k).abs() < 1e-9, "({i}, {j})");
             }
         }
+    }
+
+    /// IRSVM's threshold is relative to the kernel's scale: a homogeneous polynomial kernel
+    /// chooses the same centres at every width (its values scale by `γ^p`), and as many as
+    /// the Gaussian kernel's unit scale asks for, not the two an absolute threshold keeps
+    /// once every value is small.
+    #[test]
+    fn the_threshold_follows_the_kernel_scale() {
+        let mut rng = Rng::seed_from_u64(3);
+        let points: Vec<f64> = (0..400).map(|_| rng.uniform_in(-1.0, 1.0)).collect();
+        let chosen = |gamma: f64| {
+            let kernel = Kernel::polynomial(2, gamma, 0.0).unwrap();
+            let set = select(&points, 4, 12, &kernel, Selection::Irsvm { rms: 1e-3 }, &mut Rng::seed_from_u64(1));
+            set.unwrap().centres
+        };
+        let wide = chosen(1.0);
+        // Every degree-2 monomial of 4 features is 10 directions: that many centres.
+        assert_eq!(wide.len() / 4, 10);
+        for gamma in [1e-4, 1e-2, 30.0] {
+            assert_eq!(chosen(gamma), wide, "gamma {gamma}");
+        }
+        let (rbf, linear) = (Kernel::rbf(0.5).unwrap(), Kernel::<f64>::linear());
+        assert_eq!(kernel_scale(&points, 4, &rbf), 1.0);
+        let mean_square = points.iter().map(|x| x * x).sum::<f64>() / 100.0;
+        assert!((kernel_scale(&points, 4, &linear) - mean_square).abs() < 1e-12);
+        assert_eq!(kernel_scale(&[0.0; 8], 4, &linear), 1.0, "no scale: the absolute threshold");
     }
 
     /// A capacity of one centre holds one: the initial set shrinks to it.

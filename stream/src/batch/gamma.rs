@@ -1,6 +1,15 @@
 //! `--gamma auto`: the kernel width that maximises the centred kernel-target alignment
 //! ([`kestrel_core::alignment`], seed 002 eq. 51-52 and 55) on a sample of the data.
 //!
+//! The polynomial kernel `(γ⟨x, x'⟩ + c₀)^p` is the exception: its alignment does not
+//! choose a width. With `c₀ = 0` a width only scales the kernel, and the centred alignment
+//! is the same at every `γ`; with `c₀ > 0` the kernel tends to `c₀^p + p·c₀^{p−1}γ⟨x, x'⟩`
+//! as `γ → 0`, a linear kernel, whose alignment is often the higher, so the search ran to
+//! its smallest width (phishing, `p = 2`, `c₀ = 1`: 87.2 % test accuracy at the width
+//! chosen so, 91.7 % at the median heuristic's). It takes the median heuristic's `γ₀`
+//! (comparable to scikit-learn's `gamma="scale"`), whose octaves the leave-one-out search
+//! of rsvm, krr and lssvm then compares.
+//!
 //! The search starts from the median heuristic, `γ₀ = 1/median‖x − x'‖²` over pairs of
 //! the sample (`‖·‖₁` for the Laplacian kernel), the width at which a typical pair has
 //! kernel value `e⁻¹`, and scores `γ₀·2ᵏ` for `k = −6..=6`; the best of those is refined
@@ -43,7 +52,8 @@ pub struct GammaChoice {
 
 /// Chooses `γ` for the kernel kind of `kernel` (its own `γ` is ignored) on `data`, whose
 /// labels are class labels or real targets as `task` says; within `budget` beside `data`
-/// (the alignment's sample of at most [`SAMPLE`] rows).
+/// (the alignment's sample of at most [`SAMPLE`] rows). For the polynomial kernel, the
+/// median heuristic's `γ₀` with its alignment (module doc).
 ///
 /// # Errors
 /// [`TrainError`] for fewer than two rows, constant targets, bad labels, a linear kernel
@@ -96,6 +106,11 @@ pub fn by_alignment<T: Real>(
         scores.push((gamma, alignment));
         Ok(alignment)
     };
+    if matches!(kernel, KernelKind::Polynomial { .. }) {
+        // No width to find by alignment here (module doc): the median heuristic's.
+        let alignment = score(median)?;
+        return Ok(GammaChoice { gamma: median, alignment, median, scores });
+    }
     let mut best = (median, f64::NEG_INFINITY);
     for k in -6..=6 {
         let gamma = median * 2f64.powi(k);

@@ -354,7 +354,9 @@ pub struct KernelArgs {
     pub kernel: KernelArg,
     /// Kernel width: RBF is exp(−gamma‖x−x'‖²); polynomial (gamma⟨x,x'⟩ + coef0)^degree.
     /// Default: `train` auto, the width of highest centred kernel-target alignment on a
-    /// sample (searched around the median heuristic); `stream` 1/d for d features
+    /// sample (searched around the median heuristic; polynomial: the median heuristic's
+    /// 1/median‖x−x'‖², whose alignment does not choose), then for rsvm, krr and lssvm the
+    /// best of its octaves by leave-one-out; `stream` 1/d for d features
     /// (features of unit variance, as the stream's standardisation makes them, are then
     /// at a typical squared distance of 2d: scikit-learn's `gamma="scale"`), except rsvm's
     /// RBF width, raced: 1/d, 1/(4d) and 4/d learn side by side through the first window,
@@ -555,8 +557,9 @@ pub struct TrainSettings {
     #[arg(long, value_enum, default_value_t = SelectArg::Irsvm)]
     pub select: SelectArg,
     /// IRSVM threshold on the distance of a candidate's kernel column to the span of the
-    /// centres' (rsvm, krr, lssvm), as a root-mean-square residual per training point:
-    /// δ/√n. Default auto: IRSVM selects up to --centers at a small threshold (5e-4; krr in
+    /// centres' (rsvm, krr, lssvm), as a root-mean-square residual per training point in
+    /// units of the kernel's mean k(x, x) (1 for rbf and laplacian): δ/(√n·mean k(x, x)).
+    /// Default auto: IRSVM selects up to --centers at a small threshold (5e-4; krr in
     /// f64 1e-7) and rsvm keeps the smallest prefix whose leave-one-out error has stopped
     /// improving.
     #[arg(long, value_parser = auto_non_negative)]
