@@ -380,9 +380,10 @@ class ReducedKernelSVC(_TakesSampleWeight, _KestrelClassifier):
         on the same features.
     kernel : {"rbf", "poly", "linear"}, default="rbf"
     gamma : float or "auto", default="auto"
-        Width; "auto" is the width of highest kernel-target alignment, then the best of
-        five octaves around it by leave-one-out (on 10,000 of the rows where there are
-        more).
+        Width; "auto" is the width of highest kernel-target alignment (for "poly",
+        whose alignment chooses none, the median heuristic's 1/median||x - x'||^2), then
+        the best of five octaves around it by leave-one-out (on 10,000 of the rows where
+        there are more).
     degree : int, default=3
     coef0 : float, default=0.0
     n_centres : int, default=256
@@ -478,7 +479,8 @@ class SLKLRegressor(_KestrelRegressor):
     ----------
     kernel : {"rbf", "poly", "linear"}, default="rbf"
     gamma : float or "auto", default="auto"
-        Width; "auto" is the width of highest kernel-target alignment.
+        Width; "auto" is the width of highest kernel-target alignment (for "poly", the
+        median heuristic's 1/median||x - x'||^2).
     degree : int, default=3
     coef0 : float, default=0.0
     nu : float or "auto", default=0.1
