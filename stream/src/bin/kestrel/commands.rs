@@ -27,6 +27,7 @@ use crate::args::{
 };
 use crate::report::Report;
 use crate::report::eval::EvalFigures;
+use crate::stream_setup::value_name;
 
 /// Opens the input the flags name (shared with `kestrel stream`), a CSV label column read
 /// as `labels` says and the CSV columns `categorical` one-hot encoded (`kestrel stream
@@ -371,7 +372,7 @@ pub fn tell_ignored(name: &str, ignored: &[&str], kernel: &KernelArgs) {
     }
     let kernel_taken = !ignored.contains(&"--kernel/--gamma");
     if let Some(flags) = kernel.ignored_by_kernel().filter(|_| kernel_taken) {
-        tell!("kestrel: warning: --kernel {} takes no {flags}: ignored", format!("{:?}", kernel.kernel).to_lowercase());
+        tell!("kestrel: warning: --kernel {} takes no {flags}: ignored", value_name(&kernel.kernel));
     }
 }
 
@@ -916,7 +917,7 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
         Err(nothing_fits) => bail!("{}", nothing_fits.message(args, learner)),
     };
     if args.json {
-        say!("{}", json!({ "learner": learner_name(learner), "scalar": scalar_name::<T>(), key: value }))?;
+        say!("{}", json!({ "learner": value_name(&learner), "scalar": scalar_name::<T>(), key: value }))?;
     } else {
         say!("{key}: {value}")?;
         tell!("kestrel: counted: {}", budget_counted::<T>(args, learner, host_race(args, learner)));
@@ -934,17 +935,15 @@ fn budget_table<T: Real>(args: &BudgetArgs) -> Result<()> {
     if args.json {
         let values: Map<String, Value> = rows
             .iter()
-            .map(|(learner, row)| (learner_name(*learner), row.as_ref().map_or(Value::Null, |(_, value)| json!(value))))
+            .map(|(learner, row)| (value_name(learner), row.as_ref().map_or(Value::Null, |(_, value)| json!(value))))
             .collect();
         return Ok(say!("{}", json!({ "scalar": scalar_name::<T>(), key: values }))?);
     }
     say!("{:<9} {key}", "learner")?;
     for (learner, row) in &rows {
         match row {
-            Ok((_, value)) => say!("{:<9} {value}", learner_name(*learner))?,
-            Err(nothing_fits) => {
-                say!("{:<9} none: one sample takes {} bytes", learner_name(*learner), nothing_fits.one)?
-            }
+            Ok((_, value)) => say!("{:<9} {value}", value_name(learner))?,
+            Err(nothing_fits) => say!("{:<9} none: one sample takes {} bytes", value_name(learner), nothing_fits.one)?,
         }
     }
     let target = if args.target == TargetArg::Host { "this host" } else { "a Cortex-M" };
@@ -955,11 +954,6 @@ fn budget_table<T: Real>(args: &BudgetArgs) -> Result<()> {
         scalar_name::<T>()
     );
     Ok(())
-}
-
-/// `learner` in lower case, as `--learner` takes it.
-fn learner_name(learner: Learner) -> String {
-    format!("{learner:?}").to_lowercase()
 }
 
 /// The stream's settings of `learner` for a window of `window` samples, as `args` give them.
@@ -985,8 +979,6 @@ fn host_race(args: &BudgetArgs, learner: Learner) -> Option<Raced> {
 /// No window fits `--fit`: one sample already takes `one` bytes.
 struct NothingFits {
     one: usize,
-    /// What the host races (counted three times over), if anything.
-    raced: Option<Raced>,
 }
 
 impl NothingFits {
@@ -997,7 +989,7 @@ impl NothingFits {
             Learner::Rsvm => "--centers or --classes",
             Learner::Slkl | Learner::Novelty => "--centers",
         };
-        let raced = self.raced.map_or(String::new(), |raced| {
+        let raced = host_race(args, learner).map_or(String::new(), |raced| {
             format!("; it counts the three learners of a stream racing {}, --no-race one", raced.described())
         });
         let budget = args.fit.unwrap_or_default();
@@ -1039,7 +1031,7 @@ fn learner_budget<T: Real>(args: &BudgetArgs, learner: Learner) -> LearnerBudget
         if bytes_for(mid) <= budget { lo = mid } else { hi = mid - 1 }
     }
     match lo {
-        0 => Err(NothingFits { one: bytes_for(1), raced }),
+        0 => Err(NothingFits { one: bytes_for(1) }),
         window => Ok(("window", window)),
     }
 }
@@ -1048,7 +1040,7 @@ fn learner_budget<T: Real>(args: &BudgetArgs, learner: Learner) -> LearnerBudget
 /// stream's defaults give them (`raced`: what the stream races), and where it runs.
 fn budget_counted<T: Real>(args: &BudgetArgs, learner: Learner, raced: Option<Raced>) -> String {
     let centers = args.centers.unwrap_or(learner.stream().default_centers());
-    let mut parts = vec![format!("{} on {} features", learner_name(learner), args.dim)];
+    let mut parts = vec![format!("{} on {} features", value_name(&learner), args.dim)];
     parts.push(match (args.fit, args.window) {
         (Some(_), _) => "the largest window".to_string(),
         (None, window) => format!("a window of {}", window.unwrap_or(learner.stream().default_window())),
