@@ -488,6 +488,16 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
         self.len == 0
     }
 
+    /// Samples of the window with `αᵢ > 0` (the support vectors of its model). O(N), one
+    /// comparison a sample: the window's slots, oldest first, are `oldest..N` then `0..`.
+    pub fn support_vectors(&self) -> usize {
+        let alpha = &self.parts().2[Field::Alpha.at(self.window, 0)..][..self.window];
+        let (before_oldest, from_oldest) = alpha.split_at(self.oldest);
+        let unwrapped = self.len.min(from_oldest.len());
+        let held = from_oldest[..unwrapped].iter().chain(&before_oldest[..self.len - unwrapped]);
+        held.filter(|&&a| a > T::ZERO).count()
+    }
+
     /// The window size `N`.
     pub fn window(&self) -> usize {
         self.window
@@ -677,7 +687,8 @@ mod tests {
     }
 
     /// After the window has filled and turned over three times, `w` still equals the
-    /// weights recomputed from the window's α (and α stays in its box).
+    /// weights recomputed from the window's α (and α stays in its box), and the support
+    /// vectors counted in storage order are those of the samples read oldest first.
     fn window_weights_match_alpha<T: Real>() {
         let (n, window, dim) = (200, 25, 6);
         let data = Synthetic::<T>::new(31, n, dim, 0.7);
@@ -688,6 +699,8 @@ mod tests {
             for i in 0..n {
                 svm.push(rows.row(i), data.labels[i], &mut rng).unwrap();
                 assert_eq!(svm.len(), (i + 1).min(window));
+                let held = (0..svm.len()).filter_map(|k| svm.sample(k));
+                assert_eq!(svm.support_vectors(), held.filter(|&(_, alpha, _)| alpha > T::ZERO).count());
                 let recomputed = window_weights(&svm);
                 let bias_weight = svm.bias_weight();
                 let ours = svm.weights().iter().chain(core::iter::once(&bias_weight));

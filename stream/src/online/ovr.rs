@@ -244,9 +244,7 @@ impl<T: Real> Ovr<T> {
 
     /// Samples of non-zero weight, summed over the SVMs: `O(N)` per SVM.
     pub(super) fn support_vectors(&self) -> usize {
-        let nonzero =
-            |svm: &Svm<T>| (0..svm.len()).filter(|&k| svm.sample(k).is_some_and(|(_, a, _)| a > T::ZERO)).count();
-        self.svms.iter().map(nonzero).sum()
+        self.svms.iter().map(Svm::support_vectors).sum()
     }
 
     /// New features for the window: `rows` (`len() × d`, oldest first) for every SVM, and
