@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The C firmware demo under QEMU (mps2-an386, Cortex-M4F), built with arm-none-eabi-gcc
-# against libkestrel_ffi.a for thumbv7em-none-eabihf:
+# The C firmware demo under QEMU, built with arm-none-eabi-gcc against libkestrel_ffi.a,
+# on a Cortex-M4F (mps2-an386, thumbv7em-none-eabihf) and then on a Cortex-M0 (microbit,
+# thumbv6m-none-eabi: soft float, no hardware divide, no unaligned access):
 #   1. the on-device tests (build/host_models.elf): the host-trained models predict the
 #      bits kestrel predict printed, damaged model bytes are statuses; and
 #      (build/checkpoints.elf) the learners resume from checkpoints bit for bit, and their
@@ -9,10 +10,13 @@
 #   3. the demo prints the Rust demo's lines (same sensor bytes, same learners, same
 #      settings: same bits), all but the first (the statics' sizes differ) and the
 #      peak-stack line;
-#   4. flash and static RAM of the demo, as BENCHMARKS.md reports them.
+#   4. 1-3 again on the Cortex-M0: its tests pass, its checkpoints are the host's bytes and
+#      its demo prints the same lines;
+#   5. flash and static RAM of the demo, as BENCHMARKS.md reports them.
 # Prints `test NAME ... ok|FAILED` and `N passed, N failed` over all of them; exits
 # non-zero when anything failed. Needs arm-none-eabi-gcc with newlib, qemu-system-arm and
-# the Rust thumbv7em-none-eabihf target (scripts/test-all.sh installs them).
+# the Rust thumbv7em-none-eabihf and thumbv6m-none-eabi targets (scripts/test-all.sh
+# installs them).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -55,7 +59,27 @@ diff <(tail -n +2 "$out/c-demo" | grep -v '^peak stack') <(tail -n +2 "$out/rust
 [[ -s "$out/c-demo" ]] || same=1
 report c_demo_prints_the_rust_demos_lines "$same"
 
+printf '\n==> the same on a Cortex-M0 (QEMU microbit)\n'
+make --quiet CORE=m0 all
+status=0
+make --quiet CORE=m0 test-models | tee "$out/m0-tests" || status=$?
+tally "$out/m0-tests" "$status" c_tests_ran_to_the_end_on_the_m0
+status=0
+make --quiet CORE=m0 test-checkpoints | tee "$out/m0-checkpoints" | grep -v '^checkpoint ' || status=$?
+tally "$out/m0-checkpoints" "$status" c_checkpoint_tests_ran_to_the_end_on_the_m0
+same=0
+diff <(grep '^checkpoint ' "$out/m0-checkpoints") <(grep '^checkpoint ' "$out/host-checkpoints") >/dev/null || same=$?
+[[ $(grep -c '^checkpoint ' "$out/m0-checkpoints") == 3 ]] || same=1
+report checkpoints_on_the_m0_are_the_hosts_bytes "$same"
+demo=0
+make --quiet CORE=m0 run | tee "$out/m0-demo" || demo=$?
+report c_demo_learns_on_the_m0 "$demo"
+same=0
+diff <(tail -n +2 "$out/m0-demo" | grep -v '^peak stack') <(tail -n +2 "$out/rust-demo" | grep -v '^peak stack') || same=$?
+[[ -s "$out/m0-demo" ]] || same=1
+report c_demo_on_the_m0_prints_the_rust_demos_lines "$same"
+
 printf '\n==> sizes (flash = text + data, static RAM = data + bss)\n'
-arm-none-eabi-size build/demo.elf build/host_models.elf build/checkpoints.elf
+arm-none-eabi-size build/demo.elf build/host_models.elf build/checkpoints.elf build/m0/demo.elf
 
 finish

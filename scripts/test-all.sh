@@ -10,8 +10,7 @@
 #      indicatif or signal-hook); kestrel-core built without default features and the
 #      C staticlib (kestrel-ffi) built for thumbv7em-none-eabihf,
 #      riscv32imac-unknown-none-elf and thumbv6m-none-eabi (any use of std breaks this
-#      step; the Cortex-M0's build is built, not run: the C harness runs on the M4F); rustdoc, warnings
-#      denied
+#      step); rustdoc, warnings denied
 #   5. the fuzz targets (fuzz/: libFuzzer through cargo fuzz, run by scripts/fuzz.sh)
 #      type-checked, so that a change of the library's API cannot leave them broken; the
 #      Raspberry Pi Pico example (boards/pico: the demo's learners on a real MPU-6050
@@ -24,9 +23,10 @@
 #   7. the C ABI from C on the host: kestrel.h with -std=c11 -Wall -Wextra -Werror, every
 #      function with good and bad arguments under AddressSanitizer and UBSan, models a C
 #      program learned read back by `kestrel predict` (`N passed, N failed`)
-#   8. the C firmware demo under QEMU (arm-none-eabi-gcc, libkestrel_ffi.a): on-device
-#      tests of the host-trained models, the demo learning, and printing the Rust demo's
-#      lines (`N passed, N failed`)
+#   8. the C firmware demo under QEMU (arm-none-eabi-gcc, libkestrel_ffi.a) on the
+#      Cortex-M4F and the Cortex-M0: on-device tests of the host-trained models,
+#      checkpoints that are the host's bytes, the demo learning, and printing the Rust
+#      demo's lines (`N passed, N failed`)
 #   9. the Python package: built by pip (maturin) into a virtual environment with numpy,
 #      scipy, scikit-learn, river, pyspark, pytest, matplotlib and pandas from the package index, then its tests
 #      (scikit-learn's estimator checks, models shared with the CLI, the MapReduce RSVM on

@@ -1,8 +1,9 @@
 /*
- * Reset and fault handling for the C demo on a Cortex-M4F (QEMU mps2-an386): the vector
- * table, a reset handler that copies .data, zeroes .bss, enables the FPU (the library is
- * built for thumbv7em-none-eabihf), paints the stack (stack.c) and starts newlib's
- * semihosting I/O, and a HardFault
+ * Reset and fault handling for the C demo on a Cortex-M4F (QEMU mps2-an386) or a
+ * Cortex-M0 (QEMU microbit): the vector table, a reset handler that copies .data, zeroes
+ * .bss, enables the FPU where there is one (the M4F's library is built for
+ * thumbv7em-none-eabihf; the M0 has none and its library, for thumbv6m-none-eabi, uses
+ * none), paints the stack (stack.c) and starts newlib's semihosting I/O, and a HardFault
  * handler that reports and exits with failure instead of hanging (a panic in the library,
  * were one reachable, ends here: its handler executes `udf`).
  */
@@ -25,9 +26,11 @@ void Reset_Handler(void) {
     while (to < &_edata) *to++ = *from++;
     for (to = &_sbss; to < &_ebss; to++) *to = 0;
     stack_paint();
+#if defined(__ARM_FP)
     /* CPACR: full access to CP10 and CP11, the FPU. */
     *(volatile uint32_t *)0xE000ED88 |= 0xFu << 20;
     __asm volatile("dsb\n\tisb" ::: "memory");
+#endif
     initialise_monitor_handles();
     exit(main());
 }
