@@ -62,6 +62,10 @@ use serde::de::DeserializeOwned;
 
 use crate::Status;
 use crate::memory;
+use crate::novelty::{self, NoveltyConfig};
+use crate::scaler;
+use crate::slkl::{self, SlklConfig};
+use crate::svm::{self, SvmConfig};
 
 /// Bytes a checkpoint may take besides the object's buffers: the frame's 16 and the
 /// header (see the module doc).
@@ -186,6 +190,73 @@ pub(crate) unsafe fn write(
     unsafe { memory::write(written, len) }
 }
 
+/// What a checkpoint holds, read from its frame and header without resuming it: the object,
+/// its configuration and what it has learned. For the host's tools (`kestrel inspect`),
+/// given a checkpoint copied off a device.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Described {
+    /// A `kestrel_svm`'s.
+    Svm {
+        /// Its `kestrel_svm_config`.
+        config: SvmConfig,
+        /// Samples learned since it was created.
+        samples_seen: u64,
+    },
+    /// A `kestrel_slkl`'s.
+    Slkl {
+        /// Its `kestrel_slkl_config`.
+        config: SlklConfig,
+        /// Samples learned since it was created.
+        samples_seen: u64,
+    },
+    /// A `kestrel_novelty`'s.
+    Novelty {
+        /// Its `kestrel_novelty_config`.
+        config: NoveltyConfig,
+        /// Readings scored or learned since it was created.
+        samples_seen: u64,
+        /// Readings it flagged.
+        flagged: u64,
+    },
+    /// A `kestrel_scaler`'s.
+    Scaler {
+        /// Features it standardises.
+        dim: u64,
+        /// Samples its statistics count.
+        count: u64,
+    },
+}
+
+impl Described {
+    /// The object the checkpoint holds.
+    pub fn object(&self) -> DeviceObject {
+        match self {
+            Described::Svm { .. } => DeviceObject::Svm,
+            Described::Slkl { .. } => DeviceObject::Slkl,
+            Described::Novelty { .. } => DeviceObject::Novelty,
+            Described::Scaler { .. } => DeviceObject::Scaler,
+        }
+    }
+}
+
+/// Reads what the checkpoint `bytes` holds ([`Described`]): its frame (length, version,
+/// CRC-32) and its header, not the buffers after it, which only a resume checks.
+///
+/// # Errors
+/// `MODEL_TRUNCATED`, `MODEL_CORRUPTED` (checksum, or a header that does not decode),
+/// `MODEL_FOREIGN` (not a device checkpoint, or of no known object), `MODEL_UNSUPPORTED`
+/// (another format version).
+pub fn describe(bytes: &[u8]) -> Result<Described, Status> {
+    let (object, mut reader) = Reader::open_any(bytes)?;
+    match object {
+        DeviceObject::Svm => svm::describe(&mut reader),
+        DeviceObject::Slkl => slkl::describe(&mut reader),
+        DeviceObject::Novelty => novelty::describe(&mut reader),
+        DeviceObject::Scaler => scaler::describe(&mut reader),
+    }
+}
+
 /// The checkpoint at `bytes[0..len]` of an object of `kind`: its header `H`, once
 /// `same_config` holds of it, and the reader at the buffers that follow.
 ///
@@ -221,16 +292,28 @@ impl<'a> Reader<'a> {
     /// (another magic, or a checkpoint of another kind of object), `MODEL_UNSUPPORTED`
     /// (another format version).
     pub(crate) fn open(bytes: &'a [u8], kind: DeviceObject) -> Result<Self, Status> {
+        match Self::open_any(bytes)? {
+            (object, reader) if object == kind => Ok(reader),
+            _ => Err(Status::ModelForeign),
+        }
+    }
+
+    /// The payload of the checkpoint `bytes`, and the kind of object it holds.
+    ///
+    /// # Errors
+    /// As [`open`](Self::open); `MODEL_FOREIGN` for tags no object has.
+    fn open_any(bytes: &'a [u8]) -> Result<(DeviceObject, Self), Status> {
         let opened = FORMAT.open(bytes).map_err(|error| match error {
             FrameError::Truncated { .. } => Status::ModelTruncated,
             FrameError::BadMagic => Status::ModelForeign,
             FrameError::UnsupportedVersion { .. } => Status::ModelUnsupported,
             FrameError::ChecksumMismatch { .. } | FrameError::TrailingBytes => Status::ModelCorrupted,
         })?;
-        if opened.tags != [kind as u8, 0] {
-            return Err(Status::ModelForeign);
+        match opened.tags {
+            [tag, 0] => DeviceObject::from_tag(tag).map(|object| (object, Reader { rest: opened.payload })),
+            _ => None,
         }
-        Ok(Reader { rest: opened.payload })
+        .ok_or(Status::ModelForeign)
     }
 
     /// The next postcard value.
@@ -287,7 +370,100 @@ impl<'a> Reader<'a> {
 
 #[cfg(test)]
 mod tests {
+    use core::ffi::c_void;
+    use core::ptr;
+    use std::vec;
+    use std::vec::Vec;
+
     use super::*;
+    use crate::novelty::{NoveltyVerdict, kestrel_novelty_checkpoint, kestrel_novelty_create, kestrel_novelty_learn};
+    use crate::scaler::{kestrel_scaler_checkpoint, kestrel_scaler_create, kestrel_scaler_observe};
+    use crate::slkl::{kestrel_slkl_checkpoint, kestrel_slkl_create, kestrel_slkl_learn};
+    use crate::svm::{kestrel_svm_checkpoint, kestrel_svm_create, kestrel_svm_learn};
+
+    /// Work memory of `len` bytes, aligned for every object.
+    fn work(len: usize) -> Vec<u64> {
+        vec![0; len.div_ceil(8)]
+    }
+
+    /// The checkpoint `write` writes into a buffer of 64 KiB.
+    fn checkpoint_of(write: impl FnOnce(*mut u8, usize, *mut usize) -> Status) -> Vec<u8> {
+        let mut out = vec![0u8; 1 << 16];
+        let mut len = 0;
+        assert_eq!(write(out.as_mut_ptr(), out.len(), &mut len), Status::Ok);
+        out.truncate(len);
+        out
+    }
+
+    /// Row `t` of three features.
+    fn row(t: u16) -> [f32; 3] {
+        [f32::from(t % 7) / 3.0 - 1.0, f32::from(t % 5) / 2.0 - 1.0, f32::from(t % 11) / 5.0 - 1.0]
+    }
+
+    /// A checkpoint written through the ABI by each object, after it learned, reads back as
+    /// the configuration it was created with and the samples it learned; cut short or with
+    /// a byte changed it is the status a resume would give.
+    #[test]
+    fn a_checkpoint_describes_its_object() {
+        let (svm_config, slkl_config, novelty_config) = (
+            crate::svm::kestrel_svm_default_config(16, 3),
+            crate::slkl::kestrel_slkl_default_config(16, 3, 4),
+            crate::novelty::kestrel_novelty_default_config(32, 3, 4),
+        );
+        let mut memory = [work(1 << 16), work(1 << 16), work(1 << 16), work(1 << 12)];
+        let [svm_work, slkl_work, novelty_work, scaler_work] = &mut memory;
+        let centres: Vec<f32> = (0..4).flat_map(row).collect();
+        let (mut svm, mut slkl, mut novelty, mut scaler) =
+            (ptr::null_mut(), ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
+        // SAFETY: each work buffer is aligned, as long as given and outlives its object;
+        // every pointer is to a live local.
+        unsafe {
+            let bytes = |w: &mut Vec<u64>| (w.as_mut_ptr().cast::<c_void>(), w.len() * 8);
+            let ((sv, sn), (lv, ln), (nv, nn), (cv, cn)) =
+                (bytes(svm_work), bytes(slkl_work), bytes(novelty_work), bytes(scaler_work));
+            assert_eq!(kestrel_svm_create(&svm_config, sv, sn, &mut svm), Status::Ok);
+            assert_eq!(kestrel_slkl_create(&slkl_config, centres.as_ptr(), 12, lv, ln, &mut slkl), Status::Ok);
+            assert_eq!(kestrel_novelty_create(&novelty_config, nv, nn, &mut novelty), Status::Ok);
+            assert_eq!(kestrel_scaler_create(3, cv, cn, &mut scaler), Status::Ok);
+            for t in 0..50 {
+                let x = row(t);
+                let label = if x[0] + x[1] > 0.0 { 1 } else { -1 };
+                assert_eq!(kestrel_svm_learn(svm, x.as_ptr(), 3, label), Status::Ok);
+                assert_eq!(kestrel_slkl_learn(slkl, x.as_ptr(), 3, x[0] * x[2]), Status::Ok);
+                assert_eq!(kestrel_novelty_learn(novelty, x.as_ptr(), 3, &mut NoveltyVerdict::default()), Status::Ok);
+                assert_eq!(kestrel_scaler_observe(scaler, x.as_ptr(), 3), Status::Ok);
+            }
+        }
+        // SAFETY: live handles; `checkpoint_of` gives a writable buffer and length.
+        let written = unsafe {
+            [
+                checkpoint_of(|out, len, n| kestrel_svm_checkpoint(svm, out, len, n)),
+                checkpoint_of(|out, len, n| kestrel_slkl_checkpoint(slkl, out, len, n)),
+                checkpoint_of(|out, len, n| kestrel_novelty_checkpoint(novelty, out, len, n)),
+                checkpoint_of(|out, len, n| kestrel_scaler_checkpoint(scaler, out, len, n)),
+            ]
+        };
+        let described: Vec<Described> = written.iter().map(|bytes| describe(bytes).unwrap()).collect();
+        assert_eq!(described[0], Described::Svm { config: svm_config, samples_seen: 50 });
+        assert_eq!(described[1], Described::Slkl { config: slkl_config, samples_seen: 50 });
+        let Described::Novelty { config, samples_seen: 50, flagged } = described[2] else {
+            panic!("{:?}", described[2]);
+        };
+        assert!(config == novelty_config && flagged <= 50);
+        assert_eq!(described[3], Described::Scaler { dim: 3, count: 50 });
+        let objects = [DeviceObject::Svm, DeviceObject::Slkl, DeviceObject::Novelty, DeviceObject::Scaler];
+        assert!(described.iter().zip(objects).all(|(d, object)| d.object() == object));
+        for bytes in &written {
+            assert_eq!(describe(&bytes[..bytes.len() - 1]), Err(Status::ModelTruncated));
+            let mut flipped = bytes.clone();
+            flipped[frame::HEADER_LEN + 1] ^= 4;
+            assert_eq!(describe(&flipped), Err(Status::ModelCorrupted));
+        }
+        let mut foreign = written[3].clone();
+        let payload_len = foreign.len() - frame::HEADER_LEN - frame::TRAILER_LEN;
+        FORMAT.seal([9, 0], payload_len, &mut foreign).unwrap();
+        assert_eq!(describe(&foreign), Err(Status::ModelForeign), "a tag no object has, sealed");
+    }
 
     fn written(values: &[f32], indices: &[usize], out: &mut [u8]) -> Result<usize, (Status, usize)> {
         let mut writer = Writer::new(out);

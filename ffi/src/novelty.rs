@@ -36,7 +36,7 @@ use kestrel_core::kernel::KernelKind as CoreKind;
 use kestrel_core::novelty::{CentreOfMass, Detector, DetectorParams, DetectorState as CoreState, NoveltyModel};
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint;
+use crate::checkpoint::{self, Described, Reader};
 use crate::kernel::KernelConfig;
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
@@ -391,6 +391,12 @@ struct NoveltyCheckpoint {
     samples_seen: u64,
     flagged: u64,
     state: CoreState<f32>,
+}
+
+/// What the checkpoint `reader` opened holds, from its header.
+pub(crate) fn describe(reader: &mut Reader<'_>) -> Result<Described, Status> {
+    let header: NoveltyCheckpoint = reader.value()?;
+    Ok(Described::Novelty { config: header.config, samples_seen: header.samples_seen, flagged: header.flagged })
 }
 
 /// The most bytes a checkpoint of a detector of `*config` takes (its buffers and

@@ -21,7 +21,7 @@ use kestrel_core::scaler::Scaler as CoreScaler;
 use serde::{Deserialize, Serialize};
 
 use crate::Status;
-use crate::checkpoint;
+use crate::checkpoint::{self, Described, Reader};
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
 
@@ -154,6 +154,12 @@ pub unsafe extern "C" fn kestrel_scaler_count(scaler: *const Scaler, count: *mut
 struct ScalerCheckpoint {
     dim: u64,
     count: u64,
+}
+
+/// What the checkpoint `reader` opened holds, from its header.
+pub(crate) fn describe(reader: &mut Reader<'_>) -> Result<Described, Status> {
+    let header: ScalerCheckpoint = reader.value()?;
+    Ok(Described::Scaler { dim: header.dim, count: header.count })
 }
 
 /// The most bytes a checkpoint of a scaler of `dim` features takes (`3·dim` floats and

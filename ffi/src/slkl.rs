@@ -28,7 +28,7 @@ use kestrel_core::device_checkpoint::DeviceObject;
 use kestrel_core::slkl::{self, Dims, Predictor, SlklWindow, SlklWindowState};
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint;
+use crate::checkpoint::{self, Described, Reader};
 use crate::kernel::KernelConfig;
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
@@ -297,6 +297,12 @@ struct SlklCheckpoint {
     config: SlklConfig,
     samples_seen: u64,
     state: SlklWindowState<f32>,
+}
+
+/// What the checkpoint `reader` opened holds, from its header.
+pub(crate) fn describe(reader: &mut Reader<'_>) -> Result<Described, Status> {
+    let header: SlklCheckpoint = reader.value()?;
+    Ok(Described::Slkl { config: header.config, samples_seen: header.samples_seen })
 }
 
 /// The most bytes a checkpoint of a learner of `*config` takes (its buffers and

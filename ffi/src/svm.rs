@@ -26,7 +26,7 @@ use kestrel_core::device_checkpoint::DeviceObject;
 use kestrel_core::{Error, Rng};
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint;
+use crate::checkpoint::{self, Described, Reader};
 use crate::memory::{self, Layout, Object, Tag, Work};
 use crate::status::status_of;
 use crate::{LearnerState, Status, save, scaler};
@@ -311,6 +311,12 @@ struct SvmCheckpoint {
     samples_seen: u64,
     rng: [u64; 4],
     state: OnlineSvmState<f32>,
+}
+
+/// What the checkpoint `reader` opened holds, from its header.
+pub(crate) fn describe(reader: &mut Reader<'_>) -> Result<Described, Status> {
+    let header: SvmCheckpoint = reader.value()?;
+    Ok(Described::Svm { config: header.config, samples_seen: header.samples_seen })
 }
 
 /// The most bytes a checkpoint of a learner of `*config` takes (the window's floats and

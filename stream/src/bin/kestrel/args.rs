@@ -1012,7 +1012,8 @@ pub struct DetectionArgs {
 #[derive(Args)]
 pub struct InspectArgs {
     /// The model file; or a `kestrel stream` checkpoint, whose learner, progress, score so
-    /// far and flags it shows.
+    /// far and flags it shows; or a checkpoint a device's C library wrote, whose object,
+    /// configuration and samples learned it shows.
     pub model: PathBuf,
     /// Print JSON.
     #[arg(long)]

@@ -25,6 +25,7 @@ use crate::args::{
     BudgetArgs, CategoricalArgs, ColumnArgs, DetectionArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, KernelArgs,
     Learner, OnErrorArg, PredictArgs, ScalarArg, TargetArg, TrainLearner,
 };
+use crate::device_checkpoint;
 use crate::report::Report;
 use crate::report::eval::EvalFigures;
 use crate::stream_setup::value_name;
@@ -782,11 +783,15 @@ fn detection_text(detections: &Detections) -> String {
     )
 }
 
-/// `kestrel inspect`: a model file, or a `kestrel stream` checkpoint ([`inspect_checkpoint`]).
+/// `kestrel inspect`: a model file, a `kestrel stream` checkpoint ([`inspect_checkpoint`])
+/// or a device's checkpoint ([`device_checkpoint::inspect`]).
 pub fn inspect(args: &InspectArgs) -> Result<()> {
     let bytes = file::read_bounded(&args.model, MAX_FILE_BYTES)?;
     if bytes.starts_with(&checkpoint::FORMAT.magic) {
         return inspect_checkpoint(args, &bytes);
+    }
+    if bytes.starts_with(&kestrel_core::device_checkpoint::FORMAT.magic) {
+        return device_checkpoint::inspect(args, &bytes);
     }
     let info = model::describe_read(&args.model, &bytes)?;
     if args.json {

@@ -42,6 +42,7 @@ mod args;
 mod cluster_command;
 mod commands;
 mod demo;
+mod device_checkpoint;
 mod export_command;
 mod npkl_command;
 mod report;

@@ -1,0 +1,100 @@
+//! `kestrel inspect` of a checkpoint a device wrote: the bytes a learning object of the C
+//! library (`kestrel_svm_checkpoint` and its siblings) put in flash, copied off the device.
+//!
+//! The C library's own reader ([`kestrel_ffi::checkpoint::describe`]) checks the frame —
+//! length, format version, CRC-32, so a torn write is named as one — and decodes the
+//! header: which object, its C configuration by the struct's field names, and how much it
+//! has learned. The buffers after the header are not checked here; a resume checks them.
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use kestrel_ffi::Status;
+use kestrel_ffi::checkpoint::{self, Described};
+use serde_json::{Value, json};
+
+use crate::args::InspectArgs;
+
+/// Prints what the device checkpoint `bytes` holds, or fails naming what is wrong with it.
+pub fn inspect(args: &InspectArgs, bytes: &[u8]) -> Result<()> {
+    let path = args.model.display();
+    let described = checkpoint::describe(bytes).or_else(|status| bail!("{path}: {}", refused(status)))?;
+    let name = described.object().c_name();
+    // Through JSON text, so that a `float` field prints as the float it is (0.1, not the
+    // f64 nearest to it).
+    let fields: Value = serde_json::from_str(&serde_json::to_string(&described)?)?;
+    let fields = fields.as_object().and_then(|variant| variant.values().next()).cloned().unwrap_or(Value::Null);
+    if args.json {
+        let mut info = json!({ "kind": "device-checkpoint", "object": name, "bytes": bytes.len() });
+        if let (Some(info), Some(fields)) = (info.as_object_mut(), fields.as_object()) {
+            info.extend(fields.clone());
+        }
+        return Ok(say!("{info}")?);
+    }
+    say!("{path}: checkpoint of a device's {name} (the C library's), {} bytes, checksum ok", bytes.len())?;
+    say!("{}", learned(&described))?;
+    if let Some(config) = fields.get("config") {
+        say!("config ({name}_config): {}", listed(config))?;
+    }
+    Ok(say!("{}", continuation(&described, Path::new(&args.model)))?)
+}
+
+/// What the object has learned, in its own terms.
+fn learned(described: &Described) -> String {
+    match described {
+        Described::Svm { samples_seen, .. } | Described::Slkl { samples_seen, .. } => {
+            format!("learned: {samples_seen} samples")
+        }
+        Described::Novelty { samples_seen, flagged, .. } => format!("seen: {samples_seen} readings, {flagged} flagged"),
+        Described::Scaler { dim, count } => format!("statistics: {count} samples of {dim} features"),
+    }
+}
+
+/// `name value, …` of a JSON object's fields (a nested one in braces), in the order JSON
+/// keeps them.
+fn listed(value: &Value) -> String {
+    match value {
+        Value::Object(fields) => {
+            fields.iter().map(|(name, value)| format!("{name} {}", nested(value))).collect::<Vec<_>>().join(", ")
+        }
+        other => other.to_string(),
+    }
+}
+
+fn nested(value: &Value) -> String {
+    match value {
+        Value::Object(_) => format!("{{{}}}", listed(value)),
+        other => other.to_string(),
+    }
+}
+
+/// How the checkpoint goes on: a resume in the C library, or its model through `save`.
+fn continuation(described: &Described, path: &Path) -> String {
+    let name = described.object().c_name();
+    let (given, save) = match described {
+        Described::Scaler { dim, .. } => {
+            (format!("dim {dim}"), "a learner's save writes the statistics into its model".to_string())
+        }
+        _ => ("this config".to_string(), format!("{name}_save writes the model `kestrel predict` reads")),
+    };
+    format!(
+        "continue it: {name}_resume with {given}, on a device or a host build of the C library, from the bytes of {} \
+         ({save})",
+        path.display()
+    )
+}
+
+/// Why the C library's reader refused the bytes.
+fn refused(status: Status) -> &'static str {
+    match status {
+        Status::ModelTruncated => {
+            "a device checkpoint cut short: it ends before the length its frame announces (a write to flash torn by a \
+             reset, or a partial copy)"
+        }
+        Status::ModelCorrupted => {
+            "a damaged device checkpoint: its CRC-32 does not match, or its header does not decode"
+        }
+        Status::ModelUnsupported => "a device checkpoint of another format version than this kestrel reads",
+        _ => "not a checkpoint of any object the C library has",
+    }
+}
