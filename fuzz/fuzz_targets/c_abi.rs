@@ -15,13 +15,15 @@
 //! `save` (asking the length first), and the saved bytes opened with `kestrel_model_open`;
 //! then `checkpoint` and `resume` into new memory, whose checkpoint must be the same bytes,
 //! and `resume` of the input itself, raw and framed as a checkpoint with a valid CRC-32
-//! (so the header's decoding and the core's checks of a state are reached).
+//! (so the header's decoding and the core's checks of a state are reached), and
+//! `checkpoint::describe` of each.
 //!
 //! Checks: no panic (a panic aborts the process: libFuzzer reports it) and no crash; every
 //! call returns a defined status; a model that opens needs the bytes `work_bytes` said; a
 //! rejected `learn` leaves the learner's state and predictions unchanged; a detector's
 //! verdict is finite and flags only once it has a threshold; what a learner saves opens as
-//! a model of its dimension; what it checkpoints resumes.
+//! a model of its dimension; what it checkpoints resumes; a checkpoint that resumes is
+//! described.
 
 #![no_main]
 
@@ -194,7 +196,8 @@ fn learn_slkl(config: &[u8], samples: &[f32], data: &[u8]) {
 
 /// A learner's checkpoint (unless refused as numerically broken) resumes into new memory
 /// of `needed` bytes, and the resumed learner's checkpoint is the same bytes; the fuzzer's own bytes, raw and in a valid
-/// frame of each kind, resume or are refused, never crash.
+/// frame of each kind, resume or are refused, never crash. `checkpoint::describe` (what
+/// `kestrel inspect` reads a device checkpoint with) reads every checkpoint that resumes.
 fn resumes_to_the_same_bytes<L>(
     saved: Vec<u8>,
     needed: usize,
@@ -206,13 +209,16 @@ fn resumes_to_the_same_bytes<L>(
     if !saved.is_empty() {
         let mut memory = work(needed);
         let mut resumed: *mut L = ptr::null_mut();
+        assert!(kestrel_ffi::checkpoint::describe(&saved).is_ok(), "a checkpoint is described");
         assert_eq!(resume(&saved, &mut memory, &mut resumed), Status::Ok);
         assert_eq!(checkpoint(resumed), saved, "a resumed learner writes the checkpoint it was resumed from");
     }
     for bytes in (1..=4).map(|kind| checkpoint_frame(kind, data)).chain([data.to_vec()]) {
         let mut memory = work(needed);
         let mut other: *mut L = ptr::null_mut();
+        let described = kestrel_ffi::checkpoint::describe(&bytes);
         if resume(&bytes, &mut memory, &mut other) == Status::Ok {
+            assert!(described.is_ok(), "a checkpoint that resumes is described");
             checkpoint(other);
         }
     }
