@@ -179,13 +179,14 @@ pub fn other_kestrel_file(bytes: &[u8]) -> Option<String> {
     let what = match bytes.get(6).copied().and_then(DeviceObject::from_tag) {
         Some(DeviceObject::Scaler) => "a checkpoint of a device's kestrel_scaler, not a model: kestrel_scaler_resume \
              continues it (on a device or a host build of the C library), and a learner's save writes the statistics \
-             into its model"
+             into its model; `kestrel inspect` shows what it holds"
             .to_string(),
         Some(object) => {
             let name = object.c_name();
             format!(
                 "a checkpoint of a device's {name}, not a model: {name}_resume continues it (on a device or a host \
-                 build of the C library), and {name}_save writes the model `kestrel predict` reads"
+                 build of the C library), and {name}_save writes the model `kestrel predict` reads; `kestrel inspect` \
+                 shows what it holds"
             )
         }
         None => "a checkpoint of a device's learner (the C library's), not a model".to_string(),
