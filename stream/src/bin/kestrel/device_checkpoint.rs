@@ -36,7 +36,7 @@ pub fn inspect(args: &InspectArgs, bytes: &[u8]) -> Result<()> {
     if let Some(config) = fields.get("config") {
         say!("config ({name}_config): {}", listed(config))?;
     }
-    Ok(say!("{}", continuation(&described, Path::new(&args.model)))?)
+    Ok(say!("{}", continuation(&described, &args.model))?)
 }
 
 /// What the object has learned, in its own terms.
@@ -50,8 +50,7 @@ fn learned(described: &Described) -> String {
     }
 }
 
-/// `name value, …` of a JSON object's fields (a nested one in braces), in the order JSON
-/// keeps them.
+/// `name value, …` of a JSON object's fields (a nested one in braces), by name.
 fn listed(value: &Value) -> String {
     match value {
         Value::Object(fields) => {
