@@ -2,9 +2,11 @@
  * Executed instructions of a checkpoint and a resume of each learning object of the C ABI
  * at the demo's sizes (SLKL: window 128 × 3, 32 centres; SVM: window 128 × 3, memory 2000;
  * novelty: window 256 × 4, 32 centres; scaler: 3 features), on the Cortex-M4F of QEMU
- * mps2-an386, counted by SysTick under `-icount shift=7` (`make measure-checkpoints`; 2⁷ ns
- * of virtual time per instruction, 40 ns per SysTick tick at 25 MHz: QEMU models no cycle
- * counter). Without -icount the figures follow host time and mean nothing. Each object
+ * mps2-an386 or the Cortex-M0 of its microbit, counted by SysTick under `-icount shift=7`
+ * (`make [CORE=m0] measure-checkpoints`; 2⁷ ns of virtual time per instruction, and a
+ * SysTick tick of SYSTICK_PS picoseconds: 40 ns at the MPS2 board's 25 MHz, 62.5 ns at
+ * the micro:bit's 16 MHz; QEMU models no cycle counter). Without -icount the figures
+ * follow host time and mean nothing. Each object
  * first learns 500 rows (3,000 for the detector) of a generated stream, then its
  * checkpoint is written and it is resumed into its own work memory, as after a reset.
  * Prints `measure OBJECT checkpoint: N instructions, B bytes (bound C, work W)` (the
@@ -21,6 +23,9 @@
 #define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
 #define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
 #define RELOAD 0x00FFFFFFu
+#ifndef SYSTICK_PS
+#define SYSTICK_PS 40000u
+#endif
 
 /* The largest object (SLKL) and its checkpoint; the others reuse them in turn. */
 static alignas(KESTREL_ALIGN) uint8_t work[KESTREL_SLKL_WORK_BYTES(128, 3, 32, 32)];
@@ -46,7 +51,7 @@ static void start(void) {
 /* Instructions since `from` (a SysTick value), less the measurement's own. */
 static uint32_t since(uint32_t from) {
     uint32_t ticks = (from - SYST_CVR) & RELOAD;
-    uint32_t instructions = (uint32_t)(((uint64_t)ticks * 40u + 64u) / 128u);
+    uint32_t instructions = (uint32_t)(((uint64_t)ticks * SYSTICK_PS + 64000u) / 128000u);
     return instructions > overhead ? instructions - overhead : 0;
 }
 
