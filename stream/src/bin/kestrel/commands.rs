@@ -1,5 +1,5 @@
-//! `kestrel predict`, `eval`, `inspect` and `budget`, and the input they share with
-//! `train` and `stream`.
+//! `kestrel predict` and `eval`, and the input and the terminal output the commands
+//! share.
 
 use std::collections::HashSet;
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -7,14 +7,11 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use kestrel_core::Real;
-use kestrel_stream::checkpoint::{self, Checkpoint};
 use kestrel_stream::class_names::{self, ClassNames};
 use kestrel_stream::dataset::{self, BadRows, Dataset, HostScaler, OnError};
 use kestrel_stream::detection::Detections;
-use kestrel_stream::file::{self, OutputFile};
-use kestrel_stream::limits::MAX_FILE_BYTES;
-use kestrel_stream::model::{self, Predictor, scalar_name};
-use kestrel_stream::online::build::{Raced, StreamSettings};
+use kestrel_stream::file::OutputFile;
+use kestrel_stream::model::{self, Predictor};
 use kestrel_stream::score::{ClassRecall, Tally};
 use kestrel_stream::shell;
 use kestrel_stream::source::{self, Categorical, Format, LabelColumn, Record, RecordReader};
@@ -22,10 +19,9 @@ use serde_json::{Map, Value, json};
 
 use crate::Usage;
 use crate::args::{
-    BudgetArgs, CategoricalArgs, ColumnArgs, DetectionArgs, EvalArgs, FormatArg, InputArgs, InspectArgs, KernelArgs,
-    Learner, OnErrorArg, PredictArgs, ScalarArg, TargetArg, TrainLearner,
+    CategoricalArgs, ColumnArgs, DetectionArgs, EvalArgs, FormatArg, InputArgs, KernelArgs, Learner, OnErrorArg,
+    PredictArgs, TrainLearner,
 };
-use crate::device_checkpoint;
 use crate::report::Report;
 use crate::report::eval::EvalFigures;
 use crate::stream_setup::value_name;
@@ -598,7 +594,7 @@ fn decision_outputs(model: &dyn Predictor, path: &std::path::Path) -> Result<usi
 
 /// A name as a list separated by commas shows it: in backquotes when it holds a comma
 /// itself (a category `idle, quiet`).
-fn listed_name(name: &str) -> std::borrow::Cow<'_, str> {
+pub fn listed_name(name: &str) -> std::borrow::Cow<'_, str> {
     if name.contains(',') { format!("`{name}`").into() } else { name.into() }
 }
 
@@ -768,7 +764,7 @@ pub fn detection_summary(detections: &Detections, skipped: impl Into<Value>) -> 
 }
 
 /// The same for the terminal.
-fn detection_text(detections: &Detections) -> String {
+pub fn detection_text(detections: &Detections) -> String {
     let counts = format!("{} of {} rows flagged", detections.flagged, detections.n);
     if detections.labelled == 0 {
         return counts;
@@ -781,309 +777,6 @@ fn detection_text(detections: &Detections) -> String {
         rate(detections.recall()),
         rate(detections.auc())
     )
-}
-
-/// `kestrel inspect`: a model file, a `kestrel stream` checkpoint ([`inspect_checkpoint`])
-/// or a device's checkpoint ([`device_checkpoint::inspect`]).
-pub fn inspect(args: &InspectArgs) -> Result<()> {
-    let bytes = file::read_bounded(&args.model, MAX_FILE_BYTES)?;
-    if bytes.starts_with(&checkpoint::FORMAT.magic) {
-        return inspect_checkpoint(args, &bytes);
-    }
-    if bytes.starts_with(&kestrel_core::device_checkpoint::FORMAT.magic) {
-        return device_checkpoint::inspect(args, &bytes);
-    }
-    let info = model::describe_read(&args.model, &bytes)?;
-    if args.json {
-        say!("{}", serde_json::to_string(&info)?)?;
-    } else if let Some(components) = info.components {
-        say!(
-            "{}: kernel projection ({}), {} features{} to {components} components, {} centres, kernel {}, {} bytes, \
-             checksum ok (apply it with `kestrel transform --apply`)",
-            args.model.display(),
-            info.scalar,
-            info.dim,
-            if info.scaled { " (standardised)" } else { "" },
-            info.centers,
-            info.kernel,
-            info.bytes
-        )?;
-        say_feature_names(&info.feature_names)?;
-    } else {
-        say!(
-            "{}: {} {} ({}), {} features{}, {} centres, kernel {}, {} bytes, checksum ok",
-            args.model.display(),
-            info.kind,
-            info.task,
-            info.scalar,
-            info.dim,
-            if info.scaled { " (standardised)" } else { "" },
-            info.centers,
-            info.kernel,
-            info.bytes
-        )?;
-        if let Some(learners) = written_by(info.kind) {
-            say!("format: the {} {}s' file, which {learners} write", info.kind, info.task)?;
-        }
-        if !info.class_names.is_empty() {
-            say!("classes: {}", info.class_names.iter().map(|name| listed_name(name)).collect::<Vec<_>>().join(", "))?;
-        }
-        say_feature_names(&info.feature_names)?;
-        if !info.relevance.is_empty() {
-            let weights: Vec<String> = info.relevance.iter().map(|w| format!("{w:.3}")).collect();
-            say!("relevance weights: {}", weights.join(" "))?;
-        }
-        if let Some(bytes) = info.posterior_bytes {
-            let m = info.centers;
-            say!("predictive variance (predict --std): the posterior of the {m} centres, {bytes} bytes in memory")?;
-        }
-    }
-    Ok(())
-}
-
-/// `kestrel inspect`'s line of a model's feature names, when it has them: the first
-/// twenty (`--json` lists them all).
-fn say_feature_names(names: &[String]) -> std::io::Result<()> {
-    if names.is_empty() {
-        return Ok(());
-    }
-    let listed = names.iter().take(20).map(|name| listed_name(name)).collect::<Vec<_>>().join(", ");
-    let more = if names.len() > 20 { format!(", … {} in all", names.len()) } else { String::new() };
-    say!("features (read by these names from a CSV header): {listed}{more}")
-}
-
-/// `kestrel inspect` of a `kestrel stream` checkpoint: the learner, how far the run got,
-/// its score so far and the flags a resume must repeat.
-fn inspect_checkpoint(args: &InspectArgs, bytes: &[u8]) -> Result<()> {
-    let path = args.model.display();
-    let saved = Checkpoint::from_bytes(bytes).with_context(|| path.to_string())?;
-    let flags: Vec<(&str, &str)> = saved.config.flags().filter(|(flag, _)| *flag != checkpoint::COLUMNS).collect();
-    let learner = saved.config.value("--learner").unwrap_or("unknown");
-    let metrics = &saved.metrics;
-    let scored = metrics.n;
-    let (name, value) = match learner {
-        "slkl" => ("mse", (scored > 0).then(|| metrics.squared / scored as f64)),
-        "novelty" => ("flagged", None),
-        _ => ("accuracy", (scored > 0).then(|| metrics.correct as f64 / scored as f64)),
-    };
-    if args.json {
-        let flags: Map<String, Value> = flags.iter().map(|(flag, value)| (flag.to_string(), json!(value))).collect();
-        let mut info = json!({
-            "kind": "stream-checkpoint", "learner": learner, "rows": saved.rows, "seen": saved.seen,
-            "skipped": saved.skipped, "scored": scored, "flags": flags, "learner_state_bytes": saved.learner.len(),
-            "bytes": bytes.len(),
-        });
-        if let (Some(object), Some(value)) = (info.as_object_mut(), value) {
-            object.insert(name.to_string(), json!(value));
-        }
-        return Ok(say!("{info}")?);
-    }
-    let score = match (learner, value) {
-        ("novelty", _) => detection_text(&metrics.detections),
-        (_, Some(value)) => format!("prequential {name} {value:.4} over {scored} rows"),
-        (_, None) => "nothing scored yet".to_string(),
-    };
-    say!("{path}: checkpoint of `kestrel stream --learner {learner}`, {} bytes, checksum ok", bytes.len())?;
-    say!(
-        "progress: {} input rows consumed ({} bad, skipped), {} samples learned; {score}",
-        saved.rows,
-        saved.skipped,
-        saved.seen
-    )?;
-    let listed: Vec<String> = flags.iter().map(|(flag, value)| format!("{flag} {value}")).collect();
-    say!("flags: {}", listed.join(", "))?;
-    Ok(say!("continue it: kestrel stream --checkpoint {path} --resume, with the same flags")?)
-}
-
-/// The learners whose models share the file format of `kind`, when more than its namesake
-/// writes it (the file does not say which of them did).
-fn written_by(kind: &str) -> Option<&'static str> {
-    match kind {
-        "slkl" => Some("slkl, krr, ssvr and kpls"),
-        "rsvm" => Some("rsvm (either solver) and lssvm"),
-        _ => None,
-    }
-}
-
-/// `kestrel budget`.
-pub fn budget(args: &BudgetArgs) -> Result<()> {
-    match args.scalar {
-        ScalarArg::F64 => budget_in::<f64>(args),
-        ScalarArg::F32 => budget_in::<f32>(args),
-    }
-}
-
-fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
-    let Some(learner) = args.learner else {
-        return budget_table::<T>(args);
-    };
-    let (key, value) = match learner_budget::<T>(args, learner) {
-        Ok(value) => value,
-        Err(nothing_fits) => bail!("{}", nothing_fits.message(args, learner)),
-    };
-    if args.json {
-        say!("{}", json!({ "learner": value_name(&learner), "scalar": scalar_name::<T>(), key: value }))?;
-    } else {
-        say!("{key}: {value}")?;
-        tell!("kestrel: counted: {}", budget_counted::<T>(args, learner, host_race(args, learner)));
-    }
-    Ok(())
-}
-
-/// `kestrel budget` without `--learner`: every learner's bytes (or largest window), each
-/// with `kestrel stream`'s defaults for what the flags leave out.
-fn budget_table<T: Real>(args: &BudgetArgs) -> Result<()> {
-    let learners = <Learner as clap::ValueEnum>::value_variants();
-    let rows: Vec<(Learner, LearnerBudget)> =
-        learners.iter().map(|&learner| (learner, learner_budget::<T>(args, learner))).collect();
-    let key = if args.fit.is_some() { "window" } else { "bytes" };
-    if args.json {
-        let values: Map<String, Value> = rows
-            .iter()
-            .map(|(learner, row)| (value_name(learner), row.as_ref().map_or(Value::Null, |(_, value)| json!(value))))
-            .collect();
-        return Ok(say!("{}", json!({ "scalar": scalar_name::<T>(), key: values }))?);
-    }
-    say!("{:<9} {key}", "learner")?;
-    for (learner, row) in &rows {
-        match row {
-            Ok((_, value)) => say!("{:<9} {value}", value_name(learner))?,
-            Err(nothing_fits) => say!("{:<9} none: one sample takes {} bytes", value_name(learner), nothing_fits.one)?,
-        }
-    }
-    let target = if args.target == TargetArg::Host { "this host" } else { "a Cortex-M" };
-    tell!(
-        "kestrel: counted: each learner on {} features in {} on {target}, with `kestrel stream`'s window, centres \
-         and classes where not given (--learner L says what it counted for one)",
-        args.dim,
-        scalar_name::<T>()
-    );
-    Ok(())
-}
-
-/// The stream's settings of `learner` for a window of `window` samples, as `args` give them.
-fn settings_for(args: &BudgetArgs, learner: Learner, window: usize) -> StreamSettings {
-    StreamSettings {
-        window,
-        centers: args.centers.unwrap_or(learner.stream().default_centers()),
-        warmup: args.warmup,
-        scale: !args.no_scale,
-        renew: !args.no_renew,
-        memory: args.memory,
-        classes: args.classes,
-        ..StreamSettings::new(learner.stream())
-    }
-}
-
-/// What `kestrel stream` would race through its first window on the host (rsvm without
-/// --gamma: widths; svm without --c: costs), unless `--no-race`; a device runs one learner.
-fn host_race(args: &BudgetArgs, learner: Learner) -> Option<Raced> {
-    settings_for(args, learner, 1).raced().filter(|_| args.target == TargetArg::Host && !args.no_race)
-}
-
-/// No window fits `--fit`: one sample already takes `one` bytes.
-struct NothingFits {
-    one: usize,
-}
-
-impl NothingFits {
-    /// The error of `kestrel budget --learner learner --fit B`.
-    fn message(&self, args: &BudgetArgs, learner: Learner) -> String {
-        let fewer = match learner {
-            Learner::Svm => "--classes",
-            Learner::Rsvm => "--centers or --classes",
-            Learner::Slkl | Learner::Novelty => "--centers",
-        };
-        let raced = host_race(args, learner).map_or(String::new(), |raced| {
-            format!("; it counts the three learners of a stream racing {}, --no-race one", raced.described())
-        });
-        let budget = args.fit.unwrap_or_default();
-        format!(
-            "no window fits --fit {budget} bytes: a window of one sample already takes {} bytes (fewer {fewer} need \
-             less{raced})",
-            self.one
-        )
-    }
-}
-
-/// What [`learner_budget`] found: `("bytes", B)` or `("window", N)`, or that nothing fits.
-type LearnerBudget = Result<(&'static str, usize), NothingFits>;
-
-/// `("bytes", B)` of `learner` as `args` describe it or, with `--fit`, `("window", N)`,
-/// the largest window within it.
-fn learner_budget<T: Real>(args: &BudgetArgs, learner: Learner) -> LearnerBudget {
-    // The streaming (windowed) learners, as `kestrel stream` and the firmware run them:
-    // scalars of T plus indices of the target's pointer width; on the host also the
-    // buffers the host's learners add (warm-up, dense row).
-    let host = args.target == TargetArg::Host;
-    let index_bytes = if host { size_of::<usize>() } else { 4 };
-    let raced = host_race(args, learner);
-    let bytes_for = |window: usize| -> usize {
-        let settings = settings_for(args, learner, window);
-        let footprint = match raced {
-            Some(_) => settings.footprint::<T>(args.dim),
-            None => settings.learner_footprint::<T>(args.dim),
-        };
-        footprint.bytes::<T>(index_bytes, host)
-    };
-    let Some(budget) = args.fit else {
-        return Ok(("bytes", bytes_for(args.window.unwrap_or(learner.stream().default_window()))));
-    };
-    // bytes_for grows with the window: bisect for the largest that fits.
-    let (mut lo, mut hi) = (0usize, 1usize << 40);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if bytes_for(mid) <= budget { lo = mid } else { hi = mid - 1 }
-    }
-    match lo {
-        0 => Err(NothingFits { one: bytes_for(1) }),
-        window => Ok(("window", window)),
-    }
-}
-
-/// What `kestrel budget` counted, in words: the learner's settings, as `args` and the
-/// stream's defaults give them (`raced`: what the stream races), and where it runs.
-fn budget_counted<T: Real>(args: &BudgetArgs, learner: Learner, raced: Option<Raced>) -> String {
-    let centers = args.centers.unwrap_or(learner.stream().default_centers());
-    let mut parts = vec![format!("{} on {} features", value_name(&learner), args.dim)];
-    parts.push(match (args.fit, args.window) {
-        (Some(_), _) => "the largest window".to_string(),
-        (None, window) => format!("a window of {}", window.unwrap_or(learner.stream().default_window())),
-    });
-    if learner != Learner::Svm {
-        parts.push(format!("{centers} centres"));
-    }
-    if learner == Learner::Novelty {
-        parts.push(format!("a warm-up of {}", args.warmup));
-    }
-    if matches!(learner, Learner::Svm | Learner::Rsvm) {
-        parts.push(match args.classes {
-            2 => "two classes (one window)".to_string(),
-            k => format!("up to {k} classes, a window each (--classes K for fewer)"),
-        });
-        if args.memory > 0 {
-            parts.push("the memory beyond the window".to_string());
-        }
-    }
-    if learner == Learner::Rsvm && !args.no_renew {
-        parts.push("room to renew centres".to_string());
-    }
-    if let Some(raced) = raced {
-        parts.push(format!(
-            "{} {} raced through the first window (stream without {}; --no-race counts one)",
-            raced.values(args.dim).len(),
-            raced.noun(),
-            raced.flag()
-        ));
-    }
-    if !args.no_scale {
-        parts.push("the scaler".to_string());
-    }
-    let place = match args.target {
-        TargetArg::Host => "on the host (8-byte indices, the host's buffers)",
-        TargetArg::CortexM => "on a Cortex-M (4-byte indices)",
-    };
-    format!("{}; {} {place}", parts.join(", "), scalar_name::<T>())
 }
 
 /// A spinner on stderr saying `message` and the time since it started, ticking by itself

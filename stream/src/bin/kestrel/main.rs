@@ -39,11 +39,13 @@ macro_rules! tell {
 }
 
 mod args;
+mod budget_command;
 mod cluster_command;
 mod commands;
 mod demo;
 mod device_checkpoint;
 mod export_command;
+mod inspect_command;
 mod npkl_command;
 mod report;
 mod signals;
@@ -69,9 +71,9 @@ fn main() {
         Command::Stream(args) => stream_command::run(args),
         Command::Predict(args) => commands::predict(args),
         Command::Eval(args) => commands::eval(args),
-        Command::Inspect(args) => commands::inspect(args),
+        Command::Inspect(args) => inspect_command::inspect(args),
         Command::Export(args) => export_command::run(args),
-        Command::Budget(args) => commands::budget(args),
+        Command::Budget(args) => budget_command::budget(args),
         Command::Npkl(args) => npkl_command::run(args),
         Command::Cluster(args) => cluster_command::run(args),
         Command::Transform(args) => transform_command::run(args),
