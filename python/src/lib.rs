@@ -545,9 +545,13 @@ fn decision_function<'py>(
 
 /// What `kestrel inspect` shows of the model in `model`: kind, scalar, dim, centers, bytes,
 /// kernel, task, scaled, class_names, feature_names, and a projection's components and a scaler's
-/// relevance weights when the model has them.
+/// relevance weights when the model has them. A checkpoint (of `kestrel stream`, or copied
+/// off a device) is named as one, as the CLI names it.
 #[pyfunction]
 fn describe<'py>(py: Python<'py>, model: &[u8]) -> PyResult<Bound<'py, PyDict>> {
+    if let Some(what) = model::other_kestrel_file(model) {
+        return Err(value_error(what));
+    }
     let info = model::describe(model).map_err(value_error)?;
     let dict = PyDict::new(py);
     dict.set_item("kind", info.kind)?;

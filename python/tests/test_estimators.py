@@ -327,6 +327,18 @@ def test_pickle_and_load_use_the_model_bytes(tmp_path):
     assert kestrel.load(path).info["kind"] == "linear-svm"
 
 
+def test_a_checkpoint_given_for_a_model_is_named():
+    # The Cortex-M0's own checkpoint of a windowed SVM (stream/tests/data), and the bytes
+    # of a `kestrel stream` checkpoint's frame: each named as the CLI names it.
+    device = ROOT / "stream" / "tests" / "data" / "device-checkpoint-svm.bin"
+    with pytest.raises(ValueError, match="a checkpoint of a device's kestrel_svm, not a model: kestrel_svm_resume"):
+        kestrel.load(device)
+    with pytest.raises(ValueError, match="a `kestrel stream` checkpoint, not a model"):
+        kestrel.Model(b"KSCK" + bytes(40))
+    with pytest.raises(ValueError, match="bad magic"):
+        kestrel.load(b"NOPE" + bytes(40))
+
+
 def test_bad_input_raises_value_error():
     X, y = make_moons(60, noise=0.2, random_state=3)
     clf = kestrel.ReducedKernelSVC().fit(X, y)
