@@ -421,6 +421,20 @@ class ReducedKernelSVC(_TakesSampleWeight, _KestrelClassifier):
     ----------
     classes_, n_features_in_, model_bytes_, summary_
         As for :class:`DCDLinearSVC`; ``summary_["chosen"]`` holds what "auto" chose.
+
+    Examples
+    --------
+    Class probabilities, as ``SVC(probability=True)`` gives them (Platt's sigmoid fitted
+    to decision values of held-out folds), come from scikit-learn's calibration around the
+    estimator:
+
+    >>> from sklearn.calibration import CalibratedClassifierCV
+    >>> from sklearn.datasets import make_moons
+    >>> X, y = make_moons(200, noise=0.2, random_state=0)
+    >>> calibrated = CalibratedClassifierCV(ReducedKernelSVC(), method="sigmoid", cv=3).fit(X, y)
+    >>> p = calibrated.predict_proba(X[:3])
+    >>> p.shape, bool(((p >= 0) & (p <= 1)).all()), bool(abs(p.sum(axis=1) - 1).max() < 1e-9)
+    ((3, 2), True, True)
     """
 
     _learner = "rsvm"
