@@ -12,7 +12,11 @@
 #      peak-stack line;
 #   4. 1-3 again on the Cortex-M0: its tests pass, its checkpoints are the host's bytes and
 #      its demo prints the same lines;
-#   5. flash and static RAM of the demo, as BENCHMARKS.md reports them.
+#   5. the instructions of each learning object's checkpoint and resume on both cores
+#      (`make [CORE=m0] measure-checkpoints`, QEMU -icount) grew at most 10 % over
+#      icount-baseline.txt, which has them all (ICOUNT_BASELINE_UPDATE=1 rewrites it from
+#      this run, for a change on purpose: add its reason to the header);
+#   6. flash and static RAM of the demo, as BENCHMARKS.md reports them.
 # Prints `test NAME ... ok|FAILED` and `N passed, N failed` over all of them; exits
 # non-zero when anything failed. Needs arm-none-eabi-gcc with newlib, qemu-system-arm and
 # the Rust thumbv7em-none-eabihf and thumbv6m-none-eabi targets (scripts/test-all.sh
@@ -25,6 +29,8 @@ trap 'rm -rf "$out"' EXIT
 
 # shellcheck source=../scripts/test-tally.sh
 source ../scripts/test-tally.sh
+# shellcheck source=../scripts/icount-check.sh
+source ../scripts/icount-check.sh
 
 printf '==> building the C demo and its tests\n'
 make --quiet all
@@ -78,6 +84,13 @@ same=0
 diff <(tail -n +2 "$out/m0-demo" | grep -v '^peak stack') <(tail -n +2 "$out/rust-demo" | grep -v '^peak stack') || same=$?
 [[ -s "$out/m0-demo" ]] || same=1
 report c_demo_on_the_m0_prints_the_rust_demos_lines "$same"
+
+printf '\n==> instructions of a checkpoint and a resume against icount-baseline.txt (at most 10 %% more)\n'
+for core in m4f:thumbv7em-none-eabihf m0:thumbv6m-none-eabi; do
+    make --quiet CORE="${core%%:*}" measure-checkpoints >"$out/measure-${core%%:*}" || true
+    sed -n "s/^measure \([a-z]*\) \([a-z]*\): \([0-9]*\) instructions.*/${core#*:} \1_\2 \3/p" "$out/measure-${core%%:*}"
+done >"$out/counts"
+icount_check icount-baseline.txt "$out/counts" thumbv7em-none-eabihf thumbv6m-none-eabi
 
 printf '\n==> sizes (flash = text + data, static RAM = data + bss)\n'
 arm-none-eabi-size build/demo.elf build/host_models.elf build/checkpoints.elf build/m0/demo.elf

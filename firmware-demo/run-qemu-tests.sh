@@ -38,6 +38,8 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
 source qemu-targets.sh
+# shellcheck source=../scripts/icount-check.sh
+source ../scripts/icount-check.sh
 
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
@@ -106,29 +108,10 @@ done
 
 printf '\n==> instruction counts against icount-baseline.txt (at most 10 %% more)\n'
 baseline=icount-baseline.txt
-counts() { # target -> "target operation mean" per counted operation
-    sed -n "s/^measure \([a-z0-9_]*\): mean \([0-9]*\),.*/$1 \1 \2/p" "$out/measure-$1"
-}
-if [[ "${ICOUNT_BASELINE_UPDATE:-}" == 1 ]]; then
-    { grep '^#' "$baseline"; for target in "${targets[@]}"; do counts "$target"; done; } >"$out/baseline"
-    cp "$out/baseline" "$baseline"
-    echo "rewrote $baseline from this run: add the reason to its header"
-fi
-while read -r target name expected; do
-    [[ -z "$target" || "$target" == \#* ]] && continue
-    got="$(mean "$out/measure-$target" "$name")"
-    within=1
-    [[ -n "$got" ]] && (( got * 10 <= expected * 11 )) && within=0
-    echo "$target $name: ${got:-not counted} (baseline $expected)"
-    report "icount_${name}_within_10_percent_on_$target" "$within"
-done <"$baseline"
-for target in "${targets[@]}"; do
-    covered=0
-    while read -r _ name _; do
-        grep -q "^$target $name " "$baseline" || { echo "$target $name: not in $baseline"; covered=1; }
-    done < <(counts "$target")
-    report "icount_baseline_covers_every_operation_on_$target" "$covered"
-done
+for target in "${targets[@]}"; do # "target operation mean" per counted operation
+    sed -n "s/^measure \([a-z0-9_]*\): mean \([0-9]*\),.*/$target \1 \2/p" "$out/measure-$target"
+done >"$out/counts"
+icount_check "$baseline" "$out/counts" "${targets[@]}"
 
 printf '\n==> demo output on every target\n'
 for target in "${targets[@]:1}"; do

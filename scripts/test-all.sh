@@ -26,7 +26,8 @@
 #   8. the C firmware demo under QEMU (arm-none-eabi-gcc, libkestrel_ffi.a) on the
 #      Cortex-M4F and the Cortex-M0: on-device tests of the host-trained models,
 #      checkpoints that are the host's bytes, the demo learning, and printing the Rust
-#      demo's lines (`N passed, N failed`)
+#      demo's lines, each object's checkpoint and resume instruction counts against their
+#      committed table (`N passed, N failed`)
 #   9. the Python package: built by pip (maturin) into a virtual environment with numpy,
 #      scipy, scikit-learn, river, pyspark, pytest, matplotlib and pandas from the package index, then its tests
 #      (scikit-learn's estimator checks, models shared with the CLI, the MapReduce RSVM on
