@@ -50,6 +50,10 @@
 //! would overflow its statistics.) (The fuzz target `c_abi` found such states; it checkpoints and
 //! resumes every learner it drives.)
 //!
+//! **Read on the host.** [`describe`] reads a checkpoint's frame and header without
+//! resuming it — the object, its configuration, what it has learned — for `kestrel
+//! inspect`, given a checkpoint copied off a device.
+//!
 //! Cost: the core's check of the state, O(buffers); one pass over the buffers to write
 //! them and one CRC pass (about 221,000 instructions on a Cortex-M4F for a 23 KB SLKL
 //! checkpoint, BENCHMARKS.md); resuming reads, checks the CRC and the state likewise. No
