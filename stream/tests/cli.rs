@@ -181,7 +181,10 @@ fn a_checkpoint_given_for_a_model_is_named() {
 /// program on the Cortex-M0 under QEMU (`make CORE=m0 test-checkpoints`, its `checkpoint
 /// svm` and `checkpoint scaler` lines, 2026-12-04; `run-tests.sh` checks they are the
 /// host's bytes): a windowed SVM of `kestrel_svm_default_config(32, 3)` with 20 steps a
-/// sample and its scaler, after 300 rows. The object, the configuration by the C struct's
+/// sample and its scaler, after 300 rows. A change of the checkpoint format makes them
+/// again: `make --quiet CORE=m0 test-checkpoints | awk '$2 == "svm" { print $4 }' | xxd -r
+/// -p > ../stream/tests/data/device-checkpoint-svm.bin` in `firmware-demo-c` (`scaler`
+/// likewise). The object, the configuration by the C struct's
 /// fields and what it learned; a copy torn short, or with a byte changed, is named so.
 #[test]
 fn inspect_reads_a_devices_checkpoint() {
