@@ -32,58 +32,47 @@ source ../scripts/test-tally.sh
 # shellcheck source=../scripts/icount-check.sh
 source ../scripts/icount-check.sh
 
-printf '==> building the C demo and its tests\n'
-make --quiet all
-
-printf '\n==> on-device tests of the C ABI\n'
-status=0
-make --quiet test-models | tee "$out/tests" || status=$?
-tally "$out/tests" "$status" c_tests_ran_to_the_end
-
-printf '\n==> checkpoints on the device, and the same program on the host\n'
-status=0
-make --quiet test-checkpoints | tee "$out/device-checkpoints" | grep -v '^checkpoint ' || status=$?
-tally "$out/device-checkpoints" "$status" c_checkpoint_tests_ran_to_the_end
+printf '==> what every core must print: the checkpoints program on the host, the Rust demo\n'
 (cd .. && cargo build --quiet -p kestrel-ffi)
 cc -std=c11 -Wall -Wextra -Werror -pedantic -O1 -ffp-contract=off -I ../ffi/include src/checkpoints.c \
     ../target/debug/libkestrel_ffi.a -lpthread -ldl -lm -o "$out/checkpoints-host"
-same=0
-"$out/checkpoints-host" >"$out/host-checkpoints" || same=1
-diff <(grep '^checkpoint ' "$out/device-checkpoints") <(grep '^checkpoint ' "$out/host-checkpoints") >/dev/null || same=$?
-[[ $(grep -c '^checkpoint ' "$out/device-checkpoints") == 3 ]] || same=1
-report checkpoints_on_the_device_are_the_hosts_bytes "$same"
-
-printf '\n==> the C demo\n'
-demo=0
-make --quiet run | tee "$out/c-demo" || demo=$?
-report c_demo_learns "$demo"
-
-printf '\n==> the C demo prints the Rust demo'"'"'s lines\n'
+host_failed=0
+"$out/checkpoints-host" >"$out/host-checkpoints" || host_failed=1
 (cd ../firmware-demo && cargo run --quiet --release --bin kestrel-firmware-demo) >"$out/rust-demo" || true
-same=0
-diff <(tail -n +2 "$out/c-demo" | grep -v '^peak stack') <(tail -n +2 "$out/rust-demo" | grep -v '^peak stack') || same=$?
-[[ -s "$out/c-demo" ]] || same=1
-report c_demo_prints_the_rust_demos_lines "$same"
 
-printf '\n==> the same on a Cortex-M0 (QEMU microbit)\n'
-make --quiet CORE=m0 all
-status=0
-make --quiet CORE=m0 test-models | tee "$out/m0-tests" || status=$?
-tally "$out/m0-tests" "$status" c_tests_ran_to_the_end_on_the_m0
-status=0
-make --quiet CORE=m0 test-checkpoints | tee "$out/m0-checkpoints" | grep -v '^checkpoint ' || status=$?
-tally "$out/m0-checkpoints" "$status" c_checkpoint_tests_ran_to_the_end_on_the_m0
-same=0
-diff <(grep '^checkpoint ' "$out/m0-checkpoints") <(grep '^checkpoint ' "$out/host-checkpoints") >/dev/null || same=$?
-[[ $(grep -c '^checkpoint ' "$out/m0-checkpoints") == 3 ]] || same=1
-report checkpoints_on_the_m0_are_the_hosts_bytes "$same"
-demo=0
-make --quiet CORE=m0 run | tee "$out/m0-demo" || demo=$?
-report c_demo_learns_on_the_m0 "$demo"
-same=0
-diff <(tail -n +2 "$out/m0-demo" | grep -v '^peak stack') <(tail -n +2 "$out/rust-demo" | grep -v '^peak stack') || same=$?
-[[ -s "$out/m0-demo" ]] || same=1
-report c_demo_on_the_m0_prints_the_rust_demos_lines "$same"
+# Steps 1-3 on the core CORE (make's CORE=), each test named with SUFFIX after it.
+on_core() {
+    local core="$1" suffix="$2" status same demo
+    printf '\n==> %s: building the C demo and its tests\n' "$core"
+    make --quiet CORE="$core" all
+
+    printf '\n==> %s: on-device tests of the C ABI\n' "$core"
+    status=0
+    make --quiet CORE="$core" test-models | tee "$out/$core-tests" || status=$?
+    tally "$out/$core-tests" "$status" "c_tests_ran_to_the_end$suffix"
+
+    printf '\n==> %s: checkpoints on the device, and the same program on the host\n' "$core"
+    status=0
+    make --quiet CORE="$core" test-checkpoints | tee "$out/$core-checkpoints" | grep -v '^checkpoint ' || status=$?
+    tally "$out/$core-checkpoints" "$status" "c_checkpoint_tests_ran_to_the_end$suffix"
+    same=$host_failed
+    diff <(grep '^checkpoint ' "$out/$core-checkpoints") <(grep '^checkpoint ' "$out/host-checkpoints") >/dev/null ||
+        same=$?
+    [[ $(grep -c '^checkpoint ' "$out/$core-checkpoints") == 3 ]] || same=1
+    report "checkpoints_on_the_device_are_the_hosts_bytes$suffix" "$same"
+
+    printf '\n==> %s: the C demo, and the Rust demo'"'"'s lines\n' "$core"
+    demo=0
+    make --quiet CORE="$core" run | tee "$out/$core-demo" || demo=$?
+    report "c_demo_learns$suffix" "$demo"
+    same=0
+    diff <(tail -n +2 "$out/$core-demo" | grep -v '^peak stack') <(tail -n +2 "$out/rust-demo" | grep -v '^peak stack') ||
+        same=$?
+    [[ -s "$out/$core-demo" ]] || same=1
+    report "c_demo_prints_the_rust_demos_lines$suffix" "$same"
+}
+on_core m4f ""
+on_core m0 _on_the_m0
 
 printf '\n==> instructions of a checkpoint and a resume against icount-baseline.txt (at most 10 %% more)\n'
 for core in m4f:thumbv7em-none-eabihf m0:thumbv6m-none-eabi; do

@@ -236,6 +236,17 @@ pub struct ModelInfo {
 }
 
 impl ModelInfo {
+    /// The model in one phrase, as `kestrel inspect` and the header `kestrel export` writes
+    /// give it: `rsvm classifier (f32), 2 features, 14 centres, kernel rbf(gamma=0.27), 215
+    /// bytes` (`N features (standardised)` for a model that standardises its inputs).
+    pub fn summary(&self) -> String {
+        let ModelInfo { kind, task, scalar, dim, centers, ref kernel, bytes, .. } = *self;
+        let standardised = if self.scaled { " (standardised)" } else { "" };
+        format!(
+            "{kind} {task} ({scalar}), {dim} features{standardised}, {centers} centres, kernel {kernel}, {bytes} bytes"
+        )
+    }
+
     /// The description of a model of scalar `T` — `kind`, `task`, `bytes` long, with its
     /// `scaler` or none — with no classes named and no components; its dimension, centres
     /// and kernel are the caller's to set (0, 0 and empty here).

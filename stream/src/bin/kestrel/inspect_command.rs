@@ -39,18 +39,7 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
         )?;
         say_feature_names(&info.feature_names)?;
     } else {
-        say!(
-            "{}: {} {} ({}), {} features{}, {} centres, kernel {}, {} bytes, checksum ok",
-            args.model.display(),
-            info.kind,
-            info.task,
-            info.scalar,
-            info.dim,
-            if info.scaled { " (standardised)" } else { "" },
-            info.centers,
-            info.kernel,
-            info.bytes
-        )?;
+        say!("{}: {}, checksum ok", args.model.display(), info.summary())?;
         if let Some(learners) = written_by(info.kind) {
             say!("format: the {} {}s' file, which {learners} write", info.kind, info.task)?;
         }
