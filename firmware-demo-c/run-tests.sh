@@ -5,12 +5,13 @@
 #   1. the on-device tests (build/host_models.elf): the host-trained models predict the
 #      bits kestrel predict printed, damaged model bytes are statuses; and
 #      (build/checkpoints.elf) the learners resume from checkpoints bit for bit, and their
-#      checkpoints are, byte for byte, those the same program writes on the host;
+#      checkpoints, and the SVM's model saved with its scaler, are byte for byte those the
+#      same program writes on the host;
 #   2. the demo learns (it exits with failure otherwise);
 #   3. the demo prints the Rust demo's lines (same sensor bytes, same learners, same
 #      settings: same bits), all but the first (the statics' sizes differ) and the
 #      peak-stack line;
-#   4. 1-3 again on the Cortex-M0: its tests pass, its checkpoints are the host's bytes and
+#   4. 1-3 again on the Cortex-M0: its tests pass, its checkpoints and model are the host's bytes and
 #      its demo prints the same lines;
 #   5. the instructions of each learning object's checkpoint and resume on both cores
 #      (`make [CORE=m0] measure-checkpoints`, QEMU -icount) grew at most 10 % over
@@ -40,6 +41,9 @@ host_failed=0
 "$out/checkpoints-host" >"$out/host-checkpoints" || host_failed=1
 (cd ../firmware-demo && cargo run --quiet --release --bin kestrel-firmware-demo) >"$out/rust-demo" || true
 
+# The lines of bytes the checkpoints program prints: three checkpoints and a model.
+bytes_lines='^(checkpoint|model) '
+
 # Steps 1-3 on the core CORE (make's CORE=), each test named with SUFFIX after it.
 on_core() {
     local core="$1" suffix="$2" status same demo
@@ -53,12 +57,12 @@ on_core() {
 
     printf '\n==> %s: checkpoints on the device, and the same program on the host\n' "$core"
     status=0
-    make --quiet CORE="$core" test-checkpoints | tee "$out/$core-checkpoints" | grep -v '^checkpoint ' || status=$?
+    make --quiet CORE="$core" test-checkpoints | tee "$out/$core-checkpoints" | grep -Ev "$bytes_lines" || status=$?
     tally "$out/$core-checkpoints" "$status" "c_checkpoint_tests_ran_to_the_end$suffix"
     same=$host_failed
-    diff <(grep '^checkpoint ' "$out/$core-checkpoints") <(grep '^checkpoint ' "$out/host-checkpoints") >/dev/null ||
+    diff <(grep -E "$bytes_lines" "$out/$core-checkpoints") <(grep -E "$bytes_lines" "$out/host-checkpoints") >/dev/null ||
         same=$?
-    [[ $(grep -c '^checkpoint ' "$out/$core-checkpoints") == 3 ]] || same=1
+    [[ $(grep -cE "$bytes_lines" "$out/$core-checkpoints") == 4 ]] || same=1
     report "checkpoints_on_the_device_are_the_hosts_bytes$suffix" "$same"
 
     printf '\n==> %s: the C demo, and the Rust demo'"'"'s lines\n' "$core"

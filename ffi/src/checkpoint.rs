@@ -52,7 +52,8 @@
 //!
 //! **Read on the host.** [`describe`] reads a checkpoint's frame and header without
 //! resuming it — the object, its configuration, what it has learned — for `kestrel
-//! inspect`, given a checkpoint copied off a device.
+//! inspect`, given a checkpoint copied off a device; [`crate::import`] makes a learner's
+//! checkpoint its model file, for `kestrel import`.
 //!
 //! Cost: the core's check of the state, O(buffers); one pass over the buffers to write
 //! them and one CRC pass (about 221,000 instructions on a Cortex-M4F for a 23 KB SLKL
@@ -374,77 +375,29 @@ impl<'a> Reader<'a> {
 
 #[cfg(test)]
 mod tests {
-    use core::ffi::c_void;
-    use core::ptr;
-    use std::vec;
     use std::vec::Vec;
 
     use super::*;
-    use crate::novelty::{NoveltyVerdict, kestrel_novelty_checkpoint, kestrel_novelty_create, kestrel_novelty_learn};
-    use crate::scaler::{kestrel_scaler_checkpoint, kestrel_scaler_create, kestrel_scaler_observe};
-    use crate::slkl::{kestrel_slkl_checkpoint, kestrel_slkl_create, kestrel_slkl_learn};
-    use crate::svm::{kestrel_svm_checkpoint, kestrel_svm_create, kestrel_svm_learn};
-
-    /// Work memory of `len` bytes, aligned for every object.
-    fn work(len: usize) -> Vec<u64> {
-        vec![0; len.div_ceil(8)]
-    }
-
-    /// The checkpoint `write` writes into a buffer of 64 KiB.
-    fn checkpoint_of(write: impl FnOnce(*mut u8, usize, *mut usize) -> Status) -> Vec<u8> {
-        let mut out = vec![0u8; 1 << 16];
-        let mut len = 0;
-        assert_eq!(write(out.as_mut_ptr(), out.len(), &mut len), Status::Ok);
-        out.truncate(len);
-        out
-    }
-
-    /// Row `t` of three features.
-    fn row(t: u16) -> [f32; 3] {
-        [f32::from(t % 7) / 3.0 - 1.0, f32::from(t % 5) / 2.0 - 1.0, f32::from(t % 11) / 5.0 - 1.0]
-    }
+    use crate::novelty::kestrel_novelty_checkpoint;
+    use crate::scaler::kestrel_scaler_checkpoint;
+    use crate::slkl::kestrel_slkl_checkpoint;
+    use crate::svm::kestrel_svm_checkpoint;
+    use crate::test_support::{Learned, written_by};
 
     /// A checkpoint written through the ABI by each object, after it learned, reads back as
     /// the configuration it was created with and the samples it learned; cut short or with
     /// a byte changed it is the status a resume would give.
     #[test]
     fn a_checkpoint_describes_its_object() {
-        let (svm_config, slkl_config, novelty_config) = (
-            crate::svm::kestrel_svm_default_config(16, 3),
-            crate::slkl::kestrel_slkl_default_config(16, 3, 4),
-            crate::novelty::kestrel_novelty_default_config(32, 3, 4),
-        );
-        let mut memory = [work(1 << 16), work(1 << 16), work(1 << 16), work(1 << 12)];
-        let [svm_work, slkl_work, novelty_work, scaler_work] = &mut memory;
-        let centres: Vec<f32> = (0..4).flat_map(row).collect();
-        let (mut svm, mut slkl, mut novelty, mut scaler) =
-            (ptr::null_mut(), ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
-        // SAFETY: each work buffer is aligned, as long as given and outlives its object;
-        // every pointer is to a live local.
-        unsafe {
-            let bytes = |w: &mut Vec<u64>| (w.as_mut_ptr().cast::<c_void>(), w.len() * 8);
-            let ((sv, sn), (lv, ln), (nv, nn), (cv, cn)) =
-                (bytes(svm_work), bytes(slkl_work), bytes(novelty_work), bytes(scaler_work));
-            assert_eq!(kestrel_svm_create(&svm_config, sv, sn, &mut svm), Status::Ok);
-            assert_eq!(kestrel_slkl_create(&slkl_config, centres.as_ptr(), 12, lv, ln, &mut slkl), Status::Ok);
-            assert_eq!(kestrel_novelty_create(&novelty_config, nv, nn, &mut novelty), Status::Ok);
-            assert_eq!(kestrel_scaler_create(3, cv, cn, &mut scaler), Status::Ok);
-            for t in 0..50 {
-                let x = row(t);
-                let label = if x[0] + x[1] > 0.0 { 1 } else { -1 };
-                assert_eq!(kestrel_svm_learn(svm, x.as_ptr(), 3, label), Status::Ok);
-                assert_eq!(kestrel_slkl_learn(slkl, x.as_ptr(), 3, x[0] * x[2]), Status::Ok);
-                assert_eq!(kestrel_novelty_learn(novelty, x.as_ptr(), 3, &mut NoveltyVerdict::default()), Status::Ok);
-                assert_eq!(kestrel_scaler_observe(scaler, x.as_ptr(), 3), Status::Ok);
-            }
-        }
-        // SAFETY: live handles; `checkpoint_of` gives a writable buffer and length.
+        let learned = Learned::new(50);
+        let Learned { svm_config, slkl_config, novelty_config, svm, slkl, novelty, scaler, .. } = learned;
+        // SAFETY: live handles; `written_by` gives a writable buffer and length.
         let written = unsafe {
             [
-                checkpoint_of(|out, len, n| kestrel_svm_checkpoint(svm, out, len, n)),
-                checkpoint_of(|out, len, n| kestrel_slkl_checkpoint(slkl, out, len, n)),
-                checkpoint_of(|out, len, n| kestrel_novelty_checkpoint(novelty, out, len, n)),
-                checkpoint_of(|out, len, n| kestrel_scaler_checkpoint(scaler, out, len, n)),
+                written_by(|out, len, n| kestrel_svm_checkpoint(svm, out, len, n)),
+                written_by(|out, len, n| kestrel_slkl_checkpoint(slkl, out, len, n)),
+                written_by(|out, len, n| kestrel_novelty_checkpoint(novelty, out, len, n)),
+                written_by(|out, len, n| kestrel_scaler_checkpoint(scaler, out, len, n)),
             ]
         };
         let described: Vec<Described> = written.iter().map(|bytes| describe(bytes).unwrap()).collect();

@@ -2,10 +2,10 @@
 //!
 //! | `kind` | kernel | parameters |
 //! |---|---|---|
-//! | `KESTREL_KERNEL_RBF` | `exp(−γ‖x − x'‖²)` | `gamma > 0` |
-//! | `KESTREL_KERNEL_LAPLACIAN` | `exp(−γ‖x − x'‖₁)` | `gamma > 0` |
-//! | `KESTREL_KERNEL_POLYNOMIAL` | `(γ·xᵀx' + coef0)^degree` | `gamma > 0`, `degree ≥ 1` |
-//! | `KESTREL_KERNEL_LINEAR` | `xᵀx'` | none |
+//! | `KESTREL_KERNEL_KIND_RBF` | `exp(−γ‖x − x'‖²)` | `gamma > 0` |
+//! | `KESTREL_KERNEL_KIND_LAPLACIAN` | `exp(−γ‖x − x'‖₁)` | `gamma > 0` |
+//! | `KESTREL_KERNEL_KIND_POLYNOMIAL` | `(γ·xᵀx' + coef0)^degree` | `gamma > 0`, `degree ≥ 1` |
+//! | `KESTREL_KERNEL_KIND_LINEAR` | `xᵀx'` | none |
 
 use kestrel_core::Kernel;
 
@@ -23,6 +23,29 @@ pub enum KernelKind {
     Polynomial = 3,
     /// Linear: `xᵀx'`.
     Linear = 4,
+}
+
+impl KernelKind {
+    /// The kind whose value is `value`, `None` for no kind.
+    pub const fn of(value: u32) -> Option<Self> {
+        match value {
+            1 => Some(KernelKind::Rbf),
+            2 => Some(KernelKind::Laplacian),
+            3 => Some(KernelKind::Polynomial),
+            4 => Some(KernelKind::Linear),
+            _ => None,
+        }
+    }
+
+    /// Its constant's name in `kestrel.h`.
+    pub const fn c_name(self) -> &'static str {
+        match self {
+            KernelKind::Rbf => "KESTREL_KERNEL_KIND_RBF",
+            KernelKind::Laplacian => "KESTREL_KERNEL_KIND_LAPLACIAN",
+            KernelKind::Polynomial => "KESTREL_KERNEL_KIND_POLYNOMIAL",
+            KernelKind::Linear => "KESTREL_KERNEL_KIND_LINEAR",
+        }
+    }
 }
 
 /// A kernel and its parameters.
@@ -50,12 +73,11 @@ impl KernelConfig {
     /// # Errors
     /// `InvalidParam` for an unknown kind or a parameter out of range.
     pub(crate) fn build(&self) -> Result<Kernel<f32>, Status> {
-        let kernel = match self.kind {
-            k if k == KernelKind::Rbf as u32 => Kernel::rbf(self.gamma),
-            k if k == KernelKind::Laplacian as u32 => Kernel::laplacian(self.gamma),
-            k if k == KernelKind::Polynomial as u32 => Kernel::polynomial(self.degree, self.gamma, self.coef0),
-            k if k == KernelKind::Linear as u32 => Ok(Kernel::linear()),
-            _ => return Err(Status::InvalidParam),
+        let kernel = match KernelKind::of(self.kind).ok_or(Status::InvalidParam)? {
+            KernelKind::Rbf => Kernel::rbf(self.gamma),
+            KernelKind::Laplacian => Kernel::laplacian(self.gamma),
+            KernelKind::Polynomial => Kernel::polynomial(self.degree, self.gamma, self.coef0),
+            KernelKind::Linear => Ok(Kernel::linear()),
         };
         Ok(kernel?)
     }

@@ -15,7 +15,9 @@
 //!
 //! Each learning object (`kestrel_slkl`, `kestrel_svm`, `kestrel_novelty`, `kestrel_scaler`)
 //! writes a checkpoint of its whole state and resumes from one bit for bit, so what a
-//! device learned survives a reset ([`checkpoint`]).
+//! device learned survives a reset ([`checkpoint`]); on the host, a learner's checkpoint
+//! copied off a device becomes the model file its save would write ([`import`], `kestrel
+//! import`).
 //!
 //! ## The contract
 //!
@@ -63,6 +65,7 @@
 extern crate std;
 
 pub mod checkpoint;
+pub mod import;
 pub mod kernel;
 mod memory;
 pub mod model;
@@ -72,6 +75,8 @@ pub mod scaler;
 pub mod slkl;
 mod status;
 pub mod svm;
+#[cfg(test)]
+mod test_support;
 
 pub use memory::KESTREL_ALIGN;
 pub use status::{Status, kestrel_status_str};

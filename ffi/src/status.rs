@@ -96,6 +96,12 @@ pub(crate) fn status_of(result: Result<(), Status>) -> Status {
     result.err().unwrap_or(Status::Ok)
 }
 
+/// `Ok(())` for `Status::Ok`, `Err(status)` otherwise: an exported function's status taken
+/// back into Rust, the inverse of [`status_of`].
+pub(crate) fn result_of(status: Status) -> Result<(), Status> {
+    if status == Status::Ok { Ok(()) } else { Err(status) }
+}
+
 /// A short English description of `status` (a `kestrel_status` value), as a static
 /// NUL-terminated string; `"unknown status"` for a value that is not one.
 #[unsafe(no_mangle)]

@@ -47,6 +47,25 @@ pub enum SvmLoss {
     SquaredHinge = 2,
 }
 
+impl SvmLoss {
+    /// The loss whose value is `value`, `None` for no loss.
+    pub const fn of(value: u32) -> Option<Self> {
+        match value {
+            1 => Some(SvmLoss::Hinge),
+            2 => Some(SvmLoss::SquaredHinge),
+            _ => None,
+        }
+    }
+
+    /// Its constant's name in `kestrel.h`.
+    pub const fn c_name(self) -> &'static str {
+        match self {
+            SvmLoss::Hinge => "KESTREL_SVM_LOSS_HINGE",
+            SvmLoss::SquaredHinge => "KESTREL_SVM_LOSS_SQUARED_HINGE",
+        }
+    }
+}
+
 /// The configuration of a windowed linear SVM; start from [`kestrel_svm_default_config`]
 /// and change what you need.
 #[repr(C)]
@@ -119,10 +138,9 @@ fn params(config: &SvmConfig) -> Result<dcd::ValidParams<f32>, Status> {
     if config.window == 0 || config.dim == 0 || config.steps_per_sample == 0 {
         return Err(Status::InvalidParam);
     }
-    let loss = match config.loss {
-        l if l == SvmLoss::Hinge as u32 => Loss::Hinge,
-        l if l == SvmLoss::SquaredHinge as u32 => Loss::SquaredHinge,
-        _ => return Err(Status::InvalidParam),
+    let loss = match SvmLoss::of(config.loss).ok_or(Status::InvalidParam)? {
+        SvmLoss::Hinge => Loss::Hinge,
+        SvmLoss::SquaredHinge => Loss::SquaredHinge,
     };
     Ok(dcd::Params::new().loss(loss).c(config.c).bias(config.bias).epsilon(config.epsilon).check()?)
 }
@@ -306,8 +324,8 @@ pub unsafe extern "C" fn kestrel_svm_save(
 
 /// What a checkpoint of a [`Svm`] holds before the window's floats.
 #[derive(Serialize, Deserialize)]
-struct SvmCheckpoint {
-    config: SvmConfig,
+pub(crate) struct SvmCheckpoint {
+    pub(crate) config: SvmConfig,
     samples_seen: u64,
     rng: [u64; 4],
     state: OnlineSvmState<f32>,

@@ -26,3 +26,18 @@ fn committed_header_is_generated_from_the_crate() {
          `KESTREL_UPDATE_HEADER=1 cargo test -p kestrel-ffi --test header` and commit the result"
     );
 }
+
+/// The C names the host's tools print for the enumerations' values are the header's own.
+#[test]
+fn enum_names_are_the_headers() {
+    use kestrel_ffi::kernel::KernelKind;
+    use kestrel_ffi::svm::SvmLoss;
+    let header = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("include/kestrel.h")).unwrap();
+    let names = (0..8).filter_map(|v| KernelKind::of(v).map(|kind| (kind.c_name(), kind as u32)));
+    let names: Vec<(&str, u32)> =
+        names.chain((0..8).filter_map(|v| SvmLoss::of(v).map(|l| (l.c_name(), l as u32)))).collect();
+    assert_eq!(names.len(), 6);
+    for (name, value) in names {
+        assert!(header.contains(&format!("  {name} = {value},")), "{name} = {value} is not in kestrel.h");
+    }
+}

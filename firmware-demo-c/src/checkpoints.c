@@ -4,10 +4,11 @@
  * library): an SVM with its scaler and an SLKL regressor, each beside a twin that is
  * checkpointed in mid-stream, has its memory wiped as by a reset and resumes from the
  * bytes; the twins predict the same bits all along and end with the same checkpoint. The
- * final checkpoints are printed in hex, and the runner checks the device's equal the
- * host's byte for byte: a checkpoint does not depend on the pointer width, so one copied
- * off a device resumes on a host (and back). Prints `test NAME ... ok|FAILED` and
- * `N passed, N failed`.
+ * final checkpoints, and the SVM's model saved with its scaler, are printed in hex, and the
+ * runner checks the device's equal the host's byte for byte: a checkpoint does not depend
+ * on the pointer width, so one copied off a device resumes on a host (and back), and
+ * `kestrel import` of the SVM's checkpoints gives the model printed (the CLI's test holds
+ * the M0's bytes). Prints `test NAME ... ok|FAILED` and `N passed, N failed`.
  */
 #include <stdalign.h>
 #include <stdint.h>
@@ -24,11 +25,12 @@ static alignas(KESTREL_ALIGN) uint8_t slkl_work[2][KESTREL_SLKL_WORK_BYTES(CK_WI
 static uint8_t svm_checkpoint[2][KESTREL_SVM_CHECKPOINT_BYTES(CK_WINDOW, CK_DIM, 2000)];
 static uint8_t scaler_checkpoint[KESTREL_SCALER_CHECKPOINT_BYTES(CK_DIM)];
 static uint8_t slkl_checkpoint[2][KESTREL_SLKL_CHECKPOINT_BYTES(CK_WINDOW, CK_DIM, CK_CENTRES, CK_CENTRES)];
+static uint8_t svm_model[KESTREL_SVM_MODEL_BYTES(CK_DIM) + KESTREL_SCALER_SECTION_BYTES(CK_DIM)];
 
-/* Prints a checkpoint's bytes as `checkpoint NAME LEN HEX`, for the runner to compare the
-   device's with the host's. */
-static void print_hex(const char *name, const uint8_t *bytes, size_t len) {
-    printf("checkpoint %s %u ", name, (unsigned)len);
+/* Prints bytes as `WHAT NAME LEN HEX` (WHAT: `checkpoint` or `model`), for the runner to
+   compare the device's with the host's. */
+static void print_hex(const char *what, const char *name, const uint8_t *bytes, size_t len) {
+    printf("%s %s %u ", what, name, (unsigned)len);
     for (size_t i = 0; i < len; i++) printf("%02x", bytes[i]);
     printf("\n");
 }
@@ -104,13 +106,15 @@ static int learners_resume_from_a_checkpoint_bit_for_bit(void) {
     CHECK(kestrel_svm_checkpoint(svm[0], svm_checkpoint[0], sizeof svm_checkpoint[0], &a) == KESTREL_STATUS_OK);
     CHECK(kestrel_svm_checkpoint(svm[1], svm_checkpoint[1], sizeof svm_checkpoint[1], &b) == KESTREL_STATUS_OK);
     CHECK(a == b && memcmp(svm_checkpoint[0], svm_checkpoint[1], a) == 0);
-    print_hex("svm", svm_checkpoint[0], a);
+    print_hex("checkpoint", "svm", svm_checkpoint[0], a);
     CHECK(kestrel_scaler_checkpoint(scaler[0], scaler_checkpoint, sizeof scaler_checkpoint, &a) == KESTREL_STATUS_OK);
-    print_hex("scaler", scaler_checkpoint, a);
+    print_hex("checkpoint", "scaler", scaler_checkpoint, a);
+    CHECK(kestrel_svm_save(svm[0], scaler[0], svm_model, sizeof svm_model, &a) == KESTREL_STATUS_OK);
+    print_hex("model", "svm", svm_model, a);
     CHECK(kestrel_slkl_checkpoint(slkl[0], slkl_checkpoint[0], sizeof slkl_checkpoint[0], &a) == KESTREL_STATUS_OK);
     CHECK(kestrel_slkl_checkpoint(slkl[1], slkl_checkpoint[1], sizeof slkl_checkpoint[1], &b) == KESTREL_STATUS_OK);
     CHECK(a == b && memcmp(slkl_checkpoint[0], slkl_checkpoint[1], a) == 0);
-    print_hex("slkl", slkl_checkpoint[0], a);
+    print_hex("checkpoint", "slkl", slkl_checkpoint[0], a);
     return 1;
 }
 

@@ -16,14 +16,14 @@
 //! then `checkpoint` and `resume` into new memory, whose checkpoint must be the same bytes,
 //! and `resume` of the input itself, raw and framed as a checkpoint with a valid CRC-32
 //! (so the header's decoding and the core's checks of a state are reached), and
-//! `checkpoint::describe` of each.
+//! `checkpoint::describe` of each, and `import::model_of` (a checkpoint made a model file).
 //!
 //! Checks: no panic (a panic aborts the process: libFuzzer reports it) and no crash; every
 //! call returns a defined status; a model that opens needs the bytes `work_bytes` said; a
 //! rejected `learn` leaves the learner's state and predictions unchanged; a detector's
 //! verdict is finite and flags only once it has a threshold; what a learner saves opens as
 //! a model of its dimension; what it checkpoints resumes; a checkpoint that resumes is
-//! described.
+//! described, and a learner's makes a model that opens.
 
 #![no_main]
 
@@ -184,7 +184,7 @@ fn learn_slkl(config: &[u8], samples: &[f32], data: &[u8]) {
         unsafe { kestrel_scaler_observe(scaler.1, x.as_ptr(), dim) };
     }
     let saved = save(|out, len, written| unsafe { slkl::kestrel_slkl_save(learner, scaler.1, out, len, written) });
-    reopen(&saved, dim);
+    reopen(&saved, dim, true);
     let checkpoint = |learner: *mut Slkl| {
         save(|out, len, written| unsafe { slkl::kestrel_slkl_checkpoint(learner, out, len, written) })
     };
@@ -210,6 +210,7 @@ fn resumes_to_the_same_bytes<L>(
         let mut memory = work(needed);
         let mut resumed: *mut L = ptr::null_mut();
         assert!(kestrel_ffi::checkpoint::describe(&saved).is_ok(), "a checkpoint is described");
+        imports(&saved, true);
         assert_eq!(resume(&saved, &mut memory, &mut resumed), Status::Ok);
         assert_eq!(checkpoint(resumed), saved, "a resumed learner writes the checkpoint it was resumed from");
     }
@@ -217,10 +218,47 @@ fn resumes_to_the_same_bytes<L>(
         let mut memory = work(needed);
         let mut other: *mut L = ptr::null_mut();
         let described = kestrel_ffi::checkpoint::describe(&bytes);
-        if resume(&bytes, &mut memory, &mut other) == Status::Ok {
+        let resumed = resume(&bytes, &mut memory, &mut other) == Status::Ok;
+        if resumed {
             assert!(described.is_ok(), "a checkpoint that resumes is described");
             checkpoint(other);
         }
+        imports(&bytes, resumed);
+    }
+}
+
+/// `import::model_of` (what `kestrel import` runs) of a checkpoint: any bytes are a status
+/// or a model that opens, and ask for no more work than four bytes of theirs and 4 KiB
+/// allow; a learner's checkpoint that resumes makes a model, a scaler's none.
+fn imports(bytes: &[u8], resumes: bool) {
+    use kestrel_ffi::checkpoint::Described;
+    use kestrel_ffi::import;
+    let dim = match kestrel_ffi::checkpoint::describe(bytes) {
+        Ok(Described::Svm { config, .. }) => config.dim,
+        Ok(Described::Slkl { config, .. }) => config.dim,
+        Ok(Described::Novelty { config, .. }) => config.dim,
+        Ok(Described::Scaler { .. }) => {
+            assert_eq!(import::work_words(bytes, None), Err(Status::ModelForeign));
+            return;
+        }
+        Err(status) => {
+            assert_eq!(import::work_words(bytes, None), Err(status));
+            return;
+        }
+    };
+    let words = match import::work_words(bytes, None) {
+        Ok(words) => words,
+        Err(status) => return assert!(!resumes, "a checkpoint that resumes asks for its work: {status:?}"),
+    };
+    assert!(words * 8 <= bytes.len() * 4 + 4096, "{words} words for {} bytes", bytes.len());
+    let mut memory = vec![0u64; words];
+    match import::model_of(bytes, None, &mut memory, None) {
+        Ok(len) => {
+            let mut model = vec![0u8; len];
+            assert_eq!(import::model_of(bytes, None, &mut memory, Some(&mut model)), Ok(len));
+            reopen(&model, dim as usize, false);
+        }
+        Err(status) => assert!(!resumes, "a learner's checkpoint that resumes makes a model: {status:?}"),
     }
 }
 
@@ -289,7 +327,7 @@ fn learn_svm(config: &[u8], samples: &[f32], data: &[u8]) {
     let mut state = empty_state();
     assert_eq!(unsafe { slkl::kestrel_slkl_state(learner.cast(), &mut state) }, Status::WrongObject);
     let saved = save(|out, len, written| unsafe { svm::kestrel_svm_save(learner, scaler.1, out, len, written) });
-    reopen(&saved, dim);
+    reopen(&saved, dim, true);
     let checkpoint = |learner: *mut Svm| {
         save(|out, len, written| unsafe { svm::kestrel_svm_checkpoint(learner, out, len, written) })
     };
@@ -349,7 +387,7 @@ fn learn_novelty(config: &[u8], samples: &[f32], data: &[u8]) {
     if detector_snapshot(detector, &[]).0.samples_seen > 0 {
         let saved =
             save(|out, len, written| unsafe { novelty::kestrel_novelty_save(detector, scaler.1, out, len, written) });
-        reopen(&saved, dim);
+        reopen(&saved, dim, true);
     }
     let checkpoint = |detector: *mut Novelty| {
         save(|out, len, written| unsafe { novelty::kestrel_novelty_checkpoint(detector, out, len, written) })
@@ -393,8 +431,8 @@ fn save(mut call: impl FnMut(*mut u8, usize, *mut usize) -> Status) -> Vec<u8> {
     bytes
 }
 
-/// What a learner saved opens as a model of its dimension.
-fn reopen(bytes: &[u8], dim: usize) {
+/// What a learner saved opens as a model of its dimension, standardised when `scaled`.
+fn reopen(bytes: &[u8], dim: usize, scaled: bool) {
     if bytes.is_empty() {
         return;
     }
@@ -409,7 +447,7 @@ fn reopen(bytes: &[u8], dim: usize) {
     let mut info =
         ModelInfo { kind: 0, dim: 0, centres: 0, is_classifier: false, classes: 0, outputs: 0, scaled: false };
     assert_eq!(unsafe { kestrel_model_describe(model, &mut info) }, Status::Ok);
-    assert!(info.dim == dim && info.scaled);
+    assert!(info.dim == dim && info.scaled == scaled);
 }
 
 fn empty_state() -> LearnerState {

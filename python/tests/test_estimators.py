@@ -331,7 +331,7 @@ def test_a_checkpoint_given_for_a_model_is_named():
     # The Cortex-M0's own checkpoint of a windowed SVM (stream/tests/data), and the bytes
     # of a `kestrel stream` checkpoint's frame: each named as the CLI names it.
     device = ROOT / "stream" / "tests" / "data" / "device-checkpoint-svm.bin"
-    with pytest.raises(ValueError, match="a checkpoint of a device's kestrel_svm, not a model: kestrel_svm_resume"):
+    with pytest.raises(ValueError, match="device's kestrel_svm, not a model: `kestrel import FILE --out MODEL`"):
         kestrel.load(device)
     with pytest.raises(ValueError, match="a `kestrel stream` checkpoint, not a model"):
         kestrel.Model(b"KSCK" + bytes(40))

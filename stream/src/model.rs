@@ -177,16 +177,15 @@ pub fn other_kestrel_file(bytes: &[u8]) -> Option<String> {
         return None;
     }
     let what = match bytes.get(6).copied().and_then(DeviceObject::from_tag) {
-        Some(DeviceObject::Scaler) => "a checkpoint of a device's kestrel_scaler, not a model: kestrel_scaler_resume \
-             continues it (on a device or a host build of the C library), and a learner's save writes the statistics \
-             into its model; `kestrel inspect` shows what it holds"
+        Some(DeviceObject::Scaler) => "a checkpoint of a device's kestrel_scaler, not a model: `kestrel import \
+             LEARNER.bin --scaler FILE --out MODEL` puts its statistics into the model of the learner it standardised; \
+             `kestrel inspect` shows what it holds"
             .to_string(),
         Some(object) => {
             let name = object.c_name();
             format!(
-                "a checkpoint of a device's {name}, not a model: {name}_resume continues it (on a device or a host \
-                 build of the C library), and {name}_save writes the model `kestrel predict` reads; `kestrel inspect` \
-                 shows what it holds"
+                "a checkpoint of a device's {name}, not a model: `kestrel import FILE --out MODEL` makes it the model \
+                 {name}_save would write; `kestrel inspect` shows what it holds"
             )
         }
         None => "a checkpoint of a device's learner (the C library's), not a model".to_string(),
@@ -238,13 +237,15 @@ pub struct ModelInfo {
 impl ModelInfo {
     /// The model in one phrase, as `kestrel inspect` and the header `kestrel export` writes
     /// give it: `rsvm classifier (f32), 2 features, 14 centres, kernel rbf(gamma=0.27), 215
-    /// bytes` (`N features (standardised)` for a model that standardises its inputs).
+    /// bytes` (`N features (standardised)` for a model that standardises its inputs; no
+    /// centres and no kernel for a linear model: `linear-svm classifier (f32), 3 features,
+    /// 60 bytes`).
     pub fn summary(&self) -> String {
         let ModelInfo { kind, task, scalar, dim, centers, ref kernel, bytes, .. } = *self;
         let standardised = if self.scaled { " (standardised)" } else { "" };
-        format!(
-            "{kind} {task} ({scalar}), {dim} features{standardised}, {centers} centres, kernel {kernel}, {bytes} bytes"
-        )
+        // A linear model has neither centres nor a kernel to name.
+        let kernel = if centers == 0 { String::new() } else { format!(", {centers} centres, kernel {kernel}") };
+        format!("{kind} {task} ({scalar}), {dim} features{standardised}{kernel}, {bytes} bytes")
     }
 
     /// The description of a model of scalar `T` — `kind`, `task`, `bytes` long, with its

@@ -156,7 +156,7 @@ fn a_checkpoint_given_for_a_model_is_named() {
     let cases = [
         (
             device_checkpoint(1, "svm.bin"),
-            "a checkpoint of a device's kestrel_svm, not a model: kestrel_svm_resume",
+            "a checkpoint of a device's kestrel_svm, not a model: `kestrel import FILE --out MODEL`",
             (Some(1), damaged),
         ),
         (
@@ -182,9 +182,9 @@ fn a_checkpoint_given_for_a_model_is_named() {
 /// svm` and `checkpoint scaler` lines, 2026-12-04; `run-tests.sh` checks they are the
 /// host's bytes): a windowed SVM of `kestrel_svm_default_config(32, 3)` with 20 steps a
 /// sample and its scaler, after 300 rows. A change of the checkpoint format makes them
-/// again: `make --quiet CORE=m0 test-checkpoints | awk '$2 == "svm" { print $4 }' | xxd -r
-/// -p > ../stream/tests/data/device-checkpoint-svm.bin` in `firmware-demo-c` (`scaler`
-/// likewise). The object, the configuration by the C struct's
+/// again: `make --quiet CORE=m0 test-checkpoints | awk '$1 == "checkpoint" && $2 == "svm" {
+/// print $4 }' | xxd -r -p > ../stream/tests/data/device-checkpoint-svm.bin` in
+/// `firmware-demo-c` (`scaler` likewise). The object, the configuration by the C struct's
 /// fields and what it learned; a copy torn short, or with a byte changed, is named so.
 #[test]
 fn inspect_reads_a_devices_checkpoint() {
@@ -195,10 +195,12 @@ fn inspect_reads_a_devices_checkpoint() {
     let text = stdout(&o);
     assert!(text.contains("checkpoint of a device's kestrel_svm (the C library's), 902 bytes, checksum ok"), "{text}");
     assert!(text.contains("learned: 300 samples"), "{text}");
-    let config = "config (kestrel_svm_config): bias 1.0, c 1.0, dim 3, epsilon 1.0, loss 2, memory 2000, seed 0, \
+    let config = "config (kestrel_svm_config): bias 1.0, c 1.0, dim 3, epsilon 1.0, loss KESTREL_SVM_LOSS_SQUARED_HINGE, \
+                  memory 2000, seed 0, \
                   steps_per_sample 20, window 32";
     assert!(text.contains(config), "{text}");
     assert!(text.contains("continue it: kestrel_svm_resume with this config"), "{text}");
+    assert!(text.contains(&format!("kestrel import {} --out MODEL", svm.display())), "{text}");
     let info = json(&kestrel(&["inspect", svm.to_str().unwrap(), "--json"]));
     assert_eq!((info["kind"].as_str(), info["object"].as_str()), (Some("device-checkpoint"), Some("kestrel_svm")));
     assert_eq!((info["samples_seen"].as_u64(), info["config"]["window"].as_u64()), (Some(300), Some(32)));
@@ -215,6 +217,65 @@ fn inspect_reads_a_devices_checkpoint() {
     for (path, said) in [(torn, "a device checkpoint cut short"), (changed, "a damaged device checkpoint")] {
         let o = kestrel(&["inspect", path.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(1));
+        assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    }
+}
+
+/// `kestrel import` of the Cortex-M0's checkpoints above writes, byte for byte, the model
+/// the M0's own `kestrel_svm_save` wrote with its scaler at the same moment (the `model svm`
+/// line of the same run, `device-model-svm.kestrel`; made again as the checkpoints are,
+/// from `$1 == "model" && $2 == "svm"`). The model predicts raw rows; without the
+/// scaler it is the unscaled model. A scaler's checkpoint alone, a learner's given as the
+/// scaler, and a torn copy are errors that say so.
+#[test]
+fn import_makes_a_devices_checkpoint_the_model_it_would_save() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let (svm, scaler) = (data.join("device-checkpoint-svm.bin"), data.join("device-checkpoint-scaler.bin"));
+    let (svm, scaler) = (svm.to_str().unwrap(), scaler.to_str().unwrap());
+    let dir = scratch("import");
+    let model = dir.join("imported.kestrel");
+    let o = kestrel(&["import", svm, "--scaler", scaler, "--out", model.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("from a device's kestrel_svm after 300 samples, with the scaler's statistics"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&model).unwrap(), std::fs::read(data.join("device-model-svm.kestrel")).unwrap());
+    let info = json(&kestrel(&["inspect", model.to_str().unwrap(), "--json"]));
+    assert_eq!((info["dim"].as_u64(), info["scaled"].as_bool()), (Some(3), Some(true)));
+    let rows = dir.join("raw.csv");
+    std::fs::write(&rows, "pressure,vibration,tilt\n1030,0.01,1.2\n1005,0.04,-1.4\n").unwrap();
+    let (model_arg, rows_arg) = (model.to_str().unwrap(), rows.to_str().unwrap());
+    let o = kestrel(&["predict", "--model", model_arg, "--input", rows_arg, "--label-column", "none"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).lines().collect::<Vec<_>>(),
+        ["1", "-1"],
+        "the rule the device learned: x0 − 1020 + 40·x2 > 0"
+    );
+
+    let unscaled = dir.join("unscaled.kestrel");
+    assert!(kestrel(&["import", svm, "--out", unscaled.to_str().unwrap()]).status.success());
+    assert_eq!(json(&kestrel(&["inspect", unscaled.to_str().unwrap(), "--json"]))["scaled"].as_bool(), Some(false));
+
+    let torn = dir.join("torn.bin");
+    std::fs::write(&torn, &std::fs::read(svm).unwrap()[..500]).unwrap();
+    let out = model.to_str().unwrap();
+    let cases = [
+        (
+            vec!["import", scaler, "--out", out],
+            "a kestrel_scaler's checkpoint has no model of its own; give it as --scaler",
+        ),
+        (
+            vec!["import", svm, "--scaler", svm, "--out", out],
+            "a checkpoint of a device's kestrel_svm, not of a kestrel_scaler",
+        ),
+        (vec!["import", torn.to_str().unwrap(), "--out", out], "a device checkpoint cut short"),
+    ];
+    for (args, said) in cases {
+        let o = kestrel(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
         assert!(stderr(&o).contains(said), "{}", stderr(&o));
     }
 }
@@ -3539,4 +3600,26 @@ fn a_classifier_on_a_numeric_target_gets_a_note() {
         stderr(&o).contains("would be a class past --classes 16 (a numeric target is a regressor's: --learner slkl)")
     );
     assert!(!train("krr", "diabetes").contains("distinct numbers"));
+}
+
+/// A CSV without a header loses its first row to the header, silently but for this note;
+/// a header of names (even with digits in them) has none.
+#[test]
+fn a_header_of_numbers_is_told() {
+    let dir = scratch("numeric-header");
+    let data = dir.join("rows.csv");
+    std::fs::write(&data, "0.5,1.5,1\n0.25,2.5,-1\n1.5,0.5,1\n2.5,1.0,-1\n").unwrap();
+    let model = dir.join("m.kestrel");
+    let o =
+        kestrel(&["train", "--learner", "svm", "--input", data.to_str().unwrap(), "--out", model.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = "its header names the columns 0.5, 1.5: numbers. The first line of a CSV is its header";
+    assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    let o = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", data.to_str().unwrap()]);
+    assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 3, "three rows after the header");
+    std::fs::write(&data, "x1,x2,y\n0.5,1.5,1\n0.25,2.5,-1\n1.5,0.5,1\n2.5,1.0,-1\n").unwrap();
+    let o =
+        kestrel(&["train", "--learner", "svm", "--input", data.to_str().unwrap(), "--out", model.to_str().unwrap()]);
+    assert!(o.status.success() && !stderr(&o).contains("numbers"), "{}", stderr(&o));
 }

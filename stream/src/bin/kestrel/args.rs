@@ -156,6 +156,9 @@ pub enum Command {
     /// Writes a model file in a form firmware compiles in: `--format c`, a C header and
     /// source holding its bytes.
     Export(crate::export_command::ExportArgs),
+    /// Makes a checkpoint a device's C library wrote the model file its learner would save
+    /// (`--scaler`: with the device scaler's statistics), for predict, eval and Python.
+    Import(crate::import_command::ImportArgs),
     /// Bytes a configuration needs, or the largest one that fits a budget.
     Budget(BudgetArgs),
     /// Learns a kernel from must-link / cannot-link pairs (NPKL-BCD) and clusters with it.

@@ -34,7 +34,29 @@ pub fn open_with(
     labels: LabelColumn,
     categorical: &[Categorical],
 ) -> Result<Box<dyn RecordReader + Send>> {
-    Ok(source::open(&input.input, &options_with(input, labels, (None, categorical)))?)
+    open(&input.input, &options_with(input, labels, (None, categorical)))
+}
+
+/// Opens the input at `path` as `options` say, telling when its CSV header holds only
+/// numbers: a file without a header loses its first row to it, which nothing else shows.
+pub fn open(path: &str, options: &source::Options) -> Result<Box<dyn RecordReader + Send>> {
+    let reader = source::open(path, options)?;
+    let names = reader.feature_names().unwrap_or_default();
+    if !names.is_empty() && names.iter().all(|name| name.trim().parse::<f64>().is_ok_and(f64::is_finite)) {
+        tell!(
+            "kestrel: note: {}: its header names the columns {}: numbers. The first line of a CSV is its header, so \
+             if that line is data it is not read as a row (add a line of column names)",
+            reader.name(),
+            listed_names(&names)
+        );
+    }
+    Ok(reader)
+}
+
+/// `a, b, c` of up to four names, then `…`.
+fn listed_names(names: &[String]) -> String {
+    let shown: Vec<_> = names.iter().take(4).map(|name| listed_name(name)).collect();
+    if names.len() > 4 { format!("{}, …", shown.join(", ")) } else { shown.join(", ") }
 }
 
 /// The reader options the flags give.
@@ -242,7 +264,7 @@ pub fn read_path<T: Real>(
         return Ok(Dataset::read_parts(parts, on_error, bad)?);
     }
     // The error names the file already.
-    let mut reader = source::open(path, options)?;
+    let mut reader = open(path, options)?;
     Ok(Dataset::read(reader.as_mut(), on_error, bad)?)
 }
 
@@ -266,7 +288,7 @@ pub fn bad_rows_skipped(skipped: u64) -> String {
 /// read by the names `features` (a model's, [`read_by_name`]: in any order, its columns of
 /// categories one-hot encoded as the model's); a bad row is the error (`transform --apply`).
 pub fn read_strict_by_name<T: Real>(path: &str, options: &source::Options, features: &[String]) -> Result<Dataset<T>> {
-    let mut reader = source::open(path, options)?;
+    let mut reader = open(path, options)?;
     read_by_name(reader.as_mut(), features)?;
     Ok(Dataset::read(reader.as_mut(), OnError::Stop, &mut BadRows::new())?)
 }
@@ -448,7 +470,7 @@ fn for_each_record(
     (mut names, labels): (Option<ClassNames>, LabelColumn),
     mut each: impl FnMut(Option<&Record>) -> Result<()>,
 ) -> Result<u64> {
-    let mut reader = source::open(&input.input, &options_with(input, labels, (weight_column, &[])))?;
+    let mut reader = open(&input.input, &options_with(input, labels, (weight_column, &[])))?;
     let one_short = reader.dim_hint().is_some_and(|columns| columns + 1 == dim);
     let hint = match one_short && input.columns.label_column.is_none() {
         true => " (if the rows have no label column: --label-column none)",

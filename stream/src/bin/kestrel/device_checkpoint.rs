@@ -11,6 +11,8 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use kestrel_ffi::Status;
 use kestrel_ffi::checkpoint::{self, Described};
+use kestrel_ffi::kernel::KernelKind;
+use kestrel_ffi::svm::SvmLoss;
 use serde_json::{Value, json};
 
 use crate::args::InspectArgs;
@@ -50,41 +52,55 @@ fn learned(described: &Described) -> String {
     }
 }
 
-/// `name value, …` of a JSON object's fields (a nested one in braces), by name.
+/// `name value, …` of a JSON object's fields (a nested one in braces), by name; an
+/// enumeration's value by its constant's name in `kestrel.h`.
 fn listed(value: &Value) -> String {
     match value {
         Value::Object(fields) => {
-            fields.iter().map(|(name, value)| format!("{name} {}", nested(value))).collect::<Vec<_>>().join(", ")
+            fields.iter().map(|(name, value)| format!("{name} {}", field(name, value))).collect::<Vec<_>>().join(", ")
         }
         other => other.to_string(),
     }
 }
 
-fn nested(value: &Value) -> String {
-    match value {
-        Value::Object(_) => format!("{{{}}}", listed(value)),
-        other => other.to_string(),
-    }
-}
-
-/// How the checkpoint goes on: a resume in the C library, or its model through `save`.
-fn continuation(described: &Described, path: &Path) -> String {
-    let name = described.object().c_name();
-    let (given, save) = match described {
-        Described::Scaler { dim, .. } => {
-            (format!("dim {dim}"), "a learner's save writes the statistics into its model".to_string())
-        }
-        _ => ("this config".to_string(), format!("{name}_save writes the model `kestrel predict` reads")),
+fn field(name: &str, value: &Value) -> String {
+    let number = value.as_u64().and_then(|v| u32::try_from(v).ok());
+    let constant = match name {
+        "loss" => number.and_then(SvmLoss::of).map(SvmLoss::c_name),
+        "kind" => number.and_then(KernelKind::of).map(KernelKind::c_name),
+        _ => None,
     };
-    format!(
-        "continue it: {name}_resume with {given}, on a device or a host build of the C library, from the bytes of {} \
-         ({save})",
-        path.display()
-    )
+    match (constant, value) {
+        (Some(constant), _) => constant.to_string(),
+        (None, Value::Object(_)) => format!("{{{}}}", listed(value)),
+        (None, other) => other.to_string(),
+    }
+}
+
+/// How the checkpoint goes on: a resume in the C library, or its model through `kestrel
+/// import`.
+fn continuation(described: &Described, path: &Path) -> String {
+    let (name, path) = (described.object().c_name(), path.display());
+    let (given, model) = match described {
+        Described::Scaler { dim, .. } => (
+            format!("dim {dim}"),
+            format!(
+                "its statistics go into a learner's model by `kestrel import LEARNER.bin --scaler {path} --out MODEL`"
+            ),
+        ),
+        _ => (
+            "this config".to_string(),
+            format!(
+                "the model `kestrel predict` reads: `kestrel import {path} --out MODEL` (add `--scaler` with the \
+                 checkpoint of the scaler that standardised its inputs)"
+            ),
+        ),
+    };
+    format!("continue it: {name}_resume with {given}, on a device or a host build of the C library\n{model}")
 }
 
 /// Why the C library's reader refused the bytes.
-fn refused(status: Status) -> &'static str {
+pub(crate) fn refused(status: Status) -> &'static str {
     match status {
         Status::ModelTruncated => {
             "a device checkpoint cut short: it ends before the length its frame announces (a write to flash torn by a \

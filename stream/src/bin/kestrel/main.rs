@@ -45,6 +45,7 @@ mod commands;
 mod demo;
 mod device_checkpoint;
 mod export_command;
+mod import_command;
 mod inspect_command;
 mod npkl_command;
 mod report;
@@ -73,6 +74,7 @@ fn main() {
         Command::Eval(args) => commands::eval(args),
         Command::Inspect(args) => inspect_command::inspect(args),
         Command::Export(args) => export_command::run(args),
+        Command::Import(args) => import_command::run(args),
         Command::Budget(args) => budget_command::budget(args),
         Command::Npkl(args) => npkl_command::run(args),
         Command::Cluster(args) => cluster_command::run(args),
