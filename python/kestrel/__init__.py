@@ -53,6 +53,7 @@ __all__ = [
     "SLKLRegressor",
     "SmoothSVR",
     "SpectralClustering",
+    "import_checkpoint",
     "load",
     "online",
     "plot",
@@ -144,6 +145,46 @@ def load(source):
     if _kestrel.describe(data)["task"] == "projection":
         return KernelProjection.from_bytes(data)
     return Model(data)
+
+
+def import_checkpoint(checkpoint, scaler=None):
+    """The model a device learned: a checkpoint its C library wrote, as a ``Model``.
+
+    A learner of the C library (``kestrel_svm``, ``kestrel_slkl``, ``kestrel_novelty``)
+    writes checkpoints to flash to survive a reset; copied off the device, one holds all
+    that the learner's ``*_save`` would write. This resumes it with the library's own code
+    and saves it — the bytes the device would have written, as ``kestrel import`` does:
+
+    >>> import kestrel
+    >>> model = kestrel.import_checkpoint("saved.bin", scaler="scaler.bin")  # doctest: +SKIP
+    >>> model.info["kind"], model.info["dim"], model.info["scaled"]          # doctest: +SKIP
+    ('linear-svm', 3, True)
+    >>> kestrel.import_checkpoint(b"KSDC")
+    Traceback (most recent call last):
+    ...
+    ValueError: checkpoint: a device checkpoint cut short: ...
+
+    Parameters
+    ----------
+    checkpoint : bytes or path-like
+        The learner's checkpoint (``kestrel_svm_checkpoint`` and its siblings).
+    scaler : bytes or path-like, optional
+        The checkpoint of the ``kestrel_scaler`` that standardised the learner's inputs: its
+        statistics go into the model, which then takes raw units.
+
+    Returns
+    -------
+    Model
+
+    Raises
+    ------
+    ValueError
+        Bytes that are no checkpoint, a torn or damaged one ("a device checkpoint cut
+        short"), a scaler's checkpoint given as the learner's, or a scaler of another
+        dimension; the message names the input.
+    """
+    scaler = None if scaler is None else _bytes_of(scaler)
+    return Model(_kestrel.import_checkpoint(_bytes_of(checkpoint), scaler))
 
 
 def with_feature_names(source, names):

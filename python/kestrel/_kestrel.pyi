@@ -78,6 +78,10 @@ def with_class_names(model: bytes, names: list[str]) -> bytes:
 def with_feature_names(model: bytes, names: list[str]) -> bytes:
     """The model's bytes with the names of its features, in its order (a CSV header's)."""
 
+def import_checkpoint(checkpoint: bytes, scaler: bytes | None = None) -> bytes:
+    """The model file a device learner's checkpoint makes, with a scaler's statistics:
+    what ``kestrel import`` writes."""
+
 def read_checkpoint(data: bytes) -> dict[str, Any]:
     """A ``kestrel stream`` checkpoint's contents: learner (state bytes), rows, seen,
     skipped, history (the run's series, as ``Stream.history``), config (flag to value)."""

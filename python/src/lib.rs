@@ -589,6 +589,21 @@ fn with_feature_names<'py>(py: Python<'py>, model: &[u8], names: Vec<String>) ->
     Ok(PyBytes::new(py, &bytes))
 }
 
+/// The model file of the learner whose device checkpoint is `checkpoint`, with the
+/// statistics of the scaler whose checkpoint is `scaler`: what `kestrel import` writes.
+#[pyfunction]
+#[pyo3(signature = (checkpoint, scaler=None))]
+fn import_checkpoint<'py>(py: Python<'py>, checkpoint: &[u8], scaler: Option<&[u8]>) -> PyResult<Bound<'py, PyBytes>> {
+    let (model, _) = kestrel_stream::device::import_model(checkpoint, scaler).map_err(|error| {
+        let input = match error.input() {
+            kestrel_stream::device::Input::Learner => "checkpoint",
+            kestrel_stream::device::Input::Scaler => "scaler",
+        };
+        value_error(format!("{input}: {error}"))
+    })?;
+    Ok(PyBytes::new(py, &model))
+}
+
 /// A `kestrel stream` checkpoint file's contents: `learner` (the learner's state, for
 /// `Stream.load_state`), `rows`, `seen`, `skipped`, `history` (as `Stream.history`) and
 /// `config` (flag to value).
@@ -818,6 +833,7 @@ fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(with_class_names, m)?)?;
     m.add_function(wrap_pyfunction!(with_feature_names, m)?)?;
     m.add_function(wrap_pyfunction!(read_checkpoint, m)?)?;
+    m.add_function(wrap_pyfunction!(import_checkpoint, m)?)?;
     m.add_class::<Stream>()?;
     m.add_function(wrap_pyfunction!(npkl::npkl_fit, m)?)?;
     m.add_function(wrap_pyfunction!(mrrsvm::mrrsvm_parts, m)?)?;

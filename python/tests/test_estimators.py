@@ -574,3 +574,22 @@ def test_slkl_nu_auto_chooses_what_the_cli_chooses(tmp_path):
     assert out.read_bytes() == kestrel.with_feature_names(model.to_bytes(), ["x0", "x1"])
     with pytest.raises(ValueError, match="auto"):
         kestrel.SLKLRegressor(nu="often").fit(X, y)
+
+
+def test_a_devices_checkpoint_is_imported_as_the_model_it_would_save():
+    # The Cortex-M0's checkpoints of a windowed SVM and its scaler, and the model the M0's
+    # own kestrel_svm_save wrote with them (stream/tests/data): the same bytes, which
+    # predict the rule the device learned in raw units.
+    data = ROOT / "stream" / "tests" / "data"
+    model = kestrel.import_checkpoint(data / "device-checkpoint-svm.bin", scaler=data / "device-checkpoint-scaler.bin")
+    assert model.to_bytes() == (data / "device-model-svm.kestrel").read_bytes()
+    assert (model.info["kind"], model.info["dim"], model.info["scaled"]) == ("linear-svm", 3, True)
+    assert model.predict(np.array([[1030.0, 0.01, 1.2], [1005.0, 0.04, -1.4]])).tolist() == [1.0, -1.0]
+    assert not kestrel.import_checkpoint((data / "device-checkpoint-svm.bin").read_bytes()).info["scaled"]
+    with pytest.raises(ValueError, match="checkpoint: a kestrel_scaler's checkpoint has no model of its own"):
+        kestrel.import_checkpoint(data / "device-checkpoint-scaler.bin")
+    svm = data / "device-checkpoint-svm.bin"
+    with pytest.raises(ValueError, match="scaler: a checkpoint of a device's kestrel_svm, not of a kestrel_scaler"):
+        kestrel.import_checkpoint(svm, scaler=svm)
+    with pytest.raises(ValueError, match="checkpoint: a device checkpoint cut short"):
+        kestrel.import_checkpoint(svm.read_bytes()[:500])

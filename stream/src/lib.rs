@@ -57,6 +57,8 @@ pub mod checkpoint;
 pub mod class_names;
 pub mod dataset;
 pub mod detection;
+#[cfg(feature = "device")]
+pub mod device;
 pub mod file;
 pub mod history;
 pub mod labels;

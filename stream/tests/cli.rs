@@ -265,7 +265,7 @@ fn import_makes_a_devices_checkpoint_the_model_it_would_save() {
     let cases = [
         (
             vec!["import", scaler, "--out", out],
-            "a kestrel_scaler's checkpoint has no model of its own; give it as --scaler",
+            "a kestrel_scaler's checkpoint has no model of its own; give it as the scaler",
         ),
         (
             vec!["import", svm, "--scaler", svm, "--out", out],

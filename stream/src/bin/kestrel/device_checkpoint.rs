@@ -9,10 +9,10 @@
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use kestrel_ffi::Status;
 use kestrel_ffi::checkpoint::{self, Described};
 use kestrel_ffi::kernel::KernelKind;
 use kestrel_ffi::svm::SvmLoss;
+use kestrel_stream::device;
 use serde_json::{Value, json};
 
 use crate::args::InspectArgs;
@@ -20,7 +20,7 @@ use crate::args::InspectArgs;
 /// Prints what the device checkpoint `bytes` holds, or fails naming what is wrong with it.
 pub fn inspect(args: &InspectArgs, bytes: &[u8]) -> Result<()> {
     let path = args.model.display();
-    let described = checkpoint::describe(bytes).or_else(|status| bail!("{path}: {}", refused(status)))?;
+    let described = checkpoint::describe(bytes).or_else(|status| bail!("{path}: {}", device::refused(status)))?;
     let name = described.object().c_name();
     // Through JSON text, so that a `float` field prints as the float it is (0.1, not the
     // f64 nearest to it).
@@ -97,19 +97,4 @@ fn continuation(described: &Described, path: &Path) -> String {
         ),
     };
     format!("continue it: {name}_resume with {given}, on a device or a host build of the C library\n{model}")
-}
-
-/// Why the C library's reader refused the bytes.
-pub(crate) fn refused(status: Status) -> &'static str {
-    match status {
-        Status::ModelTruncated => {
-            "a device checkpoint cut short: it ends before the length its frame announces (a write to flash torn by a \
-             reset, or a partial copy)"
-        }
-        Status::ModelCorrupted => {
-            "a damaged device checkpoint: its CRC-32 does not match, or its header does not decode"
-        }
-        Status::ModelUnsupported => "a device checkpoint of another format version than this kestrel reads",
-        _ => "not a checkpoint of any object the C library has",
-    }
 }

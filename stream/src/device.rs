@@ -1,0 +1,115 @@
+//! Checkpoints a device's C library wrote, read on the host (feature `device`): why one
+//! is refused, in words, and the model file a learner's checkpoint makes — what `kestrel
+//! inspect`, `kestrel import` and Python's `kestrel.import_checkpoint` use.
+//!
+//! The C library's own code does the reading, resuming and saving
+//! ([`kestrel_ffi::checkpoint::describe`], [`kestrel_ffi::import`]), so there is no second
+//! copy of the format here; this module gives its statuses words and allocates the work
+//! memory, once the checkpoint's size has bounded it.
+
+use kestrel_ffi::Status;
+use kestrel_ffi::checkpoint::{self, Described};
+use kestrel_ffi::import;
+
+use crate::limits::{self, AllocError};
+
+/// Which of the inputs of [`import_model`] an [`ImportError`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// The learner's checkpoint.
+    Learner,
+    /// The scaler's checkpoint.
+    Scaler,
+}
+
+/// Why a checkpoint made no model.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// One of the inputs is no checkpoint the C library reads.
+    #[error("{}", refused(*.1))]
+    Unreadable(Input, Status),
+    /// A scaler's checkpoint was given as the learner's.
+    #[error(
+        "a kestrel_scaler's checkpoint has no model of its own; give it as the scaler beside the checkpoint of the \
+         learner it standardised"
+    )]
+    ScalerAlone,
+    /// The scaler's input holds a learner's checkpoint.
+    #[error("a checkpoint of a device's {0}, not of a kestrel_scaler")]
+    NotAScaler(&'static str),
+    /// The scaler standardised another number of features than the learner takes.
+    #[error("the scaler's dimension is not the {0}'s")]
+    ScalerDimension(&'static str),
+    /// The learner did not resume, or its state made no model.
+    #[error("the {0} did not resume: {reason}", reason = resume_refused(*.1))]
+    NotResumed(&'static str, Status),
+    /// The work memory or the model could not be allocated.
+    #[error(transparent)]
+    Alloc(#[from] AllocError),
+}
+
+impl ImportError {
+    /// The input the error is about.
+    pub fn input(&self) -> Input {
+        match self {
+            ImportError::Unreadable(input, _) => *input,
+            ImportError::NotAScaler(_) | ImportError::ScalerDimension(_) => Input::Scaler,
+            _ => Input::Learner,
+        }
+    }
+}
+
+/// The model file of the learner whose checkpoint is `learner`, with the statistics of
+/// the scaler whose checkpoint is `scaler`: the bytes the learner's `*_save` would have
+/// written on the device; and what the learner's checkpoint holds.
+///
+/// # Errors
+/// [`ImportError`], naming the input it is about.
+pub fn import_model(learner: &[u8], scaler: Option<&[u8]>) -> Result<(Vec<u8>, Described), ImportError> {
+    let described = checkpoint::describe(learner).map_err(|status| ImportError::Unreadable(Input::Learner, status))?;
+    let name = described.object().c_name();
+    if let Described::Scaler { .. } = described {
+        return Err(ImportError::ScalerAlone);
+    }
+    if let Some(scaler) = scaler {
+        match checkpoint::describe(scaler).map_err(|status| ImportError::Unreadable(Input::Scaler, status))? {
+            Described::Scaler { .. } => {}
+            other => return Err(ImportError::NotAScaler(other.object().c_name())),
+        }
+    }
+    let refused = |status| match status {
+        Status::DimensionMismatch => ImportError::ScalerDimension(name),
+        status => ImportError::NotResumed(name, status),
+    };
+    let words = import::work_words(learner, scaler).map_err(refused)?;
+    let mut work = limits::zeroed::<u64>(words, "the learner's work memory")?;
+    let len = import::model_of(learner, scaler, &mut work, None).map_err(refused)?;
+    let mut model = limits::zeroed::<u8>(len, "the model")?;
+    import::model_of(learner, scaler, &mut work, Some(&mut model)).map_err(refused)?;
+    Ok((model, described))
+}
+
+/// Why the C library's reader refused bytes given as a device checkpoint.
+pub fn refused(status: Status) -> &'static str {
+    match status {
+        Status::ModelTruncated => {
+            "a device checkpoint cut short: it ends before the length its frame announces (a write to flash torn by a \
+             reset, or a partial copy)"
+        }
+        Status::ModelCorrupted => {
+            "a damaged device checkpoint: its CRC-32 does not match, or its header does not decode"
+        }
+        Status::ModelUnsupported => "a device checkpoint of another format version than this kestrel reads",
+        _ => "not a checkpoint of any object the C library has",
+    }
+}
+
+/// Why a checkpoint that reads did not resume, or its state made no model.
+fn resume_refused(status: Status) -> &'static str {
+    match status {
+        Status::InvalidParam => "its configuration is one no object can have",
+        Status::Numerical => "its state cannot make a model (a numerical failure)",
+        Status::ModelCorrupted => "its buffers do not hold the state its header describes (a damaged checkpoint)",
+        status => refused(status),
+    }
+}
