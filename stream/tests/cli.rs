@@ -3623,3 +3623,29 @@ fn a_header_of_numbers_is_told() {
         kestrel(&["train", "--learner", "svm", "--input", data.to_str().unwrap(), "--out", model.to_str().unwrap()]);
     assert!(o.status.success() && !stderr(&o).contains("numbers"), "{}", stderr(&o));
 }
+
+/// A class column of numbers and names (R's `barley`: varieties 1 to 9 and `X`) is read as
+/// names throughout, as a data frame's column of mixed values is one of strings, and said;
+/// the model predicts the names. A regressor's target stays a number: a name is an error.
+#[test]
+fn a_class_column_of_numbers_and_names_is_read_as_names() {
+    let dir = scratch("mixed-labels");
+    let data = dir.join("varieties.csv");
+    let mut text = String::from("yield,height,variety\n");
+    for i in 0..30 {
+        let variety = ["1", "2", "X"][i % 3];
+        text.push_str(&format!("{},{},{variety}\n", (i % 3) as f64 * 4.0 + (i % 5) as f64 * 0.1, (i % 3) as f64));
+    }
+    std::fs::write(&data, text).unwrap();
+    let model = dir.join("m.kestrel");
+    let (data_arg, model_arg) = (data.to_str().unwrap(), model.to_str().unwrap());
+    let o = kestrel(&["train", "--input", data_arg, "--out", model_arg]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = "the class column holds names among its numbers (`X`): every label is read as a class name, 3 classes";
+    assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    let o = kestrel(&["predict", "--model", model_arg, "--input", data_arg]);
+    assert_eq!(stdout(&o).lines().take(3).collect::<Vec<_>>(), ["1", "2", "X"], "{}", stderr(&o));
+    let o = kestrel(&["train", "--learner", "krr", "--input", data_arg, "--out", model_arg]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("`X` is not a number"), "{}", stderr(&o));
+}

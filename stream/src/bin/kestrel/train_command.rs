@@ -15,7 +15,7 @@ use kestrel_stream::batch::relevance::{self, Relevance};
 use kestrel_stream::batch::scaling::{self, Compared, Skipped, Verdict};
 use kestrel_stream::dataset::{BadRows, Dataset, HostScaler};
 use kestrel_stream::model::{self, scalar_name};
-use kestrel_stream::source::{Categorical, LabelColumn, one_hot};
+use kestrel_stream::source::{Categorical, LabelColumn, ReadError, ReadErrorKind, one_hot};
 use kestrel_stream::{class_names, file, labels, shell};
 use serde_json::{Value, json};
 
@@ -42,6 +42,30 @@ fn labels_for(learner: Option<TrainLearner>) -> LabelColumn {
         Some(Task::Regression) => LabelColumn::Numbers,
         Some(Task::Classification) | None => LabelColumn::Detect,
     }
+}
+
+/// Whether reading a class column stopped, or skipped a row, at a name among its numbers.
+fn names_among_numbers<T: Real>(read: &Result<Dataset<T>>, bad: &BadRows) -> bool {
+    let stopped = read.as_ref().err().and_then(|error| error.downcast_ref::<ReadError>());
+    stopped.into_iter().chain(bad.first()).any(|error| matches!(error.kind, ReadErrorKind::NameAmongNumbers(_)))
+}
+
+/// What reading a class column of numbers and names as names did: every label a class
+/// name, as a data frame's column of mixed values is one of strings.
+fn names_note<T: Real>(input: &str, data: &Dataset<T>) -> String {
+    let names = data.class_names().names();
+    let words: Vec<_> = names
+        .iter()
+        .filter(|name| name.trim().parse::<f64>().is_err())
+        .take(3)
+        .map(|name| format!("`{name}`"))
+        .collect();
+    format!(
+        "{input}: the class column holds names among its numbers ({}): every label is read as a class name, {} \
+         classes (a name that marks a missing label is a class too: leave its rows out)",
+        words.join(", "),
+        names.len()
+    )
 }
 
 fn train_in<T: Real>(args: &TrainArgs) -> Result<()> {
@@ -199,7 +223,14 @@ impl<T: Real> Prepared<T> {
         let labels = labels_for(settings.learner);
         let categorical = settings.categorical.categorical.as_slice();
         let columns = (weight_column, categorical);
-        let mut data: Dataset<T> = read_dataset(&settings.input, labels, columns, &mut bad)?;
+        let mut read = read_dataset(&settings.input, labels, columns, &mut bad);
+        if labels == LabelColumn::Detect && names_among_numbers(&read, &bad) {
+            bad = BadRows::new();
+            let named = read_dataset(&settings.input, LabelColumn::Names, columns, &mut bad)?;
+            tell!("kestrel: note: {}", names_note(&settings.input.input, &named));
+            read = Ok(named);
+        }
+        let mut data: Dataset<T> = read?;
         SkipTeller::default().tell_read(&bad);
         for note in identifier_notes(&data, categorical) {
             tell!("kestrel: note: {note}");
