@@ -100,15 +100,21 @@ class _Online:
         row = self._row(x)
         self._start(row.shape[1]).learn(row, self._labels([y]))
 
+    # What ``predict_one`` gives before the first sample was learned: as ``kestrel stream``
+    # predicts then (no class for a classifier, the mean of no targets for a regressor).
+    _before_learning = None
+
     def predict_one(self, x):
-        """The prediction for one sample (``None`` before a classifier has seen a label).
+        """The prediction for one sample (before the first sample was learned: ``None`` from
+        a classifier, ``0.0`` from a regressor, as ``kestrel stream`` predicts then and as
+        River's learners answer).
 
         Parameters
         ----------
         x : dict
         """
         if self._stream is None:
-            return None
+            return self._before_learning
         return self._values(self._stream.predict(self._row(x)))[0]
 
     # --- the numpy batch form -----------------------------------------------------------
@@ -263,6 +269,8 @@ class _OnlineClassifier(_Online, _RiverClassifier):
 
 
 class _OnlineRegressor(_Online, _RiverRegressor):
+    _before_learning = 0.0
+
     def _labels(self, y):
         return np.asarray(y, dtype=np.float64).ravel()
 
