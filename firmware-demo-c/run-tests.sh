@@ -10,7 +10,8 @@
 #   2. the demo learns (it exits with failure otherwise);
 #   3. the demo prints the Rust demo's lines (same sensor bytes, same learners, same
 #      settings: same bits), all but the first (the statics' sizes differ) and the
-#      peak-stack line;
+#      peak-stack line; and its work arrays, sized by kestrel.h's macros, are the bytes
+#      `kestrel budget --target cortex-m` gives for the C library's objects;
 #   4. 1-3 again on the Cortex-M0: its tests pass, its checkpoints and model are the host's bytes and
 #      its demo prints the same lines;
 #   5. the instructions of each learning object's checkpoint and resume on both cores
@@ -40,6 +41,13 @@ cc -std=c11 -Wall -Wextra -Werror -pedantic -O1 -ffp-contract=off -I ../ffi/incl
 host_failed=0
 "$out/checkpoints-host" >"$out/host-checkpoints" || host_failed=1
 (cd ../firmware-demo && cargo run --quiet --release --bin kestrel-firmware-demo) >"$out/rust-demo" || true
+
+# Each learner's configuration in the C demo (src/main.c), as `kestrel budget` flags.
+declare -A demo_configuration=(
+    [slkl]="--dim 3 --window 128 --centers 32"
+    [svm]="--dim 3 --window 128 --classes 2 --memory 0"
+    [novelty]="--dim 4 --window 256 --centers 32"
+)
 
 # The lines of bytes the checkpoints program prints: three checkpoints and a model.
 bytes_lines='^(checkpoint|model) '
@@ -74,6 +82,23 @@ on_core() {
         same=$?
     [[ -s "$out/$core-demo" ]] || same=1
     report "c_demo_prints_the_rust_demos_lines$suffix" "$same"
+
+    printf '\n==> %s: kestrel budget'"'"'s C work bytes against the demo'"'"'s work arrays\n' "$core"
+    local elf learner budget static sizes
+    elf="build/demo.elf"
+    [[ "$core" == m4f ]] || elf="build/$core/demo.elf"
+    sizes="$(arm-none-eabi-nm --print-size "$elf")"
+    for learner in slkl svm novelty; do
+        # shellcheck disable=SC2086 # the configuration is words
+        budget="$(../target/release/kestrel budget --learner "$learner" ${demo_configuration[$learner]} --scalar f32 \
+            --target cortex-m --json | sed -n 's/.*"work_bytes":\([0-9]*\).*/\1/p')" || budget=""
+        static="$(awk -v name="${learner}_work" '$4 == name { print $2 }' <<<"$sizes")"
+        [[ -n "$static" ]] && static=$((16#$static))
+        echo "$core $learner: kestrel budget ${budget:-?} B of work, ${learner}_work ${static:-?} B"
+        same=1
+        [[ -n "$budget" && "$budget" == "$static" ]] && same=0
+        report "budget_c_work_of_${learner}_is_the_demos_array$suffix" "$same"
+    done
 }
 on_core m4f ""
 on_core m0 _on_the_m0

@@ -75,6 +75,28 @@ pub struct NoveltyConfig {
     pub span: u32,
 }
 
+impl NoveltyConfig {
+    /// [`kestrel_novelty_work_bytes`] of this configuration, for Rust callers (the host's `kestrel budget`):
+    /// the work bytes a C program allocates, 0 for an invalid configuration.
+    pub fn work_bytes(&self) -> usize {
+        // SAFETY: `self` is a live, readable configuration.
+        unsafe { kestrel_novelty_work_bytes(self) }
+    }
+
+    /// The work bytes on a 32-bit device (every Cortex-M): [`work_bytes`](Self::work_bytes),
+    /// no buffer of a `kestrel_novelty` depending on the pointer width.
+    pub fn work_bytes_on_32_bit(&self) -> usize {
+        self.work_bytes()
+    }
+
+    /// [`kestrel_novelty_checkpoint_bytes`] of this configuration: the most bytes its checkpoint takes, 0 for an
+    /// invalid configuration.
+    pub fn checkpoint_bytes(&self) -> usize {
+        // SAFETY: as above.
+        unsafe { kestrel_novelty_checkpoint_bytes(self) }
+    }
+}
+
 /// What a detector said of a sample.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

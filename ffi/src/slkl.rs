@@ -63,6 +63,28 @@ pub struct SlklConfig {
     pub seed: u64,
 }
 
+impl SlklConfig {
+    /// [`kestrel_slkl_work_bytes`] of this configuration, for Rust callers (the host's `kestrel budget`):
+    /// the work bytes a C program allocates, 0 for an invalid configuration.
+    pub fn work_bytes(&self) -> usize {
+        // SAFETY: `self` is a live, readable configuration.
+        unsafe { kestrel_slkl_work_bytes(self) }
+    }
+
+    /// The work bytes on a 32-bit device (every Cortex-M), whose indices (`size_t`) take 4
+    /// bytes where this build's may take 8: what `KESTREL_SLKL_WORK_BYTES` gives there.
+    pub fn work_bytes_on_32_bit(&self) -> usize {
+        checked(self).map_or(0, |(dims, _)| layout::<u32>(dims).bytes())
+    }
+
+    /// [`kestrel_slkl_checkpoint_bytes`] of this configuration: the most bytes its checkpoint takes, 0 for an
+    /// invalid configuration.
+    pub fn checkpoint_bytes(&self) -> usize {
+        // SAFETY: as above.
+        unsafe { kestrel_slkl_checkpoint_bytes(self) }
+    }
+}
+
 /// A windowed SLKL regressor created by [`kestrel_slkl_create`]. Opaque to C.
 #[repr(C)]
 pub struct Slkl {
@@ -118,10 +140,10 @@ fn checked(config: &SlklConfig) -> Result<(Dims, slkl::ValidParams<f32>), Status
     Ok((Dims::new(window, dim, centres, max_active).fewer_scalars(), params))
 }
 
-fn layout(dims: Dims) -> Layout {
+fn layout<Index>(dims: Dims) -> Layout {
     Layout::of::<Slkl>()
         .then::<f32>(SlklWindow::scalars_len(dims))
-        .then::<usize>(SlklWindow::indices_len(dims))
+        .then::<Index>(SlklWindow::indices_len(dims))
         .then::<f32>(Predictor::scalars_len(dims.max_active(), dims.dim()))
 }
 
@@ -135,7 +157,7 @@ type Carved = (Work, &'static mut [f32], &'static mut [usize], &'static mut [f32
 /// As [`Work::new`].
 unsafe fn carve(dims: Dims, work: *mut c_void, work_len: usize) -> Result<Carved, Status> {
     // SAFETY: as this function's contract.
-    let mut work = unsafe { Work::new::<Slkl>(work, work_len, layout(dims))? };
+    let mut work = unsafe { Work::new::<Slkl>(work, work_len, layout::<usize>(dims))? };
     let scalars = work.take::<f32>(SlklWindow::scalars_len(dims))?;
     let indices = work.take::<usize>(SlklWindow::indices_len(dims))?;
     let model = work.take::<f32>(Predictor::scalars_len(dims.max_active(), dims.dim()))?;
@@ -150,7 +172,7 @@ unsafe fn carve(dims: Dims, work: *mut c_void, work_len: usize) -> Result<Carved
 pub unsafe extern "C" fn kestrel_slkl_work_bytes(config: *const SlklConfig) -> usize {
     // SAFETY: as this function's contract.
     let dims = unsafe { memory::read(config) }.and_then(|c| checked(&c));
-    dims.map_or(0, |(dims, _)| layout(dims).bytes())
+    dims.map_or(0, |(dims, _)| layout::<usize>(dims).bytes())
 }
 
 /// Creates an empty learner of `*config` with the candidate centres

@@ -93,6 +93,28 @@ pub struct SvmConfig {
     pub seed: u64,
 }
 
+impl SvmConfig {
+    /// [`kestrel_svm_work_bytes`] of this configuration, for Rust callers (the host's `kestrel budget`):
+    /// the work bytes a C program allocates, 0 for an invalid configuration.
+    pub fn work_bytes(&self) -> usize {
+        // SAFETY: `self` is a live, readable configuration.
+        unsafe { kestrel_svm_work_bytes(self) }
+    }
+
+    /// The work bytes on a 32-bit device (every Cortex-M): [`work_bytes`](Self::work_bytes),
+    /// no buffer of a `kestrel_svm` depending on the pointer width.
+    pub fn work_bytes_on_32_bit(&self) -> usize {
+        self.work_bytes()
+    }
+
+    /// [`kestrel_svm_checkpoint_bytes`] of this configuration: the most bytes its checkpoint takes, 0 for an
+    /// invalid configuration.
+    pub fn checkpoint_bytes(&self) -> usize {
+        // SAFETY: as above.
+        unsafe { kestrel_svm_checkpoint_bytes(self) }
+    }
+}
+
 /// A windowed linear SVM created by [`kestrel_svm_create`]. Opaque to C.
 #[repr(C)]
 pub struct Svm {

@@ -1503,6 +1503,16 @@ fn budget_reports_and_fits() {
     // Three classes and more are one-vs-rest: a window each; the default allows 16.
     let four = kestrel(&[&any[..], &["--target", "cortex-m", "--no-scale", "--classes", "4"]].concat());
     assert_eq!(json(&four)["bytes"].as_u64(), Some((4 * (1000 * (16 + 3) + 16 + 1) * 4) as u64));
+    // What a C program allocates for the C library's object (its value is checked against
+    // the C demo's arrays, sized by kestrel.h's macros, in firmware-demo-c/run-tests.sh):
+    // the binary SVM's on a Cortex-M in f32, more than the learner's state (its handle and
+    // its saved model's room); nothing for four classes, nor on the host.
+    let c = &json(&unscaled)["c"];
+    assert_eq!((c["object"].as_str(), c["scaler_work_bytes"].as_u64()), (Some("kestrel_svm"), None));
+    assert!(c["work_bytes"].as_u64() > json(&unscaled)["bytes"].as_u64(), "{c}");
+    // The scaler: KESTREL_SCALER_WORK_BYTES(16), its 64-byte handle and 4d floats.
+    assert_eq!(json(&device)["c"]["scaler_work_bytes"].as_u64(), Some(64 + 4 * 16 * 4));
+    assert!(json(&four).get("c").is_none() && json(&kestrel(&svm)).get("c").is_none());
     let default = kestrel(&[&any[..], &["--target", "cortex-m", "--no-scale"]].concat());
     assert_eq!(json(&default)["bytes"].as_u64(), Some((16 * (1000 * (16 + 3) + 16 + 1) * 4) as u64));
     // `--memory` above 0 (stream's default) keeps d + 1 scalars more per window.

@@ -3,6 +3,10 @@
 
 use anyhow::{Result, bail};
 use kestrel_core::Real;
+use kestrel_ffi::novelty::kestrel_novelty_default_config;
+use kestrel_ffi::scaler::kestrel_scaler_work_bytes;
+use kestrel_ffi::slkl::kestrel_slkl_default_config;
+use kestrel_ffi::svm::{SvmConfig, kestrel_svm_default_config};
 use kestrel_stream::model::scalar_name;
 use kestrel_stream::online::build::{Raced, StreamSettings};
 use serde_json::{Map, Value, json};
@@ -26,13 +30,90 @@ fn budget_in<T: Real>(args: &BudgetArgs) -> Result<()> {
         Ok(value) => value,
         Err(nothing_fits) => bail!("{}", nothing_fits.message(args, learner)),
     };
+    let c = c_library(args, learner);
     if args.json {
-        say!("{}", json!({ "learner": value_name(&learner), "scalar": scalar_name::<T>(), key: value }))?;
+        let mut info = json!({ "learner": value_name(&learner), "scalar": scalar_name::<T>(), key: value });
+        if let (Some(info), Some(c)) = (info.as_object_mut(), &c) {
+            info.insert("c".to_string(), c.json());
+        }
+        say!("{info}")?;
     } else {
         say!("{key}: {value}")?;
         tell!("kestrel: counted: {}", budget_counted::<T>(args, learner, host_race(args, learner)));
+        if let Some(c) = c {
+            tell!("kestrel: {}", c.described());
+        }
     }
     Ok(())
+}
+
+/// What a C program allocates for the same learner: the C library's object's work bytes,
+/// its scaler's, and the most bytes of its checkpoint, with the `kestrel.h` macros that
+/// give them at compile time.
+struct CObjects {
+    /// The object's C name (`kestrel_svm`).
+    object: &'static str,
+    /// Its work bytes and the macro call that gives them.
+    work: (usize, String),
+    /// The scaler's work bytes and macro call, unless `--no-scale`.
+    scaler: Option<(usize, String)>,
+    /// The most bytes of the object's checkpoint.
+    checkpoint: usize,
+}
+
+impl CObjects {
+    fn described(&self) -> String {
+        let scaler =
+            self.scaler.as_ref().map_or(String::new(), |(bytes, call)| format!(", kestrel_scaler {bytes} ({call})"));
+        format!(
+            "in the C library: {} {} bytes of work ({}){scaler}; its checkpoint at most {} bytes",
+            self.object, self.work.0, self.work.1, self.checkpoint
+        )
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "object": self.object,
+            "work_bytes": self.work.0,
+            "scaler_work_bytes": self.scaler.as_ref().map(|(bytes, _)| *bytes),
+            "checkpoint_bytes": self.checkpoint,
+        })
+    }
+}
+
+/// The C library's objects of `learner` as `args` describe it (its default configuration
+/// for what they leave out), for `--target cortex-m --scalar f32` without `--fit`; `None`
+/// for another learner (rsvm has no C object), target, scalar or `--fit`, and for an SVM of
+/// more than two classes (the C library's is binary).
+fn c_library(args: &BudgetArgs, learner: Learner) -> Option<CObjects> {
+    let on_device = args.target == TargetArg::CortexM && args.scalar == ScalarArg::F32 && args.fit.is_none();
+    let window = u32::try_from(args.window.unwrap_or(learner.stream().default_window())).ok()?;
+    let centres = u32::try_from(args.centers.unwrap_or(learner.stream().default_centers())).ok()?;
+    let dim = u32::try_from(args.dim).ok()?;
+    let (object, work, checkpoint) = match learner {
+        _ if !on_device => return None,
+        Learner::Svm if args.classes == 2 => {
+            let config =
+                SvmConfig { memory: u32::try_from(args.memory).ok()?, ..kestrel_svm_default_config(window, dim) };
+            let call = format!("KESTREL_SVM_WORK_BYTES({window}, {dim}, {})", config.memory);
+            ("kestrel_svm", (config.work_bytes_on_32_bit(), call), config.checkpoint_bytes())
+        }
+        Learner::Slkl => {
+            let config = kestrel_slkl_default_config(window, dim, centres);
+            let call = format!("KESTREL_SLKL_WORK_BYTES({window}, {dim}, {centres}, {})", config.max_active);
+            ("kestrel_slkl", (config.work_bytes_on_32_bit(), call), config.checkpoint_bytes())
+        }
+        Learner::Novelty => {
+            let config = kestrel_novelty_default_config(window, dim, centres);
+            let call = format!("KESTREL_NOVELTY_WORK_BYTES({window}, {dim}, {centres})");
+            ("kestrel_novelty", (config.work_bytes_on_32_bit(), call), config.checkpoint_bytes())
+        }
+        Learner::Svm | Learner::Rsvm => return None,
+    };
+    let scaler =
+        (!args.no_scale).then(|| (kestrel_scaler_work_bytes(args.dim), format!("KESTREL_SCALER_WORK_BYTES({dim})")));
+    // 0: a configuration the C library refuses.
+    (work.0 > 0).then_some(CObjects { object, work, scaler, checkpoint })
 }
 
 /// `kestrel budget` without `--learner`: every learner's bytes (or largest window), each
