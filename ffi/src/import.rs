@@ -30,11 +30,11 @@ use core::ptr;
 use crate::Status;
 use crate::checkpoint::{Described, describe};
 use crate::memory::KESTREL_ALIGN;
-use crate::novelty::{kestrel_novelty_resume, kestrel_novelty_save, kestrel_novelty_work_bytes};
+use crate::novelty::{kestrel_novelty_resume, kestrel_novelty_save};
 use crate::scaler::{Scaler, kestrel_scaler_resume, kestrel_scaler_work_bytes};
-use crate::slkl::{kestrel_slkl_resume, kestrel_slkl_save, kestrel_slkl_work_bytes};
+use crate::slkl::{kestrel_slkl_resume, kestrel_slkl_save};
 use crate::status::result_of;
-use crate::svm::{kestrel_svm_resume, kestrel_svm_save, kestrel_svm_work_bytes};
+use crate::svm::{kestrel_svm_resume, kestrel_svm_save};
 
 /// Bytes of work an object may need per byte of its checkpoint (see the module doc).
 const WORK_PER_CHECKPOINT_BYTE: usize = 4;
@@ -70,7 +70,9 @@ pub fn work_words(learner: &[u8], scaler: Option<&[u8]>) -> Result<usize, Status
 /// # Errors
 /// As [`work_words`]; `BUFFER_TOO_SMALL` for `work` or `out` too short; what the
 /// learner's and the scaler's resume give (`MODEL_CORRUPTED` for a state that does not
-/// resume); `DIMENSION_MISMATCH` for a scaler of another dimension than the learner.
+/// resume); what the learner's save gives (`INVALID_PARAM` for a detector that has
+/// learned nothing yet: it has no model); `DIMENSION_MISMATCH` for a scaler of another
+/// dimension than the learner.
 pub fn model_of(
     learner: &[u8],
     scaler: Option<&[u8]>,
@@ -149,14 +151,11 @@ fn split_words(learner: &Described, scaler_dim: Option<usize>) -> Result<[usize;
 
 /// `kestrel_*_work_bytes` of the learner's configuration (0 for an invalid one).
 fn learner_work_bytes(learner: &Described) -> usize {
-    // SAFETY: each configuration is a live local.
-    unsafe {
-        match learner {
-            Described::Svm { config, .. } => kestrel_svm_work_bytes(config),
-            Described::Slkl { config, .. } => kestrel_slkl_work_bytes(config),
-            Described::Novelty { config, .. } => kestrel_novelty_work_bytes(config),
-            Described::Scaler { .. } => 0,
-        }
+    match learner {
+        Described::Svm { config, .. } => config.work_bytes(),
+        Described::Slkl { config, .. } => config.work_bytes(),
+        Described::Novelty { config, .. } => config.work_bytes(),
+        Described::Scaler { .. } => 0,
     }
 }
 
@@ -232,7 +231,8 @@ mod tests {
     }
 
     /// A scaler's checkpoint has no model; a learner's is no scaler; a scaler of another
-    /// dimension, a damaged checkpoint and bytes of no checkpoint are statuses.
+    /// dimension, a damaged checkpoint, bytes of no checkpoint and a detector that has
+    /// learned nothing are statuses.
     #[test]
     fn what_is_no_learner_and_scaler_is_refused() {
         let learned = Learned::new(20);
@@ -257,6 +257,13 @@ mod tests {
 
         let other = learned_scaler_of_dim(2);
         assert_eq!(model_of(&svm_checkpoint, Some(&other)), Err(Status::DimensionMismatch));
+
+        // A detector checkpointed before its first reading resumes, but has no model.
+        let fresh = Learned::new(0);
+        let novelty = fresh.novelty;
+        // SAFETY: a live handle; `written_by` gives a writable buffer and length.
+        let novelty_checkpoint = unsafe { written_by(|out, len, n| kestrel_novelty_checkpoint(novelty, out, len, n)) };
+        assert_eq!(model_of(&novelty_checkpoint, None), Err(Status::InvalidParam));
     }
 
     /// A checkpoint whose header claims a window of 2²⁸ samples, sealed with a good CRC, is

@@ -40,6 +40,10 @@ pub enum ImportError {
     /// The scaler standardised another number of features than the learner takes.
     #[error("the scaler's dimension is not the {0}'s")]
     ScalerDimension(&'static str),
+    /// The learner has learned nothing, so it has no model to save (a detector before its
+    /// first reading).
+    #[error("the {0} has learned nothing yet: it has no model (its checkpoint was written before its first reading)")]
+    NothingLearned(&'static str),
     /// The learner did not resume, or its state made no model.
     #[error("the {0} did not resume: {reason}", reason = resume_refused(*.1))]
     NotResumed(&'static str, Status),
@@ -77,12 +81,15 @@ pub fn import_model(learner: &[u8], scaler: Option<&[u8]>) -> Result<(Vec<u8>, D
             other => return Err(ImportError::NotAScaler(other.object().c_name())),
         }
     }
+    let words = import::work_words(learner, scaler).map_err(|status| ImportError::NotResumed(name, status))?;
+    let mut work = limits::zeroed::<u64>(words, "the learner's work memory")?;
+    // Its configuration checked, the learner's INVALID_PARAM is its save's: a detector that
+    // has learned nothing has no model.
     let refused = |status| match status {
         Status::DimensionMismatch => ImportError::ScalerDimension(name),
+        Status::InvalidParam => ImportError::NothingLearned(name),
         status => ImportError::NotResumed(name, status),
     };
-    let words = import::work_words(learner, scaler).map_err(refused)?;
-    let mut work = limits::zeroed::<u64>(words, "the learner's work memory")?;
     let len = import::model_of(learner, scaler, &mut work, None).map_err(refused)?;
     let mut model = limits::zeroed::<u8>(len, "the model")?;
     import::model_of(learner, scaler, &mut work, Some(&mut model)).map_err(refused)?;
