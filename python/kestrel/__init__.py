@@ -61,6 +61,17 @@ __all__ = [
 ]
 
 
+def _describe(data):
+    """What ``kestrel inspect`` shows of the model ``data``; a device's checkpoint is named,
+    with the call that makes it a model."""
+    try:
+        return _kestrel.describe(data)
+    except ValueError as error:
+        if data[:4] == b"KSDC":
+            raise ValueError(f"{error}; in Python, kestrel.import_checkpoint(FILE) makes it a Model") from None
+        raise
+
+
 class Model:
     """A Kestrel model file, loaded: predicts as ``kestrel predict`` does.
 
@@ -79,7 +90,7 @@ class Model:
 
     def __init__(self, data):
         self._bytes = bytes(data)
-        self.info = _kestrel.describe(self._bytes)
+        self.info = _describe(self._bytes)
         if self.info["task"] == "projection":
             raise ValueError(
                 f"the bytes hold a kernel projection ({self.info['components']} components), which "
@@ -142,7 +153,7 @@ def load(source):
         ``KernelProjection.to_bytes()``), a fitted ``KernelProjection`` that transforms.
     """
     data = _bytes_of(source)
-    if _kestrel.describe(data)["task"] == "projection":
+    if _describe(data)["task"] == "projection":
         return KernelProjection.from_bytes(data)
     return Model(data)
 

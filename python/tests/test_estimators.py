@@ -333,6 +333,8 @@ def test_a_checkpoint_given_for_a_model_is_named():
     device = ROOT / "stream" / "tests" / "data" / "device-checkpoint-svm.bin"
     with pytest.raises(ValueError, match="device's kestrel_svm, not a model: `kestrel import FILE --out MODEL`"):
         kestrel.load(device)
+    with pytest.raises(ValueError, match=r"in Python, kestrel.import_checkpoint\(FILE\) makes it a Model"):
+        kestrel.Model(device.read_bytes())
     with pytest.raises(ValueError, match="a `kestrel stream` checkpoint, not a model"):
         kestrel.Model(b"KSCK" + bytes(40))
     with pytest.raises(ValueError, match="bad magic"):
