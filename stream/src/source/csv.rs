@@ -529,18 +529,32 @@ fn column_list(header: &csv::StringRecord) -> String {
 /// Column names a message lists at most.
 const LISTED_COLUMNS: usize = 12;
 
+/// The words that mark a missing value in a feature's field: those pandas' `read_csv`
+/// takes for one by default, and `?`, the UCI repository's. A row with one is a bad row
+/// that says so (a word a feature cannot hold otherwise; `nan` would be a value that is
+/// not finite).
+pub const MISSING_MARKERS: [&str; 19] = [
+    "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL",
+    "NaN", "None", "n/a", "nan", "null", "?",
+];
+
 /// A field's error naming its column (`name`, from the header) when it is a value that is
-/// not a number: the label's, or a feature's — missing when the field is empty, a decimal
-/// comma outside a file separated by semicolons, else one that `--skip-column` can leave
-/// out.
+/// not a number: the label's, or a feature's — missing when the field is empty or holds a
+/// word of [`MISSING_MARKERS`], a decimal comma outside a file separated by semicolons,
+/// else one that `--skip-column` can leave out.
 fn in_column(kind: ReadErrorKind, name: Option<&str>, label: bool) -> ReadErrorKind {
     match (kind, name) {
+        (ReadErrorKind::NonFinite(text), Some(column)) if !label && MISSING_MARKERS.contains(&text.as_str()) => {
+            ReadErrorKind::MissingMarker { text, column: column.to_string() }
+        }
         (ReadErrorKind::NotANumber(text), Some(column)) => {
             let column = column.to_string();
             if label {
                 ReadErrorKind::LabelNotANumber { text, column }
             } else if text.is_empty() {
                 ReadErrorKind::MissingValue { column }
+            } else if MISSING_MARKERS.contains(&text.as_str()) {
+                ReadErrorKind::MissingMarker { text, column }
             } else if number(&text, true).is_ok() {
                 ReadErrorKind::DecimalComma { text, column }
             } else {
@@ -1074,13 +1088,25 @@ mod tests {
         let mut r = Record::default();
         assert!(reader.next_record(&mut r).unwrap());
         let e = reader.next_record(&mut r).unwrap_err();
-        assert_eq!(e.to_string(), "t.csv:4:4: `NaN` is not finite");
+        assert_eq!(
+            e.to_string(),
+            "t.csv:4:4: `NaN` marks a missing value in column `b` (--on-error skip leaves such rows out)"
+        );
         let e = reader.next_record(&mut r).unwrap_err();
         assert_eq!((e.line, e.kind), (6, ReadErrorKind::FieldCount { expected: 3, got: 2 }));
         // An empty field (blank but for spaces) is a missing value.
         let mut reader = CsvReader::with_header("a,b,y\n1, ,0\n".as_bytes(), "t.csv", None, 1024).unwrap();
         let e = reader.next_record(&mut r).unwrap_err();
         assert_eq!((e.column, e.kind), (3, ReadErrorKind::MissingValue { column: "b".into() }));
+        // So is a word that marks one (pandas' defaults, UCI's `?`); infinity is a value, not
+        // finite; a label's word is a label.
+        let text = "a,b,y\n1,NA,0\n1,?,0\n1,-inf,0\n1,2,NA\n";
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
+        let marker = |text: &str| ReadErrorKind::MissingMarker { text: text.into(), column: "b".into() };
+        assert_eq!(reader.next_record(&mut r).unwrap_err().kind, marker("NA"));
+        assert_eq!(reader.next_record(&mut r).unwrap_err().kind, marker("?"));
+        assert_eq!(reader.next_record(&mut r).unwrap_err().kind, ReadErrorKind::NonFinite("-inf".into()));
+        assert!(reader.next_record(&mut r).unwrap() && r.class_name == "NA");
         let e = CsvReader::with_header("a,b\n".as_bytes(), "t.csv", Some("z"), 1024).err().unwrap();
         assert_eq!(e.to_string(), "t.csv:1:1: no column named `z` in the header (its columns: `a`, `b`)");
         let wide: Vec<String> = (0..20).map(|j| format!("x{j}")).collect();

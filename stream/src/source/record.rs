@@ -135,6 +135,16 @@ pub enum ReadErrorKind {
         /// The column's name.
         column: String,
     },
+    /// A word that marks a missing value where a feature's value belongs (`NA`, `NULL`,
+    /// `nan`, `?`: [`MISSING_MARKERS`](super::csv::MISSING_MARKERS)), in the CSV column
+    /// named `column`.
+    #[error("`{text}` marks a missing value in column `{column}` (--on-error skip leaves such rows out)")]
+    MissingMarker {
+        /// The word.
+        text: String,
+        /// The column's name.
+        column: String,
+    },
     /// A label that is not a number where the learner needs one, in the column `column`.
     #[error(
         "`{text}` is not a number (column `{column}`, the label: a number here, the target of a regression or a class of a model whose classes are numbers)"
