@@ -136,7 +136,7 @@ pub enum ReadErrorKind {
         column: String,
     },
     /// A word that marks a missing value where a feature's value belongs (`NA`, `NULL`,
-    /// `nan`, `?`: [`MISSING_MARKERS`](super::csv::MISSING_MARKERS)), in the CSV column
+    /// `nan`, `?`: [`MISSING_MARKERS`](super::MISSING_MARKERS)), in the CSV column
     /// named `column`.
     #[error("`{text}` marks a missing value in column `{column}` (--on-error skip leaves such rows out)")]
     MissingMarker {
