@@ -740,6 +740,9 @@ size_t kestrel_novelty_checkpoint_bytes(const kestrel_novelty_config *config);
  * [`kestrel_novelty_resume`] after a reset; when the buffer is too small, `*written`
  * receives the length needed and the status is `BUFFER_TOO_SMALL`.
  *
+ * Copied off the device, the bytes are read on a host by `kestrel inspect`, and `kestrel
+ * import` makes them the model file [`kestrel_novelty_save`] would write.
+ *
  * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL`
  * (the detector's numerics broke down on values near the range of `float` and its state
  * would not resume: keep the checkpoint you have; nothing is written).
@@ -983,6 +986,9 @@ size_t kestrel_slkl_checkpoint_bytes(const kestrel_slkl_config *config);
  * `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`. The
  * learner is not changed.
  *
+ * Copied off the device, the bytes are read on a host by `kestrel inspect`, and `kestrel
+ * import` makes them the model file [`kestrel_slkl_save`] would write.
+ *
  * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL`
  * (the learner's numerics broke down on values near the range of `float` — a factor no
  * longer positive definite, a sum that overflowed — and its state would not resume: keep
@@ -1132,6 +1138,9 @@ size_t kestrel_svm_checkpoint_bytes(const kestrel_svm_config *config);
  * pass under way and the random generator — to `out[0..out_len]` and its length to
  * `*written`, for [`kestrel_svm_resume`] after a reset; when the buffer is too small,
  * `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`.
+ *
+ * Copied off the device, the bytes are read on a host by `kestrel inspect`, and `kestrel
+ * import` makes them the model file [`kestrel_svm_save`] would write.
  *
  * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL`
  * (the learner's numerics broke down on values near the range of `float` and its state

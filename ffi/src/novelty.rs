@@ -442,6 +442,9 @@ pub unsafe extern "C" fn kestrel_novelty_checkpoint_bytes(config: *const Novelty
 /// [`kestrel_novelty_resume`] after a reset; when the buffer is too small, `*written`
 /// receives the length needed and the status is `BUFFER_TOO_SMALL`.
 ///
+/// Copied off the device, the bytes are read on a host by `kestrel inspect`, and `kestrel
+/// import` makes them the model file [`kestrel_novelty_save`] would write.
+///
 /// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL`
 /// (the detector's numerics broke down on values near the range of `float` and its state
 /// would not resume: keep the checkpoint you have; nothing is written).

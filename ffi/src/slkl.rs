@@ -346,6 +346,9 @@ pub unsafe extern "C" fn kestrel_slkl_checkpoint_bytes(config: *const SlklConfig
 /// `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`. The
 /// learner is not changed.
 ///
+/// Copied off the device, the bytes are read on a host by `kestrel inspect`, and `kestrel
+/// import` makes them the model file [`kestrel_slkl_save`] would write.
+///
 /// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL`
 /// (the learner's numerics broke down on values near the range of `float` — a factor no
 /// longer positive definite, a sum that overflowed — and its state would not resume: keep

@@ -377,6 +377,9 @@ pub unsafe extern "C" fn kestrel_svm_checkpoint_bytes(config: *const SvmConfig) 
 /// `*written`, for [`kestrel_svm_resume`] after a reset; when the buffer is too small,
 /// `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`.
 ///
+/// Copied off the device, the bytes are read on a host by `kestrel inspect`, and `kestrel
+/// import` makes them the model file [`kestrel_svm_save`] would write.
+///
 /// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL`
 /// (the learner's numerics broke down on values near the range of `float` and its state
 /// would not resume: keep the checkpoint you have; nothing is written).
