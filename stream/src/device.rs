@@ -44,9 +44,10 @@ pub enum ImportError {
     /// first reading).
     #[error("the {0} has learned nothing yet: it has no model (its checkpoint was written before its first reading)")]
     NothingLearned(&'static str),
-    /// The learner did not resume, or its state made no model.
-    #[error("the {0} did not resume: {reason}", reason = resume_refused(*.1))]
-    NotResumed(&'static str, Status),
+    /// The learner or the scaler (the input) did not resume, or the learner's state made
+    /// no model.
+    #[error("the {1} did not resume: {reason}", reason = resume_refused(*.2))]
+    NotResumed(Input, &'static str, Status),
     /// The work memory or the model could not be allocated.
     #[error(transparent)]
     Alloc(#[from] AllocError),
@@ -56,7 +57,7 @@ impl ImportError {
     /// The input the error is about.
     pub fn input(&self) -> Input {
         match self {
-            ImportError::Unreadable(input, _) => *input,
+            ImportError::Unreadable(input, _) | ImportError::NotResumed(input, ..) => *input,
             ImportError::NotAScaler(_) | ImportError::ScalerDimension(_) => Input::Scaler,
             _ => Input::Learner,
         }
@@ -81,16 +82,25 @@ pub fn import_model(learner: &[u8], scaler: Option<&[u8]>) -> Result<(Vec<u8>, D
             other => return Err(ImportError::NotAScaler(other.object().c_name())),
         }
     }
-    let words = import::work_words(learner, scaler).map_err(|status| ImportError::NotResumed(name, status))?;
+    let words =
+        import::work_words(learner, scaler).map_err(|status| ImportError::NotResumed(Input::Learner, name, status))?;
     let mut work = limits::zeroed::<u64>(words, "the learner's work memory")?;
     // Its configuration checked, the learner's INVALID_PARAM is its save's: a detector that
     // has learned nothing has no model.
     let refused = |status| match status {
         Status::DimensionMismatch => ImportError::ScalerDimension(name),
         Status::InvalidParam => ImportError::NothingLearned(name),
-        status => ImportError::NotResumed(name, status),
+        status => ImportError::NotResumed(Input::Learner, name, status),
     };
-    let len = import::model_of(learner, scaler, &mut work, None).map_err(refused)?;
+    let len = match import::model_of(learner, scaler, &mut work, None) {
+        // One status for both resumes: the scaler's fault when the learner goes alone.
+        Err(status @ (Status::ModelCorrupted | Status::ModelTruncated | Status::ModelUnsupported))
+            if scaler.is_some() && import::model_of(learner, None, &mut work, None).is_ok() =>
+        {
+            return Err(ImportError::NotResumed(Input::Scaler, "kestrel_scaler", status));
+        }
+        read => read.map_err(refused)?,
+    };
     let mut model = limits::zeroed::<u8>(len, "the model")?;
     import::model_of(learner, scaler, &mut work, Some(&mut model)).map_err(refused)?;
     Ok((model, described))
@@ -118,5 +128,37 @@ fn resume_refused(status: Status) -> &'static str {
         Status::Numerical => "its state cannot make a model (a numerical failure)",
         Status::ModelCorrupted => "its buffers do not hold the state its header describes (a damaged checkpoint)",
         status => refused(status),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kestrel_core::device_checkpoint::FORMAT;
+    use kestrel_core::frame;
+
+    use super::*;
+
+    fn fixture(name: &str) -> Vec<u8> {
+        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)).unwrap()
+    }
+
+    /// A scaler checkpoint that reads (its CRC sealed again) but does not resume — a
+    /// negative sum of squares — is named as the scaler's fault, not the learner's.
+    #[test]
+    fn a_scaler_that_does_not_resume_is_named() {
+        let (learner, mut scaler) = (fixture("device-checkpoint-svm.bin"), fixture("device-checkpoint-scaler.bin"));
+        assert!(import_model(&learner, Some(&scaler)).is_ok());
+        // The last 9 floats of the payload: 3 means, then the 3 sums of squares, then 3 more.
+        let m2 = scaler.len() - frame::TRAILER_LEN - 9 * 4 + 3 * 4;
+        scaler[m2..m2 + 4].copy_from_slice(&(-1.0f32).to_le_bytes());
+        let payload_len = scaler.len() - frame::HEADER_LEN - frame::TRAILER_LEN;
+        FORMAT.seal([4, 0], payload_len, &mut scaler).unwrap();
+        let error = import_model(&learner, Some(&scaler)).unwrap_err();
+        assert_eq!(error.input(), Input::Scaler);
+        assert_eq!(
+            error.to_string(),
+            "the kestrel_scaler did not resume: its buffers do not hold the state its header describes (a damaged \
+             checkpoint)"
+        );
     }
 }
