@@ -201,8 +201,11 @@ fn inspect_reads_a_devices_checkpoint() {
     assert!(text.contains(config), "{text}");
     assert!(text.contains("continue it: kestrel_svm_resume with this config"), "{text}");
     assert!(text.contains(&format!("kestrel import {} --out MODEL", svm.display())), "{text}");
+    let resumes = "resumes: yes; its model (kestrel import): linear-svm classifier (f32), 3 features, 60 bytes";
+    assert!(text.contains(resumes), "{text}");
     let info = json(&kestrel(&["inspect", svm.to_str().unwrap(), "--json"]));
     assert_eq!((info["kind"].as_str(), info["object"].as_str()), (Some("device-checkpoint"), Some("kestrel_svm")));
+    assert_eq!(info["resumes"].as_bool(), Some(true));
     assert_eq!((info["samples_seen"].as_u64(), info["config"]["window"].as_u64()), (Some(300), Some(32)));
     let scaler = data.join("device-checkpoint-scaler.bin");
     let o = kestrel(&["inspect", scaler.to_str().unwrap()]);
@@ -219,6 +222,20 @@ fn inspect_reads_a_devices_checkpoint() {
         assert_eq!(o.status.code(), Some(1));
         assert!(stderr(&o).contains(said), "{}", stderr(&o));
     }
+    // A window's float made NaN and the frame sealed again: the header reads, the state
+    // does not resume, and inspect says so.
+    let mut nan = bytes.clone();
+    let last = nan.len() - kestrel_core::frame::TRAILER_LEN - 4;
+    nan[last..last + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    let payload_len = nan.len() - kestrel_core::frame::HEADER_LEN - kestrel_core::frame::TRAILER_LEN;
+    kestrel_core::device_checkpoint::FORMAT.seal([1, 0], payload_len, &mut nan).unwrap();
+    let path = dir.join("nan.bin");
+    std::fs::write(&path, nan).unwrap();
+    let o = kestrel(&["inspect", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = "resumes: no: the kestrel_svm did not resume: its buffers do not hold the state its header describes";
+    assert!(stdout(&o).contains(said), "{}", stdout(&o));
+    assert_eq!(json(&kestrel(&["inspect", path.to_str().unwrap(), "--json"]))["resumes"].as_bool(), Some(false));
 }
 
 /// `kestrel import` of the Cortex-M0's checkpoints above writes, byte for byte, the model

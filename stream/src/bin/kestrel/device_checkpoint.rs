@@ -4,7 +4,10 @@
 //! The C library's own reader ([`kestrel_ffi::checkpoint::describe`]) checks the frame —
 //! length, format version, CRC-32, so a torn write is named as one — and decodes the
 //! header: which object, its C configuration by the struct's field names, and how much it
-//! has learned. The buffers after the header are not checked here; a resume checks them.
+//! has learned. A learner's checkpoint is then resumed and saved, as `kestrel import` does
+//! ([`device::import_model`]), which checks the buffers after the header: `inspect` says
+//! whether it resumes, and the model it makes. (A scaler's buffers are not checked: it has
+//! no model of its own.)
 
 use std::path::Path;
 
@@ -12,7 +15,7 @@ use anyhow::{Result, bail};
 use kestrel_ffi::checkpoint::{self, Described};
 use kestrel_ffi::kernel::KernelKind;
 use kestrel_ffi::svm::SvmLoss;
-use kestrel_stream::device;
+use kestrel_stream::{device, model};
 use serde_json::{Value, json};
 
 use crate::args::InspectArgs;
@@ -26,10 +29,22 @@ pub fn inspect(args: &InspectArgs, bytes: &[u8]) -> Result<()> {
     // f64 nearest to it).
     let fields: Value = serde_json::from_str(&serde_json::to_string(&described)?)?;
     let fields = fields.as_object().and_then(|variant| variant.values().next()).cloned().unwrap_or(Value::Null);
+    // The model a learner's checkpoint makes, in one phrase, or why it makes none.
+    let model: Option<Result<String, String>> = match described {
+        Described::Scaler { .. } => None,
+        _ => Some(device::import_model(bytes, None).map_err(|error| error.to_string()).and_then(|(model, _)| {
+            model::describe(&model).map(|info| info.summary()).map_err(|error| error.to_string())
+        })),
+    };
     if args.json {
         let mut info = json!({ "kind": "device-checkpoint", "object": name, "bytes": bytes.len() });
         if let (Some(info), Some(fields)) = (info.as_object_mut(), fields.as_object()) {
             info.extend(fields.clone());
+            match &model {
+                Some(Ok(summary)) => info.extend([("resumes".into(), json!(true)), ("model".into(), json!(summary))]),
+                Some(Err(why)) => info.extend([("resumes".into(), json!(false)), ("error".into(), json!(why))]),
+                None => {}
+            }
         }
         return Ok(say!("{info}")?);
     }
@@ -37,6 +52,11 @@ pub fn inspect(args: &InspectArgs, bytes: &[u8]) -> Result<()> {
     say!("{}", learned(&described))?;
     if let Some(config) = fields.get("config") {
         say!("config ({name}_config): {}", listed(config))?;
+    }
+    match &model {
+        Some(Ok(summary)) => say!("resumes: yes; its model (kestrel import): {summary}")?,
+        Some(Err(why)) => say!("resumes: no: {why}")?,
+        None => {}
     }
     Ok(say!("{}", continuation(&described, &args.model))?)
 }
