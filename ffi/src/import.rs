@@ -27,7 +27,6 @@
 use core::ffi::c_void;
 use core::ptr;
 
-use crate::Status;
 use crate::checkpoint::{Described, describe};
 use crate::memory::KESTREL_ALIGN;
 use crate::novelty::{kestrel_novelty_resume, kestrel_novelty_save};
@@ -35,6 +34,7 @@ use crate::scaler::{Scaler, kestrel_scaler_resume, kestrel_scaler_work_bytes};
 use crate::slkl::{kestrel_slkl_resume, kestrel_slkl_save};
 use crate::status::result_of;
 use crate::svm::{kestrel_svm_resume, kestrel_svm_save};
+use crate::{Sizes, Status};
 
 /// Bytes of work an object may need per byte of its checkpoint (see the module doc).
 const WORK_PER_CHECKPOINT_BYTE: usize = 4;
@@ -42,25 +42,44 @@ const WORK_PER_CHECKPOINT_BYTE: usize = 4;
 /// the alignment of its buffers.
 const WORK_SLACK: usize = 4096;
 
+/// Which checkpoint a [`Refused`] import is about (the learner's, too, for the caller's
+/// buffers too short).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// The learner's checkpoint.
+    Learner,
+    /// The scaler's checkpoint.
+    Scaler,
+}
+
+/// Why [`work_words`] or [`model_of`] refused: the C library's status, and the checkpoint
+/// it is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// The checkpoint the status is about.
+    pub input: Input,
+    /// The status.
+    pub status: Status,
+}
+
+/// What the two checkpoints ask for, checked: the learner's description, the scaler's
+/// dimension, and the words of the learner's work and of the scaler's (0 without one).
+struct Plan {
+    learner: Described,
+    scaler_dim: Option<usize>,
+    words: [usize; 2],
+}
+
 /// Words (of [`KESTREL_ALIGN`] bytes) of work memory [`model_of`] needs for the learner's
 /// checkpoint `learner` and the scaler's checkpoint `scaler`.
 ///
 /// # Errors
 /// As [`describe`] of either; `MODEL_FOREIGN` when `learner` holds a scaler (it has no
 /// model of its own) or `scaler` holds no scaler; `INVALID_PARAM` for a configuration no
-/// learner can have; `MODEL_CORRUPTED` for one that needs more work than its checkpoint's
-/// bytes can fill (the module doc).
-pub fn work_words(learner: &[u8], scaler: Option<&[u8]>) -> Result<usize, Status> {
-    let (described_learner, scaler_dim) = described(learner, scaler)?;
-    let [learner_words, scaler_words] = split_words(&described_learner, scaler_dim)?;
-    let fills = |words: usize, bytes: &[u8]| {
-        let most = bytes.len().saturating_mul(WORK_PER_CHECKPOINT_BYTE).saturating_add(WORK_SLACK);
-        words.saturating_mul(KESTREL_ALIGN) <= most
-    };
-    if !fills(learner_words, learner) || !scaler.is_none_or(|bytes| fills(scaler_words, bytes)) {
-        return Err(Status::ModelCorrupted);
-    }
-    Ok(learner_words.saturating_add(scaler_words))
+/// object can have; `MODEL_CORRUPTED` for one that needs more work than its checkpoint's
+/// bytes can fill (the module doc). Each about the checkpoint at fault.
+pub fn work_words(learner: &[u8], scaler: Option<&[u8]>) -> Result<usize, Refused> {
+    plan(learner, scaler).map(|plan| plan.words.iter().sum())
 }
 
 /// Writes into `out` the model file of the learner the checkpoint `learner` holds, with the
@@ -71,21 +90,21 @@ pub fn work_words(learner: &[u8], scaler: Option<&[u8]>) -> Result<usize, Status
 /// As [`work_words`]; `BUFFER_TOO_SMALL` for `work` or `out` too short; what the
 /// learner's and the scaler's resume give (`MODEL_CORRUPTED` for a state that does not
 /// resume); what the learner's save gives (`INVALID_PARAM` for a detector that has
-/// learned nothing yet: it has no model); `DIMENSION_MISMATCH` for a scaler of another
-/// dimension than the learner.
+/// learned nothing yet: it has no model); `DIMENSION_MISMATCH`, about the scaler, for one
+/// of another dimension than the learner.
 pub fn model_of(
     learner: &[u8],
     scaler: Option<&[u8]>,
     work: &mut [u64],
     out: Option<&mut [u8]>,
-) -> Result<usize, Status> {
-    let needed = work_words(learner, scaler)?;
-    let (described_learner, scaler_dim) = described(learner, scaler)?;
-    let [learner_words, _] = split_words(&described_learner, scaler_dim)?;
-    let work = work.get_mut(..needed).ok_or(Status::BufferTooSmall)?;
+) -> Result<usize, Refused> {
+    let Plan { learner: described, scaler_dim, words: [learner_words, scaler_words] } = plan(learner, scaler)?;
+    let work = work
+        .get_mut(..learner_words.saturating_add(scaler_words))
+        .ok_or(refused(Input::Learner)(Status::BufferTooSmall))?;
     let (learner_work, scaler_work) = work.split_at_mut(learner_words);
     let scaler = match (scaler, scaler_dim) {
-        (Some(bytes), Some(dim)) => resumed_scaler(bytes, dim, scaler_work)?,
+        (Some(bytes), Some(dim)) => resumed_scaler(bytes, dim, scaler_work).map_err(refused(Input::Scaler))?,
         _ => ptr::null(),
     };
     let asks_length = out.is_none();
@@ -97,22 +116,24 @@ pub fn model_of(
     // null or a live scaler handle in `scaler_work`; `out` is null with 0 or a live
     // slice's; `written` and each handle are live locals.
     let status = unsafe {
-        match described_learner {
+        match described {
             Described::Svm { config, .. } => {
                 let mut svm = ptr::null_mut();
-                result_of(kestrel_svm_resume(&config, learner.as_ptr(), learner.len(), work, work_len, &mut svm))?;
+                let resumed = kestrel_svm_resume(&config, learner.as_ptr(), learner.len(), work, work_len, &mut svm);
+                result_of(resumed).map_err(refused(Input::Learner))?;
                 kestrel_svm_save(svm, scaler, out, out_len, &mut written)
             }
             Described::Slkl { config, .. } => {
                 let mut slkl = ptr::null_mut();
-                result_of(kestrel_slkl_resume(&config, learner.as_ptr(), learner.len(), work, work_len, &mut slkl))?;
+                let resumed = kestrel_slkl_resume(&config, learner.as_ptr(), learner.len(), work, work_len, &mut slkl);
+                result_of(resumed).map_err(refused(Input::Learner))?;
                 kestrel_slkl_save(slkl, scaler, out, out_len, &mut written)
             }
             Described::Novelty { config, .. } => {
                 let mut novelty = ptr::null_mut();
-                let status =
+                let resumed =
                     kestrel_novelty_resume(&config, learner.as_ptr(), learner.len(), work, work_len, &mut novelty);
-                result_of(status)?;
+                result_of(resumed).map_err(refused(Input::Learner))?;
                 kestrel_novelty_save(novelty, scaler, out, out_len, &mut written)
             }
             Described::Scaler { .. } => Status::ModelForeign,
@@ -121,41 +142,50 @@ pub fn model_of(
     match status {
         Status::Ok => Ok(written),
         Status::BufferTooSmall if asks_length => Ok(written),
-        other => Err(other),
+        Status::DimensionMismatch => Err(refused(Input::Scaler)(status)),
+        other => Err(refused(Input::Learner)(other)),
     }
 }
 
-/// The learner's description, and the scaler's dimension when a scaler is given.
-fn described(learner: &[u8], scaler: Option<&[u8]>) -> Result<(Described, Option<usize>), Status> {
-    let learner = describe(learner)?;
-    if matches!(learner, Described::Scaler { .. }) {
-        return Err(Status::ModelForeign);
-    }
-    let scaler_dim = match scaler.map(describe).transpose()? {
-        None => None,
-        Some(Described::Scaler { dim, .. }) => Some(usize::try_from(dim).map_err(|_| Status::InvalidParam)?),
-        Some(_) => return Err(Status::ModelForeign),
-    };
-    Ok((learner, scaler_dim))
+/// The refusal of `status` about `input`.
+fn refused(input: Input) -> impl Fn(Status) -> Refused {
+    move |status| Refused { input, status }
 }
 
-/// Words of the learner's work and of the scaler's (0 without one).
-///
-/// # Errors
-/// `INVALID_PARAM` for a configuration no object can have.
-fn split_words(learner: &Described, scaler_dim: Option<usize>) -> Result<[usize; 2], Status> {
-    let words = |bytes: usize| if bytes == 0 { Err(Status::InvalidParam) } else { Ok(bytes.div_ceil(KESTREL_ALIGN)) };
-    let scaler_words = scaler_dim.map_or(Ok(0), |dim| words(kestrel_scaler_work_bytes(dim)))?;
-    Ok([words(learner_work_bytes(learner))?, scaler_words])
-}
-
-/// `kestrel_*_work_bytes` of the learner's configuration (0 for an invalid one).
-fn learner_work_bytes(learner: &Described) -> usize {
-    match learner {
+/// The two checkpoints' [`Plan`], once their headers read, the learner is one and the
+/// scaler one, and each one's work is within the bound of its bytes.
+fn plan(learner_bytes: &[u8], scaler_bytes: Option<&[u8]>) -> Result<Plan, Refused> {
+    let learner = describe(learner_bytes).map_err(refused(Input::Learner))?;
+    let learner_work = match learner {
         Described::Svm { config, .. } => config.work_bytes(),
         Described::Slkl { config, .. } => config.work_bytes(),
         Described::Novelty { config, .. } => config.work_bytes(),
-        Described::Scaler { .. } => 0,
+        Described::Scaler { .. } => return Err(refused(Input::Learner)(Status::ModelForeign)),
+    };
+    let learner_words = words_within(learner_work, learner_bytes).map_err(refused(Input::Learner))?;
+    let Some(scaler_bytes) = scaler_bytes else {
+        return Ok(Plan { learner, scaler_dim: None, words: [learner_words, 0] });
+    };
+    let scaler_dim = match describe(scaler_bytes) {
+        Ok(Described::Scaler { dim, .. }) => usize::try_from(dim).map_err(|_| Status::InvalidParam),
+        Ok(_) => Err(Status::ModelForeign),
+        Err(status) => Err(status),
+    }
+    .map_err(refused(Input::Scaler))?;
+    let scaler_words =
+        words_within(kestrel_scaler_work_bytes(scaler_dim), scaler_bytes).map_err(refused(Input::Scaler))?;
+    Ok(Plan { learner, scaler_dim: Some(scaler_dim), words: [learner_words, scaler_words] })
+}
+
+/// The words of `work` bytes, once its configuration is one an object can have (not 0:
+/// `INVALID_PARAM`) and within the bound of its checkpoint's `bytes` (`MODEL_CORRUPTED`).
+fn words_within(work: usize, bytes: &[u8]) -> Result<usize, Status> {
+    let most = bytes.len().saturating_mul(WORK_PER_CHECKPOINT_BYTE).saturating_add(WORK_SLACK);
+    let words = work.div_ceil(KESTREL_ALIGN);
+    match work {
+        0 => Err(Status::InvalidParam),
+        _ if words.saturating_mul(KESTREL_ALIGN) > most => Err(Status::ModelCorrupted),
+        _ => Ok(words),
     }
 }
 
@@ -219,14 +249,14 @@ mod tests {
             let len = model_of(checkpoint, scaler, &mut work, None).unwrap();
             assert_eq!(len, expected.len());
             let mut model = vec![0; len];
-            assert_eq!(model_of(checkpoint, scaler, &mut work, Some(&mut model)), Ok(len));
+            assert_eq!(status(model_of(checkpoint, scaler, &mut work, Some(&mut model))), Ok(len));
             assert_eq!(&model, expected);
             assert_eq!(
-                model_of(checkpoint, scaler, &mut work, Some(&mut model[..len - 1])),
+                status(model_of(checkpoint, scaler, &mut work, Some(&mut model[..len - 1]))),
                 Err(Status::BufferTooSmall)
             );
             let short = work.len() - 1;
-            assert_eq!(model_of(checkpoint, scaler, &mut work[..short], None), Err(Status::BufferTooSmall));
+            assert_eq!(status(model_of(checkpoint, scaler, &mut work[..short], None)), Err(Status::BufferTooSmall));
         }
     }
 
@@ -245,7 +275,7 @@ mod tests {
             )
         };
         let mut work = vec![0; 1 << 14];
-        let mut model_of = |learner: &[u8], scaler: Option<&[u8]>| model_of(learner, scaler, &mut work, None);
+        let mut model_of = |learner: &[u8], scaler: Option<&[u8]>| status(model_of(learner, scaler, &mut work, None));
         assert_eq!(model_of(&scaler_checkpoint, None), Err(Status::ModelForeign));
         assert_eq!(model_of(&svm_checkpoint, Some(&svm_checkpoint)), Err(Status::ModelForeign));
         assert_eq!(model_of(&svm_checkpoint[..40], None), Err(Status::ModelTruncated));
@@ -257,6 +287,12 @@ mod tests {
 
         let other = learned_scaler_of_dim(2);
         assert_eq!(model_of(&svm_checkpoint, Some(&other)), Err(Status::DimensionMismatch));
+        // Each refusal names the checkpoint at fault.
+        let mut work = vec![0; 1 << 14];
+        let mut refusal = |learner: &[u8], scaler: Option<&[u8]>| super::model_of(learner, scaler, &mut work, None);
+        assert_eq!(refusal(&svm_checkpoint, Some(&other)).unwrap_err().input, Input::Scaler);
+        assert_eq!(refusal(&svm_checkpoint, Some(&svm_checkpoint)).unwrap_err().input, Input::Scaler);
+        assert_eq!(refusal(&scaler_checkpoint, None).unwrap_err().input, Input::Learner);
 
         // A detector checkpointed before its first reading resumes, but has no model.
         let fresh = Learned::new(0);
@@ -300,8 +336,13 @@ mod tests {
         FORMAT.seal([DeviceObject::Svm as u8, 0], payload_len, &mut forged).unwrap();
         let Ok(Described::Svm { config, .. }) = describe(&forged) else { panic!("the forged header decodes") };
         assert_eq!(config.window, 1 << 28);
-        assert_eq!(work_words(&forged, None), Err(Status::ModelCorrupted));
-        assert_eq!(model_of(&forged, None, &mut [], None), Err(Status::ModelCorrupted));
+        assert_eq!(status(work_words(&forged, None)), Err(Status::ModelCorrupted));
+        assert_eq!(status(model_of(&forged, None, &mut [], None)), Err(Status::ModelCorrupted));
+    }
+
+    /// The status of a refusal, whichever checkpoint it is about.
+    fn status<T>(result: Result<T, Refused>) -> Result<T, Status> {
+        result.map_err(|refused| refused.status)
     }
 
     /// The checkpoint of a scaler of `dim` features that observed one row.

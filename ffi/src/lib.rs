@@ -78,7 +78,7 @@ pub mod svm;
 #[cfg(test)]
 mod test_support;
 
-pub use memory::KESTREL_ALIGN;
+pub use memory::{KESTREL_ALIGN, Sizes};
 pub use status::{Status, kestrel_status_str};
 
 /// What a learner has done so far, as `kestrel_slkl_state` and `kestrel_svm_state` report

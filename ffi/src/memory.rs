@@ -33,6 +33,23 @@ use crate::Status;
 /// `__attribute__((aligned(KESTREL_ALIGN)))` in GCC's C).
 pub const KESTREL_ALIGN: usize = 8;
 
+/// The sizes a learning object's configuration asks for, as its `kestrel_*_work_bytes`
+/// and `kestrel_*_checkpoint_bytes` give them to C, for Rust callers (the host's `kestrel
+/// budget` and `kestrel import`); 0 for a configuration no object can have.
+pub trait Sizes {
+    /// The work bytes of the object on the target this library is built for.
+    fn work_bytes(&self) -> usize;
+
+    /// The work bytes on a 32-bit device (every Cortex-M): the same, unless the object holds
+    /// buffers of `size_t` (4 bytes there, 8 on a 64-bit host).
+    fn work_bytes_on_32_bit(&self) -> usize {
+        self.work_bytes()
+    }
+
+    /// The most bytes its checkpoint takes, on every target (indices are written as 32 bits).
+    fn checkpoint_bytes(&self) -> usize;
+}
+
 /// `n` rounded up to a multiple of [`KESTREL_ALIGN`] (saturating).
 const fn aligned(n: usize) -> usize {
     match n.checked_add(KESTREL_ALIGN - 1) {

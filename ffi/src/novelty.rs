@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::{self, Described, Reader};
 use crate::kernel::KernelConfig;
-use crate::memory::{self, Layout, Object, Tag, Work};
+use crate::memory::{self, Layout, Object, Sizes, Tag, Work};
 use crate::status::status_of;
 use crate::{Status, save, scaler};
 
@@ -75,25 +75,15 @@ pub struct NoveltyConfig {
     pub span: u32,
 }
 
-impl NoveltyConfig {
-    /// [`kestrel_novelty_work_bytes`] of this configuration, for Rust callers (the host's `kestrel budget`):
-    /// the work bytes a C program allocates, 0 for an invalid configuration.
-    pub fn work_bytes(&self) -> usize {
-        // SAFETY: `self` is a live, readable configuration.
-        unsafe { kestrel_novelty_work_bytes(self) }
+impl Sizes for NoveltyConfig {
+    fn work_bytes(&self) -> usize {
+        checked(self).map_or(0, |(window, dim, centres, _)| layout(window, dim, centres).bytes())
     }
 
-    /// The work bytes on a 32-bit device (every Cortex-M): [`work_bytes`](Self::work_bytes),
-    /// no buffer of a `kestrel_novelty` depending on the pointer width.
-    pub fn work_bytes_on_32_bit(&self) -> usize {
-        self.work_bytes()
-    }
-
-    /// [`kestrel_novelty_checkpoint_bytes`] of this configuration: the most bytes its checkpoint takes, 0 for an
-    /// invalid configuration.
-    pub fn checkpoint_bytes(&self) -> usize {
-        // SAFETY: as above.
-        unsafe { kestrel_novelty_checkpoint_bytes(self) }
+    fn checkpoint_bytes(&self) -> usize {
+        checked(self).map_or(0, |(window, dim, centres, _)| {
+            checkpoint::bound(CentreOfMass::scalars_len(centres, dim), centres.saturating_add(window))
+        })
     }
 }
 
@@ -235,9 +225,7 @@ fn layout(window: usize, dim: usize, centres: usize) -> Layout {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kestrel_novelty_work_bytes(config: *const NoveltyConfig) -> usize {
     // SAFETY: as this function's contract.
-    let config = unsafe { memory::read(config) };
-    let sizes = config.and_then(|c| checked(&c).map(|(window, dim, centres, _)| (window, dim, centres)));
-    sizes.map_or(0, |(window, dim, centres)| layout(window, dim, centres).bytes())
+    unsafe { memory::read(config) }.map_or(0, |config| config.work_bytes())
 }
 
 /// Creates an empty detector of `*config` in `work[0..work_len]` (aligned to
@@ -430,11 +418,7 @@ pub(crate) fn describe(reader: &mut Reader<'_>) -> Result<Described, Status> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kestrel_novelty_checkpoint_bytes(config: *const NoveltyConfig) -> usize {
     // SAFETY: as this function's contract.
-    let config = unsafe { memory::read(config) };
-    let sizes = config.and_then(|c| checked(&c).map(|(window, dim, centres, _)| (window, dim, centres)));
-    sizes.map_or(0, |(window, dim, centres)| {
-        checkpoint::bound(CentreOfMass::scalars_len(centres, dim), centres.saturating_add(window))
-    })
+    unsafe { memory::read(config) }.map_or(0, |config| config.checkpoint_bytes())
 }
 
 /// Writes the detector's whole state — its configuration, centres, counts, window and

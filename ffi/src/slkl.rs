@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::{self, Described, Reader};
 use crate::kernel::KernelConfig;
-use crate::memory::{self, Layout, Object, Tag, Work};
+use crate::memory::{self, Layout, Object, Sizes, Tag, Work};
 use crate::status::status_of;
 use crate::{LearnerState, Status, save, scaler};
 
@@ -63,25 +63,19 @@ pub struct SlklConfig {
     pub seed: u64,
 }
 
-impl SlklConfig {
-    /// [`kestrel_slkl_work_bytes`] of this configuration, for Rust callers (the host's `kestrel budget`):
-    /// the work bytes a C program allocates, 0 for an invalid configuration.
-    pub fn work_bytes(&self) -> usize {
-        // SAFETY: `self` is a live, readable configuration.
-        unsafe { kestrel_slkl_work_bytes(self) }
+impl Sizes for SlklConfig {
+    fn work_bytes(&self) -> usize {
+        checked(self).map_or(0, |(dims, _)| layout::<usize>(dims).bytes())
     }
 
-    /// The work bytes on a 32-bit device (every Cortex-M), whose indices (`size_t`) take 4
-    /// bytes where this build's may take 8: what `KESTREL_SLKL_WORK_BYTES` gives there.
-    pub fn work_bytes_on_32_bit(&self) -> usize {
+    /// Its indices are `size_t`: 4 bytes a Cortex-M's (`KESTREL_SLKL_WORK_BYTES` there).
+    fn work_bytes_on_32_bit(&self) -> usize {
         checked(self).map_or(0, |(dims, _)| layout::<u32>(dims).bytes())
     }
 
-    /// [`kestrel_slkl_checkpoint_bytes`] of this configuration: the most bytes its checkpoint takes, 0 for an
-    /// invalid configuration.
-    pub fn checkpoint_bytes(&self) -> usize {
-        // SAFETY: as above.
-        unsafe { kestrel_slkl_checkpoint_bytes(self) }
+    fn checkpoint_bytes(&self) -> usize {
+        checked(self)
+            .map_or(0, |(dims, _)| checkpoint::bound(SlklWindow::scalars_len(dims), SlklWindow::indices_len(dims)))
     }
 }
 
@@ -171,8 +165,7 @@ unsafe fn carve(dims: Dims, work: *mut c_void, work_len: usize) -> Result<Carved
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kestrel_slkl_work_bytes(config: *const SlklConfig) -> usize {
     // SAFETY: as this function's contract.
-    let dims = unsafe { memory::read(config) }.and_then(|c| checked(&c));
-    dims.map_or(0, |(dims, _)| layout::<usize>(dims).bytes())
+    unsafe { memory::read(config) }.map_or(0, |config| config.work_bytes())
 }
 
 /// Creates an empty learner of `*config` with the candidate centres
@@ -336,8 +329,7 @@ pub(crate) fn describe(reader: &mut Reader<'_>) -> Result<Described, Status> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kestrel_slkl_checkpoint_bytes(config: *const SlklConfig) -> usize {
     // SAFETY: as this function's contract.
-    let dims = unsafe { memory::read(config) }.and_then(|c| checked(&c));
-    dims.map_or(0, |(dims, _)| checkpoint::bound(SlklWindow::scalars_len(dims), SlklWindow::indices_len(dims)))
+    unsafe { memory::read(config) }.map_or(0, |config| config.checkpoint_bytes())
 }
 
 /// Writes the learner's whole state — its configuration, the window, the centres, the

@@ -27,7 +27,7 @@ use kestrel_core::{Error, Rng};
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::{self, Described, Reader};
-use crate::memory::{self, Layout, Object, Tag, Work};
+use crate::memory::{self, Layout, Object, Sizes, Tag, Work};
 use crate::status::status_of;
 use crate::{LearnerState, Status, save, scaler};
 
@@ -93,25 +93,13 @@ pub struct SvmConfig {
     pub seed: u64,
 }
 
-impl SvmConfig {
-    /// [`kestrel_svm_work_bytes`] of this configuration, for Rust callers (the host's `kestrel budget`):
-    /// the work bytes a C program allocates, 0 for an invalid configuration.
-    pub fn work_bytes(&self) -> usize {
-        // SAFETY: `self` is a live, readable configuration.
-        unsafe { kestrel_svm_work_bytes(self) }
+impl Sizes for SvmConfig {
+    fn work_bytes(&self) -> usize {
+        params(self).map_or(0, |_| layout(self).bytes())
     }
 
-    /// The work bytes on a 32-bit device (every Cortex-M): [`work_bytes`](Self::work_bytes),
-    /// no buffer of a `kestrel_svm` depending on the pointer width.
-    pub fn work_bytes_on_32_bit(&self) -> usize {
-        self.work_bytes()
-    }
-
-    /// [`kestrel_svm_checkpoint_bytes`] of this configuration: the most bytes its checkpoint takes, 0 for an
-    /// invalid configuration.
-    pub fn checkpoint_bytes(&self) -> usize {
-        // SAFETY: as above.
-        unsafe { kestrel_svm_checkpoint_bytes(self) }
+    fn checkpoint_bytes(&self) -> usize {
+        params(self).map_or(0, |_| checkpoint::bound(window_scalars(self), 0))
     }
 }
 
@@ -207,8 +195,7 @@ unsafe fn carve(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kestrel_svm_work_bytes(config: *const SvmConfig) -> usize {
     // SAFETY: as this function's contract.
-    let config = unsafe { memory::read(config) };
-    config.and_then(|c| params(&c).map(|_| layout(&c).bytes())).unwrap_or(0)
+    unsafe { memory::read(config) }.map_or(0, |config| config.work_bytes())
 }
 
 /// Creates an empty learner of `*config` in `work[0..work_len]` (aligned to
@@ -368,8 +355,7 @@ pub(crate) fn describe(reader: &mut Reader<'_>) -> Result<Described, Status> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn kestrel_svm_checkpoint_bytes(config: *const SvmConfig) -> usize {
     // SAFETY: as this function's contract.
-    let config = unsafe { memory::read(config) };
-    config.and_then(|c| params(&c).map(|_| checkpoint::bound(window_scalars(&c), 0))).unwrap_or(0)
+    unsafe { memory::read(config) }.map_or(0, |config| config.checkpoint_bytes())
 }
 
 /// Writes the learner's whole state — its configuration, the window, `w`, the memory, the

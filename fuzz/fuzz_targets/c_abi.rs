@@ -234,30 +234,35 @@ fn resumes_to_the_same_bytes<L>(
 fn imports(bytes: &[u8], resumes: bool) {
     use kestrel_ffi::checkpoint::Described;
     use kestrel_ffi::import;
+    // Without a scaler every refusal is about the learner's checkpoint: its status.
+    let work_words = |bytes: &[u8]| import::work_words(bytes, None).map_err(|refused| refused.status);
+    let model_of = |bytes: &[u8], memory: &mut [u64], out: Option<&mut [u8]>| {
+        import::model_of(bytes, None, memory, out).map_err(|refused| refused.status)
+    };
     // A detector that has learned nothing has no model to save (INVALID_PARAM).
     let (dim, may_have_no_model) = match kestrel_ffi::checkpoint::describe(bytes) {
         Ok(Described::Svm { config, .. }) => (config.dim, false),
         Ok(Described::Slkl { config, .. }) => (config.dim, false),
         Ok(Described::Novelty { config, .. }) => (config.dim, true),
         Ok(Described::Scaler { .. }) => {
-            assert_eq!(import::work_words(bytes, None), Err(Status::ModelForeign));
+            assert_eq!(work_words(bytes), Err(Status::ModelForeign));
             return;
         }
         Err(status) => {
-            assert_eq!(import::work_words(bytes, None), Err(status));
+            assert_eq!(work_words(bytes), Err(status));
             return;
         }
     };
-    let words = match import::work_words(bytes, None) {
+    let words = match work_words(bytes) {
         Ok(words) => words,
         Err(status) => return assert!(!resumes, "a checkpoint that resumes asks for its work: {status:?}"),
     };
     assert!(words * 8 <= bytes.len() * 4 + 4096, "{words} words for {} bytes", bytes.len());
     let mut memory = vec![0u64; words];
-    match import::model_of(bytes, None, &mut memory, None) {
+    match model_of(bytes, &mut memory, None) {
         Ok(len) => {
             let mut model = vec![0u8; len];
-            assert_eq!(import::model_of(bytes, None, &mut memory, Some(&mut model)), Ok(len));
+            assert_eq!(model_of(bytes, &mut memory, Some(&mut model)), Ok(len));
             reopen(&model, dim as usize, false);
         }
         Err(status) => {

@@ -9,18 +9,12 @@
 
 use kestrel_ffi::Status;
 use kestrel_ffi::checkpoint::{self, Described};
-use kestrel_ffi::import;
+use kestrel_ffi::import::{self, Refused};
 
 use crate::limits::{self, AllocError};
 
 /// Which of the inputs of [`import_model`] an [`ImportError`] is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Input {
-    /// The learner's checkpoint.
-    Learner,
-    /// The scaler's checkpoint.
-    Scaler,
-}
+pub use kestrel_ffi::import::Input;
 
 /// Why a checkpoint made no model.
 #[derive(Debug, thiserror::Error)]
@@ -82,25 +76,25 @@ pub fn import_model(learner: &[u8], scaler: Option<&[u8]>) -> Result<(Vec<u8>, D
             other => return Err(ImportError::NotAScaler(other.object().c_name())),
         }
     }
-    let words =
-        import::work_words(learner, scaler).map_err(|status| ImportError::NotResumed(Input::Learner, name, status))?;
+    // The checkpoints read: a refusal from here on is the resume's or the save's, of the
+    // input it names.
+    let not_resumed = |Refused { input, status }| {
+        let object = match input {
+            Input::Learner => name,
+            Input::Scaler => "kestrel_scaler",
+        };
+        ImportError::NotResumed(input, object, status)
+    };
+    let words = import::work_words(learner, scaler).map_err(not_resumed)?;
+    let refused = |refusal: Refused| match (refusal.input, refusal.status) {
+        (Input::Scaler, Status::DimensionMismatch) => ImportError::ScalerDimension(name),
+        // Its configuration checked by `work_words`, the learner's INVALID_PARAM is its
+        // save's: a detector that has learned nothing has no model.
+        (Input::Learner, Status::InvalidParam) => ImportError::NothingLearned(name),
+        _ => not_resumed(refusal),
+    };
     let mut work = limits::zeroed::<u64>(words, "the learner's work memory")?;
-    // Its configuration checked, the learner's INVALID_PARAM is its save's: a detector that
-    // has learned nothing has no model.
-    let refused = |status| match status {
-        Status::DimensionMismatch => ImportError::ScalerDimension(name),
-        Status::InvalidParam => ImportError::NothingLearned(name),
-        status => ImportError::NotResumed(Input::Learner, name, status),
-    };
-    let len = match import::model_of(learner, scaler, &mut work, None) {
-        // One status for both resumes: the scaler's fault when the learner goes alone.
-        Err(status @ (Status::ModelCorrupted | Status::ModelTruncated | Status::ModelUnsupported))
-            if scaler.is_some() && import::model_of(learner, None, &mut work, None).is_ok() =>
-        {
-            return Err(ImportError::NotResumed(Input::Scaler, "kestrel_scaler", status));
-        }
-        read => read.map_err(refused)?,
-    };
+    let len = import::model_of(learner, scaler, &mut work, None).map_err(refused)?;
     let mut model = limits::zeroed::<u8>(len, "the model")?;
     import::model_of(learner, scaler, &mut work, Some(&mut model)).map_err(refused)?;
     Ok((model, described))

@@ -3,6 +3,7 @@
 
 use anyhow::{Result, bail};
 use kestrel_core::Real;
+use kestrel_ffi::Sizes;
 use kestrel_ffi::novelty::kestrel_novelty_default_config;
 use kestrel_ffi::scaler::kestrel_scaler_work_bytes;
 use kestrel_ffi::slkl::kestrel_slkl_default_config;
@@ -86,34 +87,36 @@ impl CObjects {
 /// for another learner (rsvm has no C object), target, scalar or `--fit`, and for an SVM of
 /// more than two classes (the C library's is binary).
 fn c_library(args: &BudgetArgs, learner: Learner) -> Option<CObjects> {
-    let on_device = args.target == TargetArg::CortexM && args.scalar == ScalarArg::F32 && args.fit.is_none();
+    if args.target != TargetArg::CortexM || args.scalar != ScalarArg::F32 || args.fit.is_some() {
+        return None;
+    }
     let window = u32::try_from(args.window.unwrap_or(learner.stream().default_window())).ok()?;
     let centres = u32::try_from(args.centers.unwrap_or(learner.stream().default_centers())).ok()?;
     let dim = u32::try_from(args.dim).ok()?;
-    let (object, work, checkpoint) = match learner {
-        _ if !on_device => return None,
+    let scaler =
+        (!args.no_scale).then(|| (kestrel_scaler_work_bytes(args.dim), format!("KESTREL_SCALER_WORK_BYTES({dim})")));
+    let objects = |object, call, config: &dyn Sizes| {
+        let work = (config.work_bytes_on_32_bit(), call);
+        // 0: a configuration the C library refuses.
+        (work.0 > 0).then_some(CObjects { object, work, scaler, checkpoint: config.checkpoint_bytes() })
+    };
+    match learner {
         Learner::Svm if args.classes == 2 => {
             let config =
                 SvmConfig { memory: u32::try_from(args.memory).ok()?, ..kestrel_svm_default_config(window, dim) };
-            let call = format!("KESTREL_SVM_WORK_BYTES({window}, {dim}, {})", config.memory);
-            ("kestrel_svm", (config.work_bytes_on_32_bit(), call), config.checkpoint_bytes())
+            objects("kestrel_svm", format!("KESTREL_SVM_WORK_BYTES({window}, {dim}, {})", config.memory), &config)
         }
         Learner::Slkl => {
             let config = kestrel_slkl_default_config(window, dim, centres);
             let call = format!("KESTREL_SLKL_WORK_BYTES({window}, {dim}, {centres}, {})", config.max_active);
-            ("kestrel_slkl", (config.work_bytes_on_32_bit(), call), config.checkpoint_bytes())
+            objects("kestrel_slkl", call, &config)
         }
         Learner::Novelty => {
             let config = kestrel_novelty_default_config(window, dim, centres);
-            let call = format!("KESTREL_NOVELTY_WORK_BYTES({window}, {dim}, {centres})");
-            ("kestrel_novelty", (config.work_bytes_on_32_bit(), call), config.checkpoint_bytes())
+            objects("kestrel_novelty", format!("KESTREL_NOVELTY_WORK_BYTES({window}, {dim}, {centres})"), &config)
         }
-        Learner::Svm | Learner::Rsvm => return None,
-    };
-    let scaler =
-        (!args.no_scale).then(|| (kestrel_scaler_work_bytes(args.dim), format!("KESTREL_SCALER_WORK_BYTES({dim})")));
-    // 0: a configuration the C library refuses.
-    (work.0 > 0).then_some(CObjects { object, work, scaler, checkpoint })
+        Learner::Svm | Learner::Rsvm => None,
+    }
 }
 
 /// `kestrel budget` without `--learner`: every learner's bytes (or largest window), each

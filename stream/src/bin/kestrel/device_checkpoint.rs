@@ -63,12 +63,20 @@ pub fn inspect(args: &InspectArgs, bytes: &[u8]) -> Result<()> {
 
 /// What the object has learned, in its own terms.
 fn learned(described: &Described) -> String {
+    let seen = seen(described);
     match described {
-        Described::Svm { samples_seen, .. } | Described::Slkl { samples_seen, .. } => {
-            format!("learned: {samples_seen} samples")
-        }
-        Described::Novelty { samples_seen, flagged, .. } => format!("seen: {samples_seen} readings, {flagged} flagged"),
-        Described::Scaler { dim, count } => format!("statistics: {count} samples of {dim} features"),
+        Described::Svm { .. } | Described::Slkl { .. } => format!("learned: {seen}"),
+        Described::Novelty { flagged, .. } => format!("seen: {seen}, {flagged} flagged"),
+        Described::Scaler { dim, .. } => format!("statistics: {seen} of {dim} features"),
+    }
+}
+
+/// What the object has seen: `300 samples`, or a detector's `300 readings`.
+pub(crate) fn seen(described: &Described) -> String {
+    match described {
+        Described::Svm { samples_seen, .. } | Described::Slkl { samples_seen, .. } => format!("{samples_seen} samples"),
+        Described::Novelty { samples_seen, .. } => format!("{samples_seen} readings"),
+        Described::Scaler { count, .. } => format!("{count} samples"),
     }
 }
 

@@ -11,10 +11,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, anyhow};
 use clap::Args;
-use kestrel_ffi::checkpoint::Described;
 use kestrel_stream::device::{self, Input};
 use kestrel_stream::limits::MAX_FILE_BYTES;
 use kestrel_stream::{file, model};
+
+use crate::device_checkpoint;
 
 #[derive(Args)]
 pub struct ImportArgs {
@@ -43,11 +44,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     })?;
     let info = model::describe_read(&args.out, &model)?;
     file::write_atomic(&args.out, &model).with_context(|| format!("writing {}", args.out.display()))?;
-    let learned = match described {
-        Described::Novelty { samples_seen, .. } => format!("{samples_seen} readings"),
-        Described::Svm { samples_seen, .. } | Described::Slkl { samples_seen, .. } => format!("{samples_seen} samples"),
-        Described::Scaler { count, .. } => format!("{count} samples"),
-    };
+    let learned = device_checkpoint::seen(&described);
     let scaled = if scaler.is_some() { ", with the scaler's statistics" } else { "" };
     tell!(
         "kestrel: wrote {} — {}, from a device's {} after {learned}{scaled}",
