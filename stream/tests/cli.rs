@@ -3640,7 +3640,7 @@ fn a_header_of_numbers_is_told() {
     let o =
         kestrel(&["train", "--learner", "svm", "--input", data.to_str().unwrap(), "--out", model.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let said = "its header names the columns 0.5, 1.5: numbers. The first line of a CSV is its header";
+    let said = "its header names the columns `0.5`, `1.5`: numbers. The first line of a CSV is its header";
     assert!(stderr(&o).contains(said), "{}", stderr(&o));
     let o = kestrel(&["predict", "--model", model.to_str().unwrap(), "--input", data.to_str().unwrap()]);
     assert!(stderr(&o).contains(said), "{}", stderr(&o));
@@ -3649,6 +3649,42 @@ fn a_header_of_numbers_is_told() {
     let o =
         kestrel(&["train", "--learner", "svm", "--input", data.to_str().unwrap(), "--out", model.to_str().unwrap()]);
     assert!(o.status.success() && !stderr(&o).contains("numbers"), "{}", stderr(&o));
+}
+
+/// A first column without a name holds row names (pandas' `to_csv` of a frame, R's
+/// `write.csv`): every command leaves it out and says so, so that a file sorted by class
+/// does not hand the model its row numbers; the model reads the same rows without them.
+#[test]
+fn a_first_column_of_row_names_is_left_out() {
+    let dir = scratch("row-names");
+    let (indexed, plain) = (dir.join("indexed.csv"), dir.join("plain.csv"));
+    let rows = ["0.5,1.5,1", "0.25,2.5,-1", "1.5,0.5,1", "2.5,1.0,-1", "0.1,0.2,1", "2.0,2.2,-1"];
+    let numbered: Vec<String> = rows.iter().enumerate().map(|(i, row)| format!("{i},{row}")).collect();
+    std::fs::write(&indexed, format!(",a,b,y\n{}\n", numbered.join("\n"))).unwrap();
+    std::fs::write(&plain, format!("a,b,y\n{}\n", rows.join("\n"))).unwrap();
+    let model = dir.join("m.kestrel");
+    let (indexed, plain, model) = (indexed.to_str().unwrap(), plain.to_str().unwrap(), model.to_str().unwrap());
+    let o = kestrel(&["train", "--learner", "svm", "--input", indexed, "--out", model]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said =
+        "its first column has no name: row names, as pandas' to_csv and R's write.csv write them, so it is left out";
+    assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    let o = kestrel(&["inspect", model]);
+    assert!(
+        stdout(&o).contains("2 features") && stdout(&o).contains("by these names from a CSV header): a, b\n"),
+        "{}",
+        stdout(&o)
+    );
+    let predicted = |input: &str| {
+        let o = kestrel(&["predict", "--model", model, "--input", input]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        (stdout(&o), stderr(&o).contains(said))
+    };
+    let (from_indexed, told) = predicted(indexed);
+    assert_eq!((from_indexed.lines().count(), told), (6, true));
+    assert_eq!(predicted(plain), (from_indexed, false));
+    let o = kestrel(&["stream", "--learner", "svm", "--input", indexed]);
+    assert!(o.status.success() && stderr(&o).contains(said), "{}", stderr(&o));
 }
 
 /// A class column of numbers and names (R's `barley`: varieties 1 to 9 and `X`) is read as

@@ -13,6 +13,9 @@
 //! A name is left in [`Record::class_name`] for [`crate::class_names`] to give it its
 //! label.
 //!
+//! A first column without a name holds row names ([`is_row_names`]: pandas' index, R's
+//! row names) and is left out, unless it is the label or the only feature.
+//!
 //! Parsing is the `csv` crate's; line numbers are counted here, because the crate's own
 //! count skips blank lines. A row quoted across several lines is reported at its last.
 //! Lines longer than the reader's limit are bad rows; a header of more than
@@ -42,9 +45,11 @@ pub struct CsvReader<R> {
     fields: usize,
     /// The header's column names (empty for header-less rows), named in errors.
     header: csv::StringRecord,
-    /// Which columns are left out (`--skip-column`), by position: neither read nor checked
-    /// (empty when none is).
+    /// Which columns are left out (`--skip-column`, the row names), by position: neither
+    /// read nor checked (empty when none is).
     skipped: Vec<bool>,
+    /// The first column holds row names ([`is_row_names`]) and is left out.
+    row_names: bool,
     /// The label's column; `None` for rows without labels (each read as `NaN`).
     label_field: Option<usize>,
     /// The column of the rows' weights (`--weight-column`), which is not a feature.
@@ -134,6 +139,9 @@ impl<R: BufRead> CsvReader<R> {
         let row = csv::StringRecord::new();
         let labels = LabelColumn::Detect;
         let fields = header.len();
+        let features = fields - usize::from(label_field.is_some());
+        let row_names = header.get(0).is_some_and(is_row_names) && label_field != Some(0) && features > 1;
+        let skipped = if row_names { (0..fields).map(|i| i == 0).collect() } else { Vec::new() };
         Ok(CsvReader {
             reader,
             max_line_bytes,
@@ -141,7 +149,8 @@ impl<R: BufRead> CsvReader<R> {
             row,
             fields,
             header,
-            skipped: Vec::new(),
+            skipped,
+            row_names,
             label_field,
             weight_field: None,
             labels,
@@ -269,6 +278,10 @@ impl<R: BufRead> CsvReader<R> {
         reason = "i < fields (feature_fields), j < names.len() (the map's values and categories_of's features), missing < names.len() (a position in found)"
     )]
     pub fn order_features_as(&mut self, names: &[String]) -> Result<(), ReadError> {
+        if self.row_names && names.iter().any(|name| Some(name.as_str()) == self.header.get(0)) {
+            // A model that took the row names for a feature reads them as one.
+            (self.row_names, self.skipped) = (false, Vec::new());
+        }
         // By hash: a header and a model of 10⁵ features each are matched in linear time.
         let mut feature_of = std::collections::HashMap::with_capacity(names.len());
         for (j, name) in (0u32..).zip(names) {
@@ -375,6 +388,7 @@ impl<R: BufRead> CsvReader<R> {
             fields,
             header: csv::StringRecord::new(),
             skipped: Vec::new(),
+            row_names: false,
             label_field: Some(fields - 1),
             weight_field: None,
             labels,
@@ -760,11 +774,64 @@ impl<R: BufRead> RecordReader for CsvReader<R> {
     fn note(&self) -> Option<String> {
         self.one_hot.unknown_note()
     }
+
+    fn header_note(&self) -> Option<String> {
+        let names = self.feature_names().unwrap_or_default();
+        if self.row_names {
+            let name = self.header.get(0).unwrap_or_default();
+            let named = if name.is_empty() { "has no name".to_string() } else { format!("is named `{name}`") };
+            Some(format!(
+                "its first column {named}: row names, as pandas' to_csv and R's write.csv write them, so it is left \
+                 out (name it in the header to read it as a feature)"
+            ))
+        } else if !names.is_empty() && names.iter().all(|name| name.parse::<f64>().is_ok_and(f64::is_finite)) {
+            Some(format!(
+                "its header names the columns {}: numbers. The first line of a CSV is its header, so if that line is \
+                 data it is not read as a row (add a line of column names)",
+                name_list(&names)
+            ))
+        } else {
+            None
+        }
+    }
+}
+
+/// Whether the header's first name marks a column of row names: empty, as pandas' `to_csv`
+/// writes a frame's index and R's `write.csv` its row names, or `Unnamed: 0`, the name
+/// pandas' `read_csv` gives that column (a frame read and written again keeps it).
+fn is_row_names(name: &str) -> bool {
+    name.is_empty() || name == "Unnamed: 0"
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_first_column_of_row_names_is_left_out_and_told() {
+        let features = |text: &str, label: Option<&str>| {
+            let reader = CsvReader::with_header(text.as_bytes(), "t.csv", label, 1024).unwrap();
+            (reader.feature_names().unwrap(), reader.header_note().is_some_and(|note| note.contains("row names")))
+        };
+        let names = |names: &[&str]| names.iter().map(ToString::to_string).collect::<Vec<_>>();
+        assert_eq!(features(",a,b,y\n0,1,2,1\n", None), (names(&["a", "b"]), true));
+        assert_eq!(features("\"\",a,b,y\n\"r1\",1,2,1\n", None), (names(&["a", "b"]), true));
+        assert_eq!(features("Unnamed: 0,a,y\n0,1,1\n", None), (names(&["a"]), true));
+        assert_eq!(features(",a,b\n0,1,2\n", Some(NO_LABEL)), (names(&["a", "b"]), true));
+        // Kept: the only feature, the label, a column not first.
+        assert_eq!(features(",y\n0,1\n", None), (names(&[""]), false));
+        assert_eq!(features(",a,y\n0,1,1\n", Some("")), (names(&["a", "y"]), false));
+        assert_eq!(features("a,,y\n0,1,1\n", None), (names(&["a", ""]), false));
+        let mut reader = CsvReader::with_header(",a,y\n7,1.5,1\n".as_bytes(), "t.csv", None, 1024).unwrap();
+        let mut r = Record::default();
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.indices.clone(), r.values.clone()), (vec![0], vec![1.5]));
+        // A model that took them for a feature reads them.
+        let mut reader = CsvReader::with_header(",a,y\n7,1.5,1\n".as_bytes(), "t.csv", None, 1024).unwrap();
+        reader.order_features_as(&names(&["", "a"])).unwrap();
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.indices.clone(), r.values.clone()), (vec![0, 1], vec![7.0, 1.5]));
+    }
 
     #[test]
     fn skipped_columns_are_not_read_and_the_features_close_up() {

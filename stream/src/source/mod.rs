@@ -88,6 +88,12 @@ pub trait RecordReader {
     fn note(&self) -> Option<String> {
         None
     }
+    /// What the caller should tell about the input's header as it opens it, if anything: a
+    /// first column of row names left out, or a header of numbers (a CSV without a header
+    /// loses its first row to it, which nothing else shows).
+    fn header_note(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The format of an input.

@@ -37,26 +37,14 @@ pub fn open_with(
     open(&input.input, &options_with(input, labels, (None, categorical)))
 }
 
-/// Opens the input at `path` as `options` say, telling when its CSV header holds only
-/// numbers: a file without a header loses its first row to it, which nothing else shows.
+/// Opens the input at `path` as `options` say, telling what its header calls for
+/// ([`RecordReader::header_note`]).
 pub fn open(path: &str, options: &source::Options) -> Result<Box<dyn RecordReader + Send>> {
     let reader = source::open(path, options)?;
-    let names = reader.feature_names().unwrap_or_default();
-    if !names.is_empty() && names.iter().all(|name| name.trim().parse::<f64>().is_ok_and(f64::is_finite)) {
-        tell!(
-            "kestrel: note: {}: its header names the columns {}: numbers. The first line of a CSV is its header, so \
-             if that line is data it is not read as a row (add a line of column names)",
-            reader.name(),
-            listed_names(&names)
-        );
+    if let Some(note) = reader.header_note() {
+        tell!("kestrel: note: {}: {note}", reader.name());
     }
     Ok(reader)
-}
-
-/// `a, b, c` of up to four names, then `…`.
-fn listed_names(names: &[String]) -> String {
-    let shown: Vec<_> = names.iter().take(4).map(|name| listed_name(name)).collect();
-    if names.len() > 4 { format!("{}, …", shown.join(", ")) } else { shown.join(", ") }
 }
 
 /// The reader options the flags give.
