@@ -113,6 +113,9 @@ impl<R: BufRead> CsvReader<R> {
             return Err(header_error(format!("the header names more than {MAX_DIM} features")));
         }
         let header = distinct_names(&header);
+        if header.is_empty() {
+            return Err(header_error("the input is empty: no header, no rows".into()));
+        }
         let label_field = match label_column {
             None => Some(header.len().saturating_sub(1)),
             Some(wanted) => match header.iter().position(|h| h == wanted) {
@@ -126,9 +129,6 @@ impl<R: BufRead> CsvReader<R> {
                 }
             },
         };
-        if header.is_empty() {
-            return Err(header_error("the input is empty: no header, no rows".into()));
-        }
         if header.len() < 1 + usize::from(label_field.is_some()) {
             return Err(header_error(
                 "the header needs a label column and at least one feature (fields separated by commas, tabs or \
@@ -1083,8 +1083,10 @@ mod tests {
         );
         assert!(CsvReader::with_header("a\n".as_bytes(), "t.csv", Some(NO_LABEL), 1024).is_ok());
         for empty in ["", "\n", "# only a comment\n"] {
-            let e = CsvReader::with_header(empty.as_bytes(), "t.csv", None, 1024).err().unwrap();
-            assert_eq!(e.to_string(), "t.csv:1:1: the input is empty: no header, no rows", "{empty:?}");
+            for label in [None, Some("y"), Some(NO_LABEL)] {
+                let e = CsvReader::with_header(empty.as_bytes(), "t.csv", label, 1024).err().unwrap();
+                assert_eq!(e.to_string(), "t.csv:1:1: the input is empty: no header, no rows", "{empty:?}");
+            }
         }
     }
 
