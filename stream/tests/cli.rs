@@ -1872,16 +1872,19 @@ fn a_csv_with_fewer_features_than_the_model_is_refused() {
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let missing = "three.csv:1:1: no column named `petal width (cm)`, a feature of the model";
     assert!(stderr(&o).contains(missing), "{}", stderr(&o));
-    // The four features without a label: the last one is read as the label unless told.
+    // The four features without a label: `predict` reads the last column as the model's
+    // feature of its name; `eval`, which needs labels, reads it as the label unless told.
     let unlabelled = write("unlabelled.csv", columns(&|f| f[..4].iter().map(|s| s.to_string()).collect()));
-    let o = kestrel(&["predict", "--model", model, "--input", &unlabelled]);
+    let labelled = kestrel(&["predict", "--model", model, "--input", &train]);
+    for none in [&[][..], &["--label-column", "none"]] {
+        let o = kestrel(&[&["predict", "--model", model, "--input", &unlabelled][..], none].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stdout(&o), stdout(&labelled));
+    }
+    let o = kestrel(&["eval", "--model", model, "--input", &unlabelled]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let hint = "it is read as the label here: if the rows have no label column, --label-column none";
     assert!(stderr(&o).contains(hint), "{}", stderr(&o));
-    let o = kestrel(&["predict", "--model", model, "--input", &unlabelled, "--label-column", "none"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let labelled = kestrel(&["predict", "--model", model, "--input", &train]);
-    assert_eq!(stdout(&o), stdout(&labelled));
     // A fifth, zero column is read as the model's four.
     let wide = write("wide.csv", columns(&|f| [f[0], f[1], f[2], f[3], "0", f[4]].map(String::from).to_vec()));
     let o = kestrel(&["predict", "--model", model, "--input", &wide]);

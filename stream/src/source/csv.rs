@@ -139,9 +139,7 @@ impl<R: BufRead> CsvReader<R> {
         let row = csv::StringRecord::new();
         let labels = LabelColumn::Detect;
         let fields = header.len();
-        let features = fields - usize::from(label_field.is_some());
-        let row_names = header.get(0).is_some_and(is_row_names) && label_field != Some(0) && features > 1;
-        let skipped = if row_names { (0..fields).map(|i| i == 0).collect() } else { Vec::new() };
+        let (row_names, skipped) = row_names_of(&header, label_field);
         Ok(CsvReader {
             reader,
             max_line_bytes,
@@ -162,6 +160,20 @@ impl<R: BufRead> CsvReader<R> {
         })
     }
 
+    /// The reader of rows for a model whose features are `features`, read by name: when its
+    /// last column (the label, unless another was named) is one of them, it is that feature
+    /// and the rows have no label (`kestrel predict` of rows as the model learned them,
+    /// without their target).
+    pub fn unlabelled_if_a_feature(mut self, features: &[String]) -> Self {
+        let last = self.fields.checked_sub(1);
+        let named = |at: usize| self.header.get(at).is_some_and(|name| features.iter().any(|f| f == name));
+        if self.label_field == last && last.is_some_and(named) {
+            self.label_field = None;
+            (self.row_names, self.skipped) = row_names_of(&self.header, None);
+        }
+        self
+    }
+
     /// The reader leaving out the columns named `columns` (a timestamp, an identifier):
     /// they are neither read nor checked, and the features are the other columns.
     ///
@@ -180,7 +192,10 @@ impl<R: BufRead> CsvReader<R> {
             }
         }
         if self.dim() == 0 {
-            return Err(self.header_error("no feature column is left once the skipped ones are".into()));
+            let label = self.label_field.and_then(|at| self.header.get(at));
+            let label = label.map(|label| format!(" (the label's is `{label}`)")).unwrap_or_default();
+            let message = format!("no feature column is left once the skipped ones are{label}");
+            return Err(self.header_error(message));
         }
         Ok(self)
     }
@@ -796,6 +811,15 @@ impl<R: BufRead> RecordReader for CsvReader<R> {
     }
 }
 
+/// Whether the header's first column holds row names, given the label's column, and the
+/// columns left out for it: row names ([`is_row_names`]) neither the label nor the only
+/// feature.
+fn row_names_of(header: &csv::StringRecord, label_field: Option<usize>) -> (bool, Vec<bool>) {
+    let features = header.len().saturating_sub(usize::from(label_field.is_some()));
+    let row_names = header.get(0).is_some_and(is_row_names) && label_field != Some(0) && features > 1;
+    (row_names, if row_names { (0..header.len()).map(|i| i == 0).collect() } else { Vec::new() })
+}
+
 /// Whether the header's first name marks a column of row names: empty, as pandas' `to_csv`
 /// writes a frame's index and R's `write.csv` its row names, or `Unnamed: 0`, the name
 /// pandas' `read_csv` gives that column (a frame read and written again keeps it).
@@ -834,6 +858,22 @@ mod tests {
     }
 
     #[test]
+    fn a_last_column_the_model_names_is_its_feature_for_rows_without_labels() {
+        let names = |names: &[&str]| names.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let read = |text: &str, features: &[&str]| {
+            let reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
+            let mut reader = reader.unlabelled_if_a_feature(&names(features));
+            let mut r = Record::default();
+            assert!(reader.next_record(&mut r).unwrap());
+            (reader.feature_names().unwrap(), r.label.is_nan(), r.values)
+        };
+        assert_eq!(read("a,b\n1,2\n", &["a", "b"]), (names(&["a", "b"]), true, vec![1.0, 2.0]));
+        assert_eq!(read("a,b,y\n1,2,3\n", &["a", "b"]), (names(&["a", "b"]), false, vec![1.0, 2.0]));
+        // Row names before a single feature are row names again once the label is gone.
+        assert_eq!(read(",b\n7,2\n", &["b"]), (names(&["b"]), true, vec![2.0]));
+    }
+
+    #[test]
     fn skipped_columns_are_not_read_and_the_features_close_up() {
         let text = "when,a,y,id,b\nmonday,1.5,1,x-7,2\n";
         let skip = ["when".to_string(), "id".to_string(), "when".to_string()];
@@ -858,7 +898,10 @@ mod tests {
         let listed = "its columns: `when`, `a`, `y`, `id`, `b`";
         assert_eq!(open(&["z"]), header(&format!("no column named `z` to skip in the header ({listed})")));
         assert_eq!(open(&["y"]), header("`y` is the label column: it cannot be skipped"));
-        assert_eq!(open(&["when", "a", "id", "b"]), header("no feature column is left once the skipped ones are"));
+        assert_eq!(
+            open(&["when", "a", "id", "b"]),
+            header("no feature column is left once the skipped ones are (the label's is `y`)")
+        );
         let mut unskipped = CsvReader::with_header(text.as_bytes(), "t.csv", Some("y"), 1024).unwrap();
         let e = unskipped.next_record(&mut r).unwrap_err();
         let kind = ReadErrorKind::FeatureNotANumber { text: "monday".into(), column: "when".into() };

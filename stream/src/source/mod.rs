@@ -157,6 +157,10 @@ pub struct Options {
     pub weight_column: Option<String>,
     /// CSV columns of categories, one-hot encoded ([`one_hot`]).
     pub categorical: Vec<Categorical>,
+    /// The features of the model the rows are for, when they need no label (`kestrel
+    /// predict`): without a label column named, a last CSV column that is one of them is
+    /// that feature and the rows have no label ([`CsvReader::unlabelled_if_a_feature`]).
+    pub model_features: Vec<String>,
 }
 
 impl Options {
@@ -186,6 +190,7 @@ impl Default for Options {
             skip_columns: Vec::new(),
             weight_column: None,
             categorical: Vec::new(),
+            model_features: Vec::new(),
         }
     }
 }
@@ -264,6 +269,7 @@ fn from_buffered<R: BufRead + Send + 'static>(
         Format::Csv => {
             let reader = match has_header {
                 true => CsvReader::with_header(replay, name, label_column, limit)?
+                    .unlabelled_if_a_feature(if label_column.is_none() { &options.model_features } else { &[] })
                     .skipping(&options.skip_columns)?
                     .weighing(options.weight_column.as_deref())?
                     .categorical(&options.categorical)?,

@@ -451,14 +451,17 @@ fn read_by_name(reader: &mut dyn RecordReader, features: &[String]) -> Result<()
 /// number of features may not state fewer than the model's `dim`: its rows would be read
 /// with the missing features as zeros. (More are read: a model learned from sparse rows
 /// takes a CSV whose columns past its features are zero; a value that is not zero there
-/// ends the reading, [`check_within_model`].)
+/// ends the reading, [`check_within_model`].) Rows that need no label (not `labelled`:
+/// `predict`) whose last column is one of the model's features have none.
 fn for_each_record(
-    (input, weight_column): (&InputArgs, Option<&str>),
+    (input, weight_column, labelled): (&InputArgs, Option<&str>, bool),
     (dim, features): (usize, &[String]),
     (mut names, labels): (Option<ClassNames>, LabelColumn),
     mut each: impl FnMut(Option<&Record>) -> Result<()>,
 ) -> Result<u64> {
-    let mut reader = open(&input.input, &options_with(input, labels, (weight_column, &[])))?;
+    let model_features = if labelled { Vec::new() } else { features.to_vec() };
+    let options = source::Options { model_features, ..options_with(input, labels, (weight_column, &[])) };
+    let mut reader = open(&input.input, &options)?;
     let one_short = reader.dim_hint().is_some_and(|columns| columns + 1 == dim);
     let hint = match one_short && input.columns.label_column.is_none() {
         true => " (if the rows have no label column: --label-column none)",
@@ -539,40 +542,45 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     // A bad row skipped keeps its line: `NaN` for each of its values.
     let values = 1 + outputs + usize::from(args.std || model.info().task == "detector");
     let skipped_line = vec!["NaN"; values].join(",");
-    for_each_record((&args.input, None), (dim, &features), labels_of(model.as_ref(), ClassNames::new()), |record| {
-        let Some(record) = record else {
-            writeln!(out, "{skipped_line}")?;
-            return Ok(());
-        };
-        let at = || format!("{name}:{}", record.line);
-        if args.std {
-            let Some((value, std)) = model.predict_with_std(record).with_context(at)? else {
-                bail!(
-                    "{} has no predictive variance: --std needs a krr regressor trained by the exact solver \
-                     with --posterior (kestrel train --learner krr --posterior)",
-                    args.model.display()
-                );
+    for_each_record(
+        (&args.input, None, false),
+        (dim, &features),
+        labels_of(model.as_ref(), ClassNames::new()),
+        |record| {
+            let Some(record) = record else {
+                writeln!(out, "{skipped_line}")?;
+                return Ok(());
             };
-            writeln!(out, "{value},{std}")?;
-            return Ok(());
-        }
-        if let Some((score, flag)) = model.novelty(record).with_context(at)? {
-            writeln!(out, "{score},{flag}")?;
-            return Ok(());
-        }
-        let value = model.predict(record).with_context(at)?;
-        match names.as_ref().and_then(|names| names.name(value)) {
-            Some(class) => write!(out, "{class}")?,
-            None => write!(out, "{value}")?,
-        }
-        if args.decision {
-            for decision in model.decision_values(record).with_context(at)?.unwrap_or_default() {
-                write!(out, ",{decision}")?;
+            let at = || format!("{name}:{}", record.line);
+            if args.std {
+                let Some((value, std)) = model.predict_with_std(record).with_context(at)? else {
+                    bail!(
+                        "{} has no predictive variance: --std needs a krr regressor trained by the exact solver \
+                     with --posterior (kestrel train --learner krr --posterior)",
+                        args.model.display()
+                    );
+                };
+                writeln!(out, "{value},{std}")?;
+                return Ok(());
             }
-        }
-        writeln!(out)?;
-        Ok(())
-    })?;
+            if let Some((score, flag)) = model.novelty(record).with_context(at)? {
+                writeln!(out, "{score},{flag}")?;
+                return Ok(());
+            }
+            let value = model.predict(record).with_context(at)?;
+            match names.as_ref().and_then(|names| names.name(value)) {
+                Some(class) => write!(out, "{class}")?,
+                None => write!(out, "{value}")?,
+            }
+            if args.decision {
+                for decision in model.decision_values(record).with_context(at)?.unwrap_or_default() {
+                    write!(out, ",{decision}")?;
+                }
+            }
+            writeln!(out)?;
+            Ok(())
+        },
+    )?;
     out.flush()?;
     drop(out);
     if let Some(file) = file {
@@ -634,32 +642,33 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let dim = model.info().dim;
     let features = model.feature_names().to_vec();
     let labels = labels_of(model.as_ref(), detector_names);
-    let skipped = for_each_record((&args.input, args.weight_column.as_deref()), (dim, &features), labels, |record| {
-        let Some(record) = record else { return Ok(()) };
-        let at = || format!("{name}:{}", record.line);
-        if let Some((score, flag)) = model.novelty(record).with_context(at)? {
-            detections.add(Some(score), flag == 1.0, record.label);
-            return Ok(());
-        }
-        // A row of weight 0 is left out, as `train` leaves it out; without the column each
-        // weighs 1, which scores as counting the rows.
-        let weight = record.weight.unwrap_or(1.0);
-        if weight == 0.0 {
-            return Ok(());
-        }
-        let prediction = model.predict(record).with_context(at)?;
-        tally.add_weighted(prediction, record.label, weight);
-        recall.add_weighted(prediction, record.label, weight);
-        match figures.as_mut() {
-            Some(figures) if classifier => {
-                let decision = model.decision_values(record).with_context(at)?;
-                figures.classified(record.label, prediction, decision.as_deref());
+    let skipped =
+        for_each_record((&args.input, args.weight_column.as_deref(), true), (dim, &features), labels, |record| {
+            let Some(record) = record else { return Ok(()) };
+            let at = || format!("{name}:{}", record.line);
+            if let Some((score, flag)) = model.novelty(record).with_context(at)? {
+                detections.add(Some(score), flag == 1.0, record.label);
+                return Ok(());
             }
-            Some(figures) => figures.regressed(record.label, prediction),
-            None => {}
-        }
-        Ok(())
-    })?;
+            // A row of weight 0 is left out, as `train` leaves it out; without the column each
+            // weighs 1, which scores as counting the rows.
+            let weight = record.weight.unwrap_or(1.0);
+            if weight == 0.0 {
+                return Ok(());
+            }
+            let prediction = model.predict(record).with_context(at)?;
+            tally.add_weighted(prediction, record.label, weight);
+            recall.add_weighted(prediction, record.label, weight);
+            match figures.as_mut() {
+                Some(figures) if classifier => {
+                    let decision = model.decision_values(record).with_context(at)?;
+                    figures.classified(record.label, prediction, decision.as_deref());
+                }
+                Some(figures) => figures.regressed(record.label, prediction),
+                None => {}
+            }
+            Ok(())
+        })?;
     // Nothing scored is no score: an error for the script that ran it, as `train` stops on
     // a file of bad rows.
     if tally.n == 0 && detections.n == 0 {
