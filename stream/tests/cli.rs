@@ -2417,6 +2417,47 @@ fn sensor_csv(path: &Path, rows: usize, seed: u64) {
     std::fs::write(path, text).unwrap();
 }
 
+/// `train --normal-label` learns the detector from the rows of that label alone: the model
+/// is the one trained on a file of those rows, and it finds the faults that a detector
+/// learning every row (faults among them) takes for normal. A label no row has, or a
+/// learner other than the detector, is refused.
+#[test]
+fn a_detector_learns_from_the_rows_labelled_normal() {
+    let dir = scratch("normal-label");
+    let (log, normal) = (dir.join("log.csv"), dir.join("normal.csv"));
+    sensor_csv(&log, 3000, 1);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let kept: Vec<&str> = text.lines().filter(|line| !line.ends_with(",fault")).collect();
+    std::fs::write(&normal, kept.join("\n") + "\n").unwrap();
+    let (log, normal) = (log.to_str().unwrap(), normal.to_str().unwrap());
+    let train = |input: &str, flags: &[&str], out: &str| {
+        let out = dir.join(out);
+        let o = kestrel(&[&["train", "--input", input, "--out", out.to_str().unwrap()][..], flags].concat());
+        (o, out)
+    };
+    let (o, labelled) = train(log, &["--normal-label", "ok"], "labelled.kestrel");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said =
+        format!("learns from the {} rows labelled ok; {} other rows left out", kept.len() - 1, 3001 - kept.len());
+    assert!(stderr(&o).contains(&said) && stderr(&o).contains("learner novelty: --normal-label ok"), "{}", stderr(&o));
+    let (o, reference) = train(normal, &["--learner", "novelty"], "reference.kestrel");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&labelled).unwrap(), std::fs::read(&reference).unwrap());
+    let (o, every_row) = train(log, &["--learner", "novelty"], "every-row.kestrel");
+    assert!(stderr(&o).contains("the novelty detector learns from every row: the label column is not read"));
+    let recall = |model: &std::path::Path| {
+        let o =
+            kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", log, "--normal-label", "ok", "--json"]);
+        json(&o)["recall"].as_f64().unwrap()
+    };
+    let (normal_only, all) = (recall(&labelled), recall(&every_row));
+    assert!(normal_only > all + 0.1, "recall {normal_only} learning the normal rows, {all} learning every row");
+    let (o, _) = train(log, &["--normal-label", "idle"], "none.kestrel");
+    assert!(stderr(&o).contains("no row is labelled idle (--normal-label), its labels: ok, fault"), "{}", stderr(&o));
+    let (o, _) = train(log, &["--normal-label", "ok", "--learner", "rsvm"], "rsvm.kestrel");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
 /// Novelty detection end to end: a stream learns normal readings online and writes each
 /// row's score and flag, scored against the named states (precision, recall, AUC); its
 /// model file flags as the stream did at its end; a detector trained on a whole log flags

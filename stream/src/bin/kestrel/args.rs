@@ -578,6 +578,12 @@ pub struct TrainSettings {
     /// The quantile of the training rows' scores beyond which a row is flagged (novelty).
     #[arg(long, default_value_t = DEFAULT_QUANTILE, value_parser = quantile)]
     pub quantile: f64,
+    /// The label of the normal rows, a number or a class name: the novelty detector learns
+    /// from these rows alone, and the others are left out (train on what is normal; `kestrel
+    /// eval --normal-label` with the same label scores its flags on all of them). Implies
+    /// `--learner novelty`.
+    #[arg(long, value_name = "LABEL", allow_hyphen_values = true)]
+    pub normal_label: Option<String>,
     /// Train the reduced-kernel SVM on the raw features K(x, Ã) instead of the Nyström
     /// features L⁻¹K(x, Ã) (rsvm, ssvr).
     #[arg(long)]

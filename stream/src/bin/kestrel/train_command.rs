@@ -44,6 +44,42 @@ fn labels_for(learner: Option<TrainLearner>) -> LabelColumn {
     }
 }
 
+/// The rows of `data` (read from `input`) labelled `normal`, a number or a class name, for
+/// the novelty detector to learn from (`--normal-label`); how many are left out is told.
+///
+/// # Errors
+/// A label that is not finite; no row of that label.
+fn normal_rows<T: Real>(data: Dataset<T>, normal: &str, input: &str) -> Result<Dataset<T>> {
+    let names = data.class_names().names();
+    let label = match normal.trim().parse::<f64>() {
+        _ if !names.is_empty() => names.iter().position(|name| name == normal).map(|k| k as f64),
+        Ok(number) if number.is_finite() => Some(number),
+        Ok(_) => bail!(Usage(format!("--normal-label {normal}: a label is a finite number or a class name"))),
+        Err(_) => None,
+    };
+    let labels = data.labels();
+    let kept = data.subset(|i| labels.get(i).copied() == label);
+    if kept.is_empty() {
+        let mut held: Vec<f64> = labels.iter().copied().filter(|label| !label.is_nan()).collect();
+        held.sort_by(f64::total_cmp);
+        held.dedup();
+        let shown: Vec<String> =
+            held.iter().take(8).map(|&label| class_names::shown(Some(data.class_names()), label)).collect();
+        let held = match held.len() {
+            0 => "and the rows have no labels".to_string(),
+            n if n > shown.len() => format!("its labels: {}, … ({n} in all)", shown.join(", ")),
+            _ => format!("its labels: {}", shown.join(", ")),
+        };
+        bail!("{input}: no row is labelled {normal} (--normal-label), {held}");
+    }
+    let left_out = data.len() - kept.len();
+    tell!(
+        "kestrel: the novelty detector learns from the {} rows labelled {normal}; {left_out} other rows left out",
+        kept.len()
+    );
+    Ok(kept)
+}
+
 /// Whether reading a class column stopped, or skipped a row, at a name among its numbers.
 fn names_among_numbers<T: Real>(read: &Result<Dataset<T>>, bad: &BadRows) -> bool {
     let stopped = read.as_ref().err().and_then(|error| error.downcast_ref::<ReadError>());
@@ -219,6 +255,14 @@ impl<T: Real> Prepared<T> {
     /// and chooses the learner from the label column when `--learner` is not given (said on
     /// standard error).
     pub fn read(settings: &TrainSettings, weight_column: Option<&str>) -> Result<Self> {
+        if let (Some(learner), Some(_)) = (settings.learner, &settings.normal_label)
+            && learner != TrainLearner::Novelty
+        {
+            let name = learner.name();
+            bail!(Usage(format!(
+                "--normal-label trains the novelty detector on the rows of that label; --learner {name} learns from every row"
+            )));
+        }
         let mut bad = BadRows::new();
         let labels = labels_for(settings.learner);
         let categorical = settings.categorical.categorical.as_slice();
@@ -239,12 +283,20 @@ impl<T: Real> Prepared<T> {
         if data.is_empty() {
             bail!("{}: no rows to train on{}", settings.input.input, bad_rows_skipped(skipped));
         }
+        if let Some(normal) = settings.normal_label.as_deref() {
+            data = normal_rows(data, normal, &settings.input.input)?;
+        }
         if let Some(window) = settings.window {
             data = data.last(window);
         }
-        let (learner, learner_chosen) = match settings.learner {
-            Some(learner) => (learner, None),
-            None => {
+        let (learner, learner_chosen) = match (settings.learner, settings.normal_label.as_deref()) {
+            (Some(learner), _) => (learner, None),
+            (None, Some(normal)) => {
+                let why = format!("--normal-label {normal}");
+                tell!("kestrel: learner novelty: {why}");
+                (TrainLearner::Novelty, Some(why))
+            }
+            (None, None) => {
                 let (learner, why) = chosen_learner(&data);
                 let another = if learner == TrainLearner::Novelty { "" } else { " (--learner chooses another)" };
                 tell!("kestrel: learner {}: {why}{another}", learner.name());
@@ -252,6 +304,16 @@ impl<T: Real> Prepared<T> {
             }
         };
         tell_ignored(&learner.name(), &settings.ignored_flags(learner), &settings.kernel);
+        if learner == TrainLearner::Novelty
+            && settings.normal_label.is_none()
+            && data.labels().iter().any(|label| !label.is_nan())
+        {
+            tell!(
+                "kestrel: note: the novelty detector learns from every row: the label column is not read \
+                 (--normal-label LABEL learns from the rows of that label alone; --label-column none makes every \
+                 column a feature)"
+            );
+        }
         if learner.fit().task() == Task::Classification
             && learner != TrainLearner::Novelty
             && let Some(note) = many_classes_note(&data)
