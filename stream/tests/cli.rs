@@ -3731,6 +3731,43 @@ fn a_first_column_of_row_names_is_left_out() {
     assert!(o.status.success() && stderr(&o).contains(said), "{}", stderr(&o));
 }
 
+/// Labels that mark a missing one (`?`, `NA`) in a column of numbers are missing labels,
+/// bad rows that say so, not class names that would make every label a name; `predict`
+/// does not read labels at all: rows whose target is missing, empty or a word predict as
+/// the labelled ones.
+#[test]
+fn missing_labels_are_missing_and_predict_reads_none() {
+    let dir = scratch("missing-labels");
+    let (marked, clean, odd) = (dir.join("marked.csv"), dir.join("clean.csv"), dir.join("odd.csv"));
+    let rows = ["0.5,1.5", "0.25,2.5", "1.5,0.5", "2.5,1.0", "0.1,0.2", "2.0,2.2"];
+    let write = |path: &std::path::Path, labels: [&str; 6]| {
+        let body: Vec<String> = rows.iter().zip(labels).map(|(row, label)| format!("{row},{label}")).collect();
+        std::fs::write(path, format!("a,b,y\n{}\n", body.join("\n"))).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let marked = write(&marked, ["1", "-1", "?", "-1", "NA", "-1"]);
+    let clean = write(&clean, ["1", "-1", "1", "-1", "1", "-1"]);
+    let odd = write(&odd, ["", "grass", "?", "1e9", "NA", "-1"]);
+    let model = dir.join("m.kestrel");
+    let model = model.to_str().unwrap();
+    let o = kestrel(&["train", "--learner", "svm", "--input", &marked, "--out", model]);
+    assert_eq!(o.status.code(), Some(1));
+    let said = "marked.csv:4:9: `?` marks a missing label (--on-error skip leaves such rows out)";
+    assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    let o = kestrel(&["train", "--learner", "svm", "--input", &marked, "--out", model, "--on-error", "skip", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!((json(&o)["n"].as_u64(), json(&o)["skipped"].as_u64()), (Some(4), Some(2)), "{}", stdout(&o));
+    let predicted = |input: &str| {
+        let o = kestrel(&["predict", "--model", model, "--input", input]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let labelled = predicted(&clean);
+    assert_eq!(labelled.lines().count(), 6);
+    assert_eq!(predicted(&marked), labelled);
+    assert_eq!(predicted(&odd), labelled);
+}
+
 /// A class column of numbers and names (R's `barley`: varieties 1 to 9 and `X`) is read as
 /// names throughout, as a data frame's column of mixed values is one of strings, and said;
 /// the model predicts the names. A regressor's target stays a number: a name is an error.

@@ -78,6 +78,9 @@ pub enum LabelColumn {
     Numbers,
     /// Class names, whatever they look like (the rows of a model of named classes).
     Names,
+    /// Not read: every label `NaN`, whatever its field holds (rows to predict, whose
+    /// targets may be missing or of another kind).
+    Ignored,
 }
 
 impl<R: BufRead> CsvReader<R> {
@@ -558,10 +561,10 @@ fn column_list(header: &csv::StringRecord) -> String {
 /// Column names a message lists at most.
 const LISTED_COLUMNS: usize = 12;
 
-/// The words that mark a missing value in a feature's field: those pandas' `read_csv`
-/// takes for one by default, and `?`, the UCI repository's. A row with one is a bad row
-/// that says so (a word a feature cannot hold otherwise; `nan` would be a value that is
-/// not finite).
+/// The words that mark a missing value in a feature's field, or in a label column of
+/// numbers: those pandas' `read_csv` takes for one by default, and `?`, the UCI
+/// repository's. A row with one is a bad row that says so (a word a feature cannot hold
+/// otherwise; `nan` would be a value that is not finite).
 pub const MISSING_MARKERS: [&str; 19] = [
     "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL",
     "NaN", "None", "n/a", "nan", "null", "?",
@@ -644,13 +647,19 @@ fn feature_value(field: &str, decimal_comma: bool) -> Result<f64, ReadErrorKind>
 const SEMICOLON: u8 = b';';
 
 /// Reads a label field into `record`: a number ([`number`]), or a class name when the
-/// column holds names (`labels`, and whether the column's first value `detected` it).
+/// column holds names (`labels`, and whether the column's first value `detected` it). A
+/// word of [`MISSING_MARKERS`] is a missing label unless the column holds names: it
+/// neither makes a column of numbers one of names nor tells what the column holds.
 fn read_label(
     (labels, detected): (&mut LabelColumn, &mut bool),
     field: &str,
     decimal_comma: bool,
     record: &mut Record,
 ) -> Result<(), ReadErrorKind> {
+    if *labels == LabelColumn::Ignored {
+        record.label = f64::NAN;
+        return Ok(());
+    }
     if field.is_empty() {
         return Err(ReadErrorKind::MissingLabel);
     }
@@ -658,6 +667,9 @@ fn read_label(
         record.label = f64::NAN;
         record.class_name.push_str(field);
         return Ok(());
+    }
+    if MISSING_MARKERS.contains(&field) {
+        return Err(ReadErrorKind::MissingLabelMarker(field.to_string()));
     }
     match number(field, decimal_comma) {
         Ok(value) => {
@@ -1211,14 +1223,14 @@ mod tests {
         let e = reader.next_record(&mut r).unwrap_err();
         assert_eq!((e.column, e.kind), (3, ReadErrorKind::MissingValue { column: "b".into() }));
         // So is a word that marks one (pandas' defaults, UCI's `?`); infinity is a value, not
-        // finite; a label's word is a label.
+        // finite; a label's word is a missing label (a column of names would make it a name).
         let text = "a,b,y\n1,NA,0\n1,?,0\n1,-inf,0\n1,2,NA\n";
         let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
         let marker = |text: &str| ReadErrorKind::MissingMarker { text: text.into(), column: "b".into() };
         assert_eq!(reader.next_record(&mut r).unwrap_err().kind, marker("NA"));
         assert_eq!(reader.next_record(&mut r).unwrap_err().kind, marker("?"));
         assert_eq!(reader.next_record(&mut r).unwrap_err().kind, ReadErrorKind::NonFinite("-inf".into()));
-        assert!(reader.next_record(&mut r).unwrap() && r.class_name == "NA");
+        assert_eq!(reader.next_record(&mut r).unwrap_err().kind, ReadErrorKind::MissingLabelMarker("NA".into()));
         let e = CsvReader::with_header("a,b\n".as_bytes(), "t.csv", Some("z"), 1024).err().unwrap();
         assert_eq!(e.to_string(), "t.csv:1:1: no column named `z` in the header (its columns: `a`, `b`)");
         let wide: Vec<String> = (0..20).map(|j| format!("x{j}")).collect();
@@ -1265,6 +1277,19 @@ mod tests {
             CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap().with_labels(LabelColumn::Numbers);
         let kind = ReadErrorKind::LabelNotANumber { text: "grass".into(), column: "class".into() };
         assert_eq!(target.next_record(&mut r).unwrap_err().kind, kind);
+        // A word that marks a missing value is a missing label among numbers, first or not,
+        // and a name among names.
+        let marked = "a,y\n1,?\n2,1.5\n3,NA\n4,nan\n";
+        let mut reader = CsvReader::with_header(marked.as_bytes(), "t.csv", None, 1024).unwrap();
+        let marker = |text: &str| ReadErrorKind::MissingLabelMarker(text.into());
+        assert_eq!(reader.next_record(&mut r).unwrap_err().kind, marker("?"));
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!((r.label, r.class_name.as_str()), (1.5, ""));
+        assert_eq!(reader.next_record(&mut r).unwrap_err().kind, marker("NA"));
+        assert_eq!(reader.next_record(&mut r).unwrap_err().kind, marker("nan"));
+        let mut named = CsvReader::with_header("a,y\n1,sky\n2,None\n".as_bytes(), "t.csv", None, 1024).unwrap();
+        assert!(named.next_record(&mut r).unwrap() && named.next_record(&mut r).unwrap());
+        assert_eq!(r.class_name, "None");
     }
 
     #[test]

@@ -191,6 +191,10 @@ pub enum ReadErrorKind {
     /// A row without a label.
     #[error("the row has no label")]
     MissingLabel,
+    /// A word that marks a missing value (`NA`, `?`: [`MISSING_MARKERS`](super::MISSING_MARKERS))
+    /// where a label of numbers belongs: a missing label, not a class name.
+    #[error("`{0}` marks a missing label (--on-error skip leaves such rows out)")]
+    MissingLabelMarker(String),
     /// The CSV header is missing or lacks the label column.
     #[error("{0}")]
     Header(String),

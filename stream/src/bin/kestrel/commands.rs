@@ -542,45 +542,40 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     // A bad row skipped keeps its line: `NaN` for each of its values.
     let values = 1 + outputs + usize::from(args.std || model.info().task == "detector");
     let skipped_line = vec!["NaN"; values].join(",");
-    for_each_record(
-        (&args.input, None, false),
-        (dim, &features),
-        labels_of(model.as_ref(), ClassNames::new()),
-        |record| {
-            let Some(record) = record else {
-                writeln!(out, "{skipped_line}")?;
-                return Ok(());
-            };
-            let at = || format!("{name}:{}", record.line);
-            if args.std {
-                let Some((value, std)) = model.predict_with_std(record).with_context(at)? else {
-                    bail!(
-                        "{} has no predictive variance: --std needs a krr regressor trained by the exact solver \
+    for_each_record((&args.input, None, false), (dim, &features), (None, LabelColumn::Ignored), |record| {
+        let Some(record) = record else {
+            writeln!(out, "{skipped_line}")?;
+            return Ok(());
+        };
+        let at = || format!("{name}:{}", record.line);
+        if args.std {
+            let Some((value, std)) = model.predict_with_std(record).with_context(at)? else {
+                bail!(
+                    "{} has no predictive variance: --std needs a krr regressor trained by the exact solver \
                      with --posterior (kestrel train --learner krr --posterior)",
-                        args.model.display()
-                    );
-                };
-                writeln!(out, "{value},{std}")?;
-                return Ok(());
+                    args.model.display()
+                );
+            };
+            writeln!(out, "{value},{std}")?;
+            return Ok(());
+        }
+        if let Some((score, flag)) = model.novelty(record).with_context(at)? {
+            writeln!(out, "{score},{flag}")?;
+            return Ok(());
+        }
+        let value = model.predict(record).with_context(at)?;
+        match names.as_ref().and_then(|names| names.name(value)) {
+            Some(class) => write!(out, "{class}")?,
+            None => write!(out, "{value}")?,
+        }
+        if args.decision {
+            for decision in model.decision_values(record).with_context(at)?.unwrap_or_default() {
+                write!(out, ",{decision}")?;
             }
-            if let Some((score, flag)) = model.novelty(record).with_context(at)? {
-                writeln!(out, "{score},{flag}")?;
-                return Ok(());
-            }
-            let value = model.predict(record).with_context(at)?;
-            match names.as_ref().and_then(|names| names.name(value)) {
-                Some(class) => write!(out, "{class}")?,
-                None => write!(out, "{value}")?,
-            }
-            if args.decision {
-                for decision in model.decision_values(record).with_context(at)?.unwrap_or_default() {
-                    write!(out, ",{decision}")?;
-                }
-            }
-            writeln!(out)?;
-            Ok(())
-        },
-    )?;
+        }
+        writeln!(out)?;
+        Ok(())
+    })?;
     out.flush()?;
     drop(out);
     if let Some(file) = file {
