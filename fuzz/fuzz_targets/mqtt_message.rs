@@ -4,8 +4,9 @@
 //! The first [`FLAGS`] bytes choose the options as the stream's flags would: the payload
 //! (auto, CSV, LibSVM, JSON), the width (given 1…4, or fixed by the first good row), the
 //! labels (detected, numbers, names), the label's place (standard, a JSON field `label`,
-//! none), the sequence number's place (the JSON field `seq` or `n`, a CSV column 1…3), a
-//! JSON field `mode` of categories `a,b` or none, and the size limit (64 B to 4 KiB). The
+//! none), whether a row whose label is missing is read unlabelled, the sequence number's
+//! place (the JSON field `seq` or `n`, a CSV column 1…3), a JSON field `mode` of
+//! categories `a,b` or none, and the size limit (64 B to 4 KiB). The
 //! rest is messages separated by the byte 0xFF, read one after another by one parser (the
 //! first good row fixes the width for the next), on one topic.
 //!
@@ -36,8 +37,10 @@ fuzz_target!(|data: &[u8]| {
     let Some((flags, messages)) = data.split_first_chunk::<FLAGS>() else { return };
     let options = options(flags);
     let mut parser = MessageParser::new(&options);
-    // A JSON row without its label field is unlabelled (NaN), whatever the label's place.
-    let unlabelled = options.label == LabelPlace::Unlabelled || options.payload != Payload::Csv;
+    // A JSON row without its label field is unlabelled (NaN), whatever the label's place,
+    // and so is every row whose label is missing when the options take such rows.
+    let unlabelled =
+        options.label == LabelPlace::Unlabelled || options.payload != Payload::Csv || options.unlabelled_rows;
     for (number, message) in (1..).zip(messages.split(|&b| b == 0xFF).take(MAX_MESSAGES)) {
         let mut rows = 0usize;
         parser.rows("plant/line1", message, |row| {
@@ -93,6 +96,7 @@ fn options(f: &[u8; FLAGS]) -> Options {
         dim,
         max_message_bytes: 64 << (f[3] % 7),
         labels,
+        unlabelled_rows: f[2] & 0x20 != 0,
         label,
         seq,
         categorical,

@@ -2758,8 +2758,87 @@ fn unlabelled_readings_for_the_novelty_detector() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(json(&o)["dim"].as_u64(), Some(3));
     let o = kestrel(&["stream", "--learner", "svm", "--input", input, "--label-column", "none"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("the row has no label (--label-column none)"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2));
+    let said = "--learner svm learns from labels: --label-column none gives the rows none";
+    assert!(stderr(&o).contains(said), "{}", stderr(&o));
+}
+
+/// A stream row whose label is missing (an empty field, `?`, `NA`) is predicted, its
+/// `--output` line written, and neither scored nor learned: each learner ends with the model
+/// of the stream without those rows, and writes the same predictions for the rows both
+/// have. A first row without a label chooses no learner (a bad row, and its line kept).
+#[test]
+fn a_stream_predicts_the_rows_whose_label_is_missing() {
+    let dir = scratch("stream-unlabelled");
+    let mut seed = 7u64;
+    let mut uniform = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let rows: Vec<(f64, f64, f64)> = (0..400)
+        .map(|_| {
+            let (a, b) = (uniform() * 4.0 - 2.0, uniform() * 4.0 - 2.0);
+            (a, b, if a * a + b > 1.0 { 1.0 } else { -1.0 })
+        })
+        .collect();
+    let missing = ["", "?", "NA"];
+    let (mut partial, mut labelled) = (String::from("a,b,y\n"), String::from("a,b,y\n"));
+    for (i, (a, b, y)) in rows.iter().enumerate() {
+        match i % 7 == 3 {
+            true => partial.push_str(&format!("{a},{b},{}\n", missing[i % 3])),
+            false => {
+                partial.push_str(&format!("{a},{b},{y}\n"));
+                labelled.push_str(&format!("{a},{b},{y}\n"));
+            }
+        }
+    }
+    let unlabelled = (0..400).filter(|i| i % 7 == 3).count();
+    let path = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (partial, labelled) = (path("partial.csv", &partial), path("labelled.csv", &labelled));
+    let run = |input: &str, learner: &str, out: &str| {
+        let (model, output) = (dir.join(format!("{out}.kestrel")), dir.join(format!("{out}.txt")));
+        let (model_arg, output_arg) = (model.to_str().unwrap(), output.to_str().unwrap());
+        let flags = ["stream", "--learner", learner, "--input", input, "--out", model_arg, "--output", output_arg];
+        let o = kestrel(&[&flags[..], &["--json"]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let lines: Vec<String> = std::fs::read_to_string(&output).unwrap().lines().map(String::from).collect();
+        (json(&o), std::fs::read(&model).unwrap(), lines)
+    };
+    for learner in ["svm", "rsvm", "slkl"] {
+        let (summary, model, lines) = run(&partial, learner, &format!("{learner}-partial"));
+        let (reference, reference_model, reference_lines) = run(&labelled, learner, &format!("{learner}-labelled"));
+        assert_eq!(summary["unlabelled"].as_u64(), Some(unlabelled as u64), "{learner}: {summary}");
+        assert_eq!(
+            (summary["n"].as_u64(), reference["n"].as_u64()),
+            (Some(400 - unlabelled as u64), Some(400 - unlabelled as u64))
+        );
+        assert_eq!(reference.get("unlabelled"), None);
+        assert_eq!(model, reference_model, "{learner}: the rows without labels taught nothing");
+        assert_eq!(lines.len(), 400);
+        let kept: Vec<&String> = lines.iter().enumerate().filter(|(i, _)| i % 7 != 3).map(|(_, line)| line).collect();
+        assert_eq!(kept, reference_lines.iter().collect::<Vec<_>>(), "{learner}");
+        let predicted =
+            lines.iter().enumerate().filter(|(i, line)| i % 7 == 3 && line.parse::<f64>().is_ok_and(f64::is_finite));
+        assert_eq!(predicted.count(), unlabelled, "{learner}: every row without a label is predicted");
+    }
+    // Without --learner, the first row must have a label to choose one.
+    let first = path("first.csv", "a,b,y\n1,2,\n2,3,1\n3,1,?\n1,1,-1\n");
+    let o = kestrel(&["stream", "--input", &first]);
+    let said =
+        "first.csv:2:1: the row's label is missing, and the first labelled row chooses the learner (or --learner)";
+    assert!(o.status.code() == Some(1) && stderr(&o).contains(said), "{}", stderr(&o));
+    let output = dir.join("first.txt");
+    let o =
+        kestrel(&["stream", "--input", &first, "--on-error", "skip", "--output", output.to_str().unwrap(), "--json"]);
+    assert!(o.status.success() && stderr(&o).contains("learner rsvm"), "{}", stderr(&o));
+    assert_eq!((json(&o)["skipped"].as_u64(), json(&o)["unlabelled"].as_u64()), (Some(1), Some(1)));
+    let lines = std::fs::read_to_string(&output).unwrap();
+    assert_eq!(lines.lines().count(), 4, "{lines}");
+    assert!(lines.starts_with("NaN\n"), "{lines}");
 }
 
 /// An f32 projection applies as it was fitted, its file stating the scalar; the projected

@@ -289,6 +289,37 @@ fn mqtt_stream_learns_as_the_file_does() {
     assert_eq!(summary(succeeded(&after))["n"], 0);
 }
 
+/// A broker's row whose label is missing — a JSON row without `"y"` or with `null`, a CSV
+/// row whose label field is empty — is predicted and not learned when `--learner` is
+/// given: the model is the one the labelled rows alone give from a file.
+#[test]
+fn mqtt_rows_without_a_label_are_predicted_not_learned() {
+    let Some(mosquitto) = mosquitto() else { return };
+    let dir = Scratch::new("mqtt", "unlabelled");
+    let broker = Broker::start(&mosquitto, &dir);
+    let data = rows(60);
+    std::fs::write(dir.path("rows.libsvm"), libsvm_lines(&data)).unwrap();
+    let from_file = kestrel(&flags(&dir.str("rows.libsvm"), &["--out", &dir.str("file.model")]));
+    assert_eq!(summary(succeeded(&from_file))["n"], 60);
+    broker.session("kestrel-u", "u/t");
+    let mut messages: Vec<String> = data.iter().map(|&r| csv(r)).collect();
+    messages.insert(10, "{\"x\": [0.5, -0.5]}".into());
+    messages.insert(20, "{\"x\": [0.5, 0.5], \"y\": null}".into());
+    messages.insert(30, "0.25,0.75,".into());
+    broker.publish("u/t", &messages);
+    let (model, output) = (dir.str("mqtt.model"), dir.str("predictions.txt"));
+    let more = ["--client-id", "kestrel-u", "--max-rows", "63", "--out", &model, "--output", &output];
+    let result = summary(succeeded(&kestrel(&flags(&broker.url("u/t"), &more))));
+    assert_eq!((result["n"].as_u64(), result["unlabelled"].as_u64()), (Some(60), Some(3)), "{result}");
+    assert_eq!(std::fs::read(dir.path("mqtt.model")).unwrap(), std::fs::read(dir.path("file.model")).unwrap());
+    let lines = std::fs::read_to_string(dir.path("predictions.txt")).unwrap();
+    let predicted: Vec<&str> = lines.lines().collect();
+    assert_eq!(predicted.len(), 63);
+    for at in [10, 20, 30] {
+        assert!(predicted[at] == "1" || predicted[at] == "-1", "{at}: {}", predicted[at]);
+    }
+}
+
 /// JSON rows of named fields, in any order of their keys, name the model's features as a
 /// CSV header does: the model is the one the same rows give from a CSV file with a header,
 /// and `predict` reads a CSV of its columns in another order by their names.

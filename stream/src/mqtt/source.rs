@@ -122,6 +122,10 @@ pub struct Options {
     pub max_message_bytes: usize,
     /// What labels hold: numbers, class names, or told by the first.
     pub labels: LabelColumn,
+    /// A row whose label is missing (a CSV row's empty field or word of
+    /// [`MISSING_MARKERS`](crate::source::MISSING_MARKERS), a JSON row without its label
+    /// field or with `null`) is read with the label `NaN` rather than as a bad row.
+    pub unlabelled_rows: bool,
     /// Where the label is.
     pub label: LabelPlace,
     /// Where the sequence number is.
@@ -398,6 +402,7 @@ pub struct MessageParser {
     dim: Arc<OnceLock<usize>>,
     max_message_bytes: usize,
     labels: LabelColumn,
+    unlabelled_rows: bool,
     label: LabelPlace,
     seq: SeqPlace,
     categorical: Vec<Categorical>,
@@ -427,6 +432,7 @@ impl MessageParser {
             dim,
             max_message_bytes: options.max_message_bytes,
             labels: options.labels,
+            unlabelled_rows: options.unlabelled_rows,
             label: options.label.clone(),
             seq: options.seq.clone(),
             categorical: options.categorical.clone(),
@@ -546,7 +552,7 @@ impl MessageParser {
             CsvReader::without_header(row.as_bytes(), "", dim.saturating_add(1), delimiter, self.max_message_bytes);
         let mut reader = match self.label {
             LabelPlace::Unlabelled => reader.without_labels(dim),
-            _ => reader.with_labels(self.labels),
+            _ => reader.with_labels(self.labels).with_unlabelled_rows(self.unlabelled_rows),
         };
         match reader.next_record(record) {
             Ok(true) => {}
@@ -593,7 +599,9 @@ impl MessageParser {
         record.label = f64::NAN;
         match (label_key.as_deref().and_then(|key| object.get(key)), &self.label) {
             (Some(label), _) => self.json_label(label, record)?,
-            (None, LabelPlace::Field(name)) => return Err(malformed(format!("no label field \"{name}\""))),
+            (None, LabelPlace::Field(name)) if !self.unlabelled_rows => {
+                return Err(malformed(format!("no label field \"{name}\"")));
+            }
             (None, _) => {}
         }
         record.seq = match object.get(&seq_key) {
@@ -687,6 +695,7 @@ impl MessageParser {
             Value::String(name) if self.labels != LabelColumn::Numbers && !name.is_empty() => {
                 record.class_name.push_str(name);
             }
+            Value::Null if self.unlabelled_rows => {}
             other => return Err(ReadErrorKind::NotANumber(other.to_string())),
         }
         self.settle_labels(record);
@@ -734,6 +743,7 @@ mod tests {
             dim,
             max_message_bytes: 128,
             labels: LabelColumn::Detect,
+            unlabelled_rows: false,
             label,
             seq: SeqPlace::default(),
             categorical: Vec::new(),
@@ -799,6 +809,7 @@ mod tests {
             dim: None,
             max_message_bytes: 256,
             labels: LabelColumn::Detect,
+            unlabelled_rows: false,
             label: LabelPlace::Standard,
             seq: SeqPlace::default(),
             categorical: vec!["mode=idle,run".parse().unwrap()],
@@ -855,6 +866,7 @@ mod tests {
             dim: Some(2),
             max_message_bytes: 128,
             labels: LabelColumn::Detect,
+            unlabelled_rows: false,
             label: LabelPlace::Standard,
             seq,
             categorical: Vec::new(),

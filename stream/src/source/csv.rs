@@ -50,6 +50,8 @@ pub struct CsvReader<R> {
     skipped: Vec<bool>,
     /// The first column holds row names ([`is_row_names`]) and is left out.
     row_names: bool,
+    /// A row whose label is missing is read with the label `NaN`, not as a bad row.
+    unlabelled_rows: bool,
     /// The label's column; `None` for rows without labels (each read as `NaN`).
     label_field: Option<usize>,
     /// The column of the rows' weights (`--weight-column`), which is not a feature.
@@ -152,6 +154,7 @@ impl<R: BufRead> CsvReader<R> {
             header,
             skipped,
             row_names,
+            unlabelled_rows: false,
             label_field,
             weight_field: None,
             labels,
@@ -382,6 +385,15 @@ impl<R: BufRead> CsvReader<R> {
         self
     }
 
+    /// The reader giving a row whose label is missing (an empty field, or a word of
+    /// [`MISSING_MARKERS`] in a column of numbers) with the label `NaN`, rather than as a
+    /// bad row: `kestrel stream` predicts such a row and learns nothing from it.
+    #[must_use]
+    pub fn with_unlabelled_rows(mut self, unlabelled_rows: bool) -> Self {
+        self.unlabelled_rows = unlabelled_rows;
+        self
+    }
+
     /// A reader of header-less rows of `fields` fields (at least 2) separated by `delimiter`,
     /// the label last (serial streams); lines up to `max_line_bytes` long. The caller takes
     /// the delimiter from the first row ([`row_delimiter`]): a semicolon, else a comma, else
@@ -407,6 +419,7 @@ impl<R: BufRead> CsvReader<R> {
             header: csv::StringRecord::new(),
             skipped: Vec::new(),
             row_names: false,
+            unlabelled_rows: false,
             label_field: Some(fields - 1),
             weight_field: None,
             labels,
@@ -456,8 +469,12 @@ impl<R: BufRead> CsvReader<R> {
                 ReadError { source_name: self.name.clone(), line, column, kind }
             };
             if Some(i) == self.label_field {
-                read_label((&mut self.labels, &mut self.detected), trim(field), self.decimal_comma, record)
-                    .map_err(|kind| at(in_column(kind, self.header.get(i), true)))?;
+                match read_label((&mut self.labels, &mut self.detected), trim(field), self.decimal_comma, record) {
+                    Err(ReadErrorKind::MissingLabel | ReadErrorKind::MissingLabelMarker(_)) if self.unlabelled_rows => {
+                        record.label = f64::NAN;
+                    }
+                    read => read.map_err(|kind| at(in_column(kind, self.header.get(i), true)))?,
+                }
             } else if Some(i) == self.weight_field {
                 let text = trim(field);
                 let weight = feature_value(text, self.decimal_comma).ok().filter(|&w| w >= 0.0 && w.is_finite());

@@ -151,6 +151,9 @@ pub struct Options {
     pub max_line_bytes: usize,
     /// What a CSV label column holds (by default its first row tells).
     pub labels: LabelColumn,
+    /// A row whose label is missing is read with the label `NaN` rather than as a bad row
+    /// ([`CsvReader::with_unlabelled_rows`]): rows for `kestrel stream` to predict only.
+    pub unlabelled_rows: bool,
     /// CSV columns left out, by their header names (a timestamp, an identifier).
     pub skip_columns: Vec<String>,
     /// The CSV column holding each row's weight, by its header name (not a feature).
@@ -187,6 +190,7 @@ impl Default for Options {
             label_column: None,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             labels: LabelColumn::Detect,
+            unlabelled_rows: false,
             skip_columns: Vec::new(),
             weight_column: None,
             categorical: Vec::new(),
@@ -275,7 +279,7 @@ fn from_buffered<R: BufRead + Send + 'static>(
                     .categorical(&options.categorical)?,
                 false => CsvReader::without_header(replay, name, fields, delimiter, limit),
             };
-            Box::new(reader.with_labels(options.labels))
+            Box::new(reader.with_labels(options.labels).with_unlabelled_rows(options.unlabelled_rows))
         }
     })
 }

@@ -26,15 +26,16 @@ use crate::report::Report;
 use crate::report::eval::EvalFigures;
 use crate::stream_setup::value_name;
 
-/// Opens the input the flags name (shared with `kestrel stream`), a CSV label column read
-/// as `labels` says and the CSV columns `categorical` one-hot encoded (`kestrel stream
-/// --categorical`).
-pub fn open_with(
+/// Opens `kestrel stream`'s input the flags name: a CSV label column read as `labels`
+/// says, a row whose label is missing read with the label `NaN` (to predict, not learn),
+/// and the CSV columns `categorical` one-hot encoded (`kestrel stream --categorical`).
+pub fn open_stream(
     input: &InputArgs,
     labels: LabelColumn,
     categorical: &[Categorical],
 ) -> Result<Box<dyn RecordReader + Send>> {
-    open(&input.input, &options_with(input, labels, (None, categorical)))
+    let options = source::Options { unlabelled_rows: true, ..options_with(input, labels, (None, categorical)) };
+    open(&input.input, &options)
 }
 
 /// Opens the input at `path` as `options` say, telling what its header calls for

@@ -50,7 +50,7 @@ use kestrel_stream::mqtt::{self, Broker, LabelPlace, MqttSink, MqttSource, SeqPl
 use kestrel_stream::online::{OnlineLearner, Prequential};
 use kestrel_stream::score::ClassRecall;
 use kestrel_stream::source::NO_LABEL;
-use kestrel_stream::source::{LabelColumn, Next, ReadError, Record, Records};
+use kestrel_stream::source::{LabelColumn, Next, ReadError, ReadErrorKind, Record, Records};
 use kestrel_stream::{file, model, shell};
 use serde_json::{Value, json};
 
@@ -199,6 +199,24 @@ impl Session<'_> {
         let seconds = now.saturating_duration_since(self.clock).as_secs_f64();
         self.history.record(self.learner.as_ref(), prediction, record.label, seconds);
         self.clock = now;
+        self.answered(prediction, record)
+    }
+
+    /// Whether `record` is only predicted: its label is missing and the learner learns
+    /// from labels (a detector learns from every row, its labels only scored).
+    fn predicts_only(&self, record: &Record) -> bool {
+        record.label.is_nan() && record.class_name.is_empty() && !self.learner.is_detector()
+    }
+
+    /// The rows only predicted (their labels missing): every row read but those learned
+    /// and those skipped.
+    fn unlabelled(&self) -> u64 {
+        self.rows.saturating_sub(self.seen).saturating_sub(self.skipped)
+    }
+
+    /// Writes the learner's prediction for `record` to `--output` (a line, or a message).
+    fn answered(&mut self, prediction: Option<f64>, record: &Record) -> Result<()> {
+        let score = self.learner.last_score();
         if let Some(sink) = &mut self.predictions {
             let row = self.rows.saturating_add(1);
             let message = prediction_message(self.learner.is_detector(), &self.names, (prediction, score), record, row);
@@ -297,9 +315,17 @@ impl Session<'_> {
         if let Some(line) = self.teller.skipped(message) {
             progress.suspend(|| tell!("{line}"));
         }
+        self.skipped_lines(1)
+    }
+
+    /// Writes `rows` skipped rows' `--output` lines: `NaN` (`NaN,NaN` for a detector).
+    fn skipped_lines(&mut self, rows: u64) -> Result<()> {
         let detector = self.learner.is_detector();
         let Some(output) = &mut self.output else { return Ok(()) };
-        output.line(if detector { "NaN,NaN" } else { "NaN" }).context("--output")
+        for _ in 0..rows {
+            output.line(if detector { "NaN,NaN" } else { "NaN" }).context("--output")?;
+        }
+        Ok(())
     }
 
     /// Samples learned per second of this run.
@@ -339,6 +365,10 @@ impl Session<'_> {
 
     fn summary(&self, rate: f64) -> Value {
         let mut summary = self.scores(rate);
+        // The rows predicted without a label to score or learn, when there were any.
+        if let (unlabelled @ 1.., Some(fields)) = (self.unlabelled(), summary.as_object_mut()) {
+            fields.insert("unlabelled".into(), json!(unlabelled));
+        }
         // The work the stopping rule and the cap left (--eps, --steps-per-sample).
         if let (Some(steps), Some(fields)) = (self.history.steps.mean(), summary.as_object_mut()) {
             fields.insert("steps_per_sample".into(), json!(steps));
@@ -386,10 +416,11 @@ impl Session<'_> {
 /// input's name, and the number of features and their names when the input states them.
 fn open_input(
     args: &StreamArgs,
-    labels: LabelColumn,
+    given: Option<Learner>,
     dim: Option<usize>,
 ) -> Result<(Records, String, Option<usize>, Vec<String>)> {
     let input = &args.input.input;
+    let labels = given.map_or(LabelColumn::Detect, commands::labels_for);
     let categorical = &args.categorical.categorical;
     if let Some(learned) = categorical.iter().find(|c| c.categories.is_none()) {
         let column = shell::word(&learned.column);
@@ -400,7 +431,7 @@ fn open_input(
         return Err(Usage(message).into());
     }
     let Some(broker) = broker(args, "--input", input)? else {
-        let reader = commands::open_with(&args.input, labels, categorical)?;
+        let reader = commands::open_stream(&args.input, labels, categorical)?;
         let (name, dim, features) = (reader.name().to_string(), reader.dim_hint(), reader.feature_names());
         return Ok((Records::new(reader, input), name, dim, features.unwrap_or_default()));
     };
@@ -436,6 +467,9 @@ fn open_input(
         dim,
         max_message_bytes: args.max_message_bytes,
         labels,
+        // Without a learner given, a first JSON row without a label is the readings of a
+        // detector; a missing label is a row to predict only once the learner learns labels.
+        unlabelled_rows: given.is_some_and(|learner| learner != Learner::Novelty),
         label,
         seq,
         categorical: categorical.clone(),
@@ -478,12 +512,15 @@ fn learner_for_first_row(record: &Record, classes: usize) -> (Learner, String) {
 /// by then (a broker's row states it); the bad rows before that row are skipped (counted
 /// by `skipped`) — or the run ends at the first, as `--on-error` says.
 fn first_row(
-    input: &mut Records,
+    (input, name): (&mut Records, &str),
     record: &mut Record,
     signals: &Signals,
-    args: &StreamArgs,
+    (args, given): (&StreamArgs, Option<Learner>),
     skipped: &mut SkipTeller,
 ) -> Result<Option<usize>> {
+    // Choosing the learner from a row of a label column (not a broker's).
+    let choosing =
+        given.is_none() && !input.redelivers() && args.input.columns.label_column.as_deref() != Some(NO_LABEL);
     let started = Instant::now();
     let idle_timeout = args.idle_timeout.map(Duration::from_secs_f64);
     loop {
@@ -492,7 +529,19 @@ fn first_row(
             tell!("kestrel: stopped by {} before the first row", signals::name(signal));
             std::process::exit(128 + signal);
         }
-        match input.next(record, POLL) {
+        // The row that chooses the learner must say what its labels are: one whose label is
+        // missing, in a column of them, chooses nothing (a broker's JSON row without a label
+        // is the readings of a detector).
+        let next = match input.next(record, POLL) {
+            Next::Record if choosing && record.label.is_nan() && record.class_name.is_empty() => {
+                let kind = ReadErrorKind::Malformed(
+                    "the row's label is missing, and the first labelled row chooses the learner (or --learner)".into(),
+                );
+                Next::Bad(ReadError { source_name: name.to_string(), line: record.line, column: 1, kind })
+            }
+            next => next,
+        };
+        match next {
             Next::Record => return Ok(input.dim()),
             Next::Bad(e) if args.input.on_error == OnErrorArg::Skip => {
                 if let Some(line) = skipped.skipped(e) {
@@ -607,8 +656,13 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     }
     let (detections, names) = commands::detections_for(&args.detection)?;
     let stated_dim = args.dim.or(saved_flag("--dim").and_then(|dim| dim.parse().ok()));
-    let labels = given.map_or(LabelColumn::Detect, commands::labels_for);
-    let (mut input, name, dim_hint, feature_names) = open_input(args, labels, stated_dim)?;
+    if let Some(learner) = given.filter(|&learner| learner != Learner::Novelty)
+        && args.input.columns.label_column.as_deref() == Some(NO_LABEL)
+    {
+        let name = stream_setup::value_name(&learner);
+        bail!(Usage(format!("--learner {name} learns from labels: --label-column none gives the rows none")));
+    }
+    let (mut input, name, dim_hint, feature_names) = open_input(args, given, stated_dim)?;
     // The first good row, read to learn the number of features (a broker's) or to choose the
     // learner, and the bad rows before it; it is then learned as the first.
     let (mut record, mut first, mut teller) = (Record::default(), None, SkipTeller::default());
@@ -619,7 +673,7 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     let dim = match (known_dim, given) {
         (Some(dim), Some(_)) => dim,
         (known, _) => {
-            let dim = first_row(&mut input, &mut record, &signals, args, &mut teller)?;
+            let dim = first_row((&mut input, &name), &mut record, &signals, (args, given), &mut teller)?;
             first = Some(teller.count());
             known.or(dim).context("a row came but no number of features")?
         }
@@ -687,6 +741,8 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     let mut consumed = first.unwrap_or(0);
     if let Some(skipped) = first {
         (session.rows, session.skipped) = (skipped, skipped);
+        // The bad rows before the first good one keep their `--output` lines too.
+        session.skipped_lines(skipped)?;
     }
     let mut last_row = Instant::now();
     loop {
@@ -753,6 +809,23 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
                 finish(&mut session, &mut input, consumed)?;
                 return Err(e.into());
             }
+            Next::Record if session.predicts_only(&record) => match session.learner.predict(&record) {
+                Ok(prediction) => {
+                    session.answered(prediction, &record)?;
+                    session.consumed(&record);
+                    session.rows = session.rows.saturating_add(1);
+                    consumed += 1;
+                }
+                Err(e) if skip_bad => {
+                    session.consumed(&record);
+                    session.skip(&progress, rejected(&name, &record, e, args.classes, true))?;
+                    consumed += 1;
+                }
+                Err(e) => {
+                    finish(&mut session, &mut input, consumed)?;
+                    bail!(rejected(&name, &record, e, args.classes, false));
+                }
+            },
             Next::Record => match session.learner.test_then_train(&record) {
                 Ok(prediction) => {
                     session.scored(prediction, &record)?;
@@ -807,6 +880,9 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     if session.seen == 0 && session.skipped > 0 {
         bail!("{name}: no row was learned{}", commands::bad_rows_skipped(session.skipped));
     }
+    if session.seen == 0 && session.unlabelled() > 0 {
+        bail!("{name}: no row was learned: the {} rows read had no label", session.unlabelled());
+    }
     Ok(())
 }
 
@@ -814,10 +890,6 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
 /// `skipping` whether `--on-error skip` leaves the row out (no need to suggest it then).
 fn rejected(name: &str, record: &Record, error: kestrel_core::Error, classes: usize, skipping: bool) -> String {
     match error {
-        kestrel_core::Error::InvalidLabel { .. } if record.label.is_nan() => format!(
-            "{name}:{}: the row has no label (--label-column none); this learner learns from labels",
-            record.line
-        ),
         kestrel_core::Error::InvalidLabel { .. } => format!(
             "{name}:{}: label {} cannot be learned: it would be a class past --classes {classes} (a numeric \
              target is a regressor's: --learner slkl), or the scalar does not hold it exactly",
