@@ -97,6 +97,16 @@ class Model:
                 "predicts nothing: load it with kestrel.load or KernelProjection.from_bytes"
             )
 
+    def __repr__(self):
+        # As the first line of `kestrel inspect` describes the file.
+        info = self.info
+        parts = [f"{info['kind']} {info['task']} ({info['scalar']})"]
+        parts.append(f"{info['dim']} features" + (" (standardised)" if info["scaled"] else ""))
+        if info["centers"]:
+            parts += [f"{info['centers']} centres", f"kernel {info['kernel']}"]
+        parts.append(f"{info['bytes']} bytes")
+        return f"<kestrel.Model: {', '.join(parts)}>"
+
     def predict(self, X):
         """One prediction per row: the class (its name for a model of named classes) or
         the value.

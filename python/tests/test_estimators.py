@@ -325,6 +325,13 @@ def test_pickle_and_load_use_the_model_bytes(tmp_path):
     path.write_bytes(clf.to_bytes())
     assert np.array_equal(kestrel.load(path).predict(X), clf.predict(X).astype(np.float64))
     assert kestrel.load(path).info["kind"] == "linear-svm"
+    # Shown as `kestrel inspect` describes the file, a kernel model's centres and kernel too.
+    kernel = kestrel.ReducedKernelSVC(scale=True).fit(X, y)
+    for model in (clf, kernel):
+        path.write_bytes(model.to_bytes())
+        described = subprocess.run([kestrel_cli(), "inspect", path], capture_output=True, text=True, check=True)
+        first = described.stdout.splitlines()[0].removeprefix(f"{path}: ").removesuffix(", checksum ok")
+        assert repr(kestrel.load(path)) == f"<kestrel.Model: {first}>"
 
 
 def test_a_checkpoint_given_for_a_model_is_named():
