@@ -510,7 +510,9 @@ fn learner_for_first_row(record: &Record, classes: usize) -> (Learner, String) {
 /// of features nothing stated (no `--dim`, no checkpoint), which it states, and for a run
 /// without `--learner`, which it chooses. Returns the number of features the input knows
 /// by then (a broker's row states it); the bad rows before that row are skipped (counted
-/// by `skipped`) — or the run ends at the first, as `--on-error` says.
+/// by `skipped`) — or the run ends at the first, as `--on-error` says. A row whose label is
+/// missing is a bad row here when it would choose the learner (`given` none, a file's label
+/// column), as it says nothing of the labels.
 fn first_row(
     (input, name): (&mut Records, &str),
     record: &mut Record,
