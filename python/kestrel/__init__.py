@@ -21,6 +21,8 @@ back from bytes or a path.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from . import _kestrel, online, plot
@@ -85,7 +87,8 @@ class Model:
     info : dict
         What ``kestrel inspect`` shows: kind, scalar, dim, centers, bytes, kernel, task,
         scaled, class_names, feature_names (empty unless a CSV header or
-        :func:`with_feature_names` gave them).
+        :func:`with_feature_names` gave them), and summary (its first line, which the
+        model's ``repr`` shows).
     """
 
     def __init__(self, data):
@@ -98,14 +101,7 @@ class Model:
             )
 
     def __repr__(self):
-        # As the first line of `kestrel inspect` describes the file.
-        info = self.info
-        parts = [f"{info['kind']} {info['task']} ({info['scalar']})"]
-        parts.append(f"{info['dim']} features" + (" (standardised)" if info["scaled"] else ""))
-        if info["centers"]:
-            parts += [f"{info['centers']} centres", f"kernel {info['kernel']}"]
-        parts.append(f"{info['bytes']} bytes")
-        return f"<kestrel.Model: {', '.join(parts)}>"
+        return f"<kestrel.Model: {self.info['summary']}>"
 
     def predict(self, X):
         """One prediction per row: the class (its name for a model of named classes) or
@@ -206,6 +202,37 @@ def import_checkpoint(checkpoint, scaler=None):
     """
     scaler = None if scaler is None else _bytes_of(scaler)
     return Model(_kestrel.import_checkpoint(_bytes_of(checkpoint), scaler))
+
+
+def describe_checkpoint(checkpoint):
+    """What a checkpoint a device's C library wrote holds, as ``kestrel inspect --json`` says.
+
+    >>> import kestrel
+    >>> info = kestrel.describe_checkpoint("saved.bin")                  # doctest: +SKIP
+    >>> info["object"], info["samples_seen"], info["resumes"], info["config"]["window"]  # doctest: +SKIP
+    ('kestrel_svm', 300, True, 128)
+
+    Parameters
+    ----------
+    checkpoint : bytes or path-like
+        A checkpoint of ``kestrel_svm``, ``kestrel_slkl``, ``kestrel_novelty`` or
+        ``kestrel_scaler`` (``kestrel_svm_checkpoint`` and its siblings).
+
+    Returns
+    -------
+    dict
+        ``kind`` ("device-checkpoint"), ``object`` (the C name), ``bytes``, the header's
+        fields by the C struct's names (``config``, ``samples_seen``, …), and for a learner
+        ``resumes``, with the summary of the ``model`` :func:`import_checkpoint` makes, or
+        the ``error`` why it makes none.
+
+    Raises
+    ------
+    ValueError
+        Bytes that are no checkpoint, or a torn or damaged one ("a device checkpoint cut
+        short").
+    """
+    return json.loads(_kestrel.describe_checkpoint(_bytes_of(checkpoint)))
 
 
 def with_feature_names(source, names):

@@ -554,6 +554,7 @@ fn describe<'py>(py: Python<'py>, model: &[u8]) -> PyResult<Bound<'py, PyDict>> 
     }
     let info = model::describe(model).map_err(value_error)?;
     let dict = PyDict::new(py);
+    dict.set_item("summary", info.summary())?;
     dict.set_item("kind", info.kind)?;
     dict.set_item("scalar", info.scalar)?;
     dict.set_item("dim", info.dim)?;
@@ -602,6 +603,15 @@ fn import_checkpoint<'py>(py: Python<'py>, checkpoint: &[u8], scaler: Option<&[u
         value_error(format!("{input}: {error}"))
     })?;
     Ok(PyBytes::new(py, &model))
+}
+
+/// What the device checkpoint `checkpoint` holds, as JSON text: what `kestrel inspect
+/// --json` prints ([`kestrel_stream::device::describe`]).
+#[pyfunction]
+fn describe_checkpoint(checkpoint: &[u8]) -> PyResult<String> {
+    let (_, info) = kestrel_stream::device::describe(checkpoint)
+        .map_err(|status| value_error(kestrel_stream::device::refused(status)))?;
+    Ok(serde_json::Value::Object(info).to_string())
 }
 
 /// A `kestrel stream` checkpoint file's contents: `learner` (the learner's state, for
@@ -834,6 +844,7 @@ fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(with_feature_names, m)?)?;
     m.add_function(wrap_pyfunction!(read_checkpoint, m)?)?;
     m.add_function(wrap_pyfunction!(import_checkpoint, m)?)?;
+    m.add_function(wrap_pyfunction!(describe_checkpoint, m)?)?;
     m.add_class::<Stream>()?;
     m.add_function(wrap_pyfunction!(npkl::npkl_fit, m)?)?;
     m.add_function(wrap_pyfunction!(mrrsvm::mrrsvm_parts, m)?)?;

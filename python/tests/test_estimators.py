@@ -2,6 +2,7 @@
 scikit-learn on real data, the model bytes shared with the CLI (f32 predictions equal bit
 for bit), pickling, string classes, and errors that raise instead of crashing."""
 
+import json
 import os
 import pickle
 import shutil
@@ -602,3 +603,16 @@ def test_a_devices_checkpoint_is_imported_as_the_model_it_would_save():
         kestrel.import_checkpoint(svm, scaler=svm)
     with pytest.raises(ValueError, match="checkpoint: a device checkpoint cut short"):
         kestrel.import_checkpoint(svm.read_bytes()[:500])
+
+
+def test_a_devices_checkpoint_is_described_as_kestrel_inspect_describes_it():
+    # The Cortex-M0's checkpoints: what `kestrel inspect --json` prints, as a dict.
+    data = ROOT / "stream" / "tests" / "data"
+    for name in ("device-checkpoint-svm.bin", "device-checkpoint-scaler.bin"):
+        cli = subprocess.run([kestrel_cli(), "inspect", data / name, "--json"], capture_output=True, text=True, check=True)
+        assert kestrel.describe_checkpoint(data / name) == json.loads(cli.stdout)
+    svm = kestrel.describe_checkpoint((data / "device-checkpoint-svm.bin").read_bytes())
+    assert (svm["object"], svm["resumes"], svm["config"]["dim"]) == ("kestrel_svm", True, 3)
+    assert repr(kestrel.import_checkpoint(data / "device-checkpoint-svm.bin")) == f"<kestrel.Model: {svm['model']}>"
+    with pytest.raises(ValueError, match="a device checkpoint cut short"):
+        kestrel.describe_checkpoint((data / "device-checkpoint-svm.bin").read_bytes()[:500])

@@ -1,6 +1,7 @@
-//! Checkpoints a device's C library wrote, read on the host (feature `device`): why one
-//! is refused, in words, and the model file a learner's checkpoint makes — what `kestrel
-//! inspect`, `kestrel import` and Python's `kestrel.import_checkpoint` use.
+//! Checkpoints a device's C library wrote, read on the host (feature `device`): what one
+//! holds ([`describe`]), why one is refused, in words, and the model file a learner's
+//! checkpoint makes — what `kestrel inspect`, `kestrel import` and Python's
+//! `kestrel.describe_checkpoint` and `kestrel.import_checkpoint` use.
 //!
 //! The C library's own code does the reading, resuming and saving
 //! ([`kestrel_ffi::checkpoint::describe`], [`kestrel_ffi::import`]), so there is no second
@@ -10,8 +11,10 @@
 use kestrel_ffi::Status;
 use kestrel_ffi::checkpoint::{self, Described};
 use kestrel_ffi::import::{self, Refused};
+use serde_json::{Map, Value, json};
 
 use crate::limits::{self, AllocError};
+use crate::model;
 
 /// Which of the inputs of [`import_model`] an [`ImportError`] is about.
 pub use kestrel_ffi::import::Input;
@@ -98,6 +101,42 @@ pub fn import_model(learner: &[u8], scaler: Option<&[u8]>) -> Result<(Vec<u8>, D
     let mut model = limits::zeroed::<u8>(len, "the model")?;
     import::model_of(learner, scaler, &mut work, Some(&mut model)).map_err(refused)?;
     Ok((model, described))
+}
+
+/// What the device checkpoint `bytes` holds, as `kestrel inspect --json` prints it: `kind`
+/// (`device-checkpoint`), `object` (the C name), `bytes`, the header's fields by the C
+/// struct's names (`config`, `samples_seen`, …), and for a learner whether it `resumes`,
+/// with the summary of the `model` it makes ([`import_model`]) or the `error` why not;
+/// beside the header decoded.
+///
+/// # Errors
+/// The status the C library's reader refused the bytes with ([`refused`] words it).
+pub fn describe(bytes: &[u8]) -> Result<(Described, Map<String, Value>), Status> {
+    let described = checkpoint::describe(bytes)?;
+    let mut info = Map::new();
+    info.extend([
+        ("kind".to_string(), json!("device-checkpoint")),
+        ("object".to_string(), json!(described.object().c_name())),
+        ("bytes".to_string(), json!(bytes.len())),
+    ]);
+    // Through JSON text, so that a `float` field is the float it is (0.1, not the f64
+    // nearest to it); the header's variant is the object named above.
+    let fields = serde_json::to_string(&described).ok().and_then(|text| serde_json::from_str::<Value>(&text).ok());
+    if let Some(Value::Object(variant)) = fields
+        && let Some(Value::Object(fields)) = variant.into_iter().next().map(|(_, fields)| fields)
+    {
+        info.extend(fields);
+    }
+    if !matches!(described, Described::Scaler { .. }) {
+        let model = import_model(bytes, None).map_err(|error| error.to_string()).and_then(|(model, _)| {
+            model::describe(&model).map(|info| info.summary()).map_err(|error| error.to_string())
+        });
+        match model {
+            Ok(summary) => info.extend([("resumes".into(), json!(true)), ("model".into(), json!(summary))]),
+            Err(why) => info.extend([("resumes".into(), json!(false)), ("error".into(), json!(why))]),
+        }
+    }
+    Ok((described, info))
 }
 
 /// Why the C library's reader refused bytes given as a device checkpoint.

@@ -15,7 +15,7 @@
 //! | [`detection`] | novelty flags and scores against labels: precision, recall, AUC |
 //! | [`model`] | model file bytes, and loading a model of any kind to predict |
 //! | [`checkpoint`] | the state of a stream run, to resume it exactly |
-//! | `device` (feature `device`) | checkpoints a device's C library wrote: why one is refused, and the model one makes |
+//! | `device` (feature `device`) | checkpoints a device's C library wrote: what one holds, why one is refused, and the model one makes |
 //! | [`history`] | a stream run's series in fixed memory, for its report |
 //! | [`file`](mod@file) | atomic writes and bounded reads of whole files |
 //! | [`limits`] | the limits on sizes taken from input; fallible allocation |

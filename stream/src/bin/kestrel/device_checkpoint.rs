@@ -12,51 +12,32 @@
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use kestrel_ffi::checkpoint::{self, Described};
+use kestrel_ffi::checkpoint::Described;
 use kestrel_ffi::kernel::KernelKind;
 use kestrel_ffi::svm::SvmLoss;
-use kestrel_stream::{device, model};
-use serde_json::{Value, json};
+use kestrel_stream::device;
+use serde_json::Value;
 
 use crate::args::InspectArgs;
 
-/// Prints what the device checkpoint `bytes` holds, or fails naming what is wrong with it.
+/// Prints what the device checkpoint `bytes` holds ([`device::describe`]), or fails naming
+/// what is wrong with it.
 pub fn inspect(args: &InspectArgs, bytes: &[u8]) -> Result<()> {
     let path = args.model.display();
-    let described = checkpoint::describe(bytes).or_else(|status| bail!("{path}: {}", device::refused(status)))?;
-    let name = described.object().c_name();
-    // Through JSON text, so that a `float` field prints as the float it is (0.1, not the
-    // f64 nearest to it).
-    let fields: Value = serde_json::from_str(&serde_json::to_string(&described)?)?;
-    let fields = fields.as_object().and_then(|variant| variant.values().next()).cloned().unwrap_or(Value::Null);
-    // The model a learner's checkpoint makes, in one phrase, or why it makes none.
-    let model: Option<Result<String, String>> = match described {
-        Described::Scaler { .. } => None,
-        _ => Some(device::import_model(bytes, None).map_err(|error| error.to_string()).and_then(|(model, _)| {
-            model::describe(&model).map(|info| info.summary()).map_err(|error| error.to_string())
-        })),
-    };
+    let (described, info) = device::describe(bytes).or_else(|status| bail!("{path}: {}", device::refused(status)))?;
     if args.json {
-        let mut info = json!({ "kind": "device-checkpoint", "object": name, "bytes": bytes.len() });
-        if let (Some(info), Some(fields)) = (info.as_object_mut(), fields.as_object()) {
-            info.extend(fields.clone());
-            match &model {
-                Some(Ok(summary)) => info.extend([("resumes".into(), json!(true)), ("model".into(), json!(summary))]),
-                Some(Err(why)) => info.extend([("resumes".into(), json!(false)), ("error".into(), json!(why))]),
-                None => {}
-            }
-        }
-        return Ok(say!("{info}")?);
+        return Ok(say!("{}", Value::Object(info))?);
     }
+    let name = described.object().c_name();
     say!("{path}: checkpoint of a device's {name} (the C library's), {} bytes, checksum ok", bytes.len())?;
     say!("{}", learned(&described))?;
-    if let Some(config) = fields.get("config") {
+    if let Some(config) = info.get("config") {
         say!("config ({name}_config): {}", listed(config))?;
     }
-    match &model {
-        Some(Ok(summary)) => say!("resumes: yes; its model (kestrel import): {summary}")?,
-        Some(Err(why)) => say!("resumes: no: {why}")?,
-        None => {}
+    match (info.get("model"), info.get("error")) {
+        (Some(Value::String(summary)), _) => say!("resumes: yes; its model (kestrel import): {summary}")?,
+        (_, Some(Value::String(why))) => say!("resumes: no: {why}")?,
+        _ => {}
     }
     Ok(say!("{}", continuation(&described, &args.model))?)
 }
