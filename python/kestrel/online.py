@@ -15,7 +15,9 @@ keys are the model file's feature names), or a matrix's columns — or from ``fe
 given: the keys of every sample to come, for a stream whose later samples bring keys the
 first lacks (River's ``OneHotEncoder`` emits ``mode_idle`` only once a sample is idle). A classifier takes
 numeric labels as they are and other labels (strings, booleans) as classes in order of
-first appearance. The SVMs give no probabilities, so there
+first appearance (one kind or the other; ``None`` is no label: a sample without one is
+predicted, not learned, as ``kestrel stream`` treats a row whose label is missing). The SVMs
+give no probabilities, so there
 is no ``predict_proba_one``.
 """
 
@@ -50,6 +52,7 @@ class _Online:
         self._stream = None
         self.feature_names_ = None
         self.classes_ = []
+        self._numeric_labels = False
 
     def _settings(self):
         names = inspect.signature(type(self).__init__).parameters
@@ -84,6 +87,10 @@ class _Online:
     def _labels(self, y):
         raise NotImplementedError
 
+    def _learn(self, rows, dim, y):
+        """Learns ``rows`` (of ``dim`` features) with labels ``y``."""
+        self._start(dim).learn(rows, self._labels(y))
+
     def _values(self, predictions):
         raise NotImplementedError
 
@@ -98,7 +105,7 @@ class _Online:
         y : label or float
         """
         row = self._row(x)
-        self._start(row.shape[1]).learn(row, self._labels([y]))
+        self._learn(row, row.shape[1], [y])
 
     # What ``predict_one`` gives before the first sample was learned: as ``kestrel stream``
     # predicts then (no class for a classifier, the mean of no targets for a regressor).
@@ -136,7 +143,7 @@ class _Online:
             raise ValueError(f"X has {dim} columns, features names {len(self.features)}")
         if self.feature_names_ is None:
             self.feature_names_ = list(range(dim)) if self.features is None else list(self.features)
-        self._start(dim).learn(rows, self._labels(y))
+        self._learn(rows, dim, y)
         return self
 
     def predict(self, X):
@@ -245,16 +252,34 @@ class _Online:
 
 
 class _OnlineClassifier(_Online, _RiverClassifier):
-    def _labels(self, y):
+    def _learn(self, rows, dim, y):
+        # The classes the labels bring are kept once the learner took them: a refused call
+        # leaves the learner as it was.
+        codes, taught = self._codes(y)
+        self._start(dim).learn(rows, codes)
+        self.classes_, self._numeric_labels = taught
+
+    def _codes(self, y):
+        """The labels' codes — numbers as they are, other labels their classes' numbers in
+        order of first appearance — and the classes and kind of labels with them: a
+        learner's labels are numbers or names, or a name would take a number's code."""
+        classes, numeric = list(self.classes_), self._numeric_labels
         codes = []
         for label in np.asarray(y, dtype=object).ravel():
-            if isinstance(label, numbers.Real) and not isinstance(label, bool):
+            if label is None:
+                raise ValueError("a label is None: a sample without a label is predicted (predict_one), not learned")
+            number = isinstance(label, numbers.Real) and not isinstance(label, (bool, np.bool_))
+            if (number and classes) or (not number and numeric):
+                so_far = "class names" if classes else "numbers"
+                raise ValueError(f"label {label!r}: the labels so far are {so_far}, and a learner's are one or the other")
+            if number:
+                numeric = True
                 codes.append(float(label))
                 continue
-            if label not in self.classes_:
-                self.classes_.append(label)
-            codes.append(float(self.classes_.index(label)))
-        return np.asarray(codes, dtype=np.float64)
+            if label not in classes:
+                classes.append(label)
+            codes.append(float(classes.index(label)))
+        return np.asarray(codes, dtype=np.float64), (classes, numeric)
 
     def _values(self, predictions):
         out = []

@@ -676,7 +676,11 @@ impl Stream {
 /// why, in the Python API's words; otherwise the error as it stands.
 fn rejected(error: kestrel_core::Error, label: f64) -> String {
     match error {
-        kestrel_core::Error::InvalidLabel { .. } if label.is_nan() => "the label is missing (NaN)".into(),
+        // A classifier's refusal of a NaN label, or a regressor's of a NaN target: the label
+        // is missing, whatever else the row holds.
+        kestrel_core::Error::InvalidLabel { .. } | kestrel_core::Error::NonFinite if label.is_nan() => {
+            "the label is missing (NaN)".into()
+        }
         kestrel_core::Error::InvalidLabel { .. } => format!(
             "label {label} cannot be learned: it would be a class past the most the learner holds (classes=, 16 \
              unless given; a numeric target is a regressor's: WindowSLKL), or the scalar does not hold it exactly"

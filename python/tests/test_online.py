@@ -132,6 +132,24 @@ def test_named_labels_dicts_and_errors():
         numbers.partial_fit(np.ones((1, 1)), [16.0])
     with pytest.raises(ValueError, match=r"row 0: the label is missing \(NaN\)"):
         numbers.partial_fit(np.ones((1, 1)), [float("nan")])
+    # A label is a number or a name for all of a learner's samples, and None is none: each
+    # refused, the learner as it was (a name once took a number's code, and predict_one
+    # then failed to name it).
+    before = model.predict(np.array([[0.9, 0.1], [-0.9, 0.0]]))
+    for label, said in [(None, "a label is None"), (1, "label 1: the labels so far are class names")]:
+        with pytest.raises(ValueError, match=said):
+            model.learn_one({"a": 0.5, "b": 0.5}, label)
+    assert model.classes_ == ["down", "up"] and model.predict(np.array([[0.9, 0.1], [-0.9, 0.0]])) == before
+    with pytest.raises(ValueError, match="label 'up': the labels so far are numbers"):
+        numbers.learn_one({0: 1.0}, "up")
+    assert numbers.classes_ == [] and numbers.predict_one({0: 3.0}) in range(16)
+    few = WindowSVM(classes=2)
+    few.partial_fit(np.array([[0.0], [1.0]]), ["a", "b"])
+    with pytest.raises(ValueError, match="cannot be learned"):
+        few.learn_one({0: 2.0}, "c")
+    assert few.classes_ == ["a", "b"], "a class the learner refused is not kept"
+    with pytest.raises(ValueError, match=r"the label is missing \(NaN\)"):
+        WindowSLKL().learn_one({"a": 1.0}, None)
     # Before the first sample, what `kestrel stream` predicts at its first row: no class
     # (None; the CLI writes NaN) and the mean of no targets (0.0), River's answers too.
     assert WindowSVM().predict_one({"a": 1.0}) is None
