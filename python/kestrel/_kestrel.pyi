@@ -82,6 +82,9 @@ def import_checkpoint(checkpoint: bytes, scaler: bytes | None = None) -> bytes:
     """The model file a device learner's checkpoint makes, with a scaler's statistics:
     what ``kestrel import`` writes."""
 
+def describe_checkpoint(checkpoint: bytes) -> str:
+    """What a device checkpoint holds, as the JSON text ``kestrel inspect --json`` prints."""
+
 def read_checkpoint(data: bytes) -> dict[str, Any]:
     """A ``kestrel stream`` checkpoint's contents: learner (state bytes), rows, seen,
     skipped, history (the run's series, as ``Stream.history``), config (flag to value)."""
