@@ -3847,6 +3847,31 @@ fn missing_labels_are_missing_and_predict_reads_none() {
     assert_eq!(predicted(&odd), labelled);
 }
 
+/// `--output -` is standard output where the command writes its rows there by default
+/// (`predict`, `transform`), and refused where standard output holds the summary
+/// (`stream`, `cluster`, `npkl`) — not a file named `-`.
+#[test]
+fn an_output_of_dash_is_standard_output_or_refused() {
+    let dir = scratch("output-dash");
+    let data = regression_csv(&dir, 40);
+    let (data, model) = (data.to_str().unwrap(), dir.join("m.kestrel"));
+    let model = model.to_str().unwrap();
+    assert!(kestrel(&["train", "--learner", "krr", "--input", data, "--out", model]).status.success());
+    let plain = kestrel(&["predict", "--model", model, "--input", data]);
+    let dash = kestrel(&["predict", "--model", model, "--input", data, "--output", "-"]);
+    assert!(dash.status.success() && stdout(&dash).lines().count() == 40, "{}", stderr(&dash));
+    assert_eq!(stdout(&dash), stdout(&plain));
+    let dash = kestrel(&["transform", "--input", data, "--output", "-"]);
+    assert_eq!(stdout(&dash), stdout(&kestrel(&["transform", "--input", data])));
+    for command in [&["stream", "--input", data][..], &["cluster", "--input", data, "--clusters", "2"]] {
+        let o = kestrel(&[command, &["--output", "-"]].concat());
+        let said = "'-' for '--output";
+        assert!(o.status.code() == Some(2) && stderr(&o).contains(said), "{}", stderr(&o));
+        assert!(stderr(&o).contains("standard output holds the command's summary: give a file"));
+    }
+    assert!(!std::path::Path::new("-").exists());
+}
+
 /// A class column of numbers and names (R's `barley`: varieties 1 to 9 and `X`) is read as
 /// names throughout, as a data frame's column of mixed values is one of strings, and said;
 /// the model predicts the names. A regressor's target stays a number: a name is an error.

@@ -22,7 +22,7 @@
 //! Their products (a window of `--window` samples of `--dim` features) are checked when
 //! the learner is built: against `--budget` when given, and by allocating fallibly.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -53,6 +53,23 @@ pub const DEFAULT_BIAS: f64 = 1.0;
 /// take.
 pub fn not_taken<L: PartialEq>(flags: &[(&'static str, bool, &[L])], learner: &L) -> Vec<&'static str> {
     flags.iter().filter(|(_, given, takers)| *given && !takers.contains(learner)).map(|(flag, ..)| *flag).collect()
+}
+
+/// A file to write for a command whose standard output holds its summary: `-`, which
+/// names standard output elsewhere, is refused rather than made a file of that name.
+///
+/// # Errors
+/// `-`.
+pub fn output_file(text: &str) -> Result<PathBuf, String> {
+    match text {
+        "-" => Err("standard output holds the command's summary: give a file".into()),
+        _ => Ok(PathBuf::from(text)),
+    }
+}
+
+/// The file `--output` names, `None` for standard output: not given, or `-`.
+pub fn output_path(output: Option<&Path>) -> Option<&Path> {
+    output.filter(|path| *path != Path::new("-"))
 }
 
 /// A count in `min ..= max`; clap's error names the flag and the range.
@@ -942,7 +959,7 @@ pub struct StreamArgs {
     /// checkpoint. An `mqtt[s]://HOST[:PORT]/TOPIC` URL publishes one JSON message per
     /// sample instead (`{"seq", "prediction", "label", "score", "flag"}`, QoS 1; those
     /// after the last checkpoint again on a resume).
-    #[arg(long)]
+    #[arg(long, value_parser = output_file)]
     pub output: Option<PathBuf>,
     /// Publish the rolling metrics (retained, every --report-every samples) on this topic:
     /// of the --output broker, else of the --input broker; or a whole mqtt:// or mqtts:// URL.
@@ -968,7 +985,7 @@ pub struct PredictArgs {
     pub model: PathBuf,
     #[command(flatten)]
     pub input: InputArgs,
-    /// Write predictions here instead of standard output.
+    /// Write predictions here instead of standard output (`-`: standard output).
     #[arg(long)]
     pub output: Option<PathBuf>,
     /// Print `prediction,std` per row: the predictive standard deviation of a krr

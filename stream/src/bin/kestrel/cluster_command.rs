@@ -107,7 +107,7 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "R", value_parser = count(1, 1 << 12))]
     pub rank: Option<usize>,
     /// Write `row,cluster` as CSV here.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = crate::args::output_file)]
     pub output: Option<PathBuf>,
     /// Print a JSON summary on stdout instead of text.
     #[arg(long)]

@@ -20,7 +20,7 @@ use serde_json::{Map, Value, json};
 use crate::Usage;
 use crate::args::{
     CategoricalArgs, ColumnArgs, DetectionArgs, EvalArgs, FormatArg, InputArgs, KernelArgs, Learner, OnErrorArg,
-    PredictArgs, TrainLearner,
+    PredictArgs, TrainLearner, output_path,
 };
 use crate::report::Report;
 use crate::report::eval::EvalFigures;
@@ -531,7 +531,7 @@ fn check_within_model(record: &Record, (dim, columns): (usize, &[String]), name:
 pub fn predict(args: &PredictArgs) -> Result<()> {
     let mut model = model::read_file(&args.model)?;
     // A file is replaced only once every row is predicted: a bad input leaves it as it was.
-    let mut file = args.output.as_deref().map(OutputFile::create).transpose()?;
+    let mut file = output_path(args.output.as_deref()).map(OutputFile::create).transpose()?;
     let mut out: Box<dyn Write> = match file.as_mut() {
         Some(file) => Box::new(BufWriter::new(file)),
         None => Box::new(BufWriter::new(io::stdout().lock())),

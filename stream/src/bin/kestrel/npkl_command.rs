@@ -126,7 +126,7 @@ pub struct NpklArgs {
     #[arg(long)]
     pub json: bool,
     /// Write `row,cluster,v0,…` (assignments and learned representation) as CSV here.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = crate::args::output_file)]
     pub output: Option<PathBuf>,
     /// Write an HTML report here: the data on its first two principal components,
     /// coloured by cluster.

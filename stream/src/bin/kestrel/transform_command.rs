@@ -130,7 +130,8 @@ pub struct TransformArgs {
     /// it was fitted on: a model fitted under --scale standardises them).
     #[arg(long, value_name = "MODEL", conflicts_with_all = ["method", "components", "centres", "slices", "neighbors", "mu"])]
     pub apply: Option<PathBuf>,
-    /// Write the projected rows here (CSV) instead of standard output.
+    /// Write the projected rows here (CSV) instead of standard output (`-`: standard
+    /// output).
     #[arg(long, value_name = "PATH")]
     pub output: Option<PathBuf>,
     /// Memory budget of the fit, in bytes or with KiB / MiB.
@@ -318,7 +319,7 @@ fn kernel<T: Real>(args: &TransformArgs, dim: usize) -> Result<Kernel<T>> {
 
 /// Writes `table` to `--output` or standard output.
 fn write_table(args: &TransformArgs, table: &str) -> Result<()> {
-    match &args.output {
+    match crate::args::output_path(args.output.as_deref()) {
         Some(path) => file::write_output(path, table.as_bytes())?,
         None => std::io::stdout().lock().write_all(table.as_bytes())?,
     }
