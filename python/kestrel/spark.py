@@ -182,6 +182,13 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
                 raise ValueError(f"{weight}: a row weight is a finite number, 0 or more; got {bad[0][weight]}")
             # Rows of weight 0 are left out, as kestrel train --weight-column leaves them.
             dataset = dataset.filter(f"`{weight}` > 0")
+        label = self.getLabelCol()
+        missing = dataset.filter(f"`{label}` IS NULL OR isnan(CAST(`{label}` AS DOUBLE))").limit(1).collect()
+        if missing:
+            raise ValueError(
+                f"{label}: a row's label is missing ({missing[0][label]}): leave such rows out "
+                f"(dataset.na.drop(subset=[{label!r}])), as kestrel train leaves them out under --on-error skip"
+            )
         rows = dataset.select(*columns).rdd.map(tuple)
         first = rows.take(1)
         if not first:

@@ -143,3 +143,18 @@ def test_impossible_splits_are_errors(spark):
         MapReduceRSVM(numPartitions=8, nCentres=16).fit(frame(spark, X, rare))
     with pytest.raises(ValueError, match="kernel"):
         MapReduceRSVM(kernel="sigmoid").fit(frame(spark, X, y))
+
+
+def test_missing_labels_and_values_are_named(spark):
+    # A null or NaN label is refused on the driver, before any part is learned (a null
+    # one failed in float() on an executor); a NaN feature is named as one, not as a
+    # value too large for f64.
+    X, y = waves(200, 5)
+    for missing in (None, float("nan")):
+        rows = [(i, Vectors.dense(x), missing if i == 7 else float(label)) for i, (x, label) in enumerate(zip(X, y))]
+        df = spark.createDataFrame(rows, ["id", "features", "label"])
+        with pytest.raises(ValueError, match=r"label: a row's label is missing \((None|nan)\): leave such rows out"):
+            MapReduceRSVM(numPartitions=2).fit(df)
+    X[3, 0] = np.nan
+    with pytest.raises(Exception, match="row 3: `NaN` is not finite"):
+        MapReduceRSVM(numPartitions=2).fit(frame(spark, X, y))

@@ -148,10 +148,14 @@ impl<T: Real> Dataset<T> {
     /// rows before weighing 1); a record of weight 0 is left out.
     ///
     /// # Errors
-    /// `Overflow` for a value that `T` cannot hold (e.g. 1e39 in `f32`); nothing is
-    /// appended then.
+    /// `NonFinite` for a value that is NaN or infinite (a reader refuses them, an array
+    /// handed in may hold them), `Overflow` for a finite one that `T` cannot hold (e.g.
+    /// 1e39 in `f32`); nothing is appended then.
     pub fn push(&mut self, record: &Record) -> Result<(), ReadErrorKind> {
         if let Some(&value) = record.values.iter().find(|&&v| !T::from_f64(v).is_finite()) {
+            if !value.is_finite() {
+                return Err(ReadErrorKind::NonFinite(value.to_string()));
+            }
             return Err(ReadErrorKind::Overflow { value, scalar: crate::model::scalar_name::<T>() });
         }
         match record.weight {
@@ -767,6 +771,13 @@ mod tests {
         assert_eq!((data.len(), told), (2, vec!["d.svm:2:1: `-1e39` is too large for f32".to_string()]));
         let mut reader = LibSvmReader::new(text.as_bytes(), "d.svm", 1024);
         assert_eq!(Dataset::<f64>::read(&mut reader, OnError::Stop, &mut BadRows::new()).unwrap().len(), 3);
+        // A value that is not finite at all (from an array: a reader refuses it) is said so.
+        let mut data = Dataset::<f64>::new();
+        for (value, said) in [(f64::NAN, "`NaN` is not finite"), (f64::NEG_INFINITY, "`-inf` is not finite")] {
+            let record = Record { indices: vec![0], values: vec![value], label: 1.0, ..Record::default() };
+            assert_eq!(data.push(&record).unwrap_err().to_string(), said);
+        }
+        assert!(data.is_empty());
     }
 
     /// Bad rows cost no memory beyond the first few: a file of 10⁵ of them, read whole or
