@@ -19,6 +19,8 @@ pub struct LibSvmReader<R> {
     name: String,
     line_number: u64,
     max_line_bytes: usize,
+    /// A row was read (good or bad): the format is no longer in question.
+    rows_seen: bool,
 }
 
 impl<R: BufRead> LibSvmReader<R> {
@@ -26,7 +28,15 @@ impl<R: BufRead> LibSvmReader<R> {
     /// `max_line_bytes` long.
     pub fn new(input: R, name: impl Into<String>, max_line_bytes: usize) -> Self {
         let input = BoundedLines::new(input, max_line_bytes);
-        LibSvmReader { input, name: name.into(), line_number: 0, max_line_bytes }
+        LibSvmReader { input, name: name.into(), line_number: 0, max_line_bytes, rows_seen: false }
+    }
+
+    /// The reader of a part of a file after its first (`split`): its rows follow others,
+    /// so a first one without pairs is a bad LibSVM row, not a file of another format.
+    #[must_use]
+    pub fn continuing(mut self) -> Self {
+        self.rows_seen = true;
+        self
     }
 
     /// Lines consumed so far (blank and comment lines included); all of them once
@@ -48,12 +58,19 @@ impl<R: BufRead> RecordReader for LibSvmReader<R> {
                 self.line_number -= 1;
                 return Ok(false);
             }
-            let (len, outcome) = (bytes.len(), parse_raw(bytes, record, line, self.max_line_bytes));
+            let first = !self.rows_seen;
+            let (len, outcome) = (bytes.len(), parse_raw(bytes, record, (line, first), self.max_line_bytes));
             self.input.consume(len);
             match outcome {
-                Ok(true) => return Ok(true),
+                Ok(true) => {
+                    self.rows_seen = true;
+                    return Ok(true);
+                }
                 Ok(false) => {}
-                Err((column, kind)) => return Err(error(column, kind)),
+                Err((column, kind)) => {
+                    self.rows_seen = true;
+                    return Err(error(column, kind));
+                }
             }
         }
     }
@@ -63,9 +80,14 @@ impl<R: BufRead> RecordReader for LibSvmReader<R> {
     }
 }
 
-/// Parses the raw line `bytes` (line number `line`) into `record`: `Ok(false)` for a blank
-/// or comment line, which holds no record.
-fn parse_raw(bytes: &[u8], record: &mut Record, line: u64, limit: usize) -> Result<bool, (usize, ReadErrorKind)> {
+/// Parses the raw line `bytes` (line number `line`; the `first` that could hold a row)
+/// into `record`: `Ok(false)` for a blank or comment line, which holds no record.
+fn parse_raw(
+    bytes: &[u8],
+    record: &mut Record,
+    (line, first): (u64, bool),
+    limit: usize,
+) -> Result<bool, (usize, ReadErrorKind)> {
     let text = std::str::from_utf8(bytes).map_err(|_| (1, ReadErrorKind::Io("the line is not valid UTF-8".into())))?;
     if lines::is_too_long(text) {
         return Err((1, ReadErrorKind::LineTooLong(limit)));
@@ -75,7 +97,12 @@ fn parse_raw(bytes: &[u8], record: &mut Record, line: u64, limit: usize) -> Resu
         return Ok(false);
     }
     record.clear(line);
-    parse_line(content, record).map(|()| true)
+    // A first row of several tokens and no pair at all is not LibSVM: values separated by
+    // spaces (numpy's `savetxt`, R's `write.table`), or a header of names.
+    let spaced = first && !content.contains(':') && content.split_ascii_whitespace().nth(1).is_some();
+    parse_line(content, record)
+        .map(|()| true)
+        .map_err(|(column, kind)| (column, if spaced { ReadErrorKind::SpaceSeparated } else { kind }))
 }
 
 /// Parses one non-empty line into `record`; on error, the 1-based character column of the
@@ -146,6 +173,21 @@ mod tests {
         assert_eq!(parse("1 é:2 x"), Err((3, ReadErrorKind::BadIndex("é".into()))));
         assert_eq!(parse("1 4000000000:1"), Err((3, ReadErrorKind::IndexTooLarge(4_000_000_000))));
         assert_eq!(parse("1 16777216:1").unwrap().dim(), MAX_DIM);
+    }
+
+    /// A first row of several tokens and no pair at all is values (or a header) separated
+    /// by spaces, and said so; such a row after the first is a bad LibSVM row.
+    #[test]
+    fn a_first_row_of_values_separated_by_spaces_is_told() {
+        for text in ["1 2\n", "# numpy\n\n1.5e+00 2.0e+00 0.0e+00\n", "a b y\n1 2 0\n"] {
+            let mut reader = LibSvmReader::new(text.as_bytes(), "d.txt", 1024);
+            let e = reader.next_record(&mut Record::default()).unwrap_err();
+            assert_eq!(e.kind, ReadErrorKind::SpaceSeparated, "{text:?}");
+            assert!(e.to_string().contains("values separated by spaces"), "{e}");
+        }
+        let mut reader = LibSvmReader::new("1 1:2\n-1 x\n".as_bytes(), "d.txt", 1024);
+        assert!(reader.next_record(&mut Record::default()).unwrap());
+        assert_eq!(reader.next_record(&mut Record::default()).unwrap_err().kind, ReadErrorKind::NotAPair("x".into()));
     }
 
     #[test]

@@ -169,6 +169,14 @@ pub enum ReadErrorKind {
     /// A LibSVM feature without `index:value` form.
     #[error("`{0}` is not an index:value pair")]
     NotAPair(String),
+    /// A line of values (or names) separated by spaces, read as LibSVM for want of a comma,
+    /// tab or semicolon, which has no `index:value` pair.
+    #[error(
+        "values separated by spaces, which are read as neither format: a LibSVM row is `label index:value …`, and a \
+         CSV's fields are separated by commas, tabs or semicolons under a header of column names (numpy: \
+         savetxt(path, rows, delimiter=\",\", header=\"a,b,y\", comments=\"\"))"
+    )]
+    SpaceSeparated,
     /// A feature index that is not a positive integer.
     #[error("feature index `{0}` is not a positive integer (indices are 1-based)")]
     BadIndex(String),

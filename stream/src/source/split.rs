@@ -74,7 +74,8 @@ pub fn libsvm_parts(path: &Path, name: &str, max_line_bytes: usize, parts: usize
         .map(|(start, end)| {
             let mut file = File::open(path)?;
             file.seek(SeekFrom::Start(start))?;
-            Ok(LibSvmReader::new(BufReader::new(file.take(end - start)), name, max_line_bytes))
+            let reader = LibSvmReader::new(BufReader::new(file.take(end - start)), name, max_line_bytes);
+            Ok(if start > 0 { reader.continuing() } else { reader })
         })
         .collect()
 }
@@ -117,6 +118,20 @@ mod tests {
         let parts = libsvm_file_parts(plain.to_str().unwrap(), &skipping, 2).unwrap();
         std::fs::remove_file(&plain).unwrap();
         assert!(parts.is_none(), "a file read with --skip-column is not cut");
+    }
+
+    /// A part after the first that starts at a row without pairs reads it as a bad LibSVM
+    /// row, as the whole file would, not as a file of values separated by spaces.
+    #[test]
+    fn a_later_part_is_read_as_libsvm() {
+        let path = std::env::temp_dir().join(format!("kestrel-split-later-{}.svm", std::process::id()));
+        std::fs::write(&path, "1 1:2\n-1 x\n").unwrap();
+        let parts = libsvm_parts(&path, "t.svm", 1024, 2).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(parts.len(), 2);
+        let mut later = parts.into_iter().nth(1).unwrap();
+        let kind = later.next_record(&mut Record::default()).unwrap_err().kind;
+        assert_eq!(kind, crate::source::ReadErrorKind::NotAPair("x".into()));
     }
 
     /// Every line lands in exactly one part, in order, whatever the number of parts and
