@@ -14,7 +14,8 @@
 //! label.
 //!
 //! A first column without a name holds row names ([`is_row_names`]: pandas' index, R's
-//! row names) and is left out, unless it is the label or the only feature.
+//! row names) and is left out, unless it is the label or the only feature; a last column
+//! without a name is what a delimiter ending every line makes, and is left out too.
 //!
 //! Parsing is the `csv` crate's; line numbers are counted here, because the crate's own
 //! count skips blank lines. A row quoted across several lines is reported at its last.
@@ -50,6 +51,9 @@ pub struct CsvReader<R> {
     skipped: Vec<bool>,
     /// The first column holds row names ([`is_row_names`]) and is left out.
     row_names: bool,
+    /// The last column has no name, as when every line ends in a delimiter, and is left
+    /// out (the label is the column before it, unless another was named).
+    trailing: bool,
     /// A row whose label is missing is read with the label `NaN`, not as a bad row.
     unlabelled_rows: bool,
     /// The label's column; `None` for rows without labels (each read as `NaN`).
@@ -117,12 +121,15 @@ impl<R: BufRead> CsvReader<R> {
         if header.len() > MAX_DIM + 1 {
             return Err(header_error(format!("the header names more than {MAX_DIM} features")));
         }
+        // A header ending in a delimiter (as every line then does): its last column has no
+        // name, and no value.
+        let trailing = header.len() >= 2 && header.get(header.len() - 1) == Some("") && label_column != Some("");
         let header = distinct_names(&header);
         if header.is_empty() {
             return Err(header_error("the input is empty: no header, no rows".into()));
         }
         let label_field = match label_column {
-            None => Some(header.len().saturating_sub(1)),
+            None => Some(header.len().saturating_sub(1 + usize::from(trailing))),
             Some(wanted) => match header.iter().position(|h| h == wanted) {
                 Some(at) => Some(at),
                 None if wanted == NO_LABEL => None,
@@ -144,7 +151,7 @@ impl<R: BufRead> CsvReader<R> {
         let row = csv::StringRecord::new();
         let labels = LabelColumn::Detect;
         let fields = header.len();
-        let (row_names, skipped) = row_names_of(&header, label_field);
+        let (row_names, skipped) = left_out(&header, label_field, trailing);
         Ok(CsvReader {
             reader,
             max_line_bytes,
@@ -154,6 +161,7 @@ impl<R: BufRead> CsvReader<R> {
             header,
             skipped,
             row_names,
+            trailing,
             unlabelled_rows: false,
             label_field,
             weight_field: None,
@@ -171,11 +179,11 @@ impl<R: BufRead> CsvReader<R> {
     /// and the rows have no label (`kestrel predict` of rows as the model learned them,
     /// without their target).
     pub fn unlabelled_if_a_feature(mut self, features: &[String]) -> Self {
-        let last = self.fields.checked_sub(1);
+        let last = self.fields.checked_sub(1 + usize::from(self.trailing));
         let named = |at: usize| self.header.get(at).is_some_and(|name| features.iter().any(|f| f == name));
         if self.label_field == last && last.is_some_and(named) {
             self.label_field = None;
-            (self.row_names, self.skipped) = row_names_of(&self.header, None);
+            (self.row_names, self.skipped) = left_out(&self.header, None, self.trailing);
         }
         self
     }
@@ -301,7 +309,10 @@ impl<R: BufRead> CsvReader<R> {
     pub fn order_features_as(&mut self, names: &[String]) -> Result<(), ReadError> {
         if self.row_names && names.iter().any(|name| Some(name.as_str()) == self.header.get(0)) {
             // A model that took the row names for a feature reads them as one.
-            (self.row_names, self.skipped) = (false, Vec::new());
+            self.row_names = false;
+            if let Some(skip) = self.skipped.get_mut(0) {
+                *skip = false;
+            }
         }
         // By hash: a header and a model of 10⁵ features each are matched in linear time.
         let mut feature_of = std::collections::HashMap::with_capacity(names.len());
@@ -419,6 +430,7 @@ impl<R: BufRead> CsvReader<R> {
             header: csv::StringRecord::new(),
             skipped: Vec::new(),
             row_names: false,
+            trailing: false,
             unlabelled_rows: false,
             label_field: Some(fields - 1),
             weight_field: None,
@@ -821,32 +833,41 @@ impl<R: BufRead> RecordReader for CsvReader<R> {
 
     fn header_note(&self) -> Option<String> {
         let names = self.feature_names().unwrap_or_default();
+        let mut notes = Vec::new();
         if self.row_names {
             let name = self.header.get(0).unwrap_or_default();
             let named = if name.is_empty() { "has no name".to_string() } else { format!("is named `{name}`") };
-            Some(format!(
+            notes.push(format!(
                 "its first column {named}: row names, as pandas' to_csv and R's write.csv write them, so it is left \
                  out (name it in the header to read it as a feature)"
-            ))
+            ));
         } else if !names.is_empty() && names.iter().all(|name| name.parse::<f64>().is_ok_and(f64::is_finite)) {
-            Some(format!(
+            notes.push(format!(
                 "its header names the columns {}: numbers. The first line of a CSV is its header, so if that line is \
                  data it is not read as a row (add a line of column names)",
                 name_list(&names)
-            ))
-        } else {
-            None
+            ));
         }
+        if self.trailing {
+            notes.push("its header ends in a delimiter: the last column has no name and is left out".into());
+        }
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 }
 
-/// Whether the header's first column holds row names, given the label's column, and the
-/// columns left out for it: row names ([`is_row_names`]) neither the label nor the only
-/// feature.
-fn row_names_of(header: &csv::StringRecord, label_field: Option<usize>) -> (bool, Vec<bool>) {
-    let features = header.len().saturating_sub(usize::from(label_field.is_some()));
+/// The columns a header's shape leaves out, given the label's column: its first when it
+/// holds row names ([`is_row_names`]) and is neither the label nor the only feature — and
+/// whether it does — and its last when it is `trailing` (unnamed, after the last
+/// delimiter).
+fn left_out(header: &csv::StringRecord, label_field: Option<usize>, trailing: bool) -> (bool, Vec<bool>) {
+    let features = header.len().saturating_sub(usize::from(label_field.is_some()) + usize::from(trailing));
     let row_names = header.get(0).is_some_and(is_row_names) && label_field != Some(0) && features > 1;
-    (row_names, if row_names { (0..header.len()).map(|i| i == 0).collect() } else { Vec::new() })
+    let last = header.len().saturating_sub(1);
+    let skipped = match row_names || trailing {
+        true => (0..header.len()).map(|i| (i == 0 && row_names) || (i == last && trailing)).collect(),
+        false => Vec::new(),
+    };
+    (row_names, skipped)
 }
 
 /// Whether the header's first name marks a column of row names: empty, as pandas' `to_csv`
@@ -884,6 +905,35 @@ mod tests {
         reader.order_features_as(&names(&["", "a"])).unwrap();
         assert!(reader.next_record(&mut r).unwrap());
         assert_eq!((r.indices.clone(), r.values.clone()), (vec![0, 1], vec![7.0, 1.5]));
+    }
+
+    #[test]
+    fn a_header_ending_in_a_delimiter_leaves_its_unnamed_last_column_out() {
+        let read = |text: &str, label: Option<&str>| {
+            let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", label, 1024).unwrap();
+            let note = reader.header_note().unwrap_or_default();
+            let mut r = Record::default();
+            assert!(reader.next_record(&mut r).unwrap());
+            (reader.feature_names().unwrap(), r.label, r.values, note)
+        };
+        let names = |names: &[&str]| names.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let (features, label, values, note) = read("a,b,y,\n1,2,0,\n", None);
+        assert_eq!((features, label, values), (names(&["a", "b"]), 0.0, vec![1.0, 2.0]));
+        assert_eq!(note, "its header ends in a delimiter: the last column has no name and is left out");
+        let (features, label, values, note) = read(",a,b,y,\n7,1,2,1,\n", None);
+        assert_eq!((features, label, values), (names(&["a", "b"]), 1.0, vec![1.0, 2.0]));
+        assert!(note.contains("row names") && note.contains("ends in a delimiter"), "{note}");
+        let (features, label, ..) = read("y,a,b,\n1,2,3,\n", Some("y"));
+        assert_eq!((features, label), (names(&["a", "b"]), 1.0));
+        // Rows for a model of features a and b, without their label.
+        let reader = CsvReader::with_header("a,b,\n1,2,\n".as_bytes(), "t.csv", None, 1024).unwrap();
+        let mut reader = reader.unlabelled_if_a_feature(&names(&["a", "b"]));
+        let mut r = Record::default();
+        assert!(reader.next_record(&mut r).unwrap());
+        assert_eq!(
+            (reader.feature_names().unwrap(), r.label.is_nan(), r.values),
+            (names(&["a", "b"]), true, vec![1.0, 2.0])
+        );
     }
 
     #[test]
