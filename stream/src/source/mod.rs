@@ -256,6 +256,14 @@ fn from_buffered<R: BufRead + Send + 'static>(
     let mut input = input;
     let mut first = Vec::new();
     lines::read_line(&mut input, limit, &mut first).map_err(|error| OpenError::Io { name: name.to_string(), error })?;
+    if first.starts_with(&[0xFF, 0xFE]) || first.starts_with(&[0xFE, 0xFF]) {
+        let kind = ReadErrorKind::Header(
+            "the input is UTF-16 text (Excel's \"Unicode Text\"), and kestrel reads UTF-8: save it as \"CSV UTF-8\", \
+             or convert it (iconv -f UTF-16 -t UTF-8)"
+                .into(),
+        );
+        return Err(ReadError { source_name: name.to_string(), line: 1, column: 1, kind }.into());
+    }
     let format = match options.format {
         Format::Auto => detect(&String::from_utf8_lossy(&first)),
         given => given,
@@ -338,6 +346,20 @@ mod tests {
         assert_eq!(format_from_extension("a/b.tsv"), Format::Csv);
         assert_eq!(format_from_extension("train.libsvm"), Format::LibSvm);
         assert_eq!(format_from_extension("data"), Format::Auto);
+    }
+
+    /// UTF-16 text (its byte-order mark first) is named as such, not as bytes that are no
+    /// UTF-8.
+    #[test]
+    fn utf16_text_is_named() {
+        for bom in [[0xFF, 0xFE], [0xFE, 0xFF]] {
+            let mut bytes = bom.to_vec();
+            bytes.extend("a,y\n1,2\n".encode_utf16().flat_map(|unit| unit.to_le_bytes()));
+            let Err(OpenError::Read(e)) = from_buffered(Cursor::new(bytes), "t", &Options::default(), true) else {
+                panic!("UTF-16 read");
+            };
+            assert!(e.to_string().starts_with("t:1:1: the input is UTF-16 text"), "{e}");
+        }
     }
 
     #[test]
