@@ -114,7 +114,11 @@ impl<R: BufRead> CsvReader<R> {
         let delimiter = delimiter_of(start);
         builder.delimiter(delimiter);
         let mut reader = builder.from_reader(LineCounter::new(BoundedLines::new(input, max_line_bytes)));
-        let header = reader.headers().map_err(|e| header_error(format!("cannot read the header: {e}")))?.clone();
+        let header = reader.headers().map_err(|e| match e.kind() {
+            csv::ErrorKind::Utf8 { .. } => ReadError { kind: ReadErrorKind::NotUtf8, ..header_error(String::new()) },
+            _ => header_error(format!("cannot read the header: {e}")),
+        })?;
+        let header = header.clone();
         if header.len() == 1 && header.get(0).is_some_and(lines::is_too_long) {
             return Err(header_error(format!("the header is longer than the limit of {max_line_bytes} bytes")));
         }
@@ -801,6 +805,9 @@ impl<R: BufRead> RecordReader for CsvReader<R> {
         match read {
             Ok(false) => Ok(false),
             Ok(true) => self.convert(line, record).map(|()| true),
+            Err(e) if matches!(e.kind(), csv::ErrorKind::Utf8 { .. }) => {
+                Err(self.error(line, 1, ReadErrorKind::NotUtf8))
+            }
             Err(e) => Err(self.error(line, 1, ReadErrorKind::Io(e.to_string()))),
         }
     }
@@ -905,6 +912,20 @@ mod tests {
         reader.order_features_as(&names(&["", "a"])).unwrap();
         assert!(reader.next_record(&mut r).unwrap());
         assert_eq!((r.indices.clone(), r.values.clone()), (vec![0, 1], vec![7.0, 1.5]));
+    }
+
+    /// Text in another encoding than UTF-8 (Windows-1252's `é`) is named as such, in the
+    /// header and in a row.
+    #[test]
+    fn a_line_that_is_not_utf8_is_named() {
+        let e = CsvReader::with_header(&b"temp\xe9rature,y\n1,2\n"[..], "t.csv", None, 1024).err().unwrap();
+        assert!(e.to_string().contains("iconv -f WINDOWS-1252 -t UTF-8"), "{e}");
+        assert_eq!((e.line, e.kind), (1, ReadErrorKind::NotUtf8));
+        let mut reader = CsvReader::with_header(&b"a,y\n1,caf\xe9\n2,1\n"[..], "t.csv", None, 1024).unwrap();
+        let mut r = Record::default();
+        let e = reader.next_record(&mut r).unwrap_err();
+        assert_eq!((e.line, e.kind), (2, ReadErrorKind::NotUtf8));
+        assert!(reader.next_record(&mut r).unwrap(), "the next row reads");
     }
 
     #[test]

@@ -88,7 +88,7 @@ fn parse_raw(
     (line, first): (u64, bool),
     limit: usize,
 ) -> Result<bool, (usize, ReadErrorKind)> {
-    let text = std::str::from_utf8(bytes).map_err(|_| (1, ReadErrorKind::Io("the line is not valid UTF-8".into())))?;
+    let text = std::str::from_utf8(bytes).map_err(|_| (1, ReadErrorKind::NotUtf8))?;
     if lines::is_too_long(text) {
         return Err((1, ReadErrorKind::LineTooLong(limit)));
     }

@@ -209,6 +209,12 @@ pub enum ReadErrorKind {
     /// The input could not be read.
     #[error("read failed: {0}")]
     Io(String),
+    /// A line that is not UTF-8 text.
+    #[error(
+        "the line is not UTF-8 text (a file in another encoding, such as Windows-1252 or Latin-1: convert it, e.g. \
+         iconv -f WINDOWS-1252 -t UTF-8)"
+    )]
+    NotUtf8,
     /// A line longer than the reader's limit (it is skipped whole).
     #[error("the line is longer than the limit of {0} bytes")]
     LineTooLong(usize),
