@@ -126,8 +126,8 @@ impl<R: BufRead> CsvReader<R> {
             return Err(header_error(format!("the header names more than {MAX_DIM} features")));
         }
         // A header ending in a delimiter (as every line then does): its last column has no
-        // name, and no value.
-        let trailing = header.len() >= 2 && header.get(header.len() - 1) == Some("") && label_column != Some("");
+        // name, and no value. Left out only beside a label and a feature.
+        let trailing = header.len() >= 3 && header.get(header.len() - 1) == Some("") && label_column != Some("");
         let header = distinct_names(&header);
         if header.is_empty() {
             return Err(header_error("the input is empty: no header, no rows".into()));
@@ -946,6 +946,11 @@ mod tests {
         assert!(note.contains("row names") && note.contains("ends in a delimiter"), "{note}");
         let (features, label, ..) = read("y,a,b,\n1,2,3,\n", Some("y"));
         assert_eq!((features, label), (names(&["a", "b"]), 1.0));
+        // Not beside a label and a feature only (found by fuzzing: `;` left no feature).
+        for header in [";\n", "a,\n"] {
+            let reader = CsvReader::with_header(header.as_bytes(), "t.csv", None, 1024).unwrap();
+            assert_eq!((reader.dim_hint(), reader.header_note()), (Some(1), None), "{header}");
+        }
         // Rows for a model of features a and b, without their label.
         let reader = CsvReader::with_header("a,b,\n1,2,\n".as_bytes(), "t.csv", None, 1024).unwrap();
         let mut reader = reader.unlabelled_if_a_feature(&names(&["a", "b"]));
