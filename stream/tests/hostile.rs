@@ -123,6 +123,10 @@ fn what_fuzzing_found_in_training_is_a_clear_error() {
     let huge = write(&dir, "huge.libsvm", "1 1:1\n-1 1:-1e39\n-1 1:-1\n");
     let o = kestrel(&["train", "--learner", "rsvm", "--scalar", "f32", "--input", &huge, "--out", out]);
     assert_refused(&o, 1, "huge.libsvm:2:1: `-1e39` is too large for f32");
+    // Values f64 holds, but whose squares it does not: the fit's overflow, named as one.
+    let vast = write(&dir, "vast.csv", "a,b,y\n1e300,2,0\n-1e300,3,1\n3e299,1,0\n4e300,4,1\n2,5,1\n");
+    let o = kestrel(&["train", "--learner", "svm", "--input", &vast, "--out", out]);
+    assert_refused(&o, 1, "the svm fit met a value too large for f64 arithmetic (the features reach 4e300)");
     let o = kestrel(&[
         "train",
         "--learner",

@@ -8,11 +8,11 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use kestrel_core::Real;
-use kestrel_stream::batch::check_budget;
 use kestrel_stream::batch::fit::{self, FitError, Searched};
 use kestrel_stream::batch::krr::Task;
 use kestrel_stream::batch::relevance::{self, Relevance};
 use kestrel_stream::batch::scaling::{self, Compared, Skipped, Verdict};
+use kestrel_stream::batch::{TrainError, check_budget};
 use kestrel_stream::dataset::{BadRows, Dataset, HostScaler};
 use kestrel_stream::model::{self, scalar_name};
 use kestrel_stream::source::{Categorical, LabelColumn, ReadError, ReadErrorKind, one_hot};
@@ -595,6 +595,15 @@ pub fn fit<T: Real>(
     fit_settings.searched = searched.cloned();
     let fitted = fit::fit(&fit_settings, data).map_err(|error| match error {
         FitError::Conflict(message) => anyhow::Error::from(Usage(message)),
+        // The rows are finite (read so): what overflowed is the fit's arithmetic on them.
+        FitError::Train(TrainError::Core(kestrel_core::Error::NonFinite)) => {
+            let largest = data.csr().2.iter().map(|v| v.to_f64().abs()).fold(0.0, f64::max);
+            anyhow::anyhow!(
+                "the {} fit met a value too large for {} arithmetic (the features reach {largest:e}): rescale them",
+                learner.name(),
+                scalar_name::<T>()
+            )
+        }
         error => error.into(),
     })?;
     Ok((fitted.bytes, serde_json::to_value(&fitted.summary)?))
