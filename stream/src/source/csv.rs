@@ -103,19 +103,15 @@ impl<R: BufRead> CsvReader<R> {
         max_line_bytes: usize,
     ) -> Result<Self, ReadError> {
         let name = name.into();
-        let header_error = |message: String| ReadError {
-            source_name: name.clone(),
-            line: 1,
-            column: 1,
-            kind: ReadErrorKind::Header(message),
-        };
+        let at_header = |kind| ReadError { source_name: name.clone(), line: 1, column: 1, kind };
+        let header_error = |message: String| at_header(ReadErrorKind::Header(message));
         let start = input.fill_buf().map_err(|e| header_error(format!("cannot read the header: {e}")))?;
         let mut builder = builder(true);
         let delimiter = delimiter_of(start);
         builder.delimiter(delimiter);
         let mut reader = builder.from_reader(LineCounter::new(BoundedLines::new(input, max_line_bytes)));
         let header = reader.headers().map_err(|e| match e.kind() {
-            csv::ErrorKind::Utf8 { .. } => ReadError { kind: ReadErrorKind::NotUtf8, ..header_error(String::new()) },
+            csv::ErrorKind::Utf8 { .. } => at_header(ReadErrorKind::NotUtf8),
             _ => header_error(format!("cannot read the header: {e}")),
         })?;
         let header = header.clone();

@@ -174,7 +174,7 @@ pub fn chosen_learner<T: Real>(data: &Dataset<T>) -> (TrainLearner, String) {
 }
 
 /// The distinct values `labels` holds, in increasing order.
-fn distinct_labels(labels: &[f64]) -> Vec<f64> {
+pub fn distinct_labels(labels: &[f64]) -> Vec<f64> {
     let mut distinct = labels.to_vec();
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
@@ -365,10 +365,21 @@ fn labels_of(model: &dyn Predictor, detector_names: ClassNames) -> (Option<Class
 /// A normal label that is not finite.
 pub fn detections_for(args: &DetectionArgs) -> Result<(Detections, ClassNames)> {
     let Some(label) = args.normal_label.as_deref() else { return Ok((Detections::default(), ClassNames::new())) };
+    Ok(match normal_number(label)? {
+        Some(number) => (Detections::new(number), ClassNames::new()),
+        None => (Detections::default(), ClassNames::from_names([label.to_string()])),
+    })
+}
+
+/// The number `--normal-label` gives, `None` for a class name.
+///
+/// # Errors
+/// A number that is not finite.
+pub fn normal_number(label: &str) -> Result<Option<f64>> {
     match label.trim().parse::<f64>() {
-        Ok(number) if number.is_finite() => Ok((Detections::new(number), ClassNames::new())),
+        Ok(number) if number.is_finite() => Ok(Some(number)),
         Ok(_) => bail!(Usage(format!("--normal-label {label}: a label is a finite number or a class name"))),
-        Err(_) => Ok((Detections::default(), ClassNames::from_names([label.to_string()]))),
+        Err(_) => Ok(None),
     }
 }
 

@@ -202,6 +202,24 @@ impl Session<'_> {
         self.answered(prediction, record)
     }
 
+    /// `record` taken with the learner's `prediction` for it: its `--output` line written,
+    /// and if it was learned (`learns`) scored and counted as seen.
+    ///
+    /// # Errors
+    /// The write to `--output`.
+    fn took(&mut self, prediction: Option<f64>, record: &Record, learns: bool) -> Result<()> {
+        match learns {
+            true => self.scored(prediction, record)?,
+            false => self.answered(prediction, record)?,
+        }
+        self.consumed(record);
+        self.rows = self.rows.saturating_add(1);
+        if learns {
+            self.seen = self.seen.saturating_add(1);
+        }
+        Ok(())
+    }
+
     /// Whether `record` is only predicted: its label is missing and the learner learns
     /// from labels (a detector learns from every row, its labels only scored).
     fn predicts_only(&self, record: &Record) -> bool {
@@ -811,46 +829,36 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
                 finish(&mut session, &mut input, consumed)?;
                 return Err(e.into());
             }
-            Next::Record if session.predicts_only(&record) => match session.learner.predict(&record) {
-                Ok(prediction) => {
-                    session.answered(prediction, &record)?;
-                    session.consumed(&record);
-                    session.rows = session.rows.saturating_add(1);
-                    consumed += 1;
-                }
-                Err(e) if skip_bad => {
-                    session.consumed(&record);
-                    session.skip(&progress, rejected(&name, &record, e, args.classes, true))?;
-                    consumed += 1;
-                }
-                Err(e) => {
-                    finish(&mut session, &mut input, consumed)?;
-                    bail!(rejected(&name, &record, e, args.classes, false));
-                }
-            },
-            Next::Record => match session.learner.test_then_train(&record) {
-                Ok(prediction) => {
-                    session.scored(prediction, &record)?;
-                    session.consumed(&record);
-                    session.rows = session.rows.saturating_add(1);
-                    session.seen = session.seen.saturating_add(1);
-                    consumed += 1;
-                    progress.inc(1);
-                    if let Err(e) = report(&mut session, &progress) {
+            Next::Record => {
+                // A row whose label is missing is predicted; the others are learned too.
+                let learns = !session.predicts_only(&record);
+                let answer = match learns {
+                    true => session.learner.test_then_train(&record),
+                    false => session.learner.predict(&record),
+                };
+                match answer {
+                    Ok(prediction) => {
+                        session.took(prediction, &record, learns)?;
+                        consumed += 1;
+                        if learns {
+                            progress.inc(1);
+                            if let Err(e) = report(&mut session, &progress) {
+                                finish(&mut session, &mut input, consumed)?;
+                                return Err(e.into());
+                            }
+                        }
+                    }
+                    Err(e) if skip_bad => {
+                        session.consumed(&record);
+                        session.skip(&progress, rejected(&name, &record, e, args.classes, true))?;
+                        consumed += 1;
+                    }
+                    Err(e) => {
                         finish(&mut session, &mut input, consumed)?;
-                        return Err(e.into());
+                        bail!(rejected(&name, &record, e, args.classes, false));
                     }
                 }
-                Err(e) if skip_bad => {
-                    session.consumed(&record);
-                    session.skip(&progress, rejected(&name, &record, e, args.classes, true))?;
-                    consumed += 1;
-                }
-                Err(e) => {
-                    finish(&mut session, &mut input, consumed)?;
-                    bail!(rejected(&name, &record, e, args.classes, false));
-                }
-            },
+            }
         }
         // With more rows ready, predictions and acknowledgements go out in bursts.
         let backlog = input.backlog();

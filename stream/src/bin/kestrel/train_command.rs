@@ -22,8 +22,8 @@ use serde_json::{Value, json};
 use crate::Usage;
 use crate::args::{ScalarArg, ScaleArg, TrainArgs, TrainLearner, TrainSettings};
 use crate::commands::{
-    SkipTeller, bad_rows_skipped, chosen_learner, many_classes_note, many_labels_note, read_dataset, spinner,
-    tell_ignored, unscaled_note,
+    SkipTeller, bad_rows_skipped, chosen_learner, distinct_labels, many_classes_note, many_labels_note, normal_number,
+    read_dataset, spinner, tell_ignored, unscaled_note,
 };
 use indicatif::ProgressBar;
 
@@ -50,19 +50,16 @@ fn labels_for(learner: Option<TrainLearner>) -> LabelColumn {
 /// # Errors
 /// A label that is not finite; no row of that label.
 fn normal_rows<T: Real>(data: Dataset<T>, normal: &str, input: &str) -> Result<Dataset<T>> {
+    // In a column of names every label is a name, numbers too.
     let names = data.class_names().names();
-    let label = match normal.trim().parse::<f64>() {
-        _ if !names.is_empty() => names.iter().position(|name| name == normal).map(|k| k as f64),
-        Ok(number) if number.is_finite() => Some(number),
-        Ok(_) => bail!(Usage(format!("--normal-label {normal}: a label is a finite number or a class name"))),
-        Err(_) => None,
+    let label = match names.is_empty() {
+        true => normal_number(normal)?,
+        false => names.iter().position(|name| name == normal).map(|k| k as f64),
     };
     let labels = data.labels();
     let kept = data.subset(|i| labels.get(i).copied() == label);
     if kept.is_empty() {
-        let mut held: Vec<f64> = labels.iter().copied().filter(|label| !label.is_nan()).collect();
-        held.sort_by(f64::total_cmp);
-        held.dedup();
+        let held: Vec<f64> = distinct_labels(labels).into_iter().filter(|label| !label.is_nan()).collect();
         let shown: Vec<String> =
             held.iter().take(8).map(|&label| class_names::shown(Some(data.class_names()), label)).collect();
         let held = match held.len() {
