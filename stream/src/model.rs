@@ -154,11 +154,32 @@ pub fn describe_read(path: &Path, bytes: &[u8]) -> Result<ModelInfo, ModelFileEr
 
 /// [`ModelFileError::NotAModel`] when `bytes` start with the magic of another Kestrel
 /// file, so that a checkpoint given for a model is named, not called foreign.
+/// A file of text is named too: a data file given for the model (`--model data.csv`).
 fn refuse_other_kestrel_files(path: &Path, bytes: &[u8]) -> Result<(), ModelFileError> {
-    match other_kestrel_file(bytes) {
+    let text = || {
+        is_text(bytes).then(|| {
+            "text, not a model file (a data file? the data is given with --input, and --model takes the file \
+             `kestrel train --out` writes)"
+                .to_string()
+        })
+    };
+    match other_kestrel_file(bytes).or_else(text) {
         Some(what) => Err(ModelFileError::NotAModel { path: path.to_path_buf(), what }),
         None => Ok(()),
     }
+}
+
+/// Whether `bytes` begin with text: their first 512 bytes are UTF-8 (a character cut at the
+/// end allowed) without a control character but tabs and line ends, and there is one at
+/// least. No model's header is: its magic is followed by the version's zero bytes.
+fn is_text(bytes: &[u8]) -> bool {
+    let head = bytes.get(..512).unwrap_or(bytes);
+    let utf8 = match std::str::from_utf8(head) {
+        Ok(_) => true,
+        Err(error) => error.error_len().is_none(),
+    };
+    let control = head.iter().any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'));
+    !head.is_empty() && utf8 && !control
 }
 
 /// What a file that starts with another Kestrel file's magic is, and what reads it: a

@@ -1027,6 +1027,18 @@ fn bad_model_files_and_usage_errors() {
             assert!(stderr(&o).contains(message), "{message}: {}", stderr(&o));
         }
     }
+    // The two files swapped: the data given for the model, the model for the data.
+    let (model, data) = (model.to_str().unwrap(), data.to_str().unwrap());
+    let o = kestrel(&["predict", "--model", data, "--input", model]);
+    assert_eq!(o.status.code(), Some(1));
+    let said = "text, not a model file (a data file? the data is given with --input";
+    assert!(stderr(&o).contains(&format!("{data}: {said}")), "{}", stderr(&o));
+    for command in ["predict", "eval"] {
+        let o = kestrel(&[command, "--model", model, "--input", model]);
+        assert_eq!(o.status.code(), Some(1));
+        let said = format!("{model}:1:1: a Kestrel model file, not data: a model is given with --model");
+        assert!(stderr(&o).contains(&said), "{}", stderr(&o));
+    }
     assert_eq!(kestrel(&["train", "--learner", "nope"]).status.code(), Some(2));
     assert_eq!(kestrel(&["frobnicate"]).status.code(), Some(2));
     let o = kestrel(&["train", "--learner", "svm", "--input", "/nonexistent/x.csv", "--out", "/tmp/x"]);

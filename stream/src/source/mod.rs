@@ -6,7 +6,8 @@
 //! [`crate::mqtt`] reads `mqtt://` subscriptions. The format is given or detected: by the
 //! file extension (`.csv`; `.libsvm`, `.svm`, `.svmlight`; each also with `.gz`), else from
 //! the first line (a token with `:` after the label means LibSVM, a comma means CSV). A
-//! gzip-compressed file or standard input is read through its decoder ([`gzip`]).
+//! gzip-compressed file or standard input is read through its decoder ([`gzip`]); a file of
+//! another kind (a model, an archive, a workbook, a binary array) is named ([`not_text`]).
 //!
 //! Memory is bounded whatever the input sends: a line is read whole only up to
 //! [`Options::max_line_bytes`] (a longer one is a bad row, see [`lines`]), feature indices
@@ -36,6 +37,7 @@ pub mod gzip;
 pub mod handoff;
 mod libsvm;
 pub mod lines;
+pub mod not_text;
 pub mod one_hot;
 mod record;
 pub mod split;
@@ -256,12 +258,8 @@ fn from_buffered<R: BufRead + Send + 'static>(
     let mut input = input;
     let mut first = Vec::new();
     lines::read_line(&mut input, limit, &mut first).map_err(|error| OpenError::Io { name: name.to_string(), error })?;
-    if first.starts_with(&[0xFF, 0xFE]) || first.starts_with(&[0xFE, 0xFF]) {
-        let kind = ReadErrorKind::Header(
-            "the input is UTF-16 text (Excel's \"Unicode Text\"), and kestrel reads UTF-8: save it as \"CSV UTF-8\", \
-             or convert it (iconv -f UTF-16 -t UTF-8)"
-                .into(),
-        );
+    if let Some(what) = not_text::what(&first) {
+        let kind = ReadErrorKind::Header(what.into());
         return Err(ReadError { source_name: name.to_string(), line: 1, column: 1, kind }.into());
     }
     let format = match options.format {
