@@ -4,16 +4,21 @@ Each estimator validates its input with scikit-learn's helpers, then hands the r
 Rust extension (``kestrel._kestrel``), which fits with the same code and the same ``"auto"``
 policy as ``kestrel train`` and returns the model file's bytes. Those bytes are the fitted
 model: ``predict`` runs them, ``to_bytes`` returns them (``kestrel predict`` and the
-firmware read them), and pickling carries them.
+firmware read them), and pickling carries them. A solver that stops at its iteration limit
+before its stopping rule holds warns, as ``kestrel train`` does and as scikit-learn's
+``LinearSVC`` does (``ConvergenceWarning``; ``summary_["converged"]`` is then false).
 """
 
 from __future__ import annotations
 
+import inspect
 import os
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
@@ -105,6 +110,49 @@ def _weighed_rows(X, y, sample_weight):
     return X[kept], np.asarray(y)[kept], weights[kept]
 
 
+def _warn_unconverged(estimator, summary, X):
+    """scikit-learn's ``ConvergenceWarning`` when the solver stopped at its limit before its
+    stopping rule held (``summary["converged"]`` false), as ``kestrel train`` warns and as
+    scikit-learn's own estimators do, with what speeds the solver up."""
+    if summary.get("converged") is not False:
+        return
+    iterations = summary.get("iterations", summary.get("final_passes"))
+    limit = "" if iterations is None else f" ({iterations} iterations)"
+    hint = ""
+    if summary.get("learner") in ("svm", "rsvm", "mrrsvm"):
+        hint = "; a larger C converges more slowly, a larger tol stops sooner"
+    if summary.get("learner") == "svm" and estimator.scale is False and _ranges_differ(X):
+        hint = "; features of very different ranges slow the solver down: scale=True standardises them"
+    warnings.warn(
+        f"{type(estimator).__name__}: training stopped at its limit{limit} before the solver's stopping rule held: "
+        f"the model may be less accurate than it could be{hint}",
+        ConvergenceWarning,
+        stacklevel=_caller_level(),
+    )
+
+
+def _ranges_differ(X):
+    """Whether the dense rows ``X``'s columns spread over standard deviations more than 100
+    times apart (the constant columns left out)."""
+    if sp.issparse(X):
+        return False
+    spread = np.std(X, axis=0)
+    spread = spread[spread > 0]
+    return spread.size > 1 and spread.max() > 100 * spread.min()
+
+
+def _caller_level():
+    """The ``stacklevel`` of the first frame outside this package: a warning names the line
+    that called ``fit``, whichever of the package's methods led here."""
+    level, frame = 1, inspect.currentframe().f_back
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        level, frame = level + 1, frame.f_back
+    return level
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
 class _KestrelEstimator(BaseEstimator):
     """What every estimator shares: the fitted model's bytes and the prediction on them."""
 
@@ -130,6 +178,7 @@ class _KestrelEstimator(BaseEstimator):
         names = getattr(self, "feature_names_in_", None)
         self.model_bytes_ = model if names is None else _kestrel.with_feature_names(model, [str(n) for n in names])
         self.summary_ = summary
+        _warn_unconverged(self, summary, X)
         return self
 
     def _fitted_rows(self, X):

@@ -17,13 +17,13 @@ first lacks (River's ``OneHotEncoder`` emits ``mode_idle`` only once a sample is
 numeric labels as they are and other labels (strings, booleans) as classes in order of
 first appearance (one kind or the other; ``None`` is no label: a sample without one is
 predicted, not learned, as ``kestrel stream`` treats a row whose label is missing). The SVMs
-give no probabilities, so there
-is no ``predict_proba_one``.
+give no probabilities: ``predict_proba_one`` says so.
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 import numbers
 
 import numpy as np
@@ -39,6 +39,21 @@ from . import _kestrel
 from ._estimators import _bytes_of, _rows
 
 __all__ = ["StreamingRSVM", "WindowNovelty", "WindowSLKL", "WindowSVM"]
+
+
+def _number(name, value):
+    """The value of feature ``name`` as a finite float, or a ``ValueError`` naming it."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        if value is None:
+            why = "a missing value: leave the key out (it counts as 0) or fill it in (River's preprocessing.StatImputer)"
+        else:
+            why = "not a number: River's preprocessing.OneHotEncoder makes a category numbers"
+        raise ValueError(f"feature {name!r} is {value!r}, {why}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"feature {name!r} is {value!r}, not a finite number")
+    return number
 
 
 class _Online:
@@ -81,7 +96,7 @@ class _Online:
                     f"feature {name!r} was not in {whence}: {self.feature_names_} (a learner's features are fixed "
                     "at its start: give every key to come, features=[...])"
                 )
-            row[0, index[name]] = value
+            row[0, index[name]] = _number(name, value)
         return row
 
     def _labels(self, y):
@@ -252,6 +267,15 @@ class _Online:
 
 
 class _OnlineClassifier(_Online, _RiverClassifier):
+    def predict_proba_one(self, x):
+        """Not given: the SVMs give classes, and a margin is no probability. River's metrics
+        of probabilities (``ROCAUC``, ``LogLoss``) ask for it; its metrics of labels
+        (``Accuracy``, ``F1``, ``BalancedAccuracy``) do not."""
+        raise NotImplementedError(
+            f"{type(self).__name__} gives classes, not probabilities (predict_one): score it with a metric of labels, "
+            "such as River's Accuracy, F1 or BalancedAccuracy, not ROCAUC or LogLoss"
+        )
+
     def _learn(self, rows, dim, y):
         # The classes the labels bring are kept once the learner took them: a refused call
         # leaves the learner as it was.

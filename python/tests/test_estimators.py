@@ -7,6 +7,7 @@ import os
 import pickle
 import shutil
 import subprocess
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,7 @@ from sklearn.datasets import (
     make_friedman1,
     make_moons,
 )
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.metrics import balanced_accuracy_score
 from sklearn.model_selection import GridSearchCV, train_test_split
@@ -200,6 +202,19 @@ def test_class_weights_solve_linear_svcs_problem(loader, class_weight, loss):
     assert error <= 1e-2 * scale, (error, scale)
     # Far closer to the weighted problem's solution than the unweighted one is.
     assert np.abs(unweighted - theirs).max() > 10 * error, (np.abs(unweighted - theirs).max(), error)
+
+
+def test_a_solver_stopped_at_its_limit_warns_as_scikit_learns_do():
+    # Breast cancer's raw features span 1e-3 to 4e3: DCD reaches its 1000 iterations first,
+    # as LIBLINEAR does, and says so as scikit-learn's LinearSVC does (ConvergenceWarning).
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.warns(ConvergenceWarning, match=r"stopped at its limit \(1000 iterations\).*scale=True standardises"):
+        model = kestrel.DCDLinearSVC().fit(X, y)
+    assert model.summary_["converged"] is False
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert kestrel.DCDLinearSVC(scale=True).fit(X, y).summary_["converged"] is True
+        assert kestrel.DCDLinearSVC().fit(StandardScaler().fit_transform(X), y).summary_["converged"] is True
 
 
 def test_balanced_class_weights_find_a_rare_class_as_svc_does():

@@ -121,8 +121,18 @@ def test_named_labels_dicts_and_errors():
         model.predict_one({"c": 1.0})
     with pytest.raises(ValueError, match="features"):
         model.predict(np.ones((2, 3)))
-    with pytest.raises(ValueError, match="NaN|finite"):
-        model.learn_one({"a": float("nan"), "b": 0.0}, "up")
+    for value, said in [
+        (float("nan"), "feature 'a' is nan, not a finite number"),
+        (None, r"feature 'a' is None, a missing value: leave the key out \(it counts as 0\)"),
+        ("red", "feature 'a' is 'red', not a number: River's preprocessing.OneHotEncoder"),
+    ]:
+        with pytest.raises(ValueError, match=said):
+            model.learn_one({"a": value, "b": 0.0}, "up")
+        with pytest.raises(ValueError, match=said):
+            model.predict_one({"a": value})
+    # No probabilities: River's ROCAUC is told which metrics take classes.
+    with pytest.raises(NotImplementedError, match="gives classes, not probabilities"):
+        evaluate.progressive_val_score(datasets.Phishing(), WindowSVM(), metrics.ROCAUC())
     with pytest.raises(ValueError):
         WindowSVM(loss="logistic").learn_one({"a": 1.0}, 1)
     # A label it cannot learn is named, with why: a 17th class, a missing one.
