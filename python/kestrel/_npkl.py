@@ -4,7 +4,7 @@ transformer and clusterer, over the code ``kestrel npkl`` runs."""
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -30,7 +30,7 @@ def _pair_array(pairs, name, n):
     return array.astype(np.int64)
 
 
-class NPKL(TransformerMixin, ClusterMixin, BaseEstimator):
+class NPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
     """Nonparametric low-rank kernel learning from pairs by block coordinate descent
     (seed 004), then k-means on the learned kernel.
 
@@ -161,6 +161,11 @@ class NPKL(TransformerMixin, ClusterMixin, BaseEstimator):
     def fit_predict(self, X, y=None, must_link=None, cannot_link=None):
         """Fit, and return the cluster of each training row (``labels_``)."""
         return self.fit(X, y, must_link=must_link, cannot_link=cannot_link).labels_.copy()
+
+    @property
+    def _n_features_out(self):
+        """The learned features of a row: ``get_feature_names_out`` names them ``npkl0``, …"""
+        return self.embedding_.shape[1]
 
     def transform(self, X):
         """The learned features of rows, by the out-of-sample extension (eq. 13).

@@ -8,7 +8,7 @@ the model files' bytes; ``transform`` projects through those bytes (as ``kestrel
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from . import _kestrel
@@ -29,7 +29,7 @@ def _gamma(gamma):
     return None if gamma is None else float(gamma)
 
 
-class KernelProjection(TransformerMixin, BaseEstimator):
+class KernelProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Kernel PCA (exact, or reduced through ``n_centres`` rows: seed 002 §5.1, seed 003
     §4.1), KSIR (seed 003 §4.2) or the kernel Fisher discriminant (seed 002 §5.2), RBF
     kernel, or the locality preserving projection (seed 000 §5.1, a linear map that keeps
@@ -124,6 +124,12 @@ class KernelProjection(TransformerMixin, BaseEstimator):
         self.model_bytes_ = model
         self.eigenvalues_ = np.asarray(eigenvalues)
         return self
+
+    @property
+    def _n_features_out(self):
+        """The components a row is projected on: ``get_feature_names_out`` names them
+        ``kernelprojection0``, … (and ``set_output(transform="pandas")`` so)."""
+        return self.eigenvalues_.shape[0]
 
     def transform(self, X):
         """The components of the rows of ``X``, shape (n_samples, n_components)."""

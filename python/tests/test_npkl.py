@@ -43,6 +43,8 @@ def test_new_rows_are_placed_in_their_class_cluster():
     kmeans = adjusted_rand_score(y_test, KMeans(3, n_init=10, random_state=0).fit(X_train).predict(X_test))
     assert held_out >= kmeans, (held_out, kmeans)
     assert npkl.transform(X_test).shape == (len(X_test), npkl.embedding_.shape[1])
+    names = npkl.get_feature_names_out()
+    assert list(names) == [f"npkl{j}" for j in range(npkl.embedding_.shape[1])]
 
 
 def write_csv(path, X, y):

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kestrel import KernelProjection, ReducedKernelCCA, with_feature_names
@@ -76,6 +78,20 @@ def test_a_model_fitted_under_scale_standardises_raw_rows_as_the_cli_does(tmp_pa
 @parametrize_with_checks([KernelProjection(), KernelProjection(n_centres=5)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_pandas_output_names_the_components():
+    """`set_output(transform="pandas")` in a pipeline gives a DataFrame whose columns
+    `get_feature_names_out` names, as scikit-learn's KernelPCA does (`kernelpca0`, …)."""
+    pd = pytest.importorskip("pandas")
+    (_, X, _), (_, X_test, _) = load("wine", "train"), load("wine", "test")
+    columns = [f"x{j}" for j in range(X.shape[1])]
+    pipeline = make_pipeline(StandardScaler(), KernelProjection(n_components=3)).set_output(transform="pandas")
+    test = pd.DataFrame(X_test, columns=columns)
+    projected = pipeline.fit(pd.DataFrame(X, columns=columns)).transform(test)
+    assert list(projected.columns) == ["kernelprojection0", "kernelprojection1", "kernelprojection2"]
+    by_steps = pipeline[-1].transform(pipeline[0].transform(test))
+    np.testing.assert_array_equal(projected.to_numpy(), np.asarray(by_steps))
 
 
 def write_view(path, X, y):
