@@ -451,6 +451,17 @@ impl<R: BufRead> CsvReader<R> {
         self
     }
 
+    /// `error` of the current row, or [`ReadErrorKind::RepeatedHeader`] when the row is the
+    /// header's names again (looked at only for a row in error).
+    fn repeated_header(&self, error: ReadError) -> ReadError {
+        let names = self.header.iter().map(trim);
+        if self.header.is_empty() || !self.row.iter().map(trim).eq(names) {
+            return error;
+        }
+        let header = listed(self.header.iter(), self.header.len());
+        ReadError { column: 1, kind: ReadErrorKind::RepeatedHeader(header), ..error }
+    }
+
     fn error(&self, line: u64, column: usize, kind: ReadErrorKind) -> ReadError {
         ReadError { source_name: self.name.clone(), line, column, kind }
     }
@@ -800,7 +811,7 @@ impl<R: BufRead> RecordReader for CsvReader<R> {
         let line = self.reader.get_mut().line_of(last_byte);
         match read {
             Ok(false) => Ok(false),
-            Ok(true) => self.convert(line, record).map(|()| true),
+            Ok(true) => self.convert(line, record).map(|()| true).map_err(|error| self.repeated_header(error)),
             Err(e) if matches!(e.kind(), csv::ErrorKind::Utf8 { .. }) => {
                 Err(self.error(line, 1, ReadErrorKind::NotUtf8))
             }
@@ -1320,6 +1331,15 @@ mod tests {
         assert_eq!(reader.next_record(&mut r).unwrap_err().kind, marker("?"));
         assert_eq!(reader.next_record(&mut r).unwrap_err().kind, ReadErrorKind::NonFinite("-inf".into()));
         assert_eq!(reader.next_record(&mut r).unwrap_err().kind, ReadErrorKind::MissingLabelMarker("NA".into()));
+        // Files joined with their headers: the second header is told as one, and reading
+        // goes on.
+        let mut reader =
+            CsvReader::with_header("a,b,y\n1,2,0\na, b ,y\n3,4,1\n".as_bytes(), "t.csv", None, 1024).unwrap();
+        assert!(reader.next_record(&mut r).unwrap());
+        let e = reader.next_record(&mut r).unwrap_err();
+        let said = "t.csv:3:1: the header again (`a`, `b`, `y`): files joined one after another each bring theirs";
+        assert!(e.to_string().starts_with(said), "{e}");
+        assert!(reader.next_record(&mut r).unwrap() && r.label == 1.0);
         let e = CsvReader::with_header("a,b\n".as_bytes(), "t.csv", Some("z"), 1024).err().unwrap();
         assert_eq!(e.to_string(), "t.csv:1:1: no column named `z` in the header (its columns: `a`, `b`)");
         let wide: Vec<String> = (0..20).map(|j| format!("x{j}")).collect();

@@ -177,6 +177,12 @@ pub enum ReadErrorKind {
          savetxt(path, rows, delimiter=\",\", header=\"a,b,y\", comments=\"\"))"
     )]
     SpaceSeparated,
+    /// A CSV row that is the header again, as files joined one after another bring it.
+    #[error(
+        "the header again ({0}): files joined one after another each bring theirs (cat a.csv b.csv); --on-error \
+         skip leaves it out, or join them without it (tail -n +2 b.csv >> a.csv)"
+    )]
+    RepeatedHeader(String),
     /// A feature index that is not a positive integer.
     #[error("feature index `{0}` is not a positive integer (indices are 1-based)")]
     BadIndex(String),
