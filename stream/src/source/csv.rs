@@ -136,7 +136,7 @@ impl<R: BufRead> CsvReader<R> {
                 None => {
                     return Err(header_error(format!(
                         "no column named `{wanted}` in the header ({})",
-                        column_list(&header)
+                        columns_for(&header, wanted)
                     )));
                 }
             },
@@ -277,7 +277,7 @@ impl<R: BufRead> CsvReader<R> {
     /// A header error listing the columns when none has the name.
     fn column_at(&self, wanted: &str, purpose: &str) -> Result<usize, ReadError> {
         self.header.iter().position(|h| h == wanted).ok_or_else(|| {
-            let columns = column_list(&self.header);
+            let columns = columns_for(&self.header, wanted);
             self.header_error(format!("no column named `{wanted}` {purpose} in the header ({columns})"))
         })
     }
@@ -596,6 +596,28 @@ fn distinct_names(header: &csv::StringRecord) -> csv::StringRecord {
 /// The names of `header`'s columns for a message ([`listed`]).
 fn column_list(header: &csv::StringRecord) -> String {
     format!("its columns: {}", listed(header.iter(), header.len()))
+}
+
+/// [`column_list`] for an error on `wanted`, which no column is named, with the column it
+/// may have meant: one of the same name in another case or with other spaces, else the one
+/// nearest in spelling (Jaro-Winkler similarity of 0.8 or more, as clap suggests flags), or
+/// for a number the column at that position.
+fn columns_for(header: &csv::StringRecord, wanted: &str) -> String {
+    let folded = |name: &str| name.trim().to_lowercase();
+    let wanted_folded = folded(wanted);
+    let similarity = |name: &str| strsim::jaro_winkler(&folded(name), &wanted_folded);
+    let same = header.iter().find(|name| folded(name) == wanted_folded);
+    let near = || {
+        let best = header.iter().map(|name| (similarity(name), name)).max_by(|a, b| a.0.total_cmp(&b.0));
+        best.filter(|&(score, _)| score >= 0.8).map(|(_, name)| name)
+    };
+    let position = wanted.parse::<usize>().ok().and_then(|n| Some((n, header.get(n.checked_sub(1)?)?)));
+    let hint = match (same.or_else(near), position) {
+        (Some(name), _) => format!("; did you mean `{name}`?"),
+        (None, Some((n, name))) => format!("; columns are given by name: column {n}, counting from 1, is `{name}`"),
+        (None, None) => String::new(),
+    };
+    format!("{}{hint}", column_list(header))
 }
 
 /// Column names a message lists at most.
@@ -1342,6 +1364,19 @@ mod tests {
         assert!(reader.next_record(&mut r).unwrap() && r.label == 1.0);
         let e = CsvReader::with_header("a,b\n".as_bytes(), "t.csv", Some("z"), 1024).err().unwrap();
         assert_eq!(e.to_string(), "t.csv:1:1: no column named `z` in the header (its columns: `a`, `b`)");
+        // The column meant, when one is near: another case, a misspelling, a position.
+        let header = "temperature,humidity,Label\n";
+        for (wanted, meant) in [
+            ("label", "; did you mean `Label`?"),
+            ("humidty", "; did you mean `humidity`?"),
+            ("2", "; columns are given by name: column 2, counting from 1, is `humidity`"),
+        ] {
+            let e = CsvReader::with_header(header.as_bytes(), "t.csv", Some(wanted), 1024).err().unwrap();
+            let said = format!(
+                "no column named `{wanted}` in the header (its columns: `temperature`, `humidity`, `Label`{meant})"
+            );
+            assert!(e.to_string().ends_with(&said), "{e}");
+        }
         let wide: Vec<String> = (0..20).map(|j| format!("x{j}")).collect();
         let e = CsvReader::with_header(wide.join(",").as_bytes(), "t.csv", Some("z"), 1024).err().unwrap();
         assert!(e.to_string().ends_with("`x10`, `x11`, … (20 in all))"), "{e}");
