@@ -34,6 +34,7 @@ from ._estimators import (
     ReducedKernelSVC,
     SLKLRegressor,
     SmoothSVR,
+    _by_name,
     _bytes_of,
     _rows,
 )
@@ -118,7 +119,7 @@ class Model:
         -------
         ndarray of shape (n_samples,)
         """
-        rows = _rows(self._by_name(X))
+        rows = _rows(_by_name(X, self.info["feature_names"]))
         if isinstance(rows, np.ndarray) and rows.ndim != 2:
             raise ValueError(f"X must be 2-D, got shape {rows.shape}")
         values = _kestrel.predict(self._bytes, rows)
@@ -126,18 +127,6 @@ class Model:
         if names:
             return np.asarray(names, dtype=object)[values.astype(np.intp)]
         return values
-
-    def _by_name(self, X):
-        """``X`` with a DataFrame's columns in the order of the model's feature names."""
-        names = self.info["feature_names"]
-        columns = getattr(X, "columns", None)
-        if not names or columns is None or list(map(str, columns)) == names:
-            return X
-        present = set(map(str, columns))
-        missing = [name for name in names if name not in present]
-        if missing:
-            raise ValueError(f"X has no column {missing[0]!r}, a feature of the model ({', '.join(names)})")
-        return X[names]
 
     def to_bytes(self):
         """The model file's bytes."""

@@ -68,6 +68,20 @@ def _rows(X):
     return np.ascontiguousarray(X, dtype=np.float64)
 
 
+def _by_name(X, names):
+    """``X`` with a DataFrame's columns in the order ``names`` (a model's feature names)
+    lists them, as ``kestrel predict`` reads a CSV's columns by name; ``X`` as it is when it
+    is not a DataFrame or there are no names. A DataFrame without one of them is an error."""
+    columns = getattr(X, "columns", None)
+    if not names or columns is None or list(map(str, columns)) == names:
+        return X
+    present = set(map(str, columns))
+    missing = [name for name in names if name not in present]
+    if missing:
+        raise ValueError(f"X has no column {missing[0]!r}, a feature of the model ({', '.join(names)})")
+    return X[names]
+
+
 def _kernel_settings(estimator):
     """The settings the kernel estimators share: the kernel and the most centres."""
     return {

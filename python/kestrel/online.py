@@ -11,7 +11,8 @@ RBF width ``1/d``, a memory of 2000 samples for the SVMs), the same state:
 
 A learner takes its features from the first sample — a dict's keys in their order (later
 dicts may leave features out, which count as 0; a key not seen first is an error; string
-keys are the model file's feature names), or a matrix's columns — or from ``features``,
+keys are the model file's feature names), or a matrix's columns (a DataFrame's names, read
+by name thereafter) — or from ``features``,
 given: the keys of every sample to come, for a stream whose later samples bring keys the
 first lacks (River's ``OneHotEncoder`` emits ``mode_idle`` only once a sample is idle). A classifier takes
 numeric labels as they are and other labels (strings, booleans) as classes in order of
@@ -36,7 +37,7 @@ except ImportError:  # pragma: no cover - River is optional
     _RiverClassifier = _RiverRegressor = _RiverAnomalyDetector = object
 
 from . import _kestrel
-from ._estimators import _bytes_of, _rows
+from ._estimators import _by_name, _bytes_of, _rows
 
 __all__ = ["StreamingRSVM", "WindowNovelty", "WindowSLKL", "WindowSVM"]
 
@@ -54,6 +55,21 @@ def _number(name, value):
     if not math.isfinite(number):
         raise ValueError(f"feature {name!r} is {value!r}, not a finite number")
     return number
+
+
+def _column_names(X):
+    """A DataFrame's column names when they are all strings (they name the model's
+    features), else ``None``."""
+    columns = getattr(X, "columns", None)
+    if columns is None or not all(isinstance(name, str) for name in columns):
+        return None
+    return list(columns)
+
+
+def _named(names):
+    """``names`` when they are all strings (a DataFrame's columns are then read by them),
+    else ``None``."""
+    return names if names and all(isinstance(name, str) for name in names) else None
 
 
 class _Online:
@@ -146,19 +162,24 @@ class _Online:
         Parameters
         ----------
         X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            The first DataFrame's column names (strings) name the learner's features, as
+            a dict's keys do; later DataFrames, here and in ``predict``, are read by them,
+            in any order.
         y : array-like of shape (n_samples,)
 
         Returns
         -------
         self
         """
-        rows = _rows(X)
+        names = self.feature_names_
+        if names is None:
+            names = list(self.features) if self.features is not None else _column_names(X)
+        rows = _rows(_by_name(X, _named(names)))
         dim = rows[3] if isinstance(rows, tuple) else rows.shape[1]
         if self.features is not None and dim != len(self.features):
             raise ValueError(f"X has {dim} columns, features names {len(self.features)}")
-        if self.feature_names_ is None:
-            self.feature_names_ = list(range(dim)) if self.features is None else list(self.features)
         self._learn(rows, dim, y)
+        self.feature_names_ = list(range(dim)) if names is None else names
         return self
 
     def predict(self, X):
@@ -171,7 +192,7 @@ class _Online:
         """
         if self._stream is None:
             raise ValueError("the learner has learned nothing yet")
-        return self._values(self._stream.predict(_rows(X)))
+        return self._values(self._stream.predict(_rows(_by_name(X, _named(self.feature_names_)))))
 
     # --- history --------------------------------------------------------------------------
     @property
@@ -552,4 +573,4 @@ class WindowNovelty(_Online, _RiverAnomalyDetector):
         """
         if self._stream is None:
             raise ValueError("the learner has learned nothing yet")
-        return self._stream.scores(_rows(X))
+        return self._stream.scores(_rows(_by_name(X, _named(self.feature_names_))))

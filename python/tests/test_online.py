@@ -168,6 +168,27 @@ def test_named_labels_dicts_and_errors():
     assert (info["kind"], info["feature_names"]) == ("linear-svm", ["a", "b"]), "the dicts' keys name the features"
 
 
+def test_a_dataframe_s_columns_name_the_features_and_are_read_by_name():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 3)), columns=["temperature", "humidity", "pressure"])
+    y = (X["temperature"] > X["pressure"]).astype(int)
+    svm = WindowSVM().partial_fit(X, y)
+    assert svm.feature_names_ == ["temperature", "humidity", "pressure"]
+    assert kestrel.load(svm.to_bytes()).info["feature_names"] == svm.feature_names_
+    test = X.head(20)
+    expected = svm.predict(test.to_numpy())
+    assert svm.predict(test[["pressure", "temperature", "humidity"]]) == expected
+    with pytest.raises(ValueError, match="X has no column 'pressure', a feature of the model"):
+        svm.predict(test[["temperature", "humidity"]])
+    # A later batch in another column order is learned by name: the same model as in order.
+    twin = WindowSVM().partial_fit(X.head(150), y.head(150))
+    twin.partial_fit(X.tail(150)[["humidity", "pressure", "temperature"]], y.tail(150))
+    assert twin.to_bytes() == svm.to_bytes()
+    detector = WindowNovelty(warmup=64).partial_fit(X)
+    np.testing.assert_array_equal(detector.score_samples(test[::-1].iloc[:, ::-1]), detector.score_samples(test[::-1]))
+
+
 def test_river_s_one_hot_encoder_behind_given_features_learns_as_kestrel_stream_categorical(tmp_path):
     """River's OneHotEncoder emits a key per category only once a sample has it: without
     ``features`` a learner behind it stops at the first new key; with them it learns, from
