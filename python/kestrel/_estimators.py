@@ -34,11 +34,17 @@ __all__ = [
 ]
 
 
-def _auto(value):
-    """``None`` for ``"auto"`` (the extension's spelling), the number otherwise."""
+def _auto(value, name):
+    """``None`` for ``"auto"`` (the extension's spelling), the number otherwise; ``name`` is
+    the parameter's, for the error."""
     if isinstance(value, str):
+        if value == "scale" and name == "gamma":
+            raise ValueError(
+                "gamma='scale' (scikit-learn's 1 / (n_features · X.var())) is not taken: 'auto' chooses the width by "
+                "kernel-target alignment and leave-one-out, or give the width as a number"
+            )
         if value != "auto":
-            raise ValueError(f"expected a number or 'auto', got {value!r}")
+            raise ValueError(f"{name} must be a number or 'auto', got {value!r}")
         return None
     return float(value)
 
@@ -86,7 +92,7 @@ def _kernel_settings(estimator):
     """The settings the kernel estimators share: the kernel and the most centres."""
     return {
         "kernel": estimator.kernel,
-        "gamma": _auto(estimator.gamma),
+        "gamma": _auto(estimator.gamma, "gamma"),
         "degree": int(estimator.degree),
         "coef0": float(estimator.coef0),
         "centers": int(estimator.n_centres),
@@ -167,6 +173,18 @@ def _caller_level():
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
+# The settings whose parameter here has another name than the extension's (`kestrel
+# train`'s flag), which its errors use.
+_PARAMETERS = {"eps": "tol", "lambda": "alpha", "centers": "n_centres"}
+
+
+def _parameter_named(message):
+    """The extension's ``message`` with the setting it starts with called by its parameter's
+    name here (``tol must be a positive number``, not ``eps must be …``)."""
+    setting, _, rest = message.partition(" must be ")
+    return f"{_PARAMETERS[setting]} must be {rest}" if rest and setting in _PARAMETERS else message
+
+
 class _KestrelEstimator(BaseEstimator):
     """What every estimator shares: the fitted model's bytes and the prediction on them."""
 
@@ -185,8 +203,11 @@ class _KestrelEstimator(BaseEstimator):
         if self.scalar not in ("f64", "f32"):
             raise ValueError(f"scalar must be 'f64' or 'f32', got {self.scalar!r}")
         seed = _seed(self.random_state)
-        config = _kestrel.FitConfig(self._learner, scalar=self.scalar, scale=_scale(self.scale), seed=seed, **settings)
-        model, summary = _kestrel.fit(config, _rows(X), y, sample_weight)
+        try:
+            config = _kestrel.FitConfig(self._learner, scalar=self.scalar, scale=_scale(self.scale), seed=seed, **settings)
+            model, summary = _kestrel.fit(config, _rows(X), y, sample_weight)
+        except ValueError as error:
+            raise ValueError(_parameter_named(str(error))) from None
         # A DataFrame's column names (scikit-learn's `feature_names_in_`) go into the model
         # file, as a CSV header's do from `kestrel train`: `kestrel predict` reads by them.
         names = getattr(self, "feature_names_in_", None)
@@ -538,10 +559,10 @@ class ReducedKernelSVC(_TakesSampleWeight, _KestrelClassifier):
 
     def _fit_settings(self):
         return {
-            "c": _auto(self.C),
+            "c": _auto(self.C, "C"),
             **_kernel_settings(self),
             "select": self.centres,
-            "delta": _auto(self.delta),
+            "delta": _auto(self.delta, "delta"),
             "loss": self.loss,
             "tol": self.tol,
             "relevance": bool(self.relevance),
@@ -683,7 +704,7 @@ class KernelRidgeNystrom(_TakesSampleWeight, _KestrelRegressor):
 
     def _fit_settings(self):
         settings = {**_kernel_settings(self), **_reduced_set_settings(self)}
-        return {"alpha": _auto(self.alpha), **settings, "solver": self.solver}
+        return {"alpha": _auto(self.alpha, "alpha"), **settings, "solver": self.solver}
 
 
 class SmoothSVR(_TakesSampleWeight, _KestrelRegressor):
@@ -740,7 +761,7 @@ class SmoothSVR(_TakesSampleWeight, _KestrelRegressor):
 
     def _fit_settings(self):
         return {
-            "c": _auto(self.C),
+            "c": _auto(self.C, "C"),
             "epsilon": float(self.epsilon),
             **_kernel_settings(self),
             **_reduced_set_settings(self),

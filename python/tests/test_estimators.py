@@ -379,6 +379,17 @@ def test_bad_input_raises_value_error():
         kestrel.ReducedKernelSVC().fit(X, ["dry"] * len(y))
     with pytest.raises(ValueError, match="gamma"):
         kestrel.SLKLRegressor(gamma=-1.0).fit(X, y.astype(float))
+    # Settings out of range are named by the parameters here, not by the CLI's flags.
+    for estimator, said in [
+        (kestrel.ReducedKernelSVC(tol=-1), r"^tol must be a positive number, got -1$"),
+        (kestrel.KernelRidgeNystrom(alpha=0), r"^alpha must be a positive number, got 0$"),
+        (kestrel.ReducedKernelSVC(n_centres=0), r"^n_centres must be a whole number from 1 to 16384, got 0$"),
+        (kestrel.SmoothSVR(n_centres=10**9), r"^n_centres must be a whole number from 1 to 16384"),
+        (kestrel.ReducedKernelSVC(gamma="scale"), r"^gamma='scale' \(scikit-learn's .*\) is not taken: 'auto' chooses"),
+        (kestrel.ReducedKernelSVC(C="big"), r"^C must be a number or 'auto', got 'big'$"),
+    ]:
+        with pytest.raises(ValueError, match=said):
+            estimator.fit(X, y)
     with pytest.raises(ValueError):
         kestrel.load(b"not a model")
     corrupted = bytearray(clf.to_bytes())

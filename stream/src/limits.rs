@@ -13,6 +13,7 @@
 //! | [`MAX_CLASS_NAME_BYTES`] | 1 KiB per class name | every distinct name is kept |
 //! | [`DEFAULT_MAX_LINE_BYTES`] | 1 MiB per input line | a line is held whole while it is parsed |
 //! | [`MAX_FILE_BYTES`] | 1 GiB per model or checkpoint file | they are read whole |
+//! | [`MAX_CENTERS`] | 2¹⁴ centres of a kernel learner | an m × m factor: 2 GiB in f64 at the limit |
 
 /// The most features a data set, a stream or a model may have.
 pub const MAX_DIM: usize = 1 << 24;
@@ -24,6 +25,8 @@ pub const MAX_CLASS_NAME_BYTES: usize = 1 << 10;
 pub const DEFAULT_MAX_LINE_BYTES: usize = 1 << 20;
 /// The largest model or checkpoint file read.
 pub const MAX_FILE_BYTES: u64 = 1 << 30;
+/// The most centres of a kernel learner.
+pub const MAX_CENTERS: usize = 1 << 14;
 
 /// A buffer that could not be allocated.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

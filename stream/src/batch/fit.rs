@@ -31,6 +31,7 @@ use super::ssvr::{self, SsvrConfig};
 use super::tune::{Folds, WidthScore, best_width, extend_past_edges, octaves, widths_by_loo};
 use super::{TrainError, check_budget, classes};
 use crate::dataset::Dataset;
+use crate::limits::MAX_CENTERS;
 use crate::model;
 
 /// A setting given as a number, or `auto`: chosen from the data.
@@ -492,6 +493,13 @@ fn check_ranges(settings: &FitSettings) -> Result<(), FitError> {
             if zero { (value >= 0.0, "a number of at least 0") } else { (value > 0.0, "a positive number") };
         if !(low_ok && value.is_finite()) {
             return Err(FitError::Conflict(format!("{name} must be {range}, got {value}")));
+        }
+    }
+    for (name, count) in [("centers", settings.centers), ("max_active", settings.max_active)] {
+        if let Some(count) = count.filter(|n| !(1..=MAX_CENTERS).contains(n)) {
+            return Err(FitError::Conflict(format!(
+                "{name} must be a whole number from 1 to {MAX_CENTERS}, got {count}"
+            )));
         }
     }
     Ok(())
@@ -1334,6 +1342,10 @@ mod tests {
             (c, "C must be a positive number, got -1"),
             (gamma, "gamma must be a positive number, got NaN"),
             (nu, "nu must be a number of at least 0, got -0.5"),
+            (
+                FitSettings { centers: Some(0), ..FitSettings::new(Learner::Rsvm) },
+                "centers must be a whole number from 1 to 16384, got 0",
+            ),
         ] {
             let error = fit(&settings, &data).err().map(|e| e.to_string());
             assert_eq!(error.as_deref(), Some(message));

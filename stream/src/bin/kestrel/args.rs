@@ -28,14 +28,13 @@ use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use kestrel_stream::batch::class_weights::ClassWeights;
 use kestrel_stream::batch::{fit, krr};
+pub use kestrel_stream::limits::MAX_CENTERS;
 use kestrel_stream::limits::{DEFAULT_MAX_LINE_BYTES, MAX_CLASSES, MAX_DIM};
 use kestrel_stream::online::build::StreamLearner;
 use kestrel_stream::source::Categorical;
 
 /// The longest window of a learner, in samples.
 pub const MAX_WINDOW: usize = 1 << 24;
-/// The most centres of a kernel learner.
-pub const MAX_CENTERS: usize = 1 << 14;
 /// The largest cap on coordinate steps per arrival.
 pub const MAX_STEPS: usize = 1 << 16;
 pub use kestrel_stream::online::build::{DEFAULT_MEMORY, DEFAULT_QUANTILE, DEFAULT_STREAM_CLASSES, DEFAULT_WARMUP};
