@@ -200,6 +200,7 @@ impl FitConfig {
             seed,
             ..FitSettings::new(self::learner(learner)?)
         };
+        policy::check_ranges(&settings).map_err(value_error)?;
         if relevance {
             relevance::check_applies(settings.learner, settings.kernel.kind).map_err(value_error)?;
         }

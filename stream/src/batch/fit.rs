@@ -475,7 +475,11 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
 /// The numbers of `settings` in the ranges `kestrel train`'s flags take (the Python and C
 /// layers build settings without the flags' parsers): out of range is a refused
 /// configuration naming the setting. (The novelty detector checks its own quantile.)
-fn check_ranges(settings: &FitSettings) -> Result<(), FitError> {
+/// [`fit`] checks them first; a caller may check them before it has the data.
+///
+/// # Errors
+/// [`FitError::Conflict`] naming the first setting out of range.
+pub fn check_ranges(settings: &FitSettings) -> Result<(), FitError> {
     // (name, value, whether 0 is allowed)
     let numbers = [
         ("C", Setting::given(settings.svm.c), false),
