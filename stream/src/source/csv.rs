@@ -651,12 +651,52 @@ fn in_column(kind: ReadErrorKind, name: Option<&str>, label: bool) -> ReadErrorK
                 ReadErrorKind::MissingMarker { text, column }
             } else if number(&text, true).is_ok() {
                 ReadErrorKind::DecimalComma { text, column }
+            } else if let Some(what) = number_formatting(&text) {
+                ReadErrorKind::FormattedNumber { text, column, what }
             } else {
                 ReadErrorKind::FeatureNotANumber { text, column }
             }
         }
         (kind, _) => kind,
     }
+}
+
+/// What a spreadsheet's formatting wrote beside the digits of `text`, which is not a number
+/// as it stands: a currency sign (`$12`, `12 €`), a percent sign (`15%`), or a thousands
+/// separator (`1,234.5`, `1.234,5`, `1 234`, `1'234`). `None` for anything else.
+fn number_formatting(text: &str) -> Option<&'static str> {
+    const CURRENCIES: [char; 5] = ['$', '€', '£', '¥', '₹'];
+    let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+    let a_number = |rest: &str| number(rest.trim(), true).is_ok() || thousands_grouped(rest.trim());
+    let currency = unsigned.strip_prefix(CURRENCIES).or_else(|| unsigned.strip_suffix(CURRENCIES));
+    if currency.is_some_and(a_number) {
+        return Some("a currency sign");
+    }
+    if unsigned.strip_suffix('%').is_some_and(a_number) {
+        return Some("a percent sign");
+    }
+    thousands_grouped(unsigned).then_some("a thousands separator")
+}
+
+/// Whether `text` is digits in groups of three after the first one to three, the groups
+/// separated by `,`, `.`, a space (also no-break) or `'`, and then, after the other of `.`
+/// and `,`, the decimals.
+fn thousands_grouped(text: &str) -> bool {
+    let digits = |group: &str| group.bytes().all(|b| b.is_ascii_digit());
+    let Some(separator) = text.chars().find(|c| !c.is_ascii_digit()) else { return false };
+    if !matches!(separator, ',' | '.' | ' ' | '\'' | '\u{a0}' | '\u{202f}') {
+        return false;
+    }
+    let decimal = if separator == '.' { ',' } else { '.' };
+    let (whole, decimals) = text.split_once(decimal).unwrap_or((text, ""));
+    let mut groups = whole.split(separator);
+    let first = groups.next().is_some_and(|g| (1..=3).contains(&g.len()) && digits(g));
+    let (mut later, mut count) = (true, 0);
+    for group in groups {
+        later &= group.len() == 3 && digits(group);
+        count += 1;
+    }
+    first && later && count > 0 && digits(decimals)
 }
 
 /// `field` without its leading and trailing whitespace, as `str::trim` gives it: ASCII
@@ -1382,6 +1422,34 @@ mod tests {
         assert!(e.to_string().ends_with("`x10`, `x11`, … (20 in all))"), "{e}");
         let e = CsvReader::with_header("a,b,c\n".as_bytes(), "t.csv", None, 4).err().unwrap();
         assert_eq!(e.to_string(), "t.csv:1:1: the header is longer than the limit of 4 bytes");
+    }
+
+    #[test]
+    fn numbers_a_spreadsheet_formatted_are_named_as_such() {
+        for (text, what) in [
+            ("1,234.5", Some("a thousands separator")),
+            ("1.234,5", Some("a thousands separator")),
+            ("-12 345 678", Some("a thousands separator")),
+            ("1'234", Some("a thousands separator")),
+            ("$12", Some("a currency sign")),
+            ("-€1,234.50", Some("a currency sign")),
+            ("12 €", Some("a currency sign")),
+            ("15%", Some("a percent sign")),
+            ("1,23,456", None),
+            ("1.2.3", None),
+            ("12,34.5", None),
+            ("abc", None),
+            ("%", None),
+            ("$", None),
+            ("1,", None),
+        ] {
+            assert_eq!(number_formatting(text), what, "{text}");
+        }
+        let mut reader = CsvReader::with_header("a;b;y\n\"1.234,5\";2;0\n".as_bytes(), "t.csv", None, 1024).unwrap();
+        let e = reader.next_record(&mut Record::default()).unwrap_err();
+        let said = "t.csv:2:1: `1.234,5` is a number written with a thousands separator (column `a`): write numbers as \
+                    digits alone";
+        assert!(e.to_string().starts_with(said), "{e}");
     }
 
     #[test]

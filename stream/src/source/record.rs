@@ -118,6 +118,20 @@ pub enum ReadErrorKind {
         /// The column's name.
         column: String,
     },
+    /// A feature's value that is a number written with `what` (a thousands separator, a
+    /// currency or percent sign), as a spreadsheet's formatted cells are exported.
+    #[error(
+        "`{text}` is a number written with {what} (column `{column}`): write numbers as digits alone, as a \
+         spreadsheet's cells of the General format are exported"
+    )]
+    FormattedNumber {
+        /// The value.
+        text: String,
+        /// The column's name.
+        column: String,
+        /// What is written with the digits: `a thousands separator`, `a currency sign`, `a percent sign`.
+        what: &'static str,
+    },
     /// A feature's value with a decimal comma (`21,5`) in a file whose fields are not
     /// separated by semicolons, in the CSV column named `column`.
     #[error(
