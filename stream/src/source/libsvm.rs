@@ -121,6 +121,7 @@ pub fn parse_line(line: &str, record: &mut Record) -> Result<(), (usize, ReadErr
         let index_number = match index.parse::<usize>() {
             Ok(i) if i > MAX_DIM => return Err((column(offset), ReadErrorKind::IndexTooLarge(i))),
             Ok(i) if i >= 1 => i,
+            _ if index == "qid" => return Err((column(offset), ReadErrorKind::QueryId)),
             _ => return Err((column(offset), ReadErrorKind::BadIndex(index.to_string()))),
         };
         if index_number <= previous {
@@ -165,6 +166,7 @@ mod tests {
         assert_eq!(parse("1 1:0.5 1:2"), Err((9, ReadErrorKind::IndexOrder { previous: 1, index: 1 })));
         assert_eq!(parse("1 0:1"), Err((3, ReadErrorKind::BadIndex("0".into()))));
         assert_eq!(parse("1 x:1"), Err((3, ReadErrorKind::BadIndex("x".into()))));
+        assert_eq!(parse("3 qid:7 1:0.5"), Err((3, ReadErrorKind::QueryId)));
         assert_eq!(parse("1  2:nan"), Err((6, ReadErrorKind::NonFinite("nan".into()))));
         assert_eq!(parse("1 2:abc"), Err((5, ReadErrorKind::NotANumber("abc".into()))));
         assert_eq!(parse("1 2"), Err((3, ReadErrorKind::NotAPair("2".into()))));

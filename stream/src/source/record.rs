@@ -197,6 +197,12 @@ pub enum ReadErrorKind {
          skip leaves it out, or join them without it (tail -n +2 b.csv >> a.csv)"
     )]
     RepeatedHeader(String),
+    /// A LibSVM row's `qid:` token: SVMlight's ranking format, its query id.
+    #[error(
+        "`qid:` is a query id (SVMlight's ranking format): kestrel learns classes and values, not rankings; strip \
+         the ids to learn the labels as they are (sed -E 's/ qid:[^ ]+//' FILE)"
+    )]
+    QueryId,
     /// A feature index that is not a positive integer.
     #[error("feature index `{0}` is not a positive integer (indices are 1-based)")]
     BadIndex(String),
