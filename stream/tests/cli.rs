@@ -1382,6 +1382,12 @@ fn columns_of_categories_are_one_hot_encoded() {
     let note = "column `id` holds 150 categories in 150 rows, a feature each: an identifier or a time stamp is better \
                 left out (--skip-column id)";
     assert!(o.status.success() && stderr(&o).contains(note), "{}", stderr(&o));
+    // A target a spreadsheet wrote with thousands separators: read as class names, and told.
+    let prices: String = (0..30).map(|i| format!("{i},{},\"{},{:03}\"\n", i % 4, 100 + i * 7, i * 13 % 1000)).collect();
+    let prices = write("prices.csv", &format!("size,rooms,price\n{prices}"));
+    let o = kestrel(&["train", "--input", &prices, "--out", dir.join("prices.kestrel").to_str().unwrap()]);
+    let note = "the labels are read as 30 class names, and `100,000` is a number written with a thousands separator";
+    assert!(o.status.success() && stderr(&o).contains(note), "{}", stderr(&o));
     let o = kestrel(&["predict", "--model", &by_flag, "--input", &write("no_mode.csv", "t,site,y\n0.5,north,1\n")]);
     let message = "no column named `mode=idle`, a feature of the model (its columns: `t`, `site`, `y`); or a column `mode` of categories, one of them";
     assert!(o.status.code() == Some(1) && stderr(&o).contains(message), "{}", stderr(&o));

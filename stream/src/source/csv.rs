@@ -664,7 +664,7 @@ fn in_column(kind: ReadErrorKind, name: Option<&str>, label: bool) -> ReadErrorK
 /// What a spreadsheet's formatting wrote beside the digits of `text`, which is not a number
 /// as it stands: a currency sign (`$12`, `12 €`), a percent sign (`15%`), or a thousands
 /// separator (`1,234.5`, `1.234,5`, `1 234`, `1'234`). `None` for anything else.
-fn number_formatting(text: &str) -> Option<&'static str> {
+pub fn number_formatting(text: &str) -> Option<&'static str> {
     const CURRENCIES: [char; 5] = ['$', '€', '£', '¥', '₹'];
     let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
     let a_number = |rest: &str| number(rest.trim(), true).is_ok() || thousands_grouped(rest.trim());
@@ -1340,10 +1340,16 @@ mod tests {
         let mut reader = CsvReader::without_header("0,5;1\n".as_bytes(), "serial", 2, b';', 1024);
         assert!(reader.next_record(&mut r).unwrap());
         assert_eq!((r.label, r.values.clone()), (1.0, vec![0.5]));
-        // A point and a comma, or two commas: not a number, named with its column.
-        for (text, field) in [("a;y\n1.234,5;1\n", "1.234,5"), ("a;y\n1,2,3;1\n", "1,2,3")] {
+        // A point and a comma, or two commas: not a number, named with its column (a point
+        // between thousands, as a spreadsheet formats them, told as such).
+        let formatted = |text: &str| ReadErrorKind::FormattedNumber {
+            text: text.into(),
+            column: "a".into(),
+            what: "a thousands separator",
+        };
+        let not_a_number = |text: &str| ReadErrorKind::FeatureNotANumber { text: text.into(), column: "a".into() };
+        for (text, kind) in [("a;y\n1.234,5;1\n", formatted("1.234,5")), ("a;y\n1,2,3;1\n", not_a_number("1,2,3"))] {
             let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
-            let kind = ReadErrorKind::FeatureNotANumber { text: field.into(), column: "a".into() };
             assert_eq!(reader.next_record(&mut r).unwrap_err().kind, kind, "{text:?}");
         }
         // A decimal comma in a tab-separated file: the error says where one is read.

@@ -15,7 +15,7 @@ use kestrel_stream::batch::scaling::{self, Compared, Skipped, Verdict};
 use kestrel_stream::batch::{TrainError, check_budget};
 use kestrel_stream::dataset::{BadRows, Dataset, HostScaler};
 use kestrel_stream::model::{self, scalar_name};
-use kestrel_stream::source::{Categorical, LabelColumn, ReadError, ReadErrorKind, one_hot};
+use kestrel_stream::source::{Categorical, LabelColumn, ReadError, ReadErrorKind, number_formatting, one_hot};
 use kestrel_stream::{class_names, file, labels, shell};
 use serde_json::{Value, json};
 
@@ -273,7 +273,7 @@ impl<T: Real> Prepared<T> {
         }
         let mut data: Dataset<T> = read?;
         SkipTeller::default().tell_read(&bad);
-        for note in identifier_notes(&data, categorical) {
+        for note in identifier_notes(&data, categorical).into_iter().chain(formatted_labels_note(&data)) {
             tell!("kestrel: note: {note}");
         }
         let skipped = bad.count();
@@ -564,6 +564,20 @@ fn identifier_notes<T: Real>(data: &Dataset<T>, categorical: &[Categorical]) -> 
         }
     }
     notes
+}
+
+/// What to tell when every class name is a number a spreadsheet formatted (`274,067`,
+/// `$12`, [`number_formatting`]): a target of numbers, read as that many classes.
+fn formatted_labels_note<T: Real>(data: &Dataset<T>) -> Option<String> {
+    let names = data.class_names().names();
+    let first = names.first()?;
+    let formatting: Option<Vec<&str>> = names.iter().map(|name| number_formatting(name)).collect();
+    let what = formatting?.first().copied()?;
+    Some(format!(
+        "the labels are read as {} class names, and `{first}` is a number written with {what}: a target of numbers \
+         is written as digits alone, as a spreadsheet exports its cells of the General format",
+        names.len()
+    ))
 }
 
 /// The categories of a column beyond which [`identifier_notes`] may tell of it.
