@@ -13,6 +13,7 @@ use kestrel_core::{Error, Real};
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::Dataset;
+use crate::limits::MAX_CLASSES;
 use crate::model::Predictor;
 use crate::source::Record;
 
@@ -85,11 +86,13 @@ impl Tally {
     }
 }
 
-/// Each of a classifier's classes: its rows and those predicted as it, counted only for
-/// the classes given (a model's: a test file's other labels, whatever their number, take
-/// no memory) or, growing, for the first labels met up to a cap (a stream's classes, as
-/// its learner meets them). Memory: a label and two counts a class, and two weights a class
-/// once a row is counted with its weight ([`ClassRecall::add_weighted`]).
+/// Each of a classifier's classes: its rows and those predicted as it, counted for the
+/// classes given (a model's) and the other labels met — a test file's label the model
+/// lacks is a class it never predicts, of recall 0, as scikit-learn's
+/// `balanced_accuracy_score` counts it — up to [`MAX_CLASSES`] in all; or, growing, for
+/// the first labels met up to a cap (a stream's classes, as its learner meets them).
+/// Memory: a label and two counts a class, and two weights a class once a row is counted
+/// with its weight ([`ClassRecall::add_weighted`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClassRecall {
     /// The classes' labels, sorted.
@@ -106,13 +109,13 @@ pub struct ClassRecall {
 }
 
 impl ClassRecall {
-    /// No rows yet, for the classes labelled `classes`.
+    /// No rows yet, for the classes labelled `classes` and the other labels to come.
     pub fn new(classes: &[f64]) -> Self {
         let mut classes = classes.to_vec();
         classes.sort_by(f64::total_cmp);
         classes.dedup();
         let counts = vec![[0; 2]; classes.len()];
-        let cap = classes.len();
+        let cap = classes.len().max(MAX_CLASSES);
         ClassRecall { classes, counts, cap, weights: None }
     }
 
@@ -226,19 +229,24 @@ mod tests {
         assert_eq!(flat.r2(), None);
     }
 
-    /// Balanced accuracy as scikit-learn computes it, over the classes given: a label of
-    /// none of them is left out.
+    /// Balanced accuracy as scikit-learn's `balanced_accuracy_score` computes it, over the
+    /// labels of the rows: a class given without rows is left out, and a label of none of
+    /// the classes given (which the model never predicts) is a class of recall 0.
     #[test]
     fn recall_per_class_and_balanced_accuracy() {
         let mut recall = ClassRecall::new(&[3.0, -1.0, 3.0, 7.0]);
         assert_eq!(recall.balanced_accuracy(), None);
-        // Class −1: 3 of 4 right; class 3: 1 of 2; class 7: no rows; label 9: no class.
+        // Class −1: 3 of 4 right; class 3: 1 of 2; class 7: no rows; label 9: not a class.
         for (prediction, label) in [(-1.0, -1.0), (-1.0, -1.0), (-1.0, -1.0), (3.0, -1.0), (3.0, 3.0), (-1.0, 3.0)] {
             recall.add(prediction, label);
         }
-        recall.add(9.0, 9.0);
-        assert_eq!(recall.recalls().collect::<Vec<_>>(), [(-1.0, 0.75), (3.0, 0.5)]);
         assert_eq!(recall.balanced_accuracy(), Some((0.75 + 0.5) / 2.0));
+        recall.add(-1.0, 9.0);
+        recall.add(3.0, 9.0);
+        assert_eq!(recall.recalls().collect::<Vec<_>>(), [(-1.0, 0.75), (3.0, 0.5), (9.0, 0.0)]);
+        // scikit-learn: balanced_accuracy_score([-1]*4 + [3]*2 + [9]*2, [-1,-1,-1,3,3,-1,-1,3])
+        // = (0.75 + 0.5 + 0) / 3.
+        assert_eq!(recall.balanced_accuracy(), Some((0.75 + 0.5 + 0.0) / 3.0));
     }
 
     /// Weighted, a row of weight 2 counts as two copies of it in every score.
@@ -280,6 +288,6 @@ mod tests {
             recall.add(prediction, label);
         }
         assert_eq!(recall.recalls().collect::<Vec<_>>(), [(2.0, 1.0 / 3.0), (5.0, 0.5)]);
-        assert_eq!(ClassRecall::growing(0), ClassRecall::new(&[]));
+        assert_eq!(ClassRecall::growing(MAX_CLASSES), ClassRecall::new(&[]));
     }
 }

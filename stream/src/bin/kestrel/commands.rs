@@ -644,6 +644,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let (mut detections, detector_names) = detections_for(&args.detection)?;
     let mut tally = Tally::default();
     let mut recall = ClassRecall::new(&if classifier { model.labels() } else { Vec::new() });
+    let mut foreign = ForeignLabels::new(model.as_ref());
     let mut figures = args.report.as_ref().map(|_| EvalFigures::new(model.labels(), model.class_names().cloned()));
     let name = args.input.input.clone();
     let dim = model.info().dim;
@@ -660,6 +661,9 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
             // A row of weight 0 is left out, as `train` leaves it out; without the column each
             // weighs 1, which scores as counting the rows.
             let weight = record.weight.unwrap_or(1.0);
+            if classifier {
+                foreign.met(record, weight != 0.0);
+            }
             if weight == 0.0 {
                 return Ok(());
             }
@@ -703,11 +707,11 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
                 format!("`{column}`: the scores of the summary weigh the rows, the figures count them"),
             );
         }
-        report.summary(&eval_summary((&tally, &recall), &detections, skipped, (model.as_ref(), detector)));
+        report.summary(&eval_summary((&tally, &recall, &foreign), &detections, skipped, (model.as_ref(), detector)));
         figures.add_to(&mut report, &detections)?;
         report.write(path)?;
     }
-    let summary = eval_summary((&tally, &recall), &detections, skipped, (model.as_ref(), detector));
+    let summary = eval_summary((&tally, &recall, &foreign), &detections, skipped, (model.as_ref(), detector));
     if detector {
         tell_if_mostly_anomalies(&detections, &args.detection);
         match args.json {
@@ -717,9 +721,8 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         return Ok(());
     }
     let n = tally.n;
-    // No row's label is one of the model's classes: no class has rows to recall.
-    if classifier && n > 0 && recall.balanced_accuracy().is_none() {
-        tell!("kestrel: warning: no row's label is a class of the model ({})", class_list(model.as_ref()));
+    if let Some(warning) = foreign.warning(n, model.as_ref()) {
+        tell!("kestrel: warning: {warning}");
     }
     let weighed = args.weight_column.as_ref().map_or(String::new(), |column| format!(" (rows weighed by `{column}`)"));
     if args.json {
@@ -742,7 +745,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
 /// class's recall (by name, for named classes), a regressor's errors and R², a detector's
 /// counts.
 fn eval_summary(
-    (tally, recall): (&Tally, &ClassRecall),
+    (tally, recall, foreign): (&Tally, &ClassRecall, &ForeignLabels),
     detections: &Detections,
     skipped: u64,
     (model, detector): (&dyn Predictor, bool),
@@ -753,12 +756,92 @@ fn eval_summary(
         (false, true) => {
             let mut summary = json!({"n": n, "accuracy": tally.accuracy()});
             if let Some(fields) = summary.as_object_mut() {
-                fields.extend(recall_fields(recall, model.class_names()));
+                fields.extend(recall_fields(recall, foreign.names.as_ref()));
                 fields.insert("skipped".into(), json!(skipped));
             }
             summary
         }
         (false, false) => json!({"n": n, "mse": tally.mse(), "mae": tally.mae(), "r2": tally.r2(), "skipped": skipped}),
+    }
+}
+
+/// The labels of an `eval` file that are none of the model's classes: a class each, which
+/// the model never predicts (recall 0 in the balanced accuracy, as scikit-learn's
+/// `balanced_accuracy_score` counts them), told in a warning. Memory: the model's class
+/// names and the other names met (as the reader's [`ClassNames`] holds them), and
+/// [`SHOWN_FOREIGN`] labels for the warning.
+struct ForeignLabels {
+    /// The model's classes.
+    classes: Vec<f64>,
+    /// The model's class names and then the other names met, in the order the reader gives
+    /// them their labels (`None` for a model of numbered classes).
+    names: Option<ClassNames>,
+    /// The rows of the other labels.
+    rows: usize,
+    /// The first other labels met, as the warning shows them.
+    shown: Vec<String>,
+}
+
+/// The labels the warning of [`ForeignLabels`] names.
+const SHOWN_FOREIGN: usize = 5;
+
+impl ForeignLabels {
+    fn new(model: &dyn Predictor) -> Self {
+        let mut classes = model.labels();
+        classes.sort_by(f64::total_cmp);
+        ForeignLabels { classes, names: model.class_names().cloned(), rows: 0, shown: Vec::new() }
+    }
+
+    /// Takes `record`, every one the reader gave (so that its name, when it has one that is
+    /// no class, takes the label the reader gave it), and counts it when it is `scored`.
+    fn met(&mut self, record: &Record, scored: bool) {
+        if self.classes.binary_search_by(|class| class.total_cmp(&record.label)).is_ok() || record.label.is_nan() {
+            return;
+        }
+        if let Some(names) = &mut self.names
+            && names.name(record.label).is_none()
+        {
+            // The reader resolved this name: here it resolves too, the same names in the
+            // same order, under the same limits.
+            let mut named = Record { class_name: record.class_name.clone(), ..Record::default() };
+            if names.resolve(&mut named).is_err() {
+                return;
+            }
+        }
+        if !scored {
+            return;
+        }
+        self.rows += 1;
+        let shown = class_names::shown(self.names.as_ref(), record.label);
+        if self.shown.len() < SHOWN_FOREIGN && !self.shown.contains(&shown) {
+            self.shown.push(shown);
+        }
+    }
+
+    /// What to tell of the other labels of `n` rows scored, if there were any.
+    fn warning(&self, n: usize, model: &dyn Predictor) -> Option<String> {
+        if self.rows == 0 {
+            return None;
+        }
+        let mut listed: Vec<String> = self.shown.iter().map(|label| format!("`{label}`")).collect();
+        if self.shown.len() == SHOWN_FOREIGN {
+            listed.push("…".into());
+        }
+        let (classes, listed) = (class_list(model), listed.join(", "));
+        let which = match self.rows == n {
+            true => format!("no row's label is a class of the model ({classes}): the rows' labels are {listed}"),
+            false => format!("{} rows' labels are not classes of the model ({classes}): {listed}", self.rows),
+        };
+        let case = self.shown.iter().find_map(|label| {
+            let mut classes = model.labels().into_iter().map(|class| class_names::shown(model.class_names(), class));
+            classes.find(|class| class.to_lowercase() == label.to_lowercase()).map(|class| (label, class))
+        });
+        let case =
+            case.map_or(String::new(), |(label, class)| format!(" (`{label}` differs from `{class}` in case alone)"));
+        Some(format!(
+            "{which}{case}; a row so labelled is predicted wrong, and its label counts as a class of recall 0 in the \
+             balanced accuracy"
+        ))
     }
 }
 
