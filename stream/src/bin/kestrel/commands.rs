@@ -645,7 +645,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let mut tally = Tally::default();
     let mut recall = ClassRecall::new(&if classifier { model.labels() } else { Vec::new() });
     let mut foreign = ForeignLabels::new(model.as_ref());
-    let mut figures = args.report.as_ref().map(|_| EvalFigures::new(model.labels(), model.class_names().cloned()));
+    let mut figures = args.report.as_ref().map(|_| EvalFigures::new(model.labels()));
     let name = args.input.input.clone();
     let dim = model.info().dim;
     let features = model.feature_names().to_vec();
@@ -707,8 +707,13 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
                 format!("`{column}`: the scores of the summary weigh the rows, the figures count them"),
             );
         }
+        if foreign.rows > 0 {
+            let shown = foreign.shown.iter().map(|label| format!("`{label}`")).collect::<Vec<_>>().join(", ");
+            let rows = foreign.rows;
+            report.fact("labels the model lacks", format!("{rows} rows ({shown}): classes the model never predicts"));
+        }
         report.summary(&eval_summary((&tally, &recall, &foreign), &detections, skipped, (model.as_ref(), detector)));
-        figures.add_to(&mut report, &detections)?;
+        figures.add_to(&mut report, &detections, foreign.names.as_ref())?;
         report.write(path)?;
     }
     let summary = eval_summary((&tally, &recall, &foreign), &detections, skipped, (model.as_ref(), detector));

@@ -22,7 +22,6 @@ pub const SAMPLE: usize = 2000;
 pub struct EvalFigures {
     /// The labels in the confusion matrix, the model's first.
     labels: Vec<f64>,
-    names: Option<ClassNames>,
     /// `labels.len() + 1` squared counts, the last row and column "other".
     confusion: Vec<u64>,
     /// A binary classifier's decision values as scores, the second class the positive.
@@ -35,16 +34,14 @@ pub struct EvalFigures {
 }
 
 impl EvalFigures {
-    /// Ready for the rows of a model with `labels` (a classifier's, in output order) and
-    /// class `names`.
-    pub fn new(labels: Vec<f64>, names: Option<ClassNames>) -> Self {
+    /// Ready for the rows of a model with `labels` (a classifier's, in output order).
+    pub fn new(labels: Vec<f64>) -> Self {
         let mut labels = labels;
         labels.truncate(MAX_CLASSES_SHOWN);
         let positive = (labels.len() == 2).then(|| labels.get(1).copied()).flatten();
         let side = MAX_CLASSES_SHOWN + 1;
         EvalFigures {
             labels,
-            names,
             confusion: vec![0; side * side],
             roc: Detections::default(),
             positive,
@@ -95,25 +92,25 @@ impl EvalFigures {
     }
 
     /// Adds the figures of what was gathered; `detections` are a detector's (empty for the
-    /// other models).
+    /// other models), `names` the classes' names (the model's, and the rows' other labels').
     ///
     /// # Errors
     /// Only if a chart fails to draw.
-    pub fn add_to(&self, report: &mut Report, detections: &Detections) -> Result<()> {
+    pub fn add_to(&self, report: &mut Report, detections: &Detections, names: Option<&ClassNames>) -> Result<()> {
         if detections.n > 0 {
             return roc_figure(report, detections, "the novelty score");
         }
         if !self.sample.is_empty() {
             return self.regression_figures(report);
         }
-        self.confusion_figure(report)?;
+        self.confusion_figure(report, names)?;
         if self.positive.is_some() {
             roc_figure(report, &self.roc, "the decision value")?;
         }
         Ok(())
     }
 
-    fn confusion_figure(&self, report: &mut Report) -> Result<()> {
+    fn confusion_figure(&self, report: &mut Report, names: Option<&ClassNames>) -> Result<()> {
         let side = MAX_CLASSES_SHOWN + 1;
         let other_used = (0..side).any(|i| {
             let row = self.confusion.get(MAX_CLASSES_SHOWN * side + i).copied().unwrap_or(0);
@@ -124,7 +121,7 @@ impl EvalFigures {
         if other_used {
             shown.push(MAX_CLASSES_SHOWN);
         }
-        let names: Vec<String> = shown.iter().map(|&i| self.name(i)).collect();
+        let names: Vec<String> = shown.iter().map(|&i| self.name(i, names)).collect();
         let counts: Vec<u64> = shown
             .iter()
             .flat_map(|&r| shown.iter().map(move |&c| (r, c)))
@@ -138,9 +135,9 @@ impl EvalFigures {
     }
 
     /// The name of class index `i`: its class name, its label, or "other".
-    fn name(&self, i: usize) -> String {
+    fn name(&self, i: usize, names: Option<&ClassNames>) -> String {
         let Some(&label) = self.labels.get(i) else { return "other".into() };
-        class_names::shown(self.names.as_ref(), label)
+        class_names::shown(names, label)
     }
 
     fn regression_figures(&self, report: &mut Report) -> Result<()> {
@@ -198,12 +195,15 @@ mod tests {
 
     #[test]
     fn confusion_counts_and_other() {
-        let mut figures = EvalFigures::new(vec![1.0, 2.0], None);
+        let mut figures = EvalFigures::new(vec![1.0, 2.0]);
         figures.classified(1.0, 1.0, Some(&[-1.0]));
         figures.classified(2.0, 1.0, Some(&[-0.5]));
         figures.classified(2.0, 2.0, Some(&[2.0]));
         assert_eq!(figures.index(7.0), 2);
-        assert_eq!((figures.name(0), figures.name(2), figures.name(40)), ("1".into(), "7".into(), "other".into()));
+        let name = |i| figures.name(i, None);
+        assert_eq!((name(0), name(2), name(40)), ("1".into(), "7".into(), "other".into()));
+        let names = ClassNames::from_names(["fog".to_string(), "rain".to_string(), "sun".to_string()]);
+        assert_eq!(figures.name(1, Some(&names)), "sun");
         let side = MAX_CLASSES_SHOWN + 1;
         assert_eq!((figures.confusion[0], figures.confusion[side], figures.confusion[side + 1]), (1, 1, 1));
         assert_eq!(figures.roc.auc(), Some(1.0));
@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn the_regression_sample_is_bounded() {
-        let mut figures = EvalFigures::new(Vec::new(), None);
+        let mut figures = EvalFigures::new(Vec::new());
         for i in 0..10 * SAMPLE {
             figures.regressed(i as f64, 0.0);
         }
