@@ -39,6 +39,11 @@ const SIGNATURES: &[(&[u8], &str)] = &[
         "zstd-compressed: decompress it (zstd -d FILE), or read it through a pipe (zstdcat FILE | kestrel … --input -)",
     ),
     (b"7z\xBC\xAF\x27\x1C", "a 7-Zip archive: extract it (7z x FILE)"),
+    (
+        b"\x00\x05\x16\x07",
+        "a macOS resource fork (the `._` file beside each file of a zip made on a Mac), not data: the data is the \
+         file of the same name without `._`",
+    ),
 ];
 
 /// bzip2's magic: `BZh`, the block size digit, then the first block's `1AY&SY`.
@@ -78,13 +83,14 @@ mod tests {
 
     #[test]
     fn formats_are_named_by_their_first_bytes() {
-        let cases: [(&[u8], &str); 6] = [
+        let cases: [(&[u8], &str); 7] = [
             (b"KSTL\x04\x00\x03\x02", "a Kestrel model file"),
             (b"PK\x03\x04\x14\x00", "a zip archive"),
             (b"\x93NUMPY\x01\x00v\x00{'descr'", "a NumPy .npy array"),
             (b"BZh91AY&SY\x00", "bzip2-compressed"),
             (b"\xFF\xFEa\x00", "the input is UTF-16 text"),
             (b"PAR1\x15\x04", "a Parquet file"),
+            (b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X", "a macOS resource fork"),
         ];
         for (first, told) in cases {
             assert!(what(first).is_some_and(|what| what.starts_with(told)), "{first:?}: {:?}", what(first));

@@ -688,7 +688,11 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
     let (mut record, mut first, mut teller) = (Record::default(), None, SkipTeller::default());
     let known_dim = stated_dim.or(dim_hint);
     if known_dim.is_none() && !input.redelivers() {
-        bail!(Usage("LibSVM input needs --dim (a CSV header states it)".into()));
+        bail!(Usage(
+            "LibSVM input needs --dim, the number of features (the largest index the rows use; a CSV header states \
+             it): a stream's model is sized before its rows are read"
+                .into()
+        ));
     }
     let dim = match (known_dim, given) {
         (Some(dim), Some(_)) => dim,
