@@ -29,7 +29,8 @@ from pyspark import keyword_only
 from pyspark.ml import Estimator, Model
 from pyspark.ml.param import Param, Params, TypeConverters
 from pyspark.ml.param.shared import HasFeaturesCol, HasLabelCol, HasPredictionCol, HasSeed, HasWeightCol
-from pyspark.sql.types import DoubleType, StructField, StructType
+from pyspark.ml.linalg import VectorUDT
+from pyspark.sql.types import ArrayType, DoubleType, NumericType, StructField, StructType
 
 from . import _kestrel
 
@@ -87,10 +88,37 @@ def _config(settings):
     return _kestrel.FitConfig(settings.pop("learner"), **settings)
 
 
+def _features(value):
+    """A row's features as float64: a ``pyspark.ml.linalg`` vector (dense or sparse), or
+    an array of numbers."""
+    return np.asarray(value.toArray() if hasattr(value, "toArray") else value, dtype=np.float64)
+
+
+def _check_columns(dataset, features, label=None, weight=None):
+    """The columns named, checked on the driver before any job: present, the features a
+    vector or an array of numbers, the label and the weight numbers."""
+    fields = {field.name: field.dataType for field in dataset.schema.fields}
+    for name in filter(None, (features, label, weight)):
+        if name not in fields:
+            hint = ""
+            if name == features:
+                hint = " (assemble the feature columns into one: pyspark.ml.feature.VectorAssembler)"
+            raise ValueError(f"no column `{name}` in the DataFrame (its columns: {', '.join(fields)}){hint}")
+    kind = fields[features]
+    if not (isinstance(kind, VectorUDT) or (isinstance(kind, ArrayType) and isinstance(kind.elementType, NumericType))):
+        raise ValueError(f"{features}: the features are a vector or an array of numbers, not {kind.simpleString()}")
+    for name, what in ((label, "class labels"), (weight, "row weights")):
+        if name and not isinstance(fields[name], NumericType):
+            hint = ""
+            if name == label:
+                hint = f": index them first (pyspark.ml.feature.StringIndexer(inputCol={name!r}, outputCol=...))"
+            raise ValueError(f"{name}: the {what} are numbers, not {fields[name].simpleString()}{hint}")
+
+
 def _arrays(rows):
     """Features (as a float64 matrix), labels and weights (``None`` unweighted) of
     ``(features, label, weight)`` rows."""
-    X = np.vstack([np.asarray(row[0].toArray(), dtype=np.float64) for row in rows])
+    X = np.vstack([_features(row[0]) for row in rows])
     y = np.asarray([float(row[1]) for row in rows], dtype=np.float64)
     w = np.asarray([float(row[2]) for row in rows], dtype=np.float64) if len(rows[0]) > 2 else None
     return X, y, w
@@ -114,9 +142,11 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
     Parameters
     ----------
     featuresCol : str, default="features"
-        A vector column (``pyspark.ml.linalg`` dense or sparse vectors).
+        A vector column (``pyspark.ml.linalg`` dense or sparse vectors, as
+        ``VectorAssembler`` makes), or an array of numbers.
     labelCol : str, default="label"
-        Numeric class labels; two or more classes (one-vs-rest beyond two).
+        Numeric class labels; two or more classes (one-vs-rest beyond two). Names are
+        indexed first (``StringIndexer``).
     predictionCol : str, default="prediction"
     numPartitions : int, default=4
         Parts of the data ``P``; each must hold rows of two classes or more.
@@ -173,7 +203,9 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
             raise ValueError(f"numPartitions must be at least 1, got {parts}")
         _config(settings)  # bad settings fail here, before any job
         columns = [self.getFeaturesCol(), self.getLabelCol()]
-        if self.isDefined(self.weightCol) and self.getWeightCol():
+        weighed = self.isDefined(self.weightCol) and self.getWeightCol()
+        _check_columns(dataset, *columns, self.getWeightCol() if weighed else None)
+        if weighed:
             weight = self.getWeightCol()
             columns.append(weight)
             finite = f"`{weight}` >= 0 AND `{weight}` < double('inf')"
@@ -193,7 +225,7 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
         first = rows.take(1)
         if not first:
             raise ValueError("the training DataFrame has no rows")
-        dim = int(first[0][0].size)
+        dim = len(_features(first[0][0]))
         count = rows.count()
         if parts > count:
             raise ValueError(f"{parts} partitions for {count} rows: use fewer partitions")
@@ -252,6 +284,7 @@ class MapReduceRSVMModel(Model, _MapReduceRSVMParams):
 
     def _transform(self, dataset):
         session = dataset.sparkSession
+        _check_columns(dataset, self.getFeaturesCol())
         broadcast = session.sparkContext.broadcast(self.modelBytes)
         column = dataset.columns.index(self.getFeaturesCol())
         schema = StructType(dataset.schema.fields + [StructField(self.getPredictionCol(), DoubleType(), False)])
@@ -259,7 +292,7 @@ class MapReduceRSVMModel(Model, _MapReduceRSVMParams):
         def predict(iterator):
             model = broadcast.value
             for batch in _batches(iterator):
-                X = np.vstack([np.asarray(row[column].toArray(), dtype=np.float64) for row in batch])
+                X = np.vstack([_features(row[column]) for row in batch])
                 for row, value in zip(batch, _kestrel.predict(model, X)):
                     yield (*row, float(value))
 

@@ -158,3 +158,24 @@ def test_missing_labels_and_values_are_named(spark):
     X[3, 0] = np.nan
     with pytest.raises(Exception, match="row 3: `NaN` is not finite"):
         MapReduceRSVM(numPartitions=2).fit(frame(spark, X, y))
+
+
+def test_columns_of_the_wrong_kind_are_named_on_the_driver(spark):
+    # Class names, a missing features column: told with the stage that makes them right (a
+    # string label failed in a SQL cast of Spark's own message). Features as an array of
+    # numbers, as a DataFrame from pandas holds them, learn the model of the same vectors.
+    X, y = waves(300, 6)
+    named = [(i, Vectors.dense(x), "wet" if label else "dry") for i, (x, label) in enumerate(zip(X, y))]
+    df = spark.createDataFrame(named, ["id", "features", "label"])
+    with pytest.raises(ValueError, match=r"label: the class labels are numbers, not string: index them first \(.*StringIndexer"):
+        MapReduceRSVM(numPartitions=2).fit(df)
+    with pytest.raises(ValueError, match=r"no column `x` in the DataFrame \(its columns: id, features, label\) \(assemble"):
+        MapReduceRSVM(numPartitions=2, featuresCol="x").fit(df)
+    arrays = spark.createDataFrame([(i, [float(v) for v in x], float(label)) for i, (x, label) in enumerate(zip(X, y))],
+                                   ["id", "features", "label"])
+    from_arrays = MapReduceRSVM(numPartitions=2, seed=3).fit(arrays)
+    assert from_arrays.modelBytes == MapReduceRSVM(numPartitions=2, seed=3).fit(frame(spark, X, y)).modelBytes
+    predicted = from_arrays.transform(arrays).select("prediction").collect()
+    assert [row.prediction for row in predicted] == list(kestrel.load(from_arrays.modelBytes).predict(X))
+    with pytest.raises(ValueError, match="no column `features` in the DataFrame"):
+        from_arrays.transform(arrays.withColumnRenamed("features", "f"))
