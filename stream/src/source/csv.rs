@@ -454,12 +454,18 @@ impl<R: BufRead> CsvReader<R> {
     /// `error` of the current row, or [`ReadErrorKind::RepeatedHeader`] when the row is the
     /// header's names again (looked at only for a row in error).
     fn repeated_header(&self, error: ReadError) -> ReadError {
-        let names = self.header.iter().map(trim);
-        if self.header.is_empty() || !self.row.iter().map(trim).eq(names) {
+        if self.header.is_empty() || self.row.len() != self.header.len() {
             return error;
         }
-        let header = listed(self.header.iter(), self.header.len());
-        ReadError { column: 1, kind: ReadErrorKind::RepeatedHeader(header), ..error }
+        if self.row.iter().map(trim).eq(self.header.iter().map(trim)) {
+            let header = listed(self.header.iter(), self.header.len());
+            return ReadError { column: 1, kind: ReadErrorKind::RepeatedHeader(header), ..error };
+        }
+        if sorted_names(&self.row) != sorted_names(&self.header) {
+            return error;
+        }
+        let header = listed(self.row.iter().map(trim), self.row.len());
+        ReadError { column: 1, kind: ReadErrorKind::ReorderedHeader(header), ..error }
     }
 
     fn error(&self, line: u64, column: usize, kind: ReadErrorKind) -> ReadError {
@@ -546,6 +552,13 @@ impl<R: BufRead> CsvReader<R> {
         }
         Ok(())
     }
+}
+
+/// The fields of `record`, trimmed, in sorted order.
+fn sorted_names(record: &csv::StringRecord) -> Vec<&str> {
+    let mut names: Vec<&str> = record.iter().map(trim).collect();
+    names.sort_unstable();
+    names
 }
 
 /// `names` (`count` of them) for a message: the first [`LISTED_COLUMNS`], and how many in
@@ -1408,6 +1421,11 @@ mod tests {
         let said = "t.csv:3:1: the header again (`a`, `b`, `y`): files joined one after another each bring theirs";
         assert!(e.to_string().starts_with(said), "{e}");
         assert!(reader.next_record(&mut r).unwrap() && r.label == 1.0);
+        // A header of the same names in another order: its rows would take other columns.
+        let mut reader = CsvReader::with_header("a,b,y\n1,2,0\nb,a,y\n".as_bytes(), "t.csv", None, 1024).unwrap();
+        assert!(reader.next_record(&mut r).unwrap());
+        let e = reader.next_record(&mut r).unwrap_err();
+        assert_eq!(e.kind, ReadErrorKind::ReorderedHeader("`b`, `a`, `y`".into()));
         let e = CsvReader::with_header("a,b\n".as_bytes(), "t.csv", Some("z"), 1024).err().unwrap();
         assert_eq!(e.to_string(), "t.csv:1:1: no column named `z` in the header (its columns: `a`, `b`)");
         // The column meant, when one is near: another case, a misspelling, a position.

@@ -197,6 +197,13 @@ pub enum ReadErrorKind {
          skip leaves it out, or join them without it (tail -n +2 b.csv >> a.csv)"
     )]
     RepeatedHeader(String),
+    /// A CSV row that is a header of the same names in another order: a file of another
+    /// column order joined after the first, whose rows would be read in the first's.
+    #[error(
+        "a header again, its columns in another order ({0}): the rows after it would be read in the first header's \
+         order, each value in another's column; join files whose columns are in one order"
+    )]
+    ReorderedHeader(String),
     /// A LibSVM row's `qid:` token: SVMlight's ranking format, its query id.
     #[error(
         "`qid:` is a query id (SVMlight's ranking format): kestrel learns classes and values, not rankings; strip \
