@@ -48,6 +48,7 @@ use crate::source::handoff::{Empty, Giver, Taker, handoff};
 use crate::source::one_hot::OneHot;
 use crate::source::{
     Categorical, CsvReader, Format, LabelColumn, Next, OpenError, ReadError, ReadErrorKind, Record, RecordReader,
+    feature_value,
 };
 
 /// Records in flight between the network thread and the caller: the hand-over's queue
@@ -70,7 +71,9 @@ pub enum Payload {
     /// LibSVM rows.
     LibSvm,
     /// JSON objects, the features either an array `"x": [..]` or the object's other fields
-    /// (numbers, in the order of their names, the same names in every row; then the
+    /// (numbers — `true` and `false` read as 1 and 0, and a string of a number, as firmware
+    /// that prints its readings sends them, read as a CSV field is — in the order of their
+    /// names, the same names in every row; then the
     /// fields [`Options::categorical`] names, one-hot encoded), the label
     /// `"y"` or the field [`LabelPlace::Field`] names (a number or a class name; a row
     /// without it is unlabelled), and an optional whole number `"seq"` (or the field
@@ -708,10 +711,16 @@ fn fields_of(categorical: &[Categorical]) -> Vec<(usize, Categorical)> {
     categorical.iter().cloned().enumerate().collect()
 }
 
-/// Appends `values`, finite numbers, to `record` as its features from 0 on.
+/// Appends `values`, finite numbers (or truth values, or strings of numbers), to `record`
+/// as its features from 0 on.
 fn push_numbers<'v>(values: impl Iterator<Item = &'v Value>, record: &mut Record) -> Result<(), ReadErrorKind> {
     for (j, v) in (0u32..).zip(values) {
-        let value = v.as_f64().ok_or_else(|| ReadErrorKind::NotANumber(v.to_string()))?;
+        let value = match v {
+            Value::Number(number) => number.as_f64().ok_or_else(|| ReadErrorKind::NotANumber(v.to_string()))?,
+            Value::Bool(truth) => f64::from(u8::from(*truth)),
+            Value::String(text) => feature_value(text.trim(), false)?,
+            _ => return Err(ReadErrorKind::NotANumber(v.to_string())),
+        };
         if !value.is_finite() {
             return Err(ReadErrorKind::NonFinite(v.to_string()));
         }
@@ -852,6 +861,18 @@ mod tests {
         assert!(matches!(&other.kind, ReadErrorKind::Malformed(m) if m.contains("[\"a\", \"c\"]")), "{other}");
         let unlabelled = rows[3].as_ref().unwrap_err();
         assert_eq!(unlabelled.kind, ReadErrorKind::Malformed("no label field \"state\"".into()));
+        // Truth values and strings of numbers, as firmware that prints its readings sends
+        // them, are read as a CSV's fields are; a string of no number is not one.
+        let rows = parse_with(
+            Payload::Json,
+            LabelPlace::Standard,
+            "{\"on\": true, \"t\": \" 21.5\", \"y\": 1}\n{\"on\": false, \"t\": \"warm\", \"y\": 0}\n\
+             {\"x\": [\"1e3\", false], \"y\": 1}\n{\"on\": null, \"t\": 1, \"y\": 0}",
+        );
+        assert_eq!(rows[0].as_ref().unwrap().values, [1.0, 21.5]);
+        assert_eq!(rows[1].as_ref().unwrap_err().kind, ReadErrorKind::NotANumber("warm".into()));
+        assert_eq!(rows[2].as_ref().unwrap().values, [1e3]);
+        assert_eq!(rows[3].as_ref().unwrap_err().kind, ReadErrorKind::NotANumber("null".into()));
         // The first row of another width fixes nothing.
         let rows = parse_with(Payload::Json, LabelPlace::Standard, "{\"a\": 1}\n{\"a\": 1, \"b\": 2, \"y\": 1}");
         assert_eq!(rows[0].as_ref().unwrap_err().kind, ReadErrorKind::FieldCount { expected: 2, got: 1 });

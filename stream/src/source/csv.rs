@@ -750,7 +750,7 @@ fn number(field: &str, decimal_comma: bool) -> Result<f64, ReadErrorKind> {
 /// A feature's value: a number ([`number`]), or a truth value as a word — `true` or
 /// `false` in any case, as pandas and Python write a column of booleans — read as 1 and 0.
 /// (A label column of such words holds two class names.)
-fn feature_value(field: &str, decimal_comma: bool) -> Result<f64, ReadErrorKind> {
+pub fn feature_value(field: &str, decimal_comma: bool) -> Result<f64, ReadErrorKind> {
     number(field, decimal_comma).or_else(|kind| match kind {
         ReadErrorKind::NotANumber(_) if field.eq_ignore_ascii_case("true") => Ok(1.0),
         ReadErrorKind::NotANumber(_) if field.eq_ignore_ascii_case("false") => Ok(0.0),
