@@ -3935,3 +3935,56 @@ fn a_class_column_of_numbers_and_names_is_read_as_names() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("`X` is not a number"), "{}", stderr(&o));
 }
+
+/// `predict --keep-column`: the named columns' values, as the input has them (quoted where
+/// a value holds a comma), before each prediction; a kept column the model names is still
+/// its feature, one it does not name is not; a bad row keeps its line with empty fields.
+#[test]
+fn predict_keeps_columns_beside_each_prediction() {
+    let dir = scratch("keep");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let mut rows = "id,time,a,b,y\n".to_string();
+    for i in 0..40 {
+        let (a, b) = ((i * 37 % 101) as f64 / 101.0, (i * 53 % 97) as f64 / 97.0);
+        let time = if i == 1 { "\"10:01, Monday\"".to_string() } else { format!("t{i}") };
+        let b = if i == 2 { "bad".to_string() } else { b.to_string() };
+        rows.push_str(&format!("u{i},{time},{a},{b},{}\n", u8::from(a > 0.5)));
+    }
+    let (data, model) = (write("rows.csv", &rows), dir.join("m.kestrel").to_str().unwrap().to_string());
+    let skip = ["--skip-column", "id", "--skip-column", "time", "--on-error", "skip"];
+    let o = kestrel(&[&["train", "--learner", "svm", "--input", &data, "--out", &model][..], &skip].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let predict = |extra: &[&str]| {
+        let o = kestrel(&[&["predict", "--model", &model, "--input", &data, "--on-error", "skip"][..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let plain = predict(&["--skip-column", "id", "--skip-column", "time"]);
+    let kept = predict(&["--keep-column", "id", "--keep-column", "time", "--keep-column", "y"]);
+    let (plain, kept): (Vec<&str>, Vec<&str>) = (plain.lines().collect(), kept.lines().collect());
+    assert_eq!((plain.len(), kept.len()), (40, 40));
+    assert_eq!(kept[0], format!("u0,t0,0,{}", plain[0]));
+    assert_eq!(kept[1], format!("u1,\"10:01, Monday\",0,{}", plain[1]));
+    assert_eq!((plain[2], kept[2]), ("NaN", ",,,NaN"), "a bad row keeps its line");
+    for (i, (p, k)) in plain.iter().zip(&kept).enumerate().skip(3) {
+        assert!(k.starts_with(&format!("u{i},t{i},")) && k.ends_with(&format!(",{p}")), "{k} against {p}");
+    }
+    // A feature kept is written and still read: the same predictions.
+    let feature = predict(&["--skip-column", "id", "--skip-column", "time", "--keep-column", "a"]);
+    for (p, k) in plain.iter().zip(feature.lines()) {
+        assert!(k.ends_with(&format!(",{p}")), "{k} against {p}");
+    }
+    let o = kestrel(&["predict", "--model", &model, "--input", &data, "--keep-column", "zz"]);
+    assert!(stderr(&o).contains("no column named `zz` to keep in the header"), "{}", stderr(&o));
+    let libsvm = write("rows.libsvm", "1 1:0.5 2:0.5\n");
+    let o = kestrel(&["predict", "--model", &model, "--input", &libsvm, "--keep-column", "id"]);
+    assert!(
+        stderr(&o).contains("columns are kept by their names in a CSV header: this input has none"),
+        "{}",
+        stderr(&o)
+    );
+}

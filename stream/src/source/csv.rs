@@ -72,6 +72,9 @@ pub struct CsvReader<R> {
     reordered: Vec<f64>,
     /// The columns of categories, one-hot encoded ([`one_hot`]).
     one_hot: OneHot,
+    /// The columns whose values each record keeps as text ([`CsvReader::keeping`]), in
+    /// the order given.
+    kept: Vec<usize>,
 }
 
 /// What a CSV label column holds.
@@ -171,6 +174,7 @@ impl<R: BufRead> CsvReader<R> {
             feature_of_field: Vec::new(),
             reordered: Vec::new(),
             one_hot: OneHot::default(),
+            kept: Vec::new(),
         })
     }
 
@@ -210,6 +214,28 @@ impl<R: BufRead> CsvReader<R> {
             let label = label.map(|label| format!(" (the label's is `{label}`)")).unwrap_or_default();
             let message = format!("no feature column is left once the skipped ones are{label}");
             return Err(self.header_error(message));
+        }
+        Ok(self)
+    }
+
+    /// The reader keeping the values of the columns named `columns`, in that order, as
+    /// each record's [`Record::kept`] (`kestrel predict --keep-column`: an identifier or a
+    /// time stamp written beside each prediction). A kept column is not a feature, unless
+    /// a model's features name it ([`CsvReader::order_features_as`]); the label's column
+    /// may be kept too.
+    ///
+    /// # Errors
+    /// A header error naming a column the header does not have.
+    pub fn keeping(mut self, columns: &[String]) -> Result<Self, ReadError> {
+        for wanted in columns {
+            let at = self.column_at(wanted, "to keep")?;
+            self.kept.push(at);
+            if Some(at) != self.label_field && Some(at) != self.weight_field {
+                self.skipped.resize(self.fields, false);
+                if let Some(skip) = self.skipped.get_mut(at) {
+                    *skip = true;
+                }
+            }
         }
         Ok(self)
     }
@@ -307,6 +333,14 @@ impl<R: BufRead> CsvReader<R> {
         reason = "i < fields (feature_fields), j < names.len() (the map's values and categories_of's features), missing < names.len() (a position in found)"
     )]
     pub fn order_features_as(&mut self, names: &[String]) -> Result<(), ReadError> {
+        // A kept column the model names is its feature, read as one.
+        for &at in &self.kept {
+            if names.iter().any(|name| Some(name.as_str()) == self.header.get(at))
+                && let Some(skip) = self.skipped.get_mut(at)
+            {
+                *skip = false;
+            }
+        }
         if self.row_names && names.iter().any(|name| Some(name.as_str()) == self.header.get(0)) {
             // A model that took the row names for a feature reads them as one.
             self.row_names = false;
@@ -440,6 +474,7 @@ impl<R: BufRead> CsvReader<R> {
             feature_of_field: Vec::new(),
             reordered: Vec::new(),
             one_hot: OneHot::default(),
+            kept: Vec::new(),
         }
     }
 
@@ -482,6 +517,17 @@ impl<R: BufRead> CsvReader<R> {
             return Err(self.error(line, 1, kind));
         }
         record.clear(line);
+        for &at in &self.kept {
+            let field = self.row.get(at).unwrap_or_default();
+            if field.contains([',', '"', '\n', '\r']) {
+                record.kept.push('"');
+                record.kept.push_str(&field.replace('"', "\"\""));
+                record.kept.push('"');
+            } else {
+                record.kept.push_str(field);
+            }
+            record.kept.push(',');
+        }
         if self.label_field.is_none() {
             record.label = f64::NAN;
         }
@@ -747,8 +793,9 @@ fn number(field: &str, decimal_comma: bool) -> Result<f64, ReadErrorKind> {
     })
 }
 
-/// A feature's value: a number ([`number`]), or a truth value as a word — `true` or
-/// `false` in any case, as pandas and Python write a column of booleans — read as 1 and 0.
+/// A feature's value: a finite number (with a decimal comma when `decimal_comma`), or a
+/// truth value as a word — `true` or `false` in any case, as pandas and Python write a
+/// column of booleans — read as 1 and 0.
 /// (A label column of such words holds two class names.)
 pub fn feature_value(field: &str, decimal_comma: bool) -> Result<f64, ReadErrorKind> {
     number(field, decimal_comma).or_else(|kind| match kind {

@@ -161,6 +161,9 @@ pub struct Options {
     pub unlabelled_rows: bool,
     /// CSV columns left out, by their header names (a timestamp, an identifier).
     pub skip_columns: Vec<String>,
+    /// CSV columns whose values each record keeps as text ([`Record::kept`]), by their
+    /// header names; not features unless a model names them ([`CsvReader::keeping`]).
+    pub keep_columns: Vec<String>,
     /// The CSV column holding each row's weight, by its header name (not a feature).
     pub weight_column: Option<String>,
     /// CSV columns of categories, one-hot encoded ([`one_hot`]).
@@ -182,6 +185,8 @@ impl Options {
             Some("a weight column is read by its name in a CSV header: this input has none")
         } else if !self.categorical.is_empty() {
             Some("columns of categories are named in a CSV header: this input has none")
+        } else if !self.keep_columns.is_empty() {
+            Some("columns are kept by their names in a CSV header: this input has none")
         } else {
             None
         }
@@ -197,6 +202,7 @@ impl Default for Options {
             labels: LabelColumn::Detect,
             unlabelled_rows: false,
             skip_columns: Vec::new(),
+            keep_columns: Vec::new(),
             weight_column: None,
             categorical: Vec::new(),
             model_features: Vec::new(),
@@ -284,6 +290,7 @@ fn from_buffered<R: BufRead + Send + 'static>(
                 true => CsvReader::with_header(replay, name, label_column, limit)?
                     .unlabelled_if_a_feature(if label_column.is_none() { &options.model_features } else { &[] })
                     .skipping(&options.skip_columns)?
+                    .keeping(&options.keep_columns)?
                     .weighing(options.weight_column.as_deref())?
                     .categorical(&options.categorical)?,
                 false => CsvReader::without_header(replay, name, fields, delimiter, limit),

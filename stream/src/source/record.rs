@@ -27,6 +27,10 @@ pub struct Record {
     /// The row's weight, when a CSV column gives it (`kestrel train --weight-column`):
     /// finite and at least 0.
     pub weight: Option<f64>,
+    /// The values of the CSV columns kept as text (`kestrel predict --keep-column`), each
+    /// as a CSV field (quoted when it holds a comma, a quote or a line break) followed by a
+    /// comma; empty when none is kept.
+    pub kept: String,
 }
 
 impl Record {
@@ -83,6 +87,7 @@ impl Record {
         self.class_name.clear();
         self.seq = None;
         self.weight = None;
+        self.kept.clear();
         self.line = line;
     }
 }

@@ -997,6 +997,12 @@ pub struct PredictArgs {
     /// order; the largest wins).
     #[arg(long)]
     pub decision: bool,
+    /// A CSV column to write before each row's prediction, as the input has it (an
+    /// identifier, a time stamp, the true label), by its header name: `id,prediction`.
+    /// Repeat the flag for several, written in that order. It is not a feature unless the
+    /// model names it; a bad row `--on-error skip` skips has its fields empty
+    #[arg(long = "keep-column", value_name = "NAME")]
+    pub keep_columns: Vec<String>,
 }
 
 #[derive(Args)]

@@ -463,16 +463,19 @@ fn read_by_name(reader: &mut dyn RecordReader, features: &[String]) -> Result<()
 /// number of features may not state fewer than the model's `dim`: its rows would be read
 /// with the missing features as zeros. (More are read: a model learned from sparse rows
 /// takes a CSV whose columns past its features are zero; a value that is not zero there
-/// ends the reading, [`check_within_model`].) Rows that need no label (not `labelled`:
-/// `predict`) whose last column is one of the model's features have none.
+/// ends the reading, [`check_within_model`].) Rows that need no label
+/// ([`LabelColumn::Ignored`]: `predict`) whose last column is one of the model's features
+/// have none. The columns `kept` are kept as text in each record ([`Record::kept`]).
 fn for_each_record(
-    (input, weight_column, labelled): (&InputArgs, Option<&str>, bool),
+    (input, weight_column, kept): (&InputArgs, Option<&str>, &[String]),
     (dim, features): (usize, &[String]),
     (mut names, labels): (Option<ClassNames>, LabelColumn),
     mut each: impl FnMut(Option<&Record>) -> Result<()>,
 ) -> Result<u64> {
+    let labelled = labels != LabelColumn::Ignored;
     let model_features = if labelled { Vec::new() } else { features.to_vec() };
-    let options = source::Options { model_features, ..options_with(input, labels, (weight_column, &[])) };
+    let keep_columns = kept.to_vec();
+    let options = source::Options { model_features, keep_columns, ..options_with(input, labels, (weight_column, &[])) };
     let mut reader = open(&input.input, &options)?;
     let one_short = reader.dim_hint().is_some_and(|columns| columns + 1 == dim);
     let hint = match one_short && input.columns.label_column.is_none() {
@@ -553,12 +556,14 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     let outputs = if args.decision { decision_outputs(model.as_ref(), &args.model)? } else { 0 };
     // A bad row skipped keeps its line: `NaN` for each of its values.
     let values = 1 + outputs + usize::from(args.std || model.info().task == "detector");
-    let skipped_line = vec!["NaN"; values].join(",");
-    for_each_record((&args.input, None, false), (dim, &features), (None, LabelColumn::Ignored), |record| {
+    let skipped_line = ",".repeat(args.keep_columns.len()) + &vec!["NaN"; values].join(",");
+    let reading = (&args.input, None, args.keep_columns.as_slice());
+    for_each_record(reading, (dim, &features), (None, LabelColumn::Ignored), |record| {
         let Some(record) = record else {
             writeln!(out, "{skipped_line}")?;
             return Ok(());
         };
+        write!(out, "{}", record.kept)?;
         let at = || format!("{name}:{}", record.line);
         if args.std {
             let Some((value, std)) = model.predict_with_std(record).with_context(at)? else {
@@ -651,7 +656,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let features = model.feature_names().to_vec();
     let labels = labels_of(model.as_ref(), detector_names);
     let skipped =
-        for_each_record((&args.input, args.weight_column.as_deref(), true), (dim, &features), labels, |record| {
+        for_each_record((&args.input, args.weight_column.as_deref(), &[]), (dim, &features), labels, |record| {
             let Some(record) = record else { return Ok(()) };
             let at = || format!("{name}:{}", record.line);
             if let Some((score, flag)) = model.novelty(record).with_context(at)? {
