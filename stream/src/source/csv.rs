@@ -487,7 +487,8 @@ impl<R: BufRead> CsvReader<R> {
     }
 
     /// `error` of the current row, or [`ReadErrorKind::RepeatedHeader`] when the row is the
-    /// header's names again (looked at only for a row in error).
+    /// header's names again, [`ReadErrorKind::ReorderedHeader`] when it is them in another
+    /// order (looked at only for a row in error).
     fn repeated_header(&self, error: ReadError) -> ReadError {
         if self.header.is_empty() || self.row.len() != self.header.len() {
             return error;
@@ -518,15 +519,7 @@ impl<R: BufRead> CsvReader<R> {
         }
         record.clear(line);
         for &at in &self.kept {
-            let field = self.row.get(at).unwrap_or_default();
-            if field.contains([',', '"', '\n', '\r']) {
-                record.kept.push('"');
-                record.kept.push_str(&field.replace('"', "\"\""));
-                record.kept.push('"');
-            } else {
-                record.kept.push_str(field);
-            }
-            record.kept.push(',');
+            push_field(&mut record.kept, self.row.get(at).unwrap_or_default());
         }
         if self.label_field.is_none() {
             record.label = f64::NAN;
@@ -598,6 +591,19 @@ impl<R: BufRead> CsvReader<R> {
         }
         Ok(())
     }
+}
+
+/// Appends `field` to `out` as a CSV field followed by a comma: quoted, its quotes
+/// doubled, when it holds a comma, a quote or a line break (RFC 4180).
+fn push_field(out: &mut String, field: &str) {
+    if field.contains([',', '"', '\n', '\r']) {
+        out.push('"');
+        out.push_str(&field.replace('"', "\"\""));
+        out.push('"');
+    } else {
+        out.push_str(field);
+    }
+    out.push(',');
 }
 
 /// The fields of `record`, trimmed, in sorted order.
