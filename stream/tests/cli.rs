@@ -3980,6 +3980,21 @@ fn predict_keeps_columns_beside_each_prediction() {
     }
     let o = kestrel(&["predict", "--model", &model, "--input", &data, "--keep-column", "zz"]);
     assert!(stderr(&o).contains("no column named `zz` to keep in the header"), "{}", stderr(&o));
+    // kestrel stream writes them before each --output line, a resumed run as the first.
+    let (output, checkpoint) = (dir.join("stream.out"), dir.join("stream.ckpt"));
+    let stream = |extra: &[&str]| {
+        let (output, checkpoint) = (output.to_str().unwrap(), checkpoint.to_str().unwrap());
+        let base = ["stream", "--learner", "svm", "--input", &data, "--output", output, "--checkpoint", checkpoint];
+        let kept = ["--keep-column", "id", "--skip-column", "time", "--on-error", "skip"];
+        kestrel(&[&base[..], &kept, extra].concat())
+    };
+    assert!(stream(&[]).status.success());
+    let lines = std::fs::read_to_string(&output).unwrap();
+    let lines: Vec<&str> = lines.lines().collect();
+    assert_eq!((lines.len(), lines[0], lines[2]), (40, "u0,NaN", ",NaN"), "{lines:?}");
+    assert!(lines.iter().enumerate().all(|(i, l)| i == 2 || l.starts_with(&format!("u{i},"))), "{lines:?}");
+    let o = stream(&["--resume", "--keep-column", "time"]);
+    assert!(stderr(&o).contains("--keep-column"), "{}", stderr(&o));
     let libsvm = write("rows.libsvm", "1 1:0.5 2:0.5\n");
     let o = kestrel(&["predict", "--model", &model, "--input", &libsvm, "--keep-column", "id"]);
     assert!(

@@ -960,6 +960,12 @@ pub struct StreamArgs {
     /// after the last checkpoint again on a resume).
     #[arg(long, value_parser = output_file)]
     pub output: Option<PathBuf>,
+    /// A CSV column to write before each row's --output line, as the input has it (a time
+    /// stamp, an identifier), by its header name: `time,prediction`. Repeat the flag for
+    /// several, written in that order. It is not a feature; a bad row keeps its line with
+    /// its fields empty
+    #[arg(long = "keep-column", value_name = "NAME", requires = "output")]
+    pub keep_columns: Vec<String>,
     /// Publish the rolling metrics (retained, every --report-every samples) on this topic:
     /// of the --output broker, else of the --input broker; or a whole mqtt:// or mqtts:// URL.
     #[arg(long, value_name = "TOPIC")]

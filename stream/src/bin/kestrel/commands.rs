@@ -28,13 +28,15 @@ use crate::stream_setup::value_name;
 
 /// Opens `kestrel stream`'s input the flags name: a CSV label column read as `labels`
 /// says, a row whose label is missing read with the label `NaN` (to predict, not learn),
-/// and the CSV columns `categorical` one-hot encoded (`kestrel stream --categorical`).
+/// the CSV columns `categorical` one-hot encoded (`kestrel stream --categorical`) and the
+/// columns `kept` kept as text in each record (`--keep-column`).
 pub fn open_stream(
     input: &InputArgs,
     labels: LabelColumn,
-    categorical: &[Categorical],
+    (categorical, kept): (&[Categorical], &[String]),
 ) -> Result<Box<dyn RecordReader + Send>> {
-    let options = source::Options { unlabelled_rows: true, ..options_with(input, labels, (None, categorical)) };
+    let read = options_with(input, labels, (None, categorical));
+    let options = source::Options { unlabelled_rows: true, keep_columns: kept.to_vec(), ..read };
     open(&input.input, &options)
 }
 

@@ -243,10 +243,11 @@ impl Session<'_> {
         }
         let Some(output) = &mut self.output else { return Ok(()) };
         let value = prediction.unwrap_or(f64::NAN);
+        let kept = &record.kept;
         let line = match (self.learner.is_detector(), self.names.name(value)) {
-            (true, _) => format!("{},{value}", score.unwrap_or(f64::NAN)),
-            (false, Some(class)) => class.to_string(),
-            (false, None) => value.to_string(),
+            (true, _) => format!("{kept}{},{value}", score.unwrap_or(f64::NAN)),
+            (false, Some(class)) => format!("{kept}{class}"),
+            (false, None) => format!("{kept}{value}"),
         };
         output.line(&line).context("--output")
     }
@@ -336,12 +337,14 @@ impl Session<'_> {
         self.skipped_lines(1)
     }
 
-    /// Writes `rows` skipped rows' `--output` lines: `NaN` (`NaN,NaN` for a detector).
+    /// Writes `rows` skipped rows' `--output` lines: `NaN` (`NaN,NaN` for a detector),
+    /// after an empty field for each column kept.
     fn skipped_lines(&mut self, rows: u64) -> Result<()> {
-        let detector = self.learner.is_detector();
+        let values = if self.learner.is_detector() { "NaN,NaN" } else { "NaN" };
+        let line = ",".repeat(self.args.keep_columns.len()) + values;
         let Some(output) = &mut self.output else { return Ok(()) };
         for _ in 0..rows {
-            output.line(if detector { "NaN,NaN" } else { "NaN" }).context("--output")?;
+            output.line(&line).context("--output")?;
         }
         Ok(())
     }
@@ -449,12 +452,12 @@ fn open_input(
         return Err(Usage(message).into());
     }
     let Some(broker) = broker(args, "--input", input)? else {
-        let reader = commands::open_stream(&args.input, labels, categorical)?;
+        let reader = commands::open_stream(&args.input, labels, (categorical, &args.keep_columns))?;
         let (name, dim, features) = (reader.name().to_string(), reader.dim_hint(), reader.feature_names());
         return Ok((Records::new(reader, input), name, dim, features.unwrap_or_default()));
     };
-    if !args.input.columns.skip_columns.is_empty() {
-        let message = "--skip-column names columns of a CSV header, which a broker's rows do not have";
+    if !args.input.columns.skip_columns.is_empty() || !args.keep_columns.is_empty() {
+        let message = "--skip-column and --keep-column name columns of a CSV header, which a broker's rows do not have";
         return Err(Usage(message.into()).into());
     }
     let client_id = args.client_id.clone().ok_or(Usage(

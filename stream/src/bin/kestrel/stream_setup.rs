@@ -130,6 +130,10 @@ pub fn run_config(args: &StreamArgs, learner: Learner, dim: usize, feature_names
         // Recorded only when given: a checkpoint from before the flag resumes unchanged.
         config.push("--skip-column", skipped.join(", "));
     }
+    if !args.keep_columns.is_empty() {
+        // The --output lines' first fields: a resumed run writes the same.
+        config.push("--keep-column", args.keep_columns.join(", "));
+    }
     config.push("--dim", dim);
     if !feature_names.is_empty() {
         // Recorded only for a header: rows without one, and checkpoints from before, resume
