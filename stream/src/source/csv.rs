@@ -388,7 +388,7 @@ impl<R: BufRead> CsvReader<R> {
                 (false, Some((column, _))) => format!("; or a column `{column}` of categories, one of them"),
                 (false, None) => String::new(),
             };
-            let columns = column_list(&self.header);
+            let columns = columns_for(&self.header, name);
             let message = format!("no column named `{name}`, a feature of the model ({columns}){hint}");
             return Err(self.header_error(message));
         }
@@ -405,9 +405,12 @@ impl<R: BufRead> CsvReader<R> {
     fn unknown_column(&self, name: &str, names: &[String]) -> ReadError {
         // The label column taken for one of the model's features: this one is the label.
         let label = self.label_field.and_then(|i| self.header.get(i));
-        let hint = match label.is_some_and(|label| names.iter().any(|n| n == label)) {
-            true => format!("if it is the label column: --label-column {}", crate::shell::word(name)),
-            false => format!("leave it out with --skip-column {}", crate::shell::word(name)),
+        let absent = |meant: &&str| self.header.iter().all(|column| column != *meant);
+        let meant = nearest(names.iter().map(String::as_str), name).filter(absent);
+        let hint = match (label.is_some_and(|label| names.iter().any(|n| n == label)), meant) {
+            (true, _) => format!("if it is the label column: --label-column {}", crate::shell::word(name)),
+            (false, Some(meant)) => format!("if it is the model's `{meant}`, named otherwise here, rename it"),
+            (false, None) => format!("leave it out with --skip-column {}", crate::shell::word(name)),
         };
         self.header_error(format!("column `{name}` is not one of the model's features ({}): {hint}", name_list(names)))
     }
@@ -664,25 +667,29 @@ fn column_list(header: &csv::StringRecord) -> String {
 }
 
 /// [`column_list`] for an error on `wanted`, which no column is named, with the column it
-/// may have meant: one of the same name in another case or with other spaces, else the one
-/// nearest in spelling (Jaro-Winkler similarity of 0.8 or more, as clap suggests flags), or
-/// for a number the column at that position.
+/// may have meant ([`nearest`]), or for a number the column at that position.
 fn columns_for(header: &csv::StringRecord, wanted: &str) -> String {
-    let folded = |name: &str| name.trim().to_lowercase();
-    let wanted_folded = folded(wanted);
-    let similarity = |name: &str| strsim::jaro_winkler(&folded(name), &wanted_folded);
-    let same = header.iter().find(|name| folded(name) == wanted_folded);
-    let near = || {
-        let best = header.iter().map(|name| (similarity(name), name)).max_by(|a, b| a.0.total_cmp(&b.0));
-        best.filter(|&(score, _)| score >= 0.8).map(|(_, name)| name)
-    };
     let position = wanted.parse::<usize>().ok().and_then(|n| Some((n, header.get(n.checked_sub(1)?)?)));
-    let hint = match (same.or_else(near), position) {
+    let hint = match (nearest(header.iter(), wanted), position) {
         (Some(name), _) => format!("; did you mean `{name}`?"),
         (None, Some((n, name))) => format!("; columns are given by name: column {n}, counting from 1, is `{name}`"),
         (None, None) => String::new(),
     };
     format!("{}{hint}", column_list(header))
+}
+
+/// The one of `names` that `wanted` may have meant: the same name in another case or with
+/// other spaces, else the nearest in spelling (Jaro-Winkler similarity of 0.8 or more, as
+/// clap suggests flags); `None` when none is near.
+fn nearest<'a>(names: impl Iterator<Item = &'a str> + Clone, wanted: &str) -> Option<&'a str> {
+    let folded = |name: &str| name.trim().to_lowercase();
+    let wanted_folded = folded(wanted);
+    if let Some(same) = names.clone().find(|name| folded(name) == wanted_folded) {
+        return Some(same);
+    }
+    let similarity = |name: &str| strsim::jaro_winkler(&folded(name), &wanted_folded);
+    let best = names.map(|name| (similarity(name), name)).max_by(|a, b| a.0.total_cmp(&b.0));
+    best.filter(|&(score, _)| score >= 0.8).map(|(_, name)| name)
 }
 
 /// Column names a message lists at most.
@@ -1313,6 +1320,10 @@ mod tests {
         let middle = CsvReader::with_header("a,y,c,b\n1,1,3,2\n".as_bytes(), "t.csv", None, 1024);
         let e = middle.unwrap().order_features_as(&names).unwrap_err();
         assert!(e.to_string().ends_with("if it is the label column: --label-column y"), "{e}");
+        // A feature of the model named otherwise (another case) here: the one meant is named.
+        let renamed = CsvReader::with_header("a,B,c,y\n1,2,3,1\n".as_bytes(), "t.csv", None, 1024);
+        let e = renamed.unwrap().order_features_as(&names).unwrap_err();
+        assert!(e.to_string().ends_with("column `B` is not one of the model's features (`a`, `b`, `c`): if it is the model's `b`, named otherwise here, rename it"), "{e}");
     }
 
     /// Booleans as pandas writes them are features of 1 and 0, in any case; a label column
