@@ -84,7 +84,9 @@ def _by_name(X, names):
     present = set(map(str, columns))
     missing = [name for name in names if name not in present]
     if missing:
-        raise ValueError(f"X has no column {missing[0]!r}, a feature of the model ({', '.join(names)})")
+        cased = [column for column in present if column.lower() == missing[0].lower()]
+        hint = f"; its column {cased[0]!r} differs from it in case alone" if cased else ""
+        raise ValueError(f"X has no column {missing[0]!r}, a feature of the model ({', '.join(names)}){hint}")
     return X[names]
 
 

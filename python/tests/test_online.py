@@ -181,6 +181,8 @@ def test_a_dataframe_s_columns_name_the_features_and_are_read_by_name():
     assert svm.predict(test[["pressure", "temperature", "humidity"]]) == expected
     with pytest.raises(ValueError, match="X has no column 'pressure', a feature of the model"):
         svm.predict(test[["temperature", "humidity"]])
+    with pytest.raises(ValueError, match="its column 'Pressure' differs from it in case alone"):
+        svm.predict(test.rename(columns={"pressure": "Pressure"}))
     # A later batch in another column order is learned by name: the same model as in order.
     twin = WindowSVM().partial_fit(X.head(150), y.head(150))
     twin.partial_fit(X.tail(150)[["humidity", "pressure", "temperature"]], y.tail(150))
