@@ -466,29 +466,37 @@ fn score_of(loss: f64, task: Task) -> f64 {
     }
 }
 
-/// The candidates' table on standard output, the best one starred.
+/// The candidates' table on standard output, the best one starred; the width and the
+/// centres only where a candidate has them (not the linear SVM's).
 fn print_table(candidates: &[Candidate], best: usize, task: Task, criterion: &str) -> std::io::Result<()> {
     let value_name = candidates.iter().find_map(|c| c.value.map(Searched::name)).unwrap_or("");
-    say!(
-        "{:>1} {:>12} {:>12} {:>8} {:>22} {:>9}",
-        "",
-        "gamma",
-        value_name,
-        "centers",
-        score_name(task, criterion),
-        "seconds"
-    )?;
+    let widths = candidates.iter().any(|c| c.gamma.is_some());
+    let centred = candidates.iter().any(|c| c.centres.is_some());
+    let row = |star: &str, gamma: String, value: String, centres: String, score: String, seconds: String| {
+        let mut line = format!("{star:>1}");
+        if widths {
+            line.push_str(&format!(" {gamma:>12}"));
+        }
+        line.push_str(&format!(" {value:>12}"));
+        if centred {
+            line.push_str(&format!(" {centres:>8}"));
+        }
+        line + &format!(" {score:>22} {seconds:>9}")
+    };
+    let score = score_name(task, criterion);
+    say!("{}", row("", "gamma".into(), value_name.into(), "centers".into(), score, "seconds".into()))?;
     for (index, c) in candidates.iter().enumerate() {
         let number = |v: Option<f64>| v.map_or("auto".to_string(), |v| format!("{v:.5e}"));
-        let centres = c.centres.map_or("-".to_string(), |m| m.to_string());
         say!(
-            "{:>1} {:>12} {:>12} {:>8} {:>22.4} {:>9.3}",
-            if index == best { "*" } else { "" },
-            c.gamma.map_or("-".to_string(), |g| format!("{g:.5e}")),
-            if value_name.is_empty() { "-".to_string() } else { number(c.value.map(Searched::value)) },
-            centres,
-            if task == Task::Classification { 100.0 * score_of(c.loss, task) } else { score_of(c.loss, task) },
-            c.seconds
+            "{}",
+            row(
+                if index == best { "*" } else { "" },
+                c.gamma.map_or("-".to_string(), |g| format!("{g:.5e}")),
+                if value_name.is_empty() { "-".to_string() } else { number(c.value.map(Searched::value)) },
+                c.centres.map_or("-".to_string(), |m| m.to_string()),
+                format!("{:.4}", shown_score(c, task)),
+                format!("{:.3}", c.seconds),
+            )
         )?;
     }
     Ok(())
