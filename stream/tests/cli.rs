@@ -4003,3 +4003,23 @@ fn predict_keeps_columns_beside_each_prediction() {
         stderr(&o)
     );
 }
+
+/// `transform` carries a row's class over by its name (a name holding a comma quoted),
+/// not by the number the reader gave it.
+#[test]
+fn transform_writes_class_names() {
+    let dir = scratch("transform-names");
+    let rows: String = (0..30)
+        .map(|i| format!("{},{},\"{}\"\n", (i as f64).sin(), (i as f64).cos(), ["sky", "wet, grass"][i % 2]))
+        .collect();
+    let input = dir.join("named.csv");
+    std::fs::write(&input, format!("a,b,y\n{rows}")).unwrap();
+    let o = kestrel(&["transform", "--input", input.to_str().unwrap(), "--method", "kfd"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(lines.len(), 30, "{text}");
+    for (i, line) in lines.iter().enumerate() {
+        assert!(line.ends_with(if i % 2 == 0 { ",sky" } else { ",\"wet, grass\"" }), "{line}");
+    }
+}

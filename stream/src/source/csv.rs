@@ -522,7 +522,8 @@ impl<R: BufRead> CsvReader<R> {
         }
         record.clear(line);
         for &at in &self.kept {
-            push_field(&mut record.kept, self.row.get(at).unwrap_or_default());
+            record.kept.push_str(&csv_field(self.row.get(at).unwrap_or_default()));
+            record.kept.push(',');
         }
         if self.label_field.is_none() {
             record.label = f64::NAN;
@@ -596,17 +597,13 @@ impl<R: BufRead> CsvReader<R> {
     }
 }
 
-/// Appends `field` to `out` as a CSV field followed by a comma: quoted, its quotes
-/// doubled, when it holds a comma, a quote or a line break (RFC 4180).
-fn push_field(out: &mut String, field: &str) {
-    if field.contains([',', '"', '\n', '\r']) {
-        out.push('"');
-        out.push_str(&field.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(field);
+/// `field` as a CSV field: quoted, its quotes doubled, when it holds a comma, a quote or a
+/// line break (RFC 4180); as it is otherwise.
+pub fn csv_field(field: &str) -> std::borrow::Cow<'_, str> {
+    match field.contains([',', '"', '\n', '\r']) {
+        true => format!("\"{}\"", field.replace('"', "\"\"")).into(),
+        false => field.into(),
     }
-    out.push(',');
 }
 
 /// The fields of `record`, trimmed, in sorted order.

@@ -50,7 +50,7 @@ use crate::limits::DEFAULT_MAX_LINE_BYTES;
 
 pub use self::background::{Background, Next, Records};
 pub use self::csv::{
-    CsvReader, LabelColumn, MISSING_MARKERS, NO_LABEL, feature_value, number_formatting,
+    CsvReader, LabelColumn, MISSING_MARKERS, NO_LABEL, csv_field, feature_value, number_formatting,
     row_delimiter as csv_row_delimiter,
 };
 pub use self::libsvm::{LibSvmReader, parse_line as parse_libsvm_line};

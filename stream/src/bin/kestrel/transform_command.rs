@@ -44,9 +44,10 @@ use kestrel_core::{Kernel, Real};
 use kestrel_stream::batch::fit::{Setting, unit_variance_width};
 use kestrel_stream::batch::kpca::{self, KccaSettings, KpcaSettings, Method};
 use kestrel_stream::batch::spectral;
+use kestrel_stream::class_names::{self, ClassNames};
 use kestrel_stream::dataset::{Dataset, HostScaler};
 use kestrel_stream::limits::MAX_DIM;
-use kestrel_stream::source;
+use kestrel_stream::source::{self, csv_field};
 use kestrel_stream::{file, model};
 
 use crate::Usage;
@@ -232,7 +233,7 @@ fn transform_in<T: Real>(args: &TransformArgs, applied: Option<&kpca::ModelFile>
             (model, projected, scaler.is_some())
         }
     };
-    write_table(args, &csv(&[("pc", &projected)], model.components(), data.labels()))?;
+    write_table(args, &csv(&[("pc", &projected)], model.components(), (data.labels(), data.class_names())))?;
     tell!(
         "kestrel: projected {} rows of {} on {} components (eigenvalues {})",
         data.len(),
@@ -253,7 +254,7 @@ fn eigenmap<T: Real>(args: &TransformArgs, data: &Dataset<T>) -> Result<()> {
     let components = components(args, data.labels())?;
     let neighbors = spectral::neighbors_for(args.neighbors, spectral::DEFAULT_NEIGHBORS, data.len());
     let embedding = spectral::eigenmap(&points, data.dim(), neighbors, components, args.budget)?;
-    write_table(args, &csv(&[("y", &embedding.coordinates)], components, data.labels()))?;
+    write_table(args, &csv(&[("y", &embedding.coordinates)], components, (data.labels(), data.class_names())))?;
     tell!(
         "kestrel: embedded {} rows of {} in {components} coordinates on the {}-NN graph (σ = {:.4}; eigenvalues {}; {} Lanczos steps, residual {:.1e}; {:.2} s graph, {:.2} s eigenmap)",
         data.len(),
@@ -297,7 +298,7 @@ fn kcca<T: Real>(args: &TransformArgs, data: &Dataset<T>, input2: &str) -> Resul
         }
     }
     let (projected, projected2) = (kpca::project(&u, &points)?, kpca::project(&v, &points2)?);
-    write_table(args, &csv(&[("u", &projected), ("v", &projected2)], components, data.labels()))?;
+    write_table(args, &csv(&[("u", &projected), ("v", &projected2)], components, (data.labels(), data.class_names())))?;
     tell!(
         "kestrel: projected {} rows of {} and {} on {components} canonical pairs (correlations {})",
         data.len(),
@@ -405,9 +406,9 @@ fn finish<T: Real>(
 }
 
 /// The projected rows as CSV: for each block `(prefix, rows)` (row-major, `components`
-/// columns) the columns `prefix0,…`, then the label; each number the shortest decimal that
-/// reads back to the same `f64`.
-fn csv<T: Real>(blocks: &[(&str, &[T])], components: usize, labels: &[f64]) -> String {
+/// columns) the columns `prefix0,…`, then the label (its class's name, when the classes
+/// have `names`); each number the shortest decimal that reads back to the same `f64`.
+fn csv<T: Real>(blocks: &[(&str, &[T])], components: usize, (labels, names): (&[f64], &ClassNames)) -> String {
     let mut out = String::new();
     for (prefix, _) in blocks {
         (0..components).for_each(|c| {
@@ -421,7 +422,7 @@ fn csv<T: Real>(blocks: &[(&str, &[T])], components: usize, labels: &[f64]) -> S
                 let _ = write!(out, "{},", value.to_f64());
             }
         }
-        let _ = writeln!(out, "{label}");
+        let _ = writeln!(out, "{}", csv_field(&class_names::shown(Some(names), *label)));
     }
     out
 }
