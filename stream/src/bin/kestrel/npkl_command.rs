@@ -86,6 +86,7 @@ impl LossArg {
 
 /// Learns a kernel from pairwise constraints (NPKL-BCD) and clusters with it.
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("pairs").required(true).args(["constraints", "constraints_from_labels"])))]
 pub struct NpklArgs {
     /// Data set: CSV with a header (label in the last column unless --label-column says)
     /// or LibSVM; `-` for stdin.
@@ -96,10 +97,10 @@ pub struct NpklArgs {
     #[command(flatten)]
     pub categorical: CategoricalArgs,
     /// Pairs file: one `i j must|cannot` per line, 0-based row numbers of DATA.
-    #[arg(long, value_name = "PAIRS", required_unless_present = "constraints_from_labels")]
+    #[arg(long, value_name = "PAIRS")]
     pub constraints: Option<PathBuf>,
     /// Draw FRACTION·n must-link and FRACTION·n cannot-link pairs from the labels.
-    #[arg(long, value_name = "FRACTION", conflicts_with = "constraints", value_parser = non_negative)]
+    #[arg(long, value_name = "FRACTION", value_parser = non_negative)]
     pub constraints_from_labels: Option<f64>,
     /// Rank r of K = VᵀV [default: the largest r with r(r+1)/2 ≤ number of pairs], at most 4096.
     #[arg(long, value_name = "R", value_parser = count(1, MAX_RANK))]
