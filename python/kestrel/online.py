@@ -61,9 +61,7 @@ def _column_names(X):
     """A DataFrame's column names when they are all strings (they name the model's
     features), else ``None``."""
     columns = getattr(X, "columns", None)
-    if columns is None or not all(isinstance(name, str) for name in columns):
-        return None
-    return list(columns)
+    return None if columns is None else _named(list(columns))
 
 
 def _named(names):

@@ -25,6 +25,13 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Writes `text` to the file `name` in `dir`; its path.
+fn write_in(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
 /// A separable binary problem in LibSVM form: label = sign(x₁ − x₂).
 fn binary_libsvm(dir: &Path, rows: usize) -> PathBuf {
     let mut text = String::new();
@@ -1142,11 +1149,7 @@ fn categories_given_in_advance_fix_the_features() {
         let is = |m: &str| u8::from(m == mode);
         encoded.push_str(&format!("{t},{},{},{},{y}\n", is("cool"), is("idle"), is("heat")));
     }
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        path.to_str().unwrap().to_string()
-    };
+    let write = |name: &str, text: &str| write_in(&dir, name, text);
     let (named, encoded) = (write("named.csv", &named), write("encoded.csv", &encoded));
     let given = ["--categorical", "mode=cool,idle,heat"];
     let run = |input: &str, extra: &[&str], tag: &str| {
@@ -1219,11 +1222,7 @@ fn decision_values_follow_each_class() {
         three.push_str(&format!("{a},{b},{}\n", ["low", "mid", "high"][usize::from(a > 0.0) + usize::from(b > 0.4)]));
     }
     two.push_str("0.5,oops,wet\n");
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        path.to_str().unwrap().to_string()
-    };
+    let write = |name: &str, text: &str| write_in(&dir, name, text);
     let (two, three) = (write("two.csv", &two), write("three.csv", &three));
     for (data, learner) in [(&two, "rsvm"), (&three, "rsvm"), (&two, "svm"), (&three, "svm")] {
         let model = dir.join(format!("{learner}.kestrel")).to_str().unwrap().to_string();
@@ -1306,11 +1305,7 @@ fn columns_of_categories_are_one_hot_encoded() {
         let indicators: Vec<&str> = categories.iter().map(is).collect();
         encoded.push_str(&format!("{t},{},{y}\n", indicators.join(",")));
     }
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        path.to_str().unwrap().to_string()
-    };
+    let write = |name: &str, text: &str| write_in(&dir, name, text);
     let (named, encoded) = (write("named.csv", &named), write("encoded.csv", &encoded));
     let settings = ["--learner", "krr", "--gamma", "0.5", "--lambda", "0.01", "--centers", "64"];
     let train = |input: &str, extra: &[&str], out: &str| {
@@ -1409,11 +1404,7 @@ fn a_weight_column_weighs_the_rows() {
         repeated.push_str(&format!("{a},{b},{y}\n").repeat(k));
     }
     zeros.push_str("0.5,0.5,0,100\n-0.5,0.25,0,-100\n");
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        path.to_str().unwrap().to_string()
-    };
+    let write = |name: &str, text: &str| write_in(&dir, name, text);
     let (weighted, repeated, zeros) =
         (write("weighted.csv", &weighted), write("repeated.csv", &repeated), write("zeros.csv", &zeros));
     let settings = ["--learner", "krr", "--gamma", "1", "--lambda", "0.1", "--centers", "64"];
@@ -3942,11 +3933,7 @@ fn a_class_column_of_numbers_and_names_is_read_as_names() {
 #[test]
 fn predict_keeps_columns_beside_each_prediction() {
     let dir = scratch("keep");
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        path.to_str().unwrap().to_string()
-    };
+    let write = |name: &str, text: &str| write_in(&dir, name, text);
     let mut rows = "id,time,a,b,y\n".to_string();
     for i in 0..40 {
         let (a, b) = ((i * 37 % 101) as f64 / 101.0, (i * 53 % 97) as f64 / 97.0);

@@ -204,10 +204,7 @@ impl<R: BufRead> CsvReader<R> {
             if Some(at) == self.label_field {
                 return Err(self.header_error(format!("`{wanted}` is the label column: it cannot be skipped")));
             }
-            self.skipped.resize(self.fields, false);
-            if let Some(skip) = self.skipped.get_mut(at) {
-                *skip = true;
-            }
+            self.set_skipped(at, true);
         }
         if self.dim() == 0 {
             let label = self.label_field.and_then(|at| self.header.get(at));
@@ -231,13 +228,18 @@ impl<R: BufRead> CsvReader<R> {
             let at = self.column_at(wanted, "to keep")?;
             self.kept.push(at);
             if Some(at) != self.label_field && Some(at) != self.weight_field {
-                self.skipped.resize(self.fields, false);
-                if let Some(skip) = self.skipped.get_mut(at) {
-                    *skip = true;
-                }
+                self.set_skipped(at, true);
             }
         }
         Ok(self)
+    }
+
+    /// Marks column `at` left out (`skipped`) or read.
+    fn set_skipped(&mut self, at: usize, skipped: bool) {
+        self.skipped.resize(self.fields, false);
+        if let Some(skip) = self.skipped.get_mut(at) {
+            *skip = skipped;
+        }
     }
 
     /// The reader taking each row's weight from the column named `column` (when given),
@@ -333,19 +335,16 @@ impl<R: BufRead> CsvReader<R> {
         reason = "i < fields (feature_fields), j < names.len() (the map's values and categories_of's features), missing < names.len() (a position in found)"
     )]
     pub fn order_features_as(&mut self, names: &[String]) -> Result<(), ReadError> {
-        // A kept column the model names is its feature, read as one.
-        for &at in &self.kept {
-            if names.iter().any(|name| Some(name.as_str()) == self.header.get(at))
-                && let Some(skip) = self.skipped.get_mut(at)
-            {
-                *skip = false;
-            }
-        }
-        if self.row_names && names.iter().any(|name| Some(name.as_str()) == self.header.get(0)) {
+        let named = |header: &csv::StringRecord, at| names.iter().any(|name| Some(name.as_str()) == header.get(at));
+        if self.row_names && named(&self.header, 0) {
             // A model that took the row names for a feature reads them as one.
             self.row_names = false;
-            if let Some(skip) = self.skipped.get_mut(0) {
-                *skip = false;
+            self.set_skipped(0, false);
+        }
+        // So is a kept column the model names.
+        for at in self.kept.clone() {
+            if named(&self.header, at) {
+                self.set_skipped(at, false);
             }
         }
         // By hash: a header and a model of 10⁵ features each are matched in linear time.

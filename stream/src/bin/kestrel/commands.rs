@@ -468,12 +468,13 @@ fn read_by_name(reader: &mut dyn RecordReader, features: &[String]) -> Result<()
 /// ends the reading, [`check_within_model`].) Rows that need no label
 /// ([`LabelColumn::Ignored`]: `predict`) whose last column is one of the model's features
 /// have none. The columns `kept` are kept as text in each record ([`Record::kept`]).
+/// Returns the class names too, those given and the others the rows' labels brought.
 fn for_each_record(
     (input, weight_column, kept): (&InputArgs, Option<&str>, &[String]),
     (dim, features): (usize, &[String]),
     (mut names, labels): (Option<ClassNames>, LabelColumn),
     mut each: impl FnMut(Option<&Record>) -> Result<()>,
-) -> Result<u64> {
+) -> Result<(u64, Option<ClassNames>)> {
     let labelled = labels != LabelColumn::Ignored;
     let model_features = if labelled { Vec::new() } else { features.to_vec() };
     let keep_columns = kept.to_vec();
@@ -510,7 +511,7 @@ fn for_each_record(
                 if let Some(note) = reader.note() {
                     tell!("kestrel: note: {}: {note}", reader.name());
                 }
-                return Ok(skipped.count());
+                return Ok((skipped.count(), names));
             }
             Err(e) if input.on_error == OnErrorArg::Skip => {
                 if let Some(line) = skipped.skipped(e) {
@@ -651,13 +652,13 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let (mut detections, detector_names) = detections_for(&args.detection)?;
     let mut tally = Tally::default();
     let mut recall = ClassRecall::new(&if classifier { model.labels() } else { Vec::new() });
-    let mut foreign = ForeignLabels::new(model.as_ref());
+    let mut foreign = ForeignLabels::new(model.labels());
     let mut figures = args.report.as_ref().map(|_| EvalFigures::new(model.labels()));
     let name = args.input.input.clone();
     let dim = model.info().dim;
     let features = model.feature_names().to_vec();
     let labels = labels_of(model.as_ref(), detector_names);
-    let skipped =
+    let (skipped, names) =
         for_each_record((&args.input, args.weight_column.as_deref(), &[]), (dim, &features), labels, |record| {
             let Some(record) = record else { return Ok(()) };
             let at = || format!("{name}:{}", record.line);
@@ -668,11 +669,11 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
             // A row of weight 0 is left out, as `train` leaves it out; without the column each
             // weighs 1, which scores as counting the rows.
             let weight = record.weight.unwrap_or(1.0);
-            if classifier {
-                foreign.met(record, weight != 0.0);
-            }
             if weight == 0.0 {
                 return Ok(());
+            }
+            if classifier {
+                foreign.met(record.label);
             }
             let prediction = model.predict(record).with_context(at)?;
             tally.add_weighted(prediction, record.label, weight);
@@ -715,15 +716,19 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
             );
         }
         if foreign.rows > 0 {
-            let shown = foreign.shown.iter().map(|label| format!("`{label}`")).collect::<Vec<_>>().join(", ");
-            let rows = foreign.rows;
+            let (rows, shown) = (foreign.rows, foreign.listed(names.as_ref()));
             report.fact("labels the model lacks", format!("{rows} rows ({shown}): classes the model never predicts"));
         }
-        report.summary(&eval_summary((&tally, &recall, &foreign), &detections, skipped, (model.as_ref(), detector)));
-        figures.add_to(&mut report, &detections, foreign.names.as_ref())?;
+        report.summary(&eval_summary(
+            (&tally, &recall, names.as_ref()),
+            &detections,
+            skipped,
+            (model.as_ref(), detector),
+        ));
+        figures.add_to(&mut report, &detections, names.as_ref())?;
         report.write(path)?;
     }
-    let summary = eval_summary((&tally, &recall, &foreign), &detections, skipped, (model.as_ref(), detector));
+    let summary = eval_summary((&tally, &recall, names.as_ref()), &detections, skipped, (model.as_ref(), detector));
     if detector {
         tell_if_mostly_anomalies(&detections, &args.detection);
         match args.json {
@@ -733,7 +738,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         return Ok(());
     }
     let n = tally.n;
-    if let Some(warning) = foreign.warning(n, model.as_ref()) {
+    if let Some(warning) = foreign.warning(n, model.as_ref(), names.as_ref()) {
         tell!("kestrel: warning: {warning}");
     }
     let weighed = args.weight_column.as_ref().map_or(String::new(), |column| format!(" (rows weighed by `{column}`)"));
@@ -757,7 +762,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
 /// class's recall (by name, for named classes), a regressor's errors and R², a detector's
 /// counts.
 fn eval_summary(
-    (tally, recall, foreign): (&Tally, &ClassRecall, &ForeignLabels),
+    (tally, recall, names): (&Tally, &ClassRecall, Option<&ClassNames>),
     detections: &Detections,
     skipped: u64,
     (model, detector): (&dyn Predictor, bool),
@@ -768,7 +773,7 @@ fn eval_summary(
         (false, true) => {
             let mut summary = json!({"n": n, "accuracy": tally.accuracy()});
             if let Some(fields) = summary.as_object_mut() {
-                fields.extend(recall_fields(recall, foreign.names.as_ref()));
+                fields.extend(recall_fields(recall, names));
                 fields.insert("skipped".into(), json!(skipped));
             }
             summary
@@ -779,74 +784,68 @@ fn eval_summary(
 
 /// The labels of an `eval` file that are none of the model's classes: a class each, which
 /// the model never predicts (recall 0 in the balanced accuracy, as scikit-learn's
-/// `balanced_accuracy_score` counts them), told in a warning. Memory: the model's class
-/// names and the other names met (as the reader's [`ClassNames`] holds them), and
-/// [`SHOWN_FOREIGN`] labels for the warning.
+/// `balanced_accuracy_score` counts them), told in a warning. Memory: the model's labels
+/// and [`SHOWN_FOREIGN`] others for the warning.
 struct ForeignLabels {
-    /// The model's classes.
+    /// The model's classes, sorted.
     classes: Vec<f64>,
-    /// The model's class names and then the other names met, in the order the reader gives
-    /// them their labels (`None` for a model of numbered classes).
-    names: Option<ClassNames>,
     /// The rows of the other labels.
     rows: usize,
     /// The first other labels met, as the warning shows them.
-    shown: Vec<String>,
+    shown: Vec<f64>,
 }
 
 /// The labels the warning of [`ForeignLabels`] names.
 const SHOWN_FOREIGN: usize = 5;
 
 impl ForeignLabels {
-    fn new(model: &dyn Predictor) -> Self {
-        let mut classes = model.labels();
+    fn new(mut classes: Vec<f64>) -> Self {
         classes.sort_by(f64::total_cmp);
-        ForeignLabels { classes, names: model.class_names().cloned(), rows: 0, shown: Vec::new() }
+        ForeignLabels { classes, rows: 0, shown: Vec::new() }
     }
 
-    /// Takes `record`, every one the reader gave (so that its name, when it has one that is
-    /// no class, takes the label the reader gave it), and counts it when it is `scored`.
-    fn met(&mut self, record: &Record, scored: bool) {
-        if self.classes.binary_search_by(|class| class.total_cmp(&record.label)).is_ok() || record.label.is_nan() {
-            return;
-        }
-        if let Some(names) = &mut self.names
-            && names.name(record.label).is_none()
-        {
-            // The reader resolved this name: here it resolves too, the same names in the
-            // same order, under the same limits.
-            let mut named = Record { class_name: record.class_name.clone(), ..Record::default() };
-            if names.resolve(&mut named).is_err() {
-                return;
-            }
-        }
-        if !scored {
+    /// Counts a row scored of `label` when it is none of the classes.
+    fn met(&mut self, label: f64) {
+        if label.is_nan() || self.classes.binary_search_by(|class| class.total_cmp(&label)).is_ok() {
             return;
         }
         self.rows += 1;
-        let shown = class_names::shown(self.names.as_ref(), record.label);
-        if self.shown.len() < SHOWN_FOREIGN && !self.shown.contains(&shown) {
-            self.shown.push(shown);
+        if self.shown.len() < SHOWN_FOREIGN && !self.shown.contains(&label) {
+            self.shown.push(label);
         }
     }
 
-    /// What to tell of the other labels of `n` rows scored, if there were any.
-    fn warning(&self, n: usize, model: &dyn Predictor) -> Option<String> {
-        if self.rows == 0 {
-            return None;
-        }
-        let mut listed: Vec<String> = self.shown.iter().map(|label| format!("`{label}`")).collect();
+    /// The labels shown, by their `names` (the reader's: the model's and the others met),
+    /// `…` past [`SHOWN_FOREIGN`].
+    fn listed(&self, names: Option<&ClassNames>) -> String {
+        let mut listed: Vec<String> =
+            self.shown.iter().map(|&label| format!("`{}`", class_names::shown(names, label))).collect();
         if self.shown.len() == SHOWN_FOREIGN {
             listed.push("…".into());
         }
-        let (classes, listed) = (class_list(model), listed.join(", "));
+        listed.join(", ")
+    }
+
+    /// What to tell of the other labels of `n` rows scored, if there were any; `names` as
+    /// for [`ForeignLabels::listed`].
+    fn warning(&self, n: usize, model: &dyn Predictor, names: Option<&ClassNames>) -> Option<String> {
+        if self.rows == 0 {
+            return None;
+        }
+        let (classes, listed) = (class_list(model), self.listed(names));
         let which = match self.rows == n {
             true => format!("no row's label is a class of the model ({classes}): the rows' labels are {listed}"),
             false => format!("{} rows' labels are not classes of the model ({classes}): {listed}", self.rows),
         };
-        let case = self.shown.iter().find_map(|label| {
-            let mut classes = model.labels().into_iter().map(|class| class_names::shown(model.class_names(), class));
-            classes.find(|class| class.to_lowercase() == label.to_lowercase()).map(|class| (label, class))
+        let shown = |label: f64| class_names::shown(names, label);
+        let case = self.shown.iter().find_map(|&label| {
+            let label = shown(label);
+            let class = self
+                .classes
+                .iter()
+                .map(|&class| shown(class))
+                .find(|class| class.to_lowercase() == label.to_lowercase());
+            class.map(|class| (label, class))
         });
         let case =
             case.map_or(String::new(), |(label, class)| format!(" (`{label}` differs from `{class}` in case alone)"));

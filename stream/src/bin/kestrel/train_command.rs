@@ -571,8 +571,7 @@ fn identifier_notes<T: Real>(data: &Dataset<T>, categorical: &[Categorical]) -> 
 fn formatted_labels_note<T: Real>(data: &Dataset<T>) -> Option<String> {
     let names = data.class_names().names();
     let first = names.first()?;
-    let formatting: Option<Vec<&str>> = names.iter().map(|name| number_formatting(name)).collect();
-    let what = formatting?.first().copied()?;
+    let what = number_formatting(first).filter(|_| names.iter().all(|name| number_formatting(name).is_some()))?;
     Some(format!(
         "the labels are read as {} class names, and `{first}` is a number written with {what}: a target of numbers \
          is written as digits alone, as a spreadsheet exports its cells of the General format",
