@@ -825,6 +825,40 @@ fn bad_rows_are_reported_with_line_and_column() {
     assert!(stderr(&o).contains("bad.csv:3:3: `x` is not a number"), "{}", stderr(&o));
 }
 
+/// Two files of one set of columns in two orders, joined with their headers: the second
+/// header is told where it stands, and under `--on-error skip` the rows after it are read
+/// by its names — the model is the one the same rows in one order give.
+#[test]
+fn rows_after_a_header_of_another_order_are_read_by_its_names() {
+    let dir = scratch("reordered-header");
+    let (mut joined, mut one_order) = ("t,x1,x2,y\n".to_string(), "t,x1,x2,y\n".to_string());
+    for i in 0..80 {
+        let (x1, x2) = ((i * 37 % 101) as f64 / 50.0 - 1.0, (i * 53 % 97) as f64 / 48.0 - 1.0);
+        let y = u8::from(x1 > x2);
+        if i == 40 {
+            joined.push_str("y,x2,t,x1\n");
+        }
+        joined.push_str(&if i < 40 { format!("{i},{x1},{x2},{y}\n") } else { format!("{y},{x2},{i},{x1}\n") });
+        one_order.push_str(&format!("{i},{x1},{x2},{y}\n"));
+    }
+    let (joined, one_order) = (write_in(&dir, "joined.csv", &joined), write_in(&dir, "one.csv", &one_order));
+    let model = |input: &str, name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let args = [&["train", "--learner", "svm", "--skip-column", "t", "--input", input], extra].concat();
+        let o = kestrel(&[&args[..], &["--out", out.to_str().unwrap()]].concat());
+        (o, std::fs::read(out).ok())
+    };
+    let (o, none) = model(&joined, "stopped.kestrel", &[]);
+    assert_eq!((o.status.code(), none), (Some(1), None));
+    let told = "joined.csv:42:1: a header again, its columns in another order (`y`, `x2`, `t`, `x1`)";
+    assert!(stderr(&o).contains(told), "{}", stderr(&o));
+    let (o, skipped) = model(&joined, "skipped.kestrel", &["--on-error", "skip"]);
+    assert!(o.status.success() && stderr(&o).contains(told), "{}", stderr(&o));
+    let (o, expected) = model(&one_order, "one.kestrel", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(skipped, expected);
+}
+
 /// `kestrel budget` without `--learner` gives every learner's line: the bytes (or, with
 /// `--fit`, the largest window) that `--learner L` gives for each, and a learner no
 /// window of which fits is a line that says so, not an error.

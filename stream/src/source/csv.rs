@@ -42,7 +42,15 @@ pub struct CsvReader<R> {
     reader: csv::Reader<LineCounter<BoundedLines<R>>>,
     max_line_bytes: usize,
     name: String,
+    /// The row read, in the first header's column order.
     row: csv::StringRecord,
+    /// Where a later header put the columns in another order (files of two column orders
+    /// joined), the column of the row as read that each of the first header's is, in order;
+    /// empty while the rows are in the first header's order.
+    arrangement: Vec<usize>,
+    /// The row as read, when `arranged`: the arrangement put it in order into `row`.
+    as_read: csv::StringRecord,
+    arranged: bool,
     fields: usize,
     /// The header's column names (empty for header-less rows), named in errors.
     header: csv::StringRecord,
@@ -160,6 +168,9 @@ impl<R: BufRead> CsvReader<R> {
             max_line_bytes,
             name,
             row,
+            arrangement: Vec::new(),
+            as_read: csv::StringRecord::new(),
+            arranged: false,
             fields,
             header,
             skipped,
@@ -462,6 +473,9 @@ impl<R: BufRead> CsvReader<R> {
             max_line_bytes,
             name: name.into(),
             row,
+            arrangement: Vec::new(),
+            as_read: csv::StringRecord::new(),
+            arranged: false,
             fields,
             header: csv::StringRecord::new(),
             skipped: Vec::new(),
@@ -488,21 +502,40 @@ impl<R: BufRead> CsvReader<R> {
         self
     }
 
+    /// Puts the row just read in the first header's column order, when a later header
+    /// gave another ([`CsvReader::repeated_header`]); a row of another length stays as it
+    /// is (a bad row).
+    fn arrange(&mut self) {
+        self.arranged = !self.arrangement.is_empty() && self.row.len() == self.arrangement.len();
+        if self.arranged {
+            std::mem::swap(&mut self.row, &mut self.as_read);
+            self.row.clear();
+            for &at in &self.arrangement {
+                self.row.push_field(self.as_read.get(at).unwrap_or_default());
+            }
+        }
+    }
+
     /// `error` of the current row, or [`ReadErrorKind::RepeatedHeader`] when the row is the
     /// header's names again, [`ReadErrorKind::ReorderedHeader`] when it is them in another
-    /// order (looked at only for a row in error).
-    fn repeated_header(&self, error: ReadError) -> ReadError {
-        if self.header.is_empty() || self.row.len() != self.header.len() {
+    /// order (looked at only for a row in error): the rows after a header are read in its
+    /// order, each column by its name.
+    fn repeated_header(&mut self, error: ReadError) -> ReadError {
+        let as_read = if self.arranged { &self.as_read } else { &self.row };
+        if self.header.is_empty() || as_read.len() != self.header.len() {
             return error;
         }
-        if self.row.iter().map(trim).eq(self.header.iter().map(trim)) {
+        let names = distinct_names(&trimmed(as_read));
+        if names == self.header {
             let header = listed(self.header.iter(), self.header.len());
+            self.arrangement.clear();
             return ReadError { column: 1, kind: ReadErrorKind::RepeatedHeader(header), ..error };
         }
-        if sorted_names(&self.row) != sorted_names(&self.header) {
+        let Some(arrangement) = arrangement(&self.header, &names) else {
             return error;
-        }
-        let header = listed(self.row.iter().map(trim), self.row.len());
+        };
+        let header = listed(names.iter(), names.len());
+        self.arrangement = arrangement;
         ReadError { column: 1, kind: ReadErrorKind::ReorderedHeader(header), ..error }
     }
 
@@ -605,11 +638,31 @@ pub fn csv_field(field: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The fields of `record`, trimmed, in sorted order.
-fn sorted_names(record: &csv::StringRecord) -> Vec<&str> {
-    let mut names: Vec<&str> = record.iter().map(trim).collect();
-    names.sort_unstable();
-    names
+/// The fields of `record`, trimmed.
+fn trimmed(record: &csv::StringRecord) -> csv::StringRecord {
+    record.iter().map(trim).collect()
+}
+
+/// For each of `header`'s names, the position of the same name in `names` (another order
+/// of them); `None` when `names` are not the header's. `n log n` in the header's width.
+fn arrangement(header: &csv::StringRecord, names: &csv::StringRecord) -> Option<Vec<usize>> {
+    let (in_header, in_names) = (by_name(header), by_name(names));
+    let mut pairs = Vec::with_capacity(header.len());
+    for (&(column, name), &(at, other)) in in_header.iter().zip(&in_names) {
+        if name != other {
+            return None;
+        }
+        pairs.push((column, at));
+    }
+    pairs.sort_unstable();
+    Some(pairs.into_iter().map(|(_, at)| at).collect())
+}
+
+/// `record`'s fields with their positions, sorted by name.
+fn by_name(record: &csv::StringRecord) -> Vec<(usize, &str)> {
+    let mut named: Vec<(usize, &str)> = record.iter().enumerate().collect();
+    named.sort_unstable_by_key(|&(_, name)| name);
+    named
 }
 
 /// `names` (`count` of them) for a message: the first [`LISTED_COLUMNS`], and how many in
@@ -942,7 +995,10 @@ impl<R: BufRead> RecordReader for CsvReader<R> {
         let line = self.reader.get_mut().line_of(last_byte);
         match read {
             Ok(false) => Ok(false),
-            Ok(true) => self.convert(line, record).map(|()| true).map_err(|error| self.repeated_header(error)),
+            Ok(true) => {
+                self.arrange();
+                self.convert(line, record).map(|()| true).map_err(|error| self.repeated_header(error))
+            }
             Err(e) if matches!(e.kind(), csv::ErrorKind::Utf8 { .. }) => {
                 Err(self.error(line, 1, ReadErrorKind::NotUtf8))
             }
@@ -1481,11 +1537,23 @@ mod tests {
         let said = "t.csv:3:1: the header again (`a`, `b`, `y`): files joined one after another each bring theirs";
         assert!(e.to_string().starts_with(said), "{e}");
         assert!(reader.next_record(&mut r).unwrap() && r.label == 1.0);
-        // A header of the same names in another order: its rows would take other columns.
-        let mut reader = CsvReader::with_header("a,b,y\n1,2,0\nb,a,y\n".as_bytes(), "t.csv", None, 1024).unwrap();
-        assert!(reader.next_record(&mut r).unwrap());
-        let e = reader.next_record(&mut r).unwrap_err();
-        assert_eq!(e.kind, ReadErrorKind::ReorderedHeader("`b`, `a`, `y`".into()));
+        // A header of the same names in another order: the rows after it are read by its
+        // names, until the first header's order comes back; a repeated name's k-th column
+        // is the k-th of that name.
+        let joined = "a,b,a,y\n1,2,3,0\nb,y,a,a\n20,1,10,30\nb, y, a,a\n21,0,11,31\na,b,a,y\n4,5,6,1\n";
+        let mut reader = CsvReader::with_header(joined.as_bytes(), "t.csv", None, 1024).unwrap();
+        let mut read = |reader: &mut CsvReader<&[u8]>| match reader.next_record(&mut r) {
+            Ok(_) => Ok((r.values.clone(), r.label)),
+            Err(e) => Err(e.kind),
+        };
+        assert_eq!(read(&mut reader), Ok((vec![1.0, 2.0, 3.0], 0.0)));
+        let reordered = ReadErrorKind::ReorderedHeader("`b`, `y`, `a`, `a.1`".into());
+        assert_eq!(read(&mut reader), Err(reordered.clone()));
+        assert_eq!(read(&mut reader), Ok((vec![10.0, 20.0, 30.0], 1.0)));
+        assert_eq!(read(&mut reader), Err(reordered));
+        assert_eq!(read(&mut reader), Ok((vec![11.0, 21.0, 31.0], 0.0)));
+        assert!(matches!(read(&mut reader), Err(ReadErrorKind::RepeatedHeader(_))));
+        assert_eq!(read(&mut reader), Ok((vec![4.0, 5.0, 6.0], 1.0)));
         let e = CsvReader::with_header("a,b\n".as_bytes(), "t.csv", Some("z"), 1024).err().unwrap();
         assert_eq!(e.to_string(), "t.csv:1:1: no column named `z` in the header (its columns: `a`, `b`)");
         // The column meant, when one is near: another case, a misspelling, a position.

@@ -203,10 +203,10 @@ pub enum ReadErrorKind {
     )]
     RepeatedHeader(String),
     /// A CSV row that is a header of the same names in another order: a file of another
-    /// column order joined after the first, whose rows would be read in the first's.
+    /// column order joined after the first. The rows after it are read by its names.
     #[error(
-        "a header again, its columns in another order ({0}): the rows after it would be read in the first header's \
-         order, each value in another's column; join files whose columns are in one order"
+        "a header again, its columns in another order ({0}), as files joined one after another bring theirs: \
+         --on-error skip leaves it out and reads the rows after it by its names"
     )]
     ReorderedHeader(String),
     /// A LibSVM row's `qid:` token: SVMlight's ranking format, its query id.
