@@ -25,6 +25,7 @@
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Read};
+use std::path::Path;
 
 use super::lines::{self, BoundedLines};
 use super::one_hot::{self, Categorical, OneHot};
@@ -138,6 +139,9 @@ impl<R: BufRead> CsvReader<R> {
         let header = distinct_names(&header);
         if header.is_empty() {
             return Err(header_error("the input is empty: no header, no rows".into()));
+        }
+        if let Some(counts) = count_line(&header, &name) {
+            return Err(header_error(counts));
         }
         let label_field = match label_column {
             None => Some(header.len().saturating_sub(1 + usize::from(trailing))),
@@ -1056,6 +1060,31 @@ impl<R: BufRead> RecordReader for CsvReader<R> {
     }
 }
 
+/// What a first line of scikit-learn's bundled CSV files is, when `header` is one: the
+/// rows' and features' counts, then the classes' names (`150,4,setosa,versicolor,virginica`
+/// in `iris.csv`: two classes at least), where a header of column names belongs. The
+/// file's `name` names its loader.
+fn count_line(header: &csv::StringRecord, name: &str) -> Option<String> {
+    let count = |at: usize| header.get(at).and_then(|field| field.parse::<u64>().ok());
+    let (rows, features) = (count(0)?, count(1)?);
+    let classes: Vec<&str> = header.iter().skip(2).collect();
+    if classes.len() < 2 || classes.iter().any(|name| name.parse::<f64>().is_ok()) {
+        return None;
+    }
+    let stem = Path::new(name).file_stem().and_then(|stem| stem.to_str()).unwrap_or_default();
+    let set = ["iris", "wine", "breast_cancer"].into_iter().find(|&set| stem.trim_end_matches("_data") == set);
+    let loader = match set {
+        Some(set) => format!("sklearn.datasets.load_{set}(as_frame=True).frame.to_csv(\"{set}.csv\", index=False)"),
+        None => "its sklearn.datasets loader with as_frame=True, then .frame.to_csv(path, index=False)".into(),
+    };
+    Some(format!(
+        "the first line is scikit-learn's count line ({rows} rows of {features} features; classes {}), not a header \
+         of column names: put one in its place (the features' names, then the label's), or write the set from \
+         {loader}, which names the columns",
+        listed(classes.into_iter(), header.len() - 2)
+    ))
+}
+
 /// The columns a header's shape leaves out, given the label's column: its first when it
 /// holds row names ([`is_row_names`]) and is neither the label nor the only feature — and
 /// whether it does — and its last when it is `trailing` (unnamed, after the last
@@ -1320,6 +1349,23 @@ mod tests {
     /// A repeated name is told apart as pandas does, so that a model's features are read
     /// by name from a header that repeats one; a header of 10⁵ alike names is read in
     /// linear time.
+    /// scikit-learn's bundled CSV files start with a line of counts and class names.
+    #[test]
+    fn a_count_line_of_scikit_learn_is_no_header() {
+        let iris = "150,4,setosa,versicolor,virginica\n5.1,3.5,1.4,0.2,0\n";
+        let e = CsvReader::with_header(iris.as_bytes(), "iris.csv", None, 1024).err().unwrap();
+        let said = "iris.csv:1:1: the first line is scikit-learn's count line (150 rows of 4 features; classes \
+                    `setosa`, `versicolor`, `virginica`), not a header of column names";
+        assert!(e.to_string().starts_with(said), "{e}");
+        let wine = "178,13,class_0,class_1,class_2\n";
+        let e = CsvReader::with_header(wine.as_bytes(), "data/wine_data.csv", None, 1024).err().unwrap();
+        let loader = "sklearn.datasets.load_wine(as_frame=True).frame.to_csv(\"wine.csv\", index=False)";
+        assert!(e.to_string().contains(loader), "{e}");
+        for header in ["150,4,y\n", "1.5,4,a,b\n", "150,4,7,8\n", "x,4,a,b\n"] {
+            assert!(CsvReader::with_header(header.as_bytes(), "t.csv", None, 1024).is_ok(), "{header}");
+        }
+    }
+
     #[test]
     fn repeated_header_names_are_told_apart() {
         let text = "a,a,b,a.1,a,label\n1,2,3,4,5,0\n";
