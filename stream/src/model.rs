@@ -158,8 +158,8 @@ pub fn describe_read(path: &Path, bytes: &[u8]) -> Result<ModelInfo, ModelFileEr
 fn refuse_other_kestrel_files(path: &Path, bytes: &[u8]) -> Result<(), ModelFileError> {
     let text = || {
         is_text(bytes).then(|| {
-            "text, not a model file (a data file? the data is given with --input, and --model takes the file \
-             `kestrel train --out` writes)"
+            "text, not a model file (a data file? a model file is what `kestrel train --out` writes, and data is \
+             given with --input)"
                 .to_string()
         })
     };

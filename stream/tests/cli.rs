@@ -1072,8 +1072,11 @@ fn bad_model_files_and_usage_errors() {
     let (model, data) = (model.to_str().unwrap(), data.to_str().unwrap());
     let o = kestrel(&["predict", "--model", data, "--input", model]);
     assert_eq!(o.status.code(), Some(1));
-    let said = "text, not a model file (a data file? the data is given with --input";
+    let said = "text, not a model file (a data file? a model file is what `kestrel train --out` writes, and data is \
+                given with --input)";
     assert!(stderr(&o).contains(&format!("{data}: {said}")), "{}", stderr(&o));
+    let o = kestrel(&["inspect", data]);
+    assert!(o.status.code() == Some(1) && stderr(&o).contains(said), "{}", stderr(&o));
     for command in ["predict", "eval"] {
         let o = kestrel(&[command, "--model", model, "--input", model]);
         assert_eq!(o.status.code(), Some(1));
