@@ -139,6 +139,13 @@ class Stream:
         """The learner's whole state (a ``kestrel stream`` checkpoint's learner)."""
     def load_state(self, state: bytes) -> None:
         """Continue from a state of a learner of the same settings."""
+    @property
+    def dim(self) -> int:
+        """The features of a row."""
+    def save_history(self) -> bytes:
+        """The history's bytes, which ``load_history`` takes back."""
+    def load_history(self, history: bytes) -> None:
+        """Replace the history with one ``save_history`` gave."""
 
 def npkl_fit(
     x: npt.NDArray[np.float64],

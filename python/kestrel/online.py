@@ -7,7 +7,9 @@ coordinate steps per sample until the stopping rule holds, features standardised
 RBF width ``1/d``, a memory of 2000 samples for the SVMs), the same state:
 ``save_state()`` returns the bytes a ``kestrel stream`` checkpoint holds for its learner,
 ``load_state()`` takes them back, ``load_checkpoint()`` continues a ``kestrel stream
---checkpoint`` run, and ``to_bytes()`` is the model file ``kestrel predict`` reads.
+--checkpoint`` run, and ``to_bytes()`` is the model file ``kestrel predict`` reads. A
+learner pickles (``pickle``, ``copy.deepcopy``) with its state and history: the copy goes
+on where the learner was.
 
 A learner takes its features from the first sample — a dict's keys in their order (later
 dicts may leave features out, which count as 0; a key not seen first is an error; string
@@ -243,6 +245,25 @@ class _Online:
         if self._stream is None:
             raise AttributeError("chosen_: the learner has learned nothing yet")
         return self._stream.chosen()
+
+    # --- pickling -------------------------------------------------------------------------
+    def __getstate__(self):
+        """The settings, features and classes with the learner's state and history, so that
+        ``pickle`` and ``copy.deepcopy`` take a learner that goes on where this one is."""
+        state = self.__dict__.copy()
+        stream = state.pop("_stream")
+        state["_saved"] = None if stream is None else (stream.dim, stream.save_state(), stream.save_history())
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        saved = state.pop("_saved")
+        self.__dict__.update(state)
+        self._stream = None
+        if saved is not None:
+            dim, learner, history = saved
+            self._start(dim).load_state(learner)
+            self._stream.load_history(history)
 
     # --- state and model ----------------------------------------------------------------
     def save_state(self):

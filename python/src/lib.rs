@@ -834,6 +834,24 @@ impl Stream {
     fn load_state(&mut self, state: &[u8]) -> PyResult<()> {
         self.learner.restore_state(state).map_err(value_error)
     }
+
+    /// The features of a row.
+    #[getter]
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The history's bytes (`History::to_bytes`), which `load_history` takes back.
+    fn save_history<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.history.to_bytes().map_err(value_error)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Replaces the history with the one `save_history` gave.
+    fn load_history(&mut self, history: &[u8]) -> PyResult<()> {
+        self.history = History::from_bytes(history).map_err(|e| value_error(format!("not a history: {e}")))?;
+        Ok(())
+    }
 }
 
 /// The extension module.

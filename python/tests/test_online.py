@@ -3,7 +3,9 @@ as `kestrel stream` on the same rows, state saved and restored, errors."""
 
 import itertools
 import json
+import pickle
 import subprocess
+from copy import deepcopy
 
 import numpy as np
 import pytest
@@ -108,6 +110,32 @@ def test_state_saved_and_restored_continues_exactly():
     resumed.partial_fit(X[300:], y[300:])
     assert resumed.save_state() == whole.save_state()
     assert resumed.predict(X) == whole.predict(X)
+
+
+@pytest.mark.parametrize("make", [WindowSVM, StreamingRSVM, WindowSLKL, WindowNovelty])
+def test_a_pickled_learner_goes_on_where_it_was(make):
+    """pickle and copy.deepcopy take the learner's state, history, features and classes: the
+    copy learns the rest of the stream as the learner it was taken from does."""
+    _, X, y = phishing(500)
+    labels = np.where(y > 0, "phishing", "legitimate")
+    target = y if make is WindowSLKL else (y == 0).astype(float) if make is WindowNovelty else labels
+    names = [f"f{j}" for j in range(X.shape[1])]
+    rows = [dict(zip(names, row)) for row in X]
+    whole, first = make(), make()
+    for row, label in zip(rows, target):
+        whole.learn_one(row, label)
+    for row, label in zip(rows[:300], target[:300]):
+        first.learn_one(row, label)
+    for copy in (pickle.loads(pickle.dumps(first)), deepcopy(first)):
+        assert copy.save_state() == first.save_state() and copy.feature_names_ == names
+        for row, label in zip(rows[300:], target[300:]):
+            copy.learn_one(row, label)
+        assert copy.save_state() == whole.save_state() and copy.to_bytes() == whole.to_bytes()
+        assert [copy.predict_one(row) for row in rows[:20]] == [whole.predict_one(row) for row in rows[:20]]
+        assert copy.history_["loss"]["rows"][-1] == 500
+        np.testing.assert_array_equal(copy.history_["loss"]["mean"], whole.history_["loss"]["mean"])
+    fresh = pickle.loads(pickle.dumps(make()))
+    assert fresh.predict_one(rows[0]) == make().predict_one(rows[0])
 
 
 def test_named_labels_dicts_and_errors():

@@ -302,6 +302,22 @@ pub struct History {
 }
 
 impl History {
+    /// The history, postcard-encoded, as a checkpoint holds it.
+    ///
+    /// # Errors
+    /// Only if serialization fails, which it does not for these types.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, postcard::Error> {
+        postcard::to_stdvec(self)
+    }
+
+    /// The history [`to_bytes`](Self::to_bytes) encoded.
+    ///
+    /// # Errors
+    /// Bytes that do not decode, or a series whose buckets cannot hold its rows.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, postcard::Error> {
+        postcard::from_bytes(bytes)
+    }
+
     /// Records a sample `learner` has just predicted (`prediction`, before learning it)
     /// and learned, with its `label` and the `seconds` it took since the row before.
     pub fn record(&mut self, learner: &dyn OnlineLearner, prediction: Option<f64>, label: f64, seconds: f64) {
