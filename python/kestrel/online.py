@@ -19,8 +19,10 @@ given: the keys of every sample to come, for a stream whose later samples bring 
 first lacks (River's ``OneHotEncoder`` emits ``mode_idle`` only once a sample is idle). A classifier takes
 numeric labels as they are and other labels (strings, booleans) as classes in order of
 first appearance (one kind or the other; ``None`` is no label: a sample without one is
-predicted, not learned, as ``kestrel stream`` treats a row whose label is missing). The SVMs
-give no probabilities: ``predict_proba_one`` says so.
+predicted, not learned, as ``kestrel stream`` treats a row whose label is missing). The SVMs'
+class probabilities (``predict_proba_one``) are Platt's sigmoids of their
+decision values, fitted online; ``load_state`` and ``load_checkpoint`` fit them again from
+the samples learned after.
 """
 
 from __future__ import annotations
@@ -248,11 +250,15 @@ class _Online:
 
     # --- pickling -------------------------------------------------------------------------
     def __getstate__(self):
-        """The settings, features and classes with the learner's state and history, so that
-        ``pickle`` and ``copy.deepcopy`` take a learner that goes on where this one is."""
+        """The settings, features and classes with the learner's state, history and class
+        probabilities, so that ``pickle`` and ``copy.deepcopy`` take a learner that goes on
+        where this one is."""
         state = self.__dict__.copy()
         stream = state.pop("_stream")
-        state["_saved"] = None if stream is None else (stream.dim, stream.save_state(), stream.save_history())
+        if stream is not None:
+            state["_saved"] = (stream.dim, stream.save_state(), stream.save_history(), stream.save_probabilities())
+        else:
+            state["_saved"] = None
         return state
 
     def __setstate__(self, state):
@@ -261,9 +267,10 @@ class _Online:
         self.__dict__.update(state)
         self._stream = None
         if saved is not None:
-            dim, learner, history = saved
+            dim, learner, history, probabilities = saved
             self._start(dim).load_state(learner)
             self._stream.load_history(history)
+            self._stream.load_probabilities(probabilities)
 
     # --- state and model ----------------------------------------------------------------
     def save_state(self):
@@ -308,13 +315,29 @@ class _Online:
 
 class _OnlineClassifier(_Online, _RiverClassifier):
     def predict_proba_one(self, x):
-        """Not given: the SVMs give classes, and a margin is no probability. River's metrics
-        of probabilities (``ROCAUC``, ``LogLoss``) ask for it; its metrics of labels
-        (``Accuracy``, ``F1``, ``BalancedAccuracy``) do not."""
-        raise NotImplementedError(
-            f"{type(self).__name__} gives classes, not probabilities (predict_one): score it with a metric of labels, "
-            "such as River's Accuracy, F1 or BalancedAccuracy, not ROCAUC or LogLoss"
-        )
+        """The probability of each class for one sample, a dict by class (empty before the
+        first sample was learned), as River's classifiers give them: Platt's sigmoid of the
+        SVM's decision value, fitted online to the decision values each sample had before
+        it was learned (one-vs-rest beyond two classes, normalised; the classes' frequencies
+        while the learner has no model yet). River's ``ROCAUC`` and ``LogLoss`` take them.
+        The class of highest probability is ``predict_one``'s but where the sigmoids
+        disagree with the decision values' order.
+
+        Parameters
+        ----------
+        x : dict
+
+        Examples
+        --------
+        >>> from river import datasets, evaluate, metrics
+        >>> evaluate.progressive_val_score(datasets.Phishing(), StreamingRSVM(), metrics.ROCAUC() + metrics.LogLoss())
+        ROCAUC: 95.26%
+        LogLoss: 0.284...
+        """
+        if self._stream is None:
+            return {}
+        classes, probabilities = self._stream.probabilities(self._row(x))
+        return dict(zip(self._values(np.asarray(classes)), probabilities[0].tolist()))
 
     def _learn(self, rows, dim, y):
         # The classes the labels bring are kept once the learner took them: a refused call

@@ -42,7 +42,7 @@ use kestrel_stream::dataset::Dataset;
 use kestrel_stream::history::History;
 use kestrel_stream::model;
 use kestrel_stream::online::build::{DEFAULT_QUANTILE, DEFAULT_WARMUP, StreamLearner, StreamSettings, build};
-use kestrel_stream::online::{Learn, OnlineLearner};
+use kestrel_stream::online::{ClassProbabilities, Learn, OnlineLearner};
 use kestrel_stream::source::Record;
 use numpy::ndarray::ArrayView2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
@@ -646,18 +646,20 @@ struct Stream {
     dim: usize,
     record: Record,
     history: History,
+    /// A classifier's class probabilities, learned from the rows learned.
+    probabilities: ClassProbabilities,
     /// When the last row was learned.
     clock: Instant,
 }
 
 impl Stream {
     /// Runs `step` on each row of `x` with its label, collecting the results.
-    fn each(
+    fn each<V>(
         &mut self,
         rows: &Rows<'_>,
         labels: Option<&[f64]>,
-        mut step: impl FnMut(&mut dyn OnlineLearner, &Record, &mut History) -> Result<Option<f64>, String>,
-    ) -> Result<Vec<f64>, String> {
+        mut step: impl FnMut(&mut dyn OnlineLearner, &Record, &mut History, &mut ClassProbabilities) -> Result<V, String>,
+    ) -> Result<Vec<V>, String> {
         if rows.dim() != self.dim {
             return Err(format!("x has {} features, the learner {}", rows.dim(), self.dim));
         }
@@ -665,9 +667,8 @@ impl Stream {
             .map(|i| {
                 rows.fill(i, &mut self.record)?;
                 self.record.label = labels.and_then(|l| l.get(i).copied()).unwrap_or(0.0);
-                let value = step(self.learner.as_mut(), &self.record, &mut self.history)
-                    .map_err(|e| format!("row {i}: {e}"))?;
-                Ok(value.unwrap_or(f64::NAN))
+                step(self.learner.as_mut(), &self.record, &mut self.history, &mut self.probabilities)
+                    .map_err(|e| format!("row {i}: {e}"))
             })
             .collect()
     }
@@ -758,7 +759,14 @@ impl Stream {
         settings.seed = seed;
         let built = if is_f32(scalar)? { build::<f32>(&settings, dim) } else { build::<f64>(&settings, dim) };
         let learner = built.map_err(value_error)?;
-        Ok(Stream { learner, dim, record: Record::default(), history: History::default(), clock: Instant::now() })
+        Ok(Stream {
+            learner,
+            dim,
+            record: Record::default(),
+            history: History::default(),
+            probabilities: ClassProbabilities::default(),
+            clock: Instant::now(),
+        })
     }
 
     /// Learns each row of `x` with its label or target, in order: predicted first, then
@@ -767,11 +775,14 @@ impl Stream {
         let (rows, labels) = rows_with_labels(&x, &y)?;
         let mut clock = self.clock;
         let learned = py.detach(|| {
-            self.each(&rows, Some(&labels), |learner, record, history| {
+            self.each(&rows, Some(&labels), |learner, record, history, probabilities| {
                 let prediction = learner.test_then_train(record).map_err(|e| rejected(e, record.label))?;
                 history.record(learner, prediction, record.label, clock.elapsed().as_secs_f64());
+                if let Some(class) = learner.class_labels().iter().position(|&label| label == record.label) {
+                    probabilities.learn(learner.decisions(), class);
+                }
                 clock = Instant::now();
-                Ok(prediction)
+                Ok(())
             })
         });
         self.clock = clock;
@@ -786,8 +797,36 @@ impl Stream {
     /// One prediction per row of `x` (NaN while a classifier has seen no label).
     fn predict<'py>(&mut self, py: Python<'py>, x: RowsArg<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let rows = x.rows()?;
-        let values = py.detach(|| self.each(&rows, None, |l, r, _| l.predict(r).map_err(|e| e.to_string())));
+        let values = py.detach(|| {
+            self.each(&rows, None, |l, r, _, _| Ok(l.predict(r).map_err(|e| e.to_string())?.unwrap_or(f64::NAN)))
+        });
         Ok(values.map_err(value_error)?.into_pyarray(py))
+    }
+
+    /// A classifier's labels in the order of its classes, and each row's probability of
+    /// each (`ClassProbabilities`): one row of `x` a row of the matrix.
+    fn probabilities<'py>(
+        &mut self,
+        py: Python<'py>,
+        x: RowsArg<'py>,
+    ) -> PyResult<(Vec<f64>, Bound<'py, PyArray2<f64>>)> {
+        if !self.learner.is_classifier() {
+            return Err(value_error("the learner is not a classifier"));
+        }
+        let rows = x.rows()?;
+        let classes = self.learner.class_labels().to_vec();
+        let mut out = Vec::new();
+        let values = py.detach(|| {
+            self.each(&rows, None, |l, r, _, probabilities| {
+                l.predict(r).map_err(|e| e.to_string())?;
+                probabilities.probabilities(l.decisions(), classes.len(), &mut out);
+                Ok(out.clone())
+            })
+        });
+        let values = values.map_err(value_error)?;
+        let matrix = numpy::ndarray::Array2::from_shape_vec((values.len(), classes.len()), values.concat())
+            .map_err(|e| value_error(e.to_string()))?;
+        Ok((classes, matrix.into_pyarray(py)))
     }
 
     /// A novelty detector's score `d²(x)` of each row of `x` by the model before it (NaN
@@ -798,7 +837,9 @@ impl Stream {
         }
         let rows = x.rows()?;
         let values = py.detach(|| {
-            self.each(&rows, None, |l, r, _| l.predict(r).map(|_| l.last_score()).map_err(|e| e.to_string()))
+            self.each(&rows, None, |l, r, _, _| {
+                Ok(l.predict(r).map(|_| l.last_score()).map_err(|e| e.to_string())?.unwrap_or(f64::NAN))
+            })
         });
         Ok(values.map_err(value_error)?.into_pyarray(py))
     }
@@ -830,9 +871,12 @@ impl Stream {
         Ok(PyBytes::new(py, &bytes))
     }
 
-    /// Replaces the state with one `save_state` wrote for a learner of the same settings.
+    /// Replaces the state with one `save_state` wrote for a learner of the same settings;
+    /// the class probabilities learn again from the rows learned after it.
     fn load_state(&mut self, state: &[u8]) -> PyResult<()> {
-        self.learner.restore_state(state).map_err(value_error)
+        self.learner.restore_state(state).map_err(value_error)?;
+        self.probabilities = ClassProbabilities::default();
+        Ok(())
     }
 
     /// The features of a row.
@@ -850,6 +894,20 @@ impl Stream {
     /// Replaces the history with the one `save_history` gave.
     fn load_history(&mut self, history: &[u8]) -> PyResult<()> {
         self.history = History::from_bytes(history).map_err(|e| value_error(format!("not a history: {e}")))?;
+        Ok(())
+    }
+
+    /// The class probabilities' state (`ClassProbabilities::to_bytes`), which
+    /// `load_probabilities` takes back.
+    fn save_probabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.probabilities.to_bytes().map_err(value_error)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Replaces the class probabilities' state with the one `save_probabilities` gave.
+    fn load_probabilities(&mut self, state: &[u8]) -> PyResult<()> {
+        self.probabilities = ClassProbabilities::from_bytes(state)
+            .map_err(|e| value_error(format!("not a state of class probabilities: {e}")))?;
         Ok(())
     }
 }

@@ -43,6 +43,37 @@ def test_classification_on_bananas_against_river_nearest_neighbours():
     assert ours >= theirs - 0.005, (ours, theirs)
 
 
+def test_class_probabilities_score_by_river_s_metrics_of_probabilities():
+    """predict_proba_one through River's ROCAUC, LogLoss and CrossEntropy, against River's
+    learners on the same streams: its logistic regression on Phishing, its nearest
+    neighbours (its best by accuracy) on Bananas, its softmax regression on the seven
+    classes of ImageSegments."""
+
+    def score(dataset, model, metric):
+        return evaluate.progressive_val_score(dataset(), model, metric)
+
+    scaled = preprocessing.StandardScaler
+    for dataset, river in [
+        (datasets.Phishing, scaled() | linear_model.LogisticRegression()),
+        (datasets.Bananas, neighbors.KNNClassifier()),
+    ]:
+        ours, theirs = score(dataset, StreamingRSVM(), metrics.ROCAUC() + metrics.LogLoss()), score(
+            dataset, river, metrics.ROCAUC() + metrics.LogLoss()
+        )
+        assert ours[0].get() >= theirs[0].get() and ours[1].get() <= theirs[1].get(), (dataset, ours, theirs)
+    for make in (WindowSVM, StreamingRSVM):
+        ours = score(datasets.ImageSegments, make(), metrics.CrossEntropy()).get()
+        theirs = score(datasets.ImageSegments, scaled() | linear_model.SoftmaxRegression(), metrics.CrossEntropy()).get()
+        assert ours <= theirs, (make, ours, theirs)
+    learner = StreamingRSVM()
+    assert learner.predict_proba_one({"a": 1.0}) == {}
+    for x, y in itertools.islice(datasets.ImageSegments(), 600):
+        learner.learn_one(x, y)
+    probabilities = learner.predict_proba_one(x)
+    assert set(probabilities) == set(learner.classes_) and len(probabilities) == 7
+    assert abs(sum(probabilities.values()) - 1) < 1e-12 and min(probabilities.values()) >= 0
+
+
 def phishing(rows):
     """The first `rows` samples of River's Phishing stream as a matrix and 0/1 labels."""
     samples = list(itertools.islice(datasets.Phishing(), rows))
@@ -133,6 +164,8 @@ def test_a_pickled_learner_goes_on_where_it_was(make):
         assert copy.save_state() == whole.save_state() and copy.to_bytes() == whole.to_bytes()
         assert [copy.predict_one(row) for row in rows[:20]] == [whole.predict_one(row) for row in rows[:20]]
         assert copy.history_["loss"]["rows"][-1] == 500
+        if make in (WindowSVM, StreamingRSVM):
+            assert [copy.predict_proba_one(row) for row in rows[:20]] == [whole.predict_proba_one(row) for row in rows[:20]]
         np.testing.assert_array_equal(copy.history_["loss"]["mean"], whole.history_["loss"]["mean"])
     fresh = pickle.loads(pickle.dumps(make()))
     assert fresh.predict_one(rows[0]) == make().predict_one(rows[0])
@@ -158,9 +191,8 @@ def test_named_labels_dicts_and_errors():
             model.learn_one({"a": value, "b": 0.0}, "up")
         with pytest.raises(ValueError, match=said):
             model.predict_one({"a": value})
-    # No probabilities: River's ROCAUC is told which metrics take classes.
-    with pytest.raises(NotImplementedError, match="gives classes, not probabilities"):
-        evaluate.progressive_val_score(datasets.Phishing(), WindowSVM(), metrics.ROCAUC())
+        with pytest.raises(ValueError, match=said):
+            model.predict_proba_one({"a": value})
     with pytest.raises(ValueError):
         WindowSVM(loss="logistic").learn_one({"a": 1.0}, 1)
     # A label it cannot learn is named, with why: a 17th class, a missing one.

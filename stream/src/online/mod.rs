@@ -75,6 +75,7 @@ mod input;
 mod level;
 mod novelty;
 mod ovr;
+mod probability;
 mod race;
 mod rsvm;
 mod slkl;
@@ -90,6 +91,7 @@ use crate::score::ClassRecall;
 use crate::source::Record;
 
 pub use novelty::{Learn, NoveltySettings, WindowNovelty};
+pub use probability::ClassProbabilities;
 pub use rsvm::{RsvmSettings, WindowRsvm};
 pub use slkl::WindowSlkl;
 pub use svm::WindowSvm;
@@ -181,6 +183,18 @@ pub trait OnlineLearner: Steps {
     /// takes none (the novelty detector): the work `--eps` and `--steps-per-sample` bound.
     fn last_steps(&self) -> Option<u64> {
         None
+    }
+    /// A classifier's decision values for the sample last predicted: none before its model
+    /// exists (a warm-up, fewer than two classes), one for two classes (its first class's
+    /// side positive), one per class beyond (one-vs-rest); none for the other learners.
+    /// What [`ClassProbabilities`] calibrates.
+    fn decisions(&self) -> &[f64] {
+        &[]
+    }
+    /// A classifier's labels, in the order of its classes (of first appearance); none for
+    /// the other learners.
+    fn class_labels(&self) -> &[f64] {
+        &[]
     }
     /// The settings the learner chose itself, by name (a race's leading value: rsvm's
     /// `gamma` when `--gamma` was not given, svm's `c` when `--c` was not); empty for the

@@ -119,26 +119,35 @@ impl<T: Real> Ovr<T> {
     }
 
     /// The predicted class of `row` when `classes` classes have been learned, `None`
-    /// before the first.
+    /// before the first; with `decisions`, the SVMs' decision values into it (cleared:
+    /// none before two classes, one for two — class 0's side positive — and one per class
+    /// beyond).
     ///
     /// # Errors
     /// As `OnlineSvm::decision` (the row's length, NaN).
-    pub(super) fn predict(&self, row: &[T], classes: usize) -> Result<Option<usize>, Error> {
-        Ok(match classes {
-            0 => None,
-            1 => Some(0),
-            2 => Some(usize::from(self.decision(0, row)? <= T::ZERO)),
-            _ => {
-                let mut best = (0, T::ZERO);
-                for c in 0..self.svms.len() {
-                    let value = self.decision(c, row)?;
-                    if c == 0 || value > best.1 {
-                        best = (c, value);
-                    }
-                }
-                Some(best.0)
+    pub(super) fn predict(
+        &self,
+        row: &[T],
+        classes: usize,
+        mut decisions: Option<&mut Vec<f64>>,
+    ) -> Result<Option<usize>, Error> {
+        if let Some(out) = decisions.as_deref_mut() {
+            out.clear();
+        }
+        if classes < 2 {
+            return Ok((classes == 1).then_some(0));
+        }
+        let mut best = (0, T::ZERO);
+        for c in 0..self.svms.len() {
+            let value = self.decision(c, row)?;
+            if let Some(out) = decisions.as_deref_mut() {
+                out.push(value.to_f64());
             }
-        })
+            if c == 0 || value > best.1 {
+                best = (c, value);
+            }
+        }
+        Ok(Some(if classes == 2 { usize::from(best.1 <= T::ZERO) } else { best.0 }))
     }
 
     /// The decision value of SVM `c` for `row`.

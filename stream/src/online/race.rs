@@ -185,6 +185,14 @@ impl OnlineLearner for Race {
         self.last_steps
     }
 
+    fn decisions(&self) -> &[f64] {
+        self.leading().decisions()
+    }
+
+    fn class_labels(&self) -> &[f64] {
+        self.leading().class_labels()
+    }
+
     fn encode(&mut self) -> Result<Vec<u8>, Error> {
         self.leading_mut().encode()
     }

@@ -25,6 +25,8 @@ pub struct WindowSvm<T> {
     labels: Labels,
     /// Coordinate steps of the last sample learned.
     last_steps: u64,
+    /// The decision values of the sample last predicted ([`OnlineLearner::decisions`]).
+    decisions: Vec<f64>,
 }
 
 /// Everything [`WindowSvm::save_state`](OnlineLearner::save_state) writes.
@@ -58,7 +60,7 @@ impl<T: Real> WindowSvm<T> {
     ) -> Result<Self, BuildError> {
         let ovr = Ovr::new(Shape { window, dim, params, steps, decay: memory })?;
         let (rng, input) = (Rng::seed_from_u64(seed), Input::new(dim, scale)?);
-        Ok(WindowSvm { ovr, rng, input, labels: Labels::new(2), last_steps: 0 })
+        Ok(WindowSvm { ovr, rng, input, labels: Labels::new(2), last_steps: 0, decisions: Vec::new() })
     }
 
     /// The learner taking at most `classes` classes (one-vs-rest beyond two; each class
@@ -84,7 +86,8 @@ impl<T: Real> Steps for WindowSvm<T> {
     }
 
     fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
-        let class = self.ovr.predict(self.input.for_prediction()?, self.labels.len())?;
+        let row = self.input.for_prediction()?;
+        let class = self.ovr.predict(row, self.labels.len(), Some(&mut self.decisions))?;
         Ok(class.and_then(|c| self.labels.values().get(c).copied()))
     }
 
@@ -112,6 +115,14 @@ impl<T: Real> OnlineLearner for WindowSvm<T> {
 
     fn last_steps(&self) -> Option<u64> {
         Some(self.last_steps)
+    }
+
+    fn decisions(&self) -> &[f64] {
+        &self.decisions
+    }
+
+    fn class_labels(&self) -> &[f64] {
+        self.labels.values()
     }
 
     fn encode(&mut self) -> Result<Vec<u8>, Error> {

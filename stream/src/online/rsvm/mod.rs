@@ -102,6 +102,9 @@ pub struct WindowRsvm<T> {
     phase: Phase<T>,
     /// Coordinate steps of the last sample learned.
     last_steps: u64,
+    /// The decision values of the sample last predicted ([`OnlineLearner::decisions`];
+    /// none during the warm-up).
+    decisions: Vec<f64>,
 }
 
 enum Phase<T> {
@@ -344,7 +347,17 @@ impl<T: Real> WindowRsvm<T> {
         let phase = Phase::Warmup(Warmup::new(&settings, dim)?);
         let (rng, input) = (Rng::seed_from_u64(settings.seed), Input::new(dim, settings.scale)?);
         let labels = Labels::new(2);
-        Ok(WindowRsvm { settings, dim, rng, input, predicted_features: false, labels, phase, last_steps: 0 })
+        Ok(WindowRsvm {
+            settings,
+            dim,
+            rng,
+            input,
+            predicted_features: false,
+            labels,
+            phase,
+            last_steps: 0,
+            decisions: Vec::new(),
+        })
     }
 
     /// The learner taking at most `classes` classes (one-vs-rest beyond two; each class
@@ -474,11 +487,14 @@ impl<T: Real> Steps for WindowRsvm<T> {
     fn predict_loaded(&mut self) -> Result<Option<f64>, Error> {
         let class = match &mut self.phase {
             // Until the centres are frozen: the nearest centre of mass of a class.
-            Phase::Warmup(w) => w.nearest_class_mean(&self.settings.kernel, &self.input)?,
+            Phase::Warmup(w) => {
+                self.decisions.clear();
+                w.nearest_class_mean(&self.settings.kernel, &self.input)?
+            }
             Phase::Learning(frozen) => {
                 frozen.fill_features(&self.settings.kernel, self.input.for_prediction()?)?;
                 self.predicted_features = true;
-                frozen.ovr.predict(&frozen.features, self.labels.len())?
+                frozen.ovr.predict(&frozen.features, self.labels.len(), Some(&mut self.decisions))?
             }
         };
         Ok(class.and_then(|c| self.labels.values().get(c).copied()))
@@ -505,6 +521,14 @@ impl<T: Real> OnlineLearner for WindowRsvm<T> {
 
     fn last_steps(&self) -> Option<u64> {
         Some(self.last_steps)
+    }
+
+    fn decisions(&self) -> &[f64] {
+        &self.decisions
+    }
+
+    fn class_labels(&self) -> &[f64] {
+        self.labels.values()
     }
 
     fn size(&self) -> LearnerSize {

@@ -144,7 +144,7 @@ impl<T: Real> Frozen<T> {
         if !residual.is_finite() || residual < delta * delta {
             return Ok(false);
         }
-        Ok(self.ovr.predict(&self.features, classes)? != Some(class))
+        Ok(self.ovr.predict(&self.features, classes, None)? != Some(class))
     }
 
     /// Replaces the least useful centre by the learned sample `x` (module doc) and loads

@@ -1,0 +1,313 @@
+//! [`ClassProbabilities`]: class probabilities for the stream classifiers, from their
+//! decision values by Platt's sigmoid fitted online.
+//!
+//! Platt (1999) maps an SVM's decision value `f` to `P(class | f) = σ(a·f + b)`, with
+//! `σ(z) = 1/(1 + e^{−z})` and `(a, b)` fitted by maximum likelihood to decision values the
+//! SVM did not learn from, the targets smoothed to `t₊ = (N₊ + 1)/(N₊ + 2)` and
+//! `t₋ = 1/(N₋ + 2)` for `N₊` positive and `N₋` negative samples (against overconfidence
+//! when they are few). On a stream every sample is predicted before it is learned, so each
+//! decision value and class is such a pair, and the fit takes one Newton step on the log
+//! loss per sample (the online Newton step):
+//!
+//! ```text
+//! g = (σ(a·f + b) − t)·(f, 1)
+//! H ← ρ·H + σ(1 − σ)·(f, 1)(f, 1)ᵀ
+//! (a, b) ← (a, b) − (H + εI)⁻¹·g
+//! ```
+//!
+//! `H` is the log loss's curvature summed over the samples, a sample `k` arrivals old
+//! weighed `ρᵏ` (`ρ = 1 − 1/1000`: the fit follows a stream that drifts over a thousand
+//! samples or more), starting from the identity (a prior of a few samples' weight at
+//! `a = 1, b = 0`). Two classes share one sigmoid on the classifier's one decision value
+//! (its first class's side positive); beyond two, each class has its own on its
+//! one-vs-rest value, and the probabilities are normalised to sum to 1, as scikit-learn's
+//! calibration of one-vs-rest classifiers does. When the third class appears, the first
+//! two classes' sigmoids start from the binary one (the second's mirrored, as its SVM is).
+//! Before a classifier has decision values (a warm-up), the probabilities are the classes'
+//! frequencies so far, each count plus one (Laplace).
+//!
+//! Memory: five `f64` per sigmoid and a count per class.
+
+use serde::{Deserialize, Serialize};
+
+use crate::limits::MAX_CLASSES;
+
+/// The weight `ρ` of the curvature of the samples before each new one.
+const FORGETTING: f64 = 1.0 - 1.0 / 1000.0;
+/// Added to the curvature's diagonal before it is inverted.
+const RIDGE: f64 = 1e-9;
+
+/// One class's sigmoid `σ(a·f + b)` and the curvature `H` of its log loss
+/// (`[Hₐₐ, Hₐᵦ, Hᵦᵦ]`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Sigmoid {
+    a: f64,
+    b: f64,
+    curvature: [f64; 3],
+}
+
+impl Default for Sigmoid {
+    fn default() -> Self {
+        Sigmoid { a: 1.0, b: 0.0, curvature: [1.0, 0.0, 1.0] }
+    }
+}
+
+impl Sigmoid {
+    /// `σ(a·f + b)`, without overflow for any `f`.
+    fn probability(&self, f: f64) -> f64 {
+        let z = self.a * f + self.b;
+        if z >= 0.0 { 1.0 / (1.0 + (-z).exp()) } else { z.exp() / (1.0 + z.exp()) }
+    }
+
+    /// The sigmoid of the decision value `−f`: the mirror of this one.
+    fn mirrored(self) -> Self {
+        let [aa, ab, bb] = self.curvature;
+        Sigmoid { a: self.a, b: -self.b, curvature: [aa, -ab, bb] }
+    }
+
+    /// One Newton step towards the target `t` for the decision value `f`.
+    fn learn(&mut self, f: f64, t: f64) {
+        let p = self.probability(f);
+        let (gradient_a, gradient_b) = ((p - t) * f, p - t);
+        let weight = p * (1.0 - p);
+        let [aa, ab, bb] = self.curvature;
+        let curvature = [FORGETTING * aa + weight * f * f, FORGETTING * ab + weight * f, FORGETTING * bb + weight];
+        let [aa, ab, bb] = curvature;
+        let det = (aa + RIDGE) * (bb + RIDGE) - ab * ab;
+        if !(det > 0.0 && det.is_finite() && f.is_finite()) {
+            return;
+        }
+        let step_a = ((bb + RIDGE) * gradient_a - ab * gradient_b) / det;
+        let step_b = ((aa + RIDGE) * gradient_b - ab * gradient_a) / det;
+        let (a, b) = (self.a - step_a, self.b - step_b);
+        if a.is_finite() && b.is_finite() {
+            *self = Sigmoid { a, b, curvature };
+        }
+    }
+}
+
+/// Class probabilities of a stream classifier (module doc), learned from the decision
+/// values it gave each sample before learning it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Parts")]
+pub struct ClassProbabilities {
+    /// One sigmoid for two classes, one per class beyond.
+    sigmoids: Vec<Sigmoid>,
+    /// The samples of each class learned.
+    counts: Vec<u64>,
+}
+
+/// A [`ClassProbabilities`] as decoded, checked before it becomes one.
+#[derive(Deserialize)]
+struct Parts {
+    sigmoids: Vec<Sigmoid>,
+    counts: Vec<u64>,
+}
+
+impl TryFrom<Parts> for ClassProbabilities {
+    type Error = String;
+
+    /// The probabilities, when their classes are at most [`MAX_CLASSES`] and their
+    /// sigmoids finite.
+    fn try_from(parts: Parts) -> Result<Self, String> {
+        let Parts { sigmoids, counts } = parts;
+        let finite = sigmoids.iter().all(|s| [s.a, s.b].iter().chain(&s.curvature).all(|v| v.is_finite()));
+        if sigmoids.len() > MAX_CLASSES || counts.len() > MAX_CLASSES || !finite {
+            return Err(format!("{} sigmoids of {} classes, or one not finite", sigmoids.len(), counts.len()));
+        }
+        Ok(ClassProbabilities { sigmoids, counts })
+    }
+}
+
+impl ClassProbabilities {
+    /// Learns from a sample of class `class` (its index among the classifier's classes)
+    /// to which the classifier gave `decisions` before learning it
+    /// ([`OnlineLearner::decisions`](super::OnlineLearner::decisions)). A class index
+    /// past [`MAX_CLASSES`] is not counted.
+    pub fn learn(&mut self, decisions: &[f64], class: usize) {
+        if class >= MAX_CLASSES {
+            return;
+        }
+        if self.counts.len() <= class {
+            self.counts.resize(class + 1, 0);
+        }
+        if let Some(count) = self.counts.get_mut(class) {
+            *count = count.saturating_add(1);
+        }
+        if decisions.is_empty() {
+            return;
+        }
+        self.shape_for(decisions.len());
+        let total: u64 = self.counts.iter().sum();
+        let binary = decisions.len() == 1;
+        for (j, (sigmoid, &f)) in self.sigmoids.iter_mut().zip(decisions).enumerate() {
+            let positives = self.counts.get(j).copied().unwrap_or(0);
+            let negatives = if binary { self.counts.get(1).copied().unwrap_or(0) } else { total - positives };
+            let t = if class == j {
+                (positives as f64 + 1.0) / (positives as f64 + 2.0)
+            } else {
+                1.0 / (negatives as f64 + 2.0)
+            };
+            sigmoid.learn(f, t);
+        }
+    }
+
+    /// Sigmoids for `len` decision values: as they are, the binary one spread over the
+    /// first two classes when the third appears, or new ones.
+    fn shape_for(&mut self, len: usize) {
+        if self.sigmoids.len() == len {
+            return;
+        }
+        let binary = self.sigmoids.first().copied().filter(|_| self.sigmoids.len() == 1 && len > 2);
+        self.sigmoids = vec![Sigmoid::default(); len.min(MAX_CLASSES)];
+        if let (Some(binary), [first, second, ..]) = (binary, self.sigmoids.as_mut_slice()) {
+            (*first, *second) = (binary, binary.mirrored());
+        }
+    }
+
+    /// The probabilities of a classifier's `classes` classes (in its order) for a sample
+    /// given `decisions` ([`learn`](Self::learn)), into `out` (cleared): the classes'
+    /// smoothed frequencies without decision values, 1 for a lone class.
+    pub fn probabilities(&self, decisions: &[f64], classes: usize, out: &mut Vec<f64>) {
+        out.clear();
+        let sigmoid = |j: usize| match self.sigmoids.len() == decisions.len() {
+            true => self.sigmoids.get(j).copied().unwrap_or_default(),
+            false => Sigmoid::default(),
+        };
+        match (classes, decisions) {
+            (0, _) => {}
+            (1, _) => out.push(1.0),
+            (_, []) => {
+                let count = |c: usize| self.counts.get(c).copied().unwrap_or(0) as f64 + 1.0;
+                let total: f64 = (0..classes).map(count).sum();
+                out.extend((0..classes).map(|c| count(c) / total));
+            }
+            (2, [f]) => {
+                let p = sigmoid(0).probability(*f);
+                out.extend([p, 1.0 - p]);
+            }
+            _ => {
+                out.extend(decisions.iter().enumerate().map(|(j, &f)| sigmoid(j).probability(f)));
+                out.resize(classes, 0.0);
+                let sum: f64 = out.iter().sum();
+                match sum > 0.0 {
+                    true => out.iter_mut().for_each(|p| *p /= sum),
+                    false => out.iter_mut().for_each(|p| *p = 1.0 / classes as f64),
+                }
+            }
+        }
+    }
+
+    /// The probabilities' state, postcard-encoded.
+    ///
+    /// # Errors
+    /// Only if serialization fails, which it does not for these types.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, postcard::Error> {
+        postcard::to_stdvec(self)
+    }
+
+    /// The state [`to_bytes`](Self::to_bytes) encoded.
+    ///
+    /// # Errors
+    /// Bytes that do not decode, or state past the limits.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, postcard::Error> {
+        postcard::from_bytes(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Newton fit of `σ(a·f + b)` to every pair at once (the batch maximum likelihood,
+    /// no forgetting, no prior): the reference the online steps approach.
+    fn batch_fit(pairs: &[(f64, f64)]) -> (f64, f64) {
+        let (mut a, mut b) = (1.0, 0.0);
+        for _ in 0..100 {
+            let (mut g, mut h) = ([0.0; 2], [0.0; 3]);
+            for &(f, t) in pairs {
+                let p = Sigmoid { a, b, curvature: [0.0; 3] }.probability(f);
+                let w = p * (1.0 - p);
+                g = [g[0] + (p - t) * f, g[1] + (p - t)];
+                h = [h[0] + w * f * f, h[1] + w * f, h[2] + w];
+            }
+            let det = h[0] * h[2] - h[1] * h[1];
+            a -= (h[2] * g[0] - h[1] * g[1]) / det;
+            b -= (h[0] * g[1] - h[1] * g[0]) / det;
+        }
+        (a, b)
+    }
+
+    /// Decision values whose classes follow `P(class 0 | f) = σ(2f − 0.5)`.
+    fn stream(n: usize) -> Vec<(f64, usize)> {
+        let mut rng = kestrel_core::Rng::seed_from_u64(7);
+        let truth = Sigmoid { a: 2.0, b: -0.5, curvature: [0.0; 3] };
+        (0..n)
+            .map(|_| {
+                let f = 3.0 * rng.uniform::<f64>() - 1.5;
+                (f, usize::from(rng.uniform::<f64>() >= truth.probability(f)))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_online_fit_comes_near_the_batch_one() {
+        let samples = stream(3000);
+        let mut probabilities = ClassProbabilities::default();
+        for &(f, class) in &samples {
+            probabilities.learn(&[f], class);
+        }
+        let pairs: Vec<(f64, f64)> = samples.iter().map(|&(f, class)| (f, f64::from(u8::from(class == 0)))).collect();
+        let (a, b) = batch_fit(&pairs);
+        let online = probabilities.sigmoids[0];
+        assert!((online.a - a).abs() < 0.1 && (online.b - b).abs() < 0.1, "{online:?} against {a}, {b}");
+        assert!((a - 2.0).abs() < 0.3 && (b + 0.5).abs() < 0.2, "the batch fit {a}, {b}");
+        let mut out = Vec::new();
+        probabilities.probabilities(&[0.25], 2, &mut out);
+        let truth = Sigmoid { a: 2.0, b: -0.5, curvature: [0.0; 3] }.probability(0.25);
+        assert!((out[0] - truth).abs() < 0.05 && (out[0] + out[1] - 1.0).abs() < 1e-12, "{out:?}");
+    }
+
+    #[test]
+    fn frequencies_before_decision_values_and_normalised_one_vs_rest() {
+        let mut probabilities = ClassProbabilities::default();
+        let mut out = Vec::new();
+        probabilities.probabilities(&[], 0, &mut out);
+        assert!(out.is_empty());
+        for class in [0, 0, 1] {
+            probabilities.learn(&[], class);
+        }
+        probabilities.probabilities(&[], 2, &mut out);
+        assert_eq!(out, [3.0 / 5.0, 2.0 / 5.0]);
+        probabilities.probabilities(&[0.3], 1, &mut out);
+        assert_eq!(out, [1.0]);
+        // The binary sigmoid, then a third class: the first two start from it.
+        probabilities.learn(&[1.0], 0);
+        let binary = probabilities.sigmoids[0];
+        probabilities.learn(&[0.5, -0.5, -1.0], 2);
+        assert_eq!(probabilities.sigmoids.len(), 3);
+        probabilities.probabilities(&[2.0, -1.0, -3.0], 3, &mut out);
+        assert!((out.iter().sum::<f64>() - 1.0).abs() < 1e-12 && out[0] > out[1] && out[1] > out[2], "{out:?}");
+        assert_ne!(probabilities.sigmoids[0], binary, "learned on");
+        // Values far out stay finite.
+        probabilities.learn(&[1e300, -1e300, f64::MAX], 1);
+        probabilities.probabilities(&[1e300, -1e300, 0.0], 3, &mut out);
+        assert!(out.iter().all(|p| p.is_finite() && (0.0..=1.0).contains(p)), "{out:?}");
+    }
+
+    #[test]
+    fn the_state_round_trips_and_bad_state_is_refused() {
+        let mut probabilities = ClassProbabilities::default();
+        for (f, class) in stream(50) {
+            probabilities.learn(&[f], class);
+        }
+        let bytes = probabilities.to_bytes().unwrap();
+        assert_eq!(ClassProbabilities::from_bytes(&bytes).unwrap(), probabilities);
+        let nan = Sigmoid { a: f64::NAN, ..Sigmoid::default() };
+        let bad = postcard::to_stdvec(&(vec![nan], vec![1u64, 2])).unwrap();
+        assert!(ClassProbabilities::from_bytes(&bad).is_err());
+        let many = postcard::to_stdvec(&(Vec::<Sigmoid>::new(), vec![0u64; MAX_CLASSES + 1])).unwrap();
+        assert!(ClassProbabilities::from_bytes(&many).is_err());
+        assert!(ClassProbabilities::from_bytes(&[0xff; 3]).is_err());
+    }
+}
