@@ -28,8 +28,15 @@ import numpy as np
 from pyspark import keyword_only
 from pyspark.ml import Estimator, Model
 from pyspark.ml.param import Param, Params, TypeConverters
-from pyspark.ml.param.shared import HasFeaturesCol, HasLabelCol, HasPredictionCol, HasSeed, HasWeightCol
-from pyspark.ml.linalg import VectorUDT
+from pyspark.ml.param.shared import (
+    HasFeaturesCol,
+    HasLabelCol,
+    HasPredictionCol,
+    HasRawPredictionCol,
+    HasSeed,
+    HasWeightCol,
+)
+from pyspark.ml.linalg import DenseVector, VectorUDT
 from pyspark.sql.types import ArrayType, DoubleType, NumericType, StructField, StructType
 
 from . import _kestrel
@@ -45,7 +52,7 @@ def _optional_float(value):
     return None if value is None else TypeConverters.toFloat(value)
 
 
-class _MapReduceRSVMParams(HasFeaturesCol, HasLabelCol, HasPredictionCol, HasSeed, HasWeightCol):
+class _MapReduceRSVMParams(HasFeaturesCol, HasLabelCol, HasPredictionCol, HasRawPredictionCol, HasSeed, HasWeightCol):
     """The parameters the Estimator and its Model share."""
 
     numPartitions = Param(
@@ -148,6 +155,11 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
         Numeric class labels; two or more classes (one-vs-rest beyond two). Names are
         indexed first (``StringIndexer``).
     predictionCol : str, default="prediction"
+    rawPredictionCol : str, default="rawPrediction"
+        The model's decision values as Spark's classifiers give them: a vector of one
+        entry per class in ascending label order (Spark's class indices), the larger the
+        more that class (two classes: ``(−f, f)``), which Spark's
+        ``BinaryClassificationEvaluator`` reads; ``""`` leaves it out.
     numPartitions : int, default=4
         Parts of the data ``P``; each must hold rows of two classes or more.
     weightCol : str, optional
@@ -182,16 +194,16 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
 
     @keyword_only
     def __init__(
-        self, *, featuresCol="features", labelCol="label", predictionCol="prediction", weightCol=None, numPartitions=4,
-        C=None, gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1,
+        self, *, featuresCol="features", labelCol="label", predictionCol="prediction", rawPredictionCol="rawPrediction",
+        weightCol=None, numPartitions=4, C=None, gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1,
     ):
         super().__init__()
         self._set(**self._input_kwargs)
 
     @keyword_only
     def setParams(
-        self, *, featuresCol="features", labelCol="label", predictionCol="prediction", weightCol=None, numPartitions=4,
-        C=None, gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1,
+        self, *, featuresCol="features", labelCol="label", predictionCol="prediction", rawPredictionCol="rawPrediction",
+        weightCol=None, numPartitions=4, C=None, gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1,
     ):
         """Sets the parameters given by keyword."""
         return self._set(**self._input_kwargs)
@@ -287,13 +299,31 @@ class MapReduceRSVMModel(Model, _MapReduceRSVMParams):
         _check_columns(dataset, self.getFeaturesCol())
         broadcast = session.sparkContext.broadcast(self.modelBytes)
         column = dataset.columns.index(self.getFeaturesCol())
-        schema = StructType(dataset.schema.fields + [StructField(self.getPredictionCol(), DoubleType(), False)])
+        raw = self.getOrDefault(self.rawPredictionCol)
+        fields = [StructField(self.getPredictionCol(), DoubleType(), False)]
+        if raw:
+            fields.append(StructField(raw, VectorUDT(), False))
+        schema = StructType(dataset.schema.fields + fields)
 
         def predict(iterator):
             model = broadcast.value
             for batch in _batches(iterator):
                 X = np.vstack([_features(row[column]) for row in batch])
-                for row, value in zip(batch, _kestrel.predict(model, X)):
-                    yield (*row, float(value))
+                predictions = _kestrel.predict(model, X)
+                if not raw:
+                    for row, value in zip(batch, predictions):
+                        yield (*row, float(value))
+                    continue
+                for row, value, scores in zip(batch, predictions, _raw_predictions(*_kestrel.decision_function(model, X))):
+                    yield (*row, float(value), DenseVector(scores))
 
         return session.createDataFrame(dataset.rdd.mapPartitions(predict), schema)
+
+
+def _raw_predictions(values, labels):
+    """A model's decision values (a column per label of ``labels``, in the model's order;
+    one column for two classes, ≥ 0 for its second label) as Spark's rawPrediction: a
+    column per class in ascending label order."""
+    if values.shape[1] == 1:
+        values = np.hstack([-values, values])
+    return values[:, np.argsort(labels, kind="stable")]

@@ -74,6 +74,33 @@ def test_spark_learns_the_one_machine_model_of_the_same_rows(spark):
     assert np.array_equal(values, kestrel.load(model.modelBytes).predict(X_test))
 
 
+def test_raw_predictions_are_what_spark_s_evaluators_read(spark):
+    """rawPrediction holds a score per class in Spark's order (ascending labels, its class
+    indices): BinaryClassificationEvaluator's ROC AUC of it is scikit-learn's of the class-1
+    scores, and each row's largest score is its prediction's class, for two classes and
+    for three; rawPredictionCol="" leaves the column out."""
+    from pyspark.ml.evaluation import BinaryClassificationEvaluator
+    from sklearn.metrics import roc_auc_score
+
+    X, y = waves(6_000, 7)
+    X_test, y_test = waves(3_000, 8)
+    for classes in (2, 3):
+        labels, labels_test = (y, y_test) if classes == 2 else (y + (X[:, 2] > 0.5), y_test + (X_test[:, 2] > 0.5))
+        model = MapReduceRSVM(numPartitions=2, nCentres=32, seed=3).fit(frame(spark, X, labels))
+        scored = model.transform(frame(spark, X_test, labels_test))
+        rows = scored.select("id", "prediction", "rawPrediction").orderBy("id").collect()
+        raw = np.array([row.rawPrediction.toArray() for row in rows])
+        predictions = np.array([row.prediction for row in rows])
+        assert raw.shape == (len(y_test), classes)
+        assert np.array_equal(np.argmax(raw, axis=1).astype(np.float64), predictions)
+        if classes == 2:
+            # numBins=0: the exact curve, not one down-sampled to 1000 points.
+            auc = BinaryClassificationEvaluator(metricName="areaUnderROC", numBins=0).evaluate(scored)
+            assert abs(auc - roc_auc_score(labels_test, raw[:, 1])) < 1e-9 and auc > 0.85, auc
+    plain = MapReduceRSVM(numPartitions=2, nCentres=32, seed=3, rawPredictionCol="").fit(frame(spark, X, y))
+    assert "rawPrediction" not in plain.transform(frame(spark, X_test, y_test)).columns
+
+
 def test_row_weights_give_the_one_machine_model_of_the_same_weighted_rows(spark):
     X, y = waves(4_000, 5)
     weights = np.random.default_rng(6).integers(0, 4, len(y)).astype(np.float64)

@@ -42,6 +42,11 @@
 //! built ([`Footprint`]) and allocates all of it then, fallibly; [`OnlineLearner::test_then_train`]
 //! reads a sample once (one dense row, one set of features) to predict and learn from it.
 //!
+//! A classifier gives its decision values for the sample it predicted last
+//! ([`OnlineLearner::decisions`]); [`ClassProbabilities`] turns them into class
+//! probabilities by Platt's sigmoid, fitted online to the values each sample had before it
+//! was learned (`online/probability.rs`).
+//!
 //! Every learner can save its complete state and restore it into a learner of the same
 //! configuration ([`OnlineLearner::save_state`], [`OnlineLearner::restore_state`]): the
 //! restored learner continues bit for bit, which is what `kestrel stream --checkpoint`
