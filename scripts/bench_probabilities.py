@@ -36,7 +36,7 @@ def learners(multiclass):
     return [
         ("kestrel WindowSVM()", WindowSVM),
         ("kestrel StreamingRSVM()", StreamingRSVM),
-        (f"River StandardScaler | {linear.__name__}", lambda: preprocessing.StandardScaler() | linear()),
+        (f"River {linear.__name__} (StandardScaler first)", lambda: preprocessing.StandardScaler() | linear()),
         ("River KNNClassifier", neighbors.KNNClassifier),
         ("River HoeffdingAdaptiveTree", lambda: tree.HoeffdingAdaptiveTreeClassifier(seed=42)),
         ("River ARFClassifier", lambda: forest.ARFClassifier(seed=42)),
