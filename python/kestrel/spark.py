@@ -24,6 +24,8 @@ README).
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from pyspark import keyword_only
 from pyspark.ml import Estimator, Model
@@ -37,6 +39,16 @@ from pyspark.ml.param.shared import (
     HasWeightCol,
 )
 from pyspark.ml.linalg import DenseVector, VectorUDT
+from pyspark.ml.util import (
+    DefaultParamsReadable,
+    DefaultParamsReader,
+    DefaultParamsWritable,
+    DefaultParamsWriter,
+    MLReadable,
+    MLReader,
+    MLWritable,
+    MLWriter,
+)
 from pyspark.sql.types import ArrayType, DoubleType, NumericType, StructField, StructType
 
 from . import _kestrel
@@ -142,7 +154,7 @@ def _batches(iterator):
         yield batch
 
 
-class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
+class MapReduceRSVM(Estimator, _MapReduceRSVMParams, DefaultParamsReadable, DefaultParamsWritable):
     """MapReduce RSVM (seed 003 §5): a reduced-kernel SVM per part of the data, learned on
     the executors, and a linear SVM on their decision values, learned on the driver.
 
@@ -277,9 +289,11 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams):
         return self._copyValues(model)
 
 
-class MapReduceRSVMModel(Model, _MapReduceRSVMParams):
+class MapReduceRSVMModel(Model, _MapReduceRSVMParams, MLReadable, MLWritable):
     """A MapReduce RSVM model: predicts on the executors (Algorithm 5) with its bytes
-    broadcast.
+    broadcast. It is saved and loaded as Spark's models are (``model.write().save(path)``,
+    ``MapReduceRSVMModel.load(path)``, and inside a saved ``PipelineModel``): its parameters
+    and summary in ``path/metadata``, its model file in ``path/data`` (Parquet).
 
     Attributes
     ----------
@@ -293,6 +307,15 @@ class MapReduceRSVMModel(Model, _MapReduceRSVMParams):
         super().__init__()
         self.modelBytes = bytes(modelBytes)
         self.summary = dict(summary or {})
+
+    def write(self):
+        """A writer of the model (``.save(path)``, ``.overwrite()``)."""
+        return _ModelWriter(self)
+
+    @classmethod
+    def read(cls):
+        """A reader of a saved model (``.load(path)``)."""
+        return _ModelReader(cls)
 
     def _transform(self, dataset):
         session = dataset.sparkSession
@@ -327,3 +350,38 @@ def _raw_predictions(values, labels):
     if values.shape[1] == 1:
         values = np.hstack([-values, values])
     return values[:, np.argsort(labels, kind="stable")]
+
+
+class _ModelWriter(MLWriter):
+    """Writes a :class:`MapReduceRSVMModel` as Spark writes its own models: the parameters
+    and the summary as metadata, the model file as one row of Parquet."""
+
+    def __init__(self, instance):
+        super().__init__()
+        self.instance = instance
+
+    def saveImpl(self, path):
+        summary = {"summary": self.instance.summary}
+        DefaultParamsWriter.saveMetadata(self.instance, path, self.sparkSession, extraMetadata=summary)
+        data = self.sparkSession.createDataFrame([(bytearray(self.instance.modelBytes),)], ["modelBytes"])
+        data.coalesce(1).write.parquet(os.path.join(path, "data"))
+
+
+class _ModelReader(MLReader):
+    """Reads what :class:`_ModelWriter` wrote; a model file that is not one is an error."""
+
+    def __init__(self, cls):
+        super().__init__()
+        self.cls = cls
+
+    def load(self, path):
+        metadata = DefaultParamsReader.loadMetadata(path, self.sparkSession)
+        row = self.sparkSession.read.parquet(os.path.join(path, "data")).first()
+        if row is None:
+            raise ValueError(f"{path}: no model file in data/")
+        model_bytes = bytes(row.modelBytes)
+        _kestrel.describe(model_bytes)  # raises for bytes that are no model
+        model = self.cls(modelBytes=model_bytes, summary=metadata.get("summary"))
+        model._resetUid(metadata["uid"])
+        DefaultParamsReader.getAndSetParams(model, metadata)
+        return model

@@ -160,6 +160,43 @@ def test_a_pipeline_standardises_raw_units_first(spark):
     assert standardised > one_scale - 0.02, (standardised, one_scale)
 
 
+def test_models_and_pipelines_are_saved_and_loaded_as_spark_s_are(spark, tmp_path):
+    """A fitted PipelineModel holding the model saves and loads with Spark's own persistence:
+    the loaded pipeline's model file, predictions and raw predictions are the saved one's;
+    the estimator keeps its parameters; a model file that is not one is refused at load."""
+    from pyspark.ml import Pipeline, PipelineModel
+    from pyspark.ml.feature import StandardScaler
+
+    from kestrel.spark import MapReduceRSVMModel
+
+    X, y = waves(3_000, 9)
+    data = frame(spark, X, y).withColumnRenamed("features", "raw")
+    estimator = MapReduceRSVM(numPartitions=2, nCentres=32, seed=5, C=2.0)
+    fitted = Pipeline(stages=[StandardScaler(inputCol="raw", outputCol="features"), estimator]).fit(data)
+    fitted.write().overwrite().save(str(tmp_path / "pipeline"))
+    loaded = PipelineModel.load(str(tmp_path / "pipeline"))
+    assert loaded.stages[-1].modelBytes == fitted.stages[-1].modelBytes
+    assert loaded.stages[-1].summary == fitted.stages[-1].summary and loaded.stages[-1].getOrDefault("C") == 2.0
+
+    def scored(model):
+        rows = model.transform(data).select("id", "prediction", "rawPrediction").orderBy("id").collect()
+        return [(row.prediction, tuple(row.rawPrediction)) for row in rows]
+
+    assert scored(loaded) == scored(fitted)
+    estimator.write().overwrite().save(str(tmp_path / "estimator"))
+    back = MapReduceRSVM.load(str(tmp_path / "estimator"))
+    assert {p.name: v for p, v in back.extractParamMap().items()} == {
+        p.name: v for p, v in estimator.extractParamMap().items()
+    }
+    model_path = tmp_path / "pipeline" / "stages"
+    saved = next(path for path in model_path.iterdir() if "MapReduceRSVMModel" in path.name)
+    spark.createDataFrame([(bytearray(b"not a model"),)], ["modelBytes"]).write.mode("overwrite").parquet(
+        str(saved / "data")
+    )
+    with pytest.raises(ValueError):
+        MapReduceRSVMModel.load(str(saved))
+
+
 def test_impossible_splits_are_errors(spark):
     X, y = waves(400, 4)
     with pytest.raises(ValueError, match="401 partitions for 400 rows"):
