@@ -157,11 +157,18 @@ impl<R: BufRead> CsvReader<R> {
             },
         };
         if header.len() < 1 + usize::from(label_field.is_some()) {
-            return Err(header_error(
-                "the header needs a label column and at least one feature (fields separated by commas, tabs or \
-                 semicolons)"
+            let spaced = header.get(0).filter(|line| line.split_ascii_whitespace().nth(1).is_some());
+            return Err(header_error(match spaced {
+                Some(line) => format!(
+                    "the first line's fields are separated by spaces ({}): a CSV's are separated by commas, tabs or \
+                     semicolons, under a header of column names (sed -E 's/^ +//; s/ +/,/g' FILE > FILE.csv \
+                     separates them so; add a header line if the first is data)",
+                    listed(line.split_ascii_whitespace(), line.split_ascii_whitespace().count())
+                ),
+                None => "the header needs a label column and at least one feature (fields separated by commas, tabs \
+                         or semicolons)"
                     .into(),
-            ));
+            }));
         }
         let row = csv::StringRecord::new();
         let labels = LabelColumn::Detect;
@@ -1474,6 +1481,10 @@ mod tests {
             format!("t.csv:1:1: the header needs a label column and at least one feature {separated}")
         );
         assert!(CsvReader::with_header("a\n".as_bytes(), "t.csv", Some(NO_LABEL), 1024).is_ok());
+        // Fields separated by spaces (scikit-learn's linnerud_exercise.csv, R's write.table).
+        let e = CsvReader::with_header("Chins Situps Jumps\n5 162 60\n".as_bytes(), "t.csv", None, 1024).err().unwrap();
+        let said = "t.csv:1:1: the first line's fields are separated by spaces (`Chins`, `Situps`, `Jumps`): a CSV's";
+        assert!(e.to_string().starts_with(said), "{e}");
         for empty in ["", "\n", "# only a comment\n"] {
             for label in [None, Some("y"), Some(NO_LABEL)] {
                 let e = CsvReader::with_header(empty.as_bytes(), "t.csv", label, 1024).err().unwrap();
