@@ -785,11 +785,46 @@ fn in_column(kind: ReadErrorKind, name: Option<&str>, label: bool) -> ReadErrorK
                 ReadErrorKind::DecimalComma { text, column }
             } else if let Some(what) = number_formatting(&text) {
                 ReadErrorKind::FormattedNumber { text, column, what }
+            } else if is_date_or_time(&text) {
+                ReadErrorKind::DateOrTime { text, column }
             } else {
                 ReadErrorKind::FeatureNotANumber { text, column }
             }
         }
         (kind, _) => kind,
+    }
+}
+
+/// Whether `text` is a date, a time of day or both, as logs and spreadsheets write them:
+/// `2022-03-20`, `2022-03-20T11:00:00+01:00`, `2022-03-20 11:00:05.250Z`, `11:00`,
+/// `20/03/2022`, `3/20/2022 11:00`.
+fn is_date_or_time(text: &str) -> bool {
+    let digits = |part: &str, lengths: std::ops::RangeInclusive<usize>| {
+        lengths.contains(&part.len()) && part.bytes().all(|b| b.is_ascii_digit())
+    };
+    let date = |part: &str| {
+        let mut fields = part.split(['-', '/']);
+        let (Some(a), Some(b), Some(c), None) = (fields.next(), fields.next(), fields.next(), fields.next()) else {
+            return false;
+        };
+        let year_first = digits(a, 4..=4) && digits(b, 1..=2) && digits(c, 1..=2);
+        year_first || (part.contains('/') && digits(a, 1..=2) && digits(b, 1..=2) && digits(c, 2..=4))
+    };
+    let time = |part: &str| {
+        let part = part.trim_end_matches('Z');
+        // A zone after the time: `+01:00`, `-0500`.
+        let part = part.get(5..).and_then(|rest| rest.find(['+', '-'])).map_or(part, |at| &part[..at + 5]);
+        let mut fields = part.split(':');
+        let (Some(hours), Some(minutes), seconds, None) = (fields.next(), fields.next(), fields.next(), fields.next())
+        else {
+            return false;
+        };
+        let whole = |s: &str| digits(s.split_once('.').map_or(s, |(whole, _)| whole), 2..=2);
+        digits(hours, 1..=2) && digits(minutes, 2..=2) && seconds.is_none_or(whole)
+    };
+    match text.split_once(['T', ' ']) {
+        Some((day, clock)) => date(day) && time(clock.trim()),
+        None => date(text) || time(text),
     }
 }
 
@@ -1356,6 +1391,29 @@ mod tests {
     /// A repeated name is told apart as pandas does, so that a model's features are read
     /// by name from a header that repeats one; a header of 10⁵ alike names is read in
     /// linear time.
+    #[test]
+    fn dates_and_times_are_told_from_other_words() {
+        for text in [
+            "2022-03-20",
+            "2022-03-20T11:00:00+01:00",
+            "2022-03-20 11:00:05.250Z",
+            "2022-03-20T11:00:00-0500",
+            "11:00",
+            "9:05:30",
+            "20/03/2022",
+            "3/20/2022 11:00",
+        ] {
+            assert!(is_date_or_time(text), "{text}");
+        }
+        for text in ["grass", "1-2", "2022-03", "12:5", "11:00:00:00", "2022-03-20Tnoon", "a:bc", "1/2", "-", ""] {
+            assert!(!is_date_or_time(text), "{text}");
+        }
+        let text = "Time,flow\n2022-03-20T11:00:00+01:00,100.59\n";
+        let mut reader = CsvReader::with_header(text.as_bytes(), "t.csv", None, 1024).unwrap();
+        let e = reader.next_record(&mut Record::default()).unwrap_err();
+        assert!(e.to_string().contains("is a date or a time, not a number (column `Time`): --skip-column Time"), "{e}");
+    }
+
     /// scikit-learn's bundled CSV files start with a line of counts and class names.
     #[test]
     fn a_count_line_of_scikit_learn_is_no_header() {

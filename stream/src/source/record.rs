@@ -137,6 +137,20 @@ pub enum ReadErrorKind {
         /// What is written with the digits: `a thousands separator`, `a currency sign`, `a percent sign`.
         what: &'static str,
     },
+    /// A feature's value that is a date or a time of day (a log's timestamp), in the CSV
+    /// column named `column`.
+    #[error(
+        "`{text}` is a date or a time, not a number (column `{column}`): --skip-column {} leaves it out (a \
+         timestamp is seldom a feature), or write it as a number first (pandas: \
+         pd.to_datetime(df[{:?}]).astype(\"int64\") // 10**9 is seconds since 1970; .dt.hour the hour of the day)",
+        crate::shell::word(.column), .column
+    )]
+    DateOrTime {
+        /// The value.
+        text: String,
+        /// The column's name.
+        column: String,
+    },
     /// A feature's value with a decimal comma (`21,5`) in a file whose fields are not
     /// separated by semicolons, in the CSV column named `column`.
     #[error(
