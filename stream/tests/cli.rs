@@ -3284,9 +3284,8 @@ fn skipped_columns_are_left_out_of_training_and_prediction() {
 
     let o = kestrel(&["train", "--learner", "krr", "--input", with, "--out", skipping]);
     assert!(!o.status.success());
-    let expected = "with.csv:2:1: `2026-11-28T10:00:00` is not a number (column `time`; a column that is not a \
-                    feature can be left out: --skip-column time; --categorical time reads it as a column of \
-                    categories: train, tune, stream, cluster, npkl, transform)";
+    let expected = "with.csv:2:1: `2026-11-28T10:00:00` is a date or a time, not a number (column `time`): \
+                    --skip-column time leaves it out";
     assert!(stderr(&o).contains(expected), "{}", stderr(&o));
     for (column, message) in [
         ("nope", "with.csv:1:1: no column named `nope` to skip in the header (its columns: `time`, `x`, `id`, `y`)"),
