@@ -427,11 +427,11 @@ impl<R: BufRead> CsvReader<R> {
         // The label column taken for one of the model's features: this one is the label.
         let label = self.label_field.and_then(|i| self.header.get(i));
         let absent = |meant: &&str| self.header.iter().all(|column| column != *meant);
-        let meant = nearest(names.iter().map(String::as_str), name).filter(absent);
-        let hint = match (label.is_some_and(|label| names.iter().any(|n| n == label)), meant) {
+        let meant: Vec<&str> = nearest(names.iter().map(String::as_str), name).into_iter().filter(absent).collect();
+        let hint = match (label.is_some_and(|label| names.iter().any(|n| n == label)), meant.as_slice()) {
             (true, _) => format!("if it is the label column: --label-column {}", crate::shell::word(name)),
-            (false, Some(meant)) => format!("if it is the model's `{meant}`, named otherwise here, rename it"),
-            (false, None) => format!("leave it out with --skip-column {}", crate::shell::word(name)),
+            (false, []) => format!("leave it out with --skip-column {}", crate::shell::word(name)),
+            (false, meant) => format!("if it is the model's {}, named otherwise here, rename it", either(meant)),
         };
         self.header_error(format!("column `{name}` is not one of the model's features ({}): {hint}", name_list(names)))
     }
@@ -730,26 +730,40 @@ fn column_list(header: &csv::StringRecord) -> String {
 /// may have meant ([`nearest`]), or for a number the column at that position.
 fn columns_for(header: &csv::StringRecord, wanted: &str) -> String {
     let position = wanted.parse::<usize>().ok().and_then(|n| Some((n, header.get(n.checked_sub(1)?)?)));
-    let hint = match (nearest(header.iter(), wanted), position) {
-        (Some(name), _) => format!("; did you mean `{name}`?"),
-        (None, Some((n, name))) => format!("; columns are given by name: column {n}, counting from 1, is `{name}`"),
-        (None, None) => String::new(),
+    let hint = match (nearest(header.iter(), wanted).as_slice(), position) {
+        ([], Some((n, name))) => format!("; columns are given by name: column {n}, counting from 1, is `{name}`"),
+        ([], None) => String::new(),
+        (meant, _) => format!("; did you mean {}?", either(meant)),
     };
     format!("{}{hint}", column_list(header))
 }
 
-/// The one of `names` that `wanted` may have meant: the same name in another case or with
+/// The ones of `names` that `wanted` may have meant: the same name in another case or with
 /// other spaces, else the nearest in spelling (Jaro-Winkler similarity of 0.8 or more, as
-/// clap suggests flags); `None` when none is near.
-fn nearest<'a>(names: impl Iterator<Item = &'a str> + Clone, wanted: &str) -> Option<&'a str> {
+/// clap suggests flags) — every name as near as the nearest, as `region-centroid` is to
+/// `region-centroid-col` and `region-centroid-row`; none when none is near.
+fn nearest<'a>(names: impl Iterator<Item = &'a str> + Clone, wanted: &str) -> Vec<&'a str> {
     let folded = |name: &str| name.trim().to_lowercase();
     let wanted_folded = folded(wanted);
     if let Some(same) = names.clone().find(|name| folded(name) == wanted_folded) {
-        return Some(same);
+        return vec![same];
     }
-    let similarity = |name: &str| strsim::jaro_winkler(&folded(name), &wanted_folded);
-    let best = names.map(|name| (similarity(name), name)).max_by(|a, b| a.0.total_cmp(&b.0));
-    best.filter(|&(score, _)| score >= 0.8).map(|(_, name)| name)
+    let scored: Vec<(f64, &str)> =
+        names.map(|name| (strsim::jaro_winkler(&folded(name), &wanted_folded), name)).collect();
+    let best = scored.iter().map(|&(score, _)| score).fold(0.8, f64::max);
+    scored.into_iter().filter(|&(score, _)| score >= best).map(|(_, name)| name).take(MEANT).collect()
+}
+
+/// Names a suggestion offers at most.
+const MEANT: usize = 3;
+
+/// `names` as a choice: `` `a` ``, `` `a` or `b` ``, `` `a`, `b` or `c` ``.
+fn either(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
 }
 
 /// Column names a message lists at most.
@@ -1676,6 +1690,7 @@ mod tests {
         for (wanted, meant) in [
             ("label", "; did you mean `Label`?"),
             ("humidty", "; did you mean `humidity`?"),
+            ("temp", "; did you mean `temperature`?"),
             ("2", "; columns are given by name: column 2, counting from 1, is `humidity`"),
         ] {
             let e = CsvReader::with_header(header.as_bytes(), "t.csv", Some(wanted), 1024).err().unwrap();
@@ -1684,6 +1699,10 @@ mod tests {
             );
             assert!(e.to_string().ends_with(&said), "{e}");
         }
+        // Names as near as each other are all offered (River's segment.csv).
+        let segment = "region-centroid-col,region-centroid-row,short-line-density-5,class\n";
+        let e = CsvReader::with_header(segment.as_bytes(), "t.csv", Some("region-centroid"), 1024).err().unwrap();
+        assert!(e.to_string().ends_with("did you mean `region-centroid-col` or `region-centroid-row`?)"), "{e}");
         let wide: Vec<String> = (0..20).map(|j| format!("x{j}")).collect();
         let e = CsvReader::with_header(wide.join(",").as_bytes(), "t.csv", Some("z"), 1024).err().unwrap();
         assert!(e.to_string().ends_with("`x10`, `x11`, … (20 in all))"), "{e}");
