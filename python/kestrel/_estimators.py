@@ -71,7 +71,45 @@ def _rows(X):
         X.sum_duplicates()
         X.sort_indices()
         return (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, X.shape[1])
-    return np.ascontiguousarray(X, dtype=np.float64)
+    try:
+        return np.ascontiguousarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        why = _not_numbers(X)
+        if why is None:
+            raise
+        raise ValueError(why) from error
+
+
+def _validated(estimator, X, *args, **kwargs):
+    """scikit-learn's ``validate_data(estimator, X, *args, **kwargs)``, with a DataFrame's
+    column that is not numbers named when it fails on one (``_not_numbers``)."""
+    try:
+        return validate_data(estimator, X, *args, **kwargs)
+    except (TypeError, ValueError) as error:
+        why = _not_numbers(X)
+        if why is None:
+            raise
+        raise ValueError(why) from error
+
+
+def _not_numbers(X):
+    """A DataFrame's first column that is not numbers, named, with what makes it numbers;
+    ``None`` when there is none (or ``X`` is no DataFrame)."""
+    for name in getattr(X, "columns", []):
+        column = X[name]
+        if getattr(column.dtype, "kind", "") in "mM":
+            return (
+                f"column {name!r} of X holds dates and times ({column.dtype}), not numbers: drop it, or make it numbers "
+                f"(X[{name!r}].astype('int64') // 10**9 is seconds since 1970; .dt.hour the hour of the day)"
+            )
+        try:
+            np.asarray(column, dtype=np.float64)
+        except (TypeError, ValueError):
+            return (
+                f"column {name!r} of X is not numbers ({column.dtype}, such as {column.iloc[0]!r}): drop it, or make it "
+                "numbers (scikit-learn's OneHotEncoder in a ColumnTransformer makes categories numbers)"
+            )
+    return None
 
 
 def _by_name(X, names):
@@ -222,7 +260,7 @@ class _KestrelEstimator(BaseEstimator):
         """``X`` checked against the fitted model (which must exist), as the extension
         takes it."""
         check_is_fitted(self, "model_bytes_")
-        return _rows(validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64))
+        return _rows(_validated(self, X, reset=False, accept_sparse="csr", dtype=np.float64))
 
     def _predict_values(self, X):
         rows = self._fitted_rows(X)  # first: raises NotFittedError before model_bytes_ is read
@@ -263,7 +301,7 @@ class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
         return self._fit(X, y)
 
     def _fit(self, X, y, sample_weight=None):
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = _validated(self, X, y, accept_sparse="csr", dtype=np.float64)
         X, y, sample_weight = _weighed_rows(X, y, sample_weight)
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
@@ -348,7 +386,7 @@ class _KestrelRegressor(RegressorMixin, _KestrelEstimator):
         return self._fit(X, y)
 
     def _fit(self, X, y, sample_weight=None):
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
+        X, y = _validated(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
         X, y, sample_weight = _weighed_rows(X, y, sample_weight)
         return self._fit_bytes(X, np.asarray(y, dtype=np.float64), sample_weight)
 
@@ -906,7 +944,7 @@ class KernelNoveltyDetector(OutlierMixin, _KestrelEstimator):
         -------
         self
         """
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64)
+        X = _validated(self, X, accept_sparse="csr", dtype=np.float64)
         self._fit_bytes(X, np.zeros(X.shape[0]))
         self.offset_ = -float(self.summary_["threshold"])
         return self

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from . import _kestrel
-from ._estimators import _seed
+from ._estimators import _seed, _validated
 
 __all__ = ["NPKL"]
 
@@ -136,9 +136,9 @@ class NPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         self
         """
         if y is None:
-            X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+            X = _validated(self, X, dtype=np.float64, ensure_min_samples=2)
         else:
-            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+            X, y = _validated(self, X, y, dtype=np.float64, ensure_min_samples=2)
         if self.loss not in _LOSSES:
             raise ValueError(f"loss must be one of {_LOSSES}, got {self.loss!r}")
         pairs, classes = self._pairs(X.shape[0], y, must_link, cannot_link)
@@ -179,7 +179,7 @@ class NPKL(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Base
         ndarray of shape (n_samples, rank)
         """
         check_is_fitted(self, "embedding_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = _validated(self, X, reset=False, dtype=np.float64)
         return self._kernel.transform(np.ascontiguousarray(X))
 
     def predict(self, X):

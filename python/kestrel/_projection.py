@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _kestrel
-from ._estimators import _seed
+from ._estimators import _seed, _validated
 
 __all__ = ["KernelProjection", "ReducedKernelCCA"]
 
@@ -101,9 +101,9 @@ class KernelProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         """Fits the projection on the rows of ``X`` (``y``: labels or responses for
         "ksir" and "kfd"; ignored by "kpca" and "lpp")."""
         if y is None or self.method == "lpp":
-            X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+            X = _validated(self, X, dtype=np.float64, ensure_min_samples=2)
         else:
-            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
+            X, y = _validated(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
             y = np.ascontiguousarray(y, dtype=np.float64)
         if self.method == "lpp":
             model, eigenvalues = _kestrel.lpp_fit(
@@ -134,7 +134,7 @@ class KernelProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
     def transform(self, X):
         """The components of the rows of ``X``, shape (n_samples, n_components)."""
         check_is_fitted(self, "model_bytes_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = _validated(self, X, reset=False, dtype=np.float64)
         return _kestrel.projection_transform(self.model_bytes_, np.ascontiguousarray(X))
 
     def to_bytes(self):
@@ -217,7 +217,7 @@ class ReducedKernelCCA(BaseEstimator):
     def fit(self, X, Y):
         """Fits the canonical pairs of the views ``X`` and ``Y`` (row ``i`` of each the
         same observation)."""
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = _validated(self, X, dtype=np.float64, ensure_min_samples=2)
         Y = check_array(Y, dtype=np.float64, ensure_min_samples=2)
         if len(Y) != len(X):
             raise ValueError(f"Y has {len(Y)} rows, X has {len(X)}: the views must be the same rows")
@@ -238,7 +238,7 @@ class ReducedKernelCCA(BaseEstimator):
         """The canonical variates of the rows of ``X``, and of ``Y`` when given (then a
         pair of arrays)."""
         check_is_fitted(self, "x_model_bytes_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = _validated(self, X, reset=False, dtype=np.float64)
         x_scores = _kestrel.projection_transform(self.x_model_bytes_, np.ascontiguousarray(X))
         if Y is None:
             return x_scores

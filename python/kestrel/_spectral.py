@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils.validation import validate_data
 
 from . import _kestrel
-from ._estimators import _seed
+from ._estimators import _seed, _validated
 
 __all__ = ["LaplacianEigenmap", "SpectralClustering"]
 
@@ -66,7 +65,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Clusters the rows of ``X`` (``y`` is ignored)."""
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = _validated(self, X, dtype=np.float64, ensure_min_samples=2)
         if self.n_clusters == 1:
             self.labels_, self.inertia_, self.n_iter_ = np.zeros(len(X), dtype=np.int64), 0.0, 0
             return self
@@ -118,7 +117,7 @@ class LaplacianEigenmap(BaseEstimator):
 
     def fit(self, X, y=None):
         """Embeds the rows of ``X`` (``y`` is ignored)."""
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = _validated(self, X, dtype=np.float64, ensure_min_samples=2)
         embedding, eigenvalues = _kestrel.eigenmap(
             np.ascontiguousarray(X), components=int(self.n_components), neighbors=_neighbors(self.n_neighbors, len(X))
         )

@@ -53,6 +53,8 @@ def _number(name, value):
     except (TypeError, ValueError):
         if value is None:
             why = "a missing value: leave the key out (it counts as 0) or fill it in (River's preprocessing.StatImputer)"
+        elif hasattr(value, "timestamp") or isinstance(value, np.datetime64):
+            why = "a date and time: leave the key out, or give it as a number (.timestamp(), seconds since 1970, or .hour)"
         else:
             why = "not a number: River's preprocessing.OneHotEncoder makes a category numbers"
         raise ValueError(f"feature {name!r} is {value!r}, {why}") from None

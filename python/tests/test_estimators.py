@@ -392,6 +392,14 @@ def test_bad_input_raises_value_error():
             estimator.fit(X, y)
     with pytest.raises(ValueError):
         kestrel.load(b"not a model")
+    # A DataFrame's column that is not numbers is named, with what makes it numbers.
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"x": X[:, 0], "when": pd.date_range("2026-01-01", periods=len(y), freq="h")})
+    with pytest.raises(ValueError, match=r"^column 'when' of X holds dates and times \(datetime64\[ns\]\), not numbers"):
+        kestrel.ReducedKernelSVC().fit(frame, y)
+    frame["when"] = ["idle", "heating"] * (len(y) // 2)
+    with pytest.raises(ValueError, match=r"^column 'when' of X is not numbers \(object, such as 'idle'\): drop it"):
+        kestrel.DCDLinearSVC().fit(frame, y)
     corrupted = bytearray(clf.to_bytes())
     corrupted[len(corrupted) // 2] ^= 1
     with pytest.raises(ValueError, match="checksum"):

@@ -193,6 +193,13 @@ def test_named_labels_dicts_and_errors():
             model.predict_one({"a": value})
         with pytest.raises(ValueError, match=said):
             model.predict_proba_one({"a": value})
+    # Dates and times, and a DataFrame's column of words, are named.
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(ValueError, match=r"feature 'a' is Timestamp\(.*\), a date and time: leave the key out"):
+        model.learn_one({"a": pd.Timestamp("2026-01-01"), "b": 0.0}, "up")
+    frame = pd.DataFrame({"a": [1.0, 2.0], "b": ["idle", "heating"]})
+    with pytest.raises(ValueError, match=r"^column 'b' of X is not numbers \(object, such as 'idle'\)"):
+        WindowSVM().partial_fit(frame, ["up", "down"])
     with pytest.raises(ValueError):
         WindowSVM(loss="logistic").learn_one({"a": 1.0}, 1)
     # A label it cannot learn is named, with why: a 17th class, a missing one.
