@@ -6,7 +6,8 @@
 //! labels (detected, numbers, names), the label's place (standard, a JSON field `label`,
 //! none), whether a row whose label is missing is read unlabelled, the sequence number's
 //! place (the JSON field `seq` or `n`, a CSV column 1…3), a JSON field `mode` of
-//! categories `a,b` or none, and the size limit (64 B to 4 KiB). The
+//! categories `a,b` or none, a JSON field `ts` left out or not, and the size limit (64 B to
+//! 4 KiB). The
 //! rest is messages separated by the byte 0xFF, read one after another by one parser (the
 //! first good row fixes the width for the next), on one topic.
 //!
@@ -100,6 +101,7 @@ fn options(f: &[u8; FLAGS]) -> Options {
         label,
         seq,
         categorical,
+        skipped: if f[2] & 0x40 != 0 { vec!["ts".into()] } else { Vec::new() },
         connect_timeout: Duration::from_secs(1),
     }
 }

@@ -349,6 +349,27 @@ fn mqtt_json_field_names_name_the_model_s_features() {
     let from_broker = kestrel(&flags(&broker.url("n/t"), &more));
     assert_eq!(summary(succeeded(&from_broker)), expected);
     assert_eq!(std::fs::read(dir.path("mqtt.model")).unwrap(), std::fs::read(dir.path("file.model")).unwrap());
+    // Fields that are no features, as firmware sends a timestamp and its name with its
+    // readings, are left out by --skip-column: the same model.
+    broker.session("kestrel-s", "n/s");
+    let stamped: Vec<String> = data
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, b, y))| {
+            format!("{{\"ts\": \"2026-12-04T10:{:02}:00Z\", \"temp\": {a}, \"device\": \"a7\", \"humidity\": {b}, \"y\": {y}}}", i % 60)
+        })
+        .collect();
+    broker.publish("n/s", &stamped);
+    let skip = ["--skip-column", "ts", "--skip-column", "device"];
+    let out = dir.str("skip.model");
+    let more = [&["--client-id", "kestrel-s", "--max-rows", "120", "--out", &out][..], &skip].concat();
+    let from_broker = kestrel(&flags(&broker.url("n/s"), &more));
+    assert_eq!(summary(succeeded(&from_broker)), expected);
+    assert_eq!(std::fs::read(dir.path("skip.model")).unwrap(), std::fs::read(dir.path("file.model")).unwrap());
+    let csv = [&["--client-id", "kestrel-c", "--payload", "csv"][..], &skip].concat();
+    let refused = kestrel(&flags(&broker.url("n/s"), &csv));
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--skip-column names the fields of JSON rows"));
 
     let swapped: String = data.iter().map(|&(a, b, y)| format!("{a},{b},{y}\n")).collect();
     std::fs::write(dir.path("swapped.csv"), format!("temp,humidity,label\n{swapped}")).unwrap();

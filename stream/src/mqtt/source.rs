@@ -48,7 +48,7 @@ use crate::source::handoff::{Empty, Giver, Taker, handoff};
 use crate::source::one_hot::OneHot;
 use crate::source::{
     Categorical, CsvReader, Format, LabelColumn, Next, OpenError, ReadError, ReadErrorKind, Record, RecordReader,
-    feature_value,
+    feature_value, in_column,
 };
 
 /// Records in flight between the network thread and the caller: the hand-over's queue
@@ -137,6 +137,9 @@ pub struct Options {
     /// NAME=A,B,…`): after the numeric fields, a feature per category, named
     /// `NAME=category`, in the order given; another category is a bad row.
     pub categorical: Vec<Categorical>,
+    /// JSON fields left out (`--skip-column`): neither read nor checked, as a timestamp or
+    /// a device's name that firmware sends with its readings.
+    pub skipped: Vec<String>,
     /// How long to wait for the broker to accept the first connection.
     pub connect_timeout: Duration,
 }
@@ -409,6 +412,8 @@ pub struct MessageParser {
     label: LabelPlace,
     seq: SeqPlace,
     categorical: Vec<Categorical>,
+    /// JSON fields left out ([`Options::skipped`]).
+    skipped: Vec<String>,
     /// Their encoding, the features counted from 0 (after the numeric fields in a row).
     one_hot: OneHot,
     /// The feature names of JSON rows of named fields, as the first such row had them.
@@ -439,6 +444,7 @@ impl MessageParser {
             label: options.label.clone(),
             seq: options.seq.clone(),
             categorical: options.categorical.clone(),
+            skipped: options.skipped.clone(),
             one_hot: OneHot::growing(options.categorical.len(), &fields_of(&options.categorical), 0),
             names: Arc::new(OnceLock::new()),
             positional: Arc::new(AtomicBool::new(false)),
@@ -624,7 +630,7 @@ impl MessageParser {
         if got != dim {
             return Err(ReadErrorKind::FieldCount { expected: dim, got });
         }
-        push_numbers(values, record)?;
+        push_numbers(values.map(|value| (None, value)), record)?;
         Ok(dim)
     }
 
@@ -638,8 +644,12 @@ impl MessageParser {
         record: &mut Record,
     ) -> Result<usize, ReadErrorKind> {
         let categorical = |name: &str| self.categorical.iter().any(|c| c.column == name);
-        let features =
-            || object.iter().filter(|(name, _)| !other.contains(&Some(name.as_str())) && !categorical(name.as_str()));
+        let skipped = |name: &str| self.skipped.iter().any(|skipped| skipped == name);
+        let features = || {
+            object.iter().filter(|(name, _)| {
+                !other.contains(&Some(name.as_str())) && !categorical(name.as_str()) && !skipped(name.as_str())
+            })
+        };
         let (numbers, given) = (features().count(), self.one_hot.names().len());
         let count = numbers + given;
         let dim = self.width(count);
@@ -656,7 +666,7 @@ impl MessageParser {
             let message = format!("fields {got:?} are not those of the first row, {names:?} (or no array \"x\")");
             return Err(ReadErrorKind::Malformed(message));
         }
-        push_numbers(features().map(|(_, value)| value), record)?;
+        push_numbers(features().map(|(name, value)| (Some(name.as_str()), value)), record)?;
         if !self.categorical.is_empty() {
             self.categories(object, numbers, record)?;
         }
@@ -711,16 +721,21 @@ fn fields_of(categorical: &[Categorical]) -> Vec<(usize, Categorical)> {
     categorical.iter().cloned().enumerate().collect()
 }
 
-/// Appends `values`, finite numbers (or truth values, or strings of numbers), to `record`
-/// as its features from 0 on.
-fn push_numbers<'v>(values: impl Iterator<Item = &'v Value>, record: &mut Record) -> Result<(), ReadErrorKind> {
-    for (j, v) in (0u32..).zip(values) {
+/// Appends `values`, finite numbers (or truth values, or strings of numbers), each with
+/// its field's name if it has one (named in its error), to `record` as its features from 0
+/// on.
+fn push_numbers<'v>(
+    values: impl Iterator<Item = (Option<&'v str>, &'v Value)>,
+    record: &mut Record,
+) -> Result<(), ReadErrorKind> {
+    for (j, (name, v)) in (0u32..).zip(values) {
         let value = match v {
-            Value::Number(number) => number.as_f64().ok_or_else(|| ReadErrorKind::NotANumber(v.to_string()))?,
-            Value::Bool(truth) => f64::from(u8::from(*truth)),
-            Value::String(text) => feature_value(text.trim(), false)?,
-            _ => return Err(ReadErrorKind::NotANumber(v.to_string())),
-        };
+            Value::Number(number) => number.as_f64().ok_or_else(|| ReadErrorKind::NotANumber(v.to_string())),
+            Value::Bool(truth) => Ok(f64::from(u8::from(*truth))),
+            Value::String(text) => feature_value(text.trim(), false),
+            _ => Err(ReadErrorKind::NotANumber(v.to_string())),
+        }
+        .map_err(|kind| in_column(kind, name, false))?;
         if !value.is_finite() {
             return Err(ReadErrorKind::NonFinite(v.to_string()));
         }
@@ -756,6 +771,7 @@ mod tests {
             label,
             seq: SeqPlace::default(),
             categorical: Vec::new(),
+            skipped: Vec::new(),
             connect_timeout: Duration::from_secs(1),
         };
         let mut parser = MessageParser::new(&options);
@@ -822,6 +838,7 @@ mod tests {
             label: LabelPlace::Standard,
             seq: SeqPlace::default(),
             categorical: vec!["mode=idle,run".parse().unwrap()],
+            skipped: Vec::new(),
             connect_timeout: Duration::from_secs(1),
         };
         let mut parser = MessageParser::new(&options);
@@ -870,13 +887,49 @@ mod tests {
              {\"x\": [\"1e3\", false], \"y\": 1}\n{\"on\": null, \"t\": 1, \"y\": 0}",
         );
         assert_eq!(rows[0].as_ref().unwrap().values, [1.0, 21.5]);
-        assert_eq!(rows[1].as_ref().unwrap_err().kind, ReadErrorKind::NotANumber("warm".into()));
+        let warm = ReadErrorKind::FeatureNotANumber { text: "warm".into(), column: "t".into() };
+        assert_eq!(rows[1].as_ref().unwrap_err().kind, warm);
         assert_eq!(rows[2].as_ref().unwrap().values, [1e3]);
-        assert_eq!(rows[3].as_ref().unwrap_err().kind, ReadErrorKind::NotANumber("null".into()));
+        let null = ReadErrorKind::MissingMarker { text: "null".into(), column: "on".into() };
+        assert_eq!(rows[3].as_ref().unwrap_err().kind, null);
         // The first row of another width fixes nothing.
         let rows = parse_with(Payload::Json, LabelPlace::Standard, "{\"a\": 1}\n{\"a\": 1, \"b\": 2, \"y\": 1}");
         assert_eq!(rows[0].as_ref().unwrap_err().kind, ReadErrorKind::FieldCount { expected: 2, got: 1 });
         assert_eq!(rows[1].as_ref().unwrap().label, 1.0);
+    }
+
+    /// Fields `--skip-column` names (a timestamp, a device's name) are left out of every
+    /// row that has them; without it, a timestamp's row names its field.
+    #[test]
+    fn json_fields_left_out_are_not_read() {
+        let message = "{\"ts\": \"2026-12-04T10:00:01Z\", \"temp\": 21.5, \"device\": \"a7\", \"y\": 1}\n\
+                       {\"temp\": 22, \"y\": 0}";
+        let options = |skipped: &[&str]| Options {
+            client_id: "t".into(),
+            payload: Payload::Json,
+            dim: None,
+            max_message_bytes: 1024,
+            labels: LabelColumn::Detect,
+            unlabelled_rows: false,
+            label: LabelPlace::Standard,
+            seq: SeqPlace::default(),
+            categorical: Vec::new(),
+            skipped: skipped.iter().map(|s| s.to_string()).collect(),
+            connect_timeout: Duration::from_secs(1),
+        };
+        let read = |skipped: &[&str]| {
+            let mut rows = Vec::new();
+            MessageParser::new(&options(skipped)).rows("t", message.as_bytes(), |row| {
+                rows.push(row.map(|r| r.values.clone()));
+                true
+            });
+            rows
+        };
+        let rows = read(&["ts", "device"]);
+        assert_eq!((rows[0].as_ref().unwrap(), rows[1].as_ref().unwrap()), (&vec![21.5], &vec![22.0]));
+        let rows = read(&["device"]);
+        let date = ReadErrorKind::DateOrTime { text: "2026-12-04T10:00:01Z".into(), column: "ts".into() };
+        assert_eq!(rows[0].as_ref().unwrap_err().kind, date);
     }
 
     #[test]
@@ -891,6 +944,7 @@ mod tests {
             label: LabelPlace::Standard,
             seq,
             categorical: Vec::new(),
+            skipped: Vec::new(),
             connect_timeout: Duration::from_secs(1),
         };
         let rows = |seq, message: &str| {

@@ -782,7 +782,7 @@ pub const MISSING_MARKERS: [&str; 19] = [
 /// not a number: the label's, or a feature's — missing when the field is empty or holds a
 /// word of [`MISSING_MARKERS`], a decimal comma outside a file separated by semicolons,
 /// else one that `--skip-column` can leave out.
-fn in_column(kind: ReadErrorKind, name: Option<&str>, label: bool) -> ReadErrorKind {
+pub(crate) fn in_column(kind: ReadErrorKind, name: Option<&str>, label: bool) -> ReadErrorKind {
     match (kind, name) {
         (ReadErrorKind::NonFinite(text), Some(column)) if !label && MISSING_MARKERS.contains(&text.as_str()) => {
             ReadErrorKind::MissingMarker { text, column: column.to_string() }

@@ -501,7 +501,7 @@ pub struct ColumnArgs {
     pub label_column: Option<String>,
     /// A CSV column to leave out, by its header name (a timestamp, an identifier): it is
     /// neither read nor checked. Repeat the flag for several; give `predict` and `eval`
-    /// the same as `train`.
+    /// the same as `train`. MQTT JSON rows: a field to leave out.
     #[arg(long = "skip-column", value_name = "NAME")]
     pub skip_columns: Vec<String>,
 }

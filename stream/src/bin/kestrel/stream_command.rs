@@ -456,8 +456,13 @@ fn open_input(
         let (name, dim, features) = (reader.name().to_string(), reader.dim_hint(), reader.feature_names());
         return Ok((Records::new(reader, input), name, dim, features.unwrap_or_default()));
     };
-    if !args.input.columns.skip_columns.is_empty() || !args.keep_columns.is_empty() {
-        let message = "--skip-column and --keep-column name columns of a CSV header, which a broker's rows do not have";
+    if !args.keep_columns.is_empty() {
+        let message = "--keep-column names columns of a CSV header, which a broker's rows do not have";
+        return Err(Usage(message.into()).into());
+    }
+    let skipped = args.input.columns.skip_columns.clone();
+    if !skipped.is_empty() && matches!(args.payload, PayloadArg::Csv | PayloadArg::Libsvm) {
+        let message = "--skip-column names the fields of JSON rows: a broker's CSV and LibSVM rows have no names";
         return Err(Usage(message.into()).into());
     }
     let client_id = args.client_id.clone().ok_or(Usage(
@@ -494,6 +499,7 @@ fn open_input(
         label,
         seq,
         categorical: categorical.clone(),
+        skipped,
         connect_timeout: CONNECT_TIMEOUT,
     };
     let source = MqttSource::connect(&broker, &options)?;
