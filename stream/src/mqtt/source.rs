@@ -699,11 +699,17 @@ impl MessageParser {
         Ok(())
     }
 
-    /// A JSON label: a number, or a class name.
+    /// A JSON label: a number, or a class name; where labels are numbers (a regressor's
+    /// targets, or a stream's labels so far), a string of a number too, as firmware that
+    /// prints its readings sends them and as a feature's is read.
     fn json_label(&mut self, label: &Value, record: &mut Record) -> Result<(), ReadErrorKind> {
         match label {
             Value::Number(n) if self.labels != LabelColumn::Names => {
                 record.label = n.as_f64().filter(|v| v.is_finite()).ok_or(ReadErrorKind::NonFinite(n.to_string()))?;
+            }
+            Value::String(text) if self.labels == LabelColumn::Numbers => {
+                let value = text.trim().parse::<f64>().map_err(|_| ReadErrorKind::NotANumber(text.clone()))?;
+                record.label = Some(value).filter(|v| v.is_finite()).ok_or(ReadErrorKind::NonFinite(text.clone()))?;
             }
             Value::String(name) if self.labels != LabelColumn::Numbers && !name.is_empty() => {
                 record.class_name.push_str(name);
@@ -930,6 +936,40 @@ mod tests {
         let rows = read(&["device"]);
         let date = ReadErrorKind::DateOrTime { text: "2026-12-04T10:00:01Z".into(), column: "ts".into() };
         assert_eq!(rows[0].as_ref().unwrap_err().kind, date);
+    }
+
+    /// Where labels are numbers, a label sent as a string of a number is that number; a
+    /// string of none is a bad row; where they are detected, a string is a class name.
+    #[test]
+    fn json_labels_of_numbers_may_be_strings() {
+        let message = "{\"t\": 1, \"y\": \" 21.5\"}\n{\"t\": 2, \"y\": \"warm\"}\n{\"t\": 3, \"y\": 7}";
+        let read = |labels| {
+            let options = Options {
+                client_id: "t".into(),
+                payload: Payload::Json,
+                dim: None,
+                max_message_bytes: 1024,
+                labels,
+                unlabelled_rows: false,
+                label: LabelPlace::Standard,
+                seq: SeqPlace::default(),
+                categorical: Vec::new(),
+                skipped: Vec::new(),
+                connect_timeout: Duration::from_secs(1),
+            };
+            let mut rows = Vec::new();
+            MessageParser::new(&options).rows("t", message.as_bytes(), |row| {
+                rows.push(row.map(|r| (r.label, r.class_name.clone())).map_err(|e| e.kind));
+                true
+            });
+            rows
+        };
+        let rows = read(LabelColumn::Numbers);
+        assert_eq!(rows[0], Ok((21.5, String::new())));
+        assert_eq!(rows[1], Err(ReadErrorKind::NotANumber("warm".into())));
+        assert_eq!(rows[2], Ok((7.0, String::new())));
+        let rows = read(LabelColumn::Detect);
+        assert!(matches!(&rows[0], Ok((label, name)) if label.is_nan() && name == " 21.5"), "{rows:?}");
     }
 
     #[test]
