@@ -711,8 +711,8 @@ impl MessageParser {
                 let value = text.trim().parse::<f64>().map_err(|_| ReadErrorKind::NotANumber(text.clone()))?;
                 record.label = Some(value).filter(|v| v.is_finite()).ok_or(ReadErrorKind::NonFinite(text.clone()))?;
             }
-            Value::String(name) if self.labels != LabelColumn::Numbers && !name.is_empty() => {
-                record.class_name.push_str(name);
+            Value::String(name) if self.labels != LabelColumn::Numbers && !name.trim().is_empty() => {
+                record.class_name.push_str(name.trim());
             }
             Value::Null if self.unlabelled_rows => {}
             other => return Err(ReadErrorKind::NotANumber(other.to_string())),
@@ -939,7 +939,8 @@ mod tests {
     }
 
     /// Where labels are numbers, a label sent as a string of a number is that number; a
-    /// string of none is a bad row; where they are detected, a string is a class name.
+    /// string of none is a bad row; where they are detected, a string is a class name,
+    /// trimmed.
     #[test]
     fn json_labels_of_numbers_may_be_strings() {
         let message = "{\"t\": 1, \"y\": \" 21.5\"}\n{\"t\": 2, \"y\": \"warm\"}\n{\"t\": 3, \"y\": 7}";
@@ -969,7 +970,8 @@ mod tests {
         assert_eq!(rows[1], Err(ReadErrorKind::NotANumber("warm".into())));
         assert_eq!(rows[2], Ok((7.0, String::new())));
         let rows = read(LabelColumn::Detect);
-        assert!(matches!(&rows[0], Ok((label, name)) if label.is_nan() && name == " 21.5"), "{rows:?}");
+        // Trimmed, as a CSV field is.
+        assert!(matches!(&rows[0], Ok((label, name)) if label.is_nan() && name == "21.5"), "{rows:?}");
     }
 
     #[test]
