@@ -71,20 +71,19 @@ def _rows(X):
         X.sum_duplicates()
         X.sort_indices()
         return (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, X.shape[1])
-    try:
-        return np.ascontiguousarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        why = _not_numbers(X)
-        if why is None:
-            raise
-        raise ValueError(why) from error
+    return _numbers(X, lambda: np.ascontiguousarray(X, dtype=np.float64))
 
 
 def _validated(estimator, X, *args, **kwargs):
-    """scikit-learn's ``validate_data(estimator, X, *args, **kwargs)``, with a DataFrame's
-    column that is not numbers named when it fails on one (``_not_numbers``)."""
+    """scikit-learn's ``validate_data(estimator, X, *args, **kwargs)`` (``_numbers``)."""
+    return _numbers(X, lambda: validate_data(estimator, X, *args, **kwargs))
+
+
+def _numbers(X, convert):
+    """``convert()``, which makes ``X`` numbers; when it fails on a DataFrame's column that
+    is not numbers, that column named (``_not_numbers``), else its own error."""
     try:
-        return validate_data(estimator, X, *args, **kwargs)
+        return convert()
     except (TypeError, ValueError) as error:
         why = _not_numbers(X)
         if why is None:

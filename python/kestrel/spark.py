@@ -332,13 +332,12 @@ class MapReduceRSVMModel(Model, _MapReduceRSVMParams, MLReadable, MLWritable):
             model = broadcast.value
             for batch in _batches(iterator):
                 X = np.vstack([_features(row[column]) for row in batch])
-                predictions = _kestrel.predict(model, X)
-                if not raw:
-                    for row, value in zip(batch, predictions):
-                        yield (*row, float(value))
-                    continue
-                for row, value, scores in zip(batch, predictions, _raw_predictions(*_kestrel.decision_function(model, X))):
-                    yield (*row, float(value), DenseVector(scores))
+                values = _kestrel.predict(model, X)
+                if raw:
+                    scores = _raw_predictions(*_kestrel.decision_function(model, X))
+                    yield from ((*row, float(v), DenseVector(s)) for row, v, s in zip(batch, values, scores))
+                else:
+                    yield from ((*row, float(v)) for row, v in zip(batch, values))
 
         return session.createDataFrame(dataset.rdd.mapPartitions(predict), schema)
 

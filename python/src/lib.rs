@@ -815,16 +815,17 @@ impl Stream {
         }
         let rows = x.rows()?;
         let classes = self.learner.class_labels().to_vec();
-        let mut out = Vec::new();
-        let values = py.detach(|| {
+        let (mut row, mut matrix) = (Vec::new(), Vec::with_capacity(rows.len() * classes.len()));
+        let read = py.detach(|| {
             self.each(&rows, None, |l, r, _, probabilities| {
                 l.predict(r).map_err(|e| e.to_string())?;
-                probabilities.probabilities(l.decisions(), classes.len(), &mut out);
-                Ok(out.clone())
+                probabilities.probabilities(l.decisions(), classes.len(), &mut row);
+                matrix.extend_from_slice(&row);
+                Ok(())
             })
         });
-        let values = values.map_err(value_error)?;
-        let matrix = numpy::ndarray::Array2::from_shape_vec((values.len(), classes.len()), values.concat())
+        read.map_err(value_error)?;
+        let matrix = numpy::ndarray::Array2::from_shape_vec((rows.len(), classes.len()), matrix)
             .map_err(|e| value_error(e.to_string()))?;
         Ok((classes, matrix.into_pyarray(py)))
     }

@@ -48,7 +48,7 @@ use crate::source::handoff::{Empty, Giver, Taker, handoff};
 use crate::source::one_hot::OneHot;
 use crate::source::{
     Categorical, CsvReader, Format, LabelColumn, Next, OpenError, ReadError, ReadErrorKind, Record, RecordReader,
-    feature_value, in_column,
+    feature_value, in_column, parse_finite,
 };
 
 /// Records in flight between the network thread and the caller: the hand-over's queue
@@ -707,10 +707,7 @@ impl MessageParser {
             Value::Number(n) if self.labels != LabelColumn::Names => {
                 record.label = n.as_f64().filter(|v| v.is_finite()).ok_or(ReadErrorKind::NonFinite(n.to_string()))?;
             }
-            Value::String(text) if self.labels == LabelColumn::Numbers => {
-                let value = text.trim().parse::<f64>().map_err(|_| ReadErrorKind::NotANumber(text.clone()))?;
-                record.label = Some(value).filter(|v| v.is_finite()).ok_or(ReadErrorKind::NonFinite(text.clone()))?;
-            }
+            Value::String(text) if self.labels == LabelColumn::Numbers => record.label = parse_finite(text.trim())?,
             Value::String(name) if self.labels != LabelColumn::Numbers && !name.trim().is_empty() => {
                 record.class_name.push_str(name.trim());
             }
@@ -767,10 +764,16 @@ mod tests {
         dim: Option<usize>,
         message: &str,
     ) -> Vec<Result<Record, ReadError>> {
-        let options = Options {
+        read(&Options { dim, ..options(payload, label) }, message)
+    }
+
+    /// The tests' options: `payload` and `label`, labels detected, the width fixed by the
+    /// first good row, messages of at most 128 bytes, nothing else.
+    fn options(payload: Payload, label: LabelPlace) -> Options {
+        Options {
             client_id: "t".into(),
             payload,
-            dim,
+            dim: None,
             max_message_bytes: 128,
             labels: LabelColumn::Detect,
             unlabelled_rows: false,
@@ -779,10 +782,13 @@ mod tests {
             categorical: Vec::new(),
             skipped: Vec::new(),
             connect_timeout: Duration::from_secs(1),
-        };
-        let mut parser = MessageParser::new(&options);
+        }
+    }
+
+    /// The rows of `message` as one parser of `options` reads them.
+    fn read(options: &Options, message: &str) -> Vec<Result<Record, ReadError>> {
         let mut rows = Vec::new();
-        parser.rows("s/a", message.as_bytes(), |row| {
+        MessageParser::new(options).rows("s/a", message.as_bytes(), |row| {
             rows.push(row);
             true
         });
@@ -834,23 +840,12 @@ mod tests {
     /// and a CSV row are bad rows.
     #[test]
     fn json_fields_of_categories_are_one_hot_encoded() {
-        let options = Options {
-            client_id: "t".into(),
-            payload: Payload::Auto,
-            dim: None,
-            max_message_bytes: 256,
-            labels: LabelColumn::Detect,
-            unlabelled_rows: false,
-            label: LabelPlace::Standard,
-            seq: SeqPlace::default(),
-            categorical: vec!["mode=idle,run".parse().unwrap()],
-            skipped: Vec::new(),
-            connect_timeout: Duration::from_secs(1),
-        };
-        let mut parser = MessageParser::new(&options);
+        let categorical = vec!["mode=idle,run".parse().unwrap()];
+        let options = Options { max_message_bytes: 256, categorical, ..options(Payload::Auto, LabelPlace::Standard) };
         let message = "{\"b\": 2, \"mode\": \"run\", \"a\": 1, \"y\": 1}\n{\"a\": 0, \"mode\": \"idle\", \"b\": 5, \"y\": 0}\n\
                        {\"a\": 1, \"b\": 2, \"mode\": \"off\", \"y\": 1}\n{\"a\": 1, \"b\": 2, \"y\": 1}\n\
                        {\"x\": [1, 2, 0, 1], \"y\": 1}\n1,2,0,1,1";
+        let mut parser = MessageParser::new(&options);
         let mut rows = Vec::new();
         parser.rows("s/a", message.as_bytes(), |row| {
             rows.push(row);
@@ -910,30 +905,14 @@ mod tests {
     fn json_fields_left_out_are_not_read() {
         let message = "{\"ts\": \"2026-12-04T10:00:01Z\", \"temp\": 21.5, \"device\": \"a7\", \"y\": 1}\n\
                        {\"temp\": 22, \"y\": 0}";
-        let options = |skipped: &[&str]| Options {
-            client_id: "t".into(),
-            payload: Payload::Json,
-            dim: None,
-            max_message_bytes: 1024,
-            labels: LabelColumn::Detect,
-            unlabelled_rows: false,
-            label: LabelPlace::Standard,
-            seq: SeqPlace::default(),
-            categorical: Vec::new(),
-            skipped: skipped.iter().map(|s| s.to_string()).collect(),
-            connect_timeout: Duration::from_secs(1),
+        let skipping = |skipped: &[&str]| {
+            let skipped = skipped.iter().map(|s| s.to_string()).collect();
+            let options = Options { max_message_bytes: 1024, skipped, ..options(Payload::Json, LabelPlace::Standard) };
+            read(&options, message).into_iter().map(|row| row.map(|r| r.values)).collect::<Vec<_>>()
         };
-        let read = |skipped: &[&str]| {
-            let mut rows = Vec::new();
-            MessageParser::new(&options(skipped)).rows("t", message.as_bytes(), |row| {
-                rows.push(row.map(|r| r.values.clone()));
-                true
-            });
-            rows
-        };
-        let rows = read(&["ts", "device"]);
+        let rows = skipping(&["ts", "device"]);
         assert_eq!((rows[0].as_ref().unwrap(), rows[1].as_ref().unwrap()), (&vec![21.5], &vec![22.0]));
-        let rows = read(&["device"]);
+        let rows = skipping(&["device"]);
         let date = ReadErrorKind::DateOrTime { text: "2026-12-04T10:00:01Z".into(), column: "ts".into() };
         assert_eq!(rows[0].as_ref().unwrap_err().kind, date);
     }
@@ -944,59 +923,24 @@ mod tests {
     #[test]
     fn json_labels_of_numbers_may_be_strings() {
         let message = "{\"t\": 1, \"y\": \" 21.5\"}\n{\"t\": 2, \"y\": \"warm\"}\n{\"t\": 3, \"y\": 7}";
-        let read = |labels| {
-            let options = Options {
-                client_id: "t".into(),
-                payload: Payload::Json,
-                dim: None,
-                max_message_bytes: 1024,
-                labels,
-                unlabelled_rows: false,
-                label: LabelPlace::Standard,
-                seq: SeqPlace::default(),
-                categorical: Vec::new(),
-                skipped: Vec::new(),
-                connect_timeout: Duration::from_secs(1),
-            };
-            let mut rows = Vec::new();
-            MessageParser::new(&options).rows("t", message.as_bytes(), |row| {
-                rows.push(row.map(|r| (r.label, r.class_name.clone())).map_err(|e| e.kind));
-                true
-            });
-            rows
+        let labelled = |labels| {
+            let options = Options { max_message_bytes: 1024, labels, ..options(Payload::Json, LabelPlace::Standard) };
+            let rows = read(&options, message).into_iter();
+            rows.map(|row| row.map(|r| (r.label, r.class_name)).map_err(|e| e.kind)).collect::<Vec<_>>()
         };
-        let rows = read(LabelColumn::Numbers);
+        let rows = labelled(LabelColumn::Numbers);
         assert_eq!(rows[0], Ok((21.5, String::new())));
         assert_eq!(rows[1], Err(ReadErrorKind::NotANumber("warm".into())));
         assert_eq!(rows[2], Ok((7.0, String::new())));
-        let rows = read(LabelColumn::Detect);
+        let rows = labelled(LabelColumn::Detect);
         // Trimmed, as a CSV field is.
         assert!(matches!(&rows[0], Ok((label, name)) if label.is_nan() && name == "21.5"), "{rows:?}");
     }
 
     #[test]
     fn sequence_numbers_from_a_csv_column_or_a_named_field() {
-        let options = |seq| Options {
-            client_id: "t".into(),
-            payload: Payload::Auto,
-            dim: Some(2),
-            max_message_bytes: 128,
-            labels: LabelColumn::Detect,
-            unlabelled_rows: false,
-            label: LabelPlace::Standard,
-            seq,
-            categorical: Vec::new(),
-            skipped: Vec::new(),
-            connect_timeout: Duration::from_secs(1),
-        };
         let rows = |seq, message: &str| {
-            let mut parser = MessageParser::new(&options(seq));
-            let mut rows = Vec::new();
-            parser.rows("s", message.as_bytes(), |row| {
-                rows.push(row);
-                true
-            });
-            rows
+            read(&Options { dim: Some(2), seq, ..options(Payload::Auto, LabelPlace::Standard) }, message)
         };
         let csv = rows(SeqPlace::Column(1), "17,0.5,2,1\nx,0.5,2,1\n5,1\n{\"x\": [1, 2], \"seq\": 4}");
         let first = csv[0].as_ref().unwrap();
