@@ -22,6 +22,7 @@
 extern crate std;
 
 pub mod alignment;
+pub mod calibration;
 pub mod cholesky;
 pub mod cluster;
 pub mod dcd;

@@ -5,7 +5,7 @@
 //! ```text
 //! offset  size  field
 //! 0       4     magic "KSTL"
-//! 4       2     format version (u16, little endian), currently 4
+//! 4       2     format version (u16, little endian): 5 with class probabilities, else 4
 //! 6       1     model kind (ModelKind)
 //! 7       1     scalar type (ScalarKind)
 //! 8       4     payload length P (u32, little endian)
@@ -15,21 +15,27 @@
 //! 20+S    N     class names section: postcard sequence of UTF-8 strings
 //! 20+S+N  4     feature names section length F (u32, little endian), 0 for none
 //! 24+S+N  F     feature names section: postcard sequence of UTF-8 strings
-//! 24+S+N+F …    the learner's model, postcard-encoded (serde), to byte 12+P
+//! 24+S+N+F 4    calibration section length C (u32, little endian); version 5 only
+//! 28+S+N+F C    calibration section: postcard sequence of (a, b) f64 pairs (Sigmoid)
+//! …        …    the learner's model, postcard-encoded (serde), to byte 12+P
 //! 12+P    4     CRC-32 (ISO-HDLC, as zlib/PNG) of bytes 0 .. 12+P, little endian
 //! ```
 //!
-//! Version 3 files, written before the feature names section, are read as they are: the
-//! same layout without it.
+//! A file is written in the oldest version that holds what it carries: version 4 without
+//! class probabilities (so a device built before them reads every model without them),
+//! version 5 with them. Version 3 files, written before the feature names section, are
+//! read as they are: the same layout without it.
 //!
 //! A model whose learner standardised its inputs carries the scaler's statistics
 //! ([`crate::scaler`]); whoever predicts decodes it with
 //! [`Scaler::from_envelope_in`](crate::scaler::Scaler::from_envelope_in) and transforms
 //! each input before the model sees it. A classifier trained on named classes carries
 //! their names: name `k` is that of the class whose label is `k` (the labels of such a
-//! model are `0, 1, …`), read with [`Envelope::class_name`]. A learner's encoder writes
-//! the model without either section; [`add_scaler`] and [`add_class_names`] insert them
-//! afterwards, in the same buffer.
+//! model are `0, 1, …`), read with [`Envelope::class_name`]. A classifier calibrated to
+//! give class probabilities carries a sigmoid per output ([`crate::calibration`]), read
+//! with [`Envelope::calibration_iter`]. A learner's encoder writes the model without any
+//! section; [`add_scaler`], [`add_class_names`], [`add_feature_names`] and
+//! [`add_calibration`] insert them afterwards, in the same buffer.
 //!
 //! The same bytes decode on a host and on a device (`include_bytes!` a model the CLI
 //! trained). Decoding checks, in order: length, magic, version, checksum, kind, scalar; a
@@ -46,6 +52,7 @@ use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::Error;
+use crate::calibration::Sigmoid;
 use crate::dcd::LinearModel;
 use crate::frame::{self, Format, FrameError};
 pub use crate::frame::{HEADER_LEN, TRAILER_LEN};
@@ -56,8 +63,9 @@ use crate::slkl::Predictor;
 
 /// The first four bytes of every model file.
 pub const MAGIC: [u8; 4] = *b"KSTL";
-/// The envelope version this build writes, and the newest it reads.
-pub const FORMAT_VERSION: u16 = 4;
+/// The newest envelope version this build writes and reads (the one with class
+/// probabilities; a model without them is written as version 4).
+pub const FORMAT_VERSION: u16 = 5;
 /// The oldest envelope version this build reads (the one without feature names).
 pub const OLDEST_FORMAT_VERSION: u16 = 3;
 /// Bytes of a section's length.
@@ -69,6 +77,7 @@ enum Section {
     Scaler = 0,
     ClassNames = 1,
     FeatureNames = 2,
+    Calibration = 3,
 }
 
 impl Section {
@@ -78,12 +87,22 @@ impl Section {
             Section::Scaler => "scaler",
             Section::ClassNames => "class_names",
             Section::FeatureNames => "feature_names",
+            Section::Calibration => "calibration",
         }
     }
 }
 
 /// Number of [`Section`]s.
-const SECTIONS: usize = 3;
+const SECTIONS: usize = 4;
+/// The sections [`encode`] writes (empty): all but the calibration, which only version 5
+/// has.
+const ENCODED_SECTIONS: usize = SECTIONS - 1;
+
+/// The sections a file of `version` has, in their order: version 3 the first two, each
+/// version since one more.
+fn sections_of(version: u16) -> usize {
+    usize::from(version.saturating_sub(1)).min(SECTIONS)
+}
 /// The model file's frame format.
 pub const FORMAT: Format = Format::new(MAGIC, FORMAT_VERSION).reading_from(OLDEST_FORMAT_VERSION);
 
@@ -238,6 +257,9 @@ pub struct Envelope<'a> {
     /// The feature names section (postcard), empty when the features are not named (rows
     /// without a header, or a version 3 file).
     pub feature_names: &'a [u8],
+    /// The calibration section (postcard), empty when the model gives no class
+    /// probabilities (and in files before version 5).
+    pub calibration: &'a [u8],
     /// The learner's postcard-encoded model.
     pub payload: &'a [u8],
 }
@@ -254,15 +276,43 @@ impl<'a> Envelope<'a> {
         let scalar = ScalarKind::from_byte(scalar).ok_or(Error::Model(ModelError::UnknownTag { found: scalar }))?;
         let mut sections = [&[][..]; SECTIONS];
         let mut rest = frame.payload;
-        // A version 3 file has no feature names section.
-        let written = if frame.version == OLDEST_FORMAT_VERSION { SECTIONS - 1 } else { SECTIONS };
-        for section in sections.iter_mut().take(written) {
+        for section in sections.iter_mut().take(sections_of(frame.version)) {
             (*section, rest) = split_section(rest)?;
         }
-        let [scaler, class_names, feature_names] = sections;
+        let [scaler, class_names, feature_names, calibration] = sections;
         check_names(class_names)?;
         check_names(feature_names)?;
-        Ok(Envelope { kind, scalar, scaler, class_names, feature_names, payload: rest })
+        check_calibration(calibration)?;
+        Ok(Envelope { kind, scalar, scaler, class_names, feature_names, calibration, payload: rest })
+    }
+
+    /// The number of sigmoids of the calibration section (0 for a model without class
+    /// probabilities): one for a binary classifier, one per class beyond.
+    pub fn calibration_count(&self) -> usize {
+        postcard::take_from_bytes::<usize>(self.calibration).map_or(0, |(count, _)| count)
+    }
+
+    /// The sigmoids of the calibration section in the order of the model's outputs (none
+    /// without class probabilities), for [`crate::calibration::probabilities`].
+    ///
+    /// ```
+    /// use kestrel_core::calibration::Sigmoid;
+    /// use kestrel_core::model::{add_calibration, encode, Envelope, ModelKind, ScalarKind};
+    /// let mut buf = [0u8; 64];
+    /// let n = encode(ModelKind::LinearSvm, ScalarKind::F32, &1u8, &mut buf)?;
+    /// let n = add_calibration(&mut buf, n, &[Sigmoid { a: 1.5, b: -0.25 }])?;
+    /// let env = Envelope::parse(&buf[..n])?;
+    /// assert_eq!(env.calibration_iter().collect::<Vec<_>>(), [Sigmoid { a: 1.5, b: -0.25 }]);
+    /// assert_eq!(&buf[4..6], &[5, 0], "a file with class probabilities is version 5");
+    /// # Ok::<(), kestrel_core::Error>(())
+    /// ```
+    pub fn calibration_iter(&self) -> impl Iterator<Item = Sigmoid> + 'a {
+        let (count, mut rest) = postcard::take_from_bytes::<usize>(self.calibration).unwrap_or((0, &[]));
+        (0..count).map_while(move |_| {
+            let (sigmoid, after) = postcard::take_from_bytes::<Sigmoid>(rest).ok()?;
+            rest = after;
+            Some(sigmoid)
+        })
     }
 
     /// The number of class names (0 without names).
@@ -385,12 +435,19 @@ encode_for!(LinearModel, Predictor, ReducedKernelModel, NoveltyModel);
 /// # Ok::<(), kestrel_core::Error>(())
 /// ```
 pub fn encode<P: Serialize>(kind: ModelKind, scalar: ScalarKind, payload: &P, out: &mut [u8]) -> Result<usize, Error> {
-    const EMPTY: usize = SECTIONS * SECTION_LEN_BYTES;
+    const EMPTY: usize = ENCODED_SECTIONS * SECTION_LEN_BYTES;
     let too_small = Error::CapacityExceeded { needed: frame::framed_len(EMPTY + 1), capacity: out.len() };
     let (lengths, model) = frame::payload_mut(out).split_first_chunk_mut::<EMPTY>().ok_or(too_small)?;
     *lengths = [0; EMPTY];
     let model_len = postcard::to_slice(payload, model).map_err(|_| too_small)?.len();
-    FORMAT.seal([kind as u8, scalar as u8], EMPTY + model_len, out)
+    format_of(ENCODED_SECTIONS).seal([kind as u8, scalar as u8], EMPTY + model_len, out)
+}
+
+/// The frame format of a file with `sections` sections (the oldest version that has them,
+/// version 4 at least: version 3 is only read).
+fn format_of(sections: usize) -> Format {
+    let version = u16::try_from(sections + 1).unwrap_or(FORMAT_VERSION).clamp(FORMAT_VERSION - 1, FORMAT_VERSION);
+    Format::new(MAGIC, version)
 }
 
 /// `(count, the names' bytes)` of a names section, `None` for an empty one.
@@ -435,6 +492,23 @@ fn check_names(section: &[u8]) -> Result<(), Error> {
         rest = postcard::take_from_bytes::<&str>(rest).map_err(|_| corrupt)?.1;
     }
     if rest.is_empty() { Ok(()) } else { Err(corrupt) }
+}
+
+/// `Ok` when a calibration section is empty or exactly a sequence of finite sigmoids.
+fn check_calibration(section: &[u8]) -> Result<(), Error> {
+    let corrupt = Error::Model(ModelError::Payload);
+    if section.is_empty() {
+        return Ok(());
+    }
+    let (count, mut rest) = postcard::take_from_bytes::<usize>(section).map_err(|_| corrupt)?;
+    for _ in 0..count {
+        let (sigmoid, after) = postcard::take_from_bytes::<Sigmoid>(rest).map_err(|_| corrupt)?;
+        if !sigmoid.is_finite() {
+            return Err(corrupt);
+        }
+        rest = after;
+    }
+    if rest.is_empty() && count > 0 { Ok(()) } else { Err(corrupt) }
 }
 
 /// `(section, rest)` of bytes that start with a section's length.
@@ -491,41 +565,75 @@ pub fn add_feature_names(out: &mut [u8], len: usize, names: &[&str]) -> Result<u
     insert_section(out, len, Section::FeatureNames, &names)
 }
 
+/// Inserts the sigmoids that turn a classifier's decision values into class probabilities
+/// ([`crate::calibration`]; one for a binary classifier, one per output beyond) into the
+/// model of `len` bytes at the start of `out`; returns the new length, `len +
+/// `[`calibration_len`]`(sigmoids)`. The file becomes version 5.
+///
+/// # Errors
+/// As [`add_class_names`]; `InvalidParam { name: "calibration" }` when it has a calibration
+/// already, or `sigmoids` is empty or holds a coefficient that is not finite.
+pub fn add_calibration(out: &mut [u8], len: usize, sigmoids: &[Sigmoid]) -> Result<usize, Error> {
+    if sigmoids.is_empty() || !sigmoids.iter().all(|s| s.is_finite()) {
+        return Err(Error::InvalidParam { name: "calibration" });
+    }
+    insert_section(out, len, Section::Calibration, &sigmoids)
+}
+
+/// Bytes [`add_calibration`] adds to a model for `sigmoids`: the section and, in a
+/// version 4 file, its length field.
+pub fn calibration_len(sigmoids: &[Sigmoid]) -> usize {
+    serialized_len(&sigmoids).saturating_add(SECTION_LEN_BYTES)
+}
+
 /// The envelope of the model of `len` bytes at the start of `out`.
 fn parse_prefix(out: &[u8], len: usize) -> Result<Envelope<'_>, Error> {
     Envelope::parse(out.get(..len).ok_or(Error::CapacityExceeded { needed: len, capacity: out.len() })?)
 }
 
 /// Writes `value` as `section` (empty until now) of the model of `len` bytes in `out`,
-/// moving the bytes after it; returns the new length.
+/// moving the bytes after it; returns the new length. A file whose version has no length
+/// field for the section (a version 4 file given a calibration) gains the fields up to
+/// it, and the version that has them.
 fn insert_section<V: Serialize>(out: &mut [u8], len: usize, section: Section, value: &V) -> Result<usize, Error> {
     let envelope = parse_prefix(out, len)?;
     let name = section.name();
-    let sections = [envelope.scaler, envelope.class_names, envelope.feature_names];
-    if sections.get(section as usize).is_none_or(|present| !present.is_empty()) {
+    let sections = [envelope.scaler, envelope.class_names, envelope.feature_names, envelope.calibration];
+    let index = section as usize;
+    if sections.get(index).is_none_or(|present| !present.is_empty()) {
         return Err(Error::InvalidParam { name });
     }
     let tags = [envelope.kind as u8, envelope.scalar as u8];
-    // The sections before this one, each with its length.
-    let before: usize = sections.iter().take(section as usize).map(|s| SECTION_LEN_BYTES + s.len()).sum();
-    let length_at = HEADER_LEN + before;
-    let section_start = length_at + SECTION_LEN_BYTES;
+    let version = out.get(4..6).and_then(|v| <[u8; 2]>::try_from(v).ok()).map_or(FORMAT_VERSION, u16::from_le_bytes);
+    let present = sections_of(version);
+    // Length fields the file lacks up to this section's own, all written 0 but its own.
+    let missing = (index + 1).saturating_sub(present);
+    // The sections before this one, each with its length (those the file lacks, 0).
+    let before: usize = sections.iter().take(index).map(|s| SECTION_LEN_BYTES + s.len()).sum();
+    // Where the new bytes go within the payload: after the section's length field when the
+    // file has it, else after the last section it has.
+    let insert_at = (before + SECTION_LEN_BYTES).saturating_sub(missing * SECTION_LEN_BYTES);
     let old_payload = len.saturating_sub(HEADER_LEN + TRAILER_LEN);
-    let moved = old_payload.saturating_sub(before + SECTION_LEN_BYTES);
+    let moved = old_payload.saturating_sub(insert_at);
     let section_len = serialized_len(value);
-    let payload_len = old_payload.saturating_add(section_len);
+    let shift = section_len.saturating_add(missing * SECTION_LEN_BYTES);
+    let payload_len = old_payload.saturating_add(shift);
     let needed = frame::framed_len(payload_len);
     if needed > out.len() {
         return Err(Error::CapacityExceeded { needed, capacity: out.len() });
     }
     let field = u32_field(section_len, name)?;
-    out.copy_within(section_start..section_start + moved, section_start + section_len);
+    let (insert_at, length_at) = (HEADER_LEN + insert_at, HEADER_LEN + before);
+    let section_start = length_at + SECTION_LEN_BYTES;
+    out.copy_within(insert_at..insert_at + moved, insert_at + shift);
     let too_small = Error::CapacityExceeded { needed, capacity: out.len() };
+    // The length fields the file lacked before this section's: empty sections.
+    out.get_mut(insert_at..length_at.max(insert_at)).ok_or(too_small)?.fill(0);
     let bytes = out.get_mut(section_start..section_start + section_len).ok_or(too_small)?;
     postcard::to_slice(value, bytes).map_err(|_| too_small)?;
     let length = out.get_mut(length_at..section_start).ok_or(too_small)?;
     length.copy_from_slice(&field.to_le_bytes());
-    FORMAT.seal(tags, payload_len, out)
+    format_of(present.max(index + 1)).seal(tags, payload_len, out)
 }
 
 /// Bytes postcard writes for `value` (`usize::MAX` if it cannot).
@@ -545,7 +653,7 @@ pub fn scaler_len<T: crate::Real>(scaler: &ScalerSection<'_, T>) -> usize {
 /// As postcard's serializer (never, for the models of this crate).
 pub fn encoded_len<P: Serialize>(payload: &P) -> Result<usize, Error> {
     let size = postcard::serialize_with_flavor(payload, postcard::ser_flavors::Size::default());
-    size.map(|len| frame::framed_len(len.saturating_add(SECTIONS * SECTION_LEN_BYTES)))
+    size.map(|len| frame::framed_len(len.saturating_add(ENCODED_SECTIONS * SECTION_LEN_BYTES)))
         .map_err(|_| Error::InvalidParam { name: "payload" })
 }
 
@@ -750,30 +858,44 @@ mod tests {
         );
     }
 
-    /// The three sections land in their order (scaler, class names, feature names)
-    /// whichever is inserted first, and the model after them is intact.
+    /// The four sections land in their order (scaler, class names, feature names,
+    /// calibration) whichever is inserted first, and the model after them is intact; the
+    /// file is version 5 once it has a calibration, and 4 until then.
     #[test]
     fn sections_are_inserted_in_their_order_in_any_order() {
         let classes = ["grass", "sky"];
         let features = ["temp", "humidity", "wind"];
+        let sigmoids = [Sigmoid { a: 1.5, b: -0.25 }];
         let scaler = ScalerSection { count: 3, mean: &[1.0f64], m2: &[2.0], weights: &[] };
-        let added = scaler_len(&scaler) + names_len(&classes) + names_len(&features);
-        let orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+        let added = scaler_len(&scaler) + names_len(&classes) + names_len(&features) + calibration_len(&sigmoids);
+        let mut orders = std::vec::Vec::new();
+        for (a, b, c, d) in
+            (0..4).flat_map(|a| (0..4).flat_map(move |b| (0..4).flat_map(move |c| (0..4).map(move |d| (a, b, c, d)))))
+        {
+            if [a, b, c, d].iter().enumerate().all(|(i, x)| ![a, b, c, d][..i].contains(x)) {
+                orders.push([a, b, c, d]);
+            }
+        }
+        assert_eq!(orders.len(), 24);
         for order in orders {
             let (small, n) = sample();
-            let mut buf = [0u8; 128];
+            let mut buf = [0u8; 160];
             buf[..64].copy_from_slice(&small);
             let mut len = n;
             for section in order {
                 len = match section {
                     0 => add_scaler(&mut buf, len, scaler),
                     1 => add_class_names(&mut buf, len, &classes),
-                    _ => add_feature_names(&mut buf, len, &features),
+                    2 => add_feature_names(&mut buf, len, &features),
+                    _ => add_calibration(&mut buf, len, &sigmoids),
                 }
                 .unwrap();
+                let calibrated = Envelope::parse(&buf[..len]).unwrap().calibration_count() == 1;
+                assert_eq!(buf[4], if calibrated { 5 } else { 4 }, "{order:?}");
             }
             assert_eq!(len, n + added, "{order:?}");
             let env = Envelope::parse(&buf[..len]).unwrap();
+            assert!(env.calibration_iter().eq(sigmoids), "{order:?}");
             assert_eq!(decode_payload::<(u32, [f64; 2])>(env.payload), Ok((7, [0.25, -1.0])), "{order:?}");
             assert_eq!(decode_payload::<(u64, u8, f64, u8, f64)>(env.scaler), Ok((3, 1, 1.0, 1, 2.0)));
             let read: std::vec::Vec<_> = (0..4).map(|j| env.feature_name(j)).collect();
@@ -804,6 +926,43 @@ mod tests {
         assert_eq!(Envelope::parse(&buf[..n]), Err(Error::Model(ModelError::UnsupportedVersion { found })));
     }
 
+    /// A version 3 file given a calibration gains an empty feature names section with it,
+    /// and reads as version 5.
+    #[test]
+    fn a_version_3_file_takes_a_calibration() {
+        let mut buf = [0u8; 128];
+        let lengths = [0u8; 2 * SECTION_LEN_BYTES];
+        let model = postcard::to_slice(&(7u32, [0.25f64, -1.0]), &mut buf[HEADER_LEN + lengths.len()..]).unwrap().len();
+        let n = Format::new(MAGIC, OLDEST_FORMAT_VERSION).seal([1, 2], lengths.len() + model, &mut buf).unwrap();
+        let sigmoids = [Sigmoid { a: 0.5, b: 2.0 }, Sigmoid::default(), Sigmoid { a: -1.0, b: 0.0 }];
+        let len = add_calibration(&mut buf, n, &sigmoids).unwrap();
+        assert_eq!(len, n + calibration_len(&sigmoids) + SECTION_LEN_BYTES, "and the feature names' length");
+        let env = Envelope::parse(&buf[..len]).unwrap();
+        assert_eq!((buf[4], env.feature_count(), env.calibration_count()), (5, 0, 3));
+        assert!(env.calibration_iter().eq(sigmoids));
+        assert_eq!(decode_payload::<(u32, [f64; 2])>(env.payload), Ok((7, [0.25, -1.0])));
+    }
+
+    /// A calibration of no sigmoid, or of one not finite, is refused when added and when
+    /// parsed; so is a second one.
+    #[test]
+    fn bad_calibrations_are_refused() {
+        let (mut buf, n) = sample();
+        let refused = Err(Error::InvalidParam { name: "calibration" });
+        assert_eq!(add_calibration(&mut buf, n, &[]), refused);
+        assert_eq!(add_calibration(&mut buf, n, &[Sigmoid { a: f64::NAN, b: 0.0 }]), refused);
+        let mut big = [0u8; 96];
+        big[..64].copy_from_slice(&buf);
+        let len = add_calibration(&mut big, n, &[Sigmoid::default()]).unwrap();
+        assert_eq!(add_calibration(&mut big, len, &[Sigmoid::default()]), refused);
+        // The section's first sigmoid's slope (after the length field and the count) made
+        // infinite, the checksum sealed again: a corrupt payload.
+        let at = HEADER_LEN + 3 * SECTION_LEN_BYTES + SECTION_LEN_BYTES + 1;
+        big[at..at + 8].copy_from_slice(&f64::INFINITY.to_le_bytes());
+        let n = format_of(SECTIONS).seal([1, 2], len - HEADER_LEN - TRAILER_LEN, &mut big).unwrap();
+        assert_eq!(Envelope::parse(&big[..n]), Err(Error::Model(ModelError::Payload)));
+    }
+
     /// A names section that is not exactly a sequence of strings is a corrupt payload.
     #[test]
     fn corrupt_names_are_refused_when_parsed() {
@@ -817,7 +976,7 @@ mod tests {
             buf[at..at + SECTION_LEN_BYTES].copy_from_slice(&len);
             buf[at + SECTION_LEN_BYTES..][..section.len()].copy_from_slice(section);
             let payload = n - HEADER_LEN - TRAILER_LEN + section.len();
-            let n = FORMAT.seal([1, 2], payload, &mut buf).unwrap();
+            let n = format_of(ENCODED_SECTIONS).seal([1, 2], payload, &mut buf).unwrap();
             assert_eq!(Envelope::parse(&buf[..n]), Err(Error::Model(ModelError::Payload)), "{section:?}");
         }
     }

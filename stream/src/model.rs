@@ -27,6 +27,7 @@
 
 use std::path::{Path, PathBuf};
 
+use kestrel_core::calibration::{self, Sigmoid};
 use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::device_checkpoint::{self, DeviceObject};
 use kestrel_core::gp::Posterior;
@@ -253,6 +254,9 @@ pub struct ModelInfo {
     /// without one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub posterior_bytes: Option<usize>,
+    /// The classifier gives class probabilities (`predict --probabilities`): its file
+    /// carries their sigmoids.
+    pub probabilities: bool,
 }
 
 impl ModelInfo {
@@ -297,6 +301,7 @@ impl ModelInfo {
             feature_names: Vec::new(),
             components: None,
             posterior_bytes: None,
+            probabilities: false,
         }
     }
 }
@@ -381,6 +386,15 @@ pub trait Predictor {
     fn novelty_score(&mut self, _record: &Record) -> Result<Option<f64>, Error> {
         Ok(None)
     }
+    /// A classifier's probability of each of its classes (in the order of
+    /// [`labels`](Self::labels)), from the sigmoids its file carries (`kestrel train
+    /// --probabilities`); `None` for a model without them.
+    ///
+    /// # Errors
+    /// As [`predict`](Self::predict).
+    fn probabilities(&mut self, _record: &Record) -> Result<Option<Vec<f64>>, Error> {
+        Ok(None)
+    }
     /// A krr regressor's prediction and its predictive standard deviation
     /// `√(Var f(x) + λ)` (the latent variance of [`kestrel_core::gp`] plus the noise `λ`:
     /// the spread of a new reading), `None` for a model without a posterior (other
@@ -393,22 +407,26 @@ pub trait Predictor {
     }
 }
 
-/// A model with names: those of its classes (the labels `0, 1, …` stand for them), of its
-/// features, or both.
-struct Named {
+/// A model with what its file's sections add: the names of its classes (the labels `0, 1,
+/// …` stand for them) and of its features, and the sigmoids of its class probabilities.
+struct WithSections {
     model: Box<dyn Predictor>,
     classes: Option<ClassNames>,
     features: Vec<String>,
+    /// One sigmoid per decision value ([`kestrel_core::calibration`]), empty without
+    /// class probabilities.
+    calibration: Vec<Sigmoid>,
 }
 
-impl Predictor for Named {
+impl Predictor for WithSections {
     fn predict(&mut self, record: &Record) -> Result<f64, Error> {
         self.model.predict(record)
     }
 
     fn info(&self) -> ModelInfo {
         let class_names = self.classes.as_ref().map(|names| names.names().to_vec()).unwrap_or_default();
-        ModelInfo { class_names, feature_names: self.features.clone(), ..self.model.info() }
+        let probabilities = !self.calibration.is_empty();
+        ModelInfo { class_names, feature_names: self.features.clone(), probabilities, ..self.model.info() }
     }
 
     fn is_classifier(&self) -> bool {
@@ -442,26 +460,61 @@ impl Predictor for Named {
     fn predict_with_std(&mut self, record: &Record) -> Result<Option<(f64, f64)>, Error> {
         self.model.predict_with_std(record)
     }
+
+    fn probabilities(&mut self, record: &Record) -> Result<Option<Vec<f64>>, Error> {
+        if self.calibration.is_empty() {
+            return Ok(None);
+        }
+        let Some(decisions) = self.model.decision_values(record)? else { return Ok(None) };
+        let mut out = vec![0.0; if decisions.len() == 1 { 2 } else { decisions.len() }];
+        calibration::probabilities(self.calibration.iter().copied(), &decisions, &mut out)?;
+        Ok(Some(out))
+    }
 }
 
-/// `model` with the class and feature names `envelope` carries, if any.
+/// `model` with what the sections of `envelope` add, if any: names of its classes and
+/// features, the sigmoids of its class probabilities.
 ///
 /// # Errors
-/// `Error::Model(Payload)` for class names on a model that is not a classifier, or
-/// feature names of another number than its features.
-fn named(model: Box<dyn Predictor>, envelope: &Envelope<'_>) -> Result<Box<dyn Predictor>, Error> {
+/// `Error::Model(Payload)` for class names or a calibration on a model that is not a
+/// classifier, feature names of another number than its features, or a calibration of
+/// another number than its decision values.
+fn with_sections(model: Box<dyn Predictor>, envelope: &Envelope<'_>) -> Result<Box<dyn Predictor>, Error> {
     let (classes, features) = (envelope.class_count(), envelope.feature_count());
-    if classes == 0 && features == 0 {
+    let sigmoids = envelope.calibration_count();
+    if classes == 0 && features == 0 && sigmoids == 0 {
         return Ok(model);
     }
     let corrupt = Error::Model(kestrel_core::model::ModelError::Payload);
-    if (classes > 0 && !model.is_classifier()) || (features > 0 && features != model.info().dim) {
+    let classifier = model.is_classifier();
+    if (classes > 0 && !classifier) || (features > 0 && features != model.info().dim) {
+        return Err(corrupt);
+    }
+    // A classifier has one decision value for two labels, one per label beyond.
+    let outputs = match model.labels().len() {
+        2 => 1,
+        labels => labels,
+    };
+    if sigmoids > 0 && (!classifier || sigmoids != outputs) {
         return Err(corrupt);
     }
     let class_names = envelope.class_name_iter().map(str::to_string);
     let classes = (classes > 0).then(|| ClassNames::from_names(class_names));
     let features = envelope.feature_name_iter().map(str::to_string).collect();
-    Ok(Box::new(Named { model, classes, features }))
+    let calibration = envelope.calibration_iter().collect();
+    Ok(Box::new(WithSections { model, classes, features, calibration }))
+}
+
+/// `bytes`, a classifier's model file without class probabilities, with the sigmoids that
+/// give them inserted, one per decision value (`kestrel_core::model::add_calibration`).
+///
+/// # Errors
+/// As `add_calibration`: `bytes` is not a model, has a calibration already, or `sigmoids`
+/// is empty or not finite.
+pub fn with_calibration(bytes: Vec<u8>, sigmoids: &[Sigmoid]) -> Result<Vec<u8>, Error> {
+    with_section(bytes, kestrel_core::model::calibration_len(sigmoids), |out, len| {
+        kestrel_core::model::add_calibration(out, len, sigmoids)
+    })
 }
 
 /// `bytes`, a classifier's model file without class names, with `names` inserted
@@ -513,7 +566,7 @@ pub fn load(bytes: &[u8]) -> Result<Box<dyn Predictor>, Error> {
         (ModelKind::Novelty, ScalarKind::F64) => Box::new(Novelty::<f64>::decode(&envelope, size)?),
         _ => return Err(Error::Model(kestrel_core::model::ModelError::WrongKind)),
     };
-    named(model, &envelope)
+    with_sections(model, &envelope)
 }
 
 /// Storage for the model in `envelope`: postcard writes each scalar in `T::BYTES` bytes,
@@ -797,6 +850,7 @@ impl<T: Real> MapReduce<T> {
             scaler: &[],
             class_names: &[],
             feature_names: &[],
+            calibration: &[],
             payload,
         };
         MapReduceModel::from_envelope(&envelope)

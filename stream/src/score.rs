@@ -2,7 +2,8 @@
 //! and the coefficient of determination R² for a regressor — what `kestrel eval` prints
 //! and what `kestrel tune`'s cross-validation averages over its folds — and each class's
 //! recall and their mean, the balanced accuracy, which a rare class given up lowers where
-//! accuracy barely moves ([`ClassRecall`]; `kestrel stream` counts them too, prequentially).
+//! accuracy barely moves ([`ClassRecall`]; `kestrel stream` counts them too, prequentially),
+//! and the log loss of a classifier's class probabilities ([`LogLoss`]).
 //! Each row may weigh (`kestrel eval --weight-column`, scikit-learn's `sample_weight`): the
 //! scores are then the rows' weights shared out — a row of weight 2 counts as two copies of
 //! it — and with every weight 1 they are the unweighted scores, bit for bit.
@@ -16,6 +17,37 @@ use crate::dataset::Dataset;
 use crate::limits::MAX_CLASSES;
 use crate::model::Predictor;
 use crate::source::Record;
+
+/// The probability below which [`LogLoss`] counts a row's as this: a class given no
+/// chance costs `−ln 10⁻¹⁵ ≈ 34.5`, not infinity (River's `LogLoss` clips alike).
+pub const LOG_LOSS_FLOOR: f64 = 1e-15;
+
+/// The mean log loss `−Σ wᵢ·ln pᵢ / Σ wᵢ` of the probabilities `pᵢ` a classifier gave each
+/// row's own class (scikit-learn's `log_loss`, River's `LogLoss`), each clipped to
+/// [`LOG_LOSS_FLOOR`]: a label among none of the classes has probability 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LogLoss {
+    /// `−Σ wᵢ·ln pᵢ`.
+    sum: f64,
+    /// `Σ wᵢ`.
+    weight: f64,
+}
+
+impl LogLoss {
+    /// Counts a row of `label` of weight `weight` given `probabilities` of the classifier's
+    /// `labels` (in their order).
+    pub fn add(&mut self, probabilities: &[f64], labels: &[f64], label: f64, weight: f64) {
+        let own = labels.iter().position(|&l| l == label).and_then(|k| probabilities.get(k)).copied();
+        let p = own.unwrap_or(0.0).clamp(LOG_LOSS_FLOOR, 1.0);
+        self.sum -= weight * p.ln();
+        self.weight += weight;
+    }
+
+    /// The mean loss, `None` before a row.
+    pub fn mean(&self) -> Option<f64> {
+        (self.weight > 0.0).then(|| self.sum / self.weight)
+    }
+}
 
 /// Running totals of predictions against labels.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -209,6 +241,29 @@ pub fn on_dataset<T: Real>(model: &mut dyn Predictor, data: &Dataset<T>) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// scikit-learn's `log_loss([1, 0, 2], [[.2, .7, .1], [.6, .3, .1], [.1, .1, .8]])`
+    /// is −(ln .7 + ln .6 + ln .8)/3; a weight of 2 counts a row twice, and a label of no
+    /// class costs −ln 10⁻¹⁵.
+    #[test]
+    fn log_loss_of_the_own_class() {
+        let labels = [0.0, 1.0, 2.0];
+        let mut loss = LogLoss::default();
+        assert_eq!(loss.mean(), None);
+        loss.add(&[0.2, 0.7, 0.1], &labels, 1.0, 1.0);
+        loss.add(&[0.6, 0.3, 0.1], &labels, 0.0, 1.0);
+        loss.add(&[0.1, 0.1, 0.8], &labels, 2.0, 1.0);
+        let expected = -(0.7f64.ln() + 0.6f64.ln() + 0.8f64.ln()) / 3.0;
+        assert!((loss.mean().unwrap() - expected).abs() < 1e-15);
+        let mut weighed = LogLoss::default();
+        weighed.add(&[0.2, 0.7, 0.1], &labels, 1.0, 2.0);
+        weighed.add(&[0.6, 0.3, 0.1], &labels, 0.0, 1.0);
+        assert!((weighed.mean().unwrap() + (2.0 * 0.7f64.ln() + 0.6f64.ln()) / 3.0).abs() < 1e-15);
+        let mut foreign = LogLoss::default();
+        foreign.add(&[0.5, 0.5, 0.0], &labels, 7.0, 1.0);
+        foreign.add(&[0.5, 0.5, 0.0], &labels, 2.0, 1.0);
+        assert_eq!(foreign.mean(), Some(-LOG_LOSS_FLOOR.ln()));
+    }
 
     #[test]
     fn accuracy_and_errors() {

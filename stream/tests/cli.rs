@@ -1311,6 +1311,98 @@ fn decision_values_follow_each_class() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
+/// `train --probabilities`, then `predict --probabilities`: each row's class, then one
+/// probability per class in the order standard error names, summing to 1 (a bad row keeps
+/// its line of `NaN`s); `eval` scores their log loss, the mean of −ln of each row's own
+/// class's; the file is version 5 with them and 4 without; a model without them, and a
+/// learner that has no classes, are refused.
+#[test]
+fn class_probabilities_from_train_to_predict_and_eval() {
+    let dir = scratch("probabilities");
+    let (mut two, mut three) = ("x0,x1,y\n".to_string(), "x0,x1,y\n".to_string());
+    for i in 0..150usize {
+        let (a, b) = ((i * 37 % 101) as f64 / 50.0 - 1.0, (i * 53 % 97) as f64 / 48.0 - 1.0);
+        // A noisy boundary: every tenth row on the other side.
+        let flip = i % 10 == 0;
+        two.push_str(&format!("{a},{b},{}\n", if (a * a + b > 0.3) != flip { "wet" } else { "dry" }));
+        three.push_str(&format!("{a},{b},{}\n", ["low", "mid", "high"][usize::from(a > 0.0) + usize::from(b > 0.4)]));
+    }
+    two.push_str("0.5,oops,wet\n");
+    let write = |name: &str, text: &str| write_in(&dir, name, text);
+    let (two, three) = (write("two.csv", &two), write("three.csv", &three));
+    for (data, learner) in [(&two, "rsvm"), (&three, "rsvm"), (&two, "svm"), (&three, "lssvm"), (&three, "mrrsvm")] {
+        let model = dir.join(format!("{learner}.kestrel")).to_str().unwrap().to_string();
+        let train = ["train", "--learner", learner, "--input", data, "--out", &model, "--on-error", "skip"];
+        let o = kestrel(&[&train[..], &["--probabilities", "--partitions", "2"][..]].concat());
+        assert!(o.status.success(), "{learner}: {}", stderr(&o));
+        let bytes = std::fs::read(&model).unwrap();
+        assert_eq!(&bytes[4..6], &[5, 0], "{learner}: a model with class probabilities is version 5");
+        assert_eq!(json(&kestrel(&["inspect", &model, "--json"]))["probabilities"], true);
+        let o = kestrel(&["predict", "--model", &model, "--input", data, "--probabilities", "--on-error", "skip"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let told = stderr(&o);
+        let (_, order) = told.split_once("class probabilities, in order: ").expect(&told);
+        let classes: Vec<&str> = order.lines().next().unwrap().split(", ").collect();
+        let printed = stdout(&o);
+        let lines: Vec<Vec<&str>> = printed.lines().map(|line| line.split(',').collect()).collect();
+        let text = std::fs::read_to_string(data).unwrap();
+        let truth: Vec<&str> = text.lines().skip(1).map(|l| l.rsplit(',').next().unwrap()).collect();
+        assert_eq!(lines.len(), truth.len());
+        let (mut loss, mut rows) = (0.0, 0);
+        for (line, label) in lines.iter().zip(&truth) {
+            assert_eq!(line.len(), 1 + classes.len(), "{learner}: {line:?}");
+            if line[0] == "NaN" {
+                assert!(line.iter().all(|&v| v == "NaN"), "{line:?}");
+                continue;
+            }
+            let p: Vec<f64> = line[1..].iter().map(|v| v.parse().unwrap()).collect();
+            assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-9 && p.iter().all(|&p| p > 0.0), "{learner}: {line:?}");
+            let own = classes.iter().position(|c| c == label).unwrap();
+            loss -= p[own].ln();
+            rows += 1;
+        }
+        assert_eq!(rows, 150, "{learner}: the bad row alone is left out");
+        let o = kestrel(&["eval", "--model", &model, "--input", data, "--on-error", "skip", "--json"]);
+        let eval_loss = json(&o)["log_loss"].as_f64().unwrap_or_else(|| panic!("{}", stdout(&o)));
+        assert!((eval_loss - loss / rows as f64).abs() < 1e-9, "{learner}: {eval_loss} against {}", loss / rows as f64);
+        // Better than knowing nothing: the uniform distribution's loss is ln K.
+        assert!(eval_loss < 0.7 * (classes.len() as f64).ln(), "{learner}: log loss {eval_loss}");
+        let o = kestrel(&["eval", "--model", &model, "--input", data, "--on-error", "skip"]);
+        assert!(stdout(&o).contains("; log loss "), "{}", stdout(&o));
+        // Without the flag: version 4, no log loss, and predict --probabilities refused.
+        let o = kestrel(&[&train[..], &["--partitions", "2"][..]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(&std::fs::read(&model).unwrap()[4..6], &[4, 0], "{learner}");
+        let o = kestrel(&["eval", "--model", &model, "--input", data, "--on-error", "skip", "--json"]);
+        assert!(json(&o).get("log_loss").is_none(), "{}", stdout(&o));
+        let o = kestrel(&["predict", "--model", &model, "--input", data, "--probabilities", "--on-error", "skip"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("was trained without class probabilities: `kestrel train --probabilities`"));
+    }
+    let regression = regression_csv(&dir, 40);
+    let model = dir.join("krr.kestrel").to_str().unwrap().to_string();
+    let o = kestrel(&[
+        "train",
+        "--learner",
+        "krr",
+        "--input",
+        regression.to_str().unwrap(),
+        "--out",
+        &model,
+        "--probabilities",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--probabilities is for the classifiers of decision values"), "{}", stderr(&o));
+    assert!(
+        kestrel(&["train", "--learner", "krr", "--input", regression.to_str().unwrap(), "--out", &model])
+            .status
+            .success()
+    );
+    let o = kestrel(&["predict", "--model", &model, "--input", regression.to_str().unwrap(), "--probabilities"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--probabilities writes a classifier's class probabilities: "), "{}", stderr(&o));
+}
+
 /// `train --categorical`: the model equals the one trained on the same rows one-hot
 /// encoded by hand (numeric features first, then a 0/1 column `column=category` for each
 /// category in order of first appearance); `predict` reads the column again in any order

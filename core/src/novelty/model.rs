@@ -326,6 +326,7 @@ mod tests {
                 scaler: &[],
                 class_names: &[],
                 feature_names: &[],
+                calibration: &[],
                 payload: &payload[..cut],
             };
             assert!(NoveltyModel::<T, _>::from_envelope_in(&envelope, vec![T::ZERO; len]).is_err(), "{cut}");

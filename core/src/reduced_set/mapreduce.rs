@@ -134,6 +134,7 @@ impl<'a, T: Real> MapReduceModel<'a, T> {
                 scaler: &[],
                 class_names: &[],
                 feature_names: &[],
+                calibration: &[],
                 payload,
             };
             Some((kind, envelope))

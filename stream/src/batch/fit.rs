@@ -20,6 +20,7 @@ use kestrel_core::dcd::{self, Loss};
 use kestrel_core::{Kernel, KernelKind, Real, slkl};
 use serde::Serialize;
 
+use super::calibration;
 use super::class_weights::ClassWeights;
 use super::gamma;
 use super::kpls;
@@ -249,6 +250,10 @@ pub struct FitSettings {
     /// krr (exact solver): keep the posterior of the Gaussian process in the model, for a
     /// variance of each prediction ([`KrrConfig::posterior`]).
     pub posterior: bool,
+    /// The classifiers (svm, rsvm, lssvm, mrrsvm): give the model class probabilities,
+    /// Platt's sigmoids of decision values held out by cross-validation
+    /// ([`super::calibration`]; [`super::calibration::FOLDS`] more fits).
+    pub probabilities: bool,
     /// The width search `--gamma auto` already ran on the rows [`fit`] is given
     /// (`--scale auto`'s score of the copy it kept, [`auto_width_search`]): taken instead of
     /// searching again when the fit would run that very search; `None` searches.
@@ -289,6 +294,7 @@ impl FitSettings {
             seed: 1,
             budget: None,
             posterior: false,
+            probabilities: false,
             searched: None,
         }
     }
@@ -420,8 +426,11 @@ const LOO_OCTAVES: (i32, i32) = (-2, 2);
 /// leave-one-out pick over-fitted classifiers (Phishing 91.4 → 88.5 %, moons 94.1 →
 /// 92.0 %). f32 keeps 5·10⁻⁴, where the whitening `L⁻¹` stays well above its rounding.
 fn small_delta<T: Real>(task: Task) -> f64 {
-    if T::BYTES == 4 || task == Task::Classification { 5e-4 } else { 1e-7 }
+    if T::BYTES == 4 || task == Task::Classification { CLASSIFICATION_DELTA } else { 1e-7 }
 }
+
+/// The IRSVM threshold of a classifier's selection under `auto` (in f64 and f32).
+pub const CLASSIFICATION_DELTA: f64 = 5e-4;
 
 /// `Err(Param)` naming `what` for the core's error.
 fn param<V>(result: Result<V, kestrel_core::Error>, what: &'static str) -> Result<V, FitError> {
@@ -450,6 +459,12 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
     if settings.posterior && settings.learner != Learner::Krr {
         return Err(FitError::Conflict("--posterior is kernel ridge regression's (krr)".into()));
     }
+    let calibrated = matches!(settings.learner, Learner::Svm | Learner::Rsvm | Learner::Lssvm | Learner::Mrrsvm);
+    if settings.probabilities && !calibrated {
+        return Err(FitError::Conflict(
+            "--probabilities is for the classifiers of decision values (svm, rsvm, lssvm, mrrsvm)".into(),
+        ));
+    }
     check_ranges(settings)?;
     if settings.learner.task() == Task::Regression {
         check_targets_vary(data)?;
@@ -459,7 +474,7 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
     {
         check_budget(needed, settings.budget)?;
     }
-    match settings.learner {
+    let mut fitted = match settings.learner {
         Learner::Svm => train_svm(settings, data),
         Learner::Rsvm => train_rsvm(settings, data),
         Learner::Slkl => train_slkl(settings, data),
@@ -469,7 +484,13 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
         Learner::Novelty => super::novelty::train(settings, data),
         Learner::Ssvr => train_ssvr(settings, data),
         Learner::Kpls => train_kpls(settings, data),
+    }?;
+    if settings.probabilities {
+        let sigmoids = calibration::sigmoids(settings, data, &fitted)?;
+        fitted.bytes = model::with_calibration(fitted.bytes, &sigmoids).map_err(TrainError::Core)?;
+        fitted.summary.insert("probability_folds", calibration::FOLDS.into());
     }
+    Ok(fitted)
 }
 
 /// The numbers of `settings` in the ranges `kestrel train`'s flags take (the Python and C

@@ -15,6 +15,7 @@
 //! checked from the data set's shape *before* anything is allocated, and every buffer is
 //! then allocated fallibly ([`crate::limits::zeroed`]).
 
+pub mod calibration;
 pub mod centres;
 pub mod class_weights;
 pub mod clusters;

@@ -28,6 +28,7 @@
 //!
 //! Memory: five `f64` per sigmoid and a count per class.
 
+use kestrel_core::calibration::Sigmoid;
 use serde::{Deserialize, Serialize};
 
 use crate::limits::MAX_CLASSES;
@@ -40,29 +41,28 @@ const RIDGE: f64 = 1e-9;
 /// One class's sigmoid `σ(a·f + b)` and the curvature `H` of its log loss
 /// (`[Hₐₐ, Hₐᵦ, Hᵦᵦ]`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-struct Sigmoid {
-    a: f64,
-    b: f64,
+struct OnlineSigmoid {
+    sigmoid: Sigmoid,
     curvature: [f64; 3],
 }
 
-impl Default for Sigmoid {
+impl Default for OnlineSigmoid {
     fn default() -> Self {
-        Sigmoid { a: 1.0, b: 0.0, curvature: [1.0, 0.0, 1.0] }
+        OnlineSigmoid { sigmoid: Sigmoid::default(), curvature: [1.0, 0.0, 1.0] }
     }
 }
 
-impl Sigmoid {
-    /// `σ(a·f + b)`, without overflow for any `f`.
+impl OnlineSigmoid {
+    /// `σ(a·f + b)`.
     fn probability(&self, f: f64) -> f64 {
-        let z = self.a * f + self.b;
-        if z >= 0.0 { 1.0 / (1.0 + (-z).exp()) } else { z.exp() / (1.0 + z.exp()) }
+        self.sigmoid.probability(f)
     }
 
     /// The sigmoid of the decision value `−f`: the mirror of this one.
     fn mirrored(self) -> Self {
         let [aa, ab, bb] = self.curvature;
-        Sigmoid { a: self.a, b: -self.b, curvature: [aa, -ab, bb] }
+        let Sigmoid { a, b } = self.sigmoid;
+        OnlineSigmoid { sigmoid: Sigmoid { a, b: -b }, curvature: [aa, -ab, bb] }
     }
 
     /// One Newton step towards the target `t` for the decision value `f`.
@@ -79,9 +79,10 @@ impl Sigmoid {
         }
         let step_a = ((bb + RIDGE) * gradient_a - ab * gradient_b) / det;
         let step_b = ((aa + RIDGE) * gradient_b - ab * gradient_a) / det;
-        let (a, b) = (self.a - step_a, self.b - step_b);
-        if a.is_finite() && b.is_finite() {
-            *self = Sigmoid { a, b, curvature };
+        let Sigmoid { a, b } = self.sigmoid;
+        let sigmoid = Sigmoid { a: a - step_a, b: b - step_b };
+        if sigmoid.is_finite() {
+            *self = OnlineSigmoid { sigmoid, curvature };
         }
     }
 }
@@ -92,7 +93,7 @@ impl Sigmoid {
 #[serde(try_from = "Parts")]
 pub struct ClassProbabilities {
     /// One sigmoid for two classes, one per class beyond.
-    sigmoids: Vec<Sigmoid>,
+    sigmoids: Vec<OnlineSigmoid>,
     /// The samples of each class learned.
     counts: Vec<u64>,
 }
@@ -100,7 +101,7 @@ pub struct ClassProbabilities {
 /// A [`ClassProbabilities`] as decoded, checked before it becomes one.
 #[derive(Deserialize)]
 struct Parts {
-    sigmoids: Vec<Sigmoid>,
+    sigmoids: Vec<OnlineSigmoid>,
     counts: Vec<u64>,
 }
 
@@ -111,7 +112,7 @@ impl TryFrom<Parts> for ClassProbabilities {
     /// sigmoids finite.
     fn try_from(parts: Parts) -> Result<Self, String> {
         let Parts { sigmoids, counts } = parts;
-        let finite = sigmoids.iter().all(|s| [s.a, s.b].iter().chain(&s.curvature).all(|v| v.is_finite()));
+        let finite = sigmoids.iter().all(|s| s.sigmoid.is_finite() && s.curvature.iter().all(|v| v.is_finite()));
         if sigmoids.len() > MAX_CLASSES || counts.len() > MAX_CLASSES || !finite {
             return Err(format!("{} sigmoids of {} classes, or one not finite", sigmoids.len(), counts.len()));
         }
@@ -159,7 +160,7 @@ impl ClassProbabilities {
             return;
         }
         let binary = self.sigmoids.first().copied().filter(|_| self.sigmoids.len() == 1 && len > 2);
-        self.sigmoids = vec![Sigmoid::default(); len.min(MAX_CLASSES)];
+        self.sigmoids = vec![OnlineSigmoid::default(); len.min(MAX_CLASSES)];
         if let (Some(binary), [first, second, ..]) = (binary, self.sigmoids.as_mut_slice()) {
             (*first, *second) = (binary, binary.mirrored());
         }
@@ -172,7 +173,7 @@ impl ClassProbabilities {
         out.clear();
         let sigmoid = |j: usize| match self.sigmoids.len() == decisions.len() {
             true => self.sigmoids.get(j).copied().unwrap_or_default(),
-            false => Sigmoid::default(),
+            false => OnlineSigmoid::default(),
         };
         match (classes, decisions) {
             (0, _) => {}
@@ -226,7 +227,7 @@ mod tests {
         for _ in 0..100 {
             let (mut g, mut h) = ([0.0; 2], [0.0; 3]);
             for &(f, t) in pairs {
-                let p = Sigmoid { a, b, curvature: [0.0; 3] }.probability(f);
+                let p = Sigmoid { a, b }.probability(f);
                 let w = p * (1.0 - p);
                 g = [g[0] + (p - t) * f, g[1] + (p - t)];
                 h = [h[0] + w * f * f, h[1] + w * f, h[2] + w];
@@ -241,7 +242,7 @@ mod tests {
     /// Decision values whose classes follow `P(class 0 | f) = σ(2f − 0.5)`.
     fn stream(n: usize) -> Vec<(f64, usize)> {
         let mut rng = kestrel_core::Rng::seed_from_u64(7);
-        let truth = Sigmoid { a: 2.0, b: -0.5, curvature: [0.0; 3] };
+        let truth = Sigmoid { a: 2.0, b: -0.5 };
         (0..n)
             .map(|_| {
                 let f = 3.0 * rng.uniform::<f64>() - 1.5;
@@ -259,12 +260,12 @@ mod tests {
         }
         let pairs: Vec<(f64, f64)> = samples.iter().map(|&(f, class)| (f, f64::from(u8::from(class == 0)))).collect();
         let (a, b) = batch_fit(&pairs);
-        let online = probabilities.sigmoids[0];
+        let online = probabilities.sigmoids[0].sigmoid;
         assert!((online.a - a).abs() < 0.1 && (online.b - b).abs() < 0.1, "{online:?} against {a}, {b}");
         assert!((a - 2.0).abs() < 0.3 && (b + 0.5).abs() < 0.2, "the batch fit {a}, {b}");
         let mut out = Vec::new();
         probabilities.probabilities(&[0.25], 2, &mut out);
-        let truth = Sigmoid { a: 2.0, b: -0.5, curvature: [0.0; 3] }.probability(0.25);
+        let truth = Sigmoid { a: 2.0, b: -0.5 }.probability(0.25);
         assert!((out[0] - truth).abs() < 0.05 && (out[0] + out[1] - 1.0).abs() < 1e-12, "{out:?}");
     }
 
@@ -303,10 +304,10 @@ mod tests {
         }
         let bytes = probabilities.to_bytes().unwrap();
         assert_eq!(ClassProbabilities::from_bytes(&bytes).unwrap(), probabilities);
-        let nan = Sigmoid { a: f64::NAN, ..Sigmoid::default() };
+        let nan = OnlineSigmoid { sigmoid: Sigmoid { a: f64::NAN, b: 0.0 }, ..OnlineSigmoid::default() };
         let bad = postcard::to_stdvec(&(vec![nan], vec![1u64, 2])).unwrap();
         assert!(ClassProbabilities::from_bytes(&bad).is_err());
-        let many = postcard::to_stdvec(&(Vec::<Sigmoid>::new(), vec![0u64; MAX_CLASSES + 1])).unwrap();
+        let many = postcard::to_stdvec(&(Vec::<OnlineSigmoid>::new(), vec![0u64; MAX_CLASSES + 1])).unwrap();
         assert!(ClassProbabilities::from_bytes(&many).is_err());
         assert!(ClassProbabilities::from_bytes(&[0xff; 3]).is_err());
     }

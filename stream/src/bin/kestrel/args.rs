@@ -654,6 +654,12 @@ pub struct TrainSettings {
     /// where the predictor alone takes m·(d + 1)).
     #[arg(long)]
     pub posterior: bool,
+    /// Give the classifier class probabilities (svm, rsvm, lssvm, mrrsvm), as LIBSVM's `-b
+    /// 1`: Platt's sigmoid of each decision value, fitted to values held out by 5-fold
+    /// cross-validation (five more fits, at the settings `auto` chose), kept in the model
+    /// (16 bytes per class) for `predict --probabilities`, `eval`'s log loss and the device.
+    #[arg(long)]
+    pub probabilities: bool,
     /// Scalar type of the computation and the model.
     #[arg(long, value_enum, default_value_t = ScalarArg::F64)]
     pub scalar: ScalarArg,
@@ -765,6 +771,7 @@ impl TrainSettings {
             seed: self.seed,
             budget: self.budget,
             posterior: self.posterior,
+            probabilities: self.probabilities,
             searched: None,
         })
     }
@@ -995,14 +1002,19 @@ pub struct PredictArgs {
     pub output: Option<PathBuf>,
     /// Print `prediction,std` per row: the predictive standard deviation of a krr
     /// regressor (its Gaussian-process posterior, seed 000 §4.1.4, noise included).
-    #[arg(long, conflicts_with = "decision")]
+    #[arg(long, conflicts_with_all = ["decision", "probabilities"])]
     pub std: bool,
     /// Print a classifier's decision values after each row's class, for ROC curves,
     /// thresholds or a ranking: `class,value` for two classes (≥ 0 the second of the
     /// classes standard error names), `class,v₁,…,v_k` for k classes (one-vs-rest, in that
     /// order; the largest wins).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "probabilities")]
     pub decision: bool,
+    /// Print a classifier's class probabilities after each row's class: `class,p₁,…,p_k`,
+    /// one per class in the order standard error names (two for two classes), summing to
+    /// 1. The model must have them (`kestrel train --probabilities`).
+    #[arg(long)]
+    pub probabilities: bool,
     /// A CSV column to write before each row's prediction, as the input has it (an
     /// identifier, a time stamp, the true label), by its header name: `id,prediction`.
     /// Repeat the flag for several, written in that order. It is not a feature unless the

@@ -12,7 +12,7 @@ use kestrel_stream::dataset::{self, BadRows, Dataset, HostScaler, OnError};
 use kestrel_stream::detection::Detections;
 use kestrel_stream::file::OutputFile;
 use kestrel_stream::model::{self, Predictor};
-use kestrel_stream::score::{ClassRecall, Tally};
+use kestrel_stream::score::{ClassRecall, LogLoss, Tally};
 use kestrel_stream::shell;
 use kestrel_stream::source::{self, Categorical, Format, LabelColumn, Record, RecordReader};
 use serde_json::{Map, Value, json};
@@ -556,7 +556,11 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     let (name, dim) = (args.input.input.clone(), model.info().dim);
     let names = model.class_names().cloned();
     let features = model.feature_names().to_vec();
-    let outputs = if args.decision { decision_outputs(model.as_ref(), &args.model)? } else { 0 };
+    let outputs = match (args.decision, args.probabilities) {
+        (true, _) => decision_outputs(model.as_ref(), &args.model)?,
+        (false, true) => probability_outputs(model.as_ref(), &args.model)?,
+        (false, false) => 0,
+    };
     // A bad row skipped keeps its line: `NaN` for each of its values.
     let values = 1 + outputs + usize::from(args.std || model.info().task == "detector");
     let skipped_line = ",".repeat(args.keep_columns.len()) + &vec!["NaN"; values].join(",");
@@ -593,6 +597,11 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
                 write!(out, ",{decision}")?;
             }
         }
+        if args.probabilities {
+            for probability in model.probabilities(record).with_context(at)?.unwrap_or_default() {
+                write!(out, ",{probability}")?;
+            }
+        }
         writeln!(out)?;
         Ok(())
     })?;
@@ -625,6 +634,29 @@ fn decision_outputs(model: &dyn Predictor, path: &std::path::Path) -> Result<usi
     Ok(labels.len())
 }
 
+/// The number of class probabilities `predict --probabilities` writes a row of `model`
+/// (read from `path`): one per class, the classes told on standard error.
+///
+/// # Errors
+/// A usage error for a model that is not a classifier, or has no class probabilities.
+fn probability_outputs(model: &dyn Predictor, path: &std::path::Path) -> Result<usize> {
+    let info = model.info();
+    if !model.is_classifier() || info.task == "detector" {
+        let what = if info.task == "detector" { "writes its scores and flags" } else { "has no classes" };
+        bail!(Usage(format!("--probabilities writes a classifier's class probabilities: {} {what}", path.display())));
+    }
+    if !info.probabilities {
+        bail!(Usage(format!(
+            "{} was trained without class probabilities: `kestrel train --probabilities` gives the model them",
+            path.display()
+        )));
+    }
+    let labels = model.labels();
+    let shown: Vec<String> = labels.iter().map(|&label| class_names::shown(model.class_names(), label)).collect();
+    tell!("kestrel: class probabilities, in order: {}", shown.join(", "));
+    Ok(labels.len())
+}
+
 /// A name as a list separated by commas shows it: in backquotes when it holds a comma
 /// itself (a category `idle, quiet`).
 pub fn listed_name(name: &str) -> std::borrow::Cow<'_, str> {
@@ -651,6 +683,9 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     }
     let (mut detections, detector_names) = detections_for(&args.detection)?;
     let mut tally = Tally::default();
+    // A classifier with class probabilities is scored by their log loss too.
+    let mut log_loss = model.info().probabilities.then(LogLoss::default);
+    let model_labels = model.labels();
     let mut recall = ClassRecall::new(&if classifier { model.labels() } else { Vec::new() });
     let mut foreign = ForeignLabels::new(model.labels());
     let mut figures = args.report.as_ref().map(|_| EvalFigures::new(model.labels()));
@@ -677,6 +712,10 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
             }
             let prediction = model.predict(record).with_context(at)?;
             tally.add_weighted(prediction, record.label, weight);
+            if let Some(log_loss) = log_loss.as_mut() {
+                let probabilities = model.probabilities(record).with_context(at)?.unwrap_or_default();
+                log_loss.add(&probabilities, &model_labels, record.label, weight);
+            }
             recall.add_weighted(prediction, record.label, weight);
             match figures.as_mut() {
                 Some(figures) if classifier => {
@@ -721,14 +760,19 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         }
         report.summary(&eval_summary(
             (&tally, &recall, names.as_ref()),
-            &detections,
+            (&detections, log_loss.as_ref()),
             skipped,
             (model.as_ref(), detector),
         ));
         figures.add_to(&mut report, &detections, names.as_ref())?;
         report.write(path)?;
     }
-    let summary = eval_summary((&tally, &recall, names.as_ref()), &detections, skipped, (model.as_ref(), detector));
+    let summary = eval_summary(
+        (&tally, &recall, names.as_ref()),
+        (&detections, log_loss.as_ref()),
+        skipped,
+        (model.as_ref(), detector),
+    );
     if detector {
         tell_if_mostly_anomalies(&detections, &args.detection);
         match args.json {
@@ -750,7 +794,8 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         say!("{summary}")?;
     } else if classifier {
         let balanced = recall.balanced_accuracy().map_or(String::new(), |b| format!("; balanced accuracy {b:.4}"));
-        say!("accuracy {:.4} on {n} rows ({} correct){balanced}{weighed}", tally.accuracy(), tally.correct)?;
+        let log_loss = log_loss.and_then(|l| l.mean()).map_or(String::new(), |l| format!("; log loss {l:.4}"));
+        say!("accuracy {:.4} on {n} rows ({} correct){balanced}{log_loss}{weighed}", tally.accuracy(), tally.correct)?;
     } else {
         let r2 = tally.r2().map_or(String::new(), |r2| format!(", r2 {r2:.4}"));
         say!("mse {:.6}, mae {:.6}{r2} on {n} rows{weighed}", tally.mse(), tally.mae())?;
@@ -758,12 +803,12 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     Ok(())
 }
 
-/// What `kestrel eval` prints as JSON: a classifier's accuracy, balanced accuracy and each
-/// class's recall (by name, for named classes), a regressor's errors and R², a detector's
-/// counts.
+/// What `kestrel eval` prints as JSON: a classifier's accuracy, balanced accuracy, each
+/// class's recall (by name, for named classes) and, with class probabilities, their log
+/// loss; a regressor's errors and R², a detector's counts.
 fn eval_summary(
     (tally, recall, names): (&Tally, &ClassRecall, Option<&ClassNames>),
-    detections: &Detections,
+    (detections, log_loss): (&Detections, Option<&LogLoss>),
     skipped: u64,
     (model, detector): (&dyn Predictor, bool),
 ) -> Value {
@@ -774,6 +819,9 @@ fn eval_summary(
             let mut summary = json!({"n": n, "accuracy": tally.accuracy()});
             if let Some(fields) = summary.as_object_mut() {
                 fields.extend(recall_fields(recall, names));
+                if let Some(log_loss) = log_loss {
+                    fields.insert("log_loss".into(), json!(log_loss.mean()));
+                }
                 fields.insert("skipped".into(), json!(skipped));
             }
             summary

@@ -55,6 +55,9 @@ pub fn inspect(args: &InspectArgs) -> Result<()> {
             let m = info.centers;
             say!("predictive variance (predict --std): the posterior of the {m} centres, {bytes} bytes in memory")?;
         }
+        if info.probabilities {
+            say!("class probabilities (predict --probabilities): Platt's sigmoid of each decision value")?;
+        }
     }
     Ok(())
 }

@@ -1,0 +1,245 @@
+//! Class probabilities for a fitted classifier (`kestrel train --probabilities`): Platt's
+//! sigmoids ([`kestrel_core::calibration`]) fitted to decision values held out by k-fold
+//! cross-validation, as LIBSVM's `-b 1` does.
+//!
+//! The rows are dealt to [`FOLDS`] folds stratified by label ([`Folds`]); the learner is
+//! fitted on all folds but one and gives its decision values for the rows of that one, so
+//! that every row has values from a model that did not learn it (a model's values for its
+//! own rows are overconfident: an SVM pushes them past its margin). The fold models take
+//! what `auto` chose on the whole set (the width, C, the ridge, the centres), not a search
+//! of their own: the values then come from models of the same settings as the one the
+//! probabilities are for, and the five fits cost five fits, not five searches. (mrrsvm's
+//! parts choose their own settings, so its folds fit as the whole did.) A fold model that
+//! lacks a class (one of a few rows, all in the held-out fold) gives no value for it: the
+//! rows of that fold are left out of that class's sigmoid.
+//!
+//! Cost: [`FOLDS`] fits on 4/5 of the rows, and one decision value per row and output;
+//! memory, those values (`n × outputs` `f64`) beside one fold model at a time.
+
+use kestrel_core::Real;
+use kestrel_core::calibration::Sigmoid;
+
+use super::TrainError;
+use super::fit::{self, Field, FitError, FitSettings, Fitted, Learner, Setting};
+use super::tune::Folds;
+use crate::dataset::Dataset;
+use crate::labels;
+use crate::model;
+use crate::source::Record;
+
+/// Folds of the cross-validation (LIBSVM's `-b 1` takes 5).
+pub const FOLDS: usize = 5;
+
+/// Rows of one class's decision values: `(value, whether the row is of the class)`.
+type Pairs = Vec<(f64, bool)>;
+
+/// The sigmoids that give `fitted`'s class probabilities (one for two classes, one per
+/// class beyond, in the order of its labels), from decision values held out by
+/// [`FOLDS`]-fold cross-validation of `settings`' learner on `data` (module doc).
+///
+/// `fitted` is a classifier of decision values (svm, rsvm, lssvm, mrrsvm: [`fit::fit`]
+/// refuses the others before fitting them).
+///
+/// # Errors
+/// `TooFewRows` for fewer rows than folds, `InvalidParam` for a model of no decision
+/// values, and a fold's fit's own.
+pub fn sigmoids<T: Real>(settings: &FitSettings, data: &Dataset<T>, fitted: &Fitted) -> Result<Vec<Sigmoid>, FitError> {
+    let labels = model::load(&fitted.bytes).map_err(TrainError::Core)?.labels();
+    let folds = Folds::new(data, FOLDS, settings.seed)?;
+    let pinned = pinned(settings, fitted);
+    let binary = labels.len() == 2;
+    let mut pairs: Vec<Pairs> = vec![Vec::new(); if binary { 1 } else { labels.len() }];
+    let mut record = Record::default();
+    for fold in 0..folds.count() {
+        let (train, held_out) = folds.split(data, fold);
+        let mut model = model::load(&fit::fit(&pinned, &train)?.bytes).map_err(TrainError::Core)?;
+        let outputs = outputs_for(&labels, &model.labels());
+        for i in 0..held_out.len() {
+            if !held_out.record(i, &mut record) {
+                continue;
+            }
+            let decisions = model.decision_values(&record).map_err(TrainError::Core)?.unwrap_or_default();
+            let truth = labels::key(record.label);
+            for (j, class_pairs) in pairs.iter_mut().enumerate() {
+                // Binary: the one value's positive side is the second label.
+                let class = labels.get(if binary { 1 } else { j }).copied().unwrap_or(f64::NAN);
+                let value = outputs.get(j).copied().flatten().and_then(|(at, sign)| Some(sign * decisions.get(at)?));
+                if let Some(value) = value {
+                    class_pairs.push((value, truth == labels::key(class)));
+                }
+            }
+        }
+    }
+    pairs
+        .iter()
+        .map(|class_pairs| {
+            let fitted = Sigmoid::fit(class_pairs.len(), |i| class_pairs.get(i).copied().unwrap_or((0.0, false)));
+            fitted.map_err(|e| FitError::from(TrainError::Core(e)))
+        })
+        .collect()
+}
+
+/// For each output of a classifier of `labels`, where a fold model of `fold_labels` has
+/// its value and the sign to give it: `None` for a class the fold model lacks.
+fn outputs_for(labels: &[f64], fold_labels: &[f64]) -> Vec<Option<(usize, f64)>> {
+    let key = |l: &f64| labels::key(*l);
+    if labels.len() == 2 {
+        // One value each: the same when the labels come in the same order, its negation
+        // when in the other; none when the fold model has not both.
+        let same = fold_labels.iter().map(key).eq(labels.iter().map(key));
+        let swapped = fold_labels.iter().rev().map(key).eq(labels.iter().map(key));
+        return vec![match (same, swapped) {
+            (true, _) => Some((0, 1.0)),
+            (false, true) => Some((0, -1.0)),
+            _ => None,
+        }];
+    }
+    labels
+        .iter()
+        .map(|label| {
+            // Beyond two classes the fold model has one value per class, unless it has two.
+            let at = fold_labels.iter().position(|l| key(l) == key(label));
+            match fold_labels.len() {
+                2 => None,
+                _ => at.map(|at| (at, 1.0)),
+            }
+        })
+        .collect()
+}
+
+/// `settings` with what `auto` chose for `fitted` given as numbers (module doc), so that
+/// the fold models are fitted as it was without searching again.
+fn pinned(settings: &FitSettings, fitted: &Fitted) -> FitSettings {
+    let mut pinned = FitSettings { probabilities: false, ..settings.clone() };
+    if settings.learner == Learner::Mrrsvm {
+        return pinned;
+    }
+    let Some(Field::Fields(chosen)) = fitted.summary.get("chosen") else { return pinned };
+    let number = |key: &str| match chosen.get(key) {
+        Some(Field::Number(value)) => Some(*value),
+        _ => None,
+    };
+    if let Some(gamma) = number("gamma") {
+        pinned.kernel.gamma = Some(Setting::Value(gamma));
+    }
+    if let Some(c) = number("c") {
+        pinned.svm.c = Some(Setting::Value(c));
+    }
+    if let Some(lambda) = number("lambda") {
+        pinned.lambda = Some(Setting::Value(lambda));
+    }
+    if let Some(Field::Count(centres)) = chosen.get("centers") {
+        // The prefix leave-one-out chose, selected on the fold as on the whole.
+        pinned.centers = Some(*centres);
+        pinned.delta = Some(Setting::Value(fit::CLASSIFICATION_DELTA));
+    }
+    pinned.searched = None;
+    pinned
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kestrel_core::Rng;
+
+    /// Two classes whose labels follow the first feature with noise: P(1 | x) rises with x.
+    fn noisy(n: usize, seed: u64) -> Dataset<f64> {
+        let mut data = Dataset::new();
+        let mut rng = Rng::seed_from_u64(seed);
+        for _ in 0..n {
+            let (x, y) = (rng.uniform_in(-2.0, 2.0), rng.uniform_in(-1.0, 1.0));
+            let p = 1.0 / (1.0 + (-2.0 * x).exp());
+            let label = if rng.uniform::<f64>() < p { 1.0 } else { -1.0 };
+            data.push(&Record { label, indices: vec![0, 1], values: vec![x, y], ..Record::default() }).unwrap();
+        }
+        data
+    }
+
+    #[test]
+    fn outputs_follow_the_labels_of_the_fold_models() {
+        assert_eq!(outputs_for(&[-1.0, 1.0], &[-1.0, 1.0]), [Some((0, 1.0))]);
+        assert_eq!(outputs_for(&[-1.0, 1.0], &[1.0, -1.0]), [Some((0, -1.0))]);
+        assert_eq!(outputs_for(&[-1.0, 1.0], &[1.0]), [None]);
+        assert_eq!(outputs_for(&[0.0, 1.0, 2.0], &[2.0, 0.0, 1.0]), [Some((1, 1.0)), Some((2, 1.0)), Some((0, 1.0))]);
+        assert_eq!(
+            outputs_for(&[0.0, 1.0, 2.0, 3.0], &[0.0, 1.0, 3.0]),
+            [Some((0, 1.0)), Some((1, 1.0)), None, Some((2, 1.0))]
+        );
+        assert_eq!(outputs_for(&[0.0, 1.0, 2.0], &[0.0, 2.0]), [None, None, None]);
+    }
+
+    /// The held-out values' sigmoid gives probabilities near the truth's, where the
+    /// training values' would be overconfident: the sigmoid of a linear SVM, whose value is
+    /// about a scaled x, has a slope well under what the model's own margins suggest.
+    #[test]
+    fn held_out_sigmoids_are_calibrated() {
+        let data = noisy(600, 1);
+        let settings = FitSettings::new(Learner::Svm);
+        let fitted = fit::fit(&settings, &data).unwrap();
+        let sigmoids = sigmoids(&settings, &data, &fitted).unwrap();
+        assert_eq!(sigmoids.len(), 1);
+        let mut model = model::load(&model::with_calibration(fitted.bytes.clone(), &sigmoids).unwrap()).unwrap();
+        // P(1 | x) on fresh rows against the truth σ(2x): the mean absolute gap is small.
+        let (mut gap, test) = (0.0, noisy(400, 2));
+        let mut record = Record::default();
+        for i in 0..test.len() {
+            test.record(i, &mut record);
+            let p = model.probabilities(&record).unwrap().unwrap();
+            let truth = 1.0 / (1.0 + (-2.0 * record.values[0]).exp());
+            assert!((p[0] + p[1] - 1.0).abs() < 1e-12);
+            gap += (p[1] - truth).abs() / test.len() as f64;
+        }
+        assert!(gap < 0.06, "mean |p − truth| = {gap}");
+    }
+
+    #[test]
+    fn regressors_and_detectors_are_refused_before_fitting() {
+        let data = noisy(50, 3);
+        for learner in [Learner::Krr, Learner::Novelty, Learner::Slkl] {
+            let settings = FitSettings { probabilities: true, ..FitSettings::new(learner) };
+            let e = fit::fit(&settings, &data).unwrap_err().to_string();
+            assert!(e.contains("--probabilities is for the classifiers"), "{e}");
+        }
+    }
+
+    /// Three classes, by fit: one sigmoid per class in the model, its probabilities a
+    /// distribution whose largest is mostly the prediction, and each class's rows given
+    /// on average about the probability of their class that the classes' overlap leaves
+    /// (x uniform over a class's 1.6 wide interval, 0.6 of it shared with a neighbour
+    /// where each class has half the chance: 0.8125 for the outer classes, 0.625 for the
+    /// middle one, which shares both sides).
+    #[test]
+    fn three_classes_of_rsvm_through_fit() {
+        let mut data = Dataset::<f64>::new();
+        let mut rng = Rng::seed_from_u64(5);
+        for i in 0..300 {
+            let class = (i % 3) as f64;
+            let (x, y) = (class + rng.uniform_in(-0.8, 0.8), rng.uniform_in(-1.0, 1.0));
+            data.push(&Record { label: class, indices: vec![0, 1], values: vec![x, y], ..Record::default() }).unwrap();
+        }
+        let settings = FitSettings { probabilities: true, ..FitSettings::new(Learner::Rsvm) };
+        let fitted = fit::fit(&settings, &data).unwrap();
+        assert_eq!(fitted.summary.get("probability_folds"), Some(&Field::Count(FOLDS)));
+        let mut model = model::load(&fitted.bytes).unwrap();
+        assert!(model.info().probabilities);
+        let (mut own, mut agree) = ([0.0; 3], 0);
+        let mut record = Record::default();
+        for i in 0..data.len() {
+            data.record(i, &mut record);
+            let p = model.probabilities(&record).unwrap().unwrap();
+            assert!(p.len() == 3 && (p.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{p:?}");
+            let argmax = (0..3).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap() as f64;
+            agree += usize::from(argmax == model.predict(&record).unwrap());
+            for k in 0..3 {
+                if record.label == k as f64 {
+                    own[k] += p[k] / 100.0;
+                }
+            }
+        }
+        assert!(agree >= 290, "{agree} of 300 argmax = prediction");
+        let bayes = [0.8125, 0.625, 0.8125];
+        for k in 0..3 {
+            assert!((own[k] - bayes[k]).abs() < 0.06, "class {k}: {} against {}", own[k], bayes[k]);
+        }
+    }
+}
