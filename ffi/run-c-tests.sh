@@ -10,7 +10,7 @@
 #   4. compares the models the C test learned and saved with `kestrel predict` on the same
 #      rows: the CLI reads what a device wrote, and predicts the same values; and the
 #      decision values the C test read from the classifiers with `kestrel predict
-#      --decision`;
+#      --decision`, and the class probabilities with `kestrel predict --probabilities`;
 #   5. streams the rows the C test's novelty detector learned through `kestrel stream
 #      --learner novelty` with the same settings: the same flags, and the same model bytes.
 # Prints `test NAME ... ok|FAILED` per test and `N passed, N failed` over all of them;
@@ -52,6 +52,13 @@ awk 'BEGIN { print "x1,x2,label"; for (i = 0; i < 90; i++) { a = (i * 37 % 101) 
 head -n 33 "$out/classes3-train.csv" >"$out/classes3.csv"
 "$kestrel" train --learner rsvm --input "$out/classes3-train.csv" --centers 8 --scalar f32 \
     --out "$out/classes3.kestrel" >/dev/null 2>&1
+# Classifiers with class probabilities, of two classes (the firmware's rsvm rows) and of three.
+"$kestrel" train --learner rsvm --input "$root/firmware-demo/models/rsvm.csv" --centers 8 --scalar f32 \
+    --probabilities --out "$out/probs2.kestrel" >/dev/null 2>&1
+head -n 33 "$root/firmware-demo/models/rsvm.csv" >"$out/probs2.csv"
+"$kestrel" train --learner rsvm --input "$out/classes3-train.csv" --centers 8 --scalar f32 \
+    --probabilities --out "$out/probs3.kestrel" >/dev/null 2>&1
+cp "$out/classes3.csv" "$out/probs3.csv"
 c_tests=0
 "$out/test_kestrel" "$root/firmware-demo/models" "$out/f64.kestrel" "$out" | tee "$out/c.log" || c_tests=$?
 tally "$out/c.log" "$c_tests" c_tests_ran_to_the_end
@@ -82,6 +89,21 @@ for name in svm rsvm weighed classes3; do
                 END { exit (FNR != 32 || bad > 0) }' "$out/$name.cli-decisions" "$out/$name.c-decisions" && same=0
     fi
     report "${name}_decision_values_are_kestrel_predicts" "$same"
+done
+
+printf '\n==> class probabilities through the C ABI against kestrel predict --probabilities\n'
+# The device computes the sigmoids in f32, the host in f64: equal to 1e-5.
+for name in probs2 probs3; do
+    same=1
+    if [[ -s "$out/$name.c-probabilities" ]]; then
+        "$kestrel" predict --model "$out/$name.kestrel" --input "$out/$name.csv" --probabilities 2>/dev/null |
+            cut -d, -f2- >"$out/$name.cli-probabilities" &&
+            awk -F, 'NR == FNR { cli[FNR] = $0; next }
+                { n = split(cli[FNR], v, ","); if (n != NF) bad++
+                  for (i = 1; i <= NF; i++) { d = v[i] - $i; if (d < -1e-5 || d > 1e-5) bad++ } }
+                END { exit (FNR != 32 || bad > 0) }' "$out/$name.cli-probabilities" "$out/$name.c-probabilities" && same=0
+    fi
+    report "${name}_probabilities_are_kestrel_predicts" "$same"
 done
 
 printf '\n==> the detector learned through the C ABI against kestrel stream on the same rows\n'

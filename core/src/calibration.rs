@@ -155,50 +155,50 @@ impl Sigmoid {
     }
 }
 
-/// The class probabilities of a classifier's `decisions` (its outputs' decision values)
-/// into `out`, one per class in the order of its labels, from one sigmoid per output
-/// (module doc): two classes from one decision value, `K > 2` from `K`, normalised.
+/// The class probabilities of a classifier from its decision values, in place: on entry
+/// `values` holds the decision values of its outputs — for two classes one, in
+/// `values[0]` of a `values` of length 2 — and on return one probability per class in the
+/// order of its labels, from one sigmoid per output (module doc): two classes from the one
+/// value, `K > 2` from `K`, normalised. Nothing allocates: a device passes the buffer its
+/// decision values went into.
 ///
 /// # Errors
-/// `DimensionMismatch` when there is not one sigmoid per decision value, or `out` does not
-/// hold one probability per class (2 for one decision value, else one per value).
+/// `DimensionMismatch` for fewer than two values, or when there is not one sigmoid per
+/// output (1 for two values, else one per value); `values` is unchanged then.
 ///
 /// # Examples
 /// ```
 /// use kestrel_core::calibration::{probabilities, Sigmoid};
-/// let mut out = [0.0f32; 2];
-/// probabilities([Sigmoid { a: 2.0, b: 0.0 }], &[0.0f32], &mut out)?;
-/// assert_eq!(out, [0.5, 0.5]);
+/// let mut values = [0.0f32, 0.0]; // one decision value, 0: even odds
+/// probabilities([Sigmoid { a: 2.0, b: 0.0 }], &mut values)?;
+/// assert_eq!(values, [0.5, 0.5]);
 /// # Ok::<(), kestrel_core::Error>(())
 /// ```
 pub fn probabilities<T: Real>(
-    sigmoids: impl IntoIterator<Item = Sigmoid>,
-    decisions: &[T],
-    out: &mut [T],
+    sigmoids: impl IntoIterator<Item = Sigmoid> + Clone,
+    values: &mut [T],
 ) -> Result<(), Error> {
-    let classes = if decisions.len() == 1 { 2 } else { decisions.len() };
-    if out.len() != classes {
-        return Err(Error::DimensionMismatch { expected: classes, got: out.len() });
+    let outputs = match values.len() {
+        0 | 1 => return Err(Error::DimensionMismatch { expected: 2, got: values.len() }),
+        2 => 1,
+        classes => classes,
+    };
+    let count = sigmoids.clone().into_iter().count();
+    if count != outputs {
+        return Err(Error::DimensionMismatch { expected: outputs, got: count });
     }
-    let mut count = 0;
-    for (sigmoid, (&f, p)) in sigmoids.into_iter().zip(decisions.iter().zip(out.iter_mut())) {
-        *p = sigmoid.probability(f);
-        count += 1;
+    for (sigmoid, value) in sigmoids.into_iter().zip(values.iter_mut()) {
+        *value = sigmoid.probability(*value);
     }
-    if count != decisions.len() {
-        return Err(Error::DimensionMismatch { expected: decisions.len(), got: count });
-    }
-    if let [p0, p1] = out
-        && decisions.len() == 1
-    {
+    if let [p0, p1] = values {
         // The one sigmoid is the second class's.
         (*p0, *p1) = (T::ONE - *p0, *p0);
         return Ok(());
     }
-    let sum = out.iter().fold(T::ZERO, |sum, &p| sum + p);
+    let sum = values.iter().fold(T::ZERO, |sum, &p| sum + p);
     #[allow(clippy::cast_precision_loss, reason = "a count of classes")]
-    let uniform = T::ONE / T::from_f64(classes as f64);
-    for p in out.iter_mut() {
+    let uniform = T::ONE / T::from_f64(outputs as f64);
+    for p in values.iter_mut() {
         *p = if sum > T::ZERO { *p / sum } else { uniform };
     }
     Ok(())
@@ -266,13 +266,13 @@ mod tests {
     #[test]
     fn probabilities_of_two_and_of_more_classes() {
         let sigmoid = Sigmoid { a: 1.5, b: 0.25 };
-        let mut two = [0.0f64; 2];
-        probabilities([sigmoid], &[0.8], &mut two).unwrap();
+        let mut two = [0.8f64, 0.0];
+        probabilities([sigmoid], &mut two).unwrap();
         assert_eq!(two[1], sigmoid.probability(0.8));
         assert!((two[0] + two[1] - 1.0).abs() < 1e-15);
         let sigmoids = [sigmoid, Sigmoid::default(), Sigmoid { a: 0.5, b: -1.0 }];
-        let mut three = [0.0f32; 3];
-        probabilities(sigmoids, &[1.0f32, -1.0, 0.0], &mut three).unwrap();
+        let mut three = [1.0f32, -1.0, 0.0];
+        probabilities(sigmoids, &mut three).unwrap();
         let raw: [f32; 3] =
             [sigmoids[0].probability(1.0f32), sigmoids[1].probability(-1.0), sigmoids[2].probability(0.0)];
         let sum: f32 = raw.iter().sum();
@@ -280,16 +280,24 @@ mod tests {
             assert!((p - r / sum).abs() < 1e-6, "{three:?} against {raw:?}");
         }
         // Far values: no overflow, and the probabilities stay a distribution.
-        probabilities(sigmoids, &[f32::MAX, -f32::MAX, 0.0], &mut three).unwrap();
-        assert!(three.iter().all(|p| p.is_finite()) && (three.iter().sum::<f32>() - 1.0).abs() < 1e-6, "{three:?}");
+        let mut far = [f32::MAX, -f32::MAX, 0.0];
+        probabilities(sigmoids, &mut far).unwrap();
+        assert!(far.iter().all(|p| p.is_finite()) && (far.iter().sum::<f32>() - 1.0).abs() < 1e-6, "{far:?}");
     }
 
     #[test]
-    fn mismatched_lengths_are_refused() {
-        let mut out = [0.0f64; 3];
-        let e = probabilities([Sigmoid::default()], &[0.5], &mut out);
-        assert_eq!(e, Err(Error::DimensionMismatch { expected: 2, got: 3 }));
-        let e = probabilities([Sigmoid::default(); 2], &[0.5, 0.1, 0.2], &mut out);
+    fn mismatched_lengths_are_refused_and_leave_the_values() {
+        let mut one = [0.5f64];
+        assert_eq!(
+            probabilities([Sigmoid::default()], &mut one),
+            Err(Error::DimensionMismatch { expected: 2, got: 1 })
+        );
+        let mut three = [0.5f64, 0.1, 0.2];
+        let e = probabilities([Sigmoid::default(); 2], &mut three);
         assert_eq!(e, Err(Error::DimensionMismatch { expected: 3, got: 2 }));
+        let mut two = [0.5f64, 0.0];
+        let e = probabilities([Sigmoid::default(); 2], &mut two);
+        assert_eq!(e, Err(Error::DimensionMismatch { expected: 1, got: 2 }));
+        assert_eq!((three, two), ([0.5, 0.1, 0.2], [0.5, 0.0]));
     }
 }

@@ -264,6 +264,11 @@ typedef struct {
    * `true` when the model standardises its inputs.
    */
   bool scaled;
+  /**
+   * `true` when the classifier gives class probabilities
+   * ([`kestrel_model_probabilities`]).
+   */
+  bool probabilities;
 } kestrel_model_info;
 
 /**
@@ -600,6 +605,26 @@ kestrel_status kestrel_model_decision(const kestrel_model *model,
                                       size_t dim,
                                       float *out,
                                       size_t out_len);
+
+/**
+ * Writes a classifier's class probabilities for the row `x` to `out[0..classes]`, in the
+ * order of its labels ([`kestrel_model_label`]), summing to 1: Platt's sigmoid of each
+ * decision value, as `kestrel predict --probabilities` gives them (to `f32` rounding: the
+ * host computes the sigmoids in `f64`). The model must carry them (`kestrel train
+ * --probabilities`; [`ModelInfo::probabilities`]).
+ *
+ * Errors: as [`kestrel_model_predict`]; `INVALID_PARAM` for a model without class
+ * probabilities; `BUFFER_TOO_SMALL` when `out_len` is less than the classes. `out` is
+ * written only on success, but for `NON_FINITE`, after which `out[0..classes]` holds NaN.
+ *
+ * # Safety
+ * As [`kestrel_model_decision`].
+ */
+kestrel_status kestrel_model_probabilities(const kestrel_model *model,
+                                           const float *x,
+                                           size_t dim,
+                                           float *out,
+                                           size_t out_len);
 
 /**
  * Writes to `*out` the label of a classifier's class `index` (`0 ≤ index < classes`),

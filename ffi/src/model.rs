@@ -17,8 +17,9 @@
 //! (1 an anomaly, 0 normal) for a novelty detector, whose score `kestrel_model_score`
 //! gives. A classifier's decision values — a margin to threshold an alarm on, as `kestrel
 //! predict --decision` prints them — come from `kestrel_model_decision`, their classes from
-//! `kestrel_model_label`. A model that carries its input standardisation applies it first,
-//! as `kestrel predict` does.
+//! `kestrel_model_label`; a classifier trained with class probabilities (`kestrel train
+//! --probabilities`) gives them from `kestrel_model_probabilities`. A model that carries its
+//! input standardisation applies it first, as `kestrel predict` does.
 //!
 //! **Scalars.** An `f32` model computes in `f32`, with the core's code, so its predictions
 //! are the host's bit for bit. An `f64` model is refused (`KESTREL_STATUS_MODEL_UNSUPPORTED`):
@@ -28,7 +29,8 @@
 //!
 //! **Memory.** [`kestrel_model_work_bytes`] reads the bytes' header and returns the exact
 //! work size: the object header, the model's scalars (`⌊payload/4⌋ + 1`: postcard writes
-//! each `f32` in 4 bytes; a novelty detector's `m·d + 2m` for `m` centres), and for a standardising model of `d` features its scaler (`4d`)
+//! each `f32` in 4 bytes; a novelty detector's `m·d + 2m` for `m` centres; two per sigmoid of
+//! its class probabilities, whose section's 16 bytes each the bytes' length counts), and for a standardising model of `d` features its scaler (`4d`)
 //! and a scratch row (`d`). `KESTREL_MODEL_WORK_BYTES(len, dim)` bounds it at compile
 //! time. The model's bytes are copied; they may be discarded after `kestrel_model_open`.
 //!
@@ -43,6 +45,7 @@
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicBool, Ordering};
 
+use kestrel_core::calibration::{self, Sigmoid};
 use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::model::{Envelope, ModelKind, ScalarKind};
 use kestrel_core::novelty::NoveltyModel;
@@ -65,6 +68,8 @@ pub struct Model {
     tag: Tag,
     kind: Kind,
     scaler: Option<Scaler<f32, &'static mut [f32]>>,
+    /// The sigmoids of its class probabilities as `(a, b)` pairs (empty without them).
+    calibration: &'static mut [f32],
     /// Taken by a prediction that writes the scratch row.
     busy: AtomicBool,
     /// The scaled row (a standardising model of `d` features: `d` floats, else empty);
@@ -111,6 +116,9 @@ pub struct ModelInfo {
     pub outputs: usize,
     /// `true` when the model standardises its inputs.
     pub scaled: bool,
+    /// `true` when the classifier gives class probabilities
+    /// ([`kestrel_model_probabilities`]).
+    pub probabilities: bool,
 }
 
 /// The work bytes [`kestrel_model_open`] needs for the model in `bytes[0..len]`, or 0 when
@@ -252,6 +260,50 @@ pub unsafe extern "C" fn kestrel_model_decision(
     })())
 }
 
+/// Writes a classifier's class probabilities for the row `x` to `out[0..classes]`, in the
+/// order of its labels ([`kestrel_model_label`]), summing to 1: Platt's sigmoid of each
+/// decision value, as `kestrel predict --probabilities` gives them (to `f32` rounding: the
+/// host computes the sigmoids in `f64`). The model must carry them (`kestrel train
+/// --probabilities`; [`ModelInfo::probabilities`]).
+///
+/// Errors: as [`kestrel_model_predict`]; `INVALID_PARAM` for a model without class
+/// probabilities; `BUFFER_TOO_SMALL` when `out_len` is less than the classes. `out` is
+/// written only on success, but for `NON_FINITE`, after which `out[0..classes]` holds NaN.
+///
+/// # Safety
+/// As [`kestrel_model_decision`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_model_probabilities(
+    model: *const Model,
+    x: *const f32,
+    dim: usize,
+    out: *mut f32,
+    out_len: usize,
+) -> Status {
+    status_of((|| {
+        // SAFETY: as this function's contract.
+        let (model, x, out) =
+            unsafe { (memory::object(model)?, memory::floats(x, dim)?, memory::floats_mut(out, out_len)?) };
+        let info = model.info();
+        if !info.probabilities {
+            return Err(Status::InvalidParam);
+        }
+        let out = out.get_mut(..info.classes).ok_or(Status::BufferTooSmall)?;
+        let computed = model.decide(x, out.get_mut(..info.outputs).ok_or(Status::BufferTooSmall)?).and_then(|()| {
+            let sigmoids = model.calibration.chunks_exact(2).map(|pair| match *pair {
+                [a, b] => Sigmoid { a: a.into(), b: b.into() },
+                _ => Sigmoid::default(),
+            });
+            Ok(calibration::probabilities(sigmoids, out)?)
+        });
+        computed.inspect_err(|&status| {
+            if status == Status::NonFinite {
+                out.fill(f32::NAN);
+            }
+        })
+    })())
+}
+
 /// Writes to `*out` the label of a classifier's class `index` (`0 ≤ index < classes`),
 /// the order of its decision values: the training data's label, or the class's index for
 /// a model of named classes, as [`kestrel_model_predict`] writes it.
@@ -301,7 +353,7 @@ fn envelope(bytes: &[u8]) -> Result<Envelope<'_>, Status> {
 fn layout_of(envelope: &Envelope<'_>) -> Result<Layout, Status> {
     let scaled = scaled_dim(envelope)?;
     Ok(Layout::of::<Model>()
-        .then::<f32>(model_scalars(envelope)?)
+        .then::<f32>(model_scalars(envelope)? + 2 * envelope.calibration_count())
         .then::<f32>(Scaler::scalars_len(scaled))
         .then::<f32>(scaled))
 }
@@ -328,7 +380,12 @@ fn scaled_dim(envelope: &Envelope<'_>) -> Result<usize, Status> {
 
 /// Decodes the model of `envelope` into `work`.
 fn open(envelope: &Envelope<'_>, work: &mut Work) -> Result<Model, Status> {
-    let storage = work.take::<f32>(model_scalars(envelope)?)?;
+    let (storage, calibration) = work
+        .take::<f32>(model_scalars(envelope)? + 2 * envelope.calibration_count())?
+        .split_at_mut(model_scalars(envelope)?);
+    for (pair, sigmoid) in calibration.chunks_exact_mut(2).zip(envelope.calibration_iter()) {
+        pair.copy_from_slice(&[f32::from_f64(sigmoid.a), f32::from_f64(sigmoid.b)]);
+    }
     let kind = match envelope.kind {
         ModelKind::LinearSvm => Kind::Linear(LinearModel::from_envelope_in(envelope, storage).map_err(decoding)?),
         ModelKind::Slkl => Kind::Slkl(Predictor::from_envelope_in(envelope, storage).map_err(decoding)?),
@@ -344,11 +401,18 @@ fn open(envelope: &Envelope<'_>, work: &mut Work) -> Result<Model, Status> {
     if scaler.as_ref().is_some_and(|s| s.dim() != kind.dim()) {
         return Err(Status::ModelCorrupted);
     }
+    // One sigmoid per decision value, or none.
+    let outputs = kind.labels().len();
+    let outputs = if outputs == 2 { 1 } else { outputs };
+    if !calibration.is_empty() && calibration.len() != 2 * outputs {
+        return Err(Status::ModelCorrupted);
+    }
     let scratch = work.take::<f32>(scaled)?;
     Ok(Model {
         tag: MODEL_TAG,
         kind,
         scaler,
+        calibration,
         busy: AtomicBool::new(false),
         scratch_len: scratch.len(),
         scratch: scratch.as_mut_ptr(),
@@ -463,7 +527,17 @@ impl Model {
             Kind::Novelty(m) => (ModelKind::Novelty, m.centres_len(), 0),
         };
         let (dim, classes, scaled) = (self.kind.dim(), self.kind.labels().len(), self.scaler.is_some());
-        ModelInfo { kind: kind as u32, dim, centres, is_classifier: outputs > 0, classes, outputs, scaled }
+        let probabilities = !self.calibration.is_empty();
+        ModelInfo {
+            kind: kind as u32,
+            dim,
+            centres,
+            is_classifier: outputs > 0,
+            classes,
+            outputs,
+            scaled,
+            probabilities,
+        }
     }
 }
 

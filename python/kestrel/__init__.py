@@ -88,8 +88,9 @@ class Model:
     info : dict
         What ``kestrel inspect`` shows: kind, scalar, dim, centers, bytes, kernel, task,
         scaled, class_names, feature_names (empty unless a CSV header or
-        :func:`with_feature_names` gave them), and summary (its first line, which the
-        model's ``repr`` shows).
+        :func:`with_feature_names` gave them), probabilities (whether
+        :meth:`predict_proba` has them), and summary (its first line, which the model's
+        ``repr`` shows).
     """
 
     def __init__(self, data):
@@ -127,6 +128,33 @@ class Model:
         if names:
             return np.asarray(names, dtype=object)[values.astype(np.intp)]
         return values
+
+    def predict_proba(self, X):
+        """Class probabilities of a classifier trained with them (``kestrel train
+        --probabilities``, ``probability=True``), as ``kestrel predict --probabilities``
+        gives them.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            As for :meth:`predict`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            One column per class in the order of its label (for named classes, of
+            ``info["class_names"]``); each row sums to 1.
+
+        Raises
+        ------
+        ValueError
+            For a model without class probabilities (``info["probabilities"]`` False).
+        """
+        rows = _rows(_by_name(X, self.info["feature_names"]))
+        if isinstance(rows, np.ndarray) and rows.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {rows.shape}")
+        values, labels = _kestrel.probabilities(self._bytes, rows)
+        return values[:, np.argsort(labels)]
 
     def to_bytes(self):
         """The model file's bytes."""

@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._available_if import available_if
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
@@ -356,6 +357,50 @@ class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
         ordered[:, columns] = values
         return ordered
 
+    def _gives_probabilities(self):
+        """Whether ``predict_proba`` is there: fitted with ``probability=True`` (as
+        scikit-learn's ``SVC`` has it only then)."""
+        if not self.probability:
+            raise AttributeError("predict_proba is available when probability=True")
+        return True
+
+    @available_if(_gives_probabilities)
+    def predict_proba(self, X):
+        """Class probabilities: Platt's sigmoid of each decision value, fitted at ``fit``
+        to values of rows held out by 5-fold cross-validation, as ``SVC(probability=True)``
+        gives them (``kestrel train --probabilities``; two classes share one sigmoid, more
+        are normalised one-vs-rest). Their largest may name another class than ``predict``
+        for rows near the boundary, as with ``SVC``.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            One column per class of ``classes_``; each row sums to 1.
+        """
+        rows = self._fitted_rows(X)
+        values, labels = _kestrel.probabilities(self.model_bytes_, rows)
+        ordered = np.empty_like(values)
+        ordered[:, self._class_index(np.asarray(labels, dtype=np.float64))] = values
+        return ordered
+
+    @available_if(_gives_probabilities)
+    def predict_log_proba(self, X):
+        """The logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        return np.log(self.predict_proba(X))
+
     def _class_index(self, values):
         """The index in ``classes_`` of each label value the model predicts."""
         if np.issubdtype(self.classes_.dtype, np.number):
@@ -448,6 +493,11 @@ class DCDLinearSVC(_TakesSampleWeight, _KestrelClassifier):
         Beyond two classes, class ``c`` is weighed against the rest.
     tol : float or None, default=None
         Stopping tolerance; None is LIBLINEAR's 0.1.
+    probability : bool, default=False
+        Fit class probabilities too, for :meth:`predict_proba`: Platt's sigmoid of each
+        decision value on rows held out by 5-fold cross-validation (five more fits, as
+        ``SVC(probability=True)``); the model file keeps them for ``kestrel predict
+        --probabilities`` and the device.
     random_state : int or None, default=None
         Seed of the coordinate order; None is 1.
     scalar : {"f64", "f32"}, default="f64"
@@ -476,20 +526,27 @@ class DCDLinearSVC(_TakesSampleWeight, _KestrelClassifier):
     _learner = "svm"
 
     def __init__(
-        self, C=1.0, loss="squared_hinge", bias=1.0, class_weight=None, tol=None, random_state=None, scalar="f64",
-        scale=False,
+        self, C=1.0, loss="squared_hinge", bias=1.0, class_weight=None, tol=None, probability=False,
+        random_state=None, scalar="f64", scale=False,
     ):
         self.C = C
         self.loss = loss
         self.bias = bias
         self.class_weight = class_weight
         self.tol = tol
+        self.probability = probability
         self.random_state = random_state
         self.scalar = scalar
         self.scale = scale
 
     def _fit_settings(self):
-        return {"c": float(self.C), "loss": self.loss, "bias": float(self.bias), "tol": self.tol}
+        return {
+            "c": float(self.C),
+            "loss": self.loss,
+            "bias": float(self.bias),
+            "tol": self.tol,
+            "probabilities": bool(self.probability),
+        }
 
 
 class ReducedKernelSVC(_TakesSampleWeight, _KestrelClassifier):
@@ -521,6 +578,9 @@ class ReducedKernelSVC(_TakesSampleWeight, _KestrelClassifier):
         --class-weight``); "auto" settings are then chosen by the leave-one-out error
         weighted alike, so that a rare class is not given up for the frequent ones.
     tol : float or None, default=None
+    probability : bool, default=False
+        Fit class probabilities too, for :meth:`predict_proba`, as for
+        :class:`DCDLinearSVC`; the five held-out fits take the settings "auto" chose.
     random_state : int or None, default=None
     scalar : {"f64", "f32"}, default="f64"
     scale : bool or "auto", default=False
@@ -548,15 +608,12 @@ class ReducedKernelSVC(_TakesSampleWeight, _KestrelClassifier):
     Examples
     --------
     Class probabilities, as ``SVC(probability=True)`` gives them (Platt's sigmoid fitted
-    to decision values of held-out folds), come from scikit-learn's calibration around the
-    estimator:
+    to decision values of held-out folds):
 
-    >>> from sklearn.calibration import CalibratedClassifierCV
     >>> from sklearn.datasets import make_moons
     >>> X, y = make_moons(200, noise=0.2, random_state=0)
-    >>> calibrated = CalibratedClassifierCV(ReducedKernelSVC(), method="sigmoid", cv=3).fit(X, y)
-    >>> p = calibrated.predict_proba(X[:3])
-    >>> p.shape, bool(((p >= 0) & (p <= 1)).all()), bool(abs(p.sum(axis=1) - 1).max() < 1e-9)
+    >>> p = ReducedKernelSVC(probability=True).fit(X, y).predict_proba(X[:3])
+    >>> p.shape, bool(((p > 0) & (p < 1)).all()), bool(abs(p.sum(axis=1) - 1).max() < 1e-12)
     ((3, 2), True, True)
     """
 
@@ -575,6 +632,7 @@ class ReducedKernelSVC(_TakesSampleWeight, _KestrelClassifier):
         loss="squared_hinge",
         class_weight=None,
         tol=None,
+        probability=False,
         random_state=None,
         scalar="f64",
         scale=False,
@@ -591,6 +649,7 @@ class ReducedKernelSVC(_TakesSampleWeight, _KestrelClassifier):
         self.loss = loss
         self.class_weight = class_weight
         self.tol = tol
+        self.probability = probability
         self.random_state = random_state
         self.scalar = scalar
         self.scale = scale
@@ -605,6 +664,7 @@ class ReducedKernelSVC(_TakesSampleWeight, _KestrelClassifier):
             "loss": self.loss,
             "tol": self.tol,
             "relevance": bool(self.relevance),
+            "probabilities": bool(self.probability),
         }
 
 

@@ -47,6 +47,7 @@ class FitConfig:
         epsilon: Optional[float] = None,
         scale: bool = False,
         relevance: bool = False,
+        probabilities: bool = False,
         seed: int = 1,
     ) -> None: ...
 
@@ -68,6 +69,9 @@ def novelty_scores(model: bytes, x: Rows) -> npt.NDArray[np.float64]:
 
 def decision_function(model: bytes, x: Rows) -> tuple[npt.NDArray[np.float64], list[float]]:
     """A classifier's decision values (one column per output) and its outputs' labels."""
+
+def probabilities(model: bytes, x: Rows) -> tuple[npt.NDArray[np.float64], list[float]]:
+    """A classifier's class probabilities (one column per class) and the classes' labels."""
 
 def describe(model: bytes) -> dict[str, Any]:
     """What ``kestrel inspect`` shows."""

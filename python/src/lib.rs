@@ -122,7 +122,8 @@ fn rows_with_labels<'a>(x: &'a RowsArg<'_>, y: &PyReadonlyArray1<'_, f64>) -> Py
 /// are mrrsvm's; `quantile` is the novelty detector's threshold; `solver` is krr's (`auto`, `exact`,
 /// `cg`); `components` kpls's; `scale` standardises the features first (`True`: `kestrel
 /// train --scale`; `"auto"`: when that lowers the leave-one-out error, `--scale auto`),
-/// `relevance` also weighs them (`--relevance`).
+/// `relevance` also weighs them (`--relevance`); `probabilities` gives a classifier class
+/// probabilities (`--probabilities`).
 #[pyclass(module = "kestrel._kestrel", frozen)]
 struct FitConfig {
     settings: FitSettings,
@@ -141,7 +142,7 @@ impl FitConfig {
         c = None, loss = "squared_hinge", bias = 1.0, nu = None, centers = None, tol = None,
         select = "irsvm", delta = None, alpha = None, class_weights = None, partitions = None,
         quantile = DEFAULT_QUANTILE, solver = "auto", components = None, epsilon = None, scale = ScaleArg::Flag(false),
-        relevance = false, seed = 1
+        relevance = false, probabilities = false, seed = 1
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -168,6 +169,7 @@ impl FitConfig {
         epsilon: Option<f64>,
         scale: ScaleArg,
         relevance: bool,
+        probabilities: bool,
         seed: u64,
     ) -> PyResult<Self> {
         let scale = scale.scaling()?;
@@ -197,6 +199,7 @@ impl FitConfig {
             krr_solver,
             components,
             epsilon,
+            probabilities,
             seed,
             ..FitSettings::new(self::learner(learner)?)
         };
@@ -544,8 +547,29 @@ fn decision_function<'py>(
     Ok((array, labels))
 }
 
+/// One row per row of `x` of the class probabilities of the classifier in `model` (in the
+/// model's order of labels), and those labels; a `ValueError` for a model without class
+/// probabilities (`kestrel train --probabilities`, `probability=True`).
+#[pyfunction]
+fn probabilities<'py>(
+    py: Python<'py>,
+    model: &[u8],
+    x: RowsArg<'py>,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<f64>)> {
+    let rows = x.rows()?;
+    let (values, labels) = py
+        .detach(|| -> Result<(Vec<Vec<f64>>, Vec<f64>), String> {
+            let (values, labels) = per_row(model, &rows, |m, r| m.probabilities(r))?;
+            let values: Option<Vec<Vec<f64>>> = values.into_iter().collect();
+            Ok((values.ok_or("the model has no class probabilities (kestrel train --probabilities)")?, labels))
+        })
+        .map_err(value_error)?;
+    let array = PyArray2::from_vec2(py, &values).map_err(value_error)?;
+    Ok((array, labels))
+}
+
 /// What `kestrel inspect` shows of the model in `model`: kind, scalar, dim, centers, bytes,
-/// kernel, task, scaled, class_names, feature_names, and a projection's components and a scaler's
+/// kernel, task, scaled, class_names, feature_names, probabilities, and a projection's components and a scaler's
 /// relevance weights when the model has them. A checkpoint (of `kestrel stream`, or copied
 /// off a device) is named as one, as the CLI names it.
 #[pyfunction]
@@ -566,6 +590,7 @@ fn describe<'py>(py: Python<'py>, model: &[u8]) -> PyResult<Bound<'py, PyDict>> 
     dict.set_item("scaled", info.scaled)?;
     dict.set_item("class_names", info.class_names)?;
     dict.set_item("feature_names", info.feature_names)?;
+    dict.set_item("probabilities", info.probabilities)?;
     if let Some(components) = info.components {
         dict.set_item("components", components)?;
     }
@@ -920,6 +945,7 @@ fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(predict, m)?)?;
     m.add_function(wrap_pyfunction!(decision_function, m)?)?;
+    m.add_function(wrap_pyfunction!(probabilities, m)?)?;
     m.add_function(wrap_pyfunction!(novelty_scores, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(with_class_names, m)?)?;

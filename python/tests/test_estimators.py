@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone, is_classifier
+from sklearn.calibration import CalibratedClassifierCV
 from sklearn.datasets import (
     load_breast_cancer,
     load_diabetes,
@@ -25,7 +26,7 @@ from sklearn.datasets import (
 )
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_ridge import KernelRidge
-from sklearn.metrics import balanced_accuracy_score
+from sklearn.metrics import balanced_accuracy_score, log_loss
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -184,6 +185,55 @@ def test_reduced_kernel_svc_matches_svc_on_breast_cancer():
     ours = make_pipeline(StandardScaler(), kestrel.ReducedKernelSVC()).fit(X_train, y_train).score(X_test, y_test)
     theirs = make_pipeline(StandardScaler(), SVC()).fit(X_train, y_train).score(X_test, y_test)
     assert ours >= theirs - 0.02, (ours, theirs)
+
+
+def test_probabilities_are_scikit_learns_sigmoid_calibration():
+    """probability=True fits what CalibratedClassifierCV(method="sigmoid", ensemble=False)
+    fits around the same estimator: Platt's sigmoid of 5-fold held-out decision values
+    (the folds are dealt differently, so the two agree closely, not bit for bit)."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0, stratify=y)
+    settings = dict(C=1.0, gamma=0.02, delta=0.01)
+    ours = kestrel.ReducedKernelSVC(probability=True, **settings).fit(X_train, y_train)
+    reference = CalibratedClassifierCV(kestrel.ReducedKernelSVC(**settings), method="sigmoid", cv=5, ensemble=False)
+    p, q = ours.predict_proba(X_test), reference.fit(X_train, y_train).predict_proba(X_test)
+    assert p.shape == (len(X_test), 2) and np.allclose(p.sum(axis=1), 1.0, atol=1e-12)
+    assert np.abs(p - q).mean() < 0.01 and np.abs(p - q).max() < 0.05, (np.abs(p - q).mean(), np.abs(p - q).max())
+    assert abs(log_loss(y_test, p) - log_loss(y_test, q)) < 0.05 * log_loss(y_test, q)
+    # The decision function is the same model's: the probability of classes_[1] rises with it.
+    order = np.argsort(ours.decision_function(X_test))
+    assert np.all(np.diff(p[order, 1]) >= -1e-12)
+    assert np.allclose(ours.predict_log_proba(X_test), np.log(p))
+
+
+def test_predict_proba_is_there_only_with_probability():
+    X, y = make_moons(100, noise=0.2, random_state=0)
+    for estimator in (kestrel.DCDLinearSVC(), kestrel.ReducedKernelSVC()):
+        assert not hasattr(estimator.fit(X, y), "predict_proba")
+        with pytest.raises(AttributeError, match="has no attribute 'predict_proba'") as raised:
+            estimator.predict_proba(X)
+        assert "probability=True" in str(raised.value.__cause__)
+        assert hasattr(estimator.set_params(probability=True).fit(X, y), "predict_proba")
+    with pytest.raises(ValueError, match="no class probabilities"):
+        kestrel.Model(kestrel.DCDLinearSVC().fit(X, y).to_bytes()).predict_proba(X)
+
+
+def test_probabilities_of_named_classes_travel_in_the_model_file():
+    """Three named classes: one column per class of classes_, each row a distribution whose
+    largest is mostly the prediction; the model file gives the same through kestrel.Model
+    and after pickling."""
+    X, y = load_wine(return_X_y=True)
+    names = np.array(["barolo", "grignolino", "barbera"])[y]
+    estimator = kestrel.DCDLinearSVC(probability=True, scale=True).fit(X, names)
+    p = estimator.predict_proba(X)
+    assert p.shape == (len(X), 3) and np.allclose(p.sum(axis=1), 1.0, atol=1e-12)
+    assert np.mean(estimator.classes_[p.argmax(axis=1)] == estimator.predict(X)) > 0.97
+    assert log_loss(names, p, labels=estimator.classes_) < 0.2
+    model = kestrel.Model(estimator.to_bytes())
+    assert model.info["probabilities"] and model.info["class_names"] == list(estimator.classes_)
+    assert np.array_equal(model.predict_proba(X), p)
+    assert np.array_equal(pickle.loads(pickle.dumps(estimator)).predict_proba(X), p)
 
 
 @pytest.mark.parametrize("loss", ["squared_hinge", "hinge"])

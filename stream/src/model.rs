@@ -465,10 +465,13 @@ impl Predictor for WithSections {
         if self.calibration.is_empty() {
             return Ok(None);
         }
-        let Some(decisions) = self.model.decision_values(record)? else { return Ok(None) };
-        let mut out = vec![0.0; if decisions.len() == 1 { 2 } else { decisions.len() }];
-        calibration::probabilities(self.calibration.iter().copied(), &decisions, &mut out)?;
-        Ok(Some(out))
+        let Some(mut values) = self.model.decision_values(record)? else { return Ok(None) };
+        // Two classes: one decision value, two probabilities.
+        if values.len() == 1 {
+            values.push(0.0);
+        }
+        calibration::probabilities(self.calibration.iter().copied(), &mut values)?;
+        Ok(Some(values))
     }
 }
 

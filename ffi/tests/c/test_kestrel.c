@@ -240,6 +240,58 @@ static int host_models_predict_the_clis_bits(void) {
     return 1;
 }
 
+/* Class probabilities of the two classifiers the runner trained with them into OUT_DIR
+   (probs2: two classes, probs3: three named ones): one per class, each in (0, 1), summing
+   to 1, written to OUT_DIR/NAME.c-probabilities for the runner to compare with `kestrel
+   predict --probabilities`. A model without them (classes3) and a short buffer are
+   refused, the outputs left as they were. */
+static int class_probabilities_sum_to_one(void) {
+    static const char *names[] = {"probs2", "probs3"};
+    for (size_t k = 0; k < 2; k++) {
+        static host_model m;
+        CHECK(load_model_rows(out_dir, names[k], &m));
+        kestrel_model *model = NULL;
+        CHECK_STATUS(kestrel_model_open(m.bytes, m.len, work_a, WORK_BYTES, &model), KESTREL_STATUS_OK);
+        CHECK(kestrel_model_work_bytes(m.bytes, m.len) <= KESTREL_MODEL_WORK_BYTES(m.len, m.dim));
+        free(m.bytes);
+        kestrel_model_info info;
+        CHECK_STATUS(kestrel_model_describe(model, &info), KESTREL_STATUS_OK);
+        CHECK(info.probabilities && info.classes == k + 2);
+        FILE *out = fopen(path_of(out_dir, names[k], ".c-probabilities"), "w");
+        CHECK(out);
+        for (size_t i = 0; i < m.rows; i++) {
+            float p[3] = {NAN, NAN, NAN};
+            CHECK_STATUS(kestrel_model_probabilities(model, m.x + i * m.dim, m.dim, p, 3), KESTREL_STATUS_OK);
+            float sum = 0.0f;
+            for (size_t c = 0; c < info.classes; c++) {
+                CHECK(p[c] > 0.0f && p[c] < 1.0f);
+                sum += p[c];
+                fprintf(out, c ? ",%.9g" : "%.9g", (double)p[c]);
+            }
+            fprintf(out, "\n");
+            CHECK(fabsf(sum - 1.0f) < 1e-5f);
+        }
+        fclose(out);
+        float short_out[3] = {7.0f, 7.0f, 7.0f};
+        CHECK_STATUS(kestrel_model_probabilities(model, m.x, m.dim, short_out, info.classes - 1),
+                     KESTREL_STATUS_BUFFER_TOO_SMALL);
+        CHECK_STATUS(kestrel_model_probabilities(model, m.x, m.dim - 1, short_out, 3), KESTREL_STATUS_DIMENSION_MISMATCH);
+        CHECK(short_out[0] == 7.0f && short_out[1] == 7.0f && short_out[2] == 7.0f);
+    }
+    static host_model plain;
+    CHECK(load_model_rows(out_dir, "classes3", &plain));
+    kestrel_model *model = NULL;
+    CHECK_STATUS(kestrel_model_open(plain.bytes, plain.len, work_b, WORK_BYTES, &model), KESTREL_STATUS_OK);
+    free(plain.bytes);
+    kestrel_model_info info;
+    CHECK_STATUS(kestrel_model_describe(model, &info), KESTREL_STATUS_OK);
+    CHECK(!info.probabilities);
+    float p[3] = {7.0f, 7.0f, 7.0f};
+    CHECK_STATUS(kestrel_model_probabilities(model, plain.x, plain.dim, p, 3), KESTREL_STATUS_INVALID_PARAM);
+    CHECK(p[0] == 7.0f && p[1] == 7.0f && p[2] == 7.0f);
+    return 1;
+}
+
 /* A classifier's decision values: as many as info.outputs says, the class they make (the
    sign's for two classes, the largest's beyond) the one kestrel_model_predict writes,
    written to OUT_DIR/NAME.c-decisions for the runner to compare with `kestrel predict
@@ -1201,6 +1253,7 @@ int main(int argc, char **argv) {
         {"host_models_predict_the_clis_bits", host_models_predict_the_clis_bits},
         {"novelty_model_scores_the_clis_bits", novelty_model_scores_the_clis_bits},
         {"decision_values_make_the_prediction", decision_values_make_the_prediction},
+        {"class_probabilities_sum_to_one", class_probabilities_sum_to_one},
         {"bad_model_bytes_are_statuses", bad_model_bytes_are_statuses},
         {"bad_prediction_arguments_are_statuses", bad_prediction_arguments_are_statuses},
         {"concurrent_predictions_are_right_or_busy", concurrent_predictions_are_right_or_busy},
