@@ -34,7 +34,7 @@ use core::ptr;
 
 use kestrel_ffi::model::{
     Model, ModelInfo, kestrel_model_decision, kestrel_model_describe, kestrel_model_label, kestrel_model_open,
-    kestrel_model_predict, kestrel_model_work_bytes,
+    kestrel_model_predict, kestrel_model_probabilities, kestrel_model_work_bytes,
 };
 use kestrel_ffi::novelty::{self, DetectorState, Novelty, NoveltyConfig, NoveltyVerdict};
 use kestrel_ffi::scaler::{Scaler, kestrel_scaler_create, kestrel_scaler_observe, kestrel_scaler_transform};
@@ -46,7 +46,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     open_and_predict(data, floats(data));
     if let [kind, scalar, payload @ ..] = data {
-        open_and_predict(&common::model_envelope(kind % 4, scalar % 3, payload), floats(payload));
+        open_and_predict(&common::model_envelope(kind % 4, scalar % 3, kind & 0x80 != 0, payload), floats(payload));
     }
     if data.len() >= 8 {
         let (config, samples) = data.split_at(8);
@@ -102,8 +102,16 @@ fn open_and_predict(bytes: &[u8], rows: Vec<f32>) {
         kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast::<c_void>(), capacity, &mut model)
     };
     assert_eq!(status, Status::Ok);
-    let mut info =
-        ModelInfo { kind: 0, dim: 0, centres: 0, is_classifier: false, classes: 0, outputs: 0, scaled: false };
+    let mut info = ModelInfo {
+        kind: 0,
+        dim: 0,
+        centres: 0,
+        is_classifier: false,
+        classes: 0,
+        outputs: 0,
+        scaled: false,
+        probabilities: false,
+    };
     assert_eq!(unsafe { kestrel_model_describe(model, &mut info) }, Status::Ok);
     assert!((1..=3).contains(&info.kind));
     if info.dim == 0 || info.dim > 1 << 16 {
@@ -127,6 +135,20 @@ fn open_and_predict(bytes: &[u8], rows: Vec<f32>) {
         match status {
             Status::Ok => assert!(info.outputs <= 64 && values.iter().all(|v| v.is_finite())),
             Status::InvalidParam => assert_eq!(info.outputs, 0),
+            other => assert!(
+                matches!(other, Status::DimensionMismatch | Status::NonFinite | Status::BufferTooSmall),
+                "{other:?}"
+            ),
+        }
+        // Class probabilities: one per class, a distribution, for a model that has them.
+        let mut p = vec![f32::NAN; info.classes.min(64)];
+        let status = unsafe { kestrel_model_probabilities(model, row.as_ptr(), row.len(), p.as_mut_ptr(), p.len()) };
+        match status {
+            Status::Ok => {
+                assert!(info.probabilities && p.iter().all(|p| (0.0..=1.0).contains(p)), "{p:?}");
+                assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{p:?}");
+            }
+            Status::InvalidParam => assert!(!info.probabilities),
             other => assert!(
                 matches!(other, Status::DimensionMismatch | Status::NonFinite | Status::BufferTooSmall),
                 "{other:?}"
@@ -456,8 +478,16 @@ fn reopen(bytes: &[u8], dim: usize, scaled: bool) {
         unsafe { kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast(), needed, &mut model) },
         Status::Ok
     );
-    let mut info =
-        ModelInfo { kind: 0, dim: 0, centres: 0, is_classifier: false, classes: 0, outputs: 0, scaled: false };
+    let mut info = ModelInfo {
+        kind: 0,
+        dim: 0,
+        centres: 0,
+        is_classifier: false,
+        classes: 0,
+        outputs: 0,
+        scaled: false,
+        probabilities: false,
+    };
     assert_eq!(unsafe { kestrel_model_describe(model, &mut info) }, Status::Ok);
     assert!(info.dim == dim && info.scaled == scaled);
 }

@@ -99,11 +99,13 @@ pub fn checkpoint_frame(payload: &[u8]) -> Vec<u8> {
 /// `payload` in a well-formed model envelope of the tags `kind` and `scalar` (the core's
 /// frame with the model files' magic and version, and its CRC-32), so that a fuzzed
 /// payload reaches the model decoders, which a random checksum would almost always keep
-/// it from.
-pub fn model_envelope(kind: u8, scalar: u8, payload: &[u8]) -> Vec<u8> {
+/// it from. `calibrated` picks the version: 5, whose payload has the calibration section's
+/// length field, or 4 without it.
+pub fn model_envelope(kind: u8, scalar: u8, calibrated: bool, payload: &[u8]) -> Vec<u8> {
     let mut bytes = vec![0u8; frame::framed_len(payload.len())];
     frame::payload_mut(&mut bytes).copy_from_slice(payload);
-    kestrel_core::model::FORMAT
+    let version = kestrel_core::model::FORMAT_VERSION - u16::from(!calibrated);
+    frame::Format::new(kestrel_core::model::MAGIC, version)
         .seal([kind, scalar], payload.len(), &mut bytes)
         .expect("a buffer of the frame's length");
     bytes

@@ -1,7 +1,8 @@
 //! The model decoder on arbitrary bytes: `kestrel_stream::model::load` (what `inspect`,
 //! `predict` and `eval` call; the MapReduce RSVM's nested models through it) and the
 //! core's `LinearModel`, `slkl::Predictor`, `ReducedKernelModel` and `NoveltyModel`
-//! `decode_in`, and the scaler section (`Scaler::from_envelope_in`), in f32 and f64.
+//! `decode_in`, the scaler section (`Scaler::from_envelope_in`) and the calibration
+//! section's class probabilities, in f32 and f64.
 //!
 //! Each input is tried twice: as raw file bytes (exercising length, magic, version and
 //! checksum checks), and as `kind, scalar, payload…` wrapped in a valid envelope with a
@@ -31,7 +32,8 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     decode_everything(data);
     if let [kind, scalar, payload @ ..] = data {
-        decode_everything(&common::model_envelope(kind % 6, scalar % 3, payload));
+        // The kind byte's high bit: a version 5 payload, with a calibration section.
+        decode_everything(&common::model_envelope(kind % 6, scalar % 3, kind & 0x80 != 0, payload));
     }
 });
 
@@ -54,6 +56,11 @@ fn decode_everything(bytes: &[u8]) {
             Record::default(),
         ] {
             let _ = model.predict(&record);
+            // Class probabilities, when it has them: one per class, a distribution.
+            if let Ok(Some(p)) = model.probabilities(&record) {
+                assert!(p.len() >= 2 && p.iter().all(|p| (0.0..=1.0).contains(p)), "{p:?}");
+                assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{p:?}");
+            }
         }
     }
     round_trips::<f32>(bytes);

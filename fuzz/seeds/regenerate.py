@@ -58,6 +58,8 @@ def model_seeds(tmp):
         ("mrrsvm_bin", "mrrsvm", "moons", ["--centers", "8", "--partitions", "2"]),
         ("mrrsvm_multi", "mrrsvm", "iris", ["--centers", "8", "--partitions", "2"]),
         ("novelty", "novelty", "iris", ["--centers", "8"]),
+        ("rsvm_calibrated", "rsvm", "moons", ["--centers", "8", "--probabilities"]),
+        ("svm_calibrated_multi", "svm", "iris", ["--probabilities"]),
     ]
     for name, learner, dataset, options in specs:
         csv = os.path.join(tmp, f"{dataset}.csv")
@@ -72,8 +74,10 @@ def model_seeds(tmp):
                 data = open(model, "rb").read()
                 stem = f"{name}_{scalar}" + ("_scaled" if scaled else "")
                 write(os.path.join(out, f"raw_{stem}.kestrel"), data)
-                # kind and scalar tags, then the payload: what the target wraps in an envelope.
-                write(os.path.join(out, f"wrapped_{stem}.bin"), data[6:8] + data[HEADER:-TRAILER])
+                # kind and scalar tags (the kind's high bit for a version 5 file, with a
+                # calibration section), then the payload: what the target wraps in an envelope.
+                tags = bytes([data[6] | (0x80 if data[4] == 5 else 0), data[7]])
+                write(os.path.join(out, f"wrapped_{stem}.bin"), tags + data[HEADER:-TRAILER])
 
 
 def checkpoint_seeds(tmp):
