@@ -12,7 +12,7 @@
 //! ```text
 //! offset  size  field
 //! 0       4     magic "KSCK"
-//! 4       2     format version (u16, little endian), currently 7
+//! 4       2     format version (u16, little endian), currently 8
 //! 6       2     tags, 0 0
 //! 8       4     payload length P (u32, little endian)
 //! 12      P     payload: the Checkpoint, postcard-encoded
@@ -32,13 +32,13 @@ use serde::{Deserialize, Serialize};
 use crate::file::{self, FileError};
 use crate::history::History;
 use crate::limits::{MAX_FILE_BYTES, zeroed};
-use crate::online::Prequential;
+use crate::online::{ClassProbabilities, Prequential};
 
 /// The frame of a checkpoint: magic "KSCK" and the format version this build writes and
 /// reads (1 had a 64-bit length and no tags; 2 had no novelty metrics and no output length;
 /// 3 had no sequence number; 4 had no history; 5 had no counts by class; 6 had no steps per
-/// sample in its history).
-pub const FORMAT: Format = Format::new(*b"KSCK", 7);
+/// sample in its history; 7 had no class probabilities and no log loss).
+pub const FORMAT: Format = Format::new(*b"KSCK", 8);
 
 /// The entry of a [`RunConfig`] that holds the names a CSV header gave the features, in
 /// order (not a flag: a fact of the input, which a resumed run must share).
@@ -108,6 +108,8 @@ pub struct Checkpoint {
     pub last_seq: Option<u64>,
     /// The series of the run so far, for its report.
     pub history: History,
+    /// A classifier's class probabilities, learned from the samples so far.
+    pub probabilities: ClassProbabilities,
     /// The learner's state, as its `save_state` wrote it.
     pub learner: Vec<u8>,
 }
@@ -221,6 +223,7 @@ mod tests {
             output_bytes: 40,
             last_seq: Some(9),
             history: History::default(),
+            probabilities: ClassProbabilities::default(),
             learner: vec![1, 2, 3],
         }
     }
@@ -229,7 +232,7 @@ mod tests {
     fn round_trip_and_every_corruption_named() {
         let checkpoint = sample();
         let bytes = checkpoint.to_bytes().unwrap();
-        assert_eq!(&bytes[..8], b"KSCK\x07\x00\x00\x00");
+        assert_eq!(&bytes[..8], b"KSCK\x08\x00\x00\x00");
         assert_eq!(Checkpoint::from_bytes(&bytes).unwrap(), checkpoint);
         let n = bytes.len();
         let frame = |e| Err(FormatError::Frame(e));
@@ -242,7 +245,7 @@ mod tests {
         let mut bad = bytes.clone();
         bad[4] = 1;
         let e = Checkpoint::from_bytes(&bad).unwrap_err();
-        assert_eq!(e.to_string(), "checkpoint format version 1 is not supported (this build reads 7)");
+        assert_eq!(e.to_string(), "checkpoint format version 1 is not supported (this build reads 8)");
         for i in 12..bytes.len() {
             let mut bad = bytes.clone();
             bad[i] ^= 0x20;

@@ -1403,6 +1403,90 @@ fn class_probabilities_from_train_to_predict_and_eval() {
     assert!(stderr(&o).contains("--probabilities writes a classifier's class probabilities: "), "{}", stderr(&o));
 }
 
+/// `stream --probabilities`: each --output line is the prediction and the probability the
+/// learner gave it (`NaN,NaN` for a bad row; `NaN` before the first label), and the
+/// summary's log loss is the mean of −ln of the probability of each row's own class —
+/// for two classes the line's own when the prediction was right, one minus it when not,
+/// 0 (counted as 10⁻¹⁵) where the learner had not met the class yet. A regressor is told
+/// the flag is not its own.
+#[test]
+fn stream_writes_the_probability_of_each_prediction() {
+    let dir = scratch("stream-probabilities");
+    let mut text = "x0,x1,y\n".to_string();
+    let mut labels = Vec::new();
+    for i in 0..600usize {
+        let (a, b) = ((i * 37 % 101) as f64 / 50.0 - 1.0, (i * 53 % 97) as f64 / 48.0 - 1.0);
+        let label = if (a + 0.5 * b > 0.1) != (i % 9 == 0) { "on" } else { "off" };
+        text.push_str(&format!("{a},{b},{label}\n"));
+        labels.push(label);
+        if i == 300 {
+            text.push_str("0.1,oops,on\n");
+            labels.push("");
+        }
+    }
+    let input = write_in(&dir, "rows.csv", &text);
+    let output = dir.join("out.csv");
+    for learner in ["rsvm", "svm"] {
+        let o = kestrel(&[
+            "stream",
+            "--learner",
+            learner,
+            "--input",
+            &input,
+            "--output",
+            output.to_str().unwrap(),
+            "--probabilities",
+            "--on-error",
+            "skip",
+            "--json",
+            "--report-every",
+            "0",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let summary = json(&o);
+        let written = std::fs::read_to_string(&output).unwrap();
+        let lines: Vec<(&str, f64)> = written
+            .lines()
+            .map(|line| line.split_once(',').map(|(class, p)| (class, p.parse().unwrap())).unwrap())
+            .collect();
+        assert_eq!(lines.len(), labels.len());
+        let mut loss = 0.0;
+        for (&(prediction, p), &label) in lines.iter().zip(&labels) {
+            if label.is_empty() {
+                assert_eq!(prediction, "NaN", "the bad row's line");
+                assert!(p.is_nan());
+                continue;
+            }
+            let own = match prediction {
+                "NaN" => 0.0,
+                _ if prediction == label => p,
+                _ => 1.0 - p,
+            };
+            assert!(prediction == "NaN" || (0.0..=1.0).contains(&p), "{learner}: {prediction},{p}");
+            loss -= own.max(1e-15).ln();
+        }
+        let n = summary["n"].as_f64().unwrap();
+        let expected = loss / n;
+        let log_loss = summary["log_loss"].as_f64().unwrap();
+        assert!((log_loss - expected).abs() < 1e-9 * expected, "{learner}: {log_loss} against {expected}");
+        // Better than a coin's ln 2, two classes met anew (−ln 10⁻¹⁵ each) included.
+        assert!(log_loss < 2f64.ln(), "{learner}: {summary}");
+    }
+    let regression = regression_csv(&dir, 40);
+    let o = kestrel(&[
+        "stream",
+        "--learner",
+        "slkl",
+        "--input",
+        regression.to_str().unwrap(),
+        "--output",
+        output.to_str().unwrap(),
+        "--probabilities",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--probabilities"), "{}", stderr(&o));
+}
+
 /// `train --categorical`: the model equals the one trained on the same rows one-hot
 /// encoded by hand (numeric features first, then a 0/1 column `column=category` for each
 /// category in order of first appearance); `predict` reads the column again in any order

@@ -610,8 +610,9 @@ fn mqtt_killed_and_resumed_learns_each_row_once() {
 }
 
 /// `--output mqtt://…` publishes one message per sample — its `seq`, the prediction the
-/// file output has, the label — and `--metrics-topic` the rolling metrics and, retained,
-/// the summary.
+/// file output has, the label, and with `--probabilities` the probability the file output
+/// has and each class's, a distribution — and `--metrics-topic` the rolling metrics and,
+/// retained, the summary.
 #[test]
 fn mqtt_output_publishes_each_prediction() {
     let Some(mosquitto) = mosquitto() else { return };
@@ -619,15 +620,17 @@ fn mqtt_output_publishes_each_prediction() {
     let broker = Broker::start(&mosquitto, &dir);
     let data = rows(300);
     std::fs::write(dir.path("rows.libsvm"), libsvm_lines(&data)).unwrap();
-    let to_file = kestrel(&flags(&dir.str("rows.libsvm"), &["--output", &dir.str("predictions.txt")]));
+    let to_file =
+        kestrel(&flags(&dir.str("rows.libsvm"), &["--output", &dir.str("predictions.txt"), "--probabilities"]));
     let expected = summary(succeeded(&to_file));
     let lines = std::fs::read_to_string(dir.path("predictions.txt")).unwrap();
-    let lines: Vec<&str> = lines.lines().collect();
+    let lines: Vec<(&str, &str)> = lines.lines().map(|line| line.split_once(',').unwrap()).collect();
 
     broker.session("watcher", "out/predictions");
     broker.session("metrics-watcher", "out/metrics");
     let (output, metrics) = (broker.url("out/predictions"), broker.url("out/metrics"));
-    let mut more = flags(&dir.str("rows.libsvm"), &["--output", &output, "--metrics-topic", &metrics]);
+    let mut more =
+        flags(&dir.str("rows.libsvm"), &["--output", &output, "--metrics-topic", &metrics, "--probabilities"]);
     let at = more.iter().position(|f| f == "--report-every").unwrap();
     more[at + 1] = "100".into();
     let to_broker = kestrel(&more);
@@ -637,10 +640,20 @@ fn mqtt_output_publishes_each_prediction() {
         let message: Value = serde_json::from_str(message).unwrap();
         assert_eq!(message["seq"], i + 1, "{message}");
         assert_eq!(message["label"], f64::from(label), "{message}");
-        let prediction: f64 = line.parse().unwrap();
+        let (prediction, probability): (f64, f64) = (line.0.parse().unwrap(), line.1.parse().unwrap());
         match message["prediction"].as_f64() {
             Some(published) => assert_eq!(published, prediction, "row {}: {message}", i + 1),
             None => assert!(prediction.is_nan() && message["prediction"].is_null(), "{message}"),
+        }
+        match message["probability"].as_f64() {
+            Some(published) => {
+                assert_eq!(published, probability, "row {}: {message}", i + 1);
+                let by_class = message["probabilities"].as_object().unwrap();
+                assert_eq!(by_class[&prediction.to_string()], published, "{message}");
+                let sum: f64 = by_class.values().map(|p| p.as_f64().unwrap()).sum();
+                assert!((sum - 1.0).abs() < 1e-12, "{message}");
+            }
+            None => assert!(probability.is_nan() && message["probability"].is_null(), "{message}"),
         }
     }
     // Three reports (--json prints them too) and the summary, the last also retained.

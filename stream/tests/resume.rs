@@ -244,6 +244,17 @@ fn sigkill_and_resume_rsvm_mid_race() {
     assert!([0.5, 0.125, 2.0].contains(&summary["chosen"]["gamma"].as_f64().unwrap_or(0.0)), "{summary}");
 }
 
+/// With `--probabilities` each `--output` line carries the probability of its prediction:
+/// the resumed run writes the uninterrupted run's lines and summary (its log loss too),
+/// the class probabilities carried through the checkpoint.
+#[test]
+fn sigkill_and_resume_rsvm_with_probabilities() {
+    let summary =
+        resumed_run_matches("rsvm-probabilities", "rsvm", with(flags("rsvm", "f64", "-"), &["--probabilities"]));
+    let log_loss = summary["log_loss"].as_f64().unwrap();
+    assert!(log_loss > 0.0 && log_loss < 0.5, "{summary}");
+}
+
 /// A file is resumed exactly: a run over the first 700 rows writes its final checkpoint
 /// at the end of the input; the file then grows to the whole stream and `--resume` skips
 /// the 700 rows consumed. The result is the uninterrupted run's.

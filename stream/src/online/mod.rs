@@ -92,7 +92,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::detection::Detections;
 use crate::limits::AllocError;
-use crate::score::ClassRecall;
+use crate::score::{ClassRecall, LOG_LOSS_FLOOR};
 use crate::source::Record;
 
 pub use novelty::{Learn, NoveltySettings, WindowNovelty};
@@ -403,6 +403,11 @@ pub struct Prequential {
     /// A classifier's rows and correct predictions by class, for its balanced accuracy
     /// (empty, with no room for a class, for the other learners).
     pub classes: ClassRecall,
+    /// A classifier's log loss summed over the samples scored: `−ln p` of the probability
+    /// `p` it gave each sample's own class ([`record_probability`](Self::record_probability)).
+    pub log_loss: f64,
+    /// The log loss summed over the current period.
+    pub period_log_loss: f64,
 }
 
 impl Prequential {
@@ -421,6 +426,15 @@ impl Prequential {
         self.classes.add(prediction.unwrap_or(f64::NAN), truth);
     }
 
+    /// Adds to the log loss the probability `p` a classifier gave a sample's own class
+    /// (clipped to [`LOG_LOSS_FLOOR`]: a class it had not met costs `−ln 10⁻¹⁵`), for the
+    /// sample [`record`](Self::record) scores.
+    pub fn record_probability(&mut self, p: f64) {
+        let loss = -p.clamp(LOG_LOSS_FLOOR, 1.0).ln();
+        self.log_loss += loss;
+        self.period_log_loss += loss;
+    }
+
     /// Counts a novelty detector's flag (`prediction` 1) and score against `truth`.
     pub fn record_detection(&mut self, prediction: Option<f64>, score: Option<f64>, truth: f64) {
         self.detections.add(score, prediction == Some(1.0), truth);
@@ -436,12 +450,20 @@ impl Prequential {
         ratio(self.squared, self.n)
     }
 
-    /// `(accuracy, mse)` of the current period, which then starts anew.
-    pub fn take_period(&mut self) -> (f64, f64) {
-        let out = (ratio(self.period_correct as f64, self.period_n), ratio(self.period_squared, self.period_n));
+    /// Cumulative mean log loss (of a classifier whose every sample scored had its
+    /// probability recorded).
+    pub fn log_loss(&self) -> f64 {
+        ratio(self.log_loss, self.n)
+    }
+
+    /// `(accuracy, mse, log loss)` of the current period, which then starts anew.
+    pub fn take_period(&mut self) -> (f64, f64, f64) {
+        let n = self.period_n;
+        let out = (ratio(self.period_correct as f64, n), ratio(self.period_squared, n), ratio(self.period_log_loss, n));
         self.period_n = 0;
         self.period_correct = 0;
         self.period_squared = 0.0;
+        self.period_log_loss = 0.0;
         out
     }
 }
@@ -704,10 +726,16 @@ pub(crate) mod tests {
     fn prequential_periods_restart() {
         let mut m = Prequential::default();
         m.record(Some(1.0), 1.0);
+        m.record_probability(0.5);
         m.record(Some(1.0), -1.0);
-        assert_eq!(m.take_period(), (0.5, 2.0));
+        m.record_probability(0.25);
+        assert_eq!(m.take_period(), (0.5, 2.0, -(0.5f64.ln() + 0.25f64.ln()) / 2.0));
         m.record(Some(0.5), 1.0);
-        assert_eq!((m.n, m.accuracy(), m.take_period()), (3, 1.0 / 3.0, (0.0, 0.25)));
+        // A class the classifier could not have given: −ln 10⁻¹⁵.
+        m.record_probability(0.0);
+        let floor = -crate::score::LOG_LOSS_FLOOR.ln();
+        assert_eq!((m.n, m.accuracy(), m.take_period()), (3, 1.0 / 3.0, (0.0, 0.25, floor)));
+        assert_eq!(m.log_loss(), (-(0.5f64.ln() + 0.25f64.ln()) + floor) / 3.0);
     }
 
     #[test]

@@ -31,6 +31,7 @@
 use kestrel_core::calibration::Sigmoid;
 use serde::{Deserialize, Serialize};
 
+use super::OnlineLearner;
 use crate::limits::MAX_CLASSES;
 
 /// The weight `ρ` of the curvature of the samples before each new one.
@@ -151,6 +152,28 @@ impl ClassProbabilities {
             };
             sigmoid.learn(f, t);
         }
+    }
+
+    /// What `kestrel stream` does with a sample of `label` that `learner` has just
+    /// predicted and learned, when it had `classes` classes before it: writes the
+    /// probabilities it gave the sample (of those classes, in its order) into `out`, learns
+    /// from the sample, and returns the probability it gave the sample's own class (0 for a
+    /// class new to it, which it could not have given any).
+    pub fn score_and_learn(
+        &mut self,
+        learner: &dyn OnlineLearner,
+        classes: usize,
+        label: f64,
+        out: &mut Vec<f64>,
+    ) -> f64 {
+        let (decisions, labels) = (learner.decisions(), learner.class_labels());
+        self.probabilities(decisions, classes, out);
+        let own = labels.iter().take(classes).position(|&l| l == label).and_then(|k| out.get(k));
+        let own = own.copied().unwrap_or(0.0);
+        if let Some(class) = labels.iter().position(|&l| l == label) {
+            self.learn(decisions, class);
+        }
+        own
     }
 
     /// Sigmoids for `len` decision values: as they are, the binary one spread over the

@@ -973,6 +973,13 @@ pub struct StreamArgs {
     /// its fields empty
     #[arg(long = "keep-column", value_name = "NAME", requires = "output")]
     pub keep_columns: Vec<String>,
+    /// A classifier's (svm, rsvm) class probabilities with its predictions: each --output
+    /// line is the prediction and the probability the learner gave it (`heating,0.93`), each
+    /// message of an --output broker also has `probabilities` by class. They are Platt's
+    /// sigmoids of its decision values, fitted online to each sample's values before it was
+    /// learned; the summary's `log_loss` scores them with or without this flag
+    #[arg(long)]
+    pub probabilities: bool,
     /// Publish the rolling metrics (retained, every --report-every samples) on this topic:
     /// of the --output broker, else of the --input broker; or a whole mqtt:// or mqtts:// URL.
     #[arg(long, value_name = "TOPIC")]

@@ -47,7 +47,7 @@ use kestrel_stream::checkpoint::{Checkpoint, RunConfig};
 use kestrel_stream::class_names::ClassNames;
 use kestrel_stream::history::History;
 use kestrel_stream::mqtt::{self, Broker, LabelPlace, MqttSink, MqttSource, SeqPlace};
-use kestrel_stream::online::{OnlineLearner, Prequential};
+use kestrel_stream::online::{ClassProbabilities, OnlineLearner, Prequential};
 use kestrel_stream::score::ClassRecall;
 use kestrel_stream::source::NO_LABEL;
 use kestrel_stream::source::{LabelColumn, Next, ReadError, ReadErrorKind, Record, Records};
@@ -107,6 +107,10 @@ struct Session<'a> {
     last_seq: Option<u64>,
     /// The series of `--report`, and when the last row was learned.
     history: History,
+    /// A classifier's class probabilities, learned from the samples so far, and those it
+    /// gave the row last taken (of the classes it had before it).
+    probabilities: ClassProbabilities,
+    row_probabilities: Vec<f64>,
     clock: Instant,
     /// When this run started learning, and the samples seen before (a checkpoint's).
     started: (Instant, u64),
@@ -152,7 +156,7 @@ impl Session<'_> {
         }
         self.learner.restore_state(&saved.learner).with_context(|| format!("cannot resume from {}", path.display()))?;
         (self.rows, self.seen, self.skipped, self.metrics) = (saved.rows, saved.seen, saved.skipped, saved.metrics);
-        (self.last_seq, self.history) = (saved.last_seq, saved.history);
+        (self.last_seq, self.history, self.probabilities) = (saved.last_seq, saved.history, saved.probabilities);
         if let (Some(output), None) = (&self.args.output, &self.predictions) {
             self.output = Some(RowOutput::open(output, Some(saved.output_bytes))?);
         }
@@ -181,6 +185,7 @@ impl Session<'_> {
             output_bytes: self.output.as_ref().map_or(0, |output| output.bytes),
             last_seq: self.last_seq,
             history: self.history.clone(),
+            probabilities: self.probabilities.clone(),
             learner: self.learner.save_state()?,
         };
         checkpoint.write(path)?;
@@ -202,12 +207,26 @@ impl Session<'_> {
         self.answered(prediction, record)
     }
 
-    /// `record` taken with the learner's `prediction` for it: its `--output` line written,
-    /// and if it was learned (`learns`) scored and counted as seen.
+    /// `record` taken with the learner's `prediction` for it, when it had `classes` classes
+    /// before (a classifier's): its class probabilities found (and learned from, and scored
+    /// by their log loss, if it was learned), its `--output` line written, and if it was
+    /// learned (`learns`) scored and counted as seen.
     ///
     /// # Errors
     /// The write to `--output`.
-    fn took(&mut self, prediction: Option<f64>, record: &Record, learns: bool) -> Result<()> {
+    fn took(&mut self, prediction: Option<f64>, record: &Record, learns: bool, classes: usize) -> Result<()> {
+        if self.learner.is_classifier() {
+            let (learner, out) = (self.learner.as_ref(), &mut self.row_probabilities);
+            match learns {
+                true => self.metrics.record_probability(self.probabilities.score_and_learn(
+                    learner,
+                    classes,
+                    record.label,
+                    out,
+                )),
+                false => self.probabilities.probabilities(learner.decisions(), classes, out),
+            }
+        }
         match learns {
             true => self.scored(prediction, record)?,
             false => self.answered(prediction, record)?,
@@ -235,21 +254,38 @@ impl Session<'_> {
     /// Writes the learner's prediction for `record` to `--output` (a line, or a message).
     fn answered(&mut self, prediction: Option<f64>, record: &Record) -> Result<()> {
         let score = self.learner.last_score();
-        if let Some(sink) = &mut self.predictions {
+        // With --probabilities: the probability of the prediction.
+        let probability = (self.args.probabilities && self.learner.is_classifier())
+            .then(|| predicted_probability(&*self.learner, &self.row_probabilities, prediction));
+        if self.predictions.is_some() {
             let row = self.rows.saturating_add(1);
-            let message = prediction_message(self.learner.is_detector(), &self.names, (prediction, score), record, row);
-            sink.publish_later(message);
+            let by_class = probability.map(|p| (p, self.probabilities_by_class()));
+            let message =
+                prediction_message(self.learner.is_detector(), &self.names, (prediction, score), record, row, by_class);
+            if let Some(sink) = &mut self.predictions {
+                sink.publish_later(message);
+            }
             return Ok(());
         }
         let Some(output) = &mut self.output else { return Ok(()) };
         let value = prediction.unwrap_or(f64::NAN);
         let kept = &record.kept;
-        let line = match (self.learner.is_detector(), self.names.name(value)) {
-            (true, _) => format!("{kept}{},{value}", score.unwrap_or(f64::NAN)),
-            (false, Some(class)) => format!("{kept}{class}"),
-            (false, None) => format!("{kept}{value}"),
+        let line = match (self.learner.is_detector(), self.names.name(value), probability) {
+            (true, ..) => format!("{kept}{},{value}", score.unwrap_or(f64::NAN)),
+            (false, Some(class), None) => format!("{kept}{class}"),
+            (false, Some(class), Some(p)) => format!("{kept}{class},{p}"),
+            (false, None, None) => format!("{kept}{value}"),
+            (false, None, Some(p)) => format!("{kept}{value},{p}"),
         };
         output.line(&line).context("--output")
+    }
+
+    /// The class probabilities of the row last taken, by class name (or label), for an
+    /// `--output` broker's message.
+    fn probabilities_by_class(&self) -> serde_json::Map<String, Value> {
+        let labels = self.learner.class_labels().iter();
+        let named = |label: f64| self.names.name(label).map_or_else(|| label.to_string(), str::to_string);
+        labels.zip(&self.row_probabilities).map(|(&label, &p)| (named(label), json!(p))).collect()
     }
 
     /// Publishes the predictions held back: at once when no more rows are ready
@@ -337,10 +373,12 @@ impl Session<'_> {
         self.skipped_lines(1)
     }
 
-    /// Writes `rows` skipped rows' `--output` lines: `NaN` (`NaN,NaN` for a detector),
+    /// Writes `rows` skipped rows' `--output` lines: `NaN` (`NaN,NaN` for a detector, or a
+    /// classifier's with `--probabilities`),
     /// after an empty field for each column kept.
     fn skipped_lines(&mut self, rows: u64) -> Result<()> {
-        let values = if self.learner.is_detector() { "NaN,NaN" } else { "NaN" };
+        let two = self.learner.is_detector() || (self.args.probabilities && self.learner.is_classifier());
+        let values = if two { "NaN,NaN" } else { "NaN" };
         let line = ",".repeat(self.args.keep_columns.len()) + values;
         let Some(output) = &mut self.output else { return Ok(()) };
         for _ in 0..rows {
@@ -407,7 +445,11 @@ impl Session<'_> {
         }
         if self.learner.is_classifier() {
             // No row scored has no accuracy (JSON null), as it has no balanced accuracy.
-            let mut summary = json!({"n": n, "accuracy": (n > 0).then(|| self.metrics.accuracy())});
+            let mut summary = json!({
+                "n": n,
+                "accuracy": (n > 0).then(|| self.metrics.accuracy()),
+                "log_loss": (n > 0).then(|| self.metrics.log_loss()),
+            });
             if let Some(fields) = summary.as_object_mut() {
                 fields.extend(commands::recall_fields(&self.metrics.classes, Some(&self.names)));
                 fields.insert("skipped".into(), json!(skipped));
@@ -750,6 +792,8 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
         metrics_sink,
         last_seq: None,
         history,
+        probabilities: ClassProbabilities::default(),
+        row_probabilities: Vec::new(),
         clock,
         started: (Instant::now(), 0),
     };
@@ -845,13 +889,14 @@ fn run_in<T: Real>(args: &StreamArgs) -> Result<()> {
             Next::Record => {
                 // A row whose label is missing is predicted; the others are learned too.
                 let learns = !session.predicts_only(&record);
+                let classes = session.learner.class_labels().len();
                 let answer = match learns {
                     true => session.learner.test_then_train(&record),
                     false => session.learner.predict(&record),
                 };
                 match answer {
                     Ok(prediction) => {
-                        session.took(prediction, &record, learns)?;
+                        session.took(prediction, &record, learns, classes)?;
                         consumed += 1;
                         if learns {
                             progress.inc(1);
@@ -930,7 +975,7 @@ fn rejected(name: &str, record: &Record, error: kestrel_core::Error, classes: us
 }
 
 /// One row's message on an `--output` topic; the keys in alphabetical order, as they
-/// always were. serde_json writes a NaN prediction or score as `null`.
+/// always were. serde_json writes a NaN prediction, probability or score as `null`.
 #[derive(serde::Serialize)]
 struct PredictionMessage<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -938,6 +983,10 @@ struct PredictionMessage<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     label: Option<Label<'a>>,
     prediction: Label<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probabilities: Option<serde_json::Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probability: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     score: Option<f64>,
     seq: u64,
@@ -953,13 +1002,15 @@ enum Label<'a> {
 
 /// The message for `record` (the stream's row number `row` unless it carries a
 /// sequence number): the prediction (a class name when the classes have names), the
-/// label when the row has one, and a detector's score and flag.
+/// label when the row has one, a detector's score and flag, and with `--probabilities` a
+/// classifier's probability of its prediction and of each class.
 fn prediction_message(
     detector: bool,
     names: &ClassNames,
     (prediction, score): (Option<f64>, Option<f64>),
     record: &Record,
     row: u64,
+    probabilities: Option<(f64, serde_json::Map<String, Value>)>,
 ) -> Vec<u8> {
     let value = prediction.unwrap_or(f64::NAN);
     let label = if !record.class_name.is_empty() {
@@ -976,9 +1027,18 @@ fn prediction_message(
         },
         score: detector.then(|| score.unwrap_or(f64::NAN)),
         seq: record.seq.unwrap_or(row),
+        probability: probabilities.as_ref().map(|(p, _)| *p),
+        probabilities: probabilities.map(|(_, by_class)| by_class),
     };
     // Serialising strings and numbers into a Vec cannot fail.
     serde_json::to_vec(&message).unwrap_or_default()
+}
+
+/// The probability a classifier gave its `prediction` of the row last taken, among the
+/// `probabilities` of its classes (NaN without one: before any label).
+fn predicted_probability(learner: &dyn OnlineLearner, probabilities: &[f64], prediction: Option<f64>) -> f64 {
+    let at = prediction.and_then(|p| learner.class_labels().iter().position(|&label| label == p));
+    at.and_then(|k| probabilities.get(k)).copied().unwrap_or(f64::NAN)
 }
 
 /// Rolling metrics every `--report-every` samples: JSON lines on stdout with `--json`,
@@ -992,13 +1052,19 @@ fn report(session: &mut Session, progress: &ProgressBar) -> std::io::Result<()> 
     if every == 0 || seen % every != 0 {
         return Ok(());
     }
-    let (accuracy, mse) = session.metrics.take_period();
+    let (accuracy, mse, log_loss) = session.metrics.take_period();
     let metrics = &session.metrics;
     let line = if session.learner.is_detector() {
         let detections = &metrics.detections;
         json!({"n": seen, "flagged": detections.flagged, "auc": detections.auc()})
     } else if session.learner.is_classifier() {
-        json!({"n": seen, "rolling_accuracy": accuracy, "accuracy": metrics.accuracy()})
+        json!({
+            "n": seen,
+            "rolling_accuracy": accuracy,
+            "accuracy": metrics.accuracy(),
+            "rolling_log_loss": log_loss,
+            "log_loss": metrics.log_loss(),
+        })
     } else {
         json!({"n": seen, "rolling_mse": mse, "mse": metrics.mse()})
     };

@@ -51,7 +51,7 @@ pub fn settings(args: &StreamArgs, learner: Learner) -> StreamSettings {
 /// did (`--eps` of a novelty detector, `--nu` of an SVM).
 pub fn ignored_flags(args: &StreamArgs, learner: Learner) -> Vec<&'static str> {
     use StreamLearner::{Novelty, Rsvm, Slkl, Svm};
-    let flags: [(&str, bool, &[StreamLearner]); 14] = [
+    let flags: [(&str, bool, &[StreamLearner]); 15] = [
         ("--centers", args.centers.is_some(), &[Rsvm, Slkl, Novelty]),
         ("--steps-per-sample", args.steps_per_sample.is_some(), &[Svm, Rsvm, Slkl]),
         ("--eps", args.eps.is_some(), &[Svm, Rsvm, Slkl]),
@@ -66,6 +66,7 @@ pub fn ignored_flags(args: &StreamArgs, learner: Learner) -> Vec<&'static str> {
         ("--no-renew", args.no_renew, &[Rsvm, Slkl]),
         ("--quantile/--warmup", args.quantile != DEFAULT_QUANTILE || args.warmup != DEFAULT_WARMUP, &[Novelty]),
         ("--learn", args.learn != LearnArg::Unflagged, &[Novelty]),
+        ("--probabilities", args.probabilities, &[Svm, Rsvm]),
     ];
     not_taken(&flags, &learner.stream())
 }
@@ -133,6 +134,10 @@ pub fn run_config(args: &StreamArgs, learner: Learner, dim: usize, feature_names
     if !args.keep_columns.is_empty() {
         // The --output lines' first fields: a resumed run writes the same.
         config.push("--keep-column", args.keep_columns.join(", "));
+    }
+    if args.probabilities {
+        // The --output lines' last field.
+        config.push("--probabilities", true);
     }
     config.push("--dim", dim);
     if !feature_names.is_empty() {

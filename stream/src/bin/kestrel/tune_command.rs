@@ -371,7 +371,8 @@ fn by_folds<T: Real>(
     for &gamma in gammas {
         for &value in &values {
             let start = Instant::now();
-            let candidate = candidate_settings(settings, gamma, value);
+            // Scored by their predictions: class probabilities are fitted for the best alone.
+            let candidate = TrainSettings { probabilities: false, ..candidate_settings(settings, gamma, value) };
             let mut losses = 0.0;
             for fold in 0..folds.count() {
                 let (train, held_out) = folds.split(data, fold);
