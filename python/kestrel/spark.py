@@ -34,6 +34,7 @@ from pyspark.ml.param.shared import (
     HasFeaturesCol,
     HasLabelCol,
     HasPredictionCol,
+    HasProbabilityCol,
     HasRawPredictionCol,
     HasSeed,
     HasWeightCol,
@@ -64,7 +65,9 @@ def _optional_float(value):
     return None if value is None else TypeConverters.toFloat(value)
 
 
-class _MapReduceRSVMParams(HasFeaturesCol, HasLabelCol, HasPredictionCol, HasRawPredictionCol, HasSeed, HasWeightCol):
+class _MapReduceRSVMParams(
+    HasFeaturesCol, HasLabelCol, HasPredictionCol, HasRawPredictionCol, HasProbabilityCol, HasSeed, HasWeightCol
+):
     """The parameters the Estimator and its Model share."""
 
     numPartitions = Param(
@@ -172,6 +175,13 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams, DefaultParamsReadable, Defa
         entry per class in ascending label order (Spark's class indices), the larger the
         more that class (two classes: ``(−f, f)``), which Spark's
         ``BinaryClassificationEvaluator`` reads; ``""`` leaves it out.
+    probabilityCol : str, default="probability"
+        Class probabilities, a vector in the same order, which ``MulticlassClassificationEvaluator
+        (metricName="logLoss")`` reads — written by a model whose file carries them: one
+        trained on one machine with them (``kestrel train --learner mrrsvm
+        --probabilities``, five more fits on held-out folds) and given as
+        ``MapReduceRSVMModel(modelBytes=...)``. A model this estimator fits carries none (as
+        Spark's ``LinearSVC`` gives none), and ``""`` leaves the column out.
     numPartitions : int, default=4
         Parts of the data ``P``; each must hold rows of two classes or more.
     weightCol : str, optional
@@ -207,7 +217,8 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams, DefaultParamsReadable, Defa
     @keyword_only
     def __init__(
         self, *, featuresCol="features", labelCol="label", predictionCol="prediction", rawPredictionCol="rawPrediction",
-        weightCol=None, numPartitions=4, C=None, gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1,
+        probabilityCol="probability", weightCol=None, numPartitions=4, C=None, gamma=None, kernel="rbf", nCentres=256,
+        scalar="f64", seed=1,
     ):
         super().__init__()
         self._set(**self._input_kwargs)
@@ -215,7 +226,8 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams, DefaultParamsReadable, Defa
     @keyword_only
     def setParams(
         self, *, featuresCol="features", labelCol="label", predictionCol="prediction", rawPredictionCol="rawPrediction",
-        weightCol=None, numPartitions=4, C=None, gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1,
+        probabilityCol="probability", weightCol=None, numPartitions=4, C=None, gamma=None, kernel="rbf", nCentres=256,
+        scalar="f64", seed=1,
     ):
         """Sets the parameters given by keyword."""
         return self._set(**self._input_kwargs)
@@ -323,9 +335,13 @@ class MapReduceRSVMModel(Model, _MapReduceRSVMParams, MLReadable, MLWritable):
         broadcast = session.sparkContext.broadcast(self.modelBytes)
         column = dataset.columns.index(self.getFeaturesCol())
         raw = self.getOrDefault(self.rawPredictionCol)
+        # Class probabilities only from a model file that carries them (`kestrel train
+        # --learner mrrsvm --probabilities`), as Spark's LinearSVC writes none.
+        calibrated = _kestrel.describe(self.modelBytes)["probabilities"]
+        probability = self.getOrDefault(self.probabilityCol) if calibrated else ""
+        vectors = [(name, scores) for name, scores in ((raw, _raw_predictions), (probability, _probabilities)) if name]
         fields = [StructField(self.getPredictionCol(), DoubleType(), False)]
-        if raw:
-            fields.append(StructField(raw, VectorUDT(), False))
+        fields += [StructField(name, VectorUDT(), False) for name, _ in vectors]
         schema = StructType(dataset.schema.fields + fields)
 
         def predict(iterator):
@@ -333,21 +349,27 @@ class MapReduceRSVMModel(Model, _MapReduceRSVMParams, MLReadable, MLWritable):
             for batch in _batches(iterator):
                 X = np.vstack([_features(row[column]) for row in batch])
                 values = _kestrel.predict(model, X)
-                if raw:
-                    scores = _raw_predictions(*_kestrel.decision_function(model, X))
-                    yield from ((*row, float(v), DenseVector(s)) for row, v, s in zip(batch, values, scores))
-                else:
-                    yield from ((*row, float(v)) for row, v in zip(batch, values))
+                columns = [scores(model, X) for _, scores in vectors]
+                for i, (row, value) in enumerate(zip(batch, values)):
+                    yield (*row, float(value), *(DenseVector(c[i]) for c in columns))
 
         return session.createDataFrame(dataset.rdd.mapPartitions(predict), schema)
 
 
-def _raw_predictions(values, labels):
-    """A model's decision values (a column per label of ``labels``, in the model's order;
-    one column for two classes, ≥ 0 for its second label) as Spark's rawPrediction: a
-    column per class in ascending label order."""
+def _raw_predictions(model, X):
+    """The model's decision values of the rows `X` as Spark's rawPrediction: a column per
+    class in ascending label order (the model's one value of two classes, ≥ 0 for its
+    second label, as its negation and itself)."""
+    values, labels = _kestrel.decision_function(model, X)
     if values.shape[1] == 1:
         values = np.hstack([-values, values])
+    return values[:, np.argsort(labels, kind="stable")]
+
+
+def _probabilities(model, X):
+    """The model's class probabilities of the rows `X` as Spark's probability: a column
+    per class in ascending label order."""
+    values, labels = _kestrel.probabilities(model, X)
     return values[:, np.argsort(labels, kind="stable")]
 
 

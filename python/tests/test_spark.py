@@ -101,6 +101,34 @@ def test_raw_predictions_are_what_spark_s_evaluators_read(spark):
     assert "rawPrediction" not in plain.transform(frame(spark, X_test, y_test)).columns
 
 
+def test_a_model_with_class_probabilities_writes_spark_s_probability_column(spark):
+    """A model file trained on one machine with class probabilities, given to
+    MapReduceRSVMModel: the probability column is the model's own (kestrel.Model's, in
+    ascending label order), MulticlassClassificationEvaluator's logLoss of it is
+    scikit-learn's; the estimator's own model writes none, nor does probabilityCol=""."""
+    from pyspark.ml.evaluation import MulticlassClassificationEvaluator
+    from sklearn.metrics import log_loss
+
+    from kestrel.spark import MapReduceRSVMModel
+
+    X, y = waves(3_000, 9)
+    X_test, y_test = waves(1_000, 10)
+    labels, labels_test = y + (X[:, 2] > 0.5), y_test + (X_test[:, 2] > 0.5)
+    config = _kestrel.FitConfig("mrrsvm", partitions=2, centers=32, seed=3, probabilities=True)
+    model_bytes, _ = _kestrel.fit(config, X, labels)
+    model = MapReduceRSVMModel(modelBytes=model_bytes)
+    scored = model.transform(frame(spark, X_test, labels_test))
+    rows = scored.select("id", "probability").orderBy("id").collect()
+    probabilities = np.array([row.probability.toArray() for row in rows])
+    assert np.allclose(probabilities, kestrel.load(model_bytes).predict_proba(X_test), rtol=0, atol=1e-15)
+    assert np.allclose(probabilities.sum(axis=1), 1.0)
+    evaluated = MulticlassClassificationEvaluator(metricName="logLoss").evaluate(scored)
+    assert abs(evaluated - log_loss(labels_test, probabilities)) < 1e-9 and evaluated < 0.5, evaluated
+    assert "probability" not in model.copy({model.probabilityCol: ""}).transform(frame(spark, X_test, labels_test)).columns
+    fitted = MapReduceRSVM(numPartitions=2, nCentres=32, seed=3).fit(frame(spark, X, labels))
+    assert "probability" not in fitted.transform(frame(spark, X_test, labels_test)).columns
+
+
 def test_row_weights_give_the_one_machine_model_of_the_same_weighted_rows(spark):
     X, y = waves(4_000, 5)
     weights = np.random.default_rng(6).integers(0, 4, len(y)).astype(np.float64)
