@@ -90,8 +90,9 @@ def describe_checkpoint(checkpoint: bytes) -> str:
     """What a device checkpoint holds, as the JSON text ``kestrel inspect --json`` prints."""
 
 def read_checkpoint(data: bytes) -> dict[str, Any]:
-    """A ``kestrel stream`` checkpoint's contents: learner (state bytes), rows, seen,
-    skipped, history (the run's series, as ``Stream.history``), config (flag to value)."""
+    """A ``kestrel stream`` checkpoint's contents: learner (state bytes), probabilities (a
+    classifier's class probabilities, as ``Stream.save_probabilities``), rows, seen, skipped,
+    history (the run's series, as ``Stream.history``), config (flag to value)."""
 
 class Stream:
     """A windowed learner of ``kestrel stream`` ("svm", "slkl", "rsvm", "novelty") for rows

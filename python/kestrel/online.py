@@ -290,7 +290,8 @@ class _Online:
 
     def load_checkpoint(self, source):
         """Continue from a ``kestrel stream --checkpoint`` file of a run with the same
-        settings: its learner's state, for samples of the run's ``--dim`` features.
+        settings: its learner's state and class probabilities, for samples of the run's
+        ``--dim`` features.
 
         Parameters
         ----------
@@ -301,11 +302,14 @@ class _Online:
         if learner != self._learner:
             raise ValueError(f"the checkpoint is of a {learner} learner, not {self._learner}")
         self.load_state(checkpoint["learner"], int(checkpoint["config"]["--dim"]))
+        self._stream.load_probabilities(checkpoint["probabilities"])
 
     def to_bytes(self):
-        """The current model as a Kestrel model file (``kestrel stream --out``); learned
-        from dicts with string keys, it carries them as its features' names, as a CSV
-        header's (``kestrel predict`` reads a CSV's columns by them)."""
+        """The current model as a Kestrel model file (``kestrel stream --out``), with a
+        classifier's class probabilities (``kestrel.Model.predict_proba``, ``kestrel predict
+        --probabilities``); learned from dicts with string keys, it carries them as its
+        features' names, as a CSV header's (``kestrel predict`` reads a CSV's columns by
+        them)."""
         if self._stream is None:
             raise ValueError("the learner has learned nothing yet")
         model = self._stream.model_bytes()

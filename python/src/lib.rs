@@ -641,13 +641,16 @@ fn describe_checkpoint(checkpoint: &[u8]) -> PyResult<String> {
 }
 
 /// A `kestrel stream` checkpoint file's contents: `learner` (the learner's state, for
-/// `Stream.load_state`), `rows`, `seen`, `skipped`, `history` (as `Stream.history`) and
-/// `config` (flag to value).
+/// `Stream.load_state`), `probabilities` (a classifier's class probabilities, for
+/// `Stream.load_probabilities`), `rows`, `seen`, `skipped`, `history` (as
+/// `Stream.history`) and `config` (flag to value).
 #[pyfunction]
 fn read_checkpoint<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyDict>> {
     let checkpoint = Checkpoint::from_bytes(data).map_err(value_error)?;
     let dict = PyDict::new(py);
     dict.set_item("learner", PyBytes::new(py, &checkpoint.learner))?;
+    let probabilities = checkpoint.probabilities.to_bytes().map_err(value_error)?;
+    dict.set_item("probabilities", PyBytes::new(py, &probabilities))?;
     dict.set_item("rows", checkpoint.rows)?;
     dict.set_item("seen", checkpoint.seen)?;
     dict.set_item("skipped", checkpoint.skipped)?;
@@ -885,9 +888,10 @@ impl Stream {
         Ok(dict)
     }
 
-    /// The model file of the current model (what `kestrel stream --out` writes).
+    /// The model file of the current model, with a classifier's class probabilities (what
+    /// `kestrel stream --out` writes).
     fn model_bytes<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = self.learner.model_file().map_err(value_error)?;
+        let bytes = self.probabilities.model_file(self.learner.as_mut()).map_err(value_error)?;
         Ok(PyBytes::new(py, &bytes))
     }
 

@@ -43,6 +43,23 @@ def test_classification_on_bananas_against_river_nearest_neighbours():
     assert ours >= theirs - 0.005, (ours, theirs)
 
 
+def test_the_model_file_gives_the_learner_s_class_probabilities():
+    """to_bytes() carries the sigmoids the learner learned: kestrel.Model's predict_proba
+    (a column per class in the order of classes_, the classes' codes) is predict_proba_one's,
+    for named classes of both online SVMs."""
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-1, 1, (400, 2))
+    names = np.where(X[:, 0] + X[:, 1] > 0, "wet", "dry")
+    for learner in (kestrel.online.WindowSVM(), kestrel.online.StreamingRSVM()):
+        learner.partial_fit(X, names)
+        model = kestrel.Model(learner.to_bytes())
+        assert model.info["probabilities"]
+        from_file = model.predict_proba(X[:25])
+        for row, x in zip(from_file, X[:25]):
+            online = learner.predict_proba_one(dict(enumerate(x)))
+            assert np.allclose(row, [online[c] for c in learner.classes_], rtol=0, atol=1e-9), (row, online)
+
+
 def test_class_probabilities_score_by_river_s_metrics_of_probabilities():
     """predict_proba_one through River's ROCAUC, LogLoss and CrossEntropy, against River's
     learners on the same streams: its logistic regression on Phishing, its nearest

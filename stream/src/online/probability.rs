@@ -176,6 +176,48 @@ impl ClassProbabilities {
         own
     }
 
+    /// The sigmoids of a model file's class probabilities (`kestrel_core::calibration`,
+    /// one per output of the model, in its order) from these, learned with a classifier of
+    /// `learner_labels` whose model file has `model_labels`: the model's outputs are the
+    /// learner's decision values, but for two classes the model's value is ≥ 0 for its
+    /// second label where the learner's is for its first class (the same class as a rule:
+    /// a model lists its two labels the other way round). `None` while there are none to
+    /// give (a warm-up, a class the sigmoids have not met).
+    pub fn model_sigmoids(&self, learner_labels: &[f64], model_labels: &[f64]) -> Option<Vec<Sigmoid>> {
+        let at = |label: f64| learner_labels.iter().position(|&l| l == label);
+        match (self.sigmoids.as_slice(), model_labels) {
+            ([binary], [first, second]) if at(*second) == Some(0) && at(*first) == Some(1) => {
+                Some(vec![binary.sigmoid])
+            }
+            ([binary], [first, second]) if at(*first) == Some(0) && at(*second) == Some(1) => {
+                Some(vec![binary.mirrored().sigmoid])
+            }
+            (sigmoids, labels) if labels.len() > 2 && sigmoids.len() == labels.len() => {
+                labels.iter().map(|&label| Some(sigmoids.get(at(label)?)?.sigmoid)).collect()
+            }
+            _ => None,
+        }
+    }
+
+    /// `learner`'s model file ([`OnlineLearner::model_file`]) with the class probabilities
+    /// these give it ([`model_sigmoids`](Self::model_sigmoids)), when there are any: what
+    /// `kestrel stream --out` writes, so that `kestrel predict --probabilities` and a device
+    /// give the probabilities the stream gave.
+    ///
+    /// # Errors
+    /// The learner's own (no model yet), or its file's that does not load.
+    pub fn model_file(&self, learner: &mut dyn OnlineLearner) -> Result<Vec<u8>, String> {
+        let bytes = learner.model_file()?;
+        if !learner.is_classifier() {
+            return Ok(bytes);
+        }
+        let model_labels = crate::model::load(&bytes).map_err(|e| e.to_string())?.labels();
+        match self.model_sigmoids(learner.class_labels(), &model_labels) {
+            Some(sigmoids) => crate::model::with_calibration(bytes, &sigmoids).map_err(|e| e.to_string()),
+            None => Ok(bytes),
+        }
+    }
+
     /// Sigmoids for `len` decision values: as they are, the binary one spread over the
     /// first two classes when the third appears, or new ones.
     fn shape_for(&mut self, len: usize) {
@@ -317,6 +359,63 @@ mod tests {
         probabilities.learn(&[1e300, -1e300, f64::MAX], 1);
         probabilities.probabilities(&[1e300, -1e300, 0.0], 3, &mut out);
         assert!(out.iter().all(|p| p.is_finite() && (0.0..=1.0).contains(p)), "{out:?}");
+    }
+
+    #[test]
+    fn model_sigmoids_follow_the_model_s_labels() {
+        let mut probabilities = ClassProbabilities::default();
+        assert_eq!(probabilities.model_sigmoids(&[], &[]), None, "no sigmoid yet");
+        probabilities.learn(&[0.5], 0);
+        probabilities.learn(&[-0.5], 1);
+        let binary = probabilities.sigmoids[0];
+        // A model lists a binary learner's labels the other way round: the same sigmoid.
+        assert_eq!(probabilities.model_sigmoids(&[-2.0, 5.0], &[5.0, -2.0]), Some(vec![binary.sigmoid]));
+        assert_eq!(probabilities.model_sigmoids(&[-2.0, 5.0], &[-2.0, 5.0]), Some(vec![binary.mirrored().sigmoid]));
+        assert_eq!(probabilities.model_sigmoids(&[-2.0, 5.0], &[5.0, 7.0]), None);
+        probabilities.learn(&[0.1, 0.2, -0.3], 2);
+        let three: Vec<Sigmoid> = probabilities.sigmoids.iter().map(|s| s.sigmoid).collect();
+        let permuted = probabilities.model_sigmoids(&[2.0, 0.0, 1.0], &[0.0, 1.0, 2.0]).unwrap();
+        assert_eq!(permuted, [three[1], three[2], three[0]]);
+        assert_eq!(probabilities.model_sigmoids(&[2.0, 0.0, 1.0], &[0.0, 1.0, 3.0]), None);
+        assert_eq!(probabilities.model_sigmoids(&[2.0, 0.0, 1.0], &[0.0, 1.0]), None);
+    }
+
+    /// The model file `kestrel stream --out` writes gives the probabilities the stream's
+    /// learner and sigmoids give, for two classes and three, svm and rsvm.
+    #[test]
+    fn the_model_file_gives_the_stream_s_probabilities() {
+        use crate::online::build::{StreamLearner, StreamSettings, build};
+        use crate::source::Record;
+        for (kind, classes) in [(StreamLearner::Svm, 2), (StreamLearner::Rsvm, 2), (StreamLearner::Rsvm, 3)] {
+            let mut learner = build::<f64>(&StreamSettings::new(kind), 2).unwrap();
+            let (mut probabilities, mut out) = (ClassProbabilities::default(), Vec::new());
+            let mut rows = Vec::new();
+            for i in 0..400usize {
+                let (a, b) = ((i * 37 % 101) as f64 / 50.0 - 1.0, (i * 53 % 97) as f64 / 48.0 - 1.0);
+                let label = match classes {
+                    2 => [-2.0, 5.0][usize::from(a + b > 0.0)],
+                    _ => [2.0, 0.0, 1.0][usize::from(a > 0.0) + usize::from(b > 0.3)],
+                };
+                let record = Record { label, indices: vec![0, 1], values: vec![a, b], ..Record::default() };
+                let known = learner.class_labels().len();
+                learner.test_then_train(&record).unwrap();
+                probabilities.score_and_learn(learner.as_ref(), known, label, &mut out);
+                rows.push(record);
+            }
+            let bytes = probabilities.model_file(learner.as_mut()).unwrap();
+            let mut model = crate::model::load(&bytes).unwrap();
+            assert!(model.info().probabilities, "{kind:?}");
+            let model_labels = model.labels();
+            for record in rows.iter().step_by(37) {
+                learner.predict(record).unwrap();
+                probabilities.probabilities(learner.decisions(), classes, &mut out);
+                let from_file = model.probabilities(record).unwrap().unwrap();
+                for (k, label) in model_labels.iter().enumerate() {
+                    let j = learner.class_labels().iter().position(|l| l == label).unwrap();
+                    assert!((from_file[k] - out[j]).abs() < 1e-9, "{kind:?}: {from_file:?} against {out:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -317,7 +317,8 @@ impl Session<'_> {
                     false => model::with_feature_names(bytes, &self.feature_names),
                 }
             };
-            match self.learner.model_file().and_then(|bytes| named(bytes).map_err(|e| e.to_string())) {
+            let file = self.probabilities.model_file(self.learner.as_mut());
+            match file.and_then(|bytes| named(bytes).map_err(|e| e.to_string())) {
                 Ok(bytes) => file::write_atomic(path, &bytes)?,
                 Err(why) => tell!("kestrel: no model written to {}: {why}", path.display()),
             }
