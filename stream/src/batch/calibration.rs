@@ -41,9 +41,16 @@ type Pairs = Vec<(f64, bool)>;
 /// refuses the others before fitting them).
 ///
 /// # Errors
-/// `TooFewRows` for fewer rows than folds, `InvalidParam` for a model of no decision
-/// values, and a fold's fit's own.
+/// `Settings` for fewer rows than folds, `InvalidParam` for a model of no decision values,
+/// and a fold's fit's own.
 pub fn sigmoids<T: Real>(settings: &FitSettings, data: &Dataset<T>, fitted: &Fitted) -> Result<Vec<Sigmoid>, FitError> {
+    if data.len() < FOLDS {
+        let n = data.len();
+        return Err(FitError::Settings(format!(
+            "class probabilities are fitted to {FOLDS}-fold cross-validated decision values: they need {FOLDS} rows \
+             or more, the data have {n}"
+        )));
+    }
     let labels = model::load(&fitted.bytes).map_err(TrainError::Core)?.labels();
     let folds = Folds::new(data, FOLDS, settings.seed)?;
     let pinned = pinned(settings, fitted);
@@ -190,6 +197,14 @@ mod tests {
             gap += (p[1] - truth).abs() / test.len() as f64;
         }
         assert!(gap < 0.06, "mean |p − truth| = {gap}");
+    }
+
+    #[test]
+    fn fewer_rows_than_folds_are_told() {
+        let settings = FitSettings { probabilities: true, ..FitSettings::new(Learner::Svm) };
+        let e = fit::fit(&settings, &noisy(4, 5)).unwrap_err().to_string();
+        assert!(e.contains("class probabilities are fitted to 5-fold cross-validated decision values"), "{e}");
+        assert!(e.contains("the data have 4"), "{e}");
     }
 
     #[test]
