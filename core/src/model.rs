@@ -306,7 +306,7 @@ impl<'a> Envelope<'a> {
     /// assert_eq!(&buf[4..6], &[5, 0], "a file with class probabilities is version 5");
     /// # Ok::<(), kestrel_core::Error>(())
     /// ```
-    pub fn calibration_iter(&self) -> impl Iterator<Item = Sigmoid> + 'a {
+    pub fn calibration_iter(&self) -> impl Iterator<Item = Sigmoid> + Clone + 'a {
         let (count, mut rest) = postcard::take_from_bytes::<usize>(self.calibration).unwrap_or((0, &[]));
         (0..count).map_while(move |_| {
             let (sigmoid, after) = postcard::take_from_bytes::<Sigmoid>(rest).ok()?;

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibrated.h"
+#include "calibrated_probabilities.h"
+#include "calibrated_rows.h"
 #include "check.h"
 #include "kestrel.h"
 #include "rsvm.h"
@@ -19,10 +22,10 @@
 #include "svm.h"
 #include "svm_rows.h"
 
-/* Work memory sized at compile time for the largest of the three models. */
+/* Work memory sized at compile time for the largest of the models. */
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define WORK_BYTES                                                                                    \
-    MAX(KESTREL_MODEL_WORK_BYTES(SLKL_BYTES, SLKL_DIM),                                               \
+    MAX(MAX(KESTREL_MODEL_WORK_BYTES(SLKL_BYTES, SLKL_DIM), KESTREL_MODEL_WORK_BYTES(CALIBRATED_BYTES, CALIBRATED_DIM)), \
         MAX(KESTREL_MODEL_WORK_BYTES(SVM_BYTES, SVM_DIM), KESTREL_MODEL_WORK_BYTES(RSVM_BYTES, RSVM_DIM)))
 static alignas(KESTREL_ALIGN) uint8_t work[WORK_BYTES];
 static uint8_t copy[MAX(SLKL_BYTES, MAX(SVM_BYTES, RSVM_BYTES))];
@@ -60,6 +63,27 @@ static int reduced_svm_predictions_bit_identical_to_host(void) {
     return predicts_host_bits(rsvm, RSVM_BYTES, RSVM_KIND, RSVM_DIM, rsvm_rows, rsvm_expected, RSVM_ROWS);
 }
 
+/* A reduced-kernel SVM trained with class probabilities: its predictions have the host's
+   bits, and kestrel_model_probabilities gives the host's probabilities (f64 sigmoids on the
+   host, f32 here) to 1e-5, summing to 1. */
+static int class_probabilities_match_the_host(void) {
+    CHECK(predicts_host_bits(calibrated, CALIBRATED_BYTES, CALIBRATED_KIND, CALIBRATED_DIM, calibrated_rows,
+                             calibrated_expected, CALIBRATED_ROWS));
+    kestrel_model *model;
+    CHECK(kestrel_model_open(calibrated, CALIBRATED_BYTES, work, sizeof work, &model) == KESTREL_STATUS_OK);
+    kestrel_model_info info;
+    CHECK(kestrel_model_describe(model, &info) == KESTREL_STATUS_OK);
+    CHECK(info.probabilities && info.classes == 2);
+    for (size_t i = 0; i < CALIBRATED_ROWS; i++) {
+        float x[CALIBRATED_DIM], p[2];
+        for (size_t j = 0; j < CALIBRATED_DIM; j++) x[j] = (float)calibrated_rows[i * CALIBRATED_DIM + j];
+        CHECK(kestrel_model_probabilities(model, x, CALIBRATED_DIM, p, 2) == KESTREL_STATUS_OK);
+        CHECK(fabs((double)p[0] - calibrated_probabilities[i][0]) < 1e-5 && fabs((double)p[1] - calibrated_probabilities[i][1]) < 1e-5);
+        CHECK(fabsf(p[0] + p[1] - 1.0f) < 1e-6f);
+    }
+    return 1;
+}
+
 /* Every byte of the SLKL model flipped in turn, and every truncation: a status each time. */
 static int damaged_models_are_statuses(void) {
     kestrel_model *model;
@@ -88,6 +112,7 @@ int main(void) {
         {"c_slkl_predictions_bit_identical_to_host", slkl_predictions_bit_identical_to_host},
         {"c_linear_svm_predictions_bit_identical_to_host", linear_svm_predictions_bit_identical_to_host},
         {"c_reduced_svm_predictions_bit_identical_to_host", reduced_svm_predictions_bit_identical_to_host},
+        {"c_class_probabilities_match_the_host", class_probabilities_match_the_host},
         {"c_damaged_models_are_statuses", damaged_models_are_statuses},
     };
     int passed = 0, failed = 0;

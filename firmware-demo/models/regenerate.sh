@@ -6,6 +6,10 @@
 #   svm.kestrel   linear SVM (DCD), breast_cancer in raw units (30 features), standardised
 #                 by the scaler the model file carries (`train --scale`)
 #   rsvm.kestrel  reduced-kernel SVM, moons (2 features), at most 16 centres
+#   calibrated.kestrel  the same with class probabilities (`train --probabilities`);
+#                 calibrated.probabilities holds, per row, the host's two probabilities
+#                 (`kestrel predict --probabilities`, computed in f64 from the f32 model's
+#                 decision value), which the device's f32 sigmoids match to 1e-5
 #   mrrsvm.kestrel  MapReduce RSVM, moons, 4 parts of at most 16 centres each
 #   weighed.kestrel  reduced-kernel SVM, breast_cancer in raw units (30 features), at most
 #                 16 centres, standardised and weighed by the relevance weights the scaler
@@ -46,6 +50,7 @@ models=(
     "slkl diabetes plain slkl --centers 32"
     "svm breast_cancer raw svm --scale"
     "rsvm moons plain rsvm --centers 16"
+    "calibrated moons plain rsvm --centers 16 --probabilities"
     "mrrsvm moons plain mrrsvm --partitions 4 --centers 16"
     "weighed breast_cancer raw rsvm --centers 16 --relevance"
 )
@@ -94,6 +99,10 @@ for spec in "${models[@]}"; do
     head -n 33 "$data/$dataset/test$suffix.csv" >"$here/$name.csv"
     expect "$name"
 done
+
+# The host's class probabilities of calibrated.csv's rows, one row of them per line.
+"$kestrel" predict --model "$here/calibrated.kestrel" --input "$here/calibrated.csv" --probabilities 2>/dev/null |
+    cut -d, -f2- >"$here/calibrated.probabilities"
 
 "$kestrel" stream --learner novelty --input "$data/breast_cancer/train_raw.csv" --out "$here/novelty.kestrel" \
     --scalar f32 --centers 32 --warmup 100 --quantile 0.9 --report-every 0 >/dev/null

@@ -17,6 +17,7 @@
 #![no_std]
 #![no_main]
 
+use kestrel_core::calibration;
 use kestrel_core::dcd::{LinearModel, Row};
 use kestrel_core::kpca::KernelProjection;
 use kestrel_core::model::{Envelope, ModelError, ModelKind, ScalarKind};
@@ -37,6 +38,10 @@ const SVM_EXPECTED: &str = include_str!("../models/svm.expected");
 const RSVM: &[u8] = include_bytes!("../models/rsvm.kestrel");
 const RSVM_INPUTS: &str = include_str!("../models/rsvm.csv");
 const RSVM_EXPECTED: &str = include_str!("../models/rsvm.expected");
+const CALIBRATED: &[u8] = include_bytes!("../models/calibrated.kestrel");
+const CALIBRATED_INPUTS: &str = include_str!("../models/calibrated.csv");
+const CALIBRATED_EXPECTED: &str = include_str!("../models/calibrated.expected");
+const CALIBRATED_PROBABILITIES: &str = include_str!("../models/calibrated.probabilities");
 const MRRSVM: &[u8] = include_bytes!("../models/mrrsvm.kestrel");
 const MRRSVM_INPUTS: &str = include_str!("../models/mrrsvm.csv");
 const MRRSVM_EXPECTED: &str = include_str!("../models/mrrsvm.expected");
@@ -72,6 +77,7 @@ fn main() -> ! {
     tests.run("slkl_predictions_bit_identical_to_host", check_slkl);
     tests.run("linear_svm_predictions_bit_identical_to_host", check_svm);
     tests.run("reduced_svm_predictions_bit_identical_to_host", check_rsvm);
+    tests.run("class_probabilities_match_the_host", check_calibrated);
     tests.run("mapreduce_rsvm_predictions_bit_identical_to_host", check_mrrsvm);
     tests.run("relevance_weighed_rsvm_predictions_bit_identical_to_host", check_weighed);
     tests.run("novelty_scores_and_flags_bit_identical_to_host", check_novelty);
@@ -149,6 +155,32 @@ fn check_rsvm() -> Result<(), Failure> {
     let model = ReducedKernelModel::decode_in(RSVM, [0.0f32; ReducedKernelModel::scalars_len(2, 16, 1)])?;
     ensure(model.dim() == 2 && model.centres_len() <= 16 && model.outputs() == 1, "binary, 2 features")?;
     compare(RSVM_INPUTS, RSVM_EXPECTED, |x| model.predict(x))
+}
+
+/// A reduced-kernel SVM trained with class probabilities (`train --probabilities`): its
+/// predictions have the host's bits, and the probabilities of its sigmoids, computed in
+/// f32 on the decision value's buffer, are the host's (f64 sigmoids of the same f32
+/// decision values) to 1e-5, and a distribution.
+fn check_calibrated() -> Result<(), Failure> {
+    let model = ReducedKernelModel::decode_in(CALIBRATED, [0.0f32; ReducedKernelModel::scalars_len(2, 16, 1)])?;
+    ensure(model.dim() == 2 && model.outputs() == 1, "binary, 2 features")?;
+    let envelope = Envelope::parse(CALIBRATED)?;
+    ensure(envelope.calibration_count() == 1, "one sigmoid for two classes")?;
+    compare(CALIBRATED_INPUTS, CALIBRATED_EXPECTED, |x| model.predict(x))?;
+    let rows = CALIBRATED_INPUTS.lines().skip(1).filter(|l| !l.trim().is_empty());
+    for (row, line) in rows.zip(CALIBRATED_PROBABILITIES.lines()) {
+        let (x, dim) = features(row)?;
+        let mut values = [0.0f32; 2];
+        model.decision_values(&x[..dim], &mut values[..1])?;
+        calibration::probabilities(envelope.calibration_iter(), &mut values)?;
+        let mut host = line.split(',').map(|p| p.trim().parse::<f64>());
+        for value in values {
+            let expected = host.next().and_then(Result::ok).ok_or(Failure::Check("two host probabilities a row"))?;
+            ensure((f64::from(value) - expected).abs() < 1e-5, "a probability is the host's")?;
+        }
+        ensure((values[0] + values[1] - 1.0).abs() < 1e-6, "the probabilities sum to 1")?;
+    }
+    Ok(())
 }
 
 /// Four parts' reduced-kernel SVMs and the linear SVM on their decision values, each part
