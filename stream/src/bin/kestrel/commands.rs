@@ -625,7 +625,7 @@ fn decision_outputs(model: &dyn Predictor, path: &std::path::Path) -> Result<usi
         let what = if model.info().task == "detector" { "writes its scores and flags" } else { "has none" };
         bail!(Usage(format!("--decision writes a classifier's decision values: {} {what}", path.display())));
     }
-    let shown: Vec<String> = labels.iter().map(|&label| class_names::shown(model.class_names(), label)).collect();
+    let shown = shown_classes(model);
     if let [negative, positive] = shown.as_slice() {
         tell!("kestrel: decision values: ≥ 0 for class {positive}, < 0 for class {negative}");
         return Ok(1);
@@ -651,10 +651,14 @@ fn probability_outputs(model: &dyn Predictor, path: &std::path::Path) -> Result<
             path.display()
         )));
     }
-    let labels = model.labels();
-    let shown: Vec<String> = labels.iter().map(|&label| class_names::shown(model.class_names(), label)).collect();
+    let shown = shown_classes(model);
     tell!("kestrel: class probabilities, in order: {}", shown.join(", "));
-    Ok(labels.len())
+    Ok(shown.len())
+}
+
+/// `model`'s classes in the order of its labels, as standard error names them.
+fn shown_classes(model: &dyn Predictor) -> Vec<String> {
+    model.labels().iter().map(|&label| class_names::shown(model.class_names(), label)).collect()
 }
 
 /// A name as a list separated by commas shows it: in backquotes when it holds a comma
