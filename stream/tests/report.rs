@@ -213,6 +213,32 @@ fn eval_reports_a_confusion_matrix_and_roc_or_predicted_against_true() {
     kestrel(&["eval", "--model", &model, "--input", &weighed, "--weight-column", "w", "--report", &report]);
     let html = page(&dir.path("w.html"));
     assert!(html.contains("the scores of the summary weigh the rows, the figures count them"), "{html}");
+    // With class probabilities, a third figure: the reliability diagram of class 1.
+    let calibrated = dir.str("calibrated.kestrel");
+    kestrel(&[
+        "train",
+        "--learner",
+        "svm",
+        "--input",
+        &data("breast_cancer/train.csv"),
+        "--out",
+        &calibrated,
+        "--probabilities",
+    ]);
+    kestrel(&[
+        "eval",
+        "--model",
+        &calibrated,
+        "--input",
+        &data("breast_cancer/test.csv"),
+        "--report",
+        &dir.str("p.html"),
+    ]);
+    let html = page(&dir.path("p.html"));
+    let charts = svgs(&html);
+    assert!(html.contains("Reliability diagram") && charts.len() == 3, "{html}");
+    assert!(texts(charts[2]).iter().any(|t| t.3 == "share of class 1"), "{}", charts[2]);
+    assert!(!page(&dir.path("c.html")).contains("Reliability diagram"), "none without probabilities");
     let regressor = dir.str("slkl.kestrel");
     kestrel(&[
         "train",

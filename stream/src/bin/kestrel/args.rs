@@ -1049,8 +1049,9 @@ pub struct EvalArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
-    /// Write an HTML report here: the confusion matrix and ROC curve (classifier), the
-    /// predicted against true values (regressor), the ROC curve (detector).
+    /// Write an HTML report here: the confusion matrix and ROC curve (classifier; with class
+    /// probabilities, their reliability diagram too), the predicted against true values
+    /// (regressor), the ROC curve (detector).
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<PathBuf>,
 }

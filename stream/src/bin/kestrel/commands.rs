@@ -719,6 +719,9 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
             if let Some(log_loss) = log_loss.as_mut() {
                 let probabilities = model.probabilities(record).with_context(at)?.unwrap_or_default();
                 log_loss.add(&probabilities, &model_labels, record.label, weight);
+                if let Some(figures) = figures.as_mut() {
+                    figures.calibrated(record.label, &probabilities);
+                }
             }
             recall.add_weighted(prediction, record.label, weight);
             match figures.as_mut() {

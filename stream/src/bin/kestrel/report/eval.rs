@@ -2,8 +2,11 @@
 //! confusion matrix (at most [`MAX_CLASSES_SHOWN`] classes) and, for two classes, the ROC
 //! curve of its decision values; a regressor's predicted against true values and their
 //! residuals (a uniform sample of [`SAMPLE`] rows, reservoir sampling with a fixed seed);
-//! a detector's ROC curve. The ROC curves come from [`Detections`]' bins: their area is
-//! the AUC the command prints.
+//! a detector's ROC curve; and for a binary classifier with class probabilities their
+//! reliability diagram (the rows binned by the probability of the second class, in
+//! [`RELIABILITY_BINS`] equal bins: each bin's mean probability against the share of its
+//! rows of that class, as scikit-learn's `calibration_curve`). The ROC curves come from
+//! [`Detections`]' bins: their area is the AUC the command prints.
 
 use anyhow::Result;
 use kestrel_core::Rng;
@@ -17,6 +20,18 @@ use super::chart::{Axes, Dots, Plot, heat_map, pick};
 pub const MAX_CLASSES_SHOWN: usize = 32;
 /// Rows a regressor's scatter shows.
 pub const SAMPLE: usize = 2000;
+/// Bins of the reliability diagram.
+pub const RELIABILITY_BINS: usize = 10;
+
+/// The rows of one bin of the reliability diagram.
+#[derive(Clone, Copy, Default)]
+struct Bin {
+    rows: u64,
+    /// Their probabilities of the second class, summed.
+    probability: f64,
+    /// Those of them of the second class.
+    positives: u64,
+}
 
 /// What an evaluation's figures need, gathered row by row.
 pub struct EvalFigures {
@@ -27,6 +42,8 @@ pub struct EvalFigures {
     /// A binary classifier's decision values as scores, the second class the positive.
     roc: Detections,
     positive: Option<f64>,
+    /// A binary classifier's rows by the probability it gave the second class.
+    reliability: [Bin; RELIABILITY_BINS],
     /// A regressor's `(true, predicted)` sample and the rows offered to it.
     sample: Vec<(f64, f64)>,
     offered: u64,
@@ -45,6 +62,7 @@ impl EvalFigures {
             confusion: vec![0; side * side],
             roc: Detections::default(),
             positive,
+            reliability: [Bin::default(); RELIABILITY_BINS],
             sample: Vec::new(),
             offered: 0,
             rng: Rng::seed_from_u64(1),
@@ -60,6 +78,19 @@ impl EvalFigures {
         if let (Some(positive), Some(&[value])) = (self.positive, decision) {
             let anomaly = f64::from(u8::from(label == positive));
             self.roc.add(Some(positive_score(value)), prediction == positive, anomaly);
+        }
+    }
+
+    /// A binary classifier's row of `label` given its class `probabilities` (the model's
+    /// order: the second class's second), for the reliability diagram.
+    pub fn calibrated(&mut self, label: f64, probabilities: &[f64]) {
+        let (Some(positive), [_, p]) = (self.positive, probabilities) else { return };
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "0 ≤ p·bins < bins")]
+        let at = ((p.clamp(0.0, 1.0) * RELIABILITY_BINS as f64) as usize).min(RELIABILITY_BINS - 1);
+        if let Some(bin) = self.reliability.get_mut(at) {
+            bin.rows = bin.rows.saturating_add(1);
+            bin.probability += p;
+            bin.positives = bin.positives.saturating_add(u64::from(label == positive));
         }
     }
 
@@ -107,6 +138,33 @@ impl EvalFigures {
         if self.positive.is_some() {
             roc_figure(report, &self.roc, "the decision value")?;
         }
+        self.reliability_figure(report, names)
+    }
+
+    /// The reliability diagram, when rows were given probabilities.
+    fn reliability_figure(&self, report: &mut Report, names: Option<&ClassNames>) -> Result<()> {
+        #[allow(clippy::cast_precision_loss, reason = "counts of rows")]
+        let points: Vec<(f64, f64)> = self
+            .reliability
+            .iter()
+            .filter(|bin| bin.rows > 0)
+            .map(|bin| (bin.probability / bin.rows as f64, bin.positives as f64 / bin.rows as f64))
+            .collect();
+        if points.is_empty() {
+            return Ok(());
+        }
+        let class = self.name(1, names);
+        let mut plot = Plot::new(&format!("mean probability of class {class}"), &format!("share of class {class}"))
+            .line("the model", points.clone(), 0, false)
+            .line("calibrated", vec![(0.0, 0.0), (1.0, 1.0)], 5, true);
+        plot.dots.push(Dots { name: "bins".into(), points, colour: pick(0) });
+        plot.y_range = Some(0.0..1.0);
+        let caption = format!(
+            "Rows binned by the probability the model gave class {class} (tenths): each point is a bin's mean \
+             probability against the share of its rows of that class. On the diagonal the probabilities mean what \
+             they say."
+        );
+        report.figure("Reliability diagram", &caption, plot.svg()?);
         Ok(())
     }
 
@@ -207,6 +265,23 @@ mod tests {
         let side = MAX_CLASSES_SHOWN + 1;
         assert_eq!((figures.confusion[0], figures.confusion[side], figures.confusion[side + 1]), (1, 1, 1));
         assert_eq!(figures.roc.auc(), Some(1.0));
+    }
+
+    #[test]
+    fn reliability_bins_count_the_second_class() {
+        let mut figures = EvalFigures::new(vec![-1.0, 1.0]);
+        figures.calibrated(1.0, &[0.05, 0.95]);
+        figures.calibrated(-1.0, &[0.08, 0.92]);
+        figures.calibrated(-1.0, &[1.0, 0.0]);
+        figures.calibrated(1.0, &[0.0, 1.0]);
+        let last = figures.reliability[RELIABILITY_BINS - 1];
+        assert_eq!((last.rows, last.positives), (3, 2));
+        assert!((last.probability - 2.87).abs() < 1e-12);
+        assert_eq!((figures.reliability[0].rows, figures.reliability[0].positives), (1, 0));
+        // Beyond two classes: no diagram.
+        let mut three = EvalFigures::new(vec![0.0, 1.0, 2.0]);
+        three.calibrated(1.0, &[0.2, 0.5, 0.3]);
+        assert!(three.reliability.iter().all(|bin| bin.rows == 0));
     }
 
     #[test]
