@@ -657,7 +657,7 @@ pub struct TrainSettings {
     /// Give the classifier class probabilities (svm, rsvm, lssvm, mrrsvm), as LIBSVM's `-b
     /// 1`: Platt's sigmoid of each decision value, fitted to values held out by 5-fold
     /// cross-validation (five more fits, at the settings `auto` chose), kept in the model
-    /// (16 bytes per class) for `predict --probabilities`, `eval`'s log loss and the device.
+    /// (16 bytes per decision value) for `predict --probabilities`, `eval`'s log loss and the device.
     #[arg(long)]
     pub probabilities: bool,
     /// Scalar type of the computation and the model.
