@@ -98,7 +98,7 @@ enum Kind {
 
 /// What a model is, as [`kestrel_model_describe`] writes it.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ModelInfo {
     /// The learner: 1 linear SVM, 2 SLKL regressor, 3 reduced-kernel SVM, 5 novelty
     /// detector (the envelope's kind byte).
@@ -252,12 +252,17 @@ pub unsafe extern "C" fn kestrel_model_decision(
             return Err(Status::InvalidParam);
         }
         let out = out.get_mut(..outputs).ok_or(Status::BufferTooSmall)?;
-        model.decide(x, out).inspect_err(|&status| {
-            if status == Status::NonFinite {
-                out.fill(f32::NAN);
-            }
-        })
+        nan_on_overflow(model.decide(x, out), out)
     })())
+}
+
+/// `result` of writing `out`; on `NON_FINITE` (a value that overflowed) `out` is filled
+/// with NaN, so that no half-written values are taken for results.
+fn nan_on_overflow(result: Result<(), Status>, out: &mut [f32]) -> Result<(), Status> {
+    if result == Err(Status::NonFinite) {
+        out.fill(f32::NAN);
+    }
+    result
 }
 
 /// Writes a classifier's class probabilities for the row `x` to `out[0..classes]`, in the
@@ -296,11 +301,7 @@ pub unsafe extern "C" fn kestrel_model_probabilities(
             });
             Ok(calibration::probabilities(sigmoids, out)?)
         });
-        computed.inspect_err(|&status| {
-            if status == Status::NonFinite {
-                out.fill(f32::NAN);
-            }
-        })
+        nan_on_overflow(computed, out)
     })())
 }
 
@@ -380,9 +381,8 @@ fn scaled_dim(envelope: &Envelope<'_>) -> Result<usize, Status> {
 
 /// Decodes the model of `envelope` into `work`.
 fn open(envelope: &Envelope<'_>, work: &mut Work) -> Result<Model, Status> {
-    let (storage, calibration) = work
-        .take::<f32>(model_scalars(envelope)? + 2 * envelope.calibration_count())?
-        .split_at_mut(model_scalars(envelope)?);
+    let scalars = model_scalars(envelope)?;
+    let (storage, calibration) = work.take::<f32>(scalars + 2 * envelope.calibration_count())?.split_at_mut(scalars);
     for (pair, sigmoid) in calibration.chunks_exact_mut(2).zip(envelope.calibration_iter()) {
         pair.copy_from_slice(&[f32::from_f64(sigmoid.a), f32::from_f64(sigmoid.b)]);
     }

@@ -102,16 +102,7 @@ fn open_and_predict(bytes: &[u8], rows: Vec<f32>) {
         kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast::<c_void>(), capacity, &mut model)
     };
     assert_eq!(status, Status::Ok);
-    let mut info = ModelInfo {
-        kind: 0,
-        dim: 0,
-        centres: 0,
-        is_classifier: false,
-        classes: 0,
-        outputs: 0,
-        scaled: false,
-        probabilities: false,
-    };
+    let mut info = ModelInfo::default();
     assert_eq!(unsafe { kestrel_model_describe(model, &mut info) }, Status::Ok);
     assert!((1..=3).contains(&info.kind));
     if info.dim == 0 || info.dim > 1 << 16 {
@@ -478,16 +469,7 @@ fn reopen(bytes: &[u8], dim: usize, scaled: bool) {
         unsafe { kestrel_model_open(bytes.as_ptr(), bytes.len(), memory.as_mut_ptr().cast(), needed, &mut model) },
         Status::Ok
     );
-    let mut info = ModelInfo {
-        kind: 0,
-        dim: 0,
-        centres: 0,
-        is_classifier: false,
-        classes: 0,
-        outputs: 0,
-        scaled: false,
-        probabilities: false,
-    };
+    let mut info = ModelInfo::default();
     assert_eq!(unsafe { kestrel_model_describe(model, &mut info) }, Status::Ok);
     assert!(info.dim == dim && info.scaled == scaled);
 }

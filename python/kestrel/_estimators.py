@@ -349,13 +349,11 @@ class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
         """
         rows = self._fitted_rows(X)
         values, labels = _kestrel.decision_function(self.model_bytes_, rows)
-        columns = self._class_index(np.asarray(labels, dtype=np.float64))
         if values.shape[1] == 1:
             # The one output's value is ≥ 0 for the model's second label.
-            return values[:, 0] if columns[1] == 1 else -values[:, 0]
-        ordered = np.empty_like(values)
-        ordered[:, columns] = values
-        return ordered
+            second = self._class_index(np.asarray(labels, dtype=np.float64))[1]
+            return values[:, 0] if second == 1 else -values[:, 0]
+        return self._in_class_order(values, labels)
 
     def _gives_probabilities(self):
         """Whether ``predict_proba`` is there: fitted with ``probability=True`` (as
@@ -382,10 +380,7 @@ class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
             One column per class of ``classes_``; each row sums to 1.
         """
         rows = self._fitted_rows(X)
-        values, labels = _kestrel.probabilities(self.model_bytes_, rows)
-        ordered = np.empty_like(values)
-        ordered[:, self._class_index(np.asarray(labels, dtype=np.float64))] = values
-        return ordered
+        return self._in_class_order(*_kestrel.probabilities(self.model_bytes_, rows))
 
     @available_if(_gives_probabilities)
     def predict_log_proba(self, X):
@@ -400,6 +395,13 @@ class _KestrelClassifier(ClassifierMixin, _KestrelEstimator):
         ndarray of shape (n_samples, n_classes)
         """
         return np.log(self.predict_proba(X))
+
+    def _in_class_order(self, values, labels):
+        """``values`` (a column per label of ``labels``, the model's order) with their
+        columns in the order of ``classes_``."""
+        ordered = np.empty_like(values)
+        ordered[:, self._class_index(np.asarray(labels, dtype=np.float64))] = values
+        return ordered
 
     def _class_index(self, values):
         """The index in ``classes_`` of each label value the model predicts."""

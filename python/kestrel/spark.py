@@ -363,13 +363,18 @@ def _raw_predictions(model, X):
     values, labels = _kestrel.decision_function(model, X)
     if values.shape[1] == 1:
         values = np.hstack([-values, values])
-    return values[:, np.argsort(labels, kind="stable")]
+    return _in_label_order(values, labels)
 
 
 def _probabilities(model, X):
     """The model's class probabilities of the rows `X` as Spark's probability: a column
     per class in ascending label order."""
-    values, labels = _kestrel.probabilities(model, X)
+    return _in_label_order(*_kestrel.probabilities(model, X))
+
+
+def _in_label_order(values, labels):
+    """``values`` (a column per label of ``labels``) with their columns in ascending label
+    order, Spark's class indices."""
     return values[:, np.argsort(labels, kind="stable")]
 
 

@@ -535,16 +535,7 @@ fn decision_function<'py>(
     model: &[u8],
     x: RowsArg<'py>,
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<f64>)> {
-    let rows = x.rows()?;
-    let (values, labels) = py
-        .detach(|| -> Result<(Vec<Vec<f64>>, Vec<f64>), String> {
-            let (values, labels) = per_row(model, &rows, |m, r| m.decision_values(r))?;
-            let values: Option<Vec<Vec<f64>>> = values.into_iter().collect();
-            Ok((values.ok_or("a regressor has no decision function")?, labels))
-        })
-        .map_err(value_error)?;
-    let array = PyArray2::from_vec2(py, &values).map_err(value_error)?;
-    Ok((array, labels))
+    per_row_matrix(py, model, &x, |m, r| m.decision_values(r), "a regressor has no decision function")
 }
 
 /// One row per row of `x` of the class probabilities of the classifier in `model` (in the
@@ -556,12 +547,26 @@ fn probabilities<'py>(
     model: &[u8],
     x: RowsArg<'py>,
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<f64>)> {
+    let missing = "the model has no class probabilities (kestrel train --probabilities)";
+    per_row_matrix(py, model, &x, |m, r| m.probabilities(r), missing)
+}
+
+/// A row of values per row of `x` from `each` on the model in `model` (one row of the
+/// matrix each), and the model's labels; a `ValueError` saying `missing` when the model has
+/// no such values.
+fn per_row_matrix<'py>(
+    py: Python<'py>,
+    model: &[u8],
+    x: &RowsArg<'py>,
+    each: impl Fn(&mut dyn model::Predictor, &Record) -> Result<Option<Vec<f64>>, kestrel_core::Error> + Send,
+    missing: &str,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<f64>)> {
     let rows = x.rows()?;
     let (values, labels) = py
         .detach(|| -> Result<(Vec<Vec<f64>>, Vec<f64>), String> {
-            let (values, labels) = per_row(model, &rows, |m, r| m.probabilities(r))?;
+            let (values, labels) = per_row(model, &rows, each)?;
             let values: Option<Vec<Vec<f64>>> = values.into_iter().collect();
-            Ok((values.ok_or("the model has no class probabilities (kestrel train --probabilities)")?, labels))
+            Ok((values.ok_or(missing)?, labels))
         })
         .map_err(value_error)?;
     let array = PyArray2::from_vec2(py, &values).map_err(value_error)?;
@@ -806,9 +811,7 @@ impl Stream {
             self.each(&rows, Some(&labels), |learner, record, history, probabilities| {
                 let prediction = learner.test_then_train(record).map_err(|e| rejected(e, record.label))?;
                 history.record(learner, prediction, record.label, clock.elapsed().as_secs_f64());
-                if let Some(class) = learner.class_labels().iter().position(|&label| label == record.label) {
-                    probabilities.learn(learner.decisions(), class);
-                }
+                probabilities.learned(learner, record.label);
                 clock = Instant::now();
                 Ok(())
             })

@@ -170,10 +170,16 @@ impl ClassProbabilities {
         self.probabilities(decisions, classes, out);
         let own = labels.iter().take(classes).position(|&l| l == label).and_then(|k| out.get(k));
         let own = own.copied().unwrap_or(0.0);
-        if let Some(class) = labels.iter().position(|&l| l == label) {
-            self.learn(decisions, class);
-        }
+        self.learned(learner, label);
         own
+    }
+
+    /// Learns from a sample of `label` that `learner` has just predicted and learned (its
+    /// decision values those it gave the sample; a label none of its classes is not).
+    pub fn learned(&mut self, learner: &dyn OnlineLearner, label: f64) {
+        if let Some(class) = learner.class_labels().iter().position(|&l| l == label) {
+            self.learn(learner.decisions(), class);
+        }
     }
 
     /// The sigmoids of a model file's class probabilities (`kestrel_core::calibration`,
