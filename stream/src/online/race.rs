@@ -49,6 +49,10 @@ pub struct Race {
     /// Each candidate's prediction of the sample loaded, when it was predicted.
     predictions: Vec<Option<f64>>,
     predicted: bool,
+    /// The decision values of the candidate whose prediction was the race's for the sample
+    /// last predicted: the leader may change when the sample is learned, but the stream's
+    /// class probabilities are those of the prediction it gave.
+    decisions: Vec<f64>,
     /// The coordinate steps of the last sample learned, over the candidates that learned it.
     last_steps: Option<u64>,
 }
@@ -88,6 +92,7 @@ impl Race {
             trial,
             predictions: vec![None; n],
             predicted: false,
+            decisions: Vec::new(),
             last_steps: None,
         })
     }
@@ -145,6 +150,9 @@ impl Steps for Race {
             *prediction = candidate.predict_loaded()?;
         }
         self.predicted = true;
+        let leader = self.leader();
+        self.decisions.clear();
+        self.decisions.extend_from_slice(self.candidates[leader].1.decisions());
         Ok(self.predictions.get(self.leader()).copied().flatten())
     }
 
@@ -186,7 +194,7 @@ impl OnlineLearner for Race {
     }
 
     fn decisions(&self) -> &[f64] {
-        self.leading().decisions()
+        &self.decisions
     }
 
     fn class_labels(&self) -> &[f64] {
@@ -250,6 +258,7 @@ impl OnlineLearner for Race {
         self.candidates = kept.iter().filter_map(|&at| candidates.get_mut(at).and_then(Option::take)).collect();
         self.predictions = vec![None; self.candidates.len()];
         (self.correct, self.learned, self.predicted) = (state.correct, state.learned, false);
+        self.decisions.clear();
         Ok(())
     }
 }
@@ -312,6 +321,28 @@ mod tests {
         // Until a candidate predicts better, the first leads.
         assert_eq!(race(300).chosen(), vec![("gamma", 1e-4)]);
         assert!(Race::new("gamma", Vec::new(), 10).is_err());
+    }
+
+    /// The decision values the race gives for a sample are those of the candidate whose
+    /// prediction it gave, also when learning the sample hands the lead to another.
+    #[test]
+    fn the_decisions_are_the_predicting_candidate_s() {
+        // Two widths close enough on XOR that the lead changes hands after both have
+        // models (four times in this stream).
+        let records = xor(400, 2);
+        let mut raced = Race::new("gamma", vec![(1.5, rsvm(1.5)), (2.0, rsvm(2.0))], 300).unwrap();
+        let mut alone = [rsvm(1.5), rsvm(2.0)];
+        let mut handovers = 0;
+        for (t, r) in records.iter().enumerate() {
+            let predicting = usize::from(raced.chosen()[0].1 == 2.0);
+            let prediction = raced.test_then_train(r).unwrap();
+            let predictions = alone.each_mut().map(|learner| learner.test_then_train(r).unwrap());
+            let own = (alone[predicting].decisions(), predictions[predicting]);
+            assert_eq!((raced.decisions(), prediction), own, "row {t}");
+            let now = usize::from(raced.chosen()[0].1 == 2.0);
+            handovers += usize::from(now != predicting && alone[now].decisions() != own.0);
+        }
+        assert!(handovers > 0, "the lead never changed hands with models: the test would not tell");
     }
 
     /// A race resumes bit for bit during its trial and after it (a settled state restores
