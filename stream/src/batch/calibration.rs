@@ -13,15 +13,20 @@
 //! lacks a class (one of a few rows, all in the held-out fold) gives no value for it: the
 //! rows of that fold are left out of that class's sigmoid.
 //!
-//! Cost: [`FOLDS`] fits on 4/5 of the rows, and one decision value per row and output;
-//! memory, those values (`n × outputs` `f64`) beside one fold model at a time.
+//! Cost: [`FOLDS`] fits on 4/5 of the rows, and one decision value per row and output.
+//! Memory: beside the data set, a fold's rows copied in two parts (its training rows and
+//! its held-out rows: the set's bytes again, and one row offset), the decision values with
+//! their classes (`n × outputs` pairs of 16 bytes, reserved at once) and one fold's fit.
+//! Under a budget, the part fixed by the data's shape ([`held_bytes`]) is checked before
+//! the first fit, and each fold's fit is given the budget less what the cross-validation
+//! holds beside its training rows: a refusal names the bytes of the whole.
 
 use kestrel_core::Real;
 use kestrel_core::calibration::Sigmoid;
 
-use super::TrainError;
 use super::fit::{self, Field, FitError, FitSettings, Fitted, Learner, Setting};
 use super::tune::Folds;
+use super::{TrainError, check_budget};
 use crate::dataset::Dataset;
 use crate::labels;
 use crate::model;
@@ -32,6 +37,19 @@ pub const FOLDS: usize = 5;
 
 /// Rows of one class's decision values: `(value, whether the row is of the class)`.
 type Pairs = Vec<(f64, bool)>;
+
+/// The bytes the cross-validation holds on `data` beside its folds' fits, for a classifier
+/// of `outputs` decision values (module doc): the set, its copy in a fold's two parts, and
+/// the decision values with their classes.
+pub fn held_bytes<T: Real>(data: &Dataset<T>, outputs: usize) -> usize {
+    let split = data.bytes().saturating_add(size_of::<usize>());
+    data.bytes().saturating_add(split).saturating_add(pairs_bytes(data.len(), outputs))
+}
+
+/// The bytes of the decision values' pairs of `n` rows and `outputs` values a row.
+fn pairs_bytes(n: usize, outputs: usize) -> usize {
+    n.saturating_mul(outputs).saturating_mul(size_of::<(f64, bool)>())
+}
 
 /// The sigmoids that give `fitted`'s class probabilities (one for two classes, one per
 /// class beyond, in the order of its labels), from decision values held out by
@@ -52,14 +70,20 @@ pub fn sigmoids<T: Real>(settings: &FitSettings, data: &Dataset<T>, fitted: &Fit
         )));
     }
     let labels = model::load(&fitted.bytes).map_err(TrainError::Core)?.labels();
-    let folds = Folds::new(data, FOLDS, settings.seed)?;
-    let pinned = pinned(settings, fitted);
     let binary = labels.len() == 2;
-    let mut pairs: Vec<Pairs> = vec![Vec::new(); if binary { 1 } else { labels.len() }];
+    let outputs = if binary { 1 } else { labels.len() };
+    check_budget(held_bytes(data, outputs), settings.budget)?;
+    let folds = Folds::new(data, FOLDS, settings.seed)?;
+    let mut pinned = pinned(settings, fitted);
+    let mut pairs: Vec<Pairs> = vec![Vec::with_capacity(data.len()); outputs];
     let mut record = Record::default();
     for fold in 0..folds.count() {
         let (train, held_out) = folds.split(data, fold);
-        let mut model = model::load(&fit::fit(&pinned, &train)?.bytes).map_err(TrainError::Core)?;
+        // The fold's fit has what the cross-validation leaves it beside its training rows.
+        let beside = data.bytes().saturating_add(held_out.bytes()).saturating_add(pairs_bytes(data.len(), outputs));
+        pinned.budget = settings.budget.map(|budget| budget.saturating_sub(beside));
+        let fold_fit = fit::fit(&pinned, &train).map_err(|e| as_whole(e, beside, settings.budget))?;
+        let mut model = model::load(&fold_fit.bytes).map_err(TrainError::Core)?;
         let outputs = outputs_for(&labels, &model.labels());
         for i in 0..held_out.len() {
             if !held_out.record(i, &mut record) {
@@ -84,6 +108,17 @@ pub fn sigmoids<T: Real>(settings: &FitSettings, data: &Dataset<T>, fitted: &Fit
             fitted.map_err(|e| FitError::from(TrainError::Core(e)))
         })
         .collect()
+}
+
+/// A fold's fit's `error`, a refusal of its share of the budget told as one of the whole
+/// `budget`: its bytes with the `beside` bytes the cross-validation holds besides.
+fn as_whole(error: FitError, beside: usize, budget: Option<usize>) -> FitError {
+    match (error, budget) {
+        (FitError::Train(TrainError::OverBudget { needed, .. }), Some(budget)) => {
+            FitError::Train(TrainError::OverBudget { needed: needed.saturating_add(beside), budget })
+        }
+        (error, _) => error,
+    }
 }
 
 /// For each output of a classifier of `labels`, where a fold model of `fold_labels` has
@@ -205,6 +240,54 @@ mod tests {
         let e = fit::fit(&settings, &noisy(4, 5)).unwrap_err().to_string();
         assert!(e.contains("class probabilities are fitted to 5-fold cross-validated decision values"), "{e}");
         assert!(e.contains("the data have 4"), "{e}");
+    }
+
+    /// Under a budget the cross-validation counts what it holds: a budget the fit alone
+    /// takes but not the folds' copies beside the set is refused before fitting, naming
+    /// their bytes; one that holds those but not a fold's fit beside them is refused with
+    /// the bytes of the whole; an ample one gives the sigmoids found without a budget.
+    #[test]
+    fn the_cross_validation_is_within_the_budget() {
+        // Wide rows (38 features of noise beside the two), so that the set outweighs the
+        // solvers' working memory: a budget can then hold a fit but not the folds' copies.
+        let narrow = noisy(400, 4);
+        let mut data = Dataset::<f64>::new();
+        let mut record = Record::default();
+        for i in 0..narrow.len() {
+            narrow.record(i, &mut record);
+            record.indices = (0..40).collect();
+            record.values.extend((2..40).map(|j| ((i * j) % 17) as f64 / 17.0));
+            data.push(&record).unwrap();
+        }
+        let held = held_bytes(&data, 1);
+        assert_eq!(held, 2 * data.bytes() + 8 + 400 * 16);
+        let settings = |learner| {
+            let mut settings = FitSettings { probabilities: true, ..FitSettings::new(learner) };
+            (settings.centers, settings.kernel.gamma) = (Some(16), Some(Setting::Value(0.05)));
+            settings
+        };
+        // The linear SVM alone fits in less than the folds' copies take beside the set.
+        let svm = FitSettings { budget: Some(held - 1), ..settings(Learner::Svm) };
+        assert!(fit::fit(&FitSettings { probabilities: false, ..svm.clone() }, &data).is_ok());
+        let refused = fit::fit(&svm, &data).err();
+        let told = matches!(refused, Some(FitError::Train(TrainError::OverBudget { needed, budget }))
+            if needed == held && budget == held - 1);
+        assert!(told, "{refused:?}");
+        for learner in [Learner::Svm, Learner::Rsvm] {
+            let mut settings = settings(learner);
+            // Room for the fit alone (rsvm's own figure; svm checks as it goes) and for the
+            // folds' copies, but not for a fold's fit beside them.
+            let alone = fit::needed_bytes(&settings, &data, data.bytes()).unwrap().unwrap_or(0);
+            let budget = alone.max(held) + 64;
+            settings.budget = Some(budget);
+            let refused = fit::fit(&settings, &data).err();
+            let told = matches!(refused, Some(FitError::Train(TrainError::OverBudget { needed, budget: b }))
+                if needed > budget && b == budget);
+            assert!(told, "{learner:?}: {refused:?}");
+            let free = fit::fit(&FitSettings { budget: None, ..settings.clone() }, &data).unwrap();
+            settings.budget = Some(budget + (1 << 20));
+            assert_eq!(fit::fit(&settings, &data).unwrap().bytes, free.bytes, "{learner:?}");
+        }
     }
 
     #[test]

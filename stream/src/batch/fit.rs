@@ -474,6 +474,11 @@ pub fn fit<T: Real>(settings: &FitSettings, data: &Dataset<T>) -> Result<Fitted,
     {
         check_budget(needed, settings.budget)?;
     }
+    if settings.probabilities && settings.budget.is_some() {
+        // The cross-validation's part fixed by the data's shape, before the first fit.
+        let outputs = outputs_of(data, Task::Classification)?;
+        check_budget(calibration::held_bytes(data, outputs), settings.budget)?;
+    }
     let mut fitted = match settings.learner {
         Learner::Svm => train_svm(settings, data),
         Learner::Rsvm => train_rsvm(settings, data),

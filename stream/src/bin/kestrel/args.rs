@@ -658,6 +658,8 @@ pub struct TrainSettings {
     /// 1`: Platt's sigmoid of each decision value, fitted to values held out by 5-fold
     /// cross-validation (five more fits, at the settings `auto` chose), kept in the model
     /// (16 bytes per decision value) for `predict --probabilities`, `eval`'s log loss and the device.
+    /// Under `--budget` the folds count: the set copied once more in two parts, and 16 bytes
+    /// a row and decision value, beside each fold's fit.
     #[arg(long)]
     pub probabilities: bool,
     /// Scalar type of the computation and the model.
