@@ -1,26 +1,12 @@
 //! [`ClassProbabilities`]: class probabilities for the stream classifiers, from their
 //! decision values by Platt's sigmoid fitted online.
 //!
-//! Platt (1999) maps an SVM's decision value `f` to `P(class | f) = σ(a·f + b)`, with
-//! `σ(z) = 1/(1 + e^{−z})` and `(a, b)` fitted by maximum likelihood to decision values the
-//! SVM did not learn from, the targets smoothed to `t₊ = (N₊ + 1)/(N₊ + 2)` and
-//! `t₋ = 1/(N₋ + 2)` for `N₊` positive and `N₋` negative samples (against overconfidence
-//! when they are few). On a stream every sample is predicted before it is learned, so each
-//! decision value and class is such a pair, and the fit takes one Newton step on the log
-//! loss per sample (the online Newton step):
-//!
-//! ```text
-//! g = (σ(a·f + b) − t)·(f, 1)
-//! H ← ρ·H + σ(1 − σ)·(f, 1)(f, 1)ᵀ
-//! (a, b) ← (a, b) − (H + εI)⁻¹·g
-//! ```
-//!
-//! `H` is the log loss's curvature summed over the samples, a sample `k` arrivals old
-//! weighed `ρᵏ` (`ρ = 1 − 1/1000`: the fit follows a stream that drifts over a thousand
-//! samples or more), starting from the identity (a prior of a few samples' weight at
-//! `a = 1, b = 0`). Two classes share one sigmoid on the classifier's one decision value
-//! (its first class's side positive); beyond two, each class has its own on its
-//! one-vs-rest value, and the probabilities are normalised to sum to 1, as scikit-learn's
+//! Platt's sigmoid `P(class | f) = σ(a·f + b)` of a decision value `f`, fitted online to
+//! the values each sample had before it was learned: one Newton step a sample, the targets
+//! smoothed by the classes' counts ([`kestrel_core::calibration::OnlineSigmoid`], whose
+//! module doc states the steps). Two classes share one sigmoid on the classifier's one
+//! decision value (its first class's side positive); beyond two, each class has its own on
+//! its one-vs-rest value, and the probabilities are normalised to sum to 1, as scikit-learn's
 //! calibration of one-vs-rest classifiers does. When the third class appears, the first
 //! two classes' sigmoids start from the binary one (the second's mirrored, as its SVM is).
 //! Before a classifier has decision values (a warm-up), the probabilities are the classes'
@@ -28,65 +14,14 @@
 //!
 //! Memory: five `f64` per sigmoid and a count per class.
 
-use kestrel_core::calibration::Sigmoid;
+use kestrel_core::calibration::{self, Sigmoid};
 use serde::{Deserialize, Serialize};
 
 use super::OnlineLearner;
 use crate::limits::MAX_CLASSES;
 
-/// The weight `ρ` of the curvature of the samples before each new one.
-const FORGETTING: f64 = 1.0 - 1.0 / 1000.0;
-/// Added to the curvature's diagonal before it is inverted.
-const RIDGE: f64 = 1e-9;
-
-/// One class's sigmoid `σ(a·f + b)` and the curvature `H` of its log loss
-/// (`[Hₐₐ, Hₐᵦ, Hᵦᵦ]`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-struct OnlineSigmoid {
-    sigmoid: Sigmoid,
-    curvature: [f64; 3],
-}
-
-impl Default for OnlineSigmoid {
-    fn default() -> Self {
-        OnlineSigmoid { sigmoid: Sigmoid::default(), curvature: [1.0, 0.0, 1.0] }
-    }
-}
-
-impl OnlineSigmoid {
-    /// `σ(a·f + b)`.
-    fn probability(&self, f: f64) -> f64 {
-        self.sigmoid.probability(f)
-    }
-
-    /// The sigmoid of the decision value `−f`: the mirror of this one.
-    fn mirrored(self) -> Self {
-        let [aa, ab, bb] = self.curvature;
-        let Sigmoid { a, b } = self.sigmoid;
-        OnlineSigmoid { sigmoid: Sigmoid { a, b: -b }, curvature: [aa, -ab, bb] }
-    }
-
-    /// One Newton step towards the target `t` for the decision value `f`.
-    fn learn(&mut self, f: f64, t: f64) {
-        let p = self.probability(f);
-        let (gradient_a, gradient_b) = ((p - t) * f, p - t);
-        let weight = p * (1.0 - p);
-        let [aa, ab, bb] = self.curvature;
-        let curvature = [FORGETTING * aa + weight * f * f, FORGETTING * ab + weight * f, FORGETTING * bb + weight];
-        let [aa, ab, bb] = curvature;
-        let det = (aa + RIDGE) * (bb + RIDGE) - ab * ab;
-        if !(det > 0.0 && det.is_finite() && f.is_finite()) {
-            return;
-        }
-        let step_a = ((bb + RIDGE) * gradient_a - ab * gradient_b) / det;
-        let step_b = ((aa + RIDGE) * gradient_b - ab * gradient_a) / det;
-        let Sigmoid { a, b } = self.sigmoid;
-        let sigmoid = Sigmoid { a: a - step_a, b: b - step_b };
-        if sigmoid.is_finite() {
-            *self = OnlineSigmoid { sigmoid, curvature };
-        }
-    }
-}
+/// A class's sigmoid, fitted online.
+type OnlineSigmoid = calibration::OnlineSigmoid<f64>;
 
 /// Class probabilities of a stream classifier (module doc), learned from the decision
 /// values it gave each sample before learning it.
@@ -113,7 +48,7 @@ impl TryFrom<Parts> for ClassProbabilities {
     /// sigmoids finite.
     fn try_from(parts: Parts) -> Result<Self, String> {
         let Parts { sigmoids, counts } = parts;
-        let finite = sigmoids.iter().all(|s| s.sigmoid.is_finite() && s.curvature.iter().all(|v| v.is_finite()));
+        let finite = sigmoids.iter().all(OnlineSigmoid::is_finite);
         if sigmoids.len() > MAX_CLASSES || counts.len() > MAX_CLASSES || !finite {
             return Err(format!("{} sigmoids of {} classes, or one not finite", sigmoids.len(), counts.len()));
         }
@@ -145,12 +80,7 @@ impl ClassProbabilities {
         for (j, (sigmoid, &f)) in self.sigmoids.iter_mut().zip(decisions).enumerate() {
             let positives = self.counts.get(j).copied().unwrap_or(0);
             let negatives = if binary { self.counts.get(1).copied().unwrap_or(0) } else { total - positives };
-            let t = if class == j {
-                (positives as f64 + 1.0) / (positives as f64 + 2.0)
-            } else {
-                1.0 / (negatives as f64 + 2.0)
-            };
-            sigmoid.learn(f, t);
+            sigmoid.learn(f, calibration::target(class == j, positives, negatives));
         }
     }
 
@@ -193,13 +123,13 @@ impl ClassProbabilities {
         let at = |label: f64| learner_labels.iter().position(|&l| l == label);
         match (self.sigmoids.as_slice(), model_labels) {
             ([binary], [first, second]) if at(*second) == Some(0) && at(*first) == Some(1) => {
-                Some(vec![binary.sigmoid])
+                Some(vec![binary.sigmoid()])
             }
             ([binary], [first, second]) if at(*first) == Some(0) && at(*second) == Some(1) => {
-                Some(vec![binary.mirrored().sigmoid])
+                Some(vec![binary.mirrored().sigmoid()])
             }
             (sigmoids, labels) if labels.len() > 2 && sigmoids.len() == labels.len() => {
-                labels.iter().map(|&label| Some(sigmoids.get(at(label)?)?.sigmoid)).collect()
+                labels.iter().map(|&label| Some(sigmoids.get(at(label)?)?.sigmoid())).collect()
             }
             _ => None,
         }
@@ -331,7 +261,7 @@ mod tests {
         }
         let pairs: Vec<(f64, f64)> = samples.iter().map(|&(f, class)| (f, f64::from(u8::from(class == 0)))).collect();
         let (a, b) = batch_fit(&pairs);
-        let online = probabilities.sigmoids[0].sigmoid;
+        let online = probabilities.sigmoids[0].sigmoid();
         assert!((online.a - a).abs() < 0.1 && (online.b - b).abs() < 0.1, "{online:?} against {a}, {b}");
         assert!((a - 2.0).abs() < 0.3 && (b + 0.5).abs() < 0.2, "the batch fit {a}, {b}");
         let mut out = Vec::new();
@@ -375,11 +305,11 @@ mod tests {
         probabilities.learn(&[-0.5], 1);
         let binary = probabilities.sigmoids[0];
         // A model lists a binary learner's labels the other way round: the same sigmoid.
-        assert_eq!(probabilities.model_sigmoids(&[-2.0, 5.0], &[5.0, -2.0]), Some(vec![binary.sigmoid]));
-        assert_eq!(probabilities.model_sigmoids(&[-2.0, 5.0], &[-2.0, 5.0]), Some(vec![binary.mirrored().sigmoid]));
+        assert_eq!(probabilities.model_sigmoids(&[-2.0, 5.0], &[5.0, -2.0]), Some(vec![binary.sigmoid()]));
+        assert_eq!(probabilities.model_sigmoids(&[-2.0, 5.0], &[-2.0, 5.0]), Some(vec![binary.mirrored().sigmoid()]));
         assert_eq!(probabilities.model_sigmoids(&[-2.0, 5.0], &[5.0, 7.0]), None);
         probabilities.learn(&[0.1, 0.2, -0.3], 2);
-        let three: Vec<Sigmoid> = probabilities.sigmoids.iter().map(|s| s.sigmoid).collect();
+        let three: Vec<Sigmoid> = probabilities.sigmoids.iter().map(OnlineSigmoid::sigmoid).collect();
         let permuted = probabilities.model_sigmoids(&[2.0, 0.0, 1.0], &[0.0, 1.0, 2.0]).unwrap();
         assert_eq!(permuted, [three[1], three[2], three[0]]);
         assert_eq!(probabilities.model_sigmoids(&[2.0, 0.0, 1.0], &[0.0, 1.0, 3.0]), None);
@@ -432,7 +362,8 @@ mod tests {
         }
         let bytes = probabilities.to_bytes().unwrap();
         assert_eq!(ClassProbabilities::from_bytes(&bytes).unwrap(), probabilities);
-        let nan = OnlineSigmoid { sigmoid: Sigmoid { a: f64::NAN, b: 0.0 }, ..OnlineSigmoid::default() };
+        // A sigmoid is its a, b and curvature in turn.
+        let nan = (f64::NAN, 0.0, [1.0, 0.0, 1.0]);
         let bad = postcard::to_stdvec(&(vec![nan], vec![1u64, 2])).unwrap();
         assert!(ClassProbabilities::from_bytes(&bad).is_err());
         let many = postcard::to_stdvec(&(Vec::<OnlineSigmoid>::new(), vec![0u64; MAX_CLASSES + 1])).unwrap();

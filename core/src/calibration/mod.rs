@@ -25,8 +25,15 @@
 //! one-vs-rest value and the probabilities are normalised to sum to 1 (as scikit-learn's
 //! calibration of one-vs-rest classifiers does).
 //!
+//! A learner on a stream fits its sigmoids online instead, one Newton step a sample
+//! ([`OnlineSigmoid`], [`BinaryProbability`]).
+//!
 //! Memory: two `f64` per sigmoid. The fit reads the `(f, is the class)` pairs through a
 //! closure, twice per iteration, and stores none of them.
+
+mod online;
+
+pub use online::{BinaryProbability, FORGETTING, OnlineSigmoid, target};
 
 use serde::{Deserialize, Serialize};
 
