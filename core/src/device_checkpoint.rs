@@ -1,6 +1,8 @@
 //! The frame of the checkpoints the C ABI's learning objects write
-//! (`kestrel_svm_checkpoint` and its siblings in kestrel-ffi): magic "KSDC", and the kind
-//! of object a checkpoint holds as its first tag byte.
+//! (`kestrel_svm_checkpoint` and its siblings in kestrel-ffi): magic "KSDC", the kind of
+//! object a checkpoint holds as its first tag byte, and the revision of that object's
+//! header as the second: a header that grows gets a new revision, and a checkpoint of an
+//! earlier one still resumes (a firmware update keeps what the device learned).
 //!
 //! The frame is the core's ([`crate::frame`]); its payload — the object's C configuration,
 //! counters and buffers — is the C ABI's (kestrel-ffi's `checkpoint` module). It lives
@@ -31,6 +33,16 @@ impl DeviceObject {
     /// The object whose tag byte is `tag`, or `None`.
     pub fn from_tag(tag: u8) -> Option<Self> {
         [Self::Svm, Self::Slkl, Self::Novelty, Self::Scaler].into_iter().find(|object| *object as u8 == tag)
+    }
+
+    /// The revision of its header a checkpoint is written with (the second tag byte); a
+    /// reader takes this one and every earlier one. `kestrel_svm`: 1 since its header is
+    /// followed by its class probability's state; the others 0.
+    pub fn revision(self) -> u8 {
+        match self {
+            Self::Svm => 1,
+            Self::Slkl | Self::Novelty | Self::Scaler => 0,
+        }
     }
 
     /// The C type's name: `kestrel_svm`, `kestrel_slkl`, `kestrel_novelty`, `kestrel_scaler`.

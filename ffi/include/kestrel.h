@@ -53,7 +53,7 @@
 /**
  * Bytes reserved for an SVM object's header on every target.
  */
-#define KESTREL_SVM_OBJECT_BYTES 256
+#define KESTREL_SVM_OBJECT_BYTES 320
 
 /**
  * The outcome of a call. `KESTREL_STATUS_OK` is 0; every other value means the call
@@ -1095,7 +1095,8 @@ kestrel_status kestrel_svm_create(const kestrel_svm_config *config,
 
 /**
  * Learns the sample `(x[0..dim], label)`, `label` −1 or +1: it enters the window, then
- * coordinate steps until convergence or `steps_per_sample`.
+ * coordinate steps until convergence or `steps_per_sample`; the decision value the
+ * learner gave it before teaches the probability's sigmoid (module doc).
  *
  * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`,
  * `INVALID_LABEL`, `NON_FINITE`; the learner is unchanged then.
@@ -1122,6 +1123,22 @@ kestrel_status kestrel_svm_predict(const kestrel_svm *learner,
                                    int32_t *label);
 
 /**
+ * Writes the probability that `x[0..dim]` is of label +1 to `*probability`: Platt's
+ * sigmoid of its decision value, fitted online to the values the samples learned had
+ * before they were learned (module doc); 0.5 at a decision value of 0 before any sample.
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`, `NON_FINITE`.
+ *
+ * # Safety
+ * `learner` is null or a handle [`kestrel_svm_create`] returned; `x` is null or points to
+ * `dim` readable floats; `probability` is null or points to a writable `float`.
+ */
+kestrel_status kestrel_svm_probability(const kestrel_svm *learner,
+                                       const float *x,
+                                       size_t dim,
+                                       float *probability);
+
+/**
  * Writes the learner's state to `*out`: samples learned, samples in the window, 0 active
  * centres (a linear model has none), whether the window met the stopping rule, and the
  * coordinate steps the last sample took.
@@ -1133,8 +1150,9 @@ kestrel_status kestrel_svm_predict(const kestrel_svm *learner,
 kestrel_status kestrel_svm_state(const kestrel_svm *learner, kestrel_learner_state *out);
 
 /**
- * Writes the learner's linear model — with `scaler`'s statistics when `scaler` is not
- * null — to `out[0..out_len]` and its length to `*written`; when the buffer is too small,
+ * Writes the learner's linear model — with its class probability's sigmoid once both
+ * labels were learned, and `scaler`'s statistics when `scaler` is not null — to
+ * `out[0..out_len]` and its length to `*written`; when the buffer is too small,
  * `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`.
  *
  * # Safety
@@ -1251,8 +1269,9 @@ kestrel_status kestrel_svm_resume(const kestrel_svm_config *config,
      + KESTREL_ALIGN_UP(sizeof(float) * ((size_t)(dim) + 3)))
 
 /** Most bytes kestrel_svm_save() writes without a scaler: the envelope (24), the shape
-    (at most 14), dim + 1 weights and 2 labels with their lengths (6). */
-#define KESTREL_SVM_MODEL_BYTES(dim) (4 * (size_t)(dim) + 64)
+    (at most 14), dim + 1 weights and 2 labels with their lengths (6), and once both labels
+    were learned the class probability's sigmoid with its section's length (21). */
+#define KESTREL_SVM_MODEL_BYTES(dim) (4 * (size_t)(dim) + 88)
 
 /** Work bytes of a kestrel_novelty: equals kestrel_novelty_work_bytes() for the same sizes
     (the centre of mass, m·d + m² + 2m floats; m counts and the window's ring, uint32_t; the

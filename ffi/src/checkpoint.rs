@@ -17,7 +17,10 @@
 //! offset  size  field
 //! 0       4     magic "KSDC"
 //! 4       2     format version (u16, little endian), currently 1
-//! 6       2     tags: the object's kind (1 svm, 2 slkl, 3 novelty, 4 scaler), 0
+//! 6       2     tags: the object's kind (1 svm, 2 slkl, 3 novelty, 4 scaler), and the
+//!               revision of its header (svm 1: the header is followed by its class
+//!               probability's state; 0 for the others and for svm before it; a revision
+//!               up to the object's own is read)
 //! 8       4     payload length P (u32, little endian)
 //! 12      P     payload: the header, postcard-encoded — the object's configuration, its
 //!               counters and the core learner's state — then its buffers: every float
@@ -159,7 +162,7 @@ impl<'a> Writer<'a> {
         if !self.fits || self.out.len() < needed {
             return Err((Status::BufferTooSmall, needed));
         }
-        FORMAT.seal([kind as u8, 0], self.len, self.out).map_err(|_| (Status::BufferTooSmall, needed))
+        FORMAT.seal([kind as u8, kind.revision()], self.len, self.out).map_err(|_| (Status::BufferTooSmall, needed))
     }
 }
 
@@ -287,6 +290,8 @@ pub(crate) unsafe fn open<'a, H: DeserializeOwned>(
 /// A checkpoint's payload being read back.
 pub(crate) struct Reader<'a> {
     rest: &'a [u8],
+    /// The revision of the object's header (the frame's second tag).
+    revision: u8,
 }
 
 impl<'a> Reader<'a> {
@@ -306,7 +311,9 @@ impl<'a> Reader<'a> {
     /// The payload of the checkpoint `bytes`, and the kind of object it holds.
     ///
     /// # Errors
-    /// As [`open`](Self::open); `MODEL_FOREIGN` for tags no object has.
+    /// As [`open`](Self::open); `MODEL_FOREIGN` for a kind no object has,
+    /// `MODEL_UNSUPPORTED` for a revision of its header past the object's own (a later
+    /// library's).
     fn open_any(bytes: &'a [u8]) -> Result<(DeviceObject, Self), Status> {
         let opened = FORMAT.open(bytes).map_err(|error| match error {
             FrameError::Truncated { .. } => Status::ModelTruncated,
@@ -314,11 +321,17 @@ impl<'a> Reader<'a> {
             FrameError::UnsupportedVersion { .. } => Status::ModelUnsupported,
             FrameError::ChecksumMismatch { .. } | FrameError::TrailingBytes => Status::ModelCorrupted,
         })?;
-        match opened.tags {
-            [tag, 0] => DeviceObject::from_tag(tag).map(|object| (object, Reader { rest: opened.payload })),
-            _ => None,
+        let [tag, revision] = opened.tags;
+        match DeviceObject::from_tag(tag) {
+            Some(object) if revision <= object.revision() => Ok((object, Reader { rest: opened.payload, revision })),
+            Some(_) => Err(Status::ModelUnsupported),
+            None => Err(Status::ModelForeign),
         }
-        .ok_or(Status::ModelForeign)
+    }
+
+    /// The revision of the object's header the checkpoint was written with.
+    pub(crate) fn revision(&self) -> u8 {
+        self.revision
     }
 
     /// The next postcard value.

@@ -390,7 +390,7 @@ pub unsafe extern "C" fn kestrel_novelty_save(
         let dim = novelty.detector.mass().dim();
         let model = novelty.detector.model_in(&mut *novelty.model)?;
         // SAFETY: as this function's contract.
-        unsafe { save::save(&model, dim, scaler, out, out_len, written) }
+        unsafe { save::save(&model, dim, &[], scaler, out, out_len, written) }
     })())
 }
 

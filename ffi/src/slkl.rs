@@ -302,7 +302,7 @@ pub unsafe extern "C" fn kestrel_slkl_save(
         let dim = slkl.learner.dims().dim();
         let model = slkl.learner.predictor_in(&mut *slkl.model)?;
         // SAFETY: as this function's contract.
-        unsafe { save::save(&model, dim, scaler, out, out_len, written) }
+        unsafe { save::save(&model, dim, &[], scaler, out, out_len, written) }
     })())
 }
 

@@ -10,17 +10,27 @@
 //! stream --memory` does. [`kestrel_svm_save`] writes a linear-SVM model file (labels −1
 //! and +1) that `kestrel predict` and `kestrel_model_open` read.
 //!
+//! **How sure it is.** Each sample is predicted before it is learned: `kestrel_svm_learn`
+//! takes the decision value the learner gave it, with its label, as a pair for Platt's
+//! sigmoid, fitted online (the core's `calibration::BinaryProbability`, one Newton step a
+//! sample, as `kestrel stream --probabilities` fits it), and [`kestrel_svm_probability`]
+//! gives the probability of +1 for a reading — for an alarm raised only when the model is
+//! sure. Saved models carry the sigmoid (once both labels were learned), so `kestrel
+//! predict --probabilities` and `kestrel_model_probabilities` give the same probabilities.
+//!
 //! [`kestrel_svm_checkpoint`] writes the learner's whole state and [`kestrel_svm_resume`]
 //! continues from it bit for bit, after a reset ([`crate::checkpoint`]).
 //!
-//! Memory: `KESTREL_SVM_WORK_BYTES(window, dim, memory)` — the object header, the window
+//! Memory: `KESTREL_SVM_WORK_BYTES(window, dim, memory)` — the object header (the sigmoid's
+//! five floats and two counts among it), the window
 //! ([`OnlineSvm::scalars_len`] floats, or [`OnlineSvm::scalars_len_remembering`] with a
 //! memory) and the saved model's weights ([`LinearModel::scalars_len`]`(dim, 1)`). A saved
-//! model takes at most `KESTREL_SVM_MODEL_BYTES(dim)` bytes, plus the scaler's section when
-//! one is given.
+//! model takes at most `KESTREL_SVM_MODEL_BYTES(dim)` bytes (its class probability's
+//! sigmoid included), plus the scaler's section when one is given.
 
 use core::ffi::c_void;
 
+use kestrel_core::calibration::BinaryProbability;
 use kestrel_core::dcd::{self, LinearModel, Loss, OnlineSvm, OnlineSvmState, Row};
 use kestrel_core::device_checkpoint::DeviceObject;
 use kestrel_core::{Error, Rng};
@@ -32,7 +42,7 @@ use crate::status::status_of;
 use crate::{LearnerState, Status, save, scaler};
 
 /// Bytes reserved for an SVM object's header on every target.
-pub const KESTREL_SVM_OBJECT_BYTES: usize = 256;
+pub const KESTREL_SVM_OBJECT_BYTES: usize = 320;
 
 /// "KSVM".
 const SVM_TAG: Tag = Tag(0x4D56_534B);
@@ -113,6 +123,9 @@ pub struct Svm {
     samples_seen: u64,
     rng: Rng,
     svm: OnlineSvm<f32, &'static mut [f32]>,
+    /// The probability of +1, fitted to the decision value each sample had before it was
+    /// learned.
+    probability: BinaryProbability<f32>,
     /// Storage of the saved model's weights.
     model: &'static mut [f32],
 }
@@ -229,14 +242,16 @@ pub unsafe extern "C" fn kestrel_svm_create(
             Some(decay) => OnlineSvm::remembering_in(scalars, window, dim, params, steps, decay)?,
         };
         let rng = Rng::seed_from_u64(config.seed);
-        let object = Svm { tag: SVM_TAG, config, samples_seen: 0, last_steps: 0, rng, svm, model };
+        let probability = BinaryProbability::default();
+        let object = Svm { tag: SVM_TAG, config, samples_seen: 0, last_steps: 0, rng, svm, probability, model };
         // SAFETY: checked non-null and aligned above; writable by the contract.
         unsafe { memory::write(out, work.finish(object)) }
     })())
 }
 
 /// Learns the sample `(x[0..dim], label)`, `label` −1 or +1: it enters the window, then
-/// coordinate steps until convergence or `steps_per_sample`.
+/// coordinate steps until convergence or `steps_per_sample`; the decision value the
+/// learner gave it before teaches the probability's sigmoid (module doc).
 ///
 /// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`,
 /// `INVALID_LABEL`, `NON_FINITE`; the learner is unchanged then.
@@ -249,7 +264,9 @@ pub unsafe extern "C" fn kestrel_svm_learn(learner: *mut Svm, x: *const f32, dim
     status_of((|| {
         // SAFETY: as this function's contract.
         let (svm, x) = unsafe { (memory::object_mut(learner)?, memory::floats(x, dim)?) };
+        let before = svm.svm.decision(Row::Dense(x))?;
         let steps = svm.svm.push(Row::Dense(x), label, &mut svm.rng)?;
+        svm.probability.learn(before, label == 1);
         svm.samples_seen += 1;
         svm.last_steps = u32::try_from(steps).unwrap_or(u32::MAX);
         Ok(())
@@ -281,6 +298,32 @@ pub unsafe extern "C" fn kestrel_svm_predict(
     })())
 }
 
+/// Writes the probability that `x[0..dim]` is of label +1 to `*probability`: Platt's
+/// sigmoid of its decision value, fitted online to the values the samples learned had
+/// before they were learned (module doc); 0.5 at a decision value of 0 before any sample.
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`, `NON_FINITE`.
+///
+/// # Safety
+/// `learner` is null or a handle [`kestrel_svm_create`] returned; `x` is null or points to
+/// `dim` readable floats; `probability` is null or points to a writable `float`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn kestrel_svm_probability(
+    learner: *const Svm,
+    x: *const f32,
+    dim: usize,
+    probability: *mut f32,
+) -> Status {
+    status_of((|| {
+        memory::check_pointer(probability)?;
+        // SAFETY: as this function's contract.
+        let (svm, x) = unsafe { (memory::object(learner)?, memory::floats(x, dim)?) };
+        let value = svm.probability.probability(svm.svm.decision(Row::Dense(x))?);
+        // SAFETY: as this function's contract.
+        unsafe { memory::write(probability, value) }
+    })())
+}
+
 /// Writes the learner's state to `*out`: samples learned, samples in the window, 0 active
 /// centres (a linear model has none), whether the window met the stopping rule, and the
 /// coordinate steps the last sample took.
@@ -306,8 +349,9 @@ pub unsafe extern "C" fn kestrel_svm_state(learner: *const Svm, out: *mut Learne
     })())
 }
 
-/// Writes the learner's linear model — with `scaler`'s statistics when `scaler` is not
-/// null — to `out[0..out_len]` and its length to `*written`; when the buffer is too small,
+/// Writes the learner's linear model — with its class probability's sigmoid once both
+/// labels were learned, and `scaler`'s statistics when `scaler` is not null — to
+/// `out[0..out_len]` and its length to `*written`; when the buffer is too small,
 /// `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`.
 ///
 /// # Safety
@@ -326,12 +370,16 @@ pub unsafe extern "C" fn kestrel_svm_save(
         // SAFETY: as this function's contract.
         let svm = unsafe { memory::object_mut(learner)? };
         let model = linear_model(&svm.svm, &mut *svm.model)?;
+        let sigmoid = svm.probability.sigmoid();
+        let sigmoids = sigmoid.as_slice();
         // SAFETY: as this function's contract.
-        unsafe { save::save(&model, svm.svm.weights().len(), scaler, out, out_len, written) }
+        unsafe { save::save(&model, svm.svm.weights().len(), sigmoids, scaler, out, out_len, written) }
     })())
 }
 
-/// What a checkpoint of a [`Svm`] holds before the window's floats.
+/// What a checkpoint of a [`Svm`] holds first; the class probability's state follows it
+/// (from revision 1 of the header: none in one of revision 0, which resumes with a fresh
+/// one), then the window's floats.
 #[derive(Serialize, Deserialize)]
 pub(crate) struct SvmCheckpoint {
     pub(crate) config: SvmConfig,
@@ -395,6 +443,7 @@ pub unsafe extern "C" fn kestrel_svm_checkpoint(
         unsafe {
             checkpoint::write(DeviceObject::Svm, out, out_len, written, |writer| {
                 writer.value(&header)?;
+                writer.value(&svm.probability)?;
                 writer.floats(svm.svm.storage());
                 Ok(())
             })
@@ -441,13 +490,20 @@ pub unsafe extern "C" fn kestrel_svm_resume(
             return Err(Status::ModelCorrupted);
         }
         let rng = Rng::from_state(header.rng).map_err(|_| Status::ModelCorrupted)?;
+        let probability = match reader.revision() {
+            0 => BinaryProbability::default(),
+            _ => reader.value::<BinaryProbability<f32>>()?,
+        };
+        if !probability.is_finite() {
+            return Err(Status::ModelCorrupted);
+        }
         // SAFETY: as this function's contract.
         let (work, scalars, model) = unsafe { carve(&config, work, work_len)? };
         reader.floats(scalars)?;
         reader.finish()?;
         let svm = OnlineSvm::from_state_in(scalars, params, state).map_err(|_| Status::ModelCorrupted)?;
         let samples_seen = header.samples_seen;
-        let object = Svm { tag: SVM_TAG, config, samples_seen, last_steps: 0, rng, svm, model };
+        let object = Svm { tag: SVM_TAG, config, samples_seen, last_steps: 0, rng, svm, probability, model };
         // SAFETY: checked non-null and aligned above; writable by the contract.
         unsafe { memory::write(out, work.finish(object)) }
     })())
@@ -466,6 +522,8 @@ fn linear_model<'a>(
 #[cfg(test)]
 mod tests {
     use std::vec;
+
+    use kestrel_core::device_checkpoint::FORMAT as FORMAT_OF_DEVICE;
 
     use super::*;
 
@@ -510,6 +568,125 @@ mod tests {
             counts.push(steps);
         }
         assert!(counts.contains(&24) && counts.iter().any(|&s| s < 24), "the cap and the rule: {counts:?}");
+    }
+
+    /// A learner of `window` samples of 2 features, in `work`.
+    fn learner(window: u32, work: &mut vec::Vec<u64>) -> *mut Svm {
+        let config = kestrel_svm_default_config(window, 2);
+        // SAFETY: `config` is a valid configuration on the stack.
+        let needed = unsafe { kestrel_svm_work_bytes(&config) };
+        *work = vec![0u64; needed.div_ceil(8)];
+        let mut svm: *mut Svm = core::ptr::null_mut();
+        // SAFETY: `work` holds `needed` aligned bytes and outlives the learner.
+        assert_eq!(unsafe { kestrel_svm_create(&config, work.as_mut_ptr().cast(), needed, &mut svm) }, Status::Ok);
+        svm
+    }
+
+    /// Sample `t` of a noisy stream: +1 mostly where `x₀ > x₁`.
+    fn sample(t: u16) -> ([f32; 2], i32) {
+        let x = [f32::from(t % 17) / 8.0 - 1.0, f32::from(t % 13) / 6.0 - 1.0];
+        let label = if x[0] - x[1] + if t.is_multiple_of(5) { 0.9 } else { 0.0 } > 0.0 { 1 } else { -1 };
+        (x, label)
+    }
+
+    /// The probability is the core's sigmoid taught by the decision value each sample had
+    /// before it was learned (the core's windowed SVM driven alike), and it rises with the
+    /// decision value.
+    #[test]
+    fn the_probability_learns_from_the_values_before_learning() {
+        let mut work = vec::Vec::new();
+        let svm = learner(16, &mut work);
+        let config = kestrel_svm_default_config(16, 2);
+        let scalars = vec![0.0f32; OnlineSvm::scalars_len_remembering(16, 2)];
+        let decay = dcd::decay_over::<f32>(2000).unwrap();
+        let mut reference = OnlineSvm::remembering_in(scalars, 16, 2, params(&config).unwrap(), 300, decay).unwrap();
+        let (mut rng, mut probability) = (Rng::seed_from_u64(config.seed), BinaryProbability::<f32>::default());
+        let mut p = f32::NAN;
+        for t in 0..400u16 {
+            let (x, label) = sample(t);
+            probability.learn(reference.decision(Row::Dense(&x)).unwrap(), label == 1);
+            reference.push(Row::Dense(&x), label, &mut rng).unwrap();
+            // SAFETY: a live handle and a row of 2 floats.
+            assert_eq!(unsafe { kestrel_svm_learn(svm, x.as_ptr(), 2, label) }, Status::Ok);
+            // SAFETY: as above, and a writable float.
+            assert_eq!(unsafe { kestrel_svm_probability(svm, x.as_ptr(), 2, &mut p) }, Status::Ok);
+            let expected = probability.probability(reference.decision(Row::Dense(&x)).unwrap());
+            assert_eq!(p.to_bits(), expected.to_bits(), "sample {t}");
+        }
+        let (mut high, mut low) = (0.0f32, 0.0f32);
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(kestrel_svm_probability(svm, [1.0f32, -1.0].as_ptr(), 2, &mut high), Status::Ok);
+            assert_eq!(kestrel_svm_probability(svm, [-1.0f32, 1.0].as_ptr(), 2, &mut low), Status::Ok);
+        }
+        assert!(high > 0.8 && low < 0.2, "{high} {low}");
+        // Refusals leave the output.
+        let mut out = 7.0f32;
+        // SAFETY: as above; the row has 2 floats, fewer than claimed is refused.
+        unsafe {
+            assert_eq!(kestrel_svm_probability(svm, [1.0f32, 2.0].as_ptr(), 1, &mut out), Status::DimensionMismatch);
+            assert_eq!(kestrel_svm_probability(svm, [f32::NAN, 2.0].as_ptr(), 2, &mut out), Status::NonFinite);
+            assert_eq!(
+                kestrel_svm_probability(svm, [1.0f32, 2.0].as_ptr(), 2, core::ptr::null_mut()),
+                Status::NullPointer
+            );
+        }
+        assert_eq!(out, 7.0);
+    }
+
+    /// A checkpoint of revision 0 (written before the class probability) resumes: the
+    /// window as it was, a fresh probability; a revision past the object's own is refused.
+    #[test]
+    fn a_checkpoint_of_the_earlier_revision_resumes() {
+        let mut work = vec::Vec::new();
+        let svm = learner(8, &mut work);
+        for t in 0..50u16 {
+            let (x, label) = sample(t);
+            // SAFETY: a live handle and a row of 2 floats.
+            assert_eq!(unsafe { kestrel_svm_learn(svm, x.as_ptr(), 2, label) }, Status::Ok);
+        }
+        let (mut bytes, mut written) = (vec![0u8; 1024], 0usize);
+        // SAFETY: a live handle; `bytes` holds 1024 writable bytes.
+        assert_eq!(unsafe { kestrel_svm_checkpoint(svm, bytes.as_mut_ptr(), 1024, &mut written) }, Status::Ok);
+        assert_eq!(&bytes[6..8], [1, 1], "svm, revision 1");
+        // The same state as revision 0 wrote it: the header, then the floats, no probability.
+        let payload = &bytes[kestrel_core::frame::HEADER_LEN..written - kestrel_core::frame::TRAILER_LEN];
+        let (_, after_header) = postcard::take_from_bytes::<SvmCheckpoint>(payload).unwrap();
+        let (_, floats) = postcard::take_from_bytes::<BinaryProbability<f32>>(after_header).unwrap();
+        let header_len = payload.len() - after_header.len();
+        let old_len = header_len + floats.len();
+        let mut old = vec![0u8; kestrel_core::frame::framed_len(old_len)];
+        let start = kestrel_core::frame::HEADER_LEN;
+        old[start..start + header_len].copy_from_slice(&payload[..header_len]);
+        old[start + header_len..start + old_len].copy_from_slice(floats);
+        let resealed = |tags, old: &mut vec::Vec<u8>| FORMAT_OF_DEVICE.seal(tags, old_len, old).unwrap();
+        resealed([1, 0], &mut old);
+        let config = kestrel_svm_default_config(8, 2);
+        // SAFETY: `config` is a valid configuration on the stack.
+        let needed = unsafe { kestrel_svm_work_bytes(&config) };
+        let mut again = vec![0u64; needed.div_ceil(8)];
+        let mut resumed: *mut Svm = core::ptr::null_mut();
+        let resume = |bytes: &[u8], work: &mut vec::Vec<u64>, out: &mut *mut Svm| {
+            // SAFETY: `bytes` and `work` are live buffers of the lengths given.
+            unsafe { kestrel_svm_resume(&config, bytes.as_ptr(), bytes.len(), work.as_mut_ptr().cast(), needed, out) }
+        };
+        assert_eq!(resume(&old, &mut again, &mut resumed), Status::Ok);
+        let probe = [0.5f32, -0.25];
+        let (mut label, mut resumed_label, mut p) = (0, 0, 0.0f32);
+        // SAFETY: live handles, a row of 2 floats and writable outputs.
+        unsafe {
+            assert_eq!(kestrel_svm_predict(svm, probe.as_ptr(), 2, &mut label), Status::Ok);
+            assert_eq!(kestrel_svm_predict(resumed, probe.as_ptr(), 2, &mut resumed_label), Status::Ok);
+            assert_eq!(kestrel_svm_probability(resumed, probe.as_ptr(), 2, &mut p), Status::Ok);
+            let value = (*resumed).svm.decision(Row::Dense(&probe)).unwrap();
+            assert_eq!(p, BinaryProbability::<f32>::default().probability(value));
+        }
+        assert_eq!(label, resumed_label);
+        // A later library's revision, and a revision on an object that has none, are refused.
+        resealed([1, 2], &mut old);
+        assert_eq!(resume(&old, &mut again, &mut resumed), Status::ModelUnsupported);
+        resealed([2, 1], &mut old);
+        assert_eq!(crate::checkpoint::describe(&old).unwrap_err(), Status::ModelUnsupported);
     }
 
     /// A learner whose stored values broke (here `w`'s first weight made NaN in its work

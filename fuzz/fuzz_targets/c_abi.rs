@@ -347,6 +347,10 @@ fn learn_svm(config: &[u8], samples: &[f32], data: &[u8]) {
         if unsafe { svm::kestrel_svm_predict(learner, x.as_ptr(), dim, &mut predicted) } == Status::Ok {
             assert!(predicted == 1 || predicted == -1);
         }
+        let mut probability = f32::NAN;
+        if unsafe { svm::kestrel_svm_probability(learner, x.as_ptr(), dim, &mut probability) } == Status::Ok {
+            assert!((0.0..=1.0).contains(&probability), "{probability}");
+        }
     }
     // Handles of the wrong kind are refused.
     let mut state = empty_state();

@@ -250,7 +250,9 @@ fn inspect_reads_a_devices_checkpoint() {
 /// `kestrel import` of the Cortex-M0's checkpoints above writes, byte for byte, the model
 /// the M0's own `kestrel_svm_save` wrote with its scaler at the same moment (the `model svm`
 /// line of the same run, `device-model-svm.kestrel`; made again as the checkpoints are,
-/// from `$1 == "model" && $2 == "svm"`). The model predicts raw rows; without the
+/// from `$1 == "model" && $2 == "svm"`). The checkpoint predates the learner's class
+/// probability (its header's revision 0): it imports with a fresh one, which gives the model
+/// no sigmoid, as the device's save had none. The model predicts raw rows; without the
 /// scaler it is the unscaled model. A scaler's checkpoint alone, a learner's given as the
 /// scaler, and a torn copy are errors that say so.
 #[test]

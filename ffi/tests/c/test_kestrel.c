@@ -728,22 +728,41 @@ static int svm_with_scaler_learns_saves_and_reopens(void) {
                  KESTREL_STATUS_OK);
     kestrel_model_info info;
     CHECK_STATUS(kestrel_model_describe(model, &info), KESTREL_STATUS_OK);
-    CHECK(info.kind == 1 && info.scaled && info.is_classifier && info.dim == DIM);
+    /* The learner's class probability, fitted online, travels in the file. */
+    CHECK(info.kind == 1 && info.scaled && info.is_classifier && info.dim == DIM && info.probabilities);
     float rows[200 * DIM];
-    int agree = 0;
+    int agree = 0, sure = 0, sure_and_right = 0;
+    FILE *probabilities = fopen(path_of(out_dir, "svm-device", ".c-probabilities"), "w");
+    CHECK(probabilities);
     for (int i = 0; i < 200; i++) {
-        float scaled[DIM], label;
-        for (int j = 0; j < DIM; j++) rows[i * DIM + j] = mean[j] + scale[j] * (2.0f * uniform() - 1.0f);
+        float scaled[DIM], label, z[DIM];
+        for (int j = 0; j < DIM; j++) {
+            z[j] = 2.0f * uniform() - 1.0f;
+            rows[i * DIM + j] = mean[j] + scale[j] * z[j];
+        }
         int32_t from_learner;
         CHECK_STATUS(kestrel_scaler_transform(scaler, rows + i * DIM, DIM, scaled), KESTREL_STATUS_OK);
         CHECK_STATUS(kestrel_svm_predict(svm, scaled, DIM, &from_learner), KESTREL_STATUS_OK);
         CHECK_STATUS(kestrel_model_predict(model, rows + i * DIM, DIM, &label), KESTREL_STATUS_OK);
         CHECK(label == 1.0f || label == -1.0f);
         agree += (float)from_learner == label;
+        /* The learner's probability of +1 is the model's second class's (labels −1, +1). */
+        float q = NAN, p[2] = {NAN, NAN};
+        CHECK_STATUS(kestrel_svm_probability(svm, scaled, DIM, &q), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_model_probabilities(model, rows + i * DIM, DIM, p, 2), KESTREL_STATUS_OK);
+        CHECK(q >= 0.0f && q <= 1.0f && fabsf(p[1] - q) < 1e-5f && fabsf(p[0] + p[1] - 1.0f) < 1e-6f);
+        fprintf(probabilities, "%.9g,%.9g\n", (double)p[0], (double)p[1]);
+        if (q > 0.9f || q < 0.1f) {
+            sure++;
+            sure_and_right += (q > 0.5f) == (z[0] - z[1] + 0.5f * z[3] > 0.0f);
+        }
     }
+    fclose(probabilities);
     /* The two differ only for a decision value of exactly 0 (the learner says −1, the
        model file, as LIBLINEAR, +1). */
     CHECK(agree >= 199);
+    /* Where it is sure, it is right. */
+    CHECK(sure >= 100 && sure_and_right >= 0.98 * sure);
     CHECK(saved_file("svm-device", saved, len));
     return write_comparison("svm-device", model, rows, 200, DIM);
 }
@@ -781,6 +800,14 @@ static int svm_and_scaler_refuse_bad_arguments_unchanged(void) {
     CHECK_STATUS(kestrel_svm_predict(svm, nan_row, 2, &label), KESTREL_STATUS_NON_FINITE);
     CHECK_STATUS(kestrel_svm_predict(svm, a, 2, NULL), KESTREL_STATUS_NULL_POINTER);
     CHECK(label == 7);
+    float probability = 7.0f;
+    CHECK_STATUS(kestrel_svm_probability(svm, nan_row, 2, &probability), KESTREL_STATUS_NON_FINITE);
+    CHECK_STATUS(kestrel_svm_probability(svm, a, 3, &probability), KESTREL_STATUS_DIMENSION_MISMATCH);
+    CHECK_STATUS(kestrel_svm_probability(svm, a, 2, NULL), KESTREL_STATUS_NULL_POINTER);
+    static alignas(KESTREL_ALIGN) unsigned char not_a_learner[KESTREL_SVM_OBJECT_BYTES];
+    CHECK_STATUS(kestrel_svm_probability((const kestrel_svm *)not_a_learner, a, 2, &probability),
+                 KESTREL_STATUS_WRONG_OBJECT);
+    CHECK(probability == 7.0f);
     kestrel_learner_state state;
     CHECK_STATUS(kestrel_svm_state(svm, &state), KESTREL_STATUS_OK);
     CHECK(state.samples_seen == 2 && state.window_len == 2);
