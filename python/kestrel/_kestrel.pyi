@@ -82,6 +82,16 @@ def with_class_names(model: bytes, names: list[str]) -> bytes:
 def with_feature_names(model: bytes, names: list[str]) -> bytes:
     """The model's bytes with the names of its features, in its order (a CSV header's)."""
 
+def held_out_values(labels: list[float], fold_model: bytes, x: Rows) -> npt.NDArray[np.float64]:
+    """The decision values a cross-validation fold's model gives the rows of ``x`` as the
+    outputs of the classifier of ``labels`` (a column per output; NaN for a class the fold
+    model lacks)."""
+
+def calibrated(model: bytes, values: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> bytes:
+    """The classifier's model bytes with class probabilities fitted to decision values held
+    out from it elsewhere: a row of ``values`` per label of ``y``, one value per output
+    (NaN where none)."""
+
 def import_checkpoint(checkpoint: bytes, scaler: bytes | None = None) -> bytes:
     """The model file a device learner's checkpoint makes, with a scaler's statistics:
     what ``kestrel import`` writes."""

@@ -58,6 +58,12 @@ __all__ = ["MapReduceRSVM", "MapReduceRSVMModel"]
 
 # Rows handed to the extension at once on an executor.
 _BATCH = 4096
+# Folds of the cross-validation that fits class probabilities (kestrel train
+# --probabilities takes 5, as LIBSVM's -b 1).
+_FOLDS = 5
+# Held-out rows whose decision values the driver gathers for the sigmoids, at most: beyond,
+# a seeded sample of about as many.
+_CALIBRATION_ROWS = 200_000
 
 
 def _optional_float(value):
@@ -84,10 +90,16 @@ class _MapReduceRSVMParams(
         Params._dummy(), "nCentres", "the most centres of each part's reduced set", typeConverter=TypeConverters.toInt
     )
     scalar = Param(Params._dummy(), "scalar", "the model's scalar: f64 or f32", typeConverter=TypeConverters.toString)
+    probability = Param(
+        Params._dummy(), "probability", "fit class probabilities by 5-fold cross-validation (five more fits)",
+        typeConverter=TypeConverters.toBoolean,
+    )
 
     def __init__(self):
         super().__init__()
-        self._setDefault(numPartitions=4, C=None, gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1)
+        self._setDefault(
+            numPartitions=4, C=None, gamma=None, kernel="rbf", nCentres=256, scalar="f64", seed=1, probability=False
+        )
 
     def _settings(self):
         """The keyword arguments of the extension's ``FitConfig``: plain values, sent to the
@@ -178,10 +190,19 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams, DefaultParamsReadable, Defa
     probabilityCol : str, default="probability"
         Class probabilities, a vector in the same order, which ``MulticlassClassificationEvaluator
         (metricName="logLoss")`` reads — written by a model whose file carries them: one
-        trained on one machine with them (``kestrel train --learner mrrsvm
-        --probabilities``, five more fits on held-out folds) and given as
-        ``MapReduceRSVMModel(modelBytes=...)``. A model this estimator fits carries none (as
-        Spark's ``LinearSVC`` gives none), and ``""`` leaves the column out.
+        fitted with ``probability=True``, or one trained on one machine with them (``kestrel
+        train --learner mrrsvm --probabilities``) and given as
+        ``MapReduceRSVMModel(modelBytes=...)``; ``""`` leaves the column out.
+    probability : bool, default=False
+        Fit class probabilities, as ``kestrel train --probabilities`` and LIBSVM's ``-b 1``
+        do: Platt's sigmoid of each decision value, fitted to values held out by 5-fold
+        cross-validation — five more MapReduce fits, each on four folds (a row's fold by a
+        seeded hash of it, as its part), the held-out rows' values computed on the executors
+        with the fold models broadcast. The driver gathers one value per held-out row and
+        class (at most about 200,000 rows: a seeded sample beyond) and fits the sigmoids.
+        The folds are not ``kestrel train``'s (a shuffle of the whole set), so the sigmoids
+        differ from its by what the folds do. Unset, a model carries none (as Spark's
+        ``LinearSVC`` gives none).
     numPartitions : int, default=4
         Parts of the data ``P``; each must hold rows of two classes or more.
     weightCol : str, optional
@@ -218,7 +239,7 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams, DefaultParamsReadable, Defa
     def __init__(
         self, *, featuresCol="features", labelCol="label", predictionCol="prediction", rawPredictionCol="rawPrediction",
         probabilityCol="probability", weightCol=None, numPartitions=4, C=None, gamma=None, kernel="rbf", nCentres=256,
-        scalar="f64", seed=1,
+        scalar="f64", seed=1, probability=False,
     ):
         super().__init__()
         self._set(**self._input_kwargs)
@@ -227,7 +248,7 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams, DefaultParamsReadable, Defa
     def setParams(
         self, *, featuresCol="features", labelCol="label", predictionCol="prediction", rawPredictionCol="rawPrediction",
         probabilityCol="probability", weightCol=None, numPartitions=4, C=None, gamma=None, kernel="rbf", nCentres=256,
-        scalar="f64", seed=1,
+        scalar="f64", seed=1, probability=False,
     ):
         """Sets the parameters given by keyword."""
         return self._set(**self._input_kwargs)
@@ -266,39 +287,98 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams, DefaultParamsReadable, Defa
         if parts > count:
             raise ValueError(f"{parts} partitions for {count} rows: use fewer partitions")
 
-        def assign(iterator):
-            config = _config(settings)
-            for batch in _batches(iterator):
-                X, y, _ = _arrays(batch)
-                for part, row in zip(_kestrel.mrrsvm_parts(config, X, y), batch):
-                    yield int(part), row
-
-        def learn(index, iterator):
-            batch = [row for _, row in iterator]
-            if not batch:
-                yield index, None, f"part {index} of {parts} is empty: use fewer partitions"
-                return
-            X, y, w = _arrays(batch)
-            classes = np.unique(y)
-            if len(classes) < 2:
-                message = f"part {index} of {parts} ({len(y)} rows) holds a single class ({classes[0]:g}): use fewer partitions"
-                yield index, None, message
-                return
-            try:
-                yield index, _kestrel.mrrsvm_part(_config(settings), X, y, w), None
-            except ValueError as error:
-                yield index, None, f"part {index} of {parts} ({len(y)} rows): {error}"
-
-        keyed = rows.mapPartitions(assign).partitionBy(parts, lambda part: part)
-        learned = sorted(keyed.mapPartitionsWithIndex(learn).collect(), key=lambda item: item[0])
-        errors = [message for _, _, message in learned if message is not None]
-        if errors:
-            raise ValueError(errors[0])
-        if len(learned) != parts:
-            raise ValueError(f"{parts - len(learned)} of {parts} parts were not learned")
-        model_bytes, summary = _kestrel.mrrsvm_reduce(_config(settings), [part for _, part, _ in learned], dim)
+        model_bytes, summary = _learned(rows, settings, parts, dim)
+        if self.getOrDefault(self.probability):
+            model_bytes = _with_probabilities(rows, settings, dim, count, model_bytes, _arrays(first)[0])
         model = MapReduceRSVMModel(modelBytes=model_bytes, summary=summary)
         return self._copyValues(model)
+
+
+def _learned(rows, settings, parts, dim, what=""):
+    """The MapReduce RSVM of ``rows`` (``(features, label[, weight])``): each row's part by
+    its hash, the part models learned on the executors, the Reduce on the driver; its model
+    bytes and summary. Errors name the part (after ``what``, for a cross-validation's fold)."""
+
+    def assign(iterator):
+        config = _config(settings)
+        for batch in _batches(iterator):
+            X, y, _ = _arrays(batch)
+            for part, row in zip(_kestrel.mrrsvm_parts(config, X, y), batch):
+                yield int(part), row
+
+    def learn(index, iterator):
+        batch = [row for _, row in iterator]
+        if not batch:
+            yield index, None, f"{what}part {index} of {parts} is empty: use fewer partitions"
+            return
+        X, y, w = _arrays(batch)
+        classes = np.unique(y)
+        if len(classes) < 2:
+            message = (
+                f"{what}part {index} of {parts} ({len(y)} rows) holds a single class ({classes[0]:g}): "
+                "use fewer partitions"
+            )
+            yield index, None, message
+            return
+        try:
+            yield index, _kestrel.mrrsvm_part(_config(settings), X, y, w), None
+        except ValueError as error:
+            yield index, None, f"{what}part {index} of {parts} ({len(y)} rows): {error}"
+
+    keyed = rows.mapPartitions(assign).partitionBy(parts, lambda part: part)
+    learned = sorted(keyed.mapPartitionsWithIndex(learn).collect(), key=lambda item: item[0])
+    errors = [message for _, _, message in learned if message is not None]
+    if errors:
+        raise ValueError(errors[0])
+    if len(learned) != parts:
+        raise ValueError(f"{what}{parts - len(learned)} of {parts} parts were not learned")
+    return _kestrel.mrrsvm_reduce(_config(settings), [part for _, part, _ in learned], dim)
+
+
+def _with_probabilities(rows, settings, dim, count, model_bytes, probe):
+    """``model_bytes`` with class probabilities fitted by :data:`_FOLDS`-fold
+    cross-validation of the MapReduce RSVM on ``rows`` (see ``MapReduceRSVM``'s
+    ``probability``); ``probe`` is a row of features, for the model's labels."""
+    # The folds hash the rows as the parts do, with another seed: a fold is no part.
+    folds = dict(settings, partitions=_FOLDS, seed=(settings["seed"] + 1) % (1 << 64))
+
+    def tag(iterator):
+        config = _config(folds)
+        for batch in _batches(iterator):
+            X, y, _ = _arrays(batch)
+            for fold, row in zip(_kestrel.mrrsvm_parts(config, X, y), batch):
+                yield int(fold), row
+
+    tagged = rows.mapPartitions(tag).cache()
+    try:
+        fold_models = []
+        for k in range(_FOLDS):
+            train = tagged.filter(lambda item, k=k: item[0] != k).values()
+            fold_bytes, _ = _learned(train, settings, settings["partitions"], dim, f"fold {k + 1} of {_FOLDS}: ")
+            fold_models.append(fold_bytes)
+        labels = [float(label) for label in _kestrel.decision_function(model_bytes, probe)[1]]
+        broadcast = rows.context.broadcast(fold_models)
+
+        def held_out(iterator):
+            models = broadcast.value
+            for batch in _batches(iterator):
+                fold_of = np.asarray([fold for fold, _ in batch])
+                X, y, _ = _arrays([row for _, row in batch])
+                values = np.full((len(y), 1 if len(labels) == 2 else len(labels)), np.nan)
+                for k, fold_model in enumerate(models):
+                    at = fold_of == k
+                    if at.any():
+                        values[at] = _kestrel.held_out_values(labels, fold_model, X[at])
+                yield values, y
+
+        fraction = _CALIBRATION_ROWS / count
+        sample = tagged if fraction >= 1 else tagged.sample(False, fraction, settings["seed"])
+        gathered = sample.mapPartitions(held_out).collect()
+        values = np.vstack([values for values, _ in gathered])
+        y = np.concatenate([y for _, y in gathered])
+        return _kestrel.calibrated(model_bytes, values, y)
+    finally:
+        tagged.unpersist()
 
 
 class MapReduceRSVMModel(Model, _MapReduceRSVMParams, MLReadable, MLWritable):

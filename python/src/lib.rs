@@ -621,6 +621,42 @@ fn with_feature_names<'py>(py: Python<'py>, model: &[u8], names: Vec<String>) ->
     Ok(PyBytes::new(py, &bytes))
 }
 
+/// The decision values the fold model `fold_model` gives the rows of `x`, as the outputs of
+/// the classifier of `labels` whose probabilities the fold helps fit: a column per output
+/// (one for two classes), NaN for a class the fold model lacks
+/// (`kestrel_stream::batch::calibration::held_out_values`).
+#[pyfunction]
+fn held_out_values<'py>(
+    py: Python<'py>,
+    labels: Vec<f64>,
+    fold_model: &[u8],
+    x: RowsArg<'py>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let each = |m: &mut dyn model::Predictor, r: &Record| {
+        kestrel_stream::batch::calibration::held_out_values(&labels, m, r).map(Some)
+    };
+    Ok(per_row_matrix(py, fold_model, &x, each, "")?.0)
+}
+
+/// The classifier's model bytes with class probabilities fitted to decision values held
+/// out from it elsewhere (the Spark estimator's cross-validation): a row of `values` per
+/// label in `y`, one value per output of the model (NaN where a fold model had none).
+#[pyfunction]
+fn calibrated<'py>(
+    py: Python<'py>,
+    model: &[u8],
+    values: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let values = values.as_array();
+    let flat: Vec<f64> = values.iter().copied().collect();
+    let labels = y.as_slice().map_err(|_| value_error("y must be contiguous"))?;
+    let bytes = py
+        .detach(|| kestrel_stream::batch::calibration::calibrated(model.to_vec(), &flat, labels))
+        .map_err(value_error)?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
 /// The model file of the learner whose device checkpoint is `checkpoint`, with the
 /// statistics of the scaler whose checkpoint is `scaler`: what `kestrel import` writes.
 #[pyfunction]
@@ -957,6 +993,8 @@ fn _kestrel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(with_class_names, m)?)?;
     m.add_function(wrap_pyfunction!(with_feature_names, m)?)?;
+    m.add_function(wrap_pyfunction!(calibrated, m)?)?;
+    m.add_function(wrap_pyfunction!(held_out_values, m)?)?;
     m.add_function(wrap_pyfunction!(read_checkpoint, m)?)?;
     m.add_function(wrap_pyfunction!(import_checkpoint, m)?)?;
     m.add_function(wrap_pyfunction!(describe_checkpoint, m)?)?;

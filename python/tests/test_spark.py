@@ -129,6 +129,33 @@ def test_a_model_with_class_probabilities_writes_spark_s_probability_column(spar
     assert "probability" not in fitted.transform(frame(spark, X_test, labels_test)).columns
 
 
+def test_the_estimator_fits_class_probabilities_by_cross_validation(spark):
+    """probability=True: the model is the one fitted without it, with class probabilities
+    from five more MapReduce fits; they score a log loss near the one-machine model's of
+    the same rows and settings (its folds differ), for three classes and for two."""
+    from pyspark.ml.evaluation import MulticlassClassificationEvaluator
+    from sklearn.metrics import log_loss
+
+    X, y = waves(3_000, 9)
+    X_test, y_test = waves(1_000, 10)
+    for labels, labels_test in ((y + (X[:, 2] > 0.5), y_test + (X_test[:, 2] > 0.5)), (y, y_test)):
+        settings = {"numPartitions": 2, "nCentres": 32, "seed": 3}
+        fitted = MapReduceRSVM(probability=True, **settings).fit(frame(spark, X, labels))
+        plain = MapReduceRSVM(**settings).fit(frame(spark, X, labels))
+        model = kestrel.load(fitted.modelBytes)
+        assert model.info["probabilities"] and not kestrel.load(plain.modelBytes).info["probabilities"]
+        assert np.array_equal(model.predict(X_test), kestrel.load(plain.modelBytes).predict(X_test))
+        scored = fitted.transform(frame(spark, X_test, labels_test))
+        rows = scored.select("id", "probability").orderBy("id").collect()
+        probabilities = np.array([row.probability.toArray() for row in rows])
+        assert np.allclose(probabilities.sum(axis=1), 1.0)
+        evaluated = MulticlassClassificationEvaluator(metricName="logLoss").evaluate(scored)
+        config = _kestrel.FitConfig("mrrsvm", partitions=2, centers=32, seed=3, probabilities=True)
+        one_machine = kestrel.load(_kestrel.fit(config, X, labels)[0]).predict_proba(X_test)
+        reference = log_loss(labels_test, one_machine)
+        assert evaluated < 0.5 and abs(evaluated - reference) < 0.03, (evaluated, reference)
+
+
 def test_row_weights_give_the_one_machine_model_of_the_same_weighted_rows(spark):
     X, y = waves(4_000, 5)
     weights = np.random.default_rng(6).integers(0, 4, len(y)).astype(np.float64)

@@ -21,15 +21,15 @@
 //! the first fit, and each fold's fit is given the budget less what the cross-validation
 //! holds beside its training rows: a refusal names the bytes of the whole.
 
-use kestrel_core::Real;
 use kestrel_core::calibration::Sigmoid;
+use kestrel_core::{Error, Real};
 
 use super::fit::{self, Field, FitError, FitSettings, Fitted, Learner, Setting};
 use super::tune::Folds;
 use super::{TrainError, check_budget};
 use crate::dataset::Dataset;
 use crate::labels;
-use crate::model;
+use crate::model::{self, Predictor};
 use crate::source::Record;
 
 /// Folds of the cross-validation (LIBSVM's `-b 1` takes 5).
@@ -84,23 +84,78 @@ pub fn sigmoids<T: Real>(settings: &FitSettings, data: &Dataset<T>, fitted: &Fit
         pinned.budget = settings.budget.map(|budget| budget.saturating_sub(beside));
         let fold_fit = fit::fit(&pinned, &train).map_err(|e| as_whole(e, beside, settings.budget))?;
         let mut model = model::load(&fold_fit.bytes).map_err(TrainError::Core)?;
-        let outputs = outputs_for(&labels, &model.labels());
         for i in 0..held_out.len() {
             if !held_out.record(i, &mut record) {
                 continue;
             }
-            let decisions = model.decision_values(&record).map_err(TrainError::Core)?.unwrap_or_default();
-            let truth = labels::key(record.label);
-            for (j, class_pairs) in pairs.iter_mut().enumerate() {
-                // Binary: the one value's positive side is the second label.
-                let class = labels.get(if binary { 1 } else { j }).copied().unwrap_or(f64::NAN);
-                let value = outputs.get(j).copied().flatten().and_then(|(at, sign)| Some(sign * decisions.get(at)?));
-                if let Some(value) = value {
-                    class_pairs.push((value, truth == labels::key(class)));
-                }
-            }
+            let values = held_out_values(&labels, model.as_mut(), &record).map_err(TrainError::Core)?;
+            add_row(&mut pairs, &labels, &values, record.label);
         }
     }
+    sigmoids_of(&pairs)
+}
+
+/// `bytes`, a classifier's model file, with the class probabilities fitted to decision
+/// values held out from it by a cross-validation run elsewhere (the Spark estimator's, on
+/// the executors): `values` holds `outputs` values a row (one for two classes, one per
+/// class beyond, in the model's order of labels; NaN where a fold model had none), row
+/// after row, and `labels` each row's class.
+///
+/// # Errors
+/// `Settings` when `values` is not one row of the model's outputs per label, or a class
+/// has no held-out value; the model file's own.
+pub fn calibrated(bytes: Vec<u8>, values: &[f64], labels: &[f64]) -> Result<Vec<u8>, FitError> {
+    let classes = model::load(&bytes).map_err(TrainError::Core)?.labels();
+    let outputs = if classes.len() == 2 { 1 } else { classes.len() };
+    if classes.len() < 2 || values.len() != labels.len().saturating_mul(outputs) {
+        return Err(FitError::Settings(format!(
+            "{} held-out decision values for {} rows of a model of {} classes ({outputs} a row)",
+            values.len(),
+            labels.len(),
+            classes.len()
+        )));
+    }
+    let mut pairs: Vec<Pairs> = vec![Vec::with_capacity(labels.len()); outputs];
+    for (row, &label) in values.chunks_exact(outputs).zip(labels) {
+        add_row(&mut pairs, &classes, row, label);
+    }
+    if pairs.iter().any(Vec::is_empty) {
+        return Err(FitError::Settings("a class's sigmoid has no held-out decision value".into()));
+    }
+    let sigmoids = sigmoids_of(&pairs)?;
+    Ok(model::with_calibration(bytes, &sigmoids).map_err(TrainError::Core)?)
+}
+
+/// The decision values a fold's model (`fold`, fitted without `record`) gives `record`, as
+/// the outputs of the classifier of `labels` the probabilities are for: one for two
+/// classes (negated when the fold model lists them the other way round), one per class
+/// beyond; NaN for a class the fold model lacks ([`outputs_for`]).
+///
+/// # Errors
+/// The fold model's, for a record it refuses.
+pub fn held_out_values(labels: &[f64], fold: &mut dyn Predictor, record: &Record) -> Result<Vec<f64>, Error> {
+    let decisions = fold.decision_values(record)?.unwrap_or_default();
+    let outputs = outputs_for(labels, &fold.labels());
+    let value = |output: Option<(usize, f64)>| output.and_then(|(at, sign)| Some(sign * decisions.get(at)?));
+    Ok(outputs.into_iter().map(|output| value(output).unwrap_or(f64::NAN)).collect())
+}
+
+/// Adds a held-out row of class `label` to each output's pairs of a classifier of
+/// `labels`, its `values` one per output (NaN where a fold model had none).
+fn add_row(pairs: &mut [Pairs], labels: &[f64], values: &[f64], label: f64) {
+    let binary = labels.len() == 2;
+    let truth = labels::key(label);
+    for (j, (class_pairs, &value)) in pairs.iter_mut().zip(values).enumerate() {
+        // Binary: the one value's positive side is the second label.
+        let class = labels.get(if binary { 1 } else { j }).copied().unwrap_or(f64::NAN);
+        if value.is_finite() {
+            class_pairs.push((value, truth == labels::key(class)));
+        }
+    }
+}
+
+/// Each output's sigmoid fitted to its pairs.
+fn sigmoids_of(pairs: &[Pairs]) -> Result<Vec<Sigmoid>, FitError> {
     pairs
         .iter()
         .map(|class_pairs| {
@@ -232,6 +287,37 @@ mod tests {
             gap += (p[1] - truth).abs() / test.len() as f64;
         }
         assert!(gap < 0.06, "mean |p − truth| = {gap}");
+    }
+
+    /// Values held out elsewhere give the model the sigmoid fitted to them (the rows of
+    /// NaN left out, the positive side the second label); values that are not a row per
+    /// label, or a class without one, are refused.
+    #[test]
+    fn values_held_out_elsewhere_calibrate_a_model() {
+        let data = noisy(200, 6);
+        let bytes = fit::fit(&FitSettings::new(Learner::Svm), &data).unwrap().bytes;
+        let (values, labels): (Vec<f64>, Vec<f64>) = (0..200)
+            .map(|i| (if i % 50 == 7 { f64::NAN } else { (i as f64 - 100.0) / 40.0 }, data.labels()[i]))
+            .unzip();
+        let model_labels = model::load(&bytes).unwrap().labels();
+        let pairs: Vec<(f64, bool)> = values
+            .iter()
+            .zip(&labels)
+            .filter(|(v, _)| v.is_finite())
+            .map(|(&v, &label)| (v, label == model_labels[1]))
+            .collect();
+        let expected = Sigmoid::fit(pairs.len(), |i| pairs[i]).unwrap();
+        let calibrated = calibrated(bytes.clone(), &values, &labels).unwrap();
+        let envelope = kestrel_core::model::Envelope::parse(&calibrated).unwrap();
+        assert_eq!(envelope.calibration_iter().collect::<Vec<_>>(), [expected]);
+        let e = calibrated_error(bytes.clone(), &values[..199], &labels);
+        assert!(e.contains("199 held-out decision values for 200 rows of a model of 2 classes"), "{e}");
+        let e = calibrated_error(bytes, &[f64::NAN; 200], &labels);
+        assert!(e.contains("no held-out decision value"), "{e}");
+    }
+
+    fn calibrated_error(bytes: Vec<u8>, values: &[f64], labels: &[f64]) -> String {
+        calibrated(bytes, values, labels).unwrap_err().to_string()
     }
 
     #[test]
