@@ -129,7 +129,7 @@ pub fn calibrated(bytes: Vec<u8>, values: &[f64], labels: &[f64]) -> Result<Vec<
 /// The decision values a fold's model (`fold`, fitted without `record`) gives `record`, as
 /// the outputs of the classifier of `labels` the probabilities are for: one for two
 /// classes (negated when the fold model lists them the other way round), one per class
-/// beyond; NaN for a class the fold model lacks ([`outputs_for`]).
+/// beyond; NaN for a class the fold model lacks.
 ///
 /// # Errors
 /// The fold model's, for a record it refuses.

@@ -49,6 +49,7 @@ use std::time::Duration;
 use crate::limits::DEFAULT_MAX_LINE_BYTES;
 
 pub use self::background::{Background, Next, Records};
+#[cfg(feature = "mqtt")]
 pub(crate) use self::csv::in_column;
 pub use self::csv::{
     CsvReader, LabelColumn, MISSING_MARKERS, NO_LABEL, csv_field, feature_value, number_formatting,
