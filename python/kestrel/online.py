@@ -345,6 +345,33 @@ class _OnlineClassifier(_Online, _RiverClassifier):
         classes, probabilities = self._stream.probabilities(self._row(x))
         return dict(zip(self._values(np.asarray(classes)), probabilities[0].tolist()))
 
+    def predict_proba(self, X):
+        """The probability of each class for each row of ``X`` (``predict_proba_one``'s, for
+        the rows at once), without learning them: an array of a row per sample and a column
+        per class met so far — in the order of ``classes_`` for named classes, of the labels
+        for numeric ones (ascending, as scikit-learn orders them).
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kestrel.online import WindowSVM
+        >>> X = np.random.default_rng(0).normal(size=(500, 2))
+        >>> svm = WindowSVM().partial_fit(X, np.where(X[:, 0] > 0, "up", "down"))
+        >>> p = svm.predict_proba(np.array([[2.0, 0.0], [-2.0, 0.0]]))
+        >>> svm.classes_, p.shape, bool(p[0, 0] > 0.9 and p[1, 1] > 0.9)
+        (['up', 'down'], (2, 2), True)
+        """
+        if self._stream is None:
+            raise ValueError("the learner has learned nothing yet")
+        rows = _rows(_by_name(X, _named(self.feature_names_)))
+        classes, probabilities = self._stream.probabilities(rows)
+        # A named class's code is its index in classes_; a numeric label is its own code.
+        return probabilities[:, np.argsort(classes, kind="stable")]
+
     def _learn(self, rows, dim, y):
         # The classes the labels bring are kept once the learner took them: a refused call
         # leaves the learner as it was.

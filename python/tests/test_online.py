@@ -60,6 +60,31 @@ def test_the_model_file_gives_the_learner_s_class_probabilities():
             assert np.allclose(row, [online[c] for c in learner.classes_], rtol=0, atol=1e-9), (row, online)
 
 
+def test_predict_proba_gives_predict_proba_one_for_the_rows_at_once():
+    """predict_proba(X): a row per sample, a column per class in the order of classes_
+    (named classes) or of the labels (numbers, ascending, whichever came first), each row
+    predict_proba_one's, learning nothing; three classes, and before any sample an error."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, (500, 2))
+    named = np.where(X[:, 0] > 0.3, "high", np.where(X[:, 1] > 0, "mid", "low"))
+    numbers = np.where(X[:, 0] > 0.3, 7.0, np.where(X[:, 1] > 0, 2.0, 5.0))
+    for make in (WindowSVM, StreamingRSVM):
+        with pytest.raises(ValueError, match="learned nothing yet"):
+            make().predict_proba(X[:2])
+        for labels in (named, numbers):
+            learner = make().partial_fit(X, labels)
+            state = learner.save_state()
+            p = learner.predict_proba(X[:30])
+            columns = learner.classes_ if labels is named else [2.0, 5.0, 7.0]
+            assert p.shape == (30, 3) and np.allclose(p.sum(axis=1), 1.0)
+            for row, x in zip(p, X[:30]):
+                online = learner.predict_proba_one(dict(enumerate(x)))
+                assert np.array_equal(row, [online[c] for c in columns]), (row, online)
+            assert learner.save_state() == state
+            right = np.asarray(columns)[p.argmax(axis=1)] == labels[:30]
+            assert right.mean() > 0.8, right.mean()
+
+
 def test_class_probabilities_score_by_river_s_metrics_of_probabilities():
     """predict_proba_one through River's ROCAUC, LogLoss and CrossEntropy, against River's
     learners on the same streams: its logistic regression on Phishing, its nearest
