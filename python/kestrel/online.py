@@ -372,6 +372,15 @@ class _OnlineClassifier(_Online, _RiverClassifier):
         # A named class's code is its index in classes_; a numeric label is its own code.
         return probabilities[:, np.argsort(classes, kind="stable")]
 
+    def predict_log_proba(self, X):
+        """The logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        """
+        return np.log(self.predict_proba(X))
+
     def _learn(self, rows, dim, y):
         # The classes the labels bring are kept once the learner took them: a refused call
         # leaves the learner as it was.

@@ -290,6 +290,7 @@ class MapReduceRSVM(Estimator, _MapReduceRSVMParams, DefaultParamsReadable, Defa
         model_bytes, summary = _learned(rows, settings, parts, dim)
         if self.getOrDefault(self.probability):
             model_bytes = _with_probabilities(rows, settings, dim, count, model_bytes, _arrays(first)[0])
+            summary = {**summary, "probability_folds": _FOLDS}
         model = MapReduceRSVMModel(modelBytes=model_bytes, summary=summary)
         return self._copyValues(model)
 

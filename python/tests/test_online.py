@@ -81,6 +81,7 @@ def test_predict_proba_gives_predict_proba_one_for_the_rows_at_once():
                 online = learner.predict_proba_one(dict(enumerate(x)))
                 assert np.array_equal(row, [online[c] for c in columns]), (row, online)
             assert learner.save_state() == state
+            assert np.array_equal(learner.predict_log_proba(X[:30]), np.log(p))
             right = np.asarray(columns)[p.argmax(axis=1)] == labels[:30]
             assert right.mean() > 0.8, right.mean()
 

@@ -144,6 +144,7 @@ def test_the_estimator_fits_class_probabilities_by_cross_validation(spark):
         plain = MapReduceRSVM(**settings).fit(frame(spark, X, labels))
         model = kestrel.load(fitted.modelBytes)
         assert model.info["probabilities"] and not kestrel.load(plain.modelBytes).info["probabilities"]
+        assert fitted.summary["probability_folds"] == 5 and "probability_folds" not in plain.summary
         assert np.array_equal(model.predict(X_test), kestrel.load(plain.modelBytes).predict(X_test))
         scored = fitted.transform(frame(spark, X_test, labels_test))
         rows = scored.select("id", "probability").orderBy("id").collect()
