@@ -210,6 +210,9 @@ pub enum Described {
         config: SvmConfig,
         /// Samples learned since it was created.
         samples_seen: u64,
+        /// The samples of −1 and of +1 its class probability learned from (`None` in a
+        /// checkpoint written before it had one: revision 0 of its header).
+        probability_samples: Option<[u64; 2]>,
     },
     /// A `kestrel_slkl`'s.
     Slkl {
@@ -414,7 +417,12 @@ mod tests {
             ]
         };
         let described: Vec<Described> = written.iter().map(|bytes| describe(bytes).unwrap()).collect();
-        assert_eq!(described[0], Described::Svm { config: svm_config, samples_seen: 50 });
+        let Described::Svm { config, samples_seen: 50, probability_samples: Some([negatives, positives]) } =
+            described[0]
+        else {
+            panic!("{:?}", described[0]);
+        };
+        assert!(config == svm_config && negatives + positives == 50 && negatives > 0 && positives > 0);
         assert_eq!(described[1], Described::Slkl { config: slkl_config, samples_seen: 50 });
         let Described::Novelty { config, samples_seen: 50, flagged } = described[2] else {
             panic!("{:?}", described[2]);

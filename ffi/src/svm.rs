@@ -391,7 +391,12 @@ pub(crate) struct SvmCheckpoint {
 /// What the checkpoint `reader` opened holds, from its header.
 pub(crate) fn describe(reader: &mut Reader<'_>) -> Result<Described, Status> {
     let header: SvmCheckpoint = reader.value()?;
-    Ok(Described::Svm { config: header.config, samples_seen: header.samples_seen })
+    let probability = match reader.revision() {
+        0 => None,
+        _ => Some(reader.value::<BinaryProbability<f32>>()?),
+    };
+    let (config, samples_seen) = (header.config, header.samples_seen);
+    Ok(Described::Svm { config, samples_seen, probability_samples: probability.map(|p| p.counts()) })
 }
 
 /// The most bytes a checkpoint of a learner of `*config` takes (the window's floats and
@@ -671,6 +676,12 @@ mod tests {
             unsafe { kestrel_svm_resume(&config, bytes.as_ptr(), bytes.len(), work.as_mut_ptr().cast(), needed, out) }
         };
         assert_eq!(resume(&old, &mut again, &mut resumed), Status::Ok);
+        let probability_samples = |bytes: &[u8]| match crate::checkpoint::describe(bytes) {
+            Ok(Described::Svm { probability_samples, .. }) => probability_samples,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(probability_samples(&old), None);
+        assert!(probability_samples(&bytes[..written]).is_some_and(|[n, p]| n + p == 50));
         let probe = [0.5f32, -0.25];
         let (mut label, mut resumed_label, mut p) = (0, 0, 0.0f32);
         // SAFETY: live handles, a row of 2 floats and writable outputs.

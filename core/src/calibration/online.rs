@@ -162,6 +162,11 @@ impl<T: Real> BinaryProbability<T> {
     pub fn is_finite(&self) -> bool {
         self.sigmoid.is_finite()
     }
+
+    /// The samples it learned of the negative and of the positive class.
+    pub fn counts(&self) -> [u64; 2] {
+        self.counts
+    }
 }
 
 #[cfg(test)]
@@ -207,9 +212,9 @@ mod tests {
         let mut probability = BinaryProbability::<f64>::default();
         assert_eq!(probability.probability(0.0), 0.5);
         probability.learn(1.0, true);
-        assert_eq!(probability.sigmoid(), None);
+        assert_eq!((probability.sigmoid(), probability.counts()), (None, [0, 1]));
         probability.learn(-1.0, false);
-        assert!(probability.sigmoid().is_some());
+        assert!(probability.sigmoid().is_some() && probability.counts() == [1, 1]);
     }
 
     /// A value that is not finite teaches nothing, and the mirror gives the other class's

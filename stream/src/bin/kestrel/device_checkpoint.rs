@@ -46,6 +46,9 @@ pub fn inspect(args: &InspectArgs, bytes: &[u8]) -> Result<()> {
 fn learned(described: &Described) -> String {
     let seen = seen(described);
     match described {
+        Described::Svm { probability_samples: Some([negatives, positives]), .. } => {
+            format!("learned: {seen}; its class probability from {negatives} of label -1 and {positives} of +1")
+        }
         Described::Svm { .. } | Described::Slkl { .. } => format!("learned: {seen}"),
         Described::Novelty { flagged, .. } => format!("seen: {seen}, {flagged} flagged"),
         Described::Scaler { dim, .. } => format!("statistics: {seen} of {dim} features"),
