@@ -388,13 +388,19 @@ pub(crate) struct SvmCheckpoint {
     state: OnlineSvmState<f32>,
 }
 
+/// The class probability's state that follows the header `reader` has read: none in a
+/// checkpoint of revision 0 (written before the SVM had one).
+fn saved_probability(reader: &mut Reader<'_>) -> Result<Option<BinaryProbability<f32>>, Status> {
+    match reader.revision() {
+        0 => Ok(None),
+        _ => reader.value().map(Some),
+    }
+}
+
 /// What the checkpoint `reader` opened holds, from its header.
 pub(crate) fn describe(reader: &mut Reader<'_>) -> Result<Described, Status> {
     let header: SvmCheckpoint = reader.value()?;
-    let probability = match reader.revision() {
-        0 => None,
-        _ => Some(reader.value::<BinaryProbability<f32>>()?),
-    };
+    let probability = saved_probability(reader)?;
     let (config, samples_seen) = (header.config, header.samples_seen);
     Ok(Described::Svm { config, samples_seen, probability_samples: probability.map(|p| p.counts()) })
 }
@@ -495,10 +501,7 @@ pub unsafe extern "C" fn kestrel_svm_resume(
             return Err(Status::ModelCorrupted);
         }
         let rng = Rng::from_state(header.rng).map_err(|_| Status::ModelCorrupted)?;
-        let probability = match reader.revision() {
-            0 => BinaryProbability::default(),
-            _ => reader.value::<BinaryProbability<f32>>()?,
-        };
+        let probability = saved_probability(&mut reader)?.unwrap_or_default();
         if !probability.is_finite() {
             return Err(Status::ModelCorrupted);
         }

@@ -239,7 +239,9 @@ def describe_checkpoint(checkpoint):
     -------
     dict
         ``kind`` ("device-checkpoint"), ``object`` (the C name), ``bytes``, the header's
-        fields by the C struct's names (``config``, ``samples_seen``, …), and for a learner
+        fields by the C struct's names (``config``, ``samples_seen``, …; a ``kestrel_svm``'s
+        ``probability_samples``, the samples of -1 and of +1 its class probability learned
+        from, ``None`` in a checkpoint written before it had one), and for a learner
         ``resumes``, with the summary of the ``model`` :func:`import_checkpoint` makes, or
         the ``error`` why it makes none.
 

@@ -11,7 +11,10 @@
 //! probabilities are for, and the five fits cost five fits, not five searches. (mrrsvm's
 //! parts choose their own settings, so its folds fit as the whole did.) A fold model that
 //! lacks a class (one of a few rows, all in the held-out fold) gives no value for it: the
-//! rows of that fold are left out of that class's sigmoid.
+//! rows of that fold are left out of that class's sigmoid. A cross-validation run elsewhere
+//! (the Spark estimator's, on its executors) takes the same two steps: [`held_out_values`]
+//! gives a fold model's values as the whole model's outputs, [`calibrated`] fits the
+//! sigmoids to them.
 //!
 //! Cost: [`FOLDS`] fits on 4/5 of the rows, and one decision value per row and output.
 //! Memory: beside the data set, a fold's rows copied in two parts (its training rows and
