@@ -40,9 +40,13 @@ the issue's four streams (Phishing, Bananas, TrumpApproval, drift) again over se
 mean, lowest and highest score of each (River's LogisticRegression, LinearRegression and
 KNN draw nothing, so their score is the table's). --seeds 0 skips it.
 
+--log-loss prints instead the prequential log loss of each classifier's class
+probabilities on each classification stream: River's predict_proba_one, kestrel stream's
+online Platt sigmoids (its summary's `log_loss`); −ln 10⁻¹⁵ for a class not yet met.
+
 Usage:
     python3 -m venv .venv && .venv/bin/pip install river
-    .venv/bin/python scripts/bench_online.py [--runs 3] [--seeds 10] [--skip-build]
+    .venv/bin/python scripts/bench_online.py [--runs 3] [--seeds 10] [--skip-build] [--log-loss]
 Prints a Markdown table for BENCHMARKS.md.
 """
 import argparse
@@ -210,6 +214,37 @@ def kestrel_accuracy_between(rows, learner, start, end):
     return (counts[1] - counts[0]) / (end - start)
 
 
+def river_log_loss(make, rows):
+    """A River learner's prequential log loss: the mean of −ln p over the rows, p the
+    probability its predict_proba_one gave the row's own class before learning it (10⁻¹⁵ at
+    least, and for a class it had not met: the convention of `kestrel stream`'s summary)."""
+    model, total = make(), 0.0
+    for x, y in rows:
+        total -= math.log(max(model.predict_proba_one(x).get(y, 0.0), 1e-15))
+        model.learn_one(x, y)
+    return total / len(rows)
+
+
+def log_loss_table(all_streams):
+    """The prequential log loss of every classifier's class probabilities on every
+    classification stream (kestrel's from its summary, `log_loss`)."""
+    river = [label for label, _ in river_learners("class", 2)]
+    print()
+    print("| stream | " + " | ".join(f"River {label}" for label in river) + " | kestrel svm | kestrel rsvm |")
+    print("| --- |" + " ---: |" * (len(river) + 2))
+    for name, task, rows in all_streams:
+        if task != "class":
+            continue
+        path = os.path.join(OUT, f"{name}.csv")
+        classes = len({y for _, y in rows})
+        losses = [river_log_loss(make, rows) for _, make in river_learners(task, classes)]
+        losses += [kestrel_summary(path, learner)["log_loss"] for learner in ("svm", "rsvm")]
+        best = min(losses)
+        cells = [f"**{loss:.4f}**" if loss == best else f"{loss:.4f}" for loss in losses]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+        sys.stdout.flush()
+
+
 # The issue's streams, scored again over seeds.
 SEEDED_STREAMS = ("Phishing", "Bananas", "TrumpApproval", "drift")
 # River's learners that take a seed.
@@ -248,10 +283,17 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--skip-build", action="store_true")
+    parser.add_argument("--log-loss", action="store_true", help="only the table of prequential log losses")
     args = parser.parse_args()
     if not args.skip_build:
         subprocess.run(["cargo", "build", "--release", "-p", "kestrel-stream"], cwd=ROOT, check=True)
     os.makedirs(OUT, exist_ok=True)
+    if args.log_loss:
+        all_streams = streams()
+        for name, _, rows in all_streams:
+            write_csv(os.path.join(OUT, f"{name}.csv"), rows)
+        log_loss_table(all_streams)
+        return
     print("| stream | learner | score | rows/s | ratio of rates to River's best-scoring |")
     print("| --- | --- | --- | --- | --- |")
     all_streams = streams()
