@@ -264,13 +264,14 @@ impl ModelInfo {
     /// give it: `rsvm classifier (f32), 2 features, 14 centres, kernel rbf(gamma=0.27), 215
     /// bytes` (`N features (standardised)` for a model that standardises its inputs; no
     /// centres and no kernel for a linear model: `linear-svm classifier (f32), 3 features,
-    /// 60 bytes`).
+    /// 60 bytes`; `…, with class probabilities, …` for a classifier whose file carries them).
     pub fn summary(&self) -> String {
         let ModelInfo { kind, task, scalar, dim, centers, ref kernel, bytes, .. } = *self;
         let standardised = if self.scaled { " (standardised)" } else { "" };
         // A linear model has neither centres nor a kernel to name.
         let kernel = if centers == 0 { String::new() } else { format!(", {centers} centres, kernel {kernel}") };
-        format!("{kind} {task} ({scalar}), {dim} features{standardised}{kernel}, {bytes} bytes")
+        let calibrated = if self.probabilities { ", with class probabilities" } else { "" };
+        format!("{kind} {task} ({scalar}), {dim} features{standardised}{kernel}{calibrated}, {bytes} bytes")
     }
 
     /// The description of a model of scalar `T` — `kind`, `task`, `bytes` long, with its

@@ -1342,6 +1342,7 @@ fn class_probabilities_from_train_to_predict_and_eval() {
         let bytes = std::fs::read(&model).unwrap();
         assert_eq!(&bytes[4..6], &[5, 0], "{learner}: a model with class probabilities is version 5");
         assert_eq!(json(&kestrel(&["inspect", &model, "--json"]))["probabilities"], true);
+        assert!(stdout(&kestrel(&["inspect", &model])).contains(", with class probabilities, "), "{learner}");
         let o = kestrel(&["predict", "--model", &model, "--input", data, "--probabilities", "--on-error", "skip"]);
         assert!(o.status.success(), "{}", stderr(&o));
         let told = stderr(&o);
