@@ -342,15 +342,9 @@ def _with_probabilities(rows, settings, dim, count, model_bytes, probe):
     ``probability``); ``probe`` is a row of features, for the model's labels."""
     # The folds hash the rows as the parts do, with another seed: a fold is no part.
     folds = dict(settings, partitions=_FOLDS, seed=(settings["seed"] + 1) % (1 << 64))
-
-    def tag(iterator):
-        config = _config(folds)
-        for batch in _batches(iterator):
-            X, y, _ = _arrays(batch)
-            for fold, row in zip(_kestrel.mrrsvm_parts(config, X, y), batch):
-                yield int(fold), row
-
-    tagged = rows.mapPartitions(tag).cache()
+    tagged = rows.mapPartitions(_in_folds(folds)).cache()
+    # What the cluster holds for the cross-validation, released when it is over.
+    cleanup = [tagged.unpersist]
     try:
         fold_models = []
         for k in range(_FOLDS):
@@ -359,27 +353,50 @@ def _with_probabilities(rows, settings, dim, count, model_bytes, probe):
             fold_models.append(fold_bytes)
         labels = [float(label) for label in _kestrel.decision_function(model_bytes, probe)[1]]
         broadcast = rows.context.broadcast(fold_models)
-
-        def held_out(iterator):
-            models = broadcast.value
-            for batch in _batches(iterator):
-                fold_of = np.asarray([fold for fold, _ in batch])
-                X, y, _ = _arrays([row for _, row in batch])
-                values = np.full((len(y), 1 if len(labels) == 2 else len(labels)), np.nan)
-                for k, fold_model in enumerate(models):
-                    at = fold_of == k
-                    if at.any():
-                        values[at] = _kestrel.held_out_values(labels, fold_model, X[at])
-                yield values, y
-
+        cleanup.append(broadcast.destroy)
         fraction = _CALIBRATION_ROWS / count
         sample = tagged if fraction >= 1 else tagged.sample(False, fraction, settings["seed"])
-        gathered = sample.mapPartitions(held_out).collect()
+        gathered = sample.mapPartitions(_held_out(broadcast, labels)).collect()
         values = np.vstack([values for values, _ in gathered])
         y = np.concatenate([y for _, y in gathered])
         return _kestrel.calibrated(model_bytes, values, y)
     finally:
-        tagged.unpersist()
+        for release in cleanup:
+            release()
+
+
+def _in_folds(folds):
+    """The executors' step that tags each ``(features, label[, weight])`` row with its fold:
+    its part under the settings ``folds``."""
+
+    def tag(iterator):
+        config = _config(folds)
+        for batch in _batches(iterator):
+            X, y, _ = _arrays(batch)
+            for fold, row in zip(_kestrel.mrrsvm_parts(config, X, y), batch):
+                yield int(fold), row
+
+    return tag
+
+
+def _held_out(broadcast, labels):
+    """The executors' step that gives each batch of fold-tagged rows its decision values
+    from the model of its fold (the broadcast's, which did not learn it), as the outputs of
+    the classifier of ``labels``, and its labels."""
+
+    def held_out(iterator):
+        models = broadcast.value
+        for batch in _batches(iterator):
+            fold_of = np.asarray([fold for fold, _ in batch])
+            X, y, _ = _arrays([row for _, row in batch])
+            values = np.full((len(y), 1 if len(labels) == 2 else len(labels)), np.nan)
+            for k, fold_model in enumerate(models):
+                at = fold_of == k
+                if at.any():
+                    values[at] = _kestrel.held_out_values(labels, fold_model, X[at])
+            yield values, y
+
+    return held_out
 
 
 class MapReduceRSVMModel(Model, _MapReduceRSVMParams, MLReadable, MLWritable):
