@@ -194,9 +194,15 @@ class _Online:
         ----------
         X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
         """
+        rows = self._learned_rows(X)
+        return self._values(self._stream.predict(rows))
+
+    def _learned_rows(self, X):
+        """The rows of ``X``, read by the learner's features, for a learner that has learned
+        (a ``ValueError`` before)."""
         if self._stream is None:
             raise ValueError("the learner has learned nothing yet")
-        return self._values(self._stream.predict(_rows(_by_name(X, _named(self.feature_names_)))))
+        return _rows(_by_name(X, _named(self.feature_names_)))
 
     # --- history --------------------------------------------------------------------------
     @property
@@ -365,9 +371,7 @@ class _OnlineClassifier(_Online, _RiverClassifier):
         >>> svm.classes_, p.shape, bool(p[0, 0] > 0.9 and p[1, 1] > 0.9)
         (['up', 'down'], (2, 2), True)
         """
-        if self._stream is None:
-            raise ValueError("the learner has learned nothing yet")
-        rows = _rows(_by_name(X, _named(self.feature_names_)))
+        rows = self._learned_rows(X)
         classes, probabilities = self._stream.probabilities(rows)
         # A named class's code is its index in classes_; a numeric label is its own code.
         return probabilities[:, np.argsort(classes, kind="stable")]
@@ -655,6 +659,5 @@ class WindowNovelty(_Online, _RiverAnomalyDetector):
         ----------
         X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
         """
-        if self._stream is None:
-            raise ValueError("the learner has learned nothing yet")
-        return self._stream.scores(_rows(_by_name(X, _named(self.feature_names_))))
+        rows = self._learned_rows(X)
+        return self._stream.scores(rows)

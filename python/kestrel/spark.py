@@ -300,13 +300,6 @@ def _learned(rows, settings, parts, dim, what=""):
     its hash, the part models learned on the executors, the Reduce on the driver; its model
     bytes and summary. Errors name the part (after ``what``, for a cross-validation's fold)."""
 
-    def assign(iterator):
-        config = _config(settings)
-        for batch in _batches(iterator):
-            X, y, _ = _arrays(batch)
-            for part, row in zip(_kestrel.mrrsvm_parts(config, X, y), batch):
-                yield int(part), row
-
     def learn(index, iterator):
         batch = [row for _, row in iterator]
         if not batch:
@@ -326,7 +319,7 @@ def _learned(rows, settings, parts, dim, what=""):
         except ValueError as error:
             yield index, None, f"{what}part {index} of {parts} ({len(y)} rows): {error}"
 
-    keyed = rows.mapPartitions(assign).partitionBy(parts, lambda part: part)
+    keyed = rows.mapPartitions(_by_part(settings)).partitionBy(parts, lambda part: part)
     learned = sorted(keyed.mapPartitionsWithIndex(learn).collect(), key=lambda item: item[0])
     errors = [message for _, _, message in learned if message is not None]
     if errors:
@@ -342,7 +335,7 @@ def _with_probabilities(rows, settings, dim, count, model_bytes, probe):
     ``probability``); ``probe`` is a row of features, for the model's labels."""
     # The folds hash the rows as the parts do, with another seed: a fold is no part.
     folds = dict(settings, partitions=_FOLDS, seed=(settings["seed"] + 1) % (1 << 64))
-    tagged = rows.mapPartitions(_in_folds(folds)).cache()
+    tagged = rows.mapPartitions(_by_part(folds)).cache()
     # What the cluster holds for the cross-validation, released when it is over.
     cleanup = [tagged.unpersist]
     try:
@@ -365,16 +358,17 @@ def _with_probabilities(rows, settings, dim, count, model_bytes, probe):
             release()
 
 
-def _in_folds(folds):
-    """The executors' step that tags each ``(features, label[, weight])`` row with its fold:
-    its part under the settings ``folds``."""
+def _by_part(settings):
+    """The executors' step that tags each ``(features, label[, weight])`` row with its part
+    under ``settings`` (its hash's; a cross-validation's fold is its part under the folds'
+    settings)."""
 
     def tag(iterator):
-        config = _config(folds)
+        config = _config(settings)
         for batch in _batches(iterator):
             X, y, _ = _arrays(batch)
-            for fold, row in zip(_kestrel.mrrsvm_parts(config, X, y), batch):
-                yield int(fold), row
+            for part, row in zip(_kestrel.mrrsvm_parts(config, X, y), batch):
+                yield int(part), row
 
     return tag
 

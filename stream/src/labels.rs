@@ -194,7 +194,7 @@ impl Labels {
 
     /// Weight vectors a linear classifier needs: 1 for two classes, `k` for `k > 2`.
     pub fn outputs(&self) -> usize {
-        if self.values.len() <= 2 { 1 } else { self.values.len() }
+        outputs_of_classes(self.values.len())
     }
 
     /// The labels a model reports, by output: `[negative, positive]` for one output (the
@@ -202,6 +202,12 @@ impl Labels {
     pub fn model_labels(&self) -> Vec<f64> {
         if self.outputs() == 1 { vec![self.of_sign(-1), self.of_sign(1)] } else { self.values.clone() }
     }
+}
+
+/// Decision values (a linear classifier's weight vectors) of a classifier of `classes`
+/// classes: 1 for two, one per class beyond.
+pub fn outputs_of_classes(classes: usize) -> usize {
+    if classes <= 2 { 1 } else { classes }
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@
 
 mod online;
 
-pub use online::{BinaryProbability, FORGETTING, OnlineSigmoid, target};
+pub use online::{BinaryProbability, OnlineSigmoid, target};
 
 use serde::{Deserialize, Serialize};
 

@@ -15,7 +15,7 @@
 //! with `t` Platt's smoothed target for the class ([`target`]: `(N₊ + 1)/(N₊ + 2)` for a
 //! sample of it, `1/(N₋ + 2)` for one of the others, the counts so far). `H` is the log
 //! loss's curvature summed over the samples, a sample `k` arrivals old weighed `ρᵏ`
-//! ([`FORGETTING`] `= 1 − 1/1000`: the fit follows a stream that drifts over a thousand
+//! (`ρ = 1 − 1/1000`: the fit follows a stream that drifts over a thousand
 //! samples or more), starting from the identity (a prior of a few samples' weight at
 //! `a = 1, b = 0`, the decision value taken as the log-odds). A step whose curvature is not
 //! positive definite, or whose result is not finite, is not taken.
@@ -29,7 +29,7 @@ use super::{Sigmoid, logistic};
 use crate::Real;
 
 /// The weight `ρ` of the curvature of the samples before each new one.
-pub const FORGETTING: f64 = 1.0 - 1.0 / 1000.0;
+const FORGETTING: f64 = 1.0 - 1.0 / 1000.0;
 /// Added to the curvature's diagonal before it is inverted.
 const RIDGE: f64 = 1e-9;
 

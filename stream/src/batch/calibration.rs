@@ -73,8 +73,7 @@ pub fn sigmoids<T: Real>(settings: &FitSettings, data: &Dataset<T>, fitted: &Fit
         )));
     }
     let labels = model::load(&fitted.bytes).map_err(TrainError::Core)?.labels();
-    let binary = labels.len() == 2;
-    let outputs = if binary { 1 } else { labels.len() };
+    let outputs = labels::outputs_of_classes(labels.len());
     check_budget(held_bytes(data, outputs), settings.budget)?;
     let folds = Folds::new(data, FOLDS, settings.seed)?;
     let mut pinned = pinned(settings, fitted);
@@ -109,7 +108,7 @@ pub fn sigmoids<T: Real>(settings: &FitSettings, data: &Dataset<T>, fitted: &Fit
 /// has no held-out value; the model file's own.
 pub fn calibrated(bytes: Vec<u8>, values: &[f64], labels: &[f64]) -> Result<Vec<u8>, FitError> {
     let classes = model::load(&bytes).map_err(TrainError::Core)?.labels();
-    let outputs = if classes.len() == 2 { 1 } else { classes.len() };
+    let outputs = labels::outputs_of_classes(classes.len());
     if classes.len() < 2 || values.len() != labels.len().saturating_mul(outputs) {
         return Err(FitError::Settings(format!(
             "{} held-out decision values for {} rows of a model of {} classes ({outputs} a row)",

@@ -224,7 +224,9 @@ impl Session<'_> {
                     record.label,
                     out,
                 )),
-                false => self.probabilities.probabilities(learner.decisions(), classes, out),
+                // A row only predicted needs them only to write them.
+                false if self.args.probabilities => self.probabilities.probabilities(learner.decisions(), classes, out),
+                false => {}
             }
         }
         match learns {
