@@ -7,6 +7,8 @@ use std::process::{Command, Output, Stdio};
 
 use kestrel_core::model::Envelope;
 
+use crate::scratch::Scratch;
+
 fn kestrel(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kestrel")).args(args).output().expect("the kestrel binary runs")
 }
@@ -17,14 +19,6 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A fresh directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kestrel-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// Writes `text` to the file `name` in `dir`; its path.
@@ -77,7 +71,7 @@ fn demo_runs_without_arguments_and_reports() {
 /// there, are refused.
 #[test]
 fn export_writes_a_c_array_of_the_model_bytes() {
-    let dir = scratch("export");
+    let dir = Scratch::new("cli", "export");
     let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../firmware-demo/models/rsvm.kestrel");
     let o = kestrel(&["export", model.to_str().unwrap(), "--format", "c", "--out-dir", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -120,7 +114,7 @@ fn export_writes_a_c_array_of_the_model_bytes() {
 /// is not a header is damaged.
 #[test]
 fn a_checkpoint_given_for_a_model_is_named() {
-    let dir = scratch("checkpoint-for-model");
+    let dir = Scratch::new("cli", "checkpoint-for-model");
     let data = binary_libsvm(&dir, 50);
     let stream_checkpoint = dir.join("run.ck");
     let o = kestrel(&[
@@ -220,7 +214,7 @@ fn inspect_reads_a_devices_checkpoint() {
     let o = kestrel(&["inspect", scaler.to_str().unwrap()]);
     assert!(stdout(&o).contains("statistics: 300 samples of 3 features"), "{}", stdout(&o));
     let bytes = std::fs::read(&svm).unwrap();
-    let dir = scratch("device-checkpoint");
+    let dir = Scratch::new("cli", "device-checkpoint");
     let (torn, changed) = (dir.join("torn.bin"), dir.join("changed.bin"));
     std::fs::write(&torn, &bytes[..500]).unwrap();
     let mut flipped = bytes.clone();
@@ -260,7 +254,7 @@ fn import_makes_a_devices_checkpoint_the_model_it_would_save() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let (svm, scaler) = (data.join("device-checkpoint-svm.bin"), data.join("device-checkpoint-scaler.bin"));
     let (svm, scaler) = (svm.to_str().unwrap(), scaler.to_str().unwrap());
-    let dir = scratch("import");
+    let dir = Scratch::new("cli", "import");
     let model = dir.join("imported.kestrel");
     let o = kestrel(&["import", svm, "--scaler", scaler, "--out", model.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -310,7 +304,7 @@ fn import_makes_a_devices_checkpoint_the_model_it_would_save() {
 
 #[test]
 fn svm_train_predict_eval_inspect_round_trip() {
-    let dir = scratch("svm");
+    let dir = Scratch::new("cli", "svm");
     let data = binary_libsvm(&dir, 300);
     let model = dir.join("m.kestrel");
     for scalar in ["f64", "f32"] {
@@ -359,7 +353,7 @@ fn svm_train_predict_eval_inspect_round_trip() {
 /// they may use the stream's recent level, which a saved model does not have.
 #[test]
 fn stream_slkl_reports_the_models_own_error() {
-    let dir = scratch("slkl-model-mse");
+    let dir = Scratch::new("cli", "slkl-model-mse");
     let data = regression_csv(&dir, 400);
     let summary = |learner: &str, input: &str, extra: &[&str]| {
         let o = kestrel(&[&["stream", "--learner", learner, "--input", input, "--report-every", "0"], extra].concat());
@@ -375,7 +369,7 @@ fn stream_slkl_reports_the_models_own_error() {
 
 #[test]
 fn slkl_and_rsvm_round_trips() {
-    let dir = scratch("kernels");
+    let dir = Scratch::new("cli", "kernels");
     let data = regression_csv(&dir, 400);
     let model = dir.join("slkl.kestrel");
     let o = kestrel(&[
@@ -423,7 +417,7 @@ fn slkl_and_rsvm_round_trips() {
 
 #[test]
 fn krr_and_lssvm_choose_their_settings_and_say_so() {
-    let dir = scratch("krr");
+    let dir = Scratch::new("cli", "krr");
     let data = regression_csv(&dir, 300);
     let model = dir.join("krr.kestrel");
     let (data, model) = (data.to_str().unwrap(), model.to_str().unwrap());
@@ -478,7 +472,7 @@ fn krr_and_lssvm_choose_their_settings_and_say_so() {
 
 #[test]
 fn krr_solver_cg_trains_the_model_exact_does() {
-    let dir = scratch("krr-cg");
+    let dir = Scratch::new("cli", "krr-cg");
     let data = regression_csv(&dir, 300);
     let (exact, cg) = (dir.join("exact.kestrel"), dir.join("cg.kestrel"));
     let (data, exact, cg) = (data.to_str().unwrap(), exact.to_str().unwrap(), cg.to_str().unwrap());
@@ -570,7 +564,7 @@ fn krr_solver_cg_trains_the_model_exact_does() {
 /// said (in `chosen` and on the terminal), the model trained at it; a number skips it.
 #[test]
 fn slkl_nu_auto_chooses_by_cross_validation() {
-    let dir = scratch("slkl-nu-auto");
+    let dir = Scratch::new("cli", "slkl-nu-auto");
     let data = regression_csv(&dir, 150);
     let model = dir.join("slkl.kestrel");
     let (data, model) = (data.to_str().unwrap(), model.to_str().unwrap());
@@ -601,7 +595,7 @@ fn slkl_nu_auto_chooses_by_cross_validation() {
 /// it); settings of other learners are refused, naming the flag.
 #[test]
 fn kpls_takes_its_components_or_chooses_them_on_held_out_rows() {
-    let dir = scratch("kpls");
+    let dir = Scratch::new("cli", "kpls");
     let data = regression_csv(&dir, 300);
     let model = dir.join("kpls.kestrel");
     let (data, model) = (data.to_str().unwrap(), model.to_str().unwrap());
@@ -639,7 +633,7 @@ fn kpls_takes_its_components_or_chooses_them_on_held_out_rows() {
 
 #[test]
 fn ssvr_and_the_ssvm_solver_train_models_predict_reads() {
-    let dir = scratch("ssvm");
+    let dir = Scratch::new("cli", "ssvm");
     let data = regression_csv(&dir, 300);
     let model = dir.join("ssvr.kestrel");
     let (data, model) = (data.to_str().unwrap(), model.to_str().unwrap());
@@ -667,7 +661,7 @@ fn ssvr_and_the_ssvm_solver_train_models_predict_reads() {
 
 #[test]
 fn tune_compares_candidates_and_writes_the_best() {
-    let dir = scratch("tune");
+    let dir = Scratch::new("cli", "tune");
     let (binary, regression) = (binary_libsvm(&dir, 240), regression_csv(&dir, 200));
     let (binary, regression) = (binary.to_str().unwrap(), regression.to_str().unwrap());
     let model = dir.join("best.kestrel");
@@ -769,7 +763,7 @@ fn tune_compares_candidates_and_writes_the_best() {
 /// model is trained on every row.
 #[test]
 fn tune_scores_a_large_set_on_a_subsample() {
-    let dir = scratch("tune-large");
+    let dir = Scratch::new("cli", "tune-large");
     let (rows, data) = (10_500, dir.join("noisy.csv"));
     let mut text = String::from("a,b,label\n");
     for i in 0..rows {
@@ -805,7 +799,7 @@ fn tune_scores_a_large_set_on_a_subsample() {
 
 #[test]
 fn bad_rows_are_reported_with_line_and_column() {
-    let dir = scratch("bad");
+    let dir = Scratch::new("cli", "bad");
     let path = dir.join("bad.libsvm");
     std::fs::write(&path, "1 1:0.5 2:1\n-1 1:nan\n1 2:1 1:3\n-1 1:2\n").unwrap();
     let model = dir.join("m.kestrel");
@@ -834,7 +828,7 @@ fn bad_rows_are_reported_with_line_and_column() {
 /// by its names — the model is the one the same rows in one order give.
 #[test]
 fn rows_after_a_header_of_another_order_are_read_by_its_names() {
-    let dir = scratch("reordered-header");
+    let dir = Scratch::new("cli", "reordered-header");
     let (mut joined, mut one_order) = ("t,x1,x2,y\n".to_string(), "t,x1,x2,y\n".to_string());
     for i in 0..80 {
         let (x1, x2) = ((i * 37 % 101) as f64 / 50.0 - 1.0, (i * 53 % 97) as f64 / 48.0 - 1.0);
@@ -900,7 +894,7 @@ fn budget_without_a_learner_lists_every_learner() {
 #[test]
 fn stream_without_a_learner_chooses_it_from_the_first_row() {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
-    let dir = scratch("stream-chosen");
+    let dir = Scratch::new("cli", "stream-chosen");
     // A bad row before the first good one is skipped, and the good one chooses.
     let named = dir.join("named.csv");
     let rows: String = (0..60).map(|i| format!("{i},{}\n", ["low", "high"][(i / 7) % 2])).collect();
@@ -955,7 +949,7 @@ fn inspect_learner(path: &std::path::Path) -> String {
 #[test]
 fn train_without_a_learner_chooses_it_from_the_labels() {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
-    let dir = scratch("chosen-learner");
+    let dir = Scratch::new("cli", "chosen-learner");
     let fractions = dir.join("fractions.csv");
     std::fs::write(&fractions, "x,y\n0,0.5\n1,1.5\n2,0.5\n3,1.5\n4,0.5\n5,1.5\n").unwrap();
     // Whole numbers: a count of a row or so each is a target; two rows a number, classes.
@@ -1021,7 +1015,7 @@ fn train_without_a_learner_chooses_it_from_the_labels() {
 /// hundred classes are not told of.
 #[test]
 fn many_classes_are_told_of_before_the_fit() {
-    let dir = scratch("many-classes");
+    let dir = Scratch::new("cli", "many-classes");
     let model = dir.join("m.kestrel");
     let said = |classes: usize, learner: &str| {
         let path = dir.join(format!("c{classes}.csv"));
@@ -1046,7 +1040,7 @@ fn many_classes_are_told_of_before_the_fit() {
 
 #[test]
 fn bad_model_files_and_usage_errors() {
-    let dir = scratch("models");
+    let dir = Scratch::new("cli", "models");
     let data = binary_libsvm(&dir, 50);
     let model = dir.join("m.kestrel");
     assert!(
@@ -1096,7 +1090,7 @@ fn bad_model_files_and_usage_errors() {
 
 #[test]
 fn stdin_input_and_stream() {
-    let dir = scratch("stdin");
+    let dir = Scratch::new("cli", "stdin");
     let data = std::fs::read(binary_libsvm(&dir, 400)).unwrap();
     let model = dir.join("m.kestrel");
     let mut child = Command::new(env!("CARGO_BIN_EXE_kestrel"))
@@ -1133,7 +1127,7 @@ fn gzipped(path: &Path, name: &str) -> PathBuf {
 
 #[test]
 fn gzip_inputs_are_read_as_the_text_they_hold() {
-    let dir = scratch("gzip");
+    let dir = Scratch::new("cli", "gzip");
     let plain = regression_csv(&dir, 300);
     let train = |input: &Path, model: &str| {
         let out = dir.join(model);
@@ -1181,7 +1175,7 @@ fn gzip_inputs_are_read_as_the_text_they_hold() {
 /// predictions and model are those of the same rows one-hot encoded by hand.
 #[test]
 fn categories_given_in_advance_fix_the_features() {
-    let dir = scratch("categories-given");
+    let dir = Scratch::new("cli", "categories-given");
     let (mut named, mut encoded) = ("mode,t,y\n".to_string(), "t,mode=cool,mode=idle,mode=heat,y\n".to_string());
     for i in 0..400usize {
         let (mode, t) = (["idle", "heat", "cool"][i * 7 % 3], (i * 37 % 101) as f64 / 10.0);
@@ -1255,7 +1249,7 @@ fn categories_given_in_advance_fix_the_features() {
 /// is the class; a bad row keeps its line of `NaN`s; a model without them is refused.
 #[test]
 fn decision_values_follow_each_class() {
-    let dir = scratch("decision");
+    let dir = Scratch::new("cli", "decision");
     let (mut two, mut three) = ("x0,x1,y\n".to_string(), "x0,x1,y\n".to_string());
     for i in 0..90usize {
         let (a, b) = ((i * 37 % 101) as f64 / 50.0 - 1.0, (i * 53 % 97) as f64 / 48.0 - 1.0);
@@ -1322,7 +1316,7 @@ fn decision_values_follow_each_class() {
 /// learner that has no classes, are refused.
 #[test]
 fn class_probabilities_from_train_to_predict_and_eval() {
-    let dir = scratch("probabilities");
+    let dir = Scratch::new("cli", "probabilities");
     let (mut two, mut three) = ("x0,x1,y\n".to_string(), "x0,x1,y\n".to_string());
     for i in 0..150usize {
         let (a, b) = ((i * 37 % 101) as f64 / 50.0 - 1.0, (i * 53 % 97) as f64 / 48.0 - 1.0);
@@ -1416,7 +1410,7 @@ fn class_probabilities_from_train_to_predict_and_eval() {
 /// the flag is not its own.
 #[test]
 fn stream_writes_the_probability_of_each_prediction() {
-    let dir = scratch("stream-probabilities");
+    let dir = Scratch::new("cli", "stream-probabilities");
     let mut text = "x0,x1,y\n".to_string();
     let mut labels = Vec::new();
     for i in 0..600usize {
@@ -1499,7 +1493,7 @@ fn stream_writes_the_probability_of_each_prediction() {
 /// column of categories is refused by name.
 #[test]
 fn columns_of_categories_are_one_hot_encoded() {
-    let dir = scratch("categorical");
+    let dir = Scratch::new("cli", "categorical");
     let (modes, sites) = (["idle", "heat", "cool"], ["north", "south"]);
     let rows: Vec<(&str, f64, &str, f64)> = (0..60usize)
         .map(|i| {
@@ -1611,7 +1605,7 @@ fn columns_of_categories_are_one_hot_encoded() {
 /// 0 is left out, and what cannot weigh rows is refused by name.
 #[test]
 fn a_weight_column_weighs_the_rows() {
-    let dir = scratch("weights");
+    let dir = Scratch::new("cli", "weights");
     let (mut weighted, mut repeated, mut zeros) =
         ("x0,x1,w,y\n".to_string(), "x0,x1,y\n".to_string(), "x0,x1,w,y\n".to_string());
     for i in 0..40usize {
@@ -1840,7 +1834,7 @@ fn budget_reports_and_fits() {
 #[test]
 fn npkl_learns_a_kernel_from_pairs_and_clusters() {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/iris/train.csv");
-    let dir = scratch("npkl");
+    let dir = Scratch::new("cli", "npkl");
     let output = dir.join("clusters.csv");
     let o = kestrel(&[
         "npkl",
@@ -1886,7 +1880,7 @@ fn npkl_learns_a_kernel_from_pairs_and_clusters() {
 /// auto` to compare.
 #[test]
 fn standardisation_leaves_the_indicators_as_they_come() {
-    let dir = scratch("categorical-scale");
+    let dir = Scratch::new("cli", "categorical-scale");
     let modes = ["idle", "idle", "heat", "idle", "cool", "idle", "heat", "idle", "idle", "idle", "idle", "idle"];
     let rows: Vec<(f64, &str, f64)> = (0..96usize)
         .map(|i| {
@@ -1949,7 +1943,7 @@ fn standardisation_leaves_the_indicators_as_they_come() {
 /// `npkl`'s loss defaults to hinge, as `cluster --method npkl`'s.
 #[test]
 fn cluster_and_npkl_read_a_column_of_categories() {
-    let dir = scratch("cluster-categories");
+    let dir = Scratch::new("cli", "cluster-categories");
     let input = dir.join("modes.csv");
     let mut rng = kestrel_core::Rng::seed_from_u64(4);
     let mut text = String::from("t,h,mode,label\n");
@@ -1974,7 +1968,7 @@ fn cluster_and_npkl_read_a_column_of_categories() {
 
 #[test]
 fn a_feature_beyond_the_model_dimension_is_an_error_naming_the_line() {
-    let dir = scratch("beyond");
+    let dir = Scratch::new("cli", "beyond");
     let data = binary_libsvm(&dir, 50);
     let model = dir.join("m.kestrel");
     assert!(
@@ -1999,7 +1993,7 @@ fn a_feature_beyond_the_model_dimension_is_an_error_naming_the_line() {
 #[test]
 fn scaling_is_carried_by_the_model_file() {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/breast_cancer");
-    let dir = scratch("scaling");
+    let dir = Scratch::new("cli", "scaling");
     let accuracy = |train: &str, test: &str, scale: &[&str]| {
         let model = dir.join("model.kestrel");
         let input = format!("{data}/{train}");
@@ -2080,7 +2074,7 @@ fn scaling_is_carried_by_the_model_file() {
 #[test]
 fn a_csv_with_fewer_features_than_the_model_is_refused() {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/iris");
-    let dir = scratch("columns");
+    let dir = Scratch::new("cli", "columns");
     let model = dir.join("iris.kestrel");
     let (model, train) = (model.to_str().unwrap(), format!("{data}/train.csv"));
     assert!(kestrel(&["train", "--learner", "svm", "--input", &train, "--out", model]).status.success());
@@ -2149,7 +2143,7 @@ fn a_csv_with_fewer_features_than_the_model_is_refused() {
     }
     assert!(stderr(&kestrel(&["predict", "--model", model, "--input", &bad])).contains("bad.csv:51:"));
     let leftovers =
-        std::fs::read_dir(&dir).unwrap().filter(|e| e.as_ref().unwrap().path().to_str().unwrap().contains(".tmp-"));
+        std::fs::read_dir(&*dir).unwrap().filter(|e| e.as_ref().unwrap().path().to_str().unwrap().contains(".tmp-"));
     assert_eq!(leftovers.count(), 0, "a temporary file was left");
 }
 
@@ -2162,7 +2156,7 @@ fn a_csv_with_fewer_features_than_the_model_is_refused() {
 fn transform_apply_refuses_rows_of_another_width() {
     let iris = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/iris");
     let (data, libsvm) = (format!("{iris}/train.csv"), format!("{iris}/train.libsvm"));
-    let dir = scratch("transform-width");
+    let dir = Scratch::new("cli", "transform-width");
     let (unnamed, named, out) = (dir.join("unnamed.kestrel"), dir.join("named.kestrel"), dir.join("projected.csv"));
     let (unnamed, named, out) = (unnamed.to_str().unwrap(), named.to_str().unwrap(), out.to_str().unwrap());
     for (input, model) in [(libsvm.as_str(), unnamed), (data.as_str(), named)] {
@@ -2215,7 +2209,7 @@ fn transform_apply_refuses_rows_of_another_width() {
 /// is the fit's, not the apply's.
 #[test]
 fn transform_reads_a_column_of_categories() {
-    let dir = scratch("transform-categorical");
+    let dir = Scratch::new("cli", "transform-categorical");
     let rows: String = (0..80)
         .map(|i| format!("{},{},{}\n", (i as f64 * 0.37).sin(), ["idle", "heat", "cool"][i % 3], i % 7))
         .collect();
@@ -2274,7 +2268,7 @@ fn three_of_six_csv(path: &Path, rows: usize, seed: u64) {
 /// a width per feature.
 #[test]
 fn relevance_weights_travel_in_the_model_and_lower_the_error() {
-    let dir = scratch("relevance");
+    let dir = Scratch::new("cli", "relevance");
     let (train, test) = (dir.join("train.csv"), dir.join("test.csv"));
     three_of_six_csv(&train, 600, 1);
     three_of_six_csv(&test, 400, 2);
@@ -2350,7 +2344,7 @@ fn appearance_of(path: &Path) -> Vec<String> {
 /// skips) ends with the same model; `train` reads names too, and a regressor refuses them.
 #[test]
 fn named_multi_class_streams_end_to_end() {
-    let dir = scratch("named");
+    let dir = Scratch::new("cli", "named");
     let (full, test) = (dir.join("compass.csv"), dir.join("test.csv"));
     compass_csv(&test, 200, 0);
     for learner in ["svm", "rsvm"] {
@@ -2477,7 +2471,7 @@ fn named_multi_class_streams_end_to_end() {
 /// class weights and a malformed weight are errors.
 #[test]
 fn class_weights_by_name_or_label() {
-    let dir = scratch("class-weights");
+    let dir = Scratch::new("cli", "class-weights");
     let (full, test, model) = (dir.join("compass.csv"), dir.join("test.csv"), dir.join("m.kestrel"));
     compass_csv(&full, 600, 0);
     compass_csv(&test, 400, 0);
@@ -2599,7 +2593,7 @@ fn class_weights_by_name_or_label() {
 /// partitions are errors naming the fix.
 #[test]
 fn mapreduce_rsvm_trains_predicts_and_refuses_impossible_splits() {
-    let dir = scratch("mrrsvm");
+    let dir = Scratch::new("cli", "mrrsvm");
     let (full, test, model) = (dir.join("compass.csv"), dir.join("test.csv"), dir.join("m.kestrel"));
     compass_csv(&full, 800, 0);
     compass_csv(&test, 300, 0);
@@ -2670,7 +2664,7 @@ fn sensor_csv(path: &Path, rows: usize, seed: u64) {
 /// learner other than the detector, is refused.
 #[test]
 fn a_detector_learns_from_the_rows_labelled_normal() {
-    let dir = scratch("normal-label");
+    let dir = Scratch::new("cli", "normal-label");
     let (log, normal) = (dir.join("log.csv"), dir.join("normal.csv"));
     sensor_csv(&log, 3000, 1);
     let text = std::fs::read_to_string(&log).unwrap();
@@ -2711,7 +2705,7 @@ fn a_detector_learns_from_the_rows_labelled_normal() {
 /// about 1 − q of it and its faults; the budget counts the detector; tune refuses it.
 #[test]
 fn novelty_streams_trains_and_evaluates() {
-    let dir = scratch("novelty");
+    let dir = Scratch::new("cli", "novelty");
     let (log, test) = (dir.join("log.csv"), dir.join("test.csv"));
     sensor_csv(&log, 3000, 1);
     sensor_csv(&test, 1000, 2);
@@ -2823,7 +2817,7 @@ fn novelty_streams_trains_and_evaluates() {
 /// `train` names its row.
 #[test]
 fn a_detector_names_a_row_of_zeros_under_a_linear_kernel() {
-    let dir = scratch("novelty-zeros");
+    let dir = Scratch::new("cli", "novelty-zeros");
     let input = dir.join("zeros.csv");
     std::fs::write(&input, "a,b,label\n1,2,0\n2,1,0\n0,0,0\n1,1,0\n3,1,0\n").unwrap();
     let input = input.to_str().unwrap();
@@ -2855,7 +2849,7 @@ fn a_detector_names_a_row_of_zeros_under_a_linear_kernel() {
 /// anomalies are warned about; the flag is refused where nothing detects.
 #[test]
 fn a_detector_is_scored_against_the_normal_label_given() {
-    let dir = scratch("normal-label");
+    let dir = Scratch::new("cli", "normal-label");
     let (log, named) = (dir.join("log.csv"), dir.join("named.csv"));
     sensor_csv(&log, 3000, 1);
     sensor_csv(&named, 1000, 2);
@@ -2925,7 +2919,7 @@ fn a_detector_is_scored_against_the_normal_label_given() {
 #[test]
 fn a_reader_that_goes_away_ends_predict_quietly() {
     use std::io::BufRead;
-    let dir = scratch("broken-pipe");
+    let dir = Scratch::new("cli", "broken-pipe");
     let data = binary_libsvm(&dir, 50_000);
     let model = dir.join("svm.kestrel");
     let o =
@@ -2951,7 +2945,7 @@ fn a_reader_that_goes_away_ends_predict_quietly() {
 /// command writes are still written.
 #[test]
 fn a_reader_gone_before_the_first_line_ends_every_command_quietly() {
-    let dir = scratch("closed-stdout");
+    let dir = Scratch::new("cli", "closed-stdout");
     let data = binary_libsvm(&dir, 300);
     let (data, model, kept) = (data.to_str().unwrap(), dir.join("svm.kestrel"), dir.join("stream.kestrel"));
     let (model, kept) = (model.to_str().unwrap(), kept.to_str().unwrap());
@@ -2987,7 +2981,7 @@ fn a_reader_gone_before_the_first_line_ends_every_command_quietly() {
 /// labels says the rows have none.
 #[test]
 fn unlabelled_readings_for_the_novelty_detector() {
-    let dir = scratch("unlabelled");
+    let dir = Scratch::new("cli", "unlabelled");
     let (labelled, readings) = (dir.join("labelled.csv"), dir.join("readings.csv"));
     sensor_csv(&labelled, 600, 3);
     let text = std::fs::read_to_string(&labelled).unwrap();
@@ -3016,7 +3010,7 @@ fn unlabelled_readings_for_the_novelty_detector() {
 /// have. A first row without a label chooses no learner (a bad row, and its line kept).
 #[test]
 fn a_stream_predicts_the_rows_whose_label_is_missing() {
-    let dir = scratch("stream-unlabelled");
+    let dir = Scratch::new("cli", "stream-unlabelled");
     let mut seed = 7u64;
     let mut uniform = || {
         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -3092,7 +3086,7 @@ fn a_stream_predicts_the_rows_whose_label_is_missing() {
 /// rows go into a device in place.
 #[test]
 fn transform_applies_an_f32_model_without_scalar_flag() {
-    let dir = scratch("transform-f32");
+    let dir = Scratch::new("cli", "transform-f32");
     let data = regression_csv(&dir, 60);
     let (model, out, again) = (dir.join("kpca.kestrel"), dir.join("projected.csv"), dir.join("again.csv"));
     let (model_s, out_s, again_s) = (model.to_str().unwrap(), out.to_str().unwrap(), again.to_str().unwrap());
@@ -3110,7 +3104,7 @@ fn transform_applies_an_f32_model_without_scalar_flag() {
 
 #[test]
 fn transform_projects_rows_and_new_rows_through_its_model() {
-    let dir = scratch("transform");
+    let dir = Scratch::new("cli", "transform");
     let data = regression_csv(&dir, 120);
     let (model, out, again) = (dir.join("kpca.kestrel"), dir.join("projected.csv"), dir.join("again.csv"));
     let (model_s, out_s, again_s) = (model.to_str().unwrap(), out.to_str().unwrap(), again.to_str().unwrap());
@@ -3175,7 +3169,7 @@ fn two_view_csvs(dir: &Path, rows: usize) -> (PathBuf, PathBuf) {
 
 #[test]
 fn transform_kcca_pairs_two_views_and_each_model_projects_its_own() {
-    let dir = scratch("kcca");
+    let dir = Scratch::new("cli", "kcca");
     let (view1, view2) = two_view_csvs(&dir, 150);
     let (v1, v2) = (view1.to_str().unwrap(), view2.to_str().unwrap());
     let paths = ["u.kestrel", "v.kestrel", "pairs.csv", "u.csv", "v.csv"].map(|f| dir.join(f));
@@ -3241,7 +3235,7 @@ fn rings_csv(dir: &Path, rows: usize) -> PathBuf {
 /// an absolute one kept two centres once the width made every kernel value small.
 #[test]
 fn a_quadratic_kernel_separates_rings_at_its_automatic_width() {
-    let dir = scratch("poly-rings");
+    let dir = Scratch::new("cli", "poly-rings");
     let (train, test) = (rings_csv(&dir, 400), dir.join("test.csv"));
     let text = std::fs::read_to_string(&train).unwrap();
     // Every other row of the same rings, half a step of angle further on.
@@ -3272,7 +3266,7 @@ fn a_quadratic_kernel_separates_rings_at_its_automatic_width() {
 
 #[test]
 fn cluster_spectral_separates_rings_kmeans_and_npkl_run_as_told() {
-    let dir = scratch("cluster");
+    let dir = Scratch::new("cli", "cluster");
     let data = rings_csv(&dir, 300);
     let (out, report) = (dir.join("clusters.csv"), dir.join("clusters.html"));
     let (data, out_s, report_s) = (data.to_str().unwrap(), out.to_str().unwrap(), report.to_str().unwrap());
@@ -3314,7 +3308,7 @@ fn cluster_spectral_separates_rings_kmeans_and_npkl_run_as_told() {
 
 #[test]
 fn transform_eigenmap_embeds_rows_and_lpp_projects_new_ones() {
-    let dir = scratch("spectral-transform");
+    let dir = Scratch::new("cli", "spectral-transform");
     let data = rings_csv(&dir, 200);
     let (model, out, again) = (dir.join("lpp.kestrel"), dir.join("lpp.csv"), dir.join("again.csv"));
     let (data, model_s, out_s, again_s) =
@@ -3371,7 +3365,7 @@ fn transform_eigenmap_embeds_rows_and_lpp_projects_new_ones() {
 /// as before.
 #[test]
 fn features_are_read_by_the_names_the_model_was_trained_with() {
-    let dir = scratch("feature-names");
+    let dir = Scratch::new("cli", "feature-names");
     let (mut ordered, mut swapped) = (String::from("temp,humidity,label\n"), String::from("humidity,temp,label\n"));
     for i in 0..200 {
         let (temp, humidity) = (10.0 + (i * 37 % 101) as f64 / 5.0, 30.0 + (i * 53 % 97) as f64 / 2.0);
@@ -3430,12 +3424,11 @@ fn features_are_read_by_the_names_the_model_was_trained_with() {
     assert_eq!(json(&kestrel(&["inspect", model, "--json"])).get("feature_names"), None);
     let o = kestrel(&["eval", "--model", model, "--input", &swapped]);
     assert!(o.status.success() && !stderr(&o).contains("another order"), "{}", stderr(&o));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn skipped_columns_are_left_out_of_training_and_prediction() {
-    let dir = scratch("skip-column");
+    let dir = Scratch::new("cli", "skip-column");
     let (with, without) = (dir.join("with.csv"), dir.join("without.csv"));
     let (mut logged, mut plain) = (String::from("time,x,id,y\n"), String::from("x,y\n"));
     for i in 0..120 {
@@ -3496,7 +3489,7 @@ fn skipped_columns_are_left_out_of_training_and_prediction() {
 /// the label.
 #[test]
 fn transform_and_cluster_read_unlabelled_rows() {
-    let dir = scratch("unlabelled");
+    let dir = Scratch::new("cli", "unlabelled");
     let rows = dir.join("rows.csv");
     let mut text = String::from("a,b,c\n");
     for i in 0..40 {
@@ -3530,7 +3523,7 @@ fn transform_and_cluster_read_unlabelled_rows() {
 /// mark (`1,5`), and a model trained on it is the tab-separated file's, byte for byte.
 #[test]
 fn tab_and_semicolon_separated_files_are_read() {
-    let dir = scratch("separated");
+    let dir = Scratch::new("cli", "separated");
     let rows: String = (0..60)
         .map(|i| {
             let (a, b) = (f64::from(i % 7) / 2.0 - 1.5, f64::from(i % 5) / 4.0 - 0.5);
@@ -3559,7 +3552,7 @@ fn tab_and_semicolon_separated_files_are_read() {
 /// alone, and names none.
 #[test]
 fn stream_rsvm_races_its_widths_unless_given_one() {
-    let dir = scratch("race");
+    let dir = Scratch::new("cli", "race");
     let rings = rings_csv(&dir, 1200);
     let rings = rings.to_str().unwrap();
     let o = kestrel(&["stream", "--learner", "rsvm", "--input", rings, "--json"]);
@@ -3578,7 +3571,7 @@ fn stream_rsvm_races_its_widths_unless_given_one() {
 /// the width are given: a race's candidates each take steps.)
 #[test]
 fn stream_reports_its_steps_per_sample() {
-    let dir = scratch("steps");
+    let dir = Scratch::new("cli", "steps");
     let rings = rings_csv(&dir, 1200);
     let rings = rings.to_str().unwrap();
     let steps = |extra: &[&str]| {
@@ -3610,7 +3603,7 @@ fn ignored_flags_warning(args: &[&str]) -> Option<String> {
 /// kernel no degree; flags the learner takes are not named.
 #[test]
 fn stream_tells_of_flags_its_learner_ignores() {
-    let dir = scratch("ignored-flags");
+    let dir = Scratch::new("cli", "ignored-flags");
     let rings = rings_csv(&dir, 300);
     let rings = rings.to_str().unwrap();
     let warning =
@@ -3636,7 +3629,7 @@ fn stream_tells_of_flags_its_learner_ignores() {
 /// loss, bias or tolerance; a learner's own flags are not named.
 #[test]
 fn train_tells_of_flags_its_learner_ignores() {
-    let dir = scratch("train-ignored-flags");
+    let dir = Scratch::new("cli", "train-ignored-flags");
     let (rings, regression) = (rings_csv(&dir, 200), regression_csv(&dir, 150));
     let (rings, regression) = (rings.to_str().unwrap(), regression.to_str().unwrap());
     let out = dir.join("m.kestrel");
@@ -3663,7 +3656,7 @@ fn train_tells_of_flags_its_learner_ignores() {
 /// (its class probabilities apart: their sigmoids learned from the race's predictions).
 #[test]
 fn stream_svm_races_its_costs_unless_given_one() {
-    let dir = scratch("race-costs");
+    let dir = Scratch::new("cli", "race-costs");
     let mut text = String::from("a,b,label\n");
     for i in 0..1500u64 {
         let (a, b) = ((i * 7919 % 1000) as f64 / 500.0 - 1.0, (i * 104_729 % 997) as f64 / 498.5 - 1.0);
@@ -3695,7 +3688,7 @@ fn stream_svm_races_its_costs_unless_given_one() {
 /// rows are too few for it.
 #[test]
 fn graph_commands_fit_their_default_neighbours_to_few_rows() {
-    let dir = scratch("few-rows-graph");
+    let dir = Scratch::new("cli", "few-rows-graph");
     let rows = dir.join("rows.csv");
     let points = [(0.0, 0.0), (0.1, 0.0), (0.0, 0.1), (0.1, 0.1), (5.0, 5.0), (5.1, 5.0), (5.0, 5.1), (5.1, 5.1)];
     let text: String = points.iter().enumerate().map(|(i, (a, b))| format!("{a},{b},{}\n", i / 4)).collect();
@@ -3749,7 +3742,7 @@ fn graph_commands_fit_their_default_neighbours_to_few_rows() {
 /// standardises the rows `--apply` takes in their own units.
 #[test]
 fn cluster_npkl_and_transform_standardise_readings_under_scale() {
-    let dir = scratch("cluster-scale");
+    let dir = Scratch::new("cli", "cluster-scale");
     let rows: Vec<(f64, f64, usize)> =
         (0..120).map(|i| ((i * 37 % 101) as f64 * 10.0, (i % 3) as f64 + (i * 7 % 11) as f64 / 100.0, i % 3)).collect();
     let write = |name: &str, rows: &[(f64, f64, usize)]| {
@@ -3821,7 +3814,7 @@ fn cluster_npkl_and_transform_standardise_readings_under_scale() {
 #[test]
 fn scale_auto_standardises_when_leave_one_out_says_so() {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
-    let dir = scratch("scale_auto");
+    let dir = Scratch::new("cli", "scale_auto");
     let model = |name: &str| dir.join(name).to_string_lossy().into_owned();
     let train = |input: &str, out: &str, extra: &[&str]| {
         let o = kestrel(&[&["train", "--learner", "rsvm", "--input", input, "--out", out], extra].concat());
@@ -3892,7 +3885,7 @@ fn scale_auto_standardises_when_leave_one_out_says_so() {
 /// auto` scales the linear SVM's by rule, and says so — get none.
 #[test]
 fn train_warns_when_the_solver_stops_at_its_limit() {
-    let dir = scratch("unconverged");
+    let dir = Scratch::new("cli", "unconverged");
     let data = dir.join("ranges.csv");
     let mut text = String::from("a,b,y\n");
     for i in 0..200 {
@@ -3941,7 +3934,7 @@ fn train_warns_when_the_solver_stops_at_its_limit() {
 /// threshold (one sample gives none). The learner that has one writes it.
 #[test]
 fn a_stream_too_short_for_a_model_says_why_none_was_written() {
-    let dir = scratch("too-short");
+    let dir = Scratch::new("cli", "too-short");
     let (two, one) = (dir.join("two.csv"), dir.join("one.csv"));
     std::fs::write(&two, "a,b,y\n1,2,0\n2,1,1\n").unwrap();
     std::fs::write(&one, "a,b,y\n1,2,0\n").unwrap();
@@ -3972,7 +3965,7 @@ fn a_stream_too_short_for_a_model_says_why_none_was_written() {
 #[test]
 fn a_classifier_on_a_numeric_target_gets_a_note() {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
-    let dir = scratch("many-labels");
+    let dir = Scratch::new("cli", "many-labels");
     let model = dir.join("m.kestrel");
     let train = |learner: &str, set: &str| {
         let input = format!("{data}/{set}/train.csv");
@@ -4006,7 +3999,7 @@ fn a_classifier_on_a_numeric_target_gets_a_note() {
 /// a header of names (even with digits in them) has none.
 #[test]
 fn a_header_of_numbers_is_told() {
-    let dir = scratch("numeric-header");
+    let dir = Scratch::new("cli", "numeric-header");
     let data = dir.join("rows.csv");
     std::fs::write(&data, "0.5,1.5,1\n0.25,2.5,-1\n1.5,0.5,1\n2.5,1.0,-1\n").unwrap();
     let model = dir.join("m.kestrel");
@@ -4029,7 +4022,7 @@ fn a_header_of_numbers_is_told() {
 /// does not hand the model its row numbers; the model reads the same rows without them.
 #[test]
 fn a_first_column_of_row_names_is_left_out() {
-    let dir = scratch("row-names");
+    let dir = Scratch::new("cli", "row-names");
     let (indexed, plain) = (dir.join("indexed.csv"), dir.join("plain.csv"));
     let rows = ["0.5,1.5,1", "0.25,2.5,-1", "1.5,0.5,1", "2.5,1.0,-1", "0.1,0.2,1", "2.0,2.2,-1"];
     let numbered: Vec<String> = rows.iter().enumerate().map(|(i, row)| format!("{i},{row}")).collect();
@@ -4066,7 +4059,7 @@ fn a_first_column_of_row_names_is_left_out() {
 /// the labelled ones.
 #[test]
 fn missing_labels_are_missing_and_predict_reads_none() {
-    let dir = scratch("missing-labels");
+    let dir = Scratch::new("cli", "missing-labels");
     let (marked, clean, odd) = (dir.join("marked.csv"), dir.join("clean.csv"), dir.join("odd.csv"));
     let rows = ["0.5,1.5", "0.25,2.5", "1.5,0.5", "2.5,1.0", "0.1,0.2", "2.0,2.2"];
     let write = |path: &std::path::Path, labels: [&str; 6]| {
@@ -4102,7 +4095,7 @@ fn missing_labels_are_missing_and_predict_reads_none() {
 /// (`stream`, `cluster`, `npkl`) — not a file named `-`.
 #[test]
 fn an_output_of_dash_is_standard_output_or_refused() {
-    let dir = scratch("output-dash");
+    let dir = Scratch::new("cli", "output-dash");
     let data = regression_csv(&dir, 40);
     let (data, model) = (data.to_str().unwrap(), dir.join("m.kestrel"));
     let model = model.to_str().unwrap();
@@ -4127,7 +4120,7 @@ fn an_output_of_dash_is_standard_output_or_refused() {
 /// the model predicts the names. A regressor's target stays a number: a name is an error.
 #[test]
 fn a_class_column_of_numbers_and_names_is_read_as_names() {
-    let dir = scratch("mixed-labels");
+    let dir = Scratch::new("cli", "mixed-labels");
     let data = dir.join("varieties.csv");
     let mut text = String::from("yield,height,variety\n");
     for i in 0..30 {
@@ -4153,7 +4146,7 @@ fn a_class_column_of_numbers_and_names_is_read_as_names() {
 /// its feature, one it does not name is not; a bad row keeps its line with empty fields.
 #[test]
 fn predict_keeps_columns_beside_each_prediction() {
-    let dir = scratch("keep");
+    let dir = Scratch::new("cli", "keep");
     let write = |name: &str, text: &str| write_in(&dir, name, text);
     let mut rows = "id,time,a,b,y\n".to_string();
     for i in 0..40 {
@@ -4216,7 +4209,7 @@ fn predict_keeps_columns_beside_each_prediction() {
 /// not by the number the reader gave it.
 #[test]
 fn transform_writes_class_names() {
-    let dir = scratch("transform-names");
+    let dir = Scratch::new("cli", "transform-names");
     let rows: String = (0..30)
         .map(|i| format!("{},{},\"{}\"\n", (i as f64).sin(), (i as f64).cos(), ["sky", "wet, grass"][i % 2]))
         .collect();

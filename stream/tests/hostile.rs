@@ -3,9 +3,11 @@
 //! for a bad flag or configuration) — or succeed, where the input was in fact fine.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+use crate::scratch::Scratch;
 
 /// Runs `kestrel` on `args` with `stdin` as input; fails the test if it has not ended after
 /// `limit` (a hang, not a timing: the cases end in seconds).
@@ -67,13 +69,6 @@ fn assert_refused(o: &Output, code: i32, text: &str) {
     assert!(!err.contains("panicked") && !err.contains("memory allocation"), "{err}");
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kestrel-hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
@@ -96,7 +91,7 @@ fn regression(dir: &Path) -> String {
 
 #[test]
 fn a_huge_label_is_a_class_like_any_other() {
-    let dir = scratch("labels");
+    let dir = Scratch::new("hostile", "labels");
     let data = write(&dir, "labels.libsvm", "0 1:-3\n4000000000 1:0\n1 1:3\n0 1:-2.5\n4000000000 1:0.2\n1 1:2.8\n");
     let model = dir.join("m.kestrel");
     let o = kestrel(&["train", "--learner", "svm", "--input", &data, "--out", model.to_str().unwrap(), "--c", "10"]);
@@ -108,7 +103,7 @@ fn a_huge_label_is_a_class_like_any_other() {
 
 #[test]
 fn what_fuzzing_found_in_training_is_a_clear_error() {
-    let dir = scratch("fuzz-finds");
+    let dir = Scratch::new("hostile", "fuzz-finds");
     let out = dir.join("m.kestrel");
     let out = out.to_str().unwrap();
     // IRSVM keeps no centre when every kernel column is zero: once a panic.
@@ -150,7 +145,7 @@ fn what_fuzzing_found_in_training_is_a_clear_error() {
 /// (3.9 GB for 2.5·10⁷ of them) and each was printed.
 #[test]
 fn bad_rows_are_counted_and_only_the_first_told() {
-    let dir = scratch("bad-rows");
+    let dir = Scratch::new("hostile", "bad-rows");
     let rows = 5_000_000;
     let data = write(&dir, "bad.libsvm", &format!("1 1:1\n-1 1:-1\n{}", "x\n".repeat(rows)));
     let model = dir.join("m.kes");
@@ -196,14 +191,13 @@ fn bad_rows_are_counted_and_only_the_first_told() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 1502);
     assert!(lines[1..1501].iter().all(|&line| line == "NaN") && lines[1501] != "NaN", "{out}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A data set with no row says so, whatever the learner (before, rsvm and krr spoke of
 /// `--gamma auto`'s rows); an empty file says it is empty.
 #[test]
 fn no_rows_to_train_on_is_named() {
-    let dir = scratch("no-rows");
+    let dir = Scratch::new("hostile", "no-rows");
     let out = dir.join("m.kestrel");
     let out = out.to_str().unwrap();
     let header = write(&dir, "header.csv", "a,b,y\n");
@@ -220,7 +214,6 @@ fn no_rows_to_train_on_is_named() {
     let one_bad = write(&dir, "one.csv", "a,b,y\nx,1,1\n");
     let o = kestrel(&["train", "--learner", "svm", "--input", &one_bad, "--out", out, "--on-error", "skip"]);
     assert_refused(&o, 1, "one.csv: no rows to train on (1 bad row skipped)");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A stream that learned nothing but bad rows, and an `eval` that scored no row, end in an
@@ -228,7 +221,7 @@ fn no_rows_to_train_on_is_named() {
 /// of 0 on no row); a stream of no row at all is not an error, and scores nothing (null).
 #[test]
 fn nothing_learned_or_scored_is_an_error() {
-    let dir = scratch("nothing-learned");
+    let dir = Scratch::new("hostile", "nothing-learned");
     let (header, bad) = (write(&dir, "header.csv", "a,b,y\n"), write(&dir, "bad.csv", "a,b,y\nx,1,1\n1,x,-1\n"));
     for learner in ["svm", "rsvm", "slkl", "novelty"] {
         let o = kestrel(&["stream", "--learner", learner, "--input", &bad, "--on-error", "skip", "--json"]);
@@ -254,12 +247,11 @@ fn nothing_learned_or_scored_is_an_error() {
         |input: &str| kestrel(&["eval", "--model", model.to_str().unwrap(), "--input", input, "--on-error", "skip"]);
     assert_refused(&eval(&bad), 1, "bad.csv: no row was scored (2 bad rows skipped)");
     assert_refused(&eval(&header), 1, "header.csv: no row was scored");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_huge_feature_index_names_its_line() {
-    let dir = scratch("index");
+    let dir = Scratch::new("hostile", "index");
     let data = write(&dir, "dims.libsvm", "2 1:1\n1 4000000000:1\n");
     let out = dir.join("m.kestrel");
     let o = kestrel(&["train", "--learner", "slkl", "--input", &data, "--out", out.to_str().unwrap()]);
@@ -268,7 +260,7 @@ fn a_huge_feature_index_names_its_line() {
 
 #[test]
 fn sizes_out_of_range_are_usage_errors_naming_the_flag() {
-    let dir = scratch("flags");
+    let dir = Scratch::new("hostile", "flags");
     let (data, csv) = (sixty(&dir), regression(&dir));
     let stream = |extra: &[&str]| {
         let mut args = vec!["stream", "--input", data.as_str(), "--dim", "2"];
@@ -299,7 +291,7 @@ fn sizes_out_of_range_are_usage_errors_naming_the_flag() {
 
 #[test]
 fn a_configuration_the_learner_refuses_fails_at_start_up_not_as_skipped_rows() {
-    let dir = scratch("config");
+    let dir = Scratch::new("hostile", "config");
     let (data, csv) = (sixty(&dir), regression(&dir));
     let o = kestrel(&["stream", "--learner", "slkl", "--input", &csv, "--window", "0", "--on-error", "skip"]);
     assert_refused(&o, 2, "--window");
@@ -325,7 +317,7 @@ fn a_configuration_the_learner_refuses_fails_at_start_up_not_as_skipped_rows() {
 
 #[test]
 fn budgets_are_checked_before_training_for_every_learner() {
-    let dir = scratch("budget");
+    let dir = Scratch::new("hostile", "budget");
     let (data, csv) = (sixty(&dir), regression(&dir));
     let out = dir.join("m.kestrel");
     let out = out.to_str().unwrap();
@@ -372,7 +364,7 @@ fn a_line_over_the_limit_is_a_bad_row_naming_its_line() {
 #[test]
 fn outputs_that_are_not_regular_files_are_never_replaced() {
     use std::os::unix::fs::FileTypeExt;
-    let dir = scratch("outputs");
+    let dir = Scratch::new("hostile", "outputs");
     let data = sixty(&dir);
     let fifo = dir.join("fifo");
     assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());

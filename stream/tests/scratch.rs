@@ -1,7 +1,8 @@
 //! [`Scratch`]: a test's own directory, removed when the test passes (kept to look at
 //! when it fails).
 
-use std::path::PathBuf;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
 
 /// A scratch directory, removed when the test passes.
 pub struct Scratch(PathBuf);
@@ -24,6 +25,15 @@ impl Scratch {
     /// `file` in the directory, as a string (for command lines).
     pub fn str(&self, file: &str) -> String {
         self.path(file).to_str().unwrap().to_string()
+    }
+}
+
+impl Deref for Scratch {
+    type Target = Path;
+
+    /// The directory itself, for `join` and for helpers that take a `&Path`.
+    fn deref(&self) -> &Path {
+        &self.0
     }
 }
 
