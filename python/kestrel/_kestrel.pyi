@@ -145,6 +145,8 @@ class Stream:
         """One prediction per row (NaN while a classifier has seen no label)."""
     def scores(self, x: Rows) -> npt.NDArray[np.float64]:
         """A novelty detector's score of each row by the model before it (NaN in the warm-up)."""
+    def class_labels(self) -> list[float]:
+        """A classifier's labels in the order of its classes (a named class's is its code)."""
     def is_classifier(self) -> bool: ...
     def chosen(self) -> dict[str, float]:
         """The settings the learner chose itself (rsvm's raced width)."""

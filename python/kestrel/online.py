@@ -86,7 +86,7 @@ class _Online:
         River and scikit-learn read them)."""
         self._stream = None
         self.feature_names_ = None
-        self.classes_ = []
+        self._names = []
         self._numeric_labels = False
 
     def _settings(self):
@@ -272,6 +272,9 @@ class _Online:
     def __setstate__(self, state):
         state = dict(state)
         saved = state.pop("_saved")
+        # A classifier pickled before classes_ was worked out kept its class names there.
+        if "classes_" in state:
+            state["_names"] = state.pop("classes_")
         self.__dict__.update(state)
         self._stream = None
         if saved is not None:
@@ -326,6 +329,24 @@ class _Online:
 
 
 class _OnlineClassifier(_Online, _RiverClassifier):
+    @property
+    def classes_(self):
+        """The classes met so far, in the order of ``predict_proba``'s columns: class names
+        in the order they first came, numeric labels ascending (as scikit-learn orders
+        them); empty before the first sample.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kestrel.online import WindowSVM
+        >>> X = np.random.default_rng(0).normal(size=(300, 2))
+        >>> WindowSVM().partial_fit(X, np.where(X[:, 0] > 0, 7, 3)).classes_
+        [3.0, 7.0]
+        """
+        if self._names or self._stream is None:
+            return list(self._names)
+        return sorted(self._stream.class_labels())
+
     def predict_proba_one(self, x):
         """The probability of each class for one sample, a dict by class (empty before the
         first sample was learned), as River's classifiers give them: Platt's sigmoid of the
@@ -354,8 +375,7 @@ class _OnlineClassifier(_Online, _RiverClassifier):
     def predict_proba(self, X):
         """The probability of each class for each row of ``X`` (``predict_proba_one``'s, for
         the rows at once), without learning them: an array of a row per sample and a column
-        per class met so far — in the order of ``classes_`` for named classes, of the labels
-        for numeric ones (ascending, as scikit-learn orders them).
+        per class met so far, in the order of ``classes_``.
 
         Parameters
         ----------
@@ -373,7 +393,7 @@ class _OnlineClassifier(_Online, _RiverClassifier):
         """
         rows = self._learned_rows(X)
         classes, probabilities = self._stream.probabilities(rows)
-        # A named class's code is its index in classes_; a numeric label is its own code.
+        # A named class's code is its index in _names; a numeric label is its own code.
         return probabilities[:, np.argsort(classes, kind="stable")]
 
     def predict_log_proba(self, X):
@@ -390,13 +410,13 @@ class _OnlineClassifier(_Online, _RiverClassifier):
         # leaves the learner as it was.
         codes, taught = self._codes(y)
         self._start(dim).learn(rows, codes)
-        self.classes_, self._numeric_labels = taught
+        self._names, self._numeric_labels = taught
 
     def _codes(self, y):
         """The labels' codes — numbers as they are, other labels their classes' numbers in
         order of first appearance — and the classes and kind of labels with them: a
         learner's labels are numbers or names, or a name would take a number's code."""
-        classes, numeric = list(self.classes_), self._numeric_labels
+        classes, numeric = list(self._names), self._numeric_labels
         codes = []
         for label in np.asarray(y, dtype=object).ravel():
             if label is None:
@@ -419,8 +439,8 @@ class _OnlineClassifier(_Online, _RiverClassifier):
         for value in predictions:
             if np.isnan(value):
                 out.append(None)
-            elif self.classes_:
-                out.append(self.classes_[int(value)])
+            elif self._names:
+                out.append(self._names[int(value)])
             else:
                 out.append(value.item())
         return out

@@ -912,6 +912,12 @@ impl Stream {
         Ok(values.map_err(value_error)?.into_pyarray(py))
     }
 
+    /// A classifier's labels, in the order of its classes (of first appearance; a named
+    /// class's label is its code); empty for the other learners.
+    fn class_labels(&self) -> Vec<f64> {
+        self.learner.class_labels().to_vec()
+    }
+
     /// `True` for a classifier.
     fn is_classifier(&self) -> bool {
         self.learner.is_classifier()

@@ -75,7 +75,8 @@ def test_predict_proba_gives_predict_proba_one_for_the_rows_at_once():
             learner = make().partial_fit(X, labels)
             state = learner.save_state()
             p = learner.predict_proba(X[:30])
-            columns = learner.classes_ if labels is named else [2.0, 5.0, 7.0]
+            columns = learner.classes_
+            assert labels is named or columns == [2.0, 5.0, 7.0], columns
             assert p.shape == (30, 3) and np.allclose(p.sum(axis=1), 1.0)
             for row, x in zip(p, X[:30]):
                 online = learner.predict_proba_one(dict(enumerate(x)))
@@ -84,6 +85,33 @@ def test_predict_proba_gives_predict_proba_one_for_the_rows_at_once():
             assert np.array_equal(learner.predict_log_proba(X[:30]), np.log(p))
             right = np.asarray(columns)[p.argmax(axis=1)] == labels[:30]
             assert right.mean() > 0.8, right.mean()
+
+
+def test_classes_of_numeric_labels_are_the_labels_ascending():
+    """classes_ of a learner of numeric labels: empty before a sample, then the labels met
+    ascending — predict_proba's columns — as a pickled copy and a learner resumed from
+    the state have them; a label refused is not among them; a regressor has none."""
+    rng = np.random.default_rng(8)
+    X = rng.uniform(-1, 1, (300, 2))
+    y = np.where(X[:, 0] > 0.3, 9, np.where(X[:, 1] > 0, -2, 4))
+    for make in (WindowSVM, StreamingRSVM):
+        learner = make(classes=3)
+        assert learner.classes_ == []
+        learner.partial_fit(X[:1], y[:1])
+        assert learner.classes_ == [float(y[0])]
+        learner.partial_fit(X[1:], y[1:])
+        assert learner.classes_ == [-2.0, 4.0, 9.0]
+        p = learner.predict_proba(X[:50])
+        right = np.asarray(learner.classes_)[p.argmax(axis=1)] == y[:50]
+        assert right.mean() > 0.8, right.mean()
+        with pytest.raises(ValueError, match="cannot be learned"):
+            learner.learn_one({0: 0.0, 1: 0.0}, 5)
+        assert learner.classes_ == [-2.0, 4.0, 9.0]
+        assert pickle.loads(pickle.dumps(learner)).classes_ == [-2.0, 4.0, 9.0]
+        resumed = make(classes=3)
+        resumed.load_state(learner.save_state(), 2)
+        assert resumed.classes_ == [-2.0, 4.0, 9.0]
+    assert not hasattr(WindowSLKL().partial_fit(X, X[:, 0]), "classes_")
 
 
 def test_class_probabilities_score_by_river_s_metrics_of_probabilities():
@@ -262,7 +290,7 @@ def test_named_labels_dicts_and_errors():
     assert model.classes_ == ["down", "up"] and model.predict(np.array([[0.9, 0.1], [-0.9, 0.0]])) == before
     with pytest.raises(ValueError, match="label 'up': the labels so far are numbers"):
         numbers.learn_one({0: 1.0}, "up")
-    assert numbers.classes_ == [] and numbers.predict_one({0: 3.0}) in range(16)
+    assert numbers.classes_ == [float(c) for c in range(16)] and numbers.predict_one({0: 3.0}) in range(16)
     few = WindowSVM(classes=2)
     few.partial_fit(np.array([[0.0], [1.0]]), ["a", "b"])
     with pytest.raises(ValueError, match="cannot be learned"):
