@@ -1772,11 +1772,13 @@ fn budget_reports_and_fits() {
         "--json",
     ]);
     assert_eq!(json(&remembering)["bytes"].as_u64(), Some(((1000 * (16 + 3) + 2 * (16 + 1)) * 4) as u64));
+    // On the host also the class probabilities: two classes' sigmoid (five f64) and counts.
+    let probabilities = (5 + 2) * 8;
     let bytes = json(&kestrel(&[&svm[..], &["--no-race"]].concat()))["bytes"].as_u64().unwrap();
-    assert_eq!(bytes, ((1000 * (16 + 3) + 16 + 1 + 4 * 16 + 2 * 16 + 4 * 16) * 4) as u64);
+    assert_eq!(bytes, ((1000 * (16 + 3) + 16 + 1 + 4 * 16 + 2 * 16 + 4 * 16) * 4 + probabilities) as u64);
     // Without --c a stream races three costs through its first window: the host holds
-    // three learners, which the count says.
-    assert_eq!(json(&kestrel(&svm))["bytes"].as_u64(), Some(3 * bytes));
+    // three learners, which the count says, and one stream's probabilities.
+    assert_eq!(json(&kestrel(&svm))["bytes"].as_u64(), Some(3 * (bytes - probabilities) + probabilities));
     let o = kestrel(&[&svm[..3], &["--dim", "16", "--scalar", "f32", "--classes", "2"]].concat());
     assert!(stderr(&o).contains("3 costs raced through the first window (stream without --c"), "{}", stderr(&o));
     let o = kestrel(&[

@@ -14,8 +14,8 @@ use kestrel_core::{Error, Kernel, Real, dcd, slkl};
 
 use super::race::Race;
 use super::{
-    BuildError, Footprint, Learn, NoveltySettings, OnlineLearner, RsvmSettings, WindowNovelty, WindowRsvm, WindowSlkl,
-    WindowSvm,
+    BuildError, ClassProbabilities, Footprint, Learn, NoveltySettings, OnlineLearner, RsvmSettings, WindowNovelty,
+    WindowRsvm, WindowSlkl, WindowSvm,
 };
 use crate::batch::fit::{KernelChoice, KernelSettings, Setting, SvmSettings, unit_variance_width};
 
@@ -287,12 +287,20 @@ impl StreamSettings {
         Setting::value_or(self.svm.c, 1.0, "--c").map_err(BuildFailure::Auto)
     }
 
-    /// The learner's memory for `dim` features: [`learner_footprint`](Self::learner_footprint)
-    /// once, or once per raced candidate.
+    /// The stream's memory for `dim` features: [`learner_footprint`](Self::learner_footprint)
+    /// once, or once per raced candidate, and a classifier's class probabilities.
     pub fn footprint<T: Real>(&self, dim: usize) -> Footprint {
         let one = self.learner_footprint::<T>(dim);
         let candidates = self.raced().map_or(1, |raced| raced.values(dim).len());
-        (1..candidates).fold(one, |sum, _| sum.plus(one))
+        (1..candidates).fold(one, |sum, _| sum.plus(one)).plus(self.probabilities_footprint())
+    }
+
+    /// The host's bytes of a classifier's class probabilities (`ClassProbabilities`, one
+    /// for the stream whatever it races); nothing for the other learners.
+    pub fn probabilities_footprint(&self) -> Footprint {
+        let classifier = matches!(self.learner, StreamLearner::Svm | StreamLearner::Rsvm);
+        let host_bytes = if classifier { ClassProbabilities::bytes(self.classes) } else { 0 };
+        Footprint { host_bytes, ..Footprint::default() }
     }
 
     /// The memory of one learner of these settings for `dim` features (what a device,

@@ -57,6 +57,13 @@ impl TryFrom<Parts> for ClassProbabilities {
 }
 
 impl ClassProbabilities {
+    /// Bytes the probabilities of a classifier of up to `classes` classes hold: a sigmoid
+    /// for two classes (one per class beyond) and a count per class.
+    pub fn bytes(classes: usize) -> usize {
+        let sigmoids = if classes > 2 { classes } else { 1 };
+        sigmoids.saturating_mul(size_of::<OnlineSigmoid>()).saturating_add(classes.saturating_mul(size_of::<u64>()))
+    }
+
     /// Learns from a sample of class `class` (its index among the classifier's classes)
     /// to which the classifier gave `decisions` before learning it
     /// ([`OnlineLearner::decisions`](super::OnlineLearner::decisions)). A class index

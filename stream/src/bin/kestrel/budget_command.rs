@@ -211,7 +211,7 @@ fn learner_budget<T: Real>(args: &BudgetArgs, learner: Learner) -> LearnerBudget
         let settings = settings_for(args, learner, window);
         let footprint = match raced {
             Some(_) => settings.footprint::<T>(args.dim),
-            None => settings.learner_footprint::<T>(args.dim),
+            None => settings.learner_footprint::<T>(args.dim).plus(settings.probabilities_footprint()),
         };
         footprint.bytes::<T>(index_bytes, host)
     };
