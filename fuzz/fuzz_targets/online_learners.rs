@@ -115,7 +115,8 @@ fn settings(f: &[u8; FLAGS]) -> (StreamSettings, bool, usize, usize) {
     s.kernel.coef0 = f64::from(f[4] / 9 % 2);
     s.svm.c = (f[6] & 0x80 == 0).then(|| Setting::Value(2f64.powi(i32::from(f[6] % 16) - 8)));
     s.svm.loss = if f[6] & 0x40 == 0 { Loss::SquaredHinge } else { Loss::Hinge };
-    s.nu = 2f64.powi(-i32::from(f[7] % 12));
+    // ν from 2⁻¹¹ to 1, or unset (raced for slkl).
+    s.nu = (f[7] & 0x40 == 0).then(|| 2f64.powi(-i32::from(f[7] % 12)));
     s.delta = [0.01, 0.1, 0.3, 0.9][usize::from(f[7] / 16 % 4)];
     s.scale = f[8] & 1 == 0;
     s.renew = f[8] & 2 == 0;

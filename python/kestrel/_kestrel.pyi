@@ -122,7 +122,7 @@ class Stream:
         gamma: Optional[float] = None,
         degree: int = 3,
         coef0: float = 0.0,
-        nu: float = 0.01,
+        nu: Optional[float] = None,
         c: Optional[float] = None,
         loss: str = "squared_hinge",
         bias: float = 1.0,

@@ -241,7 +241,8 @@ class _Online:
     def chosen_(self):
         """The settings the learner chose itself, by name: for :class:`StreamingRSVM`
         without ``gamma`` the width leading its race, for :class:`WindowSVM` without ``C``
-        the cost (``kestrel stream``'s ``chosen``); empty for the others.
+        the cost, for :class:`WindowSLKL` without ``nu`` its ν (``kestrel stream``'s
+        ``chosen``); empty for the others.
 
         Examples
         --------
@@ -544,8 +545,10 @@ class WindowSLKL(_OnlineRegressor):
     centers : int, default=32
         Candidate centres: the first ``centers`` samples (renewed as the stream moves); a
         model predicts from the last of them on.
-    nu : float, default=0.01
-        Sparsity weight (absolute).
+    nu : float or None, default=None
+        Sparsity weight (absolute). None races 0.01, 1 and 100 through the first window and
+        goes on with the one whose predictions had the lowest squared error (``chosen_``
+        names it), as ``kestrel stream`` does.
     gamma : float or None, default=None
         RBF width; None is ``1/d``.
     steps_per_sample : int, default=20
@@ -563,7 +566,7 @@ class WindowSLKL(_OnlineRegressor):
 
     _learner = "slkl"
 
-    def __init__(self, window=256, centers=32, nu=0.01, gamma=None, steps_per_sample=20, tol=None, scale=True,
+    def __init__(self, window=256, centers=32, nu=None, gamma=None, steps_per_sample=20, tol=None, scale=True,
                  renew=True, seed=1, scalar="f64", features=None):
         self.window, self.centers, self.nu, self.gamma, self.tol = window, centers, nu, gamma, tol
         self.steps_per_sample, self.scale, self.renew, self.seed, self.scalar = steps_per_sample, scale, renew, seed, scalar

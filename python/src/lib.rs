@@ -768,7 +768,7 @@ impl Stream {
     #[pyo3(signature = (
         learner, dim, *, scalar = "f64", window = None, centers = None, steps_per_sample = None, tol = None,
         kernel = "rbf",
-        gamma = None, degree = 3, coef0 = 0.0, nu = 0.01, c = None, loss = "squared_hinge", bias = 1.0,
+        gamma = None, degree = 3, coef0 = 0.0, nu = None, c = None, loss = "squared_hinge", bias = 1.0,
         delta = None, scale = true, renew = true, memory = None, classes = None, quantile = DEFAULT_QUANTILE,
         warmup = DEFAULT_WARMUP, learn = "unflagged", seed = 1
     ))]
@@ -785,7 +785,7 @@ impl Stream {
         gamma: Option<f64>,
         degree: u32,
         coef0: f64,
-        nu: f64,
+        nu: Option<f64>,
         c: Option<f64>,
         loss: &str,
         bias: f64,

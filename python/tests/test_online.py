@@ -198,9 +198,13 @@ def test_the_regressor_s_defaults_are_kestrel_stream_s(tmp_path):
     # same model, and not the one a cap of 300 learns.
     names, X, _ = phishing(600)
     y = X[:, 0] * X[:, 1] + np.sin(3 * X[:, 2])
-    model, _ = kestrel_stream(tmp_path, "slkl", names, X, y)
-    assert kestrel.with_feature_names(WindowSLKL().partial_fit(X, y).to_bytes(), names) == model
+    model, summary = kestrel_stream(tmp_path, "slkl", names, X, y)
+    ours = WindowSLKL().partial_fit(X, y)
+    assert kestrel.with_feature_names(ours.to_bytes(), names) == model
     assert kestrel.with_feature_names(WindowSLKL(steps_per_sample=300).partial_fit(X, y).to_bytes(), names) != model
+    # Without nu it races 0.01, 1 and 100, as the stream does, and names the one kept.
+    assert ours.chosen_ == summary["chosen"] and ours.chosen_["nu"] in (0.01, 1.0, 100.0)
+    assert WindowSLKL(nu=0.01).partial_fit(X, y).chosen_ == {}
 
 
 def test_state_saved_and_restored_continues_exactly():

@@ -1775,7 +1775,7 @@ fn budget_reports_and_fits() {
     // On the host also the class probabilities: two classes' sigmoid (five f64) and counts.
     let probabilities = (5 + 2) * 8;
     let bytes = json(&kestrel(&[&svm[..], &["--no-race"]].concat()))["bytes"].as_u64().unwrap();
-    assert_eq!(bytes, ((1000 * (16 + 3) + 16 + 1 + 4 * 16 + 2 * 16 + 4 * 16) * 4 + probabilities) as u64);
+    assert_eq!(bytes, (1000 * (16 + 3) + 16 + 1 + 4 * 16 + 2 * 16 + 4 * 16) * 4 + probabilities);
     // Without --c a stream races three costs through its first window: the host holds
     // three learners, which the count says, and one stream's probabilities.
     assert_eq!(json(&kestrel(&svm))["bytes"].as_u64(), Some(3 * (bytes - probabilities) + probabilities));
@@ -1830,7 +1830,12 @@ fn budget_reports_and_fits() {
     let o = kestrel(&["budget", "--learner", "slkl", "--dim", "6", "--scalar", "f32", "--fit", "1KiB"]);
     let message = "no window fits --fit 1024 bytes: a window of one sample already takes";
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains(message) && stderr(&o).contains("(fewer --centers need less)"), "{}", stderr(&o));
+    // On the host a stream without --nu races three values of ν: the count says so.
+    let fewer = "(fewer --centers need less; it counts the three learners of a stream racing its values of nu (--nu \
+                 learns one), --no-race one)";
+    assert!(stderr(&o).contains(message) && stderr(&o).contains(fewer), "{}", stderr(&o));
+    let o = kestrel(&["budget", "--learner", "slkl", "--dim", "6", "--scalar", "f32", "--no-race", "--fit", "1KiB"]);
+    assert!(stderr(&o).contains("(fewer --centers need less)"), "{}", stderr(&o));
 }
 
 #[test]
@@ -3564,6 +3569,29 @@ fn stream_rsvm_races_its_widths_unless_given_one() {
     let o = kestrel(&["stream", "--learner", "rsvm", "--input", rings, "--json", "--gamma", "0.5"]);
     let summary: serde_json::Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
     assert!(summary.get("chosen").is_none() && summary["n"] == 1200, "{summary}");
+}
+
+/// slkl without `--nu` races ν = 0.01, 1 and 100 through its first window and names the one
+/// that went on in `chosen`; a given ν is learned alone and names none. A checkpoint of a
+/// run given `--nu` (as every slkl checkpoint before the race recorded 0.01) resumes with
+/// it, and without it is refused, naming the flag.
+#[test]
+fn stream_slkl_races_its_nu_unless_given_one() {
+    let dir = Scratch::new("cli", "nu-race");
+    let regression = regression_csv(&dir, 600);
+    let regression = regression.to_str().unwrap();
+    let summary = json(&kestrel(&["stream", "--learner", "slkl", "--input", regression, "--json"]));
+    let nu = summary["chosen"]["nu"].as_f64().unwrap_or_else(|| panic!("{summary}"));
+    // The targets' variance is 1.89: a tenth of it is learning.
+    assert!([0.01, 1.0, 100.0].contains(&nu) && summary["mse"].as_f64() < Some(0.19), "{summary}");
+    let checkpoint = dir.str("given.ckpt");
+    let given = ["stream", "--learner", "slkl", "--input", regression, "--json", "--nu", "0.01"];
+    let summary = json(&kestrel(&[&given[..], &["--checkpoint", &checkpoint]].concat()));
+    assert!(summary.get("chosen").is_none() && summary["n"] == 600, "{summary}");
+    let o = kestrel(&["stream", "--learner", "slkl", "--input", regression, "--checkpoint", &checkpoint, "--resume"]);
+    assert!(stderr(&o).contains("--nu is `0.01` in the checkpoint but unset now"), "{}", stderr(&o));
+    let resumed = kestrel(&[&given[..], &["--checkpoint", &checkpoint, "--resume"]].concat());
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
 }
 
 /// The summary gives the coordinate steps per sample that the stopping rule (`--eps`) and

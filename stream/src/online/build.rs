@@ -4,10 +4,11 @@
 //!
 //! A stream cannot resolve `auto` (there is no data set to choose from before the first
 //! row): the width defaults to `1/d` (scikit-learn's `gamma="scale"` for standardised
-//! features), `C` to 1. Two settings, unless given, are raced instead ([`Raced`]): rsvm's
-//! RBF width (learners of widths `1/d`, `1/(4d)` and `4/d`) and svm's cost (`C` = 1, 0.1
-//! and 0.01) — the candidates run side by side for the first [`RACE_WINDOWS`] window,
-//! and the one that predicted best goes on alone (`online/race.rs`). The learner's memory
+//! features), `C` to 1. Three settings, unless given, are raced instead ([`Raced`]):
+//! rsvm's RBF width (learners of widths `1/d`, `1/(4d)` and `4/d`), svm's cost (`C` = 1,
+//! 0.1 and 0.01) and slkl's ν (0.01, 1 and 100) — the candidates run side by side for the
+//! first [`RACE_WINDOWS`] window, and the one that predicted best goes on alone
+//! (`online/race.rs`). The learner's memory
 //! ([`Footprint`]) is checked against the budget before anything is allocated.
 
 use kestrel_core::{Error, Kernel, Real, dcd, slkl};
@@ -77,6 +78,13 @@ pub const RACED_WIDTHS: [f64; 3] = [1.0, 0.25, 4.0];
 /// (BENCHMARKS.md, issue 11): a smaller `C` regularises more, which a noisy stream needs
 /// (Phishing and Hyperplane stream best at 0.01), and 10 streamed best on none.
 pub const RACED_COSTS: [f64; 3] = [1.0, 0.1, 0.01];
+/// slkl's ν raced when `--nu` is not given: the first is the ν without a race and leads
+/// until another predicts better. ν weighs the penalty on the kernel weights against the
+/// window's fit `yᵀ(I + K̃/λ)⁻¹y`, which grows with the targets' scale, unknown before the
+/// stream: values two orders apart. Chosen by measurement on River's regression streams
+/// (BENCHMARKS.md, issue 11): a noisy stream needs a large ν (SP500Stocks 100), a smooth
+/// one a small ν.
+pub const RACED_NUS: [f64; 3] = [0.01, 1.0, 100.0];
 /// The windows of arrivals a race lasts: one (rsvm's warm-up). On eight of River's streams
 /// the leader of rsvm's widths after one window was the leader after two.
 pub const RACE_WINDOWS: usize = 1;
@@ -88,6 +96,8 @@ pub enum Raced {
     Widths,
     /// svm's costs, [`RACED_COSTS`].
     Costs,
+    /// slkl's ν, [`RACED_NUS`].
+    Nus,
 }
 
 impl Raced {
@@ -96,6 +106,7 @@ impl Raced {
         match self {
             Raced::Widths => RACED_WIDTHS.map(|multiple| multiple * unit_variance_width(dim)),
             Raced::Costs => RACED_COSTS,
+            Raced::Nus => RACED_NUS,
         }
     }
 
@@ -104,6 +115,7 @@ impl Raced {
         match self {
             Raced::Widths => "gamma",
             Raced::Costs => "c",
+            Raced::Nus => "nu",
         }
     }
 
@@ -112,6 +124,7 @@ impl Raced {
         match self {
             Raced::Widths => "widths",
             Raced::Costs => "costs",
+            Raced::Nus => "values of nu",
         }
     }
 
@@ -120,6 +133,7 @@ impl Raced {
         match self {
             Raced::Widths => "--gamma",
             Raced::Costs => "--c",
+            Raced::Nus => "--nu",
         }
     }
 
@@ -194,8 +208,8 @@ pub struct StreamSettings {
     pub eps: Option<f64>,
     /// The kernel (slkl, rsvm); its width defaults to `1/d`, `auto` is refused.
     pub kernel: KernelSettings,
-    /// SLKL's ν (absolute).
-    pub nu: f64,
+    /// SLKL's ν (absolute); `None` races [`RACED_NUS`].
+    pub nu: Option<f64>,
     /// The SVMs' settings (svm, rsvm); `C` defaults to 1, `auto` is refused.
     pub svm: SvmSettings,
     /// The centre selection threshold δ: rsvm's distance to the centres' span, novelty's
@@ -226,7 +240,7 @@ impl StreamSettings {
     /// `learner` with `kestrel stream`'s defaults: window 256 and 32 centres (novelty: 48 and
     /// 16), at most 300 steps per sample (slkl: 20) until a pass spreads by at most 1 (svm)
     /// or 0.3 (rsvm) (slkl: its relative decrease of 10⁻⁴), the RBF kernel of width `1/d` (rsvm:
-    /// the widths [`RACED_WIDTHS`] raced), ν = 0.01, C = 1 (svm: the costs [`RACED_COSTS`]
+    /// the widths [`RACED_WIDTHS`] raced), ν = 0.01 (slkl races [`RACED_NUS`]), C = 1 (svm: the costs [`RACED_COSTS`]
     /// raced) with the squared hinge and bias 1, δ = 0.1 (rsvm) or 0.3 (novelty), standardised
     /// features, renewal on, a memory of 2000 arrivals, up to 16 classes, seed 1; novelty:
     /// the 0.99 quantile after a warm-up of 256 samples, learning the samples it does not
@@ -239,7 +253,7 @@ impl StreamSettings {
             steps_per_sample: learner.default_steps(),
             eps: None,
             kernel: KernelSettings::default(),
-            nu: 0.01,
+            nu: None,
             svm: SvmSettings::default(),
             delta: learner.default_delta(),
             quantile: DEFAULT_QUANTILE,
@@ -268,13 +282,15 @@ impl StreamSettings {
     }
 
     /// What the learner races: rsvm with the RBF kernel and no `--gamma` its widths, svm
-    /// without `--c` its costs; `None` for a learner that learns alone.
+    /// without `--c` its costs, slkl without `--nu` its ν; `None` for a learner that
+    /// learns alone.
     pub fn raced(&self) -> Option<Raced> {
         match self.learner {
             StreamLearner::Rsvm if self.kernel.kind == KernelChoice::Rbf && self.kernel.gamma.is_none() => {
                 Some(Raced::Widths)
             }
             StreamLearner::Svm if self.svm.c.is_none() => Some(Raced::Costs),
+            StreamLearner::Slkl if self.nu.is_none() => Some(Raced::Nus),
             _ => None,
         }
     }
@@ -388,6 +404,7 @@ fn race<T: Real>(
         let candidate = match raced {
             Raced::Widths => StreamSettings { kernel: KernelSettings { gamma: given, ..settings.kernel }, ..*settings },
             Raced::Costs => StreamSettings { svm: SvmSettings { c: given, ..settings.svm }, ..*settings },
+            Raced::Nus => StreamSettings { nu: Some(value), ..*settings },
         };
         candidates.push((value, alone::<T>(&candidate, dim)?));
     }
@@ -413,8 +430,10 @@ fn alone<T: Real>(settings: &StreamSettings, dim: usize) -> Result<Box<dyn Onlin
             Box::new(svm.with_classes(settings.classes))
         }
         StreamLearner::Slkl => {
-            let mut params =
-                slkl::Params::new().kernel(kernel(settings, dim)?).nu(T::from_f64(settings.nu)).seed(settings.seed);
+            let mut params = slkl::Params::new()
+                .kernel(kernel(settings, dim)?)
+                .nu(T::from_f64(settings.nu.unwrap_or(RACED_NUS[0])))
+                .seed(settings.seed);
             if let Some(eps) = settings.eps() {
                 params = params.epsilon(T::from_f64(eps));
             }

@@ -202,8 +202,8 @@ pub trait OnlineLearner: Steps {
         &[]
     }
     /// The settings the learner chose itself, by name (a race's leading value: rsvm's
-    /// `gamma` when `--gamma` was not given, svm's `c` when `--c` was not); empty for the
-    /// others.
+    /// `gamma` when `--gamma` was not given, svm's `c` when `--c` was not, slkl's `nu`
+    /// when `--nu` was not); empty for the others.
     fn chosen(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }

@@ -1,12 +1,14 @@
 //! A race of learners that differ in one setting, for a stream that cannot choose it from a
 //! data set beforehand (`kestrel stream --learner rsvm` without `--gamma`: the widths
-//! `1/d`, `1/(4d)` and `4/d`; `--learner svm` without `--c`: the costs 1, 0.1 and 0.01).
+//! `1/d`, `1/(4d)` and `4/d`; `--learner svm` without `--c`: the costs 1, 0.1 and 0.01;
+//! `--learner slkl` without `--nu`: ν = 0.01, 1 and 100).
 //!
 //! For the first `T` arrivals (the trial) every candidate predicts and learns every
 //! sample, and each prediction is scored as the stream scores it (prequentially: before
-//! the sample is learned). The stream's prediction is the leader's: the candidate with
-//! the most correct predictions so far, ties going to the earlier candidate (the first is
-//! the setting the learner has without a race). When the trial ends the leader stays, with
+//! the sample is learned). The stream's prediction is the leader's: the candidate of the
+//! lowest loss so far — a classifier's wrong predictions, a regressor's summed squared
+//! errors — ties going to the earlier candidate (the first is the setting the learner has
+//! without a race). When the trial ends the leader stays, with
 //! all it has learned, and the others are dropped: from then on the race costs nothing.
 //!
 //! Why a race and not a criterion on the first samples: on River's streams the width
@@ -33,7 +35,12 @@ use super::{LearnerSize, OnlineLearner, StateError, decode_state, encode_state, 
 use crate::source::Record;
 
 /// Format of [`Race::save_state`]'s bytes.
-const STATE_VERSION: u16 = 1;
+const STATE_VERSION: u16 = 2;
+
+/// The format of states saved when races scored classifiers alone, by their correct
+/// predictions: they restore with `−correct` as the loss (the same order, as every
+/// candidate predicts every sample it scores).
+const STATE_VERSION_OF_CORRECT: u16 = 1;
 
 /// A learner among candidates, each with the value of the raced setting it was built with.
 pub struct Race {
@@ -41,8 +48,8 @@ pub struct Race {
     setting: &'static str,
     /// The candidates still running, each with its value of the setting.
     candidates: Vec<(f64, Box<dyn OnlineLearner + Send + Sync>)>,
-    /// Correct predictions of each candidate so far.
-    correct: Vec<u64>,
+    /// The loss of each candidate's predictions so far (module doc).
+    losses: Vec<f64>,
     /// Arrivals learned so far, and the arrivals of the trial.
     learned: u64,
     trial: u64,
@@ -62,11 +69,30 @@ pub struct Race {
 struct RaceState {
     /// The values of the candidates still running, in order.
     values: Vec<f64>,
-    correct: Vec<u64>,
+    losses: Vec<f64>,
     learned: u64,
     trial: u64,
     /// Each candidate's own state.
     states: Vec<Vec<u8>>,
+}
+
+/// A state of format [`STATE_VERSION_OF_CORRECT`].
+#[derive(Deserialize)]
+struct RaceStateOfCorrect {
+    values: Vec<f64>,
+    correct: Vec<u64>,
+    learned: u64,
+    trial: u64,
+    states: Vec<Vec<u8>>,
+}
+
+impl From<RaceStateOfCorrect> for RaceState {
+    fn from(old: RaceStateOfCorrect) -> Self {
+        let RaceStateOfCorrect { values, correct, learned, trial, states } = old;
+        // Exact: the counts are far below 2⁵³.
+        let losses = correct.iter().map(|&c| -(c as f64)).collect();
+        RaceState { values, losses, learned, trial, states }
+    }
 }
 
 impl Race {
@@ -74,20 +100,22 @@ impl Race {
     /// arrivals; the first candidate leads until another has predicted better.
     ///
     /// # Errors
-    /// `InvalidParam` without candidates, or with candidates that do not all classify.
+    /// `InvalidParam` without candidates, or with candidates of which some classify and
+    /// some do not.
     pub fn new(
         setting: &'static str,
         candidates: Vec<(f64, Box<dyn OnlineLearner + Send + Sync>)>,
         trial: u64,
     ) -> Result<Self, Error> {
-        if candidates.is_empty() || !candidates.iter().all(|(_, c)| c.is_classifier()) {
+        let classify = candidates.first().map(|(_, c)| c.is_classifier());
+        if classify.is_none() || !candidates.iter().all(|(_, c)| Some(c.is_classifier()) == classify) {
             return Err(Error::InvalidParam { name: "candidates" });
         }
         let n = candidates.len();
         Ok(Race {
             setting,
             candidates,
-            correct: vec![0; n],
+            losses: vec![0.0; n],
             learned: 0,
             trial,
             predictions: vec![None; n],
@@ -97,15 +125,26 @@ impl Race {
         })
     }
 
-    /// The candidate with the most correct predictions; ties go to the earlier.
+    /// The candidate of the lowest loss; ties go to the earlier.
     fn leader(&self) -> usize {
         let mut best = 0;
-        for (i, &correct) in self.correct.iter().enumerate() {
-            if correct > self.correct[best] {
+        for (i, &loss) in self.losses.iter().enumerate() {
+            if loss < self.losses[best] {
                 best = i;
             }
         }
         best
+    }
+
+    /// The loss of `prediction` for a sample of `label`: 1 for a classifier's wrong one,
+    /// a regressor's squared error (none predicted: the target's square, as the stream
+    /// scores it; one that is not a number: the most).
+    fn loss(&self, prediction: Option<f64>, label: f64) -> f64 {
+        if self.is_classifier() {
+            return f64::from(u8::from(prediction != Some(label)));
+        }
+        let error = (label - prediction.unwrap_or(0.0)).powi(2);
+        if error.is_nan() { f64::INFINITY } else { error }
     }
 
     fn leading(&self) -> &(dyn OnlineLearner + Send + Sync) {
@@ -127,9 +166,9 @@ impl Race {
         if self.candidates.len() > 1 && self.learned >= self.trial {
             let leader = self.leader();
             let kept = self.candidates.swap_remove(leader);
-            let correct = self.correct[leader];
+            let loss = self.losses[leader];
             self.candidates = vec![kept];
-            (self.correct, self.predictions) = (vec![correct], vec![None]);
+            (self.losses, self.predictions) = (vec![loss], vec![None]);
         }
     }
 }
@@ -167,8 +206,8 @@ impl Steps for Race {
             candidate.learn_loaded(label)?;
         }
         if self.predicted {
-            for (correct, prediction) in self.correct.iter_mut().zip(&self.predictions) {
-                *correct += u64::from(*prediction == Some(label));
+            for at in 0..self.candidates.len() {
+                self.losses[at] += self.loss(self.predictions[at], label);
             }
         }
         self.learned += 1;
@@ -182,7 +221,11 @@ impl Steps for Race {
 
 impl OnlineLearner for Race {
     fn is_classifier(&self) -> bool {
-        true
+        self.candidates[0].1.is_classifier()
+    }
+
+    fn model_mse(&self) -> Option<f64> {
+        self.leading().model_mse()
     }
 
     fn size(&self) -> LearnerSize {
@@ -216,16 +259,24 @@ impl OnlineLearner for Race {
     fn save_state(&self) -> Result<Vec<u8>, StateError> {
         let states = self.candidates.iter().map(|(_, c)| c.save_state()).collect::<Result<_, _>>()?;
         let values = self.candidates.iter().map(|(value, _)| *value).collect();
-        let (correct, learned, trial) = (self.correct.clone(), self.learned, self.trial);
-        encode_state(STATE_VERSION, &RaceState { values, correct, learned, trial, states })
+        let (losses, learned, trial) = (self.losses.clone(), self.learned, self.trial);
+        encode_state(STATE_VERSION, &RaceState { values, losses, learned, trial, states })
     }
 
     /// Restores a race saved during its trial into one built alike, or a settled race
     /// (which keeps the candidate it names).
     fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
-        let state: RaceState = decode_state(STATE_VERSION, bytes)?;
+        let state = match decode_state::<RaceState>(STATE_VERSION, bytes) {
+            Err(StateError::Version { found: STATE_VERSION_OF_CORRECT, .. }) => {
+                RaceState::from(decode_state::<RaceStateOfCorrect>(STATE_VERSION_OF_CORRECT, bytes)?)
+            }
+            decoded => decoded?,
+        };
         expect_same("trial", state.trial, self.trial)?;
-        let lengths = [state.values.len(), state.correct.len(), state.states.len()];
+        if state.losses.iter().any(|loss| loss.is_nan()) {
+            return Err(StateError::Invalid(Error::NonFinite));
+        }
+        let lengths = [state.values.len(), state.losses.len(), state.states.len()];
         if lengths.iter().any(|&n| n != lengths[0] || n == 0 || n > self.candidates.len()) {
             return Err(StateError::Mismatch(format!(
                 "{} candidates saved, {} configured",
@@ -257,7 +308,7 @@ impl OnlineLearner for Race {
             std::mem::take(&mut self.candidates).into_iter().map(Some).collect();
         self.candidates = kept.iter().filter_map(|&at| candidates.get_mut(at).and_then(Option::take)).collect();
         self.predictions = vec![None; self.candidates.len()];
-        (self.correct, self.learned, self.predicted) = (state.correct, state.learned, false);
+        (self.losses, self.learned, self.predicted) = (state.losses, state.learned, false);
         self.decisions.clear();
         Ok(())
     }
@@ -265,12 +316,12 @@ impl OnlineLearner for Race {
 
 #[cfg(test)]
 mod tests {
-    use kestrel_core::{Kernel, dcd};
+    use kestrel_core::{Kernel, Rng, dcd, slkl};
 
     use super::*;
     use crate::online::rsvm::tests::xor;
-    use crate::online::tests::{prequential, restored_learner_continues};
-    use crate::online::{RsvmSettings, WindowRsvm};
+    use crate::online::tests::{prequential, record, restored_learner_continues};
+    use crate::online::{RsvmSettings, WindowRsvm, WindowSlkl};
 
     /// The XOR stream's rsvm at width `gamma`.
     fn rsvm(gamma: f64) -> Box<dyn OnlineLearner + Send + Sync> {
@@ -343,6 +394,81 @@ mod tests {
             handovers += usize::from(now != predicting && alone[now].decisions() != own.0);
         }
         assert!(handovers > 0, "the lead never changed hands with models: the test would not tell");
+    }
+
+    /// The slkl learner of sparsity weight `nu` on one feature.
+    fn slkl(nu: f64) -> Box<dyn OnlineLearner + Send + Sync> {
+        let params = slkl::Params::new().kernel(Kernel::rbf(2.0).unwrap()).nu(nu).seed(1).check().unwrap();
+        Box::new(WindowSlkl::<f64>::new(100, 1, 20, params, 5, false).unwrap())
+    }
+
+    /// `n` targets of pure noise beside a feature they do not depend on.
+    fn noise(n: usize) -> Vec<Record> {
+        let mut rng = Rng::seed_from_u64(5);
+        (0..n).map(|_| record(&[rng.uniform_in(-2.0, 2.0)], rng.normal())).collect()
+    }
+
+    /// Regressors race by their squared errors: the leader after the trial is the
+    /// candidate whose predictions, learning alone, erred least over it — on noise the
+    /// largest ν, which fits the noise least — and the race then is that learner, prediction
+    /// for prediction and byte for byte. Candidates of which some classify and some do not
+    /// are refused.
+    #[test]
+    fn the_nu_of_the_least_squared_error_goes_on_alone() {
+        let (records, nus, trial) = (noise(600), [1e-3, 100.0], 300);
+        let mut errors = [0.0; 2];
+        for (error, nu) in errors.iter_mut().zip(nus) {
+            let mut alone = slkl(nu);
+            for r in &records[..trial] {
+                *error += (r.label - alone.test_then_train(r).unwrap().unwrap_or(0.0)).powi(2);
+            }
+        }
+        let won = usize::from(errors[1] < errors[0]);
+        assert_eq!(won, 1, "on noise the largest ν predicts best: {errors:?}");
+        let mut raced = Race::new("nu", nus.iter().map(|&nu| (nu, slkl(nu))).collect(), trial as u64).unwrap();
+        assert!(!raced.is_classifier());
+        let mut alone = slkl(nus[won]);
+        for (t, r) in records.iter().enumerate() {
+            let (ours, its) = (raced.test_then_train(r).unwrap(), alone.test_then_train(r).unwrap());
+            if t >= trial {
+                assert_eq!(ours, its, "row {t}");
+            }
+        }
+        assert_eq!((raced.chosen(), raced.candidates.len()), (vec![("nu", nus[won])], 1));
+        assert_eq!((raced.model_mse(), raced.encode().unwrap()), (alone.model_mse(), alone.encode().unwrap()));
+        assert!(Race::new("nu", vec![(1e-3, slkl(1e-3)), (2.0, rsvm(2.0))], 10).is_err());
+        let race = || Race::new("nu", nus.iter().map(|&nu| (nu, slkl(nu))).collect(), trial as u64).unwrap();
+        for split in [50, 299, 301] {
+            restored_learner_continues(&mut race(), &mut race(), &records, split);
+        }
+    }
+
+    /// A state saved when races counted correct predictions (format 1) restores with the
+    /// same leader and goes on as the race that saved it; a loss that is not a number is
+    /// refused, the race unchanged.
+    #[test]
+    fn a_state_of_correct_counts_restores() {
+        let (records, split) = (xor(500, 2), 120);
+        let mut saved = race(300);
+        prequential(&mut saved, &records[..split], 0);
+        let state: RaceState = decode_state(STATE_VERSION, &saved.save_state().unwrap()).unwrap();
+        // Every sample was predicted: a candidate's correct predictions are the samples
+        // less its wrong ones.
+        let correct: Vec<u64> = state.losses.iter().map(|&wrong| split as u64 - wrong as u64).collect();
+        assert_ne!(correct[0], correct[1], "the candidates are tied: the test would not tell");
+        let old = (&state.values, correct, state.learned, state.trial, &state.states);
+        let mut restored = race(300);
+        restored.restore_state(&encode_state(STATE_VERSION_OF_CORRECT, &old).unwrap()).unwrap();
+        assert_eq!(restored.chosen(), saved.chosen());
+        let rest = &records[split..];
+        assert_eq!(prequential(&mut restored, rest, 0), prequential(&mut saved, rest, 0));
+        assert_eq!(restored.encode().unwrap(), saved.encode().unwrap());
+        let mut fresh = race(300);
+        let before = fresh.save_state().unwrap();
+        let not_a_number = RaceState { losses: vec![f64::NAN, 0.0], ..state };
+        let e = fresh.restore_state(&encode_state(STATE_VERSION, &not_a_number).unwrap()).unwrap_err();
+        assert!(matches!(e, StateError::Invalid(Error::NonFinite)), "{e}");
+        assert_eq!(fresh.save_state().unwrap(), before);
     }
 
     /// A race resumes bit for bit during its trial and after it (a settled state restores

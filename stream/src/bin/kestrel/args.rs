@@ -39,9 +39,6 @@ pub const MAX_WINDOW: usize = 1 << 24;
 pub const MAX_STEPS: usize = 1 << 16;
 pub use kestrel_stream::online::build::{DEFAULT_MEMORY, DEFAULT_QUANTILE, DEFAULT_STREAM_CLASSES, DEFAULT_WARMUP};
 
-/// `kestrel stream --nu`'s default.
-pub const DEFAULT_STREAM_NU: f64 = 0.01;
-
 /// `--degree`'s default (the polynomial kernel's).
 pub const DEFAULT_DEGREE: u32 = 3;
 
@@ -861,9 +858,11 @@ pub struct StreamArgs {
     pub eps: Option<f64>,
     #[command(flatten)]
     pub kernel: KernelArgs,
-    /// SLKL's ν (absolute: a stream's target variance is not known in advance).
-    #[arg(long, default_value_t = DEFAULT_STREAM_NU, value_parser = non_negative)]
-    pub nu: f64,
+    /// SLKL's ν (absolute: a stream's target variance is not known in advance). Default:
+    /// raced — learners of ν = 0.01, 1 and 100 side by side through the first window, the
+    /// one of the lowest squared error going on alone (the summary's `chosen` says which)
+    #[arg(long, value_parser = non_negative)]
+    pub nu: Option<f64>,
     #[command(flatten)]
     pub svm: SvmArgs,
     /// Centre selection threshold. rsvm: during the warm-up (the first --window samples)
@@ -1125,7 +1124,7 @@ pub struct BudgetArgs {
     #[arg(long)]
     pub no_renew: bool,
     /// Count one learner on the host, as `kestrel stream` runs when the setting it would
-    /// race is given (rsvm: --gamma; svm: --c). A device always runs one.
+    /// race is given (rsvm: --gamma; svm: --c; slkl: --nu). A device always runs one.
     #[arg(long)]
     pub no_race: bool,
     /// Instead of the bytes, print the largest window that fits this many bytes.

@@ -165,7 +165,8 @@ fn settings_for(args: &BudgetArgs, learner: Learner, window: usize) -> StreamSet
 }
 
 /// What `kestrel stream` would race through its first window on the host (rsvm without
-/// --gamma: widths; svm without --c: costs), unless `--no-race`; a device runs one learner.
+/// --gamma: widths; svm without --c: costs; slkl: ν), unless `--no-race`; a device runs one
+/// learner.
 fn host_race(args: &BudgetArgs, learner: Learner) -> Option<Raced> {
     settings_for(args, learner, 1).raced().filter(|_| args.target == TargetArg::Host && !args.no_race)
 }

@@ -446,7 +446,7 @@ impl Session<'_> {
             summary.insert("samples_per_sec".into(), json!(rate));
             return Value::Object(summary);
         }
-        if self.learner.is_classifier() {
+        let mut summary = if self.learner.is_classifier() {
             // No row scored has no accuracy (JSON null), as it has no balanced accuracy.
             let mut summary = json!({
                 "n": n,
@@ -458,12 +458,6 @@ impl Session<'_> {
                 fields.insert("skipped".into(), json!(skipped));
                 fields.insert("samples_per_sec".into(), json!(rate));
             }
-            // What the learner chose itself (rsvm's raced width, svm's raced cost).
-            let chosen: serde_json::Map<String, Value> =
-                self.learner.chosen().into_iter().map(|(name, value)| (name.to_string(), json!(value))).collect();
-            if let (false, Some(fields)) = (chosen.is_empty(), summary.as_object_mut()) {
-                fields.insert("chosen".into(), Value::Object(chosen));
-            }
             summary
         } else {
             let mse = (n > 0).then(|| self.metrics.mse());
@@ -473,7 +467,14 @@ impl Session<'_> {
                 fields.insert("model_mse".into(), json!(model_mse));
             }
             summary
+        };
+        // What the learner chose itself (rsvm's raced width, svm's raced cost, slkl's ν).
+        let chosen: serde_json::Map<String, Value> =
+            self.learner.chosen().into_iter().map(|(name, value)| (name.to_string(), json!(value))).collect();
+        if let (false, Some(fields)) = (chosen.is_empty(), summary.as_object_mut()) {
+            fields.insert("chosen".into(), Value::Object(chosen));
         }
+        summary
     }
 }
 

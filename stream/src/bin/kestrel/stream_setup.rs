@@ -12,8 +12,8 @@ use kestrel_stream::online::{BuildError, Learn, OnlineLearner};
 
 use crate::Usage;
 use crate::args::{
-    DEFAULT_BIAS, DEFAULT_MEMORY, DEFAULT_QUANTILE, DEFAULT_STREAM_CLASSES, DEFAULT_STREAM_NU, DEFAULT_WARMUP,
-    KernelArg, LearnArg, Learner, LossArg, StreamArgs, not_taken,
+    DEFAULT_BIAS, DEFAULT_MEMORY, DEFAULT_QUANTILE, DEFAULT_STREAM_CLASSES, DEFAULT_WARMUP, KernelArg, LearnArg,
+    Learner, LossArg, StreamArgs, not_taken,
 };
 
 /// The library's stream settings these flags describe for `learner` (`--learner`, or the
@@ -61,7 +61,7 @@ pub fn ignored_flags(args: &StreamArgs, learner: Learner) -> Vec<&'static str> {
         ("--bias", args.svm.bias != DEFAULT_BIAS, &[Svm, Rsvm]),
         ("--classes", args.classes != DEFAULT_STREAM_CLASSES, &[Svm, Rsvm]),
         ("--memory", args.memory != DEFAULT_MEMORY, &[Svm, Rsvm]),
-        ("--nu", args.nu != DEFAULT_STREAM_NU, &[Slkl]),
+        ("--nu", args.nu.is_some(), &[Slkl]),
         ("--delta", args.delta.is_some(), &[Rsvm, Novelty]),
         ("--no-renew", args.no_renew, &[Rsvm, Slkl]),
         ("--quantile/--warmup", args.quantile != DEFAULT_QUANTILE || args.warmup != DEFAULT_WARMUP, &[Novelty]),
@@ -169,7 +169,11 @@ pub fn run_config(args: &StreamArgs, learner: Learner, dim: usize, feature_names
         }
     }
     if learner == Learner::Slkl {
-        config.push("--nu", args.nu);
+        // Recorded when given: a raced ν is the race's state. (A checkpoint from before
+        // the race recorded 0.01 and resumes with `--nu 0.01`.)
+        if let Some(nu) = args.nu {
+            config.push("--nu", nu);
+        }
     } else if learner == Learner::Novelty {
         config.push("--delta", resolved.delta);
         config.push("--quantile", args.quantile);
