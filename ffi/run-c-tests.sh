@@ -64,7 +64,7 @@ c_tests=0
 tally "$out/c.log" "$c_tests" c_tests_ran_to_the_end
 
 printf '\n==> models learned through the C ABI, read back by kestrel predict\n'
-for name in slkl-device svm-device; do
+for name in slkl-device svm-device multiclass-device; do
     same=1
     if [[ -s "$out/$name.c-predictions" ]]; then
         "$kestrel" predict --model "$out/$name.kestrel" --input "$out/$name.csv" >"$out/$name.cli-predictions" &&
@@ -93,8 +93,9 @@ done
 
 printf '\n==> class probabilities through the C ABI against kestrel predict --probabilities\n'
 # The device computes the sigmoids in f32, the host in f64: equal to 1e-5. svm-device is the
-# model the C test's kestrel_svm learned and saved with its online sigmoid.
-for name in probs2 probs3 svm-device; do
+# model the C test's kestrel_svm learned and saved with its online sigmoid, multiclass-device
+# its kestrel_multiclass's, with one sigmoid a class.
+for name in probs2 probs3 svm-device multiclass-device; do
     same=1
     if [[ -s "$out/$name.c-probabilities" ]]; then
         "$kestrel" predict --model "$out/$name.kestrel" --input "$out/$name.csv" --probabilities 2>/dev/null |
@@ -107,6 +108,21 @@ for name in probs2 probs3 svm-device; do
     fi
     report "${name//-/_}_probabilities_are_kestrel_predicts" "$same"
 done
+
+printf '\n==> the multi-class learner checkpoint through kestrel inspect and kestrel import\n'
+# The C test checkpoints its kestrel_multiclass right after saving it: the model kestrel
+# import makes of the checkpoint is the saved one, byte for byte.
+same=1
+checkpoint="$out/multiclass-device-checkpoint.kestrel"
+if [[ -s $checkpoint ]] &&
+    "$kestrel" inspect "$checkpoint" >"$out/multiclass-inspect.txt" 2>&1 &&
+    grep -q "checkpoint of a device's kestrel_multiclass" "$out/multiclass-inspect.txt" &&
+    grep -q "learned: 2000 samples of 4 classes" "$out/multiclass-inspect.txt" &&
+    grep -q "resumes: yes" "$out/multiclass-inspect.txt" &&
+    "$kestrel" import "$checkpoint" --out "$out/multiclass-imported.kestrel" >/dev/null 2>&1; then
+    cmp -s "$out/multiclass-imported.kestrel" "$out/multiclass-device.kestrel" && same=0
+fi
+report multiclass_device_checkpoint_imports_the_model_it_saved "$same"
 
 printf '\n==> the detector learned through the C ABI against kestrel stream on the same rows\n'
 # The C test's detector: window 64, 16 centres, γ = 0.5, a warm-up of 100, the rest default.

@@ -27,12 +27,17 @@ pub enum DeviceObject {
     Novelty = 3,
     /// `kestrel_scaler`, the online scaler.
     Scaler = 4,
+    /// `kestrel_multiclass`, one windowed linear SVM per class.
+    Multiclass = 5,
 }
 
 impl DeviceObject {
+    /// Every object, in the order of their tags.
+    pub const ALL: [Self; 5] = [Self::Svm, Self::Slkl, Self::Novelty, Self::Scaler, Self::Multiclass];
+
     /// The object whose tag byte is `tag`, or `None`.
     pub fn from_tag(tag: u8) -> Option<Self> {
-        [Self::Svm, Self::Slkl, Self::Novelty, Self::Scaler].into_iter().find(|object| *object as u8 == tag)
+        Self::ALL.into_iter().find(|object| *object as u8 == tag)
     }
 
     /// The revision of its header a checkpoint is written with (the second tag byte); a
@@ -41,17 +46,19 @@ impl DeviceObject {
     pub fn revision(self) -> u8 {
         match self {
             Self::Svm => 1,
-            Self::Slkl | Self::Novelty | Self::Scaler => 0,
+            Self::Slkl | Self::Novelty | Self::Scaler | Self::Multiclass => 0,
         }
     }
 
-    /// The C type's name: `kestrel_svm`, `kestrel_slkl`, `kestrel_novelty`, `kestrel_scaler`.
+    /// The C type's name: `kestrel_svm`, `kestrel_slkl`, `kestrel_novelty`, `kestrel_scaler`,
+    /// `kestrel_multiclass`.
     pub fn c_name(self) -> &'static str {
         match self {
             Self::Svm => "kestrel_svm",
             Self::Slkl => "kestrel_slkl",
             Self::Novelty => "kestrel_novelty",
             Self::Scaler => "kestrel_scaler",
+            Self::Multiclass => "kestrel_multiclass",
         }
     }
 }
@@ -62,11 +69,11 @@ mod tests {
 
     #[test]
     fn tags_name_their_objects_and_nothing_else() {
-        for object in [DeviceObject::Svm, DeviceObject::Slkl, DeviceObject::Novelty, DeviceObject::Scaler] {
+        for object in DeviceObject::ALL {
             assert_eq!(DeviceObject::from_tag(object as u8), Some(object));
             assert!(object.c_name().starts_with("kestrel_"));
         }
         assert_eq!(DeviceObject::from_tag(0), None);
-        assert_eq!(DeviceObject::from_tag(5), None);
+        assert_eq!(DeviceObject::from_tag(6), None);
     }
 }

@@ -36,6 +36,29 @@
 #define KESTREL_MODEL_OBJECT_BYTES 192
 
 /**
+ * Bytes reserved for a multi-class object's header on every target.
+ */
+#define KESTREL_MULTICLASS_OBJECT_BYTES 192
+
+/**
+ * Bytes reserved for each class's record on every target: its SVM's handle, its sigmoid
+ * and its count.
+ */
+#define KESTREL_MULTICLASS_CLASS_BYTES 192
+
+/**
+ * The most classes a multi-class object takes.
+ */
+#define KESTREL_MULTICLASS_MAX_CLASSES 256
+
+/**
+ * Bytes each class adds to a checkpoint besides its window's floats: its SVM's state (nine
+ * machine words, each at most 10 bytes as postcard writes them, and four floats), its
+ * sigmoid's five floats and its count (at most 10 bytes).
+ */
+#define KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES 160
+
+/**
  * Bytes reserved for a novelty detector's header on every target.
  */
 #define KESTREL_NOVELTY_OBJECT_BYTES 768
@@ -211,6 +234,11 @@ typedef uint32_t kestrel_svm_loss;
 typedef struct kestrel_model kestrel_model;
 
 /**
+ * A multi-class learner created by [`kestrel_multiclass_create`]. Opaque to C.
+ */
+typedef struct kestrel_multiclass kestrel_multiclass;
+
+/**
  * A novelty detector created by [`kestrel_novelty_create`]. Opaque to C.
  */
 typedef struct kestrel_novelty kestrel_novelty;
@@ -270,6 +298,100 @@ typedef struct {
    */
   bool probabilities;
 } kestrel_model_info;
+
+/**
+ * The configuration of a windowed linear SVM; start from [`kestrel_svm_default_config`]
+ * and change what you need.
+ */
+typedef struct {
+  /**
+   * Samples in the window, `N ≥ 1`.
+   */
+  uint32_t window;
+  /**
+   * Features per sample, `d ≥ 1`.
+   */
+  uint32_t dim;
+  /**
+   * The cost `C > 0`.
+   */
+  float c;
+  /**
+   * A `kestrel_svm_loss` value.
+   */
+  uint32_t loss;
+  /**
+   * The bias feature `B ≥ 0` appended to every sample (0: no bias).
+   */
+  float bias;
+  /**
+   * How long samples that left the window are remembered, in samples (0: forgotten).
+   */
+  uint32_t memory;
+  /**
+   * The most coordinate steps after each sample, `≥ 1`.
+   */
+  uint32_t steps_per_sample;
+  /**
+   * The stopping tolerance `ε > 0`: the steps after a sample end once a pass over the
+   * window spreads its projected gradients by at most `ε` (LIBLINEAR's rule; `kestrel
+   * stream --eps`).
+   */
+  float epsilon;
+  /**
+   * Seed of the order of the coordinate steps.
+   */
+  uint64_t seed;
+} kestrel_svm_config;
+
+/**
+ * The configuration of a multi-class learner; start from
+ * [`kestrel_multiclass_default_config`] and change what you need.
+ */
+typedef struct {
+  /**
+   * Every class's windowed SVM, as a `kestrel_svm`'s (its `seed` orders the steps of all).
+   */
+  kestrel_svm_config svm;
+  /**
+   * The classes `k`, `3 ≤ k ≤ KESTREL_MULTICLASS_MAX_CLASSES`, numbered `0 … k−1`.
+   */
+  uint32_t classes;
+} kestrel_multiclass_config;
+
+/**
+ * What a learner has done so far, as `kestrel_slkl_state`, `kestrel_svm_state` and
+ * `kestrel_multiclass_state` report it.
+ */
+typedef struct {
+  /**
+   * Samples learned since the learner was created.
+   */
+  uint64_t samples_seen;
+  /**
+   * Samples in the window now.
+   */
+  size_t window_len;
+  /**
+   * Centres the model uses now (SLKL's active set; 0 for the linear SVM).
+   */
+  size_t active_centres;
+  /**
+   * SLKL: the window's mean target, the model's constant term (the prediction of a
+   * window mean, the baseline a regressor must beat); 0 for the SVM.
+   */
+  float target_mean;
+  /**
+   * Whether the learner's stopping rule held after the last sample.
+   */
+  bool converged;
+  /**
+   * The coordinate steps the last sample learned took (at most `steps_per_sample`;
+   * 0 before the first sample, and after a resume until the next): the work the
+   * stopping rule left, for a device that budgets its time.
+   */
+  uint32_t last_steps;
+} kestrel_learner_state;
 
 /**
  * A kernel and its parameters.
@@ -432,85 +554,6 @@ typedef struct {
   uint64_t seed;
 } kestrel_slkl_config;
 
-/**
- * What a learner has done so far, as `kestrel_slkl_state` and `kestrel_svm_state` report
- * it.
- */
-typedef struct {
-  /**
-   * Samples learned since the learner was created.
-   */
-  uint64_t samples_seen;
-  /**
-   * Samples in the window now.
-   */
-  size_t window_len;
-  /**
-   * Centres the model uses now (SLKL's active set; 0 for the linear SVM).
-   */
-  size_t active_centres;
-  /**
-   * SLKL: the window's mean target, the model's constant term (the prediction of a
-   * window mean, the baseline a regressor must beat); 0 for the SVM.
-   */
-  float target_mean;
-  /**
-   * Whether the learner's stopping rule held after the last sample.
-   */
-  bool converged;
-  /**
-   * The coordinate steps the last sample learned took (at most `steps_per_sample`;
-   * 0 before the first sample, and after a resume until the next): the work the
-   * stopping rule left, for a device that budgets its time.
-   */
-  uint32_t last_steps;
-} kestrel_learner_state;
-
-/**
- * The configuration of a windowed linear SVM; start from [`kestrel_svm_default_config`]
- * and change what you need.
- */
-typedef struct {
-  /**
-   * Samples in the window, `N ≥ 1`.
-   */
-  uint32_t window;
-  /**
-   * Features per sample, `d ≥ 1`.
-   */
-  uint32_t dim;
-  /**
-   * The cost `C > 0`.
-   */
-  float c;
-  /**
-   * A `kestrel_svm_loss` value.
-   */
-  uint32_t loss;
-  /**
-   * The bias feature `B ≥ 0` appended to every sample (0: no bias).
-   */
-  float bias;
-  /**
-   * How long samples that left the window are remembered, in samples (0: forgotten).
-   */
-  uint32_t memory;
-  /**
-   * The most coordinate steps after each sample, `≥ 1`.
-   */
-  uint32_t steps_per_sample;
-  /**
-   * The stopping tolerance `ε > 0`: the steps after a sample end once a pass over the
-   * window spreads its projected gradients by at most `ε` (LIBLINEAR's rule; `kestrel
-   * stream --eps`).
-   */
-  float epsilon;
-  /**
-   * Seed of the order of the coordinate steps.
-   */
-  uint64_t seed;
-} kestrel_svm_config;
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -647,6 +690,179 @@ kestrel_status kestrel_model_label(const kestrel_model *model, size_t index, flo
  * `kestrel_model_info`.
  */
 kestrel_status kestrel_model_describe(const kestrel_model *model, kestrel_model_info *out);
+
+/**
+ * `kestrel_svm_default_config(window, dim)` for each of `classes` classes.
+ */
+kestrel_multiclass_config kestrel_multiclass_default_config(uint32_t window,
+                                                            uint32_t dim,
+                                                            uint32_t classes);
+
+/**
+ * The work bytes of a learner of `*config`, 0 for a null or invalid configuration.
+ *
+ * # Safety
+ * `config` is null or points to a readable `kestrel_multiclass_config`.
+ */
+size_t kestrel_multiclass_work_bytes(const kestrel_multiclass_config *config);
+
+/**
+ * Creates an empty learner of `*config` in `work[0..work_len]` (aligned to
+ * `KESTREL_ALIGN`, at least [`kestrel_multiclass_work_bytes`] long) and writes its handle
+ * to `*out` (only on success).
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL`, `INVALID_PARAM` (fewer than 3
+ * or more than `KESTREL_MULTICLASS_MAX_CLASSES` classes, or what `kestrel_svm_create`
+ * refuses of the SVMs' configuration).
+ *
+ * # Safety
+ * `config` is null or points to a readable configuration; `work` is null or points to
+ * `work_len` bytes that stay valid, and are used for nothing else, while the learner is
+ * used; `out` is null or points to a writable pointer.
+ */
+kestrel_status kestrel_multiclass_create(const kestrel_multiclass_config *config,
+                                         void *work,
+                                         size_t work_len,
+                                         kestrel_multiclass **out);
+
+/**
+ * Learns the sample `(x[0..dim], class)`, `class` in `0 … k−1`: it enters every class's
+ * window, then each SVM steps until convergence or `steps_per_sample`; the decision
+ * values the SVMs gave it before teach their sigmoids (module doc).
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`,
+ * `INVALID_LABEL` (a class outside `0 … k−1`), `NON_FINITE`; the learner is unchanged
+ * then.
+ *
+ * # Safety
+ * `learner` is null or a handle [`kestrel_multiclass_create`] or
+ * [`kestrel_multiclass_resume`] returned, used by no other call meanwhile; `x` is null or
+ * points to `dim` readable floats.
+ */
+kestrel_status kestrel_multiclass_learn(kestrel_multiclass *learner,
+                                        const float *x,
+                                        size_t dim,
+                                        int32_t class_);
+
+/**
+ * Predicts the class of `x[0..dim]`, the one of the largest decision value (the lowest
+ * such class on a tie), and writes it to `*class`.
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`, `NON_FINITE`.
+ *
+ * # Safety
+ * `learner` is null or a learner's handle; `x` is null or points to `dim` readable
+ * floats; `class` is null or points to a writable `int32_t`.
+ */
+kestrel_status kestrel_multiclass_predict(const kestrel_multiclass *learner,
+                                          const float *x,
+                                          size_t dim,
+                                          int32_t *class_);
+
+/**
+ * Writes each class's probability for `x[0..dim]` to `out[0..k]` (`k` the classes, in
+ * their order): every class's sigmoid of its decision value, normalised to sum to 1
+ * (module doc); uniform before any sample.
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`,
+ * `NON_FINITE`, `BUFFER_TOO_SMALL` (`out_len` below the classes); `out` is written only
+ * on success.
+ *
+ * # Safety
+ * `learner` is null or a learner's handle; `x` is null or points to `dim` readable
+ * floats; `out` is null or points to `out_len` writable floats.
+ */
+kestrel_status kestrel_multiclass_probabilities(const kestrel_multiclass *learner,
+                                                const float *x,
+                                                size_t dim,
+                                                float *out,
+                                                size_t out_len);
+
+/**
+ * Writes the learner's state to `*out`: samples learned, samples in the windows, 0 active
+ * centres, whether every class's window met the stopping rule, and the coordinate steps
+ * the last sample took over all the classes' SVMs.
+ *
+ * # Safety
+ * `learner` is null or a learner's handle; `out` is null or points to a writable
+ * `kestrel_learner_state`.
+ */
+kestrel_status kestrel_multiclass_state(const kestrel_multiclass *learner,
+                                        kestrel_learner_state *out);
+
+/**
+ * Writes the learner's one-vs-rest linear model (labels `0 … k−1`) — with its classes'
+ * sigmoids once every class was learned, and `scaler`'s statistics when `scaler` is not
+ * null — to `out[0..out_len]` and its length to `*written`; when the buffer is too small,
+ * `*written` receives the length needed and the status is `BUFFER_TOO_SMALL`.
+ *
+ * # Safety
+ * `learner` as for [`kestrel_multiclass_learn`]; `scaler` is null or a scaler handle;
+ * `out` is null or points to `out_len` writable bytes; `written` is null or points to a
+ * writable `size_t`.
+ */
+kestrel_status kestrel_multiclass_save(kestrel_multiclass *learner,
+                                       const kestrel_scaler *scaler,
+                                       uint8_t *out,
+                                       size_t out_len,
+                                       size_t *written);
+
+/**
+ * The most bytes a checkpoint of a learner of `*config` takes (the windows' floats,
+ * `KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES` a class and
+ * `KESTREL_CHECKPOINT_HEADER_BYTES`; `KESTREL_MULTICLASS_CHECKPOINT_BYTES(window, dim,
+ * memory, classes)` at compile time), 0 for a null or invalid configuration.
+ *
+ * # Safety
+ * `config` is null or points to a readable `kestrel_multiclass_config`.
+ */
+size_t kestrel_multiclass_checkpoint_bytes(const kestrel_multiclass_config *config);
+
+/**
+ * Writes the learner's whole state — its configuration, every class's window, `w`,
+ * memory, pass under way, sigmoid and count, and the random generator — to
+ * `out[0..out_len]` and its length to `*written`, for [`kestrel_multiclass_resume`] after a
+ * reset; when the buffer is too small, `*written` receives the length needed and the
+ * status is `BUFFER_TOO_SMALL`. Copied off the device, `kestrel inspect` reads it and
+ * `kestrel import` makes it the model file [`kestrel_multiclass_save`] would write.
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL` (a
+ * class's numerics broke down on values near the range of `float` and the state would not
+ * resume: keep the checkpoint you have; nothing is written).
+ *
+ * # Safety
+ * `learner` is null or a learner's handle; `out` is null or points to `out_len` writable
+ * bytes (null with `out_len` = 0 asks for the length); `written` is null or points to a
+ * writable `size_t`.
+ */
+kestrel_status kestrel_multiclass_checkpoint(const kestrel_multiclass *learner,
+                                             uint8_t *out,
+                                             size_t out_len,
+                                             size_t *written);
+
+/**
+ * Rebuilds in `work[0..work_len]` the learner a checkpoint of
+ * [`kestrel_multiclass_checkpoint`] holds, and writes its handle to `*out` (only on
+ * success): it continues exactly as the saved learner would have. `config` must be the
+ * configuration the learner was created with.
+ *
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `BUFFER_TOO_SMALL` (work shorter than
+ * [`kestrel_multiclass_work_bytes`]), `INVALID_PARAM` (`config`), `CONFIG_MISMATCH` (a
+ * checkpoint of another configuration), `MODEL_TRUNCATED`, `MODEL_CORRUPTED`,
+ * `MODEL_FOREIGN` (not a checkpoint of a `kestrel_multiclass`), `MODEL_UNSUPPORTED`.
+ * Whatever the work buffer held is gone after a failure past the configuration's checks.
+ *
+ * # Safety
+ * `config` is null or points to a readable configuration; `bytes` is null or points to
+ * `len` readable bytes outside `work` (read while `work` is written); `work` and `out` as
+ * for [`kestrel_multiclass_create`].
+ */
+kestrel_status kestrel_multiclass_resume(const kestrel_multiclass_config *config,
+                                         const uint8_t *bytes,
+                                         size_t len,
+                                         void *work,
+                                         size_t work_len,
+                                         kestrel_multiclass **out);
 
 /**
  * `kestrel stream --learner novelty`'s settings for standardised features: the Gaussian
@@ -1261,17 +1477,37 @@ kestrel_status kestrel_svm_resume(const kestrel_svm_config *config,
     shape (at most 30) and max_active·(dim + 1) floats with their lengths (10). */
 #define KESTREL_SLKL_MODEL_BYTES(dim, max_active) (4 * (size_t)(max_active) * ((size_t)(dim) + 1) + 64)
 
+/** Floats of a windowed SVM's window (`OnlineSvm::scalars_len`, memory: 0 for none): the
+    samples with their α, diagonal and label, w and the bias weight, and the memory's. */
+#define KESTREL_SVM_WINDOW_FLOATS(window, dim, memory) \
+    ((size_t)(window) * ((size_t)(dim) + 3) + (size_t)(dim) + 1 + ((memory) ? (size_t)(dim) + 1 : 0))
+
 /** Work bytes of a kestrel_svm (memory: 0 for none): equals kestrel_svm_work_bytes(). */
 #define KESTREL_SVM_WORK_BYTES(window, dim, memory) \
     (KESTREL_ALIGN_UP(KESTREL_SVM_OBJECT_BYTES) \
-     + KESTREL_ALIGN_UP(sizeof(float) * ((size_t)(window) * ((size_t)(dim) + 3) + (size_t)(dim) + 1 \
-                                         + ((memory) ? (size_t)(dim) + 1 : 0))) \
+     + KESTREL_ALIGN_UP(sizeof(float) * KESTREL_SVM_WINDOW_FLOATS(window, dim, memory)) \
      + KESTREL_ALIGN_UP(sizeof(float) * ((size_t)(dim) + 3)))
 
 /** Most bytes kestrel_svm_save() writes without a scaler: the envelope (24), the shape
     (at most 14), dim + 1 weights and 2 labels with their lengths (6), and once both labels
     were learned the class probability's sigmoid with its section's length (21). */
 #define KESTREL_SVM_MODEL_BYTES(dim) (4 * (size_t)(dim) + 88)
+
+/** Work bytes of a kestrel_multiclass (memory: 0 for none): equals
+    kestrel_multiclass_work_bytes(). A window per class, a record per class, and the saved
+    model's classes·(dim + 2) floats and a sigmoid (16 bytes) per class. */
+#define KESTREL_MULTICLASS_WORK_BYTES(window, dim, memory, classes) \
+    (KESTREL_ALIGN_UP(KESTREL_MULTICLASS_OBJECT_BYTES) \
+     + KESTREL_ALIGN_UP(sizeof(float) * (size_t)(classes) * KESTREL_SVM_WINDOW_FLOATS(window, dim, memory)) \
+     + KESTREL_ALIGN_UP(KESTREL_MULTICLASS_CLASS_BYTES * (size_t)(classes)) \
+     + KESTREL_ALIGN_UP(sizeof(float) * (size_t)(classes) * ((size_t)(dim) + 2)) \
+     + KESTREL_ALIGN_UP(16 * (size_t)(classes)))
+
+/** Most bytes kestrel_multiclass_save() writes without a scaler: the envelope (24), the
+    shape (at most 14), classes·(dim + 1) weights and the classes' labels with their lengths
+    (10), and once every class was learned a sigmoid a class (16 bytes) with the section's
+    lengths (at most 7). */
+#define KESTREL_MULTICLASS_MODEL_BYTES(dim, classes) (4 * (size_t)(classes) * ((size_t)(dim) + 6) + 64)
 
 /** Work bytes of a kestrel_novelty: equals kestrel_novelty_work_bytes() for the same sizes
     (the centre of mass, m·d + m² + 2m floats; m counts and the window's ring, uint32_t; the
@@ -1297,7 +1533,14 @@ kestrel_status kestrel_svm_resume(const kestrel_svm_config *config,
 /** Most bytes kestrel_svm_checkpoint() writes: the window's floats and
     KESTREL_CHECKPOINT_HEADER_BYTES; equals kestrel_svm_checkpoint_bytes(). */
 #define KESTREL_SVM_CHECKPOINT_BYTES(window, dim, memory) \
-    (4 * ((size_t)(window) * ((size_t)(dim) + 3) + (size_t)(dim) + 1 + ((memory) ? (size_t)(dim) + 1 : 0)) \
+    (4 * KESTREL_SVM_WINDOW_FLOATS(window, dim, memory) + KESTREL_CHECKPOINT_HEADER_BYTES)
+
+/** Most bytes kestrel_multiclass_checkpoint() writes: each class's window floats and
+    KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES, and KESTREL_CHECKPOINT_HEADER_BYTES; equals
+    kestrel_multiclass_checkpoint_bytes(). */
+#define KESTREL_MULTICLASS_CHECKPOINT_BYTES(window, dim, memory, classes) \
+    ((size_t)(classes) * (4 * KESTREL_SVM_WINDOW_FLOATS(window, dim, memory) \
+                          + KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES) \
      + KESTREL_CHECKPOINT_HEADER_BYTES)
 
 /** Most bytes kestrel_slkl_checkpoint() writes: the window's floats, its indices (4 bytes

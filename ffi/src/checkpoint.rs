@@ -3,8 +3,8 @@
 //! A device that learns from its own sensors loses what it learned at every reset — a
 //! watchdog, a brown-out, a new battery — unless the learner's state is kept in flash.
 //! Each learning object of the ABI therefore writes a **checkpoint** into caller bytes
-//! (`kestrel_svm_checkpoint`, `kestrel_slkl_checkpoint`, `kestrel_novelty_checkpoint`,
-//! `kestrel_scaler_checkpoint`) and is rebuilt from one in a new work buffer
+//! (`kestrel_svm_checkpoint`, `kestrel_multiclass_checkpoint`, `kestrel_slkl_checkpoint`,
+//! `kestrel_novelty_checkpoint`, `kestrel_scaler_checkpoint`) and is rebuilt from one in a new work buffer
 //! (`kestrel_*_resume`). The resumed object continues **bit for bit** as the saved one
 //! would have: the same samples give the same predictions, steps and later checkpoints
 //! (the core's `from_state_in` constructors; the random generator's state is saved too).
@@ -17,7 +17,7 @@
 //! offset  size  field
 //! 0       4     magic "KSDC"
 //! 4       2     format version (u16, little endian), currently 1
-//! 6       2     tags: the object's kind (1 svm, 2 slkl, 3 novelty, 4 scaler), and the
+//! 6       2     tags: the object's kind (1 svm, 2 slkl, 3 novelty, 4 scaler, 5 multiclass), and the
 //!               revision of its header (svm 1: the header is followed by its class
 //!               probability's state; 0 for the others and for svm before it; a revision
 //!               up to the object's own is read)
@@ -40,9 +40,11 @@
 //! **Size.** The buffers' bytes, fixed by the configuration, plus the frame and the
 //! header, at most [`KESTREL_CHECKPOINT_HEADER_BYTES`]: the header is postcard's encoding
 //! of fewer than 80 numbers and flags (the largest, the novelty detector's with its two
-//! quantile estimators), each at most 10 bytes. `KESTREL_SVM_CHECKPOINT_BYTES(…)` and its
-//! siblings in the header give the bound at compile time, for a static buffer; the exact
-//! length of a checkpoint follows the length protocol of the `*_save` functions.
+//! quantile estimators), each at most 10 bytes; a `kestrel_multiclass` adds
+//! `KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES` a class for its classes' states.
+//! `KESTREL_SVM_CHECKPOINT_BYTES(…)` and its siblings in the header give the bound at
+//! compile time, for a static buffer; the exact length of a checkpoint follows the length
+//! protocol of the `*_save` functions.
 //!
 //! **Only states that resume are written.** A learner fed values near the range of `float`
 //! can break its own numerics (a factor no longer positive definite, a sum that
@@ -70,6 +72,7 @@ use serde::de::DeserializeOwned;
 
 use crate::Status;
 use crate::memory;
+use crate::multiclass::{self, MulticlassConfig};
 use crate::novelty::{self, NoveltyConfig};
 use crate::scaler;
 use crate::slkl::{self, SlklConfig};
@@ -214,6 +217,13 @@ pub enum Described {
         /// checkpoint written before it had one: revision 0 of its header).
         probability_samples: Option<[u64; 2]>,
     },
+    /// A `kestrel_multiclass`'s.
+    Multiclass {
+        /// Its `kestrel_multiclass_config`.
+        config: MulticlassConfig,
+        /// Samples learned since it was created.
+        samples_seen: u64,
+    },
     /// A `kestrel_slkl`'s.
     Slkl {
         /// Its `kestrel_slkl_config`.
@@ -244,6 +254,7 @@ impl Described {
     pub fn object(&self) -> DeviceObject {
         match self {
             Described::Svm { .. } => DeviceObject::Svm,
+            Described::Multiclass { .. } => DeviceObject::Multiclass,
             Described::Slkl { .. } => DeviceObject::Slkl,
             Described::Novelty { .. } => DeviceObject::Novelty,
             Described::Scaler { .. } => DeviceObject::Scaler,
@@ -262,6 +273,7 @@ pub fn describe(bytes: &[u8]) -> Result<Described, Status> {
     let (object, mut reader) = Reader::open_any(bytes)?;
     match object {
         DeviceObject::Svm => svm::describe(&mut reader),
+        DeviceObject::Multiclass => multiclass::describe(&mut reader),
         DeviceObject::Slkl => slkl::describe(&mut reader),
         DeviceObject::Novelty => novelty::describe(&mut reader),
         DeviceObject::Scaler => scaler::describe(&mut reader),

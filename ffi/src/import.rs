@@ -20,7 +20,9 @@
 //! anything is allocated from it: every buffer of an object's work is in its checkpoint
 //! (4 bytes an item there, at most 8 in the work: an index on a 64-bit host) but the saved
 //! model's room, which is no larger than the buffers, so the work of a true checkpoint is
-//! under 4 bytes per checkpoint byte, and 4 KiB for the handles and alignment; a
+//! under 4 bytes per checkpoint byte, and 4 KiB for the handles and alignment (a
+//! `kestrel_multiclass` also `KESTREL_MULTICLASS_CLASS_BYTES` per class, at most
+//! `KESTREL_MULTICLASS_MAX_CLASSES` of them, for its classes' records); a
 //! header claiming more than its bytes hold is `MODEL_CORRUPTED` (a resume would refuse it
 //! too, but only after the work was had).
 
@@ -29,6 +31,7 @@ use core::ptr;
 
 use crate::checkpoint::{Described, describe};
 use crate::memory::KESTREL_ALIGN;
+use crate::multiclass::{KESTREL_MULTICLASS_CLASS_BYTES, kestrel_multiclass_resume, kestrel_multiclass_save};
 use crate::novelty::{kestrel_novelty_resume, kestrel_novelty_save};
 use crate::scaler::{Scaler, kestrel_scaler_resume, kestrel_scaler_work_bytes};
 use crate::slkl::{kestrel_slkl_resume, kestrel_slkl_save};
@@ -123,6 +126,19 @@ pub fn model_of(
                 result_of(resumed).map_err(refused(Input::Learner))?;
                 kestrel_svm_save(svm, scaler, out, out_len, &mut written)
             }
+            Described::Multiclass { config, .. } => {
+                let mut multiclass = ptr::null_mut();
+                let resumed = kestrel_multiclass_resume(
+                    &config,
+                    learner.as_ptr(),
+                    learner.len(),
+                    work,
+                    work_len,
+                    &mut multiclass,
+                );
+                result_of(resumed).map_err(refused(Input::Learner))?;
+                kestrel_multiclass_save(multiclass, scaler, out, out_len, &mut written)
+            }
             Described::Slkl { config, .. } => {
                 let mut slkl = ptr::null_mut();
                 let resumed = kestrel_slkl_resume(&config, learner.as_ptr(), learner.len(), work, work_len, &mut slkl);
@@ -156,13 +172,18 @@ fn refused(input: Input) -> impl Fn(Status) -> Refused {
 /// scaler one, and each one's work is within the bound of its bytes.
 fn plan(learner_bytes: &[u8], scaler_bytes: Option<&[u8]>) -> Result<Plan, Refused> {
     let learner = describe(learner_bytes).map_err(refused(Input::Learner))?;
-    let learner_work = match learner {
-        Described::Svm { config, .. } => config.work_bytes(),
-        Described::Slkl { config, .. } => config.work_bytes(),
-        Described::Novelty { config, .. } => config.work_bytes(),
+    let (learner_work, records) = match learner {
+        Described::Svm { config, .. } => (config.work_bytes(), 0),
+        Described::Multiclass { config, .. } => {
+            (config.work_bytes(), (config.classes as usize).saturating_mul(KESTREL_MULTICLASS_CLASS_BYTES))
+        }
+        Described::Slkl { config, .. } => (config.work_bytes(), 0),
+        Described::Novelty { config, .. } => (config.work_bytes(), 0),
         Described::Scaler { .. } => return Err(refused(Input::Learner)(Status::ModelForeign)),
     };
-    let learner_words = words_within(learner_work, learner_bytes).map_err(refused(Input::Learner))?;
+    let learner_words =
+        words_within(learner_work.saturating_sub(records), learner_bytes).map_err(refused(Input::Learner))?;
+    let learner_words = learner_words.saturating_add(records.div_ceil(KESTREL_ALIGN));
     let Some(scaler_bytes) = scaler_bytes else {
         return Ok(Plan { learner, scaler_dim: None, words: [learner_words, 0] });
     };

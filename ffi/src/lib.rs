@@ -10,10 +10,11 @@
 //! | `kestrel_model` | a model file from `kestrel train`, Python or a device, predicting | [`model`] |
 //! | `kestrel_slkl` | the windowed SLKL kernel regressor, learning | [`slkl`] |
 //! | `kestrel_svm` | the windowed linear SVM, learning | [`svm`] |
+//! | `kestrel_multiclass` | one windowed linear SVM per class (one-vs-rest), learning `k ≥ 3` classes | [`multiclass`] |
 //! | `kestrel_novelty` | the kernel novelty detector, learning what is normal and flagging the rest | [`novelty`] |
 //! | `kestrel_scaler` | online standardisation of raw sensor units | [`scaler`] |
 //!
-//! Each learning object (`kestrel_slkl`, `kestrel_svm`, `kestrel_novelty`, `kestrel_scaler`)
+//! Each learning object (`kestrel_slkl`, `kestrel_svm`, `kestrel_multiclass`, `kestrel_novelty`, `kestrel_scaler`)
 //! writes a checkpoint of its whole state and resumes from one bit for bit, so what a
 //! device learned survives a reset ([`checkpoint`]); on the host, a learner's checkpoint
 //! copied off a device becomes the model file its save would write ([`import`], `kestrel
@@ -69,6 +70,7 @@ pub mod import;
 pub mod kernel;
 mod memory;
 pub mod model;
+pub mod multiclass;
 pub mod novelty;
 mod save;
 pub mod scaler;
@@ -81,8 +83,8 @@ mod test_support;
 pub use memory::{KESTREL_ALIGN, Sizes};
 pub use status::{Status, kestrel_status_str};
 
-/// What a learner has done so far, as `kestrel_slkl_state` and `kestrel_svm_state` report
-/// it.
+/// What a learner has done so far, as `kestrel_slkl_state`, `kestrel_svm_state` and
+/// `kestrel_multiclass_state` report it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LearnerState {

@@ -75,6 +75,12 @@ impl Layout {
         Layout(self.0.saturating_add(aligned(count.saturating_mul(size_of::<T>()))))
     }
 
+    /// This layout followed by `count` slots of `slot_bytes` bytes (records whose size
+    /// varies by target, each given the same room on every target).
+    pub(crate) const fn then_slots(self, count: usize, slot_bytes: usize) -> Self {
+        Layout(self.0.saturating_add(aligned(count.saturating_mul(slot_bytes))))
+    }
+
     /// Bytes of the whole.
     pub(crate) const fn bytes(self) -> usize {
         self.0
@@ -87,6 +93,7 @@ impl Zeroable for f32 {}
 impl Zeroable for usize {}
 impl Zeroable for u32 {}
 impl Zeroable for u8 {}
+impl Zeroable for kestrel_core::calibration::Sigmoid {}
 
 /// A caller's work buffer being carved into an object: the header's place at the start,
 /// then the buffers.
@@ -144,6 +151,42 @@ impl Work {
         };
         self.used = end;
         Ok(items)
+    }
+
+    /// The next buffer: `count` records of `T` that `make(i)` builds in turn — records
+    /// whose zero bits are no value (they hold references into the work) — in `slot_bytes`
+    /// bytes each as [`Layout::then_slots`] counts them, starting on a [`KESTREL_ALIGN`]
+    /// boundary.
+    ///
+    /// # Errors
+    /// `BufferTooSmall` when the rest of the work buffer is shorter; `InvalidParam` when a
+    /// `T` is larger than its slot (a defect the callers' compile-time checks rule out);
+    /// what `make` returns, the records made before it left in the buffer, unread.
+    pub(crate) fn take_made<T>(
+        &mut self,
+        count: usize,
+        slot_bytes: usize,
+        mut make: impl FnMut(usize) -> Result<T, Status>,
+    ) -> Result<&'static mut [T], Status> {
+        const { assert!(align_of::<T>() <= KESTREL_ALIGN) };
+        if size_of::<T>() > slot_bytes {
+            return Err(Status::InvalidParam);
+        }
+        let bytes = count.checked_mul(slot_bytes).ok_or(Status::BufferTooSmall)?;
+        let end = self.used.checked_add(aligned(bytes)).filter(|&end| end <= self.len).ok_or(Status::BufferTooSmall)?;
+        // SAFETY: `used ≤ len` bytes lie in the caller's buffer (`Work::new`'s contract).
+        let first = unsafe { self.start.add(self.used).cast::<T>() };
+        for i in 0..count {
+            let record = make(i)?;
+            // SAFETY: `i < count` records of `size_of::<T>() ≤ slot_bytes` bytes lie within
+            // the `bytes` checked above, at an offset that is a multiple of KESTREL_ALIGN
+            // from an aligned start plus a multiple of `T`'s size: aligned for `T`; this
+            // range is handed out once.
+            unsafe { first.add(i).write(record) };
+        }
+        self.used = end;
+        // SAFETY: the `count` records were written just above, in memory handed out once.
+        Ok(unsafe { core::slice::from_raw_parts_mut(first, count) })
     }
 
     /// Writes the object's header at the start of the buffer and returns its address, the

@@ -157,7 +157,7 @@ pub extern "C" fn kestrel_svm_default_config(window: u32, dim: u32) -> SvmConfig
 }
 
 /// The checked hyper-parameters of `config`.
-fn params(config: &SvmConfig) -> Result<dcd::ValidParams<f32>, Status> {
+pub(crate) fn params(config: &SvmConfig) -> Result<dcd::ValidParams<f32>, Status> {
     if config.window == 0 || config.dim == 0 || config.steps_per_sample == 0 {
         return Err(Status::InvalidParam);
     }
@@ -169,7 +169,7 @@ fn params(config: &SvmConfig) -> Result<dcd::ValidParams<f32>, Status> {
 }
 
 /// Scalars of the window of `config`.
-fn window_scalars(config: &SvmConfig) -> usize {
+pub(crate) fn window_scalars(config: &SvmConfig) -> usize {
     let (window, dim) = (config.window as usize, config.dim as usize);
     if config.memory == 0 {
         OnlineSvm::scalars_len(window, dim)

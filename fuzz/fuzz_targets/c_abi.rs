@@ -8,9 +8,10 @@
 //! dimension and a wrong one.
 //! (2) As `kind, scalar, payload…` wrapped in a valid envelope with a correct CRC-32 (as
 //! `model_decode` does), so the payload decoders are reached through the ABI. (3) As a
-//! learner session: the first 8 bytes configure a windowed SLKL regressor, a linear SVM or
-//! a novelty detector (window 1…16, 1…4 features, 1…8 centres, kernel, γ, ν, C, loss,
-//! memory, steps; the detector's quantile, δ, warm-up and span), the rest is a stream of
+//! learner session: the first 8 bytes configure a windowed SLKL regressor, a linear SVM, a
+//! multi-class SVM (1…5 classes: fewer than 3 refused) or a novelty detector (window 1…16,
+//! 1…4 features, 1…8 centres, kernel, γ, ν, C, loss, memory, steps; the detector's
+//! quantile, δ, warm-up and span), the rest is a stream of
 //! samples (f32 bits) given to `learn`, `predict` (`score`) and the scaler; then
 //! `save` (asking the length first), and the saved bytes opened with `kestrel_model_open`;
 //! then `checkpoint` and `resume` into new memory, whose checkpoint must be the same bytes,
@@ -36,6 +37,7 @@ use kestrel_ffi::model::{
     Model, ModelInfo, kestrel_model_decision, kestrel_model_describe, kestrel_model_label, kestrel_model_open,
     kestrel_model_predict, kestrel_model_probabilities, kestrel_model_work_bytes,
 };
+use kestrel_ffi::multiclass::{self, Multiclass, MulticlassConfig};
 use kestrel_ffi::novelty::{self, DetectorState, Novelty, NoveltyConfig, NoveltyVerdict};
 use kestrel_ffi::scaler::{Scaler, kestrel_scaler_create, kestrel_scaler_observe, kestrel_scaler_transform};
 use kestrel_ffi::slkl::{self, Slkl, SlklConfig};
@@ -51,9 +53,10 @@ fuzz_target!(|data: &[u8]| {
     if data.len() >= 8 {
         let (config, samples) = data.split_at(8);
         let samples = floats(samples);
-        match config[0] % 3 {
+        match config[0] % 4 {
             0 => learn_slkl(config, &samples, data),
             1 => learn_svm(config, &samples, data),
+            2 => learn_multiclass(config, &samples, data),
             _ => learn_novelty(config, &samples, data),
         }
     }
@@ -227,7 +230,7 @@ fn resumes_to_the_same_bytes<L>(
         assert_eq!(resume(&saved, &mut memory, &mut resumed), Status::Ok);
         assert_eq!(checkpoint(resumed), saved, "a resumed learner writes the checkpoint it was resumed from");
     }
-    for bytes in (1..=4).map(|kind| checkpoint_frame(kind, data)).chain([data.to_vec()]) {
+    for bytes in (1..=5).map(|kind| checkpoint_frame(kind, data)).chain([data.to_vec()]) {
         let mut memory = work(needed);
         let mut other: *mut L = ptr::null_mut();
         let described = kestrel_ffi::checkpoint::describe(&bytes);
@@ -242,7 +245,7 @@ fn resumes_to_the_same_bytes<L>(
 
 /// `import::model_of` (what `kestrel import` runs) of a checkpoint: any bytes are a status
 /// or a model that opens, and ask for no more work than four bytes of theirs and 4 KiB
-/// allow; a learner's checkpoint that resumes makes a model (unless its save refuses, as
+/// allow (a multi-class learner's records besides); a learner's checkpoint that resumes makes a model (unless its save refuses, as
 /// a detector's before its first reading does), a scaler's none.
 fn imports(bytes: &[u8], resumes: bool) {
     use kestrel_ffi::checkpoint::Described;
@@ -253,10 +256,13 @@ fn imports(bytes: &[u8], resumes: bool) {
         import::model_of(bytes, None, memory, out).map_err(|refused| refused.status)
     };
     // A detector that has learned nothing has no model to save (INVALID_PARAM).
-    let (dim, may_have_no_model) = match kestrel_ffi::checkpoint::describe(bytes) {
-        Ok(Described::Svm { config, .. }) => (config.dim, false),
-        Ok(Described::Slkl { config, .. }) => (config.dim, false),
-        Ok(Described::Novelty { config, .. }) => (config.dim, true),
+    let (dim, may_have_no_model, records) = match kestrel_ffi::checkpoint::describe(bytes) {
+        Ok(Described::Svm { config, .. }) => (config.dim, false, 0),
+        Ok(Described::Multiclass { config, .. }) => {
+            (config.svm.dim, false, config.classes as usize * multiclass::KESTREL_MULTICLASS_CLASS_BYTES)
+        }
+        Ok(Described::Slkl { config, .. }) => (config.dim, false, 0),
+        Ok(Described::Novelty { config, .. }) => (config.dim, true, 0),
         Ok(Described::Scaler { .. }) => {
             assert_eq!(work_words(bytes), Err(Status::ModelForeign));
             return;
@@ -270,7 +276,7 @@ fn imports(bytes: &[u8], resumes: bool) {
         Ok(words) => words,
         Err(status) => return assert!(!resumes, "a checkpoint that resumes asks for its work: {status:?}"),
     };
-    assert!(words * 8 <= bytes.len() * 4 + 4096, "{words} words for {} bytes", bytes.len());
+    assert!(words * 8 <= bytes.len() * 4 + 4096 + records, "{words} words for {} bytes", bytes.len());
     let mut memory = vec![0u64; words];
     match model_of(bytes, &mut memory, None) {
         Ok(len) => {
@@ -373,6 +379,68 @@ fn learn_svm(config: &[u8], samples: &[f32], data: &[u8]) {
         kestrel_ffi::scaler::kestrel_scaler_resume(dim, bytes.as_ptr(), bytes.len(), memory_ptr, scaler_needed, out)
     };
     resumes_to_the_same_bytes(scaler_checkpoint(scaler.1), scaler_needed, scaler_resume, scaler_checkpoint, data);
+}
+
+fn learn_multiclass(config: &[u8], samples: &[f32], data: &[u8]) {
+    let dim = usize::from(config[2] % 4) + 1;
+    let classes = u32::from(config[5] % 5) + 1; // fewer than 3 are refused
+    let mut cfg: MulticlassConfig =
+        multiclass::kestrel_multiclass_default_config(u32::from(config[1] % 16) + 1, dim as u32, classes);
+    cfg.svm.c = 2f32.powi(i32::from(config[3] % 16) - 8);
+    cfg.svm.loss = u32::from(config[4] % 3); // 0 is invalid
+    cfg.svm.memory = u32::from(config[5] / 5 % 4) * 10;
+    cfg.svm.steps_per_sample = u32::from(config[7] % 8) + 1;
+    cfg.svm.seed = u64::from(config[6]);
+    let needed = unsafe { multiclass::kestrel_multiclass_work_bytes(&cfg) };
+    let mut memory = work(needed);
+    let mut learner: *mut Multiclass = ptr::null_mut();
+    let status =
+        unsafe { multiclass::kestrel_multiclass_create(&cfg, memory.as_mut_ptr().cast(), needed, &mut learner) };
+    if needed == 0 {
+        assert_ne!(status, Status::Ok);
+        return;
+    }
+    assert_eq!(status, Status::Ok);
+    let checkpoint = |learner: *mut Multiclass| {
+        save(|out, len, written| unsafe { multiclass::kestrel_multiclass_checkpoint(learner, out, len, written) })
+    };
+    for sample in samples.chunks_exact(dim + 1).take(64) {
+        let (x, class) = (&sample[..dim], sample[dim].to_bits() as i32 % 6 - 1);
+        let before = checkpoint(learner);
+        let status = unsafe { multiclass::kestrel_multiclass_learn(learner, x.as_ptr(), dim, class) };
+        if status == Status::Ok {
+            assert!((0..classes as i32).contains(&class));
+        } else if !before.is_empty() {
+            assert_eq!(checkpoint(learner), before, "{status:?}");
+        }
+        let mut predicted = -1i32;
+        if unsafe { multiclass::kestrel_multiclass_predict(learner, x.as_ptr(), dim, &mut predicted) } == Status::Ok {
+            assert!((0..classes as i32).contains(&predicted));
+        }
+        let mut p = vec![f32::NAN; classes as usize];
+        let given =
+            unsafe { multiclass::kestrel_multiclass_probabilities(learner, x.as_ptr(), dim, p.as_mut_ptr(), p.len()) };
+        if given == Status::Ok {
+            assert!(p.iter().all(|p| (0.0..=1.0).contains(p)), "{p:?}");
+        }
+    }
+    let mut state = empty_state();
+    assert_eq!(unsafe { svm::kestrel_svm_state(learner.cast(), &mut state) }, Status::WrongObject);
+    let saved = save(|out, len, written| unsafe {
+        multiclass::kestrel_multiclass_save(learner, ptr::null(), out, len, written)
+    });
+    reopen(&saved, dim, false);
+    let resume = |bytes: &[u8], memory: &mut [u64], out: &mut *mut Multiclass| unsafe {
+        multiclass::kestrel_multiclass_resume(
+            &cfg,
+            bytes.as_ptr(),
+            bytes.len(),
+            memory.as_mut_ptr().cast(),
+            needed,
+            out,
+        )
+    };
+    resumes_to_the_same_bytes(checkpoint(learner), needed, resume, checkpoint, data);
 }
 
 fn learn_novelty(config: &[u8], samples: &[f32], data: &[u8]) {

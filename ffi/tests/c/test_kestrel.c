@@ -155,6 +155,12 @@ static int size_macros_equal_the_functions(void) {
             svm.memory = 0;
             CHECK(kestrel_svm_work_bytes(&svm) == KESTREL_SVM_WORK_BYTES(windows[w], dims[d], 0));
             CHECK(kestrel_scaler_work_bytes(dims[d]) == KESTREL_SCALER_WORK_BYTES(dims[d]));
+            for (uint32_t k = 3; k <= 256; k *= 4) {
+                kestrel_multiclass_config multi = kestrel_multiclass_default_config(windows[w], dims[d], k);
+                CHECK(kestrel_multiclass_work_bytes(&multi) == KESTREL_MULTICLASS_WORK_BYTES(windows[w], dims[d], 2000, k));
+                multi.svm.memory = 0;
+                CHECK(kestrel_multiclass_work_bytes(&multi) == KESTREL_MULTICLASS_WORK_BYTES(windows[w], dims[d], 0, k));
+            }
             for (size_t c = 0; c < 3; c++) {
                 kestrel_novelty_config novelty = kestrel_novelty_default_config(windows[w], dims[d], centres[c]);
                 CHECK(kestrel_novelty_work_bytes(&novelty) ==
@@ -767,6 +773,159 @@ static int svm_with_scaler_learns_saves_and_reopens(void) {
     return write_comparison("svm-device", model, rows, 200, DIM);
 }
 
+/* Class of the multi-class stream: which of four blobs, around the corners of a square in
+   the first two features (the third is noise), the sample came from. */
+static int32_t blob_sample(float *x) {
+    int32_t class = (int32_t)(uniform() * 4.0f) % 4;
+    static const float corner[4][2] = {{1.0f, 1.0f}, {-1.0f, 1.0f}, {-1.0f, -1.0f}, {1.0f, -1.0f}};
+    x[0] = corner[class][0] + 1.2f * (uniform() - 0.5f);
+    x[1] = corner[class][1] + 1.2f * (uniform() - 0.5f);
+    x[2] = 2.0f * uniform() - 1.0f;
+    return class;
+}
+
+static int multiclass_learns_saves_and_resumes(void) {
+    enum { WINDOW = 64, DIM = 3, CLASSES = 4 };
+    kestrel_multiclass_config config = kestrel_multiclass_default_config(WINDOW, DIM, CLASSES);
+    static alignas(KESTREL_ALIGN) unsigned char work[KESTREL_MULTICLASS_WORK_BYTES(WINDOW, DIM, 2000, CLASSES)];
+    CHECK(kestrel_multiclass_work_bytes(&config) == sizeof work);
+    kestrel_multiclass *learner;
+    CHECK_STATUS(kestrel_multiclass_create(&config, work, sizeof work, &learner), KESTREL_STATUS_OK);
+    int right = 0, sure = 0, sure_and_right = 0;
+    for (int t = 0; t < 2000; t++) {
+        float x[DIM], p[CLASSES];
+        int32_t class = blob_sample(x), predicted = -1;
+        CHECK_STATUS(kestrel_multiclass_predict(learner, x, DIM, &predicted), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_multiclass_probabilities(learner, x, DIM, p, CLASSES), KESTREL_STATUS_OK);
+        float sum = 0.0f, best = 0.0f;
+        for (int c = 0; c < CLASSES; c++) {
+            CHECK(p[c] >= 0.0f && p[c] <= 1.0f);
+            sum += p[c];
+            best = p[c] > best ? p[c] : best;
+        }
+        CHECK(fabsf(sum - 1.0f) < 1e-5f);
+        if (t >= 1000) {
+            right += predicted == class;
+            if (best > 0.9f) {
+                sure++;
+                sure_and_right += p[class] == best;
+            }
+        }
+        CHECK_STATUS(kestrel_multiclass_learn(learner, x, DIM, class), KESTREL_STATUS_OK);
+    }
+    /* Every class learns its blob, and where the learner is sure it is right. */
+    CHECK(right >= 960);
+    CHECK(sure >= 500 && sure_and_right >= 0.99 * sure);
+    kestrel_learner_state state;
+    CHECK_STATUS(kestrel_multiclass_state(learner, &state), KESTREL_STATUS_OK);
+    CHECK(state.samples_seen == 2000 && state.window_len == WINDOW && state.last_steps >= CLASSES);
+
+    /* The saved model: a one-vs-rest linear model of four classes with the learner's
+       probabilities, predicting as the learner. */
+    unsigned char saved[KESTREL_MULTICLASS_MODEL_BYTES(DIM, CLASSES)];
+    size_t len;
+    CHECK_STATUS(kestrel_multiclass_save(learner, NULL, saved, sizeof saved, &len), KESTREL_STATUS_OK);
+    kestrel_model *model;
+    CHECK_STATUS(kestrel_model_open(saved, len, work_a, WORK_BYTES, &model), KESTREL_STATUS_OK);
+    kestrel_model_info info;
+    CHECK_STATUS(kestrel_model_describe(model, &info), KESTREL_STATUS_OK);
+    CHECK(info.kind == 1 && info.is_classifier && info.classes == CLASSES && info.outputs == CLASSES);
+    CHECK(info.probabilities && info.dim == DIM);
+    float rows[200 * DIM];
+    FILE *probabilities = fopen(path_of(out_dir, "multiclass-device", ".c-probabilities"), "w");
+    CHECK(probabilities);
+    for (int i = 0; i < 200; i++) {
+        float *x = rows + i * DIM, label, p[CLASSES], q[CLASSES];
+        int32_t from_learner;
+        (void)blob_sample(x);
+        CHECK_STATUS(kestrel_multiclass_predict(learner, x, DIM, &from_learner), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_model_predict(model, x, DIM, &label), KESTREL_STATUS_OK);
+        CHECK(label == (float)from_learner);
+        CHECK_STATUS(kestrel_multiclass_probabilities(learner, x, DIM, q, CLASSES), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_model_probabilities(model, x, DIM, p, CLASSES), KESTREL_STATUS_OK);
+        for (int c = 0; c < CLASSES; c++) {
+            CHECK(fabsf(p[c] - q[c]) < 1e-6f);
+            fprintf(probabilities, c + 1 < CLASSES ? "%.9g," : "%.9g\n", (double)p[c]);
+        }
+    }
+    fclose(probabilities);
+    CHECK(saved_file("multiclass-device", saved, len));
+    CHECK(write_comparison("multiclass-device", model, rows, 200, DIM));
+
+    /* A checkpoint resumes bit for bit: both learners go on alike. */
+    static unsigned char first[KESTREL_MULTICLASS_CHECKPOINT_BYTES(WINDOW, DIM, 2000, CLASSES)];
+    static unsigned char second[KESTREL_MULTICLASS_CHECKPOINT_BYTES(WINDOW, DIM, 2000, CLASSES)];
+    CHECK(kestrel_multiclass_checkpoint_bytes(&config) == sizeof first);
+    size_t first_len, second_len;
+    CHECK_STATUS(kestrel_multiclass_checkpoint(learner, first, sizeof first, &first_len), KESTREL_STATUS_OK);
+    /* For the runner: kestrel import makes this checkpoint the model saved above. */
+    CHECK(saved_file("multiclass-device-checkpoint", first, first_len));
+    kestrel_multiclass *resumed;
+    CHECK_STATUS(kestrel_multiclass_resume(&config, first, first_len, work_b, WORK_BYTES, &resumed), KESTREL_STATUS_OK);
+    for (int t = 0; t < 300; t++) {
+        float x[DIM];
+        int32_t class = blob_sample(x);
+        CHECK_STATUS(kestrel_multiclass_learn(learner, x, DIM, class), KESTREL_STATUS_OK);
+        CHECK_STATUS(kestrel_multiclass_learn(resumed, x, DIM, class), KESTREL_STATUS_OK);
+    }
+    CHECK_STATUS(kestrel_multiclass_checkpoint(learner, first, sizeof first, &first_len), KESTREL_STATUS_OK);
+    CHECK_STATUS(kestrel_multiclass_checkpoint(resumed, second, sizeof second, &second_len), KESTREL_STATUS_OK);
+    CHECK(first_len == second_len && memcmp(first, second, first_len) == 0);
+    /* Another learner's checkpoint, or this one under another configuration, is refused. */
+    kestrel_multiclass_config other = config;
+    other.classes = 5;
+    CHECK_STATUS(kestrel_multiclass_resume(&other, first, first_len, work_b, WORK_BYTES, &resumed),
+                 KESTREL_STATUS_CONFIG_MISMATCH);
+    return 1;
+}
+
+static int multiclass_refuses_bad_arguments_unchanged(void) {
+    kestrel_multiclass_config config = kestrel_multiclass_default_config(8, 2, 3);
+    kestrel_multiclass *learner = NULL;
+    kestrel_multiclass_config bad = config;
+    bad.classes = 2; /* two classes are kestrel_svm's */
+    CHECK_STATUS(kestrel_multiclass_create(&bad, work_a, WORK_BYTES, &learner), KESTREL_STATUS_INVALID_PARAM);
+    CHECK(kestrel_multiclass_work_bytes(&bad) == 0);
+    bad.classes = KESTREL_MULTICLASS_MAX_CLASSES + 1;
+    CHECK_STATUS(kestrel_multiclass_create(&bad, work_a, WORK_BYTES, &learner), KESTREL_STATUS_INVALID_PARAM);
+    bad = config;
+    bad.svm.c = -1.0f;
+    CHECK_STATUS(kestrel_multiclass_create(&bad, work_a, WORK_BYTES, &learner), KESTREL_STATUS_INVALID_PARAM);
+    CHECK_STATUS(kestrel_multiclass_create(&config, work_a, 64, &learner), KESTREL_STATUS_BUFFER_TOO_SMALL);
+    CHECK_STATUS(kestrel_multiclass_create(NULL, work_a, WORK_BYTES, &learner), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_multiclass_create(&config, work_a + 4, WORK_BYTES - 4, &learner), KESTREL_STATUS_MISALIGNED);
+    CHECK(learner == NULL);
+    CHECK_STATUS(kestrel_multiclass_create(&config, work_a, WORK_BYTES, &learner), KESTREL_STATUS_OK);
+    const float a[2] = {1.0f, 2.0f}, b[2] = {-1.0f, -2.0f}, nan_row[2] = {NAN, 0.0f}, huge[2] = {3e38f, 3e38f};
+    CHECK_STATUS(kestrel_multiclass_learn(learner, a, 2, 0), KESTREL_STATUS_OK);
+    CHECK_STATUS(kestrel_multiclass_learn(learner, b, 2, 2), KESTREL_STATUS_OK);
+    static unsigned char before[KESTREL_MULTICLASS_CHECKPOINT_BYTES(8, 2, 2000, 3)];
+    static unsigned char after[KESTREL_MULTICLASS_CHECKPOINT_BYTES(8, 2, 2000, 3)];
+    size_t before_len, after_len;
+    CHECK_STATUS(kestrel_multiclass_checkpoint(learner, before, sizeof before, &before_len), KESTREL_STATUS_OK);
+    CHECK_STATUS(kestrel_multiclass_learn(learner, a, 2, 3), KESTREL_STATUS_INVALID_LABEL);
+    CHECK_STATUS(kestrel_multiclass_learn(learner, a, 2, -1), KESTREL_STATUS_INVALID_LABEL);
+    CHECK_STATUS(kestrel_multiclass_learn(learner, nan_row, 2, 1), KESTREL_STATUS_NON_FINITE);
+    CHECK_STATUS(kestrel_multiclass_learn(learner, huge, 2, 1), KESTREL_STATUS_NON_FINITE);
+    CHECK_STATUS(kestrel_multiclass_learn(learner, a, 3, 1), KESTREL_STATUS_DIMENSION_MISMATCH);
+    CHECK_STATUS(kestrel_multiclass_learn(learner, NULL, 2, 1), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_multiclass_checkpoint(learner, after, sizeof after, &after_len), KESTREL_STATUS_OK);
+    CHECK(before_len == after_len && memcmp(before, after, before_len) == 0);
+    int32_t class = 7;
+    float p[3] = {7.0f, 7.0f, 7.0f};
+    CHECK_STATUS(kestrel_multiclass_predict(learner, nan_row, 2, &class), KESTREL_STATUS_NON_FINITE);
+    CHECK_STATUS(kestrel_multiclass_predict(learner, a, 2, NULL), KESTREL_STATUS_NULL_POINTER);
+    CHECK_STATUS(kestrel_multiclass_probabilities(learner, a, 2, p, 2), KESTREL_STATUS_BUFFER_TOO_SMALL);
+    CHECK_STATUS(kestrel_multiclass_probabilities(learner, nan_row, 2, p, 3), KESTREL_STATUS_NON_FINITE);
+    CHECK(class == 7 && p[0] == 7.0f && p[1] == 7.0f && p[2] == 7.0f);
+    /* A handle of another kind. */
+    kestrel_svm *svm;
+    kestrel_svm_config svm_config = kestrel_svm_default_config(8, 2);
+    CHECK_STATUS(kestrel_svm_create(&svm_config, work_b, WORK_BYTES, &svm), KESTREL_STATUS_OK);
+    CHECK_STATUS(kestrel_multiclass_learn((kestrel_multiclass *)(void *)svm, a, 2, 0), KESTREL_STATUS_WRONG_OBJECT);
+    return 1;
+}
+
 static int svm_and_scaler_refuse_bad_arguments_unchanged(void) {
     kestrel_svm_config config = kestrel_svm_default_config(8, 2);
     kestrel_svm *svm = NULL;
@@ -1006,6 +1165,11 @@ static int checkpoint_macros_equal_the_functions(void) {
             CHECK(kestrel_svm_checkpoint_bytes(&svm) == KESTREL_SVM_CHECKPOINT_BYTES(windows[w], dims[d], 2000));
             svm.memory = 0;
             CHECK(kestrel_svm_checkpoint_bytes(&svm) == KESTREL_SVM_CHECKPOINT_BYTES(windows[w], dims[d], 0));
+            for (uint32_t k = 3; k <= 256; k *= 4) {
+                kestrel_multiclass_config multi = kestrel_multiclass_default_config(windows[w], dims[d], k);
+                CHECK(kestrel_multiclass_checkpoint_bytes(&multi) ==
+                      KESTREL_MULTICLASS_CHECKPOINT_BYTES(windows[w], dims[d], 2000, k));
+            }
             CHECK(kestrel_scaler_checkpoint_bytes(dims[d]) == KESTREL_SCALER_CHECKPOINT_BYTES(dims[d]));
             for (size_t c = 0; c < 3; c++) {
                 kestrel_slkl_config slkl = kestrel_slkl_default_config(windows[w], dims[d], centres[c]);
@@ -1019,6 +1183,7 @@ static int checkpoint_macros_equal_the_functions(void) {
     kestrel_svm_config bad = kestrel_svm_default_config(0, 3);
     CHECK(kestrel_svm_checkpoint_bytes(&bad) == 0 && kestrel_svm_checkpoint_bytes(NULL) == 0);
     CHECK(kestrel_slkl_checkpoint_bytes(NULL) == 0 && kestrel_novelty_checkpoint_bytes(NULL) == 0);
+    CHECK(kestrel_multiclass_checkpoint_bytes(NULL) == 0 && kestrel_multiclass_work_bytes(NULL) == 0);
     CHECK(kestrel_scaler_checkpoint_bytes(0) == 0);
     return 1;
 }
@@ -1288,6 +1453,8 @@ int main(int argc, char **argv) {
         {"slkl_refuses_bad_arguments_unchanged", slkl_refuses_bad_arguments_unchanged},
         {"svm_with_scaler_learns_saves_and_reopens", svm_with_scaler_learns_saves_and_reopens},
         {"svm_and_scaler_refuse_bad_arguments_unchanged", svm_and_scaler_refuse_bad_arguments_unchanged},
+        {"multiclass_learns_saves_and_resumes", multiclass_learns_saves_and_resumes},
+        {"multiclass_refuses_bad_arguments_unchanged", multiclass_refuses_bad_arguments_unchanged},
         {"novelty_learns_flags_saves_and_reopens", novelty_learns_flags_saves_and_reopens},
         {"novelty_refuses_bad_arguments_unchanged", novelty_refuses_bad_arguments_unchanged},
         {"checkpoint_macros_equal_the_functions", checkpoint_macros_equal_the_functions},

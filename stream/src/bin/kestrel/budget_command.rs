@@ -4,6 +4,7 @@
 use anyhow::{Result, bail};
 use kestrel_core::Real;
 use kestrel_ffi::Sizes;
+use kestrel_ffi::multiclass::kestrel_multiclass_default_config;
 use kestrel_ffi::novelty::kestrel_novelty_default_config;
 use kestrel_ffi::scaler::kestrel_scaler_work_bytes;
 use kestrel_ffi::slkl::kestrel_slkl_default_config;
@@ -84,8 +85,8 @@ impl CObjects {
 
 /// The C library's objects of `learner` as `args` describe it (its default configuration
 /// for what they leave out), for `--target cortex-m --scalar f32` without `--fit`; `None`
-/// for another learner (rsvm has no C object), target, scalar or `--fit`, and for an SVM of
-/// more than two classes (the C library's is binary).
+/// for another learner (rsvm has no C object), target, scalar or `--fit`. An SVM of two
+/// classes is a `kestrel_svm`, of more a `kestrel_multiclass`.
 fn c_library(args: &BudgetArgs, learner: Learner) -> Option<CObjects> {
     if args.target != TargetArg::CortexM || args.scalar != ScalarArg::F32 || args.fit.is_some() {
         return None;
@@ -106,6 +107,14 @@ fn c_library(args: &BudgetArgs, learner: Learner) -> Option<CObjects> {
                 SvmConfig { memory: u32::try_from(args.memory).ok()?, ..kestrel_svm_default_config(window, dim) };
             objects("kestrel_svm", format!("KESTREL_SVM_WORK_BYTES({window}, {dim}, {})", config.memory), &config)
         }
+        Learner::Svm => {
+            let classes = u32::try_from(args.classes).ok()?;
+            let mut config = kestrel_multiclass_default_config(window, dim, classes);
+            config.svm.memory = u32::try_from(args.memory).ok()?;
+            let memory = config.svm.memory;
+            let call = format!("KESTREL_MULTICLASS_WORK_BYTES({window}, {dim}, {memory}, {classes})");
+            objects("kestrel_multiclass", call, &config)
+        }
         Learner::Slkl => {
             let config = kestrel_slkl_default_config(window, dim, centres);
             let call = format!("KESTREL_SLKL_WORK_BYTES({window}, {dim}, {centres}, {})", config.max_active);
@@ -115,7 +124,7 @@ fn c_library(args: &BudgetArgs, learner: Learner) -> Option<CObjects> {
             let config = kestrel_novelty_default_config(window, dim, centres);
             objects("kestrel_novelty", format!("KESTREL_NOVELTY_WORK_BYTES({window}, {dim}, {centres})"), &config)
         }
-        Learner::Svm | Learner::Rsvm => None,
+        Learner::Rsvm => None,
     }
 }
 

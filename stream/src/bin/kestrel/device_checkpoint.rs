@@ -50,6 +50,7 @@ fn learned(described: &Described) -> String {
             format!("learned: {seen}; its class probability from {negatives} of label -1 and {positives} of +1")
         }
         Described::Svm { .. } | Described::Slkl { .. } => format!("learned: {seen}"),
+        Described::Multiclass { config, .. } => format!("learned: {seen} of {} classes", config.classes),
         Described::Novelty { flagged, .. } => format!("seen: {seen}, {flagged} flagged"),
         Described::Scaler { dim, .. } => format!("statistics: {seen} of {dim} features"),
     }
@@ -58,7 +59,9 @@ fn learned(described: &Described) -> String {
 /// What the object has seen: `300 samples`, or a detector's `300 readings`.
 pub(crate) fn seen(described: &Described) -> String {
     match described {
-        Described::Svm { samples_seen, .. } | Described::Slkl { samples_seen, .. } => format!("{samples_seen} samples"),
+        Described::Svm { samples_seen, .. }
+        | Described::Multiclass { samples_seen, .. }
+        | Described::Slkl { samples_seen, .. } => format!("{samples_seen} samples"),
         Described::Novelty { samples_seen, .. } => format!("{samples_seen} readings"),
         Described::Scaler { count, .. } => format!("{count} samples"),
     }
