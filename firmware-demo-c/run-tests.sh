@@ -5,8 +5,8 @@
 #   1. the on-device tests (build/host_models.elf): the host-trained models predict the
 #      bits kestrel predict printed, damaged model bytes are statuses; and
 #      (build/checkpoints.elf) the learners resume from checkpoints bit for bit, and their
-#      checkpoints, and the SVM's model saved with its scaler, are byte for byte those the
-#      same program writes on the host;
+#      checkpoints, the SVM's model saved with its scaler and the multi-class learner's
+#      model, are byte for byte those the same program writes on the host;
 #   2. the demo learns (it exits with failure otherwise);
 #   3. the demo prints the Rust demo's lines (same sensor bytes, same learners, same
 #      settings: same bits), all but the first (the statics' sizes differ) and the
@@ -49,7 +49,7 @@ declare -A demo_configuration=(
     [novelty]="--dim 4 --window 256 --centers 32"
 )
 
-# The lines of bytes the checkpoints program prints: three checkpoints and a model.
+# The lines of bytes the checkpoints program prints: four checkpoints and two models.
 bytes_lines='^(checkpoint|model) '
 
 # Steps 1-3 on the core CORE (make's CORE=), each test named with SUFFIX after it.
@@ -70,7 +70,7 @@ on_core() {
     same=$host_failed
     diff <(grep -E "$bytes_lines" "$out/$core-checkpoints") <(grep -E "$bytes_lines" "$out/host-checkpoints") >/dev/null ||
         same=$?
-    [[ $(grep -cE "$bytes_lines" "$out/$core-checkpoints") == 4 ]] || same=1
+    [[ $(grep -cE "$bytes_lines" "$out/$core-checkpoints") == 6 ]] || same=1
     report "checkpoints_on_the_device_are_the_hosts_bytes$suffix" "$same"
 
     printf '\n==> %s: the C demo, and the Rust demo'"'"'s lines\n' "$core"

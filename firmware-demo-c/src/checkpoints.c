@@ -1,10 +1,11 @@
 /*
  * Checkpoints of the C ABI's learners, the same program on the device (QEMU mps2-an386,
  * build/checkpoints.elf) and on the host (run-tests.sh compiles it against the host
- * library): an SVM with its scaler and an SLKL regressor, each beside a twin that is
+ * library): an SVM with its scaler, an SLKL regressor and a multi-class learner, each beside a twin that is
  * checkpointed in mid-stream, has its memory wiped as by a reset and resumes from the
  * bytes; the twins predict the same bits all along and end with the same checkpoint. The
- * final checkpoints, and the SVM's model saved with its scaler, are printed in hex, and the
+ * final checkpoints, the SVM's model saved with its scaler and the multi-class learner's
+ * model, are printed in hex, and the
  * runner checks the device's equal the host's byte for byte: a checkpoint does not depend
  * on the pointer width, so one copied off a device resumes on a host (and back), and
  * `kestrel import` of the SVM's checkpoints gives the model printed (the CLI's test holds
@@ -26,6 +27,10 @@ static uint8_t svm_checkpoint[2][KESTREL_SVM_CHECKPOINT_BYTES(CK_WINDOW, CK_DIM,
 static uint8_t scaler_checkpoint[KESTREL_SCALER_CHECKPOINT_BYTES(CK_DIM)];
 static uint8_t slkl_checkpoint[2][KESTREL_SLKL_CHECKPOINT_BYTES(CK_WINDOW, CK_DIM, CK_CENTRES, CK_CENTRES)];
 static uint8_t svm_model[KESTREL_SVM_MODEL_BYTES(CK_DIM) + KESTREL_SCALER_SECTION_BYTES(CK_DIM)];
+enum { CK_CLASSES = 3 };
+static alignas(KESTREL_ALIGN) uint8_t multi_work[2][KESTREL_MULTICLASS_WORK_BYTES(CK_WINDOW, CK_DIM, 2000, CK_CLASSES)];
+static uint8_t multi_checkpoint[2][KESTREL_MULTICLASS_CHECKPOINT_BYTES(CK_WINDOW, CK_DIM, 2000, CK_CLASSES)];
+static uint8_t multi_model[KESTREL_MULTICLASS_MODEL_BYTES(CK_DIM, CK_CLASSES)];
 
 /* Prints bytes as `WHAT NAME LEN HEX` (WHAT: `checkpoint` or `model`), for the runner to
    compare the device's with the host's. */
@@ -118,9 +123,63 @@ static int learners_resume_from_a_checkpoint_bit_for_bit(void) {
     return 1;
 }
 
+/* Two multi-class learners of three classes (regions of the plane of the first two
+   features) see the same rows; at CK_CUT the second is checkpointed, its memory
+   wiped and resumed from the bytes. They give the same classes and probability bits all
+   along and end with the same checkpoint. */
+static int multiclass_resumes_from_a_checkpoint_bit_for_bit(void) {
+    kestrel_multiclass_config config = kestrel_multiclass_default_config(CK_WINDOW, CK_DIM, CK_CLASSES);
+    config.svm.steps_per_sample = 20;
+    kestrel_multiclass *multi[2];
+    for (int k = 0; k < 2; k++)
+        CHECK(kestrel_multiclass_create(&config, multi_work[k], sizeof multi_work[k], &multi[k]) == KESTREL_STATUS_OK);
+    for (int t = 0; t < CK_ROWS; t++) {
+        if (t == CK_CUT) {
+            size_t len;
+            CHECK(kestrel_multiclass_checkpoint(multi[1], multi_checkpoint[0], sizeof multi_checkpoint[0], &len) ==
+                  KESTREL_STATUS_OK);
+            memset(multi_work[1], 0xA5, sizeof multi_work[1]);
+            CHECK(kestrel_multiclass_resume(&config, multi_checkpoint[0], len, multi_work[1], sizeof multi_work[1],
+                                            &multi[1]) == KESTREL_STATUS_OK);
+        }
+        float x[CK_DIM] = {2.0f * ck_uniform() - 1.0f, 2.0f * ck_uniform() - 1.0f, ck_uniform()};
+        /* Class 2 below the line x1 = 0.5·x0; above it, class 0 left of x0 = 0.2, else 1. */
+        int32_t class = x[1] > 0.5f * x[0] ? (x[0] < 0.2f ? 0 : 1) : 2;
+        float p[2][CK_CLASSES];
+        int32_t predicted[2];
+        for (int k = 0; k < 2; k++) {
+            CHECK(kestrel_multiclass_learn(multi[k], x, CK_DIM, class) == KESTREL_STATUS_OK);
+            CHECK(kestrel_multiclass_predict(multi[k], x, CK_DIM, &predicted[k]) == KESTREL_STATUS_OK);
+            CHECK(kestrel_multiclass_probabilities(multi[k], x, CK_DIM, p[k], CK_CLASSES) == KESTREL_STATUS_OK);
+        }
+        CHECK(predicted[0] == predicted[1] && memcmp(p[0], p[1], sizeof p[0]) == 0);
+    }
+    size_t a, b;
+    CHECK(kestrel_multiclass_checkpoint(multi[0], multi_checkpoint[0], sizeof multi_checkpoint[0], &a) ==
+          KESTREL_STATUS_OK);
+    CHECK(kestrel_multiclass_checkpoint(multi[1], multi_checkpoint[1], sizeof multi_checkpoint[1], &b) ==
+          KESTREL_STATUS_OK);
+    CHECK(a == b && memcmp(multi_checkpoint[0], multi_checkpoint[1], a) == 0);
+    print_hex("checkpoint", "multiclass", multi_checkpoint[0], a);
+    CHECK(kestrel_multiclass_save(multi[0], NULL, multi_model, sizeof multi_model, &a) == KESTREL_STATUS_OK);
+    print_hex("model", "multiclass", multi_model, a);
+    return 1;
+}
+
 int main(void) {
-    int ok = learners_resume_from_a_checkpoint_bit_for_bit();
-    printf("test c_learners_resume_from_a_checkpoint_bit_for_bit ... %s\n", ok ? "ok" : "FAILED");
-    printf("%d passed, %d failed\n", ok, !ok);
-    return ok ? 0 : 1;
+    static const struct {
+        const char *name;
+        int (*run)(void);
+    } tests[] = {
+        {"c_learners_resume_from_a_checkpoint_bit_for_bit", learners_resume_from_a_checkpoint_bit_for_bit},
+        {"c_multiclass_resumes_from_a_checkpoint_bit_for_bit", multiclass_resumes_from_a_checkpoint_bit_for_bit},
+    };
+    int passed = 0, failed = 0;
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        int ok = tests[i].run();
+        printf("test %s ... %s\n", tests[i].name, ok ? "ok" : "FAILED");
+        ok ? passed++ : failed++;
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
 }
