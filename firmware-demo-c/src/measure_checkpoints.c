@@ -1,7 +1,8 @@
 /*
  * Executed instructions of a checkpoint and a resume of each learning object of the C ABI
  * at the demo's sizes (SLKL: window 128 × 3, 32 centres; SVM: window 128 × 3, memory 2000;
- * novelty: window 256 × 4, 32 centres; scaler: 3 features), on the Cortex-M4F of QEMU
+ * the multi-class learner: four classes of the SVM's; novelty: window 256 × 4, 32 centres;
+ * scaler: 3 features), and of one sample learned by each SVM, on the Cortex-M4F of QEMU
  * mps2-an386 or the Cortex-M0 of its microbit, counted by SysTick under `-icount shift=7`
  * (`make [CORE=m0] measure-checkpoints`; 2⁷ ns of virtual time per instruction, and a
  * SysTick tick of SYSTICK_PS picoseconds: 40 ns at the MPS2 board's 25 MHz, 62.5 ns at
@@ -10,8 +11,10 @@
  * first learns 500 rows (3,000 for the detector) of a generated stream, then its
  * checkpoint is written and it is resumed into its own work memory, as after a reset.
  * Prints `measure OBJECT checkpoint: N instructions, B bytes (bound C, work W)` (the
- * compile-time bound and the object's work memory, both on this 32-bit target) and
- * `measure OBJECT resume: N instructions`.
+ * compile-time bound and the object's work memory, both on this 32-bit target),
+ * `measure OBJECT resume: N instructions` and, for the SVMs, `measure OBJECT learn: N
+ * instructions` (the mean of the 100 samples after the resume, each timed alone: its
+ * decision values, its steps and the sigmoids').
  */
 #include <stdalign.h>
 #include <stdint.h>
@@ -30,6 +33,8 @@
 /* The largest object (SLKL) and its checkpoint; the others reuse them in turn. */
 static alignas(KESTREL_ALIGN) uint8_t work[KESTREL_SLKL_WORK_BYTES(128, 3, 32, 32)];
 static uint8_t saved[KESTREL_SLKL_CHECKPOINT_BYTES(128, 3, 32, 32)];
+_Static_assert(sizeof work >= KESTREL_MULTICLASS_WORK_BYTES(128, 3, 2000, 4), "the multi-class learner's work fits");
+_Static_assert(sizeof saved >= KESTREL_MULTICLASS_CHECKPOINT_BYTES(128, 3, 2000, 4), "and its checkpoint");
 
 static uint32_t state = 2463534242u;
 static float uniform(void) {
@@ -110,6 +115,33 @@ int main(void) {
     TIMED(resumed, b = kestrel_svm_resume(&svm_config, saved, len, work, sizeof work, &svm));
     report("svm", kestrel_svm_work_bytes(&svm_config), kestrel_svm_checkpoint_bytes(&svm_config), len, written,
            resumed, a, b);
+    uint32_t one;
+    uint64_t learned = 0;
+    for (int t = 0; t < 100; t++) {
+        float x[3] = {uniform(), uniform(), uniform()};
+        TIMED(one, kestrel_svm_learn(svm, x, 3, x[0] + 0.5f * x[1] > x[2] ? 1 : -1));
+        learned += one;
+    }
+    printf("measure svm learn: %lu instructions\n", (unsigned long)(learned / 100));
+
+    kestrel_multiclass_config multi_config = kestrel_multiclass_default_config(128, 3, 4);
+    kestrel_multiclass *multi;
+    kestrel_multiclass_create(&multi_config, work, sizeof work, &multi);
+    for (int t = 0; t < 500; t++) {
+        float x[3] = {uniform(), uniform(), uniform()};
+        kestrel_multiclass_learn(multi, x, 3, (x[0] > x[1]) + 2 * (x[2] > 0.0f));
+    }
+    TIMED(written, a = kestrel_multiclass_checkpoint(multi, saved, sizeof saved, &len));
+    TIMED(resumed, b = kestrel_multiclass_resume(&multi_config, saved, len, work, sizeof work, &multi));
+    report("multiclass", kestrel_multiclass_work_bytes(&multi_config), kestrel_multiclass_checkpoint_bytes(&multi_config),
+           len, written, resumed, a, b);
+    learned = 0;
+    for (int t = 0; t < 100; t++) {
+        float x[3] = {uniform(), uniform(), uniform()};
+        TIMED(one, kestrel_multiclass_learn(multi, x, 3, (x[0] > x[1]) + 2 * (x[2] > 0.0f)));
+        learned += one;
+    }
+    printf("measure multiclass learn: %lu instructions\n", (unsigned long)(learned / 100));
 
     kestrel_novelty_config novelty_config = kestrel_novelty_default_config(256, 4, 32);
     kestrel_novelty *novelty;
