@@ -35,8 +35,9 @@
 //! a record per class (its SVM's handle, its sigmoid and its count, in
 //! [`KESTREL_MULTICLASS_CLASS_BYTES`] on every target), `k` windows (each as
 //! `kestrel_svm`'s: [`OnlineSvm::scalars_len`] floats, or
-//! [`OnlineSvm::scalars_len_remembering`] with a memory) and the saved model's weights
-//! ([`LinearModel::scalars_len`]`(dim, k)`). Time: a sample costs `k` decision values and
+//! [`OnlineSvm::scalars_len_remembering`] with a memory) and the saved model's room: its
+//! weights ([`LinearModel::scalars_len`]`(dim, k)` floats) and `k` sigmoids of two
+//! doubles. Time: a sample costs `k` decision values and
 //! `k` windowed SVMs' steps; a prediction `k` decision values. A saved model takes at most
 //! `KESTREL_MULTICLASS_MODEL_BYTES(dim, classes)` bytes, plus the scaler's section when one
 //! is given.
