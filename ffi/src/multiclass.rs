@@ -195,19 +195,6 @@ fn model_room(
     Ok((work.take::<f32>(LinearModel::scalars_len(config.svm.dim as usize, classes))?, work.take::<Sigmoid>(classes)?))
 }
 
-/// An empty windowed SVM of `config` in `scalars`.
-fn empty_svm(
-    config: &SvmConfig,
-    params: dcd::ValidParams<f32>,
-    scalars: &'static mut [f32],
-) -> Result<OnlineSvm<f32, &'static mut [f32]>, Status> {
-    let (window, dim, steps) = (config.window as usize, config.dim as usize, config.steps_per_sample as usize);
-    Ok(match dcd::decay_over::<f32>(config.memory as usize) {
-        None => OnlineSvm::new_in(scalars, window, dim, params, steps)?,
-        Some(decay) => OnlineSvm::remembering_in(scalars, window, dim, params, steps, decay)?,
-    })
-}
-
 /// The work bytes of a learner of `*config`, 0 for a null or invalid configuration.
 ///
 /// # Safety
@@ -245,7 +232,7 @@ pub unsafe extern "C" fn kestrel_multiclass_create(
         // SAFETY: as this function's contract.
         let (mut work, mut windows) = unsafe { carve(&config, work, work_len)? };
         let classes = work.take_made(config.classes as usize, KESTREL_MULTICLASS_CLASS_BYTES, |_| {
-            let svm = empty_svm(&config.svm, params, windows.next()?)?;
+            let svm = svm::empty_window(&config.svm, params, windows.next()?)?;
             Ok(Class { svm, sigmoid: OnlineSigmoid::default(), count: 0 })
         })?;
         let (model, sigmoids) = model_room(&mut work, &config)?;
@@ -592,11 +579,7 @@ fn resumed_class(
     scalars: &'static mut [f32],
 ) -> Result<Class, Status> {
     let ClassCheckpoint { state, sigmoid, count } = reader.value()?;
-    let shape = (state.window(), state.dim(), state.max_steps_per_arrival(), state.decay());
-    let expected = (config.window as usize, config.dim as usize, config.steps_per_sample as usize);
-    if (shape.0, shape.1, shape.2) != expected || shape.3 != dcd::decay_over::<f32>(config.memory as usize) {
-        return Err(Status::ModelCorrupted);
-    }
+    svm::check_shape(&state, config)?;
     if !sigmoid.is_finite() {
         return Err(Status::ModelCorrupted);
     }

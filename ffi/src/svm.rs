@@ -178,6 +178,30 @@ pub(crate) fn window_scalars(config: &SvmConfig) -> usize {
     }
 }
 
+/// An empty window of `config` in `scalars` (with a memory when `config` has one).
+pub(crate) fn empty_window(
+    config: &SvmConfig,
+    params: dcd::ValidParams<f32>,
+    scalars: &'static mut [f32],
+) -> Result<OnlineSvm<f32, &'static mut [f32]>, Status> {
+    let (window, dim, steps) = (config.window as usize, config.dim as usize, config.steps_per_sample as usize);
+    Ok(match dcd::decay_over::<f32>(config.memory as usize) {
+        None => OnlineSvm::new_in(scalars, window, dim, params, steps)?,
+        Some(decay) => OnlineSvm::remembering_in(scalars, window, dim, params, steps, decay)?,
+    })
+}
+
+/// `MODEL_CORRUPTED` unless a saved window's `state` has `config`'s shape: its window,
+/// dimension, cap on steps and memory.
+pub(crate) fn check_shape(state: &OnlineSvmState<f32>, config: &SvmConfig) -> Result<(), Status> {
+    let shape = (state.window(), state.dim(), state.max_steps_per_arrival(), state.decay());
+    let expected = (config.window as usize, config.dim as usize, config.steps_per_sample as usize);
+    if (shape.0, shape.1, shape.2) != expected || shape.3 != dcd::decay_over::<f32>(config.memory as usize) {
+        return Err(Status::ModelCorrupted);
+    }
+    Ok(())
+}
+
 fn layout(config: &SvmConfig) -> Layout {
     Layout::of::<Svm>()
         .then::<f32>(window_scalars(config))
@@ -236,11 +260,7 @@ pub unsafe extern "C" fn kestrel_svm_create(
         let params = params(&config)?;
         // SAFETY: as this function's contract.
         let (work, scalars, model) = unsafe { carve(&config, work, work_len)? };
-        let (window, dim, steps) = (config.window as usize, config.dim as usize, config.steps_per_sample as usize);
-        let svm = match dcd::decay_over::<f32>(config.memory as usize) {
-            None => OnlineSvm::new_in(scalars, window, dim, params, steps)?,
-            Some(decay) => OnlineSvm::remembering_in(scalars, window, dim, params, steps, decay)?,
-        };
+        let svm = empty_window(&config, params, scalars)?;
         let rng = Rng::seed_from_u64(config.seed);
         let probability = BinaryProbability::default();
         let object = Svm { tag: SVM_TAG, config, samples_seen: 0, last_steps: 0, rng, svm, probability, model };
@@ -495,11 +515,7 @@ pub unsafe extern "C" fn kestrel_svm_resume(
         let (mut reader, header) =
             unsafe { checkpoint::open(bytes, len, DeviceObject::Svm, |h: &SvmCheckpoint| h.config == config)? };
         let state = header.state;
-        let shape = (state.window(), state.dim(), state.max_steps_per_arrival(), state.decay());
-        let expected = (config.window as usize, config.dim as usize, config.steps_per_sample as usize);
-        if (shape.0, shape.1, shape.2) != expected || shape.3 != dcd::decay_over::<f32>(config.memory as usize) {
-            return Err(Status::ModelCorrupted);
-        }
+        check_shape(&state, &config)?;
         let rng = Rng::from_state(header.rng).map_err(|_| Status::ModelCorrupted)?;
         let probability = saved_probability(&mut reader)?.unwrap_or_default();
         if !probability.is_finite() {
