@@ -22,7 +22,8 @@
 //! model's room, which is no larger than the buffers, so the work of a true checkpoint is
 //! under 4 bytes per checkpoint byte, and 4 KiB for the handles and alignment (a
 //! `kestrel_multiclass` also `KESTREL_MULTICLASS_CLASS_BYTES` per class, at most
-//! `KESTREL_MULTICLASS_MAX_CLASSES` of them, for its classes' records); a
+//! `KESTREL_MULTICLASS_MAX_CLASSES` of them, for its classes' records:
+//! `Sizes::records_bytes`); a
 //! header claiming more than its bytes hold is `MODEL_CORRUPTED` (a resume would refuse it
 //! too, but only after the work was had).
 
@@ -31,7 +32,7 @@ use core::ptr;
 
 use crate::checkpoint::{Described, describe};
 use crate::memory::KESTREL_ALIGN;
-use crate::multiclass::{KESTREL_MULTICLASS_CLASS_BYTES, kestrel_multiclass_resume, kestrel_multiclass_save};
+use crate::multiclass::{kestrel_multiclass_resume, kestrel_multiclass_save};
 use crate::novelty::{kestrel_novelty_resume, kestrel_novelty_save};
 use crate::scaler::{Scaler, kestrel_scaler_resume, kestrel_scaler_work_bytes};
 use crate::slkl::{kestrel_slkl_resume, kestrel_slkl_save};
@@ -172,15 +173,14 @@ fn refused(input: Input) -> impl Fn(Status) -> Refused {
 /// scaler one, and each one's work is within the bound of its bytes.
 fn plan(learner_bytes: &[u8], scaler_bytes: Option<&[u8]>) -> Result<Plan, Refused> {
     let learner = describe(learner_bytes).map_err(refused(Input::Learner))?;
-    let (learner_work, records) = match learner {
-        Described::Svm { config, .. } => (config.work_bytes(), 0),
-        Described::Multiclass { config, .. } => {
-            (config.work_bytes(), (config.classes as usize).saturating_mul(KESTREL_MULTICLASS_CLASS_BYTES))
-        }
-        Described::Slkl { config, .. } => (config.work_bytes(), 0),
-        Described::Novelty { config, .. } => (config.work_bytes(), 0),
+    let sizes: &dyn Sizes = match &learner {
+        Described::Svm { config, .. } => config,
+        Described::Multiclass { config, .. } => config,
+        Described::Slkl { config, .. } => config,
+        Described::Novelty { config, .. } => config,
         Described::Scaler { .. } => return Err(refused(Input::Learner)(Status::ModelForeign)),
     };
+    let (learner_work, records) = (sizes.work_bytes(), sizes.records_bytes());
     let learner_words =
         words_within(learner_work.saturating_sub(records), learner_bytes).map_err(refused(Input::Learner))?;
     let learner_words = learner_words.saturating_add(records.div_ceil(KESTREL_ALIGN));

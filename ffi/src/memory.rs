@@ -48,6 +48,12 @@ pub trait Sizes {
 
     /// The most bytes its checkpoint takes, on every target (indices are written as 32 bits).
     fn checkpoint_bytes(&self) -> usize;
+
+    /// Bytes of its work that hold records of handles rather than state a checkpoint
+    /// keeps (a `kestrel_multiclass`'s classes' records); 0 for the others.
+    fn records_bytes(&self) -> usize {
+        0
+    }
 }
 
 /// `n` rounded up to a multiple of [`KESTREL_ALIGN`] (saturating).

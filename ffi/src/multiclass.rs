@@ -98,6 +98,10 @@ impl Sizes for MulticlassConfig {
             checkpoint::bound(0, 0).saturating_add(classes.saturating_mul(per_class))
         })
     }
+
+    fn records_bytes(&self) -> usize {
+        check(self).map_or(0, |_| (self.classes as usize).saturating_mul(KESTREL_MULTICLASS_CLASS_BYTES))
+    }
 }
 
 /// A class's windowed SVM, the sigmoid of its decision values and the samples of it
@@ -282,7 +286,8 @@ impl Multiclass {
         if let Some(class) = self.classes.get_mut(own) {
             class.count = class.count.saturating_add(1);
         }
-        let total = self.classes.iter().fold(0u64, |sum, class| sum.saturating_add(class.count));
+        // Every sample learned counts in one class: the counts sum to the samples.
+        let total = self.samples_seen.saturating_add(1);
         for (c, class) in self.classes.iter_mut().enumerate() {
             let value = if c == 0 {
                 first_value
@@ -361,14 +366,9 @@ pub unsafe extern "C" fn kestrel_multiclass_probabilities(
     status_of((|| {
         // SAFETY: as this function's contract.
         let (learner, x) = unsafe { (memory::object(learner)?, memory::floats(x, dim)?) };
-        let classes = learner.classes.len();
-        if out_len < classes {
-            memory::check_pointer(out)?;
-            return Err(Status::BufferTooSmall);
-        }
         // SAFETY: as this function's contract.
         let out = unsafe { memory::floats_mut(out, out_len)? };
-        let values = out.get_mut(..classes).ok_or(Status::BufferTooSmall)?;
+        let values = out.get_mut(..learner.classes.len()).ok_or(Status::BufferTooSmall)?;
         // The first class's decision checks the row before any value is written.
         learner.decisions(Row::Dense(x), values)?;
         calibration::probabilities(learner.classes.iter().map(|c| c.sigmoid.sigmoid()), values)?;

@@ -42,7 +42,7 @@ use kestrel_ffi::novelty::{self, DetectorState, Novelty, NoveltyConfig, NoveltyV
 use kestrel_ffi::scaler::{Scaler, kestrel_scaler_create, kestrel_scaler_observe, kestrel_scaler_transform};
 use kestrel_ffi::slkl::{self, Slkl, SlklConfig};
 use kestrel_ffi::svm::{self, Svm, SvmConfig};
-use kestrel_ffi::{LearnerState, Status};
+use kestrel_ffi::{LearnerState, Sizes, Status};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -258,9 +258,7 @@ fn imports(bytes: &[u8], resumes: bool) {
     // A detector that has learned nothing has no model to save (INVALID_PARAM).
     let (dim, may_have_no_model, records) = match kestrel_ffi::checkpoint::describe(bytes) {
         Ok(Described::Svm { config, .. }) => (config.dim, false, 0),
-        Ok(Described::Multiclass { config, .. }) => {
-            (config.svm.dim, false, config.classes as usize * multiclass::KESTREL_MULTICLASS_CLASS_BYTES)
-        }
+        Ok(Described::Multiclass { config, .. }) => (config.svm.dim, false, config.records_bytes()),
         Ok(Described::Slkl { config, .. }) => (config.dim, false, 0),
         Ok(Described::Novelty { config, .. }) => (config.dim, true, 0),
         Ok(Described::Scaler { .. }) => {

@@ -303,17 +303,23 @@ impl StreamSettings {
         Setting::value_or(self.svm.c, 1.0, "--c").map_err(BuildFailure::Auto)
     }
 
-    /// The stream's memory for `dim` features: [`learner_footprint`](Self::learner_footprint)
-    /// once, or once per raced candidate, and a classifier's class probabilities.
+    /// The stream's memory for `dim` features, racing what [`raced`](Self::raced) says.
     pub fn footprint<T: Real>(&self, dim: usize) -> Footprint {
+        self.footprint_racing::<T>(dim, self.raced())
+    }
+
+    /// The stream's memory for `dim` features when it races `raced` (`None`: one learner):
+    /// [`learner_footprint`](Self::learner_footprint) once per candidate, and a
+    /// classifier's class probabilities once.
+    pub fn footprint_racing<T: Real>(&self, dim: usize, raced: Option<Raced>) -> Footprint {
         let one = self.learner_footprint::<T>(dim);
-        let candidates = self.raced().map_or(1, |raced| raced.values(dim).len());
+        let candidates = raced.map_or(1, |raced| raced.values(dim).len());
         (1..candidates).fold(one, |sum, _| sum.plus(one)).plus(self.probabilities_footprint())
     }
 
     /// The host's bytes of a classifier's class probabilities (`ClassProbabilities`, one
     /// for the stream whatever it races); nothing for the other learners.
-    pub fn probabilities_footprint(&self) -> Footprint {
+    fn probabilities_footprint(&self) -> Footprint {
         let classifier = matches!(self.learner, StreamLearner::Svm | StreamLearner::Rsvm);
         let host_bytes = if classifier { ClassProbabilities::bytes(self.classes) } else { 0 };
         Footprint { host_bytes, ..Footprint::default() }

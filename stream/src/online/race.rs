@@ -136,17 +136,6 @@ impl Race {
         best
     }
 
-    /// The loss of `prediction` for a sample of `label`: 1 for a classifier's wrong one,
-    /// a regressor's squared error (none predicted: the target's square, as the stream
-    /// scores it; one that is not a number: the most).
-    fn loss(&self, prediction: Option<f64>, label: f64) -> f64 {
-        if self.is_classifier() {
-            return f64::from(u8::from(prediction != Some(label)));
-        }
-        let error = (label - prediction.unwrap_or(0.0)).powi(2);
-        if error.is_nan() { f64::INFINITY } else { error }
-    }
-
     fn leading(&self) -> &(dyn OnlineLearner + Send + Sync) {
         self.candidates[self.leader()].1.as_ref()
     }
@@ -171,6 +160,17 @@ impl Race {
             (self.losses, self.predictions) = (vec![loss], vec![None]);
         }
     }
+}
+
+/// The loss of `prediction` for a sample of `label`: 1 for a classifier's wrong one, a
+/// regressor's squared error (none predicted: the target's square, as the stream scores
+/// it; one that is not a number: the most).
+fn loss_of(classify: bool, prediction: Option<f64>, label: f64) -> f64 {
+    if classify {
+        return f64::from(u8::from(prediction != Some(label)));
+    }
+    let error = (label - prediction.unwrap_or(0.0)).powi(2);
+    if error.is_nan() { f64::INFINITY } else { error }
 }
 
 impl Steps for Race {
@@ -206,8 +206,9 @@ impl Steps for Race {
             candidate.learn_loaded(label)?;
         }
         if self.predicted {
-            for at in 0..self.candidates.len() {
-                self.losses[at] += self.loss(self.predictions[at], label);
+            let classify = self.is_classifier();
+            for (loss, &prediction) in self.losses.iter_mut().zip(&self.predictions) {
+                *loss += loss_of(classify, prediction, label);
             }
         }
         self.learned += 1;

@@ -219,11 +219,7 @@ fn learner_budget<T: Real>(args: &BudgetArgs, learner: Learner) -> LearnerBudget
     let raced = host_race(args, learner);
     let bytes_for = |window: usize| -> usize {
         let settings = settings_for(args, learner, window);
-        let footprint = match raced {
-            Some(_) => settings.footprint::<T>(args.dim),
-            None => settings.learner_footprint::<T>(args.dim).plus(settings.probabilities_footprint()),
-        };
-        footprint.bytes::<T>(index_bytes, host)
+        settings.footprint_racing::<T>(args.dim, raced).bytes::<T>(index_bytes, host)
     };
     let Some(budget) = args.fit else {
         return Ok(("bytes", bytes_for(args.window.unwrap_or(learner.stream().default_window()))));
