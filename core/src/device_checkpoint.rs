@@ -42,11 +42,13 @@ impl DeviceObject {
 
     /// The revision of its header a checkpoint is written with (the second tag byte); a
     /// reader takes this one and every earlier one. `kestrel_svm`: 1 since its header is
-    /// followed by its class probability's state; the others 0.
+    /// followed by its class probability's state; `kestrel_multiclass`: 1 since its classes
+    /// share one window; the others 0.
     pub fn revision(self) -> u8 {
         match self {
             Self::Svm => 1,
-            Self::Slkl | Self::Novelty | Self::Scaler | Self::Multiclass => 0,
+            Self::Multiclass => 1,
+            Self::Slkl | Self::Novelty | Self::Scaler => 0,
         }
     }
 

@@ -38,13 +38,13 @@
 /**
  * Bytes reserved for a multi-class object's header on every target.
  */
-#define KESTREL_MULTICLASS_OBJECT_BYTES 192
+#define KESTREL_MULTICLASS_OBJECT_BYTES 320
 
 /**
- * Bytes reserved for each class's record on every target: its SVM's handle, its sigmoid
- * and its count.
+ * Bytes reserved for each class's records on every target: its pass under way, and its
+ * sigmoid and count, in two slots of 64 bytes.
  */
-#define KESTREL_MULTICLASS_CLASS_BYTES 192
+#define KESTREL_MULTICLASS_CLASS_BYTES 128
 
 /**
  * The most classes a multi-class object takes.
@@ -52,11 +52,11 @@
 #define KESTREL_MULTICLASS_MAX_CLASSES 256
 
 /**
- * Bytes each class adds to a checkpoint besides its window's floats: its SVM's state (nine
- * machine words, each at most 10 bytes as postcard writes them, and four floats), its
- * sigmoid's five floats and its count (at most 10 bytes).
+ * Bytes each class adds to a checkpoint besides the learner's floats: its pass under way
+ * (four machine words, each at most 10 bytes as postcard writes them, and three floats),
+ * its sigmoid's five floats and its count (at most 10 bytes).
  */
-#define KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES 160
+#define KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES 96
 
 /**
  * Bytes reserved for a novelty detector's header on every target.
@@ -726,8 +726,8 @@ kestrel_status kestrel_multiclass_create(const kestrel_multiclass_config *config
                                          kestrel_multiclass **out);
 
 /**
- * Learns the sample `(x[0..dim], class)`, `class` in `0 … k−1`: it enters every class's
- * window, then each SVM steps until convergence or `steps_per_sample`; the decision
+ * Learns the sample `(x[0..dim], class)`, `class` in `0 … k−1`: it enters the window,
+ * then each class's SVM steps until convergence or `steps_per_sample`; the decision
  * values the SVMs gave it before teach their sigmoids (module doc).
  *
  * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`,
@@ -808,7 +808,7 @@ kestrel_status kestrel_multiclass_save(kestrel_multiclass *learner,
                                        size_t *written);
 
 /**
- * The most bytes a checkpoint of a learner of `*config` takes (the windows' floats,
+ * The most bytes a checkpoint of a learner of `*config` takes (the learner's floats,
  * `KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES` a class and
  * `KESTREL_CHECKPOINT_HEADER_BYTES`; `KESTREL_MULTICLASS_CHECKPOINT_BYTES(window, dim,
  * memory, classes)` at compile time), 0 for a null or invalid configuration.
@@ -819,15 +819,15 @@ kestrel_status kestrel_multiclass_save(kestrel_multiclass *learner,
 size_t kestrel_multiclass_checkpoint_bytes(const kestrel_multiclass_config *config);
 
 /**
- * Writes the learner's whole state — its configuration, every class's window, `w`,
- * memory, pass under way, sigmoid and count, and the random generator — to
+ * Writes the learner's whole state — its configuration, the window, every class's `α`,
+ * `w`, memory, pass under way, sigmoid and count, and the random generator — to
  * `out[0..out_len]` and its length to `*written`, for [`kestrel_multiclass_resume`] after a
  * reset; when the buffer is too small, `*written` receives the length needed and the
  * status is `BUFFER_TOO_SMALL`. Copied off the device, `kestrel inspect` reads it and
  * `kestrel import` makes it the model file [`kestrel_multiclass_save`] would write.
  *
- * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL` (a
- * class's numerics broke down on values near the range of `float` and the state would not
+ * Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL` (the
+ * learner's numerics broke down on values near the range of `float` and the state would not
  * resume: keep the checkpoint you have; nothing is written).
  *
  * # Safety
@@ -1493,12 +1493,19 @@ kestrel_status kestrel_svm_resume(const kestrel_svm_config *config,
     were learned the class probability's sigmoid with its section's length (21). */
 #define KESTREL_SVM_MODEL_BYTES(dim) (4 * (size_t)(dim) + 88)
 
+/** Floats of a kestrel_multiclass's learner (`OnlineOneVsRest::scalars_len`, memory: 0 for
+    none): the window's samples with their squared norms and classes once, and per class
+    its α, w with the bias weight, and the memory's. */
+#define KESTREL_MULTICLASS_FLOATS(window, dim, memory, classes) \
+    ((size_t)(window) * ((size_t)(dim) + 2) \
+     + (size_t)(classes) * ((size_t)(window) + (size_t)(dim) + 1 + ((memory) ? (size_t)(dim) + 1 : 0)))
+
 /** Work bytes of a kestrel_multiclass (memory: 0 for none): equals
-    kestrel_multiclass_work_bytes(). A window per class, a record per class, and the saved
-    model's classes·(dim + 2) floats and a sigmoid (16 bytes) per class. */
+    kestrel_multiclass_work_bytes(). The learner's floats, two records per class, and the
+    saved model's classes·(dim + 2) floats and a sigmoid (16 bytes) per class. */
 #define KESTREL_MULTICLASS_WORK_BYTES(window, dim, memory, classes) \
     (KESTREL_ALIGN_UP(KESTREL_MULTICLASS_OBJECT_BYTES) \
-     + KESTREL_ALIGN_UP(sizeof(float) * (size_t)(classes) * KESTREL_SVM_WINDOW_FLOATS(window, dim, memory)) \
+     + KESTREL_ALIGN_UP(sizeof(float) * KESTREL_MULTICLASS_FLOATS(window, dim, memory, classes)) \
      + KESTREL_ALIGN_UP(KESTREL_MULTICLASS_CLASS_BYTES * (size_t)(classes)) \
      + KESTREL_ALIGN_UP(sizeof(float) * (size_t)(classes) * ((size_t)(dim) + 2)) \
      + KESTREL_ALIGN_UP(16 * (size_t)(classes)))
@@ -1535,13 +1542,12 @@ kestrel_status kestrel_svm_resume(const kestrel_svm_config *config,
 #define KESTREL_SVM_CHECKPOINT_BYTES(window, dim, memory) \
     (4 * KESTREL_SVM_WINDOW_FLOATS(window, dim, memory) + KESTREL_CHECKPOINT_HEADER_BYTES)
 
-/** Most bytes kestrel_multiclass_checkpoint() writes: each class's window floats and
-    KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES, and KESTREL_CHECKPOINT_HEADER_BYTES; equals
-    kestrel_multiclass_checkpoint_bytes(). */
+/** Most bytes kestrel_multiclass_checkpoint() writes: the learner's floats,
+    KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES a class, and KESTREL_CHECKPOINT_HEADER_BYTES;
+    equals kestrel_multiclass_checkpoint_bytes(). */
 #define KESTREL_MULTICLASS_CHECKPOINT_BYTES(window, dim, memory, classes) \
-    ((size_t)(classes) * (4 * KESTREL_SVM_WINDOW_FLOATS(window, dim, memory) \
-                          + KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES) \
-     + KESTREL_CHECKPOINT_HEADER_BYTES)
+    (4 * KESTREL_MULTICLASS_FLOATS(window, dim, memory, classes) \
+     + (size_t)(classes) * KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES + KESTREL_CHECKPOINT_HEADER_BYTES)
 
 /** Most bytes kestrel_slkl_checkpoint() writes: the window's floats, its indices (4 bytes
     each) and KESTREL_CHECKPOINT_HEADER_BYTES; equals kestrel_slkl_checkpoint_bytes(). */

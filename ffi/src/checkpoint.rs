@@ -19,8 +19,9 @@
 //! 4       2     format version (u16, little endian), currently 1
 //! 6       2     tags: the object's kind (1 svm, 2 slkl, 3 novelty, 4 scaler, 5 multiclass), and the
 //!               revision of its header (svm 1: the header is followed by its class
-//!               probability's state; 0 for the others and for svm before it; a revision
-//!               up to the object's own is read)
+//!               probability's state; multiclass 1: its classes share one window; 0 for
+//!               the others and for those two before; a revision up to the object's own
+//!               is read)
 //! 8       4     payload length P (u32, little endian)
 //! 12      P     payload: the header, postcard-encoded — the object's configuration, its
 //!               counters and the core learner's state — then its buffers: every float
@@ -347,6 +348,13 @@ impl<'a> Reader<'a> {
     /// The revision of the object's header the checkpoint was written with.
     pub(crate) fn revision(&self) -> u8 {
         self.revision
+    }
+
+    /// Skips the next `count` 4-byte items.
+    pub(crate) fn skip(&mut self, count: usize) -> Result<(), Status> {
+        let bytes = count.checked_mul(4).ok_or(Status::ModelCorrupted)?;
+        self.rest = self.rest.get(bytes..).ok_or(Status::ModelCorrupted)?;
+        Ok(())
     }
 
     /// The next postcard value.

@@ -1,11 +1,12 @@
 //! `kestrel_multiclass`: `k` classes learned on the device, one windowed linear SVM per
 //! class against the rest (one-vs-rest: LIBLINEAR's multi-class scheme, and `kestrel stream
-//! --learner svm`'s beyond two classes), each the core's [`OnlineSvm`] as `kestrel_svm`
-//! runs it, in caller memory.
+//! --learner svm`'s beyond two classes) over one window of samples — the core's
+//! [`OnlineOneVsRest`], which computes what `k` of `kestrel_svm`'s [`dcd::OnlineSvm`]s would,
+//! bit for bit, holding the window's rows once — in caller memory.
 //!
 //! Classes are numbered `0 … k−1` (`k ≥ 3`; two classes are `kestrel_svm`'s). Each
-//! [`kestrel_multiclass_learn`] puts the sample into every class's window — labelled +1 in
-//! its own class's, −1 in the others' — and each SVM takes coordinate steps until its
+//! [`kestrel_multiclass_learn`] puts the sample into the window — labelled +1 for its own
+//! class's SVM, −1 for the others' — and each class's SVM takes coordinate steps until its
 //! window meets LIBLINEAR's stopping rule at `epsilon` or `steps_per_sample` steps were
 //! taken; [`kestrel_multiclass_predict`] gives the class of the largest decision value
 //! (the lowest such class on a tie).
@@ -24,28 +25,29 @@
 //! [`kestrel_multiclass_checkpoint`] writes the whole state and
 //! [`kestrel_multiclass_resume`] continues from it bit for bit, after a reset
 //! ([`crate::checkpoint`]); on a host `kestrel inspect` reads it and `kestrel import` makes
-//! it the model file the save would write.
+//! it the model file the save would write. A checkpoint written before the classes shared
+//! their window (revision 0 of its header: a window per class) resumes into the shared
+//! window and goes on as the saved learner would have.
 //!
-//! A sample is one row for all the SVMs: they differ only in its label, and the core
-//! refuses a row (a wrong dimension, a value not finite, a squared norm that overflows)
-//! whatever its label, so the first SVM's checks are the whole call's and a refused
-//! sample changes nothing.
+//! The core checks a sample (its class, a wrong dimension, a value not finite, a squared
+//! norm that overflows) before anything learns from it, so a refused sample changes
+//! nothing.
 //!
 //! Memory: `KESTREL_MULTICLASS_WORK_BYTES(window, dim, memory, classes)` — the object header,
-//! a record per class (its SVM's handle, its sigmoid and its count, in
-//! [`KESTREL_MULTICLASS_CLASS_BYTES`] on every target), `k` windows (each as
-//! `kestrel_svm`'s: [`OnlineSvm::scalars_len`] floats, or
-//! [`OnlineSvm::scalars_len_remembering`] with a memory) and the saved model's room: its
-//! weights ([`LinearModel::scalars_len`]`(dim, k)` floats) and `k` sigmoids of two
-//! doubles. Time: a sample costs `k` decision values and
-//! `k` windowed SVMs' steps; a prediction `k` decision values. A saved model takes at most
+//! the learner's `KESTREL_MULTICLASS_FLOATS(window, dim, memory, classes)` floats
+//! ([`OnlineOneVsRest::scalars_len`]: the window's rows, squared norms and classes once,
+//! and each class's `α`, weights and memory), two records per class (its pass under way,
+//! and its sigmoid and count, in [`KESTREL_MULTICLASS_CLASS_BYTES`] on every target) and
+//! the saved model's room: its weights ([`LinearModel::scalars_len`]`(dim, k)` floats) and
+//! `k` sigmoids of two doubles. Time: a sample costs `k` decision values and `k` windowed
+//! SVMs' steps; a prediction `k` decision values. A saved model takes at most
 //! `KESTREL_MULTICLASS_MODEL_BYTES(dim, classes)` bytes, plus the scaler's section when one
 //! is given.
 
 use core::ffi::c_void;
 
 use kestrel_core::calibration::{self, OnlineSigmoid, Sigmoid};
-use kestrel_core::dcd::{self, LinearModel, OnlineSvm, OnlineSvmState, Row};
+use kestrel_core::dcd::{self, LinearModel, OnlineOneVsRest, OnlineOneVsRestState, OnlineSvmState, Row, Sweep};
 use kestrel_core::device_checkpoint::DeviceObject;
 use kestrel_core::{Real, Rng};
 use serde::{Deserialize, Serialize};
@@ -57,19 +59,22 @@ use crate::svm::{self, SvmConfig};
 use crate::{LearnerState, Status, save, scaler};
 
 /// Bytes reserved for a multi-class object's header on every target.
-pub const KESTREL_MULTICLASS_OBJECT_BYTES: usize = 192;
+pub const KESTREL_MULTICLASS_OBJECT_BYTES: usize = 320;
 
-/// Bytes reserved for each class's record on every target: its SVM's handle, its sigmoid
-/// and its count.
-pub const KESTREL_MULTICLASS_CLASS_BYTES: usize = 192;
+/// Bytes reserved for each class's records on every target: its pass under way, and its
+/// sigmoid and count, in two slots of 64 bytes.
+pub const KESTREL_MULTICLASS_CLASS_BYTES: usize = 128;
+
+/// Bytes of each of a class's two record slots.
+const SLOT_BYTES: usize = KESTREL_MULTICLASS_CLASS_BYTES / 2;
 
 /// The most classes a multi-class object takes.
 pub const KESTREL_MULTICLASS_MAX_CLASSES: u32 = 256;
 
-/// Bytes each class adds to a checkpoint besides its window's floats: its SVM's state (nine
-/// machine words, each at most 10 bytes as postcard writes them, and four floats), its
-/// sigmoid's five floats and its count (at most 10 bytes).
-pub const KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES: usize = 160;
+/// Bytes each class adds to a checkpoint besides the learner's floats: its pass under way
+/// (four machine words, each at most 10 bytes as postcard writes them, and three floats),
+/// its sigmoid's five floats and its count (at most 10 bytes).
+pub const KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES: usize = 96;
 
 /// "KMCS".
 const MULTICLASS_TAG: Tag = Tag(0x5343_4D4B);
@@ -93,9 +98,8 @@ impl Sizes for MulticlassConfig {
     fn checkpoint_bytes(&self) -> usize {
         check(self).map_or(0, |_| {
             let classes = self.classes as usize;
-            let per_class =
-                KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES.saturating_add(4 * svm::window_scalars(&self.svm));
-            checkpoint::bound(0, 0).saturating_add(classes.saturating_mul(per_class))
+            let per_class = classes.saturating_mul(KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES);
+            checkpoint::bound(learner_scalars(self), 0).saturating_add(per_class)
         })
     }
 
@@ -104,10 +108,12 @@ impl Sizes for MulticlassConfig {
     }
 }
 
-/// A class's windowed SVM, the sigmoid of its decision values and the samples of it
-/// learned.
+/// The classes' windowed SVMs over one window, in the work.
+type Learner = OnlineOneVsRest<f32, &'static mut [f32], &'static mut [Sweep<f32>]>;
+
+/// The sigmoid of a class's decision values and the samples of it learned.
+#[derive(Clone, Copy, Default)]
 struct Class {
-    svm: OnlineSvm<f32, &'static mut [f32]>,
     sigmoid: OnlineSigmoid<f32>,
     count: u64,
 }
@@ -121,6 +127,7 @@ pub struct Multiclass {
     config: MulticlassConfig,
     samples_seen: u64,
     rng: Rng,
+    learner: Learner,
     classes: &'static mut [Class],
     /// Storage of the saved model's weights, and of its sigmoids.
     model: &'static mut [f32],
@@ -134,7 +141,7 @@ unsafe impl Object for Multiclass {
     const BYTES: usize = KESTREL_MULTICLASS_OBJECT_BYTES;
 }
 
-const _: () = assert!(size_of::<Class>() <= KESTREL_MULTICLASS_CLASS_BYTES);
+const _: () = assert!(size_of::<Class>() <= SLOT_BYTES && size_of::<Sweep<f32>>() <= SLOT_BYTES);
 
 /// `kestrel_svm_default_config(window, dim)` for each of `classes` classes.
 #[unsafe(no_mangle)]
@@ -150,44 +157,44 @@ fn check(config: &MulticlassConfig) -> Result<dcd::ValidParams<f32>, Status> {
     svm::params(&config.svm)
 }
 
+/// Floats of the learner of `config` ([`OnlineOneVsRest::scalars_len`]).
+fn learner_scalars(config: &MulticlassConfig) -> usize {
+    let (window, dim) = (config.svm.window as usize, config.svm.dim as usize);
+    OnlineOneVsRest::scalars_len(window, dim, config.classes as usize, config.svm.memory != 0)
+}
+
 fn layout(config: &MulticlassConfig) -> Layout {
     let classes = config.classes as usize;
     Layout::of::<Multiclass>()
-        .then::<f32>(classes.saturating_mul(svm::window_scalars(&config.svm)))
-        .then_slots(classes, KESTREL_MULTICLASS_CLASS_BYTES)
+        .then::<f32>(learner_scalars(config))
+        .then_slots(classes, SLOT_BYTES)
+        .then_slots(classes, SLOT_BYTES)
         .then::<f32>(LinearModel::scalars_len(config.svm.dim as usize, classes))
         .then::<Sigmoid>(classes)
 }
 
-/// The windows' storage of `config` carved from `work[0..work_len]`, one slice per class in
-/// turn by [`Windows::next`], then the records and the model's room (the order of
-/// [`layout`]).
-struct Windows {
-    rest: &'static mut [f32],
-    each: usize,
-}
-
-impl Windows {
-    /// The next class's window storage.
-    fn next(&mut self) -> Result<&'static mut [f32], Status> {
-        let rest = core::mem::take(&mut self.rest);
-        let (window, rest) = rest.split_at_mut_checked(self.each).ok_or(Status::BufferTooSmall)?;
-        self.rest = rest;
-        Ok(window)
-    }
-}
-
-/// The work of a learner of `config` in `work[0..work_len]`: the work being carved and the
-/// windows' storage (the records and the model's room follow).
+/// The work of a learner of `config` in `work[0..work_len]`, carved in the order of
+/// [`layout`]: the work (the model's room follows) and the learner's floats, its classes'
+/// sweeps and their records, fresh.
 ///
 /// # Safety
 /// As [`Work::new`].
-unsafe fn carve(config: &MulticlassConfig, work: *mut c_void, work_len: usize) -> Result<(Work, Windows), Status> {
+unsafe fn carve(config: &MulticlassConfig, work: *mut c_void, work_len: usize) -> Result<Carved, Status> {
     // SAFETY: as this function's contract.
     let mut work = unsafe { Work::new::<Multiclass>(work, work_len, layout(config))? };
-    let each = svm::window_scalars(&config.svm);
-    let rest = work.take::<f32>((config.classes as usize).saturating_mul(each))?;
-    Ok((work, Windows { rest, each }))
+    let classes = config.classes as usize;
+    let floats = work.take::<f32>(learner_scalars(config))?;
+    let sweeps = work.take_made(classes, SLOT_BYTES, |_| Ok(Sweep::new()))?;
+    let records = work.take_made(classes, SLOT_BYTES, |_| Ok(Class::default()))?;
+    Ok(Carved { work, floats, sweeps, records })
+}
+
+/// What [`carve`] gives.
+struct Carved {
+    work: Work,
+    floats: &'static mut [f32],
+    sweeps: &'static mut [Sweep<f32>],
+    records: &'static mut [Class],
 }
 
 /// The saved model's room, after the records: its weights and its sigmoids.
@@ -234,22 +241,31 @@ pub unsafe extern "C" fn kestrel_multiclass_create(
         let config = unsafe { memory::read(config)? };
         let params = check(&config)?;
         // SAFETY: as this function's contract.
-        let (mut work, mut windows) = unsafe { carve(&config, work, work_len)? };
-        let classes = work.take_made(config.classes as usize, KESTREL_MULTICLASS_CLASS_BYTES, |_| {
-            let svm = svm::empty_window(&config.svm, params, windows.next()?)?;
-            Ok(Class { svm, sigmoid: OnlineSigmoid::default(), count: 0 })
-        })?;
+        let Carved { mut work, floats, sweeps, records } = unsafe { carve(&config, work, work_len)? };
+        let (window, dim, steps) = (config.svm.window as usize, config.svm.dim as usize, config.svm.steps_per_sample);
+        let decay = dcd::decay_over::<f32>(config.svm.memory as usize);
+        let learner = OnlineOneVsRest::new_in(floats, sweeps, window, dim, params, steps as usize, decay)?;
         let (model, sigmoids) = model_room(&mut work, &config)?;
         let rng = Rng::seed_from_u64(config.svm.seed);
-        let object =
-            Multiclass { tag: MULTICLASS_TAG, last_steps: 0, config, samples_seen: 0, rng, classes, model, sigmoids };
+        let (samples_seen, classes) = (0, records);
+        let object = Multiclass {
+            tag: MULTICLASS_TAG,
+            last_steps: 0,
+            config,
+            samples_seen,
+            rng,
+            learner,
+            classes,
+            model,
+            sigmoids,
+        };
         // SAFETY: checked non-null and aligned above; writable by the contract.
         unsafe { memory::write(out, work.finish(object)) }
     })())
 }
 
-/// Learns the sample `(x[0..dim], class)`, `class` in `0 … k−1`: it enters every class's
-/// window, then each SVM steps until convergence or `steps_per_sample`; the decision
+/// Learns the sample `(x[0..dim], class)`, `class` in `0 … k−1`: it enters the window,
+/// then each class's SVM steps until convergence or `steps_per_sample`; the decision
 /// values the SVMs gave it before teach their sigmoids (module doc).
 ///
 /// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `DIMENSION_MISMATCH`,
@@ -270,44 +286,35 @@ pub unsafe extern "C" fn kestrel_multiclass_learn(
     status_of((|| {
         // SAFETY: as this function's contract.
         let (learner, x) = unsafe { (memory::object_mut(learner)?, memory::floats(x, dim)?) };
-        let own = usize::try_from(class).ok().filter(|&c| c < learner.classes.len()).ok_or(Status::InvalidLabel)?;
+        let own = usize::try_from(class).map_err(|_| Status::InvalidLabel)?;
         learner.learn(Row::Dense(x), own)
     })())
 }
 
 impl Multiclass {
-    /// [`kestrel_multiclass_learn`] of a checked class.
+    /// [`kestrel_multiclass_learn`]: the sample is checked, each class's decision value
+    /// for it teaches the class's sigmoid, then the learner takes it.
     fn learn(&mut self, row: Row<'_, f32>, own: usize) -> Result<(), Status> {
-        let label = |c: usize| if c == own { 1 } else { -1 };
-        let first = self.classes.first_mut().ok_or(Status::InvalidParam)?;
-        // The first SVM's checks are the sample's (module doc): nothing changes before them.
-        let first_value = first.svm.decision(row)?;
-        let mut steps = first.svm.push(row, label(0), &mut self.rng)?;
-        if let Some(class) = self.classes.get_mut(own) {
-            class.count = class.count.saturating_add(1);
-        }
+        self.learner.check_sample(row, own)?;
+        let own_count = self.classes.get_mut(own).ok_or(Status::InvalidLabel)?;
+        own_count.count = own_count.count.saturating_add(1);
         // Every sample learned counts in one class: the counts sum to the samples.
         let total = self.samples_seen.saturating_add(1);
         for (c, class) in self.classes.iter_mut().enumerate() {
-            let value = if c == 0 {
-                first_value
-            } else {
-                let value = class.svm.decision(row)?;
-                steps += class.svm.push(row, label(c), &mut self.rng)?;
-                value
-            };
+            let value = self.learner.decision(row, c)?;
             let target = calibration::target(c == own, class.count, total.saturating_sub(class.count));
             class.sigmoid.learn(value, f32::from_f64(target));
         }
-        self.samples_seen = self.samples_seen.saturating_add(1);
+        let steps = self.learner.push(row, own, &mut self.rng)?;
+        self.samples_seen = total;
         self.last_steps = u32::try_from(steps).unwrap_or(u32::MAX);
         Ok(())
     }
 
     /// Every class's decision value for `row`, written to `values[0..k]`.
     fn decisions(&self, row: Row<'_, f32>, values: &mut [f32]) -> Result<(), Status> {
-        for (value, class) in values.iter_mut().zip(self.classes.iter()) {
-            *value = class.svm.decision(row)?;
+        for (c, value) in values.iter_mut().enumerate() {
+            *value = self.learner.decision(row, c)?;
         }
         Ok(())
     }
@@ -332,15 +339,9 @@ pub unsafe extern "C" fn kestrel_multiclass_predict(
         memory::check_pointer(class)?;
         // SAFETY: as this function's contract.
         let (learner, x) = unsafe { (memory::object(learner)?, memory::floats(x, dim)?) };
-        let mut best = (0usize, f32::NEG_INFINITY);
-        for (c, candidate) in learner.classes.iter().enumerate() {
-            let value = candidate.svm.decision(Row::Dense(x))?;
-            if value > best.1 {
-                best = (c, value);
-            }
-        }
+        let best = learner.learner.predict(Row::Dense(x))?;
         // SAFETY: as this function's contract.
-        unsafe { memory::write(class, i32::try_from(best.0).unwrap_or(i32::MAX)) }
+        unsafe { memory::write(class, i32::try_from(best).unwrap_or(i32::MAX)) }
     })())
 }
 
@@ -390,10 +391,10 @@ pub unsafe extern "C" fn kestrel_multiclass_state(learner: *const Multiclass, ou
         let learner = unsafe { memory::object(learner)? };
         let state = LearnerState {
             samples_seen: learner.samples_seen,
-            window_len: learner.classes.first().map_or(0, |class| class.svm.len()),
+            window_len: learner.learner.len(),
             active_centres: 0,
             target_mean: 0.0,
-            converged: learner.classes.iter().all(|class| class.svm.converged()),
+            converged: learner.learner.converged(),
             last_steps: learner.last_steps,
         };
         // SAFETY: as this function's contract.
@@ -421,11 +422,12 @@ pub unsafe extern "C" fn kestrel_multiclass_save(
     status_of((|| {
         // SAFETY: as this function's contract.
         let learner = unsafe { memory::object_mut(learner)? };
-        let Multiclass { config, classes, model, sigmoids, .. } = learner;
+        let Multiclass { config, learner, classes, model, sigmoids, .. } = learner;
         let dim = config.svm.dim as usize;
         let mut linear = LinearModel::new_in(&mut **model, dim, classes.len(), config.svm.bias)?;
-        for (c, class) in classes.iter().enumerate() {
-            linear.set_weights(c, class.svm.weights(), class.svm.bias_weight())?;
+        for c in 0..classes.len() {
+            let (w, bias_weight) = learner.weights(c).ok_or(Status::InvalidParam)?;
+            linear.set_weights(c, w, bias_weight)?;
         }
         let calibrated = classes.iter().all(|class| class.count > 0);
         for (sigmoid, class) in sigmoids.iter_mut().zip(classes.iter()) {
@@ -437,8 +439,10 @@ pub unsafe extern "C" fn kestrel_multiclass_save(
     })())
 }
 
-/// What a checkpoint of a [`Multiclass`] holds first; each class's [`ClassCheckpoint`]
-/// and window floats follow, in order.
+/// What a checkpoint of a [`Multiclass`] holds first. From revision 1 of the header the
+/// learner's counters ([`OnlineOneVsRestState`]) follow, then each class's
+/// [`ClassCheckpoint`], then the learner's floats; in revision 0 each class's
+/// [`WindowCheckpoint`] and its window's floats, in turn.
 #[derive(Serialize, Deserialize)]
 pub(crate) struct MulticlassCheckpoint {
     pub(crate) config: MulticlassConfig,
@@ -446,9 +450,18 @@ pub(crate) struct MulticlassCheckpoint {
     rng: [u64; 4],
 }
 
-/// A class's part of a checkpoint, before its window's floats.
+/// A class's part of a checkpoint: its pass under way, its sigmoid and its count.
 #[derive(Serialize, Deserialize)]
 struct ClassCheckpoint {
+    sweep: Sweep<f32>,
+    sigmoid: OnlineSigmoid<f32>,
+    count: u64,
+}
+
+/// A class's part of a checkpoint of revision 0, before its window's floats: its windowed
+/// SVM's counters, its sigmoid and its count.
+#[derive(Serialize, Deserialize)]
+struct WindowCheckpoint {
     state: OnlineSvmState<f32>,
     sigmoid: OnlineSigmoid<f32>,
     count: u64,
@@ -460,7 +473,7 @@ pub(crate) fn describe(reader: &mut Reader<'_>) -> Result<Described, Status> {
     Ok(Described::Multiclass { config: header.config, samples_seen: header.samples_seen })
 }
 
-/// The most bytes a checkpoint of a learner of `*config` takes (the windows' floats,
+/// The most bytes a checkpoint of a learner of `*config` takes (the learner's floats,
 /// `KESTREL_MULTICLASS_CLASS_CHECKPOINT_BYTES` a class and
 /// `KESTREL_CHECKPOINT_HEADER_BYTES`; `KESTREL_MULTICLASS_CHECKPOINT_BYTES(window, dim,
 /// memory, classes)` at compile time), 0 for a null or invalid configuration.
@@ -473,15 +486,15 @@ pub unsafe extern "C" fn kestrel_multiclass_checkpoint_bytes(config: *const Mult
     unsafe { memory::read(config) }.map_or(0, |config| config.checkpoint_bytes())
 }
 
-/// Writes the learner's whole state — its configuration, every class's window, `w`,
-/// memory, pass under way, sigmoid and count, and the random generator — to
+/// Writes the learner's whole state — its configuration, the window, every class's `α`,
+/// `w`, memory, pass under way, sigmoid and count, and the random generator — to
 /// `out[0..out_len]` and its length to `*written`, for [`kestrel_multiclass_resume`] after a
 /// reset; when the buffer is too small, `*written` receives the length needed and the
 /// status is `BUFFER_TOO_SMALL`. Copied off the device, `kestrel inspect` reads it and
 /// `kestrel import` makes it the model file [`kestrel_multiclass_save`] would write.
 ///
-/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL` (a
-/// class's numerics broke down on values near the range of `float` and the state would not
+/// Errors: `NULL_POINTER`, `MISALIGNED`, `WRONG_OBJECT`, `BUFFER_TOO_SMALL`, `NUMERICAL` (the
+/// learner's numerics broke down on values near the range of `float` and the state would not
 /// resume: keep the checkpoint you have; nothing is written).
 ///
 /// # Safety
@@ -498,9 +511,7 @@ pub unsafe extern "C" fn kestrel_multiclass_checkpoint(
     status_of((|| {
         // SAFETY: as this function's contract.
         let learner = unsafe { memory::object(learner)? };
-        for class in learner.classes.iter() {
-            class.svm.check_restorable().map_err(|_| Status::Numerical)?;
-        }
+        learner.learner.check_restorable().map_err(|_| Status::Numerical)?;
         let header = MulticlassCheckpoint {
             config: learner.config,
             samples_seen: learner.samples_seen,
@@ -510,11 +521,11 @@ pub unsafe extern "C" fn kestrel_multiclass_checkpoint(
         unsafe {
             checkpoint::write(DeviceObject::Multiclass, out, out_len, written, |writer| {
                 writer.value(&header)?;
-                for class in learner.classes.iter() {
-                    let part = ClassCheckpoint { state: class.svm.state(), sigmoid: class.sigmoid, count: class.count };
-                    writer.value(&part)?;
-                    writer.floats(class.svm.storage());
+                writer.value(&learner.learner.state())?;
+                for (&sweep, class) in learner.learner.sweeps().iter().zip(learner.classes.iter()) {
+                    writer.value(&ClassCheckpoint { sweep, sigmoid: class.sigmoid, count: class.count })?;
                 }
+                writer.floats(learner.learner.storage());
                 Ok(())
             })
         }
@@ -556,42 +567,134 @@ pub unsafe extern "C" fn kestrel_multiclass_resume(
         };
         let rng = Rng::from_state(header.rng).map_err(|_| Status::ModelCorrupted)?;
         // SAFETY: as this function's contract.
-        let (mut work, mut windows) = unsafe { carve(&config, work, work_len)? };
-        let classes = work.take_made(config.classes as usize, KESTREL_MULTICLASS_CLASS_BYTES, |_| {
-            resumed_class(&mut reader, &config.svm, params, windows.next()?)
-        })?;
+        let carved = unsafe { carve(&config, work, work_len)? };
+        let (mut work, classes, learner) = match reader.revision() {
+            0 => window_per_class(&mut reader, &config, params, carved)?,
+            _ => shared_window(&mut reader, &config, params, carved)?,
+        };
         reader.finish()?;
         let (model, sigmoids) = model_room(&mut work, &config)?;
         let samples_seen = header.samples_seen;
-        let object =
-            Multiclass { tag: MULTICLASS_TAG, last_steps: 0, config, samples_seen, rng, classes, model, sigmoids };
+        let object = Multiclass {
+            tag: MULTICLASS_TAG,
+            last_steps: 0,
+            config,
+            samples_seen,
+            rng,
+            learner,
+            classes,
+            model,
+            sigmoids,
+        };
         // SAFETY: checked non-null and aligned above; writable by the contract.
         unsafe { memory::write(out, work.finish(object)) }
     })())
 }
 
-/// The next class `reader` holds, its window read into `scalars`, once its shape is
-/// `config`'s and its state and sigmoid check.
-fn resumed_class(
+/// The learner a checkpoint of revision 1 holds after its header, read into the `carved`
+/// work once its shape is `config`'s and it checks.
+fn shared_window(
     reader: &mut Reader<'_>,
-    config: &SvmConfig,
+    config: &MulticlassConfig,
     params: dcd::ValidParams<f32>,
-    scalars: &'static mut [f32],
-) -> Result<Class, Status> {
-    let ClassCheckpoint { state, sigmoid, count } = reader.value()?;
-    svm::check_shape(&state, config)?;
+    carved: Carved,
+) -> Result<(Work, &'static mut [Class], Learner), Status> {
+    let Carved { work, floats, sweeps, records } = carved;
+    let state: OnlineOneVsRestState<f32> = reader.value()?;
+    let shape = (state.window(), state.dim(), state.classes(), state.max_steps_per_arrival(), state.decay());
+    if shape != expected_shape(config) {
+        return Err(Status::ModelCorrupted);
+    }
+    for (sweep, record) in sweeps.iter_mut().zip(records.iter_mut()) {
+        let part: ClassCheckpoint = reader.value()?;
+        *sweep = part.sweep;
+        *record = class_record(part.sigmoid, part.count)?;
+    }
+    reader.floats(floats)?;
+    let learner = OnlineOneVsRest::from_state_in(floats, sweeps, params, state).map_err(|_| Status::ModelCorrupted)?;
+    Ok((work, records, learner))
+}
+
+/// `(window, dim, classes, steps per sample, decay)` of `config`'s learner.
+fn expected_shape(config: &MulticlassConfig) -> (usize, usize, usize, usize, Option<f32>) {
+    let svm = &config.svm;
+    let decay = dcd::decay_over::<f32>(svm.memory as usize);
+    (svm.window as usize, svm.dim as usize, config.classes as usize, svm.steps_per_sample as usize, decay)
+}
+
+/// A class's record of a checkpoint, once its sigmoid is finite.
+fn class_record(sigmoid: OnlineSigmoid<f32>, count: u64) -> Result<Class, Status> {
     if !sigmoid.is_finite() {
         return Err(Status::ModelCorrupted);
     }
-    reader.floats(scalars)?;
-    let svm = OnlineSvm::from_state_in(scalars, params, state).map_err(|_| Status::ModelCorrupted)?;
-    Ok(Class { svm, sigmoid, count })
+    Ok(Class { sigmoid, count })
+}
+
+/// The learner a checkpoint of revision 0 holds after its header — a window per class, each
+/// `kestrel_svm`'s storage (`w`, the rows, `α`, `Q̄ᵢᵢ`, the labels ±1, the memory) — read
+/// into the shared window: the rows of the first class's window (every class's held the
+/// same samples in the same slots), each sample's class the one whose label is +1, its
+/// `‖x̂‖²` computed again from its row as the learner computes it, and each class's `w`,
+/// `α`, memory and pass as they were. It then goes on as the saved learner would have.
+fn window_per_class(
+    reader: &mut Reader<'_>,
+    config: &MulticlassConfig,
+    params: dcd::ValidParams<f32>,
+    carved: Carved,
+) -> Result<(Work, &'static mut [Class], Learner), Status> {
+    let Carved { work, floats, sweeps, records } = carved;
+    let (window, dim, classes, ..) = expected_shape(config);
+    let block = (floats.len() - window * (dim + 2)) / classes;
+    let (rows, rest) = floats.split_at_mut(window * dim);
+    let (norms, rest) = rest.split_at_mut(window);
+    let (stored_classes, blocks) = rest.split_at_mut(window);
+    stored_classes.fill(-1.0);
+    let mut first: Option<OnlineSvmState<f32>> = None;
+    let parts = sweeps.iter_mut().zip(records.iter_mut()).zip(blocks.chunks_exact_mut(block));
+    for (c, ((sweep, record), block)) in parts.enumerate() {
+        let WindowCheckpoint { state, sigmoid, count } = reader.value()?;
+        svm::check_shape(&state, &config.svm)?;
+        if first.is_some_and(|first| (first.oldest(), first.samples()) != (state.oldest(), state.samples())) {
+            return Err(Status::ModelCorrupted);
+        }
+        (*sweep, *record) = (state.sweep(), class_record(sigmoid, count)?);
+        let (w, rest) = block.split_at_mut(dim + 1);
+        let (alpha, memory) = rest.split_at_mut(window);
+        reader.floats(w)?;
+        match c {
+            0 => reader.floats(rows)?,
+            _ => reader.skip(window * dim)?,
+        }
+        reader.floats(alpha)?;
+        reader.skip(window)?;
+        for stored in stored_classes.iter_mut() {
+            let mut label = 0.0;
+            reader.floats(core::slice::from_mut(&mut label))?;
+            if label > 0.0 {
+                if *stored >= 0.0 {
+                    return Err(Status::ModelCorrupted);
+                }
+                *stored = c as f32;
+            }
+        }
+        reader.floats(memory)?;
+        first.get_or_insert(state);
+    }
+    let bias = config.svm.bias;
+    for (norm, row) in norms.iter_mut().zip(rows.chunks_exact(dim)) {
+        *norm = Row::Dense(row).squared_norm() + bias * bias;
+    }
+    let state = OnlineOneVsRestState::of_window(&first.ok_or(Status::ModelCorrupted)?, classes);
+    let learner = OnlineOneVsRest::from_state_in(floats, sweeps, params, state).map_err(|_| Status::ModelCorrupted)?;
+    Ok((work, records, learner))
 }
 
 #[cfg(test)]
 mod tests {
     use std::vec;
     use std::vec::Vec;
+
+    use kestrel_core::dcd::OnlineSvm;
 
     use super::*;
     use crate::model::{Model, kestrel_model_open, kestrel_model_predict, kestrel_model_probabilities};
@@ -792,6 +895,75 @@ mod tests {
         let mut third = Vec::new();
         let other = MulticlassConfig { classes: 5, ..config };
         assert_eq!(resumed(&other, &bytes, &mut third).unwrap_err(), Status::ConfigMismatch);
+    }
+
+    /// A checkpoint of revision 0 — a window per class, as the learner wrote them before
+    /// its classes shared one — resumes into the shared window and goes on as the learner
+    /// that learned the same samples: its checkpoints are that learner's, byte for byte.
+    #[test]
+    fn a_checkpoint_of_a_window_per_class_resumes() {
+        use kestrel_core::device_checkpoint::FORMAT;
+        for memory in [0, 2000] {
+            let mut config = kestrel_multiclass_default_config(16, 2, CLASSES as u32);
+            (config.svm.seed, config.svm.memory) = (5, memory);
+            let params = svm::params(&config.svm).unwrap();
+            let mut windows: Vec<_> = (0..CLASSES)
+                .map(|_| {
+                    let scalars = vec![0.0f32; OnlineSvm::scalars_len_remembering(16, 2)];
+                    match dcd::decay_over::<f32>(memory as usize) {
+                        None => OnlineSvm::new_in(scalars, 16, 2, params, 300).unwrap(),
+                        Some(decay) => OnlineSvm::remembering_in(scalars, 16, 2, params, 300, decay).unwrap(),
+                    }
+                })
+                .collect();
+            let (mut sigmoids, mut counts) = ([OnlineSigmoid::<f32>::default(); CLASSES], [0u64; CLASSES]);
+            let mut rng = Rng::seed_from_u64(config.svm.seed);
+            let mut shared = Vec::new();
+            let multi = learner(&config, &mut shared);
+            for t in 0..70u16 {
+                let (x, class) = sample(t);
+                let own = class as usize;
+                counts[own] += 1;
+                for (c, svm) in windows.iter_mut().enumerate() {
+                    let target = calibration::target(c == own, counts[c], counts.iter().sum::<u64>() - counts[c]);
+                    sigmoids[c].learn(svm.decision(Row::Dense(&x)).unwrap(), target as f32);
+                    svm.push(Row::Dense(&x), if c == own { 1 } else { -1 }, &mut rng).unwrap();
+                }
+                assert_eq!(learn(multi, t), Status::Ok);
+            }
+            // Revision 0's bytes; with `claimed`, slot 0's sample labelled +1 by one class more.
+            let revision_0 = |claimed: bool| {
+                let mut old = vec![0u8; 1 << 14];
+                let mut writer = crate::checkpoint::Writer::new(&mut old);
+                writer.value(&MulticlassCheckpoint { config, samples_seen: 70, rng: rng.state() }).unwrap();
+                // The label of slot 0 in a window's storage: after w, the rows, α and Q̄.
+                let (label_0, own_0) = (3 + 16 * 2 + 16 + 16, sample(70 - 16 + 10).1 as usize);
+                for (c, svm) in windows.iter().enumerate() {
+                    let part = WindowCheckpoint { state: svm.state(), sigmoid: sigmoids[c], count: counts[c] };
+                    writer.value(&part).unwrap();
+                    let mut storage = svm.storage().to_vec();
+                    assert_eq!(storage[label_0] == 1.0, c == own_0, "slot 0 holds sample 64");
+                    if claimed && c == (own_0 + 1) % CLASSES {
+                        storage[label_0] = 1.0;
+                    }
+                    writer.floats(&storage);
+                }
+                let len = writer.finish(DeviceObject::Multiclass).unwrap();
+                let payload = len - kestrel_core::frame::HEADER_LEN - kestrel_core::frame::TRAILER_LEN;
+                FORMAT.seal([DeviceObject::Multiclass as u8, 0], payload, &mut old).unwrap();
+                old.truncate(len);
+                old
+            };
+            let mut resumed_memory = Vec::new();
+            let again = resumed(&config, &revision_0(false), &mut resumed_memory).unwrap();
+            assert_eq!(checkpoint(again), checkpoint(multi), "memory {memory}");
+            for t in 70..130 {
+                assert_eq!((learn(multi, t), learn(again, t)), (Status::Ok, Status::Ok));
+            }
+            assert_eq!(checkpoint(again), checkpoint(multi));
+            let mut refused_memory = Vec::new();
+            assert_eq!(resumed(&config, &revision_0(true), &mut refused_memory).unwrap_err(), Status::ModelCorrupted);
+        }
     }
 
     /// Refused calls change nothing and write no output: a class outside `0 … k−1`, a row of

@@ -169,7 +169,7 @@ pub(crate) fn params(config: &SvmConfig) -> Result<dcd::ValidParams<f32>, Status
 }
 
 /// Scalars of the window of `config`.
-pub(crate) fn window_scalars(config: &SvmConfig) -> usize {
+fn window_scalars(config: &SvmConfig) -> usize {
     let (window, dim) = (config.window as usize, config.dim as usize);
     if config.memory == 0 {
         OnlineSvm::scalars_len(window, dim)
@@ -179,7 +179,7 @@ pub(crate) fn window_scalars(config: &SvmConfig) -> usize {
 }
 
 /// An empty window of `config` in `scalars` (with a memory when `config` has one).
-pub(crate) fn empty_window(
+fn empty_window(
     config: &SvmConfig,
     params: dcd::ValidParams<f32>,
     scalars: &'static mut [f32],

@@ -41,6 +41,9 @@
 //!   optionally with a decaying memory of the evicted samples
 //!   ([`OnlineSvm::remembering_in`]: the window's SVM regularised toward that memory);
 //!   [`OnlineSvmState`] and [`OnlineSvm::from_state_in`] save and restore it exactly.
+//! - [`OnlineOneVsRest`]: `k` classes one-vs-rest over one such window, which every class
+//!   shares (what `k` [`OnlineSvm`]s compute, bit for bit, holding the rows once);
+//!   [`OnlineOneVsRestState`] saves and restores it.
 //! - [`LinearModel`]: the trained weights alone, as stored in a model file and used to predict.
 //!
 //! # Cost
@@ -53,7 +56,9 @@
 //! ([`OneVsRest::scalars_len`], [`OneVsRest::indices_len`], [`OneVsRest::bytes`]);
 //! `N(d + 3) + d + 1` scalars for [`OnlineSvm`] ([`OnlineSvm::scalars_len`],
 //! [`OnlineSvm::bytes`]), `d + 1` more with its memory
-//! ([`OnlineSvm::scalars_len_remembering`], [`OnlineSvm::bytes_remembering`]).
+//! ([`OnlineSvm::scalars_len_remembering`], [`OnlineSvm::bytes_remembering`]);
+//! `N(d + 2) + k(N + d + 1)` scalars and `k` [`Sweep`]s for [`OnlineOneVsRest`]
+//! ([`OnlineOneVsRest::scalars_len`]), `k(d + 1)` more with the classes' memories.
 //!
 //! # Examples
 //! ```
@@ -77,6 +82,7 @@ pub(crate) mod model;
 mod multiclass;
 mod online;
 mod online_features;
+mod online_ovr;
 mod online_state;
 mod params;
 mod rows;
@@ -90,6 +96,7 @@ pub use binary::LinearSvm;
 pub use model::LinearModel;
 pub use multiclass::OneVsRest;
 pub use online::{OnlineSvm, WINDOW_EPSILON, check_decay, decay_over};
+pub use online_ovr::{OnlineOneVsRest, OnlineOneVsRestState};
 pub use online_state::OnlineSvmState;
 pub use params::{Loss, Params, ValidParams};
 pub use rows::{DenseRows, Row, Rows, SparseRows};

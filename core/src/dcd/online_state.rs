@@ -55,6 +55,19 @@ impl<T> OnlineSvmState<T> {
         self.len
     }
 
+    /// The slot of the oldest sample in the window.
+    pub fn oldest(&self) -> usize {
+        self.oldest
+    }
+
+    /// The pass under way.
+    pub fn sweep(&self) -> Sweep<T>
+    where
+        T: Copy,
+    {
+        self.sweep
+    }
+
     /// The memory's decay `ρ`, or `None` for a learner without memory.
     pub fn decay(&self) -> Option<T>
     where
