@@ -31,6 +31,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::online::OnlineSvm;
 use super::online::{check_decay, coordinate_step, forget, held, held_slots, settle, spread_bound};
 use super::online_state::OnlineSvmState;
 use super::params::ValidParams;
@@ -109,6 +110,11 @@ impl<T> OnlineOneVsRestState<T> {
     /// Samples in the window.
     pub fn samples(&self) -> usize {
         self.len
+    }
+
+    /// The slot of the oldest sample in the window.
+    pub fn oldest(&self) -> usize {
+        self.oldest
     }
 
     /// The cap on each class's coordinate steps after an arrival.
@@ -252,6 +258,176 @@ impl<T: Real, S: Storage<T>, P: Storage<Sweep<T>>> OnlineOneVsRest<T, S, P> {
         Ok((0..self.classes()).map(|c| self.arrive(c, slot, leaving, largest_norm, rng)).sum())
     }
 
+    /// The learner of as many classes as `sweeps` holds (at least 3) that `svm` grows into
+    /// when a third class appears — a binary windowed SVM whose `+1` is class 0 and `−1`
+    /// class 1, of the same shape (`scalars` sized by [`OnlineOneVsRest::scalars_len`]):
+    /// its window (each sample's class from its label, its `‖x̂ᵢ‖²` computed again from its
+    /// row as an arrival computes it), and class 0 its `w`, `α`, memory and pass. When both
+    /// labels have the same box and `Dᵢᵢ` (no class weights), class 1's problem is class
+    /// 0's with the labels negated, and class 1 starts as its mirror: `−w`, the same `α`,
+    /// `−m` and the same pass (the same projected gradients). Every other class starts
+    /// from `α = 0`, `w = m = 0` and no pass ([`settle`](Self::settle)).
+    ///
+    /// # Errors
+    /// As [`new_in`](Self::new_in), `InvalidParam { name: "classes" }` for fewer than 3.
+    pub fn from_binary_in<S2: Storage<T>>(svm: &OnlineSvm<T, S2>, scalars: S, sweeps: P) -> Result<Self, Error> {
+        if sweeps.as_ref().len() < 3 {
+            return Err(Error::InvalidParam { name: "classes" });
+        }
+        let (window, dim, params) = (svm.window(), svm.weights().len(), *svm.params());
+        let mut grown = Self::new_in(scalars, sweeps, window, dim, params, svm.max_steps_per_arrival, svm.decay())?;
+        let (bias, block_len) = (params.bias(), grown.head_len());
+        let (rows, norms, classes, heads) = split_mut(grown.scalars.as_mut(), window, dim);
+        let Head { w, alpha, memory } = Head::of(&mut heads[..block_len], window, dim);
+        for k in 0..svm.len() {
+            let (slot, (x, a, label)) = (svm.slot(k), svm.sample(k).ok_or(Error::InvalidParam { name: "len" })?);
+            rows[slot * dim..][..dim].copy_from_slice(x);
+            norms[slot] = Row::Dense(x).squared_norm() + bias * bias;
+            classes[slot] = class_value(usize::from(label < 0));
+            alpha[slot] = a;
+        }
+        w[..dim].copy_from_slice(svm.weights());
+        w[dim] = svm.bias_weight();
+        memory.copy_from_slice(svm.memory().unwrap_or_default());
+        let [positive, negative] = [T::ONE, -T::ONE].map(|y| params.coordinate(y));
+        if positive.upper == negative.upper && positive.diagonal == negative.diagonal {
+            let (first, rest) = heads.split_at_mut(block_len);
+            let (zero, one) = (Head::of(first, window, dim), Head::of(&mut rest[..block_len], window, dim));
+            for (mirror, &value) in
+                one.w.iter_mut().zip(zero.w.iter()).chain(one.memory.iter_mut().zip(zero.memory.iter()))
+            {
+                *mirror = -value;
+            }
+            one.alpha.copy_from_slice(zero.alpha);
+            grown.sweeps.as_mut()[1] = svm.sweep;
+        }
+        grown.sweeps.as_mut()[0] = svm.sweep;
+        (grown.oldest, grown.len) = (svm.state().oldest(), svm.len());
+        Ok(grown)
+    }
+
+    /// The learner of as many classes as `sweeps` holds that `from`, of fewer classes and
+    /// the same shape, grows into when a class appears: its window and its classes' blocks
+    /// and passes as they are; each class more starts from `α = 0`, `w = m = 0` and no pass
+    /// ([`settle`](Self::settle)).
+    ///
+    /// # Errors
+    /// As [`new_in`](Self::new_in), `InvalidParam { name: "classes" }` for no more classes
+    /// than `from` has.
+    pub fn grown_in<S2: Storage<T>, P2: Storage<Sweep<T>>>(
+        from: &OnlineOneVsRest<T, S2, P2>,
+        scalars: S,
+        sweeps: P,
+    ) -> Result<Self, Error> {
+        if sweeps.as_ref().len() <= from.classes() {
+            return Err(Error::InvalidParam { name: "classes" });
+        }
+        let (window, dim, steps) = (from.window, from.dim, from.max_steps_per_arrival);
+        let mut grown = Self::new_in(scalars, sweeps, window, dim, from.params, steps, from.decay)?;
+        let kept = from.storage();
+        grown.scalars.as_mut()[..kept.len()].copy_from_slice(kept);
+        grown.sweeps.as_mut()[..from.classes()].copy_from_slice(from.sweeps());
+        (grown.oldest, grown.len) = (from.oldest, from.len);
+        Ok(grown)
+    }
+
+    /// Class `c`'s windowed SVM in the form of an [`OnlineSvm`]'s saved state, its storage
+    /// written to `scalars` (the state's [`OnlineSvmState::scalars_len`] of them): the
+    /// window's samples in the same slots, labelled `+1` in class `c` and `−1` otherwise,
+    /// with `Q̄ᵢᵢ = ‖x̂ᵢ‖² + Dᵢᵢ`, and the class's `w`, `α`, memory and pass — what `k`
+    /// [`OnlineSvm`]s pushed the same samples hold for class `c`, bit for bit;
+    /// [`OnlineSvm::from_state_in`] makes it the SVM, and
+    /// [`from_windows_in`](Self::from_windows_in) takes the `k` back. For a saved form in
+    /// the layout of `k` windows. O(N·d).
+    ///
+    /// # Errors
+    /// `InvalidLabel { row: 0 }` for `c ≥ k`; `CapacityExceeded` for `scalars` shorter than
+    /// the state's storage.
+    pub fn window_of_class(&self, c: usize, scalars: &mut [T]) -> Result<OnlineSvmState<T>, Error> {
+        let start = self.head_start(c).ok_or(Error::InvalidLabel { row: 0 })?;
+        let (window, dim, own) = (self.window, self.dim, OwnClass::new(c, &self.params));
+        check_capacity(OnlineSvm::scalars_len_for(window, dim, self.decay.is_some()), scalars.len())?;
+        let (rows, norms, classes, heads) = self.parts();
+        let block = &heads[start - window * (dim + 2)..][..self.head_len()];
+        let (w, rest) = block.split_at(dim + 1);
+        let (alpha, memory) = rest.split_at(window);
+        let (out_w, out) = scalars.split_at_mut(dim + 1);
+        let (out_rows, out) = out.split_at_mut(window * dim);
+        let (out_alpha, out) = out.split_at_mut(window);
+        let (out_q, out) = out.split_at_mut(window);
+        let (out_labels, out_memory) = out.split_at_mut(window);
+        out_w.copy_from_slice(w);
+        out_rows.copy_from_slice(rows);
+        out_alpha.copy_from_slice(alpha);
+        for slot in 0..window {
+            (out_labels[slot], out_q[slot]) = own.label_and_q(classes[slot], norms[slot]);
+        }
+        out_memory[..memory.len()].copy_from_slice(memory);
+        Ok(OnlineSvmState::of_class(self.state(), self.sweeps.as_ref()[c]))
+    }
+
+    /// The learner `svms` — `k ≥ 2` windowed SVMs of one shape that learned the same
+    /// samples, SVM `c` labelling class `c`'s `+1` and the others' `−1` — hold, in `scalars`
+    /// and `sweeps` (`k` of them): the window's rows in the first SVM's slots, each
+    /// sample's class the SVM that labelled it `+1`, and each class's `w`, memory and pass,
+    /// its `α` moved to the first SVM's slot of the same sample when its own slots differ
+    /// (an SVM added after the others, fed their window). What
+    /// [`window_of_class`](Self::window_of_class) gives, taken back; and the saved
+    /// one-vs-rest windows of a learner that held one window a class.
+    ///
+    /// # Errors
+    /// `InvalidParam` naming `classes` (fewer than 2 SVMs, or not as many as `sweeps`),
+    /// `window` or `len` (SVMs of other shapes or sample counts), `labels` (a sample no SVM
+    /// or two SVMs label `+1`); as [`new_in`](Self::new_in) and
+    /// [`from_state_in`](Self::from_state_in).
+    pub fn from_windows_in<S2: Storage<T>>(svms: &[OnlineSvm<T, S2>], scalars: S, sweeps: P) -> Result<Self, Error> {
+        let [first, ..] = svms else { return Err(Error::InvalidParam { name: "classes" }) };
+        if svms.len() != sweeps.as_ref().len() {
+            return Err(Error::InvalidParam { name: "classes" });
+        }
+        let shape = |svm: &OnlineSvm<T, S2>| (svm.window, svm.dim, svm.max_steps_per_arrival, svm.decay);
+        if svms.iter().any(|svm| shape(svm) != shape(first) || svm.params() != first.params()) {
+            return Err(Error::InvalidParam { name: "window" });
+        }
+        if svms.iter().any(|svm| svm.len() != first.len()) {
+            return Err(Error::InvalidParam { name: "len" });
+        }
+        let (window, dim, steps, decay) = shape(first);
+        let mut learner = Self::new_in(scalars, sweeps, window, dim, *first.params(), steps, decay)?;
+        let (bias, head_len, len) = (first.params().bias(), learner.head_len(), first.len());
+        let (rows, norms, classes, heads) = split_mut(learner.scalars.as_mut(), window, dim);
+        classes.fill(-T::ONE);
+        for k in 0..len {
+            let slot = first.slot(k);
+            let x = first.sample(k).map_or(&[][..], |(x, ..)| x);
+            rows[slot * dim..][..dim].copy_from_slice(x);
+            norms[slot] = Row::Dense(x).squared_norm() + bias * bias;
+        }
+        for (c, (svm, block)) in svms.iter().zip(heads.chunks_exact_mut(head_len)).enumerate() {
+            let Head { w, alpha, memory } = Head::of(block, window, dim);
+            w[..dim].copy_from_slice(svm.weights());
+            w[dim] = svm.bias_weight();
+            memory.copy_from_slice(svm.memory().unwrap_or_default());
+            for k in 0..len {
+                let (slot, (_, a, label)) = (first.slot(k), svm.sample(k).ok_or(Error::InvalidParam { name: "len" })?);
+                alpha[slot] = a;
+                if label > 0 {
+                    if classes[slot] >= T::ZERO {
+                        return Err(Error::InvalidParam { name: "labels" });
+                    }
+                    classes[slot] = class_value(c);
+                }
+            }
+        }
+        let sweeps: &mut [Sweep<T>] = learner.sweeps.as_mut();
+        for (sweep, svm) in sweeps.iter_mut().zip(svms) {
+            *sweep = svm.sweep;
+        }
+        (learner.oldest, learner.len) = (first.state().oldest(), len);
+        learner.check_restorable()?;
+        Ok(learner)
+    }
+
     /// The checks of [`push`](Self::push), which change nothing: `Ok` with the sample's
     /// `‖x̂‖² = ‖x‖² + B²` when it would be taken.
     ///
@@ -327,13 +503,33 @@ impl<T: Real, S: Storage<T>, P: Storage<Sweep<T>>> OnlineOneVsRest<T, S, P> {
                 from_oldest.chain(wrapped).fold(T::ZERO, |largest, slot| largest.max_of(q(slot)))
             }
         };
-        let sweep = &mut self.sweeps.as_mut()[c];
-        settle(sweep, was_converged.then(|| spread_bound(largest(), moves)));
-        let budget = self.max_steps_per_arrival - 1;
-        1 + sweep.run(len, budget, Some(epsilon), rng, |slot| {
+        let bound = was_converged.then(|| spread_bound(largest(), moves));
+        settle(&mut self.sweeps.as_mut()[c], bound);
+        1 + self.passes(c, own, self.max_steps_per_arrival - 1, rng)
+    }
+
+    /// Steps of class `c`'s passes over the window ([`Sweep::run`]), its view `own`: at
+    /// most `budget`, fewer when its window meets the stopping rule first; returns the
+    /// steps taken.
+    fn passes(&mut self, c: usize, own: OwnClass<T>, budget: usize, rng: &mut Rng) -> usize {
+        let (params, dim, window, len, head_len) = (self.params, self.dim, self.window, self.len, self.head_len());
+        let (rows, norms, classes, heads) = split_mut(self.scalars.as_mut(), window, dim);
+        let Head { w, alpha, .. } = Head::of(&mut heads[c * head_len..][..head_len], window, dim);
+        self.sweeps.as_mut()[c].run(len, budget, Some(params.epsilon()), rng, |slot| {
             let (y, q) = own.label_and_q(classes[slot], norms[slot]);
             coordinate_step(&rows[slot * dim..][..dim], y, &mut alpha[slot], q, &params, w)
         })
+    }
+
+    /// Steps of class `c`'s passes until its window meets the stopping rule or `budget`
+    /// steps were taken (none on an empty window or for `c ≥ k`) — a class that
+    /// [`grown_in`](Self::grown_in) or [`from_binary_in`](Self::from_binary_in) added
+    /// starts unconverged; returns the steps taken. O(budget·d).
+    pub fn settle(&mut self, c: usize, budget: usize, rng: &mut Rng) -> usize {
+        if self.len == 0 || c >= self.classes() {
+            return 0;
+        }
+        self.passes(c, OwnClass::new(c, &self.params), budget, rng)
     }
 
     /// The window's largest `‖x̂ᵢ‖²` when both labels have the same `Dᵢᵢ` (one cost for
@@ -388,6 +584,79 @@ impl<T: Real, S: Storage<T>, P: Storage<Sweep<T>>> OnlineOneVsRest<T, S, P> {
         self.decay?;
         let start = self.head_start(c)? + self.window + self.dim + 1;
         Some(&self.scalars.as_ref()[start..][..=self.dim])
+    }
+
+    /// Replaces the rows of the window's samples by `rows` (`len() × d`, row-major, oldest
+    /// first) and each class's memory by `memories[c(d + 1)..][..d + 1]` (empty without
+    /// memory), keeping the samples' classes and every `α` — what
+    /// [`OnlineSvm::replace_features`] does to each class's window (its module doc), for
+    /// the reduced-kernel learner's renewed features: `‖x̂ᵢ‖²` and each `w_c = m_c + Σ
+    /// αᵢyᵢx̂ᵢ` recomputed (as `k` SVMs recompute theirs, bit for bit), every pass
+    /// restarted. O(k·N·d).
+    ///
+    /// # Errors
+    /// `DimensionMismatch` for `rows` of another length than `len() · d` or memories of
+    /// another length than `k(d + 1)` (0 without memory); `NonFinite` for NaN/∞ in either or
+    /// a row whose `‖x‖² + B² + Dᵢᵢ` overflows. The learner is unchanged on error.
+    pub fn replace_features(&mut self, rows: &[T], memories: &[T]) -> Result<(), Error> {
+        let (dim, len, window, oldest, bias) = (self.dim, self.len, self.window, self.oldest, self.params.bias());
+        let per_class = if self.decay.is_some() { dim + 1 } else { 0 };
+        crate::error::check_len(len * dim, rows.len())?;
+        crate::error::check_len(self.classes() * per_class, memories.len())?;
+        check_finite(rows)?;
+        check_finite(memories)?;
+        let diagonals = OwnClass::new(0, &self.params).diagonals;
+        let overflows =
+            |x: &[T]| diagonals.iter().any(|&d| !(Row::Dense(x).squared_norm() + bias * bias + d).is_finite());
+        if rows.chunks_exact(dim.max(1)).take(len).any(overflows) {
+            return Err(Error::NonFinite);
+        }
+        let head_len = self.head_len();
+        let (stored, norms, classes, heads) = split_mut(self.scalars.as_mut(), window, dim);
+        for (k, x) in rows.chunks_exact(dim.max(1)).take(len).enumerate() {
+            let slot = (oldest + k) % window;
+            stored[slot * dim..][..dim].copy_from_slice(x);
+            norms[slot] = Row::Dense(x).squared_norm() + bias * bias;
+        }
+        for (c, block) in heads.chunks_exact_mut(head_len).enumerate() {
+            let Head { w, alpha, memory } = Head::of(block, window, dim);
+            memory.copy_from_slice(&memories[c * per_class..][..per_class]);
+            match per_class {
+                0 => w.fill(T::ZERO),
+                _ => w.copy_from_slice(memory),
+            }
+            let own = OwnClass::new(c, &self.params);
+            for k in 0..len {
+                let slot = (oldest + k) % window;
+                let a = alpha[slot] * own.label(classes[slot]);
+                add_scaled(&Row::Dense(&stored[slot * dim..][..dim]), a, w, bias);
+            }
+        }
+        self.sweeps.as_mut().iter_mut().for_each(Sweep::restart);
+        Ok(())
+    }
+
+    /// Sample `k` of the window, oldest first, as class `c` sees it: `(x, α, label ±1)`, or
+    /// `None` when `k ≥ len` or `c ≥ k`.
+    pub fn sample(&self, c: usize, k: usize) -> Option<(&[T], T, i32)> {
+        let start = self.head_start(c)?;
+        if k >= self.len {
+            return None;
+        }
+        let (slot, dim) = ((self.oldest + k) % self.window, self.dim);
+        let (rows, _, classes, _) = self.parts();
+        let alpha = self.scalars.as_ref()[start + dim + 1 + slot];
+        let label = if classes[slot] == class_value(c) { 1 } else { -1 };
+        Some((&rows[slot * dim..][..dim], alpha, label))
+    }
+
+    /// Samples of non-zero weight, summed over the classes (each class's support vectors).
+    /// O(k·N).
+    pub fn support_vectors(&self) -> usize {
+        let (window, dim, oldest, len) = (self.window, self.dim, self.oldest, self.len);
+        let (_, _, _, heads) = self.parts();
+        let alphas = heads.chunks_exact(self.head_len()).map(|head| &head[dim + 1..][..window]);
+        alphas.map(|alpha| held(alpha, oldest, len).filter(|&&a| a > T::ZERO).count()).sum()
     }
 
     /// `true` when every class's window meets the stopping rule ([`Sweep`]).
@@ -674,8 +943,63 @@ mod tests {
                     }
                 }
                 assert_eq!(rng.state(), rng_svms.state());
+                // Each class's window is its SVM, and the SVMs are the learner.
+                for (c, svm) in svms.iter().enumerate() {
+                    let mut scalars = vec![T::ZERO; OnlineSvm::scalars_len_remembering(window, dim)];
+                    let state = ovr.window_of_class(c, &mut scalars).unwrap();
+                    assert_eq!((state, &scalars[..state.scalars_len()]), (svm.state(), svm.storage()), "class {c}");
+                }
+                let (scalars, sweeps) = (vec![T::ZERO; ovr.storage().len()], vec![Sweep::new(); classes]);
+                let back = OnlineOneVsRest::from_windows_in(&svms, scalars, sweeps).unwrap();
+                assert_eq!((back.storage(), back.sweeps(), back.state()), (ovr.storage(), ovr.sweeps(), ovr.state()));
             }
         }
+    }
+
+    /// SVMs whose slots differ — one built after the others and fed their window, oldest
+    /// first — are one learner whose classes see each sample as their SVMs do; a sample two
+    /// SVMs claim, or none, is refused.
+    fn windows_in_other_slots_are_one_learner<T: Real>() {
+        let (window, dim) = (8, 2);
+        let (rows, labels) = blobs::<T>(21, dim, 3, 23, 1.5);
+        let new = || {
+            OnlineSvm::new_in(vec![T::ZERO; OnlineSvm::scalars_len(window, dim)], window, dim, params(Loss::Hinge), 4)
+                .unwrap()
+        };
+        let mut svms = vec![new(), new()];
+        let mut rng = Rng::seed_from_u64(8);
+        for (x, &class) in rows.iter().zip(&labels) {
+            for (c, svm) in svms.iter_mut().enumerate() {
+                svm.push(Row::Dense(x), if c == class { 1 } else { -1 }, &mut rng).unwrap();
+            }
+        }
+        let mut late = new();
+        for k in 0..window {
+            let (x, ..) = svms[0].sample(k).unwrap();
+            let class = labels[rows.len() - window + k];
+            late.push(Row::Dense(x), if class == 2 { 1 } else { -1 }, &mut rng).unwrap();
+        }
+        assert_ne!(late.state().oldest(), svms[0].state().oldest(), "the slots differ");
+        svms.push(late);
+        let (scalars, sweeps) =
+            (vec![T::ZERO; OnlineOneVsRest::scalars_len(window, dim, 3, false)], vec![Sweep::new(); 3]);
+        let learner = OnlineOneVsRest::from_windows_in(&svms, scalars, sweeps).unwrap();
+        for (c, svm) in svms.iter().enumerate() {
+            assert_eq!(learner.weights(c).unwrap().0, svm.weights());
+            for k in 0..window {
+                assert_eq!(learner.sample(c, k), svm.sample(k), "class {c}, sample {k}");
+            }
+        }
+        let claimed = |svms: &[OnlineSvm<T, Vec<T>>]| {
+            let (scalars, sweeps) =
+                (vec![T::ZERO; OnlineOneVsRest::scalars_len(window, dim, 3, false)], vec![Sweep::new(); 3]);
+            OnlineOneVsRest::from_windows_in(svms, scalars, sweeps).map(|_| ())
+        };
+        assert_eq!(
+            claimed(&[svms[0].clone(), svms[0].clone(), svms[2].clone()]),
+            Err(Error::InvalidParam { name: "labels" })
+        );
+        assert_eq!(claimed(&svms[..2]), Err(Error::InvalidParam { name: "classes" }));
     }
 
     /// It learns: on four blobs apart the last hundred predictions are nearly all right.
@@ -752,6 +1076,123 @@ mod tests {
         assert_eq!(restore(bad, sweeps), Err(Error::NonFinite));
     }
 
+    /// New features for the window: the classes' weights are those `k` SVMs given the same
+    /// rows and memories recompute, bit for bit, and every α and class is kept.
+    fn replaced_features_are_those_of_one_svm_per_class<T: Real>() {
+        let (window, dim, classes) = (12, 3, 3);
+        let (rows, labels) = blobs::<T>(40, dim, classes, 13, 1.5);
+        let mut ovr = learner::<T>(window, dim, classes, Loss::SquaredHinge, Some(0.9));
+        let mut svms: Vec<OnlineSvm<T, Vec<T>>> = (0..classes)
+            .map(|_| {
+                let scalars = vec![T::ZERO; OnlineSvm::scalars_len_remembering(window, dim)];
+                OnlineSvm::remembering_in(scalars, window, dim, params(Loss::SquaredHinge), 6, T::from_f64(0.9))
+                    .unwrap()
+            })
+            .collect();
+        let (mut rng, mut rng_svms) = (Rng::seed_from_u64(1), Rng::seed_from_u64(1));
+        for (x, &class) in rows.iter().zip(&labels) {
+            ovr.push(Row::Dense(x), class, &mut rng).unwrap();
+            for (c, svm) in svms.iter_mut().enumerate() {
+                svm.push(Row::Dense(x), if c == class { 1 } else { -1 }, &mut rng_svms).unwrap();
+            }
+        }
+        let new_rows: Vec<T> =
+            (0..ovr.len()).flat_map(|k| ovr.sample(0, k).unwrap().0.iter().map(|&v| v * T::from_f64(1.5))).collect();
+        let memories: Vec<T> = (0..classes * (dim + 1)).map(|j| T::from_f64(0.01 * j as f64)).collect();
+        ovr.replace_features(&new_rows, &memories).unwrap();
+        for (c, svm) in svms.iter_mut().enumerate() {
+            svm.replace_features(&new_rows, Some(&memories[c * (dim + 1)..][..dim + 1])).unwrap();
+            let (w, b) = ovr.weights(c).unwrap();
+            assert!(w == svm.weights() && b.to_f64().to_bits() == svm.bias_weight().to_f64().to_bits(), "class {c}");
+            assert_eq!(ovr.memory(c), svm.memory());
+            for k in 0..svm.len() {
+                assert_eq!(ovr.sample(c, k), svm.sample(k), "class {c}, sample {k}");
+            }
+        }
+        assert!(!ovr.converged());
+        let before = ovr.storage().to_vec();
+        assert_eq!(
+            ovr.replace_features(&new_rows[1..], &memories),
+            Err(Error::DimensionMismatch { expected: new_rows.len(), got: new_rows.len() - 1 })
+        );
+        assert!(ovr.replace_features(&new_rows, &memories[1..]).is_err());
+        let mut bad = new_rows.clone();
+        bad[4] = T::from_f64(f64::NAN);
+        assert_eq!(ovr.replace_features(&bad, &memories), Err(Error::NonFinite));
+        assert_eq!(ovr.storage(), &before[..]);
+    }
+
+    /// A binary SVM grown into three classes keeps its window and becomes class 0; without
+    /// class weights class 1 starts as its mirror (the same problem with the labels
+    /// negated), with them from nothing, and settled it is the mirror of the window's
+    /// optimum; a fourth class grown in keeps the three as they were.
+    fn grows_from_a_binary_svm_and_by_a_class<T: Real>() {
+        let (window, dim) = (20, 2);
+        let params = Params::new().loss(Loss::Hinge).bias(T::ONE).epsilon(T::from_f64(1e-4)).check().unwrap();
+        let mut svm =
+            OnlineSvm::new_in(vec![T::ZERO; OnlineSvm::scalars_len(window, dim)], window, dim, params, 50).unwrap();
+        let (rows, labels) = blobs::<T>(50, dim, 2, 17, 1.5);
+        let mut rng = Rng::seed_from_u64(6);
+        for (x, &class) in rows.iter().zip(&labels) {
+            svm.push(Row::Dense(x), if class == 0 { 1 } else { -1 }, &mut rng).unwrap();
+        }
+        let scalars = vec![T::ZERO; OnlineOneVsRest::scalars_len(window, dim, 3, false)];
+        let mut three = OnlineOneVsRest::from_binary_in(&svm, scalars, vec![Sweep::new(); 3]).unwrap();
+        assert_eq!((three.len(), three.weights(0).unwrap().0), (svm.len(), svm.weights()));
+        assert_eq!(three.sweeps()[0], svm.sweep);
+        let (w0, b0) = three.weights(0).unwrap();
+        let (w1, b1) = three.weights(1).unwrap();
+        assert!(w0.iter().zip(w1).all(|(a, b)| *a == -*b) && b0 == -b1, "the mirror");
+        assert_eq!(three.sweeps()[1], svm.sweep);
+        for k in 0..svm.len() {
+            assert_eq!(three.sample(0, k), svm.sample(k));
+            let (x, a, label) = svm.sample(k).unwrap();
+            assert_eq!(three.sample(1, k), Some((x, a, -label)));
+            assert_eq!(three.sample(2, k), Some((x, T::ZERO, -1)));
+        }
+        // With class weights class 1 starts from nothing; settled to ε = 10⁻⁴ with class 0,
+        // each is the window's optimum, whose w is unique: the mirror again.
+        let weighted = Params::new().loss(Loss::Hinge).bias(T::ONE).epsilon(T::from_f64(1e-4));
+        let weighted = weighted.class_weights(T::ONE, T::from_f64(0.999_999)).check().unwrap();
+        let mut other =
+            OnlineSvm::new_in(vec![T::ZERO; OnlineSvm::scalars_len(window, dim)], window, dim, weighted, 50).unwrap();
+        for (x, &class) in rows.iter().zip(&labels) {
+            other.push(Row::Dense(x), if class == 0 { 1 } else { -1 }, &mut rng).unwrap();
+        }
+        let scalars = vec![T::ZERO; OnlineOneVsRest::scalars_len(window, dim, 3, false)];
+        let mut from_nothing = OnlineOneVsRest::from_binary_in(&other, scalars, vec![Sweep::new(); 3]).unwrap();
+        assert_eq!(from_nothing.weights(1).unwrap().0, &[T::ZERO; 2][..]);
+        from_nothing.settle(0, 100_000, &mut rng);
+        assert!(from_nothing.settle(1, 100_000, &mut rng) > 0);
+        assert!(from_nothing.sweeps()[..2].iter().all(|sweep| sweep.converged(weighted.epsilon())));
+        let (w0, b0) = from_nothing.weights(0).unwrap();
+        let (w1, b1) = from_nothing.weights(1).unwrap();
+        let gap = w0.iter().zip(w1).map(|(a, b)| (*a + *b).abs().to_f64()).fold((b0 + b1).abs().to_f64(), f64::max);
+        assert!(gap < 1e-2 * (1.0 + norm(w0)), "class 1 settles to class 0's mirror: {gap}");
+        let taken = three.settle(2, 1000, &mut rng);
+        assert!(taken > 0 && taken <= 1000, "{taken}");
+        assert_eq!(three.settle(3, 1000, &mut rng), 0, "no class 3");
+        let scalars = vec![T::ZERO; OnlineOneVsRest::scalars_len(window, dim, 4, false)];
+        let four = OnlineOneVsRest::from_state_in(
+            OnlineOneVsRest::grown_in(&three, scalars, vec![Sweep::new(); 4]).unwrap().storage().to_vec(),
+            [three.sweeps(), &[Sweep::new()]].concat(),
+            params,
+            OnlineOneVsRestState { classes: 4, ..three.state() },
+        )
+        .unwrap();
+        assert_eq!(&four.storage()[..three.storage().len()], three.storage());
+        assert_eq!(four.weights(3).unwrap().0, &[T::ZERO; 2][..]);
+        assert_eq!(four.support_vectors(), three.support_vectors());
+        let shrunk = vec![T::ZERO; OnlineOneVsRest::scalars_len(window, dim, 3, false)];
+        assert!(OnlineOneVsRest::grown_in(&three, shrunk, vec![Sweep::new(); 3]).is_err());
+        let too_few = vec![T::ZERO; OnlineOneVsRest::scalars_len(window, dim, 2, false)];
+        assert!(OnlineOneVsRest::from_binary_in(&svm, too_few, vec![Sweep::new(); 2]).is_err());
+    }
+
+    fn norm<T: Real>(v: &[T]) -> f64 {
+        v.iter().map(|x| x.to_f64() * x.to_f64()).sum::<f64>().sqrt()
+    }
+
     fn refuses_bad_shapes<T: Real>() {
         let scalars = || vec![T::ZERO; OnlineOneVsRest::scalars_len(4, 2, 3, true)];
         let new = |window, sweeps: usize, steps, decay: Option<f64>| {
@@ -790,5 +1231,8 @@ mod tests {
         refusals_leave_it_unchanged,
         resumes_and_refuses_damage,
         refuses_bad_shapes,
+        replaced_features_are_those_of_one_svm_per_class,
+        windows_in_other_slots_are_one_learner,
+        grows_from_a_binary_svm_and_by_a_class,
     );
 }

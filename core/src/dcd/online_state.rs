@@ -76,6 +76,17 @@ impl<T> OnlineSvmState<T> {
         self.decay
     }
 
+    /// The counters of one class's windowed SVM in a learner of the shared window `state`
+    /// describes, its pass under way `sweep` ([`super::OnlineOneVsRest::window_of_class`]).
+    pub(super) fn of_class(state: super::OnlineOneVsRestState<T>, sweep: Sweep<T>) -> Self
+    where
+        T: Copy,
+    {
+        let (window, dim, max_steps_per_arrival) = (state.window(), state.dim(), state.max_steps_per_arrival());
+        let (oldest, len, decay) = (state.oldest(), state.samples(), state.decay());
+        OnlineSvmState { window, dim, max_steps_per_arrival, oldest, len, sweep, decay }
+    }
+
     /// Scalars the storage of the learner holds: [`OnlineSvm::scalars_len`]`(N, d)`, or
     /// [`OnlineSvm::scalars_len_remembering`]`(N, d)` with a memory.
     pub fn scalars_len(&self) -> usize {

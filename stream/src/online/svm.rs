@@ -63,8 +63,9 @@ impl<T: Real> WindowSvm<T> {
         Ok(WindowSvm { ovr, rng, input, labels: Labels::new(2), last_steps: 0, decisions: Vec::new() })
     }
 
-    /// The learner taking at most `classes` classes (one-vs-rest beyond two; each class
-    /// past two adds a window when it first appears: [`footprint`](Self::footprint)).
+    /// The learner taking at most `classes` classes (one-vs-rest beyond two, over one
+    /// window whose room grows with each class when it first appears:
+    /// [`footprint`](Self::footprint)).
     #[must_use]
     pub fn with_classes(mut self, classes: usize) -> Self {
         self.labels = Labels::new(classes);

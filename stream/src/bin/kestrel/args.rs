@@ -902,8 +902,8 @@ pub struct StreamArgs {
     #[arg(long, default_value_t = DEFAULT_MEMORY, value_parser = count(0, MAX_WINDOW))]
     pub memory: usize,
     /// The most classes (svm, rsvm): two share one windowed SVM; a third makes the
-    /// learner one-vs-rest, one window per class, each allocated when its class first
-    /// appears (`--budget` counts them all).
+    /// learner one-vs-rest over one window, each class adding its weights and a float a
+    /// sample when it first appears (`--budget` counts them all).
     #[arg(long, default_value_t = DEFAULT_STREAM_CLASSES, value_parser = count(2, MAX_CLASSES))]
     pub classes: usize,
     /// Memory budget for the learner, warm-up buffers included (`kestrel budget` prints
@@ -1100,8 +1100,9 @@ pub struct BudgetArgs {
     /// held until it ends when the features are standardised.
     #[arg(long, default_value_t = DEFAULT_WARMUP, value_parser = count(2, MAX_WINDOW))]
     pub warmup: usize,
-    /// The most classes (svm, rsvm), as `kestrel stream --classes`: two share one window,
-    /// more are one-vs-rest, one window each.
+    /// The most classes (svm, rsvm), as `kestrel stream --classes`: two are one windowed
+    /// SVM, more are one-vs-rest over one window, each class its weights and a float a
+    /// sample.
     #[arg(long, default_value_t = DEFAULT_STREAM_CLASSES, value_parser = count(2, MAX_CLASSES))]
     pub classes: usize,
     /// Scalar type.

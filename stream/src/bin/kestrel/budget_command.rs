@@ -254,7 +254,7 @@ fn budget_counted<T: Real>(args: &BudgetArgs, learner: Learner, raced: Option<Ra
     if matches!(learner, Learner::Svm | Learner::Rsvm) {
         parts.push(match args.classes {
             2 => "two classes (one window)".to_string(),
-            k => format!("up to {k} classes, a window each (--classes K for fewer)"),
+            k => format!("up to {k} classes, one window shared (--classes K for fewer)"),
         });
         if args.memory > 0 {
             parts.push("the memory beyond the window".to_string());

@@ -360,8 +360,9 @@ impl<T: Real> WindowRsvm<T> {
         })
     }
 
-    /// The learner taking at most `classes` classes (one-vs-rest beyond two; each class
-    /// past two adds a window when it first appears: [`footprint`](Self::footprint)).
+    /// The learner taking at most `classes` classes (one-vs-rest beyond two, over one
+    /// window whose room grows with each class when it first appears:
+    /// [`footprint`](Self::footprint)).
     #[must_use]
     pub fn with_classes(mut self, classes: usize) -> Self {
         self.labels = Labels::new(classes);
