@@ -39,6 +39,14 @@ pub struct Sweep<T> {
     last_spread: T,
 }
 
+impl Sweep<()> {
+    /// Machine words a [`Sweep`] holds (its pass's slots, start, stride and visits), for a
+    /// caller counting the memory of many.
+    pub const INDICES: usize = 4;
+    /// Scalars a [`Sweep`] holds (the spreads of its pass and of the last).
+    pub const SCALARS: usize = 3;
+}
+
 impl<T: Real> Sweep<T> {
     /// No pass yet: not converged.
     pub fn new() -> Self {

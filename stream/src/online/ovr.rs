@@ -17,17 +17,17 @@
 //! Memory: one window of `N(d + 3) + d + 1` scalars (`OnlineSvm::scalars_len`; `d + 1`
 //! more with a memory of the samples that left it) for two classes; for `k > 2` classes
 //! `N(d + 2) + k(N + d + 1)` (`k(d + 1)` more with memories:
-//! `OnlineOneVsRest::scalars_len`), allocated again, fallibly, when a class first
-//! appears, up to the learner's most classes
-//! ([`Ovr::scalars_len`]). A saved state holds each class's window in the form of a binary
-//! SVM's (`OnlineOneVsRest::window_of_class`), as a learner that kept one window a class
-//! saved it, so the states of both restore alike.
+//! `OnlineOneVsRest::scalars_len`) and a pass a class, allocated again, fallibly, when a
+//! class first appears, up to the learner's most classes ([`Ovr::footprint`]). A saved
+//! state holds each class's window in the form of a binary SVM's
+//! (`OnlineOneVsRest::window_of_class`), as a learner that kept one window a class saved
+//! it, so the states of both restore alike.
 
 use kestrel_core::dcd::{OnlineOneVsRest, OnlineSvm, OnlineSvmState, Row, Sweep, ValidParams};
 use kestrel_core::{Error, Real, Rng};
 use serde::{Deserialize, Serialize};
 
-use super::{StateError, expect_same};
+use super::{Footprint, StateError, expect_same};
 use crate::limits::{reserve, zeroed};
 
 /// A windowed SVM in host memory.
@@ -76,12 +76,18 @@ pub(super) struct OvrState<T> {
 }
 
 impl Ovr<()> {
-    /// Scalars of the SVMs for at most `classes` classes: one window for two, one window
-    /// shared by `classes` more (saturating); each with its memory when `remembering`.
-    pub(super) fn scalars_len(window: usize, dim: usize, classes: usize, remembering: bool) -> usize {
-        match classes {
-            0..=2 => svm_scalars(window, dim, remembering),
-            k => OnlineOneVsRest::scalars_len(window, dim, k, remembering),
+    /// The memory of the SVMs for at most `classes` classes: one window for two; for more,
+    /// one window shared by the classes and a pass each (`Sweep`'s scalars and indices),
+    /// saturating; the memories of the samples that left the window when `remembering`.
+    pub(super) fn footprint(window: usize, dim: usize, classes: usize, remembering: bool) -> Footprint {
+        let (core_scalars, passes) = match classes {
+            0..=2 => (svm_scalars(window, dim, remembering), 0),
+            k => (OnlineOneVsRest::scalars_len(window, dim, k, remembering), k),
+        };
+        Footprint {
+            core_scalars: core_scalars.saturating_add(passes.saturating_mul(Sweep::SCALARS)),
+            core_indices: passes.saturating_mul(Sweep::INDICES),
+            ..Footprint::default()
         }
     }
 }

@@ -75,9 +75,7 @@ impl<T: Real> WindowSvm<T> {
     /// The memory of a window of `window` samples of `dim` features, standardised when
     /// `scale`, for at most `classes` classes, `remembering` samples that left it or not.
     pub fn footprint(window: usize, dim: usize, scale: bool, classes: usize, remembering: bool) -> Footprint {
-        let core_scalars = Ovr::scalars_len(window, dim, classes, remembering);
-        let windows = Footprint { core_scalars, ..Footprint::default() };
-        windows.plus(Input::<T>::footprint(dim, scale))
+        Ovr::footprint(window, dim, classes, remembering).plus(Input::<T>::footprint(dim, scale))
     }
 }
 

@@ -388,9 +388,10 @@ impl<T: Real> WindowRsvm<T> {
         let room = window.saturating_add(1);
         let frozen = centres.saturating_mul(dim).saturating_add(packed_len(centres)).saturating_add(centres);
         let renewal = if renewing { Renewal::scalars_len(window, dim, centres, classes) } else { 0 };
+        let ovr = Ovr::footprint(window, centres, classes, remembering);
         Footprint {
-            core_scalars: selector.saturating_add(Ovr::scalars_len(window, centres, classes, remembering)),
-            core_indices: 0,
+            core_scalars: selector.saturating_add(ovr.core_scalars),
+            core_indices: ovr.core_indices,
             core_words: 0,
             core_bytes: 0,
             // The warm-up's samples, its two scratch rows and its classes' kernel sums.
