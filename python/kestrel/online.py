@@ -88,6 +88,7 @@ class _Online:
         self.feature_names_ = None
         self._names = []
         self._numeric_labels = False
+        self._declared = None
 
     def _settings(self):
         names = inspect.signature(type(self).__init__).parameters
@@ -96,6 +97,9 @@ class _Online:
         for name in ("c", "bias", "delta", "nu", "tol"):
             if settings.get(name) is not None:
                 settings[name] = float(settings[name])
+        declared = getattr(self, "_declared", None)
+        if declared is not None and settings.get("classes") is None:
+            settings["classes"] = max(2, len(declared))
         return settings
 
     # --- features and labels ------------------------------------------------------------
@@ -344,9 +348,69 @@ class _OnlineClassifier(_Online, _RiverClassifier):
         >>> WindowSVM().partial_fit(X, np.where(X[:, 0] > 0, 7, 3)).classes_
         [3.0, 7.0]
         """
-        if self._names or self._stream is None:
-            return list(self._names)
+        if self._names or getattr(self, "_declared", None) is not None or self._stream is None:
+            return list(self._names) or list(self._declared or [])
         return sorted(self._stream.class_labels())
+
+    def partial_fit(self, X, y, classes=None):
+        """Learn the rows of ``X`` in order.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            The first DataFrame's column names (strings) name the learner's features, as
+            a dict's keys do; later DataFrames, here and in ``predict``, are read by them,
+            in any order.
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every class the calls will bring, as scikit-learn's incremental classifiers take
+            them (required there on the first call, optional here): from then on
+            ``classes_`` and ``predict_proba``'s columns are these, ascending (names met
+            before them first, in the order they came), a class not met yet with
+            probability 0; a label outside them is refused; and
+            the learner holds as many classes as they are unless ``classes=`` at
+            construction says otherwise. A later call may give them again, the same.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kestrel.online import WindowSVM
+        >>> X = np.random.default_rng(0).normal(size=(200, 2))
+        >>> svm = WindowSVM().partial_fit(X, (X[:, 0] > 0).astype(int), classes=[0, 1, 2])
+        >>> svm.classes_, svm.predict_proba(X[:1]).shape
+        ([0.0, 1.0, 2.0], (1, 3))
+        """
+        if classes is not None:
+            self._declare(classes)
+        return _Online.partial_fit(self, X, y)
+
+    def _declare(self, classes):
+        """Takes ``partial_fit``'s ``classes``: the first call's, checked; a later call's must
+        be the same."""
+        values = list(np.asarray(classes, dtype=object).ravel())
+        if not values:
+            raise ValueError("classes is empty: give every class the calls will bring")
+        kinds = {isinstance(c, numbers.Real) and not isinstance(c, (bool, np.bool_)) for c in values}
+        if len(kinds) > 1:
+            raise ValueError(f"classes mixes numbers and names: {values}")
+        numeric = kinds == {True}
+        declared = sorted({float(c) for c in values} if numeric else set(values))
+        if getattr(self, "_declared", None) is not None:
+            if declared != self._declared:
+                raise ValueError(f"classes={declared} is not the same as on the first call to partial_fit: {self._declared}")
+            return
+        met = self.classes_
+        if (met and numeric != self._numeric_labels) or any(c not in declared for c in met):
+            raise ValueError(f"classes={declared} leaves out classes the learner has met: {met}")
+        self._declared = declared
+        if numeric:
+            self._numeric_labels = True
+        else:
+            self._names = self._names + [c for c in declared if c not in self._names]
 
     def predict_proba_one(self, x):
         """The probability of each class for one sample, a dict by class (empty before the
@@ -394,8 +458,13 @@ class _OnlineClassifier(_Online, _RiverClassifier):
         """
         rows = self._learned_rows(X)
         classes, probabilities = self._stream.probabilities(rows)
-        # A named class's code is its index in _names; a numeric label is its own code.
-        return probabilities[:, np.argsort(classes, kind="stable")]
+        if getattr(self, "_declared", None) is None:
+            # A named class's code is its index in _names; a numeric label is its own code.
+            return probabilities[:, np.argsort(classes, kind="stable")]
+        every = self.classes_
+        full = np.zeros((probabilities.shape[0], len(every)))
+        full[:, [every.index(c) for c in self._values(np.asarray(classes))]] = probabilities
+        return full
 
     def predict_log_proba(self, X):
         """The logarithm of :meth:`predict_proba`.
@@ -426,6 +495,9 @@ class _OnlineClassifier(_Online, _RiverClassifier):
             if (number and classes) or (not number and numeric):
                 so_far = "class names" if classes else "numbers"
                 raise ValueError(f"label {label!r}: the labels so far are {so_far}, and a learner's are one or the other")
+            declared = getattr(self, "_declared", None)
+            if declared is not None and (float(label) if number else label) not in declared:
+                raise ValueError(f"label {label!r} is not one of the classes partial_fit was given: {declared}")
             if number:
                 numeric = True
                 codes.append(float(label))

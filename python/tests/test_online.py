@@ -114,6 +114,43 @@ def test_classes_of_numeric_labels_are_the_labels_ascending():
     assert not hasattr(WindowSLKL().partial_fit(X, X[:, 0]), "classes_")
 
 
+def test_classes_given_to_partial_fit_as_scikit_learn_s_incremental_classifiers_take_them():
+    """partial_fit(X, y, classes=...) as scikit-learn's SGDClassifier is called: classes_
+    and predict_proba's columns are the given classes, ascending, from the first call (a
+    class not met yet has probability 0, and every row sums to 1); a label outside them, or
+    other classes on a later call, is refused and changes nothing; names too; and the
+    learner holds as many classes as given, past the default 16."""
+    X = np.random.default_rng(3).normal(size=(400, 2))
+    y = np.where(X[:, 0] > 0, 2, 0)
+    for make in (WindowSVM, StreamingRSVM):
+        learner = make().partial_fit(X[:200], y[:200], classes=np.array([2, 0, 1]))
+        assert learner.classes_ == [0.0, 1.0, 2.0]
+        p = learner.predict_proba(X[:50])
+        assert p.shape == (50, 3) and np.all(p[:, 1] == 0.0) and np.allclose(p.sum(axis=1), 1.0)
+        assert np.mean(np.asarray(learner.classes_)[p.argmax(axis=1)] == y[:50]) > 0.9
+        before = learner.save_state()
+        with pytest.raises(ValueError, match="not one of the classes"):
+            learner.partial_fit(X[200:210], np.full(10, 5))
+        with pytest.raises(ValueError, match="not the same as on the first call"):
+            learner.partial_fit(X[200:210], y[200:210], classes=[0, 1, 2, 3])
+        assert learner.save_state() == before
+        learner.partial_fit(X[200:], y[200:], classes=[0, 1, 2])
+        learner.partial_fit(X[:5], np.ones(5))
+        assert learner.predict_proba(X[:5]).shape == (5, 3)
+        copy = pickle.loads(pickle.dumps(learner))
+        assert copy.classes_ == learner.classes_ and np.array_equal(copy.predict_proba(X), learner.predict_proba(X))
+    names = WindowSVM().partial_fit(X[:100], np.where(y[:100] > 0, "up", "down"), classes=["up", "flat", "down"])
+    assert names.classes_ == ["down", "flat", "up"]
+    assert names.predict_proba(X[:3]).shape == (3, 3) and set(names.predict(X[:20])) <= {"down", "up"}
+    with pytest.raises(ValueError, match="mixes numbers and names"):
+        WindowSVM().partial_fit(X[:10], y[:10], classes=[0, "up"])
+    with pytest.raises(ValueError, match="leaves out classes the learner has met"):
+        WindowSVM().partial_fit(X[:10], y[:10]).partial_fit(X[:10], y[:10], classes=[7, 8])
+    many = np.arange(400) % 20
+    wide = WindowSVM(window=64).partial_fit(X, many, classes=np.arange(20))
+    assert len(wide.classes_) == 20 and wide.predict_proba(X[:2]).shape == (2, 20)
+
+
 def test_class_probabilities_score_by_river_s_metrics_of_probabilities():
     """predict_proba_one through River's ROCAUC, LogLoss and CrossEntropy, against River's
     learners on the same streams: its logistic regression on Phishing, its nearest
