@@ -40,6 +40,8 @@ try:  # River's base classes, when River is installed: its metrics and pipelines
 except ImportError:  # pragma: no cover - River is optional
     _RiverClassifier = _RiverRegressor = _RiverAnomalyDetector = object
 
+from sklearn.metrics import accuracy_score, r2_score
+
 from . import _kestrel
 from ._estimators import _by_name, _bytes_of, _rows
 
@@ -189,6 +191,23 @@ class _Online:
         self._learn(rows, dim, y)
         self.feature_names_ = list(range(dim)) if names is None else names
         return self
+
+    def fit(self, X, y=None, **fit_params):
+        """Learn the rows of ``X`` in order from a fresh start (scikit-learn's ``fit`` of an
+        incremental estimator): what the learner had learned, its features and classes are
+        forgotten first; ``fit_params`` are ``partial_fit``'s (a classifier's ``classes``).
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), or None for a detector
+
+        Returns
+        -------
+        self
+        """
+        self._begin()
+        return self.partial_fit(X, y, **fit_params)
 
     def predict(self, X):
         """One prediction per row of ``X`` (``None`` entries before a classifier has seen a
@@ -466,6 +485,17 @@ class _OnlineClassifier(_Online, _RiverClassifier):
         full[:, [every.index(c) for c in self._values(np.asarray(classes))]] = probabilities
         return full
 
+    def score(self, X, y):
+        """The mean accuracy of ``predict(X)`` against ``y`` (scikit-learn's ``score`` of a
+        classifier), learning nothing.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        """
+        return float(accuracy_score(np.asarray(y, dtype=object), np.asarray(self.predict(X), dtype=object)))
+
     def predict_log_proba(self, X):
         """The logarithm of :meth:`predict_proba`.
 
@@ -521,6 +551,17 @@ class _OnlineClassifier(_Online, _RiverClassifier):
 
 class _OnlineRegressor(_Online, _RiverRegressor):
     _before_learning = 0.0
+
+    def score(self, X, y):
+        """The coefficient of determination R² of ``predict(X)`` against ``y``
+        (scikit-learn's ``score`` of a regressor), learning nothing.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        """
+        return float(r2_score(np.asarray(y, dtype=np.float64), self.predict(X)))
 
     def _labels(self, y):
         return np.asarray(y, dtype=np.float64).ravel()

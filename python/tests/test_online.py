@@ -151,6 +151,31 @@ def test_classes_given_to_partial_fit_as_scikit_learn_s_incremental_classifiers_
     assert len(wide.classes_) == 20 and wide.predict_proba(X[:2]).shape == (2, 20)
 
 
+def test_score_is_scikit_learn_s_accuracy_and_r2_of_the_predictions():
+    """score(X, y): a classifier's mean accuracy and a regressor's R² of their predictions,
+    as scikit-learn's metrics give them, learning nothing."""
+    from sklearn.metrics import accuracy_score, r2_score
+
+    X = np.random.default_rng(4).normal(size=(300, 3))
+    names = np.where(X[:, 0] + X[:, 1] > 0, "up", "down")
+    svm = WindowSVM().partial_fit(X[:200], names[:200])
+    before = svm.save_state()
+    assert svm.score(X[200:], names[200:]) == accuracy_score(names[200:], svm.predict(X[200:])) > 0.9
+    assert svm.save_state() == before
+    target = X @ [1.0, -2.0, 0.5]
+    slkl = WindowSLKL().partial_fit(X[:200], target[:200])
+    assert slkl.score(X[200:], target[200:]) == pytest.approx(r2_score(target[200:], slkl.predict(X[200:])), abs=1e-12)
+    with pytest.raises(ValueError, match="learned nothing"):
+        WindowSVM().score(X, names)
+    # fit starts afresh: the same state as a new learner's partial_fit, whatever came before.
+    svm.partial_fit(X[200:], names[200:])
+    assert svm.fit(X[:100], names[:100]).save_state() == WindowSVM().partial_fit(X[:100], names[:100]).save_state()
+    assert svm.classes_ == ["down", "up"] and int(svm.history_["loss"]["rows"][-1]) == 100
+    assert svm.fit(X[:100], names[:100] == "up", classes=[True, False]).classes_ == [0.0, 1.0]
+    detector = WindowNovelty(warmup=50).fit(X)
+    assert detector.save_state() == WindowNovelty(warmup=50).partial_fit(X).save_state()
+
+
 def test_class_probabilities_score_by_river_s_metrics_of_probabilities():
     """predict_proba_one through River's ROCAUC, LogLoss and CrossEntropy, against River's
     learners on the same streams: its logistic regression on Phishing, its nearest
