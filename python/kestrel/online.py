@@ -40,7 +40,7 @@ try:  # River's base classes, when River is installed: its metrics and pipelines
 except ImportError:  # pragma: no cover - River is optional
     _RiverClassifier = _RiverRegressor = _RiverAnomalyDetector = object
 
-from sklearn.metrics import accuracy_score, r2_score
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
 from . import _kestrel
 from ._estimators import _by_name, _bytes_of, _rows
@@ -78,7 +78,7 @@ def _named(names):
     return names if names and all(isinstance(name, str) for name in names) else None
 
 
-class _Online:
+class _Online(BaseEstimator):
     _learner = ""
     # The extension's names of the settings whose Python names differ.
     _renamed = {"C": "c"}
@@ -191,6 +191,24 @@ class _Online:
         self._learn(rows, dim, y)
         self.feature_names_ = list(range(dim)) if names is None else names
         return self
+
+    # --- scikit-learn's parameters (get_params is BaseEstimator's) -------------------------
+    def set_params(self, **params):
+        """Changes settings by ``__init__``'s names (scikit-learn's ``set_params``), before
+        the learner has learned or to the values it has: its settings are fixed once it has
+        learned, and ``fit`` starts afresh.
+
+        Returns
+        -------
+        self
+        """
+        known = self.get_params()
+        for name, value in params.items():
+            if name not in known:
+                raise ValueError(f"{name!r} is not a setting of {type(self).__name__}: {sorted(known)}")
+            if self._stream is not None and value != known[name]:
+                raise ValueError(f"{name!r}: the learner has learned, its settings are fixed (fit starts afresh)")
+        return super().set_params(**params)
 
     def fit(self, X, y=None, **fit_params):
         """Learn the rows of ``X`` in order from a fresh start (scikit-learn's ``fit`` of an
@@ -352,7 +370,7 @@ class _Online:
         return model
 
 
-class _OnlineClassifier(_Online, _RiverClassifier):
+class _OnlineClassifier(ClassifierMixin, _Online, _RiverClassifier):
     @property
     def classes_(self):
         """The classes met so far, in the order of ``predict_proba``'s columns: class names
@@ -485,17 +503,6 @@ class _OnlineClassifier(_Online, _RiverClassifier):
         full[:, [every.index(c) for c in self._values(np.asarray(classes))]] = probabilities
         return full
 
-    def score(self, X, y):
-        """The mean accuracy of ``predict(X)`` against ``y`` (scikit-learn's ``score`` of a
-        classifier), learning nothing.
-
-        Parameters
-        ----------
-        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        """
-        return float(accuracy_score(np.asarray(y, dtype=object), np.asarray(self.predict(X), dtype=object)))
-
     def predict_log_proba(self, X):
         """The logarithm of :meth:`predict_proba`.
 
@@ -549,19 +556,9 @@ class _OnlineClassifier(_Online, _RiverClassifier):
         return out
 
 
-class _OnlineRegressor(_Online, _RiverRegressor):
+class _OnlineRegressor(RegressorMixin, _Online, _RiverRegressor):
     _before_learning = 0.0
 
-    def score(self, X, y):
-        """The coefficient of determination R² of ``predict(X)`` against ``y``
-        (scikit-learn's ``score`` of a regressor), learning nothing.
-
-        Parameters
-        ----------
-        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        """
-        return float(r2_score(np.asarray(y, dtype=np.float64), self.predict(X)))
 
     def _labels(self, y):
         return np.asarray(y, dtype=np.float64).ravel()

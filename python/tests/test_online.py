@@ -176,6 +176,31 @@ def test_score_is_scikit_learn_s_accuracy_and_r2_of_the_predictions():
     assert detector.save_state() == WindowNovelty(warmup=50).partial_fit(X).save_state()
 
 
+def test_scikit_learn_clones_and_cross_validates_the_online_learners():
+    """get_params / set_params as scikit-learn's: clone gives a fresh learner of the same
+    settings, and cross_val_score fits and scores each fold (the folds' scores those of
+    learners fitted by hand); a setting is not changed once the learner has learned."""
+    from sklearn.base import clone
+    from sklearn.model_selection import KFold, cross_val_score
+
+    X = np.random.default_rng(5).normal(size=(300, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    learner = StreamingRSVM(window=64, gamma=0.5, seed=3)
+    copy = clone(learner)
+    assert copy is not learner and copy.get_params() == learner.get_params()
+    folds = KFold(3)
+    scores = cross_val_score(learner, X, y, cv=folds)
+    by_hand = [StreamingRSVM(window=64, gamma=0.5, seed=3).fit(X[a], y[a]).score(X[b], y[b]) for a, b in folds.split(X)]
+    assert list(scores) == by_hand and min(scores) > 0.8
+    assert WindowSVM().set_params(C=0.1, window=32).get_params()["C"] == 0.1
+    with pytest.raises(ValueError, match="not a setting"):
+        WindowSVM().set_params(gamma=1.0)
+    fitted = WindowSVM().fit(X, y)
+    with pytest.raises(ValueError, match="settings are fixed"):
+        fitted.set_params(window=32)
+    assert fitted.set_params(window=256).get_params()["window"] == 256
+
+
 def test_class_probabilities_score_by_river_s_metrics_of_probabilities():
     """predict_proba_one through River's ROCAUC, LogLoss and CrossEntropy, against River's
     learners on the same streams: its logistic regression on Phishing, its nearest
