@@ -10,7 +10,10 @@
 //! new rows, and `α` is the warm start of the problem they pose. The pass under way
 //! restarts: the window is not converged until a pass over the new rows completes.
 //!
-//! Cost: O(N·d), no memory.
+//! [`OnlineOneVsRest::replace_features`] does the same for each class of a one-vs-rest
+//! learner over one window: the rows once, each class's memory, `α` and labels kept.
+//!
+//! Cost: O(N·d) (O(k·N·d) for `k` classes), no memory.
 
 #![allow(
     clippy::indexing_slicing,
@@ -18,7 +21,10 @@
 )]
 
 use super::online::{Field, OnlineSvm};
+use super::online_ovr::{Head, OnlineOneVsRest, OwnClass, split_mut};
 use super::rows::Row;
+use super::solver::add_scaled;
+use super::sweep::Sweep;
 use crate::error::check_len;
 use crate::real::check_finite;
 use crate::storage::Storage;
@@ -66,6 +72,58 @@ impl<T: Real, S: Storage<T>> OnlineSvm<T, S> {
     }
 }
 
+impl<T: Real, S: Storage<T>, P: Storage<Sweep<T>>> OnlineOneVsRest<T, S, P> {
+    /// Replaces the rows of the window's samples by `rows` (`len() × d`, row-major, oldest
+    /// first) and each class's memory by `memories[c(d + 1)..][..d + 1]` (empty without
+    /// memory), keeping the samples' classes and every `α` — what
+    /// [`OnlineSvm::replace_features`] does to each class's window (its module doc), for
+    /// the reduced-kernel learner's renewed features: `‖x̂ᵢ‖²` and each `w_c = m_c + Σ
+    /// αᵢyᵢx̂ᵢ` recomputed (as `k` SVMs recompute theirs, bit for bit), every pass
+    /// restarted. O(k·N·d).
+    ///
+    /// # Errors
+    /// `DimensionMismatch` for `rows` of another length than `len() · d` or memories of
+    /// another length than `k(d + 1)` (0 without memory); `NonFinite` for NaN/∞ in either or
+    /// a row whose `‖x‖² + B² + Dᵢᵢ` overflows. The learner is unchanged on error.
+    pub fn replace_features(&mut self, rows: &[T], memories: &[T]) -> Result<(), Error> {
+        let (dim, len, window, oldest, bias) = (self.dim, self.len, self.window, self.oldest, self.params.bias());
+        let per_class = if self.decay.is_some() { dim + 1 } else { 0 };
+        crate::error::check_len(len * dim, rows.len())?;
+        crate::error::check_len(self.classes() * per_class, memories.len())?;
+        check_finite(rows)?;
+        check_finite(memories)?;
+        let diagonals = OwnClass::new(0, &self.params).diagonals;
+        let overflows =
+            |x: &[T]| diagonals.iter().any(|&d| !(Row::Dense(x).squared_norm() + bias * bias + d).is_finite());
+        if rows.chunks_exact(dim.max(1)).take(len).any(overflows) {
+            return Err(Error::NonFinite);
+        }
+        let head_len = self.head_len();
+        let (stored, norms, classes, heads) = split_mut(self.scalars.as_mut(), window, dim);
+        for (k, x) in rows.chunks_exact(dim.max(1)).take(len).enumerate() {
+            let slot = (oldest + k) % window;
+            stored[slot * dim..][..dim].copy_from_slice(x);
+            norms[slot] = Row::Dense(x).squared_norm() + bias * bias;
+        }
+        for (c, block) in heads.chunks_exact_mut(head_len).enumerate() {
+            let Head { w, alpha, memory } = Head::of(block, window, dim);
+            memory.copy_from_slice(&memories[c * per_class..][..per_class]);
+            match per_class {
+                0 => w.fill(T::ZERO),
+                _ => w.copy_from_slice(memory),
+            }
+            let own = OwnClass::new(c, &self.params);
+            for k in 0..len {
+                let slot = (oldest + k) % window;
+                let a = alpha[slot] * own.label(classes[slot]);
+                add_scaled(&Row::Dense(&stored[slot * dim..][..dim]), a, w, bias);
+            }
+        }
+        self.sweeps.as_mut().iter_mut().for_each(Sweep::restart);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::vec;
@@ -73,7 +131,8 @@ mod tests {
 
     use super::*;
     use crate::Rng;
-    use crate::dcd::test_support::Synthetic;
+    use crate::dcd::Loss;
+    use crate::dcd::test_support::{Synthetic, blobs, ovr_learner as learner, ovr_params as params};
     use crate::dcd::{Params, Rows};
 
     type VecOnline<T> = OnlineSvm<T, Vec<T>>;
@@ -172,5 +231,61 @@ mod tests {
         let mut forgetful = OnlineSvm::new_in(vec![0.0; OnlineSvm::scalars_len(4, 1)], 4, 1, *svm.params(), 3).unwrap();
         assert_eq!(forgetful.replace_features(&[], Some(&[0.0, 0.0])), Err(Error::InvalidParam { name: "memory" }));
         assert_eq!(forgetful.replace_features(&[], None), Ok(()));
+    }
+
+    /// New features for the window: the classes' weights are those `k` SVMs given the same
+    /// rows and memories recompute, bit for bit, and every α and class is kept.
+    fn replaced_features_are_those_of_one_svm_per_class<T: Real>() {
+        let (window, dim, classes) = (12, 3, 3);
+        let (rows, labels) = blobs::<T>(40, dim, classes, 13, 1.5);
+        let mut ovr = learner::<T>(window, dim, classes, Loss::SquaredHinge, Some(0.9));
+        let mut svms: Vec<OnlineSvm<T, Vec<T>>> = (0..classes)
+            .map(|_| {
+                let scalars = vec![T::ZERO; OnlineSvm::scalars_len_remembering(window, dim)];
+                OnlineSvm::remembering_in(scalars, window, dim, params(Loss::SquaredHinge), 6, T::from_f64(0.9))
+                    .unwrap()
+            })
+            .collect();
+        let (mut rng, mut rng_svms) = (Rng::seed_from_u64(1), Rng::seed_from_u64(1));
+        for (x, &class) in rows.iter().zip(&labels) {
+            ovr.push(Row::Dense(x), class, &mut rng).unwrap();
+            for (c, svm) in svms.iter_mut().enumerate() {
+                svm.push(Row::Dense(x), if c == class { 1 } else { -1 }, &mut rng_svms).unwrap();
+            }
+        }
+        let new_rows: Vec<T> =
+            (0..ovr.len()).flat_map(|k| ovr.sample(0, k).unwrap().0.iter().map(|&v| v * T::from_f64(1.5))).collect();
+        let memories: Vec<T> = (0..classes * (dim + 1)).map(|j| T::from_f64(0.01 * j as f64)).collect();
+        ovr.replace_features(&new_rows, &memories).unwrap();
+        for (c, svm) in svms.iter_mut().enumerate() {
+            svm.replace_features(&new_rows, Some(&memories[c * (dim + 1)..][..dim + 1])).unwrap();
+            let (w, b) = ovr.weights(c).unwrap();
+            assert!(w == svm.weights() && b.to_f64().to_bits() == svm.bias_weight().to_f64().to_bits(), "class {c}");
+            assert_eq!(ovr.memory(c), svm.memory());
+            for k in 0..svm.len() {
+                assert_eq!(ovr.sample(c, k), svm.sample(k), "class {c}, sample {k}");
+            }
+        }
+        assert!(!ovr.converged());
+        let before = ovr.storage().to_vec();
+        assert_eq!(
+            ovr.replace_features(&new_rows[1..], &memories),
+            Err(Error::DimensionMismatch { expected: new_rows.len(), got: new_rows.len() - 1 })
+        );
+        assert!(ovr.replace_features(&new_rows, &memories[1..]).is_err());
+        let mut bad = new_rows.clone();
+        bad[4] = T::from_f64(f64::NAN);
+        assert_eq!(ovr.replace_features(&bad, &memories), Err(Error::NonFinite));
+        assert_eq!(ovr.storage(), &before[..]);
+    }
+
+    #[test]
+    fn replaced_features_are_those_of_one_svm_per_class_f64() {
+        replaced_features_are_those_of_one_svm_per_class::<f64>();
+    }
+
+    #[test]
+    fn replaced_features_are_those_of_one_svm_per_class_f32() {
+        replaced_features_are_those_of_one_svm_per_class::<f32>();
     }
 }

@@ -1,9 +1,12 @@
 //! Synthetic problems and from-scratch checks shared by the unit tests of `dcd`.
 
+use std::vec;
 use std::vec::Vec;
 
-use super::params::ValidParams;
+use super::online_ovr::OnlineOneVsRest;
+use super::params::{Loss, Params, ValidParams};
 use super::rows::{DenseRows, Rows, SparseRows};
+use super::sweep::Sweep;
 use crate::{Real, Rng};
 
 /// A random binary problem: `n` rows of `dim` features, about `density` of them non-zero,
@@ -106,4 +109,37 @@ pub(crate) fn kkt_violation<T: Real>(
         worst = worst.max(violation);
     }
     worst
+}
+
+/// A one-vs-rest learner in host memory.
+pub(crate) type VecOvr<T> = OnlineOneVsRest<T, Vec<T>, Vec<Sweep<T>>>;
+
+pub(crate) fn ovr_params<T: Real>(loss: Loss) -> ValidParams<T> {
+    Params::new().loss(loss).c(T::from_f64(0.5)).class_weights(T::ONE, T::from_f64(0.7)).bias(T::ONE).check().unwrap()
+}
+
+/// `classes` Gaussian blobs of unit spread in `dim` features, their centres drawn with
+/// spread `apart` (1.5: close enough that one-vs-rest keeps stepping).
+pub(crate) fn blobs<T: Real>(n: usize, dim: usize, classes: usize, seed: u64, apart: f64) -> (Vec<Vec<T>>, Vec<usize>) {
+    let mut rng = Rng::seed_from_u64(seed);
+    let centres: Vec<Vec<f64>> =
+        (0..classes).map(|_| (0..dim).map(|_| apart * rng.normal::<f64>()).collect()).collect();
+    let classes_of: Vec<usize> = (0..n).map(|i| (i * 7 + i / 3) % classes).collect();
+    let rows = classes_of
+        .iter()
+        .map(|&c| centres[c].iter().map(|&m| T::from_f64(m + rng.normal::<f64>())).collect())
+        .collect();
+    (rows, classes_of)
+}
+
+pub(crate) fn ovr_learner<T: Real>(
+    window: usize,
+    dim: usize,
+    classes: usize,
+    loss: Loss,
+    decay: Option<f64>,
+) -> VecOvr<T> {
+    let scalars = vec![T::ZERO; OnlineOneVsRest::scalars_len(window, dim, classes, decay.is_some())];
+    let decay = decay.map(T::from_f64);
+    OnlineOneVsRest::new_in(scalars, vec![Sweep::new(); classes], window, dim, ovr_params(loss), 6, decay).unwrap()
 }
