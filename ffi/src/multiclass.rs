@@ -680,11 +680,17 @@ fn window_per_class(
         reader.floats(memory)?;
         first.get_or_insert(state);
     }
+    let state = first.ok_or(Status::ModelCorrupted)?;
+    // Slots a window that is not full does not hold stay 0, as in a fresh learner (such a
+    // window's oldest sample is in slot 0: the state's check).
+    if state.oldest() == 0 {
+        stored_classes.get_mut(state.samples()..).unwrap_or_default().fill(0.0);
+    }
     let bias = config.svm.bias;
-    for (norm, row) in norms.iter_mut().zip(rows.chunks_exact(dim)) {
+    for (norm, row) in norms.iter_mut().zip(rows.chunks_exact(dim)).take(state.samples()) {
         *norm = Row::Dense(row).squared_norm() + bias * bias;
     }
-    let state = OnlineOneVsRestState::of_window(&first.ok_or(Status::ModelCorrupted)?, classes);
+    let state = OnlineOneVsRestState::of_window(&state, classes);
     let learner = OnlineOneVsRest::from_state_in(floats, sweeps, params, state).map_err(|_| Status::ModelCorrupted)?;
     Ok((work, records, learner))
 }
@@ -903,7 +909,8 @@ mod tests {
     #[test]
     fn a_checkpoint_of_a_window_per_class_resumes() {
         use kestrel_core::device_checkpoint::FORMAT;
-        for memory in [0, 2000] {
+        // A window that turned over, and one not yet full (its other slots as a fresh one's).
+        for (memory, learned) in [(0, 70u16), (2000, 70), (2000, 10)] {
             let mut config = kestrel_multiclass_default_config(16, 2, CLASSES as u32);
             (config.svm.seed, config.svm.memory) = (5, memory);
             let params = svm::params(&config.svm).unwrap();
@@ -920,7 +927,7 @@ mod tests {
             let mut rng = Rng::seed_from_u64(config.svm.seed);
             let mut shared = Vec::new();
             let multi = learner(&config, &mut shared);
-            for t in 0..70u16 {
+            for t in 0..learned {
                 let (x, class) = sample(t);
                 let own = class as usize;
                 counts[own] += 1;
@@ -935,14 +942,16 @@ mod tests {
             let revision_0 = |claimed: bool| {
                 let mut old = vec![0u8; 1 << 14];
                 let mut writer = crate::checkpoint::Writer::new(&mut old);
-                writer.value(&MulticlassCheckpoint { config, samples_seen: 70, rng: rng.state() }).unwrap();
+                writer
+                    .value(&MulticlassCheckpoint { config, samples_seen: u64::from(learned), rng: rng.state() })
+                    .unwrap();
                 // The label of slot 0 in a window's storage: after w, the rows, α and Q̄.
-                let (label_0, own_0) = (3 + 16 * 2 + 16 + 16, sample(70 - 16 + 10).1 as usize);
+                let (label_0, own_0) = (3 + 16 * 2 + 16 + 16, sample((learned - 1) / 16 * 16).1 as usize);
                 for (c, svm) in windows.iter().enumerate() {
                     let part = WindowCheckpoint { state: svm.state(), sigmoid: sigmoids[c], count: counts[c] };
                     writer.value(&part).unwrap();
                     let mut storage = svm.storage().to_vec();
-                    assert_eq!(storage[label_0] == 1.0, c == own_0, "slot 0 holds sample 64");
+                    assert_eq!(storage[label_0] == 1.0, c == own_0, "slot 0 holds the last sample it took");
                     if claimed && c == (own_0 + 1) % CLASSES {
                         storage[label_0] = 1.0;
                     }
@@ -956,8 +965,8 @@ mod tests {
             };
             let mut resumed_memory = Vec::new();
             let again = resumed(&config, &revision_0(false), &mut resumed_memory).unwrap();
-            assert_eq!(checkpoint(again), checkpoint(multi), "memory {memory}");
-            for t in 70..130 {
+            assert_eq!(checkpoint(again), checkpoint(multi), "memory {memory}, {learned} samples");
+            for t in learned..learned + 60 {
                 assert_eq!((learn(multi, t), learn(again, t)), (Status::Ok, Status::Ok));
             }
             assert_eq!(checkpoint(again), checkpoint(multi));

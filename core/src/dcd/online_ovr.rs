@@ -525,17 +525,21 @@ mod tests {
                         let held: Vec<T> = held(&ovr.scalars[head..][..window], ovr.oldest, ovr.len).copied().collect();
                         assert_eq!(held, alphas);
                     }
+                    // Each class's window is its SVM, and the SVMs are the learner, from the
+                    // first sample on (a window not yet full included).
+                    for (c, svm) in svms.iter().enumerate() {
+                        let mut scalars = vec![T::ZERO; OnlineSvm::scalars_len_remembering(window, dim)];
+                        let state = ovr.window_of_class(c, &mut scalars).unwrap();
+                        assert_eq!((state, &scalars[..state.scalars_len()]), (svm.state(), svm.storage()), "class {c}");
+                    }
+                    let (scalars, sweeps) = (vec![T::ZERO; ovr.storage().len()], vec![Sweep::new(); classes]);
+                    let back = OnlineOneVsRest::from_windows_in(&svms, scalars, sweeps).unwrap();
+                    assert_eq!(
+                        (back.storage(), back.sweeps(), back.state()),
+                        (ovr.storage(), ovr.sweeps(), ovr.state())
+                    );
                 }
                 assert_eq!(rng.state(), rng_svms.state());
-                // Each class's window is its SVM, and the SVMs are the learner.
-                for (c, svm) in svms.iter().enumerate() {
-                    let mut scalars = vec![T::ZERO; OnlineSvm::scalars_len_remembering(window, dim)];
-                    let state = ovr.window_of_class(c, &mut scalars).unwrap();
-                    assert_eq!((state, &scalars[..state.scalars_len()]), (svm.state(), svm.storage()), "class {c}");
-                }
-                let (scalars, sweeps) = (vec![T::ZERO; ovr.storage().len()], vec![Sweep::new(); classes]);
-                let back = OnlineOneVsRest::from_windows_in(&svms, scalars, sweeps).unwrap();
-                assert_eq!((back.storage(), back.sweeps(), back.state()), (ovr.storage(), ovr.sweeps(), ovr.state()));
             }
         }
     }

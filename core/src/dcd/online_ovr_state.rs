@@ -20,7 +20,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::online::{OnlineSvm, check_decay, held};
+use super::online::{OnlineSvm, check_decay, held, held_slots};
 use super::online_ovr::{Head, OnlineOneVsRest, OwnClass, class_value, split_mut};
 use super::online_state::OnlineSvmState;
 use super::params::ValidParams;
@@ -132,9 +132,15 @@ impl<T: Real, S: Storage<T>, P: Storage<Sweep<T>>> OnlineOneVsRest<T, S, P> {
         let (out_q, out) = out.split_at_mut(window);
         let (out_labels, out_memory) = out.split_at_mut(window);
         out_w.copy_from_slice(w);
-        out_rows.copy_from_slice(rows);
-        out_alpha.copy_from_slice(alpha);
-        for slot in 0..window {
+        // The slots the window does not hold are zeros, as in a fresh SVM's storage: the
+        // saved form depends on the samples alone.
+        for out in [&mut *out_rows, &mut *out_alpha, &mut *out_q, &mut *out_labels] {
+            out.fill(T::ZERO);
+        }
+        let (from_oldest, wrapped) = held_slots(self.oldest, self.len, window);
+        for slot in from_oldest.chain(wrapped) {
+            out_rows[slot * dim..][..dim].copy_from_slice(&rows[slot * dim..][..dim]);
+            out_alpha[slot] = alpha[slot];
             (out_labels[slot], out_q[slot]) = own.label_and_q(classes[slot], norms[slot]);
         }
         out_memory[..memory.len()].copy_from_slice(memory);
@@ -171,7 +177,9 @@ impl<T: Real, S: Storage<T>, P: Storage<Sweep<T>>> OnlineOneVsRest<T, S, P> {
         let mut learner = Self::new_in(scalars, sweeps, window, dim, *first.params(), steps, decay)?;
         let (bias, head_len, len) = (first.params().bias(), learner.head_len(), first.len());
         let (rows, norms, classes, heads) = split_mut(learner.scalars.as_mut(), window, dim);
-        classes.fill(-T::ONE);
+        // Held slots start unclaimed (−1: no class); the others stay 0, as in a fresh learner.
+        let (from_oldest, wrapped) = held_slots(first.state().oldest(), first.len(), window);
+        from_oldest.chain(wrapped).for_each(|slot| classes[slot] = -T::ONE);
         for k in 0..len {
             let slot = first.slot(k);
             let x = first.sample(k).map_or(&[][..], |(x, ..)| x);
