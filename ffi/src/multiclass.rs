@@ -241,26 +241,12 @@ pub unsafe extern "C" fn kestrel_multiclass_create(
         let config = unsafe { memory::read(config)? };
         let params = check(&config)?;
         // SAFETY: as this function's contract.
-        let Carved { mut work, floats, sweeps, records } = unsafe { carve(&config, work, work_len)? };
-        let (window, dim, steps) = (config.svm.window as usize, config.svm.dim as usize, config.svm.steps_per_sample);
-        let decay = dcd::decay_over::<f32>(config.svm.memory as usize);
-        let learner = OnlineOneVsRest::new_in(floats, sweeps, window, dim, params, steps as usize, decay)?;
-        let (model, sigmoids) = model_room(&mut work, &config)?;
-        let rng = Rng::seed_from_u64(config.svm.seed);
-        let (samples_seen, classes) = (0, records);
-        let object = Multiclass {
-            tag: MULTICLASS_TAG,
-            last_steps: 0,
-            config,
-            samples_seen,
-            rng,
-            learner,
-            classes,
-            model,
-            sigmoids,
-        };
+        let Carved { work, floats, sweeps, records } = unsafe { carve(&config, work, work_len)? };
+        let (window, dim, _, steps, decay) = expected_shape(&config);
+        let learner = OnlineOneVsRest::new_in(floats, sweeps, window, dim, params, steps, decay)?;
+        let object = Multiclass::finish(work, config, 0, Rng::seed_from_u64(config.svm.seed), learner, records)?;
         // SAFETY: checked non-null and aligned above; writable by the contract.
-        unsafe { memory::write(out, work.finish(object)) }
+        unsafe { memory::write(out, object) }
     })())
 }
 
@@ -292,6 +278,22 @@ pub unsafe extern "C" fn kestrel_multiclass_learn(
 }
 
 impl Multiclass {
+    /// The object of a created or resumed learner: the saved model's room taken from the
+    /// rest of `work` (after the records, [`layout`]'s order) and the header written.
+    fn finish(
+        mut work: Work,
+        config: MulticlassConfig,
+        samples_seen: u64,
+        rng: Rng,
+        learner: Learner,
+        classes: &'static mut [Class],
+    ) -> Result<*mut Multiclass, Status> {
+        let (model, sigmoids) = model_room(&mut work, &config)?;
+        let (tag, last_steps) = (MULTICLASS_TAG, 0);
+        let object = Multiclass { tag, last_steps, config, samples_seen, rng, learner, classes, model, sigmoids };
+        Ok(work.finish(object))
+    }
+
     /// [`kestrel_multiclass_learn`]: the sample is checked, each class's decision value
     /// for it teaches the class's sigmoid, then the learner takes it.
     fn learn(&mut self, row: Row<'_, f32>, own: usize) -> Result<(), Status> {
@@ -568,26 +570,14 @@ pub unsafe extern "C" fn kestrel_multiclass_resume(
         let rng = Rng::from_state(header.rng).map_err(|_| Status::ModelCorrupted)?;
         // SAFETY: as this function's contract.
         let carved = unsafe { carve(&config, work, work_len)? };
-        let (mut work, classes, learner) = match reader.revision() {
+        let (work, classes, learner) = match reader.revision() {
             0 => window_per_class(&mut reader, &config, params, carved)?,
             _ => shared_window(&mut reader, &config, params, carved)?,
         };
         reader.finish()?;
-        let (model, sigmoids) = model_room(&mut work, &config)?;
-        let samples_seen = header.samples_seen;
-        let object = Multiclass {
-            tag: MULTICLASS_TAG,
-            last_steps: 0,
-            config,
-            samples_seen,
-            rng,
-            learner,
-            classes,
-            model,
-            sigmoids,
-        };
+        let object = Multiclass::finish(work, config, header.samples_seen, rng, learner, classes)?;
         // SAFETY: checked non-null and aligned above; writable by the contract.
-        unsafe { memory::write(out, work.finish(object)) }
+        unsafe { memory::write(out, object) }
     })())
 }
 

@@ -99,7 +99,7 @@ class _Online(BaseEstimator):
         for name in ("c", "bias", "delta", "nu", "tol"):
             if settings.get(name) is not None:
                 settings[name] = float(settings[name])
-        declared = getattr(self, "_declared", None)
+        declared = self._declared
         if declared is not None and settings.get("classes") is None:
             settings["classes"] = max(2, len(declared))
         return settings
@@ -314,9 +314,11 @@ class _Online(BaseEstimator):
     def __setstate__(self, state):
         state = dict(state)
         saved = state.pop("_saved")
-        # A classifier pickled before classes_ was worked out kept its class names there.
+        # A classifier pickled before classes_ was worked out kept its class names there,
+        # and one pickled before partial_fit took classes= has none declared.
         if "classes_" in state:
             state["_names"] = state.pop("classes_")
+        state.setdefault("_declared", None)
         self.__dict__.update(state)
         self._stream = None
         if saved is not None:
@@ -385,7 +387,7 @@ class _OnlineClassifier(ClassifierMixin, _Online, _RiverClassifier):
         >>> WindowSVM().partial_fit(X, np.where(X[:, 0] > 0, 7, 3)).classes_
         [3.0, 7.0]
         """
-        if self._names or getattr(self, "_declared", None) is not None or self._stream is None:
+        if self._names or self._declared is not None or self._stream is None:
             return list(self._names) or list(self._declared or [])
         return sorted(self._stream.class_labels())
 
@@ -436,7 +438,7 @@ class _OnlineClassifier(ClassifierMixin, _Online, _RiverClassifier):
             raise ValueError(f"classes mixes numbers and names: {values}")
         numeric = kinds == {True}
         declared = sorted({float(c) for c in values} if numeric else set(values))
-        if getattr(self, "_declared", None) is not None:
+        if self._declared is not None:
             if declared != self._declared:
                 raise ValueError(f"classes={declared} is not the same as on the first call to partial_fit: {self._declared}")
             return
@@ -495,7 +497,7 @@ class _OnlineClassifier(ClassifierMixin, _Online, _RiverClassifier):
         """
         rows = self._learned_rows(X)
         classes, probabilities = self._stream.probabilities(rows)
-        if getattr(self, "_declared", None) is None:
+        if self._declared is None:
             # A named class's code is its index in _names; a numeric label is its own code.
             return probabilities[:, np.argsort(classes, kind="stable")]
         every = self.classes_
@@ -525,6 +527,7 @@ class _OnlineClassifier(ClassifierMixin, _Online, _RiverClassifier):
         learner's labels are numbers or names, or a name would take a number's code."""
         classes, numeric = list(self._names), self._numeric_labels
         codes = []
+        declared = self._declared
         for label in np.asarray(y, dtype=object).ravel():
             if label is None:
                 raise ValueError("a label is None: a sample without a label is predicted (predict_one), not learned")
@@ -532,7 +535,6 @@ class _OnlineClassifier(ClassifierMixin, _Online, _RiverClassifier):
             if (number and classes) or (not number and numeric):
                 so_far = "class names" if classes else "numbers"
                 raise ValueError(f"label {label!r}: the labels so far are {so_far}, and a learner's are one or the other")
-            declared = getattr(self, "_declared", None)
             if declared is not None and (float(label) if number else label) not in declared:
                 raise ValueError(f"label {label!r} is not one of the classes partial_fit was given: {declared}")
             if number:

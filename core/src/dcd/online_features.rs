@@ -21,7 +21,7 @@
 )]
 
 use super::online::{Field, OnlineSvm};
-use super::online_ovr::{Head, OnlineOneVsRest, OwnClass, split_mut};
+use super::online_ovr::{Head, OnlineOneVsRest, OwnClass, split_mut, squared_norm_with_bias};
 use super::rows::Row;
 use super::solver::add_scaled;
 use super::sweep::Sweep;
@@ -94,7 +94,7 @@ impl<T: Real, S: Storage<T>, P: Storage<Sweep<T>>> OnlineOneVsRest<T, S, P> {
         check_finite(memories)?;
         let diagonals = OwnClass::new(0, &self.params).diagonals;
         let overflows =
-            |x: &[T]| diagonals.iter().any(|&d| !(Row::Dense(x).squared_norm() + bias * bias + d).is_finite());
+            |x: &[T]| diagonals.iter().any(|&d| !(squared_norm_with_bias(Row::Dense(x), bias) + d).is_finite());
         if rows.chunks_exact(dim.max(1)).take(len).any(overflows) {
             return Err(Error::NonFinite);
         }
@@ -103,7 +103,7 @@ impl<T: Real, S: Storage<T>, P: Storage<Sweep<T>>> OnlineOneVsRest<T, S, P> {
         for (k, x) in rows.chunks_exact(dim.max(1)).take(len).enumerate() {
             let slot = (oldest + k) % window;
             stored[slot * dim..][..dim].copy_from_slice(x);
-            norms[slot] = Row::Dense(x).squared_norm() + bias * bias;
+            norms[slot] = squared_norm_with_bias(Row::Dense(x), bias);
         }
         for (c, block) in heads.chunks_exact_mut(head_len).enumerate() {
             let Head { w, alpha, memory } = Head::of(block, window, dim);

@@ -33,7 +33,7 @@
     reason = "slots < N, rows of d, per-sample fields of N, each class's block of OnlineOneVsRest::head_len: the layout the constructors checked (OnlineOneVsRest::scalars_len)"
 )]
 
-use super::online::{check_decay, coordinate_step, forget, held, held_slots, settle, spread_bound};
+use super::online::{OnlineSvm, check_decay, coordinate_step, forget, held, held_slots, settle, spread_bound};
 use super::params::ValidParams;
 use super::rows::Row;
 use super::solver::{add_scaled, margin};
@@ -182,6 +182,39 @@ impl<T: Real, S: Storage<T>, P: Storage<Sweep<T>>> OnlineOneVsRest<T, S, P> {
         Ok((0..self.classes()).map(|c| self.arrive(c, slot, leaving, largest_norm, rng)).sum())
     }
 
+    /// Takes `svm`'s window, a windowed SVM of this learner's shape: its samples' rows and
+    /// `‖x̂ᵢ‖²` in its slots (computed again from the rows as an arrival computes them), its
+    /// oldest slot and its count; the samples' classes are the caller's to set. O(N·d).
+    pub(super) fn take_window_of<S2: Storage<T>>(&mut self, svm: &OnlineSvm<T, S2>) {
+        let (window, dim, bias) = (self.window, self.dim, self.params.bias());
+        let (rows, norms, _, _) = split_mut(self.scalars.as_mut(), window, dim);
+        for (slot, (x, ..)) in (0..svm.len()).filter_map(|k| Some((svm.slot(k), svm.sample(k)?))) {
+            rows[slot * dim..][..dim].copy_from_slice(x);
+            norms[slot] = squared_norm_with_bias(Row::Dense(x), bias);
+        }
+        (self.oldest, self.len) = (svm.state().oldest(), svm.len());
+    }
+
+    /// Takes class `c`'s `w`, memory and pass from `svm`, a windowed SVM of the window's
+    /// samples in the same order, and its `α`, each moved to this window's slot of the same
+    /// sample. O(N + d).
+    ///
+    /// # Errors
+    /// `InvalidParam { name: "len" }` for an SVM of fewer samples than the window.
+    pub(super) fn take_class_of<S2: Storage<T>>(&mut self, c: usize, svm: &OnlineSvm<T, S2>) -> Result<(), Error> {
+        let (window, dim, oldest, len, head_len) = (self.window, self.dim, self.oldest, self.len, self.head_len());
+        let (_, _, _, heads) = split_mut(self.scalars.as_mut(), window, dim);
+        let Head { w, alpha, memory } = Head::of(&mut heads[c * head_len..][..head_len], window, dim);
+        w[..dim].copy_from_slice(svm.weights());
+        w[dim] = svm.bias_weight();
+        memory.copy_from_slice(svm.memory().unwrap_or_default());
+        for k in 0..len {
+            alpha[(oldest + k) % window] = svm.sample(k).ok_or(Error::InvalidParam { name: "len" })?.1;
+        }
+        self.sweeps.as_mut()[c] = svm.sweep;
+        Ok(())
+    }
+
     /// The checks of [`push`](Self::push), which change nothing: `Ok` with the sample's
     /// `‖x̂‖² = ‖x‖² + B²` when it would be taken.
     ///
@@ -193,7 +226,7 @@ impl<T: Real, S: Storage<T>, P: Storage<Sweep<T>>> OnlineOneVsRest<T, S, P> {
             return Err(Error::InvalidLabel { row: 0 });
         }
         let bias = self.params.bias();
-        let norm = row.squared_norm() + bias * bias;
+        let norm = squared_norm_with_bias(row, bias);
         let diagonals = [T::ONE, -T::ONE].map(|y| self.params.coordinate(y).diagonal);
         if !diagonals.iter().all(|&d| (norm + d).is_finite()) {
             return Err(Error::NonFinite);
@@ -440,6 +473,12 @@ impl<'a, T> Head<'a, T> {
         let (alpha, memory) = rest.split_at_mut(window);
         Head { w, alpha, memory }
     }
+}
+
+/// `‖x̂‖² = ‖x‖² + B²` of a sample, as the window stores it: each class's `Q̄ᵢᵢ` adds its
+/// `Dᵢᵢ` to it, the sum an [`OnlineSvm`] stores (the same bits).
+pub(super) fn squared_norm_with_bias<T: Real>(x: Row<'_, T>, bias: T) -> T {
+    x.squared_norm() + bias * bias
 }
 
 /// Class `c` as the window stores it (exact in `f32` up to 2²⁴).

@@ -14,7 +14,6 @@
 
 use super::online::OnlineSvm;
 use super::online_ovr::{Head, OnlineOneVsRest, class_value, split_mut};
-use super::rows::Row;
 use super::sweep::Sweep;
 use crate::storage::Storage;
 use crate::{Error, Real};
@@ -38,19 +37,13 @@ impl<T: Real, S: Storage<T>, P: Storage<Sweep<T>>> OnlineOneVsRest<T, S, P> {
         }
         let (window, dim, params) = (svm.window(), svm.weights().len(), *svm.params());
         let mut grown = Self::new_in(scalars, sweeps, window, dim, params, svm.max_steps_per_arrival, svm.decay())?;
-        let (bias, block_len) = (params.bias(), grown.head_len());
-        let (rows, norms, classes, heads) = split_mut(grown.scalars.as_mut(), window, dim);
-        let Head { w, alpha, memory } = Head::of(&mut heads[..block_len], window, dim);
-        for k in 0..svm.len() {
-            let (slot, (x, a, label)) = (svm.slot(k), svm.sample(k).ok_or(Error::InvalidParam { name: "len" })?);
-            rows[slot * dim..][..dim].copy_from_slice(x);
-            norms[slot] = Row::Dense(x).squared_norm() + bias * bias;
+        grown.take_window_of(svm);
+        grown.take_class_of(0, svm)?;
+        let block_len = grown.head_len();
+        let (_, _, classes, heads) = split_mut(grown.scalars.as_mut(), window, dim);
+        for (slot, (.., label)) in (0..svm.len()).filter_map(|k| Some((svm.slot(k), svm.sample(k)?))) {
             classes[slot] = class_value(usize::from(label < 0));
-            alpha[slot] = a;
         }
-        w[..dim].copy_from_slice(svm.weights());
-        w[dim] = svm.bias_weight();
-        memory.copy_from_slice(svm.memory().unwrap_or_default());
         let [positive, negative] = [T::ONE, -T::ONE].map(|y| params.coordinate(y));
         if positive.upper == negative.upper && positive.diagonal == negative.diagonal {
             let (first, rest) = heads.split_at_mut(block_len);
@@ -100,6 +93,7 @@ mod tests {
 
     use super::*;
     use crate::Rng;
+    use crate::dcd::Row;
     use crate::dcd::test_support::blobs;
     use crate::dcd::{Loss, Params};
 

@@ -21,10 +21,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::online::{OnlineSvm, check_decay, held, held_slots};
-use super::online_ovr::{Head, OnlineOneVsRest, OwnClass, class_value, split_mut};
+use super::online_ovr::{OnlineOneVsRest, OwnClass, class_value, split_mut};
 use super::online_state::OnlineSvmState;
 use super::params::ValidParams;
-use super::rows::Row;
 use super::sweep::Sweep;
 use crate::real::check_finite;
 use crate::storage::{Storage, check_capacity};
@@ -175,25 +174,18 @@ impl<T: Real, S: Storage<T>, P: Storage<Sweep<T>>> OnlineOneVsRest<T, S, P> {
         }
         let (window, dim, steps, decay) = shape(first);
         let mut learner = Self::new_in(scalars, sweeps, window, dim, *first.params(), steps, decay)?;
-        let (bias, head_len, len) = (first.params().bias(), learner.head_len(), first.len());
-        let (rows, norms, classes, heads) = split_mut(learner.scalars.as_mut(), window, dim);
-        // Held slots start unclaimed (−1: no class); the others stay 0, as in a fresh learner.
-        let (from_oldest, wrapped) = held_slots(first.state().oldest(), first.len(), window);
-        from_oldest.chain(wrapped).for_each(|slot| classes[slot] = -T::ONE);
-        for k in 0..len {
-            let slot = first.slot(k);
-            let x = first.sample(k).map_or(&[][..], |(x, ..)| x);
-            rows[slot * dim..][..dim].copy_from_slice(x);
-            norms[slot] = Row::Dense(x).squared_norm() + bias * bias;
+        learner.take_window_of(first);
+        for (c, svm) in svms.iter().enumerate() {
+            learner.take_class_of(c, svm)?;
         }
-        for (c, (svm, block)) in svms.iter().zip(heads.chunks_exact_mut(head_len)).enumerate() {
-            let Head { w, alpha, memory } = Head::of(block, window, dim);
-            w[..dim].copy_from_slice(svm.weights());
-            w[dim] = svm.bias_weight();
-            memory.copy_from_slice(svm.memory().unwrap_or_default());
-            for k in 0..len {
-                let (slot, (_, a, label)) = (first.slot(k), svm.sample(k).ok_or(Error::InvalidParam { name: "len" })?);
-                alpha[slot] = a;
+        let (oldest, len) = (learner.oldest, learner.len);
+        let (_, _, classes, _) = split_mut(learner.scalars.as_mut(), window, dim);
+        // Held slots start unclaimed (−1: no class); the others stay 0, as in a fresh learner.
+        let (from_oldest, wrapped) = held_slots(oldest, len, window);
+        from_oldest.chain(wrapped).for_each(|slot| classes[slot] = -T::ONE);
+        for (c, svm) in svms.iter().enumerate() {
+            for (k, (.., label)) in (0..len).filter_map(|k| Some((k, svm.sample(k)?))) {
+                let slot = (oldest + k) % window;
                 if label > 0 {
                     if classes[slot] >= T::ZERO {
                         return Err(Error::InvalidParam { name: "labels" });
@@ -202,11 +194,6 @@ impl<T: Real, S: Storage<T>, P: Storage<Sweep<T>>> OnlineOneVsRest<T, S, P> {
                 }
             }
         }
-        let sweeps: &mut [Sweep<T>] = learner.sweeps.as_mut();
-        for (sweep, svm) in sweeps.iter_mut().zip(svms) {
-            *sweep = svm.sweep;
-        }
-        (learner.oldest, learner.len) = (first.state().oldest(), len);
         learner.check_restorable()?;
         Ok(learner)
     }
@@ -308,6 +295,7 @@ mod tests {
 
     use super::*;
     use crate::Rng;
+    use crate::dcd::Row;
     use crate::dcd::test_support::{blobs, ovr_learner as learner, ovr_params as params};
     use crate::dcd::{Loss, OnlineSvm};
 
